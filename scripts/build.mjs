@@ -1,0 +1,54 @@
+// Bundles the three programs: the extension host (Node, CommonJS, `vscode` external), the
+// CLI (Node, CommonJS), and the webview (browser, ESM). `--watch` rebuilds on change;
+// `--production` minifies and drops source maps.
+import * as esbuild from 'esbuild';
+import { cpSync, mkdirSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'info',
+  legalComments: 'linked',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/extension/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: { cli: 'src/cli/bin.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: { sweep: 'webview/sweep/main.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+  },
+];
+
+mkdirSync('dist/webview', { recursive: true });
+cpSync('webview/sweep/sweep.css', 'dist/webview/sweep.css');
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,221 @@
+/**
+ * `sdma-lens`: the headless front on the same core as the extension, for batch jobs and
+ * CI pipelines on clusters. It prints a table (or JSON with --json) and writes the same run
+ * files the extension opens.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { HelperInfo } from '../core/helper';
+import { HelperError, locateHelper } from '../core/helper';
+import { LocalTarget } from '../core/localTarget';
+import type { PathName } from '../core/protocol';
+import type { Run } from '../core/run';
+import { RunStore, makeRunId } from '../core/runStore';
+import { runSession } from '../core/session';
+import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
+import { DEFAULT_SWEEP, sweepArgs } from '../core/sweepOptions';
+import { sweepTable } from '../core/table';
+import { parseSizeList } from '../core/units';
+import { sweepView } from '../core/viewModel';
+
+const USAGE = `Usage: sdma-lens <command> [options]
+
+Commands:
+  sweep     run a transfer sweep (bandwidth vs message size for each path and CU count)
+  runs      list saved runs
+
+Sweep options:
+  --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
+  --sizes LIST                  message sizes, e.g. 4K,64K,1M,1G (default: 13 sizes 4 KiB..1 GiB)
+  --paths LIST                  cu/host,cu/device,engine/host,engine/device (default: all)
+  --cus LIST                    CU counts for cu/* paths (default: 1,2,4,...,256)
+  --iters N                     timed iterations per point (default 20)
+  --seed N                      simulator seed (default 1)
+  --src GPU --dst GPU           the GPU pair (default 0 -> 1)
+  --timeline-size SIZE          also record a timeline at this size
+  --json                        print the result as JSON instead of a table
+
+Common options:
+  --runs-dir DIR                where runs are saved (default .sdma-lens/runs)
+  --helper PATH                 sdma-probe binary (default: $SDMA_LENS_HELPER, the bundled build, or build from source)
+  -h, --help                    this text
+
+Exit codes: 0 ok, 1 the run failed or crashed (the partial run is kept), 2 bad arguments, 130 cancelled.`;
+
+class UsageError extends Error {}
+
+function int(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--${name} needs a whole number (got "${text}")`);
+  return Number(text);
+}
+
+function list<T extends string>(text: string | undefined, fallback: T[]): T[] {
+  return text === undefined ? fallback : (text.split(',').map((s) => s.trim()).filter(Boolean) as T[]);
+}
+
+const packageRoot = resolve(__dirname, '..');
+
+function cacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sdma-lens');
+}
+
+async function findHelper(configured: string | undefined, signal: AbortSignal): Promise<HelperInfo> {
+  return locateHelper({
+    configuredPath: configured ?? process.env.SDMA_LENS_HELPER,
+    bundledPaths: [join(packageRoot, 'native', 'build', 'sdma-probe')],
+    build: {
+      sourceDir: join(packageRoot, 'native'),
+      cacheDir: cacheDir(),
+      onProgress: (m) => process.stderr.write(`sdma-lens: ${m}...\n`),
+    },
+    signal,
+  });
+}
+
+async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      backend: { type: 'string' },
+      sizes: { type: 'string' },
+      paths: { type: 'string' },
+      cus: { type: 'string' },
+      iters: { type: 'string' },
+      seed: { type: 'string' },
+      src: { type: 'string' },
+      dst: { type: 'string' },
+      'timeline-size': { type: 'string' },
+      'sim-delay-ms': { type: 'string' },
+      fault: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'runs-dir': { type: 'string' },
+      helper: { type: 'string' },
+    },
+  });
+  let options: SweepOptions;
+  try {
+    options = {
+      backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
+      sizes: values.sizes ? parseSizeList(values.sizes) : DEFAULT_SWEEP.sizes,
+      paths: list<PathName>(values.paths, DEFAULT_SWEEP.paths),
+      cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
+      iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
+      seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
+      src: int('src', values.src, DEFAULT_SWEEP.src),
+      dst: int('dst', values.dst, DEFAULT_SWEEP.dst),
+      ...(values['timeline-size'] ? { timelineSizeBytes: parseSizeList(values['timeline-size'])[0]! } : {}),
+      ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
+      ...(values.fault ? { fault: values.fault } : {}),
+    };
+    sweepArgs(options);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+
+  const helper = await findHelper(values.helper, signal);
+  const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
+  const id = makeRunId('sweep', options.backend);
+  if (options.timelineSizeBytes !== undefined) options.timelineOut = join(store.dirOf(id), 'timeline.sdmatl');
+  const header = {
+    type: 'run' as const,
+    format: 'sdma-lens-run' as const,
+    version: 1 as const,
+    id,
+    command: 'sweep' as const,
+    createdAt: new Date().toISOString(),
+    target: { kind: 'local' as const },
+    helper: { path: helper.path, args: sweepArgs(options) },
+  };
+  const interactive = !values.json && process.stderr.isTTY;
+  const run = await runSession({
+    target: new LocalTarget(),
+    store,
+    header,
+    signal,
+    onRecord: (_live, record) => {
+      if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
+      if (record.type === 'warning' && !values.json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
+    },
+    onLog: (level, message) => {
+      if (level === 'error') process.stderr.write(`${message}\n`);
+    },
+  });
+  if (interactive) process.stderr.write('\r');
+  const runFile = store.fileOf(id);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(jsonResult(run, runFile), null, 2)}\n`);
+  } else {
+    process.stdout.write(`${sweepTable(run)}\n`);
+    process.stdout.write(`# saved: ${runFile}\n`);
+    process.stdout.write('# open it in VS Code: "SDMA Lens: Open Run" (or: code . then run that command)\n');
+  }
+  const status = run.end?.status;
+  if (status !== 'ok') process.stderr.write(`sdma-lens: ${status}: ${run.end?.message ?? ''}\n`);
+  return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+}
+
+function jsonResult(run: Run, runFile: string) {
+  const view = sweepView(run);
+  return {
+    runId: view.runId,
+    runFile,
+    status: view.status,
+    message: view.statusMessage,
+    simulated: view.simulated,
+    backend: view.backend,
+    node: view.nodeLabel,
+    src: view.src,
+    dst: view.dst,
+    series: view.series.map((s) => ({ path: s.path, cus: s.cus, points: s.points.map((p) => ({ sizeBytes: p.sizeBytes, gbps: p.gbps, meanNs: p.meanNs })) })),
+    problems: view.problems,
+  };
+}
+
+async function runs(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
+  const list = await store.list();
+  if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+  else for (const r of list) process.stdout.write(`${r.id}  ${r.status}${r.error ? `  (${r.error})` : ''}\n`);
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    switch (command) {
+      case 'sweep':
+        return await sweep(rest, controller.signal);
+      case 'runs':
+        return await runs(rest);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`sdma-lens: ${(err as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof HelperError) {
+      process.stderr.write(`sdma-lens: ${err.message}\n  ${err.remedy}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The sdma-probe protocol, version 1: the one place where its records are defined
+ * (docs/PROTOCOL.md is the prose of the same contract).
+ *
+ * Validation uses valibot: it never evaluates generated code, so the same schemas run in the
+ * webview under a strict CSP without 'unsafe-eval'; it is tree-shakable, so the webview
+ * bundle only carries the schemas it uses; and its types are inferred from the schemas, so
+ * there is no second hand-written copy of each record to drift.
+ */
+import * as v from 'valibot';
+
+export const PROTOCOL_VERSION = 1;
+
+export const MOVERS = ['cu', 'engine'] as const;
+export const INITIATORS = ['host', 'device'] as const;
+export type Mover = (typeof MOVERS)[number];
+export type Initiator = (typeof INITIATORS)[number];
+export const PATHS = ['cu/host', 'cu/device', 'engine/host', 'engine/device'] as const;
+export type PathName = (typeof PATHS)[number];
+export const BACKENDS = ['sim', 'hip', 'cuda'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+export function pathName(mover: Mover, initiator: Initiator): PathName {
+  return `${mover}/${initiator}`;
+}
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const gpuIndex = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1023));
+const finite = v.pipe(v.number(), v.finite());
+const nonNegative = v.pipe(v.number(), v.finite(), v.minValue(0));
+const text = v.pipe(v.string(), v.maxLength(4096));
+
+export const HelloSchema = v.object({
+  type: v.literal('hello'),
+  protocol: v.literal(PROTOCOL_VERSION),
+  helper: v.object({ name: text, version: text }),
+  command: v.nullable(text),
+  backend: v.picklist(BACKENDS),
+  simulated: v.boolean(),
+  backendsBuilt: v.array(text),
+  pid: count,
+});
+
+const EngineSchema = v.object({
+  id: count,
+  kind: v.picklist(['xgmi', 'pcie', 'copy']),
+  maxGbps: v.optional(nonNegative),
+});
+
+export const GpuSchema = v.object({
+  index: gpuIndex,
+  name: text,
+  arch: text,
+  cus: count,
+  memoryBytes: nonNegative,
+  engines: v.array(EngineSchema),
+});
+
+export const TopologySchema = v.object({
+  type: v.literal('topology'),
+  node: v.object({
+    name: text,
+    vendor: v.picklist(['amd', 'nvidia']),
+    model: text,
+    simulated: v.boolean(),
+  }),
+  gpus: v.array(GpuSchema),
+  links: v.array(
+    v.object({
+      src: gpuIndex,
+      dst: gpuIndex,
+      kind: v.picklist(['xgmi', 'nvlink', 'pcie']),
+      count,
+      gbpsPerDirection: nonNegative,
+    }),
+  ),
+  libraries: v.array(v.object({ name: text, version: text })),
+});
+
+export const ProgressSchema = v.object({
+  type: v.literal('progress'),
+  done: count,
+  total: count,
+  message: v.optional(text),
+});
+
+export const SampleSchema = v.object({
+  type: v.literal('sample'),
+  mover: v.picklist(MOVERS),
+  initiator: v.picklist(INITIATORS),
+  src: gpuIndex,
+  dst: gpuIndex,
+  sizeBytes: v.pipe(count, v.minValue(1)),
+  cus: count,
+  engines: count,
+  iters: v.pipe(count, v.minValue(1)),
+  timesNs: v.array(nonNegative),
+  meanNs: nonNegative,
+  minNs: nonNegative,
+  maxNs: nonNegative,
+  stdevNs: nonNegative,
+  gbps: nonNegative,
+  gbpsMax: nonNegative,
+  validated: v.boolean(),
+});
+
+export const TIMELINE_EVENT_KINDS = ['kernel', 'cu', 'packet', 'doorbell', 'proxy'] as const;
+export const PACKET_OPS = ['none', 'copy', 'copy+signal', 'atomic', 'fence', 'timestamp'] as const;
+
+export const TimelineEventSchema = v.object({
+  kind: v.picklist(TIMELINE_EVENT_KINDS),
+  gpu: gpuIndex,
+  lane: count,
+  id: v.pipe(v.number(), v.integer()),
+  ref: v.pipe(v.number(), v.integer()),
+  op: v.picklist(PACKET_OPS),
+  startNs: finite,
+  endNs: finite,
+  queuedNs: finite,
+  bytes: nonNegative,
+  path: v.picklist(PATHS),
+});
+
+export const TimelineSchema = v.union([
+  v.object({
+    type: v.literal('timeline'),
+    path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
+    format: v.literal('sdmatl'),
+    version: v.literal(1),
+    eventCount: count,
+    fileBytes: count,
+    sizeBytes: count,
+  }),
+  v.object({
+    type: v.literal('timeline'),
+    events: v.array(TimelineEventSchema),
+    sizeBytes: count,
+  }),
+]);
+
+export const WarningSchema = v.object({ type: v.literal('warning'), code: text, message: text });
+
+export const ErrorSchema = v.object({
+  type: v.literal('error'),
+  code: text,
+  message: text,
+  detail: v.optional(text),
+});
+
+export const DoneSchema = v.object({
+  type: v.literal('done'),
+  status: v.picklist(['ok', 'error', 'cancelled']),
+  samples: count,
+  elapsedMs: nonNegative,
+});
+
+export type Hello = v.InferOutput<typeof HelloSchema>;
+export type Topology = v.InferOutput<typeof TopologySchema>;
+export type Gpu = v.InferOutput<typeof GpuSchema>;
+export type Progress = v.InferOutput<typeof ProgressSchema>;
+export type Sample = v.InferOutput<typeof SampleSchema>;
+export type TimelineEvent = v.InferOutput<typeof TimelineEventSchema>;
+export type Timeline = v.InferOutput<typeof TimelineSchema>;
+export type TimelineFileRef = Extract<Timeline, { path: string }>;
+export type Warning = v.InferOutput<typeof WarningSchema>;
+export type ErrorRecord = v.InferOutput<typeof ErrorSchema>;
+export type Done = v.InferOutput<typeof DoneSchema>;
+export type HelperRecord = Hello | Topology | Progress | Sample | Timeline | Warning | ErrorRecord | Done;
+export type RecordType = HelperRecord['type'];
+
+const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>> } = {
+  hello: HelloSchema,
+  topology: TopologySchema,
+  progress: ProgressSchema,
+  sample: SampleSchema,
+  timeline: TimelineSchema,
+  warning: WarningSchema,
+  error: ErrorSchema,
+  done: DoneSchema,
+};
+
+export const RECORD_TYPES = Object.keys(SCHEMAS) as RecordType[];
+
+/** What one line of helper output turned out to be. Never throws. */
+export type LineResult =
+  | { kind: 'record'; record: HelperRecord }
+  | { kind: 'unknown-type'; type: string }
+  | { kind: 'malformed'; reason: string };
+
+/** Validates an already-parsed JSON value as a helper record. */
+export function validateRecord(value: unknown): LineResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { kind: 'malformed', reason: 'not a JSON object' };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') return { kind: 'malformed', reason: 'no string field "type"' };
+  if (!Object.hasOwn(SCHEMAS, type)) return { kind: 'unknown-type', type: type.slice(0, 64) };
+  const result = v.safeParse(SCHEMAS[type as RecordType], value);
+  if (result.success) return { kind: 'record', record: result.output };
+  const issue = result.issues[0];
+  const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+  return { kind: 'malformed', reason: `${type}${where ? `.${where}` : ''}: ${issue.message}` };
+}
+
+/** Parses and validates one NDJSON line. Never throws. */
+export function parseLine(line: string): LineResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { kind: 'malformed', reason: `invalid JSON (${(err as Error).message})` };
+  }
+  return validateRecord(value);
+}

@@ -1,0 +1,125 @@
+/**
+ * A run: the header the host writes, then every helper record as it arrived, then how it
+ * ended. `applyLine` is the one reducer used both while a run streams and when a saved run
+ * is read back, so a reopened run is exactly what was seen live.
+ */
+import * as v from 'valibot';
+import type { Done, ErrorRecord, Hello, HelperRecord, Sample, Timeline, Topology, Warning } from './protocol';
+import { validateRecord } from './protocol';
+
+export const RUN_FORMAT = 'sdma-lens-run';
+export const RUN_FORMAT_VERSION = 1;
+export const RUN_FILE_NAME = 'run.ndjson';
+
+export const RunHeaderSchema = v.object({
+  type: v.literal('run'),
+  format: v.literal(RUN_FORMAT),
+  version: v.literal(RUN_FORMAT_VERSION),
+  id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)),
+  command: v.picklist(['sweep', 'info']),
+  createdAt: v.string(),
+  target: v.object({ kind: v.picklist(['local', 'ssh']), host: v.optional(v.string()) }),
+  helper: v.object({ path: v.string(), args: v.array(v.string()) }),
+});
+export type RunHeader = v.InferOutput<typeof RunHeaderSchema>;
+
+/** How a run ended, as the host saw it (the helper's own `done` may be missing after a crash). */
+export const RunEndSchema = v.object({
+  type: v.literal('run-end'),
+  status: v.picklist(['ok', 'error', 'cancelled', 'crashed']),
+  exitCode: v.nullable(v.number()),
+  signal: v.nullable(v.string()),
+  message: v.string(),
+  endedAt: v.string(),
+});
+export type RunEnd = v.InferOutput<typeof RunEndSchema>;
+
+/** A line the host could not use; kept in the file so a reopened run shows the same problems. */
+export const HostProblemSchema = v.object({
+  type: v.literal('host-problem'),
+  message: v.string(),
+});
+export type HostProblem = v.InferOutput<typeof HostProblemSchema>;
+
+export interface Run {
+  header: RunHeader;
+  hello?: Hello;
+  topology?: Topology;
+  samples: Sample[];
+  timeline?: Timeline;
+  warnings: Warning[];
+  errors: ErrorRecord[];
+  done?: Done;
+  end?: RunEnd;
+  problems: string[];
+  progress: { done: number; total: number };
+}
+
+export function newRun(header: RunHeader): Run {
+  return { header, samples: [], warnings: [], errors: [], problems: [], progress: { done: 0, total: 0 } };
+}
+
+/** Folds one validated helper record into the run. */
+export function applyRecord(run: Run, record: HelperRecord): void {
+  switch (record.type) {
+    case 'hello':
+      run.hello = record;
+      break;
+    case 'topology':
+      run.topology = record;
+      break;
+    case 'progress':
+      run.progress = { done: record.done, total: record.total };
+      break;
+    case 'sample':
+      run.samples.push(record);
+      break;
+    case 'timeline':
+      run.timeline = record;
+      break;
+    case 'warning':
+      run.warnings.push(record);
+      break;
+    case 'error':
+      run.errors.push(record);
+      break;
+    case 'done':
+      run.done = record;
+      break;
+    default: {
+      const never: never = record;
+      throw new Error(`unhandled record ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Folds one line of a saved run file (header excluded) into the run. Never throws. */
+export function applySavedValue(run: Run, value: unknown): void {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (type === 'run-end') {
+    const end = v.safeParse(RunEndSchema, value);
+    if (end.success) run.end = end.output;
+    else run.problems.push('unreadable run-end line');
+    return;
+  }
+  if (type === 'host-problem') {
+    const problem = v.safeParse(HostProblemSchema, value);
+    if (problem.success) run.problems.push(problem.output.message);
+    return;
+  }
+  const result = validateRecord(value);
+  if (result.kind === 'record') applyRecord(run, result.record);
+  else if (result.kind === 'unknown-type') run.problems.push(`skipped a record of unknown type "${result.type}"`);
+  else run.problems.push(`skipped a malformed record: ${result.reason}`);
+}
+
+export function isSimulated(run: Run): boolean {
+  return run.hello?.simulated ?? run.topology?.node.simulated ?? false;
+}
+
+/** The status a user should see: the host's view wins, since the helper may have died before `done`. */
+export function runStatus(run: Run): RunEnd['status'] | 'running' | 'incomplete' {
+  if (run.end) return run.end.status;
+  if (run.done) return run.done.status;
+  return 'incomplete';
+}

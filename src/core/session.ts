@@ -1,0 +1,127 @@
+/**
+ * One helper invocation from start to saved run: spawn on a target, split stdout into
+ * lines, validate each, fold it into the Run and append it to the run file as it arrives,
+ * then record how the process ended. A malformed line is reported and skipped; a crash, a
+ * kill or a cancel keeps every record already received.
+ */
+import type { HelperRecord, LineResult } from './protocol';
+import { parseLine } from './protocol';
+import type { Run, RunEnd, RunHeader } from './run';
+import { applyRecord, newRun } from './run';
+import type { RunStore, RunWriter } from './runStore';
+import { LineSplitter } from './lineSplitter';
+import type { ProcessExit, Target } from './target';
+
+export type LogLevel = 'trace' | 'info' | 'warn' | 'error';
+
+export interface SessionOptions {
+  target: Target;
+  store: RunStore;
+  header: RunHeader;
+  signal?: AbortSignal;
+  cwd?: string;
+  /** Called after each accepted record with the live run. */
+  onRecord?: (run: Run, record: HelperRecord) => void;
+  onLog?: (level: LogLevel, message: string) => void;
+}
+
+/** Lines of stderr kept to explain a failure. */
+const STDERR_TAIL_LINES = 20;
+
+export async function runSession(options: SessionOptions): Promise<Run> {
+  const { target, store, header, signal } = options;
+  const log = options.onLog ?? (() => {});
+  const run = newRun(header);
+  const writer = store.create(header);
+  const stderrTail: string[] = [];
+  let sawHello = false;
+
+  const problem = (message: string) => {
+    run.problems.push(message);
+    writer.appendValue({ type: 'host-problem', message });
+    log('warn', message);
+  };
+
+  const accept = (result: LineResult, line: string) => {
+    if (result.kind === 'record') {
+      if (!sawHello && result.record.type !== 'hello') problem(`the helper sent "${result.record.type}" before "hello"`);
+      if (result.record.type === 'hello') sawHello = true;
+      applyRecord(run, result.record);
+      writer.appendLine(line);
+      options.onRecord?.(run, result.record);
+    } else if (result.kind === 'unknown-type') {
+      problem(`skipped a record of unknown type "${result.type}" (newer helper?)`);
+    } else {
+      problem(`skipped a malformed line from the helper: ${result.reason}`);
+    }
+  };
+  const onLine = (line: string) => accept(parseLine(line), line);
+
+  let exit: ProcessExit;
+  try {
+    const child = target.spawn(header.helper.path, header.helper.args, { signal, cwd: options.cwd });
+    log('info', `started ${header.helper.path} ${header.helper.args.join(' ')} on ${target.label} (pid ${child.pid ?? '?'})`);
+    const stdout = new LineSplitter(onLine, (chars) => problem(`skipped a ${chars}-character line from the helper (too long)`));
+    const stderr = new LineSplitter((line) => {
+      stderrTail.push(line);
+      if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+      log('trace', `[helper] ${line}`);
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      writer.flush();
+    });
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const streamsClosed = Promise.all([endOf(child.stdout), endOf(child.stderr)]);
+    exit = await child.exit;
+    await streamsClosed;
+    const tail = stdout.end();
+    if (tail !== undefined) {
+      // A whole record can arrive without its newline when the helper exits right after it.
+      const result = parseLine(tail);
+      if (result.kind === 'record') accept(result, tail);
+      else problem(`the helper's last line was cut off (${tail.length} characters); skipped`);
+    }
+    const errTail = stderr.end();
+    if (errTail) stderrTail.push(errTail);
+  } catch (err) {
+    exit = { exitCode: null, signal: null, spawnError: (err as Error).message };
+  }
+
+  run.end = describeEnd(run, exit, signal?.aborted ?? false, stderrTail, header.helper.path);
+  writer.appendValue(run.end);
+  writer.close();
+  log(run.end.status === 'ok' ? 'info' : 'warn', `run ${header.id}: ${run.end.status}: ${run.end.message}`);
+  return run;
+}
+
+function endOf(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('close', resolve);
+    stream.once('end', resolve);
+    stream.once('error', () => resolve());
+  });
+}
+
+/** Turns a process exit and the records seen into one status and a sentence that says what to do. */
+export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, stderrTail: string[], helperPath: string): RunEnd {
+  const base = { type: 'run-end' as const, exitCode: exit.exitCode, signal: exit.signal, endedAt: new Date().toISOString() };
+  const kept = `${run.samples.length} sample${run.samples.length === 1 ? '' : 's'} kept`;
+  const lastStderr = stderrTail.at(-1);
+  if (exit.spawnError) {
+    return { ...base, status: 'error', message: `could not start the helper ${helperPath}: ${exit.spawnError}. Check the sdmaLens.helperPath setting or rebuild the helper.` };
+  }
+  if (cancelled) {
+    return { ...base, status: 'cancelled', message: `cancelled; ${kept}` };
+  }
+  const lastError = run.errors.at(-1);
+  if (exit.exitCode === 0 && run.done?.status === 'ok') {
+    return { ...base, status: 'ok', message: `${run.samples.length} samples` };
+  }
+  if (lastError && exit.exitCode !== null) {
+    return { ...base, status: 'error', message: `${lastError.message} (exit code ${exit.exitCode}); ${kept}` };
+  }
+  const how = exit.signal ? `was killed by ${exit.signal}` : exit.exitCode === 0 ? 'exited without a "done" record' : `exited with code ${exit.exitCode} without saying why`;
+  const hint = lastStderr ? ` Last stderr line: ${lastStderr}` : '';
+  return { ...base, status: 'crashed', message: `the helper ${how}; ${kept}.${hint}` };
+}

@@ -1,0 +1,92 @@
+/**
+ * What a user asks a transfer sweep to do, checked and turned into helper arguments. The
+ * values come from settings, quick picks and CLI flags, so every field is checked here,
+ * once, with a message that names the setting-level problem.
+ */
+import type { PathName } from './protocol';
+import { PATHS } from './protocol';
+import { MAX_SIZE_BYTES, formatSizeArg } from './units';
+
+export const BACKEND_CHOICES = ['auto', 'sim', 'hip', 'cuda'] as const;
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
+
+export interface SweepOptions {
+  backend: BackendChoice;
+  sizes: number[];
+  paths: PathName[];
+  cus: number[];
+  iters: number;
+  seed: number;
+  src: number;
+  dst: number;
+  /** Record a timeline at this size (one iteration per path); none when undefined. */
+  timelineSizeBytes?: number;
+  timelineOut?: string;
+  /** Simulator only: sleep per work unit, for demos and cancellation tests. */
+  simDelayMs?: number;
+  /** Testing only: the helper's fault injection (see docs/PROTOCOL.md). */
+  fault?: string;
+}
+
+/** 13 sizes from 4 KiB to 1 GiB, denser around the hundreds-of-KiB crossover. */
+export const DEFAULT_SIZES = [4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 16384, 65536, 262144, 1048576].map((k) => k * 1024);
+export const DEFAULT_CUS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+export const DEFAULT_SWEEP: SweepOptions = {
+  backend: 'auto',
+  sizes: DEFAULT_SIZES,
+  paths: [...PATHS],
+  cus: DEFAULT_CUS,
+  iters: 20,
+  seed: 1,
+  src: 0,
+  dst: 1,
+};
+
+const LIMITS = { cus: 4096, iters: 100_000, gpu: 1023, simDelayMs: 60_000, listLength: 256 };
+
+function isInt(x: unknown, min: number, max: number): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
+}
+
+/** Throws an Error naming the first invalid field. */
+export function checkSweepOptions(o: SweepOptions): SweepOptions {
+  if (!(BACKEND_CHOICES as readonly string[]).includes(o.backend)) throw new Error(`backend must be one of ${BACKEND_CHOICES.join(', ')} (got "${String(o.backend)}")`);
+  if (!Array.isArray(o.sizes) || o.sizes.length === 0 || o.sizes.length > LIMITS.listLength) throw new Error(`sizes must list 1..${LIMITS.listLength} sizes`);
+  for (const s of o.sizes) if (!isInt(s, 1, MAX_SIZE_BYTES)) throw new Error(`size ${String(s)} is not a whole number of bytes in 1 B .. 64 GiB`);
+  if (!Array.isArray(o.paths) || o.paths.length === 0) throw new Error('paths must name at least one of ' + PATHS.join(', '));
+  for (const p of o.paths) if (!(PATHS as readonly string[]).includes(p)) throw new Error(`unknown path "${String(p)}" (use ${PATHS.join(', ')})`);
+  if (!Array.isArray(o.cus) || o.cus.length === 0 || o.cus.length > LIMITS.listLength) throw new Error('CU counts must list at least one count');
+  for (const c of o.cus) if (!isInt(c, 1, LIMITS.cus)) throw new Error(`CU count ${String(c)} must be a whole number in 1..${LIMITS.cus}`);
+  if (!isInt(o.iters, 1, LIMITS.iters)) throw new Error(`iterations must be a whole number in 1..${LIMITS.iters}`);
+  if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
+  if (!isInt(o.src, 0, LIMITS.gpu) || !isInt(o.dst, 0, LIMITS.gpu)) throw new Error(`GPU indices must be whole numbers in 0..${LIMITS.gpu}`);
+  if (o.src === o.dst) throw new Error(`source and destination GPU must differ (both are ${o.src})`);
+  if (o.timelineSizeBytes !== undefined && !isInt(o.timelineSizeBytes, 1, MAX_SIZE_BYTES)) throw new Error('timeline size must be in 1 B .. 64 GiB');
+  if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
+  if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
+  if (o.fault !== undefined && !/^(crash|garbage|hang|exit)-after=\d{1,6}$/.test(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  return o;
+}
+
+/** The helper's argument array. Values are separate elements: nothing here is ever parsed by a shell. */
+export function sweepArgs(o: SweepOptions): string[] {
+  checkSweepOptions(o);
+  const args = [
+    'sweep',
+    '--backend', o.backend,
+    '--sizes', o.sizes.map(formatSizeArg).join(','),
+    '--paths', o.paths.join(','),
+    '--cus', o.cus.join(','),
+    '--iters', String(o.iters),
+    '--seed', String(o.seed),
+    '--src', String(o.src),
+    '--dst', String(o.dst),
+  ];
+  if (o.timelineSizeBytes !== undefined) args.push('--timeline-size', formatSizeArg(o.timelineSizeBytes));
+  if (o.timelineOut !== undefined) args.push('--timeline-out', o.timelineOut);
+  if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
+  if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
+  if (o.fault !== undefined) args.push('--fault', o.fault);
+  return args;
+}

@@ -1,0 +1,45 @@
+/**
+ * Plain-text tables of a sweep, laid out the way TransferBench and nccl-tests users read
+ * them: one row per message size, GB/s in columns, comment lines starting with '#'.
+ */
+import type { Run } from './run';
+import { isSimulated } from './run';
+import type { SweepSeries } from './viewModel';
+import { sweepView } from './viewModel';
+import { formatBytes, formatGbps } from './units';
+
+function pad(s: string, width: number): string {
+  return s.length >= width ? s : ' '.repeat(width - s.length) + s;
+}
+
+function block(title: string, columns: { head: string; series: SweepSeries }[], sizes: number[]): string[] {
+  const width = Math.max(9, ...columns.map((c) => c.head.length + 2));
+  const lines = [`# ${title}`, `#${pad('size', 10)}${columns.map((c) => pad(c.head, width)).join('')}`];
+  for (const size of sizes) {
+    const cells = columns.map((c) => {
+      const p = c.series.points.find((x) => x.sizeBytes === size);
+      return pad(p ? formatGbps(p.gbps) : '-', width);
+    });
+    lines.push(` ${pad(formatBytes(size), 10)}${cells.join('')}`);
+  }
+  return lines;
+}
+
+export function sweepTable(run: Run): string {
+  const view = sweepView(run);
+  const out: string[] = [];
+  const node = run.topology?.node;
+  out.push(`# SDMA Lens transfer sweep ${view.runId}`);
+  out.push(`# node: ${node?.model ?? 'unknown'} · GPU ${view.src} -> GPU ${view.dst} · backend ${view.backend} · ${run.samples[0]?.iters ?? 0} timed iterations per point`);
+  if (isSimulated(run)) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
+  out.push('# bandwidth = bytes / 1e9 / mean seconds (GB/s)');
+  for (const path of ['cu/host', 'cu/device'] as const) {
+    const cols = view.series.filter((s) => s.path === path).map((s) => ({ head: `${s.cus} CU`, series: s }));
+    if (cols.length > 0) out.push('#', ...block(`${path}: GB/s by CUs carrying the copy`, cols, view.sizes));
+  }
+  const engines = view.series.filter((s) => s.path.startsWith('engine/')).map((s) => ({ head: s.path, series: s }));
+  if (engines.length > 0) out.push('#', ...block('copy engine (SDMA) paths: GB/s', engines, view.sizes));
+  for (const w of view.warnings) out.push(`# warning: ${w}`);
+  for (const p of view.problems) out.push(`# problem: ${p}`);
+  return out.join('\n');
+}

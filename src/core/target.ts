@@ -1,0 +1,33 @@
+/**
+ * Where the helper runs. A target starts a program from an argument array (never a shell
+ * string) and gives back its streams and how it ended. Cancellation goes through the
+ * AbortSignal and must take the whole process tree with it.
+ */
+import type { Readable } from 'node:stream';
+
+export interface ProcessExit {
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when the program could not be started at all (not found, not executable). */
+  spawnError?: string;
+}
+
+export interface HelperProcess {
+  readonly pid: number | undefined;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly exit: Promise<ProcessExit>;
+}
+
+export interface SpawnOptions {
+  signal?: AbortSignal;
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+export interface Target {
+  readonly kind: 'local' | 'ssh';
+  /** Shown to users: "local", "gpu-node-3". */
+  readonly label: string;
+  spawn(file: string, args: readonly string[], options: SpawnOptions): HelperProcess;
+}

@@ -1,0 +1,56 @@
+/** Byte sizes and bandwidths as users of TransferBench and rccl-tests write them. */
+
+const SUFFIXES: Record<string, number> = { '': 1, B: 1, K: 1024, KB: 1024, KIB: 1024, M: 1024 ** 2, MB: 1024 ** 2, MIB: 1024 ** 2, G: 1024 ** 3, GB: 1024 ** 3, GIB: 1024 ** 3 };
+
+/** Largest size any path accepts: 64 GiB keeps arithmetic exact and stays far above one GPU's HBM share per copy. */
+export const MAX_SIZE_BYTES = 64 * 1024 ** 3;
+
+/** Parses "4K", "1M", "256MiB", "4096" (binary multiples). Throws a message that names the input. */
+export function parseSize(text: string): number {
+  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
+  const mult = m ? SUFFIXES[(m[2] ?? '').toUpperCase()] : undefined;
+  if (!m || mult === undefined) throw new Error(`"${text}" is not a size (use e.g. 4096, 64K, 1M, 1G)`);
+  const bytes = Number(m[1]) * mult;
+  if (bytes < 1 || bytes > MAX_SIZE_BYTES) throw new Error(`size "${text}" is out of range (1 B .. 64 GiB)`);
+  return bytes;
+}
+
+/** Parses a comma list of sizes; returns them sorted and de-duplicated. */
+export function parseSizeList(text: string): number[] {
+  const parts = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (parts.length === 0) throw new Error('the size list is empty');
+  return [...new Set(parts.map(parseSize))].sort((a, b) => a - b);
+}
+
+/** 4096 -> "4 KiB", 1536 -> "1.5 KiB", 1073741824 -> "1 GiB". */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const digits = Number.isInteger(value) ? 0 : value < 10 ? 2 : 1;
+  const shown = digits === 0 ? value.toFixed(0) : value.toFixed(digits).replace(/\.?0+$/, '');
+  return `${shown} ${units[unit]}`;
+}
+
+/** The compact form used in helper arguments: 4096 -> "4K". */
+export function formatSizeArg(bytes: number): string {
+  for (const [suffix, mult] of [['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]] as const) {
+    if (bytes % mult === 0) return `${bytes / mult}${suffix}`;
+  }
+  return String(bytes);
+}
+
+export function formatGbps(gbps: number): string {
+  return gbps >= 100 ? gbps.toFixed(1) : gbps >= 10 ? gbps.toFixed(2) : gbps.toFixed(3);
+}
+
+export function formatNs(ns: number): string {
+  if (ns < 1e3) return `${ns.toFixed(0)} ns`;
+  if (ns < 1e6) return `${(ns / 1e3).toFixed(2)} us`;
+  if (ns < 1e9) return `${(ns / 1e6).toFixed(2)} ms`;
+  return `${(ns / 1e9).toFixed(3)} s`;
+}

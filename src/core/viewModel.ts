@@ -1,0 +1,95 @@
+/**
+ * What the sweep panel draws, derived from a run. Pure and shared with the webview, so the
+ * numbers on screen are computed in one place and tested without a browser.
+ */
+import type { PathName, Sample } from './protocol';
+import { PATHS, pathName } from './protocol';
+import type { Run } from './run';
+import { isSimulated, runStatus } from './run';
+
+export interface SweepPoint {
+  sizeBytes: number;
+  gbps: number;
+  /** Bandwidth of the slowest and fastest timed iteration: the spread a user should see. */
+  gbpsLow: number;
+  gbpsHigh: number;
+  meanNs: number;
+}
+
+export interface SweepSeries {
+  path: PathName;
+  /** CUs carrying the copy; for engine paths the fixed value the helper reported (0 or 1). */
+  cus: number;
+  points: SweepPoint[];
+}
+
+export interface SweepView {
+  runId: string;
+  title: string;
+  createdAt: string;
+  simulated: boolean;
+  backend: string;
+  nodeLabel: string;
+  src: number;
+  dst: number;
+  status: string;
+  statusMessage: string;
+  progress: { done: number; total: number };
+  cuCounts: number[];
+  sizes: number[];
+  series: SweepSeries[];
+  warnings: string[];
+  problems: string[];
+}
+
+function point(s: Sample): SweepPoint {
+  const gbpsAt = (ns: number) => (ns > 0 ? s.sizeBytes / ns : 0);
+  return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: gbpsAt(s.maxNs), gbpsHigh: gbpsAt(s.minNs), meanNs: s.meanNs };
+}
+
+export function sweepView(run: Run): SweepView {
+  const byKey = new Map<string, SweepSeries>();
+  const cuCounts = new Set<number>();
+  const sizes = new Set<number>();
+  for (const s of run.samples) {
+    const path = pathName(s.mover, s.initiator);
+    if (s.mover === 'cu') cuCounts.add(s.cus);
+    sizes.add(s.sizeBytes);
+    const key = `${path}#${s.cus}`;
+    let series = byKey.get(key);
+    if (!series) {
+      series = { path, cus: s.cus, points: [] };
+      byKey.set(key, series);
+    }
+    series.points.push(point(s));
+  }
+  const order = (p: PathName) => PATHS.indexOf(p);
+  const series = [...byKey.values()].sort((a, b) => order(a.path) - order(b.path) || a.cus - b.cus);
+  for (const s of series) s.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
+  const first = run.samples[0];
+  const node = run.topology?.node;
+  const status = runStatus(run);
+  return {
+    runId: run.header.id,
+    title: `Transfer sweep ${run.header.id}`,
+    createdAt: run.header.createdAt,
+    simulated: isSimulated(run),
+    backend: run.hello?.backend ?? 'unknown',
+    nodeLabel: node ? `${node.model}${run.header.target.host ? ` on ${run.header.target.host}` : ''}` : 'unknown node',
+    src: first?.src ?? 0,
+    dst: first?.dst ?? 1,
+    status,
+    statusMessage: run.end?.message ?? run.errors.at(-1)?.message ?? '',
+    progress: run.progress,
+    cuCounts: [...cuCounts].sort((a, b) => a - b),
+    sizes: [...sizes].sort((a, b) => a - b),
+    series,
+    warnings: run.warnings.map((w) => w.message),
+    problems: run.problems,
+  };
+}
+
+/** The series to draw for one CU count: every cu/* path at that count plus the engine paths. */
+export function seriesForCus(view: SweepView, cus: number): SweepSeries[] {
+  return view.series.filter((s) => s.path.startsWith('engine/') || s.cus === cus);
+}

@@ -1,0 +1,64 @@
+/** "SDMA Lens: Open Run" and "SDMA Lens: Delete Run": pick a saved run from the runs folder. */
+import * as vscode from 'vscode';
+import type { Run } from '../../core/run';
+import type { RunSummary } from '../../core/runStore';
+import { RunStore } from '../../core/runStore';
+import { runsFolder } from '../settings';
+import { SweepPanel } from '../sweepPanel';
+import { reportError } from './guards';
+import type { SweepDeps } from './runSweep';
+
+interface RunItem extends vscode.QuickPickItem {
+  summary: RunSummary;
+}
+
+function item(s: RunSummary): RunItem {
+  const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
+  const icon = s.status === 'ok' ? '$(pass)' : s.status === 'corrupt' ? '$(warning)' : s.status === 'cancelled' ? '$(circle-slash)' : '$(error)';
+  return {
+    label: `${icon} ${s.header?.command ?? 'run'} ${when}`,
+    description: s.status,
+    detail: s.error ?? s.id,
+    summary: s,
+  };
+}
+
+async function pickRun(store: RunStore, title: string): Promise<RunSummary | undefined> {
+  const runs = await store.list();
+  if (runs.length === 0) {
+    void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep" first.`);
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(runs.map(item), { title, matchOnDetail: true }))?.summary;
+}
+
+/** Opens a run by id (scripted use) or from a quick pick. */
+export async function openRunCommand(deps: SweepDeps, id?: string): Promise<Run | undefined> {
+  try {
+    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+    const runId = typeof id === 'string' ? id : (await pickRun(store, 'SDMA Lens: Open Run'))?.id;
+    if (!runId) return undefined;
+    const run = await store.open(runId);
+    for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
+    SweepPanel.show(deps.context.extensionUri, run, deps.log);
+    return run;
+  } catch (err) {
+    reportError(deps.log, 'The run could not be opened', err);
+    return undefined;
+  }
+}
+
+export async function deleteRunCommand(deps: SweepDeps): Promise<void> {
+  try {
+    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+    const picked = await pickRun(store, 'SDMA Lens: Delete Run');
+    if (!picked) return;
+    const confirm = await vscode.window.showWarningMessage(`Delete run ${picked.id} and its files?`, { modal: true }, 'Delete');
+    if (confirm !== 'Delete') return;
+    SweepPanel.forRun(picked.id)?.dispose();
+    await store.delete(picked.id);
+    deps.log.info(`deleted run ${picked.id}`);
+  } catch (err) {
+    reportError(deps.log, 'The run could not be deleted', err);
+  }
+}

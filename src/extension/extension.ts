@@ -1,0 +1,47 @@
+/**
+ * Activation: one log channel, one helper service, the commands, and the panel serializer.
+ * Each command lives in its own file and adapts the editor-free core to VS Code.
+ */
+import * as vscode from 'vscode';
+import { RunStore } from '../core/runStore';
+import { HelperService } from './helperService';
+import { deleteRunCommand, openRunCommand } from './commands/runs';
+import type { RunSweepArgs, SweepDeps } from './commands/runSweep';
+import { runSweepCommand } from './commands/runSweep';
+import { runsFolder } from './settings';
+import { SWEEP_VIEW_TYPE, SweepPanel } from './sweepPanel';
+
+export function activate(context: vscode.ExtensionContext) {
+  const log = vscode.window.createOutputChannel('SDMA Lens', { log: true });
+  const helper = new HelperService(context, log);
+  const deps: SweepDeps = { context, helper, log };
+  context.subscriptions.push(
+    log,
+    helper,
+    vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.openRun', (id?: string) => openRunCommand(deps, id)),
+    vscode.commands.registerCommand('sdmaLens.deleteRun', () => deleteRunCommand(deps)),
+    vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
+    vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, {
+      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
+        const id = typeof state === 'object' && state !== null ? (state as { runId?: unknown }).runId : undefined;
+        if (typeof id !== 'string' || !vscode.workspace.isTrusted) {
+          panel.dispose();
+          return;
+        }
+        try {
+          const run = await new RunStore(runsFolder(context.globalStorageUri)).open(id);
+          SweepPanel.revive(panel, context.extensionUri, run, log);
+        } catch (err) {
+          log.warn(`could not restore the panel of run ${id}: ${(err as Error).message}`);
+          panel.dispose();
+        }
+      },
+    }),
+  );
+  log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
+  // Returned for integration tests and other extensions; the commands are the public surface.
+  return { deps };
+}
+
+export function deactivate(): void {}

@@ -1,0 +1,96 @@
+/**
+ * Reads `sdmaLens.*` settings. Values can be anything a settings.json holds, so each is
+ * checked here and a bad one becomes a message that names the setting, never a helper argument.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PathName } from '../core/protocol';
+import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
+import { DEFAULT_SWEEP, checkSweepOptions } from '../core/sweepOptions';
+import { parseSize } from '../core/units';
+
+export const SECTION = 'sdmaLens';
+
+export class SettingError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`Setting ${SECTION}.${setting}: ${message}`);
+  }
+}
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+function field<T>(name: string, read: (value: unknown) => T): T {
+  try {
+    return read(config().get<unknown>(name));
+  } catch (err) {
+    throw new SettingError(name, (err as Error).message);
+  }
+}
+
+const isStringArray = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
+const isNumberArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((s) => typeof s === 'number');
+
+export function helperPathSetting(): string {
+  return field('helperPath', (x) => {
+    if (x === undefined || x === null || x === '') return '';
+    if (typeof x !== 'string') throw new Error('must be a path string');
+    if (x.includes('\0') || x.includes('\n')) throw new Error('contains a control character');
+    if (!path.isAbsolute(x)) throw new Error(`must be an absolute path (got "${x}")`);
+    return x;
+  });
+}
+
+/** The folder runs are saved in: absolute, or relative to the first workspace folder, else the extension's storage. */
+export function runsFolder(storage: vscode.Uri): string {
+  const value = field('runsFolder', (x) => {
+    if (x === undefined || x === '') return '.sdma-lens/runs';
+    if (typeof x !== 'string' || x.includes('\0') || x.includes('\n')) throw new Error('must be a folder path');
+    return x;
+  });
+  if (path.isAbsolute(value)) return value;
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder && folder.uri.scheme === 'file') return path.resolve(folder.uri.fsPath, value);
+  return path.join(storage.fsPath, 'runs');
+}
+
+/** The sweep the settings describe; the quick pick adjusts it before a run. */
+export function sweepSettings(): SweepOptions {
+  const options: SweepOptions = {
+    backend: field('defaultBackend', (x) => (x ?? DEFAULT_SWEEP.backend) as BackendChoice),
+    sizes: field('sweep.sizes', (x) => {
+      if (x === undefined) return DEFAULT_SWEEP.sizes;
+      if (!isStringArray(x)) throw new Error('must be a list of sizes such as "4K", "1M"');
+      return [...new Set(x.map(parseSize))].sort((a, b) => a - b);
+    }),
+    paths: field('sweep.paths', (x) => {
+      if (x === undefined) return DEFAULT_SWEEP.paths;
+      if (!isStringArray(x)) throw new Error('must be a list of paths');
+      return x as PathName[];
+    }),
+    cus: field('sweep.cuCounts', (x) => {
+      if (x === undefined) return DEFAULT_SWEEP.cus;
+      if (!isNumberArray(x)) throw new Error('must be a list of whole numbers');
+      return [...new Set(x)].sort((a, b) => a - b);
+    }),
+    iters: field('sweep.iterations', (x) => (x === undefined ? DEFAULT_SWEEP.iters : (x as number))),
+    seed: DEFAULT_SWEEP.seed,
+    src: field('sweep.srcGpu', (x) => (x === undefined ? DEFAULT_SWEEP.src : (x as number))),
+    dst: field('sweep.dstGpu', (x) => (x === undefined ? DEFAULT_SWEEP.dst : (x as number))),
+  };
+  const timeline = field('sweep.timelineSize', (x) => {
+    if (x === undefined || x === '') return undefined;
+    if (typeof x !== 'string') throw new Error('must be a size such as "1M", or empty for none');
+    return parseSize(x);
+  });
+  if (timeline !== undefined) options.timelineSizeBytes = timeline;
+  try {
+    return checkSweepOptions(options);
+  } catch (err) {
+    throw new SettingError('sweep', (err as Error).message);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The panel that shows one sweep run. It owns a webview, sends it the run's view model
+ * (throttled while the run streams) and validates every message the page sends back.
+ */
+import * as vscode from 'vscode';
+import type { HostMessage } from '../core/messages';
+import { parseWebviewMessage } from '../core/messages';
+import type { Run } from '../core/run';
+import { sweepView } from '../core/viewModel';
+import { makeNonce, panelHtml } from './panelHtml';
+
+export const SWEEP_VIEW_TYPE = 'sdmaLens.sweep';
+const UPDATE_INTERVAL_MS = 150;
+
+export class SweepPanel implements vscode.Disposable {
+  private static readonly open = new Map<string, SweepPanel>();
+
+  private ready = false;
+  private run: Run;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+
+  /** Shows the run in its panel, creating the panel if needed. */
+  static show(extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): SweepPanel {
+    const existing = SweepPanel.open.get(run.header.id);
+    if (existing) {
+      existing.panel.reveal();
+      existing.update(run);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(SWEEP_VIEW_TYPE, 'SDMA Lens sweep', vscode.ViewColumn.Active, SweepPanel.options(extensionUri));
+    return new SweepPanel(panel, extensionUri, run, log);
+  }
+
+  /** Rebuilds a panel VS Code restored after a reload. */
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): SweepPanel {
+    panel.webview.options = SweepPanel.options(extensionUri);
+    return new SweepPanel(panel, extensionUri, run, log);
+  }
+
+  static forRun(id: string): SweepPanel | undefined {
+    return SweepPanel.open.get(id);
+  }
+
+  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+    };
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    run: Run,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.run = run;
+    SweepPanel.open.set(run.header.id, this);
+    const webview = panel.webview;
+    const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', file)).toString();
+    panel.title = `Sweep ${shortId(run.header.id)}`;
+    webview.html = panelHtml({ cspSource: webview.cspSource, scriptUri: asset('sweep.js'), styleUri: asset('sweep.css'), nonce: makeNonce(), title: panel.title });
+    this.disposables.push(
+      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  /** Replaces the run shown; while it streams, updates are coalesced. */
+  update(run: Run): void {
+    this.run = run;
+    if (!this.ready || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.post();
+    }, UPDATE_INTERVAL_MS);
+  }
+
+  /** Sends the latest state now (the end of a run should not wait for the throttle). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.ready) this.post();
+  }
+
+  get runId(): string {
+    return this.run.header.id;
+  }
+
+  private post(): void {
+    if (this.disposed) return;
+    const message: HostMessage = { type: 'sweep', view: sweepView(this.run) };
+    void this.panel.webview.postMessage(message);
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseWebviewMessage(raw);
+    if (!message) {
+      this.log.warn(`ignored an invalid message from the sweep panel: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.flush();
+        break;
+      case 'cus-selected':
+        this.log.trace(`sweep panel ${this.runId}: showing ${message.cus} CUs`);
+        break;
+      case 'webview-error':
+        this.log.error(`sweep panel: ${message.message}`);
+        break;
+      default: {
+        const never: never = message;
+        this.log.warn(`unhandled panel message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    SweepPanel.open.delete(this.run.header.id);
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+function shortId(id: string): string {
+  // 2026-11-30T01-02-03-456Z-sweep-sim-k3f9 -> 01:02:03 sim
+  const m = /^\d{4}-\d{2}-\d{2}T(\d{2})-(\d{2})-(\d{2})-\d{3}Z-[a-z]+-([a-z]+)/i.exec(id);
+  return m ? `${m[1]}:${m[2]}:${m[3]} ${m[4]}` : id;
+}

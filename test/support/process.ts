@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * True while a process runs. A killed process whose parent died stays a zombie until init
+ * reaps it, and some container inits never do, so a zombie counts as gone.
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+export async function waitUntilGone(pid: number, timeoutMs = 3000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (!isRunning(pid)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return !isRunning(pid);
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseLine } from '../../src/core/protocol';
+import { done, hello, sample } from '../support/records';
+
+describe('protocol', () => {
+  it('accepts each record type of docs/PROTOCOL.md', () => {
+    for (const r of [hello, sample(), done, { type: 'progress', done: 1, total: 4 }, { type: 'warning', code: 'simulated', message: 'x' }, { type: 'error', code: 'usage', message: 'bad' }]) {
+      expect(parseLine(JSON.stringify(r))).toMatchObject({ kind: 'record', record: { type: r.type } });
+    }
+  });
+
+  it('ignores unknown fields but keeps known ones', () => {
+    const r = parseLine(JSON.stringify({ ...sample(), futureField: { nested: true } }));
+    expect(r.kind).toBe('record');
+    expect(r.kind === 'record' && r.record.type === 'sample' && r.record.gbps).toBeGreaterThan(0);
+  });
+
+  it('reports an unknown type without failing', () => {
+    expect(parseLine('{"type":"hologram","x":1}')).toEqual({ kind: 'unknown-type', type: 'hologram' });
+  });
+
+  it.each([
+    ['not JSON', '{"type":"sample",'],
+    ['an array', '[1,2]'],
+    ['no type', '{"x":1}'],
+    ['a number type', '{"type":7}'],
+    ['a negative size', JSON.stringify(sample({ sizeBytes: -1 }))],
+    ['a bad mover', JSON.stringify({ ...sample(), mover: 'dma' })],
+    ['a string where a number belongs', JSON.stringify({ ...sample(), gbps: '12' })],
+    ['another protocol version', JSON.stringify({ ...hello, protocol: 2 })],
+    ['an infinite time', JSON.stringify(sample()).replace('"meanNs":20000', '"meanNs":1e999')],
+    ['a prototype-pollution key as type', '{"type":"__proto__"}'],
+  ])('calls %s malformed or unknown, with a reason', (_what, text) => {
+    const r = parseLine(text);
+    expect(r.kind).not.toBe('record');
+    if (r.kind === 'malformed') expect(r.reason.length).toBeGreaterThan(5);
+  });
+
+  it('names the field that failed', () => {
+    const r = parseLine(JSON.stringify({ ...sample(), cus: 1.5 }));
+    expect(r).toMatchObject({ kind: 'malformed' });
+    expect(r.kind === 'malformed' && r.reason).toMatch(/^sample\.cus/);
+  });
+});

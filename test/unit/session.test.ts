@@ -1,0 +1,130 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalTarget } from '../../src/core/localTarget';
+import { RunStore } from '../../src/core/runStore';
+import { runSession } from '../../src/core/session';
+import type { HelperProcess, ProcessExit, Target } from '../../src/core/target';
+import { waitUntilGone } from '../support/process';
+import { done, header, hello, line, sample } from '../support/records';
+
+/** A target whose output is a script of chunks: the point is exact control over where chunks split. */
+class ScriptedTarget implements Target {
+  readonly kind = 'local';
+  readonly label = 'scripted';
+  constructor(private readonly chunks: (string | Buffer)[], private readonly exit: ProcessExit) {}
+  spawn(): HelperProcess {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const exit = (async () => {
+      for (const c of this.chunks) {
+        stdout.write(c);
+        await new Promise((r) => setImmediate(r));
+      }
+      stderr.end('diagnostic line\n');
+      stdout.end();
+      return this.exit;
+    })();
+    return { pid: 1, stdout, stderr, exit };
+  }
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sdma-session-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const ok: ProcessExit = { exitCode: 0, signal: null };
+
+describe('Session', () => {
+  it('streams, validates and saves every record, split anywhere across chunks', async () => {
+    const text = [hello, sample({ sizeBytes: 4096 }), sample({ sizeBytes: 8192 }), done].map(line).join('');
+    const chunks = [text.slice(0, 7), text.slice(7, 300), text.slice(300, 301), text.slice(301)];
+    const store = new RunStore(dir);
+    const run = await runSession({ target: new ScriptedTarget(chunks, ok), store, header: header() });
+    expect(run.samples.map((s) => s.sizeBytes)).toEqual([4096, 8192]);
+    expect(run.end?.status).toBe('ok');
+    const reopened = await store.open('test-run');
+    expect(reopened.samples).toEqual(run.samples);
+    expect(reopened.end?.status).toBe('ok');
+  });
+
+  it('reports and skips malformed, unknown and interleaved lines without losing the good ones', async () => {
+    const chunks = [
+      line(hello),
+      '{"type":"sample","mover":\n', // truncated record
+      'not json at all\n',
+      line({ type: 'telemetry', watts: 700 }),
+      // Two records interleaved mid-line by a misbehaving writer: neither parses.
+      '{"type":"progress","do{"type":"warning","code":"x","message":"y"}ne":1,"total":2}\n',
+      line(sample()),
+      line(done),
+    ];
+    const store = new RunStore(dir);
+    const run = await runSession({ target: new ScriptedTarget(chunks, ok), store, header: header() });
+    expect(run.samples).toHaveLength(1);
+    expect(run.problems).toHaveLength(4);
+    expect(run.problems.join('\n')).toMatch(/unknown type "telemetry"/);
+    expect(run.end?.status).toBe('ok');
+    // The problems are in the file too, so the reopened run tells the same story.
+    expect((await store.open('test-run')).problems).toEqual(run.problems);
+  });
+
+  it('keeps a record that arrives without its final newline', async () => {
+    const run = await runSession({ target: new ScriptedTarget([line(hello), line(sample()), JSON.stringify(done)], ok), store: new RunStore(dir), header: header() });
+    expect(run.done?.status).toBe('ok');
+    expect(run.end?.status).toBe('ok');
+  });
+
+  it('calls a helper that dies mid-line "crashed", keeps what came before, and says how it ended', async () => {
+    const chunks = [line(hello), line(sample()), line(sample({ sizeBytes: 8192 })), '{"type":"sample","mover":"cu","ini'];
+    const store = new RunStore(dir);
+    const run = await runSession({ target: new ScriptedTarget(chunks, { exitCode: null, signal: 'SIGABRT' }), store, header: header() });
+    expect(run.end).toMatchObject({ status: 'crashed', signal: 'SIGABRT' });
+    expect(run.end?.message).toMatch(/killed by SIGABRT; 2 samples kept/);
+    expect(run.end?.message).toMatch(/diagnostic line/);
+    expect(run.problems.join()).toMatch(/cut off/);
+    expect((await store.open('test-run')).samples).toHaveLength(2);
+  });
+
+  it('reports a helper that cannot be started, and still writes a run that says so', async () => {
+    const store = new RunStore(dir);
+    const run = await runSession({ target: new LocalTarget(), store, header: { ...header(), helper: { path: join(dir, 'no-such-helper'), args: [] } } });
+    expect(run.end?.status).toBe('error');
+    expect(run.end?.message).toMatch(/could not start the helper/);
+    expect((await store.open('test-run')).end?.status).toBe('error');
+  });
+
+  it('cancel kills the whole process group, and the records before it are kept', async () => {
+    // A real process tree: the "helper" starts a grandchild, prints two records, then waits.
+    const pidFile = join(dir, 'grandchild.pid');
+    const script = `
+      const { spawn } = require('node:child_process');
+      const g = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(g.pid));
+      console.log(${JSON.stringify(JSON.stringify(hello))});
+      console.log(${JSON.stringify(JSON.stringify(sample()))});
+      setInterval(() => {}, 1000);`;
+    const store = new RunStore(dir);
+    const controller = new AbortController();
+    const run = await runSession({
+      target: new LocalTarget(),
+      store,
+      header: { ...header(), helper: { path: process.execPath, args: ['-e', script] } },
+      signal: controller.signal,
+      onRecord: (live) => {
+        if (live.samples.length === 1) controller.abort();
+      },
+    });
+    expect(run.end?.status).toBe('cancelled');
+    expect(run.samples).toHaveLength(1);
+    const saved = readFileSync(store.fileOf('test-run'), 'utf8').trim().split('\n');
+    expect(JSON.parse(saved.at(-1)!)).toMatchObject({ type: 'run-end', status: 'cancelled' });
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(grandchild).toBeGreaterThan(0);
+    expect(await waitUntilGone(grandchild)).toBe(true); // gone with its parent
+  });
+});
