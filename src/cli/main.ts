@@ -10,6 +10,7 @@ import type { HelperInfo } from '../core/helper';
 import { HelperError, locateHelper } from '../core/helper';
 import { LocalTarget } from '../core/localTarget';
 import type { PathName } from '../core/protocol';
+import { PATHS } from '../core/protocol';
 import type { Run } from '../core/run';
 import { RunStore, makeRunId } from '../core/runStore';
 import { runSession } from '../core/session';
@@ -28,7 +29,7 @@ Commands:
 Sweep options:
   --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
   --sizes LIST                  message sizes, e.g. 4K,64K,1M,1G (default: 13 sizes 4 KiB..1 GiB)
-  --paths LIST                  cu/host,cu/device,engine/host,engine/device (default: all)
+  --paths LIST|all              cu/host,cu/device,engine/host,engine/device (default: all)
   --cus LIST                    CU counts for cu/* paths (default: 1,2,4,...,256)
   --iters N                     timed iterations per point (default 20)
   --seed N                      simulator seed (default 1)
@@ -100,7 +101,7 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
     options = {
       backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
       sizes: values.sizes ? parseSizeList(values.sizes) : DEFAULT_SWEEP.sizes,
-      paths: list<PathName>(values.paths, DEFAULT_SWEEP.paths),
+      paths: values.paths === 'all' ? [...PATHS] : list<PathName>(values.paths, DEFAULT_SWEEP.paths),
       cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
       iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
       seed: int('seed', values.seed, DEFAULT_SWEEP.seed),

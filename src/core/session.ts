@@ -8,7 +8,7 @@ import type { HelperRecord, LineResult } from './protocol';
 import { parseLine } from './protocol';
 import type { Run, RunEnd, RunHeader } from './run';
 import { applyRecord, newRun } from './run';
-import type { RunStore, RunWriter } from './runStore';
+import type { RunStore } from './runStore';
 import { LineSplitter } from './lineSplitter';
 import type { ProcessExit, Target } from './target';
 

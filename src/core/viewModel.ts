@@ -47,7 +47,8 @@ function point(s: Sample): SweepPoint {
   return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: gbpsAt(s.maxNs), gbpsHigh: gbpsAt(s.minNs), meanNs: s.meanNs };
 }
 
-export function sweepView(run: Run): SweepView {
+/** `live` is true while the helper still runs: an unfinished run then reads "running", not "incomplete". */
+export function sweepView(run: Run, live = false): SweepView {
   const byKey = new Map<string, SweepSeries>();
   const cuCounts = new Set<number>();
   const sizes = new Set<number>();
@@ -68,7 +69,7 @@ export function sweepView(run: Run): SweepView {
   for (const s of series) s.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
   const first = run.samples[0];
   const node = run.topology?.node;
-  const status = runStatus(run);
+  const status = live && !run.end ? 'running' : runStatus(run);
   return {
     runId: run.header.id,
     title: `Transfer sweep ${run.header.id}`,

@@ -17,20 +17,23 @@ export class SweepPanel implements vscode.Disposable {
 
   private ready = false;
   private run: Run;
+  private live = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
 
   /** Shows the run in its panel, creating the panel if needed. */
-  static show(extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): SweepPanel {
+  static show(extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel, live = false): SweepPanel {
     const existing = SweepPanel.open.get(run.header.id);
     if (existing) {
       existing.panel.reveal();
-      existing.update(run);
+      existing.update(run, live);
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(SWEEP_VIEW_TYPE, 'SDMA Lens sweep', vscode.ViewColumn.Active, SweepPanel.options(extensionUri));
-    return new SweepPanel(panel, extensionUri, run, log);
+    const created = new SweepPanel(panel, extensionUri, run, log);
+    created.live = live;
+    return created;
   }
 
   /** Rebuilds a panel VS Code restored after a reload. */
@@ -69,9 +72,10 @@ export class SweepPanel implements vscode.Disposable {
     );
   }
 
-  /** Replaces the run shown; while it streams, updates are coalesced. */
-  update(run: Run): void {
+  /** Replaces the run shown; while it streams (`live`), updates are coalesced. */
+  update(run: Run, live = false): void {
     this.run = run;
+    this.live = live;
     if (!this.ready || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -92,7 +96,7 @@ export class SweepPanel implements vscode.Disposable {
 
   private post(): void {
     if (this.disposed) return;
-    const message: HostMessage = { type: 'sweep', view: sweepView(this.run) };
+    const message: HostMessage = { type: 'sweep', view: sweepView(this.run, this.live) };
     void this.panel.webview.postMessage(message);
   }
 

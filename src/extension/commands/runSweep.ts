@@ -64,8 +64,8 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
             },
             signal: controller.signal,
             onRecord: (live, record) => {
-              if (record.type === 'hello') panel = SweepPanel.show(deps.context.extensionUri, live, deps.log);
-              else panel?.update(live);
+              if (record.type === 'hello') panel = SweepPanel.show(deps.context.extensionUri, live, deps.log, true);
+              else panel?.update(live, true);
               if (record.type === 'progress' && record.total > 0) {
                 progress.report({ message: `${record.done}/${record.total}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
                 lastDone = record.done;

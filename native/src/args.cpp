@@ -1,0 +1,400 @@
+#include "args.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+namespace sdma {
+
+namespace {
+
+// Far above any GPU memory today; keeps size arithmetic clear of overflow.
+constexpr std::uint64_t kMaxSizeBytes = std::uint64_t{1} << 40;
+constexpr int kMaxIters = 100000;
+constexpr int kMaxTimelineRepeats = 1000000;
+constexpr int kMaxSimDelayMs = 600000;
+// Above any GPU's CU count (MI300X has 304); checkOptionsForBackend() narrows it to the node.
+constexpr int kMaxCus = 4096;
+// Beyond this a timeline no longer fits comfortably in memory, nor in a viewer.
+constexpr std::uint64_t kMaxTimelineEvents = 50000000;
+
+const std::vector<std::uint64_t>& defaultSizesBytes() {
+  static const std::vector<std::uint64_t> sizes = [] {
+    const std::uint64_t K = 1024, M = K * K, G = M * K;
+    return std::vector<std::uint64_t>{4 * K, 16 * K, 64 * K, 128 * K, 256 * K, 512 * K, 1 * M,
+                                      2 * M, 4 * M,  16 * M, 64 * M, 256 * M, 1 * G};
+  }();
+  return sizes;
+}
+
+const std::vector<int> kDefaultCus = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::vector<std::string_view> splitOn(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+template <typename Int>
+std::optional<Int> parseWhole(std::string_view text) {
+  Int value{};
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+int parseIntInRange(std::string_view flag, std::string_view text, int min, int max) {
+  const std::optional<long long> value = parseWhole<long long>(text);
+  if (!value) throw UsageError(std::string(flag) + ": " + quoted(text) + " is not a whole number");
+  if (*value < min || *value > max) {
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (" + std::to_string(min) + ".." +
+                     std::to_string(max) + ")");
+  }
+  return static_cast<int>(*value);
+}
+
+// Flags that take a value, and which subcommands accept them.
+struct FlagInfo {
+  std::string_view name;
+  bool sweepOnly;
+};
+constexpr FlagInfo kFlags[] = {
+    {"--backend", false},      {"--sizes", true},         {"--paths", true},         {"--cus", true},
+    {"--iters", true},         {"--warmup", true},        {"--seed", true},          {"--src", true},
+    {"--dst", true},           {"--timeline-size", true}, {"--timeline-out", true},  {"--timeline-cus", true},
+    {"--timeline-iters", true}, {"--sim-delay-ms", true}, {"--fault", true},
+};
+
+const FlagInfo* findFlag(std::string_view name) {
+  for (const FlagInfo& flag : kFlags) {
+    if (flag.name == name) return &flag;
+  }
+  return nullptr;
+}
+
+// Timeline flags are collected first: they only make sense together with --timeline-size.
+struct TimelineFlags {
+  std::optional<std::uint64_t> sizeBytes;
+  std::optional<std::string> outPath;
+  std::optional<int> cus;
+  std::optional<int> repeats;
+};
+
+void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline) {
+  if (flag == "--backend") {
+    if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
+      throw UsageError("--backend: unknown backend " + quoted(value) + " (auto, sim, hip, cuda)");
+    }
+    options.backend = std::string(value);
+  } else if (flag == "--sizes") {
+    options.sizesBytes = parseSizeList(flag, value);
+  } else if (flag == "--paths") {
+    options.paths = parsePathList(flag, value);
+  } else if (flag == "--cus") {
+    options.cus = parseCuList(flag, value);
+  } else if (flag == "--iters") {
+    options.iters = parseIntInRange(flag, value, 1, kMaxIters);
+  } else if (flag == "--warmup") {
+    options.warmupIters = parseIntInRange(flag, value, 0, kMaxIters);
+  } else if (flag == "--seed") {
+    const std::optional<std::uint64_t> seed = parseWhole<std::uint64_t>(value);
+    if (!seed) throw UsageError("--seed: " + quoted(value) + " is not a whole number (0.." +
+                                std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+    options.seed = *seed;
+  } else if (flag == "--src") {
+    options.srcGpu = parseIntInRange(flag, value, 0, std::numeric_limits<std::uint16_t>::max());
+  } else if (flag == "--dst") {
+    options.dstGpu = parseIntInRange(flag, value, 0, std::numeric_limits<std::uint16_t>::max());
+  } else if (flag == "--timeline-size") {
+    timeline.sizeBytes = parseSizeBytes(flag, value);
+  } else if (flag == "--timeline-out") {
+    timeline.outPath = std::string(value);
+  } else if (flag == "--timeline-cus") {
+    timeline.cus = parseIntInRange(flag, value, 1, kMaxCus);
+  } else if (flag == "--timeline-iters") {
+    timeline.repeats = parseIntInRange(flag, value, 1, kMaxTimelineRepeats);
+  } else if (flag == "--sim-delay-ms") {
+    options.simDelayMs = parseIntInRange(flag, value, 0, kMaxSimDelayMs);
+  } else if (flag == "--fault") {
+    const std::optional<FaultSpec> spec = parseFaultSpec(value);
+    if (!spec) {
+      throw UsageError("--fault: " + quoted(value) +
+                       " is not a fault spec (crash-after=N, garbage-after=N, hang-after=N, exit-after=N)");
+    }
+    options.fault = *spec;
+  }
+}
+
+void finishTimeline(const TimelineFlags& flags, Options& options) {
+  if (!flags.sizeBytes) {
+    if (flags.outPath) throw UsageError("--timeline-out needs --timeline-size");
+    if (flags.cus) throw UsageError("--timeline-cus needs --timeline-size");
+    if (flags.repeats) throw UsageError("--timeline-iters needs --timeline-size");
+    return;
+  }
+  TimelineOptions timeline;
+  timeline.sizeBytes = *flags.sizeBytes;
+  if (flags.outPath) {
+    if (flags.outPath->empty()) throw UsageError("--timeline-out: the file name is empty");
+    timeline.outPath = *flags.outPath;
+  }
+  if (flags.cus) timeline.cus = *flags.cus;
+  if (flags.repeats) timeline.repeats = *flags.repeats;
+  options.timeline = timeline;
+}
+
+void parseCommandArgs(const std::vector<std::string_view>& args, Command command, Options& options) {
+  TimelineFlags timeline;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg.substr(0, 2) != "--") throw UsageError("unexpected argument " + quoted(arg));
+
+    // Both "--flag value" and "--flag=value".
+    const std::size_t equals = arg.find('=');
+    const std::string_view name = arg.substr(0, equals);
+    const FlagInfo* flag = findFlag(name);
+    if (!flag) throw UsageError("unknown flag " + std::string(name));
+    if (flag->sweepOnly && command != Command::Sweep) {
+      throw UsageError(std::string(name) + " is not a flag of " + std::string(commandName(command)));
+    }
+    std::string_view value;
+    if (equals != std::string_view::npos) {
+      value = arg.substr(equals + 1);
+    } else if (i + 1 < args.size() && args[i + 1].substr(0, 2) != "--") {
+      value = args[++i];
+    } else {
+      throw UsageError(std::string(name) + " needs a value");
+    }
+    applyFlag(name, value, options, timeline);
+  }
+  finishTimeline(timeline, options);
+  if (options.srcGpu == options.dstGpu) {
+    throw UsageError("--src and --dst are both GPU " + std::to_string(options.srcGpu) + ": they must differ");
+  }
+}
+
+}  // namespace
+
+std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text) {
+  const auto notASize = [&] {
+    return UsageError(std::string(flag) + ": " + quoted(text) + " is not a size (e.g. 4096, 64K, 1M, 1G)");
+  };
+  std::string_view digits = text;
+  std::uint64_t multiplier = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': multiplier = std::uint64_t{1} << 10; break;
+      case 'M': case 'm': multiplier = std::uint64_t{1} << 20; break;
+      case 'G': case 'g': multiplier = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (multiplier != 1) digits.remove_suffix(1);
+  }
+  const std::optional<std::uint64_t> count = parseWhole<std::uint64_t>(digits);
+  if (!count) throw notASize();
+  if (*count == 0 || *count > kMaxSizeBytes / multiplier) {
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (1 byte..1024G)");
+  }
+  return *count * multiplier;
+}
+
+std::vector<std::uint64_t> parseSizeList(std::string_view flag, std::string_view text) {
+  std::vector<std::uint64_t> sizes;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::vector<std::string_view> parts = splitOn(item, ':');
+    if (parts.size() == 1) {
+      sizes.push_back(parseSizeBytes(flag, item));
+      continue;
+    }
+    if (parts.size() > 3) throw UsageError(std::string(flag) + ": " + quoted(item) + " is not FROM:TO or FROM:TO:xF");
+    const std::uint64_t from = parseSizeBytes(flag, parts[0]);
+    const std::uint64_t to = parseSizeBytes(flag, parts[1]);
+    std::uint64_t factor = 2;
+    if (parts.size() == 3) {
+      const std::string_view step = parts[2];
+      const std::optional<std::uint64_t> parsed =
+          step.size() > 1 && (step[0] == 'x' || step[0] == 'X') ? parseWhole<std::uint64_t>(step.substr(1)) : std::nullopt;
+      if (!parsed || *parsed < 2 || *parsed > 1024) {
+        throw UsageError(std::string(flag) + ": " + quoted(step) + " in " + quoted(item) +
+                         " is not a step like x2 or x4 (factor 2..1024)");
+      }
+      factor = *parsed;
+    }
+    if (from > to) throw UsageError(std::string(flag) + ": range " + quoted(item) + " runs backwards");
+    for (std::uint64_t size = from; size <= to; size *= factor) {
+      sizes.push_back(size);
+      if (size > to / factor) break;
+    }
+  }
+  return sizes;
+}
+
+std::vector<CopyPath> parsePathList(std::string_view flag, std::string_view text) {
+  std::vector<CopyPath> paths;
+  for (std::string_view item : splitOn(text, ',')) {
+    if (item == "all") {
+      for (CopyPath p : kAllCopyPaths) {
+        if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+      }
+      continue;
+    }
+    const std::optional<CopyPath> path = parseCopyPath(item);
+    if (!path) {
+      throw UsageError(std::string(flag) + ": unknown path " + quoted(item) +
+                       " (cu/host, cu/device, engine/host, engine/device, all)");
+    }
+    if (std::find(paths.begin(), paths.end(), *path) == paths.end()) paths.push_back(*path);
+  }
+  return paths;
+}
+
+std::vector<int> parseCuList(std::string_view flag, std::string_view text) {
+  std::vector<int> cus;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::optional<long long> count = parseWhole<long long>(item);
+    if (!count) throw UsageError(std::string(flag) + ": " + quoted(item) + " is not a CU count");
+    if (*count < 1 || *count > kMaxCus) {
+      throw UsageError(std::string(flag) + ": CU count " + quoted(item) + " is out of range (1..CUs per GPU)");
+    }
+    cus.push_back(static_cast<int>(*count));
+  }
+  return cus;
+}
+
+std::string formatSize(std::uint64_t bytes) {
+  static constexpr const char* kSuffixes[] = {"G", "M", "K"};
+  static constexpr int kShifts[] = {30, 20, 10};
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t unit = std::uint64_t{1} << kShifts[i];
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + kSuffixes[i];
+  }
+  return std::to_string(bytes);
+}
+
+ParsedArgs parseArgs(const std::vector<std::string_view>& args) {
+  ParsedArgs parsed;
+  parsed.options.sizesBytes = defaultSizesBytes();
+  parsed.options.paths.assign(kAllCopyPaths.begin(), kAllCopyPaths.end());
+  parsed.options.cus = kDefaultCus;
+
+  for (std::string_view arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      parsed.action = Action::PrintHelp;
+      return parsed;
+    }
+  }
+  if (!args.empty() && args[0] == "--version") {
+    parsed.action = Action::PrintVersion;
+    return parsed;
+  }
+  if (args.empty()) {
+    parsed.usageError = "missing subcommand (info or sweep)";
+    return parsed;
+  }
+  if (args[0] == "info") {
+    parsed.command = Command::Info;
+  } else if (args[0] == "sweep") {
+    parsed.command = Command::Sweep;
+  } else if (args[0].substr(0, 2) == "--") {
+    parsed.usageError = "missing subcommand (info or sweep) before " + std::string(args[0]);
+    return parsed;
+  } else {
+    parsed.usageError = "unknown subcommand " + quoted(args[0]) + " (info or sweep)";
+    return parsed;
+  }
+  try {
+    parseCommandArgs(args, *parsed.command, parsed.options);
+  } catch (const UsageError& e) {
+    parsed.usageError = e.what();
+  }
+  return parsed;
+}
+
+std::string checkOptionsForBackend(const Options& options, const Backend& backend) {
+  const Topology& topology = backend.topology();
+  const int gpuCount = static_cast<int>(topology.gpus.size());
+  const auto checkGpu = [&](const char* flag, int index) -> std::string {
+    if (index < gpuCount) return {};
+    return std::string(flag) + ": GPU " + std::to_string(index) + " is out of range (this node has " +
+           std::to_string(gpuCount) + " GPUs: 0.." + std::to_string(gpuCount - 1) + ")";
+  };
+  if (std::string problem = checkGpu("--src", options.srcGpu); !problem.empty()) return problem;
+  if (std::string problem = checkGpu("--dst", options.dstGpu); !problem.empty()) return problem;
+
+  const GpuInfo& src = topology.gpus[options.srcGpu];
+  const GpuInfo& dst = topology.gpus[options.dstGpu];
+  for (int cus : options.cus) {
+    if (cus > src.cus) {
+      return "--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(src.index) +
+             " has " + std::to_string(src.cus) + " CUs: 1.." + std::to_string(src.cus) + ")";
+    }
+  }
+  // Both buffers live on their own GPU, so each must fit there.
+  const std::uint64_t memoryBytes = std::min(src.memoryBytes, dst.memoryBytes);
+  for (std::uint64_t size : options.sizesBytes) {
+    if (size > memoryBytes) {
+      return "--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
+             " bytes)";
+    }
+  }
+  if (const std::optional<TimelineOptions>& timeline = options.timeline) {
+    if (timeline->sizeBytes > memoryBytes) {
+      return "--timeline-size: " + formatSize(timeline->sizeBytes) + " does not fit in GPU memory";
+    }
+    if (timeline->cus > src.cus) {
+      return "--timeline-cus: " + std::to_string(timeline->cus) + " is out of range (1.." +
+             std::to_string(src.cus) + ")";
+    }
+    TimelineRequest request{options.paths, options.srcGpu, options.dstGpu, timeline->sizeBytes, timeline->cus,
+                            timeline->repeats};
+    const std::uint64_t events = backend.timelineEventCount(request);
+    if (events > kMaxTimelineEvents) {
+      return "--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
+             " events, more than " + std::to_string(kMaxTimelineEvents);
+    }
+  }
+  return {};
+}
+
+std::string usageText() {
+  return R"(usage:
+  sdma-probe info  [--backend B]
+  sdma-probe sweep [--backend B] [--sizes LIST] [--paths LIST] [--cus LIST] [--iters N]
+                   [--warmup N] [--seed N] [--src GPU] [--dst GPU]
+                   [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
+                   [--timeline-iters N] [--sim-delay-ms N] [--fault SPEC]
+  sdma-probe --version | --help
+
+Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
+
+  --backend B          auto (default: hardware when present, else sim), sim, hip, cuda
+  --sizes LIST         comma list of sizes (suffix K, M, G = KiB, MiB, GiB) or ranges
+                       FROM:TO (doubling) or FROM:TO:xF (multiply by F)
+                       default 4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G
+  --paths LIST         cu/host, cu/device, engine/host, engine/device or all (default all)
+  --cus LIST           CU counts for the cu/* paths (default 1,2,4,8,16,32,64,128,256)
+  --iters N            timed iterations per sample (default 20)
+  --warmup N           untimed iterations before them (default 3)
+  --seed N             simulator seed: same seed, same numbers (default 1)
+  --src GPU, --dst GPU copy from GPU src to GPU dst (default 0 and 1)
+  --timeline-size SIZE record one iteration per path at SIZE as a timeline
+  --timeline-out FILE  write the timeline to FILE (sdmatl v1) instead of inline
+  --timeline-cus N     CUs of the cu/* paths in the timeline (default 64)
+  --timeline-iters N   repeat the timeline's per-path layout N times (default 1)
+  --sim-delay-ms N     the simulator sleeps N ms per work unit (demos, cancel tests)
+  --fault SPEC         testing only: crash-after=N, garbage-after=N, hang-after=N,
+                       exit-after=N (N = samples printed first)
+
+exit codes: 0 ok, 1 runtime failure, 2 bad arguments, 3 backend unavailable,
+            4 data validation failed, 130/143 interrupted by SIGINT/SIGTERM
+)";
+}
+
+}  // namespace sdma

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.hpp"
+#include "copy_path.hpp"
+#include "fault.hpp"
+
+namespace sdma {
+
+enum class Command { Info, Sweep };
+
+inline std::string_view commandName(Command command) { return command == Command::Info ? "info" : "sweep"; }
+
+struct TimelineOptions {
+  std::uint64_t sizeBytes = 0;
+  std::string outPath;  // empty: the events are printed inline
+  int cus = 64;         // CUs of the cu/* paths in the timeline
+  int repeats = 1;      // the per-path layout is repeated this many times
+};
+
+struct Options {
+  std::string backend = "auto";  // auto, sim, hip, cuda
+  std::vector<std::uint64_t> sizesBytes;
+  std::vector<CopyPath> paths;
+  std::vector<int> cus;
+  int iters = 20;
+  int warmupIters = 3;
+  std::uint64_t seed = 1;
+  int srcGpu = 0;
+  int dstGpu = 1;
+  std::optional<TimelineOptions> timeline;
+  int simDelayMs = 0;
+  FaultSpec fault;
+};
+
+enum class Action { Run, PrintHelp, PrintVersion };
+
+struct ParsedArgs {
+  Action action = Action::Run;
+  std::optional<Command> command;  // nullopt when no known subcommand was given
+  Options options;
+  std::string usageError;  // empty when the arguments parsed
+};
+
+// Parses everything after argv[0]. Never throws: problems land in usageError, naming the
+// argument at fault, so the caller can still print hello/error/done.
+ParsedArgs parseArgs(const std::vector<std::string_view>& args);
+
+// Checks that need the node: GPU indices, CU counts and sizes against what it has.
+// Returns an empty string when the options fit.
+std::string checkOptionsForBackend(const Options& options, const Backend& backend);
+
+std::string usageText();
+
+// Building blocks, exposed for tests. They throw UsageError with a message that names
+// `flag` and the offending text.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text);
+// Comma list of sizes or ranges: FROM:TO (doubling) or FROM:TO:xF (multiply by F).
+std::vector<std::uint64_t> parseSizeList(std::string_view flag, std::string_view text);
+std::vector<CopyPath> parsePathList(std::string_view flag, std::string_view text);
+std::vector<int> parseCuList(std::string_view flag, std::string_view text);
+
+// 4096 -> "4K", 1048576 -> "1M", 1000 -> "1000".
+std::string formatSize(std::uint64_t bytes);
+
+}  // namespace sdma

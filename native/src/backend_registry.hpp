@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.hpp"
+
+namespace sdma {
+
+// Names of the backends compiled into this binary, for hello.backendsBuilt and --version.
+const std::vector<std::string>& builtBackendNames();
+
+struct BackendSettings {
+  std::uint64_t seed = 1;
+  int simDelayMs = 0;
+};
+
+struct BackendChoice {
+  std::unique_ptr<Backend> backend;  // null when the request cannot be met
+  std::string unavailableReason;
+  bool autoFellBackToSim = false;    // `auto` found no hardware backend and chose sim
+};
+
+// `requested` is auto, sim, hip or cuda (already validated by the argument parser).
+BackendChoice openBackend(std::string_view requested, const BackendSettings& settings);
+
+}  // namespace sdma

@@ -1,0 +1,201 @@
+#include "reporter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <unistd.h>
+
+#include "version.hpp"
+
+namespace sdma {
+
+namespace {
+
+// Whole nanoseconds: finer than any GPU timer, and integers print fast and compactly.
+std::int64_t roundNs(double ns) { return static_cast<std::int64_t>(std::llround(ns)); }
+
+double roundToTenth(double value) { return std::round(value * 10.0) / 10.0; }
+
+// gbps carries 6 significant digits: far beyond what any measurement resolves.
+constexpr int kGbpsDigits = 6;
+
+std::string_view doneStatusName(DoneStatus status) {
+  switch (status) {
+    case DoneStatus::Ok: return "ok";
+    case DoneStatus::Error: return "error";
+    case DoneStatus::Cancelled: return "cancelled";
+  }
+  return "error";
+}
+
+}  // namespace
+
+Reporter::Reporter(std::FILE* out) : out_(out), start_(std::chrono::steady_clock::now()) {}
+
+JsonWriter& Reporter::begin(std::string_view type) {
+  json_.clear();
+  json_.beginObject().key("type").value(type);
+  return json_;
+}
+
+void Reporter::emit() {
+  json_.endObject();
+  raw(json_.str());
+  raw("\n");
+}
+
+void Reporter::raw(std::string_view text) {
+  const bool ok = std::fwrite(text.data(), 1, text.size(), out_) == text.size() && std::fflush(out_) == 0;
+  if (!ok) {
+    // Nobody reads our records any more (closed pipe): nothing useful is left to do.
+    std::fputs("sdma-probe: cannot write to stdout, stopping\n", stderr);
+    std::_Exit(1);
+  }
+}
+
+void Reporter::hello(std::optional<std::string_view> command, std::string_view backend, bool simulated,
+                     const std::vector<std::string>& backendsBuilt) {
+  JsonWriter& j = begin("hello");
+  j.key("protocol").value(kProtocolVersion);
+  j.key("helper").beginObject().key("name").value(kHelperName).key("version").value(kHelperVersion).endObject();
+  j.key("command");
+  if (command) {
+    j.value(*command);
+  } else {
+    j.null();
+  }
+  j.key("backend").value(backend);
+  j.key("simulated").value(simulated);
+  j.key("backendsBuilt").beginArray();
+  for (const std::string& name : backendsBuilt) j.value(name);
+  j.endArray();
+  j.key("pid").value(static_cast<std::int64_t>(getpid()));
+  emit();
+}
+
+void Reporter::topology(const Topology& topology) {
+  JsonWriter& j = begin("topology");
+  j.key("node").beginObject();
+  j.key("name").value(topology.node.name).key("vendor").value(topology.node.vendor);
+  j.key("model").value(topology.node.model).key("simulated").value(topology.node.simulated);
+  j.endObject();
+
+  j.key("gpus").beginArray();
+  for (const GpuInfo& gpu : topology.gpus) {
+    j.beginObject();
+    j.key("index").value(gpu.index).key("name").value(gpu.name).key("arch").value(gpu.arch);
+    j.key("cus").value(gpu.cus).key("memoryBytes").value(gpu.memoryBytes);
+    j.key("engines").beginArray();
+    for (const EngineInfo& engine : gpu.engines) {
+      j.beginObject().key("id").value(engine.id).key("kind").value(engine.kind);
+      if (engine.maxGbps) j.key("maxGbps").value(*engine.maxGbps);
+      j.endObject();
+    }
+    j.endArray().endObject();
+  }
+  j.endArray();
+
+  j.key("links").beginArray();
+  for (const LinkInfo& link : topology.links) {
+    j.beginObject().key("src").value(link.src).key("dst").value(link.dst).key("kind").value(link.kind);
+    j.key("count").value(link.count).key("gbpsPerDirection").value(link.gbpsPerDirection).endObject();
+  }
+  j.endArray();
+
+  j.key("libraries").beginArray();
+  for (const LibraryInfo& library : topology.libraries) {
+    j.beginObject().key("name").value(library.name).key("version").value(library.version).endObject();
+  }
+  j.endArray();
+  emit();
+}
+
+void Reporter::progress(std::int64_t done, std::int64_t total, std::string_view message) {
+  JsonWriter& j = begin("progress");
+  j.key("done").value(done).key("total").value(total);
+  if (!message.empty()) j.key("message").value(message);
+  emit();
+}
+
+void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measurement) {
+  // Statistics come from the rounded times, so they agree exactly with the array printed.
+  std::vector<std::int64_t> timesNs(measurement.timesNs.size());
+  std::transform(measurement.timesNs.begin(), measurement.timesNs.end(), timesNs.begin(), roundNs);
+  const std::size_t n = timesNs.size();
+  const double meanNs = n ? static_cast<double>(std::accumulate(timesNs.begin(), timesNs.end(), std::int64_t{0})) / n : 0;
+  const std::int64_t minNs = n ? *std::min_element(timesNs.begin(), timesNs.end()) : 0;
+  const std::int64_t maxNs = n ? *std::max_element(timesNs.begin(), timesNs.end()) : 0;
+  double squares = 0;
+  for (std::int64_t t : timesNs) squares += (t - meanNs) * (t - meanNs);
+  const double stdevNs = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0;  // sample stdev
+  const double sizeBytes = static_cast<double>(request.sizeBytes);
+
+  JsonWriter& j = begin("sample");
+  j.key("mover").value(moverName(request.path)).key("initiator").value(initiatorName(request.path));
+  j.key("src").value(request.srcGpu).key("dst").value(request.dstGpu);
+  j.key("sizeBytes").value(request.sizeBytes);
+  j.key("cus").value(measurement.cus).key("engines").value(measurement.engines);
+  j.key("iters").value(static_cast<std::int64_t>(n));
+  j.key("timesNs").beginArray();
+  for (std::int64_t t : timesNs) j.value(t);
+  j.endArray();
+  j.key("meanNs").value(roundToTenth(meanNs));
+  j.key("minNs").value(minNs).key("maxNs").value(maxNs);
+  j.key("stdevNs").value(roundToTenth(stdevNs));
+  // bytes per ns is 10^9 bytes per second: the protocol's Gbps.
+  j.key("gbps").valueSignificant(meanNs > 0 ? sizeBytes / meanNs : 0, kGbpsDigits);
+  j.key("gbpsMax").valueSignificant(minNs > 0 ? sizeBytes / static_cast<double>(minNs) : 0, kGbpsDigits);
+  j.key("validated").value(measurement.validated);
+  emit();
+  ++samples_;
+}
+
+void Reporter::timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
+                            std::uint64_t sizeBytes) {
+  JsonWriter& j = begin("timeline");
+  j.key("path").value(path).key("format").value("sdmatl").key("version").value(1);
+  j.key("eventCount").value(eventCount).key("fileBytes").value(fileBytes).key("sizeBytes").value(sizeBytes);
+  emit();
+}
+
+void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes) {
+  JsonWriter& j = begin("timeline");
+  j.key("events").beginArray();
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    j.beginObject();
+    j.key("kind").value(eventKindName(static_cast<EventKind>(events.kind[i])));
+    j.key("gpu").value(events.gpu[i]).key("lane").value(events.lane[i]);
+    j.key("id").value(events.id[i]).key("ref").value(events.ref[i]);
+    j.key("op").value(packetOpName(static_cast<PacketOp>(events.op[i])));
+    j.key("startNs").value(events.startNs[i]).key("endNs").value(events.endNs[i]);
+    j.key("queuedNs").value(events.queuedNs[i]).key("bytes").value(events.bytes[i]);
+    j.key("path").value(pathName(static_cast<CopyPath>(events.path[i])));
+    j.endObject();
+  }
+  j.endArray();
+  j.key("sizeBytes").value(sizeBytes);
+  emit();
+}
+
+void Reporter::warning(std::string_view code, std::string_view message) {
+  begin("warning").key("code").value(code).key("message").value(message);
+  emit();
+}
+
+void Reporter::error(std::string_view code, std::string_view message, std::string_view detail) {
+  JsonWriter& j = begin("error");
+  j.key("code").value(code).key("message").value(message);
+  if (!detail.empty()) j.key("detail").value(detail);
+  emit();
+}
+
+void Reporter::done(DoneStatus status) {
+  const auto elapsed = std::chrono::steady_clock::now() - start_;
+  const double elapsedMs = std::chrono::duration<double, std::milli>(elapsed).count();
+  begin("done").key("status").value(doneStatusName(status)).key("samples").value(samples_);
+  json_.key("elapsedMs").value(roundToTenth(elapsedMs));
+  emit();
+}
+
+}  // namespace sdma

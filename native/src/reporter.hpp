@@ -1,0 +1,53 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend.hpp"
+#include "json_writer.hpp"
+#include "timeline.hpp"
+
+namespace sdma {
+
+enum class DoneStatus { Ok, Error, Cancelled };
+
+// The protocol's records (docs/PROTOCOL.md), one method per record type. Each record is
+// one line on stdout, flushed at once so a reader sees progress live and a crash loses
+// at most the line being written.
+class Reporter {
+ public:
+  explicit Reporter(std::FILE* out);
+
+  void hello(std::optional<std::string_view> command, std::string_view backend, bool simulated,
+             const std::vector<std::string>& backendsBuilt);
+  void topology(const Topology& topology);
+  void progress(std::int64_t done, std::int64_t total, std::string_view message);
+  void sample(const CopyRequest& request, const CopyMeasurement& measurement);
+  void timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
+                    std::uint64_t sizeBytes);
+  void timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes);
+  void warning(std::string_view code, std::string_view message);
+  void error(std::string_view code, std::string_view message, std::string_view detail = {});
+  void done(DoneStatus status);
+
+  // Writes text as is, without a record around it: only for --fault garbage-after.
+  void raw(std::string_view text);
+
+  std::int64_t samplesEmitted() const { return samples_; }
+
+ private:
+  JsonWriter& begin(std::string_view type);
+  void emit();
+
+  std::FILE* out_;
+  JsonWriter json_;
+  std::int64_t samples_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace sdma

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+
+#include "copy_path.hpp"
+#include "sim/mi350x_model.hpp"
+
+// Noise-free cost of one copy on the simulated node. The sweep adds noise on top; the
+// timeline lays out the same phases, so both views agree on how long a copy takes.
+namespace sdma::sim {
+
+// Bandwidth of N CUs doing remote stores: their summed rate, smoothly capped by the share of
+// the link load/store can use.
+double cuCopyGbps(const Mi350xModel& model, int cus);
+
+// Bandwidth of `engines` SDMA engines on one peer link.
+double engineCopyGbps(const Mi350xModel& model, int engines);
+
+// Packets needed for a copy (at least one).
+int packetCount(const Mi350xModel& model, std::uint64_t bytes);
+
+// The xGMI engine that carries src -> dst on a given channel (0 = the default engine).
+int xgmiEngineId(const Mi350xModel& model, int srcGpu, int dstGpu, int channel);
+
+struct CopyCost {
+  double fixedNs = 0;  // time not spent moving bytes: launch, submission, sync, packets
+  double gbps = 0;     // rate while moving bytes
+  int packets = 0;     // SDMA packets (0 for cu/*)
+  int cus = 0;         // CUs that carried or issued the copy
+  int engines = 0;
+
+  double nominalNs(std::uint64_t bytes) const { return fixedNs + static_cast<double>(bytes) / gbps; }
+};
+
+CopyCost copyCost(const Mi350xModel& model, CopyPath path, std::uint64_t bytes, int cus);
+
+}  // namespace sdma::sim

@@ -1,0 +1,98 @@
+#include "sim/sim_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "cancel.hpp"
+#include "rng.hpp"
+#include "sim/copy_model.hpp"
+#include "sim/sim_timeline.hpp"
+#include "validation.hpp"
+
+namespace sdma::sim {
+
+namespace {
+
+Topology buildTopology(const Mi350xModel& model) {
+  Topology topology;
+  topology.node = {"simulated MI350X node", "amd", "AMD Instinct MI350X", true};
+  for (int index = 0; index < model.gpuCount; ++index) {
+    GpuInfo gpu{index, model.gpuName, model.arch, model.cusPerGpu, model.memoryBytes, {}};
+    for (int id = 0; id < model.pcieEnginesPerGpu; ++id) gpu.engines.push_back({id, "pcie", std::nullopt});
+    for (int k = 0; k < model.xgmiEnginesPerGpu; ++k) {
+      gpu.engines.push_back({model.pcieEnginesPerGpu + k, "xgmi", model.engineMaxGbps});
+    }
+    topology.gpus.push_back(gpu);
+  }
+  // One entry per direction, so a reader finds (src, dst) without assuming symmetry.
+  for (int src = 0; src < model.gpuCount; ++src) {
+    for (int dst = 0; dst < model.gpuCount; ++dst) {
+      if (src != dst) topology.links.push_back({src, dst, "xgmi", model.xgmiLinksPerPeer, model.linkGbpsPerDirection()});
+    }
+  }
+  return topology;
+}
+
+// Each work unit gets its own random stream, derived from what it measures: a unit's
+// numbers do not depend on which other units the sweep runs, or in which order.
+std::uint64_t unitSeed(std::uint64_t seed, const CopyRequest& request) {
+  std::uint64_t s = mixSeed(seed, static_cast<std::uint64_t>(request.path));
+  s = mixSeed(s, request.sizeBytes);
+  s = mixSeed(s, static_cast<std::uint64_t>(request.cus));
+  s = mixSeed(s, static_cast<std::uint64_t>(request.srcGpu));
+  return mixSeed(s, static_cast<std::uint64_t>(request.dstGpu));
+}
+
+}  // namespace
+
+SimBackend::SimBackend(SimOptions options, Mi350xModel model)
+    : model_(model), options_(options), topology_(buildTopology(model_)) {}
+
+CopyMeasurement SimBackend::measure(const CopyRequest& request) {
+  CopyMeasurement result;
+  if (options_.delayMsPerUnit > 0 && !cancel::sleepFor(std::chrono::milliseconds(options_.delayMsPerUnit))) {
+    result.status = RunStatus::Cancelled;
+    return result;
+  }
+
+  const CopyCost cost = copyCost(model_, request.path, request.sizeBytes, request.cus);
+  const double transferNs = static_cast<double>(request.sizeBytes) / cost.gbps;
+
+  const std::uint64_t seed = unitSeed(options_.seed, request);
+  Rng rng(seed);
+  result.timesNs.reserve(static_cast<std::size_t>(request.iters));
+  for (int i = 0; i < request.warmupIters + request.iters; ++i) {
+    // Small copies inherit the wider jitter of launches and doorbells, large ones the
+    // narrower, slow-side-only jitter of a link at its cap.
+    double timeNs = cost.fixedNs * std::exp(model_.fixedJitterSigma * rng.normal()) +
+                    transferNs * std::exp(model_.transferJitterSigma * std::abs(rng.normal()));
+    if (rng.uniform01() < model_.outlierProbability) {
+      timeNs *= 1 + rng.uniform(model_.outlierMinExtra, model_.outlierMaxExtra);
+    }
+    // Warmup iterations draw from the stream like real ones but are not reported.
+    if (i >= request.warmupIters) result.timesNs.push_back(timeNs);
+  }
+
+  const std::size_t checkBytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(request.sizeBytes, model_.validationMaxBytes));
+  if (const auto problem = validateHostCopy(checkBytes, seed)) {
+    result.status = RunStatus::ValidationFailed;
+    result.failure = *problem;
+    return result;
+  }
+  result.validated = true;
+  result.cus = cost.cus;
+  result.engines = cost.engines;
+  return result;
+}
+
+std::uint64_t SimBackend::timelineEventCount(const TimelineRequest& request) const {
+  return simTimelineEventCount(model_, request);
+}
+
+RunStatus SimBackend::recordTimeline(const TimelineRequest& request, TimelineEvents& out) {
+  return appendSimTimeline(model_, request, options_.seed, out);
+}
+
+}  // namespace sdma::sim

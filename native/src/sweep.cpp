@@ -1,0 +1,97 @@
+#include "sweep.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cancel.hpp"
+#include "fault.hpp"
+#include "timeline_file.hpp"
+
+namespace sdma {
+
+namespace {
+
+constexpr int kExitRuntimeFailure = 1;
+constexpr int kExitValidationFailed = 4;
+
+// Size-major order: a run stopped part way still has every path at the small sizes.
+std::vector<CopyRequest> workUnits(const Options& options) {
+  std::vector<CopyRequest> units;
+  for (std::uint64_t size : options.sizesBytes) {
+    for (CopyPath path : options.paths) {
+      CopyRequest unit{path, options.srcGpu, options.dstGpu, size, 0, options.iters, options.warmupIters};
+      if (usesEngine(path)) {
+        units.push_back(unit);  // the engine carries the bytes: CU counts do not apply
+        continue;
+      }
+      for (int cus : options.cus) {
+        unit.cus = cus;
+        units.push_back(unit);
+      }
+    }
+  }
+  return units;
+}
+
+std::string unitLabel(const CopyRequest& unit) {
+  std::string label = std::string(pathName(unit.path)) + " " + formatSize(unit.sizeBytes);
+  if (!usesEngine(unit.path)) label += " " + std::to_string(unit.cus) + " CUs";
+  return label;
+}
+
+CommandResult cancelled() { return {DoneStatus::Cancelled, cancel::exitCode()}; }
+
+CommandResult recordTimeline(const Options& options, const TimelineOptions& timeline, Backend& backend,
+                             Reporter& reporter) {
+  const TimelineRequest request{options.paths, options.srcGpu, options.dstGpu, timeline.sizeBytes, timeline.cus,
+                                timeline.repeats};
+  TimelineEvents events;
+  if (backend.recordTimeline(request, events) == RunStatus::Cancelled) return cancelled();
+
+  if (timeline.outPath.empty()) {
+    reporter.timelineInline(events, timeline.sizeBytes);
+    return {};
+  }
+  try {
+    const std::uint64_t fileBytes = writeSdmatlFile(timeline.outPath, events);
+    const std::string path = std::filesystem::absolute(timeline.outPath).string();
+    reporter.timelineFile(path, events.size(), fileBytes, timeline.sizeBytes);
+  } catch (const std::exception& e) {
+    reporter.error("io", e.what());
+    return {DoneStatus::Error, kExitRuntimeFailure};
+  }
+  return {};
+}
+
+}  // namespace
+
+CommandResult runSweep(const Options& options, Backend& backend, Reporter& reporter) {
+  const std::vector<CopyRequest> units = workUnits(options);
+  const auto total = static_cast<std::int64_t>(units.size());
+  FaultInjector faults(options.fault, reporter);
+  if (!faults.onSampleCount(reporter.samplesEmitted())) return cancelled();
+
+  for (std::int64_t done = 0; done < total; ++done) {
+    if (cancel::requested()) return cancelled();
+    const CopyRequest& unit = units[static_cast<std::size_t>(done)];
+    const CopyMeasurement measurement = backend.measure(unit);
+    if (measurement.status == RunStatus::Cancelled) return cancelled();
+    if (measurement.status == RunStatus::ValidationFailed) {
+      reporter.error("validation", "the destination of " + unitLabel(unit) + " held wrong bytes", measurement.failure);
+      return {DoneStatus::Error, kExitValidationFailed};
+    }
+    reporter.sample(unit, measurement);
+    if (!faults.onSampleCount(reporter.samplesEmitted())) return cancelled();
+    reporter.progress(done + 1, total, unitLabel(unit));
+  }
+
+  if (options.timeline) {
+    if (cancel::requested()) return cancelled();
+    return recordTimeline(options, *options.timeline, backend, reporter);
+  }
+  return {};
+}
+
+}  // namespace sdma

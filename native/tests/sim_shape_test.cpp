@@ -1,0 +1,127 @@
+// The shape the simulated MI350X node must keep (docs/SIMULATOR.md, "Required shape"):
+// the extension's charts, crossover and advice are tested against it.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+
+#include "sim/copy_model.hpp"
+#include "sim/sim_backend.hpp"
+
+namespace {
+
+using namespace sdma;
+using namespace sdma::sim;
+
+int failures = 0;
+
+void check(bool ok, const std::string& what) {
+  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  if (!ok) ++failures;
+}
+
+constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+
+// Mean bandwidth the simulator reports for one work unit (seed 1, 20 iterations).
+double measuredGbps(CopyPath path, std::uint64_t bytes, int cus) {
+  SimBackend backend(SimOptions{1, 0});
+  const CopyMeasurement m = backend.measure(CopyRequest{path, 0, 1, bytes, usesEngine(path) ? 0 : cus, 20, 3});
+  const double meanNs = std::accumulate(m.timesNs.begin(), m.timesNs.end(), 0.0) / m.timesNs.size();
+  return static_cast<double>(bytes) / meanNs;
+}
+
+void smallCopiesFavourCus() {
+  for (int cus : {1, 8, 64}) {
+    const std::string tag = " at 4 KiB, " + std::to_string(cus) + " CUs";
+    check(measuredGbps(CopyPath::CuHost, 4 * KiB, cus) > measuredGbps(CopyPath::EngineHost, 4 * KiB, 0),
+          "cu/host beats engine/host" + tag);
+    check(measuredGbps(CopyPath::CuDevice, 4 * KiB, cus) > measuredGbps(CopyPath::EngineDevice, 4 * KiB, 0),
+          "cu/device beats engine/device" + tag);
+  }
+}
+
+void largeCopiesFavourEngines() {
+  const double engine = measuredGbps(CopyPath::EngineHost, GiB, 0);
+  const double oneCu = measuredGbps(CopyPath::CuHost, GiB, 1);
+  const double manyCus = measuredGbps(CopyPath::CuHost, GiB, 64);
+  check(engine > 5 * oneCu, "1 GiB: engine/host is far ahead of cu/host on 1 CU");
+  check(engine >= manyCus && engine < 1.15 * manyCus, "1 GiB: engine/host is slightly ahead of cu/host on 64 CUs");
+}
+
+void hostCrossoverAtEightCus() {
+  check(measuredGbps(CopyPath::CuHost, 128 * KiB, 8) > measuredGbps(CopyPath::EngineHost, 128 * KiB, 0),
+        "128 KiB: cu/host (8 CUs) still beats engine/host");
+  check(measuredGbps(CopyPath::EngineHost, MiB, 0) > measuredGbps(CopyPath::CuHost, MiB, 8),
+        "1 MiB: engine/host beats cu/host (8 CUs)");
+}
+
+void bandwidthStaysUnderTheCaps() {
+  const Mi350xModel model;
+  bool underPathCap = true;
+  bool underLink = true;
+  for (CopyPath path : kAllCopyPaths) {
+    for (std::uint64_t bytes = 4 * KiB; bytes <= GiB; bytes *= 2) {
+      for (int cus : {1, 8, 64, 256}) {
+        SimBackend backend(SimOptions{7, 0});
+        const CopyMeasurement m = backend.measure(CopyRequest{path, 0, 1, bytes, cus, 20, 0});
+        const double fastestGbps = static_cast<double>(bytes) / *std::min_element(m.timesNs.begin(), m.timesNs.end());
+        const double capGbps = copyCost(model, path, bytes, cus).gbps;
+        underPathCap = underPathCap && fastestGbps <= capGbps;
+        underLink = underLink && capGbps < model.linkGbpsPerDirection();
+      }
+    }
+  }
+  check(underPathCap, "no iteration beats its path's rate cap (CU cap 57.6, engine 61 GB/s)");
+  check(underLink, "no path's rate cap reaches the xGMI link (76.8 GB/s per direction)");
+}
+
+void seedsAreDeterministic() {
+  const CopyRequest request{CopyPath::CuHost, 0, 1, MiB, 8, 20, 3};
+  SimBackend first(SimOptions{42, 0});
+  SimBackend again(SimOptions{42, 0});
+  SimBackend other(SimOptions{43, 0});
+  check(first.measure(request).timesNs == again.measure(request).timesNs, "the same seed gives the same times");
+  check(first.measure(request).timesNs != other.measure(request).timesNs, "another seed gives other times");
+}
+
+void timelineMatchesTheCostModel() {
+  const Mi350xModel model;
+  for (CopyPath path : {CopyPath::EngineHost, CopyPath::EngineDevice}) {
+    SimBackend backend(SimOptions{1, 0});
+    TimelineEvents events;
+    backend.recordTimeline(TimelineRequest{{path}, 0, 1, GiB, 64, 1}, events);
+    const double lastPacketEndNs = *std::max_element(events.endNs.begin(), events.endNs.end());
+    const double tailNs = path == CopyPath::EngineHost ? model.engineHostCompletionNs : 0;
+    const double nominalNs = copyCost(model, path, GiB, 0).nominalNs(GiB);
+    const bool agrees = std::abs(lastPacketEndNs + tailNs - nominalNs) < 2.0;
+    const auto packets = std::count(events.kind.begin(), events.kind.end(), static_cast<std::uint8_t>(EventKind::Packet));
+    check(agrees && packets == 8, std::string(pathName(path)) + " timeline: 8 packets of 128 MiB, span = cost model");
+  }
+}
+
+void timelineEventCountIsExact() {
+  SimBackend backend(SimOptions{1, 0});
+  bool exact = true;
+  for (std::uint64_t bytes : {std::uint64_t{3}, 4 * KiB, 200 * MiB, GiB}) {
+    const TimelineRequest request{{kAllCopyPaths.begin(), kAllCopyPaths.end()}, 2, 5, bytes, 64, 3};
+    TimelineEvents events;
+    backend.recordTimeline(request, events);
+    exact = exact && events.size() == backend.timelineEventCount(request);
+  }
+  check(exact, "timelineEventCount() predicts the events recorded");
+}
+
+}  // namespace
+
+int main() {
+  smallCopiesFavourCus();
+  largeCopiesFavourEngines();
+  hostCrossoverAtEightCus();
+  bandwidthStaysUnderTheCaps();
+  seedsAreDeterministic();
+  timelineMatchesTheCostModel();
+  timelineEventCountIsExact();
+  std::printf("%s\n", failures == 0 ? "all shape checks passed" : "shape checks FAILED");
+  return failures == 0 ? 0 : 1;
+}

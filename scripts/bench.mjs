@@ -1,0 +1,18 @@
+// `npm run bench`: bundles each bench/*.bench.ts with esbuild and runs it with Node.
+// Each benchmark prints its figure, the reference measured in the same run, and the ratio.
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import * as esbuild from 'esbuild';
+import { must, prepare, root } from './prepare.mjs';
+
+prepare();
+const out = join(root, 'node_modules', '.cache', 'sdma-lens-bench');
+mkdirSync(out, { recursive: true });
+const only = process.argv[2];
+for (const file of readdirSync(join(root, 'bench')).filter((f) => f.endsWith('.bench.ts')).sort()) {
+  if (only && !file.includes(only)) continue;
+  const bundle = join(out, file.replace(/\.ts$/, '.cjs'));
+  await esbuild.build({ entryPoints: [join(root, 'bench', file)], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  console.log(`\n== ${file}`);
+  must(process.execPath, [bundle, join(root, 'native', 'build', 'sdma-probe')]);
+}

@@ -1,0 +1,82 @@
+/**
+ * Reader of the helper's columnar timeline file (`sdmatl` version 1, docs/PROTOCOL.md).
+ * Columns become typed arrays over copies of the file's bytes, so a million events cost a
+ * few allocations, not a million objects; the same arrays can be posted to a webview.
+ */
+import type { PathName, TimelineEvent } from './protocol';
+import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from './protocol';
+
+export const TIMELINE_MAGIC = 'SDMATL\0\x01';
+const HEADER_BYTES = 32;
+
+export interface TimelineColumns {
+  count: number;
+  kind: Uint8Array;
+  op: Uint8Array;
+  path: Uint8Array;
+  gpu: Uint16Array;
+  lane: Uint32Array;
+  id: Int32Array;
+  ref: Int32Array;
+  startNs: Float64Array;
+  endNs: Float64Array;
+  queuedNs: Float64Array;
+  bytes: Float64Array;
+}
+
+export class TimelineFormatError extends Error {}
+
+const pad8 = (n: number) => (n + 7) & ~7;
+
+export function readTimelineFile(data: Uint8Array): TimelineColumns {
+  if (data.byteLength < HEADER_BYTES) throw new TimelineFormatError('timeline file is shorter than its header');
+  const magic = String.fromCharCode(...data.subarray(0, 8));
+  if (magic !== TIMELINE_MAGIC) throw new TimelineFormatError('not an sdmatl timeline file (bad magic)');
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const version = view.getUint32(8, true);
+  if (version !== 1) throw new TimelineFormatError(`timeline file version ${version} is not supported (this reader knows version 1)`);
+  const count64 = view.getBigUint64(16, true);
+  if (count64 > BigInt(Number.MAX_SAFE_INTEGER)) throw new TimelineFormatError('timeline event count is implausible');
+  const count = Number(count64);
+  const widths = [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8];
+  const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
+  if (data.byteLength < needed) throw new TimelineFormatError(`timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events`);
+  let offset = HEADER_BYTES;
+  // Copy each column into its own aligned buffer: the file's bytes need not be aligned for typed arrays.
+  const take = <T>(width: number, make: (buffer: ArrayBuffer) => T): T => {
+    const bytes = data.slice(offset, offset + width * count);
+    offset += pad8(width * count);
+    return make(bytes.buffer);
+  };
+  return {
+    count,
+    kind: take(1, (b) => new Uint8Array(b)),
+    op: take(1, (b) => new Uint8Array(b)),
+    path: take(1, (b) => new Uint8Array(b)),
+    gpu: take(2, (b) => new Uint16Array(b)),
+    lane: take(4, (b) => new Uint32Array(b)),
+    id: take(4, (b) => new Int32Array(b)),
+    ref: take(4, (b) => new Int32Array(b)),
+    startNs: take(8, (b) => new Float64Array(b)),
+    endNs: take(8, (b) => new Float64Array(b)),
+    queuedNs: take(8, (b) => new Float64Array(b)),
+    bytes: take(8, (b) => new Float64Array(b)),
+  };
+}
+
+/** One event as an object, for details panes and tests (not for bulk drawing). */
+export function eventAt(t: TimelineColumns, i: number): TimelineEvent {
+  return {
+    kind: TIMELINE_EVENT_KINDS[t.kind[i]!] ?? 'kernel',
+    gpu: t.gpu[i]!,
+    lane: t.lane[i]!,
+    id: t.id[i]!,
+    ref: t.ref[i]!,
+    op: PACKET_OPS[t.op[i]!] ?? 'none',
+    startNs: t.startNs[i]!,
+    endNs: t.endNs[i]!,
+    queuedNs: t.queuedNs[i]!,
+    bytes: t.bytes[i]!,
+    path: (PATHS[t.path[i]!] ?? 'cu/host') as PathName,
+  };
+}

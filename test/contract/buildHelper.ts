@@ -1,0 +1,20 @@
+/** Vitest global setup: builds the real sdma-probe with CMake once and hands its path to the tests. */
+import { execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    helperPath: string;
+    repoRoot: string;
+  }
+}
+
+export default function setup(project: TestProject) {
+  const root = resolve(__dirname, '..', '..');
+  const build = join(root, 'native', 'build');
+  execFileSync('cmake', ['-S', join(root, 'native'), '-B', build, '-DCMAKE_BUILD_TYPE=Release'], { stdio: 'inherit' });
+  execFileSync('cmake', ['--build', build, '--parallel'], { stdio: 'inherit' });
+  project.provide('helperPath', join(build, 'sdma-probe'));
+  project.provide('repoRoot', root);
+}

@@ -1,0 +1,77 @@
+/** The `sdma-lens` CLI end to end: the real helper, real run files, the exit codes it documents. */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main } from '../../src/cli/main';
+import { RunStore } from '../../src/core/runStore';
+
+let dir: string;
+let out = '';
+let err = '';
+const realOut = process.stdout.write.bind(process.stdout);
+const realErr = process.stderr.write.bind(process.stderr);
+
+async function cli(...args: string[]): Promise<number> {
+  out = '';
+  err = '';
+  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
+  try {
+    const helper = args[0] === 'sweep' ? ['--helper', inject('helperPath')] : [];
+    return await main([...args, '--runs-dir', dir, ...helper]);
+  } finally {
+    process.stdout.write = realOut;
+    process.stderr.write = realErr;
+  }
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sdma-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('sdma-lens CLI', () => {
+  it('sweep prints a table and saves a run the store can open', async () => {
+    expect(await cli('sweep', '--backend', 'sim', '--sizes', '4K,1M', '--cus', '8,64', '--iters', '3')).toBe(0);
+    expect(out).toMatch(/SIMULATED/);
+    expect(out).toMatch(/cu\/host: GB\/s by CUs/);
+    expect(out).toMatch(/^\s+4 KiB\s+[\d.]+\s+[\d.]+$/m);
+    expect(out).toMatch(/engine\/host/);
+    const saved = /# saved: (.*run\.ndjson)/.exec(out)?.[1];
+    expect(saved).toBeDefined();
+    const [id] = readdirSync(dir);
+    const run = await new RunStore(dir).open(id!);
+    expect(run.end?.status).toBe('ok');
+    expect(run.samples).toHaveLength(2 * 2 * 2 + 2 * 2);
+  });
+
+  it('--json prints one JSON document with every series', async () => {
+    expect(await cli('sweep', '--backend', 'sim', '--sizes', '64K', '--cus', '4', '--iters', '2', '--json')).toBe(0);
+    const result = JSON.parse(out);
+    expect(result).toMatchObject({ status: 'ok', simulated: true, backend: 'sim' });
+    expect(result.series.map((s: { path: string }) => s.path).sort()).toEqual(['cu/device', 'cu/host', 'engine/device', 'engine/host']);
+  });
+
+  it('a helper crash exits 1, says so, and keeps the partial run', async () => {
+    expect(await cli('sweep', '--backend', 'sim', '--sizes', '4K,1M', '--cus', '8', '--iters', '2', '--fault', 'crash-after=2', '--json')).toBe(1);
+    expect(err).toMatch(/crashed: the helper was killed by SIGABRT; 2 samples kept/);
+    expect(JSON.parse(out).status).toBe('crashed');
+    const runs = await new RunStore(dir).list();
+    expect(runs.some((r) => r.status === 'crashed')).toBe(true);
+  });
+
+  it('bad arguments exit 2 with usage, before anything runs', async () => {
+    expect(await cli('sweep', '--cus', '0')).toBe(2);
+    expect(err).toMatch(/CU count 0/);
+    expect(err).toMatch(/Usage: sdma-lens/);
+    expect(await cli('sweep', '--no-such-flag')).toBe(2);
+    expect(await cli('explode')).toBe(2);
+  });
+
+  it('runs lists what was saved', async () => {
+    expect(await cli('runs')).toBe(0);
+    expect(out).toMatch(/sweep-sim-\w+\s+ok/);
+    expect(out).toMatch(/crashed/);
+  });
+});

@@ -1,0 +1,27 @@
+/** Runs the real helper and splits what it printed, for contract tests. */
+import { spawnSync } from 'node:child_process';
+import { inject } from 'vitest';
+import type { LineResult } from '../../src/core/protocol';
+import { parseLine } from '../../src/core/protocol';
+
+export interface HelperRun {
+  status: number | null;
+  signal: string | null;
+  lines: string[];
+  results: LineResult[];
+  stderr: string;
+}
+
+export function helper(args: string[], timeoutMs = 30_000): HelperRun {
+  const r = spawnSync(inject('helperPath'), args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+  const lines = r.stdout.split('\n').filter((l) => l.length > 0);
+  return { status: r.status, signal: r.signal, lines, results: lines.map(parseLine), stderr: r.stderr };
+}
+
+/** Every record, asserting each line is a valid protocol record. */
+export function records(run: HelperRun) {
+  return run.results.map((r, i) => {
+    if (r.kind !== 'record') throw new Error(`line ${i + 1} is not a valid record (${r.kind === 'malformed' ? r.reason : `type ${r.type}`}): ${run.lines[i]?.slice(0, 200)}`);
+    return r.record;
+  });
+}

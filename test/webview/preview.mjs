@@ -1,0 +1,255 @@
+#!/usr/bin/env node
+// Browser preview of the sweep panel, outside VS Code: builds the webview bundle, serves it
+// with the panel's real HTML and CSP, stands in for the VS Code host (theme variables,
+// acquireVsCodeApi, posted messages), replays a run as the host would while it streams, and
+// drives headless Chromium to check the page and take the docs screenshots.
+//
+//   node test/webview/preview.mjs RUN.ndjson            check + docs/images/sweep-{dark,light,high-contrast}.png
+//   node test/webview/preview.mjs --probe               same, with a run from native/build/sdma-probe sweep --backend sim
+//                                                        (how the docs screenshots are made)
+//   node test/webview/preview.mjs RUN.ndjson --serve    serve only; open the printed URL in a browser
+//
+// Exits 1 on any console error, page error, failed request, CSP violation or failed check.
+// Functions passed to page.evaluate run in the page, hence the browser globals.
+/* global window, document, requestAnimationFrame */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { THEMES } from './themes.mjs';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const here = join(repo, 'test/webview');
+const distWebview = join(repo, 'dist/webview');
+const probe = join(repo, 'native/build/sdma-probe');
+const args = process.argv.slice(2);
+const serveOnly = args.includes('--serve');
+const outDir = resolve(repo, valueOf('--out') ?? 'docs/images');
+const runArg = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--out');
+
+function valueOf(flag) {
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+const RUN_HEADER = {
+  type: 'run',
+  format: 'sdma-lens-run',
+  version: 1,
+  id: 'demo',
+  command: 'sweep',
+  createdAt: '2026-11-30T00:00:00Z',
+  target: { kind: 'local' },
+  helper: { path: 'sdma-probe', args: ['sweep', '--backend', 'sim'] },
+};
+
+function readRunText() {
+  if (runArg) return readFileSync(resolve(runArg), 'utf8');
+  if (args.includes('--probe')) {
+    if (!existsSync(probe)) throw new Error(`--probe: ${probe} is not built`);
+    const records = execFileSync(probe, ['sweep', '--backend', 'sim'], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    // The host closes every saved run with how it saw the helper end. Fixed dates (and the
+    // simulator's fixed seed) keep the docs screenshots reproducible.
+    const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01Z' };
+    return `${JSON.stringify(RUN_HEADER)}\n${records.trimEnd()}\n${JSON.stringify(end)}\n`;
+  }
+  throw new Error('usage: node test/webview/preview.mjs RUN.ndjson | --probe  [--serve] [--out DIR]');
+}
+
+/** The webview entry of scripts/build.mjs, alone: the host and CLI bundles are not needed here. */
+async function buildWebview() {
+  mkdirSync(distWebview, { recursive: true });
+  await esbuild.build({
+    entryPoints: { sweep: join(repo, 'webview/sweep/main.ts') },
+    outdir: distWebview,
+    bundle: true,
+    sourcemap: 'linked',
+    legalComments: 'linked',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    logLevel: 'warning',
+  });
+  cpSync(join(repo, 'webview/sweep/sweep.css'), join(distWebview, 'sweep.css'));
+}
+
+/** panelHtml and the run replay are TypeScript; bundle them for this Node process. */
+async function loadSupport(tmp) {
+  const outfile = join(tmp, 'previewSupport.mjs');
+  await esbuild.build({
+    entryPoints: [join(here, 'previewSupport.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return import(pathToFileURL(outfile).href);
+}
+
+const TYPES = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html', '.txt': 'text/plain' };
+
+/** `replay`: messages the fake host answers 'ready' with (for --serve; checks post their own). */
+function startServer(support, replay) {
+  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = ${JSON.stringify(replay)};\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const send = (status, type, body) => {
+      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    if (url.pathname === '/' || url.pathname === '/index.html') {
+      const theme = THEMES[url.searchParams.get('theme') ?? 'dark'] ?? THEMES.dark;
+      const origin = `http://${req.headers.host}`;
+      const nonce = support.makeNonce();
+      const html = support
+        .panelHtml({ cspSource: origin, scriptUri: `${origin}/sweep.js`, styleUri: `${origin}/sweep.css`, nonce, title: 'Sweep demo' })
+        // What VS Code adds around the panel's own HTML: the theme class, and (here) the fake host API.
+        .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
+        .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
+      return send(200, 'text/html', html);
+    }
+    if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
+    if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
+    const file = join(distWebview, url.pathname.replace(/^\/+/, ''));
+    if (!file.startsWith(distWebview) || !existsSync(file) || !statSync(file).isFile()) return send(404, 'text/plain', 'not found');
+    send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+async function drive(origin, messages) {
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'sdma-lens-chromium-'));
+  const failures = [];
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1180, height: 900 },
+    deviceScaleFactor: 1.5,
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => {
+      if (m.type() === 'error') failures.push(`console error: ${m.text()}`);
+      else if (m.type() === 'warning') console.warn(`  console warning: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => failures.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+    page.on('response', (r) => r.status() >= 400 && failures.push(`HTTP ${r.status()}: ${r.url()}`));
+
+    const posted = () => page.evaluate(() => window.__preview.posted);
+    const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    const post = (message) => page.evaluate((m) => window.postMessage(m, '*'), message);
+    const check = (ok, what) => {
+      console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
+      if (!ok) failures.push(`check failed: ${what}`);
+    };
+
+    await page.goto(`${origin}/index.html?theme=dark`);
+    await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));
+    check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
+
+    // Streamed updates, as fast as the host's throttle allows.
+    await page.evaluate(() => (document.querySelector('canvas').dataset.previewMark = 'first'));
+    for (const message of messages) {
+      await post(message);
+      await page.waitForTimeout(150);
+    }
+    await frames();
+    const canvases = await page.evaluate(() => [...document.querySelectorAll('canvas')].map((c) => c.dataset.previewMark ?? ''));
+    check(canvases.length === 1 && canvases[0] === 'first', `${messages.length} updates redrew one chart, not a new one each time`);
+    const final = messages.at(-1).view;
+    const headers = await page.locator('.data-table thead th').allTextContents();
+    const rows = await page.locator('.data-table tbody tr').count();
+    console.log(`  table columns: ${headers.join(' | ')}`);
+    check(rows === new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size, `the table has one row per message size (${rows})`);
+    check(headers.some((h) => /^cu\/host · \d+ CUs?$/.test(h)) || !final.series.some((s) => s.path === 'cu/host'), 'cu/* columns name the CU count');
+    check(headers.includes('engine/host') || !final.series.some((s) => s.path === 'engine/host'), 'the engine/host column is named "engine/host"');
+    if (final.simulated) {
+      const badge = page.locator('.simulated-badge');
+      check(await badge.isVisible(), 'the SIMULATED badge is visible');
+      check((await badge.getAttribute('title')) === 'Numbers come from the simulated MI350X model, not a measurement', 'the badge explains itself on hover');
+    }
+
+    mkdirSync(outDir, { recursive: true });
+    for (const theme of ['dark', 'light', 'high-contrast']) {
+      // Switched live, as VS Code does: the chart must redraw in the new colours.
+      await page.evaluate((t) => window.__preview.setTheme(t), theme);
+      await frames();
+      await page.mouse.move(0, 0);
+      const file = join(outDir, `sweep-${theme}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(`  wrote ${file}`);
+    }
+    await page.evaluate(() => window.__preview.setTheme('dark'));
+
+    // A message the schema rejects is ignored and reported, never drawn.
+    const before = (await posted()).length;
+    await post({ type: 'sweep', view: { runId: 42 } });
+    await frames();
+    const reported = (await posted()).slice(before);
+    check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error');
+
+    // Picking another CU count redraws and tells the host.
+    const other = final.cuCounts.find((c) => c !== 64 && c !== Math.max(...final.cuCounts)) ?? final.cuCounts[0];
+    if (other !== undefined && final.cuCounts.length > 1) {
+      const label = other === 1 ? '1 CU' : `${other} CUs`;
+      await page.locator('#cu-select').click();
+      await page.getByRole('option', { name: label, exact: true }).click();
+      await frames();
+      const last = (await posted()).at(-1);
+      check(last?.type === 'cus-selected' && last.cus === other, `picking ${label} posts cus-selected`);
+      const columns = await page.locator('.data-table thead th').allTextContents();
+      check(columns.some((h) => h.endsWith(`· ${label}`)), `the table follows the CU selection (${label})`);
+      check((await page.evaluate(() => window.__preview.state()))?.pickedCus === other, 'the choice is kept in webview state');
+    }
+
+    const violations = await page.evaluate(() => window.__preview.cspViolations);
+    for (const v of violations) failures.push(`CSP violation: ${v}`);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  return failures;
+}
+
+async function main() {
+  const runText = readRunText();
+  await buildWebview();
+  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-preview-'));
+  let server;
+  try {
+    const support = await loadSupport(tmp);
+    const messages = support.sweepMessages(runText, 4);
+    server = await startServer(support, serveOnly ? messages : []);
+    const origin = `http://127.0.0.1:${server.address().port}`;
+    if (serveOnly) {
+      console.log(`serving ${origin}/index.html?theme=dark  (theme=light, theme=high-contrast); Ctrl-C stops`);
+      return;
+    }
+    console.log(`sweep.js: ${statSync(join(distWebview, 'sweep.js')).size} bytes (unminified)`);
+    const failures = await drive(origin, messages);
+    if (failures.length > 0) {
+      console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+      process.exitCode = 1;
+    } else {
+      console.log('\nno console errors, no CSP violations, all checks passed');
+    }
+  } finally {
+    if (!serveOnly) server?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack : err);
+  process.exit(1);
+});

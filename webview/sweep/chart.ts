@@ -1,0 +1,268 @@
+/**
+ * Bandwidth against message size. Created once; every host update replaces the data and calls
+ * `update('none')`, so streaming samples redraw without rebuilding the chart or animating.
+ *
+ * The x axis is log2(size) on a linear scale rather than chart.js's logarithmic scale: the
+ * latter is base 10, and sweeps double the size, so its ticks would fall between samples.
+ */
+import {
+  Chart,
+  Filler,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartDataset,
+  type Plugin,
+  type TooltipItem,
+} from 'chart.js';
+import { formatBytes, formatGbps } from '../../src/core/units';
+import type { SweepPoint, SweepSeries } from '../../src/core/viewModel';
+import { pathStyle } from '../shared/pathColors';
+import { withAlpha, type Theme } from '../shared/theme';
+import { seriesKey, seriesLabel } from './labels';
+
+// The legend is HTML (legend.ts), so chart.js's Legend plugin is not registered.
+Chart.register(LineController, LineElement, PointElement, LinearScale, Filler, Tooltip);
+
+interface XY {
+  x: number;
+  y: number;
+}
+
+/** What each chart.js dataset stands for: the series line, or one edge of its min..max band. */
+interface Role {
+  key: string;
+  kind: 'line' | 'band-high' | 'band-low';
+  points: SweepPoint[];
+}
+
+const MAX_X_TICKS = 10;
+/** Room left and right of the outermost sizes, in powers of two, so their markers are not clipped. */
+const X_MARGIN = 0.25;
+
+function exponentTicks(min: number, max: number): number[] {
+  const first = Math.ceil(min);
+  const last = Math.floor(max);
+  const step = Math.max(1, Math.ceil((last - first) / (MAX_X_TICKS - 1)));
+  const ticks: number[] = [];
+  for (let e = first; e <= last; e += step) ticks.push(e);
+  return ticks;
+}
+
+function fontOf(theme: Theme, sizeDeltaPx = 0, weight?: 'bold') {
+  return { family: theme.fontFamily, size: theme.fontSizePx + sizeDeltaPx, ...(weight ? { weight } : {}) };
+}
+
+export class SweepChart {
+  private readonly chart: Chart<'line', XY[]>;
+  private roles: Role[] = [];
+  private datasets = new Map<string, ChartDataset<'line', XY[]>>();
+  private series: SweepSeries[] = [];
+  private hiddenKeys: ReadonlySet<string> = new Set();
+  private simulated = false;
+  private theme: Theme;
+
+  constructor(canvas: HTMLCanvasElement, theme: Theme) {
+    this.theme = theme;
+    const watermark: Plugin<'line'> = {
+      id: 'simulatedWatermark',
+      beforeDatasetsDraw: (chart) => this.drawWatermark(chart),
+    };
+    this.chart = new Chart(canvas, {
+      type: 'line',
+      data: { datasets: [] },
+      plugins: [watermark],
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        parsing: false,
+        normalized: true,
+        interaction: { mode: 'index', intersect: false, axis: 'x' },
+        layout: { padding: { top: 4, right: 12 } },
+        scales: {
+          x: {
+            type: 'linear',
+            title: { display: true, text: 'message size' },
+            afterBuildTicks: (scale) => {
+              scale.ticks = exponentTicks(scale.min, scale.max).map((value) => ({ value }));
+            },
+            ticks: { callback: (value) => formatBytes(2 ** Number(value)), maxRotation: 0, autoSkip: false },
+          },
+          y: {
+            type: 'linear',
+            beginAtZero: true,
+            grace: '5%',
+            title: { display: true, text: 'GB/s' },
+            ticks: { callback: (value) => String(value) },
+          },
+        },
+        plugins: {
+          tooltip: {
+            filter: (item) => this.roleOf(item.datasetIndex)?.kind === 'line',
+            // Fastest first: the question at any size is which path wins.
+            itemSort: (a, b) => (b.parsed.y ?? 0) - (a.parsed.y ?? 0),
+            callbacks: {
+              title: (items) => (items[0] ? formatBytes(2 ** items[0].parsed.x!) : ''),
+              label: (item) => this.tooltipLabel(item),
+            },
+          },
+        },
+      },
+    });
+    this.applyTheme(theme);
+  }
+
+  /** Replaces what is drawn. `series` is already filtered to the selected CU count; `hidden` holds series keys. */
+  setData(series: SweepSeries[], simulated: boolean, hidden: ReadonlySet<string>): void {
+    this.series = series;
+    this.simulated = simulated;
+    this.hiddenKeys = hidden;
+    this.rebuildDatasets();
+    this.chart.update('none');
+  }
+
+  setTheme(theme: Theme): void {
+    this.applyTheme(theme);
+    this.rebuildDatasets();
+    this.chart.update('none');
+  }
+
+  private roleOf(datasetIndex: number | undefined): Role | undefined {
+    return datasetIndex === undefined ? undefined : this.roles[datasetIndex];
+  }
+
+  private tooltipLabel(item: TooltipItem<'line'>): string {
+    const role = this.roleOf(item.datasetIndex);
+    const point = role?.points[item.dataIndex];
+    if (!point) return '';
+    return `${item.dataset.label}: ${formatGbps(point.gbps)} GB/s  (${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)})`;
+  }
+
+  /**
+   * Builds the datasets for the current series. The dataset object of a series and role is
+   * reused across updates, so chart.js keeps its controllers and elements and only updates them.
+   */
+  private rebuildDatasets(): void {
+    type Dataset = ChartDataset<'line', XY[]>;
+    const next = new Map<string, Dataset>();
+    const reuse = (id: string, props: Dataset): Dataset => {
+      const dataset = Object.assign(this.datasets.get(id) ?? { data: [] }, props);
+      next.set(id, dataset);
+      return dataset;
+    };
+    const lines: Dataset[] = [];
+    const bands: Dataset[] = [];
+    const lineRoles: Role[] = [];
+    const bandRoles: Role[] = [];
+    const t = this.theme;
+    for (const s of this.series) {
+      const key = seriesKey(s);
+      const hidden = this.hiddenKeys.has(key);
+      const style = pathStyle(s.path, t);
+      const at = (pick: (p: SweepPoint) => number) => s.points.map((p) => ({ x: Math.log2(p.sizeBytes), y: pick(p) }));
+      lines.push(
+        reuse(`${key}|line`, {
+          label: seriesLabel(s),
+          data: at((p) => p.gbps),
+          hidden,
+          borderColor: style.color,
+          backgroundColor: style.color,
+          borderWidth: t.highContrast ? 3 : 2,
+          borderDash: style.dash,
+          pointStyle: style.pointStyle,
+          pointRadius: s.points.length > 24 ? 0 : 3,
+          pointHoverRadius: 5,
+          pointBackgroundColor: style.color,
+          pointBorderColor: style.color,
+          tension: 0,
+          fill: false,
+          order: 0,
+        }),
+      );
+      lineRoles.push({ key, kind: 'line', points: s.points });
+      const band = {
+        hidden,
+        borderWidth: 0,
+        pointRadius: 0,
+        pointHoverRadius: 0,
+        pointHitRadius: 0,
+        backgroundColor: withAlpha(style.color, t.highContrast ? 0.3 : 0.16),
+        tension: 0,
+        order: 1,
+      } satisfies Partial<Dataset>;
+      bands.push(
+        reuse(`${key}|high`, { ...band, label: `${seriesLabel(s)} fastest`, data: at((p) => p.gbpsHigh), fill: false }),
+        reuse(`${key}|low`, { ...band, label: `${seriesLabel(s)} slowest`, data: at((p) => p.gbpsLow), fill: false }),
+      );
+      bandRoles.push({ key, kind: 'band-high', points: s.points }, { key, kind: 'band-low', points: s.points });
+    }
+    // The high edge fills down to its low edge, which sits right after it.
+    bands.forEach((band, i) => {
+      if (i % 2 === 0) band.fill = { target: lines.length + i + 1 };
+    });
+    this.datasets = next;
+    this.roles = [...lineRoles, ...bandRoles];
+    this.chart.data.datasets = [...lines, ...bands];
+    this.fitX();
+  }
+
+  private fitX(): void {
+    const xs = this.series.flatMap((s) => s.points.map((p) => Math.log2(p.sizeBytes)));
+    const x = this.chart.options.scales?.x;
+    if (!x) return;
+    if (xs.length === 0) {
+      x.min = 12;
+      x.max = 30;
+      return;
+    }
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    x.min = (hi > lo ? lo : lo - 1) - X_MARGIN;
+    x.max = (hi > lo ? hi : hi + 1) + X_MARGIN;
+  }
+
+  private applyTheme(theme: Theme): void {
+    this.theme = theme;
+    const o = this.chart.options;
+    const font = fontOf(theme);
+    for (const axis of [o.scales?.x, o.scales?.y]) {
+      if (!axis) continue;
+      axis.grid = { color: theme.grid, tickColor: theme.grid };
+      axis.border = { color: theme.border };
+      axis.ticks = { ...axis.ticks, color: theme.mutedForeground, font: fontOf(theme, -1) };
+      if ('title' in axis && axis.title) axis.title = { ...axis.title, color: theme.foreground, font };
+    }
+    const tooltip = o.plugins?.tooltip;
+    if (tooltip) {
+      tooltip.backgroundColor = theme.color('--vscode-editorHoverWidget-background', theme.background);
+      tooltip.titleColor = theme.color('--vscode-editorHoverWidget-foreground', theme.foreground);
+      tooltip.bodyColor = theme.color('--vscode-editorHoverWidget-foreground', theme.foreground);
+      tooltip.borderColor = theme.color('--vscode-editorHoverWidget-border', theme.border);
+      tooltip.borderWidth = 1;
+      tooltip.titleFont = fontOf(theme, 0, 'bold');
+      tooltip.bodyFont = font;
+      tooltip.usePointStyle = true;
+      tooltip.boxWidth = 8;
+      tooltip.boxHeight = 8;
+      tooltip.padding = 8;
+    }
+  }
+
+  /** Simulated numbers must never pass for a measurement, even in a cropped screenshot. */
+  private drawWatermark(chart: Chart): void {
+    // With no data the empty-state message sits where the mark would.
+    if (!this.simulated || this.series.length === 0) return;
+    const { ctx, chartArea } = chart;
+    const size = Math.max(18, Math.min(56, chartArea.width / 11));
+    ctx.save();
+    ctx.font = `bold ${size}px ${this.theme.fontFamily}`;
+    ctx.fillStyle = withAlpha(this.theme.foreground, this.theme.highContrast ? 0.12 : 0.07);
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText('SIMULATED', (chartArea.left + chartArea.right) / 2, (chartArea.top + chartArea.bottom) / 2);
+    ctx.restore();
+  }
+}

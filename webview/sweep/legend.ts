@@ -1,0 +1,33 @@
+/**
+ * The chart's legend, in HTML rather than on the canvas: each entry is a real toggle button
+ * (keyboard, screen readers), and its swatch shows the dash and marker that tell host from device.
+ */
+import type { SweepSeries } from '../../src/core/viewModel';
+import { pathSwatch } from '../shared/pathSwatch';
+import type { Theme } from '../shared/theme';
+import { el, replaceChildren } from './dom';
+import { seriesKey, seriesLabel } from './labels';
+
+export function renderLegend(
+  root: HTMLElement,
+  series: readonly SweepSeries[],
+  hidden: ReadonlySet<string>,
+  theme: Theme,
+  onToggle: (key: string) => void,
+): void {
+  replaceChildren(
+    root,
+    ...series.map((s) => {
+      const key = seriesKey(s);
+      const shown = !hidden.has(key);
+      const button = el(
+        'button',
+        { type: 'button', class: 'legend-item', 'aria-pressed': String(shown), title: shown ? 'Hide this series' : 'Show this series' },
+        pathSwatch(s.path, theme),
+        el('span', {}, seriesLabel(s)),
+      );
+      button.addEventListener('click', () => onToggle(key));
+      return button;
+    }),
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * The sweep panel: receives whole SweepViews from the extension host (re-posted, throttled,
+ * while samples stream in) and draws them. Everything here trusts only what passed
+ * `parseHostMessage`.
+ */
+import type { HostMessage } from '../../src/core/messages';
+import { parseHostMessage } from '../../src/core/messages';
+import type { SweepView } from '../../src/core/viewModel';
+import { seriesForCus } from '../../src/core/viewModel';
+import { observeTheme, readTheme } from '../shared/theme';
+import { connectToHost } from '../shared/vscodeApi';
+import { SweepChart } from './chart';
+import { CuSelector, defaultCus } from './controls';
+import { el } from './dom';
+import { SweepHeader } from './header';
+import { seriesKey } from './labels';
+import { renderLegend } from './legend';
+import { renderNotes } from './notes';
+import { renderTable } from './table';
+
+/** Survives the panel being hidden and restored (VS Code keeps it per webview). */
+interface PanelState {
+  /** The CU count the user picked; absent while they have not picked one. */
+  pickedCus?: number;
+  /** The run shown, so the host can reopen it when VS Code restores the panel after a reload. */
+  runId?: string;
+}
+
+const host = connectToHost<PanelState>();
+
+window.addEventListener('error', (event) => host.reportError(`sweep panel: ${event.message}`));
+window.addEventListener('unhandledrejection', (event) => host.reportError(`sweep panel: ${String(event.reason)}`));
+
+let pickedCus = host.state()?.pickedCus;
+let view: SweepView | undefined;
+let theme = readTheme();
+/** Series the user switched off in the legend; kept while the run streams and across CU choices. */
+const hidden = new Set<string>();
+
+const header = new SweepHeader();
+const selector = new CuSelector((cus) => {
+  pickedCus = cus;
+  host.saveState({ pickedCus: cus, runId: view?.runId });
+  host.post({ type: 'cus-selected', cus });
+  scheduleRender();
+});
+const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Series shown in the chart' });
+const canvas = el('canvas', { role: 'img', 'aria-label': 'Bandwidth by message size; the table below the chart lists the same numbers' });
+const empty = el('p', { class: 'empty' }, 'Waiting for the first samples…');
+const chartFrame = el('div', { class: 'chart-frame' }, canvas, empty);
+const table = el('section', { class: 'table-section', 'aria-label': 'Bandwidth table' });
+const notes = el('section', { class: 'notes', 'aria-label': 'Warnings and problems' });
+
+const root = document.getElementById('root') ?? document.body;
+root.replaceChildren(header.element, el('div', { class: 'toolbar' }, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), notes, table);
+
+const chart = new SweepChart(canvas, theme);
+
+function selectedCus(v: SweepView): number | undefined {
+  return pickedCus !== undefined && v.cuCounts.includes(pickedCus) ? pickedCus : defaultCus(v.cuCounts);
+}
+
+let lastLegend = '';
+/** Bumped on every theme change, so the legend redraws its swatches in the new colours. */
+let themeVersion = 0;
+
+function toggleSeries(key: string): void {
+  if (!hidden.delete(key)) hidden.add(key);
+  scheduleRender();
+}
+
+function render(): void {
+  if (!view) return;
+  const cus = selectedCus(view);
+  // Without any cu/* series, -1 matches no CU count and leaves the engine paths.
+  const shown = seriesForCus(view, cus ?? -1);
+  header.update(view);
+  selector.show(view.cuCounts, cus);
+  chartFrame.classList.toggle('is-empty', shown.length === 0);
+  // Rebuilt only when it changes, so keyboard focus on a legend button survives live updates.
+  const legendKey = JSON.stringify([shown.map(seriesKey), [...hidden], themeVersion]);
+  if (legendKey !== lastLegend) {
+    lastLegend = legendKey;
+    renderLegend(legend, shown, hidden, theme, toggleSeries);
+  }
+  chart.setData(shown, view.simulated, hidden);
+  renderTable(table, shown, theme);
+  renderNotes(notes, view.warnings, view.problems);
+}
+
+let frame = 0;
+
+/** Several posts inside one frame draw once. */
+function scheduleRender(): void {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    render();
+  });
+}
+
+function handle(message: HostMessage): void {
+  switch (message.type) {
+    case 'sweep':
+      if (view?.runId !== message.view.runId) host.saveState({ pickedCus, runId: message.view.runId });
+      view = message.view;
+      scheduleRender();
+      break;
+    default: {
+      const unhandled: never = message.type;
+      host.reportError(`sweep panel: unhandled message ${String(unhandled)}`);
+    }
+  }
+}
+
+function describe(value: unknown): string {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  return typeof type === 'string' ? `"${type.slice(0, 64)}"` : typeof value;
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = parseHostMessage(event.data);
+  if (message) handle(message);
+  else host.reportError(`sweep panel ignored an invalid message from the host (${describe(event.data)})`);
+});
+
+observeTheme(() => {
+  theme = readTheme();
+  themeVersion++;
+  chart.setTheme(theme);
+  scheduleRender();
+});
+
+host.post({ type: 'ready' });

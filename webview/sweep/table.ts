@@ -1,0 +1,58 @@
+/**
+ * The chart's numbers as a real table: readable without hovering, and what a screen reader
+ * gets instead of the canvas.
+ */
+import { formatBytes, formatGbps } from '../../src/core/units';
+import type { SweepPoint, SweepSeries } from '../../src/core/viewModel';
+import { pathSwatch } from '../shared/pathSwatch';
+import type { Theme } from '../shared/theme';
+import { el, replaceChildren } from './dom';
+import { seriesLabel } from './labels';
+
+function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {
+  if (!point) return el('td', { class: 'missing' }, '—');
+  return el(
+    'td',
+    { class: best ? 'best' : undefined, title: best ? 'fastest shown at this size' : undefined },
+    el('span', { class: 'value' }, formatGbps(point.gbps)),
+    el('span', { class: 'range' }, `${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)}`),
+  );
+}
+
+export function renderTable(root: HTMLElement, series: SweepSeries[], theme: Theme): void {
+  if (series.length === 0) {
+    replaceChildren(root);
+    return;
+  }
+  const sizes = [...new Set(series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
+  const bySize = series.map((s) => new Map(s.points.map((p) => [p.sizeBytes, p])));
+  const rows = sizes.map((size) => {
+    const points = bySize.map((m) => m.get(size));
+    const fastest = Math.max(...points.map((p) => p?.gbps ?? -Infinity));
+    return el(
+      'tr',
+      {},
+      el('th', { scope: 'row' }, formatBytes(size)),
+      ...points.map((p) => cell(p, series.length > 1 && p !== undefined && p.gbps === fastest)),
+    );
+  });
+  replaceChildren(
+    root,
+    el(
+      'table',
+      { class: 'data-table' },
+      el('caption', {}, 'Bandwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size'),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'Message size'),
+          ...series.map((s) => el('th', { scope: 'col' }, pathSwatch(s.path, theme), seriesLabel(s))),
+        ),
+      ),
+      el('tbody', {}, ...rows),
+    ),
+  );
+}
