@@ -2,10 +2,11 @@
 // Each benchmark prints its figure, the reference measured in the same run, and the ratio.
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import * as esbuild from 'esbuild';
 import { must, prepare, root } from './prepare.mjs';
 
 prepare();
+// Imported only after prepare(), which installs it on a fresh clone.
+const esbuild = await import('esbuild');
 const out = join(root, 'node_modules', '.cache', 'sdma-lens-bench');
 mkdirSync(out, { recursive: true });
 const only = process.argv[2];
