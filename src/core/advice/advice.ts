@@ -1,0 +1,214 @@
+/**
+ * Settings advice as a pure function of a run: thresholds from measured crossovers,
+ * NCCL_GIN_TYPE from the catalog for the detected library version, and the CU budget a
+ * copy path leaves for compute. Every recommendation carries its evidence; where the data
+ * cannot decide, the advice says so instead of guessing.
+ */
+import type { Run } from '../run';
+import { isSimulated } from '../run';
+import { formatBytes } from '../units';
+import type { Crossover } from './crossover';
+import { findCrossover, findCrossovers } from './crossover';
+import type { Knob, Library } from './knobs';
+import { knob, sdmaValues } from './knobs';
+import { describeRange } from './version';
+
+export interface Recommendation {
+  knob: string;
+  library: Library;
+  /** The value to set; absent when the advice is to look, not to set (e.g. an unknown version). */
+  value?: string;
+  evidence: string;
+  basis: 'measured-crossover' | 'catalog' | 'prerequisite';
+  confidence: 'clear' | 'uncertain' | 'none';
+}
+
+export interface CuBudget {
+  totalCus: number;
+  loadStoreCus: number;
+  engineCus: number;
+  computeCusWithLoadStore: number;
+  computeCusWithEngine: number;
+  /** computeCusWithEngine / computeCusWithLoadStore. */
+  computeGain: number;
+  measured: boolean;
+  text: string;
+}
+
+export interface Advice {
+  simulated: boolean;
+  vendor: 'amd' | 'nvidia' | 'unknown';
+  loadStoreCus: number;
+  /** The comparisons at the chosen CU count, host- and device-initiated. */
+  focus: Crossover[];
+  crossovers: Crossover[];
+  recommendations: Recommendation[];
+  cuBudget?: CuBudget;
+  notes: string[];
+}
+
+export interface AdviceOptions {
+  /** CUs the load/store path of the user's library occupies; the nearest measured count is used. */
+  loadStoreCus?: number;
+  /** The user's message sizes; default: the sizes of the run. */
+  messageSizes?: number[];
+  /** Library versions known from elsewhere; they override what the helper detected. */
+  libraries?: Partial<Record<Library, string>>;
+}
+
+/** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
+export const DEFAULT_LOAD_STORE_CUS = 64;
+
+function nearest(values: number[], target: number): number | undefined {
+  return values.reduce<number | undefined>((best, x) => (best === undefined || Math.abs(Math.log2(x / target)) < Math.abs(Math.log2(best / target)) ? x : best), undefined);
+}
+
+function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Partial<Record<Library, string>> {
+  const found: Partial<Record<Library, string>> = {};
+  for (const lib of run.topology?.libraries ?? []) {
+    const name = lib.name.toLowerCase();
+    if (name === 'rccl' || name === 'nccl' || name === 'rocshmem' || name === 'mori' || name === 'rocr') found[name] = lib.version;
+    if (name === 'hsa-runtime' || name === 'rocm') found.rocr ??= lib.version;
+  }
+  return { ...found, ...(overrides ?? {}) };
+}
+
+/**
+ * The threshold value that makes the library switch to the engine at `fromBytes` for the
+ * user's sizes, within the measured range. `gt` knobs switch above the value, `ge` at it.
+ */
+export function thresholdFor(fromBytes: number, comparison: 'gt' | 'ge', messageSizes: number[], measured: [number, number]): { switchAt: number; value: number } {
+  const [lo, hi] = measured;
+  const sizes = [...new Set(messageSizes.filter((s) => s >= lo && s <= hi))].sort((a, b) => a - b);
+  const switchAt = sizes.find((s) => s >= fromBytes) ?? Math.min(Math.max(fromBytes, lo), hi);
+  if (comparison === 'ge') return { switchAt, value: switchAt };
+  const below = sizes.filter((s) => s < switchAt).at(-1);
+  return { switchAt, value: Math.max(lo, below ?? switchAt - 1) };
+}
+
+function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured: [number, number], note: string): Recommendation {
+  const comparison = k.comparison ?? 'gt';
+  if (c.kind === 'crossover' || c.kind === 'engine-always') {
+    const { switchAt, value } = thresholdFor(c.fromBytes!, comparison, messageSizes, measured);
+    const est = c.estimateBytes !== undefined ? ` (measured crossover ${formatBytes(Math.round(c.estimateBytes))} ± ${formatBytes(Math.round(c.plusMinusBytes ?? 0))})` : ' (the engine led at every measured size)';
+    return {
+      knob: k.name,
+      library: k.library,
+      value: String(value),
+      evidence: `SDMA from ${formatBytes(switchAt)} ${k.unit.replace('bytes ', '')} on this node${est} against ${c.cu} on ${c.cus} CUs${note}.`,
+      basis: 'measured-crossover',
+      confidence: c.confidence,
+    };
+  }
+  if (c.kind === 'cu-always') {
+    return {
+      knob: k.name,
+      library: k.library,
+      value: String(measured[1]),
+      evidence: `${c.cu} on ${c.cus} CUs beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.`,
+      basis: 'measured-crossover',
+      confidence: c.confidence,
+    };
+  }
+  return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.`, basis: 'measured-crossover', confidence: 'none' };
+}
+
+function ginTypeAdvice(version: string | undefined): Recommendation {
+  const k = knob('NCCL_GIN_TYPE')!;
+  if (version !== undefined) {
+    const values = sdmaValues(k, version);
+    if (values.length === 1) {
+      const v0 = values[0]!;
+      const sure = v0.confidence === 'inferred' ? ' The version boundary for this value is inferred from the library\'s change history, not a release note: confirm with NCCL_DEBUG=INFO.' : '';
+      return { knob: k.name, library: 'rccl', value: v0.value, evidence: `RCCL ${version} selects Anvil SDMA with ${v0.value} (${describeRange(v0.versions)}).${sure}`, basis: 'catalog', confidence: v0.confidence === 'inferred' ? 'uncertain' : 'clear' };
+    }
+  }
+  const options = sdmaValues(k, undefined).map((x) => `${x.value} for RCCL ${describeRange(x.versions)}`).join('; ');
+  return {
+    knob: k.name,
+    library: 'rccl',
+    evidence: `${version === undefined ? 'The RCCL version on this node was not detected' : `RCCL ${version} has no GIN SDMA backend in the catalog`}, so no value is set: the number that means Anvil SDMA changed across releases (${options}). Set sdmaLens.advice.rcclVersion or run on the node.`,
+    basis: 'catalog',
+    confidence: 'none',
+  };
+}
+
+function cuBudget(run: Run, loadStoreCus: number): CuBudget | undefined {
+  const src = run.samples[0]?.src ?? 0;
+  const total = run.topology?.gpus.find((g) => g.index === src)?.cus;
+  if (!total || loadStoreCus >= total) return undefined;
+  const engineCus = 1;
+  const withLs = total - loadStoreCus;
+  const withEngine = total - engineCus;
+  const gain = withEngine / withLs;
+  return {
+    totalCus: total,
+    loadStoreCus,
+    engineCus,
+    computeCusWithLoadStore: withLs,
+    computeCusWithEngine: withEngine,
+    computeGain: gain,
+    measured: false,
+    text: `A load/store copy on ${loadStoreCus} CUs leaves ${withLs} of ${total} CUs for compute; GPU-initiated SDMA occupies ${engineCus} CU and leaves ${withEngine}: up to ${gain.toFixed(2)}x the compute CUs (${withEngine}/${withLs}). This is CU arithmetic; an overlap run measures what the copy really costs the math.`,
+  };
+}
+
+export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
+  const notes: string[] = [];
+  const samples = run.samples;
+  const simulated = isSimulated(run);
+  const vendor = run.topology?.node.vendor ?? 'unknown';
+  const measuredCus = [...new Set(samples.filter((s) => s.mover === 'cu').map((s) => s.cus))].sort((a, b) => a - b);
+  const loadStoreCus = nearest(measuredCus, options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS) ?? options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS;
+  if (options.loadStoreCus !== undefined && loadStoreCus !== options.loadStoreCus) notes.push(`No load/store path was measured on ${options.loadStoreCus} CUs; comparing with ${loadStoreCus}, the nearest count measured.`);
+  const sizes = [...new Set(samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
+  const measured: [number, number] = [sizes[0] ?? 0, sizes.at(-1) ?? 0];
+  const messageSizes = options.messageSizes && options.messageSizes.length > 0 ? options.messageSizes : sizes;
+  const focus = (['host', 'device'] as const)
+    .filter((i) => samples.some((s) => s.initiator === i && s.mover === 'engine') && samples.some((s) => s.initiator === i && s.mover === 'cu'))
+    .map((i) => findCrossover(samples, i, loadStoreCus));
+  const host = focus.find((c) => c.initiator === 'host');
+  const device = focus.find((c) => c.initiator === 'device');
+  const versions = detectedVersions(run, options.libraries);
+  const recommendations: Recommendation[] = [];
+  if (simulated) notes.push('These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.');
+  if (samples.length === 0) notes.push('The run has no samples yet.');
+
+  if (vendor === 'amd' || vendor === 'unknown') {
+    if (device) {
+      const collectiveNote = '; estimated from the point-to-point device-initiated crossover (a collective sweep measures it per collective)';
+      for (const name of ['NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_BROADCAST']) {
+        recommendations.push(thresholdAdvice(knob(name)!, device, messageSizes, measured, collectiveNote));
+      }
+      recommendations.push(thresholdAdvice(knob('ROCSHMEM_SDMA_THRESHOLD')!, device, messageSizes, measured, ''));
+    } else {
+      notes.push('No device-initiated paths in this run: the GIN and rocSHMEM thresholds need cu/device and engine/device.');
+    }
+    if (host) recommendations.push(thresholdAdvice(knob('HSA_FORCE_SDMA_SIZE')!, host, messageSizes, measured, ' (host-started copies)'));
+    recommendations.push(ginTypeAdvice(versions.rccl));
+    for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'RCCL_ENABLE_INTRANET', 'HSA_NO_SCRATCH_RECLAIM']) {
+      const k = knob(name)!;
+      recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning}`, basis: 'prerequisite', confidence: 'clear' });
+    }
+  } else if (host) {
+    recommendations.push(thresholdAdvice(knob('NCCL_SYM_CE_THRESHOLD')!, host, messageSizes, measured, ' (copy-engine collectives with NCCL_CTA_POLICY=ZERO)'));
+  }
+  return {
+    simulated,
+    vendor,
+    loadStoreCus,
+    focus,
+    crossovers: findCrossovers(samples),
+    recommendations,
+    cuBudget: cuBudget(run, loadStoreCus),
+    notes,
+  };
+}
+
+/** `export NAME=value` lines for the recommendations that carry a value. */
+export function shellExports(advice: Advice): string {
+  return advice.recommendations
+    .filter((r) => r.value !== undefined)
+    .map((r) => `export ${r.knob}=${r.value}`)
+    .join('\n');
+}

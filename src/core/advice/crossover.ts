@@ -1,0 +1,165 @@
+/**
+ * Where a copy-engine path overtakes a load/store path, from a run's repetitions.
+ *
+ * At each size both paths were measured, the interquartile ranges of the per-iteration
+ * times decide: a path wins only when its slower quartile beats the other's faster one;
+ * overlapping spreads are a tie, never a made-up winner. The crossover is the smallest
+ * measured size from which the engine stays ahead; the crossing point between that size
+ * and the one below is interpolated in log2(size), with bounds from the quartiles.
+ */
+import type { Initiator, PathName, Sample } from '../protocol';
+import { pathName } from '../protocol';
+import { formatBytes } from '../units';
+
+export type Verdict = 'engine' | 'cu' | 'tie';
+
+export interface SizeVerdict {
+  sizeBytes: number;
+  verdict: Verdict;
+  engineMedianNs: number;
+  cuMedianNs: number;
+}
+
+export type CrossoverKind = 'crossover' | 'engine-always' | 'cu-always' | 'no-clear-winner' | 'insufficient';
+
+export interface Crossover {
+  initiator: Initiator;
+  engine: PathName;
+  cu: PathName;
+  /** CUs of the load/store path compared. */
+  cus: number;
+  kind: CrossoverKind;
+  /** Smallest measured size from which the engine stays ahead. */
+  fromBytes?: number;
+  /** Interpolated crossing point and its half-width from the repetitions' spread. */
+  estimateBytes?: number;
+  plusMinusBytes?: number;
+  confidence: 'clear' | 'uncertain' | 'none';
+  verdicts: SizeVerdict[];
+  /** Sizes measured for one path only (skipped). */
+  missingBytes: number[];
+  repetitions: number;
+  explanation: string;
+}
+
+interface Spread {
+  q25: number;
+  median: number;
+  q75: number;
+}
+
+/** Quantile with linear interpolation between order statistics. */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+function spread(s: Sample): Spread {
+  const times = s.timesNs.length > 0 ? [...s.timesNs].sort((a, b) => a - b) : [s.meanNs];
+  return { q25: quantile(times, 0.25), median: quantile(times, 0.5), q75: quantile(times, 0.75) };
+}
+
+export function verdictOf(engine: Spread, cu: Spread): Verdict {
+  if (engine.q75 < cu.q25) return 'engine';
+  if (cu.q75 < engine.q25) return 'cu';
+  return 'tie';
+}
+
+/** log2-size interpolation of where `advantage` (positive: engine faster) crosses zero between two sizes. */
+function crossing(s0: number, a0: number, s1: number, a1: number): number {
+  if (a0 >= 0) return s0;
+  if (a1 <= 0) return s1;
+  const t = a0 / (a0 - a1);
+  return 2 ** (Math.log2(s0) + t * (Math.log2(s1) - Math.log2(s0)));
+}
+
+function describe(c: Omit<Crossover, 'explanation'>): string {
+  const eng = c.engine;
+  const cu = `${c.cu} on ${c.cus} CU${c.cus === 1 ? '' : 's'}`;
+  const reps = `${c.repetitions} repetitions per point`;
+  const missing = c.missingBytes.length > 0 ? ` (${c.missingBytes.map(formatBytes).join(', ')} measured for one path only, skipped)` : '';
+  switch (c.kind) {
+    case 'insufficient':
+      return `Not enough sizes measured for both ${eng} and ${cu} to find a crossover${missing}.`;
+    case 'engine-always':
+      return `${eng} is ahead of ${cu} at every measured size from ${formatBytes(c.fromBytes!)}: the crossover is at or below the smallest size measured (${reps})${missing}.`;
+    case 'cu-always':
+      return `${cu} is ahead of ${eng} at every measured size up to ${formatBytes(c.verdicts.at(-1)!.sizeBytes)}: no crossover in the measured range${missing}.`;
+    case 'no-clear-winner': {
+      const lastClear = [...c.verdicts].reverse().find((x) => x.verdict !== 'tie');
+      const from = c.verdicts.find((x, i) => c.verdicts.slice(i).every((y) => y.verdict !== 'engine') && x.verdict === 'tie');
+      return `No clear winner between ${eng} and ${cu}${from ? ` from ${formatBytes(from.sizeBytes)} up` : ''}: their spreads overlap${lastClear ? ` (last clear result: ${lastClear.verdict === 'cu' ? c.cu : eng} ahead at ${formatBytes(lastClear.sizeBytes)})` : ''} (${reps})${missing}.`;
+    }
+    case 'crossover': {
+      const flips = c.verdicts.filter((x) => x.verdict === 'engine' && x.sizeBytes < c.fromBytes!).map((x) => formatBytes(x.sizeBytes));
+      const flip = flips.length > 0 ? ` The engine was also ahead at ${flips.join(', ')}, but not from there on.` : '';
+      const est = c.estimateBytes !== undefined ? ` (crossing near ${formatBytes(Math.round(c.estimateBytes))} ± ${formatBytes(Math.round(c.plusMinusBytes ?? 0))})` : '';
+      const conf = c.confidence === 'clear' ? '' : ' The sizes just below overlap, so the exact point is uncertain.';
+      return `${eng} stays ahead of ${cu} from ${formatBytes(c.fromBytes!)}${est}; below that, ${c.cu} is faster or they tie (${reps}).${flip}${conf}${missing}`;
+    }
+  }
+}
+
+/** Compares the engine path of an initiator with the load/store path at one CU count. */
+export function findCrossover(samples: readonly Sample[], initiator: Initiator, cus: number): Crossover {
+  const engine = pathName('engine', initiator);
+  const cu = pathName('cu', initiator);
+  const engineBySize = new Map<number, Sample>();
+  const cuBySize = new Map<number, Sample>();
+  for (const s of samples) {
+    if (s.initiator !== initiator) continue;
+    if (s.mover === 'engine') engineBySize.set(s.sizeBytes, s);
+    else if (s.cus === cus) cuBySize.set(s.sizeBytes, s);
+  }
+  const allSizes = [...new Set([...engineBySize.keys(), ...cuBySize.keys()])].sort((a, b) => a - b);
+  const both = allSizes.filter((s) => engineBySize.has(s) && cuBySize.has(s));
+  const missingBytes = allSizes.filter((s) => !both.includes(s));
+  const spreads = both.map((size) => ({ size, e: spread(engineBySize.get(size)!), c: spread(cuBySize.get(size)!) }));
+  const verdicts: SizeVerdict[] = spreads.map(({ size, e, c }) => ({ sizeBytes: size, verdict: verdictOf(e, c), engineMedianNs: e.median, cuMedianNs: c.median }));
+  const repetitions = Math.min(...both.map((s) => Math.min(engineBySize.get(s)!.timesNs.length, cuBySize.get(s)!.timesNs.length)), Number.POSITIVE_INFINITY);
+  const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: Number.isFinite(repetitions) ? repetitions : 0 };
+  const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
+
+  if (both.length < 2) return finish({ ...base, kind: 'insufficient', confidence: 'none' });
+  let lastNotEngine = -1;
+  verdicts.forEach((x, i) => {
+    if (x.verdict !== 'engine') lastNotEngine = i;
+  });
+  const fewReps = base.repetitions < 5;
+  if (lastNotEngine === -1) {
+    return finish({ ...base, kind: 'engine-always', fromBytes: both[0]!, confidence: fewReps ? 'uncertain' : 'clear' });
+  }
+  if (lastNotEngine === verdicts.length - 1) {
+    const kind = verdicts.every((x) => x.verdict === 'cu') ? 'cu-always' : 'no-clear-winner';
+    return finish({ ...base, kind, confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none' });
+  }
+
+  const i0 = lastNotEngine;
+  const i1 = lastNotEngine + 1;
+  const { e: e0, c: c0 } = spreads[i0]!;
+  const { e: e1, c: c1 } = spreads[i1]!;
+  const s0 = both[i0]!;
+  const s1 = both[i1]!;
+  // Positive when the engine is faster; log ratio so fast and slow sizes weigh alike.
+  const adv = (cuNs: number, engNs: number) => Math.log(cuNs / engNs);
+  const estimate = crossing(s0, adv(c0.median, e0.median), s1, adv(c1.median, e1.median));
+  const early = crossing(s0, adv(c0.q75, e0.q25), s1, adv(c1.q75, e1.q25));
+  const late = crossing(s0, adv(c0.q25, e0.q75), s1, adv(c1.q25, e1.q75));
+  const plusMinus = Math.max(Math.abs(late - estimate), Math.abs(estimate - early));
+  const clean = verdicts[i0]!.verdict === 'cu' && !fewReps;
+  return finish({ ...base, kind: 'crossover', fromBytes: s1, estimateBytes: estimate, plusMinusBytes: plusMinus, confidence: clean ? 'clear' : 'uncertain' });
+}
+
+/** Every comparison a run allows: each initiator with an engine path, at each measured CU count. */
+export function findCrossovers(samples: readonly Sample[]): Crossover[] {
+  const out: Crossover[] = [];
+  for (const initiator of ['host', 'device'] as const) {
+    if (!samples.some((s) => s.initiator === initiator && s.mover === 'engine')) continue;
+    const cuCounts = [...new Set(samples.filter((s) => s.initiator === initiator && s.mover === 'cu').map((s) => s.cus))].sort((a, b) => a - b);
+    for (const cus of cuCounts) out.push(findCrossover(samples, initiator, cus));
+  }
+  return out;
+}

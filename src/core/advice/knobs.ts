@@ -1,0 +1,79 @@
+/**
+ * The knob catalog: library environment variables that choose between load/store and
+ * copy-engine paths, kept as data in knobCatalog.json and checked here on load.
+ */
+import * as v from 'valibot';
+import raw from './knobCatalog.json';
+import type { VersionRange } from './version';
+import { compareVersions, inRange, parseVersion } from './version';
+
+const versionText = v.pipe(v.string(), v.check((s) => parseVersion(s) !== undefined, 'not a version'));
+const RangeSchema = v.object({ from: v.nullable(versionText), before: v.nullable(versionText) });
+const Confidence = v.picklist(['documented', 'source', 'inferred']);
+
+const ValueSchema = v.object({
+  value: v.string(),
+  meaning: v.string(),
+  sdma: v.optional(v.boolean()),
+  versions: RangeSchema,
+  confidence: Confidence,
+});
+
+const KnobSchema = v.object({
+  name: v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]+$/)),
+  library: v.picklist(['rccl', 'rocshmem', 'rocr', 'mori', 'nccl']),
+  versions: RangeSchema,
+  role: v.string(),
+  meaning: v.pipe(v.string(), v.minLength(10)),
+  kind: v.picklist(['bool', 'enum', 'bytes', 'count']),
+  default: v.nullable(v.string()),
+  defaultNote: v.optional(v.string()),
+  recommended: v.optional(v.string()),
+  unit: v.string(),
+  comparison: v.optional(v.picklist(['gt', 'ge'])),
+  values: v.optional(v.array(ValueSchema)),
+  source: v.pipe(v.string(), v.minLength(10)),
+  confidence: Confidence,
+});
+
+const CatalogSchema = v.object({ format: v.literal('sdma-lens-knobs'), version: v.literal(1), notes: v.string(), knobs: v.array(KnobSchema) });
+
+export type Knob = v.InferOutput<typeof KnobSchema>;
+export type KnobValue = v.InferOutput<typeof ValueSchema>;
+export type Library = Knob['library'];
+
+export function loadCatalog(data: unknown = raw): Knob[] {
+  const r = v.safeParse(CatalogSchema, data);
+  if (!r.success) {
+    const issue = r.issues[0];
+    throw new Error(`knob catalog is invalid at ${issue.path?.map((p) => String(p.key)).join('.') ?? '?'}: ${issue.message}`);
+  }
+  return r.output.knobs;
+}
+
+export const KNOBS: readonly Knob[] = loadCatalog();
+
+export function knob(name: string): Knob | undefined {
+  return KNOBS.find((k) => k.name === name);
+}
+
+/** The knobs of a library that apply at a version (all of them when the version is unknown). */
+export function knobsFor(library: Library, version: string | undefined): Knob[] {
+  return KNOBS.filter((k) => k.library === library && (version === undefined || inRange(version, k.versions)));
+}
+
+/** What a value of an enum knob means at a version; several candidates when the version is unknown. */
+export function meaningsOf(k: Knob, value: string, version: string | undefined): KnobValue[] {
+  return (k.values ?? []).filter((x) => x.value === value && (version === undefined || inRange(version, x.versions)));
+}
+
+/** The values of an enum knob that select the copy-engine path, with the versions each applies to. */
+export function sdmaValues(k: Knob, version: string | undefined): KnobValue[] {
+  return (k.values ?? []).filter((x) => x.sdma === true && (version === undefined || inRange(version, x.versions)));
+}
+
+/** True when two half-open version ranges share a version. */
+export function rangesOverlap(a: VersionRange, b: VersionRange): boolean {
+  const startsBefore = (x: VersionRange, y: VersionRange) => x.before === null || y.from === null || compareVersions(y.from, x.before) < 0;
+  return startsBefore(a, b) && startsBefore(b, a);
+}

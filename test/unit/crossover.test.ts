@@ -1,0 +1,106 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findCrossover, findCrossovers, quantile } from '../../src/core/advice/crossover';
+import type { Sample } from '../../src/core/protocol';
+import { readRunFile } from '../../src/core/runStore';
+import { sample } from '../support/records';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Deterministic noise (a small LCG), so a failing case can be replayed. */
+function noise(seed: number) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+/** A path whose time per copy is fixedNs + bytes/gbps, with relative jitter. */
+function series(mover: 'cu' | 'engine', initiator: 'host' | 'device', sizes: number[], fixedNs: number, gbps: number, jitter: number, seed: number, cus = mover === 'cu' ? 8 : 0): Sample[] {
+  const rnd = noise(seed);
+  return sizes.map((sizeBytes) => {
+    const base = fixedNs + sizeBytes / gbps;
+    const timesNs = Array.from({ length: 20 }, () => base * (1 + jitter * (rnd() * 2 - 1)));
+    const meanNs = timesNs.reduce((a, b) => a + b, 0) / timesNs.length;
+    return sample({ mover, initiator, sizeBytes, cus, timesNs, meanNs, minNs: Math.min(...timesNs), maxNs: Math.max(...timesNs), gbps: sizeBytes / meanNs });
+  });
+}
+
+const sizes = [4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 16384].map((k) => k * KiB);
+
+describe('findCrossover', () => {
+  it('finds the size from which the engine stays ahead, and brackets the crossing', () => {
+    // cu: 5 us + 32 GB/s; engine: 13 us + 61 GB/s. Exact crossing at 8e3 / (1/32 - 1/61) ns ≈ 538 KB.
+    const samples = [...series('cu', 'host', sizes, 5000, 32, 0.02, 1), ...series('engine', 'host', sizes, 13000, 61, 0.02, 2)];
+    const c = findCrossover(samples, 'host', 8);
+    expect(c.kind).toBe('crossover');
+    expect(c.fromBytes).toBe(1 * MiB);
+    const exact = 8000 / (1 / 32 - 1 / 61);
+    expect(Math.abs(c.estimateBytes! - exact)).toBeLessThanOrEqual(c.plusMinusBytes! + exact * 0.1);
+    expect(c.explanation).toMatch(/engine\/host stays ahead of cu\/host on 8 CUs from 1 MiB/);
+  });
+
+  it('calls overlapping spreads a tie and says there is no clear winner', () => {
+    // Same cost model, heavy noise: the spreads overlap everywhere.
+    const samples = [...series('cu', 'device', sizes, 2000, 50, 0.6, 3), ...series('engine', 'device', sizes, 2000, 50, 0.6, 4)];
+    const c = findCrossover(samples, 'device', 8);
+    expect(['no-clear-winner', 'crossover']).toContain(c.kind);
+    if (c.kind === 'crossover') expect(c.confidence).toBe('uncertain');
+    expect(c.verdicts.some((v) => v.verdict === 'tie')).toBe(true);
+  });
+
+  it('reports a non-monotonic early win without taking it as the crossover', () => {
+    const samples = [...series('cu', 'host', sizes, 5000, 32, 0.01, 5), ...series('engine', 'host', sizes, 13000, 61, 0.01, 6)];
+    // Make the engine win clearly at 16 KiB only.
+    const at16 = samples.find((s) => s.mover === 'engine' && s.sizeBytes === 16 * KiB)!;
+    at16.timesNs = at16.timesNs.map((t) => t / 10);
+    const c = findCrossover(samples, 'host', 8);
+    expect(c.fromBytes).toBe(1 * MiB);
+    expect(c.explanation).toMatch(/also ahead at 16 KiB, but not from there on/);
+  });
+
+  it('skips sizes measured for one path only, and says which', () => {
+    const cu = series('cu', 'host', sizes, 5000, 32, 0.01, 7).filter((s) => s.sizeBytes !== 512 * KiB);
+    const c = findCrossover([...cu, ...series('engine', 'host', sizes, 13000, 61, 0.01, 8)], 'host', 8);
+    expect(c.missingBytes).toEqual([512 * KiB]);
+    expect(c.explanation).toMatch(/512 KiB measured for one path only/);
+    expect(c.kind).toBe('crossover');
+  });
+
+  it('handles degenerate input: one size, one path, all equal', () => {
+    const one = [...series('cu', 'host', [64 * KiB], 5000, 32, 0.01, 9), ...series('engine', 'host', [64 * KiB], 13000, 61, 0.01, 10)];
+    expect(findCrossover(one, 'host', 8).kind).toBe('insufficient');
+    expect(findCrossover(series('cu', 'host', sizes, 5000, 32, 0.01, 11), 'host', 8).kind).toBe('insufficient');
+    const flat = sizes.flatMap((sizeBytes) => [sample({ mover: 'cu', sizeBytes }), sample({ mover: 'engine', sizeBytes, cus: 0 })]);
+    const equal = findCrossover(flat, 'host', 8);
+    expect(equal.kind).toBe('no-clear-winner');
+    expect(equal.fromBytes).toBeUndefined();
+  });
+
+  it('engine ahead everywhere / cu ahead everywhere', () => {
+    const engineWins = [...series('cu', 'host', sizes, 9000, 10, 0.01, 12), ...series('engine', 'host', sizes, 1000, 61, 0.01, 13)];
+    expect(findCrossover(engineWins, 'host', 8)).toMatchObject({ kind: 'engine-always', fromBytes: 4 * KiB });
+    const cuWins = [...series('cu', 'host', sizes, 1000, 80, 0.01, 14), ...series('engine', 'host', sizes, 9000, 40, 0.01, 15)];
+    expect(findCrossover(cuWins, 'host', 8)).toMatchObject({ kind: 'cu-always', confidence: 'clear' });
+  });
+
+  it('quantiles interpolate', () => {
+    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
+    expect(quantile([5], 0.25)).toBe(5);
+  });
+});
+
+describe('crossovers of a real simulator run', () => {
+  it('puts the host-initiated crossover at 8 CUs in the hundreds of KiB, and moves it up with more CUs', async () => {
+    const run = await readRunFile(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'));
+    const all = findCrossovers(run.samples);
+    expect(all.map((c) => `${c.initiator}@${c.cus}`)).toEqual(['host@8', 'host@64', 'device@8', 'device@64']);
+    const host8 = all[0]!;
+    expect(host8.kind).toBe('crossover');
+    expect(host8.estimateBytes!).toBeGreaterThan(128 * KiB);
+    expect(host8.estimateBytes!).toBeLessThan(1 * MiB);
+    expect(all[1]!.fromBytes!).toBeGreaterThan(host8.fromBytes!);
+  });
+});
