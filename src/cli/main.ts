@@ -6,13 +6,16 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { AdviceOptions } from '../core/advice/advice';
+import { adviseFromRun, shellExports } from '../core/advice/advice';
+import { adviceText } from '../core/advice/adviceText';
 import type { HelperInfo } from '../core/helper';
 import { HelperError, locateHelper } from '../core/helper';
 import { LocalTarget } from '../core/localTarget';
 import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
 import type { Run } from '../core/run';
-import { RunStore, makeRunId } from '../core/runStore';
+import { RunFileError, RunStore, makeRunId } from '../core/runStore';
 import { runSession } from '../core/session';
 import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../core/sweepOptions';
@@ -24,6 +27,7 @@ const USAGE = `Usage: sdma-lens <command> [options]
 
 Commands:
   sweep     run a transfer sweep (bandwidth vs message size for each path and CU count)
+  advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
   runs      list saved runs
 
 Sweep options:
@@ -36,6 +40,12 @@ Sweep options:
   --src GPU --dst GPU           the GPU pair (default 0 -> 1)
   --timeline-size SIZE          also record a timeline at this size
   --json                        print the result as JSON instead of a table
+
+Advise options:
+  advise [RUN_ID] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
+  --cus N                       CUs your library's load/store path occupies (default 64)
+  --sizes LIST                  your message sizes (default: the run's sizes)
+  --rccl-version V              the node's RCCL version when the run did not detect it
 
 Common options:
   --runs-dir DIR                where runs are saved (default .sdma-lens/runs)
@@ -150,6 +160,7 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
     process.stdout.write(`${JSON.stringify(jsonResult(run, runFile), null, 2)}\n`);
   } else {
     process.stdout.write(`${sweepTable(run)}\n`);
+    if (run.samples.length > 0) process.stdout.write(`#\n${adviceText(adviseFromRun(run))}\n`);
     process.stdout.write(`# saved: ${runFile}\n`);
     process.stdout.write('# open it in VS Code: "SDMA Lens: Open Run" (or: code . then run that command)\n');
   }
@@ -175,6 +186,47 @@ function jsonResult(run: Run, runFile: string) {
   };
 }
 
+async function advise(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      'runs-dir': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      cus: { type: 'string' },
+      sizes: { type: 'string' },
+      'rccl-version': { type: 'string' },
+      'rocshmem-version': { type: 'string' },
+    },
+  });
+  if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
+  const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
+  const id = positionals[0] ?? (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
+  if (!id) {
+    process.stderr.write(`sdma-lens: no sweep runs in ${store.root}; run \`sdma-lens sweep\` first\n`);
+    return 1;
+  }
+  const run = await store.open(id);
+  let options: AdviceOptions;
+  try {
+    options = {
+      ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
+      ...(values.sizes !== undefined ? { messageSizes: parseSizeList(values.sizes) } : {}),
+      libraries: {
+        ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
+        ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
+      },
+    };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const advice = adviseFromRun(run, options);
+  if (values.json) process.stdout.write(`${JSON.stringify({ runId: id, ...advice }, null, 2)}\n`);
+  else process.stdout.write(`# run ${id}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+  return 0;
+}
+
 async function runs(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
   const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
@@ -194,6 +246,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'sweep':
         return await sweep(rest, controller.signal);
+      case 'advise':
+        return await advise(rest);
       case 'runs':
         return await runs(rest);
       case undefined:
@@ -209,6 +263,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`sdma-lens: ${(err as Error).message}\n\n${USAGE}\n`);
       return 2;
+    }
+    if (err instanceof RunFileError) {
+      process.stderr.write(`sdma-lens: ${err.message}\n`);
+      return 1;
     }
     if (err instanceof HelperError) {
       process.stderr.write(`sdma-lens: ${err.message}\n  ${err.remedy}\n`);

@@ -4,6 +4,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { AdviceOptions } from '../core/advice/advice';
+import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { PathName } from '../core/protocol';
 import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
 import { DEFAULT_SWEEP, checkSweepOptions } from '../core/sweepOptions';
@@ -93,4 +95,34 @@ export function sweepSettings(): SweepOptions {
   } catch (err) {
     throw new SettingError('sweep', (err as Error).message);
   }
+}
+
+/** `sdmaLens.advice.*`: what the advice assumes about the user's library and message sizes. */
+export function adviceSettings(): AdviceOptions {
+  const version = (name: string) =>
+    field(name, (x) => {
+      if (x === undefined || x === '') return undefined;
+      if (typeof x !== 'string' || !/^\d+(\.\d+)*/.test(x) || x.length > 64) throw new Error('must be a version such as 2.31.0');
+      return x.trim();
+    });
+  const libraries: AdviceOptions['libraries'] = {};
+  const rccl = version('advice.rcclVersion');
+  const rocshmem = version('advice.rocshmemVersion');
+  const nccl = version('advice.ncclVersion');
+  if (rccl) libraries.rccl = rccl;
+  if (rocshmem) libraries.rocshmem = rocshmem;
+  if (nccl) libraries.nccl = nccl;
+  return {
+    loadStoreCus: field('advice.loadStoreCus', (x) => {
+      if (x === undefined) return DEFAULT_LOAD_STORE_CUS;
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 4096) throw new Error('must be a whole number in 1..4096');
+      return x;
+    }),
+    messageSizes: field('advice.messageSizes', (x) => {
+      if (x === undefined) return [];
+      if (!isStringArray(x)) throw new Error('must be a list of sizes such as "64K", "1M"');
+      return x.map(parseSize);
+    }),
+    libraries,
+  };
 }

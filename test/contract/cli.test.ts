@@ -69,6 +69,20 @@ describe('sdma-lens CLI', () => {
     expect(await cli('explode')).toBe(2);
   });
 
+  it('advise prints the crossovers and settings of the newest sweep, as text and JSON', async () => {
+    expect(await cli('sweep', '--backend', 'sim', '--sizes', '4K,64K,256K,1M,4M,64M', '--cus', '8,64', '--iters', '10')).toBe(0);
+    expect(out).toMatch(/# Advice/);
+    expect(await cli('advise', '--cus', '8', '--rccl-version', '2.31.1')).toBe(0);
+    expect(out).toMatch(/device-initiated: engine\/device stays ahead of cu\/device on 8 CUs from/);
+    expect(out).toMatch(/^export NCCL_GIN_TYPE=7$/m);
+    expect(await cli('advise', '--json')).toBe(0);
+    const advice = JSON.parse(out);
+    expect(advice.simulated).toBe(true);
+    expect(advice.recommendations.find((r: { knob: string }) => r.knob === 'NCCL_GIN_TYPE').value).toBeUndefined();
+    expect(await cli('advise', 'no-such-run')).toBe(1);
+    expect(await cli('advise', '--cus', 'lots')).toBe(2);
+  });
+
   it('runs lists what was saved', async () => {
     expect(await cli('runs')).toBe(0);
     expect(out).toMatch(/sweep-sim-\w+\s+ok/);

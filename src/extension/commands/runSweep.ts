@@ -22,12 +22,16 @@ import { reportError, requireTrust } from './guards';
 export interface RunSweepArgs {
   options?: Partial<SweepOptions>;
   interactive?: boolean;
+  /** Cancels like the notification's Cancel button, for callers that show no notification UI. */
+  cancellation?: vscode.CancellationToken;
 }
 
 export interface SweepDeps {
   context: vscode.ExtensionContext;
   helper: HelperService;
   log: vscode.LogOutputChannel;
+  /** Told about every run that finished or was opened (e.g. to learn the node's library versions). */
+  onRun?: (run: Run) => void;
 }
 
 export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Promise<Run | undefined> {
@@ -46,6 +50,8 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
+        const scripted = args?.cancellation?.onCancellationRequested(() => controller.abort());
+        if (args?.cancellation?.isCancellationRequested) controller.abort();
         let panel: SweepPanel | undefined;
         let lastDone = 0;
         try {
@@ -77,9 +83,11 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
           panel.update(run);
           panel.flush();
           announce(run);
+          deps.onRun?.(run);
           return run;
         } finally {
           sub.dispose();
+          scripted?.dispose();
         }
       },
     );

@@ -41,6 +41,7 @@ export async function openRunCommand(deps: SweepDeps, id?: string): Promise<Run 
     const run = await store.open(runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
     SweepPanel.show(deps.context.extensionUri, run, deps.log);
+    deps.onRun?.(run);
     return run;
   } catch (err) {
     reportError(deps.log, 'The run could not be opened', err);

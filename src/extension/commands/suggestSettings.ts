@@ -1,0 +1,172 @@
+/**
+ * "SDMA Lens: Suggest Settings": advice for a run, then the user picks which settings to
+ * keep and where they go: shell exports on the clipboard, a .env file, a launch
+ * configuration or a task. File changes are WorkspaceEdits that ask for confirmation, so
+ * the user reviews the diff; nothing is overwritten silently.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Advice, Recommendation } from '../../core/advice/advice';
+import { adviseFromRun } from '../../core/advice/advice';
+import { adviceText } from '../../core/advice/adviceText';
+import type { TextEdit } from '../../core/advice/envFiles';
+import { applyTextEdits, findJsonAssignments, setJsonEnv, setLineVariables } from '../../core/advice/envFiles';
+import type { Run } from '../../core/run';
+import { RunStore } from '../../core/runStore';
+import { adviceSettings, runsFolder } from '../settings';
+import { SweepPanel } from '../sweepPanel';
+import { reportError } from './guards';
+import type { SweepDeps } from './runSweep';
+
+export type ApplyTarget = 'clipboard' | 'dotenv' | 'launch' | 'tasks';
+
+/** Scripted use: which run, and (optionally) where to apply without asking. */
+export interface SuggestArgs {
+  runId?: string;
+  apply?: { target: ApplyTarget; file?: string; entry?: string; knobs?: string[] };
+}
+
+export interface SuggestResult {
+  runId: string;
+  advice: Advice;
+  applied?: ApplyTarget;
+}
+
+const NEW_ENTRY = 'SDMA Lens';
+
+async function resolveRun(deps: SweepDeps, runId: string | undefined): Promise<Run | undefined> {
+  const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+  const id = runId ?? SweepPanel.activeRunId() ?? (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
+  if (!id) {
+    void vscode.window.showInformationMessage('SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.');
+    return undefined;
+  }
+  return store.open(id);
+}
+
+export async function suggestSettingsCommand(deps: SweepDeps, args?: SuggestArgs): Promise<SuggestResult | undefined> {
+  try {
+    const run = await resolveRun(deps, typeof args?.runId === 'string' ? args.runId : undefined);
+    if (!run) return undefined;
+    const advice = adviseFromRun(run, adviceSettings());
+    deps.log.info(`advice for run ${run.header.id}:\n${adviceText(advice)}`);
+    const withValues = advice.recommendations.filter((r) => r.value !== undefined);
+    let chosen: Recommendation[];
+    let target: ApplyTarget | undefined;
+    if (args?.apply) {
+      chosen = args.apply.knobs ? withValues.filter((r) => args.apply!.knobs!.includes(r.knob)) : withValues;
+      target = args.apply.target;
+    } else {
+      const picked = await pickRecommendations(advice, withValues);
+      if (!picked) return { runId: run.header.id, advice };
+      chosen = picked;
+      target = await pickTarget();
+    }
+    if (!target || chosen.length === 0) return { runId: run.header.id, advice };
+    const vars = Object.fromEntries(chosen.map((r) => [r.knob, r.value!]));
+    const applied = await applyVars(target, vars, args?.apply?.file, args?.apply?.entry);
+    return { runId: run.header.id, advice, ...(applied ? { applied: target } : {}) };
+  } catch (err) {
+    reportError(deps.log, 'Settings could not be suggested', err);
+    return undefined;
+  }
+}
+
+async function pickRecommendations(advice: Advice, withValues: Recommendation[]): Promise<Recommendation[] | undefined> {
+  const summary = advice.focus.map((c) => c.explanation).join(' ');
+  const missing = advice.recommendations.filter((r) => r.value === undefined);
+  if (missing.length > 0) void vscode.window.showWarningMessage(`SDMA Lens: ${missing.map((r) => r.evidence).join(' ')}`);
+  const items = withValues.map((r) => ({
+    label: `${r.knob}=${r.value}`,
+    description: r.confidence === 'uncertain' ? 'uncertain' : r.basis,
+    detail: r.evidence,
+    picked: r.confidence !== 'none',
+    recommendation: r,
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `SDMA Lens: settings${advice.simulated ? ' (SIMULATED node: for illustration)' : ''}`,
+    placeHolder: summary.slice(0, 300) || 'Choose the settings to apply',
+    canPickMany: true,
+    matchOnDetail: true,
+  });
+  return picked?.map((p) => p.recommendation);
+}
+
+async function pickTarget(): Promise<ApplyTarget | undefined> {
+  const items: (vscode.QuickPickItem & { target: ApplyTarget })[] = [
+    { target: 'clipboard', label: '$(clippy) Copy as shell exports' },
+    { target: 'dotenv', label: '$(file) Write to a .env file', description: 'reviewable edit' },
+    { target: 'launch', label: '$(debug-alt) Add to a launch configuration', description: '.vscode/launch.json, reviewable edit' },
+    { target: 'tasks', label: '$(tasklist) Add to a task', description: '.vscode/tasks.json, reviewable edit' },
+  ];
+  return (await vscode.window.showQuickPick(items, { title: 'Where should the settings go?' }))?.target;
+}
+
+function workspaceRoot(): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('open a folder first: settings are written into the workspace');
+  return folder.uri;
+}
+
+async function readText(uri: vscode.Uri): Promise<{ text: string; exists: boolean }> {
+  try {
+    return { text: (await vscode.workspace.openTextDocument(uri)).getText(), exists: true };
+  } catch {
+    return { text: '', exists: false };
+  }
+}
+
+async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string | undefined): Promise<string | undefined> {
+  if (given) return given;
+  const names = [...new Set(findNamedEntries(text, kind))];
+  if (names.length === 0) return NEW_ENTRY;
+  const picked = await vscode.window.showQuickPick([...names.map((label) => ({ label })), { label: `$(add) New: ${NEW_ENTRY}` }], {
+    title: kind === 'launch' ? 'Which launch configuration?' : 'Which task?',
+  });
+  return picked ? picked.label.replace(/^\$\(add\) New: /, '') : undefined;
+}
+
+function findNamedEntries(text: string, kind: 'launch' | 'tasks'): string[] {
+  const key = kind === 'launch' ? '"name"' : '"label"';
+  return [...text.matchAll(new RegExp(`${key}\\s*:\\s*"([^"\\n]{1,200})"`, 'g'))].map((m) => m[1]!);
+}
+
+/** Applies the variables as a WorkspaceEdit that VS Code shows for review before it is made. */
+async function applyVars(target: ApplyTarget, vars: Record<string, string>, file?: string, entry?: string): Promise<boolean> {
+  if (target === 'clipboard') {
+    const text = Object.entries(vars).map(([k, v]) => `export ${k}=${v}`).join('\n');
+    await vscode.env.clipboard.writeText(`${text}\n`);
+    void vscode.window.showInformationMessage(`SDMA Lens: ${Object.keys(vars).length} exports copied to the clipboard.`);
+    return true;
+  }
+  const root = workspaceRoot();
+  const relative = file ?? (target === 'dotenv' ? '.env' : `.vscode/${target === 'launch' ? 'launch' : 'tasks'}.json`);
+  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) throw new Error(`"${relative}" must be a path inside the workspace`);
+  const uri = vscode.Uri.joinPath(root, relative);
+  const { text, exists } = await readText(uri);
+  let edits: TextEdit[];
+  if (target === 'dotenv') {
+    edits = setLineVariables(text, vars, relative.endsWith('.sh') ? 'shell' : 'dotenv');
+  } else {
+    if (exists && text.trim() && findJsonAssignments(text).length === 0 && !text.includes(target === 'launch' ? '"configurations"' : '"tasks"')) {
+      throw new Error(`${relative} does not look like a ${target}.json file`);
+    }
+    const name = await chooseEntry(target, text, entry);
+    if (!name) return false;
+    edits = setJsonEnv(text, target, name, vars);
+  }
+  if (edits.length === 0) {
+    void vscode.window.showInformationMessage(`SDMA Lens: ${relative} already has these values.`);
+    return true;
+  }
+  const meta: vscode.WorkspaceEditEntryMetadata = { needsConfirmation: true, label: `SDMA Lens: set ${Object.keys(vars).length} variables in ${relative}` };
+  const edit = new vscode.WorkspaceEdit();
+  if (!exists) {
+    edit.createFile(uri, { ignoreIfExists: true }, meta);
+    edit.insert(uri, new vscode.Position(0, 0), applyTextEdits(text, edits), meta);
+  } else {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    for (const e of edits) edit.replace(uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.text, meta);
+  }
+  return vscode.workspace.applyEdit(edit);
+}
