@@ -1,0 +1,52 @@
+/**
+ * The advice as the sweep panel shows it: plain data with its schema, so the page can check
+ * what it receives. Built on the host from `adviseFromRun`; the webview never loads the
+ * knob catalog.
+ */
+import * as v from 'valibot';
+import type { Advice } from './advice/advice';
+
+const str = v.pipe(v.string(), v.maxLength(4000));
+const num = v.pipe(v.number(), v.finite());
+const confidence = v.picklist(['clear', 'uncertain', 'none']);
+
+export const AdviceViewSchema = v.object({
+  simulated: v.boolean(),
+  loadStoreCus: num,
+  crossovers: v.array(
+    v.object({
+      initiator: v.picklist(['host', 'device']),
+      cus: num,
+      kind: v.picklist(['crossover', 'engine-always', 'cu-always', 'no-clear-winner', 'insufficient']),
+      fromBytes: v.optional(num),
+      estimateBytes: v.optional(num),
+      plusMinusBytes: v.optional(num),
+      confidence,
+      explanation: str,
+    }),
+  ),
+  recommendations: v.array(v.object({ knob: str, value: v.optional(str), evidence: str, basis: str, confidence })),
+  cuBudget: v.optional(v.object({ text: str, computeGain: num })),
+  notes: v.array(str),
+});
+export type AdviceView = v.InferOutput<typeof AdviceViewSchema>;
+
+export function adviceView(a: Advice): AdviceView {
+  return {
+    simulated: a.simulated,
+    loadStoreCus: a.loadStoreCus,
+    crossovers: a.crossovers.map((c) => ({
+      initiator: c.initiator,
+      cus: c.cus,
+      kind: c.kind,
+      ...(c.fromBytes !== undefined ? { fromBytes: c.fromBytes } : {}),
+      ...(c.estimateBytes !== undefined ? { estimateBytes: c.estimateBytes } : {}),
+      ...(c.plusMinusBytes !== undefined ? { plusMinusBytes: c.plusMinusBytes } : {}),
+      confidence: c.confidence,
+      explanation: c.explanation,
+    })),
+    recommendations: a.recommendations.map((r) => ({ knob: r.knob, ...(r.value !== undefined ? { value: r.value } : {}), evidence: r.evidence, basis: r.basis, confidence: r.confidence })),
+    ...(a.cuBudget ? { cuBudget: { text: a.cuBudget.text, computeGain: a.cuBudget.computeGain } } : {}),
+    notes: a.notes,
+  };
+}
