@@ -13,6 +13,8 @@ constexpr std::uint64_t kMaxSizeBytes = std::uint64_t{1} << 40;
 constexpr int kMaxIters = 100000;
 constexpr int kMaxTimelineRepeats = 1000000;
 constexpr int kMaxSimDelayMs = 600000;
+constexpr int kMaxTargetMs = 60000;
+constexpr int kMaxBlocksPerCu = 32;
 // Above any GPU's CU count (MI300X has 304); checkOptionsForBackend() narrows it to the node.
 constexpr int kMaxCus = 4096;
 // Beyond this a timeline no longer fits comfortably in memory, nor in a viewer.
@@ -70,7 +72,12 @@ constexpr FlagInfo kFlags[] = {
     {"--iters", true},         {"--warmup", true},        {"--seed", true},          {"--src", true},
     {"--dst", true},           {"--timeline-size", true}, {"--timeline-out", true},  {"--timeline-cus", true},
     {"--timeline-iters", true}, {"--sim-delay-ms", true}, {"--fault", true},
+    {"--mode", true},          {"--target-ms", true},     {"--blocks-per-cu", true}, {"--trace", true},
+    {"--engine", true},
 };
+
+// Flags that stand alone: "--trace" means on; "--trace=off" is accepted too.
+bool isSwitch(std::string_view name) { return name == "--trace"; }
 
 const FlagInfo* findFlag(std::string_view name) {
   for (const FlagInfo& flag : kFlags) {
@@ -99,6 +106,7 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
     options.paths = parsePathList(flag, value);
   } else if (flag == "--cus") {
     options.cus = parseCuList(flag, value);
+    options.cusGiven = true;
   } else if (flag == "--iters") {
     options.iters = parseIntInRange(flag, value, 1, kMaxIters);
   } else if (flag == "--warmup") {
@@ -126,9 +134,29 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
     const std::optional<FaultSpec> spec = parseFaultSpec(value);
     if (!spec) {
       throw UsageError("--fault: " + quoted(value) +
-                       " is not a fault spec (crash-after=N, garbage-after=N, hang-after=N, exit-after=N)");
+                       " is not a fault spec (crash-after=N, garbage-after=N, hang-after=N, exit-after=N, "
+                       "corrupt-after=N)");
     }
     options.fault = *spec;
+  } else if (flag == "--mode") {
+    if (value == "pipelined") {
+      options.modes = {TimingMode::Pipelined};
+    } else if (value == "one-shot" || value == "oneshot") {
+      options.modes = {TimingMode::OneShot};
+    } else if (value == "both") {
+      options.modes = {TimingMode::OneShot, TimingMode::Pipelined};
+    } else {
+      throw UsageError("--mode: " + quoted(value) + " is not a timing mode (pipelined, one-shot, both)");
+    }
+  } else if (flag == "--target-ms") {
+    options.targetMs = parseIntInRange(flag, value, 0, kMaxTargetMs);
+  } else if (flag == "--blocks-per-cu") {
+    options.blocksPerCu = parseIntInRange(flag, value, 1, kMaxBlocksPerCu);
+  } else if (flag == "--engine") {
+    options.engineId = parseIntInRange(flag, value, 0, 15);  // hsa_amd_sdma_engine_id_t has 16 bits
+  } else if (flag == "--trace") {
+    if (value != "on" && value != "off") throw UsageError("--trace: " + quoted(value) + " is not on or off");
+    options.trace = value == "on";
   }
 }
 
@@ -167,6 +195,8 @@ void parseCommandArgs(const std::vector<std::string_view>& args, Command command
     std::string_view value;
     if (equals != std::string_view::npos) {
       value = arg.substr(equals + 1);
+    } else if (isSwitch(name)) {
+      value = "on";
     } else if (i + 1 < args.size() && args[i + 1].substr(0, 2) != "--") {
       value = args[++i];
     } else {
@@ -317,6 +347,18 @@ ParsedArgs parseArgs(const std::vector<std::string_view>& args) {
   return parsed;
 }
 
+void fitDefaultCusToNode(Options& options, const Backend& backend) {
+  const Topology& topology = backend.topology();
+  if (options.cusGiven || options.srcGpu >= static_cast<int>(topology.gpus.size())) return;
+  const int available = topology.gpus[static_cast<std::size_t>(options.srcGpu)].cus;
+  std::vector<int> fitted;
+  for (int cus : options.cus) {
+    if (cus <= available) fitted.push_back(cus);
+  }
+  if (available > 0 && (fitted.empty() || fitted.back() != available)) fitted.push_back(available);
+  options.cus = fitted;
+}
+
 std::string checkOptionsForBackend(const Options& options, const Backend& backend) {
   const Topology& topology = backend.topology();
   const int gpuCount = static_cast<int>(topology.gpus.size());
@@ -370,6 +412,7 @@ std::string usageText() {
                    [--warmup N] [--seed N] [--src GPU] [--dst GPU]
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
                    [--timeline-iters N] [--sim-delay-ms N] [--fault SPEC]
+                   [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
   sdma-probe --version | --help
 
 Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
@@ -390,7 +433,15 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --timeline-iters N   repeat the timeline's per-path layout N times (default 1)
   --sim-delay-ms N     the simulator sleeps N ms per work unit (demos, cancel tests)
   --fault SPEC         testing only: crash-after=N, garbage-after=N, hang-after=N,
-                       exit-after=N (N = samples printed first)
+                       exit-after=N (N = samples printed first), corrupt-after=N
+                       (damage one destination byte of the copy after N samples)
+  --mode M             pipelined (default: copies back to back, bandwidth), one-shot
+                       (one copy per timed iteration, latency) or both
+  --target-ms N        GPU: size each sample's iterations to about N ms (at least --iters)
+  --blocks-per-cu N    GPU: workgroups (blocks) per CU of the cu/* paths (default 1)
+  --trace              GPU: per-block device-clock spans during timed iterations
+  --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
+                       hsa_amd_memory_async_copy_on_engine
 
 exit codes: 0 ok, 1 runtime failure, 2 bad arguments, 3 backend unavailable,
             4 data validation failed, 130/143 interrupted by SIGINT/SIGTERM

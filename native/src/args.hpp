@@ -29,6 +29,7 @@ struct Options {
   std::vector<std::uint64_t> sizesBytes;
   std::vector<CopyPath> paths;
   std::vector<int> cus;
+  bool cusGiven = false;  // --cus was given; otherwise the default list is fitted to the node
   int iters = 20;
   int warmupIters = 3;
   std::uint64_t seed = 1;
@@ -37,6 +38,12 @@ struct Options {
   std::optional<TimelineOptions> timeline;
   int simDelayMs = 0;
   FaultSpec fault;
+  // GPU backends (docs/MEASUREMENT.md):
+  std::vector<TimingMode> modes = {TimingMode::Pipelined};  // --mode
+  int targetMs = 0;       // --target-ms: size each sample's iterations by time
+  int blocksPerCu = 1;    // --blocks-per-cu
+  bool trace = false;     // --trace
+  int engineId = -1;      // --engine: engine/host on this SDMA engine (AMD)
 };
 
 enum class Action { Run, PrintHelp, PrintVersion };
@@ -55,6 +62,10 @@ ParsedArgs parseArgs(const std::vector<std::string_view>& args);
 // Checks that need the node: GPU indices, CU counts and sizes against what it has.
 // Returns an empty string when the options fit.
 std::string checkOptionsForBackend(const Options& options, const Backend& backend);
+
+// Without --cus, the default CU counts are cut to what the source GPU has, and its full
+// count is added (132 SMs on an H200, not 128 and 256).
+void fitDefaultCusToNode(Options& options, const Backend& backend);
 
 std::string usageText();
 

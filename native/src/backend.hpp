@@ -24,6 +24,10 @@ struct GpuInfo {
   int cus = 0;
   std::uint64_t memoryBytes = 0;
   std::vector<EngineInfo> engines;
+  // Optional facts of real GPUs (not printed when unset):
+  std::string pciBusId;
+  std::uint64_t l2Bytes = 0;
+  int xccs = 0;  // AMD: accelerator complex dies (XCDs) the CUs are spread over
 };
 
 struct LinkInfo {
@@ -53,6 +57,10 @@ struct Topology {
   std::vector<LibraryInfo> libraries;
 };
 
+// one-shot: each timed iteration is a single copy (latency); pipelined: a timed iteration
+// queues several copies back to back and reports the time per copy (bandwidth).
+enum class TimingMode { OneShot, Pipelined };
+
 // One work unit of a sweep: one path x size x CU count between two GPUs.
 struct CopyRequest {
   CopyPath path = CopyPath::CuHost;
@@ -62,9 +70,16 @@ struct CopyRequest {
   int cus = 0;  // used by cu/* paths only
   int iters = 0;
   int warmupIters = 0;
+  // What the GPU backends add (the simulator ignores all but corruptCopy):
+  TimingMode mode = TimingMode::Pipelined;
+  double targetNs = 0;     // iterations sized by time: at least `iters`, more up to this total
+  int blocksPerCu = 1;     // workgroups (blocks) per CU for cu/* paths
+  bool trace = false;      // per-block device-clock spans during the timed iterations
+  bool corruptCopy = false;  // --fault corrupt-after: damage one byte before the check
+  int engineId = -1;         // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
 };
 
-enum class RunStatus { Ok, Cancelled, ValidationFailed };
+enum class RunStatus { Ok, Cancelled, ValidationFailed, Failed };
 
 struct CopyMeasurement {
   RunStatus status = RunStatus::Ok;
@@ -72,7 +87,23 @@ struct CopyMeasurement {
   int cus = 0;                  // CUs that carried or issued the copy
   int engines = 0;              // engines used (0 for cu/*)
   bool validated = false;       // the destination was checked after the copy
-  std::string failure;          // why, when status is ValidationFailed
+  std::string failure;          // why, when status is ValidationFailed or Failed
+  std::string errorCode;        // the error record's code, when status is Failed
+  std::string hint;             // what the user can do about it, when status is Failed
+  // Optional protocol fields (empty / unset: not printed):
+  std::string mode;                 // "one-shot" or "pipelined"
+  int opsPerIter = 0;               // operations inside one timed iteration (pipelined)
+  std::string label;                // e.g. "proxy-initiated"
+  std::vector<int> engineIds;       // engines named by id, where the API exposes them
+  std::optional<bool> traced;       // the timed iterations carried per-block tracing
+  std::optional<int> cusSeen;       // distinct CUs/SMs the trace saw carrying the copy
+  std::optional<double> medianNs;   // set by backends that measure; the reporter fills the rest
+};
+
+// How device timestamps in a timeline relate to the host clock.
+struct TimelineClock {
+  std::string source;           // e.g. "globaltimer", "s_memrealtime"
+  double alignUncertaintyNs = 0;  // host<->device alignment, +- this much
 };
 
 // One iteration per path at one size, laid out one after another, `repeats` times.
@@ -85,7 +116,7 @@ struct TimelineRequest {
   int repeats = 1;
 };
 
-// What every backend (sim today; hip and cuda later) provides. Backends poll
+// What every backend (sim, hip, cuda) provides. Backends poll
 // cancel::requested() at their own work boundaries and return RunStatus::Cancelled.
 class Backend {
  public:
@@ -97,6 +128,10 @@ class Backend {
   // Exact number of events recordTimeline() would add, so oversized requests are refused early.
   virtual std::uint64_t timelineEventCount(const TimelineRequest& request) const = 0;
   virtual RunStatus recordTimeline(const TimelineRequest& request, TimelineEvents& out) = 0;
+  // Set by backends whose timeline comes from real clocks.
+  virtual std::optional<TimelineClock> timelineClock() const { return std::nullopt; }
+  // Why the last recordTimeline() failed (code, message, hint), when it did.
+  virtual CopyMeasurement lastTimelineFailure() const { return {}; }
 };
 
 }  // namespace sdma

@@ -20,8 +20,11 @@ struct BackendSettings {
 
 struct BackendChoice {
   std::unique_ptr<Backend> backend;  // null when the request cannot be met
+  std::string unavailableCode;       // the error record's code: backend-unavailable, no-gpu, ...
   std::string unavailableReason;
+  std::string unavailableHint;
   bool autoFellBackToSim = false;    // `auto` found no hardware backend and chose sim
+  std::string fallbackReasons;       // why each built hardware backend was passed over
 };
 
 // `requested` is auto, sim, hip or cuda (already validated by the argument parser).

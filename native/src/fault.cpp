@@ -17,7 +17,8 @@ std::optional<FaultSpec> parseFaultSpec(std::string_view text) {
   static constexpr Name kNames[] = {{"crash-after=", FaultKind::CrashAfter},
                                     {"garbage-after=", FaultKind::GarbageAfter},
                                     {"hang-after=", FaultKind::HangAfter},
-                                    {"exit-after=", FaultKind::ExitAfter}};
+                                    {"exit-after=", FaultKind::ExitAfter},
+                                    {"corrupt-after=", FaultKind::CorruptAfter}};
   for (const Name& name : kNames) {
     if (text.substr(0, name.prefix.size()) != name.prefix) continue;
     const std::string_view digits = text.substr(name.prefix.size());
@@ -37,6 +38,7 @@ bool FaultInjector::onSampleCount(std::int64_t samplesEmitted) {
   fired_ = true;
   switch (spec_.kind) {
     case FaultKind::None:
+    case FaultKind::CorruptAfter:
       return true;
     case FaultKind::CrashAfter:
       std::fflush(stdout);

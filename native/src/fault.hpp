@@ -10,14 +10,15 @@ namespace sdma {
 
 // --fault: deliberate misbehaviour so the extension's handling of a broken helper can be
 // tested against the real binary (docs/PROTOCOL.md lists the specs).
-enum class FaultKind { None, CrashAfter, GarbageAfter, HangAfter, ExitAfter };
+enum class FaultKind { None, CrashAfter, GarbageAfter, HangAfter, ExitAfter, CorruptAfter };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::None;
   std::int64_t afterSamples = 0;
 };
 
-// "crash-after=N", "garbage-after=N", "hang-after=N" or "exit-after=N"; nullopt if malformed.
+// "crash-after=N", "garbage-after=N", "hang-after=N", "exit-after=N" or "corrupt-after=N";
+// nullopt if malformed.
 std::optional<FaultSpec> parseFaultSpec(std::string_view text);
 
 class FaultInjector {
@@ -27,6 +28,12 @@ class FaultInjector {
   // Call once before the first work unit and after every sample. Crash and exit faults do
   // not return; a hang returns false once cancelled (the caller then ends as cancelled).
   bool onSampleCount(std::int64_t samplesEmitted);
+
+  // corrupt-after=N: the copy measured after N samples gets one wrong byte before its check,
+  // proving the check catches it. Backends do the damage; this only says when.
+  bool corruptNextCopy(std::int64_t samplesEmitted) const {
+    return spec_.kind == FaultKind::CorruptAfter && samplesEmitted >= spec_.afterSamples;
+  }
 
  private:
   FaultSpec spec_;

@@ -37,25 +37,40 @@ int usageFailure(Reporter& reporter, const std::string& message) {
 }
 
 int run(const ParsedArgs& parsed, Reporter& reporter) {
-  const Options& options = parsed.options;
-  // hello names the backend asked for; auto resolves to sim in a build without hardware backends.
-  const std::string_view helloBackend = options.backend == "auto" ? "sim" : std::string_view(options.backend);
+  Options options = parsed.options;
   std::optional<std::string_view> command;
   if (parsed.command) command = commandName(*parsed.command);
-  reporter.hello(command, helloBackend, helloBackend == "sim", builtBackendNames());
-  if (!parsed.usageError.empty()) return usageFailure(reporter, parsed.usageError);
+  if (!parsed.usageError.empty()) {
+    // Nothing is opened for arguments that do not parse: hello names what was asked for.
+    const std::string_view asked = options.backend == "auto" ? "sim" : std::string_view(options.backend);
+    reporter.hello(command, asked, asked == "sim", builtBackendNames());
+    return usageFailure(reporter, parsed.usageError);
+  }
 
+  // hello names the backend that answers: auto resolves before it is printed.
   BackendChoice choice = openBackend(options.backend, BackendSettings{options.seed, options.simDelayMs});
+  const std::string_view helloBackend = choice.backend ? choice.backend->name() : std::string_view(options.backend);
+  reporter.hello(command, helloBackend, choice.backend ? choice.backend->simulated() : false, builtBackendNames());
   if (!choice.backend) {
-    reporter.error("backend-unavailable", choice.unavailableReason);
+    reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
+                   choice.unavailableReason, choice.unavailableHint);
     reporter.done(DoneStatus::Error);
     std::fprintf(stderr, "sdma-probe: %s\n", choice.unavailableReason.c_str());
     return kExitBackendUnavailable;
   }
   if (choice.autoFellBackToSim) {
-    reporter.warning("simulated", "no GPU backend is built into this sdma-probe: numbers come from the simulated "
-                                  "MI350X node, not from hardware");
+    const std::string why = choice.fallbackReasons.empty() ? "no GPU backend is built into this sdma-probe"
+                                                           : "no GPU was found (" + choice.fallbackReasons + ")";
+    reporter.warning("simulated", why + ": numbers come from the simulated MI350X node, not from hardware");
   }
+  if (*parsed.command == Command::Sweep && !choice.backend->simulated() &&
+      choice.backend->topology().gpus.size() < 2) {
+    reporter.error("one-gpu", "this node has one GPU; a GPU-to-GPU copy needs two",
+                   "run on a node with two or more GPUs, or use --backend sim");
+    reporter.done(DoneStatus::Error);
+    return kExitBackendUnavailable;
+  }
+  fitDefaultCusToNode(options, *choice.backend);
   if (const std::string problem = checkOptionsForBackend(options, *choice.backend); !problem.empty()) {
     return usageFailure(reporter, problem);
   }

@@ -92,7 +92,11 @@ void Reporter::topology(const Topology& topology) {
       if (engine.maxGbps) j.key("maxGbps").value(*engine.maxGbps);
       j.endObject();
     }
-    j.endArray().endObject();
+    j.endArray();
+    if (!gpu.pciBusId.empty()) j.key("pciBusId").value(gpu.pciBusId);
+    if (gpu.l2Bytes > 0) j.key("l2Bytes").value(gpu.l2Bytes);
+    if (gpu.xccs > 0) j.key("xccs").value(gpu.xccs);
+    j.endObject();
   }
   j.endArray();
 
@@ -147,19 +151,49 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   j.key("gbps").valueSignificant(meanNs > 0 ? sizeBytes / meanNs : 0, kGbpsDigits);
   j.key("gbpsMax").valueSignificant(minNs > 0 ? sizeBytes / static_cast<double>(minNs) : 0, kGbpsDigits);
   j.key("validated").value(measurement.validated);
+  // Optional fields (docs/PROTOCOL.md): the median resists the outliers a shared node adds.
+  std::vector<std::int64_t> sorted = timesNs;
+  std::sort(sorted.begin(), sorted.end());
+  const double medianNs = n == 0 ? 0
+                          : n % 2 ? static_cast<double>(sorted[n / 2])
+                                  : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
+  j.key("medianNs").value(roundToTenth(medianNs));
+  j.key("gbpsMedian").valueSignificant(medianNs > 0 ? sizeBytes / medianNs : 0, kGbpsDigits);
+  if (!measurement.mode.empty()) j.key("mode").value(measurement.mode);
+  if (measurement.opsPerIter > 0) j.key("opsPerIter").value(measurement.opsPerIter);
+  if (!measurement.label.empty()) j.key("label").value(measurement.label);
+  if (!measurement.engineIds.empty()) {
+    j.key("engineIds").beginArray();
+    for (int id : measurement.engineIds) j.value(id);
+    j.endArray();
+  }
+  if (measurement.traced) j.key("traced").value(*measurement.traced);
+  if (measurement.cusSeen) j.key("cusSeen").value(*measurement.cusSeen);
   emit();
   ++samples_;
 }
 
+namespace {
+
+void writeClock(JsonWriter& j, const std::optional<TimelineClock>& clock) {
+  if (!clock) return;
+  j.key("clock").beginObject().key("source").value(clock->source);
+  j.key("alignUncertaintyNs").value(roundToTenth(clock->alignUncertaintyNs)).endObject();
+}
+
+}  // namespace
+
 void Reporter::timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
-                            std::uint64_t sizeBytes) {
+                            std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock) {
   JsonWriter& j = begin("timeline");
   j.key("path").value(path).key("format").value("sdmatl").key("version").value(1);
   j.key("eventCount").value(eventCount).key("fileBytes").value(fileBytes).key("sizeBytes").value(sizeBytes);
+  writeClock(j, clock);
   emit();
 }
 
-void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes) {
+void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes,
+                              const std::optional<TimelineClock>& clock) {
   JsonWriter& j = begin("timeline");
   j.key("events").beginArray();
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -175,6 +209,7 @@ void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBy
   }
   j.endArray();
   j.key("sizeBytes").value(sizeBytes);
+  writeClock(j, clock);
   emit();
 }
 
@@ -183,10 +218,12 @@ void Reporter::warning(std::string_view code, std::string_view message) {
   emit();
 }
 
-void Reporter::error(std::string_view code, std::string_view message, std::string_view detail) {
+void Reporter::error(std::string_view code, std::string_view message, std::string_view hint,
+                     std::string_view detail) {
   JsonWriter& j = begin("error");
   j.key("code").value(code).key("message").value(message);
   if (!detail.empty()) j.key("detail").value(detail);
+  if (!hint.empty()) j.key("hint").value(hint);
   emit();
 }
 

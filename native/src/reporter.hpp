@@ -29,10 +29,13 @@ class Reporter {
   void progress(std::int64_t done, std::int64_t total, std::string_view message);
   void sample(const CopyRequest& request, const CopyMeasurement& measurement);
   void timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
-                    std::uint64_t sizeBytes);
-  void timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes);
+                    std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock = std::nullopt);
+  void timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes,
+                      const std::optional<TimelineClock>& clock = std::nullopt);
   void warning(std::string_view code, std::string_view message);
-  void error(std::string_view code, std::string_view message, std::string_view detail = {});
+  // `hint` says what the user can do about it (optional field).
+  void error(std::string_view code, std::string_view message, std::string_view hint = {},
+             std::string_view detail = {});
   void done(DoneStatus status);
 
   // Writes text as is, without a record around it: only for --fault garbage-after.

@@ -21,14 +21,21 @@ std::vector<CopyRequest> workUnits(const Options& options) {
   std::vector<CopyRequest> units;
   for (std::uint64_t size : options.sizesBytes) {
     for (CopyPath path : options.paths) {
-      CopyRequest unit{path, options.srcGpu, options.dstGpu, size, 0, options.iters, options.warmupIters};
-      if (usesEngine(path)) {
-        units.push_back(unit);  // the engine carries the bytes: CU counts do not apply
-        continue;
-      }
-      for (int cus : options.cus) {
-        unit.cus = cus;
-        units.push_back(unit);
+      for (TimingMode mode : options.modes) {
+        CopyRequest unit{path, options.srcGpu, options.dstGpu, size, 0, options.iters, options.warmupIters};
+        unit.mode = mode;
+        unit.targetNs = options.targetMs * 1e6;
+        unit.blocksPerCu = options.blocksPerCu;
+        unit.trace = options.trace;
+        unit.engineId = options.engineId;
+        if (usesEngine(path)) {
+          units.push_back(unit);  // the engine carries the bytes: CU counts do not apply
+          continue;
+        }
+        for (int cus : options.cus) {
+          unit.cus = cus;
+          units.push_back(unit);
+        }
       }
     }
   }
@@ -38,6 +45,7 @@ std::vector<CopyRequest> workUnits(const Options& options) {
 std::string unitLabel(const CopyRequest& unit) {
   std::string label = std::string(pathName(unit.path)) + " " + formatSize(unit.sizeBytes);
   if (!usesEngine(unit.path)) label += " " + std::to_string(unit.cus) + " CUs";
+  if (unit.mode == TimingMode::OneShot) label += " one-shot";
   return label;
 }
 
@@ -48,16 +56,23 @@ CommandResult recordTimeline(const Options& options, const TimelineOptions& time
   const TimelineRequest request{options.paths, options.srcGpu, options.dstGpu, timeline.sizeBytes, timeline.cus,
                                 timeline.repeats};
   TimelineEvents events;
-  if (backend.recordTimeline(request, events) == RunStatus::Cancelled) return cancelled();
+  const RunStatus status = backend.recordTimeline(request, events);
+  if (status == RunStatus::Cancelled) return cancelled();
+  if (status == RunStatus::Failed) {
+    const CopyMeasurement failure = backend.lastTimelineFailure();
+    reporter.error(failure.errorCode.empty() ? "runtime" : failure.errorCode, failure.failure, failure.hint);
+    return {DoneStatus::Error, kExitRuntimeFailure};
+  }
+  const std::optional<TimelineClock> clock = backend.timelineClock();
 
   if (timeline.outPath.empty()) {
-    reporter.timelineInline(events, timeline.sizeBytes);
+    reporter.timelineInline(events, timeline.sizeBytes, clock);
     return {};
   }
   try {
     const std::uint64_t fileBytes = writeSdmatlFile(timeline.outPath, events);
     const std::string path = std::filesystem::absolute(timeline.outPath).string();
-    reporter.timelineFile(path, events.size(), fileBytes, timeline.sizeBytes);
+    reporter.timelineFile(path, events.size(), fileBytes, timeline.sizeBytes, clock);
   } catch (const std::exception& e) {
     reporter.error("io", e.what());
     return {DoneStatus::Error, kExitRuntimeFailure};
@@ -75,14 +90,30 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
 
   for (std::int64_t done = 0; done < total; ++done) {
     if (cancel::requested()) return cancelled();
-    const CopyRequest& unit = units[static_cast<std::size_t>(done)];
+    CopyRequest unit = units[static_cast<std::size_t>(done)];
+    unit.corruptCopy = faults.corruptNextCopy(reporter.samplesEmitted());
     const CopyMeasurement measurement = backend.measure(unit);
     if (measurement.status == RunStatus::Cancelled) return cancelled();
+    if (measurement.status == RunStatus::Failed) {
+      reporter.error(measurement.errorCode.empty() ? "runtime" : measurement.errorCode,
+                     unitLabel(unit) + ": " + measurement.failure, measurement.hint);
+      return {DoneStatus::Error, kExitRuntimeFailure};
+    }
     if (measurement.status == RunStatus::ValidationFailed) {
-      reporter.error("validation", "the destination of " + unitLabel(unit) + " held wrong bytes", measurement.failure);
+      reporter.error("validation", "the destination of " + unitLabel(unit) + " held wrong bytes",
+                     "no bandwidth is reported for a copy that moved wrong bytes; rerun to see whether it "
+                     "repeats, and check the link and driver (or drop --fault corrupt-after)",
+                     measurement.failure);
       return {DoneStatus::Error, kExitValidationFailed};
     }
-    reporter.sample(unit, measurement);
+    if (measurement.mode.empty()) {
+      // Backends without their own timing modes (the simulator) still say which was asked for.
+      CopyMeasurement labelled = measurement;
+      labelled.mode = unit.mode == TimingMode::OneShot ? "one-shot" : "pipelined";
+      reporter.sample(unit, labelled);
+    } else {
+      reporter.sample(unit, measurement);
+    }
     if (!faults.onSampleCount(reporter.samplesEmitted())) return cancelled();
     reporter.progress(done + 1, total, unitLabel(unit));
   }

@@ -17,12 +17,13 @@ unsigned char patternByte(std::size_t index, std::uint64_t seed) {
 
 }  // namespace
 
-std::optional<std::string> validateHostCopy(std::size_t bytes, std::uint64_t patternSeed) {
+std::optional<std::string> validateHostCopy(std::size_t bytes, std::uint64_t patternSeed, bool corrupt) {
   std::vector<unsigned char> src(bytes);
   std::vector<unsigned char> dst(bytes + kGuardBytes, kPoison);
   for (std::size_t i = 0; i < bytes; ++i) src[i] = patternByte(i, patternSeed);
 
   if (bytes > 0) std::memcpy(dst.data(), src.data(), bytes);
+  if (corrupt && bytes > 0) dst[bytes / 2] ^= 0x5A;
 
   for (std::size_t i = 0; i < bytes; ++i) {
     if (dst[i] != patternByte(i, patternSeed)) {

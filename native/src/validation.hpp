@@ -11,6 +11,7 @@ namespace sdma {
 // poison, copies, then checks every byte and the guard. Returns a description of the first
 // wrong byte, or nullopt when the copy is exact. The simulator has no device memory, so it
 // runs this host-side copy per sample: `validated: true` is earned by a real check.
-std::optional<std::string> validateHostCopy(std::size_t bytes, std::uint64_t patternSeed);
+// With `corrupt`, one byte of the copy is damaged before the check (--fault corrupt-after).
+std::optional<std::string> validateHostCopy(std::size_t bytes, std::uint64_t patternSeed, bool corrupt = false);
 
 }  // namespace sdma

@@ -19,6 +19,9 @@ export const PATHS = ['cu/host', 'cu/device', 'engine/host', 'engine/device'] as
 export type PathName = (typeof PATHS)[number];
 export const BACKENDS = ['sim', 'hip', 'cuda'] as const;
 export type Backend = (typeof BACKENDS)[number];
+/** one-shot: one copy per timed iteration (latency); pipelined: copies back to back (bandwidth). */
+export const TIMING_MODES = ['one-shot', 'pipelined'] as const;
+export type TimingMode = (typeof TIMING_MODES)[number];
 
 export function pathName(mover: Mover, initiator: Initiator): PathName {
   return `${mover}/${initiator}`;
@@ -54,6 +57,11 @@ export const GpuSchema = v.object({
   cus: count,
   memoryBytes: nonNegative,
   engines: v.array(EngineSchema),
+  /** Real GPUs only. */
+  pciBusId: v.optional(text),
+  l2Bytes: v.optional(count),
+  /** AMD: the dies (XCDs) the CUs are spread over. */
+  xccs: v.optional(count),
 });
 
 export const TopologySchema = v.object({
@@ -102,6 +110,17 @@ export const SampleSchema = v.object({
   gbps: nonNegative,
   gbpsMax: nonNegative,
   validated: v.boolean(),
+  medianNs: v.optional(nonNegative),
+  gbpsMedian: v.optional(nonNegative),
+  mode: v.optional(v.picklist(TIMING_MODES)),
+  /** Copies inside one timed iteration (pipelined); timesNs are per copy. */
+  opsPerIter: v.optional(v.pipe(count, v.minValue(1))),
+  /** e.g. "proxy-initiated": a host thread submitted the copy a kernel asked for. */
+  label: v.optional(text),
+  engineIds: v.optional(v.array(count)),
+  traced: v.optional(v.boolean()),
+  /** Distinct CUs/SMs the trace saw carrying the copy. */
+  cusSeen: v.optional(count),
 });
 
 export const TIMELINE_EVENT_KINDS = ['kernel', 'cu', 'packet', 'doorbell', 'proxy'] as const;
@@ -121,6 +140,9 @@ export const TimelineEventSchema = v.object({
   path: v.picklist(PATHS),
 });
 
+/** Real GPUs: which device clock the times come from and how well host times align to it. */
+export const TimelineClockSchema = v.object({ source: text, alignUncertaintyNs: nonNegative });
+
 export const TimelineSchema = v.union([
   v.object({
     type: v.literal('timeline'),
@@ -130,11 +152,13 @@ export const TimelineSchema = v.union([
     eventCount: count,
     fileBytes: count,
     sizeBytes: count,
+    clock: v.optional(TimelineClockSchema),
   }),
   v.object({
     type: v.literal('timeline'),
     events: v.array(TimelineEventSchema),
     sizeBytes: count,
+    clock: v.optional(TimelineClockSchema),
   }),
 ]);
 
@@ -145,6 +169,8 @@ export const ErrorSchema = v.object({
   code: text,
   message: text,
   detail: v.optional(text),
+  /** What the user can do about it. */
+  hint: v.optional(text),
 });
 
 export const DoneSchema = v.object({

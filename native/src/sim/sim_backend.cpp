@@ -18,7 +18,12 @@ Topology buildTopology(const Mi350xModel& model) {
   Topology topology;
   topology.node = {"simulated MI350X node", "amd", "AMD Instinct MI350X", true};
   for (int index = 0; index < model.gpuCount; ++index) {
-    GpuInfo gpu{index, model.gpuName, model.arch, model.cusPerGpu, model.memoryBytes, {}};
+    GpuInfo gpu;
+    gpu.index = index;
+    gpu.name = model.gpuName;
+    gpu.arch = model.arch;
+    gpu.cus = model.cusPerGpu;
+    gpu.memoryBytes = model.memoryBytes;
     for (int id = 0; id < model.pcieEnginesPerGpu; ++id) gpu.engines.push_back({id, "pcie", std::nullopt});
     for (int k = 0; k < model.xgmiEnginesPerGpu; ++k) {
       gpu.engines.push_back({model.pcieEnginesPerGpu + k, "xgmi", model.engineMaxGbps});
@@ -76,7 +81,7 @@ CopyMeasurement SimBackend::measure(const CopyRequest& request) {
 
   const std::size_t checkBytes = static_cast<std::size_t>(
       std::min<std::uint64_t>(request.sizeBytes, model_.validationMaxBytes));
-  if (const auto problem = validateHostCopy(checkBytes, seed)) {
+  if (const auto problem = validateHostCopy(checkBytes, seed, request.corruptCopy)) {
     result.status = RunStatus::ValidationFailed;
     result.failure = *problem;
     return result;

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Compile checks of the GPU backends on a machine without GPUs (CI):
+#   1. CUDA: nvcc for sm_90 (H100/H200), through CMake, so the real build is checked;
+#   2. HIP: Debian's hipcc (ROCm 5.2, clang 15) for gfx90a (MI200);
+#   3. HIP: Debian's clang-19 for gfx942 (MI300), device code to gfx942 assembly.
+# gfx950 (MI350X) needs LLVM 20 or newer, which Debian does not ship: not checked here.
+# A missing compiler is reported and skipped; any compile error fails the script.
+# Usage: native/ci/compile-check.sh   (from anywhere; writes under ${TMPDIR:-/tmp})
+set -uo pipefail
+NATIVE=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/sdma-compile-check.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+checked=0
+
+run() {  # run LABEL CMD...
+  local label=$1; shift
+  local t0=$SECONDS
+  if "$@" > "$WORK/out.txt" 2>&1; then
+    if grep -qiE "warning" "$WORK/out.txt"; then
+      echo "FAIL $label (warnings)"; cat "$WORK/out.txt"; failures=$((failures + 1))
+    else
+      echo "ok   $label ($((SECONDS - t0)) s)"
+    fi
+  else
+    echo "FAIL $label"; cat "$WORK/out.txt"; failures=$((failures + 1))
+  fi
+  checked=$((checked + 1))
+}
+
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if [ -x "$NVCC" ]; then
+  run "cuda backend, nvcc sm_90 (CMake build + ctest)" bash -c "
+    cmake -S '$NATIVE' -B '$WORK/cuda' -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
+      -DCMAKE_CUDA_COMPILER='$NVCC' -DCMAKE_CUDA_ARCHITECTURES=90 &&
+    cmake --build '$WORK/cuda' -j &&
+    ctest --test-dir '$WORK/cuda' --output-on-failure &&
+    '$WORK/cuda/sdma-probe' --version | grep -q cuda"
+else
+  echo "skip cuda backend: no nvcc (install the CUDA toolkit, or set NVCC)"
+fi
+
+if command -v hipcc > /dev/null; then
+  run "hip backend, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a -O2 -Wall -Wextra \
+    -I"$NATIVE/src" -x hip -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a.o"
+  # The per-engine copy path is compiled too, against the API's declarations (Debian's
+  # headers are older than it): the version guard must not hide a broken branch.
+  run "hip backend + per-engine copy API, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a \
+    -O2 -Wall -Wextra -I"$NATIVE/src" -include "$NATIVE/ci/hsa_copy_on_engine_shim.h" -x hip \
+    -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-engine.o"
+else
+  echo "skip hip backend gfx90a: no hipcc (apt install hipcc)"
+fi
+
+if command -v clang++-19 > /dev/null; then
+  # -nogpulib: Debian has no gfx942 device libraries; the backend needs none.
+  run "hip backend, clang-19 gfx942 (host syntax + device assembly)" bash -c "
+    clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -Wall -Wextra -I'$NATIVE/src' \
+      -fsyntax-only '$NATIVE/src/gpu/hip_backend.hip' &&
+    clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -Wall -Wextra -I'$NATIVE/src' -O2 \
+      --cuda-device-only -S '$NATIVE/src/gpu/hip_backend.hip' -o '$WORK/hip-gfx942.s' &&
+    grep -q s_memrealtime '$WORK/hip-gfx942.s'"
+else
+  echo "skip hip backend gfx942: no clang++-19 (apt install clang-19)"
+fi
+
+echo "compile checks: $checked run, $failures failed"
+[ "$checked" -gt 0 ] && [ "$failures" -eq 0 ]

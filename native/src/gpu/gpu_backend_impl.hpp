@@ -1,0 +1,1223 @@
+#pragma once
+
+// The GPU backend's host side, one source for both vendors: cuda_backend.cu and
+// hip_backend.hip each include it once. The measurement method is docs/MEASUREMENT.md.
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cancel.hpp"
+#include "gpu/gpu_backend.hpp"
+#include "gpu/gpu_kernels.hpp"
+#include "gpu/timing_plan.hpp"
+#include "rng.hpp"
+
+namespace sdma::gpu {
+namespace {
+
+constexpr int kMaxItersPerLaunch = 10000;
+constexpr int kMaxPipelineDepth = 256;
+// A pipelined iteration moves at least this much, so per-copy overheads overlap.
+constexpr std::uint64_t kBatchTargetBytes = 64ull << 20;
+constexpr double kKernelTimeoutNs = 10e9;
+constexpr double kHostTimeoutNs = 120e9;
+constexpr int kClockPingRounds = 64;
+constexpr int kCheckBlocks = 1024;
+constexpr int kCheckThreads = 256;
+
+double hostNowNs() {
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string errorText(hipError_t e) { return std::string(hipGetErrorName(e)) + ": " + hipGetErrorString(e); }
+
+// A GPU call failed: carried up to measure() as an error record.
+struct GpuFailure {
+  std::string code;
+  std::string message;
+  std::string hint;
+};
+
+void check(hipError_t e, const char* what) {
+  if (e == hipSuccess) return;
+  (void)hipGetLastError();
+  if (e == hipErrorMemoryAllocation) {
+    throw GpuFailure{"out-of-memory", std::string(what) + ": " + errorText(e),
+                     "the GPU has too little free memory for this size: use smaller --sizes or free the GPU"};
+  }
+  throw GpuFailure{"runtime", std::string(what) + ": " + errorText(e), ""};
+}
+
+// ---- stream memory operations (the gate and the proxy's completion write) ----
+#if defined(SDMA_GPU_NVIDIA)
+// Reached through the runtime's entry-point query, so the binary needs no libcuda at link
+// time and still starts (and reports "no GPU") on machines without a driver.
+using WaitValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+using WriteValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+WaitValueFn gWaitValue = nullptr;
+WriteValueFn gWriteValue = nullptr;
+
+void loadStreamMemOps() {
+  cudaDriverEntryPointQueryResult status{};
+  void* fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault, &status) ==
+          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+    gWaitValue = reinterpret_cast<WaitValueFn>(fn);
+  }
+  fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &status) ==
+          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+    gWriteValue = reinterpret_cast<WriteValueFn>(fn);
+  }
+}
+bool haveStreamMemOps() { return gWaitValue != nullptr && gWriteValue != nullptr; }
+hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return gWaitValue(s, reinterpret_cast<CUdeviceptr>(devPtr), value, CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS
+             ? hipSuccess
+             : cudaErrorUnknown;
+}
+hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return gWriteValue(s, reinterpret_cast<CUdeviceptr>(devPtr), value, CU_STREAM_WRITE_VALUE_DEFAULT) ==
+                 CUDA_SUCCESS
+             ? hipSuccess
+             : cudaErrorUnknown;
+}
+#else
+void loadStreamMemOps() {}
+bool haveStreamMemOps() { return true; }
+hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return hipStreamWaitValue32(s, devPtr, value, hipStreamWaitValueGte, 0xFFFFFFFFu);
+}
+[[maybe_unused]] hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return hipStreamWriteValue32(s, devPtr, value, 0);
+}
+#endif
+
+// ---- library and driver facts for `info` ----
+std::string versionFromNccl(int code) {
+  // NCCL >= 2.9 encodes major*10000 + minor*100 + patch.
+  if (code >= 10000) {
+    return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+  }
+  return std::to_string(code / 1000) + "." + std::to_string(code / 100 % 10) + "." + std::to_string(code % 100);
+}
+
+void* openFirst(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (void* handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL)) return handle;
+  }
+  return nullptr;
+}
+
+void addCollectiveLibraries(std::vector<LibraryInfo>& out) {
+#if defined(SDMA_GPU_NVIDIA)
+  const char* ncclName = "nccl";
+  void* nccl = openFirst({"libnccl.so.2", "libnccl.so"});
+#else
+  const char* ncclName = "rccl";
+  void* nccl = openFirst({"librccl.so.1", "librccl.so"});
+#endif
+  if (nccl != nullptr) {
+    using GetVersion = int (*)(int*);
+    int code = 0;
+    auto fn = reinterpret_cast<GetVersion>(dlsym(nccl, "ncclGetVersion"));
+    out.push_back({ncclName, fn != nullptr && fn(&code) == 0 ? versionFromNccl(code) : "found (version unknown)"});
+  }
+#if defined(SDMA_GPU_NVIDIA)
+  if (void* shmem = openFirst({"libnvshmem_host.so.3", "libnvshmem_host.so"})) {
+    using GetVersion = void (*)(int*, int*, int*);
+    auto fn = reinterpret_cast<GetVersion>(dlsym(shmem, "nvshmemx_vendor_get_version_info"));
+    int major = 0, minor = 0, patch = 0;
+    if (fn != nullptr) fn(&major, &minor, &patch);
+    out.push_back({"nvshmem", fn != nullptr ? std::to_string(major) + "." + std::to_string(minor) + "." +
+                                                  std::to_string(patch)
+                                            : "found (version unknown)"});
+  }
+#else
+  if (openFirst({"librocshmem.so.3", "librocshmem.so.2", "librocshmem.so"}) != nullptr) {
+    out.push_back({"rocshmem", "found (version unknown)"});
+  }
+#endif
+}
+
+std::string dottedVersion(int code) {
+  // CUDA: 1000*major + 10*minor; HIP: 10^7*major + 10^5*minor + patch.
+#if defined(SDMA_GPU_NVIDIA)
+  return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10);
+#else
+  return std::to_string(code / 10000000) + "." + std::to_string(code / 100000 % 100) + "." +
+         std::to_string(code % 100000);
+#endif
+}
+
+#if defined(SDMA_GPU_NVIDIA)
+// NVML through dlopen with the few declarations used (its header is not in every toolkit):
+// the link count and NVLink version between two GPUs, and the driver's version string.
+struct NvmlPciInfo {
+  char busIdLegacy[16];
+  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
+struct Nvml {
+  void* lib = nullptr;
+  int (*init)() = nullptr;
+  int (*handleByBusId)(const char*, void**) = nullptr;
+  int (*linkState)(void*, unsigned int, int*) = nullptr;
+  int (*linkVersion)(void*, unsigned int, unsigned int*) = nullptr;
+  int (*remotePci)(void*, unsigned int, NvmlPciInfo*) = nullptr;
+  int (*driverVersion)(char*, unsigned int) = nullptr;
+  int (*remoteType)(void*, unsigned int, int*) = nullptr;
+  int (*p2pStatus)(void*, void*, int, int*) = nullptr;
+  bool ok = false;
+};
+
+Nvml& nvml() {
+  static Nvml n = [] {
+    Nvml v;
+    v.lib = openFirst({"libnvidia-ml.so.1", "libnvidia-ml.so"});
+    if (v.lib == nullptr) return v;
+    v.init = reinterpret_cast<int (*)()>(dlsym(v.lib, "nvmlInit_v2"));
+    v.handleByBusId = reinterpret_cast<int (*)(const char*, void**)>(dlsym(v.lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    v.linkState = reinterpret_cast<int (*)(void*, unsigned int, int*)>(dlsym(v.lib, "nvmlDeviceGetNvLinkState"));
+    v.linkVersion =
+        reinterpret_cast<int (*)(void*, unsigned int, unsigned int*)>(dlsym(v.lib, "nvmlDeviceGetNvLinkVersion"));
+    v.remotePci =
+        reinterpret_cast<int (*)(void*, unsigned int, NvmlPciInfo*)>(dlsym(v.lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2"));
+    v.driverVersion = reinterpret_cast<int (*)(char*, unsigned int)>(dlsym(v.lib, "nvmlSystemGetDriverVersion"));
+    v.remoteType = reinterpret_cast<int (*)(void*, unsigned int, int*)>(dlsym(v.lib, "nvmlDeviceGetNvLinkRemoteDeviceType"));
+    v.p2pStatus = reinterpret_cast<int (*)(void*, void*, int, int*)>(dlsym(v.lib, "nvmlDeviceGetP2PStatus"));
+    v.ok = v.init != nullptr && v.handleByBusId != nullptr && v.linkState != nullptr && v.remotePci != nullptr &&
+           v.init() == 0;
+    return v;
+  }();
+  return n;
+}
+
+// NVLink per-link rate per direction by NVLink version (1e9 B/s): 2.0 20, 3.0 25, 4.0 26.5625.
+double nvlinkGbps(unsigned int version) {
+  if (version >= 4) return 26.5625;
+  if (version == 3) return 25.0;
+  return 20.0;
+}
+#endif
+
+#if defined(SDMA_HAVE_HSA)
+// HIP numbers GPUs in the order ROCr lists its GPU agents (with the same visible-devices
+// filtering), so the n-th GPU agent is HIP device n.
+std::vector<hsa_agent_t> gpuAgents() {
+  std::vector<hsa_agent_t> agents;
+  if (hsa_init() != HSA_STATUS_SUCCESS) return agents;
+  hsa_iterate_agents(
+      [](hsa_agent_t agent, void* data) {
+        hsa_device_type_t type{};
+        if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS &&
+            type == HSA_DEVICE_TYPE_GPU) {
+          static_cast<std::vector<hsa_agent_t>*>(data)->push_back(agent);
+        }
+        return HSA_STATUS_SUCCESS;
+      },
+      &agents);
+  return agents;
+}
+
+// SDMA engine counts by their numeric attribute ids (HSA_AMD_AGENT_INFO_NUM_SDMA_ENG 0xA10A,
+// _NUM_SDMA_XGMI_ENG 0xA10B): older headers lack the names, older runtimes answer an error.
+std::pair<std::uint32_t, std::uint32_t> sdmaEngineCounts(hsa_agent_t agent) {
+  std::uint32_t pcie = 0, xgmi = 0;
+  if (hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(0xA10A), &pcie) != HSA_STATUS_SUCCESS) pcie = 0;
+  if (hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(0xA10B), &xgmi) != HSA_STATUS_SUCCESS) xgmi = 0;
+  return {pcie, xgmi};
+}
+#endif
+
+struct PeerLink {
+  std::string kind = "pcie";
+  int count = 0;
+  double gbpsPerDirection = 0;
+};
+
+// ---- the backend ----
+struct DeviceScratch {
+  HostControl* controlHost = nullptr;
+  HostControl* controlDev = nullptr;
+  GridBarrier* barrier = nullptr;
+  unsigned int* blocksDone = nullptr;
+  unsigned long long* iterStart = nullptr;
+  unsigned long long* iterEnd = nullptr;
+  unsigned long long* ringTicks = nullptr;
+  unsigned long long* stamp = nullptr;
+  std::uint32_t* completedSeq = nullptr;
+  BlockTrace* trace = nullptr;
+  CheckResult* check = nullptr;
+  std::uint32_t gateValue = 0;
+  std::uint32_t goValue = 0;
+};
+
+struct Pair {
+  int src = 0, dst = 0;
+  hipStream_t stream{};       // on src: launches, host-initiated copies
+  hipStream_t proxyStream{};  // on src: the proxy's copies and completion writes
+  hipEvent_t start{}, end{}, stampDone{};
+  unsigned char* srcRegion = nullptr;  // on src
+  unsigned char* dstRegion = nullptr;  // on dst
+  std::uint64_t regionBytes = 0;
+  std::map<int, hipStream_t> cuMaskStreams;  // AMD: one stream per CU count
+};
+
+// Raw trace of one iteration, for the timeline.
+struct IterationTrace {
+  std::vector<BlockTrace> blocks;
+  double startNs = 0, endNs = 0;  // device clock, ns
+  // engine/device
+  double ringNs = -1, pickupNs = -1, submitNs = -1, completeNs = -1;
+};
+
+struct RunResult {
+  std::vector<double> timesNs;  // per copy, timed iterations only
+  int opsPerIter = 1;
+  std::uint64_t opsDone = 0;
+  std::optional<int> cusSeen;
+  IterationTrace last;
+};
+
+class GpuBackend final : public Backend {
+ public:
+  GpuBackend(const GpuOptions& options, int deviceCount) : options_(options) {
+    loadStreamMemOps();
+    buildTopology(deviceCount);
+  }
+  ~GpuBackend() override {
+    for (auto& [key, pair] : pairs_) {
+      (void)key;
+      (void)hipSetDevice(pair.src);
+      if (pair.srcRegion) (void)hipFree(pair.srcRegion);
+      if (pair.dstRegion) {
+        (void)hipSetDevice(pair.dst);
+        (void)hipFree(pair.dstRegion);
+      }
+    }
+  }
+
+  std::string_view name() const override { return SDMA_BACKEND_NAME; }
+  bool simulated() const override { return false; }
+  const Topology& topology() const override { return topology_; }
+
+  CopyMeasurement measure(const CopyRequest& request) override {
+    CopyMeasurement m;
+    try {
+      RunResult run = runPath(request, request.trace, request.corruptCopy, m);
+      if (m.status != RunStatus::Ok) return m;
+      m.timesNs = std::move(run.timesNs);
+      m.opsPerIter = run.opsPerIter;
+      m.mode = request.mode == TimingMode::OneShot ? "one-shot" : "pipelined";
+      m.cusSeen = run.cusSeen;
+      m.traced = request.trace;
+    } catch (const GpuFailure& f) {
+      m.status = RunStatus::Failed;
+      m.errorCode = f.code;
+      m.failure = f.message;
+      m.hint = f.hint;
+    }
+    return m;
+  }
+
+  std::uint64_t timelineEventCount(const TimelineRequest& request) const override {
+    std::uint64_t perRepeat = 0;
+    for (CopyPath p : request.paths) {
+      switch (p) {
+        case CopyPath::CuHost:
+        case CopyPath::CuDevice: perRepeat += 1 + static_cast<std::uint64_t>(request.cus); break;
+        case CopyPath::EngineHost: perRepeat += 1; break;
+        case CopyPath::EngineDevice: perRepeat += 5; break;
+      }
+    }
+    return perRepeat * static_cast<std::uint64_t>(request.repeats);
+  }
+
+  RunStatus recordTimeline(const TimelineRequest& request, TimelineEvents& out) override {
+    try {
+      Pair& pair = ensurePair(request.srcGpu, request.dstGpu);
+      alignClock(pair);
+      std::vector<std::pair<CopyPath, IterationTrace>> traces;
+      for (int r = 0; r < request.repeats; ++r) {
+        for (CopyPath path : request.paths) {
+          if (cancel::requested()) return RunStatus::Cancelled;
+          CopyRequest unit{path, request.srcGpu, request.dstGpu, request.sizeBytes, request.cus, 1, 1};
+          unit.mode = TimingMode::OneShot;
+          CopyMeasurement m;
+          RunResult run = runPath(unit, true, false, m);
+          if (m.status != RunStatus::Ok) {
+            timelineFailure_ = m;
+            return m.status;
+          }
+          traces.emplace_back(path, std::move(run.last));
+        }
+      }
+      appendEvents(request, traces, out);
+    } catch (const GpuFailure& f) {
+      timelineFailure_.status = RunStatus::Failed;
+      timelineFailure_.errorCode = f.code;
+      timelineFailure_.failure = f.message;
+      timelineFailure_.hint = f.hint;
+      return RunStatus::Failed;
+    }
+    return RunStatus::Ok;
+  }
+
+  std::optional<TimelineClock> timelineClock() const override {
+#if defined(SDMA_GPU_NVIDIA)
+    return TimelineClock{"globaltimer", clock_.uncertaintyNs};
+#else
+    return TimelineClock{"s_memrealtime", clock_.uncertaintyNs};
+#endif
+  }
+  CopyMeasurement lastTimelineFailure() const override { return timelineFailure_; }
+
+ private:
+  // ---- topology ----
+  void buildTopology(int deviceCount) {
+    topology_.node.vendor = SDMA_VENDOR_NAME;
+    topology_.node.simulated = false;
+    char host[256] = {};
+    topology_.node.name = gethostname(host, sizeof host - 1) == 0 ? host : "gpu node";
+    for (int d = 0; d < deviceCount; ++d) {
+      hipDeviceProp_t prop{};
+      check(hipGetDeviceProperties(&prop, d), "hipGetDeviceProperties");
+      GpuInfo gpu;
+      gpu.index = d;
+      gpu.name = prop.name;
+      gpu.cus = prop.multiProcessorCount;
+      gpu.memoryBytes = prop.totalGlobalMem;
+      gpu.l2Bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+      char bus[64] = {};
+      if (hipDeviceGetPCIBusId(bus, sizeof bus, d) == hipSuccess) gpu.pciBusId = bus;
+#if defined(SDMA_GPU_NVIDIA)
+      gpu.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+      // asyncEngineCount counts the copy engines the runtime schedules onto.
+      for (int e = 0; e < prop.asyncEngineCount; ++e) gpu.engines.push_back({e, "copy", std::nullopt});
+      smemPerCu_.push_back(static_cast<int>(prop.sharedMemPerMultiprocessor));
+      smemOptin_.push_back(static_cast<int>(prop.sharedMemPerBlockOptin));
+#else
+      gpu.arch = prop.gcnArchName;
+#if defined(SDMA_HAVE_HSA)
+      if (agents_.empty()) agents_ = gpuAgents();
+      if (static_cast<std::size_t>(d) < agents_.size()) {
+        // Engine ids follow ROCr's numbering: PCIe (host) engines first, then the xGMI ones.
+        const auto [pcie, xgmi] = sdmaEngineCounts(agents_[static_cast<std::size_t>(d)]);
+        for (std::uint32_t e = 0; e < pcie + xgmi; ++e) {
+          gpu.engines.push_back({static_cast<int>(e), e < pcie ? "pcie" : "xgmi", std::nullopt});
+        }
+      }
+#endif
+      const std::string arch = gpu.arch;
+      // CU counts per die are fixed per product line; the die id itself comes from the trace.
+      if (arch.rfind("gfx94", 0) == 0) gpu.xccs = gpu.cus >= 300 ? 8 : (gpu.cus >= 200 ? 6 : 0);
+      if (arch.rfind("gfx950", 0) == 0) gpu.xccs = 8;
+      smemPerCu_.push_back(0);
+      smemOptin_.push_back(0);
+#endif
+      topology_.gpus.push_back(gpu);
+      l2Bytes_.push_back(gpu.l2Bytes);
+    }
+    topology_.node.model = deviceCount > 0 ? topology_.gpus[0].name : "";
+    for (int s = 0; s < deviceCount; ++s) {
+      for (int d = 0; d < deviceCount; ++d) {
+        if (s == d) continue;
+        const PeerLink link = peerLink(s, d);
+        topology_.links.push_back({s, d, link.kind, link.count, link.gbpsPerDirection});
+      }
+    }
+    int driver = 0, runtime = 0;
+    (void)hipDriverGetVersion(&driver);
+    (void)hipRuntimeGetVersion(&runtime);
+#if defined(SDMA_GPU_NVIDIA)
+    topology_.libraries.push_back({"cuda-driver-api", dottedVersion(driver)});
+    topology_.libraries.push_back({"cuda-runtime", dottedVersion(runtime)});
+    if (nvml().ok && nvml().driverVersion != nullptr) {
+      char version[96] = {};
+      if (nvml().driverVersion(version, sizeof version) == 0) topology_.libraries.push_back({"nvidia-driver", version});
+    }
+#else
+    topology_.libraries.push_back({"hip-driver", dottedVersion(driver)});
+    topology_.libraries.push_back({"hip-runtime", dottedVersion(runtime)});
+#endif
+    addCollectiveLibraries(topology_.libraries);
+  }
+
+  PeerLink peerLink(int s, int d) {
+    PeerLink link;
+#if defined(SDMA_GPU_NVIDIA)
+    Nvml& n = nvml();
+    const GpuInfo& peer = topology_.gpus[static_cast<std::size_t>(d)];
+    void* handle = nullptr;
+    void* peerHandle = nullptr;
+    if (n.ok && n.handleByBusId(topology_.gpus[static_cast<std::size_t>(s)].pciBusId.c_str(), &handle) == 0 &&
+        n.handleByBusId(peer.pciBusId.c_str(), &peerHandle) == 0) {
+      // NVML_P2P_CAPS_INDEX_NVLINK (2) reports whether the pair talks over NVLink at all.
+      int nvlinkStatus = -1;
+      const bool nvlinkP2p = n.p2pStatus != nullptr && n.p2pStatus(handle, peerHandle, 2, &nvlinkStatus) == 0 &&
+                             nvlinkStatus == 0;
+      unsigned int bus = 0, dev = 0;
+      const char* colon = std::strchr(peer.pciBusId.c_str(), ':');
+      const bool peerBusKnown = colon != nullptr && std::sscanf(colon + 1, "%x:%x", &bus, &dev) == 2;
+      unsigned int version = 0;
+      int toPeer = 0, toSwitch = 0, toSomeGpu = 0;
+      for (unsigned int l = 0; l < 18; ++l) {
+        int active = 0;
+        if (n.linkState(handle, l, &active) != 0 || active == 0) continue;
+        if (n.linkVersion != nullptr) (void)n.linkVersion(handle, l, &version);
+        int type = 0;  // NVML_NVLINK_DEVICE_TYPE_GPU 0, IBMNPU 1, SWITCH 2
+        if (n.remoteType != nullptr && n.remoteType(handle, l, &type) == 0 && type == 2) {
+          ++toSwitch;
+          continue;
+        }
+        ++toSomeGpu;
+        NvmlPciInfo remote{};
+        if (peerBusKnown && n.remotePci(handle, l, &remote) == 0 && remote.bus == bus && remote.device == dev) ++toPeer;
+      }
+      // In a VM the remote end's PCI address is the host's, not the guest's: when no link
+      // matches by address but NVLink P2P is up, a two-GPU node's GPU links all reach the
+      // peer, and behind NVSwitches every link reaches every peer.
+      if (toPeer == 0 && nvlinkP2p) toPeer = toSwitch > 0 ? toSwitch : (topology_.gpus.size() == 2 ? toSomeGpu : 0);
+      if (toPeer > 0) {
+        link.kind = "nvlink";
+        link.count = toPeer;
+        link.gbpsPerDirection = toPeer * nvlinkGbps(version);
+      }
+    }
+#else
+    std::uint32_t type = 0, hops = 0;
+    // HSA_AMD_LINK_INFO_TYPE_XGMI is 4; HIP reports the kind, not the number of links.
+    if (hipExtGetLinkTypeAndHopCount(s, d, &type, &hops) == hipSuccess) {
+      link.kind = type == 4 ? "xgmi" : "pcie";
+      link.count = type == 4 && hops == 1 ? 1 : 0;
+    }
+#endif
+    return link;
+  }
+
+  // ---- per-pair resources ----
+  Pair& ensurePair(int src, int dst) {
+    const int deviceCount = static_cast<int>(topology_.gpus.size());
+    if (deviceCount < 2) {
+      throw GpuFailure{"one-gpu", "this node has one GPU; a copy needs a second one",
+                       "run on a node with two or more GPUs (the simulator: --backend sim)"};
+    }
+    const int key = src * 4096 + dst;
+    auto it = pairs_.find(key);
+    if (it != pairs_.end()) return it->second;
+    int canAccess = 0;
+    check(hipDeviceCanAccessPeer(&canAccess, src, dst), "hipDeviceCanAccessPeer");
+    if (!canAccess) {
+      throw GpuFailure{"peer-access", "GPU " + std::to_string(src) + " cannot access GPU " + std::to_string(dst) +
+                                          " directly (no peer access)",
+                       "check the link with `nvidia-smi topo -m` / `rocm-smi --showtopo`; in VMs and containers "
+                       "peer access needs the IOMMU / ACS settings that allow P2P"};
+    }
+    Pair pair;
+    pair.src = src;
+    pair.dst = dst;
+    for (auto [a, b] : {std::pair{src, dst}, std::pair{dst, src}}) {
+      check(hipSetDevice(a), "hipSetDevice");
+      const hipError_t e = hipDeviceEnablePeerAccess(b, 0);
+      if (e != hipSuccess && e != hipErrorPeerAccessAlreadyEnabled) check(e, "hipDeviceEnablePeerAccess");
+      (void)hipGetLastError();
+    }
+    check(hipSetDevice(src), "hipSetDevice");
+    check(hipStreamCreateWithFlags(&pair.stream, hipStreamNonBlocking), "hipStreamCreate");
+    check(hipStreamCreateWithFlags(&pair.proxyStream, hipStreamNonBlocking), "hipStreamCreate");
+    check(hipEventCreate(&pair.start), "hipEventCreate");
+    check(hipEventCreate(&pair.end), "hipEventCreate");
+    check(hipEventCreate(&pair.stampDone), "hipEventCreate");
+    ensureScratch(src);
+    return pairs_.emplace(key, pair).first->second;
+  }
+
+  DeviceScratch& ensureScratch(int device) {
+    auto it = scratch_.find(device);
+    if (it != scratch_.end()) return it->second;
+    DeviceScratch s;
+    check(hipSetDevice(device), "hipSetDevice");
+    void* host = nullptr;
+    check(hipHostMalloc(&host, sizeof(HostControl), hipHostMallocMapped), "hipHostMalloc");
+    std::memset(host, 0, sizeof(HostControl));
+    s.controlHost = static_cast<HostControl*>(host);
+    void* dev = nullptr;
+    check(hipHostGetDevicePointer(&dev, host, 0), "hipHostGetDevicePointer");
+    s.controlDev = static_cast<HostControl*>(dev);
+    const std::size_t maxBlocks = 16384;  // CUs x blocks per CU, with room
+    check(hipMalloc(reinterpret_cast<void**>(&s.barrier), sizeof(GridBarrier)), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.blocksDone), sizeof(unsigned int) * kMaxItersPerLaunch), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.iterStart), 8 * kMaxItersPerLaunch), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.iterEnd), 8 * kMaxItersPerLaunch), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.ringTicks), 8ull * kMaxItersPerLaunch * kMaxPipelineDepth),
+          "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.stamp), 8), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.completedSeq), 4), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.trace), sizeof(BlockTrace) * maxBlocks), "hipMalloc");
+    check(hipMalloc(reinterpret_cast<void**>(&s.check), sizeof(CheckResult)), "hipMalloc");
+    return scratch_.emplace(device, s).first->second;
+  }
+
+  void ensureRegions(Pair& pair, std::uint64_t regionBytes) {
+    if (pair.regionBytes >= regionBytes) return;
+    if (pair.srcRegion) {
+      (void)hipSetDevice(pair.src);
+      (void)hipFree(pair.srcRegion);
+      (void)hipSetDevice(pair.dst);
+      (void)hipFree(pair.dstRegion);
+      pair.srcRegion = pair.dstRegion = nullptr;
+      pair.regionBytes = 0;
+    }
+    check(hipSetDevice(pair.src), "hipSetDevice");
+    check(hipMalloc(reinterpret_cast<void**>(&pair.srcRegion), regionBytes), "hipMalloc (source)");
+    check(hipSetDevice(pair.dst), "hipSetDevice");
+    const hipError_t e = hipMalloc(reinterpret_cast<void**>(&pair.dstRegion), regionBytes);
+    if (e != hipSuccess) {
+      (void)hipSetDevice(pair.src);
+      (void)hipFree(pair.srcRegion);
+      pair.srcRegion = nullptr;
+      check(e, "hipMalloc (destination)");
+    }
+    pair.regionBytes = regionBytes;
+    check(hipSetDevice(pair.src), "hipSetDevice");
+  }
+
+  // Streams whose kernels may only use the first `cus` CUs. On NVIDIA there are no CU
+  // masks: the copy kernel reserves so much shared memory that blocksPerCu blocks fill an
+  // SM, and the trace reports the SMs that actually ran.
+  hipStream_t streamFor(Pair& pair, int cus) {
+#if defined(SDMA_HAVE_CU_MASK)
+    auto it = pair.cuMaskStreams.find(cus);
+    if (it != pair.cuMaskStreams.end()) return it->second;
+    std::vector<std::uint32_t> mask((static_cast<std::size_t>(topology_.gpus[pair.src].cus) + 31) / 32, 0);
+    for (int c = 0; c < cus; ++c) mask[static_cast<std::size_t>(c / 32)] |= 1u << (c % 32);
+    hipStream_t s{};
+    check(hipExtStreamCreateWithCUMask(&s, static_cast<std::uint32_t>(mask.size()), mask.data()),
+          "hipExtStreamCreateWithCUMask");
+    pair.cuMaskStreams[cus] = s;
+    return s;
+#else
+    (void)cus;
+    return pair.stream;
+#endif
+  }
+
+  int sharedBytesForBlocksPerCu(int device, int blocksPerCu) const {
+    const int perCu = smemPerCu_[static_cast<std::size_t>(device)];
+    if (perCu == 0) return 0;
+    // The runtime keeps 1 KiB per block and the kernels' static shared memory needs a few
+    // bytes: leave 2 KiB so exactly blocksPerCu blocks fit on one CU, never one more.
+    const int headroomPerBlock = 2048;
+    return std::min(smemOptin_[static_cast<std::size_t>(device)] - 1024, perCu / blocksPerCu - headroomPerBlock);
+  }
+
+  // 1024 threads per CU in total: the copy kernels use up to 64 registers a thread.
+  static int threadsFor(int blocksPerCu) { return std::max(64, 1024 / blocksPerCu / 32 * 32); }
+
+  // ---- one measurement ----
+  RunResult runPath(const CopyRequest& request, bool trace, bool corrupt, CopyMeasurement& m) {
+    Pair& pair = ensurePair(request.srcGpu, request.dstGpu);
+    DeviceScratch& s = scratch_.at(pair.src);
+    const std::uint64_t llc = std::max(l2Bytes_[static_cast<std::size_t>(pair.src)],
+                                       l2Bytes_[static_cast<std::size_t>(pair.dst)]);
+    const RotationPlan plan = planRotation(request.sizeBytes, llc);
+    ensureRegions(pair, plan.regionBytes);
+
+    const std::uint64_t seed = mixSeed(mixSeed(options_.seed, request.sizeBytes), static_cast<std::uint64_t>(request.path));
+    check(hipSetDevice(pair.src), "hipSetDevice");
+    fillPatternKernel<<<kCheckBlocks, kCheckThreads, 0, pair.stream>>>(pair.srcRegion, plan.regionBytes, seed);
+    check(hipGetLastError(), "pattern kernel");
+    check(hipSetDevice(pair.dst), "hipSetDevice");
+    check(hipMemset(pair.dstRegion, kPoisonByte, plan.regionBytes), "hipMemset (poison)");
+    settle(pair.dst);
+    settle(pair.src);
+
+    const int depth = request.mode == TimingMode::OneShot
+                          ? 1
+                          : pipelineDepth(request.sizeBytes, kBatchTargetBytes, kMaxPipelineDepth);
+    RunResult run;
+    run.opsPerIter = depth;
+#if defined(SDMA_GPU_NVIDIA)
+    if (!usesEngine(request.path) && request.blocksPerCu > 1) {
+      // Measured on H200: 16 blocks sized for 2 per SM landed on 16 SMs, not 8. Without CU
+      // masks the scheduler spreads blocks over idle SMs, so the SM count would be wrong.
+      m.status = RunStatus::Failed;
+      m.errorCode = "unsupported";
+      m.failure = "--blocks-per-cu " + std::to_string(request.blocksPerCu) +
+                  ": NVIDIA GPUs have no CU masks, so blocks cannot be packed onto a chosen number of SMs";
+      m.hint = "use --blocks-per-cu 1 (one block per SM; --cus then counts SMs exactly, as --trace shows)";
+      return run;
+    }
+#endif
+    if (request.engineId >= 0 && request.path == CopyPath::EngineHost) {
+      runOnEngine(pair, plan, request, depth, run, m);
+    } else {
+      switch (request.path) {
+        case CopyPath::CuHost:
+        case CopyPath::EngineHost: runHostInitiated(pair, s, plan, request, depth, trace, run); break;
+        case CopyPath::CuDevice: runCuDevice(pair, s, plan, request, depth, trace, run); break;
+        case CopyPath::EngineDevice: runEngineDevice(pair, s, plan, request, depth, trace, run, m); break;
+      }
+    }
+    if (m.status != RunStatus::Ok) return run;
+
+    if (corrupt) corruptOneByte(pair, plan, request.sizeBytes, seed);
+    const std::uint64_t slotsUsed = std::min<std::uint64_t>(plan.slots, std::max<std::uint64_t>(run.opsDone, 1));
+    if (auto wrong = checkCopy(pair, s, plan, request.sizeBytes, seed, slotsUsed)) {
+      m.status = RunStatus::ValidationFailed;
+      m.failure = *wrong;
+      return run;
+    }
+    m.validated = true;
+    m.cus = usesEngine(request.path) ? (request.path == CopyPath::EngineDevice ? 1 : 0) : request.cus;
+    m.engines = usesEngine(request.path) ? 1 : 0;
+    if (request.path == CopyPath::EngineDevice) m.label = "proxy-initiated";
+    if (request.engineId >= 0 && request.path == CopyPath::EngineHost) m.engineIds = {request.engineId};
+    return run;
+  }
+
+  // engine/host on one named SDMA engine (AMD, ROCm >= 5.7). Timed on the host clock from
+  // the first submission to the completion signal: ROCr gives no device timestamps here.
+  void runOnEngine(Pair& pair, const RotationPlan& plan, const CopyRequest& request, int depth, RunResult& run,
+                   CopyMeasurement& m) {
+#if defined(SDMA_HAVE_COPY_ON_ENGINE)
+    if (static_cast<std::size_t>(std::max(pair.src, pair.dst)) >= agents_.size()) {
+      throw GpuFailure{"runtime", "no HSA agent matches the HIP devices", ""};
+    }
+    const hsa_agent_t srcAgent = agents_[static_cast<std::size_t>(pair.src)];
+    const hsa_agent_t dstAgent = agents_[static_cast<std::size_t>(pair.dst)];
+    const auto engine = static_cast<hsa_amd_sdma_engine_id_t>(1u << request.engineId);
+    std::uint32_t available = 0;
+    if (hsa_amd_memory_copy_engine_status(dstAgent, srcAgent, &available) != HSA_STATUS_SUCCESS ||
+        (available & static_cast<std::uint32_t>(engine)) == 0) {
+      m.status = RunStatus::Failed;
+      m.errorCode = "engine-unavailable";
+      m.failure = "SDMA engine " + std::to_string(request.engineId) + " cannot copy from GPU " +
+                  std::to_string(pair.src) + " to GPU " + std::to_string(pair.dst) + " now (available mask 0x" +
+                  [&] { char hex[16]; std::snprintf(hex, sizeof hex, "%x", available); return std::string(hex); }() + ")";
+      m.hint = "pick an engine from the mask (bit n = engine n), or leave out --engine";
+      return;
+    }
+    hsa_signal_t done{};
+    if (hsa_signal_create(0, 0, nullptr, &done) != HSA_STATUS_SUCCESS) throw GpuFailure{"runtime", "hsa_signal_create", ""};
+    std::uint64_t op = 0;
+    auto iteration = [&]() -> double {
+      hsa_signal_store_relaxed(done, depth);
+      const double t0 = hostNowNs();
+      for (int b = 0; b < depth; ++b, ++op) {
+        const std::uint64_t offset = (op % plan.slots) * plan.strideBytes;
+        if (hsa_amd_memory_async_copy_on_engine(pair.dstRegion + offset, dstAgent, pair.srcRegion + offset, srcAgent,
+                                                request.sizeBytes, 0, nullptr, done, engine, true) !=
+            HSA_STATUS_SUCCESS) {
+          throw GpuFailure{"runtime", "hsa_amd_memory_async_copy_on_engine failed", ""};
+        }
+      }
+      hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_ACTIVE);
+      return (hostNowNs() - t0) / depth;
+    };
+    double warmNs = 0;
+    for (int w = 0; w < std::max(1, request.warmupIters); ++w) warmNs = iteration();
+    const int iters = timedIters(request, warmNs * depth, 0);
+    for (int i = 0; i < iters && !cancel::requested(); ++i) run.timesNs.push_back(iteration());
+    run.opsDone = op;
+    hsa_signal_destroy(done);
+#else
+    (void)pair, (void)plan, (void)depth, (void)run, (void)request;
+    m.status = RunStatus::Failed;
+#if defined(SDMA_GPU_NVIDIA)
+    m.errorCode = "unsupported";
+    m.failure = "the CUDA runtime does not let a program choose the copy engine (--engine " +
+                std::to_string(request.engineId) + ")";
+    m.hint = "leave out --engine on NVIDIA GPUs";
+#else
+    m.errorCode = "unsupported";
+    m.failure = "--engine needs hsa_amd_memory_async_copy_on_engine (ROCm 5.7 or newer); this sdma-probe was "
+                "built against older ROCm headers";
+    m.hint = "rebuild native/ against ROCm 5.7 or newer, or leave out --engine";
+#endif
+#endif
+  }
+
+  void corruptOneByte(Pair& pair, const RotationPlan& plan, std::uint64_t sizeBytes, std::uint64_t seed) {
+    (void)plan;
+    const std::uint64_t offset = sizeBytes / 2;
+    const unsigned char wrong = static_cast<unsigned char>(~expectedByte(seed, offset, plan.strideBytes, sizeBytes));
+    check(hipSetDevice(pair.dst), "hipSetDevice");
+    check(hipMemcpy(pair.dstRegion + offset, &wrong, 1, hipMemcpyHostToDevice), "corrupt");
+    settle(pair.dst);
+    settle(pair.src);
+  }
+
+  std::optional<std::string> checkCopy(Pair& pair, DeviceScratch& s, const RotationPlan& plan, std::uint64_t sizeBytes,
+                                       std::uint64_t seed, std::uint64_t slotsUsed) {
+    check(hipSetDevice(pair.src), "hipSetDevice");
+    CheckResult init{0, ~0ull};
+    check(hipMemcpy(s.check, &init, sizeof init, hipMemcpyHostToDevice), "check init");
+    settle(pair.src);
+    // The check runs on the source GPU and reads the destination over the link: no second
+    // set of scratch on the destination, and the bytes checked are the ones the peer holds.
+    checkKernel<<<kCheckBlocks, kCheckThreads, 0, pair.stream>>>(pair.dstRegion, slotsUsed * plan.strideBytes,
+                                                                 plan.strideBytes, sizeBytes, seed, s.check);
+    check(hipGetLastError(), "check kernel");
+    check(hipStreamSynchronize(pair.stream), "check kernel");
+    CheckResult result{};
+    check(hipMemcpy(&result, s.check, sizeof result, hipMemcpyDeviceToHost), "check result");
+    if (result.wrongBytes == 0) return std::nullopt;
+    const std::uint64_t off = result.firstWrongOffset;
+    unsigned char got = 0;
+    check(hipMemcpy(&got, pair.dstRegion + off, 1, hipMemcpyDeviceToHost), "check byte");
+    const std::uint64_t slot = off / plan.strideBytes, inSlot = off % plan.strideBytes;
+    char text[256];
+    std::snprintf(text, sizeof text, "%llu wrong byte(s); first at byte %llu of slot %llu%s: 0x%02x, expected 0x%02x",
+                  static_cast<unsigned long long>(result.wrongBytes), static_cast<unsigned long long>(inSlot),
+                  static_cast<unsigned long long>(slot), inSlot >= sizeBytes ? " (guard past the end)" : "", got,
+                  expectedByte(seed, off, plan.strideBytes, sizeBytes));
+    return std::string(text);
+  }
+
+  double ticksToNs(unsigned long long ticks) const {
+#if defined(SDMA_GPU_NVIDIA)
+    return static_cast<double>(ticks);
+#else
+    return static_cast<double>(ticks) * 10.0;  // s_memrealtime runs at 100 MHz on CDNA
+#endif
+  }
+  std::uint64_t timeoutTicks() const {
+#if defined(SDMA_GPU_NVIDIA)
+    return static_cast<std::uint64_t>(kKernelTimeoutNs);
+#else
+    return static_cast<std::uint64_t>(kKernelTimeoutNs / 10.0);
+#endif
+  }
+
+  // Persistent kernels keep per-iteration times on the device: warm-up and timed iterations
+  // of one launch share kMaxItersPerLaunch slots.
+  int timedIters(const CopyRequest& request, double estimateNs, int warmIters) const {
+    const int most = kMaxItersPerLaunch - warmIters;
+    return itersForTime(estimateNs, request.targetNs, std::min(request.iters, most), most);
+  }
+
+  // Blocking memsets and pageable copies may still be in flight when they return; the
+  // non-blocking streams the copies run on do not wait for them.
+  void settle(int device) {
+    check(hipSetDevice(device), "hipSetDevice");
+    check(hipDeviceSynchronize(), "hipDeviceSynchronize");
+  }
+
+  // cu/host and engine/host: the stream waits on a gate in host memory while
+  // event/op.../event is queued behind it, so the time excludes the CPU's enqueue cost.
+  void runHostInitiated(Pair& pair, DeviceScratch& s, const RotationPlan& plan, const CopyRequest& request, int depth,
+                        bool trace, RunResult& run) {
+    const bool cu = request.path == CopyPath::CuHost;
+    const hipStream_t stream = cu ? streamFor(pair, request.cus) : pair.stream;
+    const int blocks = request.cus * request.blocksPerCu;
+    const int threads = threadsFor(request.blocksPerCu);
+    const int sharedBytes = cu ? sharedBytesForBlocksPerCu(pair.src, request.blocksPerCu) : 0;
+    if (cu && sharedBytes > 0) {
+      check(hipFuncSetAttribute(reinterpret_cast<const void*>(&copyKernel), hipFuncAttributeMaxDynamicSharedMemorySize,
+                                sharedBytes),
+            "hipFuncSetAttribute");
+    }
+    std::uint64_t op = 0;
+    auto iteration = [&](bool traceThis) -> double {
+      // Without stream memory operations (or where the driver refuses them on host memory)
+      // the copies run ungated; the sample then includes the enqueue cost, and says so.
+      if (gateWorks_ && haveStreamMemOps() &&
+          streamWaitAtLeast(stream, const_cast<std::uint32_t*>(&s.controlDev->gate), s.gateValue + 1) == hipSuccess) {
+        ++s.gateValue;
+      } else if (gateWorks_) {
+        gateWorks_ = false;
+        std::fprintf(stderr, "sdma-probe: the stream gate is unavailable; host-initiated copies run ungated\n");
+      }
+      if (traceThis && !cu) {
+        stampKernel<<<1, 32, 0, stream>>>(s.stamp);
+        check(hipEventRecord(pair.stampDone, stream), "hipEventRecord");
+      }
+      check(hipEventRecord(pair.start, stream), "hipEventRecord");
+      for (int b = 0; b < depth; ++b, ++op) {
+        const std::uint64_t offset = (op % plan.slots) * plan.strideBytes;
+        if (cu) {
+          copyKernel<<<blocks, threads, static_cast<std::size_t>(sharedBytes), stream>>>(
+              pair.srcRegion + offset, pair.dstRegion + offset, request.sizeBytes, traceThis ? s.trace : nullptr);
+          check(hipGetLastError(), "copy kernel launch");
+        } else {
+          check(hipMemcpyPeerAsync(pair.dstRegion + offset, pair.dst, pair.srcRegion + offset, pair.src,
+                                   request.sizeBytes, stream),
+                "hipMemcpyPeerAsync");
+        }
+      }
+      check(hipEventRecord(pair.end, stream), "hipEventRecord");
+      s.controlHost->gate = s.gateValue;  // release: everything is queued
+      check(hipEventSynchronize(pair.end), "copy");
+      float ms = 0;
+      check(hipEventElapsedTime(&ms, pair.start, pair.end), "hipEventElapsedTime");
+      return ms * 1e6 / depth;
+    };
+    double warmNs = 0;
+    for (int w = 0; w < std::max(1, request.warmupIters); ++w) warmNs = iteration(false);
+    const int iters = timedIters(request, warmNs * depth, 0);
+    for (int i = 0; i < iters; ++i) {
+      if (cancel::requested()) break;
+      run.timesNs.push_back(iteration(trace));
+    }
+    run.opsDone = op;
+    if (!trace) return;
+    if (cu) {
+      run.last.blocks.resize(static_cast<std::size_t>(blocks));
+      check(hipMemcpy(run.last.blocks.data(), s.trace, sizeof(BlockTrace) * run.last.blocks.size(),
+                      hipMemcpyDeviceToHost),
+            "trace");
+      std::set<std::uint64_t> cusSeen;
+      double lo = 1e300, hi = 0;
+      for (const BlockTrace& b : run.last.blocks) {
+        cusSeen.insert((static_cast<std::uint64_t>(b.xcc) << 32) | b.cu);
+        lo = std::min(lo, ticksToNs(b.startTicks));
+        hi = std::max(hi, ticksToNs(b.endTicks));
+      }
+      run.cusSeen = static_cast<int>(cusSeen.size());
+      run.last.startNs = lo;
+      run.last.endNs = hi;
+    } else {
+      unsigned long long stamp = 0;
+      check(hipMemcpy(&stamp, s.stamp, 8, hipMemcpyDeviceToHost), "stamp");
+      float msToStart = 0, msToEnd = 0;
+      check(hipEventElapsedTime(&msToStart, pair.stampDone, pair.start), "hipEventElapsedTime");
+      check(hipEventElapsedTime(&msToEnd, pair.stampDone, pair.end), "hipEventElapsedTime");
+      run.last.startNs = ticksToNs(stamp) + msToStart * 1e6;
+      run.last.endNs = ticksToNs(stamp) + msToEnd * 1e6;
+    }
+  }
+
+  // Waits for a persistent kernel, giving up (and telling it to stop) after a timeout.
+  void waitForKernel(hipStream_t stream, DeviceScratch& s, const char* what) {
+    const double deadline = hostNowNs() + kHostTimeoutNs;
+    while (true) {
+      const hipError_t e = hipStreamQuery(stream);
+      if (e == hipSuccess) break;
+      if (e != hipErrorNotReady) check(e, what);
+      if (hostNowNs() > deadline || cancel::requested()) s.controlHost->abort = 1;
+      // Each query takes the runtime's locks, which the proxy thread needs for its
+      // submissions: polling hot cost the proxy round trip about 1 us here.
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    if (s.controlHost->kernelError) {
+      s.controlHost->kernelError = 0;
+      s.controlHost->abort = 0;
+      if (cancel::requested()) throw GpuFailure{"cancelled", "cancelled", ""};
+      throw GpuFailure{"timeout", std::string(what) + ": the running kernel gave up waiting (timeout)",
+                       "the GPU did not make progress within 10 s; check `nvidia-smi` / `rocm-smi` for other work or "
+                       "a hung device"};
+    }
+  }
+
+  void resetIterationScratch(DeviceScratch& s, int iters) {
+    check(hipMemset(s.iterStart, 0xFF, 8ull * iters), "hipMemset");
+    check(hipMemset(s.iterEnd, 0, 8ull * iters), "hipMemset");
+    check(hipMemset(s.blocksDone, 0, 4ull * iters), "hipMemset");
+    check(hipMemset(s.barrier, 0, sizeof(GridBarrier)), "hipMemset");
+    check(hipMemset(s.completedSeq, 0, 4), "hipMemset");
+    check(hipDeviceSynchronize(), "hipDeviceSynchronize");
+  }
+
+  std::vector<double> iterationTimes(DeviceScratch& s, int iters, int skip, int depth) {
+    std::vector<unsigned long long> start(static_cast<std::size_t>(iters)), end(static_cast<std::size_t>(iters));
+    check(hipMemcpy(start.data(), s.iterStart, 8ull * iters, hipMemcpyDeviceToHost), "iteration times");
+    check(hipMemcpy(end.data(), s.iterEnd, 8ull * iters, hipMemcpyDeviceToHost), "iteration times");
+    std::vector<double> times;
+    for (int i = skip; i < iters; ++i) {
+      const std::size_t k = static_cast<std::size_t>(i);
+      times.push_back((ticksToNs(end[k]) - ticksToNs(start[k])) / depth);
+    }
+    return times;
+  }
+
+  // cu/device: one cooperative launch runs warm-up and timed iterations; the host only says go.
+  void runCuDevice(Pair& pair, DeviceScratch& s, const RotationPlan& plan, const CopyRequest& request, int depth,
+                   bool trace, RunResult& run) {
+    const int blocks = request.cus * request.blocksPerCu;
+    const int threads = threadsFor(request.blocksPerCu);
+    const int sharedBytes = sharedBytesForBlocksPerCu(pair.src, request.blocksPerCu);
+    if (sharedBytes > 0) {
+      check(hipFuncSetAttribute(reinterpret_cast<const void*>(&deviceCopyKernel),
+                                hipFuncAttributeMaxDynamicSharedMemorySize, sharedBytes),
+            "hipFuncSetAttribute");
+    }
+    const hipStream_t stream = streamFor(pair, request.cus);
+    auto launch = [&](int iters) {
+      resetIterationScratch(s, iters);
+      DeviceCopyArgs a{pair.srcRegion, pair.dstRegion, request.sizeBytes, plan.strideBytes, plan.slots, iters, depth,
+                       ++s.goValue, timeoutTicks(), s.controlDev, s.barrier, s.blocksDone, s.iterStart, s.iterEnd,
+                       trace ? s.trace : nullptr};
+      void* args[] = {&a};
+      check(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(&deviceCopyKernel), dim3(blocks), dim3(threads),
+                                       args, static_cast<unsigned int>(sharedBytes), stream),
+            "cooperative launch (cu/device)");
+      // The kernel is resident and polling before the copy is asked for: no launch is timed.
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      s.controlHost->go = s.goValue;
+      waitForKernel(stream, s, "cu/device kernel");
+    };
+    const int warm = std::max(1, request.warmupIters);
+    launch(warm);
+    const std::vector<double> warmTimes = iterationTimes(s, warm, 0, depth);
+    const int iters = timedIters(request, warmTimes.back() * depth, warm);
+    launch(warm + iters);
+    run.timesNs = iterationTimes(s, warm + iters, warm, depth);
+    run.opsDone = static_cast<std::uint64_t>(warm + iters) * depth;
+    if (trace) {
+      run.last.blocks.resize(static_cast<std::size_t>(blocks));
+      check(hipMemcpy(run.last.blocks.data(), s.trace, sizeof(BlockTrace) * run.last.blocks.size(),
+                      hipMemcpyDeviceToHost),
+            "trace");
+      std::set<std::uint64_t> cusSeen;
+      double lo = 1e300, hi = 0;
+      for (const BlockTrace& b : run.last.blocks) {
+        cusSeen.insert((static_cast<std::uint64_t>(b.xcc) << 32) | b.cu);
+        lo = std::min(lo, ticksToNs(b.startTicks));
+        hi = std::max(hi, ticksToNs(b.endTicks));
+      }
+      run.cusSeen = static_cast<int>(cusSeen.size());
+      run.last.startNs = lo;
+      run.last.endNs = hi;
+    }
+  }
+
+  // engine/device. On NVIDIA no public device API drives the copy engine, so a host proxy
+  // thread does (label "proxy-initiated"). On AMD the device-side SDMA APIs of rocSHMEM /
+  // RCCL GIN are the honest path, and this build does not drive them yet.
+  void runEngineDevice(Pair& pair, DeviceScratch& s, const RotationPlan& plan, const CopyRequest& request, int depth,
+                       bool trace, RunResult& run, CopyMeasurement& m) {
+#if defined(SDMA_GPU_AMD)
+    (void)pair, (void)s, (void)plan, (void)request, (void)depth, (void)trace, (void)run;
+    m.status = RunStatus::Failed;
+#if defined(SDMA_HAVE_ROCSHMEM_HEADERS)
+    m.errorCode = "unsupported";
+    m.failure = "engine/device through rocSHMEM is not implemented in this build";
+    m.hint = "measure cu/device, engine/host and cu/host; device-initiated SDMA needs rocSHMEM put with "
+             "ROCSHMEM_SDMA_ENABLED=1 or RCCL's GIN device API";
+#else
+    m.errorCode = "library-not-found";
+    m.failure = "engine/device on AMD needs rocSHMEM (with SDMA enabled) or RCCL's GIN device API, and neither "
+                "was found when this sdma-probe was built";
+    m.hint = "install rocSHMEM (ROCSHMEM_SDMA_ENABLED=1) or RCCL >= 2.27 with GIN and rebuild native/, or drop "
+             "engine/device from --paths";
+#endif
+#else
+    if (!haveStreamMemOps()) {
+      m.status = RunStatus::Failed;
+      m.errorCode = "driver-too-old";
+      m.failure = "the driver has no stream memory operations (cuStreamWriteValue32), which the proxy needs";
+      m.hint = "update the NVIDIA driver to one matching CUDA 12 or newer";
+      return;
+    }
+    HostControl* control = s.controlHost;
+    struct ProxyRecord {
+      double pickupNs = -1, submitNs = -1;
+    };
+    auto launch = [&](int iters, std::vector<ProxyRecord>& records) {
+      resetIterationScratch(s, iters);
+      const std::uint64_t totalOps = static_cast<std::uint64_t>(iters) * depth;
+      records.assign(totalOps, {});
+      control->doorbell = 0;
+      std::atomic<bool> stop{false};
+      std::string proxyError;
+      std::thread proxy([&] {
+        (void)hipSetDevice(pair.src);
+        std::uint64_t seen = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+          const std::uint64_t rung = control->doorbell;
+          while (seen < rung) {
+            const double pickup = hostNowNs();
+            const volatile Descriptor& d = control->ring[seen % kRingSlots];
+            const std::uint64_t srcOffset = d.srcOffset, dstOffset = d.dstOffset, bytes = d.bytes;
+            // Peer access is on, so a plain device-to-device copy goes to the copy engine over
+            // the link, with less API work than the Peer variant on this latency-bound path.
+            hipError_t e = hipMemcpyAsync(pair.dstRegion + dstOffset, pair.srcRegion + srcOffset, bytes,
+                                          hipMemcpyDeviceToDevice, pair.proxyStream);
+            if (e == hipSuccess) e = streamWrite(pair.proxyStream, s.completedSeq, static_cast<std::uint32_t>(seen + 1));
+            if (e != hipSuccess) {
+              proxyError = errorText(e);
+              control->abort = 1;
+              return;
+            }
+            records[seen] = {pickup, hostNowNs()};
+            ++seen;
+          }
+        }
+      });
+      DeviceScratch* sp = &s;
+      ProxyArgs a{request.sizeBytes, plan.strideBytes, plan.slots, iters, depth, ++s.goValue, timeoutTicks(),
+                  s.controlDev, s.completedSeq, s.iterStart, s.iterEnd, s.ringTicks, trace ? s.trace : nullptr};
+      proxyKernel<<<1, 32, 0, pair.stream>>>(a);
+      const hipError_t launched = hipGetLastError();
+      if (launched == hipSuccess) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        control->go = s.goValue;
+      }
+      try {
+        if (launched != hipSuccess) check(launched, "proxy kernel launch");
+        waitForKernel(pair.stream, *sp, "engine/device kernel");
+      } catch (...) {
+        stop = true;
+        proxy.join();
+        throw;
+      }
+      stop = true;
+      proxy.join();
+      check(hipStreamSynchronize(pair.proxyStream), "proxy copies");
+      if (!proxyError.empty()) throw GpuFailure{"runtime", "proxy copy failed: " + proxyError, ""};
+    };
+    std::vector<ProxyRecord> records;
+    const int warm = std::max(1, request.warmupIters);
+    launch(warm, records);
+    const std::vector<double> warmTimes = iterationTimes(s, warm, 0, depth);
+    const int iters = timedIters(request, warmTimes.back() * depth, warm);
+    launch(warm + iters, records);
+    run.timesNs = iterationTimes(s, warm + iters, warm, depth);
+    run.opsDone = static_cast<std::uint64_t>(warm + iters) * depth;
+    if (trace) {
+      const std::size_t lastOp = records.size() - 1;
+      std::vector<unsigned long long> rings(records.size()), ends(static_cast<std::size_t>(warm + iters));
+      check(hipMemcpy(rings.data(), s.ringTicks, 8 * rings.size(), hipMemcpyDeviceToHost), "trace");
+      check(hipMemcpy(ends.data(), s.iterEnd, 8 * ends.size(), hipMemcpyDeviceToHost), "trace");
+      BlockTrace kernelSpan{};
+      check(hipMemcpy(&kernelSpan, s.trace, sizeof kernelSpan, hipMemcpyDeviceToHost), "trace");
+      run.last.blocks = {kernelSpan};
+      run.last.ringNs = ticksToNs(rings[lastOp]);
+      run.last.pickupNs = records[lastOp].pickupNs + clock_.offsetNs;
+      run.last.submitNs = records[lastOp].submitNs + clock_.offsetNs;
+      run.last.completeNs = ticksToNs(ends.back());
+      run.last.startNs = ticksToNs(kernelSpan.startTicks);
+      run.last.endNs = ticksToNs(kernelSpan.endTicks);
+      run.cusSeen = 1;
+    }
+#endif
+  }
+
+  // Host clock -> device clock, by the shortest of kClockPingRounds ping-pongs.
+  void alignClock(Pair& pair) {
+    if (clock_.rounds > 0) return;
+    DeviceScratch& s = scratch_.at(pair.src);
+    HostControl* c = s.controlHost;
+    c->ping = 0;
+    c->pongAck = 0;
+    clockPingKernel<<<1, 32, 0, pair.stream>>>(s.controlDev, kClockPingRounds, timeoutTicks());
+    check(hipGetLastError(), "clock ping kernel");
+    std::vector<ClockPing> pings;
+    for (int r = 1; r <= kClockPingRounds; ++r) {
+      const double sendNs = hostNowNs();
+      c->ping = static_cast<std::uint32_t>(r);
+      const double deadline = sendNs + 1e9;
+      while (c->pongAck != static_cast<std::uint32_t>(r) && hostNowNs() < deadline) {
+      }
+      const double receiveNs = hostNowNs();
+      if (c->pongAck != static_cast<std::uint32_t>(r)) break;
+      pings.push_back({sendNs, receiveNs, ticksToNs(c->pongTicks)});
+    }
+    if (pings.size() < static_cast<std::size_t>(kClockPingRounds)) c->abort = 1;
+    waitForKernel(pair.stream, s, "clock ping kernel");
+    clock_ = alignClocks(pings);
+  }
+
+  void appendEvents(const TimelineRequest& request, const std::vector<std::pair<CopyPath, IterationTrace>>& traces,
+                    TimelineEvents& out) {
+    double base = 1e300;
+    for (const auto& [path, t] : traces) {
+      base = std::min(base, t.startNs);
+      if (t.ringNs >= 0) base = std::min(base, t.ringNs);
+    }
+    const auto gpu = static_cast<std::uint16_t>(request.srcGpu);
+    const double bytes = static_cast<double>(request.sizeBytes);
+    for (const auto& [path, t] : traces) {
+      auto at = [&](double ns) { return ns - base; };
+      if (path == CopyPath::EngineHost) {
+        out.add({EventKind::Packet, PacketOp::Copy, path, gpu, 0, -1, at(t.startNs), at(t.endNs), at(t.startNs), bytes});
+        continue;
+      }
+      out.add({EventKind::Kernel, PacketOp::None, path, gpu, 0, -1, at(t.startNs), at(t.endNs), -1, 0});
+      if (path == CopyPath::EngineDevice) {
+        const BlockTrace b = t.blocks.empty() ? BlockTrace{} : t.blocks[0];
+        out.add({EventKind::Cu, PacketOp::None, path, gpu, b.cu, -1, at(t.startNs), at(t.endNs), -1, 0});
+        const std::int32_t packetId = out.nextId() + 1;
+        out.add({EventKind::Doorbell, PacketOp::None, path, gpu, 0, packetId, at(t.ringNs), at(t.ringNs), -1, 0});
+        out.add({EventKind::Packet, PacketOp::CopySignal, path, gpu, 0, -1, at(t.submitNs), at(t.completeNs),
+                 at(t.pickupNs), bytes});
+        out.add({EventKind::Proxy, PacketOp::None, path, gpu, 0, -1, at(t.pickupNs), at(t.submitNs), -1, 0});
+        continue;
+      }
+      for (std::size_t i = 0; i < static_cast<std::size_t>(request.cus); ++i) {
+        const BlockTrace b = i < t.blocks.size() ? t.blocks[i] : BlockTrace{};
+        const double share = bytes / std::max<std::size_t>(1, t.blocks.size());
+        out.add({EventKind::Cu, PacketOp::None, path, gpu, b.xcc * 1024u + b.cu, -1, at(ticksToNs(b.startTicks)),
+                 at(ticksToNs(b.endTicks)), -1, share});
+      }
+    }
+  }
+
+  GpuOptions options_;
+  Topology topology_;
+  std::vector<std::uint64_t> l2Bytes_;
+  std::vector<int> smemPerCu_, smemOptin_;
+  std::map<int, Pair> pairs_;
+  std::map<int, DeviceScratch> scratch_;
+  ClockAlignment clock_;
+  CopyMeasurement timelineFailure_;
+  bool gateWorks_ = true;
+#if defined(SDMA_HAVE_HSA)
+  std::vector<hsa_agent_t> agents_;
+#endif
+};
+
+std::unique_ptr<Backend> openGpu(const GpuOptions& options, OpenFailure& failure) {
+  const char* vendorTool = SDMA_GPU_NVIDIA_OR_AMD("nvidia-smi", "rocm-smi");
+#if defined(SDMA_GPU_NVIDIA)
+  // Without the driver library the runtime says "insufficient driver"; users need to hear
+  // that there is no driver (or GPU) at all.
+  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(driver);
+  } else {
+    failure = {"no-gpu", "no NVIDIA driver (libcuda.so.1) is installed on this machine, so it has no usable GPU",
+               "run on a GPU node (or point the extension at one over SSH); without a GPU use --backend sim"};
+    return nullptr;
+  }
+#endif
+  int count = 0;
+  const hipError_t e = hipGetDeviceCount(&count);
+  if (e == hipErrorInsufficientDriver) {
+    failure = {"driver-too-old", std::string("the GPU driver is older than this sdma-probe's runtime: ") + errorText(e),
+               std::string("update the driver (see ") + vendorTool + ") or rebuild native/ with the toolkit that "
+               "matches it"};
+    return nullptr;
+  }
+  if (e != hipSuccess || count == 0) {
+    failure = {"no-gpu",
+               std::string("no ") + SDMA_GPU_NVIDIA_OR_AMD("NVIDIA", "AMD") + " GPU is visible to this process" +
+                   (e != hipSuccess ? " (" + errorText(e) + ")" : std::string()),
+               std::string("check `") + vendorTool + "` and the visible-devices variable (" +
+                   SDMA_GPU_NVIDIA_OR_AMD("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES") +
+                   "); without a GPU use --backend sim"};
+    return nullptr;
+  }
+  try {
+    return std::make_unique<GpuBackend>(options, count);
+  } catch (const GpuFailure& f) {
+    failure = {f.code, f.message, f.hint};
+    return nullptr;
+  }
+}
+
+}  // namespace
+}  // namespace sdma::gpu
