@@ -1,6 +1,6 @@
 /**
- * The HTML shell of the sweep panel. Pure (no `vscode` import) so it is unit-tested and reused
- * by the browser preview harness with the exact CSP the extension ships.
+ * The HTML shell of the webview panels. Pure (no `vscode` import) so it is unit-tested and
+ * reused by the browser harnesses and benchmarks with the exact CSP the extension ships.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -11,6 +11,8 @@ export interface PanelHtmlOptions {
   styleUri: string;
   nonce: string;
   title: string;
+  /** Directives a panel needs beyond the strict base, each documented where it is asked for. */
+  extraDirectives?: readonly string[];
 }
 
 /** 24 random bytes: 32 base64 characters, no padding. A fresh one for every render. */
@@ -26,23 +28,24 @@ export function escapeHtml(text: string): string {
 }
 
 /** Scripts and styles only from the extension (styles also by nonce); no inline code, no eval. */
-export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+export function contentSecurityPolicy(cspSource: string, nonce: string, extraDirectives: readonly string[] = []): string {
   return [
     "default-src 'none'",
     `img-src ${cspSource} data:`,
     `style-src ${cspSource} 'nonce-${nonce}'`,
     `font-src ${cspSource}`,
     `script-src 'nonce-${nonce}'`,
+    ...extraDirectives,
   ].join('; ') + ';';
 }
 
-export function panelHtml({ cspSource, scriptUri, styleUri, nonce, title }: PanelHtmlOptions): string {
+export function panelHtml({ cspSource, scriptUri, styleUri, nonce, title, extraDirectives }: PanelHtmlOptions): string {
   const a = escapeHtml;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${a(contentSecurityPolicy(cspSource, nonce))}">
+<meta http-equiv="Content-Security-Policy" content="${a(contentSecurityPolicy(cspSource, nonce, extraDirectives))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${a(styleUri)}">
 <title>${a(title)}</title>

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// The timeline panel with 1,000,000 events, in headless Chromium, against chart.js drawing the
+// same events the obvious way (bench/timelineChartjs.ts) as the reference, each in a fresh
+// browser. Prints, for both and as ratios:
+//   - data -> first full frame: from the timeline message arriving in the page to the first
+//     frame drawn with the level of detail of the whole window (targets: <= 1 s);
+//   - frame time p95 during scripted pan and zoom: main-thread work per frame (input handling
+//     plus drawing), and the interval between animation frames as Chromium paced them
+//     (target: <= 16 ms);
+//   - memory after a garbage collection: the page's JS heap (CDP) and the renderer process's
+//     proportional set size, which also holds the worker and every typed array (target:
+//     <= 300 MB).
+//
+//   node bench/timeline.mjs [--events N] [--frames N] [--skip-reference]
+/* global window, document, requestAnimationFrame, WheelEvent, PerformanceObserver */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEMO_META, buildPage, bundleBrowser, deliver, launch, loadSupport, makeTimeline, rendererMemoryBytes, repo, startServer } from '../test/webview/timelineHarness.mjs';
+
+const args = process.argv.slice(2);
+const opt = (flag, fallback) => {
+  const i = args.indexOf(flag);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const EVENTS = opt('--events', 1_000_000);
+const FRAMES = opt('--frames', 240);
+// 136 events per iteration of the four paths at 1 MiB with 64 CUs (docs/SIMULATOR.md).
+const ITERS = Math.max(1, Math.round(EVENTS / 136));
+
+const p95 = (xs) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)];
+};
+const mb = (bytes) => bytes / 1e6;
+
+async function memory(page, profile) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN;
+  return { heapMb: mb(heap), rendererMb: mb(rendererMemoryBytes(profile) ?? NaN) };
+}
+
+/** Scripted pan and zoom on the timeline canvas, one input per animation frame, as a user's wheel would. */
+async function driveTimeline(page, frames) {
+  return page.evaluate(async (n) => {
+    const canvas = document.querySelector('canvas');
+    const rect = canvas.getBoundingClientRect();
+    const stats = window.__timelineStats;
+    const longTasks = [];
+    const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
+    observer.observe({ entryTypes: ['longtask'] });
+    const before = stats.frameMs.length;
+    const intervals = [];
+    const inputMs = [];
+    let last = 0;
+    const at = { clientX: rect.left + 190 + (rect.width - 190) * 0.4, clientY: rect.top + 120, bubbles: true, cancelable: true };
+    const quarter = Math.floor(n / 4);
+    for (let i = 0; i < n; i++) {
+      const phase = Math.floor(i / quarter);
+      const init = phase === 0 ? { ...at, ctrlKey: true, deltaY: -60 } : phase === 1 ? { ...at, shiftKey: true, deltaY: 40 } : phase === 2 ? { ...at, ctrlKey: true, deltaY: 60 } : { ...at, shiftKey: true, deltaY: -40 };
+      const now = await new Promise((ok) => requestAnimationFrame(ok));
+      if (last) intervals.push(now - last);
+      last = now;
+      const t0 = performance.now();
+      canvas.dispatchEvent(new WheelEvent('wheel', init));
+      inputMs.push(performance.now() - t0);
+    }
+    await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    observer.disconnect();
+    const drawMs = stats.frameMs.slice(before);
+    return { drawMs, inputMs, intervals, longTasks, lodMs: stats.lodMs.slice(-50), draws: drawMs.length };
+  }, frames);
+}
+
+async function driveChartjs(page, frames, budgetMs) {
+  return page.evaluate(
+    async ({ n, budget }) => {
+      const chart = window.__chart;
+      const stats = window.__timelineStats;
+      const before = stats.frameMs.length;
+      const start = performance.now();
+      const quarter = Math.floor(n / 4);
+      let done = 0;
+      for (let i = 0; i < n && performance.now() - start < budget; i++) {
+        const phase = Math.floor(i / quarter);
+        if (phase === 0) chart.zoom(0.86);
+        else if (phase === 1) chart.pan(0.05);
+        else if (phase === 2) chart.zoom(1 / 0.86);
+        else chart.pan(-0.05);
+        done++;
+        await new Promise((ok) => requestAnimationFrame(ok));
+      }
+      return { drawMs: stats.frameMs.slice(before), done };
+    },
+    { n: frames, budget: budgetMs },
+  );
+}
+
+async function measure(kind, origin, file) {
+  const b = await launch({ width: 1400, height: 900 });
+  try {
+    const { page } = b;
+    await page.goto(`${origin}/${kind}.html?theme=dark`);
+    await page.waitForFunction(() => window.__preview?.posted.some((m) => m.type === 'ready'));
+    const idle = await memory(page, b.profile);
+    const events = await deliver(page, file, DEMO_META);
+    await page.waitForFunction(() => window.__timelineStats.firstFrameAt > 0, undefined, { timeout: 600_000, polling: 50 });
+    const s = await page.evaluate(() => ({ ...window.__timelineStats, frameMs: undefined }));
+    const firstMs = s.firstFrameAt - s.receivedAt;
+    const loaded = await memory(page, b.profile);
+    const drive = kind === 'timeline' ? await driveTimeline(page, FRAMES) : await driveChartjs(page, FRAMES, 120_000);
+    const after = await memory(page, b.profile);
+    if (b.failures.length > 0) throw new Error(`${kind}: ${b.failures.join('; ')}`);
+    return { events, firstMs, idle, loaded, after, drive, indexMs: s.indexMs, inWorker: s.inWorker };
+  } finally {
+    await b.close();
+  }
+}
+
+async function main() {
+  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-bench-timeline-'));
+  let server;
+  try {
+    const file = makeTimeline(tmp, { sizes: '1M', cus: 64, iters: ITERS });
+    const assets = join(tmp, 'assets');
+    await buildPage(assets);
+    await bundleBrowser(join(repo, 'bench/timelineChartjs.ts'), join(assets, 'chartjs.js'));
+    const support = await loadSupport(tmp);
+    const served = await startServer(support, assets, { timeline: { script: 'timeline.js' }, chartjs: { script: 'chartjs.js' } });
+    server = served.server;
+
+    const t = await measure('timeline', served.origin, file);
+    const drawP95 = p95(t.drive.drawMs);
+    const workP95 = p95(t.drive.drawMs.map((d, i) => d + (t.drive.inputMs[i] ?? 0)));
+    console.log(`timeline panel, ${t.events.toLocaleString('en-US')} events (level of detail ${t.inWorker ? 'in a worker' : 'on the page'}):`);
+    console.log(`  data -> first full frame   ${t.firstMs.toFixed(0)} ms   (target <= 1000; index built in ${t.indexMs.toFixed(0)} ms)`);
+    console.log(`  pan/zoom frame work p95    ${workP95.toFixed(2)} ms  (draw ${drawP95.toFixed(2)} ms; target <= 16) over ${t.drive.draws} frames`);
+    console.log(`  frame interval p95         ${p95(t.drive.intervals).toFixed(1)} ms  (as paced by headless Chromium)`);
+    console.log(`  long tasks (>50 ms)        ${t.drive.longTasks.length}`);
+    console.log(`  worker LOD p95             ${p95(t.drive.lodMs).toFixed(1)} ms (off the page thread)`);
+    console.log(`  memory loaded              renderer ${t.loaded.rendererMb.toFixed(0)} MB (idle page ${t.idle.rendererMb.toFixed(0)} MB), JS heap ${t.loaded.heapMb.toFixed(1)} MB; after pan/zoom renderer ${t.after.rendererMb.toFixed(0)} MB (target <= 300)`);
+
+    if (args.includes('--skip-reference')) return;
+    const r = await measure('chartjs', served.origin, file);
+    const rP95 = p95(r.drive.drawMs);
+    console.log(`reference: chart.js drawing the same events naively (one dataset per lane, on the page thread):`);
+    console.log(`  data -> first full frame   ${r.firstMs.toFixed(0)} ms`);
+    console.log(`  pan/zoom frame p95         ${rP95.toFixed(0)} ms over ${r.drive.done} frames (stopped after 120 s)`);
+    console.log(`  memory loaded              renderer ${r.loaded.rendererMb.toFixed(0)} MB, JS heap ${r.loaded.heapMb.toFixed(1)} MB; after pan/zoom renderer ${r.after.rendererMb.toFixed(0)} MB`);
+    console.log('ratios (reference / timeline):');
+    console.log(`  first frame ${(r.firstMs / t.firstMs).toFixed(1)}x   frame p95 ${(rP95 / workP95).toFixed(0)}x   renderer memory ${(r.loaded.rendererMb / t.loaded.rendererMb).toFixed(2)}x   JS heap ${(r.loaded.heapMb / t.loaded.heapMb).toFixed(1)}x`);
+  } finally {
+    server?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack : err);
+  process.exit(1);
+});

@@ -1,0 +1,331 @@
+/**
+ * Level of detail: what to draw for a time window at a given pixel width, per lane. Events at
+ * least `rawMinPx` wide are drawn one by one (with labels); narrower ones are summed into one
+ * bucket per pixel column and adjacent buckets of the same look are merged into runs, so a
+ * frame draws a few thousand rectangles whether the window holds ten events or a million.
+ *
+ * Every event overlapping the window is accounted exactly once per lane: either in `raw` or in
+ * the one bucket holding its (clamped) start, which is what keeps counts and bytes equal to
+ * the raw data at every zoom level. Busy time is split across the buckets an event covers.
+ * Pure and allocation-light: it runs in the webview's worker and in unit tests alike.
+ */
+import type { TimelineColumns } from './timelineFile';
+import type { TimelineIndex } from './timelineModel';
+import { KIND_DOORBELL, KIND_PACKET, firstReaching, movesBytes } from './timelineModel';
+
+/** Occupancy is drawn in this many steps of opacity: runs of equal steps merge. */
+export const LOD_LEVELS = 8;
+
+export interface LodRequest {
+  startNs: number;
+  endNs: number;
+  /** Pixel columns the window is drawn in. */
+  buckets: number;
+  /** Lane ids (real, or the heat lanes of `index.heat`) to compute. */
+  lanes: readonly number[];
+  rawMinPx?: number;
+  maxRaw?: number;
+}
+
+export interface LodRuns {
+  lane: Int32Array;
+  /** First bucket and one past the last. */
+  b0: Int32Array;
+  b1: Int32Array;
+  /** 0: instants only (doorbells); 1..LOD_LEVELS: busy fraction, rounded up. */
+  level: Uint8Array;
+  /** The path that was busy longest in the run (colour). */
+  path: Uint8Array;
+  count: Float64Array;
+  bytes: Float64Array;
+  busyNs: Float64Array;
+}
+
+export interface LodResult {
+  startNs: number;
+  endNs: number;
+  buckets: number;
+  /** Events drawn one by one. */
+  raw: Int32Array;
+  runs: LodRuns;
+  /** Per requested lane: events, bytes and busy time inside the window (raw and runs together). */
+  totals: { lane: Int32Array; count: Float64Array; bytes: Float64Array; busyNs: Float64Array };
+}
+
+const PATH_COUNT = 4;
+
+class Growable {
+  lane: number[] = [];
+  b0: number[] = [];
+  b1: number[] = [];
+  level: number[] = [];
+  path: number[] = [];
+  count: number[] = [];
+  bytes: number[] = [];
+  busyNs: number[] = [];
+
+  push(lane: number, b: number, level: number, path: number, count: number, bytes: number, busyNs: number): void {
+    const last = this.lane.length - 1;
+    if (last >= 0 && this.lane[last] === lane && this.b1[last] === b && this.level[last] === level && this.path[last] === path) {
+      this.b1[last] = b + 1;
+      this.count[last]! += count;
+      this.bytes[last]! += bytes;
+      this.busyNs[last]! += busyNs;
+      return;
+    }
+    this.lane.push(lane);
+    this.b0.push(b);
+    this.b1.push(b + 1);
+    this.level.push(level);
+    this.path.push(path);
+    this.count.push(count);
+    this.bytes.push(bytes);
+    this.busyNs.push(busyNs);
+  }
+
+  done(): LodRuns {
+    return {
+      lane: Int32Array.from(this.lane),
+      b0: Int32Array.from(this.b0),
+      b1: Int32Array.from(this.b1),
+      level: Uint8Array.from(this.level),
+      path: Uint8Array.from(this.path),
+      count: Float64Array.from(this.count),
+      bytes: Float64Array.from(this.bytes),
+      busyNs: Float64Array.from(this.busyNs),
+    };
+  }
+}
+
+/** Scratch arrays reused across lanes and calls (one worker, one request at a time). */
+class Scratch {
+  busy = new Float64Array(0);
+  count = new Float64Array(0);
+  bytes = new Float64Array(0);
+  pathBusy = new Float64Array(0);
+  lastPath = new Uint8Array(0);
+
+  ensure(buckets: number): void {
+    if (this.busy.length >= buckets) return;
+    this.busy = new Float64Array(buckets);
+    this.count = new Float64Array(buckets);
+    this.bytes = new Float64Array(buckets);
+    this.pathBusy = new Float64Array(buckets * PATH_COUNT);
+    this.lastPath = new Uint8Array(buckets);
+  }
+
+  clear(from: number, to: number): void {
+    if (to < from) return;
+    this.busy.fill(0, from, to + 1);
+    this.count.fill(0, from, to + 1);
+    this.bytes.fill(0, from, to + 1);
+    this.pathBusy.fill(0, from * PATH_COUNT, (to + 1) * PATH_COUNT);
+  }
+}
+
+const scratch = new Scratch();
+
+/** The start of what is drawn for an event: a packet is drawn from the moment it was queued. */
+export function visibleStartNs(t: TimelineColumns, e: number): number {
+  const s = t.startNs[e]!;
+  if (t.kind[e] === KIND_PACKET) {
+    const q = t.queuedNs[e]!;
+    if (q >= 0 && q < s) return q;
+  }
+  return s;
+}
+
+/**
+ * The columns the aggregation reads, copied into lane order. Events of one CU lane are spread
+ * over the whole file (each iteration writes all CUs), so reading them through `order` would
+ * miss the cache on every column; in lane order each lane is a straight run of memory.
+ */
+export interface LodColumns {
+  startNs: Float64Array;
+  /** max(endNs, startNs): instants end where they start. */
+  endNs: Float64Array;
+  /** Drawn length including a packet's queue wait; float32 is plenty to compare with a pixel. */
+  extentNs: Float32Array;
+  bytes: Float64Array;
+  path: Uint8Array;
+  kind: Uint8Array;
+}
+
+/** The part of the index the aggregation reads. */
+export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'maxEnd' | 'heat'>;
+
+/** 34 bytes per event; with these and the index the worker no longer needs the file's columns. */
+export function lodColumns(t: TimelineColumns, index: LodIndex): LodColumns {
+  const n = index.order.length;
+  const c: LodColumns = { startNs: new Float64Array(n), endNs: new Float64Array(n), extentNs: new Float32Array(n), bytes: new Float64Array(n), path: new Uint8Array(n), kind: new Uint8Array(n) };
+  for (let k = 0; k < n; k++) {
+    const e = index.order[k]!;
+    const st = t.startNs[e]!;
+    const en = Math.max(t.endNs[e]!, st);
+    c.startNs[k] = st;
+    c.endNs[k] = en;
+    c.extentNs[k] = en - visibleStartNs(t, e);
+    c.bytes[k] = t.bytes[e]!;
+    c.path[k] = t.path[e]! & 3;
+    c.kind[k] = t.kind[e]!;
+  }
+  return c;
+}
+
+export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
+  const { startNs, endNs } = request;
+  const buckets = Math.max(1, Math.floor(request.buckets));
+  const spanNs = Math.max(endNs - startNs, 1e-9);
+  const nsPerBucket = spanNs / buckets;
+  const rawMinNs = (request.rawMinPx ?? 2) * nsPerBucket;
+  const maxRaw = request.maxRaw ?? 20_000;
+  scratch.ensure(buckets);
+  const s = scratch;
+  const runs = new Growable();
+  const raw: number[] = [];
+  const realLanes = index.lanes.length;
+  const totals = {
+    lane: Int32Array.from(request.lanes),
+    count: new Float64Array(request.lanes.length),
+    bytes: new Float64Array(request.lanes.length),
+    busyNs: new Float64Array(request.lanes.length),
+  };
+  const startCol = lc.startNs;
+  const endCol = lc.endNs;
+  const extentCol = lc.extentNs;
+  const bytesCol = lc.bytes;
+  const pathCol = lc.path;
+  const order = index.order;
+  const laneStart = index.laneStart;
+  const last = buckets - 1;
+  const perNs = 1 / nsPerBucket;
+  const { busy, count, bytes, pathBusy, lastPath } = s;
+
+  for (let slot = 0; slot < request.lanes.length; slot++) {
+    const laneId = request.lanes[slot]!;
+    const heat = laneId >= realLanes ? index.heat.find((h) => h.id === laneId) : undefined;
+    if (laneId >= realLanes && !heat) continue;
+    const sources = heat ? heat.cuLanes : [laneId];
+    let lo = buckets;
+    let hi = -1;
+    let laneCount = 0;
+    let laneBytes = 0;
+    let laneBusy = 0;
+    for (const lane of sources) {
+      const end = laneStart[lane + 1]!;
+      // The hot loop: typed-array reads and arithmetic only, no calls, no allocation.
+      for (let k = firstReaching(index, lane, startNs); k < end; k++) {
+        const st = startCol[k]!;
+        if (st > endNs) break;
+        const en = endCol[k]!;
+        if (en < startNs) continue;
+        if (mask !== undefined && mask[order[k]!] === 0) continue;
+        const eventBytes = bytesCol[k]!;
+        const a = st > startNs ? st : startNs;
+        const z = en < endNs ? en : endNs;
+        laneCount += 1;
+        laneBytes += eventBytes;
+        laneBusy += z - a;
+        if (heat === undefined && extentCol[k]! >= rawMinNs && raw.length < maxRaw) {
+          raw.push(order[k]!);
+          continue;
+        }
+        let b = Math.floor((st - startNs) * perNs);
+        if (b < 0) b = 0;
+        else if (b > last) b = last;
+        const path = pathCol[k]!;
+        count[b]! += 1;
+        bytes[b]! += eventBytes;
+        lastPath[b] = path;
+        if (b < lo) lo = b;
+        if (z > a) {
+          let b0 = Math.floor((a - startNs) * perNs);
+          let b1 = Math.floor((z - startNs) * perNs);
+          if (b0 > last) b0 = last;
+          if (b1 > last) b1 = last;
+          if (b0 < lo) lo = b0;
+          if (b1 > hi) hi = b1;
+          if (b0 === b1) {
+            busy[b0]! += z - a;
+            pathBusy[b0 * PATH_COUNT + path]! += z - a;
+          } else {
+            for (let bb = b0; bb <= b1; bb++) {
+              const from = startNs + bb * nsPerBucket;
+              const to = from + nsPerBucket;
+              const ov = (z < to ? z : to) - (a > from ? a : from);
+              if (ov <= 0) continue;
+              busy[bb]! += ov;
+              pathBusy[bb * PATH_COUNT + path]! += ov;
+            }
+          }
+        }
+        if (b > hi) hi = b;
+      }
+    }
+    totals.count[slot] = laneCount;
+    totals.bytes[slot] = laneBytes;
+    totals.busyNs[slot] = laneBusy;
+    const capacityNs = nsPerBucket * (heat ? Math.max(1, heat.cuCount) : 1);
+    for (let b = lo; b <= hi; b++) {
+      const used = busy[b]!;
+      const n = count[b]!;
+      if (used <= 0 && n <= 0) continue;
+      let level = 0;
+      let path = lastPath[b]!;
+      if (used > 0) {
+        level = Math.min(LOD_LEVELS, Math.max(1, Math.ceil((used / capacityNs) * LOD_LEVELS - 1e-9)));
+        let best = -1;
+        for (let p = 0; p < PATH_COUNT; p++) {
+          const v = pathBusy[b * PATH_COUNT + p]!;
+          if (v > best) {
+            best = v;
+            path = p;
+          }
+        }
+      }
+      runs.push(laneId, b, level, path, n, bytes[b]!, used);
+    }
+    s.clear(lo, hi);
+  }
+
+  return { startNs, endNs, buckets, raw: Int32Array.from(raw), runs: runs.done(), totals };
+}
+
+export interface RangeMeasure {
+  fromNs: number;
+  toNs: number;
+  /** Bytes moved inside the range: each CU span or packet counts its bytes in proportion to its time inside. */
+  bytes: number;
+  /** Events overlapping the range, all kinds. */
+  events: number;
+  packets: number;
+  doorbells: number;
+  bytesByPath: number[];
+}
+
+/** The measure tool: what moved between two times (respecting the filter). */
+export function measureRange(lc: LodColumns, index: LodIndex, fromNs: number, toNs: number, mask?: Uint8Array): RangeMeasure {
+  const lo = Math.min(fromNs, toNs);
+  const hi = Math.max(fromNs, toNs);
+  const result: RangeMeasure = { fromNs: lo, toNs: hi, bytes: 0, events: 0, packets: 0, doorbells: 0, bytesByPath: [0, 0, 0, 0] };
+  for (let lane = 0; lane < index.lanes.length; lane++) {
+    const end = index.laneStart[lane + 1]!;
+    for (let k = firstReaching(index, lane, lo); k < end; k++) {
+      const st = lc.startNs[k]!;
+      if (st > hi) break;
+      const en = lc.endNs[k]!;
+      if (en < lo || (mask && mask[index.order[k]!] === 0)) continue;
+      result.events++;
+      const kind = lc.kind[k]!;
+      if (kind === KIND_PACKET) result.packets++;
+      if (kind === KIND_DOORBELL) result.doorbells++;
+      if (!movesBytes(kind)) continue;
+      const duration = en - st;
+      const share = duration > 0 ? (Math.min(en, hi) - Math.max(st, lo)) / duration : 1;
+      const bytes = lc.bytes[k]! * share;
+      result.bytes += bytes;
+      result.bytesByPath[lc.path[k]!]! += bytes;
+    }
+  }
+  return result;
+}

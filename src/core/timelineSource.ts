@@ -1,0 +1,127 @@
+/**
+ * Where a run's timelines come from. The helper records one timeline per run, at the run's
+ * timeline size, for every swept path at its default CU count; a sweep point at another size,
+ * path or CU count gets its own small timeline-only helper invocation, written next to the
+ * run as `timeline-<size>-<mover>-<initiator>-<cus>.sdmatl` and reused from there.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import type { PathName } from './protocol';
+import { PATHS } from './protocol';
+import type { Run } from './run';
+import { isSimulated } from './run';
+import type { TimelineColumns } from './timelineFile';
+import { readTimelineFile } from './timelineFile';
+import type { TimelineMeta } from './timelineModel';
+import { columnsFromEvents } from './timelineModel';
+import { formatBytes, formatSizeArg } from './units';
+
+/** The helper's default for `--timeline-cus` (docs/PROTOCOL.md). */
+export const DEFAULT_TIMELINE_CUS = 64;
+
+export interface TimelinePoint {
+  sizeBytes: number;
+  path: PathName;
+  /** CUs of a cu/* path; ignored for engine paths. */
+  cus: number;
+}
+
+export type TimelineLocation = { kind: 'file'; file: string } | { kind: 'inline' };
+
+function argValue(args: readonly string[], flag: string): string | undefined {
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** CUs the run's own timeline used for cu/* paths. */
+export function runTimelineCus(run: Run): number {
+  const value = Number(argValue(run.header.helper.args, '--timeline-cus'));
+  return Number.isInteger(value) && value > 0 ? value : DEFAULT_TIMELINE_CUS;
+}
+
+export function timelineFileName(point: TimelinePoint): string {
+  const cus = point.path.startsWith('cu/') ? point.cus : 0;
+  return `timeline-${formatSizeArg(point.sizeBytes)}-${point.path.replace('/', '-')}-${cus}.sdmatl`;
+}
+
+/** The run's own timeline: a file (resolved inside the run's folder first, so a moved runs folder still works) or inline events. */
+export function runTimeline(run: Run, runDir: string): TimelineLocation | undefined {
+  const tl = run.timeline;
+  if (!tl) return undefined;
+  if ('events' in tl) return { kind: 'inline' };
+  const local = join(runDir, basename(tl.path));
+  if (existsSync(local)) return { kind: 'file', file: local };
+  return { kind: 'file', file: isAbsolute(tl.path) ? tl.path : resolve(runDir, tl.path) };
+}
+
+/** Whether the run's own timeline shows this sweep point (same size; for cu/* the same CU count). */
+export function runTimelineCovers(run: Run, point: TimelinePoint): boolean {
+  const tl = run.timeline;
+  if (!tl || tl.sizeBytes !== point.sizeBytes) return false;
+  const pathsArg = argValue(run.header.helper.args, '--paths');
+  const paths = pathsArg === undefined || pathsArg === 'all' ? PATHS : pathsArg.split(',');
+  if (!paths.includes(point.path)) return false;
+  return !point.path.startsWith('cu/') || point.cus === runTimelineCus(run);
+}
+
+/** Helper arguments for a timeline of one sweep point, on the run's backend and GPUs. */
+export function timelineArgs(run: Run, point: TimelinePoint, outFile: string): string[] {
+  if (!isAbsolute(outFile)) throw new Error('the timeline file must be an absolute path');
+  if (!(PATHS as readonly string[]).includes(point.path)) throw new Error(`unknown path ${String(point.path)}`);
+  if (!Number.isInteger(point.sizeBytes) || point.sizeBytes < 1) throw new Error('the size must be a whole number of bytes');
+  const args = run.header.helper.args;
+  const backend = run.hello?.backend ?? argValue(args, '--backend') ?? 'auto';
+  const cus = point.path.startsWith('cu/') ? point.cus : 1;
+  if (!Number.isInteger(cus) || cus < 1 || cus > 4096) throw new Error(`CU count ${cus} is out of range`);
+  const size = formatSizeArg(point.sizeBytes);
+  const pick = (flag: string, fallback: string) => {
+    const value = argValue(args, flag);
+    return value !== undefined && /^\d{1,10}$/.test(value) ? value : fallback;
+  };
+  return [
+    'sweep',
+    '--backend', backend,
+    '--sizes', size,
+    '--paths', point.path,
+    '--cus', String(cus),
+    '--iters', '1',
+    '--seed', pick('--seed', '1'),
+    '--src', pick('--src', '0'),
+    '--dst', pick('--dst', '1'),
+    '--timeline-size', size,
+    '--timeline-cus', String(cus),
+    '--timeline-out', outFile,
+  ];
+}
+
+/** Reads a timeline: the sdmatl file, or the inline events of the run's record. */
+export async function loadTimeline(run: Run, location: TimelineLocation): Promise<TimelineColumns> {
+  if (location.kind === 'inline') {
+    const tl = run.timeline;
+    if (!tl || !('events' in tl)) throw new Error('the run has no inline timeline');
+    return columnsFromEvents(tl.events);
+  }
+  const bytes = await readFile(location.file);
+  return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+export function timelineMeta(run: Run, key: string, sizeBytes: number, focusPath?: PathName, cus?: number): TimelineMeta {
+  const topology = run.topology;
+  const gpuCus: number[] = [];
+  for (const gpu of topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;
+  const node = topology?.node;
+  const what = focusPath ? ` · ${focusPath}${focusPath.startsWith('cu/') && cus ? ` · ${cus} CUs` : ''}` : '';
+  const meta: TimelineMeta = {
+    key,
+    runId: run.header.id,
+    title: `Timeline · ${formatBytes(sizeBytes)}${what}`,
+    simulated: isSimulated(run),
+    nodeLabel: node ? node.model : 'unknown node',
+    vendor: node?.vendor ?? 'unknown',
+    sizeBytes,
+    gpuCus: Array.from(gpuCus, (c) => c ?? 0),
+  };
+  if (focusPath) meta.focusPath = focusPath;
+  return meta;
+}

@@ -1,0 +1,167 @@
+/**
+ * "SDMA Lens: Show Timeline": the timeline of a run, or of one sweep point (a click on the
+ * bandwidth chart). The run's own timeline is used when it shows that point; otherwise a small
+ * timeline-only helper invocation records one next to the run (same backend and GPUs), once:
+ * later clicks reuse the file.
+ */
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import * as vscode from 'vscode';
+import { LocalTarget } from '../../core/localTarget';
+import type { PathName } from '../../core/protocol';
+import { PATHS } from '../../core/protocol';
+import type { Run } from '../../core/run';
+import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
+import { RunStore, makeRunId } from '../../core/runStore';
+import { runSession } from '../../core/session';
+import type { TimelineLocation, TimelinePoint } from '../../core/timelineSource';
+import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineArgs, timelineFileName, timelineMeta } from '../../core/timelineSource';
+import { runsFolder } from '../settings';
+import { SweepPanel } from '../sweepPanel';
+import type { TimelineSource } from '../timelinePanel';
+import { TimelinePanel } from '../timelinePanel';
+import { reportError, requireTrust } from './guards';
+import type { SweepDeps } from './runSweep';
+
+export interface ShowTimelineArgs {
+  runId?: string;
+  sizeBytes?: number;
+  path?: PathName;
+  cus?: number;
+}
+
+/** The panel's restore key: `<run id>/<timeline file name or "inline">[#<path>@<cus>@<size bytes>]`. */
+export function timelineKey(runId: string, location: TimelineLocation, focus?: TimelinePoint): string {
+  const file = location.kind === 'file' ? basename(location.file) : 'inline';
+  return `${runId}/${file}${focus ? `#${focus.path}@${focus.cus}@${focus.sizeBytes}` : ''}`;
+}
+
+const KEY = /^([A-Za-z0-9._-]{1,128})\/(inline|[A-Za-z0-9._-]{1,200}\.sdmatl)(?:#([a-z]+\/[a-z]+)@(\d{1,4})@(\d{1,12}))?$/;
+
+function source(run: Run, runDir: string, location: TimelineLocation, focus?: TimelinePoint): TimelineSource {
+  const key = timelineKey(run.header.id, location, focus);
+  const sizeBytes = focus?.sizeBytes ?? run.timeline?.sizeBytes ?? 0;
+  const base = location.kind === 'file' ? basename(location.file).replace(/\.sdmatl$/, '') : 'timeline';
+  return {
+    meta: timelineMeta(run, key, sizeBytes, focus?.path, focus?.cus),
+    traceFile: join(runDir, `${base}.trace.json`),
+    load: () => loadTimeline(run, location),
+  };
+}
+
+function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefined {
+  if (!args || args.sizeBytes === undefined) return undefined;
+  if (!Number.isInteger(args.sizeBytes) || args.sizeBytes < 1) throw new Error('sizeBytes must be a whole number of bytes');
+  if (!args.path || !(PATHS as readonly string[]).includes(args.path)) throw new Error(`path must be one of ${PATHS.join(', ')}`);
+  return { sizeBytes: args.sizeBytes, path: args.path, cus: Number.isInteger(args.cus) ? args.cus! : 0 };
+}
+
+export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineArgs): Promise<TimelinePanel | undefined> {
+  if (!requireTrust('show a timeline')) return undefined;
+  try {
+    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+    // The run named, else the sweep the user is looking at, else one they pick.
+    const runId = typeof args?.runId === 'string' ? args.runId : (SweepPanel.activeRunId() ?? (await pickRunWithTimeline(store)));
+    if (!runId) return undefined;
+    const run = await store.open(runId);
+    const runDir = store.dirOf(runId);
+    let point = checkArgs(args);
+    if (point && point.path.startsWith('cu/') && point.cus < 1) point = { ...point, cus: runTimelineCus(run) };
+    let location: TimelineLocation | undefined;
+    if (!point || runTimelineCovers(run, point)) {
+      location = runTimeline(run, runDir);
+      if (!location && !point) {
+        const choice = await vscode.window.showWarningMessage(
+          `SDMA Lens: run ${runId} has no timeline. Sweeps record one when the setting sdmaLens.sweep.timelineSize is set; or click a point of the sweep chart to record one for that point.`,
+          'Open Settings',
+        );
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.sweep.timelineSize');
+        return undefined;
+      }
+    }
+    if (!location && point) {
+      const file = join(runDir, timelineFileName(point));
+      if (!existsSync(file) && !(await recordTimeline(deps, run, runDir, point, file))) return undefined;
+      location = { kind: 'file', file };
+    }
+    return TimelinePanel.show(deps.context.extensionUri, source(run, runDir, location!, point), deps.log);
+  } catch (err) {
+    reportError(deps.log, 'The timeline could not be shown', err);
+    return undefined;
+  }
+}
+
+/** Rebuilds a timeline panel VS Code restored after a reload, from the key the page kept. */
+export async function reviveTimelinePanel(deps: SweepDeps, panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+  const key = typeof state === 'object' && state !== null ? (state as { key?: unknown }).key : undefined;
+  const m = typeof key === 'string' ? KEY.exec(key) : null;
+  if (!m || !vscode.workspace.isTrusted) {
+    panel.dispose();
+    return;
+  }
+  const [, runId, file, path, cus, size] = m as unknown as [string, string, string, string | undefined, string | undefined, string | undefined];
+  try {
+    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+    const run = await store.open(runId);
+    const runDir = store.dirOf(runId);
+    const location: TimelineLocation = file === 'inline' ? { kind: 'inline' } : { kind: 'file', file: join(runDir, file) };
+    const focus = path && (PATHS as readonly string[]).includes(path) ? { sizeBytes: Number(size), path: path as PathName, cus: Number(cus) } : undefined;
+    TimelinePanel.revive(panel, deps.context.extensionUri, source(run, runDir, location, focus), deps.log);
+  } catch (err) {
+    deps.log.warn(`could not restore the timeline panel ${key}: ${(err as Error).message}`);
+    panel.dispose();
+  }
+}
+
+async function pickRunWithTimeline(store: RunStore): Promise<string | undefined> {
+  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header?.command === 'sweep');
+  if (runs.length === 0) {
+    void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep" first.`);
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: r.status, detail: r.id, id: r.id })),
+    { title: 'SDMA Lens: Show Timeline', placeHolder: 'The run whose timeline to show', matchOnDetail: true },
+  );
+  return picked?.id;
+}
+
+/** One timeline-only helper run, saved under `<run>/timelines/`, with progress and cancel. */
+async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
+  if (run.header.target.kind !== 'local') {
+    throw new Error(`run ${run.header.id} was measured on ${run.header.target.host ?? 'another machine'}; timelines of other sweep points are recorded only for runs on this machine. Its own timeline (sdmaLens.sweep.timelineSize) is shown when it matches the point`);
+  }
+  const helper = await deps.helper.get();
+  const args = timelineArgs(run, point, file);
+  const store = new RunStore(join(runDir, 'timelines'));
+  const ended = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: recording the timeline of ${point.path} at ${basename(file)}`, cancellable: true },
+    async (_progress, token) => {
+      const controller = new AbortController();
+      const sub = token.onCancellationRequested(() => controller.abort());
+      try {
+        return await runSession({
+          target: new LocalTarget(),
+          store,
+          header: {
+            type: 'run',
+            format: RUN_FORMAT,
+            version: RUN_FORMAT_VERSION,
+            id: makeRunId('timeline', run.hello?.backend ?? 'auto'),
+            command: 'sweep',
+            createdAt: new Date().toISOString(),
+            target: { kind: 'local' },
+            helper: { path: helper.path, args },
+          },
+          signal: controller.signal,
+          onLog: (level, message) => deps.log[level](message),
+        });
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+  if (ended.end?.status === 'ok' && existsSync(file)) return true;
+  if (ended.end?.status === 'cancelled') return false;
+  throw new Error(`the helper could not record the timeline: ${ended.end?.message ?? 'no result'}`);
+}

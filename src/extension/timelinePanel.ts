@@ -1,0 +1,169 @@
+/**
+ * The panel that shows one timeline. It reads the timeline (typed-array columns), posts it to
+ * the page once the page says it is ready, validates every message the page sends back, and
+ * writes the Chrome/Perfetto trace on request. Restored after a reload by the serializer in
+ * extension.ts from the `key` the page keeps in its state; nothing is retained while hidden.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import * as vscode from 'vscode';
+import type { TimelineHostMessage } from '../core/messages';
+import { parseTimelineWebviewMessage } from '../core/messages';
+import type { TimelineColumns } from '../core/timelineFile';
+import { timelineHtml, timelineNonce } from '../core/timelineHtml';
+import type { TimelineMeta } from '../core/timelineModel';
+import { chromeTraceChunks } from '../core/timelineTrace';
+
+export const TIMELINE_VIEW_TYPE = 'sdmaLens.timeline';
+
+export interface TimelineSource {
+  meta: TimelineMeta;
+  /** Where "Export trace" writes. */
+  traceFile: string;
+  load(): Promise<TimelineColumns>;
+}
+
+export class TimelinePanel implements vscode.Disposable {
+  private static readonly open = new Map<string, TimelinePanel>();
+
+  private ready = false;
+  private columns: TimelineColumns | undefined;
+  private failure: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+  /** Read by the integration tests, which cannot see inside the webview. */
+  delivered = false;
+
+  static show(extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
+    const existing = TimelinePanel.open.get(source.meta.key);
+    if (existing) {
+      existing.panel.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'SDMA Lens timeline', vscode.ViewColumn.Active, TimelinePanel.options(extensionUri));
+    return new TimelinePanel(panel, extensionUri, source, log);
+  }
+
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
+    panel.webview.options = TimelinePanel.options(extensionUri);
+    return new TimelinePanel(panel, extensionUri, source, log);
+  }
+
+  static forKey(key: string): TimelinePanel | undefined {
+    return TimelinePanel.open.get(key);
+  }
+
+  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+    };
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    private readonly source: TimelineSource,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    TimelinePanel.open.set(source.meta.key, this);
+    const webview = panel.webview;
+    const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', file)).toString();
+    panel.title = source.meta.title;
+    webview.html = timelineHtml({ cspSource: webview.cspSource, scriptUri: asset('timeline.js'), styleUri: asset('timeline.css'), nonce: timelineNonce(), title: panel.title });
+    this.disposables.push(
+      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    const started = Date.now();
+    source.load().then(
+      (columns) => {
+        this.columns = columns;
+        log.info(`timeline ${source.meta.key}: ${columns.count} events read in ${Date.now() - started} ms`);
+        this.post();
+      },
+      (err: unknown) => {
+        this.failure = `The timeline could not be read: ${(err as Error).message}`;
+        log.error(`timeline ${source.meta.key}: ${this.failure}`);
+        this.post();
+      },
+    );
+  }
+
+  private post(): void {
+    if (this.disposed || !this.ready) return;
+    let message: TimelineHostMessage;
+    if (this.failure) message = { type: 'timeline-status', state: 'error', message: this.failure };
+    else if (!this.columns) message = { type: 'timeline-status', state: 'loading', message: 'Reading the timeline…' };
+    // The reader's arrays are over plain ArrayBuffers; the schema's type just says so more narrowly.
+    else message = { type: 'timeline', meta: this.source.meta, columns: this.columns as Extract<TimelineHostMessage, { type: 'timeline' }>['columns'] };
+    void this.panel.webview.postMessage(message).then((ok) => {
+      if (ok && message.type === 'timeline') this.delivered = true;
+    });
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseTimelineWebviewMessage(raw);
+    if (!message) {
+      this.log.warn(`ignored an invalid message from the timeline panel: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.post();
+        break;
+      case 'export-trace':
+        void this.exportTrace();
+        break;
+      case 'webview-error':
+        this.log.error(`timeline panel: ${message.message}`);
+        break;
+      default: {
+        const never: never = message;
+        this.log.warn(`unhandled timeline panel message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Writes the Chrome/Perfetto trace next to the timeline and offers to reveal it. */
+  async exportTrace(): Promise<string | undefined> {
+    const columns = this.columns;
+    if (!columns) {
+      void vscode.window.showWarningMessage('SDMA Lens: the timeline is still loading; export it once it shows.');
+      return undefined;
+    }
+    const file = this.source.traceFile;
+    try {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: writing the trace', cancellable: false }, async () => {
+        const out = createWriteStream(file, { encoding: 'utf8' });
+        const failed = once(out, 'error').then(([err]) => Promise.reject(err as Error));
+        for (const chunk of chromeTraceChunks(columns, this.source.meta)) {
+          // Respect back-pressure: a million events are ~150 MB of JSON.
+          if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+        }
+        out.end();
+        await Promise.race([once(out, 'finish'), failed]);
+      });
+    } catch (err) {
+      this.log.error(`could not write ${file}: ${(err as Error).message}`);
+      void vscode.window.showErrorMessage(`SDMA Lens: could not write the trace: ${(err as Error).message}`);
+      return undefined;
+    }
+    this.log.info(`wrote ${file}`);
+    void vscode.window.showInformationMessage(`SDMA Lens: trace written to ${file}. Open it in ui.perfetto.dev (Open trace file).`, 'Reveal File', 'Open Perfetto UI').then((choice) => {
+      if (choice === 'Reveal File') void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(file));
+      if (choice === 'Open Perfetto UI') void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
+    });
+    return file;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    TimelinePanel.open.delete(this.source.meta.key);
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}

@@ -1,0 +1,200 @@
+// The timeline panel outside VS Code, shared by the browser checks (timeline.mjs) and the
+// benchmark (bench/timeline.mjs): builds the page, serves it with the panel's exact HTML and
+// CSP, stands in for the VS Code host (theme variables, acquireVsCodeApi), and delivers a
+// timeline the way the extension does: one message whose columns are typed arrays.
+/* global window, requestAnimationFrame, atob */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { buildTimelineWebview } from '../../webview/timeline/build.mjs';
+import { THEMES } from './themes.mjs';
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const here = join(repo, 'test/webview');
+export const probe = join(repo, 'native/build/sdma-probe');
+
+/** Runs the simulator for a timeline file; returns its path. */
+export function makeTimeline(dir, { sizes = '512M', cus = 64, iters = 1, paths = 'all' } = {}) {
+  if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
+  const file = join(dir, `timeline-${sizes}-${cus}-${iters}.sdmatl`);
+  execFileSync(probe, ['sweep', '--backend', 'sim', '--sizes', sizes, '--paths', paths, '--cus', String(cus), '--iters', '1', '--timeline-size', sizes, '--timeline-cus', String(cus), '--timeline-iters', String(iters), '--timeline-out', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return file;
+}
+
+export const DEMO_META = {
+  key: 'demo/timeline.sdmatl',
+  runId: 'demo',
+  title: 'Timeline · 512 MiB',
+  simulated: true,
+  nodeLabel: 'AMD Instinct MI350X',
+  vendor: 'amd',
+  sizeBytes: 512 * 1024 * 1024,
+  gpuCus: [256, 256, 256, 256, 256, 256, 256, 256],
+};
+
+/** Bundles a TypeScript entry for the browser (extra pages of the benchmark). */
+export async function bundleBrowser(entry, outfile) {
+  await esbuild.build({ entryPoints: [entry], outfile, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
+}
+
+export async function loadSupport(tmp) {
+  const outfile = join(tmp, 'timelineSupport.mjs');
+  await esbuild.build({ entryPoints: [join(here, 'timelineSupport.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  return import(pathToFileURL(outfile).href);
+}
+
+const TYPES = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html' };
+
+/**
+ * Serves `pages`: name -> script file name in `assetDir` (the page's module). Every page gets
+ * the timeline panel's HTML shell and CSP, and the fake host API before its module.
+ */
+export async function startServer(support, assetDir, pages) {
+  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = [];\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const send = (status, type, body) => {
+      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    const page = pages[url.pathname.replace(/^\/|\.html$/g, '')];
+    if (page) {
+      const theme = THEMES[url.searchParams.get('theme') ?? 'dark'] ?? THEMES.dark;
+      const origin = `http://${req.headers.host}`;
+      const nonce = support.timelineNonce();
+      const html = support
+        .timelineHtml({ cspSource: origin, scriptUri: `${origin}/${page.script}`, styleUri: `${origin}/${page.style ?? 'timeline.css'}`, nonce, title: 'Timeline demo' })
+        .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
+        .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
+      return send(200, 'text/html', html);
+    }
+    if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
+    if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
+    const file = join(assetDir, url.pathname.replace(/^\/+/, ''));
+    if (!file.startsWith(assetDir) || !existsSync(file) || !statSync(file).isFile()) return send(404, 'text/plain', 'not found');
+    send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { server, origin: `http://127.0.0.1:${server.address().port}` };
+}
+
+export async function buildPage(assetDir) {
+  mkdirSync(assetDir, { recursive: true });
+  await buildTimelineWebview({ outdir: assetDir });
+}
+
+export async function launch(viewport = { width: 1280, height: 800 }) {
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'sdma-lens-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport,
+    deviceScaleFactor: 1.5,
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const failures = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') failures.push(`console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => failures.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => r.status() >= 400 && failures.push(`HTTP ${r.status()}: ${r.url()}`));
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, page, failures, profile, close };
+}
+
+/**
+ * Hands the file's bytes to the page in pieces (a single 50 MB argument is too much for the
+ * DevTools protocol), then posts the timeline message as the host would. The page-side
+ * parser mirrors the sdmatl layout of docs/PROTOCOL.md; the columns arrive as typed arrays.
+ */
+export async function deliver(page, file, meta) {
+  const bytes = readFileSync(file);
+  await page.evaluate((n) => {
+    window.__feed = new Uint8Array(n);
+    window.__feedAt = 0;
+  }, bytes.length);
+  const piece = 6 << 20;
+  for (let o = 0; o < bytes.length; o += piece) {
+    await page.evaluate((b64) => {
+      const s = atob(b64);
+      const a = window.__feed;
+      let at = window.__feedAt;
+      for (let i = 0; i < s.length; i++) a[at++] = s.charCodeAt(i);
+      window.__feedAt = at;
+    }, bytes.subarray(o, o + piece).toString('base64'));
+  }
+  return page.evaluate((m) => {
+    const data = window.__feed;
+    const view = new DataView(data.buffer);
+    const n = Number(view.getBigUint64(16, true));
+    let off = 32;
+    const take = (width, Make) => {
+      const out = new Make(data.slice(off, off + width * n).buffer);
+      off += (width * n + 7) & ~7;
+      return out;
+    };
+    const columns = {
+      count: n,
+      kind: take(1, Uint8Array),
+      op: take(1, Uint8Array),
+      path: take(1, Uint8Array),
+      gpu: take(2, Uint16Array),
+      lane: take(4, Uint32Array),
+      id: take(4, Int32Array),
+      ref: take(4, Int32Array),
+      startNs: take(8, Float64Array),
+      endNs: take(8, Float64Array),
+      queuedNs: take(8, Float64Array),
+      bytes: take(8, Float64Array),
+    };
+    window.__feed = undefined;
+    // Like a webview's message from its host: a structured clone of the typed arrays.
+    window.postMessage({ type: 'timeline', meta: m, columns }, '*');
+    return n;
+  }, meta);
+}
+
+export const frames = (page, n = 2) =>
+  page.evaluate((count) => new Promise((ok) => {
+    let left = count;
+    const step = () => (--left <= 0 ? ok() : requestAnimationFrame(step));
+    requestAnimationFrame(step);
+  }), n);
+
+/**
+ * PSS of this browser's page renderers (the page and its worker live there; the headless
+ * browser's own UI renderer, `--top-chrome-webui`, is not the page and is left out). Chromium
+ * rewrites its children's command lines into one space-separated string, so they are matched
+ * as text: a renderer of this browser names its profile directory.
+ */
+export function rendererMemoryBytes(profile) {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmdline;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue;
+    }
+    if (!cmdline.includes('--type=renderer') || cmdline.includes('--top-chrome-webui') || !cmdline.includes(`--user-data-dir=${profile} `)) continue;
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      total += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
+    } catch {
+      // A process that just exited has no memory to count.
+    }
+  }
+  return total;
+}

@@ -1,0 +1,79 @@
+/** Facts about one event, in the words of the domain, for the tooltip and the details pane. */
+import { PACKET_OPS, PATHS } from '../../src/core/protocol';
+import type { TimelineColumns } from '../../src/core/timelineFile';
+import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
+import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY } from '../../src/core/timelineModel';
+import { formatBytes, formatGbps } from '../../src/core/units';
+import { formatDuration } from './timeFormat';
+
+const MOVER_WORDS: Record<string, string> = { cu: 'compute units', engine: 'copy engine' };
+const INITIATOR_WORDS: Record<string, string> = { host: 'started by the CPU', device: 'started by a running kernel' };
+
+export function pathWords(path: string): string {
+  const [mover, initiator] = path.split('/');
+  return `${path} (${MOVER_WORDS[mover ?? ''] ?? mover}, ${INITIATOR_WORDS[initiator ?? ''] ?? initiator})`;
+}
+
+/** A point in time on the timeline, to the nanosecond: "19,204.613 µs". */
+export function formatTime(ns: number): string {
+  return `${(ns / 1000).toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 })} µs`;
+}
+
+export function describeRun(t: TimelineColumns, e: number, at: 'start' | 'end' = 'start'): string {
+  const when = formatTime(at === 'end' ? t.endNs[e]! : t.startNs[e]!);
+  const kind = t.kind[e];
+  if (kind === KIND_PACKET) return `${when} (${PACKET_OPS[t.op[e]!]} ${formatBytes(t.bytes[e]!)})`;
+  if (kind === KIND_KERNEL) return `${when} (${formatDuration(t.endNs[e]! - t.startNs[e]!)})`;
+  return when;
+}
+
+export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: number, vendor: TimelineMeta['vendor']): { title: string; rows: [string, string][] } {
+  const kind = t.kind[e]!;
+  const path = PATHS[t.path[e]!] ?? '?';
+  const start = t.startNs[e]!;
+  const end = t.endNs[e]!;
+  const bytes = t.bytes[e]!;
+  const lane = index.lanes[index.laneOf[e]!];
+  const rows: [string, string][] = [];
+  let title: string;
+  switch (kind) {
+    case KIND_KERNEL:
+      title = `Kernel · ${path}`;
+      break;
+    case KIND_CU:
+      title = `${vendor === 'nvidia' ? 'SM' : 'CU'} ${t.lane[e]} busy · ${path}`;
+      break;
+    case KIND_PACKET:
+      title = `${vendor === 'nvidia' ? 'Copy-engine' : 'SDMA'} packet · ${PACKET_OPS[t.op[e]!]}`;
+      break;
+    case KIND_DOORBELL:
+      title = `Doorbell · engine ${t.lane[e]}`;
+      break;
+    case KIND_PROXY:
+      title = 'Host proxy thread';
+      break;
+    default:
+      title = 'Event';
+  }
+  rows.push(['Path', pathWords(path)]);
+  rows.push(['Where', `GPU ${t.gpu[e]} · ${lane?.label ?? ''}`]);
+  if (kind === KIND_DOORBELL) {
+    rows.push(['Rung at', formatTime(start)]);
+    const first = index.refIndex[e]!;
+    if (first >= 0) rows.push(['Announces', `packet ${t.id[first]} (${PACKET_OPS[t.op[first]!]} ${formatBytes(t.bytes[first]!)})`]);
+  } else {
+    if (kind === KIND_PACKET && t.queuedNs[e]! >= 0) {
+      rows.push(['Queued', formatTime(t.queuedNs[e]!)]);
+      rows.push(['Waited in queue', formatDuration(start - t.queuedNs[e]!)]);
+    }
+    rows.push(['Start', formatTime(start)]);
+    rows.push(['End', formatTime(end)]);
+    rows.push(['Duration', formatDuration(end - start)]);
+  }
+  if (bytes > 0) rows.push(['Bytes', `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`]);
+  if (bytes > 0 && end > start && kind !== KIND_KERNEL) rows.push(['Rate', `${formatGbps(bytes / (end - start))} GB/s`]);
+  if (bytes > 0 && end > start && kind === KIND_KERNEL) rows.push(['Rate over the kernel', `${formatGbps(bytes / (end - start))} GB/s`]);
+  if (kind === KIND_PACKET && index.announcedBy[e]! >= 0) rows.push(['Doorbell', formatTime(t.startNs[index.announcedBy[e]!]!)]);
+  rows.push(['Event id', String(t.id[e])]);
+  return { title, rows };
+}

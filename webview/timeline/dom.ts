@@ -1,0 +1,2 @@
+/** DOM building, shared with the sweep panel: text goes in through textContent, never markup. */
+export { el } from '../sweep/dom';
