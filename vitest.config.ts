@@ -21,6 +21,16 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
+      {
+        test: {
+          name: 'ssh',
+          include: ['test/ssh/**/*.test.ts'],
+          environment: 'node',
+          // Each file starts its own sshd on loopback (test/ssh/sshd.ts); the first builds the helper on that "node".
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

@@ -3,12 +3,15 @@
 // `--production` minifies and drops source maps.
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync } from 'node:fs';
+import { buildTimelineWebview } from '../webview/timeline/build.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 const common = {
   bundle: true,
+  // ESM entry points first: UMD builds (jsonc-parser's) hide their requires from the bundler.
+  mainFields: ['module', 'main'],
   sourcemap: production ? false : 'linked',
   minify: production,
   logLevel: 'info',
@@ -46,6 +49,10 @@ const builds = [
 
 mkdirSync('dist/webview', { recursive: true });
 cpSync('webview/sweep/sweep.css', 'dist/webview/sweep.css');
+
+// The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
+// under --watch it is built once at start.
+await buildTimelineWebview({ outdir: 'dist/webview', production });
 
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();

@@ -17,6 +17,13 @@ import { PATHS } from '../core/protocol';
 import type { Run } from '../core/run';
 import { RunFileError, RunStore, makeRunId } from '../core/runStore';
 import { runSession } from '../core/session';
+import { SshConnection } from '../core/ssh/connection';
+import { checkBackendOnNode, deployHelper } from '../core/ssh/deploy';
+import { parseDestination } from '../core/ssh/destination';
+import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../core/ssh/remoteFiles';
+import type { SshSettings } from '../core/ssh/sshArgs';
+import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
+import { SshTarget } from '../core/ssh/sshTarget';
 import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../core/sweepOptions';
 import { sweepTable } from '../core/table';
@@ -40,6 +47,11 @@ Sweep options:
   --src GPU --dst GPU           the GPU pair (default 0 -> 1)
   --timeline-size SIZE          also record a timeline at this size
   --json                        print the result as JSON instead of a table
+  --target local|DEST           where the helper runs: this machine (default) or an SSH node,
+                                DEST = user@host[:port] or a ~/.ssh/config alias; the helper is
+                                found or built on the node (see docs/REMOTE.md)
+  --ssh-config FILE             ssh config file for --target (default: the ssh client's own)
+  --connect-timeout SECONDS     how long an SSH node may take to answer (default 10)
 
 Advise options:
   advise [RUN_ID] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
@@ -49,7 +61,8 @@ Advise options:
 
 Common options:
   --runs-dir DIR                where runs are saved (default .sdma-lens/runs)
-  --helper PATH                 sdma-probe binary (default: $SDMA_LENS_HELPER, the bundled build, or build from source)
+  --helper PATH                 sdma-probe binary (default: $SDMA_LENS_HELPER, the bundled build, or build from source);
+                                with --target, a path on the node
   -h, --help                    this text
 
 Exit codes: 0 ok, 1 the run failed or crashed (the partial run is kept), 2 bad arguments, 130 cancelled.`;
@@ -104,6 +117,9 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
       json: { type: 'boolean', default: false },
       'runs-dir': { type: 'string' },
       helper: { type: 'string' },
+      target: { type: 'string' },
+      'ssh-config': { type: 'string' },
+      'connect-timeout': { type: 'string' },
     },
   });
   let options: SweepOptions;
@@ -126,10 +142,45 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
     throw new UsageError((err as Error).message);
   }
 
-  const helper = await findHelper(values.helper, signal);
+  const conn = values.target && values.target !== 'local' ? sshConnection(values.target, values['ssh-config'], values['connect-timeout']) : undefined;
+  try {
+    return await sweepOn(conn, options, values, signal);
+  } finally {
+    // A batch job should leave no background ssh behind.
+    await conn?.close();
+  }
+}
+
+function sshConnection(target: string, config: string | undefined, timeout: string | undefined): SshConnection {
+  try {
+    const settings: SshSettings = {
+      connectTimeoutSeconds: int('connect-timeout', timeout, DEFAULT_CONNECT_TIMEOUT_S),
+      extraArgs: config ? checkExtraArgs(['-F', config]) : [],
+    };
+    return new SshConnection(parseDestination(target), settings);
+  } catch (err) {
+    throw new UsageError(`--target: ${(err as Error).message}`);
+  }
+}
+
+async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, values: { helper?: string; json?: boolean; 'runs-dir'?: string }, signal: AbortSignal): Promise<number> {
   const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
   const id = makeRunId('sweep', options.backend);
-  if (options.timelineSizeBytes !== undefined) options.timelineOut = join(store.dirOf(id), 'timeline.sdmatl');
+  let helper: { path: string };
+  if (conn) {
+    const remote = await deployHelper(conn, {
+      sourceDir: join(packageRoot, 'native'),
+      configuredPath: values.helper ?? '',
+      signal,
+      onProgress: (m) => process.stderr.write(`sdma-lens: ${m}...\n`),
+    });
+    checkBackendOnNode(remote, options.backend);
+    helper = remote;
+    if (options.timelineSizeBytes !== undefined) options.timelineOut = `${await makeRemoteRunDir(conn, id)}/timeline.sdmatl`;
+  } else {
+    helper = await findHelper(values.helper, signal);
+    if (options.timelineSizeBytes !== undefined) options.timelineOut = join(store.dirOf(id), 'timeline.sdmatl');
+  }
   const header = {
     type: 'run' as const,
     format: 'sdma-lens-run' as const,
@@ -137,12 +188,12 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
     id,
     command: 'sweep' as const,
     createdAt: new Date().toISOString(),
-    target: { kind: 'local' as const },
+    target: conn ? { kind: 'ssh' as const, host: conn.label } : { kind: 'local' as const },
     helper: { path: helper.path, args: sweepArgs(options) },
   };
   const interactive = !values.json && process.stderr.isTTY;
   const run = await runSession({
-    target: new LocalTarget(),
+    target: conn ? new SshTarget(conn) : new LocalTarget(),
     store,
     header,
     signal,
@@ -155,6 +206,10 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
     },
   });
   if (interactive) process.stderr.write('\r');
+  if (conn && options.timelineOut) {
+    if (!(await fetchRemoteRunFile(conn, id, 'timeline.sdmatl', join(store.dirOf(id), 'timeline.sdmatl')).catch(() => false))) process.stderr.write(`sdma-lens: the timeline could not be copied from ${conn.label}\n`);
+    await removeRemoteRunDir(conn, id).catch(() => {});
+  }
   const runFile = store.fileOf(id);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(jsonResult(run, runFile), null, 2)}\n`);

@@ -4,6 +4,7 @@
  * the page checks what it receives before drawing it).
  */
 import * as v from 'valibot';
+import { AdviceViewSchema } from './adviceView';
 import { PATHS } from './protocol';
 
 const finite = v.pipe(v.number(), v.finite());
@@ -32,7 +33,7 @@ export const SweepViewSchema = v.object({
 
 /** Host -> webview. */
 export const HostMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('sweep'), view: SweepViewSchema }),
+  v.object({ type: v.literal('sweep'), view: SweepViewSchema, advice: v.optional(AdviceViewSchema) }),
 ]);
 export type HostMessage = v.InferOutput<typeof HostMessageSchema>;
 
@@ -41,6 +42,15 @@ export const WebviewMessageSchema = v.variant('type', [
   v.object({ type: v.literal('ready') }),
   v.object({ type: v.literal('cus-selected'), cus: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4096)) }),
   v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
+  /** The Advice section's button: the host runs "Suggest Settings" for the run shown. */
+  v.object({ type: v.literal('suggest-settings') }),
+  /** A click on a sweep point: show the timeline of that size, path and CU count. */
+  v.object({
+    type: v.literal('open-timeline'),
+    sizeBytes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64 * 1024 ** 3)),
+    path: v.picklist(PATHS),
+    cus: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4096)),
+  }),
 ]);
 export type WebviewMessage = v.InferOutput<typeof WebviewMessageSchema>;
 
@@ -51,5 +61,75 @@ export function parseWebviewMessage(value: unknown): WebviewMessage | undefined 
 
 export function parseHostMessage(value: unknown): HostMessage | undefined {
   const r = v.safeParse(HostMessageSchema, value);
+  return r.success ? r.output : undefined;
+}
+
+// ---- The timeline panel -------------------------------------------------------------------
+// Events travel as typed arrays (one per column of the sdmatl file), never as one object per
+// event: a million events are eleven arrays. valibot checks each array's type; the lengths
+// must all equal `count`, and the small enumerations must stay in range, or nothing is drawn.
+
+const KIND_MAX = 4;
+const OP_MAX = 5;
+const PATH_MAX = 3;
+
+function inRange(a: Uint8Array, max: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i]! > max) return false;
+  return true;
+}
+
+export const TimelineColumnsSchema = v.pipe(
+  v.object({
+    count: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000_000)),
+    kind: v.instance(Uint8Array),
+    op: v.instance(Uint8Array),
+    path: v.instance(Uint8Array),
+    gpu: v.instance(Uint16Array),
+    lane: v.instance(Uint32Array),
+    id: v.instance(Int32Array),
+    ref: v.instance(Int32Array),
+    startNs: v.instance(Float64Array),
+    endNs: v.instance(Float64Array),
+    queuedNs: v.instance(Float64Array),
+    bytes: v.instance(Float64Array),
+  }),
+  v.check((c) => [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes].every((a) => a.length === c.count), 'every column must hold count values'),
+  v.check((c) => inRange(c.kind, KIND_MAX) && inRange(c.op, OP_MAX) && inRange(c.path, PATH_MAX), 'kind, op or path out of range'),
+);
+
+export const TimelineMetaSchema = v.object({
+  key: v.pipe(v.string(), v.maxLength(600)),
+  runId: v.pipe(v.string(), v.maxLength(200)),
+  title: v.pipe(v.string(), v.maxLength(500)),
+  simulated: v.boolean(),
+  nodeLabel: v.pipe(v.string(), v.maxLength(500)),
+  vendor: v.picklist(['amd', 'nvidia', 'unknown']),
+  sizeBytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  focusPath: v.optional(v.picklist(PATHS)),
+  gpuCus: v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000))), v.maxLength(1024)),
+});
+
+/** Host -> timeline webview. */
+export const TimelineHostMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('timeline'), meta: TimelineMetaSchema, columns: TimelineColumnsSchema }),
+  v.object({ type: v.literal('timeline-status'), state: v.picklist(['loading', 'error']), message: v.pipe(v.string(), v.maxLength(4000)) }),
+]);
+export type TimelineHostMessage = v.InferOutput<typeof TimelineHostMessageSchema>;
+
+/** Timeline webview -> host. */
+export const TimelineWebviewMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('ready') }),
+  v.object({ type: v.literal('export-trace') }),
+  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
+]);
+export type TimelineWebviewMessage = v.InferOutput<typeof TimelineWebviewMessageSchema>;
+
+export function parseTimelineHostMessage(value: unknown): TimelineHostMessage | undefined {
+  const r = v.safeParse(TimelineHostMessageSchema, value);
+  return r.success ? r.output : undefined;
+}
+
+export function parseTimelineWebviewMessage(value: unknown): TimelineWebviewMessage | undefined {
+  const r = v.safeParse(TimelineWebviewMessageSchema, value);
   return r.success ? r.output : undefined;
 }

@@ -114,6 +114,9 @@ export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, std
   if (cancelled) {
     return { ...base, status: 'cancelled', message: `cancelled; ${kept}` };
   }
+  if (exit.lost) {
+    return { ...base, status: 'crashed', message: `${exit.lost}; ${kept}` };
+  }
   const lastError = run.errors.at(-1);
   if (exit.exitCode === 0 && run.done?.status === 'ok') {
     return { ...base, status: 'ok', message: `${run.samples.length} samples` };

@@ -10,6 +10,8 @@ export interface ProcessExit {
   signal: string | null;
   /** Set when the program could not be started at all (not found, not executable). */
   spawnError?: string;
+  /** Set when the way to the program broke (a dropped SSH connection): what happened, in a sentence. */
+  lost?: string;
 }
 
 export interface HelperProcess {

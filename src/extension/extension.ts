@@ -8,20 +8,38 @@ import { HelperService } from './helperService';
 import { deleteRunCommand, openRunCommand } from './commands/runs';
 import type { RunSweepArgs, SweepDeps } from './commands/runSweep';
 import { runSweepCommand } from './commands/runSweep';
+import { selectTargetCommand } from './commands/selectTarget';
+import type { SuggestArgs } from './commands/suggestSettings';
+import { suggestSettingsCommand } from './commands/suggestSettings';
+import { KnobDiagnostics } from './knobDiagnostics';
 import { runsFolder } from './settings';
 import { SWEEP_VIEW_TYPE, SweepPanel } from './sweepPanel';
+import { TargetService } from './targets';
+import type { ShowTimelineArgs } from './commands/showTimeline';
+import { reviveTimelinePanel, showTimelineCommand } from './commands/showTimeline';
+import { TIMELINE_VIEW_TYPE } from './timelinePanel';
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('SDMA Lens', { log: true });
   const helper = new HelperService(context, log);
-  const deps: SweepDeps = { context, helper, log };
+  const knobs = new KnobDiagnostics(log);
+  const targets = new TargetService(context, log);
+  const deps: SweepDeps = { context, helper, log, targets, onRun: (run) => knobs.rememberVersions(run) };
   context.subscriptions.push(
     log,
     helper,
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.openRun', (id?: string) => openRunCommand(deps, id)),
     vscode.commands.registerCommand('sdmaLens.deleteRun', () => deleteRunCommand(deps)),
+    knobs,
+    vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
+    targets,
+    vscode.commands.registerCommand('sdmaLens.selectTarget', (destination?: string) => selectTargetCommand(targets, log, destination)),
+    vscode.commands.registerCommand('sdmaLens.showTimeline', (args?: ShowTimelineArgs) => showTimelineCommand(deps, args)),
+    vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
+      deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveTimelinePanel(deps, panel, state),
+    }),
     vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
         const id = typeof state === 'object' && state !== null ? (state as { runId?: unknown }).runId : undefined;
@@ -41,7 +59,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps };
+  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId) };
 }
 
 export function deactivate(): void {}

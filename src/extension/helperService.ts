@@ -1,15 +1,20 @@
 /**
- * Finds (or builds) the helper once per session and remembers it; a build shows progress
- * and can be cancelled. Settings changes forget the cached answer.
+ * Finds (or builds) the helper once per session and target and remembers it; a build shows
+ * progress and can be cancelled. Settings changes forget the cached answers. On an SSH
+ * target the helper is found or built on the node (core/ssh/deploy.ts).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HelperInfo } from '../core/helper';
 import { HELPER_NAME, locateHelper } from '../core/helper';
-import { helperPathSetting } from './settings';
+import type { SshConnection } from '../core/ssh/connection';
+import type { RemoteHelperInfo } from '../core/ssh/deploy';
+import { deployHelper } from '../core/ssh/deploy';
+import { helperPathSetting, sshHelperPathSetting } from './settings';
 
 export class HelperService implements vscode.Disposable {
   private cached: Promise<HelperInfo> | undefined;
+  private readonly remote = new Map<string, Promise<RemoteHelperInfo>>();
   private readonly subscription: vscode.Disposable;
 
   constructor(
@@ -18,6 +23,7 @@ export class HelperService implements vscode.Disposable {
   ) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('sdmaLens.helperPath')) this.cached = undefined;
+      if (e.affectsConfiguration('sdmaLens.ssh')) this.remote.clear();
     });
   }
 
@@ -54,6 +60,49 @@ export class HelperService implements vscode.Disposable {
             signal: controller.signal,
           });
           this.log.info(`helper ${info.path} (${info.source}, version ${info.version}, backends ${info.backends.join(', ')})`);
+          return info;
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  }
+
+  /** The helper on a node: a configured one, a cached build, one on its PATH, or a fresh build there. */
+  getRemote(conn: SshConnection): Promise<RemoteHelperInfo> {
+    const key = conn.label;
+    let found = this.remote.get(key);
+    if (!found) {
+      found = this.deploy(conn);
+      this.remote.set(key, found);
+      found.catch(() => this.remote.delete(key));
+    }
+    return found;
+  }
+
+  /** Forgets what is known about a node's helper (after its connection dropped, the cache there may be gone). */
+  forgetRemote(conn: SshConnection): void {
+    this.remote.delete(conn.label);
+  }
+
+  private async deploy(conn: SshConnection): Promise<RemoteHelperInfo> {
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: preparing the helper on ${conn.label}`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        const sub = token.onCancellationRequested(() => controller.abort());
+        try {
+          const info = await deployHelper(conn, {
+            sourceDir: path.join(this.context.extensionUri.fsPath, 'native'),
+            configuredPath: sshHelperPathSetting(),
+            signal: controller.signal,
+            onProgress: (message) => {
+              progress.report({ message });
+              this.log.info(message);
+            },
+            onOutput: (line) => this.log.trace(`[build ${conn.label}] ${line}`),
+          });
+          this.log.info(`helper on ${conn.label}: ${info.path} (${info.source}, version ${info.version}, backends ${info.backends.join(', ')})`);
           return info;
         } finally {
           sub.dispose();

@@ -7,6 +7,9 @@ import * as vscode from 'vscode';
 import type { AdviceOptions } from '../core/advice/advice';
 import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { PathName } from '../core/protocol';
+import { parseDestination } from '../core/ssh/destination';
+import type { SshSettings } from '../core/ssh/sshArgs';
+import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
 import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
 import { DEFAULT_SWEEP, checkSweepOptions } from '../core/sweepOptions';
 import { parseSize } from '../core/units';
@@ -125,4 +128,41 @@ export function adviceSettings(): AdviceOptions {
     }),
     libraries,
   };
+}
+
+/** `sdmaLens.target`: "local", or an SSH destination (`user@host[:port]` or a ~/.ssh/config alias). */
+export function targetSetting(): string {
+  return field('target', (x) => {
+    if (x === undefined || x === null || x === '' || x === 'local') return 'local';
+    if (typeof x !== 'string') throw new Error('must be "local" or an SSH destination such as user@gpu-node-3');
+    parseDestination(x.trim());
+    return x.trim();
+  });
+}
+
+/** `sdmaLens.ssh.*`: how the system ssh client is called. Machine-scoped, so a workspace cannot set them. */
+export function sshSettings(): SshSettings {
+  return {
+    connectTimeoutSeconds: field('ssh.connectTimeoutSeconds', (x) => {
+      if (x === undefined || x === null) return DEFAULT_CONNECT_TIMEOUT_S;
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 300) throw new Error('must be a whole number of seconds in 1..300');
+      return x;
+    }),
+    extraArgs: field('ssh.extraArgs', (x) => {
+      if (x === undefined || x === null) return [];
+      if (!Array.isArray(x)) throw new Error('must be a list of ssh options, e.g. ["-J", "bastion"]');
+      return checkExtraArgs(x);
+    }),
+  };
+}
+
+/** `sdmaLens.ssh.helperPath`: an sdma-probe already on the node (absolute path there), or empty. */
+export function sshHelperPathSetting(): string {
+  return field('ssh.helperPath', (x) => {
+    if (x === undefined || x === null || x === '') return '';
+    if (typeof x !== 'string') throw new Error('must be a path string');
+    if (/[\0\r\n]/.test(x)) throw new Error('contains a control character');
+    if (!x.startsWith('/')) throw new Error(`must be an absolute path on the node (got "${x}")`);
+    return x;
+  });
 }

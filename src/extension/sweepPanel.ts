@@ -5,9 +5,13 @@
 import * as vscode from 'vscode';
 import type { HostMessage } from '../core/messages';
 import { parseWebviewMessage } from '../core/messages';
+import { adviseFromRun } from '../core/advice/advice';
+import type { AdviceView } from '../core/adviceView';
+import { adviceView } from '../core/adviceView';
+import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
 import { sweepView } from '../core/viewModel';
-import { makeNonce, panelHtml } from './panelHtml';
+import { makeNonce, panelHtml } from '../core/webviewHtml';
 
 export const SWEEP_VIEW_TYPE = 'sdmaLens.sweep';
 const UPDATE_INTERVAL_MS = 150;
@@ -21,6 +25,11 @@ export class SweepPanel implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
+  /**
+   * The last update VS Code confirmed it delivered to the page, after the page said it was
+   * ready. Read by the integration tests, which cannot see inside the webview.
+   */
+  lastDelivered: HostMessage | undefined;
 
   /** Shows the run in its panel, creating the panel if needed. */
   static show(extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel, live = false): SweepPanel {
@@ -44,6 +53,11 @@ export class SweepPanel implements vscode.Disposable {
 
   static forRun(id: string): SweepPanel | undefined {
     return SweepPanel.open.get(id);
+  }
+
+  /** The run of the panel the user is looking at, if a sweep panel is active. */
+  static activeRunId(): string | undefined {
+    return [...SweepPanel.open.values()].find((p) => p.panel.active)?.runId;
   }
 
   private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -96,8 +110,21 @@ export class SweepPanel implements vscode.Disposable {
 
   private post(): void {
     if (this.disposed) return;
-    const message: HostMessage = { type: 'sweep', view: sweepView(this.run, this.live) };
-    void this.panel.webview.postMessage(message);
+    const message: HostMessage = { type: 'sweep', view: sweepView(this.run, this.live), ...this.advice() };
+    void this.panel.webview.postMessage(message).then((delivered) => {
+      if (delivered) this.lastDelivered = message;
+    });
+  }
+
+  /** The advice for the run as it stands; left out (and logged) when settings are invalid. */
+  private advice(): { advice?: AdviceView } {
+    if (this.run.samples.length === 0) return {};
+    try {
+      return { advice: adviceView(adviseFromRun(this.run, adviceSettings())) };
+    } catch (err) {
+      this.log.warn(`sweep panel ${this.runId}: no advice: ${(err as Error).message}`);
+      return {};
+    }
   }
 
   private receive(raw: unknown): void {
@@ -116,6 +143,13 @@ export class SweepPanel implements vscode.Disposable {
         break;
       case 'webview-error':
         this.log.error(`sweep panel: ${message.message}`);
+        break;
+      case 'suggest-settings':
+        void vscode.commands.executeCommand('sdmaLens.suggestSettings', { runId: this.runId });
+        break;
+      case 'open-timeline':
+        // Through the command, so the timeline keeps its own trust check, progress and errors.
+        void vscode.commands.executeCommand('sdmaLens.showTimeline', { runId: this.runId, sizeBytes: message.sizeBytes, path: message.path, cus: message.cus });
         break;
       default: {
         const never: never = message;

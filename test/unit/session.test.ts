@@ -90,6 +90,13 @@ describe('Session', () => {
     expect((await store.open('test-run')).samples).toHaveLength(2);
   });
 
+  it('says the connection dropped when the target reports it, and keeps the samples', async () => {
+    const exit: ProcessExit = { exitCode: 255, signal: null, lost: 'the connection to gpu-node dropped' };
+    const run = await runSession({ target: new ScriptedTarget([line(hello), line(sample())], exit), store: new RunStore(dir), header: header() });
+    expect(run.end).toMatchObject({ status: 'crashed', exitCode: 255 });
+    expect(run.end?.message).toBe('the connection to gpu-node dropped; 1 sample kept');
+  });
+
   it('reports a helper that cannot be started, and still writes a run that says so', async () => {
     const store = new RunStore(dir);
     const run = await runSession({ target: new LocalTarget(), store, header: { ...header(), helper: { path: join(dir, 'no-such-helper'), args: [] } } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, makeNonce, panelHtml } from '../../src/extension/panelHtml';
+import { contentSecurityPolicy, makeNonce, panelHtml } from '../../src/core/webviewHtml';
 
 const options = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',

@@ -179,6 +179,16 @@ async function drive(origin, messages) {
       check((await badge.getAttribute('title')) === 'Numbers come from the simulated MI350X model, not a measurement', 'the badge explains itself on hover');
     }
 
+    if (messages.at(-1)?.advice) {
+      const advice = page.locator('details.advice');
+      check(await advice.isVisible(), 'the Advice section is shown');
+      const knobs = await page.locator('details.advice td.knob').allTextContents();
+      check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=')), `the advice lists the AllGather threshold (${knobs.length} settings)`);
+      const before = (await posted()).length;
+      await page.locator('details.advice button.suggest').click();
+      check((await posted()).slice(before).some((m) => m.type === 'suggest-settings'), 'the Apply button asks the host to suggest settings');
+    }
+
     mkdirSync(outDir, { recursive: true });
     for (const theme of ['dark', 'light', 'high-contrast']) {
       // Switched live, as VS Code does: the chart must redraw in the new colours.

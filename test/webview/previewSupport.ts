@@ -7,8 +7,10 @@ import type { HostMessage } from '../../src/core/messages';
 import { parseHostMessage } from '../../src/core/messages';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
 import { sweepView } from '../../src/core/viewModel';
+import { adviseFromRun } from '../../src/core/advice/advice';
+import { adviceView } from '../../src/core/adviceView';
 
-export { makeNonce, panelHtml } from '../../src/extension/panelHtml';
+export { makeNonce, panelHtml } from '../../src/core/webviewHtml';
 
 /**
  * Replays a saved run and returns the messages the host would post: a few while it streams
@@ -25,7 +27,8 @@ export function sweepMessages(runFileText: string, steps: number): HostMessage[]
     applySavedValue(run, record);
     if (!cuts.has(i + 1)) return;
     // A round trip through JSON is what postMessage does to the view anyway.
-    const message = parseHostMessage(JSON.parse(JSON.stringify({ type: 'sweep', view: sweepView(run) })));
+    const advice = run.samples.length > 0 ? adviceView(adviseFromRun(run)) : undefined;
+    const message = parseHostMessage(JSON.parse(JSON.stringify({ type: 'sweep', view: sweepView(run), ...(advice ? { advice } : {}) })));
     if (!message) throw new Error('the view built from this run does not satisfy HostMessageSchema');
     messages.push(message);
   });

@@ -26,6 +26,13 @@ import { seriesKey, seriesLabel } from './labels';
 // The legend is HTML (legend.ts), so chart.js's Legend plugin is not registered.
 Chart.register(LineController, LineElement, PointElement, LinearScale, Filler, Tooltip);
 
+/** A sweep point picked on the chart. */
+export interface SeriesPick {
+  sizeBytes: number;
+  path: SweepSeries['path'];
+  cus: number;
+}
+
 interface XY {
   x: number;
   y: number;
@@ -55,6 +62,12 @@ function fontOf(theme: Theme, sizeDeltaPx = 0, weight?: 'bold') {
   return { family: theme.fontFamily, size: theme.fontSizePx + sizeDeltaPx, ...(weight ? { weight } : {}) };
 }
 
+export interface CrossoverMarker {
+  initiator: 'host' | 'device';
+  bytes: number;
+  plusMinusBytes: number;
+}
+
 export class SweepChart {
   private readonly chart: Chart<'line', XY[]>;
   private roles: Role[] = [];
@@ -63,17 +76,23 @@ export class SweepChart {
   private hiddenKeys: ReadonlySet<string> = new Set();
   private simulated = false;
   private theme: Theme;
+  private markers: CrossoverMarker[] = [];
 
-  constructor(canvas: HTMLCanvasElement, theme: Theme) {
+  /** `onPick`: a click on the chart picks the series point nearest to it (opens its timeline). */
+  constructor(canvas: HTMLCanvasElement, theme: Theme, onPick?: (pick: SeriesPick) => void) {
     this.theme = theme;
     const watermark: Plugin<'line'> = {
       id: 'simulatedWatermark',
       beforeDatasetsDraw: (chart) => this.drawWatermark(chart),
     };
+    const crossovers: Plugin<'line'> = {
+      id: 'crossoverMarkers',
+      afterDatasetsDraw: (chart) => this.drawMarkers(chart),
+    };
     this.chart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [watermark],
+      plugins: [watermark, crossovers],
       options: {
         animation: false,
         responsive: true,
@@ -81,6 +100,13 @@ export class SweepChart {
         parsing: false,
         normalized: true,
         interaction: { mode: 'index', intersect: false, axis: 'x' },
+        onClick: (event) => {
+          const pick = event.native ? this.pickAt(event.native) : undefined;
+          if (pick && onPick) onPick(pick);
+        },
+        onHover: (event, elements) => {
+          if (onPick && event.native?.target instanceof HTMLElement) event.native.target.style.cursor = elements.length > 0 ? 'pointer' : 'default';
+        },
         layout: { padding: { top: 4, right: 12 } },
         scales: {
           x: {
@@ -124,10 +150,37 @@ export class SweepChart {
     this.chart.update('none');
   }
 
+  /** Vertical marks where the engine path overtakes the load/store path (from the advice). */
+  setCrossovers(markers: CrossoverMarker[]): void {
+    if (JSON.stringify(markers) === JSON.stringify(this.markers)) return;
+    this.markers = markers;
+    this.chart.update('none');
+  }
+
   setTheme(theme: Theme): void {
     this.applyTheme(theme);
     this.rebuildDatasets();
     this.chart.update('none');
+  }
+
+  /** The visible line point nearest to a click: the size of the column, the series closest in y. */
+  private pickAt(native: Event): SeriesPick | undefined {
+    const hits = this.chart.getElementsAtEventForMode(native, 'index', { intersect: false, axis: 'x' }, false);
+    const y = native instanceof MouseEvent ? native.offsetY : 0;
+    let best: SeriesPick | undefined;
+    let bestDistance = Infinity;
+    for (const hit of hits) {
+      const role = this.roleOf(hit.datasetIndex);
+      const series = role?.kind === 'line' ? this.series.find((s) => seriesKey(s) === role.key) : undefined;
+      const point = role?.points[hit.index];
+      if (!series || !point || this.hiddenKeys.has(role!.key)) continue;
+      const distance = Math.abs(hit.element.y - y);
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = { sizeBytes: point.sizeBytes, path: series.path, cus: series.cus };
+      }
+    }
+    return best;
   }
 
   private roleOf(datasetIndex: number | undefined): Role | undefined {
@@ -252,6 +305,36 @@ export class SweepChart {
   }
 
   /** Simulated numbers must never pass for a measurement, even in a cropped screenshot. */
+  private drawMarkers(chart: Chart): void {
+    const { ctx, chartArea, scales } = chart;
+    const x = scales.x;
+    if (!x || this.markers.length === 0 || this.series.length === 0) return;
+    ctx.save();
+    ctx.font = `${this.theme.fontSizePx - 1}px ${this.theme.fontFamily}`;
+    ctx.textBaseline = 'top';
+    this.markers.forEach((m, i) => {
+      const px = x.getPixelForValue(Math.log2(m.bytes));
+      if (px < chartArea.left || px > chartArea.right) return;
+      const lo = x.getPixelForValue(Math.log2(Math.max(1, m.bytes - m.plusMinusBytes)));
+      const hi = x.getPixelForValue(Math.log2(m.bytes + m.plusMinusBytes));
+      ctx.fillStyle = withAlpha(this.theme.foreground, 0.06);
+      ctx.fillRect(lo, chartArea.top, Math.max(1, hi - lo), chartArea.bottom - chartArea.top);
+      ctx.strokeStyle = withAlpha(this.theme.foreground, this.theme.highContrast ? 0.9 : 0.55);
+      ctx.setLineDash(m.initiator === 'device' ? [6, 4] : []);
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(px, chartArea.top);
+      ctx.lineTo(px, chartArea.bottom);
+      ctx.stroke();
+      ctx.fillStyle = this.theme.foreground;
+      const label = `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`;
+      const width = ctx.measureText(label).width;
+      const left = px + 4 + width > chartArea.right ? px - 4 - width : px + 4;
+      ctx.fillText(label, left, chartArea.top + 4 + i * (this.theme.fontSizePx + 4));
+    });
+    ctx.restore();
+  }
+
   private drawWatermark(chart: Chart): void {
     // With no data the empty-state message sits where the mark would.
     if (!this.simulated || this.series.length === 0) return;

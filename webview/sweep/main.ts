@@ -16,6 +16,8 @@ import { SweepHeader } from './header';
 import { seriesKey } from './labels';
 import { renderLegend } from './legend';
 import { renderNotes } from './notes';
+import { crossoversAt, renderAdvice } from './advice';
+import type { AdviceView } from '../../src/core/adviceView';
 import { renderTable } from './table';
 
 /** Survives the panel being hidden and restored (VS Code keeps it per webview). */
@@ -33,6 +35,7 @@ window.addEventListener('unhandledrejection', (event) => host.reportError(`sweep
 
 let pickedCus = host.state()?.pickedCus;
 let view: SweepView | undefined;
+let advice: AdviceView | undefined;
 let theme = readTheme();
 /** Series the user switched off in the legend; kept while the run streams and across CU choices. */
 const hidden = new Set<string>();
@@ -45,16 +48,17 @@ const selector = new CuSelector((cus) => {
   scheduleRender();
 });
 const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Series shown in the chart' });
-const canvas = el('canvas', { role: 'img', 'aria-label': 'Bandwidth by message size; the table below the chart lists the same numbers' });
+const canvas = el('canvas', { role: 'img', 'aria-label': 'Bandwidth by message size; the table below the chart lists the same numbers. Click a point to open its timeline.' });
 const empty = el('p', { class: 'empty' }, 'Waiting for the first samples…');
 const chartFrame = el('div', { class: 'chart-frame' }, canvas, empty);
 const table = el('section', { class: 'table-section', 'aria-label': 'Bandwidth table' });
 const notes = el('section', { class: 'notes', 'aria-label': 'Warnings and problems' });
+const adviceSection = el('section', { class: 'advice-section', 'aria-label': 'Advice' });
 
 const root = document.getElementById('root') ?? document.body;
-root.replaceChildren(header.element, el('div', { class: 'toolbar' }, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), notes, table);
+root.replaceChildren(header.element, el('div', { class: 'toolbar' }, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), adviceSection, notes, table);
 
-const chart = new SweepChart(canvas, theme);
+const chart = new SweepChart(canvas, theme, (pick) => host.post({ type: 'open-timeline', sizeBytes: pick.sizeBytes, path: pick.path, cus: pick.cus }));
 
 function selectedCus(v: SweepView): number | undefined {
   return pickedCus !== undefined && v.cuCounts.includes(pickedCus) ? pickedCus : defaultCus(v.cuCounts);
@@ -84,6 +88,8 @@ function render(): void {
     renderLegend(legend, shown, hidden, theme, toggleSeries);
   }
   chart.setData(shown, view.simulated, hidden);
+  chart.setCrossovers(crossoversAt(advice, cus).map((c) => ({ initiator: c.initiator, bytes: c.estimateBytes!, plusMinusBytes: c.plusMinusBytes ?? 0 })));
+  renderAdvice(adviceSection, advice, cus, () => host.post({ type: 'suggest-settings' }));
   renderTable(table, shown, theme);
   renderNotes(notes, view.warnings, view.problems);
 }
@@ -104,6 +110,7 @@ function handle(message: HostMessage): void {
     case 'sweep':
       if (view?.runId !== message.view.runId) host.saveState({ pickedCus, runId: message.view.runId });
       view = message.view;
+      advice = message.advice;
       scheduleRender();
       break;
     default: {

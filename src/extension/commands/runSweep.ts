@@ -10,9 +10,14 @@ import type { Run } from '../../core/run';
 import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
+import { SshError } from '../../core/ssh/connection';
+import { checkBackendOnNode } from '../../core/ssh/deploy';
+import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../../core/ssh/remoteFiles';
+import { SshTarget } from '../../core/ssh/sshTarget';
 import type { SweepOptions } from '../../core/sweepOptions';
 import { checkSweepOptions, sweepArgs } from '../../core/sweepOptions';
 import type { HelperService } from '../helperService';
+import type { TargetService } from '../targets';
 import { runsFolder, sweepSettings } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import { pickSweep } from './sweepPicker';
@@ -30,6 +35,8 @@ export interface SweepDeps {
   context: vscode.ExtensionContext;
   helper: HelperService;
   log: vscode.LogOutputChannel;
+  /** Where runs go; without it, this machine. */
+  targets?: TargetService;
   /** Told about every run that finished or was opened (e.g. to learn the node's library versions). */
   onRun?: (run: Run) => void;
 }
@@ -41,10 +48,22 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
     const merged = checkSweepOptions({ ...fromSettings, ...(args?.options ?? {}) });
     const options = args?.interactive === false || args?.options ? merged : await pickSweep(merged);
     if (!options) return undefined;
-    const helper = await deps.helper.get();
+    const target = deps.targets?.target() ?? new LocalTarget();
+    const ssh = target instanceof SshTarget ? target : undefined;
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const id = makeRunId('sweep', options.backend);
-    const withTimeline: SweepOptions = options.timelineSizeBytes !== undefined ? { ...options, timelineOut: path.join(store.dirOf(id), 'timeline.sdmatl') } : options;
+    let helper;
+    let timelineOut = options.timelineSizeBytes !== undefined ? path.join(store.dirOf(id), 'timeline.sdmatl') : undefined;
+    if (ssh) {
+      const remote = await deps.helper.getRemote(ssh.connection);
+      checkBackendOnNode(remote, options.backend);
+      helper = remote;
+      // The helper writes the timeline on the node; it is copied into the run folder afterwards.
+      if (timelineOut) timelineOut = `${await makeRemoteRunDir(ssh.connection, id)}/timeline.sdmatl`;
+    } else {
+      helper = await deps.helper.get();
+    }
+    const withTimeline: SweepOptions = timelineOut ? { ...options, timelineOut } : options;
     return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: transfer sweep', cancellable: true },
       async (progress, token) => {
@@ -56,7 +75,7 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
         let lastDone = 0;
         try {
           const run = await runSession({
-            target: new LocalTarget(),
+            target,
             store,
             header: {
               type: 'run',
@@ -65,7 +84,7 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
               id,
               command: 'sweep',
               createdAt: new Date().toISOString(),
-              target: { kind: 'local' },
+              target: ssh ? { kind: 'ssh', host: ssh.host } : { kind: 'local' },
               helper: { path: helper.path, args: sweepArgs(withTimeline) },
             },
             signal: controller.signal,
@@ -79,6 +98,9 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
             },
             onLog: (level, message) => deps.log[level](message),
           });
+          if (ssh && timelineOut) await fetchTimeline(ssh, id, store.dirOf(id), deps.log);
+          // 127: the node's shell found no helper at the remembered path (cache cleared); look again next time.
+          if (ssh && run.end?.exitCode === 127) deps.helper.forgetRemote(ssh.connection);
           panel ??= SweepPanel.show(deps.context.extensionUri, run, deps.log);
           panel.update(run);
           panel.flush();
@@ -92,8 +114,27 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
       },
     );
   } catch (err) {
-    reportError(deps.log, 'The transfer sweep could not start', err);
+    if (err instanceof SshError) {
+      deps.log.error(`The transfer sweep could not start: ${err.message}`);
+      void vscode.window.showErrorMessage(`SDMA Lens: ${err.message}. ${err.remedy}`, 'Select Target', 'Show Log').then((c) => {
+        if (c === 'Select Target') void vscode.commands.executeCommand('sdmaLens.selectTarget');
+        if (c === 'Show Log') deps.log.show();
+      });
+    } else {
+      reportError(deps.log, 'The transfer sweep could not start', err);
+    }
     return undefined;
+  }
+}
+
+/** Copies the run's timeline from the node into the run folder, then clears it there; a failure costs only the timeline. */
+async function fetchTimeline(ssh: SshTarget, id: string, runDir: string, log: vscode.LogOutputChannel): Promise<void> {
+  try {
+    if (!(await fetchRemoteRunFile(ssh.connection, id, 'timeline.sdmatl', path.join(runDir, 'timeline.sdmatl')))) log.warn(`run ${id}: no timeline file on ${ssh.host}`);
+  } catch (err) {
+    log.warn(`run ${id}: could not copy the timeline from ${ssh.host}: ${(err as Error).message}`);
+  } finally {
+    await removeRemoteRunDir(ssh.connection, id).catch(() => {});
   }
 }
 

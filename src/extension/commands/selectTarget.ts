@@ -1,0 +1,100 @@
+/**
+ * "SDMA Lens: Select Target": this machine, a host from ~/.ssh/config, a recent one, or a
+ * typed `user@host[:port]`. A new SSH target is tried once (log in, run `true`) before it is
+ * kept, so a typo or a missing key shows up here rather than in the middle of a sweep.
+ */
+import * as vscode from 'vscode';
+import { SshError } from '../../core/ssh/connection';
+import { parseDestination } from '../../core/ssh/destination';
+import { sshConfigHosts } from '../../core/ssh/sshConfig';
+import { SettingError } from '../settings';
+import type { TargetChoice, TargetService } from '../targets';
+import { choiceFromText } from '../targets';
+import { reportError } from './guards';
+
+interface TargetItem extends vscode.QuickPickItem {
+  choice?: TargetChoice;
+  enter?: boolean;
+}
+
+/** Scripted use passes "local" or a destination and gets no UI except errors. */
+export async function selectTargetCommand(targets: TargetService, log: vscode.LogOutputChannel, text?: string): Promise<TargetChoice | undefined> {
+  try {
+    const choice = typeof text === 'string' ? choiceFromText(text) : await pick(targets);
+    if (!choice) return undefined;
+    if (choice.kind === 'ssh' && !(await tryConnection(targets, choice.destination, typeof text !== 'string'))) return undefined;
+    await targets.select(choice);
+    return choice;
+  } catch (err) {
+    if (err instanceof SettingError) reportError(log, 'The target could not be selected', err);
+    else void vscode.window.showErrorMessage(`SDMA Lens: ${(err as Error).message}`);
+    log.error(`select target: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+async function pick(targets: TargetService): Promise<TargetChoice | undefined> {
+  const current = targets.choice();
+  const remote = vscode.env.remoteName;
+  const items: TargetItem[] = [
+    {
+      label: `$(server-environment) ${remote ? 'This node' : 'This machine'}`,
+      description: current.kind === 'local' ? 'current' : undefined,
+      detail: remote ? `The machine of this ${remote} window, where the extension runs` : 'Run the helper here',
+      choice: { kind: 'local' },
+    },
+  ];
+  const seen = new Set<string>();
+  const add = (destination: string, detail: string) => {
+    if (seen.has(destination)) return;
+    seen.add(destination);
+    items.push({ label: `$(remote) ${destination}`, description: current.kind === 'ssh' && current.destination === destination ? 'current' : undefined, detail, choice: { kind: 'ssh', destination } });
+  };
+  const recent = targets.recent();
+  if (recent.length > 0) items.push({ label: 'recent', kind: vscode.QuickPickItemKind.Separator });
+  for (const d of recent) add(d, 'Recently used');
+  const configured = await sshConfigHosts();
+  if (configured.length > 0) items.push({ label: '~/.ssh/config', kind: vscode.QuickPickItemKind.Separator });
+  for (const d of configured) add(d, 'From ~/.ssh/config');
+  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: '$(add) Enter an SSH host...', detail: 'user@host[:port], or an alias from ~/.ssh/config', enter: true });
+
+  const picked = await vscode.window.showQuickPick(items, { title: 'SDMA Lens: where should the helper run?', matchOnDetail: true });
+  if (!picked) return undefined;
+  if (!picked.enter) return picked.choice;
+  const typed = await vscode.window.showInputBox({
+    title: 'SDMA Lens: SSH target',
+    prompt: 'user@host[:port] or an alias from ~/.ssh/config. SDMA Lens uses your ssh client, config and agent.',
+    placeHolder: 'alice@gpu-node-3',
+    validateInput: (value) => {
+      try {
+        parseDestination(value.trim());
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+  });
+  return typed ? choiceFromText(typed) : undefined;
+}
+
+async function tryConnection(targets: TargetService, destination: string, interactive: boolean): Promise<boolean> {
+  const conn = targets.connection(destination);
+  try {
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SDMA Lens: connecting to ${destination}`, cancellable: true }, async (_progress, token) => {
+      const controller = new AbortController();
+      const sub = token.onCancellationRequested(() => controller.abort());
+      try {
+        await conn.execChecked(['true'], { signal: controller.signal });
+      } finally {
+        sub.dispose();
+      }
+    });
+    return true;
+  } catch (err) {
+    const message = err instanceof SshError ? `${err.message}. ${err.remedy}` : (err as Error).message;
+    if (!interactive) throw new Error(message);
+    const choice = await vscode.window.showErrorMessage(`SDMA Lens: ${message}`, 'Select Anyway', 'Choose Another');
+    if (choice === 'Choose Another') void vscode.commands.executeCommand('sdmaLens.selectTarget');
+    return choice === 'Select Anyway';
+  }
+}

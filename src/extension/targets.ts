@@ -1,0 +1,130 @@
+/**
+ * Which machine runs the helper: this one ("local": in a Remote-SSH window that is the node,
+ * since the extension runs there) or a node reached with the system ssh client. The choice is
+ * kept per workspace, falls back to the `sdmaLens.target` setting, and shows in the status
+ * bar. Connections are kept per node so runs reuse them, and closed when the window closes.
+ */
+import * as vscode from 'vscode';
+import { LocalTarget } from '../core/localTarget';
+import { SshConnection } from '../core/ssh/connection';
+import { formatDestination, parseDestination } from '../core/ssh/destination';
+import { SshTarget } from '../core/ssh/sshTarget';
+import type { Target } from '../core/target';
+import { sshSettings, targetSetting } from './settings';
+
+export type TargetChoice = { kind: 'local' } | { kind: 'ssh'; destination: string };
+
+const STATE_KEY = 'sdmaLens.target';
+const RECENT_KEY = 'sdmaLens.recentSshTargets';
+const MAX_RECENT = 8;
+
+export function choiceFromText(text: string): TargetChoice {
+  const t = text.trim();
+  if (t === '' || t === 'local') return { kind: 'local' };
+  return { kind: 'ssh', destination: formatDestination(parseDestination(t)) };
+}
+
+export class TargetService implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private readonly connections = new Map<string, SshConnection>();
+  private readonly emitter = new vscode.EventEmitter<TargetChoice>();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  readonly onDidChange = this.emitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.item = vscode.window.createStatusBarItem('sdmaLens.target', vscode.StatusBarAlignment.Left, 50);
+    this.item.name = 'SDMA Lens Target';
+    this.item.command = 'sdmaLens.selectTarget';
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('sdmaLens.ssh')) this.dropConnections();
+        if (e.affectsConfiguration('sdmaLens.target')) this.refresh();
+      }),
+    );
+    this.refresh();
+    this.item.show();
+  }
+
+  /** The workspace's choice, else the setting; a bad stored value reads as local. */
+  choice(): TargetChoice {
+    const stored = this.context.workspaceState.get<string>(STATE_KEY);
+    try {
+      return choiceFromText(stored ?? targetSetting());
+    } catch (err) {
+      this.log.warn(`ignoring the saved target "${stored ?? ''}": ${(err as Error).message}`);
+      return { kind: 'local' };
+    }
+  }
+
+  recent(): string[] {
+    return this.context.globalState.get<string[]>(RECENT_KEY, []).filter((d) => {
+      try {
+        parseDestination(d);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  async select(choice: TargetChoice): Promise<void> {
+    await this.context.workspaceState.update(STATE_KEY, choice.kind === 'local' ? 'local' : choice.destination);
+    if (choice.kind === 'ssh') {
+      const recent = [choice.destination, ...this.recent().filter((d) => d !== choice.destination)].slice(0, MAX_RECENT);
+      await this.context.globalState.update(RECENT_KEY, recent);
+    }
+    this.log.info(`target: ${describeChoice(choice)}`);
+    this.refresh();
+    this.emitter.fire(choice);
+  }
+
+  /** A shared connection per node and ssh settings. */
+  connection(destination: string): SshConnection {
+    const settings = sshSettings();
+    const key = JSON.stringify([destination, settings]);
+    let conn = this.connections.get(key);
+    if (!conn) {
+      conn = new SshConnection(parseDestination(destination), settings);
+      this.connections.set(key, conn);
+    }
+    return conn;
+  }
+
+  /** The Target for a run on the current choice. */
+  target(choice = this.choice()): Target {
+    return choice.kind === 'local' ? new LocalTarget() : new SshTarget(this.connection(choice.destination));
+  }
+
+  private refresh(): void {
+    const choice = this.choice();
+    const remote = vscode.env.remoteName;
+    if (choice.kind === 'local') {
+      this.item.text = `$(server-environment) SDMA: ${remote ? 'this node' : 'local'}`;
+      this.item.tooltip = remote
+        ? `SDMA Lens runs the helper on the machine of this ${remote} window. Click to choose another target.`
+        : 'SDMA Lens runs the helper on this machine. Click to run it on a node over SSH.';
+    } else {
+      this.item.text = `$(remote) SDMA: ${choice.destination}`;
+      this.item.tooltip = `SDMA Lens runs the helper on ${choice.destination} over SSH (the system ssh client and your ~/.ssh/config). Click to change.`;
+    }
+  }
+
+  private dropConnections(): void {
+    for (const conn of this.connections.values()) void conn.close().catch(() => {});
+    this.connections.clear();
+  }
+
+  dispose(): void {
+    this.dropConnections();
+    for (const s of this.subscriptions) s.dispose();
+    this.item.dispose();
+    this.emitter.dispose();
+  }
+}
+
+export function describeChoice(choice: TargetChoice): string {
+  return choice.kind === 'local' ? (vscode.env.remoteName ? `this node (${vscode.env.remoteName} window)` : 'this machine') : `${choice.destination} over SSH`;
+}

@@ -1,0 +1,200 @@
+/**
+ * The ssh target against a real sshd on loopback: the helper built on the "node" from the
+ * sources sent over ssh, a full simulated sweep, cancel, a connection killed mid-run and a
+ * node that stops answering. After each, ps over ssh shows nothing of ours left on the node.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main';
+import { RunStore } from '../../src/core/runStore';
+import type { Run } from '../../src/core/run';
+import { runSession } from '../../src/core/session';
+import type { RemoteHelperInfo } from '../../src/core/ssh/deploy';
+import { deployHelper } from '../../src/core/ssh/deploy';
+import { SshTarget } from '../../src/core/ssh/sshTarget';
+import { header } from '../support/records';
+import { startSshd } from './sshd';
+import type { TestSshd } from './sshd';
+import { canRunSshd, connectionTo, remoteProcesses, until } from './support';
+
+const repo = resolve(__dirname, '..', '..');
+const slow = ['sweep', '--backend', 'sim', '--sizes', '4K,64K,1M,16M', '--cus', '8,64', '--iters', '3', '--sim-delay-ms', '300'];
+
+describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
+  let sshd: TestSshd;
+  let helper: RemoteHelperInfo;
+  let runs: string;
+  const progress: string[] = [];
+
+  let sources: string;
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    runs = mkdtempSync(join(tmpdir(), 'sdma-ssh-runs-'));
+    // A snapshot of the helper sources: edits to native/ while the tests run must not change the hash under them.
+    sources = mkdtempSync(join(tmpdir(), 'sdma-ssh-src-'));
+    cpSync(join(repo, 'native'), sources, { recursive: true, filter: (f) => f !== join(repo, 'native', 'build') });
+    helper = await deployHelper(connectionTo(sshd), { sourceDir: sources, onProgress: (m) => progress.push(m) });
+  });
+  afterAll(async () => {
+    await connectionTo(sshd).close();
+    sshd?.stop();
+    if (runs) rmSync(runs, { recursive: true, force: true });
+    if (sources) rmSync(sources, { recursive: true, force: true });
+  });
+
+  function start(id: string, args: string[], signal?: AbortSignal, onRecord?: (run: Run) => void) {
+    const target = new SshTarget(connectionTo(sshd));
+    const store = new RunStore(runs);
+    const run = runSession({
+      target,
+      store,
+      header: { ...header(id, args), target: { kind: 'ssh', host: target.host }, helper: { path: helper.path, args } },
+      signal,
+      onRecord: (live) => onRecord?.(live),
+    });
+    return { store, run };
+  }
+
+  it('builds the helper on the node into its per-user cache, then finds it there', async () => {
+    expect(helper.source).toBe('built');
+    expect(helper.path.startsWith(`${sshd.nodeCache}/sdma-lens/helper-`)).toBe(true);
+    expect(helper.protocol).toBe(1);
+    expect(progress.join('\n')).toMatch(/Copying the helper sources/);
+    expect(progress.join('\n')).toMatch(/Building the helper on sdma-node/);
+    // Nothing but the build is left in the cache: the sources, build tree and run folder are removed.
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens')).filter((n) => n !== 'run')).toEqual([helper.path.split('/').at(-2)]);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'run'))).toEqual([]);
+    const again = await deployHelper(connectionTo(sshd), { sourceDir: sources });
+    expect(again).toMatchObject({ source: 'cached', path: helper.path });
+  });
+
+  it('cancelling a build stops the compilers on the node and leaves no sources or half build behind', async () => {
+    // A changed copy of the sources has another hash, so it is built afresh.
+    const copy = mkdtempSync(join(tmpdir(), 'sdma-ssh-src-'));
+    try {
+      cpSync(sources, copy, { recursive: true });
+      writeFileSync(join(copy, 'cancel-marker.txt'), String(Date.now()));
+      const controller = new AbortController();
+      const building = deployHelper(connectionTo(sshd), {
+        sourceDir: copy,
+        signal: controller.signal,
+        onProgress: (m) => {
+          if (/^Compiling/.test(m)) setTimeout(() => controller.abort(), 1500);
+        },
+      });
+      await expect(building).rejects.toThrow(/cancelled/);
+      const buildDir = join(sshd.nodeCache, 'sdma-lens', 'build-');
+      await until('the build processes on the node to stop', async () => !execFileSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' }).includes(buildDir), 10_000);
+      await until('the build folder to be removed', async () => readdirSync(join(sshd.nodeCache, 'sdma-lens')).every((n) => !n.startsWith('build-')), 10_000);
+      expect(readdirSync(join(sshd.nodeCache, 'sdma-lens')).filter((n) => n.startsWith('helper-'))).toEqual([helper.path.split('/').at(-2)]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a full simulated sweep over ssh, saved like a local one', async () => {
+    const args = ['sweep', '--backend', 'sim', '--paths', 'all', '--cus', '1,8,64,256', '--iters', '5'];
+    const { store, run } = start('full', args);
+    const r = await run;
+    expect(r.end?.status).toBe('ok');
+    expect(r.hello?.simulated).toBe(true);
+    expect(r.samples.length).toBe(r.done?.samples);
+    expect(r.samples.length).toBeGreaterThan(50);
+    const saved = await store.open('full');
+    expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
+    expect(saved.samples).toEqual(r.samples);
+    expect(await remoteProcesses(sshd, helper.path)).toEqual([]);
+  });
+
+  it('the CLI runs a sweep with --target, copies the timeline back and clears it on the node', async () => {
+    const out: string[] = [];
+    const realOut = process.stdout.write.bind(process.stdout);
+    const realErr = process.stderr.write.bind(process.stderr);
+    process.stdout.write = ((t: string) => (out.push(t), true)) as typeof process.stdout.write;
+    process.stderr.write = ((t: string) => (out.push(t), true)) as typeof process.stderr.write;
+    let code: number;
+    try {
+      code = await main(['sweep', '--target', 'sdma-node', '--ssh-config', sshd.configFile, '--helper', helper.path, '--backend', 'sim', '--sizes', '4K,1M', '--cus', '8', '--iters', '3', '--timeline-size', '1M', '--json', '--runs-dir', runs]);
+    } finally {
+      process.stdout.write = realOut;
+      process.stderr.write = realErr;
+    }
+    expect(code, out.join('')).toBe(0);
+    const result = JSON.parse(out.find((t) => t.startsWith('{')) ?? '{}') as { runId: string; status: string; simulated: boolean };
+    expect(result).toMatchObject({ status: 'ok', simulated: true });
+    const saved = await new RunStore(runs).open(result.runId);
+    expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
+    expect(readdirSync(join(runs, result.runId)).sort()).toEqual(['run.ndjson', 'timeline.sdmatl']);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
+  });
+
+  it('cancel kills the helper on the node and keeps what arrived', async () => {
+    const controller = new AbortController();
+    let samples = 0;
+    const slower = slow.map((a) => (a === '300' ? '1000' : a));
+    const { store, run } = start('cancel', slower, controller.signal, (live) => (samples = live.samples.length));
+    // First see the helper on the node with ps (the check the end of the test relies on), then cancel.
+    await until('the helper on the node', async () => (await remoteProcesses(sshd, helper.path)).length > 0, 10_000);
+    await until('two samples', async () => samples >= 2, 10_000);
+    const t0 = Date.now();
+    controller.abort();
+    const r = await run;
+    expect(r.end?.status).toBe('cancelled');
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect((await store.open('cancel')).samples.length).toBeGreaterThanOrEqual(2);
+    // The helper answered SIGTERM with a "done" record, so the kill reached its group.
+    expect(r.done?.status).toBe('cancelled');
+    await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 5_000);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'run'))).toEqual([]);
+  });
+
+  it('a connection killed mid-run ends the run within seconds, says so, keeps the partial run, and leaves nothing on the node', async () => {
+    let killedAt = 0;
+    const { store, run } = start('dropped', slow, undefined, (live) => {
+      if (live.samples.length === 2 && !killedAt) {
+        killedAt = Date.now();
+        expect(sshd.signalSessions('SIGKILL').length).toBeGreaterThan(0);
+      }
+    });
+    const r = await run;
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    expect(['crashed', 'error']).toContain(r.end?.status);
+    expect(r.end?.message).toMatch(/connection to sdma-node dropped/);
+    expect(r.end?.message).toMatch(/partial run is kept/);
+    const saved = await store.open('dropped');
+    expect(saved.samples.length).toBeGreaterThanOrEqual(2);
+    expect(saved.end?.status).toBe(r.end?.status);
+    // Reconnect and look: the helper went away with the connection.
+    await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 10_000);
+  });
+
+  it('a node that stops answering mid-run is detected by ssh keepalives, and its watchdog stops the helper', async () => {
+    let stoppedAt = 0;
+    let stopped: number[] = [];
+    const { run } = start('stalled', slow, undefined, (live) => {
+      if (live.samples.length === 2 && !stoppedAt) {
+        stoppedAt = Date.now();
+        // A frozen sshd: the TCP connection stays open but nothing moves, like a network partition.
+        stopped = sshd.signalSessions('SIGSTOP');
+      }
+    });
+    const r = await run;
+    const detectedAfter = Date.now() - stoppedAt;
+    expect(detectedAfter).toBeLessThan(15_000);
+    expect(r.end?.message).toMatch(/connection to sdma-node dropped/);
+    // The helper on the node stops when heartbeats stop, while the stuck session still holds its pipes.
+    await until('the node watchdog to stop the helper', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 20_000);
+    for (const p of stopped) {
+      try {
+        process.kill(p, 'SIGKILL');
+        process.kill(p, 'SIGCONT');
+      } catch {
+        // gone
+      }
+    }
+  });
+});
