@@ -64,5 +64,28 @@ else
   echo "skip hip backend gfx942: no clang++-19 (apt install clang-19)"
 fi
 
+# The run mode's device-side trace header, through the two examples that use it, traced
+# and compiled out (-DSDMA_LENS_TRACE_OFF).
+EXAMPLES="$NATIVE/../examples"
+if [ -x "$NVCC" ]; then
+  for off in "" -DSDMA_LENS_TRACE_OFF; do
+    run "examples/fused-a2a-cuda + trace.h, nvcc sm_90 $off" "$NVCC" -std=c++17 -O2 -arch=sm_90 $off \
+      -Xcompiler=-Wall,-Wextra -I"$NATIVE/include" "$EXAMPLES/fused-a2a-cuda/fused_a2a.cu" -o "$WORK/fused_a2a_cuda"
+  done
+fi
+if command -v hipcc > /dev/null; then
+  for off in "" -DSDMA_LENS_TRACE_OFF; do
+    run "examples/fused-a2a-hip + trace.h, hipcc gfx90a $off" env HIP_PLATFORM=amd hipcc -std=c++17 \
+      --offload-arch=gfx90a -O2 -Wall -Wextra $off -I"$NATIVE/include" -x hip -c "$EXAMPLES/fused-a2a-hip/fused_a2a.hip" \
+      -o "$WORK/fused_a2a_hip.o"
+  done
+fi
+if command -v clang++-19 > /dev/null; then
+  run "examples/fused-a2a-hip + trace.h, clang-19 gfx942 (device assembly)" bash -c "
+    clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -Wall -Wextra -I'$NATIVE/include' -O2 \
+      --cuda-device-only -S '$EXAMPLES/fused-a2a-hip/fused_a2a.hip' -o '$WORK/fused_a2a_gfx942.s' &&
+    grep -q s_memrealtime '$WORK/fused_a2a_gfx942.s'"
+fi
+
 echo "compile checks: $checked run, $failures failed"
 [ "$checked" -gt 0 ] && [ "$failures" -eq 0 ]

@@ -10,7 +10,9 @@
 #include "args.hpp"
 #include "backend_registry.hpp"
 #include "cancel.hpp"
+#include "collective/collective_command.hpp"
 #include "reporter.hpp"
+#include "run/run_mode.hpp"
 #include "sweep.hpp"
 #include "version.hpp"
 
@@ -87,6 +89,18 @@ int run(const ParsedArgs& parsed, Reporter& reporter) {
 int main(int argc, char** argv) {
   cancel::installSignalHandlers();
   const std::vector<std::string_view> args(argv + 1, argv + argc);
+  if (!args.empty() && sdma::collective::isCollectiveCommand(args[0])) {
+    return sdma::collective::runCollectiveCommand(args);
+  }
+  // run: everything after its flags belongs to the user's program, --help included.
+  if (!args.empty() && args[0] == "run") {
+    if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h")) {
+      std::fputs(std::string(sdma::runmode::runUsageText()).c_str(), stdout);
+      return 0;
+    }
+    Reporter reporter(stdout);
+    return sdma::runmode::runMain(args, reporter);
+  }
   const ParsedArgs parsed = parseArgs(args);
   if (parsed.action == Action::PrintHelp) {
     std::fputs(usageText().c_str(), stdout);

@@ -43,6 +43,10 @@ class Reporter {
 
   std::int64_t samplesEmitted() const { return samples_; }
 
+  // Records of other subcommands (collective, overlap): begin, fill, end.
+  JsonWriter& beginRecord(std::string_view type) { return begin(type); }
+  void endRecord() { emit(); }
+
  private:
   JsonWriter& begin(std::string_view type);
   void emit();

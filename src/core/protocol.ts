@@ -180,6 +180,129 @@ export const DoneSchema = v.object({
   elapsedMs: nonNegative,
 });
 
+/** `collective`: one variant's set-up (what the library is, what it was told). */
+export const COLLECTIVE_OPS = ['allgather', 'alltoall'] as const;
+export type CollectiveOp = (typeof COLLECTIVE_OPS)[number];
+export const COLLECTIVE_VARIANTS = ['default', 'ce', 'gin-sdma'] as const;
+export type CollectiveVariantName = (typeof COLLECTIVE_VARIANTS)[number];
+
+export const CollectiveVariantSchema = v.object({
+  type: v.literal('collective-variant'),
+  variant: v.picklist(COLLECTIVE_VARIANTS),
+  supported: v.boolean(),
+  reason: v.optional(text),
+  hint: v.optional(text),
+  library: v.object({ name: text, version: text, path: text }),
+  /** Environment the variant set before its communicator was created. */
+  env: v.record(v.string(), text),
+  /** Buffers from ncclMemAlloc, registered as symmetric windows. */
+  symmetric: v.boolean(),
+  simulated: v.boolean(),
+});
+
+/** `collective`: one point, with nccl-tests' size, algbw and busbw definitions (docs/COLLECTIVES.md). */
+export const CollectiveSchema = v.object({
+  type: v.literal('collective'),
+  op: v.picklist(COLLECTIVE_OPS),
+  variant: v.picklist(COLLECTIVE_VARIANTS),
+  ranks: v.pipe(count, v.minValue(2)),
+  /** Bytes each rank receives. */
+  sizeBytes: v.pipe(count, v.minValue(1)),
+  count,
+  dtype: text,
+  inPlace: v.boolean(),
+  iters: v.pipe(count, v.minValue(1)),
+  timeUs: nonNegative,
+  algbwGbps: nonNegative,
+  busbwGbps: nonNegative,
+  /** Mismatched 32-bit words over all ranks; null when not checked. */
+  wrong: v.nullable(count),
+  /** What the library said it ran (e.g. sdma, lsa, ring/simple); null when it said nothing. */
+  transport: v.nullable(text),
+  transportEvidence: v.optional(text),
+  simulated: v.boolean(),
+});
+
+export const OVERLAP_PHASES = ['alone-before', 'beside', 'alone-after'] as const;
+
+/** `overlap`: a compute kernel's throughput in one phase, alone or beside a copy. */
+export const OverlapSchema = v.object({
+  type: v.literal('overlap'),
+  compute: v.picklist(['gemm', 'fma']),
+  computeLabel: text,
+  phase: v.picklist(OVERLAP_PHASES),
+  path: v.picklist(['alone', ...PATHS]),
+  cus: v.optional(v.pipe(count, v.minValue(1))),
+  copySizeBytes: count,
+  durationMs: nonNegative,
+  computeTflops: nonNegative,
+  /** Against the mean of the alone runs before and after; null for those. */
+  keptFraction: v.nullable(nonNegative),
+  copyGbps: v.nullable(nonNegative),
+  copies: count,
+  smClockMHz: v.nullable(nonNegative),
+  memClockMHz: v.nullable(nonNegative),
+  powerW: v.nullable(nonNegative),
+  powerLimitW: v.nullable(nonNegative),
+  throttleReasons: v.array(text),
+  simulated: v.boolean(),
+});
+
+/** `run`: where a dispatch or copy record came from (docs/RUN-MODE.md). `sim`: made up by the simulator. */
+export const RUN_SOURCES = ['cupti', 'rocprofv3', 'device-trace', 'sim'] as const;
+export type RunSource = (typeof RUN_SOURCES)[number];
+/** GPU index, or -1 for host memory. */
+const gpuOrHost = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
+const dim3 = v.pipe(v.array(count), v.length(3));
+
+/** `run`: the user's program started or ended. The helper exits 0 whatever the program's exit code. */
+export const ProgramSchema = v.object({
+  type: v.literal('program'),
+  event: v.picklist(['start', 'exit']),
+  argv: v.array(text),
+  pid: count,
+  /** exit: the exit code, or null when a signal ended it. */
+  exitCode: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+  /** exit: e.g. "SIGTERM", or null when it exited. */
+  signal: v.optional(v.nullable(text)),
+  /** exit, AMD: the KFD's per-process SDMA activity counters (sysfs sdma_<gpu id>), summed over the program's processes. */
+  kfdSdma: v.optional(v.array(v.object({ gpu: v.pipe(v.number(), v.integer(), v.minValue(-1)), kfdGpuId: count, activity: count }))),
+});
+
+/** `run`: one kernel launch. Times are ns since the program started, on the host's monotonic clock. */
+export const DispatchSchema = v.object({
+  type: v.literal('dispatch'),
+  /** As the profiler prints it: demangled when possible. */
+  name: text,
+  mangled: v.optional(text),
+  gpu: gpuIndex,
+  startNs: finite,
+  endNs: finite,
+  /** Blocks (CUDA) or work-items (rocprofv3's Grid_Size) per dimension; 0 when unknown. */
+  grid: dim3,
+  block: dim3,
+  source: v.picklist(RUN_SOURCES),
+  correlationId: v.optional(count),
+  /** Distinct CUs/SMs the device trace saw inside this dispatch. */
+  cusSeen: v.optional(count),
+});
+
+/** `run`: bytes moved between memories (srcGpu/dstGpu -1: host memory). */
+export const CopySchema = v.object({
+  type: v.literal('copy'),
+  mover: v.picklist(MOVERS),
+  initiator: v.picklist(INITIATORS),
+  srcGpu: gpuOrHost,
+  dstGpu: gpuOrHost,
+  bytes: nonNegative,
+  startNs: finite,
+  endNs: finite,
+  source: v.picklist(RUN_SOURCES),
+  engineId: v.optional(count),
+  /** The copy kind (HtoD, PtoP, ...) or the device-trace label. */
+  label: v.optional(text),
+});
+
 export type Hello = v.InferOutput<typeof HelloSchema>;
 export type Topology = v.InferOutput<typeof TopologySchema>;
 export type Gpu = v.InferOutput<typeof GpuSchema>;
@@ -191,7 +314,27 @@ export type TimelineFileRef = Extract<Timeline, { path: string }>;
 export type Warning = v.InferOutput<typeof WarningSchema>;
 export type ErrorRecord = v.InferOutput<typeof ErrorSchema>;
 export type Done = v.InferOutput<typeof DoneSchema>;
-export type HelperRecord = Hello | Topology | Progress | Sample | Timeline | Warning | ErrorRecord | Done;
+export type CollectiveVariant = v.InferOutput<typeof CollectiveVariantSchema>;
+export type CollectivePoint = v.InferOutput<typeof CollectiveSchema>;
+export type OverlapPoint = v.InferOutput<typeof OverlapSchema>;
+export type Program = v.InferOutput<typeof ProgramSchema>;
+export type Dispatch = v.InferOutput<typeof DispatchSchema>;
+export type CopyOp = v.InferOutput<typeof CopySchema>;
+export type HelperRecord =
+  | Hello
+  | Topology
+  | Progress
+  | Sample
+  | Timeline
+  | Warning
+  | ErrorRecord
+  | Done
+  | CollectiveVariant
+  | CollectivePoint
+  | OverlapPoint
+  | Program
+  | Dispatch
+  | CopyOp;
 export type RecordType = HelperRecord['type'];
 
 const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>> } = {
@@ -203,6 +346,12 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   warning: WarningSchema,
   error: ErrorSchema,
   done: DoneSchema,
+  'collective-variant': CollectiveVariantSchema,
+  collective: CollectiveSchema,
+  overlap: OverlapSchema,
+  program: ProgramSchema,
+  dispatch: DispatchSchema,
+  copy: CopySchema,
 };
 
 export const RECORD_TYPES = Object.keys(SCHEMAS) as RecordType[];

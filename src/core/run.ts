@@ -4,7 +4,22 @@
  * is read back, so a reopened run is exactly what was seen live.
  */
 import * as v from 'valibot';
-import type { Done, ErrorRecord, Hello, HelperRecord, Sample, Timeline, Topology, Warning } from './protocol';
+import type {
+  CollectivePoint,
+  CollectiveVariant,
+  CopyOp,
+  Dispatch,
+  Done,
+  ErrorRecord,
+  Hello,
+  HelperRecord,
+  OverlapPoint,
+  Program,
+  Sample,
+  Timeline,
+  Topology,
+  Warning,
+} from './protocol';
 import { validateRecord } from './protocol';
 
 export const RUN_FORMAT = 'sdma-lens-run';
@@ -16,7 +31,7 @@ export const RunHeaderSchema = v.object({
   format: v.literal(RUN_FORMAT),
   version: v.literal(RUN_FORMAT_VERSION),
   id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)),
-  command: v.picklist(['sweep', 'info']),
+  command: v.picklist(['sweep', 'info', 'collective', 'overlap', 'run']),
   createdAt: v.string(),
   target: v.object({ kind: v.picklist(['local', 'ssh']), host: v.optional(v.string()) }),
   helper: v.object({ path: v.string(), args: v.array(v.string()) }),
@@ -53,10 +68,19 @@ export interface Run {
   end?: RunEnd;
   problems: string[];
   progress: { done: number; total: number };
+  /** `collective` and `overlap` runs (absent in sweeps). */
+  collectiveVariants?: CollectiveVariant[];
+  collectives?: CollectivePoint[];
+  overlaps?: OverlapPoint[];
+  /** `run`: the program's start, then its exit once seen. */
+  program?: { start?: Program; exit?: Program };
+  /** `run`: kernel launches and memory copies, in arrival order. */
+  dispatches: Dispatch[];
+  copies: CopyOp[];
 }
 
 export function newRun(header: RunHeader): Run {
-  return { header, samples: [], warnings: [], errors: [], problems: [], progress: { done: 0, total: 0 } };
+  return { header, samples: [], warnings: [], errors: [], problems: [], progress: { done: 0, total: 0 }, dispatches: [], copies: [] };
 }
 
 /** Folds one validated helper record into the run. */
@@ -85,6 +109,24 @@ export function applyRecord(run: Run, record: HelperRecord): void {
       break;
     case 'done':
       run.done = record;
+      break;
+    case 'collective-variant':
+      (run.collectiveVariants ??= []).push(record);
+      break;
+    case 'collective':
+      (run.collectives ??= []).push(record);
+      break;
+    case 'overlap':
+      (run.overlaps ??= []).push(record);
+      break;
+    case 'program':
+      run.program = { ...run.program, [record.event]: record };
+      break;
+    case 'dispatch':
+      run.dispatches.push(record);
+      break;
+    case 'copy':
+      run.copies.push(record);
       break;
     default: {
       const never: never = record;

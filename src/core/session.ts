@@ -23,6 +23,10 @@ export interface SessionOptions {
   /** Called after each accepted record with the live run. */
   onRecord?: (run: Run, record: HelperRecord) => void;
   onLog?: (level: LogLevel, message: string) => void;
+  /** Each line the helper writes to stderr (its diagnostics; in run mode also the program's output). */
+  onStderr?: (line: string) => void;
+  /** Environment for the helper, added to the inherited one (run mode passes the user's settings through). */
+  env?: Record<string, string>;
 }
 
 /** Lines of stderr kept to explain a failure. */
@@ -59,13 +63,14 @@ export async function runSession(options: SessionOptions): Promise<Run> {
 
   let exit: ProcessExit;
   try {
-    const child = target.spawn(header.helper.path, header.helper.args, { signal, cwd: options.cwd });
+    const child = target.spawn(header.helper.path, header.helper.args, { signal, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
     log('info', `started ${header.helper.path} ${header.helper.args.join(' ')} on ${target.label} (pid ${child.pid ?? '?'})`);
     const stdout = new LineSplitter(onLine, (chars) => problem(`skipped a ${chars}-character line from the helper (too long)`));
     const stderr = new LineSplitter((line) => {
       stderrTail.push(line);
       if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
       log('trace', `[helper] ${line}`);
+      options.onStderr?.(line);
     });
     child.stdout.on('data', (chunk: Buffer) => {
       stdout.push(chunk);
@@ -103,10 +108,26 @@ function endOf(stream: NodeJS.ReadableStream): Promise<void> {
   });
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What a run has measured so far, in the words of its command. */
+export function measured(run: Run): string {
+  switch (run.header.command) {
+    case 'run':
+      return `${plural(run.dispatches.length, 'kernel launch', 'kernel launches')} and ${plural(run.copies.length, 'copy', 'copies')}`;
+    case 'collective':
+      return plural(run.collectives?.length ?? 0, 'collective point');
+    case 'overlap':
+      return plural(run.overlaps?.length ?? 0, 'overlap point');
+    default:
+      return plural(run.samples.length, 'sample');
+  }
+}
+
 /** Turns a process exit and the records seen into one status and a sentence that says what to do. */
 export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, stderrTail: string[], helperPath: string): RunEnd {
   const base = { type: 'run-end' as const, exitCode: exit.exitCode, signal: exit.signal, endedAt: new Date().toISOString() };
-  const kept = `${run.samples.length} sample${run.samples.length === 1 ? '' : 's'} kept`;
+  const kept = `${measured(run)} kept`;
   const lastStderr = stderrTail.at(-1);
   if (exit.spawnError) {
     return { ...base, status: 'error', message: `could not start the helper ${helperPath}: ${exit.spawnError}. Check the sdmaLens.helperPath setting or rebuild the helper.` };
@@ -119,7 +140,7 @@ export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, std
   }
   const lastError = run.errors.at(-1);
   if (exit.exitCode === 0 && run.done?.status === 'ok') {
-    return { ...base, status: 'ok', message: `${run.samples.length} samples` };
+    return { ...base, status: 'ok', message: measured(run) };
   }
   if (lastError && exit.exitCode !== null) {
     return { ...base, status: 'error', message: `${lastError.message} (exit code ${exit.exitCode}); ${kept}` };

@@ -8,10 +8,15 @@ import { HelperService } from './helperService';
 import { deleteRunCommand, openRunCommand } from './commands/runs';
 import type { RunSweepArgs, SweepDeps } from './commands/runSweep';
 import { runSweepCommand } from './commands/runSweep';
+import { runCollectiveCommand } from './commands/runCollective';
+import type { RunCollectiveArgs } from './commands/runCollective';
 import { selectTargetCommand } from './commands/selectTarget';
 import type { SuggestArgs } from './commands/suggestSettings';
 import { suggestSettingsCommand } from './commands/suggestSettings';
 import { KnobDiagnostics } from './knobDiagnostics';
+import { KERNEL_SELECTOR, KernelLensProvider } from './kernelLens';
+import type { ProfileArgs, ProfileDeps } from './commands/profileKernel';
+import { openProfileCommand, profileKernelCommand } from './commands/profileKernel';
 import { runsFolder } from './settings';
 import { SWEEP_VIEW_TYPE, SweepPanel } from './sweepPanel';
 import { TargetService } from './targets';
@@ -25,13 +30,24 @@ export function activate(context: vscode.ExtensionContext) {
   const knobs = new KnobDiagnostics(log);
   const targets = new TargetService(context, log);
   const deps: SweepDeps = { context, helper, log, targets, onRun: (run) => knobs.rememberVersions(run) };
+  const lenses = new KernelLensProvider();
+  const programOutput = vscode.window.createOutputChannel('SDMA Lens: Program');
+  const profileDeps: ProfileDeps = { ...deps, lenses, programOutput };
   context.subscriptions.push(
     log,
     helper,
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'collective', args)),
+    vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'overlap', args)),
     vscode.commands.registerCommand('sdmaLens.openRun', (id?: string) => openRunCommand(deps, id)),
     vscode.commands.registerCommand('sdmaLens.deleteRun', () => deleteRunCommand(deps)),
     knobs,
+    lenses,
+    programOutput,
+    vscode.languages.registerCodeLensProvider(KERNEL_SELECTOR, lenses),
+    vscode.languages.registerHoverProvider(KERNEL_SELECTOR, lenses),
+    vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileKernelCommand(profileDeps, args)),
+    vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
     targets,

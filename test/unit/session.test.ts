@@ -5,7 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalTarget } from '../../src/core/localTarget';
 import { RunStore } from '../../src/core/runStore';
-import { runSession } from '../../src/core/session';
+import { measured, runSession } from '../../src/core/session';
+import { newRun } from '../../src/core/run';
 import type { HelperProcess, ProcessExit, Target } from '../../src/core/target';
 import { waitUntilGone } from '../support/process';
 import { done, header, hello, line, sample } from '../support/records';
@@ -133,5 +134,15 @@ describe('Session', () => {
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
     expect(await waitUntilGone(grandchild)).toBe(true); // gone with its parent
+  });
+});
+
+describe('what a run has measured, in its own words', () => {
+  it('counts samples, launches and copies', () => {
+    const sweep = newRun(header());
+    expect(measured(sweep)).toBe('0 samples');
+    const runMode = newRun({ ...header(), command: 'run' });
+    runMode.dispatches.push({} as never);
+    expect(measured(runMode)).toBe('1 kernel launch and 0 copies');
   });
 });

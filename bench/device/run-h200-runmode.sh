@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The run mode on a 2-GPU NVIDIA node: builds sdma-probe with the cuda backend and the
+# CUPTI injection library, builds examples/fused-a2a-cuda, runs it under
+# `sdma-probe run --backend cuda`, then checks a cancel ends the program's process group.
+# NDJSON, the program's output and the machine facts land in $OUT (default
+# bench/results/runmode-local); test/fixtures/runmode/ keeps a copy of the NDJSON.
+# Usage: bench/device/run-h200-runmode.sh      (from the repository root)
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/bench/results/runmode-local}
+mkdir -p "$OUT"
+BUILD=${BUILD:-/tmp/sdma-probe-runmode-build}
+exec > >(tee "$OUT/log.txt") 2>&1
+# NVLink multicast stays off on these nodes; the program under test inherits this.
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+
+step() { echo "== $(date -u +%H:%M:%S) $*"; }
+
+step "machine facts"
+{
+  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv
+  nvcc --version | tail -2
+  ls /usr/local/cuda/extras/CUPTI/lib64/libcupti.so* /usr/local/cuda/lib64/libcupti.so* 2>/dev/null
+} > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+step "build sdma-probe (cuda) + libsdma_lens_cupti.so"
+GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+cmake -S "$ROOT/native" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
+  -DSDMA_PROBE_WITH_CUPTI=ON -DSDMA_PROBE_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 > "$BUILD.cmake.txt" 2>&1 \
+  || { tail -30 "$BUILD.cmake.txt"; exit 1; }
+cmake --build "$BUILD" -j --target sdma-probe sdma_lens_cupti > "$BUILD.build.txt" 2>&1 || { tail -40 "$BUILD.build.txt"; exit 1; }
+P=$BUILD/sdma-probe
+"$P" --version
+
+step "build examples/fused-a2a-cuda"
+nvcc -O2 -arch=sm_90 -I"$ROOT/native/include" "$ROOT/examples/fused-a2a-cuda/fused_a2a.cu" -o "$BUILD/fused_a2a" || exit 1
+
+nvcc -O2 -arch=sm_90 -DSDMA_LENS_TRACE_OFF -I"$ROOT/native/include" "$ROOT/examples/fused-a2a-cuda/fused_a2a.cu" \
+  -o "$BUILD/fused_a2a_trace_off" || exit 1
+
+step "the example on its own: trace inactive, then compiled out"
+( time "$BUILD/fused_a2a" 8 5 ) 2>&1
+( time "$BUILD/fused_a2a_trace_off" 8 5 ) 2>&1
+
+step "sdma-probe run --backend cuda -- fused_a2a 8 5"
+( cd "$BUILD" && timeout 120 "$P" run --backend cuda -- ./fused_a2a 8 5 ) > "$OUT/runmode-fused-a2a.ndjson" 2> "$OUT/runmode-fused-a2a.stderr"
+echo "exit $?"
+cat "$OUT/runmode-fused-a2a.stderr"
+grep -o '"type":"[a-z]*"' "$OUT/runmode-fused-a2a.ndjson" | sort | uniq -c
+grep -E '"type":"(program|warning|error|done)"' "$OUT/runmode-fused-a2a.ndjson"
+grep '"type":"dispatch"' "$OUT/runmode-fused-a2a.ndjson" | head -3
+grep '"type":"copy"' "$OUT/runmode-fused-a2a.ndjson" | head -6
+
+step "cancel: SIGTERM to sdma-probe ends the program's process group"
+"$P" run --backend cuda -- /bin/sh -c 'sleep 60 & sleep 60; echo not-reached' > "$OUT/runmode-cancel.ndjson" 2>/dev/null &
+HELPER=$!
+sleep 2
+kill -TERM "$HELPER"
+wait "$HELPER"
+echo "exit $? (143 expected)"
+grep -E '"type":"(program|done)"' "$OUT/runmode-cancel.ndjson"
+pgrep -f "sleep 60" && echo "LEFT OVER: sleep 60" || echo "no process left behind"

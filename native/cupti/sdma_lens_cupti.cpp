@@ -1,0 +1,237 @@
+// The CUPTI activity injection library of `sdma-probe run` on NVIDIA. The CUDA driver loads
+// it into the program through CUDA_INJECTION64_PATH and calls InitializeInjection once; it
+// asks CUPTI for kernel and memory-copy activity records and writes each as one NDJSON line
+// to the fd in SDMA_LENS_TRACE_FD (or appends to SDMA_LENS_TRACE_FILE). The helper turns
+// the lines into protocol records (docs/RUN-MODE.md, "trace lines").
+//
+// Times stay on CUPTI's clock here; a `clock` line at start and at exit pairs it with
+// CLOCK_MONOTONIC so the helper can map them onto the program's time line.
+#include <cupti.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+int gFd = -1;
+std::atomic<std::uint64_t> gDroppedRecords{0};
+// Activity buffers: big enough that CUPTI rarely has to wait for one, small enough that a
+// program with many contexts does not notice them.
+constexpr std::size_t kBufferBytes = 8u << 20;
+constexpr std::size_t kBufferAlign = 8;
+
+std::int64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// One write per line: up to PIPE_BUF bytes, lines of several processes never interleave.
+void writeLine(const std::string& line) {
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = write(gFd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void appendJsonString(std::string& out, const char* text) {
+  out += '"';
+  for (const char* p = text ? text : ""; *p; ++p) {
+    const unsigned char c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20) {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+// CUPTI's timestamp and CLOCK_MONOTONIC read back to back; the closest of several pairs.
+void writeClockLine(const char* when) {
+  std::int64_t bestGap = -1, mono = 0;
+  std::uint64_t cupti = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::int64_t t0 = monotonicNs();
+    std::uint64_t c = 0;
+    if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) return;
+    const std::int64_t t1 = monotonicNs();
+    if (bestGap < 0 || t1 - t0 < bestGap) {
+      bestGap = t1 - t0;
+      mono = t0 + (t1 - t0) / 2;
+      cupti = c;
+    }
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "{\"k\":\"clock\",\"pid\":%d,\"when\":\"%s\",\"cuptiNs\":%" PRIu64 ",\"monoNs\":%" PRId64
+                ",\"uncertaintyNs\":%" PRId64 "}\n",
+                static_cast<int>(getpid()), when, cupti, mono, bestGap / 2);
+  writeLine(line);
+}
+
+const char* copyKindName(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    default: return "unknown";
+  }
+}
+
+void writeKernel(const CUpti_ActivityKernel10& k) {
+  std::string line = "{\"k\":\"kernel\",\"pid\":" + std::to_string(getpid()) + ",\"gpu\":" + std::to_string(k.deviceId) +
+                     ",\"name\":";
+  appendJsonString(line, k.name);
+  char rest[320];
+  std::snprintf(rest, sizeof rest,
+                ",\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"corr\":%u,"
+                "\"stream\":%u}\n",
+                k.start, k.end, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.correlationId, k.streamId);
+  line += rest;
+  writeLine(line);
+}
+
+void writeMemcpy(const char* kind, int src, int dst, std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
+                 std::uint32_t device, std::uint32_t corr) {
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "{\"k\":\"memcpy\",\"pid\":%d,\"kind\":\"%s\",\"gpu\":%u,\"src\":%d,\"dst\":%d,\"bytes\":%" PRIu64
+                ",\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ",\"corr\":%u}\n",
+                static_cast<int>(getpid()), kind, device, src, dst, bytes, start, end, corr);
+  writeLine(line);
+}
+
+void handleRecord(const CUpti_Activity* record) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      writeKernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
+      break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      const int device = static_cast<int>(m.deviceId);
+      int src = -1, dst = -1;  // -1: host memory
+      switch (m.copyKind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: dst = device; break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: src = device; break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: break;
+        default: src = dst = device; break;
+      }
+      writeMemcpy(copyKindName(m.copyKind), src, dst, m.bytes, m.start, m.end, m.deviceId, m.correlationId);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+      const auto& p = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+      writeMemcpy(copyKindName(p.copyKind), static_cast<int>(p.srcDeviceId), static_cast<int>(p.dstDeviceId), p.bytes,
+                  p.start, p.end, p.deviceId, p.correlationId);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CUPTIAPI bufferRequested(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords) {
+  void* memory = nullptr;
+  if (posix_memalign(&memory, kBufferAlign, kBufferBytes) != 0) memory = nullptr;
+  *buffer = static_cast<std::uint8_t*>(memory);
+  *size = memory ? kBufferBytes : 0;
+  *maxNumRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t,
+                              std::size_t validSize) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) handleRecord(record);
+  std::size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS) gDroppedRecords += dropped;
+  std::free(buffer);
+}
+
+void flushAtExit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  writeClockLine("exit");
+  char line[128];
+  std::snprintf(line, sizeof line, "{\"k\":\"cupti-end\",\"pid\":%d,\"dropped\":%" PRIu64 "}\n",
+                static_cast<int>(getpid()), gDroppedRecords.load());
+  writeLine(line);
+}
+
+int openSink() {
+  // "N:INODE": fd N must still be the helper's pipe. A process that closed it and reused
+  // the number for a file of its own (a launcher's workers) must not get trace lines.
+  if (const char* fd = std::getenv("SDMA_LENS_TRACE_FD")) {
+    const int n = std::atoi(fd);
+    const char* colon = std::strchr(fd, ':');
+    struct stat st;
+    if (n > 2 && colon != nullptr && fstat(n, &st) == 0 && S_ISFIFO(st.st_mode) &&
+        static_cast<unsigned long long>(st.st_ino) == std::strtoull(colon + 1, nullptr, 10)) {
+      return n;
+    }
+  }
+  if (const char* path = std::getenv("SDMA_LENS_TRACE_FILE")) {
+    if (*path) return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  }
+  return -1;
+}
+
+void reportFailure(const char* what, CUptiResult result) {
+  const char* text = nullptr;
+  cuptiGetResultString(result, &text);
+  std::string line = "{\"k\":\"cupti-error\",\"pid\":" + std::to_string(getpid()) + ",\"message\":";
+  appendJsonString(line, (std::string(what) + ": " + (text ? text : "unknown error")).c_str());
+  line += "}\n";
+  writeLine(line);
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static bool initialized = false;
+  if (initialized) return 1;
+  initialized = true;
+  gFd = openSink();
+  if (gFd < 0) return 1;  // loaded outside a run: stay out of the way
+  CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  if (r != CUPTI_SUCCESS) {
+    reportFailure("cuptiActivityRegisterCallbacks", r);
+    return 1;
+  }
+  const struct {
+    CUpti_ActivityKind kind;
+    const char* name;
+  } kinds[] = {
+      {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+      {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
+  };
+  for (const auto& k : kinds) {
+    r = cuptiActivityEnable(k.kind);
+    if (r != CUPTI_SUCCESS) reportFailure((std::string("cuptiActivityEnable ") + k.name).c_str(), r);
+  }
+  writeClockLine("start");
+  std::atexit(flushAtExit);
+  return 1;
+}

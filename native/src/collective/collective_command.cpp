@@ -1,0 +1,551 @@
+#include "collective/collective_command.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <spawn.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "args.hpp"
+#include "backend_registry.hpp"
+#include "cancel.hpp"
+#include "collective/collective_types.hpp"
+#include "collective/gpu_engines.hpp"
+#include "reporter.hpp"
+#include "sim/collective_model.hpp"
+
+namespace sdma::collective {
+
+namespace {
+
+constexpr int kExitRuntimeFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitBackendUnavailable = 3;
+constexpr int kExitValidationFailed = 4;
+constexpr int kExitInterrupted = 130;
+
+std::vector<std::string_view> splitComma(std::string_view text) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(',', start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+int parseInt(std::string_view flag, std::string_view text, int min, int max) {
+  long long value = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) {
+    throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is not a whole number");
+  }
+  if (value < min || value > max) {
+    throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is out of range (" + std::to_string(min) +
+                     ".." + std::to_string(max) + ")");
+  }
+  return static_cast<int>(value);
+}
+
+bool parseOnOff(std::string_view flag, std::string_view text) {
+  if (text == "on" || text == "1") return true;
+  if (text == "off" || text == "0") return false;
+  throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is not on or off");
+}
+
+struct Parsed {
+  bool overlap = false;
+  std::string backend = "auto";
+  CollectiveOptions collective;
+  OverlapOptions overlapOptions;
+  std::uint64_t minBytes = std::uint64_t{1} << 10;
+  std::uint64_t maxBytes = std::uint64_t{256} << 20;
+  std::uint64_t stepFactor = 2;
+  std::uint64_t stepBytes = std::uint64_t{1} << 20;
+  bool cusGiven = false;
+  bool variantChild = false;  // started by the parent for one variant: env read fresh at init
+};
+
+// nccl-tests' short flags keep their meaning: -b -e -f -i -n -w -c.
+std::string_view canonical(std::string_view name) {
+  if (name == "-b" || name == "--minbytes") return "--min-bytes";
+  if (name == "-e" || name == "--maxbytes") return "--max-bytes";
+  if (name == "-f" || name == "--stepfactor") return "--step-factor";
+  if (name == "-i" || name == "--stepbytes") return "--step-bytes";
+  if (name == "-n") return "--iters";
+  if (name == "-w" || name == "--warmup_iters") return "--warmup";
+  if (name == "-c") return "--check";
+  return name;
+}
+
+void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& p) {
+  CollectiveOptions& o = p.collective;
+  if (flag == "--ops") {
+    o.ops.clear();
+    for (std::string_view item : splitComma(value)) {
+      const std::optional<Op> op = parseOp(item);
+      if (!op) throw UsageError("--ops: unknown operation '" + std::string(item) + "' (allgather, alltoall)");
+      if (std::find(o.ops.begin(), o.ops.end(), *op) == o.ops.end()) o.ops.push_back(*op);
+    }
+  } else if (flag == "--variants") {
+    o.variants.clear();
+    for (std::string_view item : splitComma(value)) {
+      if (item == "all") {
+        o.variants.clear();
+        return;
+      }
+      if (item != "default" && item != "ce" && item != "gin-sdma") {
+        throw UsageError("--variants: unknown variant '" + std::string(item) + "' (default, ce, gin-sdma, all)");
+      }
+      o.variants.emplace_back(item);
+    }
+  } else if (flag == "--gpus") {
+    o.gpus.clear();
+    for (std::string_view item : splitComma(value)) o.gpus.push_back(parseInt(flag, item, 0, 1023));
+    if (o.gpus.size() < 2) throw UsageError("--gpus: a collective needs at least two GPUs");
+  } else if (flag == "--min-bytes") {
+    p.minBytes = parseSizeBytes(flag, value);
+  } else if (flag == "--max-bytes") {
+    p.maxBytes = parseSizeBytes(flag, value);
+  } else if (flag == "--step-factor") {
+    p.stepFactor = static_cast<std::uint64_t>(parseInt(flag, value, 1, 1024));
+  } else if (flag == "--step-bytes") {
+    p.stepBytes = parseSizeBytes(flag, value);
+  } else if (flag == "--iters") {
+    o.iters = parseInt(flag, value, 1, 100000);
+  } else if (flag == "--warmup") {
+    o.warmupIters = parseInt(flag, value, 0, 100000);
+  } else if (flag == "--check") {
+    o.check = parseOnOff(flag, value);
+  } else if (flag == "--in-place") {
+    if (value == "both") {
+      o.inPlace = o.outOfPlace = true;
+    } else if (value == "on" || value == "only") {
+      o.inPlace = true;
+      o.outOfPlace = false;
+    } else if (value == "off") {
+      o.inPlace = false;
+      o.outOfPlace = true;
+    } else {
+      throw UsageError("--in-place: '" + std::string(value) + "' is not both, on or off");
+    }
+  } else if (flag == "--dtype") {
+    if (value != "float" && value != "bf16" && value != "uint8") {
+      throw UsageError("--dtype: '" + std::string(value) + "' is not float, bf16 or uint8");
+    }
+    o.dtype = std::string(value);
+  } else if (flag == "--nccl-lib") {
+    o.ncclLib = std::string(value);
+  } else if (flag == "--transport-log") {
+    o.transportLog = parseOnOff(flag, value);
+  } else {
+    throw UsageError("unknown flag " + std::string(flag) + " for collective");
+  }
+}
+
+void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) {
+  OverlapOptions& o = p.overlapOptions;
+  if (flag == "--compute") {
+    o.computes.clear();
+    for (std::string_view item : splitComma(value)) {
+      if (item != "gemm" && item != "fma") throw UsageError("--compute: '" + std::string(item) + "' (gemm, fma)");
+      o.computes.emplace_back(item);
+    }
+  } else if (flag == "--paths") {
+    o.paths.clear();
+    for (CopyPath path : parsePathList(flag, value)) {
+      if (path == CopyPath::CuDevice) {
+        throw UsageError("--paths: cu/device is not an overlap path (its persistent kernel would hold its SMs "
+                         "for the whole phase); use cu/host with --cus");
+      }
+      o.paths.emplace_back(pathName(path));
+    }
+  } else if (flag == "--cus") {
+    o.cus = parseCuList(flag, value);
+    p.cusGiven = true;
+  } else if (flag == "--size") {
+    o.copySizeBytes = parseSizeBytes(flag, value);
+  } else if (flag == "--phase-ms") {
+    o.phaseMs = parseInt(flag, value, 50, 60000);
+  } else if (flag == "--gemm-n") {
+    o.gemmN = parseInt(flag, value, 256, 32768);
+  } else if (flag == "--src") {
+    o.srcGpu = parseInt(flag, value, 0, 1023);
+  } else if (flag == "--dst") {
+    o.dstGpu = parseInt(flag, value, 0, 1023);
+  } else {
+    throw UsageError("unknown flag " + std::string(flag) + " for overlap");
+  }
+}
+
+Parsed parse(const std::vector<std::string_view>& args) {
+  Parsed p;
+  p.overlap = args[0] == "overlap";
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg.empty() || arg[0] != '-') throw UsageError("unexpected argument '" + std::string(arg) + "'");
+    const std::size_t equals = arg.find('=');
+    const std::string_view name = canonical(arg.substr(0, equals));
+    std::string_view value;
+    if (equals != std::string_view::npos) {
+      value = arg.substr(equals + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      throw UsageError(std::string(name) + " needs a value");
+    }
+    if (name == "--backend") {
+      if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
+        throw UsageError("--backend: unknown backend '" + std::string(value) + "' (auto, sim, hip, cuda)");
+      }
+      p.backend = std::string(value);
+    } else if (name == "--variant-child") {
+      p.variantChild = value == "1";
+    } else if (name == "--seed") {
+      const int seed = parseInt(name, value, 0, 2147483647);
+      p.collective.seed = p.overlapOptions.seed = static_cast<std::uint64_t>(seed);
+    } else if (p.overlap) {
+      applyOverlapFlag(name, value, p);
+    } else {
+      applyCollectiveFlag(name, value, p);
+    }
+  }
+  if (!p.overlap) {
+    p.collective.sizesBytes = sweepSizes(p.minBytes, p.maxBytes, p.stepFactor, p.stepBytes);
+    if (p.collective.sizesBytes.empty()) throw UsageError("-b/-e: the minimum size is above the maximum");
+  } else if (p.overlapOptions.srcGpu == p.overlapOptions.dstGpu) {
+    throw UsageError("--src and --dst must differ");
+  }
+  return p;
+}
+
+void writeNullable(JsonWriter& j, const char* key, const std::optional<double>& value) {
+  j.key(key);
+  if (value) {
+    j.valueSignificant(*value, 6);
+  } else {
+    j.null();
+  }
+}
+
+// NCCL caches some environment settings for the life of the process, so on hardware every
+// variant runs in a child sdma-probe of its own with that variant's environment; the parent
+// forwards the child's records and drops its hello/topology/done.
+struct ChildResult {
+  bool started = false;
+  int exitCode = 0;
+};
+
+std::string recordType(const std::string& line) {
+  const std::string key = "{\"type\":\"";
+  if (line.rfind(key, 0) != 0) return {};
+  const std::size_t end = line.find('"', key.size());
+  return end == std::string::npos ? std::string() : line.substr(key.size(), end - key.size());
+}
+
+std::string jsonField(const std::string& line, const std::string& name) {
+  const std::string key = "\"" + name + "\":\"";
+  const std::size_t at = line.find(key);
+  if (at == std::string::npos) return {};
+  std::string out;
+  for (std::size_t i = at + key.size(); i < line.size() && line[i] != '"'; ++i) {
+    if (line[i] == '\\' && i + 1 < line.size()) ++i;
+    out += line[i];
+  }
+  return out;
+}
+
+extern "C" char** environ;
+
+ChildResult runVariantChild(const std::vector<std::string_view>& args, const std::string& variant, Reporter& reporter) {
+  ChildResult result;
+  std::vector<std::string> argv = {"/proc/self/exe"};
+  for (std::string_view a : args) argv.emplace_back(a);
+  argv.insert(argv.end(), {"--variants", variant, "--variant-child", "1"});
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) return result;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    return result;
+  }
+  result.started = true;
+  std::FILE* in = fdopen(fds[0], "r");
+  std::string line;
+  for (int c; (c = std::fgetc(in)) != EOF;) {
+    if (c != '\n') {
+      line += static_cast<char>(c);
+      continue;
+    }
+    const std::string type = recordType(line);
+    if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
+      reporter.raw(line + "\n");
+    } else if (type == "error") {
+      reporter.warning("variant-failed", "variant " + variant + ": " + jsonField(line, "message"));
+    }
+    line.clear();
+  }
+  std::fclose(in);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+}  // namespace
+
+bool isCollectiveCommand(std::string_view name) { return name == "collective" || name == "overlap"; }
+
+std::string collectiveUsageText() {
+  return R"(usage:
+  sdma-probe collective [--backend B] [--ops LIST] [--variants LIST] [--gpus LIST]
+                        [-b SIZE] [-e SIZE] [-f F | -i STEP] [-n N] [-w N] [-c 0|1]
+                        [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
+                        [--transport-log on|off] [--seed N]
+  sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
+                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src GPU] [--dst GPU]
+
+collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run time;
+sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
+  --ops LIST           allgather, alltoall (default both)
+  --variants LIST      default, ce (NVIDIA copy-engine collectives), gin-sdma (AMD), all
+                       (default: default plus the vendor's engine variant)
+  --gpus LIST          GPU indices taking part (default all)
+  -b, -e SIZE          smallest and largest size: bytes each rank receives (default 1K, 256M)
+  -f F                 multiply the size by F each step (default 2); -f 1 adds -i STEP
+  -n N, -w N           timed and warm-up calls per point (default 20, 5)
+  -c 0|1               check the received data (default 1)
+  --in-place MODE      both (default), on, off; AlltoAll has no in-place form
+  --dtype T            float (default), bf16, uint8
+  --nccl-lib PATH      the library file to load (default libnccl.so.2 / librccl.so.1)
+  --transport-log M    on (default): read the library's INFO log for the path each call took
+
+overlap: a compute kernel alone, beside each copy path, then alone again.
+  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel) (default both)
+  --paths LIST         cu/host, engine/host, engine/device (default all three)
+  --cus LIST           CUs/SMs of the cu/host copy (default 8,16,32)
+  --size SIZE          bytes per copy (default 256M)
+  --phase-ms N         length of each phase (default 1500)
+  --gemm-n N           GEMM M=N=K (default 8192)
+)";
+}
+
+int runCollectiveCommand(const std::vector<std::string_view>& args) {
+  for (std::string_view arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(collectiveUsageText().c_str(), stdout);
+      return 0;
+    }
+  }
+  Reporter reporter(stdout);
+  const std::string_view command = args[0] == "overlap" ? "overlap" : "collective";
+  Parsed parsed;
+  try {
+    parsed = parse(args);
+  } catch (const std::exception& e) {
+    reporter.hello(command, "sim", true, builtBackendNames());
+    reporter.error("usage", e.what());
+    reporter.done(DoneStatus::Error);
+    std::fprintf(stderr, "sdma-probe: %s\n\n%s", e.what(), collectiveUsageText().c_str());
+    return kExitUsage;
+  }
+
+  try {
+    BackendChoice choice = openBackend(parsed.backend, BackendSettings{parsed.collective.seed, 0});
+    const std::string_view backendName = choice.backend ? choice.backend->name() : std::string_view(parsed.backend);
+    reporter.hello(command, backendName, choice.backend ? choice.backend->simulated() : false, builtBackendNames());
+    if (!choice.backend) {
+      reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
+                     choice.unavailableReason, choice.unavailableHint);
+      reporter.done(DoneStatus::Error);
+      return kExitBackendUnavailable;
+    }
+    if (choice.autoFellBackToSim) {
+      reporter.warning("simulated", "no GPU was found: numbers come from the simulated MI350X node, not from hardware");
+    }
+    const Topology& topology = choice.backend->topology();
+    const int gpuCount = static_cast<int>(topology.gpus.size());
+    if (gpuCount < 2) {
+      reporter.error("one-gpu", "this node has one GPU; a collective or a GPU-to-GPU copy needs two",
+                     "run on a node with two or more GPUs, or use --backend sim");
+      reporter.done(DoneStatus::Error);
+      return kExitBackendUnavailable;
+    }
+    const auto outOfRange = [&](int gpu) { return gpu >= gpuCount; };
+    if (std::any_of(parsed.collective.gpus.begin(), parsed.collective.gpus.end(), outOfRange) ||
+        outOfRange(parsed.overlapOptions.srcGpu) || outOfRange(parsed.overlapOptions.dstGpu)) {
+      const std::string message = "GPU index out of range (this node has " + std::to_string(gpuCount) + " GPUs)";
+      reporter.error("usage", message);
+      reporter.done(DoneStatus::Error);
+      return kExitUsage;
+    }
+    const bool simulated = choice.backend->simulated();
+    const int cusPerGpu = topology.gpus[static_cast<std::size_t>(parsed.overlapOptions.srcGpu)].cus;
+    if (parsed.overlap && std::any_of(parsed.overlapOptions.cus.begin(), parsed.overlapOptions.cus.end(),
+                                      [&](int c) { return c >= cusPerGpu; })) {
+      reporter.error("usage", "--cus: a copy must leave CUs for the compute (this GPU has " +
+                                  std::to_string(cusPerGpu) + ")");
+      reporter.done(DoneStatus::Error);
+      return kExitUsage;
+    }
+    reporter.topology(topology);
+
+    const auto progress = [&](std::int64_t done, std::int64_t total, const std::string& message) {
+      reporter.progress(done, total, message);
+    };
+    const auto warning = [&](const std::string& code, const std::string& message) { reporter.warning(code, message); };
+    EngineFailure failure;
+    bool ok = false;
+    bool anyWrong = false;
+
+    if (!parsed.overlap) {
+      CollectiveSink sink;
+      sink.progress = progress;
+      sink.warning = warning;
+      sink.variant = [&](const VariantReport& v) {
+        JsonWriter& j = reporter.beginRecord("collective-variant");
+        j.key("variant").value(v.name).key("supported").value(v.supported);
+        if (!v.reason.empty()) j.key("reason").value(v.reason);
+        if (!v.hint.empty()) j.key("hint").value(v.hint);
+        j.key("library").beginObject().key("name").value(v.library).key("version").value(v.libraryVersion);
+        j.key("path").value(v.libraryPath).endObject();
+        j.key("env").beginObject();
+        for (const auto& [name, value] : v.env) j.key(name).value(value);
+        j.endObject();
+        j.key("symmetric").value(v.symmetric);
+        j.key("simulated").value(simulated);
+        reporter.endRecord();
+      };
+      sink.point = [&](const PointReport& p) {
+        if (p.wrong > 0) anyWrong = true;
+        JsonWriter& j = reporter.beginRecord("collective");
+        j.key("op").value(opName(p.op)).key("variant").value(p.variant).key("ranks").value(p.ranks);
+        j.key("sizeBytes").value(p.sizeBytes).key("count").value(p.count).key("dtype").value(p.dtype);
+        j.key("inPlace").value(p.inPlace).key("iters").value(p.iters);
+        j.key("timeUs").valueSignificant(p.timeUs, 6);
+        j.key("algbwGbps").valueSignificant(algbwGbps(p.sizeBytes, p.timeUs), 6);
+        j.key("busbwGbps").valueSignificant(busbwGbps(p.op, p.ranks, p.sizeBytes, p.timeUs), 6);
+        j.key("wrong");
+        if (p.wrong >= 0) {
+          j.value(p.wrong);
+        } else {
+          j.null();
+        }
+        j.key("transport");
+        if (p.transport) {
+          j.value(*p.transport);
+        } else {
+          j.null();
+        }
+        if (!p.evidence.empty()) j.key("transportEvidence").value(p.evidence);
+        j.key("simulated").value(simulated);
+        reporter.endRecord();
+      };
+      if (simulated) {
+        ok = sim::runSimCollective(parsed.collective, gpuCount, sink, failure);
+      } else {
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+        std::vector<std::string> variants = parsed.collective.variants;
+        if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
+        if (parsed.variantChild || variants.size() == 1) {
+          parsed.collective.variants = variants;
+          ok = runGpuCollective(parsed.collective, sink, failure);
+        } else {
+          choice.backend.reset();
+          ok = true;
+          for (const std::string& variant : variants) {
+            if (cancel::requested()) break;
+            const ChildResult child = runVariantChild(args, variant, reporter);
+            if (!child.started) {
+              ok = false;
+              failure = {"runtime", "could not start the child process for variant " + variant, ""};
+              break;
+            }
+            if (child.exitCode == kExitValidationFailed) anyWrong = true;
+          }
+        }
+#else
+        failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
+      }
+    } else {
+      OverlapOptions& o = parsed.overlapOptions;
+      if (!parsed.cusGiven) {
+        o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
+      }
+      OverlapSink sink;
+      sink.progress = progress;
+      sink.warning = warning;
+      sink.point = [&](const OverlapReport& r) {
+        JsonWriter& j = reporter.beginRecord("overlap");
+        j.key("compute").value(r.compute).key("computeLabel").value(r.computeLabel);
+        j.key("phase").value(r.phase).key("path").value(r.path);
+        if (r.cus > 0) j.key("cus").value(r.cus);
+        j.key("copySizeBytes").value(r.copySizeBytes);
+        j.key("durationMs").valueSignificant(r.durationMs, 6);
+        j.key("computeTflops").valueSignificant(r.computeTflops, 6);
+        writeNullable(j, "keptFraction", r.keptFraction);
+        writeNullable(j, "copyGbps", r.copyGbps);
+        j.key("copies").value(r.copies);
+        writeNullable(j, "smClockMHz", r.clocks.smMHz);
+        writeNullable(j, "memClockMHz", r.clocks.memMHz);
+        writeNullable(j, "powerW", r.clocks.powerW);
+        writeNullable(j, "powerLimitW", r.clocks.powerLimitW);
+        j.key("throttleReasons").beginArray();
+        for (const std::string& reason : r.clocks.throttleReasons) j.value(reason);
+        j.endArray();
+        j.key("simulated").value(simulated);
+        reporter.endRecord();
+      };
+      if (simulated) {
+        ok = sim::runSimOverlap(o, cusPerGpu, sink, failure);
+      } else {
+        choice.backend.reset();  // the overlap owns the GPUs' streams from here
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+        ok = runGpuOverlap(o, sink, failure);
+#else
+        failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
+      }
+    }
+
+    if (cancel::requested()) {
+      reporter.done(DoneStatus::Cancelled);
+      return kExitInterrupted;
+    }
+    if (!ok) {
+      reporter.error(failure.code.empty() ? "runtime" : failure.code, failure.message, failure.hint);
+      reporter.done(DoneStatus::Error);
+      return failure.code == "usage" ? kExitUsage : kExitRuntimeFailure;
+    }
+    if (anyWrong) {
+      reporter.error("validation", "a collective delivered wrong data (see the points whose wrong > 0)");
+      reporter.done(DoneStatus::Error);
+      return kExitValidationFailed;
+    }
+    reporter.done(DoneStatus::Ok);
+    return 0;
+  } catch (const std::exception& e) {
+    reporter.error("internal", e.what());
+    reporter.done(DoneStatus::Error);
+    std::fprintf(stderr, "sdma-probe: internal error: %s\n", e.what());
+    return kExitRuntimeFailure;
+  }
+}
+
+}  // namespace sdma::collective

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reporter.hpp"
+
+namespace sdma::runmode {
+
+// Times are ns since the program started (CLOCK_MONOTONIC at fork), the run's one time line.
+struct DispatchRecord {
+  std::string name;     // demangled where possible
+  std::string mangled;  // empty when the name was not mangled
+  int gpu = 0;
+  std::int64_t startNs = 0;
+  std::int64_t endNs = 0;
+  std::array<int, 3> grid{0, 0, 0};
+  std::array<int, 3> block{0, 0, 0};
+  std::string source;  // cupti, rocprofv3, device-trace, sim
+  std::int64_t correlationId = -1;
+  int cusSeen = -1;
+};
+
+struct CopyRecord {
+  std::string mover;      // cu, engine
+  std::string initiator;  // host, device
+  int srcGpu = -1;        // -1: host memory
+  int dstGpu = -1;
+  std::uint64_t bytes = 0;
+  std::int64_t startNs = 0;
+  std::int64_t endNs = 0;
+  std::string source;
+  int engineId = -1;
+  std::string label;
+};
+
+struct KfdSdmaActivity {
+  int gpu = -1;  // index among the node's GPUs in KFD topology order; -1 when not mapped
+  std::uint32_t kfdGpuId = 0;
+  std::uint64_t counter = 0;
+};
+
+struct ProgramExit {
+  int exitCode = -1;       // -1: killed by a signal
+  std::string signalName;  // empty when it exited
+  std::vector<KfdSdmaActivity> kfdSdma;
+};
+
+void emitProgramStart(Reporter& reporter, const std::vector<std::string>& argv, long pid);
+void emitProgramExit(Reporter& reporter, const std::vector<std::string>& argv, long pid, const ProgramExit& exit);
+void emitDispatch(Reporter& reporter, const DispatchRecord& d);
+void emitCopy(Reporter& reporter, const CopyRecord& c);
+
+// Itanium-mangled names through the C++ runtime's demangler; others unchanged.
+std::string demangle(const std::string& name);
+
+}  // namespace sdma::runmode

@@ -1,0 +1,420 @@
+#include "run/run_mode.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "backend_registry.hpp"
+#include "cancel.hpp"
+#include "run/child_process.hpp"
+#include "run/records.hpp"
+#include "run/rocm_sources.hpp"
+#include "run/trace_collector.hpp"
+
+namespace sdma::runmode {
+
+namespace {
+
+constexpr int kExitRan = 0;
+constexpr int kExitCouldNotRun = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitBackendUnavailable = 3;
+constexpr int kMaxSimDispatches = 100000;
+// After a cancel the program gets this long to end on the forwarded signal, then SIGKILL.
+constexpr std::chrono::milliseconds kCancelGrace{3000};
+constexpr int kPollMs = 20;
+constexpr std::chrono::milliseconds kKfdSampleEvery{100};
+// Beyond this a run keeps counting but stops keeping trace lines (memory).
+constexpr std::size_t kMaxTraceLineBytes = 1u << 16;
+
+struct RunOptions {
+  std::string backend = "auto";
+  int simDispatches = 0;
+  long long traceRecords = 0;
+  std::vector<std::string> program;
+};
+
+std::int64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+std::optional<long long> wholeNumber(std::string_view text) {
+  long long v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// Flags come before the program; "--" ends them, so does the first word not starting with "--".
+std::string parseRunArgs(const std::vector<std::string_view>& args, RunOptions& options) {
+  std::size_t i = 1;
+  for (; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.substr(0, 2) != "--") break;
+    const std::size_t eq = arg.find('=');
+    const std::string_view name = arg.substr(0, eq);
+    std::string_view value;
+    if (eq != std::string_view::npos) {
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return std::string(name) + " needs a value";
+    }
+    if (name == "--backend") {
+      if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
+        return "--backend: unknown backend '" + std::string(value) + "' (auto, sim, hip, cuda)";
+      }
+      options.backend = std::string(value);
+    } else if (name == "--sim-dispatches") {
+      const auto n = wholeNumber(value);
+      if (!n || *n < 0 || *n > kMaxSimDispatches) {
+        return "--sim-dispatches: '" + std::string(value) + "' is out of range (0.." + std::to_string(kMaxSimDispatches) + ")";
+      }
+      options.simDispatches = static_cast<int>(*n);
+    } else if (name == "--trace-records") {
+      const auto n = wholeNumber(value);
+      if (!n || *n < 1 || *n > (1LL << 28)) return "--trace-records: '" + std::string(value) + "' is out of range (1..268435456)";
+      options.traceRecords = *n;
+    } else {
+      return "unknown flag " + std::string(name) + " for run (put the program after --)";
+    }
+  }
+  for (; i < args.size(); ++i) options.program.emplace_back(args[i]);
+  if (options.program.empty()) return "run needs a program: sdma-probe run [flags] -- PROGRAM [ARGS...]";
+  if (options.simDispatches > 0 && options.backend != "sim") return "--sim-dispatches needs --backend sim";
+  return {};
+}
+
+std::string executableDir() {
+  char buffer[4096];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, static_cast<std::size_t>(n));
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string cuptiLibraryPath() {
+  if (const char* p = std::getenv("SDMA_LENS_CUPTI_LIB"); p && *p) return p;
+  return executableDir() + "/libsdma_lens_cupti.so";
+}
+
+// Made-up but plausible records for demos and tests of the sim backend: a fused kernel per
+// step alternating over the GPUs, each with a CU-moved put to the next GPU.
+void addSimulatedRecords(int count, int gpus, std::int64_t startMonoNs, TraceCollector& collector) {
+  gpus = gpus > 0 ? gpus : 1;
+  for (int i = 0; i < count; ++i) {
+    const int gpu = i % gpus;
+    const std::int64_t t = startMonoNs + 100000 + static_cast<std::int64_t>(i / gpus) * 250000;
+    DispatchRecord d;
+    d.name = "void fusedComputeA2a(float const*, float* const*, int, int, unsigned long)";
+    d.mangled = "_Z15fusedComputeA2aPKfPKPfiim";
+    d.gpu = gpu;
+    d.startNs = t;
+    d.endNs = t + 180000 + (i % 7) * 3000;
+    d.grid = {32 * gpus, 1, 1};
+    d.block = {256, 1, 1};
+    d.source = "sim";
+    d.correlationId = i + 1;
+    d.cusSeen = std::min(32 * gpus, 304);
+    collector.addDispatchMono(d);
+    CopyRecord c;
+    c.mover = "cu";
+    c.initiator = "device";
+    c.srcGpu = gpu;
+    c.dstGpu = (gpu + 1) % gpus;
+    c.bytes = 8u << 20;
+    c.startNs = d.startNs + 2000;
+    c.endNs = d.endNs - 1000;
+    c.source = "sim";
+    c.label = "simulated";
+    collector.addCopyMono(c);
+  }
+}
+
+class TraceReader {
+ public:
+  TraceReader(int fd, TraceCollector& collector) : fd_(fd), collector_(collector) {}
+  // Reads what is there; false at end of file.
+  bool drain() {
+    char chunk[65536];
+    while (true) {
+      const ssize_t n = read(fd_, chunk, sizeof chunk);
+      if (n > 0) {
+        feed(std::string_view(chunk, static_cast<std::size_t>(n)));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0) {
+        if (!partial_.empty()) collector_.addLine(partial_);
+        partial_.clear();
+        return false;
+      }
+      return true;  // EAGAIN: nothing more for now
+    }
+  }
+
+ private:
+  void feed(std::string_view text) {
+    while (!text.empty()) {
+      const std::size_t nl = text.find('\n');
+      if (nl == std::string_view::npos) {
+        if (partial_.size() + text.size() <= kMaxTraceLineBytes) partial_.append(text);
+        return;
+      }
+      partial_.append(text.substr(0, std::min(nl, kMaxTraceLineBytes)));
+      collector_.addLine(partial_);
+      partial_.clear();
+      text.remove_prefix(nl + 1);
+    }
+  }
+  int fd_;
+  TraceCollector& collector_;
+  std::string partial_;
+};
+
+int usage(Reporter& reporter, std::string_view backend, const std::string& message) {
+  reporter.hello(std::string_view("run"), backend, backend == "sim", builtBackendNames());
+  reporter.error("usage", message);
+  reporter.done(DoneStatus::Error);
+  std::fprintf(stderr, "sdma-probe: %s\n\n%s", message.c_str(), std::string(runUsageText()).c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+std::string_view runUsageText() {
+  return R"(usage:
+  sdma-probe run [--backend B] [--sim-dispatches N] [--trace-records N] -- PROGRAM [ARGS...]
+
+Runs PROGRAM with the user's environment and reports its kernel dispatches and memory
+copies as NDJSON records on stdout (docs/RUN-MODE.md). PROGRAM's stdout and stderr go to
+sdma-probe's stderr unchanged; its stdin is /dev/null.
+
+  --backend B          auto (default), sim, hip (rocprofv3), cuda (CUPTI injection)
+  --sim-dispatches N   sim only: add N simulated dispatch/copy pairs (demos, tests)
+  --trace-records N    device-trace records per GPU (<sdma_lens/trace.h>, default 65536)
+
+exit codes: 0 the program ran (its own exit status is in the program exit record),
+            1 it could not be started, 2 bad arguments, 3 backend unavailable,
+            130/143 cancelled by SIGINT/SIGTERM (the program's process group is ended)
+)";
+}
+
+int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
+  RunOptions options;
+  if (const std::string problem = parseRunArgs(args, options); !problem.empty()) {
+    return usage(reporter, options.backend == "auto" ? "sim" : std::string_view(options.backend), problem);
+  }
+
+  BackendChoice choice = openBackend(options.backend, BackendSettings{});
+  const std::string_view helloBackend = choice.backend ? choice.backend->name() : std::string_view(options.backend);
+  reporter.hello(std::string_view("run"), helloBackend, choice.backend ? choice.backend->simulated() : false,
+                 builtBackendNames());
+  if (!choice.backend) {
+    reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
+                   choice.unavailableReason, choice.unavailableHint);
+    reporter.done(DoneStatus::Error);
+    std::fprintf(stderr, "sdma-probe: %s\n", choice.unavailableReason.c_str());
+    return kExitBackendUnavailable;
+  }
+  std::vector<CollectorWarning> warnings;
+  if (choice.autoFellBackToSim) {
+    warnings.push_back({"simulated", "no GPU backend answered" +
+                                         (choice.fallbackReasons.empty() ? std::string()
+                                                                         : " (" + choice.fallbackReasons + ")") +
+                                         ": the program runs, but only simulated records can be shown"});
+  }
+  reporter.topology(choice.backend->topology());
+  const std::string backend(choice.backend->name());
+  const int gpuCount = static_cast<int>(choice.backend->topology().gpus.size());
+  choice.backend.reset();
+
+  std::string problem;
+  const std::string programPath = resolveProgram(options.program[0], problem);
+  if (programPath.empty()) {
+    const bool notFound = problem == "not-found";
+    reporter.error(notFound ? "program-not-found" : "program-not-executable",
+                   "cannot run " + options.program[0] + ": " + (notFound ? "no such program" : "not executable"),
+                   notFound ? "check the path, or the PATH the helper sees" : "chmod +x it, or run it through its interpreter");
+    reporter.done(DoneStatus::Error);
+    return kExitCouldNotRun;
+  }
+
+  SpawnRequest request;
+  request.path = programPath;
+  request.argv = options.program;
+  std::string rocprofDir;
+  if (backend == "cuda") {
+    const std::string lib = cuptiLibraryPath();
+    if (access(lib.c_str(), R_OK) == 0) {
+      if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing && lib != existing) {
+        warnings.push_back({"injection-replaced", std::string("CUDA_INJECTION64_PATH was ") + existing +
+                                                      "; the run replaced it with its CUPTI library"});
+      }
+      request.env.emplace_back("CUDA_INJECTION64_PATH", lib);
+    } else {
+      warnings.push_back({"cupti-missing", "the CUPTI injection library " + lib +
+                                               " is not there (build with CUPTI, or set SDMA_LENS_CUPTI_LIB): "
+                                               "no kernels or memory copies were collected"});
+    }
+  } else if (backend == "hip") {
+    std::string rocprofProblem;
+    const std::string rocprof = resolveProgram("rocprofv3", rocprofProblem);
+    char dirTemplate[] = "/tmp/sdma-lens-rocprof-XXXXXX";
+    if (!rocprof.empty() && mkdtemp(dirTemplate) != nullptr) {
+      rocprofDir = dirTemplate;
+      request.path = rocprof;
+      request.argv = {rocprof, "--kernel-trace", "--memory-copy-trace", "--output-format", "csv", "-d", rocprofDir, "--",
+                      programPath};
+      request.argv.insert(request.argv.end(), options.program.begin() + 1, options.program.end());
+    } else {
+      warnings.push_back({"rocprofv3-missing", "rocprofv3 is not on PATH (it comes with ROCm): no kernels or host "
+                                                   "memory copies were collected, only device-trace records"});
+    }
+  }
+  if (options.traceRecords > 0) request.env.emplace_back("SDMA_LENS_TRACE_RECORDS", std::to_string(options.traceRecords));
+
+  int tracePipe[2];
+  if (pipe2(tracePipe, O_CLOEXEC) != 0) {
+    reporter.error("internal", std::string("pipe: ") + std::strerror(errno));
+    reporter.done(DoneStatus::Error);
+    return kExitCouldNotRun;
+  }
+  fcntl(tracePipe[0], F_SETFL, fcntl(tracePipe[0], F_GETFL) | O_NONBLOCK);
+  std::string traceFile;
+  if (rocprofDir.empty()) {
+    struct stat st {};
+    fstat(tracePipe[1], &st);
+    request.inheritFd = tracePipe[1];
+    request.env.emplace_back("SDMA_LENS_TRACE_FD", std::to_string(tracePipe[1]) + ":" +
+                                                       std::to_string(static_cast<unsigned long long>(st.st_ino)));
+  } else {
+    // rocprofv3 may not pass inherited descriptors on to the program: a file it cannot lose.
+    traceFile = rocprofDir + "/sdma-lens-trace.ndjson";
+    request.env.emplace_back("SDMA_LENS_TRACE_FILE", traceFile);
+  }
+
+  const std::int64_t startMonoNs = monotonicNs();
+  const SpawnResult spawned = spawnInNewGroup(request);
+  close(tracePipe[1]);
+  if (spawned.pid < 0 || spawned.execErrno != 0) {
+    if (spawned.pid > 0) waitpid(spawned.pid, nullptr, 0);
+    close(tracePipe[0]);
+    if (!rocprofDir.empty()) removeTree(rocprofDir);
+    reporter.error(spawned.execErrno == ENOENT ? "program-not-found" : "program-not-executable",
+                   "cannot run " + request.path + ": " + std::strerror(spawned.execErrno));
+    reporter.done(DoneStatus::Error);
+    return kExitCouldNotRun;
+  }
+  const pid_t pid = spawned.pid;
+  emitProgramStart(reporter, options.program, pid);
+
+  TraceCollector collector(startMonoNs);
+  TraceReader reader(tracePipe[0], collector);
+  KfdSdmaSampler kfd(pid);
+  const bool sampleKfd = backend == "hip" && kfd.available();
+  auto nextKfd = std::chrono::steady_clock::now();
+  bool pipeOpen = true;
+  int status = 0;
+  bool exited = false;
+  std::optional<std::chrono::steady_clock::time_point> cancelledAt;
+  bool killed = false;
+  while (!exited) {
+    if (pipeOpen) {
+      pollfd p{tracePipe[0], POLLIN, 0};
+      poll(&p, 1, kPollMs);
+      pipeOpen = reader.drain();
+    } else {
+      poll(nullptr, 0, kPollMs);
+    }
+    if (sampleKfd && std::chrono::steady_clock::now() >= nextKfd) {
+      kfd.sample();
+      nextKfd = std::chrono::steady_clock::now() + kKfdSampleEvery;
+    }
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) exited = true;
+    if (w < 0 && errno != EINTR) break;
+    if (cancel::requested() && !cancelledAt) {
+      // The signal we got, to the whole group: what a terminal's Ctrl-C would have done.
+      kill(-pid, cancel::exitCode() - 128);
+      cancelledAt = std::chrono::steady_clock::now();
+    }
+    if (cancelledAt && !killed && std::chrono::steady_clock::now() - *cancelledAt > kCancelGrace) {
+      kill(-pid, SIGKILL);
+      killed = true;
+    }
+  }
+  // Whatever the program's side flushed before it ended; children that still hold the
+  // pipe open do not keep the run waiting.
+  if (pipeOpen) reader.drain();
+  close(tracePipe[0]);
+  if (cancelledAt) kill(-pid, SIGKILL);  // anything the program left behind in its group
+
+  ProgramExit exit;
+  if (WIFEXITED(status)) {
+    exit.exitCode = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    exit.signalName = signalName(WTERMSIG(status));
+  }
+  if (sampleKfd) exit.kfdSdma = kfd.totals();
+
+  if (!traceFile.empty()) {
+    std::FILE* f = std::fopen(traceFile.c_str(), "r");
+    if (f != nullptr) {
+      TraceReader fileReader(fileno(f), collector);
+      while (fileReader.drain()) {
+      }
+      std::fclose(f);
+    }
+  }
+  if (!rocprofDir.empty()) {
+    readRocprofDir(rocprofDir, collector, warnings);
+    removeTree(rocprofDir);
+  }
+  if (backend == "sim" && options.simDispatches > 0) {
+    addSimulatedRecords(options.simDispatches, gpuCount, startMonoNs, collector);
+  }
+  std::vector<DispatchRecord> dispatches;
+  std::vector<CopyRecord> copies;
+  collector.finish(dispatches, copies, warnings);
+  // One time-ordered stream of both kinds.
+  std::size_t di = 0, ci = 0;
+  while (di < dispatches.size() || ci < copies.size()) {
+    if (ci >= copies.size() || (di < dispatches.size() && dispatches[di].startNs <= copies[ci].startNs)) {
+      emitDispatch(reporter, dispatches[di++]);
+    } else {
+      emitCopy(reporter, copies[ci++]);
+    }
+  }
+  emitProgramExit(reporter, options.program, pid, exit);
+  for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
+  if (cancelledAt) {
+    reporter.done(DoneStatus::Cancelled);
+    return cancel::exitCode();
+  }
+  reporter.done(DoneStatus::Ok);
+  return kExitRan;
+}
+
+}  // namespace sdma::runmode

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "run/records.hpp"
+
+namespace sdma::runmode {
+
+struct CollectorWarning {
+  std::string code;
+  std::string message;
+};
+
+// Collects the trace lines the program's side writes (the CUPTI injection library and
+// <sdma_lens/trace.h>, docs/RUN-MODE.md) plus records read from profiler files, and turns
+// them into dispatch/copy records on the program's time line at the end of the run.
+class TraceCollector {
+ public:
+  // CLOCK_MONOTONIC ns of the program's start: time zero of every record.
+  explicit TraceCollector(std::int64_t programStartMonoNs) : startMonoNs_(programStartMonoNs) {}
+
+  void addLine(std::string_view line);
+  // Records already on CLOCK_MONOTONIC (profiler files, the simulator).
+  void addDispatchMono(DispatchRecord d);
+  void addCopyMono(CopyRecord c);
+
+  // Everything, ordered by start; device-trace spans are folded into the dispatches that
+  // contain them (cusSeen, one copy per label and peer) or grouped on their own.
+  void finish(std::vector<DispatchRecord>& dispatches, std::vector<CopyRecord>& copies,
+              std::vector<CollectorWarning>& warnings);
+
+  std::uint64_t linesSeen() const { return lines_; }
+  // Profiler records of trace.h's own setup and flush, left out.
+  std::uint64_t ownRecordsLeftOut() const { return ownRecordsLeftOut_; }
+
+ private:
+  struct ClockPair {
+    std::int64_t cuptiNs = 0;
+    std::int64_t monoNs = 0;
+  };
+  struct PendingCupti {
+    long pid = 0;
+    bool isKernel = false;
+    DispatchRecord dispatch;  // times still on CUPTI's clock
+    CopyRecord copy;
+  };
+  struct DeviceSpan {
+    int gpu = 0;
+    std::string label;
+    unsigned cu = 0;
+    unsigned xcc = 0;
+    std::int64_t startMonoNs = 0;
+    std::int64_t endMonoNs = 0;
+    std::uint64_t bytes = 0;
+    int peer = -1;
+    std::string mover;
+    bool pull = false;
+  };
+
+  std::int64_t startMonoNs_;
+  std::uint64_t lines_ = 0;
+  std::uint64_t malformed_ = 0;
+  std::string firstMalformed_;
+  std::map<long, std::vector<ClockPair>> clocks_;
+  // Per process: CLOCK_MONOTONIC spans in which trace.h did its own GPU work.
+  std::map<long, std::vector<std::pair<std::int64_t, std::int64_t>>> ownWindows_;
+  std::uint64_t ownRecordsLeftOut_ = 0;
+  std::vector<PendingCupti> cupti_;
+  std::vector<DispatchRecord> dispatches_;
+  std::vector<CopyRecord> copies_;
+  std::vector<DeviceSpan> spans_;
+  std::uint64_t cuptiDropped_ = 0;
+  std::uint64_t deviceDropped_ = 0;
+  std::int64_t alignUncertaintyNs_ = 0;
+  std::vector<std::string> cuptiErrors_;
+};
+
+}  // namespace sdma::runmode

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "collective/collective_types.hpp"
+
+// The simulated node's collectives and compute interference (docs/SIMULATOR.md,
+// "Collectives and overlap"). Every figure is either cited from DOMAIN.md 3-4 or marked as
+// an assumption in collective_model.cpp; the output is labelled simulated.
+namespace sdma::sim {
+
+struct CollectiveModel {
+  // --- library the simulated node reports ---
+  int rcclMajor = 2;
+  int rcclMinor = 31;
+  int rcclPatch = 0;
+
+  // --- default (load/store kernels) ---
+  // Assumption: "GIN-SDMA matches or slightly beats the default path at large sizes"
+  // (DOMAIN 1), so the default's bus rate sits a little under GIN-SDMA's.
+  double defaultAllGatherBusGbps = 360;
+  double defaultAlltoAllBusGbps = 380;
+  double defaultFixedUs = 12;  // assumption: one kernel launch plus a ring step
+
+  // --- gin-sdma (DOMAIN 4: 8x MI355X AllGather 128 MiB busbw 388-390 GB/s; AlltoAll
+  // ~423 GB/s at 2 GiB) ---
+  double sdmaAllGatherBusGbps = 392;
+  double sdmaAlltoAllBusGbps = 425;
+  // mori: ~6 us fixed dispatch and ~2 us per packet (DOMAIN 3); packets per peer at 128 MiB.
+  double sdmaDispatchUs = 6;
+  double sdmaPerPacketUs = 2;
+  double sdmaFixedUs = 14;  // assumption: the kernel that writes packets and waits for signals
+  std::uint64_t packetBytes = std::uint64_t{128} << 20;
+  // Defaults the library applies when the environment leaves them unset (DOMAIN 3).
+  std::uint64_t thresholdAllGatherBytes = 256 << 10;  // per rank
+  std::uint64_t thresholdAlltoAllBytes = 256 << 10;   // per peer
+  std::uint64_t a2aSdmaMinBytes = std::uint64_t{8} << 20;  // per peer, stored source
+
+  double jitterSigma = 0.02;
+
+  // --- overlap (all assumptions: no published MI350X interference figures) ---
+  double gemmAloneTflops = 1300;  // bf16 8192^3 through hipBLASLt, well under the 2.3 PF peak
+  double fmaAloneTflops = 140;    // fp32 vector FMA, near the 157 TF peak
+  double boardPowerLimitW = 1000;
+  double gemmPowerW = 990;        // the GEMM runs at the cap
+  double fmaPowerW = 760;
+  double smClockMHz = 2400;
+  double memClockMHz = 2000;
+  double copyPowerW = 45;         // extra board power of a copy at link speed (drives the clock down)
+  double cuCopyGbpsPerCu = 4.0;   // Mi350xModel::cuGbpsPerCu
+  double engineCopyGbps = 56;     // one xGMI engine at link efficiency (Mi350xModel)
+  double hbmContention = 0.015;   // the copy's reads compete with the GEMM's for HBM
+};
+
+// `variants` empty: default and gin-sdma.
+bool runSimCollective(const collective::CollectiveOptions& options, int gpuCount,
+                      const collective::CollectiveSink& sink, collective::EngineFailure& failure,
+                      const CollectiveModel& model = {});
+
+bool runSimOverlap(const collective::OverlapOptions& options, int cusPerGpu, const collective::OverlapSink& sink,
+                   collective::EngineFailure& failure, const CollectiveModel& model = {});
+
+}  // namespace sdma::sim

@@ -1,0 +1,42 @@
+/** The collective panel's view model: a pure function of a run (`collective` or `overlap`). */
+import type { CollectivePageView } from './collectiveMessages';
+import type { Vendor } from './collective';
+import { collectiveAdvice, curvesOf, overlapView } from './collective';
+import type { Run } from './run';
+import { isSimulated, runStatus } from './run';
+
+export function collectivePageView(run: Run): CollectivePageView {
+  const vendor: Vendor = run.topology?.node.vendor === 'nvidia' ? 'nvidia' : 'amd';
+  const points = run.collectives ?? [];
+  const overlaps = run.overlaps ?? [];
+  const variants = run.collectiveVariants ?? [];
+  const advice = collectiveAdvice(vendor, variants, points, overlaps);
+  const simulated = isSimulated(run);
+  const command = run.header.command === 'overlap' ? 'overlap' : 'collective';
+  const notes = [...advice.notes];
+  if (simulated) notes.unshift('Simulated node: these numbers show how the panel reasons, not settings for a real machine.');
+  for (const w of run.warnings) notes.push(`${w.code}: ${w.message}`);
+  for (const e of run.errors) notes.push(`error ${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
+  notes.push(...run.problems);
+  const recommendations = advice.recommendations.map((r) => ({ knob: r.knob, value: r.value, evidence: r.evidence, confidence: r.confidence }));
+  return {
+    runId: run.header.id,
+    title: command === 'overlap' ? 'Compute overlap' : 'Collectives',
+    command,
+    status: runStatus(run),
+    simulated,
+    node: run.topology ? `${run.topology.node.model} x${run.topology.gpus.length}` : '',
+    progress: run.progress,
+    variants,
+    curves: curvesOf(points),
+    crossovers: advice.crossovers,
+    overlap: overlapView(overlaps),
+    recommendations,
+    cuBudget: advice.cuBudget,
+    notes,
+    exports: recommendations
+      .filter((r) => r.value !== undefined)
+      .map((r) => `export ${r.knob}=${r.value}`)
+      .join('\n'),
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The words above a kernel after a profile run: one line for the code lens, a few for the
+ * hover. Template instances of one source kernel are added up.
+ */
+import type { KernelSummary } from './runMode';
+import { formatNs } from './units';
+
+export interface KernelFactsText {
+  summary: string;
+  details: string;
+  /** The printed name of the busiest instance (for filters). */
+  printedName: string;
+}
+
+function formatBytesDecimal(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+export function kernelFactsText(instances: readonly KernelSummary[]): KernelFactsText | undefined {
+  if (instances.length === 0) return undefined;
+  const launches = instances.reduce((n, k) => n + k.launches, 0);
+  const totalNs = instances.reduce((n, k) => n + k.totalNs, 0);
+  const avgNs = launches > 0 ? totalNs / launches : 0;
+  const cus = instances.map((k) => k.cusSeen).filter((c): c is number => c !== undefined);
+  const bytes = { cu: 0, engine: 0 };
+  for (const k of instances) {
+    for (const [path, b] of Object.entries(k.bytesByPath)) bytes[path.startsWith('engine/') ? 'engine' : 'cu'] += b;
+  }
+  const moved = bytes.cu + bytes.engine;
+  const parts = [`${formatNs(avgNs)} avg x ${launches} launch${launches === 1 ? '' : 'es'}`];
+  if (cus.length > 0) parts.push(`${Math.max(...cus)} CUs`);
+  if (moved > 0) parts.push(`${formatBytesDecimal(moved)} moved, ${Math.round((100 * bytes.engine) / moved)}% by SDMA`);
+  const busiest = [...instances].sort((a, b) => b.totalNs - a.totalNs)[0]!;
+  const lines = [
+    `- ${launches} launches, ${formatNs(totalNs)} in all (avg ${formatNs(avgNs)}, min ${formatNs(Math.min(...instances.map((k) => k.minNs)))}, max ${formatNs(Math.max(...instances.map((k) => k.maxNs)))})`,
+    cus.length > 0 ? `- up to ${Math.max(...cus)} CUs/SMs seen by the device trace in one launch` : '- CUs: not traced (include sdma_lens/trace.h to see them)',
+    moved > 0 ? `- moved inside its launches: ${formatBytesDecimal(bytes.cu)} by load/store, ${formatBytesDecimal(bytes.engine)} by the copy engine` : '- no copies traced inside its launches',
+    `- GPUs: ${[...new Set(instances.flatMap((k) => k.gpus))].sort((a, b) => a - b).join(', ')}; sources: ${[...new Set(instances.flatMap((k) => k.sources))].join(', ')}`,
+  ];
+  if (instances.length > 1) lines.push(`- ${instances.length} instances: ${instances.map((k) => k.name).join('; ')}`);
+  return { summary: parts.join(' - '), details: lines.join('\n'), printedName: busiest.name };
+}

@@ -1,0 +1,134 @@
+/**
+ * "Profile" above a kernel: runs the configured program under the helper's run mode
+ * (`sdma-probe run -- program args`), with progress and cancel, the program's output in an
+ * output channel, and the per-kernel facts placed back above the kernels.
+ */
+import * as vscode from 'vscode';
+import { LocalTarget } from '../../core/localTarget';
+import type { Run } from '../../core/run';
+import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
+import { RunStore, makeRunId } from '../../core/runStore';
+import { summarizeRunMode } from '../../core/runMode';
+import { runSession } from '../../core/session';
+import { SshTarget } from '../../core/ssh/sshTarget';
+import type { KernelLensProvider } from '../kernelLens';
+import type { ProgramSpec } from '../profileProgram';
+import { askForProgram, programFromSettings, rememberProgram } from '../profileProgram';
+import { runsFolder, sweepSettings } from '../settings';
+import { reportError, requireTrust } from './guards';
+import type { SweepDeps } from './runSweep';
+
+export interface ProfileArgs {
+  uri?: string;
+  kernel?: string;
+  /** Scripted use: run this instead of the configured program. */
+  program?: ProgramSpec;
+}
+
+export interface ProfileDeps extends SweepDeps {
+  lenses: KernelLensProvider;
+  programOutput: vscode.OutputChannel;
+}
+
+function folderFor(uri: string | undefined): vscode.WorkspaceFolder | undefined {
+  const parsed = uri ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
+  return (parsed && vscode.workspace.getWorkspaceFolder(parsed)) ?? vscode.workspace.workspaceFolders?.[0];
+}
+
+async function resolveProgram(folder: vscode.WorkspaceFolder, given: ProgramSpec | undefined): Promise<ProgramSpec | undefined> {
+  if (given) return given;
+  const configured = programFromSettings(folder);
+  if (configured) return configured;
+  const picked = await askForProgram(folder);
+  // Remembering is offered as an edit to review; declining still profiles this once.
+  if (picked) await rememberProgram(picked, folder);
+  return picked;
+}
+
+export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs): Promise<Run | undefined> {
+  if (!requireTrust('run a program')) return undefined;
+  try {
+    const folder = folderFor(args?.uri);
+    if (!folder) throw new Error('open a folder first: Profile runs a program of the workspace');
+    const spec = await resolveProgram(folder, args?.program);
+    if (!spec) return undefined;
+    const target = deps.targets?.target() ?? new LocalTarget();
+    const ssh = target instanceof SshTarget ? target : undefined;
+    const helper = ssh ? await deps.helper.getRemote(ssh.connection) : await deps.helper.get();
+    const backend = sweepSettings().backend;
+    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+    const id = makeRunId('run', backend);
+    const output = deps.programOutput;
+    output.clear();
+    output.appendLine(`$ ${[spec.program, ...spec.args].join(' ')}   (cwd ${spec.cwd}${ssh ? `, on ${ssh.host}` : ''})`);
+    output.show(true);
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: profiling ${args?.kernel ?? spec.program}`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        const sub = token.onCancellationRequested(() => controller.abort());
+        try {
+          const run = await runSession({
+            target,
+            store,
+            header: {
+              type: 'run',
+              format: RUN_FORMAT,
+              version: RUN_FORMAT_VERSION,
+              id,
+              command: 'run',
+              createdAt: new Date().toISOString(),
+              target: ssh ? { kind: 'ssh', host: ssh.host } : { kind: 'local' },
+              helper: { path: helper.path, args: ['run', '--backend', backend, '--', spec.program, ...spec.args] },
+            },
+            cwd: spec.cwd,
+            env: spec.env,
+            signal: controller.signal,
+            onRecord: (_live, record) => {
+              if (record.type === 'program' && record.event === 'start') progress.report({ message: `running (pid ${record.pid})` });
+              if (record.type === 'program' && record.event === 'exit') progress.report({ message: 'reading the trace' });
+            },
+            onStderr: (line) => output.appendLine(line),
+            onLog: (level, message) => deps.log[level](message),
+          });
+          const summary = summarizeRunMode(run.dispatches, run.copies);
+          deps.lenses.setProfile({ runId: id, summary });
+          deps.onRun?.(run);
+          const exit = run.program?.exit;
+          const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
+          if (run.end?.status === 'ok') {
+            output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${run.dispatches.length} launches, ${run.copies.length} copies (run ${id})`);
+            if (summary.kernels.length === 0) void vscode.window.showWarningMessage(`SDMA Lens: the program ${how} but no kernel launches were recorded${run.warnings.length > 0 ? `: ${run.warnings.map((w) => w.message).join('; ')}` : ''}.`);
+          } else {
+            void vscode.window.showErrorMessage(`SDMA Lens: profiling ${run.end?.status ?? 'failed'}: ${run.end?.message ?? ''}`, 'Show Log').then((c) => c && deps.log.show());
+          }
+          return run;
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  } catch (err) {
+    reportError(deps.log, 'The program could not be profiled', err);
+    return undefined;
+  }
+}
+
+/** The summary lens: the run's kernels and copy paths, in the output channel. */
+export async function openProfileCommand(deps: ProfileDeps, args?: { runId?: string; kernel?: string }): Promise<void> {
+  try {
+    if (typeof args?.runId !== 'string') return;
+    const run = await new RunStore(runsFolder(deps.context.globalStorageUri)).open(args.runId);
+    const summary = summarizeRunMode(run.dispatches, run.copies);
+    const out = deps.programOutput;
+    out.appendLine(`\n[SDMA Lens] run ${run.header.id}${summary.simulated ? ' (SIMULATED records)' : ''}: ${run.header.helper.args.slice(run.header.helper.args.indexOf('--') + 1).join(' ')}`);
+    for (const k of summary.kernels) {
+      const mark = k.name === args.kernel ? '>' : ' ';
+      out.appendLine(`${mark} ${k.launches} x ${k.name}: avg ${(k.avgNs / 1e3).toFixed(2)} us, total ${(k.totalNs / 1e6).toFixed(3)} ms${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
+    }
+    for (const p of summary.copyPaths) out.appendLine(`  ${p.path}: ${p.copies} copies, ${(p.bytes / 1e6).toFixed(1)} MB${p.gbps !== undefined ? `, ${p.gbps.toFixed(1)} GB/s while busy` : ''}`);
+    out.show(true);
+  } catch (err) {
+    reportError(deps.log, 'The profile run could not be opened', err);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Code lenses and hovers above `__global__` kernels: "Profile" runs the configured program
+ * under the helper's run mode; after a run, a summary lens (and a hover with the same facts)
+ * shows what that kernel did. Detection is cached per document version, so typing never
+ * waits for it.
+ */
+import * as vscode from 'vscode';
+import type { KernelSite } from '../core/kernels/detect';
+import { detectKernels } from '../core/kernels/detect';
+import type { KernelFactsText } from '../core/kernelFacts';
+import { kernelFactsText } from '../core/kernelFacts';
+import type { RunModeSummary } from '../core/runMode';
+import { summariesBySite } from '../core/runMode';
+
+/** Files larger than this get no lenses: generated sources are not what users profile by hand. */
+const MAX_CHARS = 4 * 1024 * 1024;
+
+export const KERNEL_SELECTOR: vscode.DocumentSelector = [
+  { language: 'cpp' },
+  { language: 'c' },
+  { language: 'cuda-cpp' },
+  { language: 'hip' },
+  { pattern: '**/*.{hip,cu,cuh}' },
+];
+
+/** The newest profile run: what its kernels did. */
+export interface Profile {
+  runId: string;
+  summary: RunModeSummary;
+}
+
+export class KernelLensProvider implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
+  private readonly cache = new Map<string, { version: number; kernels: KernelSite[] }>();
+  private profile: Profile | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly closeSubscription = vscode.workspace.onDidCloseTextDocument((d) => this.cache.delete(d.uri.toString()));
+
+  /** Kernels of a document, detected once per version. */
+  kernels(doc: vscode.TextDocument): KernelSite[] {
+    const key = doc.uri.toString();
+    const hit = this.cache.get(key);
+    if (hit && hit.version === doc.version) return hit.kernels;
+    const text = doc.getText();
+    const kernels = text.length > MAX_CHARS ? [] : detectKernels(text);
+    this.cache.set(key, { version: doc.version, kernels });
+    return kernels;
+  }
+
+  /** Shows a profile run's facts above the kernels it ran. */
+  setProfile(profile: Profile | undefined): void {
+    this.profile = profile;
+    this.changed.fire();
+  }
+
+  /** Facts per detected kernel of a document (by qualified name), from the newest profile. */
+  factsOf(doc: vscode.TextDocument): Map<string, KernelFactsText> {
+    const facts = new Map<string, KernelFactsText>();
+    if (!this.profile) return facts;
+    for (const { site, kernels } of summariesBySite(this.profile.summary.kernels, this.kernels(doc)).bySite) {
+      const text = kernelFactsText(kernels);
+      if (text) facts.set(site.qualifiedName, text);
+    }
+    return facts;
+  }
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const lenses: vscode.CodeLens[] = [];
+    const facts = this.factsOf(doc);
+    for (const k of this.kernels(doc)) {
+      if (!k.isDefinition) continue;
+      const at = doc.positionAt(k.globalOffset);
+      const range = new vscode.Range(at, at);
+      lenses.push(
+        new vscode.CodeLens(range, {
+          title: '$(pulse) Profile',
+          tooltip: `Run the configured program under SDMA Lens and show what ${k.qualifiedName} did`,
+          command: 'sdmaLens.profileKernel',
+          arguments: [{ uri: doc.uri.toString(), kernel: k.qualifiedName }],
+        }),
+      );
+      const f = facts.get(k.qualifiedName);
+      if (f && this.profile) {
+        lenses.push(
+          new vscode.CodeLens(range, {
+            title: f.summary,
+            tooltip: `From run ${this.profile.runId}: open its summary`,
+            command: 'sdmaLens.openProfile',
+            arguments: [{ runId: this.profile.runId, kernel: f.printedName }],
+          }),
+        );
+      }
+    }
+    return lenses;
+  }
+
+  provideHover(doc: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+    const offset = doc.offsetAt(position);
+    const k = this.kernels(doc).find((x) => offset >= x.nameOffset && offset <= x.nameOffset + x.name.length);
+    const facts = k && this.factsOf(doc).get(k.qualifiedName);
+    if (!k || !facts || !this.profile) return undefined;
+    // appendText escapes: kernel names come from the program's binary, not from us.
+    const md = new vscode.MarkdownString();
+    md.appendText(`${k.qualifiedName} (SDMA Lens, run ${this.profile.runId})\n\n${facts.summary}\n\n${facts.details}`);
+    return new vscode.Hover(md, new vscode.Range(doc.positionAt(k.nameOffset), doc.positionAt(k.nameOffset + k.name.length)));
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.closeSubscription.dispose();
+  }
+}

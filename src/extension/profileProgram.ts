@@ -1,0 +1,123 @@
+/**
+ * What "Profile" runs: the program in `sdmaLens.profile.*`, or, the first time, one the
+ * user picks (a file, a tasks.json process task, or CMake Tools' launch target), remembered
+ * through a settings edit the user reviews.
+ */
+import * as path from 'node:path';
+import { applyEdits, modify } from 'jsonc-parser';
+import * as vscode from 'vscode';
+
+export interface ProgramSpec {
+  program: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+const CMAKE_TOOLS = 'ms-vscode.cmake-tools';
+
+function substitute(value: string, folder: string): string {
+  return value.replace(/\$\{workspaceFolder\}/g, folder);
+}
+
+function checkedString(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || value.includes('\0') || value.includes('\n')) throw new Error(`Setting sdmaLens.profile.${name} must be a single-line string`);
+  return value;
+}
+
+/** The configured program, or undefined when none is set. Throws on malformed values. */
+export function programFromSettings(folder: vscode.WorkspaceFolder): ProgramSpec | undefined {
+  const config = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri);
+  const program = checkedString(config.get('program'), 'program');
+  if (!program) return undefined;
+  const args = config.get<unknown>('args') ?? [];
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string' && !a.includes('\0'))) throw new Error('Setting sdmaLens.profile.args must be a list of strings');
+  const env = config.get<unknown>('env') ?? {};
+  if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
+    throw new Error('Setting sdmaLens.profile.env must map variable names to strings');
+  }
+  const root = folder.uri.fsPath;
+  const cwd = substitute(checkedString(config.get('cwd'), 'cwd') ?? root, root);
+  const resolved = substitute(program, root);
+  return {
+    program: path.isAbsolute(resolved) ? resolved : path.resolve(cwd, resolved),
+    args: (args as string[]).map((a) => substitute(a, root)),
+    cwd: path.isAbsolute(cwd) ? cwd : path.resolve(root, cwd),
+    env: env as Record<string, string>,
+  };
+}
+
+/** Asks what to run: a file, a process task, or the CMake launch target. */
+export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<ProgramSpec | undefined> {
+  type Choice = vscode.QuickPickItem & { pick: () => Promise<ProgramSpec | undefined> };
+  const root = folder.uri.fsPath;
+  const choices: Choice[] = [
+    {
+      label: '$(file-binary) Choose the program…',
+      detail: 'A built executable that launches your kernels',
+      pick: async () => {
+        const uri = (await vscode.window.showOpenDialog({ defaultUri: folder.uri, canSelectMany: false, openLabel: 'Profile this program' }))?.[0];
+        return uri ? { program: uri.fsPath, args: [], cwd: root, env: {} } : undefined;
+      },
+    },
+  ];
+  const tasks = (await vscode.tasks.fetchTasks()).filter((t) => t.execution instanceof vscode.ProcessExecution);
+  if (tasks.length > 0) {
+    choices.push({
+      label: '$(tasklist) Use a task…',
+      detail: `${tasks.length} process task${tasks.length === 1 ? '' : 's'} in this workspace`,
+      pick: async () => {
+        const task = (await vscode.window.showQuickPick(tasks.map((t) => ({ label: t.name, task: t })), { title: 'Profile the program of which task?' }))?.task;
+        const exec = task?.execution as vscode.ProcessExecution | undefined;
+        if (!exec) return undefined;
+        return { program: substitute(exec.process, root), args: exec.args.map((a) => substitute(a, root)), cwd: substitute(exec.options?.cwd ?? root, root), env: exec.options?.env ?? {} };
+      },
+    });
+  }
+  if (vscode.extensions.getExtension(CMAKE_TOOLS)) {
+    choices.push({
+      label: '$(tools) Use the CMake launch target',
+      detail: 'The target CMake Tools would launch',
+      pick: async () => {
+        const target = await vscode.commands.executeCommand<string | undefined>('cmake.launchTargetPath');
+        return target ? { program: target, args: [], cwd: path.dirname(target), env: {} } : undefined;
+      },
+    });
+  }
+  const choice = await vscode.window.showQuickPick(choices, { title: 'SDMA Lens: what should Profile run?', placeHolder: 'Asked once; the answer goes into this workspace\'s settings' });
+  return choice?.pick();
+}
+
+/** Writes the program into .vscode/settings.json as an edit the user confirms. */
+export async function rememberProgram(spec: ProgramSpec, folder: vscode.WorkspaceFolder): Promise<boolean> {
+  const uri = vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json');
+  let text = '';
+  let exists = true;
+  try {
+    text = (await vscode.workspace.openTextDocument(uri)).getText();
+  } catch {
+    exists = false;
+  }
+  const root = folder.uri.fsPath;
+  const relative = (p: string) => (p.startsWith(root + path.sep) ? `\${workspaceFolder}/${path.relative(root, p)}` : p);
+  const format = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
+  let next = text.trim() ? text : '{}\n';
+  const values: [string, unknown][] = [
+    ['sdmaLens.profile.program', relative(spec.program)],
+    ['sdmaLens.profile.args', spec.args],
+    ['sdmaLens.profile.cwd', relative(spec.cwd)],
+    ['sdmaLens.profile.env', spec.env],
+  ];
+  for (const [key, value] of values) next = applyEdits(next, modify(next, [key], value, format));
+  const meta: vscode.WorkspaceEditEntryMetadata = { needsConfirmation: true, label: 'SDMA Lens: remember the program to profile' };
+  const edit = new vscode.WorkspaceEdit();
+  if (!exists) {
+    edit.createFile(uri, { ignoreIfExists: true }, meta);
+    edit.insert(uri, new vscode.Position(0, 0), next, meta);
+  } else {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)), next, meta);
+  }
+  return vscode.workspace.applyEdit(edit);
+}

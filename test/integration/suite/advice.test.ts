@@ -1,0 +1,97 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { suite, suiteSetup, test } from 'mocha';
+import * as vscode from 'vscode';
+import type { Run } from '../../../src/core/run';
+import type { SuggestResult } from '../../../src/extension/commands/suggestSettings';
+import { SMALL_SWEEP, activeApi, waitFor } from './support';
+
+function workspaceFile(name: string): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('no workspace folder');
+  return path.join(folder.uri.fsPath, name);
+}
+
+/** Runs a command whose WorkspaceEdit asks for confirmation, and confirms it like a user would. */
+async function confirmingRefactorPreview<T>(start: () => Thenable<T>): Promise<T> {
+  let done = false;
+  const result = Promise.resolve(start()).finally(() => (done = true));
+  await waitFor('the edit to be confirmed', async () => {
+    if (done) return true;
+    await vscode.commands.executeCommand('refactorPreview.apply').then(undefined, () => undefined);
+    return done;
+  });
+  return result;
+}
+
+suite('advice: Suggest Settings and knob diagnostics', () => {
+  let run: Run;
+
+  suiteSetup(async () => {
+    await activeApi();
+    const sweep = { ...SMALL_SWEEP, sizes: [4096, 65536, 262144, 1 << 20, 4 << 20, 64 << 20], cus: [8, 64], iters: 8 };
+    const result = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: sweep });
+    assert.ok(result && result.end?.status === 'ok', 'the sweep ran');
+    run = result;
+  });
+
+  test('the panel receives the advice with the crossovers', async () => {
+    const api = await activeApi();
+    const panel = api.sweepPanel(run.header.id);
+    assert.ok(panel);
+    const advice = await waitFor('advice in the panel', () => {
+      const m = panel.lastDelivered;
+      return m?.type === 'sweep' && m.advice ? m.advice : undefined;
+    });
+    assert.equal(advice.simulated, true);
+    assert.ok(advice.crossovers.some((c) => c.initiator === 'device' && c.kind === 'crossover'));
+    assert.ok(advice.recommendations.some((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER' && r.value !== undefined));
+  });
+
+  test('writes the chosen settings into a .env file through a reviewed edit', async () => {
+    const file = workspaceFile('.env.sdma-lens-test');
+    rmSync(file, { force: true });
+    try {
+      const result = await confirmingRefactorPreview(() =>
+        vscode.commands.executeCommand<SuggestResult | undefined>('sdmaLens.suggestSettings', {
+          runId: run.header.id,
+          apply: { target: 'dotenv', file: '.env.sdma-lens-test', knobs: ['NCCL_GIN_ENABLE', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER'] },
+        }),
+      );
+      assert.equal(result?.applied, 'dotenv');
+      await waitFor('the file on disk', () => existsSync(file) || vscode.workspace.textDocuments.some((d) => d.fileName === file));
+      const doc = await vscode.workspace.openTextDocument(file);
+      await doc.save();
+      const text = readFileSync(file, 'utf8');
+      assert.match(text, /^NCCL_GIN_ENABLE=1$/m);
+      assert.match(text, /^NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=\d+$/m);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  test('flags NCCL_GIN_TYPE=5 on RCCL 2.31 and fixes it to 7', async () => {
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    await config.update('advice.rcclVersion', '2.31.0', vscode.ConfigurationTarget.Workspace);
+    const file = workspaceFile('gin.env');
+    writeFileSync(file, 'NCCL_GIN_ENABLE=1\nNCCL_GIN_TYPE=5\n');
+    try {
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc);
+      const diagnostic = await waitFor('a knob diagnostic', () => vscode.languages.getDiagnostics(doc.uri).find((d) => d.source === 'SDMA Lens'));
+      assert.match(diagnostic.message, /selects EFA GDA .* not the copy engines: Anvil SDMA is 7/);
+      assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Warning);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', doc.uri, diagnostic.range);
+      const fix = actions.find((a) => a.title === 'Set NCCL_GIN_TYPE=7');
+      assert.ok(fix?.edit, `quick fixes: ${actions.map((a) => a.title).join(', ')}`);
+      assert.ok(await vscode.workspace.applyEdit(fix.edit));
+      assert.match(doc.getText(), /^NCCL_GIN_TYPE=7$/m);
+      await waitFor('the diagnostic to clear', () => !vscode.languages.getDiagnostics(doc.uri).some((d) => d.source === 'SDMA Lens'));
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await config.update('advice.rcclVersion', undefined, vscode.ConfigurationTarget.Workspace);
+      rmSync(file, { force: true });
+    }
+  });
+});

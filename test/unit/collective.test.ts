@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { algbwGbps, busbwFactor, busbwGbps, collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, sweepSizes, thresholdFromCrossover, variantEnv } from '../../src/core/collective';
+import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
+
+function point(op: CollectivePoint['op'], variant: CollectivePoint['variant'], sizeBytes: number, busbw: number, transport: string | null = null, ranks = 8): CollectivePoint {
+  const algbw = (busbw * ranks) / (ranks - 1);
+  return { type: 'collective', op, variant, ranks, sizeBytes, count: sizeBytes / 4, dtype: 'float', inPlace: false, iters: 20, timeUs: sizeBytes / (algbw * 1e3), algbwGbps: algbw, busbwGbps: busbw, wrong: 0, transport, simulated: true };
+}
+
+describe('nccl-tests formulas', () => {
+  // nccl-tests src/common.cu: algBw = bytes / 1e9 / seconds; all_gather.cu and alltoall.cu:
+  // busBw = algBw * (nranks - 1) / nranks.
+  it('algbw is bytes each rank receives over time, in 1e9 B/s', () => {
+    expect(algbwGbps(1 << 30, 10_000)).toBeCloseTo(107.374, 3);
+    expect(algbwGbps(268435456, 552.4)).toBeCloseTo(485.96, 1);
+  });
+  it('busbw is algbw x (n-1)/n for AllGather and AlltoAll', () => {
+    expect(busbwFactor('allgather', 8)).toBeCloseTo(0.875);
+    expect(busbwFactor('alltoall', 2)).toBe(0.5);
+    expect(busbwGbps('allgather', 8, 1 << 30, 10_000)).toBeCloseTo(93.952, 3);
+    expect(busbwGbps('alltoall', 1, 1 << 20, 1)).toBe(0);
+  });
+  it('-b/-e/-f step like nccl-tests: multiply by the factor, or add -i when the factor is 1', () => {
+    expect(sweepSizes(1024, 8192, 2)).toEqual([1024, 2048, 4096, 8192]);
+    expect(sweepSizes(65536, 1 << 30, 4)).toHaveLength(8);
+    expect(sweepSizes(1000, 3500, 1, 1000)).toEqual([1000, 2000, 3000]);
+    expect(sweepSizes(10, 5, 2)).toEqual([]);
+  });
+});
+
+describe('variant environment from the knob catalog', () => {
+  it('gin-sdma: RCCL prerequisites and the NCCL_GIN_TYPE of the version', () => {
+    expect(variantEnv('gin-sdma', '2.31.0')).toEqual({ NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7', NCCL_CUMEM_ENABLE: '1', NCCL_DMABUF_ENABLE: '1', RCCL_ENABLE_INTRANET: '1', HSA_NO_SCRATCH_RECLAIM: '1' });
+    expect(variantEnv('gin-sdma', '2.30.1')?.NCCL_GIN_TYPE).toBe('6');
+    expect(variantEnv('gin-sdma', '2.28.3')?.NCCL_GIN_TYPE).toBe('5');
+    expect(variantEnv('gin-sdma', '2.27.0')).toBeUndefined();
+  });
+  it('ce: NCCL_CTA_POLICY=ZERO, as its number before NCCL 2.29', () => {
+    expect(variantEnv('ce', '2.28.9')).toEqual({ NCCL_CTA_POLICY: '2', NCCL_CUMEM_ENABLE: '1' });
+    expect(variantEnv('ce', '2.29.1')?.NCCL_CTA_POLICY).toBe('ZERO');
+    expect(variantEnv('default', '2.28.9')).toEqual({});
+  });
+});
+
+describe('curves and crossover', () => {
+  const sizes = [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20];
+  const base = [20, 70, 155, 212, 243];
+  const ce = [12, 48, 165, 252, 305];
+  const points = [...sizes.map((s, i) => point('allgather', 'default', s, base[i]!, 'ring/simple', 2)), ...sizes.map((s, i) => point('allgather', 'ce', s, ce[i]!, 'ce', 2))];
+
+  it('groups points into sorted curves per op, variant and form', () => {
+    const curves = curvesOf([...points].reverse());
+    expect(curves.map((c) => `${c.op}/${c.variant}`)).toEqual(['allgather/ce', 'allgather/default']);
+    expect(curves[0]!.points.map((p) => p.sizeBytes)).toEqual(sizes);
+  });
+  it('finds where the engine variant starts to win and stays ahead', () => {
+    const c = findCollectiveCrossover(points, 'allgather', 'ce');
+    expect(c.kind).toBe('crossover');
+    expect(c.fromBytes).toBe(16 << 20);
+    expect(c.lastDefaultBytes).toBe(4 << 20);
+    expect(thresholdFromCrossover(c, sizes)).toBe((4 << 20) / 2);
+  });
+  it('says when one path wins everywhere, or when there is too little data', () => {
+    const always = sizes.map((s) => point('alltoall', 'gin-sdma', s, 400, 'sdma'));
+    const def = sizes.map((s) => point('alltoall', 'default', s, 300, 'lsa'));
+    expect(findCollectiveCrossover([...always, ...def], 'alltoall', 'gin-sdma').kind).toBe('engine-always');
+    expect(findCollectiveCrossover(def, 'alltoall', 'gin-sdma').kind).toBe('insufficient');
+    const tie = sizes.map((s) => point('alltoall', 'gin-sdma', s, 301, 'sdma'));
+    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma').kind).toBe('no-clear-winner');
+  });
+  it('marks engine-variant points that ran another path', () => {
+    expect(isOffPath(point('allgather', 'gin-sdma', 1 << 20, 10, 'lsa'))).toBe(true);
+    expect(isOffPath(point('allgather', 'gin-sdma', 1 << 20, 10, 'sdma'))).toBe(false);
+    expect(isOffPath(point('allgather', 'default', 1 << 20, 10, 'lsa'))).toBe(false);
+    expect(isOffPath(point('allgather', 'ce', 1 << 20, 10, null))).toBe(false);
+  });
+});
+
+function overlap(path: OverlapPoint['path'], kept: number | null, clock: number, power: number, cus?: number): OverlapPoint {
+  return { type: 'overlap', compute: 'gemm', computeLabel: 'gemm', phase: path === 'alone' ? 'alone-before' : 'beside', path, cus, copySizeBytes: path === 'alone' ? 0 : 1 << 28, durationMs: 1500, computeTflops: 670 * (kept ?? 1), keptFraction: kept, copyGbps: path === 'alone' ? null : 390, copies: 10, smClockMHz: clock, memClockMHz: 3201, powerW: power, powerLimitW: 700, throttleReasons: ['sw-power-cap'], simulated: false };
+}
+
+describe('overlap view', () => {
+  it('tells power losses from lost SMs by clock and power', () => {
+    const view = overlapView([overlap('alone', null, 1500, 694), overlap('engine/host', 0.963, 1458, 699), overlap('cu/host', 0.745, 1634, 678, 32)]);
+    expect(view.alone.gemm?.tflops).toBeCloseTo(670);
+    expect(view.rows.find((r) => r.path === 'engine/host')?.cause).toBe('power');
+    expect(view.rows.find((r) => r.path === 'cu/host')?.cause).toBe('sms');
+    expect(view.rows.find((r) => r.path === 'cu/host')?.label).toBe('cu/host 32 CUs');
+  });
+});
+
+describe('collective advice', () => {
+  const variants: CollectiveVariant[] = [
+    { type: 'collective-variant', variant: 'default', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: false, simulated: true },
+    { type: 'collective-variant', variant: 'gin-sdma', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: true, simulated: true },
+  ];
+  const sizes = [1 << 20, 16 << 20, 64 << 20, 256 << 20];
+  const points = [
+    ...sizes.map((s, i) => point('allgather', 'default', s, [40, 300, 350, 355][i]!, 'lsa')),
+    ...sizes.map((s, i) => point('allgather', 'gin-sdma', s, [30, 290, 380, 390][i]!, i === 0 ? 'lsa' : 'sdma')),
+  ];
+  it('AMD: the AllGather threshold per rank from the crossover, and NCCL_GIN_TYPE for the version', () => {
+    const a = collectiveAdvice('amd', variants, points);
+    const t = a.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER');
+    expect(t?.value).toBe(String((16 << 20) / 8));
+    expect(a.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
+    expect(a.offPath).toEqual([{ op: 'allgather', sizeBytes: 1 << 20, transport: 'lsa' }]);
+  });
+  it('NVIDIA: NCCL_CTA_POLICY when the copy engines win', () => {
+    const nv = points.map((p) => ({ ...p, variant: p.variant === 'gin-sdma' ? ('ce' as const) : p.variant, transport: p.variant === 'gin-sdma' ? 'ce' : 'ring/simple' }));
+    const ce = variants.map((v) => ({ ...v, variant: v.variant === 'gin-sdma' ? ('ce' as const) : v.variant, library: { name: 'nccl', version: '2.28.9', path: 'x' } }));
+    const a = collectiveAdvice('nvidia', ce, nv, [overlap('alone', null, 1500, 694), overlap('engine/host', 0.963, 1458, 699)]);
+    expect(a.recommendations[0]).toMatchObject({ knob: 'NCCL_CTA_POLICY', value: '2' });
+    expect(a.cuBudget[0]).toContain('lost to power');
+  });
+});
