@@ -104,3 +104,21 @@ describe('run mode on 2x H200 (recorded)', () => {
     expect(cancel.at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
   });
 });
+
+describe('run mode on 1x H200 with the final trace channel (recorded after the 2-GPU run)', () => {
+  it('every line validates, in the documented order; the launches carry the traced SM count', () => {
+    for (const file of ['h200x1/runmode-fused-a2a.ndjson', 'h200x1/runmode-cancel.ndjson']) expectRunOrder(load(file));
+    const rs = load('h200x1/runmode-fused-a2a.ndjson');
+    const dispatches = rs.filter((r): r is Dispatch => r.type === 'dispatch');
+    const copies = rs.filter((r): r is CopyOp => r.type === 'copy');
+    const fused = dispatches.filter((d) => d.name.includes('fusedComputeA2a'));
+    expect(fused).toHaveLength(5);
+    for (const d of fused) expect(d.cusSeen).toBe(32);
+    // With one GPU every step sends its 8 MiB to itself, marked by the device-side trace.
+    const traced = copies.filter((c) => c.source === 'device-trace');
+    expect(traced).toHaveLength(5);
+    for (const c of traced) expect(c).toMatchObject({ mover: 'cu', initiator: 'device', srcGpu: 0, dstGpu: 0, bytes: 8 * MiB });
+    const summary = summarizeRunMode(dispatches, copies);
+    expect(summary.kernels.find((k) => k.name.includes('fusedComputeA2a'))?.bytesByPath['cu/device']).toBe(5 * 8 * MiB);
+  });
+});
