@@ -45,10 +45,19 @@ const builds = [
     format: 'esm',
     target: 'es2022',
   },
+  {
+    ...common,
+    entryPoints: { collective: 'webview/collective/main.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+  },
 ];
 
 mkdirSync('dist/webview', { recursive: true });
 cpSync('webview/sweep/sweep.css', 'dist/webview/sweep.css');
+cpSync('webview/collective/collective.css', 'dist/webview/collective.css');
 
 // The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
 // under --watch it is built once at start.

@@ -1,5 +1,6 @@
 // `npm test`: everything CI checks, in order: lint, type checks, bundles, native build,
-// unit and contract tests. Ends with one summary line, "N passed, N failed".
+// unit and contract tests, the panel in Chromium, then the integration and UI tests in a real
+// VS Code. Ends with one summary line, "N passed, N failed".
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,5 +47,48 @@ if (existsSync(CHROMIUM)) {
 } else {
   console.log(`> skipped the Chromium webview check: ${CHROMIUM} is missing (sudo apt-get install chromium)`);
 }
+// Integration tests in the extension host and UI tests in the browser, in a real VS Code
+// (a desktop build where one can be had, else the VS Code server of scripts/vscode/provision.mjs,
+// installed on first use). Outside CI a machine without its prerequisites skips them, saying why.
+async function realVSCode() {
+  const { ProvisionError, checkBrowser, provision } = await import('./vscode/provision.mjs');
+  try {
+    checkBrowser();
+    const t0 = performance.now();
+    provision();
+    console.log(`> VS Code for the tests ready (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    return true;
+  } catch (err) {
+    if (!(err instanceof ProvisionError)) throw err;
+    if (process.env.CI) {
+      console.log(`error: ${err.message}`);
+      failed++;
+    } else {
+      console.log(`> skipped the integration and UI tests in VS Code: ${err.message}`);
+    }
+    return false;
+  }
+}
+
+function suite(title, script) {
+  console.log(`> ${title}`);
+  const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-suite-'));
+  const report = join(dir, 'result.json');
+  const code = run(process.execPath, [script, '--json', report], { env: { ...process.env, SDMA_LENS_PREPARED: '1' } });
+  try {
+    const result = JSON.parse(readFileSync(report, 'utf8'));
+    passed += result.passed;
+    failed += result.failed + (code !== 0 && result.failed === 0 ? 1 : 0);
+  } catch {
+    failed++;
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (await realVSCode()) {
+  suite('integration tests in VS Code (extension host, mocha)', 'test/integration/runTests.mjs');
+  suite('UI tests in VS Code (command palette, panel, themes, cancel)', 'test/ui/run.mjs');
+}
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(status !== 0 || failed > 0 ? 1 : 0);

@@ -1,0 +1,120 @@
+/** Shared by the suites that run inside the extension host. */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { HostMessage } from '../../../src/core/messages';
+import type { SweepDeps } from '../../../src/extension/commands/runSweep';
+
+export const EXTENSION_ID = 'sdma-lens.sdma-lens';
+
+/** What `activate` returns. */
+export interface SdmaLensApi {
+  deps: SweepDeps;
+  sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
+}
+
+export async function activeApi(): Promise<SdmaLensApi> {
+  const ext = vscode.extensions.getExtension<SdmaLensApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed in this window`);
+  return ext.isActive ? ext.exports : await ext.activate();
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
+}
+
+/**
+ * The test launch points `sdmaLens.helperPath` at a wrapper script that appends "PID ARGS" to
+ * invocations.log beside it and then execs the real helper (same PID), so tests see every
+ * helper process the extension started.
+ */
+export function invocations(): { pid: number; args: string[] }[] {
+  const helper = vscode.workspace.getConfiguration('sdmaLens').get<string>('helperPath') ?? '';
+  const log = path.join(path.dirname(helper), 'invocations.log');
+  if (!helper || !existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [pid, ...args] = line.split(' ');
+      return { pid: Number(pid), args };
+    });
+}
+
+export function sweepInvocations(): { pid: number; args: string[] }[] {
+  return invocations().filter((i) => i.args[0] === 'sweep');
+}
+
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Live processes in the helper's process group (the helper is its group's leader). */
+export function processGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
+    } catch {
+      // exited while listed
+    }
+  }
+  return members;
+}
+
+/** Gone, or a zombie its parent has not reaped yet: either way it runs nothing. */
+export function processGone(pid: number): boolean {
+  const state = processState(pid);
+  return state === undefined || state === 'Z';
+}
+
+/** The workspace's runs folder (the default setting). */
+export function runsFolder(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('no workspace folder');
+  return path.join(folder.uri.fsPath, '.sdma-lens', 'runs');
+}
+
+export function readRunFile(id: string): { type: string; [key: string]: unknown }[] {
+  return readFileSync(path.join(runsFolder(), id, 'run.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string });
+}
+
+/**
+ * Records calls to a `vscode.window` function and still calls it. Tests load as part of the
+ * extension under development, so they share its `vscode` API object and see its calls.
+ */
+export function spyOnWindow<K extends 'showErrorMessage' | 'showInformationMessage' | 'showWarningMessage' | 'withProgress'>(name: K) {
+  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const original = window[name]!;
+  const calls: unknown[][] = [];
+  window[name] = (...args: unknown[]) => {
+    calls.push(args);
+    return original.apply(vscode.window, args);
+  };
+  return {
+    calls,
+    restore: () => {
+      window[name] = original;
+    },
+  };
+}
+
+/** A small, fast sweep on the simulated node (sizes in bytes). */
+export const SMALL_SWEEP = { backend: 'sim' as const, sizes: [4096, 65536, 1 << 20, 16 << 20], cus: [8, 64], iters: 3 };

@@ -1,0 +1,70 @@
+import * as assert from 'node:assert/strict';
+import { suite, test } from 'mocha';
+import * as vscode from 'vscode';
+import type { Run } from '../../../src/core/run';
+import { SMALL_SWEEP, activeApi, processGone, readRunFile, spyOnWindow, sweepInvocations, waitFor } from './support';
+
+suite('a simulated transfer sweep through the command', () => {
+  test('shows progress, saves the run and feeds the panel', async () => {
+    const api = await activeApi();
+    const before = sweepInvocations().length;
+    const progress = spyOnWindow('withProgress');
+    const reports: { message?: string; increment?: number }[] = [];
+    // Wraps the progress object the command receives to see what the notification shows.
+    const window = vscode.window as unknown as Record<string, unknown>;
+    const spied = window.withProgress as (o: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => unknown) => unknown;
+    window.withProgress = (options: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => unknown) =>
+      spied(options, (p, t) =>
+        task(
+          {
+            report: (value: unknown) => {
+              reports.push(value as { message?: string });
+              p.report(value);
+            },
+          },
+          t,
+        ),
+      );
+    let run: Run | undefined;
+    try {
+      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: SMALL_SWEEP });
+    } finally {
+      window.withProgress = spied;
+      progress.restore();
+    }
+    assert.ok(run, 'the command returns the run');
+    assert.equal(run.end?.status, 'ok', run.end?.message);
+    assert.equal(run.hello?.simulated, true);
+    // 4 sizes x (2 cu/* paths x 2 CU counts + 2 engine/* paths)
+    assert.equal(run.samples.length, 4 * (2 * 2 + 2));
+
+    const titles = progress.calls.map((c) => (c[0] as vscode.ProgressOptions).title);
+    assert.ok(titles.includes('SDMA Lens: transfer sweep'), `progress notifications: ${titles.join(', ')}`);
+    const notification = progress.calls.find((c) => (c[0] as vscode.ProgressOptions).title === 'SDMA Lens: transfer sweep')![0] as vscode.ProgressOptions;
+    assert.equal(notification.location, vscode.ProgressLocation.Notification);
+    assert.equal(notification.cancellable, true);
+    assert.ok(reports.length > 0, 'progress was reported');
+    assert.match(reports.at(-1)!.message ?? '', /^(\d+)\/\1 \(simulated\)$/);
+
+    const lines = readRunFile(run.header.id);
+    assert.equal(lines[0]!.type, 'run');
+    assert.equal(lines.filter((l) => l.type === 'sample').length, run.samples.length);
+    assert.deepEqual({ type: lines.at(-1)!.type, status: lines.at(-1)!.status }, { type: 'run-end', status: 'ok' });
+
+    const invocation = sweepInvocations().slice(before);
+    assert.equal(invocation.length, 1, 'one helper process');
+    assert.ok(invocation[0]!.args.includes('--backend') && invocation[0]!.args.includes('sim'));
+    await waitFor('the helper to exit', () => processGone(invocation[0]!.pid));
+
+    const panel = api.sweepPanel(run.header.id);
+    assert.ok(panel, 'a panel shows the run');
+    assert.equal(panel.panel.viewType, 'sdmaLens.sweep');
+    const delivered = await waitFor('the webview to receive the finished run', () => {
+      const m = panel.lastDelivered;
+      return m?.type === 'sweep' && m.view.status === 'ok' ? m.view : undefined;
+    });
+    assert.equal(delivered.runId, run.header.id);
+    assert.equal(delivered.simulated, true);
+    assert.equal(delivered.series.reduce((n, s) => n + s.points.length, 0), run.samples.length);
+  });
+});

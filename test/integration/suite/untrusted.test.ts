@@ -1,0 +1,47 @@
+import * as assert from 'node:assert/strict';
+import { suite, test } from 'mocha';
+import * as vscode from 'vscode';
+import { EXTENSION_ID, invocations, spyOnWindow } from './support';
+
+suite('an untrusted workspace', () => {
+  test('the window is in Restricted Mode', () => {
+    assert.ok(vscode.workspace.workspaceFolders?.length, 'a folder is open');
+    assert.equal(vscode.workspace.isTrusted, false);
+    // The recording helper wrapper is in place, so "no invocation" below means none happened.
+    assert.match(vscode.workspace.getConfiguration('sdmaLens').get<string>('helperPath') ?? '', /sdma-probe$/);
+  });
+
+  test('the extension declares it needs trust, and why', () => {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(ext);
+    const capabilities = (ext.packageJSON as { capabilities?: { untrustedWorkspaces?: { supported?: boolean; description?: string } } }).capabilities;
+    assert.equal(capabilities?.untrustedWorkspaces?.supported, false);
+    // VS Code shows this description for the extension in Restricted Mode.
+    assert.match(capabilities?.untrustedWorkspaces?.description ?? '', /native helper binary/);
+  });
+
+  test('Run Transfer Sweep runs no binary and says why', async () => {
+    // VS Code keeps an extension under development enabled in Restricted Mode (an installed one
+    // is disabled outright), so here the extension's own guard is what is tested.
+    const warnings = spyOnWindow('showWarningMessage');
+    let outcome: unknown;
+    try {
+      outcome = await vscode.commands.executeCommand('sdmaLens.runSweep', { options: { backend: 'sim', sizes: [4096], cus: [8], iters: 1 } });
+    } catch (err) {
+      outcome = err;
+    } finally {
+      warnings.restore();
+    }
+    const active = vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false;
+    if (active) {
+      assert.equal(outcome, undefined, 'no run');
+      const said = warnings.calls.map((c) => String(c[0]));
+      assert.equal(said.length, 1, said.join(' | '));
+      assert.match(said[0]!, /does not run a transfer sweep in an untrusted workspace: it would run a native helper binary/);
+      assert.ok(warnings.calls[0]!.includes('Manage Workspace Trust'), 'the message offers the way out');
+    } else {
+      assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
+    }
+    assert.deepEqual(invocations(), [], 'the helper was never started, not even for --version');
+  });
+});

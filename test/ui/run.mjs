@@ -1,0 +1,356 @@
+#!/usr/bin/env node
+// `npm run test:ui`: SDMA Lens as a user meets it, in the real VS Code of
+// scripts/vscode/provision.mjs (its server, headless Chromium): open the sample workspace, run
+// the sweep from the command palette, wait for the chart, check what the panel shows in a dark
+// and a light theme, cancel a sweep with the notification's Cancel button, and see a crash
+// reported. Fails on any Content Security Policy violation.
+//
+//   --out DIR     screenshots (default .vscode-test/artifacts/ui)
+//   --docs        also write docs/images/vscode-sweep.png (the README's screenshot)
+//   --json FILE   also write {passed, failed, seconds} for scripts/test.mjs
+// Functions passed to evaluate() run in the browser, hence the browser globals.
+/* global document, getComputedStyle, requestAnimationFrame */
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProvisionError, checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
+import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../../scripts/vscode/processes.mjs';
+import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const valueOf = (flag) => (args.includes(flag) ? resolve(args[args.indexOf(flag) + 1]) : undefined);
+const outDir = valueOf('--out') ?? join(root, '.vscode-test', 'artifacts', 'ui');
+const jsonOut = valueOf('--json');
+const started = performance.now();
+// Inherited by the server, its extension host, the helpers and Chromium: how leftovers are found.
+const marker = newMarker();
+process.env[MARKER_VARIABLE] = marker;
+
+const results = [];
+async function check(name, fn) {
+  const t0 = performance.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`  ✔ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  } catch (err) {
+    results.push({ name, ok: false });
+    console.log(`  ✘ ${name}\n      ${String(err?.message ?? err).split('\n').join('\n      ')}`);
+    throw err;
+  }
+}
+
+function assert(ok, message) {
+  if (!ok) throw new Error(message);
+}
+
+/** The helper wrapper: logs "PID ARGS", adds the flags in extra-args to a sweep, execs the real helper. */
+function helperWrapper(dir) {
+  const probe = join(root, 'native', 'build', 'sdma-probe');
+  if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
+  const script = join(dir, 'sdma-probe');
+  writeFileSync(join(dir, 'extra-args'), '');
+  writeFileSync(
+    script,
+    `#!/bin/sh\necho "$$ $*" >> '${join(dir, 'invocations.log')}'\n` +
+      `if [ "$1" = sweep ]; then exec '${probe}' "$@" $(cat '${join(dir, 'extra-args')}'); fi\nexec '${probe}' "$@"\n`,
+  );
+  chmodSync(script, 0o755);
+  return {
+    script,
+    extra: (text) => writeFileSync(join(dir, 'extra-args'), text),
+    sweeps: () =>
+      (existsSync(join(dir, 'invocations.log')) ? readFileSync(join(dir, 'invocations.log'), 'utf8') : '')
+        .split('\n')
+        .filter((l) => l.split(' ')[1] === 'sweep')
+        .map((l) => Number(l.split(' ')[0])),
+  };
+}
+
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function groupMembers(pgid) {
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(fields[2]) === pgid && fields[0] !== 'Z';
+      } catch {
+        return false;
+      }
+    });
+}
+
+async function until(what, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+}
+
+async function runCommand(page, label) {
+  // The palette lists what is available when it opens; right after startup a command whose
+  // `when` clause waits on the workspace's trust state may not be there yet, so retry.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // F1 typed into a webview that is still loading is lost: the workbench takes the focus first.
+      await page.evaluate(() => document.activeElement?.blur());
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${label}`);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+      await row.waitFor({ state: 'visible', timeout: 5000 });
+      await row.click();
+      return;
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1000);
+    }
+  }
+}
+
+/** The frame that holds the sweep panel's page (webviews nest it in iframe.webview). */
+async function panelFrame(page, runCount) {
+  return until('the sweep panel', async () => {
+    const found = [];
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame()) continue;
+      const has = await frame.locator('.simulated-badge').count().catch(() => 0);
+      if (has > 0) found.push(frame);
+    }
+    return found.length >= runCount ? found.at(-1) : undefined;
+  });
+}
+
+/**
+ * A notification's row in the Notification Center. Toasts only pop up in a focused window,
+ * which a headless browser never is; the center lists every notification, with its buttons.
+ */
+async function notification(page, text, timeoutMs = 30_000) {
+  let opened = 0;
+  return until(`a notification "${text}"`, async () => {
+    // One frame first: the center's list renders a notification added since the last read then.
+    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok())));
+    const rows = page.locator('.notifications-center .monaco-list-row');
+    // Reading the rows' text (a layout) also lets a list that waits for a frame render.
+    const texts = await rows.allTextContents();
+    if (texts.some((t) => t.includes(text))) return rows.filter({ hasText: text }).first();
+    const visible = (await page.locator('.notifications-center.visible').count()) > 0;
+    // Reopened now and then: a center opened just before the notification arrived may miss it.
+    if (visible && Date.now() - opened > 3000) {
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(200);
+    }
+    if (!visible || Date.now() - opened > 3000) {
+      await runCommand(page, 'Notifications: Show Notifications');
+      opened = Date.now();
+      await page.waitForTimeout(500);
+    }
+    return undefined;
+  }, timeoutMs);
+}
+
+/** Clicks the Explorer's empty space: keyboard focus on a tree, never on a webview. */
+async function focusExplorer(page) {
+  const box = await page.locator('.explorer-folders-view').boundingBox();
+  if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height - 20);
+}
+
+async function startSweepFromPalette(page) {
+  for (let attempt = 1; ; attempt++) {
+    // When the palette closes, VS Code gives the focus back to where it was; a webview taking
+    // it back can close the next quick pick, so the focus goes to the Explorer first.
+    await focusExplorer(page);
+    await runCommand(page, 'SDMA Lens: Run Transfer Sweep');
+    // The sweep quick pick: its first item runs the sweep the settings describe.
+    const run = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run sweep' }).first();
+    try {
+      await run.waitFor({ state: 'visible', timeout: 15_000 });
+      await run.click({ timeout: 5000 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
+async function main() {
+  if (process.env.SDMA_LENS_PREPARED !== '1') (await import('../../scripts/prepare.mjs')).prepare();
+  const { node, serverMain } = provision();
+  checkBrowser();
+  mkdirSync(outDir, { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-ui-'));
+  const workspace = join(tmp, 'hip-sample');
+  cpSync(join(root, 'examples', 'hip-sample'), workspace, { recursive: true });
+  const helperDir = join(tmp, 'helper');
+  mkdirSync(helperDir);
+  const helper = helperWrapper(helperDir);
+  const csp = [];
+  let server;
+  let browser;
+  try {
+    server = await startServer({
+      node,
+      serverMain,
+      settings: {
+        'workbench.colorTheme': 'Default Dark Modern',
+        'workbench.preferredDarkColorTheme': 'Default Dark Modern',
+        'workbench.preferredLightColorTheme': 'Default Light Modern',
+        'window.autoDetectColorScheme': false,
+        'sdmaLens.helperPath': helper.script,
+        'sdmaLens.defaultBackend': 'sim',
+      },
+      log: (l) => console.log(l),
+    });
+    console.log(`> UI tests in VS Code ${serverVersion(serverMain)} (server) + headless Chromium`);
+    browser = await openBrowser({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+    const { page } = browser;
+    // Console messages of every frame, webviews included, arrive here.
+    page.on('console', (m) => {
+      if (/Content[- ]Security[- ]Policy|Refused to (load|execute|apply|connect|frame|evaluate)/i.test(m.text())) csp.push(m.text());
+    });
+
+    await check('the sample workspace opens with the extension', async () => {
+      await page.goto(workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }));
+      await page.bringToFront();
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' }).waitFor({ timeout: 60_000 });
+    });
+
+    let frame;
+    await check('Run Transfer Sweep from the command palette draws the chart', async () => {
+      await startSweepFromPalette(page);
+      frame = await panelFrame(page, 1);
+      await frame.locator('.data-table tbody tr').first().waitFor({ timeout: 30_000 });
+      await until('the finished run', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
+    });
+
+    await check('the panel shows the series, the SIMULATED badge and the table', async () => {
+      const legend = await frame.locator('.legend-item').allTextContents();
+      for (const path of ['cu/host', 'cu/device', 'engine/host', 'engine/device']) assert(legend.some((t) => t.includes(path)), `legend lacks ${path}: ${legend.join(' | ')}`);
+      const badge = frame.locator('.simulated-badge');
+      assert(await badge.isVisible(), 'the SIMULATED badge is hidden');
+      assert((await badge.textContent())?.trim() === 'SIMULATED', 'badge text');
+      const headers = await frame.locator('.data-table thead th').allTextContents();
+      assert(headers.some((h) => /^cu\/host · 64 CUs$/.test(h)), `table columns: ${headers.join(' | ')}`);
+      // Something was drawn: the canvas holds more than one colour.
+      const colours = await frame.locator('canvas').first().evaluate((c) => {
+        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const seen = new Set();
+        for (let i = 0; i < data.length && seen.size < 50; i += 4 * 97) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
+        return seen.size;
+      });
+      assert(colours > 5, `the chart canvas looks empty (${colours} colours)`);
+    });
+
+    const editor = page.locator('.part.editor');
+    const shot = async (theme) => {
+      await page.mouse.move(0, 0);
+      const file = join(outDir, `vscode-sweep-${theme}.png`);
+      await editor.screenshot({ path: file });
+      return file;
+    };
+    let darkShot;
+    await check('dark theme: the panel follows it (screenshot)', async () => {
+      const kind = await frame.evaluate(() => document.body.className);
+      assert(/vscode-dark/.test(kind), `webview body class: ${kind}`);
+      await shot('dark');
+      // The whole window, for the README: the panel in VS Code, next to the sample workspace.
+      darkShot = join(outDir, 'vscode-window-dark.png');
+      await page.screenshot({ path: darkShot });
+      if (args.includes('--docs')) {
+        cpSync(darkShot, join(root, 'docs', 'images', 'vscode-sweep.png'));
+        console.log('  wrote docs/images/vscode-sweep.png');
+      }
+    });
+    await check('light theme: the panel redraws in it (screenshot)', async () => {
+      await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+      await until('the webview to turn light', async () => /vscode-light/.test(await frame.evaluate(() => document.body.className)));
+      const background = await frame.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const [r, g, b] = background.match(/\d+/g).map(Number);
+      assert(r + g + b > 600, `light background expected, got ${background}`);
+      await page.waitForTimeout(300);
+      await shot('light');
+      await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+      await until('the webview to turn dark again', async () => /vscode-dark/.test(await frame.evaluate(() => document.body.className)));
+    });
+
+    await check("Cancel in the progress notification stops the helper and keeps the samples", async () => {
+      helper.extra('--sim-delay-ms 150');
+      const before = helper.sweeps().length;
+      await startSweepFromPalette(page);
+      const pid = await until('the helper to start', () => helper.sweeps()[before]);
+      const progress = await notification(page, 'SDMA Lens: transfer sweep').catch(async (err) => {
+        await page.screenshot({ path: join(outDir, 'notification-timeout.png') });
+        throw new Error(`${err.message} (the helper ${alive(pid) ? 'still runs' : 'has ended'})`);
+      });
+      // Some samples first, so there is something to keep.
+      await until('progress in the notification', async () => /: \d+\/\d+ \(simulated\)/.test((await progress.textContent()) ?? ''));
+      assert(alive(pid), 'the helper runs before Cancel');
+      await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
+      const info = await notification(page, 'sweep cancelled', 15_000);
+      const text = (await info.locator('.notification-list-item-message').textContent()) ?? '';
+      assert(/SDMA Lens: sweep cancelled; [1-9]\d* samples were kept in the run\./.test(text), `notification: ${text}`);
+      await until('the helper process to be gone', () => !alive(pid), 5000);
+      assert(groupMembers(pid).length === 0, 'processes of the helper group are left');
+    });
+
+    await check('a helper crash is reported in a notification', async () => {
+      helper.extra('--fault crash-after=3');
+      await startSweepFromPalette(page);
+      const error = await notification(page, 'the sweep crashed');
+      const text = (await error.locator('.notification-list-item-message').textContent()) ?? '';
+      assert(/^SDMA Lens: the sweep crashed: ./.test(text), `notification: ${text}`);
+      assert((await error.locator('.monaco-button', { hasText: 'Show Log' }).count()) === 1, 'Show Log is offered');
+      helper.extra('');
+    });
+
+    await check('no Content Security Policy violation in any frame', async () => {
+      assert(csp.length === 0, csp.join('\n'));
+    });
+
+    console.log(`  screenshots: ${outDir}`);
+  } catch (err) {
+    if (err instanceof ProvisionError) {
+      console.error(`error: ${err.message}`);
+      results.push({ name: 'provisioning', ok: false });
+    } else if (!results.some((r) => !r.ok)) {
+      console.error(err instanceof Error ? err.stack : err);
+      results.push({ name: 'setup', ok: false });
+    }
+    if (browser) await browser.page.screenshot({ path: join(outDir, 'failure.png') }).catch(() => {});
+  } finally {
+    await browser?.close();
+    await server?.stop();
+  }
+  // Counted as a test: nothing this run started is still running.
+  const left = await leftoverProcesses(marker);
+  results.push({ name: 'nothing left running', ok: left.length === 0 });
+  console.log(`  ${left.length === 0 ? '✔' : '✘'} nothing left running${left.length ? `: ${left.join(', ')}` : ''}`);
+  rmSync(tmp, { recursive: true, force: true });
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\nui: ${passed} passed, ${failed} failed in ${seconds.toFixed(1)} s`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, seconds }));
+  return failed === 0 ? 0 : 1;
+}
+
+process.exit(await main());
