@@ -1,6 +1,7 @@
 // `npm test`: everything CI checks, in order: lint, type checks, bundles, native build,
 // unit and contract tests, the panel in Chromium, then the integration and UI tests in a real
 // VS Code. Ends with one summary line, "N passed, N failed".
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,12 +34,30 @@ try {
 }
 rmSync(dir, { recursive: true, force: true });
 
-// The sweep panel in real Chromium under its real CSP. CI installs Chromium (.ci/run);
+// The GPU backends compiled for their targets without a GPU: CUDA with nvcc (sm_90), HIP
+// with Debian's hipcc (gfx90a) and clang-19 (gfx942). Each "ok"/"FAIL" line is one check.
+console.log('> GPU backend compile checks (native/ci/compile-check.sh)');
+{
+  const r = spawnSync('bash', ['native/ci/compile-check.sh'], { encoding: 'utf8' });
+  process.stdout.write(r.stdout ?? '');
+  process.stderr.write(r.stderr ?? '');
+  const ok = (r.stdout.match(/^ok {3}/gm) ?? []).length;
+  const bad = (r.stdout.match(/^FAIL /gm) ?? []).length;
+  passed += ok;
+  failed += bad + (r.status !== 0 && bad === 0 ? 1 : 0);
+  // CI installs every compiler the script knows; a skipped one there is a missing install step.
+  if (process.env.CI && /^skip /m.test(r.stdout)) failed++;
+}
+
+// The panels in real Chromium under their real CSP. CI installs Chromium (.ci/run);
 // elsewhere the step is skipped with a note when it is missing.
 if (existsSync(CHROMIUM)) {
   console.log('> sweep panel in headless Chromium (CSP, messages, theme redraw)');
   const shots = mkdtempSync(join(tmpdir(), 'sdma-lens-webview-'));
   if (run(process.execPath, ['test/webview/preview.mjs', '--probe', '--out', shots]) === 0) passed++;
+  else failed++;
+  console.log('> timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)');
+  if (run(process.execPath, ['test/webview/timeline.mjs', '--out', shots]) === 0) passed++;
   else failed++;
   rmSync(shots, { recursive: true, force: true });
 } else if (process.env.CI) {
