@@ -87,5 +87,18 @@ if command -v clang++-19 > /dev/null; then
     grep -q s_memrealtime '$WORK/fused_a2a_gfx942.s'"
 fi
 
+# collective and overlap: NCCL/RCCL and the BLAS are loaded at run time, so only the runtime
+# headers are needed (the CUDA build above already covers nvcc).
+for src in collective/nccl_collective overlap/overlap_gpu; do
+  if command -v hipcc > /dev/null; then
+    run "$src.hip, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a -O2 -Wall -Wextra \
+      -I"$NATIVE/src" -x hip -c "$NATIVE/src/$src.hip" -o "$WORK/$(basename $src)-gfx90a.o"
+  fi
+  if command -v clang++-19 > /dev/null; then
+    run "$src.hip, clang-19 gfx942 (syntax)" clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -Wall -Wextra \
+      -I"$NATIVE/src" -fsyntax-only "$NATIVE/src/$src.hip"
+  fi
+done
+
 echo "compile checks: $checked run, $failures failed"
 [ "$checked" -gt 0 ] && [ "$failures" -eq 0 ]

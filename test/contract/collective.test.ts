@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { algbwGbps, busbwGbps, variantEnv } from '../../src/core/collective';
+import { collectivePageView } from '../../src/core/collectiveView';
+import { RUN_FORMAT, RUN_FORMAT_VERSION, applyRecord, newRun } from '../../src/core/run';
 import type { CollectivePoint, CollectiveVariant, HelperRecord, OverlapPoint } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
 import { helper, records } from './run';
@@ -97,6 +99,27 @@ describe('collective on the simulated node', () => {
     const r = helper(['collective', '--help']);
     expect(r.status).toBe(0);
     expect(r.lines.join('\n')).toContain('sdma-probe collective');
+  });
+});
+
+describe('the collective panel view of a simulated run', () => {
+  it('draws both variants per operation, marks the crossover and feeds the advice', () => {
+    const run = newRun({ type: 'run', format: RUN_FORMAT, version: RUN_FORMAT_VERSION, id: 'sim-collective', command: 'collective', createdAt: new Date(0).toISOString(), target: { kind: 'local' }, helper: { path: 'sdma-probe', args: [] } });
+    for (const r of records(helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '1G', '-f', '4']))) applyRecord(run, r);
+    for (const r of of(records(helper(['overlap', '--backend', 'sim', '--phase-ms', '100'])), 'overlap')) applyRecord(run, r);
+    const view = collectivePageView(run);
+    expect(view.simulated).toBe(true);
+    expect(view.curves.map((c) => `${c.op}/${c.variant}/${c.inPlace}`)).toContain('allgather/gin-sdma/false');
+    const ag = view.crossovers.find((c) => c.op === 'allgather')!;
+    expect(ag.kind).toBe('crossover');
+    expect(ag.fromBytes).toBeGreaterThan(1 << 20);
+    // Below the GIN threshold the gin-sdma points ran lsa: flagged, and said so.
+    expect(view.curves.find((c) => c.variant === 'gin-sdma' && c.op === 'allgather' && !c.inPlace)!.points[0]!.offPath).toBe(true);
+    expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
+    expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER')?.value).toMatch(/^\d+$/);
+    expect(view.overlap.rows.length).toBe(10);
+    expect(view.cuBudget.length).toBeGreaterThan(0);
+    expect(view.exports).toContain('export NCCL_GIN_TYPE=7');
   });
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { algbwGbps, busbwFactor, busbwGbps, collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, sweepSizes, thresholdFromCrossover, variantEnv } from '../../src/core/collective';
+import { parseCollectiveWebviewMessage } from '../../src/core/collectiveMessages';
 import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
+import { validateRecord } from '../../src/core/protocol';
 
 function point(op: CollectivePoint['op'], variant: CollectivePoint['variant'], sizeBytes: number, busbw: number, transport: string | null = null, ranks = 8): CollectivePoint {
   const algbw = (busbw * ranks) / (ranks - 1);
@@ -113,5 +115,19 @@ describe('collective advice', () => {
     const a = collectiveAdvice('nvidia', ce, nv, [overlap('alone', null, 1500, 694), overlap('engine/host', 0.963, 1458, 699)]);
     expect(a.recommendations[0]).toMatchObject({ knob: 'NCCL_CTA_POLICY', value: '2' });
     expect(a.cuBudget[0]).toContain('lost to power');
+  });
+});
+
+describe('protocol and panel messages', () => {
+  it('validates collective records and rejects a wrong op', () => {
+    expect(validateRecord(point('allgather', 'default', 1 << 20, 10)).kind).toBe('record');
+    expect(validateRecord({ ...point('allgather', 'default', 1 << 20, 10), op: 'allreduce' }).kind).toBe('malformed');
+    expect(validateRecord(overlap('cu/host', 0.8, 1500, 600, 8)).kind).toBe('record');
+  });
+  it('accepts only the page messages the host understands', () => {
+    expect(parseCollectiveWebviewMessage({ type: 'ready' })).toEqual({ type: 'ready' });
+    expect(parseCollectiveWebviewMessage({ type: 'copy-exports' })).toEqual({ type: 'copy-exports' });
+    expect(parseCollectiveWebviewMessage({ type: 'run-command', command: 'rm' })).toBeUndefined();
+    expect(parseCollectiveWebviewMessage({ type: 'webview-error', message: 'x'.repeat(5000) })).toBeUndefined();
   });
 });

@@ -433,7 +433,7 @@ class VariantRun {
       }
     }
     for (std::size_t r = 0; r < begun; ++r) {
-      hipSetDevice(ranks_[r].device);
+      (void)hipSetDevice(ranks_[r].device);
       if (hipStreamEndCapture(ranks_[r].stream, &graphs[r]) != hipSuccess) launched = false;
     }
     if (launched) {
@@ -443,9 +443,9 @@ class VariantRun {
       c.ok = true;
     }
     for (hipGraph_t g : graphs) {
-      if (g != nullptr) hipGraphDestroy(g);
+      if (g != nullptr) (void)hipGraphDestroy(g);
     }
-    hipGetLastError();
+    (void)hipGetLastError();
     if (!launched) captureWorks_ = false;  // one failure is enough: later points skip it
     return c;
   }
@@ -620,33 +620,33 @@ bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& 
   } catch (...) {
     ok = false;
     for (RankState& s : ranks) {
-      hipSetDevice(s.device);
-      hipDeviceSynchronize();
+      (void)hipSetDevice(s.device);
+      (void)hipDeviceSynchronize();
     }
-    for (Comm c : comms) n.commDestroy(c);
+    for (Comm c : comms) (void)n.commDestroy(c);
     throw;
   }
   if (wantSymmetric) {
-    n.groupStart();
+    (void)n.groupStart();
     for (RankState& s : ranks) {
-      n.winDeregister(s.comm, s.sendWin);
-      n.winDeregister(s.comm, s.recvWin);
+      (void)n.winDeregister(s.comm, s.sendWin);
+      (void)n.winDeregister(s.comm, s.recvWin);
     }
-    n.groupEnd();
+    (void)n.groupEnd();
   }
   for (RankState& s : ranks) {
-    hipSetDevice(s.device);
+    (void)hipSetDevice(s.device);
     if (wantSymmetric) {
-      n.memFree(s.send);
-      n.memFree(s.recv);
+      (void)n.memFree(s.send);
+      (void)n.memFree(s.recv);
     } else {
-      hipFree(s.send);
-      hipFree(s.recv);
+      (void)hipFree(s.send);
+      (void)hipFree(s.recv);
     }
-    hipFree(s.wrong);
-    hipStreamDestroy(s.stream);
+    (void)hipFree(s.wrong);
+    (void)hipStreamDestroy(s.stream);
   }
-  for (Comm c : comms) n.commDestroy(c);
+  for (Comm c : comms) (void)n.commDestroy(c);
   return ok;
 }
 

@@ -199,6 +199,7 @@ __global__ void fmaKernel(float* sink, int iters, float seed) {
   if (sum == 12345.678f) sink[blockIdx.x] = sum;
 }
 
+#if defined(SDMA_GPU_NVIDIA)
 // bf16 values in about [-1, 1): a hash of the index, truncated from fp32.
 __global__ void randomBf16Kernel(std::uint16_t* out, std::uint64_t count, std::uint32_t salt) {
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
@@ -214,7 +215,6 @@ __global__ void randomBf16Kernel(std::uint16_t* out, std::uint64_t count, std::u
   }
 }
 
-#if defined(SDMA_GPU_NVIDIA)
 struct Cublas {
   void* lib = nullptr;
   void* handle = nullptr;
@@ -282,12 +282,12 @@ class Compute {
 #if defined(SDMA_GPU_NVIDIA)
     if (blas_.handle != nullptr) blas_.destroy(blas_.handle);
 #endif
-    hipFree(a_);
-    hipFree(b_);
-    hipFree(c_);
-    hipEventDestroy(start_);
-    hipEventDestroy(end_);
-    hipStreamDestroy(stream_);
+    (void)hipFree(a_);
+    (void)hipFree(b_);
+    (void)hipFree(c_);
+    (void)hipEventDestroy(start_);
+    (void)hipEventDestroy(end_);
+    (void)hipStreamDestroy(stream_);
   }
 
   const std::string& label() const { return label_; }
@@ -391,11 +391,11 @@ class Copier {
     gpuCheck(hipMalloc(&dstBuf_, bytes), "hipMalloc");
     const hipError_t back = hipDeviceEnablePeerAccess(src, 0);
     if (back != hipSuccess && back != hipErrorPeerAccessAlreadyEnabled) gpuCheck(back, "hipDeviceEnablePeerAccess");
-    hipGetLastError();
+    (void)hipGetLastError();
     gpuCheck(hipSetDevice(src), "hipSetDevice");
     const hipError_t peer = hipDeviceEnablePeerAccess(dst, 0);
     if (peer != hipSuccess && peer != hipErrorPeerAccessAlreadyEnabled) gpuCheck(peer, "hipDeviceEnablePeerAccess");
-    hipGetLastError();
+    (void)hipGetLastError();
     gpuCheck(hipMalloc(&srcBuf_, bytes), "hipMalloc");
     gpuCheck(hipMemset(srcBuf_, 0x5a, bytes), "hipMemset");
     // The copy runs at the highest stream priority, as communication does in training
@@ -427,16 +427,16 @@ class Copier {
     } catch (const OverlapError&) {
       // already reported by the phase that failed
     }
-    hipSetDevice(src_);
-    hipFree(srcBuf_);
-    hipHostFree(doorbell_);
-    hipHostFree(stop_flag_);
-    hipHostFree(bytesDone_);
-    hipEventDestroy(start_);
-    hipEventDestroy(end_);
-    hipStreamDestroy(stream_);
-    hipSetDevice(dst_);
-    hipFree(dstBuf_);
+    (void)hipSetDevice(src_);
+    (void)hipFree(srcBuf_);
+    (void)hipHostFree(doorbell_);
+    (void)hipHostFree(stop_flag_);
+    (void)hipHostFree(bytesDone_);
+    (void)hipEventDestroy(start_);
+    (void)hipEventDestroy(end_);
+    (void)hipStreamDestroy(stream_);
+    (void)hipSetDevice(dst_);
+    (void)hipFree(dstBuf_);
   }
 
   void start(const std::string& path, int cus) {

@@ -1,0 +1,151 @@
+/**
+ * The collective panel: collective curves per operation with the crossover, the overlap view
+ * (compute kept per copy path, with clocks and power), and the advice both feed. It draws
+ * whole views the host posts and sends back only the messages its schema allows.
+ */
+import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collectiveMessages';
+import { collectiveChart } from './chart';
+import { el, formatSize } from './svg';
+
+interface VsCodeApi {
+  postMessage(message: CollectiveWebviewMessage): void;
+  setState(state: { runId: string }): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const api = acquireVsCodeApi();
+const root = document.getElementById('root')!;
+
+function report(message: string): void {
+  try {
+    api.postMessage({ type: 'webview-error', message: message.slice(0, 2000) });
+  } catch {
+    // reporting must not fail twice
+  }
+}
+window.addEventListener('error', (e) => report(`collective panel: ${e.message}`));
+window.addEventListener('unhandledrejection', (e) => report(`collective panel: ${String(e.reason)}`));
+
+function isViewMessage(data: unknown): data is CollectiveHostMessage {
+  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'collective-view' && typeof (data as { view?: unknown }).view === 'object';
+}
+
+function header(view: CollectivePageView): HTMLElement {
+  const badge = view.simulated ? el('span', { class: 'badge simulated' }, 'SIMULATED') : null;
+  const progress = view.progress.total > 0 && view.status === 'incomplete' ? ` \u00b7 ${view.progress.done}/${view.progress.total}` : '';
+  return el('header', {}, el('h1', {}, view.title, ' ', badge), el('div', { class: 'muted' }, `${view.node} \u00b7 ${view.status}${progress}`));
+}
+
+function variantList(view: CollectivePageView): HTMLElement | null {
+  if (view.variants.length === 0) return null;
+  return el(
+    'ul',
+    { class: 'variants' },
+    ...view.variants.map((v) => {
+      const env = Object.entries(v.env).map(([k, val]) => `${k}=${val}`).join(' ');
+      return el('li', {}, el('span', { class: `swatch variant-${v.variant}` }), el('b', {}, v.variant), ` ${v.library.name} ${v.library.version}`, v.symmetric ? ' \u00b7 symmetric windows' : '', env ? el('code', {}, ` ${env}`) : '', v.supported ? '' : el('span', { class: 'warn' }, ` not run: ${v.reason ?? ''} ${v.hint ?? ''}`));
+    }),
+  );
+}
+
+function collectiveSection(view: CollectivePageView): HTMLElement | null {
+  if (view.curves.length === 0) return null;
+  const ops = [...new Set(view.curves.map((c) => c.op))];
+  return el(
+    'section',
+    {},
+    el('h2', {}, 'busbw by size'),
+    el('p', { class: 'muted' }, 'Solid: out-of-place; dashed: in-place. A ringed point ran another path than its variant is for (the library said so). Hover a point for its path.'),
+    ...ops.map((op) => {
+      const crossover = view.crossovers.find((c) => c.op === op);
+      return el('figure', {}, el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'), collectiveChart(op, view.curves.filter((c) => c.op === op), crossover), crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null);
+    }),
+  );
+}
+
+const CAUSE: Record<OverlapRow['cause'], string> = {
+  sms: 'CUs taken by the copy',
+  power: 'power: clock fell at the cap',
+  both: 'CUs and power',
+  none: 'no loss',
+  unknown: '',
+};
+
+function overlapSection(view: CollectivePageView): HTMLElement | null {
+  if (view.overlap.rows.length === 0) return null;
+  const computes = [...new Set(view.overlap.rows.map((r) => r.compute))];
+  return el(
+    'section',
+    {},
+    el('h2', {}, 'Compute kept beside each copy'),
+    ...computes.map((compute) => {
+      const alone = view.overlap.alone[compute];
+      const aloneText = alone ? `alone ${alone.tflops.toFixed(1)} TFLOP/s${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}` : '';
+      const rows = view.overlap.rows.filter((r) => r.compute === compute);
+      return el(
+        'div',
+        { class: 'overlap' },
+        el('h3', {}, compute.toUpperCase(), el('span', { class: 'muted' }, ` ${aloneText}`)),
+        el(
+          'table',
+          {},
+          el('thead', {}, el('tr', {}, ...['copy path', 'compute kept', '', 'copy GB/s', 'SM MHz', 'power W', 'why'].map((h) => el('th', {}, h)))),
+          el(
+            'tbody',
+            {},
+            ...rows.map((r) => {
+              const bar = el('div', { class: 'bar' }, el('div', { class: `fill ${r.path.startsWith('cu/') ? 'cu' : 'engine'}`, style: undefined }));
+              (bar.firstChild as HTMLElement).style.width = `${Math.max(0, Math.min(1, r.keptFraction)) * 100}%`;
+              return el('tr', {}, el('td', {}, r.label), el('td', { class: 'num' }, `${(r.keptFraction * 100).toFixed(1)}%`), el('td', { class: 'bar-cell' }, bar), el('td', { class: 'num' }, r.copyGbps !== null ? r.copyGbps.toFixed(0) : ''), el('td', { class: 'num' }, r.smClockMHz !== null ? r.smClockMHz.toFixed(0) : ''), el('td', { class: 'num' }, r.powerW !== null ? r.powerW.toFixed(0) : ''), el('td', {}, CAUSE[r.cause]));
+            }),
+          ),
+        ),
+      );
+    }),
+  );
+}
+
+function adviceSection(view: CollectivePageView): HTMLElement | null {
+  if (view.recommendations.length === 0 && view.cuBudget.length === 0) return null;
+  const copy = el('button', { type: 'button' }, 'Copy as exports');
+  copy.addEventListener('click', () => api.postMessage({ type: 'copy-exports' }));
+  return el(
+    'section',
+    {},
+    el('h2', {}, 'Advice'),
+    el(
+      'ul',
+      { class: 'advice' },
+      ...view.recommendations.map((r) => el('li', { class: `confidence-${r.confidence}` }, el('code', {}, r.value !== undefined ? `${r.knob}=${r.value}` : r.knob), ' ', r.evidence)),
+      ...view.cuBudget.map((line) => el('li', {}, line)),
+    ),
+    view.exports ? copy : null,
+  );
+}
+
+function tableSection(view: CollectivePageView): HTMLElement | null {
+  if (view.curves.length === 0) return null;
+  const rows = view.curves.flatMap((c) => c.points.map((p) => ({ c, p })));
+  return el(
+    'details',
+    {},
+    el('summary', {}, `All points (${rows.length})`),
+    el(
+      'table',
+      {},
+      el('thead', {}, el('tr', {}, ...['op', 'variant', 'form', 'size', 'time us', 'algbw', 'busbw', 'path', '#wrong'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows.map(({ c, p }) => el('tr', { class: p.offPath ? 'off-path' : undefined }, el('td', {}, c.op), el('td', {}, c.variant), el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'), el('td', { class: 'num' }, formatSize(p.sizeBytes)), el('td', { class: 'num' }, p.timeUs.toFixed(1)), el('td', { class: 'num' }, p.algbwGbps.toFixed(1)), el('td', { class: 'num' }, p.busbwGbps.toFixed(1)), el('td', {}, p.transport ?? '\u2014'), el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong))))),
+    ),
+  );
+}
+
+function render(view: CollectivePageView): void {
+  api.setState({ runId: view.runId });
+  const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
+  root.replaceChildren(...[header(view), variantList(view), notes, collectiveSection(view), overlapSection(view), adviceSection(view), tableSection(view)].filter((x): x is HTMLElement => x !== null));
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  if (isViewMessage(event.data)) render(event.data.view);
+});
+api.postMessage({ type: 'ready' });
