@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { applyEdits, modify } from 'jsonc-parser';
 import * as vscode from 'vscode';
+import { reviewableEdit } from './reviewableEdit';
 
 export interface ProgramSpec {
   program: string;
@@ -89,15 +90,14 @@ export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<Pro
   return choice?.pick();
 }
 
-/** Writes the program into .vscode/settings.json as an edit the user confirms. */
+/** Writes the program into .vscode/settings.json as an unsaved edit the user reviews and saves. */
 export async function rememberProgram(spec: ProgramSpec, folder: vscode.WorkspaceFolder): Promise<boolean> {
   const uri = vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json');
   let text = '';
-  let exists = true;
   try {
     text = (await vscode.workspace.openTextDocument(uri)).getText();
   } catch {
-    exists = false;
+    // No settings file yet: the edit starts an untitled one at its path.
   }
   const root = folder.uri.fsPath;
   const relative = (p: string) => (p.startsWith(root + path.sep) ? `\${workspaceFolder}/${path.relative(root, p)}` : p);
@@ -110,14 +110,5 @@ export async function rememberProgram(spec: ProgramSpec, folder: vscode.Workspac
     ['sdmaLens.profile.env', spec.env],
   ];
   for (const [key, value] of values) next = applyEdits(next, modify(next, [key], value, format));
-  const meta: vscode.WorkspaceEditEntryMetadata = { needsConfirmation: true, label: 'SDMA Lens: remember the program to profile' };
-  const edit = new vscode.WorkspaceEdit();
-  if (!exists) {
-    edit.createFile(uri, { ignoreIfExists: true }, meta);
-    edit.insert(uri, new vscode.Position(0, 0), next, meta);
-  } else {
-    const doc = await vscode.workspace.openTextDocument(uri);
-    edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)), next, meta);
-  }
-  return vscode.workspace.applyEdit(edit);
+  return reviewableEdit(uri, [{ offset: 0, length: text.length, text: next }], 'the program to profile is set');
 }

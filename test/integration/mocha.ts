@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import Mocha from 'mocha';
 
 export async function runMocha(label: string, suites: string[]): Promise<void> {
-  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec' });
+  // SDMA_LENS_TEST_GREP runs only the tests whose titles match (for work on one suite).
+  const grep = process.env.SDMA_LENS_TEST_GREP;
+  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec', ...(grep ? { grep } : {}) });
   for (const name of suites) mocha.addFile(path.join(__dirname, 'suite', `${name}.test.js`));
   const counts = await new Promise<{ passed: number; failed: number; pending: number }>((resolve, reject) => {
     try {

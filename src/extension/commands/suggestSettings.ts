@@ -1,8 +1,8 @@
 /**
  * "SDMA Lens: Suggest Settings": advice for a run, then the user picks which settings to
  * keep and where they go: shell exports on the clipboard, a .env file, a launch
- * configuration or a task. File changes are WorkspaceEdits that ask for confirmation, so
- * the user reviews the diff; nothing is overwritten silently.
+ * configuration or a task. File changes are made in an editor and left unsaved for the user
+ * to review and save (reviewableEdit.ts); nothing is overwritten silently.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -10,7 +10,8 @@ import type { Advice, Recommendation } from '../../core/advice/advice';
 import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import type { TextEdit } from '../../core/advice/envFiles';
-import { applyTextEdits, findJsonAssignments, setJsonEnv, setLineVariables } from '../../core/advice/envFiles';
+import { findJsonAssignments, setJsonEnv, setLineVariables } from '../../core/advice/envFiles';
+import { reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runStore';
 import { adviceSettings, runsFolder } from '../settings';
@@ -159,14 +160,5 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
     void vscode.window.showInformationMessage(`SDMA Lens: ${relative} already has these values.`);
     return true;
   }
-  const meta: vscode.WorkspaceEditEntryMetadata = { needsConfirmation: true, label: `SDMA Lens: set ${Object.keys(vars).length} variables in ${relative}` };
-  const edit = new vscode.WorkspaceEdit();
-  if (!exists) {
-    edit.createFile(uri, { ignoreIfExists: true }, meta);
-    edit.insert(uri, new vscode.Position(0, 0), applyTextEdits(text, edits), meta);
-  } else {
-    const doc = await vscode.workspace.openTextDocument(uri);
-    for (const e of edits) edit.replace(uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.text, meta);
-  }
-  return vscode.workspace.applyEdit(edit);
+  return reviewableEdit(uri, edits, `${Object.keys(vars).length} settings written`);
 }
