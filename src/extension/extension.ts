@@ -14,6 +14,7 @@ import { selectTargetCommand } from './commands/selectTarget';
 import type { SuggestArgs } from './commands/suggestSettings';
 import { suggestSettingsCommand } from './commands/suggestSettings';
 import { KnobDiagnostics } from './knobDiagnostics';
+import { cancelRunCommand } from './activeRuns';
 import { KERNEL_SELECTOR, KernelLensProvider } from './kernelLens';
 import type { ProfileArgs, ProfileDeps } from './commands/profileKernel';
 import { openProfileCommand, profileKernelCommand } from './commands/profileKernel';
@@ -50,6 +51,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
+    vscode.commands.registerCommand('sdmaLens.cancelRun', () => cancelRunCommand()),
     targets,
     vscode.commands.registerCommand('sdmaLens.selectTarget', (destination?: string) => selectTargetCommand(targets, log, destination)),
     vscode.commands.registerCommand('sdmaLens.showTimeline', (args?: ShowTimelineArgs) => showTimelineCommand(deps, args)),

@@ -11,6 +11,7 @@ import { RunStore, makeRunId } from '../../core/runStore';
 import { summarizeRunMode } from '../../core/runMode';
 import { runSession } from '../../core/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
+import { trackRun } from '../activeRuns';
 import type { KernelLensProvider } from '../kernelLens';
 import type { ProgramSpec } from '../profileProgram';
 import { askForProgram, programFromSettings, rememberProgram } from '../profileProgram';
@@ -67,6 +68,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
+        const tracked = trackRun(`profile of ${spec.program}`, controller);
         try {
           const run = await runSession({
             target,
@@ -105,6 +107,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
           return run;
         } finally {
           sub.dispose();
+          tracked.dispose();
         }
       },
     );

@@ -3,6 +3,7 @@
  * arguments a script passes) -> helper -> the collective panel, live, with progress and
  * cancel. The run is saved as it streams, like a sweep.
  */
+import { trackRun } from '../activeRuns';
 import * as vscode from 'vscode';
 import { LocalTarget } from '../../core/localTarget';
 import type { Run } from '../../core/run';
@@ -62,6 +63,7 @@ export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveC
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
+        const tracked = trackRun(`${command} ${id}`, controller);
         const scripted = options?.cancellation?.onCancellationRequested(() => controller.abort());
         let panel: CollectivePanel | undefined;
         let lastDone = 0;
@@ -100,6 +102,7 @@ export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveC
           return run;
         } finally {
           sub.dispose();
+          tracked.dispose();
           scripted?.dispose();
         }
       },

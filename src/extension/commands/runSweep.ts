@@ -20,6 +20,7 @@ import type { HelperService } from '../helperService';
 import type { TargetService } from '../targets';
 import { runsFolder, sweepSettings } from '../settings';
 import { SweepPanel } from '../sweepPanel';
+import { trackRun } from '../activeRuns';
 import { pickSweep } from './sweepPicker';
 import { reportError, requireTrust } from './guards';
 
@@ -69,6 +70,7 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
+        const tracked = trackRun(`transfer sweep ${id}`, controller);
         const scripted = args?.cancellation?.onCancellationRequested(() => controller.abort());
         if (args?.cancellation?.isCancellationRequested) controller.abort();
         let panel: SweepPanel | undefined;
@@ -109,6 +111,7 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
           return run;
         } finally {
           sub.dispose();
+          tracked.dispose();
           scripted?.dispose();
         }
       },

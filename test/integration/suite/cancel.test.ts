@@ -35,4 +35,18 @@ suite('cancel during a sweep', () => {
       source.dispose();
     }
   });
+
+  test('"SDMA Lens: Cancel Run" stops a running sweep the same way', async () => {
+    await activeApi();
+    const before = sweepInvocations().length;
+    const pending = vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, simDelayMs: 100 } });
+    const helper = await waitFor('the helper to start', () => sweepInvocations()[before]);
+    await new Promise((ok) => setTimeout(ok, 800));
+    assert.equal(await vscode.commands.executeCommand<number>('sdmaLens.cancelRun'), 1, 'one run was cancelled');
+    const run = await pending;
+    assert.equal(run?.end?.status, 'cancelled', run?.end?.message);
+    await waitFor('the helper process to be gone', () => processGone(helper.pid), 5000);
+    assert.deepEqual(processGroupMembers(helper.pid), []);
+    assert.equal(await vscode.commands.executeCommand<number>('sdmaLens.cancelRun'), 0, 'nothing left to cancel');
+  });
 });
