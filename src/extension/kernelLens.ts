@@ -29,6 +29,10 @@ export interface Profile {
   summary: RunModeSummary;
 }
 
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
+}
+
 export class KernelLensProvider implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
   private readonly cache = new Map<string, { version: number; kernels: KernelSite[] }>();
   private profile: Profile | undefined;
@@ -99,9 +103,8 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
     const k = this.kernels(doc).find((x) => offset >= x.nameOffset && offset <= x.nameOffset + x.name.length);
     const facts = k && this.factsOf(doc).get(k.qualifiedName);
     if (!k || !facts || !this.profile) return undefined;
-    // appendText escapes: kernel names come from the program's binary, not from us.
-    const md = new vscode.MarkdownString();
-    md.appendText(`${k.qualifiedName} (SDMA Lens, run ${this.profile.runId})\n\n${facts.summary}\n\n${facts.details}`);
+    // Escaped: kernel names come from the program's binary, not from us.
+    const md = new vscode.MarkdownString(`**${escapeMarkdown(k.qualifiedName)}** (SDMA Lens, run ${escapeMarkdown(this.profile.runId)})\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details.split('\n').map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`).join('\n')}`);
     return new vscode.Hover(md, new vscode.Range(doc.positionAt(k.nameOffset), doc.positionAt(k.nameOffset + k.name.length)));
   }
 

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCrossover, findCrossovers, quantile } from '../../src/core/advice/crossover';
 import type { Sample } from '../../src/core/protocol';
+import { parseLine } from '../../src/core/protocol';
+import { applyRecord, newRun } from '../../src/core/run';
 import { readRunFile } from '../../src/core/runStore';
-import { sample } from '../support/records';
+import { header, sample } from '../support/records';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -102,5 +105,23 @@ describe('crossovers of a real simulator run', () => {
     expect(host8.estimateBytes!).toBeGreaterThan(128 * KiB);
     expect(host8.estimateBytes!).toBeLessThan(1 * MiB);
     expect(all[1]!.fromBytes!).toBeGreaterThan(host8.fromBytes!);
+  });
+});
+
+describe('crossovers of the 2x H200 measurements (bench/results/h200x2-2026-11-30)', () => {
+  it('finds what was measured there: the copy engine never slower host-initiated; the device-initiated crossover at tens of MiB on all SMs', () => {
+    const run = newRun(header('h200'));
+    const text = readFileSync(join(__dirname, '../../bench/results/h200x2-2026-11-30/raw/sweep.ndjson'), 'utf8');
+    for (const line of text.split('\n')) {
+      const r = line ? parseLine(line) : undefined;
+      if (r?.kind === 'record') applyRecord(run, r.record);
+    }
+    const all = findCrossovers(run.samples);
+    const at = (initiator: string, cus: number) => all.find((c) => c.initiator === initiator && c.cus === cus)!;
+    expect(at('host', 132).kind).toBe('engine-always');
+    const device = at('device', 132);
+    expect(device.kind).toBe('crossover');
+    expect(device.estimateBytes!).toBeGreaterThan(16 * MiB);
+    expect(device.estimateBytes!).toBeLessThan(64 * MiB);
   });
 });

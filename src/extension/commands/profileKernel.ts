@@ -24,6 +24,8 @@ export interface ProfileArgs {
   kernel?: string;
   /** Scripted use: run this instead of the configured program. */
   program?: ProgramSpec;
+  /** Demos and tests: the simulator adds this many labelled-simulated launches (forces --backend sim). */
+  simDispatches?: number;
 }
 
 export interface ProfileDeps extends SweepDeps {
@@ -56,7 +58,9 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
     const target = deps.targets?.target() ?? new LocalTarget();
     const ssh = target instanceof SshTarget ? target : undefined;
     const helper = ssh ? await deps.helper.getRemote(ssh.connection) : await deps.helper.get();
-    const backend = sweepSettings().backend;
+    const simDispatches = typeof args?.simDispatches === 'number' && Number.isInteger(args.simDispatches) && args.simDispatches > 0 ? Math.min(args.simDispatches, 10_000) : undefined;
+    const backend = simDispatches !== undefined ? 'sim' : sweepSettings().backend;
+    const simArgs = simDispatches !== undefined ? ['--sim-dispatches', String(simDispatches)] : [];
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const id = makeRunId('run', backend);
     const output = deps.programOutput;
@@ -81,7 +85,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
               command: 'run',
               createdAt: new Date().toISOString(),
               target: ssh ? { kind: 'ssh', host: ssh.host } : { kind: 'local' },
-              helper: { path: helper.path, args: ['run', '--backend', backend, '--', spec.program, ...spec.args] },
+              helper: { path: helper.path, args: ['run', '--backend', backend, ...simArgs, '--', spec.program, ...spec.args] },
             },
             cwd: spec.cwd,
             env: spec.env,
