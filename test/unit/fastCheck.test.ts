@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { fastPredicate } from '../../src/core/fastCheck';
+import { DoneSchema, ErrorSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
+import { sample } from '../support/records';
+
+/** Values chosen to sit on every edge the schemas draw: types, signs, integers, limits, NaN. */
+const oddValue = fc.oneof(
+  fc.constantFrom(undefined, null, true, false, '', 'cu', 'engine', 'host', 'device', 'sample', 'x'.repeat(5000), 0, -0, 1, -1, 0.5, 1023, 1024, Number.NaN, Infinity, -Infinity, 2 ** 53, [], [1, 2], [-1], [Number.NaN], {}, { a: 1 }),
+  fc.double(),
+  fc.integer({ min: -5, max: 2000 }),
+  fc.string(),
+  fc.array(fc.oneof(fc.double(), fc.integer(), fc.string()), { maxLength: 4 }),
+);
+
+/** A valid record with some fields replaced by odd values, some removed, and maybe an extra key. */
+function mutations(base: Record<string, unknown>) {
+  const keys = Object.keys(base);
+  return fc.record({
+    replace: fc.dictionary(fc.constantFrom(...keys), oddValue, { maxKeys: 3 }),
+    drop: fc.subarray(keys, { maxLength: 2 }),
+    extra: fc.option(fc.tuple(fc.string(), oddValue)),
+  }).map(({ replace, drop, extra }) => {
+    const out: Record<string, unknown> = { ...base, ...replace };
+    for (const k of drop) delete out[k];
+    if (extra) out[`x_${extra[0]}`] = extra[1];
+    return out;
+  });
+}
+
+const topology = JSON.parse(readFileSync(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'), 'utf8').split('\n').find((l) => l.includes('"topology"'))!);
+
+const cases: [string, v.GenericSchema, Record<string, unknown>][] = [
+  ['sample', SampleSchema, { ...sample(), medianNs: 10, mode: 'pipelined', opsPerIter: 4, label: 'proxy-initiated', engineIds: [2, 3], traced: true, cusSeen: 8 }],
+  ['progress', ProgressSchema, { type: 'progress', done: 3, total: 10, message: 'x' }],
+  ['done', DoneSchema, { type: 'done', status: 'ok', samples: 3, elapsedMs: 1.5 }],
+  ['warning', WarningSchema, { type: 'warning', code: 'simulated', message: 'm' }],
+  ['error', ErrorSchema, { type: 'error', code: 'usage', message: 'm', detail: 'd', hint: 'h' }],
+  ['topology', TopologySchema, topology],
+];
+
+describe('the ingest fast path read off the schemas', () => {
+  it.each(cases)('%s: never accepts what the schema rejects (property)', (_name, schema, base) => {
+    const fast = fastPredicate(schema)!;
+    expect(fast).toBeDefined();
+    fc.assert(
+      fc.property(mutations(base), (record) => !fast(record) || v.safeParse(schema, record).success),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each(cases)('%s: accepts the valid record, so the fast path is really taken', (_name, schema, base) => {
+    expect(v.safeParse(schema, base).success).toBe(true);
+    expect(fastPredicate(schema)!(base)).toBe(true);
+  });
+
+  it('declines schemas it cannot read (e.g. unions), leaving them to valibot', () => {
+    expect(fastPredicate(v.union([v.string(), v.number()]))).toBeUndefined();
+    expect(fastPredicate(v.object({ a: v.pipe(v.string(), v.regex(/x/)) }))).toBeUndefined();
+  });
+});
