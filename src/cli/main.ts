@@ -15,6 +15,7 @@ import { LocalTarget } from '../core/localTarget';
 import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
 import type { Run } from '../core/run';
+import { runHeader } from '../core/run';
 import { RunFileError, RunStore, makeRunId } from '../core/runStore';
 import { runSession } from '../core/session';
 import { SshConnection } from '../core/ssh/connection';
@@ -181,16 +182,7 @@ async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, v
     helper = await findHelper(values.helper, signal);
     if (options.timelineSizeBytes !== undefined) options.timelineOut = join(store.dirOf(id), 'timeline.sdmatl');
   }
-  const header = {
-    type: 'run' as const,
-    format: 'sdma-lens-run' as const,
-    version: 1 as const,
-    id,
-    command: 'sweep' as const,
-    createdAt: new Date().toISOString(),
-    target: conn ? { kind: 'ssh' as const, host: conn.label } : { kind: 'local' as const },
-    helper: { path: helper.path, args: sweepArgs(options) },
-  };
+  const header = runHeader(id, 'sweep', helper.path, sweepArgs(options), conn?.label);
   const interactive = !values.json && process.stderr.isTTY;
   const run = await runSession({
     target: conn ? new SshTarget(conn) : new LocalTarget(),

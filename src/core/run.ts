@@ -38,6 +38,20 @@ export const RunHeaderSchema = v.object({
 });
 export type RunHeader = v.InferOutput<typeof RunHeaderSchema>;
 
+/** The header of a new run: where it runs (an SSH host, or this machine) and what is started. */
+export function runHeader(id: string, command: RunHeader['command'], helperPath: string, args: string[], sshHost?: string): RunHeader {
+  return {
+    type: 'run',
+    format: RUN_FORMAT,
+    version: RUN_FORMAT_VERSION,
+    id,
+    command,
+    createdAt: new Date().toISOString(),
+    target: sshHost !== undefined ? { kind: 'ssh', host: sshHost } : { kind: 'local' },
+    helper: { path: helperPath, args },
+  };
+}
+
 /** How a run ended, as the host saw it (the helper's own `done` may be missing after a crash). */
 export const RunEndSchema = v.object({
   type: v.literal('run-end'),

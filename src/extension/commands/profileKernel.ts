@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { LocalTarget } from '../../core/localTarget';
 import type { Run } from '../../core/run';
-import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
+import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { summarizeRunMode } from '../../core/runMode';
 import { runSession } from '../../core/session';
@@ -77,16 +77,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
           const run = await runSession({
             target,
             store,
-            header: {
-              type: 'run',
-              format: RUN_FORMAT,
-              version: RUN_FORMAT_VERSION,
-              id,
-              command: 'run',
-              createdAt: new Date().toISOString(),
-              target: ssh ? { kind: 'ssh', host: ssh.host } : { kind: 'local' },
-              helper: { path: helper.path, args: ['run', '--backend', backend, ...simArgs, '--', spec.program, ...spec.args] },
-            },
+            header: runHeader(id, 'run', helper.path, ['run', '--backend', backend, ...simArgs, '--', spec.program, ...spec.args], ssh?.host),
             cwd: spec.cwd,
             env: spec.env,
             signal: controller.signal,

@@ -7,7 +7,7 @@ import { trackRun } from '../activeRuns';
 import * as vscode from 'vscode';
 import { LocalTarget } from '../../core/localTarget';
 import type { Run } from '../../core/run';
-import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
+import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
@@ -71,16 +71,7 @@ export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveC
           const run = await runSession({
             target,
             store,
-            header: {
-              type: 'run',
-              format: RUN_FORMAT,
-              version: RUN_FORMAT_VERSION,
-              id,
-              command,
-              createdAt: new Date().toISOString(),
-              target: ssh ? { kind: 'ssh', host: ssh.host } : { kind: 'local' },
-              helper: { path: helper.path, args },
-            },
+            header: runHeader(id, command, helper.path, args, ssh?.host),
             signal: controller.signal,
             onRecord: (live, record) => {
               if (record.type === 'hello') panel = CollectivePanel.show(deps.context.extensionUri, live, deps.log);

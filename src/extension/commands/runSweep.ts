@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LocalTarget } from '../../core/localTarget';
 import type { Run } from '../../core/run';
-import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
+import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
 import { SshError } from '../../core/ssh/connection';
@@ -79,16 +79,7 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
           const run = await runSession({
             target,
             store,
-            header: {
-              type: 'run',
-              format: RUN_FORMAT,
-              version: RUN_FORMAT_VERSION,
-              id,
-              command: 'sweep',
-              createdAt: new Date().toISOString(),
-              target: ssh ? { kind: 'ssh', host: ssh.host } : { kind: 'local' },
-              helper: { path: helper.path, args: sweepArgs(withTimeline) },
-            },
+            header: runHeader(id, 'sweep', helper.path, sweepArgs(withTimeline), ssh?.host),
             signal: controller.signal,
             onRecord: (live, record) => {
               if (record.type === 'hello') panel = SweepPanel.show(deps.context.extensionUri, live, deps.log, true);

@@ -11,7 +11,7 @@ import { LocalTarget } from '../../core/localTarget';
 import type { PathName } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { Run } from '../../core/run';
-import { RUN_FORMAT, RUN_FORMAT_VERSION } from '../../core/run';
+import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
 import type { TimelineLocation, TimelinePoint } from '../../core/timelineSource';
@@ -143,16 +143,7 @@ async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: 
         return await runSession({
           target: new LocalTarget(),
           store,
-          header: {
-            type: 'run',
-            format: RUN_FORMAT,
-            version: RUN_FORMAT_VERSION,
-            id: makeRunId('timeline', run.hello?.backend ?? 'auto'),
-            command: 'sweep',
-            createdAt: new Date().toISOString(),
-            target: { kind: 'local' },
-            helper: { path: helper.path, args },
-          },
+          header: runHeader(makeRunId('timeline', run.hello?.backend ?? 'auto'), 'sweep', helper.path, args),
           signal: controller.signal,
           onLog: (level, message) => deps.log[level](message),
         });
