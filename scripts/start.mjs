@@ -26,9 +26,8 @@ function portFree(port) {
 }
 
 function cliSweep(reason) {
-  console.log(`> ${reason}: running a simulated transfer sweep with the CLI instead\n`);
-  must(process.execPath, ['dist/cli.js', 'sweep', '--backend', 'sim', '--runs-dir', join(sample, '.sdma-lens', 'runs')]);
-  console.log(`\nTo see it in VS Code: open ${sample} with SDMA Lens installed (or run \`code --extensionDevelopmentPath=${root} ${sample}\`),`);
+  console.log(`> ${reason}.`);
+  console.log(`To see the sweep above in VS Code: open ${sample} with SDMA Lens installed (or run \`code --extensionDevelopmentPath=${root} ${sample}\`),`);
   console.log('then run "SDMA Lens: Open Run" from the command palette.');
 }
 
@@ -62,13 +61,20 @@ async function serveVSCode() {
   });
   const url = workbenchUrl(server.origin, { folder: sample, extensionDevelopmentPath: root });
   console.log(`\n> VS Code ${serverVersion(installed.serverMain)} with SDMA Lens (under development) on examples/hip-sample. Open in a browser:\n\n  ${url}\n`);
-  console.log('  then run "SDMA Lens: Run Transfer Sweep" from the command palette (F1).');
+  console.log('  then "SDMA Lens: Open Run" (F1) shows the sweep above, and "SDMA Lens: Run Transfer Sweep" runs another.');
   console.log(`  From another machine: ssh -L ${server.port}:127.0.0.1:${server.port} this-host, then open the same URL.`);
   console.log('  Ctrl+C stops it.');
 }
 
+// The main job first, so there is a run to look at: a transfer sweep on the simulated node,
+// saved where the sample workspace's "SDMA Lens: Open Run" finds it.
+console.log('> a transfer sweep on the simulated MI350X node (CLI)\n');
+must(process.execPath, ['dist/cli.js', 'sweep', '--backend', 'sim', '--runs-dir', join(sample, '.sdma-lens', 'runs')]);
+console.log('');
+
 if (desktop) {
   console.log('> opening VS Code with SDMA Lens on examples/hip-sample');
+  console.log('  "SDMA Lens: Open Run" shows the sweep above;');
   console.log('  then run "SDMA Lens: Run Transfer Sweep" from the command palette (Ctrl+Shift+P)');
   must('code', ['--new-window', `--extensionDevelopmentPath=${root}`, sample]);
 } else {
