@@ -2,7 +2,10 @@
  * The words above a kernel after a profile run: one line for the code lens, a few for the
  * hover. Template instances of one source kernel are added up.
  */
+import type { KernelSite } from './kernels/detect';
+import { matchKernel } from './kernels/names';
 import type { KernelSummary } from './runMode';
+import { summariesBySite } from './runMode';
 import { formatNs } from './units';
 
 export interface KernelFactsText {
@@ -42,4 +45,33 @@ export function kernelFactsText(instances: readonly KernelSummary[]): KernelFact
   ];
   if (instances.length > 1) lines.push(`- ${instances.length} instances: ${instances.map((k) => k.name).join('; ')}`);
   return { summary: parts.join(' - '), details: lines.join('\n'), printedName: busiest.name };
+}
+
+/**
+ * Facts per detected kernel (by qualified name). A printed name that could be several
+ * kernels of the file is shown on each of them, marked ambiguous, never on one by guess.
+ */
+export function factsBySite(kernels: readonly KernelSummary[], sites: readonly KernelSite[]): Map<string, KernelFactsText> {
+  const facts = new Map<string, KernelFactsText>();
+  const { bySite, unplaced } = summariesBySite(kernels, sites);
+  for (const { site, kernels: ks } of bySite) {
+    const text = kernelFactsText(ks);
+    if (text) facts.set(site.qualifiedName, text);
+  }
+  for (const k of unplaced) {
+    const m = matchKernel(k.name, sites);
+    if (m.kind !== 'ambiguous') continue;
+    const text = kernelFactsText([k])!;
+    const note = `ambiguous: ${m.sites.length} kernels here match ${k.name}`;
+    for (const site of m.sites) {
+      const known = facts.get(site.qualifiedName);
+      facts.set(
+        site.qualifiedName,
+        known
+          ? { ...known, details: `${known.details}\n- also possibly ${k.name} (${note})` }
+          : { summary: `${text.summary} (${note.split(':')[0]})`, details: `${text.details}\n- ${note}`, printedName: text.printedName },
+      );
+    }
+  }
+  return facts;
 }

@@ -8,9 +8,8 @@ import * as vscode from 'vscode';
 import type { KernelSite } from '../core/kernels/detect';
 import { detectKernels } from '../core/kernels/detect';
 import type { KernelFactsText } from '../core/kernelFacts';
-import { kernelFactsText } from '../core/kernelFacts';
+import { factsBySite } from '../core/kernelFacts';
 import type { RunModeSummary } from '../core/runMode';
-import { summariesBySite } from '../core/runMode';
 
 /** Files larger than this get no lenses: generated sources are not what users profile by hand. */
 const MAX_CHARS = 4 * 1024 * 1024;
@@ -59,13 +58,7 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
 
   /** Facts per detected kernel of a document (by qualified name), from the newest profile. */
   factsOf(doc: vscode.TextDocument): Map<string, KernelFactsText> {
-    const facts = new Map<string, KernelFactsText>();
-    if (!this.profile) return facts;
-    for (const { site, kernels } of summariesBySite(this.profile.summary.kernels, this.kernels(doc)).bySite) {
-      const text = kernelFactsText(kernels);
-      if (text) facts.set(site.qualifiedName, text);
-    }
-    return facts;
+    return this.profile ? factsBySite(this.profile.summary.kernels, this.kernels(doc)) : new Map<string, KernelFactsText>();
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {

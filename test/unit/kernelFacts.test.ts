@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectKernels } from '../../src/core/kernels/detect';
-import { kernelFactsText } from '../../src/core/kernelFacts';
+import { factsBySite, kernelFactsText } from '../../src/core/kernelFacts';
 import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
 import { summariesBySite, summarizeRunMode } from '../../src/core/runMode';
@@ -45,5 +45,22 @@ describe('kernel facts above the source', () => {
     expect(text.details).toMatch(/2 instances/);
     expect(text.printedName).toBe('k<float>(float*)');
     expect(kernelFactsText([])).toBeUndefined();
+  });
+});
+
+describe('ambiguous names', () => {
+  it('puts a launch that could be two kernels on both, marked ambiguous, and a unique one on its own', () => {
+    const sites = detectKernels('namespace a { __global__ void k() {} }\nnamespace b { __global__ void k() {} }\n__global__ void solo() {}\n');
+    const base = { gpus: [0], minNs: 1000, maxNs: 1000, sources: ['cupti' as const], bytesByPath: { 'cu/host': 0, 'cu/device': 0, 'engine/host': 0, 'engine/device': 0 } };
+    const facts = factsBySite(
+      [
+        { ...base, name: 'k()', launches: 2, totalNs: 2000, avgNs: 1000 },
+        { ...base, name: 'solo()', launches: 1, totalNs: 1000, avgNs: 1000 },
+      ],
+      sites,
+    );
+    expect(facts.get('a::k')?.summary).toMatch(/\(ambiguous\)$/);
+    expect(facts.get('b::k')?.details).toMatch(/ambiguous: 2 kernels here match k\(\)/);
+    expect(facts.get('solo')?.summary).toMatch(/^1\.00 us avg x 1 launch$/);
   });
 });
