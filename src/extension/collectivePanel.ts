@@ -31,12 +31,18 @@ export class CollectivePanel implements vscode.Disposable {
       existing.update(run);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(COLLECTIVE_VIEW_TYPE, 'SDMA Lens collectives', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
-    });
+    const panel = vscode.window.createWebviewPanel(COLLECTIVE_VIEW_TYPE, 'SDMA Lens collectives', vscode.ViewColumn.Active, CollectivePanel.options(extensionUri));
     return new CollectivePanel(panel, extensionUri, run, log);
+  }
+
+  /** Rebuilds a panel VS Code restored after a reload (the page saved its run id in its state). */
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): CollectivePanel {
+    panel.webview.options = CollectivePanel.options(extensionUri);
+    return new CollectivePanel(panel, extensionUri, run, log);
+  }
+
+  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')] };
   }
 
   static forRun(id: string): CollectivePanel | undefined {

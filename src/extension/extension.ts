@@ -3,6 +3,8 @@
  * Each command lives in its own file and adapts the editor-free core to VS Code.
  */
 import * as vscode from 'vscode';
+import { COLLECTIVE_VIEW_TYPE, CollectivePanel } from './collectivePanel';
+import type { Run } from '../core/run';
 import { RunStore } from '../core/runStore';
 import { HelperService } from './helperService';
 import { deleteRunCommand, openRunCommand } from './commands/runs';
@@ -34,6 +36,17 @@ export function activate(context: vscode.ExtensionContext) {
   const lenses = new KernelLensProvider();
   const programOutput = vscode.window.createOutputChannel('SDMA Lens: Program');
   const profileDeps: ProfileDeps = { ...deps, lenses, programOutput };
+  /** The run a restored panel showed (the page keeps its id in its state), if it can be read. */
+  const restorableRun = async (state: unknown): Promise<Run | undefined> => {
+    const id = typeof state === 'object' && state !== null ? (state as { runId?: unknown }).runId : undefined;
+    if (typeof id !== 'string' || !vscode.workspace.isTrusted) return undefined;
+    try {
+      return await new RunStore(runsFolder(context.globalStorageUri)).open(id);
+    } catch (err) {
+      log.warn(`could not restore the panel of run ${id}: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
   context.subscriptions.push(
     log,
     helper,
@@ -58,20 +71,18 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
       deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveTimelinePanel(deps, panel, state),
     }),
+    vscode.window.registerWebviewPanelSerializer(COLLECTIVE_VIEW_TYPE, {
+      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
+        const run = await restorableRun(state);
+        if (run) CollectivePanel.revive(panel, context.extensionUri, run, log);
+        else panel.dispose();
+      },
+    }),
     vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
-        const id = typeof state === 'object' && state !== null ? (state as { runId?: unknown }).runId : undefined;
-        if (typeof id !== 'string' || !vscode.workspace.isTrusted) {
-          panel.dispose();
-          return;
-        }
-        try {
-          const run = await new RunStore(runsFolder(context.globalStorageUri)).open(id);
-          SweepPanel.revive(panel, context.extensionUri, run, log);
-        } catch (err) {
-          log.warn(`could not restore the panel of run ${id}: ${(err as Error).message}`);
-          panel.dispose();
-        }
+        const run = await restorableRun(state);
+        if (run) SweepPanel.revive(panel, context.extensionUri, run, log);
+        else panel.dispose();
       },
     }),
   );
