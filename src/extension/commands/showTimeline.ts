@@ -15,6 +15,8 @@ import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
 import type { TimelineLocation, TimelinePoint } from '../../core/timelineSource';
+import { SshTarget } from '../../core/ssh/sshTarget';
+import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../../core/ssh/remoteFiles';
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineArgs, timelineFileName, timelineMeta } from '../../core/timelineSource';
 import { runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
@@ -128,22 +130,26 @@ async function pickRunWithTimeline(store: RunStore): Promise<string | undefined>
 
 /** One timeline-only helper run, saved under `<run>/timelines/`, with progress and cancel. */
 async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
-  if (run.header.target.kind !== 'local') {
-    throw new Error(`run ${run.header.id} was measured on ${run.header.target.host ?? 'another machine'}; timelines of other sweep points are recorded only for runs on this machine. Its own timeline (sdmaLens.sweep.timelineSize) is shown when it matches the point`);
-  }
-  const helper = await deps.helper.get();
-  const args = timelineArgs(run, point, file);
+  // A run measured over SSH records its other points on the same node, writing the file there
+  // and copying it into the run folder afterwards (as the sweep does with its own timeline).
+  const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
+  if (run.header.target.kind === 'ssh' && (!host || !deps.targets)) throw new Error(`run ${run.header.id} was measured over SSH, but its node is not known`);
+  const conn = host && deps.targets ? deps.targets.connection(host) : undefined;
+  const id = makeRunId('timeline', run.hello?.backend ?? 'auto');
+  const helper = conn ? await deps.helper.getRemote(conn) : await deps.helper.get();
+  const out = conn ? `${await makeRemoteRunDir(conn, id)}/${basename(file)}` : file;
+  const args = timelineArgs(run, point, out);
   const store = new RunStore(join(runDir, 'timelines'));
   const ended = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: recording the timeline of ${point.path} at ${basename(file)}`, cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: recording the timeline of ${point.path} at ${basename(file)}${host ? ` on ${host}` : ''}`, cancellable: true },
     async (_progress, token) => {
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
         return await runSession({
-          target: new LocalTarget(),
+          target: conn ? new SshTarget(conn) : new LocalTarget(),
           store,
-          header: runHeader(makeRunId('timeline', run.hello?.backend ?? 'auto'), 'sweep', helper.path, args),
+          header: runHeader(id, 'sweep', helper.path, args, host),
           signal: controller.signal,
           onLog: (level, message) => deps.log[level](message),
         });
@@ -152,6 +158,13 @@ async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: 
       }
     },
   );
+  if (conn) {
+    try {
+      if (ended.end?.status === 'ok') await fetchRemoteRunFile(conn, id, basename(file), file);
+    } finally {
+      await removeRemoteRunDir(conn, id).catch(() => {});
+    }
+  }
   if (ended.end?.status === 'ok' && existsSync(file)) return true;
   if (ended.end?.status === 'cancelled') return false;
   throw new Error(`the helper could not record the timeline: ${ended.end?.message ?? 'no result'}`);
