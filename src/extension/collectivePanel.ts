@@ -4,6 +4,7 @@
  * whole view model (throttled while the run streams) and validates what the page sends back.
  */
 import * as vscode from 'vscode';
+import { validPanelMessage } from './panelMessages';
 import type { CollectiveHostMessage } from '../core/collectiveMessages';
 import { parseCollectiveWebviewMessage } from '../core/collectiveMessages';
 import { collectivePageView } from '../core/collectiveView';
@@ -93,11 +94,8 @@ export class CollectivePanel implements vscode.Disposable {
   }
 
   private receive(raw: unknown): void {
-    const message = parseCollectiveWebviewMessage(raw);
-    if (!message) {
-      this.log.warn(`ignored an invalid message from the collective panel: ${JSON.stringify(raw)?.slice(0, 200)}`);
-      return;
-    }
+    const message = validPanelMessage(raw, parseCollectiveWebviewMessage, this.log, 'collective');
+    if (!message) return;
     switch (message.type) {
       case 'ready':
         this.ready = true;

@@ -3,6 +3,7 @@
  * (throttled while the run streams) and validates every message the page sends back.
  */
 import * as vscode from 'vscode';
+import { validPanelMessage } from './panelMessages';
 import type { HostMessage } from '../core/messages';
 import { parseWebviewMessage } from '../core/messages';
 import { adviseFromRun } from '../core/advice/advice';
@@ -128,11 +129,8 @@ export class SweepPanel implements vscode.Disposable {
   }
 
   private receive(raw: unknown): void {
-    const message = parseWebviewMessage(raw);
-    if (!message) {
-      this.log.warn(`ignored an invalid message from the sweep panel: ${JSON.stringify(raw)?.slice(0, 200)}`);
-      return;
-    }
+    const message = validPanelMessage(raw, parseWebviewMessage, this.log, 'sweep');
+    if (!message) return;
     switch (message.type) {
       case 'ready':
         this.ready = true;

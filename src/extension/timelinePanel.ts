@@ -7,6 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import * as vscode from 'vscode';
+import { validPanelMessage } from './panelMessages';
 import type { TimelineHostMessage } from '../core/messages';
 import { parseTimelineWebviewMessage } from '../core/messages';
 import type { TimelineColumns } from '../core/timelineFile';
@@ -104,11 +105,8 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private receive(raw: unknown): void {
-    const message = parseTimelineWebviewMessage(raw);
-    if (!message) {
-      this.log.warn(`ignored an invalid message from the timeline panel: ${JSON.stringify(raw)?.slice(0, 200)}`);
-      return;
-    }
+    const message = validPanelMessage(raw, parseTimelineWebviewMessage, this.log, 'timeline');
+    if (!message) return;
     switch (message.type) {
       case 'ready':
         this.ready = true;

@@ -1,7 +1,8 @@
 /** Runs the real helper and splits what it printed, for contract tests. */
 import { spawnSync } from 'node:child_process';
 import { inject } from 'vitest';
-import type { LineResult } from '../../src/core/protocol';
+import { expect } from 'vitest';
+import type { HelperRecord, LineResult } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
 
 export interface HelperRun {
@@ -24,4 +25,15 @@ export function records(run: HelperRun) {
     if (r.kind !== 'record') throw new Error(`line ${i + 1} is not a valid record (${r.kind === 'malformed' ? r.reason : `type ${r.type}`}): ${run.lines[i]?.slice(0, 200)}`);
     return r.record;
   });
+}
+
+/** Run mode's documented order: hello, topology, program start, dispatch/copy*, program exit, warning*, done. */
+export function expectRunOrder(rs: HelperRecord[]) {
+  const types = rs.map((r) => (r.type === 'program' ? `program:${r.event}` : r.type));
+  expect(types.slice(0, 3)).toEqual(['hello', 'topology', 'program:start']);
+  expect(types.at(-1)).toBe('done');
+  const exit = types.indexOf('program:exit');
+  expect(exit).toBeGreaterThan(2);
+  for (const t of types.slice(3, exit)) expect(['dispatch', 'copy']).toContain(t);
+  for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
 }

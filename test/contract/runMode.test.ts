@@ -8,20 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { CopyOp, Dispatch, HelperRecord, Program } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
-import { helper, records } from './run';
+import { expectRunOrder, helper, records } from './run';
 
 const isProgram = (r: HelperRecord): r is Program => r.type === 'program';
 
-/** hello, topology, program start, dispatch/copy*, program exit, warning*, done. */
-function expectRunOrder(rs: HelperRecord[]) {
-  const types = rs.map((r) => (r.type === 'program' ? `program:${r.event}` : r.type));
-  expect(types.slice(0, 3)).toEqual(['hello', 'topology', 'program:start']);
-  expect(types.at(-1)).toBe('done');
-  const exit = types.indexOf('program:exit');
-  expect(exit).toBeGreaterThan(2);
-  for (const t of types.slice(3, exit)) expect(['dispatch', 'copy']).toContain(t);
-  for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
-}
 
 /** Processes of a process group that are not zombies, from /proc. */
 function liveMembers(pgid: number): number[] {

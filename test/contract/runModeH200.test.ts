@@ -12,19 +12,10 @@ import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
 import { summarizeRunMode, summariesBySite } from '../../src/core/runMode';
 import { detectKernels } from '../../src/core/kernels/detect';
+import { expectRunOrder } from './run';
 
 const MiB = 1024 * 1024;
 
-/** hello, topology, program start, dispatch/copy*, program exit, warning*, done. */
-function expectRunOrder(rs: HelperRecord[]) {
-  const types = rs.map((r) => (r.type === 'program' ? `program:${r.event}` : r.type));
-  expect(types.slice(0, 3)).toEqual(['hello', 'topology', 'program:start']);
-  expect(types.at(-1)).toBe('done');
-  const exit = types.indexOf('program:exit');
-  expect(exit).toBeGreaterThan(2);
-  for (const t of types.slice(3, exit)) expect(['dispatch', 'copy']).toContain(t);
-  for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
-}
 
 function load(name: string): HelperRecord[] {
   const text = readFileSync(join(inject('repoRoot'), 'test', 'fixtures', 'runmode', name), 'utf8');

@@ -788,6 +788,23 @@ class GpuBackend final : public Backend {
     return std::string(text);
   }
 
+  /** The last traced iteration of a load/store copy: each block's CU (and XCC) and span. */
+  void readBlockTrace(const DeviceScratch& s, int blocks, RunResult& run) const {
+    run.last.blocks.resize(static_cast<std::size_t>(blocks));
+    check(hipMemcpy(run.last.blocks.data(), s.trace, sizeof(BlockTrace) * run.last.blocks.size(), hipMemcpyDeviceToHost),
+          "trace");
+    std::set<std::uint64_t> cusSeen;
+    double lo = 1e300, hi = 0;
+    for (const BlockTrace& b : run.last.blocks) {
+      cusSeen.insert((static_cast<std::uint64_t>(b.xcc) << 32) | b.cu);
+      lo = std::min(lo, ticksToNs(b.startTicks));
+      hi = std::max(hi, ticksToNs(b.endTicks));
+    }
+    run.cusSeen = static_cast<int>(cusSeen.size());
+    run.last.startNs = lo;
+    run.last.endNs = hi;
+  }
+
   double ticksToNs(unsigned long long ticks) const {
 #if defined(SDMA_GPU_NVIDIA)
     return static_cast<double>(ticks);
@@ -876,20 +893,7 @@ class GpuBackend final : public Backend {
     run.opsDone = op;
     if (!trace) return;
     if (cu) {
-      run.last.blocks.resize(static_cast<std::size_t>(blocks));
-      check(hipMemcpy(run.last.blocks.data(), s.trace, sizeof(BlockTrace) * run.last.blocks.size(),
-                      hipMemcpyDeviceToHost),
-            "trace");
-      std::set<std::uint64_t> cusSeen;
-      double lo = 1e300, hi = 0;
-      for (const BlockTrace& b : run.last.blocks) {
-        cusSeen.insert((static_cast<std::uint64_t>(b.xcc) << 32) | b.cu);
-        lo = std::min(lo, ticksToNs(b.startTicks));
-        hi = std::max(hi, ticksToNs(b.endTicks));
-      }
-      run.cusSeen = static_cast<int>(cusSeen.size());
-      run.last.startNs = lo;
-      run.last.endNs = hi;
+      readBlockTrace(s, blocks, run);
     } else {
       unsigned long long stamp = 0;
       check(hipMemcpy(&stamp, s.stamp, 8, hipMemcpyDeviceToHost), "stamp");
@@ -978,20 +982,7 @@ class GpuBackend final : public Backend {
     run.timesNs = iterationTimes(s, warm + iters, warm, depth);
     run.opsDone = static_cast<std::uint64_t>(warm + iters) * depth;
     if (trace) {
-      run.last.blocks.resize(static_cast<std::size_t>(blocks));
-      check(hipMemcpy(run.last.blocks.data(), s.trace, sizeof(BlockTrace) * run.last.blocks.size(),
-                      hipMemcpyDeviceToHost),
-            "trace");
-      std::set<std::uint64_t> cusSeen;
-      double lo = 1e300, hi = 0;
-      for (const BlockTrace& b : run.last.blocks) {
-        cusSeen.insert((static_cast<std::uint64_t>(b.xcc) << 32) | b.cu);
-        lo = std::min(lo, ticksToNs(b.startTicks));
-        hi = std::max(hi, ticksToNs(b.endTicks));
-      }
-      run.cusSeen = static_cast<int>(cusSeen.size());
-      run.last.startNs = lo;
-      run.last.endNs = hi;
+      readBlockTrace(s, blocks, run);
     }
   }
 
