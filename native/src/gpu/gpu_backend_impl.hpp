@@ -4,12 +4,14 @@
 // hip_backend.hip each include it once. The measurement method is docs/MEASUREMENT.md.
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -66,8 +68,10 @@ void check(hipError_t e, const char* what) {
 // time and still starts (and reports "no GPU") on machines without a driver.
 using WaitValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 using WriteValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+using MemcpyDtoDAsyncFn = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 WaitValueFn gWaitValue = nullptr;
 WriteValueFn gWriteValue = nullptr;
+MemcpyDtoDAsyncFn gMemcpyDtoDAsync = nullptr;
 
 void loadStreamMemOps() {
   cudaDriverEntryPointQueryResult status{};
@@ -80,6 +84,11 @@ void loadStreamMemOps() {
   if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &status) ==
           cudaSuccess && status == cudaDriverEntryPointSuccess) {
     gWriteValue = reinterpret_cast<WriteValueFn>(fn);
+  }
+  fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuMemcpyDtoDAsync", &fn, 12000, cudaEnableDefault, &status) ==
+          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+    gMemcpyDtoDAsync = reinterpret_cast<MemcpyDtoDAsyncFn>(fn);
   }
 }
 bool haveStreamMemOps() { return gWaitValue != nullptr && gWriteValue != nullptr; }
@@ -94,6 +103,17 @@ hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
              ? hipSuccess
              : cudaErrorUnknown;
 }
+// The proxy's submission: the driver's copy call skips the runtime's own bookkeeping on a
+// path whose small-copy cost is mostly API time (docs/MEASUREMENT.md, "proxy submission").
+hipError_t proxyCopy(void* dst, const void* src, std::size_t bytes, hipStream_t s, bool viaDriver) {
+  if (viaDriver && gMemcpyDtoDAsync != nullptr) {
+    return gMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes,
+                            s) == CUDA_SUCCESS
+               ? hipSuccess
+               : cudaErrorUnknown;
+  }
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, s);
+}
 #else
 void loadStreamMemOps() {}
 bool haveStreamMemOps() { return true; }
@@ -104,6 +124,31 @@ hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t value) {
   return hipStreamWriteValue32(s, devPtr, value, 0);
 }
 #endif
+
+// ---- how the NVIDIA proxy thread submits (engine/device) ----
+// SDMA_LENS_PROXY_SUBMIT=runtime|driver picks the copy call, SDMA_LENS_PROXY_PIN=0|1 keeps the
+// proxy thread on the CPU it started on. Both exist to compare submissions on one node; the
+// defaults are the fastest measured (docs/MEASUREMENT.md).
+struct ProxyTuning {
+  bool viaDriver = true;
+  bool pinned = true;
+};
+
+[[maybe_unused]] ProxyTuning readProxyTuning() {
+  ProxyTuning t;
+  if (const char* v = std::getenv("SDMA_LENS_PROXY_SUBMIT")) t.viaDriver = std::strcmp(v, "runtime") != 0;
+  if (const char* v = std::getenv("SDMA_LENS_PROXY_PIN")) t.pinned = std::strcmp(v, "0") != 0;
+  return t;
+}
+
+[[maybe_unused]] void pinToCurrentCpu() {
+  const int cpu = sched_getcpu();
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  (void)sched_setaffinity(0, sizeof(set), &set);  // best effort: a refused pin leaves the thread free
+}
 
 // ---- library and driver facts for `info` ----
 std::string versionFromNccl(int code) {
@@ -1015,6 +1060,7 @@ class GpuBackend final : public Backend {
       return;
     }
     HostControl* control = s.controlHost;
+    static const ProxyTuning proxyTuning = readProxyTuning();
     struct ProxyRecord {
       double pickupNs = -1, submitNs = -1;
     };
@@ -1027,6 +1073,7 @@ class GpuBackend final : public Backend {
       std::string proxyError;
       std::thread proxy([&] {
         (void)hipSetDevice(pair.src);
+        if (proxyTuning.pinned) pinToCurrentCpu();
         std::uint64_t seen = 0;
         while (!stop.load(std::memory_order_relaxed)) {
           const std::uint64_t rung = control->doorbell;
@@ -1036,8 +1083,8 @@ class GpuBackend final : public Backend {
             const std::uint64_t srcOffset = d.srcOffset, dstOffset = d.dstOffset, bytes = d.bytes;
             // Peer access is on, so a plain device-to-device copy goes to the copy engine over
             // the link, with less API work than the Peer variant on this latency-bound path.
-            hipError_t e = hipMemcpyAsync(pair.dstRegion + dstOffset, pair.srcRegion + srcOffset, bytes,
-                                          hipMemcpyDeviceToDevice, pair.proxyStream);
+            hipError_t e = proxyCopy(pair.dstRegion + dstOffset, pair.srcRegion + srcOffset, bytes,
+                                     pair.proxyStream, proxyTuning.viaDriver);
             if (e == hipSuccess) e = streamWrite(pair.proxyStream, s.completedSeq, static_cast<std::uint32_t>(seen + 1));
             if (e != hipSuccess) {
               proxyError = errorText(e);
