@@ -4,12 +4,15 @@
  * node that stops answering. After each, ps over ssh shows nothing of ours left on the node.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
+import { recordPointTimeline } from '../../src/core/pointTimeline';
+import { PATHS } from '../../src/core/protocol';
 import { RunStore } from '../../src/core/runStore';
+import { readTimelineFile } from '../../src/core/timelineFile';
 import type { Run } from '../../src/core/run';
 import { runSession } from '../../src/core/session';
 import type { RemoteHelperInfo } from '../../src/core/ssh/deploy';
@@ -108,6 +111,31 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
     expect(saved.samples).toEqual(r.samples);
     expect(await remoteProcesses(sshd, helper.path)).toEqual([]);
+  });
+
+  it('records another point\'s timeline on the run\'s node, copies it into the run folder and clears the node', async () => {
+    const saved = await new RunStore(runs).open('full');
+    const runDir = join(runs, 'full');
+    const file = join(runDir, 'timeline-1M-engine-host-1.sdmatl');
+    const recorded = await recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'engine/host', cus: 1 }, file, helperPath: helper.path, conn: connectionTo(sshd) });
+    expect(recorded).toBe(true);
+    const columns = readTimelineFile(new Uint8Array(readFileSync(file)));
+    expect(columns.kind.length).toBeGreaterThan(0);
+    expect([...columns.path].every((p) => p === PATHS.indexOf('engine/host'))).toBe(true);
+    const recordings = await new RunStore(join(runDir, 'timelines')).list();
+    expect(recordings).toHaveLength(1);
+    expect(recordings[0]!.header?.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
+  });
+
+  it('a point timeline the node cannot record fails with the helper\'s reason and leaves nothing on the node or a half file', async () => {
+    const saved = await new RunStore(runs).open('full');
+    const runDir = join(runs, 'full');
+    const file = join(runDir, 'timeline-1M-cu-host-99999.sdmatl');
+    // 4096 CUs passes the host's range check; the simulated node has 256, so the helper refuses it.
+    await expect(recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'cu/host', cus: 4096 }, file, helperPath: helper.path, conn: connectionTo(sshd) })).rejects.toThrow(/could not record the timeline: .*\S/);
+    expect(readdirSync(runDir).filter((n) => n.includes('cu-host'))).toEqual([]);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
   });
 
   it('the CLI runs a sweep with --target, copies the timeline back and clears it on the node', async () => {

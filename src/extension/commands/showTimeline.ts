@@ -7,17 +7,13 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/localTarget';
 import type { PathName } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { Run } from '../../core/run';
-import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runStore';
-import { runSession } from '../../core/session';
+import { recordPointTimeline } from '../../core/pointTimeline';
+import { RunStore } from '../../core/runStore';
 import type { TimelineLocation, TimelinePoint } from '../../core/timelineSource';
-import { SshTarget } from '../../core/ssh/sshTarget';
-import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../../core/ssh/remoteFiles';
-import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineArgs, timelineFileName, timelineMeta } from '../../core/timelineSource';
+import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/timelineSource';
 import { runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import type { TimelineSource } from '../timelinePanel';
@@ -130,42 +126,21 @@ async function pickRunWithTimeline(store: RunStore): Promise<string | undefined>
 
 /** One timeline-only helper run, saved under `<run>/timelines/`, with progress and cancel. */
 async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
-  // A run measured over SSH records its other points on the same node, writing the file there
-  // and copying it into the run folder afterwards (as the sweep does with its own timeline).
+  // A run measured over SSH records its other points on the same node (recordPointTimeline).
   const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
   if (run.header.target.kind === 'ssh' && (!host || !deps.targets)) throw new Error(`run ${run.header.id} was measured over SSH, but its node is not known`);
   const conn = host && deps.targets ? deps.targets.connection(host) : undefined;
-  const id = makeRunId('timeline', run.hello?.backend ?? 'auto');
   const helper = conn ? await deps.helper.getRemote(conn) : await deps.helper.get();
-  const out = conn ? `${await makeRemoteRunDir(conn, id)}/${basename(file)}` : file;
-  const args = timelineArgs(run, point, out);
-  const store = new RunStore(join(runDir, 'timelines'));
-  const ended = await vscode.window.withProgress(
+  return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: recording the timeline of ${point.path} at ${basename(file)}${host ? ` on ${host}` : ''}`, cancellable: true },
     async (_progress, token) => {
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
-        return await runSession({
-          target: conn ? new SshTarget(conn) : new LocalTarget(),
-          store,
-          header: runHeader(id, 'sweep', helper.path, args, host),
-          signal: controller.signal,
-          onLog: (level, message) => deps.log[level](message),
-        });
+        return await recordPointTimeline({ run, runDir, point, file, helperPath: helper.path, conn, signal: controller.signal, onLog: (level, message) => deps.log[level](message) });
       } finally {
         sub.dispose();
       }
     },
   );
-  if (conn) {
-    try {
-      if (ended.end?.status === 'ok') await fetchRemoteRunFile(conn, id, basename(file), file);
-    } finally {
-      await removeRemoteRunDir(conn, id).catch(() => {});
-    }
-  }
-  if (ended.end?.status === 'ok' && existsSync(file)) return true;
-  if (ended.end?.status === 'cancelled') return false;
-  throw new Error(`the helper could not record the timeline: ${ended.end?.message ?? 'no result'}`);
 }
