@@ -413,6 +413,8 @@ std::string usageText() {
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
                    [--timeline-iters N] [--sim-delay-ms N] [--fault SPEC]
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
+  sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
+  sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
   sdma-probe --version | --help
 
 Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.

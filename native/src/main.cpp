@@ -12,6 +12,7 @@
 #include "cancel.hpp"
 #include "collective/collective_command.hpp"
 #include "reporter.hpp"
+#include "run/import_mode.hpp"
 #include "run/run_mode.hpp"
 #include "sweep.hpp"
 #include "version.hpp"
@@ -100,6 +101,14 @@ int main(int argc, char** argv) {
     }
     Reporter reporter(stdout);
     return sdma::runmode::runMain(args, reporter);
+  }
+  if (!args.empty() && args[0] == "import") {
+    if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h")) {
+      std::fputs(std::string(sdma::runmode::importUsageText()).c_str(), stdout);
+      return 0;
+    }
+    Reporter reporter(stdout);
+    return sdma::runmode::importMain(args, reporter);
   }
   const ParsedArgs parsed = parseArgs(args);
   if (parsed.action == Action::PrintHelp) {

@@ -31,7 +31,7 @@ export const RunHeaderSchema = v.object({
   format: v.literal(RUN_FORMAT),
   version: v.literal(RUN_FORMAT_VERSION),
   id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)),
-  command: v.picklist(['sweep', 'info', 'collective', 'overlap', 'run']),
+  command: v.picklist(['sweep', 'info', 'collective', 'overlap', 'run', 'import']),
   createdAt: v.string(),
   target: v.object({ kind: v.picklist(['local', 'ssh']), host: v.optional(v.string()) }),
   helper: v.object({ path: v.string(), args: v.array(v.string()) }),

@@ -114,6 +114,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export function measured(run: Run): string {
   switch (run.header.command) {
     case 'run':
+    case 'import':
       return `${plural(run.dispatches.length, 'kernel launch', 'kernel launches')} and ${plural(run.copies.length, 'copy', 'copies')}`;
     case 'collective':
       return plural(run.collectives?.length ?? 0, 'collective point');

@@ -20,6 +20,8 @@ import { cancelRunCommand } from './activeRuns';
 import { KERNEL_SELECTOR, KernelLensProvider } from './kernelLens';
 import type { ProfileArgs, ProfileDeps } from './commands/profileKernel';
 import { openProfileCommand, profileKernelCommand } from './commands/profileKernel';
+import type { ImportArgs } from './commands/importProfile';
+import { importProfileCommand } from './commands/importProfile';
 import { runsFolder } from './settings';
 import { SWEEP_VIEW_TYPE, SweepPanel } from './sweepPanel';
 import { TargetService } from './targets';
@@ -61,6 +63,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.languages.registerCodeLensProvider(KERNEL_SELECTOR, lenses),
     vscode.languages.registerHoverProvider(KERNEL_SELECTOR, lenses),
     vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileKernelCommand(profileDeps, args)),
+    vscode.commands.registerCommand('sdmaLens.importProfile', (args?: ImportArgs) => importProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),

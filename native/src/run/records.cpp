@@ -85,4 +85,16 @@ void emitCopy(Reporter& reporter, const CopyRecord& c) {
   put(reporter, j);
 }
 
+void emitInStartOrder(Reporter& reporter, const std::vector<DispatchRecord>& dispatches,
+                      const std::vector<CopyRecord>& copies) {
+  std::size_t di = 0, ci = 0;
+  while (di < dispatches.size() || ci < copies.size()) {
+    if (ci >= copies.size() || (di < dispatches.size() && dispatches[di].startNs <= copies[ci].startNs)) {
+      emitDispatch(reporter, dispatches[di++]);
+    } else {
+      emitCopy(reporter, copies[ci++]);
+    }
+  }
+}
+
 }  // namespace sdma::runmode

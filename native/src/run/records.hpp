@@ -52,6 +52,9 @@ void emitProgramStart(Reporter& reporter, const std::vector<std::string>& argv, 
 void emitProgramExit(Reporter& reporter, const std::vector<std::string>& argv, long pid, const ProgramExit& exit);
 void emitDispatch(Reporter& reporter, const DispatchRecord& d);
 void emitCopy(Reporter& reporter, const CopyRecord& c);
+// Both kinds, each already ordered by start, as one time-ordered stream.
+void emitInStartOrder(Reporter& reporter, const std::vector<DispatchRecord>& dispatches,
+                      const std::vector<CopyRecord>& copies);
 
 // Itanium-mangled names through the C++ runtime's demangler; others unchanged.
 std::string demangle(const std::string& name);

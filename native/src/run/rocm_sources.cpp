@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "run/child_process.hpp"
+#include "run/rocpd_reader.hpp"
 
 namespace sdma::runmode {
 
@@ -118,26 +119,38 @@ std::vector<std::map<std::string, std::string>> parseCsv(const std::string& text
   return out;
 }
 
-std::size_t readRocprofDir(const std::string& dir, TraceCollector& collector,
-                           std::vector<CollectorWarning>& warnings) {
-  std::vector<std::string> files;
-  findFiles(dir, files);
-  std::vector<std::string> kernels, copies, agents;
-  for (const std::string& f : files) {
-    if (endsWith(f, "kernel_trace.csv")) kernels.push_back(f);
-    else if (endsWith(f, "memory_copy_trace.csv")) copies.push_back(f);
-    else if (endsWith(f, "agent_info.csv")) agents.push_back(f);
-  }
-  if (kernels.empty() && copies.empty()) {
-    warnings.push_back({"rocprofv3-no-output", "rocprofv3 wrote no kernel or memory-copy trace under " + dir});
-    return 0;
-  }
+std::int64_t rocprofClockToMonoNs() {
   // rocprofv3 stamps with CLOCK_BOOTTIME; the run's time line is CLOCK_MONOTONIC. They
   // differ by the time the machine spent suspended, constant during a run.
   const std::int64_t t0 = clockNs(CLOCK_MONOTONIC);
   const std::int64_t boot = clockNs(CLOCK_BOOTTIME);
   const std::int64_t t1 = clockNs(CLOCK_MONOTONIC);
-  const std::int64_t bootToMono = (t0 + (t1 - t0) / 2) - boot;
+  return (t0 + (t1 - t0) / 2) - boot;
+}
+
+std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, TraceCollector& collector,
+                           std::vector<CollectorWarning>& warnings) {
+  std::vector<std::string> files;
+  findFiles(dir, files);
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> kernels, copies, agents, databases;
+  for (const std::string& f : files) {
+    if (endsWith(f, "kernel_trace.csv")) kernels.push_back(f);
+    else if (endsWith(f, "memory_copy_trace.csv")) copies.push_back(f);
+    else if (endsWith(f, "agent_info.csv")) agents.push_back(f);
+    else if (endsWith(f, ".db")) databases.push_back(f);
+  }
+  if (kernels.empty() && copies.empty() && !databases.empty()) {
+    // A rocprofv3 that writes its rocpd database whatever --output-format says (or was told
+    // otherwise): the same records from the database.
+    std::size_t count = 0;
+    for (const std::string& db : databases) count += readRocpdDatabase(db, bootToMono, collector, warnings);
+    return count;
+  }
+  if (kernels.empty() && copies.empty()) {
+    warnings.push_back({"rocprofv3-no-output", "rocprofv3 wrote no kernel or memory-copy trace (CSV or rocpd database) under " + dir});
+    return 0;
+  }
 
   // Agent ids to GPU indices: GPU agents in id order (agent_info.csv when present; else
   // the agents that ran kernels).

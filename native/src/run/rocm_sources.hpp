@@ -12,10 +12,15 @@
 
 namespace sdma::runmode {
 
+// CLOCK_MONOTONIC - CLOCK_BOOTTIME now: added to rocprofv3's times puts them on the run's clock.
+std::int64_t rocprofClockToMonoNs();
+
 // rocprofv3's CSV traces (--kernel-trace --memory-copy-trace --output-format csv) found
-// anywhere under `dir`, read into the collector. Returns the number of rows read; problems
-// (no files, a missing column) land in `warnings`.
-std::size_t readRocprofDir(const std::string& dir, TraceCollector& collector, std::vector<CollectorWarning>& warnings);
+// anywhere under `dir`, read into the collector with `bootToMono` added to every time; with
+// no CSV trace there, its rocpd databases (*.db) instead. Returns the number of rows read;
+// problems (no files, a missing column) land in `warnings`.
+std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, TraceCollector& collector,
+                           std::vector<CollectorWarning>& warnings);
 
 // One CSV text into header-keyed rows (RFC 4180 quoting), for tests too.
 std::vector<std::map<std::string, std::string>> parseCsv(const std::string& text);

@@ -389,7 +389,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
     }
   }
   if (!rocprofDir.empty()) {
-    readRocprofDir(rocprofDir, collector, warnings);
+    readRocprofDir(rocprofDir, rocprofClockToMonoNs(), collector, warnings);
     removeTree(rocprofDir);
   }
   if (backend == "sim" && options.simDispatches > 0) {
@@ -398,15 +398,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   std::vector<DispatchRecord> dispatches;
   std::vector<CopyRecord> copies;
   collector.finish(dispatches, copies, warnings);
-  // One time-ordered stream of both kinds.
-  std::size_t di = 0, ci = 0;
-  while (di < dispatches.size() || ci < copies.size()) {
-    if (ci >= copies.size() || (di < dispatches.size() && dispatches[di].startNs <= copies[ci].startNs)) {
-      emitDispatch(reporter, dispatches[di++]);
-    } else {
-      emitCopy(reporter, copies[ci++]);
-    }
-  }
+  emitInStartOrder(reporter, dispatches, copies);
   emitProgramExit(reporter, options.program, pid, exit);
   for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
   if (cancelledAt) {

@@ -1,15 +1,23 @@
 // The run mode's parts that need no GPU: trace-line parsing, CUPTI clock mapping, folding
 // device-trace spans into dispatches, trace.h's own windows, and rocprofv3 CSV reading on
-// the public format samples in test/fixtures/rocprofv3.
+// the public format samples in test/fixtures/rocprofv3, and rocpd (SQLite) reading on our own
+// format fixture test/fixtures/rocpd (built here from its SQL script, then changed to miss
+// views and columns).
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#if SDMA_PROBE_HAVE_SQLITE
+#include <sqlite3.h>
+#endif
 
 #include "run/mini_json.hpp"
 #include "run/rocm_sources.hpp"
+#include "run/rocpd_reader.hpp"
 #include "run/trace_collector.hpp"
 
 namespace {
@@ -110,7 +118,7 @@ void rocprofSamples(const std::string& fixtures) {
                         .c_str()) == 0);
   TraceCollector c(0);
   std::vector<CollectorWarning> warnings;
-  const std::size_t n = readRocprofDir(dir, c, warnings);
+  const std::size_t n = readRocprofDir(dir, 0, c, warnings);
   CHECK(n == rows.size() + parseCsv(readAll(fixtures + "/memory_copy_trace.csv")).size());
   std::vector<DispatchRecord> d;
   std::vector<CopyRecord> copies;
@@ -124,12 +132,157 @@ void rocprofSamples(const std::string& fixtures) {
   CHECK(access(dir, F_OK) != 0);
 }
 
+
+bool hasWarning(const std::vector<CollectorWarning>& warnings, const std::string& code, const std::string& text = "") {
+  for (const auto& w : warnings)
+    if (w.code == code && w.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+#if SDMA_PROBE_HAVE_SQLITE
+// A database from SQL text (the fixture script, then changes to it).
+bool makeDb(const std::string& path, const std::string& sql) {
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return false;
+  char* error = nullptr;
+  const bool ok = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK;
+  if (!ok) std::fprintf(stderr, "sql: %s\n", error ? error : "?");
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return ok;
+}
+
+struct Read {
+  std::size_t count = 0;
+  std::vector<DispatchRecord> d;
+  std::vector<CopyRecord> c;
+  std::vector<CollectorWarning> warnings;
+};
+
+Read readDb(const std::string& path, std::int64_t programStart = 0, std::int64_t offset = 0) {
+  Read r;
+  TraceCollector collector(programStart);
+  r.count = readRocpdDatabase(path, offset, collector, r.warnings);
+  collector.finish(r.d, r.c, r.warnings);
+  return r;
+}
+
+void rocpdFixture(const std::string& fixtures) {
+  const std::string script = readAll(fixtures + "/make-fixture.sql");
+  CHECK(!script.empty());
+  char dir[] = "/tmp/sdma-rocpd-test-XXXXXX";
+  if (!mkdtemp(dir)) {
+    ++failures;
+    return;
+  }
+  const std::string db = std::string(dir) + "/1234_results.db";
+  CHECK(makeDb(db, script));
+
+  // Program started at rocprofv3 time 9007199254740000; the clocks differ by 500 ns.
+  const Read r = readDb(db, 9007199254740000LL, 500);
+  CHECK(r.count == 7);
+  CHECK(r.warnings.empty());
+  CHECK(r.d.size() == 4 && r.c.size() == 3);
+  if (r.d.size() == 4 && r.c.size() == 3) {
+    const DispatchRecord& k = r.d[0];
+    CHECK(k.name == "fusedComputeA2a(float const*, float* const*, int, int, unsigned long)");
+    CHECK(k.mangled == "_Z15fusedComputeA2aPKfPKPfiim");
+    CHECK(k.source == "rocprofv3");
+    CHECK(k.startNs == 1500 && k.endNs == 181500);  // exact beyond 2^53
+    CHECK(k.gpu == 0 && r.d[1].gpu == 1);
+    CHECK(k.grid[0] == 65536 && k.block[0] == 256 && k.correlationId == 12);
+    // Process 2's agent 5 is absolute index 2: GPU 1.
+    CHECK(r.d[2].name == "computeKernel(float*, int)" && r.d[2].gpu == 1);
+    CHECK(r.d[2].grid[1] == 8 && r.d[2].block[1] == 2 && r.d[2].correlationId == 15);
+    CHECK(r.d[3].startNs == 560501 && r.d[3].endNs == 741499);
+    CHECK(r.c[0].srcGpu == -1 && r.c[0].dstGpu == 0 && r.c[0].bytes == 8388608 && r.c[0].label == "HOST_TO_DEVICE");
+    CHECK(r.c[0].startNs == 1493 && r.c[0].endNs == 2000);
+    CHECK(r.c[0].mover == "engine" && r.c[0].initiator == "host" && r.c[0].source == "rocprofv3");
+    CHECK(r.c[1].srcGpu == 0 && r.c[1].dstGpu == 1 && r.c[1].bytes == 16777216 && r.c[1].label == "DEVICE_TO_DEVICE");
+    CHECK(r.c[2].srcGpu == 1 && r.c[2].dstGpu == -1 && r.c[2].bytes == 4096 && r.c[2].label == "DEVICE_TO_HOST");
+  }
+
+  // The committed fixture.db is this script's output.
+  const Read committed = readDb(fixtures + "/fixture.db", 9007199254740000LL, 500);
+  CHECK(committed.count == r.count && committed.warnings.empty());
+  for (std::size_t i = 0; i < committed.d.size() && i < r.d.size(); ++i) {
+    CHECK(committed.d[i].name == r.d[i].name && committed.d[i].startNs == r.d[i].startNs && committed.d[i].gpu == r.d[i].gpu);
+  }
+
+  // Run mode finds a database where rocprofv3 left one instead of CSV files.
+  {
+    TraceCollector c(0);
+    std::vector<CollectorWarning> warnings;
+    CHECK(readRocprofDir(dir, 0, c, warnings) == 7);
+    CHECK(warnings.empty());
+  }
+
+  // Without the views: the tables give the same launches (no correlation ids there).
+  CHECK(makeDb(db, script + "DROP VIEW kernels; DROP VIEW memory_copies;"));
+  const Read tables = readDb(db, 9007199254740000LL, 500);
+  CHECK(tables.count == 7 && tables.warnings.empty());
+  if (tables.d.size() == 4 && tables.c.size() == 3) {
+    CHECK(tables.d[0].name == r.d[0].name && tables.d[0].startNs == 1500 && tables.d[2].gpu == 1);
+    CHECK(tables.d[0].correlationId == -1);
+    CHECK(tables.c[1].label == "DEVICE_TO_DEVICE" && tables.c[1].dstGpu == 1);
+  }
+
+  // No kernels anywhere: a warning naming what is missing; the copies still come.
+  CHECK(makeDb(db, script + "DROP VIEW kernels; DROP TABLE rocpd_kernel_dispatch;"));
+  const Read noKernels = readDb(db);
+  CHECK(noKernels.d.empty() && noKernels.c.size() == 3);
+  CHECK(hasWarning(noKernels.warnings, "rocpd-schema", "no view kernels; no table rocpd_kernel_dispatch"));
+
+  // A column missing from both the view and the table.
+  CHECK(makeDb(db, script + "DROP VIEW memory_copies; ALTER TABLE rocpd_memory_copy DROP COLUMN size;"
+                            "CREATE VIEW memory_copies AS SELECT id, start, \"end\", src_agent_id, dst_agent_id "
+                            "FROM rocpd_memory_copy;"));
+  const Read noSize = readDb(db);
+  CHECK(noSize.c.empty() && noSize.d.size() == 4);
+  CHECK(hasWarning(noSize.warnings, "rocpd-schema", "view memory_copies lacks size; table rocpd_memory_copy lacks size"));
+
+  // No agent table: the agents that ran kernels are the GPUs, and the warning says so.
+  CHECK(makeDb(db, script + "DROP TABLE rocpd_info_agent;"));
+  const Read noAgents = readDb(db);
+  CHECK(noAgents.d.size() == 4 && hasWarning(noAgents.warnings, "rocpd-schema", "no table rocpd_info_agent"));
+  CHECK(noAgents.d.size() == 4 && noAgents.d[2].gpu == 2);
+
+  // Nothing rocpd about it, or not a database at all.
+  CHECK(makeDb(db, "CREATE TABLE other (x INTEGER);"));
+  const Read other = readDb(db);
+  CHECK(other.count == 0 && hasWarning(other.warnings, "rocpd-schema", "not a rocpd database"));
+  {
+    std::FILE* f = std::fopen(db.c_str(), "w");
+    if (f) {
+      std::fputs("Kernel_Name,Start_Timestamp\n", f);
+      std::fclose(f);
+    }
+  }
+  const Read text = readDb(db);
+  CHECK(text.count == 0 && hasWarning(text.warnings, "rocpd-unreadable"));
+  const Read missing = readDb(std::string(dir) + "/none.db");
+  CHECK(missing.count == 0 && hasWarning(missing.warnings, "rocpd-unreadable"));
+  removeTree(dir);
+}
+#else
+void rocpdFixture(const std::string& fixtures) {
+  // Built without SQLite3: the reader says so instead of reading nothing quietly.
+  TraceCollector c(0);
+  std::vector<CollectorWarning> warnings;
+  CHECK(!rocpdSupported());
+  CHECK(readRocpdDatabase(fixtures + "/fixture.db", 0, c, warnings) == 0);
+  CHECK(hasWarning(warnings, "rocpd-unsupported", "without SQLite3"));
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
   jsonLines();
   cuptiClockAndFolding();
   if (argc > 1) rocprofSamples(argv[1]);
+  if (argc > 2) rocpdFixture(argv[2]);
   if (failures > 0) {
     std::fprintf(stderr, "run_mode_test: %d checks failed\n", failures);
     return 1;

@@ -44,4 +44,23 @@ suite('an untrusted workspace', () => {
     }
     assert.deepEqual(invocations(), [], 'the helper was never started, not even for --version');
   });
+
+  test('Import rocprofv3 Profile reads nothing and says why', async () => {
+    const warnings = spyOnWindow('showWarningMessage');
+    let outcome: unknown;
+    try {
+      outcome = await vscode.commands.executeCommand('sdmaLens.importProfile', { path: '/nonexistent/profile.db' });
+    } catch (err) {
+      outcome = err;
+    } finally {
+      warnings.restore();
+    }
+    if (vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false) {
+      assert.equal(outcome, undefined, 'no run');
+      assert.match(warnings.calls.map((c) => String(c[0])).join(' | '), /does not import a profile in an untrusted workspace/);
+    } else {
+      assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
+    }
+    assert.deepEqual(invocations(), [], 'the helper was never started');
+  });
 });

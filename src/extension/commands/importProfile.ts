@@ -1,0 +1,89 @@
+/**
+ * "SDMA Lens: Import rocprofv3 Profile": a profile the user already has (rocprofv3's rocpd
+ * database, or the folder of its CSV traces) read by the helper (`sdma-probe import`), kept
+ * as a run, and shown as a Profile run is: the summary in the output channel and the facts
+ * above the kernels.
+ */
+import { stat } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { LocalTarget } from '../../core/localTarget';
+import type { Run } from '../../core/run';
+import { runHeader } from '../../core/run';
+import { RunStore, makeRunId } from '../../core/runStore';
+import { summarizeRunMode } from '../../core/runMode';
+import { runSession } from '../../core/session';
+import { runsFolder } from '../settings';
+import { reportError, requireTrust } from './guards';
+import type { ProfileDeps } from './profileKernel';
+import { openProfileCommand } from './profileKernel';
+
+export interface ImportArgs {
+  /** Scripted use: a .db file or a CSV folder, instead of asking. */
+  path?: string;
+}
+
+/** The helper's flag for what the path is: a folder holds CSV traces, a file is a database. */
+export async function importFlag(path: string): Promise<'--rocpd' | '--rocprofv3-csv'> {
+  let isFolder: boolean;
+  try {
+    isFolder = (await stat(path)).isDirectory();
+  } catch {
+    throw new Error(`${path} does not exist: pick the .db file or the CSV folder rocprofv3 wrote`);
+  }
+  return isFolder ? '--rocprofv3-csv' : '--rocpd';
+}
+
+async function askForProfile(): Promise<string | undefined> {
+  // Linux and Windows dialogs pick files or folders, not both: ask which first.
+  type Choice = vscode.QuickPickItem & { folders: boolean };
+  const choice = await vscode.window.showQuickPick<Choice>(
+    [
+      { label: '$(database) A rocpd database (.db)', detail: "rocprofv3's default output since ROCm 7.0, e.g. HOST/PID_results.db", folders: false },
+      { label: '$(folder) A folder of rocprofv3 CSV files', detail: 'Written with --output-format csv: *kernel_trace.csv, *memory_copy_trace.csv', folders: true },
+    ],
+    { title: 'SDMA Lens: import which rocprofv3 profile?' },
+  );
+  if (!choice) return undefined;
+  const picked = await vscode.window.showOpenDialog({
+    canSelectFiles: !choice.folders,
+    canSelectFolders: choice.folders,
+    canSelectMany: false,
+    openLabel: 'Import this profile',
+    ...(choice.folders ? {} : { filters: { 'rocpd database': ['db'], 'All files': ['*'] } }),
+  });
+  return picked?.[0]?.fsPath;
+}
+
+export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs): Promise<Run | undefined> {
+  if (!requireTrust('import a profile')) return undefined;
+  try {
+    const path = typeof args?.path === 'string' && args.path !== '' ? args.path : await askForProfile();
+    if (!path) return undefined;
+    const flag = await importFlag(path);
+    // The file was picked where the extension runs: the helper reads it there too.
+    const helper = await deps.helper.get();
+    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+    const id = makeRunId('import', 'rocprofv3');
+    const run = await runSession({
+      target: new LocalTarget(),
+      store,
+      header: runHeader(id, 'import', helper.path, ['import', flag, path]),
+      onStderr: (line) => deps.log.info(line),
+      onLog: (level, message) => deps.log[level](message),
+    });
+    if (run.end?.status !== 'ok') {
+      void vscode.window.showErrorMessage(`SDMA Lens: the profile could not be imported: ${run.end?.message ?? 'no end was recorded'}`, 'Show Log').then((c) => c && deps.log.show());
+      return run;
+    }
+    const summary = summarizeRunMode(run.dispatches, run.copies);
+    deps.lenses.setProfile({ runId: id, summary });
+    deps.onRun?.(run);
+    await openProfileCommand(deps, { runId: id });
+    const warned = run.warnings.length > 0 ? ` (${run.warnings.map((w) => w.message).join('; ')})` : '';
+    void vscode.window.showInformationMessage(`SDMA Lens: imported ${summary.kernels.length} kernels, ${run.dispatches.length} launches and ${run.copies.length} copies${warned}.`);
+    return run;
+  } catch (err) {
+    reportError(deps.log, 'The profile could not be imported', err);
+    return undefined;
+  }
+}
