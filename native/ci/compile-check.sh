@@ -3,6 +3,9 @@
 #   1. CUDA: nvcc for sm_90 (H100/H200), through CMake, so the real build is checked;
 #   2. HIP: Debian's hipcc (ROCm 5.2, clang 15) for gfx90a (MI200);
 #   3. HIP: Debian's clang-19 for gfx942 (MI300), device code to gfx942 assembly.
+#   4. the rocSHMEM engine/device PE program (src/gpu/rocshmem_pe.hip) and the backend's
+#      dispatch to it, against ci/rocshmem_shim (the documented API, declarations only:
+#      Debian ships no rocSHMEM), for gfx90a (hipcc) and gfx942 (clang-19).
 # gfx950 (MI350X) needs LLVM 20 or newer, which Debian does not ship: not checked here.
 # A missing compiler is reported and skipped; any compile error fails the script.
 # Usage: native/ci/compile-check.sh   (from anywhere; writes under ${TMPDIR:-/tmp})
@@ -62,6 +65,33 @@ if command -v clang++-19 > /dev/null; then
     grep -q s_memrealtime '$WORK/hip-gfx942.s'"
 else
   echo "skip hip backend gfx942: no clang++-19 (apt install clang-19)"
+fi
+
+# engine/device through rocSHMEM: compiled, never linked here (no rocSHMEM library), so
+# relocatable device code (-fgpu-rdc, as rocSHMEM requires) with the API left undefined.
+SHIM="$NATIVE/ci/rocshmem_shim"
+if command -v hipcc > /dev/null; then
+  run "rocshmem_pe.hip (rocSHMEM shim), hipcc gfx90a -fgpu-rdc" env HIP_PLATFORM=amd hipcc -std=c++17 \
+    --offload-arch=gfx90a -fgpu-rdc -O2 -Wall -Wextra -I"$NATIVE/src" -I"$SHIM" -x hip \
+    -c "$NATIVE/src/gpu/rocshmem_pe.hip" -o "$WORK/rocshmem_pe-gfx90a.o"
+  run "hip backend + rocSHMEM engine/device dispatch, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 \
+    --offload-arch=gfx90a -O2 -Wall -Wextra -DSDMA_HAVE_ROCSHMEM_PE=1 -I"$NATIVE/src" -x hip \
+    -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem.o"
+  run "hip backend, rocSHMEM found but unusable, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 \
+    --offload-arch=gfx90a -O2 -Wall -Wextra '-DSDMA_ROCSHMEM_UNUSABLE="the check"' -I"$NATIVE/src" -x hip \
+    -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem-unusable.o"
+fi
+if command -v clang++-19 > /dev/null; then
+  # The kernel must call the API's device functions (left for the device link) and read the
+  # device clock.
+  run "rocshmem_pe.hip (rocSHMEM shim), clang-19 gfx942 (host syntax + device IR)" bash -c "
+    clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -fgpu-rdc -Wall -Wextra -I'$NATIVE/src' \
+      -I'$SHIM' -fsyntax-only '$NATIVE/src/gpu/rocshmem_pe.hip' &&
+    clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -fgpu-rdc -Wall -Wextra -I'$NATIVE/src' \
+      -I'$SHIM' -O2 --cuda-device-only -S -emit-llvm '$NATIVE/src/gpu/rocshmem_pe.hip' -o '$WORK/rocshmem_pe-gfx942.ll' &&
+    grep -q 'declare.*rocshmem19rocshmem_putmem_nbi' '$WORK/rocshmem_pe-gfx942.ll' &&
+    grep -q 'declare.*rocshmem14rocshmem_quiet' '$WORK/rocshmem_pe-gfx942.ll' &&
+    grep -q 'memrealtime' '$WORK/rocshmem_pe-gfx942.ll'"
 fi
 
 # The run mode's device-side trace header, through the two examples that use it, traced

@@ -124,7 +124,7 @@ export const SampleSchema = v.object({
   mode: v.optional(v.picklist(TIMING_MODES)),
   /** Copies inside one timed iteration (pipelined); timesNs are per copy. */
   opsPerIter: v.optional(v.pipe(count, v.minValue(1))),
-  /** e.g. "proxy-initiated": a host thread submitted the copy a kernel asked for. */
+  /** e.g. "proxy-initiated": a host thread submitted the copy a kernel asked for; "rocshmem-sdma": a kernel's rocSHMEM puts on SDMA (AMD). */
   label: v.optional(text),
   engineIds: v.optional(v.array(count)),
   traced: v.optional(v.boolean()),

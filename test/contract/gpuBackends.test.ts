@@ -133,3 +133,24 @@ describe('records from a real 2x H200 run', () => {
     });
   }
 });
+
+describe('engine/device through rocSHMEM (AMD) leaves the simulator as it was', () => {
+  it('simulated engine/device samples stay simulated, validated and carry no rocSHMEM label', () => {
+    const r = helper(['sweep', '--backend', 'sim', '--paths', 'engine/device', '--sizes', '4K,64M', '--mode', 'both', '--iters', '3']);
+    expect(r.status).toBe(0);
+    const rs = records(r);
+    expect(hello(rs).simulated).toBe(true);
+    const samples = rs.filter((x): x is Sample => x.type === 'sample');
+    expect(samples).toHaveLength(4);
+    for (const s of samples) {
+      expect(s).toMatchObject({ mover: 'engine', initiator: 'device', validated: true });
+      expect(s.label).not.toBe('rocshmem-sdma');
+    }
+  });
+
+  it('the simulator still fails its check under --fault corrupt-after on engine/device (exit 4)', () => {
+    const r = helper(['sweep', '--backend', 'sim', '--paths', 'engine/device', '--sizes', '4K,1M', '--iters', '3', '--fault', 'corrupt-after=1']);
+    expect(r.status).toBe(4);
+    expect(errorOf(records(r)).code).toBe('validation');
+  });
+});

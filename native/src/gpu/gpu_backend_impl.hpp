@@ -23,6 +23,7 @@
 #include "cancel.hpp"
 #include "gpu/gpu_backend.hpp"
 #include "gpu/gpu_kernels.hpp"
+#include "gpu/rocshmem_launcher.hpp"
 #include "gpu/timing_plan.hpp"
 #include "rng.hpp"
 
@@ -335,6 +336,7 @@ struct RunResult {
   std::uint64_t opsDone = 0;
   std::optional<int> cusSeen;
   IterationTrace last;
+  bool checkedByPeers = false;  // AMD engine/device: the rocSHMEM PEs validated the copy themselves
 };
 
 class GpuBackend final : public Backend {
@@ -719,9 +721,9 @@ class GpuBackend final : public Backend {
     }
     if (m.status != RunStatus::Ok) return run;
 
-    if (corrupt) corruptOneByte(pair, plan, request.sizeBytes, seed);
+    if (corrupt && !run.checkedByPeers) corruptOneByte(pair, plan, request.sizeBytes, seed);
     const std::uint64_t slotsUsed = std::min<std::uint64_t>(plan.slots, std::max<std::uint64_t>(run.opsDone, 1));
-    if (auto wrong = checkCopy(pair, s, plan, request.sizeBytes, seed, slotsUsed)) {
+    if (auto wrong = run.checkedByPeers ? std::nullopt : checkCopy(pair, s, plan, request.sizeBytes, seed, slotsUsed)) {
       m.status = RunStatus::ValidationFailed;
       m.failure = *wrong;
       return run;
@@ -729,7 +731,7 @@ class GpuBackend final : public Backend {
     m.validated = true;
     m.cus = usesEngine(request.path) ? (request.path == CopyPath::EngineDevice ? 1 : 0) : request.cus;
     m.engines = usesEngine(request.path) ? 1 : 0;
-    if (request.path == CopyPath::EngineDevice) m.label = "proxy-initiated";
+    if (request.path == CopyPath::EngineDevice && m.label.empty()) m.label = "proxy-initiated";
     if (request.engineId >= 0 && request.path == CopyPath::EngineHost) m.engineIds = {request.engineId};
     return run;
   }
@@ -1032,24 +1034,70 @@ class GpuBackend final : public Backend {
   }
 
   // engine/device. On NVIDIA no public device API drives the copy engine, so a host proxy
-  // thread does (label "proxy-initiated"). On AMD the device-side SDMA APIs of rocSHMEM /
-  // RCCL GIN are the honest path, and this build does not drive them yet.
+  // thread does (label "proxy-initiated"). On AMD a kernel drives SDMA through rocSHMEM's
+  // device API (rocshmem_pe.hip, started by rocshmem_launcher.cpp; label "rocshmem-sdma"),
+  // where sdma-probe was built with a usable rocSHMEM.
   void runEngineDevice(Pair& pair, DeviceScratch& s, const RotationPlan& plan, const CopyRequest& request, int depth,
                        bool trace, RunResult& run, CopyMeasurement& m) {
 #if defined(SDMA_GPU_AMD)
-    (void)pair, (void)s, (void)plan, (void)request, (void)depth, (void)trace, (void)run;
+    (void)s;
+#if defined(SDMA_HAVE_ROCSHMEM_PE)
+    PePutRequest put;
+    put.srcGpu = pair.src;
+    put.dstGpu = pair.dst;
+    put.sizeBytes = request.sizeBytes;
+    put.strideBytes = plan.strideBytes;
+    put.slots = plan.slots;
+    put.regionBytes = plan.regionBytes;
+    put.warmupIters = std::max(1, request.warmupIters);
+    put.iters = request.iters;
+    put.maxIters = kMaxItersPerLaunch;
+    put.depth = depth;
+    put.targetNs = request.targetNs;
+    put.seed = mixSeed(mixSeed(options_.seed, request.sizeBytes), static_cast<std::uint64_t>(request.path));
+    put.trace = trace;
+    put.corrupt = request.corruptCopy;
+    const PePutResult r = runRocshmemPut(peBinaryNextToHelper(), put, [] { return cancel::requested(); });
+    if (r.status == "validation") {
+      m.status = RunStatus::ValidationFailed;
+      m.failure = r.failure;
+      return;
+    }
+    if (r.status == "cancelled") throw GpuFailure{"cancelled", "cancelled", ""};
+    if (r.status != "ok") throw GpuFailure{r.status, r.failure, r.hint};
+    run.timesNs = r.timesNs;
+    run.opsDone = r.opsDone;
+    run.checkedByPeers = true;  // PE 0 checked PE 1's heap: pair.dstRegion was not written
+    m.label = "rocshmem-sdma";
+    if (r.traced) {
+      // Observable: the put calls (packets written, doorbells rung inside rocSHMEM) and the
+      // return of rocshmem_quiet. Not observable: when an engine started or which one ran.
+      run.last.blocks = {BlockTrace{static_cast<std::uint64_t>(r.trace.startNs / 10.0),
+                                    static_cast<std::uint64_t>(r.trace.completeNs / 10.0), r.trace.cu, r.trace.xcc}};
+      run.last.startNs = r.trace.startNs;
+      run.last.endNs = r.trace.completeNs;
+      run.last.ringNs = r.trace.issuedNs;
+      run.last.pickupNs = r.trace.issuedNs;
+      run.last.submitNs = r.trace.issuedNs;
+      run.last.completeNs = r.trace.completeNs;
+      run.cusSeen = 1;
+    }
+#else
+    (void)pair, (void)plan, (void)request, (void)depth, (void)trace, (void)run;
     m.status = RunStatus::Failed;
-#if defined(SDMA_HAVE_ROCSHMEM_HEADERS)
-    m.errorCode = "unsupported";
-    m.failure = "engine/device through rocSHMEM is not implemented in this build";
-    m.hint = "measure cu/device, engine/host and cu/host; device-initiated SDMA needs rocSHMEM put with "
-             "ROCSHMEM_SDMA_ENABLED=1 or RCCL's GIN device API";
+#if defined(SDMA_ROCSHMEM_UNUSABLE)
+    m.errorCode = "library-too-old";
+    m.failure = std::string("engine/device on AMD needs rocSHMEM with unique-id initialization and its SDMA "
+                            "transport, and ") + SDMA_ROCSHMEM_UNUSABLE;
+    m.hint = "install a rocSHMEM built with USE_SDMA (ROCm 7.1 or newer) and rebuild native/, or drop "
+             "engine/device from --paths";
 #else
     m.errorCode = "library-not-found";
-    m.failure = "engine/device on AMD needs rocSHMEM (with SDMA enabled) or RCCL's GIN device API, and neither "
-                "was found when this sdma-probe was built";
-    m.hint = "install rocSHMEM (ROCSHMEM_SDMA_ENABLED=1) or RCCL >= 2.27 with GIN and rebuild native/, or drop "
-             "engine/device from --paths";
+    m.failure = "engine/device on AMD needs rocSHMEM (with its SDMA transport), and none was found when this "
+                "sdma-probe was built";
+    m.hint = "install rocSHMEM built with USE_SDMA under ROCM_PATH (or set SDMA_ROCSHMEM_ROOT) and rebuild native/, "
+             "or drop engine/device from --paths";
+#endif
 #endif
 #else
     if (!haveStreamMemOps()) {

@@ -25,9 +25,9 @@
 #define SDMA_HAVE_COPY_ON_ENGINE 1
 #endif
 #endif
-#if __has_include(<rocshmem/rocshmem.hpp>)
-#define SDMA_HAVE_ROCSHMEM_HEADERS 1
-#endif
+// engine/device through rocSHMEM is decided by CMake (src/gpu/rocshmem.cmake):
+// SDMA_HAVE_ROCSHMEM_PE when its PE program is built, SDMA_ROCSHMEM_UNUSABLE when a
+// rocSHMEM was found that cannot carry the path.
 
 #elif defined(__CUDACC__)
 #define SDMA_GPU_NVIDIA 1

@@ -1,0 +1,52 @@
+// Compile-check only: the rocSHMEM API as documented, declarations only, so that CI (Debian,
+// which ships no rocSHMEM) can compile native/src/gpu/rocshmem_pe.hip. Never linked, never
+// used by a real build: CMake uses the installed <rocshmem/rocshmem.hpp> when it finds one.
+// Signatures from the rocSHMEM documentation (rocm.docs.amd.com/projects/rocSHMEM, "latest"
+// and docs-7.14.0: api/init, api/memory_management, api/rma, api/sync) and the 128-byte
+// unique id / init attribute layout of include/rocshmem/rocshmem_common.hpp.
+#pragma once
+#include <hip/hip_runtime.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "rocshmem/rocshmem_config.h"
+
+namespace rocshmem {
+
+#define ROCSHMEM_UNIQUE_ID_BYTES 128
+using rocshmem_uniqueid_t = std::array<uint8_t, ROCSHMEM_UNIQUE_ID_BYTES>;
+struct rocshmem_init_attr_t {
+  int32_t rank;
+  int32_t nranks;
+  rocshmem_uniqueid_t uid;
+  void* mpi_comm;
+};
+constexpr unsigned int ROCSHMEM_INIT_WITH_MPI_COMM = 0;
+constexpr unsigned int ROCSHMEM_INIT_WITH_UNIQUEID = 1;
+
+// Setup, exit, query (api/init)
+__host__ int rocshmem_get_uniqueid(rocshmem_uniqueid_t* uid);
+__host__ int rocshmem_set_attr_uniqueid_args(int rank, int nranks, rocshmem_uniqueid_t* uid,
+                                             rocshmem_init_attr_t* attr);
+__host__ int rocshmem_init_attr(unsigned int flags, rocshmem_init_attr_t* attr);
+__host__ void rocshmem_finalize();
+__host__ int rocshmem_my_pe();
+__host__ int rocshmem_n_pes();
+__host__ void rocshmem_vendor_get_version_info(int* major, int* minor, int* patch);
+__host__ void* rocshmem_ptr(const void* dest, int pe);
+
+// Symmetric heap (api/memory_management): collective over all PEs
+__host__ void* rocshmem_malloc(size_t size);
+__host__ void rocshmem_free(void* ptr);
+
+// RMA (api/rma): _nbi returns once the request is posted
+__device__ void rocshmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+
+// Ordering and barriers (api/sync, api/coll)
+__device__ void rocshmem_quiet();
+__host__ void rocshmem_quiet();
+__host__ void rocshmem_barrier_all();
+
+}  // namespace rocshmem
