@@ -19,7 +19,7 @@ export const MatrixGridCellSchema = v.object({
   /** measured; failed (an error record names this cell); missing (not measured: the run stopped first); self (the diagonal). */
   state: v.picklist(CELL_STATES),
   gbps: v.optional(finite),
-  /** 0 for the path's weakest cell, 1 for its strongest: what the heat map colours by. */
+  /** What the heat map colours by: the share of the path's best cell, 1/2 or less -> 0, equal -> 1. */
   level: v.optional(finite),
   /** Failed cells: the error's code and message, and what to do. */
   error: v.optional(str),

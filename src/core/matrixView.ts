@@ -60,7 +60,6 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   const weakestShown = stats ? formatGbps(stats.minGbps) : undefined;
   const weakest = inGrid.filter((c) => formatGbps(c.gbps) === weakestShown).map((c) => ({ src: c.src, dst: c.dst, gbps: c.gbps }));
   weakest.sort((a, b) => a.src - b.src || a.dst - b.dst);
-  const span = stats ? stats.maxGbps - stats.minGbps : 0;
 
   let measured = 0;
   let failed = 0;
@@ -71,7 +70,8 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
       const cell = measuredAt.get(key(src, dst));
       if (cell) {
         measured++;
-        const level = span > 0 ? (cell.gbps - stats!.minGbps) / span : 1;
+        // Against the best cell, not the spread: noise of a few percent must not look like a weak link.
+        const level = stats!.maxGbps > 0 ? Math.max(0, 2 * (cell.gbps / stats!.maxGbps) - 1) : 0;
         return { src, dst, state: 'measured', gbps: cell.gbps, level, weakest: weakest.some((w) => w.src === src && w.dst === dst) };
       }
       const error = failedAt.get(key(src, dst));

@@ -52,7 +52,7 @@ function legend(p: MatrixPathView): HTMLElement | null {
   return el(
     'div',
     { class: 'legend', 'aria-hidden': 'true' },
-    el('span', { class: 'legend-label' }, `${formatGbps(p.stats.minGbps)} GB/s`),
+    el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps / 2)} GB/s or less`),
     el('span', { class: 'legend-bar' }),
     el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps)} GB/s`),
     el('span', { class: 'legend-key weakest-key' }, 'weakest'),
