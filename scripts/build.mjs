@@ -47,6 +47,14 @@ const builds = [
   },
   {
     ...common,
+    entryPoints: { matrix: 'webview/matrix/main.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+  },
+  {
+    ...common,
     entryPoints: { collective: 'webview/collective/main.ts' },
     outdir: 'dist/webview',
     platform: 'browser',
@@ -58,6 +66,7 @@ const builds = [
 mkdirSync('dist/webview', { recursive: true });
 cpSync('webview/sweep/sweep.css', 'dist/webview/sweep.css');
 cpSync('webview/collective/collective.css', 'dist/webview/collective.css');
+cpSync('webview/matrix/matrix.css', 'dist/webview/matrix.css');
 
 // The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
 // under --watch it is built once at start.

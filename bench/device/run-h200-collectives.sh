@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds sdma-probe with the cuda backend and runs, in one go on a 2-GPU node:
+# Builds sdma-probe with the cuda backend and runs, in one go on every GPU of the node (2 or 8):
 #   collective  AllGather/AlltoAll sweep, variants default and ce, data checked
 #   reference   the same calls through torch.distributed (torchrun), same formulas
 #   repeat      the helper again at 256 MiB, so run-to-run spread is visible
@@ -16,6 +16,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 exec > >(tee "$OUT/log.txt") 2>&1
 # NVLink multicast stays off on these nodes.
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+NGPUS=${NGPUS:-$(nvidia-smi -L | wc -l)}
 SIZES_B=${SIZES_B:-64K} SIZES_E=${SIZES_E:-1G} SIZES_F=${SIZES_F:-4}
 
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
@@ -53,13 +54,13 @@ SDMA_PROBE_KEEP_NCCL_LOG=1 timeout 240 "$P" collective --backend cuda -b "$SIZES
 echo "exit $?, $(grep -c '"type":"collective"' "$OUT/collective.ndjson") points"
 grep -E '"type":"(error|warning|collective-variant)"' "$OUT/collective.ndjson"
 
-step "reference: torch.distributed (torchrun, 2 ranks)"
+step "reference: torch.distributed (torchrun, $NGPUS ranks)"
 REF_SIZES=$(python3 -c "
 b,e,f=[int(x[:-1])*{'K':1<<10,'M':1<<20,'G':1<<30}[x[-1]] for x in ['$SIZES_B','$SIZES_E']]+[int('$SIZES_F')]
 s=[];v=b
 while v<=e: s.append(str(v)); v*=f
 print(','.join(s))")
-timeout 180 torchrun --standalone --nproc_per_node=2 "$ROOT/bench/device/torch_collectives.py" --sizes "$REF_SIZES" \
+timeout 180 torchrun --standalone --nproc_per_node="$NGPUS" "$ROOT/bench/device/torch_collectives.py" --sizes "$REF_SIZES" \
   --iters 20 --warmup 5 > "$OUT/torch.json" 2> "$WORK/torch.stderr"
 echo "exit $?"; tail -3 "$WORK/torch.stderr"
 

@@ -63,18 +63,30 @@ int parseIntInRange(std::string_view flag, std::string_view text, int min, int m
 }
 
 // Flags that take a value, and which subcommands accept them.
+constexpr unsigned kInfo = 1, kSweep = 2, kMatrix = 4;
 struct FlagInfo {
   std::string_view name;
-  bool sweepOnly;
+  unsigned commands;
 };
 constexpr FlagInfo kFlags[] = {
-    {"--backend", false},      {"--sizes", true},         {"--paths", true},         {"--cus", true},
-    {"--iters", true},         {"--warmup", true},        {"--seed", true},          {"--src", true},
-    {"--dst", true},           {"--timeline-size", true}, {"--timeline-out", true},  {"--timeline-cus", true},
-    {"--timeline-iters", true}, {"--sim-delay-ms", true}, {"--fault", true},
-    {"--mode", true},          {"--target-ms", true},     {"--blocks-per-cu", true}, {"--trace", true},
-    {"--engine", true},
+    {"--backend", kInfo | kSweep | kMatrix}, {"--sizes", kSweep},           {"--paths", kSweep | kMatrix},
+    {"--cus", kSweep | kMatrix},             {"--iters", kSweep | kMatrix}, {"--warmup", kSweep | kMatrix},
+    {"--seed", kSweep | kMatrix},            {"--src", kSweep},             {"--dst", kSweep},
+    {"--timeline-size", kSweep},             {"--timeline-out", kSweep},    {"--timeline-cus", kSweep},
+    {"--timeline-iters", kSweep},            {"--sim-delay-ms", kSweep | kMatrix},
+    {"--fault", kSweep | kMatrix},           {"--mode", kSweep},            {"--target-ms", kSweep | kMatrix},
+    {"--blocks-per-cu", kSweep},             {"--trace", kSweep},           {"--engine", kSweep},
+    {"--size", kMatrix},                     {"--gpus", kMatrix},
 };
+
+unsigned commandBit(Command command) {
+  switch (command) {
+    case Command::Info: return kInfo;
+    case Command::Sweep: return kSweep;
+    case Command::Matrix: return kMatrix;
+  }
+  return 0;
+}
 
 // Flags that stand alone: "--trace" means on; "--trace=off" is accepted too.
 bool isSwitch(std::string_view name) { return name == "--trace"; }
@@ -107,6 +119,10 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
   } else if (flag == "--cus") {
     options.cus = parseCuList(flag, value);
     options.cusGiven = true;
+  } else if (flag == "--size") {
+    options.sizesBytes = {parseSizeBytes(flag, value)};
+  } else if (flag == "--gpus") {
+    options.gpus = parseGpuList(flag, value);
   } else if (flag == "--iters") {
     options.iters = parseIntInRange(flag, value, 1, kMaxIters);
   } else if (flag == "--warmup") {
@@ -189,7 +205,7 @@ void parseCommandArgs(const std::vector<std::string_view>& args, Command command
     const std::string_view name = arg.substr(0, equals);
     const FlagInfo* flag = findFlag(name);
     if (!flag) throw UsageError("unknown flag " + std::string(name));
-    if (flag->sweepOnly && command != Command::Sweep) {
+    if ((flag->commands & commandBit(command)) == 0) {
       throw UsageError(std::string(name) + " is not a flag of " + std::string(commandName(command)));
     }
     std::string_view value;
@@ -205,6 +221,9 @@ void parseCommandArgs(const std::vector<std::string_view>& args, Command command
     applyFlag(name, value, options, timeline);
   }
   finishTimeline(timeline, options);
+  if (command == Command::Matrix && options.cus.size() != 1) {
+    throw UsageError("--cus: matrix takes one CU count (each cell is one pair at one size and one CU count)");
+  }
   if (options.srcGpu == options.dstGpu) {
     throw UsageError("--src and --dst are both GPU " + std::to_string(options.srcGpu) + ": they must differ");
   }
@@ -298,6 +317,25 @@ std::vector<int> parseCuList(std::string_view flag, std::string_view text) {
   return cus;
 }
 
+std::vector<int> parseGpuList(std::string_view flag, std::string_view text) {
+  if (text == "all") return {};
+  std::vector<int> gpus;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::optional<long long> index = parseWhole<long long>(item);
+    if (!index || *index < 0 || *index > std::numeric_limits<std::uint16_t>::max()) {
+      throw UsageError(std::string(flag) + ": " + quoted(item) + " is not a GPU index (e.g. --gpus 0,1,2,3 or all)");
+    }
+    if (std::find(gpus.begin(), gpus.end(), static_cast<int>(*index)) != gpus.end()) {
+      throw UsageError(std::string(flag) + ": GPU " + std::string(item) + " is listed twice");
+    }
+    gpus.push_back(static_cast<int>(*index));
+  }
+  if (gpus.size() < 2) {
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " names one GPU; a matrix needs two or more");
+  }
+  return gpus;
+}
+
 std::string formatSize(std::uint64_t bytes) {
   static constexpr const char* kSuffixes[] = {"G", "M", "K"};
   static constexpr int kShifts[] = {30, 20, 10};
@@ -325,18 +363,22 @@ ParsedArgs parseArgs(const std::vector<std::string_view>& args) {
     return parsed;
   }
   if (args.empty()) {
-    parsed.usageError = "missing subcommand (info or sweep)";
+    parsed.usageError = "missing subcommand (info, sweep or matrix)";
     return parsed;
   }
   if (args[0] == "info") {
     parsed.command = Command::Info;
   } else if (args[0] == "sweep") {
     parsed.command = Command::Sweep;
+  } else if (args[0] == "matrix") {
+    parsed.command = Command::Matrix;
+    parsed.options.sizesBytes = {kMatrixDefaultSizeBytes};
+    parsed.options.cus = {kMatrixDefaultCus};
   } else if (args[0].substr(0, 2) == "--") {
-    parsed.usageError = "missing subcommand (info or sweep) before " + std::string(args[0]);
+    parsed.usageError = "missing subcommand (info, sweep or matrix) before " + std::string(args[0]);
     return parsed;
   } else {
-    parsed.usageError = "unknown subcommand " + quoted(args[0]) + " (info or sweep)";
+    parsed.usageError = "unknown subcommand " + quoted(args[0]) + " (info, sweep or matrix)";
     return parsed;
   }
   try {
@@ -413,6 +455,9 @@ std::string usageText() {
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
                    [--timeline-iters N] [--sim-delay-ms N] [--fault SPEC]
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
+  sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST]
+                    [--iters N] [--warmup N] [--seed N] [--target-ms N]
+                    [--sim-delay-ms N] [--fault SPEC]
   sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
   sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
   sdma-probe --version | --help
@@ -444,6 +489,11 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --trace              GPU: per-block device-clock spans during timed iterations
   --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
                        hsa_amd_memory_async_copy_on_engine
+
+matrix: every ordered GPU pair src != dst, one at a time, for each path (docs/MATRIX.md)
+  --size SIZE          bytes per copy (default 256M)
+  --cus N              CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
+  --gpus LIST          comma list of GPU indices, or all (default all)
 
 exit codes: 0 ok, 1 runtime failure, 2 bad arguments, 3 backend unavailable,
             4 data validation failed, 130/143 interrupted by SIGINT/SIGTERM

@@ -13,9 +13,16 @@
 
 namespace sdma {
 
-enum class Command { Info, Sweep };
+enum class Command { Info, Sweep, Matrix };
 
-inline std::string_view commandName(Command command) { return command == Command::Info ? "info" : "sweep"; }
+inline std::string_view commandName(Command command) {
+  switch (command) {
+    case Command::Info: return "info";
+    case Command::Sweep: return "sweep";
+    case Command::Matrix: return "matrix";
+  }
+  return "info";
+}
 
 struct TimelineOptions {
   std::uint64_t sizeBytes = 0;
@@ -44,6 +51,8 @@ struct Options {
   int blocksPerCu = 1;    // --blocks-per-cu
   bool trace = false;     // --trace
   int engineId = -1;      // --engine: engine/host on this SDMA engine (AMD)
+  // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
+  std::vector<int> gpus;  // --gpus; empty: every GPU of the node
 };
 
 enum class Action { Run, PrintHelp, PrintVersion };
@@ -62,6 +71,15 @@ ParsedArgs parseArgs(const std::vector<std::string_view>& args);
 // Checks that need the node: GPU indices, CU counts and sizes against what it has.
 // Returns an empty string when the options fit.
 std::string checkOptionsForBackend(const Options& options, const Backend& backend);
+
+// Default size and CU count of `matrix`: one size large enough that the link, not launch or
+// doorbell costs, decides the cell (as TransferBench a2a and nvbandwidth use), and the CUs
+// the collective libraries' load/store path occupies (docs/MATRIX.md says why 64).
+inline constexpr std::uint64_t kMatrixDefaultSizeBytes = std::uint64_t{256} << 20;
+inline constexpr int kMatrixDefaultCus = 64;
+
+// Comma list of GPU indices ("0,1,2,3") or "all" (an empty list); at least two, no repeats.
+std::vector<int> parseGpuList(std::string_view flag, std::string_view text);
 
 // Without --cus, the default CU counts are cut to what the source GPU has, and its full
 // count is added (132 SMs on an H200, not 128 and 256).

@@ -11,6 +11,7 @@
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "collective/collective_command.hpp"
+#include "matrix.hpp"
 #include "reporter.hpp"
 #include "run/import_mode.hpp"
 #include "run/run_mode.hpp"
@@ -73,14 +74,25 @@ int run(const ParsedArgs& parsed, Reporter& reporter) {
     reporter.done(DoneStatus::Error);
     return kExitBackendUnavailable;
   }
-  fitDefaultCusToNode(options, *choice.backend);
-  if (const std::string problem = checkOptionsForBackend(options, *choice.backend); !problem.empty()) {
-    return usageFailure(reporter, problem);
+  if (*parsed.command == Command::Matrix) {
+    const MatrixProblem problem = fitMatrixToNode(options, *choice.backend);
+    if (!problem.code.empty()) {
+      reporter.error(problem.code, problem.message, problem.hint);
+      reporter.done(DoneStatus::Error);
+      std::fprintf(stderr, "sdma-probe: %s\n", problem.message.c_str());
+      return problem.code == "usage" ? kExitUsage : kExitBackendUnavailable;
+    }
+  } else {
+    fitDefaultCusToNode(options, *choice.backend);
+    if (const std::string problem = checkOptionsForBackend(options, *choice.backend); !problem.empty()) {
+      return usageFailure(reporter, problem);
+    }
   }
 
   reporter.topology(choice.backend->topology());
   CommandResult result;
   if (*parsed.command == Command::Sweep) result = runSweep(options, *choice.backend, reporter);
+  if (*parsed.command == Command::Matrix) result = runMatrix(options, *choice.backend, reporter);
   reporter.done(result.status);
   return result.exitCode;
 }

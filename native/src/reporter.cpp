@@ -20,6 +20,37 @@ double roundToTenth(double value) { return std::round(value * 10.0) / 10.0; }
 // gbps carries 6 significant digits: far beyond what any measurement resolves.
 constexpr int kGbpsDigits = 6;
 
+// Statistics of the rounded times, so they agree exactly with any array printed beside them.
+struct TimeStats {
+  std::vector<std::int64_t> timesNs;
+  double meanNs = 0, medianNs = 0, stdevNs = 0;
+  std::int64_t minNs = 0, maxNs = 0;
+};
+
+TimeStats timeStats(const std::vector<double>& raw) {
+  TimeStats s;
+  s.timesNs.resize(raw.size());
+  std::transform(raw.begin(), raw.end(), s.timesNs.begin(), roundNs);
+  const std::size_t n = s.timesNs.size();
+  if (n == 0) return s;
+  s.meanNs = static_cast<double>(std::accumulate(s.timesNs.begin(), s.timesNs.end(), std::int64_t{0})) / n;
+  s.minNs = *std::min_element(s.timesNs.begin(), s.timesNs.end());
+  s.maxNs = *std::max_element(s.timesNs.begin(), s.timesNs.end());
+  double squares = 0;
+  for (std::int64_t t : s.timesNs) squares += (t - s.meanNs) * (t - s.meanNs);
+  s.stdevNs = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0;  // sample stdev
+  std::vector<std::int64_t> sorted = s.timesNs;
+  std::sort(sorted.begin(), sorted.end());
+  s.medianNs = n % 2 ? static_cast<double>(sorted[n / 2])
+                     : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
+  return s;
+}
+
+void writeCellKey(JsonWriter& j, const CopyRequest& request) {
+  j.key("mover").value(moverName(request.path)).key("initiator").value(initiatorName(request.path));
+  j.key("src").value(request.srcGpu).key("dst").value(request.dstGpu);
+}
+
 std::string_view doneStatusName(DoneStatus status) {
   switch (status) {
     case DoneStatus::Ok: return "ok";
@@ -123,16 +154,13 @@ void Reporter::progress(std::int64_t done, std::int64_t total, std::string_view 
 }
 
 void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measurement) {
-  // Statistics come from the rounded times, so they agree exactly with the array printed.
-  std::vector<std::int64_t> timesNs(measurement.timesNs.size());
-  std::transform(measurement.timesNs.begin(), measurement.timesNs.end(), timesNs.begin(), roundNs);
+  const TimeStats stats = timeStats(measurement.timesNs);
+  const std::vector<std::int64_t>& timesNs = stats.timesNs;
   const std::size_t n = timesNs.size();
-  const double meanNs = n ? static_cast<double>(std::accumulate(timesNs.begin(), timesNs.end(), std::int64_t{0})) / n : 0;
-  const std::int64_t minNs = n ? *std::min_element(timesNs.begin(), timesNs.end()) : 0;
-  const std::int64_t maxNs = n ? *std::max_element(timesNs.begin(), timesNs.end()) : 0;
-  double squares = 0;
-  for (std::int64_t t : timesNs) squares += (t - meanNs) * (t - meanNs);
-  const double stdevNs = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0;  // sample stdev
+  const double meanNs = stats.meanNs;
+  const std::int64_t minNs = stats.minNs;
+  const std::int64_t maxNs = stats.maxNs;
+  const double stdevNs = stats.stdevNs;
   const double sizeBytes = static_cast<double>(request.sizeBytes);
 
   JsonWriter& j = begin("sample");
@@ -152,11 +180,7 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   j.key("gbpsMax").valueSignificant(minNs > 0 ? sizeBytes / static_cast<double>(minNs) : 0, kGbpsDigits);
   j.key("validated").value(measurement.validated);
   // Optional fields (docs/PROTOCOL.md): the median resists the outliers a shared node adds.
-  std::vector<std::int64_t> sorted = timesNs;
-  std::sort(sorted.begin(), sorted.end());
-  const double medianNs = n == 0 ? 0
-                          : n % 2 ? static_cast<double>(sorted[n / 2])
-                                  : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
+  const double medianNs = stats.medianNs;
   j.key("medianNs").value(roundToTenth(medianNs));
   j.key("gbpsMedian").valueSignificant(medianNs > 0 ? sizeBytes / medianNs : 0, kGbpsDigits);
   if (!measurement.mode.empty()) j.key("mode").value(measurement.mode);
@@ -171,6 +195,39 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   if (measurement.cusSeen) j.key("cusSeen").value(*measurement.cusSeen);
   emit();
   ++samples_;
+}
+
+void Reporter::matrixCell(const CopyRequest& request, const CopyMeasurement& measurement) {
+  const TimeStats stats = timeStats(measurement.timesNs);
+  const double sizeBytes = static_cast<double>(request.sizeBytes);
+  JsonWriter& j = begin("matrix-cell");
+  writeCellKey(j, request);
+  j.key("sizeBytes").value(request.sizeBytes);
+  j.key("cus").value(measurement.cus).key("engines").value(measurement.engines);
+  j.key("iters").value(static_cast<std::int64_t>(stats.timesNs.size()));
+  j.key("medianNs").value(roundToTenth(stats.medianNs)).key("meanNs").value(roundToTenth(stats.meanNs));
+  j.key("minNs").value(stats.minNs).key("maxNs").value(stats.maxNs);
+  // The cell's figure is the median: one pair alone, so an outlier is the node's noise, not the link.
+  j.key("gbps").valueSignificant(stats.medianNs > 0 ? sizeBytes / stats.medianNs : 0, kGbpsDigits);
+  j.key("gbpsMean").valueSignificant(stats.meanNs > 0 ? sizeBytes / stats.meanNs : 0, kGbpsDigits);
+  j.key("validated").value(measurement.validated);
+  if (!measurement.mode.empty()) j.key("mode").value(measurement.mode);
+  if (measurement.opsPerIter > 0) j.key("opsPerIter").value(measurement.opsPerIter);
+  if (!measurement.label.empty()) j.key("label").value(measurement.label);
+  emit();
+  ++samples_;
+}
+
+void Reporter::cellError(const CopyRequest& request, std::string_view code, std::string_view message,
+                         std::string_view hint, std::string_view detail) {
+  JsonWriter& j = begin("error");
+  j.key("code").value(code).key("message").value(message);
+  if (!detail.empty()) j.key("detail").value(detail);
+  if (!hint.empty()) j.key("hint").value(hint);
+  j.key("cell").beginObject();
+  writeCellKey(j, request);
+  j.endObject();
+  emit();
 }
 
 namespace {

@@ -28,6 +28,11 @@ class Reporter {
   void topology(const Topology& topology);
   void progress(std::int64_t done, std::int64_t total, std::string_view message);
   void sample(const CopyRequest& request, const CopyMeasurement& measurement);
+  // matrix: one GPU pair measured alone (counted as a sample in `done`).
+  void matrixCell(const CopyRequest& request, const CopyMeasurement& measurement);
+  // matrix: an `error` record that names the cell it belongs to; the run goes on.
+  void cellError(const CopyRequest& request, std::string_view code, std::string_view message,
+                 std::string_view hint = {}, std::string_view detail = {});
   void timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
                     std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock = std::nullopt);
   void timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes,

@@ -28,6 +28,11 @@ import { SshTarget } from '../core/ssh/sshTarget';
 import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../core/sweepOptions';
 import { sweepTable } from '../core/table';
+import type { MatrixOptions } from '../core/matrixOptions';
+import { DEFAULT_MATRIX, matrixArgs } from '../core/matrixOptions';
+import { matrixTable } from '../core/matrixTable';
+import { matrixPageView } from '../core/matrixView';
+import { parseSize } from '../core/units';
 import { parseSizeList } from '../core/units';
 import { sweepView } from '../core/viewModel';
 
@@ -35,6 +40,7 @@ const USAGE = `Usage: sdma-lens <command> [options]
 
 Commands:
   sweep     run a transfer sweep (bandwidth vs message size for each path and CU count)
+  matrix    measure a GPU x GPU bandwidth matrix per copy path (each ordered pair alone)
   advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
   runs      list saved runs
 
@@ -53,6 +59,12 @@ Sweep options:
                                 found or built on the node (see docs/REMOTE.md)
   --ssh-config FILE             ssh config file for --target (default: the ssh client's own)
   --connect-timeout SECONDS     how long an SSH node may take to answer (default 10)
+
+Matrix options (docs/MATRIX.md):
+  --backend, --paths, --iters, --seed, --json, --target, --ssh-config, --connect-timeout as for sweep
+  --size SIZE                   bytes per copy (default 256M)
+  --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
+  --gpus LIST|all               GPUs to pair, e.g. 0,1,2,3 (default all)
 
 Advise options:
   advise [RUN_ID] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
@@ -164,24 +176,24 @@ function sshConnection(target: string, config: string | undefined, timeout: stri
   }
 }
 
+/** The helper on the node (found or built there) or on this machine. */
+async function helperOn(conn: SshConnection | undefined, backend: BackendChoice, configured: string | undefined, signal: AbortSignal): Promise<{ path: string }> {
+  if (!conn) return findHelper(configured, signal);
+  const remote = await deployHelper(conn, {
+    sourceDir: join(packageRoot, 'native'),
+    configuredPath: configured ?? '',
+    signal,
+    onProgress: (m) => process.stderr.write(`sdma-lens: ${m}...\n`),
+  });
+  checkBackendOnNode(remote, backend);
+  return remote;
+}
+
 async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, values: { helper?: string; json?: boolean; 'runs-dir'?: string }, signal: AbortSignal): Promise<number> {
   const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
   const id = makeRunId('sweep', options.backend);
-  let helper: { path: string };
-  if (conn) {
-    const remote = await deployHelper(conn, {
-      sourceDir: join(packageRoot, 'native'),
-      configuredPath: values.helper ?? '',
-      signal,
-      onProgress: (m) => process.stderr.write(`sdma-lens: ${m}...\n`),
-    });
-    checkBackendOnNode(remote, options.backend);
-    helper = remote;
-    if (options.timelineSizeBytes !== undefined) options.timelineOut = `${await makeRemoteRunDir(conn, id)}/timeline.sdmatl`;
-  } else {
-    helper = await findHelper(values.helper, signal);
-    if (options.timelineSizeBytes !== undefined) options.timelineOut = join(store.dirOf(id), 'timeline.sdmatl');
-  }
+  const helper = await helperOn(conn, options.backend, values.helper, signal);
+  if (options.timelineSizeBytes !== undefined) options.timelineOut = conn ? `${await makeRemoteRunDir(conn, id)}/timeline.sdmatl` : join(store.dirOf(id), 'timeline.sdmatl');
   const header = runHeader(id, 'sweep', helper.path, sweepArgs(options), conn?.label);
   const interactive = !values.json && process.stderr.isTTY;
   const run = await runSession({
@@ -214,6 +226,80 @@ async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, v
   const status = run.end?.status;
   if (status !== 'ok') process.stderr.write(`sdma-lens: ${status}: ${run.end?.message ?? ''}\n`);
   return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+}
+
+async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      backend: { type: 'string' },
+      paths: { type: 'string' },
+      size: { type: 'string' },
+      cus: { type: 'string' },
+      gpus: { type: 'string' },
+      iters: { type: 'string' },
+      seed: { type: 'string' },
+      'sim-delay-ms': { type: 'string' },
+      fault: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'runs-dir': { type: 'string' },
+      helper: { type: 'string' },
+      target: { type: 'string' },
+      'ssh-config': { type: 'string' },
+      'connect-timeout': { type: 'string' },
+    },
+  });
+  let options: MatrixOptions;
+  try {
+    options = {
+      backend: (values.backend ?? DEFAULT_MATRIX.backend) as BackendChoice,
+      paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>(values.paths, DEFAULT_MATRIX.paths),
+      sizeBytes: values.size ? parseSize(values.size) : DEFAULT_MATRIX.sizeBytes,
+      iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
+      seed: int('seed', values.seed, DEFAULT_MATRIX.seed),
+      ...(values.cus !== undefined ? { cus: int('cus', values.cus, 0) } : {}),
+      ...(values.gpus !== undefined && values.gpus !== 'all' ? { gpus: values.gpus.split(',').map((g) => int('gpus', g.trim(), 0)) } : {}),
+      ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
+      ...(values.fault ? { fault: values.fault } : {}),
+    };
+    matrixArgs(options);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const conn = values.target && values.target !== 'local' ? sshConnection(values.target, values['ssh-config'], values['connect-timeout']) : undefined;
+  try {
+    const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
+    const id = makeRunId('matrix', options.backend);
+    const helper = await helperOn(conn, options.backend, values.helper, signal);
+    const interactive = !values.json && process.stderr.isTTY;
+    const run = await runSession({
+      target: conn ? new SshTarget(conn) : new LocalTarget(),
+      store,
+      header: runHeader(id, 'matrix', helper.path, matrixArgs(options), conn?.label),
+      signal,
+      onRecord: (_live, record) => {
+        if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
+        if (record.type === 'warning' && !values.json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
+      },
+      onLog: (level, message) => {
+        if (level === 'error') process.stderr.write(`${message}\n`);
+      },
+    });
+    if (interactive) process.stderr.write('\r');
+    const runFile = store.fileOf(id);
+    if (values.json) {
+      const view = matrixPageView(run);
+      process.stdout.write(`${JSON.stringify({ runFile, ...view, message: run.end?.message ?? '' }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`${matrixTable(run)}\n# saved: ${runFile}\n# open it in VS Code: "SDMA Lens: Open Run"\n`);
+    }
+    const status = run.end?.status;
+    if (status !== 'ok') process.stderr.write(`sdma-lens: ${status}: ${run.end?.message ?? ''}\n`);
+    return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+  } finally {
+    await conn?.close();
+  }
 }
 
 function jsonResult(run: Run, runFile: string) {
@@ -293,6 +379,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'sweep':
         return await sweep(rest, controller.signal);
+      case 'matrix':
+        return await matrix(rest, controller.signal);
       case 'advise':
         return await advise(rest);
       case 'runs':

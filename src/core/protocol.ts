@@ -173,6 +173,14 @@ export const TimelineSchema = v.union([
 
 export const WarningSchema = v.object({ type: v.literal('warning'), code: text, message: text });
 
+/** The matrix cell an error belongs to (`matrix`): that cell failed, the run went on. */
+export const CellRefSchema = v.object({
+  mover: v.picklist(MOVERS),
+  initiator: v.picklist(INITIATORS),
+  src: gpuIndex,
+  dst: gpuIndex,
+});
+
 export const ErrorSchema = v.object({
   type: v.literal('error'),
   code: text,
@@ -180,6 +188,32 @@ export const ErrorSchema = v.object({
   detail: v.optional(text),
   /** What the user can do about it. */
   hint: v.optional(text),
+  cell: v.optional(CellRefSchema),
+});
+
+/** `matrix`: one ordered GPU pair measured alone at one size (docs/MATRIX.md). */
+export const MatrixCellSchema = v.object({
+  type: v.literal('matrix-cell'),
+  mover: v.picklist(MOVERS),
+  initiator: v.picklist(INITIATORS),
+  src: gpuIndex,
+  dst: gpuIndex,
+  sizeBytes: v.pipe(count, v.minValue(1)),
+  cus: count,
+  engines: count,
+  iters: v.pipe(count, v.minValue(1)),
+  medianNs: nonNegative,
+  meanNs: nonNegative,
+  minNs: nonNegative,
+  maxNs: nonNegative,
+  /** size / median time: the cell's figure. */
+  gbps: nonNegative,
+  /** size / mean time. */
+  gbpsMean: nonNegative,
+  validated: v.boolean(),
+  mode: v.optional(v.picklist(TIMING_MODES)),
+  opsPerIter: v.optional(v.pipe(count, v.minValue(1))),
+  label: v.optional(text),
 });
 
 export const DoneSchema = v.object({
@@ -323,6 +357,8 @@ export type TimelineFileRef = Extract<Timeline, { path: string }>;
 export type Warning = v.InferOutput<typeof WarningSchema>;
 export type ErrorRecord = v.InferOutput<typeof ErrorSchema>;
 export type Done = v.InferOutput<typeof DoneSchema>;
+export type CellRef = v.InferOutput<typeof CellRefSchema>;
+export type MatrixCell = v.InferOutput<typeof MatrixCellSchema>;
 export type CollectiveVariant = v.InferOutput<typeof CollectiveVariantSchema>;
 export type CollectivePoint = v.InferOutput<typeof CollectiveSchema>;
 export type OverlapPoint = v.InferOutput<typeof OverlapSchema>;
@@ -338,6 +374,7 @@ export type HelperRecord =
   | Warning
   | ErrorRecord
   | Done
+  | MatrixCell
   | CollectiveVariant
   | CollectivePoint
   | OverlapPoint
@@ -355,6 +392,7 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   warning: WarningSchema,
   error: ErrorSchema,
   done: DoneSchema,
+  'matrix-cell': MatrixCellSchema,
   'collective-variant': CollectiveVariantSchema,
   collective: CollectiveSchema,
   overlap: OverlapSchema,

@@ -13,6 +13,7 @@ import type {
   ErrorRecord,
   Hello,
   HelperRecord,
+  MatrixCell,
   OverlapPoint,
   Program,
   Sample,
@@ -31,7 +32,7 @@ export const RunHeaderSchema = v.object({
   format: v.literal(RUN_FORMAT),
   version: v.literal(RUN_FORMAT_VERSION),
   id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)),
-  command: v.picklist(['sweep', 'info', 'collective', 'overlap', 'run', 'import']),
+  command: v.picklist(['sweep', 'info', 'matrix', 'collective', 'overlap', 'run', 'import']),
   createdAt: v.string(),
   target: v.object({ kind: v.picklist(['local', 'ssh']), host: v.optional(v.string()) }),
   helper: v.object({ path: v.string(), args: v.array(v.string()) }),
@@ -82,6 +83,8 @@ export interface Run {
   end?: RunEnd;
   problems: string[];
   progress: { done: number; total: number };
+  /** `matrix` runs: one cell per GPU pair and path, in arrival order (absent elsewhere). */
+  matrixCells?: MatrixCell[];
   /** `collective` and `overlap` runs (absent in sweeps). */
   collectiveVariants?: CollectiveVariant[];
   collectives?: CollectivePoint[];
@@ -123,6 +126,9 @@ export function applyRecord(run: Run, record: HelperRecord): void {
       break;
     case 'done':
       run.done = record;
+      break;
+    case 'matrix-cell':
+      (run.matrixCells ??= []).push(record);
       break;
     case 'collective-variant':
       (run.collectiveVariants ??= []).push(record);

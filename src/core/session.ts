@@ -120,6 +120,8 @@ export function measured(run: Run): string {
       return plural(run.collectives?.length ?? 0, 'collective point');
     case 'overlap':
       return plural(run.overlaps?.length ?? 0, 'overlap point');
+    case 'matrix':
+      return plural(run.matrixCells?.length ?? 0, 'matrix cell');
     default:
       return plural(run.samples.length, 'sample');
   }

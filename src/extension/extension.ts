@@ -4,6 +4,9 @@
  */
 import * as vscode from 'vscode';
 import { COLLECTIVE_VIEW_TYPE, CollectivePanel } from './collectivePanel';
+import { MATRIX_VIEW_TYPE, MatrixPanel } from './matrixPanel';
+import type { RunMatrixArgs } from './commands/runMatrix';
+import { runMatrixCommand } from './commands/runMatrix';
 import type { Run } from '../core/run';
 import { RunStore } from '../core/runStore';
 import { HelperService } from './helperService';
@@ -55,6 +58,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'collective', args)),
     vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'overlap', args)),
+    vscode.commands.registerCommand('sdmaLens.runMatrix', (args?: RunMatrixArgs) => runMatrixCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.openRun', (id?: string) => openRunCommand(deps, id)),
     vscode.commands.registerCommand('sdmaLens.deleteRun', () => deleteRunCommand(deps)),
     knobs,
@@ -81,6 +85,13 @@ export function activate(context: vscode.ExtensionContext) {
         else panel.dispose();
       },
     }),
+    vscode.window.registerWebviewPanelSerializer(MATRIX_VIEW_TYPE, {
+      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
+        const run = await restorableRun(state);
+        if (run) MatrixPanel.revive(panel, context.extensionUri, run, log);
+        else panel.dispose();
+      },
+    }),
     vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
         const run = await restorableRun(state);
@@ -91,7 +102,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId) };
+  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanel.forRun(runId) };
 }
 
 export function deactivate(): void {}

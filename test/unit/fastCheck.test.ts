@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { fastPredicate } from '../../src/core/fastCheck';
-import { DoneSchema, ErrorSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
+import { DoneSchema, ErrorSchema, MatrixCellSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
 import { sample } from '../support/records';
 
 /** Values chosen to sit on every edge the schemas draw: types, signs, integers, limits, NaN. */
@@ -40,6 +40,8 @@ const cases: [string, v.GenericSchema, Record<string, unknown>][] = [
   ['warning', WarningSchema, { type: 'warning', code: 'simulated', message: 'm' }],
   ['error', ErrorSchema, { type: 'error', code: 'usage', message: 'm', detail: 'd', hint: 'h' }],
   ['topology', TopologySchema, topology],
+  ['matrix-cell', MatrixCellSchema, { type: 'matrix-cell', mover: 'engine', initiator: 'host', src: 3, dst: 5, sizeBytes: 268435456, cus: 0, engines: 1, iters: 20, medianNs: 4.4e6, meanNs: 4.5e6, minNs: 4.3e6, maxNs: 4.9e6, gbps: 61, gbpsMean: 59.6, validated: true, mode: 'pipelined', opsPerIter: 4, label: 'proxy-initiated' }],
+  ['error of a matrix cell', ErrorSchema, { type: 'error', code: 'peer-access', message: 'm', hint: 'h', cell: { mover: 'cu', initiator: 'device', src: 1, dst: 0 } }],
 ];
 
 describe('the ingest fast path read off the schemas', () => {

@@ -618,16 +618,25 @@ class GpuBackend final : public Backend {
     return scratch_.emplace(device, s).first->second;
   }
 
+  static void freeRegions(Pair& pair) {
+    if (!pair.srcRegion) return;
+    (void)hipSetDevice(pair.src);
+    (void)hipFree(pair.srcRegion);
+    (void)hipSetDevice(pair.dst);
+    (void)hipFree(pair.dstRegion);
+    pair.srcRegion = pair.dstRegion = nullptr;
+    pair.regionBytes = 0;
+  }
+
+  // One pair holds buffers at a time: a matrix visits all N x (N-1) pairs, and keeping each
+  // pair's rotation regions (2 x LLC or more per side) would leave 2 (N-1) of them on every GPU.
   void ensureRegions(Pair& pair, std::uint64_t regionBytes) {
     if (pair.regionBytes >= regionBytes) return;
-    if (pair.srcRegion) {
-      (void)hipSetDevice(pair.src);
-      (void)hipFree(pair.srcRegion);
-      (void)hipSetDevice(pair.dst);
-      (void)hipFree(pair.dstRegion);
-      pair.srcRegion = pair.dstRegion = nullptr;
-      pair.regionBytes = 0;
+    for (auto& [key, other] : pairs_) {
+      (void)key;
+      if (&other != &pair) freeRegions(other);
     }
+    freeRegions(pair);
     check(hipSetDevice(pair.src), "hipSetDevice");
     check(hipMalloc(reinterpret_cast<void**>(&pair.srcRegion), regionBytes), "hipMalloc (source)");
     check(hipSetDevice(pair.dst), "hipSetDevice");

@@ -4,6 +4,7 @@ import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runStore';
 import { RunStore } from '../../core/runStore';
 import { runsFolder } from '../settings';
+import { MatrixPanel } from '../matrixPanel';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';
 import type { SweepDeps } from './runSweep';
@@ -40,7 +41,9 @@ export async function openRunCommand(deps: SweepDeps, id?: string): Promise<Run 
     if (!runId) return undefined;
     const run = await store.open(runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
-    SweepPanel.show(deps.context.extensionUri, run, deps.log);
+    // A matrix has its own panel; every other run opens in the sweep panel.
+    if (run.header.command === 'matrix') MatrixPanel.show(deps.context.extensionUri, run, deps.log);
+    else SweepPanel.show(deps.context.extensionUri, run, deps.log);
     deps.onRun?.(run);
     return run;
   } catch (err) {
@@ -57,6 +60,7 @@ export async function deleteRunCommand(deps: SweepDeps): Promise<void> {
     const confirm = await vscode.window.showWarningMessage(`Delete run ${picked.id} and its files?`, { modal: true }, 'Delete');
     if (confirm !== 'Delete') return;
     SweepPanel.forRun(picked.id)?.dispose();
+    MatrixPanel.forRun(picked.id)?.dispose();
     await store.delete(picked.id);
     deps.log.info(`deleted run ${picked.id}`);
   } catch (err) {

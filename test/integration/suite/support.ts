@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage } from '../../../src/core/messages';
+import type { MatrixHostMessage } from '../../../src/core/matrixMessages';
 import type { SweepDeps } from '../../../src/extension/commands/runSweep';
 
 export const EXTENSION_ID = 'sdma-lens.sdma-lens';
@@ -11,6 +12,7 @@ export const EXTENSION_ID = 'sdma-lens.sdma-lens';
 export interface SdmaLensApi {
   deps: SweepDeps;
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
+  matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
 }
 
 export async function activeApi(): Promise<SdmaLensApi> {

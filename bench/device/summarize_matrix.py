@@ -1,0 +1,73 @@
+"""One table for bench/device/run-h200-matrix.sh: per copy path the matrix's min, median and
+max GB/s and the weakest pair (ties named); per collective and variant the helper's busbw at
+the largest size beside torch.distributed's and their ratio.
+Usage: summarize_matrix.py OUT_DIR  (prints the table; writes OUT_DIR/summary.md and summary.json)"""
+import json
+import os
+import statistics
+import sys
+
+
+def records(path, kind):
+    out = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r.get("type") == kind:
+                    out.append(r)
+    return out
+
+
+def main(out):
+    lines = ["| what | min | median | max | weakest pair / reference | ratio |", "|---|---|---|---|---|---|"]
+    summary = {"matrix": [], "collectives": []}
+    cells = records(os.path.join(out, "matrix.ndjson"), "matrix-cell")
+    failed = [e for e in records(os.path.join(out, "matrix.ndjson"), "error") if "cell" in e]
+    for path in ("cu/host", "cu/device", "engine/host", "engine/device"):
+        mine = [c for c in cells if f"{c['mover']}/{c['initiator']}" == path]
+        bad = [e for e in failed if f"{e['cell']['mover']}/{e['cell']['initiator']}" == path]
+        if not mine:
+            lines.append(f"| matrix {path} | | | | no cell measured ({len(bad)} failed) | |")
+            continue
+        gbps = [c["gbps"] for c in mine]
+        low = min(gbps)
+        # Ties: equal at the precision shown (two decimals), as the extension names them.
+        weakest = [c for c in mine if f"{c['gbps']:.2f}" == f"{low:.2f}"]
+        names = ", ".join(f"GPU {c['src']} -> GPU {c['dst']}" for c in weakest)
+        cus = f" ({mine[0]['cus']} SMs)" if path.startswith("cu/") else ""
+        lines.append(f"| matrix {path}{cus}, GB/s | {low:.1f} | {statistics.median(gbps):.1f} | {max(gbps):.1f} | "
+                     f"{names}{f'; {len(bad)} failed' if bad else ''} | {low / max(gbps):.3f} min/max |")
+        summary["matrix"].append({"path": path, "cells": len(mine), "failed": len(bad), "minGbps": low,
+                                  "medianGbps": statistics.median(gbps), "maxGbps": max(gbps),
+                                  "weakest": [{"src": c["src"], "dst": c["dst"], "gbps": c["gbps"]} for c in weakest]})
+    points = records(os.path.join(out, "collective.ndjson"), "collective")
+    torch = {}
+    try:
+        with open(os.path.join(out, "torch.json")) as f:
+            torch = json.loads(f.read().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        pass
+    largest = max((p["sizeBytes"] for p in points), default=0)
+    for p in sorted((p for p in points if p["sizeBytes"] == largest and not p["inPlace"]), key=lambda p: (p["op"], p["variant"])):
+        ref = next((t for t in torch.get("points", []) if t["op"] == p["op"] and abs(t["sizeBytes"] - p["sizeBytes"]) < 4 * p["ranks"]), None)
+        ratio = f"{p['busbwGbps'] / ref['busbwGbps']:.3f} vs torch" if ref and ref["busbwGbps"] > 0 else ""
+        ref_text = f"torch {ref['busbwGbps']:.1f}" if ref else "no torch reference"
+        lines.append(f"| {p['op']} {p['variant']} {p['sizeBytes'] >> 20} MiB x{p['ranks']}, busbw GB/s | | "
+                     f"{p['busbwGbps']:.1f} | | {ref_text} | {ratio} |")
+        summary["collectives"].append({"op": p["op"], "variant": p["variant"], "sizeBytes": p["sizeBytes"], "ranks": p["ranks"],
+                                       "busbwGbps": p["busbwGbps"], "torchBusbwGbps": ref["busbwGbps"] if ref else None,
+                                       "transport": p.get("transport"), "wrong": p.get("wrong")})
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bench/results/local-matrix")

@@ -1,0 +1,82 @@
+/**
+ * Messages between the extension host and the matrix panel's page, validated on both sides:
+ * the page checks each view before drawing it, the host each message before acting on it.
+ * Browser-safe (valibot and protocol names only), so the page bundles it.
+ */
+import * as v from 'valibot';
+import { PATHS } from './protocol';
+
+const finite = v.pipe(v.number(), v.finite());
+const gpu = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1023));
+const str = v.pipe(v.string(), v.maxLength(100_000));
+
+export const CELL_STATES = ['measured', 'failed', 'missing', 'self'] as const;
+export type CellState = (typeof CELL_STATES)[number];
+
+export const MatrixGridCellSchema = v.object({
+  src: gpu,
+  dst: gpu,
+  /** measured; failed (an error record names this cell); missing (not measured: the run stopped first); self (the diagonal). */
+  state: v.picklist(CELL_STATES),
+  gbps: v.optional(finite),
+  /** What the heat map colours by: the share of the path's best cell, 1/2 or less -> 0, equal -> 1. */
+  level: v.optional(finite),
+  /** Failed cells: the error's code and message, and what to do. */
+  error: v.optional(str),
+  weakest: v.boolean(),
+});
+export type MatrixGridCell = v.InferOutput<typeof MatrixGridCellSchema>;
+
+export const MatrixPathViewSchema = v.object({
+  path: v.picklist(PATHS),
+  /** e.g. "cu/host · 64 CUs", "engine/host". */
+  label: str,
+  cus: finite,
+  /** Row and column order: rows are sources, columns destinations. */
+  gpus: v.array(gpu),
+  rows: v.array(v.array(MatrixGridCellSchema)),
+  /** Over measured cells; absent when none was measured. */
+  stats: v.optional(v.object({ minGbps: finite, medianGbps: finite, maxGbps: finite })),
+  /** The lowest-GB/s pairs (several when tied at the shown precision). */
+  weakest: v.array(v.object({ src: gpu, dst: gpu, gbps: finite })),
+  /** "Weakest pair: GPU 3 -> GPU 5, 55.1 GB/s (median of the path 57.0)". */
+  weakestText: str,
+  measured: finite,
+  failed: finite,
+  missing: finite,
+});
+export type MatrixPathView = v.InferOutput<typeof MatrixPathViewSchema>;
+
+export const MatrixPageViewSchema = v.object({
+  runId: str,
+  status: str,
+  simulated: v.boolean(),
+  node: str,
+  sizeBytes: finite,
+  iters: finite,
+  progress: v.object({ done: finite, total: finite }),
+  paths: v.array(MatrixPathViewSchema),
+  notes: v.array(str),
+});
+export type MatrixPageView = v.InferOutput<typeof MatrixPageViewSchema>;
+
+/** Host -> page. */
+export const MatrixHostMessageSchema = v.variant('type', [v.object({ type: v.literal('matrix-view'), view: MatrixPageViewSchema })]);
+export type MatrixHostMessage = v.InferOutput<typeof MatrixHostMessageSchema>;
+
+/** Page -> host. */
+const MatrixWebviewMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('ready') }),
+  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
+]);
+export type MatrixWebviewMessage = v.InferOutput<typeof MatrixWebviewMessageSchema>;
+
+export function parseMatrixHostMessage(raw: unknown): MatrixHostMessage | undefined {
+  const r = v.safeParse(MatrixHostMessageSchema, raw);
+  return r.success ? r.output : undefined;
+}
+
+export function parseMatrixWebviewMessage(raw: unknown): MatrixWebviewMessage | undefined {
+  const r = v.safeParse(MatrixWebviewMessageSchema, raw);
+  return r.success ? r.output : undefined;
+}

@@ -1,0 +1,69 @@
+/**
+ * What a user asks a bandwidth matrix to do, checked and turned into helper arguments
+ * (`sdma-probe matrix`, docs/MATRIX.md). Checked here once, whatever the source (command
+ * arguments, CLI flags), with a message that names the field at fault.
+ */
+import type { PathName } from './protocol';
+import { PATHS } from './protocol';
+import type { BackendChoice } from './sweepOptions';
+import { BACKEND_CHOICES } from './sweepOptions';
+import { MAX_SIZE_BYTES, formatSizeArg } from './units';
+
+export interface MatrixOptions {
+  backend: BackendChoice;
+  paths: PathName[];
+  sizeBytes: number;
+  /** CUs of the cu/* paths; undefined: the helper's default (64, cut to the GPUs' CU count). */
+  cus?: number;
+  /** GPU indices; undefined: every GPU of the node. */
+  gpus?: number[];
+  iters: number;
+  warmup?: number;
+  seed: number;
+  /** Simulator only: sleep per cell, for demos and cancellation tests. */
+  simDelayMs?: number;
+  /** Testing only: the helper's fault injection (see docs/PROTOCOL.md). */
+  fault?: string;
+}
+
+export const DEFAULT_MATRIX: MatrixOptions = {
+  backend: 'auto',
+  paths: [...PATHS],
+  sizeBytes: 256 * 1024 ** 2,
+  iters: 20,
+  seed: 1,
+};
+
+const isInt = (x: unknown, min: number, max: number): x is number => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
+
+/** Throws an Error naming the first invalid field. */
+export function checkMatrixOptions(o: MatrixOptions): MatrixOptions {
+  if (!(BACKEND_CHOICES as readonly string[]).includes(o.backend)) throw new Error(`backend must be one of ${BACKEND_CHOICES.join(', ')} (got "${String(o.backend)}")`);
+  if (!Array.isArray(o.paths) || o.paths.length === 0) throw new Error(`paths must name at least one of ${PATHS.join(', ')}`);
+  for (const p of o.paths) if (!(PATHS as readonly string[]).includes(p)) throw new Error(`unknown path "${String(p)}" (use ${PATHS.join(', ')})`);
+  if (!isInt(o.sizeBytes, 1, MAX_SIZE_BYTES)) throw new Error('size must be a whole number of bytes in 1 B .. 64 GiB');
+  if (o.cus !== undefined && !isInt(o.cus, 1, 4096)) throw new Error(`CU count ${String(o.cus)} must be a whole number in 1..4096`);
+  if (o.gpus !== undefined) {
+    if (!Array.isArray(o.gpus) || o.gpus.length < 2) throw new Error('GPUs must list two or more GPU indices (a matrix needs pairs)');
+    for (const g of o.gpus) if (!isInt(g, 0, 1023)) throw new Error(`GPU index ${String(g)} must be a whole number in 0..1023`);
+    if (new Set(o.gpus).size !== o.gpus.length) throw new Error(`GPUs ${o.gpus.join(',')} name a GPU twice`);
+  }
+  if (!isInt(o.iters, 1, 100_000)) throw new Error('iterations must be a whole number in 1..100000');
+  if (o.warmup !== undefined && !isInt(o.warmup, 0, 100_000)) throw new Error('warm-up iterations must be a whole number in 0..100000');
+  if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
+  if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, 60_000)) throw new Error('simulator delay must be in 0..60000 ms');
+  if (o.fault !== undefined && !/^(crash|garbage|hang|exit|corrupt)-after=\d{1,6}$/.test(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  return o;
+}
+
+/** The helper's argument array. Values are separate elements: nothing here is ever parsed by a shell. */
+export function matrixArgs(o: MatrixOptions): string[] {
+  checkMatrixOptions(o);
+  const args = ['matrix', '--backend', o.backend, '--paths', o.paths.join(','), '--size', formatSizeArg(o.sizeBytes), '--iters', String(o.iters), '--seed', String(o.seed)];
+  if (o.cus !== undefined) args.push('--cus', String(o.cus));
+  if (o.gpus !== undefined) args.push('--gpus', o.gpus.join(','));
+  if (o.warmup !== undefined) args.push('--warmup', String(o.warmup));
+  if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
+  if (o.fault !== undefined) args.push('--fault', o.fault);
+  return args;
+}

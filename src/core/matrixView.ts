@@ -1,0 +1,124 @@
+/**
+ * The bandwidth matrix as users read it (docs/MATRIX.md): per copy path an N x N grid of
+ * GB/s, sources in rows and destinations in columns, with min/median/max and the weakest
+ * pair named. A pure function of a run, shared by the panel and the CLI.
+ */
+import type { MatrixGridCell, MatrixPageView, MatrixPathView } from './matrixMessages';
+import type { PathName } from './protocol';
+import { PATHS, pathName } from './protocol';
+import type { Run } from './run';
+import { isSimulated, runStatus } from './run';
+import { formatGbps } from './units';
+
+/** The value of `--flag` in the helper's arguments, if given. */
+function argOf(run: Run, flag: string): string | undefined {
+  const args = run.header.helper.args;
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** The GPUs the matrix spans: as asked (--gpus), else the node's, else those seen in records. */
+export function matrixGpus(run: Run): number[] {
+  const asked = argOf(run, '--gpus');
+  if (asked && asked !== 'all') {
+    const list = asked.split(',').map(Number);
+    if (list.every((g) => Number.isInteger(g) && g >= 0)) return list;
+  }
+  if (run.topology) return run.topology.gpus.map((g) => g.index);
+  const seen = new Set<number>();
+  for (const c of run.matrixCells ?? []) seen.add(c.src).add(c.dst);
+  for (const e of run.errors) if (e.cell) seen.add(e.cell.src).add(e.cell.dst);
+  return [...seen].sort((a, b) => a - b);
+}
+
+/** The paths the matrix was asked for, in the protocol's order. */
+export function matrixPaths(run: Run): PathName[] {
+  const asked = argOf(run, '--paths');
+  if (!asked || asked === 'all') return [...PATHS];
+  const names = new Set(asked.split(','));
+  return PATHS.filter((p) => names.has(p));
+}
+
+function median(sorted: number[]): number {
+  const n = sorted.length;
+  return n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+}
+
+const pairText = (p: { src: number; dst: number }) => `GPU ${p.src} -> GPU ${p.dst}`;
+
+function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
+  const cells = (run.matrixCells ?? []).filter((c) => pathName(c.mover, c.initiator) === path);
+  const errors = run.errors.filter((e) => e.cell && pathName(e.cell.mover, e.cell.initiator) === path);
+  const key = (src: number, dst: number) => `${src}>${dst}`;
+  // A cell measured twice (never by the helper, but a file may be edited) shows the last one.
+  const measuredAt = new Map(cells.map((c) => [key(c.src, c.dst), c]));
+  const failedAt = new Map(errors.map((e) => [key(e.cell!.src, e.cell!.dst), e]));
+  const inGrid = [...measuredAt.values()].filter((c) => gpus.includes(c.src) && gpus.includes(c.dst));
+  const values = inGrid.map((c) => c.gbps).sort((a, b) => a - b);
+  const stats = values.length > 0 ? { minGbps: values[0]!, medianGbps: median(values), maxGbps: values.at(-1)! } : undefined;
+  // Ties are what a reader cannot tell apart: equal at the precision the table shows.
+  const weakestShown = stats ? formatGbps(stats.minGbps) : undefined;
+  const weakest = inGrid.filter((c) => formatGbps(c.gbps) === weakestShown).map((c) => ({ src: c.src, dst: c.dst, gbps: c.gbps }));
+  weakest.sort((a, b) => a.src - b.src || a.dst - b.dst);
+
+  let measured = 0;
+  let failed = 0;
+  let missing = 0;
+  const rows = gpus.map((src) =>
+    gpus.map((dst): MatrixGridCell => {
+      if (src === dst) return { src, dst, state: 'self', weakest: false };
+      const cell = measuredAt.get(key(src, dst));
+      if (cell) {
+        measured++;
+        // Against the best cell, not the spread: noise of a few percent must not look like a weak link.
+        const level = stats!.maxGbps > 0 ? Math.max(0, 2 * (cell.gbps / stats!.maxGbps) - 1) : 0;
+        return { src, dst, state: 'measured', gbps: cell.gbps, level, weakest: weakest.some((w) => w.src === src && w.dst === dst) };
+      }
+      const error = failedAt.get(key(src, dst));
+      if (error) {
+        failed++;
+        return { src, dst, state: 'failed', error: `${error.code}: ${error.message}${error.hint ? ` (${error.hint})` : ''}`, weakest: false };
+      }
+      missing++;
+      return { src, dst, state: 'missing', weakest: false };
+    }),
+  );
+  const cus = path.startsWith('cu/') ? (cells[0]?.cus ?? Number(argOf(run, '--cus') ?? 0)) : 0;
+  const label = path.startsWith('cu/') && cus > 0 ? `${path} · ${cus} CU${cus === 1 ? '' : 's'}` : path;
+  let weakestText: string;
+  if (!stats) weakestText = 'No cell measured yet.';
+  else if (weakest.length === 1) weakestText = `Weakest pair: ${pairText(weakest[0]!)}, ${formatGbps(weakest[0]!.gbps)} GB/s (median ${formatGbps(stats.medianGbps)}).`;
+  else weakestText = `Weakest pairs (tied at ${weakestShown} GB/s): ${weakest.map(pairText).join(', ')} (median ${formatGbps(stats.medianGbps)}).`;
+  return { path, label, cus, gpus, rows, ...(stats ? { stats } : {}), weakest, weakestText, measured, failed, missing };
+}
+
+export function matrixPageView(run: Run): MatrixPageView {
+  const gpus = matrixGpus(run);
+  const simulated = isSimulated(run);
+  const notes: string[] = [];
+  if (simulated) notes.push('Simulated node: every cell comes from the simulated MI350X model, not from a measurement.');
+  for (const w of run.warnings) notes.push(`${w.code}: ${w.message}`);
+  for (const e of run.errors) if (!e.cell) notes.push(`error ${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
+  notes.push(...run.problems);
+  const first = run.matrixCells?.[0];
+  const sizeArg = argOf(run, '--size');
+  return {
+    runId: run.header.id,
+    status: runStatus(run),
+    simulated,
+    node: run.topology ? `${run.topology.node.model} x${run.topology.gpus.length}` : '',
+    sizeBytes: first?.sizeBytes ?? (sizeArg ? sizeFromArg(sizeArg) : 0),
+    iters: first?.iters ?? 0,
+    progress: run.progress,
+    paths: matrixPaths(run).map((p) => pathView(run, p, gpus)),
+    notes,
+  };
+}
+
+/** "256M" -> 268435456, as the helper's --size reads it. */
+function sizeFromArg(text: string): number {
+  const m = /^(\d+)([KMG]?)$/i.exec(text);
+  if (!m) return 0;
+  const shift = { '': 0, K: 10, M: 20, G: 30 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'G'];
+  return Number(m[1]) * 2 ** shift;
+}

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { matrixArgs } from '../../src/core/matrixOptions';
+import { parseMatrixHostMessage, parseMatrixWebviewMessage } from '../../src/core/matrixMessages';
+import { matrixTable } from '../../src/core/matrixTable';
+import { matrixPageView } from '../../src/core/matrixView';
+import type { MatrixCell } from '../../src/core/protocol';
+import { parseLine, validateRecord } from '../../src/core/protocol';
+import type { Run } from '../../src/core/run';
+import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
+import * as v from 'valibot';
+
+const fixture = readFileSync(join(__dirname, '../fixtures/runs/sim-matrix-seed1.ndjson'), 'utf8');
+
+function load(text: string): Run {
+  const lines = text.split('\n').filter(Boolean);
+  const run = newRun(v.parse(RunHeaderSchema, JSON.parse(lines[0]!)));
+  for (const line of lines.slice(1)) applySavedValue(run, JSON.parse(line));
+  return run;
+}
+
+function cell(src: number, dst: number, gbps: number, over: Partial<MatrixCell> = {}): MatrixCell {
+  const sizeBytes = 1 << 26;
+  const medianNs = sizeBytes / gbps;
+  return { type: 'matrix-cell', mover: 'engine', initiator: 'host', src, dst, sizeBytes, cus: 0, engines: 1, iters: 5, medianNs, meanNs: medianNs, minNs: medianNs, maxNs: medianNs, gbps, gbpsMean: gbps, validated: true, ...over };
+}
+
+function runOf(cells: MatrixCell[], args = ['matrix', '--paths', 'engine/host', '--gpus', '0,1,2']): Run {
+  const run = newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'm', command: 'matrix', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args } });
+  run.matrixCells = cells;
+  return run;
+}
+
+describe('matrix records', () => {
+  it('every line of the real helper fixture validates, and the run folds them', () => {
+    const lines = fixture.split('\n').filter(Boolean).slice(1, -1);
+    for (const line of lines) expect(parseLine(line).kind).toBe('record');
+    const run = load(fixture);
+    expect(run.problems).toEqual([]);
+    expect(run.matrixCells).toHaveLength(23);
+    expect(run.errors.filter((e) => e.cell)).toHaveLength(1);
+  });
+  it('rejects a cell with a negative bandwidth or an unknown mover', () => {
+    expect(validateRecord({ ...cell(0, 1, 50), gbps: -1 }).kind).toBe('malformed');
+    expect(validateRecord({ ...cell(0, 1, 50), mover: 'dma' }).kind).toBe('malformed');
+    expect(validateRecord({ type: 'error', code: 'x', message: 'm', cell: { mover: 'cu', initiator: 'host', src: -1, dst: 0 } }).kind).toBe('malformed');
+  });
+});
+
+describe('the matrix view model', () => {
+  it('lays the fixture out as 4 x 4 grids per path, sources in rows, the diagonal blank', () => {
+    const view = matrixPageView(load(fixture));
+    expect(view.simulated).toBe(true);
+    expect(view.sizeBytes).toBe(64 << 20);
+    expect(view.paths.map((p) => p.path)).toEqual(['cu/host', 'engine/host']);
+    const [cu, engine] = view.paths;
+    expect(cu!.gpus).toEqual([0, 1, 2, 3]);
+    expect(cu!.label).toBe('cu/host · 64 CUs');
+    expect(cu!.rows.map((r) => r.map((c) => c.state === 'self'))).toEqual([0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => i === j)));
+    expect(cu!.rows[2]![1]).toMatchObject({ src: 2, dst: 1, state: 'measured' });
+    expect(cu!.measured).toBe(12);
+    expect(engine!.measured).toBe(11);
+    expect(engine!.failed).toBe(1);
+    expect(engine!.rows[0]![3]).toMatchObject({ state: 'failed' });
+    expect(engine!.rows[0]![3]!.error).toMatch(/^validation: the destination of engine\/host GPU 0 -> GPU 3 held wrong bytes/);
+  });
+  it('min, median and max come from the measured cells, and the weakest is the lowest', () => {
+    const run = load(fixture);
+    const view = matrixPageView(run);
+    const cu = view.paths[0]!;
+    const values = run.matrixCells!.filter((c) => c.mover === 'cu').map((c) => c.gbps).sort((a, b) => a - b);
+    expect(cu.stats).toEqual({ minGbps: values[0], medianGbps: (values[5]! + values[6]!) / 2, maxGbps: values[11] });
+    const low = run.matrixCells!.find((c) => c.mover === 'cu' && c.gbps === values[0])!;
+    expect(cu.weakest).toEqual([{ src: low.src, dst: low.dst, gbps: low.gbps }]);
+    expect(cu.weakestText).toContain(`GPU ${low.src} -> GPU ${low.dst}`);
+    // Coloured by the share of the best cell: a few percent of noise stays near the top.
+    const levels = cu.rows.flat().filter((c) => c.state === 'measured').map((c) => c.level!);
+    expect(Math.max(...levels)).toBe(1);
+    expect(Math.min(...levels)).toBeCloseTo(2 * (values[0]! / values[11]!) - 1, 9);
+    expect(Math.min(...levels)).toBeGreaterThan(0.8);
+  });
+  it('names every pair tied at the shown precision', () => {
+    const view = matrixPageView(runOf([cell(0, 1, 60), cell(0, 2, 41.001), cell(1, 0, 41.0012), cell(1, 2, 59), cell(2, 0, 58), cell(2, 1, 41.2)]));
+    const p = view.paths[0]!;
+    expect(p.weakest.map((w) => [w.src, w.dst])).toEqual([[0, 2], [1, 0]]);
+    expect(p.weakestText).toBe('Weakest pairs (tied at 41.00 GB/s): GPU 0 -> GPU 2, GPU 1 -> GPU 0 (median 49.60).');
+    expect(p.rows[2]![1]!.weakest).toBe(false);
+  });
+  it('marks cells not measured yet as missing, and says so when nothing was measured', () => {
+    const p = matrixPageView(runOf([cell(0, 1, 60)])).paths[0]!;
+    expect(p.missing).toBe(5);
+    expect(p.rows[1]![0]!.state).toBe('missing');
+    expect(matrixPageView(runOf([])).paths[0]!.weakestText).toBe('No cell measured yet.');
+  });
+  it('a link at half the best or less is at the bottom of the scale', () => {
+    const p = matrixPageView(runOf([cell(0, 1, 60), cell(0, 2, 45), cell(1, 0, 30), cell(1, 2, 20)])).paths[0]!;
+    expect(p.rows[0]![1]).toMatchObject({ level: 1 });
+    expect(p.rows[0]![2]!.level).toBeCloseTo(0.5);
+    expect(p.rows[1]![0]).toMatchObject({ level: 0 });
+    expect(p.rows[1]![2]).toMatchObject({ level: 0, weakest: true });
+  });
+  it('the view passes the schema the page checks it with', () => {
+    const view = JSON.parse(JSON.stringify(matrixPageView(load(fixture))));
+    expect(parseMatrixHostMessage({ type: 'matrix-view', view })).toBeDefined();
+    expect(parseMatrixHostMessage({ type: 'matrix-view', view: { ...view, paths: [{ ...view.paths[0], rows: [[{ src: 0, dst: 0, state: 'odd', weakest: false }]] }] } })).toBeUndefined();
+    expect(parseMatrixWebviewMessage({ type: 'ready' })).toEqual({ type: 'ready' });
+    expect(parseMatrixWebviewMessage({ type: 'run', command: 'rm' })).toBeUndefined();
+  });
+});
+
+describe('the matrix as text', () => {
+  it('prints a grid per path with the weakest marked, the failed cell and the SIMULATED line', () => {
+    const text = matrixTable(load(fixture));
+    expect(text).toContain('# SIMULATED');
+    expect(text).toContain('# cu/host · 64 CUs');
+    expect(text).toMatch(/^#\s+src\\dst\s+0\s+1\s+2\s+3$/m);
+    expect(text).toMatch(/^\s+0\s+-\s+[\d.]+\*?\s+[\d.]+\*?\s+failed$/m);
+    expect(text.match(/\*/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(text).toContain('# failed GPU 0 -> GPU 3: validation');
+  });
+});
+
+describe('matrix options', () => {
+  it('become an argument array', () => {
+    expect(matrixArgs({ backend: 'sim', paths: ['cu/host'], sizeBytes: 256 << 20, iters: 20, seed: 1, cus: 32, gpus: [0, 1] })).toEqual(['matrix', '--backend', 'sim', '--paths', 'cu/host', '--size', '256M', '--iters', '20', '--seed', '1', '--cus', '32', '--gpus', '0,1']);
+  });
+  it.each([
+    [{ gpus: [3] }, /two or more/],
+    [{ gpus: [1, 1] }, /twice/],
+    [{ sizeBytes: 0 }, /size/],
+    [{ paths: ['dma/host'] }, /unknown path/],
+    [{ cus: 0 }, /CU count/],
+  ])('refuse %j', (over, message) => {
+    expect(() => matrixArgs({ backend: 'sim', paths: ['cu/host'], sizeBytes: 1 << 20, iters: 3, seed: 1, ...(over as object) })).toThrow(message);
+  });
+});

@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// The matrix panel in headless Chromium under its real CSP: a matrix from the real helper
+// (simulated 8-GPU node, one cell failed on purpose) streamed as the host streams it, then
+// the heat maps, the weakest pair, the SIMULATED badge, keyboard navigation, theme colours,
+// an invalid message, and screenshots.
+//
+//   node test/webview/matrix.mjs            checks + docs/images/matrix-dark.png
+//   node test/webview/matrix.mjs --out DIR  screenshots in every theme in DIR
+//
+// Exits 1 on any console error, page error, failed request, CSP violation or failed check.
+/* global window, document, getComputedStyle, requestAnimationFrame */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { THEMES } from './themes.mjs';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const here = join(repo, 'test/webview');
+const probe = join(repo, 'native/build/sdma-probe');
+const args = process.argv.slice(2);
+const outIndex = args.indexOf('--out');
+const outDir = resolve(repo, outIndex >= 0 ? args[outIndex + 1] : 'docs/images');
+
+const HELPER_ARGS = ['matrix', '--backend', 'sim', '--iters', '5', '--paths', 'cu/host,engine/host', '--fault', 'corrupt-after=60'];
+
+function runText() {
+  if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
+  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id: 'matrix-demo', command: 'matrix', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: HELPER_ARGS } };
+  let out;
+  try {
+    out = execFileSync(probe, HELPER_ARGS, { encoding: 'utf8' });
+  } catch (err) {
+    out = err.stdout; // exit 4: the damaged cell, as intended
+  }
+  const end = { type: 'run-end', status: 'error', exitCode: 4, signal: null, message: '1 cell failed', endedAt: '2026-11-30T00:00:01Z' };
+  return `${JSON.stringify(header)}\n${out.trimEnd()}\n${JSON.stringify(end)}\n`;
+}
+
+async function build(tmp) {
+  const assets = join(tmp, 'assets');
+  mkdirSync(assets, { recursive: true });
+  await esbuild.build({ entryPoints: { matrix: join(repo, 'webview/matrix/main.ts') }, outdir: assets, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
+  const support = join(tmp, 'matrixSupport.mjs');
+  await esbuild.build({ entryPoints: [join(here, 'matrixSupport.ts')], outfile: support, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  return { assets, support: await import(pathToFileURL(support).href) };
+}
+
+function serve(support, assets) {
+  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = [];\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
+  const css = readFileSync(join(repo, 'webview/matrix/matrix.css'));
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const send = (status, type, body) => {
+      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    const origin = `http://${req.headers.host}`;
+    if (url.pathname === '/' || url.pathname === '/index.html') {
+      const theme = THEMES[url.searchParams.get('theme') ?? 'dark'] ?? THEMES.dark;
+      const nonce = support.makeNonce();
+      const html = support
+        .panelHtml({ cspSource: origin, scriptUri: `${origin}/matrix.js`, styleUri: `${origin}/matrix.css`, nonce, title: 'Matrix' })
+        .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
+        .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
+      return send(200, 'text/html', html);
+    }
+    if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
+    if (url.pathname === '/matrix.css') return send(200, 'text/css', css);
+    if (url.pathname === '/matrix.js') return send(200, 'text/javascript', readFileSync(join(assets, 'matrix.js')));
+    if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
+    send(404, TYPES[extname(url.pathname)] ?? 'text/plain', 'not found');
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+const TYPES = { '.js': 'text/javascript', '.css': 'text/css' };
+
+async function drive(origin, messages, formatGbps) {
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'sdma-lens-chromium-'));
+  const failures = [];
+  const check = (ok, what) => {
+    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
+    if (!ok) failures.push(`check failed: ${what}`);
+  };
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1100, height: 900 },
+    locale: 'en-US',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => m.type() === 'error' && failures.push(`console error: ${m.text()}`));
+    page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => failures.push(`request failed: ${r.url()}`));
+    page.on('response', (r) => r.status() >= 400 && failures.push(`HTTP ${r.status()}: ${r.url()}`));
+    const posted = () => page.evaluate(() => window.__preview.posted);
+    const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    const post = (m) => page.evaluate((x) => window.postMessage(x, '*'), m);
+
+    await page.goto(`${origin}/index.html?theme=dark`);
+    await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));
+    check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
+    for (const m of messages) {
+      await post(m);
+      await page.waitForTimeout(60);
+    }
+    await frames();
+    const view = messages.at(-1).view;
+
+    for (const p of view.paths) {
+      const n = p.gpus.length;
+      const section = page.locator(`section.path[data-path="${p.path}"]`);
+      const cells = await section.locator('table.heatmap td.cell').evaluateAll((tds) => tds.map((td) => ({ text: td.textContent, cls: td.className, bg: getComputedStyle(td).backgroundColor })));
+      check(cells.length === n * n, `${p.path}: the heat map draws every cell (${cells.length} = ${n} x ${n})`);
+      const expected = p.rows.flat();
+      check(expected.every((c, i) => (c.state === 'measured' ? cells[i].text === formatGbps(c.gbps) : c.state === 'self' ? cells[i].text === '' : true)), `${p.path}: each cell shows its GB/s, the diagonal blank`);
+      check(expected.filter((c) => c.state === 'measured').length === cells.filter((c) => c.cls.includes('measured')).length, `${p.path}: ${p.measured} measured cells coloured`);
+      const colours = new Set(cells.filter((c) => c.cls.includes('measured')).map((c) => c.bg));
+      check(colours.size > 1, `${p.path}: the colour follows the GB/s (${colours.size} shades)`);
+      const weakestText = await section.locator('.weakest-text').textContent();
+      const w = p.weakest[0];
+      check(weakestText.includes(`GPU ${w.src} -> GPU ${w.dst}`) && weakestText.includes(formatGbps(w.gbps)), `${p.path}: the weakest pair is named: ${weakestText}`);
+      check((await section.locator('td.cell.weakest').count()) === p.weakest.length, `${p.path}: the weakest cell is marked in the heat map`);
+      check((await section.locator('.legend').count()) === 1, `${p.path}: a legend`);
+    }
+    const failed = page.locator('td.cell.failed');
+    check((await failed.count()) === 1 && /failed, validation/.test((await failed.getAttribute('aria-label')) ?? ''), 'the failed cell is marked and says why');
+    const badge = page.locator('.simulated-badge');
+    check(await badge.isVisible(), 'the SIMULATED badge is visible');
+
+    // Keyboard: one tab stop per grid, arrows move, the live region reads the cell.
+    const first = page.locator('section.path').first().locator('td[tabindex="0"]');
+    await first.focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowLeft');
+    const focused = await page.evaluate(() => ({ row: document.activeElement?.dataset.row, col: document.activeElement?.dataset.col }));
+    check(focused.row === '1' && focused.col === '0', `arrow keys move between cells (now row ${focused.row}, column ${focused.col})`);
+    const detail = await page.locator('section.path').first().locator('.cell-detail').textContent();
+    check(/^GPU 1 to GPU 0: [\d.]+ GB\/s/.test(detail), `the focused cell is read out: "${detail}"`);
+    check((await page.locator('details.all-cells tbody tr').count()) === view.paths.reduce((s, p) => s + p.gpus.length * (p.gpus.length - 1), 0), 'the table form lists every cell');
+    check((await page.evaluate(() => window.__preview.state()))?.runId === view.runId, 'the run id is kept in webview state (for restore after reload)');
+
+    const darkBg = await page.locator('td.cell.measured').first().evaluate((td) => getComputedStyle(td).backgroundColor);
+    mkdirSync(outDir, { recursive: true });
+    for (const theme of ['light', 'high-contrast', 'dark']) {
+      await page.evaluate((t) => window.__preview.setTheme(t), theme);
+      await frames();
+      if (theme === 'light') {
+        const lightBg = await page.locator('td.cell.measured').first().evaluate((td) => getComputedStyle(td).backgroundColor);
+        check(lightBg !== darkBg, `cells take the theme's colours (dark ${darkBg}, light ${lightBg})`);
+      }
+      if (outIndex >= 0 || theme === 'dark') {
+        const file = join(outDir, `matrix-${theme}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        console.log(`  wrote ${file}`);
+      }
+    }
+
+    const before = (await posted()).length;
+    await post({ type: 'matrix-view', view: { runId: 7 } });
+    await frames();
+    const reported = (await posted()).slice(before);
+    check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error, not drawn');
+    check((await page.locator('table.heatmap').count()) === view.paths.length, 'the heat maps are still shown after it');
+    for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  return failures;
+}
+
+async function main() {
+  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-matrix-'));
+  let server;
+  try {
+    const { assets, support } = await build(tmp);
+    const messages = support.matrixMessages(runText(), 4);
+    server = await serve(support, assets);
+    const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps);
+    if (failures.length > 0) {
+      console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+      process.exitCode = 1;
+    } else {
+      console.log('\nno console errors, no CSP violations, all checks passed');
+    }
+  } finally {
+    server?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack : err);
+  process.exit(1);
+});

@@ -1,0 +1,153 @@
+/**
+ * The matrix panel: one heat map per copy path, sources in rows and destinations in columns,
+ * each cell showing its GB/s. The heat map is a real table (a grid for screen readers, arrow
+ * keys move between cells), so it reads without colour; the colour scale runs from the
+ * path's weakest cell to its strongest. It draws whole views the host posts, after checking
+ * them against the schema, and sends back only the messages its schema allows.
+ */
+import type { MatrixGridCell, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrixMessages';
+import { parseMatrixHostMessage } from '../../src/core/matrixMessages';
+import { formatBytes, formatGbps } from '../../src/core/units';
+import { connectChannel } from '../shared/hostChannel';
+import { el } from '../collective/svg';
+
+const host = connectChannel<MatrixWebviewMessage, { runId: string }>((message) => ({ type: 'webview-error', message }));
+const root = document.getElementById('root')!;
+
+window.addEventListener('error', (e) => host.reportError(`matrix panel: ${e.message}`));
+window.addEventListener('unhandledrejection', (e) => host.reportError(`matrix panel: ${String(e.reason)}`));
+
+const SIMULATED_TITLE = 'Numbers come from the simulated MI350X model, not a measurement';
+
+function header(view: MatrixPageView): HTMLElement {
+  const badge = view.simulated ? el('span', { class: 'simulated-badge', title: SIMULATED_TITLE }, 'SIMULATED') : null;
+  const progress = view.status === 'incomplete' && view.progress.total > 0 ? ` · ${view.progress.done}/${view.progress.total} cells` : '';
+  const size = view.sizeBytes > 0 ? ` · ${formatBytes(view.sizeBytes)} per copy` : '';
+  const iters = view.iters > 0 ? ` · median of ${view.iters} timed iterations` : '';
+  return el(
+    'header',
+    {},
+    el('h1', {}, 'Bandwidth matrix ', badge),
+    el('div', { class: 'muted' }, `${view.node}${size}${iters} · each ordered pair measured alone · ${view.status}${progress}`),
+  );
+}
+
+function cellText(c: MatrixGridCell): string {
+  if (c.state === 'measured') return formatGbps(c.gbps!);
+  if (c.state === 'failed') return 'failed';
+  if (c.state === 'missing') return '·';
+  return '';
+}
+
+function cellDescription(c: MatrixGridCell): string {
+  const pair = `GPU ${c.src} to GPU ${c.dst}`;
+  if (c.state === 'measured') return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weakest pair' : ''}`;
+  if (c.state === 'failed') return `${pair}: failed, ${c.error ?? ''}`;
+  if (c.state === 'missing') return `${pair}: not measured`;
+  return `GPU ${c.src}: same GPU, no copy`;
+}
+
+function legend(p: MatrixPathView): HTMLElement | null {
+  if (!p.stats) return null;
+  return el(
+    'div',
+    { class: 'legend', 'aria-hidden': 'true' },
+    el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps / 2)} GB/s or less`),
+    el('span', { class: 'legend-bar' }),
+    el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps)} GB/s`),
+    el('span', { class: 'legend-key weakest-key' }, 'weakest'),
+    p.failed > 0 ? el('span', { class: 'legend-key failed-key' }, 'failed') : null,
+    p.missing > 0 ? el('span', { class: 'legend-key missing-key' }, '· not measured') : null,
+  );
+}
+
+/** Arrow keys, Home and End move focus between the cells of one grid (one tab stop per grid). */
+function navigate(table: HTMLTableElement, detail: HTMLElement, event: KeyboardEvent): void {
+  const td = (event.target as HTMLElement).closest('td');
+  if (!td) return;
+  const row = Number(td.dataset.row);
+  const col = Number(td.dataset.col);
+  const n = table.tBodies[0]!.rows.length;
+  const moves: Record<string, [number, number]> = { ArrowUp: [row - 1, col], ArrowDown: [row + 1, col], ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1], Home: [row, 0], End: [row, n - 1] };
+  const next = moves[event.key];
+  if (!next) return;
+  event.preventDefault();
+  const [r, c] = [Math.max(0, Math.min(n - 1, next[0])), Math.max(0, Math.min(n - 1, next[1]))];
+  const target = table.querySelector<HTMLElement>(`td[data-row="${r}"][data-col="${c}"]`);
+  if (!target) return;
+  td.tabIndex = -1;
+  target.tabIndex = 0;
+  target.focus();
+  detail.textContent = target.getAttribute('aria-label') ?? '';
+}
+
+function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
+  const table = el(
+    'table',
+    { class: 'heatmap', role: 'grid', 'aria-label': `${p.label}: GB/s from each source GPU (rows) to each destination GPU (columns)` },
+    el('thead', {}, el('tr', {}, el('th', { class: 'corner', scope: 'col' }, 'src \\ dst'), ...p.gpus.map((g) => el('th', { scope: 'col' }, `GPU ${g}`)))),
+    el(
+      'tbody',
+      {},
+      ...p.rows.map((row, i) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, `GPU ${p.gpus[i]}`),
+          ...row.map((c, j) => {
+            const td = el('td', { class: `cell ${c.state}${c.weakest ? ' weakest' : ''}`, role: 'gridcell', 'aria-label': cellDescription(c), title: cellDescription(c), 'data-row': String(i), 'data-col': String(j) }, cellText(c));
+            // The colour level goes in through the CSSOM, which the page's CSP allows.
+            if (c.level !== undefined) td.style.setProperty('--level', c.level.toFixed(3));
+            td.tabIndex = i === 0 && j === Math.min(1, row.length - 1) ? 0 : -1;
+            return td;
+          }),
+        ),
+      ),
+    ),
+  );
+  table.addEventListener('keydown', (e) => navigate(table, detail, e));
+  table.addEventListener('focusin', (e) => {
+    const td = (e.target as HTMLElement).closest('td');
+    if (td) detail.textContent = td.getAttribute('aria-label') ?? '';
+  });
+  return table;
+}
+
+function pathSection(p: MatrixPathView): HTMLElement {
+  const detail = el('p', { class: 'cell-detail muted', 'aria-live': 'polite' });
+  const stats = p.stats ? el('p', { class: 'stats muted' }, `min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s · ${p.measured} measured${p.failed ? ` · ${p.failed} failed` : ''}${p.missing ? ` · ${p.missing} not measured` : ''}`) : null;
+  return el('section', { class: 'path', 'data-path': p.path }, el('h2', {}, p.label), el('p', { class: 'weakest-text' }, p.weakestText), stats, legend(p), heatmap(p, detail), detail);
+}
+
+/** Every cell as rows, with the full error text of failed ones: the plain-table form. */
+function cellTable(view: MatrixPageView): HTMLElement | null {
+  const rows = view.paths.flatMap((p) => p.rows.flat().filter((c) => c.state !== 'self').map((c) => ({ p, c })));
+  if (rows.length === 0) return null;
+  return el(
+    'details',
+    { class: 'all-cells' },
+    el('summary', {}, `All cells as a table (${rows.length})`),
+    el(
+      'table',
+      { class: 'data-table' },
+      el('thead', {}, el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, `GPU ${c.src}`), el('td', { class: 'num' }, `GPU ${c.dst}`), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, c.state === 'failed' ? `failed: ${c.error ?? ''}` : c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weakest)' : 'measured')))),
+    ),
+  );
+}
+
+function render(view: MatrixPageView): void {
+  host.saveState({ runId: view.runId });
+  const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
+  root.replaceChildren(...[header(view), notes, ...view.paths.map(pathSection), cellTable(view)].filter((x): x is HTMLElement => x !== null));
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = parseMatrixHostMessage(event.data);
+  if (!message) {
+    host.reportError(`matrix panel: ignored a message that is not a matrix view (${JSON.stringify(event.data)?.slice(0, 200)})`);
+    return;
+  }
+  render(message.view);
+});
+host.post({ type: 'ready' });
