@@ -149,8 +149,47 @@ function programOf(run: Run): string {
 
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-/** What the panel shows about a run-mode timeline; `kernel` names the launches the lens asked for. */
-export function runModeTimelineMeta(run: Run, key: string, focus?: { filter: string; kernel: string; ambiguous?: string }): TimelineMeta {
+/** What a run-mode timeline opens on: the filter and the words of its title. */
+export interface KernelFocus {
+  filter: string;
+  kernel: string;
+  ambiguous?: string;
+}
+
+/** The restore key of a run-mode timeline: `<run id>/run-mode[?filter=…&kernel=…&ambiguous=…]`, values URI-encoded. */
+export function runModeKey(runId: string, focus?: KernelFocus): string {
+  if (!focus) return `${runId}/run-mode`;
+  const parts = [`filter=${encodeURIComponent(focus.filter)}`, `kernel=${encodeURIComponent(focus.kernel)}`];
+  if (focus.ambiguous) parts.push(`ambiguous=${encodeURIComponent(focus.ambiguous)}`);
+  return `${runId}/run-mode?${parts.join('&')}`;
+}
+
+const RUN_MODE_KEY = /^([A-Za-z0-9._-]{1,128})\/run-mode(?:\?((?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*(?:&(?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*){0,2}))?$/;
+
+/** The run and focus a run-mode key names; undefined when it is not one (or is damaged). */
+export function parseRunModeKey(key: string): { runId: string; focus?: KernelFocus } | undefined {
+  const m = key.length <= 8000 ? RUN_MODE_KEY.exec(key) : null;
+  if (!m) return undefined;
+  if (!m[2]) return { runId: m[1]! };
+  const values = new Map<string, string>();
+  try {
+    for (const part of m[2].split('&')) {
+      const at = part.indexOf('=');
+      values.set(part.slice(0, at), decodeURIComponent(part.slice(at + 1)));
+    }
+  } catch {
+    return undefined;
+  }
+  const filter = values.get('filter');
+  if (!filter) return undefined;
+  const focus: KernelFocus = { filter, kernel: values.get('kernel') || filter };
+  const ambiguous = values.get('ambiguous');
+  if (ambiguous) focus.ambiguous = ambiguous;
+  return { runId: m[1]!, focus };
+}
+
+/** What the panel shows about a run-mode timeline; `focus` names the launches the lens asked for. */
+export function runModeTimelineMeta(run: Run, key: string, focus?: KernelFocus): TimelineMeta {
   const gpuCus: number[] = [];
   for (const gpu of run.topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;
   const node = run.topology?.node;
