@@ -59,6 +59,9 @@ if (existsSync(CHROMIUM)) {
   console.log('> timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)');
   if (run(process.execPath, ['test/webview/timeline.mjs', '--out', shots]) === 0) passed++;
   else failed++;
+  console.log('> run-mode timeline in headless Chromium (kernel names, the lens\'s kernel filter)');
+  if (run(process.execPath, ['test/webview/runTimeline.mjs']) === 0) passed++;
+  else failed++;
   rmSync(shots, { recursive: true, force: true });
 } else if (process.env.CI) {
   console.log(`${CHROMIUM} is missing; .ci/run installs it (apt-get install chromium)`);
