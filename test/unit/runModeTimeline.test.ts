@@ -89,6 +89,12 @@ describe.each([
     const only = filterColumns(t, (e) => t.kind[e] === KIND_KERNEL);
     expect(v.safeParse(TimelineColumnsSchema, only).success).toBe(true);
     expect(labelOf(only, 0)).toBe(labelOf(t, kernels[0]!));
+    // Names the page cannot resolve, or half of the pair, are refused before anything is drawn.
+    const badIndex = { ...t, label: t.label!.map((l, i) => (i === 0 ? t.labels!.length : l)) };
+    expect(v.safeParse(TimelineColumnsSchema, badIndex).success).toBe(false);
+    const { labels: _labels, ...noLabels } = t;
+    expect(v.safeParse(TimelineColumnsSchema, noLabels).success).toBe(false);
+    expect(v.safeParse(TimelineColumnsSchema, { ...t, cus: new Uint32Array(1) }).success).toBe(false);
   });
 
   it('keeps the launches of one kernel and the events during them when filtered by its name', () => {
