@@ -61,6 +61,8 @@ if (existsSync(CHROMIUM)) {
   else failed++;
   console.log('> matrix panel in headless Chromium (every cell, weakest pair, keyboard, themes)');
   if (run(process.execPath, ['test/webview/matrix.mjs', '--out', shots]) === 0) passed++;
+  console.log('> run-mode timeline in headless Chromium (kernel names, the lens\'s kernel filter)');
+  if (run(process.execPath, ['test/webview/runTimeline.mjs']) === 0) passed++;
   else failed++;
   rmSync(shots, { recursive: true, force: true });
 } else if (process.env.CI) {

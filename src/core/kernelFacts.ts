@@ -13,6 +13,10 @@ export interface KernelFactsText {
   details: string;
   /** The printed name of the busiest instance (for filters). */
   printedName: string;
+  /** Every printed name shown here (template instances, and launches that may be this kernel): the timeline's kernel filter. */
+  printedNames: string[];
+  /** Set when some of those launches may be another kernel of the file: says which, for titles. */
+  ambiguous?: string;
 }
 
 function formatBytesDecimal(bytes: number): string {
@@ -44,7 +48,7 @@ export function kernelFactsText(instances: readonly KernelSummary[]): KernelFact
     `- GPUs: ${[...new Set(instances.flatMap((k) => k.gpus))].sort((a, b) => a - b).join(', ')}; sources: ${[...new Set(instances.flatMap((k) => k.sources))].join(', ')}`,
   ];
   if (instances.length > 1) lines.push(`- ${instances.length} instances: ${instances.map((k) => k.name).join('; ')}`);
-  return { summary: parts.join(' - '), details: lines.join('\n'), printedName: busiest.name };
+  return { summary: parts.join(' - '), details: lines.join('\n'), printedName: busiest.name, printedNames: instances.map((k) => k.name) };
 }
 
 /**
@@ -68,8 +72,8 @@ export function factsBySite(kernels: readonly KernelSummary[], sites: readonly K
       facts.set(
         site.qualifiedName,
         known
-          ? { ...known, details: `${known.details}\n- also possibly ${k.name} (${note})` }
-          : { summary: `${text.summary} (${note.split(':')[0]})`, details: `${text.details}\n- ${note}`, printedName: text.printedName },
+          ? { ...known, details: `${known.details}\n- also possibly ${k.name} (${note})`, printedNames: [...known.printedNames, k.name], ambiguous: known.ambiguous ?? note }
+          : { summary: `${text.summary} (${note.split(':')[0]})`, details: `${text.details}\n- ${note}`, printedName: text.printedName, printedNames: [k.name], ambiguous: note },
       );
     }
   }

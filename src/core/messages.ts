@@ -69,7 +69,10 @@ export function parseHostMessage(value: unknown): HostMessage | undefined {
 // event: a million events are eleven arrays. valibot checks each array's type; the lengths
 // must all equal `count`, and the small enumerations must stay in range, or nothing is drawn.
 
-const KIND_MAX = 4;
+const KIND_MAX = 5;
+/** Names of a run-mode timeline (kernels, copy labels): printed by the profiler, so bounded, never trusted. */
+const MAX_LABELS = 100_000;
+const MAX_LABEL_CHARS = 4000;
 const OP_MAX = 5;
 const PATH_MAX = 3;
 
@@ -77,6 +80,16 @@ function inRange(a: Uint8Array, max: number): boolean {
   for (let i = 0; i < a.length; i++) if (a[i]! > max) return false;
   return true;
 }
+
+function labelsInRange(a: Int32Array, count: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i]! < -1 || a[i]! >= count) return false;
+  return true;
+}
+
+/** The restore key names the run, the timeline and the filter it opened with, so it can be long. */
+export const TIMELINE_KEY_MAX = 8000;
+/** A filter query: kernel names from the lens can be long. */
+export const TIMELINE_FILTER_MAX = 6000;
 
 export const TimelineColumnsSchema = v.pipe(
   v.object({
@@ -92,13 +105,19 @@ export const TimelineColumnsSchema = v.pipe(
     endNs: v.instance(Float64Array),
     queuedNs: v.instance(Float64Array),
     bytes: v.instance(Float64Array),
+    label: v.optional(v.instance(Int32Array)),
+    labels: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(MAX_LABEL_CHARS))), v.maxLength(MAX_LABELS))),
+    cus: v.optional(v.instance(Uint32Array)),
   }),
   v.check((c) => [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes].every((a) => a.length === c.count), 'every column must hold count values'),
   v.check((c) => inRange(c.kind, KIND_MAX) && inRange(c.op, OP_MAX) && inRange(c.path, PATH_MAX), 'kind, op or path out of range'),
+  v.check((c) => (c.label === undefined) === (c.labels === undefined), 'label and labels come together'),
+  v.check((c) => c.cus === undefined || c.cus.length === c.count, 'the cus column must hold count values'),
+  v.check((c) => c.label === undefined || (c.label.length === c.count && labelsInRange(c.label, c.labels?.length ?? 0)), 'every label must be -1 or an index into labels'),
 );
 
 export const TimelineMetaSchema = v.object({
-  key: v.pipe(v.string(), v.maxLength(600)),
+  key: v.pipe(v.string(), v.maxLength(TIMELINE_KEY_MAX)),
   runId: v.pipe(v.string(), v.maxLength(200)),
   title: v.pipe(v.string(), v.maxLength(500)),
   simulated: v.boolean(),
@@ -107,6 +126,7 @@ export const TimelineMetaSchema = v.object({
   sizeBytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
   focusPath: v.optional(v.picklist(PATHS)),
   gpuCus: v.pipe(v.array(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000))), v.maxLength(1024)),
+  filter: v.optional(v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX))),
 });
 
 /** Host -> timeline webview. */
@@ -121,6 +141,8 @@ export const TimelineWebviewMessageSchema = v.variant('type', [
   v.object({ type: v.literal('ready') }),
   v.object({ type: v.literal('export-trace') }),
   v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
+  /** The filter the page now applies (after a valid query) and how many events it keeps. */
+  v.object({ type: v.literal('filter-applied'), filter: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)), kept: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
 ]);
 export type TimelineWebviewMessage = v.InferOutput<typeof TimelineWebviewMessageSchema>;
 

@@ -132,7 +132,8 @@ export const SampleSchema = v.object({
   cusSeen: v.optional(count),
 });
 
-export const TIMELINE_EVENT_KINDS = ['kernel', 'cu', 'packet', 'doorbell', 'proxy'] as const;
+/** `transfer` (5): a kernel-started transfer whose CUs are unknown; only in timelines built from `run` records, never written by the helper. */
+export const TIMELINE_EVENT_KINDS = ['kernel', 'cu', 'packet', 'doorbell', 'proxy', 'transfer'] as const;
 export const PACKET_OPS = ['none', 'copy', 'copy+signal', 'atomic', 'fence', 'timestamp'] as const;
 
 export const TimelineEventSchema = v.object({

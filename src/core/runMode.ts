@@ -60,7 +60,7 @@ const durationNs = (r: { startNs: number; endNs: number }) => Math.max(0, r.endN
  * The launch a device-initiated copy belongs to: on its source GPU (a put) or else its
  * destination GPU (a get), the latest-started launch whose span holds the copy's midpoint.
  */
-function owningDispatch(copy: CopyOp, byGpu: Map<number, Dispatch[]>): Dispatch | undefined {
+export function owningDispatch(copy: CopyOp, byGpu: ReadonlyMap<number, readonly Dispatch[]>): Dispatch | undefined {
   const mid = copy.startNs + (copy.endNs - copy.startNs) / 2;
   for (const gpu of [copy.srcGpu, copy.dstGpu]) {
     const list = byGpu.get(gpu);

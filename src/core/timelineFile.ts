@@ -22,6 +22,20 @@ export interface TimelineColumns {
   endNs: Float64Array;
   queuedNs: Float64Array;
   bytes: Float64Array;
+  /**
+   * Names, for timelines the extension builds (run mode: kernel names, copy labels): each
+   * event's index into `labels`, -1 for none. The sdmatl file has no names; both are absent there.
+   */
+  label?: Int32Array;
+  labels?: string[];
+  /** CUs/SMs the device trace saw in each event (run-mode launches); 0 when unknown. */
+  cus?: Uint32Array;
+}
+
+/** An event's name, when the timeline has names and this event has one. */
+export function labelOf(t: Pick<TimelineColumns, 'label' | 'labels'>, i: number): string | undefined {
+  const at = t.label?.[i] ?? -1;
+  return at >= 0 ? t.labels?.[at] : undefined;
 }
 
 export class TimelineFormatError extends Error {}

@@ -13,9 +13,14 @@ export const KIND_CU = 1;
 export const KIND_PACKET = 2;
 export const KIND_DOORBELL = 3;
 export const KIND_PROXY = 4;
+/** A transfer a kernel made whose CUs are not known (run mode's device-trace copies, one per launch, label and peer). */
+export const KIND_TRANSFER = 5;
+
+/** Engine lane number of copies whose engine the profiler did not report. */
+export const ENGINE_UNKNOWN = 0xffff;
 
 /** Lane categories, in the order they are stacked inside a GPU's group. */
-export const LANE_CATEGORIES = ['kernel', 'proxy', 'engine', 'cu-heat', 'cu'] as const;
+export const LANE_CATEGORIES = ['kernel', 'transfer', 'proxy', 'engine', 'cu-heat', 'cu'] as const;
 export type LaneCategory = (typeof LANE_CATEGORIES)[number];
 
 export interface LaneInfo {
@@ -42,6 +47,8 @@ export interface TimelineMeta {
   focusPath?: PathName;
   /** CUs per GPU from the topology, for occupancy; index = GPU. 0 when unknown. */
   gpuCus: number[];
+  /** The filter the panel opens with (a kernel's launches, from the code lens); a restored panel keeps its own. */
+  filter?: string;
 }
 
 export interface TimelineIndex {
@@ -73,17 +80,20 @@ export interface HeatLane {
 }
 
 /** Index into LANE_CATEGORIES of each event kind's lane: doorbells share their engine's lane. */
-const CATEGORY_OF_KIND = [0, 4, 2, 2, 1];
-const ENGINE_CATEGORY = 2;
-const CU_CATEGORY = 4;
+const CATEGORY_OF_KIND = [0, 5, 3, 3, 2, 1];
+const ENGINE_CATEGORY = 3;
+const CU_CATEGORY = 5;
 
 export function laneLabel(category: LaneCategory, number: number, vendor: TimelineMeta['vendor'] = 'amd'): string {
   switch (category) {
     case 'kernel':
       return 'Kernels';
+    case 'transfer':
+      return 'Kernel-started transfers';
     case 'proxy':
       return 'Host proxy thread';
     case 'engine':
+      if (number === ENGINE_UNKNOWN) return vendor === 'nvidia' ? 'Copy engines (id not reported)' : 'SDMA engines (id not reported)';
       return vendor === 'nvidia' ? `Copy engine ${number}` : `SDMA engine ${number}`;
     case 'cu-heat':
       return vendor === 'nvidia' ? 'SM occupancy' : 'CU occupancy';
@@ -106,7 +116,7 @@ export function buildIndex(t: TimelineColumns, meta: Pick<TimelineMeta, 'gpuCus'
   const gpus = t.gpu;
   const numbers = t.lane;
   for (let i = 0; i < n; i++) {
-    const categoryIndex = CATEGORY_OF_KIND[kinds[i]!] ?? 2;
+    const categoryIndex = CATEGORY_OF_KIND[kinds[i]!] ?? ENGINE_CATEGORY;
     const numbered = categoryIndex === CU_CATEGORY || categoryIndex === ENGINE_CATEGORY;
     const number = numbered ? numbers[i]! : 0;
     const gpu = gpus[i]!;
@@ -230,7 +240,7 @@ function links(t: TimelineColumns, laneOf: Int32Array, order: Int32Array, laneSt
   for (let l = 0; l + 1 < laneStart.length; l++) {
     const a = laneStart[l]!;
     const b = laneStart[l + 1]!;
-    if (a === b || t.kind[order[a]!] === KIND_CU || t.kind[order[a]!] === KIND_KERNEL) continue;
+    if (a === b || t.kind[order[a]!] === KIND_CU || t.kind[order[a]!] === KIND_KERNEL || t.kind[order[a]!] === KIND_TRANSFER) continue;
     // Engine lane: packets carry their doorbell's time as queuedNs; doorbells sit at startNs.
     let lastDoorbell = -1;
     const packets: number[] = [];
@@ -273,8 +283,8 @@ export function firstReaching(index: Pick<TimelineIndex, 'laneStart' | 'maxEnd'>
   return lo;
 }
 
-/** The event of `lane` under `timeNs`, within `slopNs` either side, the nearest one when several; -1 when none. */
-export function eventAt(t: TimelineColumns, index: TimelineIndex, lane: number, timeNs: number, slopNs: number): number {
+/** The event of `lane` under `timeNs`, within `slopNs` either side, the nearest one when several; -1 when none. Events the filter's `mask` hides are skipped. */
+export function eventAt(t: TimelineColumns, index: TimelineIndex, lane: number, timeNs: number, slopNs: number, mask?: Uint8Array): number {
   const end = index.laneStart[lane + 1]!;
   let best = -1;
   let bestDistance = Infinity;
@@ -282,6 +292,7 @@ export function eventAt(t: TimelineColumns, index: TimelineIndex, lane: number, 
     const e = index.order[k]!;
     const s = t.kind[e] === KIND_PACKET && t.queuedNs[e]! >= 0 ? Math.min(t.queuedNs[e]!, t.startNs[e]!) : t.startNs[e]!;
     if (s > timeNs + slopNs) break;
+    if (mask && !mask[e]) continue;
     const f = Math.max(t.endNs[e]!, t.startNs[e]!);
     const distance = timeNs < s ? s - timeNs : timeNs > f ? timeNs - f : 0;
     // Doorbells are instants on top of packets: prefer them when the pointer is on them.
@@ -401,6 +412,8 @@ export function filterColumns(t: TimelineColumns, keep: (i: number) => boolean):
     endNs: take(t.endNs, (n) => new Float64Array(n)),
     queuedNs: take(t.queuedNs, (n) => new Float64Array(n)),
     bytes: take(t.bytes, (n) => new Float64Array(n)),
+    ...(t.label && t.labels ? { label: take(t.label, (n) => new Int32Array(n)), labels: t.labels } : {}),
+    ...(t.cus ? { cus: take(t.cus, (n) => new Uint32Array(n)) } : {}),
   };
 }
 

@@ -10,12 +10,14 @@
  */
 import { PACKET_OPS, PATHS } from './protocol';
 import type { TimelineColumns } from './timelineFile';
+import { labelOf } from './timelineFile';
 import type { TimelineMeta } from './timelineModel';
-import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, buildIndex, laneLabel } from './timelineModel';
+import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, buildIndex, laneLabel } from './timelineModel';
 
 /** Thread ids per lane kind; the offsets keep kinds apart and sort them like the panel's lanes. */
 const TID_KERNEL = 1;
 const TID_PROXY = 2;
+const TID_TRANSFER = 3;
 const TID_ENGINE = 100;
 const TID_CU = 1000;
 
@@ -25,6 +27,8 @@ export function traceTid(kind: number, lane: number): number {
       return TID_KERNEL;
     case KIND_PROXY:
       return TID_PROXY;
+    case KIND_TRANSFER:
+      return TID_TRANSFER;
     case KIND_CU:
       return TID_CU + lane;
     default:
@@ -37,6 +41,8 @@ const us = (ns: number) => Number((ns / 1000).toFixed(3));
 function eventName(t: TimelineColumns, e: number): string {
   const kind = t.kind[e]!;
   const path = PATHS[t.path[e]!] ?? '?';
+  const name = labelOf(t, e);
+  if (name !== undefined) return kind === KIND_KERNEL ? name : `${name} ${path}`;
   switch (kind) {
     case KIND_KERNEL:
       return `kernel ${path}`;
@@ -46,6 +52,8 @@ function eventName(t: TimelineColumns, e: number): string {
       return PACKET_OPS[t.op[e]!] ?? 'packet';
     case KIND_DOORBELL:
       return 'doorbell';
+    case KIND_TRANSFER:
+      return `transfer ${path}`;
     default:
       return 'proxy';
   }
@@ -67,7 +75,7 @@ export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 
     emit({ ph: 'M', name: 'process_sort_index', pid: gpu, tid: 0, args: { sort_index: gpu } });
   }
   for (const lane of index.lanes) {
-    const kind = lane.category === 'kernel' ? KIND_KERNEL : lane.category === 'proxy' ? KIND_PROXY : lane.category === 'cu' ? KIND_CU : KIND_PACKET;
+    const kind = lane.category === 'kernel' ? KIND_KERNEL : lane.category === 'transfer' ? KIND_TRANSFER : lane.category === 'proxy' ? KIND_PROXY : lane.category === 'cu' ? KIND_CU : KIND_PACKET;
     const tid = traceTid(kind, lane.number);
     emit({ ph: 'M', name: 'thread_name', pid: lane.gpu, tid, args: { name: laneLabel(lane.category, lane.number, meta.vendor) } });
     emit({ ph: 'M', name: 'thread_sort_index', pid: lane.gpu, tid, args: { sort_index: tid } });
@@ -87,6 +95,7 @@ export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 
       continue;
     }
     const args: Record<string, unknown> = { id: t.id[e], path, bytes: t.bytes[e] };
+    if ((t.cus?.[e] ?? 0) > 0) args.cusSeen = t.cus![e];
     if (kind === KIND_PACKET) {
       const queuedNs = t.queuedNs[e]!;
       if (queuedNs >= 0) {
@@ -98,7 +107,7 @@ export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 
         }
       }
     }
-    emit({ ph: 'X', cat: ['kernel', 'cu', 'packet', 'doorbell', 'proxy'][kind] ?? 'event', name: eventName(t, e), pid, tid, ts: us(startNs), dur: us(endNs - startNs), args });
+    emit({ ph: 'X', cat: ['kernel', 'cu', 'packet', 'doorbell', 'proxy', 'transfer'][kind] ?? 'event', name: eventName(t, e), pid, tid, ts: us(startNs), dur: us(endNs - startNs), args });
     const doorbell = kind === KIND_PACKET ? index.announcedBy[e]! : -1;
     if (doorbell >= 0) {
       // One flow per packet: its id is the packet's, unique within the timeline.

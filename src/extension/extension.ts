@@ -30,7 +30,7 @@ import { SWEEP_VIEW_TYPE, SweepPanel } from './sweepPanel';
 import { TargetService } from './targets';
 import type { ShowTimelineArgs } from './commands/showTimeline';
 import { reviveTimelinePanel, showTimelineCommand } from './commands/showTimeline';
-import { TIMELINE_VIEW_TYPE } from './timelinePanel';
+import { TIMELINE_VIEW_TYPE, TimelinePanel } from './timelinePanel';
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('SDMA Lens', { log: true });
@@ -102,7 +102,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanel.forRun(runId) };
+  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanel.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
 }
 
 export function deactivate(): void {}

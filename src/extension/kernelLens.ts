@@ -1,8 +1,9 @@
 /**
  * Code lenses and hovers above `__global__` kernels: "Profile" runs the configured program
- * under the helper's run mode; after a run, a summary lens (and a hover with the same facts)
- * shows what that kernel did. Detection is cached per document version, so typing never
- * waits for it.
+ * under the helper's run mode; after a run, a summary lens shows what that kernel did and
+ * opens the run's timeline filtered to its launches; the hover has the same facts and links
+ * to that timeline and to the run's text summary. Detection is cached per document version,
+ * so typing never waits for it.
  */
 import * as vscode from 'vscode';
 import type { KernelSite } from '../core/kernels/detect';
@@ -10,6 +11,7 @@ import { detectKernels } from '../core/kernels/detect';
 import type { KernelFactsText } from '../core/kernelFacts';
 import { factsBySite } from '../core/kernelFacts';
 import type { RunModeSummary } from '../core/runMode';
+import type { ShowTimelineArgs } from './commands/showTimeline';
 
 /** Files larger than this get no lenses: generated sources are not what users profile by hand. */
 const MAX_CHARS = 4 * 1024 * 1024;
@@ -30,6 +32,18 @@ export interface Profile {
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
+}
+
+/** The summary lens's command: the run's timeline, filtered to the launches these facts are about. */
+export function timelineArgsFor(runId: string, qualifiedName: string, facts: KernelFactsText): ShowTimelineArgs {
+  const args: ShowTimelineArgs = { runId, kernelNames: facts.printedNames, kernel: qualifiedName };
+  if (facts.ambiguous) args.ambiguous = facts.ambiguous;
+  return args;
+}
+
+/** A `command:` link for a trusted hover; arguments are JSON, URI-encoded. */
+function commandLink(command: string, args: unknown): string {
+  return `command:${command}?${encodeURIComponent(JSON.stringify([args]))}`;
 }
 
 export class KernelLensProvider implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
@@ -81,9 +95,9 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
         lenses.push(
           new vscode.CodeLens(range, {
             title: f.summary,
-            tooltip: `From run ${this.profile.runId}: open its summary`,
-            command: 'sdmaLens.openProfile',
-            arguments: [{ runId: this.profile.runId, kernel: f.printedName }],
+            tooltip: `From run ${this.profile.runId}: open its timeline filtered to ${k.qualifiedName}${f.ambiguous ? ` (${f.ambiguous})` : ''}`,
+            command: 'sdmaLens.showTimeline',
+            arguments: [timelineArgsFor(this.profile.runId, k.qualifiedName, f)],
           }),
         );
       }
@@ -97,7 +111,11 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
     const facts = k && this.factsOf(doc).get(k.qualifiedName);
     if (!k || !facts || !this.profile) return undefined;
     // Escaped: kernel names come from the program's binary, not from us.
-    const md = new vscode.MarkdownString(`**${escapeMarkdown(k.qualifiedName)}** (SDMA Lens, run ${escapeMarkdown(this.profile.runId)})\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details.split('\n').map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`).join('\n')}`);
+    const runId = this.profile.runId;
+    const links = `[Open timeline](${commandLink('sdmaLens.showTimeline', timelineArgsFor(runId, k.qualifiedName, facts))}) · [Open summary](${commandLink('sdmaLens.openProfile', { runId, kernel: facts.printedName })})`;
+    const md = new vscode.MarkdownString(`**${escapeMarkdown(k.qualifiedName)}** (SDMA Lens, run ${escapeMarkdown(runId)})\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details.split('\n').map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`).join('\n')}\n\n${links}`);
+    // Only these two commands may run from the hover's links.
+    md.isTrusted = { enabledCommands: ['sdmaLens.showTimeline', 'sdmaLens.openProfile'] };
     return new vscode.Hover(md, new vscode.Range(doc.positionAt(k.nameOffset), doc.positionAt(k.nameOffset + k.name.length)));
   }
 

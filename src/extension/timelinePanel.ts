@@ -34,6 +34,8 @@ export class TimelinePanel implements vscode.Disposable {
   private disposed = false;
   /** Read by the integration tests, which cannot see inside the webview. */
   delivered = false;
+  /** The filter the page reports it applies, and the events it keeps (integration tests). */
+  appliedFilter: { filter: string; kept: number } | undefined;
 
   static show(extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
     const existing = TimelinePanel.open.get(source.meta.key);
@@ -48,6 +50,10 @@ export class TimelinePanel implements vscode.Disposable {
   static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
     panel.webview.options = TimelinePanel.options(extensionUri);
     return new TimelinePanel(panel, extensionUri, source, log);
+  }
+
+  get meta(): TimelineMeta {
+    return this.source.meta;
   }
 
   static forKey(key: string): TimelinePanel | undefined {
@@ -117,6 +123,9 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       case 'webview-error':
         this.log.error(`timeline panel: ${message.message}`);
+        break;
+      case 'filter-applied':
+        this.appliedFilter = { filter: message.filter, kept: message.kept };
         break;
       default: {
         const never: never = message;

@@ -62,5 +62,9 @@ describe('ambiguous names', () => {
     expect(facts.get('a::k')?.summary).toMatch(/\(ambiguous\)$/);
     expect(facts.get('b::k')?.details).toMatch(/ambiguous: 2 kernels here match k\(\)/);
     expect(facts.get('solo')?.summary).toMatch(/^1\.00 us avg x 1 launch$/);
+    // What the lens's timeline filters on: the same launches, and the same doubt.
+    expect(facts.get('a::k')).toMatchObject({ printedNames: ['k()'], ambiguous: 'ambiguous: 2 kernels here match k()' });
+    expect(facts.get('solo')?.printedNames).toEqual(['solo()']);
+    expect(facts.get('solo')?.ambiguous).toBeUndefined();
   });
 });

@@ -2,3 +2,7 @@
 export { timelineHtml, timelineNonce, timelineCsp } from '../../src/core/timelineHtml';
 export { readTimelineFile } from '../../src/core/timelineFile';
 export { buildIndex } from '../../src/core/timelineModel';
+export { parseLine } from '../../src/core/protocol';
+export { applyRecord, newRun } from '../../src/core/run';
+export { runModeTimeline, runModeTimelineMeta } from '../../src/core/runModeTimeline';
+export { kernelFilter } from '../../src/core/timelineFilter';

@@ -1,8 +1,9 @@
 /** Facts about one event, in the words of the domain, for the tooltip and the details pane. */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timelineFile';
+import { labelOf } from '../../src/core/timelineFile';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY } from '../../src/core/timelineModel';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER } from '../../src/core/timelineModel';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { formatDuration } from './timeFormat';
 
@@ -23,7 +24,7 @@ export function describeRun(t: TimelineColumns, e: number, at: 'start' | 'end' =
   const when = formatTime(at === 'end' ? t.endNs[e]! : t.startNs[e]!);
   const kind = t.kind[e];
   if (kind === KIND_PACKET) return `${when} (${PACKET_OPS[t.op[e]!]} ${formatBytes(t.bytes[e]!)})`;
-  if (kind === KIND_KERNEL) return `${when} (${formatDuration(t.endNs[e]! - t.startNs[e]!)})`;
+  if (kind === KIND_KERNEL) return `${when} (${labelOf(t, e) ?? ''}${labelOf(t, e) !== undefined ? ', ' : ''}${formatDuration(t.endNs[e]! - t.startNs[e]!)})`;
   return when;
 }
 
@@ -35,10 +36,14 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
   const bytes = t.bytes[e]!;
   const lane = index.lanes[index.laneOf[e]!];
   const rows: [string, string][] = [];
+  const name = labelOf(t, e);
   let title: string;
   switch (kind) {
     case KIND_KERNEL:
-      title = `Kernel · ${path}`;
+      title = name !== undefined ? `Kernel · ${name}` : `Kernel · ${path}`;
+      break;
+    case KIND_TRANSFER:
+      title = `Transfer started by a kernel · ${path}`;
       break;
     case KIND_CU:
       title = `${vendor === 'nvidia' ? 'SM' : 'CU'} ${t.lane[e]} busy · ${path}`;
@@ -55,8 +60,12 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
     default:
       title = 'Event';
   }
+  if (name !== undefined) rows.push([kind === KIND_KERNEL ? 'Name' : 'Label', name]);
   rows.push(['Path', pathWords(path)]);
   rows.push(['Where', `GPU ${t.gpu[e]} · ${lane?.label ?? ''}`]);
+  const cus = t.cus?.[e] ?? 0;
+  if (kind === KIND_KERNEL && t.cus) rows.push([vendor === 'nvidia' ? 'SMs seen' : 'CUs seen', cus > 0 ? `${cus} (device trace)` : 'not traced']);
+  if (kind === KIND_PACKET && t.lane[e] === ENGINE_UNKNOWN) rows.push(['Engine', 'not reported by the profiler']);
   if (kind === KIND_DOORBELL) {
     rows.push(['Rung at', formatTime(start)]);
     const first = index.refIndex[e]!;

@@ -1,5 +1,5 @@
 /**
- * Vertical layout: a group per GPU (collapsible), its kernel, proxy and engine lanes, a CU
+ * Vertical layout: a group per GPU (collapsible), its kernel, transfer, proxy and engine lanes, a CU
  * occupancy strip, and the per-CU lanes behind a toggle (256 lanes per MI350X are too many to
  * show by default; the strip summarises them). Only rows inside the viewport are drawn or
  * aggregated.
@@ -15,6 +15,7 @@ export type Row =
 const HEIGHT: Record<LaneCategory | 'group' | 'cu-toggle', number> = {
   group: 24,
   kernel: 24,
+  transfer: 22,
   proxy: 22,
   engine: 30,
   'cu-heat': 26,

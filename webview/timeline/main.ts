@@ -5,14 +5,15 @@
  * the worker for the next one; the page thread never walks the million events itself.
  */
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/messages';
-import { parseTimelineHostMessage } from '../../src/core/messages';
+import { TIMELINE_FILTER_MAX, parseTimelineHostMessage } from '../../src/core/messages';
 import { PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timelineFile';
+import { labelOf } from '../../src/core/timelineFile';
 import { FilterSyntaxError, filterMask, isEmptyFilter, parseFilter } from '../../src/core/timelineFilter';
 import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timelineLod';
 import { visibleStartNs } from '../../src/core/timelineLod';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { eventAt, eventsInRange, relatedEvents } from '../../src/core/timelineModel';
+import { KIND_KERNEL, eventAt, eventsInRange, relatedEvents } from '../../src/core/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { connectChannel } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
@@ -47,6 +48,10 @@ interface Stats {
   inWorker: boolean;
   events: number;
   draws: number;
+  /** Events the filter keeps (all when there is none). */
+  kept: number;
+  /** Names of the kernels drawn one by one in the latest level-of-detail answer. */
+  rawKernels: string[];
   view: { startNs: number; endNs: number; scrollY: number; selected: number; lanesDrawn: number };
 }
 
@@ -54,7 +59,7 @@ const host = connectChannel<TimelineWebviewMessage, PanelState>((message) => ({ 
 window.addEventListener('error', (event) => host.reportError(`timeline panel: ${event.message}`));
 window.addEventListener('unhandledrejection', (event) => host.reportError(`timeline panel: ${String(event.reason)}`));
 
-const stats: Stats = { receivedAt: 0, firstFrameAt: 0, frameMs: [], lodMs: [], indexMs: 0, inWorker: false, events: 0, draws: 0, view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 } };
+const stats: Stats = { receivedAt: 0, firstFrameAt: 0, frameMs: [], lodMs: [], indexMs: 0, inWorker: false, events: 0, draws: 0, kept: 0, rawKernels: [], view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 } };
 (window as unknown as { __timelineStats: Stats }).__timelineStats = stats;
 
 let saved = host.state() ?? {};
@@ -66,6 +71,8 @@ let result: LodResult | undefined;
 let resultLanes = new Set<number>();
 let resultFilter = 0;
 let filterVersion = 0;
+/** The page's copy of the filter's mask (the worker gets its own): hit tests skip hidden events. */
+let pageMask: Uint8Array | undefined;
 let lodId = 0;
 let inFlight = false;
 let startNs = 0;
@@ -124,10 +131,12 @@ function onWorker(message: FromWorker): void {
         fitAll(false);
       }
       relayout();
-      // A restored panel keeps its filter; a sweep point opens filtered to the path clicked.
-      const initial = restore?.filter !== undefined ? restore.filter : meta?.focusPath ? `path:${meta.focusPath}` : '';
+      // A restored panel keeps its filter; a kernel from the code lens opens filtered to its
+      // launches (and zoomed to them); a sweep point opens filtered to the path clicked.
+      const initial = restore?.filter !== undefined ? restore.filter : meta?.filter !== undefined ? meta.filter : meta?.focusPath ? `path:${meta.focusPath}` : '';
       toolbar.setFilter(initial);
       if (initial) applyFilter(initial);
+      if (initial && restore?.filter === undefined && meta?.filter !== undefined) fitToKept();
       loading.hidden = true;
       toolbar.setSummary(`${index.count.toLocaleString('en-US')} events · ${index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`);
       requestLod();
@@ -138,6 +147,7 @@ function onWorker(message: FromWorker): void {
       if (message.id !== lodId) break;
       result = message.result;
       stats.lodMs.push(message.ms);
+      stats.rawKernels = rawKernelNames(message.result);
       schedule();
       break;
     case 'measure':
@@ -211,6 +221,31 @@ function fitAll(save = true): void {
   endNs = to;
   if (save) saveStateSoon();
   schedule();
+}
+
+/** The window around the events the filter keeps (a kernel's launches, opened from the lens). */
+function fitToKept(): void {
+  if (!columns || !pageMask) return;
+  let a = Infinity;
+  let b = -Infinity;
+  for (let e = 0; e < columns.count; e++) {
+    if (!pageMask[e]) continue;
+    a = Math.min(a, visibleStartNs(columns, e));
+    b = Math.max(b, columns.endNs[e]!, columns.startNs[e]!);
+  }
+  if (!Number.isFinite(a)) return;
+  const pad = Math.max((b - a) * 0.05, 500);
+  setWindow(a - pad, b + pad);
+}
+
+function rawKernelNames(r: LodResult): string[] {
+  if (!columns) return [];
+  const names = new Set<string>();
+  for (let i = 0; i < r.raw.length && names.size < 64; i++) {
+    const e = r.raw[i]!;
+    if (columns.kind[e] === KIND_KERNEL) names.add(labelOf(columns, e) ?? '');
+  }
+  return [...names];
 }
 
 function zoomAt(factor: number, atX?: number): void {
@@ -341,7 +376,16 @@ function applyFilter(text: string): void {
     filterVersion++;
     // One pass over the columns when the query changes; the worker applies it while aggregating.
     const mask = columns && !isEmptyFilter(filter) ? filterMask(columns, filter) : undefined;
+    pageMask = mask?.slice();
+    let kept = columns?.count ?? 0;
+    if (mask) {
+      kept = 0;
+      for (let i = 0; i < mask.length; i++) kept += mask[i]!;
+    }
+    stats.kept = kept;
     client.post({ type: 'filter', mask }, mask ? [mask.buffer as ArrayBuffer] : []);
+    host.post({ type: 'filter-applied', filter: text.slice(0, TIMELINE_FILTER_MAX), kept });
+    if (selected >= 0 && pageMask && !pageMask[selected]) select(-1);
     saved = { ...saved, filter: text };
     saveState();
     if (measure) requestMeasure();
@@ -441,7 +485,7 @@ function pick(x: number, y: number): { row?: Row; event: number; run: number } {
       }
     }
   }
-  const event = row.lane < index.lanes.length ? eventAt(columns, index, row.lane, time, nsPerPx * 3) : -1;
+  const event = row.lane < index.lanes.length ? eventAt(columns, index, row.lane, time, nsPerPx * 3, pageMask) : -1;
   return { row, event, run };
 }
 
@@ -604,8 +648,8 @@ function activateRow(row: Row): void {
     if (!expandedCus.delete(row.gpu)) expandedCus.add(row.gpu);
     relayout();
   } else if (columns && index && row.lane < index.lanes.length) {
-    const inView = eventsInRange(columns, index, row.lane, startNs, endNs, 1);
-    if (inView[0] !== undefined) select(inView[0]);
+    const inView = eventsInRange(columns, index, row.lane, startNs, endNs, 4096).find((e) => !pageMask || pageMask[e]);
+    if (inView !== undefined) select(inView);
   }
 }
 
@@ -634,6 +678,8 @@ function stepSelection(direction: 1 | -1): void {
   } else {
     k = direction === 1 ? a : b - 1;
   }
+  // Events the filter hides are stepped over.
+  while (pageMask && k >= a && k < b && !pageMask[index.order[k]!]) k += direction;
   if (k >= a && k < b) select(index.order[k]!, true);
 }
 
@@ -747,6 +793,7 @@ function handle(message: TimelineHostMessage): void {
       // Lent to the worker (transferred, not copied) until it answers with the index.
       client.post({ type: 'load', columns: message.columns, meta: { gpuCus: meta.gpuCus, vendor: meta.vendor } }, columnBuffers(message.columns));
       columns = undefined;
+      pageMask = undefined;
       renderDetails();
       break;
     }

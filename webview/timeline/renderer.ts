@@ -8,6 +8,7 @@
  */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timelineFile';
+import { labelOf } from '../../src/core/timelineFile';
 import type { LodResult, RangeMeasure } from '../../src/core/timelineLod';
 import { LOD_LEVELS, visibleStartNs } from '../../src/core/timelineLod';
 import type { TimelineIndex } from '../../src/core/timelineModel';
@@ -134,6 +135,8 @@ export function xToTime(scene: Pick<Scene, 'startNs' | 'endNs' | 'widthPx'>, x: 
 function eventLabel(t: TimelineColumns, e: number): string {
   const kind = t.kind[e];
   const bytes = t.bytes[e]! > 0 ? ` ${formatBytes(t.bytes[e]!)}` : '';
+  const name = labelOf(t, e);
+  if (name !== undefined) return kind === KIND_KERNEL ? name : `${name}${bytes}`;
   if (kind === KIND_PACKET) return `${PACKET_OPS[t.op[e]!] ?? 'packet'}${bytes}`;
   if (kind === KIND_KERNEL) return `${PATHS[t.path[e]!] ?? ''} kernel${bytes}`;
   if (kind === KIND_PROXY) return 'proxy';

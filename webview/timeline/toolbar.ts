@@ -84,7 +84,7 @@ export class Toolbar {
   setMeta(meta: TimelineMeta): void {
     this.title.textContent = meta.title;
     this.badge.hidden = !meta.simulated;
-    this.facts.textContent = `${meta.nodeLabel} · ${formatBytes(meta.sizeBytes)} per copy`;
+    this.facts.textContent = meta.sizeBytes > 0 ? `${meta.nodeLabel} · ${formatBytes(meta.sizeBytes)} per copy` : `${meta.nodeLabel} · a program's run`;
   }
 
   setSummary(text: string): void {

@@ -2,7 +2,8 @@
  * "SDMA Lens: Show Timeline": the timeline of a run, or of one sweep point (a click on the
  * bandwidth chart). The run's own timeline is used when it shows that point; otherwise a small
  * timeline-only helper invocation records one next to the run (same backend and GPUs), once:
- * later clicks reuse the file.
+ * later clicks reuse the file. A run-mode run (Profile) has no timeline file: its timeline is
+ * built from its launch and copy records, opened filtered to one kernel from the code lens.
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -14,6 +15,9 @@ import { recordPointTimeline } from '../../core/pointTimeline';
 import { RunStore } from '../../core/runStore';
 import type { TimelineLocation, TimelinePoint } from '../../core/timelineSource';
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/timelineSource';
+import type { KernelFocus } from '../../core/runModeTimeline';
+import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../core/runModeTimeline';
+import { kernelFilter } from '../../core/timelineFilter';
 import { runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import type { TimelineSource } from '../timelinePanel';
@@ -26,6 +30,39 @@ export interface ShowTimelineArgs {
   sizeBytes?: number;
   path?: PathName;
   cus?: number;
+  /** Run mode: open filtered to the launches of these printed kernel names (the code lens). */
+  kernelNames?: string[];
+  /** Run mode: the kernel as the source names it, for the title. */
+  kernel?: string;
+  /** Run mode: why the names may be another kernel too (kernelFacts' ambiguous note). */
+  ambiguous?: string;
+}
+
+const MAX_NAME = 4000;
+
+function checkKernelArgs(args: ShowTimelineArgs | undefined): KernelFocus | undefined {
+  if (!args || args.kernelNames === undefined) return undefined;
+  const names = args.kernelNames;
+  if (!Array.isArray(names) || names.length === 0 || names.length > 64 || !names.every((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_NAME)) {
+    throw new Error('kernelNames must be 1 to 64 kernel names as the profiler printed them');
+  }
+  const kernel = typeof args.kernel === 'string' && args.kernel.length > 0 ? args.kernel.slice(0, MAX_NAME) : names[0]!;
+  const focus: KernelFocus = { filter: kernelFilter(names), kernel };
+  if (typeof args.ambiguous === 'string' && args.ambiguous.length > 0) focus.ambiguous = args.ambiguous.slice(0, MAX_NAME);
+  return focus;
+}
+
+function runModeSource(run: Run, runDir: string, log: SweepDeps['log'], focus?: KernelFocus): TimelineSource {
+  const key = runModeKey(run.header.id, focus);
+  return {
+    meta: runModeTimelineMeta(run, key, focus),
+    traceFile: join(runDir, 'run-timeline.trace.json'),
+    load: () => {
+      const { columns, hostOnlyCopies } = runModeTimeline(run);
+      if (hostOnlyCopies > 0) log.info(`run ${run.header.id}: ${hostOnlyCopies} host-to-host copies have no GPU lane and are not drawn`);
+      return Promise.resolve(columns);
+    },
+  };
 }
 
 /** The panel's restore key: `<run id>/<timeline file name or "inline">[#<path>@<cus>@<size bytes>]`. */
@@ -63,6 +100,14 @@ export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineAr
     if (!runId) return undefined;
     const run = await store.open(runId);
     const runDir = store.dirOf(runId);
+    if (run.header.command === 'run') {
+      if (run.dispatches.length === 0 && run.copies.length === 0) {
+        void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.`);
+        return undefined;
+      }
+      return TimelinePanel.show(deps.context.extensionUri, runModeSource(run, runDir, deps.log, checkKernelArgs(args)), deps.log);
+    }
+    if (args?.kernelNames !== undefined) throw new Error(`run ${runId} is a ${run.header.command} run: kernel filters apply to Profile (run-mode) runs`);
     let point = checkArgs(args);
     if (point && point.path.startsWith('cu/') && point.cus < 1) point = { ...point, cus: runTimelineCus(run) };
     let location: TimelineLocation | undefined;
@@ -92,6 +137,18 @@ export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineAr
 /** Rebuilds a timeline panel VS Code restored after a reload, from the key the page kept. */
 export async function reviveTimelinePanel(deps: SweepDeps, panel: vscode.WebviewPanel, state: unknown): Promise<void> {
   const key = typeof state === 'object' && state !== null ? (state as { key?: unknown }).key : undefined;
+  const runMode = typeof key === 'string' ? parseRunModeKey(key) : undefined;
+  if (runMode && vscode.workspace.isTrusted) {
+    try {
+      const store = new RunStore(runsFolder(deps.context.globalStorageUri));
+      const run = await store.open(runMode.runId);
+      TimelinePanel.revive(panel, deps.context.extensionUri, runModeSource(run, store.dirOf(runMode.runId), deps.log, runMode.focus), deps.log);
+    } catch (err) {
+      deps.log.warn(`could not restore the timeline panel ${String(key)}: ${(err as Error).message}`);
+      panel.dispose();
+    }
+    return;
+  }
   const m = typeof key === 'string' ? KEY.exec(key) : null;
   if (!m || !vscode.workspace.isTrusted) {
     panel.dispose();
@@ -112,13 +169,13 @@ export async function reviveTimelinePanel(deps: SweepDeps, panel: vscode.Webview
 }
 
 async function pickRunWithTimeline(store: RunStore): Promise<string | undefined> {
-  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header?.command === 'sweep');
+  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && (r.header?.command === 'sweep' || r.header?.command === 'run'));
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep" first.`);
+    void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep", or Profile a kernel, first.`);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: r.status, detail: r.id, id: r.id })),
+    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: `${r.header?.command === 'run' ? 'profiled program · ' : ''}${r.status}`, detail: r.id, id: r.id })),
     { title: 'SDMA Lens: Show Timeline', placeHolder: 'The run whose timeline to show', matchOnDetail: true },
   );
   return picked?.id;

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
+import type { TimelineMeta } from '../../../src/core/timelineModel';
 import { activeApi, waitFor } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>
@@ -13,8 +14,8 @@ __global__ void notProfiled(int* p) { *p = 0; }
 `;
 
 suite('code lenses above kernels and the Profile run', () => {
-  test('Profile lenses on every kernel; after a run, the facts above the kernel it ran, and a hover', async () => {
-    await activeApi();
+  test('Profile lenses on every kernel; after a run, the facts above the kernel it ran, a hover, and its timeline from the lens', async () => {
+    const api = await activeApi();
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     const file = path.join(folder, 'lens_sample.hip');
     writeFileSync(file, SOURCE);
@@ -47,8 +48,31 @@ suite('code lenses above kernels and the Profile run', () => {
       const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset + 3));
       const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
       assert.match(text, /4 launches/, `hovers: ${text}`);
+      // The hover links to the timeline and keeps the link to the text summary.
+      assert.match(text, /\(command:sdmaLens\.showTimeline\?/, `hovers: ${text}`);
+      assert.match(text, /\[Open summary\]\(command:sdmaLens\.openProfile\?/, `hovers: ${text}`);
       // Only the kernel that ran gets facts.
       assert.equal((await titles()).filter((x) => /avg x/.test(x)).length, 1);
+
+      // The summary lens opens the run's timeline filtered to that kernel's launches.
+      const lens = ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).find((l) => /avg x 4 launches/.test(l.command?.title ?? ''));
+      assert.ok(lens?.command, 'no summary lens');
+      assert.equal(lens.command.command, 'sdmaLens.showTimeline');
+      const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(lens.command.command, ...(lens.command.arguments ?? []));
+      assert.ok(opened, 'the lens opened a timeline panel');
+      const key = opened.meta.key;
+      assert.ok(key.startsWith(`${run!.header.id}/run-mode?filter=`), key);
+      const panel = api.timelinePanel(key);
+      assert.ok(panel, `no open timeline panel for ${key}`);
+      const printed = run!.dispatches[0]!.name;
+      assert.equal(panel.meta.filter, `kernel:"${printed.replace(/["\\]/g, '\\$&')}"`);
+      assert.equal(panel.meta.simulated, true, 'simulated records are labelled simulated');
+      assert.match(panel.meta.title, /kernel fusedComputeA2a/);
+      // The page got the columns and applied the filter: the 4 launches and what ran during them.
+      const applied = await waitFor('the page to apply the kernel filter', () => panel.delivered && panel.appliedFilter);
+      assert.equal(applied.filter, panel.meta.filter);
+      assert.ok(applied.kept >= 4 && applied.kept <= run!.dispatches.length + run!.copies.length, `kept ${applied.kept}`);
+      panel.panel.dispose();
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       rmSync(file, { force: true });

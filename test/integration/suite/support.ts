@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage } from '../../../src/core/messages';
 import type { MatrixHostMessage } from '../../../src/core/matrixMessages';
+import type { TimelineMeta } from '../../../src/core/timelineModel';
 import type { SweepDeps } from '../../../src/extension/commands/runSweep';
 
 export const EXTENSION_ID = 'sdma-lens.sdma-lens';
@@ -13,6 +14,15 @@ export interface SdmaLensApi {
   deps: SweepDeps;
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
   matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
+  timelinePanel(key: string): TimelinePanelView | undefined;
+}
+
+/** What the tests read of an open timeline panel (they cannot see inside the webview). */
+export interface TimelinePanelView {
+  panel: vscode.WebviewPanel;
+  meta: TimelineMeta;
+  delivered: boolean;
+  appliedFilter: { filter: string; kept: number } | undefined;
 }
 
 export async function activeApi(): Promise<SdmaLensApi> {

@@ -1,0 +1,147 @@
+/**
+ * The run-mode timeline built from what `sdma-probe run --backend cuda` recorded on H200 nodes
+ * (test/fixtures/runmode/): every launch once, named; host copies on engine lanes; the
+ * transfers the kernels made inside their launches; the kernel filter; the restore key.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { TimelineColumnsSchema } from '../../src/core/messages';
+import { parseLine, pathName } from '../../src/core/protocol';
+import { applyRecord, newRun } from '../../src/core/run';
+import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../src/core/runModeTimeline';
+import { labelOf } from '../../src/core/timelineFile';
+import { filterMask, kernelFilter, parseFilter } from '../../src/core/timelineFilter';
+import { ENGINE_UNKNOWN, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER, buildIndex, filterColumns } from '../../src/core/timelineModel';
+import { chromeTraceJson } from '../../src/core/timelineTrace';
+import { header } from '../support/records';
+
+function recordedRun(file: string) {
+  const run = newRun({ ...header('h200'), command: 'run' });
+  for (const line of readFileSync(join(__dirname, '../fixtures/runmode', file), 'utf8').split('\n')) {
+    if (!line) continue;
+    const r = parseLine(line);
+    if (r.kind !== 'record') throw new Error(`${file}: ${line.slice(0, 80)}`);
+    applyRecord(run, r.record);
+  }
+  return run;
+}
+
+const FUSED = '(anonymous namespace)::fusedComputeA2a(float const*, float* const*, int, int, unsigned long)';
+
+describe.each([
+  ['2x H200', 'runmode-fused-a2a.ndjson', 2],
+  ['1x H200', 'h200x1/runmode-fused-a2a.ndjson', 1],
+])('run-mode timeline of the %s recording', (_name, file, gpus) => {
+  const run = recordedRun(file);
+  const { columns: t, hostOnlyCopies } = runModeTimeline(run);
+  const kernels = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_KERNEL);
+
+  it('has every dispatch exactly once, on its GPU, with its printed name and the CUs the trace saw', () => {
+    expect(run.dispatches.length).toBeGreaterThan(0);
+    expect(kernels).toHaveLength(run.dispatches.length);
+    const unmatched = new Set(kernels);
+    for (const d of run.dispatches) {
+      const e = kernels.find((k) => unmatched.has(k) && t.gpu[k] === d.gpu && t.startNs[k] === d.startNs && t.endNs[k] === d.endNs);
+      expect(e, `${d.name} at ${d.startNs}`).toBeDefined();
+      unmatched.delete(e!);
+      expect(labelOf(t, e!)).toBe(d.name);
+      expect(t.cus![e!]).toBe(d.cusSeen ?? 0);
+    }
+    expect(new Set(kernels.map((k) => t.gpu[k])).size).toBe(gpus);
+  });
+
+  it('puts host-started copies on copy-engine lanes as packets, labelled with their kind', () => {
+    const engineHost = run.copies.filter((c) => c.mover === 'engine' && c.initiator === 'host');
+    const packets = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_PACKET);
+    expect(engineHost.length).toBeGreaterThan(0);
+    expect(packets.length + hostOnlyCopies).toBe(engineHost.length);
+    for (const e of packets) {
+      // CUPTI does not say which copy engine ran a copy.
+      expect(t.lane[e]).toBe(ENGINE_UNKNOWN);
+      expect(['HtoD', 'DtoH', 'DtoD', 'PtoP']).toContain(labelOf(t, e));
+    }
+    const index = buildIndex(t, { gpuCus: [132, 132], vendor: 'nvidia' });
+    const engineLanes = index.lanes.filter((l) => l.category === 'engine');
+    expect(engineLanes.map((l) => l.label)).toEqual(Array(engineLanes.length).fill('Copy engines (id not reported)'));
+    expect(index.lanes.filter((l) => l.category === 'kernel')).toHaveLength(gpus);
+    expect(index.lanes.reduce((n, l) => n + l.eventCount, 0)).toBe(t.count);
+  });
+
+  it('shows each device-trace transfer inside a launch on its GPU, and gives the launches their bytes', () => {
+    const device = run.copies.filter((c) => c.source === 'device-trace');
+    const transfers = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_TRANSFER);
+    expect(transfers).toHaveLength(device.length);
+    for (const e of transfers) {
+      expect(labelOf(t, e)).toBe('a2a');
+      const mid = (t.startNs[e]! + t.endNs[e]!) / 2;
+      expect(kernels.some((k) => t.gpu[k] === t.gpu[e] && t.startNs[k]! <= mid && t.endNs[k]! >= mid)).toBe(true);
+    }
+    const moved = kernels.reduce((n, k) => n + t.bytes[k]!, 0);
+    expect(moved).toBe(device.reduce((n, c) => n + c.bytes, 0));
+    for (const k of kernels) if (t.bytes[k]! > 0) expect(t.path[k]).toBe(1); // cu/device, striped like the sweep's
+    expect(device.every((c) => pathName(c.mover, c.initiator) === 'cu/device')).toBe(true);
+  });
+
+  it('passes the panel message schema, with and without a kernel filter applied to it', () => {
+    expect(v.safeParse(TimelineColumnsSchema, t).success).toBe(true);
+    const only = filterColumns(t, (e) => t.kind[e] === KIND_KERNEL);
+    expect(v.safeParse(TimelineColumnsSchema, only).success).toBe(true);
+    expect(labelOf(only, 0)).toBe(labelOf(t, kernels[0]!));
+    // Names the page cannot resolve, or half of the pair, are refused before anything is drawn.
+    const badIndex = { ...t, label: t.label!.map((l, i) => (i === 0 ? t.labels!.length : l)) };
+    expect(v.safeParse(TimelineColumnsSchema, badIndex).success).toBe(false);
+    const { labels: _labels, ...noLabels } = t;
+    expect(v.safeParse(TimelineColumnsSchema, noLabels).success).toBe(false);
+    expect(v.safeParse(TimelineColumnsSchema, { ...t, cus: new Uint32Array(1) }).success).toBe(false);
+  });
+
+  it('keeps the launches of one kernel and the events during them when filtered by its name', () => {
+    const keep = filterMask(t, parseFilter(kernelFilter([FUSED])));
+    const fused = kernels.filter((k) => labelOf(t, k) === FUSED);
+    expect(fused.length).toBe(5 * gpus);
+    for (const k of kernels) expect(keep[k], labelOf(t, k)).toBe(labelOf(t, k) === FUSED ? 1 : 0);
+    for (let e = 0; e < t.count; e++) {
+      if (t.kind[e] === KIND_KERNEL || !keep[e]) continue;
+      expect(fused.some((k) => t.gpu[k] === t.gpu[e] && t.startNs[k]! <= t.endNs[e]! && t.endNs[k]! >= t.startNs[e]!)).toBe(true);
+    }
+    // The transfers are all made during fused launches; the short name finds the same events.
+    for (let e = 0; e < t.count; e++) if (t.kind[e] === KIND_TRANSFER) expect(keep[e]).toBe(1);
+    expect(filterMask(t, parseFilter('kernel:fusedComputeA2a'))).toEqual(keep);
+    expect(filterMask(t, parseFilter('kernel:"(anonymous namespace)::fusedComputeA2a"'))).toEqual(keep);
+    expect(filterMask(t, parseFilter('kernel:noSuchKernel')).every((x) => x === 0)).toBe(true);
+  });
+
+  it('names kernels and copies in the Perfetto export, with the transfers on a thread of their own', () => {
+    const trace = JSON.parse(chromeTraceJson(t, { title: 't', simulated: false, nodeLabel: 'NVIDIA H200', vendor: 'nvidia', gpuCus: [132, 132] })) as { traceEvents: { ph: string; name: string; args?: Record<string, unknown> }[] };
+    const spans = trace.traceEvents.filter((x) => x.ph === 'X');
+    expect(spans.filter((x) => x.name === FUSED)).toHaveLength(5 * gpus);
+    expect(spans.filter((x) => x.name === FUSED).every((x) => x.args?.cusSeen === 64 / (3 - gpus))).toBe(true);
+    expect(spans.some((x) => x.name === 'a2a cu/device')).toBe(true);
+    expect(trace.traceEvents.some((x) => x.ph === 'M' && x.args?.name === 'Kernel-started transfers')).toBe(true);
+  });
+});
+
+describe('run-mode timeline meta and restore key', () => {
+  const run = recordedRun('runmode-fused-a2a.ndjson');
+
+  it('round-trips a key naming the run and a filter of names with spaces, commas and templates', () => {
+    const focus = { filter: kernelFilter(['void ns::k<float, 4>(float*, int)', 'k2 "quoted"']), kernel: 'ns::k', ambiguous: 'ambiguous: 2 kernels here match k()' };
+    const key = runModeKey('run-2026-x_cuda', focus);
+    expect(parseRunModeKey(key)).toEqual({ runId: 'run-2026-x_cuda', focus });
+    expect(parseRunModeKey(runModeKey('r1'))).toEqual({ runId: 'r1' });
+    expect(parseRunModeKey('r1/run-mode?filter=%E0%A4%A')).toBeUndefined();
+    expect(parseRunModeKey('../x/run-mode')).toBeUndefined();
+    expect(parseRunModeKey('r1/timeline.sdmatl')).toBeUndefined();
+  });
+
+  it('titles the timeline by program and kernel, says when the kernel is ambiguous, and labels simulated runs', () => {
+    const meta = runModeTimelineMeta(run, 'k', { filter: 'kernel:k', kernel: 'ns::k', ambiguous: 'ambiguous: 2 kernels here match k()' });
+    expect(meta.title).toBe('Run timeline · ./fused_a2a 8 5 · kernel ns::k (ambiguous: 2 kernels here match k())');
+    expect(meta).toMatchObject({ filter: 'kernel:k', simulated: false, vendor: 'nvidia', gpuCus: [132, 132], sizeBytes: 0 });
+    const sim = newRun({ ...header('sim'), command: 'run' });
+    applyRecord(sim, { type: 'hello', protocol: 1, helper: { name: 'sdma-probe', version: '0.1.0' }, command: 'run', backend: 'sim', simulated: true, backendsBuilt: ['sim'], pid: 1 });
+    expect(runModeTimelineMeta(sim, 'k').simulated).toBe(true);
+  });
+});
