@@ -3,8 +3,8 @@
  * Each command lives in its own file and adapts the editor-free core to VS Code.
  */
 import * as vscode from 'vscode';
-import { COLLECTIVE_VIEW_TYPE, CollectivePanel } from './collectivePanel';
-import { MATRIX_VIEW_TYPE, MatrixPanel } from './matrixPanel';
+import { COLLECTIVE_VIEW_TYPE, CollectivePanels } from './collectivePanel';
+import { MATRIX_VIEW_TYPE, MatrixPanels } from './matrixPanel';
 import type { RunMatrixArgs } from './commands/runMatrix';
 import { runMatrixCommand } from './commands/runMatrix';
 import type { Run } from '../core/run';
@@ -81,14 +81,14 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.window.registerWebviewPanelSerializer(COLLECTIVE_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
         const run = await restorableRun(state);
-        if (run) CollectivePanel.revive(panel, context.extensionUri, run, log);
+        if (run) CollectivePanels.revive(panel, context.extensionUri, run, log);
         else panel.dispose();
       },
     }),
     vscode.window.registerWebviewPanelSerializer(MATRIX_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
         const run = await restorableRun(state);
-        if (run) MatrixPanel.revive(panel, context.extensionUri, run, log);
+        if (run) MatrixPanels.revive(panel, context.extensionUri, run, log);
         else panel.dispose();
       },
     }),
@@ -102,7 +102,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanel.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
+  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
 }
 
 export function deactivate(): void {}

@@ -11,7 +11,8 @@ import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
-import { CollectivePanel } from '../collectivePanel';
+import type { CollectivePanel } from '../collectivePanel';
+import { CollectivePanels } from '../collectivePanel';
 import { runsFolder, sweepSettings } from '../settings';
 import type { SweepDeps } from './runSweep';
 import { reportError, requireTrust } from './guards';
@@ -74,7 +75,7 @@ export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveC
             header: runHeader(id, command, helper.path, args, ssh?.host),
             signal: controller.signal,
             onRecord: (live, record) => {
-              if (record.type === 'hello') panel = CollectivePanel.show(deps.context.extensionUri, live, deps.log);
+              if (record.type === 'hello') panel = CollectivePanels.show(deps.context.extensionUri, live, deps.log);
               else panel?.update(live);
               if (record.type === 'progress' && record.total > 0) {
                 progress.report({ message: `${record.done}/${record.total}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
@@ -83,7 +84,7 @@ export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveC
             },
             onLog: (level, message) => deps.log[level](message),
           });
-          panel ??= CollectivePanel.show(deps.context.extensionUri, run, deps.log);
+          panel ??= CollectivePanels.show(deps.context.extensionUri, run, deps.log);
           panel.update(run);
           panel.flush();
           if (run.end && run.end.status !== 'ok' && run.end.status !== 'cancelled') {

@@ -13,7 +13,8 @@ import { RunStore, makeRunId } from '../../core/runStore';
 import { runSession } from '../../core/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { trackRun } from '../activeRuns';
-import { MatrixPanel } from '../matrixPanel';
+import type { MatrixPanel } from '../matrixPanel';
+import { MatrixPanels } from '../matrixPanel';
 import { runsFolder, sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
 import type { SweepDeps } from './runSweep';
@@ -65,7 +66,7 @@ export async function runMatrixCommand(deps: SweepDeps, args?: RunMatrixArgs): P
             header: runHeader(id, 'matrix', helper.path, helperArgs, ssh?.host),
             signal: controller.signal,
             onRecord: (live, record) => {
-              if (record.type === 'hello') panel = MatrixPanel.show(deps.context.extensionUri, live, deps.log);
+              if (record.type === 'hello') panel = MatrixPanels.show(deps.context.extensionUri, live, deps.log);
               else panel?.update(live);
               if (record.type === 'progress' && record.total > 0) {
                 progress.report({ message: `${record.done}/${record.total} cells${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
@@ -74,7 +75,7 @@ export async function runMatrixCommand(deps: SweepDeps, args?: RunMatrixArgs): P
             },
             onLog: (level, message) => deps.log[level](message),
           });
-          panel ??= MatrixPanel.show(deps.context.extensionUri, run, deps.log);
+          panel ??= MatrixPanels.show(deps.context.extensionUri, run, deps.log);
           panel.update(run);
           panel.flush();
           if (run.end && run.end.status !== 'ok' && run.end.status !== 'cancelled') {

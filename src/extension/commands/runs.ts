@@ -4,7 +4,8 @@ import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runStore';
 import { RunStore } from '../../core/runStore';
 import { runsFolder } from '../settings';
-import { MatrixPanel } from '../matrixPanel';
+import { CollectivePanels } from '../collectivePanel';
+import { MatrixPanels } from '../matrixPanel';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';
 import type { SweepDeps } from './runSweep';
@@ -41,9 +42,23 @@ export async function openRunCommand(deps: SweepDeps, id?: string): Promise<Run 
     if (!runId) return undefined;
     const run = await store.open(runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
-    // A matrix has its own panel; every other run opens in the sweep panel.
-    if (run.header.command === 'matrix') MatrixPanel.show(deps.context.extensionUri, run, deps.log);
-    else SweepPanel.show(deps.context.extensionUri, run, deps.log);
+    // Each kind of run opens where it is drawn.
+    switch (run.header.command) {
+      case 'matrix':
+        MatrixPanels.show(deps.context.extensionUri, run, deps.log);
+        break;
+      case 'collective':
+      case 'overlap':
+        CollectivePanels.show(deps.context.extensionUri, run, deps.log);
+        break;
+      case 'run':
+      case 'import':
+        // Through the command: it puts the run's facts above the kernels and shows its summary.
+        await vscode.commands.executeCommand('sdmaLens.openProfile', { runId });
+        break;
+      default:
+        SweepPanel.show(deps.context.extensionUri, run, deps.log);
+    }
     deps.onRun?.(run);
     return run;
   } catch (err) {
@@ -60,7 +75,8 @@ export async function deleteRunCommand(deps: SweepDeps): Promise<void> {
     const confirm = await vscode.window.showWarningMessage(`Delete run ${picked.id} and its files?`, { modal: true }, 'Delete');
     if (confirm !== 'Delete') return;
     SweepPanel.forRun(picked.id)?.dispose();
-    MatrixPanel.forRun(picked.id)?.dispose();
+    MatrixPanels.forRun(picked.id)?.dispose();
+    CollectivePanels.forRun(picked.id)?.dispose();
     await store.delete(picked.id);
     deps.log.info(`deleted run ${picked.id}`);
   } catch (err) {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { CollectiveHostMessage } from '../../../src/core/collectiveMessages';
 import type { HostMessage } from '../../../src/core/messages';
 import type { MatrixHostMessage } from '../../../src/core/matrixMessages';
 import type { TimelineMeta } from '../../../src/core/timelineModel';
@@ -15,6 +16,7 @@ export interface SdmaLensApi {
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
   matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
   timelinePanel(key: string): TimelinePanelView | undefined;
+  collectivePanel(runId: string): { lastDelivered: CollectiveHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
 }
 
 /** What the tests read of an open timeline panel (they cannot see inside the webview). */
