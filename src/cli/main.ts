@@ -111,6 +111,23 @@ async function findHelper(configured: string | undefined, signal: AbortSignal): 
   });
 }
 
+/** Options of every command that runs the helper: where, with which helper, how to report. */
+const RUN_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  'runs-dir': { type: 'string' },
+  helper: { type: 'string' },
+  target: { type: 'string' },
+  'ssh-config': { type: 'string' },
+  'connect-timeout': { type: 'string' },
+} as const;
+
+/** 0 ok, 130 cancelled, 1 otherwise; anything but ok is said on stderr. */
+function exitCodeOf(run: Run): number {
+  const status = run.end?.status;
+  if (status !== 'ok') process.stderr.write(`sdma-lens: ${status}: ${run.end?.message ?? ''}\n`);
+  return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+}
+
 async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -127,12 +144,7 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
       'timeline-size': { type: 'string' },
       'sim-delay-ms': { type: 'string' },
       fault: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'runs-dir': { type: 'string' },
-      helper: { type: 'string' },
-      target: { type: 'string' },
-      'ssh-config': { type: 'string' },
-      'connect-timeout': { type: 'string' },
+      ...RUN_OPTIONS,
     },
   });
   let options: SweepOptions;
@@ -223,9 +235,7 @@ async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, v
     process.stdout.write(`# saved: ${runFile}\n`);
     process.stdout.write('# open it in VS Code: "SDMA Lens: Open Run" (or: code . then run that command)\n');
   }
-  const status = run.end?.status;
-  if (status !== 'ok') process.stderr.write(`sdma-lens: ${status}: ${run.end?.message ?? ''}\n`);
-  return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+  return exitCodeOf(run);
 }
 
 async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
@@ -242,12 +252,7 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
       seed: { type: 'string' },
       'sim-delay-ms': { type: 'string' },
       fault: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'runs-dir': { type: 'string' },
-      helper: { type: 'string' },
-      target: { type: 'string' },
-      'ssh-config': { type: 'string' },
-      'connect-timeout': { type: 'string' },
+      ...RUN_OPTIONS,
     },
   });
   let options: MatrixOptions;
@@ -294,9 +299,7 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
     } else {
       process.stdout.write(`${matrixTable(run)}\n# saved: ${runFile}\n# open it in VS Code: "SDMA Lens: Open Run"\n`);
     }
-    const status = run.end?.status;
-    if (status !== 'ok') process.stderr.write(`sdma-lens: ${status}: ${run.end?.message ?? ''}\n`);
-    return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+    return exitCodeOf(run);
   } finally {
     await conn?.close();
   }
