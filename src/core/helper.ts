@@ -118,7 +118,7 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
     }
   };
   try {
-    await step('Configuring the helper (CMake)', ['-S', o.sourceDir, '-B', scratch, '-DCMAKE_BUILD_TYPE=Release']);
+    await step('Configuring the helper (CMake)', ['-S', o.sourceDir, '-B', scratch, '-DCMAKE_BUILD_TYPE=Release', '-DSDMA_PROBE_BUILD_TESTS=OFF']);
     await step('Compiling the helper', ['--build', scratch, '--parallel']);
     await rm(outDir, { recursive: true, force: true });
     await rename(scratch, outDir);
