@@ -138,8 +138,9 @@ export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies'>): RunMod
   return { columns, hostOnlyCopies };
 }
 
-/** The printed program (what followed `--` in the helper's arguments). */
+/** The printed program (what followed `--` in the helper's arguments), or the imported profile. */
 function programOf(run: Run): string {
+  if (run.header.command === 'import') return `imported ${run.header.helper.args.at(-1)?.split('/').pop() ?? 'profile'}`;
   const argv = run.program?.start?.argv;
   if (argv && argv.length > 0) return argv.join(' ');
   const args = run.header.helper.args;

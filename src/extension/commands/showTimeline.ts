@@ -40,6 +40,9 @@ export interface ShowTimelineArgs {
 
 const MAX_NAME = 4000;
 
+/** Runs of launches and copies: a profiled program, or an imported rocprofv3 profile. */
+const isProfileRun = (run: Run) => run.header.command === 'run' || run.header.command === 'import';
+
 function checkKernelArgs(args: ShowTimelineArgs | undefined): KernelFocus | undefined {
   if (!args || args.kernelNames === undefined) return undefined;
   const names = args.kernelNames;
@@ -100,7 +103,7 @@ export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineAr
     if (!runId) return undefined;
     const run = await store.open(runId);
     const runDir = store.dirOf(runId);
-    if (run.header.command === 'run') {
+    if (isProfileRun(run)) {
       if (run.dispatches.length === 0 && run.copies.length === 0) {
         void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.`);
         return undefined;
@@ -169,13 +172,13 @@ export async function reviveTimelinePanel(deps: SweepDeps, panel: vscode.Webview
 }
 
 async function pickRunWithTimeline(store: RunStore): Promise<string | undefined> {
-  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && (r.header?.command === 'sweep' || r.header?.command === 'run'));
+  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && (r.header?.command === 'sweep' || r.header?.command === 'run' || r.header?.command === 'import'));
   if (runs.length === 0) {
     void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep", or Profile a kernel, first.`);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: `${r.header?.command === 'run' ? 'profiled program · ' : ''}${r.status}`, detail: r.id, id: r.id })),
+    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: `${r.header?.command === 'run' ? 'profiled program · ' : r.header?.command === 'import' ? 'imported profile · ' : ''}${r.status}`, detail: r.id, id: r.id })),
     { title: 'SDMA Lens: Show Timeline', placeHolder: 'The run whose timeline to show', matchOnDetail: true },
   );
   return picked?.id;

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
+import type { TimelineMeta } from '../../../src/core/timelineModel';
 import { EXTENSION_ID, activeApi, waitFor } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>
@@ -15,7 +16,7 @@ __global__ void neverLaunched(int* p) { *p = 0; }
 
 suite('Import rocprofv3 Profile', () => {
   test('a rocpd database becomes a run, with the facts above the kernels it launched', async () => {
-    await activeApi();
+    const api = await activeApi();
     const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     const file = path.join(folder, 'import_sample.hip');
@@ -37,6 +38,20 @@ suite('Import rocprofv3 Profile', () => {
       });
       // Only the two kernels the profile launched get facts.
       assert.equal(lenses.filter((x) => /avg x/.test(x)).length, 2, lenses.join(' | '));
+
+      // Its summary lens opens the imported launches on a timeline, filtered to that kernel.
+      const lens = ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).find((l) => / avg x 3 launches/.test(l.command?.title ?? ''));
+      assert.ok(lens?.command, 'no summary lens');
+      const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(lens.command.command, ...(lens.command.arguments ?? []));
+      assert.ok(opened, 'the lens opened a timeline panel');
+      assert.ok(opened.meta.key.startsWith(`${run!.header.id}/run-mode?filter=`), opened.meta.key);
+      assert.equal(opened.meta.simulated, false);
+      assert.match(opened.meta.title, /imported fixture\.db/);
+      const panel = api.timelinePanel(opened.meta.key);
+      assert.ok(panel, 'no open timeline panel');
+      const applied = await waitFor('the page to apply the kernel filter', () => panel.delivered && panel.appliedFilter);
+      assert.ok(applied.kept >= 3, `kept ${applied.kept}`);
+      panel.panel.dispose();
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       rmSync(file, { force: true });
