@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The GPU x GPU bandwidth matrix on every GPU of the node (2 or 8), beside the collectives:
 #   matrix      sdma-probe matrix: the four paths at 256 MiB, each ordered pair alone
+#   concurrent  sdma-probe matrix --concurrent: cu/host and engine/host, every pair at once
 #   collective  AllGather/AlltoAll per variant (default, ce) on all GPUs, data checked
 #   reference   the same calls through torch.distributed (torchrun, one rank per GPU)
-# then one table: per path min/median/max and the weakest pair, per collective the helper's
-# busbw beside torch's. Never touches clocks or power limits.
-# Results in $OUT (default bench/results/local-matrix), at most 7 files, no sub-folders:
-#   log.txt  machine.txt  matrix.ndjson  collective.ndjson  torch.json  summary.md  summary.json
+# then one table: per path min/median/max and the weakest pair; all pairs at once: the
+# aggregate beside the sum of the pairs measured alone, per-pair and per-GPU send/receive
+# GB/s; per collective the helper's busbw beside torch's. Never touches clocks or power limits.
+# Results in $OUT (default bench/results/local-matrix), at most 8 files, no sub-folders:
+#   log.txt  machine.txt  matrix.ndjson  matrix-concurrent.ndjson  collective.ndjson  torch.json
+#   summary.md  summary.json
 # Usage: bench/device/run-h200-matrix.sh   (from the repository root)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,6 +61,13 @@ step "matrix: four paths, $SIZE, all $NGPUS GPUs, each ordered pair alone"
 timeout 420 "$P" matrix --backend cuda --size "$SIZE" --paths all > "$OUT/matrix.ndjson"
 echo "exit $?, $(grep -c '"type":"matrix-cell"' "$OUT/matrix.ndjson") cells"
 grep -E '"type":"(error|warning)"' "$OUT/matrix.ndjson"
+
+# All pairs of a path at once (docs/MATRIX.md): each GPU holds 2 (N-1) buffer regions of about
+# twice the size; the device-initiated paths are not run at once (they would answer unsupported).
+step "matrix --concurrent: cu/host and engine/host, $SIZE, all $NGPUS GPUs, every pair at once"
+timeout 300 "$P" matrix --backend cuda --size "$SIZE" --paths cu/host,engine/host --concurrent > "$OUT/matrix-concurrent.ndjson"
+echo "exit $?, $(grep -c '"type":"matrix-cell"' "$OUT/matrix-concurrent.ndjson") cells, $(grep -c '"type":"matrix-total"' "$OUT/matrix-concurrent.ndjson") totals"
+grep -E '"type":"(error|warning|matrix-total)"' "$OUT/matrix-concurrent.ndjson"
 
 step "collectives: AllGather and AlltoAll, variants default and ce, 1M..$SIZE x16, all GPUs"
 timeout 300 "$P" collective --backend cuda -b 1M -e "$SIZE" -f 16 -n 20 -w 5 "${NCCL_ARG[@]}" > "$OUT/collective.ndjson"

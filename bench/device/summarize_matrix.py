@@ -1,5 +1,7 @@
 """One table for bench/device/run-h200-matrix.sh: per copy path the matrix's min, median and
-max GB/s and the weakest pair (ties named); per collective and variant the helper's busbw at
+max GB/s and the weakest pair (ties named); for the matrix run with all pairs at once
+(matrix-concurrent.ndjson), per path the aggregate beside the sum of the same pairs measured
+alone, each pair's GB/s under load beside alone, and per-GPU send/receive sums; per collective and variant the helper's busbw at
 the largest size beside torch.distributed's and their ratio.
 Usage: summarize_matrix.py OUT_DIR  (prints the table; writes OUT_DIR/summary.md and summary.json)"""
 import json
@@ -20,6 +22,45 @@ def records(path, kind):
                 if r.get("type") == kind:
                     out.append(r)
     return out
+
+
+def concurrent(out, serial_cells, lines, summary):
+    """All pairs at once against each pair alone: what sharing links, engines and SMs costs."""
+    path_file = os.path.join(out, "matrix-concurrent.ndjson")
+    cells = records(path_file, "matrix-cell")
+    totals = records(path_file, "matrix-total")
+    failed = [e for e in records(path_file, "error") if "cell" in e]
+    summary["concurrent"] = []
+    alone = {(c["mover"], c["initiator"], c["src"], c["dst"]): c["gbps"] for c in serial_cells}
+    for path in ("cu/host", "engine/host"):
+        mine = [c for c in cells if f"{c['mover']}/{c['initiator']}" == path]
+        bad = [e for e in failed if f"{e['cell']['mover']}/{e['cell']['initiator']}" == path]
+        total = next((t for t in totals if f"{t['mover']}/{t['initiator']}" == path), None)
+        if not mine:
+            lines.append(f"| all pairs at once {path} | | | | no cell measured ({len(bad)} failed) | |")
+            continue
+        gbps = [c["gbps"] for c in mine]
+        ratios = [c["gbps"] / alone[k] for c in mine if (k := (c["mover"], c["initiator"], c["src"], c["dst"])) in alone]
+        serial_sum = sum(alone.get((c["mover"], c["initiator"], c["src"], c["dst"]), 0) for c in mine)
+        ratio_text = f"{statistics.median(ratios):.3f}" if ratios else "no pair measured alone"
+        lines.append(f"| all pairs at once {path}, per pair GB/s | {min(gbps):.1f} | {statistics.median(gbps):.1f} | "
+                     f"{max(gbps):.1f} | under load / alone, median | {ratio_text} |")
+        entry = {"path": path, "cells": len(mine), "failed": len(bad), "minGbps": min(gbps),
+                 "medianGbps": statistics.median(gbps), "maxGbps": max(gbps),
+                 "medianRatioToAlone": statistics.median(ratios) if ratios else None, "serialSumGbps": serial_sum}
+        if total:
+            sends = [g["sendGbps"] for g in total["gpus"]]
+            receives = [g["receiveGbps"] for g in total["gpus"]]
+            ratio = f"{total['gbps'] / serial_sum:.3f} vs alone" if serial_sum > 0 else ""
+            lines.append(f"| all pairs at once {path}, aggregate GB/s ({total['pairs']} pairs) | | {total['gbps']:.1f} | | "
+                         f"sum of the pairs alone {serial_sum:.1f} | {ratio} |")
+            lines.append(f"| all pairs at once {path}, per GPU send GB/s | {min(sends):.1f} | {statistics.median(sends):.1f} | "
+                         f"{max(sends):.1f} | receive {min(receives):.1f}..{max(receives):.1f} | |")
+            entry.update({"aggregateGbps": total["gbps"], "seconds": total["seconds"], "bytes": total["bytes"],
+                          "gpus": total["gpus"]})
+        else:
+            lines.append(f"| all pairs at once {path}, aggregate | | | | none ({len(bad)} pairs failed) | |")
+        summary["concurrent"].append(entry)
 
 
 def main(out):
@@ -44,6 +85,7 @@ def main(out):
         summary["matrix"].append({"path": path, "cells": len(mine), "failed": len(bad), "minGbps": low,
                                   "medianGbps": statistics.median(gbps), "maxGbps": max(gbps),
                                   "weakest": [{"src": c["src"], "dst": c["dst"], "gbps": c["gbps"]} for c in weakest]})
+    concurrent(out, cells, lines, summary)
     points = records(os.path.join(out, "collective.ndjson"), "collective")
     torch = {}
     try:

@@ -76,7 +76,7 @@ constexpr FlagInfo kFlags[] = {
     {"--timeline-iters", kSweep},            {"--sim-delay-ms", kSweep | kMatrix},
     {"--fault", kSweep | kMatrix},           {"--mode", kSweep},            {"--target-ms", kSweep | kMatrix},
     {"--blocks-per-cu", kSweep},             {"--trace", kSweep},           {"--engine", kSweep},
-    {"--size", kMatrix},                     {"--gpus", kMatrix},
+    {"--size", kMatrix},                     {"--gpus", kMatrix},           {"--concurrent", kMatrix},
 };
 
 unsigned commandBit(Command command) {
@@ -89,7 +89,7 @@ unsigned commandBit(Command command) {
 }
 
 // Flags that stand alone: "--trace" means on; "--trace=off" is accepted too.
-bool isSwitch(std::string_view name) { return name == "--trace"; }
+bool isSwitch(std::string_view name) { return name == "--trace" || name == "--concurrent"; }
 
 const FlagInfo* findFlag(std::string_view name) {
   for (const FlagInfo& flag : kFlags) {
@@ -173,6 +173,9 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
   } else if (flag == "--trace") {
     if (value != "on" && value != "off") throw UsageError("--trace: " + quoted(value) + " is not on or off");
     options.trace = value == "on";
+  } else if (flag == "--concurrent") {
+    if (value != "on" && value != "off") throw UsageError("--concurrent: " + quoted(value) + " is not on or off");
+    options.concurrent = value == "on";
   }
 }
 
@@ -457,7 +460,7 @@ std::string usageText() {
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
   sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST]
                     [--iters N] [--warmup N] [--seed N] [--target-ms N]
-                    [--sim-delay-ms N] [--fault SPEC]
+                    [--sim-delay-ms N] [--fault SPEC] [--concurrent]
   sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
   sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
   sdma-probe --version | --help
@@ -494,6 +497,8 @@ matrix: every ordered GPU pair src != dst, one at a time, for each path (docs/MA
   --size SIZE          bytes per copy (default 256M)
   --cus N              CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
   --gpus LIST          comma list of GPU indices, or all (default all)
+  --concurrent         all pairs of a path at the same time (all-to-all), each pair's
+                       GB/s under that load, plus the path's total and per-GPU sums
 
 exit codes: 0 ok, 1 runtime failure, 2 bad arguments, 3 backend unavailable,
             4 data validation failed, 130/143 interrupted by SIGINT/SIGTERM

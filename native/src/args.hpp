@@ -53,6 +53,7 @@ struct Options {
   int engineId = -1;      // --engine: engine/host on this SDMA engine (AMD)
   // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
   std::vector<int> gpus;  // --gpus; empty: every GPU of the node
+  bool concurrent = false;  // --concurrent: every pair of a path at the same time
 };
 
 enum class Action { Run, PrintHelp, PrintVersion };

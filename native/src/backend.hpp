@@ -100,6 +100,23 @@ struct CopyMeasurement {
   std::optional<double> medianNs;   // set by backends that measure; the reporter fills the rest
 };
 
+// Copies of several GPU pairs started together (matrix --concurrent, docs/MATRIX.md).
+// `pairs` holds one measurement per request, in request order; each pair's timesNs are its
+// own time per copy while the others ran. windowsNs has one entry per timed iteration: from
+// the earliest start to the latest end of that iteration over all pairs, in which every
+// pair moved `bytesPerIteration / pairs` bytes. When the whole set could not run (an
+// unsupported path, too little memory, a runtime failure before any copy), `status` is
+// Failed with the error's code, message and hint, and `pairs` is empty.
+struct ConcurrentMeasurement {
+  RunStatus status = RunStatus::Ok;
+  std::vector<CopyMeasurement> pairs;
+  std::vector<double> windowsNs;
+  std::uint64_t bytesPerIteration = 0;
+  std::string failure;
+  std::string errorCode;
+  std::string hint;
+};
+
 // How device timestamps in a timeline relate to the host clock.
 struct TimelineClock {
   std::string source;           // e.g. "globaltimer", "s_memrealtime"
@@ -125,6 +142,17 @@ class Backend {
   virtual bool simulated() const = 0;
   virtual const Topology& topology() const = 0;
   virtual CopyMeasurement measure(const CopyRequest& request) = 0;
+  // Runs every request at the same time (all of one path, src != dst each) and measures each
+  // pair while the others run. A backend that cannot answers Failed with code "unsupported".
+  virtual ConcurrentMeasurement measureConcurrent(const std::vector<CopyRequest>& requests) {
+    (void)requests;
+    ConcurrentMeasurement m;
+    m.status = RunStatus::Failed;
+    m.errorCode = "unsupported";
+    m.failure = "this backend cannot run copies of several GPU pairs at the same time";
+    m.hint = "leave out --concurrent to measure each pair alone";
+    return m;
+  }
   // Exact number of events recordTimeline() would add, so oversized requests are refused early.
   virtual std::uint64_t timelineEventCount(const TimelineRequest& request) const = 0;
   virtual RunStatus recordTimeline(const TimelineRequest& request, TimelineEvents& out) = 0;

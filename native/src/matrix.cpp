@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <vector>
 
 #include "cancel.hpp"
@@ -83,7 +85,111 @@ MatrixProblem fitMatrixToNode(Options& options, const Backend& backend) {
   return {};
 }
 
+namespace {
+
+// What a path's pairs left: how many failed, and whether bytes were wrong.
+struct PathOutcome {
+  int failed = 0;
+  bool wrongBytes = false;
+};
+
+// Reports one pair of a concurrent set: a cell, or an error naming it.
+PathOutcome reportPair(const CopyRequest& cell, const CopyMeasurement& measurement, Reporter& reporter) {
+  PathOutcome outcome;
+  if (measurement.status == RunStatus::Failed) {
+    outcome.failed = 1;
+    reporter.cellError(cell, measurement.errorCode.empty() ? "runtime" : measurement.errorCode,
+                       cellLabel(cell) + " (all pairs at once): " + measurement.failure, measurement.hint);
+  } else if (measurement.status == RunStatus::ValidationFailed) {
+    outcome.failed = 1;
+    outcome.wrongBytes = true;
+    reporter.cellError(cell, "validation", "the destination of " + cellLabel(cell) + " (all pairs at once) held wrong bytes",
+                       "no bandwidth is reported for a copy that moved wrong bytes; rerun to see whether it "
+                       "repeats, and check this link and the driver",
+                       measurement.failure);
+  } else {
+    reporter.matrixCell(cell, measurement, true);
+  }
+  return outcome;
+}
+
+// Row and column sums of the path's cells: what each GPU sent and received while all ran.
+std::vector<Reporter::GpuTotal> gpuTotals(const Options& options, const std::vector<CopyRequest>& set,
+                                          const ConcurrentMeasurement& measured) {
+  std::map<int, Reporter::GpuTotal> byGpu;
+  for (int gpu : options.gpus) byGpu[gpu].gpu = gpu;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    const double gbps = Reporter::cellGbps(set[i].sizeBytes, measured.pairs[i].timesNs);
+    byGpu[set[i].srcGpu].sendGbps += gbps;
+    byGpu[set[i].dstGpu].receiveGbps += gbps;
+  }
+  std::vector<Reporter::GpuTotal> out;
+  for (int gpu : options.gpus) out.push_back(byGpu[gpu]);
+  return out;
+}
+
+// --concurrent: each path's pairs all at once, path after path.
+CommandResult runConcurrentMatrix(const Options& options, Backend& backend, Reporter& reporter) {
+  const std::vector<CopyRequest> units = cells(options);
+  const auto total = static_cast<std::int64_t>(units.size());
+  const std::size_t perPath = options.gpus.size() * (options.gpus.size() - 1);
+  int failedCells = 0;
+  bool wrongBytes = false;
+  FaultInjector faults(options.fault, reporter);
+  if (!faults.onSampleCount(reporter.samplesEmitted())) return {DoneStatus::Cancelled, cancel::exitCode()};
+
+  for (std::size_t first = 0; first < units.size(); first += perPath) {
+    if (cancel::requested()) return {DoneStatus::Cancelled, cancel::exitCode()};
+    std::vector<CopyRequest> set(units.begin() + static_cast<std::ptrdiff_t>(first),
+                                 units.begin() + static_cast<std::ptrdiff_t>(first + perPath));
+    for (std::size_t i = 0; i < set.size(); ++i) {
+      // --fault corrupt-after=N damages the cell after N, counted over all paths as in serial mode.
+      set[i].corruptCopy = options.fault.kind == FaultKind::CorruptAfter &&
+                           static_cast<std::int64_t>(first + i) == options.fault.afterSamples;
+    }
+    const ConcurrentMeasurement measured = backend.measureConcurrent(set);
+    if (measured.status == RunStatus::Cancelled) return {DoneStatus::Cancelled, cancel::exitCode()};
+    int failedHere = 0;
+    if (measured.status == RunStatus::Failed || measured.pairs.size() != set.size()) {
+      // The set could not run at all: every cell of the path says why.
+      for (const CopyRequest& cell : set) {
+        reporter.cellError(cell, measured.errorCode.empty() ? "runtime" : measured.errorCode,
+                           std::string(pathName(cell.path)) + ", all pairs at once: " + measured.failure, measured.hint);
+        ++failedHere;
+      }
+    } else {
+      for (std::size_t i = 0; i < set.size(); ++i) {
+        const PathOutcome outcome = reportPair(set[i], measured.pairs[i], reporter);
+        failedHere += outcome.failed;
+        wrongBytes = wrongBytes || outcome.wrongBytes;
+        if (!faults.onSampleCount(reporter.samplesEmitted())) return {DoneStatus::Cancelled, cancel::exitCode()};
+      }
+      // The sums only mean something when every pair ran and moved the right bytes.
+      const double windowNs = std::accumulate(measured.windowsNs.begin(), measured.windowsNs.end(), 0.0);
+      if (failedHere == 0 && windowNs > 0) {
+        const auto iters = static_cast<std::int64_t>(measured.windowsNs.size());
+        reporter.matrixTotal(set.front(), static_cast<int>(set.size()), iters,
+                             measured.bytesPerIteration * static_cast<std::uint64_t>(iters), windowNs / 1e9,
+                             gpuTotals(options, set, measured));
+      }
+    }
+    failedCells += failedHere;
+    reporter.progress(static_cast<std::int64_t>(first + perPath), total,
+                      std::string(pathName(set.front().path)) + ": " + std::to_string(set.size()) + " pairs at once");
+  }
+  if (failedCells > 0) {
+    reporter.error("cells-failed", std::to_string(failedCells) + " of " + std::to_string(total) +
+                                       " cells could not be measured; the others are in this run",
+                   "each failed cell has its own error record above, with what to do about it");
+    return {DoneStatus::Error, wrongBytes ? kExitValidationFailed : kExitRuntimeFailure};
+  }
+  return {};
+}
+
+}  // namespace
+
 CommandResult runMatrix(const Options& options, Backend& backend, Reporter& reporter) {
+  if (options.concurrent) return runConcurrentMatrix(options, backend, reporter);
   const std::vector<CopyRequest> units = cells(options);
   const auto total = static_cast<std::int64_t>(units.size());
   const bool corruptOne = options.fault.kind == FaultKind::CorruptAfter;

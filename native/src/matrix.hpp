@@ -26,6 +26,9 @@ MatrixProblem fitMatrixToNode(Options& options, const Backend& backend);
 // (path-major, so a stopped run has whole matrices of the first paths). One `matrix-cell`
 // per measured cell; a cell that fails gets an `error` record naming it and the rest are
 // still measured. Prints progress and cells; not hello, topology or done.
+// With options.concurrent, each path's pairs run all at the same time instead (one
+// Backend::measureConcurrent per path): `matrix-cell` records with `concurrent: true`, then
+// one `matrix-total` per path whose pairs all measured.
 CommandResult runMatrix(const Options& options, Backend& backend, Reporter& reporter);
 
 }  // namespace sdma

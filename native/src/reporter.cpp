@@ -197,7 +197,7 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   ++samples_;
 }
 
-void Reporter::matrixCell(const CopyRequest& request, const CopyMeasurement& measurement) {
+void Reporter::matrixCell(const CopyRequest& request, const CopyMeasurement& measurement, bool concurrent) {
   const TimeStats stats = timeStats(measurement.timesNs);
   const double sizeBytes = static_cast<double>(request.sizeBytes);
   JsonWriter& j = begin("matrix-cell");
@@ -214,8 +214,34 @@ void Reporter::matrixCell(const CopyRequest& request, const CopyMeasurement& mea
   if (!measurement.mode.empty()) j.key("mode").value(measurement.mode);
   if (measurement.opsPerIter > 0) j.key("opsPerIter").value(measurement.opsPerIter);
   if (!measurement.label.empty()) j.key("label").value(measurement.label);
+  if (concurrent) j.key("concurrent").value(true);
   emit();
   ++samples_;
+}
+
+double Reporter::cellGbps(std::uint64_t sizeBytes, const std::vector<double>& timesNs) {
+  const TimeStats stats = timeStats(timesNs);
+  return stats.medianNs > 0 ? static_cast<double>(sizeBytes) / stats.medianNs : 0;
+}
+
+void Reporter::matrixTotal(const CopyRequest& path, int pairs, std::int64_t iters, std::uint64_t bytes,
+                           double seconds, const std::vector<GpuTotal>& gpus) {
+  JsonWriter& j = begin("matrix-total");
+  j.key("mover").value(moverName(path.path)).key("initiator").value(initiatorName(path.path));
+  j.key("sizeBytes").value(path.sizeBytes).key("cus").value(path.cus);
+  j.key("pairs").value(pairs).key("iters").value(iters);
+  j.key("bytes").value(bytes).key("seconds").valueSignificant(seconds, 9);
+  // Every byte the pairs moved over the time from the first start to the last end.
+  j.key("gbps").valueSignificant(seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0, kGbpsDigits);
+  j.key("gpus").beginArray();
+  for (const GpuTotal& gpu : gpus) {
+    j.beginObject().key("gpu").value(gpu.gpu);
+    j.key("sendGbps").valueSignificant(gpu.sendGbps, kGbpsDigits);
+    j.key("receiveGbps").valueSignificant(gpu.receiveGbps, kGbpsDigits);
+    j.endObject();
+  }
+  j.endArray();
+  emit();
 }
 
 void Reporter::cellError(const CopyRequest& request, std::string_view code, std::string_view message,

@@ -29,7 +29,18 @@ class Reporter {
   void progress(std::int64_t done, std::int64_t total, std::string_view message);
   void sample(const CopyRequest& request, const CopyMeasurement& measurement);
   // matrix: one GPU pair measured alone (counted as a sample in `done`).
-  void matrixCell(const CopyRequest& request, const CopyMeasurement& measurement);
+  // With `concurrent`, the pair ran while every other pair of its path did (--concurrent).
+  void matrixCell(const CopyRequest& request, const CopyMeasurement& measurement, bool concurrent = false);
+  // matrix --concurrent: one path's pairs all at once, summed (not counted as a sample).
+  struct GpuTotal {
+    int gpu = 0;
+    double sendGbps = 0;     // sum of the cells in its row (it is the source)
+    double receiveGbps = 0;  // sum of the cells in its column (it is the destination)
+  };
+  // A cell's figure: size / median of the whole-ns times, as matrix-cell prints it.
+  static double cellGbps(std::uint64_t sizeBytes, const std::vector<double>& timesNs);
+  void matrixTotal(const CopyRequest& path, int pairs, std::int64_t iters, std::uint64_t bytes, double seconds,
+                   const std::vector<GpuTotal>& gpus);
   // matrix: an `error` record that names the cell it belongs to; the run goes on.
   void cellError(const CopyRequest& request, std::string_view code, std::string_view message,
                  std::string_view hint = {}, std::string_view detail = {});

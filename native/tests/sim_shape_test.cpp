@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/copy_model.hpp"
+#include "sim/sharing_model.hpp"
 #include "sim/sim_backend.hpp"
 
 namespace {
@@ -112,9 +113,43 @@ void timelineEventCountIsExact() {
   check(exact, "timelineEventCount() predicts the events recorded");
 }
 
+// Every ordered pair of the first `gpus` GPUs on one path, as matrix --concurrent asks.
+std::vector<CopyRequest> allPairs(CopyPath path, int gpus, int cus) {
+  std::vector<CopyRequest> out;
+  for (int s = 0; s < gpus; ++s) {
+    for (int d = 0; d < gpus; ++d) {
+      if (s != d) out.push_back({path, s, d, 256 * MiB, cus, 5, 1});
+    }
+  }
+  return out;
+}
+
+bool allNear(const std::vector<SharedRate>& rates, double gbps) {
+  return std::all_of(rates.begin(), rates.end(), [&](const SharedRate& r) { return std::abs(r.gbps - gbps) < 1e-6; });
+}
+
+void copiesAtTheSameTimeShareTheFabric() {
+  const Mi350xModel model;
+  // 7 engines at 61 GB/s want 427 of a GPU's 400 GB/s: each keeps 400 / 7.
+  const auto engines = sharedRates(model, allPairs(CopyPath::EngineHost, 8, 0));
+  check(allNear(engines, 400.0 / 7), "8 GPUs at once: engine/host pairs share the 400 GB/s fabric (57.14 each)");
+  check(engines[0].sharedBy == std::vector<std::string>{"fabric-out"}, "the cut is named: fabric-out");
+  // 3 peers: 183 GB/s fits; nothing is shared.
+  const auto few = sharedRates(model, allPairs(CopyPath::EngineHost, 4, 0));
+  check(allNear(few, 61) && few[0].sharedBy.empty(), "4 GPUs at once: engine/host pairs keep 61 GB/s");
+  // 64 CUs x 7 = 448 > 256: each gets 36.6 CUs, still at the load/store cap; the fabric cuts.
+  const auto cus64 = sharedRates(model, allPairs(CopyPath::CuHost, 8, 64));
+  check(std::abs(cus64[0].effectiveCus - 64 * 256.0 / 448) < 1e-9, "448 CUs asked of 256: each copy gets 36.6");
+  check(allNear(cus64, 400.0 / 7), "8 GPUs, 64 CUs a pair: the fabric, not the CUs, sets 57.14 GB/s");
+  // 16 CUs x 7 = 112 CUs, 7 x 55.08 = 386 GB/s: nothing shared (TransferBench's a2a point).
+  const auto cus16 = sharedRates(model, allPairs(CopyPath::CuHost, 8, 16));
+  check(allNear(cus16, cuCopyGbps(model, 16.0)) && cus16[0].sharedBy.empty(), "16 CUs a pair: 55.08 GB/s, unshared");
+}
+
 }  // namespace
 
 int main() {
+  copiesAtTheSameTimeShareTheFabric();
   smallCopiesFavourCus();
   largeCopiesFavourEngines();
   hostCrossoverAtEightCus();

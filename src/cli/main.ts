@@ -40,7 +40,7 @@ const USAGE = `Usage: sdma-lens <command> [options]
 
 Commands:
   sweep     run a transfer sweep (bandwidth vs message size for each path and CU count)
-  matrix    measure a GPU x GPU bandwidth matrix per copy path (each ordered pair alone)
+  matrix    measure a GPU x GPU bandwidth matrix per copy path (each ordered pair alone, or all at once)
   advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
   runs      list saved runs
 
@@ -65,6 +65,8 @@ Matrix options (docs/MATRIX.md):
   --size SIZE                   bytes per copy (default 256M)
   --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
   --gpus LIST|all               GPUs to pair, e.g. 0,1,2,3 (default all)
+  --concurrent                  all pairs of a path at the same time (all-to-all): each pair's
+                                GB/s under that load, per-GPU send/receive sums, the path's total
 
 Advise options:
   advise [RUN_ID] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
@@ -248,6 +250,7 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
       size: { type: 'string' },
       cus: { type: 'string' },
       gpus: { type: 'string' },
+      concurrent: { type: 'boolean' },
       iters: { type: 'string' },
       seed: { type: 'string' },
       'sim-delay-ms': { type: 'string' },
@@ -265,6 +268,7 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
       seed: int('seed', values.seed, DEFAULT_MATRIX.seed),
       ...(values.cus !== undefined ? { cus: int('cus', values.cus, 0) } : {}),
       ...(values.gpus !== undefined && values.gpus !== 'all' ? { gpus: values.gpus.split(',').map((g) => int('gpus', g.trim(), 0)) } : {}),
+      ...(values.concurrent ? { concurrent: true } : {}),
       ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
       ...(values.fault ? { fault: values.fault } : {}),
     };

@@ -44,6 +44,14 @@ export const MatrixPathViewSchema = v.object({
   measured: finite,
   failed: finite,
   missing: finite,
+  /** `--concurrent`: every pair of the path ran at the same time; each cell is its GB/s under that load. */
+  concurrent: v.boolean(),
+  /** Concurrent paths: what each GPU sent (its row's sum) and received (its column's sum), over measured cells. */
+  gpuTotals: v.optional(v.array(v.object({ gpu, sendGbps: finite, receiveGbps: finite }))),
+  /** Concurrent paths whose pairs all measured: the helper's aggregate (`matrix-total`). */
+  total: v.optional(v.object({ pairs: finite, bytes: finite, seconds: finite, gbps: finite, cellSumGbps: finite })),
+  /** "All 56 pairs at once: 2752 GB/s in total ...", or why there is no total. */
+  totalText: v.optional(str),
 });
 export type MatrixPathView = v.InferOutput<typeof MatrixPathViewSchema>;
 
@@ -55,6 +63,8 @@ export const MatrixPageViewSchema = v.object({
   sizeBytes: finite,
   iters: finite,
   progress: v.object({ done: finite, total: finite }),
+  /** `--concurrent`: all pairs of a path at once, not each pair alone. */
+  concurrent: v.boolean(),
   paths: v.array(MatrixPathViewSchema),
   notes: v.array(str),
 });

@@ -20,7 +20,9 @@ export interface MatrixOptions {
   iters: number;
   warmup?: number;
   seed: number;
-  /** Simulator only: sleep per cell, for demos and cancellation tests. */
+  /** Every pair of a path at the same time (all-to-all) instead of each pair alone. */
+  concurrent?: boolean;
+  /** Simulator only: sleep per cell (per path with `concurrent`), for demos and cancellation tests. */
   simDelayMs?: number;
   /** Testing only: the helper's fault injection (see docs/PROTOCOL.md). */
   fault?: string;
@@ -52,6 +54,7 @@ export function checkMatrixOptions(o: MatrixOptions): MatrixOptions {
   if (o.warmup !== undefined && !isInt(o.warmup, 0, 100_000)) throw new Error('warm-up iterations must be a whole number in 0..100000');
   if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, 60_000)) throw new Error('simulator delay must be in 0..60000 ms');
+  if (o.concurrent !== undefined && typeof o.concurrent !== 'boolean') throw new Error(`concurrent must be true or false (got ${JSON.stringify(o.concurrent)})`);
   if (o.fault !== undefined && !/^(crash|garbage|hang|exit|corrupt)-after=\d{1,6}$/.test(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
   return o;
 }
@@ -63,6 +66,7 @@ export function matrixArgs(o: MatrixOptions): string[] {
   if (o.cus !== undefined) args.push('--cus', String(o.cus));
   if (o.gpus !== undefined) args.push('--gpus', o.gpus.join(','));
   if (o.warmup !== undefined) args.push('--warmup', String(o.warmup));
+  if (o.concurrent) args.push('--concurrent');
   if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
   if (o.fault !== undefined) args.push('--fault', o.fault);
   return args;

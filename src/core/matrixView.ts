@@ -46,6 +46,33 @@ function median(sorted: number[]): number {
 
 const pairText = (p: { src: number; dst: number }) => `GPU ${p.src} -> GPU ${p.dst}`;
 
+/** Whether the run put every pair of a path on the node at once (`--concurrent`). */
+export function isConcurrentMatrix(run: Run): boolean {
+  return run.header.helper.args.includes('--concurrent') || (run.matrixCells ?? []).some((c) => c.concurrent === true);
+}
+
+/** Row and column sums of the measured cells: what each GPU sent and received while all pairs ran. */
+function gpuTotalsOf(rows: MatrixGridCell[][], gpus: number[]): { gpu: number; sendGbps: number; receiveGbps: number }[] {
+  return gpus.map((gpu, i) => ({
+    gpu,
+    sendGbps: rows[i]!.reduce((sum, c) => sum + (c.state === 'measured' ? c.gbps! : 0), 0),
+    receiveGbps: rows.reduce((sum, row) => sum + (row[i]!.state === 'measured' ? row[i]!.gbps! : 0), 0),
+  }));
+}
+
+function concurrentParts(run: Run, path: PathName, rows: MatrixGridCell[][], gpus: number[], failed: number): Pick<MatrixPathView, 'gpuTotals' | 'total' | 'totalText'> {
+  const gpuTotals = gpuTotalsOf(rows, gpus);
+  const cellSumGbps = gpuTotals.reduce((sum, g) => sum + g.sendGbps, 0);
+  const record = (run.matrixTotals ?? []).filter((t) => pathName(t.mover, t.initiator) === path).at(-1);
+  if (!record) {
+    const why = failed > 0 ? `${failed} pair${failed === 1 ? '' : 's'} failed, so there is no total for the path` : 'no total yet';
+    return { gpuTotals, totalText: `All pairs at once: ${why}.` };
+  }
+  const total = { pairs: record.pairs, bytes: record.bytes, seconds: record.seconds, gbps: record.gbps, cellSumGbps };
+  const totalText = `All ${record.pairs} pairs at once: ${formatGbps(record.gbps)} GB/s in total (every byte over first start to last end); the cells add up to ${formatGbps(cellSumGbps)} GB/s.`;
+  return { gpuTotals, total, totalText };
+}
+
 function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   const cells = (run.matrixCells ?? []).filter((c) => pathName(c.mover, c.initiator) === path);
   const errors = run.errors.filter((e) => e.cell && pathName(e.cell.mover, e.cell.initiator) === path);
@@ -89,7 +116,9 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   if (!stats) weakestText = 'No cell measured yet.';
   else if (weakest.length === 1) weakestText = `Weakest pair: ${pairText(weakest[0]!)}, ${formatGbps(weakest[0]!.gbps)} GB/s (median ${formatGbps(stats.medianGbps)}).`;
   else weakestText = `Weakest pairs (tied at ${weakestShown} GB/s): ${weakest.map(pairText).join(', ')} (median ${formatGbps(stats.medianGbps)}).`;
-  return { path, label, cus, gpus, rows, ...(stats ? { stats } : {}), weakest, weakestText, measured, failed, missing };
+  const concurrent = isConcurrentMatrix(run);
+  const extra = concurrent ? concurrentParts(run, path, rows, gpus, failed) : {};
+  return { path, label, cus, gpus, rows, ...(stats ? { stats } : {}), weakest, weakestText, measured, failed, missing, concurrent, ...extra };
 }
 
 export function matrixPageView(run: Run): MatrixPageView {
@@ -110,6 +139,7 @@ export function matrixPageView(run: Run): MatrixPageView {
     sizeBytes: first?.sizeBytes ?? (sizeArg ? sizeFromArg(sizeArg) : 0),
     iters: first?.iters ?? 0,
     progress: run.progress,
+    concurrent: isConcurrentMatrix(run),
     paths: matrixPaths(run).map((p) => pathView(run, p, gpus)),
     notes,
   };

@@ -215,6 +215,29 @@ export const MatrixCellSchema = v.object({
   mode: v.optional(v.picklist(TIMING_MODES)),
   opsPerIter: v.optional(v.pipe(count, v.minValue(1))),
   label: v.optional(text),
+  /** `--concurrent`: the pair ran while every other pair of its path did; its own GB/s under that load. */
+  concurrent: v.optional(v.boolean()),
+});
+
+/** `matrix --concurrent`: one path's pairs all at once, summed (docs/MATRIX.md). */
+export const MatrixTotalSchema = v.object({
+  type: v.literal('matrix-total'),
+  mover: v.picklist(MOVERS),
+  initiator: v.picklist(INITIATORS),
+  sizeBytes: v.pipe(count, v.minValue(1)),
+  /** CUs each cu/* pair asked for (0 for engine paths). */
+  cus: count,
+  /** Ordered pairs that ran at the same time. */
+  pairs: v.pipe(count, v.minValue(1)),
+  iters: v.pipe(count, v.minValue(1)),
+  /** Bytes all pairs moved in the timed iterations. */
+  bytes: v.pipe(count, v.minValue(1)),
+  /** Sum over the timed iterations of first start to last end. */
+  seconds: v.pipe(nonNegative, v.minValue(Number.MIN_VALUE)),
+  /** bytes / seconds / 1e9: the node's aggregate under this load. */
+  gbps: nonNegative,
+  /** Per GPU: the sums of its row (sent) and column (received) of cells. */
+  gpus: v.pipe(v.array(v.object({ gpu: gpuIndex, sendGbps: nonNegative, receiveGbps: nonNegative })), v.maxLength(1024)),
 });
 
 export const DoneSchema = v.object({
@@ -360,6 +383,7 @@ export type ErrorRecord = v.InferOutput<typeof ErrorSchema>;
 export type Done = v.InferOutput<typeof DoneSchema>;
 export type CellRef = v.InferOutput<typeof CellRefSchema>;
 export type MatrixCell = v.InferOutput<typeof MatrixCellSchema>;
+export type MatrixTotal = v.InferOutput<typeof MatrixTotalSchema>;
 export type CollectiveVariant = v.InferOutput<typeof CollectiveVariantSchema>;
 export type CollectivePoint = v.InferOutput<typeof CollectiveSchema>;
 export type OverlapPoint = v.InferOutput<typeof OverlapSchema>;
@@ -376,6 +400,7 @@ export type HelperRecord =
   | ErrorRecord
   | Done
   | MatrixCell
+  | MatrixTotal
   | CollectiveVariant
   | CollectivePoint
   | OverlapPoint
@@ -394,6 +419,7 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   error: ErrorSchema,
   done: DoneSchema,
   'matrix-cell': MatrixCellSchema,
+  'matrix-total': MatrixTotalSchema,
   'collective-variant': CollectiveVariantSchema,
   collective: CollectiveSchema,
   overlap: OverlapSchema,

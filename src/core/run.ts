@@ -14,6 +14,7 @@ import type {
   Hello,
   HelperRecord,
   MatrixCell,
+  MatrixTotal,
   OverlapPoint,
   Program,
   Sample,
@@ -85,6 +86,8 @@ export interface Run {
   progress: { done: number; total: number };
   /** `matrix` runs: one cell per GPU pair and path, in arrival order (absent elsewhere). */
   matrixCells?: MatrixCell[];
+  /** `matrix --concurrent` runs: one aggregate per path whose pairs all measured. */
+  matrixTotals?: MatrixTotal[];
   /** `collective` and `overlap` runs (absent in sweeps). */
   collectiveVariants?: CollectiveVariant[];
   collectives?: CollectivePoint[];
@@ -129,6 +132,9 @@ export function applyRecord(run: Run, record: HelperRecord): void {
       break;
     case 'matrix-cell':
       (run.matrixCells ??= []).push(record);
+      break;
+    case 'matrix-total':
+      (run.matrixTotals ??= []).push(record);
       break;
     case 'collective-variant':
       (run.collectiveVariants ??= []).push(record);

@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import type { ErrorRecord, MatrixCell } from '../../src/core/protocol';
+import type { ErrorRecord, MatrixCell, MatrixTotal } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName } from '../../src/core/protocol';
 import { helper, records } from './run';
 
 const cellsOf = (rs: ReturnType<typeof records>) => rs.filter((r): r is MatrixCell => r.type === 'matrix-cell');
+const totalsOf = (rs: ReturnType<typeof records>) => rs.filter((r): r is MatrixTotal => r.type === 'matrix-total');
+const key = (c: MatrixCell) => `${pathName(c.mover, c.initiator)} ${c.src}>${c.dst}`;
 
 describe('sdma-probe matrix on the simulated 8-GPU node', () => {
   const r = helper(['matrix', '--backend', 'sim', '--iters', '3']);
@@ -60,6 +62,109 @@ describe('sdma-probe matrix on the simulated 8-GPU node', () => {
   });
 });
 
+describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs at once)', () => {
+  const base = ['matrix', '--backend', 'sim', '--iters', '5', '--size', '64M'];
+  const serial = cellsOf(records(helper(base)));
+  const r = helper([...base, '--concurrent']);
+  const rs = records(r);
+  const cells = cellsOf(rs);
+  const totals = totalsOf(rs);
+  const serialAt = new Map(serial.map((c) => [key(c), c]));
+
+  it('measures every pair of every path, marked concurrent, with one total per path after its cells', () => {
+    expect(r.status).toBe(0);
+    expect(rs.at(-1)).toMatchObject({ type: 'done', status: 'ok', samples: 4 * 56 });
+    expect(cells.every((c) => c.concurrent === true && c.validated)).toBe(true);
+    expect(new Set(cells.map(key)).size).toBe(224);
+    expect(totals.map((t) => pathName(t.mover, t.initiator))).toEqual([...PATHS]);
+    const types = rs.map((x) => x.type);
+    // Per path: its 56 cells, its total, then one progress record.
+    const perPath = types.slice(2, -1).join(' ').split(' progress').filter(Boolean).map((t) => t.trim().split(' '));
+    expect(perPath).toHaveLength(4);
+    for (const p of perPath) expect(p).toEqual([...Array<string>(56).fill('matrix-cell'), 'matrix-total']);
+    expect(rs.filter((x) => x.type === 'progress').map((x) => (x.type === 'progress' ? x.done : 0))).toEqual([56, 112, 168, 224]);
+  });
+
+  it('a shared resource lowers each pair: the 400 GB/s fabric of a GPU sending to 7 peers at 61 GB/s each', () => {
+    // engine/host alone: 61 GB/s per pair; 7 at once want 427 GB/s of a GPU's 400 (docs/SIMULATOR.md).
+    for (const c of cells.filter((x) => pathName(x.mover, x.initiator) === 'engine/host')) {
+      const alone = serialAt.get(key(c))!;
+      expect(c.gbps).toBeLessThan(alone.gbps * 0.96);
+      expect(c.gbps).toBeGreaterThan(alone.gbps * 0.9);
+    }
+  });
+
+  it('nothing shared, nothing changes: 4 GPUs (3 peers each) give exactly the cells measured alone', () => {
+    const few = ['matrix', '--backend', 'sim', '--iters', '5', '--size', '64M', '--gpus', '0,1,2,3', '--paths', 'engine/host,cu/host'];
+    const alone = cellsOf(records(helper(few)));
+    const together = cellsOf(records(helper([...few, '--concurrent'])));
+    expect(together.map(({ concurrent: _c, ...rest }) => rest)).toEqual(alone);
+  });
+
+  it("16 CUs per pair: 112 of a GPU's 256 CUs and 386 GB/s fit, so cu/host keeps its serial figure (TransferBench's a2a point)", () => {
+    const args = ['matrix', '--backend', 'sim', '--iters', '5', '--size', '64M', '--paths', 'cu/host', '--cus', '16'];
+    const alone = cellsOf(records(helper(args)));
+    const together = cellsOf(records(helper([...args, '--concurrent'])));
+    expect(together.map((c) => c.gbps)).toEqual(alone.map((c) => c.gbps));
+    const sends = totalsOf(records(helper([...args, '--concurrent'])))[0]!.gpus.map((g) => g.sendGbps);
+    // 7 x 55.08 GB/s = 386 GB/s noise-free, a few percent less with the model's slow-side noise.
+    for (const s of sends) expect(s).toBeGreaterThan(370);
+  });
+
+  it('the totals agree with the cells: per-GPU sums of rows and columns, aggregate = bytes / seconds', () => {
+    for (const t of totals) {
+      const path = pathName(t.mover, t.initiator);
+      const mine = cells.filter((c) => pathName(c.mover, c.initiator) === path);
+      expect(t.pairs).toBe(56);
+      expect(t.bytes).toBe(56 * (64 << 20) * t.iters);
+      expect(t.gbps).toBeCloseTo(t.bytes / t.seconds / 1e9, 1);
+      for (const g of t.gpus) {
+        expect(g.sendGbps).toBeCloseTo(mine.filter((c) => c.src === g.gpu).reduce((s, c) => s + c.gbps, 0), 2);
+        expect(g.receiveGbps).toBeCloseTo(mine.filter((c) => c.dst === g.gpu).reduce((s, c) => s + c.gbps, 0), 2);
+        expect(g.sendGbps).toBeLessThanOrEqual(400 * 1.0001);
+      }
+      // Each iteration lasts until its slowest pair ends, so the aggregate stays under the cells' sum.
+      const cellSum = t.gpus.reduce((s, g) => s + g.sendGbps, 0);
+      expect(t.gbps).toBeLessThanOrEqual(cellSum);
+      expect(t.gbps).toBeGreaterThan(cellSum * 0.6);
+    }
+  });
+
+  it('the same seed gives the same concurrent matrix', () => {
+    expect(records(helper([...base, '--concurrent'])).filter((x) => x.type !== 'hello' && x.type !== 'done')).toEqual(rs.filter((x) => x.type !== 'hello' && x.type !== 'done'));
+  });
+
+  it('a pair that moves wrong bytes fails alone; its path gets no total, the other paths do', () => {
+    const bad = helper(['matrix', '--backend', 'sim', '--gpus', '0,1,2', '--paths', 'engine/host,cu/host', '--iters', '2', '--concurrent', '--fault', 'corrupt-after=2']);
+    expect(bad.status).toBe(4);
+    const brs = records(bad);
+    const failed = brs.filter((x): x is ErrorRecord => x.type === 'error' && x.cell !== undefined);
+    expect(failed).toEqual([expect.objectContaining({ code: 'validation', cell: { mover: 'engine', initiator: 'host', src: 1, dst: 0 } })]);
+    expect(failed[0]!.message).toMatch(/all pairs at once/);
+    expect(cellsOf(brs)).toHaveLength(11);
+    expect(totalsOf(brs).map((t) => pathName(t.mover, t.initiator))).toEqual(['cu/host']);
+    expect(brs.at(-1)).toMatchObject({ type: 'done', status: 'error', samples: 11 });
+  });
+
+  it('SIGTERM: done cancelled, exit 143, the paths measured so far kept whole', async () => {
+    const child = spawn(inject('helperPath'), ['matrix', '--backend', 'sim', '--iters', '2', '--size', '64M', '--concurrent', '--sim-delay-ms', '400']);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('"type":"matrix-total"')) child.kill('SIGTERM');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(143);
+    const lines = out.trim().split('\n').map(parseLine);
+    expect(lines.every((l) => l.kind === 'record')).toBe(true);
+    const kept = lines.flatMap((l) => (l.kind === 'record' && l.record.type === 'matrix-cell' ? [l.record] : []));
+    expect(kept.length % 56).toBe(0);
+    expect(kept.length).toBeGreaterThanOrEqual(56);
+    expect(kept.length).toBeLessThan(224);
+    expect(lines.at(-1)).toMatchObject({ kind: 'record', record: { type: 'done', status: 'cancelled', samples: kept.length } });
+  });
+});
+
 describe('sdma-probe matrix refuses what it cannot measure', () => {
   it.each([
     [['--gpus', '0,8'], /--gpus: GPU 8 is out of range \(this node has 8 GPUs: 0\.\.7\)/],
@@ -69,6 +174,7 @@ describe('sdma-probe matrix refuses what it cannot measure', () => {
     [['--cus', '8,16'], /matrix takes one CU count/],
     [['--cus', '300'], /CU count 300 is out of range/],
     [['--src', '1'], /--src is not a flag of matrix/],
+    [['--concurrent=maybe'], /--concurrent: 'maybe' is not on or off/],
   ])('%j: exit 2 with a usage error that says what to fix', (extra, message) => {
     const r = helper(['matrix', '--backend', 'sim', ...extra]);
     expect(r.status).toBe(2);
@@ -137,6 +243,21 @@ describe('sdma-lens matrix', () => {
     expect(out).toMatch(/^# engine\/host$/m);
     expect(out).toMatch(/^\s+3\s+[\d.]+\*?\s+[\d.]+\*?\s+[\d.]+\*?\s+-$/m);
     expect(out.match(/^# Weakest pair: GPU \d -> GPU \d, [\d.]+ GB\/s/gm)).toHaveLength(2);
+  });
+
+  it('--concurrent prints the grids, each GPU\'s send and receive, and the path\'s total', async () => {
+    expect(await cli('matrix', '--backend', 'sim', '--paths', 'engine/host', '--size', '64M', '--iters', '3', '--concurrent')).toBe(0);
+    expect(out).toMatch(/all pairs of a path at once/);
+    expect(out).toMatch(/SIMULATED/);
+    expect(out).toMatch(/^#\s+GPU\s+send\s+receive\s+GB\/s, sums of the row and column while all pairs ran$/m);
+    expect(out.match(/^\s+\d\s+3\d\d\.\d+\s+3\d\d\.\d+$/gm)).toHaveLength(8);
+    expect(out).toMatch(/^# All 56 pairs at once: [\d.]+ GB\/s in total/m);
+    expect(out).toMatch(/^# Weakest pair: GPU \d -> GPU \d/m);
+    expect(await cli('matrix', '--backend', 'sim', '--gpus', '0,1,2', '--paths', 'cu/host', '--size', '16M', '--iters', '2', '--concurrent', '--json')).toBe(0);
+    const result = JSON.parse(out);
+    expect(result).toMatchObject({ concurrent: true, simulated: true });
+    expect(result.paths[0].gpuTotals).toHaveLength(3);
+    expect(result.paths[0].total.pairs).toBe(6);
   });
 
   it('--json gives the grids, and bad --gpus is a usage error (exit 2)', async () => {

@@ -10,8 +10,10 @@ import { parseLine, validateRecord } from '../../src/core/protocol';
 import type { Run } from '../../src/core/run';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
 import * as v from 'valibot';
+import { formatGbps } from '../../src/core/units';
 
 const fixture = readFileSync(join(__dirname, '../fixtures/runs/sim-matrix-seed1.ndjson'), 'utf8');
+const concurrentFixture = readFileSync(join(__dirname, '../fixtures/runs/sim-matrix-concurrent-seed1.ndjson'), 'utf8');
 
 function load(text: string): Run {
   const lines = text.split('\n').filter(Boolean);
@@ -121,11 +123,90 @@ describe('the matrix as text', () => {
   });
 });
 
+describe('the concurrent matrix (all pairs at once)', () => {
+  it('every line of the real helper fixture validates; cells say concurrent, one total per path', () => {
+    const lines = concurrentFixture.split('\n').filter(Boolean).slice(1, -1);
+    for (const line of lines) expect(parseLine(line).kind).toBe('record');
+    const run = load(concurrentFixture);
+    expect(run.problems).toEqual([]);
+    expect(run.matrixCells).toHaveLength(112);
+    expect(run.matrixCells!.every((c) => c.concurrent === true)).toBe(true);
+    expect(run.matrixTotals!.map((t) => `${t.mover}/${t.initiator}`)).toEqual(['cu/host', 'engine/host']);
+  });
+  it('rejects a total without time or with a negative sum', () => {
+    const total = load(concurrentFixture).matrixTotals![0]!;
+    expect(validateRecord(total).kind).toBe('record');
+    expect(validateRecord({ ...total, seconds: 0 }).kind).toBe('malformed');
+    expect(validateRecord({ ...total, gpus: [{ gpu: 0, sendGbps: -1, receiveGbps: 1 }] }).kind).toBe('malformed');
+  });
+  it("per GPU: send is its row's sum, receive its column's, and the helper's sums agree", () => {
+    const run = load(concurrentFixture);
+    const view = matrixPageView(run);
+    expect(view.concurrent).toBe(true);
+    for (const p of view.paths) {
+      expect(p.concurrent).toBe(true);
+      const cells = run.matrixCells!.filter((c) => `${c.mover}/${c.initiator}` === p.path);
+      const record = run.matrixTotals!.find((t) => `${t.mover}/${t.initiator}` === p.path)!;
+      expect(p.gpuTotals!.map((g) => g.gpu)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      for (const g of p.gpuTotals!) {
+        const send = cells.filter((c) => c.src === g.gpu).reduce((sum, c) => sum + c.gbps, 0);
+        const receive = cells.filter((c) => c.dst === g.gpu).reduce((sum, c) => sum + c.gbps, 0);
+        expect(g.sendGbps).toBeCloseTo(send, 9);
+        expect(g.receiveGbps).toBeCloseTo(receive, 9);
+        const helperSums = record.gpus.find((x) => x.gpu === g.gpu)!;
+        expect(helperSums.sendGbps).toBeCloseTo(send, 2);
+        expect(helperSums.receiveGbps).toBeCloseTo(receive, 2);
+      }
+      expect(p.total).toEqual({ pairs: 56, bytes: record.bytes, seconds: record.seconds, gbps: record.gbps, cellSumGbps: p.gpuTotals!.reduce((sum, g) => sum + g.sendGbps, 0) });
+      // The slowest pair of each iteration sets its window: the total is at most the cells' sum.
+      expect(p.total!.gbps).toBeLessThanOrEqual(p.total!.cellSumGbps);
+      expect(p.totalText).toMatch(/^All 56 pairs at once: [\d.]+ GB\/s in total .*the cells add up to [\d.]+ GB\/s\.$/);
+      expect(p.weakestText).toMatch(/^Weakest pair/);
+    }
+    expect(parseMatrixHostMessage({ type: 'matrix-view', view: JSON.parse(JSON.stringify(view)) })).toBeDefined();
+  });
+  it('a failed pair: sums over the measured cells, and no total for the path', () => {
+    const run = runOf([cell(0, 1, 50, { concurrent: true }), cell(0, 2, 40, { concurrent: true }), cell(1, 0, 30, { concurrent: true }), cell(2, 0, 20, { concurrent: true }), cell(2, 1, 10, { concurrent: true })], ['matrix', '--paths', 'engine/host', '--gpus', '0,1,2', '--concurrent']);
+    run.errors.push({ type: 'error', code: 'validation', message: 'wrong bytes', cell: { mover: 'engine', initiator: 'host', src: 1, dst: 2 } });
+    const p = matrixPageView(run).paths[0]!;
+    expect(p.gpuTotals).toEqual([{ gpu: 0, sendGbps: 90, receiveGbps: 50 }, { gpu: 1, sendGbps: 30, receiveGbps: 60 }, { gpu: 2, sendGbps: 30, receiveGbps: 40 }]);
+    expect(p.total).toBeUndefined();
+    expect(p.totalText).toBe('All pairs at once: 1 pair failed, so there is no total for the path.');
+  });
+  it('pairs measured alone get no sums: adding separate measurements would mean nothing', () => {
+    const view = matrixPageView(load(fixture));
+    expect(view.concurrent).toBe(false);
+    expect(view.paths.every((p) => p.gpuTotals === undefined && p.total === undefined && !p.concurrent)).toBe(true);
+  });
+  it('the text form says all pairs at once and prints the sums and the total', () => {
+    const run = load(concurrentFixture);
+    const text = matrixTable(run);
+    expect(text).toMatch(/all pairs of a path at once/);
+    expect(text).toContain('# SIMULATED');
+    const view = matrixPageView(run);
+    const g3 = view.paths[1]!.gpuTotals![3]!;
+    expect(text).toMatch(new RegExp(`^\\s+3\\s+${formatGbps(g3.sendGbps).replace('.', '\\.')}\\s+${formatGbps(g3.receiveGbps).replace('.', '\\.')}$`, 'm'));
+    expect(text.match(/^# All 56 pairs at once: /gm)).toHaveLength(2);
+  });
+  it('failed cells with one reason print as one line', () => {
+    const run = runOf([], ['matrix', '--paths', 'engine/host', '--gpus', '0,1,2', '--concurrent']);
+    for (const [src, dst] of [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]]) run.errors.push({ type: 'error', code: 'unsupported', message: 'not at once', cell: { mover: 'engine', initiator: 'host', src: src!, dst: dst! } });
+    const text = matrixTable(run);
+    expect(text).toContain('# failed 6 cells (GPU 0 -> GPU 1, ...): unsupported: not at once');
+    expect(text.match(/^# failed/gm)).toHaveLength(1);
+  });
+});
+
 describe('matrix options', () => {
   it('become an argument array', () => {
     expect(matrixArgs({ backend: 'sim', paths: ['cu/host'], sizeBytes: 256 << 20, iters: 20, seed: 1, cus: 32, gpus: [0, 1] })).toEqual(['matrix', '--backend', 'sim', '--paths', 'cu/host', '--size', '256M', '--iters', '20', '--seed', '1', '--cus', '32', '--gpus', '0,1']);
   });
+  it('--concurrent only when asked', () => {
+    expect(matrixArgs({ backend: 'sim', paths: ['engine/host'], sizeBytes: 1 << 20, iters: 3, seed: 1, concurrent: true })).toContain('--concurrent');
+    expect(matrixArgs({ backend: 'sim', paths: ['engine/host'], sizeBytes: 1 << 20, iters: 3, seed: 1, concurrent: false })).not.toContain('--concurrent');
+  });
   it.each([
+    [{ concurrent: 'yes' }, /concurrent must be true or false/],
     [{ gpus: [3] }, /two or more/],
     [{ gpus: [1, 1] }, /twice/],
     [{ sizeBytes: 0 }, /size/],

@@ -2,7 +2,8 @@
 // The matrix panel in headless Chromium under its real CSP: a matrix from the real helper
 // (simulated 8-GPU node, one cell failed on purpose) streamed as the host streams it, then
 // the heat maps, the weakest pair, the SIMULATED badge, keyboard navigation, theme colours,
-// an invalid message, and screenshots.
+// an invalid message, and screenshots. Then a concurrent matrix (all pairs at once): the
+// per-GPU send/receive sums next to each grid and the path's total.
 //
 //   node test/webview/matrix.mjs            checks + docs/images/matrix-dark.png
 //   node test/webview/matrix.mjs --out DIR  screenshots in every theme in DIR
@@ -26,17 +27,19 @@ const outIndex = args.indexOf('--out');
 const outDir = resolve(repo, outIndex >= 0 ? args[outIndex + 1] : 'docs/images');
 
 const HELPER_ARGS = ['matrix', '--backend', 'sim', '--iters', '5', '--paths', 'cu/host,engine/host', '--fault', 'corrupt-after=60'];
+const CONCURRENT_ARGS = ['matrix', '--backend', 'sim', '--iters', '5', '--paths', 'cu/host,engine/host', '--concurrent'];
 
-function runText() {
+function runText(helperArgs = HELPER_ARGS, id = 'matrix-demo') {
   if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
-  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id: 'matrix-demo', command: 'matrix', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: HELPER_ARGS } };
+  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id, command: 'matrix', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: helperArgs } };
   let out;
+  let end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01Z' };
   try {
-    out = execFileSync(probe, HELPER_ARGS, { encoding: 'utf8' });
+    out = execFileSync(probe, helperArgs, { encoding: 'utf8' });
   } catch (err) {
     out = err.stdout; // exit 4: the damaged cell, as intended
+    end = { ...end, status: 'error', exitCode: 4, message: '1 cell failed' };
   }
-  const end = { type: 'run-end', status: 'error', exitCode: 4, signal: null, message: '1 cell failed', endedAt: '2026-11-30T00:00:01Z' };
   return `${JSON.stringify(header)}\n${out.trimEnd()}\n${JSON.stringify(end)}\n`;
 }
 
@@ -78,7 +81,7 @@ function serve(support, assets) {
 }
 const TYPES = { '.js': 'text/javascript', '.css': 'text/css' };
 
-async function drive(origin, messages, formatGbps) {
+async function drive(origin, messages, formatGbps, concurrentMessages) {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'sdma-lens-chromium-'));
   const failures = [];
@@ -168,6 +171,40 @@ async function drive(origin, messages, formatGbps) {
     const reported = (await posted()).slice(before);
     check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error, not drawn');
     check((await page.locator('table.heatmap').count()) === view.paths.length, 'the heat maps are still shown after it');
+    check((await page.locator('table.totals').count()) === 0, 'a matrix of pairs measured alone has no per-GPU totals');
+
+    // All pairs at once: the same grids, plus each GPU's row and column sums and the total.
+    for (const m of concurrentMessages) {
+      await post(m);
+      await page.waitForTimeout(60);
+    }
+    await frames();
+    const cview = concurrentMessages.at(-1).view;
+    const heading = await page.locator('header h1').textContent();
+    check(/all pairs at once/.test(heading) && /all pairs at once/.test(await page.locator('header .muted').textContent()), `the header says all pairs ran at once: "${heading.trim()}"`);
+    for (const p of cview.paths) {
+      const section = page.locator(`section.path[data-path="${p.path}"]`);
+      check(/all pairs at once/.test(await section.locator('h2').textContent()), `${p.path}: the title says all pairs at once`);
+      const shown = await section.locator('table.heatmap tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td.cell')].map((td) => td.textContent)));
+      const rows = await section.locator('table.totals tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+      check(rows.length === p.gpus.length, `${p.path}: a send/receive row per GPU next to the grid (${rows.length})`);
+      // The sums drawn are those of the GB/s the grid shows (each to the precision shown).
+      const expected = p.rows.map((row, i) => [`GPU ${p.gpus[i]}`, formatGbps(row.reduce((sum, c) => sum + (c.gbps ?? 0), 0)), formatGbps(p.rows.reduce((sum, r) => sum + (r[i].gbps ?? 0), 0))]);
+      check(JSON.stringify(rows) === JSON.stringify(expected), `${p.path}: each GPU's send and receive are its row and column sums (${rows[0]?.join(' ')})`);
+      check(shown.flat().filter((t) => /^[\d.]+$/.test(t)).length === p.measured, `${p.path}: the grid still shows every cell's GB/s`);
+      const total = await section.locator('.total-text').textContent();
+      check(total.includes(`All ${p.total.pairs} pairs at once: ${formatGbps(p.total.gbps)} GB/s in total`), `${p.path}: the path's total is drawn: "${total}"`);
+      check(/Weakest pair/.test(await section.locator('.weakest-text').textContent()), `${p.path}: the weakest pair is still named`);
+      const grid = await section.locator('.grid-and-totals').boundingBox();
+      const heat = await section.locator('table.heatmap').boundingBox();
+      const totals = await section.locator('table.totals').boundingBox();
+      check(grid !== null && totals.x > heat.x + heat.width - 1, `${p.path}: the totals sit next to the grid, not under it`);
+    }
+    if (outIndex < 0) {
+      const file = join(outDir, 'matrix-concurrent-dark.png');
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(`  wrote ${file}`);
+    }
     for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
   } finally {
     await context.close();
@@ -182,8 +219,9 @@ async function main() {
   try {
     const { assets, support } = await build(tmp);
     const messages = support.matrixMessages(runText(), 4);
+    const concurrentMessages = support.matrixMessages(runText(CONCURRENT_ARGS, 'matrix-concurrent-demo'), 3);
     server = await serve(support, assets);
-    const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps);
+    const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps, concurrentMessages);
     if (failures.length > 0) {
       console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
       process.exitCode = 1;

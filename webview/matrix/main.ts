@@ -24,11 +24,12 @@ function header(view: MatrixPageView): HTMLElement {
   const progress = view.status === 'incomplete' && view.progress.total > 0 ? ` · ${view.progress.done}/${view.progress.total} cells` : '';
   const size = view.sizeBytes > 0 ? ` · ${formatBytes(view.sizeBytes)} per copy` : '';
   const iters = view.iters > 0 ? ` · median of ${view.iters} timed iterations` : '';
+  const how = view.concurrent ? 'all pairs at once' : 'each ordered pair measured alone';
   return el(
     'header',
     {},
-    el('h1', {}, 'Bandwidth matrix ', badge),
-    el('div', { class: 'muted' }, `${view.node}${size}${iters} · each ordered pair measured alone · ${view.status}${progress}`),
+    el('h1', {}, view.concurrent ? 'Bandwidth matrix, all pairs at once ' : 'Bandwidth matrix ', badge),
+    el('div', { class: 'muted' }, `${view.node}${size}${iters} · ${how} · ${view.status}${progress}`),
   );
 }
 
@@ -113,10 +114,24 @@ function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
   return table;
 }
 
+/** Concurrent paths: what each GPU sent (row sum) and received (column sum) while all pairs ran. */
+function totalsTable(p: MatrixPathView): HTMLElement | null {
+  if (!p.gpuTotals) return null;
+  return el(
+    'table',
+    { class: 'totals data-table', 'aria-label': `${p.label}: GB/s each GPU sent and received while all pairs ran` },
+    el('thead', {}, el('tr', {}, ...['GPU', 'send GB/s', 'receive GB/s'].map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, ...p.gpuTotals.map((g) => el('tr', {}, el('th', { scope: 'row' }, `GPU ${g.gpu}`), el('td', { class: 'num' }, formatGbps(g.sendGbps)), el('td', { class: 'num' }, formatGbps(g.receiveGbps))))),
+  );
+}
+
 function pathSection(p: MatrixPathView): HTMLElement {
   const detail = el('p', { class: 'cell-detail muted', 'aria-live': 'polite' });
   const stats = p.stats ? el('p', { class: 'stats muted' }, `min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s · ${p.measured} measured${p.failed ? ` · ${p.failed} failed` : ''}${p.missing ? ` · ${p.missing} not measured` : ''}`) : null;
-  return el('section', { class: 'path', 'data-path': p.path }, el('h2', {}, p.label), el('p', { class: 'weakest-text' }, p.weakestText), stats, legend(p), heatmap(p, detail), detail);
+  const title = p.concurrent ? `${p.label} · all pairs at once` : p.label;
+  const totalText = p.totalText ? el('p', { class: 'total-text' }, p.totalText) : null;
+  const grid = p.gpuTotals ? el('div', { class: 'grid-and-totals' }, heatmap(p, detail), totalsTable(p)) : heatmap(p, detail);
+  return el('section', { class: 'path', 'data-path': p.path }, el('h2', {}, title), el('p', { class: 'weakest-text' }, p.weakestText), totalText, stats, legend(p), grid, detail);
 }
 
 /** Every cell as rows, with the full error text of failed ones: the plain-table form. */

@@ -58,6 +58,8 @@
 #define hipFree cudaFree
 #define hipHostMalloc(ptr, bytes, flags) cudaHostAlloc(ptr, bytes, flags)
 #define hipHostMallocMapped cudaHostAllocMapped
+#define hipHostMallocPortable cudaHostAllocPortable
+#define hipMemGetInfo cudaMemGetInfo
 #define hipHostFree cudaFreeHost
 #define hipHostGetDevicePointer cudaHostGetDevicePointer
 #define hipMemset cudaMemset

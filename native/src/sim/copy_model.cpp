@@ -5,7 +5,7 @@
 
 namespace sdma::sim {
 
-double cuCopyGbps(const Mi350xModel& model, int cus) {
+double cuCopyGbps(const Mi350xModel& model, double cus) {
   const double raw = cus * model.cuGbpsPerCu;
   const double cap = model.cuLinkEfficiency * model.linkGbpsPerDirection();
   const double p = model.cuCapSharpness;

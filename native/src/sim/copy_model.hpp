@@ -11,7 +11,7 @@ namespace sdma::sim {
 
 // Bandwidth of N CUs doing remote stores: their summed rate, smoothly capped by the share of
 // the link load/store can use.
-double cuCopyGbps(const Mi350xModel& model, int cus);
+double cuCopyGbps(const Mi350xModel& model, double cus);
 
 // Bandwidth of `engines` SDMA engines on one peer link.
 double engineCopyGbps(const Mi350xModel& model, int engines);

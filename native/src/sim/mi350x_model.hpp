@@ -44,6 +44,13 @@ struct Mi350xModel {
   // p = 8 puts 16 CUs at 55 GB/s, TransferBench's MI350X all-to-all figure per pair.
   double cuCapSharpness = 8;
 
+  // --- copies at the same time (matrix --concurrent) ---
+  // Bytes per second one GPU can send (and, separately, receive) over all its xGMI links
+  // together. Assumption: below the 7 x 76.8 GB/s of its links; set between TransferBench's
+  // load/store all-to-all (~386 GB/s per MI350X) and GIN-SDMA's AlltoAll busbw on MI355X
+  // (~423 GB/s), both DOMAIN 4. Only copies running at the same time share it.
+  double fabricGbpsPerGpu = 400;
+
   // --- fixed costs per copy, by initiator ---
   double hostLaunchNs = 4500;             // cu/host: hipLaunchKernel until the kernel runs
   double hostSyncNs = 1000;               // cu/host: kernel end until the host sees it

@@ -7,6 +7,7 @@
 #include "cancel.hpp"
 #include "rng.hpp"
 #include "sim/copy_model.hpp"
+#include "sim/sharing_model.hpp"
 #include "sim/sim_timeline.hpp"
 #include "validation.hpp"
 
@@ -60,10 +61,41 @@ CopyMeasurement SimBackend::measure(const CopyRequest& request) {
     result.status = RunStatus::Cancelled;
     return result;
   }
-
   const CopyCost cost = copyCost(model_, request.path, request.sizeBytes, request.cus);
-  const double transferNs = static_cast<double>(request.sizeBytes) / cost.gbps;
+  return drawCopy(request, cost, cost.gbps);
+}
 
+ConcurrentMeasurement SimBackend::measureConcurrent(const std::vector<CopyRequest>& requests) {
+  ConcurrentMeasurement result;
+  // One unit of work is the whole set: it runs at once, so it sleeps once.
+  if (options_.delayMsPerUnit > 0 && !cancel::sleepFor(std::chrono::milliseconds(options_.delayMsPerUnit))) {
+    result.status = RunStatus::Cancelled;
+    return result;
+  }
+  const std::vector<SharedRate> rates = sharedRates(model_, requests);
+  std::size_t iters = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const CopyRequest& request = requests[i];
+    // The pair draws from the stream it has alone: where nothing is shared its numbers are
+    // the serial cell's, so a difference between the two modes is the sharing, not noise.
+    result.pairs.push_back(drawCopy(request, copyCost(model_, request.path, request.sizeBytes, request.cus),
+                                    rates[i].gbps));
+    result.bytesPerIteration += request.sizeBytes;
+    iters = std::max(iters, result.pairs.back().timesNs.size());
+  }
+  // All pairs start together at each iteration; it lasts until its slowest copy ends.
+  result.windowsNs.assign(iters, 0);
+  for (const CopyMeasurement& pair : result.pairs) {
+    for (std::size_t k = 0; k < pair.timesNs.size(); ++k) {
+      result.windowsNs[k] = std::max(result.windowsNs[k], std::round(pair.timesNs[k]));
+    }
+  }
+  return result;
+}
+
+CopyMeasurement SimBackend::drawCopy(const CopyRequest& request, const CopyCost& cost, double gbps) const {
+  CopyMeasurement result;
+  const double transferNs = static_cast<double>(request.sizeBytes) / gbps;
   const std::uint64_t seed = unitSeed(options_.seed, request);
   Rng rng(seed);
   result.timesNs.reserve(static_cast<std::size_t>(request.iters));

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "backend.hpp"
+#include "sim/copy_model.hpp"
 #include "sim/mi350x_model.hpp"
 
 namespace sdma::sim {
@@ -22,10 +23,15 @@ class SimBackend final : public Backend {
   bool simulated() const override { return true; }
   const Topology& topology() const override { return topology_; }
   CopyMeasurement measure(const CopyRequest& request) override;
+  // Every pair at once; rates from sharedRates() (docs/SIMULATOR.md, "Copies at the same time").
+  ConcurrentMeasurement measureConcurrent(const std::vector<CopyRequest>& requests) override;
   std::uint64_t timelineEventCount(const TimelineRequest& request) const override;
   RunStatus recordTimeline(const TimelineRequest& request, TimelineEvents& out) override;
 
  private:
+  // One copy's timed iterations at `gbps`, with the noise and validation of its own unit.
+  CopyMeasurement drawCopy(const CopyRequest& request, const CopyCost& cost, double gbps) const;
+
   Mi350xModel model_;
   SimOptions options_;
   Topology topology_;

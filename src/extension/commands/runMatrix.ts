@@ -1,6 +1,6 @@
 /**
- * "SDMA Lens: Run Bandwidth Matrix": every ordered GPU pair of the node, one at a time, per
- * copy path (docs/MATRIX.md) -> the matrix panel, live, with progress and cancel. The run
+ * "SDMA Lens: Run Bandwidth Matrix": every ordered GPU pair of the node, one at a time or all
+ * at once (all-to-all), per copy path (docs/MATRIX.md) -> the matrix panel, live, with progress and cancel. The run
  * is saved as it streams, like a sweep.
  */
 import * as vscode from 'vscode';
@@ -33,6 +33,11 @@ const PRESETS: Preset[] = [
   { label: '256 MiB, all four paths', description: 'every ordered GPU pair, one at a time (as nvbandwidth does)', options: {} },
   { label: '256 MiB, copy-engine paths only', description: 'engine/host and engine/device', options: { paths: ['engine/host', 'engine/device'] } },
   { label: '64 MiB, all four paths, 5 iterations', description: 'a quicker look', options: { sizeBytes: 64 * 1024 ** 2, iters: 5 } },
+  {
+    label: '256 MiB, all pairs at once (all-to-all), host-initiated paths',
+    description: 'cu/host and engine/host: shared links, engines and CUs show as lower per-pair GB/s, with per-GPU totals',
+    options: { paths: ['cu/host', 'engine/host'], concurrent: true },
+  },
 ];
 
 export async function runMatrixCommand(deps: SweepDeps, args?: RunMatrixArgs): Promise<Run | undefined> {

@@ -43,4 +43,29 @@ suite('a simulated bandwidth matrix through the command', () => {
     assert.deepEqual(reView.paths, view.paths, 'a reopened run shows what was seen live');
     again.dispose();
   });
+
+  test('all pairs at once: the helper is asked for --concurrent, the panel gets per-GPU sums and the total', async () => {
+    const api = await activeApi();
+    const before = invocations().filter((i) => i.args[0] === 'matrix').length;
+    const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runMatrix', { options: { backend: 'sim', gpus: [0, 1, 2, 3], paths: ['engine/host'], sizeBytes: 16 << 20, iters: 2, concurrent: true } });
+    assert.ok(run, 'the command returns the run');
+    assert.equal(run.end?.status, 'ok', run.end?.message);
+    const calls = invocations().filter((i) => i.args[0] === 'matrix').slice(before);
+    assert.ok(calls[0]!.args.includes('--concurrent'), 'the helper runs every pair at once');
+    assert.equal(run.matrixCells?.length, 12);
+    assert.ok(run.matrixCells!.every((c) => c.concurrent === true));
+    assert.equal(run.matrixTotals?.length, 1);
+    const panel = api.matrixPanel(run.header.id);
+    assert.ok(panel, 'the matrix panel shows the run');
+    const view = await waitFor('the page to receive the finished matrix', () => {
+      const m = panel.lastDelivered;
+      return m?.type === 'matrix-view' && m.view.status === 'ok' ? m.view : undefined;
+    });
+    assert.equal(view.concurrent, true);
+    const path = view.paths[0]!;
+    assert.equal(path.gpuTotals?.length, 4);
+    assert.equal(path.total?.pairs, 12);
+    assert.match(path.totalText ?? '', /^All 12 pairs at once: [\d.]+ GB\/s in total/);
+    panel.dispose();
+  });
 });
