@@ -324,7 +324,7 @@ PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& requ
     // PE 0 is done once it has exited and its output is read; PE 1 is stopped below.
     if (exited[0] && pes[0].stdoutFd < 0 && pes[0].stderrFd < 0) break;
     if (exited[1] && !exited[0] && WIFEXITED(status[1]) && WEXITSTATUS(status[1]) != 0) {
-      stopReason = "PE 1 (destination GPU) exited with status " + std::to_string(WEXITSTATUS(status[1]));
+      stopReason = "PE 1 (destination GPU) ended (exit status " + std::to_string(WEXITSTATUS(status[1])) + ")";
       break;
     }
     if (cancelled != nullptr && cancelled()) {
