@@ -14,13 +14,13 @@ import { matrixPageView } from '../../src/core/matrixView';
 
 const folder = () => join(inject('repoRoot'), 'bench', 'results', 'h200x2-matrix-2026-11-30');
 
-function load(): HelperRecord[] {
-  return readFileSync(join(folder(), 'matrix.ndjson'), 'utf8')
+function load(file = 'matrix.ndjson'): HelperRecord[] {
+  return readFileSync(join(folder(), file), 'utf8')
     .split('\n')
     .filter((l) => l.length > 0)
     .map((line, i) => {
       const r = parseLine(line);
-      if (r.kind !== 'record') throw new Error(`matrix.ndjson:${i + 1}: ${r.kind === 'malformed' ? r.reason : r.type}`);
+      if (r.kind !== 'record') throw new Error(`${file}:${i + 1}: ${r.kind === 'malformed' ? r.reason : r.type}`);
       return r.record;
     });
 }
@@ -67,5 +67,37 @@ describe('matrix on 2x H200 (recorded)', () => {
       expect(row.cells).toBe(mine.length);
       expect(row.minGbps).toBeCloseTo(Math.min(...mine.map((c) => c.gbps)), 3);
     }
+  });
+
+  it('all pairs at once: every pair measured under load, its total consistent with its cells, none faster than alone by more than noise', () => {
+    const conc = load('matrix-concurrent.ndjson');
+    expect(conc.at(-1)).toMatchObject({ type: 'done', status: 'ok' });
+    const concCells = conc.filter((r) => r.type === 'matrix-cell');
+    const totals = conc.filter((r) => r.type === 'matrix-total');
+    expect(concCells.every((c) => c.concurrent === true && c.validated)).toBe(true);
+    expect(totals.map((t) => `${t.mover}/${t.initiator}`).sort()).toEqual(['cu/host', 'engine/host']);
+    for (const t of totals) {
+      const mine = concCells.filter((c) => c.mover === t.mover && c.initiator === t.initiator);
+      expect(t.pairs).toBe(mine.length);
+      expect(t.gbps).toBeCloseTo(t.bytes / t.seconds / 1e9, 1);
+      // The aggregate spans first start to last end, so it cannot beat the cells' sum.
+      expect(t.gbps).toBeLessThanOrEqual(mine.reduce((sum, c) => sum + c.gbps, 0) * 1.001);
+      for (const c of mine) {
+        const alone = cells.find((a) => a.mover === c.mover && a.initiator === c.initiator && a.src === c.src && a.dst === c.dst)!;
+        expect(c.gbps).toBeLessThan(alone.gbps * 1.02);
+      }
+    }
+    const run = newRun(runHeader('h200-matrix-concurrent', 'matrix', 'sdma-probe', ['matrix', '--backend', 'cuda', '--size', '256M', '--paths', 'cu/host,engine/host', '--concurrent']));
+    for (const r of conc) applyRecord(run, r);
+    for (const p of matrixPageView(run).paths) expect(p.totalText).toMatch(/^All 2 pairs at once: [\d.]+ GB\/s in total/);
+  });
+
+  it('all pairs at once on the device-initiated paths: a clear unsupported error per cell, the host paths still measured', () => {
+    const all = load('concurrent-all.ndjson');
+    const errors = all.filter((r) => r.type === 'error' && r.cell);
+    expect(errors.length).toBe(4);
+    expect(errors.every((e) => e.type === 'error' && e.code === 'unsupported' && e.cell!.initiator === 'device' && (e.hint ?? '').length > 0)).toBe(true);
+    expect(all.filter((r) => r.type === 'matrix-total')).toHaveLength(2);
+    expect(all.at(-1)).toMatchObject({ type: 'done', status: 'error' });
   });
 });
