@@ -129,6 +129,15 @@ std::vector<Reporter::GpuTotal> gpuTotals(const Options& options, const std::vec
 }
 
 // --concurrent: each path's pairs all at once, path after path.
+// The end of a matrix: ok, or one summary error after the failed cells' own records.
+CommandResult endOfCells(Reporter& reporter, int failedCells, std::int64_t total, bool wrongBytes) {
+  if (failedCells == 0) return {};
+  reporter.error("cells-failed", std::to_string(failedCells) + " of " + std::to_string(total) +
+                                     " cells could not be measured; the others are in this run",
+                 "each failed cell has its own error record above, with what to do about it");
+  return {DoneStatus::Error, wrongBytes ? kExitValidationFailed : kExitRuntimeFailure};
+}
+
 CommandResult runConcurrentMatrix(const Options& options, Backend& backend, Reporter& reporter) {
   const std::vector<CopyRequest> units = cells(options);
   const auto total = static_cast<std::int64_t>(units.size());
@@ -177,13 +186,7 @@ CommandResult runConcurrentMatrix(const Options& options, Backend& backend, Repo
     reporter.progress(static_cast<std::int64_t>(first + perPath), total,
                       std::string(pathName(set.front().path)) + ": " + std::to_string(set.size()) + " pairs at once");
   }
-  if (failedCells > 0) {
-    reporter.error("cells-failed", std::to_string(failedCells) + " of " + std::to_string(total) +
-                                       " cells could not be measured; the others are in this run",
-                   "each failed cell has its own error record above, with what to do about it");
-    return {DoneStatus::Error, wrongBytes ? kExitValidationFailed : kExitRuntimeFailure};
-  }
-  return {};
+  return endOfCells(reporter, failedCells, total, wrongBytes);
 }
 
 }  // namespace
@@ -222,13 +225,7 @@ CommandResult runMatrix(const Options& options, Backend& backend, Reporter& repo
     if (!faults.onSampleCount(reporter.samplesEmitted())) return {DoneStatus::Cancelled, cancel::exitCode()};
     reporter.progress(attempted + 1, total, cellLabel(cell));
   }
-  if (failedCells > 0) {
-    reporter.error("cells-failed", std::to_string(failedCells) + " of " + std::to_string(total) +
-                                       " cells could not be measured; the others are in this run",
-                   "each failed cell has its own error record above, with what to do about it");
-    return {DoneStatus::Error, wrongBytes ? kExitValidationFailed : kExitRuntimeFailure};
-  }
-  return {};
+  return endOfCells(reporter, failedCells, total, wrongBytes);
 }
 
 }  // namespace sdma
