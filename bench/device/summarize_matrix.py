@@ -9,19 +9,10 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summarize_collectives import records  # noqa: E402  (one NDJSON reader for both summaries)
 
-def records(path, kind):
-    out = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    continue
-                if r.get("type") == kind:
-                    out.append(r)
-    return out
+
 
 
 def concurrent(out, serial_cells, lines, summary):
