@@ -123,6 +123,17 @@ const RUN_OPTIONS = {
   'connect-timeout': { type: 'string' },
 } as const;
 
+/** What the helper measures with: shared by the sweep and the matrix. */
+const MEASURE_OPTIONS = {
+  backend: { type: 'string' },
+  paths: { type: 'string' },
+  cus: { type: 'string' },
+  iters: { type: 'string' },
+  seed: { type: 'string' },
+  'sim-delay-ms': { type: 'string' },
+  fault: { type: 'string' },
+} as const;
+
 /** 0 ok, 130 cancelled, 1 otherwise; anything but ok is said on stderr. */
 function exitCodeOf(run: Run): number {
   const status = run.end?.status;
@@ -135,17 +146,11 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
     args: argv,
     strict: true,
     options: {
-      backend: { type: 'string' },
       sizes: { type: 'string' },
-      paths: { type: 'string' },
-      cus: { type: 'string' },
-      iters: { type: 'string' },
-      seed: { type: 'string' },
       src: { type: 'string' },
       dst: { type: 'string' },
       'timeline-size': { type: 'string' },
-      'sim-delay-ms': { type: 'string' },
-      fault: { type: 'string' },
+      ...MEASURE_OPTIONS,
       ...RUN_OPTIONS,
     },
   });
@@ -245,16 +250,10 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
     args: argv,
     strict: true,
     options: {
-      backend: { type: 'string' },
-      paths: { type: 'string' },
       size: { type: 'string' },
-      cus: { type: 'string' },
       gpus: { type: 'string' },
       concurrent: { type: 'boolean' },
-      iters: { type: 'string' },
-      seed: { type: 'string' },
-      'sim-delay-ms': { type: 'string' },
-      fault: { type: 'string' },
+      ...MEASURE_OPTIONS,
       ...RUN_OPTIONS,
     },
   });
