@@ -18,6 +18,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { THEMES } from './themes.mjs';
+import { report, runMain } from './report.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -222,19 +223,11 @@ async function main() {
     const concurrentMessages = support.matrixMessages(runText(CONCURRENT_ARGS, 'matrix-concurrent-demo'), 3);
     server = await serve(support, assets);
     const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps, concurrentMessages);
-    if (failures.length > 0) {
-      console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
-      process.exitCode = 1;
-    } else {
-      console.log('\nno console errors, no CSP violations, all checks passed');
-    }
+    report(failures);
   } finally {
     server?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.stack : err);
-  process.exit(1);
-});
+runMain(main);

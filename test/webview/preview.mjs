@@ -20,6 +20,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { THEMES } from './themes.mjs';
+import { report, runMain } from './report.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -247,19 +248,11 @@ async function main() {
     }
     console.log(`sweep.js: ${statSync(join(distWebview, 'sweep.js')).size} bytes (unminified)`);
     const failures = await drive(origin, messages);
-    if (failures.length > 0) {
-      console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
-      process.exitCode = 1;
-    } else {
-      console.log('\nno console errors, no CSP violations, all checks passed');
-    }
+    report(failures);
   } finally {
     if (!serveOnly) server?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.stack : err);
-  process.exit(1);
-});
+runMain(main);

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPage, frames, launch, loadSupport, repo, startServer } from './timelineHarness.mjs';
+import { report, runMain } from './report.mjs';
 
 const FUSED = '(anonymous namespace)::fusedComputeA2a(float const*, float* const*, int, int, unsigned long)';
 
@@ -126,15 +127,7 @@ async function main() {
     server?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-  if (failures.length > 0) {
-    console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
-    process.exitCode = 1;
-  } else {
-    console.log('\nno console errors, no CSP violations, all checks passed');
-  }
+  report(failures);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.stack : err);
-  process.exit(1);
-});
+runMain(main);

@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEMO_META, buildPage, deliver, frames, launch, loadSupport, makeTimeline, repo, startServer } from './timelineHarness.mjs';
+import { report, runMain } from './report.mjs';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -210,15 +211,7 @@ async function main() {
     server?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-  if (failures.length > 0) {
-    console.error(`\n${failures.length} problem(s):\n${failures.map((f) => `  - ${f}`).join('\n')}`);
-    process.exitCode = 1;
-  } else {
-    console.log('\nno console errors, no CSP violations, all checks passed');
-  }
+  report(failures);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.stack : err);
-  process.exit(1);
-});
+runMain(main);
