@@ -2,8 +2,9 @@
 // CLI (Node, CommonJS), and the webview (browser, ESM). `--watch` rebuilds on change;
 // `--production` minifies and drops source maps.
 import * as esbuild from 'esbuild';
-import { cpSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { buildTimelineWebview } from '../webview/timeline/build.mjs';
+import { pageCss } from './pageCss.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -64,9 +65,7 @@ const builds = [
 ];
 
 mkdirSync('dist/webview', { recursive: true });
-cpSync('webview/sweep/sweep.css', 'dist/webview/sweep.css');
-cpSync('webview/collective/collective.css', 'dist/webview/collective.css');
-cpSync('webview/matrix/matrix.css', 'dist/webview/matrix.css');
+for (const page of ['sweep', 'collective', 'matrix']) pageCss(`webview/${page}/${page}.css`, `dist/webview/${page}.css`);
 
 // The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
 // under --watch it is built once at start.

@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { THEMES } from './themes.mjs';
 import { report, runMain } from './report.mjs';
+import { pageCss } from '../../scripts/pageCss.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -55,7 +56,8 @@ async function build(tmp) {
 
 function serve(support, assets) {
   const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = [];\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
-  const css = readFileSync(join(repo, 'webview/matrix/matrix.css'));
+  pageCss(join(repo, 'webview/matrix/matrix.css'), join(assets, 'matrix.css'));
+  const css = readFileSync(join(assets, 'matrix.css'));
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status, type, body) => {

@@ -13,7 +13,7 @@
 // Functions passed to page.evaluate run in the page, hence the browser globals.
 /* global window, document, requestAnimationFrame */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -21,6 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { THEMES } from './themes.mjs';
 import { report, runMain } from './report.mjs';
+import { pageCss } from '../../scripts/pageCss.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -74,7 +75,7 @@ async function buildWebview() {
     target: 'es2022',
     logLevel: 'warning',
   });
-  cpSync(join(repo, 'webview/sweep/sweep.css'), join(distWebview, 'sweep.css'));
+  pageCss(join(repo, 'webview/sweep/sweep.css'), join(distWebview, 'sweep.css'));
 }
 
 /** panelHtml and the run replay are TypeScript; bundle them for this Node process. */

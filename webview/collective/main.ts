@@ -6,6 +6,7 @@
 import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collectiveMessages';
 import { collectiveChart } from './chart';
 import { el, formatSize } from './svg';
+import { simulatedBadge } from '../shared/simulatedBadge';
 
 interface VsCodeApi {
   postMessage(message: CollectiveWebviewMessage): void;
@@ -31,7 +32,7 @@ function isViewMessage(data: unknown): data is CollectiveHostMessage {
 }
 
 function header(view: CollectivePageView): HTMLElement {
-  const badge = view.simulated ? el('span', { class: 'badge simulated' }, 'SIMULATED') : null;
+  const badge = view.simulated ? simulatedBadge() : null;
   const progress = view.progress.total > 0 && view.status === 'incomplete' ? ` \u00b7 ${view.progress.done}/${view.progress.total}` : '';
   return el('header', {}, el('h1', {}, view.title, ' ', badge), el('div', { class: 'muted' }, `${view.node} \u00b7 ${view.status}${progress}`));
 }

@@ -10,6 +10,7 @@ import { parseMatrixHostMessage } from '../../src/core/matrixMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { connectChannel } from '../shared/hostChannel';
 import { el } from '../collective/svg';
+import { simulatedBadge } from '../shared/simulatedBadge';
 
 const host = connectChannel<MatrixWebviewMessage, { runId: string }>((message) => ({ type: 'webview-error', message }));
 const root = document.getElementById('root')!;
@@ -17,10 +18,8 @@ const root = document.getElementById('root')!;
 window.addEventListener('error', (e) => host.reportError(`matrix panel: ${e.message}`));
 window.addEventListener('unhandledrejection', (e) => host.reportError(`matrix panel: ${String(e.reason)}`));
 
-const SIMULATED_TITLE = 'Numbers come from the simulated MI350X model, not a measurement';
-
 function header(view: MatrixPageView): HTMLElement {
-  const badge = view.simulated ? el('span', { class: 'simulated-badge', title: SIMULATED_TITLE }, 'SIMULATED') : null;
+  const badge = view.simulated ? simulatedBadge() : null;
   const progress = view.status === 'incomplete' && view.progress.total > 0 ? ` · ${view.progress.done}/${view.progress.total} cells` : '';
   const size = view.sizeBytes > 0 ? ` · ${formatBytes(view.sizeBytes)} per copy` : '';
   const iters = view.iters > 0 ? ` · median of ${view.iters} timed iterations` : '';

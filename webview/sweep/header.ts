@@ -6,8 +6,8 @@
 import type { SweepView } from '../../src/core/viewModel';
 import { el, replaceChildren } from './dom';
 import { statusText } from './labels';
+import { simulatedBadge } from '../shared/simulatedBadge';
 
-export const SIMULATED_TOOLTIP = 'Numbers come from the simulated MI350X model, not a measurement';
 
 function formatCreatedAt(iso: string): string {
   const date = new Date(iso);
@@ -21,11 +21,7 @@ function setText(node: HTMLElement, text: string): void {
 export class SweepHeader {
   readonly element: HTMLElement;
   private readonly title = el('h1');
-  private readonly badge = el(
-    'span',
-    { class: 'simulated-badge', role: 'note', tabindex: '0', title: SIMULATED_TOOLTIP, 'aria-label': `Simulated. ${SIMULATED_TOOLTIP}` },
-    'SIMULATED',
-  );
+  private readonly badge = simulatedBadge();
   private readonly status = el('span', { class: 'status-pill', role: 'status' });
   private readonly facts = el('dl', { class: 'facts' });
   private readonly bar = el('progress', { 'aria-label': 'sweep progress' });

@@ -3,9 +3,10 @@
 // VS Code webview can start a worker). Used by scripts/build.mjs, the browser tests and the
 // benchmark, so all three run the same bundle.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pageCss } from '../../scripts/pageCss.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -35,5 +36,5 @@ export async function buildTimelineWebview({ outdir = resolve(here, '../../dist/
     logLevel: 'warning',
     define: { TIMELINE_WORKER_SOURCE: JSON.stringify(workerSource) },
   });
-  copyFileSync(join(here, 'timeline.css'), join(outdir, 'timeline.css'));
+  pageCss(join(here, 'timeline.css'), join(outdir, 'timeline.css'));
 }

@@ -6,7 +6,7 @@
 import { PATHS } from '../../src/core/protocol';
 import type { TimelineMeta } from '../../src/core/timelineModel';
 import { formatBytes } from '../../src/core/units';
-import { SIMULATED_TOOLTIP } from '../sweep/header';
+import { simulatedBadge } from '../shared/simulatedBadge';
 import { el } from './dom';
 
 export interface ToolbarActions {
@@ -24,7 +24,7 @@ export class Toolbar {
   readonly header: HTMLElement;
   readonly element: HTMLElement;
   private readonly title = el('h1');
-  private readonly badge = el('span', { class: 'simulated-badge', role: 'note', tabindex: '0', title: SIMULATED_TOOLTIP, 'aria-label': `Simulated. ${SIMULATED_TOOLTIP}` }, 'SIMULATED');
+  private readonly badge = simulatedBadge();
   private readonly facts = el('span', { class: 'facts' });
   private readonly input = el('input', {
     id: 'filter',
