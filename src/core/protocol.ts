@@ -370,6 +370,33 @@ export const CopySchema = v.object({
   label: v.optional(text),
 });
 
+/** What the size of a `library-calls` record counts: the call's bytes (NCCL's tuner line) or bytes per peer (RCCL's GIN line). */
+export const LIBRARY_SIZE_KINDS = ['bytes', 'bytesPerPeer'] as const;
+
+/**
+ * `run --library-log`: calls of one collective that took one path, with sizes in one
+ * power-of-two range, as the library's own log lines name them (docs/RUN-MODE.md).
+ */
+export const LibraryCallsSchema = v.object({
+  type: v.literal('library-calls'),
+  /** Absent when no version line or GIN line said which library wrote the log. */
+  library: v.optional(v.picklist(['nccl', 'rccl'])),
+  /** As the library names the collective: "AllToAll", "AllGather", ... */
+  op: text,
+  /** Lower case as logged: sdma, lsa (RCCL GIN), ring/simple, tree/ll (NCCL's tuner), ce, symmetric-kernel. */
+  transport: text,
+  /** Absent when the lines carry no size. */
+  sizeKind: v.optional(v.picklist(LIBRARY_SIZE_KINDS)),
+  minBytes: v.optional(count),
+  maxBytes: v.optional(count),
+  /** The most such lines one rank logged (each rank logs the calls it takes part in; NCCL's tuner line only rank 0). */
+  calls: v.pipe(count, v.minValue(1)),
+  /** Ranks (log file, process, device) that logged such a line. */
+  ranks: v.pipe(count, v.minValue(1)),
+  /** The first such line, after "NCCL INFO ". */
+  evidence: text,
+});
+
 export type Hello = v.InferOutput<typeof HelloSchema>;
 export type Topology = v.InferOutput<typeof TopologySchema>;
 export type Gpu = v.InferOutput<typeof GpuSchema>;
@@ -390,6 +417,7 @@ export type OverlapPoint = v.InferOutput<typeof OverlapSchema>;
 export type Program = v.InferOutput<typeof ProgramSchema>;
 export type Dispatch = v.InferOutput<typeof DispatchSchema>;
 export type CopyOp = v.InferOutput<typeof CopySchema>;
+export type LibraryCalls = v.InferOutput<typeof LibraryCallsSchema>;
 export type HelperRecord =
   | Hello
   | Topology
@@ -406,7 +434,8 @@ export type HelperRecord =
   | OverlapPoint
   | Program
   | Dispatch
-  | CopyOp;
+  | CopyOp
+  | LibraryCalls;
 export type RecordType = HelperRecord['type'];
 
 const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>> } = {
@@ -426,6 +455,7 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   program: ProgramSchema,
   dispatch: DispatchSchema,
   copy: CopySchema,
+  'library-calls': LibraryCallsSchema,
 };
 
 export const RECORD_TYPES = Object.keys(SCHEMAS) as RecordType[];

@@ -13,6 +13,7 @@ import type {
   ErrorRecord,
   Hello,
   HelperRecord,
+  LibraryCalls,
   MatrixCell,
   MatrixTotal,
   OverlapPoint,
@@ -97,6 +98,8 @@ export interface Run {
   /** `run`: kernel launches and memory copies, in arrival order. */
   dispatches: Dispatch[];
   copies: CopyOp[];
+  /** `run --library-log`: the library's own count of each collective's path (absent elsewhere). */
+  libraryCalls?: LibraryCalls[];
 }
 
 export function newRun(header: RunHeader): Run {
@@ -153,6 +156,9 @@ export function applyRecord(run: Run, record: HelperRecord): void {
       break;
     case 'copy':
       run.copies.push(record);
+      break;
+    case 'library-calls':
+      (run.libraryCalls ??= []).push(record);
       break;
     default: {
       const never: never = record;

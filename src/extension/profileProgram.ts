@@ -49,6 +49,13 @@ export function programFromSettings(folder: vscode.WorkspaceFolder): ProgramSpec
   };
 }
 
+/** `sdmaLens.profile.libraryLog`: whether Profile asks the helper for the library's per-call log (`--library-log`). */
+export function libraryLogFromSettings(folder: vscode.WorkspaceFolder): boolean {
+  const value = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri).get<unknown>('libraryLog') ?? false;
+  if (typeof value !== 'boolean') throw new Error('Setting sdmaLens.profile.libraryLog must be true or false');
+  return value;
+}
+
 /** Asks what to run: a file, a process task, or the CMake launch target. */
 export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<ProgramSpec | undefined> {
   type Choice = vscode.QuickPickItem & { pick: () => Promise<ProgramSpec | undefined> };

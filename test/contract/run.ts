@@ -13,8 +13,8 @@ export interface HelperRun {
   stderr: string;
 }
 
-export function helper(args: string[], timeoutMs = 30_000): HelperRun {
-  const r = spawnSync(inject('helperPath'), args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
+export function helper(args: string[], timeoutMs = 30_000, env?: NodeJS.ProcessEnv): HelperRun {
+  const r = spawnSync(inject('helperPath'), args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024, ...(env ? { env } : {}) });
   const lines = r.stdout.split('\n').filter((l) => l.length > 0);
   return { status: r.status, signal: r.signal, lines, results: lines.map(parseLine), stderr: r.stderr };
 }
@@ -27,13 +27,17 @@ export function records(run: HelperRun) {
   });
 }
 
-/** Run mode's documented order: hello, topology, program start, dispatch/copy*, program exit, warning*, done. */
+/** Run mode's documented order: hello, topology, program start, dispatch/copy*, library-calls*, program exit, warning*, done. */
 export function expectRunOrder(rs: HelperRecord[]) {
   const types = rs.map((r) => (r.type === 'program' ? `program:${r.event}` : r.type));
   expect(types.slice(0, 3)).toEqual(['hello', 'topology', 'program:start']);
   expect(types.at(-1)).toBe('done');
   const exit = types.indexOf('program:exit');
   expect(exit).toBeGreaterThan(2);
-  for (const t of types.slice(3, exit)) expect(['dispatch', 'copy']).toContain(t);
+  const between = types.slice(3, exit);
+  const firstLibrary = between.indexOf('library-calls');
+  const records = firstLibrary < 0 ? between : between.slice(0, firstLibrary);
+  for (const t of records) expect(['dispatch', 'copy']).toContain(t);
+  if (firstLibrary >= 0) for (const t of between.slice(firstLibrary)) expect(t).toBe('library-calls');
   for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
 }

@@ -4,9 +4,10 @@
  * and cancellation ending the program's whole process group.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import type { CopyOp, Dispatch, HelperRecord, Program } from '../../src/core/protocol';
+import type { CopyOp, Dispatch, HelperRecord, LibraryCalls, Program } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
 import { expectRunOrder, helper, records } from './run';
 
@@ -153,5 +154,81 @@ describe('sdma-probe run (sim backend)', () => {
     // Nothing of the group is left running: the background sleep went too (a zombie that
     // the machine's init has not reaped yet is gone all the same).
     expect(liveMembers(pgid)).toEqual([]);
+  });
+});
+
+describe('sdma-probe run --library-log (a stand-in two-rank program writing the libraries\' lines)', () => {
+  const ranks = join(__dirname, '../fixtures/runmode/library-log-ranks.sh');
+  const isLibraryCalls = (r: HelperRecord): r is LibraryCalls => r.type === 'library-calls';
+  /** The env the helper runs with: the test's own, without any NCCL_DEBUG* it may carry. */
+  const cleanEnv = (extra: Record<string, string> = {}) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+    for (const k of ['NCCL_DEBUG', 'NCCL_DEBUG_SUBSYS', 'NCCL_DEBUG_FILE']) if (!(k in extra)) delete env[k];
+    return env;
+  };
+  /** The log folder the program was told to write to, from what it printed. */
+  const logFolder = (stderr: string) => /NCCL_DEBUG_FILE=(\S*)\/nccl\.%h\.%p\.log/.exec(stderr)?.[1];
+
+  it("RCCL's GIN lines of every rank: one record per path and size range, calls counted once per rank, folder removed", () => {
+    const r = helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'rccl'], 30_000, cleanEnv());
+    expect(r.status).toBe(0);
+    const rs = records(r);
+    expectRunOrder(rs);
+    expect(r.stderr).toContain('NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL,TUNING');
+    // The library's lines went to the files, not to the program's output.
+    expect(r.stderr).not.toContain('NCCL INFO');
+    const folder = logFolder(r.stderr);
+    expect(folder).toMatch(/sdma-lens-nccl-/);
+    expect(existsSync(folder!)).toBe(false);
+    const calls = rs.filter(isLibraryCalls);
+    expect(calls.map((c) => [c.transport, c.minBytes, c.maxBytes, c.calls, c.ranks])).toEqual([
+      ['lsa', 262144, 262144, 2, 2],
+      ['sdma', 524288, 524288, 3, 2],
+      ['sdma', 1048576, 1048576, 3, 2],
+      ['sdma', 67108864, 67108864, 1, 2],
+    ]);
+    for (const c of calls) expect(c).toMatchObject({ library: 'rccl', op: 'AllToAll', sizeKind: 'bytesPerPeer' });
+    expect(calls[0]!.evidence).toBe('AllToAll GIN: transport=lsa bytesPerPeer=262144 chunks=8 ctas=16 threads=256');
+    expect(rs.filter((x) => x.type === 'warning')).toEqual([]);
+  });
+
+  it("NCCL's tuner lines come from rank 0 alone: calls are not halved", () => {
+    const rs = records(helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'nccl'], 30_000, cleanEnv()));
+    expect(rs.filter(isLibraryCalls).map((c) => [c.library, c.op, c.transport, c.sizeKind, c.minBytes, c.calls, c.ranks])).toEqual([
+      ['nccl', 'AllGather', 'ring/simple', 'bytes', 1048576, 2, 1],
+      ['nccl', 'AllGather', 'ring/simple', 'bytes', 16777216, 1, 1],
+    ]);
+  });
+
+  it("the user's own NCCL_DEBUG is left alone: a warning, nothing parsed, their output unchanged", () => {
+    const r = helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'rccl'], 30_000, cleanEnv({ NCCL_DEBUG: 'WARN' }));
+    expect(r.status).toBe(0);
+    const rs = records(r);
+    expectRunOrder(rs);
+    expect(r.stderr).toContain('NCCL_DEBUG=WARN NCCL_DEBUG_SUBSYS= NCCL_DEBUG_FILE=\n');
+    expect(rs.filter(isLibraryCalls)).toEqual([]);
+    const warning = rs.find((x) => x.type === 'warning');
+    expect(warning).toMatchObject({ code: 'library-log-user-set' });
+    expect((warning as { message: string }).message).toMatch(/NCCL_DEBUG is already set \(WARN\).*unset NCCL_DEBUG/);
+    // Where the program logged its lines (stdout, with no file named), they reach the helper's stderr as they were.
+    expect(r.stderr).toContain('NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=67108864');
+  });
+
+  it('a NCCL_DEBUG_FILE of the user without NCCL_DEBUG is replaced, with a warning', () => {
+    const rs = records(helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'nccl'], 30_000, cleanEnv({ NCCL_DEBUG_FILE: '/dev/null' })));
+    expect(rs.filter(isLibraryCalls)).toHaveLength(2);
+    expect(rs.find((x) => x.type === 'warning')).toMatchObject({ code: 'library-log-replaced' });
+  });
+
+  it('a program that loads no library: a warning that says so, no records', () => {
+    const rs = records(helper(['run', '--backend', 'sim', '--library-log', '--', '/bin/true'], 30_000, cleanEnv()));
+    expect(rs.filter(isLibraryCalls)).toEqual([]);
+    expect(rs.find((x) => x.type === 'warning')).toMatchObject({ code: 'library-log-empty', message: expect.stringMatching(/no log/) });
+  });
+
+  it('without --library-log the environment is untouched and no records come', () => {
+    const r = helper(['run', '--backend', 'sim', '--', ranks, 'nccl'], 30_000, cleanEnv());
+    expect(r.stderr).toContain('NCCL_DEBUG= NCCL_DEBUG_SUBSYS= NCCL_DEBUG_FILE=\n');
+    expect(records(r).filter(isLibraryCalls)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { fastPredicate } from '../../src/core/fastCheck';
-import { DoneSchema, ErrorSchema, MatrixCellSchema, MatrixTotalSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
+import { DoneSchema, ErrorSchema, LibraryCallsSchema, MatrixCellSchema, MatrixTotalSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
 import { sample } from '../support/records';
 
 /** Values chosen to sit on every edge the schemas draw: types, signs, integers, limits, NaN. */
@@ -43,6 +43,7 @@ const cases: [string, v.GenericSchema, Record<string, unknown>][] = [
   ['matrix-cell', MatrixCellSchema, { type: 'matrix-cell', mover: 'engine', initiator: 'host', src: 3, dst: 5, sizeBytes: 268435456, cus: 0, engines: 1, iters: 20, medianNs: 4.4e6, meanNs: 4.5e6, minNs: 4.3e6, maxNs: 4.9e6, gbps: 61, gbpsMean: 59.6, validated: true, mode: 'pipelined', opsPerIter: 4, label: 'proxy-initiated' }],
   ['matrix-cell, all pairs at once', MatrixCellSchema, { type: 'matrix-cell', mover: 'cu', initiator: 'host', src: 0, dst: 1, sizeBytes: 268435456, cus: 64, engines: 0, iters: 3, medianNs: 4.8e6, meanNs: 4.8e6, minNs: 4.7e6, maxNs: 4.9e6, gbps: 55.9, gbpsMean: 55.9, validated: true, concurrent: true }],
   ['matrix-total', MatrixTotalSchema, { type: 'matrix-total', mover: 'engine', initiator: 'host', sizeBytes: 268435456, cus: 0, pairs: 56, iters: 3, bytes: 45097156608, seconds: 0.0164, gbps: 2752.4, gpus: [{ gpu: 0, sendGbps: 393.4, receiveGbps: 392.2 }, { gpu: 1, sendGbps: 390.3, receiveGbps: 394.5 }] }],
+  ['library-calls', LibraryCallsSchema, { type: 'library-calls', library: 'rccl', op: 'AllToAll', transport: 'sdma', sizeKind: 'bytesPerPeer', minBytes: 524288, maxBytes: 1048576, calls: 38, ranks: 8, evidence: 'AllToAll GIN: transport=sdma bytesPerPeer=524288 threads=64' }],
   ['error of a matrix cell', ErrorSchema, { type: 'error', code: 'peer-access', message: 'm', hint: 'h', cell: { mover: 'cu', initiator: 'device', src: 1, dst: 0 } }],
 ];
 

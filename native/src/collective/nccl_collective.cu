@@ -18,6 +18,7 @@
 #include "cancel.hpp"
 #include "collective/collective_types.hpp"
 #include "collective/gpu_engines.hpp"
+#include "collective/library_log_line.hpp"
 #include "gpu/gpu_compat.hpp"
 
 #if defined(SDMA_GPU_NVIDIA)
@@ -222,40 +223,10 @@ struct TransportLog {
           lower.find(" ce ") == std::string::npos && lower.find("sendrecv") == std::string::npos) {
         continue;
       }
-      // RCCL's GIN line: "AllToAll GIN: transport=sdma|lsa bytesPerPeer=...".
-      if (const std::size_t at = lower.find("transport="); at != std::string::npos) {
-        std::size_t end = at + 10;
-        while (end < lower.size() && std::isalnum(static_cast<unsigned char>(lower[end]))) ++end;
-        transport = lower.substr(at + 10, end - at - 10);
-        evidence = line;
-        continue;
-      }
-      // NCCL's tuning line: "AllGather: N Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..7}".
-      if (const std::size_t at = line.find("-> Algo "); at != std::string::npos) {
-        std::string algo = line.substr(at + 8);
-        const std::size_t protoAt = algo.find(" proto ");
-        std::string proto;
-        if (protoAt != std::string::npos) {
-          proto = algo.substr(protoAt + 7);
-          proto = proto.substr(0, proto.find(' '));
-          algo = algo.substr(0, protoAt);
-        }
-        algo = algo.substr(0, algo.find(' '));
-        std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return std::tolower(c); });
-        std::transform(proto.begin(), proto.end(), proto.begin(), [](unsigned char c) { return std::tolower(c); });
-        transport = proto.empty() ? algo : algo + "/" + proto;
-        evidence = line;
-        continue;
-      }
-      // Copy-engine and symmetric-kernel collectives say so in their own words.
-      if (lower.find("ce ") != std::string::npos && (lower.find("memcpybatch") != std::string::npos ||
-                                                      lower.find("ceallgather") != std::string::npos ||
-                                                      lower.find("cealltoall") != std::string::npos ||
-                                                      lower.find("ce collective") != std::string::npos)) {
-        transport = "ce";
-        evidence = line;
-      } else if (lower.find("symk") != std::string::npos || lower.find("symmetric kernel") != std::string::npos) {
-        transport = "symmetric-kernel";
+      // The one reader of the library's lines (library_log_line.hpp): RCCL's GIN line, NCCL's
+      // tuner line, copy-engine and symmetric-kernel lines.
+      if (const auto parsed = librarylog::parseLogLine(line)) {
+        transport = parsed->transport;
         evidence = line;
       } else if (evidence.empty() && lower.find("opcount") != std::string::npos) {
         evidence = line;  // at least the call itself, so the user can see what was logged

@@ -2,6 +2,7 @@
 target_sources(sdma_probe_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
   ${CMAKE_CURRENT_LIST_DIR}/import_mode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/library_log.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mini_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rocm_sources.cpp

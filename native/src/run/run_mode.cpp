@@ -20,6 +20,7 @@
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "run/child_process.hpp"
+#include "run/library_log.hpp"
 #include "run/records.hpp"
 #include "run/rocm_sources.hpp"
 #include "run/trace_collector.hpp"
@@ -44,6 +45,7 @@ struct RunOptions {
   std::string backend = "auto";
   int simDispatches = 0;
   long long traceRecords = 0;
+  bool libraryLog = false;
   std::vector<std::string> program;
 };
 
@@ -70,6 +72,10 @@ std::string parseRunArgs(const std::vector<std::string_view>& args, RunOptions& 
       break;
     }
     if (arg.substr(0, 2) != "--") break;
+    if (arg == "--library-log") {
+      options.libraryLog = true;
+      continue;
+    }
     const std::size_t eq = arg.find('=');
     const std::string_view name = arg.substr(0, eq);
     std::string_view value;
@@ -205,7 +211,7 @@ int usage(Reporter& reporter, std::string_view backend, const std::string& messa
 
 std::string_view runUsageText() {
   return R"(usage:
-  sdma-probe run [--backend B] [--sim-dispatches N] [--trace-records N] -- PROGRAM [ARGS...]
+  sdma-probe run [--backend B] [--sim-dispatches N] [--trace-records N] [--library-log] -- PROGRAM [ARGS...]
 
 Runs PROGRAM with the user's environment and reports its kernel dispatches and memory
 copies as NDJSON records on stdout (docs/RUN-MODE.md). PROGRAM's stdout and stderr go to
@@ -214,6 +220,9 @@ sdma-probe's stderr unchanged; its stdin is /dev/null.
   --backend B          auto (default), sim, hip (rocprofv3), cuda (CUPTI injection)
   --sim-dispatches N   sim only: add N simulated dispatch/copy pairs (demos, tests)
   --trace-records N    device-trace records per GPU (<sdma_lens/trace.h>, default 65536)
+  --library-log        read NCCL's / RCCL's own log (NCCL_DEBUG=INFO into private files) for
+                       the path each collective call took: library-calls records. INFO
+                       logging may slow the program; a NCCL_DEBUG already set is left alone
 
 exit codes: 0 the program ran (its own exit status is in the program exit record),
             1 it could not be started, 2 bad arguments, 3 backend unavailable,
@@ -315,6 +324,12 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
     request.env.emplace_back("SDMA_LENS_TRACE_FILE", traceFile);
   }
 
+  LibraryLogSetup libraryLog;
+  if (options.libraryLog) {
+    libraryLog = prepareLibraryLog(warnings);
+    request.env.insert(request.env.end(), libraryLog.env.begin(), libraryLog.env.end());
+  }
+
   const std::int64_t startMonoNs = monotonicNs();
   const SpawnResult spawned = spawnInNewGroup(request);
   close(tracePipe[1]);
@@ -322,6 +337,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
     if (spawned.pid > 0) waitpid(spawned.pid, nullptr, 0);
     close(tracePipe[0]);
     if (!rocprofDir.empty()) removeTree(rocprofDir);
+    if (!libraryLog.dir.empty()) removeTree(libraryLog.dir);
     reporter.error(spawned.execErrno == ENOENT ? "program-not-found" : "program-not-executable",
                    "cannot run " + request.path + ": " + std::strerror(spawned.execErrno));
     reporter.done(DoneStatus::Error);
@@ -399,6 +415,9 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   std::vector<CopyRecord> copies;
   collector.finish(dispatches, copies, warnings);
   emitInStartOrder(reporter, dispatches, copies);
+  if (!libraryLog.dir.empty()) {
+    for (const LibraryCalls& c : collectLibraryLog(libraryLog.dir, warnings)) emitLibraryCalls(reporter, c);
+  }
   emitProgramExit(reporter, options.program, pid, exit);
   for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
   if (cancelledAt) {

@@ -8,13 +8,14 @@ import { LocalTarget } from '../../core/localTarget';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
+import { libraryCallLines } from '../../core/libraryCalls';
 import { summarizeRunMode } from '../../core/runMode';
 import { runSession } from '../../core/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { trackRun } from '../activeRuns';
 import type { KernelLensProvider } from '../kernelLens';
 import type { ProgramSpec } from '../profileProgram';
-import { askForProgram, programFromSettings, rememberProgram } from '../profileProgram';
+import { askForProgram, libraryLogFromSettings, programFromSettings, rememberProgram } from '../profileProgram';
 import { runsFolder, sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
 import type { SweepDeps } from './runSweep';
@@ -61,6 +62,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
     const simDispatches = typeof args?.simDispatches === 'number' && Number.isInteger(args.simDispatches) && args.simDispatches > 0 ? Math.min(args.simDispatches, 10_000) : undefined;
     const backend = simDispatches !== undefined ? 'sim' : sweepSettings().backend;
     const simArgs = simDispatches !== undefined ? ['--sim-dispatches', String(simDispatches)] : [];
+    const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const id = makeRunId('run', backend);
     const output = deps.programOutput;
@@ -77,7 +79,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
           const run = await runSession({
             target,
             store,
-            header: runHeader(id, 'run', helper.path, ['run', '--backend', backend, ...simArgs, '--', spec.program, ...spec.args], ssh?.host),
+            header: runHeader(id, 'run', helper.path, ['run', '--backend', backend, ...simArgs, ...libraryLogArgs, '--', spec.program, ...spec.args], ssh?.host),
             cwd: spec.cwd,
             env: spec.env,
             signal: controller.signal,
@@ -95,6 +97,8 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
           const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
           if (run.end?.status === 'ok') {
             output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${run.dispatches.length} launches, ${run.copies.length} copies (run ${id})`);
+            for (const line of libraryCallLines(run.libraryCalls)) output.appendLine(`  ${line}`);
+            for (const w of run.warnings) if (w.code.startsWith('library-log')) output.appendLine(`  library log: ${w.message}`);
             if (summary.kernels.length === 0) void vscode.window.showWarningMessage(`SDMA Lens: the program ${how} but no kernel launches were recorded${run.warnings.length > 0 ? `: ${run.warnings.map((w) => w.message).join('; ')}` : ''}.`);
           } else {
             void vscode.window.showErrorMessage(`SDMA Lens: profiling ${run.end?.status ?? 'failed'}: ${run.end?.message ?? ''}`, 'Show Log').then((c) => c && deps.log.show());
@@ -125,6 +129,9 @@ export async function openProfileCommand(deps: ProfileDeps, args?: { runId?: str
       out.appendLine(`${mark} ${k.launches} x ${k.name}: avg ${(k.avgNs / 1e3).toFixed(2)} us, total ${(k.totalNs / 1e6).toFixed(3)} ms${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
     }
     for (const p of summary.copyPaths) out.appendLine(`  ${p.path}: ${p.copies} copies, ${(p.bytes / 1e6).toFixed(1)} MB${p.gbps !== undefined ? `, ${p.gbps.toFixed(1)} GB/s while busy` : ''}`);
+    const collectives = libraryCallLines(run.libraryCalls);
+    if (collectives.length > 0) out.appendLine('  collectives, by the path the library logged:');
+    for (const line of collectives) out.appendLine(`    ${line}`);
     out.show(true);
   } catch (err) {
     reportError(deps.log, 'The profile run could not be opened', err);

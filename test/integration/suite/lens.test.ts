@@ -5,7 +5,7 @@ import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
 import type { TimelineMeta } from '../../../src/core/timelineModel';
-import { activeApi, waitFor } from './support';
+import { EXTENSION_ID, activeApi, waitFor } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>
 // A kernel whose name the simulator's run mode reports, so the lens can show its facts.
@@ -40,6 +40,7 @@ suite('code lenses above kernels and the Profile run', () => {
       assert.equal(run?.end?.status, 'ok', run?.end?.message);
       assert.equal(run?.program?.exit?.exitCode, 0);
       assert.equal(run?.hello?.simulated, true);
+      assert.ok(!run!.header.helper.args.includes('--library-log'), 'the library log is off by default');
 
       const after = await waitFor('the summary lens', async () => {
         const t = await titles();
@@ -78,6 +79,29 @@ suite('code lenses above kernels and the Profile run', () => {
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       rmSync(file, { force: true });
+    }
+  });
+
+  test("sdmaLens.profile.libraryLog: Profile asks for the library's log and the summary says which path each collective took", async () => {
+    await activeApi();
+    const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
+    const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    await config.update('profile.libraryLog', true, vscode.ConfigurationTarget.Workspace);
+    try {
+      // A stand-in two-rank program writing RCCL's GIN lines into the files NCCL_DEBUG_FILE names.
+      const program = { program: path.join(root, 'test', 'fixtures', 'runmode', 'library-log-ranks.sh'), args: ['rccl'], cwd: folder, env: {} };
+      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', { program, simDispatches: 1 });
+      assert.equal(run?.end?.status, 'ok', run?.end?.message);
+      assert.ok(run!.header.helper.args.includes('--library-log'), run!.header.helper.args.join(' '));
+      assert.deepEqual(run!.libraryCalls?.map((c) => [c.transport, c.minBytes, c.calls]), [
+        ['lsa', 262144, 2],
+        ['sdma', 524288, 3],
+        ['sdma', 1048576, 3],
+        ['sdma', 67108864, 1],
+      ]);
+    } finally {
+      await config.update('profile.libraryLog', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 });
