@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { CopyOp, Dispatch, HelperRecord, LibraryCalls, Program } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
@@ -128,6 +128,23 @@ describe('sdma-probe run (sim backend)', () => {
     expect(copy!.endNs - copy!.startNs).toBe(3000);
     const codes = rs.filter((x) => x.type === 'warning').map((w) => (w.type === 'warning' ? w.code : ''));
     expect(codes).toEqual(expect.arrayContaining(['device-trace-dropped', 'trace-line-malformed']));
+  });
+
+  it('a launcher that closes inherited descriptors: its workers fall back to the trace file, read after the run and removed', () => {
+    // torchrun's and mpirun's workers start without the helper's pipe (trace.h and the CUPTI
+    // library then append to SDMA_LENS_TRACE_FILE). The stand-in closes the pipe, then starts its worker.
+    const script = [
+      'eval "exec ${SDMA_LENS_TRACE_FD%%:*}>&-"',
+      'sh -c \'for cu in 7 8; do echo "{\\"k\\":\\"dev\\",\\"pid\\":$$,\\"gpu\\":1,\\"label\\":\\"worker\\",\\"cu\\":$cu,\\"xcc\\":0,\\"monoStartNs\\":1000,\\"monoEndNs\\":5000,\\"bytes\\":0,\\"peer\\":-1,\\"mover\\":\\"cu\\",\\"pull\\":false}" >> "$SDMA_LENS_TRACE_FILE"; done; echo "trace file: $SDMA_LENS_TRACE_FILE" >&2\'',
+    ].join('\n');
+    const r = helper(['run', '--backend', 'sim', '--', '/bin/sh', '-c', script]);
+    expect(r.status).toBe(0);
+    const rs = records(r);
+    expectRunOrder(rs);
+    expect(rs.find((x): x is Dispatch => x.type === 'dispatch')).toMatchObject({ name: 'worker', gpu: 1, source: 'device-trace', cusSeen: 2 });
+    const file = /trace file: (\S+)/.exec(r.stderr)?.[1];
+    expect(file, r.stderr).toMatch(/^\/tmp\/sdma-lens-trace-\w+\/sdma-lens-trace\.ndjson$/);
+    expect(existsSync(dirname(file!))).toBe(false);
   });
 
   it('cancel: SIGTERM ends the whole process group, then done cancelled and exit 143', async () => {

@@ -311,18 +311,23 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
     return kExitCouldNotRun;
   }
   fcntl(tracePipe[0], F_SETFL, fcntl(tracePipe[0], F_GETFL) | O_NONBLOCK);
-  std::string traceFile;
+  // The pipe streams trace lines while the program runs. Launchers that close inherited
+  // descriptors (rocprofv3, torchrun's and mpirun's workers) leave their children without it:
+  // those append to a private file instead, read after the program ends.
+  std::string traceDir = rocprofDir;
+  if (traceDir.empty()) {
+    char dirTemplate[] = "/tmp/sdma-lens-trace-XXXXXX";
+    if (mkdtemp(dirTemplate) != nullptr) traceDir = dirTemplate;
+  }
+  const std::string traceFile = traceDir.empty() ? std::string() : traceDir + "/sdma-lens-trace.ndjson";
   if (rocprofDir.empty()) {
     struct stat st {};
     fstat(tracePipe[1], &st);
     request.inheritFd = tracePipe[1];
     request.env.emplace_back("SDMA_LENS_TRACE_FD", std::to_string(tracePipe[1]) + ":" +
                                                        std::to_string(static_cast<unsigned long long>(st.st_ino)));
-  } else {
-    // rocprofv3 may not pass inherited descriptors on to the program: a file it cannot lose.
-    traceFile = rocprofDir + "/sdma-lens-trace.ndjson";
-    request.env.emplace_back("SDMA_LENS_TRACE_FILE", traceFile);
   }
+  if (!traceFile.empty()) request.env.emplace_back("SDMA_LENS_TRACE_FILE", traceFile);
 
   LibraryLogSetup libraryLog;
   if (options.libraryLog) {
@@ -336,7 +341,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   if (spawned.pid < 0 || spawned.execErrno != 0) {
     if (spawned.pid > 0) waitpid(spawned.pid, nullptr, 0);
     close(tracePipe[0]);
-    if (!rocprofDir.empty()) removeTree(rocprofDir);
+    if (!traceDir.empty()) removeTree(traceDir);
     if (!libraryLog.dir.empty()) removeTree(libraryLog.dir);
     reporter.error(spawned.execErrno == ENOENT ? "program-not-found" : "program-not-executable",
                    "cannot run " + request.path + ": " + std::strerror(spawned.execErrno));
@@ -404,10 +409,8 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
       std::fclose(f);
     }
   }
-  if (!rocprofDir.empty()) {
-    readRocprofDir(rocprofDir, rocprofClockToMonoNs(), collector, warnings);
-    removeTree(rocprofDir);
-  }
+  if (!rocprofDir.empty()) readRocprofDir(rocprofDir, rocprofClockToMonoNs(), collector, warnings);
+  if (!traceDir.empty()) removeTree(traceDir);
   if (backend == "sim" && options.simDispatches > 0) {
     addSimulatedRecords(options.simDispatches, gpuCount, startMonoNs, collector);
   }
