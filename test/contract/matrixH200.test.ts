@@ -7,23 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import type { HelperRecord } from '../../src/core/protocol';
-import { PATHS, parseLine } from '../../src/core/protocol';
+import { PATHS } from '../../src/core/protocol';
 import { applyRecord, newRun, runHeader } from '../../src/core/run';
+import { recordedRecords } from './run';
 import { matrixPageView } from '../../src/core/matrixView';
 
 const folder = () => join(inject('repoRoot'), 'bench', 'results', 'h200x2-matrix-2026-11-30');
 
-function load(file = 'matrix.ndjson'): HelperRecord[] {
-  return readFileSync(join(folder(), file), 'utf8')
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((line, i) => {
-      const r = parseLine(line);
-      if (r.kind !== 'record') throw new Error(`${file}:${i + 1}: ${r.kind === 'malformed' ? r.reason : r.type}`);
-      return r.record;
-    });
-}
+const load = (file = 'matrix.ndjson') => recordedRecords('bench', 'results', 'h200x2-matrix-2026-11-30', file);
 
 describe('matrix on 2x H200 (recorded)', () => {
   const records = load();

@@ -1,5 +1,7 @@
 /** Runs the real helper and splits what it printed, for contract tests. */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import { expect } from 'vitest';
 import type { HelperRecord, LineResult } from '../../src/core/protocol';
@@ -40,4 +42,17 @@ export function expectRunOrder(rs: HelperRecord[]) {
   for (const t of records) expect(['dispatch', 'copy']).toContain(t);
   if (firstLibrary >= 0) for (const t of between.slice(firstLibrary)) expect(t).toBe('library-calls');
   for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
+}
+
+/** Every line of a recorded NDJSON file under the repository, each asserted a valid record. */
+export function recordedRecords(...pathInRepo: string[]): HelperRecord[] {
+  const name = pathInRepo.at(-1);
+  return readFileSync(join(inject('repoRoot'), ...pathInRepo), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((line, i) => {
+      const r = parseLine(line);
+      if (r.kind !== 'record') throw new Error(`${name}:${i + 1}: ${r.kind === 'malformed' ? r.reason : r.type}`);
+      return r.record;
+    });
 }

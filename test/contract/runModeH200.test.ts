@@ -7,27 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import type { CopyOp, Dispatch, HelperRecord } from '../../src/core/protocol';
-import { parseLine } from '../../src/core/protocol';
+import type { CopyOp, Dispatch } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
 import { summarizeRunMode, summariesBySite } from '../../src/core/runMode';
 import { detectKernels } from '../../src/core/kernels/detect';
-import { expectRunOrder } from './run';
+import { expectRunOrder, recordedRecords } from './run';
 
 const MiB = 1024 * 1024;
 
 
-function load(name: string): HelperRecord[] {
-  const text = readFileSync(join(inject('repoRoot'), 'test', 'fixtures', 'runmode', name), 'utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((line, i) => {
-      const r = parseLine(line);
-      if (r.kind !== 'record') throw new Error(`${name}:${i + 1}: ${r.kind === 'malformed' ? r.reason : r.type}`);
-      return r.record;
-    });
-}
+const load = (name: string) => recordedRecords('test', 'fixtures', 'runmode', name);
 
 describe('run mode on 2x H200 (recorded)', () => {
   const rs = load('runmode-fused-a2a.ndjson');

@@ -3,25 +3,12 @@
  * and AlltoAll under torchrun, recorded with `--library-log`
  * (bench/device/run-h200-runmode-nccl.sh, kept in bench/results/h200x2-runmode-nccl-2026-11-30/).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
-import type { Dispatch, HelperRecord, LibraryCalls } from '../../src/core/protocol';
-import { parseLine } from '../../src/core/protocol';
+import { describe, expect, it } from 'vitest';
+import type { Dispatch, LibraryCalls } from '../../src/core/protocol';
 import { libraryCallLines } from '../../src/core/libraryCalls';
-import { expectRunOrder } from './run';
+import { expectRunOrder, recordedRecords } from './run';
 
-function load(name: string): HelperRecord[] {
-  const text = readFileSync(join(inject('repoRoot'), 'bench', 'results', 'h200x2-runmode-nccl-2026-11-30', name), 'utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((line, i) => {
-      const r = parseLine(line);
-      if (r.kind !== 'record') throw new Error(`${name}:${i + 1}: ${r.kind === 'malformed' ? r.reason : r.type}`);
-      return r.record;
-    });
-}
+const load = (name: string) => recordedRecords('bench', 'results', 'h200x2-runmode-nccl-2026-11-30', name);
 
 describe('run mode around torchrun on 2x H200 (recorded)', () => {
   const rs = load('runmode-nccl.ndjson');
