@@ -63,4 +63,33 @@ suite('an untrusted workspace', () => {
     }
     assert.deepEqual(invocations(), [], 'the helper was never started');
   });
+
+  // Every other command that would start the helper or the user's program: refused, with why.
+  const guarded: [command: string, args: unknown, says: RegExp][] = [
+    ['sdmaLens.runMatrix', { options: { backend: 'sim', gpus: [0, 1], paths: ['engine/host'], sizeBytes: 1 << 20, iters: 1 } }, /does not run a bandwidth matrix in an untrusted workspace/],
+    ['sdmaLens.runCollective', { backend: 'sim', args: ['-b', '1M', '-e', '1M'] }, /does not run a collective sweep in an untrusted workspace/],
+    ['sdmaLens.runOverlap', { backend: 'sim', args: [] }, /does not run a compute overlap run in an untrusted workspace/],
+    ['sdmaLens.profileKernel', { kernel: 'k', program: { program: '/bin/true', args: [], cwd: '/', env: {} } }, /does not run a program in an untrusted workspace/],
+    ['sdmaLens.showTimeline', { runId: 'none' }, /does not show a timeline in an untrusted workspace/],
+  ];
+  for (const [command, args, says] of guarded) {
+    test(`${command} runs nothing and says why`, async () => {
+      const warnings = spyOnWindow('showWarningMessage');
+      let outcome: unknown;
+      try {
+        outcome = await vscode.commands.executeCommand(command, args);
+      } catch (err) {
+        outcome = err;
+      } finally {
+        warnings.restore();
+      }
+      if (vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false) {
+        assert.equal(outcome, undefined, 'nothing ran');
+        assert.match(warnings.calls.map((c) => String(c[0])).join(' | '), says);
+      } else {
+        assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
+      }
+      assert.deepEqual(invocations(), [], 'the helper was never started');
+    });
+  }
 });
