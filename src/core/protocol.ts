@@ -370,6 +370,33 @@ export const CopySchema = v.object({
   label: v.optional(text),
 });
 
+/** A GPU index, or -1 for none (a device span's peer when it is a scope); one check, so the ingest fast path can take it. */
+const peerGpu = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023, 'must be a GPU index in 0..1023, or -1 for none');
+/** A CU within its XCC, or an XCC: the hardware ids the device trace read. */
+const hardwareId = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023, 'must be a whole number in 0..1023');
+
+/**
+ * `run`: one span a kernel recorded with trace.h on one CU (merged with the spans of that CU
+ * and label that touch it): a scope (`peer` -1, no bytes) or bytes moved to `peer` (from it
+ * when `pull`). The same time line as `dispatch`. Up to `--span-records` of them, after the
+ * dispatches and copies (docs/RUN-MODE.md).
+ */
+export const DeviceSpanSchema = v.object({
+  type: v.literal('device-span'),
+  gpu: gpuIndex,
+  /** `%smid` on NVIDIA; the CU id within its XCC on AMD. */
+  cu: hardwareId,
+  /** AMD: the die (XCC) of the CU; 0 on NVIDIA. */
+  xcc: hardwareId,
+  label: text,
+  startNs: finite,
+  endNs: finite,
+  bytes: nonNegative,
+  peer: peerGpu,
+  mover: v.picklist(MOVERS),
+  pull: v.boolean(),
+});
+
 /** What the size of a `library-calls` record counts: the call's bytes (NCCL's tuner line) or bytes per peer (RCCL's GIN line). */
 export const LIBRARY_SIZE_KINDS = ['bytes', 'bytesPerPeer'] as const;
 
@@ -418,6 +445,7 @@ export type Program = v.InferOutput<typeof ProgramSchema>;
 export type Dispatch = v.InferOutput<typeof DispatchSchema>;
 export type CopyOp = v.InferOutput<typeof CopySchema>;
 export type LibraryCalls = v.InferOutput<typeof LibraryCallsSchema>;
+export type DeviceSpan = v.InferOutput<typeof DeviceSpanSchema>;
 export type HelperRecord =
   | Hello
   | Topology
@@ -435,6 +463,7 @@ export type HelperRecord =
   | Program
   | Dispatch
   | CopyOp
+  | DeviceSpan
   | LibraryCalls;
 export type RecordType = HelperRecord['type'];
 
@@ -455,6 +484,7 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   program: ProgramSchema,
   dispatch: DispatchSchema,
   copy: CopySchema,
+  'device-span': DeviceSpanSchema,
   'library-calls': LibraryCallsSchema,
 };
 

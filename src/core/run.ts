@@ -24,6 +24,8 @@ import type {
   Warning,
 } from './protocol';
 import { validateRecord } from './protocol';
+import type { DeviceSpanColumns } from './deviceSpans';
+import { addDeviceSpan, newDeviceSpans } from './deviceSpans';
 
 export const RUN_FORMAT = 'sdma-lens-run';
 export const RUN_FORMAT_VERSION = 1;
@@ -98,6 +100,8 @@ export interface Run {
   /** `run`: kernel launches and memory copies, in arrival order. */
   dispatches: Dispatch[];
   copies: CopyOp[];
+  /** `run`: the device-trace spans (which CU ran what, when), as columns (absent when none came). */
+  deviceSpans?: DeviceSpanColumns;
   /** `run --library-log`: the library's own count of each collective's path (absent elsewhere). */
   libraryCalls?: LibraryCalls[];
 }
@@ -156,6 +160,9 @@ export function applyRecord(run: Run, record: HelperRecord): void {
       break;
     case 'copy':
       run.copies.push(record);
+      break;
+    case 'device-span':
+      addDeviceSpan((run.deviceSpans ??= newDeviceSpans()), record);
       break;
     case 'library-calls':
       (run.libraryCalls ??= []).push(record);

@@ -29,18 +29,26 @@ export function records(run: HelperRun) {
   });
 }
 
-/** Run mode's documented order: hello, topology, program start, dispatch/copy*, library-calls*, program exit, warning*, done. */
+/**
+ * Run mode's documented order: hello, topology, program start, dispatch/copy* (by start),
+ * device-span* (by start), library-calls*, program exit, warning*, done.
+ */
 export function expectRunOrder(rs: HelperRecord[]) {
   const types = rs.map((r) => (r.type === 'program' ? `program:${r.event}` : r.type));
   expect(types.slice(0, 3)).toEqual(['hello', 'topology', 'program:start']);
   expect(types.at(-1)).toBe('done');
   const exit = types.indexOf('program:exit');
   expect(exit).toBeGreaterThan(2);
-  const between = types.slice(3, exit);
-  const firstLibrary = between.indexOf('library-calls');
-  const records = firstLibrary < 0 ? between : between.slice(0, firstLibrary);
-  for (const t of records) expect(['dispatch', 'copy']).toContain(t);
-  if (firstLibrary >= 0) for (const t of between.slice(firstLibrary)) expect(t).toBe('library-calls');
+  const between = rs.slice(3, exit);
+  const rank = (t: string) => (t === 'dispatch' || t === 'copy' ? 0 : t === 'device-span' ? 1 : t === 'library-calls' ? 2 : -1);
+  for (const r of between) expect(rank(r.type), `${r.type} between the program's start and exit`).toBeGreaterThanOrEqual(0);
+  for (let i = 1; i < between.length; i++) {
+    const a = between[i - 1]!;
+    const b = between[i]!;
+    expect(rank(a.type), `${a.type} before ${b.type}`).toBeLessThanOrEqual(rank(b.type));
+    // Each block of records read from the program is in start order.
+    if (rank(a.type) === rank(b.type) && rank(a.type) < 2 && 'startNs' in a && 'startNs' in b) expect(a.startNs).toBeLessThanOrEqual(b.startNs);
+  }
   for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
 }
 

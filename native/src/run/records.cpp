@@ -85,6 +85,14 @@ void emitCopy(Reporter& reporter, const CopyRecord& c) {
   put(reporter, j);
 }
 
+void emitDeviceSpan(Reporter& reporter, const DeviceSpanRecord& s) {
+  JsonWriter j;
+  j.beginObject().key("type").value("device-span").key("gpu").value(s.gpu).key("cu").value(s.cu).key("xcc").value(s.xcc);
+  j.key("label").value(s.label).key("startNs").value(s.startNs).key("endNs").value(s.endNs);
+  j.key("bytes").value(s.bytes).key("peer").value(s.peer).key("mover").value(s.mover).key("pull").value(s.pull);
+  put(reporter, j);
+}
+
 void emitInStartOrder(Reporter& reporter, const std::vector<DispatchRecord>& dispatches,
                       const std::vector<CopyRecord>& copies) {
   std::size_t di = 0, ci = 0;

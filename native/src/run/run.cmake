@@ -1,6 +1,7 @@
 # Run mode (docs/RUN-MODE.md): runs a user's program and reports its dispatches and copies.
 target_sources(sdma_probe_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_spans.cpp
   ${CMAKE_CURRENT_LIST_DIR}/import_mode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/library_log.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mini_json.cpp

@@ -20,6 +20,7 @@
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "run/child_process.hpp"
+#include "run/device_spans.hpp"
 #include "run/library_log.hpp"
 #include "run/records.hpp"
 #include "run/rocm_sources.hpp"
@@ -34,6 +35,7 @@ constexpr int kExitCouldNotRun = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitBackendUnavailable = 3;
 constexpr int kMaxSimDispatches = 100000;
+constexpr long long kMaxSpanRecords = 1LL << 26;
 // After a cancel the program gets this long to end on the forwarded signal, then SIGKILL.
 constexpr std::chrono::milliseconds kCancelGrace{3000};
 constexpr int kPollMs = 20;
@@ -45,6 +47,7 @@ struct RunOptions {
   std::string backend = "auto";
   int simDispatches = 0;
   long long traceRecords = 0;
+  std::size_t spanRecords = kDefaultSpanRecords;
   bool libraryLog = false;
   std::vector<std::string> program;
 };
@@ -101,6 +104,12 @@ std::string parseRunArgs(const std::vector<std::string_view>& args, RunOptions& 
       const auto n = wholeNumber(value);
       if (!n || *n < 1 || *n > (1LL << 28)) return "--trace-records: '" + std::string(value) + "' is out of range (1..268435456)";
       options.traceRecords = *n;
+    } else if (name == "--span-records") {
+      const auto n = wholeNumber(value);
+      if (!n || *n < 0 || *n > kMaxSpanRecords) {
+        return "--span-records: '" + std::string(value) + "' is out of range (0.." + std::to_string(kMaxSpanRecords) + ")";
+      }
+      options.spanRecords = static_cast<std::size_t>(*n);
     } else {
       return "unknown flag " + std::string(name) + " for run (put the program after --)";
     }
@@ -211,7 +220,8 @@ int usage(Reporter& reporter, std::string_view backend, const std::string& messa
 
 std::string_view runUsageText() {
   return R"(usage:
-  sdma-probe run [--backend B] [--sim-dispatches N] [--trace-records N] [--library-log] -- PROGRAM [ARGS...]
+  sdma-probe run [--backend B] [--sim-dispatches N] [--trace-records N] [--span-records N] [--library-log]
+                 -- PROGRAM [ARGS...]
 
 Runs PROGRAM with the user's environment and reports its kernel dispatches and memory
 copies as NDJSON records on stdout (docs/RUN-MODE.md). PROGRAM's stdout and stderr go to
@@ -220,6 +230,9 @@ sdma-probe's stderr unchanged; its stdin is /dev/null.
   --backend B          auto (default), sim, hip (rocprofv3), cuda (CUPTI injection)
   --sim-dispatches N   sim only: add N simulated dispatch/copy pairs (demos, tests)
   --trace-records N    device-trace records per GPU (<sdma_lens/trace.h>, default 65536)
+  --span-records N     device-span records sent at most (which CU ran what, when: the
+                       timeline's CU lanes), after merging spans of a CU that touch;
+                       default 200000, the first N in time order; 0 sends none
   --library-log        read NCCL's / RCCL's own log (NCCL_DEBUG=INFO into private files) for
                        the path each collective call took: library-calls records. INFO
                        logging may slow the program; a NCCL_DEBUG already set is left alone
@@ -416,8 +429,12 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   }
   std::vector<DispatchRecord> dispatches;
   std::vector<CopyRecord> copies;
-  collector.finish(dispatches, copies, warnings);
+  std::vector<DeviceSpanRecord> spans;
+  collector.finish(dispatches, copies, warnings, &spans);
   emitInStartOrder(reporter, dispatches, copies);
+  spans = mergeTouchingSpans(std::move(spans));
+  capSpans(spans, options.spanRecords, warnings);
+  for (const DeviceSpanRecord& span : spans) emitDeviceSpan(reporter, span);
   if (!libraryLog.dir.empty()) {
     for (const LibraryCalls& c : collectLibraryLog(libraryLog.dir, warnings)) emitLibraryCalls(reporter, c);
   }

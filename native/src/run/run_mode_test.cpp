@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 #endif
 
+#include "run/device_spans.hpp"
 #include "run/mini_json.hpp"
 #include "run/rocm_sources.hpp"
 #include "run/rocpd_reader.hpp"
@@ -44,6 +45,12 @@ void jsonLines() {
   CHECK(!parseFlatObject("{\"k\":1").has_value());
   CHECK(!parseFlatObject("not json").has_value());
   CHECK(!parseFlatObject("{\"k\":1} trailing").has_value());
+}
+
+bool hasWarning(const std::vector<CollectorWarning>& warnings, const std::string& code, const std::string& text = "") {
+  for (const auto& w : warnings)
+    if (w.code == code && w.message.find(text) != std::string::npos) return true;
+  return false;
 }
 
 void cuptiClockAndFolding() {
@@ -94,6 +101,87 @@ void cuptiClockAndFolding() {
   CHECK(warnings.size() == 1 && warnings[0].code == "trace-line-malformed");
 }
 
+std::string devLine(int gpu, const std::string& label, int cu, int xcc, long long start, long long end, long long bytes, int peer,
+                    const std::string& mover = "cu", bool pull = false) {
+  return R"({"k":"dev","pid":7,"gpu":)" + std::to_string(gpu) + R"(,"label":")" + label + R"(","cu":)" + std::to_string(cu) +
+         R"(,"xcc":)" + std::to_string(xcc) + R"(,"monoStartNs":)" + std::to_string(start) + R"(,"monoEndNs":)" +
+         std::to_string(end) + R"(,"bytes":)" + std::to_string(bytes) + R"(,"peer":)" + std::to_string(peer) +
+         R"(,"mover":")" + mover + R"(","pull":)" + (pull ? "true" : "false") + "}";
+}
+
+// The spans themselves: every one comes back on the program's time line, the fold into
+// dispatches and copies is unchanged, and spans of one CU and label merge only where they touch.
+void deviceSpans() {
+  TraceCollector c(1000000);
+  // CU 4 of XCC 1: two blocks back to back (touching), one side by side (overlapping), then a
+  // gap; CU 5: the same times, kept apart from CU 4; a put from CU 4 that touches a scope of
+  // another label; a pull by the copy engine.
+  c.addLine(devLine(0, "a2a", 4, 1, 1100000, 1200000, 100, 1));
+  c.addLine(devLine(0, "a2a", 4, 1, 1200000, 1300000, 200, 1));
+  c.addLine(devLine(0, "a2a", 4, 1, 1150000, 1250000, 400, 1));
+  c.addLine(devLine(0, "a2a", 4, 1, 1300001, 1400000, 800, 1));
+  c.addLine(devLine(0, "a2a", 5, 1, 1100000, 1200000, 1000, 1));
+  // CU 6: two blocks that only touch.
+  c.addLine(devLine(0, "a2a", 6, 1, 1100000, 1200000, 10, 1));
+  c.addLine(devLine(0, "a2a", 6, 1, 1200000, 1250000, 20, 1));
+  c.addLine(devLine(0, "compute", 4, 1, 1050000, 1100000, 0, -1));
+  c.addLine(devLine(0, "a2a", 4, 1, 1350000, 1360000, 3000, 1, "engine", true));
+  // The same CU number on another XCC or GPU is another CU.
+  c.addLine(devLine(0, "a2a", 4, 0, 1400000, 1500000, 50, 1));
+  c.addLine(devLine(1, "a2a", 4, 1, 1400000, 1500000, 60, 0));
+  std::vector<DispatchRecord> d;
+  std::vector<CopyRecord> copies;
+  std::vector<CollectorWarning> warnings;
+  std::vector<DeviceSpanRecord> raw;
+  c.finish(d, copies, warnings, &raw);
+  CHECK(raw.size() == 11);
+  bool sawShifted = false;
+  for (const DeviceSpanRecord& s : raw) sawShifted = sawShifted || (s.startNs == 350000 && s.mover == "engine" && s.pull);
+  CHECK(sawShifted);
+  // The fold is what it was without the spans: the compute scope is a dispatch of its own
+  // (no profiler here), the transfers copies by label, GPU, peer, mover and direction.
+  std::uint64_t copiedBytes = 0;
+  for (const CopyRecord& x : copies) copiedBytes += x.bytes;
+  CHECK(copiedBytes == 100 + 200 + 400 + 800 + 1000 + 10 + 20 + 3000 + 50 + 60);
+  CHECK(d.size() == 1 && d[0].name == "compute" && d[0].cusSeen == 1);
+
+  const std::vector<DeviceSpanRecord> merged = mergeTouchingSpans(raw);
+  CHECK(merged.size() == 8);
+  for (std::size_t i = 1; i < merged.size(); ++i) CHECK(merged[i - 1].startNs <= merged[i].startNs);
+  const auto find = [&](int gpu, unsigned xcc, unsigned cu, const std::string& label, const std::string& mover, std::int64_t start) {
+    for (const DeviceSpanRecord& s : merged)
+      if (s.gpu == gpu && s.xcc == xcc && s.cu == cu && s.label == label && s.mover == mover && s.startNs == start) return &s;
+    return static_cast<const DeviceSpanRecord*>(nullptr);
+  };
+  const DeviceSpanRecord* busy = find(0, 1, 4, "a2a", "cu", 100000);
+  CHECK(busy && busy->endNs == 300000 && busy->bytes == 700 && busy->peer == 1 && !busy->pull);
+  const DeviceSpanRecord* afterGap = find(0, 1, 4, "a2a", "cu", 300001);
+  CHECK(afterGap && afterGap->endNs == 400000 && afterGap->bytes == 800);
+  const DeviceSpanRecord* other = find(0, 1, 5, "a2a", "cu", 100000);
+  CHECK(other && other->bytes == 1000);
+  const DeviceSpanRecord* touching = find(0, 1, 6, "a2a", "cu", 100000);
+  CHECK(touching && touching->endNs == 250000 && touching->bytes == 30);
+  const DeviceSpanRecord* scope = find(0, 1, 4, "compute", "cu", 50000);
+  CHECK(scope && scope->endNs == 100000 && scope->peer == -1 && scope->bytes == 0);
+  const DeviceSpanRecord* pulled = find(0, 1, 4, "a2a", "engine", 350000);
+  CHECK(pulled && pulled->pull && pulled->bytes == 3000);
+  CHECK(find(0, 0, 4, "a2a", "cu", 400000) != nullptr && find(1, 1, 4, "a2a", "cu", 400000) != nullptr);
+
+  // The cap keeps the first N in time order and says how many it dropped.
+  std::vector<DeviceSpanRecord> capped = merged;
+  std::vector<CollectorWarning> capWarnings;
+  capSpans(capped, 3, capWarnings);
+  CHECK(capped.size() == 3);
+  for (std::size_t i = 0; i < capped.size(); ++i) CHECK(capped[i].startNs == merged[i].startNs && capped[i].cu == merged[i].cu);
+  CHECK(hasWarning(capWarnings, "device-spans-capped", "5 of 8 device-trace spans"));
+  std::vector<DeviceSpanRecord> all = merged;
+  std::vector<CollectorWarning> none;
+  capSpans(all, merged.size(), none);
+  CHECK(all.size() == merged.size() && none.empty());
+  capSpans(all, 0, none);
+  CHECK(all.empty() && none.empty());
+}
+
 std::string readAll(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -133,11 +221,6 @@ void rocprofSamples(const std::string& fixtures) {
 }
 
 
-bool hasWarning(const std::vector<CollectorWarning>& warnings, const std::string& code, const std::string& text = "") {
-  for (const auto& w : warnings)
-    if (w.code == code && w.message.find(text) != std::string::npos) return true;
-  return false;
-}
 
 #if SDMA_PROBE_HAVE_SQLITE
 // A database from SQL text (the fixture script, then changes to it).
@@ -281,6 +364,7 @@ void rocpdFixture(const std::string& fixtures) {
 int main(int argc, char** argv) {
   jsonLines();
   cuptiClockAndFolding();
+  deviceSpans();
   if (argc > 1) rocprofSamples(argv[1]);
   if (argc > 2) rocpdFixture(argv[2]);
   if (failures > 0) {

@@ -127,7 +127,7 @@ void TraceCollector::addCopyMono(CopyRecord c) {
 }
 
 void TraceCollector::finish(std::vector<DispatchRecord>& dispatches, std::vector<CopyRecord>& copies,
-                            std::vector<CollectorWarning>& warnings) {
+                            std::vector<CollectorWarning>& warnings, std::vector<DeviceSpanRecord>* spans) {
   // CUPTI's clock onto CLOCK_MONOTONIC: linear through the first and last pairs of that
   // process (start and exit), an offset when there is one.
   std::uint64_t unmapped = 0;
@@ -187,6 +187,10 @@ void TraceCollector::finish(std::vector<DispatchRecord>& dispatches, std::vector
   for (DeviceSpan& s : spans_) {
     s.startMonoNs -= startMonoNs_;
     s.endMonoNs -= startMonoNs_;
+    if (spans != nullptr) {
+      spans->push_back(DeviceSpanRecord{s.gpu, s.cu, s.xcc, s.label, s.startMonoNs, s.endMonoNs, s.bytes, s.peer,
+                                        s.mover, s.pull});
+    }
     const std::int64_t mid = s.startMonoNs + (s.endMonoNs - s.startMonoNs) / 2;
     long match = -1;
     // Dispatches are ordered by start: look back from the last one started by `mid`, far

@@ -29,9 +29,11 @@ class TraceCollector {
   void addCopyMono(CopyRecord c);
 
   // Everything, ordered by start; device-trace spans are folded into the dispatches that
-  // contain them (cusSeen, one copy per label and peer) or grouped on their own.
+  // contain them (cusSeen, one copy per label and peer) or grouped on their own. With `spans`,
+  // every device-trace span also comes back as it was recorded, on the program's time line
+  // (unmerged, unordered: device_spans.hpp merges and caps them).
   void finish(std::vector<DispatchRecord>& dispatches, std::vector<CopyRecord>& copies,
-              std::vector<CollectorWarning>& warnings);
+              std::vector<CollectorWarning>& warnings, std::vector<DeviceSpanRecord>* spans = nullptr);
 
   std::uint64_t linesSeen() const { return lines_; }
   // Profiler records of trace.h's own setup and flush, left out.
