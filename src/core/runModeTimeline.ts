@@ -13,15 +13,20 @@
  * - any other copy (device-started, or CUs started by the host): a `transfer` on the GPU of
  *   the launch that contains it (as runMode.ts decides), else its source GPU, else its
  *   destination GPU;
- * - copies between two host memories have no GPU to sit on: they are counted, not drawn.
+ * - copies between two host memories have no GPU to sit on: they are counted, not drawn;
+ * - a device-trace span (`device-span`): a `cu` event on its GPU's lane of that CU (XCC x 1024
+ *   + CU), labelled, with its bytes; `mover/device` for a transfer, `cu/host` for a scope (the
+ *   CU ran the host-launched kernel's own work, the colour of a launch that made no copies).
  */
+import type { DeviceSpanColumns } from './deviceSpans';
+import { SPAN_ENGINE, isScope } from './deviceSpans';
 import type { CopyOp, Dispatch, PathName } from './protocol';
 import { PACKET_OPS, PATHS, pathName } from './protocol';
 import type { Run } from './run';
 import { isSimulated } from './run';
 import type { TimelineColumns } from './timelineFile';
 import type { TimelineMeta } from './timelineModel';
-import { ENGINE_UNKNOWN, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from './timelineModel';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from './timelineModel';
 import { owningDispatch } from './runMode';
 
 export interface RunModeTimeline {
@@ -42,8 +47,9 @@ function launchesByGpu(dispatches: readonly Dispatch[]): Map<number, Dispatch[]>
   return byGpu;
 }
 
-export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies'>): RunModeTimeline {
+export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies' | 'deviceSpans'>): RunModeTimeline {
   const { dispatches, copies } = run;
+  const spans: DeviceSpanColumns | undefined = run.deviceSpans;
   const byGpu = launchesByGpu(dispatches);
   const labels: string[] = [];
   const labelIndex = new Map<string, number>();
@@ -79,7 +85,7 @@ export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies'>): RunMod
     placed.push({ copy: c, gpu, transfer: !packet });
   }
 
-  const n = dispatches.length + placed.length;
+  const n = dispatches.length + placed.length + (spans?.count ?? 0);
   const columns: TimelineColumns = {
     count: n,
     kind: new Uint8Array(n),
@@ -135,7 +141,28 @@ export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies'>): RunMod
     columns.label![e] = labelOf(c.label);
     e++;
   }
+  if (spans) addSpans(columns, e, spans, labelOf);
   return { columns, hostOnlyCopies };
+}
+
+const CU_HOST = PATHS.indexOf('cu/host');
+const CU_DEVICE = PATHS.indexOf('cu/device');
+const ENGINE_DEVICE = PATHS.indexOf('engine/device');
+
+/** One `cu` event per device-trace span, from event `first` on. */
+function addSpans(columns: TimelineColumns, first: number, spans: DeviceSpanColumns, labelOf: (name: string | undefined) => number): void {
+  const labelOfSpanLabel = spans.labels.map((name) => labelOf(name));
+  for (let i = 0, e = first; i < spans.count; i++, e++) {
+    columns.kind[e] = KIND_CU;
+    columns.path[e] = isScope(spans, i) ? CU_HOST : spans.flags[i]! & SPAN_ENGINE ? ENGINE_DEVICE : CU_DEVICE;
+    columns.gpu[e] = spans.gpu[i]!;
+    columns.lane[e] = spans.cu[i]!;
+    columns.id[e] = e;
+    columns.startNs[e] = spans.startNs[i]!;
+    columns.endNs[e] = spans.endNs[i]!;
+    columns.bytes[e] = spans.bytes[i]!;
+    columns.label![e] = labelOfSpanLabel[spans.label[i]!]!;
+  }
 }
 
 /** The printed program (what followed `--` in the helper's arguments), or the imported profile. */
@@ -189,16 +216,21 @@ export function parseRunModeKey(key: string): { runId: string; focus?: KernelFoc
   return { runId: m[1]!, focus };
 }
 
-/** What the panel shows about a run-mode timeline; `focus` names the launches the lens asked for. */
+/**
+ * What the panel shows about a run-mode timeline; `focus` names the launches the lens asked for.
+ * `gpuCus` is the topology's CU (SM) count per GPU, what the CU occupancy strip is a fraction of.
+ */
 export function runModeTimelineMeta(run: Run, key: string, focus?: KernelFocus): TimelineMeta {
   const gpuCus: number[] = [];
   for (const gpu of run.topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;
   const node = run.topology?.node;
   const what = focus ? ` · kernel ${shorten(focus.kernel, 160)}${focus.ambiguous ? ` (${shorten(focus.ambiguous, 160)})` : ''}` : '';
+  // Over --span-records the helper kept the first spans only: the CU lanes end early, say so.
+  const capped = run.deviceSpans && run.warnings.some((w) => w.code === 'device-spans-capped') ? ` · CU lanes: first ${run.deviceSpans.count.toLocaleString('en-US')} spans only` : '';
   const meta: TimelineMeta = {
     key,
     runId: run.header.id,
-    title: `Run timeline · ${shorten(programOf(run), 120)}${what}`,
+    title: `Run timeline · ${shorten(programOf(run), 120)}${what}${capped}`,
     simulated: isSimulated(run),
     nodeLabel: node ? node.model : 'unknown node',
     vendor: node?.vendor ?? 'unknown',

@@ -98,6 +98,8 @@ export function laneLabel(category: LaneCategory, number: number, vendor: Timeli
     case 'cu-heat':
       return vendor === 'nvidia' ? 'SM occupancy' : 'CU occupancy';
     case 'cu':
+      // Lanes past 1023 are XCC x 1024 + CU (AMD's CU ids restart on every die).
+      if (number >= 1024) return `XCC ${Math.floor(number / 1024)} ${vendor === 'nvidia' ? 'SM' : 'CU'} ${number % 1024}`;
       return vendor === 'nvidia' ? `SM ${number}` : `CU ${number}`;
   }
 }

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { fastPredicate } from '../../src/core/fastCheck';
-import { DoneSchema, ErrorSchema, LibraryCallsSchema, MatrixCellSchema, MatrixTotalSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
+import { DeviceSpanSchema, DoneSchema, ErrorSchema, LibraryCallsSchema, MatrixCellSchema, MatrixTotalSchema, ProgressSchema, SampleSchema, TopologySchema, WarningSchema } from '../../src/core/protocol';
 import { sample } from '../support/records';
 
 /** Values chosen to sit on every edge the schemas draw: types, signs, integers, limits, NaN. */
@@ -44,6 +44,9 @@ const cases: [string, v.GenericSchema, Record<string, unknown>][] = [
   ['matrix-cell, all pairs at once', MatrixCellSchema, { type: 'matrix-cell', mover: 'cu', initiator: 'host', src: 0, dst: 1, sizeBytes: 268435456, cus: 64, engines: 0, iters: 3, medianNs: 4.8e6, meanNs: 4.8e6, minNs: 4.7e6, maxNs: 4.9e6, gbps: 55.9, gbpsMean: 55.9, validated: true, concurrent: true }],
   ['matrix-total', MatrixTotalSchema, { type: 'matrix-total', mover: 'engine', initiator: 'host', sizeBytes: 268435456, cus: 0, pairs: 56, iters: 3, bytes: 45097156608, seconds: 0.0164, gbps: 2752.4, gpus: [{ gpu: 0, sendGbps: 393.4, receiveGbps: 392.2 }, { gpu: 1, sendGbps: 390.3, receiveGbps: 394.5 }] }],
   ['library-calls', LibraryCallsSchema, { type: 'library-calls', library: 'rccl', op: 'AllToAll', transport: 'sdma', sizeKind: 'bytesPerPeer', minBytes: 524288, maxBytes: 1048576, calls: 38, ranks: 8, evidence: 'AllToAll GIN: transport=sdma bytesPerPeer=524288 threads=64' }],
+  // Run mode sends up to 200,000 of these per run: they must take the fast path.
+  ['device-span', DeviceSpanSchema, { type: 'device-span', gpu: 1, cu: 77, xcc: 0, label: 'a2a', startNs: 431_002_117, endNs: 431_019_840, bytes: 131072, peer: 0, mover: 'cu', pull: false }],
+  ['device-span of a scope on another XCC', DeviceSpanSchema, { type: 'device-span', gpu: 7, cu: 31, xcc: 7, label: 'compute', startNs: -12, endNs: 0, bytes: 0, peer: -1, mover: 'engine', pull: true }],
   ['error of a matrix cell', ErrorSchema, { type: 'error', code: 'peer-access', message: 'm', hint: 'h', cell: { mover: 'cu', initiator: 'device', src: 1, dst: 0 } }],
 ];
 

@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { TimelineColumnsSchema } from '../../src/core/messages';
-import { parseLine, pathName } from '../../src/core/protocol';
+import { cuLane } from '../../src/core/deviceSpans';
+import type { DeviceSpan, Dispatch } from '../../src/core/protocol';
+import { PATHS, parseLine, pathName, validateRecord } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
 import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../src/core/runModeTimeline';
 import { labelOf } from '../../src/core/timelineFile';
 import { filterMask, kernelFilter, parseFilter } from '../../src/core/timelineFilter';
-import { ENGINE_UNKNOWN, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER, buildIndex, filterColumns } from '../../src/core/timelineModel';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER, buildIndex, filterColumns } from '../../src/core/timelineModel';
 import { chromeTraceJson } from '../../src/core/timelineTrace';
 import { header } from '../support/records';
 
@@ -143,5 +145,95 @@ describe('run-mode timeline meta and restore key', () => {
     const sim = newRun({ ...header('sim'), command: 'run' });
     applyRecord(sim, { type: 'hello', protocol: 1, helper: { name: 'sdma-probe', version: '0.1.0' }, command: 'run', backend: 'sim', simulated: true, backendsBuilt: ['sim'], pid: 1 });
     expect(runModeTimelineMeta(sim, 'k').simulated).toBe(true);
+  });
+});
+
+describe('CU lanes of a run from its device-span records', () => {
+  const launch = (name: string, gpu: number, startNs: number, endNs: number): Dispatch => ({ type: 'dispatch', name, gpu, startNs, endNs, grid: [8, 1, 1], block: [256, 1, 1], source: 'cupti', cusSeen: 2 });
+  const span = (over: Partial<DeviceSpan>): DeviceSpan => ({ type: 'device-span', gpu: 0, cu: 0, xcc: 0, label: 'a2a', startNs: 0, endNs: 0, bytes: 0, peer: -1, mover: 'cu', pull: false, ...over });
+  // GPU 0 runs `step` then `other`; GPU 1 runs `step` at the same time as GPU 0's.
+  const launches = [launch('step', 0, 1000, 5000), launch('other', 0, 8000, 9000), launch('step', 1, 1000, 5000)];
+  const spans = [
+    span({ cu: 3, startNs: 1200, endNs: 2000, label: 'compute' }),
+    span({ cu: 3, startNs: 2000, endNs: 4800, bytes: 4096, peer: 1 }),
+    span({ cu: 3, xcc: 2, startNs: 1300, endNs: 4700, bytes: 8192, peer: 1, mover: 'engine' }),
+    span({ cu: 17, startNs: 8100, endNs: 8900, label: 'other-work' }),
+    span({ gpu: 1, cu: 3, startNs: 1500, endNs: 4000, bytes: 1024, peer: 0, pull: true }),
+  ];
+  function spanRun(records: readonly (Dispatch | DeviceSpan)[] = [...launches, ...spans]) {
+    const run = recordedRun('runmode-fused-a2a.ndjson');
+    run.dispatches = [];
+    run.copies = [];
+    for (const r of records) {
+      const checked = validateRecord(JSON.parse(JSON.stringify(r)));
+      if (checked.kind !== 'record') throw new Error(JSON.stringify(checked));
+      applyRecord(run, checked.record);
+    }
+    return run;
+  }
+
+  it('adds one cu event per span on its GPU, on lane XCC x 1024 + CU, with its label, times and bytes, coloured by path', () => {
+    const { columns: t } = runModeTimeline(spanRun());
+    const cu = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU);
+    expect(cu).toHaveLength(spans.length);
+    spans.forEach((s, i) => {
+      const e = cu[i]!;
+      expect([t.gpu[e], t.lane[e], t.startNs[e], t.endNs[e], t.bytes[e], labelOf(t, e)]).toEqual([s.gpu, cuLane(s.xcc, s.cu), s.startNs, s.endNs, s.bytes, s.label]);
+      expect(PATHS[t.path[e]!]).toBe(s.peer < 0 ? 'cu/host' : pathName(s.mover, 'device'));
+    });
+    expect(new Set(Array.from(t.id)).size).toBe(t.count);
+    expect(v.safeParse(TimelineColumnsSchema, t).success).toBe(true);
+  });
+
+  it('gives each GPU its CU lanes and an occupancy strip over the CUs the topology names', () => {
+    const run = spanRun();
+    const { columns: t } = runModeTimeline(run);
+    const meta = runModeTimelineMeta(run, 'k');
+    expect(meta.gpuCus).toEqual(run.topology!.gpus.map((g) => g.cus));
+    // The spans are AMD-shaped (an XCC above 0): label the lanes as on an AMD node.
+    const index = buildIndex(t, { gpuCus: meta.gpuCus, vendor: 'amd' });
+    expect(index.lanes.filter((l) => l.category === 'cu').map((l) => [l.gpu, l.number, l.label, l.eventCount])).toEqual([
+      [0, 3, 'CU 3', 2],
+      [0, 17, 'CU 17', 1],
+      [0, 2051, 'XCC 2 CU 3', 1],
+      [1, 3, 'CU 3', 1],
+    ]);
+    expect(index.heat.map((h) => [h.gpu, h.cuLanes.length, h.cuCount])).toEqual([
+      [0, 3, meta.gpuCus[0]],
+      [1, 1, meta.gpuCus[1]],
+    ]);
+    expect(buildIndex(t, meta).lanes.find((l) => l.category === 'cu')?.label).toBe('SM 3');
+  });
+
+  it('keeps the spans that fall in the launches the kernel filter keeps, and drops the others', () => {
+    const { columns: t } = runModeTimeline(spanRun());
+    const keep = filterMask(t, parseFilter('kernel:step'));
+    for (let e = 0; e < t.count; e++) {
+      if (t.kind[e] !== KIND_CU) continue;
+      expect(keep[e], `${labelOf(t, e)} on GPU ${t.gpu[e]}`).toBe(labelOf(t, e) === 'other-work' ? 0 : 1);
+    }
+    const other = filterMask(t, parseFilter('kernel:other'));
+    for (let e = 0; e < t.count; e++) if (t.kind[e] === KIND_CU) expect(other[e]).toBe(labelOf(t, e) === 'other-work' ? 1 : 0);
+    // The cu: term names a lane the way the timeline numbers it.
+    const lane = filterMask(t, parseFilter('cu:2051'));
+    expect([...Array(t.count).keys()].filter((e) => lane[e])).toEqual([...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU && t.lane[e] === 2051));
+  });
+
+  it('says in the title when the helper capped the spans, so CU lanes that end early are not read as idle CUs', () => {
+    const run = spanRun();
+    expect(runModeTimelineMeta(run, 'k').title).not.toContain('CU lanes');
+    run.warnings.push({ type: 'warning', code: 'device-spans-capped', message: '10 of 15 device-trace spans (after merging) were not sent' });
+    expect(runModeTimelineMeta(run, 'k').title).toBe('Run timeline · ./fused_a2a 8 5 · CU lanes: first 5 spans only');
+  });
+
+  it('keeps thousands of spans as columns that read back what arrived, and a run without spans has no cu events', () => {
+    const many = Array.from({ length: 3000 }, (_, i) => span({ gpu: i % 2, cu: i % 132, startNs: i * 10, endNs: i * 10 + 7, bytes: i, peer: 1 - (i % 2), label: `l${i % 3}` }));
+    const run = spanRun([launches[0]!, ...many]);
+    expect(run.deviceSpans!.count).toBe(3000);
+    expect(run.deviceSpans!.labels).toEqual(['l0', 'l1', 'l2']);
+    const { columns: t } = runModeTimeline(run);
+    const cu = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU);
+    expect(cu.map((e) => [t.gpu[e], t.lane[e], t.startNs[e], t.endNs[e], t.bytes[e], labelOf(t, e)])).toEqual(many.map((s) => [s.gpu, s.cu, s.startNs, s.endNs, s.bytes, s.label]));
+    expect(runModeTimeline(spanRun(launches)).columns.kind.includes(KIND_CU)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timelineFile';
 import { labelOf } from '../../src/core/timelineFile';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER } from '../../src/core/timelineModel';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, laneLabel } from '../../src/core/timelineModel';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { formatDuration } from './timeFormat';
 
@@ -46,7 +46,7 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
       title = `Transfer started by a kernel · ${path}`;
       break;
     case KIND_CU:
-      title = `${vendor === 'nvidia' ? 'SM' : 'CU'} ${t.lane[e]} busy · ${path}`;
+      title = `${laneLabel('cu', t.lane[e]!, vendor)} busy · ${path}`;
       break;
     case KIND_PACKET:
       title = `${vendor === 'nvidia' ? 'Copy-engine' : 'SDMA'} packet · ${PACKET_OPS[t.op[e]!]}`;

@@ -13,7 +13,7 @@ import { FilterSyntaxError, filterMask, isEmptyFilter, parseFilter } from '../..
 import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timelineLod';
 import { visibleStartNs } from '../../src/core/timelineLod';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { KIND_KERNEL, eventAt, eventsInRange, relatedEvents } from '../../src/core/timelineModel';
+import { KIND_KERNEL, eventAt, eventsInRange, laneLabel, relatedEvents } from '../../src/core/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { connectChannel } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
@@ -450,7 +450,7 @@ function renderDetails(): void {
   if (r.kernel >= 0 && r.kernel !== selected) chain.push(link(r.kernel, `Kernel ${describeRun(t, r.kernel)}`));
   if (t.kind[selected] === 0 && r.cus.length > 0) {
     chain.push(el('span', { class: 'chain-label' }, `${r.cus.length} CU span${r.cus.length === 1 ? '' : 's'} in this kernel:`));
-    chain.push(...r.cus.slice(0, 16).map((c) => link(c, `CU ${t.lane[c]}`)));
+    chain.push(...r.cus.slice(0, 16).map((c) => link(c, laneLabel('cu', t.lane[c]!, meta?.vendor))));
     if (r.cus.length > 16) chain.push(el('span', { class: 'more' }, `+${r.cus.length - 16} more`));
   }
   const parts: HTMLElement[] = [el('h2', {}, facts.title), el('dl', { class: 'facts' }, ...facts.rows.map(([k, v]) => el('div', { class: 'fact' }, el('dt', {}, k), el('dd', {}, v))))];
