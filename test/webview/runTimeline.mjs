@@ -3,15 +3,18 @@
 // run-mode records recorded on 2x H200 (test/fixtures/runmode/), delivered as the host delivers
 // them, opened as the code lens opens them (filtered to one kernel), then the filter box
 // switched to the other kernel. The kernel filter must hide the other kernel's launches.
+// Then a run the real helper recorded from a stand-in trace.h program (sim backend): its
+// device-span records on the per-CU lanes behind the "CU lanes" toggle, named, with bytes.
 //
 //   node test/webview/runTimeline.mjs
 //
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 /* global window, document */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildPage, frames, launch, loadSupport, repo, startServer } from './timelineHarness.mjs';
+import { buildPage, frames, launch, loadSupport, probe, repo, startServer } from './timelineHarness.mjs';
 import { report, runMain } from './report.mjs';
 
 const FUSED = '(anonymous namespace)::fusedComputeA2a(float const*, float* const*, int, int, unsigned long)';
@@ -25,6 +28,50 @@ function recordedRun(support) {
     support.applyRecord(run, r.record);
   }
   return run;
+}
+
+/**
+ * `sdma-probe run --backend sim` around a stand-in for a program built with trace.h: per GPU
+ * (0 and 1), CUs 0..3 of XCC 0 and 1 run a `compute` scope (two blocks back to back each),
+ * then each puts 64 KiB into the other GPU (`a2a`). Times are CLOCK_MONOTONIC (Node's hrtime).
+ */
+function spanRun(support, tmp) {
+  if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
+  const base = Number(process.hrtime.bigint()) + 200_000_000;
+  const lines = [];
+  const dev = (gpu, label, xcc, cu, startUs, endUs, bytes, peer) =>
+    lines.push(JSON.stringify({ k: 'dev', pid: 1, gpu, label, cu, xcc, monoStartNs: base + startUs * 1000, monoEndNs: base + endUs * 1000, bytes, peer, mover: 'cu', pull: false }));
+  for (const gpu of [0, 1]) {
+    for (const xcc of [0, 1]) {
+      for (let cu = 0; cu < 4; cu++) {
+        dev(gpu, 'compute', xcc, cu, 10, 35, 0, -1);
+        dev(gpu, 'compute', xcc, cu, 35, 60, 0, -1);
+        dev(gpu, 'a2a', xcc, cu, 62 + cu, 90, 65536, 1 - gpu);
+      }
+    }
+  }
+  const file = join(tmp, 'dev-lines.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const args = ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'cat "$0" > "/dev/fd/${SDMA_LENS_TRACE_FD%%:*}"', file];
+  const r = spawnSync(probe, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`sdma-probe run exited ${r.status}: ${r.stderr}`);
+  const run = support.newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'sim-spans', command: 'run', createdAt: new Date().toISOString(), target: { kind: 'local' }, helper: { path: probe, args } });
+  for (const line of r.stdout.split('\n')) {
+    if (!line) continue;
+    const parsed = support.parseLine(line);
+    if (parsed.kind !== 'record') throw new Error(`helper line is not a record: ${line.slice(0, 80)}`);
+    support.applyRecord(run, parsed.record);
+  }
+  return run;
+}
+
+/** Presses ArrowDown until the focused row announces `label`; false when no row does. */
+async function focusRowNamed(page, label, most = 80) {
+  for (let i = 0; i < most; i++) {
+    await page.keyboard.press('ArrowDown');
+    if ((await page.locator('.visually-hidden[aria-live]').textContent()) === label) return true;
+  }
+  return false;
 }
 
 /** Posts the columns as the host does: one message, typed arrays (rebuilt in the page from plain arrays). */
@@ -118,6 +165,43 @@ async function main() {
     check((await page.locator('.filter-error').textContent())?.includes('quote is not closed'), 'an unclosed quote says what is wrong');
 
     check((await page.evaluate(() => window.__preview.state()))?.key === meta.key, 'the panel keeps the key naming the run and the filter (restore after reload)');
+
+    // Which CUs ran what, and when: a run with device-span records.
+    const spans = spanRun(support, tmp);
+    const spanTimeline = support.runModeTimeline(spans).columns;
+    const spanMeta = support.runModeTimelineMeta(spans, 'sim-spans/run-mode');
+    const spanIndex = support.buildIndex(spanTimeline, spanMeta);
+    const cuLanes = spanIndex.lanes.filter((l) => l.category === 'cu');
+    check(spans.deviceSpans?.count === 32 && cuLanes.length === 16, `the helper sent ${spans.deviceSpans?.count} spans on ${cuLanes.length} CU lanes (16 CUs x a merged compute span and a put)`);
+    await deliverColumns(page, spanTimeline, spanMeta);
+    await page.waitForFunction((n) => window.__timelineStats.events === n && window.__timelineStats.firstFrameAt > 0, spanTimeline.count, { timeout: 10_000 });
+    await frames(page, 3);
+    check(await page.locator('.simulated-badge').isVisible(), 'the sim backend\'s run carries the SIMULATED badge');
+    const collapsedRows = (await stats()).view.lanesDrawn;
+    await page.getByRole('button', { name: 'CU lanes' }).click();
+    await frames(page, 3);
+    const expandedRows = (await stats()).view.lanesDrawn;
+    check(expandedRows - collapsedRows === cuLanes.length, `the CU lanes toggle shows one lane per busy CU (${collapsedRows} -> ${expandedRows} rows)`);
+    await page.evaluate(() => document.querySelector('canvas').focus());
+    await page.keyboard.press('Escape');
+    check(await focusRowNamed(page, 'XCC 1 CU 2'), 'GPU 0 has a lane for CU 2 of XCC 1 (XCC x 1024 + CU)');
+    await page.keyboard.press(']');
+    await frames(page, 2);
+    title = await page.locator('.details h2').textContent();
+    let spanFacts = await page.locator('.details dl').textContent();
+    check(title === 'XCC 1 CU 2 busy · cu/host' && /Labelcompute/.test(spanFacts ?? '') && /Duration50\.0 µs/.test(spanFacts ?? ''), `its first span is the compute scope, two blocks merged (${title}; ${spanFacts})`);
+    await page.keyboard.press(']');
+    await frames(page, 2);
+    title = await page.locator('.details h2').textContent();
+    spanFacts = await page.locator('.details dl').textContent();
+    check(title === 'XCC 1 CU 2 busy · cu/device' && /Labela2a/.test(spanFacts ?? '') && /Bytes64 KiB/.test(spanFacts ?? ''), `then its put into GPU 1, with its bytes (${title}; ${spanFacts})`);
+    // The kernel filter keeps the spans during the kept launches, as the core computes it.
+    await page.locator('#filter').fill('kernel:compute');
+    await page.locator('#filter').press('Enter');
+    const expectKept = support.filterMask(spanTimeline, support.parseFilter('kernel:compute')).reduce((n, x) => n + x, 0);
+    const keptCu = [...support.filterMask(spanTimeline, support.parseFilter('kernel:compute'))].filter((x, e) => x && spanTimeline.kind[e] === 1).length;
+    await page.waitForFunction((n) => window.__timelineStats.kept === n, expectKept, { timeout: 10_000 }).catch(() => {});
+    check((await stats()).kept === expectKept && keptCu === 16, `kernel:compute keeps ${expectKept} events, the 16 compute spans among them (page: ${(await stats()).kept})`);
     for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
     failures.push(...b.failures);
     await b.close();

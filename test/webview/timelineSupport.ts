@@ -5,4 +5,4 @@ export { buildIndex } from '../../src/core/timelineModel';
 export { parseLine } from '../../src/core/protocol';
 export { applyRecord, newRun } from '../../src/core/run';
 export { runModeTimeline, runModeTimelineMeta } from '../../src/core/runModeTimeline';
-export { kernelFilter } from '../../src/core/timelineFilter';
+export { filterMask, kernelFilter, parseFilter } from '../../src/core/timelineFilter';
