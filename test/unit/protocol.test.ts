@@ -9,6 +9,16 @@ describe('protocol', () => {
     }
   });
 
+  it('device-span: peer -1 is a scope; a CU, XCC or peer outside the hardware ids is refused with the field named', () => {
+    const span = { type: 'device-span', gpu: 0, cu: 12, xcc: 3, label: 'a2a', startNs: 10, endNs: 20, bytes: 0, peer: -1, mover: 'cu', pull: false };
+    expect(parseLine(JSON.stringify(span))).toMatchObject({ kind: 'record', record: span });
+    for (const [field, value] of [['cu', 1024], ['xcc', -1], ['peer', -2], ['peer', 1.5], ['mover', 'sm'], ['pull', 0]] as const) {
+      const r = parseLine(JSON.stringify({ ...span, [field]: value }));
+      expect(r.kind).toBe('malformed');
+      expect(r.kind === 'malformed' && r.reason).toMatch(new RegExp(`^device-span\\.${field}: `));
+    }
+  });
+
   it('ignores unknown fields but keeps known ones', () => {
     const r = parseLine(JSON.stringify({ ...sample(), futureField: { nested: true } }));
     expect(r.kind).toBe('record');
