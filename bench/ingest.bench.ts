@@ -1,10 +1,12 @@
 /**
  * Record ingest: helper lines validated, folded into a Run and appended to the run file,
  * through the real Session, fed in 64 KiB chunks like a pipe. Reference in the same run:
- * plain JSON.parse of the same lines. Target: >= 200,000 records/s.
+ * plain JSON.parse of the same lines. Target: >= 200,000 records/s. Two mixes of real helper
+ * output: a sweep's samples, and a run-mode run of 200,000 device-span records (the default
+ * --span-records cap) from a stand-in program writing trace.h's lines.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -15,14 +17,37 @@ import type { HelperProcess, Target } from '../src/core/target';
 const TARGET_RECORDS = 300_000;
 const helper = process.argv[2] ?? 'native/build/sdma-probe';
 
-// Real helper output as the record mix: hello, topology, progress, samples (20 iterations each), done.
-const lines = execFileSync(helper, ['sweep', '--backend', 'sim', '--iters', '20'], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n');
-const body = lines.slice(1, -1);
-const corpus = [lines[0]!];
-while (corpus.length < TARGET_RECORDS) corpus.push(...body);
-corpus.push(lines.at(-1)!);
-const text = `${corpus.join('\n')}\n`;
-const bytes = Buffer.from(text);
+/** A sweep's output as the record mix: hello, topology, progress, samples (20 iterations each), done; repeated. */
+function sweepCorpus(): string[] {
+  const lines = execFileSync(helper, ['sweep', '--backend', 'sim', '--iters', '20'], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n');
+  const body = lines.slice(1, -1);
+  const corpus = [lines[0]!];
+  while (corpus.length < TARGET_RECORDS) corpus.push(...body);
+  corpus.push(lines.at(-1)!);
+  return corpus;
+}
+
+/** `sdma-probe run` around a program whose kernels recorded 200,000 spans on 8 GPUs x 256 CUs (none touching, so none merge). */
+function spanCorpus(): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'sdma-bench-spans-'));
+  try {
+    const file = join(dir, 'dev.ndjson');
+    const lines: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      const start = 1e9 + i * 100;
+      lines.push(JSON.stringify({ k: 'dev', pid: 1, gpu: i % 8, label: i % 4 ? 'a2a' : 'compute', cu: (i >> 3) % 32, xcc: (i >> 8) % 8, monoStartNs: start, monoEndNs: start + 90, bytes: i % 4 ? 65536 : 0, peer: i % 4 ? (i + 1) % 8 : -1, mover: 'cu', pull: false }));
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const out = execFileSync(helper, ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'cat "$0" > "/dev/fd/${SDMA_LENS_TRACE_FD%%:*}"', file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    return out.trim().split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let corpus: string[] = [];
+let text = '';
+let bytes = Buffer.alloc(0);
 
 class BufferTarget implements Target {
   readonly kind = 'local';
@@ -71,7 +96,10 @@ async function ingestRate(): Promise<number> {
   }
 }
 
-async function main() {
+async function measure(name: string, lines: string[]) {
+  corpus = lines;
+  text = `${corpus.join('\n')}\n`;
+  bytes = Buffer.from(text);
   // Warm up both paths once, then take the median of 5.
   jsonParseRate();
   await ingestRate();
@@ -85,11 +113,19 @@ async function main() {
   const p = median(parse);
   const g = median(ingest);
   const mb = bytes.length / 1e6;
-  console.log(`ingest: ${corpus.length} records (${mb.toFixed(1)} MB of real helper output), median of 5`);
+  console.log(`ingest, ${name}: ${corpus.length} records (${mb.toFixed(1)} MB of real helper output), median of 5`);
   console.log(`  validate + fold + persist (Session):  ${Math.round(g).toLocaleString('en-US')} records/s`);
   console.log(`  reference, plain JSON.parse:          ${Math.round(p).toLocaleString('en-US')} records/s`);
   console.log(`  ratio ingest / JSON.parse:            ${(g / p).toFixed(2)}`);
   console.log(`  target >= 200,000 records/s:          ${g >= 200_000 ? 'met' : 'NOT MET'}`);
+}
+
+async function main() {
+  await measure('sweep samples', sweepCorpus());
+  const spans = spanCorpus();
+  const spanRecords = spans.filter((l) => l.includes('"type":"device-span"')).length;
+  if (spanRecords !== 200_000) throw new Error(`the run sent ${spanRecords} device-span records, not 200,000`);
+  await measure('run mode, 200,000 device-span records', spans);
 }
 
 void main();
