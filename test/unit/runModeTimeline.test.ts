@@ -219,6 +219,16 @@ describe('CU lanes of a run from its device-span records', () => {
     expect([...Array(t.count).keys()].filter((e) => lane[e])).toEqual([...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU && t.lane[e] === 2051));
   });
 
+  it('exports the spans to Perfetto on a thread per CU, named by label and path, with their bytes', () => {
+    const { columns: t } = runModeTimeline(spanRun());
+    const trace = JSON.parse(chromeTraceJson(t, { title: 't', simulated: false, nodeLabel: 'n', vendor: 'amd', gpuCus: [256, 256] })) as { traceEvents: { ph: string; name: string; pid: number; tid: number; cat?: string; args?: Record<string, unknown> }[] };
+    const thread = trace.traceEvents.find((x) => x.ph === 'M' && x.name === 'thread_name' && x.pid === 0 && x.args?.name === 'XCC 2 CU 3');
+    expect(thread).toBeDefined();
+    const cuSpans = trace.traceEvents.filter((x) => x.ph === 'X' && x.cat === 'cu');
+    expect(cuSpans.map((x) => x.name)).toEqual(spans.map((s) => `${s.label} ${s.peer < 0 ? 'cu/host' : pathName(s.mover, 'device')}`));
+    expect(cuSpans.find((x) => x.tid === thread!.tid)).toMatchObject({ name: 'a2a engine/device', args: { bytes: 8192 } });
+  });
+
   it('says in the title when the helper capped the spans, so CU lanes that end early are not read as idle CUs', () => {
     const run = spanRun();
     expect(runModeTimelineMeta(run, 'k').title).not.toContain('CU lanes');
