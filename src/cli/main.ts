@@ -14,7 +14,7 @@ import { HelperError, locateHelper } from '../core/helper';
 import { LocalTarget } from '../core/localTarget';
 import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
-import type { Run } from '../core/run';
+import type { Run, RunHeader } from '../core/run';
 import { runHeader } from '../core/run';
 import { RunFileError, RunStore, makeRunId } from '../core/runStore';
 import { runSession } from '../core/session';
@@ -208,13 +208,9 @@ async function helperOn(conn: SshConnection | undefined, backend: BackendChoice,
   return remote;
 }
 
-async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, values: { helper?: string; json?: boolean; 'runs-dir'?: string }, signal: AbortSignal): Promise<number> {
-  const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
-  const id = makeRunId('sweep', options.backend);
-  const helper = await helperOn(conn, options.backend, values.helper, signal);
-  if (options.timelineSizeBytes !== undefined) options.timelineOut = conn ? `${await makeRemoteRunDir(conn, id)}/timeline.sdmatl` : join(store.dirOf(id), 'timeline.sdmatl');
-  const header = runHeader(id, 'sweep', helper.path, sweepArgs(options), conn?.label);
-  const interactive = !values.json && process.stderr.isTTY;
+/** One helper run on the target, reported on the console: progress on a terminal, warnings unless --json, errors always. */
+async function consoleSession(conn: SshConnection | undefined, store: RunStore, header: RunHeader, json: boolean, signal: AbortSignal): Promise<Run> {
+  const interactive = !json && process.stderr.isTTY;
   const run = await runSession({
     target: conn ? new SshTarget(conn) : new LocalTarget(),
     store,
@@ -222,13 +218,22 @@ async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, v
     signal,
     onRecord: (_live, record) => {
       if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
-      if (record.type === 'warning' && !values.json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
+      if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
     },
     onLog: (level, message) => {
       if (level === 'error') process.stderr.write(`${message}\n`);
     },
   });
   if (interactive) process.stderr.write('\r');
+  return run;
+}
+
+async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, values: { helper?: string; json?: boolean; 'runs-dir'?: string }, signal: AbortSignal): Promise<number> {
+  const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
+  const id = makeRunId('sweep', options.backend);
+  const helper = await helperOn(conn, options.backend, values.helper, signal);
+  if (options.timelineSizeBytes !== undefined) options.timelineOut = conn ? `${await makeRemoteRunDir(conn, id)}/timeline.sdmatl` : join(store.dirOf(id), 'timeline.sdmatl');
+  const run = await consoleSession(conn, store, runHeader(id, 'sweep', helper.path, sweepArgs(options), conn?.label), values.json === true, signal);
   if (conn && options.timelineOut) {
     if (!(await fetchRemoteRunFile(conn, id, 'timeline.sdmatl', join(store.dirOf(id), 'timeline.sdmatl')).catch(() => false))) process.stderr.write(`sdma-lens: the timeline could not be copied from ${conn.label}\n`);
     await removeRemoteRunDir(conn, id).catch(() => {});
@@ -280,21 +285,7 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
     const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
     const id = makeRunId('matrix', options.backend);
     const helper = await helperOn(conn, options.backend, values.helper, signal);
-    const interactive = !values.json && process.stderr.isTTY;
-    const run = await runSession({
-      target: conn ? new SshTarget(conn) : new LocalTarget(),
-      store,
-      header: runHeader(id, 'matrix', helper.path, matrixArgs(options), conn?.label),
-      signal,
-      onRecord: (_live, record) => {
-        if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
-        if (record.type === 'warning' && !values.json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
-      },
-      onLog: (level, message) => {
-        if (level === 'error') process.stderr.write(`${message}\n`);
-      },
-    });
-    if (interactive) process.stderr.write('\r');
+    const run = await consoleSession(conn, store, runHeader(id, 'matrix', helper.path, matrixArgs(options), conn?.label), values.json === true, signal);
     const runFile = store.fileOf(id);
     if (values.json) {
       const view = matrixPageView(run);
