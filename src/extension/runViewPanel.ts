@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../core/run';
 import { makeNonce, panelHtml } from '../core/webviewHtml';
 import { validPanelMessage } from './panelMessages';
+import { panelOptions } from './webviewOptions';
 
 const UPDATE_INTERVAL_MS = 150;
 
@@ -114,21 +115,17 @@ export class RunPanels<H, W extends { type: string }> {
       existing.update(run);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(this.kind.viewType, this.kind.title(run), vscode.ViewColumn.Active, this.options(extensionUri));
+    const panel = vscode.window.createWebviewPanel(this.kind.viewType, this.kind.title(run), vscode.ViewColumn.Active, panelOptions(extensionUri));
     return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log);
   }
 
   /** Rebuilds a panel VS Code restored after a reload (the page saved its run id in its state). */
   revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): RunViewPanel<H, W> {
-    panel.webview.options = this.options(extensionUri);
+    panel.webview.options = panelOptions(extensionUri);
     return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log);
   }
 
   forRun(id: string): RunViewPanel<H, W> | undefined {
     return this.open.get(id);
-  }
-
-  private options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')] };
   }
 }

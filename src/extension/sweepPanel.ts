@@ -13,6 +13,7 @@ import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
 import { sweepView } from '../core/viewModel';
 import { makeNonce, panelHtml } from '../core/webviewHtml';
+import { panelOptions } from './webviewOptions';
 
 export const SWEEP_VIEW_TYPE = 'sdmaLens.sweep';
 const UPDATE_INTERVAL_MS = 150;
@@ -40,7 +41,7 @@ export class SweepPanel implements vscode.Disposable {
       existing.update(run, live);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(SWEEP_VIEW_TYPE, 'SDMA Lens sweep', vscode.ViewColumn.Active, SweepPanel.options(extensionUri));
+    const panel = vscode.window.createWebviewPanel(SWEEP_VIEW_TYPE, 'SDMA Lens sweep', vscode.ViewColumn.Active, panelOptions(extensionUri));
     const created = new SweepPanel(panel, extensionUri, run, log);
     created.live = live;
     return created;
@@ -48,7 +49,7 @@ export class SweepPanel implements vscode.Disposable {
 
   /** Rebuilds a panel VS Code restored after a reload. */
   static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): SweepPanel {
-    panel.webview.options = SweepPanel.options(extensionUri);
+    panel.webview.options = panelOptions(extensionUri);
     return new SweepPanel(panel, extensionUri, run, log);
   }
 
@@ -59,14 +60,6 @@ export class SweepPanel implements vscode.Disposable {
   /** The run of the panel the user is looking at, if a sweep panel is active. */
   static activeRunId(): string | undefined {
     return [...SweepPanel.open.values()].find((p) => p.panel.active)?.runId;
-  }
-
-  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
-    };
   }
 
   private constructor(

@@ -14,6 +14,7 @@ import type { TimelineColumns } from '../core/timelineFile';
 import { timelineHtml, timelineNonce } from '../core/timelineHtml';
 import type { TimelineMeta } from '../core/timelineModel';
 import { chromeTraceChunks } from '../core/timelineTrace';
+import { panelOptions } from './webviewOptions';
 
 export const TIMELINE_VIEW_TYPE = 'sdmaLens.timeline';
 
@@ -43,12 +44,12 @@ export class TimelinePanel implements vscode.Disposable {
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'SDMA Lens timeline', vscode.ViewColumn.Active, TimelinePanel.options(extensionUri));
+    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'SDMA Lens timeline', vscode.ViewColumn.Active, panelOptions(extensionUri));
     return new TimelinePanel(panel, extensionUri, source, log);
   }
 
   static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
-    panel.webview.options = TimelinePanel.options(extensionUri);
+    panel.webview.options = panelOptions(extensionUri);
     return new TimelinePanel(panel, extensionUri, source, log);
   }
 
@@ -58,14 +59,6 @@ export class TimelinePanel implements vscode.Disposable {
 
   static forKey(key: string): TimelinePanel | undefined {
     return TimelinePanel.open.get(key);
-  }
-
-  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
-    };
   }
 
   private constructor(
