@@ -29,16 +29,16 @@ describe('Remote-SSH window: the webview needs no file system of the node', () =
   });
 
   it('panels load only the bundled webview assets (served by VS Code), never run folders', () => {
-    for (const file of ['src/extension/sweepPanel.ts', 'src/extension/timelinePanel.ts']) {
-      let text: string;
-      try {
-        text = readFileSync(join(repo, file), 'utf8');
-      } catch {
-        continue;
-      }
-      const roots = [...text.matchAll(/localResourceRoots:\s*\[([^\]]*)\]/g)].map((m) => m[1]!.trim());
-      expect(roots.length, file).toBeGreaterThan(0);
-      for (const r of roots) expect(r, file).toBe("vscode.Uri.joinPath(extensionUri, 'dist', 'webview')");
+    const hosts = files(join(repo, 'src', 'extension')).filter((f) => f.endsWith('.ts'));
+    const roots = hosts.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/localResourceRoots:\s*\[([^\]]*)\]/g)].map((m) => ({ file, root: m[1]!.trim() })));
+    expect(roots.length).toBeGreaterThan(0);
+    for (const { file, root } of roots) expect(root, file).toBe("vscode.Uri.joinPath(extensionUri, 'dist', 'webview')");
+    // Every panel is created or revived with those options, never options of its own.
+    const makers = hosts.filter((f) => /createWebviewPanel\(|webview\.options\s*=/.test(readFileSync(f, 'utf8')));
+    expect(makers.length).toBeGreaterThanOrEqual(3);
+    for (const file of makers) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/createWebviewPanel\([^;]*;|webview\.options\s*=[^;]*;/g)) expect(m[0], file).toMatch(/panelOptions\(/);
     }
   });
 
