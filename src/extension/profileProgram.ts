@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { applyEdits, modify } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import { reviewableEdit } from './reviewableEdit';
+import { SettingError } from './settings';
 
 export interface ProgramSpec {
   program: string;
@@ -53,6 +54,15 @@ export function programFromSettings(folder: vscode.WorkspaceFolder): ProgramSpec
 export function libraryLogFromSettings(folder: vscode.WorkspaceFolder): boolean {
   const value = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri).get<unknown>('libraryLog') ?? false;
   if (typeof value !== 'boolean') throw new Error('Setting sdmaLens.profile.libraryLog must be true or false');
+  return value;
+}
+
+/** `sdmaLens.profile.spanRecords`: how many device-trace spans Profile keeps (`--span-records`). */
+export function spanRecordsFromSettings(folder: vscode.WorkspaceFolder): number {
+  const value = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri).get<unknown>('spanRecords') ?? 200_000;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 2 ** 26) {
+    throw new SettingError('profile.spanRecords', `must be a whole number from 0 to ${2 ** 26}, not ${JSON.stringify(value)}`);
+  }
   return value;
 }
 

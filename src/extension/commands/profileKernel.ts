@@ -15,7 +15,7 @@ import { SshTarget } from '../../core/ssh/sshTarget';
 import { trackRun } from '../activeRuns';
 import type { KernelLensProvider } from '../kernelLens';
 import type { ProgramSpec } from '../profileProgram';
-import { askForProgram, libraryLogFromSettings, programFromSettings, rememberProgram } from '../profileProgram';
+import { askForProgram, libraryLogFromSettings, programFromSettings, rememberProgram, spanRecordsFromSettings } from '../profileProgram';
 import { runsFolder, sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
 import type { SweepDeps } from './runSweep';
@@ -56,13 +56,14 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
     if (!folder) throw new Error('open a folder first: Profile runs a program of the workspace');
     const spec = await resolveProgram(folder, args?.program);
     if (!spec) return undefined;
+    const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];
+    const spanArgs = ['--span-records', String(spanRecordsFromSettings(folder))];
     const target = deps.targets?.target() ?? new LocalTarget();
     const ssh = target instanceof SshTarget ? target : undefined;
     const helper = ssh ? await deps.helper.getRemote(ssh.connection) : await deps.helper.get();
     const simDispatches = typeof args?.simDispatches === 'number' && Number.isInteger(args.simDispatches) && args.simDispatches > 0 ? Math.min(args.simDispatches, 10_000) : undefined;
     const backend = simDispatches !== undefined ? 'sim' : sweepSettings().backend;
     const simArgs = simDispatches !== undefined ? ['--sim-dispatches', String(simDispatches)] : [];
-    const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const id = makeRunId('run', backend);
     const output = deps.programOutput;
@@ -79,7 +80,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
           const run = await runSession({
             target,
             store,
-            header: runHeader(id, 'run', helper.path, ['run', '--backend', backend, ...simArgs, ...libraryLogArgs, '--', spec.program, ...spec.args], ssh?.host),
+            header: runHeader(id, 'run', helper.path, ['run', '--backend', backend, ...simArgs, ...libraryLogArgs, ...spanArgs, '--', spec.program, ...spec.args], ssh?.host),
             cwd: spec.cwd,
             env: spec.env,
             signal: controller.signal,

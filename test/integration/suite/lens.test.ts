@@ -5,7 +5,7 @@ import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
 import type { TimelineMeta } from '../../../src/core/timelineModel';
-import { EXTENSION_ID, activeApi, waitFor } from './support';
+import { EXTENSION_ID, activeApi, invocations, spyOnWindow, waitFor } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>
 // A kernel whose name the simulator's run mode reports, so the lens can show its facts.
@@ -102,6 +102,35 @@ suite('code lenses above kernels and the Profile run', () => {
       ]);
     } finally {
       await config.update('profile.libraryLog', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  test('sdmaLens.profile.spanRecords: passed to the run as --span-records; a hostile value runs nothing and says what is wrong', async () => {
+    await activeApi();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    const program = { program: '/bin/sh', args: ['-c', 'true'], cwd: folder, env: {} };
+    try {
+      await config.update('profile.spanRecords', 5, vscode.ConfigurationTarget.Workspace);
+      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', { program, simDispatches: 1 });
+      assert.equal(run?.end?.status, 'ok', run?.end?.message);
+      const args = run!.header.helper.args;
+      assert.deepEqual(args.slice(args.indexOf('--span-records'), args.indexOf('--span-records') + 2), ['--span-records', '5']);
+
+      const before = invocations().length;
+      const errors = spyOnWindow('showErrorMessage');
+      let hostile: Run | undefined;
+      try {
+        await config.update('profile.spanRecords', -3, vscode.ConfigurationTarget.Workspace);
+        hostile = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', { program, simDispatches: 1 });
+      } finally {
+        errors.restore();
+      }
+      assert.equal(hostile, undefined, 'nothing ran');
+      assert.match(errors.calls.map((c) => String(c[0])).join(' | '), /Setting sdmaLens\.profile\.spanRecords: must be a whole number from 0 to \d+, not -3/);
+      assert.equal(invocations().length, before, 'the helper was not started');
+    } finally {
+      await config.update('profile.spanRecords', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 });
