@@ -18,7 +18,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { THEMES } from './themes.mjs';
-import { report, runMain } from './report.mjs';
+import { checker, report, runMain } from './report.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -88,10 +88,7 @@ async function drive(origin, messages, formatGbps, concurrentMessages) {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'sdma-lens-chromium-'));
   const failures = [];
-  const check = (ok, what) => {
-    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
-    if (!ok) failures.push(`check failed: ${what}`);
-  };
+  const check = checker(failures);
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,

@@ -20,7 +20,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { THEMES } from './themes.mjs';
-import { report, runMain } from './report.mjs';
+import { checker, report, runMain } from './report.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -150,10 +150,7 @@ async function drive(origin, messages) {
     const posted = () => page.evaluate(() => window.__preview.posted);
     const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
     const post = (message) => page.evaluate((m) => window.postMessage(m, '*'), message);
-    const check = (ok, what) => {
-      console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
-      if (!ok) failures.push(`check failed: ${what}`);
-    };
+    const check = checker(failures);
 
     await page.goto(`${origin}/index.html?theme=dark`);
     await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));

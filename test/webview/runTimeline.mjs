@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPage, frames, launch, loadSupport, probe, repo, startServer } from './timelineHarness.mjs';
-import { report, runMain } from './report.mjs';
+import { checker, report, runMain } from './report.mjs';
 
 const FUSED = '(anonymous namespace)::fusedComputeA2a(float const*, float* const*, int, int, unsigned long)';
 
@@ -92,10 +92,7 @@ async function main() {
   let server;
   let browser;
   const failures = [];
-  const check = (ok, what) => {
-    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
-    if (!ok) failures.push(`check failed: ${what}`);
-  };
+  const check = checker(failures);
   try {
     const support = await loadSupport(tmp);
     await buildPage(assets);

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEMO_META, buildPage, deliver, frames, launch, loadSupport, makeTimeline, repo, startServer } from './timelineHarness.mjs';
-import { report, runMain } from './report.mjs';
+import { checker, report, runMain } from './report.mjs';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -26,10 +26,7 @@ async function main() {
   let server;
   let browser;
   const failures = [];
-  const check = (ok, what) => {
-    console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
-    if (!ok) failures.push(`check failed: ${what}`);
-  };
+  const check = checker(failures);
   try {
     const support = await loadSupport(tmp);
     await buildPage(assets);
