@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../core/run';
 import { makeNonce, panelHtml } from '../core/webviewHtml';
 import { validPanelMessage } from './panelMessages';
+import { Throttle } from './throttle';
 import { panelOptions } from './webviewOptions';
 
 const UPDATE_INTERVAL_MS = 150;
@@ -28,7 +29,7 @@ export interface RunPanelKind<H, W extends { type: string }> {
 
 export class RunViewPanel<H, W extends { type: string }> implements vscode.Disposable {
   private ready = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly refresh = new Throttle(UPDATE_INTERVAL_MS, () => this.post());
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
   /** The last view VS Code confirmed it delivered, for tests that cannot see inside the page. */
@@ -56,17 +57,12 @@ export class RunViewPanel<H, W extends { type: string }> implements vscode.Dispo
   /** New records arrived: the page is refreshed at most every UPDATE_INTERVAL_MS. */
   update(run: Run): void {
     this.run = run;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.post();
-    }, UPDATE_INTERVAL_MS);
+    this.refresh.schedule();
   }
 
   /** Posts the current view now (the run ended). */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.refresh.cancel();
     this.post();
   }
 
@@ -95,7 +91,7 @@ export class RunViewPanel<H, W extends { type: string }> implements vscode.Dispo
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.refresh.cancel();
     this.open.delete(this.run.header.id);
     for (const d of this.disposables) d.dispose();
     this.panel.dispose();

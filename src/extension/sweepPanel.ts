@@ -13,6 +13,7 @@ import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
 import { sweepView } from '../core/viewModel';
 import { makeNonce, panelHtml } from '../core/webviewHtml';
+import { Throttle } from './throttle';
 import { panelOptions } from './webviewOptions';
 
 export const SWEEP_VIEW_TYPE = 'sdmaLens.sweep';
@@ -24,7 +25,7 @@ export class SweepPanel implements vscode.Disposable {
   private ready = false;
   private run: Run;
   private live = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly refresh = new Throttle(UPDATE_INTERVAL_MS, () => this.post());
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
   /**
@@ -84,17 +85,12 @@ export class SweepPanel implements vscode.Disposable {
   update(run: Run, live = false): void {
     this.run = run;
     this.live = live;
-    if (!this.ready || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.post();
-    }, UPDATE_INTERVAL_MS);
+    if (this.ready) this.refresh.schedule();
   }
 
   /** Sends the latest state now (the end of a run should not wait for the throttle). */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.refresh.cancel();
     if (this.ready) this.post();
   }
 
@@ -152,7 +148,7 @@ export class SweepPanel implements vscode.Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.refresh.cancel();
     SweepPanel.open.delete(this.run.header.id);
     for (const d of this.disposables) d.dispose();
     this.panel.dispose();
