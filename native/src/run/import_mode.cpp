@@ -8,6 +8,7 @@
 #include <string>
 
 #include "backend_registry.hpp"
+#include "run/flag_value.hpp"
 #include "run/records.hpp"
 #include "run/rocm_sources.hpp"
 #include "run/rocpd_reader.hpp"
@@ -31,18 +32,8 @@ struct ImportOptions {
 
 std::string parseImportArgs(const std::vector<std::string_view>& args, ImportOptions& options) {
   for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    const std::size_t eq = arg.find('=');
-    const std::string_view name = arg.substr(0, eq);
-    std::string_view value;
-    if (eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return std::string(name) + " needs a value";
-    }
-    if (value.empty()) return std::string(name) + " needs a value";
+    std::string_view name, value;
+    if (!flagValue(args, i, name, value) || value.empty()) return std::string(name) + " needs a value";
     if (name == "--rocpd") {
       options.rocpd = std::string(value);
     } else if (name == "--rocprofv3-csv") {

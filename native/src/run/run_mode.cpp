@@ -20,6 +20,7 @@
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "run/child_process.hpp"
+#include "run/flag_value.hpp"
 #include "run/device_spans.hpp"
 #include "run/library_log.hpp"
 #include "run/records.hpp"
@@ -79,16 +80,8 @@ std::string parseRunArgs(const std::vector<std::string_view>& args, RunOptions& 
       options.libraryLog = true;
       continue;
     }
-    const std::size_t eq = arg.find('=');
-    const std::string_view name = arg.substr(0, eq);
-    std::string_view value;
-    if (eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return std::string(name) + " needs a value";
-    }
+    std::string_view name, value;
+    if (!flagValue(args, i, name, value)) return std::string(name) + " needs a value";
     if (name == "--backend") {
       if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
         return "--backend: unknown backend '" + std::string(value) + "' (auto, sim, hip, cuda)";
