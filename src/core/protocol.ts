@@ -101,8 +101,8 @@ export const ProgressSchema = v.object({
   message: v.optional(text),
 });
 
-export const SampleSchema = v.object({
-  type: v.literal('sample'),
+/** One copy path between two GPUs at one size, as a sweep sample and a matrix cell both report it. */
+const COPY_POINT = {
   mover: v.picklist(MOVERS),
   initiator: v.picklist(INITIATORS),
   src: gpuIndex,
@@ -111,6 +111,11 @@ export const SampleSchema = v.object({
   cus: count,
   engines: count,
   iters: v.pipe(count, v.minValue(1)),
+};
+
+export const SampleSchema = v.object({
+  type: v.literal('sample'),
+  ...COPY_POINT,
   timesNs: nonNegativeList,
   meanNs: nonNegative,
   minNs: nonNegative,
@@ -195,14 +200,7 @@ export const ErrorSchema = v.object({
 /** `matrix`: one ordered GPU pair measured alone at one size (docs/MATRIX.md). */
 export const MatrixCellSchema = v.object({
   type: v.literal('matrix-cell'),
-  mover: v.picklist(MOVERS),
-  initiator: v.picklist(INITIATORS),
-  src: gpuIndex,
-  dst: gpuIndex,
-  sizeBytes: v.pipe(count, v.minValue(1)),
-  cus: count,
-  engines: count,
-  iters: v.pipe(count, v.minValue(1)),
+  ...COPY_POINT,
   medianNs: nonNegative,
   meanNs: nonNegative,
   minNs: nonNegative,
