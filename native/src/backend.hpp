@@ -61,7 +61,12 @@ struct Topology {
 // queues several copies back to back and reports the time per copy (bandwidth).
 enum class TimingMode { OneShot, Pipelined };
 
-// One work unit of a sweep: one path x size x CU count between two GPUs.
+// An endpoint of a copy is a GPU index or pinned host memory (kHostEndpoint). src == dst (both
+// GPUs) is a GPU-local copy. In records an endpoint is printed as the same integer: -1 = host.
+inline constexpr int kHostEndpoint = -1;
+inline bool isHost(int endpoint) { return endpoint == kHostEndpoint; }
+
+// One work unit of a sweep: one path x size x CU count between two endpoints.
 struct CopyRequest {
   CopyPath path = CopyPath::CuHost;
   int srcGpu = 0;
@@ -142,6 +147,18 @@ class Backend {
   virtual bool simulated() const = 0;
   virtual const Topology& topology() const = 0;
   virtual CopyMeasurement measure(const CopyRequest& request) = 0;
+  // Why `path` cannot exist between these endpoints on this backend (printed as the reason of
+  // a `path-unsupported` record), or empty when it can. The default: the device-initiated
+  // engine path (GPU-initiated SDMA / a proxied copy-engine put) needs two distinct GPUs.
+  virtual std::string pathUnsupported(CopyPath path, int src, int dst) const {
+    if (path == CopyPath::EngineDevice && (isHost(src) || isHost(dst))) {
+      return "engine/device needs two GPUs: GPU-initiated SDMA is a put between GPUs (rocSHMEM PEs), and host memory is not a PE";
+    }
+    if (path == CopyPath::EngineDevice && src == dst) {
+      return "engine/device needs two GPUs: a GPU-local copy has no peer to put to";
+    }
+    return {};
+  }
   // Runs every request at the same time (all of one path, src != dst each) and measures each
   // pair while the others run. A backend that cannot answers Failed with code "unsupported".
   virtual ConcurrentMeasurement measureConcurrent(const std::vector<CopyRequest>& requests) {
