@@ -28,6 +28,7 @@ struct GpuInfo {
   std::string pciBusId;
   std::uint64_t l2Bytes = 0;
   int xccs = 0;  // AMD: accelerator complex dies (XCDs) the CUs are spread over
+  std::optional<int> numaNode;  // host NUMA node nearest the GPU (its pinned host buffers); -1 unknown
 };
 
 struct LinkInfo {
@@ -50,10 +51,16 @@ struct NodeInfo {
   bool simulated = false;
 };
 
+// The host side of host <-> GPU copies (printed when set).
+struct HostInfo {
+  int numaNodes = 0;
+};
+
 struct Topology {
   NodeInfo node;
+  std::optional<HostInfo> host;
   std::vector<GpuInfo> gpus;
-  std::vector<LinkInfo> links;
+  std::vector<LinkInfo> links;  // GPU <-> GPU, and host <-> GPU (src or dst kHostEndpoint, kind "pcie")
   std::vector<LibraryInfo> libraries;
 };
 
