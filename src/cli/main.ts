@@ -3,15 +3,19 @@
  * CI pipelines on clusters. It prints a table (or JSON with --json) and writes the same run
  * files the extension opens.
  */
+import { rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AdviceOptions } from '../core/advice/advice';
 import { adviseFromRun, shellExports } from '../core/advice/advice';
 import { adviceText } from '../core/advice/adviceText';
+import type { EndpointPair } from '../core/endpoints';
+import { pairName, parseEndpoint, parsePairList } from '../core/endpoints';
 import type { HelperInfo } from '../core/helper';
-import { HelperError, locateHelper } from '../core/helper';
+import { HelperError, bundledHelperPaths, locateHelper } from '../core/helper';
 import { LocalTarget } from '../core/localTarget';
+import { checkPairsOnTopology, readNodeInfo } from '../core/nodeInfo';
 import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
 import type { Run, RunHeader } from '../core/run';
@@ -51,7 +55,11 @@ Sweep options:
   --cus LIST                    CU counts for cu/* paths (default: 1,2,4,...,256)
   --iters N                     timed iterations per point (default 20)
   --seed N                      simulator seed (default 1)
-  --src GPU --dst GPU           the GPU pair (default 0 -> 1)
+  --src E --dst E               one endpoint pair; E = a GPU index or host (pinned host memory);
+                                --src 0 --dst 0 is a GPU-local copy
+  --pairs LIST                  several pairs, e.g. host:0,0:host,0:0 (not with --src/--dst);
+                                default: 0:1 with 2+ GPUs, host:0,0:host,0:0 with one GPU
+  --sim-gpus N                  simulated node's GPU count, 1..8 (sim backend; default 8)
   --timeline-size SIZE          also record a timeline at this size
   --json                        print the result as JSON instead of a table
   --target local|DEST           where the helper runs: this machine (default) or an SSH node,
@@ -64,7 +72,9 @@ Matrix options (docs/MATRIX.md):
   --backend, --paths, --iters, --seed, --json, --target, --ssh-config, --connect-timeout as for sweep
   --size SIZE                   bytes per copy (default 256M)
   --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
-  --gpus LIST|all               GPUs to pair, e.g. 0,1,2,3 (default all)
+  --gpus LIST|all               endpoints to pair, e.g. 0,1,2,3 or host,0,1 (a host row and
+                                column); default all GPUs, host,0 on a one-GPU node
+  --sim-gpus N                  as for sweep
   --concurrent                  all pairs of a path at the same time (all-to-all): each pair's
                                 GB/s under that load, per-GPU send/receive sums, the path's total
 
@@ -103,7 +113,7 @@ function cacheDir(): string {
 async function findHelper(configured: string | undefined, signal: AbortSignal): Promise<HelperInfo> {
   return locateHelper({
     configuredPath: configured ?? process.env.SDMA_LENS_HELPER,
-    bundledPaths: [join(packageRoot, 'native', 'build', 'sdma-probe')],
+    bundledPaths: bundledHelperPaths(packageRoot),
     build: {
       sourceDir: join(packageRoot, 'native'),
       cacheDir: cacheDir(),
@@ -130,6 +140,7 @@ const MEASURE_OPTIONS = {
   cus: { type: 'string' },
   iters: { type: 'string' },
   seed: { type: 'string' },
+  'sim-gpus': { type: 'string' },
   'sim-delay-ms': { type: 'string' },
   fault: { type: 'string' },
 } as const;
@@ -149,6 +160,7 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
       sizes: { type: 'string' },
       src: { type: 'string' },
       dst: { type: 'string' },
+      pairs: { type: 'string' },
       'timeline-size': { type: 'string' },
       ...MEASURE_OPTIONS,
       ...RUN_OPTIONS,
@@ -163,8 +175,8 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
       cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
       iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
       seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
-      src: int('src', values.src, DEFAULT_SWEEP.src),
-      dst: int('dst', values.dst, DEFAULT_SWEEP.dst),
+      pairs: sweepPairs(values),
+      ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
       ...(values['timeline-size'] ? { timelineSizeBytes: parseSizeList(values['timeline-size'])[0]! } : {}),
       ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
       ...(values.fault ? { fault: values.fault } : {}),
@@ -180,6 +192,42 @@ async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
   } finally {
     // A batch job should leave no background ssh behind.
     await conn?.close();
+  }
+}
+
+/** The endpoint pairs the flags name: --src/--dst (both), or --pairs; none: the node's default. */
+export function sweepPairs(values: { src?: string; dst?: string; pairs?: string }): EndpointPair[] {
+  const one = values.src !== undefined || values.dst !== undefined;
+  if (one && values.pairs !== undefined) throw new UsageError('--pairs cannot be combined with --src/--dst: give every pair in --pairs (e.g. --pairs host:0,0:1)');
+  if (values.pairs !== undefined) {
+    try {
+      return parsePairList(values.pairs);
+    } catch (err) {
+      throw new UsageError(`--pairs: ${(err as Error).message}`);
+    }
+  }
+  if (!one) return [];
+  if (values.src === undefined || values.dst === undefined) throw new UsageError(`--${values.src === undefined ? 'dst' : 'src'} needs --${values.src === undefined ? 'src' : 'dst'} too: name both endpoints (a GPU index or host), or use --pairs`);
+  const endpoint = (flag: string, text: string) => {
+    try {
+      return parseEndpoint(text);
+    } catch (err) {
+      throw new UsageError(`--${flag}: ${(err as Error).message}`);
+    }
+  };
+  const pair = { src: endpoint('src', values.src), dst: endpoint('dst', values.dst) };
+  if (pair.src === -1 && pair.dst === -1) throw new UsageError('--src host --dst host is not a GPU copy: at least one endpoint must be a GPU');
+  return [pair];
+}
+
+/** Checks named endpoints against the node's GPUs (`info`) before anything is run or saved. */
+async function checkEndpointsOnNode(conn: SshConnection | undefined, helperPath: string, options: SweepOptions, signal: AbortSignal): Promise<void> {
+  if (options.pairs.length === 0) return;
+  const info = await readNodeInfo(conn ? new SshTarget(conn) : new LocalTarget(), helperPath, options.backend, options.simGpus, signal);
+  try {
+    checkPairsOnTopology(options.pairs, info.topology);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
 }
 
@@ -232,8 +280,13 @@ async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, v
   const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
   const id = makeRunId('sweep', options.backend);
   const helper = await helperOn(conn, options.backend, values.helper, signal);
+  await checkEndpointsOnNode(conn, helper.path, options, signal);
   if (options.timelineSizeBytes !== undefined) options.timelineOut = conn ? `${await makeRemoteRunDir(conn, id)}/timeline.sdmatl` : join(store.dirOf(id), 'timeline.sdmatl');
   const run = await consoleSession(conn, store, runHeader(id, 'sweep', helper.path, sweepArgs(options), conn?.label), values.json === true, signal);
+  if (await refusedByHelper(run, store, id)) {
+    if (conn) await removeRemoteRunDir(conn, id).catch(() => {});
+    return 2;
+  }
   if (conn && options.timelineOut) {
     if (!(await fetchRemoteRunFile(conn, id, 'timeline.sdmatl', join(store.dirOf(id), 'timeline.sdmatl')).catch(() => false))) process.stderr.write(`sdma-lens: the timeline could not be copied from ${conn.label}\n`);
     await removeRemoteRunDir(conn, id).catch(() => {});
@@ -271,7 +324,8 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
       iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
       seed: int('seed', values.seed, DEFAULT_MATRIX.seed),
       ...(values.cus !== undefined ? { cus: int('cus', values.cus, 0) } : {}),
-      ...(values.gpus !== undefined && values.gpus !== 'all' ? { gpus: values.gpus.split(',').map((g) => int('gpus', g.trim(), 0)) } : {}),
+      ...(values.gpus !== undefined && values.gpus !== 'all' ? { gpus: matrixEndpoints(values.gpus) } : {}),
+      ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
       ...(values.concurrent ? { concurrent: true } : {}),
       ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
       ...(values.fault ? { fault: values.fault } : {}),
@@ -286,6 +340,7 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
     const id = makeRunId('matrix', options.backend);
     const helper = await helperOn(conn, options.backend, values.helper, signal);
     const run = await consoleSession(conn, store, runHeader(id, 'matrix', helper.path, matrixArgs(options), conn?.label), values.json === true, signal);
+    if (await refusedByHelper(run, store, id)) return 2;
     const runFile = store.fileOf(id);
     if (values.json) {
       const view = matrixPageView(run);
@@ -297,6 +352,17 @@ async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
   } finally {
     await conn?.close();
   }
+}
+
+/**
+ * The helper refused the arguments (its usage error, exit 2) before measuring anything: say
+ * what it said and keep no run, so `advise` cannot pick an empty sweep.
+ */
+async function refusedByHelper(run: Run, store: RunStore, id: string): Promise<boolean> {
+  if (run.end?.status !== 'error' || run.end.exitCode !== 2 || run.samples.length > 0 || (run.matrixCells?.length ?? 0) > 0) return false;
+  process.stderr.write(`sdma-lens: the helper refused the arguments: ${run.end.message}\n`);
+  await rm(store.dirOf(id), { recursive: true, force: true });
+  return true;
 }
 
 function jsonResult(run: Run, runFile: string) {
@@ -311,9 +377,32 @@ function jsonResult(run: Run, runFile: string) {
     node: view.nodeLabel,
     src: view.src,
     dst: view.dst,
-    series: view.series.map((s) => ({ path: s.path, cus: s.cus, points: s.points.map((p) => ({ sizeBytes: p.sizeBytes, gbps: p.gbps, meanNs: p.meanNs })) })),
+    pairs: view.pairs,
+    series: view.series.map((s) => ({ path: s.path, src: s.src, dst: s.dst, pair: pairName(s), cus: s.cus, points: s.points.map((p) => ({ sizeBytes: p.sizeBytes, gbps: p.gbps, meanNs: p.meanNs })) })),
+    unsupported: view.unsupported,
     problems: view.problems,
   };
+}
+
+/** `--gpus host,0,1`: GPU indices and `host`. */
+export function matrixEndpoints(text: string): number[] {
+  return text.split(',').map((g) => {
+    try {
+      return parseEndpoint(g);
+    } catch (err) {
+      throw new UsageError(`--gpus: ${(err as Error).message}`);
+    }
+  });
+}
+
+/** The newest sweep with samples: a sweep that measured nothing has nothing to advise on. */
+async function newestSweepWithSamples(store: RunStore): Promise<string | undefined> {
+  const candidates = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header?.command === 'sweep').slice(0, 50);
+  for (const r of candidates) {
+    const run = await store.open(r.id).catch(() => undefined);
+    if (run && run.samples.length > 0) return r.id;
+  }
+  return undefined;
 }
 
 async function advise(argv: string[]): Promise<number> {
@@ -332,9 +421,9 @@ async function advise(argv: string[]): Promise<number> {
   });
   if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
   const store = new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
-  const id = positionals[0] ?? (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
+  const id = positionals[0] ?? (await newestSweepWithSamples(store));
   if (!id) {
-    process.stderr.write(`sdma-lens: no sweep runs in ${store.root}; run \`sdma-lens sweep\` first\n`);
+    process.stderr.write(`sdma-lens: no sweep with samples in ${store.root}; run \`sdma-lens sweep\` first\n`);
     return 1;
   }
   const run = await store.open(id);

@@ -2,14 +2,29 @@
  * Finding the native helper, in a fixed order: the path a user configured, then a build
  * shipped with the extension, then one built here from the bundled sources with CMake. A
  * candidate counts only when `--version` answers with a protocol this code speaks.
+ *
+ * The helper shipped in the package has the sim and cuda backends only (ROCm versions vary
+ * from node to node); on a machine with ROCm it is rebuilt once from the shipped sources with
+ * the hip backend, and if that build fails the shipped one is used and the failure reported.
  */
 import { createHash } from 'node:crypto';
-import { access, constants, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { createWriteStream, existsSync } from 'node:fs';
+import { access, chmod, constants, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { delimiter, join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { PROTOCOL_VERSION } from './protocol';
 
 export const HELPER_NAME = 'sdma-probe';
+
+/**
+ * Where a package (VSIX, npm) or a source checkout keeps ready-made helpers, first first:
+ * the prebuilt `bin/sdma-probe` of a package, then a developer's `npm run build:native`.
+ */
+export function bundledHelperPaths(packageRoot: string): string[] {
+  return [join(packageRoot, 'bin', HELPER_NAME), join(packageRoot, 'native', 'build', HELPER_NAME)];
+}
 
 export interface HelperInfo {
   path: string;
@@ -17,6 +32,11 @@ export interface HelperInfo {
   protocol: number;
   backends: string[];
   source: 'setting' | 'bundled' | 'built';
+  /**
+   * Set when a wanted build of the hip backend failed (now, or before with the same sources)
+   * and this helper is the bundled one used instead: what went wrong, naming the build log.
+   */
+  hipBuildProblem?: string;
 }
 
 export class HelperError extends Error {
@@ -61,6 +81,92 @@ async function isExecutable(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * A bundled helper that exists but lost its executable bit (an archive tool that drops file
+ * modes) is made executable again: it sits in the extension's own folder.
+ */
+async function ensureExecutable(path: string): Promise<boolean> {
+  if (await isExecutable(path)) return true;
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) return false;
+    await chmod(path, s.mode | 0o111);
+    return await isExecutable(path);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The build's percentage in one line of its log: CMake's Makefile generator prints
+ * `[ 42%] Building ...`, Ninja `[12/80] Building ...`. Undefined for other lines.
+ */
+export function buildPercent(line: string): number | undefined {
+  const m = /^\s*\[\s*(\d{1,3})%\]/.exec(line);
+  if (m) {
+    const p = Number(m[1]);
+    return p <= 100 ? p : undefined;
+  }
+  const n = /^\s*\[(\d+)\/(\d+)\]/.exec(line);
+  if (n) {
+    const done = Number(n[1]);
+    const total = Number(n[2]);
+    return total > 0 && done <= total ? Math.floor((done * 100) / total) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Turns the percentages of a build log into the increments a progress bar adds up (VS Code's
+ * `progress.report({ increment })` is cumulative): each call returns how far the bar moves for
+ * this line, 0 when it does not move. Percentages never go back (CMake restarts its count per
+ * target in some generators); the bar ends at most at 100.
+ */
+export class BuildProgress {
+  private shown = 0;
+
+  /** The percentage shown so far. */
+  get percent(): number {
+    return this.shown;
+  }
+
+  /** The increment for one log line. */
+  advance(line: string): number {
+    const p = buildPercent(line);
+    if (p === undefined || p <= this.shown) return 0;
+    const increment = p - this.shown;
+    this.shown = p;
+    return increment;
+  }
+}
+
+/** Where ROCm's HIP tools were found, or undefined. Pure: the file checks are passed in. */
+export function findRocm(env: Record<string, string | undefined>, exists: (path: string) => boolean = existsSync): string | undefined {
+  const dirs = [
+    ...(env.PATH ?? '').split(delimiter).filter(Boolean),
+    ...(env.ROCM_PATH ? [join(env.ROCM_PATH, 'bin')] : []),
+    '/opt/rocm/bin',
+  ];
+  for (const dir of dirs) {
+    for (const tool of ['hipconfig', 'hipcc']) {
+      const candidate = join(dir, tool);
+      if (exists(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether to build the hip backend from the shipped sources instead of using the bundled
+ * helper as it is: only when the bundled one lacks hip, this machine has ROCm, and the user
+ * did not pick a backend that does not need it.
+ */
+export function wantHipBuild(o: { bundledBackends: readonly string[]; backendSetting: string; rocm: string | undefined }): boolean {
+  if (o.bundledBackends.includes('hip')) return false;
+  if (o.backendSetting === 'sim' || o.backendSetting === 'cuda') return false;
+  return o.rocm !== undefined;
+}
+
 /** A short hash of the helper's sources, so a build is reused until they change. */
 export async function sourceHash(sourceDir: string): Promise<string> {
   const hash = createHash('sha256');
@@ -85,44 +191,80 @@ export interface BuildOptions {
   cacheDir: string;
   signal?: AbortSignal;
   onProgress?: (message: string) => void;
+  /** Each line of the CMake / compiler output, as it arrives. */
   onOutput?: (line: string) => void;
+  /** The progress bar's increment for a line that moved the build's percentage (`BuildProgress`). */
+  onPercent?: (increment: number, percent: number) => void;
+  /**
+   * A named build with extra CMake options, kept apart from the plain one
+   * (`<cacheDir>/helper-<variant>-<hash>/`), e.g. `hip` with `-DSDMA_PROBE_WITH_HIP=ON`.
+   */
+  variant?: { name: string; cmakeArgs: string[] };
 }
 
-/** Builds the helper with CMake unless a build of the same sources exists. Returns its path. */
-export async function buildHelper(o: BuildOptions): Promise<string> {
+/** The folder a build of these sources goes to, and the log file it writes next to it. */
+export async function buildLocation(o: Pick<BuildOptions, 'sourceDir' | 'cacheDir' | 'variant'>): Promise<{ outDir: string; binary: string; log: string }> {
   const hash = await sourceHash(o.sourceDir);
-  const outDir = join(o.cacheDir, `helper-${hash}`);
-  const binary = join(outDir, HELPER_NAME);
+  const outDir = join(o.cacheDir, o.variant ? `helper-${o.variant.name}-${hash}` : `helper-${hash}`);
+  return { outDir, binary: join(outDir, HELPER_NAME), log: `${outDir}.log` };
+}
+
+/**
+ * Builds the helper with CMake unless a build of the same sources exists. Returns its path.
+ * The output streams line by line to `onOutput` and into `<build folder>.log`; the compile
+ * step uses every core this process may use.
+ */
+export async function buildHelper(o: BuildOptions): Promise<string> {
+  const { outDir, binary, log } = await buildLocation(o);
   if (await isExecutable(binary)) return binary;
 
   const cmake = await execa('cmake', ['--version'], { reject: false, stdin: 'ignore' });
   if (cmake.failed) {
     throw new HelperError('CMake was not found, so the helper cannot be built', 'Install CMake 3.20+ and a C++17 compiler (Debian: sudo apt-get install cmake g++), or set sdmaLens.helperPath to a built sdma-probe.');
   }
+  await mkdir(o.cacheDir, { recursive: true });
   // Build in a scratch folder and move it into place, so a cancelled or failed build never leaves a half binary that looks reusable.
   const scratch = `${outDir}.tmp-${process.pid}`;
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { recursive: true });
+  const logFile = createWriteStream(log);
+  const progress = new BuildProgress();
   const step = async (message: string, args: string[]) => {
     o.onProgress?.(message);
-    const r = await execa('cmake', args, { reject: false, cancelSignal: o.signal, stdin: 'ignore', all: true });
-    for (const line of String(r.all ?? '').split('\n')) if (line) o.onOutput?.(line);
+    logFile.write(`$ cmake ${args.join(' ')}\n`);
+    const child = execa('cmake', args, { reject: false, cancelSignal: o.signal, stdin: 'ignore', all: true, buffer: false });
+    const tail: string[] = [];
+    const lines = createInterface({ input: child.all!, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      logFile.write(`${line}\n`);
+      tail.push(line);
+      if (tail.length > 400) tail.shift();
+      if (line) o.onOutput?.(line);
+      const increment = progress.advance(line);
+      if (increment > 0) o.onPercent?.(increment, progress.percent);
+    });
+    const closed = new Promise<void>((ok) => lines.once('close', () => ok()));
+    const r = await child;
+    await closed;
     if (r.isCanceled) throw new HelperError('the helper build was cancelled', 'Run the command again to build it.');
     if (r.failed) {
-      const text = String(r.all ?? '');
+      const text = tail.join('\n');
       const noCompiler = /No CMAKE_CXX_COMPILER could be found|CMAKE_CXX_COMPILER.*not found/i.test(text);
       throw new HelperError(
-        noCompiler ? 'no C++ compiler was found, so the helper cannot be built' : `building the helper failed (${message}); the build log is in the output channel`,
+        noCompiler ? 'no C++ compiler was found, so the helper cannot be built' : `building the helper failed (${message}); the build log is ${log}`,
         noCompiler ? 'Install a C++17 compiler (Debian: sudo apt-get install g++), or set sdmaLens.helperPath.' : 'Fix the error shown in the log, or set sdmaLens.helperPath to a built sdma-probe.',
       );
     }
   };
   try {
-    await step('Configuring the helper (CMake)', ['-S', o.sourceDir, '-B', scratch, '-DCMAKE_BUILD_TYPE=Release', '-DSDMA_PROBE_BUILD_TESTS=OFF']);
-    await step('Compiling the helper', ['--build', scratch, '--parallel']);
+    await step(o.variant ? `Configuring the helper with ${o.variant.name} (CMake)` : 'Configuring the helper (CMake)', [
+      '-S', o.sourceDir, '-B', scratch, '-DCMAKE_BUILD_TYPE=Release', '-DSDMA_PROBE_BUILD_TESTS=OFF', ...(o.variant?.cmakeArgs ?? []),
+    ]);
+    await step(o.variant ? `Compiling the helper with ${o.variant.name}` : 'Compiling the helper', ['--build', scratch, '--parallel', String(availableParallelism())]);
     await rm(outDir, { recursive: true, force: true });
     await rename(scratch, outDir);
   } finally {
+    await new Promise<void>((ok) => logFile.end(() => ok()));
     await rm(scratch, { recursive: true, force: true });
   }
   return binary;
@@ -131,25 +273,39 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
 export interface LocateOptions {
   /** sdmaLens.helperPath; empty means unset. */
   configuredPath?: string;
-  /** Binaries shipped with the extension, tried in order. */
+  /** Binaries shipped with the extension, tried in order (`bundledHelperPaths`). */
   bundledPaths: string[];
   build?: BuildOptions;
+  /**
+   * Build the hip backend at first use when the bundled helper lacks it (`wantHipBuild`).
+   * `rocm`: where ROCm was found (`findRocm`); `backendSetting`: sdmaLens.defaultBackend.
+   */
+  hip?: { backendSetting: string; rocm: string | undefined };
   signal?: AbortSignal;
 }
 
-/** Finds a working helper: setting, then bundled, then a build from source. */
+/** The CMake options of the first-use hip build: hip on, so a ROCm CMake cannot use is an error in the log. */
+export const HIP_VARIANT = { name: 'hip', cmakeArgs: ['-DSDMA_PROBE_WITH_HIP=ON'] };
+
+/** Finds a working helper: setting, then bundled (rebuilt with hip where that is wanted), then a build from source. */
 export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
   if (o.configuredPath && o.configuredPath.trim().length > 0) {
     // A configured path that does not work is an error, not a reason to silently run something else.
     return probeHelper(o.configuredPath, 'setting', o.signal);
   }
   for (const candidate of o.bundledPaths) {
-    if (await isExecutable(candidate)) {
+    if (await ensureExecutable(candidate)) {
+      let bundled: HelperInfo;
       try {
-        return await probeHelper(candidate, 'bundled', o.signal);
+        bundled = await probeHelper(candidate, 'bundled', o.signal);
       } catch {
         // A stale bundled build (older protocol) falls through to a fresh build.
+        continue;
       }
+      if (o.build && o.hip && wantHipBuild({ bundledBackends: bundled.backends, backendSetting: o.hip.backendSetting, rocm: o.hip.rocm })) {
+        return await withHipBuild(bundled, o.build, o.signal);
+      }
+      return bundled;
     }
   }
   if (!o.build) {
@@ -157,4 +313,31 @@ export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
   }
   const built = await buildHelper({ ...o.build, signal: o.signal });
   return probeHelper(built, 'built', o.signal);
+}
+
+/**
+ * The hip build of the shipped sources, or the bundled helper with `hipBuildProblem` when it
+ * fails. A failure is remembered (`<build folder>.failed`, next to its log) so that every new
+ * window does not spend minutes on the same failing build; removing that file retries.
+ * A cancelled build is not remembered and not replaced: cancel means stop.
+ */
+async function withHipBuild(bundled: HelperInfo, build: BuildOptions, signal: AbortSignal | undefined): Promise<HelperInfo> {
+  const options: BuildOptions = { ...build, variant: HIP_VARIANT, signal };
+  const { outDir, log } = await buildLocation(options);
+  const marker = `${outDir}.failed`;
+  if (existsSync(marker)) {
+    const before = (await readFile(marker, 'utf8').catch(() => '')).trim();
+    return { ...bundled, hipBuildProblem: `the hip backend could not be built from these sources before (${before || 'see the log'}); the build log is ${log}. Remove ${marker} to try again.` };
+  }
+  try {
+    const built = await buildHelper(options);
+    const info = await probeHelper(built, 'built', signal);
+    if (!info.backends.includes('hip')) throw new HelperError(`the helper built with ROCm has no hip backend (backends: ${info.backends.join(', ')})`, '');
+    return info;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    await writeFile(marker, `${reason}\n`).catch(() => {});
+    return { ...bundled, hipBuildProblem: `building the hip backend failed: ${reason}. The build log is ${log}; using the bundled helper (${bundled.backends.join(', ')}).` };
+  }
 }

@@ -2,11 +2,15 @@
  * Finds (or builds) the helper once per session and target and remembers it; a build shows
  * progress and can be cancelled. Settings changes forget the cached answers. On an SSH
  * target the helper is found or built on the node (core/ssh/deploy.ts).
+ *
+ * Locally the helper shipped in the package (`bin/sdma-probe`) is used as it is, except on a
+ * machine with ROCm, where the hip backend is built once from the shipped sources: its CMake
+ * output goes line by line to the log channel and its percentage to the progress notification.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HelperInfo } from '../core/helper';
-import { HELPER_NAME, locateHelper } from '../core/helper';
+import { bundledHelperPaths, findRocm, locateHelper } from '../core/helper';
 import type { SshConnection } from '../core/ssh/connection';
 import type { RemoteHelperInfo } from '../core/ssh/deploy';
 import { deployHelper } from '../core/ssh/deploy';
@@ -22,7 +26,7 @@ export class HelperService implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('sdmaLens.helperPath')) this.cached = undefined;
+      if (e.affectsConfiguration('sdmaLens.helperPath') || e.affectsConfiguration('sdmaLens.defaultBackend')) this.cached = undefined;
       if (e.affectsConfiguration('sdmaLens.ssh')) this.remote.clear();
     });
   }
@@ -39,33 +43,47 @@ export class HelperService implements vscode.Disposable {
 
   private async locate(): Promise<HelperInfo> {
     const root = this.context.extensionUri.fsPath;
-    return await vscode.window.withProgress(
+    const info = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: preparing the helper', cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
+        let step = '';
         try {
-          const info = await locateHelper({
+          const found = await locateHelper({
             configuredPath: helperPathSetting(),
-            bundledPaths: [path.join(root, 'bin', HELPER_NAME), path.join(root, 'native', 'build', HELPER_NAME)],
+            bundledPaths: bundledHelperPaths(root),
             build: {
               sourceDir: path.join(root, 'native'),
               cacheDir: this.context.globalStorageUri.fsPath,
               onProgress: (message) => {
+                step = message;
                 progress.report({ message });
                 this.log.info(message);
               },
-              onOutput: (line) => this.log.trace(`[build] ${line}`),
+              onOutput: (line) => this.log.info(`[build] ${line}`),
+              onPercent: (increment, percent) => progress.report({ message: `${step} ${percent}%`, increment }),
+            },
+            hip: {
+              backendSetting: vscode.workspace.getConfiguration('sdmaLens').get<string>('defaultBackend', 'auto'),
+              rocm: findRocm(process.env),
             },
             signal: controller.signal,
           });
-          this.log.info(`helper ${info.path} (${info.source}, version ${info.version}, backends ${info.backends.join(', ')})`);
-          return info;
+          this.log.info(`helper ${found.path} (${found.source}, version ${found.version}, backends ${found.backends.join(', ')})`);
+          return found;
         } finally {
           sub.dispose();
         }
       },
     );
+    if (info.hipBuildProblem) {
+      this.log.warn(info.hipBuildProblem);
+      void vscode.window
+        .showWarningMessage(`SDMA Lens: ${info.hipBuildProblem}`, 'Show Log')
+        .then((choice) => (choice === 'Show Log' ? this.log.show() : undefined));
+    }
+    return info;
   }
 
   /** The helper on a node: a configured one, a cached build, one on its PATH, or a fresh build there. */
