@@ -16,6 +16,10 @@ struct OpenFailure {
 
 struct GpuOptions {
   std::uint64_t seed = 1;
+  // A node whose runtime answers with no GPU still opens (a topology without GPUs, for `info`
+  // and the no-gpu answers of commands that copy) instead of failing with no-gpu. Off for
+  // `--backend auto`, which then falls back to the simulator.
+  bool openWithoutGpus = false;
 };
 
 // Each returns null and fills `failure` when the vendor's runtime finds no usable GPU.

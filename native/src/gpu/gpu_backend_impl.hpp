@@ -3,8 +3,11 @@
 // The GPU backend's host side, one source for both vendors: cuda_backend.cu and
 // hip_backend.hip each include it once. The measurement method is docs/MEASUREMENT.md.
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -226,6 +230,8 @@ struct Nvml {
   int (*driverVersion)(char*, unsigned int) = nullptr;
   int (*remoteType)(void*, unsigned int, int*) = nullptr;
   int (*p2pStatus)(void*, void*, int, int*) = nullptr;
+  int (*maxPcieGeneration)(void*, unsigned int*) = nullptr;
+  int (*maxPcieWidth)(void*, unsigned int*) = nullptr;
   bool ok = false;
 };
 
@@ -244,6 +250,9 @@ Nvml& nvml() {
     v.driverVersion = reinterpret_cast<int (*)(char*, unsigned int)>(dlsym(v.lib, "nvmlSystemGetDriverVersion"));
     v.remoteType = reinterpret_cast<int (*)(void*, unsigned int, int*)>(dlsym(v.lib, "nvmlDeviceGetNvLinkRemoteDeviceType"));
     v.p2pStatus = reinterpret_cast<int (*)(void*, void*, int, int*)>(dlsym(v.lib, "nvmlDeviceGetP2PStatus"));
+    v.maxPcieGeneration =
+        reinterpret_cast<int (*)(void*, unsigned int*)>(dlsym(v.lib, "nvmlDeviceGetMaxPcieLinkGeneration"));
+    v.maxPcieWidth = reinterpret_cast<int (*)(void*, unsigned int*)>(dlsym(v.lib, "nvmlDeviceGetMaxPcieLinkWidth"));
     v.ok = v.init != nullptr && v.handleByBusId != nullptr && v.linkState != nullptr && v.remotePci != nullptr &&
            v.init() == 0;
     return v;
@@ -278,6 +287,22 @@ std::vector<hsa_agent_t> gpuAgents() {
   return agents;
 }
 
+// The first CPU agent: the agent a host buffer is named by in ROCr's copy calls.
+std::optional<hsa_agent_t> firstCpuAgent() {
+  std::optional<hsa_agent_t> found;
+  hsa_iterate_agents(
+      [](hsa_agent_t agent, void* data) {
+        hsa_device_type_t type{};
+        if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS && type == HSA_DEVICE_TYPE_CPU) {
+          *static_cast<std::optional<hsa_agent_t>*>(data) = agent;
+          return HSA_STATUS_INFO_BREAK;
+        }
+        return HSA_STATUS_SUCCESS;
+      },
+      &found);
+  return found;
+}
+
 // SDMA engine counts by their numeric attribute ids (HSA_AMD_AGENT_INFO_NUM_SDMA_ENG 0xA10A,
 // _NUM_SDMA_XGMI_ENG 0xA10B): older headers lack the names, older runtimes answer an error.
 std::pair<std::uint32_t, std::uint32_t> sdmaEngineCounts(hsa_agent_t agent) {
@@ -287,6 +312,224 @@ std::pair<std::uint32_t, std::uint32_t> sdmaEngineCounts(hsa_agent_t agent) {
   return {pcie, xgmi};
 }
 #endif
+
+// ---- host facts: NUMA placement and the GPU's PCIe link, from sysfs ----
+std::string readSysfsLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return {};
+  return line;
+}
+
+// The runtimes print PCI addresses in upper or lower case with domains of 4 or 8 digits;
+// sysfs names devices dddd:bb:dd.f in lower case.
+std::string sysfsPciDevice(const std::string& busId) {
+  unsigned int domain = 0, bus = 0, device = 0, function = 0;
+  if (std::sscanf(busId.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4) return {};
+  char name[64];
+  std::snprintf(name, sizeof name, "/sys/bus/pci/devices/%04x:%02x:%02x.%x", domain & 0xFFFFu, bus, device, function);
+  return name;
+}
+
+// The NUMA node the platform puts the device on; -1 when it does not say (sysfs prints -1 then too).
+int sysfsNumaNode(const std::string& busId) {
+  const std::string dir = sysfsPciDevice(busId);
+  if (dir.empty()) return -1;
+  const std::string text = readSysfsLine(dir + "/numa_node");
+  if (text.empty()) return -1;
+  char* end = nullptr;
+  const long node = std::strtol(text.c_str(), &end, 10);
+  return end != text.c_str() && node >= 0 && node < 1024 ? static_cast<int>(node) : -1;
+}
+
+// NUMA nodes of the host: node<N> folders in sysfs; 0 when sysfs does not say.
+int hostNumaNodeCount() {
+  DIR* dir = opendir("/sys/devices/system/node");
+  if (dir == nullptr) return 0;
+  int count = 0;
+  while (const dirent* e = readdir(dir)) {
+    if (std::strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9') ++count;
+  }
+  closedir(dir);
+  return count;
+}
+
+// Usable bytes per direction of a PCIe link: GT/s per lane x lanes x line-code efficiency / 8
+// (8b/10b up to 5 GT/s, 128b/130b for 8-32 GT/s, FLIT mode's 242/256 from 64 GT/s).
+double pcieGbpsPerDirection(double gtPerSecond, int lanes) {
+  const double efficiency = gtPerSecond >= 64 ? 242.0 / 256.0 : (gtPerSecond >= 8 ? 128.0 / 130.0 : 0.8);
+  return gtPerSecond * lanes * efficiency / 8.0;
+}
+
+double pcieGtPerSecondOfGeneration(unsigned int generation) {
+  static const double kRates[] = {0, 2.5, 5, 8, 16, 32, 64, 128};
+  return generation < sizeof kRates / sizeof kRates[0] ? kRates[generation] : 0;
+}
+
+struct PcieLinkFacts {
+  double gtPerSecond = 0;
+  int lanes = 0;
+};
+
+// What the GPU's link can carry: the lower of the device's and its upstream port's maximum
+// speed and width. An idle GPU drops its link to a lower speed, so current_link_speed read at
+// `info` time would understate it; current_* is the fallback where max_* is missing.
+PcieLinkFacts sysfsPcieLink(const std::string& busId) {
+  PcieLinkFacts facts;
+  const std::string dir = sysfsPciDevice(busId);
+  if (dir.empty()) return facts;
+  auto speed = [](const std::string& path) { return std::atof(readSysfsLine(path).c_str()); };  // "32.0 GT/s PCIe"
+  auto width = [](const std::string& path) { return std::atoi(readSysfsLine(path).c_str()); };
+  double gt = speed(dir + "/max_link_speed");
+  int lanes = width(dir + "/max_link_width");
+  char real[4096];
+  if (realpath(dir.c_str(), real) != nullptr) {
+    std::string upstream(real);
+    upstream = upstream.substr(0, upstream.rfind('/'));
+    const double upGt = speed(upstream + "/max_link_speed");
+    const int upLanes = width(upstream + "/max_link_width");
+    if (upGt > 0 && (gt <= 0 || upGt < gt)) gt = upGt;
+    if (upLanes > 0 && (lanes <= 0 || upLanes < lanes)) lanes = upLanes;
+  }
+  if (gt <= 0) gt = speed(dir + "/current_link_speed");
+  if (lanes <= 0) lanes = width(dir + "/current_link_width");
+  if (gt > 0 && lanes > 0) facts = {gt, lanes};
+  return facts;
+}
+
+// ---- pinned host memory near a GPU ----
+// Placement by the mbind(2) system call, so no libnuma is needed: MPOL_PREFERRED (1) on the
+// fresh mapping before any page is touched, then the runtime registers (pins and maps) it,
+// which faults every page in under that policy.
+constexpr int kMpolPreferred = 1;
+constexpr unsigned long kMpolFNode = 1, kMpolFAddr = 2;
+
+long bindToNode(void* addr, std::size_t bytes, int node) {
+  unsigned long mask[16] = {};  // 1024 nodes
+  mask[node / 64] |= 1ul << (node % 64);
+  return syscall(SYS_mbind, addr, bytes, kMpolPreferred, mask, sizeof mask * 8 + 1, 0u);
+}
+
+// The node a page of ours is on, or -1 where the kernel does not say.
+int nodeOfPage(const void* addr) {
+  int node = -1;
+  if (syscall(SYS_get_mempolicy, &node, nullptr, 0ul, const_cast<void*>(addr), kMpolFNode | kMpolFAddr) != 0) return -1;
+  return node;
+}
+
+struct HostBuffer {
+  unsigned char* ptr = nullptr;  // the CPU's address (the runtime's copy calls take it too)
+  unsigned char* dev = nullptr;  // the GPUs' address of the same memory (kernels)
+  std::uint64_t bytes = 0;
+  bool registered = false;       // mmap + register (placed) rather than the runtime's allocation
+  int numaNode = -1;             // where its pages are, -1 unknown
+  std::string why;               // why it is not placed, when it is not
+};
+
+void freeHostBuffer(HostBuffer& b) {
+  if (b.ptr == nullptr) return;
+  if (b.registered) {
+    (void)hipHostUnregister(b.ptr);
+    munmap(b.ptr, b.bytes);
+  } else {
+    (void)hipHostFree(b.ptr);
+  }
+  b = {};
+}
+
+// Pinned, mapped for every GPU (portable), on `node` when it is known (>= 0) and the
+// platform lets us place it; otherwise the runtime's own allocation, wherever the kernel puts it.
+HostBuffer allocHostBuffer(std::uint64_t bytes, int node) {
+  HostBuffer b;
+  b.bytes = bytes;
+  if (node >= 0) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw GpuFailure{"out-of-memory", "mmap of " + std::to_string(bytes) + " bytes of host memory failed",
+                                          "use smaller --sizes or free host memory"};
+    if (bindToNode(p, bytes, node) != 0) {
+      b.why = std::string("mbind refused (") + std::strerror(errno) + ")";
+      munmap(p, bytes);
+    } else {
+      const hipError_t e = hipHostRegister(p, bytes, hipHostRegisterMapped | hipHostRegisterPortable);
+      if (e == hipSuccess) {
+        b.ptr = static_cast<unsigned char*>(p);
+        b.registered = true;
+        void* dev = nullptr;
+        check(hipHostGetDevicePointer(&dev, p, 0), "hipHostGetDevicePointer (host buffer)");
+        b.dev = static_cast<unsigned char*>(dev);
+        const int seen = nodeOfPage(p);
+        b.numaNode = seen >= 0 ? seen : node;
+        return b;
+      }
+      (void)hipGetLastError();
+      b.why = std::string("registering placed memory failed (") + hipGetErrorName(e) + ")";
+      munmap(p, bytes);
+    }
+  } else {
+    b.why = "the platform does not say which NUMA node is nearest the GPU";
+  }
+  void* p = nullptr;
+  check(hipHostMalloc(&p, bytes, hipHostMallocMapped | hipHostMallocPortable), "hipHostMalloc (host buffer)");
+  b.ptr = static_cast<unsigned char*>(p);
+  void* dev = nullptr;
+  check(hipHostGetDevicePointer(&dev, p, 0), "hipHostGetDevicePointer (host buffer)");
+  b.dev = static_cast<unsigned char*>(dev);
+  return b;
+}
+
+// Validation of a host destination, on the host: the check kernel's rules (pattern in every
+// copied byte, poison in every guard byte), split over a few threads.
+struct HostCheck {
+  std::uint64_t wrongBytes = 0;
+  std::uint64_t firstWrongOffset = ~0ull;
+};
+
+HostCheck checkOnHost(const unsigned char* dst, std::uint64_t bytes, std::uint64_t strideBytes, std::uint64_t sizeBytes,
+                      std::uint64_t seed) {
+  const std::uint64_t words = bytes / 8;
+  const unsigned hw = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  const std::uint64_t perThread = (words + hw - 1) / hw;
+  std::vector<HostCheck> parts(hw);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < hw; ++t) {
+    threads.emplace_back([&, t] {
+      const std::uint64_t begin = t * perThread, end = std::min(words, begin + perThread);
+      HostCheck& part = parts[t];
+      for (std::uint64_t i = begin; i < end; ++i) {
+        std::uint64_t got;
+        std::memcpy(&got, dst + i * 8, 8);
+        const std::uint64_t offset = i * 8, inSlot = offset % strideBytes;
+        std::uint64_t want;
+        if (inSlot + 8 <= sizeBytes) {
+          want = patternWord(seed, i);
+        } else if (inSlot >= sizeBytes && inSlot + 8 <= strideBytes) {
+          want = 0xA5A5A5A5A5A5A5A5ull;
+        } else {
+          want = 0;
+          for (int k = 0; k < 8; ++k) {
+            want |= static_cast<std::uint64_t>(expectedByte(seed, offset + k, strideBytes, sizeBytes)) << (8 * k);
+          }
+        }
+        if (got == want) continue;
+        for (int k = 0; k < 8; ++k) {
+          if (((got ^ want) >> (8 * k)) & 0xFF) {
+            ++part.wrongBytes;
+            part.firstWrongOffset = std::min<std::uint64_t>(part.firstWrongOffset, offset + k);
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  HostCheck all;
+  for (const HostCheck& part : parts) {
+    all.wrongBytes += part.wrongBytes;
+    all.firstWrongOffset = std::min(all.firstWrongOffset, part.firstWrongOffset);
+  }
+  return all;
+}
+
+std::string endpointName(int endpoint) { return isHost(endpoint) ? "host" : "GPU " + std::to_string(endpoint); }
 
 struct PeerLink {
   std::string kind = "pcie";
@@ -311,16 +554,43 @@ struct DeviceScratch {
   std::uint32_t goValue = 0;
 };
 
+// The endpoints of a copy and what runs it. `gpu` runs the streams, kernels and checks: the
+// source GPU, or the destination GPU when the source is host memory. A host endpoint's
+// region is pinned host memory on the NUMA node nearest that GPU (where the platform says).
 struct Pair {
-  int src = 0, dst = 0;
-  hipStream_t stream{};       // on src: launches, host-initiated copies
-  hipStream_t proxyStream{};  // on src: the proxy's copies and completion writes
+  int src = 0, dst = 0;  // GPU index or kHostEndpoint; src == dst: GPU-local
+  int gpu = 0;
+  hipStream_t stream{};       // on gpu: launches, host-initiated copies
+  hipStream_t proxyStream{};  // on gpu: the proxy's copies and completion writes
   hipEvent_t start{}, end{}, stampDone{};
-  unsigned char* srcRegion = nullptr;  // on src
-  unsigned char* dstRegion = nullptr;  // on dst
+  unsigned char* srcRegion = nullptr;  // device address of the source (host buffer: its mapped address)
+  unsigned char* dstRegion = nullptr;  // device address of the destination
+  HostBuffer srcHost, dstHost;         // set for host endpoints
   std::uint64_t regionBytes = 0;
   std::map<int, hipStream_t> cuMaskStreams;  // AMD: one stream per CU count
+  bool peer() const { return !isHost(src) && !isHost(dst) && src != dst; }
+  // The addresses the runtime's copy calls take: the CPU's for host memory.
+  unsigned char* srcCopy() const { return isHost(src) ? srcHost.ptr : srcRegion; }
+  unsigned char* dstCopy() const { return isHost(dst) ? dstHost.ptr : dstRegion; }
+  // Where a host endpoint's pages are, for the sample's label.
+  std::string hostLabel() const {
+    const HostBuffer& h = isHost(src) ? srcHost : dstHost;
+    if (!isHost(src) && !isHost(dst)) return {};
+    return h.numaNode >= 0 ? "host-numa-" + std::to_string(h.numaNode) : "host-numa-unknown";
+  }
 };
+
+// The engine path between two endpoints: a peer copy between GPUs, else the runtime's
+// host-to-device, device-to-host or device-to-device copy.
+hipError_t engineCopy(const Pair& pair, std::uint64_t offset, std::uint64_t bytes, hipStream_t stream) {
+  if (pair.peer()) {
+    return hipMemcpyPeerAsync(pair.dstRegion + offset, pair.dst, pair.srcRegion + offset, pair.src, bytes, stream);
+  }
+  const hipMemcpyKind kind = isHost(pair.src)   ? hipMemcpyHostToDevice
+                             : isHost(pair.dst) ? hipMemcpyDeviceToHost
+                                                : hipMemcpyDeviceToDevice;
+  return hipMemcpyAsync(pair.dstCopy() + offset, pair.srcCopy() + offset, bytes, kind, stream);
+}
 
 // Raw trace of one iteration, for the timeline.
 struct IterationTrace {
@@ -349,18 +619,28 @@ class GpuBackend final : public Backend {
     if (sharedGateHost_ != nullptr) (void)hipHostFree(const_cast<std::uint32_t*>(sharedGateHost_));
     for (auto& [key, pair] : pairs_) {
       (void)key;
-      (void)hipSetDevice(pair.src);
-      if (pair.srcRegion) (void)hipFree(pair.srcRegion);
-      if (pair.dstRegion) {
-        (void)hipSetDevice(pair.dst);
-        (void)hipFree(pair.dstRegion);
-      }
+      freeRegions(pair);
     }
   }
 
   std::string_view name() const override { return SDMA_BACKEND_NAME; }
   bool simulated() const override { return false; }
   const Topology& topology() const override { return topology_; }
+
+#if defined(SDMA_GPU_NVIDIA)
+  // NVIDIA's engine/device is a host proxy thread submitting peer copies a kernel asks for:
+  // the reasons differ from the default's GPU-initiated SDMA.
+  std::string pathUnsupported(CopyPath path, int src, int dst) const override {
+    if (path != CopyPath::EngineDevice) return {};
+    if (isHost(src) || isHost(dst)) {
+      return "engine/device needs two GPUs: on NVIDIA it is a kernel handing peer copies to a host proxy thread "
+             "(no public device API drives the copy engine); with host memory at one end that is the CPU's own "
+             "copy, engine/host";
+    }
+    if (src == dst) return "engine/device needs two GPUs: a GPU-local copy has no peer to hand a copy to (engine/host measures it)";
+    return {};
+  }
+#endif
 
   CopyMeasurement measure(const CopyRequest& request) override {
     CopyMeasurement m;
@@ -373,6 +653,7 @@ class GpuBackend final : public Backend {
       m.cusSeen = run.cusSeen;
       m.traced = request.trace;
     } catch (const GpuFailure& f) {
+      m = {};
       m.status = RunStatus::Failed;
       m.errorCode = f.code;
       m.failure = f.message;
@@ -398,6 +679,7 @@ class GpuBackend final : public Backend {
   std::uint64_t timelineEventCount(const TimelineRequest& request) const override {
     std::uint64_t perRepeat = 0;
     for (CopyPath p : request.paths) {
+      if (!pathUnsupported(p, request.srcGpu, request.dstGpu).empty()) continue;
       switch (p) {
         case CopyPath::CuHost:
         case CopyPath::CuDevice: perRepeat += 1 + static_cast<std::uint64_t>(request.cus); break;
@@ -416,6 +698,7 @@ class GpuBackend final : public Backend {
       for (int r = 0; r < request.repeats; ++r) {
         for (CopyPath path : request.paths) {
           if (cancel::requested()) return RunStatus::Cancelled;
+          if (!pathUnsupported(path, request.srcGpu, request.dstGpu).empty()) continue;  // nothing to draw
           CopyRequest unit{path, request.srcGpu, request.dstGpu, request.sizeBytes, request.cus, 1, 1};
           unit.mode = TimingMode::OneShot;
           CopyMeasurement m;
@@ -427,7 +710,7 @@ class GpuBackend final : public Backend {
           traces.emplace_back(path, std::move(run.last));
         }
       }
-      appendEvents(request, traces, out);
+      appendEvents(request, pair.gpu, traces, out);
     } catch (const GpuFailure& f) {
       timelineFailure_.status = RunStatus::Failed;
       timelineFailure_.errorCode = f.code;
@@ -465,6 +748,7 @@ class GpuBackend final : public Backend {
       gpu.l2Bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
       char bus[64] = {};
       if (hipDeviceGetPCIBusId(bus, sizeof bus, d) == hipSuccess) gpu.pciBusId = bus;
+      gpu.numaNode = sysfsNumaNode(gpu.pciBusId);
 #if defined(SDMA_GPU_NVIDIA)
       gpu.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
       // asyncEngineCount counts the copy engines the runtime schedules onto.
@@ -494,6 +778,11 @@ class GpuBackend final : public Backend {
       l2Bytes_.push_back(gpu.l2Bytes);
     }
     topology_.node.model = deviceCount > 0 ? topology_.gpus[0].name : "";
+    if (const int nodes = hostNumaNodeCount(); nodes > 0) topology_.host = HostInfo{nodes};
+    for (int d = 0; d < deviceCount; ++d) {
+      const double gbps = hostLinkGbps(topology_.gpus[static_cast<std::size_t>(d)]);
+      if (gbps > 0) topology_.links.push_back({kHostEndpoint, d, "pcie", 1, gbps});
+    }
     for (int s = 0; s < deviceCount; ++s) {
       for (int d = 0; d < deviceCount; ++d) {
         if (s == d) continue;
@@ -516,6 +805,23 @@ class GpuBackend final : public Backend {
     topology_.libraries.push_back({"hip-runtime", dottedVersion(runtime)});
 #endif
     addCollectiveLibraries(topology_.libraries);
+  }
+
+  // Host <-> GPU: NVML's maximum link generation and width for this device in this system
+  // (NVIDIA), else sysfs; 0 when neither says.
+  double hostLinkGbps(const GpuInfo& gpu) {
+#if defined(SDMA_GPU_NVIDIA)
+    Nvml& n = nvml();
+    void* handle = nullptr;
+    unsigned int generation = 0, lanes = 0;
+    if (n.ok && n.maxPcieGeneration != nullptr && n.maxPcieWidth != nullptr &&
+        n.handleByBusId(gpu.pciBusId.c_str(), &handle) == 0 && n.maxPcieGeneration(handle, &generation) == 0 &&
+        n.maxPcieWidth(handle, &lanes) == 0 && pcieGtPerSecondOfGeneration(generation) > 0 && lanes > 0) {
+      return pcieGbpsPerDirection(pcieGtPerSecondOfGeneration(generation), static_cast<int>(lanes));
+    }
+#endif
+    const PcieLinkFacts link = sysfsPcieLink(gpu.pciBusId);
+    return link.lanes > 0 ? pcieGbpsPerDirection(link.gtPerSecond, link.lanes) : 0;
   }
 
   PeerLink peerLink(int s, int d) {
@@ -573,13 +879,33 @@ class GpuBackend final : public Backend {
   // ---- per-pair resources ----
   Pair& ensurePair(int src, int dst) {
     const int deviceCount = static_cast<int>(topology_.gpus.size());
-    if (deviceCount < 2) {
-      throw GpuFailure{"one-gpu", "this node has one GPU; a copy needs a second one",
-                       "run on a node with two or more GPUs (the simulator: --backend sim)"};
+    if (deviceCount == 0) {
+      throw GpuFailure{"no-gpu", std::string("no ") + SDMA_GPU_NVIDIA_OR_AMD("NVIDIA", "AMD") + " GPU is visible to this process",
+                       "run on a GPU node; without a GPU use --backend sim"};
     }
-    const int key = src * 4096 + dst;
+    for (int e : {src, dst}) {
+      if (!isHost(e) && (e < 0 || e >= deviceCount)) {
+        throw GpuFailure{"runtime", endpointName(e) + " does not exist (this node has " + std::to_string(deviceCount) +
+                                        " GPU" + (deviceCount == 1 ? "" : "s") + ")",
+                         "name a GPU from `sdma-probe info`, or host"};
+      }
+    }
+    if (isHost(src) && isHost(dst)) {
+      throw GpuFailure{"unsupported", "a copy from host memory to host memory involves no GPU",
+                       "put a GPU at one end at least (--src host --dst 0)"};
+    }
+    const int key = (src + 1) * 4096 + (dst + 1);
     auto it = pairs_.find(key);
     if (it != pairs_.end()) return it->second;
+    Pair pair;
+    pair.src = src;
+    pair.dst = dst;
+    pair.gpu = isHost(src) ? dst : src;
+    if (!pair.peer()) {
+      check(hipSetDevice(pair.gpu), "hipSetDevice");
+      createPairStreams(pair);
+      return pairs_.emplace(key, pair).first->second;
+    }
     int canAccess = 0;
     check(hipDeviceCanAccessPeer(&canAccess, src, dst), "hipDeviceCanAccessPeer");
     if (!canAccess) {
@@ -588,9 +914,6 @@ class GpuBackend final : public Backend {
                        "check the link with `nvidia-smi topo -m` / `rocm-smi --showtopo`; in VMs and containers "
                        "peer access needs the IOMMU / ACS settings that allow P2P"};
     }
-    Pair pair;
-    pair.src = src;
-    pair.dst = dst;
     for (auto [a, b] : {std::pair{src, dst}, std::pair{dst, src}}) {
       check(hipSetDevice(a), "hipSetDevice");
       const hipError_t e = hipDeviceEnablePeerAccess(b, 0);
@@ -598,13 +921,66 @@ class GpuBackend final : public Backend {
       (void)hipGetLastError();
     }
     check(hipSetDevice(src), "hipSetDevice");
+    createPairStreams(pair);
+    return pairs_.emplace(key, pair).first->second;
+  }
+
+  // Streams, events and scratch on the GPU that runs the pair's copies (the current device).
+  void createPairStreams(Pair& pair) {
     check(hipStreamCreateWithFlags(&pair.stream, hipStreamNonBlocking), "hipStreamCreate");
     check(hipStreamCreateWithFlags(&pair.proxyStream, hipStreamNonBlocking), "hipStreamCreate");
     check(hipEventCreate(&pair.start), "hipEventCreate");
     check(hipEventCreate(&pair.end), "hipEventCreate");
     check(hipEventCreate(&pair.stampDone), "hipEventCreate");
-    ensureScratch(src);
-    return pairs_.emplace(key, pair).first->second;
+    ensureScratch(pair.gpu);
+  }
+
+  // The NUMA node a pair's host buffer goes on: the one nearest its GPU, -1 unknown.
+  int numaNodeOf(int gpu) const {
+    return topology_.gpus[static_cast<std::size_t>(gpu)].numaNode.value_or(-1);
+  }
+
+  // One endpoint's region: device memory on its GPU, or pinned host memory near the pair's GPU.
+  void allocEndpoint(Pair& pair, bool source, std::uint64_t bytes) {
+    const int endpoint = source ? pair.src : pair.dst;
+    unsigned char*& region = source ? pair.srcRegion : pair.dstRegion;
+    if (isHost(endpoint)) {
+      HostBuffer& host = source ? pair.srcHost : pair.dstHost;
+      check(hipSetDevice(pair.gpu), "hipSetDevice");
+      host = allocHostBuffer(bytes, numaNodeOf(pair.gpu));
+      if (!host.why.empty() && warnedPlacement_.insert(pair.gpu).second) {
+        std::fprintf(stderr, "sdma-probe: host buffers for GPU %d are not placed on a NUMA node (%s); the kernel's "
+                     "default placement applies (samples labelled host-numa-unknown)\n", pair.gpu, host.why.c_str());
+      }
+      region = host.dev;
+      return;
+    }
+    check(hipSetDevice(endpoint), "hipSetDevice");
+    check(hipMalloc(reinterpret_cast<void**>(&region), bytes), source ? "hipMalloc (source)" : "hipMalloc (destination)");
+  }
+
+  static void freeEndpoint(Pair& pair, bool source) {
+    const int endpoint = source ? pair.src : pair.dst;
+    unsigned char*& region = source ? pair.srcRegion : pair.dstRegion;
+    if (isHost(endpoint)) {
+      freeHostBuffer(source ? pair.srcHost : pair.dstHost);
+    } else if (region != nullptr) {
+      (void)hipSetDevice(endpoint);
+      (void)hipFree(region);
+    }
+    region = nullptr;
+  }
+
+  // Both regions of a pair; on a failure neither is left allocated.
+  void allocRegions(Pair& pair, std::uint64_t regionBytes) {
+    allocEndpoint(pair, true, regionBytes);
+    try {
+      allocEndpoint(pair, false, regionBytes);
+    } catch (...) {
+      freeEndpoint(pair, true);
+      throw;
+    }
+    pair.regionBytes = regionBytes;
   }
 
   DeviceScratch& ensureScratch(int device) {
@@ -634,12 +1010,9 @@ class GpuBackend final : public Backend {
   }
 
   static void freeRegions(Pair& pair) {
-    if (!pair.srcRegion) return;
-    (void)hipSetDevice(pair.src);
-    (void)hipFree(pair.srcRegion);
-    (void)hipSetDevice(pair.dst);
-    (void)hipFree(pair.dstRegion);
-    pair.srcRegion = pair.dstRegion = nullptr;
+    if (!pair.srcRegion && !pair.dstRegion) return;
+    freeEndpoint(pair, true);
+    freeEndpoint(pair, false);
     pair.regionBytes = 0;
   }
 
@@ -652,18 +1025,8 @@ class GpuBackend final : public Backend {
       if (&other != &pair) freeRegions(other);
     }
     freeRegions(pair);
-    check(hipSetDevice(pair.src), "hipSetDevice");
-    check(hipMalloc(reinterpret_cast<void**>(&pair.srcRegion), regionBytes), "hipMalloc (source)");
-    check(hipSetDevice(pair.dst), "hipSetDevice");
-    const hipError_t e = hipMalloc(reinterpret_cast<void**>(&pair.dstRegion), regionBytes);
-    if (e != hipSuccess) {
-      (void)hipSetDevice(pair.src);
-      (void)hipFree(pair.srcRegion);
-      pair.srcRegion = nullptr;
-      check(e, "hipMalloc (destination)");
-    }
-    pair.regionBytes = regionBytes;
-    check(hipSetDevice(pair.src), "hipSetDevice");
+    allocRegions(pair, regionBytes);
+    check(hipSetDevice(pair.gpu), "hipSetDevice");
   }
 
   // Streams whose kernels may only use the first `cus` CUs. On NVIDIA there are no CU
@@ -673,7 +1036,7 @@ class GpuBackend final : public Backend {
 #if defined(SDMA_HAVE_CU_MASK)
     auto it = pair.cuMaskStreams.find(cus);
     if (it != pair.cuMaskStreams.end()) return it->second;
-    std::vector<std::uint32_t> mask((static_cast<std::size_t>(topology_.gpus[pair.src].cus) + 31) / 32, 0);
+    std::vector<std::uint32_t> mask((static_cast<std::size_t>(topology_.gpus[static_cast<std::size_t>(pair.gpu)].cus) + 31) / 32, 0);
     for (int c = 0; c < cus; ++c) mask[static_cast<std::size_t>(c / 32)] |= 1u << (c % 32);
     hipStream_t s{};
     check(hipExtStreamCreateWithCUMask(&s, static_cast<std::uint32_t>(mask.size()), mask.data()),
@@ -699,22 +1062,46 @@ class GpuBackend final : public Backend {
   static int threadsFor(int blocksPerCu) { return std::max(64, 1024 / blocksPerCu / 32 * 32); }
 
   // ---- one measurement ----
+  // The larger last-level cache of the pair's GPUs (host memory: the GPU's L2 caches it too).
+  std::uint64_t llcOf(const Pair& pair) const {
+    std::uint64_t llc = l2Bytes_[static_cast<std::size_t>(pair.gpu)];
+    for (int e : {pair.src, pair.dst}) {
+      if (!isHost(e)) llc = std::max(llc, l2Bytes_[static_cast<std::size_t>(e)]);
+    }
+    return llc;
+  }
+
+  // Pattern in the whole source region (written by the pair's GPU, through the mapping for
+  // host memory), poison in the whole destination region, guard gaps included.
+  void preparePair(Pair& pair, const RotationPlan& plan, std::uint64_t seed) {
+    check(hipSetDevice(pair.gpu), "hipSetDevice");
+    fillPatternKernel<<<kCheckBlocks, kCheckThreads, 0, pair.stream>>>(pair.srcRegion, plan.regionBytes, seed);
+    check(hipGetLastError(), "pattern kernel");
+    if (isHost(pair.dst)) {
+      std::memset(pair.dstHost.ptr, kPoisonByte, plan.regionBytes);
+    } else {
+      check(hipSetDevice(pair.dst), "hipSetDevice");
+      check(hipMemset(pair.dstRegion, kPoisonByte, plan.regionBytes), "hipMemset (poison)");
+      settle(pair.dst);
+    }
+    settle(pair.gpu);
+  }
+
   RunResult runPath(const CopyRequest& request, bool trace, bool corrupt, CopyMeasurement& m) {
+    if (std::string why = pathUnsupported(request.path, request.srcGpu, request.dstGpu); !why.empty()) {
+      m.status = RunStatus::Failed;
+      m.errorCode = "unsupported";
+      m.failure = why;
+      m.hint = "leave engine/device out of --paths for host and GPU-local copies";
+      return {};
+    }
     Pair& pair = ensurePair(request.srcGpu, request.dstGpu);
-    DeviceScratch& s = scratch_.at(pair.src);
-    const std::uint64_t llc = std::max(l2Bytes_[static_cast<std::size_t>(pair.src)],
-                                       l2Bytes_[static_cast<std::size_t>(pair.dst)]);
-    const RotationPlan plan = planRotation(request.sizeBytes, llc);
+    DeviceScratch& s = scratch_.at(pair.gpu);
+    const RotationPlan plan = planRotation(request.sizeBytes, llcOf(pair));
     ensureRegions(pair, plan.regionBytes);
 
     const std::uint64_t seed = mixSeed(mixSeed(options_.seed, request.sizeBytes), static_cast<std::uint64_t>(request.path));
-    check(hipSetDevice(pair.src), "hipSetDevice");
-    fillPatternKernel<<<kCheckBlocks, kCheckThreads, 0, pair.stream>>>(pair.srcRegion, plan.regionBytes, seed);
-    check(hipGetLastError(), "pattern kernel");
-    check(hipSetDevice(pair.dst), "hipSetDevice");
-    check(hipMemset(pair.dstRegion, kPoisonByte, plan.regionBytes), "hipMemset (poison)");
-    settle(pair.dst);
-    settle(pair.src);
+    preparePair(pair, plan, seed);
 
     const int depth = request.mode == TimingMode::OneShot
                           ? 1
@@ -756,6 +1143,7 @@ class GpuBackend final : public Backend {
     m.cus = usesEngine(request.path) ? (request.path == CopyPath::EngineDevice ? 1 : 0) : request.cus;
     m.engines = usesEngine(request.path) ? 1 : 0;
     if (request.path == CopyPath::EngineDevice && m.label.empty()) m.label = "proxy-initiated";
+    if (m.label.empty()) m.label = pair.hostLabel();
     if (request.engineId >= 0 && request.path == CopyPath::EngineHost) m.engineIds = {request.engineId};
     return run;
   }
@@ -793,12 +1181,13 @@ class GpuBackend final : public Backend {
       (void)key;
       if (wanted.count(&other) == 0) freeRegions(other);
     }
-    std::map<int, std::uint64_t> neededBytes;
+    std::map<int, std::uint64_t> neededBytes;  // device memory per GPU (host buffers are not counted here)
     for (ConcurrentPair& c : set) {
       if (c.pair->regionBytes >= c.plan.regionBytes) continue;
       freeRegions(*c.pair);
-      neededBytes[c.pair->src] += c.plan.regionBytes;
-      neededBytes[c.pair->dst] += c.plan.regionBytes;
+      for (int e : {c.pair->src, c.pair->dst}) {
+        if (!isHost(e)) neededBytes[e] += c.plan.regionBytes;
+      }
     }
     for (auto [device, bytes] : neededBytes) {
       check(hipSetDevice(device), "hipSetDevice");
@@ -818,18 +1207,7 @@ class GpuBackend final : public Backend {
     }
     for (ConcurrentPair& c : set) {
       if (c.pair->regionBytes >= c.plan.regionBytes) continue;
-      Pair& pair = *c.pair;
-      check(hipSetDevice(pair.src), "hipSetDevice");
-      check(hipMalloc(reinterpret_cast<void**>(&pair.srcRegion), c.plan.regionBytes), "hipMalloc (source)");
-      check(hipSetDevice(pair.dst), "hipSetDevice");
-      const hipError_t e = hipMalloc(reinterpret_cast<void**>(&pair.dstRegion), c.plan.regionBytes);
-      if (e != hipSuccess) {
-        (void)hipSetDevice(pair.src);
-        (void)hipFree(pair.srcRegion);
-        pair.srcRegion = nullptr;
-        check(e, "hipMalloc (destination)");
-      }
-      pair.regionBytes = c.plan.regionBytes;
+      allocRegions(*c.pair, c.plan.regionBytes);
     }
   }
 
@@ -841,7 +1219,7 @@ class GpuBackend final : public Backend {
     const int key = firstCu * 65536 + cus;
     auto it = pair.cuMaskStreams.find(key);
     if (it != pair.cuMaskStreams.end()) return it->second;
-    const int total = topology_.gpus[static_cast<std::size_t>(pair.src)].cus;
+    const int total = topology_.gpus[static_cast<std::size_t>(pair.gpu)].cus;
     std::vector<std::uint32_t> mask((static_cast<std::size_t>(total) + 31) / 32, 0);
     for (int c = 0; c < cus; ++c) {
       const int cu = (firstCu + c) % total;
@@ -880,31 +1258,24 @@ class GpuBackend final : public Backend {
       }
       ConcurrentPair c;
       c.pair = &ensurePair(r.srcGpu, r.dstGpu);
-      const std::uint64_t llc = std::max(l2Bytes_[static_cast<std::size_t>(r.srcGpu)],
-                                         l2Bytes_[static_cast<std::size_t>(r.dstGpu)]);
-      c.plan = planRotation(r.sizeBytes, llc);
+      c.plan = planRotation(r.sizeBytes, llcOf(*c.pair));
       // Each pair its own pattern: a copy that lands in another pair's buffer is caught.
       c.seed = mixSeed(mixSeed(mixSeed(mixSeed(options_.seed, r.sizeBytes), static_cast<std::uint64_t>(r.path)),
                                static_cast<std::uint64_t>(r.srcGpu)),
                        static_cast<std::uint64_t>(r.dstGpu));
-      const int k = copiesFrom[r.srcGpu]++;
-      const int gpuCus = topology_.gpus[static_cast<std::size_t>(r.srcGpu)].cus;
+      const int k = copiesFrom[c.pair->gpu]++;
+      const int gpuCus = topology_.gpus[static_cast<std::size_t>(c.pair->gpu)].cus;
       c.stream = cu ? streamForRange(*c.pair, gpuCus > 0 ? (k * r.cus) % gpuCus : 0, r.cus) : c.pair->stream;
       set.push_back(c);
     }
     ensureConcurrentRegions(set);
     std::set<int> devices;
     for (ConcurrentPair& c : set) {
-      check(hipSetDevice(c.pair->src), "hipSetDevice");
-      fillPatternKernel<<<kCheckBlocks, kCheckThreads, 0, c.pair->stream>>>(c.pair->srcRegion, c.plan.regionBytes,
-                                                                            c.seed);
-      check(hipGetLastError(), "pattern kernel");
-      check(hipSetDevice(c.pair->dst), "hipSetDevice");
-      check(hipMemset(c.pair->dstRegion, kPoisonByte, c.plan.regionBytes), "hipMemset (poison)");
-      devices.insert(c.pair->src);
-      devices.insert(c.pair->dst);
+      preparePair(*c.pair, c.plan, c.seed);
+      for (int e : {c.pair->src, c.pair->dst}) {
+        if (!isHost(e)) devices.insert(e);
+      }
     }
-    for (int d : devices) settle(d);
 
     const int depth = first.mode == TimingMode::OneShot
                           ? 1
@@ -930,7 +1301,7 @@ class GpuBackend final : public Backend {
       const std::uint32_t next = *sharedGateHost_ + 1;
       for (ConcurrentPair& c : set) {
         Pair& pair = *c.pair;
-        check(hipSetDevice(pair.src), "hipSetDevice");
+        check(hipSetDevice(pair.gpu), "hipSetDevice");
         if (gated && streamWaitAtLeast(c.stream, gate, next) != hipSuccess) {
           gated = false;
           gateWorks_ = false;
@@ -940,22 +1311,20 @@ class GpuBackend final : public Backend {
         for (int b = 0; b < depth; ++b, ++c.op) {
           const std::uint64_t offset = (c.op % c.plan.slots) * c.plan.strideBytes;
           if (cu) {
-            copyKernel<<<first.cus, threads, static_cast<std::size_t>(std::max(0, sharedBytes[pair.src])), c.stream>>>(
+            copyKernel<<<first.cus, threads, static_cast<std::size_t>(std::max(0, sharedBytes[pair.gpu])), c.stream>>>(
                 pair.srcRegion + offset, pair.dstRegion + offset, first.sizeBytes, nullptr);
             check(hipGetLastError(), "copy kernel launch");
           } else {
-            check(hipMemcpyPeerAsync(pair.dstRegion + offset, pair.dst, pair.srcRegion + offset, pair.src,
-                                     first.sizeBytes, c.stream),
-                  "hipMemcpyPeerAsync");
+            check(engineCopy(pair, offset, first.sizeBytes, c.stream), pair.peer() ? "hipMemcpyPeerAsync" : "hipMemcpyAsync");
           }
         }
         check(hipEventRecord(pair.end, c.stream), "hipEventRecord");
       }
       *sharedGateHost_ = next;  // release: every pair is queued
-      // Events of different GPUs cannot be compared, so the window is taken per source GPU
-      // (its earliest start to its latest end) and the longest one is the iteration's.
+      // Events of different GPUs cannot be compared, so the window is taken per GPU that runs
+      // copies (its earliest start to its latest end) and the longest one is the iteration's.
       std::map<int, ConcurrentPair*> firstOf;
-      for (ConcurrentPair& c : set) firstOf.emplace(c.pair->src, &c);
+      for (ConcurrentPair& c : set) firstOf.emplace(c.pair->gpu, &c);
       std::map<int, double> windowNs;
       for (std::size_t i = 0; i < set.size(); ++i) {
         Pair& pair = *set[i].pair;
@@ -968,15 +1337,15 @@ class GpuBackend final : public Backend {
         Pair& pair = *set[i].pair;
         double earliestNs = 0;
         for (ConcurrentPair& other : set) {
-          if (other.pair->src != pair.src) continue;
+          if (other.pair->gpu != pair.gpu) continue;
           float ms = 0;
           // start of `other` relative to the first pair of this GPU: negative when earlier.
-          check(hipEventElapsedTime(&ms, firstOf[pair.src]->pair->start, other.pair->start), "hipEventElapsedTime");
+          check(hipEventElapsedTime(&ms, firstOf[pair.gpu]->pair->start, other.pair->start), "hipEventElapsedTime");
           earliestNs = std::min(earliestNs, static_cast<double>(ms) * 1e6);
         }
         float endMs = 0;
-        check(hipEventElapsedTime(&endMs, firstOf[pair.src]->pair->start, pair.end), "hipEventElapsedTime");
-        windowNs[pair.src] = std::max(windowNs[pair.src], static_cast<double>(endMs) * 1e6 - earliestNs);
+        check(hipEventElapsedTime(&endMs, firstOf[pair.gpu]->pair->start, pair.end), "hipEventElapsedTime");
+        windowNs[pair.gpu] = std::max(windowNs[pair.gpu], static_cast<double>(endMs) * 1e6 - earliestNs);
       }
       double longest = 0;
       for (auto [gpu, ns] : windowNs) longest = std::max(longest, ns);
@@ -998,7 +1367,7 @@ class GpuBackend final : public Backend {
       m.opsPerIter = depth;
       if (requests[i].corruptCopy) corruptOneByte(*c.pair, c.plan, first.sizeBytes, c.seed);
       const std::uint64_t slotsUsed = std::min<std::uint64_t>(c.plan.slots, std::max<std::uint64_t>(c.op, 1));
-      if (auto wrong = checkCopy(*c.pair, scratch_.at(c.pair->src), c.plan, first.sizeBytes, c.seed, slotsUsed)) {
+      if (auto wrong = checkCopy(*c.pair, scratch_.at(c.pair->gpu), c.plan, first.sizeBytes, c.seed, slotsUsed)) {
         m.status = RunStatus::ValidationFailed;
         m.failure = *wrong;
         continue;
@@ -1006,6 +1375,7 @@ class GpuBackend final : public Backend {
       m.validated = true;
       m.cus = cu ? first.cus : 0;
       m.engines = cu ? 0 : 1;
+      m.label = c.pair->hostLabel();
     }
   }
 
@@ -1014,19 +1384,28 @@ class GpuBackend final : public Backend {
   void runOnEngine(Pair& pair, const RotationPlan& plan, const CopyRequest& request, int depth, RunResult& run,
                    CopyMeasurement& m) {
 #if defined(SDMA_HAVE_COPY_ON_ENGINE)
-    if (static_cast<std::size_t>(std::max(pair.src, pair.dst)) >= agents_.size()) {
+    if (static_cast<std::size_t>(pair.gpu) >= agents_.size() ||
+        (static_cast<std::size_t>(std::max(pair.src, pair.dst)) >= agents_.size())) {
       throw GpuFailure{"runtime", "no HSA agent matches the HIP devices", ""};
     }
-    const hsa_agent_t srcAgent = agents_[static_cast<std::size_t>(pair.src)];
-    const hsa_agent_t dstAgent = agents_[static_cast<std::size_t>(pair.dst)];
+    // Host memory is named by a CPU agent (its pages are pinned and mapped for the GPU): on a
+    // host <-> GPU copy ROCr then picks among the GPU's PCIe SDMA engines.
+    auto agentOf = [&](int endpoint) {
+      if (!isHost(endpoint)) return agents_[static_cast<std::size_t>(endpoint)];
+      if (!cpuAgent_) cpuAgent_ = firstCpuAgent();
+      if (!cpuAgent_) throw GpuFailure{"runtime", "ROCr lists no CPU agent for host memory", ""};
+      return *cpuAgent_;
+    };
+    const hsa_agent_t srcAgent = agentOf(pair.src);
+    const hsa_agent_t dstAgent = agentOf(pair.dst);
     const auto engine = static_cast<hsa_amd_sdma_engine_id_t>(1u << request.engineId);
     std::uint32_t available = 0;
     if (hsa_amd_memory_copy_engine_status(dstAgent, srcAgent, &available) != HSA_STATUS_SUCCESS ||
         (available & static_cast<std::uint32_t>(engine)) == 0) {
       m.status = RunStatus::Failed;
       m.errorCode = "engine-unavailable";
-      m.failure = "SDMA engine " + std::to_string(request.engineId) + " cannot copy from GPU " +
-                  std::to_string(pair.src) + " to GPU " + std::to_string(pair.dst) + " now (available mask 0x" +
+      m.failure = "SDMA engine " + std::to_string(request.engineId) + " cannot copy from " + endpointName(pair.src) +
+                  " to " + endpointName(pair.dst) + " now (available mask 0x" +
                   [&] { char hex[16]; std::snprintf(hex, sizeof hex, "%x", available); return std::string(hex); }() + ")";
       m.hint = "pick an engine from the mask (bit n = engine n), or leave out --engine";
       return;
@@ -1039,6 +1418,7 @@ class GpuBackend final : public Backend {
       const double t0 = hostNowNs();
       for (int b = 0; b < depth; ++b, ++op) {
         const std::uint64_t offset = (op % plan.slots) * plan.strideBytes;
+        // Device addresses: a host buffer's mapped address is the one every agent can use.
         if (hsa_amd_memory_async_copy_on_engine(pair.dstRegion + offset, dstAgent, pair.srcRegion + offset, srcAgent,
                                                 request.sizeBytes, 0, nullptr, done, engine, true) !=
             HSA_STATUS_SUCCESS) {
@@ -1071,40 +1451,55 @@ class GpuBackend final : public Backend {
 #endif
   }
 
+  // The fault damages the destination wherever it is: a GPU's memory or the host buffer.
   void corruptOneByte(Pair& pair, const RotationPlan& plan, std::uint64_t sizeBytes, std::uint64_t seed) {
-    (void)plan;
     const std::uint64_t offset = sizeBytes / 2;
     const unsigned char wrong = static_cast<unsigned char>(~expectedByte(seed, offset, plan.strideBytes, sizeBytes));
+    settle(pair.gpu);
+    if (isHost(pair.dst)) {
+      pair.dstHost.ptr[offset] = wrong;
+      return;
+    }
     check(hipSetDevice(pair.dst), "hipSetDevice");
     check(hipMemcpy(pair.dstRegion + offset, &wrong, 1, hipMemcpyHostToDevice), "corrupt");
     settle(pair.dst);
-    settle(pair.src);
   }
 
   std::optional<std::string> checkCopy(Pair& pair, DeviceScratch& s, const RotationPlan& plan, std::uint64_t sizeBytes,
                                        std::uint64_t seed, std::uint64_t slotsUsed) {
-    check(hipSetDevice(pair.src), "hipSetDevice");
-    CheckResult init{0, ~0ull};
-    check(hipMemcpy(s.check, &init, sizeof init, hipMemcpyHostToDevice), "check init");
-    settle(pair.src);
-    // The check runs on the source GPU and reads the destination over the link: no second
-    // set of scratch on the destination, and the bytes checked are the ones the peer holds.
-    checkKernel<<<kCheckBlocks, kCheckThreads, 0, pair.stream>>>(pair.dstRegion, slotsUsed * plan.strideBytes,
-                                                                 plan.strideBytes, sizeBytes, seed, s.check);
-    check(hipGetLastError(), "check kernel");
-    check(hipStreamSynchronize(pair.stream), "check kernel");
-    CheckResult result{};
-    check(hipMemcpy(&result, s.check, sizeof result, hipMemcpyDeviceToHost), "check result");
-    if (result.wrongBytes == 0) return std::nullopt;
-    const std::uint64_t off = result.firstWrongOffset;
+    CheckResult result{0, ~0ull};
     unsigned char got = 0;
-    check(hipMemcpy(&got, pair.dstRegion + off, 1, hipMemcpyDeviceToHost), "check byte");
+    if (isHost(pair.dst)) {
+      // A host destination is checked where it is, by the CPU, once every copy has finished.
+      settle(pair.gpu);
+      const HostCheck h = checkOnHost(pair.dstHost.ptr, slotsUsed * plan.strideBytes, plan.strideBytes, sizeBytes, seed);
+      result = {h.wrongBytes, h.firstWrongOffset};
+      if (result.wrongBytes == 0) return std::nullopt;
+      got = pair.dstHost.ptr[result.firstWrongOffset];
+    } else {
+      check(hipSetDevice(pair.gpu), "hipSetDevice");
+      CheckResult init{0, ~0ull};
+      check(hipMemcpy(s.check, &init, sizeof init, hipMemcpyHostToDevice), "check init");
+      settle(pair.gpu);
+      // The check runs on the pair's GPU: between GPUs the source GPU reads the destination
+      // over the link (no second set of scratch, and the bytes checked are the ones the peer
+      // holds); host -> GPU and GPU-local copies are checked in the GPU's own memory.
+      checkKernel<<<kCheckBlocks, kCheckThreads, 0, pair.stream>>>(pair.dstRegion, slotsUsed * plan.strideBytes,
+                                                                   plan.strideBytes, sizeBytes, seed, s.check);
+      check(hipGetLastError(), "check kernel");
+      check(hipStreamSynchronize(pair.stream), "check kernel");
+      check(hipMemcpy(&result, s.check, sizeof result, hipMemcpyDeviceToHost), "check result");
+      if (result.wrongBytes == 0) return std::nullopt;
+      check(hipMemcpy(&got, pair.dstRegion + result.firstWrongOffset, 1, hipMemcpyDeviceToHost), "check byte");
+    }
+    const std::uint64_t off = result.firstWrongOffset;
     const std::uint64_t slot = off / plan.strideBytes, inSlot = off % plan.strideBytes;
     char text[256];
-    std::snprintf(text, sizeof text, "%llu wrong byte(s); first at byte %llu of slot %llu%s: 0x%02x, expected 0x%02x",
-                  static_cast<unsigned long long>(result.wrongBytes), static_cast<unsigned long long>(inSlot),
-                  static_cast<unsigned long long>(slot), inSlot >= sizeBytes ? " (guard past the end)" : "", got,
-                  expectedByte(seed, off, plan.strideBytes, sizeBytes));
+    std::snprintf(text, sizeof text, "%llu wrong byte(s) in the destination (%s); first at byte %llu of slot %llu%s: "
+                  "0x%02x, expected 0x%02x",
+                  static_cast<unsigned long long>(result.wrongBytes), isHost(pair.dst) ? "host memory" : "GPU memory",
+                  static_cast<unsigned long long>(inSlot), static_cast<unsigned long long>(slot),
+                  inSlot >= sizeBytes ? " (guard past the end)" : "", got, expectedByte(seed, off, plan.strideBytes, sizeBytes));
     return std::string(text);
   }
 
@@ -1162,7 +1557,7 @@ class GpuBackend final : public Backend {
     const hipStream_t stream = cu ? streamFor(pair, request.cus) : pair.stream;
     const int blocks = request.cus * request.blocksPerCu;
     const int threads = threadsFor(request.blocksPerCu);
-    const int sharedBytes = cu ? sharedBytesForBlocksPerCu(pair.src, request.blocksPerCu) : 0;
+    const int sharedBytes = cu ? sharedBytesForBlocksPerCu(pair.gpu, request.blocksPerCu) : 0;
     if (cu && sharedBytes > 0) {
       check(hipFuncSetAttribute(reinterpret_cast<const void*>(&copyKernel), hipFuncAttributeMaxDynamicSharedMemorySize,
                                 sharedBytes),
@@ -1191,9 +1586,7 @@ class GpuBackend final : public Backend {
               pair.srcRegion + offset, pair.dstRegion + offset, request.sizeBytes, traceThis ? s.trace : nullptr);
           check(hipGetLastError(), "copy kernel launch");
         } else {
-          check(hipMemcpyPeerAsync(pair.dstRegion + offset, pair.dst, pair.srcRegion + offset, pair.src,
-                                   request.sizeBytes, stream),
-                "hipMemcpyPeerAsync");
+          check(engineCopy(pair, offset, request.sizeBytes, stream), pair.peer() ? "hipMemcpyPeerAsync" : "hipMemcpyAsync");
         }
       }
       check(hipEventRecord(pair.end, stream), "hipEventRecord");
@@ -1273,7 +1666,7 @@ class GpuBackend final : public Backend {
                    bool trace, RunResult& run) {
     const int blocks = request.cus * request.blocksPerCu;
     const int threads = threadsFor(request.blocksPerCu);
-    const int sharedBytes = sharedBytesForBlocksPerCu(pair.src, request.blocksPerCu);
+    const int sharedBytes = sharedBytesForBlocksPerCu(pair.gpu, request.blocksPerCu);
     if (sharedBytes > 0) {
       check(hipFuncSetAttribute(reinterpret_cast<const void*>(&deviceCopyKernel),
                                 hipFuncAttributeMaxDynamicSharedMemorySize, sharedBytes),
@@ -1469,7 +1862,7 @@ class GpuBackend final : public Backend {
   // Host clock -> device clock, by the shortest of kClockPingRounds ping-pongs.
   void alignClock(Pair& pair) {
     if (clock_.rounds > 0) return;
-    DeviceScratch& s = scratch_.at(pair.src);
+    DeviceScratch& s = scratch_.at(pair.gpu);
     HostControl* c = s.controlHost;
     c->ping = 0;
     c->pongAck = 0;
@@ -1491,14 +1884,14 @@ class GpuBackend final : public Backend {
     clock_ = alignClocks(pings);
   }
 
-  void appendEvents(const TimelineRequest& request, const std::vector<std::pair<CopyPath, IterationTrace>>& traces,
-                    TimelineEvents& out) {
+  void appendEvents(const TimelineRequest& request, int pairGpu,
+                    const std::vector<std::pair<CopyPath, IterationTrace>>& traces, TimelineEvents& out) {
     double base = 1e300;
     for (const auto& [path, t] : traces) {
       base = std::min(base, t.startNs);
       if (t.ringNs >= 0) base = std::min(base, t.ringNs);
     }
-    const auto gpu = static_cast<std::uint16_t>(request.srcGpu);
+    const auto gpu = static_cast<std::uint16_t>(pairGpu);  // the GPU that ran the copy
     const double bytes = static_cast<double>(request.sizeBytes);
     for (const auto& [path, t] : traces) {
       auto at = [&](double ns) { return ns - base; };
@@ -1535,10 +1928,12 @@ class GpuBackend final : public Backend {
   ClockAlignment clock_;
   CopyMeasurement timelineFailure_;
   bool gateWorks_ = true;
+  std::set<int> warnedPlacement_;  // GPUs whose unplaced host buffers were already reported
   volatile std::uint32_t* sharedGateHost_ = nullptr;  // matrix --concurrent: the one gate of all pairs
   void* sharedGateDev_ = nullptr;
 #if defined(SDMA_HAVE_HSA)
   std::vector<hsa_agent_t> agents_;
+  std::optional<hsa_agent_t> cpuAgent_;
 #endif
 };
 
@@ -1562,6 +1957,15 @@ std::unique_ptr<Backend> openGpu(const GpuOptions& options, OpenFailure& failure
                std::string("update the driver (see ") + vendorTool + ") or rebuild native/ with the toolkit that "
                "matches it"};
     return nullptr;
+  }
+  if (options.openWithoutGpus && (e == hipSuccess || e == hipErrorNoDevice) && count == 0) {
+    (void)hipGetLastError();
+    try {
+      return std::make_unique<GpuBackend>(options, 0);
+    } catch (const GpuFailure& f) {
+      failure = {f.code, f.message, f.hint};
+      return nullptr;
+    }
   }
   if (e != hipSuccess || count == 0) {
     failure = {"no-gpu",

@@ -62,6 +62,11 @@
 #define hipMemGetInfo cudaMemGetInfo
 #define hipHostFree cudaFreeHost
 #define hipHostGetDevicePointer cudaHostGetDevicePointer
+#define hipHostRegister cudaHostRegister
+#define hipHostUnregister cudaHostUnregister
+#define hipHostRegisterMapped cudaHostRegisterMapped
+#define hipHostRegisterPortable cudaHostRegisterPortable
+#define hipMemcpyKind cudaMemcpyKind
 #define hipMemset cudaMemset
 #define hipMemsetAsync cudaMemsetAsync
 #define hipMemcpy cudaMemcpy
