@@ -77,6 +77,7 @@ constexpr FlagInfo kFlags[] = {
     {"--fault", kSweep | kMatrix},           {"--mode", kSweep},            {"--target-ms", kSweep | kMatrix},
     {"--blocks-per-cu", kSweep},             {"--trace", kSweep},           {"--engine", kSweep},
     {"--size", kMatrix},                     {"--gpus", kMatrix},           {"--concurrent", kMatrix},
+    {"--pairs", kSweep},                     {"--sim-gpus", kInfo | kSweep | kMatrix},
 };
 
 unsigned commandBit(Command command) {
@@ -133,9 +134,13 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
                                 std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
     options.seed = *seed;
   } else if (flag == "--src") {
-    options.srcGpu = parseIntInRange(flag, value, 0, std::numeric_limits<std::uint16_t>::max());
+    options.src = parseEndpoint(flag, value);
   } else if (flag == "--dst") {
-    options.dstGpu = parseIntInRange(flag, value, 0, std::numeric_limits<std::uint16_t>::max());
+    options.dst = parseEndpoint(flag, value);
+  } else if (flag == "--pairs") {
+    options.pairs = parsePairList(flag, value);
+  } else if (flag == "--sim-gpus") {
+    options.simGpus = parseIntInRange(flag, value, 1, kMaxSimGpus);
   } else if (flag == "--timeline-size") {
     timeline.sizeBytes = parseSizeBytes(flag, value);
   } else if (flag == "--timeline-out") {
@@ -227,8 +232,15 @@ void parseCommandArgs(const std::vector<std::string_view>& args, Command command
   if (command == Command::Matrix && options.cus.size() != 1) {
     throw UsageError("--cus: matrix takes one CU count (each cell is one pair at one size and one CU count)");
   }
-  if (options.srcGpu == options.dstGpu) {
-    throw UsageError("--src and --dst are both GPU " + std::to_string(options.srcGpu) + ": they must differ");
+  if (!options.pairs.empty() && (options.src || options.dst)) {
+    throw UsageError("--pairs cannot be combined with --src/--dst: give the pairs in one list (e.g. --pairs host:0,0:1)");
+  }
+  if (options.src && options.dst && isHost(*options.src) && isHost(*options.dst)) {
+    throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
+  }
+  if (options.simGpus > 0 && (options.backend == "hip" || options.backend == "cuda")) {
+    throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + options.backend +
+                     " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
   }
 }
 
@@ -325,16 +337,19 @@ std::vector<int> parseGpuList(std::string_view flag, std::string_view text) {
   std::vector<int> gpus;
   for (std::string_view item : splitOn(text, ',')) {
     const std::optional<long long> index = parseWhole<long long>(item);
-    if (!index || *index < 0 || *index > std::numeric_limits<std::uint16_t>::max()) {
-      throw UsageError(std::string(flag) + ": " + quoted(item) + " is not a GPU index (e.g. --gpus 0,1,2,3 or all)");
+    const bool host = item == "host";
+    if (!host && (!index || *index < 0 || *index > std::numeric_limits<std::uint16_t>::max())) {
+      throw UsageError(std::string(flag) + ": " + quoted(item) +
+                       " is not a GPU index or host (e.g. --gpus 0,1,2,3, host,0,1 or all)");
     }
-    if (std::find(gpus.begin(), gpus.end(), static_cast<int>(*index)) != gpus.end()) {
-      throw UsageError(std::string(flag) + ": GPU " + std::string(item) + " is listed twice");
+    const int endpoint = host ? kHostEndpoint : static_cast<int>(*index);
+    if (std::find(gpus.begin(), gpus.end(), endpoint) != gpus.end()) {
+      throw UsageError(std::string(flag) + ": " + endpointName(endpoint) + " is listed twice");
     }
-    gpus.push_back(static_cast<int>(*index));
+    gpus.push_back(endpoint);
   }
   if (gpus.size() < 2) {
-    throw UsageError(std::string(flag) + ": " + quoted(text) + " names one GPU; a matrix needs two or more");
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " names one endpoint; a matrix needs two or more");
   }
   return gpus;
 }
@@ -394,8 +409,15 @@ ParsedArgs parseArgs(const std::vector<std::string_view>& args) {
 
 void fitDefaultCusToNode(Options& options, const Backend& backend) {
   const Topology& topology = backend.topology();
-  if (options.cusGiven || options.srcGpu >= static_cast<int>(topology.gpus.size())) return;
-  const int available = topology.gpus[static_cast<std::size_t>(options.srcGpu)].cus;
+  if (options.cusGiven) return;
+  int available = 0;
+  for (const EndpointPair& pair : options.pairs) {
+    const int gpu = workingGpu(pair.src, pair.dst);
+    if (gpu < 0 || gpu >= static_cast<int>(topology.gpus.size())) return;
+    const int cus = topology.gpus[static_cast<std::size_t>(gpu)].cus;
+    available = available == 0 ? cus : std::min(available, cus);
+  }
+  if (available == 0) return;
   std::vector<int> fitted;
   for (int cus : options.cus) {
     if (cus <= available) fitted.push_back(cus);
@@ -404,43 +426,86 @@ void fitDefaultCusToNode(Options& options, const Backend& backend) {
   options.cus = fitted;
 }
 
-std::string checkOptionsForBackend(const Options& options, const Backend& backend) {
-  const Topology& topology = backend.topology();
-  const int gpuCount = static_cast<int>(topology.gpus.size());
-  const auto checkGpu = [&](const char* flag, int index) -> std::string {
-    if (index < gpuCount) return {};
-    return std::string(flag) + ": GPU " + std::to_string(index) + " is out of range (this node has " +
-           std::to_string(gpuCount) + " GPUs: 0.." + std::to_string(gpuCount - 1) + ")";
-  };
-  if (std::string problem = checkGpu("--src", options.srcGpu); !problem.empty()) return problem;
-  if (std::string problem = checkGpu("--dst", options.dstGpu); !problem.empty()) return problem;
-
-  const GpuInfo& src = topology.gpus[options.srcGpu];
-  const GpuInfo& dst = topology.gpus[options.dstGpu];
-  for (int cus : options.cus) {
-    if (cus > src.cus) {
-      return "--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(src.index) +
-             " has " + std::to_string(src.cus) + " CUs: 1.." + std::to_string(src.cus) + ")";
+std::string resolveEndpoints(Options& options, int gpuCount) {
+  const bool fromPairs = !options.pairs.empty();
+  if (!fromPairs) {
+    if (options.src || options.dst) {
+      // A missing end takes the default pair's: GPU 0 -> GPU 1, or GPU 0 on a one-GPU node.
+      options.pairs = {{options.src.value_or(0), options.dst.value_or(gpuCount >= 2 ? 1 : 0)}};
+    } else {
+      options.pairs = defaultPairs(gpuCount);
     }
   }
-  // Both buffers live on their own GPU, so each must fit there.
-  const std::uint64_t memoryBytes = std::min(src.memoryBytes, dst.memoryBytes);
-  for (std::uint64_t size : options.sizesBytes) {
-    if (size > memoryBytes) {
-      return "--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
-             " bytes)";
+  for (const EndpointPair& pair : options.pairs) {
+    if (isHost(pair.src) && isHost(pair.dst)) {
+      return "--src and --dst are both host: one end of a copy must be a GPU";
+    }
+    for (const auto& [flag, endpoint] : {std::pair{"--src", pair.src}, std::pair{"--dst", pair.dst}}) {
+      const std::string problem = endpointProblem(endpoint, gpuCount);
+      if (problem.empty()) continue;
+      if (fromPairs) {
+        return "--pairs: " + problem + ", in " + pairName(pair.src, pair.dst) +
+               "; list endpoints that `sdma-probe info` shows";
+      }
+      if ((std::string_view(flag) == "--src" && !options.src) || (std::string_view(flag) == "--dst" && !options.dst)) {
+        return std::string(flag) + " (default): " + problem + "; give --src and --dst";
+      }
+      return std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host";
+    }
+  }
+  return {};
+}
+
+std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backend, const EndpointPair& pair) {
+  std::vector<CopyPath> paths;
+  for (CopyPath path : options.paths) {
+    if (backend.pathUnsupported(path, pair.src, pair.dst).empty()) paths.push_back(path);
+  }
+  return paths;
+}
+
+std::string checkOptionsForBackend(const Options& options, const Backend& backend) {
+  const Topology& topology = backend.topology();
+  const auto gpuAt = [&](int index) -> const GpuInfo& { return topology.gpus[static_cast<std::size_t>(index)]; };
+  for (const EndpointPair& pair : options.pairs) {
+    const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
+    for (int cus : options.cus) {
+      if (cus > working.cus) {
+        return "--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(working.index) +
+               ", which carries " + pairName(pair.src, pair.dst) + ", has " + std::to_string(working.cus) +
+               " CUs: 1.." + std::to_string(working.cus) + ")";
+      }
+    }
+    // Each GPU buffer lives on its own GPU, so each must fit there; host buffers are pinned
+    // host memory, whose allocation the backend checks when it makes them.
+    std::uint64_t memoryBytes = std::numeric_limits<std::uint64_t>::max();
+    for (int endpoint : {pair.src, pair.dst}) {
+      if (!isHost(endpoint)) memoryBytes = std::min(memoryBytes, gpuAt(endpoint).memoryBytes);
+    }
+    for (std::uint64_t size : options.sizesBytes) {
+      if (size > memoryBytes) {
+        return "--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
+               " bytes)";
+      }
+    }
+    if (options.timeline && options.timeline->sizeBytes > memoryBytes) {
+      return "--timeline-size: " + formatSize(options.timeline->sizeBytes) + " does not fit in GPU memory";
     }
   }
   if (const std::optional<TimelineOptions>& timeline = options.timeline) {
-    if (timeline->sizeBytes > memoryBytes) {
-      return "--timeline-size: " + formatSize(timeline->sizeBytes) + " does not fit in GPU memory";
-    }
-    if (timeline->cus > src.cus) {
+    // The timeline records the first pair of the sweep.
+    const EndpointPair& pair = options.pairs.front();
+    const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
+    if (timeline->cus > working.cus) {
       return "--timeline-cus: " + std::to_string(timeline->cus) + " is out of range (1.." +
-             std::to_string(src.cus) + ")";
+             std::to_string(working.cus) + ")";
     }
-    TimelineRequest request{options.paths, options.srcGpu, options.dstGpu, timeline->sizeBytes, timeline->cus,
-                            timeline->repeats};
+    const std::vector<CopyPath> paths = timelinePaths(options, backend, pair);
+    if (paths.empty()) {
+      return "--timeline-size: no path of --paths can run " + pairName(pair.src, pair.dst) + " (" +
+             backend.pathUnsupported(options.paths.front(), pair.src, pair.dst) + "); add a path that can";
+    }
+    TimelineRequest request{paths, pair.src, pair.dst, timeline->sizeBytes, timeline->cus, timeline->repeats};
     const std::uint64_t events = backend.timelineEventCount(request);
     if (events > kMaxTimelineEvents) {
       return "--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
@@ -452,13 +517,13 @@ std::string checkOptionsForBackend(const Options& options, const Backend& backen
 
 std::string usageText() {
   return R"(usage:
-  sdma-probe info  [--backend B]
+  sdma-probe info  [--backend B] [--sim-gpus N]
   sdma-probe sweep [--backend B] [--sizes LIST] [--paths LIST] [--cus LIST] [--iters N]
-                   [--warmup N] [--seed N] [--src GPU] [--dst GPU]
+                   [--warmup N] [--seed N] [--src E --dst E | --pairs LIST] [--sim-gpus N]
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
                    [--timeline-iters N] [--sim-delay-ms N] [--fault SPEC]
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
-  sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST]
+  sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST] [--sim-gpus N]
                     [--iters N] [--warmup N] [--seed N] [--target-ms N]
                     [--sim-delay-ms N] [--fault SPEC] [--concurrent]
   sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
@@ -476,7 +541,11 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --iters N            timed iterations per sample (default 20)
   --warmup N           untimed iterations before them (default 3)
   --seed N             simulator seed: same seed, same numbers (default 1)
-  --src GPU, --dst GPU copy from GPU src to GPU dst (default 0 and 1)
+  --src E, --dst E     copy from endpoint E to endpoint E: a GPU index, or host (pinned
+                       host memory); --src 0 --dst 0 is a GPU-local copy
+  --pairs LIST         comma list of SRC:DST pairs, one pass each (e.g. host:0,0:host,0:0)
+                       default: 0:1 with two or more GPUs, host:0,0:host,0:0 with one
+  --sim-gpus N         GPUs of the simulated MI350X node, 1..8 (default 8; sim only)
   --timeline-size SIZE record one iteration per path at SIZE as a timeline
   --timeline-out FILE  write the timeline to FILE (sdmatl v1) instead of inline
   --timeline-cus N     CUs of the cu/* paths in the timeline (default 64)
@@ -496,7 +565,8 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
 matrix: every ordered GPU pair src != dst, one at a time, for each path (docs/MATRIX.md)
   --size SIZE          bytes per copy (default 256M)
   --cus N              CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
-  --gpus LIST          comma list of GPU indices, or all (default all)
+  --gpus LIST          comma list of GPU indices and host, or all (default all GPUs;
+                       host,0 on a one-GPU node)
   --concurrent         all pairs of a path at the same time (all-to-all), each pair's
                        GB/s under that load, plus the path's total and per-GPU sums
 

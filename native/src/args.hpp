@@ -9,6 +9,7 @@
 
 #include "backend.hpp"
 #include "copy_path.hpp"
+#include "endpoints.hpp"
 #include "fault.hpp"
 
 namespace sdma {
@@ -40,8 +41,12 @@ struct Options {
   int iters = 20;
   int warmupIters = 3;
   std::uint64_t seed = 1;
-  int srcGpu = 0;
-  int dstGpu = 1;
+  // Endpoints (docs/PROTOCOL.md, "Endpoints"): --src/--dst as given, or --pairs. After
+  // resolveEndpoints(), `pairs` holds the pairs the sweep runs, in order.
+  std::optional<int> src;
+  std::optional<int> dst;
+  std::vector<EndpointPair> pairs;
+  int simGpus = 0;  // --sim-gpus: GPUs of the simulated node; 0: its default (8)
   std::optional<TimelineOptions> timeline;
   int simDelayMs = 0;
   FaultSpec fault;
@@ -52,7 +57,7 @@ struct Options {
   bool trace = false;     // --trace
   int engineId = -1;      // --engine: engine/host on this SDMA engine (AMD)
   // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
-  std::vector<int> gpus;  // --gpus; empty: every GPU of the node
+  std::vector<int> gpus;  // --gpus (kHostEndpoint for host); empty: every GPU of the node
   bool concurrent = false;  // --concurrent: every pair of a path at the same time
 };
 
@@ -69,9 +74,19 @@ struct ParsedArgs {
 // argument at fault, so the caller can still print hello/error/done.
 ParsedArgs parseArgs(const std::vector<std::string_view>& args);
 
-// Checks that need the node: GPU indices, CU counts and sizes against what it has.
-// Returns an empty string when the options fit.
+// Fills options.pairs from --src/--dst, --pairs or the default for a node of `gpuCount` GPUs
+// and checks that every endpoint exists. Returns the usage problem, or an empty string.
+std::string resolveEndpoints(Options& options, int gpuCount);
+
+// Checks that need the node (after resolveEndpoints): CU counts, sizes and the timeline
+// against what it has. Returns an empty string when the options fit.
 std::string checkOptionsForBackend(const Options& options, const Backend& backend);
+
+// The paths of a timeline between `pair`'s endpoints: --paths without those that cannot exist there.
+std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backend, const EndpointPair& pair);
+
+// Largest --sim-gpus.
+inline constexpr int kMaxSimGpus = 8;
 
 // Default size and CU count of `matrix`: one size large enough that the link, not launch or
 // doorbell costs, decides the cell (as TransferBench a2a and nvbandwidth use), and the CUs
@@ -79,11 +94,12 @@ std::string checkOptionsForBackend(const Options& options, const Backend& backen
 inline constexpr std::uint64_t kMatrixDefaultSizeBytes = std::uint64_t{256} << 20;
 inline constexpr int kMatrixDefaultCus = 64;
 
-// Comma list of GPU indices ("0,1,2,3") or "all" (an empty list); at least two, no repeats.
+// Comma list of endpoints ("0,1,2,3", "host,0,1") or "all" (an empty list); at least two, no
+// repeats. host is kHostEndpoint.
 std::vector<int> parseGpuList(std::string_view flag, std::string_view text);
 
-// Without --cus, the default CU counts are cut to what the source GPU has, and its full
-// count is added (132 SMs on an H200, not 128 and 256).
+// Without --cus, the default CU counts are cut to what the GPUs carrying the copies have
+// (workingGpu of each pair), and that full count is added (132 SMs on an H200, not 128 and 256).
 void fitDefaultCusToNode(Options& options, const Backend& backend);
 
 std::string usageText();

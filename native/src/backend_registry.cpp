@@ -73,6 +73,7 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
       gpu::OpenFailure failure;
       if (auto backend = openHardware(name, settings, failure)) {
         choice.backend = std::move(backend);
+        choice.simGpusIgnored = settings.simGpus > 0;
         return choice;
       }
       choice.fallbackReasons += (choice.fallbackReasons.empty() ? "" : "; ") + std::string(name) + ": " +
@@ -80,7 +81,9 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
     }
     choice.autoFellBackToSim = true;
   }
-  choice.backend = std::make_unique<sim::SimBackend>(sim::SimOptions{settings.seed, settings.simDelayMs});
+  sim::Mi350xModel model;
+  if (settings.simGpus > 0) model.gpuCount = settings.simGpus;
+  choice.backend = std::make_unique<sim::SimBackend>(sim::SimOptions{settings.seed, settings.simDelayMs}, model);
   return choice;
 }
 

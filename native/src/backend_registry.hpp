@@ -16,6 +16,7 @@ const std::vector<std::string>& builtBackendNames();
 struct BackendSettings {
   std::uint64_t seed = 1;
   int simDelayMs = 0;
+  int simGpus = 0;  // --sim-gpus: GPUs of the simulated node; 0: its default
 };
 
 struct BackendChoice {
@@ -25,6 +26,7 @@ struct BackendChoice {
   std::string unavailableHint;
   bool autoFellBackToSim = false;    // `auto` found no hardware backend and chose sim
   std::string fallbackReasons;       // why each built hardware backend was passed over
+  bool simGpusIgnored = false;       // --sim-gpus was given but `auto` found real hardware
 };
 
 // `requested` is auto, sim, hip or cuda (already validated by the argument parser).

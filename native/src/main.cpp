@@ -40,6 +40,22 @@ int usageFailure(Reporter& reporter, const std::string& message) {
   return kExitUsage;
 }
 
+// A node with a GPU backend but no GPU: `info` describes it (no GPUs, a no-gpu warning), the
+// commands that copy answer a no-gpu error.
+Topology emptyNode(std::string_view backend) {
+  Topology topology;
+  const bool amd = backend == "hip";
+  topology.node = {"this machine", amd ? "amd" : "nvidia", amd ? "no AMD GPU visible" : "no NVIDIA GPU visible", false};
+  return topology;
+}
+
+int noGpu(Reporter& reporter, const std::string& message, const std::string& hint) {
+  reporter.error("no-gpu", message, hint);
+  reporter.done(DoneStatus::Error);
+  std::fprintf(stderr, "sdma-probe: %s\n", message.c_str());
+  return kExitRuntimeFailure;
+}
+
 int run(const ParsedArgs& parsed, Reporter& reporter) {
   Options options = parsed.options;
   std::optional<std::string_view> command;
@@ -52,9 +68,17 @@ int run(const ParsedArgs& parsed, Reporter& reporter) {
   }
 
   // hello names the backend that answers: auto resolves before it is printed.
-  BackendChoice choice = openBackend(options.backend, BackendSettings{options.seed, options.simDelayMs});
+  BackendChoice choice =
+      openBackend(options.backend, BackendSettings{options.seed, options.simDelayMs, options.simGpus});
   const std::string_view helloBackend = choice.backend ? choice.backend->name() : std::string_view(options.backend);
   reporter.hello(command, helloBackend, choice.backend ? choice.backend->simulated() : false, builtBackendNames());
+  if (!choice.backend && choice.unavailableCode == "no-gpu") {
+    if (*parsed.command != Command::Info) return noGpu(reporter, choice.unavailableReason, choice.unavailableHint);
+    reporter.topology(emptyNode(options.backend));
+    reporter.warning("no-gpu", choice.unavailableReason + (choice.unavailableHint.empty() ? "" : "; " + choice.unavailableHint));
+    reporter.done(DoneStatus::Ok);
+    return 0;
+  }
   if (!choice.backend) {
     reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
                    choice.unavailableReason, choice.unavailableHint);
@@ -67,12 +91,22 @@ int run(const ParsedArgs& parsed, Reporter& reporter) {
                                                            : "no GPU was found (" + choice.fallbackReasons + ")";
     reporter.warning("simulated", why + ": numbers come from the simulated MI350X node, not from hardware");
   }
-  if (*parsed.command == Command::Sweep && !choice.backend->simulated() &&
-      choice.backend->topology().gpus.size() < 2) {
-    reporter.error("one-gpu", "this node has one GPU; a GPU-to-GPU copy needs two",
-                   "run on a node with two or more GPUs, or use --backend sim");
-    reporter.done(DoneStatus::Error);
-    return kExitBackendUnavailable;
+  if (choice.simGpusIgnored) {
+    reporter.warning("sim-gpus-ignored", "--sim-gpus applies to the simulator only; this run measures the " +
+                                             std::to_string(choice.backend->topology().gpus.size()) +
+                                             " GPUs this node has");
+  }
+  const int gpuCount = static_cast<int>(choice.backend->topology().gpus.size());
+  if (*parsed.command == Command::Info) {
+    // Describing the node checks no endpoint: it works on any GPU count.
+    reporter.topology(choice.backend->topology());
+    if (gpuCount == 0) reporter.warning("no-gpu", "the " + std::string(helloBackend) + " backend sees no GPU on this node");
+    reporter.done(DoneStatus::Ok);
+    return 0;
+  }
+  if (gpuCount == 0) {
+    return noGpu(reporter, "the " + std::string(helloBackend) + " backend sees no GPU on this node: nothing to copy",
+                 "run on a GPU node, or use --backend sim");
   }
   if (*parsed.command == Command::Matrix) {
     const MatrixProblem problem = fitMatrixToNode(options, *choice.backend);
@@ -80,9 +114,12 @@ int run(const ParsedArgs& parsed, Reporter& reporter) {
       reporter.error(problem.code, problem.message, problem.hint);
       reporter.done(DoneStatus::Error);
       std::fprintf(stderr, "sdma-probe: %s\n", problem.message.c_str());
-      return problem.code == "usage" ? kExitUsage : kExitBackendUnavailable;
+      return problem.code == "usage" ? kExitUsage : kExitRuntimeFailure;
     }
   } else {
+    if (const std::string problem = resolveEndpoints(options, gpuCount); !problem.empty()) {
+      return usageFailure(reporter, problem);
+    }
     fitDefaultCusToNode(options, *choice.backend);
     if (const std::string problem = checkOptionsForBackend(options, *choice.backend); !problem.empty()) {
       return usageFailure(reporter, problem);

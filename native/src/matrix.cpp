@@ -17,13 +17,13 @@ constexpr int kExitRuntimeFailure = 1;
 constexpr int kExitValidationFailed = 4;
 
 std::string cellLabel(const CopyRequest& cell) {
-  std::string label = std::string(pathName(cell.path)) + " GPU " + std::to_string(cell.srcGpu) + " -> GPU " +
-                      std::to_string(cell.dstGpu);
+  std::string label = std::string(pathName(cell.path)) + " " + pairName(cell.srcGpu, cell.dstGpu);
   if (!usesEngine(cell.path)) label += " (" + std::to_string(cell.cus) + " CUs)";
   return label;
 }
 
 // Path-major, then source, then destination: the order nvbandwidth prints its matrices in.
+// Every ordered pair of distinct endpoints (the list holds host at most once).
 std::vector<CopyRequest> cells(const Options& options) {
   std::vector<CopyRequest> out;
   for (CopyPath path : options.paths) {
@@ -46,25 +46,30 @@ std::vector<CopyRequest> cells(const Options& options) {
 MatrixProblem fitMatrixToNode(Options& options, const Backend& backend) {
   const Topology& topology = backend.topology();
   const int gpuCount = static_cast<int>(topology.gpus.size());
+  if (gpuCount == 0) {
+    return {"no-gpu", "this node has no GPU: a matrix needs at least one GPU (and host)",
+            "run on a GPU node, or use --backend sim"};
+  }
   if (options.gpus.empty()) {
-    if (gpuCount < 2) {
-      return {"one-gpu", "this node has " + std::to_string(gpuCount) + " GPU" + (gpuCount == 1 ? "" : "s") +
-                             "; a GPU x GPU matrix needs two or more",
-              "run on a node with two or more GPUs, or use --backend sim"};
-    }
+    // Every GPU; a one-GPU node has only host <-> GPU 0 to measure.
+    if (gpuCount == 1) options.gpus.push_back(kHostEndpoint);
     for (int index = 0; index < gpuCount; ++index) options.gpus.push_back(index);
   }
   for (int index : options.gpus) {
-    if (index >= gpuCount) {
-      return {"usage",
-              "--gpus: GPU " + std::to_string(index) + " is out of range (this node has " + std::to_string(gpuCount) +
-                  " GPUs: 0.." + std::to_string(gpuCount - 1) + ")",
-              "list GPUs that `sdma-probe info` shows, or leave --gpus out for all of them"};
+    if (const std::string problem = endpointProblem(index, gpuCount); !problem.empty()) {
+      return {"usage", "--gpus: " + problem,
+              "list GPUs that `sdma-probe info` shows (and host), or leave --gpus out for all of them"};
     }
+  }
+  if (options.concurrent && std::find(options.gpus.begin(), options.gpus.end(), kHostEndpoint) != options.gpus.end()) {
+    return {"usage",
+            "--concurrent: host cannot be in --gpus; copies at the same time are measured between GPUs only",
+            "leave host out of --gpus, or leave out --concurrent to measure host <-> GPU cells one at a time"};
   }
   int fewestCus = std::numeric_limits<int>::max();
   std::uint64_t leastMemoryBytes = std::numeric_limits<std::uint64_t>::max();
   for (int index : options.gpus) {
+    if (isHost(index)) continue;  // pinned host memory: the backend checks its allocation
     const GpuInfo& gpu = topology.gpus[static_cast<std::size_t>(index)];
     fewestCus = std::min(fewestCus, gpu.cus);
     leastMemoryBytes = std::min(leastMemoryBytes, gpu.memoryBytes);
@@ -204,6 +209,11 @@ CommandResult runMatrix(const Options& options, Backend& backend, Reporter& repo
   for (std::int64_t attempted = 0; attempted < total; ++attempted) {
     if (cancel::requested()) return {DoneStatus::Cancelled, cancel::exitCode()};
     CopyRequest cell = units[static_cast<std::size_t>(attempted)];
+    if (const std::string reason = backend.pathUnsupported(cell.path, cell.srcGpu, cell.dstGpu); !reason.empty()) {
+      reporter.pathUnsupported(cell.path, cell.srcGpu, cell.dstGpu, reason, 1);
+      reporter.progress(attempted + 1, total, cellLabel(cell) + ": unsupported");
+      continue;
+    }
     // --fault corrupt-after=N damages exactly the cell after N attempted ones.
     cell.corruptCopy = corruptOne && attempted == options.fault.afterSamples;
     const CopyMeasurement measurement = backend.measure(cell);

@@ -111,6 +111,7 @@ void Reporter::topology(const Topology& topology) {
   j.key("name").value(topology.node.name).key("vendor").value(topology.node.vendor);
   j.key("model").value(topology.node.model).key("simulated").value(topology.node.simulated);
   j.endObject();
+  if (topology.host) j.key("host").beginObject().key("numaNodes").value(topology.host->numaNodes).endObject();
 
   j.key("gpus").beginArray();
   for (const GpuInfo& gpu : topology.gpus) {
@@ -127,6 +128,7 @@ void Reporter::topology(const Topology& topology) {
     if (!gpu.pciBusId.empty()) j.key("pciBusId").value(gpu.pciBusId);
     if (gpu.l2Bytes > 0) j.key("l2Bytes").value(gpu.l2Bytes);
     if (gpu.xccs > 0) j.key("xccs").value(gpu.xccs);
+    if (gpu.numaNode) j.key("numaNode").value(*gpu.numaNode);
     j.endObject();
   }
   j.endArray();
@@ -267,16 +269,17 @@ void writeClock(JsonWriter& j, const std::optional<TimelineClock>& clock) {
 }  // namespace
 
 void Reporter::timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
-                            std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock) {
+                            std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock, int src, int dst) {
   JsonWriter& j = begin("timeline");
   j.key("path").value(path).key("format").value("sdmatl").key("version").value(1);
   j.key("eventCount").value(eventCount).key("fileBytes").value(fileBytes).key("sizeBytes").value(sizeBytes);
   writeClock(j, clock);
+  j.key("src").value(src).key("dst").value(dst);
   emit();
 }
 
 void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes,
-                              const std::optional<TimelineClock>& clock) {
+                              const std::optional<TimelineClock>& clock, int src, int dst) {
   JsonWriter& j = begin("timeline");
   j.key("events").beginArray();
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -293,6 +296,15 @@ void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBy
   j.endArray();
   j.key("sizeBytes").value(sizeBytes);
   writeClock(j, clock);
+  j.key("src").value(src).key("dst").value(dst);
+  emit();
+}
+
+void Reporter::pathUnsupported(CopyPath path, int src, int dst, std::string_view reason, std::int64_t points) {
+  JsonWriter& j = begin("path-unsupported");
+  j.key("mover").value(moverName(path)).key("initiator").value(initiatorName(path));
+  j.key("src").value(src).key("dst").value(dst);
+  j.key("reason").value(reason).key("points").value(points);
   emit();
 }
 

@@ -9,12 +9,14 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 #include "args.hpp"
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "collective/collective_types.hpp"
 #include "collective/gpu_engines.hpp"
+#include "endpoints.hpp"
 #include "reporter.hpp"
 #include "sim/collective_model.hpp"
 
@@ -68,6 +70,9 @@ struct Parsed {
   std::uint64_t stepFactor = 2;
   std::uint64_t stepBytes = std::uint64_t{1} << 20;
   bool cusGiven = false;
+  bool srcGiven = false;
+  bool dstGiven = false;
+  int simGpus = 0;  // --sim-gpus
   bool variantChild = false;  // started by the parent for one variant: env read fresh at init
 };
 
@@ -175,9 +180,11 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   } else if (flag == "--gemm-n") {
     o.gemmN = parseInt(flag, value, 256, 32768);
   } else if (flag == "--src") {
-    o.srcGpu = parseInt(flag, value, 0, 1023);
+    o.srcGpu = parseEndpoint(flag, value);
+    p.srcGiven = true;
   } else if (flag == "--dst") {
-    o.dstGpu = parseInt(flag, value, 0, 1023);
+    o.dstGpu = parseEndpoint(flag, value);
+    p.dstGiven = true;
   } else {
     throw UsageError("unknown flag " + std::string(flag) + " for overlap");
   }
@@ -204,6 +211,8 @@ Parsed parse(const std::vector<std::string_view>& args) {
         throw UsageError("--backend: unknown backend '" + std::string(value) + "' (auto, sim, hip, cuda)");
       }
       p.backend = std::string(value);
+    } else if (name == "--sim-gpus") {
+      p.simGpus = parseInt(name, value, 1, kMaxSimGpus);
     } else if (name == "--variant-child") {
       p.variantChild = value == "1";
     } else if (name == "--seed") {
@@ -218,8 +227,12 @@ Parsed parse(const std::vector<std::string_view>& args) {
   if (!p.overlap) {
     p.collective.sizesBytes = sweepSizes(p.minBytes, p.maxBytes, p.stepFactor, p.stepBytes);
     if (p.collective.sizesBytes.empty()) throw UsageError("-b/-e: the minimum size is above the maximum");
-  } else if (p.overlapOptions.srcGpu == p.overlapOptions.dstGpu) {
-    throw UsageError("--src and --dst must differ");
+  } else if (isHost(p.overlapOptions.srcGpu) && isHost(p.overlapOptions.dstGpu)) {
+    throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
+  }
+  if (p.simGpus > 0 && (p.backend == "hip" || p.backend == "cuda")) {
+    throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + p.backend +
+                     " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
   }
   return p;
 }
@@ -307,6 +320,14 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
   return result;
 }
 
+// A bad argument found once the node is known: hello and maybe warnings are already out.
+int usageError(Reporter& reporter, const std::string& message) {
+  reporter.error("usage", message);
+  reporter.done(DoneStatus::Error);
+  std::fprintf(stderr, "sdma-probe: %s\n", message.c_str());
+  return kExitUsage;
+}
+
 }  // namespace
 
 bool isCollectiveCommand(std::string_view name) { return name == "collective" || name == "overlap"; }
@@ -318,7 +339,8 @@ std::string collectiveUsageText() {
                         [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
                         [--transport-log on|off] [--seed N]
   sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
-                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src GPU] [--dst GPU]
+                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
+  (both also take --sim-gpus N: GPUs of the simulated node, 1..8, sim only)
 
 collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run time;
 sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
@@ -342,6 +364,8 @@ overlap: a compute kernel alone, beside each copy path, then alone again.
   --size SIZE          bytes per copy (default 256M)
   --phase-ms N         length of each phase (default 1500)
   --gemm-n N           GEMM M=N=K (default 8192)
+  --src E, --dst E     the copy's endpoints: a GPU index or host (default 0 and 1;
+                       host and 0 on a one-GPU node); the compute runs on the copy's GPU
 )";
 }
 
@@ -366,42 +390,67 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
   }
 
   try {
-    BackendChoice choice = openBackend(parsed.backend, BackendSettings{parsed.collective.seed, 0});
+    BackendChoice choice = openBackend(parsed.backend, BackendSettings{parsed.collective.seed, 0, parsed.simGpus});
     const std::string_view backendName = choice.backend ? choice.backend->name() : std::string_view(parsed.backend);
     reporter.hello(command, backendName, choice.backend ? choice.backend->simulated() : false, builtBackendNames());
     if (!choice.backend) {
       reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
                      choice.unavailableReason, choice.unavailableHint);
       reporter.done(DoneStatus::Error);
-      return kExitBackendUnavailable;
+      // A backend that is built but finds no GPU: a runtime failure like any other no-gpu.
+      return choice.unavailableCode == "no-gpu" ? kExitRuntimeFailure : kExitBackendUnavailable;
     }
     if (choice.autoFellBackToSim) {
       reporter.warning("simulated", "no GPU was found: numbers come from the simulated MI350X node, not from hardware");
     }
+    if (choice.simGpusIgnored) {
+      reporter.warning("sim-gpus-ignored", "--sim-gpus applies to the simulator only; this run uses the GPUs this node has");
+    }
     const Topology& topology = choice.backend->topology();
     const int gpuCount = static_cast<int>(topology.gpus.size());
-    if (gpuCount < 2) {
-      reporter.error("one-gpu", "this node has one GPU; a collective or a GPU-to-GPU copy needs two",
-                     "run on a node with two or more GPUs, or use --backend sim");
+    if (gpuCount == 0) {
+      reporter.error("no-gpu", "the " + std::string(backendName) + " backend sees no GPU on this node",
+                     "run on a GPU node, or use --backend sim");
       reporter.done(DoneStatus::Error);
-      return kExitBackendUnavailable;
+      return kExitRuntimeFailure;
     }
-    const auto outOfRange = [&](int gpu) { return gpu >= gpuCount; };
-    if (std::any_of(parsed.collective.gpus.begin(), parsed.collective.gpus.end(), outOfRange) ||
-        outOfRange(parsed.overlapOptions.srcGpu) || outOfRange(parsed.overlapOptions.dstGpu)) {
-      const std::string message = "GPU index out of range (this node has " + std::to_string(gpuCount) + " GPUs)";
-      reporter.error("usage", message);
+    if (!parsed.overlap && gpuCount < 2) {
+      reporter.error("too-few-gpus",
+                     "this node has " + std::to_string(gpuCount) + " GPU; a collective needs two or more",
+                     "run the collective on a node with two or more GPUs; on this one, `sdma-probe sweep` measures "
+                     "host <-> GPU and GPU-local copies, and --backend sim --sim-gpus 8 shows a collective on a "
+                     "simulated node");
       reporter.done(DoneStatus::Error);
-      return kExitUsage;
+      return kExitRuntimeFailure;
+    }
+    OverlapOptions& endpoints = parsed.overlapOptions;
+    if (parsed.overlap && gpuCount == 1) {
+      // One GPU: the default copy is host -> GPU 0; a missing end of a given one is GPU 0.
+      if (!parsed.srcGiven) endpoints.srcGpu = parsed.dstGiven ? 0 : kHostEndpoint;
+      if (!parsed.dstGiven) endpoints.dstGpu = 0;
+      if (isHost(endpoints.srcGpu) && isHost(endpoints.dstGpu)) {
+        return usageError(reporter, "--src and --dst are both host: one end of a copy must be a GPU");
+      }
+    }
+    for (int gpu : parsed.collective.gpus) {
+      if (const std::string problem = endpointProblem(gpu, gpuCount); !problem.empty()) {
+        return usageError(reporter, "--gpus: " + problem);
+      }
+    }
+    if (parsed.overlap) {
+      for (const auto& [flag, endpoint] : {std::pair{"--src", endpoints.srcGpu}, std::pair{"--dst", endpoints.dstGpu}}) {
+        if (const std::string problem = endpointProblem(endpoint, gpuCount); !problem.empty()) {
+          return usageError(reporter, std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host");
+        }
+      }
     }
     const bool simulated = choice.backend->simulated();
-    const int cusPerGpu = topology.gpus[static_cast<std::size_t>(parsed.overlapOptions.srcGpu)].cus;
+    const int workingGpuIndex = parsed.overlap ? workingGpu(endpoints.srcGpu, endpoints.dstGpu) : 0;
+    const int cusPerGpu = topology.gpus[static_cast<std::size_t>(workingGpuIndex)].cus;
     if (parsed.overlap && std::any_of(parsed.overlapOptions.cus.begin(), parsed.overlapOptions.cus.end(),
                                       [&](int c) { return c >= cusPerGpu; })) {
-      reporter.error("usage", "--cus: a copy must leave CUs for the compute (this GPU has " +
-                                  std::to_string(cusPerGpu) + ")");
-      reporter.done(DoneStatus::Error);
-      return kExitUsage;
+      return usageError(reporter, "--cus: a copy must leave CUs for the compute (this GPU has " +
+                                      std::to_string(cusPerGpu) + ")");
     }
     reporter.topology(topology);
 
@@ -488,6 +537,19 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
       if (!parsed.cusGiven) {
         o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
       }
+      // A path that cannot exist between the endpoints says so once (standing for its beside
+      // phase of every compute) and is left out of the phases.
+      std::vector<std::string> paths;
+      for (const std::string& name : o.paths) {
+        const std::optional<CopyPath> path = parseCopyPath(name);
+        const std::string reason = path ? choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
+        if (reason.empty()) {
+          paths.push_back(name);
+        } else {
+          reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
+        }
+      }
+      o.paths = paths;
       OverlapSink sink;
       sink.progress = progress;
       sink.warning = warning;
@@ -513,7 +575,7 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
         reporter.endRecord();
       };
       if (simulated) {
-        ok = sim::runSimOverlap(o, cusPerGpu, sink, failure);
+        ok = sim::runSimOverlap(o, cusPerGpu, sink, failure, {}, sim::routeOf(o.srcGpu, o.dstGpu));
       } else {
         choice.backend.reset();  // the overlap owns the GPUs' streams from here
 #if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)

@@ -123,7 +123,8 @@ bool runSimCollective(const CollectiveOptions& options, int gpuCount, const Coll
 }
 
 bool runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSink& sink, EngineFailure& failure,
-                   const CollectiveModel& model) {
+                   const CollectiveModel& model, Route route) {
+  const Mi350xModel pairModel;
   (void)failure;
   std::mt19937_64 rng(options.seed * 0xD1B54A32D192ED03ull + 5);
   std::lognormal_distribution<double> noise(0.0, 0.01);
@@ -163,12 +164,14 @@ bool runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSi
       double kept = 1.0;
       double extraPowerW = 0;
       if (phase.path == "cu/host" || phase.path == "cu/device") {
-        copyGbps = std::min(phase.cus * model.cuCopyGbpsPerCu, model.engineCopyGbps * 1.02);
+        copyGbps = route == Route::Peer ? std::min(phase.cus * model.cuCopyGbpsPerCu, model.engineCopyGbps * 1.02)
+                                        : cuCopyGbps(pairModel, phase.cus, route);
         // The copy's CUs are gone from the math; the rest share HBM with its reads.
         kept = static_cast<double>(cusPerGpu - phase.cus) / cusPerGpu - (gemm ? model.hbmContention : 0);
-        extraPowerW = model.copyPowerW * copyGbps / model.engineCopyGbps;
+        extraPowerW = model.copyPowerW * std::min(copyGbps, model.engineCopyGbps * 1.02) / model.engineCopyGbps;
       } else if (phase.path != "alone") {
-        copyGbps = model.engineCopyGbps * (phase.path == "engine/device" ? 0.99 : 1.0);
+        copyGbps = route == Route::Peer ? model.engineCopyGbps * (phase.path == "engine/device" ? 0.99 : 1.0)
+                                        : engineCopyGbps(pairModel, pairModel.enginesPerCopy, route);
         kept = 1.0 - (gemm ? model.hbmContention : 0);
         extraPowerW = model.copyPowerW;
       }

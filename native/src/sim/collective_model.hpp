@@ -1,6 +1,7 @@
 #pragma once
 
 #include "collective/collective_types.hpp"
+#include "sim/copy_model.hpp"
 
 // The simulated node's collectives and compute interference (docs/SIMULATOR.md,
 // "Collectives and overlap"). Every figure is either cited from DOMAIN.md 3-4 or marked as
@@ -55,7 +56,9 @@ bool runSimCollective(const collective::CollectiveOptions& options, int gpuCount
                       const collective::CollectiveSink& sink, collective::EngineFailure& failure,
                       const CollectiveModel& model = {});
 
+// `route`: what the copy crosses (routeOf(src, dst)); to or from host and GPU-local copies
+// move at the pair model's rates for that route (Mi350xModel), peer copies at the figures here.
 bool runSimOverlap(const collective::OverlapOptions& options, int cusPerGpu, const collective::OverlapSink& sink,
-                   collective::EngineFailure& failure, const CollectiveModel& model = {});
+                   collective::EngineFailure& failure, const CollectiveModel& model = {}, Route route = Route::Peer);
 
 }  // namespace sdma::sim

@@ -3,17 +3,50 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend.hpp"
+
 namespace sdma::sim {
 
-double cuCopyGbps(const Mi350xModel& model, double cus) {
-  const double raw = cus * model.cuGbpsPerCu;
-  const double cap = model.cuLinkEfficiency * model.linkGbpsPerDirection();
+Route routeOf(int src, int dst) {
+  if (isHost(src)) return Route::HostToGpu;
+  if (isHost(dst)) return Route::GpuToHost;
+  return src == dst ? Route::Local : Route::Peer;
+}
+
+double cuCopyGbps(const Mi350xModel& model, double cus, Route route) {
+  double perCu = model.cuGbpsPerCu;
+  double cap = model.cuLinkEfficiency * model.linkGbpsPerDirection();
+  if (route == Route::HostToGpu || route == Route::GpuToHost) {
+    perCu = model.cuPcieGbpsPerCu;
+    cap = model.pcieCuEfficiency * model.pcieGbpsPerDirection;
+  } else if (route == Route::Local) {
+    perCu = model.cuLocalGbpsPerCu;
+    cap = model.localCopyEfficiency * model.hbmGbps / 2;
+  }
+  const double raw = cus * perCu;
   const double p = model.cuCapSharpness;
   return 1.0 / std::pow(std::pow(1.0 / raw, p) + std::pow(1.0 / cap, p), 1.0 / p);
 }
 
-double engineCopyGbps(const Mi350xModel& model, int engines) {
+double engineCopyGbps(const Mi350xModel& model, int engines, Route route) {
+  if (route == Route::HostToGpu || route == Route::GpuToHost) {
+    return std::min(engines * model.engineMaxGbps, model.pcieEngineEfficiency * model.pcieGbpsPerDirection);
+  }
+  if (route == Route::Local) {
+    // No link in the way: the engine's own rate, under the HBM's.
+    return std::min(engines * model.engineMaxGbps, model.localCopyEfficiency * model.hbmGbps / 2);
+  }
   return std::min(engines * model.engineMaxGbps, model.engineLinkEfficiency * model.linkGbpsPerDirection());
+}
+
+int engineIdFor(const Mi350xModel& model, int src, int dst, int channel) {
+  switch (routeOf(src, dst)) {
+    case Route::HostToGpu: return 0;
+    case Route::GpuToHost: return model.pcieEnginesPerGpu > 1 ? 1 : 0;
+    case Route::Local: return model.pcieEnginesPerGpu + channel % model.xgmiEnginesPerGpu;
+    case Route::Peer: break;
+  }
+  return xgmiEngineId(model, src, dst, channel);
 }
 
 int packetCount(const Mi350xModel& model, std::uint64_t bytes) {
@@ -30,17 +63,17 @@ int xgmiEngineId(const Mi350xModel& model, int srcGpu, int dstGpu, int channel) 
   return model.pcieEnginesPerGpu + slot;
 }
 
-CopyCost copyCost(const Mi350xModel& model, CopyPath path, std::uint64_t bytes, int cus) {
+CopyCost copyCost(const Mi350xModel& model, CopyPath path, std::uint64_t bytes, int cus, Route route) {
   CopyCost cost;
   switch (path) {
     case CopyPath::CuHost:
       cost.fixedNs = model.hostLaunchNs + model.hostSyncNs;
-      cost.gbps = cuCopyGbps(model, cus);
+      cost.gbps = cuCopyGbps(model, cus, route);
       cost.cus = cus;
       return cost;
     case CopyPath::CuDevice:
       cost.fixedNs = model.deviceSyncNs;
-      cost.gbps = cuCopyGbps(model, cus);
+      cost.gbps = cuCopyGbps(model, cus, route);
       cost.cus = cus;
       return cost;
     case CopyPath::EngineHost:
@@ -49,7 +82,7 @@ CopyCost copyCost(const Mi350xModel& model, CopyPath path, std::uint64_t bytes, 
   }
   cost.packets = packetCount(model, bytes);
   cost.engines = model.enginesPerCopy;
-  cost.gbps = engineCopyGbps(model, cost.engines);
+  cost.gbps = engineCopyGbps(model, cost.engines, route);
   // Both initiators write every packet, ring a doorbell and wait for the engine's fixed cost.
   cost.fixedNs = cost.packets * model.packetIssueNs + model.doorbellNs + model.engineFixedNs;
   if (path == CopyPath::EngineHost) {

@@ -9,12 +9,22 @@
 // timeline lays out the same phases, so both views agree on how long a copy takes.
 namespace sdma::sim {
 
-// Bandwidth of N CUs doing remote stores: their summed rate, smoothly capped by the share of
-// the link load/store can use.
-double cuCopyGbps(const Mi350xModel& model, double cus);
+// What a copy's bytes cross: an xGMI link to a peer GPU, PCIe to or from pinned host memory,
+// or nothing but the GPU's own HBM.
+enum class Route { Peer, HostToGpu, GpuToHost, Local };
 
-// Bandwidth of `engines` SDMA engines on one peer link.
-double engineCopyGbps(const Mi350xModel& model, int engines);
+Route routeOf(int src, int dst);
+
+// Bandwidth of N CUs doing loads/stores: their summed rate, smoothly capped by the share of
+// the route (xGMI link, PCIe, half the HBM) load/store can use.
+double cuCopyGbps(const Mi350xModel& model, double cus, Route route = Route::Peer);
+
+// Bandwidth of `engines` SDMA engines on one route.
+double engineCopyGbps(const Mi350xModel& model, int engines, Route route = Route::Peer);
+
+// The SDMA engine (timeline lane) that carries a copy: xgmiEngineId() to a peer, the PCIe
+// engine of its direction to or from host, the first xGMI engine for a GPU-local copy.
+int engineIdFor(const Mi350xModel& model, int src, int dst, int channel);
 
 // Packets needed for a copy (at least one).
 int packetCount(const Mi350xModel& model, std::uint64_t bytes);
@@ -32,6 +42,6 @@ struct CopyCost {
   double nominalNs(std::uint64_t bytes) const { return fixedNs + static_cast<double>(bytes) / gbps; }
 };
 
-CopyCost copyCost(const Mi350xModel& model, CopyPath path, std::uint64_t bytes, int cus);
+CopyCost copyCost(const Mi350xModel& model, CopyPath path, std::uint64_t bytes, int cus, Route route = Route::Peer);
 
 }  // namespace sdma::sim

@@ -4,34 +4,52 @@
 #include <cstdint>
 
 // Every number the simulated MI350X node is made of. docs/SIMULATOR.md lists each field
-// with its unit and source (a public figure from DOMAIN.md, or an assumption and why);
-// change both together.
+// with its unit and source (a named public document, or an assumption and why); change both
+// together.
 namespace sdma::sim {
 
 struct Mi350xModel {
-  // --- node and GPU (DOMAIN 4) ---
-  int gpuCount = 8;
+  // --- node and GPU ---
+  int gpuCount = 8;      // --sim-gpus: 1..8
   int cusPerGpu = 256;   // 8 XCDs x 32 CUs
   int xcdsPerGpu = 8;    // workgroups are dealt round-robin over XCDs (timeline CU lanes)
   std::uint64_t memoryBytes = std::uint64_t{288} << 30;  // 288 GB HBM3E, binary-sized stacks
   const char* arch = "gfx950";
   const char* gpuName = "AMD Instinct MI350X (simulated)";
 
-  // --- xGMI: fully connected, one link per peer (DOMAIN 4, not confirmed by a datasheet) ---
+  // --- host: two NUMA nodes, GPUs 0-3 on node 0 and 4-7 on node 1 (assumption, as on an
+  //     8-GPU OAM node with two CPU sockets) ---
+  int hostNumaNodes = 2;
+  int gpusPerNumaNode = 4;
+
+  // --- PCIe Gen5 x16 between host and each GPU ---
+  double pcieGbpsPerDirection = 64;  // PCI-SIG: 32 GT/s x 16 lanes, per direction (theoretical)
+  // Copy engines reach ~50-56 GB/s host <-> GPU (nvbandwidth, TransferBench host-device tests).
+  double pcieEngineEfficiency = 0.83;  // -> 53.1 GB/s
+  // CUs loading/storing host memory reach somewhat less than the engines.
+  double pcieCuEfficiency = 0.75;      // -> 48 GB/s cap
+  double cuPcieGbpsPerCu = 2.0;        // one CU's rate over PCIe: longer round trips than xGMI
+
+  // --- HBM3E: GPU-local copies (AMD Instinct MI350X data sheet: 8 TB/s) ---
+  double hbmGbps = 8000;
+  double localCopyEfficiency = 0.8;  // of the HBM/2 a copy (one read + one write per byte) can have
+  double cuLocalGbpsPerCu = 20;      // one CU streaming its own GPU's HBM
+
+  // --- xGMI: fully connected, one link per peer (not confirmed by a datasheet) ---
   int xgmiLinksPerPeer = 1;
   double linkGbpsBidirectional = 153.6;
   double linkGbpsPerDirection() const { return linkGbpsBidirectional / 2; }  // 76.8
 
-  // --- SDMA engines (DOMAIN 2: KFD capture on MI350X) ---
-  int pcieEnginesPerGpu = 2;   // host<->GPU; ids 0..1
+  // --- SDMA engines (KFD capture on MI350X) ---
+  int pcieEnginesPerGpu = 2;   // host<->GPU; ids 0..1: host -> GPU on 0, GPU -> host on 1
   int xgmiEnginesPerGpu = 14;  // peer copies; ids 2..15, peer p uses 2 + p (+7 per extra channel)
   int enginesPerCopy = 1;      // ROCr's default: one engine per GPU pair
-  // t = engineFixedNs + bytes / engineMaxGbps fits mori's one-peer MI355X figures (DOMAIN 3).
+  // t = engineFixedNs + bytes / engineMaxGbps fits mori's one-peer MI355X figures.
   double engineMaxGbps = 61.0;
   double engineFixedNs = 3100;
   // DMA keeps a link busier than load/store does; below 1 so an engine never reaches the wire.
   double engineLinkEfficiency = 0.92;
-  // Libraries split puts into 128 MiB packets; COPY_LINEAR's 30-bit count allows 1 GiB (DOMAIN 3).
+  // Libraries split puts into 128 MiB packets; COPY_LINEAR's 30-bit count allows 1 GiB.
   std::uint64_t packetChunkBytes = std::uint64_t{128} << 20;
   std::uint64_t copyLinearMaxBytes = std::uint64_t{1} << 30;
   double packetIssueNs = 200;  // the issuer (CPU or CU) writing one packet into the ring
@@ -48,7 +66,7 @@ struct Mi350xModel {
   // Bytes per second one GPU can send (and, separately, receive) over all its xGMI links
   // together. Assumption: below the 7 x 76.8 GB/s of its links; set between TransferBench's
   // load/store all-to-all (~386 GB/s per MI350X) and GIN-SDMA's AlltoAll busbw on MI355X
-  // (~423 GB/s), both DOMAIN 4. Only copies running at the same time share it.
+  // (~423 GB/s). Only copies running at the same time share it.
   double fabricGbpsPerGpu = 400;
 
   // --- fixed costs per copy, by initiator ---

@@ -18,6 +18,7 @@ namespace {
 Topology buildTopology(const Mi350xModel& model) {
   Topology topology;
   topology.node = {"simulated MI350X node", "amd", "AMD Instinct MI350X", true};
+  topology.host = HostInfo{model.hostNumaNodes};
   for (int index = 0; index < model.gpuCount; ++index) {
     GpuInfo gpu;
     gpu.index = index;
@@ -25,6 +26,7 @@ Topology buildTopology(const Mi350xModel& model) {
     gpu.arch = model.arch;
     gpu.cus = model.cusPerGpu;
     gpu.memoryBytes = model.memoryBytes;
+    gpu.numaNode = std::min(index / model.gpusPerNumaNode, model.hostNumaNodes - 1);
     for (int id = 0; id < model.pcieEnginesPerGpu; ++id) gpu.engines.push_back({id, "pcie", std::nullopt});
     for (int k = 0; k < model.xgmiEnginesPerGpu; ++k) {
       gpu.engines.push_back({model.pcieEnginesPerGpu + k, "xgmi", model.engineMaxGbps});
@@ -36,6 +38,11 @@ Topology buildTopology(const Mi350xModel& model) {
     for (int dst = 0; dst < model.gpuCount; ++dst) {
       if (src != dst) topology.links.push_back({src, dst, "xgmi", model.xgmiLinksPerPeer, model.linkGbpsPerDirection()});
     }
+  }
+  // Host <-> GPU: one PCIe Gen5 x16 link per GPU, each direction its own entry.
+  for (int gpu = 0; gpu < model.gpuCount; ++gpu) {
+    topology.links.push_back({kHostEndpoint, gpu, "pcie", 1, model.pcieGbpsPerDirection});
+    topology.links.push_back({gpu, kHostEndpoint, "pcie", 1, model.pcieGbpsPerDirection});
   }
   return topology;
 }
@@ -61,7 +68,14 @@ CopyMeasurement SimBackend::measure(const CopyRequest& request) {
     result.status = RunStatus::Cancelled;
     return result;
   }
-  const CopyCost cost = copyCost(model_, request.path, request.sizeBytes, request.cus);
+  if (const std::string reason = pathUnsupported(request.path, request.srcGpu, request.dstGpu); !reason.empty()) {
+    result.status = RunStatus::Failed;
+    result.errorCode = "unsupported";
+    result.failure = reason;
+    return result;
+  }
+  const CopyCost cost =
+      copyCost(model_, request.path, request.sizeBytes, request.cus, routeOf(request.srcGpu, request.dstGpu));
   return drawCopy(request, cost, cost.gbps);
 }
 
@@ -78,7 +92,9 @@ ConcurrentMeasurement SimBackend::measureConcurrent(const std::vector<CopyReques
     const CopyRequest& request = requests[i];
     // The pair draws from the stream it has alone: where nothing is shared its numbers are
     // the serial cell's, so a difference between the two modes is the sharing, not noise.
-    result.pairs.push_back(drawCopy(request, copyCost(model_, request.path, request.sizeBytes, request.cus),
+    result.pairs.push_back(drawCopy(request,
+                                    copyCost(model_, request.path, request.sizeBytes, request.cus,
+                                             routeOf(request.srcGpu, request.dstGpu)),
                                     rates[i].gbps));
     result.bytesPerIteration += request.sizeBytes;
     iters = std::max(iters, result.pairs.back().timesNs.size());

@@ -13,8 +13,9 @@ struct SimOptions {
   int delayMsPerUnit = 0;  // --sim-delay-ms
 };
 
-// A simulated 8x MI350X node: copy times come from copyCost() plus seeded noise, so the
-// whole product can be used and tested without a GPU.
+// A simulated node of 1..8 MI350X GPUs (Mi350xModel::gpuCount, --sim-gpus) and its host:
+// copy times come from copyCost() plus seeded noise, so the whole product can be used and
+// tested without a GPU.
 class SimBackend final : public Backend {
  public:
   explicit SimBackend(SimOptions options, Mi350xModel model = {});

@@ -6,6 +6,7 @@
 
 #include "cancel.hpp"
 #include "rng.hpp"
+#include "endpoints.hpp"
 #include "sim/copy_model.hpp"
 
 namespace sdma::sim {
@@ -70,7 +71,8 @@ class Layout {
     e.kind = kind;
     e.op = op;
     e.path = path;
-    e.gpu = static_cast<std::uint16_t>(request_.srcGpu);  // push copies: all activity is on src
+    // Push copies: all activity is on src; a host <-> GPU copy's is on its GPU.
+    e.gpu = static_cast<std::uint16_t>(workingGpu(request_.srcGpu, request_.dstGpu));
     e.lane = lane;
     e.ref = ref;
     // Whole nanoseconds, as the sweep reports them.
@@ -84,7 +86,7 @@ class Layout {
   // The kernel span plus one span per CU; returns the kernel's end.
   double addCuKernel(CopyPath path, double kernelStartNs, double copyStartNs, double tailNs) {
     const int cus = cusCarryingBytes(request_);
-    const double gbpsPerCu = cuCopyGbps(model_, cus) / cus;
+    const double gbpsPerCu = cuCopyGbps(model_, cus, route()) / cus;
     const std::uint64_t share = request_.sizeBytes / cus;
     const std::uint64_t remainder = request_.sizeBytes % cus;
     cuSpans_.clear();
@@ -114,12 +116,13 @@ class Layout {
   double addPackets(CopyPath path, double doorbellNs) {
     const int packets = packetCount(model_, request_.sizeBytes);
     const int engines = std::min(model_.enginesPerCopy, packets);
-    const double gbpsPerEngine = engineCopyGbps(model_, model_.enginesPerCopy) / model_.enginesPerCopy;
+    const double gbpsPerEngine = engineCopyGbps(model_, model_.enginesPerCopy, route()) / model_.enginesPerCopy;
     const std::uint64_t chunk = std::min(model_.packetChunkBytes, model_.copyLinearMaxBytes);
     const double queuedNs = doorbellNs + model_.doorbellNs;
     double lastEndNs = queuedNs;
     for (int engine = 0; engine < engines; ++engine) {
-      const auto lane = static_cast<std::uint32_t>(xgmiEngineId(model_, request_.srcGpu, request_.dstGpu, engine));
+      // To or from host, the lane is the PCIe engine of the copy's direction.
+      const auto lane = static_cast<std::uint32_t>(engineIdFor(model_, request_.srcGpu, request_.dstGpu, engine));
       // The doorbell goes first; its ref is the id its first packet is about to get.
       add(EventKind::Doorbell, PacketOp::None, path, lane, out_.nextId() + 1, doorbellNs, doorbellNs, -1, 0);
       double startNs = queuedNs + model_.engineFixedNs;
@@ -136,6 +139,8 @@ class Layout {
     }
     return lastEndNs;
   }
+
+  Route route() const { return routeOf(request_.srcGpu, request_.dstGpu); }
 
   const Mi350xModel& model_;
   const TimelineRequest& request_;
