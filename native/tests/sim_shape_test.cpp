@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "sim/copy_model.hpp"
 #include "sim/sharing_model.hpp"
@@ -146,9 +147,66 @@ void copiesAtTheSameTimeShareTheFabric() {
   check(allNear(cus16, cuCopyGbps(model, 16.0)) && cus16[0].sharedBy.empty(), "16 CUs a pair: 55.08 GB/s, unshared");
 }
 
+// Mean bandwidth of one unit between any two endpoints (seed 1, 20 iterations).
+double pairGbps(CopyPath path, int src, int dst, std::uint64_t bytes, int cus, int simGpus = 1) {
+  Mi350xModel model;
+  model.gpuCount = simGpus;
+  SimBackend backend(SimOptions{1, 0}, model);
+  const CopyMeasurement m = backend.measure(CopyRequest{path, src, dst, bytes, usesEngine(path) ? 0 : cus, 20, 3});
+  if (m.status != RunStatus::Ok || m.timesNs.empty()) return -1;
+  const double meanNs = std::accumulate(m.timesNs.begin(), m.timesNs.end(), 0.0) / m.timesNs.size();
+  return static_cast<double>(bytes) / meanNs;
+}
+
+bool within(double value, double low, double high) { return value >= low && value <= high; }
+
+// docs/SIMULATOR.md, "Host and GPU-local copies": the documented ranges at 1 GiB.
+void hostAndLocalCopiesStayInTheirRanges() {
+  const int host = kHostEndpoint;
+  for (const auto& [src, dst, name] : {std::tuple{host, 0, "host -> GPU 0"}, std::tuple{0, host, "GPU 0 -> host"}}) {
+    const double engine = pairGbps(CopyPath::EngineHost, src, dst, GiB, 0);
+    check(within(engine, 50, 56), std::string(name) + ": engine/host at 1 GiB in 50..56 GB/s (" + std::to_string(engine) + ")");
+    const double cus256 = pairGbps(CopyPath::CuHost, src, dst, GiB, 256);
+    check(within(cus256, 40, engine), std::string(name) + ": cu/host 256 CUs at 1 GiB in 40 GB/s..engine/host (" +
+                                          std::to_string(cus256) + ")");
+    check(pairGbps(CopyPath::CuDevice, src, dst, GiB, 256) < 64, std::string(name) + ": cu/device under PCIe's 64 GB/s");
+    check(pairGbps(CopyPath::EngineDevice, src, dst, GiB, 0) < 0, std::string(name) + ": engine/device refused");
+  }
+  const double local = pairGbps(CopyPath::CuHost, 0, 0, GiB, 256);
+  check(within(local, 2000, 4000), "GPU 0 -> GPU 0: cu/host 256 CUs at 1 GiB in 2..4 TB/s, under HBM/2 (" +
+                                       std::to_string(local) + ")");
+  check(pairGbps(CopyPath::CuDevice, 0, 0, GiB, 256) > 2000, "GPU 0 -> GPU 0: cu/device 256 CUs above 2 TB/s");
+  const double localEngine = pairGbps(CopyPath::EngineHost, 0, 0, GiB, 0);
+  check(within(localEngine, 55, 62), "GPU 0 -> GPU 0: engine/host at the engine's own 61 GB/s (" +
+                                         std::to_string(localEngine) + ")");
+  check(pairGbps(CopyPath::EngineDevice, 0, 0, GiB, 0) < 0, "GPU 0 -> GPU 0: engine/device refused");
+  check(pairGbps(CopyPath::CuHost, 4, host, 4 * KiB, 8, 8) > pairGbps(CopyPath::EngineHost, 4, host, 4 * KiB, 0, 8),
+        "GPU 4 -> host at 4 KiB: CUs beat the engine, as between GPUs");
+}
+
+void topologyFollowsTheGpuCount() {
+  for (int gpus : {1, 2, 8}) {
+    Mi350xModel model;
+    model.gpuCount = gpus;
+    const Topology topology = SimBackend(SimOptions{1, 0}, model).topology();
+    const auto pcie = std::count_if(topology.links.begin(), topology.links.end(), [](const LinkInfo& l) {
+      return l.kind == "pcie" && (isHost(l.src) || isHost(l.dst));
+    });
+    const auto xgmi = std::count_if(topology.links.begin(), topology.links.end(),
+                                    [](const LinkInfo& l) { return l.kind == "xgmi"; });
+    const std::string tag = std::to_string(gpus) + " GPUs: ";
+    check(static_cast<int>(topology.gpus.size()) == gpus, tag + "that many GPUs");
+    check(pcie == 2 * gpus && xgmi == gpus * (gpus - 1), tag + "a PCIe link each way per GPU, xGMI between all pairs");
+    check(topology.host && topology.host->numaNodes == 2, tag + "host with 2 NUMA nodes");
+    check(topology.gpus.back().numaNode == (gpus > 4 ? 1 : 0), tag + "GPUs 0-3 on NUMA node 0, 4-7 on node 1");
+  }
+}
+
 }  // namespace
 
 int main() {
+  hostAndLocalCopiesStayInTheirRanges();
+  topologyFollowsTheGpuCount();
   copiesAtTheSameTimeShareTheFabric();
   smallCopiesFavourCus();
   largeCopiesFavourEngines();
