@@ -7,7 +7,8 @@ import * as v from 'valibot';
 import { PATHS } from './protocol';
 
 const finite = v.pipe(v.number(), v.finite());
-const gpu = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1023));
+/** A row or column: a GPU index, or -1 for host memory (labelled `host`). */
+const gpu = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
 const str = v.pipe(v.string(), v.maxLength(100_000));
 
 export const CELL_STATES = ['measured', 'failed', 'missing', 'self'] as const;

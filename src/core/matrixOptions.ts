@@ -3,6 +3,7 @@
  * (`sdma-probe matrix`, docs/MATRIX.md). Checked here once, whatever the source (command
  * arguments, CLI flags), with a message that names the field at fault.
  */
+import { HOST, endpointArg } from './endpoints';
 import type { PathName } from './protocol';
 import { PATHS } from './protocol';
 import type { BackendChoice } from './sweepOptions';
@@ -15,8 +16,10 @@ export interface MatrixOptions {
   sizeBytes: number;
   /** CUs of the cu/* paths; undefined: the helper's default (64, cut to the GPUs' CU count). */
   cus?: number;
-  /** GPU indices; undefined: every GPU of the node. */
+  /** Endpoints to pair: GPU indices and -1 (host: a host row and column); undefined: every GPU of the node (host and GPU 0 on a one-GPU node). */
   gpus?: number[];
+  /** Simulator only: the simulated node's GPU count (1..8). */
+  simGpus?: number;
   iters: number;
   warmup?: number;
   seed: number;
@@ -46,13 +49,16 @@ export function checkMatrixOptions(o: MatrixOptions): MatrixOptions {
   if (!isInt(o.sizeBytes, 1, MAX_SIZE_BYTES)) throw new Error('size must be a whole number of bytes in 1 B .. 64 GiB');
   if (o.cus !== undefined && !isInt(o.cus, 1, 4096)) throw new Error(`CU count ${String(o.cus)} must be a whole number in 1..4096`);
   if (o.gpus !== undefined) {
-    if (!Array.isArray(o.gpus) || o.gpus.length < 2) throw new Error('GPUs must list two or more GPU indices (a matrix needs pairs)');
-    for (const g of o.gpus) if (!isInt(g, 0, 1023)) throw new Error(`GPU index ${String(g)} must be a whole number in 0..1023`);
-    if (new Set(o.gpus).size !== o.gpus.length) throw new Error(`GPUs ${o.gpus.join(',')} name a GPU twice`);
+    if (!Array.isArray(o.gpus) || o.gpus.length < 2) throw new Error('GPUs must list two or more endpoints, GPU indices or host (a matrix needs pairs)');
+    for (const g of o.gpus) if (!isInt(g, HOST, 1023)) throw new Error(`GPU index ${String(g)} must be a whole number in 0..1023 (or host)`);
+    if (new Set(o.gpus).size !== o.gpus.length) throw new Error(`GPUs ${o.gpus.map(endpointArg).join(',')} name an endpoint twice`);
+    if (!o.gpus.some((g) => g !== HOST)) throw new Error('GPUs must name at least one GPU besides host');
   }
   if (!isInt(o.iters, 1, 100_000)) throw new Error('iterations must be a whole number in 1..100000');
   if (o.warmup !== undefined && !isInt(o.warmup, 0, 100_000)) throw new Error('warm-up iterations must be a whole number in 0..100000');
   if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
+  if (o.simGpus !== undefined && !isInt(o.simGpus, 1, 8)) throw new Error(`simulated GPU count must be a whole number in 1..8 (got ${String(o.simGpus)})`);
+  if (o.simGpus !== undefined && (o.backend === 'hip' || o.backend === 'cuda')) throw new Error(`a simulated GPU count only applies to the sim backend (or auto without GPUs), not to ${o.backend}`);
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, 60_000)) throw new Error('simulator delay must be in 0..60000 ms');
   if (o.concurrent !== undefined && typeof o.concurrent !== 'boolean') throw new Error(`concurrent must be true or false (got ${JSON.stringify(o.concurrent)})`);
   if (o.fault !== undefined && !/^(crash|garbage|hang|exit|corrupt)-after=\d{1,6}$/.test(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
@@ -64,7 +70,8 @@ export function matrixArgs(o: MatrixOptions): string[] {
   checkMatrixOptions(o);
   const args = ['matrix', '--backend', o.backend, '--paths', o.paths.join(','), '--size', formatSizeArg(o.sizeBytes), '--iters', String(o.iters), '--seed', String(o.seed)];
   if (o.cus !== undefined) args.push('--cus', String(o.cus));
-  if (o.gpus !== undefined) args.push('--gpus', o.gpus.join(','));
+  if (o.gpus !== undefined) args.push('--gpus', o.gpus.map(endpointArg).join(','));
+  if (o.simGpus !== undefined) args.push('--sim-gpus', String(o.simGpus));
   if (o.warmup !== undefined) args.push('--warmup', String(o.warmup));
   if (o.concurrent) args.push('--concurrent');
   if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));

@@ -4,6 +4,7 @@
  */
 import type { MatrixPathView } from './matrixMessages';
 import type { Run } from './run';
+import { endpointArg, pairName } from './endpoints';
 import { matrixPageView } from './matrixView';
 import { formatBytes, formatGbps } from './units';
 
@@ -11,7 +12,7 @@ const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(wi
 
 function grid(p: MatrixPathView): string[] {
   const width = 9;
-  const lines = [`#${pad('src\\dst', 8)}${p.gpus.map((g) => pad(String(g), width)).join('')}`];
+  const lines = [`#${pad('src\\dst', 8)}${p.gpus.map((g) => pad(endpointArg(g), width)).join('')}`];
   for (const row of p.rows) {
     const cells = row.map((c) => {
       if (c.state === 'self') return pad('-', width);
@@ -19,7 +20,7 @@ function grid(p: MatrixPathView): string[] {
       if (c.state === 'missing') return pad('.', width);
       return pad(`${formatGbps(c.gbps!)}${c.weakest ? '*' : ''}`, width);
     });
-    lines.push(` ${pad(String(row[0]?.src ?? ''), 8)}${cells.join('')}`);
+    lines.push(` ${pad(row[0] ? endpointArg(row[0].src) : '', 8)}${cells.join('')}`);
   }
   return lines;
 }
@@ -28,7 +29,7 @@ function grid(p: MatrixPathView): string[] {
 function totals(p: MatrixPathView): string[] {
   if (!p.gpuTotals) return [];
   const lines = [`#${pad('GPU', 8)}${pad('send', 11)}${pad('receive', 11)}   GB/s, sums of the row and column while all pairs ran`];
-  for (const g of p.gpuTotals) lines.push(` ${pad(String(g.gpu), 8)}${pad(formatGbps(g.sendGbps), 11)}${pad(formatGbps(g.receiveGbps), 11)}`);
+  for (const g of p.gpuTotals) lines.push(` ${pad(endpointArg(g.gpu), 8)}${pad(formatGbps(g.sendGbps), 11)}${pad(formatGbps(g.receiveGbps), 11)}`);
   if (p.totalText) lines.push(`# ${p.totalText}`);
   return lines;
 }
@@ -36,7 +37,7 @@ function totals(p: MatrixPathView): string[] {
 /** Failed cells, one line per distinct reason (a path that cannot run at once fails every cell the same way). */
 function failures(p: MatrixPathView): string[] {
   const byReason = new Map<string, string[]>();
-  for (const row of p.rows) for (const c of row) if (c.state === 'failed') byReason.set(c.error ?? '', [...(byReason.get(c.error ?? '') ?? []), `GPU ${c.src} -> GPU ${c.dst}`]);
+  for (const row of p.rows) for (const c of row) if (c.state === 'failed') byReason.set(c.error ?? '', [...(byReason.get(c.error ?? '') ?? []), pairName(c)]);
   return [...byReason].map(([reason, pairs]) => (pairs.length === 1 ? `# failed ${pairs[0]}: ${reason}` : `# failed ${pairs.length} cells (${pairs[0]}, ...): ${reason}`));
 }
 
@@ -46,7 +47,7 @@ export function matrixTable(run: Run): string {
   const how = view.concurrent ? 'all pairs of a path at once' : 'each ordered pair measured alone';
   out.push(`# node: ${view.node || 'unknown'} · ${formatBytes(view.sizeBytes)} per copy · ${how} · ${view.iters} timed iterations per cell`);
   if (view.simulated) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
-  out.push('# GB/s = bytes / 1e9 / median seconds; rows: source GPU, columns: destination GPU; * weakest; failed: see errors; .: not measured');
+  out.push('# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weakest; failed: see errors; .: not measured');
   for (const p of view.paths) {
     out.push('#', `# ${p.label}`, ...grid(p));
     if (p.stats) out.push(`# min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s`);

@@ -4,6 +4,7 @@
  * pair named. A pure function of a run, shared by the panel and the CLI.
  */
 import type { MatrixGridCell, MatrixPageView, MatrixPathView } from './matrixMessages';
+import { HOST, pairName, parseEndpoint } from './endpoints';
 import type { PathName } from './protocol';
 import { PATHS, pathName } from './protocol';
 import type { Run } from './run';
@@ -17,17 +18,27 @@ function argOf(run: Run, flag: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-/** The GPUs the matrix spans: as asked (--gpus), else the node's, else those seen in records. */
+/**
+ * The endpoints the matrix spans (-1: host, first): as asked (--gpus), else the node's GPUs
+ * (with host on a one-GPU node, the helper's default, or when a cell names host), else
+ * those seen in records.
+ */
 export function matrixGpus(run: Run): number[] {
   const asked = argOf(run, '--gpus');
   if (asked && asked !== 'all') {
-    const list = asked.split(',').map(Number);
-    if (list.every((g) => Number.isInteger(g) && g >= 0)) return list;
+    try {
+      return asked.split(',').map(parseEndpoint);
+    } catch {
+      // an edited file: fall through to what the run itself says
+    }
   }
-  if (run.topology) return run.topology.gpus.map((g) => g.index);
   const seen = new Set<number>();
   for (const c of run.matrixCells ?? []) seen.add(c.src).add(c.dst);
   for (const e of run.errors) if (e.cell) seen.add(e.cell.src).add(e.cell.dst);
+  if (run.topology) {
+    const gpus = run.topology.gpus.map((g) => g.index);
+    return seen.has(HOST) || gpus.length === 1 ? [HOST, ...gpus] : gpus;
+  }
   return [...seen].sort((a, b) => a - b);
 }
 
@@ -44,7 +55,7 @@ function median(sorted: number[]): number {
   return n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
 }
 
-const pairText = (p: { src: number; dst: number }) => `GPU ${p.src} -> GPU ${p.dst}`;
+const pairText = pairName;
 
 /** Whether the run put every pair of a path on the node at once (`--concurrent`). */
 export function isConcurrentMatrix(run: Run): boolean {

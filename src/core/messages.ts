@@ -8,6 +8,8 @@ import { AdviceViewSchema } from './adviceView';
 import { PATHS } from './protocol';
 
 const finite = v.pipe(v.number(), v.finite());
+/** A copy endpoint: a GPU index, or -1 for host memory. */
+const endpoint = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
 const str = v.pipe(v.string(), v.maxLength(100_000));
 
 const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite });
@@ -19,14 +21,16 @@ export const SweepViewSchema = v.object({
   simulated: v.boolean(),
   backend: str,
   nodeLabel: str,
-  src: finite,
-  dst: finite,
+  src: endpoint,
+  dst: endpoint,
+  pairs: v.pipe(v.array(v.object({ src: endpoint, dst: endpoint, label: str })), v.maxLength(4096)),
+  unsupported: v.array(v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, reason: str, points: finite, text: str })),
   status: str,
   statusMessage: str,
   progress: v.object({ done: finite, total: finite }),
   cuCounts: v.array(finite),
   sizes: v.array(finite),
-  series: v.array(v.object({ path: v.picklist(PATHS), cus: finite, points: v.array(SweepPointSchema) })),
+  series: v.array(v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, cus: finite, points: v.array(SweepPointSchema) })),
   warnings: v.array(str),
   problems: v.array(str),
 });
@@ -50,7 +54,12 @@ export const WebviewMessageSchema = v.variant('type', [
     sizeBytes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64 * 1024 ** 3)),
     path: v.picklist(PATHS),
     cus: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4096)),
+    /** The point's endpoint pair (absent: the run's first pair). */
+    src: v.optional(endpoint),
+    dst: v.optional(endpoint),
   }),
+  /** The pair switcher: the page now shows this endpoint pair. */
+  v.object({ type: v.literal('pair-selected'), src: endpoint, dst: endpoint }),
 ]);
 export type WebviewMessage = v.InferOutput<typeof WebviewMessageSchema>;
 

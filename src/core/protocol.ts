@@ -9,6 +9,7 @@
  */
 import * as v from 'valibot';
 import { fastPredicate } from './fastCheck';
+import { isEndpoint } from './endpoints';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -33,6 +34,8 @@ export function pathName(mover: Mover, initiator: Initiator): PathName {
 // (bench/ingest.bench.ts).
 const count = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0, 'must be a whole number, 0 or more');
 const gpuIndex = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023, 'must be a GPU index in 0..1023');
+/** A copy endpoint: a GPU index, or -1 for host memory (endpoints.ts names them). */
+const endpoint = v.custom<number>(isEndpoint, 'must be a GPU index in 0..1023, or -1 for host memory');
 const finite = v.custom<number>((x) => typeof x === 'number' && Number.isFinite(x), 'must be a finite number');
 const nonNegative = v.custom<number>((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0, 'must be a finite number, 0 or more');
 /** Per-iteration times, the bulk of every sample, in one pass. */
@@ -71,6 +74,8 @@ export const GpuSchema = v.object({
   l2Bytes: v.optional(count),
   /** AMD: the dies (XCDs) the CUs are spread over. */
   xccs: v.optional(count),
+  /** The host NUMA node nearest the GPU (where its pinned host buffers go); -1 unknown. */
+  numaNode: v.optional(v.custom<number>((x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023, 'must be a NUMA node index, or -1 when unknown')),
 });
 
 export const TopologySchema = v.object({
@@ -81,11 +86,14 @@ export const TopologySchema = v.object({
     model: text,
     simulated: v.boolean(),
   }),
+  /** The host side of host <-> GPU copies. */
+  host: v.optional(v.object({ numaNodes: count })),
   gpus: v.array(GpuSchema),
+  /** GPU <-> GPU links, and host <-> GPU (`src` or `dst` -1, kind pcie). */
   links: v.array(
     v.object({
-      src: gpuIndex,
-      dst: gpuIndex,
+      src: endpoint,
+      dst: endpoint,
       kind: v.picklist(['xgmi', 'nvlink', 'pcie']),
       count,
       gbpsPerDirection: nonNegative,
@@ -101,12 +109,12 @@ export const ProgressSchema = v.object({
   message: v.optional(text),
 });
 
-/** One copy path between two GPUs at one size, as a sweep sample and a matrix cell both report it. */
+/** One copy path between two endpoints at one size, as a sweep sample and a matrix cell both report it. */
 const COPY_POINT = {
   mover: v.picklist(MOVERS),
   initiator: v.picklist(INITIATORS),
-  src: gpuIndex,
-  dst: gpuIndex,
+  src: endpoint,
+  dst: endpoint,
   sizeBytes: v.pipe(count, v.minValue(1)),
   cus: count,
   engines: count,
@@ -168,12 +176,17 @@ export const TimelineSchema = v.union([
     fileBytes: count,
     sizeBytes: count,
     clock: v.optional(TimelineClockSchema),
+    /** The endpoints the timeline's copies ran between (absent in older runs: GPU 0 -> GPU 1). */
+    src: v.optional(endpoint),
+    dst: v.optional(endpoint),
   }),
   v.object({
     type: v.literal('timeline'),
     events: v.array(TimelineEventSchema),
     sizeBytes: count,
     clock: v.optional(TimelineClockSchema),
+    src: v.optional(endpoint),
+    dst: v.optional(endpoint),
   }),
 ]);
 
@@ -183,8 +196,23 @@ export const WarningSchema = v.object({ type: v.literal('warning'), code: text, 
 export const CellRefSchema = v.object({
   mover: v.picklist(MOVERS),
   initiator: v.picklist(INITIATORS),
-  src: gpuIndex,
-  dst: gpuIndex,
+  src: endpoint,
+  dst: endpoint,
+});
+
+/**
+ * A path that cannot exist between two endpoints (e.g. engine/device with host memory or on
+ * one GPU), printed once where its samples would have been: the path is never silently missing.
+ */
+export const PathUnsupportedSchema = v.object({
+  type: v.literal('path-unsupported'),
+  mover: v.picklist(MOVERS),
+  initiator: v.picklist(INITIATORS),
+  src: endpoint,
+  dst: endpoint,
+  reason: text,
+  /** Sample points (sizes x CU counts) it stands for; progress counts them as done. */
+  points: count,
 });
 
 export const ErrorSchema = v.object({
@@ -235,7 +263,7 @@ export const MatrixTotalSchema = v.object({
   /** bytes / seconds / 1e9: the node's aggregate under this load. */
   gbps: nonNegative,
   /** Per GPU: the sums of its row (sent) and column (received) of cells. */
-  gpus: v.pipe(v.array(v.object({ gpu: gpuIndex, sendGbps: nonNegative, receiveGbps: nonNegative })), v.maxLength(1024)),
+  gpus: v.pipe(v.array(v.object({ gpu: endpoint, sendGbps: nonNegative, receiveGbps: nonNegative })), v.maxLength(1024)),
 });
 
 export const DoneSchema = v.object({
@@ -434,6 +462,7 @@ export type Warning = v.InferOutput<typeof WarningSchema>;
 export type ErrorRecord = v.InferOutput<typeof ErrorSchema>;
 export type Done = v.InferOutput<typeof DoneSchema>;
 export type CellRef = v.InferOutput<typeof CellRefSchema>;
+export type PathUnsupported = v.InferOutput<typeof PathUnsupportedSchema>;
 export type MatrixCell = v.InferOutput<typeof MatrixCellSchema>;
 export type MatrixTotal = v.InferOutput<typeof MatrixTotalSchema>;
 export type CollectiveVariant = v.InferOutput<typeof CollectiveVariantSchema>;
@@ -452,6 +481,7 @@ export type HelperRecord =
   | Timeline
   | Warning
   | ErrorRecord
+  | PathUnsupported
   | Done
   | MatrixCell
   | MatrixTotal
@@ -473,6 +503,7 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   timeline: TimelineSchema,
   warning: WarningSchema,
   error: ErrorSchema,
+  'path-unsupported': PathUnsupportedSchema,
   done: DoneSchema,
   'matrix-cell': MatrixCellSchema,
   'matrix-total': MatrixTotalSchema,

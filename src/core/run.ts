@@ -17,6 +17,7 @@ import type {
   MatrixCell,
   MatrixTotal,
   OverlapPoint,
+  PathUnsupported,
   Program,
   Sample,
   Timeline,
@@ -80,6 +81,8 @@ export interface Run {
   hello?: Hello;
   topology?: Topology;
   samples: Sample[];
+  /** Paths the helper said cannot exist between an endpoint pair (absent when none). */
+  pathUnsupported?: PathUnsupported[];
   timeline?: Timeline;
   warnings: Warning[];
   errors: ErrorRecord[];
@@ -133,6 +136,9 @@ export function applyRecord(run: Run, record: HelperRecord): void {
       break;
     case 'error':
       run.errors.push(record);
+      break;
+    case 'path-unsupported':
+      (run.pathUnsupported ??= []).push(record);
       break;
     case 'done':
       run.done = record;

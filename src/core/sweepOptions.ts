@@ -3,6 +3,8 @@
  * values come from settings, quick picks and CLI flags, so every field is checked here,
  * once, with a message that names the setting-level problem.
  */
+import type { EndpointPair } from './endpoints';
+import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from './endpoints';
 import type { PathName } from './protocol';
 import { PATHS } from './protocol';
 import { MAX_SIZE_BYTES, formatSizeArg } from './units';
@@ -17,8 +19,13 @@ export interface SweepOptions {
   cus: number[];
   iters: number;
   seed: number;
-  src: number;
-  dst: number;
+  /**
+   * The endpoint pairs to sweep (`-1` = host); empty: the node's default (GPU 0 → GPU 1 with
+   * two or more GPUs; host → GPU 0, GPU 0 → host, GPU 0 local with one), which the helper picks.
+   */
+  pairs: EndpointPair[];
+  /** Simulator only: the simulated node's GPU count (1..8; the helper's default is 8). */
+  simGpus?: number;
   /** Record a timeline at this size (one iteration per path); none when undefined. */
   timelineSizeBytes?: number;
   timelineOut?: string;
@@ -39,11 +46,10 @@ export const DEFAULT_SWEEP: SweepOptions = {
   cus: DEFAULT_CUS,
   iters: 20,
   seed: 1,
-  src: 0,
-  dst: 1,
+  pairs: [],
 };
 
-const LIMITS = { cus: 4096, iters: 100_000, gpu: 1023, simDelayMs: 60_000, listLength: 256 };
+const LIMITS = { cus: 4096, iters: 100_000, simDelayMs: 60_000, listLength: 256, pairs: 64, simGpus: 8 };
 
 function isInt(x: unknown, min: number, max: number): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
@@ -60,8 +66,16 @@ export function checkSweepOptions(o: SweepOptions): SweepOptions {
   for (const c of o.cus) if (!isInt(c, 1, LIMITS.cus)) throw new Error(`CU count ${String(c)} must be a whole number in 1..${LIMITS.cus}`);
   if (!isInt(o.iters, 1, LIMITS.iters)) throw new Error(`iterations must be a whole number in 1..${LIMITS.iters}`);
   if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
-  if (!isInt(o.src, 0, LIMITS.gpu) || !isInt(o.dst, 0, LIMITS.gpu)) throw new Error(`GPU indices must be whole numbers in 0..${LIMITS.gpu}`);
-  if (o.src === o.dst) throw new Error(`source and destination GPU must differ (both are ${o.src})`);
+  if (!Array.isArray(o.pairs) || o.pairs.length > LIMITS.pairs) throw new Error(`endpoint pairs must list at most ${LIMITS.pairs} pairs (none: the node's default)`);
+  for (const p of o.pairs) {
+    if (typeof p !== 'object' || p === null || !isEndpoint(p.src) || !isEndpoint(p.dst)) throw new Error(`endpoint pair ${JSON.stringify(p)} must have src and dst, each a GPU index 0..1023 or host`);
+    checkPair(p);
+  }
+  if (uniquePairs(o.pairs).length !== o.pairs.length) throw new Error(`endpoint pairs name a pair twice (${o.pairs.map(pairName).join(', ')})`);
+  if (o.simGpus !== undefined) {
+    if (!isInt(o.simGpus, 1, LIMITS.simGpus)) throw new Error(`simulated GPU count must be a whole number in 1..${LIMITS.simGpus} (got ${String(o.simGpus)})`);
+    if (o.backend === 'hip' || o.backend === 'cuda') throw new Error(`a simulated GPU count only applies to the sim backend (or auto without GPUs), not to ${o.backend}`);
+  }
   if (o.timelineSizeBytes !== undefined && !isInt(o.timelineSizeBytes, 1, MAX_SIZE_BYTES)) throw new Error('timeline size must be in 1 B .. 64 GiB');
   if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
@@ -80,13 +94,35 @@ export function sweepArgs(o: SweepOptions): string[] {
     '--cus', o.cus.join(','),
     '--iters', String(o.iters),
     '--seed', String(o.seed),
-    '--src', String(o.src),
-    '--dst', String(o.dst),
+    ...pairFlags(o.pairs),
   ];
+  if (o.simGpus !== undefined) args.push('--sim-gpus', String(o.simGpus));
   if (o.timelineSizeBytes !== undefined) args.push('--timeline-size', formatSizeArg(o.timelineSizeBytes));
   if (o.timelineOut !== undefined) args.push('--timeline-out', o.timelineOut);
-  if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
   if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
   if (o.fault !== undefined) args.push('--fault', o.fault);
   return args;
 }
+
+/** One pair: `--src E --dst E`; several: `--pairs LIST`; none: no flag (the helper's default for the node). */
+export function pairFlags(pairs: EndpointPair[]): string[] {
+  if (pairs.length === 0) return [];
+  if (pairs.length === 1) return ['--src', endpointArg(pairs[0]!.src), '--dst', endpointArg(pairs[0]!.dst)];
+  return ['--pairs', pairs.map(pairArg).join(',')];
+}
+
+/** `sdmaLens.sweep.endpoints` as settings.json holds it, checked; throws a message the user can act on. */
+export function readEndpoints(x: unknown): EndpointPair[] {
+  if (x === undefined || x === null) return [];
+  if (!Array.isArray(x)) throw new Error('must be a list of "SRC:DST" strings such as ["host:0", "0:host", "0:0"]');
+  const pairs = x.map((item, i) => {
+    if (typeof item !== 'string' || !PAIR_PATTERN.test(item.trim())) throw new Error(`item ${i + 1} (${JSON.stringify(item)}) must be "SRC:DST" with a GPU index or host on each side, e.g. "host:0", "0:1"`);
+    try {
+      return parsePair(item);
+    } catch (err) {
+      throw new Error(`item ${i + 1}: ${(err as Error).message}`);
+    }
+  });
+  return pairs;
+}
+

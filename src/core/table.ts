@@ -5,7 +5,7 @@
 import type { Run } from './run';
 import { isSimulated } from './run';
 import type { SweepSeries } from './viewModel';
-import { sweepView } from './viewModel';
+import { seriesOfPair, sweepView, unsupportedOfPair } from './viewModel';
 import { formatBytes, formatGbps } from './units';
 
 function pad(s: string, width: number): string {
@@ -30,15 +30,21 @@ export function sweepTable(run: Run): string {
   const out: string[] = [];
   const node = run.topology?.node;
   out.push(`# SDMA Lens transfer sweep ${view.runId}`);
-  out.push(`# node: ${node?.model ?? 'unknown'} · GPU ${view.src} -> GPU ${view.dst} · backend ${view.backend} · ${run.samples[0]?.iters ?? 0} timed iterations per point`);
+  const endpoints = view.pairs.length > 0 ? view.pairs.map((p) => p.label).join(', ') : 'none measured yet';
+  out.push(`# node: ${node?.model ?? 'unknown'} · ${view.pairs.length > 1 ? 'endpoint pairs' : 'endpoints'}: ${endpoints} · backend ${view.backend} · ${run.samples[0]?.iters ?? 0} timed iterations per point`);
   if (isSimulated(run)) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
   out.push('# bandwidth = bytes / 1e9 / mean seconds (GB/s)');
-  for (const path of ['cu/host', 'cu/device'] as const) {
-    const cols = view.series.filter((s) => s.path === path).map((s) => ({ head: `${s.cus} CU`, series: s }));
-    if (cols.length > 0) out.push('#', ...block(`${path}: GB/s by CUs carrying the copy`, cols, view.sizes));
+  for (const pair of view.pairs) {
+    const series = seriesOfPair(view, pair);
+    const sizes = [...new Set(series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
+    for (const path of ['cu/host', 'cu/device'] as const) {
+      const cols = series.filter((s) => s.path === path).map((s) => ({ head: `${s.cus} CU`, series: s }));
+      if (cols.length > 0) out.push('#', ...block(`${path}, ${pair.label}: GB/s by CUs carrying the copy`, cols, sizes));
+    }
+    const engines = series.filter((s) => s.path.startsWith('engine/')).map((s) => ({ head: s.path, series: s }));
+    if (engines.length > 0) out.push('#', ...block(`copy engine (SDMA) paths, ${pair.label}: GB/s`, engines, sizes));
+    for (const u of unsupportedOfPair(view, pair)) out.push('#', `# ${u.text}`);
   }
-  const engines = view.series.filter((s) => s.path.startsWith('engine/')).map((s) => ({ head: s.path, series: s }));
-  if (engines.length > 0) out.push('#', ...block('copy engine (SDMA) paths: GB/s', engines, view.sizes));
   for (const w of view.warnings) out.push(`# warning: ${w}`);
   for (const p of view.problems) out.push(`# problem: ${p}`);
   return out.join('\n');

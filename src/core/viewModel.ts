@@ -2,6 +2,8 @@
  * What the sweep panel draws, derived from a run. Pure and shared with the webview, so the
  * numbers on screen are computed in one place and tested without a browser.
  */
+import type { EndpointPair } from './endpoints';
+import { comparePairs, pairName, samePair } from './endpoints';
 import type { PathName, Sample } from './protocol';
 import { PATHS, pathName } from './protocol';
 import type { Run } from './run';
@@ -18,6 +20,9 @@ export interface SweepPoint {
 
 export interface SweepSeries {
   path: PathName;
+  /** The endpoints (-1 = host) the copies went between. */
+  src: number;
+  dst: number;
   /** CUs carrying the copy; for engine paths the fixed value the helper reported (0 or 1). */
   cus: number;
   points: SweepPoint[];
@@ -30,8 +35,13 @@ export interface SweepView {
   simulated: boolean;
   backend: string;
   nodeLabel: string;
+  /** The first pair shown (GPU 0 → GPU 1 for a run without samples yet, as older runs were). */
   src: number;
   dst: number;
+  /** Every endpoint pair the run has samples or unsupported paths for, in display order. */
+  pairs: SweepPair[];
+  /** Paths that cannot exist between a pair: shown with the reason, never silently missing. */
+  unsupported: UnsupportedPath[];
   status: string;
   statusMessage: string;
   progress: { done: number; total: number };
@@ -40,6 +50,19 @@ export interface SweepView {
   series: SweepSeries[];
   warnings: string[];
   problems: string[];
+}
+
+export interface SweepPair extends EndpointPair {
+  /** `host → GPU 0`, `GPU 0 local`, `GPU 0 → GPU 1`. */
+  label: string;
+}
+
+export interface UnsupportedPath extends EndpointPair {
+  path: PathName;
+  reason: string;
+  points: number;
+  /** `engine/device: not for host → GPU 0: <reason>`. */
+  text: string;
 }
 
 function point(s: Sample): SweepPoint {
@@ -56,29 +79,39 @@ export function sweepView(run: Run, live = false): SweepView {
     const path = pathName(s.mover, s.initiator);
     if (s.mover === 'cu') cuCounts.add(s.cus);
     sizes.add(s.sizeBytes);
-    const key = `${path}#${s.cus}`;
+    const key = `${s.src}:${s.dst}#${path}#${s.cus}`;
     let series = byKey.get(key);
     if (!series) {
-      series = { path, cus: s.cus, points: [] };
+      series = { path, src: s.src, dst: s.dst, cus: s.cus, points: [] };
       byKey.set(key, series);
     }
     series.points.push(point(s));
   }
   const order = (p: PathName) => PATHS.indexOf(p);
-  const series = [...byKey.values()].sort((a, b) => order(a.path) - order(b.path) || a.cus - b.cus);
+  const series = [...byKey.values()].sort((a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || a.cus - b.cus);
   for (const s of series) s.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
-  const first = run.samples[0];
+  const unsupported: UnsupportedPath[] = (run.pathUnsupported ?? []).map((u) => {
+    const path = pathName(u.mover, u.initiator);
+    return { path, src: u.src, dst: u.dst, reason: u.reason, points: u.points, text: `${path}: not for ${pairName(u)}: ${u.reason}` };
+  });
+  unsupported.sort((a, b) => comparePairs(a, b) || order(a.path) - order(b.path));
+  const pairs: SweepPair[] = [];
+  for (const p of [...series, ...unsupported]) if (!pairs.some((q) => samePair(p, q))) pairs.push({ src: p.src, dst: p.dst, label: pairName(p) });
+  pairs.sort(comparePairs);
+  const first = pairs[0];
   const node = run.topology?.node;
   const status = live && !run.end ? 'running' : runStatus(run);
   return {
     runId: run.header.id,
-    title: `Transfer sweep ${run.header.id}`,
+    title: `Transfer sweep ${run.header.id}${pairs.length === 1 ? ` · ${pairs[0]!.label}` : pairs.length > 1 ? ` · ${pairs.length} endpoint pairs` : ''}`,
     createdAt: run.header.createdAt,
     simulated: isSimulated(run),
     backend: run.hello?.backend ?? 'unknown',
     nodeLabel: node ? `${node.model}${run.header.target.host ? ` on ${run.header.target.host}` : ''}` : 'unknown node',
     src: first?.src ?? 0,
     dst: first?.dst ?? 1,
+    pairs,
+    unsupported,
     status,
     statusMessage: run.end?.message ?? run.errors.at(-1)?.message ?? '',
     progress: run.progress,
@@ -90,7 +123,17 @@ export function sweepView(run: Run, live = false): SweepView {
   };
 }
 
-/** The series to draw for one CU count: every cu/* path at that count plus the engine paths. */
-export function seriesForCus(view: SweepView, cus: number): SweepSeries[] {
-  return view.series.filter((s) => s.path.startsWith('engine/') || s.cus === cus);
+/** The series to draw for one CU count (and one pair, when given): every cu/* path at that count plus the engine paths. */
+export function seriesForCus(view: SweepView, cus: number, pair?: EndpointPair): SweepSeries[] {
+  return view.series.filter((s) => (s.path.startsWith('engine/') || s.cus === cus) && (!pair || samePair(s, pair)));
+}
+
+/** The series of one endpoint pair. */
+export function seriesOfPair(view: SweepView, pair: EndpointPair): SweepSeries[] {
+  return view.series.filter((s) => samePair(s, pair));
+}
+
+/** The unsupported paths of one endpoint pair. */
+export function unsupportedOfPair(view: SweepView, pair: EndpointPair): UnsupportedPath[] {
+  return view.unsupported.filter((u) => samePair(u, pair));
 }

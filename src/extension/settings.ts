@@ -6,12 +6,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AdviceOptions } from '../core/advice/advice';
 import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
+import type { EndpointPair } from '../core/endpoints';
 import type { PathName } from '../core/protocol';
 import { parseDestination } from '../core/ssh/destination';
 import type { SshSettings } from '../core/ssh/sshArgs';
 import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
 import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
-import { DEFAULT_SWEEP, checkSweepOptions } from '../core/sweepOptions';
+import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints } from '../core/sweepOptions';
 import { parseSize } from '../core/units';
 
 export const SECTION = 'sdmaLens';
@@ -84,8 +85,7 @@ export function sweepSettings(): SweepOptions {
     }),
     iters: field('sweep.iterations', (x) => (x === undefined ? DEFAULT_SWEEP.iters : (x as number))),
     seed: DEFAULT_SWEEP.seed,
-    src: field('sweep.srcGpu', (x) => (x === undefined ? DEFAULT_SWEEP.src : (x as number))),
-    dst: field('sweep.dstGpu', (x) => (x === undefined ? DEFAULT_SWEEP.dst : (x as number))),
+    pairs: endpointsSetting(),
   };
   const timeline = field('sweep.timelineSize', (x) => {
     if (x === undefined || x === '') return undefined;
@@ -98,6 +98,27 @@ export function sweepSettings(): SweepOptions {
   } catch (err) {
     throw new SettingError('sweep', (err as Error).message);
   }
+}
+
+/**
+ * `sdmaLens.sweep.endpoints`: `SRC:DST` strings (a GPU index or `host` each side); empty: the
+ * node's default. The deprecated `sweep.srcGpu`/`sweep.dstGpu` are still read when set and the
+ * new setting is not.
+ */
+export function endpointsSetting(): EndpointPair[] {
+  const pairs = field('sweep.endpoints', (x) => readEndpoints(x));
+  if (pairs.length > 0) return pairs;
+  const src = field('sweep.srcGpu', (x) => readGpu(x));
+  const dst = field('sweep.dstGpu', (x) => readGpu(x));
+  if (src === undefined && dst === undefined) return [];
+  const pair = { src: src ?? 0, dst: dst ?? (src === 1 ? 0 : 1) };
+  return [pair];
+}
+
+function readGpu(x: unknown): number | undefined {
+  if (x === undefined || x === null) return undefined;
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 1023) throw new Error('must be a GPU index in 0..1023 (deprecated: use sdmaLens.sweep.endpoints)');
+  return x;
 }
 
 /** `sdmaLens.advice.*`: what the advice assumes about the user's library and message sizes. */

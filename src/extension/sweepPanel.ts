@@ -3,6 +3,7 @@
  * (throttled while the run streams) and validates every message the page sends back.
  */
 import * as vscode from 'vscode';
+import { pairName } from '../core/endpoints';
 import { validPanelMessage } from './panelMessages';
 import type { HostMessage } from '../core/messages';
 import { parseWebviewMessage } from '../core/messages';
@@ -136,7 +137,16 @@ export class SweepPanel implements vscode.Disposable {
         break;
       case 'open-timeline':
         // Through the command, so the timeline keeps its own trust check, progress and errors.
-        void vscode.commands.executeCommand('sdmaLens.showTimeline', { runId: this.runId, sizeBytes: message.sizeBytes, path: message.path, cus: message.cus });
+        void vscode.commands.executeCommand('sdmaLens.showTimeline', {
+          runId: this.runId,
+          sizeBytes: message.sizeBytes,
+          path: message.path,
+          cus: message.cus,
+          ...(message.src !== undefined && message.dst !== undefined ? { src: message.src, dst: message.dst } : {}),
+        });
+        break;
+      case 'pair-selected':
+        this.log.trace(`sweep panel ${this.runId}: showing ${pairName(message)}`);
         break;
       default: {
         const never: never = message;

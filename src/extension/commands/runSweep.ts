@@ -6,6 +6,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LocalTarget } from '../../core/localTarget';
+import type { NodeInfo } from '../../core/nodeInfo';
+import { checkPairsOnTopology, readNodeInfo } from '../../core/nodeInfo';
+import type { Target } from '../../core/target';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
 import { RunStore, makeRunId } from '../../core/runStore';
@@ -47,23 +50,22 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
   try {
     const fromSettings = sweepSettings();
     const merged = checkSweepOptions({ ...fromSettings, ...(args?.options ?? {}) });
-    const options = args?.interactive === false || args?.options ? merged : await pickSweep(merged);
-    if (!options) return undefined;
     const target = deps.targets?.target() ?? new LocalTarget();
     const ssh = target instanceof SshTarget ? target : undefined;
+    const remote = ssh ? await deps.helper.getRemote(ssh.connection) : undefined;
+    const helper = remote ?? (await deps.helper.get());
+    const interactive = !(args?.interactive === false || args?.options);
+    // The node's GPUs: the quick pick offers its endpoints, and named endpoints are checked before anything runs.
+    const node = interactive || merged.pairs.length > 0 ? await describeNode(target, helper.path, merged, deps.log) : undefined;
+    const options = interactive ? await pickSweep(merged, node?.topology) : merged;
+    if (!options) return undefined;
+    if (node && options.pairs.length > 0) checkPairsOnTopology(options.pairs, node.topology);
+    if (remote) checkBackendOnNode(remote, options.backend);
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const id = makeRunId('sweep', options.backend);
-    let helper;
     let timelineOut = options.timelineSizeBytes !== undefined ? path.join(store.dirOf(id), 'timeline.sdmatl') : undefined;
-    if (ssh) {
-      const remote = await deps.helper.getRemote(ssh.connection);
-      checkBackendOnNode(remote, options.backend);
-      helper = remote;
-      // The helper writes the timeline on the node; it is copied into the run folder afterwards.
-      if (timelineOut) timelineOut = `${await makeRemoteRunDir(ssh.connection, id)}/timeline.sdmatl`;
-    } else {
-      helper = await deps.helper.get();
-    }
+    // The helper writes the timeline on the node; it is copied into the run folder afterwards.
+    if (ssh && timelineOut) timelineOut = `${await makeRemoteRunDir(ssh.connection, id)}/timeline.sdmatl`;
     const withTimeline: SweepOptions = timelineOut ? { ...options, timelineOut } : options;
     return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: transfer sweep', cancellable: true },
@@ -117,6 +119,19 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
     } else {
       reportError(deps.log, 'The transfer sweep could not start', err);
     }
+    return undefined;
+  }
+}
+
+/**
+ * `sdma-probe info` on the target. When it fails the quick pick still lets the user type
+ * endpoints and the helper checks them; the failure is logged, not hidden.
+ */
+async function describeNode(target: Target, helperPath: string, options: SweepOptions, log: vscode.LogOutputChannel): Promise<NodeInfo | undefined> {
+  try {
+    return await readNodeInfo(target, helperPath, options.backend, options.simGpus);
+  } catch (err) {
+    log.warn(`the endpoints could not be checked against the node: ${(err as Error).message}`);
     return undefined;
   }
 }

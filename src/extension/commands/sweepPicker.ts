@@ -4,22 +4,44 @@
  * when the user dismisses it.
  */
 import * as vscode from 'vscode';
-import type { PathName } from '../../core/protocol';
+import type { EndpointPair } from '../../core/endpoints';
+import { HOST, pairArg, pairName, parsePairList, samePair } from '../../core/endpoints';
+import { nodeDefaultPairs, nodeEndpoints } from '../../core/nodeInfo';
+import type { PathName, Topology } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { SweepOptions } from '../../core/sweepOptions';
 import { BACKEND_CHOICES, checkSweepOptions } from '../../core/sweepOptions';
 import { formatBytes, formatSizeArg, parseSizeList } from '../../core/units';
 
-type Action = 'run' | 'paths' | 'cus' | 'sizes' | 'backend' | 'iters';
+type Action = 'run' | 'endpoints' | 'paths' | 'cus' | 'sizes' | 'backend' | 'iters';
 
 interface ActionItem extends vscode.QuickPickItem {
   action: Action;
 }
 
-function describe(o: SweepOptions): ActionItem[] {
+/** The pairs a run measures, in words: the named ones, else the node's default. */
+export function endpointsText(pairs: EndpointPair[], topology?: Topology): string {
+  if (pairs.length > 0) return pairs.map(pairName).join(', ');
+  if (topology) return `node default: ${nodeDefaultPairs(topology).map(pairName).join(', ') || 'none (no GPU)'}`;
+  return "node default (GPU 0 → GPU 1 with 2+ GPUs; host → GPU 0, GPU 0 → host, GPU 0 local with one)";
+}
+
+/** Every pair the node's endpoints make (host and each GPU; never host → host), GPU pairs first. */
+export function nodePairs(topology: Topology): EndpointPair[] {
+  const endpoints = nodeEndpoints(topology);
+  const gpus = endpoints.filter((e) => e !== HOST);
+  const pairs: EndpointPair[] = [];
+  for (const a of gpus) for (const b of gpus) if (a !== b) pairs.push({ src: a, dst: b });
+  for (const g of gpus) pairs.push({ src: HOST, dst: g }, { src: g, dst: HOST }, { src: g, dst: g });
+  return pairs;
+}
+
+function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
   const sizes = `${o.sizes.length} sizes, ${formatBytes(o.sizes[0]!)} to ${formatBytes(o.sizes.at(-1)!)}`;
+  const endpoints = endpointsText(o.pairs, topology);
   return [
-    { action: 'run', label: '$(play) Run sweep', detail: `${o.paths.join(', ')} · ${sizes} · CUs ${o.cus.join(',')} · ${o.iters} iterations · GPU ${o.src} -> ${o.dst} · backend ${o.backend}` },
+    { action: 'run', label: '$(play) Run sweep', detail: `${endpoints} · ${o.paths.join(', ')} · ${sizes} · CUs ${o.cus.join(',')} · ${o.iters} iterations · backend ${o.backend}` },
+    { action: 'endpoints', label: '$(arrow-swap) Endpoints', description: endpoints },
     { action: 'paths', label: '$(list-selection) Paths', description: o.paths.join(', ') },
     { action: 'cus', label: '$(chip) CU counts', description: o.cus.join(', ') },
     { action: 'sizes', label: '$(symbol-ruler) Message sizes', description: sizes },
@@ -28,10 +50,11 @@ function describe(o: SweepOptions): ActionItem[] {
   ];
 }
 
-export async function pickSweep(initial: SweepOptions): Promise<SweepOptions | undefined> {
+/** `topology`: the node from the helper's `info`, whose endpoints are offered; without it, endpoints are typed. */
+export async function pickSweep(initial: SweepOptions, topology?: Topology): Promise<SweepOptions | undefined> {
   let options = { ...initial };
   for (;;) {
-    const choice = await vscode.window.showQuickPick(describe(options), {
+    const choice = await vscode.window.showQuickPick(describe(options, topology), {
       title: 'SDMA Lens: Run Transfer Sweep',
       placeHolder: 'Run with these settings, or adjust them for this run',
     });
@@ -39,6 +62,11 @@ export async function pickSweep(initial: SweepOptions): Promise<SweepOptions | u
     switch (choice.action) {
       case 'run':
         return options;
+      case 'endpoints': {
+        const pairs = await pickEndpoints(options, topology);
+        if (pairs) options = { ...options, pairs };
+        break;
+      }
       case 'paths': {
         const picked = await vscode.window.showQuickPick(
           PATHS.map((p) => ({ label: p, picked: options.paths.includes(p) })),
@@ -84,6 +112,39 @@ export async function pickSweep(initial: SweepOptions): Promise<SweepOptions | u
       }
     }
   }
+}
+
+interface PairItem extends vscode.QuickPickItem {
+  pair: EndpointPair;
+}
+
+async function pickEndpoints(options: SweepOptions, topology: Topology | undefined): Promise<EndpointPair[] | undefined> {
+  if (!topology || topology.gpus.length === 0) {
+    const text = await vscode.window.showInputBox({
+      title: 'Endpoint pairs (SRC:DST, comma separated; a GPU index or host; empty: the node default)',
+      value: options.pairs.map(pairArg).join(','),
+      validateInput: (t) => (t.trim() === '' ? undefined : tryCheck(() => ({ ...options, pairs: parsePairList(t) }))),
+    });
+    if (text === undefined) return undefined;
+    return text.trim() === '' ? [] : parsePairList(text);
+  }
+  const defaults = nodeDefaultPairs(topology);
+  const chosen = options.pairs.length > 0 ? options.pairs : defaults;
+  const items: PairItem[] = nodePairs(topology).map((pair) => ({
+    pair,
+    label: pairName(pair),
+    description: `${pairArg(pair)}${defaults.some((d) => samePair(d, pair)) ? ' · node default' : ''}`,
+    picked: chosen.some((c) => samePair(c, pair)),
+  }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Endpoints to sweep on ${topology.node.model} (${topology.gpus.length} GPU${topology.gpus.length === 1 ? '' : 's'}; host = pinned host memory)`,
+    canPickMany: true,
+  });
+  if (!picked || picked.length === 0) return undefined;
+  const pairs = picked.map((p) => p.pair);
+  // The node's default picked as it is: leave it to the helper, as the setting's empty list does.
+  const isDefault = pairs.length === defaults.length && pairs.every((p) => defaults.some((d) => samePair(d, p)));
+  return isDefault && options.pairs.length === 0 ? [] : pairs;
 }
 
 function parseInts(text: string): number[] {

@@ -1,0 +1,88 @@
+/**
+ * What a node has, asked of the helper before a sweep runs (`sdma-probe info`): its GPUs,
+ * so the endpoints a user names can be checked (no `--dst 9` on a one-GPU node) and offered
+ * (the quick pick lists host and each GPU). `info` never checks endpoints and works on any
+ * GPU count, including none.
+ */
+import type { EndpointPair } from './endpoints';
+import { HOST, checkPairsOnNode, defaultPairs } from './endpoints';
+import { LineSplitter } from './lineSplitter';
+import type { Hello, Topology } from './protocol';
+import { parseLine } from './protocol';
+import type { BackendChoice } from './sweepOptions';
+import type { Target } from './target';
+
+export interface NodeInfo {
+  hello?: Hello;
+  topology: Topology;
+  /** The helper's warnings (e.g. `no-gpu`). */
+  warnings: string[];
+}
+
+/** The helper's arguments for `info` on a backend (and a simulated GPU count). */
+export function infoArgs(backend: BackendChoice, simGpus?: number): string[] {
+  const args = ['info', '--backend', backend];
+  if (simGpus !== undefined) args.push('--sim-gpus', String(simGpus));
+  return args;
+}
+
+/** Runs `info` on the target; throws an Error that says what the helper said when it gives no topology. */
+export async function readNodeInfo(target: Target, helperPath: string, backend: BackendChoice, simGpus: number | undefined, signal?: AbortSignal): Promise<NodeInfo> {
+  const child = target.spawn(helperPath, infoArgs(backend, simGpus), { signal });
+  let hello: Hello | undefined;
+  let topology: Topology | undefined;
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const stderr: string[] = [];
+  const out = new LineSplitter((line) => {
+    const r = parseLine(line);
+    if (r.kind !== 'record') return;
+    const rec = r.record;
+    if (rec.type === 'hello') hello = rec;
+    else if (rec.type === 'topology') topology = rec;
+    else if (rec.type === 'warning') warnings.push(rec.message);
+    else if (rec.type === 'error') errors.push(`${rec.message}${rec.hint ? ` (${rec.hint})` : ''}`);
+  });
+  const err = new LineSplitter((line) => {
+    if (stderr.length < 20) stderr.push(line);
+  });
+  child.stdout.on('data', (c: Buffer) => out.push(c));
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  const closed = Promise.all([ended(child.stdout), ended(child.stderr)]);
+  const exit = await child.exit;
+  await closed;
+  const tail = out.end();
+  if (tail !== undefined) {
+    const r = parseLine(tail);
+    if (r.kind === 'record' && r.record.type === 'topology') topology = r.record;
+  }
+  const lastErr = err.end();
+  if (lastErr) stderr.push(lastErr);
+  if (topology) return { ...(hello ? { hello } : {}), topology, warnings };
+  const why = exit.spawnError ?? exit.lost ?? errors.at(-1) ?? stderr.filter(Boolean).at(-1) ?? `exit code ${String(exit.exitCode)}${exit.signal ? `, signal ${exit.signal}` : ''}`;
+  throw new Error(`the helper could not describe the node (sdma-probe ${infoArgs(backend, simGpus).join(' ')}): ${why}`);
+}
+
+function ended(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('close', resolve);
+    stream.once('end', resolve);
+    stream.once('error', () => resolve());
+  });
+}
+
+/** The endpoints a node offers: host, then each GPU, by index. */
+export function nodeEndpoints(topology: Topology): number[] {
+  return [HOST, ...topology.gpus.map((g) => g.index).sort((a, b) => a - b)];
+}
+
+/** The pairs a sweep on this node measures when none are named. */
+export function nodeDefaultPairs(topology: Topology): EndpointPair[] {
+  return defaultPairs(topology.gpus.length);
+}
+
+/** Throws, naming the node's GPUs, when a pair is not on the node (or the node has no GPU). */
+export function checkPairsOnTopology(pairs: EndpointPair[], topology: Topology): void {
+  if (topology.gpus.length === 0) throw new Error(`the node (${topology.node.model}) has no GPU, so there is nothing to copy to or from; run on a GPU node, or use --backend sim`);
+  checkPairsOnNode(pairs, topology.gpus.length);
+}
