@@ -7,6 +7,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
+import type { EndpointPair } from './endpoints';
+import { endpointArg, isEndpoint, pairArg, pairName, parseEndpoint, parsePairList, samePair } from './endpoints';
 import type { PathName } from './protocol';
 import { PATHS } from './protocol';
 import type { Run } from './run';
@@ -25,6 +27,40 @@ export interface TimelinePoint {
   path: PathName;
   /** CUs of a cu/* path; ignored for engine paths. */
   cus: number;
+  /** The point's endpoint pair (-1 = host); absent: the run's first pair. */
+  src?: number;
+  dst?: number;
+}
+
+/** The pair a point names, if it names one. */
+function pointPair(point: TimelinePoint): EndpointPair | undefined {
+  return isEndpoint(point.src) && isEndpoint(point.dst) ? { src: point.src, dst: point.dst } : undefined;
+}
+
+/**
+ * The pair the run's own timeline shows: its record's `src`/`dst`, else the run's one pair
+ * (its `--src/--dst`, or the first of `--pairs`, or its first sample), else GPU 0 -> GPU 1
+ * (runs older than endpoints).
+ */
+export function runTimelinePair(run: Run): EndpointPair {
+  const tl = run.timeline;
+  if (tl && isEndpoint(tl.src) && isEndpoint(tl.dst)) return { src: tl.src, dst: tl.dst };
+  return runFirstPair(run) ?? { src: 0, dst: 1 };
+}
+
+function runFirstPair(run: Run): EndpointPair | undefined {
+  const args = run.header.helper.args;
+  try {
+    const pairs = argValue(args, '--pairs');
+    if (pairs !== undefined) return parsePairList(pairs)[0];
+    const src = argValue(args, '--src');
+    const dst = argValue(args, '--dst');
+    if (src !== undefined && dst !== undefined) return { src: parseEndpoint(src), dst: parseEndpoint(dst) };
+  } catch {
+    // an edited header: fall back to what was measured
+  }
+  const first = run.samples[0];
+  return first ? { src: first.src, dst: first.dst } : undefined;
 }
 
 export type TimelineLocation = { kind: 'file'; file: string } | { kind: 'inline' };
@@ -42,7 +78,9 @@ export function runTimelineCus(run: Run): number {
 
 export function timelineFileName(point: TimelinePoint): string {
   const cus = point.path.startsWith('cu/') ? point.cus : 0;
-  return `timeline-${formatSizeArg(point.sizeBytes)}-${point.path.replace('/', '-')}-${cus}.sdmatl`;
+  const pair = pointPair(point);
+  const where = pair ? `-${pairArg(pair).replace(':', '-')}` : '';
+  return `timeline-${formatSizeArg(point.sizeBytes)}-${point.path.replace('/', '-')}-${cus}${where}.sdmatl`;
 }
 
 /** The run's own timeline: a file (resolved inside the run's folder first, so a moved runs folder still works) or inline events. */
@@ -62,6 +100,8 @@ export function runTimelineCovers(run: Run, point: TimelinePoint): boolean {
   const pathsArg = argValue(run.header.helper.args, '--paths');
   const paths = pathsArg === undefined || pathsArg === 'all' ? PATHS : pathsArg.split(',');
   if (!paths.includes(point.path)) return false;
+  const pair = pointPair(point);
+  if (pair && !samePair(pair, runTimelinePair(run))) return false;
   return !point.path.startsWith('cu/') || point.cus === runTimelineCus(run);
 }
 
@@ -79,6 +119,7 @@ export function timelineArgs(run: Run, point: TimelinePoint, outFile: string): s
     const value = argValue(args, flag);
     return value !== undefined && /^\d{1,10}$/.test(value) ? value : fallback;
   };
+  const pair = pointPair(point) ?? runFirstPair(run) ?? { src: 0, dst: 1 };
   return [
     'sweep',
     '--backend', backend,
@@ -87,8 +128,8 @@ export function timelineArgs(run: Run, point: TimelinePoint, outFile: string): s
     '--cus', String(cus),
     '--iters', '1',
     '--seed', pick('--seed', '1'),
-    '--src', pick('--src', '0'),
-    '--dst', pick('--dst', '1'),
+    '--src', endpointArg(pair.src),
+    '--dst', endpointArg(pair.dst),
     '--timeline-size', size,
     '--timeline-cus', String(cus),
     '--timeline-out', outFile,
@@ -106,7 +147,7 @@ export async function loadTimeline(run: Run, location: TimelineLocation): Promis
   return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
-export function timelineMeta(run: Run, key: string, sizeBytes: number, focusPath?: PathName, cus?: number): TimelineMeta {
+export function timelineMeta(run: Run, key: string, sizeBytes: number, focusPath?: PathName, cus?: number, pair?: EndpointPair): TimelineMeta {
   const topology = run.topology;
   const gpuCus: number[] = [];
   for (const gpu of topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;
@@ -115,7 +156,7 @@ export function timelineMeta(run: Run, key: string, sizeBytes: number, focusPath
   const meta: TimelineMeta = {
     key,
     runId: run.header.id,
-    title: `Timeline · ${formatBytes(sizeBytes)}${what}`,
+    title: `Timeline · ${pairName(pair ?? runTimelinePair(run))} · ${formatBytes(sizeBytes)}${what}`,
     simulated: isSimulated(run),
     nodeLabel: node ? node.model : 'unknown node',
     vendor: node?.vendor ?? 'unknown',

@@ -8,6 +8,7 @@
 import type { MatrixGridCell, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrixMessages';
 import { parseMatrixHostMessage } from '../../src/core/matrixMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
+import { endpointName, isHost, pairName } from '../../src/core/endpoints';
 import { connectChannel } from '../shared/hostChannel';
 import { el } from '../collective/svg';
 import { simulatedBadge } from '../shared/simulatedBadge';
@@ -40,11 +41,11 @@ function cellText(c: MatrixGridCell): string {
 }
 
 function cellDescription(c: MatrixGridCell): string {
-  const pair = `GPU ${c.src} to GPU ${c.dst}`;
+  const pair = pairName(c);
   if (c.state === 'measured') return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weakest pair' : ''}`;
   if (c.state === 'failed') return `${pair}: failed, ${c.error ?? ''}`;
   if (c.state === 'missing') return `${pair}: not measured`;
-  return `GPU ${c.src}: same GPU, no copy`;
+  return isHost(c.src) ? 'host: host to host is not a GPU copy' : `${endpointName(c.src)}: the diagonal (a GPU-local copy is not part of the matrix)`;
 }
 
 function legend(p: MatrixPathView): HTMLElement | null {
@@ -84,8 +85,8 @@ function navigate(table: HTMLTableElement, detail: HTMLElement, event: KeyboardE
 function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
   const table = el(
     'table',
-    { class: 'heatmap', role: 'grid', 'aria-label': `${p.label}: GB/s from each source GPU (rows) to each destination GPU (columns)` },
-    el('thead', {}, el('tr', {}, el('th', { class: 'corner', scope: 'col' }, 'src \\ dst'), ...p.gpus.map((g) => el('th', { scope: 'col' }, `GPU ${g}`)))),
+    { class: 'heatmap', role: 'grid', 'aria-label': `${p.label}: GB/s from each source (rows) to each destination (columns), GPUs${p.gpus.some(isHost) ? ' and host memory' : ''}` },
+    el('thead', {}, el('tr', {}, el('th', { class: 'corner', scope: 'col' }, 'src \\ dst'), ...p.gpus.map((g) => el('th', { scope: 'col', class: isHost(g) ? 'host' : undefined }, endpointName(g))))),
     el(
       'tbody',
       {},
@@ -93,7 +94,7 @@ function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
         el(
           'tr',
           {},
-          el('th', { scope: 'row' }, `GPU ${p.gpus[i]}`),
+          el('th', { scope: 'row', class: isHost(p.gpus[i]!) ? 'host' : undefined }, endpointName(p.gpus[i]!)),
           ...row.map((c, j) => {
             const td = el('td', { class: `cell ${c.state}${c.weakest ? ' weakest' : ''}`, role: 'gridcell', 'aria-label': cellDescription(c), title: cellDescription(c), 'data-row': String(i), 'data-col': String(j) }, cellText(c));
             // The colour level goes in through the CSSOM, which the page's CSP allows.
@@ -120,7 +121,7 @@ function totalsTable(p: MatrixPathView): HTMLElement | null {
     'table',
     { class: 'totals data-table', 'aria-label': `${p.label}: GB/s each GPU sent and received while all pairs ran` },
     el('thead', {}, el('tr', {}, ...['GPU', 'send GB/s', 'receive GB/s'].map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, ...p.gpuTotals.map((g) => el('tr', {}, el('th', { scope: 'row' }, `GPU ${g.gpu}`), el('td', { class: 'num' }, formatGbps(g.sendGbps)), el('td', { class: 'num' }, formatGbps(g.receiveGbps))))),
+    el('tbody', {}, ...p.gpuTotals.map((g) => el('tr', {}, el('th', { scope: 'row' }, endpointName(g.gpu)), el('td', { class: 'num' }, formatGbps(g.sendGbps)), el('td', { class: 'num' }, formatGbps(g.receiveGbps))))),
   );
 }
 
@@ -145,7 +146,7 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
       'table',
       { class: 'data-table' },
       el('thead', {}, el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, `GPU ${c.src}`), el('td', { class: 'num' }, `GPU ${c.dst}`), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, c.state === 'failed' ? `failed: ${c.error ?? ''}` : c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weakest)' : 'measured')))),
+      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, endpointName(c.src)), el('td', { class: 'num' }, endpointName(c.dst)), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, c.state === 'failed' ? `failed: ${c.error ?? ''}` : c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weakest)' : 'measured')))),
     ),
   );
 }

@@ -3,7 +3,8 @@
  * Built once and updated in place: the status is a live region, and a live region announces
  * changes only while it stays the same element.
  */
-import type { SweepView } from '../../src/core/viewModel';
+import { pairName } from '../../src/core/endpoints';
+import type { SweepPair, SweepView } from '../../src/core/viewModel';
 import { el, replaceChildren } from './dom';
 import { statusText } from './labels';
 import { simulatedBadge } from '../shared/simulatedBadge';
@@ -37,7 +38,7 @@ export class SweepHeader {
     this.message.hidden = true;
   }
 
-  update(view: SweepView): void {
+  update(view: SweepView, pair?: SweepPair): void {
     setText(this.title, view.title);
     this.badge.hidden = !view.simulated;
 
@@ -47,7 +48,8 @@ export class SweepHeader {
 
     const facts: [string, string][] = [
       ['Node', view.nodeLabel],
-      ['Copy', `GPU ${view.src} → GPU ${view.dst}`],
+      ['Copy', pair ? pair.label : pairName(view)],
+      ...(view.pairs.length > 1 ? ([['Pairs in run', view.pairs.map((p) => p.label).join(', ')]] as [string, string][]) : []),
       ['Backend', view.backend],
       ['Started', formatCreatedAt(view.createdAt)],
     ];

@@ -5,8 +5,9 @@
  */
 import type { HostMessage } from '../../src/core/messages';
 import { parseHostMessage } from '../../src/core/messages';
+import type { EndpointPair } from '../../src/core/endpoints';
 import type { SweepView } from '../../src/core/viewModel';
-import { seriesForCus } from '../../src/core/viewModel';
+import { seriesForCus, unsupportedOfPair } from '../../src/core/viewModel';
 import { observeTheme, readTheme } from '../shared/theme';
 import { connectToHost } from '../shared/vscodeApi';
 import { SweepChart } from './chart';
@@ -18,7 +19,8 @@ import { renderLegend } from './legend';
 import { renderNotes } from './notes';
 import { crossoversAt, renderAdvice } from './advice';
 import type { AdviceView } from '../../src/core/adviceView';
-import { renderTable } from './table';
+import { renderTable, renderUnsupported } from './table';
+import { PairSelector, choosePair } from './pairs';
 
 /** Survives the panel being hidden and restored (VS Code keeps it per webview). */
 interface PanelState {
@@ -26,6 +28,8 @@ interface PanelState {
   pickedCus?: number;
   /** The run shown, so the host can reopen it when VS Code restores the panel after a reload. */
   runId?: string;
+  /** The endpoint pair the user picked, in a run of several. */
+  pickedPair?: EndpointPair;
 }
 
 const host = connectToHost<PanelState>();
@@ -34,6 +38,7 @@ window.addEventListener('error', (event) => host.reportError(`sweep panel: ${eve
 window.addEventListener('unhandledrejection', (event) => host.reportError(`sweep panel: ${String(event.reason)}`));
 
 let pickedCus = host.state()?.pickedCus;
+let pickedPair = host.state()?.pickedPair;
 let view: SweepView | undefined;
 let advice: AdviceView | undefined;
 let theme = readTheme();
@@ -41,9 +46,16 @@ let theme = readTheme();
 const hidden = new Set<string>();
 
 const header = new SweepHeader();
+const saveState = () => host.saveState({ pickedCus, runId: view?.runId, ...(pickedPair ? { pickedPair } : {}) });
+const pairSelector = new PairSelector((pair) => {
+  pickedPair = pair;
+  saveState();
+  host.post({ type: 'pair-selected', src: pair.src, dst: pair.dst });
+  scheduleRender();
+});
 const selector = new CuSelector((cus) => {
   pickedCus = cus;
-  host.saveState({ pickedCus: cus, runId: view?.runId });
+  saveState();
   host.post({ type: 'cus-selected', cus });
   scheduleRender();
 });
@@ -52,13 +64,17 @@ const canvas = el('canvas', { role: 'img', 'aria-label': 'Bandwidth by message s
 const empty = el('p', { class: 'empty' }, 'Waiting for the first samples…');
 const chartFrame = el('div', { class: 'chart-frame' }, canvas, empty);
 const table = el('section', { class: 'table-section', 'aria-label': 'Bandwidth table' });
+const unsupported = el('section', { class: 'unsupported-section', 'aria-label': 'Paths this endpoint pair cannot have' });
 const notes = el('section', { class: 'notes', 'aria-label': 'Warnings and problems' });
 const adviceSection = el('section', { class: 'advice-section', 'aria-label': 'Advice' });
 
 const root = document.getElementById('root') ?? document.body;
-root.replaceChildren(header.element, el('div', { class: 'toolbar' }, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), adviceSection, notes, table);
+root.replaceChildren(header.element, el('div', { class: 'toolbar' }, pairSelector.element, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), unsupported, adviceSection, notes, table);
 
-const chart = new SweepChart(canvas, theme, (pick) => host.post({ type: 'open-timeline', sizeBytes: pick.sizeBytes, path: pick.path, cus: pick.cus }));
+const chart = new SweepChart(canvas, theme, (pick) => {
+  const pair = view ? choosePair(view.pairs, pickedPair) : undefined;
+  host.post({ type: 'open-timeline', sizeBytes: pick.sizeBytes, path: pick.path, cus: pick.cus, ...(pair ? { src: pair.src, dst: pair.dst } : {}) });
+});
 
 function selectedCus(v: SweepView): number | undefined {
   return pickedCus !== undefined && v.cuCounts.includes(pickedCus) ? pickedCus : defaultCus(v.cuCounts);
@@ -76,21 +92,27 @@ function toggleSeries(key: string): void {
 function render(): void {
   if (!view) return;
   const cus = selectedCus(view);
+  const pair = choosePair(view.pairs, pickedPair);
   // Without any cu/* series, -1 matches no CU count and leaves the engine paths.
-  const shown = seriesForCus(view, cus ?? -1);
-  header.update(view);
+  const shown = seriesForCus(view, cus ?? -1, pair);
+  header.update(view, pair);
+  pairSelector.show(view.pairs, pair);
   selector.show(view.cuCounts, cus);
+  legend.setAttribute('aria-label', `Series shown in the chart${pair ? `, ${pair.label}` : ''}`);
+  canvas.setAttribute('aria-label', `Bandwidth by message size${pair ? `, ${pair.label}` : ''}; the table below the chart lists the same numbers. Click a point to open its timeline.`);
+  renderUnsupported(unsupported, pair ? unsupportedOfPair(view, pair) : view.unsupported);
   chartFrame.classList.toggle('is-empty', shown.length === 0);
   // Rebuilt only when it changes, so keyboard focus on a legend button survives live updates.
-  const legendKey = JSON.stringify([shown.map(seriesKey), [...hidden], themeVersion]);
+  const legendKey = JSON.stringify([pair?.label, shown.map(seriesKey), [...hidden], themeVersion]);
   if (legendKey !== lastLegend) {
     lastLegend = legendKey;
     renderLegend(legend, shown, hidden, theme, toggleSeries);
+    if (pair && view.pairs.length > 0) legend.prepend(el('span', { class: 'legend-pair' }, pair.label));
   }
   chart.setData(shown, view.simulated, hidden);
   chart.setCrossovers(crossoversAt(advice, cus).map((c) => ({ initiator: c.initiator, bytes: c.estimateBytes!, plusMinusBytes: c.plusMinusBytes ?? 0 })));
   renderAdvice(adviceSection, advice, cus, () => host.post({ type: 'suggest-settings' }));
-  renderTable(table, shown, theme);
+  renderTable(table, shown, theme, pair?.label);
   renderNotes(notes, view.warnings, view.problems);
 }
 
@@ -108,7 +130,7 @@ function scheduleRender(): void {
 function handle(message: HostMessage): void {
   switch (message.type) {
     case 'sweep':
-      if (view?.runId !== message.view.runId) host.saveState({ pickedCus, runId: message.view.runId });
+      if (view?.runId !== message.view.runId) host.saveState({ pickedCus, runId: message.view.runId, ...(pickedPair ? { pickedPair } : {}) });
       view = message.view;
       advice = message.advice;
       scheduleRender();

@@ -3,7 +3,7 @@
  * gets instead of the canvas.
  */
 import { formatBytes, formatGbps } from '../../src/core/units';
-import type { SweepPoint, SweepSeries } from '../../src/core/viewModel';
+import type { SweepPoint, SweepSeries, UnsupportedPath } from '../../src/core/viewModel';
 import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from './dom';
@@ -19,7 +19,7 @@ function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {
   );
 }
 
-export function renderTable(root: HTMLElement, series: SweepSeries[], theme: Theme): void {
+export function renderTable(root: HTMLElement, series: SweepSeries[], theme: Theme, pairLabel?: string): void {
   if (series.length === 0) {
     replaceChildren(root);
     return;
@@ -41,7 +41,7 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
     el(
       'table',
       { class: 'data-table' },
-      el('caption', {}, 'Bandwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size'),
+      el('caption', {}, `${pairLabel ? `${pairLabel}: b` : 'B'}andwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size`),
       el(
         'thead',
         {},
@@ -55,4 +55,13 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
       el('tbody', {}, ...rows),
     ),
   );
+}
+
+/** Paths the pair cannot have, each with the helper's reason ("engine/device: not for host → GPU 0: ..."). */
+export function renderUnsupported(root: HTMLElement, paths: readonly UnsupportedPath[]): void {
+  if (paths.length === 0) {
+    replaceChildren(root);
+    return;
+  }
+  replaceChildren(root, el('ul', { class: 'unsupported-list' }, ...paths.map((u) => el('li', { class: 'unsupported', 'data-path': u.path }, u.text))));
 }

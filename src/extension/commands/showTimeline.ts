@@ -18,6 +18,7 @@ import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineF
 import type { KernelFocus } from '../../core/runModeTimeline';
 import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../core/runModeTimeline';
 import { kernelFilter } from '../../core/timelineFilter';
+import { checkPair, isEndpoint, parseEndpoint } from '../../core/endpoints';
 import { runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import type { TimelineSource } from '../timelinePanel';
@@ -30,6 +31,9 @@ export interface ShowTimelineArgs {
   sizeBytes?: number;
   path?: PathName;
   cus?: number;
+  /** The point's endpoint pair (-1 = host); absent: the run's first pair. */
+  src?: number;
+  dst?: number;
   /** Run mode: open filtered to the launches of these printed kernel names (the code lens). */
   kernelNames?: string[];
   /** Run mode: the kernel as the source names it, for the title. */
@@ -76,12 +80,24 @@ export function timelineKey(runId: string, location: TimelineLocation, focus?: T
 
 const KEY = /^([A-Za-z0-9._-]{1,128})\/(inline|[A-Za-z0-9._-]{1,200}\.sdmatl)(?:#([a-z]+\/[a-z]+)@(\d{1,4})@(\d{1,12}))?$/;
 
+/** A point's own timeline file names its pair (`timeline-1M-cu-host-64-host-0.sdmatl`), so a restored panel keeps it in the title. */
+function pairOfFile(location: TimelineLocation): { src: number; dst: number } | undefined {
+  if (location.kind !== 'file') return undefined;
+  const m = /-(host|\d{1,4})-(host|\d{1,4})\.sdmatl$/.exec(basename(location.file));
+  if (!m || !/^timeline-[^-]+-[a-z]+-[a-z]+-\d+-/.test(basename(location.file))) return undefined;
+  try {
+    return checkPair({ src: parseEndpoint(m[1]!), dst: parseEndpoint(m[2]!) });
+  } catch {
+    return undefined;
+  }
+}
+
 function source(run: Run, runDir: string, location: TimelineLocation, focus?: TimelinePoint): TimelineSource {
   const key = timelineKey(run.header.id, location, focus);
   const sizeBytes = focus?.sizeBytes ?? run.timeline?.sizeBytes ?? 0;
   const base = location.kind === 'file' ? basename(location.file).replace(/\.sdmatl$/, '') : 'timeline';
   return {
-    meta: timelineMeta(run, key, sizeBytes, focus?.path, focus?.cus),
+    meta: timelineMeta(run, key, sizeBytes, focus?.path, focus?.cus, focus && isEndpoint(focus.src) && isEndpoint(focus.dst) ? { src: focus.src, dst: focus.dst } : pairOfFile(location)),
     traceFile: join(runDir, `${base}.trace.json`),
     load: () => loadTimeline(run, location),
   };
@@ -91,7 +107,14 @@ function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefine
   if (!args || args.sizeBytes === undefined) return undefined;
   if (!Number.isInteger(args.sizeBytes) || args.sizeBytes < 1) throw new Error('sizeBytes must be a whole number of bytes');
   if (!args.path || !(PATHS as readonly string[]).includes(args.path)) throw new Error(`path must be one of ${PATHS.join(', ')}`);
-  return { sizeBytes: args.sizeBytes, path: args.path, cus: Number.isInteger(args.cus) ? args.cus! : 0 };
+  const point: TimelinePoint = { sizeBytes: args.sizeBytes, path: args.path, cus: Number.isInteger(args.cus) ? args.cus! : 0 };
+  if (args.src !== undefined || args.dst !== undefined) {
+    if (!isEndpoint(args.src) || !isEndpoint(args.dst)) throw new Error('src and dst must both be endpoints: a GPU index 0..1023, or -1 for host');
+    checkPair({ src: args.src, dst: args.dst });
+    point.src = args.src;
+    point.dst = args.dst;
+  }
+  return point;
 }
 
 export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineArgs): Promise<TimelinePanel | undefined> {
