@@ -288,7 +288,7 @@ std::vector<hsa_agent_t> gpuAgents() {
 }
 
 // The first CPU agent: the agent a host buffer is named by in ROCr's copy calls.
-std::optional<hsa_agent_t> firstCpuAgent() {
+[[maybe_unused]] std::optional<hsa_agent_t> firstCpuAgent() {
   std::optional<hsa_agent_t> found;
   hsa_iterate_agents(
       [](hsa_agent_t agent, void* data) {
@@ -361,7 +361,7 @@ double pcieGbpsPerDirection(double gtPerSecond, int lanes) {
   return gtPerSecond * lanes * efficiency / 8.0;
 }
 
-double pcieGtPerSecondOfGeneration(unsigned int generation) {
+[[maybe_unused]] double pcieGtPerSecondOfGeneration(unsigned int generation) {
   static const double kRates[] = {0, 2.5, 5, 8, 16, 32, 64, 128};
   return generation < sizeof kRates / sizeof kRates[0] ? kRates[generation] : 0;
 }
