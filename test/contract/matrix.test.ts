@@ -168,7 +168,7 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
 describe('sdma-probe matrix refuses what it cannot measure', () => {
   it.each([
     [['--gpus', '0,8'], /--gpus: GPU 8 is out of range \(this node has 8 GPUs: 0\.\.7\)/],
-    [['--gpus', '2'], /names one GPU; a matrix needs two or more/],
+    [['--gpus', '2'], /names one endpoint; a matrix needs two or more/],
     [['--gpus', '1,1'], /GPU 1 is listed twice/],
     [['--gpus', '0,x'], /'x' is not a GPU index/],
     [['--cus', '8,16'], /matrix takes one CU count/],
@@ -242,7 +242,7 @@ describe('sdma-lens matrix', () => {
     expect(out).toMatch(/^# cu\/host · 64 CUs$/m);
     expect(out).toMatch(/^# engine\/host$/m);
     expect(out).toMatch(/^\s+3\s+[\d.]+\*?\s+[\d.]+\*?\s+[\d.]+\*?\s+-$/m);
-    expect(out.match(/^# Weakest pair: GPU \d -> GPU \d, [\d.]+ GB\/s/gm)).toHaveLength(2);
+    expect(out.match(/^# Weakest pair: GPU \d (?:->|→) GPU \d, [\d.]+ GB\/s/gm)).toHaveLength(2);
   });
 
   it('--concurrent prints the grids, each GPU\'s send and receive, and the path\'s total', async () => {
@@ -252,7 +252,7 @@ describe('sdma-lens matrix', () => {
     expect(out).toMatch(/^#\s+GPU\s+send\s+receive\s+GB\/s, sums of the row and column while all pairs ran$/m);
     expect(out.match(/^\s+\d\s+3\d\d\.\d+\s+3\d\d\.\d+$/gm)).toHaveLength(8);
     expect(out).toMatch(/^# All 56 pairs at once: [\d.]+ GB\/s in total/m);
-    expect(out).toMatch(/^# Weakest pair: GPU \d -> GPU \d/m);
+    expect(out).toMatch(/^# Weakest pair: GPU \d (?:->|→) GPU \d/m);
     expect(await cli('matrix', '--backend', 'sim', '--gpus', '0,1,2', '--paths', 'cu/host', '--size', '16M', '--iters', '2', '--concurrent', '--json')).toBe(0);
     const result = JSON.parse(out);
     expect(result).toMatchObject({ concurrent: true, simulated: true });
