@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend.hpp"
 #include "cancel.hpp"
 #include "collective/collective_types.hpp"
 #include "collective/gpu_engines.hpp"
@@ -384,20 +385,43 @@ __global__ void doorbellKernel(volatile std::uint32_t* doorbell, std::uint32_t s
   }
 }
 
+// Endpoints are GPU indices or host memory (kHostEndpoint): a host endpoint is pinned host
+// memory mapped for the GPU, which the copy kernel reads or writes through its device address
+// and the copy engine reaches over PCIe. The copy runs on `gpu()`, the GPU at its other end.
 class Copier {
  public:
-  Copier(int src, int dst, std::uint64_t bytes) : src_(src), dst_(dst), bytes_(bytes) {
-    gpuCheck(hipSetDevice(dst), "hipSetDevice");
-    gpuCheck(hipMalloc(&dstBuf_, bytes), "hipMalloc");
-    const hipError_t back = hipDeviceEnablePeerAccess(src, 0);
-    if (back != hipSuccess && back != hipErrorPeerAccessAlreadyEnabled) gpuCheck(back, "hipDeviceEnablePeerAccess");
-    (void)hipGetLastError();
-    gpuCheck(hipSetDevice(src), "hipSetDevice");
-    const hipError_t peer = hipDeviceEnablePeerAccess(dst, 0);
-    if (peer != hipSuccess && peer != hipErrorPeerAccessAlreadyEnabled) gpuCheck(peer, "hipDeviceEnablePeerAccess");
-    (void)hipGetLastError();
-    gpuCheck(hipMalloc(&srcBuf_, bytes), "hipMalloc");
-    gpuCheck(hipMemset(srcBuf_, 0x5a, bytes), "hipMemset");
+  Copier(int src, int dst, std::uint64_t bytes)
+      : src_(src), dst_(dst), gpu_(isHost(src) ? dst : src), bytes_(bytes) {
+    const bool peer = !isHost(src) && !isHost(dst) && src != dst;
+    if (isHost(dst)) {
+      gpuCheck(hipSetDevice(gpu_), "hipSetDevice");
+      gpuCheck(hipHostMalloc(&dstBuf_, bytes, hipHostMallocMapped | hipHostMallocPortable), "hipHostMalloc");
+      gpuCheck(hipHostGetDevicePointer(&dstDev_, dstBuf_, 0), "hipHostGetDevicePointer");
+    } else {
+      gpuCheck(hipSetDevice(dst), "hipSetDevice");
+      gpuCheck(hipMalloc(&dstBuf_, bytes), "hipMalloc");
+      dstDev_ = dstBuf_;
+    }
+    if (peer) {
+      const hipError_t back = hipDeviceEnablePeerAccess(src, 0);
+      if (back != hipSuccess && back != hipErrorPeerAccessAlreadyEnabled) gpuCheck(back, "hipDeviceEnablePeerAccess");
+      (void)hipGetLastError();
+    }
+    gpuCheck(hipSetDevice(gpu_), "hipSetDevice");
+    if (peer) {
+      const hipError_t e = hipDeviceEnablePeerAccess(dst, 0);
+      if (e != hipSuccess && e != hipErrorPeerAccessAlreadyEnabled) gpuCheck(e, "hipDeviceEnablePeerAccess");
+      (void)hipGetLastError();
+    }
+    if (isHost(src)) {
+      gpuCheck(hipHostMalloc(&srcBuf_, bytes, hipHostMallocMapped | hipHostMallocPortable), "hipHostMalloc");
+      std::memset(srcBuf_, 0x5a, bytes);
+      gpuCheck(hipHostGetDevicePointer(&srcDev_, srcBuf_, 0), "hipHostGetDevicePointer");
+    } else {
+      gpuCheck(hipMalloc(&srcBuf_, bytes), "hipMalloc");
+      gpuCheck(hipMemset(srcBuf_, 0x5a, bytes), "hipMemset");
+      srcDev_ = srcBuf_;
+    }
     // The copy runs at the highest stream priority, as communication does in training
     // frameworks: its blocks take SMs as the GEMM's retire instead of queueing behind the
     // next GEMM, so N blocks hold N SMs for the copy's duration.
@@ -427,17 +451,27 @@ class Copier {
     } catch (const OverlapError&) {
       // already reported by the phase that failed
     }
-    (void)hipSetDevice(src_);
-    (void)hipFree(srcBuf_);
+    (void)hipSetDevice(gpu_);
+    if (isHost(src_)) {
+      (void)hipHostFree(srcBuf_);
+    } else {
+      (void)hipFree(srcBuf_);
+    }
     (void)hipHostFree(doorbell_);
     (void)hipHostFree(stop_flag_);
     (void)hipHostFree(bytesDone_);
     (void)hipEventDestroy(start_);
     (void)hipEventDestroy(end_);
     (void)hipStreamDestroy(stream_);
-    (void)hipSetDevice(dst_);
-    (void)hipFree(dstBuf_);
+    if (isHost(dst_)) {
+      (void)hipHostFree(dstBuf_);
+    } else {
+      (void)hipSetDevice(dst_);
+      (void)hipFree(dstBuf_);
+    }
   }
+
+  bool peer() const { return !isHost(src_) && !isHost(dst_) && src_ != dst_; }
 
   void start(const std::string& path, int cus) {
     stop_ = false;
@@ -446,11 +480,11 @@ class Copier {
     failure_.clear();
     persistent_ = path == "cu/host";
     if (persistent_) {
-      gpuCheck(hipSetDevice(src_), "hipSetDevice");
+      gpuCheck(hipSetDevice(gpu_), "hipSetDevice");
       *static_cast<volatile std::uint32_t*>(stop_flag_) = 0;
       *static_cast<volatile unsigned long long*>(bytesDone_) = 0;
       smCopyKernel<<<cus, kCopyThreads, kCopySharedBytes, stream_>>>(
-          static_cast<uint4*>(dstBuf_), static_cast<const uint4*>(srcBuf_), bytes_ / 16, stopFlagDev_, bytesDoneDev_);
+          static_cast<uint4*>(dstDev_), static_cast<const uint4*>(srcDev_), bytes_ / 16, stopFlagDev_, bytesDoneDev_);
       gpuCheck(hipGetLastError(), "copy kernel");
       return;
     }
@@ -491,7 +525,12 @@ class Copier {
  private:
   void one(const std::string& path, int cus) {
     (void)cus;
-    if (path == "engine/host") {
+    if (path == "engine/host" && !peer()) {
+      const hipMemcpyKind kind = isHost(src_)   ? hipMemcpyHostToDevice
+                                 : isHost(dst_) ? hipMemcpyDeviceToHost
+                                                : hipMemcpyDeviceToDevice;
+      gpuCheck(hipMemcpyAsync(dstBuf_, srcBuf_, bytes_, kind, stream_), "hipMemcpyAsync");
+    } else if (path == "engine/host") {
       gpuCheck(hipMemcpyPeerAsync(dstBuf_, dst_, srcBuf_, src_, bytes_, stream_), "hipMemcpyPeerAsync");
     } else {
       const std::uint32_t seq = ++seq_;
@@ -506,7 +545,7 @@ class Copier {
   }
 
   void loop(const std::string& path, int cus) {
-    gpuCheck(hipSetDevice(src_), "hipSetDevice");
+    gpuCheck(hipSetDevice(gpu_), "hipSetDevice");
     while (!stop_) {
       const auto t0 = Clock::now();
       gpuCheck(hipEventRecord(start_, stream_), "hipEventRecord");
@@ -524,10 +563,12 @@ class Copier {
     }
   }
 
-  int src_, dst_;
+  int src_, dst_, gpu_;
   std::uint64_t bytes_;
-  void* srcBuf_ = nullptr;
+  void* srcBuf_ = nullptr;  // what the runtime's copy calls take (host buffers: the CPU's address)
   void* dstBuf_ = nullptr;
+  void* srcDev_ = nullptr;  // what the copy kernel takes (host buffers: their mapped address)
+  void* dstDev_ = nullptr;
   hipStream_t stream_ = nullptr;
   hipEvent_t start_ = nullptr, end_ = nullptr;
   std::uint32_t* doorbell_ = nullptr;
@@ -552,10 +593,32 @@ class Copier {
 
 bool runGpuOverlap(const OverlapOptions& o, const OverlapSink& sink, EngineFailure& failure) {
   try {
+    if (isHost(o.srcGpu) && isHost(o.dstGpu)) {
+      throw OverlapError{"unsupported", "overlap needs a GPU at one end of the copy (it runs the compute)",
+                         "use --src host --dst 0, --src 0 --dst host, or two GPUs"};
+    }
+    // The compute runs on the GPU that runs the copy: the source, or the destination of a
+    // host -> GPU copy.
+    const int gpu = isHost(o.srcGpu) ? o.dstGpu : o.srcGpu;
+    const bool peer = !isHost(o.srcGpu) && !isHost(o.dstGpu) && o.srcGpu != o.dstGpu;
+    std::vector<std::string> paths;
+    for (const std::string& path : o.paths) {
+      if (path == "engine/device" && !peer) {
+        // The proxy path hands peer copies between two GPUs; with host memory or one GPU it has no form.
+        sink.warning("path-unsupported", "engine/device is left out: it needs two GPUs (a kernel hands peer copies to "
+                                         "a host proxy); host and GPU-local copies use engine/host");
+        continue;
+      }
+      paths.push_back(path);
+    }
+    if (paths.empty()) {
+      throw OverlapError{"unsupported", "no copy path of --paths exists between these endpoints (engine/device needs two GPUs)",
+                         "use --paths cu/host,engine/host"};
+    }
     hipDeviceProp_t props{};
-    gpuCheck(hipGetDeviceProperties(&props, o.srcGpu), "hipGetDeviceProperties");
+    gpuCheck(hipGetDeviceProperties(&props, gpu), "hipGetDeviceProperties");
     Telemetry telemetry;
-    if (!telemetry.open(o.srcGpu)) {
+    if (!telemetry.open(gpu)) {
       sink.warning("no-telemetry", "board clocks and power could not be read (NVML/amdsmi): those fields are null");
     }
     Sampler sampler(telemetry);
@@ -565,7 +628,7 @@ bool runGpuOverlap(const OverlapOptions& o, const OverlapSink& sink, EngineFailu
       int cus;
     };
     std::vector<Phase> phases = {{"alone-before", "alone", 0}};
-    for (const std::string& path : o.paths) {
+    for (const std::string& path : paths) {
       if (path == "cu/host") {
         for (int cus : o.cus) phases.push_back({"beside", path, cus});
       } else {
@@ -577,7 +640,7 @@ bool runGpuOverlap(const OverlapOptions& o, const OverlapSink& sink, EngineFailu
     std::int64_t done = 0;
     const double seconds = o.phaseMs / 1e3;
     for (const std::string& kind : o.computes) {
-      Compute compute(kind, o.srcGpu, o.gemmN, props.multiProcessorCount);
+      Compute compute(kind, gpu, o.gemmN, props.multiProcessorCount);
       compute.run(0.3);  // clocks and cuBLAS heuristics settle before the first phase
       std::vector<OverlapReport> reports;
       double aloneSum = 0;
