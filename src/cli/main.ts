@@ -8,10 +8,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AdviceOptions } from '../core/advice/advice';
-import { adviseFromRun, shellExports } from '../core/advice/advice';
+import { adviseAllPairs, adviseFromRun, shellExports } from '../core/advice/advice';
 import { adviceText } from '../core/advice/adviceText';
 import type { EndpointPair } from '../core/endpoints';
-import { pairName, parseEndpoint, parsePairList } from '../core/endpoints';
+import { pairName, parseEndpoint, parsePair, parsePairList } from '../core/endpoints';
 import type { HelperInfo } from '../core/helper';
 import { HelperError, bundledHelperPaths, locateHelper } from '../core/helper';
 import { LocalTarget } from '../core/localTarget';
@@ -79,7 +79,9 @@ Matrix options (docs/MATRIX.md):
                                 GB/s under that load, per-GPU send/receive sums, the path's total
 
 Advise options:
-  advise [RUN_ID] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
+  advise [RUN_ID] [--pair SRC:DST] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
+  --pair SRC:DST                the endpoint pair to advise on, e.g. host:0 (default: the run's
+                                first GPU -> GPU pair, else its first pair)
   --cus N                       CUs your library's load/store path occupies (default 64)
   --sizes LIST                  your message sizes (default: the run's sizes)
   --rccl-version V              the node's RCCL version when the run did not detect it
@@ -296,7 +298,7 @@ async function sweepOn(conn: SshConnection | undefined, options: SweepOptions, v
     process.stdout.write(`${JSON.stringify(jsonResult(run, runFile), null, 2)}\n`);
   } else {
     process.stdout.write(`${sweepTable(run)}\n`);
-    if (run.samples.length > 0) process.stdout.write(`#\n${adviceText(adviseFromRun(run))}\n`);
+    if (run.samples.length > 0) for (const advice of adviseAllPairs(run)) process.stdout.write(`#\n${adviceText(advice)}\n`);
     process.stdout.write(`# saved: ${runFile}\n`);
     process.stdout.write('# open it in VS Code: "SDMA Lens: Open Run" (or: code . then run that command)\n');
   }
@@ -417,6 +419,7 @@ async function advise(argv: string[]): Promise<number> {
       sizes: { type: 'string' },
       'rccl-version': { type: 'string' },
       'rocshmem-version': { type: 'string' },
+      pair: { type: 'string' },
     },
   });
   if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
@@ -436,13 +439,17 @@ async function advise(argv: string[]): Promise<number> {
         ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
         ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
       },
+      ...(values.pair !== undefined ? { pair: parsePair(values.pair) } : {}),
     };
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
+    throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
+  }
   const advice = adviseFromRun(run, options);
   if (values.json) process.stdout.write(`${JSON.stringify({ runId: id, ...advice }, null, 2)}\n`);
-  else process.stdout.write(`# run ${id}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+  else process.stdout.write(`# run ${id}, ${advice.pairLabel}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
   return 0;
 }
 

@@ -11,6 +11,8 @@ const num = v.pipe(v.number(), v.finite());
 const confidence = v.picklist(['clear', 'uncertain', 'none']);
 
 export const AdviceViewSchema = v.object({
+  /** The endpoint pair advised on, e.g. "host → GPU 0". */
+  pairLabel: v.optional(str),
   simulated: v.boolean(),
   loadStoreCus: num,
   crossovers: v.array(
@@ -33,6 +35,7 @@ export type AdviceView = v.InferOutput<typeof AdviceViewSchema>;
 
 export function adviceView(a: Advice): AdviceView {
   return {
+    pairLabel: a.pairLabel,
     simulated: a.simulated,
     loadStoreCus: a.loadStoreCus,
     crossovers: a.crossovers.map((c) => ({

@@ -3,6 +3,7 @@
  * (throttled while the run streams) and validates every message the page sends back.
  */
 import * as vscode from 'vscode';
+import type { EndpointPair } from '../core/endpoints';
 import { pairName } from '../core/endpoints';
 import { validPanelMessage } from './panelMessages';
 import type { HostMessage } from '../core/messages';
@@ -29,6 +30,8 @@ export class SweepPanel implements vscode.Disposable {
   private readonly refresh = new Throttle(UPDATE_INTERVAL_MS, () => this.post());
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
+  /** The endpoint pair the page shows (its pair switcher); the advice follows it. */
+  private pair: EndpointPair | undefined;
   /**
    * The last update VS Code confirmed it delivered to the page, after the page said it was
    * ready. Read by the integration tests, which cannot see inside the webview.
@@ -111,7 +114,7 @@ export class SweepPanel implements vscode.Disposable {
   private advice(): { advice?: AdviceView } {
     if (this.run.samples.length === 0) return {};
     try {
-      return { advice: adviceView(adviseFromRun(this.run, adviceSettings())) };
+      return { advice: adviceView(adviseFromRun(this.run, { ...adviceSettings(), ...(this.pair ? { pair: this.pair } : {}) })) };
     } catch (err) {
       this.log.warn(`sweep panel ${this.runId}: no advice: ${(err as Error).message}`);
       return {};
@@ -147,6 +150,8 @@ export class SweepPanel implements vscode.Disposable {
         break;
       case 'pair-selected':
         this.log.trace(`sweep panel ${this.runId}: showing ${pairName(message)}`);
+        this.pair = { src: message.src, dst: message.dst };
+        if (this.ready) this.post();
         break;
       default: {
         const never: never = message;

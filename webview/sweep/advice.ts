@@ -42,7 +42,7 @@ export function renderAdvice(root: HTMLElement, advice: AdviceView | undefined, 
   const details = el(
     'details',
     { class: 'advice' },
-    el('summary', {}, `Advice${advice.simulated ? ' (from simulated data)' : ''}`),
+    el('summary', {}, `Advice${advice.pairLabel ? ` for ${advice.pairLabel}` : ''}${advice.simulated ? ' (from simulated data)' : ''}`),
     el('p', { class: 'advice-basis' }, `Crossovers at ${shownCus} CU${shownCus === 1 ? '' : 's'} (the advice itself compares against ${advice.loadStoreCus} CUs; sdmaLens.advice.loadStoreCus):`),
     el('ul', { class: 'crossovers' }, ...crossovers.map(crossoverLine)),
     el('table', { class: 'recommendations' }, el('caption', {}, 'Suggested settings and their evidence'), el('thead', {}, el('tr', {}, el('th', {}, 'setting'), el('th', {}, 'basis'), el('th', {}, 'evidence'))), el('tbody', {}, ...rows)),

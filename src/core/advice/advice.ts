@@ -4,6 +4,8 @@
  * copy path leaves for compute. Every recommendation carries its evidence; where the data
  * cannot decide, the advice says so instead of guessing.
  */
+import type { EndpointPair, PairKind } from '../endpoints';
+import { comparePairs, pairKind, pairName, samePair } from '../endpoints';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import { formatBytes } from '../units';
@@ -36,6 +38,10 @@ export interface CuBudget {
 }
 
 export interface Advice {
+  /** The endpoint pair advised on (-1 = host); absent when the run has no samples. */
+  pair?: EndpointPair;
+  /** `host → GPU 0`, `GPU 0 → GPU 1`, or "no endpoint pair measured". */
+  pairLabel: string;
   simulated: boolean;
   vendor: 'amd' | 'nvidia' | 'unknown';
   loadStoreCus: number;
@@ -54,6 +60,21 @@ export interface AdviceOptions {
   messageSizes?: number[];
   /** Library versions known from elsewhere; they override what the helper detected. */
   libraries?: Partial<Record<Library, string>>;
+  /** The endpoint pair to advise on; default: the run's first GPU → GPU pair, else its first pair. */
+  pair?: EndpointPair;
+}
+
+/** The pairs a run measured, in display order. */
+export function runPairs(run: Run): EndpointPair[] {
+  const pairs: EndpointPair[] = [];
+  for (const s of run.samples) if (!pairs.some((p) => samePair(p, s))) pairs.push({ src: s.src, dst: s.dst });
+  return pairs.sort(comparePairs);
+}
+
+/** Advice for every pair the run measured (one per pair; one without a pair for an empty run). */
+export function adviseAllPairs(run: Run, options: AdviceOptions = {}): Advice[] {
+  const pairs = runPairs(run);
+  return pairs.length === 0 ? [adviseFromRun(run, options)] : pairs.map((pair) => adviseFromRun(run, { ...options, pair }));
 }
 
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
@@ -133,8 +154,8 @@ function ginTypeAdvice(version: string | undefined): Recommendation {
   };
 }
 
-function cuBudget(run: Run, loadStoreCus: number): CuBudget | undefined {
-  const src = run.samples[0]?.src ?? 0;
+function cuBudget(run: Run, loadStoreCus: number, pair: EndpointPair | undefined): CuBudget | undefined {
+  const src = pair ? (pair.src >= 0 ? pair.src : pair.dst) : 0;
   const total = run.topology?.gpus.find((g) => g.index === src)?.cus;
   if (!total || loadStoreCus >= total) return undefined;
   const engineCus = 1;
@@ -153,9 +174,31 @@ function cuBudget(run: Run, loadStoreCus: number): CuBudget | undefined {
   };
 }
 
+/** What a host copy (hipMemcpy / cudaMemcpyAsync) runs on, and what decides it, for host and GPU-local pairs. */
+function hostCopyAdvice(kind: PairKind, vendor: Advice['vendor'], label: string, host: Crossover | undefined, messageSizes: number[], measured: [number, number], recommendations: Recommendation[], notes: string[]): void {
+  notes.push(`engine/device and cu/device between ${label}: a device-initiated engine path (GPU-initiated SDMA, a proxied copy-engine put) needs two distinct GPUs, so it does not exist for ${kind === 'local' ? 'a GPU-local copy' : 'host memory'}; the GIN and rocSHMEM thresholds do not apply.`);
+  if (vendor === 'nvidia') {
+    notes.push(`NVIDIA, ${label}: cudaMemcpyAsync runs on the copy engines (CE); there is no public switch that moves it to SMs. An SM copy is a kernel of your own (cu/host here), so the choice is in the code, not in a setting.`);
+    return;
+  }
+  const k = knob('HSA_ENABLE_SDMA')!;
+  if (host && host.kind === 'cu-always') {
+    recommendations.push({ knob: k.name, library: k.library, value: '0', evidence: `${label}: blit kernels on CUs beat the SDMA engine at every size measured (${formatBytes(measured[0])}..${formatBytes(measured[1])}); HSA_ENABLE_SDMA=0 makes hipMemcpy use them. ${k.meaning} Source: ${k.source}.`, basis: 'measured-crossover', confidence: 'uncertain' });
+  } else {
+    recommendations.push({ knob: k.name, library: k.library, value: k.default ?? '1', evidence: `${label}: keep SDMA for hipMemcpy (the default)${host?.fromBytes !== undefined ? `; the engine is ahead from ${formatBytes(host.fromBytes)}` : ''}. ${k.meaning} Source: ${k.source}.`, basis: host ? 'measured-crossover' : 'catalog', confidence: host ? 'clear' : 'uncertain' });
+  }
+  const force = knob('HSA_FORCE_SDMA_SIZE');
+  if (force && host) recommendations.push(thresholdAdvice(force, host, messageSizes, measured, ` (hipMemcpy, ${label})`));
+}
+
 export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   const notes: string[] = [];
-  const samples = run.samples;
+  const pairs = runPairs(run);
+  const pair = options.pair ?? pairs.find((p) => pairKind(p) === 'peer') ?? pairs[0];
+  const kind = pair ? pairKind(pair) : 'peer';
+  const pairLabel = pair ? pairName(pair) : 'no endpoint pair measured';
+  const samples = pair ? run.samples.filter((s) => samePair(s, pair)) : run.samples;
+  if (pair && pairs.length > 1) notes.push(`Advice for ${pairLabel}; the run also measured ${pairs.filter((p) => !samePair(p, pair)).map(pairName).join(', ')} (sdma-lens advise --pair SRC:DST, or the panel's pair switcher).`);
   const simulated = isSimulated(run);
   const vendor = run.topology?.node.vendor ?? 'unknown';
   const measuredCus = [...new Set(samples.filter((s) => s.mover === 'cu').map((s) => s.cus))].sort((a, b) => a - b);
@@ -174,7 +217,9 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   if (simulated) notes.push('These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.');
   if (samples.length === 0) notes.push('The run has no samples yet.');
 
-  if (vendor === 'amd' || vendor === 'unknown') {
+  if (kind !== 'peer') {
+    hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes);
+  } else if (vendor === 'amd' || vendor === 'unknown') {
     if (device) {
       const collectiveNote = '; estimated from the point-to-point device-initiated crossover (a collective sweep measures it per collective)';
       for (const name of ['NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_BROADCAST']) {
@@ -194,13 +239,15 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
     recommendations.push(thresholdAdvice(knob('NCCL_SYM_CE_THRESHOLD')!, host, messageSizes, measured, ' (copy-engine collectives with NCCL_CTA_POLICY=ZERO)'));
   }
   return {
+    ...(pair ? { pair } : {}),
+    pairLabel,
     simulated,
     vendor,
     loadStoreCus,
     focus,
     crossovers: findCrossovers(samples),
     recommendations,
-    cuBudget: cuBudget(run, loadStoreCus),
+    cuBudget: kind === 'peer' ? cuBudget(run, loadStoreCus, pair) : undefined,
     notes,
   };
 }

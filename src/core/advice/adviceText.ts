@@ -3,7 +3,7 @@ import { formatBytes } from '../units';
 import type { Advice } from './advice';
 
 export function adviceText(advice: Advice): string {
-  const out: string[] = ['# Advice'];
+  const out: string[] = [`# Advice for ${advice.pairLabel}`];
   if (advice.simulated) out.push('# SIMULATED: derived from the simulated MI350X node, not from a measurement.');
   out.push(`# crossovers against load/store on ${advice.loadStoreCus} CUs:`);
   for (const c of advice.focus) out.push(`#   ${c.initiator}-initiated: ${c.explanation}`);
