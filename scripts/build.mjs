@@ -1,13 +1,20 @@
 // Bundles the three programs: the extension host (Node, CommonJS, `vscode` external), the
 // CLI (Node, CommonJS), and the webview (browser, ESM). `--watch` rebuilds on change;
-// `--production` minifies and drops source maps.
+// `--production` minifies and drops source maps (the package's build, scripts/package.mjs);
+// `--outdir DIR` writes somewhere else than dist/ (the package stages its files apart, so the
+// working tree keeps its development build with maps).
 import * as esbuild from 'esbuild';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildTimelineWebview } from '../webview/timeline/build.mjs';
 import { pageCss } from './pageCss.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+const outIndex = process.argv.indexOf('--outdir');
+const dist = outIndex > 0 ? process.argv[outIndex + 1] : 'dist';
+if (!dist || dist.startsWith('--')) throw new Error('--outdir needs a folder');
+const webviewDir = join(dist, 'webview');
 
 const common = {
   bundle: true,
@@ -23,7 +30,7 @@ const builds = [
   {
     ...common,
     entryPoints: { extension: 'src/extension/extension.ts' },
-    outdir: 'dist',
+    outdir: dist,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
@@ -32,7 +39,7 @@ const builds = [
   {
     ...common,
     entryPoints: { cli: 'src/cli/bin.ts' },
-    outdir: 'dist',
+    outdir: dist,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
@@ -41,7 +48,7 @@ const builds = [
   {
     ...common,
     entryPoints: { sweep: 'webview/sweep/main.ts' },
-    outdir: 'dist/webview',
+    outdir: webviewDir,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
@@ -49,7 +56,7 @@ const builds = [
   {
     ...common,
     entryPoints: { matrix: 'webview/matrix/main.ts' },
-    outdir: 'dist/webview',
+    outdir: webviewDir,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
@@ -57,19 +64,19 @@ const builds = [
   {
     ...common,
     entryPoints: { collective: 'webview/collective/main.ts' },
-    outdir: 'dist/webview',
+    outdir: webviewDir,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
   },
 ];
 
-mkdirSync('dist/webview', { recursive: true });
-for (const page of ['sweep', 'collective', 'matrix']) pageCss(`webview/${page}/${page}.css`, `dist/webview/${page}.css`);
+mkdirSync(webviewDir, { recursive: true });
+for (const page of ['sweep', 'collective', 'matrix']) pageCss(`webview/${page}/${page}.css`, join(webviewDir, `${page}.css`));
 
 // The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
 // under --watch it is built once at start.
-await buildTimelineWebview({ outdir: 'dist/webview', production });
+await buildTimelineWebview({ outdir: webviewDir, production });
 
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();
