@@ -51,9 +51,11 @@ function killGroup(child, signal) {
  *
  * trust: false disables Workspace Trust (everything trusted), true leaves it on so a new folder
  * opens in Restricted Mode. settings: the user settings.json. env: added to the server's
- * environment, which its extension host inherits.
+ * environment, which its extension host inherits. extensionsDir: a folder of installed
+ * extensions (e.g. a VSIX installed there with the server's --install-extension) instead of
+ * an empty one; it is left in place when the server stops.
  */
-export async function startServer({ node, serverMain, port, trust = false, settings = {}, env = {}, log = () => {}, quiet = true }) {
+export async function startServer({ node, serverMain, port, trust = false, settings = {}, env = {}, log = () => {}, quiet = true, extensionsDir }) {
   const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-vscode-'));
   const dirs = Object.fromEntries(['extensions', 'user-data', 'server-data', 'config', 'data', 'cache', 'state', 'runtime'].map((d) => [d, join(tmp, d)]));
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
@@ -89,7 +91,7 @@ export async function startServer({ node, serverMain, port, trust = false, setti
     '--disable-telemetry',
     '--enable-smoke-test-driver',
     '--reconnection-grace-time', '5',
-    '--extensions-dir', dirs.extensions,
+    '--extensions-dir', extensionsDir ?? dirs.extensions,
     '--user-data-dir', dirs['user-data'],
     '--server-data-dir', dirs['server-data'],
   ];

@@ -1,0 +1,253 @@
+#!/usr/bin/env node
+// The package as users get it: the VSIX of `npm run package`, installed with VS Code's own
+// CLI into a fresh extensions folder, loaded by the VS Code server of
+// scripts/vscode/provision.mjs as an installed extension (no development path), in headless
+// Chromium. Opens a copy of examples/hip-sample, runs "SDMA Lens: Run Transfer Sweep" from the
+// command palette, waits for the first sample in the panel, and checks from the extension's
+// log that the helper was the packaged one (bundled, inside the installed extension) and that
+// nothing was built.
+//
+//   --vsix FILE   the package to test (default: sdma-lens-<target>-<version>.vsix, made with
+//                 `npm run package` when it is missing or older than the sources)
+//   --out DIR     screenshots (default .vscode-test/artifacts/vsix)
+//   --json FILE   also write {passed, failed, skipped, seconds} for scripts/test.mjs
+// Functions passed to evaluate() run in the browser, hence the browser globals.
+/* global document */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProvisionError, checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
+import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../../scripts/vscode/processes.mjs';
+import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const valueOf = (flag) => (args.includes(flag) ? resolve(args[args.indexOf(flag) + 1]) : undefined);
+const outDir = valueOf('--out') ?? join(root, '.vscode-test', 'artifacts', 'vsix');
+const jsonOut = valueOf('--json');
+const started = performance.now();
+const marker = newMarker();
+process.env[MARKER_VARIABLE] = marker;
+
+const results = [];
+async function check(name, fn) {
+  const t0 = performance.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`  ✔ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  } catch (err) {
+    results.push({ name, ok: false });
+    console.log(`  ✘ ${name}\n      ${String(err?.message ?? err).split('\n').join('\n      ')}`);
+    throw err;
+  }
+}
+
+function assert(ok, message) {
+  if (!ok) throw new Error(message);
+}
+
+async function until(what, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+}
+
+/** The newest modification time under the folders the package is made from. */
+function newestSource() {
+  let newest = 0;
+  const walk = (p) => {
+    const s = statSync(p);
+    if (s.isDirectory()) {
+      for (const e of readdirSync(p)) if (e !== 'build' && e !== 'build-package' && !e.startsWith('.')) walk(join(p, e));
+    } else newest = Math.max(newest, s.mtimeMs);
+  };
+  for (const p of ['src', 'webview', 'native', 'package.json', '.vscodeignore', 'README.md']) if (existsSync(join(root, p))) walk(join(root, p));
+  return newest;
+}
+
+/** The VSIX to test: --vsix, or a fresh `npm run package`. */
+function vsixFile() {
+  const given = valueOf('--vsix');
+  if (given) {
+    if (!existsSync(given)) throw new Error(`${given} does not exist`);
+    return given;
+  }
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const target = `${platform()}-${arch()}`;
+  const file = join(root, `${pkg.name}-${target}-${pkg.version}.vsix`);
+  if (existsSync(file) && statSync(file).mtimeMs >= newestSource()) {
+    console.log(`  using ${file} (newer than the sources)`);
+    return file;
+  }
+  console.log('  npm run package (the VSIX is missing or older than the sources)');
+  const r = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`npm run package failed (exit ${r.status})\n${(r.stdout ?? '').split('\n').slice(-20).join('\n')}`);
+  return file;
+}
+
+async function runCommand(page, label) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.evaluate(() => document.activeElement?.blur());
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${label}`);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+      await row.waitFor({ state: 'visible', timeout: 5000 });
+      await row.click();
+      return;
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1000);
+    }
+  }
+}
+
+/** Every file under dir whose path matches. */
+function filesUnder(dir, test) {
+  const found = [];
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (test(p)) found.push(p);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+async function main() {
+  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-vsix-'));
+  let server;
+  let browser;
+  try {
+    const vsix = vsixFile();
+    const { node, serverMain } = provision();
+    checkBrowser();
+    mkdirSync(outDir, { recursive: true });
+    const extensionsDir = join(tmp, 'extensions');
+    mkdirSync(extensionsDir);
+    const workspace = join(tmp, 'hip-sample');
+    cpSync(join(root, 'examples', 'hip-sample'), workspace, { recursive: true });
+    let installed;
+
+    await check('the VSIX installs with VS Code\'s own CLI into a fresh extensions folder', async () => {
+      const t0 = performance.now();
+      const r = spawnSync(node, [serverMain, '--install-extension', vsix, '--extensions-dir', extensionsDir, '--accept-server-license-terms'], { encoding: 'utf8', env: { ...process.env, VSCODE_AGENT_FOLDER: join(tmp, 'agent') } });
+      const ms = performance.now() - t0;
+      assert(r.status === 0, `--install-extension failed (exit ${r.status})\n${r.stdout}\n${r.stderr}`);
+      const dirs = readdirSync(extensionsDir).filter((d) => d.startsWith('sdma-lens.sdma-lens-'));
+      assert(dirs.length === 1, `installed folders: ${readdirSync(extensionsDir).join(', ')}`);
+      installed = join(extensionsDir, dirs[0]);
+      const probe = join(installed, 'bin', 'sdma-probe');
+      assert(existsSync(probe), `${probe} is not installed`);
+      assert((statSync(probe).mode & 0o111) !== 0, `${probe} is not executable after install`);
+      console.log(`    install: ${(ms / 1000).toFixed(1)} s -> ${installed}`);
+    });
+
+    server = await startServer({
+      node,
+      serverMain,
+      extensionsDir,
+      settings: { 'sdmaLens.defaultBackend': 'sim', 'workbench.colorTheme': 'Default Dark Modern' },
+      log: (l) => console.log(l),
+    });
+    console.log(`> the installed package in VS Code ${serverVersion(serverMain)} (server) + headless Chromium`);
+    browser = await openBrowser({ viewport: { width: 1400, height: 900 } });
+    const { page } = browser;
+
+    await check('the sample workspace opens with the installed extension', async () => {
+      await page.goto(workbenchUrl(server.origin, { folder: workspace }));
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' }).waitFor({ timeout: 60_000 });
+    });
+
+    let firstSampleSeconds;
+    await check('Run Transfer Sweep shows its first sample, with no build', async () => {
+      let t0;
+      for (let attempt = 1; ; attempt++) {
+        const box = await page.locator('.explorer-folders-view').boundingBox();
+        if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height - 20);
+        await runCommand(page, 'SDMA Lens: Run Transfer Sweep');
+        t0 = performance.now();
+        const run = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run sweep' }).first();
+        try {
+          await run.waitFor({ state: 'visible', timeout: 15_000 });
+          await run.click({ timeout: 5000 });
+          break;
+        } catch (err) {
+          if (attempt === 3) throw err;
+          await page.keyboard.press('Escape');
+        }
+      }
+      const frame = await until('the sweep panel', async () => {
+        for (const f of page.frames()) {
+          if (f === page.mainFrame()) continue;
+          if ((await f.locator('.data-table tbody tr').count().catch(() => 0)) > 0) return f;
+        }
+        return undefined;
+      }, 60_000);
+      firstSampleSeconds = (performance.now() - t0) / 1000;
+      assert((await frame.locator('.simulated-badge').count()) > 0, 'the panel has no SIMULATED badge');
+      console.log(`    first sample ${firstSampleSeconds.toFixed(1)} s after the quick pick was accepted`);
+      await page.mouse.move(0, 0);
+      await page.screenshot({ path: join(outDir, 'vsix-sweep.png') });
+    });
+
+    await check('the extension\'s log names the packaged helper (bundled, in the installed extension) and no build', async () => {
+      const logs = await until('the SDMA Lens log', async () => {
+        const found = filesUnder(server.tmp, (p) => p.endsWith('.log') && /sdma[- ]lens/i.test(p)).filter((p) => /helper /.test(readFileSync(p, 'utf8')));
+        return found.length > 0 ? found : undefined;
+      }, 15_000);
+      const text = logs.map((p) => readFileSync(p, 'utf8')).join('\n');
+      const line = text.split('\n').find((l) => /\bhelper \S+ \(/.test(l));
+      const expected = join(installed, 'bin', 'sdma-probe');
+      assert(line?.includes(`helper ${expected} (bundled,`), `log line: ${line}\nexpected the helper ${expected} (bundled)`);
+      const built = text.split('\n').filter((l) => /\[build\]|Configuring the helper|Compiling the helper/.test(l));
+      assert(built.length === 0, `a build happened:\n${built.slice(0, 5).join('\n')}`);
+      const storage = filesUnder(server.tmp, (p) => /\/helper-[^/]*\/sdma-probe$/.test(p));
+      assert(storage.length === 0, `a helper was built into storage: ${storage.join(', ')}`);
+      console.log(`    ${line.trim()}`);
+    });
+  } catch (err) {
+    if (err instanceof ProvisionError) {
+      console.error(`error: ${err.message}`);
+      results.push({ name: 'provisioning', ok: false });
+    } else if (!results.some((r) => !r.ok)) {
+      console.error(err instanceof Error ? err.stack : err);
+      results.push({ name: 'setup', ok: false });
+    }
+    if (browser) await browser.page.screenshot({ path: join(outDir, 'failure.png') }).catch(() => {});
+  } finally {
+    await browser?.close();
+    await server?.stop();
+  }
+  const left = await leftoverProcesses(marker);
+  results.push({ name: 'nothing left running', ok: left.length === 0 });
+  console.log(`  ${left.length === 0 ? '✔' : '✘'} nothing left running${left.length ? `: ${left.join(', ')}` : ''}`);
+  rmSync(tmp, { recursive: true, force: true });
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\nvsix: ${passed} passed, ${failed} failed, 0 skipped in ${seconds.toFixed(1)} s (screenshots: ${outDir})`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, skipped: 0, seconds }));
+  return failed === 0 ? 0 : 1;
+}
+
+process.exit(await main());
