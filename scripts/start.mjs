@@ -49,11 +49,16 @@ process.on('exit', (status) => {
 async function step(name, fn) {
   const t0 = performance.now();
   current = name;
-  const value = await fn();
-  current = undefined;
-  timings.push({ name, s: (performance.now() - t0) / 1000 });
-  console.log(`  [${name}: ${seconds(t0)} s]`);
-  return value;
+  try {
+    const value = await fn();
+    current = undefined;
+    timings.push({ name, s: (performance.now() - t0) / 1000 });
+    console.log(`  [${name}: ${seconds(t0)} s]`);
+    return value;
+  } catch (err) {
+    timings.push({ name: `${name} (failed)`, s: (performance.now() - t0) / 1000 });
+    throw err;
+  }
 }
 
 const sample = join(root, 'examples', 'hip-sample');
