@@ -131,6 +131,7 @@ function suite(title, script) {
 const vscodeSuites = [
   ['integration tests in VS Code (extension host, mocha)', 'test/integration/runTests.mjs'],
   ['UI tests in VS Code (command palette, panel, themes, cancel)', 'test/ui/run.mjs'],
+  ['the packaged VSIX installed in VS Code (install, sweep)', 'test/vsix/run.mjs'],
 ];
 if (await realVSCode(vscodeSuites.length)) {
   for (const [title, script] of vscodeSuites) suite(title, script);
