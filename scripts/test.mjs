@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM } from './check/prerequisites.mjs';
+import { CHROMIUM, checkPrerequisites } from './check/prerequisites.mjs';
 import { must, prepare, run } from './prepare.mjs';
 
 let passed = 0;
@@ -26,6 +26,12 @@ function skip(count, reason) {
   }
 }
 
+// What the build needs, before any long step (the browser and VS Code checks say their own).
+const missing = checkPrerequisites('build');
+if (missing) {
+  console.error(`${missing}\n\nThen run npm test again.`);
+  process.exit(1);
+}
 prepare();
 console.log('> lint');
 must(process.execPath, ['node_modules/eslint/bin/eslint.js', '.']);
