@@ -46,7 +46,8 @@ describe('matrix records', () => {
   it('rejects a cell with a negative bandwidth or an unknown mover', () => {
     expect(validateRecord({ ...cell(0, 1, 50), gbps: -1 }).kind).toBe('malformed');
     expect(validateRecord({ ...cell(0, 1, 50), mover: 'dma' }).kind).toBe('malformed');
-    expect(validateRecord({ type: 'error', code: 'x', message: 'm', cell: { mover: 'cu', initiator: 'host', src: -1, dst: 0 } }).kind).toBe('malformed');
+    expect(validateRecord({ type: 'error', code: 'x', message: 'm', cell: { mover: 'cu', initiator: 'host', src: -2, dst: 0 } }).kind).toBe('malformed');
+    expect(validateRecord({ type: 'error', code: 'x', message: 'm', cell: { mover: 'cu', initiator: 'host', src: -1, dst: 0 } }).kind).toBe('record');
   });
 });
 
@@ -75,7 +76,7 @@ describe('the matrix view model', () => {
     expect(cu.stats).toEqual({ minGbps: values[0], medianGbps: (values[5]! + values[6]!) / 2, maxGbps: values[11] });
     const low = run.matrixCells!.find((c) => c.mover === 'cu' && c.gbps === values[0])!;
     expect(cu.weakest).toEqual([{ src: low.src, dst: low.dst, gbps: low.gbps }]);
-    expect(cu.weakestText).toContain(`GPU ${low.src} -> GPU ${low.dst}`);
+    expect(cu.weakestText).toContain(`GPU ${low.src} → GPU ${low.dst}`);
     // Coloured by the share of the best cell: a few percent of noise stays near the top.
     const levels = cu.rows.flat().filter((c) => c.state === 'measured').map((c) => c.level!);
     expect(Math.max(...levels)).toBe(1);
@@ -86,7 +87,7 @@ describe('the matrix view model', () => {
     const view = matrixPageView(runOf([cell(0, 1, 60), cell(0, 2, 41.001), cell(1, 0, 41.0012), cell(1, 2, 59), cell(2, 0, 58), cell(2, 1, 41.2)]));
     const p = view.paths[0]!;
     expect(p.weakest.map((w) => [w.src, w.dst])).toEqual([[0, 2], [1, 0]]);
-    expect(p.weakestText).toBe('Weakest pairs (tied at 41.00 GB/s): GPU 0 -> GPU 2, GPU 1 -> GPU 0 (median 49.60).');
+    expect(p.weakestText).toBe('Weakest pairs (tied at 41.00 GB/s): GPU 0 → GPU 2, GPU 1 → GPU 0 (median 49.60).');
     expect(p.rows[2]![1]!.weakest).toBe(false);
   });
   it('marks cells not measured yet as missing, and says so when nothing was measured', () => {
@@ -119,7 +120,7 @@ describe('the matrix as text', () => {
     expect(text).toMatch(/^#\s+src\\dst\s+0\s+1\s+2\s+3$/m);
     expect(text).toMatch(/^\s+0\s+-\s+[\d.]+\*?\s+[\d.]+\*?\s+failed$/m);
     expect(text.match(/\*/g)?.length).toBeGreaterThanOrEqual(2);
-    expect(text).toContain('# failed GPU 0 -> GPU 3: validation');
+    expect(text).toContain('# failed GPU 0 → GPU 3: validation');
   });
 });
 
@@ -192,7 +193,7 @@ describe('the concurrent matrix (all pairs at once)', () => {
     const run = runOf([], ['matrix', '--paths', 'engine/host', '--gpus', '0,1,2', '--concurrent']);
     for (const [src, dst] of [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]]) run.errors.push({ type: 'error', code: 'unsupported', message: 'not at once', cell: { mover: 'engine', initiator: 'host', src: src!, dst: dst! } });
     const text = matrixTable(run);
-    expect(text).toContain('# failed 6 cells (GPU 0 -> GPU 1, ...): unsupported: not at once');
+    expect(text).toContain('# failed 6 cells (GPU 0 → GPU 1, ...): unsupported: not at once');
     expect(text.match(/^# failed/gm)).toHaveLength(1);
   });
 });

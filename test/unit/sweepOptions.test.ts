@@ -11,7 +11,7 @@ describe('sweep options', () => {
       '--sizes', '4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G',
       '--paths', 'cu/host,cu/device,engine/host,engine/device',
       '--cus', '1,2,4,8,16,32,64,128,256',
-      '--iters', '20', '--seed', '1', '--src', '0', '--dst', '1',
+      '--iters', '20', '--seed', '1',
     ]);
   });
 
@@ -33,8 +33,8 @@ describe('sweep options', () => {
     [{ cus: ['8; reboot' as never] }, /CU count/],
     [{ iters: 0 }, /iterations/],
     [{ iters: 1e9 }, /iterations/],
-    [{ src: 1, dst: 1 }, /must differ/],
-    [{ dst: -1 }, /GPU indices/],
+    [{ pairs: [{ src: -1, dst: -1 }] }, /host:host/],
+    [{ pairs: [{ src: 0, dst: -2 }] }, /endpoint pair/],
     [{ timelineOut: '--fault=crash-after=0' }, /timeline file/],
     [{ fault: 'crash-after=1; rm -rf ~' }, /fault/],
     [{ simDelayMs: -1 }, /delay/],

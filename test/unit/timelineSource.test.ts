@@ -46,6 +46,6 @@ describe('timeline sources', () => {
   it('labels simulated data and names what the user clicked', () => {
     const meta = timelineMeta(sweepRun(ARGS), 'r1/timeline.sdmatl', 1048576, 'cu/host', 64);
     expect(meta.simulated).toBe(true);
-    expect(meta.title).toBe('Timeline · 1 MiB · cu/host · 64 CUs');
+    expect(meta.title).toBe('Timeline · GPU 2 → GPU 5 · 1 MiB · cu/host · 64 CUs');
   });
 });

@@ -128,7 +128,7 @@ async function drive(origin, messages, formatGbps, concurrentMessages) {
       check(colours.size > 1, `${p.path}: the colour follows the GB/s (${colours.size} shades)`);
       const weakestText = await section.locator('.weakest-text').textContent();
       const w = p.weakest[0];
-      check(weakestText.includes(`GPU ${w.src} -> GPU ${w.dst}`) && weakestText.includes(formatGbps(w.gbps)), `${p.path}: the weakest pair is named: ${weakestText}`);
+      check(weakestText.includes(`GPU ${w.src} → GPU ${w.dst}`) && weakestText.includes(formatGbps(w.gbps)), `${p.path}: the weakest pair is named: ${weakestText}`);
       check((await section.locator('td.cell.weakest').count()) === p.weakest.length, `${p.path}: the weakest cell is marked in the heat map`);
       check((await section.locator('.legend').count()) === 1, `${p.path}: a legend`);
     }
