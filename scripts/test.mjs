@@ -8,23 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, checkPrerequisites } from './check/prerequisites.mjs';
+import { Tally } from './check/tally.mjs';
 import { must, prepare, run } from './prepare.mjs';
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-const skips = [];
-/** A check that could not run here: skipped with its reason, or in CI a failure. */
-function skip(count, reason) {
-  if (process.env.CI) {
-    console.log(`error (CI): ${reason}`);
-    failed += count;
-  } else {
-    console.log(`> skipped: ${reason}`);
-    skipped += count;
-    skips.push(`${count} × ${reason}`);
-  }
-}
+const tally = new Tally({ ci: Boolean(process.env.CI) });
 
 // What the build needs, before any long step (the browser and VS Code checks say their own).
 const missing = checkPrerequisites('build');
@@ -46,19 +33,13 @@ console.log('> unit and contract tests (vitest)');
 const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-test-'));
 const report = join(dir, 'vitest.json');
 const status = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
+let vitestReport;
 try {
-  const result = JSON.parse(readFileSync(report, 'utf8'));
-  passed += result.numPassedTests;
-  failed += result.numFailedTests + (status !== 0 && result.numFailedTests === 0 ? 1 : 0);
-  // Skipped, pending and todo tests: the ssh suites skip themselves without sshd (test/ssh/support.ts).
-  const notRun = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
-  if (notRun > 0) {
-    skipped += notRun;
-    skips.push(`${notRun} × vitest tests skipped or todo (e.g. the ssh tests without /usr/sbin/sshd: sudo apt-get install -y openssh-server)`);
-  }
+  vitestReport = JSON.parse(readFileSync(report, 'utf8'));
 } catch {
-  failed++;
+  console.log(`error: vitest wrote no report (${report})`);
 }
+tally.vitest(vitestReport, status);
 rmSync(dir, { recursive: true, force: true });
 
 // The GPU backends compiled for their targets without a GPU: CUDA with nvcc (sm_90), HIP
@@ -68,12 +49,8 @@ console.log('> GPU backend compile checks (native/ci/compile-check.sh)');
   const r = spawnSync('bash', ['native/ci/compile-check.sh'], { encoding: 'utf8' });
   process.stdout.write(r.stdout ?? '');
   process.stderr.write(r.stderr ?? '');
-  const ok = (r.stdout.match(/^ok {3}/gm) ?? []).length;
-  const bad = (r.stdout.match(/^FAIL /gm) ?? []).length;
-  passed += ok;
-  failed += bad + (r.status !== 0 && bad === 0 ? 1 : 0);
   // CI installs every compiler the script knows; a skipped one there is a missing install step.
-  for (const line of r.stdout.match(/^skip .*$/gm) ?? []) skip(1, `compile check ${line.slice(5)}`);
+  tally.compileCheck(r.stdout ?? '', r.status);
 }
 
 // The panels in real Chromium under their real CSP. CI installs Chromium (.ci/run);
@@ -82,12 +59,11 @@ console.log('> GPU backend compile checks (native/ci/compile-check.sh)');
 const shots = mkdtempSync(join(tmpdir(), 'sdma-lens-webview-'));
 function browserCheck(title, script, args = []) {
   if (!existsSync(CHROMIUM)) {
-    skip(1, `${title}: ${CHROMIUM} is missing (sudo apt-get install -y chromium)`);
+    tally.missing(1, `${title}: ${CHROMIUM} is missing (sudo apt-get install -y chromium)`);
     return;
   }
   console.log(`> ${title}`);
-  if (run(process.execPath, [script, ...args]) === 0) passed++;
-  else failed++;
+  tally.exitCode(run(process.execPath, [script, ...args]));
 }
 browserCheck('sweep panel in headless Chromium (CSP, messages, theme redraw)', 'test/webview/preview.mjs', ['--probe', '--out', shots]);
 browserCheck('timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)', 'test/webview/timeline.mjs', ['--out', shots]);
@@ -108,7 +84,7 @@ async function realVSCode(suites) {
     return true;
   } catch (err) {
     if (!(err instanceof ProvisionError)) throw err;
-    skip(suites, `the ${suites} test suites in VS Code (no VS Code server: ${err.message.replaceAll('\n', ' ')})`);
+    tally.missing(suites, `the ${suites} test suites in VS Code (no VS Code server: ${err.message.replaceAll('\n', ' ')})`);
     return false;
   }
 }
@@ -119,18 +95,13 @@ function suite(title, script) {
   const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-suite-'));
   const report = join(dir, 'result.json');
   const code = run(process.execPath, [script, '--json', report], { env: { ...process.env, SDMA_LENS_PREPARED: '1' } });
+  let result;
   try {
-    const result = JSON.parse(readFileSync(report, 'utf8'));
-    passed += result.passed;
-    failed += result.failed + (code !== 0 && result.failed === 0 ? 1 : 0);
-    // Checks the suite itself decided to skip (it says why in its output).
-    if (result.skipped > 0) {
-      skipped += result.skipped;
-      skips.push(`${result.skipped} × checks of "${title}" (see its output)`);
-    }
+    result = JSON.parse(readFileSync(report, 'utf8'));
   } catch {
-    failed++;
+    console.log(`error: ${script} wrote no result (${report})`);
   }
+  tally.suite(title, result, code);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -143,6 +114,6 @@ if (await realVSCode(vscodeSuites.length)) {
   for (const [title, script] of vscodeSuites) suite(title, script);
 }
 
-if (skips.length > 0) console.log(`skipped here:\n  ${skips.join('\n  ')}`);
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(status !== 0 || failed > 0 ? 1 : 0);
+if (tally.skips.length > 0) console.log(`skipped here:\n  ${tally.skips.join('\n  ')}`);
+console.log(tally.summary());
+process.exit(status !== 0 || tally.failed > 0 ? 1 : 0);
