@@ -1,12 +1,12 @@
 // Renders images/icon.svg to the 128x128 images/icon.png the package uses, with headless
-// Chromium (run once after editing the SVG: node images/render-icon.mjs).
+// Chromium (run once after editing the SVG: node scripts/package/render-icon.mjs).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS } from '../scripts/vscode/provision.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from '../vscode/provision.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
+const here = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'images');
 const svg = readFileSync(join(here, 'icon.svg'), 'utf8');
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 try {
