@@ -7,6 +7,9 @@
 //   $SDMA_LENS_VSCODE_CACHE   (to share one install between clones, e.g. ~/.cache/sdma-lens-vscode)
 //
 //   node scripts/vscode/provision.mjs      installs if needed and prints what it found
+//
+// The installs run with cleanNpmEnv(): under `npm start` or `npm test`, the outer npm's
+// variables (npm_config_user_agent names Node 20) would otherwise reach code-server's install.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -96,10 +99,7 @@ function npmInstall(log, label, prefix, spec, node, env) {
   log(`  ${label}: done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-/**
- * Returns `{ node, serverMain, version }`, installing what is missing. `log` receives progress
- * lines; a missing prerequisite throws a ProvisionError that says the apt command.
- */
+/** Where the cache keeps Node 24 and the VS Code server. */
 function paths() {
   const dir = cacheDir();
   const nodeDir = join(dir, `node-${NODE_VERSION}`);
@@ -121,6 +121,10 @@ export function isProvisioned() {
   return existsSync(node) && existsSync(serverMain);
 }
 
+/**
+ * Returns `{ node, serverMain, version }`, installing what is missing. `log` receives progress
+ * lines; a missing prerequisite throws a ProvisionError that says the apt command.
+ */
 export function provision({ log = (line) => console.log(line) } = {}) {
   const { dir, nodeDir, nodePkg, node, serverDir, serverMain } = paths();
   const result = { node, serverMain, version: CODE_SERVER_VERSION, cacheDir: dir };
