@@ -6,6 +6,7 @@
 //
 //   node test/webview/preview.mjs RUN.ndjson            check + docs/images/sweep-{dark,light,high-contrast}.png
 //   node test/webview/preview.mjs --probe               same, with a run from native/build/sdma-probe sweep --backend sim
+//   node test/webview/preview.mjs --probe --sim-gpus 1  a one-GPU node: three endpoint pairs and the pair switcher
 //                                                        (how the docs screenshots are made)
 //   node test/webview/preview.mjs RUN.ndjson --serve    serve only; open the printed URL in a browser
 //
@@ -52,7 +53,9 @@ function readRunText() {
   if (runArg) return readFileSync(resolve(runArg), 'utf8');
   if (args.includes('--probe')) {
     if (!existsSync(probe)) throw new Error(`--probe: ${probe} is not built`);
-    const records = execFileSync(probe, ['sweep', '--backend', 'sim'], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    // --sim-gpus 1: a one-GPU node, whose default sweep has three endpoint pairs (the pair switcher).
+    const gpus = args.includes('--sim-gpus') ? ['--sim-gpus', args[args.indexOf('--sim-gpus') + 1]] : [];
+    const records = execFileSync(probe, ['sweep', '--backend', 'sim', ...gpus], { encoding: 'utf8', maxBuffer: 256 << 20 });
     // The host closes every saved run with how it saw the helper end. Fixed dates (and the
     // simulator's fixed seed) keep the docs screenshots reproducible.
     const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01Z' };
@@ -182,7 +185,9 @@ async function drive(origin, messages) {
       const advice = page.locator('details.advice');
       check(await advice.isVisible(), 'the Advice section is shown');
       const knobs = await page.locator('details.advice td.knob').allTextContents();
-      check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=')), `the advice lists the AllGather threshold (${knobs.length} settings)`);
+      // GPU -> GPU pairs get the collective thresholds; host and GPU-local pairs hipMemcpy's SDMA switch.
+      if (final.pairs.some((p) => p.src >= 0 && p.dst >= 0 && p.src !== p.dst)) check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=')), `the advice lists the AllGather threshold (${knobs.length} settings)`);
+      else check(knobs.some((k) => k.startsWith('HSA_ENABLE_SDMA=')), `the advice for ${final.pairs[0]?.label} lists HSA_ENABLE_SDMA (${knobs.length} settings)`);
       const before = (await posted()).length;
       await page.locator('details.advice button.suggest').click();
       check((await posted()).slice(before).some((m) => m.type === 'suggest-settings'), 'the Apply button asks the host to suggest settings');
@@ -219,6 +224,30 @@ async function drive(origin, messages) {
       const columns = await page.locator('.data-table thead th').allTextContents();
       check(columns.some((h) => h.endsWith(`· ${label}`)), `the table follows the CU selection (${label})`);
       check((await page.evaluate(() => window.__preview.state()))?.pickedCus === other, 'the choice is kept in webview state');
+    }
+
+    // Endpoint pairs: a run of several shows one at a time behind a keyboard-driven radio group.
+    const switcher = page.locator('.pair-selector');
+    if (final.pairs.length > 1) {
+      check(await switcher.isVisible(), `the pair switcher is shown for ${final.pairs.length} pairs`);
+      const radios = page.getByRole('radio');
+      check((await radios.count()) === final.pairs.length, 'one radio per endpoint pair');
+      check((await radios.nth(0).getAttribute('aria-checked')) === 'true' && (await radios.nth(0).textContent()) === final.pairs[0].label, `the first pair (${final.pairs[0].label}) is checked first`);
+      await radios.nth(0).focus();
+      await page.keyboard.press('ArrowRight');
+      await frames();
+      const second = final.pairs[1];
+      const last = (await posted()).at(-1);
+      check(last?.type === 'pair-selected' && last.src === second.src && last.dst === second.dst, `ArrowRight picks ${second.label} and tells the host`);
+      check((await page.evaluate(() => document.activeElement?.textContent)) === second.label, 'focus follows the choice');
+      check((await page.locator('.data-table caption').textContent())?.startsWith(`${second.label}: `), 'the table caption names the pair shown');
+      check((await page.locator('.header').textContent())?.includes(second.label), 'the header names the pair shown');
+      check((await page.evaluate(() => window.__preview.state()))?.pickedPair?.src === second.src, 'the pair is kept in webview state');
+      const unsupported = final.unsupported.filter((u) => u.src === second.src && u.dst === second.dst);
+      const items = await page.locator('.unsupported').allTextContents();
+      check(items.length === unsupported.length && items.every((t) => t.includes(`not for ${second.label}: `)), `paths the pair cannot have say why (${items.length})`);
+    } else {
+      check(!(await switcher.isVisible()), 'no pair switcher for a run of one pair');
     }
 
     const violations = await page.evaluate(() => window.__preview.cspViolations);
