@@ -562,7 +562,7 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
                        hsa_amd_memory_async_copy_on_engine
 
-matrix: every ordered GPU pair src != dst, one at a time, for each path (docs/MATRIX.md)
+matrix: every ordered pair of distinct endpoints, one at a time, for each path (docs/MATRIX.md)
   --size SIZE          bytes per copy (default 256M)
   --cus N              CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
   --gpus LIST          comma list of GPU indices and host, or all (default all GPUs;

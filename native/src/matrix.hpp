@@ -10,7 +10,7 @@
 namespace sdma {
 
 // Why matrix options do not fit the node: `code` is the error record's code ("usage" for a
-// bad argument, exit 2; "one-gpu" when the node has fewer than two GPUs, exit 3).
+// bad argument, exit 2; "no-gpu" when a hardware backend finds no GPU, exit 1).
 struct MatrixProblem {
   std::string code;
   std::string message;

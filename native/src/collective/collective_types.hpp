@@ -70,7 +70,7 @@ struct EngineFailure {
   std::string hint;
 };
 
-// RCCL's number for the GIN Anvil SDMA backend moved with releases (DOMAIN 3):
+// RCCL's number for the GIN Anvil SDMA backend moved with releases (RCCL docs, rocm-systems PRs):
 // 5 before 2.30, 6 in 2.30, 7 from 2.31 (NCCL 2.31 took 5 for EFA).
 inline int ginSdmaTypeForRccl(int major, int minor) {
   const int v = major * 100 + minor;

@@ -4,7 +4,7 @@
 #include "sim/copy_model.hpp"
 
 // The simulated node's collectives and compute interference (docs/SIMULATOR.md,
-// "Collectives and overlap"). Every figure is either cited from DOMAIN.md 3-4 or marked as
+// "Collectives and overlap"). Every figure is either cited from a public source named there or marked as
 // an assumption in collective_model.cpp; the output is labelled simulated.
 namespace sdma::sim {
 
@@ -16,21 +16,21 @@ struct CollectiveModel {
 
   // --- default (load/store kernels) ---
   // Assumption: "GIN-SDMA matches or slightly beats the default path at large sizes"
-  // (DOMAIN 1), so the default's bus rate sits a little under GIN-SDMA's.
+  // (AMD, RCCL GIN), so the default's bus rate sits a little under GIN-SDMA's.
   double defaultAllGatherBusGbps = 360;
   double defaultAlltoAllBusGbps = 380;
   double defaultFixedUs = 12;  // assumption: one kernel launch plus a ring step
 
-  // --- gin-sdma (DOMAIN 4: 8x MI355X AllGather 128 MiB busbw 388-390 GB/s; AlltoAll
+  // --- gin-sdma (RCCL GIN design note: 8x MI355X AllGather 128 MiB busbw 388-390 GB/s; AlltoAll
   // ~423 GB/s at 2 GiB) ---
   double sdmaAllGatherBusGbps = 392;
   double sdmaAlltoAllBusGbps = 425;
-  // mori: ~6 us fixed dispatch and ~2 us per packet (DOMAIN 3); packets per peer at 128 MiB.
+  // mori: ~6 us fixed dispatch and ~2 us per packet (ROCm/mori); packets per peer at 128 MiB.
   double sdmaDispatchUs = 6;
   double sdmaPerPacketUs = 2;
   double sdmaFixedUs = 14;  // assumption: the kernel that writes packets and waits for signals
   std::uint64_t packetBytes = std::uint64_t{128} << 20;
-  // Defaults the library applies when the environment leaves them unset (DOMAIN 3).
+  // Defaults the library applies when the environment leaves them unset (RCCL docs).
   std::uint64_t thresholdAllGatherBytes = 256 << 10;  // per rank
   std::uint64_t thresholdAlltoAllBytes = 256 << 10;   // per peer
   std::uint64_t a2aSdmaMinBytes = std::uint64_t{8} << 20;  // per peer, stored source
