@@ -84,7 +84,22 @@ function serve(support, assets) {
 }
 const TYPES = { '.js': 'text/javascript', '.css': 'text/css' };
 
-async function drive(origin, messages, formatGbps, concurrentMessages) {
+/** A matrix over host, GPU 0 and GPU 1 (`--gpus host,0,1`): a host row and column, handwritten records. */
+function hostMatrixText() {
+  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id: 'matrix-host-demo', command: 'matrix', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: ['matrix', '--backend', 'sim', '--paths', 'engine/host', '--gpus', 'host,0,1'] } };
+  const lines = [header, { type: 'hello', protocol: 1, helper: { name: 'sdma-probe', version: '0.1.0' }, command: 'matrix', backend: 'sim', simulated: true, backendsBuilt: ['sim'], pid: 1 }];
+  const ends = [-1, 0, 1];
+  for (const src of ends) for (const dst of ends) {
+    if (src === dst) continue;
+    const gbps = src < 0 || dst < 0 ? 52 + src + dst : 180;
+    const ns = (1 << 20) / gbps;
+    lines.push({ type: 'matrix-cell', mover: 'engine', initiator: 'host', src, dst, sizeBytes: 1 << 20, cus: 0, engines: 1, iters: 3, medianNs: ns, meanNs: ns, minNs: ns, maxNs: ns, gbps, gbpsMean: gbps, validated: true });
+  }
+  lines.push({ type: 'done', status: 'ok', samples: 6, elapsedMs: 1 });
+  return lines.map((x) => JSON.stringify(x)).join('\n') + '\n';
+}
+
+async function drive(origin, messages, formatGbps, concurrentMessages, hostMessages) {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'sdma-lens-chromium-'));
   const failures = [];
@@ -145,7 +160,7 @@ async function drive(origin, messages, formatGbps, concurrentMessages) {
     const focused = await page.evaluate(() => ({ row: document.activeElement?.dataset.row, col: document.activeElement?.dataset.col }));
     check(focused.row === '1' && focused.col === '0', `arrow keys move between cells (now row ${focused.row}, column ${focused.col})`);
     const detail = await page.locator('section.path').first().locator('.cell-detail').textContent();
-    check(/^GPU 1 to GPU 0: [\d.]+ GB\/s/.test(detail), `the focused cell is read out: "${detail}"`);
+    check(/^GPU 1 → GPU 0: [\d.]+ GB\/s/.test(detail), `the focused cell is read out: "${detail}"`);
     check((await page.locator('details.all-cells tbody tr').count()) === view.paths.reduce((s, p) => s + p.gpus.length * (p.gpus.length - 1), 0), 'the table form lists every cell');
     check((await page.evaluate(() => window.__preview.state()))?.runId === view.runId, 'the run id is kept in webview state (for restore after reload)');
 
@@ -205,6 +220,17 @@ async function drive(origin, messages, formatGbps, concurrentMessages) {
       await page.screenshot({ path: file, fullPage: true });
       console.log(`  wrote ${file}`);
     }
+    // A host row and column: labelled "host", the host -> host corner blank, each host cell read out by its pair.
+    await post(hostMessages.at(-1));
+    await frames();
+    const hview = hostMessages.at(-1).view;
+    check(JSON.stringify(hview.paths[0].gpus) === '[-1,0,1]', `the view spans host, GPU 0, GPU 1 (${JSON.stringify(hview.paths[0].gpus)})`);
+    const hsection = page.locator('section.path').first();
+    const colHeads = await hsection.locator('table.heatmap thead th').allTextContents();
+    const rowHeads = await hsection.locator('table.heatmap tbody th').allTextContents();
+    check(colHeads[1] === 'host' && rowHeads[0] === 'host', `the heat map has a host column and row (${colHeads.join(' | ')}; ${rowHeads.join(' | ')})`);
+    const hostCells = await hsection.locator('table.heatmap tbody tr').first().locator('td.cell').evaluateAll((tds) => tds.map((td) => td.getAttribute('aria-label') ?? td.getAttribute('title') ?? td.textContent));
+    check(hostCells.some((t) => /^host → GPU 0: [\d.]+ GB\/s/.test(t ?? '')), `host cells are read out by their pair (${hostCells.join(' | ')})`);
     for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
   } finally {
     await context.close();
@@ -221,7 +247,8 @@ async function main() {
     const messages = support.matrixMessages(runText(), 4);
     const concurrentMessages = support.matrixMessages(runText(CONCURRENT_ARGS, 'matrix-concurrent-demo'), 3);
     server = await serve(support, assets);
-    const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps, concurrentMessages);
+    const hostMessages = support.matrixMessages(hostMatrixText(), 1);
+    const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps, concurrentMessages, hostMessages);
     report(failures);
   } finally {
     server?.close();
