@@ -225,7 +225,9 @@ export function sweepPairs(values: { src?: string; dst?: string; pairs?: string 
 /** Checks named endpoints against the node's GPUs (`info`) before anything is run or saved. */
 async function checkEndpointsOnNode(conn: SshConnection | undefined, helperPath: string, options: SweepOptions, signal: AbortSignal): Promise<void> {
   if (options.pairs.length === 0) return;
-  const info = await readNodeInfo(conn ? new SshTarget(conn) : new LocalTarget(), helperPath, options.backend, options.simGpus, signal);
+  const info = await readNodeInfo(conn ? new SshTarget(conn) : new LocalTarget(), helperPath, options.backend, options.simGpus, signal).catch((err: Error) => {
+    throw new HelperError(`the endpoints could not be checked: ${err.message}`, 'Check that the helper runs on this node (sdma-probe info), or leave --src/--dst/--pairs out to sweep the node default.');
+  });
   try {
     checkPairsOnTopology(options.pairs, info.topology);
   } catch (err) {
