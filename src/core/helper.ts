@@ -161,10 +161,19 @@ export function findRocm(env: Record<string, string | undefined>, exists: (path:
  * helper as it is: only when the bundled one lacks hip, this machine has ROCm, and the user
  * did not pick a backend that does not need it.
  */
-export function wantHipBuild(o: { bundledBackends: readonly string[]; backendSetting: string; rocm: string | undefined }): boolean {
+export function wantHipBuild(o: { bundledBackends: readonly string[]; backendSetting: string; rocm: string | undefined; amdGpu?: boolean }): boolean {
   if (o.bundledBackends.includes('hip')) return false;
   if (o.backendSetting === 'sim' || o.backendSetting === 'cuda') return false;
-  return o.rocm !== undefined;
+  if (o.rocm === undefined) return false;
+  // With `auto`, a HIP compiler alone (Debian ships hipcc without a GPU) is no reason to spend
+  // minutes on a build: only a machine with the AMD GPU driver (/dev/kfd) gets one. Asking for
+  // `hip` explicitly builds either way.
+  return o.backendSetting === 'hip' || o.amdGpu !== false;
+}
+
+/** Whether the AMD GPU kernel driver (KFD) is present: the device ROCm programs open. */
+export function hasAmdGpuDriver(exists: (path: string) => boolean = existsSync): boolean {
+  return exists('/dev/kfd');
 }
 
 /** A short hash of the helper's sources, so a build is reused until they change. */
@@ -280,7 +289,7 @@ export interface LocateOptions {
    * Build the hip backend at first use when the bundled helper lacks it (`wantHipBuild`).
    * `rocm`: where ROCm was found (`findRocm`); `backendSetting`: sdmaLens.defaultBackend.
    */
-  hip?: { backendSetting: string; rocm: string | undefined };
+  hip?: { backendSetting: string; rocm: string | undefined; amdGpu?: boolean };
   signal?: AbortSignal;
 }
 
@@ -302,7 +311,7 @@ export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
         // A stale bundled build (older protocol) falls through to a fresh build.
         continue;
       }
-      if (o.build && o.hip && wantHipBuild({ bundledBackends: bundled.backends, backendSetting: o.hip.backendSetting, rocm: o.hip.rocm })) {
+      if (o.build && o.hip && wantHipBuild({ bundledBackends: bundled.backends, backendSetting: o.hip.backendSetting, rocm: o.hip.rocm, amdGpu: o.hip.amdGpu })) {
         return await withHipBuild(bundled, o.build, o.signal);
       }
       return bundled;

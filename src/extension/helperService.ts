@@ -10,7 +10,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HelperInfo } from '../core/helper';
-import { bundledHelperPaths, findRocm, locateHelper } from '../core/helper';
+import { bundledHelperPaths, findRocm, hasAmdGpuDriver, locateHelper } from '../core/helper';
 import type { SshConnection } from '../core/ssh/connection';
 import type { RemoteHelperInfo } from '../core/ssh/deploy';
 import { deployHelper } from '../core/ssh/deploy';
@@ -67,6 +67,7 @@ export class HelperService implements vscode.Disposable {
             hip: {
               backendSetting: vscode.workspace.getConfiguration('sdmaLens').get<string>('defaultBackend', 'auto'),
               rocm: findRocm(process.env),
+              amdGpu: hasAmdGpuDriver(),
             },
             signal: controller.signal,
           });

@@ -47,6 +47,10 @@ describe('the hip build decision', () => {
     expect(wantHipBuild({ bundledBackends: ['sim', 'cuda'], backendSetting: 'sim', rocm })).toBe(false);
     expect(wantHipBuild({ bundledBackends: ['sim', 'cuda'], backendSetting: 'cuda', rocm })).toBe(false);
     expect(wantHipBuild({ bundledBackends: ['sim', 'cuda'], backendSetting: 'auto', rocm: undefined })).toBe(false);
+    // A HIP compiler without the AMD GPU driver: only an explicit `hip` builds.
+    expect(wantHipBuild({ bundledBackends: ['sim', 'cuda'], backendSetting: 'auto', rocm, amdGpu: false })).toBe(false);
+    expect(wantHipBuild({ bundledBackends: ['sim', 'cuda'], backendSetting: 'hip', rocm, amdGpu: false })).toBe(true);
+    expect(wantHipBuild({ bundledBackends: ['sim', 'cuda'], backendSetting: 'auto', rocm, amdGpu: true })).toBe(true);
   });
 
   it('tries the package prebuilt helper first', () => {
