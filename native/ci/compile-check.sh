@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compile checks of the GPU backends on a machine without GPUs (CI):
-#   1. CUDA: nvcc for sm_90 (H100/H200), through CMake, so the real build is checked;
+#   1. CUDA: nvcc for sm_90 (H100/H200), through CMake, so the real build is checked; the
+#      default architecture list (sm_80, sm_90, sm_100) and the backend for sm_80 and sm_100;
 #   2. HIP: Debian's hipcc (ROCm 5.2, clang 15) for gfx90a (MI200);
 #   3. HIP: Debian's clang-19 for gfx942 (MI300), device code to gfx942 assembly.
 #   4. the rocSHMEM engine/device PE program (src/gpu/rocshmem_pe.hip) and the backend's
@@ -39,6 +40,17 @@ if [ -x "$NVCC" ]; then
     cmake --build '$WORK/cuda' -j &&
     ctest --test-dir '$WORK/cuda' --output-on-failure &&
     '$WORK/cuda/sdma-probe' --version | grep -q cuda"
+  # The default architectures (no CMAKE_CUDA_ARCHITECTURES): sm_80, sm_90 and sm_100 where this
+  # nvcc lists them, and the GPU backend's device code for the two not built above.
+  run "cuda default architectures (CMake configure)" bash -c "
+    cmake -S '$NATIVE' -B '$WORK/cuda-default' -DSDMA_PROBE_WITH_CUDA=ON -DSDMA_PROBE_BUILD_TESTS=OFF \
+      -DCMAKE_CUDA_COMPILER='$NVCC' | grep 'sdma-probe CUDA architectures' > '$WORK/archs.txt' &&
+    for a in 80 90 100; do
+      if '$NVCC' --list-gpu-arch | grep -qx compute_\$a; then grep -q \"\$a-real\" '$WORK/archs.txt' || exit 1; fi
+    done"
+  run "cuda backend device code, nvcc sm_80 + sm_100" "$NVCC" -std=c++17 -O2 --threads 0 \
+    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_100,code=sm_100 -Xcompiler=-Wall,-Wextra \
+    -I"$NATIVE/src" -c "$NATIVE/src/gpu/cuda_backend.cu" -o "$WORK/cuda-sm80-sm100.o"
 else
   echo "skip cuda backend: no nvcc (install the CUDA toolkit, or set NVCC)"
 fi
