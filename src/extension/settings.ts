@@ -38,6 +38,21 @@ function field<T>(name: string, read: (value: unknown) => T): T {
   }
 }
 
+/**
+ * Like `field`, but undefined unless the user set the value somewhere: VS Code answers `get`
+ * for a setting without a declared default with its type's empty value (0 for an integer),
+ * which must not be mistaken for a choice (the deprecated GPU index settings).
+ */
+function userField<T>(name: string, read: (value: unknown) => T): T {
+  const seen = config().inspect<unknown>(name);
+  const value = seen?.workspaceFolderValue ?? seen?.workspaceValue ?? seen?.globalValue;
+  try {
+    return read(value);
+  } catch (err) {
+    throw new SettingError(name, (err as Error).message);
+  }
+}
+
 const isStringArray = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 const isNumberArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((s) => typeof s === 'number');
 
@@ -108,8 +123,8 @@ export function sweepSettings(): SweepOptions {
 export function endpointsSetting(): EndpointPair[] {
   const pairs = field('sweep.endpoints', (x) => readEndpoints(x));
   if (pairs.length > 0) return pairs;
-  const src = field('sweep.srcGpu', (x) => readGpu(x));
-  const dst = field('sweep.dstGpu', (x) => readGpu(x));
+  const src = userField('sweep.srcGpu', (x) => readGpu(x));
+  const dst = userField('sweep.dstGpu', (x) => readGpu(x));
   if (src === undefined && dst === undefined) return [];
   const pair = { src: src ?? 0, dst: dst ?? (src === 1 ? 0 : 1) };
   return [pair];
