@@ -3,47 +3,24 @@
 // user would meet it: the extension activates, "SDMA Lens: Open Run" opens the sweep that
 // `npm start` just ran, the sweep panel draws its chart. Then a screenshot, and everything it
 // started is stopped and checked gone.
-// Functions passed to evaluate() run in the browser, hence the browser global.
-/* global document */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../vscode/processes.mjs';
 import { ProvisionError, checkBrowser, provision, serverVersion } from '../vscode/provision.mjs';
+import { runCommand as paletteCommand, until as waitUntil } from '../vscode/workbench.mjs';
 
 class StepError extends Error {}
 
-async function until(what, probe, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new StepError(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 200));
-  }
-}
-
-/** Runs a command from the palette (F1); retried, since commands are listed once their extension has registered them. */
+// The shared workbench drivers, failing with a StepError so the check names the step.
+const until = (what, probe, timeoutMs) => waitUntil(what, probe, timeoutMs, (message) => new StepError(message));
 async function runCommand(page, label) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await page.evaluate(() => document.activeElement?.blur());
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
-      await input.fill(`>${label}`);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-      await row.waitFor({ state: 'visible', timeout: 5000 });
-      await row.click();
-      return;
-    } catch (err) {
-      if (attempt === 4) throw new StepError(`"${label}" is not in the command palette: ${err.message.split('\n')[0]}`);
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(1000);
-    }
+  try {
+    await paletteCommand(page, label);
+  } catch (err) {
+    throw new StepError(err.message);
   }
 }
 
-/** The webview frame of the sweep panel: it carries the SIMULATED badge and the chart's canvas. */
 async function sweepFrame(page) {
   return until(
     'the sweep panel with its chart',

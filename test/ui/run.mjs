@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { ProvisionError, checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
 import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../../scripts/vscode/processes.mjs';
 import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
+import { assert, checkList, runCommand, until } from '../../scripts/vscode/workbench.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -27,24 +28,7 @@ const started = performance.now();
 // Inherited by the server, its extension host, the helpers and Chromium: how leftovers are found.
 const marker = newMarker();
 process.env[MARKER_VARIABLE] = marker;
-
-const results = [];
-async function check(name, fn) {
-  const t0 = performance.now();
-  try {
-    await fn();
-    results.push({ name, ok: true });
-    console.log(`  ✔ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-  } catch (err) {
-    results.push({ name, ok: false });
-    console.log(`  ✘ ${name}\n      ${String(err?.message ?? err).split('\n').join('\n      ')}`);
-    throw err;
-  }
-}
-
-function assert(ok, message) {
-  if (!ok) throw new Error(message);
-}
+const { results, check } = checkList();
 
 /** The helper wrapper: logs "PID ARGS", adds the flags in extra-args to a sweep, execs the real helper. */
 function helperWrapper(dir) {
@@ -92,40 +76,6 @@ function groupMembers(pgid) {
     });
 }
 
-async function until(what, probe, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
-
-async function runCommand(page, label) {
-  // The palette lists what is available when it opens; right after startup a command whose
-  // `when` clause waits on the workspace's trust state may not be there yet, so retry.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      // F1 typed into a webview that is still loading is lost: the workbench takes the focus first.
-      await page.evaluate(() => document.activeElement?.blur());
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
-      await input.fill(`>${label}`);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-      await row.waitFor({ state: 'visible', timeout: 5000 });
-      await row.click();
-      return;
-    } catch (err) {
-      if (attempt === 4) throw err;
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(1000);
-    }
-  }
-}
-
-/** The frame that holds the sweep panel's page (webviews nest it in iframe.webview). */
 async function panelFrame(page, runCount) {
   return until('the sweep panel', async () => {
     const found = [];

@@ -11,8 +11,6 @@
 //                 `npm run package` when it is missing or older than the sources)
 //   --out DIR     screenshots (default .vscode-test/artifacts/vsix)
 //   --json FILE   also write {passed, failed, skipped, seconds} for scripts/test.mjs
-// Functions passed to evaluate() run in the browser, hence the browser globals.
-/* global document */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
@@ -21,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { ProvisionError, checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
 import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../../scripts/vscode/processes.mjs';
 import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
+import { assert, checkList, runCommand, until } from '../../scripts/vscode/workbench.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -30,36 +29,8 @@ const jsonOut = valueOf('--json');
 const started = performance.now();
 const marker = newMarker();
 process.env[MARKER_VARIABLE] = marker;
+const { results, check } = checkList();
 
-const results = [];
-async function check(name, fn) {
-  const t0 = performance.now();
-  try {
-    await fn();
-    results.push({ name, ok: true });
-    console.log(`  ✔ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-  } catch (err) {
-    results.push({ name, ok: false });
-    console.log(`  ✘ ${name}\n      ${String(err?.message ?? err).split('\n').join('\n      ')}`);
-    throw err;
-  }
-}
-
-function assert(ok, message) {
-  if (!ok) throw new Error(message);
-}
-
-async function until(what, probe, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
-
-/** The newest modification time under the folders the package is made from. */
 function newestSource() {
   let newest = 0;
   const walk = (p) => {
@@ -92,27 +63,6 @@ function vsixFile() {
   return file;
 }
 
-async function runCommand(page, label) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await page.evaluate(() => document.activeElement?.blur());
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
-      await input.fill(`>${label}`);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
-      await row.waitFor({ state: 'visible', timeout: 5000 });
-      await row.click();
-      return;
-    } catch (err) {
-      if (attempt === 4) throw err;
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(1000);
-    }
-  }
-}
-
-/** Every file under dir whose path matches. */
 function filesUnder(dir, test) {
   const found = [];
   const walk = (d) => {

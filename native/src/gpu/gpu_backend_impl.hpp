@@ -498,18 +498,8 @@ HostCheck checkOnHost(const unsigned char* dst, std::uint64_t bytes, std::uint64
       for (std::uint64_t i = begin; i < end; ++i) {
         std::uint64_t got;
         std::memcpy(&got, dst + i * 8, 8);
-        const std::uint64_t offset = i * 8, inSlot = offset % strideBytes;
-        std::uint64_t want;
-        if (inSlot + 8 <= sizeBytes) {
-          want = patternWord(seed, i);
-        } else if (inSlot >= sizeBytes && inSlot + 8 <= strideBytes) {
-          want = 0xA5A5A5A5A5A5A5A5ull;
-        } else {
-          want = 0;
-          for (int k = 0; k < 8; ++k) {
-            want |= static_cast<std::uint64_t>(expectedByte(seed, offset + k, strideBytes, sizeBytes)) << (8 * k);
-          }
-        }
+        const std::uint64_t offset = i * 8;
+        const std::uint64_t want = expectedWord(seed, i, strideBytes, sizeBytes);
         if (got == want) continue;
         for (int k = 0; k < 8; ++k) {
           if (((got ^ want) >> (8 * k)) & 0xFF) {

@@ -56,6 +56,22 @@ __host__ __device__ inline unsigned char expectedByte(std::uint64_t seed, std::u
   return static_cast<unsigned char>(patternWord(seed, offset / 8) >> (8 * (offset % 8)));
 }
 
+// The 8 bytes the check expects at word `wordIndex` of a destination: the pattern inside a used
+// slot, poison in its guard gap, byte by byte where a word straddles the two. The device check
+// and the host check of host-memory destinations both use it.
+__host__ __device__ inline std::uint64_t expectedWord(std::uint64_t seed, std::uint64_t wordIndex,
+                                                      std::uint64_t strideBytes, std::uint64_t sizeBytes) {
+  const std::uint64_t offset = wordIndex * 8;
+  const std::uint64_t inSlot = offset % strideBytes;
+  if (inSlot + 8 <= sizeBytes) return patternWord(seed, wordIndex);
+  if (inSlot >= sizeBytes && inSlot + 8 <= strideBytes) return 0xA5A5A5A5A5A5A5A5ull;
+  std::uint64_t want = 0;
+  for (int b = 0; b < 8; ++b) {
+    want |= static_cast<std::uint64_t>(expectedByte(seed, offset + b, strideBytes, sizeBytes)) << (8 * b);
+  }
+  return want;
+}
+
 __device__ inline std::uint64_t deviceTicks() {
 #if defined(SDMA_GPU_NVIDIA)
   std::uint64_t t;
@@ -373,18 +389,7 @@ __global__ void checkKernel(const unsigned char* dst, std::uint64_t bytes, std::
        i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
     const std::uint64_t got = words[i];
     const std::uint64_t offset = i * 8;
-    const std::uint64_t inSlot = offset % strideBytes;
-    std::uint64_t want;
-    if (inSlot + 8 <= sizeBytes) {
-      want = patternWord(seed, i);
-    } else if (inSlot >= sizeBytes && inSlot + 8 <= strideBytes) {
-      want = 0xA5A5A5A5A5A5A5A5ull;
-    } else {
-      want = 0;
-      for (int b = 0; b < 8; ++b) {
-        want |= static_cast<std::uint64_t>(expectedByte(seed, offset + b, strideBytes, sizeBytes)) << (8 * b);
-      }
-    }
+    const std::uint64_t want = expectedWord(seed, i, strideBytes, sizeBytes);
     if (got != want) {
       for (int b = 0; b < 8; ++b) {
         if (((got ^ want) >> (8 * b)) & 0xFF) {
