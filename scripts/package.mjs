@@ -149,7 +149,8 @@ function stage({ buildDir }) {
   const dir = join(root, 'native', 'build-package', 'vsix');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore']) copyFileSync(join(root, f), join(dir, f));
+  for (const f of ['package.json', 'LICENSE', 'CHANGELOG.md', '.vscodeignore']) copyFileSync(join(root, f), join(dir, f));
+  copyFileSync(join(root, 'README.md'), join(dir, 'README.md'));
   cpSync(join(root, 'images'), join(dir, 'images'), { recursive: true });
   cpSync(join(root, 'docs'), join(dir, 'docs'), { recursive: true });
   for (const d of ['src', 'cmake', 'cupti', 'include']) {
@@ -198,7 +199,9 @@ function checkVsix(file, { images }) {
     const e = byPath.get(p);
     if (e && !e.mode.includes('x')) problems.push(`${p} is not executable (${e.mode})`);
   }
-  for (const img of images) if (!byPath.has(`extension/${img}`)) problems.push(`the README's image ${img} is not in the package`);
+  // vsce rewrote the README's relative links against `repository`: each image must exist at
+  // the path its https URL names.
+  for (const img of images) if (!existsSync(join(root, img))) problems.push(`the README's image ${img} is not in the repository`);
   const maps = entries.filter((e) => e.path.endsWith('.map'));
   if (maps.length > 0) problems.push(`source maps in the package: ${maps.map((e) => e.path).join(', ')}`);
   const strays = entries.filter((e) => /(^|\/)(node_modules|build|build-package|test|\.vscode-test)\//.test(e.path.replace(/^extension\//, '')));
@@ -228,9 +231,10 @@ export async function packageVsix(argv = []) {
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
   if (!existsSync(vsce)) throw new PackageError('@vscode/vsce is not installed; run npm install');
   rmSync(out, { force: true });
-  // README images are shipped in the package and left relative: the installed extension's
-  // details page shows them from its own folder, offline, at the version installed.
-  run(process.execPath, [vsce, 'package', '--target', target, '--no-dependencies', '--no-rewrite-relative-links', '--out', out], { cwd: dir, quiet: true });
+  // The details page of an installed extension is a webview that shows images only from https:
+  // (relative, file and data: sources are dropped), so vsce rewrites the README's relative
+  // links against `repository` (raw/HEAD for images, blob/HEAD for documents).
+  run(process.execPath, [vsce, 'package', '--target', target, '--no-dependencies', '--out', out], { cwd: dir, quiet: true });
   const entries = checkVsix(out, { images: readmeImages() });
 
   const size = statSync(out).size;

@@ -11,6 +11,8 @@
 //                 `npm run package` when it is missing or older than the sources)
 //   --out DIR     screenshots (default .vscode-test/artifacts/vsix)
 //   --json FILE   also write {passed, failed, skipped, seconds} for scripts/test.mjs
+// Functions passed to evaluate() run in the browser, hence the browser globals.
+/* global document */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
@@ -174,6 +176,41 @@ async function main() {
       const storage = filesUnder(server.tmp, (p) => /\/helper-[^/]*\/sdma-probe$/.test(p));
       assert(storage.length === 0, `a helper was built into storage: ${storage.join(', ')}`);
       console.log(`    ${line.trim()}`);
+    });
+
+    await check('the extension\'s details page keeps the README images (https links to the repository\'s files)', async () => {
+      await page.keyboard.press('Escape');
+      await runCommand(page, 'Extensions: Show Installed Extensions');
+      const row = page.locator('.extensions-viewlet .monaco-list-row', { hasText: 'SDMA Lens' }).first();
+      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      await row.click();
+      // The page drops image sources it will not load (relative, file:, data:): the README's
+      // screenshots, found by their alt text, must keep an https source naming a file of this
+      // repository. Whether it loads depends on reaching the repository's host.
+      const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).repository.url.replace(/\.git$/, '');
+      const readmeImage = /^The (sweep panel|timeline)/;
+      let seen = [];
+      const images = await until('the README images in the details page', async () => {
+        for (const f of page.frames()) {
+          if (f === page.mainFrame()) continue;
+          const found = await f
+            .evaluate((pattern) => [...document.querySelectorAll('img')].filter((i) => new RegExp(pattern).test(i.alt)).map((i) => ({ alt: i.alt.slice(0, 40), src: i.getAttribute('src') ?? '', loaded: i.complete && i.naturalWidth > 0 })), readmeImage.source)
+            .catch(() => []);
+          if (found.length > 0) seen = found;
+          if (found.length >= 2 && found.every((i) => i.src !== '')) return found;
+        }
+        return undefined;
+      }, 30_000).catch((err) => {
+        throw new Error(`${err.message}; images seen: ${JSON.stringify(seen)}`);
+      });
+      for (const i of images) {
+        const prefix = `${repo}/raw/HEAD/`;
+        assert(i.src.startsWith(prefix), `image source ${i.src} is not under ${prefix}`);
+        const file = i.src.slice(prefix.length);
+        assert(existsSync(join(root, file)), `image ${file} is not in the repository`);
+      }
+      console.log(`    ${images.length} README images kept: ${images.map((i) => `${i.src} (${i.loaded ? 'loaded' : 'not loaded: the repository host is not reachable from here'})`).join('; ')}`);
+      await page.screenshot({ path: join(outDir, 'vsix-details.png') });
     });
   } catch (err) {
     if (err instanceof ProvisionError) {
