@@ -68,3 +68,29 @@ suite('a simulated transfer sweep through the command', () => {
     assert.equal(delivered.series.reduce((n, s) => n + s.points.length, 0), run.samples.length);
   });
 });
+
+suite('a one-GPU node through the command', () => {
+  test('sweeps host → GPU 0, GPU 0 → host and GPU 0 local, and the panel names each pair and the path that cannot exist', async () => {
+    const api = await activeApi();
+    const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, simGpus: 1 } });
+    assert.ok(run, 'the command returns the run');
+    assert.equal(run.end?.status, 'ok', run.end?.message);
+    assert.ok(run.header.helper.args.includes('--sim-gpus'), 'the helper was asked for a one-GPU node');
+    assert.equal(run.topology?.gpus.length, 1);
+    const pairs = new Set(run.samples.map((s) => `${s.src}:${s.dst}`));
+    assert.deepEqual([...pairs].sort(), ['-1:0', '0:-1', '0:0'], 'the node default: host -> GPU 0, GPU 0 -> host, GPU 0 local');
+    // 3 pairs x 4 sizes x (2 cu/* paths x 2 CU counts + engine/host); engine/device cannot exist.
+    assert.equal(run.samples.length, 3 * 4 * (2 * 2 + 1));
+    assert.deepEqual((run.pathUnsupported ?? []).map((u) => `${u.mover}/${u.initiator} ${u.src}:${u.dst}`).sort(), ['engine/device -1:0', 'engine/device 0:-1', 'engine/device 0:0']);
+
+    const panel = api.sweepPanel(run.header.id);
+    assert.ok(panel, 'a panel shows the run');
+    const view = await waitFor('the webview to receive the finished run', () => {
+      const m = panel.lastDelivered;
+      return m?.type === 'sweep' && m.view.status === 'ok' ? m.view : undefined;
+    });
+    assert.deepEqual(view.pairs.map((p) => p.label).sort(), ['GPU 0 local', 'GPU 0 → host', 'host → GPU 0'].sort());
+    assert.equal(view.unsupported.length, 3);
+    assert.ok(view.unsupported.every((u) => /two GPUs/.test(u.reason)), 'each unsupported path says why');
+  });
+});
