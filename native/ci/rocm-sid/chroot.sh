@@ -8,10 +8,16 @@
 SID_MIRROR=${SDMA_LENS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SID_CACHE=${SDMA_LENS_ROCM_CHROOT:-/var/cache/sdma-lens/rocm-sid}
 # The toolchain (what Debian sid carries for ROCm) plus what the build needs.
-SID_PACKAGES="hipcc clang-21 rocm-device-libs-21 libamdhip64-dev libhsa-runtime-dev libhsakmt-dev
-librccl-dev librocm-smi-dev libsqlite3-dev cmake make g++ binutils ca-certificates"
-SID_RECIPE=3   # bump when the steps below change
-SID_KEY=$(printf '%s\n' "$SID_RECIPE" "$SID_MIRROR" $SID_PACKAGES | sha256sum | cut -c1-16)
+# (The mirror's sid has no libhsakmt-dev.)
+SID_PACKAGES="hipcc clang-21 rocm-device-libs-21 libamdhip64-dev libhsa-runtime-dev
+librocm-smi-dev libsqlite3-dev cmake make g++ binutils ca-certificates"
+# sid's librccl1 (5.4.3) is built against HIP 5 (libamdhip64-5), which libhsa-runtime64-1
+# 6.4.3 declares it Breaks: apt cannot install it beside ROCm 6.4.3. Its packages are
+# unpacked (dpkg-deb -x, not installed) under $SID_RCCL_DIR instead.
+SID_RCCL_PACKAGES="librccl1 librccl-dev libamdhip64-5"
+SID_RCCL_DIR=/opt/sdma-lens-rccl
+SID_RECIPE=4   # bump when the steps below change
+SID_KEY=$(printf '%s\n' "$SID_RECIPE" "$SID_MIRROR" $SID_PACKAGES $SID_RCCL_PACKAGES | sha256sum | cut -c1-16)
 SID_ROOT="$SID_CACHE/$SID_KEY"
 SID_MOUNTED=()
 
@@ -74,6 +80,10 @@ sid_chroot_ensure() {  # sid_chroot_ensure LOG: sets SID_BUILT=cold|cached; non-
     sid_in apt-get update || exit 1
     # shellcheck disable=SC2086
     sid_in apt-get install -y --no-install-recommends $SID_PACKAGES || exit 1
+    # shellcheck disable=SC2086
+    sid_in bash -c "mkdir -p /var/cache/sdma-lens-debs $SID_RCCL_DIR && cd /var/cache/sdma-lens-debs &&
+      apt-get download $SID_RCCL_PACKAGES && for d in *.deb; do dpkg-deb -x \$d $SID_RCCL_DIR; done &&
+      dpkg-deb -f librccl1_*.deb Version > $SID_RCCL_DIR/librccl1.version && rm -rf /var/cache/sdma-lens-debs" || exit 1
     sid_in apt-get clean
     sid_in dpkg-query -W -f '${Package} ${Version}\n' > "$tmp/.sdma-lens-packages" || exit 1
   ) > "$log" 2>&1

@@ -393,7 +393,24 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
     BackendChoice choice = openBackend(parsed.backend, BackendSettings{parsed.collective.seed, 0, parsed.simGpus});
     const std::string_view backendName = choice.backend ? choice.backend->name() : std::string_view(parsed.backend);
     reporter.hello(command, backendName, choice.backend ? choice.backend->simulated() : false, builtBackendNames());
+    // Stopped for want of a GPU, the collective still names the library it would load.
+    const auto noteLibrary = [&] {
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+#if defined(SDMA_PROBE_HAVE_HIP)
+      if (parsed.backend != "hip") return;
+#else
+      if (parsed.backend != "cuda") return;
+#endif
+      std::string description;
+      if (describeCollectiveLibrary(parsed.collective.ncclLib, description)) {
+        reporter.warning("collective-library", description + " (loaded; not used: no GPU to run on)");
+      } else {
+        reporter.warning("collective-library-unavailable", description + "; install it or pass --nccl-lib PATH");
+      }
+#endif
+    };
     if (!choice.backend) {
+      noteLibrary();
       reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
                      choice.unavailableReason, choice.unavailableHint);
       reporter.done(DoneStatus::Error);
@@ -409,6 +426,7 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
     const Topology& topology = choice.backend->topology();
     const int gpuCount = static_cast<int>(topology.gpus.size());
     if (gpuCount == 0) {
+      noteLibrary();
       reporter.error("no-gpu", "the " + std::string(backendName) + " backend sees no GPU on this node",
                      "run on a GPU node, or use --backend sim");
       reporter.done(DoneStatus::Error);

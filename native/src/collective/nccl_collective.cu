@@ -623,6 +623,17 @@ bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& 
 
 }  // namespace
 
+bool describeCollectiveLibrary(const std::string& explicitPath, std::string& description) {
+  Nccl n;
+  std::string why;
+  if (!loadNccl(explicitPath, n, why)) {
+    description = std::string("cannot load ") + kLibraryName + ": " + why;
+    return false;
+  }
+  description = std::string(kLibraryName) + " " + n.dotted() + (n.path.empty() ? "" : " at " + n.path);
+  return true;
+}
+
 bool runGpuCollective(const CollectiveOptions& o, const CollectiveSink& sink, EngineFailure& failure) {
   TransportLog log = prepareTransportLog(o.transportLog);
   Nccl n;
