@@ -5,7 +5,7 @@
  * GPU count, including none.
  */
 import type { EndpointPair } from './endpoints';
-import { HOST, checkPairsOnNode, defaultPairs } from './endpoints';
+import { HOST, checkPairsOnNode, defaultPairs, pairName } from './endpoints';
 import { LineSplitter } from './lineSplitter';
 import type { Hello, Topology } from './protocol';
 import { parseLine } from './protocol';
@@ -85,4 +85,21 @@ export function nodeDefaultPairs(topology: Topology): EndpointPair[] {
 export function checkPairsOnTopology(pairs: EndpointPair[], topology: Topology): void {
   if (topology.gpus.length === 0) throw new Error(`the node (${topology.node.model}) has no GPU, so there is nothing to copy to or from; run on a GPU node, or use --backend sim`);
   checkPairsOnNode(pairs, topology.gpus.length);
+}
+
+/** The pairs a run measures, in words: the named ones, else the node's default. */
+export function endpointsText(pairs: EndpointPair[], topology?: Topology): string {
+  if (pairs.length > 0) return pairs.map(pairName).join(', ');
+  if (topology) return `node default: ${nodeDefaultPairs(topology).map(pairName).join(', ') || 'none (no GPU)'}`;
+  return "node default (GPU 0 → GPU 1 with 2+ GPUs; host → GPU 0, GPU 0 → host, GPU 0 local with one)";
+}
+
+/** Every pair the node's endpoints make (host and each GPU; never host → host), GPU pairs first. */
+export function nodePairs(topology: Topology): EndpointPair[] {
+  const endpoints = nodeEndpoints(topology);
+  const gpus = endpoints.filter((e) => e !== HOST);
+  const pairs: EndpointPair[] = [];
+  for (const a of gpus) for (const b of gpus) if (a !== b) pairs.push({ src: a, dst: b });
+  for (const g of gpus) pairs.push({ src: HOST, dst: g }, { src: g, dst: HOST }, { src: g, dst: g });
+  return pairs;
 }

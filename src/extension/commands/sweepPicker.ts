@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { EndpointPair } from '../../core/endpoints';
-import { HOST, pairArg, pairName, parsePairList, samePair } from '../../core/endpoints';
-import { nodeDefaultPairs, nodeEndpoints } from '../../core/nodeInfo';
+import { pairArg, pairName, parsePairList, samePair } from '../../core/endpoints';
+import { endpointsText, nodeDefaultPairs, nodePairs } from '../../core/nodeInfo';
 import type { PathName, Topology } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { SweepOptions } from '../../core/sweepOptions';
@@ -17,23 +17,6 @@ type Action = 'run' | 'endpoints' | 'paths' | 'cus' | 'sizes' | 'backend' | 'ite
 
 interface ActionItem extends vscode.QuickPickItem {
   action: Action;
-}
-
-/** The pairs a run measures, in words: the named ones, else the node's default. */
-export function endpointsText(pairs: EndpointPair[], topology?: Topology): string {
-  if (pairs.length > 0) return pairs.map(pairName).join(', ');
-  if (topology) return `node default: ${nodeDefaultPairs(topology).map(pairName).join(', ') || 'none (no GPU)'}`;
-  return "node default (GPU 0 → GPU 1 with 2+ GPUs; host → GPU 0, GPU 0 → host, GPU 0 local with one)";
-}
-
-/** Every pair the node's endpoints make (host and each GPU; never host → host), GPU pairs first. */
-export function nodePairs(topology: Topology): EndpointPair[] {
-  const endpoints = nodeEndpoints(topology);
-  const gpus = endpoints.filter((e) => e !== HOST);
-  const pairs: EndpointPair[] = [];
-  for (const a of gpus) for (const b of gpus) if (a !== b) pairs.push({ src: a, dst: b });
-  for (const g of gpus) pairs.push({ src: HOST, dst: g }, { src: g, dst: HOST }, { src: g, dst: g });
-  return pairs;
 }
 
 function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
