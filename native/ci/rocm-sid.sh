@@ -166,7 +166,7 @@ fi
 
 # ---- 4. examples and the rocSHMEM program (shim) ----
 for off in "" -DSDMA_LENS_TRACE_OFF; do
-  run "examples/fused-a2a-hip + trace.h ${off:+$off }, hipcc gfx950 + gfx942, linked" inside "
+  run "examples/fused-a2a-hip + trace.h${off:+ $off}, hipcc gfx950 + gfx942, linked" inside "
     hipcc -std=c++17 --offload-arch=gfx950 --offload-arch=gfx942 -O2 -Wall -Wextra $off -Inative/include \
       examples/fused-a2a-hip/fused_a2a.hip -o fused_a2a$off && readelf -d fused_a2a$off | grep -q 'NEEDED.*libamdhip64'"
 done
