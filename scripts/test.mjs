@@ -53,6 +53,17 @@ console.log('> GPU backend compile checks (native/ci/compile-check.sh)');
   tally.compileCheck(r.stdout ?? '', r.status);
 }
 
+// AMD on a current ROCm: Debian sid's hipcc 7 / HIP 6.4 in a cached sid chroot builds the helper
+// for gfx950 and gfx942, links the real ROCm runtime and starts its no-GPU paths there. Needs
+// root (chroot); outside CI a non-root run is counted as skipped, with the reason.
+console.log('> AMD builds on Debian sid ROCm (native/ci/rocm-sid.sh)');
+{
+  const r = spawnSync('bash', ['native/ci/rocm-sid.sh'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  process.stdout.write(r.stdout ?? '');
+  process.stderr.write(r.stderr ?? '');
+  tally.compileCheck(r.stdout ?? '', r.status);
+}
+
 // The panels in real Chromium under their real CSP. CI installs Chromium (.ci/run);
 // elsewhere each check is skipped with a note when it is missing. Every browser check goes
 // through this one function, so each one's result is counted.
