@@ -7,7 +7,8 @@
 #   4. the rocSHMEM engine/device PE program (src/gpu/rocshmem_pe.hip) and the backend's
 #      dispatch to it, against ci/rocshmem_shim (the documented API, declarations only:
 #      Debian ships no rocSHMEM), for gfx90a (hipcc) and gfx942 (clang-19).
-# gfx950 (MI350X) needs LLVM 20 or newer, which Debian does not ship: not checked here.
+# gfx950 (MI350X) needs LLVM 20 or newer, which bookworm does not ship: native/ci/rocm-sid.sh
+# builds it with Debian sid's ROCm in a chroot.
 # A missing compiler is reported and skipped; any compile error fails the script.
 # Usage: native/ci/compile-check.sh   (from anywhere; writes under ${TMPDIR:-/tmp})
 set -uo pipefail
