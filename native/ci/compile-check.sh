@@ -49,6 +49,9 @@ if [ -x "$NVCC" ]; then
     for a in 80 90 100; do
       if '$NVCC' --list-gpu-arch | grep -qx compute_\$a; then grep -q \"\$a-real\" '$WORK/archs.txt' || exit 1; fi
     done"
+  run "copy check: the word rule matches the byte rule (host, nvcc)" bash -c "
+    '$NVCC' -std=c++17 -O2 -I'$NATIVE/src' '$NATIVE/tests/expected_word_test.cu' -o '$WORK/expected_word_test' &&
+    '$WORK/expected_word_test'"
   run "cuda backend device code, nvcc sm_80 + sm_100" "$NVCC" -std=c++17 -O2 --threads 0 \
     -gencode arch=compute_80,code=sm_80 -gencode arch=compute_100,code=sm_100 -Xcompiler=-Wall,-Wextra \
     -I"$NATIVE/src" -c "$NATIVE/src/gpu/cuda_backend.cu" -o "$WORK/cuda-sm80-sm100.o"
