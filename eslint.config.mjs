@@ -1,6 +1,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The core files and folders the webview may import (keep in step with webview/tsconfig.json). */
+const BROWSER_SAFE_CORE = [
+  'src/core/{protocol,fastCheck,endpoints,units,run}.ts',
+  'src/core/{sweep,advice,matrix,collective,timeline,kernels,profile}/**/*.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'native/**', 'node_modules/**', '.vscode-test/**', '.sdma-lens/**', 'coverage/**'] },
   js.configs.recommended,
@@ -18,10 +24,27 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code; adapt it in src/extension.' }] }] },
   },
   {
-    // The webview runs in a browser: no Node built-ins, no host code.
+    // The core's browser-safe part: the root files and feature folders the webview may import
+    // (webview/tsconfig.json lists the same). They run in a page, so nothing of Node or of the
+    // core's process, run-folder or page-shell layers.
+    files: BROWSER_SAFE_CORE,
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code.' }, { name: 'execa', message: 'browser-safe core code starts no processes.' }],
+        patterns: [{ group: ['node:*', '**/runtime/*', '**/runs/*', '**/pages/*', '**/ssh/*'], message: 'this folder is imported by the webview: keep it free of Node and of the core\'s runtime, runs, pages and ssh folders.' }],
+      }],
+    },
+  },
+  {
+    // The webview runs in a browser: no Node built-ins, no host code, and of the core only its browser-safe part.
     files: ['webview/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'vscode', '../src/extension/*', '../../src/extension/*'], message: 'webview code runs in the browser.' }] }],
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'], message: 'webview code runs in the browser.' },
+          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run)$|(sweep|advice|matrix|collective|timeline|kernels|profile)/)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run and the sweep, advice, matrix, collective, timeline, kernels and profile folders.' },
+        ],
+      }],
     },
   },
   {

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { RunStore } from '../src/core/runStore';
-import { runSession } from '../src/core/session';
-import type { HelperProcess, Target } from '../src/core/target';
+import { RunStore } from '../src/core/runs/runStore';
+import { runSession } from '../src/core/runtime/session';
+import type { HelperProcess, Target } from '../src/core/runtime/target';
 
 const TARGET_RECORDS = 300_000;
 const helper = process.argv[2] ?? 'native/build/sdma-probe';

@@ -10,14 +10,14 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LocalTarget } from '../src/core/localTarget';
-import { RunStore, makeRunId } from '../src/core/runStore';
-import { runSession } from '../src/core/session';
+import { LocalTarget } from '../src/core/runtime/localTarget';
+import { RunStore, makeRunId } from '../src/core/runs/runStore';
+import { runSession } from '../src/core/runtime/session';
 import { SshConnection } from '../src/core/ssh/connection';
 import { deployHelper } from '../src/core/ssh/deploy';
 import { parseDestination } from '../src/core/ssh/destination';
 import { SshTarget } from '../src/core/ssh/sshTarget';
-import type { Target } from '../src/core/target';
+import type { Target } from '../src/core/runtime/target';
 import { SSHD, startSshd } from '../test/ssh/sshd';
 
 const root = process.cwd();

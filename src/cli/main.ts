@@ -12,16 +12,16 @@ import { adviseAllPairs, adviseFromRun, shellExports } from '../core/advice/advi
 import { adviceText } from '../core/advice/adviceText';
 import type { EndpointPair } from '../core/endpoints';
 import { pairName, parseEndpoint, parsePair, parsePairList } from '../core/endpoints';
-import type { HelperInfo } from '../core/helper';
-import { HelperError, bundledHelperPaths, locateHelper } from '../core/helper';
-import { LocalTarget } from '../core/localTarget';
-import { checkPairsOnTopology, readNodeInfo } from '../core/nodeInfo';
+import type { HelperInfo } from '../core/runtime/helper';
+import { HelperError, bundledHelperPaths, locateHelper } from '../core/runtime/helper';
+import { LocalTarget } from '../core/runtime/localTarget';
+import { checkPairsOnTopology, readNodeInfo } from '../core/runtime/nodeInfo';
 import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
 import type { Run, RunHeader } from '../core/run';
 import { runHeader } from '../core/run';
-import { RunFileError, RunStore, makeRunId } from '../core/runStore';
-import { runSession } from '../core/session';
+import { RunFileError, RunStore, makeRunId } from '../core/runs/runStore';
+import { runSession } from '../core/runtime/session';
 import { SshConnection } from '../core/ssh/connection';
 import { checkBackendOnNode, deployHelper } from '../core/ssh/deploy';
 import { parseDestination } from '../core/ssh/destination';
@@ -29,16 +29,16 @@ import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../cor
 import type { SshSettings } from '../core/ssh/sshArgs';
 import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
 import { SshTarget } from '../core/ssh/sshTarget';
-import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
-import { DEFAULT_SWEEP, sweepArgs } from '../core/sweepOptions';
-import { sweepTable } from '../core/table';
-import type { MatrixOptions } from '../core/matrixOptions';
-import { DEFAULT_MATRIX, matrixArgs } from '../core/matrixOptions';
-import { matrixTable } from '../core/matrixTable';
-import { matrixPageView } from '../core/matrixView';
+import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
+import { DEFAULT_SWEEP, sweepArgs } from '../core/sweep/sweepOptions';
+import { sweepTable } from '../core/sweep/sweepTable';
+import type { MatrixOptions } from '../core/matrix/matrixOptions';
+import { DEFAULT_MATRIX, matrixArgs } from '../core/matrix/matrixOptions';
+import { matrixTable } from '../core/matrix/matrixTable';
+import { matrixPageView } from '../core/matrix/matrixView';
 import { parseSize } from '../core/units';
 import { parseSizeList } from '../core/units';
-import { sweepView } from '../core/viewModel';
+import { sweepView } from '../core/sweep/sweepView';
 
 const USAGE = `Usage: sdma-lens <command> [options]
 

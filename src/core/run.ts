@@ -25,8 +25,8 @@ import type {
   Warning,
 } from './protocol';
 import { validateRecord } from './protocol';
-import type { DeviceSpanColumns } from './deviceSpans';
-import { addDeviceSpan, newDeviceSpans } from './deviceSpans';
+import type { DeviceSpanColumns } from './profile/deviceSpans';
+import { addDeviceSpan, newDeviceSpans } from './profile/deviceSpans';
 
 export const RUN_FORMAT = 'sdma-lens-run';
 export const RUN_FORMAT_VERSION = 1;

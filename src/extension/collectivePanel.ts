@@ -4,9 +4,9 @@
  * for the run's knob exports on the clipboard.
  */
 import * as vscode from 'vscode';
-import type { CollectiveHostMessage, CollectiveWebviewMessage } from '../core/collectiveMessages';
-import { parseCollectiveWebviewMessage } from '../core/collectiveMessages';
-import { collectivePageView } from '../core/collectiveView';
+import type { CollectiveHostMessage, CollectiveWebviewMessage } from '../core/collective/collectiveMessages';
+import { parseCollectiveWebviewMessage } from '../core/collective/collectiveMessages';
+import { collectivePageView } from '../core/collective/collectiveView';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 

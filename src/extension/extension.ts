@@ -8,7 +8,7 @@ import { MATRIX_VIEW_TYPE, MatrixPanels } from './matrixPanel';
 import type { RunMatrixArgs } from './commands/runMatrix';
 import { runMatrixCommand } from './commands/runMatrix';
 import type { Run } from '../core/run';
-import { RunStore } from '../core/runStore';
+import { RunStore } from '../core/runs/runStore';
 import { HelperService } from './helperService';
 import { deleteRunCommand, openRunCommand } from './commands/runs';
 import type { RunSweepArgs, SweepDeps } from './commands/runSweep';

@@ -9,8 +9,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HelperInfo } from '../core/helper';
-import { bundledHelperPaths, findRocm, hasAmdGpuDriver, locateHelper } from '../core/helper';
+import type { HelperInfo } from '../core/runtime/helper';
+import { bundledHelperPaths, findRocm, hasAmdGpuDriver, locateHelper } from '../core/runtime/helper';
 import type { SshConnection } from '../core/ssh/connection';
 import type { RemoteHelperInfo } from '../core/ssh/deploy';
 import { deployHelper } from '../core/ssh/deploy';

@@ -8,9 +8,9 @@
 import * as vscode from 'vscode';
 import type { KernelSite } from '../core/kernels/detect';
 import { detectKernels } from '../core/kernels/detect';
-import type { KernelFactsText } from '../core/kernelFacts';
-import { factsBySite } from '../core/kernelFacts';
-import type { RunModeSummary } from '../core/runMode';
+import type { KernelFactsText } from '../core/profile/kernelFacts';
+import { factsBySite } from '../core/profile/kernelFacts';
+import type { RunModeSummary } from '../core/profile/runMode';
 import type { ShowTimelineArgs } from './commands/showTimeline';
 
 /** Files larger than this get no lenses: generated sources are not what users profile by hand. */

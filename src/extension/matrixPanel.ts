@@ -2,9 +2,9 @@
  * The panel of one bandwidth-matrix run: a heat map per copy path (its own page, since its
  * axes, source and destination GPU, are neither the sweep's nor the collectives').
  */
-import type { MatrixHostMessage, MatrixWebviewMessage } from '../core/matrixMessages';
-import { parseMatrixWebviewMessage } from '../core/matrixMessages';
-import { matrixPageView } from '../core/matrixView';
+import type { MatrixHostMessage, MatrixWebviewMessage } from '../core/matrix/matrixMessages';
+import { parseMatrixWebviewMessage } from '../core/matrix/matrixMessages';
+import { matrixPageView } from '../core/matrix/matrixView';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Run } from '../core/run';
-import { makeNonce, panelHtml } from '../core/webviewHtml';
+import { makeNonce, panelHtml } from '../core/pages/webviewHtml';
 import { validPanelMessage } from './panelMessages';
 import { Throttle } from './throttle';
 import { panelOptions } from './webviewOptions';

@@ -11,8 +11,8 @@ import type { PathName } from '../core/protocol';
 import { parseDestination } from '../core/ssh/destination';
 import type { SshSettings } from '../core/ssh/sshArgs';
 import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
-import type { BackendChoice, SweepOptions } from '../core/sweepOptions';
-import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints } from '../core/sweepOptions';
+import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
+import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints } from '../core/sweep/sweepOptions';
 import { parseSize } from '../core/units';
 
 export const SECTION = 'sdmaLens';

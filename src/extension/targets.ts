@@ -5,11 +5,11 @@
  * bar. Connections are kept per node so runs reuse them, and closed when the window closes.
  */
 import * as vscode from 'vscode';
-import { LocalTarget } from '../core/localTarget';
+import { LocalTarget } from '../core/runtime/localTarget';
 import { SshConnection } from '../core/ssh/connection';
 import { formatDestination, parseDestination } from '../core/ssh/destination';
 import { SshTarget } from '../core/ssh/sshTarget';
-import type { Target } from '../core/target';
+import type { Target } from '../core/runtime/target';
 import { sshSettings, targetSetting } from './settings';
 
 export type TargetChoice = { kind: 'local' } | { kind: 'ssh'; destination: string };

@@ -8,12 +8,12 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import * as vscode from 'vscode';
 import { validPanelMessage } from './panelMessages';
-import type { TimelineHostMessage } from '../core/messages';
-import { parseTimelineWebviewMessage } from '../core/messages';
-import type { TimelineColumns } from '../core/timelineFile';
-import { timelineHtml, timelineNonce } from '../core/timelineHtml';
-import type { TimelineMeta } from '../core/timelineModel';
-import { chromeTraceChunks } from '../core/timelineTrace';
+import type { TimelineHostMessage } from '../core/timeline/timelineMessages';
+import { parseTimelineWebviewMessage } from '../core/timeline/timelineMessages';
+import type { TimelineColumns } from '../core/timeline/timelineFile';
+import { timelineHtml, timelineNonce } from '../core/pages/timelineHtml';
+import type { TimelineMeta } from '../core/timeline/timelineModel';
+import { chromeTraceChunks } from '../core/timeline/timelineTrace';
 import { panelOptions } from './webviewOptions';
 
 export const TIMELINE_VIEW_TYPE = 'sdmaLens.timeline';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { RunStore } from '../../src/core/runStore';
+import { RunStore } from '../../src/core/runs/runStore';
 
 let dir: string;
 let out = '';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { HelperRecord, Sample } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName } from '../../src/core/protocol';
-import { readTimelineFile } from '../../src/core/timelineFile';
+import { readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { helper, records } from './run';
 
 const small = ['--sizes', '4K,1M', '--cus', '8,64', '--iters', '5'];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { CopyOp, Dispatch, HelperRecord } from '../../src/core/protocol';
-import { readKernelTrace, readMemoryCopyTrace } from '../../src/core/profile/rocprofv3';
+import { readKernelTrace, readMemoryCopyTrace } from '../support/rocprofv3';
 import { helper, records } from './run';
 
 const fixture = (...p: string[]) => join(inject('repoRoot'), 'test', 'fixtures', ...p);

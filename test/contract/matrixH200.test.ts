@@ -10,7 +10,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { PATHS } from '../../src/core/protocol';
 import { applyRecord, newRun, runHeader } from '../../src/core/run';
 import { recordedRecords } from './run';
-import { matrixPageView } from '../../src/core/matrixView';
+import { matrixPageView } from '../../src/core/matrix/matrixView';
 
 const folder = () => join(inject('repoRoot'), 'bench', 'results', 'h200x2-matrix-2026-11-30');
 

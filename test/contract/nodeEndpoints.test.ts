@@ -1,10 +1,10 @@
 /**
- * What the sweep quick pick offers and says (src/core/nodeInfo.ts: nodePairs, endpointsText),
+ * What the sweep quick pick offers and says (src/core/runtime/nodeInfo.ts: nodePairs, endpointsText),
  * from the topology the real helper's `info` prints for nodes of 1, 2 and 0 GPUs.
  */
 import { describe, expect, it } from 'vitest';
 import { pairArg } from '../../src/core/endpoints';
-import { endpointsText, nodeDefaultPairs, nodePairs } from '../../src/core/nodeInfo';
+import { endpointsText, nodeDefaultPairs, nodePairs } from '../../src/core/runtime/nodeInfo';
 import type { HelperRecord, Topology } from '../../src/core/protocol';
 import { helper, records } from './run';
 

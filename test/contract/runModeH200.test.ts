@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { CopyOp, Dispatch } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { summarizeRunMode, summariesBySite } from '../../src/core/runMode';
+import { summarizeRunMode, summariesBySite } from '../../src/core/profile/runMode';
 import { detectKernels } from '../../src/core/kernels/detect';
 import { expectRunOrder, recordedRecords } from './run';
 

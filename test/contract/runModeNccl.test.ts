@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Dispatch, LibraryCalls } from '../../src/core/protocol';
-import { libraryCallLines } from '../../src/core/libraryCalls';
+import { libraryCallLines } from '../../src/core/profile/libraryCalls';
 import { expectRunOrder, recordedRecords } from './run';
 
 const load = (name: string) => recordedRecords('bench', 'results', 'h200x2-runmode-nccl-2026-11-30', name);

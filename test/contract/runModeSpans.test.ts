@@ -11,9 +11,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CopyOp, DeviceSpan, Dispatch, HelperRecord, Warning } from '../../src/core/protocol';
 import { PATHS } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { runModeTimeline } from '../../src/core/runModeTimeline';
-import { labelOf } from '../../src/core/timelineFile';
-import { KIND_CU, buildIndex } from '../../src/core/timelineModel';
+import { runModeTimeline } from '../../src/core/profile/runModeTimeline';
+import { labelOf } from '../../src/core/timeline/timelineFile';
+import { KIND_CU, buildIndex } from '../../src/core/timeline/timelineModel';
 import { header } from '../support/records';
 import { expectRunOrder, helper, records } from './run';
 

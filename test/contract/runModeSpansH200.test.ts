@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CopyOp, DeviceSpan, Dispatch } from '../../src/core/protocol';
 import { applyRecord, newRun, runHeader } from '../../src/core/run';
-import { runModeTimeline } from '../../src/core/runModeTimeline';
-import { KIND_CU } from '../../src/core/timelineModel';
+import { runModeTimeline } from '../../src/core/profile/runModeTimeline';
+import { KIND_CU } from '../../src/core/timeline/timelineModel';
 import { expectRunOrder, recordedRecords } from './run';
 
 const load = (name: string) => recordedRecords('bench', 'results', 'h200x2-runmode-spans-2026-11-30', name);

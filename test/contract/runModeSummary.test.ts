@@ -1,7 +1,7 @@
-/** src/core/runMode.ts on hand-made records: attribution of copies to launches, paths, routes, sites. */
+/** src/core/profile/runMode.ts on hand-made records: attribution of copies to launches, paths, routes, sites. */
 import { describe, expect, it } from 'vitest';
 import type { CopyOp, Dispatch } from '../../src/core/protocol';
-import { summarizeRunMode, summariesBySite } from '../../src/core/runMode';
+import { summarizeRunMode, summariesBySite } from '../../src/core/profile/runMode';
 import { detectKernels } from '../../src/core/kernels/detect';
 
 const dispatch = (name: string, gpu: number, startNs: number, endNs: number, extra: Partial<Dispatch> = {}): Dispatch => ({

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { LocalTarget } from '../../src/core/localTarget';
-import { RunStore } from '../../src/core/runStore';
-import { runSession } from '../../src/core/session';
+import { LocalTarget } from '../../src/core/runtime/localTarget';
+import { RunStore } from '../../src/core/runs/runStore';
+import { runSession } from '../../src/core/runtime/session';
 import { isRunning, waitUntilGone } from '../support/process';
 import { header } from '../support/records';
 

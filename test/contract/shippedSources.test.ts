@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { buildHelper } from '../../src/core/helper';
+import { buildHelper } from '../../src/core/runtime/helper';
 
 /** The files under native/ that the allowlist in .vscodeignore ships. */
 function shippedNativeFiles(root: string): string[] {

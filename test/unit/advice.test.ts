@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { adviseFromRun, shellExports, thresholdFor } from '../../src/core/advice/advice';
 import { applyRecord, newRun } from '../../src/core/run';
 import type { Run } from '../../src/core/run';
-import { readRunFile } from '../../src/core/runStore';
+import { readRunFile } from '../../src/core/runs/runStore';
 import { header, sample } from '../support/records';
 
 const KiB = 1024;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { algbwGbps, busbwFactor, busbwGbps, collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, sweepSizes, thresholdFromCrossover, variantEnv } from '../../src/core/collective';
-import { parseCollectiveWebviewMessage } from '../../src/core/collectiveMessages';
+import { collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, thresholdFromCrossover, variantEnv } from '../../src/core/collective/collective';
+import { algbwGbps, busbwFactor, busbwGbps, sweepSizes } from '../support/collectiveFormulas';
+import { parseCollectiveWebviewMessage } from '../../src/core/collective/collectiveMessages';
 import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
 

@@ -5,7 +5,7 @@ import { findCrossover, findCrossovers, quantile } from '../../src/core/advice/c
 import type { Sample } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { readRunFile } from '../../src/core/runStore';
+import { readRunFile } from '../../src/core/runs/runStore';
 import { header, sample } from '../support/records';
 
 const KiB = 1024;

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HelperError, locateHelper, parseVersionLine, sourceHash } from '../../src/core/helper';
+import { HelperError, locateHelper, parseVersionLine, sourceHash } from '../../src/core/runtime/helper';
 
 let dir: string;
 beforeEach(() => {

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BuildProgress, bundledHelperPaths, buildLocation, buildPercent, findRocm, HIP_VARIANT, locateHelper, wantHipBuild } from '../../src/core/helper';
+import { BuildProgress, bundledHelperPaths, buildLocation, buildPercent, findRocm, HIP_VARIANT, locateHelper, wantHipBuild } from '../../src/core/runtime/helper';
 
 describe('build percentages', () => {
   it('reads CMake Makefile and Ninja progress lines', () => {

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectKernels } from '../../src/core/kernels/detect';
-import { factsBySite, kernelFactsText } from '../../src/core/kernelFacts';
+import { factsBySite, kernelFactsText } from '../../src/core/profile/kernelFacts';
 import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { summariesBySite, summarizeRunMode } from '../../src/core/runMode';
+import { summariesBySite, summarizeRunMode } from '../../src/core/profile/runMode';
 import { header } from '../support/records';
 
 /** The run-mode output recorded on 2x H200 with examples/fused-a2a-cuda, folded like the extension does. */

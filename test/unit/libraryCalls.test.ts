@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeCollectiveUse, libraryCallLines, summarizeLibraryCalls } from '../../src/core/libraryCalls';
+import { describeCollectiveUse, libraryCallLines, summarizeLibraryCalls } from '../../src/core/profile/libraryCalls';
 import type { LibraryCalls } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun, runHeader } from '../../src/core/run';

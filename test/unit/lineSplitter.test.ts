@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter } from '../../src/core/lineSplitter';
+import { LineSplitter } from '../../src/core/runtime/lineSplitter';
 
 function collect(chunks: (string | Buffer)[]) {
   const lines: string[] = [];

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { matrixArgs } from '../../src/core/matrixOptions';
-import { parseMatrixHostMessage, parseMatrixWebviewMessage } from '../../src/core/matrixMessages';
-import { matrixTable } from '../../src/core/matrixTable';
-import { matrixPageView } from '../../src/core/matrixView';
+import { matrixArgs } from '../../src/core/matrix/matrixOptions';
+import { parseMatrixHostMessage, parseMatrixWebviewMessage } from '../../src/core/matrix/matrixMessages';
+import { matrixTable } from '../../src/core/matrix/matrixTable';
+import { matrixPageView } from '../../src/core/matrix/matrixView';
 import type { MatrixCell } from '../../src/core/protocol';
 import { parseLine, validateRecord } from '../../src/core/protocol';
 import type { Run } from '../../src/core/run';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectKernels } from '../../src/core/kernels/detect';
 import { baseName, matchKernel } from '../../src/core/kernels/names';
-import { parseCsv } from '../../src/core/profile/csv';
-import { TraceFormatError, readKernelTrace, readMemoryCopyTrace, readRcclTrace } from '../../src/core/profile/rocprofv3';
+import { parseCsv } from '../support/csv';
+import { TraceFormatError, readKernelTrace, readMemoryCopyTrace, readRcclTrace } from '../support/rocprofv3';
 
 const fixture = (f: string) => readFileSync(join(__dirname, '../fixtures/rocprofv3', f), 'utf8');
 

@@ -7,16 +7,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { TimelineColumnsSchema } from '../../src/core/messages';
-import { cuLane } from '../../src/core/deviceSpans';
+import { TimelineColumnsSchema } from '../../src/core/timeline/timelineMessages';
+import { cuLane } from '../../src/core/profile/deviceSpans';
 import type { DeviceSpan, Dispatch } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName, validateRecord } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../src/core/runModeTimeline';
-import { labelOf } from '../../src/core/timelineFile';
-import { filterMask, kernelFilter, parseFilter } from '../../src/core/timelineFilter';
-import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER, buildIndex, filterColumns } from '../../src/core/timelineModel';
-import { chromeTraceJson } from '../../src/core/timelineTrace';
+import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../src/core/profile/runModeTimeline';
+import { labelOf } from '../../src/core/timeline/timelineFile';
+import { filterMask, kernelFilter, parseFilter } from '../../src/core/timeline/timelineFilter';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER, buildIndex, filterColumns } from '../../src/core/timeline/timelineModel';
+import { chromeTraceJson } from '../../src/core/timeline/timelineTrace';
 import { header } from '../support/records';
 
 function recordedRun(file: string) {

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunFileError, RunStore, makeRunId } from '../../src/core/runStore';
+import { RunFileError, RunStore, makeRunId } from '../../src/core/runs/runStore';
 import { done, header, hello, line, sample } from '../support/records';
 
 let dir: string;

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalTarget } from '../../src/core/localTarget';
-import { RunStore } from '../../src/core/runStore';
-import { measured, runSession } from '../../src/core/session';
+import { LocalTarget } from '../../src/core/runtime/localTarget';
+import { RunStore } from '../../src/core/runs/runStore';
+import { measured, runSession } from '../../src/core/runtime/session';
 import { newRun } from '../../src/core/run';
-import type { HelperProcess, ProcessExit, Target } from '../../src/core/target';
+import type { HelperProcess, ProcessExit, Target } from '../../src/core/runtime/target';
 import { waitUntilGone } from '../support/process';
 import { done, header, hello, line, sample } from '../support/records';
 

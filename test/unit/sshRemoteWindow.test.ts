@@ -7,10 +7,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseHostMessage } from '../../src/core/messages';
+import { parseHostMessage } from '../../src/core/sweep/sweepMessages';
 import type { Run } from '../../src/core/run';
 import { newRun } from '../../src/core/run';
-import { sweepView } from '../../src/core/viewModel';
+import { sweepView } from '../../src/core/sweep/sweepView';
 import { done, header, hello, sample } from '../support/records';
 
 const repo = resolve(__dirname, '..', '..');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SweepOptions } from '../../src/core/sweepOptions';
-import { DEFAULT_SWEEP, checkSweepOptions, sweepArgs } from '../../src/core/sweepOptions';
+import type { SweepOptions } from '../../src/core/sweep/sweepOptions';
+import { DEFAULT_SWEEP, checkSweepOptions, sweepArgs } from '../../src/core/sweep/sweepOptions';
 
 const with_ = (o: Partial<SweepOptions>) => ({ ...DEFAULT_SWEEP, ...o }) as SweepOptions;
 

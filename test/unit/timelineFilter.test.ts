@@ -1,8 +1,8 @@
 /** The `kernel:` term of the timeline filter: quoting, matching the names profilers print, and the events it keeps. */
 import { describe, expect, it } from 'vitest';
-import { FilterSyntaxError, filterMask, kernelFilter, kernelNameMatches, parseFilter, quoteFilterValue } from '../../src/core/timelineFilter';
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import { KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from '../../src/core/timelineModel';
+import { FilterSyntaxError, filterMask, kernelFilter, kernelNameMatches, parseFilter, quoteFilterValue } from '../../src/core/timeline/timelineFilter';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from '../../src/core/timeline/timelineModel';
 
 describe('kernel: syntax', () => {
   it('reads bare names, quoted names with spaces, templates and commas, and escapes', () => {

@@ -4,8 +4,8 @@
  * `repeated` lays it out again and again like `--timeline-iters` for scale tests.
  */
 import type { PathName, TimelineEvent } from '../../src/core/protocol';
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import { columnsFromEvents } from '../../src/core/timelineModel';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
 
 type Row = [TimelineEvent['kind'], number, number, number, number, TimelineEvent['op'], number, number, number, number, PathName];
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import { filterMask, parseFilter } from '../../src/core/timelineFilter';
-import type { LodResult } from '../../src/core/timelineLod';
-import { LOD_LEVELS, aggregate as aggregateLc, lodColumns, measureRange as measureLc } from '../../src/core/timelineLod';
-import type { LodRequest } from '../../src/core/timelineLod';
-import type { TimelineIndex } from '../../src/core/timelineModel';
-import { buildIndex } from '../../src/core/timelineModel';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { filterMask, parseFilter } from '../../src/core/timeline/timelineFilter';
+import type { LodResult } from '../../src/core/timeline/timelineLod';
+import { LOD_LEVELS, aggregate as aggregateLc, lodColumns, measureRange as measureLc } from '../../src/core/timeline/timelineLod';
+import type { LodRequest } from '../../src/core/timeline/timelineLod';
+import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
+import { buildIndex } from '../../src/core/timeline/timelineModel';
 import { ITERATION_NS, repeated } from './timelineFixture';
 
 /** Brute force over the raw columns: what a lane holds inside [from, to]. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimelineHostMessage, parseTimelineWebviewMessage } from '../../src/core/messages';
-import { columnsFromEvents } from '../../src/core/timelineModel';
+import { parseTimelineHostMessage, parseTimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
+import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
 import { EVENTS } from './timelineFixture';
 
 const meta = { key: 'r1/timeline.sdmatl', runId: 'r1', title: 'Timeline · 256 MiB', simulated: true, nodeLabel: 'AMD Instinct MI350X', vendor: 'amd', sizeBytes: 268435456, gpuCus: [256] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { filterMask, parseFilter, FilterSyntaxError } from '../../src/core/timelineFilter';
-import { buildIndex, columnsFromEvents, eventAt, relatedEvents } from '../../src/core/timelineModel';
+import { filterMask, parseFilter, FilterSyntaxError } from '../../src/core/timeline/timelineFilter';
+import { buildIndex, columnsFromEvents, eventAt, relatedEvents } from '../../src/core/timeline/timelineModel';
 import { EVENTS, repeated } from './timelineFixture';
 
 const byId = (id: number) => EVENTS.findIndex((e) => e.id === id);

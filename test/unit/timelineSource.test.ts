@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newRun } from '../../src/core/run';
 import type { Run } from '../../src/core/run';
-import { runTimeline, runTimelineCovers, timelineArgs, timelineFileName, timelineMeta } from '../../src/core/timelineSource';
+import { runTimeline, runTimelineCovers, timelineArgs, timelineFileName, timelineMeta } from '../../src/core/runs/timelineSource';
 
 function sweepRun(args: string[]): Run {
   const run = newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'r1', command: 'sweep', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: '/x/sdma-probe', args } });

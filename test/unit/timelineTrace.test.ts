@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { columnsFromEvents } from '../../src/core/timelineModel';
-import { chromeTraceJson } from '../../src/core/timelineTrace';
+import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
+import { chromeTraceJson } from '../../src/core/timeline/timelineTrace';
 import { EVENTS } from './timelineFixture';
 
 interface TraceEvent {

@@ -3,7 +3,7 @@ import type { HelperRecord, Initiator, Mover } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
 import type { Run, RunHeader } from '../../src/core/run';
 import { applyRecord, applySavedValue, newRun } from '../../src/core/run';
-import { seriesForCus, sweepView } from '../../src/core/viewModel';
+import { seriesForCus, sweepView } from '../../src/core/sweep/sweepView';
 import { sample as protocolSample } from '../support/records';
 
 const header: RunHeader = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, makeNonce, panelHtml } from '../../src/core/webviewHtml';
+import { contentSecurityPolicy, makeNonce, panelHtml } from '../../src/core/pages/webviewHtml';
 
 const options = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',

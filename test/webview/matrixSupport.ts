@@ -3,12 +3,12 @@
  * panel's HTML (same CSP), and the `matrix-view` messages the host would post while a run streams.
  */
 import * as v from 'valibot';
-import type { MatrixHostMessage } from '../../src/core/matrixMessages';
-import { parseMatrixHostMessage } from '../../src/core/matrixMessages';
-import { matrixPageView } from '../../src/core/matrixView';
+import type { MatrixHostMessage } from '../../src/core/matrix/matrixMessages';
+import { parseMatrixHostMessage } from '../../src/core/matrix/matrixMessages';
+import { matrixPageView } from '../../src/core/matrix/matrixView';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
 
-export { makeNonce, panelHtml } from '../../src/core/webviewHtml';
+export { makeNonce, panelHtml } from '../../src/core/pages/webviewHtml';
 export { formatGbps } from '../../src/core/units';
 
 /** Replays a saved run: a message after each of `steps` even slices of its records. */

@@ -3,14 +3,14 @@
  * panel's HTML (same CSP), and the `sweep` messages the host would post while a run streams.
  */
 import * as v from 'valibot';
-import type { HostMessage } from '../../src/core/messages';
-import { parseHostMessage } from '../../src/core/messages';
+import type { HostMessage } from '../../src/core/sweep/sweepMessages';
+import { parseHostMessage } from '../../src/core/sweep/sweepMessages';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
-import { sweepView } from '../../src/core/viewModel';
+import { sweepView } from '../../src/core/sweep/sweepView';
 import { adviseFromRun } from '../../src/core/advice/advice';
-import { adviceView } from '../../src/core/adviceView';
+import { adviceView } from '../../src/core/advice/adviceView';
 
-export { makeNonce, panelHtml } from '../../src/core/webviewHtml';
+export { makeNonce, panelHtml } from '../../src/core/pages/webviewHtml';
 
 /**
  * Replays a saved run and returns the messages the host would post: a few while it streams

@@ -2,7 +2,7 @@
  * busbw against size for one operation: one line per variant and form, the crossover marked,
  * points where an engine variant ran another path ringed.
  */
-import type { CollectiveCrossover, Curve } from '../../src/core/collectiveMessages';
+import type { CollectiveCrossover, Curve } from '../../src/core/collective/collectiveMessages';
 import { formatSize, svg } from './svg';
 
 const WIDTH = 640;

@@ -3,7 +3,7 @@
  * (compute kept per copy path, with clocks and power), and the advice both feed. It draws
  * whole views the host posts and sends back only the messages its schema allows.
  */
-import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collectiveMessages';
+import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collective/collectiveMessages';
 import { collectiveChart } from './chart';
 import { el, formatSize } from './svg';
 import { simulatedBadge } from '../shared/simulatedBadge';

@@ -5,8 +5,8 @@
  * path's weakest cell to its strongest. It draws whole views the host posts, after checking
  * them against the schema, and sends back only the messages its schema allows.
  */
-import type { MatrixGridCell, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrixMessages';
-import { parseMatrixHostMessage } from '../../src/core/matrixMessages';
+import type { MatrixGridCell, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrix/matrixMessages';
+import { parseMatrixHostMessage } from '../../src/core/matrix/matrixMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { endpointName, isHost, pairName } from '../../src/core/endpoints';
 import { connectChannel } from '../shared/hostChannel';

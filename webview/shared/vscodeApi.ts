@@ -2,7 +2,7 @@
  * The one handle on the VS Code webview API. `acquireVsCodeApi` may be called only once per
  * page, so every module posts through here, and only messages the schema allows get posted.
  */
-import type { WebviewMessage } from '../../src/core/messages';
+import type { WebviewMessage } from '../../src/core/sweep/sweepMessages';
 
 interface VsCodeApi<State> {
   postMessage(message: unknown): void;

@@ -3,7 +3,7 @@
  * settings with their evidence, the CU budget, and a button that runs "Suggest Settings"
  * (the host applies them; the page never edits files).
  */
-import type { AdviceView } from '../../src/core/adviceView';
+import type { AdviceView } from '../../src/core/advice/adviceView';
 import { formatBytes } from '../../src/core/units';
 import { el, replaceChildren } from './dom';
 

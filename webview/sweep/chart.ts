@@ -18,7 +18,7 @@ import {
   type TooltipItem,
 } from 'chart.js';
 import { formatBytes, formatGbps } from '../../src/core/units';
-import type { SweepPoint, SweepSeries } from '../../src/core/viewModel';
+import type { SweepPoint, SweepSeries } from '../../src/core/sweep/sweepView';
 import { pathStyle } from '../shared/pathColors';
 import { withAlpha, type Theme } from '../shared/theme';
 import { seriesKey, seriesLabel } from './labels';

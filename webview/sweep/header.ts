@@ -4,7 +4,7 @@
  * changes only while it stays the same element.
  */
 import { pairName } from '../../src/core/endpoints';
-import type { SweepPair, SweepView } from '../../src/core/viewModel';
+import type { SweepPair, SweepView } from '../../src/core/sweep/sweepView';
 import { el, replaceChildren } from './dom';
 import { statusText } from './labels';
 import { simulatedBadge } from '../shared/simulatedBadge';

@@ -1,5 +1,5 @@
 /** The words the panel uses for series and run states, in one place so chart, table and header agree. */
-import type { SweepSeries } from '../../src/core/viewModel';
+import type { SweepSeries } from '../../src/core/sweep/sweepView';
 
 export function cuCountLabel(cus: number): string {
   return `${cus} ${cus === 1 ? 'CU' : 'CUs'}`;

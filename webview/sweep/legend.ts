@@ -2,7 +2,7 @@
  * The chart's legend, in HTML rather than on the canvas: each entry is a real toggle button
  * (keyboard, screen readers), and its swatch shows the dash and marker that tell host from device.
  */
-import type { SweepSeries } from '../../src/core/viewModel';
+import type { SweepSeries } from '../../src/core/sweep/sweepView';
 import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from './dom';

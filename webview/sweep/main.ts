@@ -3,11 +3,11 @@
  * while samples stream in) and draws them. Everything here trusts only what passed
  * `parseHostMessage`.
  */
-import type { HostMessage } from '../../src/core/messages';
-import { parseHostMessage } from '../../src/core/messages';
+import type { HostMessage } from '../../src/core/sweep/sweepMessages';
+import { parseHostMessage } from '../../src/core/sweep/sweepMessages';
 import type { EndpointPair } from '../../src/core/endpoints';
-import type { SweepView } from '../../src/core/viewModel';
-import { seriesForCus, unsupportedOfPair } from '../../src/core/viewModel';
+import type { SweepView } from '../../src/core/sweep/sweepView';
+import { seriesForCus, unsupportedOfPair } from '../../src/core/sweep/sweepView';
 import { observeTheme, readTheme } from '../shared/theme';
 import { connectToHost } from '../shared/vscodeApi';
 import { SweepChart } from './chart';
@@ -18,7 +18,7 @@ import { seriesKey } from './labels';
 import { renderLegend } from './legend';
 import { renderNotes } from './notes';
 import { crossoversAt, renderAdvice } from './advice';
-import type { AdviceView } from '../../src/core/adviceView';
+import type { AdviceView } from '../../src/core/advice/adviceView';
 import { renderTable, renderUnsupported } from './table';
 import { PairSelector, choosePair } from './pairs';
 

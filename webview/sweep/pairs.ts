@@ -6,7 +6,7 @@
  */
 import type { EndpointPair } from '../../src/core/endpoints';
 import { pairArg, samePair } from '../../src/core/endpoints';
-import type { SweepPair } from '../../src/core/viewModel';
+import type { SweepPair } from '../../src/core/sweep/sweepView';
 import { el, replaceChildren } from './dom';
 
 /** The pair picked earlier when the run still has it, else the run's first pair. */

@@ -3,7 +3,7 @@
  * gets instead of the canvas.
  */
 import { formatBytes, formatGbps } from '../../src/core/units';
-import type { SweepPoint, SweepSeries, UnsupportedPath } from '../../src/core/viewModel';
+import type { SweepPoint, SweepSeries, UnsupportedPath } from '../../src/core/sweep/sweepView';
 import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from './dom';

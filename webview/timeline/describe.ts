@@ -1,9 +1,9 @@
 /** Facts about one event, in the words of the domain, for the tooltip and the details pane. */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import { labelOf } from '../../src/core/timelineFile';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, laneLabel } from '../../src/core/timelineModel';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { labelOf } from '../../src/core/timeline/timelineFile';
+import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, laneLabel } from '../../src/core/timeline/timelineModel';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { formatDuration } from './timeFormat';
 

@@ -4,9 +4,9 @@
  * and measure requests. Free of worker globals, so the page can run the same code in-thread
  * when it cannot start a worker.
  */
-import type { LodColumns, LodIndex } from '../../src/core/timelineLod';
-import { aggregate, lodColumns, measureRange } from '../../src/core/timelineLod';
-import { buildIndex } from '../../src/core/timelineModel';
+import type { LodColumns, LodIndex } from '../../src/core/timeline/timelineLod';
+import { aggregate, lodColumns, measureRange } from '../../src/core/timeline/timelineLod';
+import { buildIndex } from '../../src/core/timeline/timelineModel';
 import type { FromWorker, LodEngine, ToWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
 

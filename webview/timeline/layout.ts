@@ -4,8 +4,8 @@
  * show by default; the strip summarises them). Only rows inside the viewport are drawn or
  * aggregated.
  */
-import type { LaneCategory, TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { laneLabel } from '../../src/core/timelineModel';
+import type { LaneCategory, TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import { laneLabel } from '../../src/core/timeline/timelineModel';
 
 export type Row =
   | { kind: 'group'; gpu: number; y: number; h: number; label: string; collapsed: boolean }

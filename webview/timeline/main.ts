@@ -4,16 +4,16 @@
  * Every pan or zoom redraws at once from the last answer (scaled to the new window) and asks
  * the worker for the next one; the page thread never walks the million events itself.
  */
-import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/messages';
-import { TIMELINE_FILTER_MAX, parseTimelineHostMessage } from '../../src/core/messages';
+import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
+import { TIMELINE_FILTER_MAX, parseTimelineHostMessage } from '../../src/core/timeline/timelineMessages';
 import { PATHS } from '../../src/core/protocol';
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import { labelOf } from '../../src/core/timelineFile';
-import { FilterSyntaxError, filterMask, isEmptyFilter, parseFilter } from '../../src/core/timelineFilter';
-import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timelineLod';
-import { visibleStartNs } from '../../src/core/timelineLod';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
-import { KIND_KERNEL, eventAt, eventsInRange, laneLabel, relatedEvents } from '../../src/core/timelineModel';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { labelOf } from '../../src/core/timeline/timelineFile';
+import { FilterSyntaxError, filterMask, isEmptyFilter, parseFilter } from '../../src/core/timeline/timelineFilter';
+import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
+import { visibleStartNs } from '../../src/core/timeline/timelineLod';
+import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import { KIND_KERNEL, eventAt, eventsInRange, laneLabel, relatedEvents } from '../../src/core/timeline/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { connectChannel } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';

@@ -7,12 +7,12 @@
  * plain fillRect calls, which is what keeps a frame within a few milliseconds.
  */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import { labelOf } from '../../src/core/timelineFile';
-import type { LodResult, RangeMeasure } from '../../src/core/timelineLod';
-import { LOD_LEVELS, visibleStartNs } from '../../src/core/timelineLod';
-import type { TimelineIndex } from '../../src/core/timelineModel';
-import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY } from '../../src/core/timelineModel';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { labelOf } from '../../src/core/timeline/timelineFile';
+import type { LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
+import { LOD_LEVELS, visibleStartNs } from '../../src/core/timeline/timelineLod';
+import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
+import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY } from '../../src/core/timeline/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { initiatorOf, pathStyle } from '../shared/pathColors';
 import type { Theme } from '../shared/theme';

@@ -1,10 +1,10 @@
 /**
  * The panel's header and controls: title and SIMULATED badge, the filter box (the query
- * grammar of src/core/timelineFilter.ts), path toggles that write into it, and buttons for
+ * grammar of src/core/timeline/timelineFilter.ts), path toggles that write into it, and buttons for
  * what the keyboard shortcuts also do.
  */
 import { PATHS } from '../../src/core/protocol';
-import type { TimelineMeta } from '../../src/core/timelineModel';
+import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { el } from './dom';

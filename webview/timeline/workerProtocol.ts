@@ -7,9 +7,9 @@
  * index and its own lane-ordered columns from them, then returns them to the page, so each
  * byte of the timeline is held once.
  */
-import type { TimelineColumns } from '../../src/core/timelineFile';
-import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timelineLod';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timelineModel';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
+import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
 
 export type ToWorker =
   | { type: 'load'; columns: TimelineColumns; meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> }

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import { HelperError } from '../helper';
+import { HelperError } from '../runtime/helper';
 import type { SshDestination } from './destination';
 import { formatDestination, sshDestinationArg } from './destination';
 import { remoteCommand } from './quote';

@@ -10,8 +10,8 @@
  * or CUDA later gets a build with that backend. Nothing is written outside the cache folder.
  */
 import { randomBytes } from 'node:crypto';
-import type { HelperInfo } from '../helper';
-import { HelperError, HELPER_NAME, parseVersionLine, sourceHash } from '../helper';
+import type { HelperInfo } from '../runtime/helper';
+import { HelperError, HELPER_NAME, parseVersionLine, sourceHash } from '../runtime/helper';
 import { PROTOCOL_VERSION } from '../protocol';
 import type { SshConnection } from './connection';
 import { SshError } from './connection';

@@ -11,8 +11,8 @@
  * so in words, which the session shows as the run's closing message.
  */
 import { PassThrough } from 'node:stream';
-import { KILL_GRACE_MS } from '../localTarget';
-import type { HelperProcess, ProcessExit, SpawnOptions, Target } from '../target';
+import { KILL_GRACE_MS } from '../runtime/localTarget';
+import type { HelperProcess, ProcessExit, SpawnOptions, Target } from '../runtime/target';
 import { SSH_ERROR_EXIT, SshConnection, explainSshFailure } from './connection';
 import type { SshDestination } from './destination';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_S, REMOTE_KILL_GRACE_S } from './remoteScripts';

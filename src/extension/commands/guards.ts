@@ -1,6 +1,6 @@
 /** Checks and error reporting shared by the commands. */
 import * as vscode from 'vscode';
-import { HelperError } from '../../core/helper';
+import { HelperError } from '../../core/runtime/helper';
 import { SettingError } from '../settings';
 
 /** Nothing runs in an untrusted workspace; says so instead of failing silently. */

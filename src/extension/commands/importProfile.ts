@@ -6,12 +6,12 @@
  */
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/localTarget';
+import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runStore';
-import { summarizeRunMode } from '../../core/runMode';
-import { runSession } from '../../core/session';
+import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { summarizeRunMode } from '../../core/profile/runMode';
+import { runSession } from '../../core/runtime/session';
 import { runsFolder } from '../settings';
 import { reportError, requireTrust } from './guards';
 import type { ProfileDeps } from './profileKernel';

@@ -4,13 +4,13 @@
  * output channel, and the per-kernel facts placed back above the kernels.
  */
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/localTarget';
+import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runStore';
-import { libraryCallLines } from '../../core/libraryCalls';
-import { summarizeRunMode } from '../../core/runMode';
-import { runSession } from '../../core/session';
+import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { libraryCallLines } from '../../core/profile/libraryCalls';
+import { summarizeRunMode } from '../../core/profile/runMode';
+import { runSession } from '../../core/runtime/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { trackRun } from '../activeRuns';
 import type { KernelLensProvider } from '../kernelLens';

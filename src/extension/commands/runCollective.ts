@@ -5,11 +5,11 @@
  */
 import { trackRun } from '../activeRuns';
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/localTarget';
+import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runStore';
-import { runSession } from '../../core/session';
+import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { runSession } from '../../core/runtime/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import type { CollectivePanel } from '../collectivePanel';
 import { CollectivePanels } from '../collectivePanel';

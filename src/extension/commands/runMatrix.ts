@@ -4,13 +4,13 @@
  * is saved as it streams, like a sweep.
  */
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/localTarget';
-import type { MatrixOptions } from '../../core/matrixOptions';
-import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrixOptions';
+import { LocalTarget } from '../../core/runtime/localTarget';
+import type { MatrixOptions } from '../../core/matrix/matrixOptions';
+import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runStore';
-import { runSession } from '../../core/session';
+import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { runSession } from '../../core/runtime/session';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { trackRun } from '../activeRuns';
 import type { MatrixPanel } from '../matrixPanel';

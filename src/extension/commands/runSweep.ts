@@ -5,20 +5,20 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/localTarget';
-import type { NodeInfo } from '../../core/nodeInfo';
-import { checkPairsOnTopology, readNodeInfo } from '../../core/nodeInfo';
-import type { Target } from '../../core/target';
+import { LocalTarget } from '../../core/runtime/localTarget';
+import type { NodeInfo } from '../../core/runtime/nodeInfo';
+import { checkPairsOnTopology, readNodeInfo } from '../../core/runtime/nodeInfo';
+import type { Target } from '../../core/runtime/target';
 import type { Run } from '../../core/run';
 import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runStore';
-import { runSession } from '../../core/session';
+import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { runSession } from '../../core/runtime/session';
 import { SshError } from '../../core/ssh/connection';
 import { checkBackendOnNode } from '../../core/ssh/deploy';
 import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../../core/ssh/remoteFiles';
 import { SshTarget } from '../../core/ssh/sshTarget';
-import type { SweepOptions } from '../../core/sweepOptions';
-import { checkSweepOptions, sweepArgs } from '../../core/sweepOptions';
+import type { SweepOptions } from '../../core/sweep/sweepOptions';
+import { checkSweepOptions, sweepArgs } from '../../core/sweep/sweepOptions';
 import type { HelperService } from '../helperService';
 import type { TargetService } from '../targets';
 import { runsFolder, sweepSettings } from '../settings';

@@ -1,8 +1,8 @@
 /** "SDMA Lens: Open Run" and "SDMA Lens: Delete Run": pick a saved run from the runs folder. */
 import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
-import type { RunSummary } from '../../core/runStore';
-import { RunStore } from '../../core/runStore';
+import type { RunSummary } from '../../core/runs/runStore';
+import { RunStore } from '../../core/runs/runStore';
 import { runsFolder } from '../settings';
 import { CollectivePanels } from '../collectivePanel';
 import { MatrixPanels } from '../matrixPanel';

@@ -13,7 +13,7 @@ import type { TextEdit } from '../../core/advice/envFiles';
 import { findJsonAssignments, setJsonEnv, setLineVariables } from '../../core/advice/envFiles';
 import { reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
-import { RunStore } from '../../core/runStore';
+import { RunStore } from '../../core/runs/runStore';
 import { adviceSettings, runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';

@@ -6,11 +6,11 @@
 import * as vscode from 'vscode';
 import type { EndpointPair } from '../../core/endpoints';
 import { pairArg, pairName, parsePairList, samePair } from '../../core/endpoints';
-import { endpointsText, nodeDefaultPairs, nodePairs } from '../../core/nodeInfo';
+import { endpointsText, nodeDefaultPairs, nodePairs } from '../../core/runtime/nodeInfo';
 import type { PathName, Topology } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
-import type { SweepOptions } from '../../core/sweepOptions';
-import { BACKEND_CHOICES, checkSweepOptions } from '../../core/sweepOptions';
+import type { SweepOptions } from '../../core/sweep/sweepOptions';
+import { BACKEND_CHOICES, checkSweepOptions } from '../../core/sweep/sweepOptions';
 import { formatBytes, formatSizeArg, parseSizeList } from '../../core/units';
 
 type Action = 'run' | 'endpoints' | 'paths' | 'cus' | 'sizes' | 'backend' | 'iters';

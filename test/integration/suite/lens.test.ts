@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import type { TimelineMeta } from '../../../src/core/timelineModel';
+import type { TimelineMeta } from '../../../src/core/timeline/timelineModel';
 import { EXTENSION_ID, activeApi, invocations, spyOnWindow, waitFor } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>

@@ -2,10 +2,10 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CollectiveHostMessage } from '../../../src/core/collectiveMessages';
-import type { HostMessage } from '../../../src/core/messages';
-import type { MatrixHostMessage } from '../../../src/core/matrixMessages';
-import type { TimelineMeta } from '../../../src/core/timelineModel';
+import type { CollectiveHostMessage } from '../../../src/core/collective/collectiveMessages';
+import type { HostMessage } from '../../../src/core/sweep/sweepMessages';
+import type { MatrixHostMessage } from '../../../src/core/matrix/matrixMessages';
+import type { TimelineMeta } from '../../../src/core/timeline/timelineModel';
 import type { SweepDeps } from '../../../src/extension/commands/runSweep';
 
 export const EXTENSION_ID = 'sdma-lens.sdma-lens';

@@ -3,12 +3,12 @@
  * (`sdma-probe matrix`, docs/MATRIX.md). Checked here once, whatever the source (command
  * arguments, CLI flags), with a message that names the field at fault.
  */
-import { HOST, endpointArg } from './endpoints';
-import type { PathName } from './protocol';
-import { PATHS } from './protocol';
-import type { BackendChoice } from './sweepOptions';
-import { BACKEND_CHOICES } from './sweepOptions';
-import { MAX_SIZE_BYTES, formatSizeArg } from './units';
+import { HOST, endpointArg } from '../endpoints';
+import type { PathName } from '../protocol';
+import { PATHS } from '../protocol';
+import type { BackendChoice } from '../sweep/sweepOptions';
+import { BACKEND_CHOICES } from '../sweep/sweepOptions';
+import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
 export interface MatrixOptions {
   backend: BackendChoice;

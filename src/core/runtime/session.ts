@@ -4,11 +4,11 @@
  * then record how the process ended. A malformed line is reported and skipped; a crash, a
  * kill or a cancel keeps every record already received.
  */
-import type { HelperRecord, LineResult } from './protocol';
-import { parseLine } from './protocol';
-import type { Run, RunEnd, RunHeader } from './run';
-import { applyRecord, newRun } from './run';
-import type { RunStore } from './runStore';
+import type { HelperRecord, LineResult } from '../protocol';
+import { parseLine } from '../protocol';
+import type { Run, RunEnd, RunHeader } from '../run';
+import { applyRecord, newRun } from '../run';
+import type { RunStore } from '../runs/runStore';
 import { LineSplitter } from './lineSplitter';
 import type { ProcessExit, Target } from './target';
 

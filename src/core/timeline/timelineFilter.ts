@@ -13,11 +13,11 @@
  * a backslash. Terms of different fields must all hold; values of one field (and repeated
  * terms of it) are alternatives.
  */
-import { baseName } from './kernels/names';
-import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from './protocol';
+import { baseName } from '../kernels/names';
+import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET } from './timelineModel';
-import { parseSize } from './units';
+import { parseSize } from '../units';
 
 export interface TimelineFilter {
   kinds?: number[];

@@ -7,15 +7,15 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { LocalTarget } from './localTarget';
-import type { Run } from './run';
-import { runHeader } from './run';
+import { LocalTarget } from '../runtime/localTarget';
+import type { Run } from '../run';
+import { runHeader } from '../run';
 import { RunStore, makeRunId } from './runStore';
-import type { LogLevel } from './session';
-import { runSession } from './session';
-import type { SshConnection } from './ssh/connection';
-import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from './ssh/remoteFiles';
-import { SshTarget } from './ssh/sshTarget';
+import type { LogLevel } from '../runtime/session';
+import { runSession } from '../runtime/session';
+import type { SshConnection } from '../ssh/connection';
+import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../ssh/remoteFiles';
+import { SshTarget } from '../ssh/sshTarget';
 import type { TimelinePoint } from './timelineSource';
 import { timelineArgs } from './timelineSource';
 

@@ -3,11 +3,11 @@
  * values come from settings, quick picks and CLI flags, so every field is checked here,
  * once, with a message that names the setting-level problem.
  */
-import type { EndpointPair } from './endpoints';
-import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from './endpoints';
-import type { PathName } from './protocol';
-import { PATHS } from './protocol';
-import { MAX_SIZE_BYTES, formatSizeArg } from './units';
+import type { EndpointPair } from '../endpoints';
+import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from '../endpoints';
+import type { PathName } from '../protocol';
+import { PATHS } from '../protocol';
+import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
 export const BACKEND_CHOICES = ['auto', 'sim', 'hip', 'cuda'] as const;
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];

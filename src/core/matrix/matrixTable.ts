@@ -3,10 +3,10 @@
  * columns, as nvbandwidth prints its matrices), then min/median/max and the weakest pair.
  */
 import type { MatrixPathView } from './matrixMessages';
-import type { Run } from './run';
-import { endpointArg, pairName } from './endpoints';
+import type { Run } from '../run';
+import { endpointArg, pairName } from '../endpoints';
 import { matrixPageView } from './matrixView';
-import { formatBytes, formatGbps } from './units';
+import { formatBytes, formatGbps } from '../units';
 
 const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
 

@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execa } from 'execa';
-import { PROTOCOL_VERSION } from './protocol';
+import { PROTOCOL_VERSION } from '../protocol';
 
 export const HELPER_NAME = 'sdma-probe';
 

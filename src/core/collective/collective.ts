@@ -4,42 +4,14 @@
  * variant needs (built from the knob catalog, so the helper and the advice cannot drift),
  * the curves and crossovers the collective panel draws, and the advice they feed.
  */
-import type { Recommendation } from './advice/advice';
-import { knob, sdmaValues } from './advice/knobs';
-import { compareVersions, describeRange } from './advice/version';
+import type { Recommendation } from '../advice/advice';
+import { knob, sdmaValues } from '../advice/knobs';
+import { compareVersions, describeRange } from '../advice/version';
 import type { CollectiveCrossover, Curve, OverlapRow, OverlapView } from './collectiveMessages';
-import type { CollectiveOp, CollectivePoint, CollectiveVariant, CollectiveVariantName, OverlapPoint } from './protocol';
+import type { CollectiveOp, CollectivePoint, CollectiveVariant, CollectiveVariantName, OverlapPoint } from '../protocol';
 
 export type { CollectiveCrossover, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
-import { formatBytes } from './units';
-
-// ---- formulas (nccl-tests / rccl-tests, docs/COLLECTIVES.md) ----
-
-/** Share of the buffer that crosses a link: (n-1)/n for AllGather and AlltoAll. */
-export function busbwFactor(op: CollectiveOp, ranks: number): number {
-  void op; // both operations move every block but the rank's own
-  return ranks > 0 ? (ranks - 1) / ranks : 0;
-}
-
-/** 1e9 bytes per second, with `sizeBytes` the bytes each rank receives. */
-export function algbwGbps(sizeBytes: number, timeUs: number): number {
-  return timeUs > 0 ? sizeBytes / (timeUs * 1e3) : 0;
-}
-
-export function busbwGbps(op: CollectiveOp, ranks: number, sizeBytes: number, timeUs: number): number {
-  return algbwGbps(sizeBytes, timeUs) * busbwFactor(op, ranks);
-}
-
-/** Sizes of -b/-e/-f/-i as nccl-tests steps them: multiply when the factor is above 1, else add. */
-export function sweepSizes(minBytes: number, maxBytes: number, factor: number, stepBytes = 0): number[] {
-  const sizes: number[] = [];
-  if (minBytes <= 0 || minBytes > maxBytes) return sizes;
-  for (let size = minBytes; size <= maxBytes; size = factor > 1 ? size * factor : size + stepBytes) {
-    sizes.push(size);
-    if (factor <= 1 && stepBytes <= 0) break;
-  }
-  return sizes;
-}
+import { formatBytes } from '../units';
 
 // ---- variant environment from the catalog ----
 

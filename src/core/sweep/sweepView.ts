@@ -2,12 +2,12 @@
  * What the sweep panel draws, derived from a run. Pure and shared with the webview, so the
  * numbers on screen are computed in one place and tested without a browser.
  */
-import type { EndpointPair } from './endpoints';
-import { comparePairs, pairName, samePair } from './endpoints';
-import type { PathName, Sample } from './protocol';
-import { PATHS, pathName } from './protocol';
-import type { Run } from './run';
-import { isSimulated, runStatus } from './run';
+import type { EndpointPair } from '../endpoints';
+import { comparePairs, pairName, samePair } from '../endpoints';
+import type { PathName, Sample } from '../protocol';
+import { PATHS, pathName } from '../protocol';
+import type { Run } from '../run';
+import { isSimulated, runStatus } from '../run';
 
 export interface SweepPoint {
   sizeBytes: number;

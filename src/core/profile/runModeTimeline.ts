@@ -20,13 +20,13 @@
  */
 import type { DeviceSpanColumns } from './deviceSpans';
 import { SPAN_ENGINE, isScope } from './deviceSpans';
-import type { CopyOp, Dispatch, PathName } from './protocol';
-import { PACKET_OPS, PATHS, pathName } from './protocol';
-import type { Run } from './run';
-import { isSimulated } from './run';
-import type { TimelineColumns } from './timelineFile';
-import type { TimelineMeta } from './timelineModel';
-import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from './timelineModel';
+import type { CopyOp, Dispatch, PathName } from '../protocol';
+import { PACKET_OPS, PATHS, pathName } from '../protocol';
+import type { Run } from '../run';
+import { isSimulated } from '../run';
+import type { TimelineColumns } from '../timeline/timelineFile';
+import type { TimelineMeta } from '../timeline/timelineModel';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from '../timeline/timelineModel';
 import { owningDispatch } from './runMode';
 
 export interface RunModeTimeline {

@@ -8,7 +8,7 @@
  * Written as a sequence of string chunks, so a million events stream to disk without one
  * giant string or array of objects.
  */
-import { PACKET_OPS, PATHS } from './protocol';
+import { PACKET_OPS, PATHS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { labelOf } from './timelineFile';
 import type { TimelineMeta } from './timelineModel';

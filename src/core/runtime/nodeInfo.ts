@@ -4,12 +4,12 @@
  * (the quick pick lists host and each GPU). `info` never checks endpoints and works on any
  * GPU count, including none.
  */
-import type { EndpointPair } from './endpoints';
-import { HOST, checkPairsOnNode, defaultPairs, pairName } from './endpoints';
+import type { EndpointPair } from '../endpoints';
+import { HOST, checkPairsOnNode, defaultPairs, pairName } from '../endpoints';
 import { LineSplitter } from './lineSplitter';
-import type { Hello, Topology } from './protocol';
-import { parseLine } from './protocol';
-import type { BackendChoice } from './sweepOptions';
+import type { Hello, Topology } from '../protocol';
+import { parseLine } from '../protocol';
+import type { BackendChoice } from '../sweep/sweepOptions';
 import type { Target } from './target';
 
 export interface NodeInfo {

@@ -4,7 +4,7 @@
  * Browser-safe (valibot and protocol names only), so the page bundles it.
  */
 import * as v from 'valibot';
-import { PATHS } from './protocol';
+import { PATHS } from '../protocol';
 
 const finite = v.pipe(v.number(), v.finite());
 /** A row or column: a GPU index, or -1 for host memory (labelled `host`). */

@@ -4,12 +4,12 @@
  * pair named. A pure function of a run, shared by the panel and the CLI.
  */
 import type { MatrixGridCell, MatrixPageView, MatrixPathView } from './matrixMessages';
-import { HOST, pairName, parseEndpoint } from './endpoints';
-import type { PathName } from './protocol';
-import { PATHS, pathName } from './protocol';
-import type { Run } from './run';
-import { isSimulated, runStatus } from './run';
-import { formatGbps } from './units';
+import { HOST, pairName, parseEndpoint } from '../endpoints';
+import type { PathName } from '../protocol';
+import { PATHS, pathName } from '../protocol';
+import type { Run } from '../run';
+import { isSimulated, runStatus } from '../run';
+import { formatGbps } from '../units';
 
 /** The value of `--flag` in the helper's arguments, if given. */
 function argOf(run: Run, flag: string): string | undefined {

@@ -4,8 +4,8 @@
  * timeline from the columns (typed arrays, never one object per event), in the webview's
  * worker, and shared with the page so hit tests are a binary search.
  */
-import type { PathName, TimelineEvent } from './protocol';
-import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from './protocol';
+import type { PathName, TimelineEvent } from '../protocol';
+import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 
 export const KIND_KERNEL = 0;

@@ -4,7 +4,7 @@
  * knob catalog.
  */
 import * as v from 'valibot';
-import type { Advice } from './advice/advice';
+import type { Advice } from './advice';
 
 const str = v.pipe(v.string(), v.maxLength(4000));
 const num = v.pipe(v.number(), v.finite());

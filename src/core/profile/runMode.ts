@@ -3,10 +3,10 @@
  * (launches, time, CUs seen, bytes moved by path) and per copy path, for the code lenses
  * above kernels and the run summary. Pure: no I/O, no VS Code.
  */
-import type { CopyOp, Dispatch, PathName, RunSource } from './protocol';
-import { PATHS, pathName } from './protocol';
-import type { KernelSite } from './kernels/detect';
-import { matchKernel } from './kernels/names';
+import type { CopyOp, Dispatch, PathName, RunSource } from '../protocol';
+import { PATHS, pathName } from '../protocol';
+import type { KernelSite } from '../kernels/detect';
+import { matchKernel } from '../kernels/names';
 
 export type BytesByPath = Record<PathName, number>;
 

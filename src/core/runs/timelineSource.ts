@@ -7,17 +7,17 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import type { EndpointPair } from './endpoints';
-import { endpointArg, isEndpoint, pairArg, pairName, parseEndpoint, parsePairList, samePair } from './endpoints';
-import type { PathName } from './protocol';
-import { PATHS } from './protocol';
-import type { Run } from './run';
-import { isSimulated } from './run';
-import type { TimelineColumns } from './timelineFile';
-import { readTimelineFile } from './timelineFile';
-import type { TimelineMeta } from './timelineModel';
-import { columnsFromEvents } from './timelineModel';
-import { formatBytes, formatSizeArg } from './units';
+import type { EndpointPair } from '../endpoints';
+import { endpointArg, isEndpoint, pairArg, pairName, parseEndpoint, parsePairList, samePair } from '../endpoints';
+import type { PathName } from '../protocol';
+import { PATHS } from '../protocol';
+import type { Run } from '../run';
+import { isSimulated } from '../run';
+import type { TimelineColumns } from '../timeline/timelineFile';
+import { readTimelineFile } from '../timeline/timelineFile';
+import type { TimelineMeta } from '../timeline/timelineModel';
+import { columnsFromEvents } from '../timeline/timelineModel';
+import { formatBytes, formatSizeArg } from '../units';
 
 /** The helper's default for `--timeline-cus` (docs/PROTOCOL.md). */
 export const DEFAULT_TIMELINE_CUS = 64;

@@ -2,11 +2,11 @@
  * Plain-text tables of a sweep, laid out the way TransferBench and nccl-tests users read
  * them: one row per message size, GB/s in columns, comment lines starting with '#'.
  */
-import type { Run } from './run';
-import { isSimulated } from './run';
-import type { SweepSeries } from './viewModel';
-import { seriesOfPair, sweepView, unsupportedOfPair } from './viewModel';
-import { formatBytes, formatGbps } from './units';
+import type { Run } from '../run';
+import { isSimulated } from '../run';
+import type { SweepSeries } from './sweepView';
+import { seriesOfPair, sweepView, unsupportedOfPair } from './sweepView';
+import { formatBytes, formatGbps } from '../units';
 
 function pad(s: string, width: number): string {
   return s.length >= width ? s : ' '.repeat(width - s.length) + s;

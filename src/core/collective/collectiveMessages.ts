@@ -3,7 +3,7 @@
  * schema of the page's messages, so the page bundles nothing of the host's code.
  */
 import * as v from 'valibot';
-import type { CollectiveOp, CollectiveVariant, CollectiveVariantName, OverlapPoint } from './protocol';
+import type { CollectiveOp, CollectiveVariant, CollectiveVariantName, OverlapPoint } from '../protocol';
 
 export interface CurvePoint {
   sizeBytes: number;

@@ -8,8 +8,8 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, writeS
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
-import type { Run, RunEnd, RunHeader } from './run';
-import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun, runStatus } from './run';
+import type { Run, RunEnd, RunHeader } from '../run';
+import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun, runStatus } from '../run';
 
 export class RunFileError extends Error {}
 

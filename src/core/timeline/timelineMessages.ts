@@ -1,79 +1,10 @@
 /**
- * Messages between the extension host and the sweep panel's webview: discriminated unions,
- * validated on both sides (a webview is a web page; the host trusts nothing it posts, and
- * the page checks what it receives before drawing it).
+ * Messages between the extension host and the timeline panel's webview, validated on both
+ * sides like the sweep panel's.
  */
 import * as v from 'valibot';
-import { AdviceViewSchema } from './adviceView';
-import { PATHS } from './protocol';
+import { PATHS } from '../protocol';
 
-const finite = v.pipe(v.number(), v.finite());
-/** A copy endpoint: a GPU index, or -1 for host memory. */
-const endpoint = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
-const str = v.pipe(v.string(), v.maxLength(100_000));
-
-const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite });
-
-export const SweepViewSchema = v.object({
-  runId: str,
-  title: str,
-  createdAt: str,
-  simulated: v.boolean(),
-  backend: str,
-  nodeLabel: str,
-  src: endpoint,
-  dst: endpoint,
-  pairs: v.pipe(v.array(v.object({ src: endpoint, dst: endpoint, label: str })), v.maxLength(4096)),
-  unsupported: v.array(v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, reason: str, points: finite, text: str })),
-  status: str,
-  statusMessage: str,
-  progress: v.object({ done: finite, total: finite }),
-  cuCounts: v.array(finite),
-  sizes: v.array(finite),
-  series: v.array(v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, cus: finite, points: v.array(SweepPointSchema) })),
-  warnings: v.array(str),
-  problems: v.array(str),
-});
-
-/** Host -> webview. */
-export const HostMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('sweep'), view: SweepViewSchema, advice: v.optional(AdviceViewSchema) }),
-]);
-export type HostMessage = v.InferOutput<typeof HostMessageSchema>;
-
-/** Webview -> host. */
-export const WebviewMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('ready') }),
-  v.object({ type: v.literal('cus-selected'), cus: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4096)) }),
-  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
-  /** The Advice section's button: the host runs "Suggest Settings" for the run shown. */
-  v.object({ type: v.literal('suggest-settings') }),
-  /** A click on a sweep point: show the timeline of that size, path and CU count. */
-  v.object({
-    type: v.literal('open-timeline'),
-    sizeBytes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64 * 1024 ** 3)),
-    path: v.picklist(PATHS),
-    cus: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4096)),
-    /** The point's endpoint pair (absent: the run's first pair). */
-    src: v.optional(endpoint),
-    dst: v.optional(endpoint),
-  }),
-  /** The pair switcher: the page now shows this endpoint pair. */
-  v.object({ type: v.literal('pair-selected'), src: endpoint, dst: endpoint }),
-]);
-export type WebviewMessage = v.InferOutput<typeof WebviewMessageSchema>;
-
-export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
-  const r = v.safeParse(WebviewMessageSchema, value);
-  return r.success ? r.output : undefined;
-}
-
-export function parseHostMessage(value: unknown): HostMessage | undefined {
-  const r = v.safeParse(HostMessageSchema, value);
-  return r.success ? r.output : undefined;
-}
-
-// ---- The timeline panel -------------------------------------------------------------------
 // Events travel as typed arrays (one per column of the sdmatl file), never as one object per
 // event: a million events are eleven arrays. valibot checks each array's type; the lengths
 // must all equal `count`, and the small enumerations must stay in range, or nothing is drawn.

@@ -4,8 +4,8 @@
  * "AllToAll (RCCL): 40 calls, 38 via sdma (512 KiB-64 MiB per peer), 2 via lsa (256 KiB per peer)".
  * The counts are what the library logged, never estimates. Pure: no I/O, no VS Code.
  */
-import type { LibraryCalls } from './protocol';
-import { formatBytes } from './units';
+import type { LibraryCalls } from '../protocol';
+import { formatBytes } from '../units';
 
 export interface PathUse {
   transport: string;

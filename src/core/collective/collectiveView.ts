@@ -2,8 +2,8 @@
 import type { CollectivePageView } from './collectiveMessages';
 import type { Vendor } from './collective';
 import { collectiveAdvice, curvesOf, overlapView } from './collective';
-import type { Run } from './run';
-import { isSimulated, runStatus } from './run';
+import type { Run } from '../run';
+import { isSimulated, runStatus } from '../run';
 
 export function collectivePageView(run: Run): CollectivePageView {
   const vendor: Vendor = run.topology?.node.vendor === 'nvidia' ? 'nvidia' : 'amd';

@@ -2,11 +2,11 @@
  * The words above a kernel after a profile run: one line for the code lens, a few for the
  * hover. Template instances of one source kernel are added up.
  */
-import type { KernelSite } from './kernels/detect';
-import { matchKernel } from './kernels/names';
+import type { KernelSite } from '../kernels/detect';
+import { matchKernel } from '../kernels/names';
 import type { KernelSummary } from './runMode';
 import { summariesBySite } from './runMode';
-import { formatNs } from './units';
+import { formatNs } from '../units';
 
 export interface KernelFactsText {
   summary: string;

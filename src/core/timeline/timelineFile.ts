@@ -3,8 +3,8 @@
  * Columns become typed arrays over copies of the file's bytes, so a million events cost a
  * few allocations, not a million objects; the same arrays can be posted to a webview.
  */
-import type { PathName, TimelineEvent } from './protocol';
-import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from './protocol';
+import type { PathName, TimelineEvent } from '../protocol';
+import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 
 export const TIMELINE_MAGIC = 'SDMATL\0\x01';
 const HEADER_BYTES = 32;
