@@ -7,15 +7,40 @@ import * as vscode from 'vscode';
 interface ActiveRun {
   label: string;
   controller: AbortController;
+  /** Settles when the run has ended (its process is gone and its file closed). */
+  ended: Promise<void>;
+  end: () => void;
 }
 
 const active = new Set<ActiveRun>();
 
 /** Registers a run until the returned disposable is disposed (when the run ends). */
 export function trackRun(label: string, controller: AbortController): vscode.Disposable {
-  const entry = { label, controller };
+  let end = () => {};
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const entry = { label, controller, ended, end };
   active.add(entry);
-  return new vscode.Disposable(() => active.delete(entry));
+  return new vscode.Disposable(() => {
+    active.delete(entry);
+    entry.end();
+  });
+}
+
+/** How long deactivation waits for aborted runs to end: past the helper's kill grace, below VS Code's deactivate limit. */
+export const DEACTIVATE_WAIT_MS = 4000;
+
+/**
+ * Aborts every run in progress (SIGTERM to each helper's process group, SIGKILL after the
+ * grace period) and waits until they have ended, or DEACTIVATE_WAIT_MS.
+ */
+export async function abortAllRuns(waitMs = DEACTIVATE_WAIT_MS): Promise<void> {
+  const runs = [...active];
+  if (runs.length === 0) return;
+  for (const r of runs) r.controller.abort();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+  await Promise.race([Promise.all(runs.map((r) => r.ended)), timeout]);
+  clearTimeout(timer);
 }
 
 export async function cancelRunCommand(): Promise<number> {

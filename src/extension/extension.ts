@@ -19,7 +19,7 @@ import { selectTargetCommand } from './commands/selectTarget';
 import type { SuggestArgs } from './commands/suggestSettings';
 import { suggestSettingsCommand } from './commands/suggestSettings';
 import { KnobDiagnostics } from './knobDiagnostics';
-import { cancelRunCommand } from './activeRuns';
+import { abortAllRuns, cancelRunCommand } from './activeRuns';
 import { KERNEL_SELECTOR, KernelLensProvider } from './kernelLens';
 import type { ProfileArgs, ProfileDeps } from './commands/profileKernel';
 import { openProfileCommand, profileKernelCommand } from './commands/profileKernel';
@@ -105,4 +105,7 @@ export function activate(context: vscode.ExtensionContext) {
   return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
 }
 
-export function deactivate(): void {}
+/** A window reload or shutdown mid-run leaves nothing running: every run is aborted and waited for. */
+export function deactivate(): Promise<void> {
+  return abortAllRuns();
+}
