@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { RunStore } from '../src/core/runs/runStore';
 import { runSession } from '../src/core/runtime/session';
-import type { HelperProcess, Target } from '../src/core/runtime/target';
+import type { HelperProcess, RunOutputs, Target } from '../src/core/runtime/target';
 
 const TARGET_RECORDS = 300_000;
 const helper = process.argv[2] ?? 'native/build/sdma-probe';
@@ -52,6 +52,9 @@ let bytes = Buffer.alloc(0);
 class BufferTarget implements Target {
   readonly kind = 'local';
   readonly label = 'bench';
+  outputs(): Promise<RunOutputs> {
+    throw new Error('this target writes no files');
+  }
   spawn(): HelperProcess {
     const stdout = new PassThrough({ highWaterMark: 1 << 16 });
     const stderr = new PassThrough();

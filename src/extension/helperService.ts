@@ -14,9 +14,12 @@ import { bundledHelperPaths, findRocm, hasAmdGpuDriver, locateHelper } from '../
 import type { SshConnection } from '../core/ssh/connection';
 import type { RemoteHelperInfo } from '../core/ssh/deploy';
 import { deployHelper } from '../core/ssh/deploy';
+import type { HelperProvider, TargetHelper } from '../core/runtime/runFlow';
+import type { Target } from '../core/runtime/target';
+import { SshTarget } from '../core/ssh/sshTarget';
 import { helperPathSetting, sshHelperPathSetting } from './settings';
 
-export class HelperService implements vscode.Disposable {
+export class HelperService implements vscode.Disposable, HelperProvider {
   private cached: Promise<HelperInfo> | undefined;
   private readonly remote = new Map<string, Promise<RemoteHelperInfo>>();
   private readonly subscription: vscode.Disposable;
@@ -29,6 +32,15 @@ export class HelperService implements vscode.Disposable {
       if (e.affectsConfiguration('sdmaLens.helperPath') || e.affectsConfiguration('sdmaLens.defaultBackend')) this.cached = undefined;
       if (e.affectsConfiguration('sdmaLens.ssh')) this.remote.clear();
     });
+  }
+
+  /** The helper where `target` runs: this machine's, or the node's over SSH. */
+  helperFor(target: Target): Promise<TargetHelper> {
+    return target instanceof SshTarget ? this.getRemote(target.connection) : this.get();
+  }
+
+  forget(target: Target): void {
+    if (target instanceof SshTarget) this.forgetRemote(target.connection);
   }
 
   /** Resolves the helper, building it from the bundled sources if needed. */

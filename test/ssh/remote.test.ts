@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
 import { recordPointTimeline } from '../../src/core/runs/pointTimeline';
+import { fixedHelper } from '../../src/core/runtime/runFlow';
 import { PATHS } from '../../src/core/protocol';
 import { RunStore } from '../../src/core/runs/runStore';
 import { readTimelineFile } from '../../src/core/timeline/timelineFile';
@@ -117,7 +118,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     const saved = await new RunStore(runs).open('full');
     const runDir = join(runs, 'full');
     const file = join(runDir, 'timeline-1M-engine-host-1.sdmatl');
-    const recorded = await recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'engine/host', cus: 1 }, file, helperPath: helper.path, conn: connectionTo(sshd) });
+    const recorded = await recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'engine/host', cus: 1 }, file, target: new SshTarget(connectionTo(sshd)), helpers: fixedHelper(helper.path) });
     expect(recorded).toBe(true);
     const columns = readTimelineFile(new Uint8Array(readFileSync(file)));
     expect(columns.kind.length).toBeGreaterThan(0);
@@ -133,7 +134,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     const runDir = join(runs, 'full');
     const file = join(runDir, 'timeline-1M-cu-host-99999.sdmatl');
     // 4096 CUs passes the host's range check; the simulated node has 256, so the helper refuses it.
-    await expect(recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'cu/host', cus: 4096 }, file, helperPath: helper.path, conn: connectionTo(sshd) })).rejects.toThrow(/could not record the timeline: .*\S/);
+    await expect(recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'cu/host', cus: 4096 }, file, target: new SshTarget(connectionTo(sshd)), helpers: fixedHelper(helper.path) })).rejects.toThrow(/could not record the timeline: .*\S/);
     expect(readdirSync(runDir).filter((n) => n.includes('cu-host'))).toEqual([]);
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
   });

@@ -7,7 +7,7 @@ import { LocalTarget } from '../../src/core/runtime/localTarget';
 import { RunStore } from '../../src/core/runs/runStore';
 import { measured, runSession } from '../../src/core/runtime/session';
 import { newRun } from '../../src/core/run';
-import type { HelperProcess, ProcessExit, Target } from '../../src/core/runtime/target';
+import type { HelperProcess, ProcessExit, RunOutputs, Target } from '../../src/core/runtime/target';
 import { waitUntilGone } from '../support/process';
 import { done, header, hello, line, sample } from '../support/records';
 
@@ -15,6 +15,9 @@ import { done, header, hello, line, sample } from '../support/records';
 class ScriptedTarget implements Target {
   readonly kind = 'local';
   readonly label = 'scripted';
+  outputs(): Promise<RunOutputs> {
+    throw new Error('this target writes no files');
+  }
   constructor(private readonly chunks: (string | Buffer)[], private readonly exit: ProcessExit) {}
   spawn(): HelperProcess {
     const stdout = new PassThrough();

@@ -1,23 +1,52 @@
 /**
  * Records the timeline of one sweep point that the run's own timeline does not show: a small
  * timeline-only helper run on the run's own target (the local node, or the SSH node it was
- * measured on), saved as a run under `<run>/timelines/`. Over SSH the helper writes the file in
- * the node's cache folder; it is copied into the run folder afterwards and removed there,
- * whether the recording ended well or not.
+ * measured on), saved as a run under `<run>/timelines/`. The run flow brings the file back
+ * from the target (over SSH it is written in the node's cache folder, copied, then removed
+ * there, whether the recording ended well or not); it is then moved next to the run.
  */
 import { existsSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { LocalTarget } from '../runtime/localTarget';
 import type { Run } from '../run';
-import { runHeader } from '../run';
-import { RunStore, makeRunId } from './runStore';
+import type { HelperCommand, HelperProvider, RunFlowResult } from '../runtime/runFlow';
+import { runHelperCommand } from '../runtime/runFlow';
 import type { LogLevel } from '../runtime/session';
-import { runSession } from '../runtime/session';
-import type { SshConnection } from '../ssh/connection';
-import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from '../ssh/remoteFiles';
-import { SshTarget } from '../ssh/sshTarget';
+import type { Target } from '../runtime/target';
+import { RunStore } from './runStore';
 import type { TimelinePoint } from './timelineSource';
 import { timelineArgs } from './timelineSource';
+
+/** Where the recordings of a run's points are kept as runs of their own. */
+export function pointTimelineStore(runDir: string): RunStore {
+  return new RunStore(join(runDir, 'timelines'));
+}
+
+/** The helper command that records `point` of `run` into a file named like `file`. */
+export function pointTimelineCommand(run: Run, point: TimelinePoint, file: string): HelperCommand {
+  const name = basename(file);
+  return {
+    command: 'sweep',
+    idPrefix: 'timeline',
+    idTag: run.hello?.backend ?? 'auto',
+    produces: [name],
+    args: (out) => timelineArgs(run, point, out(name)),
+  };
+}
+
+/** Moves the recorded file to `file`: true once it is there, false when cancelled; throws with the helper's reason otherwise. */
+export async function placePointTimeline(result: RunFlowResult, store: RunStore, file: string): Promise<boolean> {
+  if (result.kind === 'not-started') return false;
+  if (result.kind === 'refused') throw new Error(`the helper could not record the timeline: ${result.message}`);
+  const { run } = result;
+  if (run.end?.status === 'cancelled') return false;
+  const recorded = join(store.dirOf(run.header.id), basename(file));
+  if (run.end?.status === 'ok' && existsSync(recorded)) {
+    await rename(recorded, file);
+    return true;
+  }
+  throw new Error(`the helper could not record the timeline: ${run.end?.status === 'ok' ? 'it wrote no timeline file' : (run.end?.message ?? 'no result')}`);
+}
 
 export interface PointTimelineOptions {
   run: Run;
@@ -26,39 +55,26 @@ export interface PointTimelineOptions {
   point: TimelinePoint;
   /** Where the timeline file ends up, an absolute path in the run's folder. */
   file: string;
-  /** The helper on the run's target (a path on the node for SSH runs). */
-  helperPath: string;
-  /** The node's connection, for runs measured over SSH. */
-  conn?: SshConnection;
+  /** The run's own target: where it was measured. */
+  target: Target;
+  helpers: HelperProvider;
   signal?: AbortSignal;
   onLog?: (level: LogLevel, message: string) => void;
 }
 
 /** True once the file is in place; false when cancelled. Throws with the helper's reason otherwise. */
 export async function recordPointTimeline(o: PointTimelineOptions): Promise<boolean> {
-  if (o.run.header.target.kind === 'ssh' && !o.conn) {
-    throw new Error(`run ${o.run.header.id} was measured over SSH on ${o.run.header.target.host}, but no connection to it was given`);
+  checkTargetOfRun(o.run, o.target);
+  const store = pointTimelineStore(o.runDir);
+  const result = await runHelperCommand(pointTimelineCommand(o.run, o.point, o.file), { target: o.target, helpers: o.helpers, store, signal: o.signal, onLog: o.onLog });
+  return placePointTimeline(result, store, o.file);
+}
+
+/** A point of a run measured over SSH is recorded on that node, nowhere else. */
+export function checkTargetOfRun(run: Run, target: Target): void {
+  const wanted = run.header.target;
+  if (wanted.kind === 'ssh' && (target.kind !== 'ssh' || target.label !== wanted.host)) {
+    throw new Error(`run ${run.header.id} was measured over SSH on ${wanted.host}, but the timeline would be recorded on ${target.label}`);
   }
-  const host = o.run.header.target.kind === 'ssh' ? o.run.header.target.host : undefined;
-  const id = makeRunId('timeline', o.run.hello?.backend ?? 'auto');
-  const remoteDir = o.conn ? await makeRemoteRunDir(o.conn, id) : undefined;
-  try {
-    const out = remoteDir ? `${remoteDir}/${basename(o.file)}` : o.file;
-    const args = timelineArgs(o.run, o.point, out);
-    const ended = await runSession({
-      target: o.conn ? new SshTarget(o.conn) : new LocalTarget(),
-      store: new RunStore(join(o.runDir, 'timelines')),
-      header: runHeader(id, 'sweep', o.helperPath, args, host),
-      signal: o.signal,
-      onLog: o.onLog,
-    });
-    if (o.conn && ended.end?.status === 'ok') {
-      await fetchRemoteRunFile(o.conn, id, basename(o.file), o.file);
-    }
-    if (ended.end?.status === 'ok' && existsSync(o.file)) return true;
-    if (ended.end?.status === 'cancelled') return false;
-    throw new Error(`the helper could not record the timeline: ${ended.end?.message ?? 'no result'}`);
-  } finally {
-    if (o.conn) await removeRemoteRunDir(o.conn, id).catch(() => {});
-  }
+  if (wanted.kind === 'local' && target.kind !== 'local') throw new Error(`run ${run.header.id} was measured on this machine, not on ${target.label}`);
 }

@@ -47,6 +47,11 @@ export class HelperError extends Error {
   ) {
     super(message);
   }
+
+  /** What fixes it: the helper (its path, its build), or the target it runs on. */
+  get fixedBy(): 'helper' | 'target' {
+    return 'helper';
+  }
 }
 
 /** Parses `sdma-probe 0.1.0 (protocol 1; backends: sim, cuda)`. */

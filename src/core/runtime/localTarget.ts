@@ -3,8 +3,11 @@
  * kills everything it started (a later `run -- <program>` mode starts the user's program as
  * its child): SIGTERM to the group first, so the helper can write `done`, then SIGKILL.
  */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { execa } from 'execa';
-import type { HelperProcess, ProcessExit, SpawnOptions, Target } from './target';
+import type { HelperProcess, ProcessExit, RunOutputs, SpawnOptions, Target } from './target';
 
 /** How long a cancelled helper gets to finish its `done` record before it is killed. */
 export const KILL_GRACE_MS = 2000;
@@ -59,5 +62,14 @@ export class LocalTarget implements Target {
     );
     if (!child.stdout || !child.stderr) throw new Error('helper streams are not piped');
     return { pid, stdout: child.stdout, stderr: child.stderr, exit };
+  }
+
+  /** The helper writes straight into the run's folder: nothing to copy. */
+  async outputs(_runId: string, localDir: string): Promise<RunOutputs> {
+    await mkdir(localDir, { recursive: true });
+    return {
+      path: (name) => join(localDir, name),
+      collect: async (names) => names.filter((name) => !existsSync(join(localDir, name))),
+    };
   }
 }

@@ -22,7 +22,12 @@ import { defaultControlDir, sshCommandArgs, sshOptions } from './sshArgs';
 export const SSH_ERROR_EXIT = 255;
 
 /** A HelperError, so every front that explains helper problems (message and remedy) explains these too. */
-export class SshError extends HelperError {}
+export class SshError extends HelperError {
+  /** The way to the node failed: choosing or fixing the target is the fix. */
+  override get fixedBy(): 'helper' | 'target' {
+    return 'target';
+  }
+}
 
 export interface ExecResult {
   exitCode: number | null;

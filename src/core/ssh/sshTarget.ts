@@ -10,11 +10,14 @@
  * A connection lost mid-run ends the run with ssh's own status (255); a last stderr line says
  * so in words, which the session shows as the run's closing message.
  */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { KILL_GRACE_MS } from '../runtime/localTarget';
-import type { HelperProcess, ProcessExit, SpawnOptions, Target } from '../runtime/target';
+import type { HelperProcess, ProcessExit, RunOutputs, SpawnOptions, Target } from '../runtime/target';
 import { SSH_ERROR_EXIT, SshConnection, explainSshFailure } from './connection';
 import type { SshDestination } from './destination';
+import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from './remoteFiles';
 import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_S, REMOTE_KILL_GRACE_S } from './remoteScripts';
 import type { SshSettings } from './sshArgs';
 
@@ -115,6 +118,35 @@ export class SshTarget implements Target {
       stdout,
       stderr,
       exit,
+    };
+  }
+
+  /**
+   * The helper writes into out/<run id>/ in the node's cache folder; afterwards the files are
+   * copied into the run's folder here and the node's folder is removed, whatever happened.
+   */
+  async outputs(runId: string, localDir: string): Promise<RunOutputs> {
+    const conn = this.connection;
+    const remoteDir = await makeRemoteRunDir(conn, runId);
+    return {
+      path: (name) => `${remoteDir}/${name}`,
+      collect: async (names, onProblem) => {
+        const missing: string[] = [];
+        try {
+          await mkdir(localDir, { recursive: true });
+          for (const name of names) {
+            try {
+              if (!(await fetchRemoteRunFile(conn, runId, name, join(localDir, name)))) missing.push(name);
+            } catch (err) {
+              onProblem?.(`could not copy ${name} from ${conn.label}: ${(err as Error).message}`);
+              missing.push(name);
+            }
+          }
+        } finally {
+          await removeRemoteRunDir(conn, runId).catch((err: Error) => onProblem?.(`could not clear the run folder on ${conn.label}: ${err.message}`));
+        }
+        return missing;
+      },
     };
   }
 }

@@ -23,6 +23,11 @@ export function reportError(log: vscode.LogOutputChannel, what: string, err: unk
     void vscode.window.showErrorMessage(`SDMA Lens: ${message}`, 'Open Settings').then((c) => {
       if (c) void vscode.commands.executeCommand('workbench.action.openSettings', `sdmaLens.${err.setting}`);
     });
+  } else if (err instanceof HelperError && err.fixedBy === 'target') {
+    void vscode.window.showErrorMessage(`SDMA Lens: ${message}. ${err.remedy}`, 'Select Target', 'Show Log').then((c) => {
+      if (c === 'Select Target') void vscode.commands.executeCommand('sdmaLens.selectTarget');
+      if (c === 'Show Log') log.show();
+    });
   } else if (err instanceof HelperError) {
     void vscode.window.showErrorMessage(`SDMA Lens: ${message}. ${err.remedy}`, 'Open Settings', 'Show Log').then((c) => {
       if (c === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.helperPath');

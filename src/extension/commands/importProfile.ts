@@ -6,13 +6,10 @@
  */
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Run } from '../../core/run';
-import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { LocalTarget } from '../../core/runtime/localTarget';
 import { summarizeRunMode } from '../../core/profile/runMode';
-import { runSession } from '../../core/runtime/session';
-import { runsFolder } from '../settings';
+import { runWithProgress } from '../runWithProgress';
 import { reportError, requireTrust } from './guards';
 import type { ProfileDeps } from './profileKernel';
 import { openProfileCommand } from './profileKernel';
@@ -61,24 +58,18 @@ export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs)
     if (!path) return undefined;
     const flag = await importFlag(path);
     // The file was picked where the extension runs: the helper reads it there too.
-    const helper = await deps.helper.get();
-    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const id = makeRunId('import', 'rocprofv3');
-    const run = await runSession({
+    const result = await runWithProgress(deps, {
+      what: 'profile import',
       target: new LocalTarget(),
-      store,
-      header: runHeader(id, 'import', helper.path, ['import', flag, path]),
+      request: { command: 'import', idTag: 'rocprofv3', args: () => ['import', flag, path] },
       onStderr: (line) => deps.log.info(line),
-      onLog: (level, message) => deps.log[level](message),
     });
-    if (run.end?.status !== 'ok') {
-      void vscode.window.showErrorMessage(`SDMA Lens: the profile could not be imported: ${run.end?.message ?? 'no end was recorded'}`, 'Show Log').then((c) => c && deps.log.show());
-      return run;
-    }
+    if (result.kind !== 'ended') return undefined;
+    const run = result.run;
+    if (run.end?.status !== 'ok') return run;
     const summary = summarizeRunMode(run.dispatches, run.copies);
-    deps.lenses.setProfile({ runId: id, summary });
-    deps.onRun?.(run);
-    await openProfileCommand(deps, { runId: id });
+    deps.lenses.setProfile({ runId: run.header.id, summary });
+    await openProfileCommand(deps, { runId: run.header.id });
     const warned = run.warnings.length > 0 ? ` (${run.warnings.map((w) => w.message).join('; ')})` : '';
     void vscode.window.showInformationMessage(`SDMA Lens: imported ${summary.kernels.length} kernels, ${run.dispatches.length} launches and ${run.copies.length} copies${warned}.`);
     return run;

@@ -4,21 +4,17 @@
  * output channel, and the per-kernel facts placed back above the kernels.
  */
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Run } from '../../core/run';
-import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runs/runStore';
+import { RunStore } from '../../core/runs/runStore';
 import { libraryCallLines } from '../../core/profile/libraryCalls';
 import { summarizeRunMode } from '../../core/profile/runMode';
-import { runSession } from '../../core/runtime/session';
-import { SshTarget } from '../../core/ssh/sshTarget';
-import { trackRun } from '../activeRuns';
+import type { RunDeps } from '../runWithProgress';
+import { runWithProgress, targetOf } from '../runWithProgress';
 import type { KernelLensProvider } from '../kernelLens';
 import type { ProgramSpec } from '../profileProgram';
 import { askForProgram, libraryLogFromSettings, programFromSettings, rememberProgram, spanRecordsFromSettings } from '../profileProgram';
 import { runsFolder, sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
-import type { SweepDeps } from './runSweep';
 
 export interface ProfileArgs {
   uri?: string;
@@ -29,7 +25,7 @@ export interface ProfileArgs {
   simDispatches?: number;
 }
 
-export interface ProfileDeps extends SweepDeps {
+export interface ProfileDeps extends RunDeps {
   lenses: KernelLensProvider;
   programOutput: vscode.OutputChannel;
 }
@@ -58,59 +54,44 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
     if (!spec) return undefined;
     const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];
     const spanArgs = ['--span-records', String(spanRecordsFromSettings(folder))];
-    const target = deps.targets?.target() ?? new LocalTarget();
-    const ssh = target instanceof SshTarget ? target : undefined;
-    const helper = ssh ? await deps.helper.getRemote(ssh.connection) : await deps.helper.get();
+    const target = targetOf(deps);
     const simDispatches = typeof args?.simDispatches === 'number' && Number.isInteger(args.simDispatches) && args.simDispatches > 0 ? Math.min(args.simDispatches, 10_000) : undefined;
     const backend = simDispatches !== undefined ? 'sim' : sweepSettings().backend;
     const simArgs = simDispatches !== undefined ? ['--sim-dispatches', String(simDispatches)] : [];
-    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const id = makeRunId('run', backend);
     const output = deps.programOutput;
     output.clear();
-    output.appendLine(`$ ${[spec.program, ...spec.args].join(' ')}   (cwd ${spec.cwd}${ssh ? `, on ${ssh.host}` : ''})`);
+    output.appendLine(`$ ${[spec.program, ...spec.args].join(' ')}   (cwd ${spec.cwd}${target.kind === 'ssh' ? `, on ${target.label}` : ''})`);
     output.show(true);
-    return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: profiling ${args?.kernel ?? spec.program}`, cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        const sub = token.onCancellationRequested(() => controller.abort());
-        const tracked = trackRun(`profile of ${spec.program}`, controller);
-        try {
-          const run = await runSession({
-            target,
-            store,
-            header: runHeader(id, 'run', helper.path, ['run', '--backend', backend, ...simArgs, ...libraryLogArgs, ...spanArgs, '--', spec.program, ...spec.args], ssh?.host),
-            cwd: spec.cwd,
-            env: spec.env,
-            signal: controller.signal,
-            onRecord: (_live, record) => {
-              if (record.type === 'program' && record.event === 'start') progress.report({ message: `running (pid ${record.pid})` });
-              if (record.type === 'program' && record.event === 'exit') progress.report({ message: 'reading the trace' });
-            },
-            onStderr: (line) => output.appendLine(line),
-            onLog: (level, message) => deps.log[level](message),
-          });
-          const summary = summarizeRunMode(run.dispatches, run.copies);
-          deps.lenses.setProfile({ runId: id, summary });
-          deps.onRun?.(run);
-          const exit = run.program?.exit;
-          const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
-          if (run.end?.status === 'ok') {
-            output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${run.dispatches.length} launches, ${run.copies.length} copies (run ${id})`);
-            for (const line of libraryCallLines(run.libraryCalls)) output.appendLine(`  ${line}`);
-            for (const w of run.warnings) if (w.code.startsWith('library-log')) output.appendLine(`  library log: ${w.message}`);
-            if (summary.kernels.length === 0) void vscode.window.showWarningMessage(`SDMA Lens: the program ${how} but no kernel launches were recorded${run.warnings.length > 0 ? `: ${run.warnings.map((w) => w.message).join('; ')}` : ''}.`);
-          } else {
-            void vscode.window.showErrorMessage(`SDMA Lens: profiling ${run.end?.status ?? 'failed'}: ${run.end?.message ?? ''}`, 'Show Log').then((c) => c && deps.log.show());
-          }
-          return run;
-        } finally {
-          sub.dispose();
-          tracked.dispose();
-        }
+    const result = await runWithProgress(deps, {
+      what: `profile of ${args?.kernel ?? spec.program}`,
+      target,
+      request: {
+        command: 'run',
+        idTag: backend,
+        backend,
+        cwd: spec.cwd,
+        env: spec.env,
+        args: () => ['run', '--backend', backend, ...simArgs, ...libraryLogArgs, ...spanArgs, '--', spec.program, ...spec.args],
       },
-    );
+      onRecord: (_live, record, progress) => {
+        if (record.type === 'program' && record.event === 'start') progress.report({ message: `running (pid ${record.pid})` });
+        if (record.type === 'program' && record.event === 'exit') progress.report({ message: 'reading the trace' });
+      },
+      onStderr: (line) => output.appendLine(line),
+    });
+    if (result.kind !== 'ended') return undefined;
+    const run = result.run;
+    const summary = summarizeRunMode(run.dispatches, run.copies);
+    deps.lenses.setProfile({ runId: run.header.id, summary });
+    const exit = run.program?.exit;
+    const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
+    if (run.end?.status === 'ok') {
+      output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${run.dispatches.length} launches, ${run.copies.length} copies (run ${run.header.id})`);
+      for (const line of libraryCallLines(run.libraryCalls)) output.appendLine(`  ${line}`);
+      for (const w of run.warnings) if (w.code.startsWith('library-log')) output.appendLine(`  library log: ${w.message}`);
+      if (summary.kernels.length === 0) void vscode.window.showWarningMessage(`SDMA Lens: the program ${how} but no kernel launches were recorded${run.warnings.length > 0 ? `: ${run.warnings.map((w) => w.message).join('; ')}` : ''}.`);
+    }
+    return run;
   } catch (err) {
     reportError(deps.log, 'The program could not be profiled', err);
     return undefined;

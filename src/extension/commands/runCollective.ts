@@ -3,18 +3,13 @@
  * arguments a script passes) -> helper -> the collective panel, live, with progress and
  * cancel. The run is saved as it streams, like a sweep.
  */
-import { trackRun } from '../activeRuns';
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Run } from '../../core/run';
-import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runs/runStore';
-import { runSession } from '../../core/runtime/session';
-import { SshTarget } from '../../core/ssh/sshTarget';
 import type { CollectivePanel } from '../collectivePanel';
 import { CollectivePanels } from '../collectivePanel';
-import { runsFolder, sweepSettings } from '../settings';
-import type { SweepDeps } from './runSweep';
+import type { RunDeps } from '../runWithProgress';
+import { runWithProgress } from '../runWithProgress';
+import { sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
 
 export type CollectiveCommand = 'collective' | 'overlap';
@@ -42,7 +37,7 @@ const PRESETS: Record<CollectiveCommand, Preset[]> = {
   ],
 };
 
-export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveCommand, options?: RunCollectiveArgs): Promise<Run | undefined> {
+export async function runCollectiveCommand(deps: RunDeps, command: CollectiveCommand, options?: RunCollectiveArgs): Promise<Run | undefined> {
   const what = command === 'overlap' ? 'a compute overlap run' : 'a collective sweep';
   if (!requireTrust(`run ${what}`)) return undefined;
   try {
@@ -53,52 +48,22 @@ export async function runCollectiveCommand(deps: SweepDeps, command: CollectiveC
       extra = picked.args;
     }
     const backend = options?.backend ?? sweepSettings().backend;
-    const target = deps.targets?.target() ?? new LocalTarget();
-    const ssh = target instanceof SshTarget ? target : undefined;
-    const helper = ssh ? await deps.helper.getRemote(ssh.connection) : await deps.helper.get();
-    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const id = makeRunId(command, backend);
-    const args = [command, '--backend', backend, ...extra];
-    return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: ${command}`, cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        const sub = token.onCancellationRequested(() => controller.abort());
-        const tracked = trackRun(`${command} ${id}`, controller);
-        const scripted = options?.cancellation?.onCancellationRequested(() => controller.abort());
-        let panel: CollectivePanel | undefined;
-        let lastDone = 0;
-        try {
-          const run = await runSession({
-            target,
-            store,
-            header: runHeader(id, command, helper.path, args, ssh?.host),
-            signal: controller.signal,
-            onRecord: (live, record) => {
-              if (record.type === 'hello') panel = CollectivePanels.show(deps.context.extensionUri, live, deps.log);
-              else panel?.update(live);
-              if (record.type === 'progress' && record.total > 0) {
-                progress.report({ message: `${record.done}/${record.total}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
-                lastDone = record.done;
-              }
-            },
-            onLog: (level, message) => deps.log[level](message),
-          });
-          panel ??= CollectivePanels.show(deps.context.extensionUri, run, deps.log);
-          panel.update(run);
-          panel.flush();
-          if (run.end && run.end.status !== 'ok' && run.end.status !== 'cancelled') {
-            void vscode.window.showErrorMessage(`SDMA Lens: the ${command} run ${run.end.status === 'crashed' ? 'crashed' : 'failed'}: ${run.end.message}`);
-          }
-          deps.onRun?.(run);
-          return run;
-        } finally {
-          sub.dispose();
-          tracked.dispose();
-          scripted?.dispose();
-        }
+    const helperArgs = [command, '--backend', backend, ...extra];
+    let panel: CollectivePanel | undefined;
+    const result = await runWithProgress(deps, {
+      what: command === 'overlap' ? 'compute overlap run' : 'collective sweep',
+      cancellation: options?.cancellation,
+      request: { command, idTag: backend, backend, args: () => helperArgs },
+      onRecord: (live, record) => {
+        if (record.type === 'hello') panel = CollectivePanels.show(deps.context.extensionUri, live, deps.log);
+        else panel?.update(live);
       },
-    );
+    });
+    if (result.kind !== 'ended') return undefined;
+    panel ??= CollectivePanels.show(deps.context.extensionUri, result.run, deps.log);
+    panel.update(result.run);
+    panel.flush();
+    return result.run;
   } catch (err) {
     reportError(deps.log, `The ${command} run could not start`, err);
     return undefined;

@@ -4,20 +4,15 @@
  * is saved as it streams, like a sweep.
  */
 import * as vscode from 'vscode';
-import { LocalTarget } from '../../core/runtime/localTarget';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';
 import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
 import type { Run } from '../../core/run';
-import { runHeader } from '../../core/run';
-import { RunStore, makeRunId } from '../../core/runs/runStore';
-import { runSession } from '../../core/runtime/session';
-import { SshTarget } from '../../core/ssh/sshTarget';
-import { trackRun } from '../activeRuns';
 import type { MatrixPanel } from '../matrixPanel';
 import { MatrixPanels } from '../matrixPanel';
-import { runsFolder, sweepSettings } from '../settings';
+import type { RunDeps } from '../runWithProgress';
+import { runWithProgress } from '../runWithProgress';
+import { sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
-import type { SweepDeps } from './runSweep';
 
 export interface RunMatrixArgs {
   /** Skips the preset pick; fields left out take the defaults (backend: the sweep setting). */
@@ -40,7 +35,7 @@ const PRESETS: Preset[] = [
   },
 ];
 
-export async function runMatrixCommand(deps: SweepDeps, args?: RunMatrixArgs): Promise<Run | undefined> {
+export async function runMatrixCommand(deps: RunDeps, args?: RunMatrixArgs): Promise<Run | undefined> {
   if (!requireTrust('run a bandwidth matrix')) return undefined;
   try {
     let asked = args?.options;
@@ -51,48 +46,22 @@ export async function runMatrixCommand(deps: SweepDeps, args?: RunMatrixArgs): P
     }
     const options: MatrixOptions = { ...DEFAULT_MATRIX, backend: sweepSettings().backend, ...asked };
     const helperArgs = matrixArgs(options);
-    const target = deps.targets?.target() ?? new LocalTarget();
-    const ssh = target instanceof SshTarget ? target : undefined;
-    const helper = ssh ? await deps.helper.getRemote(ssh.connection) : await deps.helper.get();
-    const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const id = makeRunId('matrix', options.backend);
-    return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: bandwidth matrix', cancellable: true },
-      async (progress, token) => {
-        const controller = new AbortController();
-        const subscriptions = [token.onCancellationRequested(() => controller.abort()), trackRun(`matrix ${id}`, controller)];
-        if (args?.cancellation) subscriptions.push(args.cancellation.onCancellationRequested(() => controller.abort()));
-        let panel: MatrixPanel | undefined;
-        let lastDone = 0;
-        try {
-          const run = await runSession({
-            target,
-            store,
-            header: runHeader(id, 'matrix', helper.path, helperArgs, ssh?.host),
-            signal: controller.signal,
-            onRecord: (live, record) => {
-              if (record.type === 'hello') panel = MatrixPanels.show(deps.context.extensionUri, live, deps.log);
-              else panel?.update(live);
-              if (record.type === 'progress' && record.total > 0) {
-                progress.report({ message: `${record.done}/${record.total} cells${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
-                lastDone = record.done;
-              }
-            },
-            onLog: (level, message) => deps.log[level](message),
-          });
-          panel ??= MatrixPanels.show(deps.context.extensionUri, run, deps.log);
-          panel.update(run);
-          panel.flush();
-          if (run.end && run.end.status !== 'ok' && run.end.status !== 'cancelled') {
-            void vscode.window.showErrorMessage(`SDMA Lens: the bandwidth matrix ${run.end.status === 'crashed' ? 'crashed' : 'did not complete'}: ${run.end.message}. The cells measured are in the panel.`);
-          }
-          deps.onRun?.(run);
-          return run;
-        } finally {
-          for (const s of subscriptions) s.dispose();
-        }
+    let panel: MatrixPanel | undefined;
+    const result = await runWithProgress(deps, {
+      what: 'bandwidth matrix',
+      unit: ' cells',
+      cancellation: args?.cancellation,
+      request: { command: 'matrix', idTag: options.backend, backend: options.backend, args: () => helperArgs },
+      onRecord: (live, record) => {
+        if (record.type === 'hello') panel = MatrixPanels.show(deps.context.extensionUri, live, deps.log);
+        else panel?.update(live);
       },
-    );
+    });
+    if (result.kind !== 'ended') return undefined;
+    panel ??= MatrixPanels.show(deps.context.extensionUri, result.run, deps.log);
+    panel.update(result.run);
+    panel.flush();
+    return result.run;
   } catch (err) {
     reportError(deps.log, 'The bandwidth matrix could not start', err);
     return undefined;

@@ -11,7 +11,10 @@ import * as vscode from 'vscode';
 import type { PathName } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { Run } from '../../core/run';
-import { recordPointTimeline } from '../../core/runs/pointTimeline';
+import { checkTargetOfRun, placePointTimeline, pointTimelineCommand, pointTimelineStore } from '../../core/runs/pointTimeline';
+import { LocalTarget } from '../../core/runtime/localTarget';
+import { SshTarget } from '../../core/ssh/sshTarget';
+import { runWithProgress } from '../runWithProgress';
 import { RunStore } from '../../core/runs/runStore';
 import type { TimelineLocation, TimelinePoint } from '../../core/runs/timelineSource';
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/runs/timelineSource';
@@ -207,23 +210,19 @@ async function pickRunWithTimeline(store: RunStore): Promise<string | undefined>
   return picked?.id;
 }
 
-/** One timeline-only helper run, saved under `<run>/timelines/`, with progress and cancel. */
+/** One timeline-only helper run on the run's own target, saved under `<run>/timelines/`, with progress and cancel. */
 async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
-  // A run measured over SSH records its other points on the same node (recordPointTimeline).
   const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
-  if (run.header.target.kind === 'ssh' && (!host || !deps.targets)) throw new Error(`run ${run.header.id} was measured over SSH, but its node is not known`);
-  const conn = host && deps.targets ? deps.targets.connection(host) : undefined;
-  const helper = conn ? await deps.helper.getRemote(conn) : await deps.helper.get();
-  return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: recording the timeline of ${point.path} at ${basename(file)}${host ? ` on ${host}` : ''}`, cancellable: true },
-    async (_progress, token) => {
-      const controller = new AbortController();
-      const sub = token.onCancellationRequested(() => controller.abort());
-      try {
-        return await recordPointTimeline({ run, runDir, point, file, helperPath: helper.path, conn, signal: controller.signal, onLog: (level, message) => deps.log[level](message) });
-      } finally {
-        sub.dispose();
-      }
-    },
-  );
+  if (host !== undefined && !deps.targets) throw new Error(`run ${run.header.id} was measured over SSH on ${host}, but its node is not known`);
+  const target = host !== undefined && deps.targets ? new SshTarget(deps.targets.connection(host)) : new LocalTarget();
+  checkTargetOfRun(run, target);
+  const store = pointTimelineStore(runDir);
+  const result = await runWithProgress(deps, {
+    what: `recording of the timeline of ${point.path} at ${basename(file)}${host ? ` on ${host}` : ''}`,
+    target,
+    store,
+    quiet: true,
+    request: pointTimelineCommand(run, point, file),
+  });
+  return placePointTimeline(result, store, file);
 }

@@ -29,7 +29,7 @@ suite('cancel during a sweep', () => {
       assert.equal(lines.filter((l) => l.type === 'sample').length, run.samples.length, 'every sample seen was saved');
       assert.equal(lines.at(-1)!.status, 'cancelled');
       const said = info.calls.map((c) => String(c[0]));
-      assert.ok(said.some((m) => m.includes('sweep cancelled') && m.includes(`${run.samples.length} samples were kept`)), `messages: ${said.join(' | ')}`);
+      assert.ok(said.some((m) => m.includes('transfer sweep was cancelled') && m.includes(`${run.samples.length} samples were kept`)), `messages: ${said.join(' | ')}`);
     } finally {
       info.restore();
       source.dispose();

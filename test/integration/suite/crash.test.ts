@@ -23,7 +23,7 @@ suite('a helper that crashes halfway', () => {
 
     const said = errors.calls.map((c) => String(c[0]));
     assert.equal(said.length, 1, `one error notification: ${said.join(' | ')}`);
-    assert.match(said[0]!, /^SDMA Lens: the sweep crashed: .+/);
+    assert.match(said[0]!, /^SDMA Lens: the transfer sweep crashed: .+/);
     assert.ok(said[0]!.includes(run.end.message), 'the notification says what the run file says');
     assert.ok(errors.calls[0]!.includes('Show Log'), 'the notification offers the log');
 

@@ -1,0 +1,168 @@
+/**
+ * The one way a helper command runs, for every command of the extension and the CLI: find
+ * and check the helper on the target, check the backend, start, stream into the run file,
+ * cancel (also before anything started), bring back the files the command wrote (the
+ * target knows how), and say how it ended. Fronts only add how they ask and how they show.
+ */
+import { rm } from 'node:fs/promises';
+import type { HelperRecord } from '../protocol';
+import type { Run, RunHeader } from '../run';
+import { runHeader } from '../run';
+import type { RunStore } from '../runs/runStore';
+import { makeRunId } from '../runs/runStore';
+import { HelperError } from './helper';
+import type { LogLevel } from './session';
+import { measured, runSession } from './session';
+import type { Target } from './target';
+
+/** A helper as found on one target: enough to start it and to check what it can do. */
+export interface TargetHelper {
+  path: string;
+  backends: string[];
+  /** How it was found: a setting, shipped, built, cached on a node, on the node's PATH. */
+  source: string;
+}
+
+/** Finds the helper on a target (building it there if needed) and forgets what it found. */
+export interface HelperProvider {
+  helperFor(target: Target, signal?: AbortSignal): Promise<TargetHelper>;
+  /** The helper was not where it was remembered (a node's cache was cleared): look again next time. */
+  forget(target: Target): void;
+}
+
+/** What to run: a helper subcommand and the files it writes. */
+export interface HelperCommand {
+  command: RunHeader['command'];
+  /** The run id's first part, when not the command (a point's timeline: "timeline"). */
+  idPrefix?: string;
+  /** The second part of the run id: the backend, or what was imported. */
+  idTag: string;
+  /** Checked against the helper's backends before anything starts ('auto' and 'sim' always pass). */
+  backend?: string;
+  /** The helper's arguments; `out(name)` is where the target wants a file the command writes. */
+  args(out: (name: string) => string): string[];
+  /** Names of the files the command writes (given to `out`), copied into the run's folder afterwards. */
+  produces?: readonly string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+export interface RunFlowOptions {
+  target: Target;
+  helpers: HelperProvider;
+  store: RunStore;
+  signal?: AbortSignal;
+  /** A check with the helper in hand, before the run exists (e.g. endpoints against the node's GPUs). Throwing stops the run. */
+  beforeStart?(helper: TargetHelper): Promise<void>;
+  /** The run's header is written and the helper is about to start. */
+  onStart?(header: RunHeader): void;
+  onRecord?(run: Run, record: HelperRecord): void;
+  onLog?(level: LogLevel, message: string): void;
+  onStderr?(line: string): void;
+}
+
+export type RunFlowResult =
+  /** Cancelled before the helper started: nothing was saved. */
+  | { kind: 'not-started' }
+  /** The helper refused its arguments (usage error) before measuring anything: said, and no run kept. */
+  | { kind: 'refused'; message: string }
+  /** The run ended (well or not) and is saved; `missing` names the files the command should have written but did not. */
+  | { kind: 'ended'; run: Run; missing: string[] };
+
+/** The helper's exit code for a usage error (docs/PROTOCOL.md). */
+const EXIT_USAGE = 2;
+/** The shell's "command not found": the remembered helper is no longer there. */
+const EXIT_NOT_FOUND = 127;
+
+export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions): Promise<RunFlowResult> {
+  const log = o.onLog ?? (() => {});
+  if (o.signal?.aborted) return { kind: 'not-started' };
+  const helper = await o.helpers.helperFor(o.target, o.signal);
+  if (request.backend !== undefined) checkBackend(helper, request.backend, o.target.label);
+  await o.beforeStart?.(helper);
+  if (o.signal?.aborted) return { kind: 'not-started' };
+
+  const id = makeRunId(request.idPrefix ?? request.command, request.idTag);
+  const produces = request.produces ?? [];
+  const outputs = produces.length > 0 ? await o.target.outputs(id, o.store.dirOf(id)) : undefined;
+  const args = request.args((name) => {
+    if (!outputs || !produces.includes(name)) throw new Error(`the ${request.command} command does not declare the file ${name}`);
+    return outputs.path(name);
+  });
+  const header = runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined);
+  o.onStart?.(header);
+  let missing: string[] = [];
+  let run: Run;
+  try {
+    run = await runSession({
+      target: o.target,
+      store: o.store,
+      header,
+      signal: o.signal,
+      cwd: request.cwd,
+      ...(request.env ? { env: request.env } : {}),
+      onRecord: o.onRecord,
+      onLog: o.onLog,
+      onStderr: o.onStderr,
+    });
+  } finally {
+    // Files come back (or are cleared on the node) whatever the end; a failure costs only them.
+    if (outputs) missing = await outputs.collect(produces, (message) => log('warn', `run ${id}: ${message}`));
+  }
+  if (o.target.kind === 'ssh' && run.end?.exitCode === EXIT_NOT_FOUND) o.helpers.forget(o.target);
+  if (refusedArguments(run)) {
+    await rm(o.store.dirOf(id), { recursive: true, force: true });
+    return { kind: 'refused', message: run.end?.message ?? 'the helper refused the arguments' };
+  }
+  if (run.end?.status === 'ok') for (const name of missing) log('warn', `run ${id}: the helper wrote no ${name}`);
+  return { kind: 'ended', run, missing };
+}
+
+/** A usage error that measured nothing: there is nothing to keep. */
+function refusedArguments(run: Run): boolean {
+  if (run.end?.status !== 'error' || run.end.exitCode !== EXIT_USAGE) return false;
+  return run.samples.length === 0 && (run.matrixCells?.length ?? 0) === 0 && (run.collectives?.length ?? 0) === 0 && (run.overlaps?.length ?? 0) === 0 && run.dispatches.length === 0;
+}
+
+/** A named backend the helper on the target was built without: say so before anything runs, and how to get it. */
+export function checkBackend(helper: TargetHelper, backend: string, where: string): void {
+  if (backend === 'auto' || backend === 'sim' || helper.backends.includes(backend)) return;
+  const toolkit = backend === 'hip' ? 'ROCm (hipcc in /opt/rocm/bin or on PATH)' : 'CUDA (nvcc in /usr/local/cuda/bin or on PATH)';
+  const built = helper.source === 'built' || helper.source === 'cached';
+  throw new HelperError(
+    `the helper on ${where} has no ${backend} backend (it has: ${helper.backends.join(', ')})`,
+    built
+      ? `Install ${toolkit} there; the next run rebuilds the helper with it. Or choose the backend "auto" or "sim".`
+      : `The helper at ${helper.path} was built without it: point the helper path setting at a build with it, or choose "auto" or "sim".`,
+  );
+}
+
+/** A helper already found (a `--helper` path, a test's build): used on any target as it is. */
+export function fixedHelper(path: string, backends: string[] = [], source = 'setting'): HelperProvider {
+  return { helperFor: async () => ({ path, backends, source }), forget: () => {} };
+}
+
+/** What stopped a run from starting, and what to do about it: for the error message of any front. */
+export interface StartFailure {
+  message: string;
+  remedy?: string;
+  /** The fix is choosing another target (an SSH failure). */
+  target?: boolean;
+}
+
+export function startFailure(err: unknown): StartFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof HelperError) return { message, remedy: err.remedy, ...(err.fixedBy === 'target' ? { target: true } : {}) };
+  return { message };
+}
+
+/** How the run ended, in one sentence for a notification or stderr; undefined when it went well. */
+export function endSentence(run: Run, what: string): string | undefined {
+  const end = run.end;
+  if (!end || end.status === 'ok') return undefined;
+  if (end.status === 'cancelled') {
+    const kept = measured(run);
+    return `${what} was cancelled; ${kept} ${/^1 /.test(kept) && !kept.includes(' and ') ? 'was' : 'were'} kept in the run.`;
+  }
+  return `${what} ${end.status === 'crashed' ? 'crashed' : 'failed'}: ${end.message}`;
+}

@@ -1,0 +1,109 @@
+/**
+ * Every command's run, in VS Code: the core run flow (core/runtime/runFlow.ts) under one
+ * cancellable progress notification, registered for "Cancel Run" and for deactivation, with
+ * one way to say how it ended. Commands add only what they ask and what they show.
+ */
+import * as vscode from 'vscode';
+import type { HelperRecord } from '../core/protocol';
+import type { Run } from '../core/run';
+import { RunStore } from '../core/runs/runStore';
+import { LocalTarget } from '../core/runtime/localTarget';
+import type { HelperCommand, RunFlowResult, TargetHelper } from '../core/runtime/runFlow';
+import { endSentence, runHelperCommand } from '../core/runtime/runFlow';
+import type { Target } from '../core/runtime/target';
+import { trackRun } from './activeRuns';
+import type { HelperService } from './helperService';
+import { runsFolder } from './settings';
+import type { TargetService } from './targets';
+
+/** What a command needs to run the helper. */
+export interface RunDeps {
+  context: vscode.ExtensionContext;
+  helper: HelperService;
+  log: vscode.LogOutputChannel;
+  /** Where runs go; without it, this machine. */
+  targets?: TargetService;
+  /** Told about every run that finished or was opened (e.g. to learn the node's library versions). */
+  onRun?: (run: Run) => void;
+}
+
+export interface ProgressRun {
+  /** In the notification's title and the messages: "transfer sweep", "bandwidth matrix". */
+  what: string;
+  request: HelperCommand;
+  /** Cancels like the notification's Cancel button, for callers that show no notification UI. */
+  cancellation?: vscode.CancellationToken;
+  /** Default: the workspace's target (local or SSH). */
+  target?: Target;
+  /** Default: the runs folder of the settings. */
+  store?: RunStore;
+  /** The caller says how it ended (it throws on failure): no message from here. */
+  quiet?: boolean;
+  /** After "n/m" in the progress message, e.g. " cells". */
+  unit?: string;
+  beforeStart?: (helper: TargetHelper) => Promise<void>;
+  onRecord?: (run: Run, record: HelperRecord, progress: vscode.Progress<{ message?: string }>) => void;
+  onStderr?: (line: string) => void;
+}
+
+export function targetOf(deps: RunDeps): Target {
+  return deps.targets?.target() ?? new LocalTarget();
+}
+
+export function storeOf(deps: RunDeps): RunStore {
+  return new RunStore(runsFolder(deps.context.globalStorageUri));
+}
+
+/** Runs one helper command with progress and cancel; says how it ended. Start failures throw (see guards.reportError). */
+export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise<RunFlowResult> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SDMA Lens: ${spec.what}`, cancellable: true }, async (progress, token) => {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    const subscriptions: vscode.Disposable[] = [token.onCancellationRequested(abort), trackRun(spec.what, controller)];
+    if (spec.cancellation) subscriptions.push(spec.cancellation.onCancellationRequested(abort));
+    if (spec.cancellation?.isCancellationRequested) abort();
+    let lastDone = 0;
+    try {
+      const result = await runHelperCommand(spec.request, {
+        target: spec.target ?? targetOf(deps),
+        helpers: deps.helper,
+        store: spec.store ?? storeOf(deps),
+        signal: controller.signal,
+        beforeStart: spec.beforeStart,
+        onRecord: (live, record) => {
+          if (record.type === 'progress' && record.total > 0) {
+            progress.report({ message: `${record.done}/${record.total}${spec.unit ?? ''}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
+            lastDone = record.done;
+          }
+          spec.onRecord?.(live, record, progress);
+        },
+        onStderr: spec.onStderr,
+        onLog: (level, message) => deps.log[level](message),
+      });
+      if (!spec.quiet) announce(deps, spec, result);
+      if (result.kind === 'ended') deps.onRun?.(result.run);
+      return result;
+    } finally {
+      for (const s of subscriptions) s.dispose();
+    }
+  });
+}
+
+function announce(deps: RunDeps, spec: ProgressRun, result: RunFlowResult): void {
+  if (result.kind === 'not-started') {
+    void vscode.window.showInformationMessage(`SDMA Lens: the ${spec.what} was cancelled before it started; nothing was run.`);
+    return;
+  }
+  if (result.kind === 'refused') {
+    deps.log.error(`the helper refused the ${spec.what}'s arguments: ${result.message}`);
+    void vscode.window.showErrorMessage(`SDMA Lens: the helper refused the ${spec.what}'s arguments: ${result.message}`, 'Show Log').then((c) => c && deps.log.show());
+    return;
+  }
+  const sentence = endSentence(result.run, `the ${spec.what}`);
+  if (!sentence) return;
+  if (result.run.end?.status === 'cancelled') {
+    void vscode.window.showInformationMessage(`SDMA Lens: ${sentence}`);
+    return;
+  }
+  void vscode.window.showErrorMessage(`SDMA Lens: ${sentence}`, 'Show Log').then((c) => c && deps.log.show());
+}
