@@ -1,24 +1,18 @@
 #include "args.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
+
+#include "sdma_limits.hpp"
 
 namespace sdma {
 
 namespace {
 
-// Far above any GPU memory today; keeps size arithmetic clear of overflow.
-constexpr std::uint64_t kMaxSizeBytes = std::uint64_t{1} << 40;
-constexpr int kMaxIters = 100000;
-constexpr int kMaxTimelineRepeats = 1000000;
-constexpr int kMaxSimDelayMs = 600000;
-constexpr int kMaxTargetMs = 60000;
-constexpr int kMaxBlocksPerCu = 32;
-// Above any GPU's CU count (MI300X has 304); checkOptionsForBackend() narrows it to the node.
-constexpr int kMaxCus = 4096;
-// Beyond this a timeline no longer fits comfortably in memory, nor in a viewer.
-constexpr std::uint64_t kMaxTimelineEvents = 50000000;
+using cli::parseWholeSigned;
+using cli::parseWholeUnsigned;
+using cli::quoted;
+using cli::splitOn;
 
 const std::vector<std::uint64_t>& defaultSizesBytes() {
   static const std::vector<std::uint64_t> sizes = [] {
@@ -31,105 +25,56 @@ const std::vector<std::uint64_t>& defaultSizesBytes() {
 
 const std::vector<int> kDefaultCus = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+int intInRange(std::string_view flag, std::string_view text, std::int64_t min, std::int64_t max) {
+  return static_cast<int>(cli::parseIntInRange(flag, text, min, max));
+}
 
-std::vector<std::string_view> splitOn(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
+template <typename List>
+void checkListLength(std::string_view flag, const List& list, std::int64_t max, std::string_view what) {
+  if (static_cast<std::int64_t>(list.size()) > max) {
+    throw UsageError(std::string(flag) + ": " + std::to_string(list.size()) + " " + std::string(what) + ", more than " +
+                     std::to_string(max));
   }
 }
 
-template <typename Int>
-std::optional<Int> parseWhole(std::string_view text) {
-  Int value{};
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+std::string formatMaxSize() { return formatSize(static_cast<std::uint64_t>(limits::sizeBytesMax)); }
 
-int parseIntInRange(std::string_view flag, std::string_view text, int min, int max) {
-  const std::optional<long long> value = parseWhole<long long>(text);
-  if (!value) throw UsageError(std::string(flag) + ": " + quoted(text) + " is not a whole number");
-  if (*value < min || *value > max) {
-    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (" + std::to_string(min) + ".." +
-                     std::to_string(max) + ")");
+}  // namespace
+
+Options defaultOptions(Command command) {
+  Options options;
+  options.sizesBytes = defaultSizesBytes();
+  options.paths.assign(kAllCopyPaths.begin(), kAllCopyPaths.end());
+  options.cus = kDefaultCus;
+  if (command == Command::Matrix) {
+    options.sizesBytes = {kMatrixDefaultSizeBytes};
+    options.cus = {kMatrixDefaultCus};
   }
-  return static_cast<int>(*value);
+  return options;
 }
-
-// Flags that take a value, and which subcommands accept them.
-constexpr unsigned kInfo = 1, kSweep = 2, kMatrix = 4;
-struct FlagInfo {
-  std::string_view name;
-  unsigned commands;
-};
-constexpr FlagInfo kFlags[] = {
-    {"--backend", kInfo | kSweep | kMatrix}, {"--sizes", kSweep},           {"--paths", kSweep | kMatrix},
-    {"--cus", kSweep | kMatrix},             {"--iters", kSweep | kMatrix}, {"--warmup", kSweep | kMatrix},
-    {"--seed", kSweep | kMatrix},            {"--src", kSweep},             {"--dst", kSweep},
-    {"--timeline-size", kSweep},             {"--timeline-out", kSweep},    {"--timeline-cus", kSweep},
-    {"--timeline-iters", kSweep},            {"--sim-delay-ms", kSweep | kMatrix},
-    {"--fault", kSweep | kMatrix},           {"--mode", kSweep},            {"--target-ms", kSweep | kMatrix},
-    {"--blocks-per-cu", kSweep},             {"--trace", kSweep},           {"--engine", kSweep},
-    {"--size", kMatrix},                     {"--gpus", kMatrix},           {"--concurrent", kMatrix},
-    {"--pairs", kSweep},                     {"--sim-gpus", kInfo | kSweep | kMatrix},
-};
-
-unsigned commandBit(Command command) {
-  switch (command) {
-    case Command::Info: return kInfo;
-    case Command::Sweep: return kSweep;
-    case Command::Matrix: return kMatrix;
-  }
-  return 0;
-}
-
-// Flags that stand alone: "--trace" means on; "--trace=off" is accepted too.
-bool isSwitch(std::string_view name) { return name == "--trace" || name == "--concurrent"; }
-
-const FlagInfo* findFlag(std::string_view name) {
-  for (const FlagInfo& flag : kFlags) {
-    if (flag.name == name) return &flag;
-  }
-  return nullptr;
-}
-
-// Timeline flags are collected first: they only make sense together with --timeline-size.
-struct TimelineFlags {
-  std::optional<std::uint64_t> sizeBytes;
-  std::optional<std::string> outPath;
-  std::optional<int> cus;
-  std::optional<int> repeats;
-};
 
 void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline) {
   if (flag == "--backend") {
-    if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
-      throw UsageError("--backend: unknown backend " + quoted(value) + " (auto, sim, hip, cuda)");
-    }
-    options.backend = std::string(value);
+    options.backend = cli::parseBackendName(flag, value);
   } else if (flag == "--sizes") {
     options.sizesBytes = parseSizeList(flag, value);
+    checkListLength(flag, options.sizesBytes, limits::listLengthMax, "sizes");
   } else if (flag == "--paths") {
     options.paths = parsePathList(flag, value);
   } else if (flag == "--cus") {
     options.cus = parseCuList(flag, value);
+    checkListLength(flag, options.cus, limits::listLengthMax, "CU counts");
     options.cusGiven = true;
   } else if (flag == "--size") {
     options.sizesBytes = {parseSizeBytes(flag, value)};
   } else if (flag == "--gpus") {
     options.gpus = parseGpuList(flag, value);
   } else if (flag == "--iters") {
-    options.iters = parseIntInRange(flag, value, 1, kMaxIters);
+    options.iters = intInRange(flag, value, 1, limits::itersMax);
   } else if (flag == "--warmup") {
-    options.warmupIters = parseIntInRange(flag, value, 0, kMaxIters);
+    options.warmupIters = intInRange(flag, value, 0, limits::warmupMax);
   } else if (flag == "--seed") {
-    const std::optional<std::uint64_t> seed = parseWhole<std::uint64_t>(value);
+    const std::optional<std::uint64_t> seed = parseWholeUnsigned(value);
     if (!seed) throw UsageError("--seed: " + quoted(value) + " is not a whole number (0.." +
                                 std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
     options.seed = *seed;
@@ -139,24 +84,23 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
     options.dst = parseEndpoint(flag, value);
   } else if (flag == "--pairs") {
     options.pairs = parsePairList(flag, value);
+    checkListLength(flag, options.pairs, limits::pairsMax, "pairs");
   } else if (flag == "--sim-gpus") {
-    options.simGpus = parseIntInRange(flag, value, 1, kMaxSimGpus);
+    options.simGpus = intInRange(flag, value, 1, limits::simGpusMax);
   } else if (flag == "--timeline-size") {
     timeline.sizeBytes = parseSizeBytes(flag, value);
   } else if (flag == "--timeline-out") {
     timeline.outPath = std::string(value);
   } else if (flag == "--timeline-cus") {
-    timeline.cus = parseIntInRange(flag, value, 1, kMaxCus);
+    timeline.cus = intInRange(flag, value, 1, limits::cusMax);
   } else if (flag == "--timeline-iters") {
-    timeline.repeats = parseIntInRange(flag, value, 1, kMaxTimelineRepeats);
+    timeline.repeats = intInRange(flag, value, 1, limits::timelineRepeatsMax);
   } else if (flag == "--sim-delay-ms") {
-    options.simDelayMs = parseIntInRange(flag, value, 0, kMaxSimDelayMs);
+    options.simDelayMs = intInRange(flag, value, 0, limits::simDelayMsMax);
   } else if (flag == "--fault") {
     const std::optional<FaultSpec> spec = parseFaultSpec(value);
     if (!spec) {
-      throw UsageError("--fault: " + quoted(value) +
-                       " is not a fault spec (crash-after=N, garbage-after=N, hang-after=N, exit-after=N, "
-                       "corrupt-after=N)");
+      throw UsageError("--fault: " + quoted(value) + " is not a fault spec (" + faultSpecForms() + ")");
     }
     options.fault = *spec;
   } else if (flag == "--mode") {
@@ -170,65 +114,34 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
       throw UsageError("--mode: " + quoted(value) + " is not a timing mode (pipelined, one-shot, both)");
     }
   } else if (flag == "--target-ms") {
-    options.targetMs = parseIntInRange(flag, value, 0, kMaxTargetMs);
+    options.targetMs = intInRange(flag, value, 0, limits::targetMsMax);
   } else if (flag == "--blocks-per-cu") {
-    options.blocksPerCu = parseIntInRange(flag, value, 1, kMaxBlocksPerCu);
+    options.blocksPerCu = intInRange(flag, value, 1, limits::blocksPerCuMax);
   } else if (flag == "--engine") {
-    options.engineId = parseIntInRange(flag, value, 0, 15);  // hsa_amd_sdma_engine_id_t has 16 bits
+    options.engineId = intInRange(flag, value, 0, 15);  // hsa_amd_sdma_engine_id_t has 16 bits
   } else if (flag == "--trace") {
-    if (value != "on" && value != "off") throw UsageError("--trace: " + quoted(value) + " is not on or off");
-    options.trace = value == "on";
+    options.trace = cli::parseOnOff(flag, value);
   } else if (flag == "--concurrent") {
-    if (value != "on" && value != "off") throw UsageError("--concurrent: " + quoted(value) + " is not on or off");
-    options.concurrent = value == "on";
+    options.concurrent = cli::parseOnOff(flag, value);
   }
 }
 
-void finishTimeline(const TimelineFlags& flags, Options& options) {
+void finishOptions(Command command, const TimelineFlags& flags, Options& options) {
   if (!flags.sizeBytes) {
     if (flags.outPath) throw UsageError("--timeline-out needs --timeline-size");
     if (flags.cus) throw UsageError("--timeline-cus needs --timeline-size");
     if (flags.repeats) throw UsageError("--timeline-iters needs --timeline-size");
-    return;
-  }
-  TimelineOptions timeline;
-  timeline.sizeBytes = *flags.sizeBytes;
-  if (flags.outPath) {
-    if (flags.outPath->empty()) throw UsageError("--timeline-out: the file name is empty");
-    timeline.outPath = *flags.outPath;
-  }
-  if (flags.cus) timeline.cus = *flags.cus;
-  if (flags.repeats) timeline.repeats = *flags.repeats;
-  options.timeline = timeline;
-}
-
-void parseCommandArgs(const std::vector<std::string_view>& args, Command command, Options& options) {
-  TimelineFlags timeline;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg.substr(0, 2) != "--") throw UsageError("unexpected argument " + quoted(arg));
-
-    // Both "--flag value" and "--flag=value".
-    const std::size_t equals = arg.find('=');
-    const std::string_view name = arg.substr(0, equals);
-    const FlagInfo* flag = findFlag(name);
-    if (!flag) throw UsageError("unknown flag " + std::string(name));
-    if ((flag->commands & commandBit(command)) == 0) {
-      throw UsageError(std::string(name) + " is not a flag of " + std::string(commandName(command)));
+  } else {
+    TimelineOptions timeline;
+    timeline.sizeBytes = *flags.sizeBytes;
+    if (flags.outPath) {
+      if (flags.outPath->empty()) throw UsageError("--timeline-out: the file name is empty");
+      timeline.outPath = *flags.outPath;
     }
-    std::string_view value;
-    if (equals != std::string_view::npos) {
-      value = arg.substr(equals + 1);
-    } else if (isSwitch(name)) {
-      value = "on";
-    } else if (i + 1 < args.size() && args[i + 1].substr(0, 2) != "--") {
-      value = args[++i];
-    } else {
-      throw UsageError(std::string(name) + " needs a value");
-    }
-    applyFlag(name, value, options, timeline);
+    if (flags.cus) timeline.cus = *flags.cus;
+    if (flags.repeats) timeline.repeats = *flags.repeats;
+    options.timeline = timeline;
   }
-  finishTimeline(timeline, options);
   if (command == Command::Matrix && options.cus.size() != 1) {
     throw UsageError("--cus: matrix takes one CU count (each cell is one pair at one size and one CU count)");
   }
@@ -243,8 +156,6 @@ void parseCommandArgs(const std::vector<std::string_view>& args, Command command
                      " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
   }
 }
-
-}  // namespace
 
 std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text) {
   const auto notASize = [&] {
@@ -261,10 +172,10 @@ std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text) {
     }
     if (multiplier != 1) digits.remove_suffix(1);
   }
-  const std::optional<std::uint64_t> count = parseWhole<std::uint64_t>(digits);
+  const std::optional<std::uint64_t> count = parseWholeUnsigned(digits);
   if (!count) throw notASize();
-  if (*count == 0 || *count > kMaxSizeBytes / multiplier) {
-    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (1 byte..1024G)");
+  if (*count == 0 || *count > static_cast<std::uint64_t>(limits::sizeBytesMax) / multiplier) {
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (1 byte.." + formatMaxSize() + ")");
   }
   return *count * multiplier;
 }
@@ -284,7 +195,7 @@ std::vector<std::uint64_t> parseSizeList(std::string_view flag, std::string_view
     if (parts.size() == 3) {
       const std::string_view step = parts[2];
       const std::optional<std::uint64_t> parsed =
-          step.size() > 1 && (step[0] == 'x' || step[0] == 'X') ? parseWhole<std::uint64_t>(step.substr(1)) : std::nullopt;
+          step.size() > 1 && (step[0] == 'x' || step[0] == 'X') ? parseWholeUnsigned(step.substr(1)) : std::nullopt;
       if (!parsed || *parsed < 2 || *parsed > 1024) {
         throw UsageError(std::string(flag) + ": " + quoted(step) + " in " + quoted(item) +
                          " is not a step like x2 or x4 (factor 2..1024)");
@@ -322,9 +233,9 @@ std::vector<CopyPath> parsePathList(std::string_view flag, std::string_view text
 std::vector<int> parseCuList(std::string_view flag, std::string_view text) {
   std::vector<int> cus;
   for (std::string_view item : splitOn(text, ',')) {
-    const std::optional<long long> count = parseWhole<long long>(item);
+    const std::optional<long long> count = parseWholeSigned(item);
     if (!count) throw UsageError(std::string(flag) + ": " + quoted(item) + " is not a CU count");
-    if (*count < 1 || *count > kMaxCus) {
+    if (*count < 1 || *count > limits::cusMax) {
       throw UsageError(std::string(flag) + ": CU count " + quoted(item) + " is out of range (1..CUs per GPU)");
     }
     cus.push_back(static_cast<int>(*count));
@@ -336,9 +247,9 @@ std::vector<int> parseGpuList(std::string_view flag, std::string_view text) {
   if (text == "all") return {};
   std::vector<int> gpus;
   for (std::string_view item : splitOn(text, ',')) {
-    const std::optional<long long> index = parseWhole<long long>(item);
+    const std::optional<long long> index = parseWholeSigned(item);
     const bool host = item == "host";
-    if (!host && (!index || *index < 0 || *index > std::numeric_limits<std::uint16_t>::max())) {
+    if (!host && (!index || *index < 0 || *index > limits::gpuIndexMax)) {
       throw UsageError(std::string(flag) + ": " + quoted(item) +
                        " is not a GPU index or host (e.g. --gpus 0,1,2,3, host,0,1 or all)");
     }
@@ -362,49 +273,6 @@ std::string formatSize(std::uint64_t bytes) {
     if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + kSuffixes[i];
   }
   return std::to_string(bytes);
-}
-
-ParsedArgs parseArgs(const std::vector<std::string_view>& args) {
-  ParsedArgs parsed;
-  parsed.options.sizesBytes = defaultSizesBytes();
-  parsed.options.paths.assign(kAllCopyPaths.begin(), kAllCopyPaths.end());
-  parsed.options.cus = kDefaultCus;
-
-  for (std::string_view arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      parsed.action = Action::PrintHelp;
-      return parsed;
-    }
-  }
-  if (!args.empty() && args[0] == "--version") {
-    parsed.action = Action::PrintVersion;
-    return parsed;
-  }
-  if (args.empty()) {
-    parsed.usageError = "missing subcommand (info, sweep or matrix)";
-    return parsed;
-  }
-  if (args[0] == "info") {
-    parsed.command = Command::Info;
-  } else if (args[0] == "sweep") {
-    parsed.command = Command::Sweep;
-  } else if (args[0] == "matrix") {
-    parsed.command = Command::Matrix;
-    parsed.options.sizesBytes = {kMatrixDefaultSizeBytes};
-    parsed.options.cus = {kMatrixDefaultCus};
-  } else if (args[0].substr(0, 2) == "--") {
-    parsed.usageError = "missing subcommand (info, sweep or matrix) before " + std::string(args[0]);
-    return parsed;
-  } else {
-    parsed.usageError = "unknown subcommand " + quoted(args[0]) + " (info, sweep or matrix)";
-    return parsed;
-  }
-  try {
-    parseCommandArgs(args, *parsed.command, parsed.options);
-  } catch (const UsageError& e) {
-    parsed.usageError = e.what();
-  }
-  return parsed;
 }
 
 void fitDefaultCusToNode(Options& options, const Backend& backend) {
@@ -507,9 +375,9 @@ std::string checkOptionsForBackend(const Options& options, const Backend& backen
     }
     TimelineRequest request{paths, pair.src, pair.dst, timeline->sizeBytes, timeline->cus, timeline->repeats};
     const std::uint64_t events = backend.timelineEventCount(request);
-    if (events > kMaxTimelineEvents) {
+    if (events > static_cast<std::uint64_t>(limits::timelineEventsMax)) {
       return "--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
-             " events, more than " + std::to_string(kMaxTimelineEvents);
+             " events, more than " + std::to_string(limits::timelineEventsMax);
     }
   }
   return {};

@@ -2,12 +2,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "backend.hpp"
+#include "cli/parser.hpp"
 #include "copy_path.hpp"
 #include "endpoints.hpp"
 #include "fault.hpp"
@@ -61,18 +61,23 @@ struct Options {
   bool concurrent = false;  // --concurrent: every pair of a path at the same time
 };
 
-enum class Action { Run, PrintHelp, PrintVersion };
+// The defaults of a subcommand's options (matrix: one size and one CU count).
+Options defaultOptions(Command command);
 
-struct ParsedArgs {
-  Action action = Action::Run;
-  std::optional<Command> command;  // nullopt when no known subcommand was given
-  Options options;
-  std::string usageError;  // empty when the arguments parsed
+// Timeline flags are collected first: they only make sense together with --timeline-size.
+struct TimelineFlags {
+  std::optional<std::uint64_t> sizeBytes;
+  std::optional<std::string> outPath;
+  std::optional<int> cus;
+  std::optional<int> repeats;
 };
 
-// Parses everything after argv[0]. Never throws: problems land in usageError, naming the
-// argument at fault, so the caller can still print hello/error/done.
-ParsedArgs parseArgs(const std::vector<std::string_view>& args);
+// One flag of info, sweep or matrix (the parser has checked that it belongs to `command`).
+// Throws UsageError.
+void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline);
+
+// The checks that need every flag; throws UsageError.
+void finishOptions(Command command, const TimelineFlags& timeline, Options& options);
 
 // Fills options.pairs from --src/--dst, --pairs or the default for a node of `gpuCount` GPUs
 // and checks that every endpoint exists. Returns the usage problem, or an empty string.
@@ -84,9 +89,6 @@ std::string checkOptionsForBackend(const Options& options, const Backend& backen
 
 // The paths of a timeline between `pair`'s endpoints: --paths without those that cannot exist there.
 std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backend, const EndpointPair& pair);
-
-// Largest --sim-gpus.
-inline constexpr int kMaxSimGpus = 8;
 
 // Default size and CU count of `matrix`: one size large enough that the link, not launch or
 // doorbell costs, decides the cell (as TransferBench a2a and nvbandwidth use), and the CUs
@@ -106,10 +108,6 @@ std::string usageText();
 
 // Building blocks, exposed for tests. They throw UsageError with a message that names
 // `flag` and the offending text.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text);
 // Comma list of sizes or ranges: FROM:TO (doubling) or FROM:TO:xF (multiply by F).

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "args.hpp"
+#include "sdma_limits.hpp"
 
 namespace sdma {
 
@@ -13,7 +14,7 @@ int parseEndpoint(std::string_view flag, std::string_view text) {
   long long index = 0;
   const auto result = std::from_chars(text.data(), text.data() + text.size(), index);
   if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size() || index < 0 ||
-      index > std::numeric_limits<std::uint16_t>::max()) {
+      index > limits::gpuIndexMax) {
     throw UsageError(std::string(flag) + ": '" + std::string(text) +
                      "' is not an endpoint (a GPU index such as 0, or host for pinned host memory)");
   }

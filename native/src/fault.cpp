@@ -6,31 +6,44 @@
 #include <cstdlib>
 
 #include "cancel.hpp"
+#include "sdma_limits.hpp"
 
 namespace sdma {
 
+namespace {
+
+std::optional<FaultKind> faultKind(std::string_view name) {
+  if (name == "crash") return FaultKind::CrashAfter;
+  if (name == "garbage") return FaultKind::GarbageAfter;
+  if (name == "hang") return FaultKind::HangAfter;
+  if (name == "exit") return FaultKind::ExitAfter;
+  if (name == "corrupt") return FaultKind::CorruptAfter;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<FaultSpec> parseFaultSpec(std::string_view text) {
-  struct Name {
-    std::string_view prefix;
-    FaultKind kind;
-  };
-  static constexpr Name kNames[] = {{"crash-after=", FaultKind::CrashAfter},
-                                    {"garbage-after=", FaultKind::GarbageAfter},
-                                    {"hang-after=", FaultKind::HangAfter},
-                                    {"exit-after=", FaultKind::ExitAfter},
-                                    {"corrupt-after=", FaultKind::CorruptAfter}};
-  for (const Name& name : kNames) {
-    if (text.substr(0, name.prefix.size()) != name.prefix) continue;
-    const std::string_view digits = text.substr(name.prefix.size());
-    FaultSpec spec{name.kind, 0};
+  for (std::string_view name : limits::faultKinds) {
+    const std::string prefix = std::string(name) + "-after=";
+    const std::optional<FaultKind> kind = faultKind(name);
+    if (!kind || text.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view digits = text.substr(prefix.size());
+    FaultSpec spec{*kind, 0};
     const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), spec.afterSamples);
     if (digits.empty() || result.ec != std::errc() || result.ptr != digits.data() + digits.size() ||
-        spec.afterSamples < 0) {
+        spec.afterSamples < 0 || spec.afterSamples > limits::faultAfterMax) {
       return std::nullopt;
     }
     return spec;
   }
   return std::nullopt;
+}
+
+std::string faultSpecForms() {
+  std::string forms;
+  for (std::string_view name : limits::faultKinds) forms += (forms.empty() ? "" : ", ") + std::string(name) + "-after=N";
+  return forms;
 }
 
 bool FaultInjector::onSampleCount(std::int64_t samplesEmitted) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "reporter.hpp"
@@ -17,9 +18,12 @@ struct FaultSpec {
   std::int64_t afterSamples = 0;
 };
 
-// "crash-after=N", "garbage-after=N", "hang-after=N", "exit-after=N" or "corrupt-after=N";
-// nullopt if malformed.
+// "KIND-after=N" for a kind of native/limits.json's faultKinds (crash, garbage, hang, exit,
+// corrupt) and N in 0..faultAfterMax; nullopt if malformed.
 std::optional<FaultSpec> parseFaultSpec(std::string_view text);
+
+// "crash-after=N, garbage-after=N, ...": the forms parseFaultSpec accepts.
+std::string faultSpecForms();
 
 class FaultInjector {
  public:

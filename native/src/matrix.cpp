@@ -13,9 +13,6 @@ namespace sdma {
 
 namespace {
 
-constexpr int kExitRuntimeFailure = 1;
-constexpr int kExitValidationFailed = 4;
-
 std::string cellLabel(const CopyRequest& cell) {
   std::string label = std::string(pathName(cell.path)) + " " + pairName(cell.srcGpu, cell.dstGpu);
   if (!usesEngine(cell.path)) label += " (" + std::to_string(cell.cus) + " CUs)";

@@ -14,9 +14,6 @@ namespace sdma {
 
 namespace {
 
-constexpr int kExitRuntimeFailure = 1;
-constexpr int kExitValidationFailed = 4;
-
 // One pass per endpoint pair; within a pass size-major order: a run stopped part way still
 // has every path at the small sizes.
 std::vector<CopyRequest> workUnits(const Options& options) {

@@ -2,14 +2,10 @@
 
 #include "args.hpp"
 #include "backend.hpp"
+#include "cli/command.hpp"
 #include "reporter.hpp"
 
 namespace sdma {
-
-struct CommandResult {
-  DoneStatus status = DoneStatus::Ok;
-  int exitCode = 0;
-};
 
 // Runs every work unit (for each size, for each path, for each CU count), then the timeline
 // if one was asked for. Prints progress, samples, timeline and any error; not hello or done.

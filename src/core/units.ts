@@ -1,9 +1,10 @@
 /** Byte sizes and bandwidths as users of TransferBench and rccl-tests write them. */
+import { LIMITS } from './limits';
 
 const SUFFIXES: Record<string, number> = { '': 1, B: 1, K: 1024, KB: 1024, KIB: 1024, M: 1024 ** 2, MB: 1024 ** 2, MIB: 1024 ** 2, G: 1024 ** 3, GB: 1024 ** 3, GIB: 1024 ** 3 };
 
 /** Largest size any path accepts: 64 GiB keeps arithmetic exact and stays far above one GPU's HBM share per copy. */
-export const MAX_SIZE_BYTES = 64 * 1024 ** 3;
+export const MAX_SIZE_BYTES = LIMITS.sizeBytesMax;
 
 /** Parses "4K", "1M", "256MiB", "4096" (binary multiples). Throws a message that names the input. */
 export function parseSize(text: string): number {

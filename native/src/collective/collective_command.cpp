@@ -1,10 +1,9 @@
-#include "collective/collective_command.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
+#include <memory>
 #include <spawn.h>
 #include <string>
 #include <sys/wait.h>
@@ -12,6 +11,8 @@
 #include <utility>
 
 #include "args.hpp"
+#include "cli/entries.hpp"
+#include "sdma_limits.hpp"
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "collective/collective_types.hpp"
@@ -24,41 +25,15 @@ namespace sdma::collective {
 
 namespace {
 
-constexpr int kExitRuntimeFailure = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitBackendUnavailable = 3;
-constexpr int kExitValidationFailed = 4;
 constexpr int kExitInterrupted = 130;
 
-std::vector<std::string_view> splitComma(std::string_view text) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(',', start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
+using cli::splitOn;
 
 int parseInt(std::string_view flag, std::string_view text, int min, int max) {
-  long long value = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) {
-    throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is not a whole number");
-  }
-  if (value < min || value > max) {
-    throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is out of range (" + std::to_string(min) +
-                     ".." + std::to_string(max) + ")");
-  }
-  return static_cast<int>(value);
+  return static_cast<int>(cli::parseIntInRange(flag, text, min, max));
 }
 
-bool parseOnOff(std::string_view flag, std::string_view text) {
-  if (text == "on" || text == "1") return true;
-  if (text == "off" || text == "0") return false;
-  throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is not on or off");
-}
+bool parseOnOff(std::string_view flag, std::string_view text) { return cli::parseOnOff(flag, text, true); }
 
 struct Parsed {
   bool overlap = false;
@@ -76,30 +51,18 @@ struct Parsed {
   bool variantChild = false;  // started by the parent for one variant: env read fresh at init
 };
 
-// nccl-tests' short flags keep their meaning: -b -e -f -i -n -w -c.
-std::string_view canonical(std::string_view name) {
-  if (name == "-b" || name == "--minbytes") return "--min-bytes";
-  if (name == "-e" || name == "--maxbytes") return "--max-bytes";
-  if (name == "-f" || name == "--stepfactor") return "--step-factor";
-  if (name == "-i" || name == "--stepbytes") return "--step-bytes";
-  if (name == "-n") return "--iters";
-  if (name == "-w" || name == "--warmup_iters") return "--warmup";
-  if (name == "-c") return "--check";
-  return name;
-}
-
 void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& p) {
   CollectiveOptions& o = p.collective;
   if (flag == "--ops") {
     o.ops.clear();
-    for (std::string_view item : splitComma(value)) {
+    for (std::string_view item : splitOn(value, ',')) {
       const std::optional<Op> op = parseOp(item);
       if (!op) throw UsageError("--ops: unknown operation '" + std::string(item) + "' (allgather, alltoall)");
       if (std::find(o.ops.begin(), o.ops.end(), *op) == o.ops.end()) o.ops.push_back(*op);
     }
   } else if (flag == "--variants") {
     o.variants.clear();
-    for (std::string_view item : splitComma(value)) {
+    for (std::string_view item : splitOn(value, ',')) {
       if (item == "all") {
         o.variants.clear();
         return;
@@ -111,7 +74,7 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
     }
   } else if (flag == "--gpus") {
     o.gpus.clear();
-    for (std::string_view item : splitComma(value)) o.gpus.push_back(parseInt(flag, item, 0, 1023));
+    for (std::string_view item : splitOn(value, ',')) o.gpus.push_back(parseInt(flag, item, 0, 1023));
     if (o.gpus.size() < 2) throw UsageError("--gpus: a collective needs at least two GPUs");
   } else if (flag == "--min-bytes") {
     p.minBytes = parseSizeBytes(flag, value);
@@ -157,7 +120,7 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   OverlapOptions& o = p.overlapOptions;
   if (flag == "--compute") {
     o.computes.clear();
-    for (std::string_view item : splitComma(value)) {
+    for (std::string_view item : splitOn(value, ',')) {
       if (item != "gemm" && item != "fma") throw UsageError("--compute: '" + std::string(item) + "' (gemm, fma)");
       o.computes.emplace_back(item);
     }
@@ -188,53 +151,6 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   } else {
     throw UsageError("unknown flag " + std::string(flag) + " for overlap");
   }
-}
-
-Parsed parse(const std::vector<std::string_view>& args) {
-  Parsed p;
-  p.overlap = args[0] == "overlap";
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg.empty() || arg[0] != '-') throw UsageError("unexpected argument '" + std::string(arg) + "'");
-    const std::size_t equals = arg.find('=');
-    const std::string_view name = canonical(arg.substr(0, equals));
-    std::string_view value;
-    if (equals != std::string_view::npos) {
-      value = arg.substr(equals + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      throw UsageError(std::string(name) + " needs a value");
-    }
-    if (name == "--backend") {
-      if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
-        throw UsageError("--backend: unknown backend '" + std::string(value) + "' (auto, sim, hip, cuda)");
-      }
-      p.backend = std::string(value);
-    } else if (name == "--sim-gpus") {
-      p.simGpus = parseInt(name, value, 1, kMaxSimGpus);
-    } else if (name == "--variant-child") {
-      p.variantChild = value == "1";
-    } else if (name == "--seed") {
-      const int seed = parseInt(name, value, 0, 2147483647);
-      p.collective.seed = p.overlapOptions.seed = static_cast<std::uint64_t>(seed);
-    } else if (p.overlap) {
-      applyOverlapFlag(name, value, p);
-    } else {
-      applyCollectiveFlag(name, value, p);
-    }
-  }
-  if (!p.overlap) {
-    p.collective.sizesBytes = sweepSizes(p.minBytes, p.maxBytes, p.stepFactor, p.stepBytes);
-    if (p.collective.sizesBytes.empty()) throw UsageError("-b/-e: the minimum size is above the maximum");
-  } else if (isHost(p.overlapOptions.srcGpu) && isHost(p.overlapOptions.dstGpu)) {
-    throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
-  }
-  if (p.simGpus > 0 && (p.backend == "hip" || p.backend == "cuda")) {
-    throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + p.backend +
-                     " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
-  }
-  return p;
 }
 
 void writeNullable(JsonWriter& j, const char* key, const std::optional<double>& value) {
@@ -320,154 +236,101 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
   return result;
 }
 
-// A bad argument found once the node is known: hello and maybe warnings are already out.
-int usageError(Reporter& reporter, const std::string& message) {
-  reporter.error("usage", message);
-  reporter.done(DoneStatus::Error);
-  std::fprintf(stderr, "sdma-probe: %s\n", message.c_str());
-  return kExitUsage;
-}
+class CollectiveCommand : public cli::CommandRun {
+ public:
+  CollectiveCommand(const std::vector<std::string_view>& args, bool overlap) : args_(args) { p_.overlap = overlap; }
 
-}  // namespace
-
-bool isCollectiveCommand(std::string_view name) { return name == "collective" || name == "overlap"; }
-
-std::string collectiveUsageText() {
-  return R"(usage:
-  sdma-probe collective [--backend B] [--ops LIST] [--variants LIST] [--gpus LIST]
-                        [-b SIZE] [-e SIZE] [-f F | -i STEP] [-n N] [-w N] [-c 0|1]
-                        [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
-                        [--transport-log on|off] [--seed N]
-  sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
-                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
-  (both also take --sim-gpus N: GPUs of the simulated node, 1..8, sim only)
-
-collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run time;
-sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
-  --ops LIST           allgather, alltoall (default both)
-  --variants LIST      default, ce (NVIDIA copy-engine collectives), gin-sdma (AMD), all
-                       (default: default plus the vendor's engine variant)
-  --gpus LIST          GPU indices taking part (default all)
-  -b, -e SIZE          smallest and largest size: bytes each rank receives (default 1K, 256M)
-  -f F                 multiply the size by F each step (default 2); -f 1 adds -i STEP
-  -n N, -w N           timed and warm-up calls per point (default 20, 5)
-  -c 0|1               check the received data (default 1)
-  --in-place MODE      both (default), on, off; AlltoAll has no in-place form
-  --dtype T            float (default), bf16, uint8
-  --nccl-lib PATH      the library file to load (default libnccl.so.2 / librccl.so.1)
-  --transport-log M    on (default): read the library's INFO log for the path each call took
-
-overlap: a compute kernel alone, beside each copy path, then alone again.
-  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel) (default both)
-  --paths LIST         cu/host, engine/host, engine/device (default all three)
-  --cus LIST           CUs/SMs of the cu/host copy (default 8,16,32)
-  --size SIZE          bytes per copy (default 256M)
-  --phase-ms N         length of each phase (default 1500)
-  --gemm-n N           GEMM M=N=K (default 8192)
-  --src E, --dst E     the copy's endpoints: a GPU index or host (default 0 and 1;
-                       host and 0 on a one-GPU node); the compute runs on the copy's GPU
-)";
-}
-
-int runCollectiveCommand(const std::vector<std::string_view>& args) {
-  for (std::string_view arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(collectiveUsageText().c_str(), stdout);
-      return 0;
+  void flag(std::string_view name, std::string_view value) override {
+    if (name == "--backend") {
+      p_.backend = cli::parseBackendName(name, value);
+    } else if (name == "--sim-gpus") {
+      p_.simGpus = parseInt(name, value, 1, static_cast<int>(limits::simGpusMax));
+    } else if (name == "--variant-child") {
+      p_.variantChild = value == "1";
+    } else if (name == "--seed") {
+      const int seed = parseInt(name, value, 0, 2147483647);
+      p_.collective.seed = p_.overlapOptions.seed = static_cast<std::uint64_t>(seed);
+    } else if (p_.overlap) {
+      applyOverlapFlag(name, value, p_);
+    } else {
+      applyCollectiveFlag(name, value, p_);
     }
   }
-  Reporter reporter(stdout);
-  const std::string_view command = args[0] == "overlap" ? "overlap" : "collective";
-  Parsed parsed;
-  try {
-    parsed = parse(args);
-  } catch (const std::exception& e) {
-    reporter.hello(command, "sim", true, builtBackendNames());
-    reporter.error("usage", e.what());
-    reporter.done(DoneStatus::Error);
-    std::fprintf(stderr, "sdma-probe: %s\n\n%s", e.what(), collectiveUsageText().c_str());
-    return kExitUsage;
+
+  void finish() override {
+    if (!p_.overlap) {
+      p_.collective.sizesBytes = sweepSizes(p_.minBytes, p_.maxBytes, p_.stepFactor, p_.stepBytes);
+      if (p_.collective.sizesBytes.empty()) throw UsageError("-b/-e: the minimum size is above the maximum");
+    } else if (isHost(p_.overlapOptions.srcGpu) && isHost(p_.overlapOptions.dstGpu)) {
+      throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
+    }
+    if (p_.simGpus > 0 && (p_.backend == "hip" || p_.backend == "cuda")) {
+      throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + p_.backend +
+                       " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
+    }
   }
 
-  try {
-    BackendChoice choice = openBackend(parsed.backend, BackendSettings{parsed.collective.seed, 0, parsed.simGpus});
-    const std::string_view backendName = choice.backend ? choice.backend->name() : std::string_view(parsed.backend);
-    reporter.hello(command, backendName, choice.backend ? choice.backend->simulated() : false, builtBackendNames());
-    // Stopped for want of a GPU, the collective still names the library it would load.
-    const auto noteLibrary = [&] {
+  std::string backendName() const override { return p_.backend; }
+  BackendSettings backendSettings() const override { return BackendSettings{p_.collective.seed, 0, p_.simGpus}; }
+
+  // Stopped for want of a GPU, the collective still names the library it would load.
+  void beforeNoGpu(cli::Session& session) override {
 #if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
 #if defined(SDMA_PROBE_HAVE_HIP)
-      if (parsed.backend != "hip") return;
+    if (p_.backend != "hip") return;
 #else
-      if (parsed.backend != "cuda") return;
+    if (p_.backend != "cuda") return;
 #endif
-      std::string description;
-      if (describeCollectiveLibrary(parsed.collective.ncclLib, description)) {
-        reporter.warning("collective-library", description + " (loaded; not used: no GPU to run on)");
-      } else {
-        reporter.warning("collective-library-unavailable", description + "; install it or pass --nccl-lib PATH");
-      }
+    std::string description;
+    if (describeCollectiveLibrary(p_.collective.ncclLib, description)) {
+      session.reporter.warning("collective-library", description + " (loaded; not used: no GPU to run on)");
+    } else {
+      session.reporter.warning("collective-library-unavailable", description + "; install it or pass --nccl-lib PATH");
+    }
+#else
+    (void)session;
 #endif
-    };
-    if (!choice.backend) {
-      noteLibrary();
-      reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
-                     choice.unavailableReason, choice.unavailableHint);
-      reporter.done(DoneStatus::Error);
-      // A backend that is built but finds no GPU: a runtime failure like any other no-gpu.
-      return choice.unavailableCode == "no-gpu" ? kExitRuntimeFailure : kExitBackendUnavailable;
-    }
-    if (choice.autoFellBackToSim) {
-      reporter.warning("simulated", "no GPU was found: numbers come from the simulated MI350X node, not from hardware");
-    }
-    if (choice.simGpusIgnored) {
-      reporter.warning("sim-gpus-ignored", "--sim-gpus applies to the simulator only; this run uses the GPUs this node has");
-    }
-    const Topology& topology = choice.backend->topology();
+  }
+
+  CommandResult run(cli::Session& session) override {
+    Reporter& reporter = session.reporter;
+    const Topology& topology = session.choice.backend->topology();
     const int gpuCount = static_cast<int>(topology.gpus.size());
-    if (gpuCount == 0) {
-      noteLibrary();
-      reporter.error("no-gpu", "the " + std::string(backendName) + " backend sees no GPU on this node",
-                     "run on a GPU node, or use --backend sim");
-      reporter.done(DoneStatus::Error);
-      return kExitRuntimeFailure;
+    if (!p_.overlap && gpuCount < 2) {
+      return session.fail("too-few-gpus",
+                          "this node has " + std::to_string(gpuCount) + " GPU; a collective needs two or more",
+                          "run the collective on a node with two or more GPUs; on this one, `sdma-probe sweep` measures "
+                          "host <-> GPU and GPU-local copies, and --backend sim --sim-gpus 8 shows a collective on a "
+                          "simulated node",
+                          kExitRuntimeFailure);
     }
-    if (!parsed.overlap && gpuCount < 2) {
-      reporter.error("too-few-gpus",
-                     "this node has " + std::to_string(gpuCount) + " GPU; a collective needs two or more",
-                     "run the collective on a node with two or more GPUs; on this one, `sdma-probe sweep` measures "
-                     "host <-> GPU and GPU-local copies, and --backend sim --sim-gpus 8 shows a collective on a "
-                     "simulated node");
-      reporter.done(DoneStatus::Error);
-      return kExitRuntimeFailure;
-    }
-    OverlapOptions& endpoints = parsed.overlapOptions;
-    if (parsed.overlap && gpuCount == 1) {
+    OverlapOptions& endpoints = p_.overlapOptions;
+    if (p_.overlap && gpuCount == 1) {
       // One GPU: the default copy is host -> GPU 0; a missing end of a given one is GPU 0.
-      if (!parsed.srcGiven) endpoints.srcGpu = parsed.dstGiven ? 0 : kHostEndpoint;
-      if (!parsed.dstGiven) endpoints.dstGpu = 0;
+      if (!p_.srcGiven) endpoints.srcGpu = p_.dstGiven ? 0 : kHostEndpoint;
+      if (!p_.dstGiven) endpoints.dstGpu = 0;
       if (isHost(endpoints.srcGpu) && isHost(endpoints.dstGpu)) {
-        return usageError(reporter, "--src and --dst are both host: one end of a copy must be a GPU");
+        return session.usage("--src and --dst are both host: one end of a copy must be a GPU");
       }
     }
-    for (int gpu : parsed.collective.gpus) {
+    for (int gpu : p_.collective.gpus) {
       if (const std::string problem = endpointProblem(gpu, gpuCount); !problem.empty()) {
-        return usageError(reporter, "--gpus: " + problem);
+        return session.usage("--gpus: " + problem);
       }
     }
-    if (parsed.overlap) {
+    if (p_.overlap) {
       for (const auto& [flag, endpoint] : {std::pair{"--src", endpoints.srcGpu}, std::pair{"--dst", endpoints.dstGpu}}) {
         if (const std::string problem = endpointProblem(endpoint, gpuCount); !problem.empty()) {
-          return usageError(reporter, std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host");
+          return session.usage(std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host");
         }
       }
     }
-    const bool simulated = choice.backend->simulated();
-    const int workingGpuIndex = parsed.overlap ? workingGpu(endpoints.srcGpu, endpoints.dstGpu) : 0;
+    const bool simulated = session.choice.backend->simulated();
+    const int workingGpuIndex = p_.overlap ? workingGpu(endpoints.srcGpu, endpoints.dstGpu) : 0;
     const int cusPerGpu = topology.gpus[static_cast<std::size_t>(workingGpuIndex)].cus;
-    if (parsed.overlap && std::any_of(parsed.overlapOptions.cus.begin(), parsed.overlapOptions.cus.end(),
+    if (p_.overlap && std::any_of(p_.overlapOptions.cus.begin(), p_.overlapOptions.cus.end(),
                                       [&](int c) { return c >= cusPerGpu; })) {
-      return usageError(reporter, "--cus: a copy must leave CUs for the compute (this GPU has " +
+      return session.usage("--cus: a copy must leave CUs for the compute (this GPU has " +
                                       std::to_string(cusPerGpu) + ")");
     }
     reporter.topology(topology);
@@ -480,7 +343,7 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
     bool ok = false;
     bool anyWrong = false;
 
-    if (!parsed.overlap) {
+    if (!p_.overlap) {
       CollectiveSink sink;
       sink.progress = progress;
       sink.warning = warning;
@@ -524,20 +387,20 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
         reporter.endRecord();
       };
       if (simulated) {
-        ok = sim::runSimCollective(parsed.collective, gpuCount, sink, failure);
+        ok = sim::runSimCollective(p_.collective, gpuCount, sink, failure);
       } else {
 #if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
-        std::vector<std::string> variants = parsed.collective.variants;
+        std::vector<std::string> variants = p_.collective.variants;
         if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
-        if (parsed.variantChild || variants.size() == 1) {
-          parsed.collective.variants = variants;
-          ok = runGpuCollective(parsed.collective, sink, failure);
+        if (p_.variantChild || variants.size() == 1) {
+          p_.collective.variants = variants;
+          ok = runGpuCollective(p_.collective, sink, failure);
         } else {
-          choice.backend.reset();
+          session.choice.backend.reset();
           ok = true;
           for (const std::string& variant : variants) {
             if (cancel::requested()) break;
-            const ChildResult child = runVariantChild(args, variant, reporter);
+            const ChildResult child = runVariantChild(args_, variant, reporter);
             if (!child.started) {
               ok = false;
               failure = {"runtime", "could not start the child process for variant " + variant, ""};
@@ -551,8 +414,8 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
 #endif
       }
     } else {
-      OverlapOptions& o = parsed.overlapOptions;
-      if (!parsed.cusGiven) {
+      OverlapOptions& o = p_.overlapOptions;
+      if (!p_.cusGiven) {
         o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
       }
       // A path that cannot exist between the endpoints says so once (standing for its beside
@@ -560,7 +423,7 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
       std::vector<std::string> paths;
       for (const std::string& name : o.paths) {
         const std::optional<CopyPath> path = parseCopyPath(name);
-        const std::string reason = path ? choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
+        const std::string reason = path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
         if (reason.empty()) {
           paths.push_back(name);
         } else {
@@ -595,7 +458,7 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
       if (simulated) {
         ok = sim::runSimOverlap(o, cusPerGpu, sink, failure, {}, sim::routeOf(o.srcGpu, o.dstGpu));
       } else {
-        choice.backend.reset();  // the overlap owns the GPUs' streams from here
+        session.choice.backend.reset();  // the overlap owns the GPUs' streams from here
 #if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
         ok = runGpuOverlap(o, sink, failure);
 #else
@@ -604,28 +467,68 @@ int runCollectiveCommand(const std::vector<std::string_view>& args) {
       }
     }
 
-    if (cancel::requested()) {
-      reporter.done(DoneStatus::Cancelled);
-      return kExitInterrupted;
-    }
+    if (cancel::requested()) return {DoneStatus::Cancelled, kExitInterrupted};
     if (!ok) {
       reporter.error(failure.code.empty() ? "runtime" : failure.code, failure.message, failure.hint);
-      reporter.done(DoneStatus::Error);
-      return failure.code == "usage" ? kExitUsage : kExitRuntimeFailure;
+      return {DoneStatus::Error, failure.code == "usage" ? kExitUsage : kExitRuntimeFailure};
     }
     if (anyWrong) {
       reporter.error("validation", "a collective delivered wrong data (see the points whose wrong > 0)");
-      reporter.done(DoneStatus::Error);
-      return kExitValidationFailed;
+      return {DoneStatus::Error, kExitValidationFailed};
     }
-    reporter.done(DoneStatus::Ok);
-    return 0;
-  } catch (const std::exception& e) {
-    reporter.error("internal", e.what());
-    reporter.done(DoneStatus::Error);
-    std::fprintf(stderr, "sdma-probe: internal error: %s\n", e.what());
-    return kExitRuntimeFailure;
+    return {};
   }
+
+ private:
+  std::vector<std::string_view> args_;
+  Parsed p_;
+};
+
+}  // namespace
+
+std::string collectiveUsageText() {
+  return R"(usage:
+  sdma-probe collective [--backend B] [--ops LIST] [--variants LIST] [--gpus LIST]
+                        [-b SIZE] [-e SIZE] [-f F | -i STEP] [-n N] [-w N] [-c 0|1]
+                        [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
+                        [--transport-log on|off] [--seed N]
+  sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
+                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
+  (both also take --sim-gpus N: GPUs of the simulated node, 1..8, sim only)
+
+collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run time;
+sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
+  --ops LIST           allgather, alltoall (default both)
+  --variants LIST      default, ce (NVIDIA copy-engine collectives), gin-sdma (AMD), all
+                       (default: default plus the vendor's engine variant)
+  --gpus LIST          GPU indices taking part (default all)
+  -b, -e SIZE          smallest and largest size: bytes each rank receives (default 1K, 256M)
+  -f F                 multiply the size by F each step (default 2); -f 1 adds -i STEP
+  -n N, -w N           timed and warm-up calls per point (default 20, 5)
+  -c 0|1               check the received data (default 1)
+  --in-place MODE      both (default), on, off; AlltoAll has no in-place form
+  --dtype T            float (default), bf16, uint8
+  --nccl-lib PATH      the library file to load (default libnccl.so.2 / librccl.so.1)
+  --transport-log M    on (default): read the library's INFO log for the path each call took
+
+overlap: a compute kernel alone, beside each copy path, then alone again.
+  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel) (default both)
+  --paths LIST         cu/host, engine/host, engine/device (default all three)
+  --cus LIST           CUs/SMs of the cu/host copy (default 8,16,32)
+  --size SIZE          bytes per copy (default 256M)
+  --phase-ms N         length of each phase (default 1500)
+  --gemm-n N           GEMM M=N=K (default 8192)
+  --src E, --dst E     the copy's endpoints: a GPU index or host (default 0 and 1;
+                       host and 0 on a one-GPU node); the compute runs on the copy's GPU
+)";
+}
+
+std::unique_ptr<cli::CommandRun> makeCollectiveCommand(const std::vector<std::string_view>& args) {
+  return std::make_unique<CollectiveCommand>(args, false);
+}
+
+std::unique_ptr<cli::CommandRun> makeOverlapCommand(const std::vector<std::string_view>& args) {
+  return std::make_unique<CollectiveCommand>(args, true);
 }
 
 }  // namespace sdma::collective

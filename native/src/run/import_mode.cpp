@@ -1,14 +1,12 @@
-#include "run/import_mode.hpp"
-
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 
-#include "backend_registry.hpp"
-#include "run/flag_value.hpp"
+#include "cli/entries.hpp"
 #include "run/records.hpp"
 #include "run/rocm_sources.hpp"
 #include "run/rocpd_reader.hpp"
@@ -18,46 +16,39 @@ namespace sdma::runmode {
 
 namespace {
 
-constexpr int kExitImported = 0;
 constexpr int kExitNothingRead = 1;
-constexpr int kExitUsage = 2;
 constexpr int kExitUnsupported = 3;
-// rocprofv3 profiles come from AMD GPUs: hello names the hip backend, whatever is built here.
-constexpr std::string_view kImportBackend = "hip";
 
 struct ImportOptions {
   std::string rocpd;
   std::string csvDir;
 };
 
-std::string parseImportArgs(const std::vector<std::string_view>& args, ImportOptions& options) {
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string_view name, value;
-    if (!flagValue(args, i, name, value) || value.empty()) return std::string(name) + " needs a value";
-    if (name == "--rocpd") {
-      options.rocpd = std::string(value);
-    } else if (name == "--rocprofv3-csv") {
-      options.csvDir = std::string(value);
-    } else {
-      return "unknown flag " + std::string(name) + " for import (--rocpd FILE.db or --rocprofv3-csv DIR)";
+class ImportCommand : public cli::CommandRun {
+ public:
+  void flag(std::string_view name, std::string_view value) override {
+    if (value.empty()) throw UsageError(std::string(name) + " needs a value");
+    (name == "--rocpd" ? options_.rocpd : options_.csvDir) = std::string(value);
+  }
+  void finish() override {
+    if (options_.rocpd.empty() == options_.csvDir.empty()) {
+      throw UsageError("import needs exactly one profile: --rocpd FILE.db or --rocprofv3-csv DIR");
     }
   }
-  if (options.rocpd.empty() == options.csvDir.empty()) {
-    return "import needs exactly one profile: --rocpd FILE.db or --rocprofv3-csv DIR";
-  }
-  return {};
-}
+  CommandResult run(cli::Session& session) override;
 
-int fail(Reporter& reporter, int exitCode, std::string_view code, const std::string& message, std::string_view hint) {
-  reporter.error(code, message, hint);
-  reporter.done(DoneStatus::Error);
-  std::fprintf(stderr, "sdma-probe: %s\n", message.c_str());
-  return exitCode;
+ private:
+  ImportOptions options_;
+};
+
+CommandResult fail(cli::Session& session, int exitCode, std::string_view code, const std::string& message,
+                   std::string_view hint) {
+  return session.fail(code, message, hint, exitCode);
 }
 
 }  // namespace
 
-std::string_view importUsageText() {
+std::string importUsageText() {
   return R"(usage:
   sdma-probe import --rocpd FILE.db
   sdma-probe import --rocprofv3-csv DIR
@@ -73,32 +64,26 @@ exit codes: 0 records were read (warnings say what was not),
 )";
 }
 
-int importMain(const std::vector<std::string_view>& args, Reporter& reporter) {
-  reporter.hello(std::string_view("import"), kImportBackend, false, builtBackendNames());
-  ImportOptions options;
-  if (const std::string problem = parseImportArgs(args, options); !problem.empty()) {
-    reporter.error("usage", problem);
-    reporter.done(DoneStatus::Error);
-    std::fprintf(stderr, "sdma-probe: %s\n\n%s", problem.c_str(), std::string(importUsageText()).c_str());
-    return kExitUsage;
-  }
+CommandResult ImportCommand::run(cli::Session& session) {
+  Reporter& reporter = session.reporter;
+  const ImportOptions& options = options_;
   const std::string& path = options.rocpd.empty() ? options.csvDir : options.rocpd;
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    return fail(reporter, kExitNothingRead, "import-not-found", "cannot import " + path + ": no such file or folder",
+    return fail(session, kExitNothingRead, "import-not-found", "cannot import " + path + ": no such file or folder",
                 "check the path (it is read on the machine the helper runs on)");
   }
   const bool isDir = S_ISDIR(st.st_mode);
   if (!options.rocpd.empty() && isDir) {
-    return fail(reporter, kExitNothingRead, "import-not-a-file", "cannot import " + path + ": it is a folder",
+    return fail(session, kExitNothingRead, "import-not-a-file", "cannot import " + path + ": it is a folder",
                 "pass the .db file rocprofv3 wrote (e.g. HOST/PID_results.db), or use --rocprofv3-csv for a CSV folder");
   }
   if (!options.csvDir.empty() && !isDir) {
-    return fail(reporter, kExitNothingRead, "import-not-a-folder", "cannot import " + path + ": it is not a folder",
+    return fail(session, kExitNothingRead, "import-not-a-folder", "cannot import " + path + ": it is not a folder",
                 "pass the folder rocprofv3 wrote its CSV files into, or use --rocpd for a .db file");
   }
   if (!options.rocpd.empty() && !rocpdSupported()) {
-    return fail(reporter, kExitUnsupported, "rocpd-unsupported",
+    return fail(session, kExitUnsupported, "rocpd-unsupported",
                 "this sdma-probe was built without SQLite3, so it cannot read the rocpd database " + path,
                 "install SQLite3's headers (libsqlite3-dev) and rebuild the helper, or convert the database to CSV "
                 "with rocpd convert and import the folder");
@@ -128,12 +113,15 @@ int importMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   if (read == 0) {
     std::string why;
     for (const CollectorWarning& w : warnings) why += (why.empty() ? "" : "; ") + w.message;
-    return fail(reporter, kExitNothingRead, "import-empty",
+    return fail(session, kExitNothingRead, "import-empty",
                 "no kernel dispatch or memory copy could be read from " + path + (why.empty() ? "" : ": " + why),
                 "profile with rocprofv3 --kernel-trace --memory-copy-trace, and pass its output");
   }
-  reporter.done(DoneStatus::Ok);
-  return kExitImported;
+  return {};
+}
+
+std::unique_ptr<cli::CommandRun> makeImportCommand(const std::vector<std::string_view>&) {
+  return std::make_unique<ImportCommand>();
 }
 
 }  // namespace sdma::runmode

@@ -1,4 +1,3 @@
-#include "run/run_mode.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,19 +7,19 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "backend_registry.hpp"
 #include "cancel.hpp"
+#include "cli/entries.hpp"
 #include "run/child_process.hpp"
-#include "run/flag_value.hpp"
 #include "run/device_spans.hpp"
 #include "run/library_log.hpp"
 #include "run/records.hpp"
@@ -31,10 +30,7 @@ namespace sdma::runmode {
 
 namespace {
 
-constexpr int kExitRan = 0;
 constexpr int kExitCouldNotRun = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitBackendUnavailable = 3;
 constexpr int kMaxSimDispatches = 100000;
 constexpr long long kMaxSpanRecords = 1LL << 26;
 // After a cancel the program gets this long to end on the forwarded signal, then SIGKILL.
@@ -57,60 +53,6 @@ std::int64_t monotonicNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
-
-std::optional<long long> wholeNumber(std::string_view text) {
-  long long v = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-// Flags come before the program; "--" ends them, so does the first word not starting with "--".
-std::string parseRunArgs(const std::vector<std::string_view>& args, RunOptions& options) {
-  std::size_t i = 1;
-  for (; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg.substr(0, 2) != "--") break;
-    if (arg == "--library-log") {
-      options.libraryLog = true;
-      continue;
-    }
-    std::string_view name, value;
-    if (!flagValue(args, i, name, value)) return std::string(name) + " needs a value";
-    if (name == "--backend") {
-      if (value != "auto" && value != "sim" && value != "hip" && value != "cuda") {
-        return "--backend: unknown backend '" + std::string(value) + "' (auto, sim, hip, cuda)";
-      }
-      options.backend = std::string(value);
-    } else if (name == "--sim-dispatches") {
-      const auto n = wholeNumber(value);
-      if (!n || *n < 0 || *n > kMaxSimDispatches) {
-        return "--sim-dispatches: '" + std::string(value) + "' is out of range (0.." + std::to_string(kMaxSimDispatches) + ")";
-      }
-      options.simDispatches = static_cast<int>(*n);
-    } else if (name == "--trace-records") {
-      const auto n = wholeNumber(value);
-      if (!n || *n < 1 || *n > (1LL << 28)) return "--trace-records: '" + std::string(value) + "' is out of range (1..268435456)";
-      options.traceRecords = *n;
-    } else if (name == "--span-records") {
-      const auto n = wholeNumber(value);
-      if (!n || *n < 0 || *n > kMaxSpanRecords) {
-        return "--span-records: '" + std::string(value) + "' is out of range (0.." + std::to_string(kMaxSpanRecords) + ")";
-      }
-      options.spanRecords = static_cast<std::size_t>(*n);
-    } else {
-      return "unknown flag " + std::string(name) + " for run (put the program after --)";
-    }
-  }
-  for (; i < args.size(); ++i) options.program.emplace_back(args[i]);
-  if (options.program.empty()) return "run needs a program: sdma-probe run [flags] -- PROGRAM [ARGS...]";
-  if (options.simDispatches > 0 && options.backend != "sim") return "--sim-dispatches needs --backend sim";
-  return {};
 }
 
 std::string executableDir() {
@@ -201,17 +143,9 @@ class TraceReader {
   std::string partial_;
 };
 
-int usage(Reporter& reporter, std::string_view backend, const std::string& message) {
-  reporter.hello(std::string_view("run"), backend, backend == "sim", builtBackendNames());
-  reporter.error("usage", message);
-  reporter.done(DoneStatus::Error);
-  std::fprintf(stderr, "sdma-probe: %s\n\n%s", message.c_str(), std::string(runUsageText()).c_str());
-  return kExitUsage;
-}
-
 }  // namespace
 
-std::string_view runUsageText() {
+std::string runUsageText() {
   return R"(usage:
   sdma-probe run [--backend B] [--sim-dispatches N] [--trace-records N] [--span-records N] [--library-log]
                  -- PROGRAM [ARGS...]
@@ -236,30 +170,56 @@ exit codes: 0 the program ran (its own exit status is in the program exit record
 )";
 }
 
-int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
-  RunOptions options;
-  if (const std::string problem = parseRunArgs(args, options); !problem.empty()) {
-    return usage(reporter, options.backend == "auto" ? "sim" : std::string_view(options.backend), problem);
-  }
+namespace {
 
-  BackendChoice choice = openBackend(options.backend, BackendSettings{});
-  const std::string_view helloBackend = choice.backend ? choice.backend->name() : std::string_view(options.backend);
-  reporter.hello(std::string_view("run"), helloBackend, choice.backend ? choice.backend->simulated() : false,
-                 builtBackendNames());
-  if (!choice.backend) {
-    reporter.error(choice.unavailableCode.empty() ? "backend-unavailable" : choice.unavailableCode,
-                   choice.unavailableReason, choice.unavailableHint);
-    reporter.done(DoneStatus::Error);
-    std::fprintf(stderr, "sdma-probe: %s\n", choice.unavailableReason.c_str());
-    return kExitBackendUnavailable;
+class RunCommand : public cli::CommandRun {
+ public:
+  void flag(std::string_view name, std::string_view value) override {
+    if (name == "--backend") {
+      options_.backend = cli::parseBackendName(name, value);
+    } else if (name == "--library-log") {
+      options_.libraryLog = cli::parseOnOff(name, value);
+    } else if (name == "--sim-dispatches") {
+      const auto n = cli::parseWholeSigned(value);
+      if (!n || *n < 0 || *n > kMaxSimDispatches) {
+        throw UsageError("--sim-dispatches: '" + std::string(value) + "' is out of range (0.." +
+                         std::to_string(kMaxSimDispatches) + ")");
+      }
+      options_.simDispatches = static_cast<int>(*n);
+    } else if (name == "--trace-records") {
+      const auto n = cli::parseWholeSigned(value);
+      if (!n || *n < 1 || *n > (1LL << 28)) {
+        throw UsageError("--trace-records: '" + std::string(value) + "' is out of range (1..268435456)");
+      }
+      options_.traceRecords = *n;
+    } else if (name == "--span-records") {
+      const auto n = cli::parseWholeSigned(value);
+      if (!n || *n < 0 || *n > kMaxSpanRecords) {
+        throw UsageError("--span-records: '" + std::string(value) + "' is out of range (0.." +
+                         std::to_string(kMaxSpanRecords) + ")");
+      }
+      options_.spanRecords = static_cast<std::size_t>(*n);
+    }
   }
+  void words(const std::vector<std::string_view>& words) override {
+    for (std::string_view word : words) options_.program.emplace_back(word);
+  }
+  void finish() override {
+    if (options_.program.empty()) throw UsageError("run needs a program: sdma-probe run [flags] -- PROGRAM [ARGS...]");
+    if (options_.simDispatches > 0 && options_.backend != "sim") throw UsageError("--sim-dispatches needs --backend sim");
+  }
+  std::string backendName() const override { return options_.backend; }
+  CommandResult run(cli::Session& session) override;
+
+ private:
+  RunOptions options_;
+};
+
+CommandResult RunCommand::run(cli::Session& session) {
+  Reporter& reporter = session.reporter;
+  BackendChoice& choice = session.choice;
+  const RunOptions& options = options_;
   std::vector<CollectorWarning> warnings;
-  if (choice.autoFellBackToSim) {
-    warnings.push_back({"simulated", "no GPU backend answered" +
-                                         (choice.fallbackReasons.empty() ? std::string()
-                                                                         : " (" + choice.fallbackReasons + ")") +
-                                         ": the program runs, but only simulated records can be shown"});
-  }
   reporter.topology(choice.backend->topology());
   const std::string backend(choice.backend->name());
   const int gpuCount = static_cast<int>(choice.backend->topology().gpus.size());
@@ -272,8 +232,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
     reporter.error(notFound ? "program-not-found" : "program-not-executable",
                    "cannot run " + options.program[0] + ": " + (notFound ? "no such program" : "not executable"),
                    notFound ? "check the path, or the PATH the helper sees" : "chmod +x it, or run it through its interpreter");
-    reporter.done(DoneStatus::Error);
-    return kExitCouldNotRun;
+    return {DoneStatus::Error, kExitCouldNotRun};
   }
 
   SpawnRequest request;
@@ -313,8 +272,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   int tracePipe[2];
   if (pipe2(tracePipe, O_CLOEXEC) != 0) {
     reporter.error("internal", std::string("pipe: ") + std::strerror(errno));
-    reporter.done(DoneStatus::Error);
-    return kExitCouldNotRun;
+    return {DoneStatus::Error, kExitCouldNotRun};
   }
   fcntl(tracePipe[0], F_SETFL, fcntl(tracePipe[0], F_GETFL) | O_NONBLOCK);
   // The pipe streams trace lines while the program runs. Launchers that close inherited
@@ -351,8 +309,7 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
     if (!libraryLog.dir.empty()) removeTree(libraryLog.dir);
     reporter.error(spawned.execErrno == ENOENT ? "program-not-found" : "program-not-executable",
                    "cannot run " + request.path + ": " + std::strerror(spawned.execErrno));
-    reporter.done(DoneStatus::Error);
-    return kExitCouldNotRun;
+    return {DoneStatus::Error, kExitCouldNotRun};
   }
   const pid_t pid = spawned.pid;
   emitProgramStart(reporter, options.program, pid);
@@ -433,12 +390,14 @@ int runMain(const std::vector<std::string_view>& args, Reporter& reporter) {
   }
   emitProgramExit(reporter, options.program, pid, exit);
   for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
-  if (cancelledAt) {
-    reporter.done(DoneStatus::Cancelled);
-    return cancel::exitCode();
-  }
-  reporter.done(DoneStatus::Ok);
-  return kExitRan;
+  if (cancelledAt) return {DoneStatus::Cancelled, cancel::exitCode()};
+  return {};
+}
+
+}  // namespace
+
+std::unique_ptr<cli::CommandRun> makeRunCommand(const std::vector<std::string_view>&) {
+  return std::make_unique<RunCommand>();
 }
 
 }  // namespace sdma::runmode

@@ -8,6 +8,7 @@ import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
 import type { BackendChoice } from '../sweep/sweepOptions';
 import { BACKEND_CHOICES } from '../sweep/sweepOptions';
+import { LIMITS, isFaultSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
 export interface MatrixOptions {
@@ -46,22 +47,22 @@ export function checkMatrixOptions(o: MatrixOptions): MatrixOptions {
   if (!(BACKEND_CHOICES as readonly string[]).includes(o.backend)) throw new Error(`backend must be one of ${BACKEND_CHOICES.join(', ')} (got "${String(o.backend)}")`);
   if (!Array.isArray(o.paths) || o.paths.length === 0) throw new Error(`paths must name at least one of ${PATHS.join(', ')}`);
   for (const p of o.paths) if (!(PATHS as readonly string[]).includes(p)) throw new Error(`unknown path "${String(p)}" (use ${PATHS.join(', ')})`);
-  if (!isInt(o.sizeBytes, 1, MAX_SIZE_BYTES)) throw new Error('size must be a whole number of bytes in 1 B .. 64 GiB');
-  if (o.cus !== undefined && !isInt(o.cus, 1, 4096)) throw new Error(`CU count ${String(o.cus)} must be a whole number in 1..4096`);
+  if (!isInt(o.sizeBytes, 1, MAX_SIZE_BYTES)) throw new Error(`size must be a whole number of bytes in ${sizeRangeText()}`);
+  if (o.cus !== undefined && !isInt(o.cus, 1, LIMITS.cusMax)) throw new Error(`CU count ${String(o.cus)} must be a whole number in 1..${LIMITS.cusMax}`);
   if (o.gpus !== undefined) {
     if (!Array.isArray(o.gpus) || o.gpus.length < 2) throw new Error('GPUs must list two or more endpoints, GPU indices or host (a matrix needs pairs)');
-    for (const g of o.gpus) if (!isInt(g, HOST, 1023)) throw new Error(`GPU index ${String(g)} must be a whole number in 0..1023 (or host)`);
+    for (const g of o.gpus) if (!isInt(g, HOST, LIMITS.gpuIndexMax)) throw new Error(`GPU index ${String(g)} must be a whole number in 0..${LIMITS.gpuIndexMax} (or host)`);
     if (new Set(o.gpus).size !== o.gpus.length) throw new Error(`GPUs ${o.gpus.map(endpointArg).join(',')} name an endpoint twice`);
     if (!o.gpus.some((g) => g !== HOST)) throw new Error('GPUs must name at least one GPU besides host');
   }
-  if (!isInt(o.iters, 1, 100_000)) throw new Error('iterations must be a whole number in 1..100000');
-  if (o.warmup !== undefined && !isInt(o.warmup, 0, 100_000)) throw new Error('warm-up iterations must be a whole number in 0..100000');
+  if (!isInt(o.iters, 1, LIMITS.itersMax)) throw new Error(`iterations must be a whole number in 1..${LIMITS.itersMax}`);
+  if (o.warmup !== undefined && !isInt(o.warmup, 0, LIMITS.warmupMax)) throw new Error(`warm-up iterations must be a whole number in 0..${LIMITS.warmupMax}`);
   if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
-  if (o.simGpus !== undefined && !isInt(o.simGpus, 1, 8)) throw new Error(`simulated GPU count must be a whole number in 1..8 (got ${String(o.simGpus)})`);
+  if (o.simGpus !== undefined && !isInt(o.simGpus, 1, LIMITS.simGpusMax)) throw new Error(`simulated GPU count must be a whole number in 1..${LIMITS.simGpusMax} (got ${String(o.simGpus)})`);
   if (o.simGpus !== undefined && (o.backend === 'hip' || o.backend === 'cuda')) throw new Error(`a simulated GPU count only applies to the sim backend (or auto without GPUs), not to ${o.backend}`);
-  if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, 60_000)) throw new Error('simulator delay must be in 0..60000 ms');
+  if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMsMax)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMsMax} ms`);
   if (o.concurrent !== undefined && typeof o.concurrent !== 'boolean') throw new Error(`concurrent must be true or false (got ${JSON.stringify(o.concurrent)})`);
-  if (o.fault !== undefined && !/^(crash|garbage|hang|exit|corrupt)-after=\d{1,6}$/.test(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  if (o.fault !== undefined && !isFaultSpec(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
   return o;
 }
 

@@ -7,6 +7,7 @@ import type { EndpointPair } from '../endpoints';
 import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from '../endpoints';
 import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
+import { LIMITS as HELPER_LIMITS, isFaultSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
 export const BACKEND_CHOICES = ['auto', 'sim', 'hip', 'cuda'] as const;
@@ -49,7 +50,14 @@ export const DEFAULT_SWEEP: SweepOptions = {
   pairs: [],
 };
 
-const LIMITS = { cus: 4096, iters: 100_000, simDelayMs: 60_000, listLength: 256, pairs: 64, simGpus: 8 };
+const LIMITS = {
+  cus: HELPER_LIMITS.cusMax,
+  iters: HELPER_LIMITS.itersMax,
+  simDelayMs: HELPER_LIMITS.simDelayMsMax,
+  listLength: HELPER_LIMITS.listLengthMax,
+  pairs: HELPER_LIMITS.pairsMax,
+  simGpus: HELPER_LIMITS.simGpusMax,
+};
 
 function isInt(x: unknown, min: number, max: number): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
@@ -59,7 +67,7 @@ function isInt(x: unknown, min: number, max: number): x is number {
 export function checkSweepOptions(o: SweepOptions): SweepOptions {
   if (!(BACKEND_CHOICES as readonly string[]).includes(o.backend)) throw new Error(`backend must be one of ${BACKEND_CHOICES.join(', ')} (got "${String(o.backend)}")`);
   if (!Array.isArray(o.sizes) || o.sizes.length === 0 || o.sizes.length > LIMITS.listLength) throw new Error(`sizes must list 1..${LIMITS.listLength} sizes`);
-  for (const s of o.sizes) if (!isInt(s, 1, MAX_SIZE_BYTES)) throw new Error(`size ${String(s)} is not a whole number of bytes in 1 B .. 64 GiB`);
+  for (const s of o.sizes) if (!isInt(s, 1, MAX_SIZE_BYTES)) throw new Error(`size ${String(s)} is not a whole number of bytes in ${sizeRangeText()}`);
   if (!Array.isArray(o.paths) || o.paths.length === 0) throw new Error('paths must name at least one of ' + PATHS.join(', '));
   for (const p of o.paths) if (!(PATHS as readonly string[]).includes(p)) throw new Error(`unknown path "${String(p)}" (use ${PATHS.join(', ')})`);
   if (!Array.isArray(o.cus) || o.cus.length === 0 || o.cus.length > LIMITS.listLength) throw new Error('CU counts must list at least one count');
@@ -76,10 +84,10 @@ export function checkSweepOptions(o: SweepOptions): SweepOptions {
     if (!isInt(o.simGpus, 1, LIMITS.simGpus)) throw new Error(`simulated GPU count must be a whole number in 1..${LIMITS.simGpus} (got ${String(o.simGpus)})`);
     if (o.backend === 'hip' || o.backend === 'cuda') throw new Error(`a simulated GPU count only applies to the sim backend (or auto without GPUs), not to ${o.backend}`);
   }
-  if (o.timelineSizeBytes !== undefined && !isInt(o.timelineSizeBytes, 1, MAX_SIZE_BYTES)) throw new Error('timeline size must be in 1 B .. 64 GiB');
+  if (o.timelineSizeBytes !== undefined && !isInt(o.timelineSizeBytes, 1, MAX_SIZE_BYTES)) throw new Error(`timeline size must be in ${sizeRangeText()}`);
   if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
-  if (o.fault !== undefined && !/^(crash|garbage|hang|exit)-after=\d{1,6}$/.test(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  if (o.fault !== undefined && !isFaultSpec(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
   return o;
 }
 

@@ -1,0 +1,45 @@
+/**
+ * What the native helper accepts, read from the file its build reads too (native/limits.json,
+ * turned into a C++ header by CMake): a sweep or matrix the extension lets through is one the
+ * helper takes, and the other way round.
+ */
+import raw from '../../native/limits.json';
+
+export interface HelperLimits {
+  /** Largest copy size in bytes (each of --sizes, --size, --timeline-size). */
+  sizeBytesMax: number;
+  /** Largest CU count (--cus, --timeline-cus) before the node's own count narrows it. */
+  cusMax: number;
+  itersMax: number;
+  warmupMax: number;
+  /** The simulator's delay per work unit, ms (--sim-delay-ms). */
+  simDelayMsMax: number;
+  simGpusMax: number;
+  timelineRepeatsMax: number;
+  timelineEventsMax: number;
+  targetMsMax: number;
+  blocksPerCuMax: number;
+  /** Most entries in --sizes and in --cus. */
+  listLengthMax: number;
+  /** Most endpoint pairs in --pairs. */
+  pairsMax: number;
+  gpuIndexMax: number;
+  /** Largest N of a --fault KIND-after=N. */
+  faultAfterMax: number;
+  /** The KIND of each --fault KIND-after=N the helper knows. */
+  faultKinds: readonly string[];
+}
+
+export const LIMITS: HelperLimits = raw;
+
+/** Whether `spec` is a --fault the helper accepts: KIND-after=N with N in 0..faultAfterMax. */
+export function isFaultSpec(spec: string): boolean {
+  const m = /^([a-z]+)-after=(\d{1,15})$/.exec(spec);
+  return m !== null && LIMITS.faultKinds.includes(m[1]!) && Number(m[2]) <= LIMITS.faultAfterMax;
+}
+
+/** "1 B .. 64 GiB": the size range, as messages name it. */
+export function sizeRangeText(): string {
+  const gib = LIMITS.sizeBytesMax / 1024 ** 3;
+  return Number.isInteger(gib) ? `1 B .. ${gib} GiB` : `1 B .. ${LIMITS.sizeBytesMax} B`;
+}
