@@ -13,8 +13,11 @@ import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints, sweepArgs } from '../.
 import { sweepTable } from '../../src/core/sweep/sweepTable';
 import { runTimelineCovers, timelineArgs, timelineFileName, timelineMeta } from '../../src/core/runs/timelineSource';
 import { seriesForCus, sweepView, unsupportedOfPair } from '../../src/core/sweep/sweepView';
-import { matrixEndpoints, sweepPairs } from '../../src/cli/main';
+import { sweepPairs } from '../../src/cli/commands/sweep';
+import { endpointList } from '../../src/cli/options';
 import { done, header, hello, sample } from '../support/records';
+
+const matrixEndpoints = (text: string) => endpointList('gpus', text);
 
 const topology = (gpus: number, vendor: 'amd' | 'nvidia' = 'amd'): Topology => ({
   type: 'topology',

@@ -4,9 +4,9 @@
  * as a run, and shown as a Profile run is: the summary in the output channel and the facts
  * above the kernels.
  */
-import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
+import { importArgs } from '../../core/runtime/importArgs';
 import { LocalTarget } from '../../core/runtime/localTarget';
 import { summarizeRunMode } from '../../core/profile/runMode';
 import { runWithProgress } from '../runWithProgress';
@@ -17,17 +17,6 @@ import { openProfileCommand } from './profileKernel';
 export interface ImportArgs {
   /** Scripted use: a .db file or a CSV folder, instead of asking. */
   path?: string;
-}
-
-/** The helper's flag for what the path is: a folder holds CSV traces, a file is a database. */
-export async function importFlag(path: string): Promise<'--rocpd' | '--rocprofv3-csv'> {
-  let isFolder: boolean;
-  try {
-    isFolder = (await stat(path)).isDirectory();
-  } catch {
-    throw new Error(`${path} does not exist: pick the .db file or the CSV folder rocprofv3 wrote`);
-  }
-  return isFolder ? '--rocprofv3-csv' : '--rocpd';
 }
 
 async function askForProfile(): Promise<string | undefined> {
@@ -56,12 +45,12 @@ export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs)
   try {
     const path = typeof args?.path === 'string' && args.path !== '' ? args.path : await askForProfile();
     if (!path) return undefined;
-    const flag = await importFlag(path);
+    const helperArgs = await importArgs(path);
     // The file was picked where the extension runs: the helper reads it there too.
     const result = await runWithProgress(deps, {
       what: 'profile import',
       target: new LocalTarget(),
-      request: { command: 'import', idTag: 'rocprofv3', args: () => ['import', flag, path] },
+      request: { command: 'import', idTag: 'rocprofv3', args: () => helperArgs },
       onStderr: (line) => deps.log.info(line),
     });
     if (result.kind !== 'ended') return undefined;

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runs/runStore';
 import { libraryCallLines } from '../../core/profile/libraryCalls';
+import { profileLines, profileTitle } from '../../core/profile/profileText';
 import { summarizeRunMode } from '../../core/profile/runMode';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress, targetOf } from '../runWithProgress';
@@ -103,17 +104,9 @@ export async function openProfileCommand(deps: ProfileDeps, args?: { runId?: str
   try {
     if (typeof args?.runId !== 'string') return;
     const run = await new RunStore(runsFolder(deps.context.globalStorageUri)).open(args.runId);
-    const summary = summarizeRunMode(run.dispatches, run.copies);
     const out = deps.programOutput;
-    out.appendLine(`\n[SDMA Lens] run ${run.header.id}${summary.simulated ? ' (SIMULATED records)' : ''}: ${run.header.helper.args.slice(run.header.helper.args.indexOf('--') + 1).join(' ')}`);
-    for (const k of summary.kernels) {
-      const mark = k.name === args.kernel ? '>' : ' ';
-      out.appendLine(`${mark} ${k.launches} x ${k.name}: avg ${(k.avgNs / 1e3).toFixed(2)} us, total ${(k.totalNs / 1e6).toFixed(3)} ms${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
-    }
-    for (const p of summary.copyPaths) out.appendLine(`  ${p.path}: ${p.copies} copies, ${(p.bytes / 1e6).toFixed(1)} MB${p.gbps !== undefined ? `, ${p.gbps.toFixed(1)} GB/s while busy` : ''}`);
-    const collectives = libraryCallLines(run.libraryCalls);
-    if (collectives.length > 0) out.appendLine('  collectives, by the path the library logged:');
-    for (const line of collectives) out.appendLine(`    ${line}`);
+    out.appendLine(`\n[SDMA Lens] ${profileTitle(run)}`);
+    for (const line of profileLines(run, args.kernel)) out.appendLine(line);
     out.show(true);
   } catch (err) {
     reportError(deps.log, 'The profile run could not be opened', err);

@@ -1,0 +1,74 @@
+/** `sdma-lens advise` and `sdma-lens runs`: read saved runs, run nothing. */
+import { parseArgs } from 'node:util';
+import type { AdviceOptions } from '../../core/advice/advice';
+import { adviseFromRun, shellExports } from '../../core/advice/advice';
+import { adviceText } from '../../core/advice/adviceText';
+import { pairName, parsePair } from '../../core/endpoints';
+import type { RunStore } from '../../core/runs/runStore';
+import { parseSizeList } from '../../core/units';
+import { UsageError, int, storeOf } from '../options';
+
+export async function advise(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      'runs-dir': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      cus: { type: 'string' },
+      sizes: { type: 'string' },
+      'rccl-version': { type: 'string' },
+      'rocshmem-version': { type: 'string' },
+      pair: { type: 'string' },
+    },
+  });
+  if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
+  const store = storeOf(values);
+  const id = positionals[0] ?? (await newestSweepWithSamples(store));
+  if (!id) {
+    process.stderr.write(`sdma-lens: no sweep with samples in ${store.root}; run \`sdma-lens sweep\` first\n`);
+    return 1;
+  }
+  const run = await store.open(id);
+  let options: AdviceOptions;
+  try {
+    options = {
+      ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
+      ...(values.sizes !== undefined ? { messageSizes: parseSizeList(values.sizes) } : {}),
+      libraries: {
+        ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
+        ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
+      },
+      ...(values.pair !== undefined ? { pair: parsePair(values.pair) } : {}),
+    };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
+    throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
+  }
+  const advice = adviseFromRun(run, options);
+  if (values.json) process.stdout.write(`${JSON.stringify({ runId: id, ...advice }, null, 2)}\n`);
+  else process.stdout.write(`# run ${id}, ${advice.pairLabel}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+  return 0;
+}
+
+/** The newest sweep with samples: a sweep that measured nothing has nothing to advise on. */
+async function newestSweepWithSamples(store: RunStore): Promise<string | undefined> {
+  const candidates = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header?.command === 'sweep').slice(0, 50);
+  for (const r of candidates) {
+    const run = await store.open(r.id).catch(() => undefined);
+    if (run && run.samples.length > 0) return r.id;
+  }
+  return undefined;
+}
+
+export async function runs(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const store = storeOf(values);
+  const list = await store.list();
+  if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+  else for (const r of list) process.stdout.write(`${r.id}  ${r.status}${r.error ? `  (${r.error})` : ''}\n`);
+  return 0;
+}

@@ -1,0 +1,106 @@
+/**
+ * The CLI's one way to run a helper command: the core run flow on this machine or an SSH
+ * node, progress on a terminal, warnings unless --json, and an exit code from how it ended.
+ * The CLI's own progress wrapper, as runWithProgress is the extension's.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Run } from '../core/run';
+import { bundledHelperPaths, locateHelper } from '../core/runtime/helper';
+import { LocalTarget } from '../core/runtime/localTarget';
+import type { HelperCommand, HelperProvider, TargetHelper } from '../core/runtime/runFlow';
+import { endSentence, runHelperCommand } from '../core/runtime/runFlow';
+import type { Target } from '../core/runtime/target';
+import { deployHelper } from '../core/ssh/deploy';
+import { SshTarget } from '../core/ssh/sshTarget';
+import type { RunValues } from './options';
+import { sshConnection, storeOf } from './options';
+
+const packageRoot = resolve(__dirname, '..');
+
+function cacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sdma-lens');
+}
+
+const say = (message: string) => process.stderr.write(`sdma-lens: ${message}...\n`);
+
+/** The helper: `--helper` (on the node with --target), $SDMA_LENS_HELPER, the packaged build, or one built from the shipped sources. */
+export function cliHelpers(configured: string | undefined): HelperProvider {
+  return {
+    async helperFor(target: Target, signal?: AbortSignal): Promise<TargetHelper> {
+      if (target instanceof SshTarget) {
+        return deployHelper(target.connection, { sourceDir: join(packageRoot, 'native'), configuredPath: configured ?? '', signal, onProgress: say });
+      }
+      return locateHelper({
+        configuredPath: configured ?? process.env.SDMA_LENS_HELPER,
+        bundledPaths: bundledHelperPaths(packageRoot),
+        build: { sourceDir: join(packageRoot, 'native'), cacheDir: cacheDir(), onProgress: say },
+        signal,
+      });
+    },
+    forget: () => {},
+  };
+}
+
+export interface ConsoleRun {
+  /** Where and how, from the command's options. */
+  values: RunValues;
+  signal: AbortSignal;
+  /** Only commands that read local files run only here (import). */
+  localOnly?: boolean;
+  beforeStart?: (helper: TargetHelper, target: Target) => Promise<void>;
+}
+
+/** Exit codes: 0 ok, 1 failed or crashed (the partial run is kept), 2 refused arguments, 130 cancelled. */
+export type Ran = { code: number; run?: Run };
+
+/** Runs the command and says how it ended on stderr; the caller prints the result of a run. */
+export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promise<Ran> {
+  const conn = o.localOnly ? undefined : sshConnection(o.values);
+  const target: Target = conn ? new SshTarget(conn) : new LocalTarget();
+  const json = o.values.json === true;
+  const interactive = !json && process.stderr.isTTY;
+  try {
+    const result = await runHelperCommand(request, {
+      target,
+      helpers: cliHelpers(o.values.helper),
+      store: storeOf(o.values),
+      signal: o.signal,
+      beforeStart: o.beforeStart ? (helper) => o.beforeStart!(helper, target) : undefined,
+      onRecord: (_live, record) => {
+        if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
+        if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
+      },
+      onLog: (level, message) => {
+        if (level === 'error' || (level === 'warn' && !json && message.includes('wrote no'))) process.stderr.write(`${message}\n`);
+      },
+    });
+    if (interactive) process.stderr.write('\r');
+    if (result.kind === 'not-started') {
+      process.stderr.write('sdma-lens: cancelled before the helper started; nothing was saved\n');
+      return { code: 130 };
+    }
+    if (result.kind === 'refused') {
+      process.stderr.write(`sdma-lens: the helper refused the arguments: ${result.message}\n`);
+      return { code: 2 };
+    }
+    for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${name}${conn ? ` (or it could not be copied from ${conn.label})` : ''}\n`);
+    return { code: exitCodeOf(result.run), run: result.run };
+  } finally {
+    // A batch job leaves no background ssh behind.
+    await conn?.close();
+  }
+}
+
+/** 0 ok, 130 cancelled, 1 otherwise; anything but ok is said on stderr. */
+function exitCodeOf(run: Run): number {
+  const status = run.end?.status;
+  const sentence = endSentence(run, 'the run');
+  if (sentence) process.stderr.write(`sdma-lens: ${sentence}\n`);
+  return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
+}
+
+/** The lines every run's printout ends with. */
+export function savedLines(runFile: string): string {
+  return `# saved: ${runFile}\n# open it in VS Code: "SDMA Lens: Open Run" (or: code . then run that command)\n`;
+}

@@ -1,0 +1,90 @@
+/** What the CLI's commands share in parsing their options: errors, numbers, lists, where runs go, the SSH target. */
+import { join } from 'node:path';
+import { parseEndpoint } from '../core/endpoints';
+import { RunStore } from '../core/runs/runStore';
+import { SshConnection } from '../core/ssh/connection';
+import { parseDestination } from '../core/ssh/destination';
+import type { SshSettings } from '../core/ssh/sshArgs';
+import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
+
+/** Bad arguments: exit 2 with the usage text. */
+export class UsageError extends Error {}
+
+export function int(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--${name} needs a whole number (got "${text}")`);
+  return Number(text);
+}
+
+export function list<T extends string>(text: string | undefined, fallback: T[]): T[] {
+  return text === undefined ? fallback : (text.split(',').map((s) => s.trim()).filter(Boolean) as T[]);
+}
+
+/** Runs a check of the arguments; its error becomes a usage error. */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** Options of every command that runs the helper: where, with which helper, how to report. */
+export const RUN_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  'runs-dir': { type: 'string' },
+  helper: { type: 'string' },
+  target: { type: 'string' },
+  'ssh-config': { type: 'string' },
+  'connect-timeout': { type: 'string' },
+} as const;
+
+export interface RunValues {
+  json?: boolean;
+  'runs-dir'?: string;
+  helper?: string;
+  target?: string;
+  'ssh-config'?: string;
+  'connect-timeout'?: string;
+}
+
+/** What the helper measures with: shared by the sweep and the matrix. */
+export const MEASURE_OPTIONS = {
+  backend: { type: 'string' },
+  paths: { type: 'string' },
+  cus: { type: 'string' },
+  iters: { type: 'string' },
+  seed: { type: 'string' },
+  'sim-gpus': { type: 'string' },
+  'sim-delay-ms': { type: 'string' },
+  fault: { type: 'string' },
+} as const;
+
+export function storeOf(values: { 'runs-dir'?: string }): RunStore {
+  return new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
+}
+
+/** `--target DEST` as an SSH connection; undefined for this machine. */
+export function sshConnection(values: RunValues): SshConnection | undefined {
+  if (!values.target || values.target === 'local') return undefined;
+  try {
+    const settings: SshSettings = {
+      connectTimeoutSeconds: int('connect-timeout', values['connect-timeout'], DEFAULT_CONNECT_TIMEOUT_S),
+      extraArgs: values['ssh-config'] ? checkExtraArgs(['-F', values['ssh-config']]) : [],
+    };
+    return new SshConnection(parseDestination(values.target), settings);
+  } catch (err) {
+    throw new UsageError(`--target: ${(err as Error).message}`);
+  }
+}
+
+/** `--gpus host,0,1`: GPU indices and `host`. */
+export function endpointList(flag: string, text: string): number[] {
+  return text.split(',').map((g) => {
+    try {
+      return parseEndpoint(g);
+    } catch (err) {
+      throw new UsageError(`--${flag}: ${(err as Error).message}`);
+    }
+  });
+}

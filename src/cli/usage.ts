@@ -1,0 +1,72 @@
+/** The `sdma-lens --help` text. */
+export const USAGE = `Usage: sdma-lens <command> [options]
+
+Commands:
+  sweep     run a transfer sweep (bandwidth vs message size for each path and CU count)
+  matrix    measure a GPU x GPU bandwidth matrix per copy path (each ordered pair alone, or all at once)
+  collective  AllGather / AlltoAll sweep over sizes, the library's default path and its copy-engine variants
+  overlap   compute (GEMM, FMA) beside each copy path: how much compute each path leaves
+  import    read a rocprofv3 profile (rocpd .db file or CSV folder) into a run
+  advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
+  runs      list saved runs
+
+Sweep options:
+  --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
+  --sizes LIST                  message sizes, e.g. 4K,64K,1M,1G (default: 13 sizes 4 KiB..1 GiB)
+  --paths LIST|all              cu/host,cu/device,engine/host,engine/device (default: all)
+  --cus LIST                    CU counts for cu/* paths (default: 1,2,4,...,256)
+  --iters N                     timed iterations per point (default 20)
+  --seed N                      simulator seed (default 1)
+  --src E --dst E               one endpoint pair; E = a GPU index or host (pinned host memory);
+                                --src 0 --dst 0 is a GPU-local copy
+  --pairs LIST                  several pairs, e.g. host:0,0:host,0:0 (not with --src/--dst);
+                                default: 0:1 with 2+ GPUs, host:0,0:host,0:0 with one GPU
+  --sim-gpus N                  simulated node's GPU count, 1..8 (sim backend; default 8)
+  --timeline-size SIZE          also record a timeline at this size
+  --json                        print the result as JSON instead of a table
+  --target local|DEST           where the helper runs: this machine (default) or an SSH node,
+                                DEST = user@host[:port] or a ~/.ssh/config alias; the helper is
+                                found or built on the node (see docs/REMOTE.md)
+  --ssh-config FILE             ssh config file for --target (default: the ssh client's own)
+  --connect-timeout SECONDS     how long an SSH node may take to answer (default 10)
+
+Matrix options (docs/MATRIX.md):
+  --backend, --paths, --iters, --seed, --json, --target, --ssh-config, --connect-timeout as for sweep
+  --size SIZE                   bytes per copy (default 256M)
+  --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
+  --gpus LIST|all               endpoints to pair, e.g. 0,1,2,3 or host,0,1 (a host row and
+                                column); default all GPUs, host,0 on a one-GPU node
+  --sim-gpus N                  as for sweep
+  --concurrent                  all pairs of a path at the same time (all-to-all): each pair's
+                                GB/s under that load, per-GPU send/receive sums, the path's total
+
+Collective options (docs/COLLECTIVES.md; passed to the helper, which checks them):
+  --backend, --json, --target, --ssh-config, --connect-timeout as for sweep
+  -b, --min-bytes SIZE  -e, --max-bytes SIZE  -f, --step-factor F  -i, --step-bytes SIZE
+  -n, --iters N  -w, --warmup N  -c, --check 0|1  --ops LIST  --variants LIST  --gpus LIST
+  --in-place both|on|off  --dtype float|bf16|uint8  --sim-gpus N
+
+Overlap options (docs/COLLECTIVES.md):
+  --backend, --json, --target, --ssh-config, --connect-timeout as for sweep
+  --compute LIST (gemm,fma)  --paths LIST  --cus LIST  --size SIZE  --phase-ms N  --gemm-n N
+  --src E --dst E  --sim-gpus N
+
+Import options:
+  import PATH [--json] [--runs-dir DIR]   PATH: rocprofv3's rocpd database (.db) or the folder
+                                          of its CSV traces; read on this machine
+
+Advise options:
+  advise [RUN_ID] [--pair SRC:DST] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]
+  --pair SRC:DST                the endpoint pair to advise on, e.g. host:0 (default: the run's
+                                first GPU -> GPU pair, else its first pair)
+  --cus N                       CUs your library's load/store path occupies (default 64)
+  --sizes LIST                  your message sizes (default: the run's sizes)
+  --rccl-version V              the node's RCCL version when the run did not detect it
+
+Common options:
+  --runs-dir DIR                where runs are saved (default .sdma-lens/runs)
+  --helper PATH                 sdma-probe binary (default: $SDMA_LENS_HELPER, the bundled build, or build from source);
+                                with --target, a path on the node
+  -h, --help                    this text
+
+Exit codes: 0 ok, 1 the run failed or crashed (the partial run is kept), 2 bad arguments, 130 cancelled.`;

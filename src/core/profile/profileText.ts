@@ -1,0 +1,30 @@
+/**
+ * A profiled program's or imported profile's run as text: its kernels, copy paths and the
+ * collectives its library logged. The extension's output channel and the CLI print the same.
+ */
+import type { Run } from '../run';
+import { formatBytes, formatGbps, formatNs } from '../units';
+import { libraryCallLines } from './libraryCalls';
+import { summarizeRunMode } from './runMode';
+
+/** One line per kernel (the one named by `mark` gets a '>'), per copy path, per logged collective. */
+export function profileLines(run: Run, mark?: string): string[] {
+  const summary = summarizeRunMode(run.dispatches, run.copies);
+  const lines: string[] = [];
+  for (const k of summary.kernels) {
+    lines.push(`${k.name === mark ? '>' : ' '} ${k.launches} x ${k.name}: avg ${formatNs(k.avgNs)}, total ${formatNs(k.totalNs)}${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
+  }
+  for (const p of summary.copyPaths) lines.push(`  ${p.path}: ${p.copies} copies, ${formatBytes(p.bytes)}${p.gbps !== undefined ? `, ${formatGbps(p.gbps)} GB/s while busy` : ''}`);
+  const collectives = libraryCallLines(run.libraryCalls);
+  if (collectives.length > 0) lines.push('  collectives, by the path the library logged:');
+  for (const line of collectives) lines.push(`    ${line}`);
+  return lines;
+}
+
+/** The header line: which run, whether simulated, what ran. */
+export function profileTitle(run: Run): string {
+  const summary = summarizeRunMode(run.dispatches, run.copies);
+  const args = run.header.helper.args;
+  const what = run.header.command === 'import' ? `import of ${args.at(-1) ?? ''}` : args.slice(args.indexOf('--') + 1).join(' ');
+  return `run ${run.header.id}${summary.simulated ? ' (SIMULATED records)' : ''}: ${what}`;
+}
