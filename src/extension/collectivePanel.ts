@@ -20,9 +20,9 @@ export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveW
   title: (run) => (run.header.command === 'overlap' ? 'SDMA Lens overlap' : 'SDMA Lens collectives'),
   view: (run) => ({ type: 'collective-view', view: collectivePageView(run) }),
   parse: parseCollectiveWebviewMessage,
-  handle(message, run) {
+  handle(message, panel) {
     if (message.type !== 'copy-exports') return;
-    const text = collectivePageView(run).exports;
+    const text = collectivePageView(panel.run).exports;
     void vscode.env.clipboard.writeText(text).then(() => vscode.window.setStatusBarMessage('SDMA Lens: exports copied', 3000));
   },
 });

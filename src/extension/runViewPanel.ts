@@ -1,8 +1,14 @@
 /**
- * The host side of a panel that shows one run through one view model (collectives and
- * overlap, the bandwidth matrix): one panel per run, the whole view posted on `ready` and
- * then throttled while the run streams, every message from the page validated. A kind says
- * what differs: its view type, page bundle, title, view message and any extra page requests.
+ * The host side of every SDMA Lens panel.
+ *
+ * `PanelPage` is the webview plumbing all of them share: the page's HTML with a fresh nonce
+ * and the strict CSP, its bundle from `dist/webview/`, every message from the page validated,
+ * `ready` and `webview-error` handled, disposal. The timeline panel is built on it directly.
+ *
+ * `RunViewPanel` is one panel per run that shows the run through one view model (the sweep,
+ * collectives and overlap, the bandwidth matrix): the whole view posted on `ready` and then
+ * throttled while the run streams (`live`). A kind says what differs: its view type, page
+ * bundle, title, view message, the per-panel state it keeps and any extra page requests.
  */
 import * as vscode from 'vscode';
 import type { Run } from '../core/run';
@@ -13,54 +19,128 @@ import { panelOptions } from './webviewOptions';
 
 const UPDATE_INTERVAL_MS = 150;
 
-/** What every page sends; a kind's parser may accept more. */
+/** What every page sends; a page's parser accepts more. */
 type BaseWebviewMessage = { type: 'ready' } | { type: 'webview-error'; message: string };
+type Extra<W> = Exclude<W, BaseWebviewMessage>;
 
-export interface RunPanelKind<H, W extends { type: string }> {
-  viewType: string;
+export interface PageAssets<W> {
   /** The page bundle `dist/webview/<asset>.js` and its `.css`; also the name used in logs. */
   asset: string;
-  title(run: Run): string;
-  view(run: Run): H;
   parse(raw: unknown): W | undefined;
-  /** Page requests beyond `ready` and `webview-error`. */
-  handle?(message: W, run: Run): void;
+  /** CSP directives beyond the strict base (the timeline's worker). */
+  extraDirectives?: readonly string[];
 }
 
-export class RunViewPanel<H, W extends { type: string }> implements vscode.Disposable {
-  private ready = false;
-  private readonly refresh = new Throttle(UPDATE_INTERVAL_MS, () => this.post());
+export abstract class PanelPage<W extends { type: string }> implements vscode.Disposable {
+  protected ready = false;
+  protected disposed = false;
   private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
-  /** The last view VS Code confirmed it delivered, for tests that cannot see inside the page. */
-  lastDelivered: H | undefined;
 
-  constructor(
-    private readonly kind: RunPanelKind<H, W>,
-    private readonly open: Map<string, RunViewPanel<H, W>>,
+  protected constructor(
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    private run: Run,
-    private readonly log: vscode.LogOutputChannel,
+    protected readonly log: vscode.LogOutputChannel,
+    private readonly page: PageAssets<W>,
+    title: string,
   ) {
-    open.set(run.header.id, this);
     const webview = panel.webview;
     const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', file)).toString();
-    panel.title = kind.title(run);
-    webview.html = panelHtml({ cspSource: webview.cspSource, scriptUri: asset(`${kind.asset}.js`), styleUri: asset(`${kind.asset}.css`), nonce: makeNonce(), title: panel.title });
+    panel.title = title;
+    webview.html = panelHtml({
+      cspSource: webview.cspSource,
+      scriptUri: asset(`${page.asset}.js`),
+      styleUri: asset(`${page.asset}.css`),
+      nonce: makeNonce(),
+      title,
+      ...(page.extraDirectives ? { extraDirectives: page.extraDirectives } : {}),
+    });
     this.disposables.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
     );
   }
 
-  /** New records arrived: the page is refreshed at most every UPDATE_INTERVAL_MS. */
-  update(run: Run): void {
-    this.run = run;
+  /** The page said it is ready: post what it shows. */
+  protected abstract onReady(): void;
+  /** Page requests beyond `ready` and `webview-error`. */
+  protected abstract handle(message: Extra<W>): void;
+  /** Forgets the panel wherever it is listed. */
+  protected abstract unlist(): void;
+
+  private receive(raw: unknown): void {
+    const message = validPanelMessage(raw, (value) => this.page.parse(value), this.log, this.page.asset);
+    if (!message) return;
+    const base = message as unknown as BaseWebviewMessage;
+    if (base.type === 'ready') {
+      this.ready = true;
+      this.onReady();
+    } else if (base.type === 'webview-error') {
+      this.log.error(`${this.page.asset} panel: ${base.message}`);
+    } else {
+      this.handle(message as Extra<W>);
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.unlist();
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+export interface RunPanelKind<H, W extends { type: string }, S = undefined> extends PageAssets<W> {
+  viewType: string;
+  title(run: Run): string;
+  /** The panel's own state besides the run (the sweep's endpoint pair); undefined if none. */
+  initialState?(): S;
+  view(run: Run, panel: RunViewPanel<H, W, S>): H;
+  handle?(message: Extra<W>, panel: RunViewPanel<H, W, S>): void;
+}
+
+export class RunViewPanel<H, W extends { type: string }, S = undefined> extends PanelPage<W> {
+  private readonly refresh = new Throttle(UPDATE_INTERVAL_MS, () => this.post());
+  /** What the kind keeps for this panel (see RunPanelKind.initialState). */
+  state: S;
+  /** The last view VS Code confirmed it delivered, for tests that cannot see inside the page. */
+  lastDelivered: H | undefined;
+
+  constructor(
+    private readonly kind: RunPanelKind<H, W, S>,
+    private readonly open: Map<string, RunViewPanel<H, W, S>>,
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    private current: Run,
+    log: vscode.LogOutputChannel,
+    /** The run is still streaming records. */
+    public live = false,
+  ) {
+    super(panel, extensionUri, log, kind, kind.title(current));
+    this.state = kind.initialState?.() as S;
+    open.set(current.header.id, this);
+  }
+
+  get run(): Run {
+    return this.current;
+  }
+
+  get runId(): string {
+    return this.current.header.id;
+  }
+
+  get logger(): vscode.LogOutputChannel {
+    return this.log;
+  }
+
+  /** New records arrived (or the run ended, `live` false): the page is refreshed at most every UPDATE_INTERVAL_MS. */
+  update(run: Run, live = false): void {
+    this.current = run;
+    this.live = live;
     this.refresh.schedule();
   }
 
-  /** Posts the current view now (the run ended). */
+  /** Posts the current view now (the run ended, or the page's state changed what it shows). */
   flush(): void {
     this.refresh.cancel();
     this.post();
@@ -68,60 +148,56 @@ export class RunViewPanel<H, W extends { type: string }> implements vscode.Dispo
 
   private post(): void {
     if (this.disposed || !this.ready) return;
-    const message = this.kind.view(this.run);
+    const message = this.kind.view(this.current, this);
     void this.panel.webview.postMessage(message).then((ok) => {
       if (ok) this.lastDelivered = message;
     });
   }
 
-  private receive(raw: unknown): void {
-    const message = validPanelMessage(raw, (value) => this.kind.parse(value), this.log, this.kind.asset);
-    if (!message) return;
-    const base = message as unknown as BaseWebviewMessage;
-    if (base.type === 'ready') {
-      this.ready = true;
-      this.post();
-    } else if (base.type === 'webview-error') {
-      this.log.error(base.message);
-    } else {
-      this.kind.handle?.(message, this.run);
-    }
+  protected onReady(): void {
+    this.flush();
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  protected handle(message: Extra<W>): void {
+    this.kind.handle?.(message, this);
+  }
+
+  protected unlist(): void {
     this.refresh.cancel();
-    this.open.delete(this.run.header.id);
-    for (const d of this.disposables) d.dispose();
-    this.panel.dispose();
+    this.open.delete(this.current.header.id);
   }
 }
 
 /** The open panels of one kind, by run id. */
-export class RunPanels<H, W extends { type: string }> {
-  private readonly open = new Map<string, RunViewPanel<H, W>>();
+export class RunPanels<H, W extends { type: string }, S = undefined> {
+  private readonly open = new Map<string, RunViewPanel<H, W, S>>();
 
-  constructor(private readonly kind: RunPanelKind<H, W>) {}
+  constructor(private readonly kind: RunPanelKind<H, W, S>) {}
 
-  show(extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): RunViewPanel<H, W> {
+  /** Shows the run in its panel, creating the panel if needed; `live` while the run streams. */
+  show(extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel, live = false): RunViewPanel<H, W, S> {
     const existing = this.open.get(run.header.id);
     if (existing) {
       existing.panel.reveal();
-      existing.update(run);
+      existing.update(run, live);
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(this.kind.viewType, this.kind.title(run), vscode.ViewColumn.Active, panelOptions(extensionUri));
-    return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log);
+    return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log, live);
   }
 
   /** Rebuilds a panel VS Code restored after a reload (the page saved its run id in its state). */
-  revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): RunViewPanel<H, W> {
+  revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): RunViewPanel<H, W, S> {
     panel.webview.options = panelOptions(extensionUri);
     return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log);
   }
 
-  forRun(id: string): RunViewPanel<H, W> | undefined {
+  forRun(id: string): RunViewPanel<H, W, S> | undefined {
     return this.open.get(id);
+  }
+
+  /** The run of the panel of this kind the user is looking at, if one is active. */
+  activeRunId(): string | undefined {
+    return [...this.open.values()].find((p) => p.panel.active)?.runId;
   }
 }

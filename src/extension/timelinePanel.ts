@@ -1,5 +1,6 @@
 /**
- * The panel that shows one timeline. It reads the timeline (typed-array columns), posts it to
+ * The panel that shows one timeline (not a run view: its own class on the panels' shared
+ * plumbing, `PanelPage`). It reads the timeline (typed-array columns), posts it to
  * the page once the page says it is ready, validates every message the page sends back, and
  * writes the Chrome/Perfetto trace on request. Restored after a reload by the serializer in
  * extension.ts from the `key` the page keeps in its state; nothing is retained while hidden.
@@ -7,16 +8,19 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import * as vscode from 'vscode';
-import { validPanelMessage } from './panelMessages';
-import type { TimelineHostMessage } from '../core/timeline/timelineMessages';
+import type { TimelineHostMessage, TimelineWebviewMessage } from '../core/timeline/timelineMessages';
 import { parseTimelineWebviewMessage } from '../core/timeline/timelineMessages';
 import type { TimelineColumns } from '../core/timeline/timelineFile';
-import { timelineHtml, timelineNonce } from '../core/pages/timelineHtml';
+import { TIMELINE_DIRECTIVES } from '../core/pages/timelineHtml';
 import type { TimelineMeta } from '../core/timeline/timelineModel';
 import { chromeTraceChunks } from '../core/timeline/timelineTrace';
 import { panelOptions } from './webviewOptions';
+import { PanelPage } from './runViewPanel';
 
 export const TIMELINE_VIEW_TYPE = 'sdmaLens.timeline';
+
+/** The timeline page: the one panel plumbing, plus the worker its CSP lets it start (timelineHtml.ts). */
+const TIMELINE_PAGE = { asset: 'timeline', parse: parseTimelineWebviewMessage, extraDirectives: TIMELINE_DIRECTIVES };
 
 export interface TimelineSource {
   meta: TimelineMeta;
@@ -25,14 +29,11 @@ export interface TimelineSource {
   load(): Promise<TimelineColumns>;
 }
 
-export class TimelinePanel implements vscode.Disposable {
+export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   private static readonly open = new Map<string, TimelinePanel>();
 
-  private ready = false;
   private columns: TimelineColumns | undefined;
   private failure: string | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
   /** Read by the integration tests, which cannot see inside the webview. */
   delivered = false;
   /** The filter the page reports it applies, and the events it keeps (integration tests). */
@@ -62,20 +63,13 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private constructor(
-    readonly panel: vscode.WebviewPanel,
+    panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
     private readonly source: TimelineSource,
-    private readonly log: vscode.LogOutputChannel,
+    log: vscode.LogOutputChannel,
   ) {
+    super(panel, extensionUri, log, TIMELINE_PAGE, source.meta.title);
     TimelinePanel.open.set(source.meta.key, this);
-    const webview = panel.webview;
-    const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', file)).toString();
-    panel.title = source.meta.title;
-    webview.html = timelineHtml({ cspSource: webview.cspSource, scriptUri: asset('timeline.js'), styleUri: asset('timeline.css'), nonce: timelineNonce(), title: panel.title });
-    this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
-      panel.onDidDispose(() => this.dispose()),
-    );
     const started = Date.now();
     source.load().then(
       (columns) => {
@@ -103,19 +97,14 @@ export class TimelinePanel implements vscode.Disposable {
     });
   }
 
-  private receive(raw: unknown): void {
-    const message = validPanelMessage(raw, parseTimelineWebviewMessage, this.log, 'timeline');
-    if (!message) return;
+  protected onReady(): void {
+    this.post();
+  }
+
+  protected handle(message: Exclude<TimelineWebviewMessage, { type: 'ready' | 'webview-error' }>): void {
     switch (message.type) {
-      case 'ready':
-        this.ready = true;
-        this.post();
-        break;
       case 'export-trace':
         void this.exportTrace();
-        break;
-      case 'webview-error':
-        this.log.error(`timeline panel: ${message.message}`);
         break;
       case 'filter-applied':
         this.appliedFilter = { filter: message.filter, kept: message.kept };
@@ -125,6 +114,10 @@ export class TimelinePanel implements vscode.Disposable {
         this.log.warn(`unhandled timeline panel message ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  protected unlist(): void {
+    TimelinePanel.open.delete(this.source.meta.key);
   }
 
   /** Writes the Chrome/Perfetto trace next to the timeline and offers to reveal it. */
@@ -157,13 +150,5 @@ export class TimelinePanel implements vscode.Disposable {
       if (choice === 'Open Perfetto UI') void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
     });
     return file;
-  }
-
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    TimelinePanel.open.delete(this.source.meta.key);
-    for (const d of this.disposables) d.dispose();
-    this.panel.dispose();
   }
 }

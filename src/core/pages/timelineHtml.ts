@@ -12,7 +12,7 @@ import { contentSecurityPolicy, makeNonce, panelHtml } from './webviewHtml';
 
 export type TimelineHtmlOptions = Omit<PanelHtmlOptions, 'extraDirectives'>;
 
-const TIMELINE_DIRECTIVES = ['worker-src blob:'] as const;
+export const TIMELINE_DIRECTIVES = ['worker-src blob:'] as const;
 
 export const timelineNonce = makeNonce;
 
