@@ -18,7 +18,7 @@ struct FaultSpec {
   std::int64_t afterSamples = 0;
 };
 
-// "KIND-after=N" for a kind of native/limits.json's faultKinds (crash, garbage, hang, exit,
+// "KIND-after=N" for a kind of native/src/limits.json's faultKinds (crash, garbage, hang, exit,
 // corrupt) and N in 0..faultAfterMax; nullopt if malformed.
 std::optional<FaultSpec> parseFaultSpec(std::string_view text);
 

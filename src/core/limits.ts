@@ -1,9 +1,9 @@
 /**
- * What the native helper accepts, read from the file its build reads too (native/limits.json,
+ * What the native helper accepts, read from the file its build reads too (native/src/limits.json,
  * turned into a C++ header by CMake): a sweep or matrix the extension lets through is one the
  * helper takes, and the other way round.
  */
-import raw from '../../native/limits.json';
+import raw from '../../native/src/limits.json';
 
 export interface HelperLimits {
   /** Largest copy size in bytes (each of --sizes, --size, --timeline-size). */

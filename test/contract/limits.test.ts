@@ -1,5 +1,5 @@
 /**
- * native/limits.json is the one place the helper's limits are written: the real binary takes
+ * native/src/limits.json is the one place the helper's limits are written: the real binary takes
  * each limit and refuses one above it, and the extension's option checks (which read the
  * same file) take and refuse the same values.
  */
