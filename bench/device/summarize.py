@@ -8,28 +8,12 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ndjson import raw_dir  # noqa: E402
+
 raw, out = sys.argv[1], sys.argv[2]
+records, rc = raw_dir(raw)
 MiB, GiB = 1 << 20, 1 << 30
-
-
-def records(name):
-    path = os.path.join(raw, name + ".ndjson")
-    if not os.path.exists(path):
-        return []
-    rows = []
-    for line in open(path):
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            pass
-    return rows
-
-
-def rc(name):
-    try:
-        return int(open(os.path.join(raw, name + ".rc")).read().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def samples(name):

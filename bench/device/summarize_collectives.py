@@ -5,20 +5,8 @@ import json
 import os
 import sys
 
-
-def records(path, kind):
-    out = []
-    if not os.path.exists(path):
-        return out
-    with open(path) as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r.get("type") == kind:
-                out.append(r)
-    return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ndjson import read as records, torch_reference  # noqa: E402
 
 
 def fmt_size(b):
@@ -33,12 +21,7 @@ def main(out):
     points = records(os.path.join(out, "collective.ndjson"), "collective")
     variants = records(os.path.join(out, "collective.ndjson"), "collective-variant")
     repeat = records(os.path.join(out, "collective-256M-repeat.ndjson"), "collective")
-    torch = {}
-    try:
-        with open(os.path.join(out, "torch.json")) as f:
-            torch = json.loads(f.read().strip().splitlines()[-1])
-    except (OSError, ValueError, IndexError):
-        pass
+    torch = torch_reference(out)
     ref = {(p["op"], p["sizeBytes"]): p for p in torch.get("points", [])}
     lines.append("## Collectives (busbw GB/s, out-of-place unless noted)\n")
     for v in variants:

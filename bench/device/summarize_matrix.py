@@ -10,9 +10,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from summarize_collectives import records  # noqa: E402  (one NDJSON reader for both summaries)
-
-
+from ndjson import read as records, torch_reference  # noqa: E402
 
 
 def concurrent(out, serial_cells, lines, summary):
@@ -78,12 +76,7 @@ def main(out):
                                   "weakest": [{"src": c["src"], "dst": c["dst"], "gbps": c["gbps"]} for c in weakest]})
     concurrent(out, cells, lines, summary)
     points = records(os.path.join(out, "collective.ndjson"), "collective")
-    torch = {}
-    try:
-        with open(os.path.join(out, "torch.json")) as f:
-            torch = json.loads(f.read().strip().splitlines()[-1])
-    except (OSError, ValueError, IndexError):
-        pass
+    torch = torch_reference(out)
     largest = max((p["sizeBytes"] for p in points), default=0)
     for p in sorted((p for p in points if p["sizeBytes"] == largest and not p["inPlace"]), key=lambda p: (p["op"], p["variant"])):
         ref = next((t for t in torch.get("points", []) if t["op"] == p["op"] and abs(t["sizeBytes"] - p["sizeBytes"]) < 4 * p["ranks"]), None)

@@ -7,16 +7,14 @@ it on its GPU (the helper's own rule), which must equal `cusSeen` unless spans w
 For the device-started copies: the bytes of the transfer spans, which must equal theirs.
 Usage: summarize_spans.py RUN.ndjson     (exit 1 when a check fails)"""
 import collections
-import json
+import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ndjson import read  # noqa: E402
+
 path = sys.argv[1]
-rows = []
-for line in open(path):
-    try:
-        rows.append(json.loads(line))
-    except ValueError:
-        pass
+rows = read(path)
 
 spans = [r for r in rows if r.get("type") == "device-span"]
 dispatches = [r for r in rows if r.get("type") == "dispatch"]
