@@ -8,18 +8,14 @@
 # Results land in $OUT (default bench/results/local-collectives).
 # Usage: bench/device/run-h200-collectives.sh   (from the repository root)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 OUT=${OUT:-$ROOT/bench/results/local-collectives}
 mkdir -p "$OUT"
 WORK=${WORK:-/tmp/sdma-collectives}
 rm -rf "$WORK" && mkdir -p "$WORK"
-exec > >(tee "$OUT/log.txt") 2>&1
-# NVLink multicast stays off on these nodes.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+log_to "$OUT/log.txt"
 NGPUS=${NGPUS:-$(nvidia-smi -L | wc -l)}
 SIZES_B=${SIZES_B:-64K} SIZES_E=${SIZES_E:-1G} SIZES_F=${SIZES_F:-4}
-
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
 
 step "machine facts"
 date -u +%Y-%m-%dT%H:%M:%SZ
@@ -27,42 +23,24 @@ nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.max.sm,power.
 nvidia-smi topo -m | head -4
 nvcc --version | tail -1
 
-# torch's NCCL (pip): the helper loads the same library file the reference uses.
-NCCL_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
-NCCL_LIB=$(ls "$NCCL_DIR"/libnccl.so.2 2>/dev/null || true)
+nccl_wheel
 CUBLAS_DIR=$(python3 -c "import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], 'lib'))" 2>/dev/null)
-echo "nccl for both: ${NCCL_LIB:-system default}"
 [ -n "${CUBLAS_DIR:-}" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64:$CUBLAS_DIR"
 
 step "build (CUDA, sm_90)"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-build() {
-  cmake -S "$ROOT/native" -B "$WORK/build" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DSDMA_PROBE_BUILD_TESTS=OFF > "$WORK/cmake.txt" 2>&1 &&
-    cmake --build "$WORK/build" -j > "$WORK/build.txt" 2>&1
-}
 t0=$(date +%s)
-build || { tail -40 "$WORK/build.txt"; exit 1; }
+cuda_build "$WORK/build" "$WORK/" -DSDMA_PROBE_BUILD_TESTS=OFF || exit 1
 echo "build seconds: $(( $(date +%s) - t0 ))"
 P=$WORK/build/sdma-probe
 "$P" --version
-NCCL_ARG=(); [ -n "$NCCL_LIB" ] && NCCL_ARG=(--nccl-lib "$NCCL_LIB")
 
 step "collective sweep: -b $SIZES_B -e $SIZES_E -f $SIZES_F, variants default and ce"
 SDMA_PROBE_KEEP_NCCL_LOG=1 timeout 240 "$P" collective --backend cuda -b "$SIZES_B" -e "$SIZES_E" -f "$SIZES_F" \
   -n 20 -w 5 "${NCCL_ARG[@]}" > "$OUT/collective.ndjson"
-echo "exit $?, $(grep -c '"type":"collective"' "$OUT/collective.ndjson") points"
-grep -E '"type":"(error|warning|collective-variant)"' "$OUT/collective.ndjson"
+echo "exit $?, $(count "$OUT/collective.ndjson" collective) points"
+report "$OUT/collective.ndjson" 'error|warning|collective-variant'
 
-step "reference: torch.distributed (torchrun, $NGPUS ranks)"
-REF_SIZES=$(python3 -c "
-b,e,f=[int(x[:-1])*{'K':1<<10,'M':1<<20,'G':1<<30}[x[-1]] for x in ['$SIZES_B','$SIZES_E']]+[int('$SIZES_F')]
-s=[];v=b
-while v<=e: s.append(str(v)); v*=f
-print(','.join(s))")
-timeout 180 torchrun --standalone --nproc_per_node="$NGPUS" "$ROOT/bench/device/torch_collectives.py" --sizes "$REF_SIZES" \
-  --iters 20 --warmup 5 > "$OUT/torch.json" 2> "$WORK/torch.stderr"
-echo "exit $?"; tail -3 "$WORK/torch.stderr"
+torch_reference 180 "$(size_list "$SIZES_B" "$SIZES_E" "$SIZES_F")" "$WORK" "$OUT"
 
 step "repeat at 256 MiB (default variant, 50 iterations)"
 timeout 90 "$P" collective --backend cuda --variants default -b 256M -e 256M -n 50 -w 5 "${NCCL_ARG[@]}" \
@@ -73,7 +51,7 @@ step "overlap: gemm and fma beside cu/host 8,16,32 SMs, engine/host, engine/devi
 timeout 150 "$P" overlap --backend cuda --compute gemm,fma --paths cu/host,engine/host,engine/device --cus 8,16,32 \
   --size 256M --phase-ms 1500 > "$OUT/overlap.ndjson"
 echo "exit $?"
-grep -E '"type":"(error|warning)"' "$OUT/overlap.ndjson"
+report "$OUT/overlap.ndjson" 'error|warning'
 
 step "what the library logged (excerpt)"
 {

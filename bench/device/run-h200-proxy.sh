@@ -5,15 +5,12 @@
 # variant three times in alternating order so drift hits all alike.
 # Usage: bench/device/run-h200-proxy.sh     (repository root; OUT=<folder>, BUILD=<cuda build>)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 OUT=${OUT:-$ROOT/bench/results/local-proxy}
 BUILD=${BUILD:-/tmp/sdma-probe-build}
 mkdir -p "$OUT/raw"
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 if [ ! -x "$BUILD/sdma-probe" ]; then
-  cmake -S "$ROOT/native" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/raw/cmake.txt" 2>&1 && cmake --build "$BUILD" -j > "$OUT/raw/build.txt" 2>&1 ||
-    { tail -40 "$OUT/raw/build.txt" "$OUT/raw/cmake.txt"; exit 1; }
+  cuda_build "$BUILD" "$OUT/raw/" || exit 1
 fi
 P=$BUILD/sdma-probe
 for round in 1 2 3; do

@@ -10,17 +10,13 @@
 # runmode-nccl.ndjson (+ .stderr: the program's own output), runmode-nccl-user-debug.ndjson.
 # Usage: bench/device/run-h200-runmode-nccl.sh      (from the repository root)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"  # also NVLink multicast off, which the program under test inherits
 OUT=${OUT:-$ROOT/bench/results/runmode-nccl-local}
 mkdir -p "$OUT"
 BUILD=${BUILD:-/tmp/sdma-probe-runmode-nccl-build}
-exec > >(tee "$OUT/log.txt") 2>&1
-# NVLink multicast stays off on these nodes; the program under test inherits this.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+log_to "$OUT/log.txt"
 NGPUS=${NGPUS:-2}
 SIZES=${SIZES:-64K,1M,16M,256M}
-
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
 
 step "machine facts"
 {
@@ -38,11 +34,8 @@ cat "$OUT/machine.txt"
 command -v torchrun >/dev/null || { echo "torchrun not on PATH"; exit 1; }
 
 step "build sdma-probe (cuda) + libsdma_lens_cupti.so"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-cmake -S "$ROOT/native" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
-  -DSDMA_PROBE_WITH_CUPTI=ON -DSDMA_PROBE_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 > "$BUILD.cmake.txt" 2>&1 \
-  || { tail -30 "$BUILD.cmake.txt"; exit 1; }
-cmake --build "$BUILD" -j --target sdma-probe sdma_lens_cupti > "$BUILD.build.txt" 2>&1 || { tail -40 "$BUILD.build.txt"; exit 1; }
+cuda_build "$BUILD" "$BUILD." -DSDMA_PROBE_WITH_CUPTI=ON -DSDMA_PROBE_BUILD_TESTS=OFF -- --target sdma-probe sdma_lens_cupti \
+  || exit 1
 P=$BUILD/sdma-probe
 "$P" --version
 
@@ -54,7 +47,7 @@ step "sdma-probe run --backend cuda --library-log -- ${RUN[*]}"
 echo "exit $?"
 tail -5 "$OUT/runmode-nccl.stderr"
 grep -o '"type":"[a-z-]*"' "$OUT/runmode-nccl.ndjson" | sort | uniq -c
-grep -E '"type":"(library-calls|program|warning|error|done)"' "$OUT/runmode-nccl.ndjson"
+report "$OUT/runmode-nccl.ndjson" 'library-calls|program|warning|error|done'
 # Nothing of the library's log may reach the program's output, nor its folder stay behind.
 echo "NCCL INFO lines in the program's output: $(grep -c 'NCCL INFO' "$OUT/runmode-nccl.stderr")"
 echo "log folders left: $(ls -d "${TMPDIR:-/tmp}"/sdma-lens-nccl-* 2>/dev/null | wc -l)"
@@ -64,7 +57,7 @@ step "the user's own NCCL_DEBUG=WARN is left alone"
   NCCL_DEBUG=WARN timeout 300 "$P" run --backend cuda --library-log -- "${RUN[@]}" ) \
   > "$OUT/runmode-nccl-user-debug.ndjson" 2> /dev/null
 echo "exit $?"
-grep -E '"type":"(library-calls|warning|done)"' "$OUT/runmode-nccl-user-debug.ndjson"
+report "$OUT/runmode-nccl-user-debug.ndjson" 'library-calls|warning|done'
 
 step "summary"
 python3 - "$OUT/runmode-nccl.ndjson" <<'PY'

@@ -8,15 +8,11 @@
 # bench/results/runmode-local); test/fixtures/runmode/ keeps a copy of the first NDJSON.
 # Usage: bench/device/run-h200-runmode.sh      (from the repository root)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"  # also NVLink multicast off, which the program under test inherits
 OUT=${OUT:-$ROOT/bench/results/runmode-local}
 mkdir -p "$OUT"
 BUILD=${BUILD:-/tmp/sdma-probe-runmode-build}
-exec > >(tee "$OUT/log.txt") 2>&1
-# NVLink multicast stays off on these nodes; the program under test inherits this.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
+log_to "$OUT/log.txt"
 
 step "machine facts"
 {
@@ -28,11 +24,8 @@ step "machine facts"
 cat "$OUT/machine.txt"
 
 step "build sdma-probe (cuda) + libsdma_lens_cupti.so"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-cmake -S "$ROOT/native" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
-  -DSDMA_PROBE_WITH_CUPTI=ON -DSDMA_PROBE_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 > "$BUILD.cmake.txt" 2>&1 \
-  || { tail -30 "$BUILD.cmake.txt"; exit 1; }
-cmake --build "$BUILD" -j --target sdma-probe sdma_lens_cupti > "$BUILD.build.txt" 2>&1 || { tail -40 "$BUILD.build.txt"; exit 1; }
+cuda_build "$BUILD" "$BUILD." -DSDMA_PROBE_WITH_CUPTI=ON -DSDMA_PROBE_BUILD_TESTS=OFF -- --target sdma-probe sdma_lens_cupti \
+  || exit 1
 P=$BUILD/sdma-probe
 "$P" --version
 
@@ -51,7 +44,7 @@ step "sdma-probe run --backend cuda --span-records 0 -- fused_a2a 8 5"
 echo "exit $?"
 cat "$OUT/runmode-fused-a2a.stderr"
 grep -o '"type":"[a-z]*"' "$OUT/runmode-fused-a2a.ndjson" | sort | uniq -c
-grep -E '"type":"(program|warning|error|done)"' "$OUT/runmode-fused-a2a.ndjson"
+report "$OUT/runmode-fused-a2a.ndjson" 'program|warning|error|done'
 grep '"type":"dispatch"' "$OUT/runmode-fused-a2a.ndjson" | head -3
 grep '"type":"copy"' "$OUT/runmode-fused-a2a.ndjson" | head -6
 
@@ -67,7 +60,7 @@ echo "summarize_spans exit $?"
 step "the same with --span-records 100: the first 100 in time order and a device-spans-capped warning"
 ( cd "$BUILD" && timeout 120 "$P" run --backend cuda --span-records 100 -- ./fused_a2a 8 5 ) \
   > "$OUT/runmode-fused-a2a-spans-capped.ndjson" 2>/dev/null
-grep -c '"type":"device-span"' "$OUT/runmode-fused-a2a-spans-capped.ndjson"
+count "$OUT/runmode-fused-a2a-spans-capped.ndjson" device-span
 grep '"code":"device-spans-capped"' "$OUT/runmode-fused-a2a-spans-capped.ndjson"
 
 step "cancel: SIGTERM to sdma-probe ends the program's process group"
@@ -77,5 +70,5 @@ sleep 2
 kill -TERM "$HELPER"
 wait "$HELPER"
 echo "exit $? (143 expected)"
-grep -E '"type":"(program|done)"' "$OUT/runmode-cancel.ndjson"
+report "$OUT/runmode-cancel.ndjson" 'program|done'
 pgrep -f "sleep 60" && echo "LEFT OVER: sleep 60" || echo "no process left behind"

@@ -5,23 +5,17 @@
 # Raw NDJSON/CSV and the machine facts land in $OUT (default bench/results/local).
 # Usage: bench/device/run-h200.sh            (from the repository root)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 OUT=${OUT:-$ROOT/bench/results/local}
 RAW=$OUT/raw
 mkdir -p "$RAW"
 BUILD=${BUILD:-/tmp/sdma-probe-build}
 LOG=$OUT/log.txt
-exec > >(tee "$LOG") 2>&1
-# NVLink multicast stays off on these nodes.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-
-step() { echo "== $(date -u +%H:%M:%S) $*"; }
+log_to "$LOG"
 
 step "machine facts"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "kernel: $(uname -r)"
-  echo "cpus: $(nproc)"
+  host_facts
   nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv
   nvcc --version | tail -2
   cmake --version | head -1
@@ -32,24 +26,12 @@ nvidia-smi -q | grep -E -A0 "Product Name|Driver Version|CUDA Version|Bus Id|Max
 cat "$RAW/machine.txt" "$RAW/topo.txt"
 
 # pip-installed NCCL / NVSHMEM (the ones torch uses) so `info` can report them too.
-PYLIBS=$(python3 - <<'PY' 2>/dev/null
-import os, glob
-try:
-    import nvidia
-    base = list(nvidia.__path__)[0]
-    print(":".join(sorted(set(os.path.dirname(p) for p in glob.glob(base + "/*/lib/lib*.so*")))))
-except Exception:
-    pass
-PY
-)
+PYLIBS=$(pip_nvidia_libs)
 [ -n "$PYLIBS" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PYLIBS"
 
 step "build (CUDA, sm_90)"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 t0=$(date +%s)
-cmake -S "$ROOT/native" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 > "$RAW/cmake.txt" 2>&1 || { cat "$RAW/cmake.txt"; exit 1; }
-cmake --build "$BUILD" -j > "$RAW/build.txt" 2>&1 || { tail -50 "$RAW/build.txt"; exit 1; }
+cuda_build "$BUILD" "$RAW/" || exit 1
 echo "build seconds: $(( $(date +%s) - t0 ))"
 ctest --test-dir "$BUILD" 2>&1 | tail -3
 nvcc -O2 -arch=sm_90 "$ROOT/bench/device/reference_peer_copy.cu" -o "$BUILD/reference_peer_copy" || exit 1
@@ -62,7 +44,7 @@ probe() {  # probe NAME ARGS...: NDJSON to raw/NAME.ndjson, exit code to raw/NAM
   timeout 150 "$P" "$@" > "$RAW/$name.ndjson" 2> "$RAW/$name.stderr"
   local rc=$?
   echo "$rc" > "$RAW/$name.rc"
-  echo "   exit $rc, $(grep -c '"type":"sample"' "$RAW/$name.ndjson") samples"
+  echo "   exit $rc, $(count "$RAW/$name.ndjson" sample) samples"
   grep '"type":"error"' "$RAW/$name.ndjson" | head -2
 }
 

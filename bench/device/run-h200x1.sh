@@ -18,20 +18,20 @@
 #          sweep-full.ndjson raw.tar.gz (every other file: faults, stderr, build logs, reference)
 #   BUILD  build folder (default /tmp/sdma-probe-h200x1-build)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 OUT=${OUT:-$ROOT/bench/results/local-h200x1}
 RAW=$OUT/raw
 BUILD=${BUILD:-/tmp/sdma-probe-h200x1-build}
 mkdir -p "$RAW"
 LOG=$OUT/log.txt
-exec > >(tee "$LOG") 2>&1
-# NVLink multicast stays off on these nodes, also for anything the helper starts.
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+log_to "$LOG"
+# NVLink multicast stays off on these nodes (lib.sh), also for torch's symmetric memory.
+export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 
 BUDGET_S=${BUDGET_S:-465}  # the whole script, summary included, stays under 8 minutes
 T0=$SECONDS
 left() { echo $(( BUDGET_S - (SECONDS - T0) )); }
-step() { echo "== $(date -u +%H:%M:%S) +$((SECONDS - T0))s $*"; }
+step() { echo "== $(date -u +%H:%M:%S) +$((SECONDS - T0))s $*"; }  # lib.sh's step, with the seconds since the start
 failed_steps=()
 fail() { failed_steps+=("$1"); echo "FAILED: $1"; echo "$1" >> "$RAW/failed-steps.txt"; }
 : > "$RAW/failed-steps.txt"
@@ -65,9 +65,7 @@ timed() {
 
 step "machine facts"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "kernel: $(uname -r)"
-  echo "cpus: $(nproc)"
+  host_facts
   timeout 20 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv
   timeout 10 nvcc --version | tail -2
   cmake --version | head -1
@@ -90,16 +88,7 @@ if command -v numactl > /dev/null; then timeout 10 numactl -H > "$RAW/numactl.tx
 cat "$RAW/machine.txt" "$RAW/pcie-link.txt"
 
 # pip-installed NCCL / NVSHMEM (the ones torch uses) so `info` can report them too.
-PYLIBS=$(timeout 30 python3 - <<'PY' 2>/dev/null
-import os, glob
-try:
-    import nvidia
-    base = list(nvidia.__path__)[0]
-    print(":".join(sorted(set(os.path.dirname(p) for p in glob.glob(base + "/*/lib/lib*.so*")))))
-except Exception:
-    pass
-PY
-)
+PYLIBS=$(pip_nvidia_libs)
 [ -n "$PYLIBS" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PYLIBS"
 
 step "build (CMake defaults: the CUDA architectures the toolkit supports of sm_80, sm_90, sm_100)"
@@ -138,8 +127,8 @@ probe() {  # probe NAME LIMIT ARGS...: NDJSON to raw/NAME.ndjson, exit code to r
   timed "$name" "$limit" "$P" "$@" > "$RAW/$name.ndjson" 2> "$RAW/$name.stderr"
   local rc=$?
   echo "$rc" > "$RAW/$name.rc"
-  echo "   exit $rc, $(grep -c '"type":"sample"' "$RAW/$name.ndjson") samples, $(grep -c '"type":"path-unsupported"' "$RAW/$name.ndjson") path-unsupported"
-  grep -E '"type":"(error|warning)"' "$RAW/$name.ndjson" | head -3
+  echo "   exit $rc, $(count "$RAW/$name.ndjson" sample) samples, $(count "$RAW/$name.ndjson" path-unsupported) path-unsupported"
+  report "$RAW/$name.ndjson" 'error|warning' | head -3
   return $rc
 }
 
