@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
 import { recordPointTimeline } from '../../src/core/runs/pointTimeline';
-import { fixedHelper } from '../../src/core/runtime/runFlow';
+import { HelperError } from '../../src/core/runtime/helper';
+import { fixedHelper, runHelperCommand } from '../../src/core/runtime/runFlow';
 import { PATHS } from '../../src/core/protocol';
 import { RunStore } from '../../src/core/runs/runStore';
 import { readTimelineFile } from '../../src/core/timeline/timelineFile';
@@ -159,6 +160,39 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
     expect(readdirSync(join(runs, result.runId)).sort()).toEqual(['run.ndjson', 'timeline.sdmatl']);
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
+  });
+
+  it('the run flow checks the node helper\'s backends before anything starts there', async () => {
+    const missing = ['hip', 'cuda'].find((b) => !helper.backends.includes(b));
+    if (!missing) throw new Error('the node helper has every backend: nothing to refuse');
+    const target = new SshTarget(connectionTo(sshd));
+    const store = new RunStore(mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-')));
+    const helpers = { helperFor: async () => helper, forget: () => {} };
+    const request = { command: 'sweep' as const, idTag: missing, backend: missing, produces: ['timeline.sdmatl'], args: () => ['sweep', '--backend', missing] };
+    const error = await runHelperCommand(request, { target, helpers, store }).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(HelperError);
+    expect((error as HelperError).message).toBe(`the helper on sdma-node has no ${missing} backend (it has: ${helper.backends.join(', ')})`);
+    expect((error as HelperError).remedy).toMatch(/Install (ROCm|CUDA) .*there; the next run rebuilds the helper/);
+    expect(readdirSync(store.root)).toEqual([]);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
+  });
+
+  it('a run that crashes on the node still brings back what it wrote and clears the node', async () => {
+    const target = new SshTarget(connectionTo(sshd));
+    const store = new RunStore(mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-')));
+    let forgotten = 0;
+    const helpers = { helperFor: async () => helper, forget: () => forgotten++ };
+    const args = (out: (name: string) => string) => ['sweep', '--backend', 'sim', '--sizes', '4K,64K,1M', '--cus', '8', '--iters', '2', '--timeline-size', '64K', '--timeline-out', out('timeline.sdmatl'), '--fault', 'crash-after=1'];
+    const result = await runHelperCommand({ command: 'sweep', idTag: 'sim', backend: 'sim', produces: ['timeline.sdmatl'], args }, { target, helpers, store });
+    if (result.kind !== 'ended') throw new Error(`the run did not end: ${result.kind}`);
+    expect(result.run.end?.status).toBe('crashed');
+    expect(result.run.samples.length).toBeGreaterThanOrEqual(1);
+    expect(result.run.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
+    // Whether the timeline was written before the crash decides only `missing`; the node is cleared either way.
+    const local = readdirSync(store.dirOf(result.run.header.id)).sort();
+    expect(local).toEqual(result.missing.includes('timeline.sdmatl') ? ['run.ndjson'] : ['run.ndjson', 'timeline.sdmatl']);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
+    expect(forgotten).toBe(0);
   });
 
   it('cancel kills the helper on the node and keeps what arrived', async () => {
