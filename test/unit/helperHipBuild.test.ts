@@ -6,11 +6,9 @@ import { BuildProgress, bundledHelperPaths, buildLocation, buildPercent, findRoc
 
 describe('build percentages', () => {
   it('reads CMake Makefile and Ninja progress lines', () => {
-    expect(buildPercent('[ 42%] Building CXX object CMakeFiles/sdma_probe_core.dir/src/args.cpp.o')).toBe(42);
-    expect(buildPercent('[  2%] Building CXX object x.o')).toBe(2);
-    expect(buildPercent('[100%] Built target sdma-probe')).toBe(100);
-    expect(buildPercent('[3/12] Building CXX object a.o')).toBe(25);
-    expect(buildPercent('[12/12] Linking CXX executable sdma-probe')).toBe(100);
+    const percents = { '[ 42%] Building CXX object CMakeFiles/sdma_probe_core.dir/src/args.cpp.o': 42, '[  2%] Building CXX object x.o': 2,
+      '[100%] Built target sdma-probe': 100, '[3/12] Building CXX object a.o': 25, '[12/12] Linking CXX executable sdma-probe': 100 };
+    for (const [line, percent] of Object.entries(percents)) expect(buildPercent(line), line).toBe(percent);
   });
 
   it('ignores lines that are not progress', () => {

@@ -11,6 +11,7 @@ import type { Run } from '../../src/core/run';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
 import * as v from 'valibot';
 import { formatGbps } from '../../src/core/units';
+import { header } from '../support/records';
 
 const fixture = readFileSync(join(__dirname, '../fixtures/runs/sim-matrix-seed1.ndjson'), 'utf8');
 const concurrentFixture = readFileSync(join(__dirname, '../fixtures/runs/sim-matrix-concurrent-seed1.ndjson'), 'utf8');
@@ -22,6 +23,14 @@ function load(text: string): Run {
   return run;
 }
 
+/** A helper fixture whose every record line validates, folded into a run that saw no problem. */
+function loadValid(text: string): Run {
+  for (const line of text.split('\n').filter(Boolean).slice(1, -1)) expect(parseLine(line).kind).toBe('record');
+  const run = load(text);
+  expect(run.problems).toEqual([]);
+  return run;
+}
+
 function cell(src: number, dst: number, gbps: number, over: Partial<MatrixCell> = {}): MatrixCell {
   const sizeBytes = 1 << 26;
   const medianNs = sizeBytes / gbps;
@@ -29,17 +38,14 @@ function cell(src: number, dst: number, gbps: number, over: Partial<MatrixCell> 
 }
 
 function runOf(cells: MatrixCell[], args = ['matrix', '--paths', 'engine/host', '--gpus', '0,1,2']): Run {
-  const run = newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'm', command: 'matrix', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args } });
+  const run = newRun({ ...header('m', args), command: 'matrix' });
   run.matrixCells = cells;
   return run;
 }
 
 describe('matrix records', () => {
   it('every line of the real helper fixture validates, and the run folds them', () => {
-    const lines = fixture.split('\n').filter(Boolean).slice(1, -1);
-    for (const line of lines) expect(parseLine(line).kind).toBe('record');
-    const run = load(fixture);
-    expect(run.problems).toEqual([]);
+    const run = loadValid(fixture);
     expect(run.matrixCells).toHaveLength(23);
     expect(run.errors.filter((e) => e.cell)).toHaveLength(1);
   });
@@ -126,10 +132,7 @@ describe('the matrix as text', () => {
 
 describe('the concurrent matrix (all pairs at once)', () => {
   it('every line of the real helper fixture validates; cells say concurrent, one total per path', () => {
-    const lines = concurrentFixture.split('\n').filter(Boolean).slice(1, -1);
-    for (const line of lines) expect(parseLine(line).kind).toBe('record');
-    const run = load(concurrentFixture);
-    expect(run.problems).toEqual([]);
+    const run = loadValid(concurrentFixture);
     expect(run.matrixCells).toHaveLength(112);
     expect(run.matrixCells!.every((c) => c.concurrent === true)).toBe(true);
     expect(run.matrixTotals!.map((t) => `${t.mover}/${t.initiator}`)).toEqual(['cu/host', 'engine/host']);

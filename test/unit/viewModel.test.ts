@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { HelperRecord, Initiator, Mover } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
-import type { Run, RunHeader } from '../../src/core/run';
+import type { Run } from '../../src/core/run';
 import { applyRecord, applySavedValue, newRun } from '../../src/core/run';
 import { seriesForCus, sweepView } from '../../src/core/sweep/sweepView';
-import { sample as protocolSample } from '../support/records';
+import { header as runHeader, sample as protocolSample } from '../support/records';
 
-const header: RunHeader = {
-  type: 'run',
-  format: 'sdma-lens-run',
-  version: 1,
-  id: 'demo',
-  command: 'sweep',
-  createdAt: '2026-11-30T00:00:00Z',
-  target: { kind: 'local' },
-  helper: { path: 'sdma-probe', args: ['sweep'] },
-};
+const header = runHeader('demo');
 
 function hello(backend: 'sim' | 'hip', simulated: boolean): unknown {
   return {
@@ -40,8 +31,11 @@ function topology(simulated: boolean): unknown {
   };
 }
 
+type Path = `${Mover}/${Initiator}`;
+
 /** A helper `sample` line: timed iterations in ns, the summary fields derived as the helper does. */
-function sample(mover: Mover, initiator: Initiator, sizeBytes: number, cus: number, timesNs: number[]): unknown {
+function sample(path: Path, sizeBytes: number, cus: number, timesNs: number[]): unknown {
+  const [mover, initiator] = path.split('/') as [Mover, Initiator];
   const meanNs = timesNs.reduce((a, b) => a + b, 0) / timesNs.length;
   const minNs = Math.min(...timesNs);
   const maxNs = Math.max(...timesNs);
@@ -81,17 +75,16 @@ function runOf(...values: unknown[]): Run {
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
+/** One-iteration samples at 4 KiB, one a [path, CUs, ns] row. */
+const at4KiB = (...rows: [Path, number, number][]) => rows.map(([path, cus, ns]) => sample(path, 4 * KiB, cus, [ns]));
+
 describe('sweepView', () => {
   it('makes one series per path and CU count, in path order then by CUs', () => {
     const view = sweepView(
       runOf(
         hello('sim', true),
-        sample('engine', 'device', 4 * KiB, 1, [2000]),
-        sample('cu', 'host', 4 * KiB, 64, [1000]),
-        sample('engine', 'host', 4 * KiB, 0, [3000]),
-        sample('cu', 'host', 4 * KiB, 8, [1500]),
-        sample('cu', 'device', 4 * KiB, 64, [900]),
-        sample('cu', 'host', 1 * MiB, 64, [20000]),
+        ...at4KiB(['engine/device', 1, 2000], ['cu/host', 64, 1000], ['engine/host', 0, 3000], ['cu/host', 8, 1500], ['cu/device', 64, 900]),
+        sample('cu/host', 1 * MiB, 64, [20000]),
       ),
     );
     expect(view.series.map((s) => `${s.path}#${s.cus}`)).toEqual([
@@ -107,9 +100,9 @@ describe('sweepView', () => {
   it('sorts each series by message size whatever order the samples arrived in', () => {
     const view = sweepView(
       runOf(
-        sample('cu', 'host', 1 * MiB, 64, [20000]),
-        sample('cu', 'host', 4 * KiB, 64, [1000]),
-        sample('cu', 'host', 64 * KiB, 64, [3000]),
+        sample('cu/host', 1 * MiB, 64, [20000]),
+        sample('cu/host', 4 * KiB, 64, [1000]),
+        sample('cu/host', 64 * KiB, 64, [3000]),
       ),
     );
     expect(view.series[0]?.points.map((p) => p.sizeBytes)).toEqual([4 * KiB, 64 * KiB, 1 * MiB]);
@@ -117,7 +110,7 @@ describe('sweepView', () => {
   });
 
   it('spreads each point from the slowest to the fastest iteration', () => {
-    const view = sweepView(runOf(sample('engine', 'host', 1 * MiB, 0, [10_000, 20_000, 15_000])));
+    const view = sweepView(runOf(sample('engine/host', 1 * MiB, 0, [10_000, 20_000, 15_000])));
     const point = view.series[0]?.points[0];
     expect(point?.gbps).toBeCloseTo(MiB / 15_000);
     expect(point?.gbpsLow).toBeCloseTo(MiB / 20_000);
@@ -129,13 +122,7 @@ describe('sweepView', () => {
 
   it('lists only the CU counts swept on cu/* paths, not the CU an engine/device copy uses', () => {
     const view = sweepView(
-      runOf(
-        sample('cu', 'host', 4 * KiB, 64, [1000]),
-        sample('cu', 'device', 4 * KiB, 16, [1000]),
-        sample('cu', 'host', 4 * KiB, 256, [1000]),
-        sample('engine', 'device', 4 * KiB, 1, [1000]),
-        sample('engine', 'host', 4 * KiB, 0, [1000]),
-      ),
+      runOf(...at4KiB(['cu/host', 64, 1000], ['cu/device', 16, 1000], ['cu/host', 256, 1000], ['engine/device', 1, 1000], ['engine/host', 0, 1000])),
     );
     expect(view.cuCounts).toEqual([16, 64, 256]);
   });
@@ -147,7 +134,7 @@ describe('sweepView', () => {
   });
 
   it('describes the node, the copy and how the run ended', () => {
-    const run = runOf(hello('sim', true), topology(true), { type: 'progress', done: 3, total: 8 }, sample('cu', 'host', 4 * KiB, 64, [1000]));
+    const run = runOf(hello('sim', true), topology(true), { type: 'progress', done: 3, total: 8 }, sample('cu/host', 4 * KiB, 64, [1000]));
     applySavedValue(run, { type: 'run-end', status: 'crashed', exitCode: null, signal: 'SIGSEGV', message: 'sdma-probe crashed (SIGSEGV)', endedAt: '2026-11-30T00:01:00Z' });
     const view = sweepView(run);
     expect(view).toMatchObject({
@@ -173,14 +160,7 @@ describe('sweepView', () => {
 
 describe('seriesForCus', () => {
   const view = sweepView(
-    runOf(
-      sample('cu', 'host', 4 * KiB, 8, [1500]),
-      sample('cu', 'host', 4 * KiB, 64, [1000]),
-      sample('cu', 'device', 4 * KiB, 64, [900]),
-      sample('cu', 'device', 4 * KiB, 8, [1400]),
-      sample('engine', 'host', 4 * KiB, 0, [3000]),
-      sample('engine', 'device', 4 * KiB, 1, [2000]),
-    ),
+    runOf(...at4KiB(['cu/host', 8, 1500], ['cu/host', 64, 1000], ['cu/device', 64, 900], ['cu/device', 8, 1400], ['engine/host', 0, 3000], ['engine/device', 1, 2000])),
   );
   const keys = (cus: number) => seriesForCus(view, cus).map((s) => `${s.path}#${s.cus}`);
 
