@@ -1,4 +1,9 @@
-/** Byte sizes and bandwidths as users of TransferBench and rccl-tests write them. */
+/**
+ * The one set of unit formatters, for the pages, the CLI tables and the views alike: sizes in
+ * binary units (KiB, MiB, GiB), bandwidth in GB/s (1e9 bytes per second, as nccl-tests and
+ * nvbandwidth print it), times with "µs". Sizes parse the way TransferBench and rccl-tests
+ * users write them.
+ */
 import { LIMITS } from './limits';
 
 const SUFFIXES: Record<string, number> = { '': 1, B: 1, K: 1024, KB: 1024, KIB: 1024, M: 1024 ** 2, MB: 1024 ** 2, MIB: 1024 ** 2, G: 1024 ** 3, GB: 1024 ** 3, GIB: 1024 ** 3 };
@@ -45,10 +50,41 @@ export function formatSizeArg(bytes: number): string {
   return String(bytes);
 }
 
+/** GB/s (1e9 B/s) with three or four significant digits: 312.4, 48.21, 6.125. */
 export function formatGbps(gbps: number): string {
   return gbps >= 100 ? gbps.toFixed(1) : gbps >= 10 ? gbps.toFixed(2) : gbps.toFixed(3);
 }
 
+const TIME_UNITS: readonly (readonly [number, string])[] = [
+  [1e9, 's'],
+  [1e6, 'ms'],
+  [1e3, 'µs'],
+  [1, 'ns'],
+];
+
+/** The unit a time of this magnitude reads in (the timeline's ruler picks one for all ticks). */
+export function timeUnitOf(ns: number): readonly [scale: number, unit: string] {
+  return TIME_UNITS.find(([s]) => Math.abs(ns) >= s) ?? TIME_UNITS[3]!;
+}
+
+/** A duration with three significant digits: 850 ns, 12.5 µs, 3.21 ms. */
+export function formatDuration(ns: number): string {
+  const [scale, unit] = timeUnitOf(ns);
+  const v = ns / scale;
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  return `${v.toFixed(unit === 'ns' ? 0 : digits)} ${unit}`;
+}
+
+/** The same for a time the helper reports in microseconds (collectives). */
+export function formatDurationUs(us: number): string {
+  return formatDuration(us * 1e3);
+}
+
+/**
+ * The profile summary's and the kernel lens's fixed two-decimal form ("1.24 ms", "1.00 us").
+ * Its callers (profile/kernelFacts.ts, profile/profileText.ts) and their tests still expect
+ * "us"; formatDuration is the form for everything else.
+ */
 export function formatNs(ns: number): string {
   if (ns < 1e3) return `${ns.toFixed(0)} ns`;
   if (ns < 1e6) return `${(ns / 1e3).toFixed(2)} us`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatSizeArg, parseSize, parseSizeList } from '../../src/core/units';
+import { formatBytes, formatDuration, formatDurationUs, formatGbps, formatSizeArg, parseSize, parseSizeList } from '../../src/core/units';
 
 describe('sizes', () => {
   it('parses binary suffixes the way TransferBench and rccl-tests users write them', () => {
@@ -30,5 +30,22 @@ describe('sizes', () => {
     expect(formatSizeArg(3 * 1024 ** 3)).toBe('3G');
     expect(formatSizeArg(1000)).toBe('1000');
     for (const s of [1, 1000, 4096, 1048576, 768 * 1024]) expect(parseSize(formatSizeArg(s))).toBe(s);
+  });
+});
+
+describe('times and bandwidths', () => {
+  it('writes durations with three significant digits and "µs"', () => {
+    expect(formatDuration(3100)).toBe('3.10 µs');
+    expect(formatDuration(2_200_291)).toBe('2.20 ms');
+    expect(formatDuration(850)).toBe('850 ns');
+    expect(formatDuration(1.5e9)).toBe('1.50 s');
+    expect(formatDurationUs(12.5)).toBe('12.5 µs');
+    expect(formatDurationUs(2500)).toBe('2.50 ms');
+  });
+
+  it('writes GB/s (1e9 B/s) with three or four significant digits', () => {
+    expect(formatGbps(312.44)).toBe('312.4');
+    expect(formatGbps(48.214)).toBe('48.21');
+    expect(formatGbps(6.1254)).toBe('6.125');
   });
 });

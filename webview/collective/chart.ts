@@ -1,58 +1,96 @@
 /**
- * busbw against size for one operation: one line per variant and form, the crossover marked,
- * points where an engine variant ran another path ringed.
+ * busbw against size for one operation, with chart.js and the sweep's shared chart set-up: one
+ * line per variant and form (in-place dashed, out-of-place solid), the crossover marked, points
+ * where a variant ran another path than its own drawn as a larger red ring, a tooltip per point.
  */
-import type { CollectiveCrossover, Curve } from '../../src/core/collective/collectiveMessages';
-import { formatSize, svg } from './svg';
+import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
+import type { CollectiveCrossover, Curve, CurvePoint } from '../../src/core/collective/collectiveMessages';
+import { formatBytes, formatDurationUs, formatGbps } from '../../src/core/units';
+import { el } from '../shared/dom';
+import { Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
+import type { Theme } from '../shared/theme';
 
-const WIDTH = 640;
-const HEIGHT = 300;
-const PAD = { left: 56, right: 16, top: 16, bottom: 40 };
-
-function niceMax(value: number): number {
-  if (value <= 0) return 1;
-  const step = 10 ** Math.floor(Math.log10(value));
-  return Math.ceil(value / step) * step;
+/** The page's colours for a variant: the default path blue, the engine variants orange (as its swatches). */
+function variantColor(variant: Curve['variant'], theme: Theme): string {
+  return variant === 'default' ? theme.color('--vscode-charts-blue', '#3794ff') : theme.color('--vscode-charts-orange', '#d18616');
 }
 
-export function collectiveChart(op: string, curves: Curve[], crossover: CollectiveCrossover | undefined): SVGSVGElement {
-  const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'chart', role: 'img', 'aria-label': `${op} busbw by size` });
-  const all = curves.flatMap((c) => c.points);
-  if (all.length === 0) return root;
-  const sizes = all.map((p) => p.sizeBytes);
-  const lo = Math.log2(Math.min(...sizes));
-  const hi = Math.max(lo + 1, Math.log2(Math.max(...sizes)));
-  const yMax = niceMax(Math.max(...all.map((p) => p.busbwGbps)));
-  const x = (bytes: number) => PAD.left + ((Math.log2(bytes) - lo) / (hi - lo)) * (WIDTH - PAD.left - PAD.right);
-  const y = (gbps: number) => HEIGHT - PAD.bottom - (gbps / yMax) * (HEIGHT - PAD.top - PAD.bottom);
+export function curveLabel(curve: Curve): string {
+  return `${curve.variant}${curve.inPlace ? ' in-place' : ''}`;
+}
 
-  for (let i = 0; i <= 4; i++) {
-    const v = (yMax * i) / 4;
-    root.append(svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(v), y2: y(v), class: 'grid' }));
-    root.append(svg('text', { x: PAD.left - 6, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, v.toFixed(0)));
-  }
-  const step = Math.max(1, Math.ceil((hi - lo) / 8));
-  for (let e = Math.ceil(lo); e <= hi; e += step) {
-    root.append(svg('text', { x: x(2 ** e), y: HEIGHT - PAD.bottom + 16, class: 'tick', 'text-anchor': 'middle' }, formatSize(2 ** e)));
-  }
-  root.append(svg('text', { x: 14, y: PAD.top + 4, class: 'axis', transform: `rotate(-90 14 ${PAD.top + 4})`, 'text-anchor': 'end' }, 'busbw GB/s'));
-  root.append(svg('text', { x: WIDTH - PAD.right, y: HEIGHT - 4, class: 'axis', 'text-anchor': 'end' }, 'size (bytes each rank receives)'));
+/** What a point's tooltip says: its size, busbw, time and the path the library reported. */
+export function pointText(curve: Curve, p: CurvePoint): string {
+  return `${curveLabel(curve)} ${formatBytes(p.sizeBytes)}: busbw ${formatGbps(p.busbwGbps)} GB/s, ${formatDurationUs(p.timeUs)}, path ${p.transport ?? 'not reported'}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`;
+}
 
-  if (crossover?.fromBytes !== undefined && crossover.kind === 'crossover') {
-    const cx = x(crossover.fromBytes);
-    root.append(svg('line', { x1: cx, x2: cx, y1: PAD.top, y2: HEIGHT - PAD.bottom, class: 'crossover' }));
-    root.append(svg('text', { x: cx + 4, y: PAD.top + 12, class: 'crossover-label' }, `${crossover.engineVariant} from ${formatSize(crossover.fromBytes)}`));
-  }
+export interface CollectiveChart {
+  /** A figure-ready box holding the canvas; draw() once it is in the document. */
+  element: HTMLElement;
+  draw(): Chart<'line', XY[]>;
+}
 
-  for (const curve of curves) {
-    const cls = `series variant-${curve.variant}${curve.inPlace ? ' in-place' : ''}`;
-    const d = curve.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.sizeBytes).toFixed(1)},${y(p.busbwGbps).toFixed(1)}`).join(' ');
-    root.append(svg('path', { d, class: cls }));
-    for (const p of curve.points) {
-      const dot = svg('circle', { cx: x(p.sizeBytes), cy: y(p.busbwGbps), r: p.offPath ? 5 : 3, class: `${cls} dot${p.offPath ? ' off-path' : ''}` });
-      dot.append(svg('title', {}, `${curve.variant}${curve.inPlace ? ' in-place' : ''} ${formatSize(p.sizeBytes)}: busbw ${p.busbwGbps.toFixed(1)} GB/s, ${p.timeUs.toFixed(1)} us, path ${p.transport ?? 'not reported'}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`));
-      root.append(dot);
-    }
-  }
-  return root;
+export function collectiveChart(op: string, curves: Curve[], crossover: CollectiveCrossover | undefined, theme: Theme): CollectiveChart {
+  const canvas = el('canvas', { role: 'img', 'aria-label': `${op} busbw by size: ${curves.map(curveLabel).join(', ')}` });
+  const element = el('div', { class: 'chart' }, canvas);
+  const draw = () => {
+    const red = theme.color('--vscode-charts-red', '#f14c4c');
+    const datasets: ChartDataset<'line', XY[]>[] = curves.map((curve) => {
+      const color = variantColor(curve.variant, theme);
+      return {
+        label: curveLabel(curve),
+        data: curve.points.map((p) => ({ x: Math.log2(p.sizeBytes), y: p.busbwGbps })),
+        borderColor: color,
+        backgroundColor: color,
+        borderWidth: theme.highContrast ? 3 : 2,
+        borderDash: curve.inPlace ? [6, 4] : [],
+        pointRadius: curve.points.map((p) => (p.offPath ? 6 : 3)),
+        pointHoverRadius: curve.points.map((p) => (p.offPath ? 8 : 5)),
+        pointBorderWidth: curve.points.map((p) => (p.offPath ? 2 : 1)),
+        pointBackgroundColor: curve.points.map((p) => (p.offPath ? 'transparent' : color)),
+        pointBorderColor: curve.points.map((p) => (p.offPath ? red : color)),
+        tension: 0,
+        fill: false,
+      };
+    });
+    const marker: Plugin<'line'> = {
+      id: 'collectiveCrossover',
+      afterDatasetsDraw: (chart) => {
+        if (crossover?.kind !== 'crossover' || crossover.fromBytes === undefined) return;
+        drawSizeMarker(chart as unknown as Chart, theme, { bytes: crossover.fromBytes, label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes)}`, dashed: true, row: 0, color: theme.color('--vscode-charts-green', '#89d185') });
+      },
+    };
+    const chart = new Chart<'line', XY[]>(canvas, {
+      type: 'line',
+      data: { datasets },
+      plugins: [marker],
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        parsing: false,
+        normalized: true,
+        interaction: { mode: 'nearest', intersect: false },
+        layout: { padding: { top: 4, right: 12 } },
+        scales: sizeScales('size (bytes each rank receives)', 'busbw GB/s'),
+        plugins: {
+          tooltip: {
+            callbacks: {
+              title: () => '',
+              label: (item: TooltipItem<'line'>) => {
+                const curve = curves[item.datasetIndex];
+                const point = curve?.points[item.dataIndex];
+                return curve && point ? pointText(curve, point) : '';
+              },
+            },
+          },
+        },
+      },
+    });
+    fitSizeAxis(chart, curves.flatMap((c) => c.points.map((p) => Math.log2(p.sizeBytes))));
+    applyChartTheme(chart, theme);
+    chart.update('none');
+    return chart;
+  };
+  return { element, draw };
 }

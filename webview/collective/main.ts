@@ -4,32 +4,22 @@
  * whole views the host posts and sends back only the messages its schema allows.
  */
 import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collective/collectiveMessages';
-import { collectiveChart } from './chart';
-import { el, formatSize } from './svg';
+import { parseCollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
+import { formatBytes, formatGbps } from '../../src/core/units';
+import type { Chart } from '../shared/chart';
+import { el } from '../shared/dom';
+import { connectPage } from '../shared/hostChannel';
 import { simulatedBadge } from '../shared/simulatedBadge';
+import { observeTheme, readTheme } from '../shared/theme';
+import type { CollectiveChart } from './chart';
+import { collectiveChart } from './chart';
 
-interface VsCodeApi {
-  postMessage(message: CollectiveWebviewMessage): void;
-  setState(state: { runId: string }): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const api = acquireVsCodeApi();
+const host = connectPage<CollectiveHostMessage, CollectiveWebviewMessage, { runId: string }>({ name: 'collective', parse: parseCollectiveHostMessage, onMessage: (message) => render(message.view) });
 const root = document.getElementById('root')!;
-
-function report(message: string): void {
-  try {
-    api.postMessage({ type: 'webview-error', message: message.slice(0, 2000) });
-  } catch {
-    // reporting must not fail twice
-  }
-}
-window.addEventListener('error', (e) => report(`collective panel: ${e.message}`));
-window.addEventListener('unhandledrejection', (e) => report(`collective panel: ${String(e.reason)}`));
-
-function isViewMessage(data: unknown): data is CollectiveHostMessage {
-  return typeof data === 'object' && data !== null && (data as { type?: unknown }).type === 'collective-view' && typeof (data as { view?: unknown }).view === 'object';
-}
+let theme = readTheme();
+let shown: CollectivePageView | undefined;
+/** The charts drawn for the current view, destroyed before the next one is drawn. */
+let charts: Chart<'line', { x: number; y: number }[]>[] = [];
 
 function header(view: CollectivePageView): HTMLElement {
   const badge = view.simulated ? simulatedBadge() : null;
@@ -49,17 +39,19 @@ function variantList(view: CollectivePageView): HTMLElement | null {
   );
 }
 
-function collectiveSection(view: CollectivePageView): HTMLElement | null {
+function collectiveSection(view: CollectivePageView, pending: CollectiveChart[]): HTMLElement | null {
   if (view.curves.length === 0) return null;
   const ops = [...new Set(view.curves.map((c) => c.op))];
   return el(
     'section',
     {},
     el('h2', {}, 'busbw by size'),
-    el('p', { class: 'muted' }, 'Solid: out-of-place; dashed: in-place. A ringed point ran another path than its variant is for (the library said so). Hover a point for its path.'),
+    el('p', { class: 'muted' }, 'Solid: out-of-place; dashed: in-place. A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.'),
     ...ops.map((op) => {
       const crossover = view.crossovers.find((c) => c.op === op);
-      return el('figure', {}, el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'), collectiveChart(op, view.curves.filter((c) => c.op === op), crossover), crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null);
+      const chart = collectiveChart(op, view.curves.filter((c) => c.op === op), crossover, theme);
+      pending.push(chart);
+      return el('figure', {}, el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'), chart.element, crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null);
     }),
   );
 }
@@ -109,7 +101,7 @@ function overlapSection(view: CollectivePageView): HTMLElement | null {
 function adviceSection(view: CollectivePageView): HTMLElement | null {
   if (view.recommendations.length === 0 && view.cuBudget.length === 0) return null;
   const copy = el('button', { type: 'button' }, 'Copy as exports');
-  copy.addEventListener('click', () => api.postMessage({ type: 'copy-exports' }));
+  copy.addEventListener('click', () => host.post({ type: 'copy-exports' }));
   return el(
     'section',
     {},
@@ -134,19 +126,27 @@ function tableSection(view: CollectivePageView): HTMLElement | null {
     el(
       'table',
       {},
-      el('thead', {}, el('tr', {}, ...['op', 'variant', 'form', 'size', 'time us', 'algbw', 'busbw', 'path', '#wrong'].map((h) => el('th', {}, h)))),
-      el('tbody', {}, ...rows.map(({ c, p }) => el('tr', { class: p.offPath ? 'off-path' : undefined }, el('td', {}, c.op), el('td', {}, c.variant), el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'), el('td', { class: 'num' }, formatSize(p.sizeBytes)), el('td', { class: 'num' }, p.timeUs.toFixed(1)), el('td', { class: 'num' }, p.algbwGbps.toFixed(1)), el('td', { class: 'num' }, p.busbwGbps.toFixed(1)), el('td', {}, p.transport ?? '\u2014'), el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong))))),
+      el('thead', {}, el('tr', {}, ...['op', 'variant', 'form', 'size', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', '#wrong'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows.map(({ c, p }) => el('tr', { class: p.offPath ? 'off-path' : undefined }, el('td', {}, c.op), el('td', {}, c.variant), el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'), el('td', { class: 'num' }, formatBytes(p.sizeBytes)), el('td', { class: 'num' }, p.timeUs.toFixed(1)), el('td', { class: 'num' }, formatGbps(p.algbwGbps)), el('td', { class: 'num' }, formatGbps(p.busbwGbps)), el('td', {}, p.transport ?? '\u2014'), el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong))))),
     ),
   );
 }
 
 function render(view: CollectivePageView): void {
-  api.setState({ runId: view.runId });
+  shown = view;
+  host.saveState({ runId: view.runId });
   const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
-  root.replaceChildren(...[header(view), variantList(view), notes, collectiveSection(view), overlapSection(view), adviceSection(view), tableSection(view)].filter((x): x is HTMLElement => x !== null));
+  const pending: CollectiveChart[] = [];
+  const sections = [header(view), variantList(view), notes, collectiveSection(view, pending), overlapSection(view), adviceSection(view), tableSection(view)];
+  for (const chart of charts) chart.destroy();
+  root.replaceChildren(...sections.filter((x): x is HTMLElement => x !== null));
+  // chart.js sizes a chart by its box, so the charts are drawn once they are in the page.
+  charts = pending.map((c) => c.draw());
 }
 
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  if (isViewMessage(event.data)) render(event.data.view);
+observeTheme(() => {
+  theme = readTheme();
+  if (shown) render(shown);
 });
-api.postMessage({ type: 'ready' });
+
+host.ready();

@@ -5,19 +5,17 @@
  * path's weakest cell to its strongest. It draws whole views the host posts, after checking
  * them against the schema, and sends back only the messages its schema allows.
  */
-import type { MatrixGridCell, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrix/matrixMessages';
+import type { MatrixGridCell, MatrixHostMessage, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrix/matrixMessages';
 import { parseMatrixHostMessage } from '../../src/core/matrix/matrixMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { endpointName, isHost, pairName } from '../../src/core/endpoints';
-import { connectChannel } from '../shared/hostChannel';
-import { el } from '../collective/svg';
+import { connectPage } from '../shared/hostChannel';
+import { el } from '../shared/dom';
 import { simulatedBadge } from '../shared/simulatedBadge';
 
-const host = connectChannel<MatrixWebviewMessage, { runId: string }>((message) => ({ type: 'webview-error', message }));
+const host = connectPage<MatrixHostMessage, MatrixWebviewMessage, { runId: string }>({ name: 'matrix', parse: parseMatrixHostMessage, onMessage: (message) => render(message.view) });
 const root = document.getElementById('root')!;
 
-window.addEventListener('error', (e) => host.reportError(`matrix panel: ${e.message}`));
-window.addEventListener('unhandledrejection', (e) => host.reportError(`matrix panel: ${String(e.reason)}`));
 
 function header(view: MatrixPageView): HTMLElement {
   const badge = view.simulated ? simulatedBadge() : null;
@@ -157,12 +155,4 @@ function render(view: MatrixPageView): void {
   root.replaceChildren(...[header(view), notes, ...view.paths.map(pathSection), cellTable(view)].filter((x): x is HTMLElement => x !== null));
 }
 
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const message = parseMatrixHostMessage(event.data);
-  if (!message) {
-    host.reportError(`matrix panel: ignored a message that is not a matrix view (${JSON.stringify(event.data)?.slice(0, 200)})`);
-    return;
-  }
-  render(message.view);
-});
-host.post({ type: 'ready' });
+host.ready();

@@ -5,7 +5,7 @@
  */
 import type { AdviceView } from '../../src/core/advice/adviceView';
 import { formatBytes } from '../../src/core/units';
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren } from '../shared/dom';
 
 export type AdviceCrossover = AdviceView['crossovers'][number];
 

@@ -1,30 +1,15 @@
 /**
  * Bandwidth against message size. Created once; every host update replaces the data and calls
- * `update('none')`, so streaming samples redraw without rebuilding the chart or animating.
- *
- * The x axis is log2(size) on a linear scale rather than chart.js's logarithmic scale: the
- * latter is base 10, and sweeps double the size, so its ticks would fall between samples.
+ * `update('none')`, so streaming samples redraw without rebuilding the chart or animating. The
+ * axes, theme and markers are the shared chart set-up (../shared/chart.ts).
  */
-import {
-  Chart,
-  Filler,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-  type ChartDataset,
-  type Plugin,
-  type TooltipItem,
-} from 'chart.js';
+import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { SweepPoint, SweepSeries } from '../../src/core/sweep/sweepView';
+import { Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
 import { pathStyle } from '../shared/pathColors';
 import { withAlpha, type Theme } from '../shared/theme';
 import { seriesKey, seriesLabel } from './labels';
-
-// The legend is HTML (legend.ts), so chart.js's Legend plugin is not registered.
-Chart.register(LineController, LineElement, PointElement, LinearScale, Filler, Tooltip);
 
 /** A sweep point picked on the chart. */
 export interface SeriesPick {
@@ -33,33 +18,11 @@ export interface SeriesPick {
   cus: number;
 }
 
-interface XY {
-  x: number;
-  y: number;
-}
-
 /** What each chart.js dataset stands for: the series line, or one edge of its min..max band. */
 interface Role {
   key: string;
   kind: 'line' | 'band-high' | 'band-low';
   points: SweepPoint[];
-}
-
-const MAX_X_TICKS = 10;
-/** Room left and right of the outermost sizes, in powers of two, so their markers are not clipped. */
-const X_MARGIN = 0.25;
-
-function exponentTicks(min: number, max: number): number[] {
-  const first = Math.ceil(min);
-  const last = Math.floor(max);
-  const step = Math.max(1, Math.ceil((last - first) / (MAX_X_TICKS - 1)));
-  const ticks: number[] = [];
-  for (let e = first; e <= last; e += step) ticks.push(e);
-  return ticks;
-}
-
-function fontOf(theme: Theme, sizeDeltaPx = 0, weight?: 'bold') {
-  return { family: theme.fontFamily, size: theme.fontSizePx + sizeDeltaPx, ...(weight ? { weight } : {}) };
 }
 
 export interface CrossoverMarker {
@@ -108,23 +71,7 @@ export class SweepChart {
           if (onPick && event.native?.target instanceof HTMLElement) event.native.target.style.cursor = elements.length > 0 ? 'pointer' : 'default';
         },
         layout: { padding: { top: 4, right: 12 } },
-        scales: {
-          x: {
-            type: 'linear',
-            title: { display: true, text: 'message size' },
-            afterBuildTicks: (scale) => {
-              scale.ticks = exponentTicks(scale.min, scale.max).map((value) => ({ value }));
-            },
-            ticks: { callback: (value) => formatBytes(2 ** Number(value)), maxRotation: 0, autoSkip: false },
-          },
-          y: {
-            type: 'linear',
-            beginAtZero: true,
-            grace: '5%',
-            title: { display: true, text: 'GB/s' },
-            ticks: { callback: (value) => String(value) },
-          },
-        },
+        scales: sizeScales('message size', 'GB/s'),
         plugins: {
           tooltip: {
             filter: (item) => this.roleOf(item.datasetIndex)?.kind === 'line',
@@ -263,78 +210,22 @@ export class SweepChart {
   }
 
   private fitX(): void {
-    const xs = this.series.flatMap((s) => s.points.map((p) => Math.log2(p.sizeBytes)));
-    const x = this.chart.options.scales?.x;
-    if (!x) return;
-    if (xs.length === 0) {
-      x.min = 12;
-      x.max = 30;
-      return;
-    }
-    const lo = Math.min(...xs);
-    const hi = Math.max(...xs);
-    x.min = (hi > lo ? lo : lo - 1) - X_MARGIN;
-    x.max = (hi > lo ? hi : hi + 1) + X_MARGIN;
+    fitSizeAxis(this.chart, this.series.flatMap((s) => s.points.map((p) => Math.log2(p.sizeBytes))));
   }
 
   private applyTheme(theme: Theme): void {
     this.theme = theme;
-    const o = this.chart.options;
-    const font = fontOf(theme);
-    for (const axis of [o.scales?.x, o.scales?.y]) {
-      if (!axis) continue;
-      axis.grid = { color: theme.grid, tickColor: theme.grid };
-      axis.border = { color: theme.border };
-      axis.ticks = { ...axis.ticks, color: theme.mutedForeground, font: fontOf(theme, -1) };
-      if ('title' in axis && axis.title) axis.title = { ...axis.title, color: theme.foreground, font };
-    }
-    const tooltip = o.plugins?.tooltip;
-    if (tooltip) {
-      tooltip.backgroundColor = theme.color('--vscode-editorHoverWidget-background', theme.background);
-      tooltip.titleColor = theme.color('--vscode-editorHoverWidget-foreground', theme.foreground);
-      tooltip.bodyColor = theme.color('--vscode-editorHoverWidget-foreground', theme.foreground);
-      tooltip.borderColor = theme.color('--vscode-editorHoverWidget-border', theme.border);
-      tooltip.borderWidth = 1;
-      tooltip.titleFont = fontOf(theme, 0, 'bold');
-      tooltip.bodyFont = font;
-      tooltip.usePointStyle = true;
-      tooltip.boxWidth = 8;
-      tooltip.boxHeight = 8;
-      tooltip.padding = 8;
-    }
+    applyChartTheme(this.chart, theme);
+  }
+
+  private drawMarkers(chart: Chart): void {
+    if (this.series.length === 0) return;
+    this.markers.forEach((m, i) =>
+      drawSizeMarker(chart, this.theme, { bytes: m.bytes, plusMinusBytes: m.plusMinusBytes, label: `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`, dashed: m.initiator === 'device', row: i }),
+    );
   }
 
   /** Simulated numbers must never pass for a measurement, even in a cropped screenshot. */
-  private drawMarkers(chart: Chart): void {
-    const { ctx, chartArea, scales } = chart;
-    const x = scales.x;
-    if (!x || this.markers.length === 0 || this.series.length === 0) return;
-    ctx.save();
-    ctx.font = `${this.theme.fontSizePx - 1}px ${this.theme.fontFamily}`;
-    ctx.textBaseline = 'top';
-    this.markers.forEach((m, i) => {
-      const px = x.getPixelForValue(Math.log2(m.bytes));
-      if (px < chartArea.left || px > chartArea.right) return;
-      const lo = x.getPixelForValue(Math.log2(Math.max(1, m.bytes - m.plusMinusBytes)));
-      const hi = x.getPixelForValue(Math.log2(m.bytes + m.plusMinusBytes));
-      ctx.fillStyle = withAlpha(this.theme.foreground, 0.06);
-      ctx.fillRect(lo, chartArea.top, Math.max(1, hi - lo), chartArea.bottom - chartArea.top);
-      ctx.strokeStyle = withAlpha(this.theme.foreground, this.theme.highContrast ? 0.9 : 0.55);
-      ctx.setLineDash(m.initiator === 'device' ? [6, 4] : []);
-      ctx.lineWidth = 1;
-      ctx.beginPath();
-      ctx.moveTo(px, chartArea.top);
-      ctx.lineTo(px, chartArea.bottom);
-      ctx.stroke();
-      ctx.fillStyle = this.theme.foreground;
-      const label = `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`;
-      const width = ctx.measureText(label).width;
-      const left = px + 4 + width > chartArea.right ? px - 4 - width : px + 4;
-      ctx.fillText(label, left, chartArea.top + 4 + i * (this.theme.fontSizePx + 4));
-    });
-    ctx.restore();
-  }
-
   private drawWatermark(chart: Chart): void {
     // With no data the empty-state message sits where the mark would.
     if (!this.simulated || this.series.length === 0) return;

@@ -5,7 +5,7 @@
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
-import { el } from './dom';
+import { el } from '../shared/dom';
 import { cuCountLabel } from './labels';
 
 const PREFERRED_CUS = 64;

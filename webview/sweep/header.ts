@@ -5,7 +5,7 @@
  */
 import { pairName } from '../../src/core/endpoints';
 import type { SweepPair, SweepView } from '../../src/core/sweep/sweepView';
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren } from '../shared/dom';
 import { statusText } from './labels';
 import { simulatedBadge } from '../shared/simulatedBadge';
 

@@ -5,7 +5,7 @@
 import type { SweepSeries } from '../../src/core/sweep/sweepView';
 import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren } from '../shared/dom';
 import { seriesKey, seriesLabel } from './labels';
 
 export function renderLegend(

@@ -3,16 +3,16 @@
  * while samples stream in) and draws them. Everything here trusts only what passed
  * `parseHostMessage`.
  */
-import type { HostMessage } from '../../src/core/sweep/sweepMessages';
+import type { HostMessage, WebviewMessage } from '../../src/core/sweep/sweepMessages';
 import { parseHostMessage } from '../../src/core/sweep/sweepMessages';
 import type { EndpointPair } from '../../src/core/endpoints';
 import type { SweepView } from '../../src/core/sweep/sweepView';
 import { seriesForCus, unsupportedOfPair } from '../../src/core/sweep/sweepView';
 import { observeTheme, readTheme } from '../shared/theme';
-import { connectToHost } from '../shared/vscodeApi';
+import { connectPage } from '../shared/hostChannel';
 import { SweepChart } from './chart';
 import { CuSelector, defaultCus } from './controls';
-import { el } from './dom';
+import { el } from '../shared/dom';
 import { SweepHeader } from './header';
 import { seriesKey } from './labels';
 import { renderLegend } from './legend';
@@ -32,10 +32,7 @@ interface PanelState {
   pickedPair?: EndpointPair;
 }
 
-const host = connectToHost<PanelState>();
-
-window.addEventListener('error', (event) => host.reportError(`sweep panel: ${event.message}`));
-window.addEventListener('unhandledrejection', (event) => host.reportError(`sweep panel: ${String(event.reason)}`));
+const host = connectPage<HostMessage, WebviewMessage, PanelState>({ name: 'sweep', parse: parseHostMessage, onMessage: handle });
 
 let pickedCus = host.state()?.pickedCus;
 let pickedPair = host.state()?.pickedPair;
@@ -142,17 +139,6 @@ function handle(message: HostMessage): void {
   }
 }
 
-function describe(value: unknown): string {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  return typeof type === 'string' ? `"${type.slice(0, 64)}"` : typeof value;
-}
-
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  const message = parseHostMessage(event.data);
-  if (message) handle(message);
-  else host.reportError(`sweep panel ignored an invalid message from the host (${describe(event.data)})`);
-});
-
 observeTheme(() => {
   theme = readTheme();
   themeVersion++;
@@ -160,4 +146,4 @@ observeTheme(() => {
   scheduleRender();
 });
 
-host.post({ type: 'ready' });
+host.ready();

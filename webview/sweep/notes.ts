@@ -1,5 +1,5 @@
 /** Warnings from the helper and problems the host met reading its output, under the chart. */
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren } from '../shared/dom';
 
 /** More items than this start collapsed, so a noisy run does not push the chart off screen. */
 const OPEN_UP_TO = 3;

@@ -7,7 +7,7 @@
 import type { EndpointPair } from '../../src/core/endpoints';
 import { pairArg, samePair } from '../../src/core/endpoints';
 import type { SweepPair } from '../../src/core/sweep/sweepView';
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren } from '../shared/dom';
 
 /** The pair picked earlier when the run still has it, else the run's first pair. */
 export function choosePair(pairs: readonly SweepPair[], picked: EndpointPair | undefined): SweepPair | undefined {

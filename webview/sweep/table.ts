@@ -6,7 +6,7 @@ import { formatBytes, formatGbps } from '../../src/core/units';
 import type { SweepPoint, SweepSeries, UnsupportedPath } from '../../src/core/sweep/sweepView';
 import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
-import { el, replaceChildren } from './dom';
+import { el, replaceChildren } from '../shared/dom';
 import { seriesLabel } from './labels';
 
 function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {

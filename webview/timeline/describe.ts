@@ -5,7 +5,7 @@ import { labelOf } from '../../src/core/timeline/timelineFile';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, laneLabel } from '../../src/core/timeline/timelineModel';
 import { formatBytes, formatGbps } from '../../src/core/units';
-import { formatDuration } from './timeFormat';
+import { formatDuration } from '../../src/core/units';
 
 const MOVER_WORDS: Record<string, string> = { cu: 'compute units', engine: 'copy engine' };
 const INITIATOR_WORDS: Record<string, string> = { host: 'started by the CPU', device: 'started by a running kernel' };

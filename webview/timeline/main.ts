@@ -14,17 +14,16 @@ import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timelin
 import { visibleStartNs } from '../../src/core/timeline/timelineLod';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { KIND_KERNEL, eventAt, eventsInRange, laneLabel, relatedEvents } from '../../src/core/timeline/timelineModel';
-import { formatBytes } from '../../src/core/units';
-import { connectChannel } from '../shared/hostChannel';
+import { formatBytes, formatDuration } from '../../src/core/units';
+import { connectPage } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
 import { describeEvent, describeRun } from './describe';
-import { el } from './dom';
+import { el } from '../shared/dom';
 import type { Layout, Row } from './layout';
 import { layoutRows, rowAt } from './layout';
 import { startLodClient } from './lodClient';
 import type { Palette, Scene } from './renderer';
 import { GUTTER_PX, RULER_PX, draw, makePalette, plotWidth, xToTime } from './renderer';
-import { formatDuration } from './timeFormat';
 import { Toolbar } from './toolbar';
 import type { FromWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
@@ -55,9 +54,7 @@ interface Stats {
   view: { startNs: number; endNs: number; scrollY: number; selected: number; lanesDrawn: number };
 }
 
-const host = connectChannel<TimelineWebviewMessage, PanelState>((message) => ({ type: 'webview-error', message }));
-window.addEventListener('error', (event) => host.reportError(`timeline panel: ${event.message}`));
-window.addEventListener('unhandledrejection', (event) => host.reportError(`timeline panel: ${String(event.reason)}`));
+const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({ name: 'timeline', parse: parseTimelineHostMessage, onMessage: handle });
 
 const stats: Stats = { receivedAt: 0, firstFrameAt: 0, frameMs: [], lodMs: [], indexMs: 0, inWorker: false, events: 0, draws: 0, kept: 0, rawKernels: [], view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 } };
 (window as unknown as { __timelineStats: Stats }).__timelineStats = stats;
@@ -775,9 +772,11 @@ function saveStateSoon(): void {
 
 // ---- host messages --------------------------------------------------------------------------
 
-function handle(message: TimelineHostMessage): void {
+function handle(message: TimelineHostMessage, arrivedAt: number): void {
   switch (message.type) {
     case 'timeline': {
+      // "Data arriving in the webview" for the benchmark: before validation, which is part of the cost.
+      stats.receivedAt = arrivedAt;
       stats.firstFrameAt = 0;
       stats.events = message.columns.count;
       meta = message.meta;
@@ -809,18 +808,4 @@ function handle(message: TimelineHostMessage): void {
   }
 }
 
-function describeData(value: unknown): string {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  return typeof type === 'string' ? `"${type.slice(0, 64)}"` : typeof value;
-}
-
-window.addEventListener('message', (event: MessageEvent<unknown>) => {
-  // "Data arriving in the webview" for the benchmark: before validation, which is part of the cost.
-  const arrivedAt = performance.now();
-  const message = parseTimelineHostMessage(event.data);
-  if (message?.type === 'timeline') stats.receivedAt = arrivedAt;
-  if (message) handle(message);
-  else host.reportError(`timeline panel ignored an invalid message from the host (${describeData(event.data)})`);
-});
-
-host.post({ type: 'ready' });
+host.ready();

@@ -13,12 +13,12 @@ import type { LodResult, RangeMeasure } from '../../src/core/timeline/timelineLo
 import { LOD_LEVELS, visibleStartNs } from '../../src/core/timeline/timelineLod';
 import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
 import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY } from '../../src/core/timeline/timelineModel';
-import { formatBytes } from '../../src/core/units';
+import { formatBytes, formatDuration, formatGbps } from '../../src/core/units';
 import { initiatorOf, pathStyle } from '../shared/pathColors';
 import type { Theme } from '../shared/theme';
 import { withAlpha } from '../shared/theme';
 import type { Layout, Row } from './layout';
-import { formatDuration, formatTick, tickStepNs } from './timeFormat';
+import { formatTick, tickStepNs } from './timeFormat';
 
 export const GUTTER_PX = 190;
 export const RULER_PX = 28;
@@ -454,7 +454,7 @@ function drawRuler(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, step
     const b = timeToX(scene, m.toNs);
     const d = m.toNs - m.fromNs;
     const gbps = d > 0 ? m.bytes / d : 0;
-    const text = `${formatDuration(d)} · ${formatBytes(Math.round(m.bytes))} · ${gbps.toFixed(gbps >= 10 ? 1 : 2)} GB/s`;
+    const text = `${formatDuration(d)} · ${formatBytes(Math.round(m.bytes))} · ${formatGbps(gbps)} GB/s`;
     ctx.font = `bold ${p.smallFont}`;
     const w = ctx.measureText(text).width + 12;
     const cx = Math.min(Math.max((a + b) / 2 - w / 2, GUTTER_PX + 2), scene.widthPx - w - 2);

@@ -7,7 +7,7 @@ import { PATHS } from '../../src/core/protocol';
 import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { simulatedBadge } from '../shared/simulatedBadge';
-import { el } from './dom';
+import { el } from '../shared/dom';
 
 export interface ToolbarActions {
   onFilter(text: string): void;

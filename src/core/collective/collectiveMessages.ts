@@ -1,102 +1,102 @@
 /**
- * What the collective panel's page receives and may send back. Type-only apart from the
- * schema of the page's messages, so the page bundles nothing of the host's code.
+ * Messages between the extension host and the collective panel's page, validated on both
+ * sides: the page checks each view before drawing it, the host each message before acting on
+ * it. Browser-safe (valibot and protocol schemas only), so the page bundles it.
  */
 import * as v from 'valibot';
-import type { CollectiveOp, CollectiveVariant, CollectiveVariantName, OverlapPoint } from '../protocol';
+import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, CollectiveVariantSchema, OverlapSchema } from '../protocol';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
 
-export interface CurvePoint {
-  sizeBytes: number;
-  busbwGbps: number;
-  algbwGbps: number;
-  timeUs: number;
-  transport: string | null;
+const op = v.picklist(COLLECTIVE_OPS);
+const variant = v.picklist(COLLECTIVE_VARIANTS);
+const maybe = v.nullable(finite);
+const many = <S extends v.GenericSchema>(item: S) => v.pipe(v.array(item), v.maxLength(100_000));
+
+const CurvePointSchema = v.object({
+  sizeBytes: finite,
+  busbwGbps: finite,
+  algbwGbps: finite,
+  timeUs: finite,
+  transport: v.nullable(str),
   /** The point ran on another path than its variant is for (e.g. gin-sdma fell back to lsa). */
-  offPath: boolean;
-  wrong: number | null;
-}
+  offPath: v.boolean(),
+  wrong: maybe,
+});
+export type CurvePoint = v.InferOutput<typeof CurvePointSchema>;
 
-export interface Curve {
-  op: CollectiveOp;
-  variant: CollectiveVariantName;
-  inPlace: boolean;
-  points: CurvePoint[];
-}
+const CurveSchema = v.object({ op, variant, inPlace: v.boolean(), points: many(CurvePointSchema) });
+export type Curve = v.InferOutput<typeof CurveSchema>;
 
-export interface CollectiveCrossover {
-  op: CollectiveOp;
-  engineVariant: CollectiveVariantName;
-  kind: 'crossover' | 'engine-always' | 'default-always' | 'no-clear-winner' | 'insufficient';
+const CollectiveCrossoverSchema = v.object({
+  op,
+  engineVariant: variant,
+  kind: v.picklist(['crossover', 'engine-always', 'default-always', 'no-clear-winner', 'insufficient']),
   /** Smallest size from which the engine variant stays ahead. */
-  fromBytes?: number;
+  fromBytes: v.optional(finite),
   /** Largest size the default path still won. */
-  lastDefaultBytes?: number;
-  ranks: number;
-  text: string;
-}
+  lastDefaultBytes: v.optional(finite),
+  ranks: finite,
+  text: str,
+});
+export type CollectiveCrossover = v.InferOutput<typeof CollectiveCrossoverSchema>;
 
-export interface OverlapRow {
-  compute: OverlapPoint['compute'];
-  path: string;
-  label: string;
-  cus?: number;
-  keptFraction: number;
-  copyGbps: number | null;
-  smClockMHz: number | null;
-  powerW: number | null;
+const compute = OverlapSchema.entries.compute;
+
+const OverlapRowSchema = v.object({
+  compute,
+  path: str,
+  label: str,
+  cus: v.optional(finite),
+  keptFraction: finite,
+  copyGbps: maybe,
+  smClockMHz: maybe,
+  powerW: maybe,
   /** Why the compute slowed: lost SMs, or power (clock fell while the board sat at its cap). */
-  cause: 'sms' | 'power' | 'both' | 'none' | 'unknown';
-}
+  cause: v.picklist(['sms', 'power', 'both', 'none', 'unknown']),
+});
+export type OverlapRow = v.InferOutput<typeof OverlapRowSchema>;
 
-export interface OverlapAlone {
-  tflops: number;
-  smClockMHz: number | null;
-  powerW: number | null;
-  powerLimitW: number | null;
-}
+const OverlapAloneSchema = v.object({ tflops: finite, smClockMHz: maybe, powerW: maybe, powerLimitW: maybe });
+export type OverlapAlone = v.InferOutput<typeof OverlapAloneSchema>;
 
-export interface OverlapView {
-  rows: OverlapRow[];
-  alone: Partial<Record<OverlapPoint['compute'], OverlapAlone>>;
-}
+const OverlapViewSchema = v.object({
+  rows: many(OverlapRowSchema),
+  alone: v.object({ gemm: v.optional(OverlapAloneSchema), fma: v.optional(OverlapAloneSchema) }),
+});
+export type OverlapView = v.InferOutput<typeof OverlapViewSchema>;
 
-export interface PageRecommendation {
-  knob: string;
-  value?: string;
-  evidence: string;
-  confidence: 'clear' | 'uncertain' | 'none';
-}
+const PageRecommendationSchema = v.object({ knob: str, value: v.optional(str), evidence: str, confidence: v.picklist(['clear', 'uncertain', 'none']) });
+export type PageRecommendation = v.InferOutput<typeof PageRecommendationSchema>;
 
-export interface CollectivePageView {
-  runId: string;
-  title: string;
-  command: 'collective' | 'overlap';
-  status: string;
-  simulated: boolean;
-  node: string;
-  progress: { done: number; total: number };
-  variants: CollectiveVariant[];
-  curves: Curve[];
-  crossovers: CollectiveCrossover[];
-  overlap: OverlapView;
-  recommendations: PageRecommendation[];
-  cuBudget: string[];
-  notes: string[];
+export const CollectivePageViewSchema = v.object({
+  runId: str,
+  title: str,
+  command: v.picklist(['collective', 'overlap']),
+  status: str,
+  simulated: v.boolean(),
+  node: str,
+  progress: v.object({ done: finite, total: finite }),
+  variants: many(CollectiveVariantSchema),
+  curves: many(CurveSchema),
+  crossovers: many(CollectiveCrossoverSchema),
+  overlap: OverlapViewSchema,
+  recommendations: many(PageRecommendationSchema),
+  cuBudget: many(str),
+  notes: many(str),
   /** `export NAME=value` lines of the recommendations that carry a value. */
-  exports: string;
-}
+  exports: str,
+});
+export type CollectivePageView = v.InferOutput<typeof CollectivePageViewSchema>;
 
-export type CollectiveHostMessage = { type: 'collective-view'; view: CollectivePageView };
+/** Host -> page. */
+export const CollectiveHostMessageSchema = v.variant('type', [v.object({ type: v.literal('collective-view'), view: CollectivePageViewSchema })]);
+export type CollectiveHostMessage = v.InferOutput<typeof CollectiveHostMessageSchema>;
 
-const CollectiveWebviewMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('ready') }),
-  v.object({ type: v.literal('copy-exports') }),
-  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
-]);
+/** Page -> host. */
+const CollectiveWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, v.object({ type: v.literal('copy-exports') }), WebviewErrorMessageSchema]);
 export type CollectiveWebviewMessage = v.InferOutput<typeof CollectiveWebviewMessageSchema>;
 
+/** The page checks each view before drawing it. */
+export const parseCollectiveHostMessage: (raw: unknown) => CollectiveHostMessage | undefined = parserOf(CollectiveHostMessageSchema);
 /** The page's message when it is one the host understands; undefined otherwise. */
-export function parseCollectiveWebviewMessage(raw: unknown): CollectiveWebviewMessage | undefined {
-  const r = v.safeParse(CollectiveWebviewMessageSchema, raw);
-  return r.success ? r.output : undefined;
-}
+export const parseCollectiveWebviewMessage: (raw: unknown) => CollectiveWebviewMessage | undefined = parserOf(CollectiveWebviewMessageSchema);

@@ -5,11 +5,10 @@
  */
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../sweep/pageMessages';
 
-const finite = v.pipe(v.number(), v.finite());
 /** A row or column: a GPU index, or -1 for host memory (labelled `host`). */
-const gpu = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
-const str = v.pipe(v.string(), v.maxLength(100_000));
+const gpu = endpoint;
 
 export const CELL_STATES = ['measured', 'failed', 'missing', 'self'] as const;
 export type CellState = (typeof CELL_STATES)[number];
@@ -76,18 +75,8 @@ export const MatrixHostMessageSchema = v.variant('type', [v.object({ type: v.lit
 export type MatrixHostMessage = v.InferOutput<typeof MatrixHostMessageSchema>;
 
 /** Page -> host. */
-const MatrixWebviewMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('ready') }),
-  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
-]);
+const MatrixWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema]);
 export type MatrixWebviewMessage = v.InferOutput<typeof MatrixWebviewMessageSchema>;
 
-export function parseMatrixHostMessage(raw: unknown): MatrixHostMessage | undefined {
-  const r = v.safeParse(MatrixHostMessageSchema, raw);
-  return r.success ? r.output : undefined;
-}
-
-export function parseMatrixWebviewMessage(raw: unknown): MatrixWebviewMessage | undefined {
-  const r = v.safeParse(MatrixWebviewMessageSchema, raw);
-  return r.success ? r.output : undefined;
-}
+export const parseMatrixHostMessage: (raw: unknown) => MatrixHostMessage | undefined = parserOf(MatrixHostMessageSchema);
+export const parseMatrixWebviewMessage: (raw: unknown) => MatrixWebviewMessage | undefined = parserOf(MatrixWebviewMessageSchema);

@@ -6,11 +6,7 @@
 import * as v from 'valibot';
 import { AdviceViewSchema } from '../advice/adviceView';
 import { PATHS } from '../protocol';
-
-const finite = v.pipe(v.number(), v.finite());
-/** A copy endpoint: a GPU index, or -1 for host memory. */
-const endpoint = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
-const str = v.pipe(v.string(), v.maxLength(100_000));
+import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from './pageMessages';
 
 const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite });
 
@@ -43,9 +39,9 @@ export type HostMessage = v.InferOutput<typeof HostMessageSchema>;
 
 /** Webview -> host. */
 export const WebviewMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('ready') }),
+  ReadyMessageSchema,
   v.object({ type: v.literal('cus-selected'), cus: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4096)) }),
-  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
+  WebviewErrorMessageSchema,
   /** The Advice section's button: the host runs "Suggest Settings" for the run shown. */
   v.object({ type: v.literal('suggest-settings') }),
   /** A click on a sweep point: show the timeline of that size, path and CU count. */
@@ -63,12 +59,5 @@ export const WebviewMessageSchema = v.variant('type', [
 ]);
 export type WebviewMessage = v.InferOutput<typeof WebviewMessageSchema>;
 
-export function parseWebviewMessage(value: unknown): WebviewMessage | undefined {
-  const r = v.safeParse(WebviewMessageSchema, value);
-  return r.success ? r.output : undefined;
-}
-
-export function parseHostMessage(value: unknown): HostMessage | undefined {
-  const r = v.safeParse(HostMessageSchema, value);
-  return r.success ? r.output : undefined;
-}
+export const parseWebviewMessage: (value: unknown) => WebviewMessage | undefined = parserOf(WebviewMessageSchema);
+export const parseHostMessage: (value: unknown) => HostMessage | undefined = parserOf(HostMessageSchema);

@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, parserOf } from '../sweep/pageMessages';
 
 // Events travel as typed arrays (one per column of the sdmatl file), never as one object per
 // event: a million events are eleven arrays. valibot checks each array's type; the lengths
@@ -78,20 +79,13 @@ export type TimelineHostMessage = v.InferOutput<typeof TimelineHostMessageSchema
 
 /** Timeline webview -> host. */
 export const TimelineWebviewMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('ready') }),
+  ReadyMessageSchema,
   v.object({ type: v.literal('export-trace') }),
-  v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) }),
+  WebviewErrorMessageSchema,
   /** The filter the page now applies (after a valid query) and how many events it keeps. */
   v.object({ type: v.literal('filter-applied'), filter: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)), kept: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
 ]);
 export type TimelineWebviewMessage = v.InferOutput<typeof TimelineWebviewMessageSchema>;
 
-export function parseTimelineHostMessage(value: unknown): TimelineHostMessage | undefined {
-  const r = v.safeParse(TimelineHostMessageSchema, value);
-  return r.success ? r.output : undefined;
-}
-
-export function parseTimelineWebviewMessage(value: unknown): TimelineWebviewMessage | undefined {
-  const r = v.safeParse(TimelineWebviewMessageSchema, value);
-  return r.success ? r.output : undefined;
-}
+export const parseTimelineHostMessage: (value: unknown) => TimelineHostMessage | undefined = parserOf(TimelineHostMessageSchema);
+export const parseTimelineWebviewMessage: (value: unknown) => TimelineWebviewMessage | undefined = parserOf(TimelineWebviewMessageSchema);

@@ -1,0 +1,23 @@
+/**
+ * What every panel's messages share (sweep, collective, matrix, timeline): the page's `ready`
+ * and `webview-error`, the bounded field types, and one way to parse with a schema. Browser-safe
+ * (valibot only): the pages bundle it to check what the host posts, the host to check the pages.
+ */
+import * as v from 'valibot';
+
+export const finite = v.pipe(v.number(), v.finite());
+/** A copy endpoint or matrix row: a GPU index, or -1 for host memory. */
+export const endpoint = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
+export const str = v.pipe(v.string(), v.maxLength(100_000));
+
+/** Page -> host, on every page: it is ready for the view; something failed inside it. */
+export const ReadyMessageSchema = v.object({ type: v.literal('ready') });
+export const WebviewErrorMessageSchema = v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) });
+
+/** A parser that returns the message when the schema accepts it and undefined otherwise. */
+export function parserOf<S extends v.GenericSchema>(schema: S): (raw: unknown) => v.InferOutput<S> | undefined {
+  return (raw) => {
+    const r = v.safeParse(schema, raw);
+    return r.success ? r.output : undefined;
+  };
+}
