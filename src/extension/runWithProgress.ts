@@ -27,6 +27,12 @@ export interface RunDeps {
   onRun?: (run: Run) => void;
 }
 
+/** A panel that draws a run while it streams and once more when it has ended. */
+export interface LiveView {
+  update(run: Run, live?: boolean): void;
+  flush(): void;
+}
+
 export interface ProgressRun {
   /** In the notification's title and the messages: "transfer sweep", "bandwidth matrix". */
   what: string;
@@ -42,6 +48,8 @@ export interface ProgressRun {
   /** After "n/m" in the progress message, e.g. " cells". */
   unit?: string;
   beforeStart?: (helper: TargetHelper) => Promise<void>;
+  /** Opens the run's panel: on the helper's `hello` (live), or at the end if no record came. */
+  view?: (run: Run, live: boolean) => LiveView;
   onRecord?: (run: Run, record: HelperRecord, progress: vscode.Progress<{ message?: string }>) => void;
   onStderr?: (line: string) => void;
 }
@@ -63,6 +71,7 @@ export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise
     if (spec.cancellation) subscriptions.push(spec.cancellation.onCancellationRequested(abort));
     if (spec.cancellation?.isCancellationRequested) abort();
     let lastDone = 0;
+    let view: LiveView | undefined;
     try {
       const result = await runHelperCommand(spec.request, {
         target: spec.target ?? targetOf(deps),
@@ -75,11 +84,18 @@ export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise
             progress.report({ message: `${record.done}/${record.total}${spec.unit ?? ''}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
             lastDone = record.done;
           }
+          if (spec.view && record.type === 'hello') view = spec.view(live, true);
+          else view?.update(live, true);
           spec.onRecord?.(live, record, progress);
         },
         onStderr: spec.onStderr,
         onLog: (level, message) => deps.log[level](message),
       });
+      if (result.kind === 'ended' && spec.view) {
+        view ??= spec.view(result.run, false);
+        view.update(result.run, false);
+        view.flush();
+      }
       if (!spec.quiet) announce(deps, spec, result);
       if (result.kind === 'ended') deps.onRun?.(result.run);
       return result;

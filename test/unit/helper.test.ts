@@ -51,6 +51,9 @@ describe('helper resolution', () => {
     writeFileSync(join(src, 'a.cpp'), 'int a;');
     const h1 = await sourceHash(src);
     writeFileSync(join(src, 'build', 'junk.o'), 'ignored');
+    // A developer's other build folders (native/build-gpu, build-package) neither change the hash nor travel to a node.
+    mkdirSync(join(src, 'build-gpu', 'CMakeFiles'), { recursive: true });
+    writeFileSync(join(src, 'build-gpu', 'CMakeFiles', 'x.o'), 'ignored');
     expect(await sourceHash(src)).toBe(h1);
     writeFileSync(join(src, 'a.cpp'), 'int b;');
     expect(await sourceHash(src)).not.toBe(h1);

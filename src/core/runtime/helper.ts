@@ -9,12 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { access, chmod, constants, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { delimiter, join, relative } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { PROTOCOL_VERSION } from '../protocol';
+import { sourceFiles } from './sourceFiles';
 
 export const HELPER_NAME = 'sdma-probe';
 
@@ -184,18 +185,7 @@ export function hasAmdGpuDriver(exists: (path: string) => boolean = existsSync):
 /** A short hash of the helper's sources, so a build is reused until they change. */
 export async function sourceHash(sourceDir: string): Promise<string> {
   const hash = createHash('sha256');
-  const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'build' && !e.name.startsWith('.')) await walk(full);
-      } else if (e.isFile()) {
-        hash.update(relative(sourceDir, full)).update('\0').update(await readFile(full)).update('\0');
-      }
-    }
-  };
-  await walk(sourceDir);
+  for (const file of await sourceFiles(sourceDir)) hash.update(file).update('\0').update(await readFile(join(sourceDir, file))).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 

@@ -1,10 +1,10 @@
 /**
  * A tar (ustar) of the helper sources, made in memory so that copying them to a node needs
- * no local `tar` and no shell, and holds exactly the files `sourceHash` covers (build
- * folders and dot-folders are left out at every level), so the hash names what was sent.
+ * no local `tar` and no shell, and holds exactly the files `sourceHash` covers (`sourceFiles`), so the hash names what was sent.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sourceFiles } from '../runtime/sourceFiles';
 
 const BLOCK = 512;
 
@@ -40,23 +40,7 @@ function header(name: string, size: number, mode: number, type: '0' | '5', mtime
   return h;
 }
 
-/** The relative paths (with "/") of the files a source tree sends, in a stable order. */
-export async function sourceFiles(root: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'build' && !e.name.startsWith('.')) await walk(full);
-      } else if (e.isFile()) {
-        out.push(relative(root, full).split(sep).join('/'));
-      }
-    }
-  };
-  await walk(root);
-  return out;
-}
+export { sourceFiles } from '../runtime/sourceFiles';
 
 /** A tar archive of the source tree, ready to stream into `tar -x`. */
 export async function packSources(root: string, mtime = Math.floor(Date.now() / 1000)): Promise<Buffer> {

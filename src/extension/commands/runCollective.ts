@@ -5,7 +5,6 @@
  */
 import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
-import type { CollectivePanel } from '../collectivePanel';
 import { CollectivePanels } from '../collectivePanel';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress } from '../runWithProgress';
@@ -49,21 +48,13 @@ export async function runCollectiveCommand(deps: RunDeps, command: CollectiveCom
     }
     const backend = options?.backend ?? sweepSettings().backend;
     const helperArgs = [command, '--backend', backend, ...extra];
-    let panel: CollectivePanel | undefined;
     const result = await runWithProgress(deps, {
       what: command === 'overlap' ? 'compute overlap run' : 'collective sweep',
       cancellation: options?.cancellation,
       request: { command, idTag: backend, backend, args: () => helperArgs },
-      onRecord: (live, record) => {
-        if (record.type === 'hello') panel = CollectivePanels.show(deps.context.extensionUri, live, deps.log);
-        else panel?.update(live);
-      },
+      view: (run) => CollectivePanels.show(deps.context.extensionUri, run, deps.log),
     });
-    if (result.kind !== 'ended') return undefined;
-    panel ??= CollectivePanels.show(deps.context.extensionUri, result.run, deps.log);
-    panel.update(result.run);
-    panel.flush();
-    return result.run;
+    return result.kind === 'ended' ? result.run : undefined;
   } catch (err) {
     reportError(deps.log, `The ${command} run could not start`, err);
     return undefined;

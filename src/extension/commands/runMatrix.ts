@@ -7,7 +7,6 @@ import * as vscode from 'vscode';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';
 import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
 import type { Run } from '../../core/run';
-import type { MatrixPanel } from '../matrixPanel';
 import { MatrixPanels } from '../matrixPanel';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress } from '../runWithProgress';
@@ -46,22 +45,14 @@ export async function runMatrixCommand(deps: RunDeps, args?: RunMatrixArgs): Pro
     }
     const options: MatrixOptions = { ...DEFAULT_MATRIX, backend: sweepSettings().backend, ...asked };
     const helperArgs = matrixArgs(options);
-    let panel: MatrixPanel | undefined;
     const result = await runWithProgress(deps, {
       what: 'bandwidth matrix',
       unit: ' cells',
       cancellation: args?.cancellation,
       request: { command: 'matrix', idTag: options.backend, backend: options.backend, args: () => helperArgs },
-      onRecord: (live, record) => {
-        if (record.type === 'hello') panel = MatrixPanels.show(deps.context.extensionUri, live, deps.log);
-        else panel?.update(live);
-      },
+      view: (run) => MatrixPanels.show(deps.context.extensionUri, run, deps.log),
     });
-    if (result.kind !== 'ended') return undefined;
-    panel ??= MatrixPanels.show(deps.context.extensionUri, result.run, deps.log);
-    panel.update(result.run);
-    panel.flush();
-    return result.run;
+    return result.kind === 'ended' ? result.run : undefined;
   } catch (err) {
     reportError(deps.log, 'The bandwidth matrix could not start', err);
     return undefined;

@@ -47,7 +47,6 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
         options = picked;
       }
     }
-    let panel: SweepPanel | undefined;
     const result = await runWithProgress(deps, {
       what: 'transfer sweep',
       cancellation: args?.cancellation,
@@ -62,16 +61,9 @@ export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Pro
       beforeStart: async () => {
         if (node && options.pairs.length > 0) checkPairsOnTopology(options.pairs, node.topology);
       },
-      onRecord: (live, record) => {
-        if (record.type === 'hello') panel = SweepPanel.show(deps.context.extensionUri, live, deps.log, true);
-        else panel?.update(live, true);
-      },
+      view: (run, live) => SweepPanel.show(deps.context.extensionUri, run, deps.log, live),
     });
-    if (result.kind !== 'ended') return undefined;
-    panel ??= SweepPanel.show(deps.context.extensionUri, result.run, deps.log);
-    panel.update(result.run);
-    panel.flush();
-    return result.run;
+    return result.kind === 'ended' ? result.run : undefined;
   } catch (err) {
     reportError(deps.log, 'The transfer sweep could not start', err);
     return undefined;
