@@ -15,11 +15,13 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+
+#include "json_writer.hpp"
 
 namespace {
 
@@ -47,19 +49,21 @@ void writeLine(const std::string& line) {
   }
 }
 
-void appendJsonString(std::string& out, const char* text) {
-  out += '"';
-  for (const char* p = text ? text : ""; *p; ++p) {
-    const unsigned char c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c >= 0x20) {
-      out += static_cast<char>(c);
-    }
+// One trace line: {"k":KIND,"pid":PID, ...fields}, written with the helper's JSON writer.
+class TraceLine {
+ public:
+  explicit TraceLine(std::string_view kind) {
+    json_.beginObject().key("k").value(kind).key("pid").value(static_cast<int>(getpid()));
   }
-  out += '"';
-}
+  sdma::JsonWriter& json() { return json_; }
+  void write() {
+    json_.endObject();
+    writeLine(json_.str() + "\n");
+  }
+
+ private:
+  sdma::JsonWriter json_;
+};
 
 // CUPTI's timestamp and CLOCK_MONOTONIC read back to back; the closest of several pairs.
 void writeClockLine(const char* when) {
@@ -76,12 +80,10 @@ void writeClockLine(const char* when) {
       cupti = c;
     }
   }
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "{\"k\":\"clock\",\"pid\":%d,\"when\":\"%s\",\"cuptiNs\":%" PRIu64 ",\"monoNs\":%" PRId64
-                ",\"uncertaintyNs\":%" PRId64 "}\n",
-                static_cast<int>(getpid()), when, cupti, mono, bestGap / 2);
-  writeLine(line);
+  TraceLine line("clock");
+  line.json().key("when").value(when).key("cuptiNs").value(cupti).key("monoNs").value(mono);
+  line.json().key("uncertaintyNs").value(bestGap / 2);
+  line.write();
 }
 
 const char* copyKindName(std::uint8_t kind) {
@@ -101,26 +103,23 @@ const char* copyKindName(std::uint8_t kind) {
 }
 
 void writeKernel(const CUpti_ActivityKernel10& k) {
-  std::string line = "{\"k\":\"kernel\",\"pid\":" + std::to_string(getpid()) + ",\"gpu\":" + std::to_string(k.deviceId) +
-                     ",\"name\":";
-  appendJsonString(line, k.name);
-  char rest[320];
-  std::snprintf(rest, sizeof rest,
-                ",\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"corr\":%u,"
-                "\"stream\":%u}\n",
-                k.start, k.end, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, k.correlationId, k.streamId);
-  line += rest;
-  writeLine(line);
+  TraceLine line("kernel");
+  sdma::JsonWriter& j = line.json();
+  j.key("gpu").value(k.deviceId).key("name").value(k.name != nullptr ? k.name : "");
+  j.key("startNs").value(static_cast<std::uint64_t>(k.start)).key("endNs").value(static_cast<std::uint64_t>(k.end));
+  j.key("grid").beginArray().value(k.gridX).value(k.gridY).value(k.gridZ).endArray();
+  j.key("block").beginArray().value(k.blockX).value(k.blockY).value(k.blockZ).endArray();
+  j.key("corr").value(k.correlationId).key("stream").value(k.streamId);
+  line.write();
 }
 
 void writeMemcpy(const char* kind, int src, int dst, std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
                  std::uint32_t device, std::uint32_t corr) {
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "{\"k\":\"memcpy\",\"pid\":%d,\"kind\":\"%s\",\"gpu\":%u,\"src\":%d,\"dst\":%d,\"bytes\":%" PRIu64
-                ",\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ",\"corr\":%u}\n",
-                static_cast<int>(getpid()), kind, device, src, dst, bytes, start, end, corr);
-  writeLine(line);
+  TraceLine line("memcpy");
+  sdma::JsonWriter& j = line.json();
+  j.key("kind").value(kind).key("gpu").value(device).key("src").value(src).key("dst").value(dst);
+  j.key("bytes").value(bytes).key("startNs").value(start).key("endNs").value(end).key("corr").value(corr);
+  line.write();
 }
 
 void handleRecord(const CUpti_Activity* record) {
@@ -173,10 +172,9 @@ void CUPTIAPI bufferCompleted(CUcontext context, std::uint32_t streamId, std::ui
 void flushAtExit() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   writeClockLine("exit");
-  char line[128];
-  std::snprintf(line, sizeof line, "{\"k\":\"cupti-end\",\"pid\":%d,\"dropped\":%" PRIu64 "}\n",
-                static_cast<int>(getpid()), gDroppedRecords.load());
-  writeLine(line);
+  TraceLine line("cupti-end");
+  line.json().key("dropped").value(gDroppedRecords.load());
+  line.write();
 }
 
 int openSink() {
@@ -200,10 +198,9 @@ int openSink() {
 void reportFailure(const char* what, CUptiResult result) {
   const char* text = nullptr;
   cuptiGetResultString(result, &text);
-  std::string line = "{\"k\":\"cupti-error\",\"pid\":" + std::to_string(getpid()) + ",\"message\":";
-  appendJsonString(line, (std::string(what) + ": " + (text ? text : "unknown error")).c_str());
-  line += "}\n";
-  writeLine(line);
+  TraceLine line("cupti-error");
+  line.json().key("message").value(std::string(what) + ": " + (text ? text : "unknown error"));
+  line.write();
 }
 
 }  // namespace

@@ -162,6 +162,7 @@ void writeNullable(JsonWriter& j, const char* key, const std::optional<double>& 
   }
 }
 
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
 // NCCL caches some environment settings for the life of the process, so on hardware every
 // variant runs in a child sdma-probe of its own with that variant's environment; the parent
 // forwards the child's records and drops its hello/topology/done.
@@ -235,6 +236,7 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
+#endif
 
 class CollectiveCommand : public cli::CommandRun {
  public:

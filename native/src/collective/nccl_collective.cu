@@ -21,23 +21,6 @@
 #include "collective/library_log_line.hpp"
 #include "gpu/gpu_compat.hpp"
 
-#if defined(SDMA_GPU_NVIDIA)
-#define hipMemGetInfo cudaMemGetInfo
-#define hipGraph_t cudaGraph_t
-#define hipGraphNode_t cudaGraphNode_t
-#define hipGraphNodeType cudaGraphNodeType
-#define hipGraphNodeTypeKernel cudaGraphNodeTypeKernel
-#define hipGraphNodeTypeMemcpy cudaGraphNodeTypeMemcpy
-#define hipGraphNodeTypeGraph cudaGraphNodeTypeGraph
-#define hipGraphGetNodes cudaGraphGetNodes
-#define hipGraphNodeGetType cudaGraphNodeGetType
-#define hipGraphChildGraphNodeGetGraph cudaGraphChildGraphNodeGetGraph
-#define hipGraphDestroy cudaGraphDestroy
-#define hipStreamBeginCapture cudaStreamBeginCapture
-#define hipStreamEndCapture cudaStreamEndCapture
-#define hipStreamCaptureModeRelaxed cudaStreamCaptureModeRelaxed
-#endif
-
 namespace sdma::collective {
 
 namespace {

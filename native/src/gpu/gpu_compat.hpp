@@ -97,6 +97,24 @@
 #define hipDeviceAttributeL2CacheSize cudaDevAttrL2CacheSize
 #define hipDeviceAttributeCooperativeLaunch cudaDevAttrCooperativeLaunch
 #define hipDeviceAttributeAsyncEngineCount cudaDevAttrAsyncEngineCount
+// overlap
+#define hipHostMallocDefault cudaHostAllocDefault
+#define hipDeviceGetStreamPriorityRange cudaDeviceGetStreamPriorityRange
+#define hipStreamCreateWithPriority cudaStreamCreateWithPriority
+// collective: graph capture of a library call
+#define hipGraph_t cudaGraph_t
+#define hipGraphNode_t cudaGraphNode_t
+#define hipGraphNodeType cudaGraphNodeType
+#define hipGraphNodeTypeKernel cudaGraphNodeTypeKernel
+#define hipGraphNodeTypeMemcpy cudaGraphNodeTypeMemcpy
+#define hipGraphNodeTypeGraph cudaGraphNodeTypeGraph
+#define hipGraphGetNodes cudaGraphGetNodes
+#define hipGraphNodeGetType cudaGraphNodeGetType
+#define hipGraphChildGraphNodeGetGraph cudaGraphChildGraphNodeGetGraph
+#define hipGraphDestroy cudaGraphDestroy
+#define hipStreamBeginCapture cudaStreamBeginCapture
+#define hipStreamEndCapture cudaStreamEndCapture
+#define hipStreamCaptureModeRelaxed cudaStreamCaptureModeRelaxed
 #else
 #error "gpu_compat.hpp is for HIP or CUDA translation units only"
 #endif
@@ -110,3 +128,74 @@
 #define SDMA_BACKEND_NAME "hip"
 #define SDMA_GPU_NVIDIA_OR_AMD(nvidia, amd) amd
 #endif
+
+// ---- stream memory operations (the gate and the proxy's completion write) ----
+// The one place where the two vendors' calls differ in more than the name.
+#include <cstddef>
+#include <cstdint>
+
+namespace sdma::gpu {
+
+#if defined(SDMA_GPU_NVIDIA)
+// Reached through the runtime's entry-point query, so the binary needs no libcuda at link
+// time and still starts (and reports "no GPU") on machines without a driver.
+using WaitValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+using WriteValueFn = CUresult (*)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+using MemcpyDtoDAsyncFn = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+inline WaitValueFn gWaitValue = nullptr;
+inline WriteValueFn gWriteValue = nullptr;
+inline MemcpyDtoDAsyncFn gMemcpyDtoDAsync = nullptr;
+
+inline void loadStreamMemOps() {
+  cudaDriverEntryPointQueryResult status{};
+  void* fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault, &status) ==
+          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+    gWaitValue = reinterpret_cast<WaitValueFn>(fn);
+  }
+  fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &status) ==
+          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+    gWriteValue = reinterpret_cast<WriteValueFn>(fn);
+  }
+  fn = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuMemcpyDtoDAsync", &fn, 12000, cudaEnableDefault, &status) ==
+          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+    gMemcpyDtoDAsync = reinterpret_cast<MemcpyDtoDAsyncFn>(fn);
+  }
+}
+inline bool haveStreamMemOps() { return gWaitValue != nullptr && gWriteValue != nullptr; }
+inline hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return gWaitValue(s, reinterpret_cast<CUdeviceptr>(devPtr), value, CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS
+             ? hipSuccess
+             : cudaErrorUnknown;
+}
+inline hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return gWriteValue(s, reinterpret_cast<CUdeviceptr>(devPtr), value, CU_STREAM_WRITE_VALUE_DEFAULT) ==
+                 CUDA_SUCCESS
+             ? hipSuccess
+             : cudaErrorUnknown;
+}
+// The proxy's submission: the driver's copy call skips the runtime's own bookkeeping on a
+// path whose small-copy cost is mostly API time (docs/MEASUREMENT.md, "proxy submission").
+inline hipError_t proxyCopy(void* dst, const void* src, std::size_t bytes, hipStream_t s, bool viaDriver) {
+  if (viaDriver && gMemcpyDtoDAsync != nullptr) {
+    return gMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes,
+                            s) == CUDA_SUCCESS
+               ? hipSuccess
+               : cudaErrorUnknown;
+  }
+  return hipMemcpyAsync(dst, src, bytes, hipMemcpyDeviceToDevice, s);
+}
+#else
+inline void loadStreamMemOps() {}
+inline bool haveStreamMemOps() { return true; }
+inline hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return hipStreamWaitValue32(s, devPtr, value, hipStreamWaitValueGte, 0xFFFFFFFFu);
+}
+inline hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
+  return hipStreamWriteValue32(s, devPtr, value, 0);
+}
+#endif
+
+}  // namespace sdma::gpu

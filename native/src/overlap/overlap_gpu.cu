@@ -19,13 +19,7 @@
 #include "collective/collective_types.hpp"
 #include "collective/gpu_engines.hpp"
 #include "gpu/gpu_compat.hpp"
-
-#if defined(SDMA_GPU_NVIDIA)
-#define hipDeviceGetPCIBusId cudaDeviceGetPCIBusId
-#define hipHostMallocDefault cudaHostAllocDefault
-#define hipDeviceGetStreamPriorityRange cudaDeviceGetStreamPriorityRange
-#define hipStreamCreateWithPriority cudaStreamCreateWithPriority
-#endif
+#include "gpu/nvml.hpp"
 
 namespace sdma::collective {
 
@@ -44,9 +38,8 @@ void gpuCheck(hipError_t e, const char* what) {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// ---- board telemetry (NVML through dlopen; read-only calls) ----
+// ---- board telemetry (NVML, gpu/nvml.hpp; read-only calls) ----
 struct Telemetry {
-  void* lib = nullptr;
   void* device = nullptr;
   int (*clockInfo)(void*, int, unsigned int*) = nullptr;
   int (*powerUsage)(void*, unsigned int*) = nullptr;
@@ -82,23 +75,16 @@ struct Telemetry {
 
   bool open(int gpu) {
 #if defined(SDMA_GPU_NVIDIA)
-    lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) return false;
-    auto init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
-    auto byBus = reinterpret_cast<int (*)(const char*, void**)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clockInfo = reinterpret_cast<int (*)(void*, int, unsigned int*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    powerUsage = reinterpret_cast<int (*)(void*, unsigned int*)>(dlsym(lib, "nvmlDeviceGetPowerUsage"));
-    powerLimit = reinterpret_cast<int (*)(void*, unsigned int*)>(dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit"));
-    reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
-    fieldValues = reinterpret_cast<int (*)(void*, int, void*)>(dlsym(lib, "nvmlDeviceGetFieldValues"));
-    if (reasons == nullptr) {
-      reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(
-          dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons"));
-    }
-    if (init == nullptr || byBus == nullptr || init() != 0) return false;
+    const sdma::gpu::Nvml& n = sdma::gpu::nvml();
+    if (!n.ok) return false;
+    clockInfo = n.clockInfo;
+    powerUsage = n.powerUsage;
+    powerLimit = n.powerLimit;
+    reasons = n.clockReasons;
+    fieldValues = n.fieldValues;
     char bus[32] = {};
     if (hipDeviceGetPCIBusId(bus, sizeof bus, gpu) != hipSuccess) return false;
-    return byBus(bus, &device) == 0;
+    return n.handleByBusId(bus, &device) == 0;
 #else
     (void)gpu;
     return false;  // amdsmi is not read yet: the overlap record leaves these fields null
