@@ -1,0 +1,135 @@
+/**
+ * The timeline page's state: what is loaded (meta, columns, index), the window and scroll,
+ * the selection and measure, the lanes folded or open, the level-of-detail answer in hand; the
+ * page's elements; the host channel, worker client and toolbar main.ts wires in; and what the
+ * page keeps in its webview state across a reload.
+ */
+import type { TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import type { LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
+import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import { el } from '../shared/dom';
+import type { HostChannel } from '../shared/hostChannel';
+import type { Theme } from '../shared/theme';
+import { readTheme } from '../shared/theme';
+import type { Layout } from './layout';
+import type { LodClient } from './lodClient';
+import type { Palette } from './renderer';
+import type { Toolbar } from './toolbar';
+
+/** Kept by VS Code per webview: the serializer reopens the timeline `key` names. */
+export interface PanelState {
+  key?: string;
+  startNs?: number;
+  endNs?: number;
+  filter?: string;
+  expandedCus?: number[];
+  collapsedGpus?: number[];
+}
+
+/** Figures the browser tests and the benchmark read; the panel itself never looks at them. */
+export interface Stats {
+  receivedAt: number;
+  firstFrameAt: number;
+  frameMs: number[];
+  lodMs: number[];
+  indexMs: number;
+  inWorker: boolean;
+  events: number;
+  draws: number;
+  /** Events the filter keeps (all when there is none). */
+  kept: number;
+  /** Names of the kernels drawn one by one in the latest level-of-detail answer. */
+  rawKernels: string[];
+  view: { startNs: number; endNs: number; scrollY: number; selected: number; lanesDrawn: number };
+}
+
+export const stats: Stats = { receivedAt: 0, firstFrameAt: 0, frameMs: [], lodMs: [], indexMs: 0, inWorker: false, events: 0, draws: 0, kept: 0, rawKernels: [], view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 } };
+(window as unknown as { __timelineStats: Stats }).__timelineStats = stats;
+
+export interface Drag {
+  x: number;
+  y: number;
+  startNs: number;
+  endNs: number;
+  scrollY: number;
+  measuring: boolean;
+  moved: boolean;
+  id: number;
+}
+
+export const s = {
+  saved: {} as PanelState,
+  meta: undefined as TimelineMeta | undefined,
+  columns: undefined as TimelineColumns | undefined,
+  index: undefined as TimelineIndex | undefined,
+  layout: undefined as Layout | undefined,
+  result: undefined as LodResult | undefined,
+  resultLanes: new Set<number>(),
+  resultFilter: 0,
+  filterVersion: 0,
+  /** The page's copy of the filter's mask (the worker gets its own): hit tests skip hidden events. */
+  pageMask: undefined as Uint8Array | undefined,
+  lodId: 0,
+  inFlight: false,
+  startNs: 0,
+  endNs: 1,
+  scrollY: 0,
+  selected: -1,
+  related: [] as number[],
+  doorbell: -1,
+  measure: undefined as { fromNs: number; toNs: number; result?: RangeMeasure } | undefined,
+  measureId: 0,
+  measureMode: false,
+  hoverX: undefined as number | undefined,
+  focusRow: 0,
+  collapsedGpus: new Set<number>(),
+  expandedCus: new Set<number>(),
+  theme: readTheme() as Theme,
+  palette: undefined as Palette | undefined,
+  cssWidth: 800,
+  cssHeight: 400,
+  drag: undefined as Drag | undefined,
+};
+
+/** The restored webview state, read once when the page starts. */
+export function restoreState(saved: PanelState | undefined): void {
+  s.saved = saved ?? {};
+  s.collapsedGpus = new Set(s.saved.collapsedGpus ?? []);
+  s.expandedCus = new Set(s.saved.expandedCus ?? []);
+}
+
+const canvas = el('canvas', { class: 'timeline-canvas', tabindex: '0', role: 'application', 'aria-roledescription': 'timeline', 'aria-label': 'Timeline. Arrow keys or A and D pan, W and S zoom, F zooms to the selection, M measures, Escape clears. The details below describe the selected event.' });
+const tooltip = el('div', { class: 'tooltip', role: 'tooltip' });
+tooltip.hidden = true;
+const loading = el('p', { class: 'loading' }, 'Waiting for the timeline…');
+const frame = el('div', { class: 'frame' }, canvas, tooltip, loading);
+const details = el('section', { class: 'details', 'aria-live': 'polite', 'aria-label': 'Selected event' });
+export const els = { canvas, tooltip, loading, frame, details };
+
+/** What main.ts connects: the host channel, the level-of-detail client, the toolbar, the frame scheduler. */
+export interface Wiring {
+  host: HostChannel<TimelineWebviewMessage, PanelState>;
+  client: LodClient;
+  toolbar: Toolbar;
+  /** Redraws on the next animation frame (several calls, one frame). */
+  schedule(): void;
+}
+export const wire = {} as Wiring;
+
+export const schedule = (): void => wire.schedule();
+
+export function saveState(): void {
+  if (!s.meta) return;
+  s.saved = { ...s.saved, key: s.meta.key, startNs: s.startNs, endNs: s.endNs, expandedCus: [...s.expandedCus], collapsedGpus: [...s.collapsedGpus] };
+  wire.host.saveState(s.saved);
+}
+
+let saveTimer = 0;
+export function saveStateSoon(): void {
+  if (saveTimer) return;
+  saveTimer = window.setTimeout(() => {
+    saveTimer = 0;
+    saveState();
+  }, 300);
+}
