@@ -3,27 +3,18 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { main } from '../../src/cli/main';
 import { RunStore } from '../../src/core/runs/runStore';
+import { runCli } from '../support/cli';
 
 let dir: string;
 let out = '';
 let err = '';
-const realOut = process.stdout.write.bind(process.stdout);
-const realErr = process.stderr.write.bind(process.stderr);
 
 async function cli(...args: string[]): Promise<number> {
-  out = '';
-  err = '';
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
-  try {
-    const helper = args[0] === 'sweep' ? ['--helper', inject('helperPath')] : [];
-    return await main([...args, '--runs-dir', dir, ...helper]);
-  } finally {
-    process.stdout.write = realOut;
-    process.stderr.write = realErr;
-  }
+  const helper = args[0] === 'sweep' ? ['--helper', inject('helperPath')] : [];
+  let code: number;
+  ({ code, out, err } = await runCli([...args, '--runs-dir', dir, ...helper]));
+  return code;
 }
 
 beforeAll(() => {

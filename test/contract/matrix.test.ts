@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { main } from '../../src/cli/main';
 import type { ErrorRecord, MatrixCell, MatrixTotal } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName } from '../../src/core/protocol';
+import { runCli } from '../support/cli';
 import { helper, records } from './run';
 
 const cellsOf = (rs: ReturnType<typeof records>) => rs.filter((r): r is MatrixCell => r.type === 'matrix-cell');
@@ -218,18 +218,10 @@ describe('sdma-probe matrix refuses what it cannot measure', () => {
 describe('sdma-lens matrix', () => {
   let dir: string;
   let out = '';
-  const realOut = process.stdout.write.bind(process.stdout);
-  const realErr = process.stderr.write.bind(process.stderr);
   async function cli(...args: string[]): Promise<number> {
-    out = '';
-    process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
-    process.stderr.write = (() => true) as typeof process.stderr.write;
-    try {
-      return await main([...args, '--runs-dir', dir, '--helper', inject('helperPath')]);
-    } finally {
-      process.stdout.write = realOut;
-      process.stderr.write = realErr;
-    }
+    let code: number;
+    ({ code, out } = await runCli([...args, '--runs-dir', dir, '--helper', inject('helperPath')]));
+    return code;
   }
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sdma-cli-matrix-'));

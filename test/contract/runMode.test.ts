@@ -9,10 +9,19 @@ import { dirname, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { CopyOp, Dispatch, HelperRecord, LibraryCalls, Program } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
+import type { HelperRun } from './run';
 import { expectRunOrder, helper, records } from './run';
 
 const isProgram = (r: HelperRecord): r is Program => r.type === 'program';
 
+/** `sdma-probe run --backend sim ARGS...`, which must exit 0 with its records in run mode's order. */
+function simRun(args: string[], env?: NodeJS.ProcessEnv): { r: HelperRun; rs: HelperRecord[] } {
+  const r = helper(['run', '--backend', 'sim', ...args], 30_000, env);
+  expect(r.status).toBe(0);
+  const rs = records(r);
+  expectRunOrder(rs);
+  return { r, rs };
+}
 
 /** Processes of a process group that are not zombies, from /proc. */
 function liveMembers(pgid: number): number[] {
@@ -39,10 +48,7 @@ function programExit(rs: HelperRecord[]): Program {
 
 describe('sdma-probe run (sim backend)', () => {
   it('runs the program for real: start and exit records, helper exit 0, simulated hello', () => {
-    const r = helper(['run', '--backend', 'sim', '--', '/bin/echo', 'hello', 'run mode']);
-    expect(r.status).toBe(0);
-    const rs = records(r);
-    expectRunOrder(rs);
+    const { r, rs } = simRun(['--', '/bin/echo', 'hello', 'run mode']);
     expect(rs[0]).toMatchObject({ type: 'hello', command: 'run', backend: 'sim', simulated: true });
     const start = rs.filter(isProgram)[0]!;
     expect(start).toMatchObject({ event: 'start', argv: ['/bin/echo', 'hello', 'run mode'] });
@@ -92,10 +98,7 @@ describe('sdma-probe run (sim backend)', () => {
   });
 
   it('--sim-dispatches N: N simulated dispatches, each with a CU-moved copy, labelled sim', () => {
-    const r = helper(['run', '--backend', 'sim', '--sim-dispatches', '4', '--', '/bin/true']);
-    expect(r.status).toBe(0);
-    const rs = records(r);
-    expectRunOrder(rs);
+    const { rs } = simRun(['--sim-dispatches', '4', '--', '/bin/true']);
     const dispatches = rs.filter((x): x is Dispatch => x.type === 'dispatch');
     const copies = rs.filter((x): x is CopyOp => x.type === 'copy');
     expect(dispatches).toHaveLength(4);
@@ -117,10 +120,7 @@ describe('sdma-probe run (sim backend)', () => {
       'echo "{\\"k\\":\\"dev-end\\",\\"pid\\":$$,\\"gpu\\":0,\\"records\\":6,\\"dropped\\":2,\\"alignUncertaintyNs\\":900}" > $out',
       'echo "not json" > $out',
     ].join('\n');
-    const r = helper(['run', '--backend', 'sim', '--', '/bin/sh', '-c', script]);
-    expect(r.status).toBe(0);
-    const rs = records(r);
-    expectRunOrder(rs);
+    const { rs } = simRun(['--', '/bin/sh', '-c', script]);
     const dispatch = rs.find((x): x is Dispatch => x.type === 'dispatch');
     expect(dispatch).toMatchObject({ name: 'compute', gpu: 0, source: 'device-trace', cusSeen: 3, grid: [0, 0, 0] });
     const copy = rs.find((x): x is CopyOp => x.type === 'copy');
@@ -137,10 +137,7 @@ describe('sdma-probe run (sim backend)', () => {
       'eval "exec ${SDMA_LENS_TRACE_FD%%:*}>&-"',
       'sh -c \'for cu in 7 8; do echo "{\\"k\\":\\"dev\\",\\"pid\\":$$,\\"gpu\\":1,\\"label\\":\\"worker\\",\\"cu\\":$cu,\\"xcc\\":0,\\"monoStartNs\\":1000,\\"monoEndNs\\":5000,\\"bytes\\":0,\\"peer\\":-1,\\"mover\\":\\"cu\\",\\"pull\\":false}" >> "$SDMA_LENS_TRACE_FILE"; done; echo "trace file: $SDMA_LENS_TRACE_FILE" >&2\'',
     ].join('\n');
-    const r = helper(['run', '--backend', 'sim', '--', '/bin/sh', '-c', script]);
-    expect(r.status).toBe(0);
-    const rs = records(r);
-    expectRunOrder(rs);
+    const { r, rs } = simRun(['--', '/bin/sh', '-c', script]);
     expect(rs.find((x): x is Dispatch => x.type === 'dispatch')).toMatchObject({ name: 'worker', gpu: 1, source: 'device-trace', cusSeen: 2 });
     const file = /trace file: (\S+)/.exec(r.stderr)?.[1];
     expect(file, r.stderr).toMatch(/^\/tmp\/sdma-lens-trace-\w+\/sdma-lens-trace\.ndjson$/);
@@ -187,10 +184,7 @@ describe('sdma-probe run --library-log (a stand-in two-rank program writing the 
   const logFolder = (stderr: string) => /NCCL_DEBUG_FILE=(\S*)\/nccl\.%h\.%p\.log/.exec(stderr)?.[1];
 
   it("RCCL's GIN lines of every rank: one record per path and size range, calls counted once per rank, folder removed", () => {
-    const r = helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'rccl'], 30_000, cleanEnv());
-    expect(r.status).toBe(0);
-    const rs = records(r);
-    expectRunOrder(rs);
+    const { r, rs } = simRun(['--library-log', '--', ranks, 'rccl'], cleanEnv());
     expect(r.stderr).toContain('NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL,TUNING');
     // The library's lines went to the files, not to the program's output.
     expect(r.stderr).not.toContain('NCCL INFO');
@@ -218,10 +212,7 @@ describe('sdma-probe run --library-log (a stand-in two-rank program writing the 
   });
 
   it("the user's own NCCL_DEBUG is left alone: a warning, nothing parsed, their output unchanged", () => {
-    const r = helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'rccl'], 30_000, cleanEnv({ NCCL_DEBUG: 'WARN' }));
-    expect(r.status).toBe(0);
-    const rs = records(r);
-    expectRunOrder(rs);
+    const { r, rs } = simRun(['--library-log', '--', ranks, 'rccl'], cleanEnv({ NCCL_DEBUG: 'WARN' }));
     expect(r.stderr).toContain('NCCL_DEBUG=WARN NCCL_DEBUG_SUBSYS= NCCL_DEBUG_FILE=\n');
     expect(rs.filter(isLibraryCalls)).toEqual([]);
     const warning = rs.find((x) => x.type === 'warning');
