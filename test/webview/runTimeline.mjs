@@ -11,11 +11,10 @@
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 /* global window, document */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildPage, frames, launch, loadSupport, probe, repo, startServer } from './timelineHarness.mjs';
-import { checker, report, runMain } from './report.mjs';
+import { frames, probe, repo, withTimelinePage } from './timelineHarness.mjs';
+import { runMain } from './report.mjs';
 
 const FUSED = '(anonymous namespace)::fusedComputeA2a(float const*, float* const*, int, int, unsigned long)';
 
@@ -87,31 +86,13 @@ async function deliverColumns(page, columns, meta) {
 }
 
 async function main() {
-  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-runtimeline-'));
-  const assets = join(tmp, 'assets');
-  let server;
-  let browser;
-  const failures = [];
-  const check = checker(failures);
-  try {
-    const support = await loadSupport(tmp);
-    await buildPage(assets);
+  await withTimelinePage('runtimeline', { width: 1280, height: 820 }, async ({ support, tmp, page, check, stats, posted }) => {
     const run = recordedRun(support);
     const { columns } = support.runModeTimeline(run);
     const filter = support.kernelFilter([FUSED]);
     const meta = support.runModeTimelineMeta(run, `h200-runmode/run-mode?filter=${encodeURIComponent(filter)}`, { filter, kernel: 'fusedComputeA2a' });
     const kernels = run.dispatches.length;
     const fusedLaunches = run.dispatches.filter((d) => d.name === FUSED).length;
-
-    const served = await startServer(support, assets, { index: { script: 'timeline.js' } });
-    server = served.server;
-    const b = await launch({ width: 1280, height: 820 });
-    browser = b;
-    const { page } = b;
-    const stats = () => page.evaluate(() => window.__timelineStats);
-    const posted = () => page.evaluate(() => window.__preview.posted);
-    await page.goto(`${served.origin}/index.html?theme=dark`);
-    await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));
 
     await deliverColumns(page, columns, meta);
     await page.waitForFunction(() => window.__timelineStats.firstFrameAt > 0 && window.__timelineStats.rawKernels.length > 0, undefined, { timeout: 10_000 });
@@ -199,16 +180,7 @@ async function main() {
     const keptCu = [...support.filterMask(spanTimeline, support.parseFilter('kernel:compute'))].filter((x, e) => x && spanTimeline.kind[e] === 1).length;
     await page.waitForFunction((n) => window.__timelineStats.kept === n, expectKept, { timeout: 10_000 }).catch(() => {});
     check((await stats()).kept === expectKept && keptCu === 16, `kernel:compute keeps ${expectKept} events, the 16 compute spans among them (page: ${(await stats()).kept})`);
-    for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
-    failures.push(...b.failures);
-    await b.close();
-    browser = undefined;
-  } finally {
-    if (browser?.close) await browser.close();
-    server?.close();
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  report(failures);
+  });
 }
 
 runMain(main);

@@ -8,11 +8,10 @@
 //
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 /* global window, document */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEMO_META, buildPage, deliver, frames, launch, loadSupport, makeTimeline, repo, startServer } from './timelineHarness.mjs';
-import { checker, report, runMain } from './report.mjs';
+import { DEMO_META, deliver, frames, makeTimeline, repo, withTimelinePage } from './timelineHarness.mjs';
+import { runMain } from './report.mjs';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -21,28 +20,9 @@ const outDir = resolve(repo, outIndex >= 0 ? args[outIndex + 1] : 'docs/images')
 const extraShots = outIndex >= 0;
 
 async function main() {
-  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-timeline-'));
-  const assets = join(tmp, 'assets');
-  let server;
-  let browser;
-  const failures = [];
-  const check = checker(failures);
-  try {
-    const support = await loadSupport(tmp);
-    await buildPage(assets);
+  await withTimelinePage('timeline', { width: 1280, height: 820 }, async ({ tmp, page, check, stats, posted }) => {
     // 512 MiB: four 128 MiB packets per engine copy, so one doorbell announces several packets.
     const file = makeTimeline(tmp, { sizes: '512M', cus: 64, iters: 2 });
-    const served = await startServer(support, assets, { index: { script: 'timeline.js' } });
-    server = served.server;
-    const origin = served.origin;
-    const b = await launch({ width: 1280, height: 820 });
-    browser = b;
-    const { page } = b;
-    const stats = () => page.evaluate(() => window.__timelineStats);
-    const posted = () => page.evaluate(() => window.__preview.posted);
-
-    await page.goto(`${origin}/index.html?theme=dark`);
-    await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));
     check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
 
     const count = await deliver(page, file, DEMO_META);
@@ -198,17 +178,7 @@ async function main() {
     check((await posted()).at(-1)?.type === 'export-trace', 'Export trace posts export-trace to the host');
 
     check((await page.evaluate(() => window.__preview.state()))?.key === DEMO_META.key, 'the panel keeps its timeline key in webview state (restore after reload)');
-
-    for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
-    failures.push(...b.failures);
-    await b.close();
-    browser = undefined;
-  } finally {
-    if (browser?.close) await browser.close();
-    server?.close();
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  report(failures);
+  });
 }
 
 runMain(main);

@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildTimelineWebview } from '../../webview/timeline/build.mjs';
 import { THEMES } from './themes.mjs';
+import { checker, report } from './report.mjs';
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -197,4 +198,40 @@ export function rendererMemoryBytes(profile) {
     }
   }
   return total;
+}
+
+/**
+ * One browser check of the timeline page, from start to report: a scratch folder with the
+ * built page and its server, Chromium open on it (dark theme) until the panel posts `ready`.
+ * `body` gets what it checks with; CSP violations, console errors and the clean-up are here.
+ */
+export async function withTimelinePage(name, viewport, body) {
+  const tmp = mkdtempSync(join(tmpdir(), `sdma-lens-${name}-`));
+  const assets = join(tmp, 'assets');
+  let server;
+  let browser;
+  const failures = [];
+  const check = checker(failures);
+  try {
+    const support = await loadSupport(tmp);
+    await buildPage(assets);
+    const served = await startServer(support, assets, { index: { script: 'timeline.js' } });
+    server = served.server;
+    browser = await launch(viewport);
+    const { page } = browser;
+    const stats = () => page.evaluate(() => window.__timelineStats);
+    const posted = () => page.evaluate(() => window.__preview.posted);
+    await page.goto(`${served.origin}/index.html?theme=dark`);
+    await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));
+    await body({ support, tmp, page, check, stats, posted, origin: served.origin });
+    for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
+    failures.push(...browser.failures);
+    await browser.close();
+    browser = undefined;
+  } finally {
+    if (browser?.close) await browser.close();
+    server?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  report(failures);
 }
