@@ -4,8 +4,7 @@ import * as path from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import type { TimelineMeta } from '../../../src/core/timeline/timelineModel';
-import { EXTENSION_ID, activeApi, waitFor } from './support';
+import { EXTENSION_ID, activeApi, lensTitles, timelineFromLens, waitFor, withSourceFile } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>
 // Kernels named in the rocpd format fixture (test/fixtures/rocpd).
@@ -16,14 +15,9 @@ __global__ void neverLaunched(int* p) { *p = 0; }
 
 suite('Import rocprofv3 Profile', () => {
   test('a rocpd database becomes a run, with the facts above the kernels it launched', async () => {
-    const api = await activeApi();
+    await activeApi();
     const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
-    const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    const file = path.join(folder, 'import_sample.hip');
-    writeFileSync(file, SOURCE);
-    try {
-      const doc = await vscode.workspace.openTextDocument(file);
-      await vscode.window.showTextDocument(doc);
+    await withSourceFile('import_sample.hip', SOURCE, async (doc) => {
       const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.importProfile', { path: path.join(root, 'test', 'fixtures', 'rocpd', 'fixture.db') });
       assert.equal(run?.end?.status, 'ok', run?.end?.message);
       assert.equal(run?.header.command, 'import');
@@ -31,31 +25,20 @@ suite('Import rocprofv3 Profile', () => {
       assert.equal(run?.dispatches.length, 4);
       assert.deepEqual(run?.copies.map((c) => c.bytes), [8388608, 16777216, 4096]);
 
-      const titles = async () => ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).map((l) => l.command?.title ?? '');
       const lenses = await waitFor('the imported facts', async () => {
-        const t = await titles();
+        const t = await lensTitles(doc);
         return t.some((x) => / avg x 3 launches/.test(x)) && t.some((x) => / avg x 1 launch/.test(x)) ? t : undefined;
       });
       // Only the two kernels the profile launched get facts.
       assert.equal(lenses.filter((x) => /avg x/.test(x)).length, 2, lenses.join(' | '));
 
       // Its summary lens opens the imported launches on a timeline, filtered to that kernel.
-      const lens = ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).find((l) => / avg x 3 launches/.test(l.command?.title ?? ''));
-      assert.ok(lens?.command, 'no summary lens');
-      const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(lens.command.command, ...(lens.command.arguments ?? []));
-      assert.ok(opened, 'the lens opened a timeline panel');
-      assert.ok(opened.meta.key.startsWith(`${run!.header.id}/run-mode?filter=`), opened.meta.key);
-      assert.equal(opened.meta.simulated, false);
-      assert.match(opened.meta.title, /imported fixture\.db/);
-      const panel = api.timelinePanel(opened.meta.key);
-      assert.ok(panel, 'no open timeline panel');
-      const applied = await waitFor('the page to apply the kernel filter', () => panel.delivered && panel.appliedFilter);
+      const { meta, panel, applied } = await timelineFromLens(doc, / avg x 3 launches/, run!.header.id);
+      assert.equal(meta.simulated, false);
+      assert.match(meta.title, /imported fixture\.db/);
       assert.ok(applied.kept >= 3, `kept ${applied.kept}`);
       panel.panel.dispose();
-    } finally {
-      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-      rmSync(file, { force: true });
-    }
+    });
   });
 
   test('a file that is no profile: an error message, and the run keeps what happened', async () => {

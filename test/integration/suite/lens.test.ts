@@ -1,11 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import type { TimelineMeta } from '../../../src/core/timeline/timelineModel';
-import { EXTENSION_ID, activeApi, invocations, spyOnWindow, waitFor } from './support';
+import { EXTENSION_ID, activeApi, invocations, lensTitles, spyOnWindow, timelineFromLens, waitFor, withSourceFile } from './support';
 
 const SOURCE = `#include <hip/hip_runtime.h>
 // A kernel whose name the simulator's run mode reports, so the lens can show its facts.
@@ -15,16 +13,10 @@ __global__ void notProfiled(int* p) { *p = 0; }
 
 suite('code lenses above kernels and the Profile run', () => {
   test('Profile lenses on every kernel; after a run, the facts above the kernel it ran, a hover, and its timeline from the lens', async () => {
-    const api = await activeApi();
-    const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    const file = path.join(folder, 'lens_sample.hip');
-    writeFileSync(file, SOURCE);
-    try {
-      const doc = await vscode.workspace.openTextDocument(file);
-      await vscode.window.showTextDocument(doc);
-      const titles = async () => ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).map((l) => l.command?.title ?? '');
+    await activeApi();
+    await withSourceFile('lens_sample.hip', SOURCE, async (doc, folder) => {
       const before = await waitFor('the Profile lenses', async () => {
-        const t = await titles();
+        const t = await lensTitles(doc);
         return t.filter((x) => x.includes('Profile')).length === 2 ? t : undefined;
       });
       // One Profile lens per kernel (facts of a run an earlier test made may stand beside them).
@@ -43,7 +35,7 @@ suite('code lenses above kernels and the Profile run', () => {
       assert.ok(!run!.header.helper.args.includes('--library-log'), 'the library log is off by default');
 
       const after = await waitFor('the summary lens', async () => {
-        const t = await titles();
+        const t = await lensTitles(doc);
         return t.find((x) => / avg x 4 launches/.test(x));
       });
       assert.match(after, /^[\d.]+ (ns|us|ms|s) avg x 4 launches/);
@@ -55,31 +47,20 @@ suite('code lenses above kernels and the Profile run', () => {
       assert.match(text, /\(command:sdmaLens\.showTimeline\?/, `hovers: ${text}`);
       assert.match(text, /\[Open summary\]\(command:sdmaLens\.openProfile\?/, `hovers: ${text}`);
       // Only the kernel that ran gets facts.
-      assert.equal((await titles()).filter((x) => /avg x/.test(x)).length, 1);
+      assert.equal((await lensTitles(doc)).filter((x) => /avg x/.test(x)).length, 1);
 
       // The summary lens opens the run's timeline filtered to that kernel's launches.
-      const lens = ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? []).find((l) => /avg x 4 launches/.test(l.command?.title ?? ''));
-      assert.ok(lens?.command, 'no summary lens');
-      assert.equal(lens.command.command, 'sdmaLens.showTimeline');
-      const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(lens.command.command, ...(lens.command.arguments ?? []));
-      assert.ok(opened, 'the lens opened a timeline panel');
-      const key = opened.meta.key;
-      assert.ok(key.startsWith(`${run!.header.id}/run-mode?filter=`), key);
-      const panel = api.timelinePanel(key);
-      assert.ok(panel, `no open timeline panel for ${key}`);
+      const { command, panel, applied } = await timelineFromLens(doc, /avg x 4 launches/, run!.header.id);
+      assert.equal(command, 'sdmaLens.showTimeline');
       const printed = run!.dispatches[0]!.name;
       assert.equal(panel.meta.filter, `kernel:"${printed.replace(/["\\]/g, '\\$&')}"`);
       assert.equal(panel.meta.simulated, true, 'simulated records are labelled simulated');
       assert.match(panel.meta.title, /kernel fusedComputeA2a/);
       // The page got the columns and applied the filter: the 4 launches and what ran during them.
-      const applied = await waitFor('the page to apply the kernel filter', () => panel.delivered && panel.appliedFilter);
       assert.equal(applied.filter, panel.meta.filter);
       assert.ok(applied.kept >= 4 && applied.kept <= run!.dispatches.length + run!.copies.length, `kept ${applied.kept}`);
       panel.panel.dispose();
-    } finally {
-      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-      rmSync(file, { force: true });
-    }
+    });
   });
 
   test("sdmaLens.profile.libraryLog: Profile asks for the library's log and the summary says which path each collective took", async () => {

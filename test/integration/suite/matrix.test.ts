@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import { activeApi, invocations, readRunFile, waitFor } from './support';
+import { activeApi, finishedView, invocations, readRunFile, waitFor } from './support';
 
 suite('a simulated bandwidth matrix through the command', () => {
   test('runs every pair with progress, saves the run, opens the heat map panel; Open Run reopens it there', async () => {
@@ -25,10 +25,7 @@ suite('a simulated bandwidth matrix through the command', () => {
     const panel = api.matrixPanel(run.header.id);
     assert.ok(panel, 'the matrix panel shows the run');
     assert.equal(panel.panel.viewType, 'sdmaLens.matrix');
-    const view = await waitFor('the page to receive the finished matrix', () => {
-      const m = panel.lastDelivered;
-      return m?.type === 'matrix-view' && m.view.status === 'ok' ? m.view : undefined;
-    });
+    const view = await finishedView('the page to receive the finished matrix', panel, 'matrix-view');
     assert.equal(view.simulated, true);
     assert.deepEqual(view.paths.map((p) => p.path), ['cu/host', 'engine/host']);
     assert.equal(view.paths[0]!.measured, 6);
@@ -57,10 +54,7 @@ suite('a simulated bandwidth matrix through the command', () => {
     assert.equal(run.matrixTotals?.length, 1);
     const panel = api.matrixPanel(run.header.id);
     assert.ok(panel, 'the matrix panel shows the run');
-    const view = await waitFor('the page to receive the finished matrix', () => {
-      const m = panel.lastDelivered;
-      return m?.type === 'matrix-view' && m.view.status === 'ok' ? m.view : undefined;
-    });
+    const view = await finishedView('the page to receive the finished matrix', panel, 'matrix-view');
     assert.equal(view.concurrent, true);
     const path = view.paths[0]!;
     assert.equal(path.gpuTotals?.length, 4);

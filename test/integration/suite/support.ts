@@ -1,5 +1,6 @@
 /** Shared by the suites that run inside the extension host. */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CollectiveHostMessage } from '../../../src/core/collective/collectiveMessages';
@@ -132,3 +133,56 @@ export function spyOnWindow<K extends 'showErrorMessage' | 'showInformationMessa
 
 /** A small, fast sweep on the simulated node (sizes in bytes). */
 export const SMALL_SWEEP = { backend: 'sim' as const, sizes: [4096, 65536, 1 << 20, 16 << 20], cus: [8, 64], iters: 3 };
+
+type ViewOf<M, K> = M extends { type: K; view: infer V } ? V : never;
+
+/** Waits until a panel's page has received a `type` message of a finished run (status ok); its view. */
+export function finishedView<M extends { type: string }, K extends M['type']>(what: string, panel: { lastDelivered: M | undefined }, type: K): Promise<ViewOf<M, K>> {
+  return waitFor(what, () => {
+    const m = panel.lastDelivered as { type: string; view?: { status?: string } } | undefined;
+    return m?.type === type && m.view?.status === 'ok' ? (m.view as ViewOf<M, K>) : undefined;
+  });
+}
+
+/** Writes `text` to NAME in the workspace folder and shows it in an editor while `body` runs; closes and removes it after. */
+export async function withSourceFile(name: string, text: string, body: (doc: vscode.TextDocument, folder: string) => Promise<void>): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const file = path.join(folder, name);
+  writeFileSync(file, text);
+  try {
+    const doc = await vscode.workspace.openTextDocument(file);
+    await vscode.window.showTextDocument(doc);
+    await body(doc, folder);
+  } finally {
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    rmSync(file, { force: true });
+  }
+}
+
+/** The code lenses of a document, as VS Code's provider command lists them. */
+export async function codeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+  return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri)) ?? [];
+}
+
+/** The titles of a document's code lenses. */
+export async function lensTitles(doc: vscode.TextDocument): Promise<string[]> {
+  return (await codeLenses(doc)).map((l) => l.command?.title ?? '');
+}
+
+/**
+ * Runs the command of the lens whose title matches `title`: the timeline panel it opened on
+ * the run mode of `runId`, once its page applied the kernel filter the lens gave.
+ */
+export async function timelineFromLens(doc: vscode.TextDocument, title: RegExp, runId: string) {
+  const api = await activeApi();
+  const lens = (await codeLenses(doc)).find((l) => title.test(l.command?.title ?? ''));
+  assert.ok(lens?.command, 'no summary lens');
+  const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(lens.command.command, ...(lens.command.arguments ?? []));
+  assert.ok(opened, 'the lens opened a timeline panel');
+  const key = opened.meta.key;
+  assert.ok(key.startsWith(`${runId}/run-mode?filter=`), key);
+  const panel = api.timelinePanel(key);
+  assert.ok(panel, `no open timeline panel for ${key}`);
+  const applied = await waitFor('the page to apply the kernel filter', () => panel.delivered && panel.appliedFilter);
+  return { command: lens.command.command, meta: opened.meta, panel, applied };
+}

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import { SMALL_SWEEP, activeApi, processGone, readRunFile, spyOnWindow, sweepInvocations, waitFor } from './support';
+import { SMALL_SWEEP, activeApi, finishedView, processGone, readRunFile, spyOnWindow, sweepInvocations, waitFor } from './support';
 
 suite('a simulated transfer sweep through the command', () => {
   test('shows progress, saves the run and feeds the panel', async () => {
@@ -59,10 +59,7 @@ suite('a simulated transfer sweep through the command', () => {
     const panel = api.sweepPanel(run.header.id);
     assert.ok(panel, 'a panel shows the run');
     assert.equal(panel.panel.viewType, 'sdmaLens.sweep');
-    const delivered = await waitFor('the webview to receive the finished run', () => {
-      const m = panel.lastDelivered;
-      return m?.type === 'sweep' && m.view.status === 'ok' ? m.view : undefined;
-    });
+    const delivered = await finishedView('the webview to receive the finished run', panel, 'sweep');
     assert.equal(delivered.runId, run.header.id);
     assert.equal(delivered.simulated, true);
     assert.equal(delivered.series.reduce((n, s) => n + s.points.length, 0), run.samples.length);
@@ -85,10 +82,7 @@ suite('a one-GPU node through the command', () => {
 
     const panel = api.sweepPanel(run.header.id);
     assert.ok(panel, 'a panel shows the run');
-    const view = await waitFor('the webview to receive the finished run', () => {
-      const m = panel.lastDelivered;
-      return m?.type === 'sweep' && m.view.status === 'ok' ? m.view : undefined;
-    });
+    const view = await finishedView('the webview to receive the finished run', panel, 'sweep');
     assert.deepEqual(view.pairs.map((p) => p.label).sort(), ['GPU 0 local', 'GPU 0 → host', 'host → GPU 0'].sort());
     assert.equal(view.unsupported.length, 3);
     assert.ok(view.unsupported.every((u) => /two GPUs/.test(u.reason)), 'each unsupported path says why');

@@ -23,45 +23,15 @@ suite('an untrusted workspace', () => {
   test('Run Transfer Sweep runs no binary and says why', async () => {
     // VS Code keeps an extension under development enabled in Restricted Mode (an installed one
     // is disabled outright), so here the extension's own guard is what is tested.
-    const warnings = spyOnWindow('showWarningMessage');
-    let outcome: unknown;
-    try {
-      outcome = await vscode.commands.executeCommand('sdmaLens.runSweep', { options: { backend: 'sim', sizes: [4096], cus: [8], iters: 1 } });
-    } catch (err) {
-      outcome = err;
-    } finally {
-      warnings.restore();
-    }
-    const active = vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false;
-    if (active) {
-      assert.equal(outcome, undefined, 'no run');
-      const said = warnings.calls.map((c) => String(c[0]));
-      assert.equal(said.length, 1, said.join(' | '));
-      assert.match(said[0]!, /does not run a transfer sweep in an untrusted workspace: it would run a native helper binary/);
-      assert.ok(warnings.calls[0]!.includes('Manage Workspace Trust'), 'the message offers the way out');
-    } else {
-      assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
-    }
+    await expectRefused('sdmaLens.runSweep', { options: { backend: 'sim', sizes: [4096], cus: [8], iters: 1 } }, /does not run a transfer sweep in an untrusted workspace: it would run a native helper binary/, (warnings) => {
+      assert.equal(warnings.length, 1, warnings.map((c) => String(c[0])).join(' | '));
+      assert.ok(warnings[0]!.includes('Manage Workspace Trust'), 'the message offers the way out');
+    });
     assert.deepEqual(invocations(), [], 'the helper was never started, not even for --version');
   });
 
   test('Import rocprofv3 Profile reads nothing and says why', async () => {
-    const warnings = spyOnWindow('showWarningMessage');
-    let outcome: unknown;
-    try {
-      outcome = await vscode.commands.executeCommand('sdmaLens.importProfile', { path: '/nonexistent/profile.db' });
-    } catch (err) {
-      outcome = err;
-    } finally {
-      warnings.restore();
-    }
-    if (vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false) {
-      assert.equal(outcome, undefined, 'no run');
-      assert.match(warnings.calls.map((c) => String(c[0])).join(' | '), /does not import a profile in an untrusted workspace/);
-    } else {
-      assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
-    }
-    assert.deepEqual(invocations(), [], 'the helper was never started');
+    await expectRefused('sdmaLens.importProfile', { path: '/nonexistent/profile.db' }, /does not import a profile in an untrusted workspace/);
   });
 
   // Every other command that would start the helper or the user's program: refused, with why.
@@ -74,22 +44,32 @@ suite('an untrusted workspace', () => {
   ];
   for (const [command, args, says] of guarded) {
     test(`${command} runs nothing and says why`, async () => {
-      const warnings = spyOnWindow('showWarningMessage');
-      let outcome: unknown;
-      try {
-        outcome = await vscode.commands.executeCommand(command, args);
-      } catch (err) {
-        outcome = err;
-      } finally {
-        warnings.restore();
-      }
-      if (vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false) {
-        assert.equal(outcome, undefined, 'nothing ran');
-        assert.match(warnings.calls.map((c) => String(c[0])).join(' | '), says);
-      } else {
-        assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
-      }
-      assert.deepEqual(invocations(), [], 'the helper was never started');
+      await expectRefused(command, args, says);
     });
   }
 });
+
+/**
+ * Runs `command` with the warnings watched. With the extension active: nothing ran and a
+ * warning says `says` (`more` checks the warnings further); with the extension kept disabled by
+ * VS Code: the command is unavailable. Either way the helper was never started.
+ */
+async function expectRefused(command: string, args: unknown, says: RegExp, more?: (warnings: unknown[][]) => void): Promise<void> {
+  const warnings = spyOnWindow('showWarningMessage');
+  let outcome: unknown;
+  try {
+    outcome = await vscode.commands.executeCommand(command, args);
+  } catch (err) {
+    outcome = err;
+  } finally {
+    warnings.restore();
+  }
+  if (vscode.extensions.getExtension(EXTENSION_ID)?.isActive ?? false) {
+    assert.equal(outcome, undefined, 'nothing ran');
+    assert.match(warnings.calls.map((c) => String(c[0])).join(' | '), says);
+    more?.(warnings.calls);
+  } else {
+    assert.ok(outcome instanceof Error, 'the command is unavailable while VS Code keeps the extension disabled');
+  }
+  assert.deepEqual(invocations(), [], 'the helper was never started');
+}
