@@ -25,6 +25,7 @@ import { PACKET_OPS, PATHS, pathName } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import type { TimelineColumns } from '../timeline/timelineFile';
+import { emptyColumns } from '../timeline/timelineFile';
 import type { TimelineMeta } from '../timeline/timelineModel';
 import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from '../timeline/timelineModel';
 import { owningDispatch } from './runMode';
@@ -86,23 +87,8 @@ export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies' | 'device
   }
 
   const n = dispatches.length + placed.length + (spans?.count ?? 0);
-  const columns: TimelineColumns = {
-    count: n,
-    kind: new Uint8Array(n),
-    op: new Uint8Array(n),
-    path: new Uint8Array(n),
-    gpu: new Uint16Array(n),
-    lane: new Uint32Array(n),
-    id: new Int32Array(n),
-    ref: new Int32Array(n).fill(-1),
-    startNs: new Float64Array(n),
-    endNs: new Float64Array(n),
-    queuedNs: new Float64Array(n).fill(-1),
-    bytes: new Float64Array(n),
-    label: new Int32Array(n),
-    labels,
-    cus: new Uint32Array(n),
-  };
+  const columns: TimelineColumns = { ...emptyColumns(n, true), label: new Int32Array(n), labels, cus: new Uint32Array(n) };
+
   let e = 0;
   for (const d of dispatches) {
     const bytes = owned.get(d);

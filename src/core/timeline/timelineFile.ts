@@ -32,6 +32,24 @@ export interface TimelineColumns {
   cus?: Uint32Array;
 }
 
+/** Columns for n events, zeroed; refs and queue times start at -1 (none) when `unset` says so. */
+export function emptyColumns(n: number, unset = false): TimelineColumns {
+  return {
+    count: n,
+    kind: new Uint8Array(n),
+    op: new Uint8Array(n),
+    path: new Uint8Array(n),
+    gpu: new Uint16Array(n),
+    lane: new Uint32Array(n),
+    id: new Int32Array(n),
+    ref: new Int32Array(n).fill(unset ? -1 : 0),
+    startNs: new Float64Array(n),
+    endNs: new Float64Array(n),
+    queuedNs: new Float64Array(n).fill(unset ? -1 : 0),
+    bytes: new Float64Array(n),
+  };
+}
+
 /** An event's name, when the timeline has names and this event has one. */
 export function labelOf(t: Pick<TimelineColumns, 'label' | 'labels'>, i: number): string | undefined {
   const at = t.label?.[i] ?? -1;

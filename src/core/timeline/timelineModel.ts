@@ -7,6 +7,7 @@
 import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
+import { emptyColumns } from './timelineFile';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -362,20 +363,8 @@ export function relatedEvents(t: TimelineColumns, index: TimelineIndex, e: numbe
 /** Columns from inline events (small timelines printed in the helper's output). */
 export function columnsFromEvents(events: readonly TimelineEvent[]): TimelineColumns {
   const n = events.length;
-  const c: TimelineColumns = {
-    count: n,
-    kind: new Uint8Array(n),
-    op: new Uint8Array(n),
-    path: new Uint8Array(n),
-    gpu: new Uint16Array(n),
-    lane: new Uint32Array(n),
-    id: new Int32Array(n),
-    ref: new Int32Array(n),
-    startNs: new Float64Array(n),
-    endNs: new Float64Array(n),
-    queuedNs: new Float64Array(n),
-    bytes: new Float64Array(n),
-  };
+  const c = emptyColumns(n);
+
   events.forEach((e, i) => {
     c.kind[i] = TIMELINE_EVENT_KINDS.indexOf(e.kind);
     c.op[i] = PACKET_OPS.indexOf(e.op);
