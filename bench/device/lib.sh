@@ -10,6 +10,19 @@ step() { echo "== $(date -u +%H:%M:%S) $*"; }
 # log_to FILE: everything the script prints from here on also goes to FILE.
 log_to() { exec > >(tee "$1") 2>&1; }
 
+# results_in NAME: OUT (default bench/results/NAME) made, and log.txt in it a copy of all output.
+results_in() {
+  OUT=${OUT:-$ROOT/bench/results/$1}
+  mkdir -p "$OUT"
+  log_to "$OUT/log.txt"
+}
+
+# fresh_work DEFAULT: WORK (default DEFAULT), emptied, for the build and scratch files.
+fresh_work() {
+  WORK=${WORK:-$1}
+  rm -rf "$WORK" && mkdir -p "$WORK"
+}
+
 # host_facts: the lines every machine.txt starts with.
 host_facts() {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -19,10 +32,11 @@ host_facts() {
 
 # cuda_build BUILD LOGS [CMAKE_OPTION...] [-- BUILD_OPTION...]: configures native/ with the cuda
 # backend for sm_90 (Ninja when there is one) into BUILD and builds it; the logs go to
-# LOGScmake.txt and LOGSbuild.txt (LOGS is a folder with its slash, or a file prefix). On a
-# failure it prints the end of the log and returns 1.
+# LOGScmake.txt and LOGSbuild.txt (LOGS is a folder with its slash, or a file prefix). Prints
+# how long it took; on a failure the end of the log instead, and returns 1.
 cuda_build() {
-  local build=$1 logs=$2 configure=() make=() gen=()
+  local build=$1 logs=$2 configure=() make=() gen=() t0
+  t0=$(date +%s)
   shift 2
   while [ $# -gt 0 ] && [ "$1" != -- ]; do configure+=("$1"); shift; done
   [ $# -gt 0 ] && shift
@@ -31,6 +45,7 @@ cuda_build() {
   cmake -S "$ROOT/native" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90 "${configure[@]}" > "${logs}cmake.txt" 2>&1 || { tail -30 "${logs}cmake.txt"; return 1; }
   cmake --build "$build" -j "${make[@]}" > "${logs}build.txt" 2>&1 || { tail -40 "${logs}build.txt"; return 1; }
+  echo "build seconds: $(( $(date +%s) - t0 ))"
 }
 
 # pip_nvidia_libs: the lib folders of the pip-installed NCCL / NVSHMEM / cuBLAS (the ones torch

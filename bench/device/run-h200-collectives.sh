@@ -9,11 +9,8 @@
 # Usage: bench/device/run-h200-collectives.sh   (from the repository root)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-OUT=${OUT:-$ROOT/bench/results/local-collectives}
-mkdir -p "$OUT"
-WORK=${WORK:-/tmp/sdma-collectives}
-rm -rf "$WORK" && mkdir -p "$WORK"
-log_to "$OUT/log.txt"
+results_in local-collectives
+fresh_work /tmp/sdma-collectives
 NGPUS=${NGPUS:-$(nvidia-smi -L | wc -l)}
 SIZES_B=${SIZES_B:-64K} SIZES_E=${SIZES_E:-1G} SIZES_F=${SIZES_F:-4}
 
@@ -28,9 +25,7 @@ CUBLAS_DIR=$(python3 -c "import nvidia.cublas, os; print(os.path.join(list(nvidi
 [ -n "${CUBLAS_DIR:-}" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64:$CUBLAS_DIR"
 
 step "build (CUDA, sm_90)"
-t0=$(date +%s)
 cuda_build "$WORK/build" "$WORK/" -DSDMA_PROBE_BUILD_TESTS=OFF || exit 1
-echo "build seconds: $(( $(date +%s) - t0 ))"
 P=$WORK/build/sdma-probe
 "$P" --version
 

@@ -13,11 +13,8 @@
 # Usage: bench/device/run-h200-matrix.sh   (from the repository root)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-OUT=${OUT:-$ROOT/bench/results/local-matrix}
-mkdir -p "$OUT"
-WORK=${WORK:-/tmp/sdma-matrix}
-rm -rf "$WORK" && mkdir -p "$WORK"
-log_to "$OUT/log.txt"
+results_in local-matrix
+fresh_work /tmp/sdma-matrix
 SIZE=${SIZE:-256M}
 NGPUS=${NGPUS:-$(nvidia-smi -L | wc -l)}
 
@@ -36,9 +33,7 @@ if [ "$NGPUS" -lt 2 ]; then echo "this node has $NGPUS GPU(s); a matrix needs tw
 nccl_wheel
 
 step "build (CUDA, sm_90)"
-t0=$(date +%s)
 cuda_build "$WORK/build" "$WORK/" -DSDMA_PROBE_BUILD_TESTS=OFF || exit 1
-echo "build seconds: $(( $(date +%s) - t0 ))"
 P=$WORK/build/sdma-probe
 "$P" --version
 

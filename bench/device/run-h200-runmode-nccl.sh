@@ -11,10 +11,8 @@
 # Usage: bench/device/run-h200-runmode-nccl.sh      (from the repository root)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"  # also NVLink multicast off, which the program under test inherits
-OUT=${OUT:-$ROOT/bench/results/runmode-nccl-local}
-mkdir -p "$OUT"
+results_in runmode-nccl-local
 BUILD=${BUILD:-/tmp/sdma-probe-runmode-nccl-build}
-log_to "$OUT/log.txt"
 NGPUS=${NGPUS:-2}
 SIZES=${SIZES:-64K,1M,16M,256M}
 

@@ -9,10 +9,8 @@
 # Usage: bench/device/run-h200-runmode.sh      (from the repository root)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"  # also NVLink multicast off, which the program under test inherits
-OUT=${OUT:-$ROOT/bench/results/runmode-local}
-mkdir -p "$OUT"
+results_in runmode-local
 BUILD=${BUILD:-/tmp/sdma-probe-runmode-build}
-log_to "$OUT/log.txt"
 
 step "machine facts"
 {

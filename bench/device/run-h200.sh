@@ -6,12 +6,10 @@
 # Usage: bench/device/run-h200.sh            (from the repository root)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-OUT=${OUT:-$ROOT/bench/results/local}
+results_in local
 RAW=$OUT/raw
 mkdir -p "$RAW"
 BUILD=${BUILD:-/tmp/sdma-probe-build}
-LOG=$OUT/log.txt
-log_to "$LOG"
 
 step "machine facts"
 {
@@ -30,9 +28,7 @@ PYLIBS=$(pip_nvidia_libs)
 [ -n "$PYLIBS" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PYLIBS"
 
 step "build (CUDA, sm_90)"
-t0=$(date +%s)
 cuda_build "$BUILD" "$RAW/" || exit 1
-echo "build seconds: $(( $(date +%s) - t0 ))"
 ctest --test-dir "$BUILD" 2>&1 | tail -3
 nvcc -O2 -arch=sm_90 "$ROOT/bench/device/reference_peer_copy.cu" -o "$BUILD/reference_peer_copy" || exit 1
 P=$BUILD/sdma-probe

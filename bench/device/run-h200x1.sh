@@ -19,12 +19,10 @@
 #   BUILD  build folder (default /tmp/sdma-probe-h200x1-build)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-OUT=${OUT:-$ROOT/bench/results/local-h200x1}
+results_in local-h200x1
 RAW=$OUT/raw
 BUILD=${BUILD:-/tmp/sdma-probe-h200x1-build}
 mkdir -p "$RAW"
-LOG=$OUT/log.txt
-log_to "$LOG"
 # NVLink multicast stays off on these nodes (lib.sh), also for torch's symmetric memory.
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 
