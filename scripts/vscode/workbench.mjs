@@ -61,3 +61,36 @@ export function checkList() {
 export function assert(ok, message) {
   if (!ok) throw new Error(message);
 }
+
+/** Loads the workbench at `url` and waits for the Explorer to list the sample's peer_copy.hip. */
+export async function openSampleWorkspace(page, url) {
+  await page.goto(url);
+  await page.bringToFront();
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' }).waitFor({ timeout: 60_000 });
+}
+
+/** Clicks the Explorer's empty space: keyboard focus on a tree, never on a webview. */
+export async function focusExplorer(page) {
+  const box = await page.locator('.explorer-folders-view').boundingBox();
+  if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height - 20);
+}
+
+/** "SDMA Lens: Run Transfer Sweep" from the palette, then its quick pick's "Run sweep" (the settings' sweep). */
+export async function runSweepFromPalette(page) {
+  for (let attempt = 1; ; attempt++) {
+    // When the palette closes, VS Code gives the focus back to where it was; a webview taking
+    // it back can close the next quick pick, so the focus goes to the Explorer first.
+    await focusExplorer(page);
+    await runCommand(page, 'SDMA Lens: Run Transfer Sweep');
+    const run = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run sweep' }).first();
+    try {
+      await run.waitFor({ state: 'visible', timeout: 15_000 });
+      await run.click({ timeout: 5000 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
+}

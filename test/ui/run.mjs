@@ -10,25 +10,14 @@
 //   --json FILE   also write {passed, failed, seconds} for scripts/test.mjs
 // Functions passed to evaluate() run in the browser, hence the browser globals.
 /* global document, getComputedStyle, requestAnimationFrame */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ProvisionError, checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
-import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../../scripts/vscode/processes.mjs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
 import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
-import { assert, checkList, runCommand, until } from '../../scripts/vscode/workbench.mjs';
+import { assert, openSampleWorkspace, runCommand, runSweepFromPalette, until } from '../../scripts/vscode/workbench.mjs';
+import { args, root, runChecks, sampleWorkspace, valueOf } from '../support/workbenchScript.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const valueOf = (flag) => (args.includes(flag) ? resolve(args[args.indexOf(flag) + 1]) : undefined);
 const outDir = valueOf('--out') ?? join(root, '.vscode-test', 'artifacts', 'ui');
-const jsonOut = valueOf('--json');
-const started = performance.now();
-// Inherited by the server, its extension host, the helpers and Chromium: how leftovers are found.
-const marker = newMarker();
-process.env[MARKER_VARIABLE] = marker;
-const { results, check } = checkList();
 
 /** The helper wrapper: logs "PID ARGS", adds the flags in extra-args to a sweep, execs the real helper. */
 function helperWrapper(dir) {
@@ -116,47 +105,18 @@ async function notification(page, text, timeoutMs = 30_000) {
   }, timeoutMs);
 }
 
-/** Clicks the Explorer's empty space: keyboard focus on a tree, never on a webview. */
-async function focusExplorer(page) {
-  const box = await page.locator('.explorer-folders-view').boundingBox();
-  if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height - 20);
-}
-
-async function startSweepFromPalette(page) {
-  for (let attempt = 1; ; attempt++) {
-    // When the palette closes, VS Code gives the focus back to where it was; a webview taking
-    // it back can close the next quick pick, so the focus goes to the Explorer first.
-    await focusExplorer(page);
-    await runCommand(page, 'SDMA Lens: Run Transfer Sweep');
-    // The sweep quick pick: its first item runs the sweep the settings describe.
-    const run = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run sweep' }).first();
-    try {
-      await run.waitFor({ state: 'visible', timeout: 15_000 });
-      await run.click({ timeout: 5000 });
-      return;
-    } catch (err) {
-      if (attempt === 3) throw err;
-      await page.keyboard.press('Escape');
-    }
-  }
-}
-
 async function main() {
-  if (process.env.SDMA_LENS_PREPARED !== '1') (await import('../../scripts/prepare.mjs')).prepare();
-  const { node, serverMain } = provision();
-  checkBrowser();
-  mkdirSync(outDir, { recursive: true });
-  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-ui-'));
-  const workspace = join(tmp, 'hip-sample');
-  cpSync(join(root, 'examples', 'hip-sample'), workspace, { recursive: true });
-  const helperDir = join(tmp, 'helper');
-  mkdirSync(helperDir);
-  const helper = helperWrapper(helperDir);
-  const csp = [];
-  let server;
-  let browser;
-  try {
-    server = await startServer({
+  return runChecks({ name: 'ui', outDir, tmpPrefix: 'sdma-lens-ui-' }, async ({ check, tmp, held }) => {
+    if (process.env.SDMA_LENS_PREPARED !== '1') (await import('../../scripts/prepare.mjs')).prepare();
+    const { node, serverMain } = provision();
+    checkBrowser();
+    mkdirSync(outDir, { recursive: true });
+    const workspace = sampleWorkspace(tmp);
+    const helperDir = join(tmp, 'helper');
+    mkdirSync(helperDir);
+    const helper = helperWrapper(helperDir);
+    const csp = [];
+    const server = await startServer({
       node,
       serverMain,
       settings: {
@@ -169,24 +129,22 @@ async function main() {
       },
       log: (l) => console.log(l),
     });
+    held.server = server;
     console.log(`> UI tests in VS Code ${serverVersion(serverMain)} (server) + headless Chromium`);
-    browser = await openBrowser({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
-    const { page } = browser;
+    held.browser = await openBrowser({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+    const { page } = held.browser;
     // Console messages of every frame, webviews included, arrive here.
     page.on('console', (m) => {
       if (/Content[- ]Security[- ]Policy|Refused to (load|execute|apply|connect|frame|evaluate)/i.test(m.text())) csp.push(m.text());
     });
 
     await check('the sample workspace opens with the extension', async () => {
-      await page.goto(workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }));
-      await page.bringToFront();
-      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' }).waitFor({ timeout: 60_000 });
+      await openSampleWorkspace(page, workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }));
     });
 
     let frame;
     await check('Run Transfer Sweep from the command palette draws the chart', async () => {
-      await startSweepFromPalette(page);
+      await runSweepFromPalette(page);
       frame = await panelFrame(page, 1);
       await frame.locator('.data-table tbody tr').first().waitFor({ timeout: 30_000 });
       await until('the finished run', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
@@ -245,7 +203,7 @@ async function main() {
     await check('Cancel (the notification\'s button, or "SDMA Lens: Cancel Run") stops the helper and keeps the samples', async () => {
       helper.extra('--sim-delay-ms 150');
       const before = helper.sweeps().length;
-      await startSweepFromPalette(page);
+      await runSweepFromPalette(page);
       const pid = await until('the helper to start', () => helper.sweeps()[before]);
       // A headless window is never focused, and the Notification Center does not always list
       // a progress notification there in time; the palette command cancels the same way.
@@ -271,7 +229,7 @@ async function main() {
 
     await check('a helper crash is reported in a notification', async () => {
       helper.extra('--fault crash-after=3');
-      await startSweepFromPalette(page);
+      await runSweepFromPalette(page);
       const error = await notification(page, 'the sweep crashed');
       const text = (await error.locator('.notification-list-item-message').textContent()) ?? '';
       assert(/^SDMA Lens: the sweep crashed: ./.test(text), `notification: ${text}`);
@@ -284,30 +242,7 @@ async function main() {
     });
 
     console.log(`  screenshots: ${outDir}`);
-  } catch (err) {
-    if (err instanceof ProvisionError) {
-      console.error(`error: ${err.message}`);
-      results.push({ name: 'provisioning', ok: false });
-    } else if (!results.some((r) => !r.ok)) {
-      console.error(err instanceof Error ? err.stack : err);
-      results.push({ name: 'setup', ok: false });
-    }
-    if (browser) await browser.page.screenshot({ path: join(outDir, 'failure.png') }).catch(() => {});
-  } finally {
-    await browser?.close();
-    await server?.stop();
-  }
-  // Counted as a test: nothing this run started is still running.
-  const left = await leftoverProcesses(marker);
-  results.push({ name: 'nothing left running', ok: left.length === 0 });
-  console.log(`  ${left.length === 0 ? '✔' : '✘'} nothing left running${left.length ? `: ${left.join(', ')}` : ''}`);
-  rmSync(tmp, { recursive: true, force: true });
-  const passed = results.filter((r) => r.ok).length;
-  const failed = results.length - passed;
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`\nui: ${passed} passed, ${failed} failed in ${seconds.toFixed(1)} s`);
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, seconds }));
-  return failed === 0 ? 0 : 1;
+  });
 }
 
 process.exit(await main());

@@ -14,24 +14,15 @@
 // Functions passed to evaluate() run in the browser, hence the browser globals.
 /* global document */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { arch, platform, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ProvisionError, checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
-import { MARKER_VARIABLE, leftoverProcesses, newMarker } from '../../scripts/vscode/processes.mjs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { arch, platform } from 'node:os';
+import { join } from 'node:path';
+import { checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
 import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
-import { assert, checkList, runCommand, until } from '../../scripts/vscode/workbench.mjs';
+import { assert, openSampleWorkspace, runCommand, runSweepFromPalette, until } from '../../scripts/vscode/workbench.mjs';
+import { root, runChecks, sampleWorkspace, valueOf } from '../support/workbenchScript.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const valueOf = (flag) => (args.includes(flag) ? resolve(args[args.indexOf(flag) + 1]) : undefined);
 const outDir = valueOf('--out') ?? join(root, '.vscode-test', 'artifacts', 'vsix');
-const jsonOut = valueOf('--json');
-const started = performance.now();
-const marker = newMarker();
-process.env[MARKER_VARIABLE] = marker;
-const { results, check } = checkList();
 
 function newestSource() {
   let newest = 0;
@@ -85,18 +76,14 @@ function filesUnder(dir, test) {
 }
 
 async function main() {
-  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-vsix-'));
-  let server;
-  let browser;
-  try {
+  return runChecks({ name: 'vsix', outDir, tmpPrefix: 'sdma-lens-vsix-', skipped: 0, note: ` (screenshots: ${outDir})` }, async ({ check, tmp, held }) => {
     const vsix = vsixFile();
     const { node, serverMain } = provision();
     checkBrowser();
     mkdirSync(outDir, { recursive: true });
     const extensionsDir = join(tmp, 'extensions');
     mkdirSync(extensionsDir);
-    const workspace = join(tmp, 'hip-sample');
-    cpSync(join(root, 'examples', 'hip-sample'), workspace, { recursive: true });
+    const workspace = sampleWorkspace(tmp);
     let installed;
 
     await check('the VSIX installs with VS Code\'s own CLI into a fresh extensions folder', async () => {
@@ -113,41 +100,26 @@ async function main() {
       console.log(`    install: ${(ms / 1000).toFixed(1)} s -> ${installed}`);
     });
 
-    server = await startServer({
+    const server = await startServer({
       node,
       serverMain,
       extensionsDir,
       settings: { 'sdmaLens.defaultBackend': 'sim', 'workbench.colorTheme': 'Default Dark Modern' },
       log: (l) => console.log(l),
     });
+    held.server = server;
     console.log(`> the installed package in VS Code ${serverVersion(serverMain)} (server) + headless Chromium`);
-    browser = await openBrowser({ viewport: { width: 1400, height: 900 } });
-    const { page } = browser;
+    held.browser = await openBrowser({ viewport: { width: 1400, height: 900 } });
+    const { page } = held.browser;
 
     await check('the sample workspace opens with the installed extension', async () => {
-      await page.goto(workbenchUrl(server.origin, { folder: workspace }));
-      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' }).waitFor({ timeout: 60_000 });
+      await openSampleWorkspace(page, workbenchUrl(server.origin, { folder: workspace }));
     });
 
     let firstSampleSeconds;
     await check('Run Transfer Sweep shows its first sample, with no build', async () => {
-      let t0;
-      for (let attempt = 1; ; attempt++) {
-        const box = await page.locator('.explorer-folders-view').boundingBox();
-        if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height - 20);
-        await runCommand(page, 'SDMA Lens: Run Transfer Sweep');
-        t0 = performance.now();
-        const run = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run sweep' }).first();
-        try {
-          await run.waitFor({ state: 'visible', timeout: 15_000 });
-          await run.click({ timeout: 5000 });
-          break;
-        } catch (err) {
-          if (attempt === 3) throw err;
-          await page.keyboard.press('Escape');
-        }
-      }
+      await runSweepFromPalette(page);
+      const t0 = performance.now();
       const frame = await until('the sweep panel', async () => {
         for (const f of page.frames()) {
           if (f === page.mainFrame()) continue;
@@ -212,29 +184,7 @@ async function main() {
       console.log(`    ${images.length} README images kept: ${images.map((i) => `${i.src} (${i.loaded ? 'loaded' : 'not loaded: the repository host is not reachable from here'})`).join('; ')}`);
       await page.screenshot({ path: join(outDir, 'vsix-details.png') });
     });
-  } catch (err) {
-    if (err instanceof ProvisionError) {
-      console.error(`error: ${err.message}`);
-      results.push({ name: 'provisioning', ok: false });
-    } else if (!results.some((r) => !r.ok)) {
-      console.error(err instanceof Error ? err.stack : err);
-      results.push({ name: 'setup', ok: false });
-    }
-    if (browser) await browser.page.screenshot({ path: join(outDir, 'failure.png') }).catch(() => {});
-  } finally {
-    await browser?.close();
-    await server?.stop();
-  }
-  const left = await leftoverProcesses(marker);
-  results.push({ name: 'nothing left running', ok: left.length === 0 });
-  console.log(`  ${left.length === 0 ? '✔' : '✘'} nothing left running${left.length ? `: ${left.join(', ')}` : ''}`);
-  rmSync(tmp, { recursive: true, force: true });
-  const passed = results.filter((r) => r.ok).length;
-  const failed = results.length - passed;
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`\nvsix: ${passed} passed, ${failed} failed, 0 skipped in ${seconds.toFixed(1)} s (screenshots: ${outDir})`);
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, skipped: 0, seconds }));
-  return failed === 0 ? 0 : 1;
+  });
 }
 
 process.exit(await main());
