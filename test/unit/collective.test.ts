@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, thresholdFromCrossover, variantEnv } from '../../src/core/collective/collective';
 import { algbwGbps, busbwFactor, busbwGbps, sweepSizes } from '../support/collectiveFormulas';
-import { parseCollectiveWebviewMessage } from '../../src/core/collective/collectiveMessages';
+import type { CollectivePageView } from '../../src/core/collective/collectiveMessages';
+import { parseCollectiveHostMessage, parseCollectiveWebviewMessage } from '../../src/core/collective/collectiveMessages';
 import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
 
@@ -130,5 +131,33 @@ describe('protocol and panel messages', () => {
     expect(parseCollectiveWebviewMessage({ type: 'copy-exports' })).toEqual({ type: 'copy-exports' });
     expect(parseCollectiveWebviewMessage({ type: 'run-command', command: 'rm' })).toBeUndefined();
     expect(parseCollectiveWebviewMessage({ type: 'webview-error', message: 'x'.repeat(5000) })).toBeUndefined();
+  });
+  it('the page draws only a collective view that passes the schema', () => {
+    const variants: CollectiveVariant[] = [{ type: 'collective-variant', variant: 'default', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: false, simulated: true }];
+    const points = [point('allgather', 'default', 1 << 20, 40, 'lsa'), point('allgather', 'default', 16 << 20, 300, 'lsa')];
+    const advice = collectiveAdvice('amd', variants, points, [overlap('alone', null, 1500, 694), overlap('cu/host', 0.745, 1634, 678, 32)]);
+    const view: CollectivePageView = {
+      runId: 'r1',
+      title: 'Collectives',
+      command: 'collective',
+      status: 'complete',
+      simulated: true,
+      node: 'sim x8',
+      progress: { done: 2, total: 2 },
+      variants,
+      curves: curvesOf(points),
+      crossovers: [],
+      overlap: overlapView([overlap('alone', null, 1500, 694), overlap('cu/host', 0.745, 1634, 678, 32)]),
+      recommendations: advice.recommendations.map((r) => ({ knob: r.knob, value: r.value, evidence: r.evidence, confidence: r.confidence })),
+      cuBudget: advice.cuBudget,
+      notes: [],
+      exports: '',
+    };
+    expect(view.curves.length).toBeGreaterThan(0);
+    expect(parseCollectiveHostMessage({ type: 'collective-view', view })).toEqual({ type: 'collective-view', view });
+    const badPoint = { ...view.curves[0]!.points[0]!, busbwGbps: '<img src=x onerror=alert(1)>' };
+    expect(parseCollectiveHostMessage({ type: 'collective-view', view: { ...view, curves: [{ ...view.curves[0]!, points: [badPoint] }] } })).toBeUndefined();
+    expect(parseCollectiveHostMessage({ type: 'collective-view', view: { ...view, command: 'rm -rf' } })).toBeUndefined();
+    expect(parseCollectiveHostMessage({ type: 'sweep', view })).toBeUndefined();
   });
 });
