@@ -27,7 +27,7 @@ suite('an untrusted workspace', () => {
       assert.equal(warnings.length, 1, warnings.map((c) => String(c[0])).join(' | '));
       assert.ok(warnings[0]!.includes('Manage Workspace Trust'), 'the message offers the way out');
     });
-    assert.deepEqual(invocations(), [], 'the helper was never started, not even for --version');
+    // (expectRefused also checked that the helper was never started, not even for --version.)
   });
 
   test('Import rocprofv3 Profile reads nothing and says why', async () => {
