@@ -74,7 +74,7 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
     }
   } else if (flag == "--gpus") {
     o.gpus.clear();
-    for (std::string_view item : splitOn(value, ',')) o.gpus.push_back(parseInt(flag, item, 0, 1023));
+    for (std::string_view item : splitOn(value, ',')) o.gpus.push_back(parseInt(flag, item, 0, static_cast<int>(limits::gpuIndexMax)));
     if (o.gpus.size() < 2) throw UsageError("--gpus: a collective needs at least two GPUs");
   } else if (flag == "--min-bytes") {
     p.minBytes = parseSizeBytes(flag, value);
@@ -85,9 +85,9 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
   } else if (flag == "--step-bytes") {
     p.stepBytes = parseSizeBytes(flag, value);
   } else if (flag == "--iters") {
-    o.iters = parseInt(flag, value, 1, 100000);
+    o.iters = parseInt(flag, value, 1, static_cast<int>(limits::itersMax));
   } else if (flag == "--warmup") {
-    o.warmupIters = parseInt(flag, value, 0, 100000);
+    o.warmupIters = parseInt(flag, value, 0, static_cast<int>(limits::warmupMax));
   } else if (flag == "--check") {
     o.check = parseOnOff(flag, value);
   } else if (flag == "--in-place") {

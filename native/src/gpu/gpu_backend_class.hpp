@@ -98,7 +98,12 @@ class GpuBackend final : public Backend {
   // Streams whose kernels may only use the first `cus` CUs. On NVIDIA there are no CU
   // masks: the copy kernel reserves so much shared memory that blocksPerCu blocks fill an
   // SM, and the trace reports the SMs that actually ran.
-  hipStream_t streamFor(Pair& pair, int cus);
+  hipStream_t streamFor(Pair& pair, int cus) { return streamForRange(pair, 0, cus); }
+
+  // AMD: the k-th copy leaving a GPU runs on CUs [k x cus, (k+1) x cus), wrapping around the
+  // GPU's CUs when the copies ask for more than it has (those CUs are then shared). NVIDIA has
+  // no CU masks: the blocks of all copies go to whichever SMs are free.
+  hipStream_t streamForRange(Pair& pair, int firstCu, int cus);
 
   int sharedBytesForBlocksPerCu(int device, int blocksPerCu) const;
 
@@ -133,10 +138,6 @@ class GpuBackend final : public Backend {
   // gets one clear error instead of a failure half way through the allocations.
   void ensureConcurrentRegions(std::vector<ConcurrentPair>& set);
 
-  // AMD: the k-th copy leaving a GPU runs on CUs [k x cus, (k+1) x cus), wrapping around the
-  // GPU's CUs when the copies ask for more than it has (those CUs are then shared). NVIDIA has
-  // no CU masks: the blocks of all copies go to whichever SMs are free.
-  hipStream_t streamForRange(Pair& pair, int firstCu, int cus);
 
   void runConcurrent(const std::vector<CopyRequest>& requests, ConcurrentMeasurement& out);
 

@@ -58,28 +58,6 @@ void GpuBackend::ensureConcurrentRegions(std::vector<ConcurrentPair>& set) {
   }
 }
 
-hipStream_t GpuBackend::streamForRange(Pair& pair, int firstCu, int cus) {
-#if defined(SDMA_HAVE_CU_MASK)
-  const int key = firstCu * 65536 + cus;
-  auto it = pair.cuMaskStreams.find(key);
-  if (it != pair.cuMaskStreams.end()) return it->second;
-  const int total = topology_.gpus[static_cast<std::size_t>(pair.gpu)].cus;
-  std::vector<std::uint32_t> mask((static_cast<std::size_t>(total) + 31) / 32, 0);
-  for (int c = 0; c < cus; ++c) {
-    const int cu = (firstCu + c) % total;
-    mask[static_cast<std::size_t>(cu / 32)] |= 1u << (cu % 32);
-  }
-  hipStream_t s{};
-  check(hipExtStreamCreateWithCUMask(&s, static_cast<std::uint32_t>(mask.size()), mask.data()),
-        "hipExtStreamCreateWithCUMask");
-  pair.cuMaskStreams[key] = s;
-  return s;
-#else
-  (void)firstCu, (void)cus;
-  return pair.stream;
-#endif
-}
-
 void GpuBackend::runConcurrent(const std::vector<CopyRequest>& requests, ConcurrentMeasurement& out) {
   if (requests.empty()) return;
   const CopyRequest& first = requests.front();

@@ -152,23 +152,6 @@ void GpuBackend::ensureRegions(Pair& pair, std::uint64_t regionBytes) {
   check(hipSetDevice(pair.gpu), "hipSetDevice");
 }
 
-hipStream_t GpuBackend::streamFor(Pair& pair, int cus) {
-#if defined(SDMA_HAVE_CU_MASK)
-  auto it = pair.cuMaskStreams.find(cus);
-  if (it != pair.cuMaskStreams.end()) return it->second;
-  std::vector<std::uint32_t> mask((static_cast<std::size_t>(topology_.gpus[static_cast<std::size_t>(pair.gpu)].cus) + 31) / 32, 0);
-  for (int c = 0; c < cus; ++c) mask[static_cast<std::size_t>(c / 32)] |= 1u << (c % 32);
-  hipStream_t s{};
-  check(hipExtStreamCreateWithCUMask(&s, static_cast<std::uint32_t>(mask.size()), mask.data()),
-        "hipExtStreamCreateWithCUMask");
-  pair.cuMaskStreams[cus] = s;
-  return s;
-#else
-  (void)cus;
-  return pair.stream;
-#endif
-}
-
 int GpuBackend::sharedBytesForBlocksPerCu(int device, int blocksPerCu) const {
   const int perCu = smemPerCu_[static_cast<std::size_t>(device)];
   if (perCu == 0) return 0;
@@ -176,6 +159,29 @@ int GpuBackend::sharedBytesForBlocksPerCu(int device, int blocksPerCu) const {
   // bytes: leave 2 KiB so exactly blocksPerCu blocks fit on one CU, never one more.
   const int headroomPerBlock = 2048;
   return std::min(smemOptin_[static_cast<std::size_t>(device)] - 1024, perCu / blocksPerCu - headroomPerBlock);
+}
+
+// Streams whose kernels may only use CUs [firstCu, firstCu + cus) (see the class).
+hipStream_t GpuBackend::streamForRange(Pair& pair, int firstCu, int cus) {
+#if defined(SDMA_HAVE_CU_MASK)
+  const int key = firstCu * 65536 + cus;
+  auto it = pair.cuMaskStreams.find(key);
+  if (it != pair.cuMaskStreams.end()) return it->second;
+  const int total = topology_.gpus[static_cast<std::size_t>(pair.gpu)].cus;
+  std::vector<std::uint32_t> mask((static_cast<std::size_t>(total) + 31) / 32, 0);
+  for (int c = 0; c < cus; ++c) {
+    const int cu = (firstCu + c) % total;
+    mask[static_cast<std::size_t>(cu / 32)] |= 1u << (cu % 32);
+  }
+  hipStream_t s{};
+  check(hipExtStreamCreateWithCUMask(&s, static_cast<std::uint32_t>(mask.size()), mask.data()),
+        "hipExtStreamCreateWithCUMask");
+  pair.cuMaskStreams[key] = s;
+  return s;
+#else
+  (void)firstCu, (void)cus;
+  return pair.stream;
+#endif
 }
 
 }  // namespace
