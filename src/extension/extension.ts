@@ -11,7 +11,8 @@ import type { Run } from '../core/run';
 import { RunStore } from '../core/runs/runStore';
 import { HelperService } from './helperService';
 import { deleteRunCommand, openRunCommand } from './commands/runs';
-import type { RunSweepArgs, SweepDeps } from './commands/runSweep';
+import type { RunSweepArgs } from './commands/runSweep';
+import type { RunDeps } from './runWithProgress';
 import { runSweepCommand } from './commands/runSweep';
 import { runCollectiveCommand } from './commands/runCollective';
 import type { RunCollectiveArgs } from './commands/runCollective';
@@ -37,7 +38,7 @@ export function activate(context: vscode.ExtensionContext) {
   const helper = new HelperService(context, log);
   const knobs = new KnobDiagnostics(log);
   const targets = new TargetService(context, log);
-  const deps: SweepDeps = { context, helper, log, targets, onRun: (run) => knobs.rememberVersions(run) };
+  const deps: RunDeps = { context, helper, log, targets, onRun: (run) => knobs.rememberVersions(run) };
   const lenses = new KernelLensProvider();
   const programOutput = vscode.window.createOutputChannel('SDMA Lens: Program');
   const profileDeps: ProfileDeps = { ...deps, lenses, programOutput };

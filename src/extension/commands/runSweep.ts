@@ -25,10 +25,7 @@ export interface RunSweepArgs {
   cancellation?: vscode.CancellationToken;
 }
 
-/** What the run commands need (kept under this name for the commands that import it). */
-export type SweepDeps = RunDeps;
-
-export async function runSweepCommand(deps: SweepDeps, args?: RunSweepArgs): Promise<Run | undefined> {
+export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promise<Run | undefined> {
   if (!requireTrust('run a transfer sweep')) return undefined;
   try {
     const fromSettings = sweepSettings();

@@ -8,7 +8,7 @@ import { CollectivePanels } from '../collectivePanel';
 import { MatrixPanels } from '../matrixPanel';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';
-import type { SweepDeps } from './runSweep';
+import type { RunDeps } from '../runWithProgress';
 
 interface RunItem extends vscode.QuickPickItem {
   summary: RunSummary;
@@ -35,7 +35,7 @@ async function pickRun(store: RunStore, title: string): Promise<RunSummary | und
 }
 
 /** Opens a run by id (scripted use) or from a quick pick. */
-export async function openRunCommand(deps: SweepDeps, id?: string): Promise<Run | undefined> {
+export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | undefined> {
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const runId = typeof id === 'string' ? id : (await pickRun(store, 'SDMA Lens: Open Run'))?.id;
@@ -67,7 +67,7 @@ export async function openRunCommand(deps: SweepDeps, id?: string): Promise<Run 
   }
 }
 
-export async function deleteRunCommand(deps: SweepDeps): Promise<void> {
+export async function deleteRunCommand(deps: RunDeps): Promise<void> {
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const picked = await pickRun(store, 'SDMA Lens: Delete Run');

@@ -27,7 +27,7 @@ import { SweepPanel } from '../sweepPanel';
 import type { TimelineSource } from '../timelinePanel';
 import { TimelinePanel } from '../timelinePanel';
 import { reportError, requireTrust } from './guards';
-import type { SweepDeps } from './runSweep';
+import type { RunDeps } from '../runWithProgress';
 
 export interface ShowTimelineArgs {
   runId?: string;
@@ -62,7 +62,7 @@ function checkKernelArgs(args: ShowTimelineArgs | undefined): KernelFocus | unde
   return focus;
 }
 
-function runModeSource(run: Run, runDir: string, log: SweepDeps['log'], focus?: KernelFocus): TimelineSource {
+function runModeSource(run: Run, runDir: string, log: RunDeps['log'], focus?: KernelFocus): TimelineSource {
   const key = runModeKey(run.header.id, focus);
   return {
     meta: runModeTimelineMeta(run, key, focus),
@@ -120,7 +120,7 @@ function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefine
   return point;
 }
 
-export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineArgs): Promise<TimelinePanel | undefined> {
+export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs): Promise<TimelinePanel | undefined> {
   if (!requireTrust('show a timeline')) return undefined;
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
@@ -164,7 +164,7 @@ export async function showTimelineCommand(deps: SweepDeps, args?: ShowTimelineAr
 }
 
 /** Rebuilds a timeline panel VS Code restored after a reload, from the key the page kept. */
-export async function reviveTimelinePanel(deps: SweepDeps, panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+export async function reviveTimelinePanel(deps: RunDeps, panel: vscode.WebviewPanel, state: unknown): Promise<void> {
   const key = typeof state === 'object' && state !== null ? (state as { key?: unknown }).key : undefined;
   const runMode = typeof key === 'string' ? parseRunModeKey(key) : undefined;
   if (runMode && vscode.workspace.isTrusted) {
@@ -211,7 +211,7 @@ async function pickRunWithTimeline(store: RunStore): Promise<string | undefined>
 }
 
 /** One timeline-only helper run on the run's own target, saved under `<run>/timelines/`, with progress and cancel. */
-async function recordTimeline(deps: SweepDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
+async function recordTimeline(deps: RunDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
   const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
   if (host !== undefined && !deps.targets) throw new Error(`run ${run.header.id} was measured over SSH on ${host}, but its node is not known`);
   const target = host !== undefined && deps.targets ? new SshTarget(deps.targets.connection(host)) : new LocalTarget();

@@ -17,7 +17,7 @@ import { RunStore } from '../../core/runs/runStore';
 import { adviceSettings, runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';
-import type { SweepDeps } from './runSweep';
+import type { RunDeps } from '../runWithProgress';
 
 export type ApplyTarget = 'clipboard' | 'dotenv' | 'launch' | 'tasks';
 
@@ -35,7 +35,7 @@ export interface SuggestResult {
 
 const NEW_ENTRY = 'SDMA Lens';
 
-async function resolveRun(deps: SweepDeps, runId: string | undefined): Promise<Run | undefined> {
+async function resolveRun(deps: RunDeps, runId: string | undefined): Promise<Run | undefined> {
   const store = new RunStore(runsFolder(deps.context.globalStorageUri));
   const id = runId ?? SweepPanel.activeRunId() ?? (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
   if (!id) {
@@ -45,7 +45,7 @@ async function resolveRun(deps: SweepDeps, runId: string | undefined): Promise<R
   return store.open(id);
 }
 
-export async function suggestSettingsCommand(deps: SweepDeps, args?: SuggestArgs): Promise<SuggestResult | undefined> {
+export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs): Promise<SuggestResult | undefined> {
   try {
     const run = await resolveRun(deps, typeof args?.runId === 'string' ? args.runId : undefined);
     if (!run) return undefined;

@@ -7,13 +7,13 @@ import type { CollectiveHostMessage } from '../../../src/core/collective/collect
 import type { HostMessage } from '../../../src/core/sweep/sweepMessages';
 import type { MatrixHostMessage } from '../../../src/core/matrix/matrixMessages';
 import type { TimelineMeta } from '../../../src/core/timeline/timelineModel';
-import type { SweepDeps } from '../../../src/extension/commands/runSweep';
+import type { RunDeps } from '../../../src/extension/runWithProgress';
 
 export const EXTENSION_ID = 'sdma-lens.sdma-lens';
 
 /** What `activate` returns. */
 export interface SdmaLensApi {
-  deps: SweepDeps;
+  deps: RunDeps;
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
   matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
   timelinePanel(key: string): TimelinePanelView | undefined;
