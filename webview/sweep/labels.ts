@@ -17,21 +17,15 @@ export function seriesKey(series: Pick<SweepSeries, 'path' | 'cus'>): string {
 
 export type StatusTone = 'busy' | 'ok' | 'error' | 'muted';
 
+const STATUS: Record<string, { text: string; tone: StatusTone }> = {
+  running: { text: 'Running', tone: 'busy' },
+  incomplete: { text: 'Incomplete', tone: 'muted' },
+  ok: { text: 'Completed', tone: 'ok' },
+  error: { text: 'Failed', tone: 'error' },
+  cancelled: { text: 'Cancelled', tone: 'muted' },
+  crashed: { text: 'Helper crashed', tone: 'error' },
+};
+
 export function statusText(status: string): { text: string; tone: StatusTone } {
-  switch (status) {
-    case 'running':
-      return { text: 'Running', tone: 'busy' };
-    case 'incomplete':
-      return { text: 'Incomplete', tone: 'muted' };
-    case 'ok':
-      return { text: 'Completed', tone: 'ok' };
-    case 'error':
-      return { text: 'Failed', tone: 'error' };
-    case 'cancelled':
-      return { text: 'Cancelled', tone: 'muted' };
-    case 'crashed':
-      return { text: 'Helper crashed', tone: 'error' };
-    default:
-      return { text: status, tone: 'muted' };
-  }
+  return STATUS[status] ?? { text: status, tone: 'muted' };
 }
