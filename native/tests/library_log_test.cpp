@@ -14,18 +14,15 @@
 
 #include "collective/library_log_line.hpp"
 #include "run/library_log.hpp"
+#include "test_check.hpp"
 
 namespace {
 
 using sdma::librarylog::SizeKind;
 using sdma::librarylog::parseLogLine;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++failures;
-}
+using sdma::testing::check;
+using sdma::testing::failures;
 
 void ginLines() {
   const auto sdma = parseLogLine("mi350-07:48213:48290 [3] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64");

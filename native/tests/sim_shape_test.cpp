@@ -10,20 +10,14 @@
 #include "sim/copy_model.hpp"
 #include "sim/sharing_model.hpp"
 #include "sim/sim_backend.hpp"
+#include "test_check.hpp"
 
 namespace {
 
 using namespace sdma;
 using namespace sdma::sim;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++failures;
-}
-
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+using namespace sdma::testing;
 
 // Mean bandwidth the simulator reports for one work unit (seed 1, 20 iterations).
 double measuredGbps(CopyPath path, std::uint64_t bytes, int cus) {

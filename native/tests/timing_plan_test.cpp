@@ -3,19 +3,13 @@
 #include <string>
 
 #include "gpu/timing_plan.hpp"
+#include "test_check.hpp"
 
 namespace {
 
 using namespace sdma::gpu;
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++failures;
-}
-
-constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB;
+using namespace sdma::testing;
 constexpr std::uint64_t kH200L2Bytes = 60 * MiB;
 
 }  // namespace
