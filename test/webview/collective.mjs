@@ -10,14 +10,13 @@
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 /* global window, document */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { pageCss } from '../../scripts/pageCss.mjs';
-import { frames, launch, probe, repo, startServer } from './timelineHarness.mjs';
-import { checker, report, runMain } from './report.mjs';
+import { frames, probe, repo, withPage } from './timelineHarness.mjs';
+import { runMain } from './report.mjs';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -32,100 +31,82 @@ function runText() {
   return `${JSON.stringify(header)}\n${out.trimEnd()}\n${JSON.stringify(end)}\n`;
 }
 
+/** The collective page and its support module, built as scripts/build.mjs builds them. */
+async function setup(tmp, assets) {
+  await esbuild.build({ entryPoints: { collective: join(repo, 'webview/collective/main.ts') }, outdir: assets, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
+  pageCss(join(repo, 'webview/collective/collective.css'), join(assets, 'collective.css'));
+  const supportFile = join(tmp, 'collectiveSupport.mjs');
+  await esbuild.build({ entryPoints: [join(repo, 'test/webview/collectiveSupport.ts')], outfile: supportFile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  const support = await import(pathToFileURL(supportFile).href);
+  // The panel's own HTML shell and CSP (not the timeline's, which also allows a worker).
+  return { support, shell: { timelineNonce: support.makeNonce, timelineHtml: support.panelHtml }, pages: { index: { script: 'collective.js', style: 'collective.css' } } };
+}
+
 async function main() {
-  const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-collective-'));
-  const assets = join(tmp, 'assets');
-  mkdirSync(assets, { recursive: true });
-  let server;
-  let browser;
-  const failures = [];
-  const check = checker(failures);
-  try {
-    await esbuild.build({ entryPoints: { collective: join(repo, 'webview/collective/main.ts') }, outdir: assets, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
-    pageCss(join(repo, 'webview/collective/collective.css'), join(assets, 'collective.css'));
-    const supportFile = join(tmp, 'collectiveSupport.mjs');
-    await esbuild.build({ entryPoints: [join(repo, 'test/webview/collectiveSupport.ts')], outfile: supportFile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
-    const support = await import(pathToFileURL(supportFile).href);
-    const message = support.collectiveMessage(runText());
-    const { curves } = message.view;
-    const ops = [...new Set(curves.map((c) => c.op))];
-    const offPath = curves.reduce((n, c) => n + c.points.filter((p) => p.offPath).length, 0);
+  await withPage('collective', { width: 1100, height: 1000 }, setup, async ({ support, page, check, posted }) => {
+      const message = support.collectiveMessage(runText());
+      const { curves } = message.view;
+      const ops = [...new Set(curves.map((c) => c.op))];
+      const offPath = curves.reduce((n, c) => n + c.points.filter((p) => p.offPath).length, 0);
 
-    // The panel's own HTML shell and CSP (not the timeline's, which also allows a worker).
-    const served = await startServer({ timelineNonce: support.makeNonce, timelineHtml: support.panelHtml }, assets, { index: { script: 'collective.js', style: 'collective.css' } });
-    server = served.server;
-    browser = await launch({ width: 1100, height: 1000 });
-    const { page } = browser;
-    const posted = () => page.evaluate(() => window.__preview.posted);
-    await page.goto(`${served.origin}/index.html?theme=dark`);
-    await page.waitForFunction(() => window.__preview.posted.some((m) => m.type === 'ready'));
-    check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
+      check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
 
-    await page.evaluate((m) => window.postMessage(m, '*'), message);
-    await page.waitForSelector('figure canvas');
-    await frames(page, 3);
-    const drawn = await page.evaluate(() => [...document.querySelectorAll('figure canvas')].map((c) => {
-      const ctx = c.getContext('2d');
-      const d = ctx.getImageData(0, 0, c.width, c.height).data;
-      let inked = 0;
-      for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
-      return { label: c.getAttribute('aria-label'), width: c.width, height: c.height, inked };
-    }));
-    check(ops.length > 0 && drawn.length === ops.length, `one chart.js canvas per operation (${drawn.length} for ${ops.join(', ')})`);
-    check(drawn.every((d) => d.width > 200 && d.height > 100 && d.inked > 500), `every chart is drawn (${drawn.map((d) => `${d.width}x${d.height}, ${d.inked} inked`).join('; ')})`);
-    check(drawn.every((d) => curves.filter((c) => d.label?.startsWith(c.op)).every((c) => d.label.includes(c.variant))), `each chart names its curves (${drawn.map((d) => d.label).join(' | ')})`);
-    check(curves.some((c) => c.inPlace) ? (await page.locator('text=dashed: in-place').count()) > 0 : true, 'the key says solid is out-of-place and dashed in-place');
-    check((await page.locator('text=A red ring marks a point').count()) === 1, `off-path points are explained (${offPath} in this run)`);
-    check((await page.locator('.simulated-badge').isVisible()) === true, 'the SIMULATED badge shows for simulated data');
+      await page.evaluate((m) => window.postMessage(m, '*'), message);
+      await page.waitForSelector('figure canvas');
+      await frames(page, 3);
+      const drawn = await page.evaluate(() => [...document.querySelectorAll('figure canvas')].map((c) => {
+        const ctx = c.getContext('2d');
+        const d = ctx.getImageData(0, 0, c.width, c.height).data;
+        let inked = 0;
+        for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
+        return { label: c.getAttribute('aria-label'), width: c.width, height: c.height, inked };
+      }));
+      check(ops.length > 0 && drawn.length === ops.length, `one chart.js canvas per operation (${drawn.length} for ${ops.join(', ')})`);
+      check(drawn.every((d) => d.width > 200 && d.height > 100 && d.inked > 500), `every chart is drawn (${drawn.map((d) => `${d.width}x${d.height}, ${d.inked} inked`).join('; ')})`);
+      check(drawn.every((d) => curves.filter((c) => d.label?.startsWith(c.op)).every((c) => d.label.includes(c.variant))), `each chart names its curves (${drawn.map((d) => d.label).join(' | ')})`);
+      check(curves.some((c) => c.inPlace) ? (await page.locator('text=dashed: in-place').count()) > 0 : true, 'the key says solid is out-of-place and dashed in-place');
+      check((await page.locator('text=A red ring marks a point').count()) === 1, `off-path points are explained (${offPath} in this run)`);
+      check((await page.locator('.simulated-badge').isVisible()) === true, 'the SIMULATED badge shows for simulated data');
 
-    // A tooltip: hover a canvas at the middle of its plot.
-    const box = await page.locator('figure canvas').first().boundingBox();
-    await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.45);
-    await frames(page, 2);
-    const afterHover = await page.evaluate(() => {
-      const c = document.querySelector('figure canvas');
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let inked = 0;
-      for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
-      return inked;
-    });
-    check(afterHover > drawn[0].inked, `hovering a chart draws its tooltip (${drawn[0].inked} -> ${afterHover} inked samples)`);
+      // A tooltip: hover a canvas at the middle of its plot.
+      const box = await page.locator('figure canvas').first().boundingBox();
+      await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.45);
+      await frames(page, 2);
+      const afterHover = await page.evaluate(() => {
+        const c = document.querySelector('figure canvas');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let inked = 0;
+        for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
+        return inked;
+      });
+      check(afterHover > drawn[0].inked, `hovering a chart draws its tooltip (${drawn[0].inked} -> ${afterHover} inked samples)`);
 
-    const table = await page.locator('details table thead th').allTextContents();
-    check(table.includes('time µs') && table.includes('busbw GB/s'), `the points table names its units (${table.join(', ')})`);
+      const table = await page.locator('details table thead th').allTextContents();
+      check(table.includes('time µs') && table.includes('busbw GB/s'), `the points table names its units (${table.join(', ')})`);
 
-    const before = (await posted()).length;
-    await page.evaluate(() => window.postMessage({ type: 'collective-view', view: { runId: 1 } }, '*'));
-    await frames(page, 2);
-    const reported = (await posted()).slice(before);
-    check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error, not drawn');
-    check((await page.locator('figure canvas').count()) === ops.length, 'the charts drawn before stay');
+      const before = (await posted()).length;
+      await page.evaluate(() => window.postMessage({ type: 'collective-view', view: { runId: 1 } }, '*'));
+      await frames(page, 2);
+      const reported = (await posted()).slice(before);
+      check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error, not drawn');
+      check((await page.locator('figure canvas').count()) === ops.length, 'the charts drawn before stay');
 
-    await page.evaluate(() => window.__preview.setTheme('light'));
-    await frames(page, 3);
-    check((await page.locator('figure canvas').count()) === ops.length, 'a theme switch redraws the charts');
+      await page.evaluate(() => window.__preview.setTheme('light'));
+      await frames(page, 3);
+      check((await page.locator('figure canvas').count()) === ops.length, 'a theme switch redraws the charts');
 
-    if (message.view.exports) {
-      await page.getByRole('button', { name: 'Copy as exports' }).click();
-      check((await posted()).at(-1)?.type === 'copy-exports', 'Copy as exports posts copy-exports to the host');
-    }
-    check((await page.evaluate(() => window.__preview.state()))?.runId === 'collective-demo', 'the panel keeps its run id in webview state (restore after reload)');
+      if (message.view.exports) {
+        await page.getByRole('button', { name: 'Copy as exports' }).click();
+        check((await posted()).at(-1)?.type === 'copy-exports', 'Copy as exports posts copy-exports to the host');
+      }
+      check((await page.evaluate(() => window.__preview.state()))?.runId === 'collective-demo', 'the panel keeps its run id in webview state (restore after reload)');
 
-    if (outDir) {
-      mkdirSync(outDir, { recursive: true });
-      await page.screenshot({ path: join(outDir, 'collective-light.png'), fullPage: true });
-      console.log(`  wrote ${join(outDir, 'collective-light.png')}`);
-    }
-    for (const v of await page.evaluate(() => window.__preview.cspViolations)) failures.push(`CSP violation: ${v}`);
-    failures.push(...browser.failures);
-    await browser.close();
-    browser = undefined;
-  } finally {
-    if (browser?.close) await browser.close();
-    server?.close();
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  report(failures);
+      if (outDir) {
+        mkdirSync(outDir, { recursive: true });
+        await page.screenshot({ path: join(outDir, 'collective-light.png'), fullPage: true });
+        console.log(`  wrote ${join(outDir, 'collective-light.png')}`);
+      }
+  });
 }
 
 runMain(main);

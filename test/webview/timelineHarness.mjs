@@ -1,4 +1,5 @@
-// The timeline panel outside VS Code, shared by the browser checks (timeline.mjs) and the
+// The timeline panel outside VS Code, shared by the browser checks (timeline.mjs,
+// runTimeline.mjs; collective.mjs uses its page runner, withPage) and the
 // benchmark (bench/timeline.mjs): builds the page, serves it with the panel's exact HTML and
 // CSP, stands in for the VS Code host (theme variables, acquireVsCodeApi), and delivers a
 // timeline the way the extension does: one message whose columns are typed arrays.
@@ -201,21 +202,23 @@ export function rendererMemoryBytes(profile) {
 }
 
 /**
- * One browser check of the timeline page, from start to report: a scratch folder with the
- * built page and its server, Chromium open on it (dark theme) until the panel posts `ready`.
- * `body` gets what it checks with; CSP violations, console errors and the clean-up are here.
+ * One browser check of a panel page, from start to report: a scratch folder, the page built
+ * by `setup(tmp, assets)` (it returns the `support` module, whose nonce and HTML shell the
+ * server uses, and the `pages` to serve), Chromium open on it (dark theme) until the panel
+ * posts `ready`. `body` gets what it checks with; CSP violations, console errors and the
+ * clean-up are here.
  */
-export async function withTimelinePage(name, viewport, body) {
+export async function withPage(name, viewport, setup, body) {
   const tmp = mkdtempSync(join(tmpdir(), `sdma-lens-${name}-`));
   const assets = join(tmp, 'assets');
+  mkdirSync(assets, { recursive: true });
   let server;
   let browser;
   const failures = [];
   const check = checker(failures);
   try {
-    const support = await loadSupport(tmp);
-    await buildPage(assets);
-    const served = await startServer(support, assets, { index: { script: 'timeline.js' } });
+    const { support, pages, shell } = await setup(tmp, assets);
+    const served = await startServer(shell ?? support, assets, pages);
     server = served.server;
     browser = await launch(viewport);
     const { page } = browser;
@@ -234,4 +237,14 @@ export async function withTimelinePage(name, viewport, body) {
     rmSync(tmp, { recursive: true, force: true });
   }
   report(failures);
+}
+
+/** withPage for the timeline page, built and served as the extension ships it. */
+export function withTimelinePage(name, viewport, body) {
+  const setup = async (tmp, assets) => {
+    const support = await loadSupport(tmp);
+    await buildPage(assets);
+    return { support, pages: { index: { script: 'timeline.js' } } };
+  };
+  return withPage(name, viewport, setup, body);
 }

@@ -7,7 +7,7 @@ import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import type { CollectiveCrossover, Curve, CurvePoint } from '../../src/core/collective/collectiveMessages';
 import { formatBytes, formatDurationUs, formatGbps } from '../../src/core/units';
 import { el } from '../shared/dom';
-import { Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
+import { BASE_OPTIONS, Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
 import type { Theme } from '../shared/theme';
 
 /** The page's colours for a variant: the default path blue, the engine variants orange (as its swatches). */
@@ -65,13 +65,8 @@ export function collectiveChart(op: string, curves: Curve[], crossover: Collecti
       data: { datasets },
       plugins: [marker],
       options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        parsing: false,
-        normalized: true,
+        ...BASE_OPTIONS,
         interaction: { mode: 'nearest', intersect: false },
-        layout: { padding: { top: 4, right: 12 } },
         scales: sizeScales('size (bytes each rank receives)', 'busbw GB/s'),
         plugins: {
           tooltip: {

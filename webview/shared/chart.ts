@@ -35,6 +35,16 @@ export function fontOf(theme: Theme, sizeDeltaPx = 0, weight?: 'bold') {
   return { family: theme.fontFamily, size: theme.fontSizePx + sizeDeltaPx, ...(weight ? { weight } : {}) };
 }
 
+/** What both bandwidth charts set: no animation (streamed data redraws at once), sized by their box, data already in x/y form. */
+export const BASE_OPTIONS = {
+  animation: false,
+  responsive: true,
+  maintainAspectRatio: false,
+  parsing: false,
+  normalized: true,
+  layout: { padding: { top: 4, right: 12 } },
+} as const satisfies ChartOptions<'line'>;
+
 /** The x (log2 of a size in bytes) and y (GB/s from zero) scales of a bandwidth chart. */
 export function sizeScales(xTitle: string, yTitle: string): NonNullable<ChartOptions<'line'>['scales']> {
   return {

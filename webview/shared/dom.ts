@@ -25,3 +25,15 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 export function replaceChildren(parent: Element, ...children: Child[]): void {
   parent.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
 }
+
+/** A function that calls `fn` on the next animation frame, once however often it is called before then. */
+export function onNextFrame(fn: () => void): () => void {
+  let frame = 0;
+  return () => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      fn();
+    });
+  };
+}

@@ -6,7 +6,7 @@
 import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { SweepPoint, SweepSeries } from '../../src/core/sweep/sweepView';
-import { Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
+import { BASE_OPTIONS, Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
 import { pathStyle } from '../shared/pathColors';
 import { withAlpha, type Theme } from '../shared/theme';
 import { seriesKey, seriesLabel } from './labels';
@@ -57,11 +57,7 @@ export class SweepChart {
       data: { datasets: [] },
       plugins: [watermark, crossovers],
       options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        parsing: false,
-        normalized: true,
+        ...BASE_OPTIONS,
         interaction: { mode: 'index', intersect: false, axis: 'x' },
         onClick: (event) => {
           const pick = event.native ? this.pickAt(event.native) : undefined;
@@ -70,7 +66,6 @@ export class SweepChart {
         onHover: (event, elements) => {
           if (onPick && event.native?.target instanceof HTMLElement) event.native.target.style.cursor = elements.length > 0 ? 'pointer' : 'default';
         },
-        layout: { padding: { top: 4, right: 12 } },
         scales: sizeScales('message size', 'GB/s'),
         plugins: {
           tooltip: {

@@ -12,7 +12,7 @@ import { observeTheme, readTheme } from '../shared/theme';
 import { connectPage } from '../shared/hostChannel';
 import { SweepChart } from './chart';
 import { CuSelector, defaultCus } from './controls';
-import { el } from '../shared/dom';
+import { el, onNextFrame } from '../shared/dom';
 import { SweepHeader } from './header';
 import { seriesKey } from './labels';
 import { renderLegend } from './legend';
@@ -113,16 +113,8 @@ function render(): void {
   renderNotes(notes, view.warnings, view.problems);
 }
 
-let frame = 0;
-
 /** Several posts inside one frame draw once. */
-function scheduleRender(): void {
-  if (frame) return;
-  frame = requestAnimationFrame(() => {
-    frame = 0;
-    render();
-  });
-}
+const scheduleRender = onNextFrame(() => render());
 
 function handle(message: HostMessage): void {
   switch (message.type) {

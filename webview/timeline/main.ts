@@ -13,6 +13,7 @@ import { parseTimelineHostMessage } from '../../src/core/timeline/timelineMessag
 import { labelOf } from '../../src/core/timeline/timelineFile';
 import type { LodRequest, LodResult } from '../../src/core/timeline/timelineLod';
 import { KIND_KERNEL } from '../../src/core/timeline/timelineModel';
+import { onNextFrame } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
 import { applyFilter } from './filter';
@@ -42,6 +43,8 @@ const toolbar = new Toolbar({
   onExport: () => host.post({ type: 'export-trace' }),
   onToggleCus: () => toggleAllCus(),
 });
+/** Every change asks for a frame; several inside one frame draw once. */
+const schedule = onNextFrame(() => render());
 const client = startLodClient(onWorker, (message) => host.reportError(message));
 Object.assign(wire, { host, client, toolbar, schedule });
 stats.inWorker = client.inWorker;
@@ -142,14 +145,6 @@ function requestLod(): void {
 
 // ---- drawing --------------------------------------------------------------------------------
 
-let pending = 0;
-function schedule(): void {
-  if (pending) return;
-  pending = requestAnimationFrame(() => {
-    pending = 0;
-    render();
-  });
-}
 
 function render(): void {
   if (!s.index || !s.layout || !s.columns) return;
