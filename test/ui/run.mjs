@@ -220,9 +220,9 @@ async function main() {
         await runCommand(page, 'SDMA Lens: Cancel Run');
         console.log('    (the progress notification was not listed; cancelled with "SDMA Lens: Cancel Run")');
       }
-      const info = await notification(page, 'sweep cancelled', 15_000);
+      const info = await notification(page, 'transfer sweep was cancelled', 15_000);
       const text = (await info.locator('.notification-list-item-message').textContent()) ?? '';
-      assert(/SDMA Lens: sweep cancelled; [1-9]\d* samples were kept in the run\./.test(text), `notification: ${text}`);
+      assert(/SDMA Lens: the transfer sweep was cancelled; [1-9]\d* samples were kept in the run\./.test(text), `notification: ${text}`);
       await until('the helper process to be gone', () => !alive(pid), 5000);
       assert(groupMembers(pid).length === 0, 'processes of the helper group are left');
     });
@@ -230,9 +230,9 @@ async function main() {
     await check('a helper crash is reported in a notification', async () => {
       helper.extra('--fault crash-after=3');
       await runSweepFromPalette(page);
-      const error = await notification(page, 'the sweep crashed');
+      const error = await notification(page, 'the transfer sweep crashed');
       const text = (await error.locator('.notification-list-item-message').textContent()) ?? '';
-      assert(/^SDMA Lens: the sweep crashed: ./.test(text), `notification: ${text}`);
+      assert(/^SDMA Lens: the transfer sweep crashed: ./.test(text), `notification: ${text}`);
       assert((await error.locator('.monaco-button', { hasText: 'Show Log' }).count()) === 1, 'Show Log is offered');
       helper.extra('');
     });
