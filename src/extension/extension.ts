@@ -53,6 +53,14 @@ export function activate(context: vscode.ExtensionContext) {
       return undefined;
     }
   };
+  /** Every run panel kind restores the same way: the run the page saved, or no panel. */
+  const runPanelSerializer = (panels: { revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): unknown }): vscode.WebviewPanelSerializer => ({
+    async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
+      const run = await restorableRun(state);
+      if (run) panels.revive(panel, context.extensionUri, run, log);
+      else panel.dispose();
+    },
+  });
   context.subscriptions.push(
     log,
     helper,
@@ -79,27 +87,9 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
       deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveTimelinePanel(deps, panel, state),
     }),
-    vscode.window.registerWebviewPanelSerializer(COLLECTIVE_VIEW_TYPE, {
-      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
-        const run = await restorableRun(state);
-        if (run) CollectivePanels.revive(panel, context.extensionUri, run, log);
-        else panel.dispose();
-      },
-    }),
-    vscode.window.registerWebviewPanelSerializer(MATRIX_VIEW_TYPE, {
-      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
-        const run = await restorableRun(state);
-        if (run) MatrixPanels.revive(panel, context.extensionUri, run, log);
-        else panel.dispose();
-      },
-    }),
-    vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, {
-      async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
-        const run = await restorableRun(state);
-        if (run) SweepPanel.revive(panel, context.extensionUri, run, log);
-        else panel.dispose();
-      },
-    }),
+    vscode.window.registerWebviewPanelSerializer(COLLECTIVE_VIEW_TYPE, runPanelSerializer(CollectivePanels)),
+    vscode.window.registerWebviewPanelSerializer(MATRIX_VIEW_TYPE, runPanelSerializer(MatrixPanels)),
+    vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, runPanelSerializer(SweepPanel)),
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
