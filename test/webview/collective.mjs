@@ -38,8 +38,8 @@ async function setup(tmp, assets) {
   const supportFile = join(tmp, 'collectiveSupport.mjs');
   await esbuild.build({ entryPoints: [join(repo, 'test/webview/collectiveSupport.ts')], outfile: supportFile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
   const support = await import(pathToFileURL(supportFile).href);
-  // The panel's own HTML shell and CSP (not the timeline's, which also allows a worker).
-  return { support, shell: { timelineNonce: support.makeNonce, timelineHtml: support.panelHtml }, pages: { index: { script: 'collective.js', style: 'collective.css' } } };
+  // The support module has the panels' HTML shell and CSP (not the timeline's, which also allows a worker).
+  return { support, pages: { index: { script: 'collective.js', style: 'collective.css', title: 'Collectives' } } };
 }
 
 async function main() {

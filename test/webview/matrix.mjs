@@ -11,14 +11,13 @@
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 /* global window, document, getComputedStyle, requestAnimationFrame */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { THEMES } from './themes.mjs';
 import { checker, report, runMain } from './report.mjs';
+import { startServer } from './timelineHarness.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -54,35 +53,10 @@ async function build(tmp) {
   return { assets, support: await import(pathToFileURL(support).href) };
 }
 
-function serve(support, assets) {
-  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = [];\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
+async function serve(support, assets) {
   pageCss(join(repo, 'webview/matrix/matrix.css'), join(assets, 'matrix.css'));
-  const css = readFileSync(join(assets, 'matrix.css'));
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (status, type, body) => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    const origin = `http://${req.headers.host}`;
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      const theme = THEMES[url.searchParams.get('theme') ?? 'dark'] ?? THEMES.dark;
-      const nonce = support.makeNonce();
-      const html = support
-        .panelHtml({ cspSource: origin, scriptUri: `${origin}/matrix.js`, styleUri: `${origin}/matrix.css`, nonce, title: 'Matrix' })
-        .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
-        .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
-      return send(200, 'text/html', html);
-    }
-    if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
-    if (url.pathname === '/matrix.css') return send(200, 'text/css', css);
-    if (url.pathname === '/matrix.js') return send(200, 'text/javascript', readFileSync(join(assets, 'matrix.js')));
-    if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
-    send(404, TYPES[extname(url.pathname)] ?? 'text/plain', 'not found');
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+  return startServer(support, assets, { index: { script: 'matrix.js', style: 'matrix.css', title: 'Matrix' } });
 }
-const TYPES = { '.js': 'text/javascript', '.css': 'text/css' };
 
 /** A matrix over host, GPU 0 and GPU 1 (`--gpus host,0,1`): a host row and column, handwritten records. */
 function hostMatrixText() {
@@ -246,9 +220,10 @@ async function main() {
     const { assets, support } = await build(tmp);
     const messages = support.matrixMessages(runText(), 4);
     const concurrentMessages = support.matrixMessages(runText(CONCURRENT_ARGS, 'matrix-concurrent-demo'), 3);
-    server = await serve(support, assets);
+    const served = await serve(support, assets);
+    server = served.server;
     const hostMessages = support.matrixMessages(hostMatrixText(), 1);
-    const failures = await drive(`http://127.0.0.1:${server.address().port}`, messages, support.formatGbps, concurrentMessages, hostMessages);
+    const failures = await drive(served.origin, messages, support.formatGbps, concurrentMessages, hostMessages);
     report(failures);
   } finally {
     server?.close();

@@ -15,13 +15,12 @@
 /* global window, document, requestAnimationFrame */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { THEMES } from './themes.mjs';
 import { checker, report, runMain } from './report.mjs';
+import { startServer } from './timelineHarness.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -94,37 +93,6 @@ async function loadSupport(tmp) {
     logLevel: 'warning',
   });
   return import(pathToFileURL(outfile).href);
-}
-
-const TYPES = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html', '.txt': 'text/plain' };
-
-/** `replay`: messages the fake host answers 'ready' with (for --serve; checks post their own). */
-function startServer(support, replay) {
-  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = ${JSON.stringify(replay)};\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const send = (status, type, body) => {
-      res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
-      res.end(body);
-    };
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      const theme = THEMES[url.searchParams.get('theme') ?? 'dark'] ?? THEMES.dark;
-      const origin = `http://${req.headers.host}`;
-      const nonce = support.makeNonce();
-      const html = support
-        .panelHtml({ cspSource: origin, scriptUri: `${origin}/sweep.js`, styleUri: `${origin}/sweep.css`, nonce, title: 'Sweep demo' })
-        // What VS Code adds around the panel's own HTML: the theme class, and (here) the fake host API.
-        .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
-        .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
-      return send(200, 'text/html', html);
-    }
-    if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
-    if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
-    const file = join(distWebview, url.pathname.replace(/^\/+/, ''));
-    if (!file.startsWith(distWebview) || !existsSync(file) || !statSync(file).isFile()) return send(404, 'text/plain', 'not found');
-    send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
 
 async function drive(origin, messages) {
@@ -267,8 +235,9 @@ async function main() {
   try {
     const support = await loadSupport(tmp);
     const messages = support.sweepMessages(runText, 4);
-    server = await startServer(support, serveOnly ? messages : []);
-    const origin = `http://127.0.0.1:${server.address().port}`;
+    const served = await startServer(support, distWebview, { index: { script: 'sweep.js', style: 'sweep.css', title: 'Sweep demo' } }, serveOnly ? messages : []);
+    server = served.server;
+    const origin = served.origin;
     if (serveOnly) {
       console.log(`serving ${origin}/index.html?theme=dark  (theme=light, theme=high-contrast); Ctrl-C stops`);
       return;

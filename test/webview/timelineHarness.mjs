@@ -52,11 +52,15 @@ export async function loadSupport(tmp) {
 const TYPES = { '.js': 'text/javascript', '.css': 'text/css', '.map': 'application/json', '.html': 'text/html' };
 
 /**
- * Serves `pages`: name -> script file name in `assetDir` (the page's module). Every page gets
- * the timeline panel's HTML shell and CSP, and the fake host API before its module.
+ * Serves `pages`: name -> script (and style) file name in `assetDir` (the page's module). Every
+ * page gets its panel's HTML shell and CSP from `support` (the timeline's, `timelineHtml`, when
+ * it has one; otherwise the other panels', `panelHtml`), and the fake host API before its
+ * module, which answers `ready` with the `replay` messages.
  */
-export async function startServer(support, assetDir, pages) {
-  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = [];\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
+export async function startServer(support, assetDir, pages, replay = []) {
+  const shell = support.timelineHtml ?? support.panelHtml;
+  const makeNonce = support.timelineNonce ?? support.makeNonce;
+  const fakeVscode = `const THEMES = ${JSON.stringify(THEMES)};\nconst REPLAY = ${JSON.stringify(replay)};\n${readFileSync(join(here, 'fakeVscode.js'), 'utf8')}`;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status, type, body) => {
@@ -67,9 +71,9 @@ export async function startServer(support, assetDir, pages) {
     if (page) {
       const theme = THEMES[url.searchParams.get('theme') ?? 'dark'] ?? THEMES.dark;
       const origin = `http://${req.headers.host}`;
-      const nonce = support.timelineNonce();
-      const html = support
-        .timelineHtml({ cspSource: origin, scriptUri: `${origin}/${page.script}`, styleUri: `${origin}/${page.style ?? 'timeline.css'}`, nonce, title: 'Timeline demo' })
+      const nonce = makeNonce();
+      // What VS Code adds around the panel's own HTML: the theme class, and (here) the fake host API.
+      const html = shell({ cspSource: origin, scriptUri: `${origin}/${page.script}`, styleUri: `${origin}/${page.style ?? 'timeline.css'}`, nonce, title: page.title ?? 'Timeline demo' })
         .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
         .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
       return send(200, 'text/html', html);
@@ -217,8 +221,8 @@ export async function withPage(name, viewport, setup, body) {
   const failures = [];
   const check = checker(failures);
   try {
-    const { support, pages, shell } = await setup(tmp, assets);
-    const served = await startServer(shell ?? support, assets, pages);
+    const { support, pages } = await setup(tmp, assets);
+    const served = await startServer(support, assets, pages);
     server = served.server;
     browser = await launch(viewport);
     const { page } = browser;
