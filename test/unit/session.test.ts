@@ -65,11 +65,12 @@ describe('Session', () => {
       // Two records interleaved mid-line by a misbehaving writer: neither parses.
       '{"type":"progress","do{"type":"warning","code":"x","message":"y"}ne":1,"total":2}\n',
       line(sample()),
+      line(sample({ sizeBytes: 8192 })), // good records outnumber the bad lines: the run is still ok
       line(done),
     ];
     const store = new RunStore(dir);
     const run = await runSession({ target: new ScriptedTarget(chunks, ok), store, header: header() });
-    expect(run.samples).toHaveLength(1);
+    expect(run.samples).toHaveLength(2);
     expect(run.problems).toHaveLength(4);
     expect(run.problems.join('\n')).toMatch(/unknown type "telemetry"/);
     expect(run.end?.status).toBe('ok');
@@ -147,5 +148,30 @@ describe('what a run has measured, in its own words', () => {
     const runMode = newRun({ ...header(), command: 'run' });
     runMode.dispatches.push({} as never);
     expect(measured(runMode)).toBe('1 kernel launch and 0 copies');
+  });
+});
+
+describe('a run whose helper printed more unusable lines than records', () => {
+  it('200,000 garbage lines then a valid run: not ok, and says how many lines were unusable', async () => {
+    const garbage = 'not a record\n'.repeat(10_000);
+    const chunks = [line(hello), ...Array.from({ length: 20 }, () => garbage), line(sample()), line(done)];
+    const store = new RunStore(dir);
+    const t0 = Date.now();
+    const run = await runSession({ target: new ScriptedTarget(chunks, ok), store, header: header() });
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(run.problems).toHaveLength(200_000);
+    expect(run.end?.status).toBe('error');
+    expect(run.end?.message).toMatch(/^200000 of 200003 lines from the helper were unusable \(first: skipped a malformed line/);
+    // The run list sees the count and the first problem from the run's end.
+    const [summary] = await store.list();
+    expect(summary).toMatchObject({ status: 'error', problems: { count: 200_000 } });
+    expect(summary?.problems?.first).toMatch(/skipped a malformed line/);
+  });
+
+  it('as many good records as bad lines: still ok', async () => {
+    const chunks = [line(hello), 'junk\n', 'junk\n', line(done)];
+    const run = await runSession({ target: new ScriptedTarget(chunks, ok), store: new RunStore(dir), header: header() });
+    expect(run.problems).toHaveLength(2);
+    expect(run.end?.status).toBe('ok');
   });
 });

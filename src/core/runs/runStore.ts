@@ -4,14 +4,25 @@
  * such as a timeline. Appending as records arrive means a crash or kill of the helper loses
  * nothing already received; a corrupt line costs only that line.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { closeSync, constants, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { lstat, open, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import * as v from 'valibot';
 import type { Run, RunEnd, RunHeader } from '../run';
 import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun, runStatus } from '../run';
 
 export class RunFileError extends Error {}
+
+/** A write to a run file failed (a full disk, a quota, an I/O error); the file holds whole lines only. */
+export class RunWriteError extends RunFileError {
+  constructor(
+    readonly file: string,
+    readonly code: string | undefined,
+    cause: string,
+  ) {
+    super(code === 'ENOSPC' ? `the disk holding ${dirname(file)} is full (ENOSPC)` : `could not write ${file}: ${cause}`);
+  }
+}
 
 const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -23,34 +34,86 @@ export function makeRunId(command: string, backend: string, now = new Date()): s
   return `${stamp}-${safe(command)}-${safe(backend)}-${suffix}`;
 }
 
-/** Appends lines to a run file. Writes are buffered until `flush()`, which callers invoke once per chunk received. */
+/**
+ * Appends lines to a run file. Writes are buffered until `flush()`, which callers invoke once
+ * per chunk received. Only whole lines reach the file: when a write fails part-way (a full
+ * disk), the file is cut back to its last whole line and the writer takes nothing more but
+ * one last try at a closing line (`appendLast`).
+ */
 export class RunWriter {
   private fd: number | undefined;
   private buffer: string[] = [];
+  private size: number;
+  /** The failure that stopped this writer, if one did. */
+  failed: RunWriteError | undefined;
 
-  constructor(readonly file: string) {
-    this.fd = openSync(file, 'a');
+  /** `device`: where the lines go instead of `file` (a test stands /dev/full in for a full disk). */
+  constructor(
+    readonly file: string,
+    device?: string,
+  ) {
+    this.fd = openSync(device ?? file, 'a');
+    this.size = fstatSync(this.fd).size;
   }
 
   appendLine(line: string): void {
-    this.buffer.push(line, '\n');
+    if (!this.failed) this.buffer.push(line, '\n');
   }
 
   appendValue(value: object): void {
     this.appendLine(JSON.stringify(value));
   }
 
+  /** Writes what was appended; throws RunWriteError once when that fails (later calls do nothing). */
   flush(): void {
-    if (this.fd === undefined || this.buffer.length === 0) return;
-    writeSync(this.fd, this.buffer.join(''));
+    if (this.fd === undefined || this.buffer.length === 0 || this.failed) return;
+    const data = Buffer.from(this.buffer.join(''));
     this.buffer = [];
+    this.write(this.fd, data);
   }
 
+  /** One line written whole or not at all, even after a failure (the run's end, when it fits). */
+  appendLast(value: object): boolean {
+    if (this.fd === undefined) return false;
+    this.buffer = [];
+    try {
+      this.write(this.fd, Buffer.from(`${JSON.stringify(value)}\n`));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Flushes and closes; a failed flush still closes the file, then throws. */
   close(): void {
     if (this.fd === undefined) return;
-    this.flush();
-    closeSync(this.fd);
-    this.fd = undefined;
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+
+  private write(fd: number, data: Buffer): void {
+    let written = 0;
+    try {
+      while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+      this.size += written;
+    } catch (err) {
+      const whole = written === 0 ? 0 : data.lastIndexOf(10, written - 1) + 1;
+      if (whole < written) {
+        try {
+          ftruncateSync(fd, this.size + whole);
+        } catch {
+          // Not a file that can be cut (a device): nothing of the torn line stays in a file.
+        }
+      }
+      this.size += whole;
+      const e = err as NodeJS.ErrnoException;
+      this.failed ??= new RunWriteError(this.file, e.code, e.message);
+      throw this.failed;
+    }
   }
 }
 
@@ -61,6 +124,12 @@ export interface RunSummary {
   status: RunEnd['status'] | 'incomplete' | 'running' | 'corrupt';
   /** Why a corrupt run could not be read. */
   error?: string;
+  /**
+   * Lines the host could not use (malformed or unknown helper lines, a torn line): how many
+   * and the first. From the run's end when it says; otherwise those seen in the file's first
+   * 64 KiB, a lower bound.
+   */
+  problems?: { count: number; first: string };
   bytes: number;
 }
 
@@ -87,7 +156,12 @@ export class RunStore {
     if (existsSync(join(dir, RUN_FILE_NAME))) throw new RunFileError(`run ${header.id} already exists`);
     const writer = new RunWriter(join(dir, RUN_FILE_NAME));
     writer.appendValue(header);
-    writer.flush();
+    try {
+      writer.flush();
+    } catch (err) {
+      writer.close();
+      throw err;
+    }
     return writer;
   }
 
@@ -115,18 +189,29 @@ export class RunStore {
       return undefined;
     }
     try {
-      const { head, tail, bytes } = readEnds(file, 64 * 1024, 8 * 1024);
-      const header = parseHeader(head.split('\n', 1)[0] ?? '', file);
+      refuseSpecial(file, await lstat(file));
+      const HEAD = 64 * 1024;
+      const { head, tail, bytes } = readEnds(file, HEAD, 8 * 1024);
+      const headLines = head.split('\n');
+      const header = parseHeader(headLines[0] ?? '', file);
       const run = newRun(header);
+      // Whole lines of the head only: the last piece may be cut by the 64 KiB window.
+      if (bytes > HEAD) headLines.pop();
+      for (const l of headLines.slice(1)) if (l.includes('"host-problem"')) applySavedValue(run, safeJson(l));
       const last = tail.trimEnd().split('\n').at(-1);
+      let ended: { problems?: unknown; firstProblem?: unknown } | undefined;
       if (last) {
         try {
-          applySavedValue(run, JSON.parse(last));
+          ended = JSON.parse(last) as typeof ended;
+          applySavedValue(run, ended);
         } catch {
           // A torn last line says the run did not end cleanly; status stays incomplete.
+          run.problems.push(`the last line of ${RUN_FILE_NAME} is cut off`);
         }
       }
-      return { id, dir, header, status: runStatus(run), bytes };
+      const count = typeof ended?.problems === 'number' ? ended.problems : run.problems.length;
+      const first = typeof ended?.firstProblem === 'string' ? ended.firstProblem : run.problems[0];
+      return { id, dir, header, status: runStatus(run), ...(count > 0 && first ? { problems: { count, first } } : {}), bytes };
     } catch (err) {
       return { id, dir, status: 'corrupt', error: (err as Error).message, bytes: 0 };
     }
@@ -145,8 +230,17 @@ export class RunStore {
 export async function readRunFile(file: string): Promise<Run> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    refuseSpecial(file, await lstat(file));
+    // No blocking open even if the file was swapped for a FIFO since the lstat; no following a link.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      refuseSpecial(file, await handle.stat());
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (err) {
+    if (err instanceof RunFileError) throw err;
     throw new RunFileError(`cannot read ${file}: ${(err as Error).message}`);
   }
   const lines = text.split('\n');
@@ -180,10 +274,30 @@ function parseHeader(line: string, file: string): RunHeader {
   return header.output;
 }
 
-function readEnds(file: string, headBytes: number, tailBytes: number): { head: string; tail: string; bytes: number } {
-  const fd = openSync(file, 'r');
+/**
+ * A run file must be a regular file, not a link to one: a FIFO, a device or a socket would
+ * block a read (the run list would hang) or never end, and a link may point anywhere.
+ */
+function refuseSpecial(file: string, st: { isFile(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean }): void {
+  if (st.isFile()) return;
+  const what = st.isSymbolicLink() ? 'a symbolic link' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'a device';
+  throw new RunFileError(`${file} is ${what}, not a regular file; refused`);
+}
+
+function safeJson(line: string): unknown {
   try {
-    const bytes = fstatSync(fd).size;
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+function readEnds(file: string, headBytes: number, tailBytes: number): { head: string; tail: string; bytes: number } {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    refuseSpecial(file, st);
+    const bytes = st.size;
     const head = Buffer.alloc(Math.min(headBytes, bytes));
     readSync(fd, head, 0, head.length, 0);
     const tailLen = Math.min(tailBytes, bytes);

@@ -2,13 +2,15 @@
  * One helper invocation from start to saved run: spawn on a target, split stdout into
  * lines, validate each, fold it into the Run and append it to the run file as it arrives,
  * then record how the process ended. A malformed line is reported and skipped; a crash, a
- * kill or a cancel keeps every record already received.
+ * kill or a cancel keeps every record already received. A run file that cannot be written
+ * (a full disk) stops the helper as a cancel does and ends the run as an error.
  */
 import type { HelperRecord, LineResult } from '../protocol';
 import { parseLine } from '../protocol';
 import type { Run, RunEnd, RunHeader } from '../run';
 import { applyRecord, newRun } from '../run';
 import type { RunStore } from '../runs/runStore';
+import { RunWriteError } from '../runs/runStore';
 import { LineSplitter } from './lineSplitter';
 import type { ProcessExit, Target } from './target';
 
@@ -39,6 +41,22 @@ export async function runSession(options: SessionOptions): Promise<Run> {
   const writer = store.create(header);
   const stderrTail: string[] = [];
   let sawHello = false;
+  let records = 0;
+  // The helper is stopped by the caller's cancel or by a run file that cannot be written.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  if (signal?.aborted) stop.abort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+
+  const persist = () => {
+    try {
+      writer.flush();
+    } catch (err) {
+      if (!(err instanceof RunWriteError)) throw err;
+      log('error', `run ${header.id}: ${err.message}; stopping the helper`);
+      stop.abort();
+    }
+  };
 
   const problem = (message: string) => {
     run.problems.push(message);
@@ -50,6 +68,7 @@ export async function runSession(options: SessionOptions): Promise<Run> {
     if (result.kind === 'record') {
       if (!sawHello && result.record.type !== 'hello') problem(`the helper sent "${result.record.type}" before "hello"`);
       if (result.record.type === 'hello') sawHello = true;
+      records++;
       applyRecord(run, result.record);
       writer.appendLine(line);
       options.onRecord?.(run, result.record);
@@ -63,7 +82,7 @@ export async function runSession(options: SessionOptions): Promise<Run> {
 
   let exit: ProcessExit;
   try {
-    const child = target.spawn(header.helper.path, header.helper.args, { signal, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
+    const child = target.spawn(header.helper.path, header.helper.args, { signal: stop.signal, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
     log('info', `started ${header.helper.path} ${header.helper.args.join(' ')} on ${target.label} (pid ${child.pid ?? '?'})`);
     const stdout = new LineSplitter(onLine, (chars) => problem(`skipped a ${chars}-character line from the helper (too long)`));
     const stderr = new LineSplitter((line) => {
@@ -74,7 +93,7 @@ export async function runSession(options: SessionOptions): Promise<Run> {
     });
     child.stdout.on('data', (chunk: Buffer) => {
       stdout.push(chunk);
-      writer.flush();
+      persist();
     });
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     const streamsClosed = Promise.all([endOf(child.stdout), endOf(child.stderr)]);
@@ -91,11 +110,20 @@ export async function runSession(options: SessionOptions): Promise<Run> {
     if (errTail) stderrTail.push(errTail);
   } catch (err) {
     exit = { exitCode: null, signal: null, spawnError: (err as Error).message };
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
 
-  run.end = describeEnd(run, exit, signal?.aborted ?? false, stderrTail, header.helper.path);
-  writer.appendValue(run.end);
-  writer.close();
+  persist();
+  run.end = describeEnd(run, exit, signal?.aborted ?? false, stderrTail, header.helper.path, { records, writeError: writer.failed });
+  // The count and the first problem ride on the run-end line, so the run list can show them without reading the whole file.
+  const problems = run.problems.length > 0 ? { problems: run.problems.length, firstProblem: run.problems[0] } : {};
+  if (!writer.appendLast({ ...run.end, ...problems })) log('error', `run ${header.id}: its end could not be saved either (${writer.failed?.message ?? 'write failed'})`);
+  try {
+    writer.close();
+  } catch {
+    // Already said: the failure that stopped the writer ended the run.
+  }
   log(run.end.status === 'ok' ? 'info' : 'warn', `run ${header.id}: ${run.end.status}: ${run.end.message}`);
   return run;
 }
@@ -127,11 +155,20 @@ export function measured(run: Run): string {
   }
 }
 
+/** What the session saw besides the run: how many records it accepted, and the write failure that stopped it. */
+export interface SessionFacts {
+  records?: number;
+  writeError?: RunWriteError;
+}
+
 /** Turns a process exit and the records seen into one status and a sentence that says what to do. */
-export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, stderrTail: string[], helperPath: string): RunEnd {
+export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, stderrTail: string[], helperPath: string, facts: SessionFacts = {}): RunEnd {
   const base = { type: 'run-end' as const, exitCode: exit.exitCode, signal: exit.signal, endedAt: new Date().toISOString() };
   const kept = `${measured(run)} kept`;
   const lastStderr = stderrTail.at(-1);
+  if (facts.writeError) {
+    return { ...base, status: 'error', message: `${facts.writeError.message}: the helper was stopped; ${facts.writeError.file} keeps the whole lines written before that. Free space there (or use another runs folder) and run again.` };
+  }
   if (exit.spawnError) {
     return { ...base, status: 'error', message: `could not start the helper ${helperPath}: ${exit.spawnError}. Check the sdmaLens.helperPath setting or rebuild the helper.` };
   }
@@ -142,6 +179,11 @@ export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, std
     return { ...base, status: 'crashed', message: `${exit.lost}; ${kept}` };
   }
   const lastError = run.errors.at(-1);
+  const unusable = run.problems.length;
+  if (facts.records !== undefined && unusable > facts.records) {
+    const lines = `${unusable} of ${unusable + facts.records} lines from the helper were unusable (first: ${run.problems[0]})`;
+    return { ...base, status: 'error', message: `${lines}; ${kept}. The helper and SDMA Lens may not match: rebuild the helper or update SDMA Lens.` };
+  }
   if (exit.exitCode === 0 && run.done?.status === 'ok') {
     return { ...base, status: 'ok', message: measured(run) };
   }
