@@ -1,4 +1,5 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -70,5 +71,36 @@ describe('RunStore', () => {
     const id = makeRunId('sweep', 'sim', new Date('2026-11-30T01:02:03.456Z'));
     expect(id).toMatch(/^2026-11-30T01-02-03-456Z-sweep-sim-[a-z0-9]{4}$/);
     expect(makeRunId('../../x', 'a b', new Date(0))).toMatch(/^1970-01-01T00-00-00-000Z-x-ab-/);
+  });
+
+  it('refuses a FIFO, a device and a link where a run file should be, without blocking on them', async () => {
+    save('good', [JSON.stringify(hello), JSON.stringify(done), end('ok')]);
+    mkdirSync(join(dir, 'fifo'));
+    execFileSync('mkfifo', [join(dir, 'fifo', 'run.ndjson')]); // nobody ever writes to it: an open for reading would wait forever
+    mkdirSync(join(dir, 'device'));
+    symlinkSync('/dev/zero', join(dir, 'device', 'run.ndjson')); // a link, and behind it a file without end
+    mkdirSync(join(dir, 'link'));
+    symlinkSync(store.fileOf('good'), join(dir, 'link', 'run.ndjson'));
+    const t0 = Date.now();
+    const list = await store.list();
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(list.find((r) => r.id === 'fifo')).toMatchObject({ status: 'corrupt', error: expect.stringMatching(/fifo\/run\.ndjson is a FIFO \(named pipe\), not a regular file; refused/) });
+    expect(list.find((r) => r.id === 'device')?.error).toMatch(/is a symbolic link, not a regular file/);
+    expect(list.find((r) => r.id === 'link')?.error).toMatch(/link\/run\.ndjson is a symbolic link/);
+    expect(list.find((r) => r.id === 'good')).toMatchObject({ status: 'ok' });
+    await expect(store.open('fifo')).rejects.toThrow(RunFileError);
+    await expect(store.open('fifo')).rejects.toThrow(join(dir, 'fifo', 'run.ndjson'));
+    await expect(store.open('link')).rejects.toThrow(/symbolic link/);
+  });
+
+  it('says how many problems a run that ended had, and the first, without reading it all', async () => {
+    save('p', [JSON.stringify(hello), JSON.stringify({ type: 'host-problem', message: 'skipped a malformed line from the helper: x' }), JSON.stringify({ ...JSON.parse(end('ok')), problems: 7, firstProblem: 'skipped a malformed line from the helper: x' })]);
+    save('torn', [JSON.stringify(hello), JSON.stringify({ type: 'host-problem', message: 'first one' })]);
+    appendFileSync(store.fileOf('torn'), '{"type":"samp');
+    save('clean', [JSON.stringify(hello), end('ok')]);
+    const list = await store.list();
+    expect(list.find((r) => r.id === 'p')?.problems).toEqual({ count: 7, first: 'skipped a malformed line from the helper: x' });
+    expect(list.find((r) => r.id === 'torn')?.problems).toEqual({ count: 2, first: 'first one' });
+    expect(list.find((r) => r.id === 'clean')?.problems).toBeUndefined();
   });
 });
