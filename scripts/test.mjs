@@ -80,6 +80,7 @@ browserCheck('sweep panel in headless Chromium (CSP, messages, theme redraw)', '
 browserCheck('timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)', 'test/webview/timeline.mjs', ['--out', shots]);
 browserCheck('matrix panel in headless Chromium (every cell, weakest pair, keyboard, themes)', 'test/webview/matrix.mjs', ['--out', shots]);
 browserCheck("run-mode timeline in headless Chromium (kernel names, the lens's kernel filter)", 'test/webview/runTimeline.mjs');
+browserCheck('collective panel in headless Chromium (chart.js curves, in-place dashes, off-path points, crossover, CSP)', 'test/webview/collective.mjs');
 rmSync(shots, { recursive: true, force: true });
 
 // Integration tests in the extension host and UI tests in the browser, in a real VS Code

@@ -79,15 +79,3 @@ export function formatDuration(ns: number): string {
 export function formatDurationUs(us: number): string {
   return formatDuration(us * 1e3);
 }
-
-/**
- * The profile summary's and the kernel lens's fixed two-decimal form ("1.24 ms", "1.00 us").
- * Its callers (profile/kernelFacts.ts, profile/profileText.ts) and their tests still expect
- * "us"; formatDuration is the form for everything else.
- */
-export function formatNs(ns: number): string {
-  if (ns < 1e3) return `${ns.toFixed(0)} ns`;
-  if (ns < 1e6) return `${(ns / 1e3).toFixed(2)} us`;
-  if (ns < 1e9) return `${(ns / 1e6).toFixed(2)} ms`;
-  return `${(ns / 1e9).toFixed(3)} s`;
-}

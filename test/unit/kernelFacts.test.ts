@@ -29,7 +29,7 @@ describe('kernel facts above the source', () => {
     for (const { site, kernels } of bySite) {
       const text = kernelFactsText(kernels)!;
       const launches = kernels.reduce((n, k) => n + k.launches, 0);
-      expect(text.summary, site.qualifiedName).toMatch(new RegExp(`^[\\d.]+ (ns|us|ms|s) avg x ${launches} launch(es)?`));
+      expect(text.summary, site.qualifiedName).toMatch(new RegExp(`^[\\d.]+ (ns|µs|ms|s) avg x ${launches} launch(es)?`));
       expect(text.details).toMatch(/launches, .* in all/);
     }
   });
@@ -41,7 +41,7 @@ describe('kernel facts above the source', () => {
       { ...base, name: 'k<float>(float*)', launches: 30, totalNs: 36e6, avgNs: 1.2e6, cusSeen: 64, bytesByPath: bytes(0.1e9, 1.5e9) },
       { ...base, name: 'k<double>(double*)', launches: 10, totalNs: 13.6e6, avgNs: 1.36e6, cusSeen: 32, bytesByPath: bytes(0.05e9, 0.45e9) },
     ])!;
-    expect(text.summary).toBe('1.24 ms avg x 40 launches - 64 CUs - 2.1 GB moved, 93% by SDMA');
+    expect(text.summary).toBe('1.24 ms avg x 40 launches - 64 CUs - 1.96 GiB moved, 93% by SDMA');
     expect(text.details).toMatch(/2 instances/);
     expect(text.printedName).toBe('k<float>(float*)');
     expect(kernelFactsText([])).toBeUndefined();
@@ -61,7 +61,7 @@ describe('ambiguous names', () => {
     );
     expect(facts.get('a::k')?.summary).toMatch(/\(ambiguous\)$/);
     expect(facts.get('b::k')?.details).toMatch(/ambiguous: 2 kernels here match k\(\)/);
-    expect(facts.get('solo')?.summary).toMatch(/^1\.00 us avg x 1 launch$/);
+    expect(facts.get('solo')?.summary).toMatch(/^1\.00 µs avg x 1 launch$/);
     // What the lens's timeline filters on: the same launches, and the same doubt.
     expect(facts.get('a::k')).toMatchObject({ printedNames: ['k()'], ambiguous: 'ambiguous: 2 kernels here match k()' });
     expect(facts.get('solo')?.printedNames).toEqual(['solo()']);

@@ -6,7 +6,7 @@ import type { KernelSite } from '../kernels/detect';
 import { matchKernel } from '../kernels/names';
 import type { KernelSummary } from './runMode';
 import { summariesBySite } from './runMode';
-import { formatNs } from '../units';
+import { formatBytes, formatDuration } from '../units';
 
 export interface KernelFactsText {
   summary: string;
@@ -17,13 +17,6 @@ export interface KernelFactsText {
   printedNames: string[];
   /** Set when some of those launches may be another kernel of the file: says which, for titles. */
   ambiguous?: string;
-}
-
-function formatBytesDecimal(bytes: number): string {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} B`;
 }
 
 export function kernelFactsText(instances: readonly KernelSummary[]): KernelFactsText | undefined {
@@ -37,14 +30,14 @@ export function kernelFactsText(instances: readonly KernelSummary[]): KernelFact
     for (const [path, b] of Object.entries(k.bytesByPath)) bytes[path.startsWith('engine/') ? 'engine' : 'cu'] += b;
   }
   const moved = bytes.cu + bytes.engine;
-  const parts = [`${formatNs(avgNs)} avg x ${launches} launch${launches === 1 ? '' : 'es'}`];
+  const parts = [`${formatDuration(avgNs)} avg x ${launches} launch${launches === 1 ? '' : 'es'}`];
   if (cus.length > 0) parts.push(`${Math.max(...cus)} CUs`);
-  if (moved > 0) parts.push(`${formatBytesDecimal(moved)} moved, ${Math.round((100 * bytes.engine) / moved)}% by SDMA`);
+  if (moved > 0) parts.push(`${formatBytes(moved)} moved, ${Math.round((100 * bytes.engine) / moved)}% by SDMA`);
   const busiest = [...instances].sort((a, b) => b.totalNs - a.totalNs)[0]!;
   const lines = [
-    `- ${launches} launches, ${formatNs(totalNs)} in all (avg ${formatNs(avgNs)}, min ${formatNs(Math.min(...instances.map((k) => k.minNs)))}, max ${formatNs(Math.max(...instances.map((k) => k.maxNs)))})`,
+    `- ${launches} launches, ${formatDuration(totalNs)} in all (avg ${formatDuration(avgNs)}, min ${formatDuration(Math.min(...instances.map((k) => k.minNs)))}, max ${formatDuration(Math.max(...instances.map((k) => k.maxNs)))})`,
     cus.length > 0 ? `- up to ${Math.max(...cus)} CUs/SMs seen by the device trace in one launch` : '- CUs: not traced (include sdma_lens/trace.h to see them)',
-    moved > 0 ? `- moved inside its launches: ${formatBytesDecimal(bytes.cu)} by load/store, ${formatBytesDecimal(bytes.engine)} by the copy engine` : '- no copies traced inside its launches',
+    moved > 0 ? `- moved inside its launches: ${formatBytes(bytes.cu)} by load/store, ${formatBytes(bytes.engine)} by the copy engine` : '- no copies traced inside its launches',
     `- GPUs: ${[...new Set(instances.flatMap((k) => k.gpus))].sort((a, b) => a - b).join(', ')}; sources: ${[...new Set(instances.flatMap((k) => k.sources))].join(', ')}`,
   ];
   if (instances.length > 1) lines.push(`- ${instances.length} instances: ${instances.map((k) => k.name).join('; ')}`);

@@ -3,7 +3,7 @@
  * collectives its library logged. The extension's output channel and the CLI print the same.
  */
 import type { Run } from '../run';
-import { formatBytes, formatGbps, formatNs } from '../units';
+import { formatBytes, formatDuration, formatGbps } from '../units';
 import { libraryCallLines } from './libraryCalls';
 import { summarizeRunMode } from './runMode';
 
@@ -12,7 +12,7 @@ export function profileLines(run: Run, mark?: string): string[] {
   const summary = summarizeRunMode(run.dispatches, run.copies);
   const lines: string[] = [];
   for (const k of summary.kernels) {
-    lines.push(`${k.name === mark ? '>' : ' '} ${k.launches} x ${k.name}: avg ${formatNs(k.avgNs)}, total ${formatNs(k.totalNs)}${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
+    lines.push(`${k.name === mark ? '>' : ' '} ${k.launches} x ${k.name}: avg ${formatDuration(k.avgNs)}, total ${formatDuration(k.totalNs)}${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
   }
   for (const p of summary.copyPaths) lines.push(`  ${p.path}: ${p.copies} copies, ${formatBytes(p.bytes)}${p.gbps !== undefined ? `, ${formatGbps(p.gbps)} GB/s while busy` : ''}`);
   const collectives = libraryCallLines(run.libraryCalls);

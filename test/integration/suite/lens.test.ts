@@ -38,7 +38,7 @@ suite('code lenses above kernels and the Profile run', () => {
         const t = await lensTitles(doc);
         return t.find((x) => / avg x 4 launches/.test(x));
       });
-      assert.match(after, /^[\d.]+ (ns|us|ms|s) avg x 4 launches/);
+      assert.match(after, /^[\d.]+ (ns|µs|ms|s) avg x 4 launches/);
       const offset = doc.getText().indexOf('fusedComputeA2a');
       const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', doc.uri, doc.positionAt(offset + 3));
       const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
