@@ -11,6 +11,7 @@ import { LocalTarget } from '../core/runtime/localTarget';
 import type { HelperCommand, HelperProvider, TargetHelper } from '../core/runtime/runFlow';
 import { endSentence, runHelperCommand } from '../core/runtime/runFlow';
 import type { Target } from '../core/runtime/target';
+import { escapeControls } from '../core/text';
 import { deployHelper } from '../core/ssh/deploy';
 import { SshTarget } from '../core/ssh/sshTarget';
 import type { RunValues } from './options';
@@ -22,7 +23,7 @@ function cacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sdma-lens');
 }
 
-const say = (message: string) => process.stderr.write(`sdma-lens: ${message}...\n`);
+const say = (message: string) => process.stderr.write(`sdma-lens: ${escapeControls(message)}...\n`);
 
 /** The helper: `--helper` (on the node with --target), $SDMA_LENS_HELPER, the packaged build, or one built from the shipped sources. */
 export function cliHelpers(configured: string | undefined): HelperProvider {
@@ -69,10 +70,10 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
       beforeStart: o.beforeStart ? (helper) => o.beforeStart!(helper, target) : undefined,
       onRecord: (_live, record) => {
         if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
-        if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${record.message}\n`);
+        if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${escapeControls(record.message)}\n`);
       },
       onLog: (level, message) => {
-        if (level === 'error' || (level === 'warn' && !json && message.includes('wrote no'))) process.stderr.write(`${message}\n`);
+        if (level === 'error' || (level === 'warn' && !json && message.includes('wrote no'))) process.stderr.write(`${escapeControls(message)}\n`);
       },
     });
     if (interactive) process.stderr.write('\r');
@@ -81,10 +82,10 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
       return { code: 130 };
     }
     if (result.kind === 'refused') {
-      process.stderr.write(`sdma-lens: the helper refused the arguments: ${result.message}\n`);
+      process.stderr.write(`sdma-lens: the helper refused the arguments: ${escapeControls(result.message)}\n`);
       return { code: 2 };
     }
-    for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${name}${conn ? ` (or it could not be copied from ${conn.label})` : ''}\n`);
+    for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${escapeControls(name)}${conn ? ` (or it could not be copied from ${escapeControls(conn.label)})` : ''}\n`);
     return { code: exitCodeOf(result.run), run: result.run };
   } finally {
     // A batch job leaves no background ssh behind.
@@ -96,7 +97,7 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
 function exitCodeOf(run: Run): number {
   const status = run.end?.status;
   const sentence = endSentence(run, 'the run');
-  if (sentence) process.stderr.write(`sdma-lens: ${sentence}\n`);
+  if (sentence) process.stderr.write(`sdma-lens: ${escapeControls(sentence)}\n`);
   return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
 }
 

@@ -6,6 +6,7 @@
  */
 import { RunFileError } from '../core/runs/runStore';
 import { HelperError } from '../core/runtime/helper';
+import { escapeControls } from '../core/text';
 import { collective } from './commands/collective';
 import { importProfile } from './commands/import';
 import { matrix } from './commands/matrix';
@@ -59,15 +60,15 @@ export async function main(argv: string[]): Promise<number> {
     return await run(rest, controller.signal);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`sdma-lens: ${(err as Error).message}\n\n${USAGE}\n`);
+      process.stderr.write(`sdma-lens: ${escapeControls((err as Error).message)}\n\n${USAGE}\n`);
       return 2;
     }
     if (err instanceof RunFileError) {
-      process.stderr.write(`sdma-lens: ${err.message}\n`);
+      process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
       return 1;
     }
     if (err instanceof HelperError) {
-      process.stderr.write(`sdma-lens: ${err.message}\n  ${err.remedy}\n`);
+      process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n  ${escapeControls(err.remedy, { newlines: true })}\n`);
       return 1;
     }
     throw err;

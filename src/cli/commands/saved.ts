@@ -5,6 +5,7 @@ import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { pairName, parsePair } from '../../core/endpoints';
 import type { RunStore } from '../../core/runs/runStore';
+import { escapeControls } from '../../core/text';
 import { parseSizeList } from '../../core/units';
 import { UsageError, int, storeOf } from '../options';
 
@@ -27,7 +28,7 @@ export async function advise(argv: string[]): Promise<number> {
   const store = storeOf(values);
   const id = positionals[0] ?? (await newestSweepWithSamples(store));
   if (!id) {
-    process.stderr.write(`sdma-lens: no sweep with samples in ${store.root}; run \`sdma-lens sweep\` first\n`);
+    process.stderr.write(`sdma-lens: no sweep with samples in ${escapeControls(store.root)}; run \`sdma-lens sweep\` first\n`);
     return 1;
   }
   const run = await store.open(id);
@@ -49,8 +50,14 @@ export async function advise(argv: string[]): Promise<number> {
     throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
   }
   const advice = adviseFromRun(run, options);
-  if (values.json) process.stdout.write(`${JSON.stringify({ runId: id, ...advice }, null, 2)}\n`);
-  else process.stdout.write(`# run ${id}, ${advice.pairLabel}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+  const problems = run.problems.length > 0 ? { count: run.problems.length, first: run.problems[0]! } : undefined;
+  if (values.json) process.stdout.write(`${JSON.stringify({ runId: id, ...(problems ? { problems } : {}), ...advice }, null, 2)}\n`);
+  else {
+    // Advice from a damaged run says so first, so a copied block of settings carries the warning.
+    const note = problems ? `# note: ${problemsNote(id, problems)}: treat this advice with care\n` : '';
+    process.stdout.write(`${note}# run ${id}, ${advice.pairLabel}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+  }
+  if (problems && values.json) process.stderr.write(`sdma-lens: ${problemsNote(id, problems)}: treat this advice with care\n`);
   return 0;
 }
 
@@ -69,6 +76,18 @@ export async function runs(argv: string[]): Promise<number> {
   const store = storeOf(values);
   const list = await store.list();
   if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-  else for (const r of list) process.stdout.write(`${r.id}  ${r.status}${r.error ? `  (${r.error})` : ''}\n`);
+  else {
+    for (const r of list) {
+      const why = r.error ? `  (${escapeControls(r.error)})` : r.problems ? `  (${plural(r.problems.count, 'problem')}, first: ${escapeControls(r.problems.first)})` : '';
+      process.stdout.write(`${r.id}  ${r.status}${why}\n`);
+    }
+  }
   return 0;
+}
+
+const plural = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
+
+/** "run X had N problems (first: ...)", one line whatever the problem says. */
+function problemsNote(id: string, problems: { count: number; first: string }): string {
+  return `run ${id} had ${plural(problems.count, 'problem')} (first: ${escapeControls(problems.first)})`;
 }
