@@ -6,7 +6,7 @@
 //   2. the prebuilt helper bin/sdma-probe (backends sim + cuda; hip is built on the node at
 //      first use, since ROCm versions vary), with static libstdc++/libgcc and the CUDA static
 //      runtime so it starts on machines without a GPU driver, stripped; the CUPTI injection
-//      library run mode loads sits next to it when the CUDA toolkit has CUPTI;
+//      library Profile loads sits next to it when the CUDA toolkit has CUPTI;
 //   3. `vsce package --target <target> --no-dependencies` (everything is bundled by esbuild),
 //      with the files .vscodeignore allows.
 //

@@ -210,7 +210,7 @@ EOF
     fail "$label" "$WORK/check.txt"
   fi
 }
-# Exit codes: docs/PROTOCOL.md (no-gpu for a command that copies: 1) and docs/RUN-MODE.md
+# Exit codes: docs/PROTOCOL.md (no-gpu for a command that copies: 1) and docs/PROFILE.md
 # (run with its backend unavailable: 3); info describes what it found (no GPU: a warning, 0).
 NOGPU='any(e.get("code") == "no-gpu" and "GPU" in e.get("message", "") for e in errors)'
 probe info-hip 0 'any(w.get("code") == "no-gpu" for w in warnings) and any(r.get("type") == "topology" and r.get("gpus") == [] for r in records) and not errors' info --backend hip

@@ -2,7 +2,7 @@
 // it into the program through CUDA_INJECTION64_PATH and calls InitializeInjection once; it
 // asks CUPTI for kernel and memory-copy activity records and writes each as one NDJSON line
 // to the fd in SDMA_LENS_TRACE_FD (or appends to SDMA_LENS_TRACE_FILE). The helper turns
-// the lines into protocol records (docs/RUN-MODE.md, "trace lines").
+// the lines into protocol records (docs/PROFILE.md, "trace lines").
 //
 // Times stay on CUPTI's clock here; a `clock` line at start and at exit pairs it with
 // CLOCK_MONOTONIC so the helper can map them onto the program's time line.

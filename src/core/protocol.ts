@@ -341,7 +341,7 @@ export const OverlapSchema = v.object({
   simulated: v.boolean(),
 });
 
-/** `run`: where a dispatch or copy record came from (docs/RUN-MODE.md). `sim`: made up by the simulator. */
+/** `run`: where a dispatch or copy record came from (docs/PROFILE.md). `sim`: made up by the simulator. */
 export const RUN_SOURCES = ['cupti', 'rocprofv3', 'device-trace', 'sim'] as const;
 export type RunSource = (typeof RUN_SOURCES)[number];
 /** GPU index, or -1 for host memory. */
@@ -405,7 +405,7 @@ const hardwareId = v.custom<number>((x) => Number.isInteger(x) && (x as number) 
  * `run`: one span a kernel recorded with trace.h on one CU (merged with the spans of that CU
  * and label that touch it): a scope (`peer` -1, no bytes) or bytes moved to `peer` (from it
  * when `pull`). The same time line as `dispatch`. Up to `--span-records` of them, after the
- * dispatches and copies (docs/RUN-MODE.md).
+ * dispatches and copies (docs/PROFILE.md).
  */
 export const DeviceSpanSchema = v.object({
   type: v.literal('device-span'),
@@ -428,7 +428,7 @@ export const LIBRARY_SIZE_KINDS = ['bytes', 'bytesPerPeer'] as const;
 
 /**
  * `run --library-log`: calls of one collective that took one path, with sizes in one
- * power-of-two range, as the library's own log lines name them (docs/RUN-MODE.md).
+ * power-of-two range, as the library's own log lines name them (docs/PROFILE.md).
  */
 export const LibraryCallsSchema = v.object({
   type: v.literal('library-calls'),

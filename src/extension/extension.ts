@@ -22,8 +22,8 @@ import { suggestSettingsCommand } from './commands/suggestSettings';
 import { KnobDiagnostics } from './knobDiagnostics';
 import { abortAllRuns, cancelRunCommand } from './activeRuns';
 import { KERNEL_SELECTOR, KernelLensProvider } from './kernelLens';
-import type { ProfileArgs, ProfileDeps } from './commands/profileKernel';
-import { openProfileCommand, profileKernelCommand } from './commands/profileKernel';
+import type { ProfileArgs, ProfileDeps } from './commands/profile';
+import { openProfileCommand, profileCommand } from './commands/profile';
 import type { ImportArgs } from './commands/importProfile';
 import { importProfileCommand } from './commands/importProfile';
 import { runsFolder } from './settings';
@@ -75,7 +75,7 @@ export function activate(context: vscode.ExtensionContext) {
     programOutput,
     vscode.languages.registerCodeLensProvider(KERNEL_SELECTOR, lenses),
     vscode.languages.registerHoverProvider(KERNEL_SELECTOR, lenses),
-    vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileKernelCommand(profileDeps, args)),
+    vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.importProfile', (args?: ImportArgs) => importProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),

@@ -1,6 +1,6 @@
 /**
  * Code lenses and hovers above `__global__` kernels: "Profile" runs the configured program
- * under the helper's run mode; after a run, a summary lens shows what that kernel did and
+ * under the helper's `run` subcommand; after a run, a summary lens shows what that kernel did and
  * opens the run's timeline filtered to its launches; the hover has the same facts and links
  * to that timeline and to the run's text summary. Detection is cached per document version,
  * so typing never waits for it.
@@ -10,7 +10,7 @@ import type { KernelSite } from '../core/kernels/detect';
 import { detectKernels } from '../core/kernels/detect';
 import type { KernelFactsText } from '../core/profile/kernelFacts';
 import { factsBySite } from '../core/profile/kernelFacts';
-import type { RunModeSummary } from '../core/profile/runMode';
+import type { ProfileSummary } from '../core/profile/profileSummary';
 import type { ShowTimelineArgs } from './commands/showTimeline';
 
 /** Files larger than this get no lenses: generated sources are not what users profile by hand. */
@@ -27,7 +27,7 @@ export const KERNEL_SELECTOR: vscode.DocumentSelector = [
 /** The newest profile run: what its kernels did. */
 export interface Profile {
   runId: string;
-  summary: RunModeSummary;
+  summary: ProfileSummary;
 }
 
 function escapeMarkdown(text: string): string {

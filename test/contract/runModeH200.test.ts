@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { CopyOp, Dispatch } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { summarizeRunMode, summariesBySite } from '../../src/core/profile/runMode';
+import { summarizeProfile, summariesBySite } from '../../src/core/profile/profileSummary';
 import { detectKernels } from '../../src/core/kernels/detect';
 import { expectRunOrder, recordedRecords } from './run';
 
@@ -35,7 +35,7 @@ describe('run mode on 2x H200 (recorded)', () => {
     for (const r of rs) applyRecord(run, r);
     expect(run.program?.start?.argv).toEqual(['./fused_a2a', '8', '5']);
     expect(run.program?.exit?.exitCode).toBe(0);
-    const summary = summarizeRunMode(run.dispatches, run.copies);
+    const summary = summarizeProfile(run.dispatches, run.copies);
     expect(summary.simulated).toBe(false);
 
     const fused = summary.kernels.find((k) => k.name.includes('fusedComputeA2a'))!;
@@ -71,7 +71,7 @@ describe('run mode on 2x H200 (recorded)', () => {
   it("maps the printed names onto the example's kernels", () => {
     const source = readFileSync(join(inject('repoRoot'), 'examples', 'fused-a2a-cuda', 'fused_a2a.cu'), 'utf8');
     const sites = detectKernels(source);
-    const summary = summarizeRunMode(rs.filter((r): r is Dispatch => r.type === 'dispatch'), rs.filter((r): r is CopyOp => r.type === 'copy'));
+    const summary = summarizeProfile(rs.filter((r): r is Dispatch => r.type === 'dispatch'), rs.filter((r): r is CopyOp => r.type === 'copy'));
     const { bySite, unplaced } = summariesBySite(summary.kernels, sites);
     expect(unplaced).toEqual([]);
     expect(bySite.map((s) => s.site.name).sort()).toEqual(['computeKernel', 'fusedComputeA2a']);
@@ -98,7 +98,7 @@ describe('run mode on 1x H200 with the final trace channel (recorded after the 2
     const traced = copies.filter((c) => c.source === 'device-trace');
     expect(traced).toHaveLength(5);
     for (const c of traced) expect(c).toMatchObject({ mover: 'cu', initiator: 'device', srcGpu: 0, dstGpu: 0, bytes: 8 * MiB });
-    const summary = summarizeRunMode(dispatches, copies);
+    const summary = summarizeProfile(dispatches, copies);
     expect(summary.kernels.find((k) => k.name.includes('fusedComputeA2a'))?.bytesByPath['cu/device']).toBe(5 * 8 * MiB);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `sdma-probe run`'s `device-span` records: which CU ran what, when. A stand-in for a program
- * built with <sdma_lens/trace.h> writes `dev` trace lines (docs/RUN-MODE.md, "Trace lines") on
+ * built with <sdma_lens/trace.h> writes `dev` trace lines (docs/PROFILE.md, "Trace lines") on
  * the trace channel; the real helper merges, caps and orders them, and the extension's
  * run-mode timeline puts them on CU lanes.
  */
@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CopyOp, DeviceSpan, Dispatch, HelperRecord, Warning } from '../../src/core/protocol';
 import { PATHS } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { runModeTimeline } from '../../src/core/profile/runModeTimeline';
+import { profileTimeline } from '../../src/core/profile/profileTimeline';
 import { labelOf } from '../../src/core/timeline/timelineFile';
 import { KIND_CU, buildIndex } from '../../src/core/timeline/timelineModel';
 import { header } from '../support/records';
@@ -134,7 +134,7 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
     const run = newRun({ ...header('spans'), command: 'run' });
     for (const record of rs) applyRecord(run, record);
     const spans = spansOf(rs);
-    const { columns: t } = runModeTimeline(run);
+    const { columns: t } = profileTimeline(run);
     const cuEvents = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU);
     expect(cuEvents).toHaveLength(spans.length);
     for (const s of spans) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CopyOp, DeviceSpan, Dispatch } from '../../src/core/protocol';
 import { applyRecord, newRun, runHeader } from '../../src/core/run';
-import { runModeTimeline } from '../../src/core/profile/runModeTimeline';
+import { profileTimeline } from '../../src/core/profile/profileTimeline';
 import { KIND_CU } from '../../src/core/timeline/timelineModel';
 import { expectRunOrder, recordedRecords } from './run';
 
@@ -40,7 +40,7 @@ describe('device-trace spans of fused-a2a on 2x H200 (recorded)', () => {
   it('the run\'s timeline puts one CU event per span on its SM\'s lane', () => {
     const run = newRun(runHeader('h200-spans', 'run', 'sdma-probe', ['run', '--backend', 'cuda', '--', './fused_a2a']));
     for (const r of rs) applyRecord(run, r);
-    const { columns } = runModeTimeline(run);
+    const { columns } = profileTimeline(run);
     const cu: number[] = [];
     for (let i = 0; i < columns.count; i++) if (columns.kind[i] === KIND_CU) cu.push(i);
     expect(cu).toHaveLength(spans.length);

@@ -5,7 +5,7 @@ import { detectKernels } from '../../src/core/kernels/detect';
 import { factsBySite, kernelFactsText } from '../../src/core/profile/kernelFacts';
 import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { summariesBySite, summarizeRunMode } from '../../src/core/profile/runMode';
+import { summariesBySite, summarizeProfile } from '../../src/core/profile/profileSummary';
 import { header } from '../support/records';
 
 /** The run-mode output recorded on 2x H200 with examples/fused-a2a-cuda, folded like the extension does. */
@@ -22,7 +22,7 @@ function recordedRun() {
 describe('kernel facts above the source', () => {
   it('places the recorded H200 launches on the kernels of the CUDA example, with a one-line summary', () => {
     const run = recordedRun();
-    const summary = summarizeRunMode(run.dispatches, run.copies);
+    const summary = summarizeProfile(run.dispatches, run.copies);
     const sites = detectKernels(readFileSync(join(__dirname, '../../examples/fused-a2a-cuda/fused_a2a.cu'), 'utf8'));
     const { bySite } = summariesBySite(summary.kernels, sites);
     expect(bySite.length).toBeGreaterThan(0);

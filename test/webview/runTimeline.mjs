@@ -88,9 +88,9 @@ async function deliverColumns(page, columns, meta) {
 async function main() {
   await withTimelinePage('runtimeline', { width: 1280, height: 820 }, async ({ support, tmp, page, check, stats, posted }) => {
     const run = recordedRun(support);
-    const { columns } = support.runModeTimeline(run);
+    const { columns } = support.profileTimeline(run);
     const filter = support.kernelFilter([FUSED]);
-    const meta = support.runModeTimelineMeta(run, `h200-runmode/run-mode?filter=${encodeURIComponent(filter)}`, { filter, kernel: 'fusedComputeA2a' });
+    const meta = support.profileTimelineMeta(run, `h200-runmode/run-mode?filter=${encodeURIComponent(filter)}`, { filter, kernel: 'fusedComputeA2a' });
     const kernels = run.dispatches.length;
     const fusedLaunches = run.dispatches.filter((d) => d.name === FUSED).length;
 
@@ -146,8 +146,8 @@ async function main() {
 
     // Which CUs ran what, and when: a run with device-span records.
     const spans = spanRun(support, tmp);
-    const spanTimeline = support.runModeTimeline(spans).columns;
-    const spanMeta = support.runModeTimelineMeta(spans, 'sim-spans/run-mode');
+    const spanTimeline = support.profileTimeline(spans).columns;
+    const spanMeta = support.profileTimelineMeta(spans, 'sim-spans/run-mode');
     const spanIndex = support.buildIndex(spanTimeline, spanMeta);
     const cuLanes = spanIndex.lanes.filter((l) => l.category === 'cu');
     check(spans.deviceSpans?.count === 32 && cuLanes.length === 16, `the helper sent ${spans.deviceSpans?.count} spans on ${cuLanes.length} CU lanes (16 CUs x a merged compute span and a put)`);

@@ -4,5 +4,5 @@ export { readTimelineFile } from '../../src/core/timeline/timelineFile';
 export { buildIndex } from '../../src/core/timeline/timelineModel';
 export { parseLine } from '../../src/core/protocol';
 export { applyRecord, newRun } from '../../src/core/run';
-export { runModeTimeline, runModeTimelineMeta } from '../../src/core/profile/runModeTimeline';
+export { profileTimeline, profileTimelineMeta } from '../../src/core/profile/profileTimeline';
 export { filterMask, kernelFilter, parseFilter } from '../../src/core/timeline/timelineFilter';

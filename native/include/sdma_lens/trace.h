@@ -26,7 +26,7 @@
 //
 // Times are the device clock (%globaltimer on NVIDIA, wall_clock64 on AMD), moved onto the
 // host's CLOCK_MONOTONIC by a ping kernel at setup (offset from the shortest round trip,
-// uncertainty half of it). Labels, record layout and the lines written: docs/RUN-MODE.md.
+// uncertainty half of it). Labels, record layout and the lines written: docs/PROFILE.md.
 //
 // Labels live per translation unit: the device pointer is `static`, so call traceSetup in
 // each source file whose kernels record (most programs have one).

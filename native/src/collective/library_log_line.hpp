@@ -1,7 +1,7 @@
 #pragma once
 // One line of NCCL's or RCCL's debug log (NCCL_DEBUG=INFO), read for the path a collective
 // call took. The one reader of these lines: `collective` uses it per measured point,
-// `run --library-log` per call of the user's program (docs/COLLECTIVES.md, docs/RUN-MODE.md).
+// `run --library-log` per call of the user's program (docs/COLLECTIVES.md, docs/PROFILE.md).
 // Plain C++: no GPU headers, so it builds and is tested everywhere.
 #include <cstdint>
 #include <optional>

@@ -55,7 +55,7 @@ std::string importUsageText() {
 
 Reads a rocprofv3 profile made earlier (its rocpd SQLite database, or the folder its
 --output-format csv traces are in) and prints its kernel dispatches and memory copies as
-NDJSON records on stdout, as `run` would have (docs/RUN-MODE.md). Nothing is run. Times are
+NDJSON records on stdout, as `run` would have (docs/PROFILE.md). Nothing is run. Times are
 ns since the earliest record's start.
 
 exit codes: 0 records were read (warnings say what was not),

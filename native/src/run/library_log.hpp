@@ -1,7 +1,7 @@
 #pragma once
 // `run --library-log`: NCCL's / RCCL's own per-call lines (NCCL_DEBUG=INFO, subsystems COLL
 // and TUNING, into per-process files in a private folder), counted into one `library-calls`
-// record per collective, path and size (docs/RUN-MODE.md, "Which path each collective took").
+// record per collective, path and size (docs/PROFILE.md, "Which path each collective took").
 #include <cstdint>
 #include <istream>
 #include <map>

@@ -32,7 +32,7 @@ bool rocpdSupported() { return true; }
 
 namespace {
 
-// The names below are rocprofv3's documented views and tables (docs/RUN-MODE.md, "rocpd").
+// The names below are rocprofv3's documented views and tables (docs/PROFILE.md, "rocpd").
 // Only these constants are ever put into SQL text; nothing read from a file is.
 
 class Database {

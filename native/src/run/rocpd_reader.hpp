@@ -12,7 +12,7 @@ namespace sdma::runmode {
 bool rocpdSupported();
 
 // rocprofv3's rocpd SQLite database (its default output since ROCm 7.0): kernel dispatches
-// and memory copies, read into the collector as the CSV reader reads them (docs/RUN-MODE.md,
+// and memory copies, read into the collector as the CSV reader reads them (docs/PROFILE.md,
 // "rocpd"). Every time read gets `clockToMonoNs` added (rocprofv3's clock -> the run's
 // CLOCK_MONOTONIC; 0 to keep rocprofv3's clock). Returns the number of records read; what
 // could not be read (not a database, a view or column missing, built without SQLite) lands

@@ -1,4 +1,4 @@
-# Run mode (docs/RUN-MODE.md): runs a user's program and reports its dispatches and copies.
+# Run mode (docs/PROFILE.md): runs a user's program and reports its dispatches and copies.
 target_sources(sdma_probe_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_spans.cpp

@@ -151,7 +151,7 @@ std::string runUsageText() {
                  -- PROGRAM [ARGS...]
 
 Runs PROGRAM with the user's environment and reports its kernel dispatches and memory
-copies as NDJSON records on stdout (docs/RUN-MODE.md). PROGRAM's stdout and stderr go to
+copies as NDJSON records on stdout (docs/PROFILE.md). PROGRAM's stdout and stderr go to
 sdma-probe's stderr unchanged; its stdin is /dev/null.
 
   --backend B          auto (default), sim, hip (rocprofv3), cuda (CUPTI injection)

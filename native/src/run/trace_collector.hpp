@@ -16,7 +16,7 @@ struct CollectorWarning {
 };
 
 // Collects the trace lines the program's side writes (the CUPTI injection library and
-// <sdma_lens/trace.h>, docs/RUN-MODE.md) plus records read from profiler files, and turns
+// <sdma_lens/trace.h>, docs/PROFILE.md) plus records read from profiler files, and turns
 // them into dispatch/copy records on the program's time line at the end of the run.
 class TraceCollector {
  public:

@@ -1,7 +1,7 @@
 /** `sdma-lens import PATH`: a rocprofv3 profile (rocpd database or CSV folder) read by the helper into a run, its kernels printed. */
 import { parseArgs } from 'node:util';
 import { profileLines, profileTitle } from '../../core/profile/profileText';
-import { summarizeRunMode } from '../../core/profile/runMode';
+import { summarizeProfile } from '../../core/profile/profileSummary';
 import { importArgs } from '../../core/runtime/importArgs';
 import { runOnConsole, savedLines } from '../console';
 import { UsageError, storeOf } from '../options';
@@ -25,7 +25,7 @@ export async function importProfile(argv: string[], signal: AbortSignal): Promis
   if (!ran.run) return ran.code;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
   if (values.json) {
-    const summary = summarizeRunMode(ran.run.dispatches, ran.run.copies);
+    const summary = summarizeProfile(ran.run.dispatches, ran.run.copies);
     process.stdout.write(`${JSON.stringify({ runId: ran.run.header.id, runFile, status: ran.run.end?.status, message: ran.run.end?.message ?? '', ...summary, warnings: ran.run.warnings }, null, 2)}\n`);
   } else {
     process.stdout.write(`# ${profileTitle(ran.run)}\n${profileLines(ran.run).join('\n')}\n`);

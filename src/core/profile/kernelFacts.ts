@@ -4,8 +4,8 @@
  */
 import type { KernelSite } from '../kernels/detect';
 import { matchKernel } from '../kernels/names';
-import type { KernelSummary } from './runMode';
-import { summariesBySite } from './runMode';
+import type { KernelSummary } from './profileSummary';
+import { summariesBySite } from './profileSummary';
 import { formatBytes, formatDuration } from '../units';
 
 export interface KernelFactsText {

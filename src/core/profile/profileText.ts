@@ -5,11 +5,11 @@
 import type { Run } from '../run';
 import { formatBytes, formatDuration, formatGbps } from '../units';
 import { libraryCallLines } from './libraryCalls';
-import { summarizeRunMode } from './runMode';
+import { summarizeProfile } from './profileSummary';
 
 /** One line per kernel (the one named by `mark` gets a '>'), per copy path, per logged collective. */
 export function profileLines(run: Run, mark?: string): string[] {
-  const summary = summarizeRunMode(run.dispatches, run.copies);
+  const summary = summarizeProfile(run.dispatches, run.copies);
   const lines: string[] = [];
   for (const k of summary.kernels) {
     lines.push(`${k.name === mark ? '>' : ' '} ${k.launches} x ${k.name}: avg ${formatDuration(k.avgNs)}, total ${formatDuration(k.totalNs)}${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
@@ -23,7 +23,7 @@ export function profileLines(run: Run, mark?: string): string[] {
 
 /** The header line: which run, whether simulated, what ran. */
 export function profileTitle(run: Run): string {
-  const summary = summarizeRunMode(run.dispatches, run.copies);
+  const summary = summarizeProfile(run.dispatches, run.copies);
   const args = run.header.helper.args;
   const what = run.header.command === 'import' ? `import of ${args.at(-1) ?? ''}` : args.slice(args.indexOf('--') + 1).join(' ');
   return `run ${run.header.id}${summary.simulated ? ' (SIMULATED records)' : ''}: ${what}`;

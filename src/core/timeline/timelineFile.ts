@@ -23,12 +23,12 @@ export interface TimelineColumns {
   queuedNs: Float64Array;
   bytes: Float64Array;
   /**
-   * Names, for timelines the extension builds (run mode: kernel names, copy labels): each
+   * Names, for timelines the extension builds (Profile: kernel names, copy labels): each
    * event's index into `labels`, -1 for none. The sdmatl file has no names; both are absent there.
    */
   label?: Int32Array;
   labels?: string[];
-  /** CUs/SMs the device trace saw in each event (run-mode launches); 0 when unknown. */
+  /** CUs/SMs the device trace saw in each event (Profile launches); 0 when unknown. */
   cus?: Uint32Array;
 }
 

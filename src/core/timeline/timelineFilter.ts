@@ -5,7 +5,7 @@
  *
  *   kind:kernel,cu,packet,doorbell,proxy,transfer   path:cu/host,engine/device   op:copy,copy+signal
  *   gpu:0,1   engine:2   cu:5   size>=1M  size<64K  (size applies to events that carry bytes)
- *   kernel:NAME   kernel:"void ns::k<float, 4>(float*, int)","k2"   (run-mode timelines: the
+ *   kernel:NAME   kernel:"void ns::k<float, 4>(float*, int)","k2"   (Profile timelines: the
  *     launches of these kernels and every event on their GPU during them; see kernelNameMatches)
  *   a bare word matches a kind, a path, an op or a mover (cu, engine) / initiator (host, device)
  *

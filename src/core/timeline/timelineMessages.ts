@@ -11,7 +11,7 @@ import { ReadyMessageSchema, WebviewErrorMessageSchema, parserOf } from '../swee
 // must all equal `count`, and the small enumerations must stay in range, or nothing is drawn.
 
 const KIND_MAX = 5;
-/** Names of a run-mode timeline (kernels, copy labels): printed by the profiler, so bounded, never trusted. */
+/** Names of a Profile timeline (kernels, copy labels): printed by the profiler, so bounded, never trusted. */
 const MAX_LABELS = 100_000;
 const MAX_LABEL_CHARS = 4000;
 const OP_MAX = 5;

@@ -14,7 +14,7 @@ export const KIND_CU = 1;
 export const KIND_PACKET = 2;
 export const KIND_DOORBELL = 3;
 export const KIND_PROXY = 4;
-/** A transfer a kernel made whose CUs are not known (run mode's device-trace copies, one per launch, label and peer). */
+/** A transfer a kernel made whose CUs are not known (Profile's device-trace copies, one per launch, label and peer). */
 export const KIND_TRANSFER = 5;
 
 /** Engine lane number of copies whose engine the profiler did not report. */

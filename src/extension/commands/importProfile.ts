@@ -8,11 +8,11 @@ import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
 import { importArgs } from '../../core/runtime/importArgs';
 import { LocalTarget } from '../../core/runtime/localTarget';
-import { summarizeRunMode } from '../../core/profile/runMode';
+import { summarizeProfile } from '../../core/profile/profileSummary';
 import { runWithProgress } from '../runWithProgress';
 import { reportError, requireTrust } from './guards';
-import type { ProfileDeps } from './profileKernel';
-import { openProfileCommand } from './profileKernel';
+import type { ProfileDeps } from './profile';
+import { openProfileCommand } from './profile';
 
 export interface ImportArgs {
   /** Scripted use: a .db file or a CSV folder, instead of asking. */
@@ -56,7 +56,7 @@ export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs)
     if (result.kind !== 'ended') return undefined;
     const run = result.run;
     if (run.end?.status !== 'ok') return run;
-    const summary = summarizeRunMode(run.dispatches, run.copies);
+    const summary = summarizeProfile(run.dispatches, run.copies);
     deps.lenses.setProfile({ runId: run.header.id, summary });
     await openProfileCommand(deps, { runId: run.header.id });
     const warned = run.warnings.length > 0 ? ` (${run.warnings.map((w) => w.message).join('; ')})` : '';

@@ -2,7 +2,7 @@
  * "SDMA Lens: Show Timeline": the timeline of a run, or of one sweep point (a click on the
  * bandwidth chart). The run's own timeline is used when it shows that point; otherwise a small
  * timeline-only helper invocation records one next to the run (same backend and GPUs), once:
- * later clicks reuse the file. A run-mode run (Profile) has no timeline file: its timeline is
+ * later clicks reuse the file. A Profile run has no timeline file: its timeline is
  * built from its launch and copy records, opened filtered to one kernel from the code lens.
  */
 import { existsSync } from 'node:fs';
@@ -18,8 +18,8 @@ import { runWithProgress } from '../runWithProgress';
 import { RunStore } from '../../core/runs/runStore';
 import type { TimelineLocation, TimelinePoint } from '../../core/runs/timelineSource';
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/runs/timelineSource';
-import type { KernelFocus } from '../../core/profile/runModeTimeline';
-import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../core/profile/runModeTimeline';
+import type { KernelFocus } from '../../core/profile/profileTimeline';
+import { parseProfileTimelineKey, profileTimelineKey, profileTimeline, profileTimelineMeta } from '../../core/profile/profileTimeline';
 import { kernelFilter } from '../../core/timeline/timelineFilter';
 import { checkPair, isEndpoint, parseEndpoint } from '../../core/endpoints';
 import { runsFolder } from '../settings';
@@ -37,11 +37,11 @@ export interface ShowTimelineArgs {
   /** The point's endpoint pair (-1 = host); absent: the run's first pair. */
   src?: number;
   dst?: number;
-  /** Run mode: open filtered to the launches of these printed kernel names (the code lens). */
+  /** Profile: open filtered to the launches of these printed kernel names (the code lens). */
   kernelNames?: string[];
-  /** Run mode: the kernel as the source names it, for the title. */
+  /** Profile: the kernel as the source names it, for the title. */
   kernel?: string;
-  /** Run mode: why the names may be another kernel too (kernelFacts' ambiguous note). */
+  /** Profile: why the names may be another kernel too (kernelFacts' ambiguous note). */
   ambiguous?: string;
 }
 
@@ -62,13 +62,13 @@ function checkKernelArgs(args: ShowTimelineArgs | undefined): KernelFocus | unde
   return focus;
 }
 
-function runModeSource(run: Run, runDir: string, log: RunDeps['log'], focus?: KernelFocus): TimelineSource {
-  const key = runModeKey(run.header.id, focus);
+function profileTimelineSource(run: Run, runDir: string, log: RunDeps['log'], focus?: KernelFocus): TimelineSource {
+  const key = profileTimelineKey(run.header.id, focus);
   return {
-    meta: runModeTimelineMeta(run, key, focus),
+    meta: profileTimelineMeta(run, key, focus),
     traceFile: join(runDir, 'run-timeline.trace.json'),
     load: () => {
-      const { columns, hostOnlyCopies } = runModeTimeline(run);
+      const { columns, hostOnlyCopies } = profileTimeline(run);
       if (hostOnlyCopies > 0) log.info(`run ${run.header.id}: ${hostOnlyCopies} host-to-host copies have no GPU lane and are not drawn`);
       return Promise.resolve(columns);
     },
@@ -134,9 +134,9 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
         void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.`);
         return undefined;
       }
-      return TimelinePanel.show(deps.context.extensionUri, runModeSource(run, runDir, deps.log, checkKernelArgs(args)), deps.log);
+      return TimelinePanel.show(deps.context.extensionUri, profileTimelineSource(run, runDir, deps.log, checkKernelArgs(args)), deps.log);
     }
-    if (args?.kernelNames !== undefined) throw new Error(`run ${runId} is a ${run.header.command} run: kernel filters apply to Profile (run-mode) runs`);
+    if (args?.kernelNames !== undefined) throw new Error(`run ${runId} is a ${run.header.command} run: kernel filters apply to Profile runs`);
     let point = checkArgs(args);
     if (point && point.path.startsWith('cu/') && point.cus < 1) point = { ...point, cus: runTimelineCus(run) };
     let location: TimelineLocation | undefined;
@@ -166,12 +166,12 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
 /** Rebuilds a timeline panel VS Code restored after a reload, from the key the page kept. */
 export async function reviveTimelinePanel(deps: RunDeps, panel: vscode.WebviewPanel, state: unknown): Promise<void> {
   const key = typeof state === 'object' && state !== null ? (state as { key?: unknown }).key : undefined;
-  const runMode = typeof key === 'string' ? parseRunModeKey(key) : undefined;
+  const runMode = typeof key === 'string' ? parseProfileTimelineKey(key) : undefined;
   if (runMode && vscode.workspace.isTrusted) {
     try {
       const store = new RunStore(runsFolder(deps.context.globalStorageUri));
       const run = await store.open(runMode.runId);
-      TimelinePanel.revive(panel, deps.context.extensionUri, runModeSource(run, store.dirOf(runMode.runId), deps.log, runMode.focus), deps.log);
+      TimelinePanel.revive(panel, deps.context.extensionUri, profileTimelineSource(run, store.dirOf(runMode.runId), deps.log, runMode.focus), deps.log);
     } catch (err) {
       deps.log.warn(`could not restore the timeline panel ${String(key)}: ${(err as Error).message}`);
       panel.dispose();

@@ -1,5 +1,5 @@
 /**
- * The timeline of a run-mode run (`sdma-probe run -- program`), built from its `dispatch` and
+ * The timeline of a Profile run (`sdma-probe run -- program`), built from its `dispatch` and
  * `copy` records instead of an sdmatl file: per GPU, the kernel launches (named, with the CUs
  * the device trace saw), the host-started copies as packets on their copy engine's lane, and
  * the transfers kernels started (trace.h) on a lane of their own. Pure: no I/O, no VS Code.
@@ -28,9 +28,9 @@ import type { TimelineColumns } from '../timeline/timelineFile';
 import { emptyColumns } from '../timeline/timelineFile';
 import type { TimelineMeta } from '../timeline/timelineModel';
 import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from '../timeline/timelineModel';
-import { owningDispatch } from './runMode';
+import { owningDispatch } from './profileSummary';
 
-export interface RunModeTimeline {
+export interface ProfileTimeline {
   columns: TimelineColumns;
   /** Copies between two host memories, which no GPU lane can show. */
   hostOnlyCopies: number;
@@ -48,7 +48,7 @@ function launchesByGpu(dispatches: readonly Dispatch[]): Map<number, Dispatch[]>
   return byGpu;
 }
 
-export function runModeTimeline(run: Pick<Run, 'dispatches' | 'copies' | 'deviceSpans'>): RunModeTimeline {
+export function profileTimeline(run: Pick<Run, 'dispatches' | 'copies' | 'deviceSpans'>): ProfileTimeline {
   const { dispatches, copies } = run;
   const spans: DeviceSpanColumns | undefined = run.deviceSpans;
   const byGpu = launchesByGpu(dispatches);
@@ -163,15 +163,15 @@ function programOf(run: Run): string {
 
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-/** What a run-mode timeline opens on: the filter and the words of its title. */
+/** What a Profile timeline opens on: the filter and the words of its title. */
 export interface KernelFocus {
   filter: string;
   kernel: string;
   ambiguous?: string;
 }
 
-/** The restore key of a run-mode timeline: `<run id>/run-mode[?filter=…&kernel=…&ambiguous=…]`, values URI-encoded. */
-export function runModeKey(runId: string, focus?: KernelFocus): string {
+/** The restore key of a Profile timeline: `<run id>/run-mode[?filter=…&kernel=…&ambiguous=…]`, values URI-encoded. */
+export function profileTimelineKey(runId: string, focus?: KernelFocus): string {
   if (!focus) return `${runId}/run-mode`;
   const parts = [`filter=${encodeURIComponent(focus.filter)}`, `kernel=${encodeURIComponent(focus.kernel)}`];
   if (focus.ambiguous) parts.push(`ambiguous=${encodeURIComponent(focus.ambiguous)}`);
@@ -180,8 +180,8 @@ export function runModeKey(runId: string, focus?: KernelFocus): string {
 
 const RUN_MODE_KEY = /^([A-Za-z0-9._-]{1,128})\/run-mode(?:\?((?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*(?:&(?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*){0,2}))?$/;
 
-/** The run and focus a run-mode key names; undefined when it is not one (or is damaged). */
-export function parseRunModeKey(key: string): { runId: string; focus?: KernelFocus } | undefined {
+/** The run and focus a Profile timeline key names; undefined when it is not one (or is damaged). */
+export function parseProfileTimelineKey(key: string): { runId: string; focus?: KernelFocus } | undefined {
   const m = key.length <= 8000 ? RUN_MODE_KEY.exec(key) : null;
   if (!m) return undefined;
   if (!m[2]) return { runId: m[1]! };
@@ -203,10 +203,10 @@ export function parseRunModeKey(key: string): { runId: string; focus?: KernelFoc
 }
 
 /**
- * What the panel shows about a run-mode timeline; `focus` names the launches the lens asked for.
+ * What the panel shows about a Profile timeline; `focus` names the launches the lens asked for.
  * `gpuCus` is the topology's CU (SM) count per GPU, what the CU occupancy strip is a fraction of.
  */
-export function runModeTimelineMeta(run: Run, key: string, focus?: KernelFocus): TimelineMeta {
+export function profileTimelineMeta(run: Run, key: string, focus?: KernelFocus): TimelineMeta {
   const gpuCus: number[] = [];
   for (const gpu of run.topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;
   const node = run.topology?.node;

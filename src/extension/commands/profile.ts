@@ -1,5 +1,5 @@
 /**
- * "Profile" above a kernel: runs the configured program under the helper's run mode
+ * "Profile" above a kernel: runs the configured program under the helper's `run` subcommand
  * (`sdma-probe run -- program args`), with progress and cancel, the program's output in an
  * output channel, and the per-kernel facts placed back above the kernels.
  */
@@ -8,7 +8,7 @@ import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runs/runStore';
 import { libraryCallLines } from '../../core/profile/libraryCalls';
 import { profileLines, profileTitle } from '../../core/profile/profileText';
-import { summarizeRunMode } from '../../core/profile/runMode';
+import { summarizeProfile } from '../../core/profile/profileSummary';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress, targetOf } from '../runWithProgress';
 import type { KernelLensProvider } from '../kernelLens';
@@ -46,7 +46,7 @@ async function resolveProgram(folder: vscode.WorkspaceFolder, given: ProgramSpec
   return picked;
 }
 
-export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs): Promise<Run | undefined> {
+export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Promise<Run | undefined> {
   if (!requireTrust('run a program')) return undefined;
   try {
     const folder = folderFor(args?.uri);
@@ -82,7 +82,7 @@ export async function profileKernelCommand(deps: ProfileDeps, args?: ProfileArgs
     });
     if (result.kind !== 'ended') return undefined;
     const run = result.run;
-    const summary = summarizeRunMode(run.dispatches, run.copies);
+    const summary = summarizeProfile(run.dispatches, run.copies);
     deps.lenses.setProfile({ runId: run.header.id, summary });
     const exit = run.program?.exit;
     const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';

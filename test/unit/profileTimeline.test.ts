@@ -12,7 +12,7 @@ import { cuLane } from '../../src/core/profile/deviceSpans';
 import type { DeviceSpan, Dispatch } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName, validateRecord } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
-import { parseRunModeKey, runModeKey, runModeTimeline, runModeTimelineMeta } from '../../src/core/profile/runModeTimeline';
+import { parseProfileTimelineKey, profileTimelineKey, profileTimeline, profileTimelineMeta } from '../../src/core/profile/profileTimeline';
 import { labelOf } from '../../src/core/timeline/timelineFile';
 import { filterMask, kernelFilter, parseFilter } from '../../src/core/timeline/timelineFilter';
 import { ENGINE_UNKNOWN, KIND_CU, KIND_KERNEL, KIND_PACKET, KIND_TRANSFER, buildIndex, filterColumns } from '../../src/core/timeline/timelineModel';
@@ -37,7 +37,7 @@ describe.each([
   ['1x H200', 'h200x1/runmode-fused-a2a.ndjson', 1],
 ])('run-mode timeline of the %s recording', (_name, file, gpus) => {
   const run = recordedRun(file);
-  const { columns: t, hostOnlyCopies } = runModeTimeline(run);
+  const { columns: t, hostOnlyCopies } = profileTimeline(run);
   const kernels = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_KERNEL);
 
   it('has every dispatch exactly once, on its GPU, with its printed name and the CUs the trace saw', () => {
@@ -130,21 +130,21 @@ describe('run-mode timeline meta and restore key', () => {
 
   it('round-trips a key naming the run and a filter of names with spaces, commas and templates', () => {
     const focus = { filter: kernelFilter(['void ns::k<float, 4>(float*, int)', 'k2 "quoted"']), kernel: 'ns::k', ambiguous: 'ambiguous: 2 kernels here match k()' };
-    const key = runModeKey('run-2026-x_cuda', focus);
-    expect(parseRunModeKey(key)).toEqual({ runId: 'run-2026-x_cuda', focus });
-    expect(parseRunModeKey(runModeKey('r1'))).toEqual({ runId: 'r1' });
-    expect(parseRunModeKey('r1/run-mode?filter=%E0%A4%A')).toBeUndefined();
-    expect(parseRunModeKey('../x/run-mode')).toBeUndefined();
-    expect(parseRunModeKey('r1/timeline.sdmatl')).toBeUndefined();
+    const key = profileTimelineKey('run-2026-x_cuda', focus);
+    expect(parseProfileTimelineKey(key)).toEqual({ runId: 'run-2026-x_cuda', focus });
+    expect(parseProfileTimelineKey(profileTimelineKey('r1'))).toEqual({ runId: 'r1' });
+    expect(parseProfileTimelineKey('r1/run-mode?filter=%E0%A4%A')).toBeUndefined();
+    expect(parseProfileTimelineKey('../x/run-mode')).toBeUndefined();
+    expect(parseProfileTimelineKey('r1/timeline.sdmatl')).toBeUndefined();
   });
 
   it('titles the timeline by program and kernel, says when the kernel is ambiguous, and labels simulated runs', () => {
-    const meta = runModeTimelineMeta(run, 'k', { filter: 'kernel:k', kernel: 'ns::k', ambiguous: 'ambiguous: 2 kernels here match k()' });
+    const meta = profileTimelineMeta(run, 'k', { filter: 'kernel:k', kernel: 'ns::k', ambiguous: 'ambiguous: 2 kernels here match k()' });
     expect(meta.title).toBe('Run timeline · ./fused_a2a 8 5 · kernel ns::k (ambiguous: 2 kernels here match k())');
     expect(meta).toMatchObject({ filter: 'kernel:k', simulated: false, vendor: 'nvidia', gpuCus: [132, 132], sizeBytes: 0 });
     const sim = newRun({ ...header('sim'), command: 'run' });
     applyRecord(sim, { type: 'hello', protocol: 1, helper: { name: 'sdma-probe', version: '0.1.0' }, command: 'run', backend: 'sim', simulated: true, backendsBuilt: ['sim'], pid: 1 });
-    expect(runModeTimelineMeta(sim, 'k').simulated).toBe(true);
+    expect(profileTimelineMeta(sim, 'k').simulated).toBe(true);
   });
 });
 
@@ -173,7 +173,7 @@ describe('CU lanes of a run from its device-span records', () => {
   }
 
   it('adds one cu event per span on its GPU, on lane XCC x 1024 + CU, with its label, times and bytes, coloured by path', () => {
-    const { columns: t } = runModeTimeline(spanRun());
+    const { columns: t } = profileTimeline(spanRun());
     const cu = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU);
     expect(cu).toHaveLength(spans.length);
     spans.forEach((s, i) => {
@@ -187,8 +187,8 @@ describe('CU lanes of a run from its device-span records', () => {
 
   it('gives each GPU its CU lanes and an occupancy strip over the CUs the topology names', () => {
     const run = spanRun();
-    const { columns: t } = runModeTimeline(run);
-    const meta = runModeTimelineMeta(run, 'k');
+    const { columns: t } = profileTimeline(run);
+    const meta = profileTimelineMeta(run, 'k');
     expect(meta.gpuCus).toEqual(run.topology!.gpus.map((g) => g.cus));
     // The spans are AMD-shaped (an XCC above 0): label the lanes as on an AMD node.
     const index = buildIndex(t, { gpuCus: meta.gpuCus, vendor: 'amd' });
@@ -206,7 +206,7 @@ describe('CU lanes of a run from its device-span records', () => {
   });
 
   it('keeps the spans that fall in the launches the kernel filter keeps, and drops the others', () => {
-    const { columns: t } = runModeTimeline(spanRun());
+    const { columns: t } = profileTimeline(spanRun());
     const keep = filterMask(t, parseFilter('kernel:step'));
     for (let e = 0; e < t.count; e++) {
       if (t.kind[e] !== KIND_CU) continue;
@@ -220,7 +220,7 @@ describe('CU lanes of a run from its device-span records', () => {
   });
 
   it('exports the spans to Perfetto on a thread per CU, named by label and path, with their bytes', () => {
-    const { columns: t } = runModeTimeline(spanRun());
+    const { columns: t } = profileTimeline(spanRun());
     const trace = JSON.parse(chromeTraceJson(t, { title: 't', simulated: false, nodeLabel: 'n', vendor: 'amd', gpuCus: [256, 256] })) as { traceEvents: { ph: string; name: string; pid: number; tid: number; cat?: string; args?: Record<string, unknown> }[] };
     const thread = trace.traceEvents.find((x) => x.ph === 'M' && x.name === 'thread_name' && x.pid === 0 && x.args?.name === 'XCC 2 CU 3');
     expect(thread).toBeDefined();
@@ -231,9 +231,9 @@ describe('CU lanes of a run from its device-span records', () => {
 
   it('says in the title when the helper capped the spans, so CU lanes that end early are not read as idle CUs', () => {
     const run = spanRun();
-    expect(runModeTimelineMeta(run, 'k').title).not.toContain('CU lanes');
+    expect(profileTimelineMeta(run, 'k').title).not.toContain('CU lanes');
     run.warnings.push({ type: 'warning', code: 'device-spans-capped', message: '10 of 15 device-trace spans (after merging) were not sent' });
-    expect(runModeTimelineMeta(run, 'k').title).toBe('Run timeline · ./fused_a2a 8 5 · CU lanes: first 5 spans only');
+    expect(profileTimelineMeta(run, 'k').title).toBe('Run timeline · ./fused_a2a 8 5 · CU lanes: first 5 spans only');
   });
 
   it('keeps thousands of spans as columns that read back what arrived, and a run without spans has no cu events', () => {
@@ -241,9 +241,9 @@ describe('CU lanes of a run from its device-span records', () => {
     const run = spanRun([launches[0]!, ...many]);
     expect(run.deviceSpans!.count).toBe(3000);
     expect(run.deviceSpans!.labels).toEqual(['l0', 'l1', 'l2']);
-    const { columns: t } = runModeTimeline(run);
+    const { columns: t } = profileTimeline(run);
     const cu = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU);
     expect(cu.map((e) => [t.gpu[e], t.lane[e], t.startNs[e], t.endNs[e], t.bytes[e], labelOf(t, e)])).toEqual(many.map((s) => [s.gpu, s.cu, s.startNs, s.endNs, s.bytes, s.label]));
-    expect(runModeTimeline(spanRun(launches)).columns.kind.includes(KIND_CU)).toBe(false);
+    expect(profileTimeline(spanRun(launches)).columns.kind.includes(KIND_CU)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /** src/core/profile/runMode.ts on hand-made records: attribution of copies to launches, paths, routes, sites. */
 import { describe, expect, it } from 'vitest';
 import type { CopyOp, Dispatch } from '../../src/core/protocol';
-import { summarizeRunMode, summariesBySite } from '../../src/core/profile/runMode';
+import { summarizeProfile, summariesBySite } from '../../src/core/profile/profileSummary';
 import { detectKernels } from '../../src/core/kernels/detect';
 
 const dispatch = (name: string, gpu: number, startNs: number, endNs: number, extra: Partial<Dispatch> = {}): Dispatch => ({
@@ -11,7 +11,7 @@ const copy = (mover: CopyOp['mover'], initiator: CopyOp['initiator'], srcGpu: nu
   type: 'copy', mover, initiator, srcGpu, dstGpu, bytes, startNs, endNs, source: initiator === 'device' ? 'device-trace' : 'cupti',
 });
 
-describe('summarizeRunMode', () => {
+describe('summarizeProfile', () => {
   it('per kernel: launches, times, GPUs, CUs seen, device-started bytes inside its launches', () => {
     const ds = [
       dispatch('void a2a<float>(float*)', 0, 0, 100, { cusSeen: 8 }),
@@ -25,7 +25,7 @@ describe('summarizeRunMode', () => {
       copy('engine', 'host', -1, 0, 4096, 400, 500), // host-started: no kernel
       copy('cu', 'device', 0, 1, 64, 1000, 1100), // outside every launch
     ];
-    const s = summarizeRunMode(ds, cs);
+    const s = summarizeProfile(ds, cs);
     expect(s.kernels.map((k) => k.name)).toEqual(['void a2a<float>(float*)', 'scale(float*)']);
     const a2a = s.kernels[0]!;
     expect(a2a).toMatchObject({ launches: 2, gpus: [0, 1], totalNs: 300, avgNs: 150, minNs: 100, maxNs: 200, cusSeen: 16, sources: ['cupti'] });
@@ -40,15 +40,15 @@ describe('summarizeRunMode', () => {
   });
 
   it('empty input, and simulated records', () => {
-    expect(summarizeRunMode([], [])).toMatchObject({ kernels: [], copyPaths: [], spanNs: 0, simulated: false });
-    expect(summarizeRunMode([dispatch('k', 0, 0, 1, { source: 'sim' })], []).simulated).toBe(true);
+    expect(summarizeProfile([], [])).toMatchObject({ kernels: [], copyPaths: [], spanNs: 0, simulated: false });
+    expect(summarizeProfile([dispatch('k', 0, 0, 1, { source: 'sim' })], []).simulated).toBe(true);
   });
 });
 
 describe('summariesBySite', () => {
   it('places printed names on detected kernels; unknown names stay apart', () => {
     const sites = detectKernels('namespace ns { __global__ void a2a(float* p) {} }\n__global__ void scale(float* p) {}\n');
-    const s = summarizeRunMode([dispatch('ns::a2a(float*)', 0, 0, 10), dispatch('_Z5scalePf', 0, 20, 30), dispatch('other(int)', 0, 40, 50)], []);
+    const s = summarizeProfile([dispatch('ns::a2a(float*)', 0, 0, 10), dispatch('_Z5scalePf', 0, 20, 30), dispatch('other(int)', 0, 40, 50)], []);
     const { bySite, unplaced } = summariesBySite(s.kernels, sites);
     expect(bySite.map((b) => [b.site.qualifiedName, b.kernels.map((k) => k.name)]).sort()).toEqual([
       ['ns::a2a', ['ns::a2a(float*)']],

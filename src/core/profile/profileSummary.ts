@@ -37,7 +37,7 @@ export interface CopyPathSummary {
   gbps?: number;
 }
 
-export interface RunModeSummary {
+export interface ProfileSummary {
   kernels: KernelSummary[];
   copyPaths: CopyPathSummary[];
   /** Bytes between each pair of memories, `src->dst` with -1 for host memory, e.g. "0->1". */
@@ -81,7 +81,7 @@ export function owningDispatch(copy: CopyOp, byGpu: ReadonlyMap<number, readonly
   return undefined;
 }
 
-export function summarizeRunMode(dispatches: readonly Dispatch[], copies: readonly CopyOp[]): RunModeSummary {
+export function summarizeProfile(dispatches: readonly Dispatch[], copies: readonly CopyOp[]): ProfileSummary {
   const kernels = new Map<string, KernelSummary & { gpuSet: Set<number>; sourceSet: Set<RunSource> }>();
   const byDispatch = new Map<Dispatch, string>();
   const byGpu = new Map<number, Dispatch[]>();
