@@ -25,9 +25,9 @@ export interface SessionOptions {
   /** Called after each accepted record with the live run. */
   onRecord?: (run: Run, record: HelperRecord) => void;
   onLog?: (level: LogLevel, message: string) => void;
-  /** Each line the helper writes to stderr (its diagnostics; in run mode also the program's output). */
+  /** Each line the helper writes to stderr (its diagnostics; for Profile also the program's output). */
   onStderr?: (line: string) => void;
-  /** Environment for the helper, added to the inherited one (run mode passes the user's settings through). */
+  /** Environment for the helper, added to the inherited one (Profile passes the user's settings through). */
   env?: Record<string, string>;
 }
 
