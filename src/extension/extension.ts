@@ -75,6 +75,8 @@ export function activate(context: vscode.ExtensionContext) {
     programOutput,
     vscode.languages.registerCodeLensProvider(KERNEL_SELECTOR, lenses),
     vscode.languages.registerHoverProvider(KERNEL_SELECTOR, lenses),
+    vscode.commands.registerCommand('sdmaLens.profile', (args?: ProfileArgs) => profileCommand(profileDeps, args)),
+    // The command's earlier id, kept for keybindings and tasks that name it; not in the palette.
     vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.importProfile', (args?: ImportArgs) => importProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),

@@ -86,7 +86,7 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
         new vscode.CodeLens(range, {
           title: '$(pulse) Profile',
           tooltip: `Run the configured program under SDMA Lens and show what ${k.qualifiedName} did`,
-          command: 'sdmaLens.profileKernel',
+          command: 'sdmaLens.profile',
           arguments: [{ uri: doc.uri.toString(), kernel: k.qualifiedName }],
         }),
       );

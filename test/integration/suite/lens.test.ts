@@ -23,7 +23,7 @@ suite('code lenses above kernels and the Profile run', () => {
       assert.equal(before.filter((x) => x.includes('Profile')).length, 2, `lenses: ${before.join(' | ')}`);
       assert.ok(before.every((x) => x.includes('Profile') || / avg x \d+ launches/.test(x)), `lenses: ${before.join(' | ')}`);
 
-      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', {
+      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profile', {
         uri: doc.uri.toString(),
         kernel: 'fusedComputeA2a',
         program: { program: '/bin/sh', args: ['-c', 'echo profiled program ran'], cwd: folder, env: {} },
@@ -72,7 +72,7 @@ suite('code lenses above kernels and the Profile run', () => {
     try {
       // A stand-in two-rank program writing RCCL's GIN lines into the files NCCL_DEBUG_FILE names.
       const program = { program: path.join(root, 'test', 'fixtures', 'runmode', 'library-log-ranks.sh'), args: ['rccl'], cwd: folder, env: {} };
-      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', { program, simDispatches: 1 });
+      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profile', { program, simDispatches: 1 });
       assert.equal(run?.end?.status, 'ok', run?.end?.message);
       assert.ok(run!.header.helper.args.includes('--library-log'), run!.header.helper.args.join(' '));
       assert.deepEqual(run!.libraryCalls?.map((c) => [c.transport, c.minBytes, c.calls]), [
@@ -93,7 +93,7 @@ suite('code lenses above kernels and the Profile run', () => {
     const program = { program: '/bin/sh', args: ['-c', 'true'], cwd: folder, env: {} };
     try {
       await config.update('profile.spanRecords', 5, vscode.ConfigurationTarget.Workspace);
-      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', { program, simDispatches: 1 });
+      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profile', { program, simDispatches: 1 });
       assert.equal(run?.end?.status, 'ok', run?.end?.message);
       const args = run!.header.helper.args;
       assert.deepEqual(args.slice(args.indexOf('--span-records'), args.indexOf('--span-records') + 2), ['--span-records', '5']);
@@ -103,7 +103,7 @@ suite('code lenses above kernels and the Profile run', () => {
       let hostile: Run | undefined;
       try {
         await config.update('profile.spanRecords', -3, vscode.ConfigurationTarget.Workspace);
-        hostile = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profileKernel', { program, simDispatches: 1 });
+        hostile = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profile', { program, simDispatches: 1 });
       } finally {
         errors.restore();
       }

@@ -39,7 +39,7 @@ suite('an untrusted workspace', () => {
     ['sdmaLens.runMatrix', { options: { backend: 'sim', gpus: [0, 1], paths: ['engine/host'], sizeBytes: 1 << 20, iters: 1 } }, /does not run a bandwidth matrix in an untrusted workspace/],
     ['sdmaLens.runCollective', { backend: 'sim', args: ['-b', '1M', '-e', '1M'] }, /does not run a collective sweep in an untrusted workspace/],
     ['sdmaLens.runOverlap', { backend: 'sim', args: [] }, /does not run a compute overlap run in an untrusted workspace/],
-    ['sdmaLens.profileKernel', { kernel: 'k', program: { program: '/bin/true', args: [], cwd: '/', env: {} } }, /does not run a program in an untrusted workspace/],
+    ['sdmaLens.profile', { kernel: 'k', program: { program: '/bin/true', args: [], cwd: '/', env: {} } }, /does not run a program in an untrusted workspace/],
     ['sdmaLens.showTimeline', { runId: 'none' }, /does not show a timeline in an untrusted workspace/],
   ];
   for (const [command, args, says] of guarded) {
