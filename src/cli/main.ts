@@ -15,16 +15,17 @@ import { sweep } from './commands/sweep';
 import { UsageError } from './options';
 import { USAGE } from './usage';
 
-
-const COMMANDS: Record<string, (argv: string[], signal: AbortSignal) => Promise<number>> = {
+/** The commands that start the helper: a signal cancels their run. */
+const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<number>> = {
   sweep,
   matrix,
   collective: (argv, signal) => collective('collective', argv, signal),
   overlap: (argv, signal) => collective('overlap', argv, signal),
   import: importProfile,
-  advise: (argv) => advise(argv),
-  runs: (argv) => runs(argv),
 };
+
+/** The commands that only read saved runs: a signal ends them as it ends any program. */
+const READS: Record<string, (argv: string[]) => Promise<number>> = { advise, runs };
 
 /**
  * SIGINT/SIGTERM cancel the run: the helper gets its grace period to write `done`, then is
@@ -49,15 +50,15 @@ function cancelOnSignals(controller: AbortController): () => void {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const controller = new AbortController();
-  const stop = cancelOnSignals(controller);
+  const stop = Object.hasOwn(RUNS, command ?? '') ? cancelOnSignals(controller) : () => {};
   try {
     if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
       return command === undefined ? 2 : 0;
     }
-    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-    if (!run) throw new UsageError(`unknown command "${command}"`);
-    return await run(rest, controller.signal);
+    if (Object.hasOwn(RUNS, command)) return await RUNS[command]!(rest, controller.signal);
+    if (Object.hasOwn(READS, command)) return await READS[command]!(rest);
+    throw new UsageError(`unknown command "${command}"`);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`sdma-lens: ${escapeControls((err as Error).message)}\n\n${USAGE}\n`);

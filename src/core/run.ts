@@ -66,6 +66,9 @@ export const RunEndSchema = v.object({
   signal: v.nullable(v.string()),
   message: v.string(),
   endedAt: v.string(),
+  /** Lines the host could not use (malformed, unknown, out of order), and the first one's reason. */
+  problems: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  firstProblem: v.optional(v.string()),
 });
 export type RunEnd = v.InferOutput<typeof RunEndSchema>;
 
