@@ -119,6 +119,90 @@ describe('sdmaLens.ssh.extraArgs allowlist', () => {
   }
 });
 
+describe('sdmaLens.ssh.extraArgs: -o keys', () => {
+  /** Each family of refused keys, with the reason the message must name. */
+  const refused: ReadonlyArray<readonly [string, string, string]> = [
+    ['ProxyCommand', 'touch x', 'runs a command'],
+    ['KnownHostsCommand', 'touch x', 'runs a command'],
+    ['LocalCommand', 'touch x', 'runs a command'],
+    ['PermitLocalCommand', 'yes', 'runs a command'],
+    ['Match', 'exec "touch x"', 'runs a command'],
+    ['RemoteCommand', 'touch x', 'runs a command'],
+    ['ProxyUseFdpass', 'yes', 'runs a command'],
+    ['HostbasedAuthentication', 'yes', 'runs a command'],
+    ['PKCS11Provider', '/tmp/evil.so', 'loads code'],
+    ['SecurityKeyProvider', '/tmp/evil.so', 'loads code'],
+    ['Include', '/tmp/other.conf', 'loads code'],
+    ['SetEnv', 'LD_PRELOAD=/tmp/evil.so', "changes the node's environment"],
+    ['SendEnv', 'LD_*', "changes the node's environment"],
+    ['ForwardAgent', 'yes', 'forwards'],
+    ['ForwardX11', 'yes', 'forwards'],
+    ['LocalForward', '8080 x:80', 'forwards'],
+    ['RemoteForward', '8080 x:80', 'forwards'],
+    ['DynamicForward', '1080', 'forwards'],
+    ['Tunnel', 'yes', 'forwards'],
+    ['ClearAllForwardings', 'no', 'forwards'],
+    ['StrictHostKeyChecking', 'no', 'turns off host key checks'],
+    ['StrictHostKeyChecking', 'off', 'turns off host key checks'],
+    ['StrictHostKeyChecking', '"no"', 'turns off host key checks'],
+    ['UserKnownHostsFile', '/dev/null', 'turns off host key checks'],
+    ['UserKnownHostsFile', '~/.ssh/known_hosts /dev/null', 'turns off host key checks'],
+    ['GlobalKnownHostsFile', 'none', 'turns off host key checks'],
+    ['NoHostAuthenticationForLocalhost', 'yes', 'turns off host key checks'],
+    ['AddKeysToAgent', 'confirm', 'runs a command'],
+    ['ControlPath', '/tmp/cm', 'is not an option SDMA Lens passes on'],
+    ['BatchMode', 'no', 'is not an option SDMA Lens passes on'],
+    ['EscapeChar', '~', 'is not an option SDMA Lens passes on'],
+    ['NoSuchOption', '1', 'is not an option SDMA Lens passes on'],
+  ];
+  for (const [key, value, why] of refused) {
+    const spellings: string[][] = [[`-o${key}=${value}`], ['-o', `${key} ${value}`], ['-o', `${key.toLowerCase()}=${value}`], ['-o', `${key.toUpperCase()} = ${value}`]];
+    it(`refuses ${key} ${value}: ${why}`, () => {
+      for (const args of spellings) {
+        expect(() => checkExtraArgs(args), JSON.stringify(args)).toThrow(SshArgsError);
+        try {
+          checkExtraArgs(args);
+        } catch (e) {
+          const message = (e as Error).message;
+          expect(message, JSON.stringify(args)).toContain(why);
+          expect(message.toLowerCase()).toContain(key.toLowerCase());
+          // The message promises nothing about what the check does not cover.
+          expect(message).not.toMatch(/no local commands are run/);
+        }
+      }
+    });
+  }
+
+  const accepted: ReadonlyArray<readonly [string, string]> = [
+    ['User', 'alice'], ['Port', '2222'], ['IdentityFile', '~/.ssh/id_ed25519'], ['IdentitiesOnly', 'yes'],
+    ['IdentityAgent', 'SSH_AUTH_SOCK'], ['CertificateFile', '~/.ssh/id-cert.pub'], ['ProxyJump', 'alice@bastion:2200,jump2'],
+    ['ConnectTimeout', '5'], ['ConnectionAttempts', '3'], ['ServerAliveInterval', '10'], ['ServerAliveCountMax', '3'],
+    ['TCPKeepAlive', 'yes'], ['Compression', 'yes'], ['AddressFamily', 'inet'], ['BindAddress', '10.0.0.1'],
+    ['BindInterface', 'eth0'], ['Ciphers', 'aes256-gcm@openssh.com'], ['MACs', 'hmac-sha2-256'],
+    ['KexAlgorithms', 'curve25519-sha256'], ['HostKeyAlgorithms', 'ssh-ed25519'], ['PubkeyAcceptedAlgorithms', '+ssh-rsa'],
+    ['PubkeyAcceptedKeyTypes', '+ssh-rsa'], ['PreferredAuthentications', 'publickey'], ['PubkeyAuthentication', 'yes'],
+    ['GSSAPIAuthentication', 'no'], ['HostKeyAlias', 'gpu-node'], ['CheckHostIP', 'yes'], ['LogLevel', 'ERROR'],
+    ['HashKnownHosts', 'yes'], ['VerifyHostKeyDNS', 'ask'], ['UpdateHostKeys', 'no'], ['RekeyLimit', '1G 1h'],
+    ['IPQoS', 'throughput'], ['AddKeysToAgent', 'yes'], ['NumberOfPasswordPrompts', '1'],
+    ['StrictHostKeyChecking', 'yes'], ['StrictHostKeyChecking', 'ask'], ['StrictHostKeyChecking', 'accept-new'],
+    ['UserKnownHostsFile', '~/.ssh/known_hosts_cluster'], ['GlobalKnownHostsFile', '/etc/ssh/ssh_known_hosts'],
+  ];
+  it('passes on the keys that cannot run commands, load code, change the environment, forward or turn checks off', () => {
+    for (const [key, value] of accepted) {
+      for (const args of [[`-o${key}=${value}`], ['-o', `${key} ${value}`], ['-o', `${key.toLowerCase()}=${value}`]]) {
+        expect(checkExtraArgs(args), JSON.stringify(args)).toEqual(args);
+      }
+    }
+  });
+
+  it('refuses -A (it forwards the agent) and -J with shell syntax, keeps -x and plain -J', () => {
+    expect(() => checkExtraArgs(['-A'])).toThrow(/forwards/);
+    expect(() => checkExtraArgs(['-J', 'bastion;touch x'])).toThrow(SshArgsError);
+    expect(() => checkExtraArgs(['-oProxyJump=$(touch x)'])).toThrow(SshArgsError);
+    expect(checkExtraArgs(['-x', '-J', 'alice@bastion:22'])).toEqual(['-x', '-J', 'alice@bastion:22']);
+  });
+});
+
 describe('ssh config hosts', () => {
   it('lists concrete Host names, follows Include, skips patterns and hostile names', async () => {
     const { sshConfigHosts } = await import('../../src/core/ssh/sshConfig');

@@ -33,16 +33,72 @@ export const DEFAULT_CONNECT_TIMEOUT_S = 10;
 /** How long an idle shared connection stays up after the last run, in seconds. */
 export const CONTROL_PERSIST_S = 600;
 
-const FLAGS = new Set(['-4', '-6', '-A', '-a', '-C', '-q', '-v', '-vv', '-vvv', '-x']);
+/** `-A` is not here: it forwards the agent, like ForwardAgent. `-x` turns X11 forwarding off. */
+const FLAGS = new Set(['-4', '-6', '-a', '-C', '-q', '-v', '-vv', '-vvv', '-x']);
 const WITH_VALUE = new Set(['-o', '-F', '-i', '-J', '-l', '-c', '-m', '-b']);
-/** Options that would switch off the checks that tell a user they reached the right node. */
-const FORBIDDEN_OPTION = /^\s*(stricthostkeychecking\s*[= ]\s*(no|off)|userknownhostsfile\s*[= ]\s*\/dev\/null|globalknownhostsfile\s*[= ]\s*\/dev\/null|permitlocalcommand|localcommand)\b/i;
+
+/**
+ * `-o` keys that are passed on (lower case): none of them runs a command, loads code, changes
+ * the node's environment, forwards anything or turns host key checking off. A value check,
+ * where there is one, refuses the values that would.
+ */
+const ALLOWED_OPTION = new Map<string, ((value: string) => string | undefined) | undefined>([
+  ...[
+    'user', 'port', 'identityfile', 'identitiesonly', 'identityagent', 'certificatefile', 'connecttimeout',
+    'connectionattempts', 'serveraliveinterval', 'serveralivecountmax', 'tcpkeepalive', 'compression',
+    'addressfamily', 'bindaddress', 'bindinterface', 'ciphers', 'macs', 'kexalgorithms', 'hostkeyalgorithms',
+    'pubkeyacceptedalgorithms', 'pubkeyacceptedkeytypes', 'preferredauthentications', 'pubkeyauthentication',
+    'gssapiauthentication', 'hostkeyalias', 'checkhostip', 'loglevel', 'hashknownhosts', 'verifyhostkeydns',
+    'updatehostkeys', 'rekeylimit', 'ipqos', 'numberofpasswordprompts',
+  ].map((k) => [k, undefined] as const),
+  ['proxyjump', (v) => (JUMP_HOSTS.test(v) ? undefined : 'names jump hosts with characters other than letters, digits and ._-@:,[]/%')],
+  ['stricthostkeychecking', (v) => (['yes', 'ask', 'accept-new'].includes(v.toLowerCase()) ? undefined : 'turns off host key checks (only yes, ask or accept-new)')],
+  ['userknownhostsfile', knownHostsFiles],
+  ['globalknownhostsfile', knownHostsFiles],
+  ['addkeystoagent', (v) => (['yes', 'no'].includes(v.toLowerCase()) ? undefined : 'runs a command (ask and confirm start ssh-askpass; only yes or no)')],
+]);
+
+/** A ProxyJump list: plain [user@]host[:port] words or ssh:// URIs, nothing a shell would read. */
+const JUMP_HOSTS = /^[A-Za-z0-9._@:,[\]/%-]+$/;
+
+function knownHostsFiles(value: string): string | undefined {
+  const files = value.split(/\s+/).map((f) => f.toLowerCase());
+  return files.some((f) => f === '/dev/null' || f === 'none') ? 'turns off host key checks (/dev/null or none)' : undefined;
+}
+
+/** Why each refused family is refused (keys in lower case); any other key is not passed on. */
+const REFUSED_OPTION: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['runs a command', ['proxycommand', 'knownhostscommand', 'localcommand', 'permitlocalcommand', 'match', 'remotecommand', 'proxyusefdpass', 'hostbasedauthentication', 'enablesshkeysign', 'xauthlocation']],
+  ['loads code', ['pkcs11provider', 'securitykeyprovider', 'include']],
+  ["changes the node's environment", ['setenv', 'sendenv']],
+  ['forwards', ['forwardagent', 'forwardx11', 'forwardx11trusted', 'forwardx11timeout', 'localforward', 'remoteforward', 'dynamicforward', 'tunnel', 'tunneldevice', 'gatewayports', 'clearallforwardings', 'permitremoteopen', 'exitonforwardfailure', 'streamlocalbindmask', 'streamlocalbindunlink']],
+  ['turns off host key checks', ['nohostauthenticationforlocalhost', 'stricthostkeychecking', 'userknownhostsfile', 'globalknownhostsfile']],
+];
+
+/** Splits `KEY=VALUE`, `KEY = VALUE` or `KEY VALUE` as ssh does; surrounding quotes of the value are dropped. */
+function splitOption(text: string): { key: string; value: string } | undefined {
+  const m = /^\s*([A-Za-z0-9]+)(?:\s*=\s*|\s+)(.*?)\s*$/s.exec(text);
+  if (!m || m[2] === '') return undefined;
+  const value = m[2].replace(/^"(.*)"$/s, '$1');
+  return { key: m[1], value };
+}
+
+/** Undefined when `-o text` may be passed on, otherwise why not. */
+function optionProblem(key: string, value: string): string | undefined {
+  const lower = key.toLowerCase();
+  if (ALLOWED_OPTION.has(lower)) return ALLOWED_OPTION.get(lower)?.(value);
+  // The keys below are also refused when their value looks harmless: ssh's meaning of a value can change.
+  for (const [why, keys] of REFUSED_OPTION) if (keys.includes(lower)) return why;
+  return 'is not an option SDMA Lens passes on';
+}
 
 /**
  * Checks `sdmaLens.ssh.extraArgs`. They are ssh options by design, so the check is an
  * allowlist: known flags, and known options each followed by exactly one value. Nothing can
- * end the options early (`--`, a stray word would become the destination), forwardings are
- * not accepted, and host key checking cannot be turned off.
+ * end the options early (`--`, a stray word would become the destination), and a `-o` option
+ * is passed on only if its key is one that cannot run a command, load code, change the node's
+ * environment, forward anything or turn host key checking off. A config file named with `-F`
+ * is the user's own and is read by ssh as it is, like ~/.ssh/config.
  */
 export function checkExtraArgs(args: readonly unknown[]): string[] {
   const out: string[] = [];
@@ -54,6 +110,7 @@ export function checkExtraArgs(args: readonly unknown[]): string[] {
       out.push(a);
       continue;
     }
+    if (a === '-A') throw new SshArgsError('extra ssh argument "-A" is not accepted: it forwards the agent');
     const flag = a.slice(0, 2);
     if (!WITH_VALUE.has(flag)) throw new SshArgsError(`extra ssh argument "${a}" is not one of ${[...FLAGS, ...WITH_VALUE].join(' ')}`);
     let value: string;
@@ -69,10 +126,12 @@ export function checkExtraArgs(args: readonly unknown[]): string[] {
       i++;
     }
     if (value.startsWith('-')) throw new SshArgsError(`the value of "${flag}" must not start with "-"`);
+    if (flag === '-J' && !JUMP_HOSTS.test(value)) throw new SshArgsError(`"-J ${value}" is not accepted: it names jump hosts with characters other than letters, digits and ._-@:,[]/%`);
     if (flag === '-o') {
-      if (!/^\s*[A-Za-z]+\s*[= ]/.test(value)) throw new SshArgsError(`"-o ${value}" is not KEY=VALUE`);
-      if (FORBIDDEN_OPTION.test(value)) throw new SshArgsError(`"-o ${value}" is not accepted: host key checking stays on and no local commands are run`);
-      if (/^\s*(localforward|remoteforward|dynamicforward)\b/i.test(value)) throw new SshArgsError(`"-o ${value}": forwardings are not used by SDMA Lens`);
+      const option = splitOption(value);
+      if (!option) throw new SshArgsError(`"-o ${value}" is not KEY=VALUE`);
+      const problem = optionProblem(option.key, option.value);
+      if (problem) throw new SshArgsError(`"-o ${value}" is not accepted: ${option.key} ${problem}`);
     }
   }
   return out;
