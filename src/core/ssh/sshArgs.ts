@@ -78,9 +78,9 @@ const REFUSED_OPTION: ReadonlyArray<readonly [string, readonly string[]]> = [
 /** Splits `KEY=VALUE`, `KEY = VALUE` or `KEY VALUE` as ssh does; surrounding quotes of the value are dropped. */
 function splitOption(text: string): { key: string; value: string } | undefined {
   const m = /^\s*([A-Za-z0-9]+)(?:\s*=\s*|\s+)(.*?)\s*$/s.exec(text);
-  if (!m || m[2] === '') return undefined;
-  const value = m[2].replace(/^"(.*)"$/s, '$1');
-  return { key: m[1], value };
+  const [, key, raw] = m ?? [];
+  if (!key || !raw) return undefined;
+  return { key, value: raw.replace(/^"(.*)"$/s, '$1') };
 }
 
 /** Undefined when `-o text` may be passed on, otherwise why not. */
