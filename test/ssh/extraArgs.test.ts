@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,14 +15,12 @@ import { freePort, startSshd } from './sshd';
 import type { TestSshd } from './sshd';
 import { canRunSshd, connectionTo } from './support';
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
+/** Whether something listens on 127.0.0.1:port: binding it fails with EADDRINUSE. */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? resolve(true) : reject(e)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
   });
 }
 
@@ -105,7 +103,7 @@ describe.skipIf(!canRunSshd)('extra ssh options that run commands or forward, ov
     try {
       let open = false;
       for (let i = 0; i < 100 && !open && child.exitCode === null; i++) {
-        open = await portOpen(port);
+        open = await portTaken(port);
         if (!open) await new Promise((r) => setTimeout(r, 100));
       }
       expect(open, 'LocalForward given straight to ssh opened the port').toBe(true);
@@ -118,6 +116,6 @@ describe.skipIf(!canRunSshd)('extra ssh options that run commands or forward, ov
     const e = await throughProduct(['-o', `LocalForward=127.0.0.1:${port2} 127.0.0.1:${sshd.port}`]);
     expect(e).toBeInstanceOf(SshArgsError);
     expect((e as Error).message).toMatch(/forwards/);
-    expect(await portOpen(port2)).toBe(false);
+    expect(await portTaken(port2)).toBe(false);
   });
 });
