@@ -5,8 +5,6 @@
  * writes the Chrome/Perfetto trace on request. Restored after a reload by the serializer in
  * extension.ts from the `key` the page keeps in its state; nothing is retained while hidden.
  */
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import * as vscode from 'vscode';
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../core/timeline/timelineMessages';
 import { parseTimelineWebviewMessage } from '../core/timeline/timelineMessages';
@@ -14,6 +12,7 @@ import type { TimelineColumns } from '../core/timeline/timelineFile';
 import { TIMELINE_DIRECTIVES } from '../core/pages/timelineHtml';
 import type { TimelineMeta } from '../core/timeline/timelineModel';
 import { chromeTraceChunks } from '../core/timeline/timelineTrace';
+import { writeNewFile } from '../core/runs/newFile';
 import { panelOptions } from './webviewOptions';
 import { PanelPage } from './runViewPanel';
 
@@ -130,14 +129,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
     const file = this.source.traceFile;
     try {
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: writing the trace', cancellable: false }, async () => {
-        const out = createWriteStream(file, { encoding: 'utf8' });
-        const failed = once(out, 'error').then(([err]) => Promise.reject(err as Error));
-        for (const chunk of chromeTraceChunks(columns, this.source.meta)) {
-          // Respect back-pressure: a million events are ~150 MB of JSON.
-          if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
-        }
-        out.end();
-        await Promise.race([once(out, 'finish'), failed]);
+        await writeNewFile(file, chromeTraceChunks(columns, this.source.meta));
       });
     } catch (err) {
       this.log.error(`could not write ${file}: ${(err as Error).message}`);

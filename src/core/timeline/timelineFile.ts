@@ -58,7 +58,10 @@ export function labelOf(t: Pick<TimelineColumns, 'label' | 'labels'>, i: number)
 
 export class TimelineFormatError extends Error {}
 
-const pad8 = (n: number) => (n + 7) & ~7;
+/** Rounds up to a multiple of 8 in plain arithmetic: bitwise operators would wrap at 2^31. */
+const pad8 = (n: number) => Math.ceil(n / 8) * 8;
+/** Bytes per event over the eleven columns, before padding. */
+const EVENT_BYTES = 49;
 
 export function readTimelineFile(data: Uint8Array): TimelineColumns {
   if (data.byteLength < HEADER_BYTES) throw new TimelineFormatError('timeline file is shorter than its header');
@@ -69,6 +72,10 @@ export function readTimelineFile(data: Uint8Array): TimelineColumns {
   if (version !== 1) throw new TimelineFormatError(`timeline file version ${version} is not supported (this reader knows version 1)`);
   const count64 = view.getBigUint64(16, true);
   if (count64 > BigInt(Number.MAX_SAFE_INTEGER)) throw new TimelineFormatError('timeline event count is implausible');
+  // Every event needs 49 bytes of columns: a count the file cannot hold is refused before any size is computed from it.
+  if (count64 > BigInt(Math.floor((data.byteLength - HEADER_BYTES) / EVENT_BYTES))) {
+    throw new TimelineFormatError(`timeline file is truncated: ${data.byteLength} bytes cannot hold the ${count64} events its header names`);
+  }
   const count = Number(count64);
   const widths = [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8];
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
