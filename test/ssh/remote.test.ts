@@ -3,10 +3,11 @@
  * sources sent over ssh, a full simulated sweep, cancel, a connection killed mid-run and a
  * node that stops answering. After each, ps over ssh shows nothing of ours left on the node.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
 import { recordPointTimeline } from '../../src/core/runs/pointTimeline';
@@ -160,6 +161,42 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
     expect(readdirSync(join(runs, result.runId)).sort()).toEqual(['run.ndjson', 'timeline.sdmatl']);
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
+  });
+
+  it('Ctrl+C on `sdma-lens sweep --target` ends the run cancelled, stops the helper on the node and leaves no ssh behind', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'sdma-ssh-cli-'));
+    try {
+      const cli = join(work, 'cli.js');
+      await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+      const runsDir = join(work, 'runs');
+      const child = spawn(process.execPath, [cli, 'sweep', '--target', 'sdma-node', '--ssh-config', sshd.configFile, '--helper', helper.path, ...slow.slice(1), '--runs-dir', runsDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, sig) => r({ code, signal: sig })));
+      const runFile = await until('a sample in the run file', async () => {
+        const id = existsSync(runsDir) ? readdirSync(runsDir, { withFileTypes: true }).find((e) => e.isDirectory())?.name : undefined;
+        const file = id ? join(runsDir, id, 'run.ndjson') : undefined;
+        return file && readFileSync(file, 'utf8').includes('"type":"sample"') ? file : undefined;
+      }, 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}; CLI stderr: ${stderr}`);
+      });
+      expect((await remoteProcesses(sshd, helper.path)).length).toBeGreaterThan(0);
+      const t0 = Date.now();
+      child.kill('SIGINT');
+      expect(await exited, stderr).toEqual({ code: 130, signal: null });
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      const lines = readFileSync(runFile, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string });
+      expect(lines.at(-1)).toMatchObject({ type: 'run-end', status: 'cancelled' });
+      expect(lines.filter((l) => l.type === 'sample').length).toBeGreaterThanOrEqual(1);
+      await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 5_000);
+      // The CLI's shared connection (its ControlMaster, in the default control folder) is closed too.
+      const sshLeft = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(sshd.configFile) && l.includes('sdma-lens-ssh-'));
+      await until('no ssh of the CLI left', async () => sshLeft().length === 0, 5_000).catch(() => {
+        throw new Error(`ssh left running: ${sshLeft().join(' | ')}`);
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('the run flow checks the node helper\'s backends before anything starts there', async () => {
