@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newRun } from '../../src/core/run';
 import { RunStore } from '../../src/core/runs/runStore';
 import { HelperError } from '../../src/core/runtime/helper';
-import { checkBackend, endSentence, runHelperCommand, startFailure } from '../../src/core/runtime/runFlow';
+import { checkBackend, endSentence, runHelperCommand } from '../../src/core/runtime/runFlow';
 import type { HelperProcess, ProcessExit, RunOutputs, Target } from '../../src/core/runtime/target';
 import { SshError } from '../../src/core/ssh/connection';
 import { done, header, hello, line, sample } from '../support/records';
@@ -107,11 +107,13 @@ describe('checkBackend', () => {
   });
 });
 
-describe('startFailure and endSentence', () => {
-  it('an SSH failure is fixed by the target, a helper failure by the helper, anything else has no remedy', () => {
-    expect(startFailure(new SshError('ssh: connect to host n port 22: Connection refused', 'Check the host.'))).toEqual({ message: 'ssh: connect to host n port 22: Connection refused', remedy: 'Check the host.', target: true });
-    expect(startFailure(new HelperError('no helper', 'Set sdmaLens.helperPath.'))).toEqual({ message: 'no helper', remedy: 'Set sdmaLens.helperPath.' });
-    expect(startFailure(new Error('boom'))).toEqual({ message: 'boom' });
+describe('what fixes a failure, and endSentence', () => {
+  it('an SSH failure is fixed by the target (the error message offers Select Target), a helper failure by the helper', () => {
+    const ssh = new SshError('ssh: connect to host n port 22: Connection refused', 'Check the host.');
+    expect(ssh).toBeInstanceOf(HelperError);
+    expect({ message: ssh.message, remedy: ssh.remedy, fixedBy: ssh.fixedBy }).toEqual({ message: 'ssh: connect to host n port 22: Connection refused', remedy: 'Check the host.', fixedBy: 'target' });
+    const helper = new HelperError('no helper', 'Set sdmaLens.helperPath.');
+    expect({ message: helper.message, remedy: helper.remedy, fixedBy: helper.fixedBy }).toEqual({ message: 'no helper', remedy: 'Set sdmaLens.helperPath.', fixedBy: 'helper' });
   });
 
   it('says nothing for a run that went well, and counts what a cancelled run kept', () => {

@@ -137,25 +137,6 @@ export function checkBackend(helper: TargetHelper, backend: string, where: strin
   );
 }
 
-/** A helper already found (a `--helper` path, a test's build): used on any target as it is. */
-export function fixedHelper(path: string, backends: string[] = [], source = 'setting'): HelperProvider {
-  return { helperFor: async () => ({ path, backends, source }), forget: () => {} };
-}
-
-/** What stopped a run from starting, and what to do about it: for the error message of any front. */
-export interface StartFailure {
-  message: string;
-  remedy?: string;
-  /** The fix is choosing another target (an SSH failure). */
-  target?: boolean;
-}
-
-export function startFailure(err: unknown): StartFailure {
-  const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof HelperError) return { message, remedy: err.remedy, ...(err.fixedBy === 'target' ? { target: true } : {}) };
-  return { message };
-}
-
 /** How the run ended, in one sentence for a notification or stderr; undefined when it went well. */
 export function endSentence(run: Run, what: string): string | undefined {
   const end = run.end;
