@@ -73,7 +73,8 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
         if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${escapeControls(record.message)}\n`);
       },
       onLog: (level, message) => {
-        if (level === 'error' || (level === 'warn' && !json && message.includes('wrote no'))) process.stderr.write(`${escapeControls(message)}\n`);
+        // Files a run should have written and did not are said once, below, from the result.
+        if (level === 'error') process.stderr.write(`${escapeControls(message)}\n`);
       },
     });
     if (interactive) process.stderr.write('\r');
