@@ -6,6 +6,7 @@
 #include <numeric>
 #include <unistd.h>
 
+#include "sdma_limits.hpp"
 #include "version.hpp"
 
 namespace sdma {
@@ -62,7 +63,31 @@ std::string_view doneStatusName(DoneStatus status) {
 
 }  // namespace
 
-Reporter::Reporter(std::FILE* out) : out_(out), start_(std::chrono::steady_clock::now()) {}
+namespace {
+Reporter* g_heartbeatReporter = nullptr;
+}  // namespace
+
+Reporter::Reporter(std::FILE* out)
+    : out_(out), start_(std::chrono::steady_clock::now()), lastWrite_(start_) {
+  g_heartbeatReporter = this;
+}
+
+Reporter::~Reporter() {
+  if (g_heartbeatReporter == this) g_heartbeatReporter = nullptr;
+}
+
+void heartbeat() {
+  if (g_heartbeatReporter != nullptr) g_heartbeatReporter->heartbeat();
+}
+
+void Reporter::heartbeat() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lastWrite_ < std::chrono::milliseconds(limits::heartbeatMs)) return;
+  JsonWriter& j = begin("heartbeat");
+  j.key("elapsedMs").value(static_cast<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count()));
+  emit();
+}
 
 JsonWriter& Reporter::begin(std::string_view type) {
   json_.clear();
@@ -77,6 +102,7 @@ void Reporter::emit() {
 }
 
 void Reporter::raw(std::string_view text) {
+  lastWrite_ = std::chrono::steady_clock::now();
   const bool ok = std::fwrite(text.data(), 1, text.size(), out_) == text.size() && std::fflush(out_) == 0;
   if (!ok) {
     // Nobody reads our records any more (closed pipe): nothing useful is left to do.

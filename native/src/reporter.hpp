@@ -21,7 +21,11 @@ enum class DoneStatus { Ok, Error, Cancelled };
 // at most the line being written.
 class Reporter {
  public:
+  // The newest Reporter is the one heartbeat() writes to.
   explicit Reporter(std::FILE* out);
+  ~Reporter();
+  Reporter(const Reporter&) = delete;
+  Reporter& operator=(const Reporter&) = delete;
 
   void hello(std::optional<std::string_view> command, std::string_view backend, bool simulated,
              const std::vector<std::string>& backendsBuilt);
@@ -53,6 +57,8 @@ class Reporter {
   // have been (not counted as samples).
   void pathUnsupported(CopyPath path, int src, int dst, std::string_view reason, std::int64_t points);
   void warning(std::string_view code, std::string_view message);
+  // A `heartbeat` record, when nothing was written for limits::heartbeatMs.
+  void heartbeat();
   // `hint` says what the user can do about it (optional field).
   void error(std::string_view code, std::string_view message, std::string_view hint = {},
              std::string_view detail = {});
@@ -75,6 +81,13 @@ class Reporter {
   JsonWriter json_;
   std::int64_t samples_ = 0;
   std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point lastWrite_;
 };
+
+// Long work calls this where it moves on (each slice of the simulator's delay, each turn of
+// the wait for a profiled program), so the reader can tell silence from slow work: a helper
+// that prints nothing for a while is stuck. It is called from the working thread, never from
+// a timer thread of its own, so a hang falls silent as it should. No-op without a Reporter.
+void heartbeat();
 
 }  // namespace sdma

@@ -15,7 +15,7 @@ import { escapeControls } from '../core/text';
 import { deployHelper } from '../core/ssh/deploy';
 import { SshTarget } from '../core/ssh/sshTarget';
 import type { RunValues } from './options';
-import { sshConnection, storeOf } from './options';
+import { helperOption, sshConnection, stallTimeout, storeOf } from './options';
 
 const packageRoot = resolve(__dirname, '..');
 
@@ -57,6 +57,8 @@ export type Ran = { code: number; run?: Run };
 
 /** Runs the command and says how it ended on stderr; the caller prints the result of a run. */
 export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promise<Ran> {
+  const helper = helperOption(o.values, o.localOnly);
+  const stallTimeoutS = stallTimeout(o.values);
   const conn = o.localOnly ? undefined : sshConnection(o.values);
   const target: Target = conn ? new SshTarget(conn) : new LocalTarget();
   const json = o.values.json === true;
@@ -64,9 +66,10 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
   try {
     const result = await runHelperCommand(request, {
       target,
-      helpers: cliHelpers(o.values.helper),
+      helpers: cliHelpers(helper),
       store: storeOf(o.values),
       signal: o.signal,
+      stallTimeoutS,
       beforeStart: o.beforeStart ? (helper) => o.beforeStart!(helper, target) : undefined,
       onRecord: (_live, record) => {
         if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
@@ -83,7 +86,7 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
       return { code: 130 };
     }
     if (result.kind === 'refused') {
-      process.stderr.write(`sdma-lens: the helper refused the arguments: ${escapeControls(result.message)}\n`);
+      process.stderr.write(`sdma-lens: the helper refused the arguments: ${escapeControls(result.message)}; nothing was measured or saved\n`);
       return { code: 2 };
     }
     for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${escapeControls(name)}${conn ? ` (or it could not be copied from ${escapeControls(conn.label)})` : ''}\n`);

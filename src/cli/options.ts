@@ -1,11 +1,14 @@
 /** What the CLI's commands share in parsing their options: errors, numbers, lists, where runs go, the SSH target. */
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { parseEndpoint } from '../core/endpoints';
 import { RunStore } from '../core/runs/runStore';
 import { SshConnection } from '../core/ssh/connection';
 import { parseDestination } from '../core/ssh/destination';
 import type { SshSettings } from '../core/ssh/sshArgs';
-import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
+import { STALL_LIMIT, checkStallTimeout } from '../core/runtime/session';
+import { escapeControls } from '../core/text';
+import { CONNECT_TIMEOUT_RANGE_S, DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
 
 /** Bad arguments: exit 2 with the usage text. */
 export class UsageError extends Error {}
@@ -37,6 +40,7 @@ export const RUN_OPTIONS = {
   target: { type: 'string' },
   'ssh-config': { type: 'string' },
   'connect-timeout': { type: 'string' },
+  'stall-timeout': { type: 'string' },
 } as const;
 
 export interface RunValues {
@@ -46,6 +50,42 @@ export interface RunValues {
   target?: string;
   'ssh-config'?: string;
   'connect-timeout'?: string;
+  'stall-timeout'?: string;
+}
+
+/** `--stall-timeout S`: seconds the helper may print nothing before it is stopped (0: no limit). */
+export function stallTimeout(values: RunValues): number {
+  const s = int('stall-timeout', values['stall-timeout'], STALL_LIMIT.defaultS);
+  return asUsage(() => {
+    try {
+      return checkStallTimeout(s);
+    } catch (err) {
+      throw new Error(`--stall-timeout ${(err as Error).message}`);
+    }
+  });
+}
+
+/**
+ * `--helper PATH`: with --target a path on the node, which must be absolute (the node's working
+ * folder is not this one); here, relative to this folder, and it must be a file.
+ */
+export function helperOption(values: RunValues, localOnly = false): string | undefined {
+  const path = values.helper;
+  if (path === undefined) return undefined;
+  if (path === '' || escapeControls(path) !== path) throw new UsageError('--helper needs a path without control characters');
+  if (values.target && values.target !== 'local' && !localOnly) {
+    if (!path.startsWith('/')) throw new UsageError(`--helper with --target is a path on the node and must be absolute (got "${path}")`);
+    return path;
+  }
+  const absolute = isAbsolute(path) ? path : resolve(process.cwd(), path);
+  let isFile = false;
+  try {
+    isFile = statSync(absolute).isFile();
+  } catch {
+    // said below
+  }
+  if (!isFile) throw new UsageError(`--helper: ${absolute} is not a file (build the helper with npm run build:native, or leave --helper out)`);
+  return absolute;
 }
 
 /** What the helper measures with: shared by the sweep and the matrix. */
@@ -64,12 +104,20 @@ export function storeOf(values: { 'runs-dir'?: string }): RunStore {
   return new RunStore(values['runs-dir'] ?? join(process.cwd(), '.sdma-lens', 'runs'));
 }
 
+function connectTimeout(values: RunValues): number {
+  const s = int('connect-timeout', values['connect-timeout'], DEFAULT_CONNECT_TIMEOUT_S);
+  const [least, most] = CONNECT_TIMEOUT_RANGE_S;
+  if (s < least || s > most) throw new UsageError(`--connect-timeout must be a whole number of seconds in ${least}..${most} (got ${s})`);
+  return s;
+}
+
 /** `--target DEST` as an SSH connection; undefined for this machine. */
 export function sshConnection(values: RunValues): SshConnection | undefined {
   if (!values.target || values.target === 'local') return undefined;
+  const connectTimeoutSeconds = connectTimeout(values);
   try {
     const settings: SshSettings = {
-      connectTimeoutSeconds: int('connect-timeout', values['connect-timeout'], DEFAULT_CONNECT_TIMEOUT_S),
+      connectTimeoutSeconds,
       extraArgs: values['ssh-config'] ? checkExtraArgs(['-F', values['ssh-config']]) : [],
     };
     return new SshConnection(parseDestination(values.target), settings);

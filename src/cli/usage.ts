@@ -28,10 +28,12 @@ Sweep options:
                                 DEST = user@host[:port] or a ~/.ssh/config alias; the helper is
                                 found or built on the node (see docs/REMOTE.md)
   --ssh-config FILE             ssh config file for --target (default: the ssh client's own)
-  --connect-timeout SECONDS     how long an SSH node may take to answer (default 10)
+  --connect-timeout SECONDS     how long an SSH node may take to answer (1..300, default 10)
+  --stall-timeout SECONDS       stop the helper when it prints nothing this long (0: no
+                                limit; 10..86400, default 120)
 
 Matrix options (docs/MATRIX.md):
-  --backend, --paths, --iters, --seed, --json, --target, --ssh-config, --connect-timeout as for sweep
+  --backend, --paths, --iters, --seed, --json, --target, --ssh-config, --connect-timeout, --stall-timeout as for sweep
   --size SIZE                   bytes per copy (default 256M)
   --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
   --gpus LIST|all               endpoints to pair, e.g. 0,1,2,3 or host,0,1 (a host row and
@@ -41,13 +43,13 @@ Matrix options (docs/MATRIX.md):
                                 GB/s under that load, per-GPU send/receive sums, the path's total
 
 Collective options (docs/COLLECTIVES.md; passed to the helper, which checks them):
-  --backend, --json, --target, --ssh-config, --connect-timeout as for sweep
+  --backend, --json, --target, --ssh-config, --connect-timeout, --stall-timeout as for sweep
   -b, --min-bytes SIZE  -e, --max-bytes SIZE  -f, --step-factor F  -i, --step-bytes SIZE
   -n, --iters N  -w, --warmup N  -c, --check 0|1  --ops LIST  --variants LIST  --gpus LIST
   --in-place both|on|off  --dtype float|bf16|uint8  --sim-gpus N
 
 Overlap options (docs/COLLECTIVES.md):
-  --backend, --json, --target, --ssh-config, --connect-timeout as for sweep
+  --backend, --json, --target, --ssh-config, --connect-timeout, --stall-timeout as for sweep
   --compute LIST (gemm,fma)  --paths LIST  --cus LIST  --size SIZE  --phase-ms N  --gemm-n N
   --src E --dst E  --sim-gpus N
 

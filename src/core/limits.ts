@@ -26,6 +26,8 @@ export interface HelperLimits {
   gpuIndexMax: number;
   /** Largest N of a --fault KIND-after=N. */
   faultAfterMax: number;
+  /** Most milliseconds long work stays silent: it prints a heartbeat record by then. */
+  heartbeatMs: number;
   /** The KIND of each --fault KIND-after=N the helper knows. */
   faultKinds: readonly string[];
 }

@@ -109,6 +109,16 @@ export const ProgressSchema = v.object({
   message: v.optional(text),
 });
 
+/**
+ * Long work that is moving and has printed nothing for a while (the helper's heartbeatMs, in
+ * native/src/limits.json): a profiled program still running, a slow unit. A helper that prints
+ * neither records nor heartbeats is stuck; the session's stall limit stops it. Not saved in run files.
+ */
+export const HeartbeatSchema = v.object({
+  type: v.literal('heartbeat'),
+  elapsedMs: count,
+});
+
 /** One copy path between two endpoints at one size, as a sweep sample and a matrix cell both report it. */
 const COPY_POINT = {
   mover: v.picklist(MOVERS),
@@ -454,6 +464,7 @@ export type Hello = v.InferOutput<typeof HelloSchema>;
 export type Topology = v.InferOutput<typeof TopologySchema>;
 export type Gpu = v.InferOutput<typeof GpuSchema>;
 export type Progress = v.InferOutput<typeof ProgressSchema>;
+export type Heartbeat = v.InferOutput<typeof HeartbeatSchema>;
 export type Sample = v.InferOutput<typeof SampleSchema>;
 export type TimelineEvent = v.InferOutput<typeof TimelineEventSchema>;
 export type Timeline = v.InferOutput<typeof TimelineSchema>;
@@ -477,6 +488,7 @@ export type HelperRecord =
   | Hello
   | Topology
   | Progress
+  | Heartbeat
   | Sample
   | Timeline
   | Warning
@@ -499,6 +511,7 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   hello: HelloSchema,
   topology: TopologySchema,
   progress: ProgressSchema,
+  heartbeat: HeartbeatSchema,
   sample: SampleSchema,
   timeline: TimelineSchema,
   warning: WarningSchema,

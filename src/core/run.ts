@@ -128,6 +128,8 @@ export function applyRecord(run: Run, record: HelperRecord): void {
     case 'progress':
       run.progress = { done: record.done, total: record.total };
       break;
+    case 'heartbeat':
+      break;
     case 'sample':
       run.samples.push(record);
       break;

@@ -13,7 +13,7 @@ import { endSentence, runHelperCommand } from '../core/runtime/runFlow';
 import type { Target } from '../core/runtime/target';
 import { trackRun } from './activeRuns';
 import type { HelperService } from './helperService';
-import { runsFolder } from './settings';
+import { runsFolder, stallTimeoutSetting } from './settings';
 import type { TargetService } from './targets';
 
 /** What a command needs to run the helper. */
@@ -79,6 +79,7 @@ export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise
         store: spec.store ?? storeOf(deps),
         signal: controller.signal,
         beforeStart: spec.beforeStart,
+        stallTimeoutS: stallTimeoutSetting(),
         onRecord: (live, record) => {
           if (record.type === 'progress' && record.total > 0) {
             progress.report({ message: `${record.done}/${record.total}${spec.unit ?? ''}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });

@@ -9,8 +9,9 @@ import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { EndpointPair } from '../core/endpoints';
 import type { PathName } from '../core/protocol';
 import { parseDestination } from '../core/ssh/destination';
+import { STALL_LIMIT, checkStallTimeout } from '../core/runtime/session';
 import type { SshSettings } from '../core/ssh/sshArgs';
-import { DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
+import { DEFAULT_CONNECT_TIMEOUT_S, CONNECT_TIMEOUT_RANGE_S, checkExtraArgs } from '../core/ssh/sshArgs';
 import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints } from '../core/sweep/sweepOptions';
 import { parseSize } from '../core/units';
@@ -64,6 +65,11 @@ export function helperPathSetting(): string {
     if (!path.isAbsolute(x)) throw new Error(`must be an absolute path (got "${x}")`);
     return x;
   });
+}
+
+/** `sdmaLens.run.stallTimeoutSeconds`: seconds the helper may print nothing before it is stopped (0: no limit). */
+export function stallTimeoutSetting(): number {
+  return field('run.stallTimeoutSeconds', (x) => (x === undefined || x === null ? STALL_LIMIT.defaultS : checkStallTimeout(x)));
 }
 
 /** The folder runs are saved in: absolute, or relative to the first workspace folder, else the extension's storage. */
@@ -181,7 +187,8 @@ export function sshSettings(): SshSettings {
   return {
     connectTimeoutSeconds: field('ssh.connectTimeoutSeconds', (x) => {
       if (x === undefined || x === null) return DEFAULT_CONNECT_TIMEOUT_S;
-      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 300) throw new Error('must be a whole number of seconds in 1..300');
+      const [least, most] = CONNECT_TIMEOUT_RANGE_S;
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < least || x > most) throw new Error(`must be a whole number of seconds in ${least}..${most}`);
       return x;
     }),
     extraArgs: field('ssh.extraArgs', (x) => {

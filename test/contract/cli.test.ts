@@ -60,6 +60,43 @@ describe('sdma-lens CLI', () => {
     expect(await cli('explode')).toBe(2);
   });
 
+  it('run options a process would misread are refused before anything runs: stall and connect timeouts, --helper paths', async () => {
+    const before = readdirSync(dir).length;
+    const refused = async (args: string[], message: RegExp) => {
+      const r = await runCli(['sweep', '--backend', 'sim', '--sizes', '4K', '--runs-dir', dir, ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toMatch(message);
+    };
+    await refused(['--helper', inject('helperPath'), '--stall-timeout', '5'], /--stall-timeout must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400 \(got 5\)/);
+    await refused(['--helper', inject('helperPath'), '--stall-timeout', '1.5'], /--stall-timeout needs a whole number/);
+    // ssh reads ConnectTimeout=0 as the system's own timeout, minutes long.
+    await refused(['--target', 'gpu-node', '--connect-timeout', '0'], /--connect-timeout must be a whole number of seconds in 1\.\.300 \(got 0\)/);
+    await refused(['--helper', 'no/such/sdma-probe'], /--helper: \/.*no\/such\/sdma-probe is not a file/);
+    // On a node, a relative path would be relative to a folder the user does not see.
+    await refused(['--target', 'gpu-node', '--helper', 'bin/sdma-probe'], /--helper with --target is a path on the node and must be absolute \(got "bin\/sdma-probe"\)/);
+    expect(readdirSync(dir)).toHaveLength(before);
+  });
+
+  it('a relative --helper is found from the current folder', async () => {
+    const cwd = process.cwd();
+    const helperPath = inject('helperPath');
+    process.chdir(join(helperPath, '..'));
+    try {
+      const r = await runCli(['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2', '--runs-dir', dir, '--helper', './sdma-probe', '--json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).status).toBe('ok');
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('--stall-timeout stops a helper that hangs: exit 1, said once, the samples kept', async () => {
+    const r = await runCli(['sweep', '--backend', 'sim', '--sizes', '4K,1M', '--cus', '8', '--iters', '2', '--fault', 'hang-after=2', '--stall-timeout', '10', '--runs-dir', dir, '--helper', inject('helperPath'), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.err.match(/printed nothing for 10 s, the stall limit, and was stopped; 2 samples kept/g)).toHaveLength(1);
+    expect(JSON.parse(r.out).status).toBe('error');
+  }, 30_000);
+
   it('advise prints the crossovers and settings of the newest sweep, as text and JSON', async () => {
     expect(await cli('sweep', '--backend', 'sim', '--sizes', '4K,64K,256K,1M,4M,64M', '--cus', '8,64', '--iters', '10')).toBe(0);
     expect(out).toMatch(/# Advice/);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { HelperRecord, Sample } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName } from '../../src/core/protocol';
+import { LIMITS } from '../../src/core/limits';
 import { readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { helper, records } from './run';
 
@@ -157,6 +158,38 @@ describe('sdma-probe contract', () => {
     expect(rs.filter((x) => x.type === 'sample')).toHaveLength(3);
     expect(rs.some((x) => x.type === 'done')).toBe(false);
   });
+
+  /** The helper's stdout lines with the time each arrived, until it exits or `stopAfterMs`. */
+  async function timedLines(args: string[], stopAfterMs: number) {
+    const child = spawn(inject('helperPath'), args);
+    const lines: { at: number; type: string }[] = [];
+    let pending = '';
+    child.stdout.on('data', (d: Buffer) => {
+      pending += d.toString();
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const r = parseLine(pending.slice(0, nl));
+        lines.push({ at: Date.now(), type: r.kind === 'record' ? r.record.type : r.kind });
+        pending = pending.slice(nl + 1);
+      }
+    });
+    const stop = setTimeout(() => child.kill('SIGKILL'), stopAfterMs);
+    await new Promise((resolve) => child.on('close', resolve));
+    clearTimeout(stop);
+    return lines;
+  }
+
+  it('a long unit of work prints a heartbeat at least every heartbeatMs; a hang prints nothing', async () => {
+    const slow = await timedLines(['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '3', '--sim-delay-ms', String(3 * LIMITS.heartbeatMs)], 20_000);
+    expect(slow.at(-1)?.type).toBe('done');
+    expect(slow.filter((l) => l.type === 'heartbeat').length).toBeGreaterThanOrEqual(2);
+    const gaps = slow.slice(1).map((l, i) => l.at - slow[i]!.at);
+    // A slice of the delay is 250 ms: a beat is due at most that late.
+    expect(Math.max(...gaps)).toBeLessThan(LIMITS.heartbeatMs + 500);
+
+    const hung = await timedLines(['sweep', '--backend', 'sim', ...small, '--fault', 'hang-after=1'], 3 * LIMITS.heartbeatMs);
+    expect(hung.some((l) => l.type === 'sample')).toBe(true);
+    expect(hung.some((l) => l.type === 'heartbeat')).toBe(false);
+  }, 30_000);
 
   it('fault garbage-after: one malformed line, and the run carries on to done', () => {
     const r = helper(['sweep', '--backend', 'sim', ...small, '--fault', 'garbage-after=2']);

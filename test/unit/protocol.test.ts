@@ -4,7 +4,7 @@ import { done, hello, sample } from '../support/records';
 
 describe('protocol', () => {
   it('accepts each record type of docs/PROTOCOL.md', () => {
-    for (const r of [hello, sample(), done, { type: 'progress', done: 1, total: 4 }, { type: 'warning', code: 'simulated', message: 'x' }, { type: 'error', code: 'usage', message: 'bad' }]) {
+    for (const r of [hello, sample(), done, { type: 'progress', done: 1, total: 4 }, { type: 'heartbeat', elapsedMs: 2001 }, { type: 'warning', code: 'simulated', message: 'x' }, { type: 'error', code: 'usage', message: 'bad' }]) {
       expect(parseLine(JSON.stringify(r))).toMatchObject({ kind: 'record', record: { type: r.type } });
     }
   });

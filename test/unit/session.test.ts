@@ -5,7 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalTarget } from '../../src/core/runtime/localTarget';
 import { RunStore } from '../../src/core/runs/runStore';
-import { measured, runSession } from '../../src/core/runtime/session';
+import { LIMITS } from '../../src/core/limits';
+import { STALL_LIMIT, checkStallTimeout, measured, runSession } from '../../src/core/runtime/session';
 import { newRun } from '../../src/core/run';
 import type { HelperProcess, ProcessExit, RunOutputs, Target } from '../../src/core/runtime/target';
 import { waitUntilGone } from '../support/process';
@@ -173,5 +174,21 @@ describe('a run whose helper printed more unusable lines than records', () => {
     const run = await runSession({ target: new ScriptedTarget(chunks, ok), store: new RunStore(dir), header: header() });
     expect(run.problems).toHaveLength(2);
     expect(run.end?.status).toBe('ok');
+  });
+});
+
+describe('the stall limit', () => {
+  it('takes 0 or whole seconds in its range, and says what is wrong otherwise', () => {
+    expect(checkStallTimeout(0)).toBe(0);
+    expect(checkStallTimeout(STALL_LIMIT.minS)).toBe(STALL_LIMIT.minS);
+    expect(checkStallTimeout(STALL_LIMIT.maxS)).toBe(STALL_LIMIT.maxS);
+    for (const bad of [STALL_LIMIT.minS - 1, STALL_LIMIT.maxS + 1, -1, 1.5, '60', null, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => checkStallTimeout(bad), String(bad)).toThrow(/must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400/);
+    }
+  });
+
+  it('sits above the helper heartbeat and one unit of GPU work', () => {
+    expect(STALL_LIMIT.minS * 1000).toBeGreaterThanOrEqual(5 * LIMITS.heartbeatMs);
+    expect(STALL_LIMIT.defaultS * 1000).toBeGreaterThan(LIMITS.targetMsMax);
   });
 });

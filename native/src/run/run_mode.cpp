@@ -336,6 +336,7 @@ CommandResult RunCommand::run(cli::Session& session) {
       kfd.sample();
       nextKfd = std::chrono::steady_clock::now() + kKfdSampleEvery;
     }
+    heartbeat();  // the program is running: a long silent one is not a stuck helper
     const pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) exited = true;
     if (w < 0 && errno != EINTR) break;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cancel.hpp"
+#include "reporter.hpp"
 #include "rng.hpp"
 #include "sim/copy_model.hpp"
 #include "sim/sharing_model.hpp"
@@ -57,6 +58,19 @@ std::uint64_t unitSeed(std::uint64_t seed, const CopyRequest& request) {
   return mixSeed(s, static_cast<std::uint64_t>(request.dstGpu));
 }
 
+// --sim-delay-ms: a unit that takes this long, as slow hardware would. It is work, not a
+// hang, so it beats like work does. False once cancelled.
+bool delayUnit(std::int64_t ms) {
+  constexpr std::chrono::milliseconds kSlice{250};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (auto now = std::chrono::steady_clock::now(); now < deadline; now = std::chrono::steady_clock::now()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    if (!cancel::sleepFor(std::min(left, kSlice))) return false;
+    heartbeat();
+  }
+  return true;
+}
+
 }  // namespace
 
 SimBackend::SimBackend(SimOptions options, Mi350xModel model)
@@ -64,7 +78,7 @@ SimBackend::SimBackend(SimOptions options, Mi350xModel model)
 
 CopyMeasurement SimBackend::measure(const CopyRequest& request) {
   CopyMeasurement result;
-  if (options_.delayMsPerUnit > 0 && !cancel::sleepFor(std::chrono::milliseconds(options_.delayMsPerUnit))) {
+  if (!delayUnit(options_.delayMsPerUnit)) {
     result.status = RunStatus::Cancelled;
     return result;
   }
@@ -82,7 +96,7 @@ CopyMeasurement SimBackend::measure(const CopyRequest& request) {
 ConcurrentMeasurement SimBackend::measureConcurrent(const std::vector<CopyRequest>& requests) {
   ConcurrentMeasurement result;
   // One unit of work is the whole set: it runs at once, so it sleeps once.
-  if (options_.delayMsPerUnit > 0 && !cancel::sleepFor(std::chrono::milliseconds(options_.delayMsPerUnit))) {
+  if (!delayUnit(options_.delayMsPerUnit)) {
     result.status = RunStatus::Cancelled;
     return result;
   }

@@ -66,7 +66,7 @@ export function parseVersionLine(line: string): Omit<HelperInfo, 'path' | 'sourc
 export async function probeHelper(path: string, source: HelperInfo['source'], signal?: AbortSignal): Promise<HelperInfo> {
   const result = await execa(path, ['--version'], { reject: false, timeout: 10_000, cancelSignal: signal, stdin: 'ignore' });
   if (result.failed) {
-    throw new HelperError(`${path} did not answer --version: ${result.shortMessage}`, 'Point sdmaLens.helperPath at a working sdma-probe, or clear it to use the bundled one.');
+    throw new HelperError(`${path} did not answer --version: ${String(result.shortMessage).split('\n')[0]}`, 'Point sdmaLens.helperPath at a working sdma-probe, or clear it to use the bundled one.');
   }
   const info = parseVersionLine(String(result.stdout).split('\n')[0] ?? '');
   if (!info) {

@@ -52,6 +52,8 @@ export interface RunFlowOptions {
   helpers: HelperProvider;
   store: RunStore;
   signal?: AbortSignal;
+  /** Seconds the helper may print nothing before it is stopped (0: no limit); the session's default when unset. */
+  stallTimeoutS?: number;
   /** A check with the helper in hand, before the run exists (e.g. endpoints against the node's GPUs). Throwing stops the run. */
   beforeStart?(helper: TargetHelper): Promise<void>;
   /** The run's header is written and the helper is about to start. */
@@ -101,6 +103,7 @@ export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions
       signal: o.signal,
       cwd: request.cwd,
       ...(request.env ? { env: request.env } : {}),
+      ...(o.stallTimeoutS !== undefined ? { stallTimeoutS: o.stallTimeoutS } : {}),
       onRecord: o.onRecord,
       onLog: o.onLog,
       onStderr: o.onStderr,
@@ -112,7 +115,9 @@ export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions
   if (o.target.kind === 'ssh' && run.end?.exitCode === EXIT_NOT_FOUND) o.helpers.forget(o.target);
   if (refusedArguments(run)) {
     await rm(o.store.dirOf(id), { recursive: true, force: true });
-    return { kind: 'refused', message: run.end?.message ?? 'the helper refused the arguments' };
+    // The helper's own words: nothing was measured or kept, so "0 samples kept" would only confuse.
+    const said = run.errors.at(-1);
+    return { kind: 'refused', message: said ? `${said.message}${said.hint ? ` (${said.hint})` : ''}` : (run.end?.message ?? 'the helper refused the arguments') };
   }
   if (run.end?.status === 'ok') for (const name of missing) log('warn', `run ${id}: the helper wrote no ${name}`);
   return { kind: 'ended', run, missing };

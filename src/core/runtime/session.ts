@@ -3,7 +3,9 @@
  * lines, validate each, fold it into the Run and append it to the run file as it arrives,
  * then record how the process ended. A malformed line is reported and skipped; a crash, a
  * kill or a cancel keeps every record already received. A run file that cannot be written
- * (a full disk) stops the helper as a cancel does and ends the run as an error.
+ * (a full disk) stops the helper as a cancel does and ends the run as an error, and so does
+ * a helper that prints nothing for the stall limit: long work prints heartbeat records
+ * (native/src/limits.json's heartbeatMs), so silence means it is stuck.
  */
 import type { HelperRecord, LineResult } from '../protocol';
 import { parseLine } from '../protocol';
@@ -11,6 +13,7 @@ import type { Run, RunEnd, RunHeader } from '../run';
 import { applyRecord, newRun } from '../run';
 import type { RunStore } from '../runs/runStore';
 import { RunWriteError } from '../runs/runStore';
+import { LIMITS } from '../limits';
 import { LineSplitter } from './lineSplitter';
 import type { ProcessExit, Target } from './target';
 
@@ -29,6 +32,26 @@ export interface SessionOptions {
   onStderr?: (line: string) => void;
   /** Environment for the helper, added to the inherited one (Profile passes the user's settings through). */
   env?: Record<string, string>;
+  /** Seconds of silence (no output at all) after which the helper is stopped; 0: no limit. Default STALL_LIMIT.defaultS. */
+  stallTimeoutS?: number;
+}
+
+/**
+ * The stall limit, in seconds. The helper is never silent for longer than its heartbeat
+ * interval while it works, except inside one unit of GPU work (at most --target-ms, up to
+ * limits.json's targetMsMax), so the default sits above both; the least is a few heartbeats.
+ */
+export const STALL_LIMIT = {
+  defaultS: 120,
+  minS: Math.ceil((5 * LIMITS.heartbeatMs) / 1000),
+  maxS: 86_400,
+} as const;
+
+/** A stall limit from a setting or a flag: 0 (none) or a whole number of seconds in minS..maxS; throws what is wrong. */
+export function checkStallTimeout(value: unknown): number {
+  const ok = typeof value === 'number' && Number.isInteger(value) && (value === 0 || (value >= STALL_LIMIT.minS && value <= STALL_LIMIT.maxS));
+  if (!ok) throw new Error(`must be 0 (no limit) or a whole number of seconds in ${STALL_LIMIT.minS}..${STALL_LIMIT.maxS} (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 /** Lines of stderr kept to explain a failure. */
@@ -65,6 +88,8 @@ export async function runSession(options: SessionOptions): Promise<Run> {
   };
 
   const accept = (result: LineResult, line: string) => {
+    // Heartbeats only prove the helper is moving: nothing to keep.
+    if (result.kind === 'record' && result.record.type === 'heartbeat') return;
     if (result.kind === 'record') {
       if (!sawHello && result.record.type !== 'hello') problem(`the helper sent "${result.record.type}" before "hello"`);
       if (result.record.type === 'hello') sawHello = true;
@@ -80,6 +105,21 @@ export async function runSession(options: SessionOptions): Promise<Run> {
   };
   const onLine = (line: string) => accept(parseLine(line), line);
 
+  // The watchdog: any output resets it; silence for the limit stops the helper as a cancel does.
+  const stallMs = (options.stallTimeoutS ?? STALL_LIMIT.defaultS) * 1000;
+  let lastOutputAt = Date.now();
+  let stalledMs: number | undefined;
+  const watchdog =
+    stallMs > 0
+      ? setInterval(() => {
+          const quiet = Date.now() - lastOutputAt;
+          if (stalledMs !== undefined || quiet < stallMs) return;
+          stalledMs = quiet;
+          log('error', `run ${header.id}: the helper printed nothing for ${Math.round(quiet / 1000)} s; stopping it`);
+          stop.abort();
+        }, Math.min(1000, stallMs / 4))
+      : undefined;
+
   let exit: ProcessExit;
   try {
     const child = target.spawn(header.helper.path, header.helper.args, { signal: stop.signal, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
@@ -92,6 +132,7 @@ export async function runSession(options: SessionOptions): Promise<Run> {
       options.onStderr?.(line);
     });
     child.stdout.on('data', (chunk: Buffer) => {
+      lastOutputAt = Date.now();
       stdout.push(chunk);
       persist();
     });
@@ -112,10 +153,15 @@ export async function runSession(options: SessionOptions): Promise<Run> {
     exit = { exitCode: null, signal: null, spawnError: (err as Error).message };
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    clearInterval(watchdog);
   }
 
   persist();
-  run.end = describeEnd(run, exit, signal?.aborted ?? false, stderrTail, header.helper.path, { records, writeError: writer.failed });
+  run.end = describeEnd(run, exit, signal?.aborted ?? false, stderrTail, header.helper.path, {
+    records,
+    writeError: writer.failed,
+    ...(stalledMs !== undefined ? { stalledS: Math.round(stalledMs / 1000) } : {}),
+  });
   // The count and the first problem ride on the run-end line, so the run list can show them without reading the whole file.
   const problems = run.problems.length > 0 ? { problems: run.problems.length, firstProblem: run.problems[0] } : {};
   if (!writer.appendLast({ ...run.end, ...problems })) log('error', `run ${header.id}: its end could not be saved either (${writer.failed?.message ?? 'write failed'})`);
@@ -159,6 +205,8 @@ export function measured(run: Run): string {
 export interface SessionFacts {
   records?: number;
   writeError?: RunWriteError;
+  /** The helper was stopped after printing nothing for this many seconds (the stall limit). */
+  stalledS?: number;
 }
 
 /** Turns a process exit and the records seen into one status and a sentence that says what to do. */
@@ -174,6 +222,14 @@ export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, std
   }
   if (cancelled) {
     return { ...base, status: 'cancelled', message: `cancelled; ${kept}` };
+  }
+  if (facts.stalledS !== undefined) {
+    const where = lastStderr ? ` Its last stderr line: ${lastStderr}` : '';
+    return {
+      ...base,
+      status: 'error',
+      message: `the helper printed nothing for ${facts.stalledS} s, the stall limit, and was stopped; ${kept}. If the work is only slow, raise the limit (setting sdmaLens.run.stallTimeoutSeconds, CLI --stall-timeout; 0 waits without limit).${where}`,
+    };
   }
   if (exit.lost) {
     return { ...base, status: 'crashed', message: `${exit.lost}; ${kept}` };

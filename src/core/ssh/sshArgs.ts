@@ -30,6 +30,8 @@ export class SshArgsError extends Error {}
 export const SERVER_ALIVE_INTERVAL_S = 2;
 export const SERVER_ALIVE_COUNT_MAX = 3;
 export const DEFAULT_CONNECT_TIMEOUT_S = 10;
+/** The seconds a connect timeout may be, in the setting and the CLI: ssh reads 0 as "the system's own", minutes long. */
+export const CONNECT_TIMEOUT_RANGE_S = [1, 300] as const;
 /** How long an idle shared connection stays up after the last run, in seconds. */
 export const CONTROL_PERSIST_S = 600;
 

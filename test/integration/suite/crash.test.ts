@@ -42,3 +42,49 @@ suite('a helper that crashes halfway', () => {
     assert.equal(view.series.reduce((n, s) => n + s.points.length, 0), 3);
   });
 });
+
+suite('a helper that hangs', () => {
+  test('is stopped by sdmaLens.run.stallTimeoutSeconds: one error that says so, the samples kept, no process left', async () => {
+    await activeApi();
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    const before = sweepInvocations().length;
+    const errors = spyOnWindow('showErrorMessage');
+    let run: Run | undefined;
+    try {
+      await config.update('run.stallTimeoutSeconds', 10, vscode.ConfigurationTarget.Workspace);
+      // The helper's own fault injection: after its second sample it sleeps until killed, printing nothing.
+      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, fault: 'hang-after=2' } });
+    } finally {
+      errors.restore();
+      await config.update('run.stallTimeoutSeconds', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    assert.ok(run, 'the command returns what it saw');
+    assert.equal(run.end?.status, 'error');
+    assert.match(run.end.message, /printed nothing for 10 s, the stall limit, and was stopped; 2 samples kept/);
+    const said = errors.calls.map((c) => String(c[0]));
+    assert.equal(said.length, 1, `one error notification: ${said.join(' | ')}`);
+    assert.ok(said[0]!.includes(run.end.message), 'the notification says what the run file says');
+    assert.equal(readRunFile(run.header.id).filter((l) => l.type === 'sample').length, 2, 'the two samples are on disk');
+    const helper = sweepInvocations()[before];
+    assert.ok(helper);
+    await waitFor('the helper process to be gone', () => processGone(helper.pid), 5000);
+  });
+
+  test('a stall limit out of range is a setting error, and nothing runs', async () => {
+    await activeApi();
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    const before = sweepInvocations().length;
+    const errors = spyOnWindow('showErrorMessage');
+    let run: Run | undefined;
+    try {
+      await config.update('run.stallTimeoutSeconds', 5, vscode.ConfigurationTarget.Workspace);
+      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: SMALL_SWEEP });
+    } finally {
+      errors.restore();
+      await config.update('run.stallTimeoutSeconds', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    assert.equal(run, undefined, 'nothing ran');
+    assert.match(errors.calls.map((c) => String(c[0])).join(' | '), /Setting sdmaLens\.run\.stallTimeoutSeconds: must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400 \(got 5\)/);
+    assert.equal(sweepInvocations().length, before, 'the helper was not started');
+  });
+});
