@@ -507,7 +507,8 @@ export type HelperRecord =
   | LibraryCalls;
 export type RecordType = HelperRecord['type'];
 
-const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>> } = {
+/** The full schema of each record type (parseLine tries a generated fast check first). */
+export const RECORD_SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>> } = {
   hello: HelloSchema,
   topology: TopologySchema,
   progress: ProgressSchema,
@@ -530,10 +531,10 @@ const SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<He
   'library-calls': LibraryCallsSchema,
 };
 
-export const RECORD_TYPES = Object.keys(SCHEMAS) as RecordType[];
+export const RECORD_TYPES = Object.keys(RECORD_SCHEMAS) as RecordType[];
 
 const FAST: Partial<Record<RecordType, (value: unknown) => boolean>> = Object.fromEntries(
-  RECORD_TYPES.map((t) => [t, fastPredicate(SCHEMAS[t] as v.GenericSchema)]).filter(([, p]) => p !== undefined),
+  RECORD_TYPES.map((t) => [t, fastPredicate(RECORD_SCHEMAS[t] as v.GenericSchema)]).filter(([, p]) => p !== undefined),
 );
 
 /** What one line of helper output turned out to be. Never throws. */
@@ -549,11 +550,11 @@ export function validateRecord(value: unknown): LineResult {
   }
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') return { kind: 'malformed', reason: 'no string field "type"' };
-  if (!Object.hasOwn(SCHEMAS, type)) return { kind: 'unknown-type', type: type.slice(0, 64) };
+  if (!Object.hasOwn(RECORD_SCHEMAS, type)) return { kind: 'unknown-type', type: type.slice(0, 64) };
   // Most lines are valid: a plain check read off the schema accepts them without building a
   // copy; anything it does not vouch for goes through the schema for the verdict and reason.
   if (FAST[type as RecordType]?.(value)) return { kind: 'record', record: value as HelperRecord };
-  const result = v.safeParse(SCHEMAS[type as RecordType], value);
+  const result = v.safeParse(RECORD_SCHEMAS[type as RecordType], value);
   if (result.success) return { kind: 'record', record: result.output };
   const issue = result.issues[0];
   const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';

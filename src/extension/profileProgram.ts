@@ -39,6 +39,9 @@ export function programFromSettings(folder: vscode.WorkspaceFolder): ProgramSpec
   if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
     throw new Error('Setting sdmaLens.profile.env must map variable names to strings');
   }
+  // An environment cannot carry NUL: the process would not start, with an error that names nothing.
+  const withNul = Object.entries(env as Record<string, string>).find(([, v]) => v.includes('\0'));
+  if (withNul) throw new Error(`Setting sdmaLens.profile.env: the value of ${withNul[0]} contains a NUL character`);
   const root = folder.uri.fsPath;
   const cwd = substitute(checkedString(config.get('cwd'), 'cwd') ?? root, root);
   const resolved = substitute(program, root);

@@ -86,6 +86,26 @@ suite('code lenses above kernels and the Profile run', () => {
     }
   });
 
+  test('sdmaLens.profile.env with a NUL in a value runs nothing and names the variable', async () => {
+    await activeApi();
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    const before = invocations().length;
+    const errors = spyOnWindow('showErrorMessage');
+    let run: Run | undefined;
+    try {
+      await config.update('profile.program', '/bin/true', vscode.ConfigurationTarget.Workspace);
+      await config.update('profile.env', { GOOD: 'x', BAD: 'a\u0000b' }, vscode.ConfigurationTarget.Workspace);
+      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.profile', { simDispatches: 1 });
+    } finally {
+      errors.restore();
+      await config.update('profile.env', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('profile.program', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    assert.equal(run, undefined, 'nothing ran');
+    assert.match(errors.calls.map((c) => String(c[0])).join(' | '), /Setting sdmaLens\.profile\.env: the value of BAD contains a NUL character/);
+    assert.equal(invocations().length, before, 'the helper was not started');
+  });
+
   test('sdmaLens.profile.spanRecords: passed to the run as --span-records; a hostile value runs nothing and says what is wrong', async () => {
     await activeApi();
     const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;

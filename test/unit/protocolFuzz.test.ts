@@ -1,0 +1,104 @@
+/**
+ * The record validator against hostile lines: 100,000 mutations of real helper output (run
+ * files of the simulator and of 1x H200 in test/fixtures) — bytes flipped, cut, spliced from
+ * other lines, values swapped for odd ones. `parseLine` must never throw, and whatever it
+ * accepts must pass the full schema, not only the fast path.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { RecordType } from '../../src/core/protocol';
+import { RECORD_SCHEMAS, RECORD_TYPES, parseLine } from '../../src/core/protocol';
+
+const FIXTURES = ['runs/sim-sweep-seed1.ndjson', 'runs/sim-matrix-seed1.ndjson', 'runs/sim-matrix-concurrent-seed1.ndjson', 'runmode/h200x1/runmode-fused-a2a.ndjson', 'runmode/h200x1/runmode-cancel.ndjson'];
+const MUTATED_LINES = 100_000;
+
+/** xorshift32: the same lines on every run, so a failure can be replayed. */
+function rng(seed: number) {
+  let x = seed >>> 0 || 1;
+  return (n: number) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+}
+
+const ODD = ['null', '-1', '1e309', '"\\u0000"', '[]', '{}', 'true', '"x"', '9007199254740993', '-0', '""', '"\\ud800"', '1.5'];
+
+function mutate(line: string, others: string[], pick: (n: number) => number): string {
+  switch (pick(7)) {
+    case 0: {
+      // one byte changed
+      const i = pick(line.length);
+      return line.slice(0, i) + String.fromCharCode(pick(128)) + line.slice(i + 1);
+    }
+    case 1:
+      // cut off, as a crash mid-write leaves it
+      return line.slice(0, pick(line.length));
+    case 2: {
+      // the front of one line, the back of another
+      const other = others[pick(others.length)]!;
+      return line.slice(0, pick(line.length)) + other.slice(pick(other.length));
+    }
+    case 3: {
+      // a value replaced by an odd one
+      const values = [...line.matchAll(/:(-?[\d.e+]+|"[^"]*"|true|false|null)/g)];
+      if (values.length === 0) return line;
+      const m = values[pick(values.length)]!;
+      return `${line.slice(0, m.index + 1)}${ODD[pick(ODD.length)]}${line.slice(m.index + m[0].length)}`;
+    }
+    case 4: {
+      // a key renamed
+      const keys = [...line.matchAll(/"([a-zA-Z]+)":/g)];
+      if (keys.length === 0) return line;
+      const k = keys[pick(keys.length)]!;
+      return `${line.slice(0, k.index)}"${k[1]}_"${line.slice(k.index + k[0].length - 1)}`;
+    }
+    case 5: {
+      // the record's type swapped for another's
+      const type = RECORD_TYPES[pick(RECORD_TYPES.length)]!;
+      return line.replace(/"type":"[^"]*"/, `"type":"${type}"`);
+    }
+    default: {
+      // a run of random bytes inserted
+      const i = pick(line.length);
+      let junk = '';
+      for (let n = pick(16) + 1; n > 0; n--) junk += String.fromCharCode(pick(256));
+      return line.slice(0, i) + junk + line.slice(i);
+    }
+  }
+}
+
+describe('parseLine against 100,000 mutated lines of real helper output', () => {
+  it('never throws, and every line it accepts passes the full schema', () => {
+    const lines = FIXTURES.flatMap((f) => readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8').split('\n'))
+      .filter((l) => l.startsWith('{"type":') && !l.startsWith('{"type":"run"') && !l.startsWith('{"type":"run-end"') && !l.startsWith('{"type":"host-problem"'));
+    expect(lines.length).toBeGreaterThan(100);
+    const pick = rng(0x5d3a);
+    const tally = { threw: 0, accepted: 0, malformed: 0, unknownType: 0, acceptedButInvalid: 0 };
+    for (let i = 0; i < MUTATED_LINES; i++) {
+      const line = mutate(lines[pick(lines.length)]!, lines, pick);
+      let result;
+      try {
+        result = parseLine(line);
+      } catch {
+        tally.threw++;
+        continue;
+      }
+      if (result.kind === 'record') {
+        tally.accepted++;
+        const schema = RECORD_SCHEMAS[result.record.type as RecordType] as v.GenericSchema;
+        if (!v.safeParse(schema, JSON.parse(line)).success) tally.acceptedButInvalid++;
+      } else if (result.kind === 'malformed') tally.malformed++;
+      else tally.unknownType++;
+    }
+    console.log(`parseLine fuzz: ${MUTATED_LINES} mutated lines from ${lines.length} real ones: ${JSON.stringify(tally)}`);
+    expect(tally.threw).toBe(0);
+    expect(tally.acceptedButInvalid).toBe(0);
+    // The mutations must actually reach both sides of the validator.
+    expect(tally.accepted).toBeGreaterThan(1000);
+    expect(tally.malformed).toBeGreaterThan(10_000);
+  }, 120_000);
+});
