@@ -160,7 +160,8 @@ export async function runSession(options: SessionOptions): Promise<Run> {
   run.end = describeEnd(run, exit, signal?.aborted ?? false, stderrTail, header.helper.path, {
     records,
     writeError: writer.failed,
-    ...(stalledMs !== undefined ? { stalledS: Math.round(stalledMs / 1000) } : {}),
+    // The limit is what was promised; the log line above has the silence as measured.
+    ...(stalledMs !== undefined ? { stalledS: stallMs / 1000 } : {}),
   });
   // The count and the first problem ride on the run-end line, so the run list can show them without reading the whole file.
   const problems = run.problems.length > 0 ? { problems: run.problems.length, firstProblem: run.problems[0] } : {};
