@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runs/runStore';
 import { RunStore } from '../../core/runs/runStore';
+import { escapeControls } from '../../core/text';
 import { runsFolder } from '../settings';
 import { CollectivePanels } from '../collectivePanel';
 import { MatrixPanels } from '../matrixPanel';
@@ -17,10 +18,12 @@ interface RunItem extends vscode.QuickPickItem {
 function item(s: RunSummary): RunItem {
   const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
   const icon = s.status === 'ok' ? '$(pass)' : s.status === 'corrupt' ? '$(warning)' : s.status === 'cancelled' ? '$(circle-slash)' : '$(error)';
+  // A run with lines the host could not use is not quite what it looks like: say so where it is picked.
+  const problems = s.problems ? ` · ${s.problems.count} problem${s.problems.count === 1 ? '' : 's'}` : '';
   return {
     label: `${icon} ${s.header?.command ?? 'run'} ${when}`,
-    description: s.status,
-    detail: s.error ?? s.id,
+    description: `${s.status}${problems}`,
+    detail: s.error ?? (s.problems ? `${s.id} · first problem: ${escapeControls(s.problems.first)}` : s.id),
     summary: s,
   };
 }
@@ -42,6 +45,9 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     if (!runId) return undefined;
     const run = await store.open(runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
+    if (run.problems.length > 0 && typeof id !== 'string') {
+      void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} the helper wrote that could not be used (first: ${escapeControls(run.problems[0]!)}); what it shows may be incomplete.`, 'Show Log').then((a) => a && deps.log.show());
+    }
     // Each kind of run opens where it is drawn.
     switch (run.header.command) {
       case 'matrix':
