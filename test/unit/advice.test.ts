@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { adviseFromRun, shellExports, thresholdFor } from '../../src/core/advice/advice';
+import { adviceText } from '../../src/core/advice/adviceText';
+import type { Sample } from '../../src/core/protocol';
+import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
 import type { Run } from '../../src/core/run';
 import { readRunFile } from '../../src/core/runs/runStore';
@@ -23,7 +27,7 @@ describe('advice from a real simulator run', () => {
     const ag = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER')!;
     // Device-initiated, 8 CUs: the engine stays ahead from 256 KiB, so SDMA above 128 KiB per rank.
     expect(ag).toMatchObject({ value: String(128 * KiB), basis: 'measured-crossover' });
-    expect(ag.evidence).toMatch(/SDMA from 256 KiB per rank on this node \(measured crossover \d+(\.\d+)? KiB ± [\d.]+ KiB\) against cu\/device on 8 CUs/);
+    expect(ag.evidence).toMatch(/SDMA from 256 KiB per rank on this node \(measured crossover near \d+(\.\d+)? KiB, between [\d.]+ KiB and [\d.]+ KiB\) against cu\/device on 8 CUs/);
     // rocSHMEM's threshold switches at the value (>=), so it is the size itself.
     expect(advice.recommendations.find((r) => r.knob === 'ROCSHMEM_SDMA_THRESHOLD')?.value).toBe(String(256 * KiB));
   });
@@ -117,5 +121,84 @@ describe('thresholdFor', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+/**
+ * The 2x H200 sweep of bench/results/h200x2-2026-11-30 (cu/* on 1 and 132 SMs, 20+
+ * repetitions a point), and the shapes of data users bring: counts measured for one
+ * initiator only, one repetition a point, paths measured over different size ranges.
+ */
+describe('advice on real 2x H200 data', () => {
+  const MiB = 1 << 20;
+  function h200(keep: (s: Sample) => boolean = () => true, change: (s: Sample) => Sample = (s) => s): Run {
+    const run = newRun(header('h200x2'));
+    for (const line of readFileSync(join(__dirname, '../../bench/results/h200x2-2026-11-30/raw/sweep.ndjson'), 'utf8').split('\n')) {
+      const r = line ? parseLine(line) : undefined;
+      if (r?.kind !== 'record') continue;
+      if (r.record.type === 'sample') {
+        if (keep(r.record)) applyRecord(run, change(r.record));
+      } else applyRecord(run, r.record);
+    }
+    return run;
+  }
+  const focusOf = (run: Run, initiator: string, loadStoreCus?: number) => adviseFromRun(run, loadStoreCus ? { loadStoreCus } : {}).focus.find((c) => c.initiator === initiator)!;
+
+  it('compares each initiator at the CU count nearest the asked one among those measured for it', () => {
+    // cu/device only on 1 SM, cu/host on 1 and 132: asked for 64, device must use 1, not report "not enough sizes".
+    const run = h200((s) => !(s.mover === 'cu' && s.initiator === 'device' && s.cus === 132));
+    const advice = adviseFromRun(run, { loadStoreCus: 64 });
+    const device = advice.focus.find((c) => c.initiator === 'device')!;
+    const host = advice.focus.find((c) => c.initiator === 'host')!;
+    expect(device.cus).toBe(1);
+    expect(device.kind).toBe('crossover');
+    expect(host.cus).toBe(132);
+    expect(advice.notes.join(' ')).toMatch(/device-initiated copies are compared with 1, the nearest count measured for them/);
+    expect(adviceText(advice)).toMatch(/device-initiated, against 1 CU: engine\/device stays ahead of cu\/device on 1 CU from/);
+  });
+
+  it('states a load/store win at every size, with where to measure next, in the focus and in the other counts', () => {
+    // Up to 16 MiB all 132 SMs beat the proxied engine (the real crossover is near 45 MiB).
+    const run = h200((s) => s.sizeBytes <= 16 * MiB);
+    const at132 = focusOf(run, 'device', 132);
+    expect(at132.kind).toBe('cu-always');
+    expect(at132.explanation).toMatch(/cu\/device on 132 CUs is ahead of engine\/device at every measured size up to 16 MiB/);
+    expect(at132.measureNext).toBe('To find where engine/device takes over, measure above 16 MiB.');
+    const text = adviceText(adviseFromRun(run, { loadStoreCus: 1 }));
+    expect(text).toMatch(/at other CU counts: .*device-initiated on 132 CUs: load\/store at every size up to 16 MiB/);
+  });
+
+  it('with one repetition a point, the uncertainty is the repetitions and the interval is the two sizes around the crossing', () => {
+    const run = h200(undefined, (s) => ({ ...s, iters: 1, timesNs: [s.medianNs ?? s.meanNs] }));
+    const device = focusOf(run, 'device', 132);
+    expect(device.kind).toBe('crossover');
+    expect(device.confidence).toBe('uncertain');
+    expect(device.uncertainty).toEqual([expect.stringMatching(/^only 1 repetition per point, too few to judge the spread/)]);
+    expect(device.rangeBytes).toEqual([16 * MiB, 64 * MiB]);
+    expect(device.explanation).toMatch(/between 16 MiB and 64 MiB/);
+    expect(device.explanation).not.toMatch(/±/);
+    // With the real 20+ repetitions: a clear result and a narrow interval.
+    const real = focusOf(h200(), 'device', 132);
+    expect(real.confidence).toBe('clear');
+    expect(real.uncertainty).toEqual([]);
+    expect(real.rangeBytes![1] / real.rangeBytes![0]).toBeLessThan(1.2);
+  });
+
+  it('paths measured over different size ranges: says where to measure both, instead of "no crossover"', () => {
+    // The in-kernel copy measured up to 16 MiB, the proxied engine from 256 MiB.
+    const run = h200((s) => s.initiator !== 'device' || (s.mover === 'cu' ? s.sizeBytes <= 16 * MiB : s.sizeBytes >= 256 * MiB));
+    const device = focusOf(run, 'device', 132);
+    expect(device.kind).toBe('insufficient');
+    expect(device.measureNext).toBe('cu/device was measured from 4 KiB to 16 MiB, engine/device from 256 MiB to 1 GiB: measure both from 16 MiB to 256 MiB.');
+  });
+
+  it('NCCL_SYM_CE_THRESHOLD, documented for Blackwell, carries a caveat on an H200 (sm_90) and none on sm_100', () => {
+    const onH200 = adviseFromRun(h200()).recommendations.find((r) => r.knob === 'NCCL_SYM_CE_THRESHOLD')!;
+    expect(onH200.evidence).toMatch(/NCCL documents this knob for Blackwell \(sm_100\) and newer; this node's GPU is sm_90, where it may have no effect/);
+    expect(onH200.confidence).toBe('uncertain');
+    const blackwell = h200();
+    for (const g of blackwell.topology!.gpus) g.arch = 'sm_100';
+    const onB200 = adviseFromRun(blackwell).recommendations.find((r) => r.knob === 'NCCL_SYM_CE_THRESHOLD')!;
+    expect(onB200.evidence).not.toMatch(/documents this knob for/);
   });
 });

@@ -80,7 +80,7 @@ describe('runHelperCommand', () => {
     const error = { type: 'error', code: 'usage', message: '--iters needs a number' };
     const node = new ScriptedNode([hello, error, { ...done, status: 'error' }].map(line).join(''), { exitCode: 2, signal: null });
     const result = await runHelperCommand({ command: 'sweep', idTag: 'sim', args: () => ['sweep'] }, { target: node, helpers: helperOn().helpers, store: new RunStore(dir) });
-    expect(result).toEqual({ kind: 'refused', message: '--iters needs a number (exit code 2); 0 samples kept' });
+    expect(result).toEqual({ kind: 'refused', message: '--iters needs a number' });
     expect(readdirSync(dir)).toEqual([]);
   });
 });

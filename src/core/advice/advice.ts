@@ -12,7 +12,7 @@ import { formatBytes } from '../units';
 import type { Crossover } from './crossover';
 import { findCrossover, findCrossovers } from './crossover';
 import type { Knob, Library } from './knobs';
-import { knob, sdmaValues } from './knobs';
+import { documentedFor, knob, sdmaValues } from './knobs';
 import { describeRange } from './version';
 
 export interface Recommendation {
@@ -111,7 +111,8 @@ function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured
   const comparison = k.comparison ?? 'gt';
   if (c.kind === 'crossover' || c.kind === 'engine-always') {
     const { switchAt, value } = thresholdFor(c.fromBytes!, comparison, messageSizes, measured);
-    const est = c.estimateBytes !== undefined ? ` (measured crossover ${formatBytes(Math.round(c.estimateBytes))} ± ${formatBytes(Math.round(c.plusMinusBytes ?? 0))})` : ' (the engine led at every measured size)';
+    const range = c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : '';
+    const est = c.estimateBytes !== undefined ? ` (measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range})` : ' (the engine led at every measured size)';
     return {
       knob: k.name,
       library: k.library,
@@ -201,17 +202,23 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   if (pair && pairs.length > 1) notes.push(`Advice for ${pairLabel}; the run also measured ${pairs.filter((p) => !samePair(p, pair)).map(pairName).join(', ')} (sdma-lens advise --pair SRC:DST, or the panel's pair switcher).`);
   const simulated = isSimulated(run);
   const vendor = run.topology?.node.vendor ?? 'unknown';
-  const measuredCus = [...new Set(samples.filter((s) => s.mover === 'cu').map((s) => s.cus))].sort((a, b) => a - b);
-  const loadStoreCus = nearest(measuredCus, options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS) ?? options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS;
-  if (options.loadStoreCus !== undefined && loadStoreCus !== options.loadStoreCus) notes.push(`No load/store path was measured on ${options.loadStoreCus} CUs; comparing with ${loadStoreCus}, the nearest count measured.`);
+  // Each initiator is compared at the CU count nearest the user's among those measured for it:
+  // a sweep may measure cu/host and cu/device at different counts.
+  const wantedCus = options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS;
+  const cusFor = (initiator: 'host' | 'device') => nearest([...new Set(samples.filter((s) => s.mover === 'cu' && s.initiator === initiator).map((s) => s.cus))], wantedCus);
   const sizes = [...new Set(samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
   const measured: [number, number] = [sizes[0] ?? 0, sizes.at(-1) ?? 0];
   const messageSizes = options.messageSizes && options.messageSizes.length > 0 ? options.messageSizes : sizes;
   const focus = (['host', 'device'] as const)
     .filter((i) => samples.some((s) => s.initiator === i && s.mover === 'engine') && samples.some((s) => s.initiator === i && s.mover === 'cu'))
-    .map((i) => findCrossover(samples, i, loadStoreCus));
+    .map((i) => findCrossover(samples, i, cusFor(i)!));
+  for (const c of focus) {
+    if (options.loadStoreCus !== undefined && c.cus !== wantedCus) notes.push(`No ${c.cu} copy was measured on ${wantedCus} CUs; ${c.initiator}-initiated copies are compared with ${c.cus}, the nearest count measured for them.`);
+  }
   const host = focus.find((c) => c.initiator === 'host');
   const device = focus.find((c) => c.initiator === 'device');
+  // The library's load/store path in the CU budget: the device-initiated one where it was measured.
+  const loadStoreCus = (device ?? host)?.cus ?? wantedCus;
   const versions = detectedVersions(run, options.libraries);
   const recommendations: Recommendation[] = [];
   if (simulated) notes.push('These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.');
@@ -236,7 +243,15 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
       recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning}`, basis: 'prerequisite', confidence: 'clear' });
     }
   } else if (host) {
-    recommendations.push(thresholdAdvice(knob('NCCL_SYM_CE_THRESHOLD')!, host, messageSizes, measured, ' (copy-engine collectives with NCCL_CTA_POLICY=ZERO)'));
+    const k = knob('NCCL_SYM_CE_THRESHOLD')!;
+    const arch = run.topology?.gpus.find((g) => g.index === (pair && pair.src >= 0 ? pair.src : (pair?.dst ?? 0)))?.arch;
+    const documented = documentedFor(k, arch);
+    const r = thresholdAdvice(k, host, messageSizes, measured, ' (copy-engine collectives with NCCL_CTA_POLICY=ZERO)');
+    if (documented !== 'yes' && k.hardware) {
+      r.evidence += ` NCCL documents this knob for ${k.hardware.name}; ${documented === 'no' ? `this node's GPU is ${arch}, where it may have no effect` : 'the GPU architecture was not reported'}: check with NCCL_DEBUG=INFO that copy-engine collectives are used.`;
+      if (r.confidence === 'clear') r.confidence = 'uncertain';
+    }
+    recommendations.push(r);
   }
   return {
     ...(pair ? { pair } : {}),

@@ -1,14 +1,15 @@
 /** Advice as plain text for the CLI: the crossovers, the settings with their evidence, the CU budget. */
-import { formatBytes } from '../units';
 import type { Advice } from './advice';
+import { verdictSummary } from './crossover';
 
 export function adviceText(advice: Advice): string {
   const out: string[] = [`# Advice for ${advice.pairLabel}`];
   if (advice.simulated) out.push('# SIMULATED: derived from the simulated MI350X node, not from a measurement.');
-  out.push(`# crossovers against load/store on ${advice.loadStoreCus} CUs:`);
-  for (const c of advice.focus) out.push(`#   ${c.initiator}-initiated: ${c.explanation}`);
-  const others = advice.crossovers.filter((c) => c.cus !== advice.loadStoreCus && c.fromBytes !== undefined);
-  if (others.length > 0) out.push(`#   at other CU counts, the engine stays ahead from: ${others.map((c) => `${c.initiator}@${c.cus} CUs ${formatBytes(c.fromBytes!)}`).join(', ')}`);
+  out.push('# crossovers, the engine path against load/store:');
+  for (const c of advice.focus) out.push(`#   ${c.initiator}-initiated, against ${c.cus} CU${c.cus === 1 ? '' : 's'}: ${c.explanation}`);
+  // Every other comparison the run allows, whatever its verdict (load/store ahead everywhere included).
+  const others = advice.crossovers.filter((c) => !advice.focus.some((f) => f.initiator === c.initiator && f.cus === c.cus));
+  if (others.length > 0) out.push(`#   at other CU counts: ${others.map((c) => `${c.initiator}-initiated on ${c.cus} CU${c.cus === 1 ? '' : 's'}: ${verdictSummary(c)}`).join('; ')}`);
   out.push('#', '# settings:');
   for (const r of advice.recommendations) {
     const value = r.value !== undefined ? `${r.knob}=${r.value}` : `${r.knob}: no value`;

@@ -34,6 +34,15 @@ export interface Crossover {
   /** Interpolated crossing point and its half-width from the repetitions' spread. */
   estimateBytes?: number;
   plusMinusBytes?: number;
+  /**
+   * Where the crossing can lie, as honestly as the data allows: the quartiles' crossings,
+   * widened to the two bracketing sizes when too few repetitions leave no spread to judge.
+   */
+  rangeBytes?: [number, number];
+  /** Why the result is not clear, each cause in a phrase (too few repetitions, overlapping spreads, sizes far apart). */
+  uncertainty: string[];
+  /** Sizes worth measuring next to settle it (between the bracketing sizes, or beyond the measured range). */
+  measureNext?: string;
   confidence: 'clear' | 'uncertain' | 'none';
   verdicts: SizeVerdict[];
   /** Sizes measured for one path only (skipped). */
@@ -76,29 +85,40 @@ function crossing(s0: number, a0: number, s1: number, a1: number): number {
   return 2 ** (Math.log2(s0) + t * (Math.log2(s1) - Math.log2(s0)));
 }
 
+/** A size range in words, each end rounded to what the data resolves. */
+function formatRange([lo, hi]: [number, number]): string {
+  return `${formatBytes(Math.round(lo))} and ${formatBytes(Math.round(hi))}`;
+}
+
+/** Too few repetitions to judge a spread: below this, quartiles say nothing. */
+export const MIN_REPETITIONS = 5;
+/** Neighbouring sizes further apart than this leave a gap worth measuring. */
+const GAP_RATIO = 4;
+
 function describe(c: Omit<Crossover, 'explanation'>): string {
   const eng = c.engine;
   const cu = `${c.cu} on ${c.cus} CU${c.cus === 1 ? '' : 's'}`;
   const reps = `${c.repetitions} repetitions per point`;
+  const unsure = c.uncertainty.length > 0 ? ` Uncertain: ${c.uncertainty.join('; ')}.` : '';
+  const next = c.measureNext ? ` ${c.measureNext}` : '';
   const missing = c.missingBytes.length > 0 ? ` (${c.missingBytes.map(formatBytes).join(', ')} measured for one path only, skipped)` : '';
   switch (c.kind) {
     case 'insufficient':
-      return `Not enough sizes measured for both ${eng} and ${cu} to find a crossover${missing}.`;
+      return `Not enough sizes measured for both ${eng} and ${cu} to find a crossover${missing}.${next}`;
     case 'engine-always':
-      return `${eng} is ahead of ${cu} at every measured size from ${formatBytes(c.fromBytes!)}: the crossover is at or below the smallest size measured (${reps})${missing}.`;
+      return `${eng} is ahead of ${cu} at every measured size from ${formatBytes(c.fromBytes!)}: the crossover is at or below the smallest size measured (${reps})${missing}.${unsure}${next}`;
     case 'cu-always':
-      return `${cu} is ahead of ${eng} at every measured size up to ${formatBytes(c.verdicts.at(-1)!.sizeBytes)}: no crossover in the measured range${missing}.`;
+      return `${cu} is ahead of ${eng} at every measured size up to ${formatBytes(c.verdicts.at(-1)!.sizeBytes)}: no crossover in the measured range (${reps})${missing}.${next}`;
     case 'no-clear-winner': {
       const lastClear = [...c.verdicts].reverse().find((x) => x.verdict !== 'tie');
       const from = c.verdicts.find((x, i) => c.verdicts.slice(i).every((y) => y.verdict !== 'engine') && x.verdict === 'tie');
-      return `No clear winner between ${eng} and ${cu}${from ? ` from ${formatBytes(from.sizeBytes)} up` : ''}: their spreads overlap${lastClear ? ` (last clear result: ${lastClear.verdict === 'cu' ? c.cu : eng} ahead at ${formatBytes(lastClear.sizeBytes)})` : ''} (${reps})${missing}.`;
+      return `No clear winner between ${eng} and ${cu}${from ? ` from ${formatBytes(from.sizeBytes)} up` : ''}: their spreads overlap${lastClear ? ` (last clear result: ${lastClear.verdict === 'cu' ? c.cu : eng} ahead at ${formatBytes(lastClear.sizeBytes)})` : ''} (${reps})${missing}.${unsure}${next}`;
     }
     case 'crossover': {
       const flips = c.verdicts.filter((x) => x.verdict === 'engine' && x.sizeBytes < c.fromBytes!).map((x) => formatBytes(x.sizeBytes));
       const flip = flips.length > 0 ? ` The engine was also ahead at ${flips.join(', ')}, but not from there on.` : '';
-      const est = c.estimateBytes !== undefined ? ` (crossing near ${formatBytes(Math.round(c.estimateBytes))} ± ${formatBytes(Math.round(c.plusMinusBytes ?? 0))})` : '';
-      const conf = c.confidence === 'clear' ? '' : ' The sizes just below overlap, so the exact point is uncertain.';
-      return `${eng} stays ahead of ${cu} from ${formatBytes(c.fromBytes!)}${est}; below that, ${c.cu} is faster or they tie (${reps}).${flip}${conf}${missing}`;
+      const est = c.estimateBytes !== undefined ? ` (crossing near ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatRange(c.rangeBytes)}` : ''})` : '';
+      return `${eng} stays ahead of ${cu} from ${formatBytes(c.fromBytes!)}${est}; below that, ${c.cu} is faster or they tie (${reps}).${flip}${unsure}${missing}${next}`;
     }
   }
 }
@@ -120,21 +140,36 @@ export function findCrossover(samples: readonly Sample[], initiator: Initiator, 
   const spreads = both.map((size) => ({ size, e: spread(engineBySize.get(size)!), c: spread(cuBySize.get(size)!) }));
   const verdicts: SizeVerdict[] = spreads.map(({ size, e, c }) => ({ sizeBytes: size, verdict: verdictOf(e, c), engineMedianNs: e.median, cuMedianNs: c.median }));
   const repetitions = Math.min(...both.map((s) => Math.min(engineBySize.get(s)!.timesNs.length, cuBySize.get(s)!.timesNs.length)), Number.POSITIVE_INFINITY);
-  const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: Number.isFinite(repetitions) ? repetitions : 0 };
+  const reps = Number.isFinite(repetitions) ? repetitions : 0;
+  const fewReps = reps < MIN_REPETITIONS;
+  const repsCause = `only ${reps} repetition${reps === 1 ? '' : 's'} per point, too few to judge the spread (measure with --iters ${MIN_REPETITIONS * 2} or more)`;
+  const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: reps, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
   const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
+  const sizesOf = (m: Map<number, Sample>) => [...m.keys()].sort((a, b) => a - b);
 
-  if (both.length < 2) return finish({ ...base, kind: 'insufficient', confidence: 'none' });
+  if (both.length < 2) {
+    // Disjoint ranges: say where both paths need measuring.
+    const e = sizesOf(engineBySize);
+    const c = sizesOf(cuBySize);
+    let measureNext: string | undefined;
+    if (e.length > 0 && c.length > 0) {
+      const [lo, hi] = c.at(-1)! < e[0]! ? [c.at(-1)!, e[0]!] : e.at(-1)! < c[0]! ? [e.at(-1)!, c[0]!] : [Math.max(c[0]!, e[0]!), Math.min(c.at(-1)!, e.at(-1)!)];
+      const span = (x: number[]) => `from ${formatBytes(x[0]!)} to ${formatBytes(x.at(-1)!)}`;
+      measureNext = `${cu} was measured ${span(c)}, ${engine} ${span(e)}: measure both from ${formatBytes(Math.min(lo, hi))} to ${formatBytes(Math.max(lo, hi))}.`;
+    }
+    return finish({ ...base, uncertainty: [], kind: 'insufficient', confidence: 'none', ...(measureNext ? { measureNext } : {}) });
+  }
   let lastNotEngine = -1;
   verdicts.forEach((x, i) => {
     if (x.verdict !== 'engine') lastNotEngine = i;
   });
-  const fewReps = base.repetitions < 5;
   if (lastNotEngine === -1) {
-    return finish({ ...base, kind: 'engine-always', fromBytes: both[0]!, confidence: fewReps ? 'uncertain' : 'clear' });
+    return finish({ ...base, kind: 'engine-always', fromBytes: both[0]!, confidence: fewReps ? 'uncertain' : 'clear', measureNext: `To place the crossover, measure below ${formatBytes(both[0]!)}.` });
   }
   if (lastNotEngine === verdicts.length - 1) {
     const kind = verdicts.every((x) => x.verdict === 'cu') ? 'cu-always' : 'no-clear-winner';
-    return finish({ ...base, kind, confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none' });
+    const measureNext = kind === 'cu-always' ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.` : fewReps ? undefined : `More repetitions (--iters) narrow the spreads.`;
+    return finish({ ...base, kind, confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none', ...(measureNext ? { measureNext } : {}) });
   }
 
   const i0 = lastNotEngine;
@@ -149,8 +184,24 @@ export function findCrossover(samples: readonly Sample[], initiator: Initiator, 
   const early = crossing(s0, adv(c0.q75, e0.q25), s1, adv(c1.q75, e1.q25));
   const late = crossing(s0, adv(c0.q25, e0.q75), s1, adv(c1.q25, e1.q75));
   const plusMinus = Math.max(Math.abs(late - estimate), Math.abs(estimate - early));
-  const clean = verdicts[i0]!.verdict === 'cu' && !fewReps;
-  return finish({ ...base, kind: 'crossover', fromBytes: s1, estimateBytes: estimate, plusMinusBytes: plusMinus, confidence: clean ? 'clear' : 'uncertain' });
+  const uncertainty = [...base.uncertainty];
+  if (verdicts[i0]!.verdict === 'tie') uncertainty.push(`the spreads of both paths overlap at ${formatBytes(s0)}`);
+  const gap = s1 / s0 > GAP_RATIO;
+  if (gap) uncertainty.push(`the sizes around it, ${formatBytes(s0)} and ${formatBytes(s1)}, are ${Math.round(s1 / s0)}x apart`);
+  // With no spread to judge, all the data says is that the crossing lies between the two sizes.
+  const rangeBytes: [number, number] = fewReps ? [s0, s1] : [Math.max(s0, Math.min(early, late, estimate)), Math.min(s1, Math.max(early, late, estimate))];
+  const measureNext = gap || fewReps ? `To place it closer, measure between ${formatRange([s0, s1])}${fewReps ? ' with more repetitions' : ''}.` : undefined;
+  return finish({
+    ...base,
+    uncertainty,
+    kind: 'crossover',
+    fromBytes: s1,
+    estimateBytes: estimate,
+    plusMinusBytes: plusMinus,
+    rangeBytes,
+    confidence: uncertainty.length === 0 ? 'clear' : 'uncertain',
+    ...(measureNext ? { measureNext } : {}),
+  });
 }
 
 /** Every comparison a run allows: each initiator with an engine path, at each measured CU count. */
@@ -162,4 +213,20 @@ export function findCrossovers(samples: readonly Sample[]): Crossover[] {
     for (const cus of cuCounts) out.push(findCrossover(samples, initiator, cus));
   }
   return out;
+}
+
+/** A comparison in a few words, for a list of them: what won where. */
+export function verdictSummary(c: Crossover): string {
+  switch (c.kind) {
+    case 'crossover':
+      return `engine from ${formatBytes(c.fromBytes!)}`;
+    case 'engine-always':
+      return `engine at every size from ${formatBytes(c.fromBytes!)}`;
+    case 'cu-always':
+      return `load/store at every size up to ${formatBytes(c.verdicts.at(-1)!.sizeBytes)}`;
+    case 'no-clear-winner':
+      return 'no clear winner';
+    case 'insufficient':
+      return 'too few sizes measured for both';
+  }
 }

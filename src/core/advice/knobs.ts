@@ -34,6 +34,8 @@ const KnobSchema = v.object({
   values: v.optional(v.array(ValueSchema)),
   source: v.pipe(v.string(), v.minLength(10)),
   confidence: Confidence,
+  /** The GPUs the knob is documented for; elsewhere advice carries a caveat. */
+  hardware: v.optional(v.object({ vendor: v.picklist(['nvidia', 'amd']), minSm: v.optional(v.pipe(v.number(), v.integer())), name: v.string() })),
 });
 
 const CatalogSchema = v.object({ format: v.literal('sdma-lens-knobs'), version: v.literal(1), notes: v.string(), knobs: v.array(KnobSchema) });
@@ -76,4 +78,21 @@ export function sdmaValues(k: Knob, version: string | undefined): KnobValue[] {
 export function rangesOverlap(a: VersionRange, b: VersionRange): boolean {
   const startsBefore = (x: VersionRange, y: VersionRange) => x.before === null || y.from === null || compareVersions(y.from, x.before) < 0;
   return startsBefore(a, b) && startsBefore(b, a);
+}
+
+/**
+ * Whether the knob is documented for a GPU of this architecture ("sm_90", "gfx950"):
+ * 'yes', 'no', or 'unknown' when the architecture is not known or the catalog has no condition to test.
+ */
+export function documentedFor(k: Knob, arch: string | undefined): 'yes' | 'no' | 'unknown' {
+  const hw = k.hardware;
+  if (!hw) return 'yes';
+  const sm = arch ? /^sm_(\d+)/.exec(arch) : null;
+  if (hw.vendor === 'nvidia') {
+    if (arch && !sm) return 'no';
+    if (!sm || hw.minSm === undefined) return 'unknown';
+    return Number(sm[1]) >= hw.minSm ? 'yes' : 'no';
+  }
+  if (!arch) return 'unknown';
+  return sm ? 'no' : 'unknown';
 }
