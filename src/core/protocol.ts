@@ -134,13 +134,18 @@ const COPY_POINT = {
 export const SampleSchema = v.object({
   type: v.literal('sample'),
   ...COPY_POINT,
-  timesNs: nonNegativeList,
+  /**
+   * One per timed iteration. The helper always prints them (and minNs, maxNs, stdevNs,
+   * gbpsMax); a run imported from another tool's summary may carry only meanNs and gbps,
+   * and advice from such a sample says it saw no repetitions.
+   */
+  timesNs: v.optional(nonNegativeList),
   meanNs: nonNegative,
-  minNs: nonNegative,
-  maxNs: nonNegative,
-  stdevNs: nonNegative,
+  minNs: v.optional(nonNegative),
+  maxNs: v.optional(nonNegative),
+  stdevNs: v.optional(nonNegative),
   gbps: nonNegative,
-  gbpsMax: nonNegative,
+  gbpsMax: v.optional(nonNegative),
   validated: v.boolean(),
   medianNs: v.optional(nonNegative),
   gbpsMedian: v.optional(nonNegative),

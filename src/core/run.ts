@@ -41,6 +41,21 @@ export const RunHeaderSchema = v.object({
   createdAt: v.string(),
   target: v.object({ kind: v.picklist(['local', 'ssh']), host: v.optional(v.string()) }),
   helper: v.object({ path: v.string(), args: v.array(v.string()) }),
+  /**
+   * A run read from another tool's output (`sdma-lens import`): which tool, its version and
+   * command line where the output says, and the file. Absent in runs the helper measured.
+   */
+  source: v.optional(
+    v.object({
+      tool: v.string(),
+      format: v.string(),
+      file: v.string(),
+      version: v.optional(v.string()),
+      commandLine: v.optional(v.string()),
+    }),
+  ),
+  /** A refinement run (`sweep --refine`): the id of the sweep whose crossovers it measures closer. */
+  refines: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/))),
 });
 export type RunHeader = v.InferOutput<typeof RunHeaderSchema>;
 

@@ -68,7 +68,7 @@ describe('simulated MI350X curves', () => {
     const big = samples.filter((s) => s.sizeBytes >= 16 * MiB);
     for (const s of big) {
       expect(s.stdevNs).toBeGreaterThan(0);
-      expect(s.stdevNs / s.meanNs).toBeLessThan(0.15);
+      expect(s.stdevNs! / s.meanNs).toBeLessThan(0.15);
     }
   });
 });

@@ -58,7 +58,7 @@ describe('findCrossover', () => {
     const samples = [...series('cu', 'host', sizes, 5000, 32, 0.01, 5), ...series('engine', 'host', sizes, 13000, 61, 0.01, 6)];
     // Make the engine win clearly at 16 KiB only.
     const at16 = samples.find((s) => s.mover === 'engine' && s.sizeBytes === 16 * KiB)!;
-    at16.timesNs = at16.timesNs.map((t) => t / 10);
+    at16.timesNs = at16.timesNs!.map((t) => t / 10);
     const c = findCrossover(samples, 'host', 8);
     expect(c.fromBytes).toBe(1 * MiB);
     expect(c.explanation).toMatch(/also ahead at 16 KiB, but not from there on/);

@@ -67,7 +67,7 @@ export function quantile(sorted: readonly number[], q: number): number {
 }
 
 function spread(s: Sample): Spread {
-  const times = s.timesNs.length > 0 ? [...s.timesNs].sort((a, b) => a - b) : [s.meanNs];
+  const times = s.timesNs && s.timesNs.length > 0 ? [...s.timesNs].sort((a, b) => a - b) : [s.medianNs ?? s.meanNs];
   return { q25: quantile(times, 0.25), median: quantile(times, 0.5), q75: quantile(times, 0.75) };
 }
 
@@ -139,11 +139,16 @@ export function findCrossover(samples: readonly Sample[], initiator: Initiator, 
   const missingBytes = allSizes.filter((s) => !both.includes(s));
   const spreads = both.map((size) => ({ size, e: spread(engineBySize.get(size)!), c: spread(cuBySize.get(size)!) }));
   const verdicts: SizeVerdict[] = spreads.map(({ size, e, c }) => ({ sizeBytes: size, verdict: verdictOf(e, c), engineMedianNs: e.median, cuMedianNs: c.median }));
-  const repetitions = Math.min(...both.map((s) => Math.min(engineBySize.get(s)!.timesNs.length, cuBySize.get(s)!.timesNs.length)), Number.POSITIVE_INFINITY);
-  const reps = Number.isFinite(repetitions) ? repetitions : 0;
-  const fewReps = reps < MIN_REPETITIONS;
-  const repsCause = `only ${reps} repetition${reps === 1 ? '' : 's'} per point, too few to judge the spread (measure with --iters ${MIN_REPETITIONS * 2} or more)`;
-  const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: reps, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
+  // A summary-only sample (imported without per-iteration times) counts as one repetition: its spread is unknown.
+  const reps = (x: Sample) => Math.max(1, x.timesNs?.length ?? 0);
+  const repetitions = Math.min(...both.map((s) => Math.min(reps(engineBySize.get(s)!), reps(cuBySize.get(s)!))), Number.POSITIVE_INFINITY);
+  const repCount = Number.isFinite(repetitions) ? repetitions : 0;
+  const summaryOnly = both.some((x) => !engineBySize.get(x)!.timesNs?.length || !cuBySize.get(x)!.timesNs?.length);
+  const fewReps = repCount < MIN_REPETITIONS;
+  const repsCause = summaryOnly
+    ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
+    : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with --iters ${MIN_REPETITIONS * 2} or more)`;
+  const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: repCount, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
   const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
   const sizesOf = (m: Map<number, Sample>) => [...m.keys()].sort((a, b) => a - b);
 

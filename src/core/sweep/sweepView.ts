@@ -67,7 +67,8 @@ export interface UnsupportedPath extends EndpointPair {
 
 function point(s: Sample): SweepPoint {
   const gbpsAt = (ns: number) => (ns > 0 ? s.sizeBytes / ns : 0);
-  return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: gbpsAt(s.maxNs), gbpsHigh: gbpsAt(s.minNs), meanNs: s.meanNs };
+  // A summary-only sample (imported) has no spread: its band is the point itself.
+  return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: s.maxNs !== undefined ? gbpsAt(s.maxNs) : s.gbps, gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps, meanNs: s.meanNs };
 }
 
 /** `live` is true while the helper still runs: an unfinished run then reads "running", not "incomplete". */
