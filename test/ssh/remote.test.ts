@@ -1,10 +1,12 @@
 /**
  * The ssh target against a real sshd on loopback: the helper built on the "node" from the
- * sources sent over ssh, a full simulated sweep, cancel, a connection killed mid-run and a
- * node that stops answering. After each, ps over ssh shows nothing of ours left on the node.
+ * sources sent over ssh, a full simulated sweep, cancel (also SIGINT, SIGTERM and a second
+ * signal to the CLI), a connection killed mid-run, the node's watchdog and a node that stops
+ * answering, timed against the bounds the messages state. After each, ps over ssh shows
+ * nothing of ours left on the node.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -21,14 +23,24 @@ import type { Run } from '../../src/core/run';
 import { runSession } from '../../src/core/runtime/session';
 import type { RemoteHelperInfo } from '../../src/core/ssh/deploy';
 import { deployHelper } from '../../src/core/ssh/deploy';
+import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_S, NODE_STOPS_HELPER_WITHIN_S, REMOTE_KILL_GRACE_S } from '../../src/core/ssh/remoteScripts';
+import { SERVER_ALIVE_COUNT_MAX, SERVER_ALIVE_INTERVAL_S } from '../../src/core/ssh/sshArgs';
 import { SshTarget } from '../../src/core/ssh/sshTarget';
 import { header } from '../support/records';
 import { startSshd } from './sshd';
 import type { TestSshd } from './sshd';
-import { canRunSshd, connectionTo, remoteProcesses, until } from './support';
+import { canRunSshd, cliControlSocket, cliSshProcesses, connectionTo, remoteProcesses, until } from './support';
 
 const repo = resolve(__dirname, '..', '..');
 const slow = ['sweep', '--backend', 'sim', '--sizes', '4K,64K,1M,16M', '--cus', '8,64', '--iters', '3', '--sim-delay-ms', '300'];
+const slower = slow.map((a) => (a === '300' ? '1000' : a));
+/**
+ * docs/REMOTE.md: ssh gives up on a silent connection at the keepalive check that finds
+ * ServerAliveCountMax of them unanswered, ServerAliveInterval after the last, and the run ends
+ * within a second more.
+ */
+const SSH_GIVES_UP_S = SERVER_ALIVE_INTERVAL_S * (SERVER_ALIVE_COUNT_MAX + 1);
+const RUN_ENDS_WITHIN_S = SSH_GIVES_UP_S + 1;
 
 describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
   let sshd: TestSshd;
@@ -51,6 +63,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     sshd?.stop();
     if (runs) rmSync(runs, { recursive: true, force: true });
     if (sources) rmSync(sources, { recursive: true, force: true });
+    if (cliDir) rmSync(cliDir, { recursive: true, force: true });
   });
 
   function start(id: string, args: string[], signal?: AbortSignal, onRecord?: (run: Run) => void) {
@@ -164,16 +177,34 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
   });
 
-  it('Ctrl+C on `sdma-lens sweep --target` ends the run cancelled, stops the helper on the node and leaves no ssh behind', async () => {
+  /** The CLI bundled once, as a program of its own: signals reach it as they reach `sdma-lens` in a shell. */
+  let cliBundle: Promise<string> | undefined;
+  let cliDir: string | undefined;
+  const bundledCli = () => (cliBundle ??= (async () => {
+    cliDir = mkdtempSync(join(tmpdir(), 'sdma-ssh-cli-bundle-'));
+    const cli = join(cliDir, 'cli.js');
+    await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+    return cli;
+  })());
+
+  /**
+   * Runs `sdma-lens sweep --target sdma-node` as its own process and, once a sample is saved and
+   * the helper is seen on the node, sends it `signals` (each after the given pause). Then: the
+   * CLI exits 130 (cancelled, usage.ts) within 10 s, the run file ends with a `cancelled`
+   * run-end after the samples that arrived, ps on the node shows no helper (nor `wrapper`, a
+   * script on the node run as the helper), and neither the CLI's ssh processes nor its control
+   * socket are left here.
+   */
+  async function signalCliOverSsh(signals: ReadonlyArray<readonly [NodeJS.Signals, number]>, wrapper?: string): Promise<{ stderr: string }> {
+    const cli = await bundledCli();
     const work = mkdtempSync(join(tmpdir(), 'sdma-ssh-cli-'));
     try {
-      const cli = join(work, 'cli.js');
-      await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
       const runsDir = join(work, 'runs');
-      const child = spawn(process.execPath, [cli, 'sweep', '--target', 'sdma-node', '--ssh-config', sshd.configFile, '--helper', helper.path, ...slow.slice(1), '--runs-dir', runsDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'sweep', '--target', 'sdma-node', '--ssh-config', sshd.configFile, '--helper', wrapper ?? helper.path, ...slow.slice(1), '--runs-dir', runsDir], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, sig) => r({ code, signal: sig })));
+      const onNode = async () => [...(await remoteProcesses(sshd, helper.path)), ...(wrapper ? await remoteProcesses(sshd, `/bin/sh ${wrapper}`) : [])];
       const runFile = await until('a sample in the run file', async () => {
         const id = existsSync(runsDir) ? readdirSync(runsDir, { withFileTypes: true }).find((e) => e.isDirectory())?.name : undefined;
         const file = id ? join(runsDir, id, 'run.ndjson') : undefined;
@@ -182,22 +213,49 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
         throw new Error(`${err.message}; CLI stderr: ${stderr}`);
       });
       expect((await remoteProcesses(sshd, helper.path)).length).toBeGreaterThan(0);
+      if (wrapper) expect((await remoteProcesses(sshd, `/bin/sh ${wrapper}`)).length).toBeGreaterThan(0);
+      const socket = cliControlSocket(sshd);
+      expect(existsSync(socket), `the CLI's control socket ${socket}`).toBe(true);
       const t0 = Date.now();
-      child.kill('SIGINT');
+      for (const [signal, pauseMs] of signals) {
+        await new Promise((r) => setTimeout(r, pauseMs));
+        child.kill(signal);
+      }
       expect(await exited, stderr).toEqual({ code: 130, signal: null });
       expect(Date.now() - t0).toBeLessThan(10_000);
       const lines = readFileSync(runFile, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string });
       expect(lines.at(-1)).toMatchObject({ type: 'run-end', status: 'cancelled' });
       expect(lines.filter((l) => l.type === 'sample').length).toBeGreaterThanOrEqual(1);
-      await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 5_000);
-      // The CLI's shared connection (its ControlMaster, in the default control folder) is closed too.
-      const sshLeft = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(sshd.configFile) && l.includes('sdma-lens-ssh-'));
-      await until('no ssh of the CLI left', async () => sshLeft().length === 0, 5_000).catch(() => {
-        throw new Error(`ssh left running: ${sshLeft().join(' | ')}`);
+      await until('no helper left on the node', async () => (await onNode()).length === 0, 5_000).catch(async () => {
+        throw new Error(`left on the node: ${(await onNode()).join(' | ')}`);
       });
+      // The CLI's shared connection (its ControlMaster, in the default control folder) is closed too.
+      await until('no ssh of the CLI left', async () => cliSshProcesses(sshd).length === 0, 5_000).catch(() => {
+        throw new Error(`ssh left running: ${cliSshProcesses(sshd).join(' | ')}`);
+      });
+      expect(existsSync(socket), `the CLI's control socket ${socket}`).toBe(false);
+      return { stderr };
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  }
+
+  it('Ctrl+C on `sdma-lens sweep --target` ends the run cancelled, stops the helper on the node and leaves no ssh behind', async () => {
+    await signalCliOverSsh([['SIGINT', 0]]);
+  });
+
+  it('SIGTERM to `sdma-lens sweep --target` ends the run the same way: cancelled, exit 130, nothing left on the node or here', async () => {
+    const { stderr } = await signalCliOverSsh([['SIGTERM', 0]]);
+    expect(stderr).toContain('sdma-lens: the run was cancelled');
+  });
+
+  it('a second signal over SSH (SIGINT, then SIGTERM 100 ms later) is said, and the cancel still stops the node\'s helper and the CLI\'s ssh', async () => {
+    // The helper behind a script on the node that, told to stop, takes a second more: the second signal lands mid-cancel.
+    const wrapper = join(sshd.dir, 'slow-to-stop.sh');
+    writeFileSync(wrapper, `#!/bin/sh\ntrap 'sleep 1' TERM\n'${helper.path}' "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const { stderr } = await signalCliOverSsh([['SIGINT', 0], ['SIGTERM', 100]], wrapper);
+    expect(stderr).toContain('SIGTERM again; still stopping the helper');
   });
 
   it('the run flow checks the node helper\'s backends before anything starts there', async () => {
@@ -236,7 +294,6 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
   it('cancel kills the helper on the node and keeps what arrived', async () => {
     const controller = new AbortController();
     let samples = 0;
-    const slower = slow.map((a) => (a === '300' ? '1000' : a));
     const { store, run } = start('cancel', slower, controller.signal, (live) => (samples = live.samples.length));
     // First see the helper on the node with ps (the check the end of the test relies on), then cancel.
     await until('the helper on the node', async () => (await remoteProcesses(sshd, helper.path)).length > 0, 10_000);
@@ -273,28 +330,61 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 10_000);
   });
 
-  it('a node that stops answering mid-run is detected by ssh keepalives, and its watchdog stops the helper', async () => {
+  it('the node\'s watchdog: 2 s heartbeats never trip it; without them it kills a program that ignores SIGTERM within the stated bound', async () => {
+    const conn = connectionTo(sshd);
+    // Heartbeats as the host sends them, for longer than the watchdog's timeout: the program runs to its end.
+    const beating = await conn.startWatched(['sleep', String(HEARTBEAT_TIMEOUT_S + 4)], HEARTBEAT_INTERVAL_MS);
+    // No heartbeat after the mark the wrapper sets at the start; SIGTERM is ignored, so only the SIGKILL a grace later ends it.
+    const silent = await conn.startWatched(['sh', '-c', 'trap "" TERM; sleep 97'], 3_600_000);
+    // The wrapper writes run/<token>/pgid just before that mark: its time is the "last heartbeat" the bound counts from.
+    const pgid = join(sshd.nodeCache, 'sdma-lens', 'run', silent.token, 'pgid');
+    const markedAt = await until('the watched run to start on the node', async () => existsSync(pgid) && statSync(pgid).mtimeMs, 10_000, 20);
+    const s = await silent.exit;
+    const silentMs = Math.round(Date.now() - markedAt);
+    const b = await beating.exit;
+    console.log(`watchdog: a program without heartbeats that ignores SIGTERM ended ${silentMs} ms after its start mark (stated: within ${NODE_STOPS_HELPER_WITHIN_S} s of the last heartbeat; SIGKILL not before ${HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S} s)`);
+    expect(b).toMatchObject({ exitCode: 0 });
+    expect(s).toMatchObject({ exitCode: 128 + 9 });
+    expect(silentMs).toBeGreaterThanOrEqual((HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S) * 1000);
+    expect(silentMs).toBeLessThanOrEqual(NODE_STOPS_HELPER_WITHIN_S * 1000);
+    expect(await remoteProcesses(sshd, 'sleep 97')).toEqual([]);
+  });
+
+  it('a node that stops answering mid-run is detected by ssh keepalives, and its watchdog stops the helper within the time the message states', async () => {
     let stoppedAt = 0;
     let stopped: number[] = [];
-    const { run } = start('stalled', slow, undefined, (live) => {
+    // 1 s a unit: left alone, the sweep would run far past the bound, so only the watchdog can end it in time.
+    const { run } = start('stalled', slower, undefined, (live) => {
       if (live.samples.length === 2 && !stoppedAt) {
         stoppedAt = Date.now();
         // A frozen sshd: the TCP connection stays open but nothing moves, like a network partition.
         stopped = sshd.signalSessions('SIGSTOP');
       }
     });
-    const r = await run;
-    const detectedAfter = Date.now() - stoppedAt;
-    expect(detectedAfter).toBeLessThan(15_000);
-    expect(r.end?.message).toMatch(/connection to sdma-node dropped/);
-    // The helper on the node stops when heartbeats stop, while the stuck session still holds its pipes.
-    await until('the node watchdog to stop the helper', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 20_000);
-    for (const p of stopped) {
-      try {
-        process.kill(p, 'SIGKILL');
-        process.kill(p, 'SIGCONT');
-      } catch {
-        // gone
+    try {
+      // From the freeze on, ps on the node (over a fresh connection) every 250 ms: the end of the first poll that finds no helper.
+      const gone = (async () => {
+        await until('the freeze', async () => stoppedAt > 0, 60_000);
+        await until('the node watchdog to stop the helper', async () => (await remoteProcesses(sshd, helper.path)).length === 0, (NODE_STOPS_HELPER_WITHIN_S + 10) * 1000, 250);
+        return Date.now() - stoppedAt;
+      })();
+      const r = await run;
+      const detectedMs = Date.now() - stoppedAt;
+      const goneMs = await gone;
+      console.log(`frozen node: the run ended ${detectedMs} ms after the freeze (ssh gives up after ${SSH_GIVES_UP_S} s of silence, the run ends within ${RUN_ENDS_WITHIN_S} s); the helper was gone from the node ${goneMs} ms after it (stated: within ${NODE_STOPS_HELPER_WITHIN_S} s)`);
+      expect(r.end?.message).toMatch(/connection to sdma-node dropped/);
+      expect(r.end?.message).toContain(`the node stops the helper within ${NODE_STOPS_HELPER_WITHIN_S} s of the connection going quiet`);
+      // The freeze is the latest moment the connection went quiet (the last heartbeat reached the node before it, the last data reached ssh before it).
+      expect(detectedMs).toBeLessThanOrEqual(RUN_ENDS_WITHIN_S * 1000);
+      expect(goneMs).toBeLessThanOrEqual(NODE_STOPS_HELPER_WITHIN_S * 1000);
+    } finally {
+      for (const p of stopped) {
+        try {
+          process.kill(p, 'SIGKILL');
+          process.kill(p, 'SIGCONT');
+        } catch {
+          // gone
+        }
       }
     }
   });

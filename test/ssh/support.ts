@@ -1,9 +1,12 @@
-/** Shared pieces of the ssh tests: the target for the test sshd, and ps on the "node" over ssh. */
+/** Shared pieces of the ssh tests: the target for the test sshd, ps on the "node" over ssh, and the ssh clients left here. */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { SshConnection } from '../../src/core/ssh/connection';
 import { parseDestination } from '../../src/core/ssh/destination';
 import { LIST_PROCESSES } from '../../src/core/ssh/remoteScripts';
 import type { SshSettings } from '../../src/core/ssh/sshArgs';
+import { defaultControlDir, sshOptions } from '../../src/core/ssh/sshArgs';
 import { SSHD } from './sshd';
 import type { TestSshd } from './sshd';
 
@@ -26,12 +29,29 @@ export async function remoteProcesses(sshd: TestSshd, prefix: string): Promise<s
   return r.stdout.split('\n').filter(Boolean);
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * ssh clients here that a CLI run on `sdma-node` started (its shared connection lives in the
+ * default control folder, sdma-lens-ssh-<uid>, unlike the tests' own in sshd.controlDir).
+ */
+export function cliSshProcesses(sshd: TestSshd): string[] {
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(sshd.configFile) && l.includes('sdma-lens-ssh-'));
+}
+
+/** The control socket a CLI run with `--ssh-config` uses for `sdma-node`: ssh -G expands its ControlPath as the CLI's ssh does. */
+export function cliControlSocket(sshd: TestSshd): string {
+  const options = sshOptions(parseDestination('sdma-node'), { extraArgs: ['-F', sshd.configFile] }, defaultControlDir());
+  const out = execFileSync('ssh', ['-G', ...options, '--', 'sdma-node'], { encoding: 'utf8' });
+  const path = /^controlpath (.+)$/m.exec(out)?.[1]?.trim();
+  if (!path?.startsWith(join(defaultControlDir(), 'cm-'))) throw new Error(`ssh -G gave no control path in ${defaultControlDir()}: ${path}`);
+  return path;
 }

@@ -22,11 +22,28 @@ const CACHE = lines(
   'c="$c/sdma-lens";',
 );
 
-/** Seconds between heartbeats sent by the host, and how long the node waits for one. */
+/** Milliseconds between heartbeats sent by the host. */
 export const HEARTBEAT_INTERVAL_MS = 2000;
+/**
+ * Seconds of silence after which the node's watchdog stops the helper. It looks once a
+ * second and counts the looks in a row that find no heartbeat since the look before; this
+ * many send SIGTERM. Four heartbeat intervals, so a heartbeat held up by a busy host or by TCP
+ * retransmissions (up to 6 s late) never trips it.
+ */
 export const HEARTBEAT_TIMEOUT_S = 8;
 /** Seconds between SIGTERM and SIGKILL of the helper's process group on the node. */
 export const REMOTE_KILL_GRACE_S = 2;
+
+/**
+ * The most seconds from the last heartbeat the node received (at the latest, the moment the
+ * connection went quiet) until the helper's process group is gone: the watchdog's first look
+ * after that heartbeat comes within 1 s and clears it, the next HEARTBEAT_TIMEOUT_S looks find
+ * none and the last of them sends SIGTERM, and SIGKILL follows REMOTE_KILL_GRACE_S later; 1 s
+ * more for the looks' own time (each starts a `sleep`: milliseconds, more on a node busy on
+ * every core). A connection that closes is faster: end of input sends SIGTERM at once. The
+ * drop message states this bound, and test/ssh/remote.test.ts measures it.
+ */
+export const NODE_STOPS_HELPER_WITHIN_S = 1 + HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S + 1;
 
 /**
  * Runs a program ($2...) on the node so that nothing outlives the connection:
@@ -36,7 +53,9 @@ export const REMOTE_KILL_GRACE_S = 2;
  *   every 2 s; end of input (the host cancelled, ssh died, or sshd lost the connection and
  *   closed the session) sends SIGTERM to the group, then SIGKILL.
  * - A watchdog covers a connection that goes silent without closing (a network partition
- *   that sshd has not noticed): no heartbeat for HEARTBEAT_TIMEOUT_S, same kill.
+ *   that sshd has not noticed): every second it clears the heartbeat mark, or counts a look
+ *   that found none ($n); HEARTBEAT_TIMEOUT_S empty looks in a row, same kill. Either way the
+ *   group is gone within NODE_STOPS_HELPER_WITHIN_S of the last heartbeat.
  * - When the program ends, leftovers of its group are killed, the watchers stop, the run
  *   folder is removed and its exit status is returned.
  * The watchers write nowhere near the channel's stdout/stderr, so the session ends as soon as
@@ -53,7 +72,7 @@ export const WATCHED_RUN = lines(
   'echo "$g" >"$d/pgid";',
   ': >"$d/beat";',
   `( while IFS= read -r _; do : >"$d/beat"; done; kill -TERM -"$g"; sleep ${REMOTE_KILL_GRACE_S}; kill -KILL -"$g" ) <&3 >/dev/null 2>&1 & r=$!;`,
-  `( while sleep ${HEARTBEAT_TIMEOUT_S}; do if [ -e "$d/beat" ]; then rm -f "$d/beat"; else kill -TERM -"$g"; sleep ${REMOTE_KILL_GRACE_S}; kill -KILL -"$g"; exit 0; fi; done ) </dev/null >/dev/null 2>&1 & w=$!;`,
+  `( n=0; while sleep 1; do if [ -e "$d/beat" ]; then rm -f "$d/beat"; n=0; else n=$((n + 1)); if [ "$n" -ge ${HEARTBEAT_TIMEOUT_S} ]; then kill -TERM -"$g"; sleep ${REMOTE_KILL_GRACE_S}; kill -KILL -"$g"; exit 0; fi; fi; done ) </dev/null >/dev/null 2>&1 & w=$!;`,
   'exec 3<&-;',
   'wait "$g"; s=$?;',
   'kill -KILL -"$g" 2>/dev/null;',

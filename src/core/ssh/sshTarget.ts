@@ -18,7 +18,7 @@ import type { HelperProcess, ProcessExit, RunOutputs, SpawnOptions, Target } fro
 import { SSH_ERROR_EXIT, SshConnection, explainSshFailure } from './connection';
 import type { SshDestination } from './destination';
 import { fetchRemoteRunFile, makeRemoteRunDir, removeRemoteRunDir } from './remoteFiles';
-import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_S, REMOTE_KILL_GRACE_S } from './remoteScripts';
+import { HEARTBEAT_INTERVAL_MS, NODE_STOPS_HELPER_WITHIN_S, REMOTE_KILL_GRACE_S } from './remoteScripts';
 import type { SshSettings } from './sshArgs';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -101,8 +101,9 @@ export class SshTarget implements Target {
         // The channel's stderr also carries the helper's diagnostics; only ssh's own words explain a drop.
         const lastSshLine = said.split('\n').map((l) => l.trim()).filter((l) => SSH_MESSAGE.test(l)).at(-1);
         const why = explainSshFailure(this.label, said, this.connection.connectTimeoutS);
+        // Timed from the silence, not from this line: ssh says so only after its keepalives went unanswered.
         const line = sawOutput
-          ? `sdma-lens: the connection to ${this.label} dropped${lastSshLine ? ` (ssh: ${lastSshLine})` : ''}; the partial run is kept, and the node stops the helper within ${HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S} s`
+          ? `sdma-lens: the connection to ${this.label} dropped${lastSshLine ? ` (ssh: ${lastSshLine})` : ''}; the partial run is kept, and the node stops the helper within ${NODE_STOPS_HELPER_WITHIN_S} s of the connection going quiet`
           : `sdma-lens: ${why.message}. ${why.remedy}`;
         stderr.write(`\n${line}\n`);
         lost = line.replace(/^sdma-lens: /, '');
