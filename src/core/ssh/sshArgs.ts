@@ -26,7 +26,7 @@ export interface SshSettings {
 
 export class SshArgsError extends Error {}
 
-/** Seconds a silent connection survives: ServerAliveInterval x ServerAliveCountMax. */
+/** A silent connection is dropped ServerAliveInterval x (ServerAliveCountMax + 1) = 8 s after the last data from the node. */
 export const SERVER_ALIVE_INTERVAL_S = 2;
 export const SERVER_ALIVE_COUNT_MAX = 3;
 export const DEFAULT_CONNECT_TIMEOUT_S = 10;
