@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Run } from '../core/run';
+import type { RunStore } from '../core/runs/runStore';
 import { bundledHelperPaths, locateHelper } from '../core/runtime/helper';
 import { LocalTarget } from '../core/runtime/localTarget';
 import type { HelperCommand, HelperProvider, TargetHelper } from '../core/runtime/runFlow';
@@ -50,6 +51,10 @@ export interface ConsoleRun {
   /** Only commands that read local files run only here (import). */
   localOnly?: boolean;
   beforeStart?: (helper: TargetHelper, target: Target) => Promise<void>;
+  /** Where the run is saved; default: the runs folder of the options. */
+  store?: RunStore;
+  /** No progress or end sentence on stderr (the caller sums up, e.g. refinement rounds). */
+  quiet?: boolean;
 }
 
 /** Exit codes: 0 ok, 1 failed or crashed (the partial run is kept), 2 refused arguments, 130 cancelled. */
@@ -62,12 +67,12 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
   const conn = o.localOnly ? undefined : sshConnection(o.values);
   const target: Target = conn ? new SshTarget(conn) : new LocalTarget();
   const json = o.values.json === true;
-  const interactive = !json && process.stderr.isTTY;
+  const interactive = !json && !o.quiet && process.stderr.isTTY;
   try {
     const result = await runHelperCommand(request, {
       target,
       helpers: cliHelpers(helper),
-      store: storeOf(o.values),
+      store: o.store ?? storeOf(o.values),
       signal: o.signal,
       stallTimeoutS,
       beforeStart: o.beforeStart ? (helper) => o.beforeStart!(helper, target) : undefined,
@@ -90,7 +95,7 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
       return { code: 2 };
     }
     for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${escapeControls(name)}${conn ? ` (or it could not be copied from ${escapeControls(conn.label)})` : ''}\n`);
-    return { code: exitCodeOf(result.run), run: result.run };
+    return { code: exitCodeOf(result.run, o.quiet), run: result.run };
   } finally {
     // A batch job leaves no background ssh behind.
     await conn?.close();
@@ -98,10 +103,10 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
 }
 
 /** 0 ok, 130 cancelled, 1 otherwise; anything but ok is said on stderr. */
-function exitCodeOf(run: Run): number {
+function exitCodeOf(run: Run, quiet = false): number {
   const status = run.end?.status;
   const sentence = endSentence(run, 'the run');
-  if (sentence) process.stderr.write(`sdma-lens: ${escapeControls(sentence)}\n`);
+  if (sentence && !quiet) process.stderr.write(`sdma-lens: ${escapeControls(sentence)}\n`);
   return status === 'ok' ? 0 : status === 'cancelled' ? 130 : 1;
 }
 

@@ -97,6 +97,28 @@ describe('sdma-lens CLI', () => {
     expect(JSON.parse(r.out).status).toBe('error');
   }, 30_000);
 
+  it('sweep --refine places the crossovers, says what it cost against a uniform grid, and advise reads the refined points', async () => {
+    const runs = mkdtempSync(join(tmpdir(), 'sdma-cli-refine-'));
+    try {
+      const r = await runCli(['sweep', '--backend', 'sim', '--sizes', '4K,64K,1M,16M,256M', '--cus', '64', '--iters', '10', '--refine', '--runs-dir', runs, '--helper', inject('helperPath'), '--json']);
+      expect(r.code, r.err).toBe(0);
+      const out = JSON.parse(r.out);
+      expect(out.refinement.stopped).toBe('placed');
+      expect(out.refinement.summary).toMatch(/^refinement: 2 of 2 crossovers placed within ±10% in \d+ rounds \(\d+ new samples, [\d.]+ s; every crossover placed\); the grid took [\d.]+ s; a uniform grid fine enough for ±10% everywhere \(\d+ points\) would take about [\d.]+ s: grid and refinement took \d+% of that$/);
+      expect(r.err).toMatch(/refine round 1: host-initiated GPU 0 → GPU 1 at /);
+      expect(readdirSync(runs)).toEqual([out.runId]);
+      const refinedSizes = new Set<number>(out.series.flatMap((x: { points: { sizeBytes: number }[] }) => x.points.map((p) => p.sizeBytes)));
+      expect(refinedSizes.size).toBeGreaterThan(5);
+      const advise = await runCli(['advise', out.runId, '--runs-dir', runs, '--json']);
+      expect(advise.code).toBe(0);
+      const focus = JSON.parse(advise.out).focus as { verdicts: { sizeBytes: number }[] }[];
+      expect(new Set(focus.flatMap((c) => c.verdicts.map((v) => v.sizeBytes))).size).toBeGreaterThan(5);
+      expect((await runCli(['sweep', '--refine', '--refine-tolerance', '0.9', '--runs-dir', runs])).code).toBe(2);
+    } finally {
+      rmSync(runs, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('advise prints the crossovers and settings of the newest sweep, as text and JSON', async () => {
     expect(await cli('sweep', '--backend', 'sim', '--sizes', '4K,64K,256K,1M,4M,64M', '--cus', '8,64', '--iters', '10')).toBe(0);
     expect(out).toMatch(/# Advice/);

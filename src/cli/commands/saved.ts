@@ -4,6 +4,7 @@ import type { AdviceOptions } from '../../core/advice/advice';
 import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { pairName, parsePair } from '../../core/endpoints';
+import { openWithRefinements } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
 import { escapeControls } from '../../core/text';
 import { parseSizeList } from '../../core/units';
@@ -31,7 +32,8 @@ export async function advise(argv: string[]): Promise<number> {
     process.stderr.write(`sdma-lens: no sweep with samples in ${escapeControls(store.root)}; run \`sdma-lens sweep\` first\n`);
     return 1;
   }
-  const run = await store.open(id);
+  // A refined sweep is advised with its refined points.
+  const run = await openWithRefinements(store, id);
   let options: AdviceOptions;
   try {
     options = {

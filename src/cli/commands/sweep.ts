@@ -1,28 +1,45 @@
 /** `sdma-lens sweep`: a transfer sweep on this machine or an SSH node, printed as a table (or JSON) with its advice. */
 import { parseArgs } from 'node:util';
-import { adviseAllPairs } from '../../core/advice/advice';
+import { adviseAllPairs, adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import type { EndpointPair } from '../../core/endpoints';
 import { pairName, parseEndpoint, parsePairList } from '../../core/endpoints';
 import type { PathName } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
+import { LIMITS } from '../../core/limits';
 import type { Run } from '../../core/run';
+import { refinementStore } from '../../core/runs/refinements';
 import { HelperError } from '../../core/runtime/helper';
 import { checkPairsOnTopology, readNodeInfo } from '../../core/runtime/nodeInfo';
 import type { BackendChoice, SweepOptions } from '../../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../../core/sweep/sweepOptions';
+import type { RefineResult } from '../../core/sweep/refine';
+import { fullGridEstimateMs, refineCrossovers, withRefinements } from '../../core/sweep/refine';
 import { sweepTable } from '../../core/sweep/sweepTable';
 import { sweepView } from '../../core/sweep/sweepView';
-import { parseSizeList } from '../../core/units';
+import { formatBytes, parseSizeList } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
+import type { RunValues } from '../options';
 import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, int, list, storeOf } from '../options';
 
 export async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     strict: true,
-    options: { sizes: { type: 'string' }, src: { type: 'string' }, dst: { type: 'string' }, pairs: { type: 'string' }, 'timeline-size': { type: 'string' }, ...MEASURE_OPTIONS, ...RUN_OPTIONS },
+    options: {
+      sizes: { type: 'string' },
+      src: { type: 'string' },
+      dst: { type: 'string' },
+      pairs: { type: 'string' },
+      'timeline-size': { type: 'string' },
+      refine: { type: 'boolean', default: false },
+      'refine-tolerance': { type: 'string' },
+      'refine-budget': { type: 'string' },
+      ...MEASURE_OPTIONS,
+      ...RUN_OPTIONS,
+    },
   });
+  const refine = values.refine ? refineOptions(values) : undefined;
   const options: SweepOptions = asUsage(() => {
     const o: SweepOptions = {
       backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
@@ -41,6 +58,7 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     return o;
   });
   const timeline = options.timelineSizeBytes !== undefined;
+  const gridStarted = Date.now();
   const ran = await runOnConsole(
     {
       command: 'sweep',
@@ -63,15 +81,79 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     },
   );
   if (!ran.run) return ran.code;
+  const gridMs = Date.now() - gridStarted;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
+  let shown = ran.run;
+  let refined: { result: RefineResult; gridMs: number } | undefined;
+  let code = ran.code;
+  if (refine && ran.code === 0) {
+    const result = await refineOnConsole(ran.run, options, refine, values, signal);
+    refined = { result, gridMs };
+    shown = withRefinements(ran.run, result.runs);
+    if (result.stopped === 'failed') code = 1;
+  }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(jsonResult(ran.run, runFile), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...jsonResult(shown, runFile), ...(refined ? { refinement: refinementJson(ran.run, refined.result, refined.gridMs, refine!) } : {}) }, null, 2)}\n`);
   } else {
-    process.stdout.write(`${sweepTable(ran.run)}\n`);
-    if (ran.run.samples.length > 0) for (const advice of adviseAllPairs(ran.run)) process.stdout.write(`#\n${adviceText(advice)}\n`);
+    process.stdout.write(`${sweepTable(shown)}\n`);
+    if (refined) process.stdout.write(`${refinementText(ran.run, refined.result, refined.gridMs, refine!)}\n`);
+    if (shown.samples.length > 0) for (const advice of adviseAllPairs(shown)) process.stdout.write(`#\n${adviceText(advice)}\n`);
     process.stdout.write(savedLines(runFile));
   }
-  return ran.code;
+  return code;
+}
+
+interface RefineFlags {
+  tolerance: number;
+  budgetMs: number;
+}
+
+function refineOptions(values: { 'refine-tolerance'?: string; 'refine-budget'?: string }): RefineFlags {
+  const t = values['refine-tolerance'] === undefined ? 0.1 : Number(values['refine-tolerance']);
+  if (!Number.isFinite(t) || t < 0.01 || t > 0.5) throw new UsageError(`--refine-tolerance must be a fraction in 0.01..0.5 (got "${values['refine-tolerance']}")`);
+  const budget = int('refine-budget', values['refine-budget'], 300);
+  if (budget < 1 || budget > 86_400) throw new UsageError(`--refine-budget must be a whole number of seconds in 1..86400 (got ${budget})`);
+  return { tolerance: t, budgetMs: budget * 1000 };
+}
+
+/** Rounds of probes through the run flow, each saved in the sweep's own folder, said on stderr as they go. */
+async function refineOnConsole(grid: Run, options: SweepOptions, flags: RefineFlags, values: RunValues, signal: AbortSignal): Promise<RefineResult> {
+  const focus = adviseFromRun(grid).focus;
+  const cus = Object.fromEntries(focus.map((c) => [c.initiator, c.cus]));
+  const store = refinementStore(storeOf(values), grid.header.id);
+  return refineCrossovers(grid, { tolerance: flags.tolerance, budgetMs: flags.budgetMs, cus, iters: options.iters, maxIters: Math.min(LIMITS.itersMax, options.iters * 16) }, async (probe, round) => {
+    process.stderr.write(`sdma-lens: refine round ${round}: ${probe.initiator}-initiated ${pairName(probe.pair)} at ${probe.sizes.map(formatBytes).join(', ')} (${probe.iters} repetitions)\n`);
+    const probeOptions: SweepOptions = { ...options, sizes: probe.sizes, paths: [...probe.paths], cus: [probe.cus], iters: probe.iters, pairs: [probe.pair] };
+    delete probeOptions.timelineSizeBytes;
+    delete probeOptions.fault;
+    const r = await runOnConsole({ command: 'sweep', idTag: `refine-${round}`, backend: options.backend, refines: grid.header.id, args: () => sweepArgs(probeOptions) }, { values, signal, store, quiet: true });
+    if (!r.run) return { ...grid, samples: [], end: { type: 'run-end', status: 'cancelled', exitCode: null, signal: null, message: 'the round did not start', endedAt: new Date().toISOString() } };
+    return r.run;
+  });
+}
+
+function refinementLines(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags): { summary: string; crossovers: string[]; estimate?: { ms: number; points: number } } {
+  const estimate = fullGridEstimateMs(grid, gridMs, flags.tolerance);
+  const placed = r.crossovers.filter((c) => c.placed).length;
+  const why = { placed: 'every crossover placed', budget: 'the time budget ran out', rounds: 'the round limit was reached', failed: `a round failed: ${r.failure ?? ''}`, 'nothing-to-refine': 'no crossover between two measured sizes to refine' }[r.stopped];
+  const vs = estimate ? `; a uniform grid fine enough for ±${Math.round(flags.tolerance * 100)}% everywhere (${estimate.points} points) would take about ${(estimate.ms / 1000).toFixed(1)} s: grid and refinement took ${((100 * (gridMs + r.elapsedMs)) / estimate.ms).toFixed(0)}% of that` : '';
+  const summary = `refinement: ${placed} of ${r.crossovers.length} crossovers placed within ±${Math.round(flags.tolerance * 100)}% in ${r.rounds} rounds (${r.samples.length} new samples, ${(r.elapsedMs / 1000).toFixed(1)} s; ${why}); the grid took ${(gridMs / 1000).toFixed(1)} s${vs}`;
+  const crossovers = r.crossovers.map((c) => {
+    const x = c.crossover;
+    const at = x.estimateBytes !== undefined ? `crossing near ${formatBytes(Math.round(x.estimateBytes))}${x.rangeBytes ? `, between ${formatBytes(Math.round(x.rangeBytes[0]))} and ${formatBytes(Math.round(x.rangeBytes[1]))}` : ''}` : x.kind;
+    return `${c.initiator}-initiated ${pairName(c.pair)} against ${x.cus} CUs: ${at}${c.placed ? '' : ` (not placed: ${c.reason})`}`;
+  });
+  return { summary, crossovers, ...(estimate ? { estimate } : {}) };
+}
+
+function refinementText(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags): string {
+  const { summary, crossovers } = refinementLines(grid, r, gridMs, flags);
+  return [`# ${summary}`, ...crossovers.map((c) => `#   ${c}`), ...r.runs.map((x) => `#   round run: ${x.header.id}`)].join('\n');
+}
+
+function refinementJson(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags) {
+  const { summary, crossovers, estimate } = refinementLines(grid, r, gridMs, flags);
+  return { summary, crossovers, rounds: r.rounds, stopped: r.stopped, newSamples: r.samples.length, elapsedMs: r.elapsedMs, gridMs, fullGridEstimateMs: estimate?.ms ?? null, runs: r.runs.map((x) => x.header.id) };
 }
 
 /** The endpoint pairs the flags name: --src/--dst (both), or --pairs; none: the node's default. */

@@ -45,6 +45,8 @@ export interface HelperCommand {
   produces?: readonly string[];
   cwd?: string;
   env?: Record<string, string>;
+  /** A refinement round: the id of the sweep it refines (saved in the header). */
+  refines?: string;
 }
 
 export interface RunFlowOptions {
@@ -91,7 +93,7 @@ export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions
     if (!outputs || !produces.includes(name)) throw new Error(`the ${request.command} command does not declare the file ${name}`);
     return outputs.path(name);
   });
-  const header = runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined);
+  const header = { ...runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined), ...(request.refines ? { refines: request.refines } : {}) };
   o.onStart?.(header);
   let missing: string[] = [];
   let run: Run;

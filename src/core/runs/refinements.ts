@@ -1,0 +1,26 @@
+/**
+ * A sweep's refinement rounds on disk: saved as runs of their own in `<sweep>/refinements/`
+ * (so the runs folder lists the sweep once and deleting it deletes them), and read back with
+ * the sweep so every reader (the CLI's advise, Open Run, the panel) sees the refined points.
+ */
+import { join } from 'node:path';
+import type { Sample } from '../protocol';
+import type { Run } from '../run';
+import { REFINEMENTS_DIR, withRefinements } from '../sweep/refine';
+import { RunStore } from './runStore';
+
+/** Where the rounds of the sweep `id` are saved. */
+export function refinementStore(store: RunStore, id: string): RunStore {
+  return new RunStore(join(store.dirOf(id), REFINEMENTS_DIR));
+}
+
+/** The sweep `id` with the samples of its finished rounds (oldest first); `refinedSamples` names them. */
+export async function openWithRefinements(store: RunStore, id: string): Promise<Run & { refinedSamples: Sample[] }> {
+  const run = await store.open(id);
+  if (run.header.command !== 'sweep') return { ...run, refinedSamples: [] };
+  const rounds = refinementStore(store, id);
+  const summaries = (await rounds.list()).filter((s) => s.status === 'ok' && s.header?.refines === id).reverse();
+  const opened: Run[] = [];
+  for (const s of summaries) opened.push(await rounds.open(s.id));
+  return withRefinements(run, opened);
+}

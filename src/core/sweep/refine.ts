@@ -1,0 +1,227 @@
+/**
+ * Refining a sweep's crossovers by measurement: where the engine path overtakes the
+ * load/store path between two measured sizes, measure the size halfway between them (in
+ * log2 size) and repeat until the crossing is placed within a tolerance or a time budget
+ * runs out. Where too few repetitions were taken to judge the spreads, the next round
+ * measures with more. Each round is a run of its own (its header's
+ * `refines` names the sweep), saved inside the sweep's folder, so the runs folder lists the
+ * sweep once and the sweep opens with its refined points.
+ *
+ * Pure apart from `runProbe`, which the caller supplies (the CLI and the extension run the
+ * helper through the run flow).
+ */
+import type { EndpointPair } from '../endpoints';
+import { pairName, samePair } from '../endpoints';
+import type { Crossover } from '../advice/crossover';
+import { MIN_REPETITIONS, findCrossover } from '../advice/crossover';
+import type { Initiator, PathName, Sample } from '../protocol';
+import { pathName } from '../protocol';
+import type { Run } from '../run';
+import { formatBytes } from '../units';
+
+export interface RefineOptions {
+  /** The crossing is placed when it is known within ±tolerance (0.1: ±10%). */
+  tolerance: number;
+  /** Stop starting rounds after this many milliseconds of refinement. */
+  budgetMs: number;
+  /** The CU count of the load/store path to compare with, per initiator (the advice's focus). */
+  cus: Partial<Record<Initiator, number>>;
+  /** Repetitions of a probe; doubled where the spreads overlap (at most maxIters). */
+  iters: number;
+  maxIters: number;
+  /** Most rounds, whatever the budget. */
+  maxRounds?: number;
+}
+
+/** One more measurement: the engine and load/store paths of an initiator at new sizes, on one pair. */
+export interface Probe {
+  initiator: Initiator;
+  pair: EndpointPair;
+  paths: [PathName, PathName];
+  cus: number;
+  sizes: number[];
+  iters: number;
+}
+
+/** Where one crossover stands after refinement. */
+export interface RefinedCrossover {
+  pair: EndpointPair;
+  initiator: Initiator;
+  crossover: Crossover;
+  /** Placed within the tolerance (the two sizes around the crossing close enough and the spreads apart). */
+  placed: boolean;
+  /** Why not, when not. */
+  reason?: string;
+}
+
+export interface RefineResult {
+  rounds: number;
+  /** The runs the rounds made, in order (each a genuine helper run). */
+  runs: Run[];
+  /** Every sample the rounds added. */
+  samples: Sample[];
+  elapsedMs: number;
+  crossovers: RefinedCrossover[];
+  /** Why it stopped: every crossover placed, the budget, the round limit, or a round that failed. */
+  stopped: 'placed' | 'budget' | 'rounds' | 'failed' | 'nothing-to-refine';
+  /** A round that did not end well, with its run's message. */
+  failure?: string;
+}
+
+/** The folder inside a sweep's run folder where its refinement rounds are saved. */
+export const REFINEMENTS_DIR = 'refinements';
+
+/** Sizes a probe may use: whole multiples of 256 bytes (the copy kernels' natural grain), of 4 below 64 KiB where 256 is too coarse. */
+const GRAIN = 256;
+const grainOf = (size: number) => (size < 64 * 1024 ? 4 : GRAIN);
+const onGrain = (size: number) => Math.max(4, Math.round(size / grainOf(size)) * grainOf(size));
+
+/** The size halfway between two in log2, on the grain; undefined when no such size lies strictly between them. */
+export function midSize(lo: number, hi: number): number | undefined {
+  const mid = onGrain(2 ** ((Math.log2(lo) + Math.log2(hi)) / 2));
+  return mid > lo && mid < hi ? mid : undefined;
+}
+
+/** The bracket ratio hi/lo within which a crossing counts as placed within ±tolerance. */
+export function placedRatio(tolerance: number): number {
+  return (1 + tolerance) / (1 - tolerance);
+}
+
+function pairsOf(samples: readonly Sample[]): EndpointPair[] {
+  const pairs: EndpointPair[] = [];
+  for (const s of samples) if (!pairs.some((p) => samePair(p, s))) pairs.push({ src: s.src, dst: s.dst });
+  return pairs;
+}
+
+/** Each pair and initiator that has both paths measured, with its crossover at the chosen CU count. */
+export function crossoversOf(samples: readonly Sample[], cus: RefineOptions['cus']): { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] {
+  const out: { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] = [];
+  for (const pair of pairsOf(samples)) {
+    const mine = samples.filter((s) => samePair(s, pair));
+    for (const initiator of ['host', 'device'] as const) {
+      const n = cus[initiator];
+      if (n === undefined) continue;
+      const hasEngine = mine.some((s) => s.initiator === initiator && s.mover === 'engine');
+      const hasCu = mine.some((s) => s.initiator === initiator && s.mover === 'cu' && s.cus === n);
+      if (hasEngine && hasCu) out.push({ pair, initiator, crossover: findCrossover(mine, initiator, n) });
+    }
+  }
+  return out;
+}
+
+/** The two measured sizes around the crossing: the last one the engine did not win and the first from which it stays ahead. */
+function bracket(c: Crossover): [number, number] | undefined {
+  if (c.kind !== 'crossover' || c.fromBytes === undefined) return undefined;
+  const i = c.verdicts.findIndex((v) => v.sizeBytes === c.fromBytes);
+  return i > 0 ? [c.verdicts[i - 1]!.sizeBytes, c.fromBytes] : undefined;
+}
+
+/**
+ * Whether a crossover is placed within the tolerance, and if not why; with the probe that
+ * would narrow it. Placed means the two measured sizes around the crossing are within the
+ * tolerance of each other. At the crossing itself the two paths take nearly the same time, so
+ * their spreads overlap there however often it is measured; more repetitions are asked only
+ * where too few were taken to judge a spread at all.
+ */
+export function judge(c: Crossover, o: Pick<RefineOptions, 'tolerance'>): { placed: boolean; reason?: string; sizes?: number[]; moreIters?: boolean } {
+  const b = bracket(c);
+  if (!b) return { placed: false, reason: c.kind === 'crossover' ? 'no bracketing sizes' : `no crossover to refine (${c.kind})` };
+  const [lo, hi] = b;
+  const fewReps = c.repetitions < MIN_REPETITIONS;
+  if (hi / lo <= placedRatio(o.tolerance) && !fewReps) return { placed: true };
+  const mid = midSize(lo, hi);
+  if (hi / lo > placedRatio(o.tolerance) && mid !== undefined) return { placed: false, reason: `between ${formatBytes(lo)} and ${formatBytes(hi)}`, sizes: [mid], moreIters: fewReps };
+  if (fewReps) return { placed: false, reason: `only ${c.repetitions} repetitions around it`, sizes: [lo, hi], moreIters: true };
+  return { placed: false, reason: `no size on the probe grain lies between ${formatBytes(lo)} and ${formatBytes(hi)}` };
+}
+
+/** Runs rounds of probes until every crossover is placed, the budget is spent or a round fails. */
+export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (probe: Probe, round: number) => Promise<Run>, now: () => number = Date.now): Promise<RefineResult> {
+  const started = now();
+  const added: Sample[] = [];
+  const runs: Run[] = [];
+  let rounds = 0;
+  const iters = new Map<string, number>();
+  const maxRounds = o.maxRounds ?? 12;
+  const all = () => [...run.samples, ...added];
+  const result = (stopped: RefineResult['stopped'], failure?: string): RefineResult => ({
+    rounds,
+    runs,
+    samples: added,
+    elapsedMs: now() - started,
+    crossovers: crossoversOf(all(), o.cus).map(({ pair, initiator, crossover }) => {
+      const j = judge(crossover, o);
+      return { pair, initiator, crossover, placed: j.placed, ...(j.reason ? { reason: j.reason } : {}) };
+    }),
+    stopped,
+    ...(failure ? { failure } : {}),
+  });
+
+  const found = crossoversOf(all(), o.cus);
+  if (found.every((x) => judge(x.crossover, o).reason?.startsWith('no crossover') ?? true)) return result('nothing-to-refine');
+  for (let round = 1; round <= maxRounds; round++) {
+    const probes: Probe[] = [];
+    for (const { pair, initiator, crossover } of crossoversOf(all(), o.cus)) {
+      const j = judge(crossover, o);
+      if (j.placed || !j.sizes) continue;
+      const key = `${pairName(pair)} ${initiator}`;
+      const n = j.moreIters ? Math.min(o.maxIters, (iters.get(key) ?? o.iters) * 2) : (iters.get(key) ?? o.iters);
+      iters.set(key, n);
+      probes.push({ initiator, pair, paths: [pathName('engine', initiator), pathName('cu', initiator)], cus: crossover.cus, sizes: j.sizes, iters: n });
+    }
+    if (probes.length === 0) return result('placed');
+    if (now() - started >= o.budgetMs) return result('budget');
+    rounds = round;
+    for (const probe of probes) {
+      const r = await runProbe(probe, round);
+      runs.push(r);
+      if (r.end?.status !== 'ok') return result('failed', r.end?.message ?? 'the round did not finish');
+      // A re-measured size replaces what was there: the later, longer measurement decides.
+      for (const s of r.samples) {
+        const same = (x: Sample) => x.sizeBytes === s.sizeBytes && x.mover === s.mover && x.initiator === s.initiator && x.cus === s.cus && samePair(x, s);
+        for (let i = added.length - 1; i >= 0; i--) if (same(added[i]!)) added.splice(i, 1);
+        added.push(s);
+      }
+    }
+  }
+  return result(crossoversOf(all(), o.cus).every((x) => judge(x.crossover, o).placed) ? 'placed' : 'rounds');
+}
+
+/**
+ * The sweep with its refinement rounds: their samples join the sweep's (a size measured
+ * again in a round replaces the grid's), and `refinedSamples` says which they are.
+ */
+export function withRefinements(run: Run, rounds: readonly Run[]): Run & { refinedSamples: Sample[] } {
+  const refined: Sample[] = [];
+  for (const r of rounds) {
+    for (const s of r.samples) {
+      const same = (x: Sample) => x.sizeBytes === s.sizeBytes && x.mover === s.mover && x.initiator === s.initiator && x.cus === s.cus && samePair(x, s) && (x.mode ?? 'pipelined') === (s.mode ?? 'pipelined');
+      for (let i = refined.length - 1; i >= 0; i--) if (same(refined[i]!)) refined.splice(i, 1);
+      refined.push(s);
+    }
+  }
+  const replaced = (x: Sample) => refined.some((s) => s.sizeBytes === x.sizeBytes && s.mover === x.mover && s.initiator === x.initiator && s.cus === x.cus && samePair(s, x) && (s.mode ?? 'pipelined') === (x.mode ?? 'pipelined'));
+  const samples = [...run.samples.filter((x) => !replaced(x)), ...refined].sort((a, b) => a.sizeBytes - b.sizeBytes);
+  return { ...run, samples, refinedSamples: refined };
+}
+
+/**
+ * Milliseconds a uniform grid would take to place every crossing within the same tolerance:
+ * the grid's own time per point, times the points a log-spaced grid over the measured range
+ * needs at a spacing of placedRatio(tolerance), for the grid's paths, CU counts and pairs.
+ */
+export function fullGridEstimateMs(grid: Run, gridElapsedMs: number, tolerance: number): { ms: number; points: number } | undefined {
+  const points = grid.samples.length;
+  const sizes = [...new Set(grid.samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
+  if (points === 0 || sizes.length < 2) return undefined;
+  const fineSizes = Math.ceil(Math.log2(sizes.at(-1)! / sizes[0]!) / Math.log2(placedRatio(tolerance))) + 1;
+  const finePoints = Math.round((points / sizes.length) * Math.max(fineSizes, sizes.length));
+  return { ms: (gridElapsedMs / points) * finePoints, points: finePoints };
+}
+
+/** The sizes of such a uniform grid: from `lo` to `hi`, each `placedRatio(tolerance)` times the one before, on the grain. */
+export function uniformGrid(lo: number, hi: number, tolerance: number): number[] {
+  const n = Math.ceil(Math.log2(hi / lo) / Math.log2(placedRatio(tolerance)));
+  const sizes = Array.from({ length: n + 1 }, (_, i) => onGrain(lo * (hi / lo) ** (i / n)));
+  return [...new Set(sizes)];
+}
