@@ -14,6 +14,8 @@ import { deleteRunCommand, openRunCommand } from './commands/runs';
 import type { RunSweepArgs } from './commands/runSweep';
 import type { RunDeps } from './runWithProgress';
 import { runSweepCommand } from './commands/runSweep';
+import type { RefineArgs } from './commands/refine';
+import { refineCrossoverCommand } from './commands/refine';
 import { runCollectiveCommand } from './commands/runCollective';
 import type { RunCollectiveArgs } from './commands/runCollective';
 import { selectTargetCommand } from './commands/selectTarget';
@@ -65,6 +67,7 @@ export function activate(context: vscode.ExtensionContext) {
     log,
     helper,
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.refineCrossover', (args?: RefineArgs) => refineCrossoverCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'collective', args)),
     vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'overlap', args)),
     vscode.commands.registerCommand('sdmaLens.runMatrix', (args?: RunMatrixArgs) => runMatrixCommand(deps, args)),

@@ -168,7 +168,9 @@ export class SweepChart {
           borderWidth: t.highContrast ? 3 : 2,
           borderDash: style.dash,
           pointStyle: style.pointStyle,
-          pointRadius: s.points.length > 24 ? 0 : 3,
+          // Refined points stand out: larger, with a ring, even where the grid's points are hidden.
+          pointRadius: s.points.map((p) => (p.refined ? 5 : s.points.length > 24 ? 0 : 3)),
+          pointBorderWidth: s.points.map((p) => (p.refined ? 2 : 1)),
           pointHoverRadius: 5,
           pointBackgroundColor: style.color,
           pointBorderColor: style.color,

@@ -16,6 +16,7 @@ function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {
     { class: best ? 'best' : undefined, title: best ? 'fastest shown at this size' : undefined },
     el('span', { class: 'value' }, formatGbps(point.gbps)),
     el('span', { class: 'range' }, `${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)}`),
+    point.refined ? el('span', { class: 'refined', title: 'measured by a refinement round' }, ' refined') : undefined,
   );
 }
 

@@ -14,7 +14,7 @@ import { checkPairsOnTopology, readNodeInfo } from '../../core/runtime/nodeInfo'
 import type { BackendChoice, SweepOptions } from '../../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../../core/sweep/sweepOptions';
 import type { RefineResult } from '../../core/sweep/refine';
-import { fullGridEstimateMs, refineCrossovers, withRefinements } from '../../core/sweep/refine';
+import { refineCrossovers, refinementSummary, withRefinements } from '../../core/sweep/refine';
 import { sweepTable } from '../../core/sweep/sweepTable';
 import { sweepView } from '../../core/sweep/sweepView';
 import { formatBytes, parseSizeList } from '../../core/units';
@@ -132,27 +132,13 @@ async function refineOnConsole(grid: Run, options: SweepOptions, flags: RefineFl
   });
 }
 
-function refinementLines(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags): { summary: string; crossovers: string[]; estimate?: { ms: number; points: number } } {
-  const estimate = fullGridEstimateMs(grid, gridMs, flags.tolerance);
-  const placed = r.crossovers.filter((c) => c.placed).length;
-  const why = { placed: 'every crossover placed', budget: 'the time budget ran out', rounds: 'the round limit was reached', failed: `a round failed: ${r.failure ?? ''}`, 'nothing-to-refine': 'no crossover between two measured sizes to refine' }[r.stopped];
-  const vs = estimate ? `; a uniform grid fine enough for ±${Math.round(flags.tolerance * 100)}% everywhere (${estimate.points} points) would take about ${(estimate.ms / 1000).toFixed(1)} s: grid and refinement took ${((100 * (gridMs + r.elapsedMs)) / estimate.ms).toFixed(0)}% of that` : '';
-  const summary = `refinement: ${placed} of ${r.crossovers.length} crossovers placed within ±${Math.round(flags.tolerance * 100)}% in ${r.rounds} rounds (${r.samples.length} new samples, ${(r.elapsedMs / 1000).toFixed(1)} s; ${why}); the grid took ${(gridMs / 1000).toFixed(1)} s${vs}`;
-  const crossovers = r.crossovers.map((c) => {
-    const x = c.crossover;
-    const at = x.estimateBytes !== undefined ? `crossing near ${formatBytes(Math.round(x.estimateBytes))}${x.rangeBytes ? `, between ${formatBytes(Math.round(x.rangeBytes[0]))} and ${formatBytes(Math.round(x.rangeBytes[1]))}` : ''}` : x.kind;
-    return `${c.initiator}-initiated ${pairName(c.pair)} against ${x.cus} CUs: ${at}${c.placed ? '' : ` (not placed: ${c.reason})`}`;
-  });
-  return { summary, crossovers, ...(estimate ? { estimate } : {}) };
-}
-
 function refinementText(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags): string {
-  const { summary, crossovers } = refinementLines(grid, r, gridMs, flags);
+  const { summary, crossovers } = refinementSummary(grid, r, gridMs, flags.tolerance);
   return [`# ${summary}`, ...crossovers.map((c) => `#   ${c}`), ...r.runs.map((x) => `#   round run: ${x.header.id}`)].join('\n');
 }
 
 function refinementJson(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags) {
-  const { summary, crossovers, estimate } = refinementLines(grid, r, gridMs, flags);
+  const { summary, crossovers, estimate } = refinementSummary(grid, r, gridMs, flags.tolerance);
   return { summary, crossovers, rounds: r.rounds, stopped: r.stopped, newSamples: r.samples.length, elapsedMs: r.elapsedMs, gridMs, fullGridEstimateMs: estimate?.ms ?? null, runs: r.runs.map((x) => x.header.id) };
 }
 

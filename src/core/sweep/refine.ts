@@ -17,6 +17,8 @@ import { MIN_REPETITIONS, findCrossover } from '../advice/crossover';
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
+import type { BackendChoice, SweepOptions } from './sweepOptions';
+import { BACKEND_CHOICES } from './sweepOptions';
 import { formatBytes } from '../units';
 
 export interface RefineOptions {
@@ -224,4 +226,50 @@ export function uniformGrid(lo: number, hi: number, tolerance: number): number[]
   const n = Math.ceil(Math.log2(hi / lo) / Math.log2(placedRatio(tolerance)));
   const sizes = Array.from({ length: n + 1 }, (_, i) => onGrain(lo * (hi / lo) ** (i / n)));
   return [...new Set(sizes)];
+}
+
+/**
+ * The sweep options of a probe: the sizes, paths, CU count, repetitions and pair it names,
+ * on the backend, seed and simulated node of the sweep it refines (read from that run's
+ * helper arguments, so a saved sweep can be refined later).
+ */
+export function probeOptions(gridArgs: readonly string[], probe: Probe): SweepOptions {
+  const flag = (name: string) => {
+    const i = gridArgs.indexOf(name);
+    return i >= 0 ? gridArgs[i + 1] : undefined;
+  };
+  const whole = (name: string) => {
+    const text = flag(name);
+    return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
+  };
+  const backend = flag('--backend');
+  const simGpus = whole('--sim-gpus');
+  const simDelayMs = whole('--sim-delay-ms');
+  return {
+    backend: backend && (BACKEND_CHOICES as readonly string[]).includes(backend) ? (backend as BackendChoice) : 'auto',
+    sizes: probe.sizes,
+    paths: [...probe.paths],
+    cus: [probe.cus],
+    iters: probe.iters,
+    seed: whole('--seed') ?? 1,
+    pairs: [probe.pair],
+    ...(simGpus !== undefined ? { simGpus } : {}),
+    ...(simDelayMs !== undefined ? { simDelayMs } : {}),
+  };
+}
+
+/** How a refinement went, in the words the CLI and the editor both use. */
+export function refinementSummary(grid: Run, r: RefineResult, gridMs: number, tolerance: number): { summary: string; crossovers: string[]; estimate?: { ms: number; points: number } } {
+  const estimate = fullGridEstimateMs(grid, gridMs, tolerance);
+  const pct = Math.round(tolerance * 100);
+  const placed = r.crossovers.filter((c) => c.placed).length;
+  const why = { placed: 'every crossover placed', budget: 'the time budget ran out', rounds: 'the round limit was reached', failed: `a round failed: ${r.failure ?? ''}`, 'nothing-to-refine': 'no crossover between two measured sizes to refine' }[r.stopped];
+  const vs = estimate ? `; a uniform grid fine enough for ±${pct}% everywhere (${estimate.points} points) would take about ${(estimate.ms / 1000).toFixed(1)} s: grid and refinement took ${((100 * (gridMs + r.elapsedMs)) / estimate.ms).toFixed(0)}% of that` : '';
+  const summary = `refinement: ${placed} of ${r.crossovers.length} crossovers placed within ±${pct}% in ${r.rounds} rounds (${r.samples.length} new samples, ${(r.elapsedMs / 1000).toFixed(1)} s; ${why}); the grid took ${(gridMs / 1000).toFixed(1)} s${vs}`;
+  const crossovers = r.crossovers.map((c) => {
+    const x = c.crossover;
+    const at = x.estimateBytes !== undefined ? `crossing near ${formatBytes(Math.round(x.estimateBytes))}${x.rangeBytes ? `, between ${formatBytes(Math.round(x.rangeBytes[0]))} and ${formatBytes(Math.round(x.rangeBytes[1]))}` : ''}` : x.kind;
+    return `${c.initiator}-initiated ${pairName(c.pair)} against ${x.cus} CUs: ${at}${c.placed ? '' : ` (not placed: ${c.reason})`}`;
+  });
+  return { summary, crossovers, ...(estimate ? { estimate } : {}) };
 }

@@ -8,7 +8,7 @@ import { AdviceViewSchema } from '../advice/adviceView';
 import { PATHS } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from './pageMessages';
 
-const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite });
+const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite, refined: v.optional(v.literal(true)) });
 
 export const SweepViewSchema = v.object({
   runId: str,

@@ -16,6 +16,8 @@ export interface SweepPoint {
   gbpsLow: number;
   gbpsHigh: number;
   meanNs: number;
+  /** Measured by a refinement round (`sweep --refine`, Refine Crossover), not by the grid. */
+  refined?: true;
 }
 
 export interface SweepSeries {
@@ -65,14 +67,16 @@ export interface UnsupportedPath extends EndpointPair {
   text: string;
 }
 
-function point(s: Sample): SweepPoint {
+function point(s: Sample, refined: boolean): SweepPoint {
   const gbpsAt = (ns: number) => (ns > 0 ? s.sizeBytes / ns : 0);
   // A summary-only sample (imported) has no spread: its band is the point itself.
-  return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: s.maxNs !== undefined ? gbpsAt(s.maxNs) : s.gbps, gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps, meanNs: s.meanNs };
+  return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: s.maxNs !== undefined ? gbpsAt(s.maxNs) : s.gbps, gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps, meanNs: s.meanNs, ...(refined ? { refined: true as const } : {}) };
 }
 
 /** `live` is true while the helper still runs: an unfinished run then reads "running", not "incomplete". */
 export function sweepView(run: Run, live = false): SweepView {
+  // A sweep read with its refinement rounds (runs/refinements.ts) names the samples they added.
+  const refined = new Set<Sample>('refinedSamples' in run ? (run as Run & { refinedSamples: Sample[] }).refinedSamples : []);
   const byKey = new Map<string, SweepSeries>();
   const cuCounts = new Set<number>();
   const sizes = new Set<number>();
@@ -86,7 +90,7 @@ export function sweepView(run: Run, live = false): SweepView {
       series = { path, src: s.src, dst: s.dst, cus: s.cus, points: [] };
       byKey.set(key, series);
     }
-    series.points.push(point(s));
+    series.points.push(point(s, refined.has(s)));
   }
   const order = (p: PathName) => PATHS.indexOf(p);
   const series = [...byKey.values()].sort((a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || a.cus - b.cus);

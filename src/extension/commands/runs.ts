@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runs/runStore';
+import { openWithRefinements } from '../../core/runs/refinements';
 import { RunStore } from '../../core/runs/runStore';
 import { escapeControls } from '../../core/text';
 import { runsFolder } from '../settings';
@@ -43,7 +44,8 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const runId = typeof id === 'string' ? id : (await pickRun(store, 'SDMA Lens: Open Run'))?.id;
     if (!runId) return undefined;
-    const run = await store.open(runId);
+    // A sweep opens with its refinement rounds' points (runs/refinements.ts).
+    const run = await openWithRefinements(store, runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
     if (run.problems.length > 0 && typeof id !== 'string') {
       void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} the helper wrote that could not be used (first: ${escapeControls(run.problems[0]!)}); what it shows may be incomplete.`, 'Show Log').then((a) => a && deps.log.show());

@@ -1,0 +1,72 @@
+/**
+ * "SDMA Lens: Refine Crossover": measure a saved sweep closer around its crossovers
+ * (core/sweep/refine.ts), each round a run of the helper with progress and cancel, saved in
+ * the sweep's folder; then the sweep's panel with the refined points and one message that
+ * says what it placed and what it cost.
+ */
+import * as vscode from 'vscode';
+import { adviseFromRun } from '../../core/advice/advice';
+import type { Run } from '../../core/run';
+import { openWithRefinements, refinementStore } from '../../core/runs/refinements';
+import type { RefineResult } from '../../core/sweep/refine';
+import { probeOptions, refineCrossovers, refinementSummary } from '../../core/sweep/refine';
+import { sweepArgs } from '../../core/sweep/sweepOptions';
+import type { RunDeps } from '../runWithProgress';
+import { runWithProgress, storeOf } from '../runWithProgress';
+import { SweepPanel } from '../sweepPanel';
+import { reportError, requireTrust } from './guards';
+
+export interface RefineArgs {
+  /** The sweep to refine; default: pick one (newest first). */
+  runId?: string;
+  /** ±fraction the crossings are placed within (default 0.1). */
+  tolerance?: number;
+  /** Seconds after which no new round starts (default 300). */
+  budgetSeconds?: number;
+}
+
+async function pickSweep(deps: RunDeps): Promise<string | undefined> {
+  const sweeps = (await storeOf(deps).list()).filter((s) => s.header?.command === 'sweep' && s.status === 'ok');
+  if (sweeps.length === 0) {
+    void vscode.window.showInformationMessage('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.');
+    return undefined;
+  }
+  const items = sweeps.map((s) => ({ label: s.id, description: s.header ? new Date(s.header.createdAt).toLocaleString() : '', id: s.id }));
+  return (await vscode.window.showQuickPick(items, { title: 'SDMA Lens: Refine Crossover: which sweep?' }))?.id;
+}
+
+export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {}): Promise<(Run & { refinement?: RefineResult }) | undefined> {
+  if (!requireTrust('refine a sweep')) return undefined;
+  try {
+    const tolerance = typeof args.tolerance === 'number' && args.tolerance >= 0.01 && args.tolerance <= 0.5 ? args.tolerance : 0.1;
+    const budgetMs = (typeof args.budgetSeconds === 'number' && args.budgetSeconds >= 1 && args.budgetSeconds <= 86_400 ? args.budgetSeconds : 300) * 1000;
+    const id = typeof args.runId === 'string' ? args.runId : await pickSweep(deps);
+    if (!id) return undefined;
+    const store = storeOf(deps);
+    // Earlier rounds count: a second refinement goes on from where the first stopped.
+    const grid = await openWithRefinements(store, id);
+    if (grid.header.command !== 'sweep') throw new Error(`run ${id} is a ${grid.header.command} run, not a sweep`);
+    const cus = Object.fromEntries(adviseFromRun(grid).focus.map((c) => [c.initiator, c.cus]));
+    const iters = grid.samples[0]?.iters ?? 20;
+    const result = await refineCrossovers(grid, { tolerance, budgetMs, cus, iters, maxIters: iters * 16 }, async (probe, round) => {
+      const ran = await runWithProgress(deps, {
+        what: `refinement round ${round} (${probe.initiator}-initiated)`,
+        quiet: true,
+        store: refinementStore(store, id),
+        request: { command: 'sweep', idTag: `refine-${round}`, backend: probeOptions(grid.header.helper.args, probe).backend, refines: id, args: () => sweepArgs(probeOptions(grid.header.helper.args, probe)) },
+      });
+      if (ran.kind === 'ended') return ran.run;
+      return { ...grid, samples: [], end: { type: 'run-end', status: ran.kind === 'not-started' ? 'cancelled' : 'error', exitCode: null, signal: null, message: ran.kind === 'refused' ? ran.message : 'cancelled before it started', endedAt: new Date().toISOString() } };
+    });
+    const merged = await openWithRefinements(store, id);
+    SweepPanel.show(deps.context.extensionUri, merged, deps.log);
+    const { summary } = refinementSummary(grid, result, grid.done?.elapsedMs ?? 0, tolerance);
+    deps.log.info(`run ${id}: ${summary}`);
+    const say = result.stopped === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void say(`SDMA Lens: ${summary}`);
+    return { ...merged, refinement: result };
+  } catch (err) {
+    reportError(deps.log, 'The sweep could not be refined', err);
+    return undefined;
+  }
+}
