@@ -110,8 +110,8 @@ export function applyChartTheme(chart: Chart<'line', XY[]>, theme: Theme): void 
 
 export interface SizeMarker {
   bytes: number;
-  /** A shaded band of ± this many bytes around it. */
-  plusMinusBytes?: number;
+  /** A shaded band over this size range (where the crossing can lie). */
+  rangeBytes?: [number, number];
   label: string;
   dashed: boolean;
   /** Stacks labels of several markers. */
@@ -129,9 +129,9 @@ export function drawSizeMarker(chart: Chart, theme: Theme, m: SizeMarker): void 
   ctx.save();
   ctx.font = `${theme.fontSizePx - 1}px ${theme.fontFamily}`;
   ctx.textBaseline = 'top';
-  if (m.plusMinusBytes) {
-    const lo = x.getPixelForValue(Math.log2(Math.max(1, m.bytes - m.plusMinusBytes)));
-    const hi = x.getPixelForValue(Math.log2(m.bytes + m.plusMinusBytes));
+  if (m.rangeBytes) {
+    const lo = x.getPixelForValue(Math.log2(Math.max(1, m.rangeBytes[0])));
+    const hi = x.getPixelForValue(Math.log2(Math.max(1, m.rangeBytes[1])));
     ctx.fillStyle = withAlpha(theme.foreground, 0.06);
     ctx.fillRect(lo, chartArea.top, Math.max(1, hi - lo), chartArea.bottom - chartArea.top);
   }

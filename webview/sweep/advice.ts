@@ -16,7 +16,7 @@ export function crossoversAt(advice: AdviceView | undefined, cus: number | undef
 }
 
 function crossoverLine(c: AdviceCrossover): HTMLElement {
-  const head = c.kind === 'crossover' && c.estimateBytes !== undefined ? `${c.initiator}-initiated: SDMA from ${formatBytes(c.fromBytes!)} (crossing ≈ ${formatBytes(Math.round(c.estimateBytes))} ± ${formatBytes(Math.round(c.plusMinusBytes ?? 0))})` : `${c.initiator}-initiated`;
+  const head = c.kind === 'crossover' && c.estimateBytes !== undefined ? `${c.initiator}-initiated: SDMA from ${formatBytes(c.fromBytes!)} (crossing ≈ ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : ''})` : `${c.initiator}-initiated`;
   return el('li', { class: `crossover confidence-${c.confidence}` }, el('strong', {}, head), ' ', el('span', { class: 'explanation' }, c.explanation));
 }
 

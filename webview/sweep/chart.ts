@@ -28,7 +28,7 @@ interface Role {
 export interface CrossoverMarker {
   initiator: 'host' | 'device';
   bytes: number;
-  plusMinusBytes: number;
+  rangeBytes?: [number, number];
 }
 
 export class SweepChart {
@@ -218,7 +218,7 @@ export class SweepChart {
   private drawMarkers(chart: Chart): void {
     if (this.series.length === 0) return;
     this.markers.forEach((m, i) =>
-      drawSizeMarker(chart, this.theme, { bytes: m.bytes, plusMinusBytes: m.plusMinusBytes, label: `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`, dashed: m.initiator === 'device', row: i }),
+      drawSizeMarker(chart, this.theme, { bytes: m.bytes, ...(m.rangeBytes ? { rangeBytes: m.rangeBytes } : {}), label: `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`, dashed: m.initiator === 'device', row: i }),
     );
   }
 

@@ -107,7 +107,7 @@ function render(): void {
     if (pair && view.pairs.length > 0) legend.prepend(el('span', { class: 'legend-pair' }, pair.label));
   }
   chart.setData(shown, view.simulated, hidden);
-  chart.setCrossovers(crossoversAt(advice, cus).map((c) => ({ initiator: c.initiator, bytes: c.estimateBytes!, plusMinusBytes: c.plusMinusBytes ?? 0 })));
+  chart.setCrossovers(crossoversAt(advice, cus).map((c) => ({ initiator: c.initiator, bytes: c.estimateBytes!, ...(c.rangeBytes ? { rangeBytes: c.rangeBytes } : {}) })));
   renderAdvice(adviceSection, advice, cus, () => host.post({ type: 'suggest-settings' }));
   renderTable(table, shown, theme, pair?.label);
   renderNotes(notes, view.warnings, view.problems);

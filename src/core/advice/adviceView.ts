@@ -23,6 +23,8 @@ export const AdviceViewSchema = v.object({
       fromBytes: v.optional(num),
       estimateBytes: v.optional(num),
       plusMinusBytes: v.optional(num),
+      /** Where the crossing can lie (see Crossover.rangeBytes). */
+      rangeBytes: v.optional(v.tuple([num, num])),
       confidence,
       explanation: str,
     }),
@@ -45,6 +47,7 @@ export function adviceView(a: Advice): AdviceView {
       ...(c.fromBytes !== undefined ? { fromBytes: c.fromBytes } : {}),
       ...(c.estimateBytes !== undefined ? { estimateBytes: c.estimateBytes } : {}),
       ...(c.plusMinusBytes !== undefined ? { plusMinusBytes: c.plusMinusBytes } : {}),
+      ...(c.rangeBytes !== undefined ? { rangeBytes: c.rangeBytes } : {}),
       confidence: c.confidence,
       explanation: c.explanation,
     })),
