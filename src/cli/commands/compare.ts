@@ -1,0 +1,106 @@
+/**
+ * `sdma-lens compare A B`: two saved runs compared point by point against their noise
+ * (src/core/compare/compare.ts). With `--fail-below R` it is a CI gate: exit 1 when any
+ * point's ratio B/A is below R beyond noise (its whole interval below R). Runs nothing.
+ */
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Comparison, PointComparison } from '../../core/compare/compare';
+import { CompareError, belowBeyondNoise, belowNoiseUnknown, compareRuns, formatRatio } from '../../core/compare/compare';
+import { compareTable } from '../../core/compare/compareTable';
+import type { Run } from '../../core/run';
+import { RUN_FILE_NAME } from '../../core/run';
+import type { RunStore } from '../../core/runs/runStore';
+import { readRunFile } from '../../core/runs/runStore';
+import { escapeControls } from '../../core/text';
+import { UsageError, storeOf } from '../options';
+
+const NUMBER = /^\d+(\.\d+)?$|^\.\d+$/;
+
+const isFile = (path: string) => statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+const isDir = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+
+/** A run id in the runs folder first, then a run.ndjson file or a run folder. */
+export function runFileOf(store: RunStore, arg: string): string {
+  const stored = idFile(store, arg);
+  if (stored && isFile(stored)) return stored;
+  const path = resolve(arg);
+  if (isDir(path) && isFile(join(path, RUN_FILE_NAME))) return join(path, RUN_FILE_NAME);
+  if (isFile(path)) return path;
+  throw new UsageError(`"${arg}" is neither a run in ${store.root} (sdma-lens runs lists them) nor a ${RUN_FILE_NAME} file or run folder`);
+}
+
+/** The run file of a run id; undefined when the text cannot be one (a path). */
+function idFile(store: RunStore, arg: string): string | undefined {
+  try {
+    return store.fileOf(arg);
+  } catch {
+    return undefined;
+  }
+}
+
+function number(flag: string, text: string, check: (x: number) => boolean, what: string): number {
+  const x = Number(text);
+  if (!NUMBER.test(text) || !check(x)) throw new UsageError(`--${flag} needs ${what} (got "${text}")`);
+  return x;
+}
+
+const listed = (points: PointComparison[]) => points.map((p) => `${p.label} ${formatRatio(p)}`).join('; ');
+
+/** What the gate found: the table's closing lines, and the stderr line when it fails. */
+function gateLines(c: Comparison, threshold: number): { lines: string[]; failing: PointComparison[]; unjudged: PointComparison[] } {
+  const failing = belowBeyondNoise(c, threshold);
+  const unjudged = belowNoiseUnknown(c, threshold);
+  const lines = [
+    failing.length > 0
+      ? `--fail-below ${threshold}: ${failing.length} point${failing.length === 1 ? '' : 's'} below ${threshold} beyond noise: ${listed(failing)}`
+      : `--fail-below ${threshold}: no point below ${threshold} beyond noise`,
+  ];
+  if (unjudged.length > 0) lines.push(`--fail-below ${threshold}: ${unjudged.length} point${unjudged.length === 1 ? '' : 's'} below ${threshold} with unknown noise, not judged: ${listed(unjudged)}`);
+  if (!c.points.some((p) => p.interval)) lines.push(`--fail-below ${threshold}: no common point has a known spread, so none could fail`);
+  return { lines, failing, unjudged };
+}
+
+export async function compare(argv: string[], signal?: AbortSignal): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      'runs-dir': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'fail-below': { type: 'string' },
+      tolerance: { type: 'string' },
+    },
+  });
+  if (positionals.length !== 2) throw new UsageError(`compare takes two runs, A (the baseline) and B, each a run id or a ${RUN_FILE_NAME} file (got ${positionals.length})`);
+  const threshold = values['fail-below'] === undefined ? undefined : number('fail-below', values['fail-below'], (x) => x > 0, 'a ratio above 0, e.g. 0.95');
+  const tolerance = values.tolerance === undefined ? 0 : number('tolerance', values.tolerance, (x) => x >= 0 && x < 1, 'a fraction from 0 to below 1, e.g. 0.01 for 1 %');
+  const store = storeOf(values);
+  const files = positionals.map((arg) => runFileOf(store, arg));
+  const [a, b] = (await Promise.all(files.map((f) => readRunFile(f)))) as [Run, Run];
+  if (signal?.aborted) return 130;
+  let comparison: Comparison;
+  try {
+    comparison = compareRuns(a, b, { tolerance });
+  } catch (err) {
+    if (!(err instanceof CompareError)) throw err;
+    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    return 1;
+  }
+  const gate = threshold === undefined ? undefined : gateLines(comparison, threshold);
+  if (values.json) {
+    const failBelow = gate ? { threshold, below: gate.failing.map((p) => p.key), unknownNoiseBelow: gate.unjudged.map((p) => p.key) } : undefined;
+    process.stdout.write(`${JSON.stringify({ ...comparison, files: { a: files[0], b: files[1] }, ...(failBelow ? { failBelow } : {}) }, null, 2)}\n`);
+  } else {
+    const text = [compareTable(comparison), ...(gate?.lines ?? []).map((l) => `# ${l}`)].join('\n');
+    process.stdout.write(`${escapeControls(text, { newlines: true })}\n`);
+  }
+  if (gate && gate.failing.length > 0) {
+    const worst = gate.failing.reduce((w, p) => (p.ratio < w.ratio ? p : w));
+    process.stderr.write(`sdma-lens: ${gate.failing.length} point${gate.failing.length === 1 ? '' : 's'} below ${threshold} beyond noise (lowest: ${escapeControls(worst.label)} ${formatRatio(worst)})\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,405 @@
+/**
+ * Two runs compared point by point against their noise: a driver, library or firmware
+ * change, or two nodes, measured with the same sweep, matrix or collective sweep.
+ *
+ * Points are matched by what was measured, never by position: a sweep sample by path, endpoint
+ * pair, size, CU count and timing mode; a matrix cell by path, pair and size; a collective
+ * point by operation, variant, ranks, size, placement and data type.
+ *
+ * The ratio is B / A of bandwidth, so below 1 means B is slower. It is median-based where the
+ * per-iteration times allow (a sample's times, a matrix cell's median); a side with a mean
+ * only (a summary-only sample, a collective's average) is compared by its mean.
+ *
+ * The interval is a spread interval, the rule crossover.ts applies to two paths: each side's
+ * spread is the interquartile range of its per-iteration times (min..max where a run kept only
+ * those, as a matrix cell does), and the interval crosses them, A's fast end against B's slow
+ * end and the reverse: [B slow / A fast, B fast / A slow] in bandwidth. It excludes 1 exactly
+ * when the two spreads do not overlap, so "beyond noise" means every iteration in B's middle
+ * half was slower (or faster) than every one in A's. It is not a confidence interval of the
+ * median: it does not narrow with more iterations, so a long run does not turn a 0.1 % drift
+ * into a finding. A side with fewer than MIN_REPETITIONS repetitions, or no per-iteration
+ * times and no min..max, has no spread: the point gets its ratio and the verdict
+ * "unknown noise".
+ *
+ * Pure and browser-safe: the CLI prints it and the compare panel draws it.
+ */
+import { pairKind, pairName } from '../endpoints';
+import type { CollectivePoint, MatrixCell, PathName, Sample } from '../protocol';
+import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, pathName } from '../protocol';
+import type { Run } from '../run';
+import { isSimulated, runStatus } from '../run';
+import { MIN_REPETITIONS, quantile } from '../advice/crossover';
+import { formatBytes } from '../units';
+
+export type CompareKind = 'sweep' | 'matrix' | 'collective';
+export const VERDICTS = ['regression', 'improvement', 'same', 'unknown noise'] as const;
+export type PointVerdict = (typeof VERDICTS)[number];
+/** quartiles: both sides' interquartile ranges; range: min..max on at least one side; none: a side has no spread. */
+export const SPREADS = ['quartiles', 'range', 'none'] as const;
+export type SpreadMethod = (typeof SPREADS)[number];
+
+/** The method in words, for the table, the JSON and the panel. */
+export const METHOD =
+  'ratio = B / A of bandwidth (medians where the per-iteration times allow); [low, high] = B slow / A fast and B fast / A slow, ' +
+  "from each run's spread: the interquartile range of its per-iteration times (min..max where a run kept only those); " +
+  'regression or improvement: the interval excludes 1, beyond noise.';
+
+/** One run's measurement at a point. */
+export interface Side {
+  gbps: number;
+  /** The bandwidth is size over the median per-iteration time, or over the mean (a summary, a collective's average). */
+  basis: 'median' | 'mean';
+  repetitions: number;
+  /** The spread used, absent when the run gives none to judge. */
+  spread?: 'quartiles' | 'range';
+  /** Bandwidth at the spread's slow and fast ends. */
+  gbpsLow?: number;
+  gbpsHigh?: number;
+  /** Why there is no spread. */
+  noSpread?: string;
+}
+
+interface Located {
+  /** Unique within the kind: the group and the size. */
+  key: string;
+  /** The curve the point lies on (everything but the size). */
+  group: string;
+  groupLabel: string;
+  label: string;
+  sizeBytes: number;
+}
+
+export interface PointComparison extends Located {
+  a: Side;
+  b: Side;
+  /** B / A of bandwidth. */
+  ratio: number;
+  /** [low, high] of the ratio from both spreads; absent when a side has none. */
+  interval?: [number, number];
+  spread: SpreadMethod;
+  verdict: PointVerdict;
+  /** Unknown noise: which side lacks a spread, and why. */
+  why?: string;
+}
+
+/** A point only one run measured. */
+export interface OnePoint extends Located {
+  side: Side;
+}
+
+export interface RunInfo {
+  id: string;
+  createdAt: string;
+  /** The node's model (and SSH host), as the other views name it. */
+  node: string;
+  status: string;
+  simulated: boolean;
+  /** Where an imported run came from (header.source): tool and file. */
+  source?: string;
+}
+
+export interface CompareSummary {
+  common: number;
+  regressions: number;
+  improvements: number;
+  same: number;
+  unknownNoise: number;
+  onlyInA: number;
+  onlyInB: number;
+  /** The regression with the lowest ratio. */
+  worstRegression?: { key: string; label: string; ratio: number; interval: [number, number] };
+  /** Geometric mean of the common points' ratios; null when there are none. */
+  geomeanRatio: number | null;
+}
+
+export interface Comparison {
+  kind: CompareKind;
+  a: RunInfo;
+  b: RunInfo;
+  /** A regression or improvement must clear 1 by this fraction as well as the noise. */
+  tolerance: number;
+  method: string;
+  /** What the GB/s columns are: a copy's bandwidth, or a collective's bus bandwidth. */
+  bandwidth: 'GB/s' | 'busbw GB/s';
+  points: PointComparison[];
+  onlyInA: OnePoint[];
+  onlyInB: OnePoint[];
+  summary: CompareSummary;
+  notes: string[];
+}
+
+export interface CompareOptions {
+  /** Fraction, 0 <= tolerance < 1 (0.01: a change must also exceed 1 %). Default 0: beyond noise is enough. */
+  tolerance?: number;
+}
+
+/** Runs that cannot be compared: of different kinds, or one with nothing to compare. */
+export class CompareError extends Error {}
+
+interface Measured extends Located {
+  side: Side;
+  /** Display order: pair, path, CUs, mode, size (sweep); path, pair, size (matrix); op, variant, ranks, placement, type, size (collective). */
+  order: (number | string)[];
+}
+
+const KIND_NOUN: Record<CompareKind, [one: string, many: string]> = {
+  sweep: ['sample', 'samples'],
+  matrix: ['cell', 'cells'],
+  collective: ['collective point', 'collective points'],
+};
+
+/** What a run has to compare: sweep samples, matrix cells or collective points (in that order when, oddly, several). */
+export function kindOf(run: Run): { kind: CompareKind; count: number } | undefined {
+  if (run.samples.length > 0) return { kind: 'sweep', count: run.samples.length };
+  if ((run.matrixCells?.length ?? 0) > 0) return { kind: 'matrix', count: run.matrixCells!.length };
+  if ((run.collectives?.length ?? 0) > 0) return { kind: 'collective', count: run.collectives!.length };
+  return undefined;
+}
+
+const plural = (n: number, [one, many]: [string, string]) => `${n} ${n === 1 ? one : many}`;
+
+function spreadOfTimes(sizeBytes: number, times: readonly number[]): Side {
+  const sorted = [...times].sort((x, y) => x - y);
+  const median = quantile(sorted, 0.5);
+  const base = { gbps: median > 0 ? sizeBytes / median : 0, basis: 'median' as const, repetitions: sorted.length };
+  if (sorted.length < MIN_REPETITIONS) return { ...base, noSpread: `${sorted.length} repetition${sorted.length === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)` };
+  const q25 = quantile(sorted, 0.25);
+  const q75 = quantile(sorted, 0.75);
+  if (!(q25 > 0)) return { ...base, noSpread: 'per-iteration times of 0 ns' };
+  return { ...base, spread: 'quartiles', gbpsLow: sizeBytes / q75, gbpsHigh: sizeBytes / q25 };
+}
+
+/** min..max as the spread, when a run kept only those and enough repetitions stand behind them. */
+function withRange(side: Side, sizeBytes: number, minNs: number | undefined, maxNs: number | undefined, iters: number, what: string): Side {
+  if (minNs === undefined || maxNs === undefined || !(minNs > 0) || maxNs < minNs) return { ...side, noSpread: `no per-iteration times (${what})` };
+  if (iters < MIN_REPETITIONS) return { ...side, noSpread: `${iters} repetition${iters === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)` };
+  return { ...side, spread: 'range', gbpsLow: sizeBytes / maxNs, gbpsHigh: sizeBytes / minNs };
+}
+
+function sampleSide(s: Sample): Side {
+  if (s.timesNs && s.timesNs.length > 0) return spreadOfTimes(s.sizeBytes, s.timesNs);
+  const median = s.medianNs !== undefined && s.medianNs > 0 ? s.sizeBytes / s.medianNs : s.gbpsMedian;
+  const base: Side = median !== undefined ? { gbps: median, basis: 'median', repetitions: s.iters } : { gbps: s.gbps, basis: 'mean', repetitions: s.iters };
+  return withRange(base, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary');
+}
+
+function cellSide(c: MatrixCell): Side {
+  return withRange({ gbps: c.gbps, basis: 'median', repetitions: c.iters }, c.sizeBytes, c.minNs, c.maxNs, c.iters, 'a matrix cell');
+}
+
+function collectiveSide(p: CollectivePoint): Side {
+  return { gbps: p.busbwGbps, basis: 'mean', repetitions: p.iters, noSpread: 'a collective point carries its mean time only' };
+}
+
+/** The order endpoints.comparePairs shows pairs in: GPU to GPU, host to GPU, GPU to host, GPU-local; by index inside. */
+const PAIR_KINDS = ['peer', 'host-to-gpu', 'gpu-to-host', 'local'] as const;
+const pairRank = (p: { src: number; dst: number }) => [PAIR_KINDS.indexOf(pairKind(p)), p.src, p.dst];
+const pathRank = (p: PathName) => PATHS.indexOf(p);
+
+function sweepPoint(s: Sample): Measured {
+  const path = pathName(s.mover, s.initiator);
+  const pair = pairName(s);
+  const cus = s.mover === 'cu' ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
+  const mode = s.mode ? ` · ${s.mode}` : '';
+  const group = `${s.src}:${s.dst}|${path}|${s.cus}|${s.mode ?? ''}`;
+  const groupLabel = `${path} · ${pair}${cus}${mode}`;
+  return { key: `${group}|${s.sizeBytes}`, group, groupLabel, label: `${groupLabel} · ${formatBytes(s.sizeBytes)}`, sizeBytes: s.sizeBytes, order: [...pairRank(s), pathRank(path), s.cus, s.mode ?? '', s.sizeBytes], side: sampleSide(s) };
+}
+
+function matrixPoint(c: MatrixCell): Measured {
+  const path = pathName(c.mover, c.initiator);
+  const group = `${c.src}:${c.dst}|${path}`;
+  const groupLabel = `${path} · ${pairName(c)}`;
+  return { key: `${group}|${c.sizeBytes}`, group, groupLabel, label: `${groupLabel} · ${formatBytes(c.sizeBytes)}`, sizeBytes: c.sizeBytes, order: [pathRank(path), ...pairRank(c), c.sizeBytes], side: cellSide(c) };
+}
+
+function collectivePoint(p: CollectivePoint): Measured {
+  const group = `${p.op}|${p.variant}|${p.ranks}|${p.inPlace ? 'in' : 'out'}|${p.dtype}`;
+  const groupLabel = `${p.op} · ${p.variant} · ${p.ranks} ranks · ${p.inPlace ? 'in-place' : 'out-of-place'} · ${p.dtype}`;
+  const order = [COLLECTIVE_OPS.indexOf(p.op), COLLECTIVE_VARIANTS.indexOf(p.variant), p.ranks, p.inPlace ? 1 : 0, p.dtype, p.sizeBytes];
+  return { key: `${group}|${p.sizeBytes}`, group, groupLabel, label: `${groupLabel} · ${formatBytes(p.sizeBytes)}`, sizeBytes: p.sizeBytes, order, side: collectiveSide(p) };
+}
+
+function pointsOf(run: Run, kind: CompareKind): Measured[] {
+  switch (kind) {
+    case 'sweep':
+      return run.samples.map(sweepPoint);
+    case 'matrix':
+      return (run.matrixCells ?? []).map(matrixPoint);
+    case 'collective':
+      return (run.collectives ?? []).map(collectivePoint);
+  }
+}
+
+function byOrder(x: { order: (number | string)[] }, y: { order: (number | string)[] }): number {
+  for (let i = 0; i < Math.max(x.order.length, y.order.length); i++) {
+    const p = x.order[i] ?? '';
+    const q = y.order[i] ?? '';
+    if (p === q) continue;
+    if (typeof p === 'number' && typeof q === 'number') return p - q;
+    return String(p) < String(q) ? -1 : 1;
+  }
+  return 0;
+}
+
+/** A run's points by key; a point measured twice keeps its last measurement, and the note says so. */
+function indexed(points: Measured[], side: 'A' | 'B', notes: string[]): Map<string, Measured> {
+  const map = new Map<string, Measured>();
+  let repeated = 0;
+  for (const p of points) {
+    if (map.has(p.key)) repeated++;
+    map.set(p.key, p);
+  }
+  if (repeated > 0) notes.push(`${side} measured ${repeated} point${repeated === 1 ? '' : 's'} more than once; the last measurement of each is compared`);
+  return map;
+}
+
+function verdictOf(interval: [number, number] | undefined, tolerance: number): PointVerdict {
+  if (!interval) return 'unknown noise';
+  if (interval[1] < 1 - tolerance) return 'regression';
+  if (interval[0] > 1 + tolerance) return 'improvement';
+  return 'same';
+}
+
+function compare(located: Located, a: Side, b: Side, tolerance: number): PointComparison {
+  const ratio = b.gbps / a.gbps;
+  const spreads = a.spread && b.spread && a.gbpsLow !== undefined && a.gbpsHigh !== undefined && b.gbpsLow !== undefined && b.gbpsHigh !== undefined;
+  const interval: [number, number] | undefined = spreads ? [b.gbpsLow! / a.gbpsHigh!, b.gbpsHigh! / a.gbpsLow!] : undefined;
+  const spread: SpreadMethod = !interval ? 'none' : a.spread === 'quartiles' && b.spread === 'quartiles' ? 'quartiles' : 'range';
+  const why = interval ? undefined : [a.noSpread && `A: ${a.noSpread}`, b.noSpread && `B: ${b.noSpread}`].filter(Boolean).join('; ');
+  const { key, group, groupLabel, label, sizeBytes } = located;
+  return { key, group, groupLabel, label, sizeBytes, a, b, ratio, ...(interval ? { interval } : {}), spread, verdict: verdictOf(interval, tolerance), ...(why ? { why } : {}) };
+}
+
+function runInfo(run: Run): RunInfo {
+  const node = run.topology?.node;
+  const source = run.header.source;
+  return {
+    id: run.header.id,
+    createdAt: run.header.createdAt,
+    node: node ? `${node.model}${run.header.target.host ? ` on ${run.header.target.host}` : ''}` : 'unknown node',
+    status: runStatus(run),
+    simulated: isSimulated(run),
+    ...(source ? { source: `${source.tool}${source.version ? ` ${source.version}` : ''}: ${source.file}` } : {}),
+  };
+}
+
+/** What the reader should know before trusting the verdicts: partial or damaged runs, simulated data, different set-ups. */
+function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
+  const notes: string[] = [];
+  for (const [side, run] of [['A', a], ['B', b]] as const) {
+    const status = runStatus(run);
+    if (status !== 'ok') notes.push(`${side} (${run.header.id}) ended ${status}: it may lack points`);
+    if (run.problems.length > 0) notes.push(`${side} (${run.header.id}) has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} that could not be used (first: ${run.problems[0]})`);
+  }
+  if (isSimulated(a) !== isSimulated(b)) notes.push(`${isSimulated(a) ? 'A' : 'B'} is simulated, the other measured: the ratios compare a model with a machine`);
+  if (kind === 'matrix') {
+    const concurrent = (r: Run) => (r.matrixCells ?? []).some((c) => c.concurrent === true);
+    if (concurrent(a) !== concurrent(b)) notes.push(`${concurrent(a) ? 'A' : 'B'} ran every pair of a path at once (--concurrent), the other each pair alone: the ratios include that load`);
+    const cuCounts = (r: Run) => [...new Set((r.matrixCells ?? []).filter((c) => c.mover === 'cu').map((c) => c.cus))].sort((x, y) => x - y).join(',');
+    if (cuCounts(a) && cuCounts(b) && cuCounts(a) !== cuCounts(b)) notes.push(`the cu/* cells used ${cuCounts(a)} CUs in A and ${cuCounts(b)} in B`);
+  }
+  return notes;
+}
+
+/**
+ * Compares B with A at every point both measured. Throws CompareError when a run has nothing
+ * to compare or the two are of different kinds (a sweep and a matrix share no point).
+ */
+export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Comparison {
+  const tolerance = options.tolerance ?? 0;
+  if (!(tolerance >= 0 && tolerance < 1)) throw new CompareError(`the tolerance must be a fraction from 0 to below 1 (got ${tolerance})`);
+  const ka = kindOf(a);
+  const kb = kindOf(b);
+  for (const [side, run, k] of [['A', a, ka], ['B', b, kb]] as const) {
+    if (!k) throw new CompareError(`run ${side} (${run.header.id}, a ${run.header.command} run) has nothing to compare: no sweep samples, matrix cells or collective points`);
+  }
+  if (ka!.kind !== kb!.kind) {
+    throw new CompareError(`run A (${a.header.id}) is a ${ka!.kind} (${plural(ka!.count, KIND_NOUN[ka!.kind])}) and run B (${b.header.id}) a ${kb!.kind} (${plural(kb!.count, KIND_NOUN[kb!.kind])}): runs of different kinds have no point in common`);
+  }
+  const kind = ka!.kind;
+  const notes = runNotes(a, b, kind);
+  const inA = indexed(pointsOf(a, kind), 'A', notes);
+  const inB = indexed(pointsOf(b, kind), 'B', notes);
+  const common: Measured[] = [];
+  let unusable = 0;
+  for (const [key, pa] of inA) {
+    const pb = inB.get(key);
+    if (!pb) continue;
+    if (pa.side.gbps > 0 && pb.side.gbps > 0 && Number.isFinite(pa.side.gbps) && Number.isFinite(pb.side.gbps)) common.push(pa);
+    else {
+      unusable++;
+      notes.push(`${pa.label}: ${pa.side.gbps > 0 ? 'B' : 'A'} reports no bandwidth (0 GB/s); not compared`);
+    }
+  }
+  const points = common.sort(byOrder).map((pa) => compare(pa, pa.side, inB.get(pa.key)!.side, tolerance));
+  const only = (mine: Map<string, Measured>, other: Map<string, Measured>): OnePoint[] =>
+    [...mine.values()].filter((p) => !other.has(p.key)).sort(byOrder).map(({ key, group, groupLabel, label, sizeBytes, side }) => ({ key, group, groupLabel, label, sizeBytes, side }));
+  const onlyInA = only(inA, inB);
+  const onlyInB = only(inB, inA);
+  const mixed = points.filter((p) => p.a.basis !== p.b.basis).length;
+  if (mixed > 0) notes.push(`${mixed} point${mixed === 1 ? '' : 's'} compare a median with a mean (one run kept a summary only)`);
+  if (points.length === 0 && unusable === 0) notes.push(`the runs have no point in common: ${plural(onlyInA.length, KIND_NOUN[kind])} only in A, ${plural(onlyInB.length, KIND_NOUN[kind])} only in B`);
+  return {
+    kind,
+    a: runInfo(a),
+    b: runInfo(b),
+    tolerance,
+    method: METHOD,
+    bandwidth: kind === 'collective' ? 'busbw GB/s' : 'GB/s',
+    points,
+    onlyInA,
+    onlyInB,
+    summary: summarize(points, onlyInA.length, onlyInB.length),
+    notes,
+  };
+}
+
+function summarize(points: PointComparison[], onlyInA: number, onlyInB: number): CompareSummary {
+  const count = (v: PointVerdict) => points.filter((p) => p.verdict === v).length;
+  const regressions = points.filter((p) => p.verdict === 'regression');
+  const worst = regressions.reduce<PointComparison | undefined>((w, p) => (!w || p.ratio < w.ratio ? p : w), undefined);
+  const geomean = points.length > 0 ? Math.exp(points.reduce((s, p) => s + Math.log(p.ratio), 0) / points.length) : null;
+  return {
+    common: points.length,
+    regressions: regressions.length,
+    improvements: count('improvement'),
+    same: count('same'),
+    unknownNoise: count('unknown noise'),
+    onlyInA,
+    onlyInB,
+    ...(worst ? { worstRegression: { key: worst.key, label: worst.label, ratio: worst.ratio, interval: worst.interval! } } : {}),
+    geomeanRatio: geomean,
+  };
+}
+
+/** Points whose whole interval lies below `threshold`: below it beyond noise (the CLI's --fail-below). */
+export function belowBeyondNoise(c: Comparison, threshold: number): PointComparison[] {
+  return c.points.filter((p) => p.interval !== undefined && p.interval[1] < threshold);
+}
+
+/** Points below `threshold` whose noise is unknown: they cannot fail a gate, and are named instead. */
+export function belowNoiseUnknown(c: Comparison, threshold: number): PointComparison[] {
+  return c.points.filter((p) => p.interval === undefined && p.ratio < threshold);
+}
+
+/** 0.962 [0.935, 0.990], or 0.962 alone when the noise is unknown. */
+export function formatRatio(p: Pick<PointComparison, 'ratio' | 'interval'>): string {
+  const r = (x: number) => x.toFixed(3);
+  return p.interval ? `${r(p.ratio)} [${r(p.interval[0])}, ${r(p.interval[1])}]` : r(p.ratio);
+}
+
+/** The summary in a few lines, the same in the CLI and the panel. */
+export function summaryLines(c: Comparison): string[] {
+  const s = c.summary;
+  const n = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
+  const lines = [
+    `${n(s.common, 'point')} in common: ${s.same} same, ${n(s.regressions, 'regression')}, ${n(s.improvements, 'improvement')}, ${s.unknownNoise} unknown noise; ${s.onlyInA} only in A, ${s.onlyInB} only in B`,
+  ];
+  if (c.tolerance > 0) lines.push(`a regression or improvement must also clear ${+(c.tolerance * 100).toFixed(2)} % (tolerance ${c.tolerance})`);
+  if (s.worstRegression) lines.push(`worst regression: ${s.worstRegression.label}: ${formatRatio(s.worstRegression)}`);
+  else if (s.common > 0 && s.unknownNoise === s.common) lines.push('no common point has a known spread, so none is a regression or improvement beyond noise');
+  else if (s.common > 0) lines.push('no regression beyond noise');
+  if (s.geomeanRatio !== null) lines.push(`geometric mean of the ratios: ${s.geomeanRatio.toFixed(3)}`);
+  return lines;
+}

@@ -1,0 +1,85 @@
+/**
+ * Messages between the extension host and the compare panel's page, validated on both sides:
+ * the page checks each view before drawing it, the host each message before acting on it.
+ * Browser-safe (valibot only), so the page bundles it.
+ */
+import * as v from 'valibot';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
+import { SPREADS, VERDICTS } from './compare';
+
+const many = <S extends v.GenericSchema>(item: S) => v.pipe(v.array(item), v.maxLength(100_000));
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const interval = v.tuple([finite, finite]);
+
+const SideSchema = v.object({
+  gbps: finite,
+  basis: v.picklist(['median', 'mean']),
+  repetitions: count,
+  spread: v.optional(v.picklist(['quartiles', 'range'])),
+  gbpsLow: v.optional(finite),
+  gbpsHigh: v.optional(finite),
+  noSpread: v.optional(str),
+});
+
+/** What a row of the panel's table says: a verdict, or that one run alone measured the point. */
+export const POINT_STATES = [...VERDICTS, 'only in A', 'only in B'] as const;
+export type PointState = (typeof POINT_STATES)[number];
+
+const GroupPointSchema = v.object({
+  key: str,
+  label: str,
+  sizeBytes: finite,
+  state: v.picklist(POINT_STATES),
+  a: v.optional(SideSchema),
+  b: v.optional(SideSchema),
+  ratio: v.optional(finite),
+  interval: v.optional(interval),
+  spread: v.optional(v.picklist(SPREADS)),
+  why: v.optional(str),
+});
+export type GroupPoint = v.InferOutput<typeof GroupPointSchema>;
+
+const CountsSchema = v.object({ regression: count, improvement: count, same: count, unknownNoise: count, onlyInA: count, onlyInB: count });
+
+/** One curve: the points of a path, pair, CU count and mode (a collective's op, variant and form) by size. */
+const CompareGroupSchema = v.object({ key: str, label: str, counts: CountsSchema, points: many(GroupPointSchema) });
+export type CompareGroup = v.InferOutput<typeof CompareGroupSchema>;
+
+const RunInfoSchema = v.object({ id: str, createdAt: str, node: str, status: str, simulated: v.boolean(), source: v.optional(str) });
+
+export const ComparePageViewSchema = v.object({
+  kind: v.picklist(['sweep', 'matrix', 'collective']),
+  a: RunInfoSchema,
+  b: RunInfoSchema,
+  tolerance: finite,
+  method: str,
+  bandwidth: v.picklist(['GB/s', 'busbw GB/s']),
+  groups: many(CompareGroupSchema),
+  summary: v.object({
+    common: count,
+    regressions: count,
+    improvements: count,
+    same: count,
+    unknownNoise: count,
+    onlyInA: count,
+    onlyInB: count,
+    worstRegression: v.optional(v.object({ key: str, label: str, ratio: finite, interval })),
+    geomeanRatio: v.nullable(finite),
+  }),
+  summaryLines: many(str),
+  notes: many(str),
+});
+export type ComparePageView = v.InferOutput<typeof ComparePageViewSchema>;
+
+/** Host -> page. */
+export const CompareHostMessageSchema = v.variant('type', [v.object({ type: v.literal('compare-view'), view: ComparePageViewSchema })]);
+export type CompareHostMessage = v.InferOutput<typeof CompareHostMessageSchema>;
+
+/** Page -> host: besides ready and errors, "Open" next to a run opens it in its own panel. */
+const CompareWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema, v.object({ type: v.literal('open-run'), side: v.picklist(['a', 'b']) })]);
+export type CompareWebviewMessage = v.InferOutput<typeof CompareWebviewMessageSchema>;
+
+/** The page checks each view before drawing it. */
+export const parseCompareHostMessage: (raw: unknown) => CompareHostMessage | undefined = parserOf(CompareHostMessageSchema);
+/** The page's message when it is one the host understands; undefined otherwise. */
+export const parseCompareWebviewMessage: (raw: unknown) => CompareWebviewMessage | undefined = parserOf(CompareWebviewMessageSchema);

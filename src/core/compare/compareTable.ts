@@ -1,0 +1,39 @@
+/**
+ * The comparison as plain text for the CLI: one row per common point (point, A GB/s, B GB/s,
+ * ratio [low, high], verdict), so a CI log can be grepped for "regression"; comment lines
+ * start with '#', as in the other tables.
+ */
+import type { Comparison, RunInfo } from './compare';
+import { formatRatio, summaryLines } from './compare';
+import { formatGbps } from '../units';
+
+const padEnd = (s: string, width: number) => (s.length >= width ? s : s + ' '.repeat(width - s.length));
+const padStart = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
+
+function runLine(side: 'A' | 'B', r: RunInfo): string {
+  const extra = [r.simulated ? 'SIMULATED' : '', r.status !== 'ok' ? r.status : '', r.source ? `imported from ${r.source}` : ''].filter(Boolean);
+  return `# ${side}: ${r.id} · ${r.node} · ${r.createdAt}${extra.length > 0 ? ` · ${extra.join(' · ')}` : ''}`;
+}
+
+/** Points one run alone measured, listed by name up to this many per run (two sweeps of different pairs share none). */
+const MAX_ONLY = 20;
+
+export function compareTable(c: Comparison): string {
+  const out = [`# SDMA Lens comparison of two ${c.kind} runs: B against A`, runLine('A', c.a), runLine('B', c.b), `# ${c.method}`];
+  const rows = c.points.map((p) => [p.label, formatGbps(p.a.gbps), formatGbps(p.b.gbps), formatRatio(p), p.verdict]);
+  const head = ['point', `A ${c.bandwidth}`, `B ${c.bandwidth}`, 'ratio [low, high]', 'verdict'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[], lead: string) => `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${r[4]}`;
+  if (rows.length > 0) out.push(line(head, '# '), ...rows.map((r) => line(r, '  ')));
+  // Why a point's noise is unknown, once per reason rather than once per row.
+  const whys = new Map<string, number>();
+  for (const p of c.points) if (p.why) whys.set(p.why, (whys.get(p.why) ?? 0) + 1);
+  for (const [why, n] of whys) out.push(`# unknown noise (${n} point${n === 1 ? '' : 's'}): ${why}`);
+  for (const [side, only] of [['A', c.onlyInA], ['B', c.onlyInB]] as const) {
+    for (const p of only.slice(0, MAX_ONLY)) out.push(`# only in ${side}: ${p.label} (${formatGbps(p.side.gbps)} ${c.bandwidth})`);
+    if (only.length > MAX_ONLY) out.push(`# only in ${side}: ${only.length - MAX_ONLY} more (--json lists them all)`);
+  }
+  for (const n of c.notes) out.push(`# note: ${n}`);
+  out.push(...summaryLines(c).map((l) => `# ${l}`));
+  return out.join('\n');
+}
