@@ -1,0 +1,230 @@
+/**
+ * "SDMA Lens: Compare Runs": two saved runs of one kind (sweeps, matrices or collective
+ * sweeps) compared point by point against their noise (core/compare/compare.ts), in a panel
+ * of their own: both runs' curves overlaid, the ratio B/A with its interval below, and the
+ * verdicts in a table. The runs are picked (A, the baseline, then B among runs of the same
+ * command) or named by id for scripted use.
+ *
+ * The panel is not a run view (it shows two runs, keyed by both ids): like the timeline it
+ * is built on the panels' shared plumbing, `PanelPage` in runViewPanel.ts (HTML, CSP, nonce,
+ * every page message validated). Its page keeps both ids in its state, so a serializer can
+ * reopen it after a reload (`reviveComparePanel`).
+ */
+import * as vscode from 'vscode';
+import type { Comparison } from '../../core/compare/compare';
+import { CompareError, compareRuns } from '../../core/compare/compare';
+import type { CompareHostMessage, CompareWebviewMessage } from '../../core/compare/compareMessages';
+import { parseCompareWebviewMessage } from '../../core/compare/compareMessages';
+import { comparePageView } from '../../core/compare/compareView';
+import type { Run } from '../../core/run';
+import type { RunStore, RunSummary } from '../../core/runs/runStore';
+import { escapeControls } from '../../core/text';
+import { PanelPage } from '../runViewPanel';
+import type { RunDeps } from '../runWithProgress';
+import { storeOf } from '../runWithProgress';
+import { panelOptions } from '../webviewOptions';
+import { reportError } from './guards';
+
+export const COMPARE_VIEW_TYPE = 'sdmaLens.compare';
+
+const COMPARE_PAGE = { asset: 'compare', parse: parseCompareWebviewMessage };
+
+/** Runs whose points can be compared. */
+const COMPARABLE = new Set(['sweep', 'matrix', 'collective']);
+const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export interface CompareRunsArgs {
+  /** The baseline's run id. */
+  a?: string;
+  /** The run compared with it. */
+  b?: string;
+  /** A regression or improvement must also clear 1 by this fraction (0 <= tolerance < 1). */
+  tolerance?: number;
+}
+
+/** The page's state: both run ids, and the curve it shows. */
+interface CompareState {
+  a?: unknown;
+  b?: unknown;
+  tolerance?: unknown;
+}
+
+export class ComparePanel extends PanelPage<CompareWebviewMessage> {
+  private static readonly open = new Map<string, ComparePanel>();
+  /** The last view VS Code confirmed it delivered, for tests that cannot see inside the page. */
+  lastDelivered: CompareHostMessage | undefined;
+
+  static keyOf(a: string, b: string): string {
+    return `${a}\n${b}`;
+  }
+
+  static forKey(a: string, b: string): ComparePanel | undefined {
+    return ComparePanel.open.get(ComparePanel.keyOf(a, b));
+  }
+
+  static show(extensionUri: vscode.Uri, comparison: Comparison, log: vscode.LogOutputChannel): ComparePanel {
+    const existing = ComparePanel.forKey(comparison.a.id, comparison.b.id);
+    if (existing) {
+      existing.panel.reveal();
+      existing.update(comparison);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, titleOf(comparison), vscode.ViewColumn.Active, panelOptions(extensionUri));
+    return new ComparePanel(panel, extensionUri, comparison, log);
+  }
+
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, comparison: Comparison, log: vscode.LogOutputChannel): ComparePanel {
+    panel.webview.options = panelOptions(extensionUri);
+    return new ComparePanel(panel, extensionUri, comparison, log);
+  }
+
+  private constructor(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    private comparison: Comparison,
+    log: vscode.LogOutputChannel,
+  ) {
+    super(panel, extensionUri, log, COMPARE_PAGE, titleOf(comparison));
+    ComparePanel.open.set(ComparePanel.keyOf(comparison.a.id, comparison.b.id), this);
+  }
+
+  get shown(): Comparison {
+    return this.comparison;
+  }
+
+  /** The same two runs compared again (another tolerance): the page redraws. */
+  update(comparison: Comparison): void {
+    this.comparison = comparison;
+    this.post();
+  }
+
+  private post(): void {
+    if (this.disposed || !this.ready) return;
+    const message: CompareHostMessage = { type: 'compare-view', view: comparePageView(this.comparison) };
+    void this.panel.webview.postMessage(message).then((ok) => {
+      if (ok) this.lastDelivered = message;
+    });
+  }
+
+  protected onReady(): void {
+    this.post();
+  }
+
+  protected handle(message: Exclude<CompareWebviewMessage, { type: 'ready' | 'webview-error' }>): void {
+    switch (message.type) {
+      case 'open-run':
+        // Through Open Run, so each kind of run opens where it is drawn.
+        void vscode.commands.executeCommand('sdmaLens.openRun', message.side === 'a' ? this.comparison.a.id : this.comparison.b.id);
+        break;
+      default: {
+        const never: never = message.type;
+        this.log.warn(`unhandled compare panel message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  protected unlist(): void {
+    ComparePanel.open.delete(ComparePanel.keyOf(this.comparison.a.id, this.comparison.b.id));
+  }
+}
+
+function titleOf(c: Comparison): string {
+  return `Compare ${shortId(c.a.id)} ↔ ${shortId(c.b.id)}`;
+}
+
+/** 2026-11-30T01-02-03-456Z-sweep-sim-k3f9 -> 01:02:03 sim, as the sweep panel's title shortens it. */
+function shortId(id: string): string {
+  const m = /^\d{4}-\d{2}-\d{2}T(\d{2})-(\d{2})-(\d{2})-\d{3}Z-[a-z]+-([a-z]+)/i.exec(id);
+  return m ? `${m[1]}:${m[2]}:${m[3]} ${m[4]}` : id;
+}
+
+interface RunItem extends vscode.QuickPickItem {
+  id: string;
+}
+
+function item(s: RunSummary): RunItem {
+  const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
+  const node = s.header?.target.kind === 'ssh' ? ` · ${s.header.target.host ?? 'ssh'}` : '';
+  const source = s.header?.source ? ` · imported from ${s.header.source.tool}` : '';
+  return { label: `${s.header?.command ?? 'run'} ${when}`, description: `${s.status}${node}${source}`, detail: s.id, id: s.id };
+}
+
+/** A, then B among the saved runs of A's command (the only ones with points in common). */
+async function pickRuns(store: RunStore): Promise<[string, string] | undefined> {
+  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header && COMPARABLE.has(r.header.command));
+  if (runs.length < 2) {
+    void vscode.window.showInformationMessage(`SDMA Lens: comparing needs two saved sweeps, matrices or collective sweeps in ${store.root}; found ${runs.length}.`);
+    return undefined;
+  }
+  const a = await vscode.window.showQuickPick(runs.map(item), { title: 'SDMA Lens: Compare Runs (1/2): the baseline, A', matchOnDetail: true });
+  if (!a) return undefined;
+  const command = runs.find((r) => r.id === a.id)?.header?.command;
+  const others = runs.filter((r) => r.id !== a.id && r.header?.command === command);
+  if (others.length === 0) {
+    void vscode.window.showInformationMessage(`SDMA Lens: there is no other ${command} run to compare ${a.id} with.`);
+    return undefined;
+  }
+  const b = await vscode.window.showQuickPick(others.map(item), { title: `SDMA Lens: Compare Runs (2/2): the ${command} run to compare with ${a.id}, B`, matchOnDetail: true });
+  return b ? [a.id, b.id] : undefined;
+}
+
+function checkArgs(args: CompareRunsArgs | undefined): { a?: string; b?: string; tolerance: number } {
+  const id = (x: unknown, name: string) => {
+    if (x === undefined) return undefined;
+    if (typeof x !== 'string' || !RUN_ID.test(x)) throw new Error(`${name} must be a run id (letters, digits, ".", "_", "-")`);
+    return x;
+  };
+  const tolerance = args?.tolerance ?? 0;
+  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1)) throw new Error('tolerance must be a fraction from 0 to below 1');
+  const a = id(args?.a, 'a');
+  const b = id(args?.b, 'b');
+  if ((a === undefined) !== (b === undefined)) throw new Error('name both runs, a and b, or neither to pick them');
+  return { ...(a !== undefined ? { a } : {}), ...(b !== undefined ? { b } : {}), tolerance };
+}
+
+async function openBoth(deps: RunDeps, store: RunStore, a: string, b: string): Promise<[Run, Run]> {
+  const runs = (await Promise.all([store.open(a), store.open(b)])) as [Run, Run];
+  for (const run of runs) for (const p of run.problems) deps.log.warn(`run ${run.header.id}: ${p}`);
+  return runs;
+}
+
+/** Picks or takes two runs, compares them and shows the comparison; returns its panel (tests), or undefined. */
+export async function compareRunsCommand(deps: RunDeps, args?: CompareRunsArgs): Promise<ComparePanel | undefined> {
+  try {
+    const checked = checkArgs(args);
+    const store = storeOf(deps);
+    const ids = checked.a !== undefined && checked.b !== undefined ? ([checked.a, checked.b] as [string, string]) : await pickRuns(store);
+    if (!ids) return undefined;
+    const [a, b] = await openBoth(deps, store, ...ids);
+    let comparison: Comparison;
+    try {
+      comparison = compareRuns(a, b, { tolerance: checked.tolerance });
+    } catch (err) {
+      if (!(err instanceof CompareError)) throw err;
+      deps.log.warn(`compare ${ids[0]} with ${ids[1]}: ${err.message}`);
+      void vscode.window.showErrorMessage(`SDMA Lens: ${escapeControls(err.message)}`);
+      return undefined;
+    }
+    const s = comparison.summary;
+    deps.log.info(`compared ${ids[0]} (A) with ${ids[1]} (B): ${s.common} points in common, ${s.regressions} regressions, ${s.improvements} improvements, ${s.unknownNoise} unknown noise`);
+    return ComparePanel.show(deps.context.extensionUri, comparison, deps.log);
+  } catch (err) {
+    reportError(deps.log, 'The runs could not be compared', err);
+    return undefined;
+  }
+}
+
+/** The serializer's half: reopens the comparison the page kept in its state, or closes the panel. */
+export async function reviveComparePanel(deps: RunDeps, panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+  const s = (typeof state === 'object' && state !== null ? state : {}) as CompareState;
+  try {
+    if (!vscode.workspace.isTrusted) throw new Error('the workspace is not trusted');
+    const checked = checkArgs({ a: s.a as string, b: s.b as string, ...(typeof s.tolerance === 'number' ? { tolerance: s.tolerance } : {}) });
+    if (checked.a === undefined || checked.b === undefined) throw new Error('the panel kept no run ids');
+    const [a, b] = await openBoth(deps, storeOf(deps), checked.a, checked.b);
+    ComparePanel.revive(panel, deps.context.extensionUri, compareRuns(a, b, { tolerance: checked.tolerance }), deps.log);
+  } catch (err) {
+    deps.log.warn(`could not restore a compare panel: ${(err as Error).message}`);
+    panel.dispose();
+  }
+}

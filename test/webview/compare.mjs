@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// The compare panel in headless Chromium under its real CSP: the 2x H200 sweep against its
+// rerun (bench/results), drawn with chart.js (both runs' bandwidth, the ratio with its
+// interval), the curve picker by mouse and keyboard, the verdict table, "Open", then an
+// invalid message, a theme switch, and a matrix comparison (one size: a table, no curve).
+//
+//   node test/webview/compare.mjs            checks
+//   node test/webview/compare.mjs --out DIR  checks + screenshots in DIR
+//
+// Exits 1 on any console error, page error, failed request, CSP violation or failed check.
+/* global window, document */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { pageCss } from '../../scripts/pageCss.mjs';
+import { frames, repo, withPage } from './timelineHarness.mjs';
+import { runMain } from './report.mjs';
+
+const args = process.argv.slice(2);
+const outIndex = args.indexOf('--out');
+const outDir = outIndex >= 0 ? resolve(repo, args[outIndex + 1]) : undefined;
+
+/** The compare page and its support module, built as scripts/build.mjs builds them. */
+async function setup(tmp, assets) {
+  await esbuild.build({ entryPoints: { compare: join(repo, 'webview/compare/main.ts') }, outdir: assets, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
+  pageCss(join(repo, 'webview/compare/compare.css'), join(assets, 'compare.css'));
+  const supportFile = join(tmp, 'compareSupport.mjs');
+  // The support module reads bench/results relative to test/support.
+  await esbuild.build({ entryPoints: [join(repo, 'test/webview/compareSupport.ts')], outfile: supportFile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning', define: { __dirname: JSON.stringify(join(repo, 'test/support')) } });
+  const support = await import(pathToFileURL(supportFile).href);
+  return { support, pages: { index: { script: 'compare.js', style: 'compare.css', title: 'Compare' } } };
+}
+
+/** Inked samples per canvas: drawn pixels, every 7th. */
+const ink = (page) => page.evaluate(() => [...document.querySelectorAll('figure canvas')].map((c) => {
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let inked = 0;
+  for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
+  return { label: c.getAttribute('aria-label'), width: c.width, height: c.height, inked };
+}));
+
+async function main() {
+  await withPage('compare', { width: 1100, height: 1100 }, setup, async ({ support, page, check, posted }) => {
+    const message = support.compareMessage('sweep');
+    const { view } = message;
+    const worst = view.groups.find((g) => g.points.some((p) => p.key === view.summary.worstRegression?.key));
+
+    check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
+
+    await page.evaluate((m) => window.postMessage(m, '*'), message);
+    await page.waitForSelector('figure canvas');
+    await frames(page, 3);
+    const drawn = await ink(page);
+    check(drawn.length === 2, `two charts: bandwidth of A and B, and the ratio below (${drawn.length})`);
+    check(drawn.every((d) => d.width > 200 && d.height > 100 && d.inked > 300), `both charts are drawn (${drawn.map((d) => `${d.width}x${d.height}, ${d.inked} inked`).join('; ')})`);
+    check(drawn[1]?.label?.includes('ratio B / A') && drawn[1].label.includes('regression'), `the ratio chart names its points and verdicts (${drawn[1]?.label?.slice(0, 120)}…)`);
+
+    const options = await page.locator('#group-picker option').allTextContents();
+    check(options.length === view.groups.length && view.groups.length === 12, `the picker lists every curve (${options.length} of ${view.groups.length})`);
+    const selected = await page.locator('#group-picker').inputValue();
+    check(worst !== undefined && selected === worst.key, `it opens on the curve of the worst regression (${selected})`);
+    check((await page.locator('figcaption').textContent()) === worst?.label, `the figure names that curve (${await page.locator('figcaption').textContent()})`);
+
+    const rows = await page.locator('table.points tbody tr').count();
+    check(rows === view.summary.common, `the table has a row per point (${rows} for ${view.summary.common})`);
+    const regressions = await page.locator('table.points tbody tr.state-regression').count();
+    check(regressions === view.summary.regressions, `rows marked regression: ${regressions}, as the summary counts (${view.summary.regressions})`);
+    check((await page.locator('table.points tbody tr.shown').count()) === worst?.points.length, 'the rows of the curve shown are marked');
+    const summaryText = await page.locator('ul.summary-lines').textContent();
+    check(summaryText.includes(view.summaryLines[0]), `the summary says ${view.summaryLines[0]}`);
+
+    // Pick another curve with the mouse: the charts redraw for it and the page keeps the choice.
+    const engine = view.groups.find((g) => g.label === 'engine/host · GPU 0 → GPU 1 · pipelined');
+    await page.locator('#group-picker').selectOption(engine.key);
+    await frames(page, 3);
+    const after = await ink(page);
+    check(after.length === 2 && after[0].label.startsWith(engine.label) && after.every((d) => d.inked > 300), `picking ${engine.label} redraws both charts for it`);
+    check((await page.evaluate(() => window.__preview.state()))?.group === engine.key, 'the page keeps the curve picked in its state');
+
+    // And with the keyboard: the picker keeps focus across the redraw.
+    await page.locator('#group-picker').focus();
+    await page.keyboard.press('ArrowDown');
+    await frames(page, 3);
+    const next = view.groups[view.groups.findIndex((g) => g.key === engine.key) + 1];
+    check((await page.evaluate(() => document.activeElement?.id)) === 'group-picker', 'the picker keeps focus after a keyboard change');
+    check((await page.locator('figcaption').textContent()) === next?.label, `ArrowDown moves to the next curve (${await page.locator('figcaption').textContent()})`);
+
+    // A tooltip on the ratio chart.
+    await page.locator('figure canvas').nth(1).scrollIntoViewIfNeeded();
+    const box = await page.locator('figure canvas').nth(1).boundingBox();
+    const before = (await ink(page))[1].inked;
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    await frames(page, 2);
+    const hovered = (await ink(page))[1].inked;
+    check(hovered > before, `hovering the ratio chart draws its tooltip (${before} -> ${hovered} inked samples)`);
+
+    await page.getByRole('button', { name: /^Open run A/ }).click();
+    const opened = (await posted()).at(-1);
+    check(opened?.type === 'open-run' && opened.side === 'a', `"Open" next to A posts open-run for A (${JSON.stringify(opened)})`);
+
+    const sent = (await posted()).length;
+    await page.evaluate(() => window.postMessage({ type: 'compare-view', view: { kind: 'sweep', groups: [{ points: [{ ratio: null }] }] } }, '*'));
+    await frames(page, 2);
+    const reported = (await posted()).slice(sent);
+    check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error, not drawn');
+    check((await page.locator('figure canvas').count()) === 2, 'the charts drawn before stay');
+
+    await page.evaluate(() => window.__preview.setTheme('light'));
+    await frames(page, 3);
+    const light = await ink(page);
+    check(light.length === 2 && light.every((d) => d.inked > 300), 'a theme switch redraws both charts');
+    const state = await page.evaluate(() => window.__preview.state());
+    check(state?.a === 'first' && state?.b === 'rerun' && state?.tolerance === 0, `the page keeps both run ids and the tolerance in its state, for a restore (${JSON.stringify(state)})`);
+
+    if (outDir) {
+      mkdirSync(outDir, { recursive: true });
+      await page.screenshot({ path: join(outDir, 'compare-light.png'), fullPage: true });
+      console.log(`  wrote ${join(outDir, 'compare-light.png')}`);
+    }
+
+    const matrix = support.compareMessage('matrix');
+    await page.evaluate((m) => window.postMessage(m, '*'), matrix);
+    await frames(page, 3);
+    check((await page.locator('figure canvas').count()) === 0, 'a matrix comparison (one size per cell) draws no curve');
+    check((await page.locator('section.curve p.muted').textContent())?.includes('one size, so no curve to draw'), 'and says why');
+    const matrixRows = await page.locator('table.points tbody tr').count();
+    const onlyRows = await page.locator('table.points tbody tr.state-only').count();
+    check(matrixRows === matrix.view.summary.common + matrix.view.summary.onlyInA && onlyRows === matrix.view.summary.onlyInA, `its table lists the 4 common cells and the 4 only in A (${matrixRows} rows, ${onlyRows} only in A)`);
+    check((await page.locator('ul.notes').textContent()).includes('--concurrent'), 'its note says B ran all pairs at once');
+  });
+}
+
+runMain(main);
