@@ -16,6 +16,8 @@ import type { RunDeps } from './runWithProgress';
 import { runSweepCommand } from './commands/runSweep';
 import type { RefineArgs } from './commands/refine';
 import { refineCrossoverCommand } from './commands/refine';
+import type { CompareRunsArgs } from './commands/compareRuns';
+import { COMPARE_VIEW_TYPE, compareRunsCommand, reviveComparePanel } from './commands/compareRuns';
 import { runCollectiveCommand } from './commands/runCollective';
 import type { RunCollectiveArgs } from './commands/runCollective';
 import { selectTargetCommand } from './commands/selectTarget';
@@ -68,6 +70,8 @@ export function activate(context: vscode.ExtensionContext) {
     helper,
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.refineCrossover', (args?: RefineArgs) => refineCrossoverCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.compareRuns', (args?: CompareRunsArgs) => compareRunsCommand(deps, args)),
+    vscode.window.registerWebviewPanelSerializer(COMPARE_VIEW_TYPE, { deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveComparePanel(deps, panel, state) }),
     vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'collective', args)),
     vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'overlap', args)),
     vscode.commands.registerCommand('sdmaLens.runMatrix', (args?: RunMatrixArgs) => runMatrixCommand(deps, args)),
