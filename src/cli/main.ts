@@ -8,7 +8,7 @@ import { RunFileError } from '../core/runs/runStore';
 import { HelperError } from '../core/runtime/helper';
 import { escapeControls } from '../core/text';
 import { collective } from './commands/collective';
-import { importProfile } from './commands/import';
+import { importFiles } from './commands/import';
 import { matrix } from './commands/matrix';
 import { advise, runs } from './commands/saved';
 import { sweep } from './commands/sweep';
@@ -21,7 +21,7 @@ const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<numb
   matrix,
   collective: (argv, signal) => collective('collective', argv, signal),
   overlap: (argv, signal) => collective('overlap', argv, signal),
-  import: importProfile,
+  import: importFiles,
 };
 
 /** The commands that only read saved runs: a signal ends them as it ends any program. */

@@ -6,7 +6,8 @@ Commands:
   matrix    measure a GPU x GPU bandwidth matrix per copy path (each ordered pair alone, or all at once)
   collective  AllGather / AlltoAll sweep over sizes, the library's default path and its copy-engine variants
   overlap   compute (GEMM, FMA) beside each copy path: how much compute each path leaves
-  import    read a rocprofv3 profile (rocpd .db file or CSV folder) into a run
+  import    read results other tools wrote into runs: TransferBench, nvbandwidth, nccl-tests /
+            rccl-tests outputs, or a rocprofv3 profile (rocpd .db file or CSV folder)
   advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
   runs      list saved runs
 
@@ -53,9 +54,18 @@ Overlap options (docs/COLLECTIVES.md):
   --compute LIST (gemm,fma)  --paths LIST  --cus LIST  --size SIZE  --phase-ms N  --gemm-n N
   --src E --dst E  --sim-gpus N
 
-Import options:
-  import PATH [--json] [--runs-dir DIR]   PATH: rocprofv3's rocpd database (.db) or the folder
-                                          of its CSV traces; read on this machine
+Import options (docs/IMPORT.md):
+  import FILE... [--json] [--runs-dir DIR] [--buffer-size SIZE]
+                                each FILE is recognized by its content and saved as its own run:
+                                TransferBench text or CSV (OUTPUT_TO_CSV=1), nvbandwidth text or
+                                JSON (-j), nccl-tests / rccl-tests text or JSON (-J), or a
+                                rocprofv3 profile (rocpd .db file or CSV folder, read by the
+                                helper on this machine); what does not map is kept as notes.
+                                Links, FIFOs and files over 64 MiB are refused.
+  --buffer-size SIZE            the buffer nvbandwidth ran with (its -b, which its output does
+                                not print; default nvbandwidth's own, 512M)
+  exit 2 when a file is of no known format or refused (nothing saved for it), 1 when nothing
+  in a file maps or its helper run failed
 
 Advise options:
   advise [RUN_ID] [--pair SRC:DST] [--cus N] [--sizes LIST] [--rccl-version V] [--rocshmem-version V] [--json]

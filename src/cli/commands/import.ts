@@ -1,36 +1,102 @@
-/** `sdma-lens import PATH`: a rocprofv3 profile (rocpd database or CSV folder) read by the helper into a run, its kernels printed. */
+/**
+ * `sdma-lens import FILE...`: results other tools wrote, each recognized by its content and
+ * saved as a run (TransferBench, nvbandwidth, nccl-tests / rccl-tests: src/core/imports), and
+ * rocprofv3 profiles (a rocpd .db file or a CSV folder) read by the helper into a run as
+ * before. Each file is said on its own: run id, tool, what was imported and its numbers, or
+ * what could not be read. Exit 0 when every file was imported; 2 when one was of no known
+ * format or refused (a link, a FIFO, over 64 MiB; nothing saved for it); else 1 when one
+ * imported nothing or its helper run failed; 130 when a helper run was cancelled.
+ */
 import { parseArgs } from 'node:util';
-import { profileLines, profileTitle } from '../../core/profile/profileText';
+import { ImportError, importResults } from '../../core/imports/importRun';
+import type { ImportOutcome } from '../../core/imports/importRun';
+import { importedLines } from '../../core/imports/importText';
 import { summarizeProfile } from '../../core/profile/profileSummary';
+import { profileLines, profileTitle } from '../../core/profile/profileText';
+import type { Run } from '../../core/run';
+import type { RunStore } from '../../core/runs/runStore';
 import { importArgs } from '../../core/runtime/importArgs';
+import { escapeControls } from '../../core/text';
+import { parseSize } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
-import { UsageError, storeOf } from '../options';
+import type { RunValues } from '../options';
+import { UsageError, asUsage, storeOf } from '../options';
 
-export async function importProfile(argv: string[], signal: AbortSignal): Promise<number> {
+type Values = RunValues & { 'buffer-size'?: string };
+
+/** Worse ends win: cancelled, then refused or unknown, then failed, then ok. */
+const worst = (a: number, b: number) => ([130, 2, 1, 0].find((c) => c === a || c === b) ?? Math.max(a, b));
+
+export async function importFiles(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     strict: true,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, 'runs-dir': { type: 'string' }, helper: { type: 'string' } },
+    options: { json: { type: 'boolean', default: false }, 'runs-dir': { type: 'string' }, helper: { type: 'string' }, 'buffer-size': { type: 'string' } },
   });
-  if (positionals.length !== 1) throw new UsageError('import takes one path: the rocpd .db file or the folder of CSV traces rocprofv3 wrote');
+  if (positionals.length === 0) throw new UsageError('import takes one or more files: outputs of TransferBench, nvbandwidth, nccl-tests or rccl-tests, or a rocprofv3 profile (rocpd .db file or CSV folder)');
+  const bufferBytes = values['buffer-size'] !== undefined ? asUsage(() => parseSize(values['buffer-size']!)) : undefined;
+  const store = storeOf(values);
+  const results: unknown[] = [];
+  let code = 0;
+  for (const path of positionals) {
+    let outcome: ImportOutcome;
+    try {
+      outcome = await importResults(path, store, bufferBytes !== undefined ? { bufferBytes } : {});
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+      results.push({ file: path, failure: err.failure, error: err.message });
+      code = worst(code, err.failure === 'nothing-imported' || err.failure === 'unreadable' ? 1 : 2);
+      continue;
+    }
+    if (outcome.kind === 'helper') {
+      const ran = await importProfile(outcome.path, values, signal, store);
+      if (ran.result) results.push(ran.result);
+      code = worst(code, ran.code);
+      if (ran.code === 130) break;
+      continue;
+    }
+    const run = outcome.run;
+    const runFile = store.fileOf(run.header.id);
+    if (values.json) results.push(importedJson(run, path, runFile));
+    else process.stdout.write(`${importedLines(run).map((l) => escapeControls(l)).join('\n')}\n${savedLines(runFile)}`);
+  }
+  if (values.json) process.stdout.write(`${JSON.stringify(results.length === 1 ? results[0] : results, null, 2)}\n`);
+  return code;
+}
+
+function importedJson(run: Run, file: string, runFile: string) {
+  return {
+    file,
+    runId: run.header.id,
+    runFile,
+    command: run.header.command,
+    source: run.header.source,
+    status: run.end?.status,
+    message: run.end?.message ?? '',
+    ...(run.header.command === 'collective' ? { collectives: run.collectives ?? [] } : { samples: run.samples }),
+    notes: run.warnings,
+  };
+}
+
+/** A rocprofv3 profile, read by the helper on this machine (`sdma-probe import`), its kernels printed. */
+async function importProfile(path: string, values: Values, signal: AbortSignal, store: RunStore): Promise<{ code: number; result?: unknown }> {
   let helperArgs: string[];
   try {
-    helperArgs = await importArgs(positionals[0]!);
+    helperArgs = await importArgs(path);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  // The profile is a file here: the helper reads it on this machine.
   const ran = await runOnConsole({ command: 'import', idTag: 'rocprofv3', args: () => helperArgs }, { values, signal, localOnly: true });
-  if (!ran.run) return ran.code;
-  const runFile = storeOf(values).fileOf(ran.run.header.id);
+  if (!ran.run) return { code: ran.code };
+  const runFile = store.fileOf(ran.run.header.id);
   if (values.json) {
     const summary = summarizeProfile(ran.run.dispatches, ran.run.copies);
-    process.stdout.write(`${JSON.stringify({ runId: ran.run.header.id, runFile, status: ran.run.end?.status, message: ran.run.end?.message ?? '', ...summary, warnings: ran.run.warnings }, null, 2)}\n`);
-  } else {
-    process.stdout.write(`# ${profileTitle(ran.run)}\n${profileLines(ran.run).join('\n')}\n`);
-    for (const w of ran.run.warnings) process.stdout.write(`# warning: ${w.message}\n`);
-    process.stdout.write(savedLines(runFile));
+    return { code: ran.code, result: { runId: ran.run.header.id, runFile, status: ran.run.end?.status, message: ran.run.end?.message ?? '', ...summary, warnings: ran.run.warnings } };
   }
-  return ran.code;
+  process.stdout.write(`# ${profileTitle(ran.run)}\n${profileLines(ran.run).join('\n')}\n`);
+  for (const w of ran.run.warnings) process.stdout.write(`# warning: ${w.message}\n`);
+  process.stdout.write(savedLines(runFile));
+  return { code: ran.code };
 }
