@@ -30,6 +30,8 @@ import type { ProfileArgs, ProfileDeps } from './commands/profile';
 import { openProfileCommand, profileCommand } from './commands/profile';
 import type { ImportArgs } from './commands/importProfile';
 import { importProfileCommand } from './commands/importProfile';
+import type { ImportResultsArgs } from './commands/importResults';
+import { importResultsCommand } from './commands/importResults';
 import { runsFolder } from './settings';
 import { SWEEP_VIEW_TYPE, SweepPanel } from './sweepPanel';
 import { TargetService } from './targets';
@@ -86,6 +88,7 @@ export function activate(context: vscode.ExtensionContext) {
     // The command's earlier id, kept for keybindings and tasks that name it; not in the palette.
     vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.importProfile', (args?: ImportArgs) => importProfileCommand(profileDeps, args)),
+    vscode.commands.registerCommand('sdmaLens.importResults', (args?: ImportResultsArgs) => importResultsCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
