@@ -5,14 +5,13 @@
  * maps exits 1. The rocprofv3 way through the helper is test/contract/cliRuns.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseImport } from '../../src/core/imports/importRun';
 import type { ImportedRun } from '../../src/core/imports/importedRun';
 import { RunStore } from '../../src/core/runs/runStore';
-import { readFileSync } from 'node:fs';
 import { runCli } from '../support/cli';
 
 const fixture = (...p: string[]) => join(__dirname, '..', 'fixtures', 'imports', ...p);
@@ -102,9 +101,11 @@ describe('sdma-lens import FILE...', () => {
   });
 
   it('a known format where nothing maps: exit 1 and why, nothing saved', async () => {
-    const r = await cli(fixture('nccl-tests', 'alltoall-g1.txt'));
+    const file = join(runsDir, '..', 'sendrecv.txt');
+    writeFileSync(file, readFileSync(fixture('nccl-tests', 'alltoall-g1.txt'), 'utf8').replace('alltoall_perf', 'sendrecv_perf'));
+    const r = await cli(file);
     expect(r.code).toBe(1);
-    expect(r.err).toBe('sdma-lens: alltoall-g1.txt: nccl-tests 2.19.6 text output, but nothing in it maps to SDMA Lens collective points (14 parts: it ran on 1 rank; a collective point needs 2 or more); nothing was saved\n');
+    expect(r.err).toBe('sdma-lens: sendrecv.txt: nccl-tests 2.19.6 text output, but nothing in it maps to SDMA Lens collective points (14 parts: sendrecv_perf runs no collective the protocol knows (allgather, alltoall)); nothing was saved\n');
     expect(saved()).toEqual([]);
   });
 

@@ -204,30 +204,30 @@ function ncclRows(text: string): { size: string; count: string; out: string[]; i
 }
 
 describe('nccl-tests / rccl-tests', () => {
-  it('real alltoall on one H200: one rank, so every row is a note with its printed numbers and nothing maps', () => {
+  it('real alltoall on one H200: every row a point (one rank, so busbw 0), each headline number as printed', () => {
     const text = read('nccl-tests', 'alltoall-g1.txt');
     const r = parseNcclTestsText(text, 'alltoall-g1.txt');
     expectValidRecords(r);
     expect(r.source).toEqual({ tool: 'nccl-tests', format: 'text', file: 'alltoall-g1.txt', version: '2.19.6' });
-    expect(r.collectives).toEqual([]);
     const rows = ncclRows(text);
     expect(rows).toHaveLength(7);
-    expect(r.unmappedWhy).toEqual([{ why: 'it ran on 1 rank; a collective point needs 2 or more', parts: 14 }]);
-    const notes = r.notes.filter((n) => n.code === 'import-unmapped').map((n) => n.message);
+    expect(r.collectives).toHaveLength(14);
     rows.forEach((row, i) => {
-      expect(notes[2 * i]).toBe(`size ${row.size} float out-of-place: time ${row.out[0]} us, algbw ${row.out[1]} GB/s, busbw ${row.out[2]} GB/s: it ran on 1 rank; a collective point needs 2 or more; kept as this note`);
-      expect(notes[2 * i + 1]).toContain(`in-place: time ${row.in[0]} us, algbw ${row.in[1]} GB/s`);
+      const [out, inPlace] = [r.collectives[2 * i]!, r.collectives[2 * i + 1]!];
+      expect(out).toMatchObject({ op: 'alltoall', ranks: 1, sizeBytes: Number(row.size), inPlace: false, timeUs: Number(row.out[0]), algbwGbps: Number(row.out[1]), busbwGbps: Number(row.out[2]) });
+      expect(inPlace).toMatchObject({ inPlace: true, timeUs: Number(row.in[0]), algbwGbps: Number(row.in[1]), busbwGbps: Number(row.in[2]) });
+      console.log(`nccl-tests text ${row.size} B: out-of-place ${row.out[0]} us ${row.out[1]} GB/s -> ${out.timeUs} us ${out.algbwGbps} GB/s; in-place ${row.in[0]} us ${row.in[1]} GB/s -> ${inPlace.timeUs} us ${inPlace.algbwGbps} GB/s`);
     });
+    expect(r.unmappedWhy).toEqual([]);
     expect(r.topology).toMatchObject({ node: { name: 'vm', vendor: 'nvidia', model: 'NVIDIA H200' }, gpus: [{ index: 0, pciBusId: '0000:00:06' }], libraries: [{ name: 'nccl', version: '2.28.9' }] });
   });
 
-  it('real alltoall -J JSON: the same, with the command line from args', () => {
+  it('real alltoall -J JSON: the same points, with the command line from args', () => {
     const r = parseNcclTestsJson(JSON.parse(read('nccl-tests', 'alltoall-g1.json')), 'alltoall-g1.json');
     expectValidRecords(r);
     expect(r.source).toEqual({ tool: 'nccl-tests', format: 'json', file: 'alltoall-g1.json', commandLine: '/tmp/nt/build/alltoall_perf -b 64K -e 256M -f 4 -g 1 -n 20 -w 5 -J /root/out/nccltests/alltoall-g1.json' });
-    expect(r.collectives).toEqual([]);
-    expect(r.unmappedWhy).toEqual([{ why: 'it ran on 1 rank; a collective point needs 2 or more', parts: 14 }]);
-    expect(r.notes.find((n) => n.code === 'import-unmapped')?.message).toMatch(/^size 65536 float out-of-place: time 7\.7603 us, algbw 8\.445034 GB\/s/);
+    expect(r.collectives).toHaveLength(14);
+    expect(r.collectives[0]).toMatchObject({ sizeBytes: 65536, inPlace: false, ranks: 1, timeUs: 7.7603, algbwGbps: 8.445034 });
   });
 
   it('rccl-tests alltoall text, 8 ranks: every row and placement as printed; the size-0 row is a note', () => {

@@ -6,7 +6,7 @@
  * imported save nothing: an unknown format, nothing that maps, a link, a FIFO, a file too big.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -140,12 +140,12 @@ describe('importResults into a RunStore', () => {
     if (parsed.unmappedWhy.length > 0) expect(view.notes.some((n) => n.startsWith('import-unmapped: size 0'))).toBe(true);
   });
 
-  it('a file where nothing maps (nccl-tests on one rank) saves nothing and says why', async () => {
-    for (const name of ['alltoall-g1.txt', 'alltoall-g1.json']) {
-      const err = await failure(fixture('imports', 'nccl-tests', name));
-      expect(err.failure).toBe('nothing-imported');
-      expect(err.message).toContain('(14 parts: it ran on 1 rank; a collective point needs 2 or more); nothing was saved');
-    }
+  it('a file where nothing maps (an nccl-tests collective the protocol has no op for) saves nothing and says why', async () => {
+    const file = join(dir, 'sendrecv.txt');
+    writeFileSync(file, readFileSync(fixture('imports', 'nccl-tests', 'alltoall-g1.txt'), 'utf8').replace('alltoall_perf', 'sendrecv_perf'));
+    const err = await failure(file);
+    expect(err.failure).toBe('nothing-imported');
+    expect(err.message).toContain('(14 parts: sendrecv_perf runs no collective the protocol knows (allgather, alltoall)); nothing was saved');
     expect(runsSaved()).toEqual([]);
   });
 

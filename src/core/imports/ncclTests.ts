@@ -197,8 +197,8 @@ function mapRows(p: Printed, file: string): ImportedRun {
     ? 'the output does not name the test binary, so not which collective ran'
     : !op
       ? `${p.program} runs no collective the protocol knows (allgather, alltoall)`
-      : ranks < 2
-        ? `it ran on ${ranks} rank${ranks === 1 ? '' : 's'}; a collective point needs 2 or more`
+      : ranks < 1
+        ? 'the output lists no rank'
         : iters === undefined || iters < 1
           ? 'the output does not say how many iterations were timed'
           : undefined;
