@@ -8,6 +8,7 @@ import { RunFileError } from '../core/runs/runStore';
 import { HelperError } from '../core/runtime/helper';
 import { escapeControls } from '../core/text';
 import { collective } from './commands/collective';
+import { compare } from './commands/compare';
 import { importFiles } from './commands/import';
 import { matrix } from './commands/matrix';
 import { advise, runs } from './commands/saved';
@@ -25,7 +26,7 @@ const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<numb
 };
 
 /** The commands that only read saved runs: a signal ends them as it ends any program. */
-const READS: Record<string, (argv: string[]) => Promise<number>> = { advise, runs };
+const READS: Record<string, (argv: string[]) => Promise<number>> = { advise, runs, compare };
 
 /**
  * SIGINT/SIGTERM cancel the run: the helper gets its grace period to write `done`, then is

@@ -10,6 +10,7 @@ Commands:
             rccl-tests outputs, or a rocprofv3 profile (rocpd .db file or CSV folder)
   advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
   runs      list saved runs
+  compare   compare two saved runs point by point against their noise (B against A)
 
 Sweep options:
   --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
@@ -24,6 +25,10 @@ Sweep options:
                                 default: 0:1 with 2+ GPUs, host:0,0:host,0:0 with one GPU
   --sim-gpus N                  simulated node's GPU count, 1..8 (sim backend; default 8)
   --timeline-size SIZE          also record a timeline at this size
+  --refine                      then measure more sizes around each crossover until it is
+                                placed within --refine-tolerance (default 0.1: ±10%) or
+                                --refine-budget seconds (default 300) are spent; each round is
+                                saved inside the sweep's run (docs/ADVICE.md)
   --json                        print the result as JSON instead of a table
   --target local|DEST           where the helper runs: this machine (default) or an SSH node,
                                 DEST = user@host[:port] or a ~/.ssh/config alias; the helper is
@@ -75,10 +80,19 @@ Advise options:
   --sizes LIST                  your message sizes (default: the run's sizes)
   --rccl-version V              the node's RCCL version when the run did not detect it
 
+Compare options (docs/COMPARE.md):
+  compare A B [--fail-below R] [--tolerance F] [--json]
+                                A, B: run ids in the runs folder, run.ndjson files or run
+                                folders; A is the baseline and each ratio is B / A
+  --fail-below R                exit 1 when a point's ratio is below R beyond noise (its whole
+                                interval below R), e.g. 0.95: a CI gate
+  --tolerance F                 a regression or improvement must also clear 1 by F (0.01 = 1 %)
+
 Common options:
   --runs-dir DIR                where runs are saved (default .sdma-lens/runs)
   --helper PATH                 sdma-probe binary (default: $SDMA_LENS_HELPER, the bundled build, or build from source);
                                 with --target, a path on the node
   -h, --help                    this text
 
-Exit codes: 0 ok, 1 the run failed or crashed (the partial run is kept), 2 bad arguments, 130 cancelled.`;
+Exit codes: 0 ok, 1 the run failed or crashed (the partial run is kept; compare: a point below
+--fail-below beyond noise, or runs that cannot be compared), 2 bad arguments, 130 cancelled.`;
