@@ -202,3 +202,11 @@ describe('advice on real 2x H200 data', () => {
     expect(onB200.evidence).not.toMatch(/documents this knob for/);
   });
 });
+
+describe('advice on a run that names no GPU vendor', () => {
+  it('says the settings are the AMD ones and do not apply on NVIDIA', () => {
+    const run = newRun(header('imported'));
+    run.samples.push(sample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1 }), sample({ mover: 'cu', initiator: 'device', cus: 64 }));
+    expect(adviseFromRun(run).notes.join(' ')).toMatch(/does not say whose GPUs it measured .*on NVIDIA GPUs they do not apply/);
+  });
+});

@@ -223,6 +223,7 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   const recommendations: Recommendation[] = [];
   if (simulated) notes.push('These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.');
   if (samples.length === 0) notes.push('The run has no samples yet.');
+  if (vendor === 'unknown' && samples.length > 0) notes.push('The run does not say whose GPUs it measured (an imported output that names none): the settings below are the AMD ones (RCCL, rocSHMEM, ROCr); on NVIDIA GPUs they do not apply.');
 
   if (kind !== 'peer') {
     hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes);
