@@ -123,7 +123,7 @@ describe('sdma-lens CLI', () => {
     expect(await cli('sweep', '--backend', 'sim', '--sizes', '4K,64K,256K,1M,4M,64M', '--cus', '8,64', '--iters', '10')).toBe(0);
     expect(out).toMatch(/# Advice/);
     expect(await cli('advise', '--cus', '8', '--rccl-version', '2.31.1')).toBe(0);
-    expect(out).toMatch(/device-initiated: engine\/device stays ahead of cu\/device on 8 CUs from/);
+    expect(out).toMatch(/device-initiated, against 8 CUs: engine\/device stays ahead of cu\/device on 8 CUs from/);
     expect(out).toMatch(/^export NCCL_GIN_TYPE=7$/m);
     expect(await cli('advise', '--json')).toBe(0);
     const advice = JSON.parse(out);
