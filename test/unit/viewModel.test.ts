@@ -3,7 +3,7 @@ import type { HelperRecord, Initiator, Mover } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
 import type { Run } from '../../src/core/run';
 import { applyRecord, applySavedValue, newRun } from '../../src/core/run';
-import { seriesForCus, sweepView } from '../../src/core/sweep/sweepView';
+import { ROCSHMEM_UNTESTED, seriesForCus, sweepView } from '../../src/core/sweep/sweepView';
 import { header as runHeader, sample as protocolSample } from '../support/records';
 
 const header = runHeader('demo');
@@ -183,5 +183,17 @@ describe('sweepView while a run streams', () => {
     expect(sweepView(run).status).toBe('incomplete');
     run.end = { type: 'run-end', status: 'crashed', exitCode: null, signal: 'SIGKILL', message: 'x', endedAt: '' };
     expect(sweepView(run, true).status).toBe('crashed');
+  });
+});
+
+describe('where the numbers come from', () => {
+  it('a sweep with rocSHMEM-carried engine/device samples says that path is built against a declarations-only API and was never run on AMD by SDMA Lens', () => {
+    const run = newRun(runHeader('amd'));
+    run.samples.push(protocolSample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1, label: 'rocshmem-sdma' }));
+    expect(sweepView(run).warnings).toContain(ROCSHMEM_UNTESTED);
+    expect(ROCSHMEM_UNTESTED).toMatch(/declarations-only rocSHMEM API and has not run it on AMD hardware/);
+    const plain = newRun(runHeader('nv'));
+    plain.samples.push(protocolSample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1, label: 'proxy-initiated' }));
+    expect(sweepView(plain).warnings).not.toContain(ROCSHMEM_UNTESTED);
   });
 });

@@ -73,6 +73,19 @@ function point(s: Sample, refined: boolean): SweepPoint {
   return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: s.maxNs !== undefined ? gbpsAt(s.maxNs) : s.gbps, gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps, meanNs: s.meanNs, ...(refined ? { refined: true as const } : {}) };
 }
 
+/**
+ * What a user should know about where a path's numbers come from, beyond the helper's own
+ * warnings: AMD's engine/device path through rocSHMEM is compiled in SDMA Lens's CI only
+ * against a declarations-only rocSHMEM API (Debian packages no rocSHMEM; docs/MEASUREMENT.md,
+ * "AMD builds") and has never been run on AMD hardware by SDMA Lens.
+ */
+export const ROCSHMEM_UNTESTED =
+  'engine/device here went through rocSHMEM\'s SDMA transport (rocshmem-sdma): SDMA Lens builds this path in its CI only against a declarations-only rocSHMEM API and has not run it on AMD hardware; check its numbers against rocSHMEM\'s own tests before relying on them.';
+
+function provenanceNotes(run: Run): string[] {
+  return run.samples.some((s) => s.label === 'rocshmem-sdma') ? [ROCSHMEM_UNTESTED] : [];
+}
+
 /** `live` is true while the helper still runs: an unfinished run then reads "running", not "incomplete". */
 export function sweepView(run: Run, live = false): SweepView {
   // A sweep read with its refinement rounds (runs/refinements.ts) names the samples they added.
@@ -123,7 +136,7 @@ export function sweepView(run: Run, live = false): SweepView {
     cuCounts: [...cuCounts].sort((a, b) => a - b),
     sizes: [...sizes].sort((a, b) => a - b),
     series,
-    warnings: run.warnings.map((w) => w.message),
+    warnings: [...run.warnings.map((w) => w.message), ...provenanceNotes(run)],
     problems: run.problems,
   };
 }
