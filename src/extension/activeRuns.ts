@@ -14,14 +14,28 @@ interface ActiveRun {
 
 const active = new Set<ActiveRun>();
 
+/** The context key menus read: true while a run is in progress, so "Cancel Run" shows only then. */
+export const RUN_IN_PROGRESS_KEY = 'sdmaLens.runInProgress';
+
+function publish(): void {
+  void vscode.commands.executeCommand('setContext', RUN_IN_PROGRESS_KEY, active.size > 0);
+}
+
+/** How many runs are in progress (tests and the status of the context key). */
+export function activeRunCount(): number {
+  return active.size;
+}
+
 /** Registers a run until the returned disposable is disposed (when the run ends). */
 export function trackRun(label: string, controller: AbortController): vscode.Disposable {
   let end = () => {};
   const ended = new Promise<void>((resolve) => (end = resolve));
   const entry = { label, controller, ended, end };
   active.add(entry);
+  publish();
   return new vscode.Disposable(() => {
     active.delete(entry);
+    publish();
     entry.end();
   });
 }

@@ -6,6 +6,7 @@
  * so typing never waits for it.
  */
 import * as vscode from 'vscode';
+import { codeLensSettings } from './settings';
 import type { KernelSite } from '../core/kernels/detect';
 import { detectKernels } from '../core/kernels/detect';
 import type { KernelFactsText } from '../core/profile/kernelFacts';
@@ -52,6 +53,10 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly closeSubscription = vscode.workspace.onDidCloseTextDocument((d) => this.cache.delete(d.uri.toString()));
+  // Turning the lenses off or on redraws them at once.
+  private readonly configSubscription = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('sdmaLens.codeLens')) this.changed.fire();
+  });
 
   /** Kernels of a document, detected once per version. */
   kernels(doc: vscode.TextDocument): KernelSite[] {
@@ -76,6 +81,7 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    if (!codeLensSettings(doc.uri).enabled) return [];
     const lenses: vscode.CodeLens[] = [];
     const facts = this.factsOf(doc);
     for (const k of this.kernels(doc)) {
@@ -122,5 +128,6 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
   dispose(): void {
     this.changed.dispose();
     this.closeSubscription.dispose();
+    this.configSubscription.dispose();
   }
 }

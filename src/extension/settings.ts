@@ -67,6 +67,17 @@ export function helperPathSetting(): string {
   });
 }
 
+/** `sdmaLens.codeLens.enabled`: the Profile lens and the facts above each `__global__` kernel (per folder: resource scope). */
+export function codeLensSettings(scope?: vscode.Uri): { enabled: boolean } {
+  const x = vscode.workspace.getConfiguration('sdmaLens.codeLens', scope).get<unknown>('enabled');
+  return { enabled: x !== false };
+}
+
+/** `sdmaLens.statusBar.visible`: the target item in the status bar. */
+export function statusBarVisible(): boolean {
+  return vscode.workspace.getConfiguration('sdmaLens.statusBar').get<unknown>('visible') !== false;
+}
+
 /** `sdmaLens.run.stallTimeoutSeconds`: seconds the helper may print nothing before it is stopped (0: no limit). */
 export function stallTimeoutSetting(): number {
   return field('run.stallTimeoutSeconds', (x) => (x === undefined || x === null ? STALL_LIMIT.defaultS : checkStallTimeout(x)));

@@ -10,7 +10,7 @@ import { SshConnection } from '../core/ssh/connection';
 import { formatDestination, parseDestination } from '../core/ssh/destination';
 import { SshTarget } from '../core/ssh/sshTarget';
 import type { Target } from '../core/runtime/target';
-import { sshSettings, targetSetting } from './settings';
+import { sshSettings, statusBarVisible, targetSetting } from './settings';
 
 export type TargetChoice = { kind: 'local' } | { kind: 'ssh'; destination: string };
 
@@ -42,10 +42,17 @@ export class TargetService implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('sdmaLens.ssh')) this.dropConnections();
         if (e.affectsConfiguration('sdmaLens.target')) this.refresh();
+        if (e.affectsConfiguration('sdmaLens.statusBar')) this.showOrHide();
       }),
     );
     this.refresh();
-    this.item.show();
+    this.showOrHide();
+  }
+
+  /** `sdmaLens.statusBar.visible`: the item shows unless it is turned off. */
+  private showOrHide(): void {
+    if (statusBarVisible()) this.item.show();
+    else this.item.hide();
   }
 
   /** The workspace's choice, else the setting; a bad stored value reads as local. */

@@ -200,6 +200,23 @@ async function main() {
       await until('the webview to turn dark again', async () => /vscode-dark/.test(await frame.evaluate(() => document.body.className)));
     });
 
+    await check('"SDMA Lens: Cancel Run" is not offered while nothing runs (context key sdmaLens.runInProgress)', async () => {
+      await page.evaluate(() => document.activeElement?.blur());
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      const listed = (label) => page.locator('.quick-input-list .monaco-list-row', { hasText: label }).count();
+      // A command that always applies is listed: an empty list below is the context key, not a slow palette.
+      await input.fill('>SDMA Lens: Show Log');
+      await until('"SDMA Lens: Show Log" in the palette', async () => (await listed('SDMA Lens: Show Log')) > 0, 5000);
+      await input.fill('>SDMA Lens: Cancel Run');
+      await page.waitForTimeout(1500);
+      const rows = await listed('SDMA Lens: Cancel Run');
+      await page.screenshot({ path: join(outDir, 'palette-no-cancel-run.png') });
+      await page.keyboard.press('Escape');
+      assert(rows === 0, `Cancel Run is listed ${rows} time(s) with no run in progress`);
+    });
+
     await check('Cancel (the notification\'s button, or "SDMA Lens: Cancel Run") stops the helper and keeps the samples', async () => {
       helper.extra('--sim-delay-ms 150');
       const before = helper.sweeps().length;

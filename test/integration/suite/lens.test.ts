@@ -86,6 +86,22 @@ suite('code lenses above kernels and the Profile run', () => {
     }
   });
 
+  test('sdmaLens.codeLens.enabled: off removes the lenses at once, on brings them back', async () => {
+    await activeApi();
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    await withSourceFile('lens_toggle.hip', '#include <hip/hip_runtime.h>\n__global__ void toggled(int* p) { *p = 1; }\n', async (doc) => {
+      try {
+        await waitFor('the Profile lens', async () => (await lensTitles(doc)).some((t) => /Profile/.test(t)));
+        await config.update('codeLens.enabled', false, vscode.ConfigurationTarget.Workspace);
+        await waitFor('no lens', async () => (await lensTitles(doc)).every((t) => !/Profile/.test(t)));
+        await config.update('codeLens.enabled', true, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the Profile lens again', async () => (await lensTitles(doc)).some((t) => /Profile/.test(t)));
+      } finally {
+        await config.update('codeLens.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    });
+  });
+
   test('sdmaLens.profile.env with a NUL in a value runs nothing and names the variable', async () => {
     await activeApi();
     const config = vscode.workspace.getConfiguration('sdmaLens');
