@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as v from 'valibot';
 import type { Run, RunEnd, RunHeader } from '../run';
 import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun, runStatus } from '../run';
+import { writeRunsGitignore } from './gitignore';
 
 export class RunFileError extends Error {}
 
@@ -152,7 +153,15 @@ export class RunStore {
   /** Creates the run's folder and writes its header; the writer then takes the records. */
   create(header: RunHeader): RunWriter {
     const dir = this.dirOf(header.id);
-    mkdirSync(dir, { recursive: true });
+    const made = mkdirSync(dir, { recursive: true });
+    // The first run makes the runs folder: `.sdma-lens/.gitignore` then (gitignore.ts), once.
+    if (made !== undefined && made !== dir) {
+      try {
+        writeRunsGitignore(this.root);
+      } catch {
+        // A .gitignore that cannot be written (a read-only parent) never costs the run.
+      }
+    }
     if (existsSync(join(dir, RUN_FILE_NAME))) throw new RunFileError(`run ${header.id} already exists`);
     const writer = new RunWriter(join(dir, RUN_FILE_NAME));
     writer.appendValue(header);
