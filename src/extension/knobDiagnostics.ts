@@ -1,7 +1,9 @@
 /**
  * Diagnostics on knob assignments in .env files, shell scripts, launch.json and tasks.json:
  * values that contradict the catalog for the library versions on the node, with a quick
- * fix where the catalog knows the right value.
+ * fix where the catalog knows the right value. In launch.json both shapes are read, `env`
+ * objects and `environment` lists of {name, value} (envFiles.ts), and the range is the value
+ * node's, so the squiggle and the fix sit on the value whichever shape holds it.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';

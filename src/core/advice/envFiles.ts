@@ -5,6 +5,7 @@
  */
 import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
+import { formattingOf, setLaunchEnv } from './launchEnv';
 
 export interface Assignment {
   name: string;
@@ -39,24 +40,37 @@ export function findLineAssignments(text: string): Assignment[] {
   return out;
 }
 
-/** `env` entries of launch configurations (launch.json) or tasks (tasks.json options.env). */
+/**
+ * Variables of launch configurations (launch.json) and tasks (tasks.json `options.env`): the
+ * `env` object most debuggers read and the `environment` list of `{ "name", "value" }` the
+ * C/C++ debuggers and cuda-gdb read (launchEnv.ts), whatever the configuration's type, so a
+ * knob is checked wherever it is written. Offsets are those of the value node.
+ */
 export function findJsonAssignments(text: string): Assignment[] {
   const root = parseTree(text);
   if (!root) return [];
   const out: Assignment[] = [];
+  const push = (name: unknown, value: Node | undefined) => {
+    if (typeof name !== 'string' || !value || (value.type !== 'string' && value.type !== 'number')) return;
+    const quoted = value.type === 'string' ? 1 : 0;
+    out.push({ name, value: String(value.value), valueStart: value.offset + quoted, valueEnd: value.offset + value.length - quoted });
+  };
   const visitEnv = (env: Node | undefined) => {
     for (const prop of env?.type === 'object' ? env.children ?? [] : []) {
       const [key, value] = prop.children ?? [];
-      if (key?.type === 'string' && value && (value.type === 'string' || value.type === 'number')) {
-        const quoted = value.type === 'string' ? 1 : 0;
-        out.push({ name: String(key.value), value: String(value.value), valueStart: value.offset + quoted, valueEnd: value.offset + value.length - quoted });
-      }
+      if (key?.type === 'string') push(key.value, value);
+    }
+  };
+  const visitEnvironment = (list: Node | undefined) => {
+    for (const item of list?.type === 'array' ? list.children ?? [] : []) {
+      if (item.type === 'object') push(findNodeAtLocation(item, ['name'])?.value, findNodeAtLocation(item, ['value']));
     }
   };
   for (const list of ['configurations', 'tasks']) {
     const items = findNodeAtLocation(root, [list]);
     for (const item of items?.type === 'array' ? items.children ?? [] : []) {
       visitEnv(findNodeAtLocation(item, ['env']));
+      visitEnvironment(findNodeAtLocation(item, ['environment']));
       visitEnv(findNodeAtLocation(item, ['options', 'env']));
     }
   }
@@ -88,29 +102,55 @@ export function setLineVariables(text: string, vars: Record<string, string>, kin
 }
 
 /**
- * Sets variables in the `env` of one launch configuration (by name) or task (by label),
- * creating the file's skeleton, the entry or its env as needed. Comments and formatting
- * elsewhere in the file are kept.
+ * Sets variables in one launch configuration (by name, in its debugger's own shape:
+ * launchEnv.ts) or task (by label, `options.env`), creating the file's skeleton, the entry or
+ * its environment as needed. Comments and formatting elsewhere in the file are kept. A launch
+ * configuration whose debugger SDMA Lens does not know gets no edit (setLaunchEnv says why).
  */
 export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: string, vars: Record<string, string>): TextEdit[] {
-  const list = kind === 'launch' ? 'configurations' : 'tasks';
-  const keyName = kind === 'launch' ? 'name' : 'label';
-  const envPath = kind === 'launch' ? ['env'] : ['options', 'env'];
-  const format = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
-  let current = text.trim().length > 0 ? text : `{\n  "version": "${kind === 'launch' ? '0.2.0' : '2.0.0'}",\n  "${list}": []\n}\n`;
+  if (kind === 'launch') return replacementEdits(text, setLaunchEnv(text, entryName, vars).text);
+  const format = { formattingOptions: formattingOf(text) };
+  let current = text.trim().length > 0 ? text : '{\n  "version": "2.0.0",\n  "tasks": []\n}\n';
   const root = parseTree(current);
-  const items = root ? findNodeAtLocation(root, [list]) : undefined;
-  let index = (items?.children ?? []).findIndex((item) => findNodeAtLocation(item, [keyName])?.value === entryName);
+  const items = root ? findNodeAtLocation(root, ['tasks']) : undefined;
+  let index = (items?.children ?? []).findIndex((item) => findNodeAtLocation(item, ['label'])?.value === entryName);
   if (index === -1) {
     index = items?.children?.length ?? 0;
-    const entry = kind === 'launch' ? { name: entryName, type: 'cppdbg', request: 'launch', program: '${workspaceFolder}/a.out', env: {} } : { label: entryName, type: 'shell', command: 'echo', options: { env: {} } };
-    current = applyEdits(current, modify(current, [list, index], entry, { ...format, isArrayInsertion: true }));
+    const entry = { label: entryName, type: 'shell', command: 'echo', options: { env: {} } };
+    current = applyEdits(current, modify(current, ['tasks', index], entry, { ...format, isArrayInsertion: true }));
   }
   for (const [name, value] of Object.entries(vars)) {
-    current = applyEdits(current, modify(current, [list, index, ...envPath, name], value, format));
+    current = applyEdits(current, modify(current, ['tasks', index, 'options', 'env', name], value, format));
   }
-  // One replacement of the whole text keeps the edit simple to apply and to review as a diff.
-  return current === text ? [] : [{ offset: 0, length: text.length, text: current }];
+  return replacementEdits(text, current);
+}
+
+/** Labels of tasks.json's tasks, in order. */
+export function taskLabels(text: string): string[] {
+  const root = parseTree(text);
+  const items = root ? findNodeAtLocation(root, ['tasks']) : undefined;
+  return (items?.type === 'array' ? items.children ?? [] : []).map((item) => findNodeAtLocation(item, ['label'])?.value).filter((l): l is string => typeof l === 'string');
+}
+
+/**
+ * One edit from `before` to `after` covering only the span that differs, so the editor's
+ * review (and undo) shows the change and leaves every other byte of the file as it was.
+ */
+export function replacementEdits(before: string, after: string): TextEdit[] {
+  if (before === after) return [];
+  let start = 0;
+  const shorter = Math.min(before.length, after.length);
+  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < shorter - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
+  // Never split a surrogate pair between the kept text and the edit.
+  if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start--;
+  if (end > 0 && isHighSurrogate(before.charCodeAt(before.length - end - 1))) end--;
+  return [{ offset: start, length: before.length - start - end, text: after.slice(start, after.length - end) }];
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 export function applyTextEdits(text: string, edits: TextEdit[]): string {

@@ -10,7 +10,8 @@ import type { Advice, Recommendation } from '../../core/advice/advice';
 import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import type { TextEdit } from '../../core/advice/envFiles';
-import { findJsonAssignments, setJsonEnv, setLineVariables } from '../../core/advice/envFiles';
+import { findJsonAssignments, replacementEdits, setJsonEnv, setLineVariables, taskLabels } from '../../core/advice/envFiles';
+import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
 import { reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runs/runStore';
@@ -119,17 +120,17 @@ async function readText(uri: vscode.Uri): Promise<{ text: string; exists: boolea
 
 async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string | undefined): Promise<string | undefined> {
   if (given) return given;
-  const names = [...new Set(findNamedEntries(text, kind))];
-  if (names.length === 0) return NEW_ENTRY;
-  const picked = await vscode.window.showQuickPick([...names.map((label) => ({ label })), { label: `$(add) New: ${NEW_ENTRY}` }], {
+  // Parsed, not matched: a `name` inside an `environment` list or a compound is no configuration.
+  const items =
+    kind === 'launch'
+      ? launchEntries(text).map((e) => ({ label: e.name, description: e.env ? e.type : `${e.type ?? 'no type'}: environment format unknown, nothing is written` }))
+      : taskLabels(text).map((label) => ({ label }));
+  const unique = items.filter((item, i) => items.findIndex((o) => o.label === item.label) === i);
+  if (unique.length === 0) return NEW_ENTRY;
+  const picked = await vscode.window.showQuickPick([...unique, { label: `$(add) New: ${NEW_ENTRY}` }], {
     title: kind === 'launch' ? 'Which launch configuration?' : 'Which task?',
   });
   return picked ? picked.label.replace(/^\$\(add\) New: /, '') : undefined;
-}
-
-function findNamedEntries(text: string, kind: 'launch' | 'tasks'): string[] {
-  const key = kind === 'launch' ? '"name"' : '"label"';
-  return [...text.matchAll(new RegExp(`${key}\\s*:\\s*"([^"\\n]{1,200})"`, 'g'))].map((m) => m[1]!);
 }
 
 /** Applies the variables as a WorkspaceEdit that VS Code shows for review before it is made. */
@@ -154,7 +155,18 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
     }
     const name = await chooseEntry(target, text, entry);
     if (!name) return false;
-    edits = setJsonEnv(text, target, name, vars);
+    if (target === 'launch') {
+      // Each debugger reads its own shape (launchEnv.ts); an unknown one is told, not written into.
+      const result = setLaunchEnv(text, name, vars);
+      if (!result.written) {
+        void vscode.window.showWarningMessage(`SDMA Lens: ${result.description}`);
+        return false;
+      }
+      edits = replacementEdits(text, result.text);
+      if (edits.length > 0) return reviewableEdit(uri, edits, result.description);
+    } else {
+      edits = setJsonEnv(text, target, name, vars);
+    }
   }
   if (edits.length === 0) {
     void vscode.window.showInformationMessage(`SDMA Lens: ${relative} already has these values.`);

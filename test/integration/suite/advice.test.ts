@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { suite, suiteSetup, test } from 'mocha';
 import * as vscode from 'vscode';
@@ -55,6 +55,57 @@ suite('advice: Suggest Settings and knob diagnostics', () => {
       if (await doc.save()) assert.match(readFileSync(file, 'utf8'), /^NCCL_GIN_ENABLE=1$/m);
     } finally {
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      rmSync(file, { force: true });
+    }
+  });
+
+  test('writes into a cppdbg configuration as `environment` entries, keeping the rest, and flags a knob there', async () => {
+    const config = vscode.workspace.getConfiguration('sdmaLens');
+    await config.update('advice.rcclVersion', '2.31.0', vscode.ConfigurationTarget.Workspace);
+    const file = workspaceFile(path.join('.vscode', 'launch.json'));
+    const original = [
+      '{',
+      '  // the project\'s own',
+      '  "version": "0.2.0",',
+      '  "configurations": [',
+      '    {',
+      '      "name": "(gdb) train",',
+      '      "type": "cppdbg",',
+      '      "request": "launch",',
+      '      "program": "${workspaceFolder}/train",',
+      '      "environment": [',
+      '        { "name": "LD_LIBRARY_PATH", "value": "/opt/rocm/lib" }, // ROCm first',
+      '        { "name": "NCCL_GIN_TYPE", "value": "5" },',
+      '      ],',
+      '    },',
+      '    { "name": "(lldb) bench", "type": "lldb", "request": "launch", "program": "${workspaceFolder}/bench" },',
+      '  ],',
+      '}',
+      '',
+    ].join('\n');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, original);
+    try {
+      const result = await vscode.commands.executeCommand<SuggestResult | undefined>('sdmaLens.suggestSettings', {
+        runId: run.header.id,
+        apply: { target: 'launch', entry: '(gdb) train', knobs: ['NCCL_GIN_ENABLE'] },
+      });
+      assert.equal(result?.applied, 'launch');
+      const doc = await waitFor('the edited launch.json', () => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file && d.isDirty));
+      const text = doc.getText();
+      const expected = original.replace(
+        '        { "name": "NCCL_GIN_TYPE", "value": "5" },\n',
+        '        { "name": "NCCL_GIN_TYPE", "value": "5" },\n        { "name": "NCCL_GIN_ENABLE", "value": "1" },\n',
+      );
+      assert.equal(text, expected, 'one entry added to the list; every other byte as it was (no `env`, which cppdbg ignores)');
+      assert.equal(readFileSync(file, 'utf8'), original, 'nothing is written before the user saves');
+      // The knob already in the list is checked too, the squiggle on its value.
+      const diagnostic = await waitFor('a knob diagnostic in launch.json', () => vscode.languages.getDiagnostics(doc.uri).find((d) => d.source === 'SDMA Lens' && d.code === 'NCCL_GIN_TYPE'));
+      assert.equal(doc.getText(diagnostic.range), '5');
+      assert.match(diagnostic.message, /selects EFA GDA .* Anvil SDMA is 7/);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      await config.update('advice.rcclVersion', undefined, vscode.ConfigurationTarget.Workspace);
       rmSync(file, { force: true });
     }
   });
