@@ -38,13 +38,25 @@ import { TargetService } from './targets';
 import type { ShowTimelineArgs } from './commands/showTimeline';
 import { reviveTimelinePanel, showTimelineCommand } from './commands/showTimeline';
 import { TIMELINE_VIEW_TYPE, TimelinePanel } from './timelinePanel';
+import { RunsViewProvider, runIdOf } from './runsView';
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('SDMA Lens', { log: true });
   const helper = new HelperService(context, log);
   const knobs = new KnobDiagnostics(log);
   const targets = new TargetService(context, log);
-  const deps: RunDeps = { context, helper, log, targets, onRun: (run) => knobs.rememberVersions(run) };
+  const runsView = new RunsViewProvider(context.globalStorageUri);
+  const deps: RunDeps = {
+    context,
+    helper,
+    log,
+    targets,
+    onRun: (run) => {
+      knobs.rememberVersions(run);
+      runsView.refresh();
+    },
+  };
+  const runFolderUri = (id: string) => vscode.Uri.file(new RunStore(runsFolder(context.globalStorageUri)).dirOf(id));
   const lenses = new KernelLensProvider();
   const programOutput = vscode.window.createOutputChannel('SDMA Lens: Program');
   const profileDeps: ProfileDeps = { ...deps, lenses, programOutput };
@@ -79,6 +91,21 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.runMatrix', (args?: RunMatrixArgs) => runMatrixCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.openRun', (id?: string) => openRunCommand(deps, id)),
     vscode.commands.registerCommand('sdmaLens.deleteRun', () => deleteRunCommand(deps)),
+    runsView,
+    vscode.window.createTreeView('sdmaLens.runs', { treeDataProvider: runsView, showCollapseAll: true }),
+    vscode.commands.registerCommand('sdmaLens.runs.refresh', () => runsView.refresh()),
+    vscode.commands.registerCommand('sdmaLens.runs.delete', async (node?: unknown) => {
+      await deleteRunCommand(deps, runIdOf(node));
+      runsView.refresh();
+    }),
+    vscode.commands.registerCommand('sdmaLens.runs.reveal', (node?: unknown) => {
+      const id = runIdOf(node);
+      return id ? vscode.commands.executeCommand('revealFileInOS', runFolderUri(id)) : undefined;
+    }),
+    vscode.commands.registerCommand('sdmaLens.runs.compare', (node?: unknown) => {
+      const id = runIdOf(node);
+      return compareRunsCommand(deps, id ? { a: id } : {});
+    }),
     knobs,
     lenses,
     programOutput,
@@ -105,7 +132,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
+  return { deps, runsView, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
 }
 
 /** A window reload or shutdown mid-run leaves nothing running: every run is aborted and waited for. */

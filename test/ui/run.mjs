@@ -142,9 +142,41 @@ async function main() {
       await openSampleWorkspace(page, workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }));
     });
 
+    const showRunsView = async () => {
+      // With one view in the container its header is hidden; the side bar's title names both.
+      const title = page.locator('.part.sidebar .title-label', { hasText: 'SDMA Lens' }).first();
+      if (await title.isVisible().catch(() => false)) return;
+      // Clicking the activity bar item of a view already shown would hide the side bar.
+      await page.locator('.activitybar .action-item a[aria-label^="SDMA Lens"]').first().click();
+      await title.waitFor({ state: 'visible', timeout: 10_000 });
+    };
+
+    await check('the SDMA Lens view opens on its welcome with the first actions, and its walkthrough opens (screenshots)', async () => {
+      await showRunsView();
+      const welcome = page.locator('.welcome-view-content', { hasText: 'No runs yet' }).first();
+      await welcome.waitFor({ state: 'visible', timeout: 10_000 });
+      for (const action of ['Run Transfer Sweep', 'Select Target', 'Import Results']) {
+        assert((await welcome.locator('.monaco-button, a', { hasText: action }).count()) > 0, `the welcome lacks "${action}"`);
+      }
+      await page.screenshot({ path: join(outDir, 'runs-view-welcome.png') });
+      await welcome.locator('a', { hasText: 'Open the walkthrough' }).first().click();
+      await page.locator('.gettingStartedContainer', { hasText: 'Get started with SDMA Lens' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      for (const step of ['Choose where runs go', 'Run a transfer sweep', 'Read the advice', 'Profile a kernel']) {
+        assert((await page.locator('.gettingStartedContainer', { hasText: step }).count()) > 0, `the walkthrough lacks the step "${step}"`);
+      }
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: join(outDir, 'walkthrough.png') });
+      await runCommand(page, 'View: Close All Editors');
+    });
+
     let frame;
-    await check('Run Transfer Sweep from the command palette draws the chart', async () => {
-      await runSweepFromPalette(page);
+    await check('Run Transfer Sweep from the Runs view\'s welcome draws the chart', async () => {
+      await showRunsView();
+      const button = page.locator('.welcome-view-content .monaco-button', { hasText: 'Run Transfer Sweep' }).first();
+      await button.click();
+      const run = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Run sweep' }).first();
+      await run.waitFor({ state: 'visible', timeout: 15_000 });
+      await run.click({ timeout: 5000 });
       frame = await panelFrame(page, 1);
       await frame.locator('.data-table tbody tr').first().waitFor({ timeout: 30_000 });
       await until('the finished run', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
@@ -176,6 +208,25 @@ async function main() {
       return file;
     };
     let darkShot;
+    await check('the Runs view lists the sweep with its SIMULATED mark, and opens it from the tree (screenshot)', async () => {
+      await showRunsView();
+      const row = page.locator('.pane-body .monaco-list-row', { hasText: 'SIMULATED' }).first();
+      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      assert((await page.locator('.pane-body .monaco-list-row', { hasText: 'Transfer sweeps' }).count()) > 0, 'no "Transfer sweeps" group');
+      await page.screenshot({ path: join(outDir, 'runs-view.png') });
+      await runCommand(page, 'View: Close All Editors');
+      await until('the sweep panel to close', async () => {
+        for (const f of page.frames()) if (f !== page.mainFrame() && (await f.locator('.simulated-badge').count().catch(() => 0)) > 0) return undefined;
+        return true;
+      }, 10_000);
+      await row.click();
+      frame = await panelFrame(page, 1);
+      await until('the reopened run\'s table', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
+      // The checks below start from the Explorer, as a user of the palette would.
+      await runCommand(page, 'View: Show Explorer');
+      await page.locator('.explorer-folders-view').first().waitFor({ state: 'visible', timeout: 10_000 });
+    });
+
     await check('dark theme: the panel follows it (screenshot)', async () => {
       const kind = await frame.evaluate(() => document.body.className);
       assert(/vscode-dark/.test(kind), `webview body class: ${kind}`);

@@ -9,7 +9,7 @@ import { lstat, open, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as v from 'valibot';
 import type { Run, RunEnd, RunHeader } from '../run';
-import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun, runStatus } from '../run';
+import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, isSimulated, newRun, runStatus } from '../run';
 import { writeRunsGitignore } from './gitignore';
 
 export class RunFileError extends Error {}
@@ -131,6 +131,8 @@ export interface RunSummary {
    * 64 KiB, a lower bound.
    */
   problems?: { count: number; first: string };
+  /** The helper said its numbers come from the simulated node (its `hello`, at the top of the file). */
+  simulated?: boolean;
   bytes: number;
 }
 
@@ -206,7 +208,7 @@ export class RunStore {
       const run = newRun(header);
       // Whole lines of the head only: the last piece may be cut by the 64 KiB window.
       if (bytes > HEAD) headLines.pop();
-      for (const l of headLines.slice(1)) if (l.includes('"host-problem"')) applySavedValue(run, safeJson(l));
+      for (const l of headLines.slice(1)) if (l.includes('"host-problem"') || l.startsWith('{"type":"hello"')) applySavedValue(run, safeJson(l));
       const last = tail.trimEnd().split('\n').at(-1);
       let ended: { problems?: unknown; firstProblem?: unknown } | undefined;
       if (last) {
@@ -220,7 +222,7 @@ export class RunStore {
       }
       const count = typeof ended?.problems === 'number' ? ended.problems : run.problems.length;
       const first = typeof ended?.firstProblem === 'string' ? ended.firstProblem : run.problems[0];
-      return { id, dir, header, status: runStatus(run), ...(count > 0 && first ? { problems: { count, first } } : {}), bytes };
+      return { id, dir, header, status: runStatus(run), ...(count > 0 && first ? { problems: { count, first } } : {}), ...(run.hello ? { simulated: isSimulated(run) } : {}), bytes };
     } catch (err) {
       return { id, dir, status: 'corrupt', error: (err as Error).message, bytes: 0 };
     }

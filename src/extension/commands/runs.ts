@@ -75,10 +75,11 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
   }
 }
 
-export async function deleteRunCommand(deps: RunDeps): Promise<void> {
+/** Deletes a run picked from the list, or the one named (the Runs view's action); asks first. */
+export async function deleteRunCommand(deps: RunDeps, id?: string): Promise<void> {
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const picked = await pickRun(store, 'SDMA Lens: Delete Run');
+    const picked = typeof id === 'string' ? { id } : await pickRun(store, 'SDMA Lens: Delete Run');
     if (!picked) return;
     const confirm = await vscode.window.showWarningMessage(`Delete run ${picked.id} and its files?`, { modal: true }, 'Delete');
     if (confirm !== 'Delete') return;

@@ -7,6 +7,7 @@ import type { CollectiveHostMessage } from '../../../src/core/collective/collect
 import type { HostMessage } from '../../../src/core/sweep/sweepMessages';
 import type { MatrixHostMessage } from '../../../src/core/matrix/matrixMessages';
 import type { TimelineMeta } from '../../../src/core/timeline/timelineModel';
+import type { RunsViewProvider } from '../../../src/extension/runsView';
 import type { RunDeps } from '../../../src/extension/runWithProgress';
 
 export const EXTENSION_ID = 'sdma-lens.sdma-lens';
@@ -14,6 +15,7 @@ export const EXTENSION_ID = 'sdma-lens.sdma-lens';
 /** What `activate` returns. */
 export interface SdmaLensApi {
   deps: RunDeps;
+  runsView: RunsViewProvider;
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
   matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
   timelinePanel(key: string): TimelinePanelView | undefined;
