@@ -39,6 +39,7 @@ import type { ShowTimelineArgs } from './commands/showTimeline';
 import { reviveTimelinePanel, showTimelineCommand } from './commands/showTimeline';
 import { TIMELINE_VIEW_TYPE, TimelinePanel } from './timelinePanel';
 import { RunsViewProvider, runIdOf } from './runsView';
+import { RUN_FILE_EDITOR, registerRunEditors } from './runEditors';
 
 export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel('SDMA Lens', { log: true });
@@ -94,6 +95,12 @@ export function activate(context: vscode.ExtensionContext) {
     runsView,
     vscode.window.createTreeView('sdmaLens.runs', { treeDataProvider: runsView, showCollapseAll: true }),
     vscode.commands.registerCommand('sdmaLens.runs.refresh', () => runsView.refresh()),
+    registerRunEditors(context.extensionUri, log),
+    // Menu entries hand a Uri: these adapt it to the commands' own arguments.
+    vscode.commands.registerCommand('sdmaLens.explorer.openRun', (uri?: vscode.Uri) => (uri instanceof vscode.Uri ? vscode.commands.executeCommand('vscode.openWith', uri, RUN_FILE_EDITOR) : undefined)),
+    vscode.commands.registerCommand('sdmaLens.explorer.importProfile', (uri?: vscode.Uri) => importProfileCommand(profileDeps, uri instanceof vscode.Uri ? { path: uri.fsPath } : undefined)),
+    vscode.commands.registerCommand('sdmaLens.explorer.importResults', (uri?: vscode.Uri, uris?: vscode.Uri[]) => importResultsCommand(profileDeps, { paths: (uris && uris.length > 0 ? uris : uri instanceof vscode.Uri ? [uri] : []).map((u) => u.fsPath) })),
+    vscode.commands.registerCommand('sdmaLens.editor.profile', (uri?: vscode.Uri) => profileCommand(profileDeps, uri instanceof vscode.Uri ? { uri: uri.toString() } : undefined)),
     vscode.commands.registerCommand('sdmaLens.runs.delete', async (node?: unknown) => {
       await deleteRunCommand(deps, runIdOf(node));
       runsView.refresh();

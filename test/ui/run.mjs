@@ -227,6 +227,33 @@ async function main() {
       await page.locator('.explorer-folders-view').first().waitFor({ state: 'visible', timeout: 10_000 });
     });
 
+    await check('a run.ndjson double-clicked in the Explorer opens in its sweep panel', async () => {
+      await runCommand(page, 'View: Close All Editors');
+      const explorer = page.locator('.explorer-folders-view');
+      const row = (text) => explorer.locator('.monaco-list-row', { hasText: text }).first();
+      // The Explorer compacts single-child folders (.sdma-lens/runs/<id> can be one row): open
+      // whatever row on the way is still closed until the run file shows.
+      await until('run.ndjson in the Explorer', async () => {
+        if (await row('run.ndjson').isVisible().catch(() => false)) return true;
+        for (const text of ['.sdma-lens', 'runs', /\d{4}-\d{2}-\d{2}T/]) {
+          const r = row(text);
+          if ((await r.isVisible().catch(() => false)) && (await r.getAttribute('aria-expanded')) === 'false') {
+            await r.click();
+            return undefined;
+          }
+        }
+        return undefined;
+      }, 15_000);
+      await row('run.ndjson').waitFor({ state: 'visible', timeout: 10_000 });
+      await row('run.ndjson').dblclick();
+      frame = await panelFrame(page, 1);
+      await until('the run\'s table in the editor', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
+      // The editor is titled as the run's panel is ("Sweep <time> <backend>"), not by the file name.
+      const tabs = await page.locator('.tabs-container .tab').allTextContents();
+      assert(tabs.length === 1 && /Sweep/.test(tabs[0] ?? ''), `editor tabs: ${tabs.join(' | ')}`);
+      await page.screenshot({ path: join(outDir, 'run-file-editor.png') });
+    });
+
     await check('dark theme: the panel follows it (screenshot)', async () => {
       const kind = await frame.evaluate(() => document.body.className);
       assert(/vscode-dark/.test(kind), `webview body class: ${kind}`);

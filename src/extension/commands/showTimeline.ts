@@ -95,7 +95,8 @@ function pairOfFile(location: TimelineLocation): { src: number; dst: number } | 
   }
 }
 
-function source(run: Run, runDir: string, location: TimelineLocation, focus?: TimelinePoint): TimelineSource {
+/** A timeline file of a run, with the run's facts, as its panel reads it (also the .sdmatl editor's). */
+export function source(run: Run, runDir: string, location: TimelineLocation, focus?: TimelinePoint): TimelineSource {
   const key = timelineKey(run.header.id, location, focus);
   const sizeBytes = focus?.sizeBytes ?? run.timeline?.sizeBytes ?? 0;
   const base = location.kind === 'file' ? basename(location.file).replace(/\.sdmatl$/, '') : 'timeline';
