@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 /** The core files and folders the webview may import (keep in step with webview/tsconfig.json). */
 const BROWSER_SAFE_CORE = [
   'src/core/{protocol,fastCheck,endpoints,units,run,limits,text}.ts',
-  'src/core/{sweep,advice,matrix,collective,timeline,kernels,profile,compare}/**/*.ts',
+  'src/core/{sweep,advice,matrix,collective,timeline,kernels,profile,compare,tables}/**/*.ts',
 ];
 
 export default tseslint.config(
@@ -42,7 +42,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'], message: 'webview code runs in the browser.' },
-          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare)/)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run and the sweep, advice, matrix, collective, timeline, kernels, profile and compare folders.' },
+          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare|tables)/)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run and the sweep, advice, matrix, collective, timeline, kernels, profile, compare and tables folders.' },
         ],
       }],
     },

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, CollectiveVariantSchema, OverlapSchema } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
+import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 const op = v.picklist(COLLECTIVE_OPS);
 const variant = v.picklist(COLLECTIVE_VARIANTS);
@@ -92,8 +93,8 @@ export type CollectivePageView = v.InferOutput<typeof CollectivePageViewSchema>;
 export const CollectiveHostMessageSchema = v.variant('type', [v.object({ type: v.literal('collective-view'), view: CollectivePageViewSchema })]);
 export type CollectiveHostMessage = v.InferOutput<typeof CollectiveHostMessageSchema>;
 
-/** Page -> host. */
-const CollectiveWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, v.object({ type: v.literal('copy-exports') }), WebviewErrorMessageSchema]);
+/** Page -> host: besides ready and errors, the knob exports to copy, the table's export and "Copy table" (when the page has no clipboard). */
+const CollectiveWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, v.object({ type: v.literal('copy-exports') }), WebviewErrorMessageSchema, ExportTableMessageSchema, CopyTableMessageSchema]);
 export type CollectiveWebviewMessage = v.InferOutput<typeof CollectiveWebviewMessageSchema>;
 
 /** The page checks each view before drawing it. */

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
+import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 import { SPREADS, VERDICTS } from './compare';
 
 const many = <S extends v.GenericSchema>(item: S) => v.pipe(v.array(item), v.maxLength(100_000));
@@ -75,8 +76,8 @@ export type ComparePageView = v.InferOutput<typeof ComparePageViewSchema>;
 export const CompareHostMessageSchema = v.variant('type', [v.object({ type: v.literal('compare-view'), view: ComparePageViewSchema })]);
 export type CompareHostMessage = v.InferOutput<typeof CompareHostMessageSchema>;
 
-/** Page -> host: besides ready and errors, "Open" next to a run opens it in its own panel. */
-const CompareWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema, v.object({ type: v.literal('open-run'), side: v.picklist(['a', 'b']) })]);
+/** Page -> host: besides ready and errors, "Open" next to a run opens it in its own panel; the table's export and "Copy table" (when the page has no clipboard). */
+const CompareWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema, v.object({ type: v.literal('open-run'), side: v.picklist(['a', 'b']) }), ExportTableMessageSchema, CopyTableMessageSchema]);
 export type CompareWebviewMessage = v.InferOutput<typeof CompareWebviewMessageSchema>;
 
 /** The page checks each view before drawing it. */

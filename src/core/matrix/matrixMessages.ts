@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../sweep/pageMessages';
+import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 /** A row or column: a GPU index, or -1 for host memory (labelled `host`). */
 const gpu = endpoint;
@@ -74,8 +75,8 @@ export type MatrixPageView = v.InferOutput<typeof MatrixPageViewSchema>;
 export const MatrixHostMessageSchema = v.variant('type', [v.object({ type: v.literal('matrix-view'), view: MatrixPageViewSchema })]);
 export type MatrixHostMessage = v.InferOutput<typeof MatrixHostMessageSchema>;
 
-/** Page -> host. */
-const MatrixWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema]);
+/** Page -> host: besides ready and errors, the table's export and "Copy table" (when the page has no clipboard). */
+const MatrixWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema, ExportTableMessageSchema, CopyTableMessageSchema]);
 export type MatrixWebviewMessage = v.InferOutput<typeof MatrixWebviewMessageSchema>;
 
 export const parseMatrixHostMessage: (raw: unknown) => MatrixHostMessage | undefined = parserOf(MatrixHostMessageSchema);

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { AdviceViewSchema } from '../advice/adviceView';
 import { PATHS } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from './pageMessages';
+import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite, refined: v.optional(v.literal(true)) });
 
@@ -56,6 +57,9 @@ export const WebviewMessageSchema = v.variant('type', [
   }),
   /** The pair switcher: the page now shows this endpoint pair. */
   v.object({ type: v.literal('pair-selected'), src: endpoint, dst: endpoint }),
+  /** "Export CSV…" / "Export Markdown…", and "Copy table" where the page has no clipboard. */
+  ExportTableMessageSchema,
+  CopyTableMessageSchema,
 ]);
 export type WebviewMessage = v.InferOutput<typeof WebviewMessageSchema>;
 

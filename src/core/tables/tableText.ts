@@ -1,0 +1,69 @@
+/**
+ * A panel's numbers as text to take elsewhere: CSV for a spreadsheet or a script, GitHub
+ * Markdown for an issue or a pull request. Both are written from one table model, so the two
+ * exports and "Copy table" always hold the same rows. Browser-safe (no imports): the pages
+ * copy the Markdown themselves, the host writes the files.
+ */
+
+/** A cell: text, a number (written unformatted, at full precision), or nothing. */
+export type TableCell = string | number | null;
+
+export interface TableModel {
+  /** The Markdown heading; CSV has none (a comment line would be a data row to most readers). */
+  title: string;
+  columns: string[];
+  rows: TableCell[][];
+  /** What the numbers need said beside them (SIMULATED, how they were measured): Markdown only. */
+  notes?: string[];
+}
+
+export const TABLE_FORMATS = ['csv', 'markdown'] as const;
+export type TableFormat = (typeof TABLE_FORMATS)[number];
+
+/** `String(n)` is the shortest text that reads back as exactly `n`. */
+function cellText(cell: TableCell): string {
+  if (cell === null) return '';
+  return typeof cell === 'number' ? String(cell) : cell;
+}
+
+function csvField(cell: TableCell): string {
+  const text = cellText(cell);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** RFC 4180: a header record, then one record per row, CRLF after each; fields with `"`, `,`, CR or LF quoted, `"` doubled. */
+export function tableCsv(table: TableModel): string {
+  const record = (cells: readonly TableCell[]) => `${cells.map(csvField).join(',')}\r\n`;
+  return record(table.columns) + table.rows.map(record).join('');
+}
+
+/** Inside a table cell a `|` would end the cell and a line break the row; a backslash is escaped so the text reads back as written. */
+function markdownCell(cell: TableCell): string {
+  return cellText(cell)
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r\n|\r|\n/g, '<br>');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*(\r\n|\r|\n)\s*/g, ' ').trim();
+}
+
+/** A GitHub table under the title as a heading, the notes as a list below it. */
+export function tableMarkdown(table: TableModel): string {
+  const row = (cells: readonly TableCell[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
+  const lines = [`## ${oneLine(table.title)}`, '', row(table.columns), `|${table.columns.map(() => ' --- |').join('')}`, ...table.rows.map(row)];
+  const notes = table.notes ?? [];
+  if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${oneLine(n)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+export function tableText(table: TableModel, format: TableFormat): string {
+  return format === 'csv' ? tableCsv(table) : tableMarkdown(table);
+}
+
+/** A file name for the export: the name's base kept to safe characters, the format's extension. */
+export function tableFileName(base: string, format: TableFormat): string {
+  const safe = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 160) || 'table';
+  return `${safe}.${format === 'csv' ? 'csv' : 'md'}`;
+}
