@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { CollectiveHostMessage, CollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { parseCollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { collectivePageView } from '../core/collective/collectiveView';
+import { collectiveTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 
@@ -19,6 +20,7 @@ export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveW
   asset: 'collective',
   title: (run) => (run.header.command === 'overlap' ? 'SDMA Lens overlap' : 'SDMA Lens collectives'),
   view: (run) => ({ type: 'collective-view', view: collectivePageView(run) }),
+  table: (run) => collectiveTableModel(collectivePageView(run)),
   parse: parseCollectiveWebviewMessage,
   handle(message, panel) {
     if (message.type !== 'copy-exports') return;

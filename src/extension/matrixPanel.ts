@@ -5,6 +5,7 @@
 import type { MatrixHostMessage, MatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { parseMatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { matrixPageView } from '../core/matrix/matrixView';
+import { matrixTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 
@@ -17,5 +18,6 @@ export const MatrixPanels = new RunPanels<MatrixHostMessage, MatrixWebviewMessag
   asset: 'matrix',
   title: () => 'SDMA Lens bandwidth matrix',
   view: (run) => ({ type: 'matrix-view', view: matrixPageView(run) }),
+  table: (run) => matrixTableModel(matrixPageView(run)),
   parse: parseMatrixWebviewMessage,
 });

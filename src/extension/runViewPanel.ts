@@ -9,10 +9,20 @@
  * collectives and overlap, the bandwidth matrix): the whole view posted on `ready` and then
  * throttled while the run streams (`live`). A kind says what differs: its view type, page
  * bundle, title, view message, the per-panel state it keeps and any extra page requests.
+ *
+ * Every panel's table leaves the same way (`exportTable`, `copyTable`): the host builds the
+ * table from its own view, asks where to save it, and writes it through a new file renamed
+ * into place (`runs/newFile.ts`), so a link at the chosen name is refused, never written through.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Run } from '../core/run';
 import { makeNonce, panelHtml } from '../core/pages/webviewHtml';
+import { writeNewFile } from '../core/runs/newFile';
+import type { TableMessage } from '../core/tables/tableMessages';
+import type { TableFormat, TableModel } from '../core/tables/tableText';
+import { tableFileName, tableMarkdown, tableText } from '../core/tables/tableText';
+import { escapeControls } from '../core/text';
 import { validPanelMessage } from './panelMessages';
 import { Throttle } from './throttle';
 import { panelOptions } from './webviewOptions';
@@ -22,6 +32,64 @@ const UPDATE_INTERVAL_MS = 150;
 /** What every page sends; a page's parser accepts more. */
 type BaseWebviewMessage = { type: 'ready' } | { type: 'webview-error'; message: string };
 type Extra<W> = Exclude<W, BaseWebviewMessage>;
+/** What a run view's kind handles itself: everything but the base messages and the table's. */
+type KindExtra<W> = Exclude<Extra<W>, TableMessage>;
+
+const FORMAT_NAMES: Record<TableFormat, { label: string; filters: Record<string, string[]> }> = {
+  csv: { label: 'CSV', filters: { CSV: ['csv'] } },
+  markdown: { label: 'Markdown', filters: { Markdown: ['md'] } },
+};
+
+/**
+ * "Export CSV…" / "Export Markdown…": asks where (first workspace folder, `<base>.csv|.md`),
+ * writes the table there, and says what happened. Returns the file written, or undefined
+ * (cancelled, or it failed: the message says why).
+ */
+export async function exportTable(table: TableModel, format: TableFormat, base: string, log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const { label, filters } = FORMAT_NAMES[format];
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = tableFileName(base, format);
+  const target = await vscode.window.showSaveDialog({ title: `SDMA Lens: export the table as ${label}`, saveLabel: 'Export', filters, ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}) });
+  if (!target) return undefined;
+  if (target.scheme !== 'file') {
+    void vscode.window.showErrorMessage(`SDMA Lens: the table was not exported: ${escapeControls(target.toString())} is not a local file (SDMA Lens writes exports with the file system of the extension host).`);
+    return undefined;
+  }
+  const file = target.fsPath;
+  try {
+    await writeNewFile(file, [tableText(table, format)]);
+  } catch (err) {
+    log.error(`could not write ${file}: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`SDMA Lens: could not write the table to ${escapeControls(file)}: ${escapeControls((err as Error).message)}`);
+    return undefined;
+  }
+  log.info(`wrote the table (${table.rows.length} rows, ${label}) to ${file}`);
+  void vscode.window.showInformationMessage(`SDMA Lens: table written to ${escapeControls(path.basename(file))} (${table.rows.length} rows).`, 'Open File').then((choice) => {
+    if (choice === 'Open File') void vscode.commands.executeCommand('vscode.open', target);
+  });
+  return file;
+}
+
+/** "Copy table" where the page's own clipboard was refused: the Markdown through VS Code's clipboard. */
+export async function copyTable(table: TableModel, log: vscode.LogOutputChannel): Promise<void> {
+  try {
+    await vscode.env.clipboard.writeText(tableMarkdown(table));
+    vscode.window.setStatusBarMessage(`SDMA Lens: table copied as Markdown (${table.rows.length} rows)`, 3000);
+  } catch (err) {
+    log.error(`could not copy the table: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`SDMA Lens: could not copy the table: ${escapeControls((err as Error).message)}`);
+  }
+}
+
+export function isTableMessage(message: { type: string }): message is TableMessage {
+  return message.type === 'export-table' || message.type === 'copy-table';
+}
+
+/** Answers the page's "Export CSV…", "Export Markdown…" or "Copy table" with its table. */
+export function answerTableMessage(message: TableMessage, table: TableModel, base: string, log: vscode.LogOutputChannel): void {
+  if (message.type === 'export-table') void exportTable(table, message.format, base, log);
+  else void copyTable(table, log);
+}
 
 export interface PageAssets<W> {
   /** The page bundle `dist/webview/<asset>.js` and its `.css`; also the name used in logs. */
@@ -96,7 +164,9 @@ export interface RunPanelKind<H, W extends { type: string }, S = undefined> exte
   /** The panel's own state besides the run (the sweep's endpoint pair); undefined if none. */
   initialState?(): S;
   view(run: Run, panel: RunViewPanel<H, W, S>): H;
-  handle?(message: Extra<W>, panel: RunViewPanel<H, W, S>): void;
+  /** The panel's table as its page shows it, for "Copy table" and the exports. */
+  table(run: Run, panel: RunViewPanel<H, W, S>): TableModel;
+  handle?(message: KindExtra<W>, panel: RunViewPanel<H, W, S>): void;
 }
 
 export class RunViewPanel<H, W extends { type: string }, S = undefined> extends PanelPage<W> {
@@ -159,7 +229,18 @@ export class RunViewPanel<H, W extends { type: string }, S = undefined> extends 
   }
 
   protected handle(message: Extra<W>): void {
-    this.kind.handle?.(message, this);
+    if (isTableMessage(message)) answerTableMessage(message, this.table(), this.runId, this.log);
+    else this.kind.handle?.(message as unknown as KindExtra<W>, this);
+  }
+
+  /** The table the page shows, built from the run as it stands. */
+  table(): TableModel {
+    return this.kind.table(this.current, this);
+  }
+
+  /** What the page's "Export CSV…" / "Export Markdown…" runs (public for the tests, which cannot click inside the page). */
+  exportTable(format: TableFormat): Promise<string | undefined> {
+    return exportTable(this.table(), format, this.runId, this.log);
   }
 
   protected unlist(): void {

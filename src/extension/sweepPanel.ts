@@ -2,7 +2,7 @@
  * The panel of one sweep run, a kind of the one run panel host (runViewPanel.ts): a live run
  * and a reopened one are the same kind, the live one with `live` set while it streams. The
  * page's extra requests are the sweep's own: the advice for the pair it shows, a point's
- * timeline, "Suggest Settings".
+ * timeline, "Suggest Settings"; its table's export and copy are the host's (runViewPanel.ts).
  */
 import * as vscode from 'vscode';
 import type { EndpointPair } from '../core/endpoints';
@@ -15,6 +15,7 @@ import { adviceView } from '../core/advice/adviceView';
 import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
 import { sweepView } from '../core/sweep/sweepView';
+import { sweepTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 
@@ -34,6 +35,7 @@ export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>
   parse: parseWebviewMessage,
   initialState: () => ({ pair: undefined }),
   view: (run, panel) => ({ type: 'sweep', view: sweepView(run, panel.live), ...advice(run, panel) }),
+  table: (run, panel) => sweepTableModel(sweepView(run, panel.live)),
   handle(message, panel) {
     switch (message.type) {
       case 'cus-selected':

@@ -13,11 +13,14 @@ import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
 import type { CollectiveChart } from './chart';
 import { collectiveChart } from './chart';
+import { collectiveTableModel } from '../../src/core/tables/panelTables';
+import { TableActions } from '../shared/tableActions';
 
 const host = connectPage<CollectiveHostMessage, CollectiveWebviewMessage, { runId: string }>({ name: 'collective', parse: parseCollectiveHostMessage, onMessage: (message) => render(message.view) });
 const root = document.getElementById('root')!;
 let theme = readTheme();
 let shown: CollectivePageView | undefined;
+const tableActions = new TableActions((m) => host.post(m), () => (shown ? collectiveTableModel(shown) : undefined));
 /** The charts drawn for the current view, destroyed before the next one is drawn. */
 let charts: Chart<'line', { x: number; y: number }[]>[] = [];
 
@@ -137,7 +140,8 @@ function render(view: CollectivePageView): void {
   host.saveState({ runId: view.runId });
   const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
   const pending: CollectiveChart[] = [];
-  const sections = [header(view), variantList(view), notes, collectiveSection(view, pending), overlapSection(view), adviceSection(view), tableSection(view)];
+  tableActions.show(view.command === 'overlap' ? view.overlap.rows.length > 0 : view.curves.some((c) => c.points.length > 0));
+  const sections = [header(view), tableActions.element, variantList(view), notes, collectiveSection(view, pending), overlapSection(view), adviceSection(view), tableSection(view)];
   for (const chart of charts) chart.destroy();
   root.replaceChildren(...sections.filter((x): x is HTMLElement => x !== null));
   // chart.js sizes a chart by its box, so the charts are drawn once they are in the page.

@@ -16,6 +16,8 @@ import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
 import type { CompareChart } from './chart';
 import { bandwidthChart, ratioChart } from './chart';
+import { compareTableModel } from '../../src/core/tables/panelTables';
+import { TableActions } from '../shared/tableActions';
 
 /** What the page keeps across reloads: both runs and the tolerance (the serializer reopens them) and the curve shown. */
 interface CompareState {
@@ -30,6 +32,7 @@ const root = document.getElementById('root')!;
 let theme = readTheme();
 let shown: ComparePageView | undefined;
 let charts: Chart<'line', XY[]>[] = [];
+const tableActions = new TableActions((m) => host.post(m), () => (shown ? compareTableModel(shown) : undefined));
 
 function runLine(view: ComparePageView, side: 'a' | 'b'): HTMLElement {
   const r = view[side];
@@ -130,6 +133,7 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
     'section',
     {},
     el('h2', {}, `Every point (${rows.length})`),
+    tableActions.element,
     el(
       'table',
       { class: 'points' },

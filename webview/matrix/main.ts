@@ -12,9 +12,13 @@ import { endpointName, isHost, pairName } from '../../src/core/endpoints';
 import { connectPage } from '../shared/hostChannel';
 import { el } from '../shared/dom';
 import { simulatedBadge } from '../shared/simulatedBadge';
+import { matrixTableModel } from '../../src/core/tables/panelTables';
+import { TableActions } from '../shared/tableActions';
 
 const host = connectPage<MatrixHostMessage, MatrixWebviewMessage, { runId: string }>({ name: 'matrix', parse: parseMatrixHostMessage, onMessage: (message) => render(message.view) });
 const root = document.getElementById('root')!;
+let shown: MatrixPageView | undefined;
+const tableActions = new TableActions((m) => host.post(m), () => (shown ? matrixTableModel(shown) : undefined));
 
 
 function header(view: MatrixPageView): HTMLElement {
@@ -150,9 +154,11 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
 }
 
 function render(view: MatrixPageView): void {
+  shown = view;
   host.saveState({ runId: view.runId });
+  tableActions.show(view.paths.some((p) => p.rows.some((r) => r.some((c) => c.state !== 'self'))));
   const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
-  root.replaceChildren(...[header(view), notes, ...view.paths.map(pathSection), cellTable(view)].filter((x): x is HTMLElement => x !== null));
+  root.replaceChildren(...[header(view), notes, tableActions.element, ...view.paths.map(pathSection), cellTable(view)].filter((x): x is HTMLElement => x !== null));
 }
 
 host.ready();

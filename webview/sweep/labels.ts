@@ -1,15 +1,8 @@
 /** The words the panel uses for series and run states, in one place so chart, table and header agree. */
 import type { SweepSeries } from '../../src/core/sweep/sweepView';
 
-export function cuCountLabel(cus: number): string {
-  return `${cus} ${cus === 1 ? 'CU' : 'CUs'}`;
-}
-
-/** "cu/host · 64 CUs", "engine/device · 1 CU", "engine/host" (a host-started engine copy uses no CU). */
-export function seriesLabel(series: Pick<SweepSeries, 'path' | 'cus'>): string {
-  if (series.path.startsWith('engine/') && series.cus === 0) return series.path;
-  return `${series.path} · ${cuCountLabel(series.cus)}`;
-}
+/** The series names the exported table uses too (core/tables/panelTables.ts), so both read alike. */
+export { cuCountLabel, seriesLabel } from '../../src/core/tables/panelTables';
 
 export function seriesKey(series: Pick<SweepSeries, 'path' | 'cus'>): string {
   return `${series.path}#${series.cus}`;

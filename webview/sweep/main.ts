@@ -21,6 +21,8 @@ import { crossoversAt, renderAdvice } from './advice';
 import type { AdviceView } from '../../src/core/advice/adviceView';
 import { renderTable, renderUnsupported } from './table';
 import { PairSelector, choosePair } from './pairs';
+import { sweepTableModel } from '../../src/core/tables/panelTables';
+import { TableActions } from '../shared/tableActions';
 
 /** Survives the panel being hidden and restored (VS Code keeps it per webview). */
 interface PanelState {
@@ -64,9 +66,11 @@ const table = el('section', { class: 'table-section', 'aria-label': 'Bandwidth t
 const unsupported = el('section', { class: 'unsupported-section', 'aria-label': 'Paths this endpoint pair cannot have' });
 const notes = el('section', { class: 'notes', 'aria-label': 'Warnings and problems' });
 const adviceSection = el('section', { class: 'advice-section', 'aria-label': 'Advice' });
+/** Copy and export every series of the run, not only the pair and CU count shown. */
+const tableActions = new TableActions((m) => host.post(m), () => (view ? sweepTableModel(view) : undefined));
 
 const root = document.getElementById('root') ?? document.body;
-root.replaceChildren(header.element, el('div', { class: 'toolbar' }, pairSelector.element, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), unsupported, adviceSection, notes, table);
+root.replaceChildren(header.element, el('div', { class: 'toolbar' }, pairSelector.element, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), unsupported, adviceSection, notes, tableActions.element, table);
 
 const chart = new SweepChart(canvas, theme, (pick) => {
   const pair = view ? choosePair(view.pairs, pickedPair) : undefined;
@@ -110,6 +114,7 @@ function render(): void {
   chart.setCrossovers(crossoversAt(advice, cus).map((c) => ({ initiator: c.initiator, bytes: c.estimateBytes!, ...(c.rangeBytes ? { rangeBytes: c.rangeBytes } : {}) })));
   renderAdvice(adviceSection, advice, cus, () => host.post({ type: 'suggest-settings' }));
   renderTable(table, shown, theme, pair?.label);
+  tableActions.show(view.series.some((s) => s.points.length > 0));
   renderNotes(notes, view.warnings, view.problems);
 }
 

@@ -18,8 +18,9 @@ import { parseCompareWebviewMessage } from '../../core/compare/compareMessages';
 import { comparePageView } from '../../core/compare/compareView';
 import type { Run } from '../../core/run';
 import type { RunStore, RunSummary } from '../../core/runs/runStore';
+import { compareTableModel } from '../../core/tables/panelTables';
 import { escapeControls } from '../../core/text';
-import { PanelPage } from '../runViewPanel';
+import { PanelPage, answerTableMessage, isTableMessage } from '../runViewPanel';
 import type { RunDeps } from '../runWithProgress';
 import { storeOf } from '../runWithProgress';
 import { panelOptions } from '../webviewOptions';
@@ -111,13 +112,17 @@ export class ComparePanel extends PanelPage<CompareWebviewMessage> {
   }
 
   protected handle(message: Exclude<CompareWebviewMessage, { type: 'ready' | 'webview-error' }>): void {
+    if (isTableMessage(message)) {
+      answerTableMessage(message, compareTableModel(comparePageView(this.comparison)), `compare-${this.comparison.a.id}-${this.comparison.b.id}`, this.log);
+      return;
+    }
     switch (message.type) {
       case 'open-run':
         // Through Open Run, so each kind of run opens where it is drawn.
         void vscode.commands.executeCommand('sdmaLens.openRun', message.side === 'a' ? this.comparison.a.id : this.comparison.b.id);
         break;
       default: {
-        const never: never = message.type;
+        const never: never = message;
         this.log.warn(`unhandled compare panel message ${JSON.stringify(never)}`);
       }
     }
