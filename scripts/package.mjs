@@ -149,7 +149,7 @@ function stage({ buildDir }) {
   const dir = join(root, 'native', 'build-package', 'vsix');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const f of ['package.json', 'LICENSE', 'CHANGELOG.md', '.vscodeignore']) copyFileSync(join(root, f), join(dir, f));
+  for (const f of ['package.json', 'package.nls.json', 'LICENSE', 'CHANGELOG.md', '.vscodeignore']) copyFileSync(join(root, f), join(dir, f));
   copyFileSync(join(root, 'README.md'), join(dir, 'README.md'));
   cpSync(join(root, 'images'), join(dir, 'images'), { recursive: true });
   // The activity bar icon and the walkthrough's pages.
@@ -195,7 +195,7 @@ function checkVsix(file, { images }) {
   const entries = listVsix(file);
   const byPath = new Map(entries.map((e) => [e.path, e]));
   const problems = [];
-  const need = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/native/CMakeLists.txt', 'extension/images/icon.png', 'extension/media/activity.svg', 'extension/media/walkthrough/sweep.md'];
+  const need = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/native/CMakeLists.txt', 'extension/images/icon.png', 'extension/package.nls.json', 'extension/media/activity.svg', 'extension/media/walkthrough/sweep.md'];
   for (const p of need) if (!byPath.has(p)) problems.push(`${p} is missing`);
   for (const p of ['extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/dist/cli.js']) {
     const e = byPath.get(p);
