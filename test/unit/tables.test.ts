@@ -137,7 +137,7 @@ describe('table models from real runs', () => {
     expect(rows.every((r) => r.source !== r.destination)).toBe(true);
     for (const c of cells) {
       const path = pathName(c.mover, c.initiator);
-      const row = rows.find((r) => r.path.startsWith(path) && r.source === endpointName(c.src) && r.destination === endpointName(c.dst));
+      const row = rows.find((r) => (r.path ?? '').startsWith(path) && r.source === endpointName(c.src) && r.destination === endpointName(c.dst));
       expect(row, `${path} ${c.src} -> ${c.dst}`).toBeDefined();
       expect(Number(row!['GB/s'])).toBe(c.gbps);
       expect(row!.state).toMatch(/^measured/);
