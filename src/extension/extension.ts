@@ -39,6 +39,7 @@ import type { ShowTimelineArgs } from './commands/showTimeline';
 import { reviveTimelinePanel, showTimelineCommand } from './commands/showTimeline';
 import { TIMELINE_VIEW_TYPE, TimelinePanel } from './timelinePanel';
 import { RunsViewProvider, runIdOf } from './runsView';
+import { runAgainCommand } from './lastRun';
 import { RUN_FILE_EDITOR, registerRunEditors } from './runEditors';
 
 export function activate(context: vscode.ExtensionContext) {
@@ -127,6 +128,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
     vscode.commands.registerCommand('sdmaLens.cancelRun', () => cancelRunCommand()),
+    vscode.commands.registerCommand('sdmaLens.runAgain', () => runAgainCommand()),
     targets,
     vscode.commands.registerCommand('sdmaLens.selectTarget', (destination?: string) => selectTargetCommand(targets, log, destination)),
     vscode.commands.registerCommand('sdmaLens.showTimeline', (args?: ShowTimelineArgs) => showTimelineCommand(deps, args)),

@@ -4,6 +4,7 @@
  * output channel, and the per-kernel facts placed back above the kernels.
  */
 import * as vscode from 'vscode';
+import { rememberRun } from '../lastRun';
 import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runs/runStore';
 import { libraryCallLines } from '../../core/profile/libraryCalls';
@@ -53,6 +54,7 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
     if (!folder) throw new Error('open a folder first: Profile runs a program of the workspace');
     const spec = await resolveProgram(folder, args?.program);
     if (!spec) return undefined;
+    rememberRun('sdmaLens.profile', { ...args, uri: folder.uri.toString(), program: spec }, 'Profile run');
     const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];
     const spanArgs = ['--span-records', String(spanRecordsFromSettings(folder))];
     const target = targetOf(deps);

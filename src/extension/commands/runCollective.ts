@@ -4,6 +4,7 @@
  * cancel. The run is saved as it streams, like a sweep.
  */
 import * as vscode from 'vscode';
+import { rememberRun } from '../lastRun';
 import type { Run } from '../../core/run';
 import { CollectivePanels } from '../collectivePanel';
 import type { RunDeps } from '../runWithProgress';
@@ -47,6 +48,7 @@ export async function runCollectiveCommand(deps: RunDeps, command: CollectiveCom
       extra = picked.args;
     }
     const backend = options?.backend ?? sweepSettings().backend;
+    rememberRun(command === 'overlap' ? 'sdmaLens.runOverlap' : 'sdmaLens.runCollective', { ...options, args: extra }, command === 'overlap' ? 'compute overlap run' : 'collective sweep');
     const helperArgs = [command, '--backend', backend, ...extra];
     const result = await runWithProgress(deps, {
       what: command === 'overlap' ? 'compute overlap run' : 'collective sweep',

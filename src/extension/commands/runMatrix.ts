@@ -4,6 +4,7 @@
  * is saved as it streams, like a sweep.
  */
 import * as vscode from 'vscode';
+import { rememberRun } from '../lastRun';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';
 import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
 import type { Run } from '../../core/run';
@@ -44,6 +45,7 @@ export async function runMatrixCommand(deps: RunDeps, args?: RunMatrixArgs): Pro
       asked = picked.options;
     }
     const options: MatrixOptions = { ...DEFAULT_MATRIX, backend: sweepSettings().backend, ...asked };
+    rememberRun('sdmaLens.runMatrix', { ...args, options: asked }, 'bandwidth matrix');
     const helperArgs = matrixArgs(options);
     const result = await runWithProgress(deps, {
       what: 'bandwidth matrix',

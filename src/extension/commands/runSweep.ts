@@ -15,6 +15,7 @@ import { runWithProgress, targetOf } from '../runWithProgress';
 import { sweepSettings } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import { pickSweep } from './sweepPicker';
+import { rememberRun } from '../lastRun';
 import { reportError, requireTrust } from './guards';
 
 /** Arguments for scripted use (tests, keybindings, tasks): skip the quick pick and override settings. */
@@ -44,6 +45,8 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
         options = picked;
       }
     }
+    // Run Again repeats these choices, not the quick pick.
+    rememberRun('sdmaLens.runSweep', { options }, 'transfer sweep');
     const result = await runWithProgress(deps, {
       what: 'transfer sweep',
       cancellation: args?.cancellation,
