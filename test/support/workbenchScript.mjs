@@ -15,10 +15,14 @@ export const args = process.argv.slice(2);
 /** The value after `flag` as a path, or undefined. */
 export const valueOf = (flag) => (args.includes(flag) ? resolve(args[args.indexOf(flag) + 1]) : undefined);
 
-/** A copy of examples/hip-sample in `dir`, for a workbench to open. */
+/**
+ * A copy of examples/hip-sample in `dir`, for a workbench to open: as a new user gets it, so
+ * without the runs `npm start` saved in the sample (its .sdma-lens folder).
+ */
 export function sampleWorkspace(dir) {
   const workspace = join(dir, 'hip-sample');
-  cpSync(join(root, 'examples', 'hip-sample'), workspace, { recursive: true });
+  const source = join(root, 'examples', 'hip-sample');
+  cpSync(source, workspace, { recursive: true, filter: (path) => path !== join(source, '.sdma-lens') });
   return workspace;
 }
 
