@@ -16,7 +16,7 @@ import { pathName } from '../../src/core/protocol';
 import { sweepView } from '../../src/core/sweep/sweepView';
 import { collectiveTableModel, compareTableModel, matrixTableModel, seriesLabel, sweepTableModel } from '../../src/core/tables/panelTables';
 import type { TableModel } from '../../src/core/tables/tableText';
-import { tableCsv, tableFileName, tableMarkdown } from '../../src/core/tables/tableText';
+import { csvSafeText, tableCsv, tableFileName, tableMarkdown } from '../../src/core/tables/tableText';
 import { benchRun, runFromText } from '../support/benchRuns';
 import { parseCsv } from '../support/csv';
 
@@ -59,15 +59,25 @@ describe('CSV writer', () => {
     expect(csv).toBe('x\r\n1\r\n');
   });
 
-  it('reads back every string and every finite number exactly', () => {
-    const text = fc.string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r', '|', ' ', 'µ', '\\') });
+  it('writes text a spreadsheet would run as a formula with a leading quote, and leaves numbers, negative ones too, as they are', () => {
+    const crafted = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\t=1', '\r=1'];
+    const table: TableModel = { title: 't', columns: ['=name', 'value'], rows: [...crafted.map((c, i) => [c, -i - 0.5]), ['a=b', 1], ['plain-name', 2]] };
+    const [header, ...rows] = parseCsv(tableCsv(table));
+    expect(header).toEqual(["'=name", 'value']);
+    expect(rows.map((r) => r[0])).toEqual([...crafted.map((c) => `'${c}`), 'a=b', 'plain-name']);
+    expect(rows.map((r) => Number(r[1]))).toEqual([...crafted.map((_, i) => -i - 0.5), 1, 2]);
+    for (const row of rows) expect(row[0]).not.toMatch(/^[=+\-@\t\r]/);
+  });
+
+  it('reads back every string (formula-like ones with their leading quote) and every finite number exactly', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r', '|', ' ', 'µ', '\\', '=', '-', '+', '@', '\t') });
     const number = fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0));
     fc.assert(
       fc.property(fc.array(fc.tuple(text, number), { minLength: 1, maxLength: 20 }), (pairs) => {
         const table: TableModel = { title: 't', columns: ['text', 'value'], rows: pairs.map(([s, x]) => [s, x]) };
         const back = parseCsv(tableCsv(table)).slice(1);
         // A row whose only field is empty reads as a blank line in any CSV reader; the header keeps rows at two fields.
-        expect(back.map((r) => r[0])).toEqual(pairs.map(([s]) => s));
+        expect(back.map((r) => r[0])).toEqual(pairs.map(([s]) => csvSafeText(s)));
         expect(back.map((r) => Number(r[1]))).toEqual(pairs.map(([, x]) => x));
       }),
       { numRuns: 300 },

@@ -26,12 +26,23 @@ function cellText(cell: TableCell): string {
   return typeof cell === 'number' ? String(cell) : cell;
 }
 
+/**
+ * A text cell a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, or a tab or CR before
+ * one): a kernel name, a file name or an imported tool's label is outside text, and a crafted one
+ * could run a formula when the CSV is opened. Such cells get a leading `'`, which spreadsheets
+ * show as text (the OWASP "CSV injection" advice). Numbers are written as numbers and never
+ * change, so a negative number stays `-1.5`.
+ */
+export function csvSafeText(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
 function csvField(cell: TableCell): string {
-  const text = cellText(cell);
+  const text = typeof cell === 'string' ? csvSafeText(cell) : cellText(cell);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** RFC 4180: a header record, then one record per row, CRLF after each; fields with `"`, `,`, CR or LF quoted, `"` doubled. */
+/** RFC 4180: a header record, then one record per row, CRLF after each; fields with `"`, `,`, CR or LF quoted, `"` doubled; text that would start a formula prefixed with `'` (`csvSafeText`). */
 export function tableCsv(table: TableModel): string {
   const record = (cells: readonly TableCell[]) => `${cells.map(csvField).join(',')}\r\n`;
   return record(table.columns) + table.rows.map(record).join('');
