@@ -17,6 +17,7 @@ import * as esbuild from 'esbuild';
 import { pageCss } from '../../scripts/pageCss.mjs';
 import { frames, probe, repo, withPage } from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
+import { checkTableActions } from './tableActionsCheck.mjs';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -95,6 +96,7 @@ async function main() {
       await frames(page, 3);
       check((await page.locator('figure canvas').count()) === ops.length, 'a theme switch redraws the charts');
 
+      await checkTableActions({ page, check, posted }, { what: 'collective', heading: `SDMA Lens collectives ${message.view.runId}`, rows: curves.reduce((n, c) => n + c.points.length, 0) });
       if (message.view.exports) {
         await page.getByRole('button', { name: 'Copy as exports' }).click();
         check((await posted()).at(-1)?.type === 'copy-exports', 'Copy as exports posts copy-exports to the host');

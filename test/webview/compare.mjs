@@ -16,6 +16,7 @@ import * as esbuild from 'esbuild';
 import { pageCss } from '../../scripts/pageCss.mjs';
 import { frames, repo, withPage } from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
+import { checkTableActions } from './tableActionsCheck.mjs';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -99,6 +100,7 @@ async function main() {
     const opened = (await posted()).at(-1);
     check(opened?.type === 'open-run' && opened.side === 'a', `"Open" next to A posts open-run for A (${JSON.stringify(opened)})`);
 
+    await checkTableActions({ page, check, posted }, { what: 'compare', heading: `SDMA Lens comparison of ${view.kind} runs ${view.a.id} (A) and ${view.b.id} (B)`, rows: view.groups.reduce((n, g) => n + g.points.length, 0) });
     const sent = (await posted()).length;
     await page.evaluate(() => window.postMessage({ type: 'compare-view', view: { kind: 'sweep', groups: [{ points: [{ ratio: null }] }] } }, '*'));
     await frames(page, 2);
