@@ -9,6 +9,7 @@ import { HelperError } from '../core/runtime/helper';
 import { escapeControls } from '../core/text';
 import { collective } from './commands/collective';
 import { compare } from './commands/compare';
+import { fleet } from './commands/fleet';
 import { importFiles } from './commands/import';
 import { matrix } from './commands/matrix';
 import { advise, runs } from './commands/saved';
@@ -23,6 +24,7 @@ const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<numb
   collective: (argv, signal) => collective('collective', argv, signal),
   overlap: (argv, signal) => collective('overlap', argv, signal),
   import: importFiles,
+  fleet,
 };
 
 /** The commands that only read saved runs: a signal ends them as it ends any program. */

@@ -11,6 +11,7 @@ Commands:
   advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
   runs      list saved runs
   compare   compare two saved runs point by point against their noise (B against A)
+  fleet     the same sweep (and matrix) on every node of a Slurm allocation, the outlier nodes named
 
 Sweep options:
   --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
@@ -87,6 +88,22 @@ Compare options (docs/COMPARE.md):
   --fail-below R                exit 1 when a point's ratio is below R beyond noise (its whole
                                 interval below R), e.g. 0.95: a CI gate
   --tolerance F                 a regression or improvement must also clear 1 by F (0.01 = 1 %)
+
+Fleet options (docs/FLEET.md):
+  fleet (--nodes N [--partition P] | --nodelist LIST | --jobid J) [sweep options] [--matrix]
+                                asks Slurm for whole nodes (salloc), runs the helper on each as
+                                one srun step, saves each node's run and a fleet index
+                                (.sdma-lens/fleets/), compares the nodes and gives the nodes back;
+                                with --target, Slurm is asked on that login node. Inside an
+                                allocation, $SLURM_JOB_ID is used when no nodes are named
+  --time MIN  --account A       passed to salloc
+  --parallel N                  nodes measured at once (default 64)
+  --matrix [--matrix-size SIZE] a bandwidth matrix on every node too (pairs are compared)
+  --thresholds FILE             pass/fail limits (JSON: minGbps, matrixMinGbps, maxBelowMedian)
+  --fail-on-outliers            exit 1 when a node is an outlier (median/MAD rule)
+  --sim-weak WHAT=F[@HOST]      simulator only: make a node weak on purpose (docs/SIMULATOR.md)
+  fleet show [ID] [--thresholds FILE] [--json]
+                                a saved fleet again (default: the newest)
 
 Common options:
   --runs-dir DIR                where runs are saved (default .sdma-lens/runs)

@@ -30,6 +30,10 @@ export interface HelperLimits {
   heartbeatMs: number;
   /** The KIND of each --fault KIND-after=N the helper knows. */
   faultKinds: readonly string[];
+  /** Largest FACTOR of a --sim-weak WHAT=FACTOR[@HOST] (the smallest is above 0). */
+  simWeakFactorMax: number;
+  /** The WHAT of each --sim-weak WHAT=FACTOR[@HOST] the helper knows. */
+  simWeakKinds: readonly string[];
 }
 
 export const LIMITS: HelperLimits = raw;
@@ -44,4 +48,14 @@ export function isFaultSpec(spec: string): boolean {
 export function sizeRangeText(): string {
   const gib = LIMITS.sizeBytesMax / 1024 ** 3;
   return Number.isInteger(gib) ? `1 B .. ${gib} GiB` : `1 B .. ${LIMITS.sizeBytesMax} B`;
+}
+
+/** `--sim-weak` as the helper takes it: `WHAT=FACTOR[@HOST]`, comma-separated (docs/SIMULATOR.md). */
+export function isSimWeakSpec(spec: string): boolean {
+  return spec.split(',').every((part) => {
+    const m = /^(engine|cu|link|pcie)=([0-9]+(?:\.[0-9]+)?)(?:@([A-Za-z0-9][A-Za-z0-9._-]{0,63}))?$/.exec(part);
+    if (!m) return false;
+    const factor = Number(m[2]);
+    return factor > 0 && factor <= 4;
+  });
 }

@@ -56,6 +56,8 @@ export const RunHeaderSchema = v.object({
   ),
   /** A refinement run (`sweep --refine`): the id of the sweep whose crossovers it measures closer. */
   refines: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/))),
+  /** One node's run of a fleet sweep (`sdma-lens fleet`): the fleet, the Slurm node it ran on and the job. */
+  fleet: v.optional(v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)), node: v.string(), job: v.string() })),
 });
 export type RunHeader = v.InferOutput<typeof RunHeaderSchema>;
 

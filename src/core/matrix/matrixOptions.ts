@@ -8,7 +8,7 @@ import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
 import type { BackendChoice } from '../sweep/sweepOptions';
 import { BACKEND_CHOICES } from '../sweep/sweepOptions';
-import { LIMITS, isFaultSpec, sizeRangeText } from '../limits';
+import { LIMITS, isFaultSpec, isSimWeakSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
 export interface MatrixOptions {
@@ -30,6 +30,8 @@ export interface MatrixOptions {
   simDelayMs?: number;
   /** Testing only: the helper's fault injection (see docs/PROTOCOL.md). */
   fault?: string;
+  /** Simulator only: a node made weak on purpose, `WHAT=FACTOR[@HOST]` (docs/SIMULATOR.md). */
+  simWeak?: string;
 }
 
 export const DEFAULT_MATRIX: MatrixOptions = {
@@ -63,6 +65,7 @@ export function checkMatrixOptions(o: MatrixOptions): MatrixOptions {
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMsMax)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMsMax} ms`);
   if (o.concurrent !== undefined && typeof o.concurrent !== 'boolean') throw new Error(`concurrent must be true or false (got ${JSON.stringify(o.concurrent)})`);
   if (o.fault !== undefined && !isFaultSpec(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  if (o.simWeak !== undefined && !isSimWeakSpec(o.simWeak)) throw new Error(`--sim-weak "${o.simWeak}" is not WHAT=FACTOR[@HOST] (WHAT: engine, cu, link, pcie; FACTOR in (0, 4]), comma-separated`);
   return o;
 }
 
@@ -77,5 +80,6 @@ export function matrixArgs(o: MatrixOptions): string[] {
   if (o.concurrent) args.push('--concurrent');
   if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
   if (o.fault !== undefined) args.push('--fault', o.fault);
+  if (o.simWeak !== undefined) args.push('--sim-weak', o.simWeak);
   return args;
 }

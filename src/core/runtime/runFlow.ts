@@ -47,6 +47,8 @@ export interface HelperCommand {
   env?: Record<string, string>;
   /** A refinement round: the id of the sweep it refines (saved in the header). */
   refines?: string;
+  /** One node's run of a fleet (saved in the header). */
+  fleet?: { id: string; node: string; job: string };
 }
 
 export interface RunFlowOptions {
@@ -93,7 +95,7 @@ export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions
     if (!outputs || !produces.includes(name)) throw new Error(`the ${request.command} command does not declare the file ${name}`);
     return outputs.path(name);
   });
-  const header = { ...runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined), ...(request.refines ? { refines: request.refines } : {}) };
+  const header = { ...runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined), ...(request.refines ? { refines: request.refines } : {}), ...(request.fleet ? { fleet: request.fleet } : {}) };
   o.onStart?.(header);
   let missing: string[] = [];
   let run: Run;

@@ -7,7 +7,7 @@ import type { EndpointPair } from '../endpoints';
 import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from '../endpoints';
 import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
-import { LIMITS as HELPER_LIMITS, isFaultSpec, sizeRangeText } from '../limits';
+import { LIMITS as HELPER_LIMITS, isFaultSpec, isSimWeakSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
 export const BACKEND_CHOICES = ['auto', 'sim', 'hip', 'cuda'] as const;
@@ -34,6 +34,8 @@ export interface SweepOptions {
   simDelayMs?: number;
   /** Testing only: the helper's fault injection (see docs/PROTOCOL.md). */
   fault?: string;
+  /** Simulator only: a node made weak on purpose, `WHAT=FACTOR[@HOST]` (docs/SIMULATOR.md). */
+  simWeak?: string;
 }
 
 /** 13 sizes from 4 KiB to 1 GiB, denser around the hundreds-of-KiB crossover. */
@@ -88,6 +90,7 @@ export function checkSweepOptions(o: SweepOptions): SweepOptions {
   if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
   if (o.fault !== undefined && !isFaultSpec(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  if (o.simWeak !== undefined && !isSimWeakSpec(o.simWeak)) throw new Error(`--sim-weak "${o.simWeak}" is not WHAT=FACTOR[@HOST] (WHAT: engine, cu, link, pcie; FACTOR in (0, 4]), comma-separated`);
   return o;
 }
 
@@ -109,6 +112,7 @@ export function sweepArgs(o: SweepOptions): string[] {
   if (o.timelineOut !== undefined) args.push('--timeline-out', o.timelineOut);
   if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
   if (o.fault !== undefined) args.push('--fault', o.fault);
+  if (o.simWeak !== undefined) args.push('--sim-weak', o.simWeak);
   return args;
 }
 

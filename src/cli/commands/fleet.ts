@@ -1,0 +1,182 @@
+/**
+ * `sdma-lens fleet`: the same sweep (and optionally a matrix) on every node of a Slurm
+ * allocation, each node's run saved as a run of its own, then the nodes compared with each
+ * other (src/core/fleet/). `sdma-lens fleet show [ID]` prints a saved fleet again.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { FleetRequest } from '../../core/fleet/fleetRun';
+import { DEFAULT_PARALLEL, runFleet } from '../../core/fleet/fleetRun';
+import { loadFleet } from '../../core/fleet/fleetLoad';
+import { FleetStore } from '../../core/fleet/fleetStore';
+import { fleetTable } from '../../core/fleet/fleetTable';
+import type { FleetView } from '../../core/fleet/fleetView';
+import { fleetView } from '../../core/fleet/fleetView';
+import { checkJobId, checkSlurmName } from '../../core/fleet/slurm';
+import type { Thresholds } from '../../core/fleet/thresholds';
+import { parseThresholds } from '../../core/fleet/thresholds';
+import type { MatrixOptions } from '../../core/matrix/matrixOptions';
+import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
+import type { PathName } from '../../core/protocol';
+import { PATHS } from '../../core/protocol';
+import { LocalTarget } from '../../core/runtime/localTarget';
+import type { Target } from '../../core/runtime/target';
+import { SshTarget } from '../../core/ssh/sshTarget';
+import type { BackendChoice, SweepOptions } from '../../core/sweep/sweepOptions';
+import { DEFAULT_SWEEP, sweepArgs } from '../../core/sweep/sweepOptions';
+import { escapeControls } from '../../core/text';
+import { parseSize, parseSizeList } from '../../core/units';
+import { cliHelpers } from '../console';
+import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, helperOption, int, list, sshConnection, stallTimeout, storeOf } from '../options';
+
+const FLEET_OPTIONS = {
+  nodes: { type: 'string' },
+  partition: { type: 'string' },
+  nodelist: { type: 'string' },
+  jobid: { type: 'string' },
+  time: { type: 'string' },
+  account: { type: 'string' },
+  parallel: { type: 'string' },
+  matrix: { type: 'boolean', default: false },
+  'matrix-size': { type: 'string' },
+  sizes: { type: 'string' },
+  thresholds: { type: 'string' },
+  'fail-on-outliers': { type: 'boolean', default: false },
+  'sim-weak': { type: 'string' },
+} as const;
+
+export async function fleet(argv: string[], signal: AbortSignal): Promise<number> {
+  if (argv[0] === 'show') return show(argv.slice(1));
+  const { values } = parseArgs({ args: argv, strict: true, options: { ...FLEET_OPTIONS, ...MEASURE_OPTIONS, ...RUN_OPTIONS } });
+  const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
+  const allocation = asUsage((): FleetRequest['allocation'] => {
+    const job = values.jobid ?? (values.nodes === undefined && values.nodelist === undefined ? process.env.SLURM_JOB_ID : undefined);
+    if (job !== undefined) {
+      if (values.nodes !== undefined || values.nodelist !== undefined || values.partition !== undefined) throw new Error('--jobid uses an allocation as it is: leave out --nodes, --nodelist and --partition');
+      return { job: checkJobId(job) };
+    }
+    if (values.nodes === undefined && values.nodelist === undefined) throw new Error('say which nodes: --nodes N (with --partition P), --nodelist LIST, or --jobid J for an allocation you hold (inside one, $SLURM_JOB_ID is used)');
+    return {
+      ...(values.nodes !== undefined ? { nodes: int('nodes', values.nodes, 0) } : {}),
+      ...(values.partition !== undefined ? { partition: checkSlurmName('--partition', values.partition) } : {}),
+      ...(values.nodelist !== undefined ? { nodelist: checkSlurmName('--nodelist', values.nodelist) } : {}),
+      ...(values.time !== undefined ? { timeMinutes: int('time', values.time, 0) } : {}),
+      ...(values.account !== undefined ? { account: checkSlurmName('--account', values.account) } : {}),
+    };
+  });
+  const parallel = int('parallel', values.parallel, DEFAULT_PARALLEL);
+  if (parallel < 1 || parallel > 1024) throw new UsageError(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
+  const backend = (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice;
+  const sweep: SweepOptions = asUsage(() => {
+    const o: SweepOptions = {
+      backend,
+      sizes: values.sizes ? parseSizeList(values.sizes) : DEFAULT_SWEEP.sizes,
+      paths: values.paths === 'all' ? [...PATHS] : list<PathName>(values.paths, DEFAULT_SWEEP.paths),
+      cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
+      iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
+      seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
+      pairs: [],
+      ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
+      ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
+      ...(values.fault ? { fault: values.fault } : {}),
+      ...(values['sim-weak'] ? { simWeak: values['sim-weak'] } : {}),
+    };
+    sweepArgs(o);
+    return o;
+  });
+  const matrix: MatrixOptions | undefined = values.matrix
+    ? asUsage(() => {
+        const o: MatrixOptions = {
+          backend,
+          paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>(values.paths, DEFAULT_MATRIX.paths),
+          sizeBytes: values['matrix-size'] ? parseSize(values['matrix-size']) : DEFAULT_MATRIX.sizeBytes,
+          iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
+          seed: int('seed', values.seed, DEFAULT_MATRIX.seed),
+          ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
+          ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
+          ...(values['sim-weak'] ? { simWeak: values['sim-weak'] } : {}),
+        };
+        matrixArgs(o);
+        return o;
+      })
+    : undefined;
+
+  const helper = helperOption(values);
+  const stallTimeoutS = stallTimeout(values);
+  const conn = sshConnection(values);
+  const base: Target = conn ? new SshTarget(conn) : new LocalTarget();
+  const store = storeOf(values);
+  const fleets = new FleetStore(store.root);
+  const say = (text: string) => process.stderr.write(`sdma-lens: ${escapeControls(text)}\n`);
+  try {
+    const result = await runFleet(
+      {
+        allocation,
+        parallel,
+        commands: {
+          sweep: { command: 'sweep', idTag: backend, backend, args: () => sweepArgs(sweep) },
+          ...(matrix ? { matrix: { command: 'matrix', idTag: backend, backend, args: () => matrixArgs(matrix) } } : {}),
+        },
+      },
+      {
+        base,
+        helpers: cliHelpers(helper),
+        store,
+        fleets,
+        signal,
+        stallTimeoutS,
+        onEvent: (e) => {
+          if (e.kind === 'queued') say(`queued as Slurm job ${e.job}; waiting for the nodes (Ctrl+C cancels it)`);
+          if (e.kind === 'allocated') say(`job ${e.job}: ${e.nodes.length} nodes (${e.nodes.join(',')})`);
+          if (e.kind === 'node-end') say(`${e.node}: ${e.command} ${e.status}${e.message ? ` (${e.message})` : ''} [${e.done}/${e.total}]`);
+        },
+        onLog: (level, text) => level === 'error' && say(text),
+      },
+    );
+    const view = fleetView(result.index, result.runs, thresholds);
+    print(view, values.json === true, result.file);
+    if (result.index.status === 'cancelled') return 130;
+    return exitCode(view, values['fail-on-outliers'] === true);
+  } finally {
+    await conn?.close();
+  }
+}
+
+function readThresholds(file: string): Thresholds {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--thresholds: ${file} could not be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return parseThresholds(text, file);
+  } catch (err) {
+    throw new UsageError(`--thresholds ${(err as Error).message}`);
+  }
+}
+
+/** 0: every node ok (and passed); 1: a node failed or failed a threshold (or an outlier, with --fail-on-outliers). */
+function exitCode(view: FleetView, failOnOutliers: boolean): number {
+  if (view.nodes.some((n) => n.status !== 'ok' || n.failures.length > 0)) return 1;
+  if (failOnOutliers && view.outliers.length > 0) return 1;
+  return 0;
+}
+
+function print(view: FleetView, json: boolean, file: string): void {
+  if (json) process.stdout.write(`${JSON.stringify({ ...view, fleetFile: file }, null, 2)}\n`);
+  else process.stdout.write(`${fleetTable(view)}\n# saved: ${escapeControls(file)}\n`);
+}
+
+async function show(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
+  if (positionals.length > 1) throw new UsageError('fleet show takes at most one fleet id');
+  const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
+  const store = storeOf(values);
+  const fleets = new FleetStore(store.root);
+  const loaded = await loadFleet(store, fleets, positionals[0]);
+  for (const p of loaded.problems) process.stderr.write(`sdma-lens: ${escapeControls(p)}\n`);
+  const view = fleetView(loaded.index, loaded.runs, thresholds);
+  print(view, values.json === true, fleets.fileOf(loaded.index.id));
+  return exitCode(view, values['fail-on-outliers'] === true);
+}

@@ -1,0 +1,64 @@
+/**
+ * Where fleet indexes live: `<runs folder>/../fleets/<id>/fleet.json`, beside the runs folder
+ * so the runs list never mistakes a fleet for a run. Written whole to a new file and renamed
+ * into place (a crash mid-write leaves the last whole index); read back through the schema.
+ */
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as v from 'valibot';
+import type { FleetIndex } from './fleetIndex';
+import { FleetIndexSchema } from './fleetIndex';
+
+export const FLEET_FILE = 'fleet.json';
+/** Index files are small (a line per node): anything bigger is not one of ours. */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+
+export class FleetStore {
+  readonly root: string;
+
+  /** `runsRoot`: the runs folder; fleets go in its sibling `fleets`. */
+  constructor(runsRoot: string) {
+    this.root = join(dirname(runsRoot), 'fleets');
+  }
+
+  fileOf(id: string): string {
+    if (!/^[A-Za-z0-9._-]+$/.test(id) || id === '.' || id === '..') throw new Error(`"${id}" is not a fleet id`);
+    return join(this.root, id, FLEET_FILE);
+  }
+
+  write(index: FleetIndex): string {
+    const file = this.fileOf(index.id);
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(index, null, 1)}\n`, { flag: 'w', mode: 0o644 });
+    renameSync(tmp, file);
+    return file;
+  }
+
+  read(id: string): FleetIndex {
+    const file = this.fileOf(id);
+    const st = lstatSync(file);
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    if (st.size > MAX_INDEX_BYTES) throw new Error(`${file} is ${st.size} bytes, more than a fleet index can be`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`${file} is not JSON: ${(err as Error).message}`);
+    }
+    const parsed = v.safeParse(FleetIndexSchema, raw);
+    if (!parsed.success) throw new Error(`${file} is not a fleet index: ${parsed.issues[0]?.message ?? 'invalid'}`);
+    return parsed.output;
+  }
+
+  /** Fleet ids, newest first (ids start with their time). */
+  list(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root);
+    } catch {
+      return [];
+    }
+    return names.filter((n) => /^[A-Za-z0-9._-]+$/.test(n) && lstatSync(join(this.root, n), { throwIfNoEntry: false })?.isFile() === false && lstatSync(join(this.root, n, FLEET_FILE), { throwIfNoEntry: false })?.isFile()).sort().reverse();
+  }
+}
