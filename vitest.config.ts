@@ -31,6 +31,19 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
+      {
+        test: {
+          name: 'slurm',
+          include: ['test/slurm/**/*.test.ts'],
+          environment: 'node',
+          // A real Slurm cluster on this machine (test/slurm/cluster.sh), one slurmd per network namespace.
+          globalSetup: ['test/slurm/cluster.ts'],
+          // One cluster: its files run one after another.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

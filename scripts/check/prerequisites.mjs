@@ -50,6 +50,11 @@ export const TESTS = [
   { file: '/usr/sbin/sshd', apt: 'openssh-server', why: 'the ssh tests run their own sshd on 127.0.0.1' },
   { command: 'hipcc', apt: 'hipcc', why: 'HIP compile checks for gfx90a' },
   { command: 'clang++-19', apt: 'clang-19', why: 'HIP compile checks for gfx942' },
+  { file: '/usr/sbin/slurmctld', apt: 'slurmctld', why: 'the fleet tests run a real Slurm controller (test/slurm/cluster.sh)' },
+  { file: '/usr/sbin/slurmd', apt: 'slurmd', why: 'the fleet tests run one slurmd per simulated node' },
+  { file: '/usr/bin/srun', apt: 'slurm-client', why: 'the fleet tests ask Slurm with salloc, srun, squeue, scancel' },
+  { file: '/usr/sbin/munged', apt: 'munge', why: "Slurm's authentication in the fleet tests" },
+  { file: '/usr/sbin/ip', apt: 'iproute2', why: 'the fleet tests put each slurmd in its own network namespace' },
 ];
 
 /** The lists each use needs; `serverInstall` only where the VS Code server must be installed. */

@@ -50,12 +50,12 @@ export function sizeRangeText(): string {
   return Number.isInteger(gib) ? `1 B .. ${gib} GiB` : `1 B .. ${LIMITS.sizeBytesMax} B`;
 }
 
-/** `--sim-weak` as the helper takes it: `WHAT=FACTOR[@HOST]`, comma-separated (docs/SIMULATOR.md). */
+/** `--sim-weak` as the helper takes it: `WHAT=FACTOR[@HOST]`, comma-separated, FACTOR in (0, simWeakFactorMax] (docs/SIMULATOR.md). */
 export function isSimWeakSpec(spec: string): boolean {
   return spec.split(',').every((part) => {
-    const m = /^(engine|cu|link|pcie)=([0-9]+(?:\.[0-9]+)?)(?:@([A-Za-z0-9][A-Za-z0-9._-]{0,63}))?$/.exec(part);
-    if (!m) return false;
+    const m = /^([a-z]+)=([0-9]+(?:\.[0-9]+)?)(?:@([A-Za-z0-9][A-Za-z0-9._-]{0,63}))?$/.exec(part);
+    if (!m || !LIMITS.simWeakKinds.includes(m[1]!)) return false;
     const factor = Number(m[2]);
-    return factor > 0 && factor <= 4;
+    return factor > 0 && factor <= LIMITS.simWeakFactorMax;
   });
 }

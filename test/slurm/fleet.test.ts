@@ -1,0 +1,192 @@
+/**
+ * `sdma-lens fleet` against a real Slurm: slurmctld and one slurmd per node, each node in its
+ * own network namespace with its own hostname (test/slurm/cluster.ts). The helper runs its
+ * simulator on every node; `--sim-weak engine=0.6@n3` makes n3's copy engines slow, as a node
+ * with a weak engine is. Checked: the weak node and only it is named, each node's run is saved
+ * as a run of its own, a cancel leaves no job in the queue and no helper on any node, a node
+ * whose helper dies mid-run costs that node only, an allocation the user holds is used and
+ * kept, and threshold files pass and fail nodes.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const repo = resolve(__dirname, '..', '..');
+const skip = inject('slurmSkip');
+const conf = inject('slurmConf');
+const nodes = inject('slurmNodes');
+const helper = inject('helperPath');
+let work: string;
+let cli: string;
+
+const env = () => ({ ...process.env, SLURM_CONF: conf, SLURM_JOB_ID: '' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'sdma-fleet-'));
+  cli = join(work, 'dist', 'cli.js');
+  await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Exited {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+function start(args: string[]): { child: ReturnType<typeof spawn>; exited: Promise<Exited>; err: () => string } {
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env() });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const exited = new Promise<Exited>((r) => child.on('exit', (code) => r({ code, out, err })));
+  return { child, exited, err: () => err };
+}
+
+const fleet = (args: string[]) => start(['fleet', '--helper', helper, ...args]).exited;
+
+/** Jobs in Slurm's queue, any state. */
+function queue(): string[] {
+  return execFileSync('squeue', ['--noheader', '--format=%i %T'], { encoding: 'utf8', env: env() }).trim().split('\n').filter(Boolean);
+}
+
+/** Helper processes in each node's namespace. */
+function helpersOnNodes(): string[] {
+  const found: string[] = [];
+  for (const node of nodes) {
+    const pids = execFileSync('ip', ['netns', 'pids', `sdma-${node}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    for (const pid of pids) {
+      let comm = '';
+      try {
+        comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        continue; // gone since
+      }
+      if (comm.startsWith('sdma-probe')) found.push(`${node}:${pid}`);
+    }
+  }
+  return found;
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<{ value: T; ms: number }> {
+  const t0 = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return { value, ms: Date.now() - t0 };
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const SWEEP = ['--sizes', '64K,1M,16M,256M', '--iters', '5', '--cus', '1,64'];
+
+describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let runsDir: string;
+  let weakJson: { outliers: { node: string; figure: string; text: string }[]; nodes: { node: string; status: string; runIds: string[] }[]; fleetFile: string; job: string };
+
+  it('runs the sweep on every node as a run of its own, names the weak node and only it, and gives the allocation back', async () => {
+    runsDir = join(work, 'weak');
+    const r = await fleet(['--nodes', String(nodes.length), ...SWEEP, '--sim-weak', 'engine=0.6@n3', '--runs-dir', runsDir, '--json']);
+    expect(r.code, r.err).toBe(0);
+    weakJson = JSON.parse(r.out);
+    expect(weakJson.nodes.map((n) => [n.node, n.status])).toEqual(nodes.map((n) => [n, 'ok']));
+    // Every node's run is an ordinary run, saved with its fleet and node.
+    for (const n of weakJson.nodes) {
+      expect(n.runIds).toHaveLength(1);
+      const header = JSON.parse(readFileSync(join(runsDir, n.runIds[0]!, 'run.ndjson'), 'utf8').split('\n')[0]!);
+      expect(header.fleet).toMatchObject({ node: n.node, job: weakJson.job });
+      expect(header.command).toBe('sweep');
+    }
+    expect(weakJson.outliers.length).toBeGreaterThan(0);
+    expect(new Set(weakJson.outliers.map((o) => o.node))).toEqual(new Set(['n3']));
+    // The engine paths, and only they: the CU copies of n3 are as fast as the others'.
+    expect(weakJson.outliers.every((o) => / engine\//.test(o.figure) || o.figure.startsWith('crossover'))).toBe(true);
+    expect(weakJson.outliers.some((o) => o.figure.startsWith('peak engine/'))).toBe(true);
+    console.log(`outliers named:\n  ${weakJson.outliers.map((o) => o.text).join('\n  ')}`);
+    const gone = await until('the fleet job to leave the queue', () => queue().length === 0, 20_000);
+    console.log(`queue empty ${gone.ms} ms after the fleet ended`);
+  });
+
+  it('prints the saved fleet again, and --fail-on-outliers makes the weak node an exit 1', async () => {
+    const shown = await start(['fleet', 'show', '--runs-dir', runsDir]).exited;
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toMatch(/outliers: \d+ on 1 node/);
+    expect(shown.out).toMatch(/n3: peak engine|n3: engine\//);
+    const gated = await start(['fleet', 'show', '--runs-dir', runsDir, '--fail-on-outliers']).exited;
+    expect(gated.code).toBe(1);
+  });
+
+  it('passes and fails nodes against a thresholds file', async () => {
+    const file = join(work, 'thresholds.json');
+    writeFileSync(file, JSON.stringify({ maxBelowMedian: 0.2 }));
+    const below = await start(['fleet', 'show', '--runs-dir', runsDir, '--thresholds', file, '--json']).exited;
+    expect(below.code).toBe(1);
+    const view = JSON.parse(below.out);
+    expect(view.nodes.filter((n: { failures: string[] }) => n.failures.length > 0).map((n: { node: string }) => n.node)).toEqual(['n3']);
+    writeFileSync(file, JSON.stringify({ minGbps: { 'engine/host': 1 } }));
+    expect((await start(['fleet', 'show', '--runs-dir', runsDir, '--thresholds', file]).exited).code).toBe(0);
+    writeFileSync(file, JSON.stringify({ minGbps: { 'engine/hots': 1 } }));
+    const typo = await start(['fleet', 'show', '--runs-dir', runsDir, '--thresholds', file]).exited;
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(/engine\/hots|minGbps/);
+  });
+
+  it('cancelled with Ctrl+C: exit 130, no job left in the queue, no helper left on any node', async () => {
+    const dir = join(work, 'cancel');
+    const run = start(['fleet', '--helper', helper, '--nodes', String(nodes.length), ...SWEEP, '--sim-delay-ms', '400', '--runs-dir', dir]);
+    await until('a helper on every node', () => new Set(helpersOnNodes().map((h) => h.split(':')[0])).size === nodes.length, 30_000);
+    const t0 = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.exited;
+    const exitMs = Date.now() - t0;
+    expect(r.code, r.err).toBe(130);
+    const noHelpers = await until('no helper on any node', () => helpersOnNodes().length === 0, 15_000);
+    const noJobs = await until('an empty queue', () => queue().length === 0, 20_000);
+    console.log(`cancel: CLI exited ${exitMs} ms after SIGINT; helpers gone ${noHelpers.ms} ms later, queue empty ${noJobs.ms} ms later`);
+    const saved = JSON.parse(readFileSync(r.out.match(/# saved: (.*)/)![1]!, 'utf8'));
+    expect(saved.status).toBe('cancelled');
+    // What each node measured before the cancel is kept, its run ended cancelled.
+    for (const n of saved.nodes) for (const x of n.runs) expect(x.status).toBe('cancelled');
+  });
+
+  it('a node whose helper dies mid-run costs that node only: the others finish, the fleet is partial, exit 1', async () => {
+    const dir = join(work, 'crash');
+    const run = start(['fleet', '--helper', helper, '--nodes', String(nodes.length), ...SWEEP, '--sim-delay-ms', '150', '--runs-dir', dir, '--json']);
+    const victim = await until('a helper on n2', () => helpersOnNodes().find((h) => h.startsWith('n2:')), 30_000);
+    process.kill(Number(victim.value.split(':')[1]), 'SIGKILL');
+    const r = await run.exited;
+    expect(r.code, r.err).toBe(1);
+    const view = JSON.parse(r.out);
+    const status = Object.fromEntries(view.nodes.map((n: { node: string; status: string }) => [n.node, n.status]));
+    expect(status).toMatchObject({ n1: 'ok', n3: 'ok' });
+    expect(status.n2).not.toBe('ok');
+    expect(view.status).toBe('partial');
+    const n2 = view.nodes.find((n: { node: string }) => n.node === 'n2');
+    expect(n2.error).toMatch(/sweep: /);
+    console.log(`n2 after its helper was killed: ${n2.status}: ${n2.error}`);
+    await until('an empty queue', () => queue().length === 0, 20_000);
+    expect(helpersOnNodes()).toEqual([]);
+  });
+
+  it('uses an allocation the user holds (--jobid) and leaves it held', async () => {
+    const salloc = execFileSync('salloc', ['--no-shell', '--nodes=2', '--job-name=mine'], { encoding: 'utf8', env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    void salloc;
+    const job = queue().map((l) => l.split(' ')[0]!)[0]!;
+    try {
+      const r = await fleet(['--jobid', job, ...SWEEP, '--runs-dir', join(work, 'held'), '--json']);
+      expect(r.code, r.err).toBe(0);
+      const view = JSON.parse(r.out);
+      expect(view.nodes).toHaveLength(2);
+      expect(view.notes.join(' ')).toMatch(/Only 2 nodes measured: outliers need at least 3/);
+      expect(queue()).toEqual([`${job} RUNNING`]);
+    } finally {
+      execFileSync('scancel', [job], { env: env() });
+    }
+    await until('an empty queue', () => queue().length === 0, 20_000);
+  });
+});
