@@ -22,7 +22,8 @@ const helper = inject('helperPath');
 let work: string;
 let cli: string;
 
-const env = () => ({ ...process.env, SLURM_CONF: conf, SLURM_JOB_ID: '' });
+/** The cluster's config, and none of an outer allocation's SLURM_* variables (srun would read them). */
+const env = () => ({ ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLURM_'))), SLURM_CONF: conf });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
