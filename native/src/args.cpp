@@ -97,6 +97,11 @@ void applyFlag(std::string_view flag, std::string_view value, Options& options, 
     timeline.repeats = intInRange(flag, value, 1, limits::timelineRepeatsMax);
   } else if (flag == "--sim-delay-ms") {
     options.simDelayMs = intInRange(flag, value, 0, limits::simDelayMsMax);
+  } else if (flag == "--sim-weak") {
+    // Repeats add up: each value names more weaknesses (the same WHAT on one host multiplies).
+    const std::vector<SimWeakSpec> specs = parseSimWeakList(flag, value);
+    options.simWeak.insert(options.simWeak.end(), specs.begin(), specs.end());
+    checkListLength(flag, options.simWeak, limits::listLengthMax, "weaknesses");
   } else if (flag == "--fault") {
     const std::optional<FaultSpec> spec = parseFaultSpec(value);
     if (!spec) {
@@ -154,6 +159,10 @@ void finishOptions(Command command, const TimelineFlags& flags, Options& options
   if (options.simGpus > 0 && (options.backend == "hip" || options.backend == "cuda")) {
     throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + options.backend +
                      " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
+  }
+  if (!options.simWeak.empty() && (options.backend == "hip" || options.backend == "cuda")) {
+    throw UsageError("--sim-weak shapes only the simulated node; --backend " + options.backend +
+                     " measures the GPUs this node has (leave --sim-weak out, or use --backend sim)");
   }
 }
 
@@ -389,11 +398,11 @@ std::string usageText() {
   sdma-probe sweep [--backend B] [--sizes LIST] [--paths LIST] [--cus LIST] [--iters N]
                    [--warmup N] [--seed N] [--src E --dst E | --pairs LIST] [--sim-gpus N]
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
-                   [--timeline-iters N] [--sim-delay-ms N] [--fault SPEC]
+                   [--timeline-iters N] [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC]
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
   sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST] [--sim-gpus N]
                     [--iters N] [--warmup N] [--seed N] [--target-ms N]
-                    [--sim-delay-ms N] [--fault SPEC] [--concurrent]
+                    [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC] [--concurrent]
   sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
   sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
   sdma-probe --version | --help
@@ -419,6 +428,11 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --timeline-cus N     CUs of the cu/* paths in the timeline (default 64)
   --timeline-iters N   repeat the timeline's per-path layout N times (default 1)
   --sim-delay-ms N     the simulator sleeps N ms per work unit (demos, cancel tests)
+  --sim-weak SPEC      sim only: make this simulated node weak, WHAT=FACTOR[@HOST]
+                       (comma list or repeated): the bandwidth of WHAT's copies times
+                       FACTOR (0 < FACTOR <= 4); WHAT engine (engine/*), cu (cu/*),
+                       link (GPU <-> GPU), pcie (host <-> GPU); @HOST: only where the
+                       short host name is HOST (e.g. engine=0.6@n2,link=0.5@n3)
   --fault SPEC         testing only: crash-after=N, garbage-after=N, hang-after=N,
                        exit-after=N (N = samples printed first), corrupt-after=N
                        (damage one destination byte of the copy after N samples)

@@ -11,6 +11,7 @@
 #include "copy_path.hpp"
 #include "endpoints.hpp"
 #include "fault.hpp"
+#include "sim_weak.hpp"
 
 namespace sdma {
 
@@ -49,6 +50,7 @@ struct Options {
   int simGpus = 0;  // --sim-gpus: GPUs of the simulated node; 0: its default (8)
   std::optional<TimelineOptions> timeline;
   int simDelayMs = 0;
+  std::vector<SimWeakSpec> simWeak;  // --sim-weak, every value given, in order (sim only)
   FaultSpec fault;
   // GPU backends (docs/MEASUREMENT.md):
   std::vector<TimingMode> modes = {TimingMode::Pipelined};  // --mode

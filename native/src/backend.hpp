@@ -49,6 +49,7 @@ struct NodeInfo {
   std::string vendor;  // "amd" or "nvidia"
   std::string model;
   bool simulated = false;
+  std::string hostname;  // gethostname() of the machine the helper ran on (not printed when empty)
 };
 
 // The host side of host <-> GPU copies (printed when set).

@@ -1,6 +1,7 @@
 #include "backend_registry.hpp"
 
 #include "gpu/gpu_backend.hpp"
+#include "host_name.hpp"
 #include "sim/sim_backend.hpp"
 
 namespace sdma {
@@ -74,6 +75,7 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
       if (auto backend = openHardware(name, settings, failure)) {
         choice.backend = std::move(backend);
         choice.simGpusIgnored = settings.simGpus > 0;
+        choice.simWeakIgnored = !settings.simWeak.empty();
         return choice;
       }
       choice.fallbackReasons += (choice.fallbackReasons.empty() ? "" : "; ") + std::string(name) + ": " +
@@ -83,6 +85,10 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
   }
   sim::Mi350xModel model;
   if (settings.simGpus > 0) model.gpuCount = settings.simGpus;
+  // --sim-weak: which node of a fleet this is decides whether its specs apply.
+  const std::string host = hostName();
+  model.weakness = weaknessOnHost(settings.simWeak, shortHostName(host));
+  if (model.weakness.any()) choice.simWeakApplied = describeWeakness(model.weakness, shortHostName(host));
   choice.backend = std::make_unique<sim::SimBackend>(sim::SimOptions{settings.seed, settings.simDelayMs}, model);
   return choice;
 }

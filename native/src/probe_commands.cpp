@@ -19,7 +19,7 @@ class ProbeCommand : public cli::CommandRun {
   void finish() override { finishOptions(command_, timeline_, options_); }
   std::string backendName() const override { return options_.backend; }
   BackendSettings backendSettings() const override {
-    return BackendSettings{options_.seed, options_.simDelayMs, options_.simGpus};
+    return BackendSettings{options_.seed, options_.simDelayMs, options_.simGpus, options_.simWeak};
   }
 
   CommandResult run(cli::Session& session) override {

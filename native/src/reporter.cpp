@@ -136,6 +136,7 @@ void Reporter::topology(const Topology& topology) {
   j.key("node").beginObject();
   j.key("name").value(topology.node.name).key("vendor").value(topology.node.vendor);
   j.key("model").value(topology.node.model).key("simulated").value(topology.node.simulated);
+  if (!topology.node.hostname.empty()) j.key("hostname").value(topology.node.hostname);
   j.endObject();
   if (topology.host) j.key("host").beginObject().key("numaNodes").value(topology.host->numaNodes).endObject();
 

@@ -53,7 +53,8 @@ export function sizeRangeText(): string {
 /** `--sim-weak` as the helper takes it: `WHAT=FACTOR[@HOST]`, comma-separated, FACTOR in (0, simWeakFactorMax] (docs/SIMULATOR.md). */
 export function isSimWeakSpec(spec: string): boolean {
   return spec.split(',').every((part) => {
-    const m = /^([a-z]+)=([0-9]+(?:\.[0-9]+)?)(?:@([A-Za-z0-9][A-Za-z0-9._-]{0,63}))?$/.exec(part);
+    // HOST is a short host name (the helper refuses one with a '.'), one DNS label long at most.
+    const m = /^([a-z]+)=([0-9]+(?:\.[0-9]+)?)(?:@([A-Za-z0-9][A-Za-z0-9_-]{0,62}))?$/.exec(part);
     if (!m || !LIMITS.simWeakKinds.includes(m[1]!)) return false;
     const factor = Number(m[2]);
     return factor > 0 && factor <= LIMITS.simWeakFactorMax;

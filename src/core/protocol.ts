@@ -85,6 +85,8 @@ export const TopologySchema = v.object({
     vendor: v.picklist(['amd', 'nvidia']),
     model: text,
     simulated: v.boolean(),
+    /** gethostname() of the machine the helper ran on (runs saved before it lack it). */
+    hostname: v.optional(text),
   }),
   /** The host side of host <-> GPU copies. */
   host: v.optional(v.object({ numaNodes: count })),

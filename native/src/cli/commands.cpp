@@ -14,6 +14,7 @@
 
 #include "cancel.hpp"
 #include "cli/entries.hpp"
+#include "host_name.hpp"
 #include "version.hpp"
 
 namespace sdma::cli {
@@ -30,8 +31,8 @@ const std::vector<Subcommand> kSubcommands = {
     {"info", usageText, {{"--backend"}, {"--sim-gpus"}}, {}, NoGpu::Describe, false, {}, makeInfoCommand},
     {"sweep",
      usageText,
-     {{"--backend"}, {"--sim-gpus"}, {"--sizes"}, SDMA_COPY_FLAGS, {"--src"}, {"--dst"}, {"--pairs"},
-      {"--timeline-size"}, {"--timeline-out"}, {"--timeline-cus"}, {"--timeline-iters"}, {"--mode"},
+     {{"--backend"}, {"--sim-gpus"}, {"--sim-weak"}, {"--sizes"}, SDMA_COPY_FLAGS, {"--src"}, {"--dst"},
+      {"--pairs"}, {"--timeline-size"}, {"--timeline-out"}, {"--timeline-cus"}, {"--timeline-iters"}, {"--mode"},
       {"--blocks-per-cu"}, {"--trace", K::Switch}, {"--engine"}},
      {},
      NoGpu::Fail,
@@ -40,7 +41,8 @@ const std::vector<Subcommand> kSubcommands = {
      makeSweepCommand},
     {"matrix",
      usageText,
-     {{"--backend"}, {"--sim-gpus"}, SDMA_COPY_FLAGS, {"--size"}, {"--gpus"}, {"--concurrent", K::Switch}},
+     {{"--backend"}, {"--sim-gpus"}, {"--sim-weak"}, SDMA_COPY_FLAGS, {"--size"}, {"--gpus"},
+      {"--concurrent", K::Switch}},
      {},
      NoGpu::Fail,
      false,
@@ -133,7 +135,8 @@ int usageFailure(Reporter& reporter, std::optional<std::string_view> command, st
 Topology emptyNode(std::string_view backend) {
   Topology topology;
   const bool amd = backend == "hip";
-  topology.node = {"this machine", amd ? "amd" : "nvidia", amd ? "no AMD GPU visible" : "no NVIDIA GPU visible", false};
+  topology.node = {"this machine", amd ? "amd" : "nvidia", amd ? "no AMD GPU visible" : "no NVIDIA GPU visible", false,
+                   hostName()};
   return topology;
 }
 
@@ -167,6 +170,13 @@ std::optional<CommandResult> answerMissingBackend(const Subcommand& sub, Command
                                              std::to_string(choice.backend->topology().gpus.size()) +
                                              " GPUs this node has");
   }
+  if (choice.simWeakIgnored) {
+    const std::size_t gpus = choice.backend->topology().gpus.size();
+    reporter.warning("sim-weak-ignored", "--sim-weak shapes only the simulated node; this run measures the " +
+                                             std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") +
+                                             " this node has, as they are");
+  }
+  if (!choice.simWeakApplied.empty()) reporter.warning("sim-weak", choice.simWeakApplied);
   if (sub.noGpu == NoGpu::Fail && choice.backend->topology().gpus.empty()) {
     work.beforeNoGpu(session);
     return session.fail("no-gpu", "the " + std::string(choice.backend->name()) + " backend sees no GPU on this node: nothing to copy",

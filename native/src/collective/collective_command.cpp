@@ -273,7 +273,7 @@ class CollectiveCommand : public cli::CommandRun {
   }
 
   std::string backendName() const override { return p_.backend; }
-  BackendSettings backendSettings() const override { return BackendSettings{p_.collective.seed, 0, p_.simGpus}; }
+  BackendSettings backendSettings() const override { return BackendSettings{p_.collective.seed, 0, p_.simGpus, {}}; }
 
   // Stopped for want of a GPU, the collective still names the library it would load.
   void beforeNoGpu(cli::Session& session) override {

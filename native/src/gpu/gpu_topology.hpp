@@ -14,6 +14,7 @@
 
 #include "gpu/gpu_backend_class.hpp"
 #include "gpu/nvml.hpp"
+#include "host_name.hpp"
 
 namespace sdma::gpu {
 namespace {
@@ -216,8 +217,8 @@ PcieLinkFacts sysfsPcieLink(const std::string& busId) {
 void GpuBackend::buildTopology(int deviceCount) {
   topology_.node.vendor = SDMA_VENDOR_NAME;
   topology_.node.simulated = false;
-  char host[256] = {};
-  topology_.node.name = gethostname(host, sizeof host - 1) == 0 ? host : "gpu node";
+  topology_.node.hostname = hostName();
+  topology_.node.name = topology_.node.hostname.empty() ? "gpu node" : topology_.node.hostname;
   for (int d = 0; d < deviceCount; ++d) {
     hipDeviceProp_t prop{};
     check(hipGetDeviceProperties(&prop, d), "hipGetDeviceProperties");

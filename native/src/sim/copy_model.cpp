@@ -7,6 +7,21 @@
 
 namespace sdma::sim {
 
+namespace {
+
+// --sim-weak's factor for the route a copy's bytes cross (a GPU-local copy crosses neither).
+double routeWeakness(const SimWeakness& weakness, Route route) {
+  switch (route) {
+    case Route::Peer: return weakness.link;
+    case Route::HostToGpu:
+    case Route::GpuToHost: return weakness.pcie;
+    case Route::Local: break;
+  }
+  return 1;
+}
+
+}  // namespace
+
 Route routeOf(int src, int dst) {
   if (isHost(src)) return Route::HostToGpu;
   if (isHost(dst)) return Route::GpuToHost;
@@ -25,18 +40,21 @@ double cuCopyGbps(const Mi350xModel& model, double cus, Route route) {
   }
   const double raw = cus * perCu;
   const double p = model.cuCapSharpness;
-  return 1.0 / std::pow(std::pow(1.0 / raw, p) + std::pow(1.0 / cap, p), 1.0 / p);
+  const double gbps = 1.0 / std::pow(std::pow(1.0 / raw, p) + std::pow(1.0 / cap, p), 1.0 / p);
+  // A weak node (--sim-weak) on top of the model; x 1 leaves every number as it was.
+  return gbps * model.weakness.cu * routeWeakness(model.weakness, route);
 }
 
 double engineCopyGbps(const Mi350xModel& model, int engines, Route route) {
+  double cap = model.engineLinkEfficiency * model.linkGbpsPerDirection();
   if (route == Route::HostToGpu || route == Route::GpuToHost) {
-    return std::min(engines * model.engineMaxGbps, model.pcieEngineEfficiency * model.pcieGbpsPerDirection);
-  }
-  if (route == Route::Local) {
+    cap = model.pcieEngineEfficiency * model.pcieGbpsPerDirection;
+  } else if (route == Route::Local) {
     // No link in the way: the engine's own rate, under the HBM's.
-    return std::min(engines * model.engineMaxGbps, model.localCopyEfficiency * model.hbmGbps / 2);
+    cap = model.localCopyEfficiency * model.hbmGbps / 2;
   }
-  return std::min(engines * model.engineMaxGbps, model.engineLinkEfficiency * model.linkGbpsPerDirection());
+  const double gbps = std::min(engines * model.engineMaxGbps, cap);
+  return gbps * model.weakness.engine * routeWeakness(model.weakness, route);
 }
 
 int engineIdFor(const Mi350xModel& model, int src, int dst, int channel) {

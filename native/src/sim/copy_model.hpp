@@ -16,10 +16,12 @@ enum class Route { Peer, HostToGpu, GpuToHost, Local };
 Route routeOf(int src, int dst);
 
 // Bandwidth of N CUs doing loads/stores: their summed rate, smoothly capped by the share of
-// the route (xGMI link, PCIe, half the HBM) load/store can use.
+// the route (xGMI link, PCIe, half the HBM) load/store can use; times model.weakness's
+// cu and route factors (--sim-weak).
 double cuCopyGbps(const Mi350xModel& model, double cus, Route route = Route::Peer);
 
-// Bandwidth of `engines` SDMA engines on one route.
+// Bandwidth of `engines` SDMA engines on one route; times model.weakness's engine and route
+// factors (--sim-weak).
 double engineCopyGbps(const Mi350xModel& model, int engines, Route route = Route::Peer);
 
 // The SDMA engine (timeline lane) that carries a copy: xgmiEngineId() to a peer, the PCIe

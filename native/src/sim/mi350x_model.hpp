@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sim/weakness.hpp"
+
 // Every number the simulated MI350X node is made of. docs/SIMULATOR.md lists each field
 // with its unit and source (a named public document, or an assumption and why); change both
 // together.
@@ -90,6 +92,9 @@ struct Mi350xModel {
 
   // --- validation ---
   std::size_t validationMaxBytes = std::size_t{64} << 10;  // host-side check per sample
+
+  // --- this node's shortfall (--sim-weak): not MI350X figures; 1 everywhere by default ---
+  SimWeakness weakness;
 };
 
 }  // namespace sdma::sim

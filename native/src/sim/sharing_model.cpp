@@ -50,12 +50,14 @@ std::vector<SharedRate> sharedRates(const Mi350xModel& model, const std::vector<
       cut(rate, 1.0 / engineUsers[{r.srcGpu, xgmiEngineId(model, r.srcGpu, r.dstGpu, 0)}], "engine");
     }
   }
-  // 3. One xGMI link per peer and direction: copies on the same ordered pair split it.
+  // 3. One xGMI link per peer and direction: copies on the same ordered pair split it (a weak
+  //    link, --sim-weak link=F, carries F of it).
   std::map<std::pair<int, int>, double> onLink;
   for (std::size_t i = 0; i < requests.size(); ++i) onLink[{requests[i].srcGpu, requests[i].dstGpu}] += rates[i].gbps;
+  const double linkGbps = model.linkGbpsPerDirection() * model.weakness.link;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const double load = onLink[{requests[i].srcGpu, requests[i].dstGpu}];
-    cut(rates[i], std::min(1.0, model.linkGbpsPerDirection() / load), "link");
+    cut(rates[i], std::min(1.0, linkGbps / load), "link");
   }
   // 4. The GPU's fabric: everything it sends, and everything it receives, over all its links.
   //    Each copy is cut by the tighter of its source's and its destination's factor, from the

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cancel.hpp"
+#include "host_name.hpp"
 #include "reporter.hpp"
 #include "rng.hpp"
 #include "sim/copy_model.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 Topology buildTopology(const Mi350xModel& model) {
   Topology topology;
-  topology.node = {"simulated MI350X node", "amd", "AMD Instinct MI350X", true};
+  topology.node = {"simulated MI350X node", "amd", "AMD Instinct MI350X", true, hostName()};
   topology.host = HostInfo{model.hostNumaNodes};
   for (int index = 0; index < model.gpuCount; ++index) {
     GpuInfo gpu;
