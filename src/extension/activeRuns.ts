@@ -60,13 +60,13 @@ export async function abortAllRuns(waitMs = DEACTIVATE_WAIT_MS): Promise<void> {
 export async function cancelRunCommand(): Promise<number> {
   const runs = [...active];
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage('SDMA Lens: no run is in progress.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no run is in progress.'));
     return 0;
   }
   const chosen =
     runs.length === 1
       ? runs
-      : ((await vscode.window.showQuickPick(runs.map((r) => ({ label: r.label, run: r })), { title: 'Cancel which run?', canPickMany: true })) ?? []).map((p) => p.run);
+      : ((await vscode.window.showQuickPick(runs.map((r) => ({ label: r.label, run: r })), { title: vscode.l10n.t('Cancel which run?'), canPickMany: true })) ?? []).map((p) => p.run);
   for (const r of chosen) r.controller.abort();
   return chosen.length;
 }

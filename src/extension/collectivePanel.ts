@@ -18,13 +18,13 @@ export type CollectivePanel = RunViewPanel<CollectiveHostMessage, CollectiveWebv
 export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveWebviewMessage>({
   viewType: COLLECTIVE_VIEW_TYPE,
   asset: 'collective',
-  title: (run) => (run.header.command === 'overlap' ? 'SDMA Lens overlap' : 'SDMA Lens collectives'),
+  title: (run) => (run.header.command === 'overlap' ? vscode.l10n.t('SDMA Lens overlap') : vscode.l10n.t('SDMA Lens collectives')),
   view: (run) => ({ type: 'collective-view', view: collectivePageView(run) }),
   table: (run) => collectiveTableModel(collectivePageView(run)),
   parse: parseCollectiveWebviewMessage,
   handle(message, panel) {
     if (message.type !== 'copy-exports') return;
     const text = collectivePageView(panel.run).exports;
-    void vscode.env.clipboard.writeText(text).then(() => vscode.window.setStatusBarMessage('SDMA Lens: exports copied', 3000));
+    void vscode.env.clipboard.writeText(text).then(() => vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: exports copied'), 3000));
   },
 });

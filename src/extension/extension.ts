@@ -60,7 +60,7 @@ export function activate(context: vscode.ExtensionContext) {
   };
   const runFolderUri = (id: string) => vscode.Uri.file(new RunStore(runsFolder(context.globalStorageUri)).dirOf(id));
   const lenses = new KernelLensProvider();
-  const programOutput = vscode.window.createOutputChannel('SDMA Lens: Program');
+  const programOutput = vscode.window.createOutputChannel(vscode.l10n.t('SDMA Lens: Program'));
   const profileDeps: ProfileDeps = { ...deps, lenses, programOutput };
   /** The run a restored panel showed (the page keeps its id in its state), if it can be read. */
   const restorableRun = async (state: unknown): Promise<Run | undefined> => {

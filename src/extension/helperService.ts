@@ -56,7 +56,7 @@ export class HelperService implements vscode.Disposable, HelperProvider {
   private async locate(): Promise<HelperInfo> {
     const root = this.context.extensionUri.fsPath;
     const info = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: preparing the helper', cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: preparing the helper'), cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
@@ -92,9 +92,10 @@ export class HelperService implements vscode.Disposable, HelperProvider {
     );
     if (info.hipBuildProblem) {
       this.log.warn(info.hipBuildProblem);
+      const showLog = vscode.l10n.t('Show Log');
       void vscode.window
-        .showWarningMessage(`SDMA Lens: ${info.hipBuildProblem}`, 'Show Log')
-        .then((choice) => (choice === 'Show Log' ? this.log.show() : undefined));
+        .showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', info.hipBuildProblem), showLog)
+        .then((choice) => (choice === showLog ? this.log.show() : undefined));
     }
     return info;
   }
@@ -118,7 +119,7 @@ export class HelperService implements vscode.Disposable, HelperProvider {
 
   private async deploy(conn: SshConnection): Promise<RemoteHelperInfo> {
     return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `SDMA Lens: preparing the helper on ${conn.label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: preparing the helper on {0}', conn.label), cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());

@@ -90,8 +90,8 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
       const range = new vscode.Range(at, at);
       lenses.push(
         new vscode.CodeLens(range, {
-          title: '$(pulse) Profile',
-          tooltip: `Run the configured program under SDMA Lens and show what ${k.qualifiedName} did`,
+          title: vscode.l10n.t('$(pulse) Profile'),
+          tooltip: vscode.l10n.t('Run the configured program under SDMA Lens and show what {0} did', k.qualifiedName),
           command: 'sdmaLens.profile',
           arguments: [{ uri: doc.uri.toString(), kernel: k.qualifiedName }],
         }),
@@ -101,7 +101,9 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
         lenses.push(
           new vscode.CodeLens(range, {
             title: f.summary,
-            tooltip: `From run ${this.profile.runId}: open its timeline filtered to ${k.qualifiedName}${f.ambiguous ? ` (${f.ambiguous})` : ''}`,
+            tooltip: f.ambiguous
+              ? vscode.l10n.t('From run {0}: open its timeline filtered to {1} ({2})', this.profile.runId, k.qualifiedName, f.ambiguous)
+              : vscode.l10n.t('From run {0}: open its timeline filtered to {1}', this.profile.runId, k.qualifiedName),
             command: 'sdmaLens.showTimeline',
             arguments: [timelineArgsFor(this.profile.runId, k.qualifiedName, f)],
           }),
@@ -118,8 +120,9 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
     if (!k || !facts || !this.profile) return undefined;
     // Escaped: kernel names come from the program's binary, not from us.
     const runId = this.profile.runId;
-    const links = `[Open timeline](${commandLink('sdmaLens.showTimeline', timelineArgsFor(runId, k.qualifiedName, facts))}) · [Open summary](${commandLink('sdmaLens.openProfile', { runId, kernel: facts.printedName })})`;
-    const md = new vscode.MarkdownString(`**${escapeMarkdown(k.qualifiedName)}** (SDMA Lens, run ${escapeMarkdown(runId)})\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details.split('\n').map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`).join('\n')}\n\n${links}`);
+    const links = vscode.l10n.t('[Open timeline]({0}) · [Open summary]({1})', commandLink('sdmaLens.showTimeline', timelineArgsFor(runId, k.qualifiedName, facts)), commandLink('sdmaLens.openProfile', { runId, kernel: facts.printedName }));
+    const heading = vscode.l10n.t('**{0}** (SDMA Lens, run {1})', escapeMarkdown(k.qualifiedName), escapeMarkdown(runId));
+    const md = new vscode.MarkdownString(`${heading}\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details.split('\n').map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`).join('\n')}\n\n${links}`);
     // Only these two commands may run from the hover's links.
     md.isTrusted = { enabledCommands: ['sdmaLens.showTimeline', 'sdmaLens.openProfile'] };
     return new vscode.Hover(md, new vscode.Range(doc.positionAt(k.nameOffset), doc.positionAt(k.nameOffset + k.name.length)));

@@ -110,7 +110,7 @@ export class KnobDiagnostics implements vscode.CodeActionProvider, vscode.Dispos
     for (const d of context.diagnostics) {
       const fix = d.source === SOURCE ? this.fixes.get(d) : undefined;
       if (fix === undefined) continue;
-      const action = new vscode.CodeAction(`Set ${String(d.code)}=${fix}`, vscode.CodeActionKind.QuickFix);
+      const action = new vscode.CodeAction(vscode.l10n.t('Set {0}={1}', String(d.code), fix), vscode.CodeActionKind.QuickFix);
       action.edit = new vscode.WorkspaceEdit();
       action.edit.replace(doc.uri, d.range, fix);
       action.diagnostics = [d];

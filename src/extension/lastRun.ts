@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 interface LastRun {
   command: string;
   args: unknown;
+  /** What ran, as the user reads it (localized by the command). */
   what: string;
 }
 
@@ -20,7 +21,7 @@ export function rememberRun(command: string, args: unknown, what: string): void 
 
 export async function runAgainCommand(): Promise<unknown> {
   if (!last) {
-    void vscode.window.showInformationMessage('SDMA Lens: nothing has run in this window yet. Run a sweep, matrix, collective or Profile first.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: nothing has run in this window yet. Run a sweep, matrix, collective or Profile first.'));
     return undefined;
   }
   return vscode.commands.executeCommand(last.command, last.args);

@@ -2,6 +2,7 @@
  * The panel of one bandwidth-matrix run: a heat map per copy path (its own page, since its
  * axes, source and destination GPU, are neither the sweep's nor the collectives').
  */
+import * as vscode from 'vscode';
 import type { MatrixHostMessage, MatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { parseMatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { matrixPageView } from '../core/matrix/matrixView';
@@ -16,7 +17,7 @@ export type MatrixPanel = RunViewPanel<MatrixHostMessage, MatrixWebviewMessage>;
 export const MatrixPanels = new RunPanels<MatrixHostMessage, MatrixWebviewMessage>({
   viewType: MATRIX_VIEW_TYPE,
   asset: 'matrix',
-  title: () => 'SDMA Lens bandwidth matrix',
+  title: () => vscode.l10n.t('SDMA Lens bandwidth matrix'),
   view: (run) => ({ type: 'matrix-view', view: matrixPageView(run) }),
   table: (run) => matrixTableModel(matrixPageView(run)),
   parse: parseMatrixWebviewMessage,

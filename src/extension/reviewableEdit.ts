@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { TextEdit } from '../core/advice/envFiles';
 import { applyTextEdits } from '../core/advice/envFiles';
 
+/** `what`: what the edit does, localized by the caller ("3 settings written"); the message names the file. */
 export async function reviewableEdit(uri: vscode.Uri, edits: TextEdit[], what: string): Promise<boolean> {
   let doc: vscode.TextDocument;
   let exists = true;
@@ -24,10 +25,17 @@ export async function reviewableEdit(uri: vscode.Uri, edits: TextEdit[], what: s
   }
   if (!(await vscode.workspace.applyEdit(edit))) return false;
   await vscode.window.showTextDocument(doc, { preview: false });
-  const actions = exists ? ['Save', 'Compare with Saved'] : ['Save'];
-  void vscode.window.showInformationMessage(`SDMA Lens: ${what} in ${vscode.workspace.asRelativePath(uri)}, not saved yet: review, then save.`, ...actions).then(async (choice) => {
-    if (choice === 'Save') await doc.save();
-    if (choice === 'Compare with Saved') await vscode.commands.executeCommand('workbench.files.action.compareWithSaved', doc.uri);
+  const save = vscode.l10n.t('Save');
+  const compare = vscode.l10n.t('Compare with Saved');
+  const actions = exists ? [save, compare] : [save];
+  const message = vscode.l10n.t({
+    message: 'SDMA Lens: {0} in {1}, not saved yet: review, then save.',
+    args: [what, vscode.workspace.asRelativePath(uri)],
+    comment: ['{0} is what the edit does, e.g. "3 settings written"; {1} is the file'],
+  });
+  void vscode.window.showInformationMessage(message, ...actions).then(async (choice) => {
+    if (choice === save) await doc.save();
+    if (choice === compare) await vscode.commands.executeCommand('workbench.files.action.compareWithSaved', doc.uri);
   });
   return true;
 }

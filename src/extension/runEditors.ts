@@ -62,11 +62,14 @@ class RunFileEditor implements vscode.CustomReadonlyEditorProvider {
           CollectivePanels.revive(panel, this.extensionUri, run, this.log);
           return;
         default:
-          panel.webview.html = messagePage(`SDMA Lens: ${run.header.command} run ${run.header.id}`, 'A Profile or imported profile shows its facts above your kernels and in its timeline: open it with "SDMA Lens: Open Run" (or the Runs view). "Reopen Editor With... > Text Editor" shows the file.');
+          panel.webview.html = messagePage(
+            vscode.l10n.t('SDMA Lens: {0} run {1}', run.header.command, run.header.id),
+            vscode.l10n.t('A Profile or imported profile shows its facts above your kernels and in its timeline: open it with "SDMA Lens: Open Run" (or the Runs view). "Reopen Editor With... > Text Editor" shows the file.'),
+          );
       }
     } catch (err) {
       this.log.warn(`could not open ${file} as a run: ${(err as Error).message}`);
-      panel.webview.html = messagePage('SDMA Lens could not read this run file', `${(err as Error).message}. "Reopen Editor With... > Text Editor" shows its lines.`);
+      panel.webview.html = messagePage(vscode.l10n.t('SDMA Lens could not read this run file'), vscode.l10n.t('{0}. "Reopen Editor With... > Text Editor" shows its lines.', (err as Error).message));
     }
   }
 }
@@ -90,7 +93,7 @@ class TimelineFileEditor implements vscode.CustomReadonlyEditorProvider {
       TimelinePanel.revive(panel, this.extensionUri, source(run, runDir, { kind: 'file', file }), this.log);
     } catch (err) {
       this.log.warn(`could not open ${file} as a timeline: ${(err as Error).message}`);
-      panel.webview.html = messagePage('SDMA Lens could not open this timeline', `${(err as Error).message}. A .sdmatl file opens with the run.ndjson of the run that recorded it beside it.`);
+      panel.webview.html = messagePage(vscode.l10n.t('SDMA Lens could not open this timeline'), vscode.l10n.t('{0}. A .sdmatl file opens with the run.ndjson of the run that recorded it beside it.', (err as Error).message));
     }
   }
 }

@@ -35,10 +35,12 @@ type Extra<W> = Exclude<W, BaseWebviewMessage>;
 /** What a run view's kind handles itself: everything but the base messages and the table's. */
 type KindExtra<W> = Exclude<Extra<W>, TableMessage>;
 
-const FORMAT_NAMES: Record<TableFormat, { label: string; filters: Record<string, string[]> }> = {
-  csv: { label: 'CSV', filters: { CSV: ['csv'] } },
-  markdown: { label: 'Markdown', filters: { Markdown: ['md'] } },
-};
+/** The save dialog of a format (localized, so built when asked) and the format's name in the log. */
+function formatDialog(format: TableFormat): { logName: string; title: string; filters: Record<string, string[]> } {
+  return format === 'csv'
+    ? { logName: 'CSV', title: vscode.l10n.t('SDMA Lens: export the table as CSV'), filters: { [vscode.l10n.t('CSV')]: ['csv'] } }
+    : { logName: 'Markdown', title: vscode.l10n.t('SDMA Lens: export the table as Markdown'), filters: { [vscode.l10n.t('Markdown')]: ['md'] } };
+}
 
 /**
  * "Export CSV…" / "Export Markdown…": asks where (first workspace folder, `<base>.csv|.md`),
@@ -46,13 +48,13 @@ const FORMAT_NAMES: Record<TableFormat, { label: string; filters: Record<string,
  * (cancelled, or it failed: the message says why).
  */
 export async function exportTable(table: TableModel, format: TableFormat, base: string, log: vscode.LogOutputChannel): Promise<string | undefined> {
-  const { label, filters } = FORMAT_NAMES[format];
+  const { logName, title, filters } = formatDialog(format);
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = tableFileName(base, format);
-  const target = await vscode.window.showSaveDialog({ title: `SDMA Lens: export the table as ${label}`, saveLabel: 'Export', filters, ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}) });
+  const target = await vscode.window.showSaveDialog({ title, saveLabel: vscode.l10n.t('Export'), filters, ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}) });
   if (!target) return undefined;
   if (target.scheme !== 'file') {
-    void vscode.window.showErrorMessage(`SDMA Lens: the table was not exported: ${escapeControls(target.toString())} is not a local file (SDMA Lens writes exports with the file system of the extension host).`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: the table was not exported: {0} is not a local file (SDMA Lens writes exports with the file system of the extension host).', escapeControls(target.toString())));
     return undefined;
   }
   const file = target.fsPath;
@@ -60,12 +62,13 @@ export async function exportTable(table: TableModel, format: TableFormat, base: 
     await writeNewFile(file, [tableText(table, format)]);
   } catch (err) {
     log.error(`could not write ${file}: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(`SDMA Lens: could not write the table to ${escapeControls(file)}: ${escapeControls((err as Error).message)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: could not write the table to {0}: {1}', escapeControls(file), escapeControls((err as Error).message)));
     return undefined;
   }
-  log.info(`wrote the table (${table.rows.length} rows, ${label}) to ${file}`);
-  void vscode.window.showInformationMessage(`SDMA Lens: table written to ${escapeControls(path.basename(file))} (${table.rows.length} rows).`, 'Open File').then((choice) => {
-    if (choice === 'Open File') void vscode.commands.executeCommand('vscode.open', target);
+  log.info(`wrote the table (${table.rows.length} rows, ${logName}) to ${file}`);
+  const openFile = vscode.l10n.t('Open File');
+  void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: table written to {0} ({1} rows).', escapeControls(path.basename(file)), table.rows.length), openFile).then((choice) => {
+    if (choice === openFile) void vscode.commands.executeCommand('vscode.open', target);
   });
   return file;
 }
@@ -74,10 +77,10 @@ export async function exportTable(table: TableModel, format: TableFormat, base: 
 export async function copyTable(table: TableModel, log: vscode.LogOutputChannel): Promise<void> {
   try {
     await vscode.env.clipboard.writeText(tableMarkdown(table));
-    vscode.window.setStatusBarMessage(`SDMA Lens: table copied as Markdown (${table.rows.length} rows)`, 3000);
+    vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: table copied as Markdown ({0} rows)', table.rows.length), 3000);
   } catch (err) {
     log.error(`could not copy the table: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(`SDMA Lens: could not copy the table: ${escapeControls((err as Error).message)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: could not copy the table: {0}', escapeControls((err as Error).message)));
   }
 }
 

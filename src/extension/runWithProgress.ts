@@ -34,7 +34,7 @@ export interface LiveView {
 }
 
 export interface ProgressRun {
-  /** In the notification's title and the messages: "transfer sweep", "bandwidth matrix". */
+  /** In the notification's title and the messages: "transfer sweep", "bandwidth matrix" (localized by the command). */
   what: string;
   request: HelperCommand;
   /** Cancels like the notification's Cancel button, for callers that show no notification UI. */
@@ -45,7 +45,7 @@ export interface ProgressRun {
   store?: RunStore;
   /** The caller says how it ended (it throws on failure): no message from here. */
   quiet?: boolean;
-  /** After "n/m" in the progress message, e.g. " cells". */
+  /** After "n/m" in the progress message, e.g. "cells" (localized by the command). */
   unit?: string;
   beforeStart?: (helper: TargetHelper) => Promise<void>;
   /** Opens the run's panel: on the helper's `hello` (live), or at the end if no record came. */
@@ -64,7 +64,7 @@ export function storeOf(deps: RunDeps): RunStore {
 
 /** Runs one helper command with progress and cancel; says how it ended. Start failures throw (see guards.reportError). */
 export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise<RunFlowResult> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SDMA Lens: ${spec.what}`, cancellable: true }, async (progress, token) => {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: {0}', spec.what), cancellable: true }, async (progress, token) => {
     const controller = new AbortController();
     const abort = () => controller.abort();
     const subscriptions: vscode.Disposable[] = [token.onCancellationRequested(abort), trackRun(spec.what, controller)];
@@ -82,7 +82,7 @@ export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise
         stallTimeoutS: stallTimeoutSetting(),
         onRecord: (live, record) => {
           if (record.type === 'progress' && record.total > 0) {
-            progress.report({ message: `${record.done}/${record.total}${spec.unit ?? ''}${live.hello?.simulated ? ' (simulated)' : ''}`, increment: ((record.done - lastDone) / record.total) * 100 });
+            progress.report({ message: progressMessage(record.done, record.total, spec.unit, live.hello?.simulated === true), increment: ((record.done - lastDone) / record.total) * 100 });
             lastDone = record.done;
           }
           if (spec.view && record.type === 'hello') view = spec.view(live, true);
@@ -106,21 +106,29 @@ export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise
   });
 }
 
+/** "3/12 cells (simulated)": one key per shape, so a translation can order the parts. */
+function progressMessage(done: number, total: number, unit: string | undefined, simulated: boolean): string {
+  if (unit) return simulated ? vscode.l10n.t('{0}/{1} {2} (simulated)', done, total, unit) : vscode.l10n.t('{0}/{1} {2}', done, total, unit);
+  return simulated ? vscode.l10n.t('{0}/{1} (simulated)', done, total) : vscode.l10n.t('{0}/{1}', done, total);
+}
+
 function announce(deps: RunDeps, spec: ProgressRun, result: RunFlowResult): void {
+  const showLog = vscode.l10n.t('Show Log');
   if (result.kind === 'not-started') {
-    void vscode.window.showInformationMessage(`SDMA Lens: the ${spec.what} was cancelled before it started; nothing was run.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t({ message: 'SDMA Lens: the {0} was cancelled before it started; nothing was run.', args: [spec.what], comment: ['{0} is what ran, e.g. "transfer sweep"'] }));
     return;
   }
   if (result.kind === 'refused') {
     deps.log.error(`the helper refused the ${spec.what}'s arguments: ${result.message}`);
-    void vscode.window.showErrorMessage(`SDMA Lens: the helper refused the ${spec.what}'s arguments: ${result.message}`, 'Show Log').then((c) => c && deps.log.show());
+    void vscode.window.showErrorMessage(vscode.l10n.t({ message: "SDMA Lens: the helper refused the {0}'s arguments: {1}", args: [spec.what, result.message], comment: ['{0} is what ran, e.g. "transfer sweep"'] }), showLog).then((c) => c && deps.log.show());
     return;
   }
-  const sentence = endSentence(result.run, `the ${spec.what}`);
+  // The end is worded by the core (shared with the CLI, English); only its subject is ours.
+  const sentence = endSentence(result.run, vscode.l10n.t({ message: 'the {0}', args: [spec.what], comment: ['{0} is what ran, e.g. "transfer sweep"'] }));
   if (!sentence) return;
   if (result.run.end?.status === 'cancelled') {
-    void vscode.window.showInformationMessage(`SDMA Lens: ${sentence}`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0}', sentence));
     return;
   }
-  void vscode.window.showErrorMessage(`SDMA Lens: ${sentence}`, 'Show Log').then((c) => c && deps.log.show());
+  void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', sentence), showLog).then((c) => c && deps.log.show());
 }

@@ -16,21 +16,36 @@ export type RunsNode =
   | { kind: 'node'; command: string; node: string; runs: RunSummary[] }
   | { kind: 'run'; summary: RunSummary };
 
-const KIND_LABEL: Record<string, string> = {
-  sweep: 'Transfer sweeps',
-  matrix: 'Bandwidth matrices',
-  collective: 'Collectives',
-  overlap: 'Compute overlap',
-  run: 'Profiles',
-  import: 'Imported profiles',
-  info: 'Node info',
-};
+/** The kinds of run, in the tree's order. */
+const KIND_ORDER = ['sweep', 'matrix', 'collective', 'overlap', 'run', 'import', 'info'];
+
+/** A kind's group label (localized, so looked up when drawn); undefined for a command the tree does not know. */
+function kindLabel(command: string): string | undefined {
+  switch (command) {
+    case 'sweep':
+      return vscode.l10n.t('Transfer sweeps');
+    case 'matrix':
+      return vscode.l10n.t('Bandwidth matrices');
+    case 'collective':
+      return vscode.l10n.t('Collectives');
+    case 'overlap':
+      return vscode.l10n.t('Compute overlap');
+    case 'run':
+      return vscode.l10n.t('Profiles');
+    case 'import':
+      return vscode.l10n.t('Imported profiles');
+    case 'info':
+      return vscode.l10n.t('Node info');
+    default:
+      return undefined;
+  }
+}
 
 /** The node a run ran on, as the tree names it. */
 export function nodeOf(s: RunSummary): string {
-  if (s.header?.source) return `imported from ${s.header.source.tool}`;
-  if (s.header?.target.kind === 'ssh') return s.header.target.host ?? 'an SSH node';
-  return 'this machine';
+  if (s.header?.source) return vscode.l10n.t('imported from {0}', s.header.source.tool);
+  if (s.header?.target.kind === 'ssh') return s.header.target.host ?? vscode.l10n.t('an SSH node');
+  return vscode.l10n.t('this machine');
 }
 
 /** The tree of a runs folder's summaries: kinds in a fixed order, nodes by name, runs newest first. */
@@ -40,7 +55,7 @@ export function runsTree(summaries: readonly RunSummary[]): RunsNode[] {
     const command = s.header?.command ?? 'corrupt';
     byKind.set(command, [...(byKind.get(command) ?? []), s]);
   }
-  const order = [...Object.keys(KIND_LABEL), 'corrupt'];
+  const order = [...KIND_ORDER, 'corrupt'];
   return [...byKind.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([command, runs]) => ({ kind: 'group', command, runs }));
 }
 
@@ -68,18 +83,26 @@ export function runItem(s: RunSummary): vscode.TreeItem {
   const item = new vscode.TreeItem(when, vscode.TreeItemCollapsibleState.None);
   const marks = [
     s.status,
-    s.simulated ? 'SIMULATED' : undefined,
+    s.simulated ? vscode.l10n.t('SIMULATED') : undefined,
     s.header?.source ? `${s.header.source.tool} ${s.header.source.file}` : undefined,
-    s.problems ? `${s.problems.count} problem${s.problems.count === 1 ? '' : 's'}` : undefined,
+    s.problems ? (s.problems.count === 1 ? vscode.l10n.t('1 problem') : vscode.l10n.t('{0} problems', s.problems.count)) : undefined,
   ].filter(Boolean);
   item.description = marks.join(' · ');
   item.tooltip = new vscode.MarkdownString(
-    [`**${escapeControls(s.id)}**`, `status: ${s.status}`, s.simulated ? 'SIMULATED: numbers from the simulated MI350X node, not from hardware' : '', s.problems ? `first problem: ${escapeControls(s.problems.first)}` : '', s.error ? escapeControls(s.error) : ''].filter(Boolean).join('\n\n'),
+    [
+      `**${escapeControls(s.id)}**`,
+      vscode.l10n.t('status: {0}', s.status),
+      s.simulated ? vscode.l10n.t('SIMULATED: numbers from the simulated MI350X node, not from hardware') : '',
+      s.problems ? vscode.l10n.t('first problem: {0}', escapeControls(s.problems.first)) : '',
+      s.error ? escapeControls(s.error) : '',
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
   );
   item.iconPath = new vscode.ThemeIcon(STATUS_ICON[s.status]);
   item.contextValue = s.status === 'corrupt' ? 'sdmaLens.run.corrupt' : 'sdmaLens.run';
   item.id = `run:${s.id}`;
-  if (s.status !== 'corrupt') item.command = { command: 'sdmaLens.openRun', title: 'Open Run', arguments: [s.id] };
+  if (s.status !== 'corrupt') item.command = { command: 'sdmaLens.openRun', title: vscode.l10n.t('Open Run'), arguments: [s.id] };
   return item;
 }
 
@@ -128,7 +151,7 @@ export class RunsViewProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
     if (node.kind === 'run') return runItem(node.summary);
-    const label = node.kind === 'group' ? (KIND_LABEL[node.command] ?? 'Unreadable runs') : node.node;
+    const label = node.kind === 'group' ? (kindLabel(node.command) ?? vscode.l10n.t('Unreadable runs')) : node.node;
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
     item.description = `${node.runs.length}`;
     item.id = node.kind === 'group' ? `group:${node.command}` : `node:${node.command}:${node.node}`;

@@ -23,7 +23,7 @@ export class SettingError extends Error {
     readonly setting: string,
     message: string,
   ) {
-    super(`Setting ${SECTION}.${setting}: ${message}`);
+    super(vscode.l10n.t('Setting {0}: {1}', `${SECTION}.${setting}`, message));
   }
 }
 
@@ -60,9 +60,9 @@ const isNumberArray = (x: unknown): x is number[] => Array.isArray(x) && x.every
 export function helperPathSetting(): string {
   return field('helperPath', (x) => {
     if (x === undefined || x === null || x === '') return '';
-    if (typeof x !== 'string') throw new Error('must be a path string');
-    if (x.includes('\0') || x.includes('\n')) throw new Error('contains a control character');
-    if (!path.isAbsolute(x)) throw new Error(`must be an absolute path (got "${x}")`);
+    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
+    if (x.includes('\0') || x.includes('\n')) throw new Error(vscode.l10n.t('contains a control character'));
+    if (!path.isAbsolute(x)) throw new Error(vscode.l10n.t('must be an absolute path (got "{0}")', x));
     return x;
   });
 }
@@ -87,7 +87,7 @@ export function stallTimeoutSetting(): number {
 export function runsFolder(storage: vscode.Uri): string {
   const value = field('runsFolder', (x) => {
     if (x === undefined || x === '') return '.sdma-lens/runs';
-    if (typeof x !== 'string' || x.includes('\0') || x.includes('\n')) throw new Error('must be a folder path');
+    if (typeof x !== 'string' || x.includes('\0') || x.includes('\n')) throw new Error(vscode.l10n.t('must be a folder path'));
     return x;
   });
   if (path.isAbsolute(value)) return value;
@@ -102,17 +102,17 @@ export function sweepSettings(): SweepOptions {
     backend: field('defaultBackend', (x) => (x ?? DEFAULT_SWEEP.backend) as BackendChoice),
     sizes: field('sweep.sizes', (x) => {
       if (x === undefined) return DEFAULT_SWEEP.sizes;
-      if (!isStringArray(x)) throw new Error('must be a list of sizes such as "4K", "1M"');
+      if (!isStringArray(x)) throw new Error(vscode.l10n.t('must be a list of sizes such as "4K", "1M"'));
       return [...new Set(x.map(parseSize))].sort((a, b) => a - b);
     }),
     paths: field('sweep.paths', (x) => {
       if (x === undefined) return DEFAULT_SWEEP.paths;
-      if (!isStringArray(x)) throw new Error('must be a list of paths');
+      if (!isStringArray(x)) throw new Error(vscode.l10n.t('must be a list of paths'));
       return x as PathName[];
     }),
     cus: field('sweep.cuCounts', (x) => {
       if (x === undefined) return DEFAULT_SWEEP.cus;
-      if (!isNumberArray(x)) throw new Error('must be a list of whole numbers');
+      if (!isNumberArray(x)) throw new Error(vscode.l10n.t('must be a list of whole numbers'));
       return [...new Set(x)].sort((a, b) => a - b);
     }),
     iters: field('sweep.iterations', (x) => (x === undefined ? DEFAULT_SWEEP.iters : (x as number))),
@@ -121,7 +121,7 @@ export function sweepSettings(): SweepOptions {
   };
   const timeline = field('sweep.timelineSize', (x) => {
     if (x === undefined || x === '') return undefined;
-    if (typeof x !== 'string') throw new Error('must be a size such as "1M", or empty for none');
+    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a size such as "1M", or empty for none'));
     return parseSize(x);
   });
   if (timeline !== undefined) options.timelineSizeBytes = timeline;
@@ -149,7 +149,7 @@ export function endpointsSetting(): EndpointPair[] {
 
 function readGpu(x: unknown): number | undefined {
   if (x === undefined || x === null) return undefined;
-  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 1023) throw new Error('must be a GPU index in 0..1023 (deprecated: use sdmaLens.sweep.endpoints)');
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 1023) throw new Error(vscode.l10n.t('must be a GPU index in 0..1023 (deprecated: use sdmaLens.sweep.endpoints)'));
   return x;
 }
 
@@ -158,7 +158,7 @@ export function adviceSettings(): AdviceOptions {
   const version = (name: string) =>
     field(name, (x) => {
       if (x === undefined || x === '') return undefined;
-      if (typeof x !== 'string' || !/^\d+(\.\d+)*/.test(x) || x.length > 64) throw new Error('must be a version such as 2.31.0');
+      if (typeof x !== 'string' || !/^\d+(\.\d+)*/.test(x) || x.length > 64) throw new Error(vscode.l10n.t('must be a version such as 2.31.0'));
       return x.trim();
     });
   const libraries: AdviceOptions['libraries'] = {};
@@ -171,12 +171,12 @@ export function adviceSettings(): AdviceOptions {
   return {
     loadStoreCus: field('advice.loadStoreCus', (x) => {
       if (x === undefined) return DEFAULT_LOAD_STORE_CUS;
-      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 4096) throw new Error('must be a whole number in 1..4096');
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 4096) throw new Error(vscode.l10n.t('must be a whole number in 1..4096'));
       return x;
     }),
     messageSizes: field('advice.messageSizes', (x) => {
       if (x === undefined) return [];
-      if (!isStringArray(x)) throw new Error('must be a list of sizes such as "64K", "1M"');
+      if (!isStringArray(x)) throw new Error(vscode.l10n.t('must be a list of sizes such as "64K", "1M"'));
       return x.map(parseSize);
     }),
     libraries,
@@ -187,7 +187,7 @@ export function adviceSettings(): AdviceOptions {
 export function targetSetting(): string {
   return field('target', (x) => {
     if (x === undefined || x === null || x === '' || x === 'local') return 'local';
-    if (typeof x !== 'string') throw new Error('must be "local" or an SSH destination such as user@gpu-node-3');
+    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be "local" or an SSH destination such as user@gpu-node-3'));
     parseDestination(x.trim());
     return x.trim();
   });
@@ -199,12 +199,12 @@ export function sshSettings(): SshSettings {
     connectTimeoutSeconds: field('ssh.connectTimeoutSeconds', (x) => {
       if (x === undefined || x === null) return DEFAULT_CONNECT_TIMEOUT_S;
       const [least, most] = CONNECT_TIMEOUT_RANGE_S;
-      if (typeof x !== 'number' || !Number.isInteger(x) || x < least || x > most) throw new Error(`must be a whole number of seconds in ${least}..${most}`);
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < least || x > most) throw new Error(vscode.l10n.t('must be a whole number of seconds in {0}..{1}', least, most));
       return x;
     }),
     extraArgs: field('ssh.extraArgs', (x) => {
       if (x === undefined || x === null) return [];
-      if (!Array.isArray(x)) throw new Error('must be a list of ssh options, e.g. ["-J", "bastion"]');
+      if (!Array.isArray(x)) throw new Error(vscode.l10n.t('must be a list of ssh options, e.g. ["-J", "bastion"]'));
       return checkExtraArgs(x);
     }),
   };
@@ -214,9 +214,9 @@ export function sshSettings(): SshSettings {
 export function sshHelperPathSetting(): string {
   return field('ssh.helperPath', (x) => {
     if (x === undefined || x === null || x === '') return '';
-    if (typeof x !== 'string') throw new Error('must be a path string');
-    if (/[\0\r\n]/.test(x)) throw new Error('contains a control character');
-    if (!x.startsWith('/')) throw new Error(`must be an absolute path on the node (got "${x}")`);
+    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
+    if (/[\0\r\n]/.test(x)) throw new Error(vscode.l10n.t('contains a control character'));
+    if (!x.startsWith('/')) throw new Error(vscode.l10n.t('must be an absolute path on the node (got "{0}")', x));
     return x;
   });
 }

@@ -31,7 +31,7 @@ export type SweepPanel = RunViewPanel<HostMessage, WebviewMessage, SweepState>;
 export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>({
   viewType: SWEEP_VIEW_TYPE,
   asset: 'sweep',
-  title: (run) => `Sweep ${shortId(run.header.id)}`,
+  title: (run) => vscode.l10n.t('Sweep {0}', shortId(run.header.id)),
   parse: parseWebviewMessage,
   initialState: () => ({ pair: undefined }),
   view: (run, panel) => ({ type: 'sweep', view: sweepView(run, panel.live), ...advice(run, panel) }),

@@ -36,7 +36,7 @@ export class TargetService implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.item = vscode.window.createStatusBarItem('sdmaLens.target', vscode.StatusBarAlignment.Left, 50);
-    this.item.name = 'SDMA Lens Target';
+    this.item.name = vscode.l10n.t('SDMA Lens Target');
     this.item.command = 'sdmaLens.selectTarget';
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -109,13 +109,13 @@ export class TargetService implements vscode.Disposable {
     const choice = this.choice();
     const remote = vscode.env.remoteName;
     if (choice.kind === 'local') {
-      this.item.text = `$(server-environment) SDMA: ${remote ? 'this node' : 'local'}`;
+      this.item.text = remote ? vscode.l10n.t('$(server-environment) SDMA: this node') : vscode.l10n.t('$(server-environment) SDMA: local');
       this.item.tooltip = remote
-        ? `SDMA Lens runs the helper on the machine of this ${remote} window. Click to choose another target.`
-        : 'SDMA Lens runs the helper on this machine. Click to run it on a node over SSH.';
+        ? vscode.l10n.t('SDMA Lens runs the helper on the machine of this {0} window. Click to choose another target.', remote)
+        : vscode.l10n.t('SDMA Lens runs the helper on this machine. Click to run it on a node over SSH.');
     } else {
-      this.item.text = `$(remote) SDMA: ${choice.destination}`;
-      this.item.tooltip = `SDMA Lens runs the helper on ${choice.destination} over SSH (the system ssh client and your ~/.ssh/config). Click to change.`;
+      this.item.text = vscode.l10n.t('$(remote) SDMA: {0}', choice.destination);
+      this.item.tooltip = vscode.l10n.t('SDMA Lens runs the helper on {0} over SSH (the system ssh client and your ~/.ssh/config). Click to change.', choice.destination);
     }
   }
 

@@ -44,7 +44,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'SDMA Lens timeline', vscode.ViewColumn.Active, panelOptions(extensionUri));
+    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, vscode.l10n.t('SDMA Lens timeline'), vscode.ViewColumn.Active, panelOptions(extensionUri));
     return new TimelinePanel(panel, extensionUri, source, log);
   }
 
@@ -123,23 +123,25 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   async exportTrace(): Promise<string | undefined> {
     const columns = this.columns;
     if (!columns) {
-      void vscode.window.showWarningMessage('SDMA Lens: the timeline is still loading; export it once it shows.');
+      void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: the timeline is still loading; export it once it shows.'));
       return undefined;
     }
     const file = this.source.traceFile;
     try {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'SDMA Lens: writing the trace', cancellable: false }, async () => {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: writing the trace'), cancellable: false }, async () => {
         await writeNewFile(file, chromeTraceChunks(columns, this.source.meta));
       });
     } catch (err) {
       this.log.error(`could not write ${file}: ${(err as Error).message}`);
-      void vscode.window.showErrorMessage(`SDMA Lens: could not write the trace: ${(err as Error).message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: could not write the trace: {0}', (err as Error).message));
       return undefined;
     }
     this.log.info(`wrote ${file}`);
-    void vscode.window.showInformationMessage(`SDMA Lens: trace written to ${file}. Open it in ui.perfetto.dev (Open trace file).`, 'Reveal File', 'Open Perfetto UI').then((choice) => {
-      if (choice === 'Reveal File') void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(file));
-      if (choice === 'Open Perfetto UI') void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
+    const reveal = vscode.l10n.t('Reveal File');
+    const perfetto = vscode.l10n.t('Open Perfetto UI');
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: trace written to {0}. Open it in ui.perfetto.dev (Open trace file).', file), reveal, perfetto).then((choice) => {
+      if (choice === reveal) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(file));
+      if (choice === perfetto) void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
     });
     return file;
   }

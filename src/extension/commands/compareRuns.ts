@@ -134,7 +134,7 @@ export class ComparePanel extends PanelPage<CompareWebviewMessage> {
 }
 
 function titleOf(c: Comparison): string {
-  return `Compare ${shortId(c.a.id)} ↔ ${shortId(c.b.id)}`;
+  return vscode.l10n.t('Compare {0} ↔ {1}', shortId(c.a.id), shortId(c.b.id));
 }
 
 /** 2026-11-30T01-02-03-456Z-sweep-sim-k3f9 -> 01:02:03 sim, as the sweep panel's title shortens it. */
@@ -149,41 +149,41 @@ interface RunItem extends vscode.QuickPickItem {
 
 function item(s: RunSummary): RunItem {
   const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
-  const node = s.header?.target.kind === 'ssh' ? ` · ${s.header.target.host ?? 'ssh'}` : '';
-  const source = s.header?.source ? ` · imported from ${s.header.source.tool}` : '';
-  return { label: `${s.header?.command ?? 'run'} ${when}`, description: `${s.status}${node}${source}`, detail: s.id, id: s.id };
+  const node = s.header?.target.kind === 'ssh' ? (s.header.target.host ?? 'ssh') : undefined;
+  const source = s.header?.source ? vscode.l10n.t('imported from {0}', s.header.source.tool) : undefined;
+  return { label: `${s.header?.command ?? 'run'} ${when}`, description: [s.status, node, source].filter(Boolean).join(' · '), detail: s.id, id: s.id };
 }
 
 /** A, then B among the saved runs of A's command (the only ones with points in common). */
 async function pickRuns(store: RunStore): Promise<[string, string] | undefined> {
   const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header && COMPARABLE.has(r.header.command));
   if (runs.length < 2) {
-    void vscode.window.showInformationMessage(`SDMA Lens: comparing needs two saved sweeps, matrices or collective sweeps in ${store.root}; found ${runs.length}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: comparing needs two saved sweeps, matrices or collective sweeps in {0}; found {1}.', store.root, runs.length));
     return undefined;
   }
-  const a = await vscode.window.showQuickPick(runs.map(item), { title: 'SDMA Lens: Compare Runs (1/2): the baseline, A', matchOnDetail: true });
+  const a = await vscode.window.showQuickPick(runs.map(item), { title: vscode.l10n.t('SDMA Lens: Compare Runs (1/2): the baseline, A'), matchOnDetail: true });
   if (!a) return undefined;
   const command = runs.find((r) => r.id === a.id)?.header?.command;
   const others = runs.filter((r) => r.id !== a.id && r.header?.command === command);
   if (others.length === 0) {
-    void vscode.window.showInformationMessage(`SDMA Lens: there is no other ${command} run to compare ${a.id} with.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: there is no other {0} run to compare {1} with.', String(command), a.id));
     return undefined;
   }
-  const b = await vscode.window.showQuickPick(others.map(item), { title: `SDMA Lens: Compare Runs (2/2): the ${command} run to compare with ${a.id}, B`, matchOnDetail: true });
+  const b = await vscode.window.showQuickPick(others.map(item), { title: vscode.l10n.t('SDMA Lens: Compare Runs (2/2): the {0} run to compare with {1}, B', String(command), a.id), matchOnDetail: true });
   return b ? [a.id, b.id] : undefined;
 }
 
 function checkArgs(args: CompareRunsArgs | undefined): { a?: string; b?: string; tolerance: number } {
   const id = (x: unknown, name: string) => {
     if (x === undefined) return undefined;
-    if (typeof x !== 'string' || !RUN_ID.test(x)) throw new Error(`${name} must be a run id (letters, digits, ".", "_", "-")`);
+    if (typeof x !== 'string' || !RUN_ID.test(x)) throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', name));
     return x;
   };
   const tolerance = args?.tolerance ?? 0;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1)) throw new Error('tolerance must be a fraction from 0 to below 1');
+  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1)) throw new Error(vscode.l10n.t('tolerance must be a fraction from 0 to below 1'));
   const a = id(args?.a, 'a');
   const b = id(args?.b, 'b');
-  if ((a === undefined) !== (b === undefined)) throw new Error('name both runs, a and b, or neither to pick them');
+  if ((a === undefined) !== (b === undefined)) throw new Error(vscode.l10n.t('name both runs, a and b, or neither to pick them'));
   return { ...(a !== undefined ? { a } : {}), ...(b !== undefined ? { b } : {}), tolerance };
 }
 
@@ -207,14 +207,14 @@ export async function compareRunsCommand(deps: RunDeps, args?: CompareRunsArgs):
     } catch (err) {
       if (!(err instanceof CompareError)) throw err;
       deps.log.warn(`compare ${ids[0]} with ${ids[1]}: ${err.message}`);
-      void vscode.window.showErrorMessage(`SDMA Lens: ${escapeControls(err.message)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', escapeControls(err.message)));
       return undefined;
     }
     const s = comparison.summary;
     deps.log.info(`compared ${ids[0]} (A) with ${ids[1]} (B): ${s.common} points in common, ${s.regressions} regressions, ${s.improvements} improvements, ${s.unknownNoise} unknown noise`);
     return ComparePanel.show(deps.context.extensionUri, comparison, deps.log);
   } catch (err) {
-    reportError(deps.log, 'The runs could not be compared', err);
+    reportError(deps.log, vscode.l10n.t('The runs could not be compared'), err);
     return undefined;
   }
 }

@@ -3,38 +3,45 @@ import * as vscode from 'vscode';
 import { HelperError } from '../../core/runtime/helper';
 import { SettingError } from '../settings';
 
-/** Nothing runs in an untrusted workspace; says so instead of failing silently. */
-export function requireTrust(what: string): boolean {
+/**
+ * Nothing runs in an untrusted workspace; says so instead of failing silently. `message` is
+ * the whole localized sentence (one per command, so a translation words each as a whole).
+ */
+export function requireTrust(message: string): boolean {
   if (vscode.workspace.isTrusted) return true;
-  void vscode.window.showWarningMessage(
-    `SDMA Lens does not ${what} in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.`,
-    'Manage Workspace Trust',
-  ).then((choice) => {
+  void vscode.window.showWarningMessage(message, vscode.l10n.t('Manage Workspace Trust')).then((choice) => {
     if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
   });
   return false;
 }
 
-/** Shows an error with the action that fixes it, and logs the details. */
+/**
+ * Shows an error with the action that fixes it, and logs the details. `what` is the localized
+ * clause the message starts with ("The run could not be opened"); `err`'s message is shown as
+ * it is (the core's and the helper's words stay English).
+ */
 export function reportError(log: vscode.LogOutputChannel, what: string, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   log.error(`${what}: ${message}`);
+  const showLog = vscode.l10n.t('Show Log');
+  const openSettings = vscode.l10n.t('Open Settings');
   if (err instanceof SettingError) {
-    void vscode.window.showErrorMessage(`SDMA Lens: ${message}`, 'Open Settings').then((c) => {
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', message), openSettings).then((c) => {
       if (c) void vscode.commands.executeCommand('workbench.action.openSettings', `sdmaLens.${err.setting}`);
     });
   } else if (err instanceof HelperError && err.fixedBy === 'target') {
-    void vscode.window.showErrorMessage(`SDMA Lens: ${message}. ${err.remedy}`, 'Select Target', 'Show Log').then((c) => {
-      if (c === 'Select Target') void vscode.commands.executeCommand('sdmaLens.selectTarget');
-      if (c === 'Show Log') log.show();
+    const selectTarget = vscode.l10n.t('Select Target');
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}. {1}', message, err.remedy), selectTarget, showLog).then((c) => {
+      if (c === selectTarget) void vscode.commands.executeCommand('sdmaLens.selectTarget');
+      if (c === showLog) log.show();
     });
   } else if (err instanceof HelperError) {
-    void vscode.window.showErrorMessage(`SDMA Lens: ${message}. ${err.remedy}`, 'Open Settings', 'Show Log').then((c) => {
-      if (c === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.helperPath');
-      if (c === 'Show Log') log.show();
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}. {1}', message, err.remedy), openSettings, showLog).then((c) => {
+      if (c === openSettings) void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.helperPath');
+      if (c === showLog) log.show();
     });
   } else {
-    void vscode.window.showErrorMessage(`SDMA Lens: ${what}: ${message}`, 'Show Log').then((c) => {
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}: {1}', what, message), showLog).then((c) => {
       if (c) log.show();
     });
   }

@@ -24,31 +24,31 @@ async function askForProfile(): Promise<string | undefined> {
   type Choice = vscode.QuickPickItem & { folders: boolean };
   const choice = await vscode.window.showQuickPick<Choice>(
     [
-      { label: '$(database) A rocpd database (.db)', detail: "rocprofv3's default output since ROCm 7.0, e.g. HOST/PID_results.db", folders: false },
-      { label: '$(folder) A folder of rocprofv3 CSV files', detail: 'Written with --output-format csv: *kernel_trace.csv, *memory_copy_trace.csv', folders: true },
+      { label: vscode.l10n.t('$(database) A rocpd database (.db)'), detail: vscode.l10n.t("rocprofv3's default output since ROCm 7.0, e.g. HOST/PID_results.db"), folders: false },
+      { label: vscode.l10n.t('$(folder) A folder of rocprofv3 CSV files'), detail: vscode.l10n.t('Written with --output-format csv: *kernel_trace.csv, *memory_copy_trace.csv'), folders: true },
     ],
-    { title: 'SDMA Lens: import which rocprofv3 profile?' },
+    { title: vscode.l10n.t('SDMA Lens: import which rocprofv3 profile?') },
   );
   if (!choice) return undefined;
   const picked = await vscode.window.showOpenDialog({
     canSelectFiles: !choice.folders,
     canSelectFolders: choice.folders,
     canSelectMany: false,
-    openLabel: 'Import this profile',
-    ...(choice.folders ? {} : { filters: { 'rocpd database': ['db'], 'All files': ['*'] } }),
+    openLabel: vscode.l10n.t('Import this profile'),
+    ...(choice.folders ? {} : { filters: { [vscode.l10n.t('rocpd database')]: ['db'], [vscode.l10n.t('All files')]: ['*'] } }),
   });
   return picked?.[0]?.fsPath;
 }
 
 export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs): Promise<Run | undefined> {
-  if (!requireTrust('import a profile')) return undefined;
+  if (!requireTrust(vscode.l10n.t('SDMA Lens does not import a profile in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
   try {
     const path = typeof args?.path === 'string' && args.path !== '' ? args.path : await askForProfile();
     if (!path) return undefined;
     const helperArgs = await importArgs(path);
     // The file was picked where the extension runs: the helper reads it there too.
     const result = await runWithProgress(deps, {
-      what: 'profile import',
+      what: vscode.l10n.t('profile import'),
       target: new LocalTarget(),
       request: { command: 'import', idTag: 'rocprofv3', args: () => helperArgs },
       onStderr: (line) => deps.log.info(line),
@@ -59,11 +59,15 @@ export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs)
     const summary = summarizeProfile(run.dispatches, run.copies);
     deps.lenses.setProfile({ runId: run.header.id, summary });
     await openProfileCommand(deps, { runId: run.header.id });
-    const warned = run.warnings.length > 0 ? ` (${run.warnings.map((w) => w.message).join('; ')})` : '';
-    void vscode.window.showInformationMessage(`SDMA Lens: imported ${summary.kernels.length} kernels, ${run.dispatches.length} launches and ${run.copies.length} copies${warned}.`);
+    const [kernels, launches, copies] = [summary.kernels.length, run.dispatches.length, run.copies.length];
+    const said =
+      run.warnings.length > 0
+        ? vscode.l10n.t('SDMA Lens: imported {0} kernels, {1} launches and {2} copies ({3}).', kernels, launches, copies, run.warnings.map((w) => w.message).join('; '))
+        : vscode.l10n.t('SDMA Lens: imported {0} kernels, {1} launches and {2} copies.', kernels, launches, copies);
+    void vscode.window.showInformationMessage(said);
     return run;
   } catch (err) {
-    reportError(deps.log, 'The profile could not be imported', err);
+    reportError(deps.log, vscode.l10n.t('The profile could not be imported'), err);
     return undefined;
   }
 }

@@ -27,9 +27,9 @@ async function askForFiles(): Promise<string[] | undefined> {
     canSelectFiles: true,
     canSelectFolders: false,
     canSelectMany: true,
-    openLabel: 'Import these results',
-    title: 'SDMA Lens: TransferBench, nvbandwidth, nccl-tests or rccl-tests output (text, CSV or JSON)',
-    filters: { 'Tool outputs': ['txt', 'log', 'out', 'csv', 'json'], 'All files': ['*'] },
+    openLabel: vscode.l10n.t('Import these results'),
+    title: vscode.l10n.t('SDMA Lens: TransferBench, nvbandwidth, nccl-tests or rccl-tests output (text, CSV or JSON)'),
+    filters: { [vscode.l10n.t('Tool outputs')]: ['txt', 'log', 'out', 'csv', 'json'], [vscode.l10n.t('All files')]: ['*'] },
   });
   return picked?.map((u) => u.fsPath);
 }
@@ -56,20 +56,22 @@ export async function importResultsCommand(deps: ProfileDeps, args?: ImportResul
       runs.push((await openRunCommand(deps, run.header.id)) ?? run);
     } catch (err) {
       if (!(err instanceof ImportError)) {
-        reportError(deps.log, `${path} could not be imported`, err);
+        reportError(deps.log, vscode.l10n.t('{0} could not be imported', path), err);
         continue;
       }
       deps.log.warn(err.message);
       failures.push(err.message);
     }
   }
+  // What each import says of itself (the core's sentences, English), under one message.
   const done = runs.filter((r) => r.header.source).map((r) => r.end?.message ?? r.header.id);
+  const showLog = vscode.l10n.t('Show Log');
   if (done.length > 0) {
     const noted = runs.some((r) => r.header.source && r.warnings.length > 0);
-    void vscode.window.showInformationMessage(`SDMA Lens: ${escapeControls(done.join('; '))}.`, ...(noted ? ['Show Log'] : [])).then((c) => c && deps.log.show());
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0}.', escapeControls(done.join('; '))), ...(noted ? [showLog] : [])).then((c) => c && deps.log.show());
   }
   if (failures.length > 0) {
-    void vscode.window.showErrorMessage(`SDMA Lens: ${escapeControls(failures.join(' '))}`, 'Show Log').then((c) => c && deps.log.show());
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', escapeControls(failures.join(' '))), showLog).then((c) => c && deps.log.show());
   }
   return runs;
 }

@@ -48,13 +48,13 @@ async function resolveProgram(folder: vscode.WorkspaceFolder, given: ProgramSpec
 }
 
 export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Promise<Run | undefined> {
-  if (!requireTrust('run a program')) return undefined;
+  if (!requireTrust(vscode.l10n.t('SDMA Lens does not run a program in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
   try {
     const folder = folderFor(args?.uri);
-    if (!folder) throw new Error('open a folder first: Profile runs a program of the workspace');
+    if (!folder) throw new Error(vscode.l10n.t('open a folder first: Profile runs a program of the workspace'));
     const spec = await resolveProgram(folder, args?.program);
     if (!spec) return undefined;
-    rememberRun('sdmaLens.profile', { ...args, uri: folder.uri.toString(), program: spec }, 'Profile run');
+    rememberRun('sdmaLens.profile', { ...args, uri: folder.uri.toString(), program: spec }, vscode.l10n.t('Profile run'));
     const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];
     const spanArgs = ['--span-records', String(spanRecordsFromSettings(folder))];
     const target = targetOf(deps);
@@ -66,7 +66,7 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
     output.appendLine(`$ ${[spec.program, ...spec.args].join(' ')}   (cwd ${spec.cwd}${target.kind === 'ssh' ? `, on ${target.label}` : ''})`);
     output.show(true);
     const result = await runWithProgress(deps, {
-      what: `profile of ${args?.kernel ?? spec.program}`,
+      what: vscode.l10n.t('profile of {0}', args?.kernel ?? spec.program),
       target,
       request: {
         command: 'run',
@@ -77,8 +77,8 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
         args: () => ['run', '--backend', backend, ...simArgs, ...libraryLogArgs, ...spanArgs, '--', spec.program, ...spec.args],
       },
       onRecord: (_live, record, progress) => {
-        if (record.type === 'program' && record.event === 'start') progress.report({ message: `running (pid ${record.pid})` });
-        if (record.type === 'program' && record.event === 'exit') progress.report({ message: 'reading the trace' });
+        if (record.type === 'program' && record.event === 'start') progress.report({ message: vscode.l10n.t('running (pid {0})', record.pid) });
+        if (record.type === 'program' && record.event === 'exit') progress.report({ message: vscode.l10n.t('reading the trace') });
       },
       onStderr: (line) => output.appendLine(line),
     });
@@ -87,18 +87,28 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
     const summary = summarizeProfile(run.dispatches, run.copies);
     deps.lenses.setProfile({ runId: run.header.id, summary });
     const exit = run.program?.exit;
+    // The output channel stays English, like the core's profile lines beside it; the notification is localized (noLaunchesMessage).
     const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
     if (run.end?.status === 'ok') {
       output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${run.dispatches.length} launches, ${run.copies.length} copies (run ${run.header.id})`);
       for (const line of libraryCallLines(run.libraryCalls)) output.appendLine(`  ${line}`);
       for (const w of run.warnings) if (w.code.startsWith('library-log')) output.appendLine(`  library log: ${w.message}`);
-      if (summary.kernels.length === 0) void vscode.window.showWarningMessage(`SDMA Lens: the program ${how} but no kernel launches were recorded${run.warnings.length > 0 ? `: ${run.warnings.map((w) => w.message).join('; ')}` : ''}.`);
+      if (summary.kernels.length === 0) void vscode.window.showWarningMessage(noLaunchesMessage(run));
     }
     return run;
   } catch (err) {
-    reportError(deps.log, 'The program could not be profiled', err);
+    reportError(deps.log, vscode.l10n.t('The program could not be profiled'), err);
     return undefined;
   }
+}
+
+/** "The program exited with 0 but no kernel launches were recorded": one whole sentence per way the program ended. */
+function noLaunchesMessage(run: Run): string {
+  const exit = run.program?.exit;
+  const warnings = run.warnings.map((w) => w.message).join('; ');
+  if (!exit) return warnings ? vscode.l10n.t('SDMA Lens: the program did not report an exit but no kernel launches were recorded: {0}.', warnings) : vscode.l10n.t('SDMA Lens: the program did not report an exit but no kernel launches were recorded.');
+  if (exit.signal) return warnings ? vscode.l10n.t('SDMA Lens: the program ended by {0} but no kernel launches were recorded: {1}.', exit.signal, warnings) : vscode.l10n.t('SDMA Lens: the program ended by {0} but no kernel launches were recorded.', exit.signal);
+  return warnings ? vscode.l10n.t('SDMA Lens: the program exited with {0} but no kernel launches were recorded: {1}.', String(exit.exitCode), warnings) : vscode.l10n.t('SDMA Lens: the program exited with {0} but no kernel launches were recorded.', String(exit.exitCode));
 }
 
 /** The summary lens: the run's kernels and copy paths, in the output channel. */
@@ -111,6 +121,6 @@ export async function openProfileCommand(deps: ProfileDeps, args?: { runId?: str
     for (const line of profileLines(run, args.kernel)) out.appendLine(line);
     out.show(true);
   } catch (err) {
-    reportError(deps.log, 'The profile run could not be opened', err);
+    reportError(deps.log, vscode.l10n.t('The profile run could not be opened'), err);
   }
 }

@@ -28,15 +28,15 @@ export interface RefineArgs {
 async function pickSweep(deps: RunDeps): Promise<string | undefined> {
   const sweeps = (await storeOf(deps).list()).filter((s) => s.header?.command === 'sweep' && s.status === 'ok');
   if (sweeps.length === 0) {
-    void vscode.window.showInformationMessage('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.'));
     return undefined;
   }
   const items = sweeps.map((s) => ({ label: s.id, description: s.header ? new Date(s.header.createdAt).toLocaleString() : '', id: s.id }));
-  return (await vscode.window.showQuickPick(items, { title: 'SDMA Lens: Refine Crossover: which sweep?' }))?.id;
+  return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('SDMA Lens: Refine Crossover: which sweep?') }))?.id;
 }
 
 export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {}): Promise<(Run & { refinement?: RefineResult }) | undefined> {
-  if (!requireTrust('refine a sweep')) return undefined;
+  if (!requireTrust(vscode.l10n.t('SDMA Lens does not refine a sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
   try {
     const tolerance = typeof args.tolerance === 'number' && args.tolerance >= 0.01 && args.tolerance <= 0.5 ? args.tolerance : 0.1;
     const budgetMs = (typeof args.budgetSeconds === 'number' && args.budgetSeconds >= 1 && args.budgetSeconds <= 86_400 ? args.budgetSeconds : 300) * 1000;
@@ -45,12 +45,12 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
     const store = storeOf(deps);
     // Earlier rounds count: a second refinement goes on from where the first stopped.
     const grid = await openWithRefinements(store, id);
-    if (grid.header.command !== 'sweep') throw new Error(`run ${id} is a ${grid.header.command} run, not a sweep`);
+    if (grid.header.command !== 'sweep') throw new Error(vscode.l10n.t('run {0} is a {1} run, not a sweep', id, grid.header.command));
     const cus = Object.fromEntries(adviseFromRun(grid).focus.map((c) => [c.initiator, c.cus]));
     const iters = grid.samples[0]?.iters ?? 20;
     const result = await refineCrossovers(grid, { tolerance, budgetMs, cus, iters, maxIters: iters * 16 }, async (probe, round) => {
       const ran = await runWithProgress(deps, {
-        what: `refinement round ${round} (${probe.initiator}-initiated)`,
+        what: vscode.l10n.t('refinement round {0} ({1}-initiated)', round, probe.initiator),
         quiet: true,
         store: refinementStore(store, id),
         request: { command: 'sweep', idTag: `refine-${round}`, backend: probeOptions(grid.header.helper.args, probe).backend, refines: id, args: () => sweepArgs(probeOptions(grid.header.helper.args, probe)) },
@@ -62,11 +62,12 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
     SweepPanel.show(deps.context.extensionUri, merged, deps.log);
     const { summary } = refinementSummary(grid, result, grid.done?.elapsedMs ?? 0, tolerance);
     deps.log.info(`run ${id}: ${summary}`);
-    const say = result.stopped === 'failed' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    void say(`SDMA Lens: ${summary}`);
+    // The summary is the core's (shared with the CLI): shown as it is.
+    if (result.stopped === 'failed') void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', summary));
+    else void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0}', summary));
     return { ...merged, refinement: result };
   } catch (err) {
-    reportError(deps.log, 'The sweep could not be refined', err);
+    reportError(deps.log, vscode.l10n.t('The sweep could not be refined'), err);
     return undefined;
   }
 }

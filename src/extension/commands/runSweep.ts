@@ -27,7 +27,7 @@ export interface RunSweepArgs {
 }
 
 export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promise<Run | undefined> {
-  if (!requireTrust('run a transfer sweep')) return undefined;
+  if (!requireTrust(vscode.l10n.t('SDMA Lens does not run a transfer sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
   try {
     const fromSettings = sweepSettings();
     const merged = checkSweepOptions({ ...fromSettings, ...(args?.options ?? {}) });
@@ -46,9 +46,10 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
       }
     }
     // Run Again repeats these choices, not the quick pick.
-    rememberRun('sdmaLens.runSweep', { options }, 'transfer sweep');
+    const what = vscode.l10n.t('transfer sweep');
+    rememberRun('sdmaLens.runSweep', { options }, what);
     const result = await runWithProgress(deps, {
-      what: 'transfer sweep',
+      what,
       cancellation: args?.cancellation,
       target,
       request: {
@@ -65,7 +66,7 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
     });
     return result.kind === 'ended' ? result.run : undefined;
   } catch (err) {
-    reportError(deps.log, 'The transfer sweep could not start', err);
+    reportError(deps.log, vscode.l10n.t('The transfer sweep could not start'), err);
     return undefined;
   }
 }

@@ -20,11 +20,11 @@ function item(s: RunSummary): RunItem {
   const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
   const icon = s.status === 'ok' ? '$(pass)' : s.status === 'corrupt' ? '$(warning)' : s.status === 'cancelled' ? '$(circle-slash)' : '$(error)';
   // A run with lines the host could not use is not quite what it looks like: say so where it is picked.
-  const problems = s.problems ? ` · ${s.problems.count} problem${s.problems.count === 1 ? '' : 's'}` : '';
+  const description = !s.problems ? s.status : s.problems.count === 1 ? vscode.l10n.t('{0} · 1 problem', s.status) : vscode.l10n.t('{0} · {1} problems', s.status, s.problems.count);
   return {
     label: `${icon} ${s.header?.command ?? 'run'} ${when}`,
-    description: `${s.status}${problems}`,
-    detail: s.error ?? (s.problems ? `${s.id} · first problem: ${escapeControls(s.problems.first)}` : s.id),
+    description,
+    detail: s.error ?? (s.problems ? vscode.l10n.t('{0} · first problem: {1}', s.id, escapeControls(s.problems.first)) : s.id),
     summary: s,
   };
 }
@@ -32,7 +32,7 @@ function item(s: RunSummary): RunItem {
 async function pickRun(store: RunStore, title: string): Promise<RunSummary | undefined> {
   const runs = await store.list();
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep" first.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no runs in {0} yet. Run "SDMA Lens: Run Transfer Sweep" first.', store.root));
     return undefined;
   }
   return (await vscode.window.showQuickPick(runs.map(item), { title, matchOnDetail: true }))?.summary;
@@ -42,13 +42,18 @@ async function pickRun(store: RunStore, title: string): Promise<RunSummary | und
 export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | undefined> {
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const runId = typeof id === 'string' ? id : (await pickRun(store, 'SDMA Lens: Open Run'))?.id;
+    const runId = typeof id === 'string' ? id : (await pickRun(store, vscode.l10n.t('SDMA Lens: Open Run')))?.id;
     if (!runId) return undefined;
     // A sweep opens with its refinement rounds' points (runs/refinements.ts).
     const run = await openWithRefinements(store, runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
     if (run.problems.length > 0 && typeof id !== 'string') {
-      void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} the helper wrote that could not be used (first: ${escapeControls(run.problems[0]!)}); what it shows may be incomplete.`, 'Show Log').then((a) => a && deps.log.show());
+      const first = escapeControls(run.problems[0]!);
+      const said =
+        run.problems.length === 1
+          ? vscode.l10n.t('SDMA Lens: run {0} has 1 line the helper wrote that could not be used (first: {1}); what it shows may be incomplete.', runId, first)
+          : vscode.l10n.t('SDMA Lens: run {0} has {1} lines the helper wrote that could not be used (first: {2}); what it shows may be incomplete.', runId, run.problems.length, first);
+      void vscode.window.showWarningMessage(said, vscode.l10n.t('Show Log')).then((a) => a && deps.log.show());
     }
     // Each kind of run opens where it is drawn.
     switch (run.header.command) {
@@ -70,7 +75,7 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     deps.onRun?.(run);
     return run;
   } catch (err) {
-    reportError(deps.log, 'The run could not be opened', err);
+    reportError(deps.log, vscode.l10n.t('The run could not be opened'), err);
     return undefined;
   }
 }
@@ -79,16 +84,17 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
 export async function deleteRunCommand(deps: RunDeps, id?: string): Promise<void> {
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-    const picked = typeof id === 'string' ? { id } : await pickRun(store, 'SDMA Lens: Delete Run');
+    const picked = typeof id === 'string' ? { id } : await pickRun(store, vscode.l10n.t('SDMA Lens: Delete Run'));
     if (!picked) return;
-    const confirm = await vscode.window.showWarningMessage(`Delete run ${picked.id} and its files?`, { modal: true }, 'Delete');
-    if (confirm !== 'Delete') return;
+    const del = vscode.l10n.t('Delete');
+    const confirm = await vscode.window.showWarningMessage(vscode.l10n.t('Delete run {0} and its files?', picked.id), { modal: true }, del);
+    if (confirm !== del) return;
     SweepPanel.forRun(picked.id)?.dispose();
     MatrixPanels.forRun(picked.id)?.dispose();
     CollectivePanels.forRun(picked.id)?.dispose();
     await store.delete(picked.id);
     deps.log.info(`deleted run ${picked.id}`);
   } catch (err) {
-    reportError(deps.log, 'The run could not be deleted', err);
+    reportError(deps.log, vscode.l10n.t('The run could not be deleted'), err);
   }
 }

@@ -26,8 +26,8 @@ export async function selectTargetCommand(targets: TargetService, log: vscode.Lo
     await targets.select(choice);
     return choice;
   } catch (err) {
-    if (err instanceof SettingError) reportError(log, 'The target could not be selected', err);
-    else void vscode.window.showErrorMessage(`SDMA Lens: ${(err as Error).message}`);
+    if (err instanceof SettingError) reportError(log, vscode.l10n.t('The target could not be selected'), err);
+    else void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', (err as Error).message));
     log.error(`select target: ${(err as Error).message}`);
     return undefined;
   }
@@ -38,9 +38,9 @@ async function pick(targets: TargetService): Promise<TargetChoice | undefined> {
   const remote = vscode.env.remoteName;
   const items: TargetItem[] = [
     {
-      label: `$(server-environment) ${remote ? 'This node' : 'This machine'}`,
-      description: current.kind === 'local' ? 'current' : undefined,
-      detail: remote ? `The machine of this ${remote} window, where the extension runs` : 'Run the helper here',
+      label: remote ? vscode.l10n.t('$(server-environment) This node') : vscode.l10n.t('$(server-environment) This machine'),
+      description: current.kind === 'local' ? vscode.l10n.t('current') : undefined,
+      detail: remote ? vscode.l10n.t('The machine of this {0} window, where the extension runs', remote) : vscode.l10n.t('Run the helper here'),
       choice: { kind: 'local' },
     },
   ];
@@ -48,22 +48,22 @@ async function pick(targets: TargetService): Promise<TargetChoice | undefined> {
   const add = (destination: string, detail: string) => {
     if (seen.has(destination)) return;
     seen.add(destination);
-    items.push({ label: `$(remote) ${destination}`, description: current.kind === 'ssh' && current.destination === destination ? 'current' : undefined, detail, choice: { kind: 'ssh', destination } });
+    items.push({ label: `$(remote) ${destination}`, description: current.kind === 'ssh' && current.destination === destination ? vscode.l10n.t('current') : undefined, detail, choice: { kind: 'ssh', destination } });
   };
   const recent = targets.recent();
-  if (recent.length > 0) items.push({ label: 'recent', kind: vscode.QuickPickItemKind.Separator });
-  for (const d of recent) add(d, 'Recently used');
+  if (recent.length > 0) items.push({ label: vscode.l10n.t('recent'), kind: vscode.QuickPickItemKind.Separator });
+  for (const d of recent) add(d, vscode.l10n.t('Recently used'));
   const configured = await sshConfigHosts();
   if (configured.length > 0) items.push({ label: '~/.ssh/config', kind: vscode.QuickPickItemKind.Separator });
-  for (const d of configured) add(d, 'From ~/.ssh/config');
-  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: '$(add) Enter an SSH host...', detail: 'user@host[:port], or an alias from ~/.ssh/config', enter: true });
+  for (const d of configured) add(d, vscode.l10n.t('From ~/.ssh/config'));
+  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator }, { label: vscode.l10n.t('$(add) Enter an SSH host...'), detail: vscode.l10n.t('user@host[:port], or an alias from ~/.ssh/config'), enter: true });
 
-  const picked = await vscode.window.showQuickPick(items, { title: 'SDMA Lens: where should the helper run?', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('SDMA Lens: where should the helper run?'), matchOnDetail: true });
   if (!picked) return undefined;
   if (!picked.enter) return picked.choice;
   const typed = await vscode.window.showInputBox({
-    title: 'SDMA Lens: SSH target',
-    prompt: 'user@host[:port] or an alias from ~/.ssh/config. SDMA Lens uses your ssh client, config and agent.',
+    title: vscode.l10n.t('SDMA Lens: SSH target'),
+    prompt: vscode.l10n.t('user@host[:port] or an alias from ~/.ssh/config. SDMA Lens uses your ssh client, config and agent.'),
     placeHolder: 'alice@gpu-node-3',
     validateInput: (value) => {
       try {
@@ -80,7 +80,7 @@ async function pick(targets: TargetService): Promise<TargetChoice | undefined> {
 async function tryConnection(targets: TargetService, destination: string, interactive: boolean): Promise<boolean> {
   const conn = targets.connection(destination);
   try {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SDMA Lens: connecting to ${destination}`, cancellable: true }, async (_progress, token) => {
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: connecting to {0}', destination), cancellable: true }, async (_progress, token) => {
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
@@ -93,8 +93,10 @@ async function tryConnection(targets: TargetService, destination: string, intera
   } catch (err) {
     const message = err instanceof SshError ? `${err.message}. ${err.remedy}` : (err as Error).message;
     if (!interactive) throw new Error(message);
-    const choice = await vscode.window.showErrorMessage(`SDMA Lens: ${message}`, 'Select Anyway', 'Choose Another');
-    if (choice === 'Choose Another') void vscode.commands.executeCommand('sdmaLens.selectTarget');
-    return choice === 'Select Anyway';
+    const anyway = vscode.l10n.t('Select Anyway');
+    const another = vscode.l10n.t('Choose Another');
+    const choice = await vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', message), anyway, another);
+    if (choice === another) void vscode.commands.executeCommand('sdmaLens.selectTarget');
+    return choice === anyway;
   }
 }

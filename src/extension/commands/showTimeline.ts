@@ -15,6 +15,7 @@ import { checkTargetOfRun, placePointTimeline, pointTimelineCommand, pointTimeli
 import { LocalTarget } from '../../core/runtime/localTarget';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { runWithProgress } from '../runWithProgress';
+import type { RunSummary } from '../../core/runs/runStore';
 import { RunStore } from '../../core/runs/runStore';
 import type { TimelineLocation, TimelinePoint } from '../../core/runs/timelineSource';
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/runs/timelineSource';
@@ -54,7 +55,7 @@ function checkKernelArgs(args: ShowTimelineArgs | undefined): KernelFocus | unde
   if (!args || args.kernelNames === undefined) return undefined;
   const names = args.kernelNames;
   if (!Array.isArray(names) || names.length === 0 || names.length > 64 || !names.every((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_NAME)) {
-    throw new Error('kernelNames must be 1 to 64 kernel names as the profiler printed them');
+    throw new Error(vscode.l10n.t('kernelNames must be 1 to 64 kernel names as the profiler printed them'));
   }
   const kernel = typeof args.kernel === 'string' && args.kernel.length > 0 ? args.kernel.slice(0, MAX_NAME) : names[0]!;
   const focus: KernelFocus = { filter: kernelFilter(names), kernel };
@@ -109,11 +110,11 @@ export function source(run: Run, runDir: string, location: TimelineLocation, foc
 
 function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefined {
   if (!args || args.sizeBytes === undefined) return undefined;
-  if (!Number.isInteger(args.sizeBytes) || args.sizeBytes < 1) throw new Error('sizeBytes must be a whole number of bytes');
-  if (!args.path || !(PATHS as readonly string[]).includes(args.path)) throw new Error(`path must be one of ${PATHS.join(', ')}`);
+  if (!Number.isInteger(args.sizeBytes) || args.sizeBytes < 1) throw new Error(vscode.l10n.t('sizeBytes must be a whole number of bytes'));
+  if (!args.path || !(PATHS as readonly string[]).includes(args.path)) throw new Error(vscode.l10n.t('path must be one of {0}', PATHS.join(', ')));
   const point: TimelinePoint = { sizeBytes: args.sizeBytes, path: args.path, cus: Number.isInteger(args.cus) ? args.cus! : 0 };
   if (args.src !== undefined || args.dst !== undefined) {
-    if (!isEndpoint(args.src) || !isEndpoint(args.dst)) throw new Error('src and dst must both be endpoints: a GPU index 0..1023, or -1 for host');
+    if (!isEndpoint(args.src) || !isEndpoint(args.dst)) throw new Error(vscode.l10n.t('src and dst must both be endpoints: a GPU index 0..1023, or -1 for host'));
     checkPair({ src: args.src, dst: args.dst });
     point.src = args.src;
     point.dst = args.dst;
@@ -122,7 +123,7 @@ function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefine
 }
 
 export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs): Promise<TimelinePanel | undefined> {
-  if (!requireTrust('show a timeline')) return undefined;
+  if (!requireTrust(vscode.l10n.t('SDMA Lens does not show a timeline in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     // The run named, else the sweep the user is looking at, else one they pick.
@@ -132,12 +133,12 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
     const runDir = store.dirOf(runId);
     if (isProfileRun(run)) {
       if (run.dispatches.length === 0 && run.copies.length === 0) {
-        void vscode.window.showWarningMessage(`SDMA Lens: run ${runId} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.`);
+        void vscode.window.showWarningMessage(vscode.l10n.t("SDMA Lens: run {0} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.", runId));
         return undefined;
       }
       return TimelinePanel.show(deps.context.extensionUri, profileTimelineSource(run, runDir, deps.log, checkKernelArgs(args)), deps.log);
     }
-    if (args?.kernelNames !== undefined) throw new Error(`run ${runId} is a ${run.header.command} run: kernel filters apply to Profile runs`);
+    if (args?.kernelNames !== undefined) throw new Error(vscode.l10n.t('run {0} is a {1} run: kernel filters apply to Profile runs', runId, run.header.command));
     let point = checkArgs(args);
     if (point && point.path.startsWith('cu/') && point.cus < 1) point = { ...point, cus: runTimelineCus(run) };
     let location: TimelineLocation | undefined;
@@ -145,8 +146,8 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
       location = runTimeline(run, runDir);
       if (!location && !point) {
         const choice = await vscode.window.showWarningMessage(
-          `SDMA Lens: run ${runId} has no timeline. Sweeps record one when the setting sdmaLens.sweep.timelineSize is set; or click a point of the sweep chart to record one for that point.`,
-          'Open Settings',
+          vscode.l10n.t('SDMA Lens: run {0} has no timeline. Sweeps record one when the setting sdmaLens.sweep.timelineSize is set; or click a point of the sweep chart to record one for that point.', runId),
+          vscode.l10n.t('Open Settings'),
         );
         if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.sweep.timelineSize');
         return undefined;
@@ -159,7 +160,7 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
     }
     return TimelinePanel.show(deps.context.extensionUri, source(run, runDir, location!, point), deps.log);
   } catch (err) {
-    reportError(deps.log, 'The timeline could not be shown', err);
+    reportError(deps.log, vscode.l10n.t('The timeline could not be shown'), err);
     return undefined;
   }
 }
@@ -201,25 +202,32 @@ export async function reviveTimelinePanel(deps: RunDeps, panel: vscode.WebviewPa
 async function pickRunWithTimeline(store: RunStore): Promise<string | undefined> {
   const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && (r.header?.command === 'sweep' || r.header?.command === 'run' || r.header?.command === 'import'));
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(`SDMA Lens: no runs in ${store.root} yet. Run "SDMA Lens: Run Transfer Sweep", or Profile a kernel, first.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no runs in {0} yet. Run "SDMA Lens: Run Transfer Sweep", or Profile a kernel, first.', store.root));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: `${r.header?.command === 'run' ? 'profiled program · ' : r.header?.command === 'import' ? 'imported profile · ' : ''}${r.status}`, detail: r.id, id: r.id })),
-    { title: 'SDMA Lens: Show Timeline', placeHolder: 'The run whose timeline to show', matchOnDetail: true },
+    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: timelineRunDescription(r), detail: r.id, id: r.id })),
+    { title: vscode.l10n.t('SDMA Lens: Show Timeline'), placeHolder: vscode.l10n.t('The run whose timeline to show'), matchOnDetail: true },
   );
   return picked?.id;
+}
+
+/** What a run with a timeline is, beside its status: "profiled program · ok". */
+function timelineRunDescription(r: RunSummary): string {
+  if (r.header?.command === 'run') return vscode.l10n.t('profiled program · {0}', r.status);
+  if (r.header?.command === 'import') return vscode.l10n.t('imported profile · {0}', r.status);
+  return r.status;
 }
 
 /** One timeline-only helper run on the run's own target, saved under `<run>/timelines/`, with progress and cancel. */
 async function recordTimeline(deps: RunDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
   const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
-  if (host !== undefined && !deps.targets) throw new Error(`run ${run.header.id} was measured over SSH on ${host}, but its node is not known`);
+  if (host !== undefined && !deps.targets) throw new Error(vscode.l10n.t('run {0} was measured over SSH on {1}, but its node is not known', run.header.id, host));
   const target = host !== undefined && deps.targets ? new SshTarget(deps.targets.connection(host)) : new LocalTarget();
   checkTargetOfRun(run, target);
   const store = pointTimelineStore(runDir);
   const result = await runWithProgress(deps, {
-    what: `recording of the timeline of ${point.path} at ${basename(file)}${host ? ` on ${host}` : ''}`,
+    what: host ? vscode.l10n.t('recording of the timeline of {0} at {1} on {2}', point.path, basename(file), host) : vscode.l10n.t('recording of the timeline of {0} at {1}', point.path, basename(file)),
     target,
     store,
     quiet: true,

@@ -40,7 +40,7 @@ async function resolveRun(deps: RunDeps, runId: string | undefined): Promise<Run
   const store = new RunStore(runsFolder(deps.context.globalStorageUri));
   const id = runId ?? SweepPanel.activeRunId() ?? (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
   if (!id) {
-    void vscode.window.showInformationMessage('SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.'));
     return undefined;
   }
   return store.open(id);
@@ -69,25 +69,26 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
     const applied = await applyVars(target, vars, args?.apply?.file, args?.apply?.entry);
     return { runId: run.header.id, advice, ...(applied ? { applied: target } : {}) };
   } catch (err) {
-    reportError(deps.log, 'Settings could not be suggested', err);
+    reportError(deps.log, vscode.l10n.t('Settings could not be suggested'), err);
     return undefined;
   }
 }
 
 async function pickRecommendations(advice: Advice, withValues: Recommendation[]): Promise<Recommendation[] | undefined> {
+  // The advice's explanations and evidence are the core's (shared with the CLI): shown as they are.
   const summary = advice.focus.map((c) => c.explanation).join(' ');
   const missing = advice.recommendations.filter((r) => r.value === undefined);
-  if (missing.length > 0) void vscode.window.showWarningMessage(`SDMA Lens: ${missing.map((r) => r.evidence).join(' ')}`);
+  if (missing.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', missing.map((r) => r.evidence).join(' ')));
   const items = withValues.map((r) => ({
     label: `${r.knob}=${r.value}`,
-    description: r.confidence === 'uncertain' ? 'uncertain' : r.basis,
+    description: r.confidence === 'uncertain' ? vscode.l10n.t('uncertain') : r.basis,
     detail: r.evidence,
     picked: r.confidence !== 'none',
     recommendation: r,
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: `SDMA Lens: settings${advice.simulated ? ' (SIMULATED node: for illustration)' : ''}`,
-    placeHolder: summary.slice(0, 300) || 'Choose the settings to apply',
+    title: advice.simulated ? vscode.l10n.t('SDMA Lens: settings (SIMULATED node: for illustration)') : vscode.l10n.t('SDMA Lens: settings'),
+    placeHolder: summary.slice(0, 300) || vscode.l10n.t('Choose the settings to apply'),
     canPickMany: true,
     matchOnDetail: true,
   });
@@ -96,17 +97,17 @@ async function pickRecommendations(advice: Advice, withValues: Recommendation[])
 
 async function pickTarget(): Promise<ApplyTarget | undefined> {
   const items: (vscode.QuickPickItem & { target: ApplyTarget })[] = [
-    { target: 'clipboard', label: '$(clippy) Copy as shell exports' },
-    { target: 'dotenv', label: '$(file) Write to a .env file', description: 'reviewable edit' },
-    { target: 'launch', label: '$(debug-alt) Add to a launch configuration', description: '.vscode/launch.json, reviewable edit' },
-    { target: 'tasks', label: '$(tasklist) Add to a task', description: '.vscode/tasks.json, reviewable edit' },
+    { target: 'clipboard', label: vscode.l10n.t('$(clippy) Copy as shell exports') },
+    { target: 'dotenv', label: vscode.l10n.t('$(file) Write to a .env file'), description: vscode.l10n.t('reviewable edit') },
+    { target: 'launch', label: vscode.l10n.t('$(debug-alt) Add to a launch configuration'), description: vscode.l10n.t('{0}, reviewable edit', '.vscode/launch.json') },
+    { target: 'tasks', label: vscode.l10n.t('$(tasklist) Add to a task'), description: vscode.l10n.t('{0}, reviewable edit', '.vscode/tasks.json') },
   ];
-  return (await vscode.window.showQuickPick(items, { title: 'Where should the settings go?' }))?.target;
+  return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Where should the settings go?') }))?.target;
 }
 
 function workspaceRoot(): vscode.Uri {
   const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) throw new Error('open a folder first: settings are written into the workspace');
+  if (!folder) throw new Error(vscode.l10n.t('open a folder first: settings are written into the workspace'));
   return folder.uri;
 }
 
@@ -123,14 +124,16 @@ async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string
   // Parsed, not matched: a `name` inside an `environment` list or a compound is no configuration.
   const items =
     kind === 'launch'
-      ? launchEntries(text).map((e) => ({ label: e.name, description: e.env ? e.type : `${e.type ?? 'no type'}: environment format unknown, nothing is written` }))
+      ? launchEntries(text).map((e) => ({ label: e.name, description: e.env ? e.type : vscode.l10n.t('{0}: environment format unknown, nothing is written', e.type ?? vscode.l10n.t('no type')) }))
       : taskLabels(text).map((label) => ({ label }));
   const unique = items.filter((item, i) => items.findIndex((o) => o.label === item.label) === i);
   if (unique.length === 0) return NEW_ENTRY;
-  const picked = await vscode.window.showQuickPick([...unique, { label: `$(add) New: ${NEW_ENTRY}` }], {
-    title: kind === 'launch' ? 'Which launch configuration?' : 'Which task?',
+  const fresh = { label: vscode.l10n.t('$(add) New: {0}', NEW_ENTRY) };
+  const picked = await vscode.window.showQuickPick([...unique, fresh], {
+    title: kind === 'launch' ? vscode.l10n.t('Which launch configuration?') : vscode.l10n.t('Which task?'),
   });
-  return picked ? picked.label.replace(/^\$\(add\) New: /, '') : undefined;
+  // The quick pick hands back the item given: the new entry is known by identity, whatever its label says.
+  return picked ? (picked === fresh ? NEW_ENTRY : picked.label) : undefined;
 }
 
 /** Applies the variables as a WorkspaceEdit that VS Code shows for review before it is made. */
@@ -138,12 +141,12 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
   if (target === 'clipboard') {
     const text = Object.entries(vars).map(([k, v]) => `export ${k}=${v}`).join('\n');
     await vscode.env.clipboard.writeText(`${text}\n`);
-    void vscode.window.showInformationMessage(`SDMA Lens: ${Object.keys(vars).length} exports copied to the clipboard.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0} exports copied to the clipboard.', Object.keys(vars).length));
     return true;
   }
   const root = workspaceRoot();
   const relative = file ?? (target === 'dotenv' ? '.env' : `.vscode/${target === 'launch' ? 'launch' : 'tasks'}.json`);
-  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) throw new Error(`"${relative}" must be a path inside the workspace`);
+  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) throw new Error(vscode.l10n.t('"{0}" must be a path inside the workspace', relative));
   const uri = vscode.Uri.joinPath(root, relative);
   const { text, exists } = await readText(uri);
   let edits: TextEdit[];
@@ -151,7 +154,7 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
     edits = setLineVariables(text, vars, relative.endsWith('.sh') ? 'shell' : 'dotenv');
   } else {
     if (exists && text.trim() && findJsonAssignments(text).length === 0 && !text.includes(target === 'launch' ? '"configurations"' : '"tasks"')) {
-      throw new Error(`${relative} does not look like a ${target}.json file`);
+      throw new Error(vscode.l10n.t('{0} does not look like a {1}.json file', relative, target));
     }
     const name = await chooseEntry(target, text, entry);
     if (!name) return false;
@@ -159,7 +162,7 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
       // Each debugger reads its own shape (launchEnv.ts); an unknown one is told, not written into.
       const result = setLaunchEnv(text, name, vars);
       if (!result.written) {
-        void vscode.window.showWarningMessage(`SDMA Lens: ${result.description}`);
+        void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', result.description));
         return false;
       }
       edits = replacementEdits(text, result.text);
@@ -169,8 +172,8 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
     }
   }
   if (edits.length === 0) {
-    void vscode.window.showInformationMessage(`SDMA Lens: ${relative} already has these values.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0} already has these values.', relative));
     return true;
   }
-  return reviewableEdit(uri, edits, `${Object.keys(vars).length} settings written`);
+  return reviewableEdit(uri, edits, vscode.l10n.t('{0} settings written', Object.keys(vars).length));
 }

@@ -20,16 +20,17 @@ interface ActionItem extends vscode.QuickPickItem {
 }
 
 function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
-  const sizes = `${o.sizes.length} sizes, ${formatBytes(o.sizes[0]!)} to ${formatBytes(o.sizes.at(-1)!)}`;
+  const sizes = vscode.l10n.t('{0} sizes, {1} to {2}', o.sizes.length, formatBytes(o.sizes[0]!), formatBytes(o.sizes.at(-1)!));
+  // The node's endpoints are worded by the core (shared with the CLI).
   const endpoints = endpointsText(o.pairs, topology);
   return [
-    { action: 'run', label: '$(play) Run sweep', detail: `${endpoints} · ${o.paths.join(', ')} · ${sizes} · CUs ${o.cus.join(',')} · ${o.iters} iterations · backend ${o.backend}` },
-    { action: 'endpoints', label: '$(arrow-swap) Endpoints', description: endpoints },
-    { action: 'paths', label: '$(list-selection) Paths', description: o.paths.join(', ') },
-    { action: 'cus', label: '$(chip) CU counts', description: o.cus.join(', ') },
-    { action: 'sizes', label: '$(symbol-ruler) Message sizes', description: sizes },
-    { action: 'backend', label: '$(server) Backend', description: o.backend },
-    { action: 'iters', label: '$(sync) Iterations', description: String(o.iters) },
+    { action: 'run', label: vscode.l10n.t('$(play) Run sweep'), detail: vscode.l10n.t('{0} · {1} · {2} · CUs {3} · {4} iterations · backend {5}', endpoints, o.paths.join(', '), sizes, o.cus.join(','), o.iters, o.backend) },
+    { action: 'endpoints', label: vscode.l10n.t('$(arrow-swap) Endpoints'), description: endpoints },
+    { action: 'paths', label: vscode.l10n.t('$(list-selection) Paths'), description: o.paths.join(', ') },
+    { action: 'cus', label: vscode.l10n.t('$(chip) CU counts'), description: o.cus.join(', ') },
+    { action: 'sizes', label: vscode.l10n.t('$(symbol-ruler) Message sizes'), description: sizes },
+    { action: 'backend', label: vscode.l10n.t('$(server) Backend'), description: o.backend },
+    { action: 'iters', label: vscode.l10n.t('$(sync) Iterations'), description: String(o.iters) },
   ];
 }
 
@@ -38,8 +39,8 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
   let options = { ...initial };
   for (;;) {
     const choice = await vscode.window.showQuickPick(describe(options, topology), {
-      title: 'SDMA Lens: Run Transfer Sweep',
-      placeHolder: 'Run with these settings, or adjust them for this run',
+      title: vscode.l10n.t('SDMA Lens: Run Transfer Sweep'),
+      placeHolder: vscode.l10n.t('Run with these settings, or adjust them for this run'),
     });
     if (!choice) return undefined;
     switch (choice.action) {
@@ -53,14 +54,14 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
       case 'paths': {
         const picked = await vscode.window.showQuickPick(
           PATHS.map((p) => ({ label: p, picked: options.paths.includes(p) })),
-          { title: 'Paths to sweep (mover/initiator)', canPickMany: true },
+          { title: vscode.l10n.t('Paths to sweep (mover/initiator)'), canPickMany: true },
         );
         if (picked && picked.length > 0) options = { ...options, paths: picked.map((p) => p.label as PathName) };
         break;
       }
       case 'cus': {
         const text = await vscode.window.showInputBox({
-          title: 'CU counts for the cu/* paths',
+          title: vscode.l10n.t('CU counts for the cu/* paths'),
           value: options.cus.join(','),
           validateInput: (t) => tryCheck(() => ({ ...options, cus: parseInts(t) })),
         });
@@ -69,7 +70,7 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
       }
       case 'sizes': {
         const text = await vscode.window.showInputBox({
-          title: 'Message sizes (comma separated, e.g. 4K,64K,1M,1G)',
+          title: vscode.l10n.t('Message sizes (comma separated, e.g. 4K,64K,1M,1G)'),
           value: options.sizes.map(formatSizeArg).join(','),
           validateInput: (t) => tryCheck(() => ({ ...options, sizes: parseSizeList(t) })),
         });
@@ -78,15 +79,15 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
       }
       case 'backend': {
         const picked = await vscode.window.showQuickPick(
-          BACKEND_CHOICES.map((b) => ({ label: b, description: b === 'sim' ? 'simulated MI350X node' : b === 'auto' ? 'real GPUs when present, else simulated' : undefined })),
-          { title: 'Helper backend' },
+          BACKEND_CHOICES.map((b) => ({ label: b, description: b === 'sim' ? vscode.l10n.t('simulated MI350X node') : b === 'auto' ? vscode.l10n.t('real GPUs when present, else simulated') : undefined })),
+          { title: vscode.l10n.t('Helper backend') },
         );
         if (picked) options = { ...options, backend: picked.label };
         break;
       }
       case 'iters': {
         const text = await vscode.window.showInputBox({
-          title: 'Timed iterations per point',
+          title: vscode.l10n.t('Timed iterations per point'),
           value: String(options.iters),
           validateInput: (t) => tryCheck(() => ({ ...options, iters: Number(t) })),
         });
@@ -104,7 +105,7 @@ interface PairItem extends vscode.QuickPickItem {
 async function pickEndpoints(options: SweepOptions, topology: Topology | undefined): Promise<EndpointPair[] | undefined> {
   if (!topology || topology.gpus.length === 0) {
     const text = await vscode.window.showInputBox({
-      title: 'Endpoint pairs (SRC:DST, comma separated; a GPU index or host; empty: the node default)',
+      title: vscode.l10n.t('Endpoint pairs (SRC:DST, comma separated; a GPU index or host; empty: the node default)'),
       value: options.pairs.map(pairArg).join(','),
       validateInput: (t) => (t.trim() === '' ? undefined : tryCheck(() => ({ ...options, pairs: parsePairList(t) }))),
     });
@@ -116,11 +117,14 @@ async function pickEndpoints(options: SweepOptions, topology: Topology | undefin
   const items: PairItem[] = nodePairs(topology).map((pair) => ({
     pair,
     label: pairName(pair),
-    description: `${pairArg(pair)}${defaults.some((d) => samePair(d, pair)) ? ' · node default' : ''}`,
+    description: defaults.some((d) => samePair(d, pair)) ? vscode.l10n.t('{0} · node default', pairArg(pair)) : pairArg(pair),
     picked: chosen.some((c) => samePair(c, pair)),
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: `Endpoints to sweep on ${topology.node.model} (${topology.gpus.length} GPU${topology.gpus.length === 1 ? '' : 's'}; host = pinned host memory)`,
+    title:
+      topology.gpus.length === 1
+        ? vscode.l10n.t('Endpoints to sweep on {0} (1 GPU; host = pinned host memory)', topology.node.model)
+        : vscode.l10n.t('Endpoints to sweep on {0} ({1} GPUs; host = pinned host memory)', topology.node.model, topology.gpus.length),
     canPickMany: true,
   });
   if (!picked || picked.length === 0) return undefined;
