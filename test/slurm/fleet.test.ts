@@ -90,25 +90,28 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
   let runsDir: string;
   let weakJson: { outliers: { node: string; figure: string; text: string }[]; nodes: { node: string; status: string; runIds: string[] }[]; fleetFile: string; job: string };
 
-  it('runs the sweep on every node as a run of its own, names the weak node and only it, and gives the allocation back', async () => {
+  it('runs the sweep and the matrix on every node as runs of their own, names the weak node and only it, and gives the allocation back', async () => {
     runsDir = join(work, 'weak');
-    const r = await fleet(['--nodes', String(nodes.length), ...SWEEP, '--sim-weak', 'engine=0.6@n3', '--runs-dir', runsDir, '--json']);
+    const r = await fleet(['--nodes', String(nodes.length), ...SWEEP, '--matrix', '--matrix-size', '16M', '--sim-weak', 'engine=0.6@n3', '--runs-dir', runsDir, '--json']);
     expect(r.code, r.err).toBe(0);
     weakJson = JSON.parse(r.out);
     expect(weakJson.nodes.map((n) => [n.node, n.status])).toEqual(nodes.map((n) => [n, 'ok']));
     // Every node's run is an ordinary run, saved with its fleet and node.
     for (const n of weakJson.nodes) {
-      expect(n.runIds).toHaveLength(1);
-      const header = JSON.parse(readFileSync(join(runsDir, n.runIds[0]!, 'run.ndjson'), 'utf8').split('\n')[0]!);
-      expect(header.fleet).toMatchObject({ node: n.node, job: weakJson.job });
-      expect(header.command).toBe('sweep');
+      expect(n.runIds).toHaveLength(2);
+      const headers = n.runIds.map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.ndjson'), 'utf8').split('\n')[0]!));
+      for (const header of headers) expect(header.fleet).toMatchObject({ node: n.node, job: weakJson.job });
+      expect(headers.map((h) => h.command)).toEqual(['sweep', 'matrix']);
     }
     expect(weakJson.outliers.length).toBeGreaterThan(0);
     expect(new Set(weakJson.outliers.map((o) => o.node))).toEqual(new Set(['n3']));
     // The engine paths, and only they: the CU copies of n3 are as fast as the others'.
     expect(weakJson.outliers.every((o) => / engine\//.test(o.figure) || o.figure.startsWith('crossover'))).toBe(true);
     expect(weakJson.outliers.some((o) => o.figure.startsWith('peak engine/'))).toBe(true);
-    console.log(`outliers named:\n  ${weakJson.outliers.map((o) => o.text).join('\n  ')}`);
+    // The pairs: n3's engine cells of the matrix, named by their GPUs.
+    expect(weakJson.outliers.filter((o) => o.figure.startsWith('cell engine/')).length).toBeGreaterThan(10);
+    expect(weakJson.outliers.some((o) => /^n3: matrix engine\/\S+ GPU \d → GPU \d/.test(o.text))).toBe(true);
+    console.log(`outliers named (${weakJson.outliers.length}), the first 6:\n  ${weakJson.outliers.slice(0, 6).map((o) => o.text).join('\n  ')}`);
     const gone = await until('the fleet job to leave the queue', () => queue().length === 0, 20_000);
     console.log(`queue empty ${gone.ms} ms after the fleet ended`);
   });

@@ -4,6 +4,7 @@
  * pair the crossover size the advice places; per path and ordered GPU pair the matrix cell's
  * GB/s; and the settings the advice would write. Browser-safe.
  */
+import type { Advice } from '../advice/advice';
 import { adviseAllPairs } from '../advice/advice';
 import { pairName } from '../endpoints';
 import type { PathName } from '../protocol';
@@ -27,8 +28,13 @@ export interface Figure {
   lowIsWeak: boolean;
 }
 
+/** The advice of every pair a sweep measured (none for a run without samples): computed once, read by both functions below. */
+export function sweepAdvice(run: Run): Advice[] {
+  return run.samples.length > 0 ? adviseAllPairs(run) : [];
+}
+
 /** Peak GB/s of every sweep series, and the crossover of every pair the advice places. */
-export function sweepFigures(run: Run): Figure[] {
+export function sweepFigures(run: Run, advised: readonly Advice[] = sweepAdvice(run)): Figure[] {
   const peaks = new Map<string, Figure>();
   for (const s of run.samples) {
     if (!s.validated) continue;
@@ -40,13 +46,11 @@ export function sweepFigures(run: Run): Figure[] {
     if (!had || gbps > had.value) peaks.set(key, { key, kind: 'peak', label: `${path} ${pair} (${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'})`, path, pair, value: gbps, unit: 'GB/s', lowIsWeak: true });
   }
   const crossovers: Figure[] = [];
-  if (run.samples.length > 0) {
-    for (const advice of adviseAllPairs(run)) {
-      for (const c of advice.focus) {
-        const at = c.estimateBytes ?? c.fromBytes;
-        if (c.kind !== 'crossover' || at === undefined) continue;
-        crossovers.push({ key: `crossover ${c.initiator} ${advice.pairLabel}`, kind: 'crossover', label: `${c.initiator}-initiated crossover, ${advice.pairLabel}`, pair: advice.pairLabel, value: at, unit: 'bytes', lowIsWeak: false });
-      }
+  for (const advice of advised) {
+    for (const c of advice.focus) {
+      const at = c.estimateBytes ?? c.fromBytes;
+      if (c.kind !== 'crossover' || at === undefined) continue;
+      crossovers.push({ key: `crossover ${c.initiator} ${advice.pairLabel}`, kind: 'crossover', label: `${c.initiator}-initiated crossover, ${advice.pairLabel}`, pair: advice.pairLabel, value: at, unit: 'bytes', lowIsWeak: false });
     }
   }
   return [...peaks.values(), ...crossovers];
@@ -65,9 +69,8 @@ export function matrixFigures(run: Run): Figure[] {
 }
 
 /** The settings the advice of a sweep would write, as `KNOB=value` sorted (those with a value only). */
-export function adviceSettings(run: Run): string[] {
-  if (run.samples.length === 0) return [];
+export function adviceSettings(advised: readonly Advice[]): string[] {
   const set = new Set<string>();
-  for (const advice of adviseAllPairs(run)) for (const r of advice.recommendations) if (r.value !== undefined) set.add(`${r.knob}=${r.value}`);
+  for (const advice of advised) for (const r of advice.recommendations) if (r.value !== undefined) set.add(`${r.knob}=${r.value}`);
   return [...set].sort();
 }

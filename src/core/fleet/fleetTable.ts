@@ -14,6 +14,8 @@ function value(row: FleetFigureRow, x: number): string {
 
 /** At most this many figure rows are printed in full (a 1,000-node matrix fleet has thousands); the JSON has them all. */
 const FIGURE_ROWS = 60;
+/** Outlier sentences printed per node. */
+const OUTLIERS_PER_NODE = 8;
 
 export function fleetTable(view: FleetView): string {
   const lines: string[] = [];
@@ -47,7 +49,13 @@ export function fleetTable(view: FleetView): string {
   if (shown.length > FIGURE_ROWS) lines.push(`# ... ${shown.length - FIGURE_ROWS} more figures (--json lists them all)`);
   if (cells.length > 0) lines.push(`# matrix: ${cells.length} cells compared, ${cells.filter(flagged).length} with an outlier node${cells.some(flagged) ? ' (listed above)' : ''}`);
   lines.push('#', `# outliers: ${view.outliers.length === 0 ? 'none' : `${view.outliers.length} on ${new Set(view.outliers.map((o) => o.node)).size} node(s)`}; ${view.rule}`);
-  for (const o of view.outliers) lines.push(`#   ${o.text}`);
+  // Per node the first few: a node with a weak engine is an outlier in every engine cell of its matrix.
+  const byNode = new Map<string, string[]>();
+  for (const o of view.outliers) byNode.set(o.node, [...(byNode.get(o.node) ?? []), o.text]);
+  for (const [node, texts] of byNode) {
+    for (const t of texts.slice(0, OUTLIERS_PER_NODE)) lines.push(`#   ${t}`);
+    if (texts.length > OUTLIERS_PER_NODE) lines.push(`#   ${node}: ... ${texts.length - OUTLIERS_PER_NODE} more figures (--json lists them all)`);
+  }
   if (view.advice.length > 0) {
     lines.push('#', view.adviceDiffers ? `# advice differs between nodes (${view.advice.length} sets):` : `# advice: the same on all ${view.advice[0]!.nodes.length} measured nodes`);
     for (const g of view.advice) lines.push(`#   ${view.adviceDiffers ? `${g.nodes.join(',')}: ` : ''}${g.settings.join(' ') || '(no settings to change)'}`);

@@ -8,7 +8,7 @@ import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
 import { formatBytes } from '../units';
 import type { Figure } from './figures';
-import { adviceSettings, matrixFigures, sweepFigures } from './figures';
+import { adviceSettings, matrixFigures, sweepAdvice, sweepFigures } from './figures';
 import type { FleetIndex } from './fleetIndex';
 import { judge, OUTLIER_RULE } from './outliers';
 import type { Thresholds } from './thresholds';
@@ -90,9 +90,13 @@ function valueText(unit: Figure['unit'], x: number): string {
 
 export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>, thresholds?: Thresholds): FleetView {
   const figuresByNode = new Map<string, Figure[]>();
+  const settingsByNode = new Map<string, string[]>();
   for (const n of index.nodes) {
     const r = runs.get(n.node);
-    figuresByNode.set(n.node, [...(r?.sweep ? sweepFigures(r.sweep) : []), ...(r?.matrix ? matrixFigures(r.matrix) : [])]);
+    // The advice is the costly part (a crossover search per pair): once per node.
+    const advised = r?.sweep ? sweepAdvice(r.sweep) : [];
+    if (advised.length > 0) settingsByNode.set(n.node, adviceSettings(advised));
+    figuresByNode.set(n.node, [...(r?.sweep ? sweepFigures(r.sweep, advised) : []), ...(r?.matrix ? matrixFigures(r.matrix) : [])]);
   }
 
   // One row per figure key, the nodes that have it, judged together.
@@ -134,7 +138,7 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
   if (thresholds) {
     for (const row of figures) {
       for (const c of row.cells) {
-        const figure = figuresByNode.get(c.node)?.find((f) => f.key === row.key);
+        const figure = byKey.get(row.key)!.figure;
         const min = figure && figure.kind !== 'crossover' ? minimumFor(thresholds, figure.kind, figure.path) : undefined;
         const list = failures.get(c.node) ?? [];
         if (min !== undefined && c.value < min) list.push(`${row.label} ${valueText(row.unit, c.value)} is below the minimum ${valueText(row.unit, min)}`);
@@ -146,6 +150,8 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
     }
   }
 
+  const outlierCount = new Map<string, number>();
+  for (const o of outliers) outlierCount.set(o.node, (outlierCount.get(o.node) ?? 0) + 1);
   const nodes: FleetNodeRow[] = index.nodes.map((n) => {
     const r = runs.get(n.node);
     const present = [r?.sweep, r?.matrix].filter((x): x is Run => x !== undefined);
@@ -162,16 +168,15 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
       runIds: n.runs.map((x) => x.runId),
       ...(n.error ? { error: n.error } : {}),
       simulated: present.some(isSimulated),
-      outliers: outliers.filter((o) => o.node === n.node).length,
+      outliers: outlierCount.get(n.node) ?? 0,
       failures: failed,
     };
   });
 
   const groups = new Map<string, { settings: string[]; nodes: string[] }>();
   for (const n of index.nodes) {
-    const sweep = runs.get(n.node)?.sweep;
-    if (!sweep || sweep.samples.length === 0) continue;
-    const settings = adviceSettings(sweep);
+    const settings = settingsByNode.get(n.node);
+    if (!settings) continue;
     const key = settings.join('\n');
     const g = groups.get(key) ?? { settings, nodes: [] };
     g.nodes.push(n.node);
