@@ -154,6 +154,8 @@ function stage({ buildDir }) {
   cpSync(join(root, 'images'), join(dir, 'images'), { recursive: true });
   // The activity bar icon and the walkthrough's pages.
   cpSync(join(root, 'media'), join(dir, 'media'), { recursive: true });
+  // The message bundle vscode.l10n reads (package.json "l10n"), and any translation beside it.
+  cpSync(join(root, 'l10n'), join(dir, 'l10n'), { recursive: true });
   cpSync(join(root, 'docs'), join(dir, 'docs'), { recursive: true });
   for (const d of ['src', 'cmake', 'cupti', 'include']) {
     if (existsSync(join(root, 'native', d))) cpSync(join(root, 'native', d), join(dir, 'native', d), { recursive: true });
@@ -195,7 +197,7 @@ function checkVsix(file, { images }) {
   const entries = listVsix(file);
   const byPath = new Map(entries.map((e) => [e.path, e]));
   const problems = [];
-  const need = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/native/CMakeLists.txt', 'extension/images/icon.png', 'extension/package.nls.json', 'extension/media/activity.svg', 'extension/media/walkthrough/sweep.md'];
+  const need = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/native/CMakeLists.txt', 'extension/images/icon.png', 'extension/package.nls.json', 'extension/media/activity.svg', 'extension/media/walkthrough/sweep.md', 'extension/l10n/bundle.l10n.json'];
   for (const p of need) if (!byPath.has(p)) problems.push(`${p} is missing`);
   for (const p of ['extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/dist/cli.js']) {
     const e = byPath.get(p);
