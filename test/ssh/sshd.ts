@@ -70,7 +70,8 @@ function sessionProcesses(pid: number): number[] {
   return result;
 }
 
-export async function startSshd(): Promise<TestSshd> {
+/** `env`: more variables every session on the node gets (sshd's SetEnv), e.g. the test cluster's SLURM_CONF. */
+export async function startSshd(options: { env?: Record<string, string> } = {}): Promise<TestSshd> {
   const dir = mkdtempSync(join(tmpdir(), 'sdma-sshd-'));
   const port = await freePort();
   const hostKey = join(dir, 'host_ed25519');
@@ -106,7 +107,7 @@ export async function startSshd(): Promise<TestSshd> {
       'MaxSessions 64',
       'MaxStartups 64',
       'LogLevel VERBOSE',
-      `SetEnv XDG_CACHE_HOME=${nodeCache}`,
+      `SetEnv XDG_CACHE_HOME=${nodeCache}${Object.entries(options.env ?? {}).map(([k, v]) => ` ${k}=${v}`).join('')}`,
       '',
     ].join('\n'),
   );
