@@ -84,3 +84,29 @@ suite('a sweep panel exports its table', () => {
     }
   });
 });
+
+suite('Export Table... from the Runs view', () => {
+  test('a matrix run exports without its panel: the CSV holds every cell but the diagonal; a run with no table says so', async () => {
+    const api = await activeApi();
+    const matrix = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runMatrix', { options: { backend: 'sim', gpus: [0, 1, 2], paths: ['engine/host'], sizeBytes: 16 << 20, iters: 3 } });
+    assert.equal(matrix?.end?.status, 'ok', matrix?.end?.message);
+    api.matrixPanel(matrix.header.id)?.dispose();
+    const dir = mkdtempSync(path.join(tmpdir(), 'sdma-lens-runs-export-'));
+    try {
+      const file = path.join(dir, 'matrix.csv');
+      // As the tree's menu calls it: the run's node, then (here, to skip the format pick) the format.
+      const node = { kind: 'run', summary: { id: matrix.header.id } };
+      const written = await withSaveDialog(vscode.Uri.file(file), () => Promise.resolve(vscode.commands.executeCommand<string | undefined>('sdmaLens.runs.export', node, 'csv')));
+      assert.equal(written, file);
+      const [header, ...rows] = parseCsv(readFileSync(file, 'utf8'));
+      assert.deepEqual(header, ['path', 'source', 'destination', 'GB/s', 'state']);
+      assert.equal(rows.length, 3 * 2, 'every ordered pair of 3 GPUs, the diagonal left out');
+      const gbps = new Map(matrix.matrixCells!.map((c) => [`GPU ${c.src}→GPU ${c.dst}`, c.gbps]));
+      for (const r of rows) assert.equal(Number(r[3]), gbps.get(`${r[1]}→${r[2]}`), `${r[1]} → ${r[2]} as the helper printed it`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const none = await vscode.commands.executeCommand<string | undefined>('sdmaLens.runs.export', 'no-such-run', 'csv');
+    assert.equal(none, undefined, 'a run that is not there exports nothing');
+  });
+});
