@@ -12,7 +12,9 @@ import { FleetStore } from '../../core/fleet/fleetStore';
 import { fleetTable } from '../../core/fleet/fleetTable';
 import type { FleetView } from '../../core/fleet/fleetView';
 import { fleetView } from '../../core/fleet/fleetView';
-import { checkJobId, checkSlurmName } from '../../core/fleet/slurm';
+import type { AllocationRequest } from '../../core/fleet/slurm';
+import { allocationArgs, checkJobId, checkSlurmName } from '../../core/fleet/slurm';
+import { SlurmError } from '../../core/fleet/slurmTools';
 import type { Thresholds } from '../../core/fleet/thresholds';
 import { parseThresholds } from '../../core/fleet/thresholds';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';
@@ -56,13 +58,16 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
       return { job: checkJobId(job) };
     }
     if (values.nodes === undefined && values.nodelist === undefined) throw new Error('say which nodes: --nodes N (with --partition P), --nodelist LIST, or --jobid J for an allocation you hold (inside one, $SLURM_JOB_ID is used)');
-    return {
+    const request: AllocationRequest = {
       ...(values.nodes !== undefined ? { nodes: int('nodes', values.nodes, 0) } : {}),
       ...(values.partition !== undefined ? { partition: checkSlurmName('--partition', values.partition) } : {}),
       ...(values.nodelist !== undefined ? { nodelist: checkSlurmName('--nodelist', values.nodelist) } : {}),
       ...(values.time !== undefined ? { timeMinutes: int('time', values.time, 0) } : {}),
       ...(values.account !== undefined ? { account: checkSlurmName('--account', values.account) } : {}),
     };
+    // salloc's arguments made now, so a bad count or time limit is said before anything starts.
+    allocationArgs(request);
+    return request;
   });
   const parallel = int('parallel', values.parallel, DEFAULT_PARALLEL);
   if (parallel < 1 || parallel > 1024) throw new UsageError(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
@@ -137,6 +142,11 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
     print(view, values.json === true, result.file);
     if (result.index.status === 'cancelled') return 130;
     return exitCode(view, values['fail-on-outliers'] === true);
+  } catch (err) {
+    // Slurm said no (a partition that is not there, a job that is gone, no Slurm at all): its words, exit 1.
+    if (!(err instanceof SlurmError)) throw err;
+    say(signal.aborted ? `cancelled: ${err.message}` : err.message);
+    return signal.aborted ? 130 : 1;
   } finally {
     await conn?.close();
   }
@@ -174,7 +184,13 @@ async function show(argv: string[]): Promise<number> {
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const store = storeOf(values);
   const fleets = new FleetStore(store.root);
-  const loaded = await loadFleet(store, fleets, positionals[0]);
+  let loaded;
+  try {
+    loaded = await loadFleet(store, fleets, positionals[0]);
+  } catch (err) {
+    process.stderr.write(`sdma-lens: ${escapeControls((err as Error).message)}\n`);
+    return 1;
+  }
   for (const p of loaded.problems) process.stderr.write(`sdma-lens: ${escapeControls(p)}\n`);
   const view = fleetView(loaded.index, loaded.runs, thresholds);
   print(view, values.json === true, fleets.fileOf(loaded.index.id));
