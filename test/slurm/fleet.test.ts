@@ -193,4 +193,31 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
     }
     await until('an empty queue', () => queue().length === 0, 20_000);
   });
+
+  it('a partition Slurm does not have: its own words, exit 1, nothing queued or saved', async () => {
+    const dir = join(work, 'nopart');
+    const r = await fleet(['--nodes', '2', '--partition', 'nosuch', ...SWEEP, '--runs-dir', dir]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/salloc exited with 1: .*[Ii]nvalid partition/);
+    expect(queue()).toEqual([]);
+  });
+
+  it('cancelled while Slurm keeps the request queued: the queued job is cancelled, the held one untouched', async () => {
+    execFileSync('salloc', ['--no-shell', `--nodes=${nodes.length}`, '--exclusive', '--job-name=busy'], { env: env(), stdio: 'ignore' });
+    const busy = queue()[0]!.split(' ')[0]!;
+    try {
+      const run = start(['fleet', '--helper', helper, '--nodes', '1', ...SWEEP, '--runs-dir', join(work, 'queued')]);
+      const queued = await until('the fleet queued as a job of its own', () => run.err().match(/queued as Slurm job (\d+)/)?.[1], 30_000);
+      expect(queue()).toContain(`${queued.value} PENDING`);
+      run.child.kill('SIGINT');
+      const r = await run.exited;
+      expect(r.code, r.err).toBe(130);
+      const gone = await until('the queued job to leave the queue', () => !queue().some((l) => l.startsWith(`${queued.value} `)), 20_000);
+      console.log(`queued fleet job ${queued.value} left the queue ${gone.ms} ms after the CLI exited`);
+      expect(queue()).toEqual([`${busy} RUNNING`]);
+    } finally {
+      execFileSync('scancel', [busy], { env: env() });
+    }
+    await until('an empty queue', () => queue().length === 0, 20_000);
+  });
 });

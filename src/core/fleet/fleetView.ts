@@ -131,7 +131,9 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
     });
   }
   figures.sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
-  outliers.sort((a, b) => a.node.localeCompare(b.node, undefined, { numeric: true }) || a.figure.localeCompare(b.figure));
+  // Per node: the sweep's figures first (a node's headline), then its matrix pairs.
+  const rank = (key: string) => (key.startsWith('peak ') ? 0 : key.startsWith('crossover ') ? 1 : 2);
+  outliers.sort((a, b) => a.node.localeCompare(b.node, undefined, { numeric: true }) || rank(a.figure) - rank(b.figure) || a.figure.localeCompare(b.figure, undefined, { numeric: true }));
 
   // Threshold checks, per node.
   const failures = new Map<string, string[]>();
