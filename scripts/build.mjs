@@ -77,10 +77,18 @@ const builds = [
     format: 'esm',
     target: 'es2022',
   },
+  {
+    ...common,
+    entryPoints: { fleet: 'webview/fleet/main.ts' },
+    outdir: webviewDir,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+  },
 ];
 
 mkdirSync(webviewDir, { recursive: true });
-for (const page of ['sweep', 'collective', 'matrix', 'compare']) pageCss(`webview/${page}/${page}.css`, join(webviewDir, `${page}.css`));
+for (const page of ['sweep', 'collective', 'matrix', 'compare', 'fleet']) pageCss(`webview/${page}/${page}.css`, join(webviewDir, `${page}.css`));
 
 // The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
 // under --watch it is built once at start.

@@ -79,6 +79,7 @@ function browserCheck(title, script, args = []) {
 browserCheck('sweep panel in headless Chromium (CSP, messages, theme redraw)', 'test/webview/preview.mjs', ['--probe', '--out', shots]);
 browserCheck('timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)', 'test/webview/timeline.mjs', ['--out', shots]);
 browserCheck('compare panel in headless Chromium (both runs\' curves, ratio interval, curve picker, verdict table, CSP)', 'test/webview/compare.mjs', ['--out', shots]);
+browserCheck('fleet panel in headless Chromium (nodes, outliers, figure chart by mouse and keyboard, 1,000 nodes, CSP)', 'test/webview/fleet.mjs', ['--out', shots]);
 browserCheck('matrix panel in headless Chromium (every cell, weakest pair, keyboard, themes)', 'test/webview/matrix.mjs', ['--out', shots]);
 browserCheck("run-mode timeline in headless Chromium (kernel names, the lens's kernel filter)", 'test/webview/runTimeline.mjs');
 browserCheck('collective panel in headless Chromium (chart.js curves, in-place dashes, off-path points, crossover, CSP)', 'test/webview/collective.mjs');
