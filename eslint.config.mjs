@@ -5,6 +5,8 @@ import tseslint from 'typescript-eslint';
 const BROWSER_SAFE_CORE = [
   'src/core/{protocol,fastCheck,endpoints,units,run,limits,text}.ts',
   'src/core/{sweep,advice,matrix,collective,timeline,kernels,profile,compare,tables}/**/*.ts',
+  // The fleet's judgement and its page; the fleet's runner, store and Slurm tools beside them are Node code.
+  'src/core/fleet/{figures,fleetIndex,fleetView,outliers,thresholds,fleetPage,fleetMessages,fleetTables}.ts',
 ];
 
 export default tseslint.config(
@@ -42,7 +44,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'], message: 'webview code runs in the browser.' },
-          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare|tables)/)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run and the sweep, advice, matrix, collective, timeline, kernels, profile, compare and tables folders.' },
+          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare|tables)/|fleet/(figures|fleetIndex|fleetView|outliers|thresholds|fleetPage|fleetMessages|fleetTables)$)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run, the sweep, advice, matrix, collective, timeline, kernels, profile, compare and tables folders, and the fleet\'s judgement and page files.' },
         ],
       }],
     },

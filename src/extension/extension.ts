@@ -18,6 +18,10 @@ import type { RefineArgs } from './commands/refine';
 import { refineCrossoverCommand } from './commands/refine';
 import type { CompareRunsArgs } from './commands/compareRuns';
 import { COMPARE_VIEW_TYPE, compareRunsCommand, reviveComparePanel } from './commands/compareRuns';
+import type { RunFleetArgs } from './commands/runFleet';
+import { openFleetCommand, reviveFleetPanel, runFleetCommand } from './commands/runFleet';
+import { FLEET_VIEW_TYPE, FleetPanel } from './fleetPanel';
+import { exportRunCommand } from './commands/exportRun';
 import { runCollectiveCommand } from './commands/runCollective';
 import type { RunCollectiveArgs } from './commands/runCollective';
 import { selectTargetCommand } from './commands/selectTarget';
@@ -87,7 +91,10 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.refineCrossover', (args?: RefineArgs) => refineCrossoverCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.compareRuns', (args?: CompareRunsArgs) => compareRunsCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.runFleet', (args?: RunFleetArgs) => runFleetCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.openFleet', (id?: string) => openFleetCommand(deps, typeof id === 'string' ? id : undefined)),
     vscode.window.registerWebviewPanelSerializer(COMPARE_VIEW_TYPE, { deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveComparePanel(deps, panel, state) }),
+    vscode.window.registerWebviewPanelSerializer(FLEET_VIEW_TYPE, { deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveFleetPanel(deps, panel, state) }),
     vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'collective', args)),
     vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'overlap', args)),
     vscode.commands.registerCommand('sdmaLens.runMatrix', (args?: RunMatrixArgs) => runMatrixCommand(deps, args)),
@@ -114,6 +121,7 @@ export function activate(context: vscode.ExtensionContext) {
       const id = runIdOf(node);
       return compareRunsCommand(deps, id ? { a: id } : {});
     }),
+    vscode.commands.registerCommand('sdmaLens.runs.export', (node?: unknown, format?: unknown) => exportRunCommand(deps, runIdOf(node), format === 'csv' || format === 'markdown' ? format : undefined)),
     knobs,
     lenses,
     programOutput,
@@ -141,7 +149,7 @@ export function activate(context: vscode.ExtensionContext) {
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps, runsView, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key) };
+  return { deps, runsView, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key), fleetPanel: (id: string) => FleetPanel.forFleet(id) };
 }
 
 /** A window reload or shutdown mid-run leaves nothing running: every run is aborted and waited for. */

@@ -44,6 +44,8 @@ function kindLabel(command: string): string | undefined {
 /** The node a run ran on, as the tree names it. */
 export function nodeOf(s: RunSummary): string {
   if (s.header?.source) return vscode.l10n.t('imported from {0}', s.header.source.tool);
+  // A fleet's node, by its Slurm name: the runs of one node across fleets group together.
+  if (s.header?.fleet) return vscode.l10n.t('{0} (Slurm)', s.header.fleet.node);
   if (s.header?.target.kind === 'ssh') return s.header.target.host ?? vscode.l10n.t('an SSH node');
   return vscode.l10n.t('this machine');
 }

@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { checkSlurmName } from '../core/fleet/slurm';
 import type { AdviceOptions } from '../core/advice/advice';
 import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { EndpointPair } from '../core/endpoints';
@@ -81,6 +82,24 @@ export function statusBarVisible(): boolean {
 /** `sdmaLens.run.stallTimeoutSeconds`: seconds the helper may print nothing before it is stopped (0: no limit). */
 export function stallTimeoutSetting(): number {
   return field('run.stallTimeoutSeconds', (x) => (x === undefined || x === null ? STALL_LIMIT.defaultS : checkStallTimeout(x)));
+}
+
+/** `sdmaLens.fleet.*`: the partition a new allocation comes from ("" = Slurm's default), the node count offered, nodes measured at once. */
+export function fleetSettings(): { partition: string | undefined; nodes: number; parallel: number } {
+  const whole = (min: number, max: number, fallback: number) => (x: unknown) => {
+    if (x === undefined || x === null) return fallback;
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) throw new Error(vscode.l10n.t('must be a whole number in {0}..{1}', min, max));
+    return x;
+  };
+  return {
+    partition: field('fleet.partition', (x) => {
+      if (x === undefined || x === null || x === '') return undefined;
+      if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a partition name, or empty for the default'));
+      return checkSlurmName('partition', x);
+    }),
+    nodes: field('fleet.nodes', whole(1, 100_000, 2)),
+    parallel: field('fleet.parallel', whole(1, 1024, 64)),
+  };
 }
 
 /** The folder runs are saved in: absolute, or relative to the first workspace folder, else the extension's storage. */

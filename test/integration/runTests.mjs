@@ -9,6 +9,7 @@
 // scripts/vscode/code-server-launcher.mjs. SDMA_LENS_VSCODE=code-server skips the download try.
 //
 //   --json FILE   also write {passed, failed, seconds} for scripts/test.mjs
+import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -63,6 +64,20 @@ function userDataDir(dir, settings) {
   return dir;
 }
 
+/**
+ * The real Slurm cluster of the fleet tests (test/slurm/cluster.sh), for the fleet command's
+ * suite: started when this machine can (root, Slurm installed), else that suite skips itself.
+ */
+function startSlurm() {
+  const script = join(root, 'test', 'slurm', 'cluster.sh');
+  if (process.getuid?.() !== 0 || !existsSync('/usr/sbin/slurmctld') || !existsSync('/usr/sbin/slurmd') || !existsSync('/usr/bin/srun')) {
+    console.log('> no Slurm cluster for the fleet suite (needs root and slurmctld, slurmd, slurm-client, munge); it is skipped');
+    return undefined;
+  }
+  const conf = execFileSync('bash', [script, 'start', '3'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1);
+  return { conf, stop: () => execFileSync('bash', [script, 'stop'], { stdio: 'inherit' }) };
+}
+
 async function main() {
   await buildTests();
   const desktop = await desktopVSCode();
@@ -73,10 +88,11 @@ async function main() {
   // Every process of these launches inherits it; see scripts/vscode/processes.mjs.
   const marker = newMarker();
   mkdirSync(results);
+  const slurm = startSlurm();
   const launch = async (label, { workspace, settings, keepTrust }) => {
     const t0 = performance.now();
     console.log(`\n> integration tests, ${label} (${desktop ? 'desktop VS Code' : 'VS Code server + Chromium'})`);
-    const extraEnv = { SDMA_LENS_TEST_RESULTS: results, [MARKER_VARIABLE]: marker };
+    const extraEnv = { SDMA_LENS_TEST_RESULTS: results, [MARKER_VARIABLE]: marker, ...(slurm ? { SLURM_CONF: slurm.conf } : {}) };
     let executable = desktop ?? launcher;
     if (keepTrust) {
       if (desktop) {
@@ -126,6 +142,7 @@ async function main() {
     let passed = 0;
     // A launch whose tests failed also exits non-zero; only one that reported nothing adds a failure.
     let failed = 0;
+    let skipped = 0;
     for (const label of ['trusted', 'untrusted']) {
       const file = join(results, `${label}.json`);
       if (!existsSync(file)) {
@@ -136,6 +153,7 @@ async function main() {
       const r = JSON.parse(readFileSync(file, 'utf8'));
       passed += r.passed;
       failed += r.failed;
+      skipped += r.pending ?? 0;
     }
     // Counted as a test: nothing the launches started may outlive them.
     const left = await leftoverProcesses(marker);
@@ -145,10 +163,11 @@ async function main() {
       console.error(`processes left behind:\n  ${left.join('\n  ')}`);
     }
     const seconds = (performance.now() - started) / 1000;
-    console.log(`\nintegration: ${passed} passed, ${failed} failed in ${seconds.toFixed(1)} s`);
-    if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, seconds }));
+    console.log(`\nintegration: ${passed} passed, ${failed} failed, ${skipped} skipped in ${seconds.toFixed(1)} s`);
+    if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, skipped, seconds }));
     return failed === 0 ? 0 : 1;
   } finally {
+    slurm?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -6,7 +6,6 @@
  * canvas's aria-label says what a screen reader needs: the median and the outliers by name.
  */
 import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
-// eslint-disable-next-line no-restricted-imports -- fleetMessages.ts is browser-safe (valibot and the shared message parts only); its folder also holds the fleet's Node code, so the browser-safe list cannot name the folder whole
 import type { FigureValue, FigureValues } from '../../src/core/fleet/fleetMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { BASE_OPTIONS, Chart, applyChartTheme, type XY } from '../shared/chart';

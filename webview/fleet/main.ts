@@ -8,11 +8,8 @@
  * It draws what the host posts after checking it against the schema, and sends back only the
  * messages its schema allows.
  */
-// eslint-disable-next-line no-restricted-imports -- fleetMessages.ts is browser-safe (valibot and the shared message parts only); its folder also holds the fleet's Node code, so the browser-safe list cannot name the folder whole
 import type { FigureValues, FleetHostMessage, FleetPageFigure, FleetPageNode, FleetPageView, FleetWebviewMessage } from '../../src/core/fleet/fleetMessages';
-// eslint-disable-next-line no-restricted-imports -- as above: valibot and the shared message parts only
 import { parseFleetHostMessage } from '../../src/core/fleet/fleetMessages';
-// eslint-disable-next-line no-restricted-imports -- fleetTables.ts is browser-safe (type imports and the tables folder only)
 import { fleetTableModel } from '../../src/core/fleet/fleetTables';
 import type { Chart, XY } from '../shared/chart';
 import { el } from '../shared/dom';

@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { FleetHostMessage } from '../../../src/core/fleet/fleetMessages';
 import type { CollectiveHostMessage } from '../../../src/core/collective/collectiveMessages';
 import type { HostMessage } from '../../../src/core/sweep/sweepMessages';
 import type { MatrixHostMessage } from '../../../src/core/matrix/matrixMessages';
@@ -20,6 +21,7 @@ export interface SdmaLensApi {
   matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
   timelinePanel(key: string): TimelinePanelView | undefined;
   collectivePanel(runId: string): { lastDelivered: CollectiveHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
+  fleetPanel(id: string): { lastDelivered: FleetHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
 }
 
 /** What the tests read of an open timeline panel (they cannot see inside the webview). */
