@@ -104,6 +104,13 @@ Fleet options (docs/FLEET.md):
   --sim-weak WHAT=F[@HOST]      simulator only: make a node weak on purpose (docs/SIMULATOR.md)
   fleet show [ID] [--thresholds FILE] [--json]
                                 a saved fleet again (default: the newest)
+  --queue                       submit one sbatch job instead and return (the sweep only); its
+                                nodes write into the fleet's folder, which must be on a file
+                                system the nodes share with this login node
+  fleet collect [ID] [--wait]   a queued fleet's nodes into runs once its job has ended
+                                (default: the newest queued fleet; exit 3 while it is queued
+                                or running, unless --wait)
+  fleet cancel [ID]             scancel a queued fleet's job (what ran can still be collected)
 
 Common options:
   --runs-dir DIR                where runs are saved (default .sdma-lens/runs)

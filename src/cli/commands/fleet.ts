@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import type { FleetRequest } from '../../core/fleet/fleetRun';
 import { DEFAULT_PARALLEL, runFleet } from '../../core/fleet/fleetRun';
 import { loadFleet } from '../../core/fleet/fleetLoad';
+import { cancelQueuedFleet, collectFleet, queueFleet } from '../../core/fleet/fleetQueue';
+import type { HelperCommand } from '../../core/runtime/runFlow';
 import { FleetStore } from '../../core/fleet/fleetStore';
 import { fleetTable } from '../../core/fleet/fleetTable';
 import type { FleetView } from '../../core/fleet/fleetView';
@@ -45,10 +47,13 @@ const FLEET_OPTIONS = {
   thresholds: { type: 'string' },
   'fail-on-outliers': { type: 'boolean', default: false },
   'sim-weak': { type: 'string' },
+  queue: { type: 'boolean', default: false },
 } as const;
 
 export async function fleet(argv: string[], signal: AbortSignal): Promise<number> {
   if (argv[0] === 'show') return show(argv.slice(1));
+  if (argv[0] === 'collect') return collect(argv.slice(1), signal);
+  if (argv[0] === 'cancel') return cancelQueued(argv.slice(1));
   const { values } = parseArgs({ args: argv, strict: true, options: { ...FLEET_OPTIONS, ...MEASURE_OPTIONS, ...RUN_OPTIONS } });
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const allocation = asUsage((): FleetRequest['allocation'] => {
@@ -108,6 +113,12 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
 
   const helper = helperOption(values);
   const stallTimeoutS = stallTimeout(values);
+  if (values.queue) {
+    if (matrix) throw new UsageError('--queue runs the sweep only: leave out --matrix (or run the fleet live)');
+    if (values.target && values.target !== 'local') throw new UsageError('--queue submits from the login node itself: run sdma-lens there, without --target');
+    if ('job' in allocation) throw new UsageError('--queue asks for a new allocation: give --nodes or --nodelist, not --jobid');
+    return queue(allocation, { command: 'sweep', idTag: backend, backend, args: () => sweepArgs(sweep) }, values, helper, signal);
+  }
   const conn = sshConnection(values);
   const base: Target = conn ? new SshTarget(conn) : new LocalTarget();
   const store = storeOf(values);
@@ -149,6 +160,73 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
     return signal.aborted ? 130 : 1;
   } finally {
     await conn?.close();
+  }
+}
+
+async function queue(allocation: AllocationRequest, sweep: HelperCommand, values: { 'runs-dir'?: string; json?: boolean }, helper: string | undefined, signal: AbortSignal): Promise<number> {
+  const fleets = new FleetStore(storeOf(values).root);
+  try {
+    const index = await queueFleet(allocation, sweep, { base: new LocalTarget(), helpers: cliHelpers(helper), fleets, signal });
+    if (values.json) process.stdout.write(`${JSON.stringify({ fleet: index.id, job: index.slurm.job, status: index.status, fleetFile: fleets.fileOf(index.id) }, null, 2)}\n`);
+    else process.stdout.write(`# fleet ${index.id}: queued as Slurm job ${index.slurm.job}\n# collect it once it has run: sdma-lens fleet collect ${index.id} (--wait to wait for it); cancel: sdma-lens fleet cancel ${index.id}\n# saved: ${escapeControls(fleets.fileOf(index.id))}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof SlurmError)) throw err;
+    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    return 1;
+  }
+}
+
+/** The newest queued fleet, when no id is given. */
+function queuedId(fleets: FleetStore, given: string | undefined): string {
+  if (given !== undefined) return given;
+  const id = fleets.list().find((f) => {
+    try {
+      return fleets.read(f).status === 'queued';
+    } catch {
+      return false;
+    }
+  });
+  if (id === undefined) throw new UsageError(`no queued fleet in ${fleets.root} (queue one with: sdma-lens fleet --queue --nodes N)`);
+  return id;
+}
+
+async function collect(argv: string[], signal: AbortSignal): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], wait: { type: 'boolean', default: false }, thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
+  if (positionals.length > 1) throw new UsageError('fleet collect takes at most one fleet id');
+  const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
+  const store = storeOf(values);
+  const fleets = new FleetStore(store.root);
+  const id = queuedId(fleets, positionals[0]);
+  try {
+    const result = await collectFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets, store, signal, wait: values.wait });
+    if (result.kind === 'waiting') {
+      process.stderr.write(`sdma-lens: job ${result.index.slurm.job} of fleet ${id} is ${result.state}; collect it when it has ended (or add --wait)\n`);
+      return signal.aborted ? 130 : 3;
+    }
+    const view = fleetView(result.index, result.runs, thresholds);
+    print(view, values.json === true, result.file);
+    return result.index.status === 'cancelled' ? 130 : exitCode(view, values['fail-on-outliers'] === true);
+  } catch (err) {
+    if (!(err instanceof SlurmError)) throw err;
+    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    return 1;
+  }
+}
+
+async function cancelQueued(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { 'runs-dir': RUN_OPTIONS['runs-dir'] } });
+  if (positionals.length > 1) throw new UsageError('fleet cancel takes at most one fleet id');
+  const fleets = new FleetStore(storeOf(values).root);
+  const id = queuedId(fleets, positionals[0]);
+  try {
+    const index = await cancelQueuedFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets });
+    process.stdout.write(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled; what its nodes wrote: sdma-lens fleet collect ${index.id}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof SlurmError)) throw err;
+    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    return 1;
   }
 }
 

@@ -10,7 +10,7 @@ import * as v from 'valibot';
 export const FLEET_FORMAT = 'sdma-lens-fleet';
 export const FLEET_COMMANDS = ['sweep', 'matrix'] as const;
 export type FleetCommand = (typeof FLEET_COMMANDS)[number];
-export const FLEET_STATUSES = ['running', 'ok', 'partial', 'cancelled', 'error'] as const;
+export const FLEET_STATUSES = ['queued', 'running', 'ok', 'partial', 'cancelled', 'error'] as const;
 
 const text = v.pipe(v.string(), v.maxLength(4096));
 
@@ -35,7 +35,11 @@ export const FleetIndexSchema = v.object({
     ownAllocation: v.boolean(),
     partition: v.optional(text),
     nodelist: v.optional(text),
+    /** A queued fleet (`fleet --queue`, batch.ts): the folder its job's nodes write into, collected later. */
+    batch: v.optional(v.object({ dir: text, cancelled: v.optional(v.boolean()) })),
   }),
+  /** The helper the nodes ran (a queued fleet's runs are written at collect time). */
+  helper: v.optional(text),
   commands: v.array(v.picklist(FLEET_COMMANDS)),
   /** The helper arguments each node ran, per command. */
   args: v.record(v.string(), v.array(text)),

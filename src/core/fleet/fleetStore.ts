@@ -26,6 +26,11 @@ export class FleetStore {
     return join(this.root, id, FLEET_FILE);
   }
 
+  /** The fleet's own folder (its index, a queued fleet's job script and node files). */
+  dirOf(id: string): string {
+    return dirname(this.fileOf(id));
+  }
+
   write(index: FleetIndex): string {
     const file = this.fileOf(index.id);
     mkdirSync(dirname(file), { recursive: true });
