@@ -43,6 +43,8 @@ stop() {
     ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true
   done
+  # Forwarding back as it was before start.
+  if [ -f "$dir/ip_forward" ]; then cat "$dir/ip_forward" > /proc/sys/net/ipv4/ip_forward 2>/dev/null || true; rm -f "$dir/ip_forward"; fi
   for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | grep -E '^sdma-h[0-9]+' | cut -d@ -f1); do
     ip link del "$link" 2>/dev/null || true
   done
@@ -76,6 +78,10 @@ start() {
     ip netns exec "sdma-n$i" ip link set "sdma-v$i" up
     ip netns exec "sdma-n$i" ip route add default via "10.77.$i.1"
   done
+
+  # Node to node (a batch job's srun on n1 starting steps on n2): the host routes between the veths.
+  cat /proc/sys/net/ipv4/ip_forward > "$dir/ip_forward"
+  echo 1 > /proc/sys/net/ipv4/ip_forward
 
   local cpus=1
   {
