@@ -7,14 +7,13 @@
  * whose helper dies mid-run costs that node only, an allocation the user holds is used and
  * kept, and threshold files pass and fail nodes.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bundleCli, clusterEnv, helpersOnNodes as helpersIn, queue as queueOf, startCli, until } from './support';
 
-const repo = resolve(__dirname, '..', '..');
 const skip = inject('slurmSkip');
 const conf = inject('slurmConf');
 const nodes = inject('slurmNodes');
@@ -22,67 +21,18 @@ const helper = inject('helperPath');
 let work: string;
 let cli: string;
 
-/** The cluster's config, and none of an outer allocation's SLURM_* variables (srun would read them). */
-const env = () => ({ ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLURM_'))), SLURM_CONF: conf });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const env = () => clusterEnv(conf);
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sdma-fleet-'));
-  cli = join(work, 'dist', 'cli.js');
-  await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  cli = await bundleCli(work);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-interface Exited {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-function start(args: string[]): { child: ReturnType<typeof spawn>; exited: Promise<Exited>; err: () => string } {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env() });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const exited = new Promise<Exited>((r) => child.on('exit', (code) => r({ code, out, err })));
-  return { child, exited, err: () => err };
-}
-
+const start = (args: string[]) => startCli(cli, conf, args);
 const fleet = (args: string[]) => start(['fleet', '--helper', helper, ...args]).exited;
-
-/** Jobs in Slurm's queue, any state. */
-function queue(): string[] {
-  return execFileSync('squeue', ['--noheader', '--format=%i %T'], { encoding: 'utf8', env: env() }).trim().split('\n').filter(Boolean);
-}
-
-/** Helper processes in each node's namespace. */
-function helpersOnNodes(): string[] {
-  const found: string[] = [];
-  for (const node of nodes) {
-    const pids = execFileSync('ip', ['netns', 'pids', `sdma-${node}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-    for (const pid of pids) {
-      let comm = '';
-      try {
-        comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-      } catch {
-        continue; // gone since
-      }
-      if (comm.startsWith('sdma-probe')) found.push(`${node}:${pid}`);
-    }
-  }
-  return found;
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<{ value: T; ms: number }> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return { value, ms: Date.now() - t0 };
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
+const queue = () => queueOf(conf);
+const helpersOnNodes = () => helpersIn(nodes);
 
 const SWEEP = ['--sizes', '64K,1M,16M,256M', '--iters', '5', '--cus', '1,64'];
 

@@ -6,14 +6,12 @@
  * ends says so (exit 3); `fleet cancel` leaves no job and no helper, and what ran is collected
  * as a cancelled fleet.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bundleCli, helpersOnNodes, queue as queueOf, startCli, until } from './support';
 
-const repo = resolve(__dirname, '..', '..');
 const skip = inject('slurmSkip');
 const conf = inject('slurmConf');
 const nodes = inject('slurmNodes');
@@ -21,49 +19,14 @@ const helper = inject('helperPath');
 let work: string;
 let cli: string;
 
-const env = () => ({ ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLURM_'))), SLURM_CONF: conf });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sdma-fleet-queue-'));
-  cli = join(work, 'dist', 'cli.js');
-  await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  cli = await bundleCli(work);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function sdmaLens(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: env() });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  return new Promise((r) => child.on('exit', (code) => r({ code, out, err })));
-}
-
-const queue = () => execFileSync('squeue', ['--noheader', '--format=%i %T'], { encoding: 'utf8', env: env() }).trim().split('\n').filter(Boolean);
-
-function helpersOnNodes(): number {
-  let n = 0;
-  for (const node of nodes) {
-    for (const pid of execFileSync('ip', ['netns', 'pids', `sdma-${node}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean)) {
-      try {
-        if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('sdma-probe')) n++;
-      } catch {
-        // gone
-      }
-    }
-  }
-  return n;
-}
-
-async function until(what: string, probe: () => boolean, timeoutMs: number): Promise<number> {
-  const t0 = Date.now();
-  while (!probe()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-  return Date.now() - t0;
-}
+const sdmaLens = (args: string[]) => startCli(cli, conf, args).exited;
+const queue = () => queueOf(conf);
 
 const SWEEP = ['--sizes', '64K,1M,16M,256M', '--iters', '5', '--cus', '1,64'];
 
@@ -95,14 +58,14 @@ describe.skipIf(skip !== '')(`sdma-lens fleet --queue on a real Slurm cluster${s
     const q = await sdmaLens(['fleet', '--queue', '--helper', helper, '--nodes', String(nodes.length), ...SWEEP, '--sim-delay-ms', '400', '--runs-dir', runs, '--json']);
     expect(q.code, q.err).toBe(0);
     const { fleet, job } = JSON.parse(q.out);
-    await until('a helper on every node', () => helpersOnNodes() === nodes.length, 30_000);
+    await until('a helper on every node', () => helpersOnNodes(nodes).length === nodes.length, 30_000);
     const early = await sdmaLens(['fleet', 'collect', fleet, '--runs-dir', runs]);
     expect(early.code).toBe(3);
     expect(early.err).toMatch(new RegExp(`job ${job} of fleet ${fleet} is (RUNNING|PENDING|CONFIGURING)`));
     const c = await sdmaLens(['fleet', 'cancel', fleet, '--runs-dir', runs]);
     expect(c.code, c.err).toBe(0);
-    const noJob = await until('the job to leave the queue', () => queue().length === 0, 30_000);
-    const noHelper = await until('no helper on any node', () => helpersOnNodes() === 0, 15_000);
+    const noJob = (await until('the job to leave the queue', () => queue().length === 0, 30_000)).ms;
+    const noHelper = (await until('no helper on any node', () => helpersOnNodes(nodes).length === 0, 15_000)).ms;
     console.log(`fleet cancel: queue empty ${noJob} ms later, helpers gone ${noHelper} ms after that`);
     const collected = await sdmaLens(['fleet', 'collect', fleet, '--wait', '--runs-dir', runs, '--json']);
     expect(collected.code, collected.err).toBe(130);

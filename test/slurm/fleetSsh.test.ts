@@ -8,13 +8,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestSshd } from '../ssh/sshd';
 import { SSHD, startSshd } from '../ssh/sshd';
+import { bundleCli, clusterEnv } from './support';
 
-const repo = resolve(__dirname, '..', '..');
 const skip = inject('slurmSkip') || (existsSync(SSHD) ? '' : `${SSHD} is missing (apt-get install openssh-server)`);
 const conf = inject('slurmConf');
 const helper = inject('helperPath');
@@ -22,13 +21,12 @@ let work: string;
 let cli: string;
 let sshd: TestSshd | undefined;
 
-const env = () => ({ ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLURM_'))), SLURM_CONF: conf });
+const env = () => clusterEnv(conf);
 
 beforeAll(async () => {
   if (skip) return;
   work = mkdtempSync(join(tmpdir(), 'sdma-fleet-ssh-'));
-  cli = join(work, 'dist', 'cli.js');
-  await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  cli = await bundleCli(work);
   sshd = await startSshd({ env: { SLURM_CONF: conf } });
 });
 afterAll(() => {

@@ -6,15 +6,14 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
 import type { NodeRuns } from '../../src/core/fleet/fleetView';
 import { fleetView } from '../../src/core/fleet/fleetView';
 import { fleetTable } from '../../src/core/fleet/fleetTable';
 import { judge, median, MIN_DEVIATION } from '../../src/core/fleet/outliers';
 import { allocationArgs, allocationJobId, checkSlurmName, stepArgs } from '../../src/core/fleet/slurm';
 import { parseThresholds } from '../../src/core/fleet/thresholds';
-import type { Run } from '../../src/core/run';
 import { benchRun } from '../support/benchRuns';
+import { asNode, fleetIndexOf } from '../support/fleets';
 
 describe('median/MAD outliers', () => {
   it('never flags a node of a fleet whose values all lie within ±2% of one value', () => {
@@ -59,29 +58,7 @@ describe('median/MAD outliers', () => {
   });
 });
 
-/** A copy of a real run as node `node`'s: every sample's GB/s and times scaled (engine paths by `engine`, all by `noise`). */
-function asNode(run: Run, node: string, noise: number, engine = 1): Run {
-  const samples = run.samples.map((s) => {
-    const k = noise * (s.mover === 'engine' ? engine : 1);
-    return { ...s, gbps: s.gbps * k, ...(s.gbpsMedian !== undefined ? { gbpsMedian: s.gbpsMedian * k } : {}), meanNs: s.meanNs / k, ...(s.timesNs ? { timesNs: s.timesNs.map((t) => t / k) } : {}), ...(s.medianNs !== undefined ? { medianNs: s.medianNs / k } : {}) };
-  });
-  return { ...run, header: { ...run.header, id: `sweep-${node}`, fleet: { id: 'f', node, job: '7' } }, samples };
-}
 
-function indexOf(nodes: string[], statuses: Record<string, string> = {}): FleetIndex {
-  return {
-    format: 'sdma-lens-fleet',
-    version: 1,
-    id: 'fleet-test',
-    createdAt: '2026-12-02T00:00:00Z',
-    via: { kind: 'local' },
-    slurm: { job: '7', ownAllocation: true },
-    commands: ['sweep'],
-    args: {},
-    status: 'ok',
-    nodes: nodes.map((node) => ({ node, runs: [{ command: 'sweep', runId: `sweep-${node}`, status: statuses[node] ?? 'ok' }] })),
-  };
-}
 
 describe('fleet view on the real 2x H200 sweep', () => {
   const base = benchRun('sweep');
@@ -89,7 +66,7 @@ describe('fleet view on the real 2x H200 sweep', () => {
   // A percent of node-to-node noise, deterministic; h4's copy engines at 70%.
   const noise = [1.004, 0.993, 1.009, 0.998, 1.006, 0.991];
   const runs = new Map<string, NodeRuns>(names.map((n, i) => [n, { sweep: asNode(base, n, noise[i]!, n === 'h4' ? 0.7 : 1) }]));
-  const view = fleetView(indexOf(names), runs);
+  const view = fleetView(fleetIndexOf(names), runs);
 
   it('names the weak node on its engine figures, and no other node or figure', () => {
     expect(view.outliers.length).toBeGreaterThan(0);
@@ -109,17 +86,17 @@ describe('fleet view on the real 2x H200 sweep', () => {
   it('groups every node by the settings its advice writes, and counts passes and failures of thresholds', () => {
     const groups = view.advice.map((g) => g.nodes);
     expect(groups.flat().sort()).toEqual([...names].sort());
-    const t = fleetView(indexOf(names), runs, { maxBelowMedian: 0.2 });
+    const t = fleetView(fleetIndexOf(names), runs, { maxBelowMedian: 0.2 });
     expect(t.nodes.filter((n) => n.failures.length > 0).map((n) => n.node)).toEqual(['h4']);
     expect(t.thresholds).toEqual({ failed: 1, passed: 5 });
-    const strict = fleetView(indexOf(names), runs, { minGbps: { 'engine/device': 1e6 } });
+    const strict = fleetView(fleetIndexOf(names), runs, { minGbps: { 'engine/device': 1e6 } });
     expect(strict.thresholds?.failed).toBe(names.length);
   });
 
   it('keeps a node that failed in the view, says so, and prints a table that names the weak node', () => {
     const partial = new Map(runs);
     partial.set('h6', {});
-    const v = fleetView(indexOf(names, { h6: 'crashed' }), partial);
+    const v = fleetView(fleetIndexOf(names, { h6: 'crashed' }), partial);
     expect(v.nodes.find((n) => n.node === 'h6')?.status).toBe('missing');
     expect(v.notes.join(' ')).toMatch(/1 of 6 nodes did not finish: h6/);
     const text = fleetTable(v);

@@ -6,40 +6,16 @@
  * request, the bounds of every list, both message schemas, and the nodes table.
  */
 import { describe, expect, it } from 'vitest';
-import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
 import { FLEET_LIMITS, parseFleetHostMessage, parseFleetWebviewMessage } from '../../src/core/fleet/fleetMessages';
 import { figureValues, fleetPageView } from '../../src/core/fleet/fleetPage';
 import { fleetTableModel } from '../../src/core/fleet/fleetTables';
 import type { FleetView, NodeRuns } from '../../src/core/fleet/fleetView';
 import { fleetView } from '../../src/core/fleet/fleetView';
 import { judge } from '../../src/core/fleet/outliers';
-import type { Run } from '../../src/core/run';
+import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
 import { tableCsv, tableMarkdown } from '../../src/core/tables/tableText';
 import { benchRun } from '../support/benchRuns';
-
-/** A copy of a real run as node `node`'s: every sample's GB/s and times scaled (engine paths by `engine`, all by `noise`). */
-function asNode(run: Run, node: string, noise: number, engine = 1): Run {
-  const samples = run.samples.map((s) => {
-    const k = noise * (s.mover === 'engine' ? engine : 1);
-    return { ...s, gbps: s.gbps * k, ...(s.gbpsMedian !== undefined ? { gbpsMedian: s.gbpsMedian * k } : {}), meanNs: s.meanNs / k, ...(s.timesNs ? { timesNs: s.timesNs.map((t) => t / k) } : {}), ...(s.medianNs !== undefined ? { medianNs: s.medianNs / k } : {}) };
-  });
-  return { ...run, header: { ...run.header, id: `sweep-${node}`, fleet: { id: 'fleet-test', node, job: '7' } }, samples };
-}
-
-function indexOf(nodes: string[]): FleetIndex {
-  return {
-    format: 'sdma-lens-fleet',
-    version: 1,
-    id: 'fleet-test',
-    createdAt: '2026-12-02T00:00:00Z',
-    via: { kind: 'local' },
-    slurm: { job: '7', ownAllocation: true },
-    commands: ['sweep'],
-    args: {},
-    status: 'ok',
-    nodes: nodes.map((node) => ({ node, runs: [{ command: 'sweep', runId: `sweep-${node}`, status: 'ok' }] })),
-  };
-}
+import { asNode, fleetIndexOf } from '../support/fleets';
 
 const base = benchRun('sweep');
 const WEAK = 'h4';
@@ -47,7 +23,7 @@ const WEAK = 'h4';
 function fleetOf(count: number, thresholds?: Parameters<typeof fleetView>[2]): { index: FleetIndex; view: FleetView } {
   const names = Array.from({ length: count }, (_, i) => `h${i + 1}`);
   const runs = new Map<string, NodeRuns>(names.map((n, i) => [n, { sweep: asNode(base, n, 1 + 0.009 * Math.sin(i * 2.7), n === WEAK ? 0.7 : 1) }]));
-  const index = indexOf(names);
+  const index = fleetIndexOf(names);
   return { index, view: fleetView(index, runs, thresholds) };
 }
 

@@ -12,7 +12,7 @@
 //
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 // Functions passed to page.evaluate run in the page, hence the browser globals.
-/* global window, document, navigator, requestAnimationFrame */
+/* global window, document, requestAnimationFrame */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import * as esbuild from 'esbuild';
 import { checker, report, runMain } from './report.mjs';
 import { startServer } from './timelineHarness.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
+import { checkTableActions } from './tableActionsCheck.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -162,30 +163,7 @@ async function drive(origin, messages) {
     }
 
     // The table's buttons: labelled, reachable, and each posts only its message (the host builds the table).
-    {
-      const names = await page.locator('.table-actions button').allTextContents();
-      check(names.join(' | ') === 'Copy table | Export CSV… | Export Markdown…', `the table has Copy table and both exports (${names.join(', ')})`);
-      const before = (await posted()).length;
-      await page.getByRole('button', { name: 'Export the table to a CSV file' }).click();
-      await page.getByRole('button', { name: 'Export the table to a Markdown file' }).focus();
-      await page.keyboard.press('Enter');
-      // The page's clipboard, stood in for: first it takes the text, then it refuses, as a webview's may.
-      await page.evaluate(() => {
-        window.__copied = [];
-        Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (text) => void window.__copied.push(text) } });
-      });
-      const copy = page.getByRole('button', { name: 'Copy the table to the clipboard as Markdown' });
-      await copy.click();
-      await page.waitForFunction(() => window.__copied.length === 1);
-      const markdown = (await page.evaluate(() => window.__copied[0])).split('\n');
-      const sizes = new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size;
-      check(markdown[0] === `## SDMA Lens sweep ${final.runId}` && markdown.filter((l) => l.startsWith('| ')).length === 2 + sizes, `Copy table puts the Markdown table on the clipboard (heading, header, rule, ${sizes} sizes)`);
-      await page.evaluate(() => Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async () => { throw new Error('not allowed'); } } }));
-      await copy.click();
-      await page.waitForFunction((n) => window.__preview.posted.length > n, before + 2);
-      const sent = (await posted()).slice(before);
-      check(JSON.stringify(sent) === JSON.stringify([{ type: 'export-table', format: 'csv' }, { type: 'export-table', format: 'markdown' }, { type: 'copy-table' }]), 'Export CSV… and Export Markdown… (by keyboard) post export-table with their format; a refused clipboard asks the host to copy');
-    }
+    await checkTableActions({ page, check, posted }, { what: 'sweep', heading: `SDMA Lens sweep ${final.runId}`, rows: new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size });
 
     mkdirSync(outDir, { recursive: true });
     for (const theme of ['dark', 'light', 'high-contrast']) {
