@@ -15,6 +15,8 @@ import { checkJobId, checkSlurmName } from '../../core/fleet/slurm';
 import { SlurmError } from '../../core/fleet/slurmTools';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
 import { checkSweepOptions, sweepArgs } from '../../core/sweep/sweepOptions';
+import type { MatrixOptions } from '../../core/matrix/matrixOptions';
+import { DEFAULT_MATRIX, checkMatrixOptions, matrixArgs } from '../../core/matrix/matrixOptions';
 import { trackRun } from '../activeRuns';
 import { FleetPanel, fleetIdOfState } from '../fleetPanel';
 import type { RunDeps } from '../runWithProgress';
@@ -28,7 +30,24 @@ export interface RunFleetArgs {
   nodes?: number;
   job?: string;
   options?: Partial<SweepOptions>;
+  /** A bandwidth matrix on every node too, with these options over the defaults (the backend: the sweep's). */
+  matrix?: Partial<MatrixOptions>;
   cancellation?: vscode.CancellationToken;
+}
+
+/** Asked after the nodes: the sweep alone, or a matrix on every node too (its pairs are compared). */
+async function askMatrix(): Promise<Partial<MatrixOptions> | null | undefined> {
+  const sweepOnly = vscode.l10n.t('Transfer sweep');
+  const both = vscode.l10n.t('Transfer sweep and bandwidth matrix');
+  const choice = await vscode.window.showQuickPick(
+    [
+      { label: sweepOnly, detail: vscode.l10n.t('The sweep of your settings on every node: peak bandwidth and crossovers compared') },
+      { label: both, detail: vscode.l10n.t('Also every ordered GPU pair at 256 MiB on every node, so weak pairs are named too') },
+    ],
+    { title: vscode.l10n.t('SDMA Lens: what to run on each node?'), ignoreFocusOut: true },
+  );
+  if (!choice) return undefined;
+  return choice.label === both ? {} : null;
 }
 
 async function askAllocation(partition: string | undefined, nodes: number): Promise<FleetRequest['allocation'] | undefined> {
@@ -68,6 +87,9 @@ export async function runFleetCommand(deps: RunDeps, args?: RunFleetArgs): Promi
     const scripted = args?.nodes !== undefined || args?.job !== undefined;
     const allocation = scripted ? (args.job !== undefined ? { job: checkJobId(args.job) } : { nodes: args.nodes!, ...(settings.partition ? { partition: checkSlurmName('partition', settings.partition) } : {}) }) : await askAllocation(settings.partition, settings.nodes);
     if (!allocation) return undefined;
+    const matrixAsked = scripted ? (args.matrix ?? null) : await askMatrix();
+    if (matrixAsked === undefined) return undefined;
+    const matrix: MatrixOptions | undefined = matrixAsked === null ? undefined : checkMatrixOptions({ ...DEFAULT_MATRIX, backend: options.backend, ...matrixAsked });
     const store = storeOf(deps);
     const fleets = new FleetStore(store.root);
     const base = targetOf(deps);
@@ -77,7 +99,14 @@ export async function runFleetCommand(deps: RunDeps, args?: RunFleetArgs): Promi
       if (args?.cancellation) subscriptions.push(args.cancellation.onCancellationRequested(() => controller.abort()));
       try {
         return await runFleet(
-          { allocation, parallel: settings.parallel, commands: { sweep: { command: 'sweep', idTag: options.backend, backend: options.backend, args: () => sweepArgs(options) } } },
+          {
+            allocation,
+            parallel: settings.parallel,
+            commands: {
+              sweep: { command: 'sweep', idTag: options.backend, backend: options.backend, args: () => sweepArgs(options) },
+              ...(matrix ? { matrix: { command: 'matrix', idTag: matrix.backend, backend: matrix.backend, args: () => matrixArgs(matrix) } } : {}),
+            },
+          },
           {
             base,
             helpers: deps.helper,

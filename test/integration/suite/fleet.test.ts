@@ -20,17 +20,23 @@ suite('Fleet', function () {
 
   const queue = () => execFileSync('squeue', ['--noheader'], { encoding: 'utf8' }).trim();
 
-  test('Run Fleet Sweep on 3 nodes, one made weak: each node a run of its own, the weak node named, the fleet panel opened, the allocation given back', async () => {
+  test('Run Fleet Sweep on 3 nodes with a matrix, one made weak: each node\'s sweep and matrix runs of their own, the weak node and its engine pairs named, the fleet panel opened, the allocation given back', async () => {
     const infos = spyOnWindow('showInformationMessage');
     try {
-      const result = await vscode.commands.executeCommand<FleetResult | undefined>('sdmaLens.runFleet', { nodes: 3, options: { backend: 'sim', sizes: [65536, 1 << 20, 16 << 20, 256 << 20], cus: [1, 64], iters: 5, simWeak: 'engine=0.6@n2' } });
+      const result = await vscode.commands.executeCommand<FleetResult | undefined>('sdmaLens.runFleet', {
+        nodes: 3,
+        options: { backend: 'sim', sizes: [65536, 1 << 20, 16 << 20, 256 << 20], cus: [1, 64], iters: 5, simWeak: 'engine=0.6@n2' },
+        matrix: { gpus: [0, 1, 2], paths: ['cu/host', 'engine/host'], sizeBytes: 16 << 20, iters: 3, simWeak: 'engine=0.6@n2' },
+      });
       assert.ok(result, 'the command returns the fleet');
       assert.equal(result.index.status, 'ok');
       assert.deepEqual(result.index.nodes.map((n) => n.node), ['n1', 'n2', 'n3']);
       for (const n of result.index.nodes) {
-        assert.equal(n.runs.length, 1);
-        const header = JSON.parse(readFileSync(join(runsFolder(), n.runs[0]!.runId, 'run.ndjson'), 'utf8').split('\n')[0]!);
-        assert.equal(header.fleet.node, n.node);
+        assert.deepEqual(n.runs.map((r) => r.command), ['sweep', 'matrix']);
+        for (const r of n.runs) {
+          const header = JSON.parse(readFileSync(join(runsFolder(), r.runId, 'run.ndjson'), 'utf8').split('\n')[0]!);
+          assert.equal(header.fleet.node, n.node);
+        }
       }
       const fleetFile = join(runsFolder(), '..', 'fleets', result.index.id, 'fleet.json');
       assert.ok(existsSync(fleetFile), `the fleet index is saved beside the runs (${fleetFile})`);
@@ -46,6 +52,9 @@ suite('Fleet', function () {
       const view = await vscode.commands.executeCommand<FleetView | undefined>('sdmaLens.openFleet', result.index.id);
       assert.ok(view);
       assert.deepEqual([...new Set(view.outliers.map((o) => o.node))], ['n2']);
+      // n2's pairs: its engine/host matrix cells, every ordered pair of the 3 GPUs; its CU cells are not outliers.
+      assert.equal(view.outliers.filter((o) => o.figure.startsWith('cell engine/host ')).length, 6);
+      assert.equal(view.outliers.filter((o) => o.figure.startsWith('cell cu/host ')).length, 0);
       panel.dispose();
     } finally {
       infos.restore();
