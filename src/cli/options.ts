@@ -98,6 +98,7 @@ export const MEASURE_OPTIONS = {
   'sim-gpus': { type: 'string' },
   'sim-delay-ms': { type: 'string' },
   fault: { type: 'string' },
+  'sim-weak': { type: 'string' },
 } as const;
 
 export function storeOf(values: { 'runs-dir'?: string }): RunStore {

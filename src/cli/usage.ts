@@ -25,6 +25,8 @@ Sweep options:
   --pairs LIST                  several pairs, e.g. host:0,0:host,0:0 (not with --src/--dst);
                                 default: 0:1 with 2+ GPUs, host:0,0:host,0:0 with one GPU
   --sim-gpus N                  simulated node's GPU count, 1..8 (sim backend; default 8)
+  --sim-weak WHAT=F[@HOST]      simulator only: engine, cu, link or pcie copies at F x the model's
+                                bandwidth, on host HOST only when given (docs/SIMULATOR.md)
   --timeline-size SIZE          also record a timeline at this size
   --refine                      then measure more sizes around each crossover until it is
                                 placed within --refine-tolerance (default 0.1: ±10%) or
@@ -45,7 +47,7 @@ Matrix options (docs/MATRIX.md):
   --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
   --gpus LIST|all               endpoints to pair, e.g. 0,1,2,3 or host,0,1 (a host row and
                                 column); default all GPUs, host,0 on a one-GPU node
-  --sim-gpus N                  as for sweep
+  --sim-gpus N, --sim-weak      as for sweep
   --concurrent                  all pairs of a path at the same time (all-to-all): each pair's
                                 GB/s under that load, per-GPU send/receive sums, the path's total
 
@@ -101,7 +103,7 @@ Fleet options (docs/FLEET.md):
   --matrix [--matrix-size SIZE] a bandwidth matrix on every node too (pairs are compared)
   --thresholds FILE             pass/fail limits (JSON: minGbps, matrixMinGbps, maxBelowMedian)
   --fail-on-outliers            exit 1 when a node is an outlier (median/MAD rule)
-  --sim-weak WHAT=F[@HOST]      simulator only: make a node weak on purpose (docs/SIMULATOR.md)
+  --sim-weak WHAT=F@HOST        as for sweep: one node made weak on purpose, to rehearse detection
   fleet show [ID] [--thresholds FILE] [--json]
                                 a saved fleet again (default: the newest)
   --queue                       submit one sbatch job instead and return (the sweep only); its

@@ -36,15 +36,21 @@ async function readRun(file: string): Promise<Run> {
   }
 }
 
-class RunFileEditor implements vscode.CustomReadonlyEditorProvider {
+/** A read-only editor of a file: the document is its URI; each kind draws it in its own panel. */
+abstract class FileEditor implements vscode.CustomReadonlyEditorProvider {
   constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly log: vscode.LogOutputChannel,
+    protected readonly extensionUri: vscode.Uri,
+    protected readonly log: vscode.LogOutputChannel,
   ) {}
 
   openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
     return { uri, dispose: () => {} };
   }
+
+  abstract resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void>;
+}
+
+class RunFileEditor extends FileEditor {
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const file = document.uri.fsPath;
@@ -74,15 +80,7 @@ class RunFileEditor implements vscode.CustomReadonlyEditorProvider {
   }
 }
 
-class TimelineFileEditor implements vscode.CustomReadonlyEditorProvider {
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
-    return { uri, dispose: () => {} };
-  }
+class TimelineFileEditor extends FileEditor {
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const file = document.uri.fsPath;

@@ -5,7 +5,7 @@
  * happened), no process left of the helper's group, and how long the end took to notice the
  * fault (from the moment it was caused here, else from the helper's last record). Prints the table (Markdown) the fault handling is judged by.
  */
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,7 +13,7 @@ import type { Run } from '../../src/core/run';
 import { RunStore } from '../../src/core/runs/runStore';
 import { LocalTarget } from '../../src/core/runtime/localTarget';
 import { STALL_LIMIT, runSession } from '../../src/core/runtime/session';
-import { isRunning, waitUntilGone } from '../support/process';
+import { isRunning, processGroupMembers, waitUntilGone } from '../support/process';
 import { header } from '../support/records';
 
 let dir: string;
@@ -32,21 +32,6 @@ interface Row {
 }
 const rows: Row[] = [];
 
-/** Processes whose process group is `pgid` (the helper leads its own group). */
-function groupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return members;
-}
 
 interface Fault {
   fault: string;
@@ -91,7 +76,7 @@ async function tryFault(f: Fault, i: number) {
   const whole = JSON.stringify(savedRecords) === JSON.stringify(accepted) && saved.at(-1)?.type === 'run-end';
   const clear = run.end?.status === f.status && f.message.test(run.end.message);
   const gone = pid === 0 || (await waitUntilGone(pid, 5000));
-  const orphans = pid ? groupMembers(pid).length + (gone && !isRunning(pid) ? 0 : 1) : 0;
+  const orphans = pid ? processGroupMembers(pid).length + (gone && !isRunning(pid) ? 0 : 1) : 0;
   // A fault the helper causes itself starts after its last record.
   return { whole, clear, orphans, detectMs: endedAt - (causedAt ?? lastRecordAt), end: run.end };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * True while a process runs. A killed process whose parent died stays a zombie until init
@@ -21,4 +21,20 @@ export async function waitUntilGone(pid: number, timeoutMs = 3000): Promise<bool
     await new Promise((r) => setTimeout(r, 20));
   }
   return !isRunning(pid);
+}
+
+/** Live processes (zombies left out) whose process group is `pgid`: a helper leads its own group. */
+export function processGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
+    } catch {
+      // exited while listed
+    }
+  }
+  return members;
 }

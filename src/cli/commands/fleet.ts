@@ -19,19 +19,15 @@ import { allocationArgs, checkJobId, checkSlurmName } from '../../core/fleet/slu
 import { SlurmError } from '../../core/fleet/slurmTools';
 import type { Thresholds } from '../../core/fleet/thresholds';
 import { parseThresholds } from '../../core/fleet/thresholds';
-import type { MatrixOptions } from '../../core/matrix/matrixOptions';
-import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
-import type { PathName } from '../../core/protocol';
-import { PATHS } from '../../core/protocol';
+import { matrixArgs } from '../../core/matrix/matrixOptions';
 import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Target } from '../../core/runtime/target';
 import { SshTarget } from '../../core/ssh/sshTarget';
-import type { BackendChoice, SweepOptions } from '../../core/sweep/sweepOptions';
-import { DEFAULT_SWEEP, sweepArgs } from '../../core/sweep/sweepOptions';
+import { sweepArgs } from '../../core/sweep/sweepOptions';
 import { escapeControls } from '../../core/text';
-import { parseSize, parseSizeList } from '../../core/units';
 import { cliHelpers } from '../console';
-import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, helperOption, int, list, sshConnection, stallTimeout, storeOf } from '../options';
+import { matrixOptionsOf, sweepOptionsOf } from '../measure';
+import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, helperOption, int, sshConnection, stallTimeout, storeOf } from '../options';
 
 const FLEET_OPTIONS = {
   nodes: { type: 'string' },
@@ -46,7 +42,6 @@ const FLEET_OPTIONS = {
   sizes: { type: 'string' },
   thresholds: { type: 'string' },
   'fail-on-outliers': { type: 'boolean', default: false },
-  'sim-weak': { type: 'string' },
   queue: { type: 'boolean', default: false },
 } as const;
 
@@ -76,40 +71,10 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   });
   const parallel = int('parallel', values.parallel, DEFAULT_PARALLEL);
   if (parallel < 1 || parallel > 1024) throw new UsageError(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
-  const backend = (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice;
-  const sweep: SweepOptions = asUsage(() => {
-    const o: SweepOptions = {
-      backend,
-      sizes: values.sizes ? parseSizeList(values.sizes) : DEFAULT_SWEEP.sizes,
-      paths: values.paths === 'all' ? [...PATHS] : list<PathName>(values.paths, DEFAULT_SWEEP.paths),
-      cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
-      iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
-      seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
-      pairs: [],
-      ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
-      ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
-      ...(values.fault ? { fault: values.fault } : {}),
-      ...(values['sim-weak'] ? { simWeak: values['sim-weak'] } : {}),
-    };
-    sweepArgs(o);
-    return o;
-  });
-  const matrix: MatrixOptions | undefined = values.matrix
-    ? asUsage(() => {
-        const o: MatrixOptions = {
-          backend,
-          paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>(values.paths, DEFAULT_MATRIX.paths),
-          sizeBytes: values['matrix-size'] ? parseSize(values['matrix-size']) : DEFAULT_MATRIX.sizeBytes,
-          iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
-          seed: int('seed', values.seed, DEFAULT_MATRIX.seed),
-          ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
-          ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
-          ...(values['sim-weak'] ? { simWeak: values['sim-weak'] } : {}),
-        };
-        matrixArgs(o);
-        return o;
-      })
-    : undefined;
+  // Every node's sweep at the node's default pair (the nodes' GPUs need not be numbered alike).
+  const sweep = sweepOptionsOf(values, []);
+  const backend = sweep.backend;
+  const matrix = values.matrix ? matrixOptionsOf(values, values['matrix-size'], false) : undefined;
 
   const helper = helperOption(values);
   const stallTimeoutS = stallTimeout(values);

@@ -4,23 +4,22 @@ import { adviseAllPairs, adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import type { EndpointPair } from '../../core/endpoints';
 import { pairName, parseEndpoint, parsePairList } from '../../core/endpoints';
-import type { PathName } from '../../core/protocol';
-import { PATHS } from '../../core/protocol';
 import { LIMITS } from '../../core/limits';
 import type { Run } from '../../core/run';
 import { refinementStore } from '../../core/runs/refinements';
 import { HelperError } from '../../core/runtime/helper';
 import { checkPairsOnTopology, readNodeInfo } from '../../core/runtime/nodeInfo';
-import type { BackendChoice, SweepOptions } from '../../core/sweep/sweepOptions';
-import { DEFAULT_SWEEP, sweepArgs } from '../../core/sweep/sweepOptions';
+import type { SweepOptions } from '../../core/sweep/sweepOptions';
+import { sweepArgs } from '../../core/sweep/sweepOptions';
 import type { RefineResult } from '../../core/sweep/refine';
 import { refineCrossovers, refinementSummary, withRefinements } from '../../core/sweep/refine';
 import { sweepTable } from '../../core/sweep/sweepTable';
 import { sweepView } from '../../core/sweep/sweepView';
-import { formatBytes, parseSizeList } from '../../core/units';
+import { formatBytes } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
+import { sweepOptionsOf } from '../measure';
 import type { RunValues } from '../options';
-import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, int, list, storeOf } from '../options';
+import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, int, storeOf } from '../options';
 
 export async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
   const { values } = parseArgs({
@@ -40,23 +39,7 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     },
   });
   const refine = values.refine ? refineOptions(values) : undefined;
-  const options: SweepOptions = asUsage(() => {
-    const o: SweepOptions = {
-      backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
-      sizes: values.sizes ? parseSizeList(values.sizes) : DEFAULT_SWEEP.sizes,
-      paths: values.paths === 'all' ? [...PATHS] : list<PathName>(values.paths, DEFAULT_SWEEP.paths),
-      cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
-      iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
-      seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
-      pairs: sweepPairs(values),
-      ...(values['sim-gpus'] !== undefined ? { simGpus: int('sim-gpus', values['sim-gpus'], 0) } : {}),
-      ...(values['timeline-size'] ? { timelineSizeBytes: parseSizeList(values['timeline-size'])[0]! } : {}),
-      ...(values['sim-delay-ms'] ? { simDelayMs: int('sim-delay-ms', values['sim-delay-ms'], 0) } : {}),
-      ...(values.fault ? { fault: values.fault } : {}),
-    };
-    sweepArgs(o);
-    return o;
-  });
+  const options = sweepOptionsOf(values, sweepPairs(values));
   const timeline = options.timelineSizeBytes !== undefined;
   const gridStarted = Date.now();
   const ran = await runOnConsole(

@@ -16,6 +16,7 @@ import { BATCH_SCRIPT, batchArgs, parsableJobId } from './batch';
 import type { FleetIndex, FleetNode } from './fleetIndex';
 import { FLEET_FORMAT } from './fleetIndex';
 import type { FleetResult } from './fleetRun';
+import { endMessage, fixedHelper, statusOf } from './fleetRun';
 import type { FleetStore } from './fleetStore';
 import type { NodeRuns } from './fleetView';
 import type { AllocationRequest } from './slurm';
@@ -103,8 +104,7 @@ export async function collectFleet(id: string, o: CollectOptions): Promise<Colle
     if (o.signal?.aborted) return { kind: 'waiting', index, state };
     await new Promise((r) => setTimeout(r, o.pollMs ?? 2000));
   }
-  const helper = { path: index.helper, backends: [], source: 'the queued fleet' };
-  const fixed: HelperProvider = { helperFor: async () => helper, forget: () => {} };
+  const fixed = fixedHelper({ path: index.helper, backends: [], source: 'the queued fleet' });
   const runs = new Map<string, NodeRuns>();
   index.nodes = nodesOf(dir).map((node): FleetNode => ({ node, runs: [] }));
   for (const entry of index.nodes) {
@@ -117,13 +117,12 @@ export async function collectFleet(id: string, o: CollectOptions): Promise<Colle
       runs.set(entry.node, { sweep: result.run });
       const status = runStatus(result.run);
       entry.runs.push({ command: 'sweep', runId: result.run.header.id, status });
-      if (status !== 'ok') entry.error = `sweep: ${result.run.end?.message ?? status}`;
+      if (status !== 'ok') entry.error = `sweep: ${endMessage(result.run)}`;
     } else if (result.kind === 'refused') {
       entry.error = `sweep: refused: ${result.message}`;
     }
   }
-  const ok = index.nodes.filter((n) => !n.error && n.runs.length === 1).length;
-  index.status = index.slurm.batch?.cancelled ? 'cancelled' : ok > 0 && ok === index.nodes.length ? 'ok' : ok > 0 ? 'partial' : 'error';
+  index.status = statusOf(index, index.slurm.batch?.cancelled === true);
   if (index.nodes.length === 0) index.message = `the job wrote no node output into ${dir}: see ${join(o.fleets.dirOf(id), 'job.log')}`;
   index.endedAt = new Date().toISOString();
   const file = o.fleets.write(index);

@@ -2,8 +2,9 @@
  * A fleet sweep: one allocation, then on every node of it the same helper commands (a sweep,
  * optionally a matrix), each through the one run flow as a run of its own, then the fleet
  * index (fleetIndex.ts) that ties them together. Nodes run side by side, at most `parallel`
- * at once. The index is rewritten as each node ends, so a fleet cut short (a cancel, a node
- * that fails, a lost login node) keeps every node that finished; the allocation the fleet
+ * at once. Each node's runs are saved as they stream, and the index is rewritten as nodes end
+ * (at most once a second) and at the end, so a fleet cut short (a cancel, a node that fails, a
+ * lost login node) keeps every node's runs; the allocation the fleet
  * asked for is given back whatever the end, so no job is left in the queue.
  */
 import type { Run } from '../run';
@@ -23,6 +24,8 @@ import { allocate, jobNodes, release } from './slurmTools';
 import { SlurmStepTarget } from './stepTarget';
 
 export const DEFAULT_PARALLEL = 64;
+/** The least time between two writes of a running fleet's index. */
+const INDEX_WRITE_MS = 1000;
 
 export interface FleetRequest {
   /** An allocation to use as it is (`job`), or what to ask Slurm for. */
@@ -36,7 +39,6 @@ export interface FleetRequest {
 export type FleetEvent =
   | { kind: 'queued'; job: string }
   | { kind: 'allocated'; job: string; nodes: string[]; own: boolean }
-  | { kind: 'node-start'; node: string; command: FleetCommand }
   | { kind: 'node-end'; node: string; command: FleetCommand; status: string; message?: string; done: number; total: number };
 
 export interface FleetRunOptions {
@@ -58,7 +60,7 @@ export interface FleetResult {
 }
 
 /** The helper found once on the login node: the nodes see it at the same path (a shared file system). */
-function fixedHelper(helper: TargetHelper): HelperProvider {
+export function fixedHelper(helper: TargetHelper): HelperProvider {
   return { helperFor: async () => helper, forget: () => {} };
 }
 
@@ -70,7 +72,8 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
   await Promise.all(lanes);
 }
 
-function statusOf(index: FleetIndex, cancelled: boolean): FleetStatus {
+/** How a fleet ended, from its nodes: ok when every node's every run is, partial when some are. */
+export function statusOf(index: FleetIndex, cancelled: boolean): FleetStatus {
   if (cancelled) return 'cancelled';
   const ok = index.nodes.filter((n) => !n.error && n.runs.length === index.commands.length && n.runs.every((r) => r.status === 'ok')).length;
   if (ok === index.nodes.length && ok > 0) return 'ok';
@@ -113,6 +116,14 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
     o.onEvent?.({ kind: 'allocated', job, nodes, own });
     index.nodes = nodes.map((node): FleetNode => ({ node, runs: [] }));
     file = o.fleets.write(index);
+    // Each node's runs are saved as they stream; the index that lists them is rewritten at most
+    // once a second while nodes end (a 1,000-node fleet would otherwise write it 1,000 times).
+    let lastWrite = Date.now();
+    const indexChanged = () => {
+      if (Date.now() - lastWrite < INDEX_WRITE_MS) return;
+      o.fleets.write(index);
+      lastWrite = Date.now();
+    };
     let done = 0;
     await pool(index.nodes, parallel, async (entry) => {
       const target = new SlurmStepTarget(o.base, job, entry.node, `sdma-lens-${id.slice(-4)}`);
@@ -121,7 +132,6 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
       for (const command of commands) {
         if (o.signal?.aborted) break;
         const base = request.commands[command]!;
-        o.onEvent?.({ kind: 'node-start', node: entry.node, command });
         let status = 'missing';
         let message: string | undefined;
         try {
@@ -155,7 +165,7 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
         if (message) entry.error = entry.error ? `${entry.error}; ${command}: ${message}` : `${command}: ${message}`;
         done++;
         o.onEvent?.({ kind: 'node-end', node: entry.node, command, status, ...(message ? { message } : {}), done, total: index.nodes.length * commands.length });
-        o.fleets.write(index);
+        indexChanged();
       }
     });
   } catch (err) {
@@ -179,7 +189,8 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
   return { index, file, runs };
 }
 
-function endMessage(run: Run): string {
+/** A node's run that did not end ok, in the index's words: status, how the process ended, the run's message. */
+export function endMessage(run: Run): string {
   const end = run.end;
   if (!end) return 'the run did not end';
   const how = end.signal ? `killed by ${end.signal}` : end.exitCode !== null ? `exit ${end.exitCode}` : end.status;

@@ -64,6 +64,7 @@ export class FleetStore {
     } catch {
       return [];
     }
-    return names.filter((n) => /^[A-Za-z0-9._-]+$/.test(n) && lstatSync(join(this.root, n), { throwIfNoEntry: false })?.isFile() === false && lstatSync(join(this.root, n, FLEET_FILE), { throwIfNoEntry: false })?.isFile()).sort().reverse();
+    const isFleet = (n: string) => lstatSync(join(this.root, n), { throwIfNoEntry: false })?.isDirectory() === true && lstatSync(join(this.root, n, FLEET_FILE), { throwIfNoEntry: false })?.isFile() === true;
+    return names.filter((n) => /^[A-Za-z0-9._-]+$/.test(n) && isFleet(n)).sort().reverse();
   }
 }

@@ -54,7 +54,7 @@ export function allocationArgs(r: AllocationRequest): string[] {
 export function allocationJobId(stderr: string): { job?: string; granted: boolean } {
   const granted = /Granted job allocation ([0-9]+)/.exec(stderr);
   if (granted) return { job: granted[1], granted: true };
-  const pending = /(?:Pending job allocation|job) ([0-9]+) (?:queued|has been)|Pending job allocation ([0-9]+)/.exec(stderr);
+  const pending = /Pending job allocation ([0-9]+)|job ([0-9]+) queued/.exec(stderr);
   return { job: pending?.[1] ?? pending?.[2], granted: false };
 }
 

@@ -19,7 +19,7 @@ export class SlurmError extends Error {}
 const MAX_OUTPUT = 1 << 20;
 
 export async function runTool(target: Target, file: string, args: readonly string[], signal?: AbortSignal, onStderr?: (text: string) => void): Promise<ToolResult> {
-  const child = target.spawn(file, args, { signal, env: {} });
+  const child = target.spawn(file, args, { signal });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8');

@@ -1,6 +1,6 @@
 /** Shared by the suites that run inside the extension host. */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FleetHostMessage } from '../../../src/core/fleet/fleetMessages';
@@ -79,21 +79,7 @@ function processState(pid: number): string | undefined {
   }
 }
 
-/** Live processes in the helper's process group (the helper is its group's leader). */
-export function processGroupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
-    } catch {
-      // exited while listed
-    }
-  }
-  return members;
-}
+export { processGroupMembers } from '../../support/process';
 
 /** Gone, or a zombie its parent has not reaped yet: either way it runs nothing. */
 export function processGone(pid: number): boolean {
