@@ -55,6 +55,7 @@ describe.skipIf(skip !== '')(`sdma-lens fleet --target, Slurm on a login node ov
     expect(new Set(view.outliers.map((o: { node: string }) => o.node))).toEqual(new Set(['n2']));
     // The runs came back to this machine's runs folder, one per node.
     expect(readdirSync(runs).length).toBe(3);
+    expect(err).toMatch(/allocation \d+ given back: Slurm no longer lists it/);
     const queue = execFileSync('squeue', ['--noheader'], { encoding: 'utf8', env: env() }).trim();
     expect(queue).toBe('');
     expect(sshProcesses()).toEqual([]);

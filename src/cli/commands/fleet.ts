@@ -110,8 +110,10 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
           if (e.kind === 'queued') say(`queued as Slurm job ${e.job}; waiting for the nodes (Ctrl+C cancels it)`);
           if (e.kind === 'allocated') say(`job ${e.job}: ${e.nodes.length} nodes (${e.nodes.join(',')})`);
           if (e.kind === 'node-end') say(`${e.node}: ${e.command} ${e.status}${e.message ? ` (${e.message})` : ''} [${e.done}/${e.total}]`);
+          if (e.kind === 'releasing') say(`job ${e.job} cancelled; waiting for Slurm to stop listing it (${e.state})`);
+          if (e.kind === 'released' && e.gone) say(`allocation ${e.job} given back: Slurm no longer lists it`);
         },
-        onLog: (level, text) => level === 'error' && say(text),
+        onLog: (level, text) => (level === 'error' || level === 'warn') && say(text),
       },
     );
     const view = fleetView(result.index, result.runs, thresholds);
@@ -186,7 +188,9 @@ async function cancelQueued(argv: string[]): Promise<number> {
   const id = queuedId(fleets, positionals[0]);
   try {
     const index = await cancelQueuedFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets });
-    process.stdout.write(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled; what its nodes wrote: sdma-lens fleet collect ${index.id}\n`);
+    const r = index.slurm.released;
+    const left = r && !r.gone ? ` but still listed as ${r.state} after ${(r.waitedMs / 1000).toFixed(0)} s` : ', gone from the queue';
+    process.stdout.write(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled${escapeControls(left)}; what its nodes wrote: sdma-lens fleet collect ${index.id}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof SlurmError)) throw err;

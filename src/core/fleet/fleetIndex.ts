@@ -37,6 +37,11 @@ export const FleetIndexSchema = v.object({
     nodelist: v.optional(text),
     /** A queued fleet (`fleet --queue`, batch.ts): the folder its job's nodes write into, collected later. */
     batch: v.optional(v.object({ dir: text, cancelled: v.optional(v.boolean()) })),
+    /**
+     * The allocation given back (`scancel`, then waiting until Slurm stopped listing the job):
+     * `gone` false when it was still listed (`state`, e.g. COMPLETING) when the wait ran out.
+     */
+    released: v.optional(v.object({ gone: v.boolean(), state: v.optional(text), waitedMs: v.pipe(v.number(), v.finite(), v.minValue(0)) })),
   }),
   /** The helper the nodes ran (a queued fleet's runs are written at collect time). */
   helper: v.optional(text),

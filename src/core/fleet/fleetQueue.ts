@@ -21,7 +21,7 @@ import type { FleetStore } from './fleetStore';
 import type { NodeRuns } from './fleetView';
 import type { AllocationRequest } from './slurm';
 import { checkSlurmName } from './slurm';
-import { jobState, release, runTool, SlurmError } from './slurmTools';
+import { jobState, release, runTool, SlurmError, stillListed } from './slurmTools';
 import { ReplayTarget } from './replayTarget';
 
 export interface QueueOptions {
@@ -29,6 +29,8 @@ export interface QueueOptions {
   helpers: HelperProvider;
   fleets: FleetStore;
   signal?: AbortSignal;
+  /** The most `fleet cancel` waits for Slurm to stop listing the job (default `RELEASE_WAIT_MS`). */
+  releaseWaitMs?: number;
 }
 
 /** Submits the job; the fleet is saved `queued` with the job id. Only the sweep (a matrix is not queued). */
@@ -133,9 +135,10 @@ export async function collectFleet(id: string, o: CollectOptions): Promise<Colle
 export async function cancelQueuedFleet(id: string, o: QueueOptions): Promise<FleetIndex> {
   const index = o.fleets.read(id);
   if (index.status !== 'queued') throw new SlurmError(`fleet ${id} is not queued (${index.status})`);
-  await release(o.base, index.slurm.job);
+  const released = await release(o.base, index.slurm.job, { waitMs: o.releaseWaitMs });
   index.slurm.batch = { ...index.slurm.batch!, cancelled: true };
-  index.message = `job ${index.slurm.job} cancelled ${new Date().toISOString()}; what its nodes wrote can still be collected`;
+  index.slurm.released = released.gone ? { gone: true, waitedMs: released.waitedMs } : { gone: false, state: released.state, waitedMs: released.waitedMs };
+  index.message = `job ${index.slurm.job} cancelled ${new Date().toISOString()}${released.gone ? '' : ` (${stillListed(index.slurm.job, released)})`}; what its nodes wrote can still be collected`;
   o.fleets.write(index);
   return index;
 }

@@ -20,7 +20,7 @@ import { FLEET_FORMAT } from './fleetIndex';
 import type { FleetStore } from './fleetStore';
 import type { NodeRuns } from './fleetView';
 import type { AllocationRequest } from './slurm';
-import { allocate, jobNodes, release } from './slurmTools';
+import { allocate, jobNodes, release, stillListed } from './slurmTools';
 import { SlurmStepTarget } from './stepTarget';
 
 export const DEFAULT_PARALLEL = 64;
@@ -39,7 +39,11 @@ export interface FleetRequest {
 export type FleetEvent =
   | { kind: 'queued'; job: string }
   | { kind: 'allocated'; job: string; nodes: string[]; own: boolean }
-  | { kind: 'node-end'; node: string; command: FleetCommand; status: string; message?: string; done: number; total: number };
+  | { kind: 'node-end'; node: string; command: FleetCommand; status: string; message?: string; done: number; total: number }
+  /** `scancel` done, Slurm still lists the job (its nodes being cleaned): the fleet waits, bounded. */
+  | { kind: 'releasing'; job: string; state: string }
+  /** The allocation the fleet asked for, given back: gone from the queue, or still listed when the wait ran out. */
+  | { kind: 'released'; job: string; gone: boolean; state?: string; waitedMs: number };
 
 export interface FleetRunOptions {
   /** Where Slurm is asked and the steps are started from: this machine or an SSH login node. */
@@ -49,6 +53,8 @@ export interface FleetRunOptions {
   fleets: FleetStore;
   signal?: AbortSignal;
   stallTimeoutS?: number;
+  /** The most the fleet waits, after `scancel`, for Slurm to stop listing its job (default `RELEASE_WAIT_MS`). */
+  releaseWaitMs?: number;
   onEvent?(event: FleetEvent): void;
   onLog?(level: LogLevel, message: string): void;
 }
@@ -175,7 +181,14 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
   } finally {
     if (own) {
       try {
-        await release(o.base, job);
+        const released = await release(o.base, job, { waitMs: o.releaseWaitMs, onWaiting: (state) => o.onEvent?.({ kind: 'releasing', job, state }) });
+        index.slurm.released = released.gone ? { gone: true, waitedMs: released.waitedMs } : { gone: false, state: released.state, waitedMs: released.waitedMs };
+        o.onEvent?.({ kind: 'released', job, ...index.slurm.released });
+        if (!released.gone) {
+          const said = stillListed(job, released);
+          index.message = index.message ? `${index.message}; ${said}` : said;
+          log('warn', said);
+        }
       } catch (err) {
         const said = `the allocation (job ${job}) could not be given back: ${(err as Error).message}. Cancel it with: scancel ${job}`;
         index.message = index.message ? `${index.message}; ${said}` : said;

@@ -83,8 +83,72 @@ export async function jobState(target: Target, job: string): Promise<string | un
   return r.code === 0 ? r.stdout.trim().split('\n')[0]?.trim() || undefined : undefined;
 }
 
-/** Gives the allocation back (its steps end with it). Never under the caller's abort: a cancel must still release. */
-export async function release(target: Target, job: string): Promise<void> {
+/** Job states in which Slurm no longer holds the job's nodes: `squeue --jobs` may still list them until the job is purged. */
+const ENDED_STATES = new Set(['BOOT_FAIL', 'CANCELLED', 'COMPLETED', 'DEADLINE', 'FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'PREEMPTED', 'REVOKED', 'TIMEOUT']);
+
+/**
+ * The job's state as `squeue` lists it; undefined once Slurm has purged it ("Invalid job id").
+ * Any other failure of squeue is said as the state, so it is never taken for "gone".
+ */
+async function listedState(target: Target, job: string): Promise<string | undefined> {
+  const r = await runTool(target, 'squeue', jobStateArgs(job));
+  if (r.code === 0) return r.stdout.trim().split('\n')[0]?.trim() || undefined;
+  if (/invalid job id/i.test(r.stderr)) return undefined;
+  return `unknown (${failure('squeue', r).message})`;
+}
+
+/** How long `release` waits, by default, for the job to leave the queue after `scancel`. */
+export const RELEASE_WAIT_MS = 60_000;
+
+export interface ReleaseOptions {
+  /** The most it waits for Slurm to stop listing the job (its nodes cleaned, state COMPLETING gone). */
+  waitMs?: number;
+  /** Said once when the job is still listed after `scancel` (it is being cleaned up), with its state. */
+  onWaiting?(state: string): void;
+  /** Polls stop early when this aborts (the job is then reported as still listed). */
+  signal?: AbortSignal;
+}
+
+/** What became of the job: gone from the queue (or ended), or still listed in `state` when the wait ran out. */
+export type Released = { gone: true; waitedMs: number } | { gone: false; state: string; waitedMs: number };
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Gives the allocation back (its steps end with it), then waits, bounded, until Slurm no longer
+ * lists the job as holding its nodes: after `scancel` a job stays COMPLETING while its nodes are
+ * cleaned, and an allocation "given back" means the nodes are free for the next job. Never under
+ * the caller's abort for the `scancel` itself: a cancel must still release.
+ */
+export async function release(target: Target, job: string, o: ReleaseOptions = {}): Promise<Released> {
   const r = await runTool(target, 'scancel', cancelArgs(job));
   if (r.code !== 0) throw failure('scancel', r);
+  const waitMs = o.waitMs ?? RELEASE_WAIT_MS;
+  const t0 = Date.now();
+  let said = false;
+  for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+    const state = await listedState(target, job);
+    const waitedMs = Date.now() - t0;
+    if (state === undefined || ENDED_STATES.has(state)) return { gone: true, waitedMs };
+    if (waitedMs >= waitMs || o.signal?.aborted) return { gone: false, state, waitedMs };
+    if (!said) {
+      said = true;
+      o.onWaiting?.(state);
+    }
+    await sleep(Math.min(pause, waitMs - waitedMs), o.signal);
+  }
+}
+
+/** The sentence for a job Slurm still listed when `release` stopped waiting. */
+export function stillListed(job: string, r: Released & { gone: false }): string {
+  return `Slurm still lists job ${job} as ${r.state} ${(r.waitedMs / 1000).toFixed(0)} s after it was cancelled; its nodes are free once it leaves the queue (squeue --jobs=${job})`;
 }

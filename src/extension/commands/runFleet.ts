@@ -118,6 +118,7 @@ export async function runFleetCommand(deps: RunDeps, args?: RunFleetArgs): Promi
               if (e.kind === 'queued') progress.report({ message: vscode.l10n.t('queued as Slurm job {0}, waiting for the nodes', e.job) });
               if (e.kind === 'allocated') progress.report({ message: vscode.l10n.t('job {0}: {1} nodes', e.job, e.nodes.length) });
               if (e.kind === 'node-end') progress.report({ message: vscode.l10n.t('{0}/{1} node runs ({2}: {3})', e.done, e.total, e.node, e.status), increment: 100 / e.total });
+              if (e.kind === 'releasing') progress.report({ message: vscode.l10n.t('giving job {0} back: Slurm lists it as {1}', e.job, e.state) });
             },
             onLog: (level, message) => deps.log[level](message),
           },
@@ -129,7 +130,9 @@ export async function runFleetCommand(deps: RunDeps, args?: RunFleetArgs): Promi
     for (const node of result.runs.values()) for (const run of [node.sweep, node.matrix]) if (run) deps.onRun?.(run);
     const view = fleetView(result.index, result.runs);
     FleetPanel.show(deps.context.extensionUri, deps.log, { view, index: result.index });
-    if (result.index.status === 'cancelled') void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: the fleet sweep was cancelled; the nodes that finished are kept, and the allocation was given back.'));
+    const released = result.index.slurm.released;
+    if (released && !released.gone) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: job {0} was cancelled, but Slurm still lists it as {1} after {2} s; its nodes are free once it leaves the queue.', result.index.slurm.job, released.state ?? '?', (released.waitedMs / 1000).toFixed(0)));
+    if (result.index.status === 'cancelled') void vscode.window.showInformationMessage(released?.gone === false ? vscode.l10n.t('SDMA Lens: the fleet sweep was cancelled; the nodes that finished are kept.') : vscode.l10n.t('SDMA Lens: the fleet sweep was cancelled; the nodes that finished are kept, and the allocation was given back.'));
     else void vscode.window.showInformationMessage(summary(view));
     return result;
   } catch (err) {

@@ -41,6 +41,8 @@ suite('Fleet', function () {
       const fleetFile = join(runsFolder(), '..', 'fleets', result.index.id, 'fleet.json');
       assert.ok(existsSync(fleetFile), `the fleet index is saved beside the runs (${fleetFile})`);
       assert.match(infos.calls.map((c) => String(c[0])).join('\n'), /outlier nodes: n2; nodes that did not finish: none/);
+      // Given back means gone: the command returned after Slurm stopped listing the job.
+      assert.equal(result.index.slurm.released?.gone, true, JSON.stringify(result.index.slurm.released));
       assert.equal(queue(), '', 'no job left in the queue');
       const api = await activeApi();
       const panel = await waitFor('the fleet panel', () => api.fleetPanel(result.index.id));
