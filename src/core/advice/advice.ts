@@ -9,6 +9,7 @@ import { comparePairs, pairKind, pairName, samePair } from '../endpoints';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import { formatBytes } from '../units';
+import { shellExport } from '../text';
 import type { Crossover } from './crossover';
 import { findCrossover, findCrossovers } from './crossover';
 import type { Knob, Library } from './knobs';
@@ -268,10 +269,14 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   };
 }
 
-/** `export NAME=value` lines for the recommendations that carry a value. */
+/**
+ * `export NAME=value` lines for the recommendations that carry a value, each checked against
+ * the knob's catalog type and written from the typed value (`shellExport`); a value that is
+ * not of its knob's type is a `# note:` line saying which knob was skipped and why.
+ */
 export function shellExports(advice: Advice): string {
   return advice.recommendations
     .filter((r) => r.value !== undefined)
-    .map((r) => `export ${r.knob}=${r.value}`)
+    .map((r) => shellExport(r.knob, r.value!, knob))
     .join('\n');
 }
