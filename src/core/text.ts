@@ -61,8 +61,12 @@ export function jsonText(value: unknown, space?: number | string): string {
   return JSON.stringify(value, null, space).replace(JSON_RAW, (c) => `\\u${hex(c, 4)}`);
 }
 
-/** The types a knob's value can have (src/core/advice/knobCatalog.json, `kind`). */
-export type KnobKind = 'bool' | 'enum' | 'bytes' | 'count';
+/**
+ * The types a knob's value can have (src/core/advice/knobCatalog.json, `kind`), and `word`: what
+ * the env-file writers accept for a variable outside the catalog already in a user's file (a
+ * plain word, nothing a shell or an env file reads as more than one value).
+ */
+export type KnobKind = 'bool' | 'enum' | 'bytes' | 'count' | 'word';
 
 /** What a sink needs to know of a knob to check a value: its type and, for an enum, its values. */
 export interface KnobType {
@@ -81,6 +85,11 @@ const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const WHOLE = /^(?:0|[1-9][0-9]*)$/;
 /** An enum value is written only when the catalog's own value is a plain word. */
 const WORD = /^-?[A-Za-z0-9_][A-Za-z0-9_.]*$/;
+/** A plain word outside the catalog: letters, digits and `_ . , : / @ % + -`, no quote, space, `$`, glob or line break. */
+const PLAIN = /^[A-Za-z0-9_.,:/@%+-]{1,4096}$/;
+
+/** The type the env-file writers give a variable the catalog lacks. */
+export const PLAIN_WORD: KnobType = { kind: 'word' };
 
 function refused(name: string, reason: string): KnobAssignment {
   return { ok: false, name, reason };
@@ -117,6 +126,8 @@ export function knobAssignment(name: string, value: string | number | boolean, t
       const n = wholeNumber(value);
       return n !== undefined ? { ok: true, name, value: String(n) } : refused(name, `its value ${shown} is not a whole number${type.kind === 'bytes' ? ' of bytes' : ''}`);
     }
+    case 'word':
+      return typeof value !== 'boolean' && PLAIN.test(String(value)) ? { ok: true, name, value: String(value) } : refused(name, `its value ${shown} is not a plain word`);
     default:
       return refused(name, 'its catalog type is not one SDMA Lens writes');
   }
@@ -131,4 +142,16 @@ export function exportNote(refusal: { name: string; reason: string }): string {
 export function shellExport(name: string, value: string | number | boolean, types: KnobTypes): string {
   const a = knobAssignment(name, value, types);
   return a.ok ? `export ${a.name}=${a.value}` : exportNote(a);
+}
+
+/** The variables of `vars` whose assignment passes `knobAssignment`, with their typed values, and the refused ones with the reason. */
+export function checkedAssignments(vars: Readonly<Record<string, string>>, types: KnobTypes): { vars: Record<string, string>; refused: { name: string; reason: string }[] } {
+  const ok: Record<string, string> = {};
+  const refusedOnes: { name: string; reason: string }[] = [];
+  for (const [name, value] of Object.entries(vars)) {
+    const a = knobAssignment(name, value, types);
+    if (a.ok) ok[a.name] = a.value;
+    else refusedOnes.push({ name: a.name, reason: a.reason });
+  }
+  return { vars: ok, refused: refusedOnes };
 }

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { collectiveTable } from '../../core/collective/collectiveTable';
 import { collectivePageView } from '../../core/collective/collectiveView';
+import { jsonText } from '../../core/text';
 import { runOnConsole, savedLines } from '../console';
 import { RUN_OPTIONS, storeOf } from '../options';
 
@@ -51,7 +52,7 @@ export async function collective(command: 'collective' | 'overlap', argv: string
   const ran = await runOnConsole({ command, idTag: backend, backend, args: () => helperArgs }, { values, signal });
   if (!ran.run) return ran.code;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
-  if (values.json) process.stdout.write(`${JSON.stringify({ runFile, message: ran.run.end?.message ?? '', ...collectivePageView(ran.run) }, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${jsonText({ runFile, message: ran.run.end?.message ?? '', ...collectivePageView(ran.run) }, 2)}\n`);
   else process.stdout.write(`${collectiveTable(ran.run)}\n${savedLines(runFile)}`);
   return ran.code;
 }

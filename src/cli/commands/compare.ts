@@ -13,7 +13,7 @@ import type { Run } from '../../core/run';
 import { RUN_FILE_NAME } from '../../core/run';
 import type { RunStore } from '../../core/runs/runStore';
 import { readRunFile } from '../../core/runs/runStore';
-import { escapeControls } from '../../core/text';
+import { jsonText, terminalLine } from '../../core/text';
 import { UsageError, storeOf } from '../options';
 
 const NUMBER = /^\d+(\.\d+)?$|^\.\d+$/;
@@ -86,20 +86,21 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
     comparison = compareRuns(a, b, { tolerance });
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
-    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
     return 1;
   }
   const gate = threshold === undefined ? undefined : gateLines(comparison, threshold);
   if (values.json) {
     const failBelow = gate ? { threshold, below: gate.failing.map((p) => p.key), unknownNoiseBelow: gate.unjudged.map((p) => p.key) } : undefined;
-    process.stdout.write(`${JSON.stringify({ ...comparison, files: { a: files[0], b: files[1] }, ...(failBelow ? { failBelow } : {}) }, null, 2)}\n`);
+    process.stdout.write(`${jsonText({ ...comparison, files: { a: files[0], b: files[1] }, ...(failBelow ? { failBelow } : {}) }, 2)}\n`);
   } else {
-    const text = [compareTable(comparison), ...(gate?.lines ?? []).map((l) => `# ${l}`)].join('\n');
-    process.stdout.write(`${escapeControls(text, { newlines: true })}\n`);
+    // The table's lines are each one line already; the gate's name points by their labels, so each is made one line too.
+    const text = [compareTable(comparison), ...(gate?.lines ?? []).map((l) => terminalLine(`# ${l}`))].join('\n');
+    process.stdout.write(`${text}\n`);
   }
   if (gate && gate.failing.length > 0) {
     const worst = gate.failing.reduce((w, p) => (p.ratio < w.ratio ? p : w));
-    process.stderr.write(`sdma-lens: ${gate.failing.length} point${gate.failing.length === 1 ? '' : 's'} below ${threshold} beyond noise (lowest: ${escapeControls(worst.label)} ${formatRatio(worst)})\n`);
+    process.stderr.write(`sdma-lens: ${gate.failing.length} point${gate.failing.length === 1 ? '' : 's'} below ${threshold} beyond noise (lowest: ${terminalLine(worst.label)} ${formatRatio(worst)})\n`);
     return 1;
   }
   return 0;

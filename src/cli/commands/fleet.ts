@@ -24,7 +24,7 @@ import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Target } from '../../core/runtime/target';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { sweepArgs } from '../../core/sweep/sweepOptions';
-import { escapeControls } from '../../core/text';
+import { jsonText, terminalLine } from '../../core/text';
 import { cliHelpers } from '../console';
 import { matrixOptionsOf, sweepOptionsOf } from '../measure';
 import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, helperOption, int, sshConnection, stallTimeout, storeOf } from '../options';
@@ -88,7 +88,7 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   const base: Target = conn ? new SshTarget(conn) : new LocalTarget();
   const store = storeOf(values);
   const fleets = new FleetStore(store.root);
-  const say = (text: string) => process.stderr.write(`sdma-lens: ${escapeControls(text)}\n`);
+  const say = (text: string) => process.stderr.write(`sdma-lens: ${terminalLine(text)}\n`);
   try {
     const result = await runFleet(
       {
@@ -134,12 +134,15 @@ async function queue(allocation: AllocationRequest, sweep: HelperCommand, values
   const fleets = new FleetStore(storeOf(values).root);
   try {
     const index = await queueFleet(allocation, sweep, { base: new LocalTarget(), helpers: cliHelpers(helper), fleets, signal });
-    if (values.json) process.stdout.write(`${JSON.stringify({ fleet: index.id, job: index.slurm.job, status: index.status, fleetFile: fleets.fileOf(index.id) }, null, 2)}\n`);
-    else process.stdout.write(`# fleet ${index.id}: queued as Slurm job ${index.slurm.job}\n# collect it once it has run: sdma-lens fleet collect ${index.id} (--wait to wait for it); cancel: sdma-lens fleet cancel ${index.id}\n# saved: ${escapeControls(fleets.fileOf(index.id))}\n`);
+    if (values.json) process.stdout.write(`${jsonText({ fleet: index.id, job: index.slurm.job, status: index.status, fleetFile: fleets.fileOf(index.id) }, 2)}\n`);
+    else {
+      const lines = [`# fleet ${index.id}: queued as Slurm job ${index.slurm.job}`, `# collect it once it has run: sdma-lens fleet collect ${index.id} (--wait to wait for it); cancel: sdma-lens fleet cancel ${index.id}`, `# saved: ${fleets.fileOf(index.id)}`];
+      process.stdout.write(`${lines.map(terminalLine).join('\n')}\n`);
+    }
     return 0;
   } catch (err) {
     if (!(err instanceof SlurmError)) throw err;
-    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
     return 1;
   }
 }
@@ -168,7 +171,7 @@ async function collect(argv: string[], signal: AbortSignal): Promise<number> {
   try {
     const result = await collectFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets, store, signal, wait: values.wait });
     if (result.kind === 'waiting') {
-      process.stderr.write(`sdma-lens: job ${result.index.slurm.job} of fleet ${id} is ${result.state}; collect it when it has ended (or add --wait)\n`);
+      process.stderr.write(`sdma-lens: ${terminalLine(`job ${result.index.slurm.job} of fleet ${id} is ${result.state}; collect it when it has ended (or add --wait)`)}\n`);
       return signal.aborted ? 130 : 3;
     }
     const view = fleetView(result.index, result.runs, thresholds);
@@ -176,7 +179,7 @@ async function collect(argv: string[], signal: AbortSignal): Promise<number> {
     return result.index.status === 'cancelled' ? 130 : exitCode(view, values['fail-on-outliers'] === true);
   } catch (err) {
     if (!(err instanceof SlurmError)) throw err;
-    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
     return 1;
   }
 }
@@ -190,11 +193,11 @@ async function cancelQueued(argv: string[]): Promise<number> {
     const index = await cancelQueuedFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets });
     const r = index.slurm.released;
     const left = r && !r.gone ? ` but still listed as ${r.state} after ${(r.waitedMs / 1000).toFixed(0)} s` : ', gone from the queue';
-    process.stdout.write(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled${escapeControls(left)}; what its nodes wrote: sdma-lens fleet collect ${index.id}\n`);
+    process.stdout.write(`${terminalLine(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled${left}; what its nodes wrote: sdma-lens fleet collect ${index.id}`)}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof SlurmError)) throw err;
-    process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+    process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
     return 1;
   }
 }
@@ -221,8 +224,8 @@ function exitCode(view: FleetView, failOnOutliers: boolean): number {
 }
 
 function print(view: FleetView, json: boolean, file: string): void {
-  if (json) process.stdout.write(`${JSON.stringify({ ...view, fleetFile: file }, null, 2)}\n`);
-  else process.stdout.write(`${fleetTable(view)}\n# saved: ${escapeControls(file)}\n`);
+  if (json) process.stdout.write(`${jsonText({ ...view, fleetFile: file }, 2)}\n`);
+  else process.stdout.write(`${fleetTable(view)}\n${terminalLine(`# saved: ${file}`)}\n`);
 }
 
 async function show(argv: string[]): Promise<number> {
@@ -235,10 +238,10 @@ async function show(argv: string[]): Promise<number> {
   try {
     loaded = await loadFleet(store, fleets, positionals[0]);
   } catch (err) {
-    process.stderr.write(`sdma-lens: ${escapeControls((err as Error).message)}\n`);
+    process.stderr.write(`sdma-lens: ${terminalLine((err as Error).message)}\n`);
     return 1;
   }
-  for (const p of loaded.problems) process.stderr.write(`sdma-lens: ${escapeControls(p)}\n`);
+  for (const p of loaded.problems) process.stderr.write(`sdma-lens: ${terminalLine(p)}\n`);
   const view = fleetView(loaded.index, loaded.runs, thresholds);
   print(view, values.json === true, fleets.fileOf(loaded.index.id));
   return exitCode(view, values['fail-on-outliers'] === true);

@@ -16,7 +16,7 @@ import { profileLines, profileTitle } from '../../core/profile/profileText';
 import type { Run } from '../../core/run';
 import type { RunStore } from '../../core/runs/runStore';
 import { importArgs } from '../../core/runtime/importArgs';
-import { escapeControls } from '../../core/text';
+import { jsonText, shellComment, terminalLine } from '../../core/text';
 import { parseSize } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
 import type { RunValues } from '../options';
@@ -45,7 +45,7 @@ export async function importFiles(argv: string[], signal: AbortSignal): Promise<
       outcome = await importResults(path, store, bufferBytes !== undefined ? { bufferBytes } : {});
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
-      process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
+      process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
       results.push({ file: path, failure: err.failure, error: err.message });
       code = worst(code, err.failure === 'nothing-imported' || err.failure === 'unreadable' ? 1 : 2);
       continue;
@@ -60,9 +60,9 @@ export async function importFiles(argv: string[], signal: AbortSignal): Promise<
     const run = outcome.run;
     const runFile = store.fileOf(run.header.id);
     if (values.json) results.push(importedJson(run, path, runFile));
-    else process.stdout.write(`${importedLines(run).map((l) => escapeControls(l)).join('\n')}\n${savedLines(runFile)}`);
+    else process.stdout.write(`${importedLines(run).join('\n')}\n${savedLines(runFile)}`);
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(results.length === 1 ? results[0] : results, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${jsonText(results.length === 1 ? results[0] : results, 2)}\n`);
   return code;
 }
 
@@ -95,8 +95,9 @@ async function importProfile(path: string, values: Values, signal: AbortSignal, 
     const summary = summarizeProfile(ran.run.dispatches, ran.run.copies);
     return { code: ran.code, result: { runId: ran.run.header.id, runFile, status: ran.run.end?.status, message: ran.run.end?.message ?? '', ...summary, warnings: ran.run.warnings } };
   }
+  // The title and the kernel lines are one line each (profileText.ts); so is each warning of the helper.
   process.stdout.write(`# ${profileTitle(ran.run)}\n${profileLines(ran.run).join('\n')}\n`);
-  for (const w of ran.run.warnings) process.stdout.write(`# warning: ${w.message}\n`);
+  for (const w of ran.run.warnings) process.stdout.write(`${shellComment(`warning: ${w.message}`)}\n`);
   process.stdout.write(savedLines(runFile));
   return { code: ran.code };
 }

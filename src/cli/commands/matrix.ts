@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { matrixArgs } from '../../core/matrix/matrixOptions';
 import { matrixTable } from '../../core/matrix/matrixTable';
 import { matrixPageView } from '../../core/matrix/matrixView';
+import { escapeControls, jsonText } from '../../core/text';
 import { runOnConsole, savedLines } from '../console';
 import { matrixOptionsOf } from '../measure';
 import { MEASURE_OPTIONS, RUN_OPTIONS, storeOf } from '../options';
@@ -19,9 +20,10 @@ export async function matrix(argv: string[], signal: AbortSignal): Promise<numbe
   if (!ran.run) return ran.code;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ runFile, ...matrixPageView(ran.run), message: ran.run.end?.message ?? '' }, null, 2)}\n`);
+    process.stdout.write(`${jsonText({ runFile, ...matrixPageView(ran.run), message: ran.run.end?.message ?? '' }, 2)}\n`);
   } else {
-    process.stdout.write(`${matrixTable(ran.run)}\n${savedLines(runFile)}`);
+    // The table's own line breaks stay; controls and bidi marks in the run's text do not reach the terminal.
+    process.stdout.write(`${escapeControls(matrixTable(ran.run), { newlines: true })}\n${savedLines(runFile)}`);
   }
   return ran.code;
 }

@@ -6,7 +6,7 @@ import { adviceText } from '../../core/advice/adviceText';
 import { pairName, parsePair } from '../../core/endpoints';
 import { openWithRefinements } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
-import { escapeControls } from '../../core/text';
+import { jsonText, shellComment, terminalLine } from '../../core/text';
 import { parseSizeList } from '../../core/units';
 import { UsageError, int, storeOf } from '../options';
 
@@ -29,7 +29,7 @@ export async function advise(argv: string[]): Promise<number> {
   const store = storeOf(values);
   const id = positionals[0] ?? (await newestSweepWithSamples(store));
   if (!id) {
-    process.stderr.write(`sdma-lens: no sweep with samples in ${escapeControls(store.root)}; run \`sdma-lens sweep\` first\n`);
+    process.stderr.write(`sdma-lens: ${terminalLine(`no sweep with samples in ${store.root}; run \`sdma-lens sweep\` first`)}\n`);
     return 1;
   }
   // A refined sweep is advised with its refined points.
@@ -53,13 +53,14 @@ export async function advise(argv: string[]): Promise<number> {
   }
   const advice = adviseFromRun(run, options);
   const problems = run.problems.length > 0 ? { count: run.problems.length, first: run.problems[0]! } : undefined;
-  if (values.json) process.stdout.write(`${JSON.stringify({ runId: id, ...(problems ? { problems } : {}), ...advice }, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${jsonText({ runId: id, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
   else {
+    // A block meant to be sourced: comment lines (shellComment) and checked export lines (shellExports), nothing else.
     // Advice from a damaged run says so first, so a copied block of settings carries the warning.
-    const note = problems ? `# note: ${problemsNote(id, problems)}: treat this advice with care\n` : '';
-    process.stdout.write(`${note}# run ${id}, ${advice.pairLabel}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+    const note = problems ? `${shellComment(`note: ${problemsNote(id, problems)}: treat this advice with care`)}\n` : '';
+    process.stdout.write(`${note}${shellComment(`run ${id}, ${advice.pairLabel}`)}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
   }
-  if (problems && values.json) process.stderr.write(`sdma-lens: ${problemsNote(id, problems)}: treat this advice with care\n`);
+  if (problems && values.json) process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
   return 0;
 }
 
@@ -77,11 +78,12 @@ export async function runs(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
   const store = storeOf(values);
   const list = await store.list();
-  if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${jsonText(list, 2)}\n`);
   else {
+    // One line per run, whatever its error or first problem says.
     for (const r of list) {
-      const why = r.error ? `  (${escapeControls(r.error)})` : r.problems ? `  (${plural(r.problems.count, 'problem')}, first: ${escapeControls(r.problems.first)})` : '';
-      process.stdout.write(`${r.id}  ${r.status}${why}\n`);
+      const why = r.error ? `  (${r.error})` : r.problems ? `  (${plural(r.problems.count, 'problem')}, first: ${r.problems.first})` : '';
+      process.stdout.write(`${terminalLine(`${r.id}  ${r.status}${why}`)}\n`);
     }
   }
   return 0;
@@ -89,7 +91,7 @@ export async function runs(argv: string[]): Promise<number> {
 
 const plural = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
 
-/** "run X had N problems (first: ...)", one line whatever the problem says. */
+/** "run X had N problems (first: ...)"; its sink escapes it. */
 function problemsNote(id: string, problems: { count: number; first: string }): string {
-  return `run ${id} had ${plural(problems.count, 'problem')} (first: ${escapeControls(problems.first)})`;
+  return `run ${id} had ${plural(problems.count, 'problem')} (first: ${problems.first})`;
 }

@@ -15,6 +15,7 @@ import type { RefineResult } from '../../core/sweep/refine';
 import { refineCrossovers, refinementSummary, withRefinements } from '../../core/sweep/refine';
 import { sweepTable } from '../../core/sweep/sweepTable';
 import { sweepView } from '../../core/sweep/sweepView';
+import { escapeControls, jsonText, terminalLine } from '../../core/text';
 import { formatBytes } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
 import { sweepOptionsOf } from '../measure';
@@ -76,9 +77,10 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     if (result.stopped === 'failed') code = 1;
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ...jsonResult(shown, runFile), ...(refined ? { refinement: refinementJson(ran.run, refined.result, refined.gridMs, refine!) } : {}) }, null, 2)}\n`);
+    process.stdout.write(`${jsonText({ ...jsonResult(shown, runFile), ...(refined ? { refinement: refinementJson(ran.run, refined.result, refined.gridMs, refine!) } : {}) }, 2)}\n`);
   } else {
-    process.stdout.write(`${sweepTable(shown)}\n`);
+    // The table's own line breaks stay; controls and bidi marks in the run's text do not reach the terminal.
+    process.stdout.write(`${escapeControls(sweepTable(shown), { newlines: true })}\n`);
     if (refined) process.stdout.write(`${refinementText(ran.run, refined.result, refined.gridMs, refine!)}\n`);
     if (shown.samples.length > 0) for (const advice of adviseAllPairs(shown)) process.stdout.write(`#\n${adviceText(advice)}\n`);
     process.stdout.write(savedLines(runFile));
@@ -117,7 +119,7 @@ async function refineOnConsole(grid: Run, options: SweepOptions, flags: RefineFl
 
 function refinementText(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags): string {
   const { summary, crossovers } = refinementSummary(grid, r, gridMs, flags.tolerance);
-  return [`# ${summary}`, ...crossovers.map((c) => `#   ${c}`), ...r.runs.map((x) => `#   round run: ${x.header.id}`)].join('\n');
+  return [`# ${summary}`, ...crossovers.map((c) => `#   ${c}`), ...r.runs.map((x) => `#   round run: ${x.header.id}`)].map(terminalLine).join('\n');
 }
 
 function refinementJson(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags) {

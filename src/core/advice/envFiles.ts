@@ -5,7 +5,8 @@
  */
 import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
-import { formattingOf, setLaunchEnv } from './launchEnv';
+import { checkedAssignments, terminalLine } from '../text';
+import { formattingOf, setLaunchEnv, writableTypes } from './launchEnv';
 
 export interface Assignment {
   name: string;
@@ -81,12 +82,12 @@ export function findAssignments(text: string, kind: EnvFileKind): Assignment[] {
   return kind === 'launch' || kind === 'tasks' ? findJsonAssignments(text) : findLineAssignments(text);
 }
 
-/** Sets variables in a .env or shell file: replaces existing assignments, appends the rest. */
+/** Sets variables in a .env or shell file: replaces existing assignments, appends the rest. Variables `writableTypes` refuses are left out. */
 export function setLineVariables(text: string, vars: Record<string, string>, kind: 'dotenv' | 'shell'): TextEdit[] {
   const edits: TextEdit[] = [];
   const existing = findLineAssignments(text);
   const appended: string[] = [];
-  for (const [name, value] of Object.entries(vars)) {
+  for (const [name, value] of Object.entries(checkedAssignments(vars, writableTypes).vars)) {
     const found = existing.filter((a) => a.name === name);
     if (found.length > 0) {
       for (const a of found) if (a.value !== value) edits.push({ offset: a.valueStart, length: a.valueEnd - a.valueStart, text: value });
@@ -106,6 +107,7 @@ export function setLineVariables(text: string, vars: Record<string, string>, kin
  * launchEnv.ts) or task (by label, `options.env`), creating the file's skeleton, the entry or
  * its environment as needed. Comments and formatting elsewhere in the file are kept. A launch
  * configuration whose debugger SDMA Lens does not know gets no edit (setLaunchEnv says why).
+ * Variables `writableTypes` refuses are left out.
  */
 export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: string, vars: Record<string, string>): TextEdit[] {
   if (kind === 'launch') return replacementEdits(text, setLaunchEnv(text, entryName, vars).text);
@@ -119,10 +121,15 @@ export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: st
     const entry = { label: entryName, type: 'shell', command: 'echo', options: { env: {} } };
     current = applyEdits(current, modify(current, ['tasks', index], entry, { ...format, isArrayInsertion: true }));
   }
-  for (const [name, value] of Object.entries(vars)) {
+  for (const [name, value] of Object.entries(checkedAssignments(vars, writableTypes).vars)) {
     current = applyEdits(current, modify(current, ['tasks', index, 'options', 'env', name], value, format));
   }
   return replacementEdits(text, current);
+}
+
+/** The sentence for settings refused by `knobAssignment`: which were not written and why, on one line. */
+export function notWritten(refused: readonly { name: string; reason: string }[]): string {
+  return terminalLine(`not written: ${refused.map((r) => `${r.name} (${r.reason})`).join('; ')}.`);
 }
 
 /** Labels of tasks.json's tasks, in order. */

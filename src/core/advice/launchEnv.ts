@@ -7,6 +7,16 @@
  */
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { FormattingOptions, Node } from 'jsonc-parser';
+import { PLAIN_WORD, checkedAssignments, terminalLine } from '../text';
+import type { KnobType } from '../text';
+import { knob } from './knobs';
+
+/**
+ * What the knob-file writers (here and envFiles.ts) accept: a catalog knob with a value of its
+ * type, or a variable the catalog lacks with a plain word (a user's own, e.g. OMP_NUM_THREADS=8).
+ * Every value is written from its checked form (`knobAssignment`); anything else is not written.
+ */
+export const writableTypes = (name: string): KnobType | undefined => knob(name) ?? PLAIN_WORD;
 
 /** `list`: `environment: [{ "name": ..., "value": ... }]`; `object`: `env: { NAME: value }`. */
 export type EnvShape = 'list' | 'object';
@@ -153,8 +163,11 @@ function configurationAt(text: string, index: number): Node | undefined {
  * Sets variables in one launch configuration (by name) in its debugger's own shape,
  * creating the file's skeleton or a `cppdbg` configuration when missing. An existing
  * variable gets the new value in place; other variables, comments and formatting are kept.
+ * Variables `writableTypes` refuses are left out. The description is one line (`terminalLine`):
+ * the configuration's name and type are the user's file's.
  */
-export function setLaunchEnv(text: string, entryName: string, vars: Record<string, string>): LaunchEnvResult {
+export function setLaunchEnv(text: string, entryName: string, given: Record<string, string>): LaunchEnvResult {
+  const vars = checkedAssignments(given, writableTypes).vars;
   const layout = layoutOf(text);
   let current = text.trim().length > 0 ? text : `{${layout.eol}${layout.unit}"version": "0.2.0",${layout.eol}${layout.unit}"configurations": []${layout.eol}}${layout.eol}`;
   const count = Object.keys(vars).length;
@@ -172,13 +185,13 @@ export function setLaunchEnv(text: string, entryName: string, vars: Record<strin
     return {
       text,
       written: false,
-      description: `launch configuration "${entryName}" has ${type}, and SDMA Lens knows where only ${Object.keys(LAUNCH_ENV).join(', ')} read their environment; nothing was written. Set ${Object.entries(vars).map(([k, v]) => `${k}=${v}`).join(' ')} there yourself.`,
+      description: terminalLine(`launch configuration "${entryName}" has ${type}, and SDMA Lens knows where only ${Object.keys(LAUNCH_ENV).join(', ')} read their environment; nothing was written. Set ${Object.entries(vars).map(([k, v]) => `${k}=${v}`).join(' ')} there yourself.`),
     };
   }
   const { key, shape } = entry.env;
   const container = findNodeAtLocation(configurationAt(current, index)!, [key]);
   if (container && container.type !== (shape === 'list' ? 'array' : 'object')) {
-    return { text, written: false, description: `"${key}" of launch configuration "${entryName}" is not ${shape === 'list' ? 'a list' : 'an object'}, as ${entry.type} reads it; nothing was written.` };
+    return { text, written: false, description: terminalLine(`"${key}" of launch configuration "${entryName}" is not ${shape === 'list' ? 'a list' : 'an object'}, as ${entry.type} reads it; nothing was written.`) };
   }
   // Values already there are replaced in place, from the end so earlier offsets stay right.
   const replacements: { node: Node; value: string }[] = [];
@@ -205,7 +218,7 @@ export function setLaunchEnv(text: string, entryName: string, vars: Record<strin
       current = appendItems(current, configuration, [property], layout);
     }
   }
-  return { text: current, written: true, description: `${count} settings written into "${key}" of launch configuration "${entryName}" (${entry.type})` };
+  return { text: current, written: true, description: terminalLine(`${count} settings written into "${key}" of launch configuration "${entryName}" (${entry.type})`) };
 }
 
 /** The value node of variable `name` in an `environment` list or an `env` object. */

@@ -1,9 +1,12 @@
 /**
  * A collective or overlap run as text, laid out as nccl-tests prints its results: one row per
  * operation, variant and size with time, algbw and busbw; then the crossovers, the overlap
- * rows and the settings the view recommends.
+ * rows and the settings the view recommends. Node names, the helper's warnings and errors come
+ * from outside: every line goes through `terminalLine`, so each stays one line with nothing a
+ * terminal obeys; the export lines are the view's, checked against the knob catalog.
  */
 import type { Run } from '../run';
+import { terminalLine } from '../text';
 import { formatBytes, formatGbps } from '../units';
 import { collectivePageView } from './collectiveView';
 
@@ -34,6 +37,7 @@ export function collectiveTable(run: Run): string {
   for (const r of view.recommendations) out.push(`# ${r.knob}${r.value !== undefined ? `=${r.value}` : ''} (${r.confidence}): ${r.evidence}`);
   for (const line of view.cuBudget) out.push(`# ${line}`);
   for (const note of view.notes) out.push(`# note: ${note}`);
-  if (view.exports) out.push('# shell:', view.exports);
-  return out.join('\n');
+  const lines = out.map(terminalLine);
+  if (view.exports) lines.push('# shell:', ...view.exports.split('\n'));
+  return lines.join('\n');
 }

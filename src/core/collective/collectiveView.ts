@@ -4,6 +4,8 @@ import type { Vendor } from './collective';
 import { collectiveAdvice, curvesOf, overlapView } from './collective';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
+import { knob } from '../advice/knobs';
+import { shellExport } from '../text';
 
 export function collectivePageView(run: Run): CollectivePageView {
   const vendor: Vendor = run.topology?.node.vendor === 'nvidia' ? 'nvidia' : 'amd';
@@ -34,9 +36,10 @@ export function collectivePageView(run: Run): CollectivePageView {
     recommendations,
     cuBudget: advice.cuBudget,
     notes,
+    // Checked against each knob's catalog type and written from the typed value; a refused one is a `# note:` line.
     exports: recommendations
       .filter((r) => r.value !== undefined)
-      .map((r) => `export ${r.knob}=${r.value}`)
+      .map((r) => shellExport(r.knob, r.value!, knob))
       .join('\n'),
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The comparison as plain text for the CLI: one row per common point (point, A GB/s, B GB/s,
  * ratio [low, high], verdict), so a CI log can be grepped for "regression"; comment lines
- * start with '#', as in the other tables.
+ * start with '#', as in the other tables. Each line goes through `terminalLine`: a node name,
+ * a run id or a note of a run stays on its own line, with nothing a terminal obeys.
  */
 import type { Comparison, RunInfo } from './compare';
 import { formatRatio, summaryLines } from './compare';
 import { formatGbps } from '../units';
+import { terminalLine } from '../text';
 
 const padEnd = (s: string, width: number) => (s.length >= width ? s : s + ' '.repeat(width - s.length));
 const padStart = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
@@ -35,5 +37,5 @@ export function compareTable(c: Comparison): string {
   }
   for (const n of c.notes) out.push(`# note: ${n}`);
   out.push(...summaryLines(c).map((l) => `# ${l}`));
-  return out.join('\n');
+  return out.map(terminalLine).join('\n');
 }

@@ -1,5 +1,9 @@
-/** The fleet view as text for a terminal (`sdma-lens fleet`): nodes, figures against the median, outliers, advice, thresholds. */
-import { escapeControls } from '../text';
+/**
+ * The fleet view as text for a terminal (`sdma-lens fleet`): nodes, figures against the median,
+ * outliers, advice, thresholds. Node names, Slurm's and the runs' words come from outside: every
+ * line goes through `terminalLine`, so each stays one line with nothing a terminal obeys.
+ */
+import { terminalLine } from '../text';
 import { formatBytes } from '../units';
 import type { FleetFigureRow, FleetView } from './fleetView';
 
@@ -64,5 +68,5 @@ export function fleetTable(view: FleetView): string {
     lines.push('#', `# thresholds: ${view.thresholds.passed} passed, ${view.thresholds.failed} failed`);
     for (const n of view.nodes) for (const f of n.failures) lines.push(`#   ${n.node}: ${f}`);
   }
-  return lines.map((l) => escapeControls(l)).join('\n');
+  return lines.map(terminalLine).join('\n');
 }

@@ -1,11 +1,14 @@
 /**
  * An imported run as text: where it came from, what was imported, and each sample's or
  * point's headline numbers exactly as imported (the tool's own digits, no rounding), then its
- * notes. The CLI prints it; the numbers are the run's, read back from the saved file.
+ * notes. The CLI prints it; the numbers are the run's, read back from the saved file. File
+ * names, command lines, node names and the tool's own words come from outside: every line goes
+ * through `terminalLine`, so each stays one line with nothing a terminal obeys.
  */
 import { pairName } from '../endpoints';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
+import { terminalLine } from '../text';
 import { formatBytes } from '../units';
 import { sourceName } from './importRun';
 
@@ -29,5 +32,5 @@ export function importedLines(run: Run): string[] {
     }
   }
   for (const w of run.warnings) out.push(`# ${w.code === 'import-assumed' ? 'assumed' : w.code === 'import-source-warning' ? 'the tool said' : 'not mapped'}: ${w.message}`);
-  return out;
+  return out.map(terminalLine);
 }

@@ -10,8 +10,10 @@ import type { Advice, Recommendation } from '../../core/advice/advice';
 import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import type { TextEdit } from '../../core/advice/envFiles';
-import { findJsonAssignments, replacementEdits, setJsonEnv, setLineVariables, taskLabels } from '../../core/advice/envFiles';
+import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineVariables, taskLabels } from '../../core/advice/envFiles';
+import { knob } from '../../core/advice/knobs';
 import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
+import { checkedAssignments, shellExport, terminalLine } from '../../core/text';
 import { reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runs/runStore';
@@ -65,8 +67,11 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
       target = await pickTarget();
     }
     if (!target || chosen.length === 0) return { runId: run.header.id, advice };
-    const vars = Object.fromEntries(chosen.map((r) => [r.knob, r.value!]));
-    const applied = await applyVars(target, vars, args?.apply?.file, args?.apply?.entry);
+    // Only catalog knobs with values of their type are written, from the typed value; the rest is said, not written.
+    const checked = checkedAssignments(Object.fromEntries(chosen.map((r) => [r.knob, r.value!])), knob);
+    if (checked.refused.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', notWritten(checked.refused)));
+    if (Object.keys(checked.vars).length === 0) return { runId: run.header.id, advice };
+    const applied = await applyVars(target, checked.vars, args?.apply?.file, args?.apply?.entry);
     return { runId: run.header.id, advice, ...(applied ? { applied: target } : {}) };
   } catch (err) {
     reportError(deps.log, vscode.l10n.t('Settings could not be suggested'), err);
@@ -75,14 +80,15 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
 }
 
 async function pickRecommendations(advice: Advice, withValues: Recommendation[]): Promise<Recommendation[] | undefined> {
-  // The advice's explanations and evidence are the core's (shared with the CLI): shown as they are.
-  const summary = advice.focus.map((c) => c.explanation).join(' ');
+  // The advice's explanations and evidence are the core's (shared with the CLI): shown as they are,
+  // on one line each with controls and bidi marks escaped (they quote a run's text, e.g. a library version).
+  const summary = terminalLine(advice.focus.map((c) => c.explanation).join(' '));
   const missing = advice.recommendations.filter((r) => r.value === undefined);
-  if (missing.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', missing.map((r) => r.evidence).join(' ')));
+  if (missing.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', terminalLine(missing.map((r) => r.evidence).join(' '))));
   const items = withValues.map((r) => ({
-    label: `${r.knob}=${r.value}`,
+    label: terminalLine(`${r.knob}=${r.value}`),
     description: r.confidence === 'uncertain' ? vscode.l10n.t('uncertain') : r.basis,
-    detail: r.evidence,
+    detail: terminalLine(r.evidence),
     picked: r.confidence !== 'none',
     recommendation: r,
   }));
@@ -139,14 +145,14 @@ async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string
 /** Applies the variables as a WorkspaceEdit that VS Code shows for review before it is made. */
 async function applyVars(target: ApplyTarget, vars: Record<string, string>, file?: string, entry?: string): Promise<boolean> {
   if (target === 'clipboard') {
-    const text = Object.entries(vars).map(([k, v]) => `export ${k}=${v}`).join('\n');
+    const text = Object.entries(vars).map(([k, v]) => shellExport(k, v, knob)).join('\n');
     await vscode.env.clipboard.writeText(`${text}\n`);
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0} exports copied to the clipboard.', Object.keys(vars).length));
     return true;
   }
   const root = workspaceRoot();
   const relative = file ?? (target === 'dotenv' ? '.env' : `.vscode/${target === 'launch' ? 'launch' : 'tasks'}.json`);
-  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) throw new Error(vscode.l10n.t('"{0}" must be a path inside the workspace', relative));
+  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) throw new Error(vscode.l10n.t('"{0}" must be a path inside the workspace', terminalLine(relative)));
   const uri = vscode.Uri.joinPath(root, relative);
   const { text, exists } = await readText(uri);
   let edits: TextEdit[];
