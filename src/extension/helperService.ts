@@ -63,7 +63,7 @@ export class HelperService implements vscode.Disposable, HelperProvider {
         let step = '';
         try {
           const found = await locateHelper({
-            configuredPath: helperPathSetting(),
+            configuredPath: helperPathSetting(this.log),
             bundledPaths: bundledHelperPaths(root),
             build: {
               sourceDir: path.join(root, 'native'),
@@ -126,7 +126,7 @@ export class HelperService implements vscode.Disposable, HelperProvider {
         try {
           const info = await deployHelper(conn, {
             sourceDir: path.join(this.context.extensionUri.fsPath, 'native'),
-            configuredPath: sshHelperPathSetting(),
+            configuredPath: sshHelperPathSetting(this.log),
             signal: controller.signal,
             onProgress: (message) => {
               progress.report({ message });

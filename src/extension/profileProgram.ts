@@ -8,6 +8,8 @@ import { applyEdits, modify } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import { reviewableEdit } from './reviewableEdit';
 import { SettingError } from './settings';
+import type { ConsentEntry } from './workspaceConsent';
+import { workspaceEntries } from './workspaceConsent';
 
 export interface ProgramSpec {
   program: string;
@@ -51,6 +53,28 @@ export function programFromSettings(folder: vscode.WorkspaceFolder): ProgramSpec
     cwd: path.isAbsolute(cwd) ? cwd : path.resolve(root, cwd),
     env: env as Record<string, string>,
   };
+}
+
+/** The settings that say what Profile runs, where, and with which environment. */
+const RUN_SETTINGS = ['program', 'args', 'cwd', 'env'] as const;
+
+/**
+ * What the workspace's settings chose of Profile's program, arguments, working folder and
+ * environment (nothing for values from the user's settings or the defaults): these are
+ * confirmed before they run. `written`: values about to be in this folder's settings file
+ * (`programSettingValues`), counted as if they were there already.
+ */
+export function profileWorkspaceEntries(folder: vscode.WorkspaceFolder, written?: readonly [string, unknown][]): ConsentEntry[] {
+  const config = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri);
+  const pending = new Map(written ?? []);
+  // A single-folder window reads the folder's .vscode/settings.json as the workspace's settings.
+  const level = vscode.workspace.workspaceFile === undefined ? 'workspaceValue' : 'workspaceFolderValue';
+  return RUN_SETTINGS.flatMap((name) => {
+    const setting = `sdmaLens.profile.${name}`;
+    const seen = config.inspect<unknown>(name);
+    const counted = pending.has(setting) ? { ...seen, [level]: pending.get(setting) } : seen;
+    return workspaceEntries(setting, counted, { object: name === 'env' });
+  });
 }
 
 /** `sdmaLens.profile.libraryLog`: whether Profile asks the helper for the library's per-call log (`--library-log`). */
@@ -110,6 +134,18 @@ export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<Pro
   return choice?.pick();
 }
 
+/** The settings `rememberProgram` writes for `spec`: paths inside the folder as `${workspaceFolder}/...`. */
+export function programSettingValues(spec: ProgramSpec, folder: vscode.WorkspaceFolder): [string, unknown][] {
+  const root = folder.uri.fsPath;
+  const relative = (p: string) => (p.startsWith(root + path.sep) ? `\${workspaceFolder}/${path.relative(root, p)}` : p);
+  return [
+    ['sdmaLens.profile.program', relative(spec.program)],
+    ['sdmaLens.profile.args', spec.args],
+    ['sdmaLens.profile.cwd', relative(spec.cwd)],
+    ['sdmaLens.profile.env', spec.env],
+  ];
+}
+
 /** Writes the program into .vscode/settings.json as an unsaved edit the user reviews and saves. */
 export async function rememberProgram(spec: ProgramSpec, folder: vscode.WorkspaceFolder): Promise<boolean> {
   const uri = vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json');
@@ -119,16 +155,8 @@ export async function rememberProgram(spec: ProgramSpec, folder: vscode.Workspac
   } catch {
     // No settings file yet: the edit starts an untitled one at its path.
   }
-  const root = folder.uri.fsPath;
-  const relative = (p: string) => (p.startsWith(root + path.sep) ? `\${workspaceFolder}/${path.relative(root, p)}` : p);
   const format = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
   let next = text.trim() ? text : '{}\n';
-  const values: [string, unknown][] = [
-    ['sdmaLens.profile.program', relative(spec.program)],
-    ['sdmaLens.profile.args', spec.args],
-    ['sdmaLens.profile.cwd', relative(spec.cwd)],
-    ['sdmaLens.profile.env', spec.env],
-  ];
-  for (const [key, value] of values) next = applyEdits(next, modify(next, [key], value, format));
+  for (const [key, value] of programSettingValues(spec, folder)) next = applyEdits(next, modify(next, [key], value, format));
   return reviewableEdit(uri, [{ offset: 0, length: text.length, text: next }], vscode.l10n.t('the program to profile is set'));
 }

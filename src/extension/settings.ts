@@ -16,6 +16,8 @@ import { DEFAULT_CONNECT_TIMEOUT_S, CONNECT_TIMEOUT_RANGE_S, checkExtraArgs } fr
 import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints } from '../core/sweep/sweepOptions';
 import { parseSize } from '../core/units';
+import type { ConsentEntry, InspectedValue } from './workspaceConsent';
+import { workspaceEntries } from './workspaceConsent';
 
 export const SECTION = 'sdmaLens';
 
@@ -55,17 +57,51 @@ function userField<T>(name: string, read: (value: unknown) => T): T {
   }
 }
 
+/** Where a warning goes: the extension's log channel. */
+export interface SettingsLog {
+  warn(message: string): void;
+}
+
+/**
+ * The value of a setting that names a program the extension runs, or how ssh is called: the
+ * user's (global) value, else the default. A workspace value is never used, even where VS Code
+ * would apply it (these settings are machine-scoped, so it should not).
+ */
+export function fromUserSettingsOnly(seen: InspectedValue | undefined): { value: unknown; ignoredWorkspaceValue: boolean } {
+  return {
+    value: seen?.globalValue !== undefined ? seen.globalValue : seen?.defaultValue,
+    ignoredWorkspaceValue: seen?.workspaceValue !== undefined || seen?.workspaceFolderValue !== undefined,
+  };
+}
+
+const warnedIgnored = new Set<string>();
+
+/** `field` for a machine setting: only the user's value is read; a workspace value is logged once and ignored. */
+function machineField<T>(name: string, read: (value: unknown) => T, log?: SettingsLog): T {
+  const { value, ignoredWorkspaceValue } = fromUserSettingsOnly(config().inspect<unknown>(name));
+  if (ignoredWorkspaceValue && !warnedIgnored.has(name)) {
+    warnedIgnored.add(name);
+    log?.warn(`${SECTION}.${name}: the value in this workspace's settings is ignored; this setting is read from user settings only`);
+  }
+  try {
+    return read(value);
+  } catch (err) {
+    throw new SettingError(name, (err as Error).message);
+  }
+}
+
 const isStringArray = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 const isNumberArray = (x: unknown): x is number[] => Array.isArray(x) && x.every((s) => typeof s === 'number');
 
-export function helperPathSetting(): string {
-  return field('helperPath', (x) => {
+/** `sdmaLens.helperPath`: the local helper; read from user settings only. */
+export function helperPathSetting(log?: SettingsLog): string {
+  return machineField('helperPath', (x) => {
     if (x === undefined || x === null || x === '') return '';
     if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
     if (x.includes('\0') || x.includes('\n')) throw new Error(vscode.l10n.t('contains a control character'));
     if (!path.isAbsolute(x)) throw new Error(vscode.l10n.t('must be an absolute path (got "{0}")', x));
     return x;
-  });
+  }, log);
 }
 
 /** `sdmaLens.codeLens.enabled`: the Profile lens and the facts above each `__global__` kernel (per folder: resource scope). */
@@ -212,30 +248,38 @@ export function targetSetting(): string {
   });
 }
 
-/** `sdmaLens.ssh.*`: how the system ssh client is called. Machine-scoped, so a workspace cannot set them. */
-export function sshSettings(): SshSettings {
+/**
+ * What the workspace's settings chose of `sdmaLens.target` (nothing when the value is the
+ * user's or the default): such a target is confirmed before anything connects to it.
+ */
+export function targetWorkspaceEntries(): ConsentEntry[] {
+  return workspaceEntries(`${SECTION}.target`, config().inspect<unknown>('target'));
+}
+
+/** `sdmaLens.ssh.*`: how the system ssh client is called. Machine-scoped and read from user settings only. */
+export function sshSettings(log?: SettingsLog): SshSettings {
   return {
-    connectTimeoutSeconds: field('ssh.connectTimeoutSeconds', (x) => {
+    connectTimeoutSeconds: machineField('ssh.connectTimeoutSeconds', (x) => {
       if (x === undefined || x === null) return DEFAULT_CONNECT_TIMEOUT_S;
       const [least, most] = CONNECT_TIMEOUT_RANGE_S;
       if (typeof x !== 'number' || !Number.isInteger(x) || x < least || x > most) throw new Error(vscode.l10n.t('must be a whole number of seconds in {0}..{1}', least, most));
       return x;
-    }),
-    extraArgs: field('ssh.extraArgs', (x) => {
+    }, log),
+    extraArgs: machineField('ssh.extraArgs', (x) => {
       if (x === undefined || x === null) return [];
       if (!Array.isArray(x)) throw new Error(vscode.l10n.t('must be a list of ssh options, e.g. ["-J", "bastion"]'));
       return checkExtraArgs(x);
-    }),
+    }, log),
   };
 }
 
-/** `sdmaLens.ssh.helperPath`: an sdma-probe already on the node (absolute path there), or empty. */
-export function sshHelperPathSetting(): string {
-  return field('ssh.helperPath', (x) => {
+/** `sdmaLens.ssh.helperPath`: an sdma-probe already on the node (absolute path there), or empty; read from user settings only. */
+export function sshHelperPathSetting(log?: SettingsLog): string {
+  return machineField('ssh.helperPath', (x) => {
     if (x === undefined || x === null || x === '') return '';
     if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
     if (/[\0\r\n]/.test(x)) throw new Error(vscode.l10n.t('contains a control character'));
     if (!x.startsWith('/')) throw new Error(vscode.l10n.t('must be an absolute path on the node (got "{0}")', x));
     return x;
-  });
+  }, log);
 }

@@ -3,14 +3,22 @@
  * since the extension runs there) or a node reached with the system ssh client. The choice is
  * kept per workspace, falls back to the `sdmaLens.target` setting, and shows in the status
  * bar. Connections are kept per node so runs reuse them, and closed when the window closes.
+ *
+ * A target the workspace's own settings name (`sdmaLens.target` in `.vscode/settings.json`) is
+ * confirmed by the user before anything connects to it (workspaceConsent.ts); one the user
+ * picked, or set in their user settings, is not asked about.
  */
 import * as vscode from 'vscode';
 import { LocalTarget } from '../core/runtime/localTarget';
 import { SshConnection } from '../core/ssh/connection';
 import { formatDestination, parseDestination } from '../core/ssh/destination';
 import { SshTarget } from '../core/ssh/sshTarget';
+import type { SshDestination } from '../core/ssh/destination';
+import type { SshSettings } from '../core/ssh/sshArgs';
 import type { Target } from '../core/runtime/target';
-import { sshSettings, statusBarVisible, targetSetting } from './settings';
+import { sshSettings, statusBarVisible, targetSetting, targetWorkspaceEntries } from './settings';
+import type { WorkspaceConsent } from './workspaceConsent';
+import { ConsentDeclined, showable, workspaceConsent } from './workspaceConsent';
 
 export type TargetChoice = { kind: 'local' } | { kind: 'ssh'; destination: string };
 
@@ -24,9 +32,38 @@ export function choiceFromText(text: string): TargetChoice {
   return { kind: 'ssh', destination: formatDestination(parseDestination(t)) };
 }
 
+/**
+ * A connection that asks `before` first each time it would start ssh, and that closes nothing it
+ * never opened (closing starts ssh too).
+ */
+class GatedSshConnection extends SshConnection {
+  private opened = false;
+
+  constructor(
+    destination: SshDestination,
+    settings: SshSettings,
+    private readonly before: () => Promise<void>,
+  ) {
+    super(destination, settings);
+  }
+
+  override async args(argv: readonly string[]): Promise<string[]> {
+    await this.before();
+    this.opened = true;
+    return super.args(argv);
+  }
+
+  override async close(): Promise<void> {
+    if (this.opened) await super.close();
+  }
+}
+
 export class TargetService implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly connections = new Map<string, SshConnection>();
+  private readonly consent: WorkspaceConsent;
+  /** Destinations the user chose in this window (Select Target): theirs, not the workspace's. */
+  private readonly chosen = new Set<string>();
   private readonly emitter = new vscode.EventEmitter<TargetChoice>();
   private readonly subscriptions: vscode.Disposable[] = [];
   readonly onDidChange = this.emitter.event;
@@ -35,6 +72,7 @@ export class TargetService implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.consent = workspaceConsent(context, log);
     this.item = vscode.window.createStatusBarItem('sdmaLens.target', vscode.StatusBarAlignment.Left, 50);
     this.item.name = vscode.l10n.t('SDMA Lens Target');
     this.item.command = 'sdmaLens.selectTarget';
@@ -88,13 +126,44 @@ export class TargetService implements vscode.Disposable {
     this.emitter.fire(choice);
   }
 
-  /** A shared connection per node and ssh settings. */
+  /** `destination` is the user's own choice (picked or typed in Select Target), so it is not asked about. */
+  chosenByUser(destination: string): void {
+    this.chosen.add(destination);
+  }
+
+  /**
+   * Before ssh starts for `destination`: when it is the target the workspace's settings name
+   * (no target chosen for this workspace, `sdmaLens.target` set by the workspace), the user
+   * confirms it once for these values; declined, ConsentDeclined is thrown and nothing connects.
+   */
+  private async confirmDestination(destination: string): Promise<void> {
+    if (this.chosen.has(destination) || this.context.workspaceState.get<string>(STATE_KEY) !== undefined) return;
+    const entries = targetWorkspaceEntries();
+    if (entries.length === 0) return;
+    let named: TargetChoice;
+    try {
+      named = choiceFromText(targetSetting());
+    } catch {
+      return;
+    }
+    if (named.kind !== 'ssh' || named.destination !== destination) return;
+    const confirmed = await this.consent.confirm({
+      kind: 'target',
+      place: '',
+      entries,
+      message: vscode.l10n.t('SDMA Lens: the settings of this workspace send runs to {0} over SSH. Connect to it?', showable(destination)),
+      accept: vscode.l10n.t('Connect'),
+    });
+    if (!confirmed) throw new ConsentDeclined(`the SSH target ${destination}`);
+  }
+
+  /** A shared connection per node and ssh settings; one the workspace's settings named asks before it connects. */
   connection(destination: string): SshConnection {
-    const settings = sshSettings();
+    const settings = sshSettings(this.log);
     const key = JSON.stringify([destination, settings]);
     let conn = this.connections.get(key);
     if (!conn) {
-      conn = new SshConnection(parseDestination(destination), settings);
+      conn = new GatedSshConnection(parseDestination(destination), settings, () => this.confirmDestination(destination));
       this.connections.set(key, conn);
     }
     return conn;

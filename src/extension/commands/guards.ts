@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { HelperError } from '../../core/runtime/helper';
 import { SettingError } from '../settings';
+import { ConsentDeclined } from '../workspaceConsent';
 
 /**
  * Nothing runs in an untrusted workspace; says so instead of failing silently. `message` is
@@ -18,10 +19,16 @@ export function requireTrust(message: string): boolean {
 /**
  * Shows an error with the action that fixes it, and logs the details. `what` is the localized
  * clause the message starts with ("The run could not be opened"); `err`'s message is shown as
- * it is (the core's and the helper's words stay English).
+ * it is (the core's and the helper's words stay English). A declined confirmation
+ * (ConsentDeclined) is only logged.
  */
 export function reportError(log: vscode.LogOutputChannel, what: string, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
+  // The user said no to the workspace's values a moment ago: nothing ran, and no error is due.
+  if (err instanceof ConsentDeclined) {
+    log.info(`${what}: ${message}`);
+    return;
+  }
   log.error(`${what}: ${message}`);
   const showLog = vscode.l10n.t('Show Log');
   const openSettings = vscode.l10n.t('Open Settings');

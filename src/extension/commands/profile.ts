@@ -14,8 +14,9 @@ import type { RunDeps } from '../runWithProgress';
 import { runWithProgress, targetOf } from '../runWithProgress';
 import type { KernelLensProvider } from '../kernelLens';
 import type { ProgramSpec } from '../profileProgram';
-import { askForProgram, libraryLogFromSettings, programFromSettings, rememberProgram, spanRecordsFromSettings } from '../profileProgram';
+import { askForProgram, libraryLogFromSettings, profileWorkspaceEntries, programFromSettings, programSettingValues, rememberProgram, spanRecordsFromSettings } from '../profileProgram';
 import { runsFolder, sweepSettings } from '../settings';
+import { showable, workspaceConsent } from '../workspaceConsent';
 import { reportError, requireTrust } from './guards';
 
 export interface ProfileArgs {
@@ -37,13 +38,33 @@ function folderFor(uri: string | undefined): vscode.WorkspaceFolder | undefined 
   return (parsed && vscode.workspace.getWorkspaceFolder(parsed)) ?? vscode.workspace.workspaceFolders?.[0];
 }
 
-async function resolveProgram(folder: vscode.WorkspaceFolder, given: ProgramSpec | undefined): Promise<ProgramSpec | undefined> {
+/**
+ * The program to run: the one the caller gave, the configured one (confirmed first where the
+ * workspace's settings chose it), or one the user picks now. Undefined: nothing runs.
+ */
+async function resolveProgram(deps: ProfileDeps, folder: vscode.WorkspaceFolder, given: ProgramSpec | undefined): Promise<ProgramSpec | undefined> {
   if (given) return given;
+  const consent = workspaceConsent(deps.context, deps.log);
+  const place = folder.uri.toString();
   const configured = programFromSettings(folder);
-  if (configured) return configured;
+  if (configured) {
+    const confirmed = await consent.confirm({
+      kind: 'profile',
+      place,
+      entries: profileWorkspaceEntries(folder),
+      message: vscode.l10n.t('SDMA Lens: the settings of this workspace choose the program Profile runs. Run it?'),
+      more: [
+        vscode.l10n.t('Runs: {0}', showable([configured.program, ...configured.args].map((a) => JSON.stringify(a)).join(' '))),
+        vscode.l10n.t('In: {0}', showable(configured.cwd)),
+      ],
+      accept: vscode.l10n.t('Run'),
+    });
+    return confirmed ? configured : undefined;
+  }
   const picked = await askForProgram(folder);
-  // Remembering is offered as an edit to review; declining still profiles this once.
-  if (picked) await rememberProgram(picked, folder);
+  // Remembering is offered as an edit to review; declining still profiles this once. What the
+  // user picked here is theirs: once saved unchanged, it is not asked about.
+  if (picked && (await rememberProgram(picked, folder))) await consent.remember({ kind: 'profile', place, entries: profileWorkspaceEntries(folder, programSettingValues(picked, folder)) });
   return picked;
 }
 
@@ -52,7 +73,7 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
   try {
     const folder = folderFor(args?.uri);
     if (!folder) throw new Error(vscode.l10n.t('open a folder first: Profile runs a program of the workspace'));
-    const spec = await resolveProgram(folder, args?.program);
+    const spec = await resolveProgram(deps, folder, args?.program);
     if (!spec) return undefined;
     rememberRun('sdmaLens.profile', { ...args, uri: folder.uri.toString(), program: spec }, vscode.l10n.t('Profile run'));
     const libraryLogArgs = libraryLogFromSettings(folder) ? ['--library-log'] : [];

@@ -10,7 +10,7 @@ import { sshConfigHosts } from '../../core/ssh/sshConfig';
 import { SettingError } from '../settings';
 import type { TargetChoice, TargetService } from '../targets';
 import { choiceFromText } from '../targets';
-import { reportError } from './guards';
+import { reportError, requireTrust } from './guards';
 
 interface TargetItem extends vscode.QuickPickItem {
   choice?: TargetChoice;
@@ -19,9 +19,12 @@ interface TargetItem extends vscode.QuickPickItem {
 
 /** Scripted use passes "local" or a destination and gets no UI except errors. */
 export async function selectTargetCommand(targets: TargetService, log: vscode.LogOutputChannel, text?: string): Promise<TargetChoice | undefined> {
+  if (!requireTrust(vscode.l10n.t('SDMA Lens does not select a target in an untrusted workspace: it would connect to the node over SSH. Trust the workspace to use it.'))) return undefined;
   try {
     const choice = typeof text === 'string' ? choiceFromText(text) : await pick(targets);
     if (!choice) return undefined;
+    // Picked, typed or passed by the caller: the user's own choice, tried without asking again.
+    if (choice.kind === 'ssh') targets.chosenByUser(choice.destination);
     if (choice.kind === 'ssh' && !(await tryConnection(targets, choice.destination, typeof text !== 'string'))) return undefined;
     await targets.select(choice);
     return choice;

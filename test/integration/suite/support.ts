@@ -176,3 +176,29 @@ export async function timelineFromLens(doc: vscode.TextDocument, title: RegExp, 
   const applied = await waitFor('the page to apply the kernel filter', () => panel.delivered && panel.appliedFilter);
   return { command: lens.command.command, meta: opened.meta, panel, applied };
 }
+
+/**
+ * Answers modal `showWarningMessage` dialogs in place of the user: `answer` gets the message,
+ * the options (`detail` holds what the dialog lists) and the buttons, and returns the button
+ * to press (undefined: Cancel). Each modal call is recorded; other warnings are shown as usual.
+ * `answer` can be replaced between steps.
+ */
+export function answerModals(answer: (message: string, options: vscode.MessageOptions, buttons: string[]) => string | undefined) {
+  const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const original = window.showWarningMessage!;
+  const state = { answer, calls: [] as { message: string; detail: string; buttons: string[] }[] };
+  window.showWarningMessage = (...args: unknown[]) => {
+    const [message, options, ...rest] = args;
+    if (typeof options === 'object' && options !== null && (options as vscode.MessageOptions).modal === true) {
+      const buttons = rest.map((b) => (typeof b === 'string' ? b : String((b as { title?: unknown }).title)));
+      state.calls.push({ message: String(message), detail: String((options as vscode.MessageOptions).detail ?? ''), buttons });
+      return Promise.resolve(state.answer(String(message), options as vscode.MessageOptions, buttons));
+    }
+    return original.apply(vscode.window, args);
+  };
+  return Object.assign(state, {
+    restore: () => {
+      window.showWarningMessage = original;
+    },
+  });
+}
