@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../core/run';
 import { openWithRefinements } from '../core/runs/refinements';
 import { RunStore, readRunFile } from '../core/runs/runStore';
+import { checkSafeFile } from '../core/safeFile';
 import { escapeControls } from '../core/text';
 import { CollectivePanels } from './collectivePanel';
 import { source } from './commands/showTimeline';
@@ -86,6 +87,8 @@ class TimelineFileEditor extends FileEditor {
     const file = document.uri.fsPath;
     const runDir = dirname(file);
     try {
+      // Said here, before a panel opens: a link, a FIFO, a device or a file larger than any timeline is not read (safeFile.ts).
+      await checkSafeFile(file, 'timeline');
       // A timeline is drawn with its run's facts (node, pair, paths): the run file beside it.
       const run = await readRun(join(runDir, 'run.ndjson'));
       TimelinePanel.revive(panel, this.extensionUri, source(run, runDir, { kind: 'file', file }), this.log);

@@ -30,14 +30,14 @@ describe('RunStore', () => {
     expect(list.map((r) => [r.id.slice(11, 13), r.status])).toEqual([['02', 'incomplete'], ['01', 'ok']]);
   });
 
-  it('lists a run with a corrupt header as corrupt instead of failing the list', async () => {
+  it('lists a run with a corrupt header as corrupt instead of failing the list; a folder without a run file is not a run', async () => {
     save('good', [end('ok')]);
     mkdirSync(join(dir, 'bad'));
     writeFileSync(join(dir, 'bad', 'run.ndjson'), '\u0000\u0001garbage\n');
     mkdirSync(join(dir, 'empty'));
     const list = await store.list();
     expect(list.find((r) => r.id === 'bad')).toMatchObject({ status: 'corrupt' });
-    expect(list.find((r) => r.id === 'empty')).toMatchObject({ status: 'corrupt' });
+    expect(list.find((r) => r.id === 'empty')).toBeUndefined();
     expect(list.find((r) => r.id === 'good')).toMatchObject({ status: 'ok' });
     await expect(store.open('bad')).rejects.toThrow(RunFileError);
   });

@@ -3,15 +3,14 @@
  * so the runs list never mistakes a fleet for a run. Written whole to a new file and renamed
  * into place (a crash mid-write leaves the last whole index); read back through the schema.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
+import { readSafeFileSync } from '../safeFile';
 import type { FleetIndex } from './fleetIndex';
 import { FleetIndexSchema } from './fleetIndex';
 
 export const FLEET_FILE = 'fleet.json';
-/** Index files are small (a line per node): anything bigger is not one of ours. */
-const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
 export class FleetStore {
   readonly root: string;
@@ -42,12 +41,12 @@ export class FleetStore {
 
   read(id: string): FleetIndex {
     const file = this.fileOf(id);
-    const st = lstatSync(file);
-    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
-    if (st.size > MAX_INDEX_BYTES) throw new Error(`${file} is ${st.size} bytes, more than a fleet index can be`);
+    if (lstatSync(dirname(file), { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`${dirname(file)} is a symbolic link; SDMA Lens reads fleets only from folders in ${this.root}, never through links`);
+    // No link, FIFO or device, at most the `fleet-index` cap of FILE_KINDS (safeFile.ts).
+    const text = readSafeFileSync(file, 'fleet-index').toString('utf8');
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
+      raw = JSON.parse(text);
     } catch (err) {
       throw new Error(`${file} is not JSON: ${(err as Error).message}`);
     }

@@ -6,8 +6,7 @@
  * did not map, `done`, and a `run-end`. A rocprofv3 profile (a rocpd database or a CSV folder)
  * is the helper's to read: the caller is told so and runs `sdma-probe import` as before.
  */
-import { constants } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { HelperRecord } from '../protocol';
 import { validateRecord } from '../protocol';
@@ -15,7 +14,7 @@ import type { Run, RunEnd, RunHeader } from '../run';
 import { runHeader } from '../run';
 import type { RunStore } from '../runs/runStore';
 import { RunFileError, makeRunId } from '../runs/runStore';
-import { formatBytes } from '../units';
+import { FILE_KINDS, SafeFileError, readSafeFile } from '../safeFile';
 import { detectFormat } from './detect';
 import type { ImportedRun } from './importedRun';
 import { parseNcclTestsJson, parseNcclTestsText } from './ncclTests';
@@ -23,8 +22,8 @@ import type { NvbandwidthOptions } from './nvbandwidth';
 import { parseNvbandwidthJson, parseNvbandwidthText } from './nvbandwidth';
 import { parseTransferBench } from './transferBench';
 
-/** The most an import reads: far above any of these tools' outputs, far below what would strain memory. */
-export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
+/** The most an import reads: far above any of these tools' outputs, far below what would strain memory (the `import` row of FILE_KINDS). */
+export const IMPORT_MAX_BYTES = FILE_KINDS.import.maxBytes;
 
 export type ImportFailure = 'missing' | 'refused' | 'unknown-format' | 'nothing-imported' | 'unreadable';
 
@@ -56,47 +55,17 @@ export async function importResults(path: string, store: RunStore, options: Impo
   return { kind: 'imported', imported, run: await saveImportedRun(imported, store, { elapsedMs: Date.now() - started }) };
 }
 
-/** The file's content, or "folder" for a directory (rocprofv3's CSV output). Links, FIFOs, devices, sockets and files over 64 MiB are refused. */
+/** The file's content, or "folder" for a directory (rocprofv3's CSV output). Links, FIFOs, devices, sockets and files over 64 MiB are refused (safeFile.ts). */
 export async function readImportFile(path: string): Promise<Uint8Array | 'folder'> {
-  let st;
   try {
-    st = await lstat(path);
+    if ((await lstat(path)).isDirectory()) return 'folder';
+    return await readSafeFile(path, 'import');
   } catch (err) {
+    if (err instanceof SafeFileError) throw new ImportError(path, err.problem === 'too-big' ? 'refused' : err.problem, err.message);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new ImportError(path, 'missing', `${path} does not exist`);
     throw new ImportError(path, 'unreadable', `cannot read ${path}: ${(err as Error).message}`);
   }
-  if (st.isDirectory()) return 'folder';
-  refuseSpecial(path, st);
-  tooBig(path, st.size);
-  try {
-    // No blocking open if it was swapped for a FIFO since the lstat; no following a link.
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    try {
-      const now = await handle.stat();
-      refuseSpecial(path, now);
-      tooBig(path, now.size);
-      const buffer = Buffer.alloc(Math.min(now.size + 1, IMPORT_MAX_BYTES + 1));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      tooBig(path, bytesRead);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    if (err instanceof ImportError) throw err;
-    throw new ImportError(path, 'unreadable', `cannot read ${path}: ${(err as Error).message}`);
-  }
-}
-
-function refuseSpecial(path: string, st: { isFile(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean }): void {
-  if (st.isFile()) return;
-  const what = st.isSymbolicLink() ? 'a symbolic link' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'a device';
-  throw new ImportError(path, 'refused', `${path} is ${what}, not a regular file; refused (import the file itself)`);
-}
-
-function tooBig(path: string, bytes: number): void {
-  if (bytes > IMPORT_MAX_BYTES) throw new ImportError(path, 'refused', `${path} is larger than ${formatBytes(IMPORT_MAX_BYTES)}, more than any output these tools write; refused`);
 }
 
 /** The run a file's content describes, or "rocpd" for an SQLite database (the helper's). Throws ImportError for a format it does not know. */

@@ -13,13 +13,14 @@ import type { HelperCommand, HelperProvider, RunFlowResult } from '../runtime/ru
 import { runHelperCommand } from '../runtime/runFlow';
 import type { LogLevel } from '../runtime/session';
 import type { Target } from '../runtime/target';
+import { TIMELINES_DIR } from './runFolder';
 import { RunStore } from './runStore';
 import type { TimelinePoint } from './timelineSource';
 import { timelineArgs } from './timelineSource';
 
 /** Where the recordings of a run's points are kept as runs of their own. */
 export function pointTimelineStore(runDir: string): RunStore {
-  return new RunStore(join(runDir, 'timelines'));
+  return new RunStore(join(runDir, TIMELINES_DIR));
 }
 
 /** The helper command that records `point` of `run` into a file named like `file`. */

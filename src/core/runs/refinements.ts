@@ -3,6 +3,7 @@
  * (so the runs folder lists the sweep once and deleting it deletes them), and read back with
  * the sweep so every reader (the CLI's advise, Open Run, the panel) sees the refined points.
  */
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sample } from '../protocol';
 import type { Run } from '../run';
@@ -19,6 +20,11 @@ export async function openWithRefinements(store: RunStore, id: string): Promise<
   const run = await store.open(id);
   if (run.header.command !== 'sweep') return { ...run, refinedSamples: [] };
   const rounds = refinementStore(store, id);
+  // Rounds are read from the sweep's own folder, never through a link put at its name.
+  if ((await lstat(rounds.root).catch(() => undefined))?.isSymbolicLink()) {
+    run.problems.push(`${rounds.root} is a symbolic link; its refinement rounds were not read (SDMA Lens reads only regular files and folders in a run folder)`);
+    return { ...run, refinedSamples: [] };
+  }
   const summaries = (await rounds.list()).filter((s) => s.status === 'ok' && s.header?.refines === id).reverse();
   const opened: Run[] = [];
   for (const s of summaries) opened.push(await rounds.open(s.id));

@@ -4,13 +4,18 @@
  * such as a timeline. Appending as records arrive means a crash or kill of the helper loses
  * nothing already received; a corrupt line costs only that line.
  */
-import { closeSync, constants, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
-import { lstat, open, readdir, rm, stat } from 'node:fs/promises';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import * as v from 'valibot';
 import type { Run, RunEnd, RunHeader } from '../run';
 import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, isSimulated, newRun, runStatus } from '../run';
+import { MAX_LINE_CHARS } from '../runtime/lineSplitter';
+import { SafeFileError, openSafeFile, openSafeFileSync } from '../safeFile';
 import { writeRunsGitignore } from './gitignore';
+import type { RunDeleteOutcome } from './runFolder';
+import { RunFolderError, checkRunFolder, deleteRunFolder } from './runFolder';
 
 export class RunFileError extends Error {}
 
@@ -176,7 +181,10 @@ export class RunStore {
     return writer;
   }
 
-  /** Lists runs, newest first. A folder whose file is unreadable is listed as corrupt, never thrown. */
+  /**
+   * Lists runs, newest first: the folders (not links) holding a `run.ndjson`; any other folder
+   * is not a run and is not listed. A run whose file is unreadable is listed as corrupt, never thrown.
+   */
   async list(): Promise<RunSummary[]> {
     let names: string[];
     try {
@@ -194,13 +202,14 @@ export class RunStore {
   private async summarize(id: string): Promise<RunSummary | undefined> {
     const dir = this.dirOf(id);
     const file = join(dir, RUN_FILE_NAME);
+    // A run is a folder, not a link to one, with a run.ndjson in it (of any type: a link or a FIFO there is a corrupt run, said below).
     try {
-      if (!(await stat(dir)).isDirectory()) return undefined;
+      if (!(await lstat(dir)).isDirectory()) return undefined;
+      await lstat(file);
     } catch {
       return undefined;
     }
     try {
-      refuseSpecial(file, await lstat(file));
       const HEAD = 64 * 1024;
       const { head, tail, bytes } = readEnds(file, HEAD, 8 * 1024);
       const headLines = head.split('\n');
@@ -228,47 +237,121 @@ export class RunStore {
     }
   }
 
-  /** Reads a whole run. Throws RunFileError only when the header is unusable; bad lines become problems. */
+  /** Reads a whole run. Throws RunFileError when it cannot (a linked run folder, an unusable header); bad lines become problems. */
   async open(id: string): Promise<Run> {
+    const dir = this.dirOf(id);
+    const st = await lstat(dir).catch(() => undefined);
+    if (st?.isSymbolicLink()) throw new RunFileError(`${dir} is a symbolic link; SDMA Lens reads runs only from folders in the runs folder, never through links`);
     return readRunFile(this.fileOf(id));
   }
 
-  async delete(id: string): Promise<void> {
-    await rm(this.dirOf(id), { recursive: true, force: true });
+  /**
+   * Deletes a run: the files SDMA Lens writes in its folder, then the folder if that emptied
+   * it (runFolder.ts). A folder that is not a run, a link, or one outside the runs folder is
+   * refused (RunFileError); files the user put there stay and are named in `kept`.
+   */
+  async delete(id: string): Promise<RunDeleteOutcome> {
+    try {
+      return await deleteRunFolder(this.root, this.dirOf(id));
+    } catch (err) {
+      if (err instanceof RunFolderError) throw new RunFileError(err.message);
+      throw err;
+    }
+  }
+
+  /** Throws RunFileError, with the reason, unless `id` is a run `delete` would delete: before a user is asked to confirm. */
+  async checkDeletable(id: string): Promise<void> {
+    try {
+      await checkRunFolder(this.root, this.dirOf(id));
+    } catch (err) {
+      if (err instanceof RunFolderError) throw new RunFileError(err.message);
+      throw err;
+    }
   }
 }
 
+/** A header line is small: a first line longer than this is not one, and the rest of the file is not read. */
+const HEADER_MAX_CHARS = 1024 * 1024;
+
+/**
+ * Reads a run file as a stream of lines (no cap on the file; a line over 64 Mi characters is
+ * skipped as a problem). Throws RunFileError when the file is refused (safeFile.ts) or its
+ * first line is not a run header.
+ */
 export async function readRunFile(file: string): Promise<Run> {
-  let text: string;
+  let opened;
   try {
-    refuseSpecial(file, await lstat(file));
-    // No blocking open even if the file was swapped for a FIFO since the lstat; no following a link.
-    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    try {
-      refuseSpecial(file, await handle.stat());
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    opened = await openSafeFile(file, 'run');
   } catch (err) {
-    if (err instanceof RunFileError) throw err;
-    throw new RunFileError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new RunFileError((err as Error).message);
   }
-  const lines = text.split('\n');
-  const run = newRun(parseHeader(lines[0] ?? '', file));
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim().length === 0) continue;
+  const { handle } = opened;
+  let run: Run | undefined;
+  let lineNo = 0;
+  const onLine = (line: string) => {
+    lineNo++;
+    if (!run) {
+      run = newRun(parseHeader(line, file));
+      return;
+    }
+    if (line.trim().length === 0) return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      run.problems.push(`line ${i + 1} of ${RUN_FILE_NAME} is not valid JSON (cut off or damaged); skipped`);
-      continue;
+      run.problems.push(`line ${lineNo} of ${RUN_FILE_NAME} is not valid JSON (cut off or damaged); skipped`);
+      return;
     }
     applySavedValue(run, value);
+  };
+  const tooLong = () => {
+    lineNo++;
+    if (!run) parseHeader('', file);
+    run!.problems.push(`line ${lineNo} of ${RUN_FILE_NAME} is longer than ${MAX_LINE_CHARS} characters; skipped`);
+  };
+  try {
+    const decoder = new StringDecoder('utf8');
+    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    let parts: string[] = [];
+    let pending = 0;
+    let dropping = false;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      const text = decoder.write(chunk.subarray(0, bytesRead));
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        if (dropping) tooLong();
+        else {
+          parts.push(text.slice(start, nl));
+          onLine(parts.join(''));
+        }
+        parts = [];
+        pending = 0;
+        dropping = false;
+        start = nl + 1;
+      }
+      if (dropping || start === text.length) continue;
+      const rest = text.slice(start);
+      parts.push(rest);
+      pending += rest.length;
+      if (!run && pending > HEADER_MAX_CHARS) parseHeader('', file);
+      if (pending > MAX_LINE_CHARS) {
+        parts = [];
+        pending = 0;
+        dropping = true;
+      }
+    }
+    const tail = parts.join('') + decoder.end();
+    if (dropping) tooLong();
+    else if (tail.length > 0 || !run) onLine(tail);
+  } catch (err) {
+    if (err instanceof RunFileError) throw err;
+    throw new RunFileError(`cannot read ${file}: ${(err as Error).message}`);
+  } finally {
+    await handle.close();
   }
-  return run;
+  return run!;
 }
 
 function parseHeader(line: string, file: string): RunHeader {
@@ -285,16 +368,6 @@ function parseHeader(line: string, file: string): RunHeader {
   return header.output;
 }
 
-/**
- * A run file must be a regular file, not a link to one: a FIFO, a device or a socket would
- * block a read (the run list would hang) or never end, and a link may point anywhere.
- */
-function refuseSpecial(file: string, st: { isFile(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean }): void {
-  if (st.isFile()) return;
-  const what = st.isSymbolicLink() ? 'a symbolic link' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'a device';
-  throw new RunFileError(`${file} is ${what}, not a regular file; refused`);
-}
-
 function safeJson(line: string): unknown {
   try {
     return JSON.parse(line);
@@ -303,18 +376,28 @@ function safeJson(line: string): unknown {
   }
 }
 
+/** The first and last bytes of a run file (a link, a FIFO, a device are refused: safeFile.ts). */
 function readEnds(file: string, headBytes: number, tailBytes: number): { head: string; tail: string; bytes: number } {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  let opened;
   try {
-    const st = fstatSync(fd);
-    refuseSpecial(file, st);
-    const bytes = st.size;
-    const head = Buffer.alloc(Math.min(headBytes, bytes));
-    readSync(fd, head, 0, head.length, 0);
+    opened = openSafeFileSync(file, 'run');
+  } catch (err) {
+    throw err instanceof SafeFileError ? new RunFileError(err.message) : err;
+  }
+  const { fd, size: bytes } = opened;
+  try {
+    const part = (length: number, position: number) => {
+      const buffer = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, buffer, got, length - got, position + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buffer.subarray(0, got).toString('utf8');
+    };
     const tailLen = Math.min(tailBytes, bytes);
-    const tail = Buffer.alloc(tailLen);
-    readSync(fd, tail, 0, tailLen, bytes - tailLen);
-    return { head: head.toString('utf8'), tail: tail.toString('utf8'), bytes };
+    return { head: part(Math.min(headBytes, bytes), 0), tail: part(tailLen, bytes - tailLen), bytes };
   } finally {
     closeSync(fd);
   }

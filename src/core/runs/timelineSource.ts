@@ -4,8 +4,6 @@
  * path or CU count gets its own small timeline-only helper invocation, written next to the
  * run as `timeline-<size>-<mover>-<initiator>-<cus>.sdmatl` and reused from there.
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { EndpointPair } from '../endpoints';
 import { endpointArg, isEndpoint, pairArg, pairName, parseEndpoint, parsePairList, samePair } from '../endpoints';
@@ -17,6 +15,7 @@ import type { TimelineColumns } from '../timeline/timelineFile';
 import { readTimelineFile } from '../timeline/timelineFile';
 import type { TimelineMeta } from '../timeline/timelineModel';
 import { columnsFromEvents } from '../timeline/timelineModel';
+import { entryExists, readSafeFile } from '../safeFile';
 import { formatBytes, formatSizeArg } from '../units';
 
 /** The helper's default for `--timeline-cus` (docs/PROTOCOL.md). */
@@ -83,14 +82,34 @@ export function timelineFileName(point: TimelinePoint): string {
   return `timeline-${formatSizeArg(point.sizeBytes)}-${point.path.replace('/', '-')}-${cus}${where}.sdmatl`;
 }
 
-/** The run's own timeline: a file (resolved inside the run's folder first, so a moved runs folder still works) or inline events. */
+/** A timeline file's name as the helper and SDMA Lens write it (the panel's restore key allows the same). */
+const TIMELINE_NAME = /^[A-Za-z0-9._-]{1,200}\.sdmatl$/;
+
+/** A timeline record that names a file outside its run folder, or not a timeline: said, never read. */
+export class TimelineRefusedError extends Error {}
+
+/**
+ * The run's own timeline: inline events, or a file in the run's folder. The record's `path` is
+ * where the helper wrote it (over SSH, on the node; a runs folder may have moved since), so
+ * only its name is looked up, in the run folder. A record naming something that is not an
+ * .sdmatl file, or a file outside the run folder that is not there too, is refused
+ * (TimelineRefusedError): a run file must not make SDMA Lens read /etc/passwd or ../../x.
+ */
 export function runTimeline(run: Run, runDir: string): TimelineLocation | undefined {
   const tl = run.timeline;
   if (!tl) return undefined;
   if ('events' in tl) return { kind: 'inline' };
-  const local = join(runDir, basename(tl.path));
-  if (existsSync(local)) return { kind: 'file', file: local };
-  return { kind: 'file', file: isAbsolute(tl.path) ? tl.path : resolve(runDir, tl.path) };
+  const name = basename(tl.path);
+  if (!TIMELINE_NAME.test(name)) {
+    throw new TimelineRefusedError(`run ${run.header.id}: its timeline record names ${tl.path}, which is not an .sdmatl timeline file; refused (SDMA Lens reads a run's timeline only from its run folder)`);
+  }
+  const local = join(runDir, name);
+  if (entryExists(local)) return { kind: 'file', file: local };
+  const named = isAbsolute(tl.path) ? tl.path : resolve(runDir, tl.path);
+  if (named !== resolve(local)) {
+    throw new TimelineRefusedError(`run ${run.header.id}: its timeline record names ${tl.path}, outside the run folder ${runDir}, and the run folder holds no ${name}; refused (SDMA Lens reads a run's timeline only from its run folder: copy the file there as ${name})`);
+  }
+  return { kind: 'file', file: local };
 }
 
 /** Whether the run's own timeline shows this sweep point (same size; for cu/* the same CU count). */
@@ -143,7 +162,8 @@ export async function loadTimeline(run: Run, location: TimelineLocation): Promis
     if (!tl || !('events' in tl)) throw new Error('the run has no inline timeline');
     return columnsFromEvents(tl.events);
   }
-  const bytes = await readFile(location.file);
+  // A file SDMA Lens may not have written (a run folder from elsewhere): no links, FIFOs or devices, at most the helper's largest timeline.
+  const bytes = await readSafeFile(location.file, 'timeline');
   return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runs/runStore';
 import { openWithRefinements } from '../../core/runs/refinements';
+import { keptSentence } from '../../core/runs/runFolder';
 import { RunStore } from '../../core/runs/runStore';
 import { escapeControls } from '../../core/text';
 import { runsFolder } from '../settings';
@@ -86,14 +87,19 @@ export async function deleteRunCommand(deps: RunDeps, id?: string): Promise<void
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const picked = typeof id === 'string' ? { id } : await pickRun(store, vscode.l10n.t('SDMA Lens: Delete Run'));
     if (!picked) return;
+    // A folder that is not a run (or a link, or outside the runs folder) is said, not offered for deletion.
+    await store.checkDeletable(picked.id);
     const del = vscode.l10n.t('Delete');
     const confirm = await vscode.window.showWarningMessage(vscode.l10n.t('Delete run {0} and its files?', picked.id), { modal: true }, del);
     if (confirm !== del) return;
     SweepPanel.forRun(picked.id)?.dispose();
     MatrixPanels.forRun(picked.id)?.dispose();
     CollectivePanels.forRun(picked.id)?.dispose();
-    await store.delete(picked.id);
-    deps.log.info(`deleted run ${picked.id}`);
+    // Only the files SDMA Lens wrote go; the folder too when that empties it (runs/runFolder.ts).
+    const outcome = await store.delete(picked.id);
+    deps.log.info(`deleted run ${picked.id}: ${outcome.removed.join(', ') || 'nothing'} removed${outcome.kept.length > 0 ? `; kept ${outcome.kept.join(', ')}` : ''}`);
+    const kept = keptSentence(picked.id, outcome);
+    if (kept) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}.', escapeControls(kept)));
   } catch (err) {
     reportError(deps.log, vscode.l10n.t('The run could not be deleted'), err);
   }

@@ -5,7 +5,6 @@
  * later clicks reuse the file. A Profile run has no timeline file: its timeline is
  * built from its launch and copy records, opened filtered to one kernel from the code lens.
  */
-import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PathName } from '../../core/protocol';
@@ -21,6 +20,7 @@ import type { TimelineLocation, TimelinePoint } from '../../core/runs/timelineSo
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/runs/timelineSource';
 import type { KernelFocus } from '../../core/profile/profileTimeline';
 import { parseProfileTimelineKey, profileTimelineKey, profileTimeline, profileTimelineMeta } from '../../core/profile/profileTimeline';
+import { entryExists } from '../../core/safeFile';
 import { kernelFilter } from '../../core/timeline/timelineFilter';
 import { checkPair, isEndpoint, parseEndpoint } from '../../core/endpoints';
 import { runsFolder } from '../settings';
@@ -155,7 +155,8 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
     }
     if (!location && point) {
       const file = join(runDir, timelineFileName(point));
-      if (!existsSync(file) && !(await recordTimeline(deps, run, runDir, point, file))) return undefined;
+      // Anything at that name (a link too) is read, and refused there if it is not a timeline file: never recorded over.
+      if (!entryExists(file) && !(await recordTimeline(deps, run, runDir, point, file))) return undefined;
       location = { kind: 'file', file };
     }
     return TimelinePanel.show(deps.context.extensionUri, source(run, runDir, location!, point), deps.log);
