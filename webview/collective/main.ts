@@ -7,7 +7,7 @@ import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessag
 import { parseCollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { Chart } from '../shared/chart';
-import { el } from '../shared/dom';
+import { bdi, bdiList, el } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
@@ -27,7 +27,7 @@ let charts: Chart<'line', { x: number; y: number }[]>[] = [];
 function header(view: CollectivePageView): HTMLElement {
   const badge = view.simulated ? simulatedBadge() : null;
   const progress = view.progress.total > 0 && view.status === 'incomplete' ? ` \u00b7 ${view.progress.done}/${view.progress.total}` : '';
-  return el('header', {}, el('h1', {}, view.title, ' ', badge), el('div', { class: 'muted' }, `${view.node} \u00b7 ${view.status}${progress}`));
+  return el('header', {}, el('h1', {}, bdi(view.title), ' ', badge), el('div', { class: 'muted' }, bdi(view.node), ' \u00b7 ', bdi(view.status), progress));
 }
 
 function variantList(view: CollectivePageView): HTMLElement | null {
@@ -36,8 +36,20 @@ function variantList(view: CollectivePageView): HTMLElement | null {
     'ul',
     { class: 'variants' },
     ...view.variants.map((v) => {
-      const env = Object.entries(v.env).map(([k, val]) => `${k}=${val}`).join(' ');
-      return el('li', {}, el('span', { class: `swatch variant-${v.variant}` }), el('b', {}, v.variant), ` ${v.library.name} ${v.library.version}`, v.symmetric ? ' \u00b7 symmetric windows' : '', env ? el('code', {}, ` ${env}`) : '', v.supported ? '' : el('span', { class: 'warn' }, ` not run: ${v.reason ?? ''} ${v.hint ?? ''}`));
+      const env = Object.entries(v.env).map(([k, val]) => `${k}=${val}`);
+      return el(
+        'li',
+        {},
+        el('span', { class: `swatch variant-${v.variant}` }),
+        el('b', {}, v.variant),
+        ' ',
+        bdi(v.library.name),
+        ' ',
+        bdi(v.library.version),
+        v.symmetric ? ' \u00b7 symmetric windows' : '',
+        env.length > 0 ? el('code', {}, ' ', ...bdiList(env, ' ')) : '',
+        v.supported ? '' : el('span', { class: 'warn' }, ' not run: ', bdi(v.reason ?? ''), ' ', bdi(v.hint ?? '')),
+      );
     }),
   );
 }
@@ -112,7 +124,7 @@ function adviceSection(view: CollectivePageView): HTMLElement | null {
     el(
       'ul',
       { class: 'advice' },
-      ...view.recommendations.map((r) => el('li', { class: `confidence-${r.confidence}` }, el('code', {}, r.value !== undefined ? `${r.knob}=${r.value}` : r.knob), ' ', r.evidence)),
+      ...view.recommendations.map((r) => el('li', { class: `confidence-${r.confidence}` }, el('code', {}, bdi(r.knob), ...(r.value !== undefined ? ['=', bdi(r.value)] : [])), ' ', r.evidence)),
       ...view.cuBudget.map((line) => el('li', {}, line)),
     ),
     view.exports ? copy : null,

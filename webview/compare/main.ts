@@ -9,8 +9,9 @@ import type { CompareGroup, CompareHostMessage, ComparePageView, CompareWebviewM
 import { parseCompareHostMessage } from '../../src/core/compare/compareMessages';
 import { formatRatio } from '../../src/core/compare/compare';
 import { formatGbps } from '../../src/core/units';
+import { escapeControls } from '../../src/core/text';
 import type { Chart, XY } from '../shared/chart';
-import { el } from '../shared/dom';
+import { bdi, el } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
@@ -38,15 +39,18 @@ function runLine(view: ComparePageView, side: 'a' | 'b'): HTMLElement {
   const r = view[side];
   const open = el('button', { type: 'button', class: 'open-run', 'aria-label': `Open run ${side.toUpperCase()}, ${r.id}` }, 'Open');
   open.addEventListener('click', () => host.post({ type: 'open-run', side }));
-  const extra = [r.status !== 'ok' ? r.status : '', r.source ? `imported from ${r.source}` : ''].filter(Boolean).join(' \u00b7 ');
+  const extra = [r.status !== 'ok' ? [bdi(r.status)] : [], r.source ? ['imported from ', bdi(r.source)] : []].filter((x) => x.length > 0);
   return el(
     'li',
     { class: `run run-${side}` },
     el('span', { class: `swatch swatch-${side}`, 'aria-hidden': 'true' }),
     el('b', {}, side === 'a' ? 'A (baseline) ' : 'B '),
     el('code', {}, r.id),
-    ` \u00b7 ${r.node} \u00b7 ${r.createdAt}`,
-    extra ? el('span', { class: 'muted' }, ` \u00b7 ${extra}`) : null,
+    ' \u00b7 ',
+    bdi(r.node),
+    ' \u00b7 ',
+    bdi(r.createdAt),
+    extra.length > 0 ? el('span', { class: 'muted' }, ...extra.flatMap((x) => [' \u00b7 ', ...x])) : null,
     r.simulated ? simulatedBadge() : null,
     ' ',
     open,
@@ -88,7 +92,8 @@ function curveSection(view: ComparePageView, group: CompareGroup | undefined, pe
   if (!group) return null;
   const select = el('select', { id: 'group-picker' });
   for (const g of view.groups) {
-    const option = el('option', { value: g.key }, `${g.label} \u2014 ${countsText(g)}`);
+    // An option holds text only, no <bdi>: its label's controls and bidi marks are shown as escapes.
+    const option = el('option', { value: g.key }, `${escapeControls(g.label)} \u2014 ${countsText(g)}`);
     option.selected = g.key === group.key;
     select.append(option);
   }

@@ -12,7 +12,7 @@ import type { FigureValues, FleetHostMessage, FleetPageFigure, FleetPageNode, Fl
 import { parseFleetHostMessage } from '../../src/core/fleet/fleetMessages';
 import { fleetTableModel } from '../../src/core/fleet/fleetTables';
 import type { Chart, XY } from '../shared/chart';
-import { el } from '../shared/dom';
+import { bdi, bdiList, el } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { TableActions } from '../shared/tableActions';
@@ -47,10 +47,10 @@ function header(view: FleetPageView): HTMLElement {
     'header',
     {},
     el('div', { class: 'title-row' }, el('h1', {}, `Fleet ${view.id}`), view.simulated ? simulatedBadge() : null, el('span', { class: `status status-${view.status}` }, view.status)),
-    el('p', { class: 'facts' }, `Slurm job ${view.job} \u00b7 ${plural(view.nodes.length, 'node')}${notOk ? ` (${notOk} not ok)` : ''} \u00b7 ${view.via} \u00b7 ${view.createdAt}`),
+    el('p', { class: 'facts' }, 'Slurm job ', bdi(view.job), ` \u00b7 ${plural(view.nodes.length, 'node')}${notOk ? ` (${notOk} not ok)` : ''} \u00b7 `, bdi(view.via), ' \u00b7 ', bdi(view.createdAt)),
     view.message ? el('p', { class: 'warn' }, view.message) : null,
     view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', { class: n.startsWith('SIMULATED') ? 'muted' : 'warn' }, n))) : null,
-    el('p', { class: 'muted rule' }, `Outliers: ${view.rule}.`),
+    el('p', { class: 'muted rule' }, 'Outliers: ', bdi(view.rule), '.'),
   );
 }
 
@@ -70,7 +70,7 @@ function nodeRow(n: FleetPageNode, thresholds: boolean): HTMLTableRowElement {
     el('td', { class: `status status-${n.status}` }, n.status),
     el('td', { class: 'num' }, String(n.outliers)),
     thresholds ? el('td', { class: n.failureCount > 0 ? 'fail' : 'pass' }, n.failureCount > 0 ? `FAIL (${n.failureCount})` : 'pass') : null,
-    el('td', { class: 'problems' }, [...problems, n.error ?? ''].filter(Boolean).join('; ')),
+    el('td', { class: 'problems' }, ...bdiList([...problems, n.error ?? ''].filter(Boolean), '; ')),
     el('td', { class: 'runs' }, ...n.runs.map((r) => el('button', { type: 'button', class: 'open-run', 'data-run': r.runId, 'aria-label': `Open the ${r.command ? `${r.command} ` : ''}run of ${n.node}, ${r.runId}` }, r.command ?? 'run'))),
   );
 }
@@ -110,16 +110,17 @@ function outliersSection(view: FleetPageView): HTMLElement {
 function figureRow(f: FleetPageFigure): HTMLTableRowElement {
   const out = f.outlierNodeCount > 0;
   const pick = el('button', { type: 'button', class: 'figure-pick', 'data-key': f.key, 'aria-pressed': 'false', tabindex: '-1' }, out ? `\u25b2 ${f.label}` : f.label);
-  const outliers = !f.judged ? 'too few nodes' : out ? `${f.outlierNodes.join(', ')}${f.outlierNodeCount > f.outlierNodes.length ? ` and ${f.outlierNodeCount - f.outlierNodes.length} more` : ''}` : '-';
+  const more = f.outlierNodeCount > f.outlierNodes.length ? ` and ${f.outlierNodeCount - f.outlierNodes.length} more` : '';
+  const outliers = !f.judged ? ['too few nodes'] : out ? [...bdiList(f.outlierNodes, ', '), more] : ['-'];
   return el(
     'tr',
     { class: out ? 'flagged' : undefined, 'data-key': f.key },
     el('td', {}, pick),
     el('td', { class: 'num' }, String(f.nodes)),
     el('td', { class: 'num' }, valueText(f.unit, f.median)),
-    el('td', { class: 'num' }, `${valueText(f.unit, f.low.value)} (${f.low.node})`),
-    el('td', { class: 'num' }, `${valueText(f.unit, f.high.value)} (${f.high.node})`),
-    el('td', { class: 'outlier-nodes' }, outliers),
+    el('td', { class: 'num' }, `${valueText(f.unit, f.low.value)} (`, bdi(f.low.node), ')'),
+    el('td', { class: 'num' }, `${valueText(f.unit, f.high.value)} (`, bdi(f.high.node), ')'),
+    el('td', { class: 'outlier-nodes' }, ...outliers),
   );
 }
 
@@ -158,7 +159,7 @@ function figuresSection(view: FleetPageView): HTMLElement {
 
 function adviceSection(view: FleetPageView): HTMLElement | null {
   if (view.advice.length === 0) return null;
-  const settings = (s: string[]) => (s.length > 0 ? el('code', {}, s.join(' ')) : el('span', { class: 'muted' }, 'no settings to change'));
+  const settings = (s: string[]) => (s.length > 0 ? el('code', {}, ...bdiList(s, ' ')) : el('span', { class: 'muted' }, 'no settings to change'));
   if (!view.adviceDiffers) {
     const g = view.advice[0]!;
     return el('section', { class: 'advice' }, el('h2', {}, 'Advice'), el('p', {}, `The same on all ${plural(g.nodes.length, 'measured node')}: `, settings(g.settings)));
@@ -167,7 +168,7 @@ function adviceSection(view: FleetPageView): HTMLElement | null {
     'section',
     { class: 'advice' },
     el('h2', {}, `Advice differs between nodes (${view.advice.length} sets)`),
-    el('ul', { class: 'advice-groups' }, ...view.advice.map((g) => el('li', {}, el('span', { class: 'advice-nodes' }, `${plural(g.nodes.length, 'node')}: ${g.nodes.join(', ')}`), ' \u2192 ', settings(g.settings)))),
+    el('ul', { class: 'advice-groups' }, ...view.advice.map((g) => el('li', {}, el('span', { class: 'advice-nodes' }, `${plural(g.nodes.length, 'node')}: `, ...bdiList(g.nodes, ', ')), ' \u2192 ', settings(g.settings)))),
   );
 }
 
@@ -218,7 +219,7 @@ function drawFigure(): void {
     return;
   }
   if (!values) {
-    place.replaceChildren(el('p', { class: 'muted' }, `Loading the value of ${figure.label} on each node\u2026`));
+    place.replaceChildren(el('p', { class: 'muted' }, 'Loading the value of ', bdi(figure.label), ' on each node\u2026'));
     return;
   }
   const c = figureChart(values, theme);

@@ -10,7 +10,7 @@ import { parseMatrixHostMessage } from '../../src/core/matrix/matrixMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { endpointName, isHost, pairName } from '../../src/core/endpoints';
 import { connectPage } from '../shared/hostChannel';
-import { el } from '../shared/dom';
+import { bdi, el } from '../shared/dom';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { matrixTableModel } from '../../src/core/tables/panelTables';
 import { TableActions } from '../shared/tableActions';
@@ -31,7 +31,7 @@ function header(view: MatrixPageView): HTMLElement {
     'header',
     {},
     el('h1', {}, view.concurrent ? 'Bandwidth matrix, all pairs at once ' : 'Bandwidth matrix ', badge),
-    el('div', { class: 'muted' }, `${view.node}${size}${iters} · ${how} · ${view.status}${progress}`),
+    el('div', { class: 'muted' }, bdi(view.node), `${size}${iters} · ${how} · ${view.status}${progress}`),
   );
 }
 
@@ -148,7 +148,7 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
       'table',
       { class: 'data-table' },
       el('thead', {}, el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, endpointName(c.src)), el('td', { class: 'num' }, endpointName(c.dst)), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, c.state === 'failed' ? `failed: ${c.error ?? ''}` : c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weakest)' : 'measured')))),
+      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, endpointName(c.src)), el('td', { class: 'num' }, endpointName(c.dst)), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, ...(c.state === 'failed' ? ['failed: ', bdi(c.error ?? '')] : [c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weakest)' : 'measured']))))),
     ),
   );
 }

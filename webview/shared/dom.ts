@@ -1,6 +1,10 @@
 /**
  * Builds DOM nodes from data. Text always goes in through textContent, never markup, so
- * nothing the helper prints can become HTML in the page.
+ * nothing the helper prints can become HTML in the page. Text from runs (node, GPU and kernel
+ * names, warnings, notes, file names) is bidi-isolated: every element of a page is an isolate
+ * (webview/shared/page.css), so a direction override or embedding in such text ends with the
+ * element that holds it; where a page puts outside text beside its own words in one element,
+ * the outside text goes in its own `<bdi>` (`bdi`), so it cannot reorder them.
  */
 
 type Child = Node | string | null | undefined | false;
@@ -19,6 +23,18 @@ export function el<K extends keyof HTMLElementTagNameMap>(
     node.append(child);
   }
   return node;
+}
+
+/** Outside text as an element of its own: a `<bdi>` (isolated, its direction from its own text) holding it as text. */
+export function bdi(text: string): HTMLElement {
+  const node = document.createElement('bdi');
+  node.textContent = text;
+  return node;
+}
+
+/** Outside texts each in its own `<bdi>`, with `separator` (the page's own text) between them. */
+export function bdiList(texts: readonly string[], separator: string): (HTMLElement | string)[] {
+  return texts.flatMap((t, i) => (i === 0 ? [bdi(t)] : [separator, bdi(t)]));
 }
 
 /** Replaces the children of `parent` in one DOM operation. */

@@ -5,7 +5,7 @@
  */
 import type { AdviceView } from '../../src/core/advice/adviceView';
 import { formatBytes } from '../../src/core/units';
-import { el, replaceChildren } from '../shared/dom';
+import { bdi, el, replaceChildren } from '../shared/dom';
 
 export type AdviceCrossover = AdviceView['crossovers'][number];
 
@@ -16,8 +16,8 @@ export function crossoversAt(advice: AdviceView | undefined, cus: number | undef
 }
 
 function crossoverLine(c: AdviceCrossover): HTMLElement {
-  const head = c.kind === 'crossover' && c.estimateBytes !== undefined ? `${c.initiator}-initiated: SDMA from ${formatBytes(c.fromBytes!)} (crossing ≈ ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : ''})` : `${c.initiator}-initiated`;
-  return el('li', { class: `crossover confidence-${c.confidence}` }, el('strong', {}, head), ' ', el('span', { class: 'explanation' }, c.explanation));
+  const head = c.kind === 'crossover' && c.estimateBytes !== undefined ? `-initiated: SDMA from ${formatBytes(c.fromBytes!)} (crossing ≈ ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : ''})` : '-initiated';
+  return el('li', { class: `crossover confidence-${c.confidence}` }, el('strong', {}, bdi(c.initiator), head), ' ', el('span', { class: 'explanation' }, c.explanation));
 }
 
 export function renderAdvice(root: HTMLElement, advice: AdviceView | undefined, cus: number | undefined, onSuggest: () => void): void {
@@ -31,7 +31,7 @@ export function renderAdvice(root: HTMLElement, advice: AdviceView | undefined, 
     el(
       'tr',
       { class: `confidence-${r.confidence}` },
-      el('td', { class: 'knob' }, el('code', {}, r.value !== undefined ? `${r.knob}=${r.value}` : r.knob)),
+      el('td', { class: 'knob' }, el('code', {}, bdi(r.knob), ...(r.value !== undefined ? ['=', bdi(r.value)] : []))),
       el('td', {}, r.value === undefined ? 'no value: see why' : r.confidence === 'uncertain' ? 'uncertain' : r.basis.replace('-', ' ')),
       el('td', { class: 'evidence' }, r.evidence),
     ),
@@ -42,7 +42,7 @@ export function renderAdvice(root: HTMLElement, advice: AdviceView | undefined, 
   const details = el(
     'details',
     { class: 'advice' },
-    el('summary', {}, `Advice${advice.pairLabel ? ` for ${advice.pairLabel}` : ''}${advice.simulated ? ' (from simulated data)' : ''}`),
+    el('summary', {}, 'Advice', ...(advice.pairLabel ? [' for ', bdi(advice.pairLabel)] : []), advice.simulated ? ' (from simulated data)' : ''),
     el('p', { class: 'advice-basis' }, `Crossovers at ${shownCus} CU${shownCus === 1 ? '' : 's'} (the advice itself compares against ${advice.loadStoreCus} CUs; sdmaLens.advice.loadStoreCus):`),
     el('ul', { class: 'crossovers' }, ...crossovers.map(crossoverLine)),
     el('table', { class: 'recommendations' }, el('caption', {}, 'Suggested settings and their evidence'), el('thead', {}, el('tr', {}, el('th', {}, 'setting'), el('th', {}, 'basis'), el('th', {}, 'evidence'))), el('tbody', {}, ...rows)),

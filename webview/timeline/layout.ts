@@ -6,6 +6,7 @@
  */
 import type { LaneCategory, TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { laneLabel } from '../../src/core/timeline/timelineModel';
+import { escapeControls } from '../../src/core/text';
 
 export type Row =
   | { kind: 'group'; gpu: number; y: number; h: number; label: string; collapsed: boolean }
@@ -44,7 +45,8 @@ export function layoutRows(index: TimelineIndex, meta: TimelineMeta, collapsedGp
     const collapsed = collapsedGpus.has(gpu);
     const lanes = index.lanes.filter((l) => l.gpu === gpu);
     const events = lanes.reduce((sum, l) => sum + l.eventCount, 0);
-    add({ kind: 'group', gpu, y, h: HEIGHT.group, label: `GPU ${gpu} · ${meta.nodeLabel} · ${events.toLocaleString('en-US')} events`, collapsed });
+    // Drawn on the canvas and announced: the node's name with its controls and bidi marks escaped.
+    add({ kind: 'group', gpu, y, h: HEIGHT.group, label: `GPU ${gpu} · ${escapeControls(meta.nodeLabel)} · ${events.toLocaleString('en-US')} events`, collapsed });
     if (collapsed) continue;
     for (const lane of lanes) {
       if (lane.category === 'cu') continue;

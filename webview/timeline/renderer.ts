@@ -8,6 +8,7 @@
  */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { escapeControls } from '../../src/core/text';
 import { labelOf } from '../../src/core/timeline/timelineFile';
 import type { LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
 import { LOD_LEVELS, visibleStartNs } from '../../src/core/timeline/timelineLod';
@@ -135,7 +136,9 @@ export function xToTime(scene: Pick<Scene, 'startNs' | 'endNs' | 'widthPx'>, x: 
 function eventLabel(t: TimelineColumns, e: number): string {
   const kind = t.kind[e];
   const bytes = t.bytes[e]! > 0 ? ` ${formatBytes(t.bytes[e]!)}` : '';
-  const name = labelOf(t, e);
+  // A kernel name or copy label is the run's: drawn on the canvas (no element to isolate it in) with its controls and bidi marks escaped.
+  const label = labelOf(t, e);
+  const name = label === undefined ? undefined : escapeControls(label);
   if (name !== undefined) return kind === KIND_KERNEL ? name : `${name}${bytes}`;
   if (kind === KIND_PACKET) return `${PACKET_OPS[t.op[e]!] ?? 'packet'}${bytes}`;
   if (kind === KIND_KERNEL) return `${PATHS[t.path[e]!] ?? ''} kernel${bytes}`;

@@ -7,7 +7,7 @@ import { PATHS } from '../../src/core/protocol';
 import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { simulatedBadge } from '../shared/simulatedBadge';
-import { el } from '../shared/dom';
+import { bdi, el, replaceChildren } from '../shared/dom';
 
 export interface ToolbarActions {
   onFilter(text: string): void;
@@ -84,7 +84,8 @@ export class Toolbar {
   setMeta(meta: TimelineMeta): void {
     this.title.textContent = meta.title;
     this.badge.hidden = !meta.simulated;
-    this.facts.textContent = meta.sizeBytes > 0 ? `${meta.nodeLabel} · ${formatBytes(meta.sizeBytes)} per copy` : `${meta.nodeLabel} · a program's run`;
+    // The node's name is the run's: in its own <bdi>, beside the page's words.
+    replaceChildren(this.facts, bdi(meta.nodeLabel), meta.sizeBytes > 0 ? ` · ${formatBytes(meta.sizeBytes)} per copy` : " · a program's run");
   }
 
   setSummary(text: string): void {

@@ -111,6 +111,8 @@ export function setLineVariables(text: string, vars: Record<string, string>, kin
  */
 export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: string, vars: Record<string, string>): TextEdit[] {
   if (kind === 'launch') return replacementEdits(text, setLaunchEnv(text, entryName, vars).text);
+  const checked = checkedAssignments(vars, writableTypes).vars;
+  if (Object.keys(checked).length === 0) return [];
   const format = { formattingOptions: formattingOf(text) };
   let current = text.trim().length > 0 ? text : '{\n  "version": "2.0.0",\n  "tasks": []\n}\n';
   const root = parseTree(current);
@@ -121,7 +123,7 @@ export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: st
     const entry = { label: entryName, type: 'shell', command: 'echo', options: { env: {} } };
     current = applyEdits(current, modify(current, ['tasks', index], entry, { ...format, isArrayInsertion: true }));
   }
-  for (const [name, value] of Object.entries(checkedAssignments(vars, writableTypes).vars)) {
+  for (const [name, value] of Object.entries(checked)) {
     current = applyEdits(current, modify(current, ['tasks', index, 'options', 'env', name], value, format));
   }
   return replacementEdits(text, current);

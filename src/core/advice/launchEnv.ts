@@ -7,7 +7,7 @@
  */
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import type { FormattingOptions, Node } from 'jsonc-parser';
-import { PLAIN_WORD, checkedAssignments, terminalLine } from '../text';
+import { PLAIN_WORD, checkedAssignments, jsonText, terminalLine } from '../text';
 import type { KnobType } from '../text';
 import { knob } from './knobs';
 
@@ -150,8 +150,9 @@ function reindent(printed: string, indent: string, eol: string): string {
   return printed.split('\n').join(`${eol}${indent}`);
 }
 
+/** `{ "name": ..., "value": ... }` on one line, as the C/C++ debuggers' examples write it; each datum is JSON text of its own. */
 function listItem(name: string, value: string): string {
-  return `{ "name": ${JSON.stringify(name)}, "value": ${JSON.stringify(value)} }`;
+  return `{ "name": ${jsonText(name)}, "value": ${jsonText(value)} }`;
 }
 
 function configurationAt(text: string, index: number): Node | undefined {
@@ -168,6 +169,7 @@ function configurationAt(text: string, index: number): Node | undefined {
  */
 export function setLaunchEnv(text: string, entryName: string, given: Record<string, string>): LaunchEnvResult {
   const vars = checkedAssignments(given, writableTypes).vars;
+  if (Object.keys(vars).length === 0) return { text, written: false, description: 'no setting with a value of its type to write; nothing was written.' };
   const layout = layoutOf(text);
   let current = text.trim().length > 0 ? text : `{${layout.eol}${layout.unit}"version": "0.2.0",${layout.eol}${layout.unit}"configurations": []${layout.eol}}${layout.eol}`;
   const count = Object.keys(vars).length;
@@ -176,7 +178,7 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
     const items = root ? findNodeAtLocation(root, ['configurations']) : undefined;
     if (items?.type !== 'array') return { text, written: false, description: '"configurations" of launch.json is not a list; nothing was written.' };
     const entry = { name: entryName, type: NEW_LAUNCH_TYPE, request: 'launch', program: '${workspaceFolder}/a.out', cwd: '${workspaceFolder}', environment: [] };
-    current = appendItems(current, items, [JSON.stringify(entry, null, layout.unit)], layout);
+    current = appendItems(current, items, [jsonText(entry, layout.unit)], layout);
   }
   const index = launchEntries(current).findIndex((e) => e.name === entryName);
   const entry = launchEntries(current)[index]!;
@@ -204,9 +206,9 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
       missing.push([name, value]);
     }
   }
-  for (const { node, value } of replacements.sort((a, b) => b.node.offset - a.node.offset)) current = replaceAt(current, node.offset, node.length, JSON.stringify(value));
+  for (const { node, value } of replacements.sort((a, b) => b.node.offset - a.node.offset)) current = replaceAt(current, node.offset, node.length, jsonText(value));
   if (missing.length > 0) {
-    const items = missing.map(([name, value]) => (shape === 'list' ? listItem(name, value) : `${JSON.stringify(name)}: ${JSON.stringify(value)}`));
+    const items = missing.map(([name, value]) => (shape === 'list' ? listItem(name, value) : `${jsonText(name)}: ${jsonText(value)}`));
     const configuration = configurationAt(current, index)!;
     const there = findNodeAtLocation(configuration, [key]);
     if (there) {
@@ -214,7 +216,7 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
     } else {
       const open = shape === 'list' ? '[' : '{';
       const close = shape === 'list' ? ']' : '}';
-      const property = `${JSON.stringify(key)}: ${open}\n${items.map((i) => `${layout.unit}${i}`).join(',\n')}\n${close}`;
+      const property = `${jsonText(key)}: ${open}\n${items.map((i) => `${layout.unit}${i}`).join(',\n')}\n${close}`;
       current = appendItems(current, configuration, [property], layout);
     }
   }
