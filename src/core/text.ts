@@ -11,11 +11,11 @@
  *   keep '\n' for text that is several lines on purpose (a stack trace, a remedy).
  * - `shellComment`: a `# ...` line of a block meant to be sourced: the same escapes, so
  *   nothing in it can end the comment.
- * - `knobAssignment` (and `shellExport`, `exportNote`): `NAME=value` for an `export` line, an
- *   env file or a launch configuration. NAME must be a knob of the catalog and the value one
+ * - `knobAssignment` (and `shellExport`, `exportNote`, `checkedAssignments`): `NAME=value` for
+ *   an `export` line, an env file or a launch configuration. NAME must be a knob of the catalog and the value one
  *   of the knob's type (a whole number, a flag, one of its enum values), written from that
  *   typed value, never the text as given; anything else is refused with the reason.
- * - `jsonText`: JSON.stringify, with the bidi controls and line separators JSON leaves raw
+ * - `jsonText`: JSON.stringify, with DEL, C1, the bidi controls and line separators JSON leaves raw
  *   written as `\uXXXX` escapes (the same value when parsed).
  * - Pages (webview/): text through textContent, never markup, in bidi-isolated elements
  *   (webview/shared/dom.ts, page.css).
@@ -35,11 +35,6 @@ const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u20
 
 const hex = (c: string, digits: number) => c.charCodeAt(0).toString(16).padStart(digits, '0');
 const escape = (c: string) => (c.charCodeAt(0) <= 0xff ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`);
-
-/** True when `text` holds a character a terminal line, a comment or a page must not carry raw. */
-export function hasUnsafeCharacters(text: string): boolean {
-  return new RegExp(UNSAFE.source).test(text);
-}
 
 /** `text` with every control, bidi control and line break escaped; with `{ newlines: true }` a '\n' stays a line break (multi-line text). */
 export function escapeControls(text: string, options: { newlines?: boolean } = {}): string {
