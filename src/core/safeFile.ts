@@ -49,6 +49,8 @@ export const FILE_KINDS = {
   thresholds: { maxBytes: 1 * MiB, tooBig: 'more than a thresholds file can be', remedy: 'name the thresholds file itself' },
   /** launch.json and .env files that Suggest Settings and the knob diagnostics read and edit. */
   'knob-file': { maxBytes: 8 * MiB, tooBig: 'more than a launch.json or .env file can be', remedy: 'SDMA Lens edits only regular files' },
+  /** A queued fleet's `nodes/<node>.exit`: srun's exit status, a number on a line. */
+  'step-exit': { maxBytes: 4096, tooBig: 'more than an exit status', remedy: 'SDMA Lens reads only regular files in a fleet folder' },
   /** ~/.ssh/config and the files it Includes, read for host names. */
   'ssh-config': { maxBytes: 1 * MiB, tooBig: 'more than an ssh config file can be', remedy: 'SDMA Lens reads only regular ssh config files' },
 } as const satisfies Record<string, FileKind>;

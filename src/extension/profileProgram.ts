@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { applyEdits, modify } from 'jsonc-parser';
 import * as vscode from 'vscode';
-import { reviewableEdit } from './reviewableEdit';
+import { openKnobFile, reviewableEdit } from './reviewableEdit';
 import { SettingError } from './settings';
 import type { ConsentEntry } from './workspaceConsent';
 import { workspaceEntries } from './workspaceConsent';
@@ -149,12 +149,8 @@ export function programSettingValues(spec: ProgramSpec, folder: vscode.Workspace
 /** Writes the program into .vscode/settings.json as an unsaved edit the user reviews and saves. */
 export async function rememberProgram(spec: ProgramSpec, folder: vscode.WorkspaceFolder): Promise<boolean> {
   const uri = vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json');
-  let text = '';
-  try {
-    text = (await vscode.workspace.openTextDocument(uri)).getText();
-  } catch {
-    // No settings file yet: the edit starts an untitled one at its path.
-  }
+  // No settings file yet: the edit starts an untitled one at its path.
+  const text = (await openKnobFile(uri))?.getText() ?? '';
   const format = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
   let next = text.trim() ? text : '{}\n';
   for (const [key, value] of programSettingValues(spec, folder)) next = applyEdits(next, modify(next, [key], value, format));

@@ -6,17 +6,35 @@
 import * as vscode from 'vscode';
 import type { TextEdit } from '../core/advice/envFiles';
 import { applyTextEdits } from '../core/advice/envFiles';
+import { checkSafeFile, SafeFileError } from '../core/safeFile';
+
+/**
+ * The document of a knob file the product edits (launch.json, tasks.json, .env,
+ * settings.json), or undefined when there is none yet. A local file is checked by the one safe
+ * open first: a link, FIFO or device put in its place, or a file larger than any such file, is
+ * refused with a sentence naming it (SafeFileError), never opened.
+ */
+export async function openKnobFile(uri: vscode.Uri): Promise<vscode.TextDocument | undefined> {
+  if (uri.scheme === 'file') {
+    try {
+      await checkSafeFile(uri.fsPath, 'knob-file');
+    } catch (err) {
+      if (err instanceof SafeFileError && err.problem === 'missing') return undefined;
+      throw err;
+    }
+  }
+  try {
+    return await vscode.workspace.openTextDocument(uri);
+  } catch {
+    return undefined;
+  }
+}
 
 /** `what`: what the edit does, localized by the caller ("3 settings written"); the message names the file. */
 export async function reviewableEdit(uri: vscode.Uri, edits: TextEdit[], what: string): Promise<boolean> {
-  let doc: vscode.TextDocument;
-  let exists = true;
-  try {
-    doc = await vscode.workspace.openTextDocument(uri);
-  } catch {
-    exists = false;
-    doc = await vscode.workspace.openTextDocument(uri.with({ scheme: 'untitled' }));
-  }
+  const existing = await openKnobFile(uri);
+  const exists = existing !== undefined;
+  const doc = existing ?? (await vscode.workspace.openTextDocument(uri.with({ scheme: 'untitled' })));
   const edit = new vscode.WorkspaceEdit();
   if (exists) {
     for (const e of edits) edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.text);

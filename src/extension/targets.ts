@@ -58,6 +58,16 @@ class GatedSshConnection extends SshConnection {
   }
 }
 
+/** `text` (a target setting or saved choice) is an SSH target to `destination`. */
+function namesDestination(text: string, destination: string): boolean {
+  try {
+    const c = choiceFromText(text);
+    return c.kind === 'ssh' && c.destination === destination;
+  } catch {
+    return false;
+  }
+}
+
 export class TargetService implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly connections = new Map<string, SshConnection>();
@@ -167,6 +177,38 @@ export class TargetService implements vscode.Disposable {
       this.connections.set(key, conn);
     }
     return conn;
+  }
+
+  /**
+   * The connection to the node a saved run names (`header.target.host`): a run folder can come
+   * from anyone, so a host that is not the user's own (picked in this window, a recent target,
+   * or the target the user's settings or this workspace's confirmed choice name) is shown and
+   * confirmed once before ssh starts; declined, ConsentDeclined is thrown and nothing connects.
+   */
+  runConnection(destination: string, runId: string): SshConnection {
+    const settings = sshSettings(this.log);
+    const key = JSON.stringify(['run', destination, settings]);
+    let conn = this.connections.get(key);
+    if (!conn) {
+      conn = new GatedSshConnection(parseDestination(destination), settings, () => this.confirmRunHost(destination, runId));
+      this.connections.set(key, conn);
+    }
+    return conn;
+  }
+
+  private async confirmRunHost(destination: string, runId: string): Promise<void> {
+    if (this.chosen.has(destination) || this.recent().includes(destination)) return;
+    const own = [this.context.workspaceState.get<string>(STATE_KEY), vscode.workspace.getConfiguration('sdmaLens').inspect<string>('target')?.globalValue];
+    if (own.some((text) => text !== undefined && namesDestination(text, destination))) return;
+    const confirmed = await this.consent.confirm({
+      kind: 'run-host',
+      place: '',
+      entries: [{ setting: 'target of the saved run', scope: 'workspace', value: destination }],
+      intro: vscode.l10n.t('Named by the saved run {0}, not by you:', showable(runId)),
+      message: vscode.l10n.t('SDMA Lens: recording this timeline connects over SSH to {0}, the node the saved run names. Connect to it?', showable(destination)),
+      accept: vscode.l10n.t('Connect'),
+    });
+    if (!confirmed) throw new ConsentDeclined(`the SSH node ${destination}`, `saved run ${runId}`);
   }
 
   /** The Target for a run on the current choice. */

@@ -30,8 +30,8 @@ export interface InspectedValue {
 
 /** Thrown where a value needing confirmation was not confirmed: nothing was run or connected. */
 export class ConsentDeclined extends Error {
-  constructor(what: string) {
-    super(`${what} from this workspace's settings was not confirmed; nothing was run`);
+  constructor(what: string, from = "this workspace's settings") {
+    super(`${what} from ${from} was not confirmed; nothing was run`);
     this.name = 'ConsentDeclined';
   }
 }
@@ -132,6 +132,8 @@ export interface ConsentRequest {
   more?: string[];
   /** The button that accepts ("Run", "Connect"); the modal's own Cancel declines. */
   accept: string;
+  /** The line above the values (localized by the caller); default: they are set in this workspace's settings. */
+  intro?: string;
 }
 
 /** The confirmations of one workspace, kept in its state. */
@@ -177,7 +179,7 @@ export class WorkspaceConsent {
 
   private async ask(request: ConsentRequest): Promise<boolean> {
     const lines = entryLines(request.entries);
-    const detail = [vscode.l10n.t('Set in the settings of this workspace:'), ...lines, ...(request.more && request.more.length > 0 ? ['', ...request.more] : []), '', vscode.l10n.t('Accept only if you trust these values. You are asked again when they change.')].join('\n');
+    const detail = [request.intro ?? vscode.l10n.t('Set in the settings of this workspace:'), ...lines, ...(request.more && request.more.length > 0 ? ['', ...request.more] : []), '', vscode.l10n.t('Accept only if you trust these values. You are asked again when they change.')].join('\n');
     const choice = await vscode.window.showWarningMessage(request.message, { modal: true, detail }, request.accept);
     const settings = request.entries.map((e) => e.setting).join(', ');
     if (choice !== request.accept) {

@@ -3,7 +3,6 @@
  * allocation, each node's run saved as a run of its own, then the nodes compared with each
  * other (src/core/fleet/). `sdma-lens fleet show [ID]` prints a saved fleet again.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { FleetRequest } from '../../core/fleet/fleetRun';
 import { DEFAULT_PARALLEL, runFleet } from '../../core/fleet/fleetRun';
@@ -24,6 +23,7 @@ import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Target } from '../../core/runtime/target';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { sweepArgs } from '../../core/sweep/sweepOptions';
+import { readSafeFileSync, SafeFileError } from '../../core/safeFile';
 import { jsonText, terminalLine } from '../../core/text';
 import { cliHelpers } from '../console';
 import { matrixOptionsOf, sweepOptionsOf } from '../measure';
@@ -205,9 +205,9 @@ async function cancelQueued(argv: string[]): Promise<number> {
 function readThresholds(file: string): Thresholds {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readSafeFileSync(file, 'thresholds').toString('utf8');
   } catch (err) {
-    throw new UsageError(`--thresholds: ${file} could not be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`--thresholds: ${err instanceof SafeFileError ? err.message : `${file} could not be read: ${(err as Error).message}`}`);
   }
   try {
     return parseThresholds(text, file);

@@ -6,9 +6,11 @@
  * same way. A node whose step never finished (the job cancelled or out of time) has no exit
  * file: it ends as a lost connection does, with what it wrote kept.
  */
-import { createReadStream, existsSync, lstatSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync } from 'node:fs';
+import { openSafeFileSync, readSafeFileSync } from '../safeFile';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { HelperProcess, ProcessExit, RunOutputs, SpawnOptions, Target } from '../runtime/target';
 
 export class ReplayTarget implements Target {
@@ -33,14 +35,31 @@ export class ReplayTarget implements Target {
     return st?.isFile() === true;
   }
 
+  /** The node's stream through the one safe open (no link, no FIFO, no device), else an empty one. */
+  private stream(ext: string): Readable {
+    if (!this.readable(ext)) return endedStream();
+    try {
+      const { fd } = openSafeFileSync(this.file(ext), 'run');
+      return createReadStream('', { fd });
+    } catch {
+      return endedStream();
+    }
+  }
+
   spawn(_file: string, _args: readonly string[], options: SpawnOptions): HelperProcess {
-    const stdout = this.readable('ndjson') ? createReadStream(this.file('ndjson')) : endedStream();
-    const stderr = this.readable('stderr') ? createReadStream(this.file('stderr')) : endedStream();
+    const stdout = this.stream('ndjson');
+    const stderr = this.stream('stderr');
     const exit = Promise.all([ended(stdout), ended(stderr)]).then((): ProcessExit => {
       if (options.signal?.aborted) return { exitCode: null, signal: 'SIGTERM' };
       if (!this.readable('ndjson') && !existsSync(this.file('exit'))) return { exitCode: null, signal: null, lost: `node ${this.node} wrote nothing: its step did not start (the job was cancelled or failed before it)` };
       if (!this.readable('exit')) return { exitCode: null, signal: null, lost: `the batch job ended before the step on ${this.node} did (cancelled, or out of time)` };
-      const code = Number(readFileSync(this.file('exit'), 'utf8').trim());
+      let text: string;
+      try {
+        text = readSafeFileSync(this.file('exit'), 'step-exit').toString('utf8').trim();
+      } catch (err) {
+        return { exitCode: null, signal: null, lost: (err as Error).message };
+      }
+      const code = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
       return Number.isInteger(code) && code >= 0 && code <= 255 ? { exitCode: code, signal: null } : { exitCode: null, signal: null, lost: `${this.file('exit')} does not hold an exit status` };
     });
     return { pid: undefined, stdout, stderr, exit };

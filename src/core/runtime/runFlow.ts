@@ -4,7 +4,6 @@
  * cancel (also before anything started), bring back the files the command wrote (the
  * target knows how), and say how it ended. Fronts only add how they ask and how they show.
  */
-import { rm } from 'node:fs/promises';
 import type { HelperRecord } from '../protocol';
 import type { Run, RunHeader } from '../run';
 import { runHeader } from '../run';
@@ -118,7 +117,8 @@ export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions
   }
   if (o.target.kind === 'ssh' && run.end?.exitCode === EXIT_NOT_FOUND) o.helpers.forget(o.target);
   if (refusedArguments(run)) {
-    await rm(o.store.dirOf(id), { recursive: true, force: true });
+    // The run folder was made by this run: only the files it wrote go, through the one delete.
+    await o.store.delete(id).catch((err: unknown) => log('warn', `run ${id}: ${(err as Error).message}`));
     // The helper's own words: nothing was measured or kept, so "0 samples kept" would only confuse.
     const said = run.errors.at(-1);
     return { kind: 'refused', message: said ? `${said.message}${said.hint ? ` (${said.hint})` : ''}` : (run.end?.message ?? 'the helper refused the arguments') };

@@ -224,7 +224,7 @@ function timelineRunDescription(r: RunSummary): string {
 async function recordTimeline(deps: RunDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
   const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
   if (host !== undefined && !deps.targets) throw new Error(vscode.l10n.t('run {0} was measured over SSH on {1}, but its node is not known', run.header.id, host));
-  const target = host !== undefined && deps.targets ? new SshTarget(deps.targets.connection(host)) : new LocalTarget();
+  const target = host !== undefined && deps.targets ? new SshTarget(deps.targets.runConnection(host, run.header.id)) : new LocalTarget();
   checkTargetOfRun(run, target);
   const store = pointTimelineStore(runDir);
   const result = await runWithProgress(deps, {

@@ -14,7 +14,7 @@ import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineV
 import { knob } from '../../core/advice/knobs';
 import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
 import { checkedAssignments, shellExport, terminalLine } from '../../core/text';
-import { reviewableEdit } from '../reviewableEdit';
+import { openKnobFile, reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
 import { RunStore } from '../../core/runs/runStore';
 import { adviceSettings, runsFolder } from '../settings';
@@ -118,11 +118,8 @@ function workspaceRoot(): vscode.Uri {
 }
 
 async function readText(uri: vscode.Uri): Promise<{ text: string; exists: boolean }> {
-  try {
-    return { text: (await vscode.workspace.openTextDocument(uri)).getText(), exists: true };
-  } catch {
-    return { text: '', exists: false };
-  }
+  const doc = await openKnobFile(uri);
+  return doc ? { text: doc.getText(), exists: true } : { text: '', exists: false };
 }
 
 async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string | undefined): Promise<string | undefined> {

@@ -42,6 +42,7 @@ suite('an untrusted workspace', () => {
     ['sdmaLens.profile', { kernel: 'k', program: { program: '/bin/true', args: [], cwd: '/', env: {} } }, /does not run a program in an untrusted workspace/],
     ['sdmaLens.showTimeline', { runId: 'none' }, /does not show a timeline in an untrusted workspace/],
     ['sdmaLens.runFleet', { nodes: 2, options: { backend: 'sim', sizes: [4096], cus: [8], iters: 1 } }, /does not run a fleet sweep in an untrusted workspace/],
+    ['sdmaLens.selectTarget', 'nobody@127.0.0.1', /does not select a target in an untrusted workspace/],
   ];
   for (const [command, args, says] of guarded) {
     test(`${command} runs nothing and says why`, async () => {
