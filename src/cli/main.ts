@@ -30,6 +30,60 @@ const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<numb
 /** The commands that only read saved runs: a signal ends them as it ends any program. */
 const READS: Record<string, (argv: string[]) => Promise<number>> = { advise, runs, compare };
 
+/** The exit status of a writer stopped by SIGPIPE (128 + 13), as a shell reports `yes | head -1`'s. */
+export const EXIT_READER_GONE = 141;
+
+/** Set at the first failed write to stdout or stderr: the exit status it calls for. */
+let outputLost: number | undefined;
+const onOutputLost = new Set<() => void>();
+
+/**
+ * Listens for failed writes to stdout and stderr (once, at start): without a listener one
+ * would be an uncaught exception, printed with its stack. EPIPE (`sdma-lens runs | head -1`:
+ * the reader has gone) is said nowhere; another failure of stdout (a full disk under a
+ * redirect) is said on stderr. Either way nothing printed after it reaches anyone: a run in
+ * progress is cancelled as on SIGINT (its partial run kept) and the CLI ends with
+ * EXIT_READER_GONE after EPIPE, 1 otherwise. A failure of stderr alone costs nothing else.
+ */
+export function watchOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', (err: NodeJS.ErrnoException) => outputFailed(stream, err));
+}
+
+function outputFailed(stream: NodeJS.WriteStream, err: NodeJS.ErrnoException): void {
+  if (outputLost !== undefined) return;
+  const gone = err.code === 'EPIPE';
+  if (!gone && stream === process.stderr) return;
+  outputLost = gone ? EXIT_READER_GONE : 1;
+  if (!gone) process.stderr.write(`sdma-lens: standard output could not be written (${escapeControls(err.code ?? err.message)}); the output is incomplete\n`);
+  for (const lost of onOutputLost) lost();
+}
+
+/**
+ * Ends the process with `code` once stdout and stderr have taken everything written to them:
+ * a pipe to a slow reader gets the whole output (process.exit() at once would drop what the
+ * pipe had not taken yet), and a helper, an ssh connection or a timer left behind cannot keep
+ * the process alive after that. A failed write (watchOutput) decides the status instead.
+ */
+export function exitWhenWritten(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  // A write's callback runs once it and every write before it are done, or with the error that
+  // stopped them: it may come before the stream's 'error' event.
+  for (const stream of [process.stdout, process.stderr]) {
+    const written = (err?: Error | null) => {
+      if (err) outputFailed(stream, err);
+      if (--pending === 0) process.exit(outputLost ?? code);
+    };
+    if (stream.destroyed) written();
+    else stream.write('', written);
+  }
+}
+
+/** What no amount of waiting fixes: a list too long for an argument list, a text too long for a string. */
+function tooLarge(err: unknown): err is Error {
+  return err instanceof RangeError && /Maximum call stack size exceeded|Invalid string length|Invalid array length|Array buffer allocation failed/.test(err.message);
+}
+
 /**
  * SIGINT/SIGTERM cancel the run: the helper gets its grace period to write `done`, then is
  * killed, and the partial run is kept. A second signal does not cut that short into a CLI
@@ -53,7 +107,11 @@ function cancelOnSignals(controller: AbortController): () => void {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const controller = new AbortController();
-  const stop = Object.hasOwn(RUNS, command ?? '') ? cancelOnSignals(controller) : () => {};
+  const runsHelper = Object.hasOwn(RUNS, command ?? '');
+  const stop = runsHelper ? cancelOnSignals(controller) : () => {};
+  // Output nobody can read any more: a run in progress stops as on the first SIGINT.
+  const cancel = () => controller.abort();
+  if (runsHelper) onOutputLost.add(cancel);
   try {
     if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
       process.stdout.write(`${USAGE}\n`);
@@ -75,8 +133,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n  ${escapeControls(err.remedy, { newlines: true })}\n`);
       return 1;
     }
+    if (tooLarge(err)) {
+      process.stderr.write(`sdma-lens: ${escapeControls(command ?? '')} stopped: the data is too large for it (${escapeControls(err.message)}); its output is missing or incomplete\n`);
+      return 1;
+    }
     throw err;
   } finally {
     stop();
+    onOutputLost.delete(cancel);
   }
 }

@@ -6,12 +6,13 @@
  */
 import type { EndpointPair, PairKind } from '../endpoints';
 import { comparePairs, pairKind, pairName, samePair } from '../endpoints';
+import type { Sample } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import { formatBytes } from '../units';
 import { shellExport } from '../text';
 import type { Crossover } from './crossover';
-import { findCrossover, findCrossovers } from './crossover';
+import { crossoverAt, crossoversAt, indexSamples } from './crossover';
 import type { Knob, Library } from './knobs';
 import { documentedFor, knob, sdmaValues } from './knobs';
 import { describeRange } from './version';
@@ -65,17 +66,32 @@ export interface AdviceOptions {
   pair?: EndpointPair;
 }
 
+const pairKey = (p: EndpointPair) => `${p.src}:${p.dst}`;
+
+/** A run's samples by endpoint pair, in one pass (each pair's samples in run order). */
+function samplesByPair(run: Run): Map<string, { pair: EndpointPair; samples: Sample[] }> {
+  const byPair = new Map<string, { pair: EndpointPair; samples: Sample[] }>();
+  for (const s of run.samples) {
+    const key = pairKey(s);
+    const group = byPair.get(key);
+    if (group) group.samples.push(s);
+    else byPair.set(key, { pair: { src: s.src, dst: s.dst }, samples: [s] });
+  }
+  return byPair;
+}
+
+const pairsOf = (byPair: Map<string, { pair: EndpointPair }>) => [...byPair.values()].map((g) => g.pair).sort(comparePairs);
+
 /** The pairs a run measured, in display order. */
 export function runPairs(run: Run): EndpointPair[] {
-  const pairs: EndpointPair[] = [];
-  for (const s of run.samples) if (!pairs.some((p) => samePair(p, s))) pairs.push({ src: s.src, dst: s.dst });
-  return pairs.sort(comparePairs);
+  return pairsOf(samplesByPair(run));
 }
 
 /** Advice for every pair the run measured (one per pair; one without a pair for an empty run). */
 export function adviseAllPairs(run: Run, options: AdviceOptions = {}): Advice[] {
-  const pairs = runPairs(run);
-  return pairs.length === 0 ? [adviseFromRun(run, options)] : pairs.map((pair) => adviseFromRun(run, { ...options, pair }));
+  const byPair = samplesByPair(run);
+  const pairs = pairsOf(byPair);
+  return pairs.length === 0 ? [adviseFromRun(run, options)] : pairs.map((pair) => adviseOnPair(run, pairs, pair, byPair.get(pairKey(pair))!.samples, { ...options, pair }));
 }
 
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
@@ -101,10 +117,15 @@ function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Part
  */
 export function thresholdFor(fromBytes: number, comparison: 'gt' | 'ge', messageSizes: number[], measured: [number, number]): { switchAt: number; value: number } {
   const [lo, hi] = measured;
-  const sizes = [...new Set(messageSizes.filter((s) => s >= lo && s <= hi))].sort((a, b) => a - b);
-  const switchAt = sizes.find((s) => s >= fromBytes) ?? Math.min(Math.max(fromBytes, lo), hi);
+  // The user's sizes in the measured range, ascending (a typed array sorts numbers natively).
+  const sizes = Float64Array.from(new Set(messageSizes.filter((s) => s >= lo && s <= hi))).sort();
+  const at = sizes.findIndex((s) => s >= fromBytes);
+  const switchAt = at >= 0 ? sizes[at]! : Math.min(Math.max(fromBytes, lo), hi);
   if (comparison === 'ge') return { switchAt, value: switchAt };
-  const below = sizes.filter((s) => s < switchAt).at(-1);
+  // The largest size below switchAt: the one before it, or the last when none reaches fromBytes.
+  const before = at >= 0 ? at - 1 : sizes.length - 1;
+  let below: number | undefined;
+  for (let i = before; i >= 0 && below === undefined; i--) if (sizes[i]! < switchAt) below = sizes[i];
   return { switchAt, value: Math.max(lo, below ?? switchAt - 1) };
 }
 
@@ -194,25 +215,32 @@ function hostCopyAdvice(kind: PairKind, vendor: Advice['vendor'], label: string,
 }
 
 export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
-  const notes: string[] = [];
-  const pairs = runPairs(run);
+  const byPair = samplesByPair(run);
+  const pairs = pairsOf(byPair);
   const pair = options.pair ?? pairs.find((p) => pairKind(p) === 'peer') ?? pairs[0];
+  return adviseOnPair(run, pairs, pair, pair ? (byPair.get(pairKey(pair))?.samples ?? []) : run.samples, options);
+}
+
+/** The advice for `pair` (of the run's `pairs`) from its `samples`. */
+function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | undefined, samples: readonly Sample[], options: AdviceOptions): Advice {
+  const notes: string[] = [];
   const kind = pair ? pairKind(pair) : 'peer';
   const pairLabel = pair ? pairName(pair) : 'no endpoint pair measured';
-  const samples = pair ? run.samples.filter((s) => samePair(s, pair)) : run.samples;
   if (pair && pairs.length > 1) notes.push(`Advice for ${pairLabel}; the run also measured ${pairs.filter((p) => !samePair(p, pair)).map(pairName).join(', ')} (sdma-lens advise --pair SRC:DST, or the panel's pair switcher).`);
   const simulated = isSimulated(run);
   const vendor = run.topology?.node.vendor ?? 'unknown';
   // Each initiator is compared at the CU count nearest the user's among those measured for it:
   // a sweep may measure cu/host and cu/device at different counts.
   const wantedCus = options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS;
-  const cusFor = (initiator: 'host' | 'device') => nearest([...new Set(samples.filter((s) => s.mover === 'cu' && s.initiator === initiator).map((s) => s.cus))], wantedCus);
+  // One index of the samples for every comparison below (each sample's spread computed once).
+  const index = indexSamples(samples);
+  const cusFor = (initiator: 'host' | 'device') => nearest([...index[initiator].cuByCus.keys()], wantedCus);
   const sizes = [...new Set(samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
   const measured: [number, number] = [sizes[0] ?? 0, sizes.at(-1) ?? 0];
   const messageSizes = options.messageSizes && options.messageSizes.length > 0 ? options.messageSizes : sizes;
   const focus = (['host', 'device'] as const)
-    .filter((i) => samples.some((s) => s.initiator === i && s.mover === 'engine') && samples.some((s) => s.initiator === i && s.mover === 'cu'))
-    .map((i) => findCrossover(samples, i, cusFor(i)!));
+    .filter((i) => index[i].engineBySize.size > 0 && index[i].cuByCus.size > 0)
+    .map((i) => crossoverAt(index, i, cusFor(i)!));
   for (const c of focus) {
     if (options.loadStoreCus !== undefined && c.cus !== wantedCus) notes.push(`No ${c.cu} copy was measured on ${wantedCus} CUs; ${c.initiator}-initiated copies are compared with ${c.cus}, the nearest count measured for them.`);
   }
@@ -262,7 +290,7 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
     vendor,
     loadStoreCus,
     focus,
-    crossovers: findCrossovers(samples),
+    crossovers: crossoversAt(index),
     recommendations,
     cuBudget: kind === 'peer' ? cuBudget(run, loadStoreCus, pair) : undefined,
     notes,

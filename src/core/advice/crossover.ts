@@ -58,7 +58,7 @@ interface Spread {
 }
 
 /** Quantile with linear interpolation between order statistics. */
-export function quantile(sorted: readonly number[], q: number): number {
+export function quantile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
@@ -66,8 +66,13 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+/** `times` in ascending order, a copy (a typed array sorts numbers natively, without a compare callback). */
+export function sortedTimes(times: readonly number[]): Float64Array {
+  return Float64Array.from(times).sort();
+}
+
 function spread(s: Sample): Spread {
-  const times = s.timesNs && s.timesNs.length > 0 ? [...s.timesNs].sort((a, b) => a - b) : [s.medianNs ?? s.meanNs];
+  const times = s.timesNs && s.timesNs.length > 0 ? sortedTimes(s.timesNs) : [s.medianNs ?? s.meanNs];
   return { q25: quantile(times, 0.25), median: quantile(times, 0.5), q75: quantile(times, 0.75) };
 }
 
@@ -110,8 +115,16 @@ function describe(c: Omit<Crossover, 'explanation'>): string {
     case 'cu-always':
       return `${cu} is ahead of ${eng} at every measured size up to ${formatBytes(c.verdicts.at(-1)!.sizeBytes)}: no crossover in the measured range (${reps})${missing}.${next}`;
     case 'no-clear-winner': {
-      const lastClear = [...c.verdicts].reverse().find((x) => x.verdict !== 'tie');
-      const from = c.verdicts.find((x, i) => c.verdicts.slice(i).every((y) => y.verdict !== 'engine') && x.verdict === 'tie');
+      let lastClear: SizeVerdict | undefined;
+      let lastEngine = -1;
+      for (let i = c.verdicts.length - 1; i >= 0 && (lastClear === undefined || lastEngine === -1); i--) {
+        const v = c.verdicts[i]!.verdict;
+        if (v !== 'tie') lastClear ??= c.verdicts[i];
+        if (v === 'engine') lastEngine = i;
+      }
+      // The first tie after the last size the engine won: from there on, no clear winner.
+      let from: SizeVerdict | undefined;
+      for (let i = lastEngine + 1; i < c.verdicts.length && from === undefined; i++) if (c.verdicts[i]!.verdict === 'tie') from = c.verdicts[i];
       return `No clear winner between ${eng} and ${cu}${from ? ` from ${formatBytes(from.sizeBytes)} up` : ''}: their spreads overlap${lastClear ? ` (last clear result: ${lastClear.verdict === 'cu' ? c.cu : eng} ahead at ${formatBytes(lastClear.sizeBytes)})` : ''} (${reps})${missing}.${unsure}${next}`;
     }
     case 'crossover': {
@@ -123,34 +136,106 @@ function describe(c: Omit<Crossover, 'explanation'>): string {
   }
 }
 
+/** A sample in an index, with its spread once a comparison has needed it. */
+interface Indexed {
+  sample: Sample;
+  spread?: Spread;
+}
+
+/** One initiator's samples by path and size (the last sample of a size wins). */
+export interface InitiatorSamples {
+  engineBySize: Map<number, Indexed>;
+  /** Load/store samples by CU count (in the order first measured), then by size. */
+  cuByCus: Map<number, Map<number, Indexed>>;
+  /** The maps' samples in ascending size, made once for all comparisons. */
+  ascending: Map<Map<number, Indexed>, Indexed[]>;
+}
+
+/** A run's samples by initiator, path and size, built in one pass: every comparison reads them from here, and each sample's spread is computed once. */
+export type SampleIndex = Record<Initiator, InitiatorSamples>;
+
+export function indexSamples(samples: readonly Sample[]): SampleIndex {
+  const index: SampleIndex = { host: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() }, device: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() } };
+  for (const sample of samples) {
+    const paths = index[sample.initiator];
+    if (sample.mover === 'engine') paths.engineBySize.set(sample.sizeBytes, { sample });
+    else {
+      let bySize = paths.cuByCus.get(sample.cus);
+      if (!bySize) paths.cuByCus.set(sample.cus, (bySize = new Map()));
+      bySize.set(sample.sizeBytes, { sample });
+    }
+  }
+  return index;
+}
+
+const spreadOf = (x: Indexed): Spread => (x.spread ??= spread(x.sample));
+
+/** A path's samples in ascending size (a helper prints them so: then no sort is needed). */
+function inSizeOrder(paths: InitiatorSamples, bySize: Map<number, Indexed>): Indexed[] {
+  let list = paths.ascending.get(bySize);
+  if (!list) {
+    list = [...bySize.values()];
+    let sorted = true;
+    for (let i = 1; i < list.length && sorted; i++) sorted = list[i - 1]!.sample.sizeBytes < list[i]!.sample.sizeBytes;
+    if (!sorted) list.sort((a, b) => a.sample.sizeBytes - b.sample.sizeBytes);
+    paths.ascending.set(bySize, list);
+  }
+  return list;
+}
+
+const ascending = (a: number, b: number) => a - b;
+
 /** Compares the engine path of an initiator with the load/store path at one CU count. */
 export function findCrossover(samples: readonly Sample[], initiator: Initiator, cus: number): Crossover {
+  return crossoverAt(indexSamples(samples), initiator, cus);
+}
+
+/** findCrossover on an index of the samples. */
+export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: number): Crossover {
   const engine = pathName('engine', initiator);
   const cu = pathName('cu', initiator);
-  const engineBySize = new Map<number, Sample>();
-  const cuBySize = new Map<number, Sample>();
-  for (const s of samples) {
-    if (s.initiator !== initiator) continue;
-    if (s.mover === 'engine') engineBySize.set(s.sizeBytes, s);
-    else if (s.cus === cus) cuBySize.set(s.sizeBytes, s);
-  }
-  const allSizes = [...new Set([...engineBySize.keys(), ...cuBySize.keys()])].sort((a, b) => a - b);
-  const both = allSizes.filter((s) => engineBySize.has(s) && cuBySize.has(s));
-  const missingBytes = allSizes.filter((s) => !both.includes(s));
-  const spreads = both.map((size) => ({ size, e: spread(engineBySize.get(size)!), c: spread(cuBySize.get(size)!) }));
-  const verdicts: SizeVerdict[] = spreads.map(({ size, e, c }) => ({ sizeBytes: size, verdict: verdictOf(e, c), engineMedianNs: e.median, cuMedianNs: c.median }));
+  const paths = index[initiator];
+  const engineBySize = paths.engineBySize;
+  const cuBySize = paths.cuByCus.get(cus) ?? new Map<number, Indexed>();
+  const both: number[] = [];
+  const missingBytes: number[] = [];
+  const spreads: { e: Spread; c: Spread }[] = [];
+  const verdicts: SizeVerdict[] = [];
   // A summary-only sample (imported without per-iteration times) counts as one repetition: its spread is unknown.
   const reps = (x: Sample) => Math.max(1, x.timesNs?.length ?? 0);
-  const repetitions = Math.min(...both.map((s) => Math.min(reps(engineBySize.get(s)!), reps(cuBySize.get(s)!))), Number.POSITIVE_INFINITY);
+  let repetitions = Number.POSITIVE_INFINITY;
+  let summaryOnly = false;
+  // Both paths' sizes in one ascending pass: a merge of the two sorted lists.
+  const es = inSizeOrder(paths, engineBySize);
+  const cs = inSizeOrder(paths, cuBySize);
+  for (let i = 0, j = 0; i < es.length || j < cs.length; ) {
+    const eSize = i < es.length ? es[i]!.sample.sizeBytes : Number.POSITIVE_INFINITY;
+    const cSize = j < cs.length ? cs[j]!.sample.sizeBytes : Number.POSITIVE_INFINITY;
+    if (eSize !== cSize) {
+      missingBytes.push(Math.min(eSize, cSize));
+      if (eSize < cSize) i++;
+      else j++;
+      continue;
+    }
+    const ex = es[i++]!;
+    const cx = cs[j++]!;
+    const size = eSize;
+    both.push(size);
+    const e = spreadOf(ex);
+    const c = spreadOf(cx);
+    spreads.push({ e, c });
+    verdicts.push({ sizeBytes: size, verdict: verdictOf(e, c), engineMedianNs: e.median, cuMedianNs: c.median });
+    repetitions = Math.min(repetitions, reps(ex.sample), reps(cx.sample));
+    if (!ex.sample.timesNs?.length || !cx.sample.timesNs?.length) summaryOnly = true;
+  }
   const repCount = Number.isFinite(repetitions) ? repetitions : 0;
-  const summaryOnly = both.some((x) => !engineBySize.get(x)!.timesNs?.length || !cuBySize.get(x)!.timesNs?.length);
   const fewReps = repCount < MIN_REPETITIONS;
   const repsCause = summaryOnly
     ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
     : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with --iters ${MIN_REPETITIONS * 2} or more)`;
   const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: repCount, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
   const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
-  const sizesOf = (m: Map<number, Sample>) => [...m.keys()].sort((a, b) => a - b);
+  const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
 
   if (both.length < 2) {
     // Disjoint ranges: say where both paths need measuring.
@@ -211,11 +296,16 @@ export function findCrossover(samples: readonly Sample[], initiator: Initiator, 
 
 /** Every comparison a run allows: each initiator with an engine path, at each measured CU count. */
 export function findCrossovers(samples: readonly Sample[]): Crossover[] {
+  return crossoversAt(indexSamples(samples));
+}
+
+/** findCrossovers on an index of the samples. */
+export function crossoversAt(index: SampleIndex): Crossover[] {
   const out: Crossover[] = [];
   for (const initiator of ['host', 'device'] as const) {
-    if (!samples.some((s) => s.initiator === initiator && s.mover === 'engine')) continue;
-    const cuCounts = [...new Set(samples.filter((s) => s.initiator === initiator && s.mover === 'cu').map((s) => s.cus))].sort((a, b) => a - b);
-    for (const cus of cuCounts) out.push(findCrossover(samples, initiator, cus));
+    const paths = index[initiator];
+    if (paths.engineBySize.size === 0) continue;
+    for (const cus of [...paths.cuByCus.keys()].sort(ascending)) out.push(crossoverAt(index, initiator, cus));
   }
   return out;
 }

@@ -28,7 +28,7 @@ import type { CollectivePoint, MatrixCell, PathName, Sample } from '../protocol'
 import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, pathName } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
-import { MIN_REPETITIONS, quantile } from '../advice/crossover';
+import { MIN_REPETITIONS, quantile, sortedTimes } from '../advice/crossover';
 import { formatBytes } from '../units';
 
 export type CompareKind = 'sweep' | 'matrix' | 'collective';
@@ -133,14 +133,16 @@ export interface CompareOptions {
   tolerance?: number;
 }
 
-/** Runs that cannot be compared: of different kinds, or one with nothing to compare. */
+/** Runs that cannot be compared: of different kinds, one with nothing to compare, or one too large. */
 export class CompareError extends Error {}
 
-interface Measured extends Located {
-  side: Side;
-  /** Display order: pair, path, CUs, mode, size (sweep); path, pair, size (matrix); op, variant, ranks, placement, type, size (collective). */
-  order: (number | string)[];
-}
+/**
+ * The most points (samples, cells or collective points) a run may have to be compared. Two
+ * runs of this size, their comparison (about 600 bytes a point) and its printout (`--json`:
+ * about 850 characters a point) fit in 2 GB with room to spare; a larger run is refused with
+ * a sentence rather than left to run out of memory.
+ */
+export const MAX_COMPARED_POINTS = 100_000;
 
 const KIND_NOUN: Record<CompareKind, [one: string, many: string]> = {
   sweep: ['sample', 'samples'],
@@ -158,33 +160,37 @@ export function kindOf(run: Run): { kind: CompareKind; count: number } | undefin
 
 const plural = (n: number, [one, many]: [string, string]) => `${n} ${n === 1 ? one : many}`;
 
+// The sides are object literals of one shape each (no spreads): a comparison holds two per point.
+const noSpread = (gbps: number, basis: Side['basis'], repetitions: number, why: string): Side => ({ gbps, basis, repetitions, noSpread: why });
+const withSpread = (gbps: number, basis: Side['basis'], repetitions: number, spread: 'quartiles' | 'range', gbpsLow: number, gbpsHigh: number): Side => ({ gbps, basis, repetitions, spread, gbpsLow, gbpsHigh });
+const tooFew = (n: number) => `${n} repetition${n === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)`;
+
 function spreadOfTimes(sizeBytes: number, times: readonly number[]): Side {
-  const sorted = [...times].sort((x, y) => x - y);
+  const sorted = sortedTimes(times);
   const median = quantile(sorted, 0.5);
-  const base = { gbps: median > 0 ? sizeBytes / median : 0, basis: 'median' as const, repetitions: sorted.length };
-  if (sorted.length < MIN_REPETITIONS) return { ...base, noSpread: `${sorted.length} repetition${sorted.length === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)` };
+  const gbps = median > 0 ? sizeBytes / median : 0;
+  if (sorted.length < MIN_REPETITIONS) return noSpread(gbps, 'median', sorted.length, tooFew(sorted.length));
   const q25 = quantile(sorted, 0.25);
   const q75 = quantile(sorted, 0.75);
-  if (!(q25 > 0)) return { ...base, noSpread: 'per-iteration times of 0 ns' };
-  return { ...base, spread: 'quartiles', gbpsLow: sizeBytes / q75, gbpsHigh: sizeBytes / q25 };
+  if (!(q25 > 0)) return noSpread(gbps, 'median', sorted.length, 'per-iteration times of 0 ns');
+  return withSpread(gbps, 'median', sorted.length, 'quartiles', sizeBytes / q75, sizeBytes / q25);
 }
 
 /** min..max as the spread, when a run kept only those and enough repetitions stand behind them. */
-function withRange(side: Side, sizeBytes: number, minNs: number | undefined, maxNs: number | undefined, iters: number, what: string): Side {
-  if (minNs === undefined || maxNs === undefined || !(minNs > 0) || maxNs < minNs) return { ...side, noSpread: `no per-iteration times (${what})` };
-  if (iters < MIN_REPETITIONS) return { ...side, noSpread: `${iters} repetition${iters === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)` };
-  return { ...side, spread: 'range', gbpsLow: sizeBytes / maxNs, gbpsHigh: sizeBytes / minNs };
+function withRange(gbps: number, basis: Side['basis'], repetitions: number, sizeBytes: number, minNs: number | undefined, maxNs: number | undefined, iters: number, what: string): Side {
+  if (minNs === undefined || maxNs === undefined || !(minNs > 0) || maxNs < minNs) return noSpread(gbps, basis, repetitions, `no per-iteration times (${what})`);
+  if (iters < MIN_REPETITIONS) return noSpread(gbps, basis, repetitions, tooFew(iters));
+  return withSpread(gbps, basis, repetitions, 'range', sizeBytes / maxNs, sizeBytes / minNs);
 }
 
 function sampleSide(s: Sample): Side {
   if (s.timesNs && s.timesNs.length > 0) return spreadOfTimes(s.sizeBytes, s.timesNs);
   const median = s.medianNs !== undefined && s.medianNs > 0 ? s.sizeBytes / s.medianNs : s.gbpsMedian;
-  const base: Side = median !== undefined ? { gbps: median, basis: 'median', repetitions: s.iters } : { gbps: s.gbps, basis: 'mean', repetitions: s.iters };
-  return withRange(base, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary');
+  return median !== undefined ? withRange(median, 'median', s.iters, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary') : withRange(s.gbps, 'mean', s.iters, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary');
 }
 
 function cellSide(c: MatrixCell): Side {
-  return withRange({ gbps: c.gbps, basis: 'median', repetitions: c.iters }, c.sizeBytes, c.minNs, c.maxNs, c.iters, 'a matrix cell');
+  return withRange(c.gbps, 'median', c.iters, c.sizeBytes, c.minNs, c.maxNs, c.iters, 'a matrix cell');
 }
 
 function collectiveSide(p: CollectivePoint): Side {
@@ -196,40 +202,62 @@ const PAIR_KINDS = ['peer', 'host-to-gpu', 'gpu-to-host', 'local'] as const;
 const pairRank = (p: { src: number; dst: number }) => [PAIR_KINDS.indexOf(pairKind(p)), p.src, p.dst];
 const pathRank = (p: PathName) => PATHS.indexOf(p);
 
-function sweepPoint(s: Sample): Measured {
-  const path = pathName(s.mover, s.initiator);
-  const pair = pairName(s);
-  const cus = s.mover === 'cu' ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
-  const mode = s.mode ? ` · ${s.mode}` : '';
-  const group = `${s.src}:${s.dst}|${path}|${s.cus}|${s.mode ?? ''}`;
-  const groupLabel = `${path} · ${pair}${cus}${mode}`;
-  return { key: `${group}|${s.sizeBytes}`, group, groupLabel, label: `${groupLabel} · ${formatBytes(s.sizeBytes)}`, sizeBytes: s.sizeBytes, order: [...pairRank(s), pathRank(path), s.cus, s.mode ?? '', s.sizeBytes], side: sampleSide(s) };
+/**
+ * The curve a point lies on (everything but its size), made once per curve: its key, its words
+ * and its display order: pair, path, CUs, mode (sweep); path, pair (matrix); op, variant, ranks,
+ * placement, type (collective). Points are ordered by their curve, then by size.
+ */
+interface Curve {
+  group: string;
+  groupLabel: string;
+  order: (number | string)[];
 }
 
-function matrixPoint(c: MatrixCell): Measured {
-  const path = pathName(c.mover, c.initiator);
-  const group = `${c.src}:${c.dst}|${path}`;
-  const groupLabel = `${path} · ${pairName(c)}`;
-  return { key: `${group}|${c.sizeBytes}`, group, groupLabel, label: `${groupLabel} · ${formatBytes(c.sizeBytes)}`, sizeBytes: c.sizeBytes, order: [pathRank(path), ...pairRank(c), c.sizeBytes], side: cellSide(c) };
+/** How a kind of record is located and measured. */
+interface PointKind<T> {
+  records(run: Run): readonly T[];
+  /** The curve's key; `curve` is asked once per key. */
+  group(x: T): string;
+  curve(x: T, group: string): Curve;
+  size(x: T): number;
+  side(x: T): Side;
 }
 
-function collectivePoint(p: CollectivePoint): Measured {
-  const group = `${p.op}|${p.variant}|${p.ranks}|${p.inPlace ? 'in' : 'out'}|${p.dtype}`;
-  const groupLabel = `${p.op} · ${p.variant} · ${p.ranks} ranks · ${p.inPlace ? 'in-place' : 'out-of-place'} · ${p.dtype}`;
-  const order = [COLLECTIVE_OPS.indexOf(p.op), COLLECTIVE_VARIANTS.indexOf(p.variant), p.ranks, p.inPlace ? 1 : 0, p.dtype, p.sizeBytes];
-  return { key: `${group}|${p.sizeBytes}`, group, groupLabel, label: `${groupLabel} · ${formatBytes(p.sizeBytes)}`, sizeBytes: p.sizeBytes, order, side: collectiveSide(p) };
-}
+const SWEEP: PointKind<Sample> = {
+  records: (run) => run.samples,
+  group: (s) => `${s.src}:${s.dst}|${pathName(s.mover, s.initiator)}|${s.cus}|${s.mode ?? ''}`,
+  curve: (s, group) => {
+    const path = pathName(s.mover, s.initiator);
+    const cus = s.mover === 'cu' ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
+    const mode = s.mode ? ` · ${s.mode}` : '';
+    return { group, groupLabel: `${path} · ${pairName(s)}${cus}${mode}`, order: [...pairRank(s), pathRank(path), s.cus, s.mode ?? ''] };
+  },
+  size: (s) => s.sizeBytes,
+  side: sampleSide,
+};
 
-function pointsOf(run: Run, kind: CompareKind): Measured[] {
-  switch (kind) {
-    case 'sweep':
-      return run.samples.map(sweepPoint);
-    case 'matrix':
-      return (run.matrixCells ?? []).map(matrixPoint);
-    case 'collective':
-      return (run.collectives ?? []).map(collectivePoint);
-  }
-}
+const MATRIX: PointKind<MatrixCell> = {
+  records: (run) => run.matrixCells ?? [],
+  group: (c) => `${c.src}:${c.dst}|${pathName(c.mover, c.initiator)}`,
+  curve: (c, group) => {
+    const path = pathName(c.mover, c.initiator);
+    return { group, groupLabel: `${path} · ${pairName(c)}`, order: [pathRank(path), ...pairRank(c)] };
+  },
+  size: (c) => c.sizeBytes,
+  side: cellSide,
+};
+
+const COLLECTIVE: PointKind<CollectivePoint> = {
+  records: (run) => run.collectives ?? [],
+  group: (p) => `${p.op}|${p.variant}|${p.ranks}|${p.inPlace ? 'in' : 'out'}|${p.dtype}`,
+  curve: (p, group) => ({
+    group,
+    groupLabel: `${p.op} · ${p.variant} · ${p.ranks} ranks · ${p.inPlace ? 'in-place' : 'out-of-place'} · ${p.dtype}`,
+    order: [COLLECTIVE_OPS.indexOf(p.op), COLLECTIVE_VARIANTS.indexOf(p.variant), p.ranks, p.inPlace ? 1 : 0, p.dtype],
+  }),
+  size: (p) => p.sizeBytes,
+  side: collectiveSide,
+};
 
 function byOrder(x: { order: (number | string)[] }, y: { order: (number | string)[] }): number {
   for (let i = 0; i < Math.max(x.order.length, y.order.length); i++) {
@@ -242,16 +270,85 @@ function byOrder(x: { order: (number | string)[] }, y: { order: (number | string
   return 0;
 }
 
-/** A run's points by key; a point measured twice keeps its last measurement, and the note says so. */
-function indexed(points: Measured[], side: 'A' | 'B', notes: string[]): Map<string, Measured> {
-  const map = new Map<string, Measured>();
+/** One run's points on one curve, by size. */
+interface CurvePoints<T> {
+  curve: Curve;
+  bySize: Map<number, T>;
+  /** The curve's place in the display order, once both runs are indexed. */
+  rank: number;
+}
+
+interface Indexed<T> {
+  curves: Map<string, CurvePoints<T>>;
+  /** Each point once, where it was first measured: its curve and size. */
+  firstCurve: CurvePoints<T>[];
+  firstSize: number[];
+}
+
+/** A run's points by curve and size, in one pass; a point measured twice keeps its last measurement, and the note says so. */
+function indexed<T>(records: readonly T[], k: PointKind<T>, side: 'A' | 'B', notes: string[]): Indexed<T> {
+  const curves = new Map<string, CurvePoints<T>>();
+  const firstCurve: CurvePoints<T>[] = [];
+  const firstSize: number[] = [];
   let repeated = 0;
-  for (const p of points) {
-    if (map.has(p.key)) repeated++;
-    map.set(p.key, p);
+  for (const x of records) {
+    const group = k.group(x);
+    let c = curves.get(group);
+    if (!c) curves.set(group, (c = { curve: k.curve(x, group), bySize: new Map(), rank: 0 }));
+    const size = k.size(x);
+    if (c.bySize.has(size)) repeated++;
+    else {
+      firstCurve.push(c);
+      firstSize.push(size);
+    }
+    c.bySize.set(size, x);
   }
   if (repeated > 0) notes.push(`${side} measured ${repeated} point${repeated === 1 ? '' : 's'} more than once; the last measurement of each is compared`);
-  return map;
+  return { curves, firstCurve, firstSize };
+}
+
+const located = (curve: Curve, sizeBytes: number): Located => ({ key: `${curve.group}|${sizeBytes}`, group: curve.group, groupLabel: curve.groupLabel, label: `${curve.groupLabel} · ${formatBytes(sizeBytes)}`, sizeBytes });
+
+const byCurveThenSize = (x: { c: { rank: number }; size: number }, y: { c: { rank: number }; size: number }) => x.c.rank - y.c.rank || x.size - y.size;
+
+/** The points of `mine` that `other` lacks, in display order. */
+function onlyIn<T>(mine: Indexed<T>, other: Indexed<T>, k: PointKind<T>): OnePoint[] {
+  const out: { c: CurvePoints<T>; size: number }[] = [];
+  for (const [group, c] of mine.curves) {
+    const theirs = other.curves.get(group)?.bySize;
+    for (const size of c.bySize.keys()) if (!theirs?.has(size)) out.push({ c, size });
+  }
+  return out.sort(byCurveThenSize).map(({ c, size }) => ({ ...located(c.curve, size), side: k.side(c.bySize.get(size)!) }));
+}
+
+/** Every point of A and B matched by curve and size: linear in the points, then one sort. */
+function matched<T>(a: Run, b: Run, k: PointKind<T>, tolerance: number, notes: string[]): { points: PointComparison[]; onlyInA: OnePoint[]; onlyInB: OnePoint[]; unusable: number } {
+  const inA = indexed(k.records(a), k, 'A', notes);
+  const inB = indexed(k.records(b), k, 'B', notes);
+  // The curves of both runs in display order, ranked once.
+  const curves = [...inA.curves.values(), ...inB.curves.values()].sort((x, y) => byOrder(x.curve, y.curve));
+  for (const [i, c] of curves.entries()) c.rank = i;
+  for (const c of inB.curves.values()) {
+    const same = inA.curves.get(c.curve.group);
+    if (same) c.rank = same.rank;
+  }
+  const common: { c: CurvePoints<T>; size: number; pa: Side; pb: Side }[] = [];
+  let unusable = 0;
+  for (let i = 0; i < inA.firstCurve.length; i++) {
+    const c = inA.firstCurve[i]!;
+    const size = inA.firstSize[i]!;
+    const xb = inB.curves.get(c.curve.group)?.bySize.get(size);
+    if (xb === undefined) continue;
+    const pa = k.side(c.bySize.get(size)!);
+    const pb = k.side(xb);
+    if (pa.gbps > 0 && pb.gbps > 0 && Number.isFinite(pa.gbps) && Number.isFinite(pb.gbps)) common.push({ c, size, pa, pb });
+    else {
+      unusable++;
+      notes.push(`${located(c.curve, size).label}: ${pa.gbps > 0 ? 'B' : 'A'} reports no bandwidth (0 GB/s); not compared`);
+    }
+  }
+  const points = common.sort(byCurveThenSize).map(({ c, size, pa, pb }) => compare(located(c.curve, size), pa, pb, tolerance));
+  return { points, onlyInA: onlyIn(inA, inB, k), onlyInB: onlyIn(inB, inA, k), unusable };
 }
 
 function verdictOf(interval: [number, number] | undefined, tolerance: number): PointVerdict {
@@ -266,9 +363,12 @@ function compare(located: Located, a: Side, b: Side, tolerance: number): PointCo
   const spreads = a.spread && b.spread && a.gbpsLow !== undefined && a.gbpsHigh !== undefined && b.gbpsLow !== undefined && b.gbpsHigh !== undefined;
   const interval: [number, number] | undefined = spreads ? [b.gbpsLow! / a.gbpsHigh!, b.gbpsHigh! / a.gbpsLow!] : undefined;
   const spread: SpreadMethod = !interval ? 'none' : a.spread === 'quartiles' && b.spread === 'quartiles' ? 'quartiles' : 'range';
-  const why = interval ? undefined : [a.noSpread && `A: ${a.noSpread}`, b.noSpread && `B: ${b.noSpread}`].filter(Boolean).join('; ');
   const { key, group, groupLabel, label, sizeBytes } = located;
-  return { key, group, groupLabel, label, sizeBytes, a, b, ratio, ...(interval ? { interval } : {}), spread, verdict: verdictOf(interval, tolerance), ...(why ? { why } : {}) };
+  const verdict = verdictOf(interval, tolerance);
+  // One literal per shape (no spreads): a comparison holds one per point.
+  if (interval) return { key, group, groupLabel, label, sizeBytes, a, b, ratio, interval, spread, verdict };
+  const why = [a.noSpread && `A: ${a.noSpread}`, b.noSpread && `B: ${b.noSpread}`].filter(Boolean).join('; ');
+  return why ? { key, group, groupLabel, label, sizeBytes, a, b, ratio, spread, verdict, why } : { key, group, groupLabel, label, sizeBytes, a, b, ratio, spread, verdict };
 }
 
 function runInfo(run: Run): RunInfo {
@@ -318,25 +418,14 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
     throw new CompareError(`run A (${a.header.id}) is a ${ka!.kind} (${plural(ka!.count, KIND_NOUN[ka!.kind])}) and run B (${b.header.id}) a ${kb!.kind} (${plural(kb!.count, KIND_NOUN[kb!.kind])}): runs of different kinds have no point in common`);
   }
   const kind = ka!.kind;
-  const notes = runNotes(a, b, kind);
-  const inA = indexed(pointsOf(a, kind), 'A', notes);
-  const inB = indexed(pointsOf(b, kind), 'B', notes);
-  const common: Measured[] = [];
-  let unusable = 0;
-  for (const [key, pa] of inA) {
-    const pb = inB.get(key);
-    if (!pb) continue;
-    if (pa.side.gbps > 0 && pb.side.gbps > 0 && Number.isFinite(pa.side.gbps) && Number.isFinite(pb.side.gbps)) common.push(pa);
-    else {
-      unusable++;
-      notes.push(`${pa.label}: ${pa.side.gbps > 0 ? 'B' : 'A'} reports no bandwidth (0 GB/s); not compared`);
+  for (const [side, run, k] of [['A', a, ka!], ['B', b, kb!]] as const) {
+    if (k.count > MAX_COMPARED_POINTS) {
+      throw new CompareError(`run ${side} (${run.header.id}) has ${plural(k.count, KIND_NOUN[kind])}, too large to compare: at most ${MAX_COMPARED_POINTS} a run, so that two runs and their comparison fit in memory; compare smaller runs (fewer sizes, pairs or CU counts)`);
     }
   }
-  const points = common.sort(byOrder).map((pa) => compare(pa, pa.side, inB.get(pa.key)!.side, tolerance));
-  const only = (mine: Map<string, Measured>, other: Map<string, Measured>): OnePoint[] =>
-    [...mine.values()].filter((p) => !other.has(p.key)).sort(byOrder).map(({ key, group, groupLabel, label, sizeBytes, side }) => ({ key, group, groupLabel, label, sizeBytes, side }));
-  const onlyInA = only(inA, inB);
-  const onlyInB = only(inB, inA);
+  const notes = runNotes(a, b, kind);
+  const { points, onlyInA, onlyInB, unusable } =
+    kind === 'sweep' ? matched(a, b, SWEEP, tolerance, notes) : kind === 'matrix' ? matched(a, b, MATRIX, tolerance, notes) : matched(a, b, COLLECTIVE, tolerance, notes);
   const mixed = points.filter((p) => p.a.basis !== p.b.basis).length;
   if (mixed > 0) notes.push(`${mixed} point${mixed === 1 ? '' : 's'} compare a median with a mean (one run kept a summary only)`);
   if (points.length === 0 && unusable === 0) notes.push(`the runs have no point in common: ${plural(onlyInA.length, KIND_NOUN[kind])} only in A, ${plural(onlyInB.length, KIND_NOUN[kind])} only in B`);

@@ -77,6 +77,8 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
   const p: Printed = { tool: ncclTextTool(text), format: 'text', ranks: [], rows: [], warnings: [] };
   let groups: boolean[] | undefined;
   let columns: string[] | undefined;
+  // Where each placement's fields are, worked out once per header rather than once per row.
+  let layout: Layout | undefined;
   for (const line of text.split(/\r?\n/)) {
     const version = /^# (?:nccl|rccl)-tests version (\S+)(?:.*?-library=(\d+))?/.exec(line) ?? /^rccl-tests: Version (\S+)/.exec(line);
     if (version) {
@@ -103,13 +105,19 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
     }
     if (line.startsWith('#')) {
       const tokens = line.slice(1).trim().split(/\s+/);
-      if (/out-of-place|in-place/.test(line) && !tokens.includes('size')) groups = [...line.matchAll(/out-of-place|in-place/g)].map((m) => m[0] === 'in-place');
-      else if (tokens[0] === 'size' && tokens[1] === 'count') columns = tokens;
+      if (/out-of-place|in-place/.test(line) && !tokens.includes('size')) {
+        groups = [...line.matchAll(/out-of-place|in-place/g)].map((m) => m[0] === 'in-place');
+        layout = undefined;
+      } else if (tokens[0] === 'size' && tokens[1] === 'count') {
+        columns = tokens;
+        layout = undefined;
+      }
       else if (/^# (error:|Out of bounds values : \d+ FAILED)/.test(line)) p.warnings.push(line.slice(2).trim());
       continue;
     }
     if (columns && /^\s*\d+\s+\d+\s+\S+/.test(line)) {
-      const row = rowOf(line, columns, groups);
+      layout ??= layoutOf(columns, groups);
+      const row = rowOf(line, layout);
       if (typeof row === 'string') p.warnings.push(`a row not read (${row}): ${line.trim()}`);
       else p.rows.push(row);
     }
@@ -117,22 +125,36 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
   return mapRows(p, file);
 }
 
-/** One table row, by the header's columns: size count type redop root, then each placement's time algbw busbw #wrong [i_min ...]. */
-function rowOf(line: string, columns: string[], groups: boolean[] | undefined): Row | string {
-  const tokens = line.trim().split(/\s+/);
+/** The columns of a header: how many values a row has, and each placement's fields by index (or why the placements cannot be told apart). */
+interface Layout {
+  width: number;
+  places: { inPlace: boolean; time?: number; algbw?: number; busbw?: number; wrong?: number }[] | string;
+}
+
+/** size count type redop root, then each placement's time algbw busbw #wrong [i_min ...]. */
+function layoutOf(columns: string[], groups: boolean[] | undefined): Layout {
   const width = columns.includes('timestamp') ? columns.length - 1 : columns.length;
-  if (tokens.length < width) return `${tokens.length} values for ${width} columns`;
   const starts = columns.flatMap((c, i) => (c === 'time' || c === 'cputime' ? [i] : []));
   const placeOf = groups ?? (starts.length === 2 ? [false, true] : undefined);
-  if (!placeOf || placeOf.length !== starts.length) return 'the header does not say which columns are out-of-place and which in-place';
+  if (!placeOf || placeOf.length !== starts.length) return { width, places: 'the header does not say which columns are out-of-place and which in-place' };
   const places = starts.map((start, g) => {
     const end = starts[g + 1] ?? width;
     const at = (name: string) => {
       const i = columns.slice(start, end).indexOf(name);
-      return i < 0 ? undefined : tokens[start + i];
+      return i < 0 ? undefined : start + i;
     };
     return { inPlace: placeOf[g]!, time: at('time') ?? at('cputime'), algbw: at('algbw'), busbw: at('busbw'), wrong: at('#wrong') };
   });
+  return { width, places };
+}
+
+/** One table row, by the header's layout. */
+function rowOf(line: string, layout: Layout): Row | string {
+  const tokens = line.trim().split(/\s+/);
+  if (tokens.length < layout.width) return `${tokens.length} values for ${layout.width} columns`;
+  if (typeof layout.places === 'string') return layout.places;
+  const token = (i: number | undefined) => (i === undefined ? undefined : tokens[i]);
+  const places = layout.places.map((p) => ({ inPlace: p.inPlace, time: token(p.time), algbw: token(p.algbw), busbw: token(p.busbw), wrong: token(p.wrong) }));
   return { size: tokens[0]!, count: tokens[1]!, type: tokens[2]!, places };
 }
 

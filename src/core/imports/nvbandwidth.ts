@@ -165,7 +165,7 @@ function mapTestcases(p: Printed, source: ImportedRun['source'], options: Nvband
     else if (t.description !== undefined && t.description !== mapping.description) skip(`its description is "${t.description}", not the "${mapping.description}" this mapping reads`);
     else if (t.rows.length !== 1) skip(`its matrix has ${t.rows.length} rows, not one`);
     else if (size === undefined) skip('nvbandwidth ran with a buffer smaller than its default and printed not which: the size of the copies is unknown (sdma-lens import --buffer-size SIZE says it)');
-    else out.samples.push(...samplesOf(t, mapping, size, skip));
+    else for (const sample of samplesOf(t, mapping, size, skip)) out.samples.push(sample);
   }
   if (out.samples.length > 0) {
     if (options.bufferBytes === undefined) notes.add(ASSUMED, `nvbandwidth prints no buffer size: its default, 512 MiB (-b 512), is taken as each copy's size; GB/s are as printed, times are size / GB/s (sdma-lens import --buffer-size SIZE gives another)`);

@@ -248,13 +248,23 @@ function perIteration(t: TransferLine, iters: number, subIterations: number, not
     return {};
   }
   const timesNs = (times as number[]).map((ms) => ms * 1e6);
-  const cus = new Set(t.iterations.flatMap((i) => i.cus));
+  const cus = new Set<string>();
+  for (const i of t.iterations) for (const c of i.cus) cus.add(c);
   const stdevMs = printedNumber(t.stdevMs);
+  // Loops, not Math.min(...list): a list of many iterations would overflow the call stack.
+  let minNs = Number.POSITIVE_INFINITY;
+  let maxNs = Number.NEGATIVE_INFINITY;
+  for (const x of timesNs) {
+    if (x < minNs) minNs = x;
+    if (x > maxNs) maxNs = x;
+  }
+  let gbpsMax = Number.NEGATIVE_INFINITY;
+  for (const x of rates as number[]) if (x > gbpsMax) gbpsMax = x;
   return {
     timesNs,
-    minNs: Math.min(...timesNs),
-    maxNs: Math.max(...timesNs),
-    gbpsMax: Math.max(...(rates as number[])),
+    minNs,
+    maxNs,
+    gbpsMax,
     ...(stdevMs !== undefined ? { stdevNs: stdevMs * 1e6 } : {}),
     ...(cus.size > 0 ? { cusSeen: cus.size } : {}),
   };

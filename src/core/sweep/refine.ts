@@ -11,7 +11,7 @@
  * helper through the run flow).
  */
 import type { EndpointPair } from '../endpoints';
-import { pairName, samePair } from '../endpoints';
+import { pairName } from '../endpoints';
 import type { Crossover } from '../advice/crossover';
 import { MIN_REPETITIONS, findCrossover } from '../advice/crossover';
 import type { Initiator, PathName, Sample } from '../protocol';
@@ -89,17 +89,25 @@ export function placedRatio(tolerance: number): number {
   return (1 + tolerance) / (1 - tolerance);
 }
 
-function pairsOf(samples: readonly Sample[]): EndpointPair[] {
-  const pairs: EndpointPair[] = [];
-  for (const s of samples) if (!pairs.some((p) => samePair(p, s))) pairs.push({ src: s.src, dst: s.dst });
-  return pairs;
+/** The samples of each pair, the pairs in the order first measured: one pass. */
+function byPair(samples: readonly Sample[]): { pair: EndpointPair; samples: Sample[] }[] {
+  const pairs = new Map<string, { pair: EndpointPair; samples: Sample[] }>();
+  for (const s of samples) {
+    const key = `${s.src}:${s.dst}`;
+    const group = pairs.get(key);
+    if (group) group.samples.push(s);
+    else pairs.set(key, { pair: { src: s.src, dst: s.dst }, samples: [s] });
+  }
+  return [...pairs.values()];
 }
+
+/** What makes a sample the same point as another: size, path, CUs, pair, and (optionally) the timing mode. */
+const pointKey = (s: Sample, withMode: boolean) => `${s.sizeBytes}|${s.mover}|${s.initiator}|${s.cus}|${s.src}:${s.dst}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}`;
 
 /** Each pair and initiator that has both paths measured, with its crossover at the chosen CU count. */
 export function crossoversOf(samples: readonly Sample[], cus: RefineOptions['cus']): { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] {
   const out: { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] = [];
-  for (const pair of pairsOf(samples)) {
-    const mine = samples.filter((s) => samePair(s, pair));
+  for (const { pair, samples: mine } of byPair(samples)) {
     for (const initiator of ['host', 'device'] as const) {
       const n = cus[initiator];
       if (n === undefined) continue;
@@ -140,16 +148,17 @@ export function judge(c: Crossover, o: Pick<RefineOptions, 'tolerance'>): { plac
 /** Runs rounds of probes until every crossover is placed, the budget is spent or a round fails. */
 export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (probe: Probe, round: number) => Promise<Run>, now: () => number = Date.now): Promise<RefineResult> {
   const started = now();
-  const added: Sample[] = [];
+  // By point: a re-measured size replaces what was there (and moves to the end).
+  const added = new Map<string, Sample>();
   const runs: Run[] = [];
   let rounds = 0;
   const iters = new Map<string, number>();
   const maxRounds = o.maxRounds ?? 12;
-  const all = () => [...run.samples, ...added];
+  const all = () => [...run.samples, ...added.values()];
   const result = (stopped: RefineResult['stopped'], failure?: string): RefineResult => ({
     rounds,
     runs,
-    samples: added,
+    samples: [...added.values()],
     elapsedMs: now() - started,
     crossovers: crossoversOf(all(), o.cus).map(({ pair, initiator, crossover }) => {
       const j = judge(crossover, o);
@@ -180,9 +189,9 @@ export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (pr
       if (r.end?.status !== 'ok') return result('failed', r.end?.message ?? 'the round did not finish');
       // A re-measured size replaces what was there: the later, longer measurement decides.
       for (const s of r.samples) {
-        const same = (x: Sample) => x.sizeBytes === s.sizeBytes && x.mover === s.mover && x.initiator === s.initiator && x.cus === s.cus && samePair(x, s);
-        for (let i = added.length - 1; i >= 0; i--) if (same(added[i]!)) added.splice(i, 1);
-        added.push(s);
+        const key = pointKey(s, false);
+        added.delete(key);
+        added.set(key, s);
       }
     }
   }
@@ -194,16 +203,17 @@ export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (pr
  * again in a round replaces the grid's), and `refinedSamples` says which they are.
  */
 export function withRefinements(run: Run, rounds: readonly Run[]): Run & { refinedSamples: Sample[] } {
-  const refined: Sample[] = [];
+  // By point, the last round's measurement of each (moved to the end when measured again).
+  const byPoint = new Map<string, Sample>();
   for (const r of rounds) {
     for (const s of r.samples) {
-      const same = (x: Sample) => x.sizeBytes === s.sizeBytes && x.mover === s.mover && x.initiator === s.initiator && x.cus === s.cus && samePair(x, s) && (x.mode ?? 'pipelined') === (s.mode ?? 'pipelined');
-      for (let i = refined.length - 1; i >= 0; i--) if (same(refined[i]!)) refined.splice(i, 1);
-      refined.push(s);
+      const key = pointKey(s, true);
+      byPoint.delete(key);
+      byPoint.set(key, s);
     }
   }
-  const replaced = (x: Sample) => refined.some((s) => s.sizeBytes === x.sizeBytes && s.mover === x.mover && s.initiator === x.initiator && s.cus === x.cus && samePair(s, x) && (s.mode ?? 'pipelined') === (x.mode ?? 'pipelined'));
-  const samples = [...run.samples.filter((x) => !replaced(x)), ...refined].sort((a, b) => a.sizeBytes - b.sizeBytes);
+  const refined = [...byPoint.values()];
+  const samples = [...run.samples.filter((x) => !byPoint.has(pointKey(x, true))), ...refined].sort((a, b) => a.sizeBytes - b.sizeBytes);
   return { ...run, samples, refinedSamples: refined };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Run } from '../run';
 import { isSimulated } from '../run';
-import type { SweepSeries } from './sweepView';
+import type { SweepPoint, SweepSeries } from './sweepView';
 import { seriesOfPair, sweepView, unsupportedOfPair } from './sweepView';
 import { formatBytes, formatGbps } from '../units';
 
@@ -12,17 +12,23 @@ function pad(s: string, width: number): string {
   return s.length >= width ? s : ' '.repeat(width - s.length) + s;
 }
 
-function block(title: string, columns: { head: string; series: SweepSeries }[], sizes: number[]): string[] {
-  const width = Math.max(9, ...columns.map((c) => c.head.length + 2));
-  const lines = [`# ${title}`, `#${pad('size', 10)}${columns.map((c) => pad(c.head, width)).join('')}`];
+/** Appends one block to `out`: a row per size, a column per series (a series' first point of a size). */
+function block(out: string[], title: string, columns: { head: string; series: SweepSeries }[], sizes: number[]): void {
+  let width = 9;
+  for (const c of columns) width = Math.max(width, c.head.length + 2);
+  const bySize = columns.map((c) => {
+    const points = new Map<number, SweepPoint>();
+    for (const p of c.series.points) if (!points.has(p.sizeBytes)) points.set(p.sizeBytes, p);
+    return points;
+  });
+  out.push('#', `# ${title}`, `#${pad('size', 10)}${columns.map((c) => pad(c.head, width)).join('')}`);
   for (const size of sizes) {
-    const cells = columns.map((c) => {
-      const p = c.series.points.find((x) => x.sizeBytes === size);
+    const cells = bySize.map((points) => {
+      const p = points.get(size);
       return pad(p ? formatGbps(p.gbps) : '-', width);
     });
-    lines.push(` ${pad(formatBytes(size), 10)}${cells.join('')}`);
+    out.push(` ${pad(formatBytes(size), 10)}${cells.join('')}`);
   }
-  return lines;
 }
 
 export function sweepTable(run: Run): string {
@@ -39,10 +45,10 @@ export function sweepTable(run: Run): string {
     const sizes = [...new Set(series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
     for (const path of ['cu/host', 'cu/device'] as const) {
       const cols = series.filter((s) => s.path === path).map((s) => ({ head: `${s.cus} CU`, series: s }));
-      if (cols.length > 0) out.push('#', ...block(`${path}, ${pair.label}: GB/s by CUs carrying the copy`, cols, sizes));
+      if (cols.length > 0) block(out, `${path}, ${pair.label}: GB/s by CUs carrying the copy`, cols, sizes);
     }
     const engines = series.filter((s) => s.path.startsWith('engine/')).map((s) => ({ head: s.path, series: s }));
-    if (engines.length > 0) out.push('#', ...block(`copy engine (SDMA) paths, ${pair.label}: GB/s`, engines, sizes));
+    if (engines.length > 0) block(out, `copy engine (SDMA) paths, ${pair.label}: GB/s`, engines, sizes);
     for (const u of unsupportedOfPair(view, pair)) out.push('#', `# ${u.text}`);
   }
   for (const w of view.warnings) out.push(`# warning: ${w}`);

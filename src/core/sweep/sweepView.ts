@@ -113,9 +113,14 @@ export function sweepView(run: Run, live = false): SweepView {
     return { path, src: u.src, dst: u.dst, reason: u.reason, points: u.points, text: `${path}: not for ${pairName(u)}: ${u.reason}` };
   });
   unsupported.sort((a, b) => comparePairs(a, b) || order(a.path) - order(b.path));
-  const pairs: SweepPair[] = [];
-  for (const p of [...series, ...unsupported]) if (!pairs.some((q) => samePair(p, q))) pairs.push({ src: p.src, dst: p.dst, label: pairName(p) });
-  pairs.sort(comparePairs);
+  const byPair = new Map<string, SweepPair>();
+  for (const list of [series, unsupported]) {
+    for (const p of list) {
+      const key = `${p.src}:${p.dst}`;
+      if (!byPair.has(key)) byPair.set(key, { src: p.src, dst: p.dst, label: pairName(p) });
+    }
+  }
+  const pairs = [...byPair.values()].sort(comparePairs);
   const first = pairs[0];
   const node = run.topology?.node;
   const status = live && !run.end ? 'running' : runStatus(run);
