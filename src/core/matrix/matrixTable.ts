@@ -7,6 +7,7 @@ import type { Run } from '../run';
 import { endpointArg, pairName } from '../endpoints';
 import { matrixPageView } from './matrixView';
 import { formatBytes, formatGbps } from '../units';
+import { terminalLine } from '../text';
 
 const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
 
@@ -54,5 +55,5 @@ export function matrixTable(run: Run): string {
     out.push(`# ${p.weakestText}`, ...totals(p), ...failures(p));
   }
   for (const n of view.notes) if (!n.startsWith('Simulated node')) out.push(`# note: ${n}`);
-  return out.join('\n');
+  return out.map(terminalLine).join('\n');
 }

@@ -7,6 +7,7 @@ import { isSimulated } from '../run';
 import type { SweepPoint, SweepSeries } from './sweepView';
 import { seriesOfPair, sweepView, unsupportedOfPair } from './sweepView';
 import { formatBytes, formatGbps } from '../units';
+import { terminalLine } from '../text';
 
 function pad(s: string, width: number): string {
   return s.length >= width ? s : ' '.repeat(width - s.length) + s;
@@ -53,5 +54,5 @@ export function sweepTable(run: Run): string {
   }
   for (const w of view.warnings) out.push(`# warning: ${w}`);
   for (const p of view.problems) out.push(`# problem: ${p}`);
-  return out.join('\n');
+  return out.map(terminalLine).join('\n');
 }
