@@ -153,7 +153,9 @@ async function main() {
 
     await check('the SDMA Lens view opens on its welcome with the first actions, and its walkthrough opens (screenshots)', async () => {
       await showRunsView();
-      const welcome = page.locator('.welcome-view-content', { hasText: 'No runs yet' }).first();
+      // The trusted welcome: while VS Code resolves the workspace's trust at start-up it may show the
+      // Restricted Mode one for a moment, which also begins "No runs yet".
+      const welcome = page.locator('.welcome-view-content', { hasText: 'No runs yet. A transfer sweep' }).first();
       await welcome.waitFor({ state: 'visible', timeout: 10_000 });
       for (const action of ['Run Transfer Sweep', 'Select Target', 'Import Results']) {
         assert((await welcome.locator('.monaco-button, a', { hasText: action }).count()) > 0, `the welcome lacks "${action}"`);
