@@ -19,7 +19,7 @@ export function collectivePageView(run: Run): CollectivePageView {
   if (simulated) notes.unshift('Simulated node: these numbers show how the panel reasons, not settings for a real machine.');
   for (const w of run.warnings) notes.push(`${w.code}: ${w.message}`);
   for (const e of run.errors) notes.push(`error ${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
-  notes.push(...run.problems);
+  for (const p of run.problems) notes.push(p);
   const recommendations = advice.recommendations.map((r) => ({ knob: r.knob, value: r.value, evidence: r.evidence, confidence: r.confidence }));
   return {
     runId: run.header.id,

@@ -24,9 +24,12 @@ export function compareTable(c: Comparison): string {
   const out = [`# SDMA Lens comparison of two ${c.kind} runs: B against A`, runLine('A', c.a), runLine('B', c.b), `# ${c.method}`];
   const rows = c.points.map((p) => [p.label, formatGbps(p.a.gbps), formatGbps(p.b.gbps), formatRatio(p), p.verdict]);
   const head = ['point', `A ${c.bandwidth}`, `B ${c.bandwidth}`, 'ratio [low, high]', 'verdict'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length));
   const line = (r: string[], lead: string) => `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${r[4]}`;
-  if (rows.length > 0) out.push(line(head, '# '), ...rows.map((r) => line(r, '  ')));
+  if (rows.length > 0) {
+    out.push(line(head, '# '));
+    for (const r of rows) out.push(line(r, '  '));
+  }
   // Why a point's noise is unknown, once per reason rather than once per row.
   const whys = new Map<string, number>();
   for (const p of c.points) if (p.why) whys.set(p.why, (whys.get(p.why) ?? 0) + 1);
@@ -36,6 +39,6 @@ export function compareTable(c: Comparison): string {
     if (only.length > MAX_ONLY) out.push(`# only in ${side}: ${only.length - MAX_ONLY} more (--json lists them all)`);
   }
   for (const n of c.notes) out.push(`# note: ${n}`);
-  out.push(...summaryLines(c).map((l) => `# ${l}`));
+  for (const l of summaryLines(c)) out.push(`# ${l}`);
   return out.map(terminalLine).join('\n');
 }

@@ -139,7 +139,7 @@ export function matrixPageView(run: Run): MatrixPageView {
   if (simulated) notes.push('Simulated node: every cell comes from the simulated MI350X model, not from a measurement.');
   for (const w of run.warnings) notes.push(`${w.code}: ${w.message}`);
   for (const e of run.errors) if (!e.cell) notes.push(`error ${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
-  notes.push(...run.problems);
+  for (const p of run.problems) notes.push(p);
   const first = run.matrixCells?.[0];
   const sizeArg = argOf(run, '--size');
   return {

@@ -31,12 +31,12 @@ export function kernelFactsText(instances: readonly KernelSummary[]): KernelFact
   }
   const moved = bytes.cu + bytes.engine;
   const parts = [`${formatDuration(avgNs)} avg x ${launches} launch${launches === 1 ? '' : 'es'}`];
-  if (cus.length > 0) parts.push(`${Math.max(...cus)} CUs`);
+  if (cus.length > 0) parts.push(`${cus.reduce((m, c) => Math.max(m, c), 0)} CUs`);
   if (moved > 0) parts.push(`${formatBytes(moved)} moved, ${Math.round((100 * bytes.engine) / moved)}% by SDMA`);
   const busiest = [...instances].sort((a, b) => b.totalNs - a.totalNs)[0]!;
   const lines = [
-    `- ${launches} launches, ${formatDuration(totalNs)} in all (avg ${formatDuration(avgNs)}, min ${formatDuration(Math.min(...instances.map((k) => k.minNs)))}, max ${formatDuration(Math.max(...instances.map((k) => k.maxNs)))})`,
-    cus.length > 0 ? `- up to ${Math.max(...cus)} CUs/SMs seen by the device trace in one launch` : '- CUs: not traced (include sdma_lens/trace.h to see them)',
+    `- ${launches} launches, ${formatDuration(totalNs)} in all (avg ${formatDuration(avgNs)}, min ${formatDuration(instances.reduce((m, k) => Math.min(m, k.minNs), Infinity))}, max ${formatDuration(instances.reduce((m, k) => Math.max(m, k.maxNs), -Infinity))})`,
+    cus.length > 0 ? `- up to ${cus.reduce((m, c) => Math.max(m, c), 0)} CUs/SMs seen by the device trace in one launch` : '- CUs: not traced (include sdma_lens/trace.h to see them)',
     moved > 0 ? `- moved inside its launches: ${formatBytes(bytes.cu)} by load/store, ${formatBytes(bytes.engine)} by the copy engine` : '- no copies traced inside its launches',
     `- GPUs: ${[...new Set(instances.flatMap((k) => k.gpus))].sort((a, b) => a - b).join(', ')}; sources: ${[...new Set(instances.flatMap((k) => k.sources))].join(', ')}`,
   ];

@@ -63,9 +63,13 @@ function oneLine(text: string): string {
 /** A GitHub table under the title as a heading, the notes as a list below it. */
 export function tableMarkdown(table: TableModel): string {
   const row = (cells: readonly TableCell[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
-  const lines = [`## ${oneLine(table.title)}`, '', row(table.columns), `|${table.columns.map(() => ' --- |').join('')}`, ...table.rows.map(row)];
+  const lines = [`## ${oneLine(table.title)}`, '', row(table.columns), `|${table.columns.map(() => ' --- |').join('')}`];
+  for (const r of table.rows) lines.push(row(r));
   const notes = table.notes ?? [];
-  if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${oneLine(n)}`));
+  if (notes.length > 0) {
+    lines.push('');
+    for (const n of notes) lines.push(`- ${oneLine(n)}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
