@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Comparison, PointComparison } from '../../core/compare/compare';
-import { CompareError, belowBeyondNoise, belowNoiseUnknown, compareRuns, formatRatio } from '../../core/compare/compare';
+import { CompareError, MAX_COMPARED_POINTS, belowBeyondNoise, belowNoiseUnknown, compareRuns, formatRatio } from '../../core/compare/compare';
 import { compareTable } from '../../core/compare/compareTable';
 import type { Run } from '../../core/run';
 import { RUN_FILE_NAME } from '../../core/run';
@@ -79,7 +79,8 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
   const tolerance = values.tolerance === undefined ? 0 : number('tolerance', values.tolerance, (x) => x >= 0 && x < 1, 'a fraction from 0 to below 1, e.g. 0.01 for 1 %');
   const store = storeOf(values);
   const files = positionals.map((arg) => runFileOf(store, arg));
-  const [a, b] = (await Promise.all(files.map((f) => readRunFile(f)))) as [Run, Run];
+  // A run past the compare limit is refused as soon as that many samples are read, not after reading it whole.
+  const [a, b] = (await Promise.all(files.map((f) => readRunFile(f, { stopWhen: (r) => r.samples.length > MAX_COMPARED_POINTS })))) as [Run, Run];
   if (signal?.aborted) return 130;
   let comparison: Comparison;
   try {

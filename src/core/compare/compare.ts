@@ -420,7 +420,7 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
   const kind = ka!.kind;
   for (const [side, run, k] of [['A', a, ka!], ['B', b, kb!]] as const) {
     if (k.count > MAX_COMPARED_POINTS) {
-      throw new CompareError(`run ${side} (${run.header.id}) has ${plural(k.count, KIND_NOUN[kind])}, too large to compare: at most ${MAX_COMPARED_POINTS} a run, so that two runs and their comparison fit in memory; compare smaller runs (fewer sizes, pairs or CU counts)`);
+      throw new CompareError(`run ${side} (${run.header.id}) has more than ${plural(MAX_COMPARED_POINTS, KIND_NOUN[kind])}, too large to compare: at most ${MAX_COMPARED_POINTS} a run, so that two runs and their comparison fit in memory; compare smaller runs (fewer sizes, pairs or CU counts)`);
     }
   }
   const notes = runNotes(a, b, kind);

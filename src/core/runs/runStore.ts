@@ -278,7 +278,15 @@ const HEADER_MAX_CHARS = 1024 * 1024;
  * skipped as a problem). Throws RunFileError when the file is refused (safeFile.ts) or its
  * first line is not a run header.
  */
-export async function readRunFile(file: string): Promise<Run> {
+export interface ReadRunOptions {
+  /**
+   * Checked after each chunk read: true stops the read there and gives back the run as read so
+   * far (a caller with a size limit, e.g. compare, need not read a run it will refuse whole).
+   */
+  stopWhen?(run: Run): boolean;
+}
+
+export async function readRunFile(file: string, options: ReadRunOptions = {}): Promise<Run> {
   let opened;
   try {
     opened = await openSafeFile(file, 'run');
@@ -331,6 +339,7 @@ export async function readRunFile(file: string): Promise<Run> {
         dropping = false;
         start = nl + 1;
       }
+      if (run && options.stopWhen?.(run)) return run;
       if (dropping || start === text.length) continue;
       const rest = text.slice(start);
       parts.push(rest);
