@@ -46,6 +46,15 @@ export function terminalLine(text: string): string {
   return text.replace(UNSAFE, escape);
 }
 
+/**
+ * Text for a Markdown sink (a hover, a tree item's tooltip): one line as `terminalLine` makes
+ * it, then every character Markdown gives a meaning to (links, emphasis, code, HTML) escaped
+ * with a backslash, so text from a run shows as written and never becomes a link.
+ */
+export function markdownText(text: string): string {
+  return terminalLine(text).replace(/[\\`*_{}[\]()#+\-.!|<>~&:]/g, '\\$&');
+}
+
 /** A `# ...` comment line of a sourced shell block: `#` alone for empty text, else `# ` and the text on one line. */
 export function shellComment(text: string): string {
   return text === '' ? '#' : `# ${terminalLine(text)}`;

@@ -13,6 +13,7 @@ import type { KernelFactsText } from '../core/profile/kernelFacts';
 import { factsBySite } from '../core/profile/kernelFacts';
 import type { ProfileSummary } from '../core/profile/profileSummary';
 import type { ShowTimelineArgs } from './commands/showTimeline';
+import { markdownText } from '../core/text';
 
 /** Files larger than this get no lenses: generated sources are not what users profile by hand. */
 const MAX_CHARS = 4 * 1024 * 1024;
@@ -31,9 +32,8 @@ export interface Profile {
   summary: ProfileSummary;
 }
 
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
-}
+/** Kernel names come from the program's binary, not from us: Markdown-escaped, controls and bidi marks shown. */
+const escapeMarkdown = markdownText;
 
 /** The summary lens's command: the run's timeline, filtered to the launches these facts are about. */
 export function timelineArgsFor(runId: string, qualifiedName: string, facts: KernelFactsText): ShowTimelineArgs {

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { RunSummary } from '../core/runs/runStore';
 import { RunStore } from '../core/runs/runStore';
-import { escapeControls } from '../core/text';
+import { markdownText } from '../core/text';
 import { runsFolder } from './settings';
 
 /** What the tree shows: a kind of run, a node within it, or one run. */
@@ -92,11 +92,11 @@ export function runItem(s: RunSummary): vscode.TreeItem {
   item.description = marks.join(' · ');
   item.tooltip = new vscode.MarkdownString(
     [
-      `**${escapeControls(s.id)}**`,
+      `**${markdownText(s.id)}**`,
       vscode.l10n.t('status: {0}', s.status),
       s.simulated ? vscode.l10n.t('SIMULATED: numbers from the simulated MI350X node, not from hardware') : '',
-      s.problems ? vscode.l10n.t('first problem: {0}', escapeControls(s.problems.first)) : '',
-      s.error ? escapeControls(s.error) : '',
+      s.problems ? vscode.l10n.t('first problem: {0}', markdownText(s.problems.first)) : '',
+      s.error ? markdownText(s.error) : '',
     ]
       .filter(Boolean)
       .join('\n\n'),
