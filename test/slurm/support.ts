@@ -6,16 +6,12 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { bundleCli as bundleCliInto } from '../support/cliProcess';
 
-const repo = resolve(__dirname, '..', '..');
 
-/** `dist/cli.js` of the sources under test, bundled into `work`. */
+/** The CLI of the sources under test, bundled into `work` (test/support/cliProcess.ts). */
 export async function bundleCli(work: string): Promise<string> {
-  const cli = join(work, 'dist', 'cli.js');
-  await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
-  return cli;
+  return bundleCliInto(work);
 }
 
 export function clusterEnv(conf: string): NodeJS.ProcessEnv {

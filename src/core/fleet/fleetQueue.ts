@@ -137,7 +137,7 @@ export async function cancelQueuedFleet(id: string, o: QueueOptions): Promise<Fl
   if (index.status !== 'queued') throw new SlurmError(`fleet ${id} is not queued (${index.status})`);
   const released = await release(o.base, index.slurm.job, { waitMs: o.releaseWaitMs });
   index.slurm.batch = { ...index.slurm.batch!, cancelled: true };
-  index.slurm.released = released.gone ? { gone: true, waitedMs: released.waitedMs } : { gone: false, state: released.state, waitedMs: released.waitedMs };
+  index.slurm.released = released;
   index.message = `job ${index.slurm.job} cancelled ${new Date().toISOString()}${released.gone ? '' : ` (${stillListed(index.slurm.job, released)})`}; what its nodes wrote can still be collected`;
   o.fleets.write(index);
   return index;

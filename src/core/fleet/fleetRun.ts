@@ -182,8 +182,8 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
     if (own) {
       try {
         const released = await release(o.base, job, { waitMs: o.releaseWaitMs, onWaiting: (state) => o.onEvent?.({ kind: 'releasing', job, state }) });
-        index.slurm.released = released.gone ? { gone: true, waitedMs: released.waitedMs } : { gone: false, state: released.state, waitedMs: released.waitedMs };
-        o.onEvent?.({ kind: 'released', job, ...index.slurm.released });
+        index.slurm.released = released;
+        o.onEvent?.({ kind: 'released', job, ...released });
         if (!released.gone) {
           const said = stillListed(job, released);
           index.message = index.message ? `${index.message}; ${said}` : said;
