@@ -1,6 +1,7 @@
 # Run mode (docs/PROFILE.md): runs a user's program and reports its dispatches and copies.
 target_sources(sdma_probe_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/csv_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_spans.cpp
   ${CMAKE_CURRENT_LIST_DIR}/import_mode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/library_log.cpp
@@ -48,6 +49,19 @@ if(SDMA_PROBE_BUILD_TESTS)
     target_compile_definitions(run_mode_test PRIVATE SDMA_PROBE_HAVE_SQLITE=1)
     target_link_libraries(run_mode_test PRIVATE ${sdma_sqlite_target})
   endif()
+  # The readers of outside data on hostile input (docs/PROFILE.md, "Reading what others hand you").
+  foreach(reader csv_reader rocpd_reader trace_collector)
+    add_executable(${reader}_test ${CMAKE_CURRENT_LIST_DIR}/../../tests/${reader}_test.cpp)
+    target_include_directories(${reader}_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../../tests)
+    target_link_libraries(${reader}_test PRIVATE sdma_probe_core sdma_probe_warnings)
+    if(sdma_have_sqlite)
+      target_compile_definitions(${reader}_test PRIVATE SDMA_PROBE_HAVE_SQLITE=1)
+      target_link_libraries(${reader}_test PRIVATE ${sdma_sqlite_target})
+    endif()
+    add_test(NAME ${reader} COMMAND ${reader}_test ${CMAKE_CURRENT_LIST_DIR}/../../../test/fixtures)
+    # A reader that loops or floods memory fails here instead of hanging the suite.
+    set_tests_properties(${reader} PROPERTIES TIMEOUT 120)
+  endforeach()
   add_test(NAME run_mode COMMAND run_mode_test ${CMAKE_CURRENT_LIST_DIR}/../../../test/fixtures/rocprofv3
            ${CMAKE_CURRENT_LIST_DIR}/../../../test/fixtures/rocpd)
 endif()

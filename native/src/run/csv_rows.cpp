@@ -1,0 +1,1 @@
+#include "run/csv_rows.hpp"
