@@ -92,8 +92,9 @@ CommandResult ImportCommand::run(cli::Session& session) {
   // Read on rocprofv3's own clock; the records then count from the earliest start.
   TraceCollector collector(0);
   std::vector<CollectorWarning> warnings;
-  const std::size_t read = options.rocpd.empty() ? readRocprofDir(path, 0, collector, warnings)
-                                                 : readRocpdDatabase(path, 0, collector, warnings);
+  ingest::Control control = ingest::Control::process();
+  const std::size_t read = options.rocpd.empty() ? readRocprofDir(path, 0, collector, warnings, control)
+                                                 : readRocpdDatabase(path, 0, collector, warnings, control);
   std::vector<DispatchRecord> dispatches;
   std::vector<CopyRecord> copies;
   collector.finish(dispatches, copies, warnings);

@@ -129,7 +129,7 @@ std::int64_t rocprofClockToMonoNs() {
 }
 
 std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, TraceCollector& collector,
-                           std::vector<CollectorWarning>& warnings) {
+                           std::vector<CollectorWarning>& warnings, ingest::Control& control) {
   std::vector<std::string> files;
   findFiles(dir, files);
   std::sort(files.begin(), files.end());
@@ -144,7 +144,7 @@ std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, Trac
     // A rocprofv3 that writes its rocpd database whatever --output-format says (or was told
     // otherwise): the same records from the database.
     std::size_t count = 0;
-    for (const std::string& db : databases) count += readRocpdDatabase(db, bootToMono, collector, warnings);
+    for (const std::string& db : databases) count += readRocpdDatabase(db, bootToMono, collector, warnings, control);
     return count;
   }
   if (kernels.empty() && copies.empty()) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/control.hpp"
 #include "run/records.hpp"
 #include "run/trace_collector.hpp"
 
@@ -20,7 +21,7 @@ std::int64_t rocprofClockToMonoNs();
 // no CSV trace there, its rocpd databases (*.db) instead. Returns the number of rows read;
 // problems (no files, a missing column) land in `warnings`.
 std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, TraceCollector& collector,
-                           std::vector<CollectorWarning>& warnings);
+                           std::vector<CollectorWarning>& warnings, ingest::Control& control);
 
 // One CSV text into header-keyed rows (RFC 4180 quoting), for tests too.
 std::vector<std::map<std::string, std::string>> parseCsv(const std::string& text);

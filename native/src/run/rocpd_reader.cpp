@@ -18,7 +18,7 @@ namespace sdma::runmode {
 bool rocpdSupported() { return false; }
 
 std::size_t readRocpdDatabase(const std::string& path, std::int64_t, TraceCollector&,
-                              std::vector<CollectorWarning>& warnings) {
+                              std::vector<CollectorWarning>& warnings, ingest::Control&) {
   warnings.push_back({"rocpd-unsupported",
                       "this sdma-probe was built without SQLite3, so it cannot read the rocpd database " + path +
                           ": install SQLite3's headers (libsqlite3-dev) and rebuild the helper, or profile with "
@@ -223,7 +223,7 @@ std::string directionOf(int src, int dst) {
 }  // namespace
 
 std::size_t readRocpdDatabase(const std::string& path, std::int64_t clockToMonoNs, TraceCollector& collector,
-                              std::vector<CollectorWarning>& warnings) {
+                              std::vector<CollectorWarning>& warnings, ingest::Control&) {
   Database db(path);
   if (!db.problem().empty()) {
     warnings.push_back({"rocpd-unreadable", path + " could not be read as an SQLite database (" + db.problem() +

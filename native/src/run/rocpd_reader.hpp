@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/control.hpp"
 #include "run/trace_collector.hpp"
 
 namespace sdma::runmode {
@@ -18,6 +19,6 @@ bool rocpdSupported();
 // could not be read (not a database, a view or column missing, built without SQLite) lands
 // in `warnings`, never as made-up values.
 std::size_t readRocpdDatabase(const std::string& path, std::int64_t clockToMonoNs, TraceCollector& collector,
-                              std::vector<CollectorWarning>& warnings);
+                              std::vector<CollectorWarning>& warnings, ingest::Control& control);
 
 }  // namespace sdma::runmode

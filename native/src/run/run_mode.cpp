@@ -373,7 +373,8 @@ CommandResult RunCommand::run(cli::Session& session) {
       std::fclose(f);
     }
   }
-  if (!rocprofDir.empty()) readRocprofDir(rocprofDir, rocprofClockToMonoNs(), collector, warnings);
+  ingest::Control control = ingest::Control::process();
+  if (!rocprofDir.empty()) readRocprofDir(rocprofDir, rocprofClockToMonoNs(), collector, warnings, control);
   if (!traceDir.empty()) removeTree(traceDir);
   if (backend == "sim" && options.simDispatches > 0) {
     addSimulatedRecords(options.simDispatches, gpuCount, startMonoNs, collector);

@@ -206,7 +206,8 @@ void rocprofSamples(const std::string& fixtures) {
                         .c_str()) == 0);
   TraceCollector c(0);
   std::vector<CollectorWarning> warnings;
-  const std::size_t n = readRocprofDir(dir, 0, c, warnings);
+  sdma::ingest::Control control = sdma::ingest::Control::detached();
+  const std::size_t n = readRocprofDir(dir, 0, c, warnings, control);
   CHECK(n == rows.size() + parseCsv(readAll(fixtures + "/memory_copy_trace.csv")).size());
   std::vector<DispatchRecord> d;
   std::vector<CopyRecord> copies;
@@ -246,7 +247,8 @@ struct Read {
 Read readDb(const std::string& path, std::int64_t programStart = 0, std::int64_t offset = 0) {
   Read r;
   TraceCollector collector(programStart);
-  r.count = readRocpdDatabase(path, offset, collector, r.warnings);
+  sdma::ingest::Control control = sdma::ingest::Control::detached();
+  r.count = readRocpdDatabase(path, offset, collector, r.warnings, control);
   collector.finish(r.d, r.c, r.warnings);
   return r;
 }
@@ -297,7 +299,8 @@ void rocpdFixture(const std::string& fixtures) {
   {
     TraceCollector c(0);
     std::vector<CollectorWarning> warnings;
-    CHECK(readRocprofDir(dir, 0, c, warnings) == 7);
+    sdma::ingest::Control control = sdma::ingest::Control::detached();
+    CHECK(readRocprofDir(dir, 0, c, warnings, control) == 7);
     CHECK(warnings.empty());
   }
 
@@ -354,7 +357,8 @@ void rocpdFixture(const std::string& fixtures) {
   TraceCollector c(0);
   std::vector<CollectorWarning> warnings;
   CHECK(!rocpdSupported());
-  CHECK(readRocpdDatabase(fixtures + "/fixture.db", 0, c, warnings) == 0);
+  sdma::ingest::Control control = sdma::ingest::Control::detached();
+  CHECK(readRocpdDatabase(fixtures + "/fixture.db", 0, c, warnings, control) == 0);
   CHECK(hasWarning(warnings, "rocpd-unsupported", "without SQLite3"));
 }
 #endif

@@ -114,16 +114,30 @@ void TraceCollector::addLine(std::string_view line) {
   }
 }
 
-void TraceCollector::addDispatchMono(DispatchRecord d) {
+bool TraceCollector::full() const {
+  return dispatches_.size() >= limits_.maxDispatches || copies_.size() >= limits_.maxCopies;
+}
+
+bool TraceCollector::addDispatchMono(DispatchRecord d) {
+  if (dispatches_.size() >= limits_.maxDispatches) {
+    ++dispatchesDropped_;
+    return false;
+  }
   d.startNs -= startMonoNs_;
   d.endNs -= startMonoNs_;
   dispatches_.push_back(std::move(d));
+  return true;
 }
 
-void TraceCollector::addCopyMono(CopyRecord c) {
+bool TraceCollector::addCopyMono(CopyRecord c) {
+  if (copies_.size() >= limits_.maxCopies) {
+    ++copiesDropped_;
+    return false;
+  }
   c.startNs -= startMonoNs_;
   c.endNs -= startMonoNs_;
   copies_.push_back(std::move(c));
+  return true;
 }
 
 void TraceCollector::finish(std::vector<DispatchRecord>& dispatches, std::vector<CopyRecord>& copies,

@@ -15,18 +15,31 @@ struct CollectorWarning {
   std::string message;
 };
 
+// The most records one run or import keeps (memory: a few hundred bytes each). What comes
+// after is counted and said in one `records-capped` warning, never kept.
+struct CollectorLimits {
+  std::size_t maxDispatches = 1000000;
+  std::size_t maxCopies = 1000000;
+  std::size_t maxSpans = 2000000;
+};
+
 // Collects the trace lines the program's side writes (the CUPTI injection library and
 // <sdma_lens/trace.h>, docs/PROFILE.md) plus records read from profiler files, and turns
 // them into dispatch/copy records on the program's time line at the end of the run.
 class TraceCollector {
  public:
   // CLOCK_MONOTONIC ns of the program's start: time zero of every record.
-  explicit TraceCollector(std::int64_t programStartMonoNs) : startMonoNs_(programStartMonoNs) {}
+  explicit TraceCollector(std::int64_t programStartMonoNs, CollectorLimits limits = {})
+      : startMonoNs_(programStartMonoNs), limits_(limits) {}
 
   void addLine(std::string_view line);
-  // Records already on CLOCK_MONOTONIC (profiler files, the simulator).
-  void addDispatchMono(DispatchRecord d);
-  void addCopyMono(CopyRecord c);
+  // Records already on CLOCK_MONOTONIC (profiler files, the simulator). false when the record
+  // was not kept (the cap is reached, or its times do not fit the run's time line): a reader
+  // may stop once full() says so.
+  bool addDispatchMono(DispatchRecord d);
+  bool addCopyMono(CopyRecord c);
+  // True once dispatches or copies reached their cap.
+  bool full() const;
 
   // Everything, ordered by start; device-trace spans are folded into the dispatches that
   // contain them (cusSeen, one copy per label and peer) or grouped on their own. With `spans`,
@@ -64,6 +77,10 @@ class TraceCollector {
   };
 
   std::int64_t startMonoNs_;
+  CollectorLimits limits_;
+  std::uint64_t dispatchesDropped_ = 0;
+  std::uint64_t copiesDropped_ = 0;
+  std::uint64_t spansDropped_ = 0;
   std::uint64_t lines_ = 0;
   std::uint64_t malformed_ = 0;
   std::string firstMalformed_;

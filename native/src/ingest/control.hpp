@@ -8,7 +8,7 @@
 #include <functional>
 #include <utility>
 
-namespace sdma::read {
+namespace sdma::ingest {
 
 class Control {
  public:
@@ -48,4 +48,4 @@ class Control {
   bool cancelled_ = false;
 };
 
-}  // namespace sdma::read
+}  // namespace sdma::ingest

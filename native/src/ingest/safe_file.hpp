@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "read/control.hpp"
+#include "ingest/control.hpp"
 
-namespace sdma::read {
+namespace sdma::ingest {
 
 class SafeFile {
  public:
@@ -88,4 +88,4 @@ FoundFiles findRegularFiles(const std::string& dir, int maxDepth, std::size_t ma
 // "3.1 GB": a byte count in words for messages.
 std::string bytesInWords(std::uint64_t bytes);
 
-}  // namespace sdma::read
+}  // namespace sdma::ingest

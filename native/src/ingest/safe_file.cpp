@@ -1,4 +1,4 @@
-#include "read/safe_file.hpp"
+#include "ingest/safe_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace sdma::read {
+namespace sdma::ingest {
 
 namespace {
 
@@ -217,4 +217,4 @@ FoundFiles findRegularFiles(const std::string& dir, int maxDepth, std::size_t ma
   return out;
 }
 
-}  // namespace sdma::read
+}  // namespace sdma::ingest

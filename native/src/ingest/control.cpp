@@ -1,10 +1,10 @@
-#include "read/control.hpp"
+#include "ingest/control.hpp"
 
 #include "cancel.hpp"
 #include "reporter.hpp"
 
-namespace sdma::read {
+namespace sdma::ingest {
 
 Control Control::process() { return Control([] { return cancel::requested(); }, [] { sdma::heartbeat(); }); }
 
-}  // namespace sdma::read
+}  // namespace sdma::ingest

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string_view>
 
-namespace sdma::read {
+namespace sdma::ingest {
 
 inline std::optional<std::int64_t> add(std::int64_t a, std::int64_t b) {
   std::int64_t out = 0;
@@ -70,4 +70,4 @@ inline std::optional<std::int64_t> roundToInt64(double v) {
   return toInt64(std::round(v));
 }
 
-}  // namespace sdma::read
+}  // namespace sdma::ingest
