@@ -9,39 +9,28 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "ingest/checked.hpp"
+#include "ingest/safe_file.hpp"
 #include "run/child_process.hpp"
+#include "run/csv_rows.hpp"
 #include "run/rocpd_reader.hpp"
 
 namespace sdma::runmode {
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using ingest::CsvReader;
+using ingest::CsvRow;
+constexpr std::size_t kNoColumn = CsvReader::kNoColumn;
 
 bool endsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-void findFiles(const std::string& dir, std::vector<std::string>& out, int depth = 0) {
-  if (depth > 6) return;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    const std::string path = dir + "/" + name;
-    if (e->d_type == DT_DIR) findFiles(path, out, depth + 1);
-    else out.push_back(path);
-  }
-  closedir(d);
 }
 
 std::int64_t clockNs(clockid_t id) {
@@ -50,72 +39,418 @@ std::int64_t clockNs(clockid_t id) {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-std::int64_t toInt(const std::map<std::string, std::string>& row, const std::string& key, std::int64_t fallback) {
-  const auto it = row.find(key);
-  if (it == row.end() || it->second.empty()) return fallback;
-  char* end = nullptr;
-  const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  return end && *end == '\0' ? v : fallback;
+// A cell quoted in a message: printable ASCII only and short, whatever the file holds.
+std::string quoteCell(std::string_view cell) {
+  constexpr std::size_t kShown = 40;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < cell.size() && i < kShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(cell[i]);
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (cell.size() > kShown) out += "...";
+  return out + "\"";
 }
 
-std::string field(const std::map<std::string, std::string>& row, const std::string& key) {
-  const auto it = row.find(key);
-  return it == row.end() ? std::string() : it->second;
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
+
+// One CSV trace: a file under the folder, or a text in memory (empty path).
+struct CsvSource {
+  std::string name;  // for messages: the path, or the file's usual name for a text
+  std::string path;
+  std::string_view text;
+};
+
+// Rows left out (or changed) for one reason: how many, and where the first was.
+struct Tally {
+  std::uint64_t count = 0;
+  std::string first;
+
+  // `detail` is only built for the first one.
+  template <typename Detail>
+  void note(const CsvSource& source, const CsvRow& row, Detail detail) {
+    if (count++ == 0) first = source.name + " line " + std::to_string(row.line()) + " (" + detail() + ")";
+  }
+};
+
+struct AgentColumns {
+  std::size_t agentType = kNoColumn, type = kNoColumn;
+  std::vector<std::size_t> ids;  // in the order they are tried
+};
+
+struct KernelColumns {
+  std::size_t start = kNoColumn, end = kNoColumn, name = kNoColumn, agent = kNoColumn, correlation = kNoColumn;
+  std::size_t grid[3] = {kNoColumn, kNoColumn, kNoColumn};
+  std::size_t block[3] = {kNoColumn, kNoColumn, kNoColumn};
+};
+
+struct CopyColumns {
+  std::size_t start = kNoColumn, end = kNoColumn, src = kNoColumn, dst = kNoColumn, bytes = kNoColumn,
+              direction = kNoColumn;
+};
+
+constexpr const char* kGridColumns[3] = {"Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"};
+constexpr const char* kBlockColumns[3] = {"Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z"};
+
+// Reads rocprofv3's CSV traces row by row into the collector, counting everything it leaves
+// out, and says it all in warnings at the end.
+class CsvImport {
+ public:
+  CsvImport(std::int64_t bootToMono, TraceCollector& collector, std::vector<CollectorWarning>& warnings,
+            ingest::Control& control)
+      : bootToMono_(bootToMono), collector_(collector), warnings_(warnings), control_(control) {}
+
+  std::size_t run(const std::vector<CsvSource>& agentFiles, const std::vector<CsvSource>& kernelFiles,
+                  const std::vector<CsvSource>& copyFiles) {
+    // Agent ids to GPU indices: GPU agents in id order, from agent_info.csv when present,
+    // else from the agents that ran kernels. Those come from a first pass over the kernel
+    // files that keeps only the ids, so no row is ever held beyond its own reading.
+    for (const CsvSource& f : agentFiles) {
+      if (!readAgentInfo(f)) return finish();
+    }
+    if (agentSet_.empty()) {
+      for (const CsvSource& f : kernelFiles) {
+        if (!collectKernelAgents(f)) return finish();
+      }
+    }
+    gpuAgents_.assign(agentSet_.begin(), agentSet_.end());
+    agentSet_.clear();
+    for (const CsvSource& f : kernelFiles) {
+      if (!readKernels(f)) return finish();
+    }
+    for (const CsvSource& f : copyFiles) {
+      if (!readCopies(f)) return finish();
+    }
+    return finish();
+  }
+
+ private:
+  using Prepare = std::function<bool(const CsvReader& reader)>;
+  using OnRow = std::function<bool(const CsvRow& row)>;
+
+  // Reads one source. `prepare` looks the columns up once the header is known (false: the
+  // file is of no use and is left). false when all reading must stop (cancelled, collector
+  // full). With `report` false (the first pass over the kernel files) its problems are left
+  // for the second pass to say.
+  bool read(const CsvSource& source, bool report, const Prepare& prepare, const OnRow& onRow) {
+    CsvReader reader(ingest::CsvLimits{kRocprofCsvMaxRowBytes, kRocprofCsvMaxRows});
+    bool prepared = false;
+    const CsvReader::OnRow each = [&](const CsvRow& row) {
+      if (!prepared) {
+        prepared = true;
+        if (!prepare(reader)) return false;
+      }
+      return onRow(row);
+    };
+    const ingest::CsvReadResult r =
+        source.path.empty() ? ingest::readCsvText(source.text, reader, control_, each)
+                            : ingest::readCsvFile(source.path, kRocprofCsvMaxFileBytes, reader, control_, each);
+    if (r.cancelled) {
+      cancelledIn_ = source.name;
+      return false;
+    }
+    // A header and no rows: the columns are still checked, so a wrong file is named.
+    if (!prepared && reader.hasHeader()) prepare(reader);
+    if (!report) return !stopAll_;
+    if (!r.problem.empty()) {
+      warnings_.push_back({"rocprofv3-file-unreadable", source.name + " was not read: it " + r.problem});
+    } else if (r.byteCapReached) {
+      warnings_.push_back({"rocprofv3-file-unreadable",
+                           source.name + " grew past " + ingest::bytesInWords(kRocprofCsvMaxFileBytes) +
+                               " while it was read: the rest of it was not read"});
+    }
+    const std::string malformed = reader.malformedSummary();
+    if (!malformed.empty()) warnings_.push_back({"rocprofv3-csv-malformed", source.name + ": " + malformed});
+    if (reader.problems().rowsCapped) {
+      warnings_.push_back({"rocprofv3-csv-rows-capped",
+                           source.name + " has more than " + std::to_string(kRocprofCsvMaxRows) +
+                               " rows: the rest, from line " + std::to_string(reader.problems().rowsCappedLine) +
+                               ", was not read"});
+    }
+    return !stopAll_;
+  }
+
+  // Says which needed columns a file lacks; true when it has them all.
+  bool require(const CsvSource& source, const CsvReader& reader, std::initializer_list<const char*> names,
+               bool report) {
+    std::string missing;
+    for (const char* name : names) {
+      if (reader.column(name) == kNoColumn) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    }
+    if (missing.empty()) return true;
+    if (report) {
+      warnings_.push_back({"rocprofv3-csv-columns",
+                           source.name + " lacks the column(s) " + missing + ": its rows were not read"});
+    }
+    return false;
+  }
+
+  void addAgent(std::int64_t id) {
+    if (agentSet_.size() >= kRocprofMaxAgents && agentSet_.count(id) == 0) {
+      agentsCapped_ = true;
+      return;
+    }
+    agentSet_.insert(id);
+  }
+
+  bool readAgentInfo(const CsvSource& source) {
+    AgentColumns c;
+    const Prepare prepare = [&](const CsvReader& reader) {
+      c.agentType = reader.column("Agent_Type");
+      c.type = reader.column("Type");
+      for (const char* key : {"Logical_Node_Id", "Node_Id", "Agent_Id", "Id"}) {
+        if (reader.column(key) != kNoColumn) c.ids.push_back(reader.column(key));
+      }
+      if ((c.agentType == kNoColumn && c.type == kNoColumn) || c.ids.empty()) {
+        warnings_.push_back({"rocprofv3-csv-columns",
+                             source.name + " lacks an Agent_Type (or Type) column or an agent id column "
+                                           "(Logical_Node_Id, Node_Id, Agent_Id, Id): its agents were not read"});
+        return false;
+      }
+      return true;
+    };
+    return read(source, true, prepare, [&](const CsvRow& row) {
+      std::string_view type = row[c.agentType];
+      if (type.empty()) type = row[c.type];
+      if (type.find("GPU") == std::string_view::npos) return true;
+      // The first id column with a whole non-negative number names the agent.
+      for (const std::size_t column : c.ids) {
+        const std::optional<std::int64_t> id = ingest::parseInt64(row[column]);
+        if (id && *id >= 0) {
+          addAgent(*id);
+          break;
+        }
+      }
+      return true;
+    });
+  }
+
+  bool collectKernelAgents(const CsvSource& source) {
+    std::size_t agent = kNoColumn;
+    const Prepare prepare = [&](const CsvReader& reader) {
+      agent = reader.column("Agent_Id");
+      return agent != kNoColumn;
+    };
+    return read(source, false, prepare, [&](const CsvRow& row) {
+      const std::optional<std::int64_t> id = ingest::parseInt64(row[agent]);
+      if (id && *id >= 0) addAgent(*id);
+      return true;
+    });
+  }
+
+  // The GPU index of an agent id cell; -1 when it names no GPU agent.
+  int gpuOf(std::string_view cell) const {
+    const std::optional<std::int64_t> id = ingest::parseInt64(cell);
+    if (!id) return -1;
+    const auto it = std::lower_bound(gpuAgents_.begin(), gpuAgents_.end(), *id);
+    if (it == gpuAgents_.end() || *it != *id) return -1;
+    return static_cast<int>(it - gpuAgents_.begin());  // at most kRocprofMaxAgents
+  }
+
+  // A timestamp cell on the run's clock: a whole number of ns from 0 to 2^63-1 whose sum
+  // with bootToMono fits; nullopt (counted) otherwise.
+  std::optional<std::int64_t> time(const CsvSource& source, const CsvRow& row, std::size_t column, const char* name) {
+    const std::string_view cell = row[column];
+    const std::optional<std::int64_t> t = ingest::parseInt64(cell);
+    if (!t || *t < 0) {
+      timeBad_.note(source, row, [&] { return std::string(name) + " " + quoteCell(cell); });
+      return std::nullopt;
+    }
+    const std::optional<std::int64_t> shifted = ingest::add(*t, bootToMono_);
+    if (!shifted) {
+      timeBad_.note(source, row, [&] {
+        return std::string(name) + " " + std::to_string(*t) + " plus the clock offset " + std::to_string(bootToMono_) +
+               " overflows";
+      });
+    }
+    return shifted;
+  }
+
+  // Start and end on the run's clock, or nullopt (counted) when either is out of range or the
+  // span runs backwards.
+  std::optional<std::pair<std::int64_t, std::int64_t>> span(const CsvSource& source, const CsvRow& row,
+                                                            std::size_t startColumn, std::size_t endColumn) {
+    const std::optional<std::int64_t> start = time(source, row, startColumn, "Start_Timestamp");
+    if (!start) return std::nullopt;
+    const std::optional<std::int64_t> end = time(source, row, endColumn, "End_Timestamp");
+    if (!end) return std::nullopt;
+    if (*end < *start) {
+      reversed_.note(source, row, [&] {
+        return "Start_Timestamp " + std::string(row[startColumn]) + ", End_Timestamp " + std::string(row[endColumn]);
+      });
+      return std::nullopt;
+    }
+    return std::make_pair(*start, *end);
+  }
+
+  // A grid or workgroup size: 0 when the column is absent or empty (as rocprofv3 versions
+  // without it); 0 and counted when it is not a whole number from 0 to INT_MAX.
+  int size(const CsvSource& source, const CsvRow& row, std::size_t column, const char* name) {
+    const std::string_view cell = row[column];
+    if (cell.empty()) return 0;
+    const std::optional<std::int64_t> v = ingest::parseInt64(cell);
+    const std::optional<int> n = v ? ingest::toInt(*v) : std::nullopt;
+    if (!n || *n < 0) {
+      sizeBad_.note(source, row, [&] { return std::string(name) + " " + quoteCell(cell); });
+      return 0;
+    }
+    return *n;
+  }
+
+  // The collector did not keep a record: full (stop everything, it says so itself) or the
+  // times do not fit its time line (counted).
+  bool refused(const CsvSource& source, const CsvRow& row) {
+    if (collector_.full()) {
+      stopAll_ = true;
+      return false;
+    }
+    notKept_.note(source, row, [] { return std::string("kept out by the collector"); });
+    return true;
+  }
+
+  bool readKernels(const CsvSource& source) {
+    KernelColumns c;
+    const Prepare prepare = [&](const CsvReader& reader) {
+      if (!require(source, reader, {"Kernel_Name", "Start_Timestamp", "End_Timestamp"}, true)) return false;
+      c.name = reader.column("Kernel_Name");
+      c.start = reader.column("Start_Timestamp");
+      c.end = reader.column("End_Timestamp");
+      c.agent = reader.column("Agent_Id");
+      c.correlation = reader.column("Correlation_Id");
+      for (int i = 0; i < 3; ++i) {
+        c.grid[i] = reader.column(kGridColumns[i]);
+        c.block[i] = reader.column(kBlockColumns[i]);
+      }
+      return true;
+    };
+    return read(source, true, prepare, [&](const CsvRow& row) {
+      const std::string_view name = row[c.name];
+      if (name.empty()) {
+        noName_.note(source, row, [] { return std::string("Kernel_Name empty"); });
+        return true;
+      }
+      const auto times = span(source, row, c.start, c.end);
+      if (!times) return true;
+      DispatchRecord d;
+      d.name = demangle(std::string(name));
+      if (d.name != name) d.mangled = std::string(name);
+      d.gpu = std::max(0, gpuOf(row[c.agent]));
+      d.startNs = times->first;
+      d.endNs = times->second;
+      for (int i = 0; i < 3; ++i) {
+        d.grid[i] = size(source, row, c.grid[i], kGridColumns[i]);
+        d.block[i] = size(source, row, c.block[i], kBlockColumns[i]);
+      }
+      d.source = "rocprofv3";
+      d.correlationId = ingest::parseInt64(row[c.correlation]).value_or(-1);
+      if (!collector_.addDispatchMono(std::move(d))) return refused(source, row);
+      ++count_;
+      return true;
+    });
+  }
+
+  bool readCopies(const CsvSource& source) {
+    CopyColumns c;
+    const Prepare prepare = [&](const CsvReader& reader) {
+      if (!require(source, reader, {"Start_Timestamp", "End_Timestamp"}, true)) return false;
+      c.start = reader.column("Start_Timestamp");
+      c.end = reader.column("End_Timestamp");
+      c.src = reader.column("Source_Agent_Id");
+      c.dst = reader.column("Destination_Agent_Id");
+      c.bytes = reader.column("Bytes");
+      c.direction = reader.column("Direction");
+      return true;
+    };
+    return read(source, true, prepare, [&](const CsvRow& row) {
+      const auto times = span(source, row, c.start, c.end);
+      if (!times) return true;
+      CopyRecord r;
+      // hipMemcpy*: started by the host, moved by an SDMA engine (or by blit kernels when
+      // HSA_ENABLE_SDMA=0; rocprofv3 does not say which).
+      r.mover = "engine";
+      r.initiator = "host";
+      r.srcGpu = gpuOf(row[c.src]);
+      r.dstGpu = gpuOf(row[c.dst]);
+      const std::string_view bytes = row[c.bytes];
+      if (bytes.empty()) {
+        bytesMissing_ = true;  // older rocprofv3 writes no Bytes column
+      } else if (const std::optional<std::int64_t> b = ingest::parseInt64(bytes); b && *b >= 0) {
+        r.bytes = static_cast<std::uint64_t>(*b);
+      } else {
+        bytesBad_.note(source, row, [&] { return "Bytes " + quoteCell(bytes); });
+      }
+      r.startNs = times->first;
+      r.endNs = times->second;
+      r.source = "rocprofv3";
+      std::string_view direction = row[c.direction];
+      if (direction.substr(0, 12) == "MEMORY_COPY_") direction.remove_prefix(12);
+      r.label = std::string(direction);
+      if (!collector_.addCopyMono(std::move(r))) return refused(source, row);
+      ++count_;
+      return true;
+    });
+  }
+
+  void warnTally(const Tally& t, const char* code, const std::string& what) {
+    if (t.count > 0) warnings_.push_back({code, plural(t.count, "row", "rows") + " " + what + "; the first: " + t.first});
+  }
+
+  std::size_t finish() {
+    warnTally(timeBad_, "rocprofv3-time-out-of-range",
+              "left out: a Start_Timestamp or End_Timestamp that is not a whole number of nanoseconds from 0 to "
+              "9223372036854775807, or that overflows when moved onto the run's clock");
+    warnTally(notKept_, "rocprofv3-time-out-of-range", "left out: their times do not fit the run's time line");
+    warnTally(reversed_, "rocprofv3-span-reversed", "left out: End_Timestamp before Start_Timestamp");
+    warnTally(noName_, "rocprofv3-rows-skipped", "of kernel dispatches left out: no Kernel_Name");
+    warnTally(sizeBad_, "rocprofv3-size-out-of-range",
+              "with a grid or workgroup size that is not a whole number from 0 to 2147483647: it reads 0");
+    warnTally(bytesBad_, "rocprofv3-bytes-out-of-range",
+              "of memory copies with a Bytes value that is not a whole number from 0 to 9223372036854775807: "
+              "they carry bytes 0");
+    if (bytesMissing_) {
+      warnings_.push_back({"rocprofv3-no-bytes", "this rocprofv3 writes no Bytes column: memory copies carry bytes 0"});
+    }
+    if (agentsCapped_) {
+      warnings_.push_back({"rocprofv3-agents-capped", "more than " + std::to_string(kRocprofMaxAgents) +
+                                                          " GPU agents: records of the others carry no GPU index"});
+    }
+    if (!cancelledIn_.empty()) {
+      warnings_.push_back({"import-cancelled", "reading rocprofv3's CSV traces was cancelled in " + cancelledIn_ + ": " +
+                                                   plural(count_, "record", "records") + " read until then are kept"});
+    }
+    return count_;
+  }
+
+  std::int64_t bootToMono_;
+  TraceCollector& collector_;
+  std::vector<CollectorWarning>& warnings_;
+  ingest::Control& control_;
+  std::set<std::int64_t> agentSet_;   // at most kRocprofMaxAgents
+  std::vector<std::int64_t> gpuAgents_;  // the same, sorted, while rows are read
+  bool agentsCapped_ = false;
+  bool stopAll_ = false;
+  std::string cancelledIn_;
+  std::size_t count_ = 0;
+  Tally timeBad_, notKept_, reversed_, noName_, sizeBad_, bytesBad_;
+  bool bytesMissing_ = false;
+};
 
 }  // namespace
 
 std::vector<std::map<std::string, std::string>> parseCsv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string cell;
-  bool quoted = false, any = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      quoted = true;
-      any = true;
-    } else if (c == ',') {
-      row.push_back(std::move(cell));
-      cell.clear();
-      any = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !cell.empty()) {
-        row.push_back(std::move(cell));
-        rows.push_back(std::move(row));
-      }
-      row.clear();
-      cell.clear();
-      any = false;
-    } else {
-      cell += c;
-      any = true;
-    }
-  }
-  if (any || !cell.empty()) {
-    row.push_back(std::move(cell));
-    rows.push_back(std::move(row));
-  }
   std::vector<std::map<std::string, std::string>> out;
-  if (rows.empty()) return out;
-  const std::vector<std::string>& header = rows[0];
-  for (std::size_t r = 1; r < rows.size(); ++r) {
+  CsvReader reader;
+  const CsvReader::OnRow onRow = [&](const CsvRow& row) {
     std::map<std::string, std::string> m;
-    for (std::size_t k = 0; k < header.size() && k < rows[r].size(); ++k) m[header[k]] = rows[r][k];
+    const std::vector<std::string>& header = reader.header();
+    // As before: a name that repeats in the header keeps its last column.
+    for (std::size_t k = 0; k < header.size(); ++k) m[header[k]] = std::string(row[k]);
     out.push_back(std::move(m));
-  }
+    return true;
+  };
+  reader.feed(text, onRow);
+  reader.end(onRow);
   return out;
 }
 
@@ -130,109 +465,71 @@ std::int64_t rocprofClockToMonoNs() {
 
 std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, TraceCollector& collector,
                            std::vector<CollectorWarning>& warnings, ingest::Control& control) {
-  std::vector<std::string> files;
-  findFiles(dir, files);
-  std::sort(files.begin(), files.end());
-  std::vector<std::string> kernels, copies, agents, databases;
-  for (const std::string& f : files) {
-    if (endsWith(f, "kernel_trace.csv")) kernels.push_back(f);
-    else if (endsWith(f, "memory_copy_trace.csv")) copies.push_back(f);
-    else if (endsWith(f, "agent_info.csv")) agents.push_back(f);
+  // Links are never followed and FIFOs, sockets and devices never opened: a folder handed
+  // over by someone else cannot make the reading hang or read without end.
+  const ingest::FoundFiles found =
+      ingest::findRegularFiles(dir, kRocprofMaxFolderDepth, kRocprofMaxFolderFiles, control);
+  if (found.cancelled) {
+    warnings.push_back({"import-cancelled", "looking for rocprofv3's traces under " + dir + " was cancelled"});
+    return 0;
+  }
+  if (found.linksSkipped + found.specialSkipped > 0) {
+    std::string what;
+    if (found.linksSkipped > 0) {
+      what = plural(found.linksSkipped, "symbolic link", "symbolic links") + " (links are not followed)";
+    }
+    if (found.specialSkipped > 0) {
+      what += (what.empty() ? "" : " and ") +
+              plural(found.specialSkipped, "FIFO, socket or device", "FIFOs, sockets or devices") +
+              " (only regular files are read)";
+    }
+    warnings.push_back({"rocprofv3-files-skipped", "under " + dir + ", " + what + " were not read"});
+  }
+  if (found.tooMany) {
+    warnings.push_back({"rocprofv3-folder-truncated", "more than " + std::to_string(kRocprofMaxFolderFiles) +
+                                                          " files under " + dir + ": the others were not looked at"});
+  }
+  std::vector<CsvSource> kernels, copies, agents;
+  std::vector<std::string> databases;
+  for (const std::string& f : found.files) {
+    if (endsWith(f, "kernel_trace.csv")) kernels.push_back({f, f, {}});
+    else if (endsWith(f, "memory_copy_trace.csv")) copies.push_back({f, f, {}});
+    else if (endsWith(f, "agent_info.csv")) agents.push_back({f, f, {}});
     else if (endsWith(f, ".db")) databases.push_back(f);
   }
   if (kernels.empty() && copies.empty() && !databases.empty()) {
     // A rocprofv3 that writes its rocpd database whatever --output-format says (or was told
     // otherwise): the same records from the database.
     std::size_t count = 0;
-    for (const std::string& db : databases) count += readRocpdDatabase(db, bootToMono, collector, warnings, control);
+    for (const std::string& db : databases) {
+      if (control.cancelled()) break;
+      count += readRocpdDatabase(db, bootToMono, collector, warnings, control);
+    }
     return count;
   }
   if (kernels.empty() && copies.empty()) {
-    warnings.push_back({"rocprofv3-no-output", "rocprofv3 wrote no kernel or memory-copy trace (CSV or rocpd database) under " + dir});
+    warnings.push_back({"rocprofv3-no-output",
+                        "rocprofv3 wrote no kernel or memory-copy trace (CSV or rocpd database) under " + dir +
+                            (found.tooDeep ? " (folders more than " + std::to_string(kRocprofMaxFolderDepth) +
+                                                 " levels down were not searched)"
+                                           : std::string())});
     return 0;
   }
+  return CsvImport(bootToMono, collector, warnings, control).run(agents, kernels, copies);
+}
 
-  // Agent ids to GPU indices: GPU agents in id order (agent_info.csv when present; else
-  // the agents that ran kernels).
-  std::set<std::int64_t> gpuAgents;
-  for (const std::string& f : agents) {
-    for (const auto& row : parseCsv(readFile(f))) {
-      std::string type = field(row, "Agent_Type");
-      if (type.empty()) type = field(row, "Type");
-      if (type.find("GPU") == std::string::npos) continue;
-      for (const char* key : {"Logical_Node_Id", "Node_Id", "Agent_Id", "Id"}) {
-        const std::int64_t id = toInt(row, key, -1);
-        if (id >= 0) {
-          gpuAgents.insert(id);
-          break;
-        }
-      }
-    }
+std::size_t readRocprofCsvTexts(std::string_view agentInfo, std::string_view kernelTrace,
+                                std::string_view memoryCopyTrace, std::int64_t bootToMono, TraceCollector& collector,
+                                std::vector<CollectorWarning>& warnings, ingest::Control& control) {
+  std::vector<CsvSource> agents, kernels, copies;
+  if (!agentInfo.empty()) agents.push_back({"agent_info.csv", {}, agentInfo});
+  if (!kernelTrace.empty()) kernels.push_back({"kernel_trace.csv", {}, kernelTrace});
+  if (!memoryCopyTrace.empty()) copies.push_back({"memory_copy_trace.csv", {}, memoryCopyTrace});
+  if (kernels.empty() && copies.empty()) {
+    warnings.push_back({"rocprofv3-no-output", "no kernel or memory-copy trace was given"});
+    return 0;
   }
-  std::vector<std::vector<std::map<std::string, std::string>>> kernelRows;
-  for (const std::string& f : kernels) kernelRows.push_back(parseCsv(readFile(f)));
-  if (gpuAgents.empty()) {
-    for (const auto& rows : kernelRows)
-      for (const auto& row : rows) gpuAgents.insert(toInt(row, "Agent_Id", -1));
-    gpuAgents.erase(-1);
-  }
-  const auto gpuOf = [&](std::int64_t agent) {
-    const auto it = gpuAgents.find(agent);
-    return it == gpuAgents.end() ? -1 : static_cast<int>(std::distance(gpuAgents.begin(), it));
-  };
-
-  std::size_t count = 0;
-  for (const auto& rows : kernelRows) {
-    for (const auto& row : rows) {
-      const std::int64_t start = toInt(row, "Start_Timestamp", -1), end = toInt(row, "End_Timestamp", -1);
-      const std::string name = field(row, "Kernel_Name");
-      if (start < 0 || end < 0 || name.empty()) continue;
-      DispatchRecord d;
-      d.name = demangle(name);
-      if (d.name != name) d.mangled = name;
-      d.gpu = std::max(0, gpuOf(toInt(row, "Agent_Id", -1)));
-      d.startNs = start + bootToMono;
-      d.endNs = end + bootToMono;
-      d.grid = {static_cast<int>(toInt(row, "Grid_Size_X", 0)), static_cast<int>(toInt(row, "Grid_Size_Y", 0)),
-                static_cast<int>(toInt(row, "Grid_Size_Z", 0))};
-      d.block = {static_cast<int>(toInt(row, "Workgroup_Size_X", 0)),
-                 static_cast<int>(toInt(row, "Workgroup_Size_Y", 0)),
-                 static_cast<int>(toInt(row, "Workgroup_Size_Z", 0))};
-      d.source = "rocprofv3";
-      d.correlationId = toInt(row, "Correlation_Id", -1);
-      collector.addDispatchMono(std::move(d));
-      ++count;
-    }
-  }
-  bool bytesMissing = false;
-  for (const std::string& f : copies) {
-    for (const auto& row : parseCsv(readFile(f))) {
-      const std::int64_t start = toInt(row, "Start_Timestamp", -1), end = toInt(row, "End_Timestamp", -1);
-      if (start < 0 || end < 0) continue;
-      CopyRecord c;
-      // hipMemcpy*: started by the host, moved by an SDMA engine (or by blit kernels when
-      // HSA_ENABLE_SDMA=0; rocprofv3 does not say which).
-      c.mover = "engine";
-      c.initiator = "host";
-      c.srcGpu = gpuOf(toInt(row, "Source_Agent_Id", -1));
-      c.dstGpu = gpuOf(toInt(row, "Destination_Agent_Id", -1));
-      const std::int64_t bytes = toInt(row, "Bytes", -1);
-      bytesMissing = bytesMissing || bytes < 0;
-      c.bytes = bytes < 0 ? 0 : static_cast<std::uint64_t>(bytes);
-      c.startNs = start + bootToMono;
-      c.endNs = end + bootToMono;
-      c.source = "rocprofv3";
-      std::string direction = field(row, "Direction");
-      if (direction.rfind("MEMORY_COPY_", 0) == 0) direction = direction.substr(12);
-      c.label = direction;
-      collector.addCopyMono(std::move(c));
-      ++count;
-    }
-  }
-  if (bytesMissing) {
-    warnings.push_back({"rocprofv3-no-bytes", "this rocprofv3 writes no Bytes column: memory copies carry bytes 0"});
-  }
-  return count;
+  return CsvImport(bootToMono, collector, warnings, control).run(agents, kernels, copies);
 }
 
 KfdSdmaSampler::KfdSdmaSampler(pid_t group) : group_(group) {
