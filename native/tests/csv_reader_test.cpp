@@ -577,23 +577,36 @@ void collectorCap() {
   // The old reader read every row whether the collector kept it or not.
   TempDir dir;
   dir.write("1_kernel_trace.csv", kKernelHeader + kernelRows(0, 1000));
-  dir.write("1_memory_copy_trace.csv", kCopyHeader + copyRow(0, "64"));
+  dir.write("2_kernel_trace.csv", kKernelHeader + kernelRows(1000, 1000));
+  dir.write("1_memory_copy_trace.csv", kCopyHeader + copyRow(0, "64") + copyRow(1, "64"));
   dir.write("1_agent_info.csv", kAgentInfo);
   Options o;
   o.limits.maxDispatches = 10;
   const Import r = importDir(dir.path, o);
   printWarnings(r);
-  check(r.count == 10 && r.d.size() == 10 && r.c.empty(), "collector cap: 10 records kept, then nothing more read");
-  // A poll per row and per chunk: reading on would have polled about 1000 times more.
-  check(r.polls < 100, "collector cap: the rest of the file is not read (" + std::to_string(r.polls) + " polls)");
+  check(r.count == 12 && r.d.size() == 10, "collector cap: 10 dispatches kept");
+  check(r.c.size() == 2, "collector cap: the copies, under their own cap, are still read");
+  // A poll per row and per chunk: reading on would have polled about 2000 times more.
+  check(r.polls < 100, "collector cap: the rest of the kernel files is not read (" + std::to_string(r.polls) + " polls)");
   check(!r.cancelled, "collector cap: not a cancel");
 
   // Without agent_info.csv the first pass reads the kernel ids (1000 polls); the second stops at the cap.
   TempDir bare;
   bare.write("1_kernel_trace.csv", kKernelHeader + kernelRows(0, 1000));
   const Import twoPass = importDir(bare.path, o);
-  check(twoPass.count == 10 && twoPass.polls < 1100,
+  check(twoPass.count == 10 && twoPass.polls < 1100 && warns(twoPass, "records-capped"),
         "collector cap: the second pass stops (" + std::to_string(twoPass.polls) + " polls)");
+
+  // The copies' own cap stops the copy files the same way.
+  std::string copies = kCopyHeader;
+  for (long long i = 0; i < 1000; ++i) copies += copyRow(i, "64");
+  TempDir copyDir;
+  copyDir.write("1_memory_copy_trace.csv", copies);
+  Options fewCopies;
+  fewCopies.limits.maxCopies = 5;
+  const Import c = importDir(copyDir.path, fewCopies);
+  check(c.count == 5 && c.c.size() == 5 && c.polls < 100,
+        "collector cap: copies stop at theirs (" + std::to_string(c.polls) + " polls)");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -671,7 +684,8 @@ void textsEdges() {
   check(nothing.count == 0 && warns(nothing, "rocprofv3-no-output"), "texts: nothing given");
 
   // Rubbish of every kind: no crash, no hang, and a warning for what could not be read.
-  const std::string junk = std::string("\0\"\r\n,,\"\"\xff\n", 12) + "\"" + std::string(2 * MiB, ',');
+  static const char kJunk[] = "\0\"\r\n,,\"\"\xff\n";
+  const std::string junk = std::string(kJunk, sizeof kJunk - 1) + "\"" + std::string(2 * MiB, ',');
   const Import rubbish = importTexts(junk, junk, junk);
   check(rubbish.count == 0 && !rubbish.warnings.empty(), "texts: rubbish is read without a record");
 }

@@ -116,11 +116,15 @@ class CsvImport {
     }
     gpuAgents_.assign(agentSet_.begin(), agentSet_.end());
     agentSet_.clear();
+    // Each kind stops at its own cap: kernels past theirs leave the copies still to read.
     for (const CsvSource& f : kernelFiles) {
       if (!readKernels(f)) return finish();
+      if (kindFull_) break;
     }
+    kindFull_ = false;
     for (const CsvSource& f : copyFiles) {
       if (!readCopies(f)) return finish();
+      if (kindFull_) break;
     }
     return finish();
   }
@@ -130,8 +134,8 @@ class CsvImport {
   using OnRow = std::function<bool(const CsvRow& row)>;
 
   // Reads one source. `prepare` looks the columns up once the header is known (false: the
-  // file is of no use and is left). false when all reading must stop (cancelled, collector
-  // full). With `report` false (the first pass over the kernel files) its problems are left
+  // file is of no use and is left). false when all reading must stop (cancelled). With
+  // `report` false (the first pass over the kernel files) its problems are left
   // for the second pass to say.
   bool read(const CsvSource& source, bool report, const Prepare& prepare, const OnRow& onRow) {
     CsvReader reader(ingest::CsvLimits{kRocprofCsvMaxRowBytes, kRocprofCsvMaxRows});
@@ -152,7 +156,7 @@ class CsvImport {
     }
     // A header and no rows: the columns are still checked, so a wrong file is named.
     if (!prepared && reader.hasHeader()) prepare(reader);
-    if (!report) return !stopAll_;
+    if (!report) return true;
     if (!r.problem.empty()) {
       warnings_.push_back({"rocprofv3-file-unreadable", source.name + " was not read: it " + r.problem});
     } else if (r.byteCapReached) {
@@ -168,7 +172,7 @@ class CsvImport {
                                " rows: the rest, from line " + std::to_string(reader.problems().rowsCappedLine) +
                                ", was not read"});
     }
-    return !stopAll_;
+    return true;
   }
 
   // Says which needed columns a file lacks; true when it has them all.
@@ -298,15 +302,13 @@ class CsvImport {
     return *n;
   }
 
-  // The collector did not keep a record: full (stop everything, it says so itself) or the
-  // times do not fit its time line (counted).
-  bool refused(const CsvSource& source, const CsvRow& row) {
-    if (collector_.full()) {
-      stopAll_ = true;
-      return false;
-    }
-    notKept_.note(source, row, [] { return std::string("kept out by the collector"); });
-    return true;
+  // The collector did not keep a record; it counts and says why itself. Full: this kind's
+  // cap is reached (its other refusal, times off its time line, is for one record and cannot
+  // come from times checked as above), so the rest of this kind's files is not read.
+  bool refused() {
+    if (!collector_.full()) return true;
+    kindFull_ = true;
+    return false;
   }
 
   bool readKernels(const CsvSource& source) {
@@ -344,7 +346,7 @@ class CsvImport {
       }
       d.source = "rocprofv3";
       d.correlationId = ingest::parseInt64(row[c.correlation]).value_or(-1);
-      if (!collector_.addDispatchMono(std::move(d))) return refused(source, row);
+      if (!collector_.addDispatchMono(std::move(d))) return refused();
       ++count_;
       return true;
     });
@@ -386,7 +388,7 @@ class CsvImport {
       std::string_view direction = row[c.direction];
       if (direction.substr(0, 12) == "MEMORY_COPY_") direction.remove_prefix(12);
       r.label = std::string(direction);
-      if (!collector_.addCopyMono(std::move(r))) return refused(source, row);
+      if (!collector_.addCopyMono(std::move(r))) return refused();
       ++count_;
       return true;
     });
@@ -400,7 +402,6 @@ class CsvImport {
     warnTally(timeBad_, "rocprofv3-time-out-of-range",
               "left out: a Start_Timestamp or End_Timestamp that is not a whole number of nanoseconds from 0 to "
               "9223372036854775807, or that overflows when moved onto the run's clock");
-    warnTally(notKept_, "rocprofv3-time-out-of-range", "left out: their times do not fit the run's time line");
     warnTally(reversed_, "rocprofv3-span-reversed", "left out: End_Timestamp before Start_Timestamp");
     warnTally(noName_, "rocprofv3-rows-skipped", "of kernel dispatches left out: no Kernel_Name");
     warnTally(sizeBad_, "rocprofv3-size-out-of-range",
@@ -429,10 +430,10 @@ class CsvImport {
   std::set<std::int64_t> agentSet_;   // at most kRocprofMaxAgents
   std::vector<std::int64_t> gpuAgents_;  // the same, sorted, while rows are read
   bool agentsCapped_ = false;
-  bool stopAll_ = false;
+  bool kindFull_ = false;  // the collector refused a record of the kind being read: its cap
   std::string cancelledIn_;
   std::size_t count_ = 0;
-  Tally timeBad_, notKept_, reversed_, noName_, sizeBad_, bytesBad_;
+  Tally timeBad_, reversed_, noName_, sizeBad_, bytesBad_;
   bool bytesMissing_ = false;
 };
 
@@ -479,11 +480,11 @@ std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, Trac
       what = plural(found.linksSkipped, "symbolic link", "symbolic links") + " (links are not followed)";
     }
     if (found.specialSkipped > 0) {
-      what += (what.empty() ? "" : " and ") +
+      what += (what.empty() ? "" : ", ") +
               plural(found.specialSkipped, "FIFO, socket or device", "FIFOs, sockets or devices") +
               " (only regular files are read)";
     }
-    warnings.push_back({"rocprofv3-files-skipped", "under " + dir + ", " + what + " were not read"});
+    warnings.push_back({"rocprofv3-files-skipped", "not read under " + dir + ": " + what});
   }
   if (found.tooMany) {
     warnings.push_back({"rocprofv3-folder-truncated", "more than " + std::to_string(kRocprofMaxFolderFiles) +
