@@ -29,6 +29,16 @@ must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'webview/tsconf
 console.log('> native simulator shape check (ctest)');
 must('ctest', ['--test-dir', 'native/build', '--output-on-failure']);
 
+// The helper's readers of outside data under libFuzzer, ASan and UBSan (scripts/fuzz.mjs):
+// every known hostile input replayed, then a short fuzz of each harness. Each "ok"/"FAIL" line
+// is one check; a "skip" line (no clang-19 or libclang-rt-19-dev here) is a failure in CI.
+console.log('> fuzzing the readers (short run; npm run fuzz -- --seconds 600 for a long one)');
+{
+  const r = spawnSync(process.execPath, ['scripts/fuzz.mjs', '--seconds', '15'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  process.stdout.write(r.stdout ?? '');
+  tally.compileCheck(r.stdout ?? '', r.status);
+}
+
 console.log('> unit and contract tests (vitest)');
 const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-test-'));
 const report = join(dir, 'vitest.json');
