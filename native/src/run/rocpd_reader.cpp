@@ -567,7 +567,6 @@ class Reader {
                                     "the list of tables");
     if (!s) return false;
     std::map<std::string, TableSet> bySuffix;
-    std::vector<std::string> candidates;
     bool tooMany = false;
     Step st;
     while ((st = db_.step(s, "the list of tables")) == Step::Row) {
@@ -595,8 +594,7 @@ class Reader {
     }
     if (st == Step::Failed) return false;
     if (tooMany) {
-      limits_.push_back("more than " + std::to_string(kMaxTableSets) +
-                                        " per-process table sets: the rest were not read");
+      limits_.push_back("more than " + std::to_string(kMaxTableSets) + " per-process table sets: the rest were not read");
     }
     for (auto& [suffix, set] : bySuffix) {
       if (!confirmRealTables(set)) return false;
@@ -787,8 +785,7 @@ class Reader {
     const auto at = std::make_pair(set, id);
     if (keyOfAgent_.count(at)) return true;
     if (keyOfAgent_.size() >= kMaxAgents) {
-      limits_.push_back("more than " + std::to_string(kMaxAgents) +
-                                        " agents: the rest count as host memory");
+      limits_.push_back("more than " + std::to_string(kMaxAgents) + " agents: the rest count as host memory");
       return false;
     }
     keyOfAgent_.emplace(at, key);
@@ -854,7 +851,7 @@ class Reader {
   bool takeText(std::size_t bytes) {
     if (bytes > kMaxTextBytes - std::min(kMaxTextBytes, textBytes_)) {
       limits_.push_back("the names read reached " + mibText(static_cast<sqlite3_int64>(kMaxTextBytes)) +
-                                        ": the rest of the records were not read");
+                        ": the rest of the records were not read");
       return false;
     }
     textBytes_ += bytes;
