@@ -79,14 +79,14 @@ void counting() {
     log << "node:" << pid << ":1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n";
     log << "garbage \x01\x02 line without end";
     std::istringstream in(log.str());
-    counter.addFile(file, in);
+    counter.addText(file, in.str());
   }
   // Rank 0 of another program part logs the tuner line alone.
   std::istringstream tuner(
       "node:300:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.9\n"
       "node:300:1 [0] NCCL INFO AllGather: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..7}\n"
       "node:300:1 [0] NCCL INFO AllGather: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..7}\n");
-  counter.addFile("nccl.node.300.log", tuner);
+  counter.addText("nccl.node.300.log", tuner.str());
 
   const auto calls = counter.finish();
   check(calls.size() == 4, "one entry per op, transport and power-of-two size range (4)");

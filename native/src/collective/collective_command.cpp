@@ -1,6 +1,8 @@
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "collective/collective_types.hpp"
 #include "collective/gpu_engines.hpp"
 #include "endpoints.hpp"
+#include "ingest/safe_file.hpp"
 #include "reporter.hpp"
 #include "sim/collective_model.hpp"
 
@@ -215,22 +218,38 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
     return result;
   }
   result.started = true;
-  std::FILE* in = fdopen(fds[0], "r");
-  std::string line;
-  for (int c; (c = std::fgetc(in)) != EOF;) {
-    if (c != '\n') {
-      line += static_cast<char>(c);
-      continue;
+  // The child is this program, yet its output is read like any other: at most
+  // kMaxChildLineBytes of a line held (a longer one is dropped and said once), one pass over
+  // the bytes. A last line without its newline is an unfinished record and is left out.
+  constexpr std::size_t kMaxChildLineBytes = 1u << 20;  // its record lines are a few kB
+  ingest::LineSplitter splitter(kMaxChildLineBytes);
+  std::uint64_t overlongLines = 0;
+  const ingest::LineSplitter::OnLine onLine = [&](std::string_view text, bool overlong) {
+    if (overlong) {
+      ++overlongLines;
+      return;
     }
+    const std::string line(text);
     const std::string type = recordType(line);
     if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
       reporter.raw(line + "\n");
     } else if (type == "error") {
       reporter.warning("variant-failed", "variant " + variant + ": " + jsonField(line, "message"));
     }
-    line.clear();
+  };
+  char chunk[65536];
+  while (true) {
+    const ssize_t n = read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    splitter.feed(std::string_view(chunk, static_cast<std::size_t>(n)), onLine);
   }
-  std::fclose(in);
+  close(fds[0]);
+  if (overlongLines > 0) {
+    reporter.warning("variant-record-overlong", "variant " + variant + ": " + std::to_string(overlongLines) +
+                                                    " lines of its output were longer than " +
+                                                    std::to_string(kMaxChildLineBytes >> 20) + " MiB and were dropped");
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -6,13 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cancel.hpp"
@@ -20,6 +22,8 @@
 #include "collective/gpu_engines.hpp"
 #include "collective/library_log_line.hpp"
 #include "gpu/gpu_compat.hpp"
+#include "ingest/control.hpp"
+#include "ingest/safe_file.hpp"
 
 namespace sdma::collective {
 
@@ -180,41 +184,50 @@ int ncclTypeOf(const std::string& dtype) {
 
 // ---- the library's own record of what ran (NCCL_DEBUG=INFO into a file) ----
 struct TransportLog {
+  // The log is opened like any file the helper did not write (ingest/safe_file.hpp): its path
+  // is the user's NCCL_DEBUG_FILE, or a name in /tmp where anyone could have put a link or a
+  // FIFO first. At most kMaxReadBytes of what came since skipToEnd() is read per call, in
+  // lines of at most kMaxLineBytes (NCCL's are a few hundred bytes; a longer one is skipped).
+  static constexpr std::uint64_t kMaxLogBytes = 16ULL << 30;
+  static constexpr std::uint64_t kMaxReadBytes = 256ULL << 20;
+  static constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
   std::string path;
-  std::streamoff offset = 0;
+  std::uint64_t offset = 0;
   bool enabled = false;
 
   void skipToEnd() {
     if (!enabled) return;
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (in) offset = in.tellg();
+    const ingest::SafeFile in = ingest::SafeFile::open(path, kMaxLogBytes);
+    if (in.ok()) offset = in.size();
   }
 
   // The last line since skipToEnd() that names the path the library took for `op`.
   std::pair<std::optional<std::string>, std::string> read(Op op) {
     if (!enabled) return {std::nullopt, ""};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {std::nullopt, ""};
-    in.seekg(offset);
-    std::string line, evidence;
+    const ingest::SafeFile in = ingest::SafeFile::open(path, kMaxLogBytes);
+    if (!in.ok() || lseek(in.fd(), static_cast<off_t>(offset), SEEK_SET) < 0) return {std::nullopt, ""};
+    std::string lower, evidence;
     std::optional<std::string> transport;
     const char* opWord = op == Op::AllGather ? "allgather" : "alltoall";
-    while (std::getline(in, line)) {
-      std::string lower = line;
+    ingest::Control control = ingest::Control::process();
+    ingest::readLines(in, kMaxReadBytes, kMaxLineBytes, control, [&](std::string_view line, bool overlong) {
+      if (overlong) return;
+      lower.assign(line);
       std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
       if (lower.find(opWord) == std::string::npos && lower.find("all_to_all") == std::string::npos &&
           lower.find(" ce ") == std::string::npos && lower.find("sendrecv") == std::string::npos) {
-        continue;
+        return;
       }
       // The one reader of the library's lines (library_log_line.hpp): RCCL's GIN line, NCCL's
       // tuner line, copy-engine and symmetric-kernel lines.
       if (const auto parsed = librarylog::parseLogLine(line)) {
         transport = parsed->transport;
-        evidence = line;
+        evidence.assign(line);
       } else if (evidence.empty() && lower.find("opcount") != std::string::npos) {
-        evidence = line;  // at least the call itself, so the user can see what was logged
+        evidence.assign(line);  // at least the call itself, so the user can see what was logged
       }
-    }
+    });
     skipToEnd();
     const std::size_t nccl = evidence.find("NCCL INFO ");
     if (nccl != std::string::npos) evidence = evidence.substr(nccl + 10);

@@ -1,14 +1,11 @@
 #include "run/library_log.hpp"
 
-#include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "json_writer.hpp"
 #include "run/rocm_sources.hpp"
@@ -23,6 +20,9 @@ constexpr const char* kFilePattern = "/nccl.%h.%p.log";
 // COLL carries RCCL's GIN line, TUNING NCCL's tuner line ("-> Algo RING proto SIMPLE").
 constexpr const char* kSubsystems = "COLL,TUNING";
 constexpr std::size_t kMaxFiles = 4096;
+// One process's log: INFO lines of COLL and TUNING are ~200 bytes a call, so a few million
+// calls. A bigger file is not read (library-log-unreadable says so).
+constexpr std::uint64_t kMaxFileBytes = 1ULL << 30;
 
 int log2Bucket(std::uint64_t bytes) {
   int b = -1;
@@ -70,9 +70,34 @@ void LibraryCallCounter::addLine(const std::string& file, const std::string& lin
   ++b.linesByRank[rankKey(file, *parsed)];
 }
 
-void LibraryCallCounter::addFile(const std::string& file, std::istream& in) {
+void LibraryCallCounter::addText(const std::string& file, std::string_view text) {
+  ingest::LineSplitter splitter(kMaxLineBytes);
   std::string line;
-  while (std::getline(in, line)) addLine(file, line);
+  const ingest::LineSplitter::OnLine onLine = [&](std::string_view piece, bool overlong) {
+    if (overlong) {
+      ++overlongLines_;
+      return;
+    }
+    line.assign(piece);
+    addLine(file, line);
+  };
+  splitter.feed(text, onLine);
+  splitter.end(onLine);
+}
+
+ingest::LineReadResult LibraryCallCounter::addFile(const std::string& file, const ingest::SafeFile& in,
+                                                   std::uint64_t maxBytes, ingest::Control& control) {
+  std::string line;
+  return ingest::readLines(in, maxBytes, kMaxLineBytes, control, [&](std::string_view piece, bool overlong) {
+    // readLines asks once per chunk; asked per line too, a cancel skips the rest of the chunk.
+    if (!control.poll()) return;
+    if (overlong) {
+      ++overlongLines_;
+      return;
+    }
+    line.assign(piece);
+    addLine(file, line);
+  });
 }
 
 std::vector<LibraryCalls> LibraryCallCounter::finish() const {
@@ -121,38 +146,45 @@ LibraryLogSetup prepareLibraryLog(std::vector<CollectorWarning>& warnings) {
   return setup;
 }
 
-std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<CollectorWarning>& warnings) {
+std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<CollectorWarning>& warnings,
+                                            ingest::Control& control) {
   LibraryCallCounter counter;
-  std::size_t files = 0;
-  if (DIR* d = opendir(dir.c_str()); d != nullptr) {
-    while (const dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
-      const std::string path = dir + "/" + name;
-      struct stat st {};
-      if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      if (++files > kMaxFiles) {
-        warnings.push_back({"library-log-unreadable", "more than " + std::to_string(kMaxFiles) +
-                                                          " library log files: the rest were not read"});
-        break;
-      }
-      std::ifstream in(path, std::ios::binary);
-      if (!in) {
-        warnings.push_back({"library-log-unreadable", "cannot read the library's log " + path + " (" +
-                                                          std::strerror(errno) + "): its calls are not counted"});
-        continue;
-      }
-      counter.addFile(name, in);
-      if (in.bad()) {
-        warnings.push_back({"library-log-unreadable", "reading the library's log " + path +
-                                                          " failed part way: its later calls are not counted"});
-      }
+  // The library writes its files straight into the folder: none below it is read, no link is
+  // followed, FIFOs and devices are skipped.
+  const ingest::FoundFiles found = ingest::findRegularFiles(dir, 0, kMaxFiles, control);
+  if (found.tooMany) {
+    warnings.push_back({"library-log-unreadable", "more than " + std::to_string(kMaxFiles) +
+                                                      " library log files: the rest were not read"});
+  }
+  for (const std::string& path : found.files) {
+    if (control.cancelled()) break;
+    const std::string name = path.substr(path.rfind('/') + 1);
+    const ingest::SafeFile file = ingest::SafeFile::open(path, kMaxFileBytes);
+    if (!file.ok()) {
+      warnings.push_back({"library-log-unreadable", "cannot read the library's log " + path + " (" + file.problem() +
+                                                        "): its calls are not counted"});
+      continue;
     }
-    closedir(d);
+    const ingest::LineReadResult read = counter.addFile(name, file, kMaxFileBytes, control);
+    if (!read.problem.empty()) {
+      warnings.push_back({"library-log-unreadable", "reading the library's log " + path + " failed part way (" +
+                                                        read.problem + "): its later calls are not counted"});
+    }
+    if (read.byteCapReached) {
+      warnings.push_back({"library-log-unreadable", "the library's log " + path + " grew past " +
+                                                        ingest::bytesInWords(kMaxFileBytes) +
+                                                        " while it was read: its later calls are not counted"});
+    }
   }
   removeTree(dir);
+  if (counter.overlongLines() > 0) {
+    warnings.push_back({"library-log-line-overlong",
+                        std::to_string(counter.overlongLines()) + " lines of the library's log were longer than " +
+                            std::to_string(LibraryCallCounter::kMaxLineBytes / 1024) + " KiB and were skipped unread"});
+  }
   std::vector<LibraryCalls> calls = counter.finish();
-  if (files == 0) {
+  if (control.cancelled()) return calls;  // cut short: whether the log named a path is not known
+  if (found.files.empty()) {
     warnings.push_back({"library-log-empty", "the library wrote no log: the program did not load NCCL or RCCL, "
                                              "or did not call it"});
   } else if (calls.empty()) {

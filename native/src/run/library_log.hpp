@@ -3,14 +3,16 @@
 // and TUNING, into per-process files in a private folder), counted into one `library-calls`
 // record per collective, path and size (docs/PROFILE.md, "Which path each collective took").
 #include <cstdint>
-#include <istream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "collective/library_log_line.hpp"
+#include "ingest/control.hpp"
+#include "ingest/safe_file.hpp"
 #include "reporter.hpp"
 #include "run/trace_collector.hpp"
 
@@ -35,8 +37,18 @@ struct LibraryCalls {
 // collective are skipped.
 class LibraryCallCounter {
  public:
+  // The longest log line read: NCCL's are a few hundred bytes. A longer one is counted and
+  // skipped, never held whole.
+  static constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
   void addLine(const std::string& file, const std::string& line);
-  void addFile(const std::string& file, std::istream& in);
+  // A log's whole text, split into lines of at most kMaxLineBytes.
+  void addText(const std::string& file, std::string_view text);
+  // A log file opened with ingest::SafeFile: at most maxBytes of it, in lines of at most
+  // kMaxLineBytes, `control` polled every line and chunk.
+  ingest::LineReadResult addFile(const std::string& file, const ingest::SafeFile& in, std::uint64_t maxBytes,
+                                 ingest::Control& control);
+  std::uint64_t overlongLines() const { return overlongLines_; }
   // Ordered by op, transport, size kind, size.
   std::vector<LibraryCalls> finish() const;
 
@@ -48,6 +60,7 @@ class LibraryCallCounter {
   };
   std::map<Key, Bucket> buckets_;
   std::map<std::string, std::string> libraryByFile_;
+  std::uint64_t overlongLines_ = 0;
 };
 
 // The environment for the program, or an empty `dir` when the library log is not collected
@@ -58,8 +71,11 @@ struct LibraryLogSetup {
 };
 LibraryLogSetup prepareLibraryLog(std::vector<CollectorWarning>& warnings);
 
-// Reads every file in `dir` (a file that cannot be read is a warning), then removes `dir`.
-std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<CollectorWarning>& warnings);
+// Reads every regular file in `dir` (no link followed; a file that cannot be read is a
+// warning), stopping at once when `control` is cancelled, then removes `dir`. The program's
+// processes wrote these files: each is opened with ingest::SafeFile and read in bounded lines.
+std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<CollectorWarning>& warnings,
+                                            ingest::Control& control);
 
 void emitLibraryCalls(Reporter& reporter, const LibraryCalls& calls);
 

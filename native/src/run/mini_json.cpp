@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "ingest/checked.hpp"
+
 namespace sdma::runmode {
 
 namespace {
@@ -89,25 +91,31 @@ class Parser {
     }
     return std::nullopt;
   }
+  // JSON's number grammar exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? ; one pass.
   std::optional<JsonValue> number() {
     const std::size_t start = i_;
-    bool isDouble = false;
-    if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    while (i_ < s_.size()) {
-      const char c = s_[i_];
-      if (std::isdigit(static_cast<unsigned char>(c))) {
-        ++i_;
-      } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-        isDouble = true;
-        ++i_;
-      } else {
-        break;
-      }
+    const auto digits = [&] {
+      const std::size_t from = i_;
+      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+      return i_ - from;
+    };
+    eat('-');
+    const std::size_t intStart = i_;
+    const std::size_t intDigits = digits();
+    if (intDigits == 0 || (intDigits > 1 && s_[intStart] == '0')) return std::nullopt;
+    bool integral = true;
+    if (eat('.')) {
+      integral = false;
+      if (digits() == 0) return std::nullopt;
+    }
+    if (eat('e') || eat('E')) {
+      integral = false;
+      if (!eat('+')) eat('-');
+      if (digits() == 0) return std::nullopt;
     }
     const std::string_view text = s_.substr(start, i_ - start);
-    if (text.empty() || text == "-") return std::nullopt;
     JsonValue v;
-    if (!isDouble) {
+    if (integral) {
       std::int64_t n = 0;
       const auto r = std::from_chars(text.data(), text.data() + text.size(), n);
       if (r.ec == std::errc() && r.ptr == text.data() + text.size()) {
@@ -117,7 +125,11 @@ class Parser {
         return v;
       }
     }
+    // Not an int64 (a fraction, an exponent, or too many digits): strtod, which gives +-inf
+    // or 0 where the value is beyond double's range. The text was checked above, so strtod
+    // reads all of it.
     v.kind = JsonValue::Kind::Double;
+    v.integral = integral;
     v.number = std::strtod(std::string(text).c_str(), nullptr);
     return v;
   }
@@ -178,7 +190,9 @@ std::optional<std::int64_t> intField(const JsonObject& object, std::string_view 
   const JsonValue* v = find(object, key);
   if (!v) return std::nullopt;
   if (v->kind == JsonValue::Kind::Int) return v->integer;
-  if (v->kind == JsonValue::Kind::Double) return static_cast<std::int64_t>(v->number);
+  // A whole number written with too many digits for int64 stays out of range, even where
+  // its nearest double (-2^63) would fit.
+  if (v->kind == JsonValue::Kind::Double && !v->integral) return ingest::toInt64(v->number);
   return std::nullopt;
 }
 

@@ -19,6 +19,8 @@
 #include "backend_registry.hpp"
 #include "cancel.hpp"
 #include "cli/entries.hpp"
+#include "ingest/control.hpp"
+#include "ingest/safe_file.hpp"
 #include "run/child_process.hpp"
 #include "run/device_spans.hpp"
 #include "run/library_log.hpp"
@@ -37,8 +39,11 @@ constexpr long long kMaxSpanRecords = 1LL << 26;
 constexpr std::chrono::milliseconds kCancelGrace{3000};
 constexpr int kPollMs = 20;
 constexpr std::chrono::milliseconds kKfdSampleEvery{100};
-// Beyond this a run keeps counting but stops keeping trace lines (memory).
-constexpr std::size_t kMaxTraceLineBytes = 1u << 16;
+// The pipe's bytes one turn of the run loop reads (trace lines are ~200 bytes: some 80000
+// lines), and at most what is read once the program ended: a child of the program still
+// writing does not keep the run waiting.
+constexpr std::size_t kDrainBytesPerTurn = 16u << 20;
+constexpr std::size_t kFinalDrainBytes = 64u << 20;
 
 struct RunOptions {
   std::string backend = "auto";
@@ -102,45 +107,43 @@ void addSimulatedRecords(int count, int gpus, std::int64_t startMonoNs, TraceCol
   }
 }
 
+// Trace lines streamed through the pipe while the program runs. The program writes what it
+// likes: lines are split with at most kMaxTraceLineBytes held (a longer one is counted and
+// skipped), and one drain reads at most a budget, so a program that never stops writing
+// cannot keep the run loop from its other work (the program's end, a cancel, the heartbeat).
 class TraceReader {
  public:
-  TraceReader(int fd, TraceCollector& collector) : fd_(fd), collector_(collector) {}
-  // Reads what is there; false at end of file.
-  bool drain() {
+  TraceReader(int fd, TraceCollector& collector)
+      : fd_(fd), splitter_(kMaxTraceLineBytes), onLine_([&collector](std::string_view line, bool overlong) {
+          if (overlong) {
+            collector.addOverlongLine();
+          } else {
+            collector.addLine(line);
+          }
+        }) {}
+  // Reads what is there now, at most about maxBytes; false at end of file (or a read error).
+  bool drain(std::size_t maxBytes) {
     char chunk[65536];
-    while (true) {
+    std::size_t got = 0;
+    while (got < maxBytes) {
       const ssize_t n = read(fd_, chunk, sizeof chunk);
       if (n > 0) {
-        feed(std::string_view(chunk, static_cast<std::size_t>(n)));
+        got += static_cast<std::size_t>(n);
+        splitter_.feed(std::string_view(chunk, static_cast<std::size_t>(n)), onLine_);
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
-      if (n == 0) {
-        if (!partial_.empty()) collector_.addLine(partial_);
-        partial_.clear();
-        return false;
-      }
-      return true;  // EAGAIN: nothing more for now
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;  // nothing more for now
+      splitter_.end(onLine_);
+      return false;
     }
+    return true;
   }
 
  private:
-  void feed(std::string_view text) {
-    while (!text.empty()) {
-      const std::size_t nl = text.find('\n');
-      if (nl == std::string_view::npos) {
-        if (partial_.size() + text.size() <= kMaxTraceLineBytes) partial_.append(text);
-        return;
-      }
-      partial_.append(text.substr(0, std::min(nl, kMaxTraceLineBytes)));
-      collector_.addLine(partial_);
-      partial_.clear();
-      text.remove_prefix(nl + 1);
-    }
-  }
   int fd_;
-  TraceCollector& collector_;
-  std::string partial_;
+  ingest::LineSplitter splitter_;
+  ingest::LineSplitter::OnLine onLine_;
 };
 
 }  // namespace
@@ -328,7 +331,7 @@ CommandResult RunCommand::run(cli::Session& session) {
     if (pipeOpen) {
       pollfd p{tracePipe[0], POLLIN, 0};
       poll(&p, 1, kPollMs);
-      pipeOpen = reader.drain();
+      pipeOpen = reader.drain(kDrainBytesPerTurn);
     } else {
       poll(nullptr, 0, kPollMs);
     }
@@ -352,7 +355,7 @@ CommandResult RunCommand::run(cli::Session& session) {
   }
   // Whatever the program's side flushed before it ended; children that still hold the
   // pipe open do not keep the run waiting.
-  if (pipeOpen) reader.drain();
+  if (pipeOpen) reader.drain(kFinalDrainBytes);
   close(tracePipe[0]);
   if (cancelledAt) kill(-pid, SIGKILL);  // anything the program left behind in its group
 
@@ -364,16 +367,10 @@ CommandResult RunCommand::run(cli::Session& session) {
   }
   if (sampleKfd) exit.kfdSdma = kfd.totals();
 
-  if (!traceFile.empty()) {
-    std::FILE* f = std::fopen(traceFile.c_str(), "r");
-    if (f != nullptr) {
-      TraceReader fileReader(fileno(f), collector);
-      while (fileReader.drain()) {
-      }
-      std::fclose(f);
-    }
-  }
+  // What the program left behind is read now, stopped at once by SIGINT/SIGTERM (whether it
+  // came during the program or after): a cancelled run ends promptly with what it has.
   ingest::Control control = ingest::Control::process();
+  if (!traceFile.empty()) readTraceFile(traceFile, kMaxTraceFileBytes, collector, control, warnings);
   if (!rocprofDir.empty()) readRocprofDir(rocprofDir, rocprofClockToMonoNs(), collector, warnings, control);
   if (!traceDir.empty()) removeTree(traceDir);
   if (backend == "sim" && options.simDispatches > 0) {
@@ -388,11 +385,11 @@ CommandResult RunCommand::run(cli::Session& session) {
   capSpans(spans, options.spanRecords, warnings);
   for (const DeviceSpanRecord& span : spans) emitDeviceSpan(reporter, span);
   if (!libraryLog.dir.empty()) {
-    for (const LibraryCalls& c : collectLibraryLog(libraryLog.dir, warnings)) emitLibraryCalls(reporter, c);
+    for (const LibraryCalls& c : collectLibraryLog(libraryLog.dir, warnings, control)) emitLibraryCalls(reporter, c);
   }
   emitProgramExit(reporter, options.program, pid, exit);
   for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
-  if (cancelledAt) return {DoneStatus::Cancelled, cancel::exitCode()};
+  if (cancelledAt || control.cancelled() || cancel::requested()) return {DoneStatus::Cancelled, cancel::exitCode()};
   return {};
 }
 
