@@ -186,18 +186,17 @@ function sanitizerReport(out) {
   return /ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|LineSplitter broke/.test(out);
 }
 
+/** One input run once on its own: crashed or not, and the one-line summary. */
+function replayOne(bin, file, env, artifactDir) {
+  // libFuzzer writes the input it crashed on again: into `artifactDir`, not here.
+  const r = runSync(bin, [...LIMITS, `-artifact_prefix=${artifactDir}/replayed-`, '-runs=1', file], { env, timeout: 120000, killSignal: 'SIGKILL' });
+  const crashed = r.status !== 0 || sanitizerReport(r.out);
+  return { crashed, summary: crashed ? summaryOf(r.out, r.status, r.signal) : '' };
+}
+
 /** Every regression input of a harness, each run once on its own. */
 function replayRegressions(harness, bin, env, scratch) {
-  const results = [];
-  // libFuzzer writes the input it crashed on again: into the scratch folder, not here.
-  const prefix = `-artifact_prefix=${join(scratch, 'tmp')}/`;
-  for (const file of filesIn(join(FUZZ_DIR, 'regressions', harness))) {
-    const t0 = performance.now();
-    const r = runSync(bin, [...LIMITS, prefix, '-runs=1', file], { env, timeout: 120000, killSignal: 'SIGKILL' });
-    const crashed = r.status !== 0 || sanitizerReport(r.out);
-    results.push({ file, crashed, summary: crashed ? summaryOf(r.out, r.status, r.signal) : '', ms: performance.now() - t0 });
-  }
-  return results;
+  return filesIn(join(FUZZ_DIR, 'regressions', harness)).map((file) => ({ file, ...replayOne(bin, file, env, join(scratch, 'tmp')) }));
 }
 
 const CRASH_FILE = /^(crash|leak|timeout|oom)-/;
@@ -226,11 +225,11 @@ async function fuzzOne(harness, bin, corpusDir, options, env) {
   const execPerSec = Number(/stat::average_exec_per_sec:\s*(\d+)/.exec(r.out)?.[1] ?? fork?.[3] ?? (runs / Math.max(1, ms / 1000)).toFixed(0));
   const crashes = readdirSync(artifacts).filter((f) => CRASH_FILE.test(f) && !before.has(f)).map((f) => join(artifacts, f));
   const reported = crashes.length > 0 || (!options.keepGoing && (r.status !== 0 || sanitizerReport(r.out)));
-  // In a fork run the findings' reports are in the log; a plain run stops at its first one.
-  const findings = /^\S+: runtime error: .*$|ERROR: libFuzzer: .*$|^SUMMARY: (?:Address|Leak)Sanitizer.*$|^LineSplitter broke .*$/gm;
-  const summaries = [...new Set([...r.out.matchAll(findings)].map((m) => m[0].trim().replaceAll(`${root}/`, '')))];
-  if (reported && summaries.length === 0) summaries.push(summaryOf(r.out, r.status, r.signal));
-  return { runs, execPerSec, corpus: filesIn(corpusDir).length, seeds, crashes, reported, summaries, log, ms };
+  // Each kept input says what it does when run again on its own (a fork run's log interleaves
+  // its jobs); the first few, the rest are only listed.
+  const found = crashes.slice(0, 12).map((file) => ({ file, summary: replayOne(bin, file, env, env.TMPDIR).summary }));
+  if (reported && found.length === 0) found.push({ file: undefined, summary: summaryOf(r.out, r.status, r.signal) });
+  return { runs, execPerSec, corpus: filesIn(corpusDir).length, seeds, crashes, reported, found, log, ms };
 }
 
 function mergeInto(harness, bin, corpusDir, env) {
@@ -360,13 +359,13 @@ async function main() {
         console.log(`ok   ${h}: ${parts.join(', ')}`);
         continue;
       }
-      const found = f?.reported ? `${Math.max(1, f.crashes.length)} crash${f.crashes.length > 1 ? 'es' : ''} found` : 'no new crash';
-      console.log(`FAIL ${h}: ${found}, ${parts.join(', ')}`);
+      const what = f?.reported ? `${Math.max(1, f.crashes.length)} crash${f.crashes.length > 1 ? 'es' : ''} found` : 'no new crash';
+      console.log(`FAIL ${h}: ${what}, ${parts.join(', ')}`);
       for (const x of bad) console.log(`  regression ${rel(x.file)}: ${x.summary}`);
       if (f?.reported) {
-        for (const s of f.summaries.slice(0, 8)) console.log(`  ${s}`);
-        for (const c of f.crashes) console.log(`  input kept: ${rel(c)} (reproduce: ${rel(join(BUILD, 'fuzz', h))} ${rel(c)})`);
-        console.log(`  log: ${rel(f.log)}`);
+        for (const x of f.found) console.log(`  ${x.file ? `${rel(x.file)}: ` : ''}${x.summary}`);
+        for (const c of f.crashes.slice(f.found.length)) console.log(`  ${rel(c)}`);
+        console.log(`  reproduce: ${rel(join(BUILD, 'fuzz', h))} FILE; log: ${rel(f.log)}`);
       }
     }
 

@@ -1,13 +1,21 @@
 // rocprofv3's rocpd database (native/src/run/rocpd_reader.hpp), built from the input: random
-// bytes seldom make an SQLite file, so here the input chooses the schema (which of the tables
-// and columns the reader reads exist, their declared types, the views over them) and every
-// row's cells (NULL, int64 extremes, reals such as 1e300, inf and NaN, text up to 256 KiB,
-// blobs, times near 2^53), then the reader reads the database from a temporary file. Reaches
-// the reader's row loops and conversions that fuzz_rocpd_file rarely gets to.
+// bytes seldom make an SQLite file, so here the input chooses the schema and every row, then
+// the reader reads the database from a temporary file. Reaches the reader's row loops and
+// conversions, which fuzz_rocpd_file rarely gets to. The input chooses:
+//   - one to three per-process table sets: the tables rocprofv3 writes (those of
+//     test/fixtures/rocpd/make-fixture.sql), un-suffixed or with a suffix as rocprofv3 names
+//     them per process, or with one the reader must not take;
+//   - per table: which columns exist, their declared types (rocprofv3's, none, TEXT, REAL),
+//     how `id` is declared (the rowid, no key, a DESC or TEXT key, WITHOUT ROWID), now and then
+//     a generated column, or a virtual table in its place;
+//   - every cell: NULL, int64 extremes, reals (1e300, inf, NaN, -1e19), text (short, known
+//     names, one of up to 2 MiB), blobs, times near 2^53;
+//   - views with the documented names: the fixture's, endless recursive ones, or broken ones
+//     (a reader must never read views);
+//   - the clock move and the collector's program start.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <sqlite3.h>
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -26,11 +34,10 @@ namespace {
 
 struct Table {
   const char* name;
-  // First the id column, then the others, each with the type rocprofv3's schema gives it.
+  // `id` first (where the table has one), each column with the type rocprofv3 declares.
   std::vector<std::pair<const char*, const char*>> columns;
 };
 
-// The tables of test/fixtures/rocpd/make-fixture.sql (rocprofv3's names).
 const std::vector<Table>& tables() {
   static const std::vector<Table> kTables = {
       {"rocpd_info_agent", {{"id", "INTEGER"}, {"pid", "INTEGER"}, {"type", "TEXT"}, {"absolute_index", "INTEGER"},
@@ -49,24 +56,16 @@ const std::vector<Table>& tables() {
   return kTables;
 }
 
-// The documented views as the fixture defines them.
-constexpr const char* kFixtureViews =
-    "CREATE VIEW kernels AS SELECT K.id, S.display_name AS name, K.agent_id, K.kernel_id, K.start, K.\"end\", "
-    "K.grid_size_x AS grid_x, K.grid_size_y AS grid_y, K.grid_size_z AS grid_z, K.workgroup_size_x AS workgroup_x, "
-    "K.workgroup_size_y AS workgroup_y, K.workgroup_size_z AS workgroup_z, E.correlation_id "
-    "FROM rocpd_kernel_dispatch K JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id "
-    "LEFT JOIN rocpd_event E ON E.id = K.event_id;"
-    "CREATE VIEW memory_copies AS SELECT M.id, N.string AS name, M.start, M.\"end\", M.size, M.src_agent_id, "
-    "M.dst_agent_id FROM rocpd_memory_copy M LEFT JOIN rocpd_string N ON N.id = M.name_id;";
-
-// Views with the documented names and columns whose rows never end: a reader must not read views.
-constexpr const char* kEndlessViews =
-    "CREATE VIEW kernels AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-    "SELECT n AS id, 'k' AS name, 1 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\", 1 AS grid_x, "
-    "1 AS grid_y, 1 AS grid_z, 1 AS workgroup_x, 1 AS workgroup_y, 1 AS workgroup_z, n AS correlation_id FROM r;"
-    "CREATE VIEW memory_copies AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-    "SELECT n AS id, 'MEMORY_COPY_HOST_TO_DEVICE' AS name, n AS start, n + 1 AS \"end\", 8 AS size, "
-    "1 AS src_agent_id, 2 AS dst_agent_id FROM r;";
+// Per-process suffixes as rocprofv3 writes them, and ones outside the reader's name rule.
+constexpr const char* kSuffixes[] = {"",
+                                     "_00000000_0000_0000_0000_0000000000a1",
+                                     "_7f3e2a90_1c51_4a2c_bd36_9c2b0b2c7d23",
+                                     "_p-2",
+                                     "_",
+                                     "_a.b",
+                                     "_\xc3\xa9",
+                                     "_\"x\"",
+                                     "X"};
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -111,9 +110,11 @@ constexpr const char* kTexts[] = {"GPU",
                                   "1e300",
                                   "12",
                                   "_Z",
-                                  "_ZN1a1bILi1EEEvv"};
+                                  "_ZN1a1bILi1EEEvv",
+                                  "a\0b"};
 
-// At most one text of up to 256 KiB per database (more only slow the fuzzing down); later ones are short.
+// At most one text over 256 bytes per database (up to 2 MiB: over the reader's 1 MiB value
+// cap); more only slow the fuzzing down.
 struct Budget {
   bool hugeTextLeft = true;
 };
@@ -140,11 +141,13 @@ void bindCell(FuzzedDataProvider& in, sqlite3_stmt* s, int index, Budget& budget
       sqlite3_bind_text(s, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
       break;
     }
-    case 6:
-      sqlite3_bind_text(s, index, in.PickValueInArray(kTexts), -1, SQLITE_STATIC);
+    case 6: {
+      const char* text = in.PickValueInArray(kTexts);
+      sqlite3_bind_text(s, index, text, text[0] == 'a' ? 3 : -1, SQLITE_STATIC);
       break;
+    }
     case 7: {
-      const std::size_t length = std::size_t{1} << (budget.hugeTextLeft ? in.ConsumeIntegralInRange(8, 18) : 8);
+      const std::size_t length = std::size_t{1} << (budget.hugeTextLeft ? in.ConsumeIntegralInRange(8, 21) : 8);
       budget.hugeTextLeft = length <= 256;
       const std::string text(length, in.ConsumeBool() ? 'A' : '\x80');
       sqlite3_bind_text(s, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
@@ -161,48 +164,108 @@ void bindCell(FuzzedDataProvider& in, sqlite3_stmt* s, int index, Budget& budget
   }
 }
 
-void exec(sqlite3* db, const std::string& sql) {
-  // A statement the schema choice made invalid (a view over a missing column) just fails.
-  sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+bool exec(sqlite3* db, const std::string& sql) {
+  // A statement the choices made invalid (a view over a missing column) just fails.
+  return sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
 }
 
-void addTable(FuzzedDataProvider& in, sqlite3* db, const Table& table, Budget& budget) {
-  // 0: rocprofv3's types, id the rowid; 1: no declared types; 2: all TEXT; 3: all REAL.
-  const int types = in.ConsumeIntegralInRange(0, 3);
-  const bool rowid = in.ConsumeBool();
-  std::vector<const char*> names;
-  std::string sql = std::string("CREATE TABLE ") + table.name + " (";
-  for (const auto& [name, type] : table.columns) {
-    if (!in.ConsumeIntegralInRange(0, 7)) continue;  // now and then a column is missing
-    const char* declared = types == 0 ? type : types == 1 ? "" : types == 2 ? "TEXT" : "REAL";
-    sql += std::string(names.empty() ? "" : ", ") + "\"" + name + "\" " + declared;
-    if (names.empty() && rowid && std::string(name) == "id" && types == 0) sql += " PRIMARY KEY";
-    names.push_back(name);
+std::string quoted(const std::string& name) {
+  std::string out = "\"";
+  for (const char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void addTable(FuzzedDataProvider& in, sqlite3* db, const Table& table, const std::string& name, Budget& budget) {
+  if (in.ConsumeIntegralInRange(0, 15) == 0) {
+    // A virtual table (a module's code, not rows) where the reader looks for a real one.
+    exec(db, "CREATE VIRTUAL TABLE " + quoted(name) + (in.ConsumeBool() ? " USING fts5(id, start)" : " USING rtree(id, a, b)"));
+    return;
   }
-  if (names.empty()) return;
-  exec(db, sql + ")");
-  std::string insert = std::string("INSERT INTO ") + table.name + " VALUES (";
-  for (std::size_t i = 0; i < names.size(); ++i) insert += i ? ", ?" : "?";
+  // Declared types: 0 rocprofv3's, 1 none, 2 all TEXT, 3 all REAL.
+  const int types = in.ConsumeIntegralInRange(0, 3);
+  // `id`: 0 the rowid (INTEGER PRIMARY KEY), 1 no key, 2 INTEGER PRIMARY KEY DESC, 3 a TEXT
+  // key, 4 WITHOUT ROWID.
+  const int key = in.ConsumeIntegralInRange(0, 4);
+  std::vector<std::string> stored;
+  std::string sql = "CREATE TABLE " + quoted(name) + " (";
+  bool haveKey = false, first = true;
+  for (const auto& [column, type] : table.columns) {
+    if (!in.ConsumeIntegralInRange(0, 7)) continue;  // now and then a column is missing
+    const std::string declared = types == 0 ? type : types == 1 ? "" : types == 2 ? "TEXT" : "REAL";
+    sql += std::string(first ? "" : ", ") + quoted(column) + " ";
+    first = false;
+    if (std::string(column) == "id" && key != 1) {
+      sql += key == 3 ? "TEXT PRIMARY KEY" : key == 2 ? "INTEGER PRIMARY KEY DESC" : "INTEGER PRIMARY KEY";
+      haveKey = true;
+    } else if (in.ConsumeIntegralInRange(0, 15) == 0) {
+      // A generated column: the file's own expression, not stored rows.
+      sql += declared + " GENERATED ALWAYS AS (" + (in.ConsumeBool() ? "9223372036854775807 + 1" : "1") + ") " +
+             (in.ConsumeBool() ? "VIRTUAL" : "STORED");
+      continue;
+    } else {
+      sql += declared;
+    }
+    stored.emplace_back(column);
+  }
+  if (stored.empty()) return;
+  sql += ")";
+  if (key == 4 && haveKey) sql += " WITHOUT ROWID";
+  if (!exec(db, sql)) return;
+  std::string insert = "INSERT INTO " + quoted(name) + " (";
+  std::string values = ") VALUES (";
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    insert += (i ? ", " : "") + quoted(stored[i]);
+    values += i ? ", ?" : "?";
+  }
   sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db, (insert + ")").c_str(), -1, &s, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db, (insert + values + ")").c_str(), -1, &s, nullptr) != SQLITE_OK) {
     sqlite3_finalize(s);
     return;
   }
   const int rows = in.ConsumeIntegralInRange(0, 12);
   for (int r = 0; r < rows; ++r) {
-    for (std::size_t c = 0; c < names.size(); ++c) bindCell(in, s, static_cast<int>(c) + 1, budget);
-    sqlite3_step(s);  // a row the rowid refuses (a duplicate, a non-integer) is left out
+    for (std::size_t c = 0; c < stored.size(); ++c) bindCell(in, s, static_cast<int>(c) + 1, budget);
+    sqlite3_step(s);  // a row the key refuses (a duplicate, a non-integer rowid) is left out
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
   }
   sqlite3_finalize(s);
 }
 
+// The documented views over one table set, as the fixture defines them.
+std::string fixtureViews(const std::string& suffix) {
+  const auto t = [&](const char* base) { return quoted(base + suffix); };
+  return "CREATE VIEW kernels AS SELECT K.id, S.display_name AS name, K.agent_id, K.kernel_id, K.start, K.\"end\", "
+         "K.grid_size_x AS grid_x, K.grid_size_y AS grid_y, K.grid_size_z AS grid_z, K.workgroup_size_x AS "
+         "workgroup_x, K.workgroup_size_y AS workgroup_y, K.workgroup_size_z AS workgroup_z, E.correlation_id FROM " +
+         t("rocpd_kernel_dispatch") + " K JOIN " + t("rocpd_info_kernel_symbol") + " S ON S.id = K.kernel_id LEFT JOIN " +
+         t("rocpd_event") + " E ON E.id = K.event_id;" +
+         "CREATE VIEW memory_copies AS SELECT M.id, N.string AS name, M.start, M.\"end\", M.size, M.src_agent_id, "
+         "M.dst_agent_id FROM " + t("rocpd_memory_copy") + " M LEFT JOIN " + t("rocpd_string") +
+         " N ON N.id = M.name_id;";
+}
+
+// Views with the documented names and columns whose rows never end.
+constexpr const char* kEndlessViews =
+    "CREATE VIEW kernels AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+    "SELECT n AS id, 'k' AS name, 1 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\", 1 AS grid_x, "
+    "1 AS grid_y, 1 AS grid_z, 1 AS workgroup_x, 1 AS workgroup_y, 1 AS workgroup_z, n AS correlation_id FROM r;"
+    "CREATE VIEW memory_copies AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+    "SELECT n AS id, 'MEMORY_COPY_HOST_TO_DEVICE' AS name, n AS start, n + 1 AS \"end\", 8 AS size, "
+    "1 AS src_agent_id, 2 AS dst_agent_id FROM r;"
+    "CREATE VIEW rocpd_kernel_dispatch AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+    "SELECT n AS id, 1 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\" FROM r;";
+
+// A view over a table that is gone: reading it fails.
+constexpr const char* kBrokenViews =
+    "CREATE TABLE gone (x); CREATE VIEW kernels AS SELECT * FROM gone; "
+    "CREATE VIEW memory_copies AS SELECT x AS start FROM gone; DROP TABLE gone;";
+
 std::int64_t clockNumber(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange(0, 3)) {
     case 0:
       return 0;
-    case 1:  // CLOCK_MONOTONIC - CLOCK_BOOTTIME, or a program start: hours, not centuries
+    case 1:  // CLOCK_MONOTONIC - CLOCK_BOOTTIME, or a program start: days, not centuries
       return in.ConsumeIntegralInRange<std::int64_t>(-(std::int64_t{1} << 50), std::int64_t{1} << 50);
     case 2:
       return in.PickValueInArray(kInts);
@@ -227,13 +290,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN");
     Budget budget;
-    for (const Table& table : tables()) {
-      if (in.ConsumeIntegralInRange(0, 7)) addTable(in, db, table, budget);
+    const int sets = in.ConsumeIntegralInRange(1, 3);
+    std::string firstSuffix;
+    for (int k = 0; k < sets; ++k) {
+      const std::string suffix = in.PickValueInArray(kSuffixes);
+      if (k == 0) firstSuffix = suffix;
+      for (const Table& table : tables()) {
+        if (in.ConsumeIntegralInRange(0, 7)) addTable(in, db, table, table.name + suffix, budget);
+      }
     }
     switch (in.ConsumeIntegralInRange(0, 3)) {
-      case 1: exec(db, kFixtureViews); break;
+      case 1: exec(db, fixtureViews(firstSuffix)); break;
       case 2: exec(db, kEndlessViews); break;
-      case 3: exec(db, "CREATE VIEW kernels AS SELECT * FROM rocpd_kernel_dispatch_gone"); break;
+      case 3: exec(db, kBrokenViews); break;
       default: break;
     }
     exec(db, "COMMIT");
