@@ -68,7 +68,7 @@ struct LineReadResult {
 };
 
 // Reads a file opened with SafeFile line by line, at most maxBytes of it, polling `control`
-// every line and every chunk.
+// every chunk (64 KiB); a caller whose per-line work is heavy polls in onLine as well.
 LineReadResult readLines(const SafeFile& file, std::uint64_t maxBytes, std::size_t maxLineBytes, Control& control,
                          const std::function<void(std::string_view line, bool overlong)>& onLine);
 
