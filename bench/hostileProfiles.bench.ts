@@ -145,13 +145,19 @@ async function main(): Promise<void> {
 CREATE VIEW kernels AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
   SELECT hex(zeroblob(2048)) AS name, 2 AS agent_id, n AS start, n + 1 AS "end", 1 AS grid_x, 1 AS grid_y, 1 AS grid_z,
          1 AS workgroup_x, 1 AS workgroup_y, 1 AS workgroup_z, n AS correlation_id, 1 AS kernel_id FROM r;`);
-  cases.push({ input: 'import --rocpd: the `kernels` view is a recursive CTE (SIGTERM at 1 s)', argv: (h) => [h, 'import', '--rocpd', recursive], termAfterMs: 1000 });
+  cases.push({ input: 'import --rocpd: beside the real tables, the `kernels` view is a recursive CTE (SIGTERM at 1 s)', argv: (h) => [h, 'import', '--rocpd', recursive], termAfterMs: 1000 });
 
   // rocpd: times at the int64 extremes.
   const extremes = join(work, 'extremes.db');
   sqlite(extremes, `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8')}
 INSERT INTO rocpd_kernel_dispatch VALUES (9, 2, 1, -9223372036854775808, 9223372036854775807, 1, 1, 1, 1, 1, 1, 2);
 INSERT INTO rocpd_memory_copy VALUES (9, 1, 1, 2, 9223372036854775807, 9223372036854775807, -9223372036854775808, 1);`);
+  // rocpd: 3 million dispatch rows in its real table, for a cancel in the middle of the read.
+  const many = join(work, 'many.db');
+  sqlite(many, `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8')}
+WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 3000009)
+INSERT INTO rocpd_kernel_dispatch SELECT i, 2, 1, i * 1000, i * 1000 + 500, 256, 1, 1, 65536, 1, 1, 2 FROM n;`);
+  cases.push({ input: 'import --rocpd: 3 million dispatches in the real table (SIGTERM at 1 s)', argv: (h) => [h, 'import', '--rocpd', many], termAfterMs: 1000 });
   cases.push({ input: 'import --rocpd: a dispatch from INT64_MIN to INT64_MAX, a copy reversed across the whole range', argv: (h) => [h, 'import', '--rocpd', extremes] });
 
   // CSV folders.
@@ -186,9 +192,10 @@ INSERT INTO rocpd_memory_copy VALUES (9, 1, 1, 2, 9223372036854775807, 922337203
   });
   cases.push({ input: `import --rocprofv3-csv: an unterminated quote in row 3 of ${kernelCsv.length + 2}`, argv: (h) => [h, 'import', '--rocprofv3-csv', quote] });
   const range = csvDir('range', (d) => {
-    const cols = header.split(',');
+    const cols = header.split(',').map((c) => c.replaceAll('"', ''));
     const at = cols.indexOf('Start_Timestamp');
-    const cells = row.match(/("[^"]*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, ''));
+    // The row's cells (quoted ones may hold commas); the regex's last, empty match is not a cell.
+    const cells = row.match(/("[^"]*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '')).slice(0, cols.length);
     cells[at] = '99999999999999999999';
     writeFileSync(join(d, 'x_kernel_trace.csv'), `${header}\n${row}\n${cells.join(',')}\n`);
   });
