@@ -82,7 +82,7 @@ function summary(stdout: string, status: number | null, signal: string | null): 
  * `termAfterMs`, SIGTERM to the helper at that time and the time it took to end.
  */
 function limited(argv: string[], termAfterMs?: number): Promise<Outcome> {
-  return new Promise((done) => {
+  return new Promise<Outcome>((done) => {
     const t0 = performance.now();
     const child = spawn('/usr/bin/time', ['-f', '%M', 'prlimit', `--as=${LIMIT_BYTES}`, '--', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
