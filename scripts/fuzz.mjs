@@ -9,7 +9,8 @@
 //   --seconds N     fuzzing time per harness (default 15; 0 only builds and replays)
 //   --harness NAME  only this harness (repeat it, or a comma list)
 //   --jobs N        harnesses fuzzed at once (default 1)
-//   --merge         add the scratch inputs that reach new code to native/fuzz/corpus/<harness>/
+//   --merge         add the fewest scratch inputs that reach code the committed corpus does not
+//                   to native/fuzz/corpus/<harness>/
 //   --coverage      then a coverage build (native/build-fuzz-cov) replays the corpus and prints
 //                   the line and region coverage of each harness's parser sources
 //   --keep-going    fuzz on after a crash (libFuzzer -fork=1, crashes, timeouts and OOMs kept)
@@ -237,7 +238,9 @@ function mergeInto(harness, bin, corpusDir, env) {
   mkdirSync(committed, { recursive: true });
   const before = filesIn(committed).length;
   const prefix = `-artifact_prefix=${join(BUILD, 'artifacts', harness)}/`;
-  const r = runSync(bin, ['-merge=1', ...LIMITS, prefix, committed, corpusDir], { env, timeout: 600000 });
+  // Only inputs that reach code the corpus does not (edges, not hit counts), the fewest that
+  // do: the committed corpus stays small.
+  const r = runSync(bin, ['-set_cover_merge=1', '-use_counters=0', ...LIMITS, prefix, committed, corpusDir], { env, timeout: 600000 });
   const added = filesIn(committed).length - before;
   return r.status === 0 ? `merged ${added} input${added === 1 ? '' : 's'} that reach new code into ${rel(committed)}` : `merge failed: ${summaryOf(r.out, r.status, r.signal)}`;
 }

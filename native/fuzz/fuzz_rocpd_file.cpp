@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sdma::fuzz::TempFile file;
   file.write(sdma::fuzz::asText(data, size));
 
-  TraceCollector collector(0, CollectorLimits{64, 64, 128});
+  TraceCollector collector(0, CollectorLimits{64, 64, 128, 1 << 20});
   std::vector<CollectorWarning> warnings;
   sdma::ingest::Control control = sdma::ingest::Control::detached();
   readRocpdDatabase(file.path(), 0, collector, warnings, control);

@@ -309,7 +309,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     sqlite3_close(db);
   }
 
-  TraceCollector collector(start, CollectorLimits{64, 64, 128});
+  TraceCollector collector(start, CollectorLimits{64, 64, 128, 1 << 20});
   std::vector<CollectorWarning> warnings;
   sdma::ingest::Control control = sdma::ingest::Control::detached();
   readRocpdDatabase(file.path(), clockToMono, collector, warnings, control);

@@ -3,8 +3,8 @@
 //
 // Input: a header line "BOOT_TO_MONO START CAP" (the clock move added to every time, the
 // collector's program start, any int64: "min", "max" or decimal; CAP picks record caps of
-// 1..64), then the three texts (agent info, kernel trace, memory copy trace) separated by
-// lines "%%"; missing ones are empty.
+// 1..64; names held are capped at 1 MiB), then the three texts (agent info, kernel trace,
+// memory copy trace) separated by lines "%%"; missing ones are empty.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t cap = sdma::fuzz::smallCap(header.next(63), 64);
   const std::vector<std::string_view> files = sdma::fuzz::splitAtMarkerLines(text, "%%", 3);
 
-  TraceCollector collector(start, CollectorLimits{cap, cap, 2 * cap});
+  TraceCollector collector(start, CollectorLimits{cap, cap, 2 * cap, 1 << 20});
   std::vector<CollectorWarning> warnings;
   sdma::ingest::Control control = sdma::ingest::Control::detached();
   readRocprofCsvTexts(files[0], files[1], files[2], bootToMono, collector, warnings, control);

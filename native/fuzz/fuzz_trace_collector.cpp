@@ -1,9 +1,10 @@
 // The trace collector (native/src/run/trace_collector.hpp) on the lines a program's side
 // writes (CUPTI library, <sdma_lens/trace.h>).
 //
-// Input: a header line "START CAP", then trace lines. START is the program's start on
+// Input: a header line "START CAP TEXT", then trace lines. START is the program's start on
 // CLOCK_MONOTONIC (any int64: "min", "max" or decimal), CAP picks the record caps (1..64
-// dispatches and copies, twice that many spans) so memory stays low.
+// dispatches and copies, twice that many spans) and TEXT the bytes of names and labels held
+// (1..65536, 4096 when left out), so memory stays low.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -18,8 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sdma::fuzz::Header header(sdma::fuzz::takeLine(text));
   const std::int64_t start = header.next();
   const std::size_t cap = sdma::fuzz::smallCap(header.next(63), 64);
+  const std::size_t textBytes = sdma::fuzz::smallCap(header.next(4095), 65536);
 
-  TraceCollector collector(start, CollectorLimits{cap, cap, 2 * cap});
+  TraceCollector collector(start, CollectorLimits{cap, cap, 2 * cap, textBytes});
   for (const std::string_view line : sdma::fuzz::lines(text)) collector.addLine(line);
 
   std::vector<DispatchRecord> dispatches;

@@ -1,7 +1,7 @@
 // node native/fuzz/make-seeds.mjs: writes the committed seed corpora (native/fuzz/corpus/)
 // from the real outputs under test/fixtures, in each harness's input layout. Run it again
 // when a fixture or a layout changes; the fuzzer's own finds are added with
-// `npm run fuzz -- --merge`, never here.
+// `npm run fuzz -- --merge` (files named by their SHA-1), never here.
 //
 //   trace lines     test/fixtures/runmode/*.ndjson (2x and 1x H200 runs): the helper's records
 //                   turned back into the lines the CUPTI library (native/cupti/sdma_lens_cupti.cpp)
@@ -11,7 +11,7 @@
 //   rocprofv3 CSV   test/fixtures/rocprofv3/*.csv
 // The rocpd databases are made at corpus-build time by scripts/fuzz.mjs instead (from
 // test/fixtures/rocpd/make-fixture.sql and native/fuzz/seeds/rocpd/*.sql).
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,9 +19,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const fixtures = join(root, 'test', 'fixtures');
 
+// Writes (or rewrites) the named seeds; the inputs `npm run fuzz -- --merge` added beside them
+// (named by their SHA-1) stay.
 function corpus(harness, seeds) {
   const dir = join(here, 'corpus', harness);
-  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(seeds)) writeFileSync(join(dir, name), text);
 }
