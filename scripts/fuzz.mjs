@@ -113,7 +113,7 @@ function runAsync(command, args, { env, limitMs }) {
 
 // ---------------------------------------------------------------------------------------------
 /** Why the harnesses cannot be built here, or undefined. */
-function missingTools(coverage) {
+function missingTools() {
   if (!onPath('cmake')) return 'cmake is not installed (sudo apt-get install -y cmake)';
   if (!onPath(CLANG)) return `clang-19 is not installed (${INSTALL})`;
   // libFuzzer and the sanitizer runtimes: a two-line fuzzer must compile and link.
@@ -125,12 +125,13 @@ function missingTools(coverage) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (coverage) {
-    for (const tool of ['llvm-profdata-19', 'llvm-cov-19']) {
-      if (!onPath(tool)) return `${tool} is not installed, needed by --coverage (${INSTALL})`;
-    }
-  }
   return undefined;
+}
+
+/** Why --coverage cannot run here, or undefined. */
+function missingCoverageTools() {
+  const tool = ['llvm-profdata-19', 'llvm-cov-19'].find((t) => !onPath(t));
+  return tool ? `${tool} is not installed (${INSTALL})` : undefined;
 }
 
 function configureAndBuild(dir, extra, what) {
@@ -174,11 +175,11 @@ function scratchCorpus(harness, scratch, makeDb) {
 /** What a libFuzzer run said, in one line: UBSan's runtime error, else the sanitizer's or libFuzzer's summary. */
 function summaryOf(out, status, signal) {
   const line =
+    /^LineSplitter broke .*$/m.exec(out)?.[0] ??
     /^\S+: runtime error: .*$/m.exec(out)?.[0] ??
     /==\d+==\s*ERROR: (libFuzzer: .*)$/m.exec(out)?.[1] ??
     /^SUMMARY: .*$/m.exec(out)?.[0] ??
-    /==\d+==\s*ERROR: (.*)$/m.exec(out)?.[1] ??
-    /^LineSplitter broke .*$/m.exec(out)?.[0];
+    /==\d+==\s*ERROR: (.*)$/m.exec(out)?.[1];
   if (line) return line.trim().replaceAll(`${root}/`, '');
   return signal ? `killed by ${signal}` : `exit ${status}`;
 }
@@ -302,7 +303,7 @@ async function main() {
   if (unknown.length) usage(`no harness ${unknown.join(', ')} (there are ${all.join(', ')})`);
   const harnesses = options.harnesses.length ? all.filter((h) => options.harnesses.includes(h)) : all;
 
-  const missing = missingTools(options.coverage);
+  const missing = missingTools();
   if (missing) {
     for (const h of harnesses) console.log(`skip ${h}: ${missing}`);
     return 0;
@@ -375,7 +376,9 @@ async function main() {
     if (options.merge) {
       for (const h of Object.keys(corpora)) console.log(`  ${h}: ${mergeInto(h, join(BUILD, 'fuzz', h), corpora[h], env)}`);
     }
-    if (options.coverage && !coverageReport(Object.keys(corpora), corpora, scratch)) failed = true;
+    const noCoverage = options.coverage && missingCoverageTools();
+    if (noCoverage) console.log(`  coverage: not measured, ${noCoverage}`);
+    else if (options.coverage && !coverageReport(Object.keys(corpora), corpora, scratch)) failed = true;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
