@@ -360,7 +360,7 @@ async function main() {
       const crashed = bad.length > 0 || (f && f.reported);
       failed ||= crashed;
       if (!crashed) {
-        console.log(`ok   ${h}: ${parts.join(', ')}`);
+        console.log(`ok   ${h}: ${parts.join(', ')}, no crash`);
         continue;
       }
       const what = f?.reported ? `${Math.max(1, f.crashes.length)} crash${f.crashes.length > 1 ? 'es' : ''} found` : 'no new crash';
