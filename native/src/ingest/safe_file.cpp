@@ -125,19 +125,13 @@ void LineSplitter::end(const OnLine& onLine) {
   overlong_ = false;
 }
 
-LineReadResult readLines(const SafeFile& file, std::uint64_t maxBytes, std::size_t maxLineBytes, Control& control,
-                         const std::function<void(std::string_view line, bool overlong)>& onLine) {
-  LineReadResult result;
+ChunkReadResult readChunks(const SafeFile& file, std::uint64_t maxBytes, Control& control,
+                           const std::function<bool(std::string_view chunk)>& onChunk) {
+  ChunkReadResult result;
   if (!file.ok()) {
     result.problem = file.problem();
     return result;
   }
-  LineSplitter splitter(maxLineBytes);
-  const LineSplitter::OnLine counted = [&](std::string_view line, bool overlong) {
-    ++result.lines;
-    if (overlong) ++result.overlongLines;
-    onLine(line, overlong);
-  };
   char chunk[65536];
   while (true) {
     if (!control.poll()) {
@@ -146,23 +140,44 @@ LineReadResult readLines(const SafeFile& file, std::uint64_t maxBytes, std::size
     }
     const std::uint64_t room = maxBytes - result.bytes;
     if (room == 0) {
-      // More than the cap only if there is still something to read.
+      // More than the cap only if there is still something to read (a writer still appending).
       char probe = 0;
-      const ssize_t more = ::read(file.fd(), &probe, 1);
-      result.byteCapReached = more > 0;
-      break;
+      result.byteCapReached = ::read(file.fd(), &probe, 1) > 0;
+      return result;
     }
     const ssize_t n = ::read(file.fd(), chunk, static_cast<std::size_t>(std::min<std::uint64_t>(room, sizeof chunk)));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       result.problem = std::strerror(errno);
-      break;
+      return result;
     }
-    if (n == 0) break;
+    if (n == 0) return result;
     result.bytes += static_cast<std::uint64_t>(n);
-    splitter.feed(std::string_view(chunk, static_cast<std::size_t>(n)), counted);
+    if (!onChunk(std::string_view(chunk, static_cast<std::size_t>(n)))) {
+      result.stopped = true;
+      return result;
+    }
   }
-  splitter.end(counted);
+}
+
+LineReadResult readLines(const SafeFile& file, std::uint64_t maxBytes, std::size_t maxLineBytes, Control& control,
+                         const std::function<void(std::string_view line, bool overlong)>& onLine) {
+  LineReadResult result;
+  LineSplitter splitter(maxLineBytes);
+  const LineSplitter::OnLine counted = [&](std::string_view line, bool overlong) {
+    ++result.lines;
+    if (overlong) ++result.overlongLines;
+    onLine(line, overlong);
+  };
+  const ChunkReadResult read = readChunks(file, maxBytes, control, [&](std::string_view chunk) {
+    splitter.feed(chunk, counted);
+    return true;
+  });
+  result.bytes = read.bytes;
+  result.byteCapReached = read.byteCapReached;
+  result.cancelled = read.cancelled;
+  result.problem = read.problem;
+  if (!read.cancelled) splitter.end(counted);
   return result;
 }
 

@@ -58,6 +58,20 @@ class LineSplitter {
   bool overlong_ = false;
 };
 
+struct ChunkReadResult {
+  std::uint64_t bytes = 0;
+  bool byteCapReached = false;  // the file held more than maxBytes: the rest was not read
+  bool cancelled = false;
+  bool stopped = false;         // onChunk returned false
+  std::string problem;          // a read error, in words
+};
+
+// The one capped, cancellable read loop: a file opened with SafeFile in chunks of at most
+// 64 KiB, at most maxBytes of it, polling `control` before every chunk. onChunk returns false
+// to stop.
+ChunkReadResult readChunks(const SafeFile& file, std::uint64_t maxBytes, Control& control,
+                           const std::function<bool(std::string_view chunk)>& onChunk);
+
 struct LineReadResult {
   std::uint64_t bytes = 0;
   std::uint64_t lines = 0;

@@ -259,33 +259,19 @@ CsvReadResult readCsvFile(const std::string& path, std::uint64_t maxBytes, CsvRe
     }
     return onRow(row);
   };
-  std::vector<char> chunk(kChunkBytes);
-  while (true) {
-    if (!control.poll()) {
-      result.cancelled = true;
-      return result;
-    }
-    const std::uint64_t room = maxBytes - result.bytes;
-    if (room == 0) {
-      // The file was within the cap when opened; a writer still appending to it is not followed.
-      char probe = 0;
-      result.byteCapReached = ::read(file.fd(), &probe, 1) > 0;
-      if (result.byteCapReached) return result;  // its last row may be cut: not read
-      break;
-    }
-    const ssize_t n = ::read(file.fd(), chunk.data(), static_cast<std::size_t>(std::min<std::uint64_t>(room, chunk.size())));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      result.problem = std::strerror(errno);
-      return result;
-    }
-    if (n == 0) break;
-    result.bytes += static_cast<std::uint64_t>(n);
-    if (!reader.feed(std::string_view(chunk.data(), static_cast<std::size_t>(n)), polled)) {
-      result.stopped = !result.cancelled;
-      return result;
-    }
+  const ChunkReadResult read = readChunks(file, maxBytes, control, [&](std::string_view chunk) {
+    return reader.feed(chunk, polled);
+  });
+  result.bytes = read.bytes;
+  result.byteCapReached = read.byteCapReached;
+  result.cancelled = result.cancelled || read.cancelled;
+  result.problem = read.problem;
+  if (read.stopped) {
+    result.stopped = !result.cancelled;
+    return result;
   }
+  // A cut file's last row may be cut too: it is not read.
+  if (read.cancelled || read.byteCapReached || !read.problem.empty()) return result;
   if (!reader.end(polled)) result.stopped = !result.cancelled && reader.stopped();
   return result;
 }
