@@ -101,6 +101,12 @@ function nearest(values: number[], target: number): number | undefined {
   return values.reduce<number | undefined>((best, x) => (best === undefined || Math.abs(Math.log2(x / target)) < Math.abs(Math.log2(best / target)) ? x : best), undefined);
 }
 
+/** Where a library version came from, in words: the caller's setting or flag, or the run's topology. */
+function versionSource(run: Run, options: AdviceOptions, library: Library): string | undefined {
+  if (options.libraries?.[library] !== undefined) return 'version given to the advice';
+  return run.topology?.libraries?.some((l) => l.name.toLowerCase() === library) ? `version the helper read on ${run.topology.node.name}` : undefined;
+}
+
 function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Partial<Record<Library, string>> {
   const found: Partial<Record<Library, string>> = {};
   for (const lib of run.topology?.libraries ?? []) {
@@ -115,13 +121,13 @@ function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Part
  * The threshold value that makes the library switch to the engine at `fromBytes` for the
  * user's sizes, within the measured range. `gt` knobs switch above the value, `ge` at it.
  */
-export function thresholdFor(fromBytes: number, comparison: 'gt' | 'ge', messageSizes: number[], measured: [number, number]): { switchAt: number; value: number } {
+export function thresholdFor(fromBytes: number, comparison: 'gt' | 'ge' | 'lt' | 'le', messageSizes: number[], measured: [number, number]): { switchAt: number; value: number } {
   const [lo, hi] = measured;
   // The user's sizes in the measured range, ascending (a typed array sorts numbers natively).
   const sizes = Float64Array.from(new Set(messageSizes.filter((s) => s >= lo && s <= hi))).sort();
   const at = sizes.findIndex((s) => s >= fromBytes);
   const switchAt = at >= 0 ? sizes[at]! : Math.min(Math.max(fromBytes, lo), hi);
-  if (comparison === 'ge') return { switchAt, value: switchAt };
+  if (comparison === 'ge' || comparison === 'le') return { switchAt, value: switchAt };
   // The largest size below switchAt: the one before it, or the last when none reaches fromBytes.
   const before = at >= 0 ? at - 1 : sizes.length - 1;
   let below: number | undefined;
@@ -129,49 +135,114 @@ export function thresholdFor(fromBytes: number, comparison: 'gt' | 'ge', message
   return { switchAt, value: Math.max(lo, below ?? switchAt - 1) };
 }
 
+/** The knob's value in its own unit (bytes, KiB, elements of `elementBytes`) for a byte threshold. */
+function inKnobUnits(k: Knob, bytes: number, round: 'up' | 'down'): number {
+  const per = k.scale === 'KiB' ? 1024 : k.scale === 'elements' ? ELEMENT_BYTES : 1;
+  return round === 'up' ? Math.ceil(bytes / per) : Math.floor(bytes / per);
+}
+
+/** Bytes per element assumed where a knob counts elements (float32). */
+const ELEMENT_BYTES = 4;
+
+/** Whether the knob sends a copy of `bytes` to the engine at `value` (in the knob's unit). */
+export function engineAt(k: Knob, value: number, bytes: number): boolean {
+  const per = k.scale === 'KiB' ? 1024 : k.scale === 'elements' ? ELEMENT_BYTES : 1;
+  const size = bytes / per;
+  switch (k.comparison ?? 'gt') {
+    case 'gt':
+      return size > value;
+    case 'ge':
+      return size >= value;
+    case 'lt':
+      return size < value;
+    case 'le':
+      return size <= value;
+  }
+}
+
+/** The user's sizes whose path the value changes against the knob's default, in words. */
+function pathChanges(k: Knob, value: number, sizes: number[]): string {
+  const def = k.default !== null && /^\d+$/.test(k.default) ? Number(k.default) : undefined;
+  if (def === undefined) return '';
+  const moved = [...new Set(sizes)].sort((a, b) => a - b).filter((b) => engineAt(k, value, b) !== engineAt(k, def, b));
+  if (moved.length === 0) return ` None of your sizes changes path against the default (${def} ${k.scale ?? ''}).`.replace(' )', ')');
+  const toEngine = moved.filter((b) => engineAt(k, value, b)).map(formatBytes);
+  const toCu = moved.filter((b) => !engineAt(k, value, b)).map(formatBytes);
+  return ` Against the default (${def}): ${[toEngine.length ? `${toEngine.join(', ')} move to SDMA` : '', toCu.length ? `${toCu.join(', ')} move to CUs` : ''].filter(Boolean).join('; ')}.`;
+}
+
+function unitWords(k: Knob): string {
+  return k.unit;
+}
+
 function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured: [number, number], note: string): Recommendation {
   const comparison = k.comparison ?? 'gt';
-  if (c.kind === 'crossover' || c.kind === 'engine-always') {
-    const { switchAt, value } = thresholdFor(c.fromBytes!, comparison, messageSizes, measured);
-    const range = c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : '';
-    const est = c.estimateBytes !== undefined ? ` (measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range})` : ' (the engine led at every measured size)';
+  const cite = ` (${k.reader}; ${k.source})`;
+  if (comparison === 'lt' || comparison === 'le') {
+    // An engine-below knob (HSA_FORCE_SDMA_SIZE): SDMA for the small copies where it leads.
+    const lead = c.verdicts.findIndex((x) => x.verdict !== 'engine');
+    const engineUpTo = lead < 0 ? c.verdicts.at(-1)?.sizeBytes : lead > 0 ? c.verdicts[lead - 1]!.sizeBytes : undefined;
+    const firstCu = lead >= 0 ? c.verdicts[lead]!.sizeBytes : undefined;
+    if (c.verdicts.length === 0) return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.${cite}`, basis: 'measured-crossover', confidence: 'none' };
+    const bytes = engineUpTo === undefined ? 0 : firstCu ?? engineUpTo + 1;
+    const value = comparison === 'lt' ? inKnobUnits(k, bytes, 'up') : inKnobUnits(k, engineUpTo ?? 0, 'down');
+    const said = engineUpTo === undefined ? `${c.cu} on ${c.cus} CUs led from the smallest size measured (${formatBytes(measured[0])}): SDMA for none of them` : `SDMA led up to ${formatBytes(engineUpTo)}${firstCu !== undefined ? `, ${c.cu} on ${c.cus} CUs from ${formatBytes(firstCu)}` : ' (every size measured)'}`;
     return {
       knob: k.name,
       library: k.library,
       value: String(value),
-      evidence: `SDMA from ${formatBytes(switchAt)} ${k.unit.replace('bytes ', '')} on this node${est} against ${c.cu} on ${c.cus} CUs${note}.`,
+      evidence: `${said}: copies ${comparison === 'lt' ? 'smaller than' : 'of at most'} ${value} ${unitWords(k)} go to SDMA${note}.${pathChanges(k, value, messageSizes)}${cite}`,
+      basis: 'measured-crossover',
+      confidence: c.verdicts.some((x) => x.verdict === 'tie') ? 'uncertain' : c.confidence === 'none' ? 'uncertain' : c.confidence,
+    };
+  }
+  if (c.kind === 'crossover' || c.kind === 'engine-always') {
+    const { switchAt, value: bytesValue } = thresholdFor(c.fromBytes!, comparison, messageSizes, measured);
+    // In the knob's own unit, rounded so every size below switchAt stays on CUs and switchAt goes to the engine.
+    let value = comparison === 'ge' ? inKnobUnits(k, bytesValue, 'up') : inKnobUnits(k, bytesValue, 'up');
+    if (!engineAt(k, value, switchAt)) value = comparison === 'ge' ? inKnobUnits(k, switchAt, 'down') : inKnobUnits(k, switchAt - 1, 'down');
+    const range = c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : '';
+    const est = c.estimateBytes !== undefined ? `measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range}` : 'the engine led at every measured size';
+    const userSizes = [...new Set(messageSizes)].filter((b) => b >= measured[0] && b <= measured[1]).sort((a, b) => a - b);
+    const onEngine = userSizes.filter((b) => engineAt(k, value, b));
+    return {
+      knob: k.name,
+      library: k.library,
+      value: String(value),
+      evidence: `${k.name}=${value} (${unitWords(k)}, engine when the size is ${comparison === 'gt' ? 'above' : 'at least'} it) follows the ${est} against ${c.cu} on ${c.cus} CUs${note}: of your sizes, ${onEngine.length ? `${onEngine.map(formatBytes).join(', ')} go to SDMA` : 'none goes to SDMA'}${onEngine.length < userSizes.length ? `, ${userSizes.filter((b) => !engineAt(k, value, b)).map(formatBytes).join(', ')} stay on CUs` : ''}.${pathChanges(k, value, messageSizes)}${cite}`,
       basis: 'measured-crossover',
       confidence: c.confidence,
     };
   }
   if (c.kind === 'cu-always') {
+    const value = inKnobUnits(k, measured[1], 'up');
     return {
       knob: k.name,
       library: k.library,
-      value: String(measured[1]),
-      evidence: `${c.cu} on ${c.cus} CUs beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.`,
+      value: String(value),
+      evidence: `${c.cu} on ${c.cus} CUs beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.${pathChanges(k, value, messageSizes)}${cite}`,
       basis: 'measured-crossover',
       confidence: c.confidence,
     };
   }
-  return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.`, basis: 'measured-crossover', confidence: 'none' };
+  return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.${cite}`, basis: 'measured-crossover', confidence: 'none' };
 }
 
-function ginTypeAdvice(version: string | undefined): Recommendation {
+function ginTypeAdvice(version: string | undefined, source: string | undefined): Recommendation {
   const k = knob('NCCL_GIN_TYPE')!;
   if (version !== undefined) {
     const values = sdmaValues(k, version);
     if (values.length === 1) {
       const v0 = values[0]!;
-      const sure = v0.confidence === 'inferred' ? ' The version boundary for this value is inferred from the library\'s change history, not a release note: confirm with NCCL_DEBUG=INFO.' : '';
-      return { knob: k.name, library: 'rccl', value: v0.value, evidence: `RCCL ${version} selects Anvil SDMA with ${v0.value} (${describeRange(v0.versions)}).${sure}`, basis: 'catalog', confidence: v0.confidence === 'inferred' ? 'uncertain' : 'clear' };
+      const sure = v0.confidence === 'guess' ? ' The version boundary for this value is a guess from the library\'s change history, not a release note.' : '';
+      return { knob: k.name, library: 'rccl', value: v0.value, evidence: `RCCL ${version}${source ? ` (${source})` : ''} selects Anvil SDMA with ${v0.value} (${describeRange(v0.versions)}).${sure} Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${k.source})`, basis: 'catalog', confidence: v0.confidence === 'guess' ? 'uncertain' : 'clear' };
     }
   }
   const options = sdmaValues(k, undefined).map((x) => `${x.value} for RCCL ${describeRange(x.versions)}`).join('; ');
   return {
     knob: k.name,
     library: 'rccl',
-    evidence: `${version === undefined ? 'The RCCL version on this node was not detected' : `RCCL ${version} has no GIN SDMA backend in the catalog`}, so no value is set: the number that means Anvil SDMA changed across releases (${options}). Set sdmaLens.advice.rcclVersion or run on the node.`,
+    evidence: `${version === undefined ? 'The RCCL version on this node was not detected' : `RCCL ${version} has no GIN SDMA backend in the catalog`}, so no value is set: the number that means Anvil SDMA changed across releases (${options}). Give the version (sdma-lens advise --rccl-version X, or the sdmaLens.advice.rcclVersion setting), or run on the node.`,
     basis: 'catalog',
     confidence: 'none',
   };
@@ -204,14 +275,17 @@ function hostCopyAdvice(kind: PairKind, vendor: Advice['vendor'], label: string,
     notes.push(`NVIDIA, ${label}: cudaMemcpyAsync runs on the copy engines (CE); there is no public switch that moves it to SMs. An SM copy is a kernel of your own (cu/host here), so the choice is in the code, not in a setting.`);
     return;
   }
-  const k = knob('HSA_ENABLE_SDMA')!;
+  // HSA_ENABLE_SDMA / HSA_ENABLE_PEER_SDMA turn an engine off for the whole process: said, never set.
+  const off = knob('HSA_ENABLE_SDMA')!;
   if (host && host.kind === 'cu-always') {
-    recommendations.push({ knob: k.name, library: k.library, value: '0', evidence: `${label}: blit kernels on CUs beat the SDMA engine at every size measured (${formatBytes(measured[0])}..${formatBytes(measured[1])}); HSA_ENABLE_SDMA=0 makes hipMemcpy use them. ${k.meaning} Source: ${k.source}.`, basis: 'measured-crossover', confidence: 'uncertain' });
-  } else {
-    recommendations.push({ knob: k.name, library: k.library, value: k.default ?? '1', evidence: `${label}: keep SDMA for hipMemcpy (the default)${host?.fromBytes !== undefined ? `; the engine is ahead from ${formatBytes(host.fromBytes)}` : ''}. ${k.meaning} Source: ${k.source}.`, basis: host ? 'measured-crossover' : 'catalog', confidence: host ? 'clear' : 'uncertain' });
+    notes.push(`${label}: blit kernels on CUs beat the SDMA engine at every size measured (${formatBytes(measured[0])}..${formatBytes(measured[1])}). The only switch for these copies is ${off.name}=0, which turns SDMA off for every copy of the process: SDMA Lens does not suggest it; a copy kernel of your own for these copies is the targeted change. (${off.source})`);
   }
-  const force = knob('HSA_FORCE_SDMA_SIZE');
-  if (force && host) recommendations.push(thresholdAdvice(force, host, messageSizes, measured, ` (hipMemcpy, ${label})`));
+  if (kind !== 'local') {
+    notes.push(`${label}: hipMemcpy between host and GPU runs on an SDMA engine (ROCr); no size threshold moves it (HSA_FORCE_SDMA_SIZE governs only copies within one GPU, ROC_P2P_SDMA_SIZE only copies between GPUs).`);
+    return;
+  }
+  const force = knob('HSA_FORCE_SDMA_SIZE')!;
+  if (host) recommendations.push(thresholdAdvice(force, host, messageSizes, measured, ` (copies within one GPU through ROCr: hsa_amd_memory_async_copy; hipMemcpy within a GPU is CLR's blit kernel unless its kind is hipMemcpyDeviceToDeviceNoCU)`));
 }
 
 export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
@@ -258,30 +332,41 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
     hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes);
   } else if (vendor === 'amd' || vendor === 'unknown') {
     if (device) {
-      const collectiveNote = '; estimated from the point-to-point device-initiated crossover (a collective sweep measures it per collective)';
-      for (const name of ['NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_BROADCAST']) {
-        recommendations.push(thresholdAdvice(knob(name)!, device, messageSizes, measured, collectiveNote));
-      }
-      recommendations.push(thresholdAdvice(knob('ROCSHMEM_SDMA_THRESHOLD')!, device, messageSizes, measured, ''));
+      // Per put: the GIN Anvil backend (librccl) and rocSHMEM compare each put with their threshold.
+      recommendations.push(thresholdAdvice(knob('NCCL_GIN_ANVIL_SDMA_THRESHOLD')!, device, messageSizes, measured, ', for each GIN put (Anvil SDMA backend)'));
+      recommendations.push(thresholdAdvice(knob('ROCSHMEM_SDMA_THRESHOLD')!, device, messageSizes, measured, ', for each rocSHMEM put'));
+      const a2a = thresholdAdvice(knob('NCCL_GIN_A2A_SDMA_MIN_BYTES')!, device, messageSizes, measured, ", for ncclAlltoAll's in-library GIN path per peer; estimated from the point-to-point crossover (a collective sweep measures it). Verify on the node: RCCL logs 'AllToAll GIN: transport=sdma' at NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL");
+      if (a2a.confidence === 'clear') a2a.confidence = 'uncertain';
+      recommendations.push(a2a);
+      notes.push('NCCL_GIN_ANVIL_SDMA_THRESHOLD_{ALLGATHER,ALLTOALL,BROADCAST} are read only by rccl-tests\' device-API kernels (-D 3), never by librccl\'s collectives: SDMA Lens suggests them only for an imported rccl-tests run.');
     } else {
       notes.push('No device-initiated paths in this run: the GIN and rocSHMEM thresholds need cu/device and engine/device.');
     }
-    if (host) recommendations.push(thresholdAdvice(knob('HSA_FORCE_SDMA_SIZE')!, host, messageSizes, measured, ' (host-started copies)'));
-    recommendations.push(ginTypeAdvice(versions.rccl));
-    for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'RCCL_ENABLE_INTRANET', 'HSA_NO_SCRATCH_RECLAIM']) {
+    if (host) {
+      // Host-started copies between GPUs: CLR's cut (KiB), not ROCr's.
+      const r = thresholdAdvice(knob('ROC_P2P_SDMA_SIZE')!, host, messageSizes, measured, ' (hipMemcpy / hipMemcpyPeer between the two GPUs)');
+      if (r.value !== undefined) r.evidence += ` Keep GPU_FORCE_BLIT_COPY_SIZE at 0 (its default): it would send copies up to its own size to blit kernels whatever ROC_P2P_SDMA_SIZE says.`;
+      recommendations.push(r);
+    }
+    recommendations.push(ginTypeAdvice(versions.rccl, versionSource(run, options, 'rccl')));
+    for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'HSA_NO_SCRATCH_RECLAIM']) {
       const k = knob(name)!;
-      recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning}`, basis: 'prerequisite', confidence: 'clear' });
+      recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning} (${k.source})`, basis: 'prerequisite', confidence: 'clear' });
     }
   } else if (host) {
     const k = knob('NCCL_SYM_CE_THRESHOLD')!;
     const arch = run.topology?.gpus.find((g) => g.index === (pair && pair.src >= 0 ? pair.src : (pair?.dst ?? 0)))?.arch;
-    const documented = documentedFor(k, arch);
-    const r = thresholdAdvice(k, host, messageSizes, measured, ' (copy-engine collectives with NCCL_CTA_POLICY=ZERO)');
-    if (documented !== 'yes' && k.hardware) {
-      r.evidence += ` NCCL documents this knob for ${k.hardware.name}; ${documented === 'no' ? `this node's GPU is ${arch}, where it may have no effect` : 'the GPU architecture was not reported'}: check with NCCL_DEBUG=INFO that copy-engine collectives are used.`;
-      if (r.confidence === 'clear') r.confidence = 'uncertain';
+    const applies = documentedFor(k, arch);
+    if (applies === 'no') {
+      notes.push(`${k.name} acts only on ${k.hardware!.name}; this node's GPU is ${arch}, where NCCL never reads it: no value is suggested. (${k.source})`);
+    } else {
+      const r = thresholdAdvice(k, host, messageSizes, measured, ` (symmetric AllGather with the default CTA policy; elements of ${ELEMENT_BYTES} bytes assumed)`);
+      if (applies !== 'yes') {
+        r.evidence += ` It acts only on ${k.hardware!.name}; the GPU architecture was not reported.`;
+        if (r.confidence === 'clear') r.confidence = 'uncertain';
+      }
+      recommendations.push(r);
     }
-    recommendations.push(r);
   }
   return {
     ...(pair ? { pair } : {}),

@@ -9,7 +9,10 @@ import { compareVersions, inRange, parseVersion } from './version';
 
 const versionText = v.pipe(v.string(), v.check((s) => parseVersion(s) !== undefined, 'not a version'));
 const RangeSchema = v.object({ from: v.nullable(versionText), before: v.nullable(versionText) });
-const Confidence = v.picklist(['documented', 'source', 'inferred']);
+/** documented: a published documentation page; source: only the library's source; guess: inferred (said so). */
+const Confidence = v.picklist(['documented', 'source', 'guess']);
+/** Which copies or calls a knob governs (docs/ADVICE.md, "The knob catalog"). */
+export const SCOPES = ['gpu-local-copy', 'peer-copy-host', 'all-host-copies', 'process', 'device-put', 'library-alltoall', 'library-allreduce', 'rccl-tests-kernels', 'communicator', 'allgather-ce'] as const;
 
 const ValueSchema = v.object({
   value: v.string(),
@@ -21,24 +24,35 @@ const ValueSchema = v.object({
 
 const KnobSchema = v.object({
   name: v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]+$/)),
-  library: v.picklist(['rccl', 'rocshmem', 'rocr', 'mori', 'nccl']),
+  library: v.picklist(['rccl', 'rccl-tests', 'rocshmem', 'rocr', 'clr', 'mori', 'nccl']),
+  /** The binary that reads it (librccl or rccl-tests, ROCr or CLR) and where. */
+  reader: v.pipe(v.string(), v.minLength(5)),
   versions: RangeSchema,
   role: v.string(),
+  scope: v.picklist(SCOPES),
+  /** Turns an engine off for the whole process: never a threshold. */
+  processWide: v.optional(v.boolean()),
   meaning: v.pipe(v.string(), v.minLength(10)),
   kind: v.picklist(['bool', 'enum', 'bytes', 'count']),
   default: v.nullable(v.string()),
   defaultNote: v.optional(v.string()),
   recommended: v.optional(v.string()),
   unit: v.string(),
-  comparison: v.optional(v.picklist(['gt', 'ge'])),
+  /** When the engine path is taken: size gt/ge/lt/le value (in `scale` units). */
+  comparison: v.optional(v.picklist(['gt', 'ge', 'lt', 'le'])),
+  scale: v.optional(v.picklist(['bytes', 'KiB', 'elements'])),
+  /** What the compared size counts. */
+  per: v.optional(v.picklist(['copy', 'put', 'peer', 'rank', 'message'])),
   values: v.optional(v.array(ValueSchema)),
   source: v.pipe(v.string(), v.minLength(10)),
+  /** Where to read it: source files at a commit, or the documentation page. */
+  addresses: v.pipe(v.array(v.pipe(v.string(), v.regex(/^https:\/\/\S+$/))), v.minLength(1)),
   confidence: Confidence,
   /** The GPUs the knob is documented for; elsewhere advice carries a caveat. */
   hardware: v.optional(v.object({ vendor: v.picklist(['nvidia', 'amd']), minSm: v.optional(v.pipe(v.number(), v.integer())), name: v.string() })),
 });
 
-const CatalogSchema = v.object({ format: v.literal('sdma-lens-knobs'), version: v.literal(1), notes: v.string(), knobs: v.array(KnobSchema) });
+const CatalogSchema = v.object({ format: v.literal('sdma-lens-knobs'), version: v.literal(2), notes: v.string(), knobs: v.array(KnobSchema) });
 
 export type Knob = v.InferOutput<typeof KnobSchema>;
 export type KnobValue = v.InferOutput<typeof ValueSchema>;

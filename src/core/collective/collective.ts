@@ -32,17 +32,16 @@ export function variantEnv(variant: CollectiveVariantName, libraryVersion: strin
   if (variant === 'default') return {};
   if (variant === 'ce') {
     const policy = knob('NCCL_CTA_POLICY');
-    const values = policy?.values ?? [];
-    const zero = values.findIndex((x) => x.sdma === true);
-    if (zero < 0) return undefined;
-    const numeric = libraryVersion === undefined || compareVersions(libraryVersion, '2.29.0') < 0;
-    return { NCCL_CTA_POLICY: numeric ? String(zero) : values[zero]!.value, NCCL_CUMEM_ENABLE: '1' };
+    // The number 2 means ZERO wherever ZERO exists (2.28 on); the name only from 2.29.2 (catalog).
+    const zero = (policy?.values ?? []).find((x) => x.sdma === true && x.value === '2');
+    if (!zero || (libraryVersion !== undefined && compareVersions(libraryVersion, zero.versions.from ?? '0') < 0)) return undefined;
+    return { NCCL_CTA_POLICY: zero.value, NCCL_CUMEM_ENABLE: '1' };
   }
   const ginType = knob('NCCL_GIN_TYPE');
   const sdma = ginType ? sdmaValues(ginType, libraryVersion) : [];
   if (sdma.length !== 1) return undefined;
   const env: Record<string, string> = {};
-  for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'RCCL_ENABLE_INTRANET', 'HSA_NO_SCRATCH_RECLAIM']) {
+  for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'HSA_NO_SCRATCH_RECLAIM']) {
     const k = knob(name);
     if (k?.recommended !== undefined) env[name] = k.recommended;
   }
@@ -254,7 +253,7 @@ export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVa
     const ginType = knob('NCCL_GIN_TYPE');
     const values = ginType ? sdmaValues(ginType, version) : [];
     if (version !== undefined && values.length === 1) {
-      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', value: values[0]!.value, evidence: `RCCL ${version} (the library the sweep loaded) selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}).`, basis: 'catalog', confidence: values[0]!.confidence === 'inferred' ? 'uncertain' : 'clear' });
+      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', value: values[0]!.value, evidence: `RCCL ${version} (the library the sweep loaded) selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}).`, basis: 'catalog', confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear' });
     } else {
       recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', evidence: version === undefined ? 'The RCCL version was not reported: no value is set.' : `RCCL ${version} has no single Anvil SDMA value in the catalog.`, basis: 'catalog', confidence: 'none' });
     }
