@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { adviseFromRun, shellExports, thresholdFor } from '../../src/core/advice/advice';
 import { adviceText } from '../../src/core/advice/adviceText';
+import { knob } from '../../src/core/advice/knobs';
 import type { Sample } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';
@@ -20,16 +21,41 @@ function withLibraries(run: Run, libraries: { name: string; version: string }[])
 }
 
 describe('advice from a real simulator run', () => {
-  it('recommends GIN thresholds from the device-initiated crossover, with the evidence', async () => {
+  it('recommends per-put thresholds from the device-initiated crossover, each in its own comparison, with the evidence', async () => {
     const advice = adviseFromRun(await fixture(), { loadStoreCus: 8 });
     expect(advice.simulated).toBe(true);
     expect(advice.notes.join()).toMatch(/simulated/);
-    const ag = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER')!;
-    // Device-initiated, 8 CUs: the engine stays ahead from 256 KiB, so SDMA above 128 KiB per rank.
-    expect(ag).toMatchObject({ value: String(128 * KiB), basis: 'measured-crossover' });
-    expect(ag.evidence).toMatch(/SDMA from 256 KiB per rank on this node \(measured crossover near \d+(\.\d+)? KiB, between [\d.]+ KiB and [\d.]+ KiB\) against cu\/device on 8 CUs/);
+    const anvil = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD')!;
+    // Device-initiated, 8 CUs: the engine stays ahead from 256 KiB; the Anvil backend sends puts ABOVE its value to SDMA.
+    expect(anvil).toMatchObject({ value: String(128 * KiB), basis: 'measured-crossover' });
+    expect(anvil.evidence).toMatch(/engine when the size is above it\) follows the measured crossover near \d+(\.\d+)? KiB, between [\d.]+ KiB and [\d.]+ KiB against cu\/device on 8 CUs/);
+    expect(anvil.evidence).toMatch(/of your sizes, 256 KiB, .* go to SDMA, 4 KiB, 16 KiB, 64 KiB, 128 KiB stay on CUs/);
     // rocSHMEM's threshold switches at the value (>=), so it is the size itself.
     expect(advice.recommendations.find((r) => r.knob === 'ROCSHMEM_SDMA_THRESHOLD')?.value).toBe(String(256 * KiB));
+    // librccl's AlltoAll: estimated from point-to-point, never 'clear', and how to verify it on the node.
+    const a2a = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')!;
+    expect(a2a).toMatchObject({ value: String(256 * KiB), confidence: 'uncertain' });
+    expect(a2a.evidence).toMatch(/AllToAll GIN: transport=sdma/);
+  });
+
+  it('never writes the rccl-tests names into a run of the library, and says why', async () => {
+    const advice = adviseFromRun(await fixture(), { loadStoreCus: 8 });
+    expect(advice.recommendations.map((r) => r.knob).filter((k) => /_THRESHOLD_(ALLGATHER|ALLTOALL|BROADCAST)$/.test(k))).toEqual([]);
+    expect(advice.notes.join(' ')).toMatch(/read only by rccl-tests' device-API kernels/);
+  });
+
+  it('host-started copies between GPUs: ROC_P2P_SDMA_SIZE in KiB, following the crossover; no HSA_FORCE_SDMA_SIZE (GPU-local only)', async () => {
+    const advice = adviseFromRun(await fixture(), { loadStoreCus: 8 });
+    const host = advice.focus.find((c) => c.initiator === 'host')!;
+    const p2p = advice.recommendations.find((r) => r.knob === 'ROC_P2P_SDMA_SIZE')!;
+    expect(p2p.value).toMatch(/^\d+$/);
+    // CLR sends a peer copy to SDMA when it is larger than value KiB: the crossover's size goes to SDMA, the size below it does not.
+    const kib = Number(p2p.value) * 1024;
+    expect(host.fromBytes!).toBeGreaterThan(kib);
+    const below = host.verdicts.map((v) => v.sizeBytes).filter((b) => b < host.fromBytes!).at(-1)!;
+    expect(below).toBeLessThanOrEqual(kib);
+    expect(advice.recommendations.some((r) => r.knob === 'HSA_FORCE_SDMA_SIZE')).toBe(false);
+    expect(advice.recommendations.some((r) => r.knob === 'HSA_ENABLE_SDMA' || r.knob === 'HSA_ENABLE_PEER_SDMA')).toBe(false);
   });
 
   it('never guesses NCCL_GIN_TYPE: unknown version -> options and no value', async () => {
@@ -42,11 +68,22 @@ describe('advice from a real simulator run', () => {
 
   it.each([
     ['2.31.2', '7', 'clear'],
-    ['2.30.1', '6', 'uncertain'],
-    ['2.28.9', '5', 'uncertain'],
-  ])('NCCL_GIN_TYPE for RCCL %s is %s', async (version, value, confidence) => {
+    ['2.30.8', '6', 'clear'],
+    ['2.30.5', '5', 'uncertain'],
+  ])('NCCL_GIN_TYPE for RCCL %s is %s, with where the version came from', async (version, value, confidence) => {
     const advice = adviseFromRun(withLibraries(await fixture(), [{ name: 'rccl', version }]));
-    expect(advice.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')).toMatchObject({ value, confidence });
+    const gin = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')!;
+    expect(gin).toMatchObject({ value, confidence });
+    expect(gin.evidence).toMatch(/version the helper read on /);
+    expect(gin.evidence).toMatch(/Verify on the node: NCCL_DEBUG=INFO/);
+  });
+
+  it('RCCL before the Anvil SDMA backend (2.28.9) gets no NCCL_GIN_TYPE value', async () => {
+    const advice = adviseFromRun(withLibraries(await fixture(), [{ name: 'rccl', version: '2.28.9' }]));
+    const gin = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')!;
+    expect(gin.value).toBeUndefined();
+    expect(gin.confidence).toBe('none');
+    expect(gin.evidence).toMatch(/RCCL 2\.28\.9 has no GIN SDMA backend/);
   });
 
   it('an override beats what the helper detected', async () => {
@@ -115,9 +152,13 @@ describe('thresholdFor', () => {
           }
         });
         const advice = adviseFromRun(run, { loadStoreCus: 8, messageSizes });
+        // In bytes: a KiB knob's value times 1024, within one KiB of the range for rounding up.
         return advice.recommendations
           .filter((r) => r.basis === 'measured-crossover' && r.value !== undefined)
-          .every((r) => Number(r.value) >= sizes[0]! && Number(r.value) <= sizes.at(-1)!);
+          .every((r) => {
+            const bytes = Number(r.value) * (knob(r.knob)?.scale === 'KiB' ? KiB : 1);
+            return bytes >= sizes[0]! - KiB && bytes <= sizes.at(-1)! + KiB;
+          });
       }),
       { numRuns: 300 },
     );
@@ -192,14 +233,14 @@ describe('advice on real 2x H200 data', () => {
     expect(device.measureNext).toBe('cu/device was measured from 4 KiB to 16 MiB, engine/device from 256 MiB to 1 GiB: measure both from 16 MiB to 256 MiB.');
   });
 
-  it('NCCL_SYM_CE_THRESHOLD, documented for Blackwell, carries a caveat on an H200 (sm_90) and none on sm_100', () => {
-    const onH200 = adviseFromRun(h200()).recommendations.find((r) => r.knob === 'NCCL_SYM_CE_THRESHOLD')!;
-    expect(onH200.evidence).toMatch(/NCCL documents this knob for Blackwell \(sm_100\) and newer; this node's GPU is sm_90, where it may have no effect/);
-    expect(onH200.confidence).toBe('uncertain');
+  it('NCCL_SYM_CE_THRESHOLD: never on an H200 (sm_90, where NCCL does not read it); on sm_100 in elements, above the value', () => {
+    const onH200 = adviseFromRun(h200());
+    expect(onH200.recommendations.find((r) => r.knob === 'NCCL_SYM_CE_THRESHOLD')).toBeUndefined();
+    expect(onH200.notes.join(' ')).toMatch(/NCCL_SYM_CE_THRESHOLD acts only on Blackwell \(sm_100\) and newer, all-direct NVLink; this node's GPU is sm_90, where NCCL never reads it/);
     const blackwell = h200();
     for (const g of blackwell.topology!.gpus) g.arch = 'sm_100';
     const onB200 = adviseFromRun(blackwell).recommendations.find((r) => r.knob === 'NCCL_SYM_CE_THRESHOLD')!;
-    expect(onB200.evidence).not.toMatch(/documents this knob for/);
+    expect(onB200.evidence).toMatch(/elements per rank, engine when the size is above it/);
   });
 });
 

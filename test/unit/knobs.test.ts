@@ -34,15 +34,18 @@ describe('knob catalog', () => {
 
   it('knows that the Anvil SDMA number moved 5 -> 6 -> 7', () => {
     const gin = knob('NCCL_GIN_TYPE')!;
-    expect(sdmaValues(gin, '2.29.3').map((x) => x.value)).toEqual(['5']);
-    expect(sdmaValues(gin, '2.30.0').map((x) => x.value)).toEqual(['6']);
+    // No Anvil SDMA before rocm-systems PR #7826 (RCCL 2.30.4); 4 was the early rocSHMEM GDA (#7355).
+    expect(sdmaValues(gin, '2.29.3')).toEqual([]);
+    expect(sdmaValues(gin, '2.30.5').map((x) => x.value)).toEqual(['5']);
+    expect(meaningsOf(gin, '4', '2.30.5').map((x) => x.meaning)).toEqual(['rocSHMEM GDA (the early GDA builds of rocm-systems PR #7355)']);
+    expect(sdmaValues(gin, '2.30.7').map((x) => x.value)).toEqual(['6']);
     expect(sdmaValues(gin, '2.31.0').map((x) => x.value)).toEqual(['7']);
     expect(meaningsOf(gin, '5', '2.31.2').map((x) => x.meaning)).toEqual(['EFA GDA (taken by upstream NCCL 2.31)']);
     expect(sdmaValues(gin, undefined).length).toBe(3);
   });
 
   it('rejects a catalog entry without a source', () => {
-    const bad = { format: 'sdma-lens-knobs', version: 1, notes: '', knobs: [{ ...KNOBS[0], source: '' }] };
+    const bad = { format: 'sdma-lens-knobs', version: 2, notes: '', knobs: [{ ...KNOBS[0], source: '' }] };
     expect(() => loadCatalog(bad)).toThrow(/source/);
   });
 
