@@ -34,14 +34,16 @@ describe('nccl-tests formulas', () => {
 
 describe('variant environment from the knob catalog', () => {
   it('gin-sdma: RCCL prerequisites and the NCCL_GIN_TYPE of the version', () => {
-    expect(variantEnv('gin-sdma', '2.31.0')).toEqual({ NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7', NCCL_CUMEM_ENABLE: '1', NCCL_DMABUF_ENABLE: '1', RCCL_ENABLE_INTRANET: '1', HSA_NO_SCRATCH_RECLAIM: '1' });
-    expect(variantEnv('gin-sdma', '2.30.1')?.NCCL_GIN_TYPE).toBe('6');
-    expect(variantEnv('gin-sdma', '2.28.3')?.NCCL_GIN_TYPE).toBe('5');
-    expect(variantEnv('gin-sdma', '2.27.0')).toBeUndefined();
+    // RCCL_ENABLE_INTRANET is a topology switch, not a GIN prerequisite (Anvil SDMA runs on one node without it).
+    expect(variantEnv('gin-sdma', '2.31.0')).toEqual({ NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7', NCCL_CUMEM_ENABLE: '1', NCCL_DMABUF_ENABLE: '1', HSA_NO_SCRATCH_RECLAIM: '1' });
+    expect(variantEnv('gin-sdma', '2.30.8')?.NCCL_GIN_TYPE).toBe('6');
+    expect(variantEnv('gin-sdma', '2.30.5')?.NCCL_GIN_TYPE).toBe('5');
+    expect(variantEnv('gin-sdma', '2.28.3')).toBeUndefined();
   });
-  it('ce: NCCL_CTA_POLICY=ZERO, as its number before NCCL 2.29', () => {
+  it('ce: NCCL_CTA_POLICY=2 (ZERO as a number: NCCL before 2.29.2 reads only numbers, and ZERO there silently means 0); none before 2.28', () => {
     expect(variantEnv('ce', '2.28.9')).toEqual({ NCCL_CTA_POLICY: '2', NCCL_CUMEM_ENABLE: '1' });
-    expect(variantEnv('ce', '2.29.1')?.NCCL_CTA_POLICY).toBe('ZERO');
+    expect(variantEnv('ce', '2.29.2')?.NCCL_CTA_POLICY).toBe('2');
+    expect(variantEnv('ce', '2.27.7')).toBeUndefined();
     expect(variantEnv('default', '2.28.9')).toEqual({});
   });
 });

@@ -146,14 +146,15 @@ describe('a run with three endpoint pairs', () => {
     }
   });
 
-  it('advises per pair: hipMemcpy SDMA or blit (HSA_ENABLE_SDMA) for host copies, no device-initiated knobs', () => {
+  it('advises per pair: no process-wide engine switch, HSA_FORCE_SDMA_SIZE only for the GPU-local pair (engine below its value), no device-initiated knobs', () => {
     const all = adviseAllPairs(run);
     expect(all.map((a) => a.pairLabel)).toEqual(['host → GPU 0', 'GPU 0 → host', 'GPU 0 local']);
     const h2d = all[0]!;
-    const sdma = h2d.recommendations.find((r) => r.knob === 'HSA_ENABLE_SDMA');
-    expect(sdma?.value).toBe('1');
-    expect(sdma?.evidence).toMatch(/host → GPU 0: keep SDMA for hipMemcpy.*Source: ROCm documentation, ROCr environment variables/);
-    expect(h2d.recommendations.map((r) => r.knob)).toContain('HSA_FORCE_SDMA_SIZE');
+    for (const a of all) expect(a.recommendations.some((r) => r.knob === 'HSA_ENABLE_SDMA' || r.knob === 'HSA_ENABLE_PEER_SDMA')).toBe(false);
+    expect(h2d.recommendations.map((r) => r.knob)).not.toContain('HSA_FORCE_SDMA_SIZE');
+    expect(h2d.notes.join(' ')).toMatch(/hipMemcpy between host and GPU runs on an SDMA engine \(ROCr\); no size threshold moves it/);
+    const local = all[2]!.recommendations.find((r) => r.knob === 'HSA_FORCE_SDMA_SIZE');
+    if (local?.value !== undefined) expect(local.evidence).toMatch(/go to SDMA \(copies within one GPU through ROCr/);
     expect(h2d.recommendations.some((r) => r.knob.startsWith('NCCL_GIN') || r.knob === 'ROCSHMEM_SDMA_THRESHOLD')).toBe(false);
     expect(h2d.notes.join(' ')).toMatch(/device-initiated engine path .* does not exist for host memory/);
     expect(all[2]!.notes.join(' ')).toMatch(/does not exist for a GPU-local copy/);

@@ -48,9 +48,9 @@ describe('diagnostics against the catalog', () => {
   const at = (text: string) => findAssignments(text, 'dotenv');
 
   it('warns when NCCL_GIN_TYPE=7 is set on an RCCL where 7 is not Anvil SDMA, with the fix', () => {
-    const [p] = diagnoseAssignments(at('NCCL_GIN_TYPE=7\n'), { rccl: '2.30.2' });
+    const [p] = diagnoseAssignments(at('NCCL_GIN_TYPE=7\n'), { rccl: '2.30.8' });
     expect(p).toMatchObject({ severity: 'warning', fix: '6' });
-    expect(p!.message).toMatch(/not a known value for RCCL 2\.30\.2/);
+    expect(p!.message).toMatch(/not a known value for RCCL 2\.30\.8/);
     const [q] = diagnoseAssignments(at('NCCL_GIN_TYPE=5\n'), { rccl: '2.31.0' });
     expect(q).toMatchObject({ severity: 'warning', fix: '7' });
     expect(q!.message).toMatch(/selects EFA GDA .* on RCCL 2\.31\.0, not the copy engines: Anvil SDMA is 7/);
@@ -67,7 +67,7 @@ describe('diagnostics against the catalog', () => {
   });
 
   it('catches bad numbers, bad flags and knobs the version does not read', () => {
-    const problems = diagnoseAssignments(at('ROCSHMEM_SDMA_THRESHOLD=256K\nNCCL_GIN_ENABLE=yes\nNCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=1\n'), { rccl: '2.27.0' });
+    const problems = diagnoseAssignments(at('ROCSHMEM_SDMA_THRESHOLD=256K\nNCCL_GIN_ENABLE=yes\nNCCL_GIN_A2A_SDMA_MIN_BYTES=1\n'), { rccl: '2.27.0' });
     expect(problems.map((p) => p.message)).toEqual([
       expect.stringMatching(/whole number of bytes per put/),
       expect.stringMatching(/is not read by RCCL 2\.27\.0/),

@@ -257,7 +257,7 @@ describe('the sink functions', () => {
     expect(text.knobAssignment('HSA_FORCE_SDMA_SIZE', 4096, knob)).toEqual({ ok: true, name: 'HSA_FORCE_SDMA_SIZE', value: '4096' });
     expect(text.knobAssignment('NCCL_GIN_ENABLE', true, knob)).toEqual({ ok: true, name: 'NCCL_GIN_ENABLE', value: '1' });
     for (const [name, value] of [
-      ['NCCL_GIN_TYPE', '4'],
+      ['NCCL_GIN_TYPE', '9'],
       ['NCCL_GIN_TYPE', '7\ntouch X'],
       ['NCCL_GIN_ENABLE', '2'],
       ['NCCL_GIN_ENABLE', '1; touch X'],
