@@ -154,9 +154,9 @@ async function drive(origin, messages) {
       const advice = page.locator('details.advice');
       check(await advice.isVisible(), 'the Advice section is shown');
       const knobs = await page.locator('details.advice td.knob').allTextContents();
-      // GPU -> GPU pairs get the collective thresholds; host and GPU-local pairs hipMemcpy's SDMA switch.
-      if (final.pairs.some((p) => p.src >= 0 && p.dst >= 0 && p.src !== p.dst)) check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=')), `the advice lists the AllGather threshold (${knobs.length} settings)`);
-      else check(knobs.some((k) => k.startsWith('HSA_ENABLE_SDMA=')), `the advice for ${final.pairs[0]?.label} lists HSA_ENABLE_SDMA (${knobs.length} settings)`);
+      // GPU -> GPU pairs get the per-put GIN threshold; no pair gets a process-wide engine switch.
+      if (final.pairs.some((p) => p.src >= 0 && p.dst >= 0 && p.src !== p.dst)) check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD=')), `the advice lists the GIN put threshold (${knobs.length} settings)`);
+      check(!knobs.some((k) => k.startsWith('HSA_ENABLE_SDMA=') || k.startsWith('HSA_ENABLE_PEER_SDMA=')), `the advice for ${final.pairs[0]?.label} sets no process-wide SDMA switch (${knobs.length} settings)`);
       const before = (await posted()).length;
       await page.locator('details.advice button.suggest').click();
       check((await posted()).slice(before).some((m) => m.type === 'suggest-settings'), 'the Apply button asks the host to suggest settings');

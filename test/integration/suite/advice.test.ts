@@ -34,7 +34,7 @@ suite('advice: Suggest Settings and knob diagnostics', () => {
     });
     assert.equal(advice.simulated, true);
     assert.ok(advice.crossovers.some((c) => c.initiator === 'device' && c.kind === 'crossover'));
-    assert.ok(advice.recommendations.some((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER' && r.value !== undefined));
+    assert.ok(advice.recommendations.some((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD' && r.value !== undefined));
   });
 
   test('writes the chosen settings into a .env file as an unsaved edit to review', async () => {
@@ -43,12 +43,12 @@ suite('advice: Suggest Settings and knob diagnostics', () => {
     try {
       const result = await vscode.commands.executeCommand<SuggestResult | undefined>('sdmaLens.suggestSettings', {
         runId: run.header.id,
-        apply: { target: 'dotenv', file: '.env.sdma-lens-test', knobs: ['NCCL_GIN_ENABLE', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER'] },
+        apply: { target: 'dotenv', file: '.env.sdma-lens-test', knobs: ['NCCL_GIN_ENABLE', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD'] },
       });
       assert.equal(result?.applied, 'dotenv');
       const doc = await waitFor('the edited document', () => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file));
       assert.match(doc.getText(), /^NCCL_GIN_ENABLE=1$/m);
-      assert.match(doc.getText(), /^NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER=\d+$/m);
+      assert.match(doc.getText(), /^NCCL_GIN_ANVIL_SDMA_THRESHOLD=\d+$/m);
       assert.ok(doc.isDirty || doc.isUntitled, 'left for the user to review');
       assert.equal(existsSync(file), false, 'nothing is written before the user saves');
       // The user saves after reviewing: then it is on disk.
