@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { adviseFromRun, shellExports, thresholdFor } from '../../src/core/advice/advice';
+import { adviseFromRun, engineAt, followCrossover, shellExports } from '../../src/core/advice/advice';
+import type { Crossover } from '../../src/core/advice/crossover';
 import { adviceText } from '../../src/core/advice/adviceText';
 import { knob } from '../../src/core/advice/knobs';
 import type { Sample } from '../../src/core/protocol';
@@ -26,15 +27,20 @@ describe('advice from a real simulator run', () => {
     expect(advice.simulated).toBe(true);
     expect(advice.notes.join()).toMatch(/simulated/);
     const anvil = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD')!;
-    // Device-initiated, 8 CUs: the engine stays ahead from 256 KiB; the Anvil backend sends puts ABOVE its value to SDMA.
-    expect(anvil).toMatchObject({ value: String(128 * KiB), basis: 'measured-crossover' });
-    expect(anvil.evidence).toMatch(/engine when the size is above it\) follows the measured crossover near \d+(\.\d+)? KiB, between [\d.]+ KiB and [\d.]+ KiB against cu\/device on 8 CUs/);
+    // Device-initiated, 8 CUs: the engine stays ahead from 256 KiB; the Anvil backend sends puts ABOVE its value to SDMA,
+    // and the value is the crossing itself (in whole KiB), inside the range the crossover gives.
+    const device = advice.focus.find((c) => c.initiator === 'device')!;
+    expect(anvil.basis).toBe('measured-crossover');
+    expect(Number(anvil.value)).toBe(Math.round(device.estimateBytes! / KiB) * KiB);
+    expect(Number(anvil.value)).toBeGreaterThanOrEqual(Math.floor(device.rangeBytes![0]));
+    expect(Number(anvil.value)).toBeLessThanOrEqual(Math.ceil(device.rangeBytes![1]));
+    expect(anvil.evidence).toMatch(/engine when the size is above it\) follows the measured crossover near \d+(\.\d+)? KiB \(between [\d.]+ KiB and [\d.]+ KiB\) against cu\/device on 8 CUs/);
     expect(anvil.evidence).toMatch(/of your sizes, 256 KiB, .* go to SDMA, 4 KiB, 16 KiB, 64 KiB, 128 KiB stay on CUs/);
     // rocSHMEM's threshold switches at the value (>=), so it is the size itself.
-    expect(advice.recommendations.find((r) => r.knob === 'ROCSHMEM_SDMA_THRESHOLD')?.value).toBe(String(256 * KiB));
+    expect(advice.recommendations.find((r) => r.knob === 'ROCSHMEM_SDMA_THRESHOLD')?.value).toBe(anvil.value);
     // librccl's AlltoAll: estimated from point-to-point, never 'clear', and how to verify it on the node.
     const a2a = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')!;
-    expect(a2a).toMatchObject({ value: String(256 * KiB), confidence: 'uncertain' });
+    expect(a2a).toMatchObject({ value: anvil.value, confidence: 'uncertain' });
     expect(a2a.evidence).toMatch(/AllToAll GIN: transport=sdma/);
   });
 
@@ -119,22 +125,42 @@ describe('advice from a real simulator run', () => {
   });
 });
 
-describe('thresholdFor', () => {
-  it('maps "SDMA from X" to the knob value for > and >= knobs', () => {
-    const sizes = [64, 128, 256, 512, 1024].map((k) => k * KiB);
-    expect(thresholdFor(512 * KiB, 'gt', sizes, [64 * KiB, 1024 * KiB])).toEqual({ switchAt: 512 * KiB, value: 256 * KiB });
-    expect(thresholdFor(384 * KiB, 'gt', sizes, [64 * KiB, 1024 * KiB])).toEqual({ switchAt: 512 * KiB, value: 256 * KiB });
-    expect(thresholdFor(512 * KiB, 'ge', sizes, [64 * KiB, 1024 * KiB])).toEqual({ switchAt: 512 * KiB, value: 512 * KiB });
+describe('followCrossover', () => {
+  const MiB = 1 << 20;
+  const crossover = (estimateBytes: number, rangeBytes: [number, number], fromBytes: number): Crossover => ({
+    initiator: 'device', engine: 'engine/device', cu: 'cu/device', cus: 8, kind: 'crossover', fromBytes, estimateBytes, rangeBytes, uncertainty: [], confidence: 'clear', verdicts: [], missingBytes: [], repetitions: 20, explanation: '',
   });
 
-  it('never recommends a size outside the measured range (property)', () => {
-    const size = fc.integer({ min: 1, max: 2 ** 34 });
+  it('puts the threshold at the crossing, not at the next user size: 3 MiB above a 1.76 MiB crossing goes to SDMA', () => {
+    // Measured 1 MiB (load/store ahead) and 4 MiB (engine ahead), crossing interpolated near 1.76 MiB.
+    const c = crossover(1.76 * MiB, [1.6 * MiB, 1.9 * MiB], 4 * MiB);
+    const sizes = [96 * KiB, 384 * KiB, 3 * MiB, 24 * MiB];
+    const anvil = followCrossover(knob('NCCL_GIN_ANVIL_SDMA_THRESHOLD')!, c, sizes, [1 * MiB, 4 * MiB]);
+    expect(anvil.value).toBe(Math.round((1.76 * MiB) / KiB) * KiB);
+    expect(anvil.sizes).toMatch(/^of your sizes, 3 MiB, 24 MiB go to SDMA, 96 KiB, 384 KiB stay on CUs/);
+    expect(anvil.sizes).toMatch(/outside the measured 1 MiB\.\.4 MiB: extrapolated/);
+    expect(anvil.words).toMatch(/follows the measured crossover near 1\.76 MiB \(between 1\.6 MiB and 1\.9 MiB\)/);
+    // A KiB knob compared with >: the crossing in whole KiB, rounded down.
+    expect(followCrossover(knob('ROC_P2P_SDMA_SIZE')!, c, sizes, [1 * MiB, 4 * MiB]).value).toBe(Math.floor((1.76 * MiB) / KiB));
+    // A >= knob: rounded up, so the crossing itself goes to SDMA.
+    expect(followCrossover(knob('NCCL_GIN_A2A_SDMA_MIN_BYTES')!, c, [], [1 * MiB, 4 * MiB]).value).toBe(Math.round((1.76 * MiB) / KiB) * KiB);
+  });
+
+  it('names the user sizes inside the crossing range as near it', () => {
+    const c = crossover(1.76 * MiB, [1.5 * MiB, 2 * MiB], 4 * MiB);
+    expect(followCrossover(knob('ROCSHMEM_SDMA_THRESHOLD')!, c, [1.9 * MiB], [1 * MiB, 4 * MiB]).sizes).toMatch(/1\.9 MiB \(near the crossing: either path within its spread\) go to SDMA/);
+  });
+
+  it('never contradicts the crossover: sizes above its range go to SDMA, sizes below stay on CUs (property)', () => {
+    const names = ['NCCL_GIN_ANVIL_SDMA_THRESHOLD', 'ROCSHMEM_SDMA_THRESHOLD', 'ROC_P2P_SDMA_SIZE', 'NCCL_GIN_A2A_SDMA_MIN_BYTES'];
     fc.assert(
-      fc.property(size, size, fc.array(size, { maxLength: 20 }), fc.constantFrom('gt' as const, 'ge' as const), size, (a, b, messageSizes, comparison, from) => {
-        const lo = Math.min(a, b);
-        const hi = Math.max(a, b);
-        const { switchAt, value } = thresholdFor(from, comparison, messageSizes, [lo, hi]);
-        return value >= lo && value <= hi && switchAt >= lo && switchAt <= hi;
+      fc.property(fc.integer({ min: 8 * KiB, max: 2 ** 33 }), fc.double({ min: 1.05, max: 4, noNaN: true }), fc.constantFrom(...names), fc.array(fc.integer({ min: 1, max: 2 ** 34 }), { maxLength: 12 }), (lo, ratio, name, user) => {
+        const hi = Math.round(lo * ratio);
+        const est = Math.sqrt(lo * hi);
+        const k = knob(name)!;
+        const { value } = followCrossover(k, crossover(est, [lo, hi], hi), user, [lo / 2, hi * 2]);
+        const step = k.scale === 'KiB' ? KiB : 1;
+        return user.every((b) => (b > hi + step ? engineAt(k, value, b) : b < lo - step ? !engineAt(k, value, b) : true));
       }),
       { numRuns: 2000 },
     );

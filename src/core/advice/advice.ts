@@ -117,24 +117,6 @@ function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Part
   return { ...found, ...(overrides ?? {}) };
 }
 
-/**
- * The threshold value that makes the library switch to the engine at `fromBytes` for the
- * user's sizes, within the measured range. `gt` knobs switch above the value, `ge` at it.
- */
-export function thresholdFor(fromBytes: number, comparison: 'gt' | 'ge' | 'lt' | 'le', messageSizes: number[], measured: [number, number]): { switchAt: number; value: number } {
-  const [lo, hi] = measured;
-  // The user's sizes in the measured range, ascending (a typed array sorts numbers natively).
-  const sizes = Float64Array.from(new Set(messageSizes.filter((s) => s >= lo && s <= hi))).sort();
-  const at = sizes.findIndex((s) => s >= fromBytes);
-  const switchAt = at >= 0 ? sizes[at]! : Math.min(Math.max(fromBytes, lo), hi);
-  if (comparison === 'ge' || comparison === 'le') return { switchAt, value: switchAt };
-  // The largest size below switchAt: the one before it, or the last when none reaches fromBytes.
-  const before = at >= 0 ? at - 1 : sizes.length - 1;
-  let below: number | undefined;
-  for (let i = before; i >= 0 && below === undefined; i--) if (sizes[i]! < switchAt) below = sizes[i];
-  return { switchAt, value: Math.max(lo, below ?? switchAt - 1) };
-}
-
 /** The knob's value in its own unit (bytes, KiB, elements of `elementBytes`) for a byte threshold. */
 function inKnobUnits(k: Knob, bytes: number, round: 'up' | 'down'): number {
   const per = k.scale === 'KiB' ? 1024 : k.scale === 'elements' ? ELEMENT_BYTES : 1;
@@ -175,6 +157,35 @@ function unitWords(k: Knob): string {
   return k.unit;
 }
 
+/** Byte thresholds are given in whole KiB from 4 KiB up: finer than any crossover's spread. */
+const roundBytes = (b: number) => (b >= 4096 ? Math.round(b / 1024) * 1024 : Math.round(b));
+
+/**
+ * A `gt`/`ge` threshold placed at the crossing itself (its estimate between the two measured
+ * sizes around it, or below the smallest size when the engine led everywhere), never snapped to
+ * a measured or user size: then no size the crossover puts on the faster path stays on the
+ * slower one. The user's sizes are listed by the path the value gives them, and those inside the
+ * crossing's range, where the two paths are within their spread, are named as such.
+ */
+export function followCrossover(k: Knob, c: Crossover, messageSizes: number[], measured: [number, number]): { value: number; words: string; sizes: string } {
+  const comparison = k.comparison === 'ge' ? 'ge' : 'gt';
+  const cross = c.kind === 'crossover' && c.estimateBytes !== undefined ? roundBytes(c.estimateBytes) : Math.max(0, c.fromBytes! - 1);
+  // gt: sizes above the value go to the engine, so the value is the crossing rounded down; ge: at it, rounded up.
+  let value = comparison === 'ge' ? inKnobUnits(k, cross, 'up') : inKnobUnits(k, cross, 'down');
+  if (c.kind === 'engine-always' && !engineAt(k, value, c.fromBytes!)) value = comparison === 'ge' ? inKnobUnits(k, c.fromBytes!, 'down') : Math.max(0, inKnobUnits(k, c.fromBytes! - 1, 'down'));
+  const range = c.rangeBytes ? ` (between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))})` : '';
+  const where = c.kind === 'crossover' && c.estimateBytes !== undefined ? `the measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range}` : `the engine's lead at every measured size from ${formatBytes(c.fromBytes!)}`;
+  const words = `${k.name}=${value} (${unitWords(k)}, engine when the size is ${comparison === 'gt' ? 'above' : 'at least'} it) follows ${where} against ${c.cu} on ${c.cus} CUs`;
+  const userSizes = [...new Set(messageSizes)].sort((a, b) => a - b);
+  const near = (b: number) => c.rangeBytes !== undefined && b >= c.rangeBytes[0] && b <= c.rangeBytes[1];
+  const onEngine = userSizes.filter((b) => engineAt(k, value, b));
+  const onCu = userSizes.filter((b) => !engineAt(k, value, b));
+  const list = (xs: number[]) => xs.map((b) => `${formatBytes(b)}${near(b) ? ' (near the crossing: either path within its spread)' : ''}`).join(', ');
+  const outside = userSizes.filter((b) => b < measured[0] || b > measured[1]);
+  const sizes = `of your sizes, ${onEngine.length ? `${list(onEngine)} go to SDMA` : 'none goes to SDMA'}${onCu.length ? `, ${list(onCu)} stay on CUs` : ''}${outside.length ? ` (${outside.map(formatBytes).join(', ')} outside the measured ${formatBytes(measured[0])}..${formatBytes(measured[1])}: extrapolated)` : ''}`;
+  return { value, words, sizes };
+}
+
 function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured: [number, number], note: string): Recommendation {
   const comparison = k.comparison ?? 'gt';
   const cite = ` (${k.reader}; ${k.source})`;
@@ -197,22 +208,8 @@ function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured
     };
   }
   if (c.kind === 'crossover' || c.kind === 'engine-always') {
-    const { switchAt, value: bytesValue } = thresholdFor(c.fromBytes!, comparison, messageSizes, measured);
-    // In the knob's own unit, rounded so every size below switchAt stays on CUs and switchAt goes to the engine.
-    let value = comparison === 'ge' ? inKnobUnits(k, bytesValue, 'up') : inKnobUnits(k, bytesValue, 'up');
-    if (!engineAt(k, value, switchAt)) value = comparison === 'ge' ? inKnobUnits(k, switchAt, 'down') : inKnobUnits(k, switchAt - 1, 'down');
-    const range = c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : '';
-    const est = c.estimateBytes !== undefined ? `measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range}` : 'the engine led at every measured size';
-    const userSizes = [...new Set(messageSizes)].filter((b) => b >= measured[0] && b <= measured[1]).sort((a, b) => a - b);
-    const onEngine = userSizes.filter((b) => engineAt(k, value, b));
-    return {
-      knob: k.name,
-      library: k.library,
-      value: String(value),
-      evidence: `${k.name}=${value} (${unitWords(k)}, engine when the size is ${comparison === 'gt' ? 'above' : 'at least'} it) follows the ${est} against ${c.cu} on ${c.cus} CUs${note}: of your sizes, ${onEngine.length ? `${onEngine.map(formatBytes).join(', ')} go to SDMA` : 'none goes to SDMA'}${onEngine.length < userSizes.length ? `, ${userSizes.filter((b) => !engineAt(k, value, b)).map(formatBytes).join(', ')} stay on CUs` : ''}.${pathChanges(k, value, messageSizes)}${cite}`,
-      basis: 'measured-crossover',
-      confidence: c.confidence,
-    };
+    const rec = followCrossover(k, c, messageSizes, measured);
+    return { knob: k.name, library: k.library, value: String(rec.value), evidence: `${rec.words}${note}: ${rec.sizes}.${pathChanges(k, rec.value, messageSizes)}${cite}`, basis: 'measured-crossover', confidence: c.confidence };
   }
   if (c.kind === 'cu-always') {
     const value = inKnobUnits(k, measured[1], 'up');
