@@ -101,6 +101,9 @@ describe('advice from a real simulator run', () => {
     const advice = adviseFromRun(await fixture(), { loadStoreCus: 64 });
     expect(advice.cuBudget).toMatchObject({ totalCus: 256, loadStoreCus: 64, computeCusWithLoadStore: 192, computeCusWithEngine: 255, measured: false });
     expect(advice.cuBudget!.computeGain).toBeCloseTo(255 / 192, 5);
+    expect(advice.cuBudget!.text).not.toMatch(/assumed/);
+    // Not given: the 64 is an assumption, and the text says so.
+    expect(adviseFromRun(await fixture()).cuBudget!.text).toMatch(/^The 64 CUs of the load\/store path are assumed \(RCCL's channel count on MI300-class GPUs, not read from your library's log/);
   });
 
   it('compares with the nearest measured CU count and says so', async () => {

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, thresholdFromCrossover, variantEnv } from '../../src/core/collective/collective';
+import { collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, variantEnv } from '../../src/core/collective/collective';
 import { algbwGbps, busbwFactor, busbwGbps, sweepSizes } from '../support/collectiveFormulas';
 import type { CollectivePageView } from '../../src/core/collective/collectiveMessages';
 import { parseCollectiveHostMessage, parseCollectiveWebviewMessage } from '../../src/core/collective/collectiveMessages';
 import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
 
-function point(op: CollectivePoint['op'], variant: CollectivePoint['variant'], sizeBytes: number, busbw: number, transport: string | null = null, ranks = 8): CollectivePoint {
+/** A point whose five repeats spread +-`spread` around the time its busbw gives (0: one repeat). */
+function point(op: CollectivePoint['op'], variant: CollectivePoint['variant'], sizeBytes: number, busbw: number, transport: string | null = null, ranks = 8, spread = 0.01): CollectivePoint {
   const algbw = (busbw * ranks) / (ranks - 1);
-  return { type: 'collective', op, variant, ranks, sizeBytes, count: sizeBytes / 4, dtype: 'float', inPlace: false, iters: 20, timeUs: sizeBytes / (algbw * 1e3), algbwGbps: algbw, busbwGbps: busbw, wrong: 0, transport, simulated: true };
+  const timeUs = sizeBytes / (algbw * 1e3);
+  const samplesUs = spread > 0 ? [-1, -0.5, 0, 0.5, 1].map((f) => timeUs * (1 + f * spread)) : [timeUs];
+  return { type: 'collective', op, variant, ranks, sizeBytes, count: sizeBytes / 4, dtype: 'float', inPlace: false, iters: 20, timeUs, algbwGbps: algbw, busbwGbps: busbw, wrong: 0, transport, simulated: true, repeats: samplesUs.length, samplesUs };
 }
 
 describe('nccl-tests formulas', () => {
@@ -59,12 +62,47 @@ describe('curves and crossover', () => {
     expect(curves.map((c) => `${c.op}/${c.variant}`)).toEqual(['allgather/ce', 'allgather/default']);
     expect(curves[0]!.points.map((p) => p.sizeBytes)).toEqual(sizes);
   });
-  it('finds where the engine variant starts to win and stays ahead', () => {
+  it('finds where the engine variant starts to win and stays ahead, with the crossing between the two sizes around it', () => {
     const c = findCollectiveCrossover(points, 'allgather', 'ce');
+    expect(c).toMatchObject({ kind: 'crossover', fromBytes: 16 << 20, lastDefaultBytes: 4 << 20, confidence: 'clear', repeats: 5, uncertainty: [] });
+    expect(c.estimateBytes!).toBeGreaterThan(4 << 20);
+    expect(c.estimateBytes!).toBeLessThan(16 << 20);
+    expect(c.rangeBytes![0]).toBeLessThanOrEqual(c.estimateBytes!);
+    expect(c.rangeBytes![1]).toBeGreaterThanOrEqual(c.estimateBytes!);
+    expect(c.text).toMatch(/^allgather: ce stays ahead from 16 MiB, crossing near [\d.]+ MiB \(between [\d.]+ MiB and [\d.]+ MiB\); default was ahead at 4 MiB \(5 repeats per point, 2 ranks\)\.$/);
+  });
+  it('overlapping intervals at the size below the crossover make it uncertain, not a made-up winner', () => {
+    // 2% apart at 4 MiB with +-3% repeats: the intervals overlap.
+    const close = [...sizes.map((s, i) => point('allgather', 'default', s, base[i]!, 'ring/simple', 2, 0.03)), ...sizes.map((s, i) => point('allgather', 'ce', s, i === 1 ? 71.4 : ce[i]!, 'ce', 2, 0.03))];
+    const c = findCollectiveCrossover(close, 'allgather', 'ce');
     expect(c.kind).toBe('crossover');
-    expect(c.fromBytes).toBe(16 << 20);
-    expect(c.lastDefaultBytes).toBe(4 << 20);
-    expect(thresholdFromCrossover(c, sizes)).toBe((4 << 20) / 2);
+    expect(c.confidence).toBe('uncertain');
+    expect(c.uncertainty).toEqual(['the intervals of both variants overlap at 4 MiB']);
+  });
+  it('a single repeat per point gives no interval and no clear verdict (the old rule read a winner from one mean)', () => {
+    const once = points.map((p) => point(p.op, p.variant, p.sizeBytes, p.busbwGbps, p.transport, 2, 0));
+    const c = findCollectiveCrossover(once, 'allgather', 'ce');
+    expect(c.confidence).not.toBe('clear');
+    expect(c.verdicts.every((x) => x.verdict === 'tie')).toBe(true);
+    expect(c.verdicts[0]!.why).toMatch(/1 repeat at 1 MiB, too few for an interval/);
+  });
+  it('judges only points where each variant took its own path: an engine "win" on the load/store path is not a win', () => {
+    // The engine variant fell back to lsa below 16 MiB and "won" there by noise: the old rule placed the crossover at 1 MiB.
+    const fellBack = [
+      ...sizes.map((s, i) => point('alltoall', 'default', s, [40, 100, 200, 300, 350][i]!, 'lsa')),
+      ...sizes.map((s, i) => point('alltoall', 'gin-sdma', s, [44, 110, 190, 330, 390][i]!, i < 2 ? 'lsa' : 'sdma')),
+    ];
+    const c = findCollectiveCrossover(fellBack, 'alltoall', 'gin-sdma');
+    expect(c.verdicts.map((x) => x.verdict)).toEqual(['path', 'path', 'default', 'engine', 'engine']);
+    expect(c).toMatchObject({ kind: 'crossover', fromBytes: 64 << 20, lastDefaultBytes: 16 << 20, confidence: 'clear' });
+    // When the size just below the candidate is off its path, the crossover is uncertain.
+    const gap = fellBack.map((p) => (p.variant === 'gin-sdma' && p.sizeBytes === 16 << 20 ? { ...p, transport: 'lsa' } : p));
+    const u = findCollectiveCrossover(gap, 'alltoall', 'gin-sdma');
+    expect(u.confidence).toBe('uncertain');
+    expect(u.uncertainty).toEqual(['gin-sdma ran lsa, not its own path, at 16 MiB']);
+    // A path the run did not record is not its own either.
+    const unrecorded = fellBack.map((p) => ({ ...p, transport: null }));
+    expect(findCollectiveCrossover(unrecorded, 'alltoall', 'gin-sdma').verdicts.every((x) => x.verdict === 'path')).toBe(true);
   });
   it('says when one path wins everywhere, or when there is too little data', () => {
     const always = sizes.map((s) => point('alltoall', 'gin-sdma', s, 400, 'sdma'));
@@ -72,7 +110,9 @@ describe('curves and crossover', () => {
     expect(findCollectiveCrossover([...always, ...def], 'alltoall', 'gin-sdma').kind).toBe('engine-always');
     expect(findCollectiveCrossover(def, 'alltoall', 'gin-sdma').kind).toBe('insufficient');
     const tie = sizes.map((s) => point('alltoall', 'gin-sdma', s, 301, 'sdma'));
-    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma').kind).toBe('no-clear-winner');
+    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma')).toMatchObject({ kind: 'no-clear-winner', confidence: 'none' });
+    const slower = sizes.map((s) => point('alltoall', 'gin-sdma', s, 200, 'sdma'));
+    expect(findCollectiveCrossover([...slower, ...def], 'alltoall', 'gin-sdma')).toMatchObject({ kind: 'default-always', confidence: 'clear' });
   });
   it('marks engine-variant points that ran another path', () => {
     expect(isOffPath(point('allgather', 'gin-sdma', 1 << 20, 10, 'lsa'))).toBe(true);
@@ -102,23 +142,44 @@ describe('collective advice', () => {
     { type: 'collective-variant', variant: 'gin-sdma', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: true, simulated: true },
   ];
   const sizes = [1 << 20, 16 << 20, 64 << 20, 256 << 20];
-  const points = [
-    ...sizes.map((s, i) => point('allgather', 'default', s, [40, 300, 350, 355][i]!, 'lsa')),
-    ...sizes.map((s, i) => point('allgather', 'gin-sdma', s, [30, 290, 380, 390][i]!, i === 0 ? 'lsa' : 'sdma')),
+  const a2a = [
+    ...sizes.map((s, i) => point('alltoall', 'default', s, [40, 300, 350, 355][i]!, 'lsa')),
+    ...sizes.map((s, i) => point('alltoall', 'gin-sdma', s, [30, 290, 380, 390][i]!, 'sdma')),
   ];
-  it('AMD: the AllGather threshold per rank from the crossover, and NCCL_GIN_TYPE for the version', () => {
-    const a = collectiveAdvice('amd', variants, points);
-    const t = a.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER');
-    expect(t?.value).toBe(String((16 << 20) / 8));
+  it("AMD AlltoAll: librccl's NCCL_GIN_A2A_SDMA_MIN_BYTES per peer at the crossing, with the sizes that change path, the version and how to verify", () => {
+    const a = collectiveAdvice('amd', variants, a2a);
+    const c = a.crossovers.find((x) => x.op === 'alltoall')!;
+    const t = a.recommendations.find((r) => r.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')!;
+    // Per peer: the crossing (bytes each rank receives) over 8 ranks, rounded up to whole KiB; >= goes to SDMA.
+    expect(Number(t.value)).toBe(Math.ceil(c.estimateBytes! / 8 / 1024) * 1024);
+    expect(Number(t.value)).toBeGreaterThan((16 << 20) / 8);
+    expect(Number(t.value)).toBeLessThanOrEqual((64 << 20) / 8);
+    expect(t.confidence).toBe('clear');
+    expect(t.evidence).toMatch(/of the sizes measured, 64 MiB \(8 MiB per peer\), 256 MiB \(32 MiB per peer\) go by SDMA, 1 MiB \(128 KiB per peer\), 16 MiB \(2 MiB per peer\) by the LSA copy kernel\. None of them changes path against the default \(8 MiB per peer\)\./);
+    expect(t.evidence).toMatch(/Assumes RCCL 2\.31\.0 \(the library the run loaded\)/);
+    expect(t.evidence).toMatch(/AllToAll GIN: transport=sdma bytesPerPeer=N/);
     expect(a.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
-    expect(a.offPath).toEqual([{ op: 'allgather', sizeBytes: 1 << 20, transport: 'lsa' }]);
   });
-  it('NVIDIA: NCCL_CTA_POLICY when the copy engines win', () => {
-    const nv = points.map((p) => ({ ...p, variant: p.variant === 'gin-sdma' ? ('ce' as const) : p.variant, transport: p.variant === 'gin-sdma' ? 'ce' : 'ring/simple' }));
+  it('AMD: never an rccl-tests name; AllGather gets a note, not a knob; an RCCL before the knob gets no value', () => {
+    const ag = a2a.map((p) => ({ ...p, op: 'allgather' as const }));
+    const a = collectiveAdvice('amd', variants, [...a2a, ...ag]);
+    expect(a.recommendations.map((r) => r.knob).filter((k) => k.startsWith('NCCL_GIN_ANVIL'))).toEqual([]);
+    expect(a.notes.join(' ')).toMatch(/allgather: librccl has no size threshold of its own/);
+    const old = variants.map((v) => ({ ...v, library: { ...v.library, version: '2.30.4' } }));
+    const t = collectiveAdvice('amd', old, a2a).recommendations.find((r) => r.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')!;
+    expect(t.value).toBeUndefined();
+    expect(t.evidence).toMatch(/RCCL 2\.30\.4 \(the library the run loaded\) predates NCCL_GIN_A2A_SDMA_MIN_BYTES/);
+  });
+  it('NVIDIA: NCCL_CTA_POLICY says it takes the whole communicator and names the sizes where it loses', () => {
+    const nv = a2a.map((p) => ({ ...p, op: 'allgather' as const, variant: p.variant === 'gin-sdma' ? ('ce' as const) : p.variant, transport: p.variant === 'gin-sdma' ? 'ce' : 'ring/simple' }));
     const ce = variants.map((v) => ({ ...v, variant: v.variant === 'gin-sdma' ? ('ce' as const) : v.variant, library: { name: 'nccl', version: '2.28.9', path: 'x' } }));
     const a = collectiveAdvice('nvidia', ce, nv, [overlap('alone', null, 1500, 694), overlap('engine/host', 0.963, 1458, 699)]);
-    expect(a.recommendations[0]).toMatchObject({ knob: 'NCCL_CTA_POLICY', value: '2' });
+    const r = a.recommendations[0]!;
+    expect(r).toMatchObject({ knob: 'NCCL_CTA_POLICY', value: '2', confidence: 'uncertain' });
+    expect(r.evidence).toMatch(/applies to every collective of the communicator, at every size/);
+    expect(r.evidence).toMatch(/It loses to the default at allgather 1 MiB, allgather 16 MiB\./);
     expect(a.cuBudget[0]).toContain('lost to power');
+    expect(a.recommendations.some((x) => x.knob === 'NCCL_SYM_CE_THRESHOLD')).toBe(false);
   });
 });
 

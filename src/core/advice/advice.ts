@@ -245,7 +245,7 @@ function ginTypeAdvice(version: string | undefined, source: string | undefined):
   };
 }
 
-function cuBudget(run: Run, loadStoreCus: number, pair: EndpointPair | undefined): CuBudget | undefined {
+function cuBudget(run: Run, loadStoreCus: number, pair: EndpointPair | undefined, assumed: boolean): CuBudget | undefined {
   const src = pair ? (pair.src >= 0 ? pair.src : pair.dst) : 0;
   const total = run.topology?.gpus.find((g) => g.index === src)?.cus;
   if (!total || loadStoreCus >= total) return undefined;
@@ -261,7 +261,7 @@ function cuBudget(run: Run, loadStoreCus: number, pair: EndpointPair | undefined
     computeCusWithEngine: withEngine,
     computeGain: gain,
     measured: false,
-    text: `A load/store copy on ${loadStoreCus} CUs leaves ${withLs} of ${total} CUs for compute; GPU-initiated SDMA occupies ${engineCus} CU and leaves ${withEngine}: up to ${gain.toFixed(2)}x the compute CUs (${withEngine}/${withLs}). This is CU arithmetic; an overlap run measures what the copy really costs the math.`,
+    text: `${assumed ? `The ${loadStoreCus} CUs of the load/store path are assumed (RCCL's channel count on MI300-class GPUs, not read from your library's log; set the CUs your library uses to change it). ` : ''}A load/store copy on ${loadStoreCus} CUs leaves ${withLs} of ${total} CUs for compute; GPU-initiated SDMA occupies ${engineCus} CU and leaves ${withEngine}: up to ${gain.toFixed(2)}x the compute CUs (${withEngine}/${withLs}). This is CU arithmetic; an overlap run measures what the copy really costs the math.`,
   };
 }
 
@@ -374,7 +374,7 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
     focus,
     crossovers: crossoversAt(index),
     recommendations,
-    cuBudget: kind === 'peer' ? cuBudget(run, loadStoreCus, pair) : undefined,
+    cuBudget: kind === 'peer' ? cuBudget(run, loadStoreCus, pair, options.loadStoreCus === undefined) : undefined,
     notes,
   };
 }

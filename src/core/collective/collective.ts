@@ -5,6 +5,7 @@
  * the curves and crossovers the collective panel draws, and the advice they feed.
  */
 import type { Recommendation } from '../advice/advice';
+import type { Knob } from '../advice/knobs';
 import { knob, sdmaValues } from '../advice/knobs';
 import { compareVersions, describeRange } from '../advice/version';
 import type { CollectiveCrossover, Curve, OverlapRow, OverlapView } from './collectiveMessages';
@@ -12,6 +13,7 @@ import type { CollectiveOp, CollectivePoint, CollectiveVariant, CollectiveVarian
 
 export type { CollectiveCrossover, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
 import { formatBytes } from '../units';
+import { quantile, sortedTimes } from '../advice/crossover';
 
 // ---- variant environment from the catalog ----
 
@@ -75,11 +77,14 @@ export function curvesOf(points: readonly CollectivePoint[]): Curve[] {
       curve = { op: p.op, variant: p.variant, inPlace: p.inPlace, points: [] };
       byKey.set(key, curve);
     }
+    const t = timeInterval(p);
+    const spread = t.n >= MIN_COLLECTIVE_REPEATS && t.q25 > 0 && t.q75 > 0 && p.timeUs > 0;
     curve.points.push({
       sizeBytes: p.sizeBytes,
       busbwGbps: p.busbwGbps,
       algbwGbps: p.algbwGbps,
       timeUs: p.timeUs,
+      ...(spread ? { busbwLowGbps: (p.busbwGbps * p.timeUs) / t.q75, busbwHighGbps: (p.busbwGbps * p.timeUs) / t.q25 } : {}),
       transport: p.transport,
       offPath: isOffPath(p),
       wrong: p.wrong,
@@ -92,50 +97,121 @@ export function curvesOf(points: readonly CollectivePoint[]): Curve[] {
 
 // ---- crossover between the default and the engine variant ----
 
+/** Fewer repeats than this leave a point without an interval: its verdict cannot be clear. */
+export const MIN_COLLECTIVE_REPEATS = 3;
 
-/** Busbw within this fraction counts as a tie: run-to-run spread of a collective at one size. */
-export const TIE_FRACTION = 0.02;
+export type CollectiveSizeVerdict = {
+  sizeBytes: number;
+  /** engine/default: that variant's slower quartile beat the other's faster one; tie: the intervals overlap; path: a variant did not take its own path there. */
+  verdict: 'engine' | 'default' | 'tie' | 'path';
+  /** Why a verdict is tie or path, in a phrase. */
+  why?: string;
+};
 
+interface Interval {
+  q25: number;
+  median: number;
+  q75: number;
+  n: number;
+}
+
+/** A point's time per call as an interval: the quartiles of its repeats (one repeat: no spread). */
+export function timeInterval(p: CollectivePoint): Interval {
+  const xs = p.samplesUs && p.samplesUs.length > 0 ? sortedTimes(p.samplesUs) : [p.timeUs];
+  return { q25: quantile(xs, 0.25), median: quantile(xs, 0.5), q75: quantile(xs, 0.75), n: xs.length };
+}
+
+/** The path a point took, against the path its variant is for: undefined when it is its own. */
+export function pathProblem(p: CollectivePoint): string | undefined {
+  const want = ENGINE_TRANSPORTS[p.variant];
+  if (p.transport === null) return `${p.variant} did not record its path at ${formatBytes(p.sizeBytes)}`;
+  if (want.length > 0 ? !want.includes(p.transport) : Object.values(ENGINE_TRANSPORTS).some((t) => t.includes(p.transport!))) {
+    return `${p.variant} ran ${p.transport}, not its own path, at ${formatBytes(p.sizeBytes)}`;
+  }
+  return undefined;
+}
+
+/** log2-size interpolation of where `advantage` (positive: engine faster) crosses zero between two sizes. */
+function crossingBetween(s0: number, a0: number, s1: number, a1: number): number {
+  if (a0 >= 0) return s0;
+  if (a1 <= 0) return s1;
+  const t = a0 / (a0 - a1);
+  return 2 ** (Math.log2(s0) + t * (Math.log2(s1) - Math.log2(s0)));
+}
+
+/**
+ * Where the engine variant overtakes the default, from each point's repeats. At each size both
+ * variants ran, a variant wins only when its slower quartile beats the other's faster one, and
+ * only when both took their own path (the transport the run recorded); anything else is a tie or
+ * a path problem, never a winner. The crossover is the smallest size from which the engine stays
+ * ahead; it is clear exactly when the default won, on its own path, at the size just below.
+ */
 export function findCollectiveCrossover(points: readonly CollectivePoint[], op: CollectiveOp, engineVariant: CollectiveVariantName): CollectiveCrossover {
   const pick = (variant: CollectiveVariantName) => new Map(points.filter((p) => p.op === op && p.variant === variant && !p.inPlace).map((p) => [p.sizeBytes, p]));
   const base = pick('default');
   const engine = pick(engineVariant);
   const sizes = [...base.keys()].filter((s) => engine.has(s)).sort((a, b) => a - b);
   const ranks = points.find((p) => p.op === op)?.ranks ?? 0;
-  const none = (kind: CollectiveCrossover['kind'], text: string): CollectiveCrossover => ({ op, engineVariant, kind, ranks, text });
-  if (sizes.length < 2) return none('insufficient', `Fewer than two sizes ran both ${op} variants: no crossover can be read.`);
-  // +1: engine ahead, -1: default ahead, 0: tie.
-  const verdicts = sizes.map((s) => {
-    const e = engine.get(s)!.busbwGbps;
-    const d = base.get(s)!.busbwGbps;
-    if (Math.abs(e - d) <= TIE_FRACTION * Math.max(e, d)) return 0;
-    return e > d ? 1 : -1;
+  const repeats = sizes.length === 0 ? 0 : Math.min(...sizes.flatMap((s) => [timeInterval(base.get(s)!).n, timeInterval(engine.get(s)!).n]));
+  const verdicts: CollectiveSizeVerdict[] = sizes.map((sizeBytes) => {
+    const e = engine.get(sizeBytes)!;
+    const d = base.get(sizeBytes)!;
+    const why = pathProblem(e) ?? pathProblem(d);
+    if (why) return { sizeBytes, verdict: 'path', why };
+    const ei = timeInterval(e);
+    const di = timeInterval(d);
+    if (Math.min(ei.n, di.n) < MIN_COLLECTIVE_REPEATS) return { sizeBytes, verdict: 'tie', why: `${Math.min(ei.n, di.n)} repeat${Math.min(ei.n, di.n) === 1 ? '' : 's'} at ${formatBytes(sizeBytes)}, too few for an interval (--repeats ${MIN_COLLECTIVE_REPEATS * 2} or more)` };
+    if (ei.q75 < di.q25) return { sizeBytes, verdict: 'engine' };
+    if (di.q75 < ei.q25) return { sizeBytes, verdict: 'default' };
+    return { sizeBytes, verdict: 'tie', why: `the intervals of both variants overlap at ${formatBytes(sizeBytes)}` };
   });
-  const lastDefault = verdicts.lastIndexOf(-1);
-  const firstEngine = verdicts.indexOf(1);
-  if (firstEngine < 0) {
-    return lastDefault < 0
-      ? none('no-clear-winner', `${op}: ${engineVariant} and default are within ${TIE_FRACTION * 100}% at every size.`)
-      : { ...none('default-always', `${op}: the default path wins or ties at every size up to ${formatBytes(sizes.at(-1)!)}.`), lastDefaultBytes: sizes[lastDefault] };
+  const common = { op, engineVariant, ranks, repeats, verdicts };
+  const reps = `${repeats} repeat${repeats === 1 ? '' : 's'} per point`;
+  const problems = verdicts.filter((x) => x.verdict === 'path').map((x) => x.why!);
+  const pathNote = problems.length > 0 ? ` Not judged: ${problems.join('; ')}.` : '';
+  const none = (kind: CollectiveCrossover['kind'], text: string, extra: Partial<CollectiveCrossover> = {}): CollectiveCrossover => ({ ...common, kind, confidence: 'none', uncertainty: [], text, ...extra });
+  if (sizes.length < 2) return none('insufficient', `${op}: fewer than two sizes ran both ${engineVariant} and default, so no crossover can be read.`);
+  const lastNotEngine = verdicts.map((x) => x.verdict !== 'engine').lastIndexOf(true);
+  if (lastNotEngine < 0) {
+    return { ...common, kind: 'engine-always', fromBytes: sizes[0], confidence: 'clear', uncertainty: [], text: `${op}: ${engineVariant} is ahead at every size from the smallest measured, ${formatBytes(sizes[0]!)}, on its own path (${reps}, ${ranks} ranks).` };
   }
-  if (lastDefault < 0) {
-    return { ...none('engine-always', `${op}: ${engineVariant} wins or ties from the smallest size measured, ${formatBytes(sizes[0]!)}.`), fromBytes: sizes[0] };
+  if (lastNotEngine === verdicts.length - 1) {
+    const defaults = verdicts.filter((x) => x.verdict === 'default').map((x) => x.sizeBytes);
+    if (defaults.length === verdicts.length) {
+      return { ...common, kind: 'default-always', lastDefaultBytes: sizes.at(-1), confidence: 'clear', uncertainty: [], text: `${op}: default is ahead at every size up to ${formatBytes(sizes.at(-1)!)} (${reps}, ${ranks} ranks).` };
+    }
+    const ties = verdicts.filter((x) => x.verdict === 'tie').map((x) => formatBytes(x.sizeBytes));
+    return none('no-clear-winner', `${op}: ${engineVariant} does not stay ahead up to the largest size${defaults.length > 0 ? `; default is ahead at ${defaults.map(formatBytes).join(', ')}` : ''}${ties.length > 0 ? `; the intervals overlap at ${ties.join(', ')}` : ''} (${reps}, ${ranks} ranks).${pathNote}`, defaults.length > 0 ? { lastDefaultBytes: defaults.at(-1) } : {});
   }
-  // The engine must stay ahead (or level) from the crossover on; a late default win means
-  // the curves cross more than once.
-  const from = sizes.findIndex((_, i) => i > lastDefault && verdicts[i] === 1);
-  if (from < 0) {
-    return { ...none('default-always', `${op}: the default path wins at the largest sizes (${formatBytes(sizes[lastDefault]!)}).`), lastDefaultBytes: sizes[lastDefault] };
+  const i0 = lastNotEngine;
+  const s0 = sizes[i0]!;
+  const s1 = sizes[i0 + 1]!;
+  const below = verdicts[i0]!;
+  const uncertainty = below.verdict === 'default' ? [] : [below.why!];
+  // Interpolate only between two points judged on their own paths.
+  let estimateBytes: number | undefined;
+  let rangeBytes: [number, number] = [s0, s1];
+  if (below.verdict !== 'path') {
+    const adv = (d: number, e: number) => Math.log(d / e);
+    const [e0, d0, e1, d1] = [timeInterval(engine.get(s0)!), timeInterval(base.get(s0)!), timeInterval(engine.get(s1)!), timeInterval(base.get(s1)!)];
+    estimateBytes = crossingBetween(s0, adv(d0.median, e0.median), s1, adv(d1.median, e1.median));
+    const early = crossingBetween(s0, adv(d0.q75, e0.q25), s1, adv(d1.q75, e1.q25));
+    const late = crossingBetween(s0, adv(d0.q25, e0.q75), s1, adv(d1.q25, e1.q75));
+    rangeBytes = [Math.max(s0, Math.min(early, late, estimateBytes)), Math.min(s1, Math.max(early, late, estimateBytes))];
   }
-  const fromBytes = sizes[from]!;
+  const lastDefault = verdicts.map((x) => x.verdict === 'default').lastIndexOf(true);
+  const near = estimateBytes !== undefined ? `, crossing near ${formatBytes(Math.round(estimateBytes))} (between ${formatBytes(Math.round(rangeBytes[0]))} and ${formatBytes(Math.round(rangeBytes[1]))})` : '';
+  const unsure = uncertainty.length > 0 ? ` Uncertain: ${uncertainty.join('; ')}.` : '';
   return {
-    op,
-    engineVariant,
+    ...common,
     kind: 'crossover',
-    fromBytes,
-    lastDefaultBytes: sizes[lastDefault],
-    ranks,
-    text: `${op}: ${engineVariant} wins from ${formatBytes(fromBytes)} (default still won at ${formatBytes(sizes[lastDefault]!)}), ${ranks} ranks.`,
+    fromBytes: s1,
+    ...(lastDefault >= 0 ? { lastDefaultBytes: sizes[lastDefault] } : {}),
+    ...(estimateBytes !== undefined ? { estimateBytes } : {}),
+    rangeBytes,
+    confidence: uncertainty.length === 0 ? 'clear' : 'uncertain',
+    uncertainty,
+    text: `${op}: ${engineVariant} stays ahead from ${formatBytes(s1)}${near}; ${below.verdict === 'default' ? `default was ahead at ${formatBytes(s0)}` : `at ${formatBytes(s0)} no verdict`} (${reps}, ${ranks} ranks).${unsure}${pathNote}`,
   };
 }
 
@@ -206,21 +282,39 @@ export interface CollectiveAdvice {
   notes: string[];
 }
 
-const THRESHOLD_KNOB: Record<CollectiveOp, string> = {
-  allgather: 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER',
-  alltoall: 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL',
+/**
+ * The library's own size threshold for the engine path of each operation. librccl's GIN-SDMA
+ * path is AlltoAll only (NCCL_GIN_A2A_SDMA_MIN_BYTES, per peer, at or above it); it has no
+ * AllGather threshold: the NCCL_GIN_ANVIL_SDMA_THRESHOLD_{ALLGATHER,...} names are rccl-tests'.
+ */
+const THRESHOLD_KNOB: Partial<Record<CollectiveOp, string>> = {
+  alltoall: 'NCCL_GIN_A2A_SDMA_MIN_BYTES',
 };
 
+/** Whole KiB, rounded up: a `ge` threshold at or just above the crossing. */
+const kibUp = (b: number) => Math.ceil(b / 1024) * 1024;
+
 /**
- * Thresholds are per rank (AllGather) or per peer (AlltoAll): the collective's size over the
- * ranks. A `gt` knob switches above its value, so the value is the largest per-rank size the
- * default path should keep.
+ * A per-peer `ge` threshold placed at the collective's crossing (total bytes per rank over the
+ * ranks), with the measured sizes listed by the path the value gives them. Undefined when the
+ * crossover places nothing.
  */
-export function thresholdFromCrossover(c: CollectiveCrossover, sizes: readonly number[]): number | undefined {
-  if (c.ranks <= 0 || c.fromBytes === undefined) return undefined;
-  const below = [...sizes].filter((s) => s < c.fromBytes!).sort((a, b) => a - b).at(-1);
-  const perRank = (below ?? c.fromBytes / 2) / c.ranks;
-  return Math.max(0, Math.floor(perRank));
+export function collectiveThreshold(k: Knob, c: CollectiveCrossover, sizes: readonly number[]): { value: number; words: string } | undefined {
+  if (c.ranks <= 0 || c.fromBytes === undefined || (c.kind !== 'crossover' && c.kind !== 'engine-always')) return undefined;
+  const perPeer = (b: number) => b / c.ranks;
+  const value = c.kind === 'crossover' && c.estimateBytes !== undefined ? kibUp(perPeer(c.estimateBytes)) : Math.floor(perPeer(c.fromBytes));
+  const engineAt = (b: number) => perPeer(b) >= value;
+  const ordered = [...new Set(sizes)].sort((a, b) => a - b);
+  const list = (xs: number[]) => xs.map((b) => `${formatBytes(b)} (${formatBytes(Math.floor(perPeer(b)))} per peer)`).join(', ');
+  const sdma = ordered.filter(engineAt);
+  const lsa = ordered.filter((b) => !engineAt(b));
+  const def = k.default !== null && /^\d+$/.test(k.default) ? Number(k.default) : undefined;
+  const moved = def === undefined ? [] : ordered.filter((b) => engineAt(b) !== perPeer(b) >= def);
+  const where = c.kind === 'crossover' && c.estimateBytes !== undefined
+    ? `the crossover near ${formatBytes(Math.round(c.estimateBytes))} per rank (${formatBytes(Math.round(perPeer(c.estimateBytes)))} per peer over ${c.ranks} ranks)`
+    : `${c.engineVariant}'s lead at every size measured, from ${formatBytes(c.fromBytes)}`;
+  const words = `${k.name}=${value} (${k.unit}, SDMA when bytesPerPeer is at least it) follows ${where}: of the sizes measured, ${sdma.length ? `${list(sdma)} go by SDMA` : 'none goes by SDMA'}${lsa.length ? `, ${list(lsa)} by the LSA copy kernel` : ''}.${def === undefined ? '' : moved.length === 0 ? ` None of them changes path against the default (${formatBytes(def)} per peer).` : ` Against the default (${formatBytes(def)} per peer), ${moved.map(formatBytes).join(', ')} change path.`}`;
+  return { value, words };
 }
 
 export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVariant[], points: readonly CollectivePoint[], overlaps: readonly OverlapPoint[] = []): CollectiveAdvice {
@@ -231,46 +325,62 @@ export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVa
   const notes: string[] = [];
   const engineRecord = variants.find((v) => v.variant === engineVariant);
   const version = engineRecord?.library.version;
+  const versionWords = version !== undefined ? `${engineRecord!.library.name.toUpperCase()} ${version} (the library the run loaded)` : 'the library version was not reported';
   if (engineRecord && !engineRecord.supported) notes.push(`${engineVariant} did not run: ${engineRecord.reason ?? 'unsupported'}${engineRecord.hint ? ` (${engineRecord.hint})` : ''}.`);
   const offPath = points.filter(isOffPath).map((p) => ({ op: p.op, sizeBytes: p.sizeBytes, transport: p.transport! }));
   if (offPath.length > 0) {
     const sizes = [...new Set(offPath.map((p) => formatBytes(p.sizeBytes)))].join(', ');
-    notes.push(`The ${engineVariant} path did not engage at ${sizes}: the library reported ${[...new Set(offPath.map((p) => p.transport))].join('/')} there.`);
+    notes.push(`The ${engineVariant} path did not engage at ${sizes}: the library reported ${[...new Set(offPath.map((p) => p.transport))].join('/')} there, so those sizes are not compared.`);
   }
 
   if (vendor === 'amd') {
     for (const c of crossovers) {
-      const k = knob(THRESHOLD_KNOB[c.op]);
-      if (!k) continue;
-      const sizes = points.filter((p) => p.op === c.op).map((p) => p.sizeBytes);
-      const value = thresholdFromCrossover(c, sizes);
-      if (c.kind === 'crossover' && value !== undefined) {
-        recommendations.push({ knob: k.name, library: 'rccl', value: String(value), evidence: `${c.text} Measured by a collective sweep: SDMA above ${formatBytes(value)} ${k.unit}.`, basis: 'measured-crossover', confidence: 'clear' });
+      const name = THRESHOLD_KNOB[c.op];
+      const k = name ? knob(name) : undefined;
+      if (!k) {
+        notes.push(`${c.op}: librccl has no size threshold of its own for an engine ${c.op} (its GIN-SDMA path is AlltoAll only, gin_alltoall_sdma.cu); NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER is read only by rccl-tests' device-API kernels, so no value is suggested.`);
+        continue;
+      }
+      const verify = ` Verify on the node: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL makes RCCL log 'AllToAll GIN: transport=sdma bytesPerPeer=N' for each call. (${k.reader}; ${k.source})`;
+      const tooOld = version !== undefined && k.versions.from !== null && compareVersions(version, k.versions.from) < 0;
+      const t = tooOld ? undefined : collectiveThreshold(k, c, points.filter((p) => p.op === c.op && !p.inPlace).map((p) => p.sizeBytes));
+      if (tooOld) {
+        recommendations.push({ knob: k.name, library: 'rccl', evidence: `${c.text} ${versionWords} predates ${k.name} (${describeRange(k.versions)}): no value is suggested.${verify}`, basis: 'measured-crossover', confidence: 'none' });
+      } else if (t) {
+        recommendations.push({ knob: k.name, library: 'rccl', value: String(t.value), evidence: `${t.words} ${c.text} Assumes ${versionWords}, where ${k.name} exists from ${k.versions.from}.${verify}`, basis: 'measured-crossover', confidence: c.confidence === 'none' ? 'uncertain' : c.confidence });
       } else {
-        recommendations.push({ knob: k.name, library: 'rccl', evidence: `${c.text} No value is suggested.`, basis: 'measured-crossover', confidence: 'none' });
+        recommendations.push({ knob: k.name, library: 'rccl', evidence: `${c.text} No value is suggested.${verify}`, basis: 'measured-crossover', confidence: 'none' });
       }
     }
     const ginType = knob('NCCL_GIN_TYPE');
     const values = ginType ? sdmaValues(ginType, version) : [];
     if (version !== undefined && values.length === 1) {
-      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', value: values[0]!.value, evidence: `RCCL ${version} (the library the sweep loaded) selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}).`, basis: 'catalog', confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear' });
+      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', value: values[0]!.value, evidence: `${versionWords} selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}). Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${ginType!.source})`, basis: 'catalog', confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear' });
     } else {
-      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', evidence: version === undefined ? 'The RCCL version was not reported: no value is set.' : `RCCL ${version} has no single Anvil SDMA value in the catalog.`, basis: 'catalog', confidence: 'none' });
+      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', evidence: version === undefined ? 'The RCCL version was not reported: no value is set (give it with sdma-lens advise --rccl-version X).' : `RCCL ${version} has no single Anvil SDMA value in the catalog.`, basis: 'catalog', confidence: 'none' });
     }
   } else {
-    const wins = crossovers.filter((c) => c.kind === 'crossover' || c.kind === 'engine-always');
+    const k = knob('NCCL_CTA_POLICY');
+    const judged = crossovers.filter((c) => c.kind !== 'insufficient');
+    const wins = judged.filter((c) => c.kind === 'crossover' || c.kind === 'engine-always');
+    const losing = judged.flatMap((c) => c.verdicts.filter((x) => x.verdict === 'default').map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`));
+    const open = judged.flatMap((c) => c.verdicts.filter((x) => x.verdict === 'tie' || x.verdict === 'path').map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`));
+    const scope = `NCCL_CTA_POLICY applies to every collective of the communicator, at every size (set it, or ncclConfig_t.CTAPolicy, on a communicator that carries only the sizes where it wins).`;
+    const cite = k ? ` (${k.source})` : '';
     if (wins.length > 0) {
       const env = variantEnv('ce', version);
+      const loses = losing.length > 0 ? ` It loses to the default at ${losing.join(', ')}.` : ' It lost at no size measured.';
+      const unsure = open.length > 0 ? ` No verdict at ${open.join(', ')}.` : '';
       recommendations.push({
         knob: 'NCCL_CTA_POLICY',
         library: 'nccl',
         value: env?.NCCL_CTA_POLICY,
-        evidence: `${wins.map((c) => c.text).join(' ')} Copy-engine collectives need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no SMs.`,
+        evidence: `${wins.map((c) => c.text).join(' ')} ${scope}${loses}${unsure} Copy-engine collectives need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no SMs. Assumes ${versionWords}.${cite}`,
         basis: 'measured-crossover',
-        confidence: 'clear',
+        confidence: losing.length > 0 || open.length > 0 || wins.some((c) => c.confidence !== 'clear') ? 'uncertain' : 'clear',
       });
-    } else if (crossovers.length > 0) {
-      recommendations.push({ knob: 'NCCL_CTA_POLICY', library: 'nccl', evidence: `${crossovers.map((c) => c.text).join(' ')} Keep the default policy.`, basis: 'measured-crossover', confidence: 'clear' });
+    } else if (judged.length > 0) {
+      recommendations.push({ knob: 'NCCL_CTA_POLICY', library: 'nccl', evidence: `${judged.map((c) => c.text).join(' ')} Keep the default policy.${cite}`, basis: 'measured-crossover', confidence: judged.every((c) => c.confidence === 'clear') ? 'clear' : 'uncertain' });
     }
   }
 

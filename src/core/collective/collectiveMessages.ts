@@ -18,6 +18,9 @@ const CurvePointSchema = v.object({
   busbwGbps: finite,
   algbwGbps: finite,
   timeUs: finite,
+  /** busbw at the slower and faster quartile of the repeats (absent with fewer than three). */
+  busbwLowGbps: v.optional(finite),
+  busbwHighGbps: v.optional(finite),
   transport: v.nullable(str),
   /** The point ran on another path than its variant is for (e.g. gin-sdma fell back to lsa). */
   offPath: v.boolean(),
@@ -34,8 +37,18 @@ const CollectiveCrossoverSchema = v.object({
   kind: v.picklist(['crossover', 'engine-always', 'default-always', 'no-clear-winner', 'insufficient']),
   /** Smallest size from which the engine variant stays ahead. */
   fromBytes: v.optional(finite),
-  /** Largest size the default path still won. */
+  /** Largest size the default path was still ahead at. */
   lastDefaultBytes: v.optional(finite),
+  /** The crossing interpolated between the two sizes around it, and where it can lie (from the repeats' quartiles). */
+  estimateBytes: v.optional(finite),
+  rangeBytes: v.optional(v.tuple([finite, finite])),
+  confidence: v.picklist(['clear', 'uncertain', 'none']),
+  /** Why the result is not clear, each cause in a phrase. */
+  uncertainty: many(str),
+  /** The fewest repeats of any point compared. */
+  repeats: finite,
+  /** Each size both variants ran: who was ahead, or why no one was. */
+  verdicts: many(v.object({ sizeBytes: finite, verdict: v.picklist(['engine', 'default', 'tie', 'path']), why: v.optional(str) })),
   ranks: finite,
   text: str,
 });
