@@ -64,6 +64,16 @@ describe('advice from a real simulator run', () => {
     expect(advice.recommendations.some((r) => r.knob === 'HSA_ENABLE_SDMA' || r.knob === 'HSA_ENABLE_PEER_SDMA')).toBe(false);
   });
 
+  it("an AMD run that does not record CLR's blit cuts at 0 says its engine/host samples up to 1 MiB may not have been SDMA", async () => {
+    const old = await fixture();
+    const advice = adviseFromRun(old, { loadStoreCus: 8 });
+    expect(advice.notes.join(' ')).toMatch(/does not record that ROC_P2P_SDMA_SIZE and GPU_FORCE_BLIT_COPY_SIZE were 0 .* host-initiated thresholds below 1 MiB are uncertain/);
+    const p2p = advice.recommendations.find((r) => r.knob === 'ROC_P2P_SDMA_SIZE')!;
+    if (Number(p2p.value) < 1024) expect(p2p.confidence).not.toBe('clear');
+    const forced: Run = { ...old, hello: { ...old.hello!, runtimeKnobs: [{ name: 'ROC_P2P_SDMA_SIZE', value: '0', previous: null, setBy: 'helper' }, { name: 'GPU_FORCE_BLIT_COPY_SIZE', value: '0', previous: null, setBy: 'helper' }] } };
+    expect(adviseFromRun(forced, { loadStoreCus: 8 }).notes.join(' ')).not.toMatch(/does not record that ROC_P2P_SDMA_SIZE/);
+  });
+
   it('never guesses NCCL_GIN_TYPE: unknown version -> options and no value', async () => {
     const advice = adviseFromRun(await fixture());
     const gin = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')!;

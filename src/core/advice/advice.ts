@@ -285,6 +285,18 @@ function hostCopyAdvice(kind: PairKind, vendor: Advice['vendor'], label: string,
   if (host) recommendations.push(thresholdAdvice(force, host, messageSizes, measured, ` (copies within one GPU through ROCr: hsa_amd_memory_async_copy; hipMemcpy within a GPU is CLR's blit kernel unless its kind is hipMemcpyDeviceToDeviceNoCU)`));
 }
 
+/** CLR's default cut for peer copies (ROC_P2P_SDMA_SIZE = 1024 KiB): at or below it a blit kernel copies. */
+const P2P_SDMA_DEFAULT_BYTES = 1024 * 1024;
+
+/** Whether the run records that CLR's blit cuts were 0 while it measured, so every host-started engine sample was SDMA. */
+export function engineForced(run: Run): boolean {
+  const set = run.hello?.runtimeKnobs ?? [];
+  return ['ROC_P2P_SDMA_SIZE', 'GPU_FORCE_BLIT_COPY_SIZE'].every((name) => set.some((k) => k.name === name && k.value === '0'));
+}
+
+const UNFORCED_ENGINE_NOTE =
+  "This run does not record that ROC_P2P_SDMA_SIZE and GPU_FORCE_BLIT_COPY_SIZE were 0 while it measured (an older run, or one imported): CLR copies between GPUs of at most ROC_P2P_SDMA_SIZE KiB (default 1024) with a blit kernel on the CUs, so its engine/host samples up to 1 MiB may not have been SDMA, and host-initiated thresholds below 1 MiB are uncertain. Measure again with this version of the helper, which sets both to 0 for engine measurements (ROCm/clr rocclr/device/rocm/rocblit.cpp, KernelBlitManager::copyBuffer).";
+
 export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   const byPair = samplesByPair(run);
   const pairs = pairsOf(byPair);
@@ -343,6 +355,10 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
       // Host-started copies between GPUs: CLR's cut (KiB), not ROCr's.
       const r = thresholdAdvice(knob('ROC_P2P_SDMA_SIZE')!, host, messageSizes, measured, ' (hipMemcpy / hipMemcpyPeer between the two GPUs)');
       if (r.value !== undefined) r.evidence += ` Keep GPU_FORCE_BLIT_COPY_SIZE at 0 (its default): it would send copies up to its own size to blit kernels whatever ROC_P2P_SDMA_SIZE says.`;
+      if (vendor === 'amd' && !engineForced(run)) {
+        notes.push(UNFORCED_ENGINE_NOTE);
+        if (r.value !== undefined && Number(r.value) * 1024 < P2P_SDMA_DEFAULT_BYTES && r.confidence === 'clear') r.confidence = 'uncertain';
+      }
       recommendations.push(r);
     }
     recommendations.push(ginTypeAdvice(versions.rccl, versionSource(run, options, 'rccl')));
