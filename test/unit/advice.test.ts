@@ -74,6 +74,19 @@ describe('advice from a real simulator run', () => {
     expect(adviseFromRun(forced, { loadStoreCus: 8 }).notes.join(' ')).not.toMatch(/does not record that ROC_P2P_SDMA_SIZE/);
   });
 
+  it('every threshold says which library version it assumed and where that came from; a version without the knob gets no value', async () => {
+    const unknown = adviseFromRun(await fixture(), { loadStoreCus: 8 });
+    const anvil = unknown.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD')!;
+    expect(anvil.evidence).toMatch(/Assumes RCCL 2\.30\.4 and later, where NCCL_GIN_ANVIL_SDMA_THRESHOLD works as described; the version on the node was not detected\.$/);
+    const known = adviseFromRun(withLibraries(await fixture(), [{ name: 'rccl', version: '2.31.2' }]), { loadStoreCus: 8 });
+    expect(known.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD')!.evidence).toMatch(/Assumes RCCL 2\.31\.2 \(version the helper read on [^)]+\)\.$/);
+    const given = adviseFromRun(await fixture(), { loadStoreCus: 8, libraries: { rccl: '2.30.5' } });
+    const a2a = given.recommendations.find((r) => r.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')!;
+    expect(a2a.value).toBeUndefined();
+    expect(a2a.confidence).toBe('none');
+    expect(a2a.evidence).toMatch(/RCCL 2\.30\.5 \(version given to the advice\) is outside 2\.30\.7 and later, where NCCL_GIN_A2A_SDMA_MIN_BYTES exists: no value is suggested\.$/);
+  });
+
   it('never guesses NCCL_GIN_TYPE: unknown version -> options and no value', async () => {
     const advice = adviseFromRun(await fixture());
     const gin = advice.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')!;

@@ -15,7 +15,7 @@ import type { Crossover } from './crossover';
 import { crossoverAt, crossoversAt, indexSamples } from './crossover';
 import type { Knob, Library } from './knobs';
 import { documentedFor, knob, sdmaValues } from './knobs';
-import { describeRange } from './version';
+import { describeRange, inRange } from './version';
 
 export interface Recommendation {
   knob: string;
@@ -101,18 +101,26 @@ function nearest(values: number[], target: number): number | undefined {
   return values.reduce<number | undefined>((best, x) => (best === undefined || Math.abs(Math.log2(x / target)) < Math.abs(Math.log2(best / target)) ? x : best), undefined);
 }
 
+/** The catalog library a topology's library name stands for. */
+function libraryOf(topologyName: string): Library | undefined {
+  const name = topologyName.toLowerCase();
+  if (name === 'rccl' || name === 'nccl' || name === 'rocshmem' || name === 'mori' || name === 'rocr') return name;
+  if (name === 'hsa-runtime' || name === 'rocm') return 'rocr';
+  if (name === 'hip-runtime') return 'clr';
+  return undefined;
+}
+
 /** Where a library version came from, in words: the caller's setting or flag, or the run's topology. */
 function versionSource(run: Run, options: AdviceOptions, library: Library): string | undefined {
   if (options.libraries?.[library] !== undefined) return 'version given to the advice';
-  return run.topology?.libraries?.some((l) => l.name.toLowerCase() === library) ? `version the helper read on ${run.topology.node.name}` : undefined;
+  return run.topology?.libraries?.some((l) => libraryOf(l.name) === library) ? `version the helper read on ${run.topology.node.name}` : undefined;
 }
 
 function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Partial<Record<Library, string>> {
   const found: Partial<Record<Library, string>> = {};
   for (const lib of run.topology?.libraries ?? []) {
-    const name = lib.name.toLowerCase();
-    if (name === 'rccl' || name === 'nccl' || name === 'rocshmem' || name === 'mori' || name === 'rocr') found[name] = lib.version;
-    if (name === 'hsa-runtime' || name === 'rocm') found.rocr ??= lib.version;
+    const library = libraryOf(lib.name);
+    if (library) found[library] ??= lib.version;
   }
   return { ...found, ...(overrides ?? {}) };
 }
@@ -297,6 +305,26 @@ export function engineForced(run: Run): boolean {
 const UNFORCED_ENGINE_NOTE =
   "This run does not record that ROC_P2P_SDMA_SIZE and GPU_FORCE_BLIT_COPY_SIZE were 0 while it measured (an older run, or one imported): CLR copies between GPUs of at most ROC_P2P_SDMA_SIZE KiB (default 1024) with a blit kernel on the CUs, so its engine/host samples up to 1 MiB may not have been SDMA, and host-initiated thresholds below 1 MiB are uncertain. Measure again with this version of the helper, which sets both to 0 for engine measurements (ROCm/clr rocclr/device/rocm/rocblit.cpp, KernelBlitManager::copyBuffer).";
 
+const LIBRARY_WORDS: Record<Library, string> = { rccl: 'RCCL', 'rccl-tests': 'rccl-tests', rocshmem: 'rocSHMEM', rocr: 'ROCr', clr: 'the HIP runtime (CLR)', mori: 'mori', nccl: 'NCCL' };
+
+/**
+ * Which version of the knob's library a recommendation assumed and where it came from; a known
+ * version outside the knob's range takes the value away (the library would not read it).
+ */
+function assumeVersion(r: Recommendation, version: string | undefined, source: string | undefined): Recommendation {
+  const k = knob(r.knob);
+  if (!k) return r;
+  const lib = LIBRARY_WORDS[k.library];
+  if (version === undefined) {
+    return { ...r, evidence: `${r.evidence} Assumes ${lib} ${describeRange(k.versions)}, where ${k.name} works as described; the version on the node was not detected.` };
+  }
+  if (!inRange(version, k.versions)) {
+    const { value: _dropped, ...rest } = r;
+    return { ...rest, evidence: `${r.evidence} ${lib} ${version} (${source ?? 'detected'}) is outside ${describeRange(k.versions)}, where ${k.name} exists: no value is suggested.`, confidence: 'none' };
+  }
+  return { ...r, evidence: `${r.evidence} Assumes ${lib} ${version} (${source ?? 'detected'}).` };
+}
+
 export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   const byPair = samplesByPair(run);
   const pairs = pairsOf(byPair);
@@ -381,6 +409,7 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
       recommendations.push(r);
     }
   }
+  const assumed = recommendations.map((r) => (r.knob === 'NCCL_GIN_TYPE' ? r : assumeVersion(r, versions[knob(r.knob)?.library ?? 'rccl'], versionSource(run, options, knob(r.knob)?.library ?? 'rccl'))));
   return {
     ...(pair ? { pair } : {}),
     pairLabel,
@@ -389,7 +418,7 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
     loadStoreCus,
     focus,
     crossovers: crossoversAt(index),
-    recommendations,
+    recommendations: assumed,
     cuBudget: kind === 'peer' ? cuBudget(run, loadStoreCus, pair, options.loadStoreCus === undefined) : undefined,
     notes,
   };
