@@ -21,6 +21,10 @@ double roundToTenth(double value) { return std::round(value * 10.0) / 10.0; }
 // gbps carries 6 significant digits: far beyond what any measurement resolves.
 constexpr int kGbpsDigits = 6;
 
+// hello.runtimeKnobs[].previous: a value the user set, cut to what the protocol's text holds
+// (4096 characters; a UTF-8 byte is at most one of them).
+constexpr std::size_t kKnobValueBytesMax = 4096;
+
 // Statistics of the rounded times, so they agree exactly with any array printed beside them.
 struct TimeStats {
   std::vector<std::int64_t> timesNs;
@@ -112,7 +116,7 @@ void Reporter::raw(std::string_view text) {
 }
 
 void Reporter::hello(std::optional<std::string_view> command, std::string_view backend, bool simulated,
-                     const std::vector<std::string>& backendsBuilt) {
+                     const std::vector<std::string>& backendsBuilt, const std::vector<RuntimeKnob>& runtimeKnobs) {
   JsonWriter& j = begin("hello");
   j.key("protocol").value(kProtocolVersion);
   j.key("helper").beginObject().key("name").value(kHelperName).key("version").value(kHelperVersion).endObject();
@@ -128,6 +132,19 @@ void Reporter::hello(std::optional<std::string_view> command, std::string_view b
   for (const std::string& name : backendsBuilt) j.value(name);
   j.endArray();
   j.key("pid").value(static_cast<std::int64_t>(getpid()));
+  if (!runtimeKnobs.empty()) {
+    j.key("runtimeKnobs").beginArray();
+    for (const RuntimeKnob& knob : runtimeKnobs) {
+      j.beginObject().key("name").value(knob.name).key("value").value(knob.value).key("previous");
+      if (knob.previous) {
+        j.value(std::string_view(*knob.previous).substr(0, kKnobValueBytesMax));
+      } else {
+        j.null();
+      }
+      j.key("setBy").value("helper").endObject();
+    }
+    j.endArray();
+  }
   emit();
 }
 

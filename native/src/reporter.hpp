@@ -10,6 +10,7 @@
 
 #include "backend.hpp"
 #include "json_writer.hpp"
+#include "runtime_knobs.hpp"
 #include "timeline.hpp"
 
 namespace sdma {
@@ -27,8 +28,10 @@ class Reporter {
   Reporter(const Reporter&) = delete;
   Reporter& operator=(const Reporter&) = delete;
 
+  // `runtimeKnobs`: the variables the helper set before the backend opened (none: the field
+  // is left out).
   void hello(std::optional<std::string_view> command, std::string_view backend, bool simulated,
-             const std::vector<std::string>& backendsBuilt);
+             const std::vector<std::string>& backendsBuilt, const std::vector<RuntimeKnob>& runtimeKnobs = {});
   void topology(const Topology& topology);
   void progress(std::int64_t done, std::int64_t total, std::string_view message);
   void sample(const CopyRequest& request, const CopyMeasurement& measurement);

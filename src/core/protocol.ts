@@ -45,6 +45,20 @@ const nonNegativeList = v.custom<number[]>(
 );
 const text = v.pipe(v.string(), v.maxLength(4096));
 
+/** At most this many entries in hello.runtimeKnobs (the helper sets two). */
+export const RUNTIME_KNOBS_MAX = 16;
+
+/**
+ * A variable the helper put into its own environment before the backend opened (docs/PROTOCOL.md,
+ * hello): the value it set, and what the environment held before (null: unset).
+ */
+export const RuntimeKnobSchema = v.object({
+  name: v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]{0,63}$/)),
+  value: text,
+  previous: v.nullable(text),
+  setBy: v.literal('helper'),
+});
+
 export const HelloSchema = v.object({
   type: v.literal('hello'),
   protocol: v.literal(PROTOCOL_VERSION),
@@ -54,6 +68,12 @@ export const HelloSchema = v.object({
   simulated: v.boolean(),
   backendsBuilt: v.array(text),
   pid: count,
+  /**
+   * `sweep`, `matrix`, `overlap` with the hip or sim backend: ROC_P2P_SDMA_SIZE and
+   * GPU_FORCE_BLIT_COPY_SIZE, set to 0 so engine copies on AMD are SDMA at every size
+   * (docs/MEASUREMENT.md). Absent elsewhere and in runs saved before it.
+   */
+  runtimeKnobs: v.optional(v.pipe(v.array(RuntimeKnobSchema), v.maxLength(RUNTIME_KNOBS_MAX))),
 });
 
 const EngineSchema = v.object({
@@ -469,6 +489,7 @@ export const LibraryCallsSchema = v.object({
 });
 
 export type Hello = v.InferOutput<typeof HelloSchema>;
+export type RuntimeKnob = v.InferOutput<typeof RuntimeKnobSchema>;
 export type Topology = v.InferOutput<typeof TopologySchema>;
 export type Gpu = v.InferOutput<typeof GpuSchema>;
 export type Progress = v.InferOutput<typeof ProgressSchema>;

@@ -19,6 +19,7 @@ import type {
   OverlapPoint,
   PathUnsupported,
   Program,
+  RuntimeKnob,
   Sample,
   Timeline,
   Topology,
@@ -220,6 +221,15 @@ export function applySavedValue(run: Run, value: unknown): void {
   if (result.kind === 'record') applyRecord(run, result.record);
   else if (result.kind === 'unknown-type') run.problems.push(`skipped a record of unknown type "${result.type}"`);
   else run.problems.push(`skipped a malformed record: ${result.reason}`);
+}
+
+/**
+ * The runtime variables the helper set for this run's measurements (hello.runtimeKnobs).
+ * Undefined when the hello named none: an older run, an import, a command that sets none, or
+ * an NVIDIA run; such a run cannot show that its AMD engine samples below 1 MiB were SDMA.
+ */
+export function runtimeKnobs(run: Run): RuntimeKnob[] | undefined {
+  return run.hello?.runtimeKnobs;
 }
 
 export function isSimulated(run: Run): boolean {

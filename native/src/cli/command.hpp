@@ -65,6 +65,10 @@ enum class NoGpu {
   Unavailable,  // run: an error, exit 3, like any backend that cannot open
 };
 
+// Whether a subcommand sets the HIP runtime's SDMA thresholds before its backend opens
+// (runtime_knobs.hpp): the ones that measure engine copies do.
+enum class EngineKnobs { Leave, Set };
+
 struct Subcommand {
   std::string_view name;
   std::string (*usage)();
@@ -78,6 +82,9 @@ struct Subcommand {
   std::string_view unknownFlagHint = {};
   // `args` is the whole command line after argv[0] (collective re-runs itself with it).
   std::unique_ptr<CommandRun> (*make)(const std::vector<std::string_view>& args);
+  // sweep, matrix, overlap: Set. Not run (the user's program keeps its own environment), nor
+  // collective (each variant sets its own).
+  EngineKnobs engineKnobs = EngineKnobs::Leave;
 };
 
 // The subcommands, in the order usage lists them.

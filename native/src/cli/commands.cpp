@@ -15,6 +15,7 @@
 #include "cancel.hpp"
 #include "cli/entries.hpp"
 #include "host_name.hpp"
+#include "runtime_knobs.hpp"
 #include "version.hpp"
 
 namespace sdma::cli {
@@ -38,7 +39,8 @@ const std::vector<Subcommand> kSubcommands = {
      NoGpu::Fail,
      false,
      {},
-     makeSweepCommand},
+     makeSweepCommand,
+     EngineKnobs::Set},
     {"matrix",
      usageText,
      {{"--backend"}, {"--sim-gpus"}, {"--sim-weak"}, SDMA_COPY_FLAGS, {"--size"}, {"--gpus"},
@@ -47,7 +49,8 @@ const std::vector<Subcommand> kSubcommands = {
      NoGpu::Fail,
      false,
      {},
-     makeMatrixCommand},
+     makeMatrixCommand,
+     EngineKnobs::Set},
     {"run",
      runmode::runUsageText,
      {{"--backend"}, {"--sim-dispatches"}, {"--trace-records"}, {"--span-records"}, {"--library-log", K::Switch}},
@@ -85,7 +88,8 @@ const std::vector<Subcommand> kSubcommands = {
      NoGpu::Fail,
      false,
      {},
-     collective::makeOverlapCommand},
+     collective::makeOverlapCommand,
+     EngineKnobs::Set},
 };
 
 #undef SDMA_COPY_FLAGS
@@ -207,10 +211,22 @@ int runSubcommand(const Subcommand& sub, const std::vector<std::string_view>& ar
     const std::string asked = work->backendName();
     std::optional<CommandResult> result;
     if (sub.fixedBackend.empty()) {
+      // Engine copies on AMD are SDMA at every size only with these set before the HIP
+      // runtime initialises, and opening the backend is the helper's first HIP call
+      // (docs/MEASUREMENT.md, "Engine copies are SDMA at every size").
+      std::vector<RuntimeKnob> knobs;
+      if (sub.engineKnobs == EngineKnobs::Set && asked != "cuda") knobs = setEngineKnobs();
       session.choice = openBackend(asked, work->backendSettings());
       const BackendChoice& choice = session.choice;
-      reporter.hello(sub.name, choice.backend ? choice.backend->name() : std::string_view(asked),
-                     choice.backend ? choice.backend->simulated() : false, builtBackendNames());
+      const std::string_view backend = choice.backend ? choice.backend->name() : std::string_view(asked);
+      // The hip backend and the simulated MI350X keep and name them; on NVIDIA they mean
+      // nothing and the environment goes back to what it was.
+      if (backend != "hip" && backend != "sim") {
+        restoreKnobs(knobs);
+        knobs.clear();
+      }
+      reporter.hello(sub.name, backend, choice.backend ? choice.backend->simulated() : false, builtBackendNames(),
+                     knobs);
       result = answerMissingBackend(sub, *work, session, asked);
     } else {
       reporter.hello(sub.name, sub.fixedBackend, false, builtBackendNames());
