@@ -152,15 +152,30 @@ struct Pair {
   }
 };
 
+// A copy within one GPU on an engine: HIP's hipMemcpyDeviceToDeviceNoCU (HIP 6.1 on), which CLR
+// turns into an SDMA copy (ROCm/clr hipamd/src/hip_memory.cpp, ihipGetMemcpyType: same device and
+// this kind -> hipCopyBufferSDMA); plain hipMemcpyDeviceToDevice within a GPU is CLR's blit kernel
+// on the CUs at every size. Found by overload: a HIP without the enumerator (and CUDA, whose
+// device-to-device copy already runs on a copy engine) keeps hipMemcpyDeviceToDevice.
+template <class Kind>
+constexpr auto localEngineKind(int) -> decltype(Kind::hipMemcpyDeviceToDeviceNoCU) {
+  return Kind::hipMemcpyDeviceToDeviceNoCU;
+}
+template <class Kind>
+constexpr Kind localEngineKind(...) {
+  return hipMemcpyDeviceToDevice;
+}
+constexpr hipMemcpyKind kLocalEngineKind = localEngineKind<hipMemcpyKind>(0);
+
 // The engine path between two endpoints: a peer copy between GPUs, else the runtime's
-// host-to-device, device-to-host or device-to-device copy.
+// host-to-device, device-to-host or (on an engine) device-to-device copy.
 hipError_t engineCopy(const Pair& pair, std::uint64_t offset, std::uint64_t bytes, hipStream_t stream) {
   if (pair.peer()) {
     return hipMemcpyPeerAsync(pair.dstRegion + offset, pair.dst, pair.srcRegion + offset, pair.src, bytes, stream);
   }
   const hipMemcpyKind kind = isHost(pair.src)   ? hipMemcpyHostToDevice
                              : isHost(pair.dst) ? hipMemcpyDeviceToHost
-                                                : hipMemcpyDeviceToDevice;
+                                                : kLocalEngineKind;
   return hipMemcpyAsync(pair.dstCopy() + offset, pair.srcCopy() + offset, bytes, kind, stream);
 }
 
