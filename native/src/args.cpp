@@ -405,6 +405,8 @@ std::string usageText() {
                     [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC] [--concurrent]
   sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
   sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
+  sdma-probe collective [--backend B] ... [--repeats N]      (sdma-probe collective --help)
+  sdma-probe overlap    [--backend B] ...                    (sdma-probe overlap --help)
   sdma-probe --version | --help
 
 Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.

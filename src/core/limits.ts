@@ -19,6 +19,8 @@ export interface HelperLimits {
   timelineEventsMax: number;
   targetMsMax: number;
   blocksPerCuMax: number;
+  /** Most timed repeats of one collective point (collective --repeats). */
+  collectiveRepeatsMax: number;
   /** Most entries in --sizes and in --cus. */
   listLengthMax: number;
   /** Most endpoint pairs in --pairs. */

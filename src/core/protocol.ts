@@ -330,29 +330,44 @@ export const CollectiveVariantSchema = v.object({
   simulated: v.boolean(),
 });
 
-/** `collective`: one point, with nccl-tests' size, algbw and busbw definitions (docs/COLLECTIVES.md). */
-export const CollectiveSchema = v.object({
-  type: v.literal('collective'),
-  op: v.picklist(COLLECTIVE_OPS),
-  variant: v.picklist(COLLECTIVE_VARIANTS),
-  /** 1 is an imported nccl-tests run on one GPU (busbw 0 by its formula); the helper's own runs have 2 or more. */
-  ranks: v.pipe(count, v.minValue(1)),
-  /** Bytes each rank receives. */
-  sizeBytes: v.pipe(count, v.minValue(1)),
-  count,
-  dtype: text,
-  inPlace: v.boolean(),
-  iters: v.pipe(count, v.minValue(1)),
-  timeUs: nonNegative,
-  algbwGbps: nonNegative,
-  busbwGbps: nonNegative,
-  /** Mismatched 32-bit words over all ranks; null when not checked. */
-  wrong: v.nullable(count),
-  /** What the library said it ran (e.g. sdma, lsa, ring/simple); null when it said nothing. */
-  transport: v.nullable(text),
-  transportEvidence: v.optional(text),
-  simulated: v.boolean(),
-});
+/**
+ * `collective`: one point, with nccl-tests' size, algbw and busbw definitions (docs/COLLECTIVES.md).
+ * With `repeats` (helper runs since --repeats; older runs and imports lack both) the point was
+ * timed that many times, `samplesUs` holds each repeat's mean time per call, and `timeUs`,
+ * `algbwGbps`, `busbwGbps` are those of their median.
+ */
+export const CollectiveSchema = v.pipe(
+  v.object({
+    type: v.literal('collective'),
+    op: v.picklist(COLLECTIVE_OPS),
+    variant: v.picklist(COLLECTIVE_VARIANTS),
+    /** 1 is an imported nccl-tests run on one GPU (busbw 0 by its formula); the helper's own runs have 2 or more. */
+    ranks: v.pipe(count, v.minValue(1)),
+    /** Bytes each rank receives. */
+    sizeBytes: v.pipe(count, v.minValue(1)),
+    count,
+    dtype: text,
+    inPlace: v.boolean(),
+    iters: v.pipe(count, v.minValue(1)),
+    /** Timed loops of `iters` calls (collective --repeats). */
+    repeats: v.optional(v.pipe(count, v.minValue(1))),
+    timeUs: nonNegative,
+    /** Each repeat's mean time per call, µs; as many as `repeats`. */
+    samplesUs: v.optional(nonNegativeList),
+    algbwGbps: nonNegative,
+    busbwGbps: nonNegative,
+    /** Mismatched 32-bit words over all ranks; null when not checked. */
+    wrong: v.nullable(count),
+    /** What the library said it ran (e.g. sdma, lsa, ring/simple); null when it said nothing. */
+    transport: v.nullable(text),
+    transportEvidence: v.optional(text),
+    simulated: v.boolean(),
+  }),
+  v.check(
+    (p) => (p.repeats === undefined ? p.samplesUs === undefined : p.samplesUs !== undefined && p.samplesUs.length === p.repeats),
+    'samplesUs must come with repeats and hold that many samples',
+  ),
+);
 
 export const OVERLAP_PHASES = ['alone-before', 'beside', 'alone-after'] as const;
 

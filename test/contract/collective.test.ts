@@ -4,11 +4,11 @@
  * environment compared with the one built from the knob catalog), and the records of the
  * 2x H200 run in bench/results checked against the same contract and its acceptance figures.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { variantEnv } from '../../src/core/collective/collective';
+import { LIMITS } from '../../src/core/limits';
 import { algbwGbps, busbwGbps } from '../support/collectiveFormulas';
 import { collectivePageView } from '../../src/core/collective/collectiveView';
 import { RUN_FORMAT, RUN_FORMAT_VERSION, applyRecord, newRun } from '../../src/core/run';
@@ -20,6 +20,12 @@ const MEASURED = 'bench/results/h200x2-collectives-2026-11-30';
 
 function of<T extends HelperRecord['type']>(rs: HelperRecord[], type: T): Extract<HelperRecord, { type: T }>[] {
   return rs.filter((r): r is Extract<HelperRecord, { type: T }> => r.type === type);
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 function checkFormulas(p: CollectivePoint) {
@@ -40,8 +46,23 @@ describe('collective on the simulated node', () => {
     expect(rs[1]?.type).toBe('topology');
     expect(rs.at(-1)).toMatchObject({ type: 'done', status: 'ok' });
     expect(of(rs, 'collective-variant').map((v) => v.variant)).toEqual(['default', 'gin-sdma']);
-    // 8 sizes: AllGather out-of-place and in-place, AlltoAll out-of-place, two variants.
-    expect(of(rs, 'collective')).toHaveLength(8 * 3 * 2);
+    // 8 sizes: default AllGather out-of-place and in-place and AlltoAll out-of-place; gin-sdma
+    // AlltoAll only (librccl has no in-library GIN-SDMA AllGather).
+    expect(of(rs, 'collective')).toHaveLength(8 * 3 + 8);
+  });
+
+  it('progress counts the points that run: the skipped gin-sdma AllGather points are not in the total', () => {
+    const progress = of(rs, 'progress');
+    expect(progress.map((p) => p.total)).toEqual(progress.map(() => 8 * 3 + 8));
+    expect(progress.at(-1)).toMatchObject({ done: 8 * 3 + 8, total: 8 * 3 + 8 });
+  });
+
+  it('each point was timed --repeats times (default 5): timeUs, algbw and busbw are those of the median', () => {
+    for (const p of of(rs, 'collective')) {
+      expect(p.repeats).toBe(5);
+      expect(p.samplesUs).toHaveLength(5);
+      expect(p.timeUs).toBe(median(p.samplesUs!));
+    }
   });
 
   it('algbw and busbw follow the nccl-tests definitions at every point, data checked', () => {
@@ -60,32 +81,102 @@ describe('collective on the simulated node', () => {
     expect(of(rs, 'collective-variant').find((v) => v.variant === 'default')!.env).toEqual({});
   });
 
-  it('each gin-sdma point says which path ran: lsa at or below the per-rank threshold, sdma above', () => {
-    for (const p of of(rs, 'collective').filter((x) => x.variant === 'gin-sdma' && x.op === 'allgather')) {
-      expect(p.transport).toBe(p.sizeBytes / p.ranks > 256 * 1024 ? 'sdma' : 'lsa');
-      expect(p.transportEvidence).toContain('transport=');
+  it('gin-sdma runs no AllGather: one variant-op-unsupported warning says why', () => {
+    expect(of(rs, 'collective').filter((p) => p.variant === 'gin-sdma' && p.op === 'allgather')).toEqual([]);
+    const skipped = of(rs, 'warning').filter((w) => w.code === 'variant-op-unsupported');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]!.message).toMatch(/no in-library GIN-SDMA AllGather/);
+    expect(skipped[0]!.message).toMatch(/rccl-tests/);
+    // The default variant still runs AllGather.
+    expect(of(rs, 'collective').some((p) => p.variant === 'default' && p.op === 'allgather')).toBe(true);
+  });
+
+  it('gin-sdma AlltoAll is forced to SDMA at every size, and each point says so in the library\'s log line form', () => {
+    const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma')!;
+    expect(gin.env).toMatchObject({ NCCL_GIN_A2A_ENABLE: '1', NCCL_GIN_A2A_MIN_BYTES: '0', NCCL_GIN_A2A_SDMA_MIN_BYTES: '0' });
+    expect(gin.env).not.toHaveProperty('RCCL_ENABLE_INTRANET');
+    const points = of(rs, 'collective').filter((p) => p.variant === 'gin-sdma');
+    expect(points).toHaveLength(8);
+    for (const p of points) {
+      expect(p.op).toBe('alltoall');
+      expect(p.transport).toBe('sdma');
+      expect(p.transportEvidence).toBe(`AllToAll GIN: transport=sdma bytesPerPeer=${p.sizeBytes / p.ranks} (simulated)`);
     }
   });
 
-  it('reproduces the cited figure: AllGather 128 MiB busbw near 390 GB/s with GIN-SDMA', () => {
-    const r = helper(['collective', '--backend', 'sim', '-b', '128M', '-e', '128M', '--ops', 'allgather', '--in-place', 'off']);
-    const gin = of(records(r), 'collective').find((p) => p.variant === 'gin-sdma')!;
-    expect(gin.busbwGbps).toBeGreaterThan(370);
-    expect(gin.busbwGbps).toBeLessThan(400);
+  it('the variant\'s own forcing values win over the process environment, as the library reads them', () => {
+    const r = helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '64M', '-f', '16', '--variants', 'gin-sdma'], 30_000, {
+      ...process.env,
+      NCCL_GIN_A2A_SDMA_MIN_BYTES: String(1 << 30),
+      NCCL_GIN_A2A_MIN_BYTES: String(1 << 30),
+    });
+    expect(r.status).toBe(0);
+    const points = of(records(r), 'collective');
+    expect(points.length).toBe(3);
+    for (const p of points) expect(p.transport).toBe('sdma');
   });
 
-  it('honours a threshold set in the environment, as the library would', () => {
-    const r = spawnSync(inject('helperPath'), ['collective', '--backend', 'sim', '-b', '64M', '-e', '64M', '--ops', 'allgather', '--variants', 'gin-sdma'], {
-      encoding: 'utf8',
-      env: { ...process.env, NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER: String(16 << 20) },
-    });
-    const points = r.stdout
-      .split('\n')
-      .filter((l) => l.length > 0)
-      .map(parseLine)
-      .flatMap((x) => (x.kind === 'record' && x.record.type === 'collective' ? [x.record] : []));
-    expect(points.length).toBeGreaterThan(0);
-    for (const p of points) expect(p.transport).toBe('lsa');
+  it('reproduces the cited figure: AlltoAll 2 GiB busbw near 423 GB/s with GIN-SDMA', () => {
+    const r = helper(['collective', '--backend', 'sim', '-b', '2G', '-e', '2G', '--ops', 'alltoall', '--variants', 'gin-sdma']);
+    const gin = of(records(r), 'collective').find((p) => p.variant === 'gin-sdma')!;
+    expect(gin.busbwGbps).toBeGreaterThan(410);
+    expect(gin.busbwGbps).toBeLessThan(435);
+  });
+
+  it('--repeats 3: three samples per point, timeUs their median, algbw and busbw from it', () => {
+    const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '64M', '-f', '8', '--repeats', '3']);
+    expect(r.status).toBe(0);
+    const points = of(records(r), 'collective');
+    expect(points.length).toBe(3 * 3 + 3);
+    for (const p of points) {
+      expect(p.repeats).toBe(3);
+      expect(p.samplesUs).toHaveLength(3);
+      for (const x of p.samplesUs!) expect(Number.isFinite(x) && x >= 0).toBe(true);
+      expect(p.timeUs).toBe(median(p.samplesUs!));
+      checkFormulas(p);
+      // Each repeat draws noise of its own.
+      expect(new Set(p.samplesUs).size).toBe(3);
+    }
+  });
+
+  it('--seed: the same seed gives the same records, another seed other samples', () => {
+    const run = (seed: string) => {
+      const r = helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '16M', '-f', '16', '--repeats', '4', '--seed', seed]);
+      expect(r.status).toBe(0);
+      return r.lines.filter((l) => l.startsWith('{"type":"collective'));
+    };
+    const a = run('7');
+    expect(a.length).toBeGreaterThan(0);
+    expect(run('7')).toEqual(a);
+    const b = run('8');
+    expect(b).toHaveLength(a.length);
+    const samples = (lines: string[]) => lines.map((l) => JSON.parse(l) as { samplesUs?: number[] }).flatMap((x) => x.samplesUs ?? []);
+    const sa = samples(a);
+    const sb = samples(b);
+    expect(sb).toHaveLength(sa.length);
+    expect(sb.every((x, i) => x !== sa[i])).toBe(true);
+  });
+
+  it(`--repeats is 1..${LIMITS.collectiveRepeatsMax}: 0 and ${LIMITS.collectiveRepeatsMax + 1} are usage errors`, () => {
+    for (const repeats of ['0', String(LIMITS.collectiveRepeatsMax + 1), 'x']) {
+      const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '1M', '--repeats', repeats]);
+      expect(r.status, repeats).toBe(2);
+      expect(records(r).find((x) => x.type === 'error')).toMatchObject({ code: 'usage', message: expect.stringContaining('--repeats') });
+      expect(records(r).some((x) => x.type === 'collective')).toBe(false);
+    }
+    const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '1M', '--ops', 'alltoall', '--variants', 'default', '--repeats', String(LIMITS.collectiveRepeatsMax)]);
+    expect(r.status).toBe(0);
+    expect(of(records(r), 'collective')[0]!.samplesUs).toHaveLength(LIMITS.collectiveRepeatsMax);
+  });
+
+  it('gin-sdma asked for AllGather alone: its variant record, the warning, and no points', () => {
+    const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '4M', '--ops', 'allgather', '--variants', 'gin-sdma']);
+    expect(r.status).toBe(0);
+    const rs2 = records(r);
+    expect(of(rs2, 'collective-variant').map((v) => v.variant)).toEqual(['gin-sdma']);
+    expect(of(rs2, 'warning').map((w) => w.code)).toContain('variant-op-unsupported');
+    expect(of(rs2, 'collective')).toEqual([]);
+    expect(rs2.at(-1)).toMatchObject({ type: 'done', status: 'ok' });
   });
 
   it('refuses bad arguments with a usage error and exit 2', () => {
@@ -104,20 +195,23 @@ describe('collective on the simulated node', () => {
 });
 
 describe('the collective panel view of a simulated run', () => {
-  it('draws both variants per operation, marks the crossover and feeds the advice', () => {
+  it('draws the variants each operation ran, marks the crossover and feeds the advice', () => {
     const run = newRun({ type: 'run', format: RUN_FORMAT, version: RUN_FORMAT_VERSION, id: 'sim-collective', command: 'collective', createdAt: new Date(0).toISOString(), target: { kind: 'local' }, helper: { path: 'sdma-probe', args: [] } });
     for (const r of records(helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '1G', '-f', '4']))) applyRecord(run, r);
     for (const r of of(records(helper(['overlap', '--backend', 'sim', '--phase-ms', '100'])), 'overlap')) applyRecord(run, r);
     const view = collectivePageView(run);
     expect(view.simulated).toBe(true);
-    expect(view.curves.map((c) => `${c.op}/${c.variant}/${c.inPlace}`)).toContain('allgather/gin-sdma/false');
-    const ag = view.crossovers.find((c) => c.op === 'allgather')!;
-    expect(ag.kind).toBe('crossover');
-    expect(ag.fromBytes).toBeGreaterThan(1 << 20);
-    // Below the GIN threshold the gin-sdma points ran lsa: flagged, and said so.
-    expect(view.curves.find((c) => c.variant === 'gin-sdma' && c.op === 'allgather' && !c.inPlace)!.points[0]!.offPath).toBe(true);
+    const curves = view.curves.map((c) => `${c.op}/${c.variant}/${c.inPlace}`);
+    expect(curves).toContain('alltoall/gin-sdma/false');
+    // gin-sdma runs AlltoAll only: AllGather has the default's curves and no crossover to read.
+    expect(curves).not.toContain('allgather/gin-sdma/false');
+    expect(view.crossovers.find((c) => c.op === 'allgather')!.kind).toBe('insufficient');
+    const a2a = view.crossovers.find((c) => c.op === 'alltoall')!;
+    expect(a2a.kind).toBe('crossover');
+    expect(a2a.fromBytes).toBeGreaterThan(1 << 20);
+    // Forced to SDMA at every size, no gin-sdma point is off its path.
+    expect(view.curves.find((c) => c.variant === 'gin-sdma' && c.op === 'alltoall')!.points.every((p) => !p.offPath)).toBe(true);
     expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
-    expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER')?.value).toMatch(/^\d+$/);
     expect(view.overlap.rows.length).toBe(10);
     expect(view.cuBudget.length).toBeGreaterThan(0);
     expect(view.exports).toContain('export NCCL_GIN_TYPE=7');

@@ -38,10 +38,32 @@ describe('nccl-tests formulas', () => {
 describe('variant environment from the knob catalog', () => {
   it('gin-sdma: RCCL prerequisites and the NCCL_GIN_TYPE of the version', () => {
     // RCCL_ENABLE_INTRANET is a topology switch, not a GIN prerequisite (Anvil SDMA runs on one node without it).
-    expect(variantEnv('gin-sdma', '2.31.0')).toEqual({ NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7', NCCL_CUMEM_ENABLE: '1', NCCL_DMABUF_ENABLE: '1', HSA_NO_SCRATCH_RECLAIM: '1' });
+    // The NCCL_GIN_A2A_* values force librccl's AlltoAll GIN path to SDMA puts at every size.
+    expect(variantEnv('gin-sdma', '2.31.0')).toEqual({
+      NCCL_GIN_ENABLE: '1',
+      NCCL_GIN_TYPE: '7',
+      NCCL_GIN_A2A_ENABLE: '1',
+      NCCL_GIN_A2A_MIN_BYTES: '0',
+      NCCL_GIN_A2A_SDMA_MIN_BYTES: '0',
+      NCCL_CUMEM_ENABLE: '1',
+      NCCL_DMABUF_ENABLE: '1',
+      HSA_NO_SCRATCH_RECLAIM: '1',
+    });
     expect(variantEnv('gin-sdma', '2.30.8')?.NCCL_GIN_TYPE).toBe('6');
     expect(variantEnv('gin-sdma', '2.30.5')?.NCCL_GIN_TYPE).toBe('5');
     expect(variantEnv('gin-sdma', '2.28.3')).toBeUndefined();
+  });
+  it('gin-sdma: the Anvil SDMA GIN type by version, as the helper has it (native/tests/collective_sim_test.cpp)', () => {
+    const table: [string, string | undefined][] = [
+      ['2.30.3', undefined],
+      ['2.30.4', '5'],
+      ['2.30.6', '5'],
+      ['2.30.7', '6'],
+      ['2.30.99', '6'],
+      ['2.31.0', '7'],
+      ['2.32.1', '7'],
+    ];
+    for (const [version, type] of table) expect(variantEnv('gin-sdma', version)?.NCCL_GIN_TYPE, version).toBe(type);
   });
   it('ce: NCCL_CTA_POLICY=2 (ZERO as a number: NCCL before 2.29.2 reads only numbers, and ZERO there silently means 0); none before 2.28', () => {
     expect(variantEnv('ce', '2.28.9')).toEqual({ NCCL_CTA_POLICY: '2', NCCL_CUMEM_ENABLE: '1' });
@@ -188,6 +210,22 @@ describe('protocol and panel messages', () => {
     expect(validateRecord(point('allgather', 'default', 1 << 20, 10)).kind).toBe('record');
     expect(validateRecord({ ...point('allgather', 'default', 1 << 20, 10), op: 'allreduce' }).kind).toBe('malformed');
     expect(validateRecord(overlap('cu/host', 0.8, 1500, 600, 8)).kind).toBe('record');
+  });
+  it('repeats and samplesUs are optional, and come together: as many samples as repeats, each finite and 0 or more', () => {
+    const base = point('alltoall', 'gin-sdma', 1 << 20, 10, 'sdma');
+    expect(validateRecord({ ...base, repeats: 3, samplesUs: [1, 2.5, 0] }).kind).toBe('record');
+    for (const bad of [
+      { repeats: 3, samplesUs: [1, 2] },
+      { repeats: 2 },
+      { samplesUs: [1, 2] },
+      { repeats: 0, samplesUs: [] },
+      { repeats: 2, samplesUs: [1, -1] },
+      { repeats: 2, samplesUs: [1, Number.NaN] },
+      { repeats: 2, samplesUs: [1, Infinity] },
+      { repeats: 1.5, samplesUs: [1] },
+    ]) {
+      expect(validateRecord({ ...base, ...bad }).kind, JSON.stringify(bad)).toBe('malformed');
+    }
   });
   it('accepts only the page messages the host understands', () => {
     expect(parseCollectiveWebviewMessage({ type: 'ready' })).toEqual({ type: 'ready' });

@@ -74,7 +74,7 @@ const std::vector<Subcommand> kSubcommands = {
       {"--min-bytes", K::Value, "-b --minbytes"}, {"--max-bytes", K::Value, "-e --maxbytes"},
       {"--step-factor", K::Value, "-f --stepfactor"}, {"--step-bytes", K::Value, "-i --stepbytes"},
       {"--iters", K::Value, "-n"}, {"--warmup", K::Value, "-w --warmup_iters"}, {"--check", K::Value, "-c"},
-      {"--in-place"}, {"--dtype"}, {"--nccl-lib"}, {"--transport-log"}},
+      {"--repeats"}, {"--in-place"}, {"--dtype"}, {"--nccl-lib"}, {"--transport-log"}},
      {},
      NoGpu::Fail,
      false,

@@ -91,6 +91,8 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
     o.iters = parseInt(flag, value, 1, static_cast<int>(limits::itersMax));
   } else if (flag == "--warmup") {
     o.warmupIters = parseInt(flag, value, 0, static_cast<int>(limits::warmupMax));
+  } else if (flag == "--repeats") {
+    o.repeats = parseInt(flag, value, 1, static_cast<int>(limits::collectiveRepeatsMax));
   } else if (flag == "--check") {
     o.check = parseOnOff(flag, value);
   } else if (flag == "--in-place") {
@@ -233,6 +235,8 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
     const std::string type = recordType(line);
     if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
       reporter.raw(line + "\n");
+    } else if (type == "heartbeat") {
+      reporter.heartbeat();  // the child is moving: so is this run (written only after a silence)
     } else if (type == "error") {
       reporter.warning("variant-failed", "variant " + variant + ": " + jsonField(line, "message"));
     }
@@ -388,7 +392,11 @@ class CollectiveCommand : public cli::CommandRun {
         j.key("op").value(opName(p.op)).key("variant").value(p.variant).key("ranks").value(p.ranks);
         j.key("sizeBytes").value(p.sizeBytes).key("count").value(p.count).key("dtype").value(p.dtype);
         j.key("inPlace").value(p.inPlace).key("iters").value(p.iters);
+        j.key("repeats").value(static_cast<std::int64_t>(p.samplesUs.size()));
         j.key("timeUs").valueSignificant(p.timeUs, 6);
+        j.key("samplesUs").beginArray();
+        for (double sample : p.samplesUs) j.valueSignificant(sample, 6);
+        j.endArray();
         j.key("algbwGbps").valueSignificant(algbwGbps(p.sizeBytes, p.timeUs), 6);
         j.key("busbwGbps").valueSignificant(busbwGbps(p.op, p.ranks, p.sizeBytes, p.timeUs), 6);
         j.key("wrong");
@@ -512,7 +520,7 @@ std::string collectiveUsageText() {
   sdma-probe collective [--backend B] [--ops LIST] [--variants LIST] [--gpus LIST]
                         [-b SIZE] [-e SIZE] [-f F | -i STEP] [-n N] [-w N] [-c 0|1]
                         [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
-                        [--transport-log on|off] [--seed N]
+                        [--transport-log on|off] [--repeats N] [--seed N]
   sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
                         [--size SIZE] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
   (both also take --sim-gpus N: GPUs of the simulated node, 1..8, sim only)
@@ -521,16 +529,21 @@ collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run
 sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
   --ops LIST           allgather, alltoall (default both)
   --variants LIST      default, ce (NVIDIA copy-engine collectives), gin-sdma (AMD), all
-                       (default: default plus the vendor's engine variant)
+                       (default: default plus the vendor's engine variant); gin-sdma is
+                       librccl's AlltoAll GIN-SDMA path forced to SDMA at every size and
+                       runs AlltoAll only (librccl has no in-library GIN-SDMA AllGather)
   --gpus LIST          GPU indices taking part (default all)
   -b, -e SIZE          smallest and largest size: bytes each rank receives (default 1K, 256M)
   -f F                 multiply the size by F each step (default 2); -f 1 adds -i STEP
   -n N, -w N           timed and warm-up calls per point (default 20, 5)
+  --repeats N          time each point N times (1..100, default 5), each a loop of -n calls
+                       after one warm-up; the point's time is their median, each is listed
   -c 0|1               check the received data (default 1)
   --in-place MODE      both (default), on, off; AlltoAll has no in-place form
   --dtype T            float (default), bf16, uint8
   --nccl-lib PATH      the library file to load (default libnccl.so.2 / librccl.so.1)
   --transport-log M    on (default): read the library's INFO log for the path each call took
+  --seed N             salt of the data check; the simulator's noise (same seed, same numbers)
 
 overlap: a compute kernel alone, beside each copy path, then alone again.
   --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel) (default both)

@@ -6,6 +6,7 @@
 //   algbw  size / time
 //   busbw  algbw x (n-1)/n for AllGather and AlltoAll: the share of the buffer that crossed
 //          a link, so one figure compares across rank counts.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -35,6 +36,15 @@ inline double algbwGbps(std::uint64_t sizeBytes, double timeUs) {
 
 inline double busbwGbps(Op op, int ranks, std::uint64_t sizeBytes, double timeUs) {
   return algbwGbps(sizeBytes, timeUs) * busbwFactor(op, ranks);
+}
+
+// The median of a point's repeats (the middle one; the mean of the two middle ones when their
+// number is even). 0 for none.
+inline double medianOf(std::vector<double> samples) {
+  if (samples.empty()) return 0.0;
+  std::sort(samples.begin(), samples.end());
+  const std::size_t mid = samples.size() / 2;
+  return samples.size() % 2 == 1 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;
 }
 
 // nccl-tests rounds each size down to whole elements per rank: count/nranks elements each.

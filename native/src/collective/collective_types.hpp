@@ -18,6 +18,7 @@ struct CollectiveOptions {
   std::vector<std::uint64_t> sizesBytes;
   int iters = 20;
   int warmupIters = 5;
+  int repeats = 5;  // --repeats: timed loops of `iters` calls per point; the point reports their median
   bool check = true;
   bool inPlace = true;     // run the in-place form where the operation defines one
   bool outOfPlace = true;
@@ -49,7 +50,8 @@ struct PointReport {
   std::uint64_t count = 0;  // elements of dtype in the received buffer (nccl-tests "count")
   std::string dtype;
   bool inPlace = false;
-  double timeUs = 0;
+  double timeUs = 0;                // median of samplesUs
+  std::vector<double> samplesUs;    // each repeat's mean time per call
   std::int64_t wrong = -1;  // -1: not checked
   std::optional<std::string> transport;  // what the library said it ran; unset: it said nothing
   std::string evidence;                  // the log line it came from
@@ -70,23 +72,61 @@ struct EngineFailure {
   std::string hint;
 };
 
-// RCCL's number for the GIN Anvil SDMA backend moved with releases (RCCL docs, rocm-systems PRs):
-// 5 before 2.30, 6 in 2.30, 7 from 2.31 (NCCL 2.31 took 5 for EFA).
-inline int ginSdmaTypeForRccl(int major, int minor) {
-  const int v = major * 100 + minor;
-  if (v >= 231) return 7;
-  if (v >= 230) return 6;
-  return 5;
+// RCCL's number for the GIN Anvil SDMA backend moved with releases, as the knob catalog's
+// NCCL_GIN_TYPE values marked sdma say (src/core/advice/knobCatalog.json): 5 for
+// [2.30.4, 2.30.7) (a guess: rocm-systems PR #7826), 6 for [2.30.7, 2.31.0), 7 from 2.31.0
+// (NCCL 2.31 took 5 for EFA). Below 2.30.4 RCCL has no Anvil SDMA GIN type: nullopt.
+inline std::optional<int> ginSdmaTypeForRccl(int major, int minor, int patch) {
+  const int v = major * 10000 + minor * 100 + patch;
+  if (v >= 23100) return 7;
+  if (v >= 23007) return 6;
+  if (v >= 23004) return 5;
+  return std::nullopt;
 }
 
-// The GIN-SDMA environment, in the order of the knob catalog's prerequisite list.
-inline EnvList ginSdmaEnv(int major, int minor) {
+// librccl's in-library GIN-SDMA path is ncclAlltoAll's only (ncclAllToAllGinSdmaEligible and
+// ncclAllToAllGinSdma in
+// https://github.com/ROCm/rocm-systems/blob/4cee501ee196a6a2aca096b75902e2298df4a67a/projects/rccl/src/algorithms/gin/sdma/gin_alltoall_sdma.cu):
+//   NCCL_GIN_A2A_ENABLE (default 1): 0 keeps AlltoAll off the GIN path;
+//   NCCL_GIN_A2A_MIN_BYTES (default 0): bytesPerPeer below it is not eligible;
+//   NCCL_GIN_A2A_SDMA_MIN_BYTES (default 8 MiB): bytesPerPeer at or above it goes by SDMA
+//   puts, below it by an LSA copy kernel. Each call logs "AllToAll GIN: transport=sdma|lsa
+//   bytesPerPeer=N" at NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=COLL.
+// There is no in-library GIN-SDMA AllGather: rccl-tests' GIN-SDMA AllGather figures come from
+// its own device-API kernels. The variant runs AlltoAll only.
+constexpr std::int64_t kGinA2AEnableDefault = 1;
+constexpr std::int64_t kGinA2AMinBytesDefault = 0;
+constexpr std::int64_t kGinA2ASdmaMinBytesDefault = std::int64_t{8} << 20;
+
+inline bool ginSdmaRunsOp(Op op) { return op == Op::AlltoAll; }
+
+inline std::string ginSdmaAllGatherSkipped() {
+  return "gin-sdma: librccl has no in-library GIN-SDMA AllGather (its GIN-SDMA path is ncclAlltoAll's, "
+         "gin_alltoall_sdma.cu; GIN-SDMA AllGather figures come from rccl-tests' device-API kernels), so "
+         "gin-sdma runs AlltoAll only and its AllGather points were not run";
+}
+
+// The GIN-SDMA environment, in the order of the knob catalog's prerequisite list: the
+// Anvil SDMA GIN backend, and librccl's AlltoAll GIN path forced to SDMA puts at every size
+// (enabled, no minimum, SDMA from 0 bytes per peer) so a sweep measures SDMA against default.
+inline EnvList ginSdmaEnv(int ginType) {
   return {{"NCCL_GIN_ENABLE", "1"},
-          {"NCCL_GIN_TYPE", std::to_string(ginSdmaTypeForRccl(major, minor))},
+          {"NCCL_GIN_TYPE", std::to_string(ginType)},
+          {"NCCL_GIN_A2A_ENABLE", "1"},
+          {"NCCL_GIN_A2A_MIN_BYTES", "0"},
+          {"NCCL_GIN_A2A_SDMA_MIN_BYTES", "0"},
           {"NCCL_CUMEM_ENABLE", "1"},
           {"NCCL_DMABUF_ENABLE", "1"},
-          {"RCCL_ENABLE_INTRANET", "1"},
           {"HSA_NO_SCRATCH_RECLAIM", "1"}};
+}
+
+// Why the variant cannot run on an RCCL without an Anvil SDMA GIN type.
+inline std::string ginSdmaUnsupportedReason(const std::string& version) {
+  return "rccl " + version + " has no Anvil SDMA GIN type (NCCL_GIN_TYPE names it from 2.30.4: 5, then 6 from "
+         "2.30.7, 7 from 2.31.0)";
+}
+inline std::string ginSdmaUnsupportedHint() {
+  return "use rccl 2.30.7 or newer, whose ncclAlltoAll has the GIN-SDMA path (--nccl-lib PATH)";
 }
 
 // NCCL reads NCCL_CTA_POLICY as a number before 2.29 (names came later); 2 is ZERO.

@@ -24,6 +24,7 @@
 #include "gpu/gpu_compat.hpp"
 #include "ingest/control.hpp"
 #include "ingest/safe_file.hpp"
+#include "reporter.hpp"
 
 namespace sdma::collective {
 
@@ -417,7 +418,9 @@ class VariantRun {
     return c;
   }
 
-  PointReport point(Op op, const std::string& variant, std::uint64_t sizeBytes, bool inPlace) {
+  // One point: warm-up (and the data check) once, then --repeats timed loops of --iters calls;
+  // nullopt when a cancel came between two repeats (a point is printed whole or not at all).
+  std::optional<PointReport> point(Op op, const std::string& variant, std::uint64_t sizeBytes, bool inPlace) {
     const std::uint32_t salt = static_cast<std::uint32_t>(sizeBytes * 2654435761u) ^ (inPlace ? 0x5a5a5a5au : 0u) ^
                                (op == Op::AlltoAll ? 0x0f0f0f0fu : 0u) ^ static_cast<std::uint32_t>(o_.seed);
     prepare(op, sizeBytes, inPlace, salt);
@@ -435,12 +438,21 @@ class VariantRun {
     p.inPlace = inPlace;
     p.iters = o_.iters;
     p.wrong = o_.check ? check(op, sizeBytes, salt) : -1;
-    // Timed like nccl-tests: host clock around back-to-back calls, all streams drained.
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < o_.iters; ++i) launch(op, sizeBytes, inPlace);
-    syncAll();
-    const auto t1 = std::chrono::steady_clock::now();
-    p.timeUs = std::chrono::duration<double, std::micro>(t1 - t0).count() / o_.iters;
+    // Each repeat is timed like nccl-tests: host clock around back-to-back calls, all streams
+    // drained. The point's time is the median of the repeats.
+    const int repeats = std::max(o_.repeats, 1);
+    for (int r = 0; r < repeats; ++r) {
+      if (r > 0) {
+        if (cancel::requested()) return std::nullopt;
+        heartbeat();
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < o_.iters; ++i) launch(op, sizeBytes, inPlace);
+      syncAll();
+      const auto t1 = std::chrono::steady_clock::now();
+      p.samplesUs.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / o_.iters);
+    }
+    p.timeUs = medianOf(p.samplesUs);
     auto [transport, evidence] = log_.read(op);
     p.transport = transport;
     if (log_.enabled && !transport) {
@@ -492,16 +504,29 @@ struct SavedEnv {
   }
 };
 
-bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& devices,
-                const CollectiveOptions& o, TransportLog& log, const CollectiveSink& sink, std::int64_t& done,
-                std::int64_t total) {
+// The operations a variant runs here: librccl's GIN-SDMA path is ncclAlltoAll's only
+// (collective_types.hpp), so on RCCL gin-sdma runs no AllGather.
+bool variantRunsOp(const std::string& name, Op op) {
+#if defined(SDMA_GPU_NVIDIA)
+  (void)name;
+  (void)op;
+  return true;
+#else
+  return name != "gin-sdma" || ginSdmaRunsOp(op);
+#endif
+}
+
+// What a variant is with this library: whether it can run (and if not, why and what to do),
+// the environment it sets and its buffers. Decided before anything runs, so the progress
+// total counts only the points that will.
+VariantReport describeVariant(const Nccl& n, const std::string& name) {
   VariantReport report;
   report.name = name;
   report.library = kLibraryName;
   report.libraryVersion = n.dotted();
   report.libraryPath = n.path;
 #if defined(SDMA_GPU_NVIDIA)
-  const bool wantSymmetric = name == "ce";
+  report.symmetric = name == "ce";
   if (name == "ce") report.env = ceEnv();
   if (name == "gin-sdma") {
     report.supported = false;
@@ -509,16 +534,24 @@ bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& 
   }
   const int needVersion = 22700;
 #else
-  const bool wantSymmetric = name == "gin-sdma";
-  if (name == "gin-sdma") report.env = ginSdmaEnv(n.major(), n.minor());
+  report.symmetric = name == "gin-sdma";
+  if (name == "gin-sdma") {
+    // The Anvil SDMA GIN type needs the patch version: 2.30.4 and 2.30.7 change it.
+    if (const std::optional<int> ginType = ginSdmaTypeForRccl(n.major(), n.minor(), n.patch())) {
+      report.env = ginSdmaEnv(*ginType);
+    } else {
+      report.supported = false;
+      report.reason = ginSdmaUnsupportedReason(n.dotted());
+      report.hint = ginSdmaUnsupportedHint();
+    }
+  }
   if (name == "ce") {
     report.supported = false;
     report.reason = "copy-engine collectives are NVIDIA's; RCCL's engine path is the 'gin-sdma' variant";
   }
   const int needVersion = 22800;
 #endif
-  report.symmetric = wantSymmetric;
-  if (report.supported && wantSymmetric) {
+  if (report.supported && report.symmetric) {
     if (!n.memAlloc || !n.winRegister || !n.winDeregister || n.version < needVersion) {
       report.supported = false;
       report.reason = std::string(kLibraryName) + " " + n.dotted() +
@@ -527,8 +560,49 @@ bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& 
                     " (--nccl-lib PATH)";
     }
   }
+  return report;
+}
+
+// The points a variant will print: every size that holds a whole 32-bit word per rank, in
+// each form its operations define, none of an operation it does not run.
+std::int64_t pointsOf(const CollectiveOptions& o, const VariantReport& report, int ranks) {
+  if (!report.supported) return 0;
+  std::int64_t sizes = 0;
+  for (std::uint64_t requested : o.sizesBytes) {
+    if (alignedSizeBytes(requested, ranks, 4) > 0) ++sizes;
+  }
+  std::int64_t points = 0;
+  for (Op op : o.ops) {
+    if (!variantRunsOp(report.name, op)) continue;
+    points += sizes * ((o.outOfPlace ? 1 : 0) + (o.inPlace && op == Op::AllGather ? 1 : 0));
+  }
+  return points;
+}
+
+bool runVariant(const Nccl& n, const VariantReport& report, const std::vector<int>& devices,
+                const CollectiveOptions& o, TransportLog& log, const CollectiveSink& sink, std::int64_t& done,
+                std::int64_t total) {
+  const std::string& name = report.name;
+  const bool wantSymmetric = report.symmetric;
   if (!report.supported) {
     sink.variant(report);
+    return true;
+  }
+  std::vector<Op> ops;
+  bool opSkipped = false;
+  for (Op op : o.ops) {
+    if (variantRunsOp(name, op)) {
+      ops.push_back(op);
+    } else {
+      opSkipped = true;
+    }
+  }
+  const auto sayOpSkipped = [&] {
+    if (opSkipped) sink.warning("variant-op-unsupported", ginSdmaAllGatherSkipped());
+  };
+  if (ops.empty()) {
+    sink.variant(report);
+    sayOpSkipped();
     return true;
   }
   SavedEnv env;
@@ -568,8 +642,9 @@ bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& 
       ncclCheck(n, n.groupEnd(), "ncclGroupEnd");
     }
     sink.variant(report);
+    sayOpSkipped();
     VariantRun run(n, ranks, o, log);
-    for (Op op : o.ops) {
+    for (Op op : ops) {
       for (std::uint64_t requested : o.sizesBytes) {
         // Whole 32-bit words per rank block, so the check can address every block.
         const std::uint64_t size = alignedSizeBytes(requested, count, 4);
@@ -579,7 +654,9 @@ bool runVariant(const Nccl& n, const std::string& name, const std::vector<int>& 
           // NCCL defines in-place for AllGather only; an in-place AlltoAll would race.
           if (inPlace ? !(o.inPlace && op == Op::AllGather) : !o.outOfPlace) continue;
           if (cancel::requested()) break;
-          sink.point(run.point(op, name, size, inPlace));
+          const std::optional<PointReport> point = run.point(op, name, size, inPlace);
+          if (!point) break;  // cancelled between its repeats
+          sink.point(*point);
           sink.progress(++done, total, std::string(opName(op)) + " " + name);
         }
       }
@@ -647,17 +724,17 @@ bool runGpuCollective(const CollectiveOptions& o, const CollectiveSink& sink, En
   }
   std::vector<std::string> variants = o.variants;
   if (variants.empty()) variants = {"default", SDMA_GPU_NVIDIA_OR_AMD("ce", "gin-sdma")};
+  std::vector<VariantReport> reports;
   std::int64_t total = 0;
-  for (Op op : o.ops) {
-    total += static_cast<std::int64_t>(o.sizesBytes.size()) *
-             ((o.outOfPlace ? 1 : 0) + (o.inPlace && op == Op::AllGather ? 1 : 0));
+  for (const std::string& name : variants) {
+    reports.push_back(describeVariant(n, name));
+    total += pointsOf(o, reports.back(), static_cast<int>(devices.size()));
   }
-  total *= static_cast<std::int64_t>(variants.size());
   std::int64_t done = 0;
   try {
-    for (const std::string& name : variants) {
+    for (const VariantReport& report : reports) {
       if (cancel::requested()) return true;
-      runVariant(n, name, devices, o, log, sink, done, total);
+      runVariant(n, report, devices, o, log, sink, done, total);
     }
   } catch (const NcclError& e) {
     failure = {e.code, e.message, e.hint};

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 
 #include "cancel.hpp"
+#include "ingest/checked.hpp"
 
 namespace sdma::sim {
 
@@ -14,28 +16,36 @@ using namespace sdma::collective;
 
 namespace {
 
-std::uint64_t envBytes(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  return end != nullptr && *end == '\0' ? value : fallback;
-}
-
 std::uint64_t elementBytesOf(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "bfloat16" || dtype == "half") return 2;
   if (dtype == "uint8" || dtype == "int8") return 1;
   return 4;
 }
 
-// Which path RCCL's GIN code picks for one call, as its COLL log line would say.
-bool sdmaEngages(const CollectiveModel& m, Op op, std::uint64_t sizeBytes, int ranks) {
-  const std::uint64_t perPeer = sizeBytes / static_cast<std::uint64_t>(ranks);
-  if (op == Op::AllGather) {
-    return perPeer > envBytes("NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER", m.thresholdAllGatherBytes);
+// What librccl reads for one of its parameters: the variant's own setting (set before its
+// communicator, so it wins), else the process environment, else the library's default. Text
+// that is not a whole number falls back to the default, as NCCL_PARAM does.
+std::int64_t libraryParam(const EnvList& variantEnv, const char* name, std::int64_t fallback) {
+  const char* text = nullptr;
+  for (const auto& [key, value] : variantEnv) {
+    if (key == name) text = value.c_str();
   }
-  const std::uint64_t threshold = envBytes("NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL", m.thresholdAlltoAllBytes);
-  return perPeer > threshold && perPeer >= envBytes("NCCL_GIN_A2A_SDMA_MIN_BYTES", m.a2aSdmaMinBytes);
+  if (text == nullptr) text = std::getenv(name);
+  if (text == nullptr) return fallback;
+  return ingest::parseInt64(text).value_or(fallback);
+}
+
+// The path librccl's ncclAlltoAll takes for one call of the gin-sdma variant, as
+// ncclAllToAllGinSdmaEligible and ncclAllToAllGinSdma decide it (gin_alltoall_sdma.cu; the
+// parameters are compared as size_t there, so a negative one is a huge bound).
+enum class A2APath { Sdma, Lsa, NotEligible };
+
+A2APath ginAlltoAllPath(const CollectiveModel& m, const EnvList& env, std::uint64_t bytesPerPeer) {
+  const std::int64_t enable = libraryParam(env, "NCCL_GIN_A2A_ENABLE", m.a2aEnable);
+  const auto minBytes = static_cast<std::uint64_t>(libraryParam(env, "NCCL_GIN_A2A_MIN_BYTES", m.a2aMinBytes));
+  const auto sdmaMin = static_cast<std::uint64_t>(libraryParam(env, "NCCL_GIN_A2A_SDMA_MIN_BYTES", m.a2aSdmaMinBytes));
+  if (enable == 0 || bytesPerPeer == 0 || bytesPerPeer < minBytes) return A2APath::NotEligible;
+  return bytesPerPeer >= sdmaMin ? A2APath::Sdma : A2APath::Lsa;
 }
 
 double timeUs(const CollectiveModel& m, Op op, bool sdma, std::uint64_t sizeBytes, int ranks) {
@@ -44,11 +54,12 @@ double timeUs(const CollectiveModel& m, Op op, bool sdma, std::uint64_t sizeByte
     const double gbps = op == Op::AllGather ? m.defaultAllGatherBusGbps : m.defaultAlltoAllBusGbps;
     return m.defaultFixedUs + busBytes / (gbps * 1e3);
   }
-  const double gbps = op == Op::AllGather ? m.sdmaAllGatherBusGbps : m.sdmaAlltoAllBusGbps;
   const std::uint64_t perPeer = sizeBytes / static_cast<std::uint64_t>(ranks);
   const double packets = std::ceil(static_cast<double>(perPeer) / static_cast<double>(m.packetBytes));
-  return m.sdmaFixedUs + m.sdmaDispatchUs + m.sdmaPerPacketUs * packets + busBytes / (gbps * 1e3);
+  return m.sdmaFixedUs + m.sdmaDispatchUs + m.sdmaPerPacketUs * packets + busBytes / (m.sdmaAlltoAllBusGbps * 1e3);
 }
+
+bool variantRunsOp(const std::string& variant, Op op) { return variant != "gin-sdma" || ginSdmaRunsOp(op); }
 
 }  // namespace
 
@@ -67,14 +78,28 @@ bool runSimCollective(const CollectiveOptions& options, int gpuCount, const Coll
   const std::uint64_t elementBytes = elementBytesOf(options.dtype);
   const std::string version = std::to_string(model.rcclMajor) + "." + std::to_string(model.rcclMinor) + "." +
                               std::to_string(model.rcclPatch);
+  const std::optional<int> ginType = ginSdmaTypeForRccl(model.rcclMajor, model.rcclMinor, model.rcclPatch);
+  const int repeats = std::max(options.repeats, 1);
   std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 17);
   std::lognormal_distribution<double> noise(0.0, model.jitterSigma);
 
-  std::int64_t total = 0;
-  for (Op op : options.ops) {
-    const int forms = (options.outOfPlace ? 1 : 0) + (options.inPlace && op == Op::AllGather ? 1 : 0);
-    total += static_cast<std::int64_t>(variants.size() * options.sizesBytes.size()) * forms;
+  // Points of one variant: the sizes that hold a whole element per rank, in each form its
+  // operations define, without the operations it does not run.
+  std::int64_t sizes = 0;
+  for (std::uint64_t requested : options.sizesBytes) {
+    if (alignedSizeBytes(requested, ranks, elementBytes) > 0) ++sizes;
   }
+  const auto pointsOf = [&](const std::string& name) {
+    if (name == "gin-sdma" && !ginType) return std::int64_t{0};
+    std::int64_t points = 0;
+    for (Op op : options.ops) {
+      if (!variantRunsOp(name, op)) continue;
+      points += sizes * ((options.outOfPlace ? 1 : 0) + (options.inPlace && op == Op::AllGather ? 1 : 0));
+    }
+    return points;
+  };
+  std::int64_t total = 0;
+  for (const std::string& name : variants) total += pointsOf(name);
   std::int64_t done = 0;
   for (const std::string& name : variants) {
     VariantReport report;
@@ -83,19 +108,30 @@ bool runSimCollective(const CollectiveOptions& options, int gpuCount, const Coll
     report.libraryVersion = version;
     report.libraryPath = "librccl.so.1 (simulated)";
     if (name == "gin-sdma") {
-      report.env = ginSdmaEnv(model.rcclMajor, model.rcclMinor);
       report.symmetric = true;
+      if (ginType) {
+        report.env = ginSdmaEnv(*ginType);
+      } else {
+        report.supported = false;
+        report.reason = ginSdmaUnsupportedReason(version);
+        report.hint = ginSdmaUnsupportedHint();
+      }
     }
     sink.variant(report);
+    if (!report.supported) continue;
     for (Op op : options.ops) {
+      if (!variantRunsOp(name, op)) {
+        sink.warning("variant-op-unsupported", ginSdmaAllGatherSkipped());
+        continue;
+      }
       for (std::uint64_t requested : options.sizesBytes) {
         const std::uint64_t size = alignedSizeBytes(requested, ranks, elementBytes);
         if (size == 0) continue;
+        const std::uint64_t bytesPerPeer = size / static_cast<std::uint64_t>(ranks);
         for (int form = 0; form < 2; ++form) {
           const bool inPlace = form == 1;
           if (inPlace ? !(options.inPlace && op == Op::AllGather) : !options.outOfPlace) continue;
           if (cancel::requested()) return true;
-          const bool sdma = name == "gin-sdma" && sdmaEngages(model, op, size, ranks);
           PointReport point;
           point.op = op;
           point.variant = name;
@@ -105,14 +141,30 @@ bool runSimCollective(const CollectiveOptions& options, int gpuCount, const Coll
           point.dtype = options.dtype;
           point.inPlace = inPlace;
           point.iters = options.iters;
-          // In-place AllGather skips the local slice copy: a hair quicker.
-          point.timeUs = timeUs(model, op, sdma, size, ranks) * noise(rng) * (inPlace ? 0.995 : 1.0);
+          bool sdma = false;
+          if (name == "default") {
+            point.transport = "lsa";
+            point.evidence = "default kernels (simulated): load/store over xGMI";
+          } else {
+            const A2APath path = ginAlltoAllPath(model, report.env, bytesPerPeer);
+            sdma = path == A2APath::Sdma;
+            if (path == A2APath::NotEligible) {
+              point.transport = "kernel";
+              point.evidence = "no GIN line: ncclAlltoAll was not eligible for its GIN path (NCCL_GIN_A2A_ENABLE=0 or "
+                               "bytesPerPeer=" + std::to_string(bytesPerPeer) +
+                               " below NCCL_GIN_A2A_MIN_BYTES), its default kernels ran (simulated)";
+            } else {
+              point.transport = sdma ? "sdma" : "lsa";
+              point.evidence = "AllToAll GIN: transport=" + *point.transport +
+                               " bytesPerPeer=" + std::to_string(bytesPerPeer) + " (simulated)";
+            }
+          }
+          // Each repeat is a timed loop of its own, with noise of its own. In-place AllGather
+          // skips the local slice copy: a hair quicker.
+          const double modelUs = timeUs(model, op, sdma, size, ranks) * (inPlace ? 0.995 : 1.0);
+          for (int r = 0; r < repeats; ++r) point.samplesUs.push_back(modelUs * noise(rng));
+          point.timeUs = medianOf(point.samplesUs);
           point.wrong = options.check ? 0 : -1;
-          point.transport = sdma ? "sdma" : "lsa";
-          point.evidence = std::string(op == Op::AllGather ? "AllGather" : "AllToAll") +
-                           " GIN: transport=" + *point.transport + " bytesPerPeer=" +
-                           std::to_string(size / static_cast<std::uint64_t>(ranks)) + " (simulated)";
-          if (name == "default") point.evidence = "default kernels (simulated): load/store over xGMI";
           sink.point(point);
           sink.progress(++done, total, std::string(opName(op)) + " " + name);
         }

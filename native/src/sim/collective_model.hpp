@@ -21,19 +21,20 @@ struct CollectiveModel {
   double defaultAlltoAllBusGbps = 380;
   double defaultFixedUs = 12;  // assumption: one kernel launch plus a ring step
 
-  // --- gin-sdma (RCCL GIN design note: 8x MI355X AllGather 128 MiB busbw 388-390 GB/s; AlltoAll
-  // ~423 GB/s at 2 GiB) ---
-  double sdmaAllGatherBusGbps = 392;
+  // --- gin-sdma: librccl's AlltoAll GIN path (RCCL GIN design note: AlltoAll ~423 GB/s busbw
+  // at 2 GiB on 8x MI355X). librccl has no in-library GIN-SDMA AllGather, so there is no
+  // AllGather figure here (collective_types.hpp). ---
   double sdmaAlltoAllBusGbps = 425;
   // mori: ~6 us fixed dispatch and ~2 us per packet (ROCm/mori); packets per peer at 128 MiB.
   double sdmaDispatchUs = 6;
   double sdmaPerPacketUs = 2;
   double sdmaFixedUs = 14;  // assumption: the kernel that writes packets and waits for signals
   std::uint64_t packetBytes = std::uint64_t{128} << 20;
-  // Defaults the library applies when the environment leaves them unset (RCCL docs).
-  std::uint64_t thresholdAllGatherBytes = 256 << 10;  // per rank
-  std::uint64_t thresholdAlltoAllBytes = 256 << 10;   // per peer
-  std::uint64_t a2aSdmaMinBytes = std::uint64_t{8} << 20;  // per peer, stored source
+  // What librccl reads when neither the variant nor the process environment sets them
+  // (NCCL_PARAM defaults in gin_alltoall_sdma.cu).
+  std::int64_t a2aEnable = collective::kGinA2AEnableDefault;              // NCCL_GIN_A2A_ENABLE
+  std::int64_t a2aMinBytes = collective::kGinA2AMinBytesDefault;          // NCCL_GIN_A2A_MIN_BYTES, per peer
+  std::int64_t a2aSdmaMinBytes = collective::kGinA2ASdmaMinBytesDefault;  // NCCL_GIN_A2A_SDMA_MIN_BYTES, per peer
 
   double jitterSigma = 0.02;
 
@@ -51,7 +52,9 @@ struct CollectiveModel {
   double hbmContention = 0.015;   // the copy's reads compete with the GEMM's for HBM
 };
 
-// `variants` empty: default and gin-sdma.
+// `variants` empty: default and gin-sdma. gin-sdma runs AlltoAll only (a `variant-op-unsupported`
+// warning stands for its AllGather points); each point is timed options.repeats times, each
+// repeat with noise of its own from options.seed.
 bool runSimCollective(const collective::CollectiveOptions& options, int gpuCount,
                       const collective::CollectiveSink& sink, collective::EngineFailure& failure,
                       const CollectiveModel& model = {});

@@ -27,7 +27,9 @@ export function engineVariantOf(vendor: Vendor): CollectiveVariantName {
 /**
  * What a variant sets before its communicator is created, for the library version on the
  * node. gin-sdma: RCCL's prerequisites plus the NCCL_GIN_TYPE that means Anvil SDMA at that
- * version; ce: NCCL_CTA_POLICY=ZERO (as its number: NCCL before 2.29 reads only numbers) on
+ * version, and librccl's AlltoAll GIN path forced to SDMA at every size (NCCL_GIN_A2A_ENABLE=1,
+ * NCCL_GIN_A2A_MIN_BYTES=0, NCCL_GIN_A2A_SDMA_MIN_BYTES=0: gin_alltoall_sdma.cu), as the
+ * helper sets them; ce: NCCL_CTA_POLICY=ZERO (as its number: NCCL before 2.29 reads only numbers) on
  * cuMem-backed, symmetric buffers. Undefined when the catalog has no SDMA value for the version.
  */
 export function variantEnv(variant: CollectiveVariantName, libraryVersion: string | undefined): Record<string, string> | undefined {
@@ -48,6 +50,10 @@ export function variantEnv(variant: CollectiveVariantName, libraryVersion: strin
     if (k?.recommended !== undefined) env[name] = k.recommended;
   }
   env.NCCL_GIN_TYPE = sdma[0]!.value;
+  const forced: Record<string, string> = { NCCL_GIN_A2A_ENABLE: '1', NCCL_GIN_A2A_MIN_BYTES: '0', NCCL_GIN_A2A_SDMA_MIN_BYTES: '0' };
+  for (const [name, value] of Object.entries(forced)) {
+    if (knob(name)) env[name] = value;
+  }
   return env;
 }
 
