@@ -14,21 +14,10 @@ import type { CollectiveCrossover } from '../src/core/collective/collective';
 import { parseLine } from '../src/core/protocol';
 import type { CollectivePoint, CollectiveVariant } from '../src/core/protocol';
 import { formatBytes } from '../src/core/units';
+import { SIM_RANKS as RANKS, simAlltoAllCrossing as analyticCrossing } from '../test/support/simCollectiveModel';
 
 const helper = process.argv[2] ?? 'native/build/sdma-probe';
 const SEEDS = 10;
-const RANKS = 8;
-
-/**
- * The model's AlltoAll, in µs for `bytes` each rank receives (collective_model.hpp): default
- * 12 µs + bus bytes at 380 GB/s; GIN-SDMA 14 + 6 + 2 µs per 128 MiB packet per peer + bus bytes
- * at 425 GB/s. Bus bytes = bytes x (ranks - 1) / ranks (nccl-tests).
- */
-export function analyticCrossing(ranks = RANKS): number {
-  const f = (ranks - 1) / ranks;
-  // 12 + x f / 380e3 = 22 + x f / 425e3 (one packet per peer below 128 MiB per peer).
-  return 10 / (f * (1 / 380e3 - 1 / 425e3));
-}
 
 interface Result {
   crossover: CollectiveCrossover;

@@ -55,7 +55,8 @@ Collective options (docs/COLLECTIVES.md; passed to the helper, which checks them
   --backend, --json, --target, --ssh-config, --connect-timeout, --stall-timeout as for sweep
   -b, --min-bytes SIZE  -e, --max-bytes SIZE  -f, --step-factor F  -i, --step-bytes SIZE
   -n, --iters N  -w, --warmup N  -c, --check 0|1  --ops LIST  --variants LIST  --gpus LIST
-  --in-place both|on|off  --dtype float|bf16|uint8  --sim-gpus N
+  --in-place both|on|off  --dtype float|bf16|uint8  --repeats N (timed loops per point, default 5)
+  --seed N  --sim-gpus N
 
 Overlap options (docs/COLLECTIVES.md):
   --backend, --json, --target, --ssh-config, --connect-timeout, --stall-timeout as for sweep

@@ -28,6 +28,8 @@ const FLAGS = {
     gpus: flag(),
     'in-place': flag(),
     dtype: flag(),
+    repeats: flag(),
+    seed: flag(),
     'sim-gpus': flag(),
   },
   overlap: {
