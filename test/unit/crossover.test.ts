@@ -122,6 +122,13 @@ describe('findCrossover', () => {
     expect(findCrossover([], 'host', 8).explanation).not.toMatch(/undefined|NaN/);
   });
 
+  it('a load/store path whose CU count was not recorded (0, as nvbandwidth imports it) is never "on 0 CUs"', () => {
+    const c = findCrossover([...series('cu', 'host', sizes, 1000, 80, 0.01, 27, 0), ...series('engine', 'host', sizes, 9000, 40, 0.01, 28)], 'host', 0);
+    expect(c.kind).toBe('cu-always');
+    expect(c.explanation).toMatch(/^cu\/host \(CU count not recorded\) is ahead of engine\/host/);
+    expect(c.explanation).not.toMatch(/0 CUs/);
+  });
+
   it('quantiles interpolate', () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
     expect(quantile([5], 0.25)).toBe(5);

@@ -132,7 +132,7 @@ const GAP_RATIO = 4;
 
 function describe(c: Omit<Crossover, 'explanation'>): string {
   const eng = c.engine;
-  const cu = `${c.cu} on ${c.cus} CU${c.cus === 1 ? '' : 's'}`;
+  const cu = `${c.cu}${onCus(c.cus)}`;
   const reps = `${c.repetitions} repetitions per point`;
   const unsure = c.uncertainty.length > 0 ? ` Uncertain: ${c.uncertainty.join('; ')}.` : '';
   const next = c.measureNext ? ` ${c.measureNext}` : '';
