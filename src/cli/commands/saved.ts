@@ -4,7 +4,7 @@ import type { AdviceOptions } from '../../core/advice/advice';
 import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { pairName, parsePair } from '../../core/endpoints';
-import { openWithRefinements } from '../../core/runs/refinements';
+import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
 import { parseSizeList } from '../../core/units';
@@ -33,7 +33,7 @@ export async function advise(argv: string[]): Promise<number> {
     return 1;
   }
   // A refined sweep is advised with its refined points.
-  const run = await openWithRefinements(store, id);
+  const run = await openAdvisedRun(store, id);
   let options: AdviceOptions;
   try {
     options = {

@@ -16,6 +16,7 @@ import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
 import { checkedAssignments, shellExport, terminalLine } from '../../core/text';
 import { openKnobFile, reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
+import { openAdvisedRun } from '../../core/runs/refinements';
 import { RunStore } from '../../core/runs/runStore';
 import { adviceSettings, runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
@@ -45,7 +46,8 @@ async function resolveRun(deps: RunDeps, runId: string | undefined): Promise<Run
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.'));
     return undefined;
   }
-  return store.open(id);
+  // The run as the panel shows it: a refined sweep with its refined points.
+  return openAdvisedRun(store, id);
 }
 
 export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs): Promise<SuggestResult | undefined> {
