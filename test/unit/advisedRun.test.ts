@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adviseFromRun } from '../../src/core/advice/advice';
 import { adviceView } from '../../src/core/advice/adviceView';
+import { adviceFor } from '../../src/core/advice/fronts';
 import type { Sample } from '../../src/core/protocol';
 import { openAdvisedRun, refinementStore } from '../../src/core/runs/refinements';
 import { RunStore } from '../../src/core/runs/runStore';
@@ -67,8 +68,12 @@ describe('the run as advised', () => {
     expect(cli.code, cli.err).toBe(0);
     const printed = JSON.parse(cli.out) as { focus: { initiator: string; fromBytes?: number }[]; recommendations: unknown[] };
     expect(printed.focus.find((c) => c.initiator === 'device')?.fromBytes).toBe(192 * KiB);
-    const panel = adviceView(adviseFromRun(await openAdvisedRun(store, ID), { loadStoreCus: 8 }));
-    expect(panel.recommendations.map((r) => [r.knob, r.value, r.evidence])).toEqual(printed.recommendations.map((r) => { const x = r as { knob: string; value?: string; evidence: string }; return [x.knob, x.value, x.evidence]; }));
+    // The panel's settings and values are the CLI's (each front names the user's options its own way).
+    const advice = adviseFromRun(await openAdvisedRun(store, ID), { loadStoreCus: 8 });
+    const panel = adviceView(advice);
+    const said = printed.recommendations as { knob: string; value?: string; evidence: string }[];
+    expect(panel.recommendations.map((r) => [r.knob, r.value])).toEqual(said.map((r) => [r.knob, r.value]));
+    expect(adviceFor(advice, 'cli').recommendations.map((r) => r.evidence)).toEqual(said.map((r) => r.evidence));
   });
 
   it('leaves out rounds that did not finish or refine another run, and opens any other run as saved', async () => {

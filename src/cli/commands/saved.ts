@@ -4,7 +4,8 @@ import type { AdviceOptions } from '../../core/advice/advice';
 import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { advisable } from '../../core/advice/advisable';
-import { collectiveAdviceText, collectiveExports } from '../../core/collective/collectiveAdviceText';
+import { adviceFor } from '../../core/advice/fronts';
+import { collectiveAdviceFor, collectiveAdviceText, collectiveExports } from '../../core/collective/collectiveAdviceText';
 import { collectiveAdviceOf } from '../../core/collective/collectiveView';
 import { pairName, parsePair } from '../../core/endpoints';
 import type { Run } from '../../core/run';
@@ -69,7 +70,8 @@ export async function advise(argv: string[]): Promise<number> {
   if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
     throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
   }
-  const advice = adviseFromRun(run, options);
+  // Worded for the CLI: options named as its flags.
+  const advice = adviceFor(adviseFromRun(run, options), 'cli');
   const problems = problemsOf(run);
   if (values.json) process.stdout.write(`${jsonText({ runId: id, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
   else {
@@ -83,7 +85,8 @@ export async function advise(argv: string[]): Promise<number> {
 
 /** A collective run's advice (the collective panel's), printed as the sweep's is: a block to source, or the object with --json. */
 function adviseCollective(run: Run, id: string, json: boolean | undefined): number {
-  const advice = collectiveAdviceOf(run);
+  // Worded for the CLI: options named as its flags.
+  const advice = collectiveAdviceFor(collectiveAdviceOf(run), 'cli');
   const simulated = isSimulated(run);
   const problems = problemsOf(run);
   if (json) {

@@ -1,14 +1,19 @@
 /**
- * Advice as plain text for the CLI: the crossovers, the settings with their evidence, the CU
- * budget. Every line is a shell comment (`shellComment`), so the block can be sourced with the
- * `export` lines after it: whatever a run's text says (a library version, a node name in the
- * evidence), it stays inside its comment line.
+ * Advice as plain text for the CLI (and the extension's log): the crossovers, the settings
+ * with their evidence, the CU budget. Every line is a shell comment (`shellComment`), so the
+ * block can be sourced with the `export` lines after it: whatever a run's text says (a library
+ * version, a node name in the evidence), it stays inside its comment line. Options the user
+ * can give are named as the front that prints it names them (`fronts.ts`): flags for the CLI,
+ * settings for the extension.
  */
 import type { Advice } from './advice';
 import { onCus, verdictSummary } from './crossover';
+import type { Front } from './fronts';
+import { adviceFor } from './fronts';
 import { shellComment } from '../text';
 
-export function adviceText(advice: Advice): string {
+export function adviceText(neutral: Advice, o: { front?: Front } = {}): string {
+  const advice = adviceFor(neutral, o.front ?? 'cli');
   const out: string[] = [`Advice for ${advice.pairLabel}`];
   if (advice.simulated) out.push('SIMULATED: derived from the simulated MI350X node, not from a measurement.');
   // A heading only over a list that has something under it; otherwise one sentence.

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import type { Advice, Recommendation } from './advice';
 import type { Crossover, CrossoverKind } from './crossover';
 import { onCus } from './crossover';
+import { adviceFor } from './fronts';
 
 const str = v.pipe(v.string(), v.maxLength(4000));
 const num = v.pipe(v.number(), v.finite());
@@ -43,7 +44,9 @@ export const AdviceViewSchema = v.object({
 export type AdviceView = v.InferOutput<typeof AdviceViewSchema>;
 export type AdviceCrossover = AdviceView['crossovers'][number];
 
-export function adviceView(a: Advice): AdviceView {
+export function adviceView(neutral: Advice): AdviceView {
+  // The panel is the extension's: options are named as settings.
+  const a = adviceFor(neutral, 'extension');
   return {
     pairLabel: a.pairLabel,
     simulated: a.simulated,

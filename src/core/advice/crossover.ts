@@ -10,6 +10,7 @@
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import { formatBytes } from '../units';
+import { bothFronts } from './fronts';
 
 export type Verdict = 'engine' | 'cu' | 'tie';
 
@@ -262,7 +263,7 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   const fewReps = repCount < MIN_REPETITIONS;
   const repsCause = summaryOnly
     ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
-    : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with --iters ${MIN_REPETITIONS * 2} or more)`;
+    : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with ${MIN_REPETITIONS * 2} repetitions or more: ${bothFronts('iterations', String(MIN_REPETITIONS * 2))})`;
   const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: repCount, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
   const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
   const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
@@ -281,7 +282,7 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   }
   if (lastNotEngine === verdicts.length - 1) {
     const kind = verdicts.every((x) => x.verdict === 'cu') ? 'cu-always' : 'no-clear-winner';
-    const measureNext = kind === 'cu-always' ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.` : fewReps ? undefined : `More repetitions (--iters) narrow the spreads.`;
+    const measureNext = kind === 'cu-always' ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.` : fewReps ? undefined : `More repetitions (${bothFronts('iterations')}) narrow the spreads.`;
     return finish({ ...base, kind, confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none', ...(measureNext ? { measureNext } : {}) });
   }
 

@@ -3,13 +3,29 @@
  * (`advice/adviceText.ts`): the crossover of each operation, the settings with their evidence,
  * the compute the overlap run measured beside each copy path, the notes. Every line is a shell
  * comment (`shellComment`) and the exports are checked against the knob catalog
- * (`shellExport`), so the block can be sourced whatever the run's text says.
+ * (`shellExport`), so the block can be sourced whatever the run's text says. Options the user
+ * can give are named as the front that prints it names them (`advice/fronts.ts`).
  */
+import type { Front } from '../advice/fronts';
+import { forFront } from '../advice/fronts';
 import { knob } from '../advice/knobs';
 import { shellComment, shellExport } from '../text';
 import type { CollectiveAdvice } from './collective';
 
-export function collectiveAdviceText(advice: CollectiveAdvice, o: { simulated: boolean }): string {
+/** The collective advice with every sentence in it as `front` prints it (options named as its flags or settings). */
+export function collectiveAdviceFor(advice: CollectiveAdvice, front: Front): CollectiveAdvice {
+  const say = (text: string) => forFront(text, front);
+  return {
+    ...advice,
+    crossovers: advice.crossovers.map((c) => ({ ...c, text: say(c.text) })),
+    recommendations: advice.recommendations.map((r) => ({ ...r, evidence: say(r.evidence) })),
+    cuBudget: advice.cuBudget.map(say),
+    notes: advice.notes.map(say),
+  };
+}
+
+export function collectiveAdviceText(neutral: CollectiveAdvice, o: { simulated: boolean; front?: Front }): string {
+  const advice = collectiveAdviceFor(neutral, o.front ?? 'cli');
   const ranks = [...new Set(advice.crossovers.map((c) => c.ranks).filter((r) => r > 0))];
   const out: string[] = [`Advice for collectives${ranks.length > 0 ? ` on ${ranks.join(', ')} ranks` : ''}`];
   if (o.simulated) out.push('SIMULATED: derived from the simulated MI350X node, not from a measurement.');

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Advice, Recommendation } from '../../core/advice/advice';
 import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
+import { adviceFor } from '../../core/advice/fronts';
 import type { TextEdit } from '../../core/advice/envFiles';
 import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineVariables, taskLabels } from '../../core/advice/envFiles';
 import { knob } from '../../core/advice/knobs';
@@ -54,8 +55,9 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
   try {
     const run = await resolveRun(deps, typeof args?.runId === 'string' ? args.runId : undefined);
     if (!run) return undefined;
-    const advice = adviseFromRun(run, adviceSettings());
-    deps.log.info(`advice for run ${run.header.id}:\n${adviceText(advice)}`);
+    // Worded for the extension: options named as its settings.
+    const advice = adviceFor(adviseFromRun(run, adviceSettings()), 'extension');
+    deps.log.info(`advice for run ${run.header.id}:\n${adviceText(advice, { front: 'extension' })}`);
     const withValues = advice.recommendations.filter((r) => r.value !== undefined);
     let chosen: Recommendation[];
     let target: ApplyTarget | undefined;
