@@ -8,7 +8,8 @@ Commands:
   overlap   compute (GEMM, FMA) beside each copy path: how much compute each path leaves
   import    read results other tools wrote into runs: TransferBench, nvbandwidth, nccl-tests /
             rccl-tests outputs, or a rocprofv3 profile (rocpd .db file or CSV folder)
-  advise    suggest thresholds and NCCL_GIN_TYPE from a saved run (default: the newest)
+  advise    suggest thresholds and NCCL_GIN_TYPE from a saved sweep or collective run
+            (default: the newest sweep)
   runs      list saved runs
   compare   compare two saved runs point by point against their noise (B against A)
   fleet     the same sweep (and matrix) on every node of a Slurm allocation, the outlier nodes named
@@ -83,6 +84,9 @@ Advise options:
   --cus N                       CUs your library's load/store path occupies (default 64)
   --sizes LIST                  your message sizes (default: the run's sizes)
   --rccl-version V              the node's RCCL version when the run did not detect it
+  --rocshmem-version V           the node's rocSHMEM version when the run did not detect it
+  A collective run is advised from its own crossovers (--pair, --cus, --sizes and the versions
+  are for a sweep's advice); a matrix, overlap or profile run has nothing to advise from (exit 1).
 
 Compare options (docs/COMPARE.md):
   compare A B [--fail-below R] [--tolerance F] [--json]

@@ -8,6 +8,7 @@ import { MATRIX_VIEW_TYPE, MatrixPanels } from './matrixPanel';
 import type { RunMatrixArgs } from './commands/runMatrix';
 import { runMatrixCommand } from './commands/runMatrix';
 import type { Run } from '../core/run';
+import { openAdvisedRun } from '../core/runs/refinements';
 import { RunStore } from '../core/runs/runStore';
 import { HelperService } from './helperService';
 import { deleteRunCommand, openRunCommand } from './commands/runs';
@@ -71,7 +72,8 @@ export function activate(context: vscode.ExtensionContext) {
     const id = typeof state === 'object' && state !== null ? (state as { runId?: unknown }).runId : undefined;
     if (typeof id !== 'string' || !vscode.workspace.isTrusted) return undefined;
     try {
-      return await new RunStore(runsFolder(context.globalStorageUri)).open(id);
+      // As the live panel showed it: a refined sweep with its refined points.
+      return await openAdvisedRun(new RunStore(runsFolder(context.globalStorageUri)), id);
     } catch (err) {
       log.warn(`could not restore the panel of run ${id}: ${(err as Error).message}`);
       return undefined;
@@ -85,6 +87,7 @@ export function activate(context: vscode.ExtensionContext) {
       else panel.dispose();
     },
   });
+  const sweepSerializer = runPanelSerializer(SweepPanel);
   context.subscriptions.push(
     log,
     helper,
@@ -145,11 +148,12 @@ export function activate(context: vscode.ExtensionContext) {
     }),
     vscode.window.registerWebviewPanelSerializer(COLLECTIVE_VIEW_TYPE, runPanelSerializer(CollectivePanels)),
     vscode.window.registerWebviewPanelSerializer(MATRIX_VIEW_TYPE, runPanelSerializer(MatrixPanels)),
-    vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, runPanelSerializer(SweepPanel)),
+    vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, sweepSerializer),
   );
   log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
   // Returned for integration tests and other extensions; the commands are the public surface.
-  return { deps, runsView, sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key), fleetPanel: (id: string) => FleetPanel.forFleet(id) };
+  // `restoreSweepPanel` is what VS Code calls for a sweep panel after a reload.
+  return { deps, runsView, restoreSweepPanel: (panel: vscode.WebviewPanel, state: unknown) => sweepSerializer.deserializeWebviewPanel(panel, state), sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key), fleetPanel: (id: string) => FleetPanel.forFleet(id) };
 }
 
 /** A window reload or shutdown mid-run leaves nothing running: every run is aborted and waited for. */

@@ -8,7 +8,7 @@
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Run } from '../core/run';
-import { openWithRefinements } from '../core/runs/refinements';
+import { openAdvisedRun } from '../core/runs/refinements';
 import { RunStore, readRunFile } from '../core/runs/runStore';
 import { checkSafeFile } from '../core/safeFile';
 import { escapeControls } from '../core/text';
@@ -31,7 +31,7 @@ function messagePage(title: string, text: string): string {
 async function readRun(file: string): Promise<Run> {
   const dir = dirname(file);
   try {
-    return await openWithRefinements(new RunStore(dirname(dir)), basename(dir));
+    return await openAdvisedRun(new RunStore(dirname(dir)), basename(dir));
   } catch {
     return readRunFile(file);
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { adviseFromRun } from '../../src/core/advice/advice';
 import type { Run } from '../../src/core/run';
-import { openWithRefinements, refinementStore } from '../../src/core/runs/refinements';
+import { openAdvisedRun, refinementStore } from '../../src/core/runs/refinements';
 import { RunStore } from '../../src/core/runs/runStore';
 import { LocalTarget } from '../../src/core/runtime/localTarget';
 import { runHelperCommand } from '../../src/core/runtime/runFlow';
@@ -56,7 +56,7 @@ describe('refining a sweep with the real helper', () => {
     // The runs folder lists the sweep alone; its rounds live inside it.
     expect((await store.list()).map((s) => s.id)).toEqual([grid.header.id]);
     expect(await refinementStore(store, grid.header.id).list()).toHaveLength(result.runs.length);
-    const merged = await openWithRefinements(store, grid.header.id);
+    const merged = await openAdvisedRun(store, grid.header.id);
     expect(merged.refinedSamples.length).toBe(result.samples.length);
     for (const c of adviseFromRun(merged).focus) {
       const i = c.verdicts.findIndex((v) => v.sizeBytes === c.fromBytes);
@@ -82,7 +82,7 @@ describe('refining a sweep with the real helper', () => {
     expect(result.stopped).toBe('failed');
     expect(result.failure).toMatch(/killed by SIGABRT/);
     expect(result.samples).toEqual([]);
-    const merged = await openWithRefinements(store, grid.header.id);
+    const merged = await openAdvisedRun(store, grid.header.id);
     expect(merged.refinedSamples).toEqual([]);
     expect(merged.samples).toHaveLength(grid.samples.length);
   }, 60_000);

@@ -89,6 +89,46 @@ describe('findCrossover', () => {
     expect(findCrossover(cuWins, 'host', 8)).toMatchObject({ kind: 'cu-always', confidence: 'clear' });
   });
 
+  it('where to measure next when the two paths meet in one size: both over the two ranges, never "from 1 MiB to 1 MiB"', () => {
+    const below = [4, 64, 1024].map((k) => k * KiB);
+    const above = [1024, 4096, 16384].map((k) => k * KiB);
+    const c = findCrossover([...series('cu', 'device', below, 2000, 50, 0.01, 16), ...series('engine', 'device', above, 9000, 60, 0.01, 17)], 'device', 8);
+    expect(c.kind).toBe('insufficient');
+    expect(c.measureNext).toBe('cu/device was measured from 4 KiB to 1 MiB, engine/device from 1 MiB to 16 MiB, so they meet only at 1 MiB: measure both from 4 KiB to 16 MiB.');
+    expect(c.explanation).not.toMatch(/from 1 MiB to 1 MiB/);
+  });
+
+  it('where to measure next when both paths were measured at one size only', () => {
+    const one = [...series('cu', 'host', [1 * MiB], 5000, 32, 0.01, 18), ...series('engine', 'host', [1 * MiB], 13000, 61, 0.01, 19)];
+    const c = findCrossover(one, 'host', 8);
+    expect(c.measureNext).toBe('cu/host and engine/host were both measured at 1 MiB only, and a crossover needs two sizes or more measured for both: measure both at sizes below and above 1 MiB.');
+    // One path at one size, the other over a range that does not reach it: the gap, as before.
+    const apart = [...series('cu', 'host', [64 * KiB], 5000, 32, 0.01, 20), ...series('engine', 'host', [1 * MiB, 4 * MiB], 13000, 61, 0.01, 21)];
+    expect(findCrossover(apart, 'host', 8).measureNext).toBe('cu/host was measured at 64 KiB only, engine/host from 1 MiB to 4 MiB: measure both from 64 KiB to 1 MiB.');
+  });
+
+  it('where to measure next when the ranges overlap without two common sizes: the range both cover, as before', () => {
+    const c = findCrossover([...series('cu', 'host', [4 * KiB, 64 * KiB, 4 * MiB], 5000, 32, 0.01, 22), ...series('engine', 'host', [16 * KiB, 1 * MiB], 13000, 61, 0.01, 23)], 'host', 8);
+    expect(c.measureNext).toBe('cu/host was measured from 4 KiB to 4 MiB, engine/host from 16 KiB to 1 MiB: measure both from 16 KiB to 1 MiB.');
+  });
+
+  it('where to measure next when one path has no sizes at the CU count (an empty range), and nothing when neither has', () => {
+    const engineOnly = findCrossover([...series('engine', 'host', sizes, 13000, 61, 0.01, 24), ...series('cu', 'host', sizes, 5000, 32, 0.01, 25, 64)], 'host', 8);
+    expect(engineOnly.kind).toBe('insufficient');
+    expect(engineOnly.measureNext).toBe('cu/host on 8 CUs was not measured (engine/host from 4 KiB to 16 MiB): measure cu/host on 8 CUs from 4 KiB to 16 MiB.');
+    const cuOnly = findCrossover(series('cu', 'host', [1 * MiB], 5000, 32, 0.01, 26), 'host', 8);
+    expect(cuOnly.measureNext).toBe('engine/host was not measured (cu/host on 8 CUs at 1 MiB only): measure engine/host at 1 MiB and the sizes around it.');
+    expect(findCrossover([], 'host', 8).measureNext).toBeUndefined();
+    expect(findCrossover([], 'host', 8).explanation).not.toMatch(/undefined|NaN/);
+  });
+
+  it('a load/store path whose CU count was not recorded (0, as nvbandwidth imports it) is never "on 0 CUs"', () => {
+    const c = findCrossover([...series('cu', 'host', sizes, 1000, 80, 0.01, 27, 0), ...series('engine', 'host', sizes, 9000, 40, 0.01, 28)], 'host', 0);
+    expect(c.kind).toBe('cu-always');
+    expect(c.explanation).toMatch(/^cu\/host \(CU count not recorded\) is ahead of engine\/host/);
+    expect(c.explanation).not.toMatch(/0 CUs/);
+  });
+
   it('quantiles interpolate', () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
     expect(quantile([5], 0.25)).toBe(5);

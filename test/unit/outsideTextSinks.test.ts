@@ -531,6 +531,32 @@ describe('the collective table and its export lines', () => {
   }, 120_000);
 });
 
+describe('sdma-lens advise on a collective run', () => {
+  it('the node, warnings, variant reasons and library versions stay inside comment lines; the block is safe to source (property, seeded)', async () => {
+    const lines = parseLines(benchRunText('collective', 'coll'));
+    lines.splice(lines.length - 1, 0, { type: 'warning', code: 'rccl-log', message: 'RCCL_ENABLE_INTRANET is not set' });
+    const fields = freeTextFields(lines);
+    const advise = async (edits: Edit[], clean: boolean) => {
+      const runs = join(fresh('advise-collective'), 'runs');
+      saveRunLines(runs, 'coll', applyEdits(lines, fields, edits, clean));
+      const r = await runCli(['advise', 'coll', '--runs-dir', runs]);
+      expect(r.code, r.err).toBe(0);
+      return r.out;
+    };
+    const cases = PAYLOADS.map((p) => everyField(fields, p));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom(...cases), editsArb(fields)), async (edits) => {
+        const out = await advise(edits, false);
+        expectNoRawControls(out, 'collective advise');
+        const clean = await advise(edits, true);
+        expect(lineCount(out)).toBe(lineCount(clean));
+        expect([...expectSafeToSource(out, 'collective advise').keys()].sort()).toEqual([...expectSafeToSource(clean, 'collective advise (clean)').keys()].sort());
+      }),
+      { numRuns: 12, seed: SEED },
+    );
+  }, 120_000);
+});
+
 describe("Suggest Settings' writers", () => {
   const LAUNCH = '{\n  "version": "0.2.0",\n  "configurations": [\n    { "name": "train", "type": "cppdbg", "environment": [ { "name": "OMP_NUM_THREADS", "value": "8" } ] },\n    { "name": "plot", "type": "debugpy", "env": { "MPLBACKEND": "Agg" } }\n  ]\n}\n';
   const TASKS = '{\n  "version": "2.0.0",\n  "tasks": [ { "label": "bench", "type": "shell", "command": "make" } ]\n}\n';

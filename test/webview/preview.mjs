@@ -157,9 +157,17 @@ async function drive(origin, messages) {
       // GPU -> GPU pairs get the per-put GIN threshold; no pair gets a process-wide engine switch.
       if (final.pairs.some((p) => p.src >= 0 && p.dst >= 0 && p.src !== p.dst)) check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD=')), `the advice lists the GIN put threshold (${knobs.length} settings)`);
       check(!knobs.some((k) => k.startsWith('HSA_ENABLE_SDMA=') || k.startsWith('HSA_ENABLE_PEER_SDMA=')), `the advice for ${final.pairs[0]?.label} sets no process-wide SDMA switch (${knobs.length} settings)`);
-      const before = (await posted()).length;
-      await page.locator('details.advice button.suggest').click();
-      check((await posted()).slice(before).some((m) => m.type === 'suggest-settings'), 'the Apply button asks the host to suggest settings');
+      // Apply is offered only where a setting has a value (an imported run may have none).
+      const applicable = messages.at(-1).advice.recommendations.some((r) => r.value !== undefined);
+      const suggest = page.locator('details.advice button.suggest');
+      check((await suggest.count()) === (applicable ? 1 : 0), applicable ? 'the Apply button is offered' : 'no Apply button where no setting has a value');
+      if (applicable) {
+        const before = (await posted()).length;
+        await suggest.click();
+        check((await posted()).slice(before).some((m) => m.type === 'suggest-settings'), 'the Apply button asks the host to suggest settings');
+      }
+      const basis = await page.locator('details.advice p.advice-basis').textContent();
+      check(!/:\s*$/.test(basis ?? '') || (await page.locator('details.advice ul.crossovers li').count()) > 0, `no heading over an empty list ("${basis}")`);
     }
 
     // The table's buttons: labelled, reachable, and each posts only its message (the host builds the table).

@@ -3,12 +3,21 @@ import { parseArgs } from 'node:util';
 import type { AdviceOptions } from '../../core/advice/advice';
 import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
+import { advisable } from '../../core/advice/advisable';
+import { adviceFor } from '../../core/advice/fronts';
+import { collectiveAdviceFor, collectiveAdviceText, collectiveExports } from '../../core/collective/collectiveAdviceText';
+import { collectiveAdviceOf } from '../../core/collective/collectiveView';
 import { pairName, parsePair } from '../../core/endpoints';
-import { openWithRefinements } from '../../core/runs/refinements';
+import type { Run } from '../../core/run';
+import { isSimulated } from '../../core/run';
+import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
 import { parseSizeList } from '../../core/units';
 import { UsageError, int, storeOf } from '../options';
+
+/** The flags that shape a sweep's advice; a collective run is advised from its own measurements. */
+const SWEEP_FLAGS = ['pair', 'cus', 'sizes', 'rccl-version', 'rocshmem-version'] as const;
 
 export async function advise(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -33,7 +42,17 @@ export async function advise(argv: string[]): Promise<number> {
     return 1;
   }
   // A refined sweep is advised with its refined points.
-  const run = await openWithRefinements(store, id);
+  const run = await openAdvisedRun(store, id);
+  const what = advisable(run);
+  if (what.kind === 'none') {
+    process.stderr.write(`sdma-lens: ${terminalLine(`${what.why}. advise works on a sweep (sdma-lens sweep, or an imported TransferBench or nvbandwidth output) or a collective run (sdma-lens collective, or an imported nccl-tests or rccl-tests output); nothing was advised`)}\n`);
+    return 1;
+  }
+  if (what.kind === 'collective') {
+    const given = SWEEP_FLAGS.filter((f) => values[f] !== undefined).map((f) => `--${f}`);
+    if (given.length > 0) throw new UsageError(`${given.join(', ')}: for a sweep's advice; run ${id} is a collective run, advised from its own measurements`);
+    return adviseCollective(run, id, values.json);
+  }
   let options: AdviceOptions;
   try {
     options = {
@@ -51,17 +70,42 @@ export async function advise(argv: string[]): Promise<number> {
   if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
     throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
   }
-  const advice = adviseFromRun(run, options);
-  const problems = run.problems.length > 0 ? { count: run.problems.length, first: run.problems[0]! } : undefined;
+  // Worded for the CLI: options named as its flags.
+  const advice = adviceFor(adviseFromRun(run, options), 'cli');
+  const problems = problemsOf(run);
   if (values.json) process.stdout.write(`${jsonText({ runId: id, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
   else {
     // A block meant to be sourced: comment lines (shellComment) and checked export lines (shellExports), nothing else.
     // Advice from a damaged run says so first, so a copied block of settings carries the warning.
-    const note = problems ? `${shellComment(`note: ${problemsNote(id, problems)}: treat this advice with care`)}\n` : '';
-    process.stdout.write(`${note}${shellComment(`run ${id}, ${advice.pairLabel}`)}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+    process.stdout.write(`${problemsLine(id, problems)}${shellComment(`run ${id}, ${advice.pairLabel}`)}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
   }
   if (problems && values.json) process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
   return 0;
+}
+
+/** A collective run's advice (the collective panel's), printed as the sweep's is: a block to source, or the object with --json. */
+function adviseCollective(run: Run, id: string, json: boolean | undefined): number {
+  // Worded for the CLI: options named as its flags.
+  const advice = collectiveAdviceFor(collectiveAdviceOf(run), 'cli');
+  const simulated = isSimulated(run);
+  const problems = problemsOf(run);
+  if (json) {
+    process.stdout.write(`${jsonText({ runId: id, command: run.header.command, simulated, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
+    if (problems) process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
+  } else {
+    process.stdout.write(`${problemsLine(id, problems)}${shellComment(`run ${id}, collective`)}\n${collectiveAdviceText(advice, { simulated })}\n# shell:\n${collectiveExports(advice)}\n`);
+  }
+  return 0;
+}
+
+/** How many lines of the run could not be used, and the first: undefined for a whole run. */
+function problemsOf(run: Run): { count: number; first: string } | undefined {
+  return run.problems.length > 0 ? { count: run.problems.length, first: run.problems[0]! } : undefined;
+}
+
+/** The block's first line for a damaged run (a comment), or nothing. */
+function problemsLine(id: string, problems: { count: number; first: string } | undefined): string {
+  return problems ? `${shellComment(`note: ${problemsNote(id, problems)}: treat this advice with care`)}\n` : '';
 }
 
 /** The newest sweep with samples: a sweep that measured nothing has nothing to advise on. */

@@ -10,6 +10,7 @@
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import { formatBytes } from '../units';
+import { bothFronts } from './fronts';
 
 export type Verdict = 'engine' | 'cu' | 'tie';
 
@@ -95,6 +96,36 @@ function formatRange([lo, hi]: [number, number]): string {
   return `${formatBytes(Math.round(lo))} and ${formatBytes(Math.round(hi))}`;
 }
 
+/** " on 8 CUs", " on 1 CU"; a CU count of 0 is one the data did not record (an imported output that does not print it). */
+export function onCus(cus: number): string {
+  return cus === 0 ? ' (CU count not recorded)' : ` on ${cus} CU${cus === 1 ? '' : 's'}`;
+}
+
+/**
+ * Where to measure when the two paths have fewer than two sizes in common, from the sizes
+ * each was measured at (ascending): the gap between two ranges that do not meet, the range
+ * they share, both sides of the one size they share, or the range of the path that was
+ * measured where the other was not. Undefined when neither was measured.
+ */
+export function whereToMeasureBoth(engine: string, cu: string, cus: number, e: readonly number[], c: readonly number[]): string | undefined {
+  const span = (x: readonly number[]) => (x[0] === x.at(-1) ? `at ${formatBytes(x[0]!)} only` : `from ${formatBytes(x[0]!)} to ${formatBytes(x.at(-1)!)}`);
+  if (e.length === 0 && c.length === 0) return undefined;
+  if (e.length === 0 || c.length === 0) {
+    const [measured, missing, sizes] = e.length > 0 ? [engine, `${cu}${onCus(cus)}`, e] : [`${cu}${onCus(cus)}`, engine, c];
+    return `${missing} was not measured (${measured} ${span(sizes)}): measure ${missing} ${sizes.length === 1 ? `at ${formatBytes(sizes[0]!)} and the sizes around it` : `from ${formatBytes(sizes[0]!)} to ${formatBytes(sizes.at(-1)!)}`}.`;
+  }
+  const said = `${cu} was measured ${span(c)}, ${engine} ${span(e)}`;
+  // The gap between two ranges that do not meet, else the range both cover.
+  const [lo, hi] = c.at(-1)! < e[0]! ? [c.at(-1)!, e[0]!] : e.at(-1)! < c[0]! ? [e.at(-1)!, c[0]!] : [Math.max(c[0]!, e[0]!), Math.min(c.at(-1)!, e.at(-1)!)];
+  if (lo < hi) return `${said}: measure both from ${formatBytes(lo)} to ${formatBytes(hi)}.`;
+  // The ranges meet in one size: a crossover needs two sizes measured for both.
+  const first = Math.min(c[0]!, e[0]!);
+  const last = Math.max(c.at(-1)!, e.at(-1)!);
+  return first === last
+    ? `${cu} and ${engine} were both measured at ${formatBytes(lo)} only, and a crossover needs two sizes or more measured for both: measure both at sizes below and above ${formatBytes(lo)}.`
+    : `${said}, so they meet only at ${formatBytes(lo)}: measure both from ${formatBytes(first)} to ${formatBytes(last)}.`;
+}
+
 /** Too few repetitions to judge a spread: below this, quartiles say nothing. */
 export const MIN_REPETITIONS = 5;
 /** Neighbouring sizes further apart than this leave a gap worth measuring. */
@@ -102,7 +133,7 @@ const GAP_RATIO = 4;
 
 function describe(c: Omit<Crossover, 'explanation'>): string {
   const eng = c.engine;
-  const cu = `${c.cu} on ${c.cus} CU${c.cus === 1 ? '' : 's'}`;
+  const cu = `${c.cu}${onCus(c.cus)}`;
   const reps = `${c.repetitions} repetitions per point`;
   const unsure = c.uncertainty.length > 0 ? ` Uncertain: ${c.uncertainty.join('; ')}.` : '';
   const next = c.measureNext ? ` ${c.measureNext}` : '';
@@ -232,21 +263,14 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   const fewReps = repCount < MIN_REPETITIONS;
   const repsCause = summaryOnly
     ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
-    : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with --iters ${MIN_REPETITIONS * 2} or more)`;
+    : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with ${MIN_REPETITIONS * 2} repetitions or more: ${bothFronts('iterations', String(MIN_REPETITIONS * 2))})`;
   const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: repCount, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
   const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
   const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
 
   if (both.length < 2) {
-    // Disjoint ranges: say where both paths need measuring.
-    const e = sizesOf(engineBySize);
-    const c = sizesOf(cuBySize);
-    let measureNext: string | undefined;
-    if (e.length > 0 && c.length > 0) {
-      const [lo, hi] = c.at(-1)! < e[0]! ? [c.at(-1)!, e[0]!] : e.at(-1)! < c[0]! ? [e.at(-1)!, c[0]!] : [Math.max(c[0]!, e[0]!), Math.min(c.at(-1)!, e.at(-1)!)];
-      const span = (x: number[]) => `from ${formatBytes(x[0]!)} to ${formatBytes(x.at(-1)!)}`;
-      measureNext = `${cu} was measured ${span(c)}, ${engine} ${span(e)}: measure both from ${formatBytes(Math.min(lo, hi))} to ${formatBytes(Math.max(lo, hi))}.`;
-    }
+    // Too few sizes in common: say where both paths need measuring.
+    const measureNext = whereToMeasureBoth(engine, cu, cus, sizesOf(engineBySize), sizesOf(cuBySize));
     return finish({ ...base, uncertainty: [], kind: 'insufficient', confidence: 'none', ...(measureNext ? { measureNext } : {}) });
   }
   let lastNotEngine = -1;
@@ -258,7 +282,7 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   }
   if (lastNotEngine === verdicts.length - 1) {
     const kind = verdicts.every((x) => x.verdict === 'cu') ? 'cu-always' : 'no-clear-winner';
-    const measureNext = kind === 'cu-always' ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.` : fewReps ? undefined : `More repetitions (--iters) narrow the spreads.`;
+    const measureNext = kind === 'cu-always' ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.` : fewReps ? undefined : `More repetitions (${bothFronts('iterations')}) narrow the spreads.`;
     return finish({ ...base, kind, confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none', ...(measureNext ? { measureNext } : {}) });
   }
 

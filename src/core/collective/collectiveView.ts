@@ -1,18 +1,27 @@
 /** The collective panel's view model: a pure function of a run (`collective` or `overlap`). */
 import type { CollectivePageView } from './collectiveMessages';
-import type { Vendor } from './collective';
+import type { CollectiveAdvice, Vendor } from './collective';
 import { collectiveAdvice, curvesOf, overlapView } from './collective';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
 import { knob } from '../advice/knobs';
 import { shellExport } from '../text';
 
+/** The vendor a collective run's advice is for: NVIDIA where the run says so, else AMD. */
+export function collectiveVendor(run: Run): Vendor {
+  return run.topology?.node.vendor === 'nvidia' ? 'nvidia' : 'amd';
+}
+
+/** The advice of a collective (or overlap) run from its records: what the panel shows and `sdma-lens advise` prints. */
+export function collectiveAdviceOf(run: Run): CollectiveAdvice {
+  return collectiveAdvice(collectiveVendor(run), run.collectiveVariants ?? [], run.collectives ?? [], run.overlaps ?? []);
+}
+
 export function collectivePageView(run: Run): CollectivePageView {
-  const vendor: Vendor = run.topology?.node.vendor === 'nvidia' ? 'nvidia' : 'amd';
   const points = run.collectives ?? [];
   const overlaps = run.overlaps ?? [];
   const variants = run.collectiveVariants ?? [];
-  const advice = collectiveAdvice(vendor, variants, points, overlaps);
+  const advice = collectiveAdviceOf(run);
   const simulated = isSimulated(run);
   const command = run.header.command === 'overlap' ? 'overlap' : 'collective';
   const notes = [...advice.notes];

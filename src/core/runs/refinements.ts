@@ -1,7 +1,7 @@
 /**
  * A sweep's refinement rounds on disk: saved as runs of their own in `<sweep>/refinements/`
  * (so the runs folder lists the sweep once and deleting it deletes them), and read back with
- * the sweep so every reader (the CLI's advise, Open Run, the panel) sees the refined points.
+ * the sweep (`openAdvisedRun`) so every reader sees the refined points.
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,8 +15,14 @@ export function refinementStore(store: RunStore, id: string): RunStore {
   return new RunStore(join(store.dirOf(id), REFINEMENTS_DIR));
 }
 
-/** The sweep `id` with the samples of its finished rounds (oldest first); `refinedSamples` names them. */
-export async function openWithRefinements(store: RunStore, id: string): Promise<Run & { refinedSamples: Sample[] }> {
+/**
+ * The run `id` as it is shown and advised: a sweep with the samples of its finished
+ * refinement rounds (oldest first; `refinedSamples` names them), any other run as saved.
+ * Every reader of a saved run that shows or advises on it opens it here (Open Run, a panel
+ * restored after a reload, a run file's editor, Refine Crossover, Suggest Settings,
+ * `sdma-lens advise`), so none can advise on fewer points than another.
+ */
+export async function openAdvisedRun(store: RunStore, id: string): Promise<Run & { refinedSamples: Sample[] }> {
   const run = await store.open(id);
   if (run.header.command !== 'sweep') return { ...run, refinedSamples: [] };
   const rounds = refinementStore(store, id);

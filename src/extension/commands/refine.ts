@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { adviseFromRun } from '../../core/advice/advice';
 import type { Run } from '../../core/run';
-import { openWithRefinements, refinementStore } from '../../core/runs/refinements';
+import { openAdvisedRun, refinementStore } from '../../core/runs/refinements';
 import type { RefineResult } from '../../core/sweep/refine';
 import { probeOptions, refineCrossovers, refinementSummary } from '../../core/sweep/refine';
 import { sweepArgs } from '../../core/sweep/sweepOptions';
@@ -44,7 +44,7 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
     if (!id) return undefined;
     const store = storeOf(deps);
     // Earlier rounds count: a second refinement goes on from where the first stopped.
-    const grid = await openWithRefinements(store, id);
+    const grid = await openAdvisedRun(store, id);
     if (grid.header.command !== 'sweep') throw new Error(vscode.l10n.t('run {0} is a {1} run, not a sweep', id, grid.header.command));
     const cus = Object.fromEntries(adviseFromRun(grid).focus.map((c) => [c.initiator, c.cus]));
     const iters = grid.samples[0]?.iters ?? 20;
@@ -58,7 +58,7 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
       if (ran.kind === 'ended') return ran.run;
       return { ...grid, samples: [], end: { type: 'run-end', status: ran.kind === 'not-started' ? 'cancelled' : 'error', exitCode: null, signal: null, message: ran.kind === 'refused' ? ran.message : 'cancelled before it started', endedAt: new Date().toISOString() } };
     });
-    const merged = await openWithRefinements(store, id);
+    const merged = await openAdvisedRun(store, id);
     SweepPanel.show(deps.context.extensionUri, merged, deps.log);
     const { summary } = refinementSummary(grid, result, grid.done?.elapsedMs ?? 0, tolerance);
     deps.log.info(`run ${id}: ${summary}`);

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runs/runStore';
-import { openWithRefinements } from '../../core/runs/refinements';
+import { openAdvisedRun } from '../../core/runs/refinements';
 import { keptSentence } from '../../core/runs/runFolder';
 import { RunStore } from '../../core/runs/runStore';
 import { escapeControls } from '../../core/text';
@@ -46,7 +46,7 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     const runId = typeof id === 'string' ? id : (await pickRun(store, vscode.l10n.t('SDMA Lens: Open Run')))?.id;
     if (!runId) return undefined;
     // A sweep opens with its refinement rounds' points (runs/refinements.ts).
-    const run = await openWithRefinements(store, runId);
+    const run = await openAdvisedRun(store, runId);
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
     if (run.problems.length > 0 && typeof id !== 'string') {
       const first = escapeControls(run.problems[0]!);

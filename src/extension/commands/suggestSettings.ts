@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { Advice, Recommendation } from '../../core/advice/advice';
 import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
+import { adviceFor } from '../../core/advice/fronts';
 import type { TextEdit } from '../../core/advice/envFiles';
 import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineVariables, taskLabels } from '../../core/advice/envFiles';
 import { knob } from '../../core/advice/knobs';
@@ -16,6 +17,7 @@ import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
 import { checkedAssignments, shellExport, terminalLine } from '../../core/text';
 import { openKnobFile, reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
+import { openAdvisedRun } from '../../core/runs/refinements';
 import { RunStore } from '../../core/runs/runStore';
 import { adviceSettings, runsFolder } from '../settings';
 import { SweepPanel } from '../sweepPanel';
@@ -45,15 +47,17 @@ async function resolveRun(deps: RunDeps, runId: string | undefined): Promise<Run
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.'));
     return undefined;
   }
-  return store.open(id);
+  // The run as the panel shows it: a refined sweep with its refined points.
+  return openAdvisedRun(store, id);
 }
 
 export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs): Promise<SuggestResult | undefined> {
   try {
     const run = await resolveRun(deps, typeof args?.runId === 'string' ? args.runId : undefined);
     if (!run) return undefined;
-    const advice = adviseFromRun(run, adviceSettings());
-    deps.log.info(`advice for run ${run.header.id}:\n${adviceText(advice)}`);
+    // Worded for the extension: options named as its settings.
+    const advice = adviceFor(adviseFromRun(run, adviceSettings()), 'extension');
+    deps.log.info(`advice for run ${run.header.id}:\n${adviceText(advice, { front: 'extension' })}`);
     const withValues = advice.recommendations.filter((r) => r.value !== undefined);
     let chosen: Recommendation[];
     let target: ApplyTarget | undefined;

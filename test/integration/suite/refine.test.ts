@@ -6,10 +6,15 @@ import type { Sample } from '../../../src/core/protocol';
 import { activeApi, spyOnWindow, waitFor } from './support';
 
 suite('Refine Crossover', () => {
-  test('refines a saved sweep: rounds saved inside it, the panel shows the refined points, one message says what it placed', async () => {
+  test('refines a saved sweep: rounds saved inside it, the panel shows the refined points (also once restored after a reload), one message says what it placed', async () => {
     const api = await activeApi();
     const grid = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { backend: 'sim', sizes: [4096, 65536, 1 << 20, 16 << 20, 256 << 20], cus: [64], iters: 10 } });
     assert.equal(grid?.end?.status, 'ok', grid?.end?.message);
+    // The advice on the grid alone, as the panel of the finished sweep got it.
+    const unrefined = await waitFor('the finished sweep in its panel', () => {
+      const m = api.sweepPanel(grid.header.id)?.lastDelivered;
+      return m?.type === 'sweep' && m.view.status === 'ok' && m.advice ? m.advice : undefined;
+    });
     api.sweepPanel(grid.header.id)?.panel.dispose();
     const info = spyOnWindow('showInformationMessage');
     let refined: (Run & { refinedSamples?: Sample[] }) | undefined;
@@ -26,7 +31,20 @@ suite('Refine Crossover', () => {
       const m = p?.lastDelivered;
       return m?.type === 'sweep' && m.view.series.some((s) => s.points.some((x) => x.refined)) ? p : undefined;
     });
+    const live = panel.lastDelivered;
+    assert.ok(live?.type === 'sweep' && live.advice, 'the refined panel has advice');
+    assert.notDeepEqual(live.advice.crossovers, unrefined.crossovers, 'the refined points moved the crossovers');
     panel.panel.dispose();
+    // After a window reload VS Code restores the panel from the run id its page kept: the
+    // restored panel advises on the refined points, exactly as the live one did.
+    const restored = vscode.window.createWebviewPanel('sdmaLens.sweep', 'restored sweep', vscode.ViewColumn.Active, { enableScripts: true });
+    await api.restoreSweepPanel(restored, { runId: grid.header.id });
+    const revived = await waitFor('the restored sweep with refined points', () => {
+      const m = api.sweepPanel(grid.header.id)?.lastDelivered;
+      return m?.type === 'sweep' && m.advice && m.view.series.some((s) => s.points.some((x) => x.refined)) ? m : undefined;
+    });
+    assert.deepEqual(revived.advice, live.advice);
+    restored.dispose();
     // Open Run brings the refined points back too.
     await vscode.commands.executeCommand('sdmaLens.openRun', grid.header.id);
     const reopened = await waitFor('the reopened sweep', () => {

@@ -17,6 +17,8 @@ export const EXTENSION_ID = 'sdma-lens.sdma-lens';
 export interface SdmaLensApi {
   deps: RunDeps;
   runsView: RunsViewProvider;
+  /** VS Code's restore of a sweep panel after a reload: the page's saved state names the run. */
+  restoreSweepPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
   matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
   timelinePanel(key: string): TimelinePanelView | undefined;
