@@ -86,8 +86,8 @@ describe('the advice on imports, case by case', () => {
       items: [],
     });
     expect(comparisonsAt(local, 132).items.map((c) => c.kind)).toEqual(['insufficient']);
-    // The one setting of the pair rests on one size measured for both paths: said so, and uncertain.
-    expect(local.recommendations.map((r) => [r.knob, r.basisLabel])).toEqual([['HSA_FORCE_SDMA_SIZE', 'too few sizes measured to compare, uncertain']]);
+    // One size measured for both paths places nothing: the pair's one setting gets no value, and says why.
+    expect(local.recommendations.map((r) => [r.knob, r.basisLabel])).toEqual([['HSA_FORCE_SDMA_SIZE', 'no value (too few sizes measured to compare)']]);
   });
 
   it('TransferBench on two MI300X: host → GPU 0 has no load/store path, and the text says so in one sentence each', () => {
@@ -102,7 +102,8 @@ describe('the advice on imports, case by case', () => {
     // GPU 0 → GPU 1: ROC_P2P_SDMA_SIZE gets no value, and its basis says why.
     const peer = adviceView(adviseFromRun(run, { pair: { src: 0, dst: 1 } }));
     expect(peer.recommendations.find((r) => r.knob === 'ROC_P2P_SDMA_SIZE')?.basisLabel).toBe('no value (too few sizes measured to compare)');
-    expect(peer.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.basisLabel).toBe('no value (knob catalog)');
+    // No device-initiated path measured: NCCL_GIN_TYPE and the GIN prerequisites serve none of it.
+    expect(peer.recommendations.map((r) => r.knob)).toEqual(['ROC_P2P_SDMA_SIZE']);
   });
 
   it('nvbandwidth: its SM copies have no CU count, and the advice never says "0 CUs"', () => {

@@ -12,7 +12,8 @@ import { isSimulated } from '../run';
 import { formatBytes } from '../units';
 import { shellExport } from '../text';
 import type { Crossover } from './crossover';
-import { crossoverAt, crossoversAt, indexSamples } from './crossover';
+import { crossoverAt, crossoversAt, indexSamples, onCus } from './crossover';
+import { bothFronts } from './fronts';
 import type { Knob, Library } from './knobs';
 import { documentedFor, knob, sdmaValues } from './knobs';
 import { describeRange, inRange } from './version';
@@ -183,7 +184,7 @@ export function followCrossover(k: Knob, c: Crossover, messageSizes: number[], m
   if (c.kind === 'engine-always' && !engineAt(k, value, c.fromBytes!)) value = comparison === 'ge' ? inKnobUnits(k, c.fromBytes!, 'down') : Math.max(0, inKnobUnits(k, c.fromBytes! - 1, 'down'));
   const range = c.rangeBytes ? ` (between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))})` : '';
   const where = c.kind === 'crossover' && c.estimateBytes !== undefined ? `the measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range}` : `the engine's lead at every measured size from ${formatBytes(c.fromBytes!)}`;
-  const words = `${k.name}=${value} (${unitWords(k)}, engine when the size is ${comparison === 'gt' ? 'above' : 'at least'} it) follows ${where} against ${c.cu} on ${c.cus} CUs`;
+  const words = `${k.name}=${value} (${unitWords(k)}, engine when the size is ${comparison === 'gt' ? 'above' : 'at least'} it) follows ${where} against ${c.cu}${onCus(c.cus)}`;
   const userSizes = [...new Set(messageSizes)].sort((a, b) => a - b);
   const near = (b: number) => c.rangeBytes !== undefined && b >= c.rangeBytes[0] && b <= c.rangeBytes[1];
   const onEngine = userSizes.filter((b) => engineAt(k, value, b));
@@ -202,10 +203,10 @@ function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured
     const lead = c.verdicts.findIndex((x) => x.verdict !== 'engine');
     const engineUpTo = lead < 0 ? c.verdicts.at(-1)?.sizeBytes : lead > 0 ? c.verdicts[lead - 1]!.sizeBytes : undefined;
     const firstCu = lead >= 0 ? c.verdicts[lead]!.sizeBytes : undefined;
-    if (c.verdicts.length === 0) return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.${cite}`, basis: 'measured-crossover', confidence: 'none' };
+    if (c.verdicts.length === 0 || c.kind === 'insufficient') return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.${cite}`, basis: 'measured-crossover', confidence: 'none' };
     const bytes = engineUpTo === undefined ? 0 : firstCu ?? engineUpTo + 1;
     const value = comparison === 'lt' ? inKnobUnits(k, bytes, 'up') : inKnobUnits(k, engineUpTo ?? 0, 'down');
-    const said = engineUpTo === undefined ? `${c.cu} on ${c.cus} CUs led from the smallest size measured (${formatBytes(measured[0])}): SDMA for none of them` : `SDMA led up to ${formatBytes(engineUpTo)}${firstCu !== undefined ? `, ${c.cu} on ${c.cus} CUs from ${formatBytes(firstCu)}` : ' (every size measured)'}`;
+    const said = engineUpTo === undefined ? `${c.cu}${onCus(c.cus)} led from the smallest size measured (${formatBytes(measured[0])}): SDMA for none of them` : `SDMA led up to ${formatBytes(engineUpTo)}${firstCu !== undefined ? `, ${c.cu}${onCus(c.cus)} from ${formatBytes(firstCu)}` : ' (every size measured)'}`;
     return {
       knob: k.name,
       library: k.library,
@@ -225,7 +226,7 @@ function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured
       knob: k.name,
       library: k.library,
       value: String(value),
-      evidence: `${c.cu} on ${c.cus} CUs beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.${pathChanges(k, value, messageSizes)}${cite}`,
+      evidence: `${c.cu}${onCus(c.cus)} beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.${pathChanges(k, value, messageSizes)}${cite}`,
       basis: 'measured-crossover',
       confidence: c.confidence,
     };
@@ -247,7 +248,7 @@ function ginTypeAdvice(version: string | undefined, source: string | undefined):
   return {
     knob: k.name,
     library: 'rccl',
-    evidence: `${version === undefined ? 'The RCCL version on this node was not detected' : `RCCL ${version} has no GIN SDMA backend in the catalog`}, so no value is set: the number that means Anvil SDMA changed across releases (${options}). Give the version (sdma-lens advise --rccl-version X, or the sdmaLens.advice.rcclVersion setting), or run on the node.`,
+    evidence: `${version === undefined ? 'The RCCL version on this node was not detected' : `RCCL ${version} has no GIN SDMA backend in the catalog`}, so no value is set: the number that means Anvil SDMA changed across releases (${options}). Give the version (${bothFronts('rcclVersion', 'X')}), or run on the node.`,
     basis: 'catalog',
     confidence: 'none',
   };
@@ -337,7 +338,7 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
   const notes: string[] = [];
   const kind = pair ? pairKind(pair) : 'peer';
   const pairLabel = pair ? pairName(pair) : 'no endpoint pair measured';
-  if (pair && pairs.length > 1) notes.push(`Advice for ${pairLabel}; the run also measured ${pairs.filter((p) => !samePair(p, pair)).map(pairName).join(', ')} (sdma-lens advise --pair SRC:DST, or the panel's pair switcher).`);
+  if (pair && pairs.length > 1) notes.push(`Advice for ${pairLabel}; the run also measured ${pairs.filter((p) => !samePair(p, pair)).map(pairName).join(', ')} (${bothFronts('pair', 'SRC:DST')}).`);
   const simulated = isSimulated(run);
   const vendor = run.topology?.node.vendor ?? 'unknown';
   // Each initiator is compared at the CU count nearest the user's among those measured for it:
@@ -363,7 +364,7 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
   const recommendations: Recommendation[] = [];
   if (simulated) notes.push('These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.');
   if (samples.length === 0) notes.push('The run has no samples yet.');
-  if (vendor === 'unknown' && samples.length > 0) notes.push('The run does not say whose GPUs it measured (an imported output that names none): the settings below are the AMD ones (RCCL, rocSHMEM, ROCr); on NVIDIA GPUs they do not apply.');
+
 
   if (kind !== 'peer') {
     hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes);
@@ -389,10 +390,13 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
       }
       recommendations.push(r);
     }
-    recommendations.push(ginTypeAdvice(versions.rccl, versionSource(run, options, 'rccl')));
-    for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'HSA_NO_SCRATCH_RECLAIM']) {
-      const k = knob(name)!;
-      recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning} (${k.source})`, basis: 'prerequisite', confidence: 'clear' });
+    // NCCL_GIN_TYPE and the GIN prerequisites serve the device-initiated path: only where it was measured.
+    if (device) {
+      recommendations.push(ginTypeAdvice(versions.rccl, versionSource(run, options, 'rccl')));
+      for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'HSA_NO_SCRATCH_RECLAIM']) {
+        const k = knob(name)!;
+        recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning} (${k.source})`, basis: 'prerequisite', confidence: 'clear' });
+      }
     }
   } else if (host) {
     const k = knob('NCCL_SYM_CE_THRESHOLD')!;
@@ -409,6 +413,7 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
       recommendations.push(r);
     }
   }
+  if (vendor === 'unknown' && recommendations.length > 0) notes.push('The run does not say whose GPUs it measured (an imported output that names none): the settings below are the AMD ones (RCCL, rocSHMEM, ROCr); on NVIDIA GPUs they do not apply.');
   const assumed = recommendations.map((r) => (r.knob === 'NCCL_GIN_TYPE' ? r : assumeVersion(r, versions[knob(r.knob)?.library ?? 'rccl'], versionSource(run, options, knob(r.knob)?.library ?? 'rccl'))));
   return {
     ...(pair ? { pair } : {}),
