@@ -42,7 +42,8 @@ export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>
         panel.logger.trace(`sweep panel ${panel.runId}: showing ${message.cus} CUs`);
         break;
       case 'suggest-settings':
-        void vscode.commands.executeCommand('sdmaLens.suggestSettings', { runId: panel.runId });
+        // The pair the panel shows, so the settings applied are the ones it advises.
+        void vscode.commands.executeCommand('sdmaLens.suggestSettings', { runId: panel.runId, ...(panel.state.pair ? { pair: panel.state.pair } : {}) });
         break;
       case 'open-timeline':
         // Through the command, so the timeline keeps its own trust check, progress and errors.

@@ -29,6 +29,8 @@ export type ApplyTarget = 'clipboard' | 'dotenv' | 'launch' | 'tasks';
 /** Scripted use: which run, and (optionally) where to apply without asking. */
 export interface SuggestArgs {
   runId?: string;
+  /** The endpoint pair to advise on (-1 = host): the one the panel shows; default the run's first GPU → GPU pair. */
+  pair?: { src: number; dst: number };
   apply?: { target: ApplyTarget; file?: string; entry?: string; knobs?: string[] };
 }
 
@@ -51,12 +53,21 @@ async function resolveRun(deps: RunDeps, runId: string | undefined): Promise<Run
   return openAdvisedRun(store, id);
 }
 
+/** A pair from a command's arguments when it is one (two endpoint indices, -1 for host), else undefined. */
+function endpointPairOf(raw: unknown): { src: number; dst: number } | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { src, dst } = raw as { src?: unknown; dst?: unknown };
+  const ok = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023;
+  return ok(src) && ok(dst) ? { src, dst } : undefined;
+}
+
 export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs): Promise<SuggestResult | undefined> {
   try {
     const run = await resolveRun(deps, typeof args?.runId === 'string' ? args.runId : undefined);
     if (!run) return undefined;
     // Worded for the extension: options named as its settings.
-    const advice = adviceFor(adviseFromRun(run, adviceSettings()), 'extension');
+    const pair = endpointPairOf(args?.pair);
+    const advice = adviceFor(adviseFromRun(run, { ...adviceSettings(), ...(pair ? { pair } : {}) }), 'extension');
     deps.log.info(`advice for run ${run.header.id}:\n${adviceText(advice, { front: 'extension' })}`);
     const withValues = advice.recommendations.filter((r) => r.value !== undefined);
     let chosen: Recommendation[];

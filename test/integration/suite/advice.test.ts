@@ -37,6 +37,16 @@ suite('advice: Suggest Settings and knob diagnostics', () => {
     assert.ok(advice.recommendations.some((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD' && r.value !== undefined));
   });
 
+  test('advises on the pair it is given (the one the panel shows), and on the default pair for anything else', async () => {
+    const pairs = [...new Map(run.samples.map((x) => [`${x.src}:${x.dst}`, { src: x.src, dst: x.dst }])).values()];
+    const last = pairs.at(-1)!;
+    const given = await vscode.commands.executeCommand<SuggestResult | undefined>('sdmaLens.suggestSettings', { runId: run.header.id, pair: last, apply: { target: 'clipboard', knobs: [] } });
+    assert.deepEqual(given?.advice.pair, last);
+    const junk = await vscode.commands.executeCommand<SuggestResult | undefined>('sdmaLens.suggestSettings', { runId: run.header.id, pair: { src: 'x', dst: 1e9 }, apply: { target: 'clipboard', knobs: [] } });
+    const plain = await vscode.commands.executeCommand<SuggestResult | undefined>('sdmaLens.suggestSettings', { runId: run.header.id, apply: { target: 'clipboard', knobs: [] } });
+    assert.deepEqual(junk?.advice.pair, plain?.advice.pair);
+  });
+
   test('writes the chosen settings into a .env file as an unsaved edit to review', async () => {
     const file = workspaceFile('.env.sdma-lens-test');
     rmSync(file, { force: true });
