@@ -8,6 +8,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // No unit test asserts a speed; a loaded machine must not fail one by the clock.
+          testTimeout: 30_000,
         },
       },
       {

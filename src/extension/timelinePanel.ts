@@ -69,11 +69,11 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   ) {
     super(panel, extensionUri, log, TIMELINE_PAGE, source.meta.title);
     TimelinePanel.open.set(source.meta.key, this);
-    const started = Date.now();
+    const started = performance.now();
     source.load().then(
       (columns) => {
         this.columns = columns;
-        log.info(`timeline ${source.meta.key}: ${columns.count} events read in ${Date.now() - started} ms`);
+        log.info(`timeline ${source.meta.key}: ${columns.count} events read in ${performance.now() - started} ms`);
         this.post();
       },
       (err: unknown) => {

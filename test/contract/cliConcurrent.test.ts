@@ -39,13 +39,13 @@ describe(`${CLIS} CLIs writing one runs folder at once`, () => {
     const runs = join(work, 'runs');
     // CLI k sweeps one size of its own, (k + 1) x 4 KiB, so a line in the wrong run shows.
     const sizeOf = (k: number) => (k + 1) * 4096;
-    const started = Date.now();
+    const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: CLIS }, (_, k) =>
         sdmaLens(['sweep', '--backend', 'sim', '--sizes', String(sizeOf(k)), '--cus', '8,64', '--iters', '3', '--seed', String(k + 1), '--sim-delay-ms', '50', '--runs-dir', runs, '--helper', inject('helperPath'), '--json']),
       ),
     );
-    console.log(`${CLIS} concurrent CLIs finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`${CLIS} concurrent CLIs finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     for (const r of results) expect(r.code, r.err).toBe(0);
     const ids = readdirSync(runs);
     expect(new Set(ids).size).toBe(CLIS);

@@ -55,7 +55,7 @@ async function tryFault(f: Fault, i: number) {
   const controller = new AbortController();
   let pid = 0;
   let causedAt: number | undefined;
-  let lastRecordAt = Date.now();
+  let lastRecordAt = performance.now();
   const accepted: string[] = [];
   const run = await runSession({
     target: new LocalTarget(),
@@ -65,12 +65,12 @@ async function tryFault(f: Fault, i: number) {
     ...(f.stallTimeoutS !== undefined ? { stallTimeoutS: f.stallTimeoutS } : {}),
     onRecord: (live, record) => {
       accepted.push(record.type);
-      lastRecordAt = Date.now();
+      lastRecordAt = performance.now();
       if (record.type === 'hello') pid = record.pid;
       if (causedAt === undefined && pid) causedAt = f.inject?.(live, pid, () => controller.abort());
     },
   });
-  const endedAt = Date.now();
+  const endedAt = performance.now();
   const saved = readFileSync(store.fileOf(id), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string });
   const savedRecords = saved.filter((r) => !['run', 'run-end', 'host-problem'].includes(r.type)).map((r) => r.type);
   const whole = JSON.stringify(savedRecords) === JSON.stringify(accepted) && saved.at(-1)?.type === 'run-end';
@@ -97,7 +97,7 @@ const FAULTS: Fault[] = [
     fault: 'helper killed (SIGKILL) mid-run',
     tries: 5,
     args: slow,
-    inject: (run, pid) => (run.samples.length === 2 ? (process.kill(pid, 'SIGKILL'), Date.now()) : undefined),
+    inject: (run, pid) => (run.samples.length === 2 ? (process.kill(pid, 'SIGKILL'), performance.now()) : undefined),
     status: 'crashed',
     message: /the helper was killed by SIGKILL; 2 samples kept/,
   },
@@ -107,7 +107,7 @@ const FAULTS: Fault[] = [
     fault: 'helper hangs, user cancels',
     tries: 5,
     args: [...sweep, '--fault', 'hang-after=2'],
-    inject: (run, _pid, cancel) => (run.samples.length === 2 ? (setTimeout(cancel, 300), Date.now() + 300) : undefined),
+    inject: (run, _pid, cancel) => (run.samples.length === 2 ? (setTimeout(cancel, 300), performance.now() + 300) : undefined),
     status: 'cancelled',
     message: /cancelled; 2 samples kept/,
   },
@@ -116,7 +116,7 @@ const FAULTS: Fault[] = [
     tries: 2,
     args: [...sweep, '--fault', 'hang-after=2'],
     stallTimeoutS: STALL_LIMIT.minS,
-    inject: (run) => (run.samples.length === 2 ? Date.now() : undefined),
+    inject: (run) => (run.samples.length === 2 ? performance.now() : undefined),
     status: 'error',
     message: new RegExp(`printed nothing for ${STALL_LIMIT.minS} s, the stall limit, and was stopped; 2 samples kept`),
   },

@@ -168,7 +168,7 @@ describe('sdma-probe contract', () => {
       pending += d.toString();
       for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
         const r = parseLine(pending.slice(0, nl));
-        lines.push({ at: Date.now(), type: r.kind === 'record' ? r.record.type : r.kind });
+        lines.push({ at: performance.now(), type: r.kind === 'record' ? r.record.type : r.kind });
         pending = pending.slice(nl + 1);
       }
     });

@@ -16,8 +16,8 @@ function alive(pid: number): boolean {
 }
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + withinMs;
+  while (performance.now() < deadline) {
     if (!alive(pid)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }

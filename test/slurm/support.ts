@@ -62,11 +62,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it gives a value (not undefined or false); the value and the time it took. */
 export async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<{ value: T; ms: number }> {
-  const t0 = Date.now();
+  const t0 = performance.now();
   for (;;) {
     const value = probe();
-    if (value !== undefined && value !== false) return { value, ms: Date.now() - t0 };
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (value !== undefined && value !== false) return { value, ms: performance.now() - t0 };
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(50);
   }
 }

@@ -124,9 +124,9 @@ console.log(${JSON.stringify(lines.join('\n'))});
     const port = (server.address() as { port: number }).port;
     try {
       const conn = connectionTo(sshd, { connectTimeoutSeconds: 2, controlDir: false }, `127.0.0.1:${port}`);
-      const t0 = Date.now();
+      const t0 = performance.now();
       const err = await deployHelper(conn, { sourceDir: join(repo, 'native') }).catch((e: unknown) => e);
-      const tookMs = Date.now() - t0;
+      const tookMs = performance.now() - t0;
       console.log(`a silent node with connectTimeoutSeconds 2: the error came after ${tookMs} ms`);
       // The message promises 2 s: ssh gives up at 2 s, and the error follows at once.
       expect(tookMs).toBeGreaterThanOrEqual(2_000);

@@ -136,9 +136,9 @@ export async function startSshd(options: { env?: Record<string, string> } = {}):
   mkdirSync('/run/sshd', { recursive: true });
   // -D: stays in the foreground, so the test owns the process; -E: its own log.
   const child = spawn(SSHD, ['-D', '-f', config, '-E', log], { stdio: 'ignore' });
-  const deadline = Date.now() + 10_000;
+  const deadline = performance.now() + 10_000;
   while (!(await portOpen(port))) {
-    if (Date.now() > deadline || child.exitCode !== null) {
+    if (performance.now() > deadline || child.exitCode !== null) {
       let text = '';
       try {
         text = readFileSync(log, 'utf8');

@@ -15,8 +15,8 @@ export function isRunning(pid: number): boolean {
 }
 
 export async function waitUntilGone(pid: number, timeoutMs = 3000): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
+  const end = performance.now() + timeoutMs;
+  while (performance.now() < end) {
     if (!isRunning(pid)) return true;
     await new Promise((r) => setTimeout(r, 20));
   }

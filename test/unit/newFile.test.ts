@@ -36,9 +36,9 @@ describe('writeNewFile', () => {
   it('refuses a FIFO at the name without blocking on it', async () => {
     const file = join(dir, 'trace.json');
     execFileSync('mkfifo', [file]);
-    const started = Date.now();
+    const started = performance.now();
     await expect(writeNewFile(file, ['x'])).rejects.toThrow(/not a regular file/);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('a failure halfway leaves the old file whole and no partial file', async () => {

@@ -81,9 +81,9 @@ describe('RunStore', () => {
     symlinkSync('/dev/zero', join(dir, 'device', 'run.ndjson')); // a link, and behind it a file without end
     mkdirSync(join(dir, 'link'));
     symlinkSync(store.fileOf('good'), join(dir, 'link', 'run.ndjson'));
-    const t0 = Date.now();
+    const t0 = performance.now();
     const list = await store.list();
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(performance.now() - t0).toBeLessThan(2000);
     expect(list.find((r) => r.id === 'fifo')).toMatchObject({ status: 'corrupt', error: expect.stringMatching(/fifo\/run\.ndjson is a FIFO \(named pipe\), not a regular file; refused/) });
     expect(list.find((r) => r.id === 'device')?.error).toMatch(/is a symbolic link, not a regular file/);
     expect(list.find((r) => r.id === 'link')?.error).toMatch(/link\/run\.ndjson is a symbolic link/);

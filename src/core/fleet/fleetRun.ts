@@ -124,11 +124,11 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
     file = o.fleets.write(index);
     // Each node's runs are saved as they stream; the index that lists them is rewritten at most
     // once a second while nodes end (a 1,000-node fleet would otherwise write it 1,000 times).
-    let lastWrite = Date.now();
+    let lastWrite = performance.now();
     const indexChanged = () => {
-      if (Date.now() - lastWrite < INDEX_WRITE_MS) return;
+      if (performance.now() - lastWrite < INDEX_WRITE_MS) return;
       o.fleets.write(index);
-      lastWrite = Date.now();
+      lastWrite = performance.now();
     };
     let done = 0;
     await pool(index.nodes, parallel, async (entry) => {

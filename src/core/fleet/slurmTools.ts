@@ -133,11 +133,11 @@ export async function release(target: Target, job: string, o: ReleaseOptions = {
   const r = await runTool(target, 'scancel', cancelArgs(job));
   if (r.code !== 0) throw failure('scancel', r);
   const waitMs = o.waitMs ?? RELEASE_WAIT_MS;
-  const t0 = Date.now();
+  const t0 = performance.now();
   let said = false;
   for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
     const state = await listedState(target, job);
-    const waitedMs = Date.now() - t0;
+    const waitedMs = performance.now() - t0;
     if (state === undefined || ENDED_STATES.has(state)) return { gone: true, waitedMs };
     if (waitedMs >= waitMs || o.signal?.aborted) return { gone: false, state, waitedMs };
     if (!said) {

@@ -107,12 +107,12 @@ export async function runSession(options: SessionOptions): Promise<Run> {
 
   // The watchdog: any output resets it; silence for the limit stops the helper as a cancel does.
   const stallMs = (options.stallTimeoutS ?? STALL_LIMIT.defaultS) * 1000;
-  let lastOutputAt = Date.now();
+  let lastOutputAt = performance.now();
   let stalledMs: number | undefined;
   const watchdog =
     stallMs > 0
       ? setInterval(() => {
-          const quiet = Date.now() - lastOutputAt;
+          const quiet = performance.now() - lastOutputAt;
           if (stalledMs !== undefined || quiet < stallMs) return;
           stalledMs = quiet;
           log('error', `run ${header.id}: the helper printed nothing for ${Math.round(quiet / 1000)} s; stopping it`);
@@ -132,7 +132,7 @@ export async function runSession(options: SessionOptions): Promise<Run> {
       options.onStderr?.(line);
     });
     child.stdout.on('data', (chunk: Buffer) => {
-      lastOutputAt = Date.now();
+      lastOutputAt = performance.now();
       stdout.push(chunk);
       persist();
     });
