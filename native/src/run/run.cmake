@@ -43,7 +43,7 @@ message(STATUS "sdma-probe rocpd reader (SQLite3): ${sdma_have_sqlite}")
 
 if(SDMA_PROBE_BUILD_TESTS)
   enable_testing()
-  add_executable(run_mode_test ${CMAKE_CURRENT_LIST_DIR}/run_mode_test.cpp)
+  add_executable(run_mode_test ${CMAKE_CURRENT_LIST_DIR}/../../tests/run_mode_test.cpp)
   target_link_libraries(run_mode_test PRIVATE sdma_probe_core sdma_probe_warnings)
   if(sdma_have_sqlite)
     target_compile_definitions(run_mode_test PRIVATE SDMA_PROBE_HAVE_SQLITE=1)
