@@ -74,7 +74,7 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   // Every node's sweep at the node's default pair (the nodes' GPUs need not be numbered alike).
   const sweep = sweepOptionsOf(values, []);
   const backend = sweep.backend;
-  const matrix = values.matrix ? matrixOptionsOf(values, values['matrix-size'], false) : undefined;
+  const matrix = values.matrix ? matrixOptionsOf(values, { flag: 'matrix-size', text: values['matrix-size'] }, false) : undefined;
 
   const helper = helperOption(values);
   const stallTimeoutS = stallTimeout(values);

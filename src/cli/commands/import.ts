@@ -17,10 +17,9 @@ import type { Run } from '../../core/run';
 import type { RunStore } from '../../core/runs/runStore';
 import { importArgs } from '../../core/runtime/importArgs';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
-import { parseSize } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
 import type { RunValues } from '../options';
-import { UsageError, asUsage, storeOf } from '../options';
+import { UsageError, sizeOption, storeOf } from '../options';
 
 type Values = RunValues & { 'buffer-size'?: string };
 
@@ -35,7 +34,7 @@ export async function importFiles(argv: string[], signal: AbortSignal): Promise<
     options: { json: { type: 'boolean', default: false }, 'runs-dir': { type: 'string' }, helper: { type: 'string' }, 'buffer-size': { type: 'string' } },
   });
   if (positionals.length === 0) throw new UsageError('import takes one or more files: outputs of TransferBench, nvbandwidth, nccl-tests or rccl-tests, or a rocprofv3 profile (rocpd .db file or CSV folder)');
-  const bufferBytes = values['buffer-size'] !== undefined ? asUsage(() => parseSize(values['buffer-size']!)) : undefined;
+  const bufferBytes = values['buffer-size'] !== undefined ? sizeOption('buffer-size', values['buffer-size']) : undefined;
   const store = storeOf(values);
   const results: unknown[] = [];
   let code = 0;

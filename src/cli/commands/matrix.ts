@@ -14,7 +14,7 @@ export async function matrix(argv: string[], signal: AbortSignal): Promise<numbe
     strict: true,
     options: { size: { type: 'string' }, gpus: { type: 'string' }, concurrent: { type: 'boolean' }, ...MEASURE_OPTIONS, ...RUN_OPTIONS },
   });
-  const options = matrixOptionsOf(values, values.size);
+  const options = matrixOptionsOf(values, { flag: 'size', text: values.size });
   const helperArgs = matrixArgs(options);
   const ran = await runOnConsole({ command: 'matrix', idTag: options.backend, backend: options.backend, args: () => helperArgs }, { values, signal });
   if (!ran.run) return ran.code;

@@ -13,8 +13,7 @@ import { isSimulated } from '../../core/run';
 import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
-import { parseSizeList } from '../../core/units';
-import { UsageError, int, storeOf } from '../options';
+import { UsageError, int, sizeListOption, storeOf } from '../options';
 
 /** The flags that shape a sweep's advice; a collective run is advised from its own measurements. */
 const SWEEP_FLAGS = ['pair', 'cus', 'sizes', 'rccl-version', 'rocshmem-version'] as const;
@@ -35,6 +34,21 @@ export async function advise(argv: string[]): Promise<number> {
     },
   });
   if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
+  // The flags are checked before any run is looked for: a bad one is said whatever the runs folder holds.
+  let options: AdviceOptions;
+  try {
+    options = {
+      ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
+      ...(values.sizes !== undefined ? { messageSizes: sizeListOption('sizes', values.sizes) } : {}),
+      libraries: {
+        ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
+        ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
+      },
+      ...(values.pair !== undefined ? { pair: parsePair(values.pair) } : {}),
+    };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const store = storeOf(values);
   const id = positionals[0] ?? (await newestSweepWithSamples(store));
   if (!id) {
@@ -52,20 +66,6 @@ export async function advise(argv: string[]): Promise<number> {
     const given = SWEEP_FLAGS.filter((f) => values[f] !== undefined).map((f) => `--${f}`);
     if (given.length > 0) throw new UsageError(`${given.join(', ')}: for a sweep's advice; run ${id} is a collective run, advised from its own measurements`);
     return adviseCollective(run, id, values.json);
-  }
-  let options: AdviceOptions;
-  try {
-    options = {
-      ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
-      ...(values.sizes !== undefined ? { messageSizes: parseSizeList(values.sizes) } : {}),
-      libraries: {
-        ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
-        ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
-      },
-      ...(values.pair !== undefined ? { pair: parsePair(values.pair) } : {}),
-    };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
   }
   if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
     throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
