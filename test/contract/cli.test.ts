@@ -135,7 +135,7 @@ describe('sdma-lens CLI', () => {
 
   it('runs lists what was saved', async () => {
     expect(await cli('runs')).toBe(0);
-    expect(out).toMatch(/sweep-sim-\w+\s+ok/);
-    expect(out).toMatch(/crashed/);
+    expect(out).toMatch(/^\S+-sweep-sim-\w+ +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +sweep +local +ok +SIMULATED$/m);
+    expect(out).toMatch(/ crashed +SIMULATED/);
   });
 });

@@ -12,6 +12,7 @@ import type { Run } from '../../core/run';
 import { isSimulated } from '../../core/run';
 import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
+import { runsTable } from '../../core/runs/runsTable';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
 import { UsageError, int, sizeListOption, storeOf } from '../options';
 
@@ -123,13 +124,10 @@ export async function runs(argv: string[]): Promise<number> {
   const store = storeOf(values);
   const list = await store.list();
   if (values.json) process.stdout.write(`${jsonText(list, 2)}\n`);
-  else {
-    // One line per run, whatever its error or first problem says.
-    for (const r of list) {
-      const why = r.error ? `  (${r.error})` : r.problems ? `  (${plural(r.problems.count, 'problem')}, first: ${r.problems.first})` : '';
-      process.stdout.write(`${terminalLine(`${r.id}  ${r.status}${why}`)}\n`);
-    }
-  }
+  else if (list.length === 0) {
+    // Said on stderr: stdout holds runs only, one a line.
+    process.stderr.write(`sdma-lens runs: ${terminalLine(`no runs in ${store.root}`)}; make one with sdma-lens sweep (--backend sim: the simulator) or sdma-lens import FILE, or name another folder with --runs-dir DIR\n`);
+  } else process.stdout.write(`${runsTable(list).join('\n')}\n`);
   return 0;
 }
 
