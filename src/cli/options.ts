@@ -12,7 +12,7 @@ import { escapeControls } from '../core/text';
 import { parseSize } from '../core/units';
 import { CONNECT_TIMEOUT_RANGE_S, DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
 
-/** Bad arguments: exit 2 with the usage text. */
+/** Bad arguments: exit 2, the message and where the command's help is. */
 export class UsageError extends Error {}
 
 export function int(name: string, text: string | undefined, fallback: number): number {

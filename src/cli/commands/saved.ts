@@ -1,5 +1,4 @@
 /** `sdma-lens advise` and `sdma-lens runs`: read saved runs, run nothing. */
-import { parseArgs } from 'node:util';
 import type { AdviceOptions } from '../../core/advice/advice';
 import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
@@ -14,13 +13,14 @@ import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
 import { runsTable } from '../../core/runs/runsTable';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
+import { parseFlags } from '../flags';
 import { UsageError, int, sizeListOption, storeOf } from '../options';
 
 /** The flags that shape a sweep's advice; a collective run is advised from its own measurements. */
 const SWEEP_FLAGS = ['pair', 'cus', 'sizes', 'rccl-version', 'rocshmem-version'] as const;
 
 export async function advise(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args: argv,
     strict: true,
     allowPositionals: true,
@@ -34,7 +34,7 @@ export async function advise(argv: string[]): Promise<number> {
       pair: { type: 'string' },
     },
   });
-  if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
+  if (positionals.length > 1) throw new UsageError(`takes at most one run id (got ${positionals.length}: ${positionals.join(' ')})`);
   // The flags are checked before any run is looked for: a bad one is said whatever the runs folder holds.
   let options: AdviceOptions;
   try {
@@ -120,7 +120,7 @@ async function newestSweepWithSamples(store: RunStore): Promise<string | undefin
 }
 
 export async function runs(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseFlags({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
   const store = storeOf(values);
   const list = await store.list();
   if (values.json) process.stdout.write(`${jsonText(list, 2)}\n`);
