@@ -17,6 +17,7 @@ import { deployHelper } from '../core/ssh/deploy';
 import { SshTarget } from '../core/ssh/sshTarget';
 import type { RunValues } from './options';
 import { helperOption, sshConnection, stallTimeout, storeOf } from './options';
+import { isCommand } from './usage';
 
 const packageRoot = resolve(__dirname, '..');
 
@@ -91,7 +92,9 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
       return { code: 130 };
     }
     if (result.kind === 'refused') {
-      process.stderr.write(`sdma-lens: the helper refused the arguments: ${escapeControls(result.message)}; nothing was measured or saved\n`);
+      // A usage error as the CLI's own are said: what is wrong, and where the command's help is.
+      const who = isCommand(request.command) ? `sdma-lens ${request.command}` : 'sdma-lens';
+      process.stderr.write(`${who}: the helper refused the arguments: ${escapeControls(result.message)}; nothing was measured or saved\nsee ${who} --help\n`);
       return { code: 2 };
     }
     for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${escapeControls(name)}${conn ? ` (or it could not be copied from ${escapeControls(conn.label)})` : ''}\n`);

@@ -14,11 +14,15 @@ import { importFiles } from './commands/import';
 import { matrix } from './commands/matrix';
 import { advise, runs } from './commands/saved';
 import { sweep } from './commands/sweep';
+import { HelpRequested } from './flags';
 import { UsageError } from './options';
-import { USAGE } from './usage';
+import { didYouMean } from './suggest';
+import type { CommandName } from './usage';
+import { COMMAND_NAMES, commandHelp, isCommand, overview } from './usage';
+import { VERSION } from './version';
 
 /** The commands that start the helper: a signal cancels their run. */
-const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<number>> = {
+const RUNS: Partial<Record<CommandName, (argv: string[], signal: AbortSignal) => Promise<number>>> = {
   sweep,
   matrix,
   collective: (argv, signal) => collective('collective', argv, signal),
@@ -28,7 +32,7 @@ const RUNS: Record<string, (argv: string[], signal: AbortSignal) => Promise<numb
 };
 
 /** The commands that only read saved runs: a signal ends them as it ends any program. */
-const READS: Record<string, (argv: string[]) => Promise<number>> = { advise, runs, compare };
+const READS: Partial<Record<CommandName, (argv: string[]) => Promise<number>>> = { advise, runs, compare };
 
 /** The exit status of a writer stopped by SIGPIPE (128 + 13), as a shell reports `yes | head -1`'s. */
 export const EXIT_READER_GONE = 141;
@@ -104,6 +108,35 @@ function cancelOnSignals(controller: AbortController): () => void {
   };
 }
 
+/**
+ * Bad arguments: one line saying what is wrong, one saying where the help is, exit 2. `command`:
+ * the command they were given to (its help), or none (the overview).
+ */
+function usageError(message: string, command?: CommandName, said = command ?? ''): number {
+  const who = said ? `sdma-lens ${said}` : 'sdma-lens';
+  process.stderr.write(`${escapeControls(`${who}: ${message}`)}\nsee ${command ? `sdma-lens ${command}` : 'sdma-lens'} --help\n`);
+  return 2;
+}
+
+/** A word where a command should be, with the commands it may have meant. */
+function notACommand(word: string, said?: string): number {
+  if (word.startsWith('-')) return usageError(`unknown option ${word}${didYouMean(word.replace(/^-+/, ''), ['help', 'version'], (n) => `--${n}`)}; a command comes first: sdma-lens <command> [options]`, undefined, said);
+  return usageError(`unknown command "${word}"${didYouMean(word, [...COMMAND_NAMES, 'help'])}`, undefined, said);
+}
+
+/** `sdma-lens help [COMMAND]`. */
+function help(rest: string[]): number {
+  const [name] = rest;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${overview()}\n`);
+    return 0;
+  }
+  if (rest.length > 1) return usageError(`takes one command (got ${rest.length} words: ${rest.join(' ')})`, undefined, 'help');
+  if (!isCommand(name)) return notACommand(name, 'help');
+  process.stdout.write(`${commandHelp(name)}\n`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const controller = new AbortController();
@@ -113,18 +146,29 @@ export async function main(argv: string[]): Promise<number> {
   const cancel = () => controller.abort();
   if (runsHelper) onOutputLost.add(cancel);
   try {
-    if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-      process.stdout.write(`${USAGE}\n`);
+    if (command === undefined || command === '-h' || command === '--help') {
+      process.stdout.write(`${overview()}\n`);
       return command === undefined ? 2 : 0;
     }
-    if (Object.hasOwn(RUNS, command)) return await RUNS[command]!(rest, controller.signal);
-    if (Object.hasOwn(READS, command)) return await READS[command]!(rest);
-    throw new UsageError(`unknown command "${command}"`);
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`sdma-lens: ${escapeControls((err as Error).message)}\n\n${USAGE}\n`);
-      return 2;
+    if (command === '--version' || command === '-V') {
+      process.stdout.write(`sdma-lens ${VERSION}\n`);
+      return 0;
     }
+    if (command === 'help') return help(rest);
+    if (!isCommand(command)) return notACommand(command);
+    try {
+      const run = RUNS[command];
+      if (run) return await run(rest, controller.signal);
+      return await READS[command]!(rest);
+    } catch (err) {
+      if (err instanceof HelpRequested) {
+        process.stdout.write(`${commandHelp(command)}\n`);
+        return 0;
+      }
+      if (err instanceof UsageError) return usageError(err.message, command);
+      throw err;
+    }
+  } catch (err) {
     if (err instanceof RunFileError) {
       process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
       return 1;

@@ -10,8 +10,7 @@ import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
 import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../core/sweep/sweepOptions';
-import { parseSize, parseSizeList } from '../core/units';
-import { asUsage, endpointList, int, list } from './options';
+import { asUsage, endpointList, int, list, sizeListOption, sizeOption } from './options';
 
 /** The flags of MEASURE_OPTIONS (options.ts). */
 export interface MeasureValues {
@@ -40,13 +39,13 @@ export function sweepOptionsOf(values: MeasureValues & { sizes?: string; 'timeli
   return asUsage(() => {
     const o: SweepOptions = {
       backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
-      sizes: values.sizes ? parseSizeList(values.sizes) : DEFAULT_SWEEP.sizes,
+      sizes: values.sizes !== undefined ? sizeListOption('sizes', values.sizes) : DEFAULT_SWEEP.sizes,
       paths: values.paths === 'all' ? [...PATHS] : list<PathName>(values.paths, DEFAULT_SWEEP.paths),
       cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
       iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
       seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
       pairs,
-      ...(values['timeline-size'] ? { timelineSizeBytes: parseSizeList(values['timeline-size'])[0]! } : {}),
+      ...(values['timeline-size'] !== undefined ? { timelineSizeBytes: sizeOption('timeline-size', values['timeline-size']) } : {}),
       ...simulatorFlags(values),
     };
     sweepArgs(o);
@@ -55,15 +54,15 @@ export function sweepOptionsOf(values: MeasureValues & { sizes?: string; 'timeli
 }
 
 /**
- * `size`: the copy size flag's value (`--size` of `matrix`, `--matrix-size` of `fleet`). `--cus`
- * is one count here; `fleet` leaves it out, since its `--cus` is the sweep's list.
+ * `size`: the copy size flag and its value (`--size` of `matrix`, `--matrix-size` of `fleet`).
+ * `--cus` is one count here; `fleet` leaves it out, since its `--cus` is the sweep's list.
  */
-export function matrixOptionsOf(values: MeasureValues & { gpus?: string; concurrent?: boolean }, size: string | undefined, withCus = true): MatrixOptions {
+export function matrixOptionsOf(values: MeasureValues & { gpus?: string; concurrent?: boolean }, size: { flag: string; text: string | undefined }, withCus = true): MatrixOptions {
   return asUsage(() => {
     const o: MatrixOptions = {
       backend: (values.backend ?? DEFAULT_MATRIX.backend) as BackendChoice,
       paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>(values.paths, DEFAULT_MATRIX.paths),
-      sizeBytes: size ? parseSize(size) : DEFAULT_MATRIX.sizeBytes,
+      sizeBytes: size.text !== undefined ? sizeOption(size.flag, size.text) : DEFAULT_MATRIX.sizeBytes,
       iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
       seed: int('seed', values.seed, DEFAULT_MATRIX.seed),
       ...(withCus && values.cus !== undefined ? { cus: int('cus', values.cus, 0) } : {}),

@@ -7,10 +7,12 @@ import { SshConnection } from '../core/ssh/connection';
 import { parseDestination } from '../core/ssh/destination';
 import type { SshSettings } from '../core/ssh/sshArgs';
 import { STALL_LIMIT, checkStallTimeout } from '../core/runtime/session';
+import { parseSizeList } from '../core/sizeList';
 import { escapeControls } from '../core/text';
+import { parseSize } from '../core/units';
 import { CONNECT_TIMEOUT_RANGE_S, DEFAULT_CONNECT_TIMEOUT_S, checkExtraArgs } from '../core/ssh/sshArgs';
 
-/** Bad arguments: exit 2 with the usage text. */
+/** Bad arguments: exit 2, the message and where the command's help is. */
 export class UsageError extends Error {}
 
 export function int(name: string, text: string | undefined, fallback: number): number {
@@ -21,6 +23,24 @@ export function int(name: string, text: string | undefined, fallback: number): n
 
 export function list<T extends string>(text: string | undefined, fallback: T[]): T[] {
   return text === undefined ? fallback : (text.split(',').map((s) => s.trim()).filter(Boolean) as T[]);
+}
+
+/** `--FLAG SIZE`: one size (4096, 64K, 1M, 1G); the error names the flag. */
+export function sizeOption(flag: string, text: string): number {
+  return asUsage(() => withFlag(flag, () => parseSize(text)));
+}
+
+/** `--FLAG LIST`: sizes and ranges as the helper takes them (core/sizeList.ts), sorted, each once; the error names the flag. */
+export function sizeListOption(flag: string, text: string): number[] {
+  return asUsage(() => withFlag(flag, () => parseSizeList(text)));
+}
+
+function withFlag<T>(flag: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new Error(`--${flag}: ${(err as Error).message}`);
+  }
 }
 
 /** Runs a check of the arguments; its error becomes a usage error. */

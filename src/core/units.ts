@@ -2,7 +2,7 @@
  * The one set of unit formatters, for the pages, the CLI tables and the views alike: sizes in
  * binary units (KiB, MiB, GiB), bandwidth in GB/s (1e9 bytes per second, as nccl-tests and
  * nvbandwidth print it), times with "µs". Sizes parse the way TransferBench and rccl-tests
- * users write them.
+ * users write them; a list of them (with ranges) is sizeList.ts's.
  */
 import { LIMITS } from './limits';
 
@@ -19,13 +19,6 @@ export function parseSize(text: string): number {
   const bytes = Number(m[1]) * mult;
   if (bytes < 1 || bytes > MAX_SIZE_BYTES) throw new Error(`size "${text}" is out of range (1 B .. 64 GiB)`);
   return bytes;
-}
-
-/** Parses a comma list of sizes; returns them sorted and de-duplicated. */
-export function parseSizeList(text: string): number[] {
-  const parts = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-  if (parts.length === 0) throw new Error('the size list is empty');
-  return [...new Set(parts.map(parseSize))].sort((a, b) => a - b);
 }
 
 /** 4096 -> "4 KiB", 1536 -> "1.5 KiB", 1073741824 -> "1 GiB". */

@@ -55,14 +55,14 @@ describe('sdma-lens collective, overlap, import', () => {
   it('a flag value the helper refuses exits 2 with its reason and keeps no run', async () => {
     const r = await cli('collective', '--backend', 'sim', '--ops', 'reduce');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/the helper refused the arguments: --ops: unknown operation 'reduce'/);
+    expect(r.err).toMatch(/^sdma-lens collective: the helper refused the arguments: --ops: unknown operation 'reduce'.*\nsee sdma-lens collective --help\n$/);
     expect(readdirSync(dir)).toEqual([]);
   });
 
   it('a flag the command does not have is a usage error before anything runs', async () => {
     const r = await cli('overlap', '--ops', 'allgather');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/Unknown option '--ops'/);
+    expect(r.err).toBe('sdma-lens overlap: unknown option --ops\nsee sdma-lens overlap --help\n');
     expect(readdirSync(dir)).toEqual([]);
   });
 

@@ -86,6 +86,9 @@ describe('trust in saved data', () => {
     saveSweep('2026-11-30T02-00-00-000Z-sweep-sim-bbbb', ['skipped a record of unknown type "x"', 'another']);
     const r = await runCli(['runs', '--runs-dir', dir]);
     expect(r.code).toBe(0);
-    expect(r.out).toBe('2026-11-30T02-00-00-000Z-sweep-sim-bbbb  ok  (2 problems, first: skipped a record of unknown type "x")\n2026-11-30T01-00-00-000Z-sweep-sim-aaaa  ok\n');
+    const lines = r.out.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^2026-11-30T02-00-00-000Z-sweep-sim-bbbb {2}\S.* {2}sweep {2}local {2}ok {2}SIMULATED {2}\(2 problems, first: skipped a record of unknown type "x"\)$/);
+    expect(lines[1]).toMatch(/^2026-11-30T01-00-00-000Z-sweep-sim-aaaa {2}\S.* {2}sweep {2}local {2}ok {2}SIMULATED$/);
   });
 });

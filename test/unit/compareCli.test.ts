@@ -123,7 +123,7 @@ describe('sdma-lens compare', () => {
   it('an unknown run id is a usage error (exit 2) that says where it looked', async () => {
     const r = await cli('first', 'no-such-run');
     expect(r.code).toBe(2);
-    expect(r.err).toContain(`sdma-lens: "no-such-run" is neither a run in ${dir} (sdma-lens runs lists them) nor a run.ndjson file or run folder`);
+    expect(r.err).toContain(`sdma-lens compare: "no-such-run" is neither a run in ${dir} (sdma-lens runs lists them) nor a run.ndjson file or run folder`);
     expect(r.out).toBe('');
   });
 

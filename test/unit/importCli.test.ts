@@ -112,7 +112,7 @@ describe('sdma-lens import FILE...', () => {
   it('no file, or a bad --buffer-size: a usage error', async () => {
     const none = await cli();
     expect(none.code).toBe(2);
-    expect(none.err).toContain('import takes one or more files');
+    expect(none.err).toContain('sdma-lens import: needs one or more files');
     const bad = await cli(fixture('nvbandwidth', 'h200x1.txt'), '--buffer-size', 'lots');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('"lots" is not a size');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration, formatDurationUs, formatGbps, formatSizeArg, parseSize, parseSizeList } from '../../src/core/units';
+import { formatBytes, formatDuration, formatDurationUs, formatGbps, formatSizeArg, parseSize } from '../../src/core/units';
 
 describe('sizes', () => {
   it('parses binary suffixes the way TransferBench and rccl-tests users write them', () => {
@@ -14,11 +14,6 @@ describe('sizes', () => {
     for (const bad of ['', 'abc', '1T', '-1K', '1.5M', '0', '65G', '1K;rm -rf /']) {
       expect(() => parseSize(bad)).toThrow(/size|range/);
     }
-  });
-
-  it('sorts and de-duplicates lists', () => {
-    expect(parseSizeList('1M,4K,1024K')).toEqual([4096, 1048576]);
-    expect(() => parseSizeList(' , ')).toThrow(/empty/);
   });
 
   it('formats for people and for helper arguments', () => {

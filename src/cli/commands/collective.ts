@@ -3,11 +3,11 @@
  * flags) and compute-overlap run, printed as a table (or the panel's view as JSON). The flags
  * are passed on by name as the helper's own; the helper checks their values.
  */
-import { parseArgs } from 'node:util';
 import { collectiveTable } from '../../core/collective/collectiveTable';
 import { collectivePageView } from '../../core/collective/collectiveView';
 import { jsonText } from '../../core/text';
 import { runOnConsole, savedLines } from '../console';
+import { parseFlags } from '../flags';
 import { RUN_OPTIONS, storeOf } from '../options';
 
 type Flag = { type: 'string'; short?: string };
@@ -46,7 +46,7 @@ const FLAGS = {
 } as const;
 
 export async function collective(command: 'collective' | 'overlap', argv: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { backend: { type: 'string' }, ...FLAGS[command], ...RUN_OPTIONS } });
+  const { values } = parseFlags({ args: argv, strict: true, options: { backend: { type: 'string' }, ...FLAGS[command], ...RUN_OPTIONS } });
   const backend = values.backend ?? 'auto';
   const given = values as Record<string, string | boolean | undefined>;
   const passed = Object.keys(FLAGS[command]).flatMap((name) => (typeof given[name] === 'string' ? [`--${name}`, given[name] as string] : []));

@@ -5,7 +5,6 @@
  */
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Comparison, PointComparison } from '../../core/compare/compare';
 import { CompareError, MAX_COMPARED_POINTS, belowBeyondNoise, belowNoiseUnknown, compareRuns, formatRatio } from '../../core/compare/compare';
 import { compareTable } from '../../core/compare/compareTable';
@@ -14,6 +13,7 @@ import { RUN_FILE_NAME } from '../../core/run';
 import type { RunStore } from '../../core/runs/runStore';
 import { readRunFile } from '../../core/runs/runStore';
 import { jsonText, terminalLine } from '../../core/text';
+import { parseFlags } from '../flags';
 import { UsageError, storeOf } from '../options';
 
 const NUMBER = /^\d+(\.\d+)?$|^\.\d+$/;
@@ -63,7 +63,7 @@ function gateLines(c: Comparison, threshold: number): { lines: string[]; failing
 }
 
 export async function compare(argv: string[], signal?: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args: argv,
     strict: true,
     allowPositionals: true,
@@ -74,7 +74,7 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
       tolerance: { type: 'string' },
     },
   });
-  if (positionals.length !== 2) throw new UsageError(`compare takes two runs, A (the baseline) and B, each a run id or a ${RUN_FILE_NAME} file (got ${positionals.length})`);
+  if (positionals.length !== 2) throw new UsageError(`needs two runs, A (the baseline) and B, each a run id or a ${RUN_FILE_NAME} file (got ${positionals.length})`);
   const threshold = values['fail-below'] === undefined ? undefined : number('fail-below', values['fail-below'], (x) => x > 0, 'a ratio above 0, e.g. 0.95');
   const tolerance = values.tolerance === undefined ? 0 : number('tolerance', values.tolerance, (x) => x >= 0 && x < 1, 'a fraction from 0 to below 1, e.g. 0.01 for 1 %');
   const store = storeOf(values);

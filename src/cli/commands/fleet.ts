@@ -3,7 +3,6 @@
  * allocation, each node's run saved as a run of its own, then the nodes compared with each
  * other (src/core/fleet/). `sdma-lens fleet show [ID]` prints a saved fleet again.
  */
-import { parseArgs } from 'node:util';
 import type { FleetRequest } from '../../core/fleet/fleetRun';
 import { DEFAULT_PARALLEL, runFleet } from '../../core/fleet/fleetRun';
 import { loadFleet } from '../../core/fleet/fleetLoad';
@@ -26,6 +25,7 @@ import { sweepArgs } from '../../core/sweep/sweepOptions';
 import { readSafeFileSync, SafeFileError } from '../../core/safeFile';
 import { jsonText, terminalLine } from '../../core/text';
 import { cliHelpers } from '../console';
+import { parseFlags } from '../flags';
 import { matrixOptionsOf, sweepOptionsOf } from '../measure';
 import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, helperOption, int, sshConnection, stallTimeout, storeOf } from '../options';
 
@@ -49,7 +49,7 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   if (argv[0] === 'show') return show(argv.slice(1));
   if (argv[0] === 'collect') return collect(argv.slice(1), signal);
   if (argv[0] === 'cancel') return cancelQueued(argv.slice(1));
-  const { values } = parseArgs({ args: argv, strict: true, options: { ...FLEET_OPTIONS, ...MEASURE_OPTIONS, ...RUN_OPTIONS } });
+  const { values } = parseFlags({ args: argv, strict: true, options: { ...FLEET_OPTIONS, ...MEASURE_OPTIONS, ...RUN_OPTIONS } });
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const allocation = asUsage((): FleetRequest['allocation'] => {
     const job = values.jobid ?? (values.nodes === undefined && values.nodelist === undefined ? process.env.SLURM_JOB_ID : undefined);
@@ -74,7 +74,7 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   // Every node's sweep at the node's default pair (the nodes' GPUs need not be numbered alike).
   const sweep = sweepOptionsOf(values, []);
   const backend = sweep.backend;
-  const matrix = values.matrix ? matrixOptionsOf(values, values['matrix-size'], false) : undefined;
+  const matrix = values.matrix ? matrixOptionsOf(values, { flag: 'matrix-size', text: values['matrix-size'] }, false) : undefined;
 
   const helper = helperOption(values);
   const stallTimeoutS = stallTimeout(values);
@@ -162,7 +162,7 @@ function queuedId(fleets: FleetStore, given: string | undefined): string {
 }
 
 async function collect(argv: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], wait: { type: 'boolean', default: false }, thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
+  const { values, positionals } = parseFlags({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], wait: { type: 'boolean', default: false }, thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
   if (positionals.length > 1) throw new UsageError('fleet collect takes at most one fleet id');
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const store = storeOf(values);
@@ -185,7 +185,7 @@ async function collect(argv: string[], signal: AbortSignal): Promise<number> {
 }
 
 async function cancelQueued(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { 'runs-dir': RUN_OPTIONS['runs-dir'] } });
+  const { values, positionals } = parseFlags({ args: argv, strict: true, allowPositionals: true, options: { 'runs-dir': RUN_OPTIONS['runs-dir'] } });
   if (positionals.length > 1) throw new UsageError('fleet cancel takes at most one fleet id');
   const fleets = new FleetStore(storeOf(values).root);
   const id = queuedId(fleets, positionals[0]);
@@ -229,7 +229,7 @@ function print(view: FleetView, json: boolean, file: string): void {
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
+  const { values, positionals } = parseFlags({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
   if (positionals.length > 1) throw new UsageError('fleet show takes at most one fleet id');
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const store = storeOf(values);

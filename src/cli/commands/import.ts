@@ -7,7 +7,6 @@
  * format or refused (a link, a FIFO, over 64 MiB; nothing saved for it); else 1 when one
  * imported nothing or its helper run failed; 130 when a helper run was cancelled.
  */
-import { parseArgs } from 'node:util';
 import { ImportError, importResults } from '../../core/imports/importRun';
 import type { ImportOutcome } from '../../core/imports/importRun';
 import { importedLines } from '../../core/imports/importText';
@@ -17,10 +16,10 @@ import type { Run } from '../../core/run';
 import type { RunStore } from '../../core/runs/runStore';
 import { importArgs } from '../../core/runtime/importArgs';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
-import { parseSize } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
+import { parseFlags } from '../flags';
 import type { RunValues } from '../options';
-import { UsageError, asUsage, storeOf } from '../options';
+import { UsageError, sizeOption, storeOf } from '../options';
 
 type Values = RunValues & { 'buffer-size'?: string };
 
@@ -28,14 +27,14 @@ type Values = RunValues & { 'buffer-size'?: string };
 const worst = (a: number, b: number) => ([130, 2, 1, 0].find((c) => c === a || c === b) ?? Math.max(a, b));
 
 export async function importFiles(argv: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args: argv,
     strict: true,
     allowPositionals: true,
     options: { json: { type: 'boolean', default: false }, 'runs-dir': { type: 'string' }, helper: { type: 'string' }, 'buffer-size': { type: 'string' } },
   });
-  if (positionals.length === 0) throw new UsageError('import takes one or more files: outputs of TransferBench, nvbandwidth, nccl-tests or rccl-tests, or a rocprofv3 profile (rocpd .db file or CSV folder)');
-  const bufferBytes = values['buffer-size'] !== undefined ? asUsage(() => parseSize(values['buffer-size']!)) : undefined;
+  if (positionals.length === 0) throw new UsageError('needs one or more files: outputs of TransferBench, nvbandwidth, nccl-tests or rccl-tests, or a rocprofv3 profile (rocpd .db file or CSV folder)');
+  const bufferBytes = values['buffer-size'] !== undefined ? sizeOption('buffer-size', values['buffer-size']) : undefined;
   const store = storeOf(values);
   const results: unknown[] = [];
   let code = 0;

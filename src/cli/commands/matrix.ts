@@ -1,20 +1,20 @@
 /** `sdma-lens matrix`: the GPU x GPU bandwidth matrix per copy path, printed as grids (or JSON). */
-import { parseArgs } from 'node:util';
 import { matrixArgs } from '../../core/matrix/matrixOptions';
 import { matrixTable } from '../../core/matrix/matrixTable';
 import { matrixPageView } from '../../core/matrix/matrixView';
 import { escapeControls, jsonText } from '../../core/text';
 import { runOnConsole, savedLines } from '../console';
+import { parseFlags } from '../flags';
 import { matrixOptionsOf } from '../measure';
 import { MEASURE_OPTIONS, RUN_OPTIONS, storeOf } from '../options';
 
 export async function matrix(argv: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args: argv,
     strict: true,
     options: { size: { type: 'string' }, gpus: { type: 'string' }, concurrent: { type: 'boolean' }, ...MEASURE_OPTIONS, ...RUN_OPTIONS },
   });
-  const options = matrixOptionsOf(values, values.size);
+  const options = matrixOptionsOf(values, { flag: 'size', text: values.size });
   const helperArgs = matrixArgs(options);
   const ran = await runOnConsole({ command: 'matrix', idTag: options.backend, backend: options.backend, args: () => helperArgs }, { values, signal });
   if (!ran.run) return ran.code;

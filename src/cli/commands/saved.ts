@@ -1,5 +1,4 @@
 /** `sdma-lens advise` and `sdma-lens runs`: read saved runs, run nothing. */
-import { parseArgs } from 'node:util';
 import type { AdviceOptions } from '../../core/advice/advice';
 import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
@@ -12,15 +11,16 @@ import type { Run } from '../../core/run';
 import { isSimulated } from '../../core/run';
 import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
+import { runsTable } from '../../core/runs/runsTable';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
-import { parseSizeList } from '../../core/units';
-import { UsageError, int, storeOf } from '../options';
+import { parseFlags } from '../flags';
+import { UsageError, int, sizeListOption, storeOf } from '../options';
 
 /** The flags that shape a sweep's advice; a collective run is advised from its own measurements. */
 const SWEEP_FLAGS = ['pair', 'cus', 'sizes', 'rccl-version', 'rocshmem-version'] as const;
 
 export async function advise(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args: argv,
     strict: true,
     allowPositionals: true,
@@ -34,7 +34,22 @@ export async function advise(argv: string[]): Promise<number> {
       pair: { type: 'string' },
     },
   });
-  if (positionals.length > 1) throw new UsageError('advise takes at most one run id');
+  if (positionals.length > 1) throw new UsageError(`takes at most one run id (got ${positionals.length}: ${positionals.join(' ')})`);
+  // The flags are checked before any run is looked for: a bad one is said whatever the runs folder holds.
+  let options: AdviceOptions;
+  try {
+    options = {
+      ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
+      ...(values.sizes !== undefined ? { messageSizes: sizeListOption('sizes', values.sizes) } : {}),
+      libraries: {
+        ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
+        ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
+      },
+      ...(values.pair !== undefined ? { pair: parsePair(values.pair) } : {}),
+    };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const store = storeOf(values);
   const id = positionals[0] ?? (await newestSweepWithSamples(store));
   if (!id) {
@@ -52,20 +67,6 @@ export async function advise(argv: string[]): Promise<number> {
     const given = SWEEP_FLAGS.filter((f) => values[f] !== undefined).map((f) => `--${f}`);
     if (given.length > 0) throw new UsageError(`${given.join(', ')}: for a sweep's advice; run ${id} is a collective run, advised from its own measurements`);
     return adviseCollective(run, id, values.json);
-  }
-  let options: AdviceOptions;
-  try {
-    options = {
-      ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
-      ...(values.sizes !== undefined ? { messageSizes: parseSizeList(values.sizes) } : {}),
-      libraries: {
-        ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),
-        ...(values['rocshmem-version'] ? { rocshmem: values['rocshmem-version'] } : {}),
-      },
-      ...(values.pair !== undefined ? { pair: parsePair(values.pair) } : {}),
-    };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
   }
   if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
     throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
@@ -119,17 +120,14 @@ async function newestSweepWithSamples(store: RunStore): Promise<string | undefin
 }
 
 export async function runs(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseFlags({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
   const store = storeOf(values);
   const list = await store.list();
   if (values.json) process.stdout.write(`${jsonText(list, 2)}\n`);
-  else {
-    // One line per run, whatever its error or first problem says.
-    for (const r of list) {
-      const why = r.error ? `  (${r.error})` : r.problems ? `  (${plural(r.problems.count, 'problem')}, first: ${r.problems.first})` : '';
-      process.stdout.write(`${terminalLine(`${r.id}  ${r.status}${why}`)}\n`);
-    }
-  }
+  else if (list.length === 0) {
+    // Said on stderr: stdout holds runs only, one a line.
+    process.stderr.write(`sdma-lens runs: ${terminalLine(`no runs in ${store.root}`)}; make one with sdma-lens sweep (--backend sim: the simulator) or sdma-lens import FILE, or name another folder with --runs-dir DIR\n`);
+  } else process.stdout.write(`${runsTable(list).join('\n')}\n`);
   return 0;
 }
 

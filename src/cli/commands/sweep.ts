@@ -1,5 +1,4 @@
 /** `sdma-lens sweep`: a transfer sweep on this machine or an SSH node, printed as a table (or JSON) with its advice. */
-import { parseArgs } from 'node:util';
 import { adviseAllPairs, adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import type { EndpointPair } from '../../core/endpoints';
@@ -18,12 +17,13 @@ import { sweepView } from '../../core/sweep/sweepView';
 import { escapeControls, jsonText, terminalLine } from '../../core/text';
 import { formatBytes } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
+import { parseFlags } from '../flags';
 import { sweepOptionsOf } from '../measure';
 import type { RunValues } from '../options';
 import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, int, storeOf } from '../options';
 
 export async function sweep(argv: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args: argv,
     strict: true,
     options: {

@@ -11,7 +11,8 @@ import type { PathName, Topology } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
 import { BACKEND_CHOICES, checkSweepOptions } from '../../core/sweep/sweepOptions';
-import { formatBytes, formatSizeArg, parseSizeList } from '../../core/units';
+import { parseSizeList } from '../../core/sizeList';
+import { formatBytes, formatSizeArg } from '../../core/units';
 
 type Action = 'run' | 'endpoints' | 'paths' | 'cus' | 'sizes' | 'backend' | 'iters';
 
