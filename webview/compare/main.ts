@@ -130,7 +130,7 @@ function curveSection(view: ComparePageView, group: CompareGroup | undefined, pe
       'figure',
       {},
       el('figcaption', {}, group.label),
-      el('p', { class: 'muted key' }, 'A: grey, dashed; B: coloured, solid; the shaded bands are each run\u2019s spread (interquartile range of the per-iteration times, or min..max). Below: the ratio B / A with its interval; the dashed lines are 1 \u00f7 and \u00d7 (1 + the run-to-run tolerance): an interval wholly outside them is a change; red: regression, green: improvement, hollow: unknown noise.'),
+      el('p', { class: 'muted key' }, 'A: grey, dashed; B: coloured, solid; the shaded bands are each run\u2019s spread (interquartile range of the per-iteration times, or min..max). Below: the ratio B / A with its interval; the dashed lines are 1 / (1 + t) and 1 + t, t the run-to-run tolerance: an interval wholly outside them is a change; red: regression, green: improvement, hollow: unknown noise.'),
       bandwidth.element,
       ratio.element,
     );
