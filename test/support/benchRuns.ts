@@ -18,6 +18,11 @@ export const BENCH = {
   sweep: { file: 'h200x2-2026-11-30/raw/sweep.ndjson', command: 'sweep' },
   /** The same sweep measured again on the same node kind after the proxy and buffer changes (its README). */
   sweepRerun: { archive: 'h200x2-rerun-2026-11-30/raw.tar.gz', member: 'raw/sweep.ndjson', command: 'sweep' },
+  /** 1x H200 sweeps (host:0, 0:host, 0:0) and the same call again an hour later, with the same measurement code (its README): the same node measured twice. */
+  h200x1Default: { file: 'h200x1-2026-12-01/sweep-default.ndjson', command: 'sweep' },
+  h200x1DefaultRerun: { file: 'h200x1-rerun-2026-12-01/sweep-default.ndjson', command: 'sweep' },
+  h200x1Full: { file: 'h200x1-2026-12-01/sweep-full.ndjson', command: 'sweep' },
+  h200x1FullRerun: { file: 'h200x1-rerun-2026-12-01/sweep-full.ndjson', command: 'sweep' },
   /** 2x H200 matrix, each pair alone, and all pairs of a path at once. */
   matrix: { file: 'h200x2-matrix-2026-11-30/matrix.ndjson', command: 'matrix' },
   matrixConcurrent: { file: 'h200x2-matrix-2026-11-30/matrix-concurrent.ndjson', command: 'matrix' },

@@ -1,12 +1,14 @@
 /**
  * compareRuns on real measurements (bench/results): the 2x H200 sweep and its rerun on the
- * same node kind, the sweep against itself, a copy with one point made 10 % slower,
- * summary-only samples, the matrix alone and under load, the collective sweep and its repeat,
- * and runs that cannot be compared.
+ * same node kind, by default (the run-to-run tolerance measured in bench/results) and with each
+ * run's own spread alone (tolerance 0), the sweep against itself, a copy with one point made
+ * 10 % slower, summary-only samples, the matrix alone and under load, the collective sweep and
+ * its repeat, and runs that cannot be compared. The noise model itself: test/unit/compareNoise.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { Comparison, PointComparison } from '../../src/core/compare/compare';
 import { CompareError, belowBeyondNoise, compareRuns, formatRatio, summaryLines } from '../../src/core/compare/compare';
+import { DEFAULT_TOLERANCE } from '../../src/core/compare/noise';
 import { compareTable } from '../../src/core/compare/compareTable';
 import type { Run } from '../../src/core/run';
 import type { Sample } from '../../src/core/protocol';
@@ -41,9 +43,11 @@ function quartiles(times: readonly number[]): [number, number, number] {
 const isSample = (s: Sample, mover: string, initiator: string, size: number, cus: number, mode: string) => s.mover === mover && s.initiator === initiator && s.sizeBytes === size && s.cus === cus && s.mode === mode;
 
 describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and its rerun)', () => {
-  const c = compareRuns(first, rerun);
+  // Each run's own spread alone: what compare said before it had a run-to-run term.
+  const c = compareRuns(first, rerun, { tolerance: 0 });
+  const byDefault = compareRuns(first, rerun);
 
-  it('matches all 84 points and calls most of them the same', () => {
+  it('matches all 84 points; with each run\'s spread alone 25 of them differ beyond it', () => {
     expect(c.kind).toBe('sweep');
     expect(c.summary.common).toBe(84);
     expect(c.onlyInA).toEqual([]);
@@ -52,13 +56,30 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
     expect(verdicts(c)).toEqual({ same: 59, regression: 21, improvement: 4 });
     expect(c.summary.unknownNoise).toBe(0);
     expect(c.points.every((p) => p.spread === 'quartiles')).toBe(true);
+    expect(c.noise).toEqual({ source: 'given', tolerance: 0, description: '0 % (given)' });
     // The verdict is the interval against 1, nothing else.
     for (const p of c.points) {
       const [lo, hi] = p.interval!;
       expect(lo).toBeLessThanOrEqual(p.ratio);
       expect(hi).toBeGreaterThanOrEqual(p.ratio);
+      expect(p.widened).toEqual([lo, hi]);
       expect(p.verdict).toBe(hi < 1 ? 'regression' : lo > 1 ? 'improvement' : 'same');
     }
+  });
+
+  it('by default every point is within noise: the intervals widened by the default run-to-run tolerance all reach 1', () => {
+    expect(byDefault.noise).toMatchObject({ source: 'default', tolerance: DEFAULT_TOLERANCE });
+    expect(byDefault.tolerance).toBe(DEFAULT_TOLERANCE);
+    expect(verdicts(byDefault)).toEqual({ same: 84 });
+    for (const p of byDefault.points) {
+      expect(p.tolerance).toBe(DEFAULT_TOLERANCE);
+      expect(p.widened![0]).toBeCloseTo(p.interval![0] / (1 + DEFAULT_TOLERANCE), 12);
+      expect(p.widened![1]).toBeCloseTo(p.interval![1] * (1 + DEFAULT_TOLERANCE), 12);
+    }
+    expect(summaryLines(byDefault)).toContain(
+      'run-to-run tolerance 6.3 % (default: 95th percentile of |ratio − 1| of the same point in two runs of one node (1x H200, bench/results h200x1-2026-12-01 and h200x1-rerun-2026-12-01, 1,371 points)); a regression or improvement must clear it as well as both runs\' spread',
+    );
+    expect(summaryLines(byDefault)).toContain('no regression beyond noise');
   });
 
   it('computes the ratio from the medians and the interval from both interquartile ranges', () => {
@@ -69,10 +90,12 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
     expect(p.ratio).toBeCloseTo(a50 / b50, 12);
     expect(p.interval![0]).toBeCloseTo(a25 / b75, 12);
     expect(p.interval![1]).toBeCloseTo(a75 / b25, 12);
-    // The rerun's host-launched kernel copies of 4 KiB are about 5 % slower, beyond both runs' spread.
+    // The rerun's host-launched kernel copies of 4 KiB are about 5 % slower, beyond both runs' spread,
     expect(p.verdict).toBe('regression');
     expect(p.ratio).toBeGreaterThan(0.94);
     expect(p.ratio).toBeLessThan(0.96);
+    // but not beyond what two runs of one node differ by.
+    expect(pointAt(byDefault, label).verdict).toBe('same');
   });
 
   it('with a 1 % tolerance only the small pipelined cu/host points stay regressions; the copy engine at 1 GiB is the same', () => {
@@ -88,19 +111,25 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
     expect(t.summary.geomeanRatio!).toBeGreaterThan(0.98);
     expect(t.summary.geomeanRatio!).toBeLessThan(1.0);
     expect(t.summary.worstRegression!.label).toBe('cu/host · GPU 0 → GPU 1 · 132 CUs · pipelined · 4 KiB');
-    expect(summaryLines(t)).toContain('a regression or improvement must also clear 1 % (tolerance 0.01)');
+    expect(summaryLines(t)).toContain("run-to-run tolerance 1 % (given); a regression or improvement must clear it as well as both runs' spread");
   });
 
-  it('a gate at 0.95 finds nothing below it beyond noise; one at 0.97 finds the points whose whole interval is below', () => {
+  it('a gate at 0.95 finds nothing below it beyond noise; one at 0.97 finds the regressions whose whole interval is below, and none by default', () => {
     expect(belowBeyondNoise(c, 0.95)).toEqual([]);
     const below = belowBeyondNoise(c, 0.97);
     expect(below.length).toBeGreaterThan(0);
-    expect(below.every((p) => p.interval![1] < 0.97)).toBe(true);
+    expect(below.every((p) => p.verdict === 'regression' && p.interval![1] < 0.97)).toBe(true);
     expect(c.points.filter((p) => !below.includes(p)).every((p) => p.interval![1] >= 0.97)).toBe(true);
+    expect(belowBeyondNoise(byDefault, 0.97)).toEqual([]);
   });
 
-  it('prints one row per point with both bandwidths, the ratio and its interval, and the verdict', () => {
+  it('prints one row per point with both bandwidths, the ratio and its interval, and the verdict; the tolerance and its source first', () => {
     const table = compareTable(c).split('\n');
+    expect(table[4]).toBe('# run-to-run tolerance 0 % (given)');
+    expect(compareTable(byDefault).split('\n').slice(4, 6)).toEqual([
+      '# run-to-run tolerance 6.3 % (default: 95th percentile of |ratio − 1| of the same point in two runs of one node (1x H200, bench/results h200x1-2026-12-01 and h200x1-rerun-2026-12-01, 1,371 points))',
+      "# the default is one H200 node's run-to-run variation; --baseline-runs ID,... (repeats of A on this node) measures this node's",
+    ]);
     const rows = table.filter((l) => !l.startsWith('#'));
     expect(rows).toHaveLength(84);
     const p = pointAt(c, 'engine/host · GPU 0 → GPU 1 · pipelined · 1 GiB');
@@ -139,12 +168,13 @@ describe('a copy with one point 10 % slower', () => {
   const doctored = slowed(first, 'doctored', engine1G, 1 / 0.9);
   const label = 'engine/host · GPU 0 → GPU 1 · pipelined · 1 GiB';
 
-  it('flags that point alone as a regression of 0.9 and names it the worst', () => {
+  it('flags that point alone as a regression of 0.9 and names it the worst, beyond the default run-to-run tolerance too', () => {
     const c = compareRuns(first, doctored);
     const p = pointAt(c, label);
     expect(p.verdict).toBe('regression');
     expect(p.ratio).toBeCloseTo(0.9, 12);
     expect(p.interval![1]).toBeLessThan(0.91);
+    expect(p.widened![1]).toBeLessThan(0.91 * (1 + DEFAULT_TOLERANCE));
     expect(c.summary).toMatchObject({ common: 84, same: 83, regressions: 1 });
     expect(c.summary.worstRegression).toMatchObject({ label, ratio: p.ratio });
     expect(belowBeyondNoise(c, 0.95).map((x) => x.label)).toEqual([label]);
@@ -207,7 +237,8 @@ describe('summary-only samples', () => {
     expect(c.summary.unknownNoise).toBe(0);
     expect(c.points.every((p) => p.spread === 'range')).toBe(true);
     // The range is wider than the quartiles: fewer points can be told apart.
-    expect(c.summary.same).toBeGreaterThan(compareRuns(first, rerun).summary.same);
+    const alone = { tolerance: 0 };
+    expect(compareRuns(summaryOnly(first, 'a', { minNs: true, maxNs: true }), summaryOnly(rerun, 'b', { minNs: true, maxNs: true }), alone).summary.same).toBeGreaterThan(compareRuns(first, rerun, alone).summary.same);
   });
 
   it('three repetitions are too few to judge a spread', () => {
@@ -221,13 +252,13 @@ describe('summary-only samples', () => {
 
 describe('matrices and collectives', () => {
   it('the 2x H200 matrix alone against all pairs at once: cells by path, pair and size, min..max as the spread', () => {
-    const c = compareRuns(benchRun('matrix'), benchRun('matrixConcurrent'));
+    const c = compareRuns(benchRun('matrix'), benchRun('matrixConcurrent'), { tolerance: 0 });
     expect(c.kind).toBe('matrix');
     expect(c.summary.common).toBe(4);
     expect(c.onlyInA.map((p) => p.label)).toEqual(['cu/device · GPU 0 → GPU 1 · 256 MiB', 'cu/device · GPU 1 → GPU 0 · 256 MiB', 'engine/device · GPU 0 → GPU 1 · 256 MiB', 'engine/device · GPU 1 → GPU 0 · 256 MiB']);
     expect(c.points.every((p) => p.spread === 'range')).toBe(true);
     expect(c.notes).toContain('B ran every pair of a path at once (--concurrent), the other each pair alone: the ratios include that load');
-    // Under the all-to-all load the copy engine loses about 1 % in both directions, beyond every iteration's noise.
+    // Under the all-to-all load the copy engine loses about 1 % in both directions, beyond every iteration's noise,
     for (const label of ['engine/host · GPU 0 → GPU 1 · 256 MiB', 'engine/host · GPU 1 → GPU 0 · 256 MiB']) {
       const p = pointAt(c, label);
       expect(p.verdict).toBe('regression');
@@ -235,6 +266,8 @@ describe('matrices and collectives', () => {
       expect(p.ratio).toBeLessThan(0.995);
     }
     expect(pointAt(c, 'cu/host · GPU 0 → GPU 1 · 256 MiB').verdict).toBe('same');
+    // and within what two runs of one node differ by (the default tolerance).
+    expect(verdicts(compareRuns(benchRun('matrix'), benchRun('matrixConcurrent')))).toEqual({ same: 4 });
   });
 
   it('the collective sweep against its 256 MiB repeat: three common points, busbw ratio, noise unknown', () => {

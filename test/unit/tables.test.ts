@@ -184,8 +184,10 @@ describe('table models from real runs', () => {
       expect(Number(row!['ratio B/A'])).toBe(p.ratio);
       expect(row!['ratio low']).toBe(p.interval ? String(p.interval[0]) : '');
       expect(row!['ratio high']).toBe(p.interval ? String(p.interval[1]) : '');
+      expect(Number(row!['run-to-run tolerance'])).toBe(p.tolerance);
       expect(row!.verdict).toBe(p.verdict);
     }
     expect(tableMarkdown(table)).toContain(comparison.method);
+    expect(tableMarkdown(table)).toContain('run-to-run tolerance 6.3 % (default: ');
   });
 });

@@ -2,7 +2,9 @@
 // The compare panel in headless Chromium under its real CSP: the 2x H200 sweep against its
 // rerun (bench/results), drawn with chart.js (both runs' bandwidth, the ratio with its
 // interval), the curve picker by mouse and keyboard, the verdict table, "Open", then an
-// invalid message, a theme switch, and a matrix comparison (one size: a table, no curve).
+// invalid message, a theme switch, the run-to-run tolerance by default and from baseline runs
+// (where it came from, a column, the state a reload reopens), and a matrix comparison (one
+// size: a table, no curve).
 //
 //   node test/webview/compare.mjs            checks
 //   node test/webview/compare.mjs --out DIR  checks + screenshots in DIR
@@ -115,10 +117,42 @@ async function main() {
     const state = await page.evaluate(() => window.__preview.state());
     check(state?.a === 'first' && state?.b === 'rerun' && state?.tolerance === 0, `the page keeps both run ids and the tolerance in its state, for a restore (${JSON.stringify(state)})`);
 
+    check((await page.locator('.tolerance').textContent())?.includes('Run-to-run tolerance: 0 %, given'), 'the tolerance given is said with where it came from');
     if (outDir) {
       mkdirSync(outDir, { recursive: true });
       await page.screenshot({ path: join(outDir, 'compare-light.png'), fullPage: true });
       console.log(`  wrote ${join(outDir, 'compare-light.png')}`);
+    }
+
+    // By default: the tolerance measured in bench/results, said with its source; every point within noise.
+    const byDefault = support.compareMessage('sweepDefault');
+    await page.evaluate((m) => window.postMessage(m, '*'), byDefault);
+    await frames(page, 3);
+    const tolerance = await page.locator('.tolerance').textContent();
+    const derivation = await page.locator('ul.summary-lines').textContent();
+    check(tolerance.includes('Run-to-run tolerance: 6.3 %, the default') && derivation.includes('(default: 95th percentile of |ratio − 1| of the same point in two runs of one node (1x H200, bench/results h200x1-2026-12-01 and h200x1-rerun-2026-12-01, 1,371 points))'), `the default tolerance and where it came from (${tolerance})`);
+    check((await page.locator('table.points tbody tr.state-same').count()) === 84, 'by default all 84 points are the same');
+    const toleranceCells = await page.locator('table.points tbody tr td:nth-child(5)').allTextContents();
+    check(toleranceCells.length === 84 && toleranceCells.every((t) => t === '6.3 %'), `a tolerance column (${toleranceCells[0]})`);
+    const defaultState = await page.evaluate(() => window.__preview.state());
+    check(defaultState?.tolerance === undefined && defaultState?.baselines === undefined, `the default is not kept as a given tolerance (${JSON.stringify(defaultState)})`);
+
+    // From baseline runs: a tolerance per path and size band, listed, and the runs kept for a reload.
+    const estimated = support.compareMessage('baselines');
+    await page.evaluate((m) => window.postMessage(m, '*'), estimated);
+    await frames(page, 3);
+    const lines = await page.locator('ul.tolerance-lines li').allTextContents();
+    check(lines.length === estimated.view.toleranceLines.length && lines[0]?.startsWith('run-to-run tolerance of cu/device, below 1 MiB: '), `each path and size band's tolerance is listed (${lines.length}: ${lines[0]})`);
+    check((await page.locator('.tolerance').textContent()).includes("estimated from 3 runs of A's setup"), 'it says the tolerance was estimated from 3 runs');
+    const estimatedState = await page.evaluate(() => window.__preview.state());
+    check(JSON.stringify(estimatedState?.baselines) === JSON.stringify(['full', 'full-rerun']) && estimatedState?.tolerance === undefined, `the page keeps the baseline runs in its state (${JSON.stringify(estimatedState)})`);
+    await frames(page, 2);
+    const estimatedInk = await ink(page);
+    check(estimatedInk.length === 2 && estimatedInk.every((d) => d.inked > 300), 'both charts are drawn with a tolerance per size band');
+    if (outDir) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(outDir, 'compare-baselines.png') });
+      console.log(`  wrote ${join(outDir, 'compare-baselines.png')}`);
     }
 
     const matrix = support.compareMessage('matrix');

@@ -2,11 +2,13 @@
  * The compare panel's two charts of one curve, with chart.js and the shared size axis:
  * bandwidth against size for A (the baseline, grey, dashed) and B (solid), each with its
  * spread as a shaded band; below it the ratio B/A with its interval as a band, a line at 1
- * (and at 1 ± the tolerance), each point coloured by its verdict.
+ * and dashed lines at 1 ÷ and × (1 + the run-to-run tolerance) (through each point's where it
+ * differs by size band), each point coloured by its verdict.
  */
 import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import type { CompareGroup, ComparePageView, GroupPoint } from '../../src/core/compare/compareMessages';
 import { formatRatio } from '../../src/core/compare/compare';
+import { percent } from '../../src/core/compare/noise';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { el } from '../shared/dom';
 import { BASE_OPTIONS, Chart, applyChartTheme, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
@@ -175,12 +177,37 @@ export function ratioChart(view: ComparePageView, group: CompareGroup, theme: Th
           ctx.restore();
         };
         at(1, [], theme.highContrast ? 0.9 : 0.6);
-        if (view.tolerance > 0) for (const t of [1 - view.tolerance, 1 + view.tolerance]) at(t, [4, 4], 0.4);
+        // The run-to-run tolerance: across the chart where it is one figure, else through each point's.
+        const ts = points.map((p) => p.tolerance ?? view.tolerance);
+        if (ts.every((t) => t === ts[0])) {
+          if (ts[0]! > 0) for (const value of [1 / (1 + ts[0]!), 1 + ts[0]!]) at(value, [4, 4], 0.4);
+          return;
+        }
+        const sx = c.scales.x;
+        if (!sx) return;
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(chartArea.left, chartArea.top, chartArea.right - chartArea.left, chartArea.bottom - chartArea.top);
+        ctx.clip();
+        ctx.strokeStyle = withAlpha(theme.foreground, 0.4);
+        ctx.setLineDash([4, 4]);
+        for (const edge of [(t: number) => 1 / (1 + t), (t: number) => 1 + t]) {
+          ctx.beginPath();
+          points.forEach((p, i) => {
+            const px = sx.getPixelForValue(x(p));
+            const py = y.getPixelForValue(edge(ts[i]!));
+            if (i === 0) ctx.moveTo(px, py);
+            else ctx.lineTo(px, py);
+          });
+          ctx.stroke();
+        }
+        ctx.restore();
       },
     };
+    const tMax = Math.max(view.tolerance, ...points.map((p) => p.tolerance ?? 0));
     const values = points.flatMap((p) => [p.ratio!, ...(p.interval ?? [])]);
-    const lo = Math.min(1 - view.tolerance, ...values);
-    const hi = Math.max(1 + view.tolerance, ...values);
+    const lo = Math.min(1 / (1 + tMax), ...values);
+    const hi = Math.max(1 + tMax, ...values);
     const pad = Math.max((hi - lo) * 0.1, 0.002);
     const scales = sizeScales('size', 'ratio B / A');
     const chart = new Chart<'line', XY[]>(canvas, {
@@ -198,7 +225,7 @@ export function ratioChart(view: ComparePageView, group: CompareGroup, theme: Th
               title: () => '',
               label: (item: TooltipItem<'line'>) => {
                 const p = points[item.dataIndex];
-                return p ? `${formatBytes(p.sizeBytes)}: ${formatRatio({ ratio: p.ratio!, ...(p.interval ? { interval: p.interval } : {}) })} ${p.state}` : '';
+                return p ? `${formatBytes(p.sizeBytes)}: ${formatRatio({ ratio: p.ratio!, ...(p.interval ? { interval: p.interval } : {}) })}${p.tolerance !== undefined ? `, tolerance ${percent(p.tolerance)}` : ''} ${p.state}` : '';
               },
             },
           },

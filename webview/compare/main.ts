@@ -8,6 +8,7 @@
 import type { CompareGroup, CompareHostMessage, ComparePageView, CompareWebviewMessage, GroupPoint } from '../../src/core/compare/compareMessages';
 import { parseCompareHostMessage } from '../../src/core/compare/compareMessages';
 import { formatRatio } from '../../src/core/compare/compare';
+import { percent } from '../../src/core/compare/noise';
 import { formatGbps } from '../../src/core/units';
 import { escapeControls } from '../../src/core/text';
 import type { Chart, XY } from '../shared/chart';
@@ -20,11 +21,15 @@ import { bandwidthChart, ratioChart } from './chart';
 import { compareTableModel } from '../../src/core/tables/panelTables';
 import { TableActions } from '../shared/tableActions';
 
-/** What the page keeps across reloads: both runs and the tolerance (the serializer reopens them) and the curve shown. */
+/**
+ * What the page keeps across reloads: both runs, a given tolerance or the baseline runs it was
+ * estimated from (the serializer reopens the comparison from them), and the curve shown.
+ */
 interface CompareState {
   a: string;
   b: string;
-  tolerance: number;
+  tolerance?: number;
+  baselines?: string[];
   group?: string;
 }
 
@@ -66,11 +71,25 @@ function header(view: ComparePageView): HTMLElement {
   );
 }
 
+/** The run-to-run tolerance and where it came from (the summary's line says how), the runs it was estimated from and each path and size band's. */
+function tolerance(view: ComparePageView): HTMLElement {
+  const n = view.noise;
+  const from = n.source === 'given' ? 'given' : n.source === 'default' ? 'the default' : `estimated from ${n.runs?.length ?? 0} runs of A's setup`;
+  return el(
+    'div',
+    { class: 'tolerance' },
+    el('p', {}, el('b', {}, 'Run-to-run tolerance: '), n.source === 'baseline runs' ? `by path and size band, ${from}` : `${percent(n.tolerance)}, ${from}`),
+    n.runs && n.runs.length > 0 ? el('p', { class: 'muted' }, 'Runs: ', ...n.runs.flatMap((id, i) => [i > 0 ? ', ' : '', el('code', {}, id)])) : null,
+    view.toleranceLines.length > 0 ? el('ul', { class: 'tolerance-lines' }, ...view.toleranceLines.map((l) => el('li', {}, l))) : null,
+  );
+}
+
 function summary(view: ComparePageView): HTMLElement {
   return el(
     'section',
     { class: 'summary' },
     el('ul', { class: 'summary-lines' }, ...view.summaryLines.map((l) => el('li', {}, l))),
+    tolerance(view),
     el('p', { class: 'muted method' }, view.method),
     view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', { class: 'warn' }, n))) : null,
   );
@@ -111,7 +130,7 @@ function curveSection(view: ComparePageView, group: CompareGroup | undefined, pe
       'figure',
       {},
       el('figcaption', {}, group.label),
-      el('p', { class: 'muted key' }, 'A: grey, dashed; B: coloured, solid; the shaded bands are each run\u2019s spread (interquartile range of the per-iteration times, or min..max). Below: the ratio B / A with its interval; red: regression, green: improvement, hollow: unknown noise.'),
+      el('p', { class: 'muted key' }, 'A: grey, dashed; B: coloured, solid; the shaded bands are each run\u2019s spread (interquartile range of the per-iteration times, or min..max). Below: the ratio B / A with its interval; the dashed lines are 1 / (1 + t) and 1 + t, t the run-to-run tolerance: an interval wholly outside them is a change; red: regression, green: improvement, hollow: unknown noise.'),
       bandwidth.element,
       ratio.element,
     );
@@ -142,7 +161,7 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
     el(
       'table',
       { class: 'points' },
-      el('thead', {}, el('tr', {}, ...['point', `A ${view.bandwidth}`, `B ${view.bandwidth}`, 'ratio [low, high]', 'verdict'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, ...['point', `A ${view.bandwidth}`, `B ${view.bandwidth}`, 'ratio [low, high]', 'tolerance', 'verdict'].map((h) => el('th', { scope: 'col' }, h)))),
       el(
         'tbody',
         {},
@@ -154,6 +173,7 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
             el('td', { class: 'num' }, p.a ? formatGbps(p.a.gbps) : ''),
             el('td', { class: 'num' }, p.b ? formatGbps(p.b.gbps) : ''),
             el('td', { class: 'num' }, ratio(p)),
+            el('td', { class: 'num' }, p.tolerance === undefined ? '' : percent(p.tolerance)),
             el('td', { class: 'verdict' }, p.state),
           ),
         ),
@@ -164,7 +184,9 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
 
 function saveState(group: string | undefined): void {
   if (!shown) return;
-  host.saveState({ a: shown.a.id, b: shown.b.id, tolerance: shown.tolerance, ...(group ? { group } : {}) });
+  const n = shown.noise;
+  const noise = n.source === 'given' ? { tolerance: n.tolerance } : n.source === 'baseline runs' && n.runs ? { baselines: n.runs.slice(1) } : {};
+  host.saveState({ a: shown.a.id, b: shown.b.id, ...noise, ...(group ? { group } : {}) });
 }
 
 function render(view: ComparePageView): void {

@@ -1,7 +1,8 @@
 /**
  * `sdma-lens compare A B`: two saved runs compared point by point against their noise
  * (src/core/compare/compare.ts). With `--fail-below R` it is a CI gate: exit 1 when any
- * point's ratio B/A is below R beyond noise (its whole interval below R). Runs nothing.
+ * point's ratio B/A is below R beyond noise (a regression, the run-to-run tolerance included,
+ * with its whole interval below R). Runs nothing.
  */
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -72,19 +73,27 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
       json: { type: 'boolean', default: false },
       'fail-below': { type: 'string' },
       tolerance: { type: 'string' },
+      'baseline-runs': { type: 'string' },
     },
   });
   if (positionals.length !== 2) throw new UsageError(`needs two runs, A (the baseline) and B, each a run id or a ${RUN_FILE_NAME} file (got ${positionals.length})`);
   const threshold = values['fail-below'] === undefined ? undefined : number('fail-below', values['fail-below'], (x) => x > 0, 'a ratio above 0, e.g. 0.95');
-  const tolerance = values.tolerance === undefined ? 0 : number('tolerance', values.tolerance, (x) => x >= 0 && x < 1, 'a fraction from 0 to below 1, e.g. 0.01 for 1 %');
+  // Without --tolerance or --baseline-runs the run-to-run tolerance is the default measured in bench/results.
+  const tolerance = values.tolerance === undefined ? undefined : number('tolerance', values.tolerance, (x) => x >= 0 && x < 1, 'a fraction from 0 to below 1, e.g. 0.01 for 1 %');
+  const baselineArgs = values['baseline-runs']?.split(',').map((x) => x.trim());
+  if (baselineArgs?.some((x) => x === '')) throw new UsageError(`--baseline-runs needs a comma list of runs, repeats of A (got "${values['baseline-runs']}")`);
+  if (tolerance !== undefined && baselineArgs) throw new UsageError('--tolerance and --baseline-runs both set the run-to-run tolerance: give one of them');
   const store = storeOf(values);
   const files = positionals.map((arg) => runFileOf(store, arg));
+  const baselineFiles = (baselineArgs ?? []).map((arg) => runFileOf(store, arg));
   // A run past the compare limit is refused as soon as that many samples are read, not after reading it whole.
-  const [a, b] = (await Promise.all(files.map((f) => readRunFile(f, { stopWhen: (r) => r.samples.length > MAX_COMPARED_POINTS })))) as [Run, Run];
+  const read = (f: string) => readRunFile(f, { stopWhen: (r) => r.samples.length > MAX_COMPARED_POINTS });
+  const [a, b] = (await Promise.all(files.map(read))) as [Run, Run];
+  const baselines = await Promise.all(baselineFiles.map(read));
   if (signal?.aborted) return 130;
   let comparison: Comparison;
   try {
-    comparison = compareRuns(a, b, { tolerance });
+    comparison = compareRuns(a, b, { ...(tolerance !== undefined ? { tolerance } : {}), ...(baselines.length > 0 ? { baselines } : {}) });
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
     process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
@@ -93,7 +102,7 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
   const gate = threshold === undefined ? undefined : gateLines(comparison, threshold);
   if (values.json) {
     const failBelow = gate ? { threshold, below: gate.failing.map((p) => p.key), unknownNoiseBelow: gate.unjudged.map((p) => p.key) } : undefined;
-    process.stdout.write(`${jsonText({ ...comparison, files: { a: files[0], b: files[1] }, ...(failBelow ? { failBelow } : {}) }, 2)}\n`);
+    process.stdout.write(`${jsonText({ ...comparison, files: { a: files[0], b: files[1], ...(baselineFiles.length > 0 ? { baselines: baselineFiles } : {}) }, ...(failBelow ? { failBelow } : {}) }, 2)}\n`);
   } else {
     // The table's lines are each one line already; the gate's name points by their labels, so each is made one line too.
     const text = [compareTable(comparison), ...(gate?.lines ?? []).map((l) => terminalLine(`# ${l}`))].join('\n');

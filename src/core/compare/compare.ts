@@ -21,6 +21,12 @@
  * times and no min..max, has no spread: the point gets its ratio and the verdict
  * "unknown noise".
  *
+ * One run's spread does not see what changes between runs (clocks, placement, another
+ * process), so the interval is widened by a run-to-run tolerance t before it is held against
+ * 1: [low / (1 + t), high × (1 + t)] (noise.ts: given, estimated from A's repeats, or the
+ * default measured in bench/results). A regression or improvement is a widened interval
+ * that excludes 1.
+ *
  * Pure and browser-safe: the CLI prints it and the compare panel draws it.
  */
 import { pairKind, pairName } from '../endpoints';
@@ -30,6 +36,8 @@ import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
 import { MIN_REPETITIONS, quantile, sortedTimes } from '../advice/crossover';
 import { formatBytes } from '../units';
+import type { NoiseModel, PointValues, Tolerances } from './noise';
+import { DEFAULT_TOLERANCE, estimated, groupLine, uniform } from './noise';
 
 export type CompareKind = 'sweep' | 'matrix' | 'collective';
 export const VERDICTS = ['regression', 'improvement', 'same', 'unknown noise'] as const;
@@ -42,7 +50,7 @@ export type SpreadMethod = (typeof SPREADS)[number];
 export const METHOD =
   'ratio = B / A of bandwidth (medians where the per-iteration times allow); [low, high] = B slow / A fast and B fast / A slow, ' +
   "from each run's spread: the interquartile range of its per-iteration times (min..max where a run kept only those); " +
-  'regression or improvement: the interval excludes 1, beyond noise.';
+  'regression or improvement: the interval widened by the run-to-run tolerance t, [low / (1 + t), high × (1 + t)], excludes 1, beyond noise.';
 
 /** One run's measurement at a point. */
 export interface Side {
@@ -76,6 +84,10 @@ export interface PointComparison extends Located {
   ratio: number;
   /** [low, high] of the ratio from both spreads; absent when a side has none. */
   interval?: [number, number];
+  /** The run-to-run tolerance t at this point (its path and size band where estimated). */
+  tolerance: number;
+  /** The interval widened by it, [low / (1 + t), high × (1 + t)]: what the verdict holds against 1. */
+  widened?: [number, number];
   spread: SpreadMethod;
   verdict: PointVerdict;
   /** Unknown noise: which side lacks a spread, and why. */
@@ -116,8 +128,10 @@ export interface Comparison {
   kind: CompareKind;
   a: RunInfo;
   b: RunInfo;
-  /** A regression or improvement must clear 1 by this fraction as well as the noise. */
+  /** The run-to-run tolerance where no path and size band of its own applies (noise.tolerance). */
   tolerance: number;
+  /** Where the run-to-run tolerance comes from: given, estimated from baseline runs, or the default. */
+  noise: NoiseModel;
   method: string;
   /** What the GB/s columns are: a copy's bandwidth, or a collective's bus bandwidth. */
   bandwidth: 'GB/s' | 'busbw GB/s';
@@ -128,9 +142,12 @@ export interface Comparison {
   notes: string[];
 }
 
+/** Neither a tolerance nor baseline runs: DEFAULT_TOLERANCE, measured in bench/results (noise.ts). */
 export interface CompareOptions {
-  /** Fraction, 0 <= tolerance < 1 (0.01: a change must also exceed 1 %). Default 0: beyond noise is enough. */
+  /** The run-to-run tolerance, a fraction 0 <= tolerance < 1, at every point (0: each run's own spread alone). */
   tolerance?: number;
+  /** Repeats of A's setup (same kind, node and backend): the tolerance is estimated from them and A, per path and size band. */
+  baselines?: readonly Run[];
 }
 
 /** Runs that cannot be compared: of different kinds, one with nothing to compare, or one too large. */
@@ -216,6 +233,8 @@ interface Curve {
 /** How a kind of record is located and measured. */
 interface PointKind<T> {
   records(run: Run): readonly T[];
+  /** What the run-to-run tolerance is estimated per (with the size band): the path, a collective's op and variant. */
+  path(x: T): string;
   /** The curve's key; `curve` is asked once per key. */
   group(x: T): string;
   curve(x: T, group: string): Curve;
@@ -225,6 +244,7 @@ interface PointKind<T> {
 
 const SWEEP: PointKind<Sample> = {
   records: (run) => run.samples,
+  path: (s) => pathName(s.mover, s.initiator),
   group: (s) => `${s.src}:${s.dst}|${pathName(s.mover, s.initiator)}|${s.cus}|${s.mode ?? ''}`,
   curve: (s, group) => {
     const path = pathName(s.mover, s.initiator);
@@ -238,6 +258,7 @@ const SWEEP: PointKind<Sample> = {
 
 const MATRIX: PointKind<MatrixCell> = {
   records: (run) => run.matrixCells ?? [],
+  path: (c) => pathName(c.mover, c.initiator),
   group: (c) => `${c.src}:${c.dst}|${pathName(c.mover, c.initiator)}`,
   curve: (c, group) => {
     const path = pathName(c.mover, c.initiator);
@@ -249,6 +270,7 @@ const MATRIX: PointKind<MatrixCell> = {
 
 const COLLECTIVE: PointKind<CollectivePoint> = {
   records: (run) => run.collectives ?? [],
+  path: (p) => `${p.op} · ${p.variant}`,
   group: (p) => `${p.op}|${p.variant}|${p.ranks}|${p.inPlace ? 'in' : 'out'}|${p.dtype}`,
   curve: (p, group) => ({
     group,
@@ -322,7 +344,7 @@ function onlyIn<T>(mine: Indexed<T>, other: Indexed<T>, k: PointKind<T>): OnePoi
 }
 
 /** Every point of A and B matched by curve and size: linear in the points, then one sort. */
-function matched<T>(a: Run, b: Run, k: PointKind<T>, tolerance: number, notes: string[]): { points: PointComparison[]; onlyInA: OnePoint[]; onlyInB: OnePoint[]; unusable: number } {
+function matched<T>(a: Run, b: Run, k: PointKind<T>, tolerances: Tolerances, notes: string[]): { points: PointComparison[]; onlyInA: OnePoint[]; onlyInB: OnePoint[]; unusable: number } {
   const inA = indexed(k.records(a), k, 'A', notes);
   const inB = indexed(k.records(b), k, 'B', notes);
   // The curves of both runs in display order, ranked once.
@@ -332,29 +354,30 @@ function matched<T>(a: Run, b: Run, k: PointKind<T>, tolerance: number, notes: s
     const same = inA.curves.get(c.curve.group);
     if (same) c.rank = same.rank;
   }
-  const common: { c: CurvePoints<T>; size: number; pa: Side; pb: Side }[] = [];
+  const common: { c: CurvePoints<T>; size: number; pa: Side; pb: Side; tolerance: number }[] = [];
   let unusable = 0;
   for (let i = 0; i < inA.firstCurve.length; i++) {
     const c = inA.firstCurve[i]!;
     const size = inA.firstSize[i]!;
     const xb = inB.curves.get(c.curve.group)?.bySize.get(size);
     if (xb === undefined) continue;
-    const pa = k.side(c.bySize.get(size)!);
+    const xa = c.bySize.get(size)!;
+    const pa = k.side(xa);
     const pb = k.side(xb);
-    if (pa.gbps > 0 && pb.gbps > 0 && Number.isFinite(pa.gbps) && Number.isFinite(pb.gbps)) common.push({ c, size, pa, pb });
+    if (pa.gbps > 0 && pb.gbps > 0 && Number.isFinite(pa.gbps) && Number.isFinite(pb.gbps)) common.push({ c, size, pa, pb, tolerance: tolerances.at(k.path(xa), size) });
     else {
       unusable++;
       notes.push(`${located(c.curve, size).label}: ${pa.gbps > 0 ? 'B' : 'A'} reports no bandwidth (0 GB/s); not compared`);
     }
   }
-  const points = common.sort(byCurveThenSize).map(({ c, size, pa, pb }) => compare(located(c.curve, size), pa, pb, tolerance));
+  const points = common.sort(byCurveThenSize).map(({ c, size, pa, pb, tolerance }) => compare(located(c.curve, size), pa, pb, tolerance));
   return { points, onlyInA: onlyIn(inA, inB, k), onlyInB: onlyIn(inB, inA, k), unusable };
 }
 
-function verdictOf(interval: [number, number] | undefined, tolerance: number): PointVerdict {
-  if (!interval) return 'unknown noise';
-  if (interval[1] < 1 - tolerance) return 'regression';
-  if (interval[0] > 1 + tolerance) return 'improvement';
+function verdictOf(widened: [number, number] | undefined): PointVerdict {
+  if (!widened) return 'unknown noise';
+  if (widened[1] < 1) return 'regression';
+  if (widened[0] > 1) return 'improvement';
   return 'same';
 }
 
@@ -364,11 +387,12 @@ function compare(located: Located, a: Side, b: Side, tolerance: number): PointCo
   const interval: [number, number] | undefined = spreads ? [b.gbpsLow! / a.gbpsHigh!, b.gbpsHigh! / a.gbpsLow!] : undefined;
   const spread: SpreadMethod = !interval ? 'none' : a.spread === 'quartiles' && b.spread === 'quartiles' ? 'quartiles' : 'range';
   const { key, group, groupLabel, label, sizeBytes } = located;
-  const verdict = verdictOf(interval, tolerance);
+  const widened: [number, number] | undefined = interval ? [interval[0] / (1 + tolerance), interval[1] * (1 + tolerance)] : undefined;
+  const verdict = verdictOf(widened);
   // One literal per shape (no spreads): a comparison holds one per point.
-  if (interval) return { key, group, groupLabel, label, sizeBytes, a, b, ratio, interval, spread, verdict };
+  if (interval) return { key, group, groupLabel, label, sizeBytes, a, b, ratio, interval, tolerance, widened, spread, verdict };
   const why = [a.noSpread && `A: ${a.noSpread}`, b.noSpread && `B: ${b.noSpread}`].filter(Boolean).join('; ');
-  return why ? { key, group, groupLabel, label, sizeBytes, a, b, ratio, spread, verdict, why } : { key, group, groupLabel, label, sizeBytes, a, b, ratio, spread, verdict };
+  return why ? { key, group, groupLabel, label, sizeBytes, a, b, ratio, tolerance, spread, verdict, why } : { key, group, groupLabel, label, sizeBytes, a, b, ratio, tolerance, spread, verdict };
 }
 
 function runInfo(run: Run): RunInfo {
@@ -407,8 +431,9 @@ function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
  * to compare or the two are of different kinds (a sweep and a matrix share no point).
  */
 export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Comparison {
-  const tolerance = options.tolerance ?? 0;
-  if (!(tolerance >= 0 && tolerance < 1)) throw new CompareError(`the tolerance must be a fraction from 0 to below 1 (got ${tolerance})`);
+  const { tolerance, baselines = [] } = options;
+  if (tolerance !== undefined && !(tolerance >= 0 && tolerance < 1)) throw new CompareError(`the tolerance must be a fraction from 0 to below 1 (got ${tolerance})`);
+  if (tolerance !== undefined && baselines.length > 0) throw new CompareError('a given tolerance and baseline runs both set the run-to-run tolerance: give one of them');
   const ka = kindOf(a);
   const kb = kindOf(b);
   for (const [side, run, k] of [['A', a, ka], ['B', b, kb]] as const) {
@@ -424,8 +449,10 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
     }
   }
   const notes = runNotes(a, b, kind);
+  const tolerances = tolerance !== undefined ? uniform('given', tolerance) : baselines.length > 0 ? baselineTolerances(a, b, kind, baselines, notes) : uniform('default', DEFAULT_TOLERANCE);
   const { points, onlyInA, onlyInB, unusable } =
-    kind === 'sweep' ? matched(a, b, SWEEP, tolerance, notes) : kind === 'matrix' ? matched(a, b, MATRIX, tolerance, notes) : matched(a, b, COLLECTIVE, tolerance, notes);
+    kind === 'sweep' ? matched(a, b, SWEEP, tolerances, notes) : kind === 'matrix' ? matched(a, b, MATRIX, tolerances, notes) : matched(a, b, COLLECTIVE, tolerances, notes);
+  const noise = tolerances.model();
   const mixed = points.filter((p) => p.a.basis !== p.b.basis).length;
   if (mixed > 0) notes.push(`${mixed} point${mixed === 1 ? '' : 's'} compare a median with a mean (one run kept a summary only)`);
   if (points.length === 0 && unusable === 0) notes.push(`the runs have no point in common: ${plural(onlyInA.length, KIND_NOUN[kind])} only in A, ${plural(onlyInB.length, KIND_NOUN[kind])} only in B`);
@@ -433,7 +460,8 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
     kind,
     a: runInfo(a),
     b: runInfo(b),
-    tolerance,
+    tolerance: noise.tolerance,
+    noise,
     method: METHOD,
     bandwidth: kind === 'collective' ? 'busbw GB/s' : 'GB/s',
     points,
@@ -442,6 +470,61 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
     summary: summarize(points, onlyInA.length, onlyInB.length),
     notes,
   };
+}
+
+/** What makes a run a repeat of A's setup: its node (model, SSH host, host name, GPUs), backend, and simulated or not. */
+function setupOf(run: Run): [what: string, value: string][] {
+  const info = runInfo(run);
+  return [
+    ['node', info.node],
+    ['host name', run.topology?.node.hostname ?? ''],
+    ['GPU count', run.topology ? String(run.topology.gpus.length) : ''],
+    ['backend', run.hello?.backend ?? ''],
+    ['data', info.simulated ? 'simulated' : 'measured'],
+  ];
+}
+
+/** One run's bandwidth at each point, its last measurement of each (as the comparison takes it). */
+function pointValues<T>(run: Run, k: PointKind<T>): PointValues {
+  const values: PointValues = new Map();
+  for (const x of k.records(run)) values.set(`${k.group(x)}|${k.size(x)}`, { path: k.path(x), sizeBytes: k.size(x), gbps: k.side(x).gbps });
+  return values;
+}
+
+/** A run's bandwidth at each point, keyed as the comparison matches points (for estimating run-to-run variation; empty for a run with nothing to compare). */
+export function pointValuesOf(run: Run): PointValues {
+  const k = kindOf(run)?.kind;
+  return k === 'sweep' ? pointValues(run, SWEEP) : k === 'matrix' ? pointValues(run, MATRIX) : k === 'collective' ? pointValues(run, COLLECTIVE) : new Map();
+}
+
+/** The tolerance estimated from A and its repeats; refuses a baseline that is B, A again, or another kind, node or backend. */
+function baselineTolerances(a: Run, b: Run, kind: CompareKind, baselines: readonly Run[], notes: string[]): Tolerances {
+  const ids = new Set([a.header.id]);
+  const mine = setupOf(a);
+  for (const run of baselines) {
+    const id = run.header.id;
+    if (id === b.header.id) throw new CompareError(`baseline run ${id} is B: the run-to-run tolerance comes from repeats of A, not from the run it judges`);
+    if (ids.has(id)) throw new CompareError(`baseline run ${id} is ${id === a.header.id ? 'A itself' : 'named twice'}: each baseline run must be another repeat of A`);
+    ids.add(id);
+    const k = kindOf(run);
+    if (k?.kind !== kind) throw new CompareError(`baseline run ${id} is ${k ? `a ${k.kind}` : 'a run with nothing to compare'}, A a ${kind}: a baseline run repeats A's measurement`);
+    if (k.count > MAX_COMPARED_POINTS) throw new CompareError(`baseline run ${id} has more than ${plural(MAX_COMPARED_POINTS, KIND_NOUN[kind])}, too large to compare`);
+    const theirs = setupOf(run);
+    for (const [i, [what, value]] of mine.entries()) {
+      const other = theirs[i]![1];
+      // Runs saved before the helper recorded them lack a host name or a topology: those cannot tell.
+      if ((what === 'host name' || what === 'GPU count') && (value === '' || other === '')) continue;
+      if (value !== other) throw new CompareError(`baseline run ${id} is not a repeat of A's setup: its ${what} is ${other || 'not recorded'}, A's ${value || 'not recorded'}; the run-to-run tolerance must come from runs of A's node and backend`);
+    }
+    const status = runStatus(run);
+    if (status !== 'ok') notes.push(`baseline run ${id} ended ${status}: it may lack points`);
+  }
+  const values = [a, ...baselines].map(pointValuesOf);
+  for (const [i, run] of baselines.entries()) {
+    const shared = [...values[i + 1]!.keys()].filter((key) => values[0]!.has(key)).length;
+    if (shared === 0) notes.push(`baseline run ${run.header.id} has no point in common with A: it adds nothing to the run-to-run tolerance`);
+  }
+  return estimated([...ids], values);
 }
 
 function summarize(points: PointComparison[], onlyInA: number, onlyInB: number): CompareSummary {
@@ -462,9 +545,13 @@ function summarize(points: PointComparison[], onlyInA: number, onlyInB: number):
   };
 }
 
-/** Points whose whole interval lies below `threshold`: below it beyond noise (the CLI's --fail-below). */
+/**
+ * The regressions whose whole interval lies below `threshold` (the CLI's --fail-below): slower
+ * than A beyond both runs' spread and the run-to-run tolerance, and below the threshold by their
+ * own spread. With tolerance 0 and a threshold of 1 or less, every point whose interval lies below it.
+ */
 export function belowBeyondNoise(c: Comparison, threshold: number): PointComparison[] {
-  return c.points.filter((p) => p.interval !== undefined && p.interval[1] < threshold);
+  return c.points.filter((p) => p.verdict === 'regression' && p.interval !== undefined && p.interval[1] < threshold);
 }
 
 /** Points below `threshold` whose noise is unknown: they cannot fail a gate, and are named instead. */
@@ -485,10 +572,15 @@ export function summaryLines(c: Comparison): string[] {
   const lines = [
     `${n(s.common, 'point')} in common: ${s.same} same, ${n(s.regressions, 'regression')}, ${n(s.improvements, 'improvement')}, ${s.unknownNoise} unknown noise; ${s.onlyInA} only in A, ${s.onlyInB} only in B`,
   ];
-  if (c.tolerance > 0) lines.push(`a regression or improvement must also clear ${+(c.tolerance * 100).toFixed(2)} % (tolerance ${c.tolerance})`);
+  lines.push(`run-to-run tolerance ${c.noise.description}; a regression or improvement must clear it as well as both runs' spread`);
   if (s.worstRegression) lines.push(`worst regression: ${s.worstRegression.label}: ${formatRatio(s.worstRegression)}`);
   else if (s.common > 0 && s.unknownNoise === s.common) lines.push('no common point has a known spread, so none is a regression or improvement beyond noise');
   else if (s.common > 0) lines.push('no regression beyond noise');
   if (s.geomeanRatio !== null) lines.push(`geometric mean of the ratios: ${s.geomeanRatio.toFixed(3)}`);
   return lines;
+}
+
+/** Each path and size band's run-to-run tolerance, where it was estimated from baseline runs; none otherwise. */
+export function toleranceLines(c: Pick<Comparison, 'noise'>): string[] {
+  return (c.noise.groups ?? []).map((g) => `run-to-run tolerance of ${groupLine(g)}`);
 }

@@ -7,10 +7,13 @@ import * as v from 'valibot';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 import { SPREADS, VERDICTS } from './compare';
+import { TOLERANCE_FROM, TOLERANCE_SOURCES } from './noise';
 
 const many = <S extends v.GenericSchema>(item: S) => v.pipe(v.array(item), v.maxLength(100_000));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const interval = v.tuple([finite, finite]);
+/** A run-to-run tolerance: a fraction, 0 or more (an estimate may exceed 1 where runs differ that much). */
+const tolerance = v.pipe(finite, v.minValue(0));
 
 const SideSchema = v.object({
   gbps: finite,
@@ -35,6 +38,9 @@ const GroupPointSchema = v.object({
   b: v.optional(SideSchema),
   ratio: v.optional(finite),
   interval: v.optional(interval),
+  /** The run-to-run tolerance at the point, and the interval widened by it (what the verdict holds against 1). */
+  tolerance: v.optional(tolerance),
+  widened: v.optional(interval),
   spread: v.optional(v.picklist(SPREADS)),
   why: v.optional(str),
 });
@@ -46,6 +52,15 @@ const CountsSchema = v.object({ regression: count, improvement: count, same: cou
 const CompareGroupSchema = v.object({ key: str, label: str, counts: CountsSchema, points: many(GroupPointSchema) });
 export type CompareGroup = v.InferOutput<typeof CompareGroupSchema>;
 
+/** Where the run-to-run tolerance comes from (noise.ts). */
+const NoiseModelSchema = v.object({
+  source: v.picklist(TOLERANCE_SOURCES),
+  tolerance,
+  description: str,
+  runs: v.optional(many(str)),
+  groups: v.optional(many(v.object({ path: str, band: str, tolerance, pairs: count, from: v.picklist(TOLERANCE_FROM) }))),
+});
+
 const RunInfoSchema = v.object({ id: str, createdAt: str, node: str, status: str, simulated: v.boolean(), source: v.optional(str) });
 
 export const ComparePageViewSchema = v.object({
@@ -53,6 +68,7 @@ export const ComparePageViewSchema = v.object({
   a: RunInfoSchema,
   b: RunInfoSchema,
   tolerance: finite,
+  noise: NoiseModelSchema,
   method: str,
   bandwidth: v.picklist(['GB/s', 'busbw GB/s']),
   groups: many(CompareGroupSchema),
@@ -68,6 +84,8 @@ export const ComparePageViewSchema = v.object({
     geomeanRatio: v.nullable(finite),
   }),
   summaryLines: many(str),
+  /** Each path and size band's tolerance, where estimated from baseline runs. */
+  toleranceLines: many(str),
   notes: many(str),
 });
 export type ComparePageView = v.InferOutput<typeof ComparePageViewSchema>;

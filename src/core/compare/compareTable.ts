@@ -1,11 +1,13 @@
 /**
  * The comparison as plain text for the CLI: one row per common point (point, A GB/s, B GB/s,
- * ratio [low, high], verdict), so a CI log can be grepped for "regression"; comment lines
- * start with '#', as in the other tables. Each line goes through `terminalLine`: a node name,
+ * ratio [low, high], the run-to-run tolerance where it differs by path and size band, verdict),
+ * so a CI log can be grepped for "regression"; comment lines start with '#', as in the other
+ * tables. The tolerance and where it came from head the table. Each line goes through `terminalLine`: a node name,
  * a run id or a note of a run stays on its own line, with nothing a terminal obeys.
  */
 import type { Comparison, RunInfo } from './compare';
-import { formatRatio, summaryLines } from './compare';
+import { formatRatio, summaryLines, toleranceLines } from './compare';
+import { percent } from './noise';
 import { formatGbps } from '../units';
 import { terminalLine } from '../text';
 
@@ -21,11 +23,16 @@ function runLine(side: 'A' | 'B', r: RunInfo): string {
 const MAX_ONLY = 20;
 
 export function compareTable(c: Comparison): string {
-  const out = [`# SDMA Lens comparison of two ${c.kind} runs: B against A`, runLine('A', c.a), runLine('B', c.b), `# ${c.method}`];
-  const rows = c.points.map((p) => [p.label, formatGbps(p.a.gbps), formatGbps(p.b.gbps), formatRatio(p), p.verdict]);
-  const head = ['point', `A ${c.bandwidth}`, `B ${c.bandwidth}`, 'ratio [low, high]', 'verdict'];
+  const out = [`# SDMA Lens comparison of two ${c.kind} runs: B against A`, runLine('A', c.a), runLine('B', c.b), `# ${c.method}`, `# run-to-run tolerance ${c.noise.description}`];
+  for (const l of toleranceLines(c)) out.push(`# ${l}`);
+  if (c.noise.source === 'default') out.push("# the default is one H200 node's run-to-run variation; --baseline-runs ID,... (repeats of A on this node) measures this node's");
+  // A column of the tolerance only where it differs by path and size band.
+  const byBand = c.noise.source === 'baseline runs';
+  const rows = c.points.map((p) => [p.label, formatGbps(p.a.gbps), formatGbps(p.b.gbps), formatRatio(p), ...(byBand ? [percent(p.tolerance)] : []), p.verdict]);
+  const head = ['point', `A ${c.bandwidth}`, `B ${c.bandwidth}`, 'ratio [low, high]', ...(byBand ? ['tolerance'] : []), 'verdict'];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length));
-  const line = (r: string[], lead: string) => `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${r[4]}`;
+  const line = (r: string[], lead: string) =>
+    `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${byBand ? `${padStart(r[4]!, widths[4]!)}  ${r[5]}` : r[4]}`;
   if (rows.length > 0) {
     out.push(line(head, '# '));
     for (const r of rows) out.push(line(r, '  '));

@@ -4,11 +4,24 @@
  * run that alone measured it. Pure and browser-safe, so the panel only draws.
  */
 import type { Comparison, OnePoint, PointComparison } from './compare';
-import { summaryLines } from './compare';
+import { summaryLines, toleranceLines } from './compare';
 import type { CompareGroup, ComparePageView, GroupPoint, PointState } from './compareMessages';
 
 function common(p: PointComparison): GroupPoint {
-  return { key: p.key, label: p.label, sizeBytes: p.sizeBytes, state: p.verdict, a: p.a, b: p.b, ratio: p.ratio, ...(p.interval ? { interval: p.interval } : {}), spread: p.spread, ...(p.why ? { why: p.why } : {}) };
+  return {
+    key: p.key,
+    label: p.label,
+    sizeBytes: p.sizeBytes,
+    state: p.verdict,
+    a: p.a,
+    b: p.b,
+    ratio: p.ratio,
+    ...(p.interval ? { interval: p.interval } : {}),
+    tolerance: p.tolerance,
+    ...(p.widened ? { widened: p.widened } : {}),
+    spread: p.spread,
+    ...(p.why ? { why: p.why } : {}),
+  };
 }
 
 function alone(p: OnePoint, side: 'a' | 'b'): GroupPoint {
@@ -39,11 +52,13 @@ export function comparePageView(c: Comparison): ComparePageView {
     a: c.a,
     b: c.b,
     tolerance: c.tolerance,
+    noise: c.noise,
     method: c.method,
     bandwidth: c.bandwidth,
     groups: [...groups.values()],
     summary: c.summary,
     summaryLines: summaryLines(c),
+    toleranceLines: toleranceLines(c),
     notes: c.notes,
   };
 }

@@ -110,20 +110,21 @@ export function collectiveTableModel(view: CollectivePageView): TableModel {
   };
 }
 
-/** A comparison: one row per point of every curve, both runs' bandwidth, the ratio B/A with its interval, and the verdict. */
+/** A comparison: one row per point of every curve, both runs' bandwidth, the ratio B/A with its interval, the run-to-run tolerance, and the verdict. */
 export function compareTableModel(view: ComparePageView): TableModel {
   const bw = view.bandwidth;
   const rows = view.groups.flatMap((g) =>
-    g.points.map((p: GroupPoint): TableCell[] => [g.label, p.label, p.sizeBytes, p.a?.gbps ?? null, p.b?.gbps ?? null, p.ratio ?? null, p.interval?.[0] ?? null, p.interval?.[1] ?? null, p.state]),
+    g.points.map((p: GroupPoint): TableCell[] => [g.label, p.label, p.sizeBytes, p.a?.gbps ?? null, p.b?.gbps ?? null, p.ratio ?? null, p.interval?.[0] ?? null, p.interval?.[1] ?? null, p.tolerance ?? null, p.state]),
   );
   const simulated = [view.a.simulated ? 'A' : '', view.b.simulated ? 'B' : ''].filter(Boolean);
   return {
     title: `SDMA Lens comparison of ${view.kind} runs ${view.a.id} (A) and ${view.b.id} (B)`,
-    columns: ['curve', 'point', 'bytes', `A ${bw}`, `B ${bw}`, 'ratio B/A', 'ratio low', 'ratio high', 'verdict'],
+    columns: ['curve', 'point', 'bytes', `A ${bw}`, `B ${bw}`, 'ratio B/A', 'ratio low', 'ratio high', 'run-to-run tolerance', 'verdict'],
     rows,
     notes: [
       ...(simulated.length > 0 ? [`SIMULATED: run ${simulated.join(' and ')} ${simulated.length > 1 ? 'come' : 'comes'} from the simulated MI350X model, not from a measurement.`] : []),
       ...view.summaryLines,
+      ...view.toleranceLines,
       view.method,
       ...view.notes,
     ],

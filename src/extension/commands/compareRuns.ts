@@ -39,15 +39,18 @@ export interface CompareRunsArgs {
   a?: string;
   /** The run compared with it. */
   b?: string;
-  /** A regression or improvement must also clear 1 by this fraction (0 <= tolerance < 1). */
+  /** The run-to-run tolerance (0 <= tolerance < 1); without it or baselines, the default (docs/COMPARE.md). */
   tolerance?: number;
+  /** Run ids of A's repeats: the run-to-run tolerance is estimated from them and A. */
+  baselines?: string[];
 }
 
-/** The page's state: both run ids, and the curve it shows. */
+/** The page's state: both run ids, a given tolerance or the baseline runs, and the curve it shows. */
 interface CompareState {
   a?: unknown;
   b?: unknown;
   tolerance?: unknown;
+  baselines?: unknown;
 }
 
 export class ComparePanel extends PanelPage<CompareWebviewMessage> {
@@ -173,24 +176,39 @@ async function pickRuns(store: RunStore): Promise<[string, string] | undefined> 
   return b ? [a.id, b.id] : undefined;
 }
 
-function checkArgs(args: CompareRunsArgs | undefined): { a?: string; b?: string; tolerance: number } {
+interface Checked {
+  a?: string;
+  b?: string;
+  tolerance?: number;
+  baselines?: string[];
+}
+
+function checkArgs(args: CompareRunsArgs | undefined): Checked {
   const id = (x: unknown, name: string) => {
     if (x === undefined) return undefined;
     if (typeof x !== 'string' || !RUN_ID.test(x)) throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', name));
     return x;
   };
-  const tolerance = args?.tolerance ?? 0;
-  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1)) throw new Error(vscode.l10n.t('tolerance must be a fraction from 0 to below 1'));
+  const tolerance = args?.tolerance;
+  if (tolerance !== undefined && (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1))) throw new Error(vscode.l10n.t('tolerance must be a fraction from 0 to below 1'));
+  const baselines: unknown = args?.baselines;
+  if (baselines !== undefined && !Array.isArray(baselines)) throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', 'each of baselines'));
   const a = id(args?.a, 'a');
   const b = id(args?.b, 'b');
   if ((a === undefined) !== (b === undefined)) throw new Error(vscode.l10n.t('name both runs, a and b, or neither to pick them'));
-  return { ...(a !== undefined ? { a } : {}), ...(b !== undefined ? { b } : {}), tolerance };
+  return { ...(a !== undefined ? { a } : {}), ...(b !== undefined ? { b } : {}), ...(tolerance !== undefined ? { tolerance } : {}), ...(Array.isArray(baselines) && baselines.length > 0 ? { baselines: baselines.map((x: unknown) => id(x ?? null, 'each of baselines')!) } : {}) };
 }
 
-async function openBoth(deps: RunDeps, store: RunStore, a: string, b: string): Promise<[Run, Run]> {
-  const runs = (await Promise.all([store.open(a), store.open(b)])) as [Run, Run];
+async function openAll(deps: RunDeps, store: RunStore, ids: string[]): Promise<Run[]> {
+  const runs = await Promise.all(ids.map((id) => store.open(id)));
   for (const run of runs) for (const p of run.problems) deps.log.warn(`run ${run.header.id}: ${p}`);
   return runs;
+}
+
+/** A and B compared with the tolerance or baseline runs checked. */
+async function compareChecked(deps: RunDeps, store: RunStore, a: string, b: string, checked: Checked): Promise<Comparison> {
+  const [ra, rb, ...baselines] = await openAll(deps, store, [a, b, ...(checked.baselines ?? [])]);
+  return compareRuns(ra!, rb!, { ...(checked.tolerance !== undefined ? { tolerance: checked.tolerance } : {}), ...(baselines.length > 0 ? { baselines } : {}) });
 }
 
 /** Picks or takes two runs, compares them and shows the comparison; returns its panel (tests), or undefined. */
@@ -200,10 +218,9 @@ export async function compareRunsCommand(deps: RunDeps, args?: CompareRunsArgs):
     const store = storeOf(deps);
     const ids = checked.a !== undefined && checked.b !== undefined ? ([checked.a, checked.b] as [string, string]) : await pickRuns(store);
     if (!ids) return undefined;
-    const [a, b] = await openBoth(deps, store, ...ids);
     let comparison: Comparison;
     try {
-      comparison = compareRuns(a, b, { tolerance: checked.tolerance });
+      comparison = await compareChecked(deps, store, ids[0], ids[1], checked);
     } catch (err) {
       if (!(err instanceof CompareError)) throw err;
       deps.log.warn(`compare ${ids[0]} with ${ids[1]}: ${err.message}`);
@@ -224,10 +241,9 @@ export async function reviveComparePanel(deps: RunDeps, panel: vscode.WebviewPan
   const s = (typeof state === 'object' && state !== null ? state : {}) as CompareState;
   try {
     if (!vscode.workspace.isTrusted) throw new Error('the workspace is not trusted');
-    const checked = checkArgs({ a: s.a as string, b: s.b as string, ...(typeof s.tolerance === 'number' ? { tolerance: s.tolerance } : {}) });
+    const checked = checkArgs({ a: s.a as string, b: s.b as string, ...(typeof s.tolerance === 'number' ? { tolerance: s.tolerance } : {}), ...(Array.isArray(s.baselines) ? { baselines: s.baselines as string[] } : {}) });
     if (checked.a === undefined || checked.b === undefined) throw new Error('the panel kept no run ids');
-    const [a, b] = await openBoth(deps, storeOf(deps), checked.a, checked.b);
-    ComparePanel.revive(panel, deps.context.extensionUri, compareRuns(a, b, { tolerance: checked.tolerance }), deps.log);
+    ComparePanel.revive(panel, deps.context.extensionUri, await compareChecked(deps, storeOf(deps), checked.a, checked.b, checked), deps.log);
   } catch (err) {
     deps.log.warn(`could not restore a compare panel: ${(err as Error).message}`);
     panel.dispose();
