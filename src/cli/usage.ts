@@ -222,15 +222,19 @@ Exit codes:
   },
   compare: {
     summary: 'compare two saved runs point by point against their noise (B against A)',
-    text: `Usage: sdma-lens compare A B [options]
+    text: `Usage: sdma-lens compare A B [--fail-below R] [--tolerance F | --baseline-runs ID,...] [options]
 
 Compares two runs point by point against their noise; each ratio is B / A, so A is the
 baseline. A, B: run ids in the runs folder, run.ndjson files or run folders (docs/COMPARE.md).
 
 Options:
-  --fail-below R                exit 1 when a point's ratio is below R beyond noise (its whole
-                                interval below R), e.g. 0.95: a CI gate
-  --tolerance F                 a regression or improvement must also clear 1 by F (0.01 = 1 %)
+  --fail-below R                exit 1 when a regression's whole within-run interval is below R,
+                                e.g. 0.95: a CI gate
+  --tolerance F                 the run-to-run tolerance at every point, a fraction (default
+                                0.063, measured in bench/results: docs/COMPARE.md); 0 judges
+                                by the within-run spread alone
+  --baseline-runs ID,...        repeats of A: the tolerance estimated from them per path and
+                                size band (instead of --tolerance)
   --runs-dir DIR                where run ids are looked up (default .sdma-lens/runs)
   --json                        print the comparison as JSON
   -h, --help                    this help
