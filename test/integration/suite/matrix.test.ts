@@ -29,7 +29,7 @@ suite('a simulated bandwidth matrix through the command', () => {
     assert.equal(view.simulated, true);
     assert.deepEqual(view.paths.map((p) => p.path), ['cu/host', 'engine/host']);
     assert.equal(view.paths[0]!.measured, 6);
-    assert.match(view.paths[0]!.weakestText, /^Weakest pair: GPU \d → GPU \d, [\d.]+ GB\/s/);
+    assert.match(view.paths[0]!.weakestText, /^No pair stands out: the slowest, GPU \d → GPU \d at [\d.]+ GB\/s/);
 
     panel.dispose();
     assert.equal(api.matrixPanel(run.header.id), undefined);
