@@ -103,6 +103,8 @@ async function main() {
     await page.keyboard.press('Escape');
     await frames(page);
     check((await stats()).view.selected === -1, 'Escape clears the selection');
+    const hint = await page.locator('.details .hint').textContent();
+    check(hint === 'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.', `with nothing selected the details pane says how to use the panel (${hint})`);
 
     // Measure with Shift+drag.
     await page.keyboard.press('0');

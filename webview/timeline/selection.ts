@@ -66,7 +66,7 @@ export function stepSelection(direction: 1 | -1): void {
 
 export function renderDetails(): void {
   if (!s.columns || !s.index || s.selected < 0) {
-    els.details.replaceChildren(el('p', { class: 'hint' }, 'Click an event to see its facts and s.related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+s.drag to s.measure.'));
+    els.details.replaceChildren(el('p', { class: 'hint' }, 'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.'));
     return;
   }
   const t = s.columns;
