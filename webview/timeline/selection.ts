@@ -137,7 +137,7 @@ export function showTooltip(x: number, y: number): void {
     lines = describeAggregate(s.result, hit.run, heat?.cuCount);
   } else if (hit.event >= 0) {
     const facts = describeEvent(s.columns, s.index, hit.event, s.meta?.vendor ?? 'amd');
-    lines = [facts.title, ...facts.rows.slice(0, 7).map(([k, v]) => `${k}: ${v}`)];
+    lines = [facts.title, ...facts.rows.slice(0, 8).map(([k, v]) => `${k}: ${v}`)];
   }
   if (!lines) return;
   els.tooltip.replaceChildren(...lines.map((text, i) => el(i === 0 ? 'strong' : 'div', {}, text)));
