@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { CollectiveHostMessage, CollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { parseCollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { collectivePageView } from '../core/collective/collectiveView';
+import { runTabLabel } from '../core/runs/runLabel';
 import { collectiveTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
@@ -18,7 +19,7 @@ export type CollectivePanel = RunViewPanel<CollectiveHostMessage, CollectiveWebv
 export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveWebviewMessage>({
   viewType: COLLECTIVE_VIEW_TYPE,
   asset: 'collective',
-  title: (run) => (run.header.command === 'overlap' ? vscode.l10n.t('SDMA Lens overlap') : vscode.l10n.t('SDMA Lens collectives')),
+  title: (run) => (run.header.command === 'overlap' ? vscode.l10n.t('Overlap {0}', runTabLabel(run)) : vscode.l10n.t('Collectives {0}', runTabLabel(run))),
   view: (run) => ({ type: 'collective-view', view: collectivePageView(run) }),
   table: (run) => collectiveTableModel(collectivePageView(run)),
   parse: parseCollectiveWebviewMessage,

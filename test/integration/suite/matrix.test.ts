@@ -25,6 +25,7 @@ suite('a simulated bandwidth matrix through the command', () => {
     const panel = api.matrixPanel(run.header.id);
     assert.ok(panel, 'the matrix panel shows the run');
     assert.equal(panel.panel.viewType, 'sdmaLens.matrix');
+    assert.match(panel.panel.title, /^Matrix \d\d:\d\d:\d\d sim$/, 'the tab has the run\'s time and the backend it ran on, as the sweep\'s');
     const view = await finishedView('the page to receive the finished matrix', panel, 'matrix-view');
     assert.equal(view.simulated, true);
     assert.deepEqual(view.paths.map((p) => p.path), ['cu/host', 'engine/host']);
