@@ -8,6 +8,8 @@ import type { CollectiveHostMessage, CollectiveWebviewMessage } from '../core/co
 import { parseCollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { collectivePageView } from '../core/collective/collectiveView';
 import { runTabLabel } from '../core/runs/runLabel';
+import { simulatedNote } from '../core/advice/envFiles';
+import { shellComment } from '../core/text';
 import { collectiveTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
@@ -25,7 +27,9 @@ export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveW
   parse: parseCollectiveWebviewMessage,
   handle(message, panel) {
     if (message.type !== 'copy-exports') return;
-    const text = collectivePageView(panel.run).exports;
+    const view = collectivePageView(panel.run);
+    // Exports from the simulated node say so, as the knob files Suggest Settings writes do.
+    const text = view.simulated ? `${shellComment(simulatedNote(panel.run.header.id))}\n${view.exports}` : view.exports;
     void vscode.env.clipboard.writeText(text).then(() => vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: exports copied'), 3000));
   },
 });
