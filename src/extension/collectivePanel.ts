@@ -7,6 +7,9 @@ import * as vscode from 'vscode';
 import type { CollectiveHostMessage, CollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { parseCollectiveWebviewMessage } from '../core/collective/collectiveMessages';
 import { collectivePageView } from '../core/collective/collectiveView';
+import { runTabLabel } from '../core/runs/runLabel';
+import { simulatedNote } from '../core/advice/envFiles';
+import { shellComment } from '../core/text';
 import { collectiveTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
@@ -18,13 +21,15 @@ export type CollectivePanel = RunViewPanel<CollectiveHostMessage, CollectiveWebv
 export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveWebviewMessage>({
   viewType: COLLECTIVE_VIEW_TYPE,
   asset: 'collective',
-  title: (run) => (run.header.command === 'overlap' ? vscode.l10n.t('SDMA Lens overlap') : vscode.l10n.t('SDMA Lens collectives')),
+  title: (run) => (run.header.command === 'overlap' ? vscode.l10n.t('Overlap {0}', runTabLabel(run)) : vscode.l10n.t('Collectives {0}', runTabLabel(run))),
   view: (run) => ({ type: 'collective-view', view: collectivePageView(run) }),
   table: (run) => collectiveTableModel(collectivePageView(run)),
   parse: parseCollectiveWebviewMessage,
   handle(message, panel) {
     if (message.type !== 'copy-exports') return;
-    const text = collectivePageView(panel.run).exports;
+    const view = collectivePageView(panel.run);
+    // Exports from the simulated node say so, as the knob files Suggest Settings writes do.
+    const text = view.simulated ? `${shellComment(simulatedNote(panel.run.header.id))}\n${view.exports}` : view.exports;
     void vscode.env.clipboard.writeText(text).then(() => vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: exports copied'), 3000));
   },
 });

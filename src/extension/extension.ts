@@ -25,6 +25,7 @@ import { FLEET_VIEW_TYPE, FleetPanel } from './fleetPanel';
 import { exportRunCommand } from './commands/exportRun';
 import { runCollectiveCommand } from './commands/runCollective';
 import type { RunCollectiveArgs } from './commands/runCollective';
+import { restrictedModeCommand } from './commands/restrictedMode';
 import { selectTargetCommand } from './commands/selectTarget';
 import type { SuggestArgs } from './commands/suggestSettings';
 import { suggestSettingsCommand } from './commands/suggestSettings';
@@ -139,6 +140,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
     vscode.commands.registerCommand('sdmaLens.cancelRun', () => cancelRunCommand()),
+    vscode.commands.registerCommand('sdmaLens.restrictedMode', () => restrictedModeCommand()),
     vscode.commands.registerCommand('sdmaLens.runAgain', () => runAgainCommand()),
     targets,
     vscode.commands.registerCommand('sdmaLens.selectTarget', (destination?: string) => selectTargetCommand(targets, log, destination)),

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { MatrixHostMessage, MatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { parseMatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { matrixPageView } from '../core/matrix/matrixView';
+import { runTabLabel } from '../core/runs/runLabel';
 import { matrixTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
@@ -17,7 +18,7 @@ export type MatrixPanel = RunViewPanel<MatrixHostMessage, MatrixWebviewMessage>;
 export const MatrixPanels = new RunPanels<MatrixHostMessage, MatrixWebviewMessage>({
   viewType: MATRIX_VIEW_TYPE,
   asset: 'matrix',
-  title: () => vscode.l10n.t('SDMA Lens bandwidth matrix'),
+  title: (run) => vscode.l10n.t('Matrix {0}', runTabLabel(run)),
   view: (run) => ({ type: 'matrix-view', view: matrixPageView(run) }),
   table: (run) => matrixTableModel(matrixPageView(run)),
   parse: parseMatrixWebviewMessage,

@@ -14,6 +14,7 @@ import type { AdviceView } from '../core/advice/adviceView';
 import { adviceView } from '../core/advice/adviceView';
 import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
+import { runTabLabel } from '../core/runs/runLabel';
 import { sweepView } from '../core/sweep/sweepView';
 import { sweepTableModel } from '../core/tables/panelTables';
 import type { RunViewPanel } from './runViewPanel';
@@ -31,7 +32,7 @@ export type SweepPanel = RunViewPanel<HostMessage, WebviewMessage, SweepState>;
 export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>({
   viewType: SWEEP_VIEW_TYPE,
   asset: 'sweep',
-  title: (run) => vscode.l10n.t('Sweep {0}', shortId(run.header.id)),
+  title: (run) => vscode.l10n.t('Sweep {0}', runTabLabel(run)),
   parse: parseWebviewMessage,
   initialState: () => ({ pair: undefined }),
   view: (run, panel) => ({ type: 'sweep', view: sweepView(run, panel.live), ...advice(run, panel) }),
@@ -78,10 +79,4 @@ function advice(run: Run, panel: SweepPanel): { advice?: AdviceView } {
     panel.logger.warn(`sweep panel ${panel.runId}: no advice: ${(err as Error).message}`);
     return {};
   }
-}
-
-function shortId(id: string): string {
-  // 2026-11-30T01-02-03-456Z-sweep-sim-k3f9 -> 01:02:03 sim
-  const m = /^\d{4}-\d{2}-\d{2}T(\d{2})-(\d{2})-(\d{2})-\d{3}Z-[a-z]+-([a-z]+)/i.exec(id);
-  return m ? `${m[1]}:${m[2]}:${m[3]} ${m[4]}` : id;
 }

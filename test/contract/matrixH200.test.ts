@@ -2,7 +2,7 @@
  * The matrix on real hardware: what `sdma-probe matrix --backend cuda` printed on 2x H200
  * (bench/device/run-h200-matrix.sh, kept in bench/results/h200x2-matrix-2026-11-30/). Every
  * line validates, every ordered pair of every path was measured and checked, and the view
- * model the panel draws names the weakest pair from those numbers.
+ * model the panel draws judges no pair weak from two pairs a path (too few to judge).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,18 +36,16 @@ describe('matrix on 2x H200 (recorded)', () => {
     expect(cells.filter((c) => c.mover === 'engine' && c.initiator === 'device').every((c) => c.label === 'proxy-initiated')).toBe(true);
   });
 
-  it('the panel\'s view names the lowest cell of each path as its weakest pair', () => {
+  it('the panel\'s view calls no pair weak: two pairs a path are too few to judge', () => {
     const run = newRun(runHeader('h200-matrix', 'matrix', 'sdma-probe', ['matrix', '--backend', 'cuda', '--size', '256M']));
     for (const r of records) applyRecord(run, r);
     const view = matrixPageView(run);
     expect(view.simulated).toBe(false);
     expect(view.paths.map((p) => p.path).sort()).toEqual([...PATHS].sort());
     for (const p of view.paths) {
-      const mine = cells.filter((c) => `${c.mover}/${c.initiator}` === p.path);
-      const lowest = mine.reduce((a, b) => (b.gbps < a.gbps ? b : a));
       expect(p.measured).toBe(2);
-      expect(p.weakest.map((w) => `${w.src}->${w.dst}`)).toContain(`${lowest.src}->${lowest.dst}`);
-      expect(p.weakestText).toMatch(/^Weakest pairs?/);
+      expect(p.weakest).toEqual([]);
+      expect(p.weakestText).toBe('No pair stands out: 2 measured pairs are too few to judge (at least 3 of a kind: between GPUs, host to GPU, GPU to host).');
     }
   });
 

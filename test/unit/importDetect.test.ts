@@ -31,6 +31,21 @@ describe('detectFormat', () => {
     expect(detect(...(path as string[]))).toEqual({ tool, format });
   });
 
+  it('a run file of SDMA Lens itself is recognized as one, whatever its command or length', () => {
+    for (const name of ['sim-sweep-seed1.ndjson', 'sim-matrix-seed1.ndjson']) {
+      const text = readFileSync(fixture('runs', name), 'utf8');
+      const id = name.replace('.ndjson', '');
+      const command = name.includes('matrix') ? 'matrix' : 'sweep';
+      expect(detectFormat(new TextEncoder().encode(text))).toEqual({ tool: 'sdma-lens', format: 'run', id, command });
+      // The header alone (a run that saved nothing more), and one cut off mid-line.
+      expect(detectFormat(new TextEncoder().encode(text.slice(0, text.indexOf('\n') + 1)))).toMatchObject({ tool: 'sdma-lens', id });
+      expect(detectFormat(new TextEncoder().encode(text.slice(0, text.indexOf('\n') + 40)))).toMatchObject({ tool: 'sdma-lens', id });
+    }
+    expect(detect('imports', 'handwritten', 'run.ndjson')).toEqual({ tool: 'sdma-lens', format: 'run' });
+    // An id or command that is not a plain word is left out, never repeated.
+    expect(detectFormat(new TextEncoder().encode('{"type":"run","format":"sdma-lens-run","version":1,"id":"a b\\u001b[2J","command":"x\\ny"}\n'))).toEqual({ tool: 'sdma-lens', format: 'run' });
+  });
+
   it('files of no known format are unknown, each with its reason', () => {
     const reason = (text: string | Uint8Array) => {
       const d = detectFormat(typeof text === 'string' ? new TextEncoder().encode(text) : text);

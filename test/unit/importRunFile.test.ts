@@ -158,6 +158,18 @@ describe('importResults into a RunStore', () => {
     expect(runsSaved()).toEqual([]);
   });
 
+  it('a run file of SDMA Lens itself is named as such, with what to do instead, not guessed as a cut-off JSON output', async () => {
+    const file = join(dir, 'run.ndjson');
+    writeFileSync(file, readFileSync(fixture('runs', 'sim-sweep-seed1.ndjson')));
+    const err = await failure(file);
+    expect(err.failure).toBe('sdma-lens-run');
+    expect(err.message).toBe(
+      "run.ndjson is an SDMA Lens run file (run sim-sweep-seed1, sweep), not another tool's output; nothing was imported or saved. Open it as a run instead: in VS Code, Open Run (the file's Explorer menu, or the Runs view); in the CLI, its id with --runs-dir DIR (DIR: the folder holding its run folder) in sdma-lens runs, advise or compare",
+    );
+    expect(err.message).not.toMatch(/cut off|nccl-tests/);
+    expect(runsSaved()).toEqual([]);
+  });
+
   it('refuses a symbolic link, a FIFO and a file over the limit without reading them; a missing file is named', async () => {
     const link = join(dir, 'link.txt');
     symlinkSync(fixture('imports', 'nvbandwidth', 'h200x1.txt'), link);

@@ -97,12 +97,17 @@ async function main() {
     const chain = await page.locator('.details .chain').textContent().catch(() => '');
     check(/packet/.test(title ?? ''), `a packet is selected (${title})`);
     check(/Doorbell at/.test(chain ?? '') && /packets?:/.test(chain ?? '') && /Completion at/.test(chain ?? ''), 'details link doorbell -> packets -> completion');
+    const factNames = await page.locator('.details dl dt').allTextContents();
+    const inOrder = ['Doorbell rung', 'Queued (doorbell seen by the engine)', 'Start', 'End'].map((k) => factNames.indexOf(k));
+    check(inOrder.every((at, i) => at >= 0 && (i === 0 || at > inOrder[i - 1])), `the packet's times read in the order they happen, queued said as seen by the engine (${factNames.join(', ')})`);
     await page.mouse.move(0, 0);
     await frames(page, 2);
     if (extraShots) await page.screenshot({ path: join(outDir, 'timeline-selected.png') });
     await page.keyboard.press('Escape');
     await frames(page);
     check((await stats()).view.selected === -1, 'Escape clears the selection');
+    const hint = await page.locator('.details .hint').textContent();
+    check(hint === 'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.', `with nothing selected the details pane says how to use the panel (${hint})`);
 
     // Measure with Shift+drag.
     await page.keyboard.press('0');

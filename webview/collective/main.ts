@@ -5,6 +5,7 @@
  */
 import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collective/collectiveMessages';
 import { parseCollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
+import { transportLegend, transportMeaning } from '../../src/core/collective/transports';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { Chart } from '../shared/chart';
 import { bdi, bdiList, el } from '../shared/dom';
@@ -62,6 +63,7 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
     {},
     el('h2', {}, 'busbw by size'),
     el('p', { class: 'muted' }, 'Solid: out-of-place; dashed: in-place. A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.'),
+    transportKey(view),
     ...ops.map((op) => {
       const crossover = view.crossovers.find((c) => c.op === op);
       const chart = collectiveChart(op, view.curves.filter((c) => c.op === op), crossover, theme);
@@ -69,6 +71,13 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
       return el('figure', {}, el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'), chart.element, crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null);
     }),
   );
+}
+
+/** What each path the points report means (lsa, sdma, ce, ring/simple, ...): the legend under the charts' key. */
+function transportKey(view: CollectivePageView): HTMLElement | null {
+  const legend = transportLegend(view.curves.flatMap((c) => c.points.map((p) => p.transport)));
+  if (legend.length === 0) return null;
+  return el('dl', { class: 'transports', 'aria-label': 'Paths' }, ...legend.flatMap((t) => [el('dt', {}, el('code', {}, bdi(t.transport))), el('dd', {}, t.meaning)]));
 }
 
 const CAUSE: Record<OverlapRow['cause'], string> = {
@@ -142,7 +151,7 @@ function tableSection(view: CollectivePageView): HTMLElement | null {
       'table',
       {},
       el('thead', {}, el('tr', {}, ...['op', 'variant', 'form', 'size', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', '#wrong'].map((h) => el('th', {}, h)))),
-      el('tbody', {}, ...rows.map(({ c, p }) => el('tr', { class: p.offPath ? 'off-path' : undefined }, el('td', {}, c.op), el('td', {}, c.variant), el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'), el('td', { class: 'num' }, formatBytes(p.sizeBytes)), el('td', { class: 'num' }, p.timeUs.toFixed(1)), el('td', { class: 'num' }, formatGbps(p.algbwGbps)), el('td', { class: 'num' }, formatGbps(p.busbwGbps)), el('td', {}, p.transport ?? '\u2014'), el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong))))),
+      el('tbody', {}, ...rows.map(({ c, p }) => el('tr', { class: p.offPath ? 'off-path' : undefined }, el('td', {}, c.op), el('td', {}, c.variant), el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'), el('td', { class: 'num' }, formatBytes(p.sizeBytes)), el('td', { class: 'num' }, p.timeUs.toFixed(1)), el('td', { class: 'num' }, formatGbps(p.algbwGbps)), el('td', { class: 'num' }, formatGbps(p.busbwGbps)), el('td', { title: p.transport !== null ? transportMeaning(p.transport) : undefined }, p.transport ?? '\u2014'), el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong))))),
     ),
   );
 }

@@ -44,7 +44,7 @@ function cellText(c: MatrixGridCell): string {
 
 function cellDescription(c: MatrixGridCell): string {
   const pair = pairName(c);
-  if (c.state === 'measured') return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weakest pair' : ''}`;
+  if (c.state === 'measured') return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weak pair' : ''}`;
   if (c.state === 'failed') return `${pair}: failed, ${c.error ?? ''}`;
   if (c.state === 'missing') return `${pair}: not measured`;
   return isHost(c.src) ? 'host: host to host is not a GPU copy' : `${endpointName(c.src)}: the diagonal (a GPU-local copy is not part of the matrix)`;
@@ -58,7 +58,7 @@ function legend(p: MatrixPathView): HTMLElement | null {
     el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps / 2)} GB/s or less`),
     el('span', { class: 'legend-bar' }),
     el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps)} GB/s`),
-    el('span', { class: 'legend-key weakest-key' }, 'weakest'),
+    p.weakest.length > 0 ? el('span', { class: 'legend-key weakest-key' }, 'weak pair') : null,
     p.failed > 0 ? el('span', { class: 'legend-key failed-key' }, 'failed') : null,
     p.missing > 0 ? el('span', { class: 'legend-key missing-key' }, '· not measured') : null,
   );
@@ -148,7 +148,7 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
       'table',
       { class: 'data-table' },
       el('thead', {}, el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, endpointName(c.src)), el('td', { class: 'num' }, endpointName(c.dst)), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, ...(c.state === 'failed' ? ['failed: ', bdi(c.error ?? '')] : [c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weakest)' : 'measured']))))),
+      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, endpointName(c.src)), el('td', { class: 'num' }, endpointName(c.dst)), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, ...(c.state === 'failed' ? ['failed: ', bdi(c.error ?? '')] : [c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weak pair)' : 'measured']))))),
     ),
   );
 }

@@ -28,6 +28,15 @@ export function describeRun(t: TimelineColumns, e: number, at: 'start' | 'end' =
   return when;
 }
 
+/**
+ * The label of a packet's `queuedNs`: when its doorbell was seen, so the packet was in the
+ * engine's queue (docs/PROTOCOL.md). On NVIDIA's `engine/device` path the host proxy thread sees
+ * the doorbell and submits the copy (docs/MEASUREMENT.md), so the label names the proxy there.
+ */
+function seenBy(path: string, vendor: TimelineMeta['vendor']): string {
+  return vendor === 'nvidia' && path === 'engine/device' ? 'Queued (doorbell seen by the host proxy)' : 'Queued (doorbell seen by the engine)';
+}
+
 export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: number, vendor: TimelineMeta['vendor']): { title: string; rows: [string, string][] } {
   const kind = t.kind[e]!;
   const path = PATHS[t.path[e]!] ?? '?';
@@ -71,8 +80,10 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
     const first = index.refIndex[e]!;
     if (first >= 0) rows.push(['Announces', `packet ${t.id[first]} (${PACKET_OPS[t.op[first]!]} ${formatBytes(t.bytes[first]!)})`]);
   } else {
+    // A packet's times in the order they happen: the doorbell rung, seen (the packet queued), started.
+    if (kind === KIND_PACKET && index.announcedBy[e]! >= 0) rows.push(['Doorbell rung', formatTime(t.startNs[index.announcedBy[e]!]!)]);
     if (kind === KIND_PACKET && t.queuedNs[e]! >= 0) {
-      rows.push(['Queued', formatTime(t.queuedNs[e]!)]);
+      rows.push([seenBy(path, vendor), formatTime(t.queuedNs[e]!)]);
       rows.push(['Waited in queue', formatDuration(start - t.queuedNs[e]!)]);
     }
     rows.push(['Start', formatTime(start)]);
@@ -82,7 +93,6 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
   if (bytes > 0) rows.push(['Bytes', `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`]);
   if (bytes > 0 && end > start && kind !== KIND_KERNEL) rows.push(['Rate', `${formatGbps(bytes / (end - start))} GB/s`]);
   if (bytes > 0 && end > start && kind === KIND_KERNEL) rows.push(['Rate over the kernel', `${formatGbps(bytes / (end - start))} GB/s`]);
-  if (kind === KIND_PACKET && index.announcedBy[e]! >= 0) rows.push(['Doorbell', formatTime(t.startNs[index.announcedBy[e]!]!)]);
   rows.push(['Event id', String(t.id[e])]);
   return { title, rows };
 }

@@ -66,7 +66,7 @@ export function stepSelection(direction: 1 | -1): void {
 
 export function renderDetails(): void {
   if (!s.columns || !s.index || s.selected < 0) {
-    els.details.replaceChildren(el('p', { class: 'hint' }, 'Click an event to see its facts and s.related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+s.drag to s.measure.'));
+    els.details.replaceChildren(el('p', { class: 'hint' }, 'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.'));
     return;
   }
   const t = s.columns;
@@ -137,7 +137,7 @@ export function showTooltip(x: number, y: number): void {
     lines = describeAggregate(s.result, hit.run, heat?.cuCount);
   } else if (hit.event >= 0) {
     const facts = describeEvent(s.columns, s.index, hit.event, s.meta?.vendor ?? 'amd');
-    lines = [facts.title, ...facts.rows.slice(0, 7).map(([k, v]) => `${k}: ${v}`)];
+    lines = [facts.title, ...facts.rows.slice(0, 8).map(([k, v]) => `${k}: ${v}`)];
   }
   if (!lines) return;
   els.tooltip.replaceChildren(...lines.map((text, i) => el(i === 0 ? 'strong' : 'div', {}, text)));

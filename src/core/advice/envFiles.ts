@@ -5,8 +5,8 @@
  */
 import { applyEdits, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
-import { checkedAssignments, terminalLine } from '../text';
-import { formattingOf, setLaunchEnv, writableTypes } from './launchEnv';
+import { checkedAssignments, shellComment, terminalLine } from '../text';
+import { commentAbove, formattingOf, setLaunchEnv, writableTypes } from './launchEnv';
 
 export interface Assignment {
   name: string;
@@ -82,8 +82,21 @@ export function findAssignments(text: string, kind: EnvFileKind): Assignment[] {
   return kind === 'launch' || kind === 'tasks' ? findJsonAssignments(text) : findLineAssignments(text);
 }
 
-/** Sets variables in a .env or shell file: replaces existing assignments, appends the rest. Variables `writableTypes` refuses are left out. */
-export function setLineVariables(text: string, vars: Record<string, string>, kind: 'dotenv' | 'shell'): TextEdit[] {
+/**
+ * What a knob file says above values Suggest Settings took from a simulated run: they are the
+ * model's, not a measurement. Written as a comment wherever the file takes one (.env, a shell
+ * file, the clipboard's exports, launch.json and tasks.json, which VS Code reads as JSONC).
+ */
+export function simulatedNote(runId: string): string {
+  return `SDMA Lens: these values come from run ${runId} on the simulated MI350X node, not from a measurement; measure on the real node before relying on them.`;
+}
+
+/**
+ * Sets variables in a .env or shell file: replaces existing assignments, appends the rest.
+ * Variables `writableTypes` refuses are left out. With `note`, a `# note` line goes above what
+ * changes (the appended lines, or else the first line changed), unless the file has it already.
+ */
+export function setLineVariables(text: string, vars: Record<string, string>, kind: 'dotenv' | 'shell', note?: string): TextEdit[] {
   const edits: TextEdit[] = [];
   const existing = findLineAssignments(text);
   const appended: string[] = [];
@@ -95,9 +108,14 @@ export function setLineVariables(text: string, vars: Record<string, string>, kin
       appended.push(`${kind === 'shell' ? 'export ' : ''}${name}=${value}`);
     }
   }
+  const comment = note !== undefined && (edits.length > 0 || appended.length > 0) && !text.split(/\r?\n/).includes(shellComment(note)) ? shellComment(note) : undefined;
+  if (comment !== undefined && appended.length === 0) {
+    const first = Math.min(...edits.map((e) => e.offset));
+    edits.push({ offset: text.lastIndexOf('\n', first - 1) + 1, length: 0, text: `${comment}\n` });
+  }
   if (appended.length > 0) {
     const lead = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
-    edits.push({ offset: text.length, length: 0, text: `${lead}${appended.join('\n')}\n` });
+    edits.push({ offset: text.length, length: 0, text: `${lead}${comment !== undefined ? `${comment}\n` : ''}${appended.join('\n')}\n` });
   }
   return edits;
 }
@@ -107,10 +125,11 @@ export function setLineVariables(text: string, vars: Record<string, string>, kin
  * launchEnv.ts) or task (by label, `options.env`), creating the file's skeleton, the entry or
  * its environment as needed. Comments and formatting elsewhere in the file are kept. A launch
  * configuration whose debugger SDMA Lens does not know gets no edit (setLaunchEnv says why).
- * Variables `writableTypes` refuses are left out.
+ * Variables `writableTypes` refuses are left out. With `note`, a `// note` line goes above the
+ * entry's environment (VS Code reads both files as JSONC).
  */
-export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: string, vars: Record<string, string>): TextEdit[] {
-  if (kind === 'launch') return replacementEdits(text, setLaunchEnv(text, entryName, vars).text);
+export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: string, vars: Record<string, string>, note?: string): TextEdit[] {
+  if (kind === 'launch') return replacementEdits(text, setLaunchEnv(text, entryName, vars, note).text);
   const checked = checkedAssignments(vars, writableTypes).vars;
   if (Object.keys(checked).length === 0) return [];
   const format = { formattingOptions: formattingOf(text) };
@@ -126,6 +145,7 @@ export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: st
   for (const [name, value] of Object.entries(checked)) {
     current = applyEdits(current, modify(current, ['tasks', index, 'options', 'env', name], value, format));
   }
+  if (note !== undefined && current !== text) current = commentAbove(current, ['tasks', index, 'options'], note);
   return replacementEdits(text, current);
 }
 

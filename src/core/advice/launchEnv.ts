@@ -6,7 +6,7 @@
  * never written into: the caller is told why instead.
  */
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
-import type { FormattingOptions, Node } from 'jsonc-parser';
+import type { FormattingOptions, JSONPath, Node } from 'jsonc-parser';
 import { PLAIN_WORD, checkedAssignments, jsonText, terminalLine } from '../text';
 import type { KnobType } from '../text';
 import { knob } from './knobs';
@@ -145,6 +145,25 @@ function appendItems(text: string, container: Node, items: string[], { unit, eol
   return replaceAt(text, container.offset + 1, 0, `${eol}${body}`);
 }
 
+/**
+ * A `// note` line above the property at `path` (a JSONC comment: launch.json and tasks.json
+ * are read as JSONC), at its indentation; the text as it was when the property is missing or
+ * the line above already says it. The note is one line (`terminalLine`).
+ */
+export function commentAbove(text: string, path: JSONPath, note: string): string {
+  const root = parseTree(text);
+  const property = root ? findNodeAtLocation(root, path)?.parent : undefined;
+  if (property?.type !== 'property') return text;
+  const comment = `// ${terminalLine(note)}`;
+  const lineStart = text.lastIndexOf('\n', property.offset - 1) + 1;
+  const above = text.slice(text.lastIndexOf('\n', Math.max(lineStart - 2, 0)) + 1, Math.max(lineStart - 1, 0)).replace(/\r$/, '');
+  if (above.trim() === comment) return text;
+  const indent = indentAt(text, property.offset);
+  const eol = formattingOf(text).eol;
+  // On a line of its own when the property starts its line; else the property moves to the next line.
+  return text.slice(lineStart, property.offset).trim() === '' ? replaceAt(text, lineStart, 0, `${indent}${comment}${eol}`) : replaceAt(text, property.offset, 0, `${comment}${eol}${indent}`);
+}
+
 /** A printed value whose later lines are moved to `indent` (its first line goes where it is put). */
 function reindent(printed: string, indent: string, eol: string): string {
   return printed.split('\n').join(`${eol}${indent}`);
@@ -165,9 +184,10 @@ function configurationAt(text: string, index: number): Node | undefined {
  * creating the file's skeleton or a `cppdbg` configuration when missing. An existing
  * variable gets the new value in place; other variables, comments and formatting are kept.
  * Variables `writableTypes` refuses are left out. The description is one line (`terminalLine`):
- * the configuration's name and type are the user's file's.
+ * the configuration's name and type are the user's file's. With `note`, a `// note` line goes
+ * above the environment written (simulatedNote in envFiles.ts).
  */
-export function setLaunchEnv(text: string, entryName: string, given: Record<string, string>): LaunchEnvResult {
+export function setLaunchEnv(text: string, entryName: string, given: Record<string, string>, note?: string): LaunchEnvResult {
   const vars = checkedAssignments(given, writableTypes).vars;
   if (Object.keys(vars).length === 0) return { text, written: false, description: 'no setting with a value of its type to write; nothing was written.' };
   const layout = layoutOf(text);
@@ -220,6 +240,7 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
       current = appendItems(current, configuration, [property], layout);
     }
   }
+  if (note !== undefined && current !== text) current = commentAbove(current, ['configurations', index, key], note);
   return { text: current, written: true, description: terminalLine(`${count} settings written into "${key}" of launch configuration "${entryName}" (${entry.type})`) };
 }
 

@@ -9,6 +9,7 @@ import type { Run } from '../run';
 import { terminalLine } from '../text';
 import { formatBytes, formatGbps } from '../units';
 import { collectivePageView } from './collectiveView';
+import { transportLegend } from './transports';
 
 const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
 
@@ -19,6 +20,8 @@ export function collectiveTable(run: Run): string {
   if (view.simulated) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
   if (view.curves.length > 0) {
     out.push('# busbw = algbw x (ranks-1)/ranks (GB/s, as nccl-tests)');
+    const legend = transportLegend(view.curves.flatMap((c) => c.points.map((p) => p.transport)));
+    if (legend.length > 0) out.push(`# path: ${legend.map((t) => `${t.transport} = ${t.meaning}`).join('; ')}`);
     out.push(`#${pad('op', 10)}${pad('variant', 10)}${pad('place', 8)}${pad('size', 11)}${pad('time µs', 11)}${pad('algbw', 9)}${pad('busbw', 9)}  path`);
     for (const c of view.curves) {
       for (const p of c.points) {

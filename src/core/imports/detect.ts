@@ -1,8 +1,10 @@
 /**
  * Which tool wrote a file, from its content alone (never its name): TransferBench text or CSV,
  * nvbandwidth text or JSON, nccl-tests / rccl-tests text or JSON, a rocpd (SQLite) database,
- * or nothing this importer knows. JSON is parsed once here and handed on.
+ * a run file of SDMA Lens itself (nothing to import: it is opened as a run), or nothing this
+ * importer knows. JSON is parsed once here and handed on.
  */
+import { RUN_FORMAT } from '../run';
 import type { NcclFamily } from './ncclTests';
 import { isNcclTestsJson, isNcclTestsText, ncclJsonTool, ncclTextTool } from './ncclTests';
 import { isNvbandwidthJson, isNvbandwidthText } from './nvbandwidth';
@@ -15,6 +17,8 @@ export type DetectedFormat =
   | { tool: NcclFamily; format: 'text' }
   | { tool: NcclFamily; format: 'json'; json: unknown }
   | { tool: 'rocpd'; format: 'sqlite' }
+  /** A run.ndjson: its header's id and command when they are well formed. */
+  | { tool: 'sdma-lens'; format: 'run'; id?: string; command?: string }
   | { tool: 'unknown'; reason: string };
 
 /** The first bytes of every SQLite 3 database file, rocpd's included. */
@@ -31,8 +35,29 @@ export function detectFormat(content: Uint8Array): DetectedFormat {
   return detectText(new TextDecoder('utf-8', { fatal: false }).decode(content));
 }
 
+/** A run file's first line is its header: `{"type": "run", "format": "sdma-lens-run", ...}` (docs/PROTOCOL.md). */
+function runFileHeader(trimmed: string): Extract<DetectedFormat, { tool: 'sdma-lens' }> | undefined {
+  if (!trimmed.startsWith('{')) return undefined;
+  const end = trimmed.indexOf('\n');
+  let header: unknown;
+  try {
+    header = JSON.parse(end < 0 ? trimmed : trimmed.slice(0, end));
+  } catch {
+    return undefined;
+  }
+  if (typeof header !== 'object' || header === null) return undefined;
+  const h = header as Record<string, unknown>;
+  if (h.type !== 'run' || h.format !== RUN_FORMAT) return undefined;
+  const word = (x: unknown) => (typeof x === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(x) ? x : undefined);
+  const id = word(h.id);
+  const command = word(h.command);
+  return { tool: 'sdma-lens', format: 'run', ...(id !== undefined ? { id } : {}), ...(command !== undefined ? { command } : {}) };
+}
+
 export function detectText(text: string): DetectedFormat {
   const trimmed = text.trimStart();
+  const run = runFileHeader(trimmed);
+  if (run) return run;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     let json: unknown;
     try {

@@ -25,7 +25,8 @@ import { parseTransferBench } from './transferBench';
 /** The most an import reads: far above any of these tools' outputs, far below what would strain memory (the `import` row of FILE_KINDS). */
 export const IMPORT_MAX_BYTES = FILE_KINDS.import.maxBytes;
 
-export type ImportFailure = 'missing' | 'refused' | 'unknown-format' | 'nothing-imported' | 'unreadable';
+/** `sdma-lens-run`: the file is a run file of SDMA Lens itself, to be opened as a run, not imported. */
+export type ImportFailure = 'missing' | 'refused' | 'unknown-format' | 'sdma-lens-run' | 'nothing-imported' | 'unreadable';
 
 /** Why a file was not imported; nothing was saved for it. */
 export class ImportError extends Error {
@@ -73,6 +74,7 @@ export function parseImport(content: Uint8Array, fileName: string, options: Impo
   const detected = detectFormat(content);
   if (detected.tool === 'rocpd') return 'rocpd';
   if (detected.tool === 'unknown') throw new ImportError(fileName, 'unknown-format', `${fileName}: no known format: ${detected.reason}; nothing was saved`);
+  if (detected.tool === 'sdma-lens') throw new ImportError(fileName, 'sdma-lens-run', runFileSentence(fileName, detected));
   const text = () => new TextDecoder('utf-8').decode(content);
   switch (detected.tool) {
     case 'TransferBench':
@@ -83,6 +85,12 @@ export function parseImport(content: Uint8Array, fileName: string, options: Impo
     case 'rccl-tests':
       return detected.format === 'json' ? parseNcclTestsJson(detected.json, fileName) : parseNcclTestsText(text(), fileName);
   }
+}
+
+/** What an SDMA Lens run file given to import is, and what to do with it instead. */
+function runFileSentence(fileName: string, run: { id?: string; command?: string }): string {
+  const what = run.id !== undefined ? ` (run ${run.id}${run.command !== undefined ? `, ${run.command}` : ''})` : '';
+  return `${fileName} is an SDMA Lens run file${what}, not another tool's output; nothing was imported or saved. Open it as a run instead: in VS Code, Open Run (the file's Explorer menu, or the Runs view); in the CLI, its id with --runs-dir DIR (DIR: the folder holding its run folder) in sdma-lens runs, advise or compare`;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -24,6 +24,7 @@ export const MatrixGridCellSchema = v.object({
   level: v.optional(finite),
   /** Failed cells: the error's code and message, and what to do. */
   error: v.optional(str),
+  /** A weak pair: below the others by the fleet's outlier rule (matrixView.ts). */
   weakest: v.boolean(),
 });
 export type MatrixGridCell = v.InferOutput<typeof MatrixGridCellSchema>;
@@ -38,9 +39,9 @@ export const MatrixPathViewSchema = v.object({
   rows: v.array(v.array(MatrixGridCellSchema)),
   /** Over measured cells; absent when none was measured. */
   stats: v.optional(v.object({ minGbps: finite, medianGbps: finite, maxGbps: finite })),
-  /** The lowest-GB/s pairs (several when tied at the shown precision). */
+  /** The weak pairs, slowest first: below the median of their kind by the fleet's outlier rule (matrixView.ts); often none. */
   weakest: v.array(v.object({ src: gpu, dst: gpu, gbps: finite })),
-  /** "Weakest pair: GPU 3 -> GPU 5, 55.1 GB/s (median of the path 57.0)". */
+  /** "Weak pair: GPU 3 → GPU 5, 41.00 GB/s, 17.3% below the median 49.60 (...)", or "No pair stands out: ...". */
   weakestText: str,
   measured: finite,
   failed: finite,

@@ -1,6 +1,6 @@
 /**
  * The bandwidth matrix as text: per path a grid of GB/s (sources in rows, destinations in
- * columns, as nvbandwidth prints its matrices), then min/median/max and the weakest pair.
+ * columns, as nvbandwidth prints its matrices), then min/median/max and the weak pairs (or that none stands out).
  */
 import type { MatrixPathView } from './matrixMessages';
 import type { Run } from '../run';
@@ -48,7 +48,7 @@ export function matrixTable(run: Run): string {
   const how = view.concurrent ? 'all pairs of a path at once' : 'each ordered pair measured alone';
   out.push(`# node: ${view.node || 'unknown'} · ${formatBytes(view.sizeBytes)} per copy · ${how} · ${view.iters} timed iterations per cell`);
   if (view.simulated) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
-  out.push('# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weakest; failed: see errors; .: not measured');
+  out.push('# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weak pair (below the others: see the line under the grid); failed: see errors; .: not measured');
   for (const p of view.paths) {
     out.push('#', `# ${p.label}`, ...grid(p));
     if (p.stats) out.push(`# min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s`);

@@ -1,10 +1,13 @@
 /**
  * The bandwidth matrix as users read it (docs/MATRIX.md): per copy path an N x N grid of
- * GB/s, sources in rows and destinations in columns, with min/median/max and the weakest
- * pair named. A pure function of a run, shared by the panel and the CLI.
+ * GB/s, sources in rows and destinations in columns, with min/median/max and the weak pairs
+ * named: those the fleet's outlier rule (median/MAD, src/core/fleet/outliers.ts) puts below
+ * the others, or a sentence saying no pair stands out. A pure function of a run, shared by the
+ * panel and the CLI.
  */
 import type { MatrixGridCell, MatrixPageView, MatrixPathView } from './matrixMessages';
 import { HOST, pairName, parseEndpoint } from '../endpoints';
+import { MIN_DEVIATION, MIN_NODES, Z_LIMIT, judge } from '../fleet/outliers';
 import type { PathName } from '../protocol';
 import { PATHS, pathName } from '../protocol';
 import type { Run } from '../run';
@@ -57,6 +60,56 @@ function median(sorted: number[]): number {
 
 const pairText = pairName;
 
+/** A measured pair against the median of its kind (below). */
+interface JudgedPair {
+  src: number;
+  dst: number;
+  gbps: number;
+  median: number;
+  /** (gbps − median) / median. */
+  deviation: number;
+  z: number;
+  weak: boolean;
+}
+
+/**
+ * Which pairs are weak: each kind of pair (between GPUs, host to GPU, GPU to host: a PCIe copy
+ * is slower than a GPU link by design, not weak) judged by the fleet's rule, `judge`, against
+ * the median of its kind; a pair is weak when the rule flags it below that median. A kind with
+ * fewer than MIN_NODES pairs is not judged.
+ */
+function judgePairs(cells: readonly { src: number; dst: number; gbps: number }[]): JudgedPair[] {
+  const kinds = new Map<string, { src: number; dst: number; gbps: number }[]>();
+  for (const c of cells) {
+    const kind = c.src === HOST ? 'from-host' : c.dst === HOST ? 'to-host' : 'gpus';
+    kinds.set(kind, [...(kinds.get(kind) ?? []), c]);
+  }
+  const out: JudgedPair[] = [];
+  for (const list of kinds.values()) {
+    const j = judge(list.map((c) => c.gbps));
+    if (!j.judged) continue;
+    list.forEach((c, i) => out.push({ src: c.src, dst: c.dst, gbps: c.gbps, median: j.median, deviation: j.deviation[i]!, z: j.z[i]!, weak: j.outlier[i]! && j.deviation[i]! < 0 }));
+  }
+  return out;
+}
+
+const percent = (fraction: number) => `${(Math.abs(fraction) * 100).toFixed(1)}%`;
+/** Minus as the rule writes it: "−5.2". */
+const signed = (x: number) => x.toFixed(1).replace('-', '−');
+const WEAK_RULE = `weak: more than ${MIN_DEVIATION * 100}% below the median of its kind and a modified z-score below −${Z_LIMIT}`;
+
+function weakText(measured: number, judged: JudgedPair[], weak: JudgedPair[]): string {
+  if (weak.length === 1) {
+    const w = weak[0]!;
+    return `Weak pair: ${pairText(w)}, ${formatGbps(w.gbps)} GB/s, ${percent(w.deviation)} below the median ${formatGbps(w.median)} (modified z-score ${signed(w.z)}).`;
+  }
+  if (weak.length > 1) return `Weak pairs: ${weak.map((w) => `${pairText(w)} (${formatGbps(w.gbps)} GB/s, ${percent(w.deviation)} below the median ${formatGbps(w.median)})`).join(', ')}.`;
+  if (judged.length === 0) return `No pair stands out: ${measured} measured pair${measured === 1 ? ' is' : 's are'} too few to judge (at least ${MIN_NODES} of a kind: between GPUs, host to GPU, GPU to host).`;
+  const slowest = judged.reduce((a, b) => (b.deviation < a.deviation ? b : a));
+  const where = slowest.deviation < 0 ? `${percent(slowest.deviation)} below the median ${formatGbps(slowest.median)}` : `at the median ${formatGbps(slowest.median)}`;
+  return `No pair stands out: the slowest, ${pairText(slowest)} at ${formatGbps(slowest.gbps)} GB/s, is ${where} (${WEAK_RULE}).`;
+}
+
 /** Whether the run put every pair of a path on the node at once (`--concurrent`). */
 export function isConcurrentMatrix(run: Run): boolean {
   return run.header.helper.args.includes('--concurrent') || (run.matrixCells ?? []).some((c) => c.concurrent === true);
@@ -94,10 +147,10 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   const inGrid = [...measuredAt.values()].filter((c) => gpus.includes(c.src) && gpus.includes(c.dst));
   const values = inGrid.map((c) => c.gbps).sort((a, b) => a - b);
   const stats = values.length > 0 ? { minGbps: values[0]!, medianGbps: median(values), maxGbps: values.at(-1)! } : undefined;
-  // Ties are what a reader cannot tell apart: equal at the precision the table shows.
-  const weakestShown = stats ? formatGbps(stats.minGbps) : undefined;
-  const weakest = inGrid.filter((c) => formatGbps(c.gbps) === weakestShown).map((c) => ({ src: c.src, dst: c.dst, gbps: c.gbps }));
-  weakest.sort((a, b) => a.src - b.src || a.dst - b.dst);
+  const judged = judgePairs(inGrid);
+  const weakPairs = judged.filter((p) => p.weak).sort((a, b) => a.gbps - b.gbps || a.src - b.src || a.dst - b.dst);
+  const weakest = weakPairs.map((c) => ({ src: c.src, dst: c.dst, gbps: c.gbps }));
+  const isWeak = new Set(weakest.map((w) => key(w.src, w.dst)));
 
   let measured = 0;
   let failed = 0;
@@ -110,7 +163,7 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
         measured++;
         // Against the best cell, not the spread: noise of a few percent must not look like a weak link.
         const level = stats!.maxGbps > 0 ? Math.max(0, 2 * (cell.gbps / stats!.maxGbps) - 1) : 0;
-        return { src, dst, state: 'measured', gbps: cell.gbps, level, weakest: weakest.some((w) => w.src === src && w.dst === dst) };
+        return { src, dst, state: 'measured', gbps: cell.gbps, level, weakest: isWeak.has(key(src, dst)) };
       }
       const error = failedAt.get(key(src, dst));
       if (error) {
@@ -123,10 +176,7 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   );
   const cus = path.startsWith('cu/') ? (cells[0]?.cus ?? Number(argOf(run, '--cus') ?? 0)) : 0;
   const label = path.startsWith('cu/') && cus > 0 ? `${path} · ${cus} CU${cus === 1 ? '' : 's'}` : path;
-  let weakestText: string;
-  if (!stats) weakestText = 'No cell measured yet.';
-  else if (weakest.length === 1) weakestText = `Weakest pair: ${pairText(weakest[0]!)}, ${formatGbps(weakest[0]!.gbps)} GB/s (median ${formatGbps(stats.medianGbps)}).`;
-  else weakestText = `Weakest pairs (tied at ${weakestShown} GB/s): ${weakest.map(pairText).join(', ')} (median ${formatGbps(stats.medianGbps)}).`;
+  const weakestText = stats ? weakText(inGrid.length, judged, weakPairs) : 'No cell measured yet.';
   const concurrent = isConcurrentMatrix(run);
   const extra = concurrent ? concurrentParts(run, path, rows, gpus, failed) : {};
   return { path, label, cus, gpus, rows, ...(stats ? { stats } : {}), weakest, weakestText, measured, failed, missing, concurrent, ...extra };

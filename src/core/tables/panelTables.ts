@@ -66,7 +66,7 @@ export function sweepTableModel(view: SweepView): TableModel {
 function cellState(c: MatrixGridCell): string {
   if (c.state === 'failed') return `failed: ${c.error ?? ''}`;
   if (c.state === 'missing') return 'not measured';
-  return c.weakest ? 'measured (weakest)' : 'measured';
+  return c.weakest ? 'measured (weak pair)' : 'measured';
 }
 
 /** A matrix: one row per source x destination cell of each path (the diagonal left out), GB/s where measured. */

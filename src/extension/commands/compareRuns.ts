@@ -17,6 +17,7 @@ import type { CompareHostMessage, CompareWebviewMessage } from '../../core/compa
 import { parseCompareWebviewMessage } from '../../core/compare/compareMessages';
 import { comparePageView } from '../../core/compare/compareView';
 import type { Run } from '../../core/run';
+import { tabLabel } from '../../core/runs/runLabel';
 import type { RunStore, RunSummary } from '../../core/runs/runStore';
 import { compareTableModel } from '../../core/tables/panelTables';
 import { escapeControls } from '../../core/text';
@@ -137,13 +138,9 @@ export class ComparePanel extends PanelPage<CompareWebviewMessage> {
 }
 
 function titleOf(c: Comparison): string {
-  return vscode.l10n.t('Compare {0} ↔ {1}', shortId(c.a.id), shortId(c.b.id));
-}
-
-/** 2026-11-30T01-02-03-456Z-sweep-sim-k3f9 -> 01:02:03 sim, as the sweep panel's title shortens it. */
-function shortId(id: string): string {
-  const m = /^\d{4}-\d{2}-\d{2}T(\d{2})-(\d{2})-(\d{2})-\d{3}Z-[a-z]+-([a-z]+)/i.exec(id);
-  return m ? `${m[1]}:${m[2]}:${m[3]} ${m[4]}` : id;
+  // The time and backend as the run panels' tabs name them (a simulated run "sim", never "auto").
+  const label = (r: Comparison['a']) => tabLabel({ id: r.id, createdAt: r.createdAt, simulated: r.simulated });
+  return vscode.l10n.t('Compare {0} ↔ {1}', label(c.a), label(c.b));
 }
 
 interface RunItem extends vscode.QuickPickItem {

@@ -42,6 +42,8 @@ export async function importResultsCommand(deps: ProfileDeps, args?: ImportResul
   const store = new RunStore(runsFolder(deps.context.globalStorageUri));
   const runs: Run[] = [];
   const failures: string[] = [];
+  /** Run files of SDMA Lens given to import: offered to open as runs instead. */
+  const runFiles: string[] = [];
   for (const path of paths) {
     try {
       const outcome = await importResults(path, store);
@@ -61,6 +63,7 @@ export async function importResultsCommand(deps: ProfileDeps, args?: ImportResul
       }
       deps.log.warn(err.message);
       failures.push(err.message);
+      if (err.failure === 'sdma-lens-run') runFiles.push(path);
     }
   }
   // What each import says of itself (the core's sentences, English), under one message.
@@ -71,7 +74,11 @@ export async function importResultsCommand(deps: ProfileDeps, args?: ImportResul
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0}.', escapeControls(done.join('; '))), ...(noted ? [showLog] : [])).then((c) => c && deps.log.show());
   }
   if (failures.length > 0) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', escapeControls(failures.join(' '))), showLog).then((c) => c && deps.log.show());
+    const openRun = vscode.l10n.t('Open Run');
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', escapeControls(failures.join(' '))), ...(runFiles.length > 0 ? [openRun] : []), showLog).then((c) => {
+      if (c === showLog) deps.log.show();
+      if (c === openRun) for (const f of runFiles) void vscode.commands.executeCommand('sdmaLens.explorer.openRun', vscode.Uri.file(f));
+    });
   }
   return runs;
 }

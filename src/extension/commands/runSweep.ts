@@ -10,6 +10,7 @@ import type { Target } from '../../core/runtime/target';
 import type { Run } from '../../core/run';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
 import { checkSweepOptions, sweepArgs } from '../../core/sweep/sweepOptions';
+import { SWEEP_MEASURED_KEY } from '../contextKeys';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress, targetOf } from '../runWithProgress';
 import { sweepSettings } from '../settings';
@@ -64,7 +65,10 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
       },
       view: (run, live) => SweepPanel.show(deps.context.extensionUri, run, deps.log, live),
     });
-    return result.kind === 'ended' ? result.run : undefined;
+    if (result.kind !== 'ended') return undefined;
+    // The walkthrough's "Run a transfer sweep" is done when a sweep measured something, not when its quick pick opened.
+    if (result.run.samples.length > 0) void vscode.commands.executeCommand('setContext', SWEEP_MEASURED_KEY, true);
+    return result.run;
   } catch (err) {
     reportError(deps.log, vscode.l10n.t('The transfer sweep could not start'), err);
     return undefined;

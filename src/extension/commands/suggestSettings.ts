@@ -11,10 +11,10 @@ import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { adviceFor } from '../../core/advice/fronts';
 import type { TextEdit } from '../../core/advice/envFiles';
-import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineVariables, taskLabels } from '../../core/advice/envFiles';
+import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineVariables, simulatedNote, taskLabels } from '../../core/advice/envFiles';
 import { knob } from '../../core/advice/knobs';
 import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
-import { checkedAssignments, shellExport, terminalLine } from '../../core/text';
+import { checkedAssignments, shellComment, shellExport, terminalLine } from '../../core/text';
 import { openKnobFile, reviewableEdit } from '../reviewableEdit';
 import type { Run } from '../../core/run';
 import { openAdvisedRun } from '../../core/runs/refinements';
@@ -86,7 +86,9 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
     const checked = checkedAssignments(Object.fromEntries(chosen.map((r) => [r.knob, r.value!])), knob);
     if (checked.refused.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', notWritten(checked.refused)));
     if (Object.keys(checked.vars).length === 0) return { runId: run.header.id, advice };
-    const applied = await applyVars(target, checked.vars, args?.apply?.file, args?.apply?.entry);
+    // Values from the simulated node say so in the file, as a comment wherever the format takes one.
+    const note = advice.simulated ? simulatedNote(run.header.id) : undefined;
+    const applied = await applyVars(target, checked.vars, args?.apply?.file, args?.apply?.entry, note);
     return { runId: run.header.id, advice, ...(applied ? { applied: target } : {}) };
   } catch (err) {
     reportError(deps.log, vscode.l10n.t('Settings could not be suggested'), err);
@@ -154,10 +156,14 @@ async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string
   return picked ? (picked === fresh ? NEW_ENTRY : picked.label) : undefined;
 }
 
-/** Applies the variables as a WorkspaceEdit that VS Code shows for review before it is made. */
-async function applyVars(target: ApplyTarget, vars: Record<string, string>, file?: string, entry?: string): Promise<boolean> {
+/**
+ * Applies the variables as a WorkspaceEdit that VS Code shows for review before it is made.
+ * `note` (a simulated run's) becomes a comment line: `#` in exports, .env and shell files, `//`
+ * in launch.json and tasks.json (JSONC to VS Code) or a .jsonc file; never in plain JSON.
+ */
+async function applyVars(target: ApplyTarget, vars: Record<string, string>, file?: string, entry?: string, note?: string): Promise<boolean> {
   if (target === 'clipboard') {
-    const text = Object.entries(vars).map(([k, v]) => shellExport(k, v, knob)).join('\n');
+    const text = [...(note !== undefined ? [shellComment(note)] : []), ...Object.entries(vars).map(([k, v]) => shellExport(k, v, knob))].join('\n');
     await vscode.env.clipboard.writeText(`${text}\n`);
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0} exports copied to the clipboard.', Object.keys(vars).length));
     return true;
@@ -169,8 +175,9 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
   const { text, exists } = await readText(uri);
   let edits: TextEdit[];
   if (target === 'dotenv') {
-    edits = setLineVariables(text, vars, relative.endsWith('.sh') ? 'shell' : 'dotenv');
+    edits = setLineVariables(text, vars, relative.endsWith('.sh') ? 'shell' : 'dotenv', note);
   } else {
+    const jsonc = /(^|[\\/])(launch|tasks)\.json$|\.jsonc$/.test(relative);
     if (exists && text.trim() && findJsonAssignments(text).length === 0 && !text.includes(target === 'launch' ? '"configurations"' : '"tasks"')) {
       throw new Error(vscode.l10n.t('{0} does not look like a {1}.json file', relative, target));
     }
@@ -178,7 +185,7 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
     if (!name) return false;
     if (target === 'launch') {
       // Each debugger reads its own shape (launchEnv.ts); an unknown one is told, not written into.
-      const result = setLaunchEnv(text, name, vars);
+      const result = setLaunchEnv(text, name, vars, jsonc ? note : undefined);
       if (!result.written) {
         void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', result.description));
         return false;
@@ -186,7 +193,7 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
       edits = replacementEdits(text, result.text);
       if (edits.length > 0) return reviewableEdit(uri, edits, result.description);
     } else {
-      edits = setJsonEnv(text, target, name, vars);
+      edits = setJsonEnv(text, target, name, vars, jsonc ? note : undefined);
     }
   }
   if (edits.length === 0) {

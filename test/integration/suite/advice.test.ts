@@ -59,6 +59,8 @@ suite('advice: Suggest Settings and knob diagnostics', () => {
       const doc = await waitFor('the edited document', () => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file));
       assert.match(doc.getText(), /^NCCL_GIN_ENABLE=1$/m);
       assert.match(doc.getText(), /^NCCL_GIN_ANVIL_SDMA_THRESHOLD=\d+$/m);
+      // The run is simulated: the file says so above the values.
+      assert.ok(doc.getText().startsWith(`# SDMA Lens: these values come from run ${run.header.id} on the simulated MI350X node, not from a measurement; measure on the real node before relying on them.\nNCCL_GIN_`), doc.getText());
       assert.ok(doc.isDirty || doc.isUntitled, 'left for the user to review');
       assert.equal(existsSync(file), false, 'nothing is written before the user saves');
       // The user saves after reviewing: then it is on disk.
@@ -103,11 +105,10 @@ suite('advice: Suggest Settings and knob diagnostics', () => {
       assert.equal(result?.applied, 'launch');
       const doc = await waitFor('the edited launch.json', () => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file && d.isDirty));
       const text = doc.getText();
-      const expected = original.replace(
-        '        { "name": "NCCL_GIN_TYPE", "value": "5" },\n',
-        '        { "name": "NCCL_GIN_TYPE", "value": "5" },\n        { "name": "NCCL_GIN_ENABLE", "value": "1" },\n',
-      );
-      assert.equal(text, expected, 'one entry added to the list; every other byte as it was (no `env`, which cppdbg ignores)');
+      const expected = original
+        .replace('        { "name": "NCCL_GIN_TYPE", "value": "5" },\n', '        { "name": "NCCL_GIN_TYPE", "value": "5" },\n        { "name": "NCCL_GIN_ENABLE", "value": "1" },\n')
+        .replace('      "environment": [\n', `      // SDMA Lens: these values come from run ${run.header.id} on the simulated MI350X node, not from a measurement; measure on the real node before relying on them.\n      "environment": [\n`);
+      assert.equal(text, expected, 'one entry added to the list and a JSONC comment saying the values are simulated; every other byte as it was (no `env`, which cppdbg ignores)');
       assert.equal(readFileSync(file, 'utf8'), original, 'nothing is written before the user saves');
       // The knob already in the list is checked too, the squiggle on its value.
       const diagnostic = await waitFor('a knob diagnostic in launch.json', () => vscode.languages.getDiagnostics(doc.uri).find((d) => d.source === 'SDMA Lens' && d.code === 'NCCL_GIN_TYPE'));

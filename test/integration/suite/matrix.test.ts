@@ -25,11 +25,12 @@ suite('a simulated bandwidth matrix through the command', () => {
     const panel = api.matrixPanel(run.header.id);
     assert.ok(panel, 'the matrix panel shows the run');
     assert.equal(panel.panel.viewType, 'sdmaLens.matrix');
+    assert.match(panel.panel.title, /^Matrix \d\d:\d\d:\d\d sim$/, 'the tab has the run\'s time and the backend it ran on, as the sweep\'s');
     const view = await finishedView('the page to receive the finished matrix', panel, 'matrix-view');
     assert.equal(view.simulated, true);
     assert.deepEqual(view.paths.map((p) => p.path), ['cu/host', 'engine/host']);
     assert.equal(view.paths[0]!.measured, 6);
-    assert.match(view.paths[0]!.weakestText, /^Weakest pair: GPU \d → GPU \d, [\d.]+ GB\/s/);
+    assert.match(view.paths[0]!.weakestText, /^No pair stands out: the slowest, GPU \d → GPU \d at [\d.]+ GB\/s/);
 
     panel.dispose();
     assert.equal(api.matrixPanel(run.header.id), undefined);

@@ -18,6 +18,7 @@ suite('Open Run opens each kind of run where it is drawn', () => {
     await vscode.commands.executeCommand('sdmaLens.openRun', run.header.id);
     const again = await waitFor('Open Run to show the collective panel', () => api.collectivePanel(run.header.id));
     assert.equal(again.panel.viewType, 'sdmaLens.collective');
+    assert.match(again.panel.title, /^Collectives \d\d:\d\d:\d\d sim$/, 'the tab has the run\'s time and the backend it ran on, as the sweep\'s');
     assert.equal(api.sweepPanel(run.header.id), undefined, 'no sweep panel for a collective run');
     const view = await waitFor('the reopened page to receive the run', () => (again.lastDelivered?.type === 'collective-view' ? again.lastDelivered.view : undefined));
     assert.ok(view.simulated, 'labelled simulated');

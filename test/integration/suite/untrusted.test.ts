@@ -20,6 +20,25 @@ suite('an untrusted workspace', () => {
     assert.match(capabilities?.untrustedWorkspaces?.description ?? '', /native helper binary/);
   });
 
+  test('a palette command, shown only here, says why the others are missing and offers the way to trust', async () => {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    const palette = (ext?.packageJSON as { contributes?: { menus?: { commandPalette?: { command: string; when?: string }[] } } }).contributes?.menus?.commandPalette ?? [];
+    assert.equal(palette.find((m) => m.command === 'sdmaLens.restrictedMode')?.when, '!isWorkspaceTrusted');
+    if (!(ext?.isActive ?? false)) return; // VS Code keeps an installed extension disabled here: its description says why.
+    const infos = spyOnWindow('showInformationMessage');
+    let said: unknown;
+    try {
+      said = await vscode.commands.executeCommand('sdmaLens.restrictedMode');
+    } finally {
+      infos.restore();
+    }
+    assert.match(String(said), /Restricted Mode\. SDMA Lens runs a native helper binary .* are hidden from the Command Palette/);
+    assert.equal(infos.calls.length, 1);
+    assert.equal(infos.calls[0]![0], said);
+    assert.ok(infos.calls[0]!.includes('Manage Workspace Trust'), 'the message offers the way out');
+    assert.deepEqual(invocations(), [], 'the helper was never started');
+  });
+
   test('Run Transfer Sweep runs no binary and says why', async () => {
     // VS Code keeps an extension under development enabled in Restricted Mode (an installed one
     // is disabled outright), so here the extension's own guard is what is tested.
