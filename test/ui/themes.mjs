@@ -193,7 +193,7 @@ async function main() {
           const reading = await frame.evaluate(readPanel, readSpec(spec));
           variables[theme] ??= { kind: reading.kind, name: reading.themeName, ...reading.variables };
           await page.mouse.move(0, 0);
-          await page.locator('.part.editor').screenshot({ path: join(outDir, 'panels', `${theme.replace(/[^A-Za-z0-9]+/g, '-')}-${pageName}.png`) });
+          await page.locator('.part.editor').screenshot({ path: join(outDir, 'panels', `${theme.replace(/\+/g, ' plus').replace(/[^A-Za-z0-9]+/g, '-')}-${pageName}.png`) });
           const rows = measure(spec, reading);
           for (const row of rows) results.push({ theme, page: pageName, background: hex(reading.background), ...row });
           failures.push(...failuresOf(pageName, rows, reading));
