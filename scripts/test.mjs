@@ -132,6 +132,7 @@ function suite(title, script) {
 const vscodeSuites = [
   ['integration tests in VS Code (extension host, mocha)', 'test/integration/runTests.mjs'],
   ['UI tests in VS Code (command palette, panel, themes, cancel)', 'test/ui/run.mjs'],
+  ['every panel in every built-in VS Code theme: series at least 3:1 against the background', 'test/ui/themes.mjs'],
   ['the packaged VSIX installed in VS Code (install, sweep)', 'test/vsix/run.mjs'],
 ];
 if (await realVSCode(vscodeSuites.length)) {

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { pageCss } from '../../scripts/pageCss.mjs';
+import { checkSeriesContrast } from './contrastCheck.mjs';
 import { frames, probe, repo, withPage } from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
 import { checkTableActions } from './tableActionsCheck.mjs';
@@ -66,6 +67,9 @@ async function main() {
       check(drawn.every((d) => d.width > 200 && d.height > 100 && d.inked > 500), `every chart is drawn (${drawn.map((d) => `${d.width}x${d.height}, ${d.inked} inked`).join('; ')})`);
       check(drawn.every((d) => curves.filter((c) => d.label?.startsWith(c.op)).every((c) => d.label.includes(c.variant))), `each chart names its curves (${drawn.map((d) => d.label).join(' | ')})`);
       check(curves.some((c) => c.inPlace) ? (await page.locator('text=dashed: in-place').count()) > 0 : true, 'the key says solid is out-of-place and dashed in-place');
+      const labels = new Set(curves.map((c) => `${c.variant}${c.inPlace ? ' in-place' : ''}`));
+      const key = await page.locator('ul.curve-key li').allTextContents();
+      check(key.length === labels.size && key.every((k) => labels.has(k)) && (await page.locator('ul.curve-key li svg line').count()) === labels.size, `the curve key draws each curve's line and marker (${key.join(', ')})`);
       check((await page.locator('text=A red ring marks a point').count()) === 1, `off-path points are explained (${offPath} in this run)`);
       check((await page.locator('.simulated-badge').isVisible()) === true, 'the SIMULATED badge shows for simulated data');
       // The paths the points report are explained, and no size says its unit twice ("8 MiB bytes").
@@ -105,6 +109,8 @@ async function main() {
       await page.evaluate(() => window.__preview.setTheme('light'));
       await frames(page, 3);
       check((await page.locator('figure canvas').count()) === ops.length, 'a theme switch redraws the charts');
+      // Every curve and swatch solid and 3:1 on the background in each of VS Code's own themes.
+      await checkSeriesContrast(page, check, 'collective', 'light');
 
       await checkTableActions({ page, check, posted }, { what: 'collective', heading: `SDMA Lens collectives ${message.view.runId}`, rows: curves.reduce((n, c) => n + c.points.length, 0) });
       if (message.view.exports) {

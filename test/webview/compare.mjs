@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { pageCss } from '../../scripts/pageCss.mjs';
+import { checkSeriesContrast } from './contrastCheck.mjs';
 import { frames, repo, withPage } from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
 import { checkTableActions } from './tableActionsCheck.mjs';
@@ -114,6 +115,8 @@ async function main() {
     await frames(page, 3);
     const light = await ink(page);
     check(light.length === 2 && light.every((d) => d.inked > 300), 'a theme switch redraws both charts');
+    // A, B and B's swatch 3:1 on the background in each of VS Code's own themes.
+    await checkSeriesContrast(page, check, 'compare', 'light');
     const state = await page.evaluate(() => window.__preview.state());
     check(state?.a === 'first' && state?.b === 'rerun' && state?.tolerance === 0, `the page keeps both run ids and the tolerance in its state, for a restore (${JSON.stringify(state)})`);
 

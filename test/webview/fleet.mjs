@@ -20,6 +20,7 @@ import * as esbuild from 'esbuild';
 import { pageCss } from '../../scripts/pageCss.mjs';
 import { runMain } from './report.mjs';
 import { checkTableActions } from './tableActionsCheck.mjs';
+import { checkSeriesContrast } from './contrastCheck.mjs';
 import { THEMES } from './themes.mjs';
 import { frames, probe, repo, withPage } from './timelineHarness.mjs';
 
@@ -207,6 +208,8 @@ async function main() {
       console.log(`  wrote ${join(outDir, 'fleet-light.png')}`);
     }
     await page.evaluate(() => window.__preview.setTheme('dark'));
+    // Nodes, outliers and their key 3:1 on the background in each of VS Code's own themes.
+    await checkSeriesContrast(page, check, 'fleet');
 
     // 1,000 nodes.
     const built = performance.now();

@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { checker, report, runMain } from './report.mjs';
+import { checkSeriesContrast } from './contrastCheck.mjs';
 import { checkTableActions } from './tableActionsCheck.mjs';
 import { startServer } from './timelineHarness.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
@@ -168,6 +169,8 @@ async function drive(origin, messages, formatGbps, concurrentMessages, hostMessa
         console.log(`  wrote ${file}`);
       }
     }
+    // The heat map's colour and the weakest pair's outline 3:1 on the background in each of VS Code's own themes.
+    await checkSeriesContrast(page, check, 'matrix');
 
     // Every cell but the diagonal, of every path: failed ones too, with their state.
     await checkTableActions({ page, check, posted }, { what: 'matrix', heading: `SDMA Lens bandwidth matrix ${view.runId}`, rows: view.paths.reduce((n, p) => n + p.rows.flat().filter((c) => c.state !== 'self').length, 0) });

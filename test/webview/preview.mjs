@@ -23,6 +23,7 @@ import { checker, report, runMain } from './report.mjs';
 import { startServer } from './timelineHarness.mjs';
 import { pageCss } from '../../scripts/pageCss.mjs';
 import { checkTableActions } from './tableActionsCheck.mjs';
+import { checkSeriesContrast } from './contrastCheck.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');
@@ -184,6 +185,8 @@ async function drive(origin, messages) {
       console.log(`  wrote ${file}`);
     }
     await page.evaluate(() => window.__preview.setTheme('dark'));
+    // Every series solid and 3:1 on the background in each of VS Code's own themes.
+    await checkSeriesContrast(page, check, 'sweep');
 
     // A message the schema rejects is ignored and reported, never drawn.
     const before = (await posted()).length;

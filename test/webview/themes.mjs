@@ -155,3 +155,29 @@ export const THEMES = {
     },
   },
 };
+
+/**
+ * VS Code's built-in themes as a webview receives them (VS Code 1.139: read from the webviews
+ * by test/ui/themes.mjs, theme-variables.json): the editor background, text and chart colours
+ * the series are drawn from (and High Contrast Light's borders), over the look-alike above of
+ * the same kind for the rest. Note
+ * `--vscode-charts-orange` is translucent in the classic and Modern themes and absent from
+ * both High Contrast themes. Keys are the `workbench.colorTheme` ids.
+ */
+const real = (base, bodyClass, colors) => {
+  const variables = { ...THEMES[base].variables, ...colors };
+  for (const [name, value] of Object.entries(variables)) if (value === undefined) delete variables[name];
+  return { bodyClass, variables };
+};
+const lightCharts = { '--vscode-charts-blue': '#0063d3', '--vscode-charts-orange': 'rgba(234, 92, 0, 0.33)', '--vscode-charts-red': '#e51400', '--vscode-charts-green': '#388a34', '--vscode-charts-yellow': '#bf8803', '--vscode-charts-purple': '#652d90' };
+const darkCharts = { '--vscode-charts-blue': '#59a4f9', '--vscode-charts-orange': 'rgba(234, 92, 0, 0.33)', '--vscode-charts-red': '#f14c4c', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#cca700', '--vscode-charts-purple': '#b180d7' };
+export const VSCODE_THEMES = {
+  'Light+': real('light', 'vscode-light', { '--vscode-editor-background': '#ffffff', '--vscode-foreground': '#616161', '--vscode-descriptionForeground': '#717171', '--vscode-charts-foreground': '#616161', '--vscode-charts-lines': 'rgba(97, 97, 97, 0.5)', ...lightCharts }),
+  'Light Modern': real('light', 'vscode-light', { '--vscode-editor-background': '#ffffff', '--vscode-foreground': '#3b3b3b', '--vscode-descriptionForeground': '#3b3b3b', '--vscode-charts-foreground': '#3b3b3b', '--vscode-charts-lines': 'rgba(59, 59, 59, 0.5)', ...lightCharts }),
+  'Light 2026': real('light', 'vscode-light', { '--vscode-editor-background': '#ffffff', '--vscode-foreground': '#202020', '--vscode-descriptionForeground': '#606060', '--vscode-charts-foreground': '#202020', '--vscode-charts-lines': 'rgba(32, 32, 32, 0.4)', '--vscode-charts-blue': '#1a5cff', '--vscode-charts-orange': '#d18616', '--vscode-charts-red': '#ad0707', '--vscode-charts-green': '#388a34', '--vscode-charts-yellow': '#667309', '--vscode-charts-purple': '#652d90' }),
+  'Dark+': real('dark', 'vscode-dark', { '--vscode-editor-background': '#1e1e1e', '--vscode-foreground': '#cccccc', '--vscode-descriptionForeground': 'rgba(204, 204, 204, 0.7)', '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)', ...darkCharts }),
+  'Dark Modern': real('dark', 'vscode-dark', { '--vscode-editor-background': '#1f1f1f', '--vscode-foreground': '#cccccc', '--vscode-descriptionForeground': '#9d9d9d', '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)', ...darkCharts }),
+  'Dark 2026': real('dark', 'vscode-dark', { '--vscode-editor-background': '#121314', '--vscode-foreground': '#bfbfbf', '--vscode-descriptionForeground': '#8c8c8c', '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(200, 202, 204, 0.5)', '--vscode-charts-blue': '#57a3f8', '--vscode-charts-orange': '#cd861a', '--vscode-charts-red': '#ef8773', '--vscode-charts-green': '#86cf86', '--vscode-charts-yellow': '#e0b97f', '--vscode-charts-purple': '#ad80d7' }),
+  'Default High Contrast': real('high-contrast', 'vscode-high-contrast', { '--vscode-editor-background': '#000000', '--vscode-foreground': '#ffffff', '--vscode-descriptionForeground': 'rgba(255, 255, 255, 0.7)', '--vscode-charts-foreground': '#ffffff', '--vscode-charts-lines': 'rgba(255, 255, 255, 0.5)', '--vscode-charts-blue': '#59a4f9', '--vscode-charts-orange': undefined, '--vscode-charts-red': '#f48771', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#ffd370', '--vscode-charts-purple': '#b180d7' }),
+  'Default High Contrast Light': real('light', 'vscode-high-contrast-light vscode-high-contrast', { '--vscode-editor-background': '#ffffff', '--vscode-foreground': '#292929', '--vscode-descriptionForeground': 'rgba(41, 41, 41, 0.7)', '--vscode-charts-foreground': '#292929', '--vscode-charts-lines': 'rgba(41, 41, 41, 0.5)', '--vscode-charts-blue': '#0063d3', '--vscode-charts-orange': undefined, '--vscode-charts-red': '#b5200d', '--vscode-charts-green': '#374e06', '--vscode-charts-yellow': '#895503', '--vscode-charts-purple': '#652d90', '--vscode-contrastBorder': '#0f4a85', '--vscode-contrastActiveBorder': '#006bbd', '--vscode-focusBorder': '#006bbd', '--vscode-editorWidget-background': '#ffffff', '--vscode-editorWidget-border': '#0f4a85' }),
+};

@@ -10,6 +10,7 @@
 /* global window, document */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { checkSeriesContrast } from './contrastCheck.mjs';
 import { DEMO_META, deliver, frames, makeTimeline, repo, withTimelinePage } from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
 
@@ -161,6 +162,11 @@ async function main() {
       check(shot.length > 10_000, `screenshot in the ${theme} theme`);
     }
     await page.evaluate(() => window.__preview.setTheme('dark'));
+    // Spans and the path chips solid and 3:1 on the background in each of VS Code's own themes
+    // (the selection cleared first: it is drawn in the focus colour, a blue or orange of its own).
+    await page.evaluate(() => document.querySelector('canvas').focus());
+    await page.keyboard.press('Escape');
+    await checkSeriesContrast(page, check, 'timeline');
 
     // Filter syntax errors are shown, not thrown.
     await page.locator('#filter').fill('bogus:1');

@@ -12,8 +12,11 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildTimelineWebview } from '../../webview/timeline/build.mjs';
-import { THEMES } from './themes.mjs';
+import { THEMES as LOOKALIKES, VSCODE_THEMES } from './themes.mjs';
 import { checker, report } from './report.mjs';
+
+/** The look-alike themes (`?theme=dark`) and VS Code's own, by id (`?theme=Light%2B`). */
+const THEMES = { ...LOOKALIKES, ...VSCODE_THEMES };
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const here = join(repo, 'test/webview');

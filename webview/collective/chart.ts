@@ -1,18 +1,26 @@
 /**
  * busbw against size for one operation, with chart.js and the sweep's shared chart set-up: one
- * line per variant and form (in-place dashed, out-of-place solid), the crossover marked, points
- * where a variant ran another path than its own drawn as a larger red ring, a tooltip per point.
+ * line per variant and form (`curveStyle`: the default path blue, the engine variants orange
+ * with dotted lines and square points; in-place the broken line of each), the crossover marked,
+ * points where a variant ran another path than its own drawn as a larger red ring, a tooltip
+ * per point.
  */
 import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import type { CollectiveCrossover, Curve, CurvePoint } from '../../src/core/collective/collectiveMessages';
 import { formatBytes, formatDurationUs, formatGbps } from '../../src/core/units';
 import { el } from '../shared/dom';
 import { BASE_OPTIONS, Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
+import { moverColor, strokeOf, type PointStyle } from '../shared/pathColors';
 import type { Theme } from '../shared/theme';
 
-/** The page's colours for a variant: the default path blue, the engine variants orange (as its swatches). */
-function variantColor(variant: Curve['variant'], theme: Theme): string {
-  return variant === 'default' ? theme.color('--vscode-charts-blue', '#3794ff') : theme.color('--vscode-charts-orange', '#d18616');
+/**
+ * A curve's colour, line and marker, as the sweep draws a path (pathColors.ts): the library's
+ * default path as compute units (blue, circles), the copy-engine variants as the engine
+ * (orange, squares); the in-place form as the broken line of the pair, as a device-started path.
+ */
+export function curveStyle(curve: Pick<Curve, 'variant' | 'inPlace'>, theme: Theme): { color: string; dash: number[]; pointStyle: PointStyle } {
+  const mover = curve.variant === 'default' ? 'cu' : 'engine';
+  return { color: moverColor(mover, theme), ...strokeOf(mover, curve.inPlace ? 'device' : 'host') };
 }
 
 export function curveLabel(curve: Curve): string {
@@ -34,16 +42,18 @@ export function collectiveChart(op: string, curves: Curve[], crossover: Collecti
   const canvas = el('canvas', { role: 'img', 'aria-label': `${op} busbw by size: ${curves.map(curveLabel).join(', ')}` });
   const element = el('div', { class: 'chart' }, canvas);
   const draw = () => {
-    const red = theme.color('--vscode-charts-red', '#f14c4c');
+    const red = theme.chart.red;
     const datasets: ChartDataset<'line', XY[]>[] = curves.map((curve) => {
-      const color = variantColor(curve.variant, theme);
+      const { color, dash, pointStyle } = curveStyle(curve, theme);
       return {
         label: curveLabel(curve),
         data: curve.points.map((p) => ({ x: Math.log2(p.sizeBytes), y: p.busbwGbps })),
         borderColor: color,
         backgroundColor: color,
         borderWidth: theme.highContrast ? 3 : 2,
-        borderDash: curve.inPlace ? [6, 4] : [],
+        borderDash: dash,
+        // An off-path point stays a ring, whatever the curve's marker.
+        pointStyle: curve.points.map((p) => (p.offPath ? 'circle' : pointStyle)),
         pointRadius: curve.points.map((p) => (p.offPath ? 6 : 3)),
         pointHoverRadius: curve.points.map((p) => (p.offPath ? 8 : 5)),
         pointBorderWidth: curve.points.map((p) => (p.offPath ? 2 : 1)),
@@ -57,7 +67,7 @@ export function collectiveChart(op: string, curves: Curve[], crossover: Collecti
       id: 'collectiveCrossover',
       afterDatasetsDraw: (chart) => {
         if (crossover?.kind !== 'crossover' || crossover.fromBytes === undefined) return;
-        drawSizeMarker(chart as unknown as Chart, theme, { bytes: crossover.fromBytes, label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes)}`, dashed: true, row: 0, color: theme.color('--vscode-charts-green', '#89d185') });
+        drawSizeMarker(chart as unknown as Chart, theme, { bytes: crossover.fromBytes, label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes)}`, dashed: true, row: 0, color: theme.chart.green });
       },
     };
     const chart = new Chart<'line', XY[]>(canvas, {

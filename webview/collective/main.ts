@@ -10,10 +10,11 @@ import { formatBytes, formatGbps } from '../../src/core/units';
 import type { Chart } from '../shared/chart';
 import { bdi, bdiList, el } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
+import { strokeSwatch } from '../shared/pathSwatch';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
 import type { CollectiveChart } from './chart';
-import { collectiveChart } from './chart';
+import { collectiveChart, curveLabel, curveStyle } from './chart';
 import { collectiveTableModel } from '../../src/core/tables/panelTables';
 import { TableActions } from '../shared/tableActions';
 
@@ -55,6 +56,13 @@ function variantList(view: CollectivePageView): HTMLElement | null {
   );
 }
 
+/** Each curve drawn, as its line and marker: the charts' legend. */
+function curveKey(view: CollectivePageView): HTMLElement {
+  const seen = new Map<string, CollectivePageView['curves'][number]>();
+  for (const c of view.curves) seen.set(curveLabel(c), c);
+  return el('ul', { class: 'curve-key', 'aria-label': 'Curves' }, ...[...seen].map(([label, c]) => el('li', {}, strokeSwatch(curveStyle(c, theme), theme), label)));
+}
+
 function collectiveSection(view: CollectivePageView, pending: CollectiveChart[]): HTMLElement | null {
   if (view.curves.length === 0) return null;
   const ops = [...new Set(view.curves.map((c) => c.op))];
@@ -62,7 +70,8 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
     'section',
     {},
     el('h2', {}, 'busbw by size'),
-    el('p', { class: 'muted' }, 'Solid: out-of-place; dashed: in-place. A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.'),
+    curveKey(view),
+    el('p', { class: 'muted' }, 'The default path is drawn as compute units are (blue, round points), the copy-engine variants as the engine is (orange, dotted lines, square points). Solid: out-of-place; dashed: in-place (the engine variants: long dashes and dots out-of-place, dotted in-place). A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.'),
     transportKey(view),
     ...ops.map((op) => {
       const crossover = view.crossovers.find((c) => c.op === op);

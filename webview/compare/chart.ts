@@ -19,14 +19,14 @@ export interface RunColors {
   b: string;
 }
 
-/** A grey baseline and a coloured run, so B reads as "the new one" in every theme. */
+/** A grey baseline and a coloured run, so B reads as "the new one" in every theme (both as series colours: 3:1 against the background). */
 export function runColors(theme: Theme): RunColors {
-  return { a: theme.mutedForeground, b: theme.color('--vscode-charts-purple', '#b180d7') };
+  return { a: theme.series(theme.mutedForeground), b: theme.chart.purple };
 }
 
 export function verdictColor(state: GroupPoint['state'], theme: Theme): string {
-  if (state === 'regression') return theme.color('--vscode-charts-red', '#f14c4c');
-  if (state === 'improvement') return theme.color('--vscode-charts-green', '#89d185');
+  if (state === 'regression') return theme.chart.red;
+  if (state === 'improvement') return theme.chart.green;
   return theme.foreground;
 }
 

@@ -27,11 +27,11 @@ function pct(d: number): string {
 }
 
 export function outlierColor(theme: Theme): string {
-  return theme.color('--vscode-charts-red', '#f14c4c');
+  return theme.chart.red;
 }
 
 export function nodeColor(theme: Theme): string {
-  return theme.color('--vscode-charts-blue', '#3794ff');
+  return theme.chart.blue;
 }
 
 /** What the chart says to a screen reader: the figure, how many nodes, the median, and each outlier with its value. */
@@ -58,7 +58,7 @@ export function figureChart(f: FigureValues, theme: Theme): FigureChart {
     const big = f.values.length > 200;
     const points = (list: typeof normal): XY[] => list.map((p) => ({ x: p.at, y: p.v.value }));
     const datasets: ChartDataset<'line', XY[]>[] = [
-      { label: 'nodes', data: points(normal), showLine: false, pointStyle: 'circle', pointRadius: big ? 2 : 4, pointHoverRadius: 6, borderColor: nodeColor(theme), backgroundColor: withAlpha(nodeColor(theme), 0.7), borderWidth: 1 },
+      { label: 'nodes', data: points(normal), showLine: false, pointStyle: 'circle', pointRadius: big ? 2 : 4, pointHoverRadius: 6, borderColor: nodeColor(theme), backgroundColor: nodeColor(theme), borderWidth: 1 },
       { label: 'outliers', data: points(flagged), showLine: false, pointStyle: 'triangle', pointRadius: big ? 6 : 8, pointHoverRadius: 9, borderColor: outlierColor(theme), backgroundColor: outlierColor(theme), borderWidth: theme.highContrast ? 2 : 1 },
     ];
     const byDataset = [normal, flagged];

@@ -12,6 +12,7 @@ import { endpointName, isHost, pairName } from '../../src/core/endpoints';
 import { connectPage } from '../shared/hostChannel';
 import { bdi, el } from '../shared/dom';
 import { simulatedBadge } from '../shared/simulatedBadge';
+import { observeTheme, readTheme } from '../shared/theme';
 import { matrixTableModel } from '../../src/core/tables/panelTables';
 import { TableActions } from '../shared/tableActions';
 
@@ -161,4 +162,7 @@ function render(view: MatrixPageView): void {
   root.replaceChildren(...[header(view), notes, tableActions.element, ...view.paths.map(pathSection), cellTable(view)].filter((x): x is HTMLElement => x !== null));
 }
 
+// The heat map is CSS: reading the theme sets the series colours (--series-*) it is drawn in, again on every theme change.
+readTheme();
+observeTheme(() => readTheme());
 host.ready();

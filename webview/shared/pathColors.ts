@@ -1,27 +1,43 @@
 /**
- * How each copy path is drawn, in every view (sweep chart, table, timeline): the mover picks
- * the hue family (compute units blue, copy engine orange), the initiator the stroke (host
- * solid, device dashed), so both axes of the comparison read at a glance and the same path
- * looks the same everywhere. Colours are VS Code's chart colours, so themes restyle them.
+ * How each copy path is drawn, in every view (sweep chart, legend, table, timeline): the same
+ * path looks the same everywhere, and each of the two axes of the comparison reads without
+ * colour as well as with it.
+ *
+ * | path          | colour | line                   | marker          |
+ * |---------------|--------|------------------------|-----------------|
+ * | cu/host       | blue   | solid                  | circle          |
+ * | cu/device     | blue   | dashed                 | triangle        |
+ * | engine/host   | orange | long dashes and dots   | square          |
+ * | engine/device | orange | dotted                 | diamond         |
+ *
+ * The mover: compute units blue, plain lines (solid, dashed) and round-based markers (circle,
+ * triangle); the copy engine orange, lines with dots and square-based markers (square, diamond).
+ * The initiator: of each mover's pair, the device-started path has the shorter strokes and the
+ * pointed marker. Colours are VS Code's chart colours, so themes restyle them (as series colours:
+ * theme.ts makes them opaque and at least 3:1 against the background).
  */
 import type { Initiator, Mover, PathName } from '../../src/core/protocol';
-import type { Theme } from './theme';
+import type { ChartHue, Theme } from './theme';
 
 export interface PathStyle {
   color: string;
   /** Canvas line dash; empty for solid. */
   dash: number[];
+  /** Whether the line is broken (every path but cu/host). */
   dashed: boolean;
-  /** Chart.js point style, a second cue for the initiator where dashes are too short to see. */
-  pointStyle: 'circle' | 'triangle';
+  /** Chart.js point style, a second cue where the line's pattern is too short to see. */
+  pointStyle: PointStyle;
 }
 
-const MOVER_COLOR: Record<Mover, { variable: string; dark: string; light: string }> = {
-  cu: { variable: '--vscode-charts-blue', dark: '#3794ff', light: '#1a85ff' },
-  engine: { variable: '--vscode-charts-orange', dark: '#d18616', light: '#d18616' },
-};
+export type PointStyle = 'circle' | 'triangle' | 'rect' | 'rectRot';
 
-const DEVICE_DASH = [7, 4];
+const MOVER_HUE: Record<Mover, ChartHue> = { cu: 'blue', engine: 'orange' };
+
+/** Line and marker per mover and initiator (the table above). */
+const STROKE: Record<Mover, Record<Initiator, { dash: number[]; pointStyle: PointStyle }>> = {
+  cu: { host: { dash: [], pointStyle: 'circle' }, device: { dash: [7, 4], pointStyle: 'triangle' } },
+  engine: { host: { dash: [12, 3, 2, 3], pointStyle: 'rect' }, device: { dash: [2, 3], pointStyle: 'rectRot' } },
+};
 
 export function moverOf(path: PathName): Mover {
   return path.startsWith('cu/') ? 'cu' : 'engine';
@@ -31,14 +47,16 @@ export function initiatorOf(path: PathName): Initiator {
   return path.endsWith('/host') ? 'host' : 'device';
 }
 
+/** The line and marker of a mover and a second axis (the initiator, or a collective's in-place form as `device`). */
+export function strokeOf(mover: Mover, initiator: Initiator): { dash: number[]; pointStyle: PointStyle } {
+  return STROKE[mover][initiator];
+}
+
+export function moverColor(mover: Mover, theme: Theme): string {
+  return theme.chart[MOVER_HUE[mover]];
+}
+
 export function pathStyle(path: PathName, theme: Theme): PathStyle {
-  const hue = MOVER_COLOR[moverOf(path)];
-  const light = theme.kind === 'light' || theme.kind === 'high-contrast-light';
-  const dashed = initiatorOf(path) === 'device';
-  return {
-    color: theme.color(hue.variable, light ? hue.light : hue.dark),
-    dash: dashed ? DEVICE_DASH : [],
-    dashed,
-    pointStyle: dashed ? 'triangle' : 'circle',
-  };
+  const stroke = strokeOf(moverOf(path), initiatorOf(path));
+  return { color: moverColor(moverOf(path), theme), dash: stroke.dash, dashed: stroke.dash.length > 0, pointStyle: stroke.pointStyle };
 }

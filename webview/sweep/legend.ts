@@ -1,6 +1,7 @@
 /**
  * The chart's legend, in HTML rather than on the canvas: each entry is a real toggle button
- * (keyboard, screen readers), and its swatch shows the dash and marker that tell host from device.
+ * (keyboard, screen readers), and its swatch shows the line and marker that tell the paths apart
+ * without colour (pathColors.ts).
  */
 import type { SweepSeries } from '../../src/core/sweep/sweepView';
 import { pathSwatch } from '../shared/pathSwatch';
