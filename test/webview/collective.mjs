@@ -73,10 +73,10 @@ async function main() {
       check((await page.locator('text=A red ring marks a point').count()) === 1, `off-path points are explained (${offPath} in this run)`);
       check((await page.locator('.simulated-badge').isVisible()) === true, 'the SIMULATED badge shows for simulated data');
       // The paths the points report are explained, and no size says its unit twice ("8 MiB bytes").
-      const key = await page.locator('dl.transports dt').evaluateAll((dts) => dts.map((dt) => `${dt.textContent}: ${dt.nextElementSibling?.textContent ?? ''}`));
+      const transports = await page.locator('dl.transports dt').evaluateAll((dts) => dts.map((dt) => `${dt.textContent}: ${dt.nextElementSibling?.textContent ?? ''}`));
       const paths = [...new Set(curves.flatMap((c) => c.points.map((p) => p.transport)).filter((t) => t !== null))];
-      check(paths.length > 0 && paths.every((t) => key.some((k) => k.startsWith(`${t}: `))), `the panel explains each path its points report (${key.join(' | ')})`);
-      check(key.some((k) => /^lsa: load\/store: CU kernels write straight into the peer GPU/.test(k)) && key.some((k) => /^sdma: the SDMA copy engines move the bytes/.test(k)), 'lsa is load/store by CU kernels, sdma the SDMA copy engines');
+      check(paths.length > 0 && paths.every((t) => transports.some((k) => k.startsWith(`${t}: `))), `the panel explains each path its points report (${transports.join(' | ')})`);
+      check(transports.some((k) => /^lsa: load\/store: CU kernels write straight into the peer GPU/.test(k)) && transports.some((k) => /^sdma: the SDMA copy engines move the bytes/.test(k)), 'lsa is load/store by CU kernels, sdma the SDMA copy engines');
       const pathTitles = await page.locator('details table tbody td[title]').evaluateAll((tds) => [...new Set(tds.map((td) => `${td.textContent}: ${td.getAttribute('title')}`))]);
       check(pathTitles.length === paths.length, `each path in the points table has its meaning as a tooltip (${pathTitles.length} paths)`);
       const pageText = await page.evaluate(() => `${document.body.innerText}\n${[...document.querySelectorAll('[title],[aria-label]')].map((e) => `${e.getAttribute('title') ?? ''} ${e.getAttribute('aria-label') ?? ''}`).join('\n')}`);

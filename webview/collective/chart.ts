@@ -7,6 +7,7 @@
  */
 import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import type { CollectiveCrossover, Curve, CurvePoint } from '../../src/core/collective/collectiveMessages';
+import { transportMeaning } from '../../src/core/collective/transports';
 import { formatBytes, formatDurationUs, formatGbps } from '../../src/core/units';
 import { el } from '../shared/dom';
 import { BASE_OPTIONS, Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
@@ -29,7 +30,9 @@ export function curveLabel(curve: Curve): string {
 
 /** What a point's tooltip says: its size, busbw, time and the path the library reported. */
 export function pointText(curve: Curve, p: CurvePoint): string {
-  return `${curveLabel(curve)} ${formatBytes(p.sizeBytes)}: busbw ${formatGbps(p.busbwGbps)} GB/s, ${formatDurationUs(p.timeUs)}, path ${p.transport ?? 'not reported'}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`;
+  const spread = p.busbwLowGbps !== undefined && p.busbwHighGbps !== undefined ? ` (repeats' quartiles ${formatGbps(p.busbwLowGbps)}..${formatGbps(p.busbwHighGbps)})` : '';
+  const meaning = p.transport !== null ? transportMeaning(p.transport) : undefined;
+  return `${curveLabel(curve)} ${formatBytes(p.sizeBytes)}: busbw ${formatGbps(p.busbwGbps)} GB/s${spread}, ${formatDurationUs(p.timeUs)}, path ${p.transport ?? 'not reported'}${meaning ? ` (${meaning})` : ''}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`;
 }
 
 export interface CollectiveChart {
