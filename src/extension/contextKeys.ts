@@ -6,3 +6,6 @@
 
 /** True once a transfer sweep in this window has measured something: ticks the walkthrough's "Run a transfer sweep". */
 export const SWEEP_MEASURED_KEY = 'sdmaLens.sweepMeasured';
+
+/** True once a Profile run in this window has recorded a kernel launch or a copy: ticks the walkthrough's profile step. */
+export const PROFILE_RECORDED_KEY = 'sdmaLens.profileRecorded';

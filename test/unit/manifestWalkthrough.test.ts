@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SWEEP_MEASURED_KEY } from '../../src/extension/contextKeys';
+import { PROFILE_RECORDED_KEY, SWEEP_MEASURED_KEY } from '../../src/extension/contextKeys';
 
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { walkthroughs: { id: string; steps: { id: string; completionEvents?: string[] }[] }[] } };
@@ -20,5 +20,11 @@ describe('the walkthrough', () => {
   it('the sweep command sets that key once a run has samples', () => {
     const source = readFileSync(join(root, 'src/extension/commands/runSweep.ts'), 'utf8');
     expect(source).toMatch(/if \(result\.run\.samples\.length > 0\) void vscode\.commands\.executeCommand\('setContext', SWEEP_MEASURED_KEY, true\);/);
+  });
+
+  it('"Profile" ticks when a Profile run has recorded a launch or a copy, not when the command starts', () => {
+    expect(step('profile').completionEvents).toEqual([`onContext:${PROFILE_RECORDED_KEY}`]);
+    const source = readFileSync(join(root, 'src/extension/commands/profile.ts'), 'utf8');
+    expect(source).toMatch(/if \(run\.dispatches\.length \+ run\.copies\.length > 0\) void vscode\.commands\.executeCommand\('setContext', PROFILE_RECORDED_KEY, true\);/);
   });
 });

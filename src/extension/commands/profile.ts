@@ -11,6 +11,7 @@ import { libraryCallLines } from '../../core/profile/libraryCalls';
 import { profileLines, profileTitle } from '../../core/profile/profileText';
 import { summarizeProfile } from '../../core/profile/profileSummary';
 import type { RunDeps } from '../runWithProgress';
+import { PROFILE_RECORDED_KEY } from '../contextKeys';
 import { runWithProgress, targetOf } from '../runWithProgress';
 import type { KernelLensProvider } from '../kernelLens';
 import type { ProgramSpec } from '../profileProgram';
@@ -107,6 +108,7 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
     const run = result.run;
     const summary = summarizeProfile(run.dispatches, run.copies);
     deps.lenses.setProfile({ runId: run.header.id, summary });
+    if (run.dispatches.length + run.copies.length > 0) void vscode.commands.executeCommand('setContext', PROFILE_RECORDED_KEY, true);
     const exit = run.program?.exit;
     // The output channel stays English, like the core's profile lines beside it; the notification is localized (noLaunchesMessage).
     const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
