@@ -40,7 +40,7 @@ export function sweepOptionsOf(values: MeasureValues & { sizes?: string; 'timeli
     const o: SweepOptions = {
       backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
       sizes: values.sizes !== undefined ? sizeListOption('sizes', values.sizes) : DEFAULT_SWEEP.sizes,
-      paths: values.paths === 'all' ? [...PATHS] : list<PathName>(values.paths, DEFAULT_SWEEP.paths),
+      paths: values.paths === 'all' ? [...PATHS] : list<PathName>('paths', values.paths, DEFAULT_SWEEP.paths),
       cus: values.cus ? values.cus.split(',').map((c) => int('cus', c.trim(), 0)) : DEFAULT_SWEEP.cus,
       iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
       seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
@@ -61,7 +61,7 @@ export function matrixOptionsOf(values: MeasureValues & { gpus?: string; concurr
   return asUsage(() => {
     const o: MatrixOptions = {
       backend: (values.backend ?? DEFAULT_MATRIX.backend) as BackendChoice,
-      paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>(values.paths, DEFAULT_MATRIX.paths),
+      paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>('paths', values.paths, DEFAULT_MATRIX.paths),
       sizeBytes: size.text !== undefined ? sizeOption(size.flag, size.text) : DEFAULT_MATRIX.sizeBytes,
       iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
       seed: int('seed', values.seed, DEFAULT_MATRIX.seed),

@@ -21,8 +21,15 @@ export function int(name: string, text: string | undefined, fallback: number): n
   return Number(text);
 }
 
-export function list<T extends string>(text: string | undefined, fallback: T[]): T[] {
-  return text === undefined ? fallback : (text.split(',').map((s) => s.trim()).filter(Boolean) as T[]);
+export function list<T extends string>(flag: string, text: string | undefined, fallback: T[]): T[] {
+  if (text === undefined) return fallback;
+  const items = text.split(',').map((s) => s.trim());
+  const empty = items.findIndex((s) => s === '');
+  if (empty >= 0) {
+    const where = empty === 0 ? 'starts with a comma' : empty === items.length - 1 ? 'ends with a comma' : 'has an empty item (two commas in a row)';
+    throw new Error(`--${flag}: "${text}" ${where}; separate items with single commas`);
+  }
+  return items as T[];
 }
 
 /** `--FLAG SIZE`: one size (4096, 64K, 1M, 1G); the error names the flag. */
