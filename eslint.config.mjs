@@ -6,7 +6,7 @@ const BROWSER_SAFE_CORE = [
   'src/core/{protocol,fastCheck,endpoints,units,run,limits,text}.ts',
   'src/core/{sweep,advice,matrix,collective,timeline,kernels,profile,compare,tables}/**/*.ts',
   // The fleet's judgement and its page; the fleet's runner, store and Slurm tools beside them are Node code.
-  'src/core/fleet/{figures,fleetIndex,fleetView,outliers,thresholds,fleetPage,fleetMessages,fleetTables}.ts',
+  'src/core/fleet/{figures,fleetIndex,fleetView,outliers,thresholds,fleetPage,fleetMessages,fleetPanelTable}.ts',
 ];
 
 export default tseslint.config(
@@ -44,7 +44,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'], message: 'webview code runs in the browser.' },
-          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare|tables)/|fleet/(figures|fleetIndex|fleetView|outliers|thresholds|fleetPage|fleetMessages|fleetTables)$)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run, the sweep, advice, matrix, collective, timeline, kernels, profile, compare and tables folders, and the fleet\'s judgement and page files.' },
+          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare|tables)/|fleet/(figures|fleetIndex|fleetView|outliers|thresholds|fleetPage|fleetMessages|fleetPanelTable)$)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run, the sweep, advice, matrix, collective, timeline, kernels, profile, compare and tables folders, and the fleet\'s judgement and page files.' },
         ],
       }],
     },

@@ -16,7 +16,7 @@ import type { FleetIndex } from '../core/fleet/fleetIndex';
 import type { FleetHostMessage, FleetPageView, FleetWebviewMessage } from '../core/fleet/fleetMessages';
 import { parseFleetWebviewMessage } from '../core/fleet/fleetMessages';
 import { figureValues, fleetPageView } from '../core/fleet/fleetPage';
-import { fleetTableModel } from '../core/fleet/fleetTables';
+import { fleetTableModel } from '../core/fleet/fleetPanelTable';
 import type { FleetView } from '../core/fleet/fleetView';
 import { PanelPage, answerTableMessage, isTableMessage } from './runViewPanel';
 import { panelOptions } from './webviewOptions';

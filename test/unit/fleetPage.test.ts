@@ -1,5 +1,5 @@
 /**
- * The fleet panel's core (src/core/fleet/fleetPage.ts, fleetMessages.ts, fleetTables.ts) on
+ * The fleet panel's core (src/core/fleet/fleetPage.ts, fleetMessages.ts, fleetPanelTable.ts) on
  * the real 2x H200 sweep as the runs of a fleet whose nodes differ by a percent of noise, one
  * node's copy engines at 70% (as test/unit/fleet.test.ts builds it): the condensed page view
  * (outliers first, no per-node values, its size linear in the nodes), a figure's values on
@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { FLEET_LIMITS, parseFleetHostMessage, parseFleetWebviewMessage } from '../../src/core/fleet/fleetMessages';
 import { figureValues, fleetPageView } from '../../src/core/fleet/fleetPage';
-import { fleetTableModel } from '../../src/core/fleet/fleetTables';
+import { fleetTableModel } from '../../src/core/fleet/fleetPanelTable';
 import type { FleetView, NodeRuns } from '../../src/core/fleet/fleetView';
 import { fleetView } from '../../src/core/fleet/fleetView';
 import { judge } from '../../src/core/fleet/outliers';

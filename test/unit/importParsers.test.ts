@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pathName, validateRecord } from '../../src/core/protocol';
 import type { ImportedRun } from '../../src/core/imports/importedRun';
-import { parseNcclTestsJson, parseNcclTestsText } from '../../src/core/imports/ncclTests';
+import { parseNcclTestsJson, parseNcclTestsText } from '../../src/core/imports/ncclTestsOutput';
 import { NVBANDWIDTH_DEFAULT_BUFFER_BYTES, parseNvbandwidthJson, parseNvbandwidthText } from '../../src/core/imports/nvbandwidth';
 import { parseTransferBench } from '../../src/core/imports/transferBench';
 

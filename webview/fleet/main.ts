@@ -10,7 +10,7 @@
  */
 import type { FigureValues, FleetHostMessage, FleetPageFigure, FleetPageNode, FleetPageView, FleetWebviewMessage } from '../../src/core/fleet/fleetMessages';
 import { parseFleetHostMessage } from '../../src/core/fleet/fleetMessages';
-import { fleetTableModel } from '../../src/core/fleet/fleetTables';
+import { fleetTableModel } from '../../src/core/fleet/fleetPanelTable';
 import type { Chart, XY } from '../shared/chart';
 import { bdi, bdiList, el } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';

@@ -5,8 +5,8 @@
  * importer knows. JSON is parsed once here and handed on.
  */
 import { RUN_FORMAT } from '../run';
-import type { NcclFamily } from './ncclTests';
-import { isNcclTestsJson, isNcclTestsText, ncclJsonTool, ncclTextTool } from './ncclTests';
+import type { NcclFamily } from './ncclTestsOutput';
+import { isNcclTestsJson, isNcclTestsText, ncclJsonTool, ncclTextTool } from './ncclTestsOutput';
 import { isNvbandwidthJson, isNvbandwidthText } from './nvbandwidth';
 import { isTransferBenchText, transferBenchFormat } from './transferBench';
 

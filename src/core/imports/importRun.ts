@@ -17,7 +17,7 @@ import { RunFileError, makeRunId } from '../runs/runStore';
 import { FILE_KINDS, SafeFileError, readSafeFile } from '../safeFile';
 import { detectFormat } from './detect';
 import type { ImportedRun } from './importedRun';
-import { parseNcclTestsJson, parseNcclTestsText } from './ncclTests';
+import { parseNcclTestsJson, parseNcclTestsText } from './ncclTestsOutput';
 import type { NvbandwidthOptions } from './nvbandwidth';
 import { parseNvbandwidthJson, parseNvbandwidthText } from './nvbandwidth';
 import { parseTransferBench } from './transferBench';
