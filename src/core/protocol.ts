@@ -10,6 +10,7 @@
 import * as v from 'valibot';
 import { fastPredicate } from './fastCheck';
 import { isEndpoint } from './endpoints';
+import { LIMITS } from './limits';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -350,7 +351,8 @@ export const CollectiveSchema = v.pipe(
     inPlace: v.boolean(),
     iters: v.pipe(count, v.minValue(1)),
     /** Timed loops of `iters` calls (collective --repeats). */
-    repeats: v.optional(v.pipe(count, v.minValue(1))),
+    /** At most the helper's --repeats limit, so a run file cannot make samplesUs (as long as repeats) any longer. */
+    repeats: v.optional(v.pipe(count, v.minValue(1), v.maxValue(LIMITS.collectiveRepeatsMax))),
     timeUs: nonNegative,
     /** Each repeat's mean time per call, µs; as many as `repeats`. */
     samplesUs: v.optional(nonNegativeList),

@@ -5,6 +5,7 @@ import type { CollectivePageView } from '../../src/core/collective/collectiveMes
 import { parseCollectiveHostMessage, parseCollectiveWebviewMessage } from '../../src/core/collective/collectiveMessages';
 import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
+import { LIMITS } from '../../src/core/limits';
 
 /** A point whose five repeats spread +-`spread` around the time its busbw gives (0: one repeat). */
 function point(op: CollectivePoint['op'], variant: CollectivePoint['variant'], sizeBytes: number, busbw: number, transport: string | null = null, ranks = 8, spread = 0.01): CollectivePoint {
@@ -223,6 +224,8 @@ describe('protocol and panel messages', () => {
       { repeats: 2, samplesUs: [1, Number.NaN] },
       { repeats: 2, samplesUs: [1, Infinity] },
       { repeats: 1.5, samplesUs: [1] },
+      // More repeats than the helper's limit: refused, so samplesUs stays bounded in a run file.
+      { repeats: LIMITS.collectiveRepeatsMax + 1, samplesUs: Array.from({ length: LIMITS.collectiveRepeatsMax + 1 }, () => 1) },
     ]) {
       expect(validateRecord({ ...base, ...bad }).kind, JSON.stringify(bad)).toBe('malformed');
     }

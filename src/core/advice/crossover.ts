@@ -84,7 +84,7 @@ export function verdictOf(engine: Spread, cu: Spread): Verdict {
 }
 
 /** log2-size interpolation of where `advantage` (positive: engine faster) crosses zero between two sizes. */
-function crossing(s0: number, a0: number, s1: number, a1: number): number {
+export function crossing(s0: number, a0: number, s1: number, a1: number): number {
   if (a0 >= 0) return s0;
   if (a1 <= 0) return s1;
   const t = a0 / (a0 - a1);

@@ -13,7 +13,7 @@ import type { CollectiveOp, CollectivePoint, CollectiveVariant, CollectiveVarian
 
 export type { CollectiveCrossover, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
 import { formatBytes } from '../units';
-import { quantile, sortedTimes } from '../advice/crossover';
+import { crossing, quantile, sortedTimes } from '../advice/crossover';
 
 // ---- variant environment from the catalog ----
 
@@ -137,13 +137,6 @@ export function pathProblem(p: CollectivePoint): string | undefined {
   return undefined;
 }
 
-/** log2-size interpolation of where `advantage` (positive: engine faster) crosses zero between two sizes. */
-function crossingBetween(s0: number, a0: number, s1: number, a1: number): number {
-  if (a0 >= 0) return s0;
-  if (a1 <= 0) return s1;
-  const t = a0 / (a0 - a1);
-  return 2 ** (Math.log2(s0) + t * (Math.log2(s1) - Math.log2(s0)));
-}
 
 /**
  * Where the engine variant overtakes the default, from each point's repeats. At each size both
@@ -200,9 +193,9 @@ export function findCollectiveCrossover(points: readonly CollectivePoint[], op: 
   if (below.verdict !== 'path') {
     const adv = (d: number, e: number) => Math.log(d / e);
     const [e0, d0, e1, d1] = [timeInterval(engine.get(s0)!), timeInterval(base.get(s0)!), timeInterval(engine.get(s1)!), timeInterval(base.get(s1)!)];
-    estimateBytes = crossingBetween(s0, adv(d0.median, e0.median), s1, adv(d1.median, e1.median));
-    const early = crossingBetween(s0, adv(d0.q75, e0.q25), s1, adv(d1.q75, e1.q25));
-    const late = crossingBetween(s0, adv(d0.q25, e0.q75), s1, adv(d1.q25, e1.q75));
+    estimateBytes = crossing(s0, adv(d0.median, e0.median), s1, adv(d1.median, e1.median));
+    const early = crossing(s0, adv(d0.q75, e0.q25), s1, adv(d1.q75, e1.q25));
+    const late = crossing(s0, adv(d0.q25, e0.q75), s1, adv(d1.q25, e1.q75));
     rangeBytes = [Math.max(s0, Math.min(early, late, estimateBytes)), Math.min(s1, Math.max(early, late, estimateBytes))];
   }
   const lastDefault = verdicts.map((x) => x.verdict === 'default').lastIndexOf(true);
