@@ -4,7 +4,7 @@
  * 10, `--repeats 5`, sizes 64 KiB..256 MiB by x4. For each seed it prints the verdict, the
  * bracket, the crossing and the NCCL_GIN_A2A_SDMA_MIN_BYTES the advice gives; then the figure
  * (seeds that agree on the modal clear bracket), the reference (the model's analytic crossing,
- * from the constants of native/src/sim/collective_model.hpp) and their ratio (median crossing over
+ * from the constants of native/src/backends/sim/collective_model.hpp) and their ratio (median crossing over
  * the analytic one). A second pass places sizes inside the model's tie zone around the crossing,
  * where the verdict must be uncertain. The helper directly, as the panel and CLI run it.
  */

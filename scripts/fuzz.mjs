@@ -37,13 +37,13 @@ const INSTALL = 'sudo apt-get install -y clang-19 libclang-rt-19-dev llvm-19';
 
 /** Per harness: the parser sources whose coverage it reports (under native/src) and libFuzzer's -max_len. */
 const HARNESSES = {
-  fuzz_library_log: { sources: ['collective/library_log_line.cpp', 'run/library_log.cpp'], maxLen: 8192 },
-  fuzz_line_splitter: { sources: ['ingest/safe_file.cpp'], maxLen: 4096 },
-  fuzz_rocpd_file: { sources: ['run/rocpd_reader.cpp'], maxLen: 65536 },
-  fuzz_rocpd_rows: { sources: ['run/rocpd_reader.cpp'], maxLen: 8192 },
-  fuzz_rocprof_csv: { sources: ['run/rocm_sources.cpp', 'run/csv_rows.cpp'], maxLen: 16384 },
-  fuzz_trace_collector: { sources: ['run/trace_collector.cpp', 'run/mini_json.cpp'], maxLen: 16384 },
-  fuzz_trace_json: { sources: ['run/mini_json.cpp'], maxLen: 4096 },
+  fuzz_library_log: { sources: ['backend/library_log_line.cpp', 'profile/library_log.cpp'], maxLen: 8192 },
+  fuzz_line_splitter: { sources: ['util/safe_file.cpp'], maxLen: 4096 },
+  fuzz_rocpd_file: { sources: ['profile/rocpd_reader.cpp'], maxLen: 65536 },
+  fuzz_rocpd_rows: { sources: ['profile/rocpd_reader.cpp'], maxLen: 8192 },
+  fuzz_rocprof_csv: { sources: ['profile/rocm_sources.cpp', 'profile/csv_rows.cpp'], maxLen: 16384 },
+  fuzz_trace_collector: { sources: ['profile/trace_collector.cpp', 'util/mini_json.cpp'], maxLen: 16384 },
+  fuzz_trace_json: { sources: ['util/mini_json.cpp'], maxLen: 4096 },
 };
 
 // ---------------------------------------------------------------------------------------------

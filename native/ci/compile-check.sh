@@ -4,7 +4,7 @@
 #      default architecture list (sm_80, sm_90, sm_100) and the backend for sm_80 and sm_100;
 #   2. HIP: Debian's hipcc (ROCm 5.2, clang 15) for gfx90a (MI200);
 #   3. HIP: Debian's clang-19 for gfx942 (MI300), device code to gfx942 assembly.
-#   4. the rocSHMEM engine/device PE program (src/gpu/rocshmem_pe.hip) and the backend's
+#   4. the rocSHMEM engine/device PE program (src/backends/gpu/rocshmem_pe.hip) and the backend's
 #      dispatch to it, against ci/rocshmem_shim (the documented API, declarations only:
 #      Debian ships no rocSHMEM), for gfx90a (hipcc) and gfx942 (clang-19).
 # gfx950 (MI350X) needs LLVM 20 or newer, which bookworm does not ship: native/ci/rocm-sid.sh
@@ -54,19 +54,19 @@ if [ -x "$NVCC" ]; then
     '$WORK/expected_word_test'"
   run "cuda backend device code, nvcc sm_80 + sm_100" "$NVCC" -std=c++17 -O2 --threads 0 \
     -gencode arch=compute_80,code=sm_80 -gencode arch=compute_100,code=sm_100 -Xcompiler=-Wall,-Wextra \
-    -I"$NATIVE/src" -c "$NATIVE/src/gpu/cuda_backend.cu" -o "$WORK/cuda-sm80-sm100.o"
+    -I"$NATIVE/src" -c "$NATIVE/src/backends/gpu/cuda_backend.cu" -o "$WORK/cuda-sm80-sm100.o"
 else
   echo "skip cuda backend: no nvcc (install the CUDA toolkit, or set NVCC)"
 fi
 
 if command -v hipcc > /dev/null; then
   run "hip backend, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a -O2 -Wall -Wextra \
-    -I"$NATIVE/src" -x hip -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a.o"
+    -I"$NATIVE/src" -x hip -c "$NATIVE/src/backends/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a.o"
   # The per-engine copy path is compiled too, against the API's declarations (Debian's
   # headers are older than it): the version guard must not hide a broken branch.
   run "hip backend + per-engine copy API, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a \
     -O2 -Wall -Wextra -I"$NATIVE/src" -include "$NATIVE/ci/hsa_copy_on_engine_shim.h" -x hip \
-    -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-engine.o"
+    -c "$NATIVE/src/backends/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-engine.o"
 else
   echo "skip hip backend gfx90a: no hipcc (apt install hipcc)"
 fi
@@ -75,9 +75,9 @@ if command -v clang++-19 > /dev/null; then
   # -nogpulib: Debian has no gfx942 device libraries; the backend needs none.
   run "hip backend, clang-19 gfx942 (host syntax + device assembly)" bash -c "
     clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -Wall -Wextra -I'$NATIVE/src' \
-      -fsyntax-only '$NATIVE/src/gpu/hip_backend.hip' &&
+      -fsyntax-only '$NATIVE/src/backends/gpu/hip_backend.hip' &&
     clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -Wall -Wextra -I'$NATIVE/src' -O2 \
-      --cuda-device-only -S '$NATIVE/src/gpu/hip_backend.hip' -o '$WORK/hip-gfx942.s' &&
+      --cuda-device-only -S '$NATIVE/src/backends/gpu/hip_backend.hip' -o '$WORK/hip-gfx942.s' &&
     grep -q s_memrealtime '$WORK/hip-gfx942.s'"
 else
   echo "skip hip backend gfx942: no clang++-19 (apt install clang-19)"
@@ -89,22 +89,22 @@ SHIM="$NATIVE/ci/rocshmem_shim"
 if command -v hipcc > /dev/null; then
   run "rocshmem_pe.hip (rocSHMEM shim), hipcc gfx90a -fgpu-rdc" env HIP_PLATFORM=amd hipcc -std=c++17 \
     --offload-arch=gfx90a -fgpu-rdc -O2 -Wall -Wextra -I"$NATIVE/src" -I"$SHIM" -x hip \
-    -c "$NATIVE/src/gpu/rocshmem_pe.hip" -o "$WORK/rocshmem_pe-gfx90a.o"
+    -c "$NATIVE/src/backends/gpu/rocshmem_pe.hip" -o "$WORK/rocshmem_pe-gfx90a.o"
   run "hip backend + rocSHMEM engine/device dispatch, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 \
     --offload-arch=gfx90a -O2 -Wall -Wextra -DSDMA_HAVE_ROCSHMEM_PE=1 -I"$NATIVE/src" -x hip \
-    -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem.o"
+    -c "$NATIVE/src/backends/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem.o"
   run "hip backend, rocSHMEM found but unusable, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 \
     --offload-arch=gfx90a -O2 -Wall -Wextra '-DSDMA_ROCSHMEM_UNUSABLE="the check"' -I"$NATIVE/src" -x hip \
-    -c "$NATIVE/src/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem-unusable.o"
+    -c "$NATIVE/src/backends/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem-unusable.o"
 fi
 if command -v clang++-19 > /dev/null; then
   # The kernel must call the API's device functions (left for the device link) and read the
   # device clock.
   run "rocshmem_pe.hip (rocSHMEM shim), clang-19 gfx942 (host syntax + device IR)" bash -c "
     clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -fgpu-rdc -Wall -Wextra -I'$NATIVE/src' \
-      -I'$SHIM' -fsyntax-only '$NATIVE/src/gpu/rocshmem_pe.hip' &&
+      -I'$SHIM' -fsyntax-only '$NATIVE/src/backends/gpu/rocshmem_pe.hip' &&
     clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -fgpu-rdc -Wall -Wextra -I'$NATIVE/src' \
-      -I'$SHIM' -O2 --cuda-device-only -S -emit-llvm '$NATIVE/src/gpu/rocshmem_pe.hip' -o '$WORK/rocshmem_pe-gfx942.ll' &&
+      -I'$SHIM' -O2 --cuda-device-only -S -emit-llvm '$NATIVE/src/backends/gpu/rocshmem_pe.hip' -o '$WORK/rocshmem_pe-gfx942.ll' &&
     grep -q 'declare.*rocshmem19rocshmem_putmem_nbi' '$WORK/rocshmem_pe-gfx942.ll' &&
     grep -q 'declare.*rocshmem14rocshmem_quiet' '$WORK/rocshmem_pe-gfx942.ll' &&
     grep -q 'memrealtime' '$WORK/rocshmem_pe-gfx942.ll'"
@@ -135,7 +135,7 @@ fi
 
 # collective and overlap: NCCL/RCCL and the BLAS are loaded at run time, so only the runtime
 # headers are needed (the CUDA build above already covers nvcc).
-for src in collective/nccl_collective overlap/overlap_gpu; do
+for src in backends/gpu/nccl_collective backends/gpu/overlap_gpu; do
   if command -v hipcc > /dev/null; then
     run "$src.hip, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a -O2 -Wall -Wextra \
       -I"$NATIVE/src" -x hip -c "$NATIVE/src/$src.hip" -o "$WORK/$(basename $src)-gfx90a.o"

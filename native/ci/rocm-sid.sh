@@ -111,7 +111,7 @@ inside() {  # inside SCRIPT: runs a bash script in the chroot's work folder, at 
 # ---- 2. the per-engine copy API against the real headers ----
 cat > "$SID_ROOT$CW/engine_api_check.hip" << 'EOF'
 // The backend's per-engine copy path must be the real one with this ROCm's hsa_ext_amd.h.
-#include "gpu/gpu_compat.hpp"
+#include "backends/gpu/gpu_compat.hpp"
 #if !defined(SDMA_HAVE_COPY_ON_ENGINE)
 #error "hsa_ext_amd.h of this ROCm does not enable SDMA_HAVE_COPY_ON_ENGINE"
 #endif
@@ -177,7 +177,7 @@ run "examples/hip-sample/peer_copy.hip, hipcc gfx950 + gfx942 (-Wno-unused-value
     -o peer_copy && readelf -d peer_copy | grep -q 'NEEDED.*libamdhip64'"
 run "rocshmem_pe.hip against ci/rocshmem_shim (declarations only: Debian has no rocSHMEM), clang-21 gfx950 device IR" inside "
   clang++-21 -std=c++17 -x hip --offload-arch=gfx950 -fgpu-rdc -O2 -Wall -Wextra -Inative/src -Inative/ci/rocshmem_shim \
-    --cuda-device-only -S -emit-llvm native/src/gpu/rocshmem_pe.hip -o rocshmem_pe-gfx950.ll &&
+    --cuda-device-only -S -emit-llvm native/src/backends/gpu/rocshmem_pe.hip -o rocshmem_pe-gfx950.ll &&
   grep -q 'declare.*rocshmem19rocshmem_putmem_nbi' rocshmem_pe-gfx950.ll && grep -q 'memrealtime' rocshmem_pe-gfx950.ll"
 
 # ---- 5. the no-GPU paths against the real runtime ----

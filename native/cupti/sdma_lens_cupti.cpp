@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "json_writer.hpp"
+#include "protocol/json_writer.hpp"
 
 namespace {
 

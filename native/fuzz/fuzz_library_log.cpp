@@ -1,15 +1,15 @@
 // NCCL's and RCCL's debug-log lines (NCCL_DEBUG=INFO): the one line reader
-// (native/src/collective/library_log_line.hpp) and the per-call counter of
-// `run --library-log` (native/src/run/library_log.hpp) on the same lines. The input is a
+// (native/src/backend/library_log_line.hpp) and the per-call counter of
+// `run --library-log` (native/src/profile/library_log.hpp) on the same lines. The input is a
 // log; its lines are spread over three files, as the ranks of one run write them.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "collective/library_log_line.hpp"
+#include "backend/library_log_line.hpp"
 #include "fuzz_input.hpp"
-#include "run/library_log.hpp"
+#include "profile/library_log.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sdma;

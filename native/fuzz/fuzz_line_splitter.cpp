@@ -1,4 +1,4 @@
-// The bounded line splitter every line reader uses (native/src/ingest/safe_file.hpp), fed
+// The bounded line splitter every line reader uses (native/src/util/safe_file.hpp), fed
 // the text in chunks of sizes the input picks, against what its header promises, worked out
 // from the whole text at once: one line per '\n' and one for a last unterminated piece, each
 // the first maxLineBytes of its line with a trailing '\r' dropped, overlong exactly when the
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "ingest/safe_file.hpp"
+#include "util/safe_file.hpp"
 
 namespace {
 

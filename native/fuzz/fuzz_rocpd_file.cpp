@@ -1,4 +1,4 @@
-// rocprofv3's rocpd database (native/src/run/rocpd_reader.hpp) as a file: the input is the
+// rocprofv3's rocpd database (native/src/profile/rocpd_reader.hpp) as a file: the input is the
 // whole file, written to a temporary file and read as import does (no clock move, program
 // start 0). Seeds are real databases: random bytes seldom make an SQLite file, so
 // fuzz_rocpd_rows builds databases from the input as well.
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "ingest/control.hpp"
-#include "run/rocpd_reader.hpp"
-#include "run/trace_collector.hpp"
+#include "util/read_control.hpp"
+#include "profile/rocpd_reader.hpp"
+#include "profile/trace_collector.hpp"
 #include "temp_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

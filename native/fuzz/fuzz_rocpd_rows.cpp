@@ -1,4 +1,4 @@
-// rocprofv3's rocpd database (native/src/run/rocpd_reader.hpp), built from the input: random
+// rocprofv3's rocpd database (native/src/profile/rocpd_reader.hpp), built from the input: random
 // bytes seldom make an SQLite file, so here the input chooses the schema and every row, then
 // the reader reads the database from a temporary file. Reaches the reader's row loops and
 // conversions, which fuzz_rocpd_file rarely gets to. The input chooses:
@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "ingest/control.hpp"
-#include "run/rocpd_reader.hpp"
-#include "run/trace_collector.hpp"
+#include "util/read_control.hpp"
+#include "profile/rocpd_reader.hpp"
+#include "profile/trace_collector.hpp"
 #include "temp_file.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// rocprofv3's CSV traces (native/src/run/rocm_sources.hpp, readRocprofCsvTexts): the texts of
+// rocprofv3's CSV traces (native/src/profile/rocm_sources.hpp, readRocprofCsvTexts): the texts of
 // agent_info.csv, kernel_trace.csv and memory_copy_trace.csv, read into a trace collector.
 //
 // Input: a header line "BOOT_TO_MONO START CAP" (the clock move added to every time, the
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "ingest/control.hpp"
-#include "run/rocm_sources.hpp"
-#include "run/trace_collector.hpp"
+#include "util/read_control.hpp"
+#include "profile/rocm_sources.hpp"
+#include "profile/trace_collector.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sdma::runmode;

@@ -1,4 +1,4 @@
-// The trace collector (native/src/run/trace_collector.hpp) on the lines a program's side
+// The trace collector (native/src/profile/trace_collector.hpp) on the lines a program's side
 // writes (CUPTI library, <sdma_lens/trace.h>).
 //
 // Input: a header line "START CAP TEXT", then trace lines. START is the program's start on
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "run/trace_collector.hpp"
+#include "profile/trace_collector.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sdma::runmode;

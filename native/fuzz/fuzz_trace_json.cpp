@@ -1,4 +1,4 @@
-// The trace-line JSON reader (native/src/run/mini_json.hpp): the whole input is one line, as
+// The trace-line JSON reader (native/src/util/mini_json.hpp): the whole input is one line, as
 // the program's side writes it. Every accessor is asked for every key the object has and for
 // the keys the collector reads, whatever the value's kind.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_input.hpp"
-#include "run/mini_json.hpp"
+#include "util/mini_json.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cancel.hpp"
+#include "util/cancel.hpp"
 #include "cli/command.hpp"
 
 int main(int argc, char** argv) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "collective/collective_types.hpp"
-#include "sim/collective_model.hpp"
+#include "backend/collective_types.hpp"
+#include "backends/sim/collective_model.hpp"
 #include "test_check.hpp"
 
 namespace {

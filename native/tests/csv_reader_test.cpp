@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "ingest/control.hpp"
-#include "run/csv_rows.hpp"
-#include "run/rocm_sources.hpp"
-#include "run/trace_collector.hpp"
+#include "util/read_control.hpp"
+#include "profile/csv_rows.hpp"
+#include "profile/rocm_sources.hpp"
+#include "profile/trace_collector.hpp"
 #include "test_check.hpp"
 
 using sdma::ingest::Control;

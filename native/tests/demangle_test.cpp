@@ -1,4 +1,4 @@
-// Kernel names through run/records.hpp's demangle (the C++ runtime's abi::__cxa_demangle), on
+// Kernel names through profile/records.hpp's demangle (the C++ runtime's abi::__cxa_demangle), on
 // names profilers really printed:
 //  - CUPTI on an H200 (test/fixtures/runmode/h200x1/runmode-fused-a2a.ndjson, `mangled`): kernels
 //    in an anonymous namespace, as nvcc mangles them (_GLOBAL__N_ plus the file's hash);
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "run/records.hpp"
+#include "profile/records.hpp"
 #include "test_check.hpp"
 
 namespace {

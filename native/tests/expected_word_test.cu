@@ -4,8 +4,8 @@
 // slot, inside its guard gap, and across the border between them.
 #include <cstdio>
 
-#include "gpu/gpu_compat.hpp"
-#include "gpu/gpu_kernels.hpp"
+#include "backends/gpu/gpu_compat.hpp"
+#include "backends/gpu/gpu_kernels.hpp"
 
 int main() {
   using sdma::gpu::expectedByte;

@@ -1,5 +1,5 @@
-// The one reader of NCCL's / RCCL's debug log lines (collective/library_log_line.hpp) and the
-// run mode's per-call counting on top of it (run/library_log.hpp), on the libraries' own line
+// The one reader of NCCL's / RCCL's debug log lines (backend/library_log_line.hpp) and the
+// run mode's per-call counting on top of it (profile/library_log.hpp), on the libraries' own line
 // shapes:
 //  - RCCL's GIN all-to-all, INFO(NCCL_COLL, "AllToAll GIN: transport=sdma bytesPerPeer=%zu threads=%d")
 //    and "... transport=lsa bytesPerPeer=%zu chunks=%d ctas=%d threads=%d"
@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "collective/library_log_line.hpp"
-#include "run/library_log.hpp"
+#include "backend/library_log_line.hpp"
+#include "profile/library_log.hpp"
 #include "test_check.hpp"
 
 namespace {

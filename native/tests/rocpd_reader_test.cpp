@@ -33,9 +33,9 @@
 #include <sqlite3.h>
 #endif
 
-#include "ingest/control.hpp"
-#include "run/rocpd_reader.hpp"
-#include "run/trace_collector.hpp"
+#include "util/read_control.hpp"
+#include "profile/rocpd_reader.hpp"
+#include "profile/trace_collector.hpp"
 #include "test_check.hpp"
 
 using sdma::ingest::Control;

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "gpu/rocshmem_launcher.hpp"
+#include "backends/gpu/rocshmem_launcher.hpp"
 
 using namespace sdma::gpu;
 

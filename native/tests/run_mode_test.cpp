@@ -15,11 +15,11 @@
 #include <sqlite3.h>
 #endif
 
-#include "run/device_spans.hpp"
-#include "run/mini_json.hpp"
-#include "run/rocm_sources.hpp"
-#include "run/rocpd_reader.hpp"
-#include "run/trace_collector.hpp"
+#include "profile/device_spans.hpp"
+#include "util/mini_json.hpp"
+#include "profile/rocm_sources.hpp"
+#include "profile/rocpd_reader.hpp"
+#include "profile/trace_collector.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "reporter.hpp"
-#include "runtime_knobs.hpp"
+#include "protocol/reporter.hpp"
+#include "backend/runtime_knobs.hpp"
 #include "test_check.hpp"
 
 namespace {

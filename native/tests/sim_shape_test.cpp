@@ -7,9 +7,9 @@
 #include <string>
 #include <tuple>
 
-#include "sim/copy_model.hpp"
-#include "sim/sharing_model.hpp"
-#include "sim/sim_backend.hpp"
+#include "backends/sim/copy_model.hpp"
+#include "backends/sim/sharing_model.hpp"
+#include "backends/sim/sim_backend.hpp"
 #include "test_check.hpp"
 
 namespace {

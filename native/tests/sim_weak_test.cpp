@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/parser.hpp"
-#include "sim/copy_model.hpp"
-#include "sim/sharing_model.hpp"
-#include "sim/sim_backend.hpp"
-#include "sim_weak.hpp"
+#include "backends/sim/copy_model.hpp"
+#include "backends/sim/sharing_model.hpp"
+#include "backends/sim/sim_backend.hpp"
+#include "backends/sim/sim_weak.hpp"
 #include "test_check.hpp"
 
 namespace {

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gpu/timing_plan.hpp"
+#include "backend/timing_plan.hpp"
 #include "test_check.hpp"
 
 namespace {

@@ -24,9 +24,9 @@
 #include <utility>
 #include <vector>
 
-#include "ingest/control.hpp"
-#include "run/mini_json.hpp"
-#include "run/trace_collector.hpp"
+#include "util/read_control.hpp"
+#include "util/mini_json.hpp"
+#include "profile/trace_collector.hpp"
 #include "test_check.hpp"
 
 using sdma::ingest::Control;

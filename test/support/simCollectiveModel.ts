@@ -1,6 +1,6 @@
 /**
  * The simulated node's AlltoAll as closed-form times (the constants of
- * native/src/sim/collective_model.hpp), for tests and benchmarks that check what the advice
+ * native/src/backends/sim/collective_model.hpp), for tests and benchmarks that check what the advice
  * makes of it: default kernels 12 µs + bus bytes at 380 GB/s; librccl's GIN-SDMA path
  * 14 + 6 µs + 2 µs per 128 MiB packet per peer + bus bytes at 425 GB/s. Bus bytes = bytes each
  * rank receives x (ranks - 1) / ranks (nccl-tests).

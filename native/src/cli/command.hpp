@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "backend_registry.hpp"
+#include "backends/registry.hpp"
 #include "cli/parser.hpp"
-#include "reporter.hpp"
+#include "protocol/reporter.hpp"
 
 namespace sdma {
 

@@ -12,11 +12,11 @@
 #include <exception>
 #include <optional>
 
-#include "cancel.hpp"
+#include "util/cancel.hpp"
 #include "cli/entries.hpp"
-#include "host_name.hpp"
-#include "runtime_knobs.hpp"
-#include "version.hpp"
+#include "util/host_name.hpp"
+#include "backend/runtime_knobs.hpp"
+#include "util/version.hpp"
 
 namespace sdma::cli {
 

@@ -1,7 +1,7 @@
 /**
  * Maps kernel names as the helper prints them back to the kernels detected in the sources.
  * The helper demangles every dispatch's name with the C++ runtime's demangler
- * (`demangle` in native/src/run/records.cpp; the original is the record's `mangled`), so a
+ * (`demangle` in native/src/profile/records.cpp; the original is the record's `mangled`), so a
  * name here is a demangled signature: a return type (templates), namespaces, template
  * arguments and parameters around the function's name. Only that `name` is matched.
  */

@@ -1,5 +1,5 @@
 // Compile-check only: the rocSHMEM API as documented, declarations only, so that CI (Debian,
-// which ships no rocSHMEM) can compile native/src/gpu/rocshmem_pe.hip. Never linked, never
+// which ships no rocSHMEM) can compile native/src/backends/gpu/rocshmem_pe.hip. Never linked, never
 // used by a real build: CMake uses the installed <rocshmem/rocshmem.hpp> when it finds one.
 // Signatures from the rocSHMEM documentation (rocm.docs.amd.com/projects/rocSHMEM, "latest"
 // and docs-7.14.0: api/init, api/memory_management, api/rma, api/sync) and the 128-byte

@@ -1,0 +1,177 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/collective_math.hpp"
+
+namespace sdma::collective {
+
+struct CollectiveOptions {
+  std::vector<Op> ops = {Op::AllGather, Op::AlltoAll};
+  std::vector<std::string> variants;  // empty: every variant of the vendor
+  std::vector<int> gpus;              // empty: every GPU of the node
+  std::vector<std::uint64_t> sizesBytes;
+  int iters = 20;
+  int warmupIters = 5;
+  int repeats = 5;  // --repeats: timed loops of `iters` calls per point; the point reports their median
+  bool check = true;
+  bool inPlace = true;     // run the in-place form where the operation defines one
+  bool outOfPlace = true;
+  std::string dtype = "float";
+  std::string ncclLib;     // --nccl-lib: an explicit library path
+  bool transportLog = true;  // read the library's own per-call record of the path
+  std::uint64_t seed = 1;
+};
+
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+struct VariantReport {
+  std::string name;  // default, ce, gin-sdma
+  bool supported = true;
+  std::string reason;  // why not, when unsupported
+  std::string hint;
+  EnvList env;         // what the variant set before its communicator was created
+  bool symmetric = false;  // buffers from ncclMemAlloc, registered as symmetric windows
+  std::string library;     // nccl or rccl
+  std::string libraryVersion;
+  std::string libraryPath;
+};
+
+struct PointReport {
+  Op op = Op::AllGather;
+  std::string variant;
+  int ranks = 0;
+  std::uint64_t sizeBytes = 0;
+  std::uint64_t count = 0;  // elements of dtype in the received buffer (nccl-tests "count")
+  std::string dtype;
+  bool inPlace = false;
+  double timeUs = 0;                // median of samplesUs
+  std::vector<double> samplesUs;    // each repeat's mean time per call
+  std::int64_t wrong = -1;  // -1: not checked
+  std::optional<std::string> transport;  // what the library said it ran; unset: it said nothing
+  std::string evidence;                  // the log line it came from
+  int iters = 0;
+};
+
+// Where an engine hands its results; the command turns them into records.
+struct CollectiveSink {
+  std::function<void(const VariantReport&)> variant;
+  std::function<void(const PointReport&)> point;
+  std::function<void(const std::string& code, const std::string& message)> warning;
+  std::function<void(std::int64_t done, std::int64_t total, const std::string& message)> progress;
+};
+
+struct EngineFailure {
+  std::string code;  // error record code
+  std::string message;
+  std::string hint;
+};
+
+// RCCL's number for the GIN Anvil SDMA backend moved with releases, as the knob catalog's
+// NCCL_GIN_TYPE values marked sdma say (src/core/advice/knobCatalog.json): 5 for
+// [2.30.4, 2.30.7) (a guess: rocm-systems PR #7826), 6 for [2.30.7, 2.31.0), 7 from 2.31.0
+// (NCCL 2.31 took 5 for EFA). Below 2.30.4 RCCL has no Anvil SDMA GIN type: nullopt.
+inline std::optional<int> ginSdmaTypeForRccl(int major, int minor, int patch) {
+  const int v = major * 10000 + minor * 100 + patch;
+  if (v >= 23100) return 7;
+  if (v >= 23007) return 6;
+  if (v >= 23004) return 5;
+  return std::nullopt;
+}
+
+// librccl's in-library GIN-SDMA path is ncclAlltoAll's only (ncclAllToAllGinSdmaEligible and
+// ncclAllToAllGinSdma in
+// https://github.com/ROCm/rocm-systems/blob/4cee501ee196a6a2aca096b75902e2298df4a67a/projects/rccl/src/algorithms/gin/sdma/gin_alltoall_sdma.cu):
+//   NCCL_GIN_A2A_ENABLE (default 1): 0 keeps AlltoAll off the GIN path;
+//   NCCL_GIN_A2A_MIN_BYTES (default 0): bytesPerPeer below it is not eligible;
+//   NCCL_GIN_A2A_SDMA_MIN_BYTES (default 8 MiB): bytesPerPeer at or above it goes by SDMA
+//   puts, below it by an LSA copy kernel. Each call logs "AllToAll GIN: transport=sdma|lsa
+//   bytesPerPeer=N" at NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=COLL.
+// There is no in-library GIN-SDMA AllGather: rccl-tests' GIN-SDMA AllGather figures come from
+// its own device-API kernels. The variant runs AlltoAll only.
+constexpr std::int64_t kGinA2AEnableDefault = 1;
+constexpr std::int64_t kGinA2AMinBytesDefault = 0;
+constexpr std::int64_t kGinA2ASdmaMinBytesDefault = std::int64_t{8} << 20;
+
+inline bool ginSdmaRunsOp(Op op) { return op == Op::AlltoAll; }
+
+inline std::string ginSdmaAllGatherSkipped() {
+  return "gin-sdma: librccl has no in-library GIN-SDMA AllGather (its GIN-SDMA path is ncclAlltoAll's, "
+         "gin_alltoall_sdma.cu; GIN-SDMA AllGather figures come from rccl-tests' device-API kernels), so "
+         "gin-sdma runs AlltoAll only and its AllGather points were not run";
+}
+
+// The GIN-SDMA environment, in the order of the knob catalog's prerequisite list: the
+// Anvil SDMA GIN backend, and librccl's AlltoAll GIN path forced to SDMA puts at every size
+// (enabled, no minimum, SDMA from 0 bytes per peer) so a sweep measures SDMA against default.
+inline EnvList ginSdmaEnv(int ginType) {
+  return {{"NCCL_GIN_ENABLE", "1"},
+          {"NCCL_GIN_TYPE", std::to_string(ginType)},
+          {"NCCL_GIN_A2A_ENABLE", "1"},
+          {"NCCL_GIN_A2A_MIN_BYTES", "0"},
+          {"NCCL_GIN_A2A_SDMA_MIN_BYTES", "0"},
+          {"NCCL_CUMEM_ENABLE", "1"},
+          {"NCCL_DMABUF_ENABLE", "1"},
+          {"HSA_NO_SCRATCH_RECLAIM", "1"}};
+}
+
+// Why the variant cannot run on an RCCL without an Anvil SDMA GIN type.
+inline std::string ginSdmaUnsupportedReason(const std::string& version) {
+  return "rccl " + version + " has no Anvil SDMA GIN type (NCCL_GIN_TYPE names it from 2.30.4: 5, then 6 from "
+         "2.30.7, 7 from 2.31.0)";
+}
+inline std::string ginSdmaUnsupportedHint() {
+  return "use rccl 2.30.7 or newer, whose ncclAlltoAll has the GIN-SDMA path (--nccl-lib PATH)";
+}
+
+// NCCL reads NCCL_CTA_POLICY as a number before 2.29 (names came later); 2 is ZERO.
+inline EnvList ceEnv() { return {{"NCCL_CTA_POLICY", "2"}, {"NCCL_CUMEM_ENABLE", "1"}}; }
+
+// ---- overlap ----
+struct OverlapOptions {
+  std::vector<std::string> computes = {"gemm", "fma"};
+  std::vector<std::string> paths = {"cu/host", "engine/host", "engine/device"};
+  std::vector<int> cus = {8, 16, 32};
+  std::uint64_t copySizeBytes = std::uint64_t{256} << 20;
+  int phaseMs = 1500;
+  int gemmN = 8192;
+  int srcGpu = 0;
+  int dstGpu = 1;
+  std::uint64_t seed = 1;
+};
+
+struct ClockSample {
+  std::optional<double> smMHz;
+  std::optional<double> memMHz;
+  std::optional<double> powerW;
+  std::optional<double> powerLimitW;
+  std::vector<std::string> throttleReasons;
+};
+
+struct OverlapReport {
+  std::string compute;  // gemm, fma
+  std::string phase;    // alone-before, beside, alone-after
+  std::string path;     // alone or a copy path
+  int cus = 0;          // cu/* paths: CUs (SMs) the copy ran on
+  std::uint64_t copySizeBytes = 0;
+  double durationMs = 0;
+  double computeTflops = 0;
+  std::optional<double> keptFraction;  // beside runs: against the mean of the alone runs
+  std::optional<double> copyGbps;
+  std::int64_t copies = 0;
+  ClockSample clocks;
+  std::string computeLabel;  // e.g. "cublasGemmEx bf16 8192^3"
+};
+
+struct OverlapSink {
+  std::function<void(const OverlapReport&)> point;
+  std::function<void(const std::string& code, const std::string& message)> warning;
+  std::function<void(std::int64_t done, std::int64_t total, const std::string& message)> progress;
+};
+
+}  // namespace sdma::collective

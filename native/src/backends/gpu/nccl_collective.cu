@@ -1,0 +1,2 @@
+// The CUDA (NVIDIA) build of the collective runner: the shared source through gpu_compat.hpp.
+#include "backends/gpu/nccl_collective.inc"

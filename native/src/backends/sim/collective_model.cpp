@@ -1,0 +1,262 @@
+#include "backends/sim/collective_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "util/cancel.hpp"
+#include "util/checked.hpp"
+
+namespace sdma::sim {
+
+using namespace sdma::collective;
+
+namespace {
+
+std::uint64_t elementBytesOf(const std::string& dtype) {
+  if (dtype == "bf16" || dtype == "bfloat16" || dtype == "half") return 2;
+  if (dtype == "uint8" || dtype == "int8") return 1;
+  return 4;
+}
+
+// What librccl reads for one of its parameters: the variant's own setting (set before its
+// communicator, so it wins), else the process environment, else the library's default. Text
+// that is not a whole number falls back to the default, as NCCL_PARAM does.
+std::int64_t libraryParam(const EnvList& variantEnv, const char* name, std::int64_t fallback) {
+  const char* text = nullptr;
+  for (const auto& [key, value] : variantEnv) {
+    if (key == name) text = value.c_str();
+  }
+  if (text == nullptr) text = std::getenv(name);
+  if (text == nullptr) return fallback;
+  return ingest::parseInt64(text).value_or(fallback);
+}
+
+// The path librccl's ncclAlltoAll takes for one call of the gin-sdma variant, as
+// ncclAllToAllGinSdmaEligible and ncclAllToAllGinSdma decide it (gin_alltoall_sdma.cu; the
+// parameters are compared as size_t there, so a negative one is a huge bound).
+enum class A2APath { Sdma, Lsa, NotEligible };
+
+A2APath ginAlltoAllPath(const CollectiveModel& m, const EnvList& env, std::uint64_t bytesPerPeer) {
+  const std::int64_t enable = libraryParam(env, "NCCL_GIN_A2A_ENABLE", m.a2aEnable);
+  const auto minBytes = static_cast<std::uint64_t>(libraryParam(env, "NCCL_GIN_A2A_MIN_BYTES", m.a2aMinBytes));
+  const auto sdmaMin = static_cast<std::uint64_t>(libraryParam(env, "NCCL_GIN_A2A_SDMA_MIN_BYTES", m.a2aSdmaMinBytes));
+  if (enable == 0 || bytesPerPeer == 0 || bytesPerPeer < minBytes) return A2APath::NotEligible;
+  return bytesPerPeer >= sdmaMin ? A2APath::Sdma : A2APath::Lsa;
+}
+
+double timeUs(const CollectiveModel& m, Op op, bool sdma, std::uint64_t sizeBytes, int ranks) {
+  const double busBytes = static_cast<double>(sizeBytes) * busbwFactor(op, ranks);
+  if (!sdma) {
+    const double gbps = op == Op::AllGather ? m.defaultAllGatherBusGbps : m.defaultAlltoAllBusGbps;
+    return m.defaultFixedUs + busBytes / (gbps * 1e3);
+  }
+  const std::uint64_t perPeer = sizeBytes / static_cast<std::uint64_t>(ranks);
+  const double packets = std::ceil(static_cast<double>(perPeer) / static_cast<double>(m.packetBytes));
+  return m.sdmaFixedUs + m.sdmaDispatchUs + m.sdmaPerPacketUs * packets + busBytes / (m.sdmaAlltoAllBusGbps * 1e3);
+}
+
+bool variantRunsOp(const std::string& variant, Op op) { return variant != "gin-sdma" || ginSdmaRunsOp(op); }
+
+}  // namespace
+
+bool runSimCollective(const CollectiveOptions& options, int gpuCount, const CollectiveSink& sink,
+                      EngineFailure& failure, const CollectiveModel& model) {
+  std::vector<std::string> variants = options.variants;
+  if (variants.empty()) variants = {"default", "gin-sdma"};
+  for (const std::string& name : variants) {
+    if (name != "default" && name != "gin-sdma") {
+      failure = {"usage", "--variants: " + name + " is not a variant of this node (AMD: default, gin-sdma)",
+                 "the copy-engine variant 'ce' is NVIDIA's; use gin-sdma on AMD"};
+      return false;
+    }
+  }
+  const int ranks = options.gpus.empty() ? gpuCount : static_cast<int>(options.gpus.size());
+  const std::uint64_t elementBytes = elementBytesOf(options.dtype);
+  const std::string version = std::to_string(model.rcclMajor) + "." + std::to_string(model.rcclMinor) + "." +
+                              std::to_string(model.rcclPatch);
+  const std::optional<int> ginType = ginSdmaTypeForRccl(model.rcclMajor, model.rcclMinor, model.rcclPatch);
+  const int repeats = std::max(options.repeats, 1);
+  std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 17);
+  std::lognormal_distribution<double> noise(0.0, model.jitterSigma);
+
+  // Points of one variant: the sizes that hold a whole element per rank, in each form its
+  // operations define, without the operations it does not run.
+  std::int64_t sizes = 0;
+  for (std::uint64_t requested : options.sizesBytes) {
+    if (alignedSizeBytes(requested, ranks, elementBytes) > 0) ++sizes;
+  }
+  const auto pointsOf = [&](const std::string& name) {
+    if (name == "gin-sdma" && !ginType) return std::int64_t{0};
+    std::int64_t points = 0;
+    for (Op op : options.ops) {
+      if (!variantRunsOp(name, op)) continue;
+      points += sizes * ((options.outOfPlace ? 1 : 0) + (options.inPlace && op == Op::AllGather ? 1 : 0));
+    }
+    return points;
+  };
+  std::int64_t total = 0;
+  for (const std::string& name : variants) total += pointsOf(name);
+  std::int64_t done = 0;
+  for (const std::string& name : variants) {
+    VariantReport report;
+    report.name = name;
+    report.library = "rccl";
+    report.libraryVersion = version;
+    report.libraryPath = "librccl.so.1 (simulated)";
+    if (name == "gin-sdma") {
+      report.symmetric = true;
+      if (ginType) {
+        report.env = ginSdmaEnv(*ginType);
+      } else {
+        report.supported = false;
+        report.reason = ginSdmaUnsupportedReason(version);
+        report.hint = ginSdmaUnsupportedHint();
+      }
+    }
+    sink.variant(report);
+    if (!report.supported) continue;
+    for (Op op : options.ops) {
+      if (!variantRunsOp(name, op)) {
+        sink.warning("variant-op-unsupported", ginSdmaAllGatherSkipped());
+        continue;
+      }
+      for (std::uint64_t requested : options.sizesBytes) {
+        const std::uint64_t size = alignedSizeBytes(requested, ranks, elementBytes);
+        if (size == 0) continue;
+        const std::uint64_t bytesPerPeer = size / static_cast<std::uint64_t>(ranks);
+        for (int form = 0; form < 2; ++form) {
+          const bool inPlace = form == 1;
+          if (inPlace ? !(options.inPlace && op == Op::AllGather) : !options.outOfPlace) continue;
+          if (cancel::requested()) return true;
+          PointReport point;
+          point.op = op;
+          point.variant = name;
+          point.ranks = ranks;
+          point.sizeBytes = size;
+          point.count = size / elementBytes;
+          point.dtype = options.dtype;
+          point.inPlace = inPlace;
+          point.iters = options.iters;
+          bool sdma = false;
+          if (name == "default") {
+            point.transport = "lsa";
+            point.evidence = "default kernels (simulated): load/store over xGMI";
+          } else {
+            const A2APath path = ginAlltoAllPath(model, report.env, bytesPerPeer);
+            sdma = path == A2APath::Sdma;
+            if (path == A2APath::NotEligible) {
+              point.transport = "kernel";
+              point.evidence = "no GIN line: ncclAlltoAll was not eligible for its GIN path (NCCL_GIN_A2A_ENABLE=0 or "
+                               "bytesPerPeer=" + std::to_string(bytesPerPeer) +
+                               " below NCCL_GIN_A2A_MIN_BYTES), its default kernels ran (simulated)";
+            } else {
+              point.transport = sdma ? "sdma" : "lsa";
+              point.evidence = "AllToAll GIN: transport=" + *point.transport +
+                               " bytesPerPeer=" + std::to_string(bytesPerPeer) + " (simulated)";
+            }
+          }
+          // Each repeat is a timed loop of its own, with noise of its own. In-place AllGather
+          // skips the local slice copy: a hair quicker.
+          const double modelUs = timeUs(model, op, sdma, size, ranks) * (inPlace ? 0.995 : 1.0);
+          for (int r = 0; r < repeats; ++r) point.samplesUs.push_back(modelUs * noise(rng));
+          point.timeUs = medianOf(point.samplesUs);
+          point.wrong = options.check ? 0 : -1;
+          sink.point(point);
+          sink.progress(++done, total, std::string(opName(op)) + " " + name);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSink& sink, EngineFailure& failure,
+                   const CollectiveModel& model, Route route) {
+  const Mi350xModel pairModel;
+  (void)failure;
+  std::mt19937_64 rng(options.seed * 0xD1B54A32D192ED03ull + 5);
+  std::lognormal_distribution<double> noise(0.0, 0.01);
+  struct Phase {
+    std::string phase, path;
+    int cus;
+  };
+  std::vector<Phase> phases = {{"alone-before", "alone", 0}};
+  for (const std::string& path : options.paths) {
+    if (path == "cu/host" || path == "cu/device") {
+      for (int cus : options.cus) phases.push_back({"beside", path, cus});
+    } else {
+      phases.push_back({"beside", path, 0});
+    }
+  }
+  phases.push_back({"alone-after", "alone", 0});
+  const std::int64_t total = static_cast<std::int64_t>(phases.size() * options.computes.size());
+  std::int64_t done = 0;
+  for (const std::string& compute : options.computes) {
+    const bool gemm = compute == "gemm";
+    const double aloneTflops = gemm ? model.gemmAloneTflops : model.fmaAloneTflops;
+    double aloneSum = 0;
+    int aloneCount = 0;
+    std::vector<OverlapReport> pending;
+    for (const Phase& phase : phases) {
+      if (cancel::requested()) return true;
+      OverlapReport r;
+      r.compute = compute;
+      r.phase = phase.phase;
+      r.path = phase.path;
+      r.cus = phase.cus;
+      r.copySizeBytes = phase.path == "alone" ? 0 : options.copySizeBytes;
+      r.durationMs = options.phaseMs;
+      r.computeLabel = gemm ? "GEMM bf16 " + std::to_string(options.gemmN) + "^3 (simulated)"
+                            : "FMA-bound kernel, fp32 (simulated)";
+      double copyGbps = 0;
+      double kept = 1.0;
+      double extraPowerW = 0;
+      if (phase.path == "cu/host" || phase.path == "cu/device") {
+        copyGbps = route == Route::Peer ? std::min(phase.cus * model.cuCopyGbpsPerCu, model.engineCopyGbps * 1.02)
+                                        : cuCopyGbps(pairModel, phase.cus, route);
+        // The copy's CUs are gone from the math; the rest share HBM with its reads.
+        kept = static_cast<double>(cusPerGpu - phase.cus) / cusPerGpu - (gemm ? model.hbmContention : 0);
+        extraPowerW = model.copyPowerW * std::min(copyGbps, model.engineCopyGbps * 1.02) / model.engineCopyGbps;
+      } else if (phase.path != "alone") {
+        copyGbps = route == Route::Peer ? model.engineCopyGbps * (phase.path == "engine/device" ? 0.99 : 1.0)
+                                        : engineCopyGbps(pairModel, pairModel.enginesPerCopy, route);
+        kept = 1.0 - (gemm ? model.hbmContention : 0);
+        extraPowerW = model.copyPowerW;
+      }
+      const double basePowerW = gemm ? model.gemmPowerW : model.fmaPowerW;
+      const double wantW = basePowerW + extraPowerW;
+      // Over the cap the firmware lowers the clock about in proportion to the excess.
+      double clockScale = 1.0;
+      if (wantW > model.boardPowerLimitW) clockScale = model.boardPowerLimitW / wantW;
+      r.computeTflops = aloneTflops * kept * clockScale * noise(rng);
+      if (phase.path != "alone") {
+        r.copyGbps = copyGbps * noise(rng);
+        r.copies = static_cast<std::int64_t>(*r.copyGbps * 1e9 * options.phaseMs / 1e3 /
+                                             static_cast<double>(std::max<std::uint64_t>(options.copySizeBytes, 1)));
+      } else {
+        aloneSum += r.computeTflops;
+        ++aloneCount;
+      }
+      r.clocks.smMHz = std::round(model.smClockMHz * clockScale);
+      r.clocks.memMHz = model.memClockMHz;
+      r.clocks.powerW = std::round(std::min(wantW, model.boardPowerLimitW) * 10) / 10;
+      r.clocks.powerLimitW = model.boardPowerLimitW;
+      if (wantW > model.boardPowerLimitW * 0.98) r.clocks.throttleReasons = {"sw-power-cap"};
+      pending.push_back(r);
+      sink.progress(++done, total, compute + " " + phase.phase + " " + phase.path);
+    }
+    // kept is relative to the mean of the alone runs before and after, so it waits for both.
+    const double aloneMean = aloneCount > 0 ? aloneSum / aloneCount : 0;
+    for (OverlapReport& r : pending) {
+      if (r.path != "alone" && aloneMean > 0) r.keptFraction = r.computeTflops / aloneMean;
+      sink.point(r);
+    }
+  }
+  return true;
+}
+
+}  // namespace sdma::sim

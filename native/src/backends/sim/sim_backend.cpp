@@ -1,0 +1,166 @@
+#include "backends/sim/sim_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "util/cancel.hpp"
+#include "util/host_name.hpp"
+#include "protocol/reporter.hpp"
+#include "util/rng.hpp"
+#include "backends/sim/copy_model.hpp"
+#include "backends/sim/sharing_model.hpp"
+#include "backends/sim/sim_timeline.hpp"
+#include "backend/validation.hpp"
+
+namespace sdma::sim {
+
+namespace {
+
+Topology buildTopology(const Mi350xModel& model) {
+  Topology topology;
+  topology.node = {"simulated MI350X node", "amd", "AMD Instinct MI350X", true, hostName()};
+  topology.host = HostInfo{model.hostNumaNodes};
+  for (int index = 0; index < model.gpuCount; ++index) {
+    GpuInfo gpu;
+    gpu.index = index;
+    gpu.name = model.gpuName;
+    gpu.arch = model.arch;
+    gpu.cus = model.cusPerGpu;
+    gpu.memoryBytes = model.memoryBytes;
+    gpu.numaNode = std::min(index / model.gpusPerNumaNode, model.hostNumaNodes - 1);
+    for (int id = 0; id < model.pcieEnginesPerGpu; ++id) gpu.engines.push_back({id, "pcie", std::nullopt});
+    for (int k = 0; k < model.xgmiEnginesPerGpu; ++k) {
+      gpu.engines.push_back({model.pcieEnginesPerGpu + k, "xgmi", model.engineMaxGbps});
+    }
+    topology.gpus.push_back(gpu);
+  }
+  // One entry per direction, so a reader finds (src, dst) without assuming symmetry.
+  for (int src = 0; src < model.gpuCount; ++src) {
+    for (int dst = 0; dst < model.gpuCount; ++dst) {
+      if (src != dst) topology.links.push_back({src, dst, "xgmi", model.xgmiLinksPerPeer, model.linkGbpsPerDirection()});
+    }
+  }
+  // Host <-> GPU: one PCIe Gen5 x16 link per GPU, each direction its own entry.
+  for (int gpu = 0; gpu < model.gpuCount; ++gpu) {
+    topology.links.push_back({kHostEndpoint, gpu, "pcie", 1, model.pcieGbpsPerDirection});
+    topology.links.push_back({gpu, kHostEndpoint, "pcie", 1, model.pcieGbpsPerDirection});
+  }
+  return topology;
+}
+
+// Each work unit gets its own random stream, derived from what it measures: a unit's
+// numbers do not depend on which other units the sweep runs, or in which order.
+std::uint64_t unitSeed(std::uint64_t seed, const CopyRequest& request) {
+  std::uint64_t s = mixSeed(seed, static_cast<std::uint64_t>(request.path));
+  s = mixSeed(s, request.sizeBytes);
+  s = mixSeed(s, static_cast<std::uint64_t>(request.cus));
+  s = mixSeed(s, static_cast<std::uint64_t>(request.srcGpu));
+  return mixSeed(s, static_cast<std::uint64_t>(request.dstGpu));
+}
+
+// --sim-delay-ms: a unit that takes this long, as slow hardware would. It is work, not a
+// hang, so it beats like work does. False once cancelled.
+bool delayUnit(std::int64_t ms) {
+  constexpr std::chrono::milliseconds kSlice{250};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (auto now = std::chrono::steady_clock::now(); now < deadline; now = std::chrono::steady_clock::now()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    if (!cancel::sleepFor(std::min(left, kSlice))) return false;
+    heartbeat();
+  }
+  return true;
+}
+
+}  // namespace
+
+SimBackend::SimBackend(SimOptions options, Mi350xModel model)
+    : model_(model), options_(options), topology_(buildTopology(model_)) {}
+
+CopyMeasurement SimBackend::measure(const CopyRequest& request) {
+  CopyMeasurement result;
+  if (!delayUnit(options_.delayMsPerUnit)) {
+    result.status = RunStatus::Cancelled;
+    return result;
+  }
+  if (const std::string reason = pathUnsupported(request.path, request.srcGpu, request.dstGpu); !reason.empty()) {
+    result.status = RunStatus::Failed;
+    result.errorCode = "unsupported";
+    result.failure = reason;
+    return result;
+  }
+  const CopyCost cost =
+      copyCost(model_, request.path, request.sizeBytes, request.cus, routeOf(request.srcGpu, request.dstGpu));
+  return drawCopy(request, cost, cost.gbps);
+}
+
+ConcurrentMeasurement SimBackend::measureConcurrent(const std::vector<CopyRequest>& requests) {
+  ConcurrentMeasurement result;
+  // One unit of work is the whole set: it runs at once, so it sleeps once.
+  if (!delayUnit(options_.delayMsPerUnit)) {
+    result.status = RunStatus::Cancelled;
+    return result;
+  }
+  const std::vector<SharedRate> rates = sharedRates(model_, requests);
+  std::size_t iters = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const CopyRequest& request = requests[i];
+    // The pair draws from the stream it has alone: where nothing is shared its numbers are
+    // the serial cell's, so a difference between the two modes is the sharing, not noise.
+    result.pairs.push_back(drawCopy(request,
+                                    copyCost(model_, request.path, request.sizeBytes, request.cus,
+                                             routeOf(request.srcGpu, request.dstGpu)),
+                                    rates[i].gbps));
+    result.bytesPerIteration += request.sizeBytes;
+    iters = std::max(iters, result.pairs.back().timesNs.size());
+  }
+  // All pairs start together at each iteration; it lasts until its slowest copy ends.
+  result.windowsNs.assign(iters, 0);
+  for (const CopyMeasurement& pair : result.pairs) {
+    for (std::size_t k = 0; k < pair.timesNs.size(); ++k) {
+      result.windowsNs[k] = std::max(result.windowsNs[k], std::round(pair.timesNs[k]));
+    }
+  }
+  return result;
+}
+
+CopyMeasurement SimBackend::drawCopy(const CopyRequest& request, const CopyCost& cost, double gbps) const {
+  CopyMeasurement result;
+  const double transferNs = static_cast<double>(request.sizeBytes) / gbps;
+  const std::uint64_t seed = unitSeed(options_.seed, request);
+  Rng rng(seed);
+  result.timesNs.reserve(static_cast<std::size_t>(request.iters));
+  for (int i = 0; i < request.warmupIters + request.iters; ++i) {
+    // Small copies inherit the wider jitter of launches and doorbells, large ones the
+    // narrower, slow-side-only jitter of a link at its cap.
+    double timeNs = cost.fixedNs * std::exp(model_.fixedJitterSigma * rng.normal()) +
+                    transferNs * std::exp(model_.transferJitterSigma * std::abs(rng.normal()));
+    if (rng.uniform01() < model_.outlierProbability) {
+      timeNs *= 1 + rng.uniform(model_.outlierMinExtra, model_.outlierMaxExtra);
+    }
+    // Warmup iterations draw from the stream like real ones but are not reported.
+    if (i >= request.warmupIters) result.timesNs.push_back(timeNs);
+  }
+
+  const std::size_t checkBytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(request.sizeBytes, model_.validationMaxBytes));
+  if (const auto problem = validateHostCopy(checkBytes, seed, request.corruptCopy)) {
+    result.status = RunStatus::ValidationFailed;
+    result.failure = *problem;
+    return result;
+  }
+  result.validated = true;
+  result.cus = cost.cus;
+  result.engines = cost.engines;
+  return result;
+}
+
+std::uint64_t SimBackend::timelineEventCount(const TimelineRequest& request) const {
+  return simTimelineEventCount(model_, request);
+}
+
+RunStatus SimBackend::recordTimeline(const TimelineRequest& request, TimelineEvents& out) {
+  return appendSimTimeline(model_, request, options_.seed, out);
+}
+
+}  // namespace sdma::sim

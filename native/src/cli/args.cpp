@@ -1,0 +1,462 @@
+#include "cli/args.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "sdma_limits.hpp"
+
+namespace sdma {
+
+namespace {
+
+using cli::parseWholeSigned;
+using cli::parseWholeUnsigned;
+using cli::quoted;
+using cli::splitOn;
+
+const std::vector<std::uint64_t>& defaultSizesBytes() {
+  static const std::vector<std::uint64_t> sizes = [] {
+    const std::uint64_t K = 1024, M = K * K, G = M * K;
+    return std::vector<std::uint64_t>{4 * K, 16 * K, 64 * K, 128 * K, 256 * K, 512 * K, 1 * M,
+                                      2 * M, 4 * M,  16 * M, 64 * M, 256 * M, 1 * G};
+  }();
+  return sizes;
+}
+
+const std::vector<int> kDefaultCus = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+
+int intInRange(std::string_view flag, std::string_view text, std::int64_t min, std::int64_t max) {
+  return static_cast<int>(cli::parseIntInRange(flag, text, min, max));
+}
+
+template <typename List>
+void checkListLength(std::string_view flag, const List& list, std::int64_t max, std::string_view what) {
+  if (static_cast<std::int64_t>(list.size()) > max) {
+    throw UsageError(std::string(flag) + ": " + std::to_string(list.size()) + " " + std::string(what) + ", more than " +
+                     std::to_string(max));
+  }
+}
+
+std::string formatMaxSize() { return formatSize(static_cast<std::uint64_t>(limits::sizeBytesMax)); }
+
+}  // namespace
+
+Options defaultOptions(Command command) {
+  Options options;
+  options.sizesBytes = defaultSizesBytes();
+  options.paths.assign(kAllCopyPaths.begin(), kAllCopyPaths.end());
+  options.cus = kDefaultCus;
+  if (command == Command::Matrix) {
+    options.sizesBytes = {kMatrixDefaultSizeBytes};
+    options.cus = {kMatrixDefaultCus};
+  }
+  return options;
+}
+
+void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline) {
+  if (flag == "--backend") {
+    options.backend = cli::parseBackendName(flag, value);
+  } else if (flag == "--sizes") {
+    options.sizesBytes = parseSizeList(flag, value);
+    checkListLength(flag, options.sizesBytes, limits::listLengthMax, "sizes");
+  } else if (flag == "--paths") {
+    options.paths = parsePathList(flag, value);
+  } else if (flag == "--cus") {
+    options.cus = parseCuList(flag, value);
+    checkListLength(flag, options.cus, limits::listLengthMax, "CU counts");
+    options.cusGiven = true;
+  } else if (flag == "--size") {
+    options.sizesBytes = {parseSizeBytes(flag, value)};
+  } else if (flag == "--gpus") {
+    options.gpus = parseGpuList(flag, value);
+  } else if (flag == "--iters") {
+    options.iters = intInRange(flag, value, 1, limits::itersMax);
+  } else if (flag == "--warmup") {
+    options.warmupIters = intInRange(flag, value, 0, limits::warmupMax);
+  } else if (flag == "--seed") {
+    const std::optional<std::uint64_t> seed = parseWholeUnsigned(value);
+    if (!seed) throw UsageError("--seed: " + quoted(value) + " is not a whole number (0.." +
+                                std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+    options.seed = *seed;
+  } else if (flag == "--src") {
+    options.src = parseEndpoint(flag, value);
+  } else if (flag == "--dst") {
+    options.dst = parseEndpoint(flag, value);
+  } else if (flag == "--pairs") {
+    options.pairs = parsePairList(flag, value);
+    checkListLength(flag, options.pairs, limits::pairsMax, "pairs");
+  } else if (flag == "--sim-gpus") {
+    options.simGpus = intInRange(flag, value, 1, limits::simGpusMax);
+  } else if (flag == "--timeline-size") {
+    timeline.sizeBytes = parseSizeBytes(flag, value);
+  } else if (flag == "--timeline-out") {
+    timeline.outPath = std::string(value);
+  } else if (flag == "--timeline-cus") {
+    timeline.cus = intInRange(flag, value, 1, limits::cusMax);
+  } else if (flag == "--timeline-iters") {
+    timeline.repeats = intInRange(flag, value, 1, limits::timelineRepeatsMax);
+  } else if (flag == "--sim-delay-ms") {
+    options.simDelayMs = intInRange(flag, value, 0, limits::simDelayMsMax);
+  } else if (flag == "--sim-weak") {
+    // Repeats add up: each value names more weaknesses (the same WHAT on one host multiplies).
+    const std::vector<SimWeakSpec> specs = parseSimWeakList(flag, value);
+    options.simWeak.insert(options.simWeak.end(), specs.begin(), specs.end());
+    checkListLength(flag, options.simWeak, limits::listLengthMax, "weaknesses");
+  } else if (flag == "--fault") {
+    const std::optional<FaultSpec> spec = parseFaultSpec(value);
+    if (!spec) {
+      throw UsageError("--fault: " + quoted(value) + " is not a fault spec (" + faultSpecForms() + ")");
+    }
+    options.fault = *spec;
+  } else if (flag == "--mode") {
+    if (value == "pipelined") {
+      options.modes = {TimingMode::Pipelined};
+    } else if (value == "one-shot" || value == "oneshot") {
+      options.modes = {TimingMode::OneShot};
+    } else if (value == "both") {
+      options.modes = {TimingMode::OneShot, TimingMode::Pipelined};
+    } else {
+      throw UsageError("--mode: " + quoted(value) + " is not a timing mode (pipelined, one-shot, both)");
+    }
+  } else if (flag == "--target-ms") {
+    options.targetMs = intInRange(flag, value, 0, limits::targetMsMax);
+  } else if (flag == "--blocks-per-cu") {
+    options.blocksPerCu = intInRange(flag, value, 1, limits::blocksPerCuMax);
+  } else if (flag == "--engine") {
+    options.engineId = intInRange(flag, value, 0, 15);  // hsa_amd_sdma_engine_id_t has 16 bits
+  } else if (flag == "--trace") {
+    options.trace = cli::parseOnOff(flag, value);
+  } else if (flag == "--concurrent") {
+    options.concurrent = cli::parseOnOff(flag, value);
+  }
+}
+
+void finishOptions(Command command, const TimelineFlags& flags, Options& options) {
+  if (!flags.sizeBytes) {
+    if (flags.outPath) throw UsageError("--timeline-out needs --timeline-size");
+    if (flags.cus) throw UsageError("--timeline-cus needs --timeline-size");
+    if (flags.repeats) throw UsageError("--timeline-iters needs --timeline-size");
+  } else {
+    TimelineOptions timeline;
+    timeline.sizeBytes = *flags.sizeBytes;
+    if (flags.outPath) {
+      if (flags.outPath->empty()) throw UsageError("--timeline-out: the file name is empty");
+      timeline.outPath = *flags.outPath;
+    }
+    if (flags.cus) timeline.cus = *flags.cus;
+    if (flags.repeats) timeline.repeats = *flags.repeats;
+    options.timeline = timeline;
+  }
+  if (command == Command::Matrix && options.cus.size() != 1) {
+    throw UsageError("--cus: matrix takes one CU count (each cell is one pair at one size and one CU count)");
+  }
+  if (!options.pairs.empty() && (options.src || options.dst)) {
+    throw UsageError("--pairs cannot be combined with --src/--dst: give the pairs in one list (e.g. --pairs host:0,0:1)");
+  }
+  if (options.src && options.dst && isHost(*options.src) && isHost(*options.dst)) {
+    throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
+  }
+  if (options.simGpus > 0 && (options.backend == "hip" || options.backend == "cuda")) {
+    throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + options.backend +
+                     " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
+  }
+  if (!options.simWeak.empty() && (options.backend == "hip" || options.backend == "cuda")) {
+    throw UsageError("--sim-weak shapes only the simulated node; --backend " + options.backend +
+                     " measures the GPUs this node has (leave --sim-weak out, or use --backend sim)");
+  }
+}
+
+std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text) {
+  const auto notASize = [&] {
+    return UsageError(std::string(flag) + ": " + quoted(text) + " is not a size (e.g. 4096, 64K, 1M, 1G)");
+  };
+  std::string_view digits = text;
+  std::uint64_t multiplier = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': multiplier = std::uint64_t{1} << 10; break;
+      case 'M': case 'm': multiplier = std::uint64_t{1} << 20; break;
+      case 'G': case 'g': multiplier = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (multiplier != 1) digits.remove_suffix(1);
+  }
+  const std::optional<std::uint64_t> count = parseWholeUnsigned(digits);
+  if (!count) throw notASize();
+  if (*count == 0 || *count > static_cast<std::uint64_t>(limits::sizeBytesMax) / multiplier) {
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (1 byte.." + formatMaxSize() + ")");
+  }
+  return *count * multiplier;
+}
+
+std::vector<std::uint64_t> parseSizeList(std::string_view flag, std::string_view text) {
+  std::vector<std::uint64_t> sizes;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::vector<std::string_view> parts = splitOn(item, ':');
+    if (parts.size() == 1) {
+      sizes.push_back(parseSizeBytes(flag, item));
+      continue;
+    }
+    if (parts.size() > 3) throw UsageError(std::string(flag) + ": " + quoted(item) + " is not FROM:TO or FROM:TO:xF");
+    const std::uint64_t from = parseSizeBytes(flag, parts[0]);
+    const std::uint64_t to = parseSizeBytes(flag, parts[1]);
+    std::uint64_t factor = 2;
+    if (parts.size() == 3) {
+      const std::string_view step = parts[2];
+      const std::optional<std::uint64_t> parsed =
+          step.size() > 1 && (step[0] == 'x' || step[0] == 'X') ? parseWholeUnsigned(step.substr(1)) : std::nullopt;
+      if (!parsed || *parsed < 2 || *parsed > 1024) {
+        throw UsageError(std::string(flag) + ": " + quoted(step) + " in " + quoted(item) +
+                         " is not a step like x2 or x4 (factor 2..1024)");
+      }
+      factor = *parsed;
+    }
+    if (from > to) throw UsageError(std::string(flag) + ": range " + quoted(item) + " runs backwards");
+    for (std::uint64_t size = from; size <= to; size *= factor) {
+      sizes.push_back(size);
+      if (size > to / factor) break;
+    }
+  }
+  return sizes;
+}
+
+std::vector<CopyPath> parsePathList(std::string_view flag, std::string_view text) {
+  std::vector<CopyPath> paths;
+  for (std::string_view item : splitOn(text, ',')) {
+    if (item == "all") {
+      for (CopyPath p : kAllCopyPaths) {
+        if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+      }
+      continue;
+    }
+    const std::optional<CopyPath> path = parseCopyPath(item);
+    if (!path) {
+      throw UsageError(std::string(flag) + ": unknown path " + quoted(item) +
+                       " (cu/host, cu/device, engine/host, engine/device, all)");
+    }
+    if (std::find(paths.begin(), paths.end(), *path) == paths.end()) paths.push_back(*path);
+  }
+  return paths;
+}
+
+std::vector<int> parseCuList(std::string_view flag, std::string_view text) {
+  std::vector<int> cus;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::optional<long long> count = parseWholeSigned(item);
+    if (!count) throw UsageError(std::string(flag) + ": " + quoted(item) + " is not a CU count");
+    if (*count < 1 || *count > limits::cusMax) {
+      throw UsageError(std::string(flag) + ": CU count " + quoted(item) + " is out of range (1..CUs per GPU)");
+    }
+    cus.push_back(static_cast<int>(*count));
+  }
+  return cus;
+}
+
+std::vector<int> parseGpuList(std::string_view flag, std::string_view text) {
+  if (text == "all") return {};
+  std::vector<int> gpus;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::optional<long long> index = parseWholeSigned(item);
+    const bool host = item == "host";
+    if (!host && (!index || *index < 0 || *index > limits::gpuIndexMax)) {
+      throw UsageError(std::string(flag) + ": " + quoted(item) +
+                       " is not a GPU index or host (e.g. --gpus 0,1,2,3, host,0,1 or all)");
+    }
+    const int endpoint = host ? kHostEndpoint : static_cast<int>(*index);
+    if (std::find(gpus.begin(), gpus.end(), endpoint) != gpus.end()) {
+      throw UsageError(std::string(flag) + ": " + endpointName(endpoint) + " is listed twice");
+    }
+    gpus.push_back(endpoint);
+  }
+  if (gpus.size() < 2) {
+    throw UsageError(std::string(flag) + ": " + quoted(text) + " names one endpoint; a matrix needs two or more");
+  }
+  return gpus;
+}
+
+std::string formatSize(std::uint64_t bytes) {
+  static constexpr const char* kSuffixes[] = {"G", "M", "K"};
+  static constexpr int kShifts[] = {30, 20, 10};
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t unit = std::uint64_t{1} << kShifts[i];
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + kSuffixes[i];
+  }
+  return std::to_string(bytes);
+}
+
+void fitDefaultCusToNode(Options& options, const Backend& backend) {
+  const Topology& topology = backend.topology();
+  if (options.cusGiven) return;
+  int available = 0;
+  for (const EndpointPair& pair : options.pairs) {
+    const int gpu = workingGpu(pair.src, pair.dst);
+    if (gpu < 0 || gpu >= static_cast<int>(topology.gpus.size())) return;
+    const int cus = topology.gpus[static_cast<std::size_t>(gpu)].cus;
+    available = available == 0 ? cus : std::min(available, cus);
+  }
+  if (available == 0) return;
+  std::vector<int> fitted;
+  for (int cus : options.cus) {
+    if (cus <= available) fitted.push_back(cus);
+  }
+  if (available > 0 && (fitted.empty() || fitted.back() != available)) fitted.push_back(available);
+  options.cus = fitted;
+}
+
+std::string resolveEndpoints(Options& options, int gpuCount) {
+  const bool fromPairs = !options.pairs.empty();
+  if (!fromPairs) {
+    if (options.src || options.dst) {
+      // A missing end takes the default pair's: GPU 0 -> GPU 1, or GPU 0 on a one-GPU node.
+      options.pairs = {{options.src.value_or(0), options.dst.value_or(gpuCount >= 2 ? 1 : 0)}};
+    } else {
+      options.pairs = defaultPairs(gpuCount);
+    }
+  }
+  for (const EndpointPair& pair : options.pairs) {
+    if (isHost(pair.src) && isHost(pair.dst)) {
+      return "--src and --dst are both host: one end of a copy must be a GPU";
+    }
+    for (const auto& [flag, endpoint] : {std::pair{"--src", pair.src}, std::pair{"--dst", pair.dst}}) {
+      const std::string problem = endpointProblem(endpoint, gpuCount);
+      if (problem.empty()) continue;
+      if (fromPairs) {
+        return "--pairs: " + problem + ", in " + pairName(pair.src, pair.dst) +
+               "; list endpoints that `sdma-probe info` shows";
+      }
+      if ((std::string_view(flag) == "--src" && !options.src) || (std::string_view(flag) == "--dst" && !options.dst)) {
+        return std::string(flag) + " (default): " + problem + "; give --src and --dst";
+      }
+      return std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host";
+    }
+  }
+  return {};
+}
+
+std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backend, const EndpointPair& pair) {
+  std::vector<CopyPath> paths;
+  for (CopyPath path : options.paths) {
+    if (backend.pathUnsupported(path, pair.src, pair.dst).empty()) paths.push_back(path);
+  }
+  return paths;
+}
+
+std::string checkOptionsForBackend(const Options& options, const Backend& backend) {
+  const Topology& topology = backend.topology();
+  const auto gpuAt = [&](int index) -> const GpuInfo& { return topology.gpus[static_cast<std::size_t>(index)]; };
+  for (const EndpointPair& pair : options.pairs) {
+    const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
+    for (int cus : options.cus) {
+      if (cus > working.cus) {
+        return "--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(working.index) +
+               ", which carries " + pairName(pair.src, pair.dst) + ", has " + std::to_string(working.cus) +
+               " CUs: 1.." + std::to_string(working.cus) + ")";
+      }
+    }
+    // Each GPU buffer lives on its own GPU, so each must fit there; host buffers are pinned
+    // host memory, whose allocation the backend checks when it makes them.
+    std::uint64_t memoryBytes = std::numeric_limits<std::uint64_t>::max();
+    for (int endpoint : {pair.src, pair.dst}) {
+      if (!isHost(endpoint)) memoryBytes = std::min(memoryBytes, gpuAt(endpoint).memoryBytes);
+    }
+    for (std::uint64_t size : options.sizesBytes) {
+      if (size > memoryBytes) {
+        return "--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
+               " bytes)";
+      }
+    }
+    if (options.timeline && options.timeline->sizeBytes > memoryBytes) {
+      return "--timeline-size: " + formatSize(options.timeline->sizeBytes) + " does not fit in GPU memory";
+    }
+  }
+  if (const std::optional<TimelineOptions>& timeline = options.timeline) {
+    // The timeline records the first pair of the sweep.
+    const EndpointPair& pair = options.pairs.front();
+    const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
+    if (timeline->cus > working.cus) {
+      return "--timeline-cus: " + std::to_string(timeline->cus) + " is out of range (1.." +
+             std::to_string(working.cus) + ")";
+    }
+    const std::vector<CopyPath> paths = timelinePaths(options, backend, pair);
+    if (paths.empty()) {
+      return "--timeline-size: no path of --paths can run " + pairName(pair.src, pair.dst) + " (" +
+             backend.pathUnsupported(options.paths.front(), pair.src, pair.dst) + "); add a path that can";
+    }
+    TimelineRequest request{paths, pair.src, pair.dst, timeline->sizeBytes, timeline->cus, timeline->repeats};
+    const std::uint64_t events = backend.timelineEventCount(request);
+    if (events > static_cast<std::uint64_t>(limits::timelineEventsMax)) {
+      return "--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
+             " events, more than " + std::to_string(limits::timelineEventsMax);
+    }
+  }
+  return {};
+}
+
+std::string usageText() {
+  return R"(usage:
+  sdma-probe info  [--backend B] [--sim-gpus N]
+  sdma-probe sweep [--backend B] [--sizes LIST] [--paths LIST] [--cus LIST] [--iters N]
+                   [--warmup N] [--seed N] [--src E --dst E | --pairs LIST] [--sim-gpus N]
+                   [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
+                   [--timeline-iters N] [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC]
+                   [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
+  sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST] [--sim-gpus N]
+                    [--iters N] [--warmup N] [--seed N] [--target-ms N]
+                    [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC] [--concurrent]
+  sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
+  sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
+  sdma-probe collective [--backend B] ... [--repeats N]      (sdma-probe collective --help)
+  sdma-probe overlap    [--backend B] ...                    (sdma-probe overlap --help)
+  sdma-probe --version | --help
+
+Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
+
+  --backend B          auto (default: hardware when present, else sim), sim, hip, cuda
+  --sizes LIST         comma list of sizes (suffix K, M, G = KiB, MiB, GiB) or ranges
+                       FROM:TO (doubling) or FROM:TO:xF (multiply by F)
+                       default 4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G
+  --paths LIST         cu/host, cu/device, engine/host, engine/device or all (default all)
+  --cus LIST           CU counts for the cu/* paths (default 1,2,4,8,16,32,64,128,256)
+  --iters N            timed iterations per sample (default 20)
+  --warmup N           untimed iterations before them (default 3)
+  --seed N             simulator seed: same seed, same numbers (default 1)
+  --src E, --dst E     copy from endpoint E to endpoint E: a GPU index, or host (pinned
+                       host memory); --src 0 --dst 0 is a GPU-local copy
+  --pairs LIST         comma list of SRC:DST pairs, one pass each (e.g. host:0,0:host,0:0)
+                       default: 0:1 with two or more GPUs, host:0,0:host,0:0 with one
+  --sim-gpus N         GPUs of the simulated MI350X node, 1..8 (default 8; sim only)
+  --timeline-size SIZE record one iteration per path at SIZE as a timeline
+  --timeline-out FILE  write the timeline to FILE (sdmatl v1) instead of inline
+  --timeline-cus N     CUs of the cu/* paths in the timeline (default 64)
+  --timeline-iters N   repeat the timeline's per-path layout N times (default 1)
+  --sim-delay-ms N     the simulator sleeps N ms per work unit (demos, cancel tests)
+  --sim-weak SPEC      sim only: make this simulated node weak, WHAT=FACTOR[@HOST]
+                       (comma list or repeated): the bandwidth of WHAT's copies times
+                       FACTOR (0 < FACTOR <= 4); WHAT engine (engine/*), cu (cu/*),
+                       link (GPU <-> GPU), pcie (host <-> GPU); @HOST: only where the
+                       short host name is HOST (e.g. engine=0.6@n2,link=0.5@n3)
+  --fault SPEC         testing only: crash-after=N, garbage-after=N, hang-after=N,
+                       exit-after=N (N = samples printed first), corrupt-after=N
+                       (damage one destination byte of the copy after N samples)
+  --mode M             pipelined (default: copies back to back, bandwidth), one-shot
+                       (one copy per timed iteration, latency) or both
+  --target-ms N        GPU: size each sample's iterations to about N ms (at least --iters)
+  --blocks-per-cu N    GPU: workgroups (blocks) per CU of the cu/* paths (default 1)
+  --trace              GPU: per-block device-clock spans during timed iterations
+  --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
+                       hsa_amd_memory_async_copy_on_engine
+
+matrix: every ordered pair of distinct endpoints, one at a time, for each path (docs/MATRIX.md)
+  --size SIZE          bytes per copy (default 256M)
+  --cus N              CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
+  --gpus LIST          comma list of GPU indices and host, or all (default all GPUs;
+                       host,0 on a one-GPU node)
+  --concurrent         all pairs of a path at the same time (all-to-all), each pair's
+                       GB/s under that load, plus the path's total and per-GPU sums
+
+exit codes: 0 ok, 1 runtime failure, 2 bad arguments, 3 backend unavailable,
+            4 data validation failed, 130/143 interrupted by SIGINT/SIGTERM
+)";
+}
+
+}  // namespace sdma

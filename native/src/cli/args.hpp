@@ -1,0 +1,123 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "cli/parser.hpp"
+#include "backend/copy_path.hpp"
+#include "backend/endpoints.hpp"
+#include "protocol/fault.hpp"
+#include "backends/sim/sim_weak.hpp"
+
+namespace sdma {
+
+enum class Command { Info, Sweep, Matrix };
+
+inline std::string_view commandName(Command command) {
+  switch (command) {
+    case Command::Info: return "info";
+    case Command::Sweep: return "sweep";
+    case Command::Matrix: return "matrix";
+  }
+  return "info";
+}
+
+struct TimelineOptions {
+  std::uint64_t sizeBytes = 0;
+  std::string outPath;  // empty: the events are printed inline
+  int cus = 64;         // CUs of the cu/* paths in the timeline
+  int repeats = 1;      // the per-path layout is repeated this many times
+};
+
+struct Options {
+  std::string backend = "auto";  // auto, sim, hip, cuda
+  std::vector<std::uint64_t> sizesBytes;
+  std::vector<CopyPath> paths;
+  std::vector<int> cus;
+  bool cusGiven = false;  // --cus was given; otherwise the default list is fitted to the node
+  int iters = 20;
+  int warmupIters = 3;
+  std::uint64_t seed = 1;
+  // Endpoints (docs/PROTOCOL.md, "Endpoints"): --src/--dst as given, or --pairs. After
+  // resolveEndpoints(), `pairs` holds the pairs the sweep runs, in order.
+  std::optional<int> src;
+  std::optional<int> dst;
+  std::vector<EndpointPair> pairs;
+  int simGpus = 0;  // --sim-gpus: GPUs of the simulated node; 0: its default (8)
+  std::optional<TimelineOptions> timeline;
+  int simDelayMs = 0;
+  std::vector<SimWeakSpec> simWeak;  // --sim-weak, every value given, in order (sim only)
+  FaultSpec fault;
+  // GPU backends (docs/MEASUREMENT.md):
+  std::vector<TimingMode> modes = {TimingMode::Pipelined};  // --mode
+  int targetMs = 0;       // --target-ms: size each sample's iterations by time
+  int blocksPerCu = 1;    // --blocks-per-cu
+  bool trace = false;     // --trace
+  int engineId = -1;      // --engine: engine/host on this SDMA engine (AMD)
+  // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
+  std::vector<int> gpus;  // --gpus (kHostEndpoint for host); empty: every GPU of the node
+  bool concurrent = false;  // --concurrent: every pair of a path at the same time
+};
+
+// The defaults of a subcommand's options (matrix: one size and one CU count).
+Options defaultOptions(Command command);
+
+// Timeline flags are collected first: they only make sense together with --timeline-size.
+struct TimelineFlags {
+  std::optional<std::uint64_t> sizeBytes;
+  std::optional<std::string> outPath;
+  std::optional<int> cus;
+  std::optional<int> repeats;
+};
+
+// One flag of info, sweep or matrix (the parser has checked that it belongs to `command`).
+// Throws UsageError.
+void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline);
+
+// The checks that need every flag; throws UsageError.
+void finishOptions(Command command, const TimelineFlags& timeline, Options& options);
+
+// Fills options.pairs from --src/--dst, --pairs or the default for a node of `gpuCount` GPUs
+// and checks that every endpoint exists. Returns the usage problem, or an empty string.
+std::string resolveEndpoints(Options& options, int gpuCount);
+
+// Checks that need the node (after resolveEndpoints): CU counts, sizes and the timeline
+// against what it has. Returns an empty string when the options fit.
+std::string checkOptionsForBackend(const Options& options, const Backend& backend);
+
+// The paths of a timeline between `pair`'s endpoints: --paths without those that cannot exist there.
+std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backend, const EndpointPair& pair);
+
+// Default size and CU count of `matrix`: one size large enough that the link, not launch or
+// doorbell costs, decides the cell (as TransferBench a2a and nvbandwidth use), and the CUs
+// the collective libraries' load/store path occupies (docs/MATRIX.md says why 64).
+inline constexpr std::uint64_t kMatrixDefaultSizeBytes = std::uint64_t{256} << 20;
+inline constexpr int kMatrixDefaultCus = 64;
+
+// Comma list of endpoints ("0,1,2,3", "host,0,1") or "all" (an empty list); at least two, no
+// repeats. host is kHostEndpoint.
+std::vector<int> parseGpuList(std::string_view flag, std::string_view text);
+
+// Without --cus, the default CU counts are cut to what the GPUs carrying the copies have
+// (workingGpu of each pair), and that full count is added (132 SMs on an H200, not 128 and 256).
+void fitDefaultCusToNode(Options& options, const Backend& backend);
+
+std::string usageText();
+
+// Building blocks, exposed for tests. They throw UsageError with a message that names
+// `flag` and the offending text.
+
+std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text);
+// Comma list of sizes or ranges: FROM:TO (doubling) or FROM:TO:xF (multiply by F).
+std::vector<std::uint64_t> parseSizeList(std::string_view flag, std::string_view text);
+std::vector<CopyPath> parsePathList(std::string_view flag, std::string_view text);
+std::vector<int> parseCuList(std::string_view flag, std::string_view text);
+
+// 4096 -> "4K", 1048576 -> "1M", 1000 -> "1000".
+std::string formatSize(std::uint64_t bytes);
+
+}  // namespace sdma
