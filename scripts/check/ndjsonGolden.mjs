@@ -84,8 +84,8 @@ function capture(helper, outDir) {
     const tmp = mkdtempSync(join(tmpdir(), "sdma-golden-"));
     const real = argv.map((a) => a.replace("{tmp}", tmp));
     const r = spawnSync(helper, real, { encoding: "utf8", maxBuffer: 1 << 30, timeout: 120_000 });
-    const stdout = r.stdout.split("\n").filter((l) => l.length > 0).map(mask).filter((l) => l !== null).map((l) => l.replaceAll(tmp, "{tmp}"));
-    const stderr = r.stderr.replaceAll(tmp, "{tmp}").replace(/\(pid \d+\)/g, "(pid <masked>)");
+    const stdout = r.stdout.split("\n").filter((l) => l.length > 0).map(mask).filter((l) => l !== null).map((l) => l.replaceAll(tmp, "{tmp}").replaceAll(root, "{root}"));
+    const stderr = r.stderr.replaceAll(tmp, "{tmp}").replaceAll(root, "{root}").replace(/\(pid \d+\)/g, "(pid <masked>)");
     let files = "";
     for (const f of readdirSync(tmp).sort()) {
       const bytes = readFileSync(join(tmp, f));
@@ -94,7 +94,7 @@ function capture(helper, outDir) {
     rmSync(tmp, { recursive: true, force: true });
     writeFileSync(
       join(outDir, `${name}.txt`),
-      `argv: ${argv.join(" ")}\nexit: ${r.status} signal: ${r.signal}\n--- stdout\n${stdout.join("\n")}\n--- stderr\n${stderr}--- files\n${files}`,
+      `argv: ${argv.join(" ").replaceAll(root, "{root}")}\nexit: ${r.status} signal: ${r.signal}\n--- stdout\n${stdout.join("\n")}\n--- stderr\n${stderr}--- files\n${files}`,
     );
   }
   console.log(`${Object.keys(CASES).length} cases written to ${outDir}`);
