@@ -12,15 +12,13 @@
 
 #include "backend/collective_types.hpp"
 #include "backends/sim/collective_model.hpp"
-#include "test_check.hpp"
+#include "doctest_support.hpp"
 
 namespace {
 
 using namespace sdma::collective;
 using sdma::sim::CollectiveModel;
 using sdma::sim::runSimCollective;
-using sdma::testing::check;
-using sdma::testing::failures;
 using sdma::testing::MiB;
 
 struct Captured {
@@ -42,7 +40,7 @@ Captured run(const CollectiveOptions& options, const CollectiveModel& model = {}
     c.lastTotal = total;
   };
   EngineFailure failure;
-  check(runSimCollective(options, 8, sink, failure, model), "the simulated collective runs");
+  CHECK_MESSAGE((runSimCollective(options, 8, sink, failure, model)), ("the simulated collective runs"));
   return c;
 }
 
@@ -53,7 +51,7 @@ std::string envValue(const EnvList& env, const std::string& name) {
   return "(unset)";
 }
 
-void ginTypeByVersion() {
+TEST_CASE("ginTypeByVersion") {
   struct Row {
     int major, minor, patch;
     std::optional<int> type;
@@ -62,30 +60,28 @@ void ginTypeByVersion() {
                       {2, 30, 7, 6},            {2, 30, 99, 6},           {2, 31, 0, 7}, {2, 32, 1, 7}};
   for (const Row& r : rows) {
     const std::string v = std::to_string(r.major) + "." + std::to_string(r.minor) + "." + std::to_string(r.patch);
-    check(ginSdmaTypeForRccl(r.major, r.minor, r.patch) == r.type,
-          "RCCL " + v + ": Anvil SDMA is " + (r.type ? std::to_string(*r.type) : std::string("not there")));
+    CHECK_MESSAGE((ginSdmaTypeForRccl(r.major, r.minor, r.patch) == r.type), ("RCCL " + v + ": Anvil SDMA is " + (r.type ? std::to_string(*r.type) : std::string("not there"))));
   }
 }
 
-void ginEnv() {
+TEST_CASE("ginEnv") {
   const EnvList env = ginSdmaEnv(7);
   const std::vector<std::string> names = {"NCCL_GIN_ENABLE",        "NCCL_GIN_TYPE",     "NCCL_GIN_A2A_ENABLE",
                                           "NCCL_GIN_A2A_MIN_BYTES", "NCCL_GIN_A2A_SDMA_MIN_BYTES",
                                           "NCCL_CUMEM_ENABLE",      "NCCL_DMABUF_ENABLE", "HSA_NO_SCRATCH_RECLAIM"};
   std::vector<std::string> got;
   for (const auto& [name, value] : env) got.push_back(name);
-  check(got == names, "gin-sdma env: the prerequisites, the GIN type and the three AlltoAll forcing values, in order");
-  check(envValue(env, "NCCL_GIN_TYPE") == "7" && envValue(env, "NCCL_GIN_A2A_SDMA_MIN_BYTES") == "0" &&
-            envValue(env, "NCCL_GIN_A2A_MIN_BYTES") == "0" && envValue(env, "NCCL_GIN_A2A_ENABLE") == "1",
-        "gin-sdma env: type 7, AlltoAll GIN path on, no minimum, SDMA from 0 bytes per peer");
-  check(envValue(env, "RCCL_ENABLE_INTRANET") == "(unset)", "gin-sdma env: no RCCL_ENABLE_INTRANET");
+  CHECK_MESSAGE((got == names), ("gin-sdma env: the prerequisites, the GIN type and the three AlltoAll forcing values, in order"));
+  CHECK_MESSAGE((envValue(env, "NCCL_GIN_TYPE") == "7" && envValue(env, "NCCL_GIN_A2A_SDMA_MIN_BYTES") == "0" &&
+            envValue(env, "NCCL_GIN_A2A_MIN_BYTES") == "0" && envValue(env, "NCCL_GIN_A2A_ENABLE") == "1"), ("gin-sdma env: type 7, AlltoAll GIN path on, no minimum, SDMA from 0 bytes per peer"));
+  CHECK_MESSAGE((envValue(env, "RCCL_ENABLE_INTRANET") == "(unset)"), ("gin-sdma env: no RCCL_ENABLE_INTRANET"));
 }
 
-void medians() {
-  check(medianOf({}) == 0.0, "median of nothing: 0");
-  check(medianOf({3.0}) == 3.0, "median of one");
-  check(medianOf({5.0, 1.0, 3.0}) == 3.0, "median of three: the middle one");
-  check(medianOf({4.0, 1.0, 3.0, 2.0}) == 2.5, "median of four: the mean of the middle two");
+TEST_CASE("medians") {
+  CHECK_MESSAGE((medianOf({}) == 0.0), ("median of nothing: 0"));
+  CHECK_MESSAGE((medianOf({3.0}) == 3.0), ("median of one"));
+  CHECK_MESSAGE((medianOf({5.0, 1.0, 3.0}) == 3.0), ("median of three: the middle one"));
+  CHECK_MESSAGE((medianOf({4.0, 1.0, 3.0, 2.0}) == 2.5), ("median of four: the mean of the middle two"));
 }
 
 CollectiveOptions sweep(int repeats, std::uint64_t seed) {
@@ -96,24 +92,24 @@ CollectiveOptions sweep(int repeats, std::uint64_t seed) {
   return o;
 }
 
-void repeatsAndSeeds() {
+TEST_CASE("repeatsAndSeeds") {
   const Captured a = run(sweep(3, 7));
   bool shaped = !a.points.empty();
   for (const PointReport& p : a.points) {
     shaped = shaped && p.samplesUs.size() == 3 && p.timeUs == medianOf(p.samplesUs) && p.samplesUs[0] != p.samplesUs[1];
   }
-  check(shaped, "--repeats 3: three samples per point, each with noise of its own, the time their median");
+  CHECK_MESSAGE((shaped), ("--repeats 3: three samples per point, each with noise of its own, the time their median"));
   const Captured same = run(sweep(3, 7));
   bool identical = same.points.size() == a.points.size();
   for (std::size_t i = 0; identical && i < a.points.size(); ++i) identical = same.points[i].samplesUs == a.points[i].samplesUs;
-  check(identical, "the same seed gives the same samples");
+  CHECK_MESSAGE((identical), ("the same seed gives the same samples"));
   const Captured other = run(sweep(3, 8));
   bool differ = other.points.size() == a.points.size();
   for (std::size_t i = 0; differ && i < a.points.size(); ++i) differ = other.points[i].samplesUs != a.points[i].samplesUs;
-  check(differ, "another seed gives other samples at every point");
+  CHECK_MESSAGE((differ), ("another seed gives other samples at every point"));
 }
 
-void ginSdmaAlltoAllOnly() {
+TEST_CASE("ginSdmaAlltoAllOnly") {
   const Captured c = run(sweep(2, 1));
   std::size_t ginPoints = 0;
   bool allAlltoAllSdma = true;
@@ -124,10 +120,9 @@ void ginSdmaAlltoAllOnly() {
                       p.evidence == "AllToAll GIN: transport=sdma bytesPerPeer=" + std::to_string(p.sizeBytes / 8) +
                                         " (simulated)";
   }
-  check(ginPoints == 4 && allAlltoAllSdma, "gin-sdma: AlltoAll only, SDMA at every size (64 KiB .. 256 MiB)");
-  check(c.warnings == std::vector<std::string>{"variant-op-unsupported"}, "gin-sdma: one variant-op-unsupported warning");
-  check(c.lastTotal == static_cast<std::int64_t>(c.points.size()) && c.lastDone == c.lastTotal,
-        "progress: the total counts the points that ran (" + std::to_string(c.points.size()) + ")");
+  CHECK_MESSAGE((ginPoints == 4 && allAlltoAllSdma), ("gin-sdma: AlltoAll only, SDMA at every size (64 KiB .. 256 MiB)"));
+  CHECK_MESSAGE((c.warnings == std::vector<std::string>{"variant-op-unsupported"}), ("gin-sdma: one variant-op-unsupported warning"));
+  CHECK_MESSAGE((c.lastTotal == static_cast<std::int64_t>(c.points.size()) && c.lastDone == c.lastTotal), ("progress: the total counts the points that ran (" + std::to_string(c.points.size()) + ")"));
 
   // A user's value in the process environment would send small calls to LSA; the variant's
   // own value is set before its communicator, so the library reads that one.
@@ -138,10 +133,10 @@ void ginSdmaAlltoAllOnly() {
   for (const PointReport& p : forced.points) {
     if (p.variant == "gin-sdma") stillSdma = stillSdma && p.transport == std::optional<std::string>("sdma");
   }
-  check(stillSdma, "the variant's NCCL_GIN_A2A_SDMA_MIN_BYTES=0 wins over the process environment");
+  CHECK_MESSAGE((stillSdma), ("the variant's NCCL_GIN_A2A_SDMA_MIN_BYTES=0 wins over the process environment"));
 }
 
-void olderRccl() {
+TEST_CASE("olderRccl") {
   CollectiveModel model;
   model.rcclMinor = 30;
   model.rcclPatch = 3;
@@ -150,11 +145,10 @@ void olderRccl() {
   for (const VariantReport& v : c.variants) {
     if (v.name == "gin-sdma") unsupported = !v.supported && !v.reason.empty() && !v.hint.empty() && v.env.empty();
   }
-  check(unsupported, "RCCL 2.30.3: gin-sdma is reported unsupported, with a reason and a hint, and sets nothing");
+  CHECK_MESSAGE((unsupported), ("RCCL 2.30.3: gin-sdma is reported unsupported, with a reason and a hint, and sets nothing"));
   bool onlyDefault = !c.points.empty();
   for (const PointReport& p : c.points) onlyDefault = onlyDefault && p.variant == "default";
-  check(onlyDefault && c.lastTotal == static_cast<std::int64_t>(c.points.size()),
-        "RCCL 2.30.3: only the default's points, and the progress total counts only them");
+  CHECK_MESSAGE((onlyDefault && c.lastTotal == static_cast<std::int64_t>(c.points.size())), ("RCCL 2.30.3: only the default's points, and the progress total counts only them"));
 
   model.rcclPatch = 5;
   const Captured guess = run(sweep(1, 1), model);
@@ -162,21 +156,8 @@ void olderRccl() {
   for (const VariantReport& v : guess.variants) {
     if (v.name == "gin-sdma") five = v.supported && envValue(v.env, "NCCL_GIN_TYPE") == "5";
   }
-  check(five, "RCCL 2.30.5: gin-sdma runs with NCCL_GIN_TYPE=5");
+  CHECK_MESSAGE((five), ("RCCL 2.30.5: gin-sdma runs with NCCL_GIN_TYPE=5"));
 }
 
 }  // namespace
 
-int main() {
-  unsetenv("NCCL_GIN_A2A_ENABLE");
-  unsetenv("NCCL_GIN_A2A_MIN_BYTES");
-  unsetenv("NCCL_GIN_A2A_SDMA_MIN_BYTES");
-  ginTypeByVersion();
-  ginEnv();
-  medians();
-  repeatsAndSeeds();
-  ginSdmaAlltoAllOnly();
-  olderRccl();
-  if (failures > 0) std::printf("%d check(s) failed\n", failures);
-  return failures == 0 ? 0 : 1;
-}

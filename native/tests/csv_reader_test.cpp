@@ -3,7 +3,7 @@
 // collector's cap. Each case names what the reader must say instead of hanging, flooding
 // memory, wrapping a number or dropping rows in silence.
 //
-// Usage: csv_reader_test FIXTURES [NAME]   (NAME: run only the cases whose name contains it)
+// Usage: csv_reader_test FIXTURES [doctest options]   (a failed check names its case)
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,7 +25,7 @@
 #include "profile/csv_rows.hpp"
 #include "profile/rocm_sources.hpp"
 #include "profile/trace_collector.hpp"
-#include "test_check.hpp"
+#include "doctest_support.hpp"
 
 using sdma::ingest::Control;
 using sdma::ingest::CsvLimits;
@@ -36,7 +36,6 @@ using sdma::runmode::CollectorWarning;
 using sdma::runmode::CopyRecord;
 using sdma::runmode::DispatchRecord;
 using sdma::runmode::TraceCollector;
-using sdma::testing::check;
 using sdma::testing::MiB;
 
 namespace {
@@ -204,23 +203,23 @@ void readerQuoting() {
   Rows a;
   whole.feed(text, a.collect());
   whole.end(a.collect());
-  check(whole.header() == std::vector<std::string>{"name", "value"}, "reader: the header without the byte order mark");
-  check(whole.column("value") == 1 && whole.column("nope") == CsvReader::kNoColumn, "reader: column lookup");
-  check(a.rows.size() == 3, "reader: 3 rows, blank lines skipped");
+  CHECK_MESSAGE((whole.header() == std::vector<std::string>{"name", "value"}), ("reader: the header without the byte order mark"));
+  CHECK_MESSAGE((whole.column("value") == 1 && whole.column("nope") == CsvReader::kNoColumn), ("reader: column lookup"));
+  CHECK_MESSAGE((a.rows.size() == 3), ("reader: 3 rows, blank lines skipped"));
   if (a.rows.size() == 3) {
-    check(a.rows[0].second == std::vector<std::string>{"a,b", "say \"hi\""}, "reader: quoted comma and doubled quotes");
-    check(a.rows[1].second == std::vector<std::string>{"two\nlines", "2"}, "reader: a line break inside quotes");
-    check(a.rows[0].first == 2 && a.rows[1].first == 4 && a.rows[2].first == 7, "reader: rows carry their first line");
-    check(a.rows[2].second == std::vector<std::string>{"last", "3"}, "reader: a last row without a line break");
+    CHECK_MESSAGE((a.rows[0].second == std::vector<std::string>{"a,b", "say \"hi\""}), ("reader: quoted comma and doubled quotes"));
+    CHECK_MESSAGE((a.rows[1].second == std::vector<std::string>{"two\nlines", "2"}), ("reader: a line break inside quotes"));
+    CHECK_MESSAGE((a.rows[0].first == 2 && a.rows[1].first == 4 && a.rows[2].first == 7), ("reader: rows carry their first line"));
+    CHECK_MESSAGE((a.rows[2].second == std::vector<std::string>{"last", "3"}), ("reader: a last row without a line break"));
   }
-  check(!whole.problems().malformed() && whole.malformedSummary().empty(), "reader: nothing malformed");
+  CHECK_MESSAGE((!whole.problems().malformed() && whole.malformedSummary().empty()), ("reader: nothing malformed"));
 
   // Byte by byte: the same rows, whatever the chunks.
   CsvReader bytewise;
   Rows b;
   for (const char c : text) bytewise.feed(std::string_view(&c, 1), b.collect());
   bytewise.end(b.collect());
-  check(b.rows == a.rows && bytewise.header() == whole.header(), "reader: fed one byte at a time, the same rows");
+  CHECK_MESSAGE((b.rows == a.rows && bytewise.header() == whole.header()), ("reader: fed one byte at a time, the same rows"));
 
   // A text that begins like a byte order mark but is not one keeps its bytes.
   CsvReader almost;
@@ -228,7 +227,7 @@ void readerQuoting() {
   almost.feed("\xEF\xBB", c.collect());
   almost.feed("x\n1\n", c.collect());
   almost.end(c.collect());
-  check(almost.header() == std::vector<std::string>{"\xEF\xBBx"} && c.rows.size() == 1, "reader: a near byte order mark is text");
+  CHECK_MESSAGE((almost.header() == std::vector<std::string>{"\xEF\xBBx"} && c.rows.size() == 1), ("reader: a near byte order mark is text"));
 }
 
 void readerMalformed() {
@@ -239,20 +238,18 @@ void readerMalformed() {
     const std::string text = "a,b\n1,2\n3,4\n\"x,5\n6,7\n8,9\n";
     r.feed(text, rows.collect());
     r.end(rows.collect());
-    check(rows.rows.size() == 2, "unterminated quote: the rows before it are read");
-    check(r.problems().unterminatedQuote && r.problems().unterminatedQuoteLine == 4 && r.problems().linesAfterQuote == 2,
-          "unterminated quote: reported with its line (4) and the 2 lines lost after it");
-    check(r.malformedSummary().find("line 4") != std::string::npos, "unterminated quote: said in words: " + r.malformedSummary());
+    CHECK_MESSAGE((rows.rows.size() == 2), ("unterminated quote: the rows before it are read"));
+    CHECK_MESSAGE((r.problems().unterminatedQuote && r.problems().unterminatedQuoteLine == 4 && r.problems().linesAfterQuote == 2), ("unterminated quote: reported with its line (4) and the 2 lines lost after it"));
+    CHECK_MESSAGE((r.malformedSummary().find("line 4") != std::string::npos), ("unterminated quote: said in words: " + r.malformedSummary()));
   }
   {
     CsvReader r;
     Rows rows;
     r.feed("a,b\n1,2,3\n4,5\n6\n7,8\n", rows.collect());
     r.end(rows.collect());
-    check(rows.rows.size() == 2, "field count: the rows that match the header are read");
-    check(r.problems().fieldCountRows == 2 && r.problems().firstFieldCountLine == 2 && r.problems().firstFieldCount == 3,
-          "field count: 2 rows counted, the first at line 2 with 3 fields");
-    check(r.malformedSummary().find("line 2") != std::string::npos, "field count: said in words: " + r.malformedSummary());
+    CHECK_MESSAGE((rows.rows.size() == 2), ("field count: the rows that match the header are read"));
+    CHECK_MESSAGE((r.problems().fieldCountRows == 2 && r.problems().firstFieldCountLine == 2 && r.problems().firstFieldCount == 3), ("field count: 2 rows counted, the first at line 2 with 3 fields"));
+    CHECK_MESSAGE((r.malformedSummary().find("line 2") != std::string::npos), ("field count: said in words: " + r.malformedSummary()));
   }
   {
     CsvLimits limits;
@@ -261,14 +258,13 @@ void readerMalformed() {
     Rows rows;
     r.feed("a,b\n1,2\n\"0123456789\",\"0123456789\"\n3,4\n", rows.collect());
     r.end(rows.collect());
-    check(rows.rows.size() == 2 && r.problems().overlongRows == 1 && r.problems().firstOverlongLine == 3,
-          "overlong row: skipped and reported at line 3, the next row read");
+    CHECK_MESSAGE((rows.rows.size() == 2 && r.problems().overlongRows == 1 && r.problems().firstOverlongLine == 3), ("overlong row: skipped and reported at line 3, the next row read"));
     // Exactly the cap is not over it.
     CsvReader exact(limits);
     Rows fits;
     exact.feed("a,b\n0123456789abcd,e\n", fits.collect());
     exact.end(fits.collect());
-    check(fits.rows.size() == 1 && exact.problems().overlongRows == 0, "overlong row: a row of exactly the cap is read");
+    CHECK_MESSAGE((fits.rows.size() == 1 && exact.problems().overlongRows == 0), ("overlong row: a row of exactly the cap is read"));
   }
   {
     CsvLimits limits;
@@ -277,8 +273,8 @@ void readerMalformed() {
     Rows rows;
     r.feed("0123456789,x\n1\n2\n", rows.collect());
     r.end(rows.collect());
-    check(rows.rows.empty() && r.problems().headerTooLong && r.stopped(), "overlong header: nothing read, reported");
-    check(r.malformedSummary().find("header") != std::string::npos, "overlong header: said in words");
+    CHECK_MESSAGE((rows.rows.empty() && r.problems().headerTooLong && r.stopped()), ("overlong header: nothing read, reported"));
+    CHECK_MESSAGE((r.malformedSummary().find("header") != std::string::npos), ("overlong header: said in words"));
   }
   {
     CsvLimits limits;
@@ -286,45 +282,44 @@ void readerMalformed() {
     CsvReader r(limits);
     Rows rows;
     r.feed("a\n1\n2\n3\n4\n5\n", rows.collect());
-    check(rows.rows.size() == 3 && r.problems().rowsCapped && r.problems().rowsCappedLine == 5 && r.stopped(),
-          "row cap: 3 rows, then it stops and says where");
+    CHECK_MESSAGE((rows.rows.size() == 3 && r.problems().rowsCapped && r.problems().rowsCappedLine == 5 && r.stopped()), ("row cap: 3 rows, then it stops and says where"));
   }
   {
     CsvReader r;
     int seen = 0;
     const CsvReader::OnRow stopAtTwo = [&](const CsvRow&) { return ++seen < 2; };
     r.feed("a\n1\n2\n3\n", stopAtTwo);
-    check(seen == 2 && r.stopped() && !r.feed("4\n", stopAtTwo), "onRow false stops the reader");
+    CHECK_MESSAGE((seen == 2 && r.stopped() && !r.feed("4\n", stopAtTwo)), ("onRow false stops the reader"));
   }
 }
 
 void readerFiles() {
   TempDir dir;
   dir.write("ok.csv", "a,b\n1,2\n3,4\n");
-  check(symlink(dir.file("ok.csv").c_str(), dir.file("link.csv").c_str()) == 0, "made a link");
-  check(symlink("/dev/zero", dir.file("zero.csv").c_str()) == 0, "made a link to /dev/zero");
-  check(mkfifo(dir.file("fifo.csv").c_str(), 0600) == 0, "made a FIFO");
+  CHECK_MESSAGE((symlink(dir.file("ok.csv").c_str(), dir.file("link.csv").c_str()) == 0), ("made a link"));
+  CHECK_MESSAGE((symlink("/dev/zero", dir.file("zero.csv").c_str()) == 0), ("made a link to /dev/zero"));
+  CHECK_MESSAGE((mkfifo(dir.file("fifo.csv").c_str(), 0600) == 0), ("made a FIFO"));
   Rows rows;
   Control control = Control::detached();
   {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile(dir.file("ok.csv"), 1024, r, control, rows.collect());
-    check(result.problem.empty() && rows.rows.size() == 2 && result.bytes == 12, "readCsvFile: a regular file");
+    CHECK_MESSAGE((result.problem.empty() && rows.rows.size() == 2 && result.bytes == 12), ("readCsvFile: a regular file"));
   }
   for (const char* name : {"link.csv", "zero.csv", "fifo.csv"}) {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile(dir.file(name), 1024, r, control, rows.collect());
-    check(!result.problem.empty(), std::string("readCsvFile refuses ") + name + ": " + result.problem);
+    CHECK_MESSAGE((!result.problem.empty()), (std::string("readCsvFile refuses ") + name + ": " + result.problem));
   }
   {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile("/dev/zero", 1024, r, control, rows.collect());
-    check(result.problem.find("device") != std::string::npos, "readCsvFile refuses /dev/zero: " + result.problem);
+    CHECK_MESSAGE((result.problem.find("device") != std::string::npos), ("readCsvFile refuses /dev/zero: " + result.problem));
   }
   {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile(dir.file("ok.csv"), 4, r, control, rows.collect());
-    check(result.problem.find("more than") != std::string::npos, "readCsvFile: a file over the cap: " + result.problem);
+    CHECK_MESSAGE((result.problem.find("more than") != std::string::npos), ("readCsvFile: a file over the cap: " + result.problem));
   }
   {
     // Polled every chunk and every row: cancelling at the 3rd poll stops after a row.
@@ -333,7 +328,7 @@ void readerFiles() {
     CsvReader r;
     Rows got;
     const auto result = sdma::ingest::readCsvFile(dir.file("many.csv"), 1024, r, cancelling, got.collect());
-    check(result.cancelled && got.rows.size() == 1, "readCsvFile: cancelled at the 3rd poll after 1 row");
+    CHECK_MESSAGE((result.cancelled && got.rows.size() == 1), ("readCsvFile: cancelled at the 3rd poll after 1 row"));
   }
 }
 
@@ -346,7 +341,7 @@ void bigCsvBoundedMemory() {
   {
     std::FILE* f = std::fopen(dir.file("1_kernel_trace.csv").c_str(), "wb");
     if (!f) {
-      check(false, "big CSV: could not write it");
+      CHECK_MESSAGE((false), ("big CSV: could not write it"));
       return;
     }
     std::fputs(kKernelHeader.c_str(), f);
@@ -360,32 +355,30 @@ void bigCsvBoundedMemory() {
   const long grownKb = peakRssKb() - before;
   std::printf("      big CSV: %.1f MB, %zu rows read in %.2f s, peak RSS grew %.1f MB\n",
               static_cast<double>(st.st_size) / 1e6, r.count, r.seconds, static_cast<double>(grownKb) / 1024);
-  check(r.count == 200000 && r.d.size() == 200000, "big CSV: every row read");
-  check(r.d.size() == 200000 && r.d.back().startNs == 1000000 + 1000LL * 199999, "big CSV: the last row's start");
-  check(grownKb < 200 * 1024, "big CSV: peak RSS grew less than 200 MB");
-  check(r.warnings.empty(), "big CSV: no warning");
+  CHECK_MESSAGE((r.count == 200000 && r.d.size() == 200000), ("big CSV: every row read"));
+  CHECK_MESSAGE((r.d.size() == 200000 && r.d.back().startNs == 1000000 + 1000LL * 199999), ("big CSV: the last row's start"));
+  CHECK_MESSAGE((grownKb < 200 * 1024), ("big CSV: peak RSS grew less than 200 MB"));
+  CHECK_MESSAGE((r.warnings.empty()), ("big CSV: no warning"));
 }
 
 void linkAndFifo() {
   // The old reader opened a link to /dev/zero (reading without end) and blocked forever in
   // opening a FIFO for reading.
   TempDir dir;
-  check(symlink("/dev/zero", dir.file("1_kernel_trace.csv").c_str()) == 0, "made a link to /dev/zero");
-  check(mkfifo(dir.file("2_kernel_trace.csv").c_str(), 0600) == 0, "made a FIFO");
+  CHECK_MESSAGE((symlink("/dev/zero", dir.file("1_kernel_trace.csv").c_str()) == 0), ("made a link to /dev/zero"));
+  CHECK_MESSAGE((mkfifo(dir.file("2_kernel_trace.csv").c_str(), 0600) == 0), ("made a FIFO"));
   dir.write("3_memory_copy_trace.csv", kCopyHeader + copyRow(0, "64") + copyRow(1, "128"));
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.seconds < 5, "link and FIFO: returns promptly (" + std::to_string(r.seconds) + " s)");
-  check(r.count == 2 && r.c.size() == 2, "link and FIFO: the regular file is still read");
-  check(warns(r, "rocprofv3-files-skipped", "1 symbolic link") && warns(r, "rocprofv3-files-skipped", "1 FIFO"),
-        "link and FIFO: a warning names both skips");
+  CHECK_MESSAGE((r.seconds < 5), ("link and FIFO: returns promptly (" + std::to_string(r.seconds) + " s)"));
+  CHECK_MESSAGE((r.count == 2 && r.c.size() == 2), ("link and FIFO: the regular file is still read"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-files-skipped", "1 symbolic link") && warns(r, "rocprofv3-files-skipped", "1 FIFO")), ("link and FIFO: a warning names both skips"));
 
   TempDir only;
-  check(symlink("/dev/zero", only.file("1_kernel_trace.csv").c_str()) == 0, "made a link to /dev/zero");
-  check(mkfifo(only.file("2_kernel_trace.csv").c_str(), 0600) == 0, "made a FIFO");
+  CHECK_MESSAGE((symlink("/dev/zero", only.file("1_kernel_trace.csv").c_str()) == 0), ("made a link to /dev/zero"));
+  CHECK_MESSAGE((mkfifo(only.file("2_kernel_trace.csv").c_str(), 0600) == 0), ("made a FIFO"));
   const Import none = importDir(only.path);
-  check(none.count == 0 && warns(none, "rocprofv3-files-skipped") && warns(none, "rocprofv3-no-output"),
-        "only a link and a FIFO: nothing read, both said");
+  CHECK_MESSAGE((none.count == 0 && warns(none, "rocprofv3-files-skipped") && warns(none, "rocprofv3-no-output")), ("only a link and a FIFO: nothing read, both said"));
 }
 
 void unterminatedQuoteInFile() {
@@ -412,10 +405,9 @@ void unterminatedQuoteInFile() {
     dir.write("1_kernel_trace.csv", kKernelHeader + kernelRows(0, 2) + kernelRow(broken) + plain);
     const Import r = importDir(dir.path);
     printWarnings(r);
-    check(r.count == 2, "unterminated quote: the 2 rows before it are read");
-    check(warns(r, "rocprofv3-csv-malformed", "quote opened at line 4 is never closed") &&
-              warns(r, "rocprofv3-csv-malformed", "the 7 lines after it"),
-          "unterminated quote: reported with its line and what it swallowed");
+    CHECK_MESSAGE((r.count == 2), ("unterminated quote: the 2 rows before it are read"));
+    CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "quote opened at line 4 is never closed") &&
+              warns(r, "rocprofv3-csv-malformed", "the 7 lines after it")), ("unterminated quote: reported with its line and what it swallowed"));
   }
   {
     // A later row's quote closes it: the one row it spoiled is reported, the rest read.
@@ -423,10 +415,9 @@ void unterminatedQuoteInFile() {
     dir.write("1_kernel_trace.csv", kKernelHeader + kernelRows(0, 2) + kernelRow(broken) + kernelRows(3, 7));
     const Import r = importDir(dir.path);
     printWarnings(r);
-    check(r.count == 8, "open quote mid-file: every other row is read");
-    check(warns(r, "rocprofv3-csv-malformed", "first at line 4") &&
-              warns(r, "rocprofv3-csv-malformed", "running on to line 5 inside quotes"),
-          "open quote mid-file: the spoiled row is reported at line 4");
+    CHECK_MESSAGE((r.count == 8), ("open quote mid-file: every other row is read"));
+    CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "first at line 4") &&
+              warns(r, "rocprofv3-csv-malformed", "running on to line 5 inside quotes")), ("open quote mid-file: the spoiled row is reported at line 4"));
   }
 }
 
@@ -437,10 +428,9 @@ void wrongFieldCount() {
   dir.write("1_kernel_trace.csv", kKernelHeader + kernelRow(0) + extra + kernelRow(2) + "\"KERNEL_DISPATCH\",2\n");
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.count == 2, "field count: the 2 well-formed rows are read");
-  check(warns(r, "rocprofv3-csv-malformed", "2 rows whose number of fields") &&
-            warns(r, "rocprofv3-csv-malformed", "first at line 3, with 20"),
-        "field count: both rows reported, the first at line 3");
+  CHECK_MESSAGE((r.count == 2), ("field count: the 2 well-formed rows are read"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "2 rows whose number of fields") &&
+            warns(r, "rocprofv3-csv-malformed", "first at line 3, with 20")), ("field count: both rows reported, the first at line 3"));
 }
 
 void overlongRow() {
@@ -453,9 +443,8 @@ void overlongRow() {
   dir.write("1_kernel_trace.csv", kKernelHeader + kernelRow(0) + kernelRow(huge) + kernelRow(2));
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.count == 2, "overlong row: the rows around it are read");
-  check(warns(r, "rocprofv3-csv-malformed", "1 row longer than") && warns(r, "rocprofv3-csv-malformed", "line 3"),
-        "overlong row: reported at line 3");
+  CHECK_MESSAGE((r.count == 2), ("overlong row: the rows around it are read"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "1 row longer than") && warns(r, "rocprofv3-csv-malformed", "line 3")), ("overlong row: reported at line 3"));
 }
 
 void timestampsOutOfRange() {
@@ -483,13 +472,12 @@ void timestampsOutOfRange() {
   dir.write("1_kernel_trace.csv", text);
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.count == 2 && r.d.size() == 2, "time out of range: only the 2 good rows are read");
+  CHECK_MESSAGE((r.count == 2 && r.d.size() == 2), ("time out of range: only the 2 good rows are read"));
   bool sane = true;
   for (const DispatchRecord& d : r.d) sane = sane && d.startNs >= 1000000 && d.endNs >= d.startNs && d.endNs < 2000000;
-  check(sane, "time out of range: no wrapped or saturated time");
-  check(warns(r, "rocprofv3-time-out-of-range", "4 rows") &&
-            warns(r, "rocprofv3-time-out-of-range", "line 3 (Start_Timestamp \"99999999999999999999\")"),
-        "time out of range: 4 rows counted, the first named");
+  CHECK_MESSAGE((sane), ("time out of range: no wrapped or saturated time"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-time-out-of-range", "4 rows") &&
+            warns(r, "rocprofv3-time-out-of-range", "line 3 (Start_Timestamp \"99999999999999999999\")")), ("time out of range: 4 rows counted, the first named"));
 
   // INT64_MAX itself is a time; moved by the clock offset it no longer fits.
   TempDir edge;
@@ -499,14 +487,12 @@ void timestampsOutOfRange() {
   max.end = "9223372036854775807";
   edge.write("1_kernel_trace.csv", kKernelHeader + kernelRow(max));
   const Import atZero = importDir(edge.path);
-  check(atZero.count == 1 && atZero.d.size() == 1 && atZero.d[0].endNs == std::numeric_limits<std::int64_t>::max(),
-        "INT64_MAX: read as it is with no clock offset");
+  CHECK_MESSAGE((atZero.count == 1 && atZero.d.size() == 1 && atZero.d[0].endNs == std::numeric_limits<std::int64_t>::max()), ("INT64_MAX: read as it is with no clock offset"));
   Options shifted;
   shifted.bootToMono = 1;
   const Import over = importDir(edge.path, shifted);
   printWarnings(over);
-  check(over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows"),
-        "INT64_MAX + clock offset: left out, said to overflow");
+  CHECK_MESSAGE((over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows")), ("INT64_MAX + clock offset: left out, said to overflow"));
 }
 
 void reversedSpan() {
@@ -520,10 +506,9 @@ void reversedSpan() {
                                            "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",1,0,2,9,5000,4000,64\n");
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.d.size() == 2 && r.c.size() == 1, "reversed span: the reversed dispatch and copy are left out");
-  check(warns(r, "rocprofv3-span-reversed", "2 rows") &&
-            warns(r, "rocprofv3-span-reversed", "line 3 (Start_Timestamp 1001500, End_Timestamp 1001000)"),
-        "reversed span: counted, the first named");
+  CHECK_MESSAGE((r.d.size() == 2 && r.c.size() == 1), ("reversed span: the reversed dispatch and copy are left out"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-span-reversed", "2 rows") &&
+            warns(r, "rocprofv3-span-reversed", "line 3 (Start_Timestamp 1001500, End_Timestamp 1001000)")), ("reversed span: counted, the first named"));
 }
 
 void sizesAndBytesOutOfRange() {
@@ -538,14 +523,11 @@ void sizesAndBytesOutOfRange() {
                                            copyRow(2, "99999999999999999999") + copyRow(3, "12abc"));
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.d.size() == 2 && r.d.size() == 2 && r.d[1].grid[0] == 0 && r.d[0].grid[0] == 1024,
-        "grid out of int range: the row is kept with size 0");
-  check(warns(r, "rocprofv3-size-out-of-range", "Grid_Size_X \"4294967296\""), "grid out of int range: said");
-  check(r.c.size() == 4 && r.c[0].bytes == 64 && r.c[1].bytes == 0 && r.c[2].bytes == 0 && r.c[3].bytes == 0,
-        "bytes out of range: the copies are kept with bytes 0");
-  check(warns(r, "rocprofv3-bytes-out-of-range", "3 rows") && warns(r, "rocprofv3-bytes-out-of-range", "Bytes \"-5\""),
-        "bytes out of range: 3 counted, the first named");
-  check(!warns(r, "rocprofv3-no-bytes"), "bytes out of range: not mistaken for a missing column");
+  CHECK_MESSAGE((r.d.size() == 2 && r.d.size() == 2 && r.d[1].grid[0] == 0 && r.d[0].grid[0] == 1024), ("grid out of int range: the row is kept with size 0"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-size-out-of-range", "Grid_Size_X \"4294967296\"")), ("grid out of int range: said"));
+  CHECK_MESSAGE((r.c.size() == 4 && r.c[0].bytes == 64 && r.c[1].bytes == 0 && r.c[2].bytes == 0 && r.c[3].bytes == 0), ("bytes out of range: the copies are kept with bytes 0"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-bytes-out-of-range", "3 rows") && warns(r, "rocprofv3-bytes-out-of-range", "Bytes \"-5\"")), ("bytes out of range: 3 counted, the first named"));
+  CHECK_MESSAGE((!warns(r, "rocprofv3-no-bytes")), ("bytes out of range: not mistaken for a missing column"));
 }
 
 void cancellation() {
@@ -557,20 +539,20 @@ void cancellation() {
   o.cancelAfter = 50;
   const Import r = importDir(dir.path, o);
   printWarnings(r);
-  check(r.cancelled && r.count > 0 && r.count < 50, "cancel: stops within a poll of the request (" + std::to_string(r.count) + " rows)");
-  check(warns(r, "import-cancelled", "1_kernel_trace.csv"), "cancel: said, naming the file");
+  CHECK_MESSAGE((r.cancelled && r.count > 0 && r.count < 50), ("cancel: stops within a poll of the request (" + std::to_string(r.count) + " rows)"));
+  CHECK_MESSAGE((warns(r, "import-cancelled", "1_kernel_trace.csv")), ("cancel: said, naming the file"));
 
   // Cancelled while listing the folder.
   Options early;
   early.cancelAfter = 1;
   const Import listing = importDir(dir.path, early);
-  check(listing.cancelled && listing.count == 0 && warns(listing, "import-cancelled"), "cancel: while looking for files");
+  CHECK_MESSAGE((listing.cancelled && listing.count == 0 && warns(listing, "import-cancelled")), ("cancel: while looking for files"));
 
   // In the first pass over the kernel files (no agent_info.csv), before any record.
   Options second;
   second.cancelAfter = 500;
   const Import texts = importTexts("", kKernelHeader + kernelRows(0, 1000), "", second);
-  check(texts.cancelled && texts.count == 0 && warns(texts, "import-cancelled"), "cancel: during the agent pass");
+  CHECK_MESSAGE((texts.cancelled && texts.count == 0 && warns(texts, "import-cancelled")), ("cancel: during the agent pass"));
 }
 
 void collectorCap() {
@@ -584,18 +566,17 @@ void collectorCap() {
   o.limits.maxDispatches = 10;
   const Import r = importDir(dir.path, o);
   printWarnings(r);
-  check(r.count == 12 && r.d.size() == 10, "collector cap: 10 dispatches kept");
-  check(r.c.size() == 2, "collector cap: the copies, under their own cap, are still read");
+  CHECK_MESSAGE((r.count == 12 && r.d.size() == 10), ("collector cap: 10 dispatches kept"));
+  CHECK_MESSAGE((r.c.size() == 2), ("collector cap: the copies, under their own cap, are still read"));
   // A poll per row and per chunk: reading on would have polled about 2000 times more.
-  check(r.polls < 100, "collector cap: the rest of the kernel files is not read (" + std::to_string(r.polls) + " polls)");
-  check(!r.cancelled, "collector cap: not a cancel");
+  CHECK_MESSAGE((r.polls < 100), ("collector cap: the rest of the kernel files is not read (" + std::to_string(r.polls) + " polls)"));
+  CHECK_MESSAGE((!r.cancelled), ("collector cap: not a cancel"));
 
   // Without agent_info.csv the first pass reads the kernel ids (1000 polls); the second stops at the cap.
   TempDir bare;
   bare.write("1_kernel_trace.csv", kKernelHeader + kernelRows(0, 1000));
   const Import twoPass = importDir(bare.path, o);
-  check(twoPass.count == 10 && twoPass.polls < 1100 && warns(twoPass, "records-capped"),
-        "collector cap: the second pass stops (" + std::to_string(twoPass.polls) + " polls)");
+  CHECK_MESSAGE((twoPass.count == 10 && twoPass.polls < 1100 && warns(twoPass, "records-capped")), ("collector cap: the second pass stops (" + std::to_string(twoPass.polls) + " polls)"));
 
   // The copies' own cap stops the copy files the same way.
   std::string copies = kCopyHeader;
@@ -605,8 +586,7 @@ void collectorCap() {
   Options fewCopies;
   fewCopies.limits.maxCopies = 5;
   const Import c = importDir(copyDir.path, fewCopies);
-  check(c.count == 5 && c.c.size() == 5 && c.polls < 100,
-        "collector cap: copies stop at theirs (" + std::to_string(c.polls) + " polls)");
+  CHECK_MESSAGE((c.count == 5 && c.c.size() == 5 && c.polls < 100), ("collector cap: copies stop at theirs (" + std::to_string(c.polls) + " polls)"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -626,12 +606,10 @@ void agentsFromKernelsAndAgentInfo() {
   const std::string copies = kCopyHeader + copyRow(0, "8", "5", "7") + copyRow(1, "8", "0", "3");
   // No agent_info.csv: the GPUs are the agents that ran kernels, in id order (3, 5, 7).
   const Import r = importTexts("", kernels, copies);
-  check(r.d.size() == 5 && r.c.size() == 2, "agents from kernels: every row read");
+  CHECK_MESSAGE((r.d.size() == 5 && r.c.size() == 2), ("agents from kernels: every row read"));
   if (r.d.size() == 5 && r.c.size() == 2) {
-    check(r.d[0].gpu == 2 && r.d[1].gpu == 0 && r.d[2].gpu == 2 && r.d[3].gpu == 1 && r.d[4].gpu == 0,
-          "agents from kernels: 3 -> 0, 5 -> 1, 7 -> 2 (an unreadable id -> 0)");
-    check(r.c[0].srcGpu == 1 && r.c[0].dstGpu == 2 && r.c[1].srcGpu == -1 && r.c[1].dstGpu == 0,
-          "agents from kernels: copies between them");
+    CHECK_MESSAGE((r.d[0].gpu == 2 && r.d[1].gpu == 0 && r.d[2].gpu == 2 && r.d[3].gpu == 1 && r.d[4].gpu == 0), ("agents from kernels: 3 -> 0, 5 -> 1, 7 -> 2 (an unreadable id -> 0)"));
+    CHECK_MESSAGE((r.c[0].srcGpu == 1 && r.c[0].dstGpu == 2 && r.c[1].srcGpu == -1 && r.c[1].dstGpu == 0), ("agents from kernels: copies between them"));
   }
   // agent_info.csv names the GPU agents; CPU agents are not GPUs.
   const std::string info =
@@ -645,49 +623,47 @@ void agentsFromKernelsAndAgentInfo() {
       "7,7,\"GPU\"\n";
   const Import withInfo = importTexts(info, kernels, copies);
   if (withInfo.d.size() == 5) {
-    check(withInfo.d[0].gpu == 4 && withInfo.d[1].gpu == 2 && withInfo.d[3].gpu == 3,
-          "agent_info: GPUs 1, 2, 3, 5, 7 -> 0..4");
+    CHECK_MESSAGE((withInfo.d[0].gpu == 4 && withInfo.d[1].gpu == 2 && withInfo.d[3].gpu == 3), ("agent_info: GPUs 1, 2, 3, 5, 7 -> 0..4"));
   } else {
-    check(false, "agent_info: every row read");
+    CHECK_MESSAGE((false), ("agent_info: every row read"));
   }
 
   // A bounded set: 5000 distinct agents keep 4096 and say so.
   std::string many = kKernelHeader;
   for (long long i = 0; i < 5000; ++i) many += agentRow(i, std::to_string(i));
   const Import capped = importTexts("", many, "");
-  check(capped.count == 5000 && warns(capped, "rocprofv3-agents-capped", "4096"), "agents: capped at 4096, said");
+  CHECK_MESSAGE((capped.count == 5000 && warns(capped, "rocprofv3-agents-capped", "4096")), ("agents: capped at 4096, said"));
 }
 
 void textsEdges() {
   Options far;
   far.bootToMono = std::numeric_limits<std::int64_t>::max();
   const Import over = importTexts("", kKernelHeader + kernelRow(0), "", far);
-  check(over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows"), "texts: start + offset overflows");
+  CHECK_MESSAGE((over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows")), ("texts: start + offset overflows"));
   far.bootToMono = std::numeric_limits<std::int64_t>::min();
   const Import under = importTexts("", kKernelHeader + kernelRow(0), "", far);
-  check(under.count == 1 && under.d.size() == 1, "texts: a large negative offset that fits is applied");
+  CHECK_MESSAGE((under.count == 1 && under.d.size() == 1), ("texts: a large negative offset that fits is applied"));
 
   const Import noColumns = importTexts("", "\"Kind\",\"Kernel_Name\"\n\"KERNEL_DISPATCH\",\"k\"\n", "");
-  check(noColumns.count == 0 && warns(noColumns, "rocprofv3-csv-columns", "Start_Timestamp, End_Timestamp"),
-        "texts: missing columns named");
+  CHECK_MESSAGE((noColumns.count == 0 && warns(noColumns, "rocprofv3-csv-columns", "Start_Timestamp, End_Timestamp")), ("texts: missing columns named"));
   const Import headerOnly = importTexts("", "\"Kind\",\"Kernel_Name\"\n", "");
-  check(warns(headerOnly, "rocprofv3-csv-columns"), "texts: missing columns named with no row");
+  CHECK_MESSAGE((warns(headerOnly, "rocprofv3-csv-columns")), ("texts: missing columns named with no row"));
 
   KernelRow unnamed;
   unnamed.start = "5";
   unnamed.end = "6";
   unnamed.name = "\"\"";
   const Import noName = importTexts("", kKernelHeader + kernelRow(unnamed) + kernelRow(1), "");
-  check(noName.count == 1 && warns(noName, "rocprofv3-rows-skipped", "line 2"), "texts: a row without a name is said");
+  CHECK_MESSAGE((noName.count == 1 && warns(noName, "rocprofv3-rows-skipped", "line 2")), ("texts: a row without a name is said"));
 
   const Import nothing = importTexts("", "", "");
-  check(nothing.count == 0 && warns(nothing, "rocprofv3-no-output"), "texts: nothing given");
+  CHECK_MESSAGE((nothing.count == 0 && warns(nothing, "rocprofv3-no-output")), ("texts: nothing given"));
 
   // Rubbish of every kind: no crash, no hang, and a warning for what could not be read.
   static const char kJunk[] = "\0\"\r\n,,\"\"\xff\n";
   const std::string junk = std::string(kJunk, sizeof kJunk - 1) + "\"" + std::string(2 * MiB, ',');
   const Import rubbish = importTexts(junk, junk, junk);
-  check(rubbish.count == 0 && !rubbish.warnings.empty(), "texts: rubbish is read without a record");
+  CHECK_MESSAGE((rubbish.count == 0 && !rubbish.warnings.empty()), ("texts: rubbish is read without a record"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -739,8 +715,8 @@ void publishedSamples(const std::string& fixtures) {
   dir.write("1_rccl_trace.csv", readAll(samples + "/rccl_trace.csv"));
   const Import r = importDir(dir.path);
   printWarnings(r);
-  check(r.count == 12 && r.d.size() == 8 && r.c.size() == 4, "samples: 8 dispatches and 4 copies");
-  check(r.warnings.size() == 1 && warns(r, "rocprofv3-no-bytes"), "samples: only the warning they had (no Bytes column)");
+  CHECK_MESSAGE((r.count == 12 && r.d.size() == 8 && r.c.size() == 4), ("samples: 8 dispatches and 4 copies"));
+  CHECK_MESSAGE((r.warnings.size() == 1 && warns(r, "rocprofv3-no-bytes")), ("samples: only the warning they had (no Bytes column)"));
   bool same = r.d.size() == 8 && r.c.size() == 4;
   for (std::size_t i = 0; same && i < 8; ++i) {
     const ExpectedDispatch& e = dispatches[i];
@@ -754,29 +730,24 @@ void publishedSamples(const std::string& fixtures) {
     same = c.srcGpu == e.src && c.dstGpu == e.dst && c.bytes == e.bytes && c.startNs == e.start && c.endNs == e.end &&
            c.label == e.label && c.mover == "engine" && c.initiator == "host" && c.source == "rocprofv3";
   }
-  check(same, "samples: every value as before");
+  CHECK_MESSAGE((same), ("samples: every value as before"));
 
   // The same through the texts API.
   const Import texts = importTexts("", readAll(samples + "/kernel_trace.csv"), readAll(samples + "/memory_copy_trace.csv"));
-  check(texts.count == 12 && texts.d.size() == 8 && texts.d[7].startNs == dispatches[7].start,
-        "samples: the texts API reads them the same");
+  CHECK_MESSAGE((texts.count == 12 && texts.d.size() == 8 && texts.d[7].startNs == dispatches[7].start), ("samples: the texts API reads them the same"));
 
   // parseCsv keeps its meaning: header-keyed rows, quoted names whole.
   const auto rows = sdma::runmode::parseCsv(readAll(samples + "/kernel_trace.csv"));
-  check(rows.size() == 8 && rows[0].at("Kernel_Name") == dispatches[0].name && rows[0].at("Agent_Id") == "2" &&
-            rows[7].at("End_Timestamp") == "2414192765784969",
-        "parseCsv: the samples' rows");
+  CHECK_MESSAGE((rows.size() == 8 && rows[0].at("Kernel_Name") == dispatches[0].name && rows[0].at("Agent_Id") == "2" &&
+            rows[7].at("End_Timestamp") == "2414192765784969"), ("parseCsv: the samples' rows"));
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: csv_reader_test FIXTURES [NAME]\n");
-    return 2;
-  }
-  const std::string fixtures = argv[1];
-  const std::string only = argc > 2 ? argv[2] : "";
+// One test case, in this order. The fixtures directory is the test's first argument (ctest
+// passes test/fixtures).
+TEST_CASE("csv reader") {
+  const std::string fixtures = sdma::testing::appArg(0, "the fixtures directory (test/fixtures)");
   // The memory case first: peak RSS only grows, so it is measured before the others run.
   const std::vector<std::pair<const char*, std::function<void()>>> cases = {
       {"bigCsvBoundedMemory", bigCsvBoundedMemory},
@@ -797,10 +768,7 @@ int main(int argc, char** argv) {
       {"publishedSamples", [&] { publishedSamples(fixtures); }},
   };
   for (const auto& [name, test] : cases) {
-    if (!only.empty() && std::string(name).find(only) == std::string::npos) continue;
-    std::printf("-- %s\n", name);
+    INFO("case ", name);
     test();
   }
-  std::printf("%d failure(s)\n", sdma::testing::failures);
-  return sdma::testing::failures == 0 ? 0 : 1;
 }

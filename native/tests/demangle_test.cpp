@@ -10,20 +10,18 @@
 #include <string>
 
 #include "profile/records.hpp"
-#include "test_check.hpp"
+#include "doctest_support.hpp"
 
 namespace {
 
 using sdma::runmode::demangle;
-using sdma::testing::check;
-using sdma::testing::failures;
 
 void same(const std::string& in, const std::string& want, const std::string& what) {
   const std::string got = demangle(in);
-  check(got == want, what + ": " + in + " -> " + got);
+  CHECK_MESSAGE((got == want), (what + ": " + in + " -> " + got));
 }
 
-void cuptiOnH200() {
+TEST_CASE("cuptiOnH200") {
   same("_ZN41_GLOBAL__N__1870e908_12_fused_a2a_cu_main15fusedComputeA2aEPKfPKPfiim",
        "(anonymous namespace)::fusedComputeA2a(float const*, float* const*, int, int, unsigned long)",
        "CUPTI (H200): kernel in an anonymous namespace");
@@ -31,13 +29,13 @@ void cuptiOnH200() {
        "(anonymous namespace)::computeKernel(float*, unsigned long)", "CUPTI (H200): second kernel of that file");
 }
 
-void rocpdSymbols() {
+TEST_CASE("rocpdSymbols") {
   same("_Z15fusedComputeA2aPKfPKPfiim", "fusedComputeA2a(float const*, float* const*, int, int, unsigned long)",
        "rocpd kernel symbol: const pointers, pointer to const pointer");
   same("_Z13computeKernelPfi", "computeKernel(float*, int)", "rocpd kernel symbol: plain parameters");
 }
 
-void templatesNamespacesLambdas() {
+TEST_CASE("templatesNamespacesLambdas") {
   same("_Z15addition_kernelIfEvPT_PKS0_S3_ii", "void addition_kernel<float>(float*, float const*, float const*, int, int)",
        "template: the return type comes first, as rocprofv3 prints it");
   same("_Z14templated_copyIfLi4EEvPKT_PS0_m", "void templated_copy<float, 4>(float const*, float*, unsigned long)",
@@ -47,7 +45,7 @@ void templatesNamespacesLambdas() {
        "template kernel instantiated with a lambda");
 }
 
-void notMangled() {
+TEST_CASE("notMangled") {
   same("subtract_kernel(float*, float const*, float const*, int, int)",
        "subtract_kernel(float*, float const*, float const*, int, int)", "rocprofv3's already demangled name");
   same("vector_add", "vector_add", "extern \"C\" kernel");
@@ -55,7 +53,7 @@ void notMangled() {
   same("", "", "empty name");
 }
 
-void failuresKeepTheRawName() {
+TEST_CASE("failuresKeepTheRawName") {
   same("_Z", "_Z", "the prefix alone");
   same("_Z15fusedComputeA2", "_Z15fusedComputeA2", "a name cut short (length past its end)");
   same("_Zebra_kernel", "_Zebra_kernel", "a C name that starts with _Z");
@@ -63,12 +61,3 @@ void failuresKeepTheRawName() {
 
 }  // namespace
 
-int main() {
-  cuptiOnH200();
-  rocpdSymbols();
-  templatesNamespacesLambdas();
-  notMangled();
-  failuresKeepTheRawName();
-  if (failures > 0) std::printf("%d check(s) failed\n", failures);
-  return failures == 0 ? 0 : 1;
-}

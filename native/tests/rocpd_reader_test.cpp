@@ -10,7 +10,7 @@
 // address-space and file-size limits, so a regression fails here instead of taking the
 // machine down.
 //
-// Usage: rocpd_reader_test FIXTURES [NAME]   (NAME: run only the cases whose name contains it)
+// Usage: rocpd_reader_test FIXTURES [doctest options]   (a failed check names its case)
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -36,7 +36,7 @@
 #include "util/read_control.hpp"
 #include "profile/rocpd_reader.hpp"
 #include "profile/trace_collector.hpp"
-#include "test_check.hpp"
+#include "doctest_support.hpp"
 
 using sdma::ingest::Control;
 using sdma::runmode::CollectorLimits;
@@ -45,13 +45,20 @@ using sdma::runmode::CopyRecord;
 using sdma::runmode::DispatchRecord;
 using sdma::runmode::readRocpdDatabase;
 using sdma::runmode::TraceCollector;
-using sdma::testing::check;
 using sdma::testing::GiB;
 using sdma::testing::MiB;
 
 namespace {
 
 std::string gFixtures;
+
+// A doctest check that also counts its failures: a child of isolated() exits with whether its
+// own checks passed.
+int gFailures = 0;
+void expect(bool ok, const std::string& what) {
+  if (!ok) ++gFailures;
+  CHECK_MESSAGE(ok, what);
+}
 
 bool warns(const std::vector<CollectorWarning>& warnings, const std::string& code, const std::string& text = "") {
   for (const CollectorWarning& w : warnings)
@@ -94,16 +101,15 @@ void isolated(const std::string& what, unsigned seconds, const std::function<voi
     rlimit fsize{256 * MiB, 256 * MiB};
     setrlimit(RLIMIT_FSIZE, &fsize);
     alarm(seconds);
-    sdma::testing::failures = 0;  // the child's own checks only
+    gFailures = 0;  // the child's own checks only
     body();
     std::fflush(stdout);
-    _exit(sdma::testing::failures == 0 ? 0 : 1);
+    _exit(gFailures == 0 ? 0 : 1);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   const bool exited = WIFEXITED(status);
-  check(exited && WEXITSTATUS(status) == 0,
-        what + (exited ? (WEXITSTATUS(status) == 0 ? "" : ": checks failed")
+  expect((exited && WEXITSTATUS(status) == 0), what + (exited ? (WEXITSTATUS(status) == 0 ? "" : ": checks failed")
                        : std::string(": the child died of signal ") + std::to_string(WTERMSIG(status)) +
                              (WTERMSIG(status) == SIGALRM ? " (it ran past " + std::to_string(seconds) + " s)" : "")));
 }
@@ -164,30 +170,25 @@ Read readDb(const std::string& path, std::int64_t programStart = 0, std::int64_t
 // The checks of the fixture's seven records as the reader has always read them (program
 // started at rocprofv3 time 9007199254740000, the clocks 500 ns apart).
 void checkFixtureRecords(const Read& r, const std::string& what) {
-  check(r.count == 7 && r.d.size() == 4 && r.c.size() == 3, what + ": 4 dispatches and 3 copies");
+  expect((r.count == 7 && r.d.size() == 4 && r.c.size() == 3), what + ": 4 dispatches and 3 copies");
   if (r.d.size() != 4 || r.c.size() != 3) {
     printWarnings(r.warnings);
     return;
   }
   const DispatchRecord& k = r.d[0];
-  check(k.name == "fusedComputeA2a(float const*, float* const*, int, int, unsigned long)" &&
-            k.mangled == "_Z15fusedComputeA2aPKfPKPfiim" && k.source == "rocprofv3",
-        what + ": names");
-  check(k.startNs == 1500 && k.endNs == 181500, what + ": times exact beyond 2^53");
-  check(k.gpu == 0 && r.d[1].gpu == 1, what + ": GPUs by absolute index");
-  check(k.grid[0] == 65536 && k.block[0] == 256 && k.correlationId == 12, what + ": sizes and correlation id");
-  check(r.d[2].name == "computeKernel(float*, int)" && r.d[2].gpu == 1 && r.d[2].grid[1] == 8 &&
-            r.d[2].block[1] == 2 && r.d[2].correlationId == 15,
-        what + ": process 2's agent 5 is GPU 1");
-  check(r.d[3].startNs == 560501 && r.d[3].endNs == 741499, what + ": the last dispatch's times");
-  check(r.c[0].srcGpu == -1 && r.c[0].dstGpu == 0 && r.c[0].bytes == 8388608 && r.c[0].label == "HOST_TO_DEVICE" &&
+  expect((k.name == "fusedComputeA2a(float const*, float* const*, int, int, unsigned long)" &&
+            k.mangled == "_Z15fusedComputeA2aPKfPKPfiim" && k.source == "rocprofv3"), what + ": names");
+  expect((k.startNs == 1500 && k.endNs == 181500), what + ": times exact beyond 2^53");
+  expect((k.gpu == 0 && r.d[1].gpu == 1), what + ": GPUs by absolute index");
+  expect((k.grid[0] == 65536 && k.block[0] == 256 && k.correlationId == 12), what + ": sizes and correlation id");
+  expect((r.d[2].name == "computeKernel(float*, int)" && r.d[2].gpu == 1 && r.d[2].grid[1] == 8 &&
+            r.d[2].block[1] == 2 && r.d[2].correlationId == 15), what + ": process 2's agent 5 is GPU 1");
+  expect((r.d[3].startNs == 560501 && r.d[3].endNs == 741499), what + ": the last dispatch's times");
+  expect((r.c[0].srcGpu == -1 && r.c[0].dstGpu == 0 && r.c[0].bytes == 8388608 && r.c[0].label == "HOST_TO_DEVICE" &&
             r.c[0].startNs == 1493 && r.c[0].endNs == 2000 && r.c[0].mover == "engine" &&
-            r.c[0].initiator == "host" && r.c[0].source == "rocprofv3",
-        what + ": the host-to-device copy");
-  check(r.c[1].srcGpu == 0 && r.c[1].dstGpu == 1 && r.c[1].bytes == 16777216 && r.c[1].label == "DEVICE_TO_DEVICE",
-        what + ": the device-to-device copy");
-  check(r.c[2].srcGpu == 1 && r.c[2].dstGpu == -1 && r.c[2].bytes == 4096 && r.c[2].label == "DEVICE_TO_HOST",
-        what + ": the device-to-host copy");
+            r.c[0].initiator == "host" && r.c[0].source == "rocprofv3"), what + ": the host-to-device copy");
+  expect((r.c[1].srcGpu == 0 && r.c[1].dstGpu == 1 && r.c[1].bytes == 16777216 && r.c[1].label == "DEVICE_TO_DEVICE"), what + ": the device-to-device copy");
+  expect((r.c[2].srcGpu == 1 && r.c[2].dstGpu == -1 && r.c[2].bytes == 4096 && r.c[2].label == "DEVICE_TO_HOST"), what + ": the device-to-host copy");
 }
 
 // An endless view: every row leads to one more.
@@ -201,32 +202,31 @@ std::string endlessSelect(const std::string& columns) {
 void fixture() {
   TempDir dir;
   const std::string db = dir.path + "/1234_results.db";
-  check(makeDb(db, fixtureScript()), "fixture: built from its script");
+  expect((makeDb(db, fixtureScript())), "fixture: built from its script");
   const Read r = readDb(db, 9007199254740000LL, 500);
   checkFixtureRecords(r, "fixture");
-  check(r.warnings.empty(), "fixture: no warning");
+  expect((r.warnings.empty()), "fixture: no warning");
   printWarnings(r.warnings);
   const Read committed = readDb(gFixtures + "/rocpd/fixture.db", 9007199254740000LL, 500);
   checkFixtureRecords(committed, "committed fixture.db");
-  check(committed.warnings.empty(), "committed fixture.db: no warning");
+  expect((committed.warnings.empty()), "committed fixture.db: no warning");
 
   // Without the views: the same records (they come from the tables either way).
-  check(makeDb(db, fixtureScript() + "DROP VIEW kernels; DROP VIEW memory_copies;"), "fixture without views: built");
+  expect((makeDb(db, fixtureScript() + "DROP VIEW kernels; DROP VIEW memory_copies;")), "fixture without views: built");
   const Read tables = readDb(db, 9007199254740000LL, 500);
   checkFixtureRecords(tables, "fixture without views");
-  check(tables.warnings.empty(), "fixture without views: no warning");
+  expect((tables.warnings.empty()), "fixture without views: no warning");
 
   // No agent table: the agents that ran kernels are the GPUs, and the warning says so.
-  check(makeDb(db, fixtureScript() + "DROP TABLE rocpd_info_agent;"), "fixture without agents: built");
+  expect((makeDb(db, fixtureScript() + "DROP TABLE rocpd_info_agent;")), "fixture without agents: built");
   const Read noAgents = readDb(db);
-  check(noAgents.d.size() == 4 && noAgents.d[2].gpu == 2 && warns(noAgents.warnings, "rocpd-schema", "no table rocpd_info_agent"),
-        "fixture without agents: GPUs numbered by the agents that ran kernels");
+  expect((noAgents.d.size() == 4 && noAgents.d[2].gpu == 2 && warns(noAgents.warnings, "rocpd-schema", "no table rocpd_info_agent")), "fixture without agents: GPUs numbered by the agents that ran kernels");
 
 #if SQLITE_VERSION_NUMBER >= 3031000
   // The heap limit is the process's: put back as it was.
   const sqlite3_int64 before = sqlite3_hard_heap_limit64(-1);
   readDb(db);
-  check(sqlite3_hard_heap_limit64(-1) == before, "SQLite's heap limit is put back after the read");
+  expect((sqlite3_hard_heap_limit64(-1) == before), "SQLite's heap limit is put back after the read");
 #endif
 }
 
@@ -256,18 +256,16 @@ void recursiveViews() {
   isolated("a recursive view named kernels: not read, memory and time bounded", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/kernels.db";
-    check(makeDb(db, "CREATE VIEW kernels AS " +
+    expect((makeDb(db, "CREATE VIEW kernels AS " +
                          endlessSelect("printf('%.200c', 'k') || n AS name, 1 AS agent_id, n AS start, n + 1 AS \"end\"") +
-                         ";"),
-          "built");
+                         ";")), "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
-    check(r.count == 0 && r.d.empty(), "nothing read");
-    check(warns(r.warnings, "rocpd-schema", "not a rocpd database") && warns(r.warnings, "rocpd-schema", "view"),
-          "the warning says the view was not read");
-    check(grown < 64 * 1024, "memory grew " + std::to_string(grown) + " KiB (< 64 MiB)");
-    check(r.seconds < 5, "returned in " + std::to_string(r.seconds) + " s");
+    expect((r.count == 0 && r.d.empty()), "nothing read");
+    expect((warns(r.warnings, "rocpd-schema", "not a rocpd database") && warns(r.warnings, "rocpd-schema", "view")), "the warning says the view was not read");
+    expect((grown < 64 * 1024), "memory grew " + std::to_string(grown) + " KiB (< 64 MiB)");
+    expect((r.seconds < 5), "returned in " + std::to_string(r.seconds) + " s");
     printWarnings(r.warnings);
   });
 
@@ -276,7 +274,7 @@ void recursiveViews() {
   isolated("a recursive view named rocpd_kernel_dispatch: not read, memory and time bounded", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/dispatch-view.db";
-    check(makeDb(db,
+    expect((makeDb(db,
                  "CREATE TABLE rocpd_info_kernel_symbol (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
                  "INSERT INTO rocpd_info_kernel_symbol VALUES (1, '_Z1kv', 'k()');"
                  "CREATE VIEW rocpd_kernel_dispatch AS " +
@@ -285,15 +283,14 @@ void recursiveViews() {
                      "CREATE VIEW rocpd_memory_copy_0123abcd AS " +
                      endlessSelect("n AS id, n AS start, n + 1 AS \"end\", 8 AS size, 1 AS src_agent_id, "
                                    "2 AS dst_agent_id") +
-                     ";"),
-          "built");
+                     ";")), "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
-    check(r.count == 0, "nothing read");
-    check(warns(r.warnings, "rocpd-schema", "2 views"), "the warning counts the views not read");
-    check(grown < 64 * 1024, "memory grew " + std::to_string(grown) + " KiB (< 64 MiB)");
-    check(r.seconds < 5, "returned in " + std::to_string(r.seconds) + " s");
+    expect((r.count == 0), "nothing read");
+    expect((warns(r.warnings, "rocpd-schema", "2 views")), "the warning counts the views not read");
+    expect((grown < 64 * 1024), "memory grew " + std::to_string(grown) + " KiB (< 64 MiB)");
+    expect((r.seconds < 5), "returned in " + std::to_string(r.seconds) + " s");
     printWarnings(r.warnings);
   });
 
@@ -302,18 +299,17 @@ void recursiveViews() {
   isolated("a view listed as a table in sqlite_master: never run", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/listed-as-table.db";
-    check(makeDb(db, suffixed("_0123abcd") +
+    expect((makeDb(db, suffixed("_0123abcd") +
                          "DROP VIEW kernels; DROP VIEW rocpd_kernel_dispatch;"
                          "CREATE VIEW rocpd_kernel_dispatch AS " +
                          endlessSelect("n AS id, 2 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\"") +
                          ";"
                          "PRAGMA writable_schema = ON;"
                          "UPDATE sqlite_master SET type = 'table' WHERE name = 'rocpd_kernel_dispatch';"
-                         "PRAGMA writable_schema = OFF;"),
-          "built");
+                         "PRAGMA writable_schema = OFF;")), "built");
     const Read r = readDb(db);
-    check(r.d.size() <= 4, "no record from the view (" + std::to_string(r.d.size()) + " dispatches)");
-    check(r.seconds < 5, "returned in " + std::to_string(r.seconds) + " s");
+    expect((r.d.size() <= 4), "no record from the view (" + std::to_string(r.d.size()) + " dispatches)");
+    expect((r.seconds < 5), "returned in " + std::to_string(r.seconds) + " s");
     printWarnings(r.warnings);
   });
 
@@ -321,15 +317,14 @@ void recursiveViews() {
   isolated("a virtual table named rocpd_kernel_dispatch: not read", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/virtual.db";
-    check(makeDb(db,
+    expect((makeDb(db,
                  "CREATE TABLE rocpd_info_kernel_symbol (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
                  "INSERT INTO rocpd_info_kernel_symbol VALUES (1, '_Z1kv', 'k()');"
                  "CREATE VIRTUAL TABLE rocpd_kernel_dispatch USING fts5(agent_id, kernel_id, start, \"end\");"
-                 "INSERT INTO rocpd_kernel_dispatch VALUES (1, 1, 100, 200);"),
-          "built");
+                 "INSERT INTO rocpd_kernel_dispatch VALUES (1, 1, 100, 200);")), "built");
     const Read r = readDb(db);
-    check(r.count == 0 && r.d.empty(), "nothing read from it (" + std::to_string(r.d.size()) + " dispatches)");
-    check(warns(r.warnings, "rocpd-schema", "not a rocpd database"), "said: not a rocpd database");
+    expect((r.count == 0 && r.d.empty()), "nothing read from it (" + std::to_string(r.d.size()) + " dispatches)");
+    expect((warns(r.warnings, "rocpd-schema", "not a rocpd database")), "said: not a rocpd database");
     printWarnings(r.warnings);
   });
 }
@@ -341,30 +336,27 @@ void hugeCells() {
   isolated("a kernel name of 4 MiB: a limit warning, no crash, the rest read", 60, [] {
     TempDir dir;
     const std::string db = dir.path + "/huge-name.db";
-    check(makeDb(db, fixtureScript() +
-                         "UPDATE rocpd_info_kernel_symbol SET display_name = printf('%.*c', 4194304, 'x') WHERE id = 2;"),
-          "built");
+    expect((makeDb(db, fixtureScript() +
+                         "UPDATE rocpd_info_kernel_symbol SET display_name = printf('%.*c', 4194304, 'x') WHERE id = 2;")), "built");
     const Read r = readDb(db);
-    check(warns(r.warnings, "rocpd-limit", "1 MiB") && warns(r.warnings, "rocpd-limit", "incomplete"),
-          "rocpd-limit says the 1 MiB limit and that records may be incomplete");
-    check(r.c.size() == 3, "the copies still read");
+    expect((warns(r.warnings, "rocpd-limit", "1 MiB") && warns(r.warnings, "rocpd-limit", "incomplete")), "rocpd-limit says the 1 MiB limit and that records may be incomplete");
+    expect((r.c.size() == 3), "the copies still read");
     bool huge = false;
     for (const DispatchRecord& d : r.d) huge = huge || d.name.size() > 1024 * 1024;
-    check(!huge, "no 4 MiB name kept");
+    expect((!huge), "no 4 MiB name kept");
     printWarnings(r.warnings);
   });
 
   isolated("a 64 MiB copy name: a limit warning, memory bounded", 60, [] {
     TempDir dir;
     const std::string db = dir.path + "/huge-blob.db";
-    check(makeDb(db, fixtureScript() + "UPDATE rocpd_string SET string = zeroblob(64 * 1024 * 1024) WHERE id = 2;"),
-          "built");
+    expect((makeDb(db, fixtureScript() + "UPDATE rocpd_string SET string = zeroblob(64 * 1024 * 1024) WHERE id = 2;")), "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
-    check(warns(r.warnings, "rocpd-limit", "1 MiB"), "rocpd-limit names the 1 MiB limit");
-    check(r.d.size() == 4, "the dispatches still read");
-    check(grown < 32 * 1024, "memory grew " + std::to_string(grown) + " KiB (< 32 MiB)");
+    expect((warns(r.warnings, "rocpd-limit", "1 MiB")), "rocpd-limit names the 1 MiB limit");
+    expect((r.d.size() == 4), "the dispatches still read");
+    expect((grown < 32 * 1024), "memory grew " + std::to_string(grown) + " KiB (< 32 MiB)");
     printWarnings(r.warnings);
   });
 
@@ -372,15 +364,14 @@ void hugeCells() {
   isolated("a 64 MiB blob in a column not read: everything read, memory bounded", 60, [] {
     TempDir dir;
     const std::string db = dir.path + "/unread-blob.db";
-    check(makeDb(db, fixtureScript() +
+    expect((makeDb(db, fixtureScript() +
                          "ALTER TABLE rocpd_memory_copy ADD COLUMN extdata BLOB;"
-                         "UPDATE rocpd_memory_copy SET extdata = zeroblob(64 * 1024 * 1024) WHERE id = 2;"),
-          "built");
+                         "UPDATE rocpd_memory_copy SET extdata = zeroblob(64 * 1024 * 1024) WHERE id = 2;")), "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
-    check(r.count == 7 && r.warnings.empty(), "all 7 records, no warning");
-    check(grown < 32 * 1024, "memory grew " + std::to_string(grown) + " KiB (< 32 MiB)");
+    expect((r.count == 7 && r.warnings.empty()), "all 7 records, no warning");
+    expect((grown < 32 * 1024), "memory grew " + std::to_string(grown) + " KiB (< 32 MiB)");
     printWarnings(r.warnings);
   });
 }
@@ -393,7 +384,7 @@ void int64Extremes() {
     TempDir dir;
     const std::string db = dir.path + "/extremes.db";
     const std::string min = "-9223372036854775808", max = "9223372036854775807";
-    check(makeDb(db, fixtureScript() +
+    expect((makeDb(db, fixtureScript() +
                          "INSERT INTO rocpd_kernel_dispatch VALUES"
                          // its length does not fit
                          " (10, 2, 1, " + min + ", " + max + ", 256, 1, 1, 1, 1, 1, NULL),"
@@ -402,49 +393,45 @@ void int64Extremes() {
                          // a time as a real beyond int64, and as text
                          " (12, 2, 1, 1e300, 2e300, 256, 1, 1, 1, 1, 1, NULL),"
                          " (13, 2, 1, 'soon', 'later', 256, 1, 1, 1, 1, 1, NULL);"
-                         "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, " + min + ", " + max + ", NULL);"),
-          "built");
+                         "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, " + min + ", " + max + ", NULL);")), "built");
     const Read r = readDb(db, 0, 1000);
-    check(r.d.size() == 4 && r.c.size() == 3, "only the fixture's records kept (" + std::to_string(r.d.size()) + ", " +
+    expect((r.d.size() == 4 && r.c.size() == 3), "only the fixture's records kept (" + std::to_string(r.d.size()) + ", " +
                                                   std::to_string(r.c.size()) + ")");
-    check(warns(r.warnings, "rocpd-time-out-of-range", "5 rows"), "rocpd-time-out-of-range counts the 5 rows");
+    expect((warns(r.warnings, "rocpd-time-out-of-range", "5 rows")), "rocpd-time-out-of-range counts the 5 rows");
     bool ordered = true;
     for (const DispatchRecord& d : r.d) ordered = ordered && d.endNs >= d.startNs;
     for (const CopyRecord& c : r.c) ordered = ordered && c.endNs >= c.startNs;
-    check(ordered, "every record kept ends after it starts");
+    expect((ordered), "every record kept ends after it starts");
     printWarnings(r.warnings);
 
     // The largest offset the other way round: the negative times no longer fit.
     const Read back = readDb(db, 0, std::numeric_limits<std::int64_t>::min());
     bool backOrdered = true;
     for (const DispatchRecord& d : back.d) backOrdered = backOrdered && d.endNs >= d.startNs;
-    check(backOrdered && warns(back.warnings, "rocpd-time-out-of-range"), "an offset of INT64_MIN: no wrap, said");
+    expect((backOrdered && warns(back.warnings, "rocpd-time-out-of-range")), "an offset of INT64_MIN: no wrap, said");
   });
 
   isolated("a span that ends before it starts: dropped with a warning", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/reversed.db";
-    check(makeDb(db, fixtureScript() +
+    expect((makeDb(db, fixtureScript() +
                          "INSERT INTO rocpd_kernel_dispatch VALUES (10, 2, 1, 9007199256000000, 9007199255000000, 256, "
                          "1, 1, 1, 1, 1, NULL);"
-                         "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, 2000, 1000, NULL);"),
-          "built");
+                         "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, 2000, 1000, NULL);")), "built");
     const Read r = readDb(db);
-    check(r.d.size() == 4 && r.c.size() == 3, "the reversed rows not kept");
-    check(warns(r.warnings, "rocpd-span-reversed", "2 rows"), "rocpd-span-reversed counts both");
+    expect((r.d.size() == 4 && r.c.size() == 3), "the reversed rows not kept");
+    expect((warns(r.warnings, "rocpd-span-reversed", "2 rows")), "rocpd-span-reversed counts both");
     printWarnings(r.warnings);
   });
 
   isolated("grid sizes no int holds: read as 0 with a warning", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/grid.db";
-    check(makeDb(db, fixtureScript() +
-                         "UPDATE rocpd_kernel_dispatch SET grid_size_x = 4294967296, grid_size_y = -1 WHERE id = 1;"),
-          "built");
+    expect((makeDb(db, fixtureScript() +
+                         "UPDATE rocpd_kernel_dispatch SET grid_size_x = 4294967296, grid_size_y = -1 WHERE id = 1;")), "built");
     const Read r = readDb(db);
-    check(r.d.size() == 4 && r.d[0].grid[0] == 0 && r.d[0].grid[1] == 0 && r.d[0].grid[2] == 1,
-          "the dispatch kept, its impossible sizes 0");
-    check(warns(r.warnings, "rocpd-grid-out-of-range", "2 grid"), "rocpd-grid-out-of-range counts both sizes");
+    expect((r.d.size() == 4 && r.d[0].grid[0] == 0 && r.d[0].grid[1] == 0 && r.d[0].grid[2] == 1), "the dispatch kept, its impossible sizes 0");
+    expect((warns(r.warnings, "rocpd-grid-out-of-range", "2 grid")), "rocpd-grid-out-of-range counts both sizes");
     printWarnings(r.warnings);
   });
 }
@@ -455,10 +442,10 @@ void int64Extremes() {
 void suffixedTables() {
   TempDir dir;
   const std::string db = dir.path + "/suffixed.db";
-  check(makeDb(db, suffixed("_0123abcd")), "suffixed: built");
+  expect((makeDb(db, suffixed("_0123abcd"))), "suffixed: built");
   const Read r = readDb(db, 9007199254740000LL, 500);
   checkFixtureRecords(r, "suffixed tables with rocprofv3's views");
-  check(r.warnings.empty(), "suffixed: no warning");
+  expect((r.warnings.empty()), "suffixed: no warning");
   printWarnings(r.warnings);
 
   // A merged database: a second process's tables (a suffix with '-' in it), no views over
@@ -472,15 +459,14 @@ void suffixedTables() {
       "CREATE TABLE \"rocpd_kernel_dispatch_fedc-ba98\" (id INTEGER PRIMARY KEY, agent_id INTEGER, kernel_id INTEGER, "
       "start INTEGER, \"end\" INTEGER);"
       "INSERT INTO \"rocpd_kernel_dispatch_fedc-ba98\" VALUES (1, 2, 1, 9007199256000000, 9007199256100000);";
-  check(makeDb(db, suffixed("_0123abcd") + more), "merged: built");
+  expect((makeDb(db, suffixed("_0123abcd") + more)), "merged: built");
   const Read merged = readDb(db, 9007199254740000LL, 500);
-  check(merged.count == 8 && merged.d.size() == 5, "merged: both processes' dispatches (" + std::to_string(merged.count) + ")");
+  expect((merged.count == 8 && merged.d.size() == 5), "merged: both processes' dispatches (" + std::to_string(merged.count) + ")");
   if (merged.d.size() == 5) {
-    check(merged.d[4].name == "other()" && merged.d[4].gpu == 1 && merged.d[4].correlationId == -1,
-          "merged: the second process's agent 2 is GPU 1, no correlation id without an event table");
-    check(merged.d[0].gpu == 0 && merged.d[0].correlationId == 12, "merged: the first process's agent 2 is still GPU 0");
+    expect((merged.d[4].name == "other()" && merged.d[4].gpu == 1 && merged.d[4].correlationId == -1), "merged: the second process's agent 2 is GPU 1, no correlation id without an event table");
+    expect((merged.d[0].gpu == 0 && merged.d[0].correlationId == 12), "merged: the first process's agent 2 is still GPU 0");
   }
-  check(merged.warnings.empty(), "merged: no warning");
+  expect((merged.warnings.empty()), "merged: no warning");
   printWarnings(merged.warnings);
 }
 
@@ -497,10 +483,10 @@ void craftedNames() {
            "size INTEGER, src_agent_id INTEGER, dst_agent_id INTEGER);"
            "INSERT INTO \"" + name + "\" VALUES (1, 2, 1, 100, 200, 8, 1, 2);";
   }
-  check(makeDb(db, sql), "crafted names: built");
+  expect((makeDb(db, sql)), "crafted names: built");
   const Read r = readDb(db, 9007199254740000LL, 500);
   checkFixtureRecords(r, "crafted names");
-  check(r.warnings.empty(), "crafted names: not used, nothing said");
+  expect((r.warnings.empty()), "crafted names: not used, nothing said");
   printWarnings(r.warnings);
 }
 
@@ -515,10 +501,10 @@ void repeatedIds() {
            "CREATE TABLE " + t + " AS SELECT * FROM copy; DROP TABLE copy;"
            "INSERT INTO " + t + " SELECT * FROM " + t + "; INSERT INTO " + t + " SELECT * FROM " + t + ";";
   }
-  check(makeDb(db, sql), "repeated ids: built");
+  expect((makeDb(db, sql)), "repeated ids: built");
   const Read r = readDb(db, 9007199254740000LL, 500);
   checkFixtureRecords(r, "repeated ids");
-  check(r.warnings.empty(), "repeated ids: no warning");
+  expect((r.warnings.empty()), "repeated ids: no warning");
   printWarnings(r.warnings);
 }
 
@@ -529,17 +515,17 @@ void notAFile() {
   isolated("a FIFO: refused at once", 10, [] {
     TempDir dir;
     const std::string path = dir.path + "/fifo.db";
-    check(mkfifo(path.c_str(), 0600) == 0, "FIFO made");
+    expect((mkfifo(path.c_str(), 0600) == 0), "FIFO made");
     const Read r = readDb(path);
-    check(r.count == 0 && warns(r.warnings, "rocpd-unreadable", "FIFO"), "rocpd-unreadable: is a FIFO");
-    check(r.seconds < 1, "returned in " + std::to_string(r.seconds) + " s");
+    expect((r.count == 0 && warns(r.warnings, "rocpd-unreadable", "FIFO")), "rocpd-unreadable: is a FIFO");
+    expect((r.seconds < 1), "returned in " + std::to_string(r.seconds) + " s");
   });
   isolated("a link to /dev/zero: refused at once", 10, [] {
     TempDir dir;
     const std::string path = dir.path + "/zero.db";
-    check(symlink("/dev/zero", path.c_str()) == 0, "link made");
+    expect((symlink("/dev/zero", path.c_str()) == 0), "link made");
     const Read r = readDb(path);
-    check(r.count == 0 && warns(r.warnings, "rocpd-unreadable", "symbolic link"), "rocpd-unreadable: is a link");
+    expect((r.count == 0 && warns(r.warnings, "rocpd-unreadable", "symbolic link")), "rocpd-unreadable: is a link");
   });
   {
     TempDir dir;
@@ -549,12 +535,12 @@ void notAFile() {
       std::fclose(f);
     }
     const Read text = readDb(path);
-    check(text.count == 0 && warns(text.warnings, "rocpd-unreadable", "not a database"), "a text file: not a database");
+    expect((text.count == 0 && warns(text.warnings, "rocpd-unreadable", "not a database")), "a text file: not a database");
     const Read missing = readDb(dir.path + "/none.db");
-    check(missing.count == 0 && warns(missing.warnings, "rocpd-unreadable"), "no file: rocpd-unreadable");
+    expect((missing.count == 0 && warns(missing.warnings, "rocpd-unreadable")), "no file: rocpd-unreadable");
     // A database left in WAL mode reads as it is (no -wal file is looked for).
     const std::string wal = dir.path + "/wal.db";
-    check(makeDb(wal, "PRAGMA journal_mode = WAL;" + fixtureScript()), "WAL database: built");
+    expect((makeDb(wal, "PRAGMA journal_mode = WAL;" + fixtureScript())), "WAL database: built");
     const Read w = readDb(wal, 9007199254740000LL, 500);
     checkFixtureRecords(w, "WAL database");
   }
@@ -574,14 +560,13 @@ void cancellation() {
   isolated("a cancel stops the read within its polls", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/many.db";
-    check(makeDb(db, manyDispatches(20000)), "built");
+    expect((makeDb(db, manyDispatches(20000))), "built");
     const Read all = readDb(db);
-    check(all.count == 20007, "uncancelled: all " + std::to_string(all.count) + " read");
+    expect((all.count == 20007), "uncancelled: all " + std::to_string(all.count) + " read");
     for (const std::uint64_t n : {1ULL, 3ULL, 50ULL, 5000ULL}) {
       const Read r = readDb(db, 0, 0, n);
-      check(r.cancelled && r.polls == n && r.count < n,
-            "cancel at poll " + std::to_string(n) + ": stopped with " + std::to_string(r.count) + " records read");
-      check(warns(r.warnings, "rocpd-cancelled"), "cancel at poll " + std::to_string(n) + ": rocpd-cancelled said");
+      expect((r.cancelled && r.polls == n && r.count < n), "cancel at poll " + std::to_string(n) + ": stopped with " + std::to_string(r.count) + " records read");
+      expect((warns(r.warnings, "rocpd-cancelled")), "cancel at poll " + std::to_string(n) + ": rocpd-cancelled said");
     }
     // The process's kind of control: a cancel flag asked every 256 polls.
     bool asked = false;
@@ -589,20 +574,20 @@ void cancellation() {
     TraceCollector c(0);
     std::vector<CollectorWarning> warnings;
     const std::size_t n = readRocpdDatabase(db, 0, c, warnings, flagged);
-    check(asked && flagged.cancelled() && n < 256, "a cancel flag set stops the read within 256 polls (" +
+    expect((asked && flagged.cancelled() && n < 256), "a cancel flag set stops the read within 256 polls (" +
                                                        std::to_string(n) + " records)");
   });
 
   isolated("the collector's cap stops the read", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/many.db";
-    check(makeDb(db, manyDispatches(20000)), "built");
+    expect((makeDb(db, manyDispatches(20000))), "built");
     CollectorLimits limits;
     limits.maxDispatches = 10;
     const Read r = readDb(db, 0, 0, 0, limits);
-    check(r.d.size() == 10 && r.c.size() == 3, "10 dispatches kept, the copies still read");
+    expect((r.d.size() == 10 && r.c.size() == 3), "10 dispatches kept, the copies still read");
     // One poll per row read: far fewer polls than rows means the read stopped at the cap.
-    check(r.polls > 0 && r.polls < 1000, "stopped reading at the cap (" + std::to_string(r.polls) + " polls)");
+    expect((r.polls > 0 && r.polls < 1000), "stopped reading at the cap (" + std::to_string(r.polls) + " polls)");
   });
 }
 
@@ -610,13 +595,10 @@ void cancellation() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: rocpd_reader_test FIXTURES [NAME]\n");
-    return 2;
-  }
-  gFixtures = argv[1];
-  const std::string only = argc > 2 ? argv[2] : "";
+// One test case, in this order. The fixtures directory is the test's first argument (ctest
+// passes test/fixtures).
+TEST_CASE("rocpd reader") {
+  gFixtures = sdma::testing::appArg(0, "the fixtures directory (test/fixtures)");
 #if SDMA_PROBE_HAVE_SQLITE
   const std::vector<std::pair<const char*, std::function<void()>>> cases = {
       {"fixture", fixture},
@@ -636,17 +618,13 @@ int main(int argc, char** argv) {
          TraceCollector c(0);
          std::vector<CollectorWarning> warnings;
          Control control = Control::detached();
-         check(readRocpdDatabase(gFixtures + "/rocpd/fixture.db", 0, c, warnings, control) == 0 &&
-                   warns(warnings, "rocpd-unsupported", "without SQLite3"),
-               "built without SQLite3: rocpd-unsupported");
+         expect((readRocpdDatabase(gFixtures + "/rocpd/fixture.db", 0, c, warnings, control) == 0 &&
+                   warns(warnings, "rocpd-unsupported", "without SQLite3")), "built without SQLite3: rocpd-unsupported");
        }},
   };
 #endif
   for (const auto& [name, test] : cases) {
-    if (!only.empty() && std::string(name).find(only) == std::string::npos) continue;
-    std::printf("-- %s\n", name);
+    INFO("case ", name);
     test();
   }
-  std::printf("%d failure(s)\n", sdma::testing::failures);
-  return sdma::testing::failures == 0 ? 0 : 1;
 }

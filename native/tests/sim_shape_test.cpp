@@ -10,7 +10,7 @@
 #include "backends/sim/copy_model.hpp"
 #include "backends/sim/sharing_model.hpp"
 #include "backends/sim/sim_backend.hpp"
-#include "test_check.hpp"
+#include "doctest_support.hpp"
 
 namespace {
 
@@ -27,32 +27,28 @@ double measuredGbps(CopyPath path, std::uint64_t bytes, int cus) {
   return static_cast<double>(bytes) / meanNs;
 }
 
-void smallCopiesFavourCus() {
+TEST_CASE("smallCopiesFavourCus") {
   for (int cus : {1, 8, 64}) {
     const std::string tag = " at 4 KiB, " + std::to_string(cus) + " CUs";
-    check(measuredGbps(CopyPath::CuHost, 4 * KiB, cus) > measuredGbps(CopyPath::EngineHost, 4 * KiB, 0),
-          "cu/host beats engine/host" + tag);
-    check(measuredGbps(CopyPath::CuDevice, 4 * KiB, cus) > measuredGbps(CopyPath::EngineDevice, 4 * KiB, 0),
-          "cu/device beats engine/device" + tag);
+    CHECK_MESSAGE((measuredGbps(CopyPath::CuHost, 4 * KiB, cus) > measuredGbps(CopyPath::EngineHost, 4 * KiB, 0)), ("cu/host beats engine/host" + tag));
+    CHECK_MESSAGE((measuredGbps(CopyPath::CuDevice, 4 * KiB, cus) > measuredGbps(CopyPath::EngineDevice, 4 * KiB, 0)), ("cu/device beats engine/device" + tag));
   }
 }
 
-void largeCopiesFavourEngines() {
+TEST_CASE("largeCopiesFavourEngines") {
   const double engine = measuredGbps(CopyPath::EngineHost, GiB, 0);
   const double oneCu = measuredGbps(CopyPath::CuHost, GiB, 1);
   const double manyCus = measuredGbps(CopyPath::CuHost, GiB, 64);
-  check(engine > 5 * oneCu, "1 GiB: engine/host is far ahead of cu/host on 1 CU");
-  check(engine >= manyCus && engine < 1.15 * manyCus, "1 GiB: engine/host is slightly ahead of cu/host on 64 CUs");
+  CHECK_MESSAGE((engine > 5 * oneCu), ("1 GiB: engine/host is far ahead of cu/host on 1 CU"));
+  CHECK_MESSAGE((engine >= manyCus && engine < 1.15 * manyCus), ("1 GiB: engine/host is slightly ahead of cu/host on 64 CUs"));
 }
 
-void hostCrossoverAtEightCus() {
-  check(measuredGbps(CopyPath::CuHost, 128 * KiB, 8) > measuredGbps(CopyPath::EngineHost, 128 * KiB, 0),
-        "128 KiB: cu/host (8 CUs) still beats engine/host");
-  check(measuredGbps(CopyPath::EngineHost, MiB, 0) > measuredGbps(CopyPath::CuHost, MiB, 8),
-        "1 MiB: engine/host beats cu/host (8 CUs)");
+TEST_CASE("hostCrossoverAtEightCus") {
+  CHECK_MESSAGE((measuredGbps(CopyPath::CuHost, 128 * KiB, 8) > measuredGbps(CopyPath::EngineHost, 128 * KiB, 0)), ("128 KiB: cu/host (8 CUs) still beats engine/host"));
+  CHECK_MESSAGE((measuredGbps(CopyPath::EngineHost, MiB, 0) > measuredGbps(CopyPath::CuHost, MiB, 8)), ("1 MiB: engine/host beats cu/host (8 CUs)"));
 }
 
-void bandwidthStaysUnderTheCaps() {
+TEST_CASE("bandwidthStaysUnderTheCaps") {
   const Mi350xModel model;
   bool underPathCap = true;
   bool underLink = true;
@@ -68,20 +64,20 @@ void bandwidthStaysUnderTheCaps() {
       }
     }
   }
-  check(underPathCap, "no iteration beats its path's rate cap (CU cap 57.6, engine 61 GB/s)");
-  check(underLink, "no path's rate cap reaches the xGMI link (76.8 GB/s per direction)");
+  CHECK_MESSAGE((underPathCap), ("no iteration beats its path's rate cap (CU cap 57.6, engine 61 GB/s)"));
+  CHECK_MESSAGE((underLink), ("no path's rate cap reaches the xGMI link (76.8 GB/s per direction)"));
 }
 
-void seedsAreDeterministic() {
+TEST_CASE("seedsAreDeterministic") {
   const CopyRequest request{CopyPath::CuHost, 0, 1, MiB, 8, 20, 3};
   SimBackend first(SimOptions{42, 0});
   SimBackend again(SimOptions{42, 0});
   SimBackend other(SimOptions{43, 0});
-  check(first.measure(request).timesNs == again.measure(request).timesNs, "the same seed gives the same times");
-  check(first.measure(request).timesNs != other.measure(request).timesNs, "another seed gives other times");
+  CHECK_MESSAGE((first.measure(request).timesNs == again.measure(request).timesNs), ("the same seed gives the same times"));
+  CHECK_MESSAGE((first.measure(request).timesNs != other.measure(request).timesNs), ("another seed gives other times"));
 }
 
-void timelineMatchesTheCostModel() {
+TEST_CASE("timelineMatchesTheCostModel") {
   const Mi350xModel model;
   for (CopyPath path : {CopyPath::EngineHost, CopyPath::EngineDevice}) {
     SimBackend backend(SimOptions{1, 0});
@@ -92,11 +88,11 @@ void timelineMatchesTheCostModel() {
     const double nominalNs = copyCost(model, path, GiB, 0).nominalNs(GiB);
     const bool agrees = std::abs(lastPacketEndNs + tailNs - nominalNs) < 2.0;
     const auto packets = std::count(events.kind.begin(), events.kind.end(), static_cast<std::uint8_t>(EventKind::Packet));
-    check(agrees && packets == 8, std::string(pathName(path)) + " timeline: 8 packets of 128 MiB, span = cost model");
+    CHECK_MESSAGE((agrees && packets == 8), (std::string(pathName(path)) + " timeline: 8 packets of 128 MiB, span = cost model"));
   }
 }
 
-void timelineEventCountIsExact() {
+TEST_CASE("timelineEventCountIsExact") {
   SimBackend backend(SimOptions{1, 0});
   bool exact = true;
   for (std::uint64_t bytes : {std::uint64_t{3}, 4 * KiB, 200 * MiB, GiB}) {
@@ -105,7 +101,7 @@ void timelineEventCountIsExact() {
     backend.recordTimeline(request, events);
     exact = exact && events.size() == backend.timelineEventCount(request);
   }
-  check(exact, "timelineEventCount() predicts the events recorded");
+  CHECK_MESSAGE((exact), ("timelineEventCount() predicts the events recorded"));
 }
 
 // Every ordered pair of the first `gpus` GPUs on one path, as matrix --concurrent asks.
@@ -123,22 +119,22 @@ bool allNear(const std::vector<SharedRate>& rates, double gbps) {
   return std::all_of(rates.begin(), rates.end(), [&](const SharedRate& r) { return std::abs(r.gbps - gbps) < 1e-6; });
 }
 
-void copiesAtTheSameTimeShareTheFabric() {
+TEST_CASE("copiesAtTheSameTimeShareTheFabric") {
   const Mi350xModel model;
   // 7 engines at 61 GB/s want 427 of a GPU's 400 GB/s: each keeps 400 / 7.
   const auto engines = sharedRates(model, allPairs(CopyPath::EngineHost, 8, 0));
-  check(allNear(engines, 400.0 / 7), "8 GPUs at once: engine/host pairs share the 400 GB/s fabric (57.14 each)");
-  check(engines[0].sharedBy == std::vector<std::string>{"fabric-out"}, "the cut is named: fabric-out");
+  CHECK_MESSAGE((allNear(engines, 400.0 / 7)), ("8 GPUs at once: engine/host pairs share the 400 GB/s fabric (57.14 each)"));
+  CHECK_MESSAGE((engines[0].sharedBy == std::vector<std::string>{"fabric-out"}), ("the cut is named: fabric-out"));
   // 3 peers: 183 GB/s fits; nothing is shared.
   const auto few = sharedRates(model, allPairs(CopyPath::EngineHost, 4, 0));
-  check(allNear(few, 61) && few[0].sharedBy.empty(), "4 GPUs at once: engine/host pairs keep 61 GB/s");
+  CHECK_MESSAGE((allNear(few, 61) && few[0].sharedBy.empty()), ("4 GPUs at once: engine/host pairs keep 61 GB/s"));
   // 64 CUs x 7 = 448 > 256: each gets 36.6 CUs, still at the load/store cap; the fabric cuts.
   const auto cus64 = sharedRates(model, allPairs(CopyPath::CuHost, 8, 64));
-  check(std::abs(cus64[0].effectiveCus - 64 * 256.0 / 448) < 1e-9, "448 CUs asked of 256: each copy gets 36.6");
-  check(allNear(cus64, 400.0 / 7), "8 GPUs, 64 CUs a pair: the fabric, not the CUs, sets 57.14 GB/s");
+  CHECK_MESSAGE((std::abs(cus64[0].effectiveCus - 64 * 256.0 / 448) < 1e-9), ("448 CUs asked of 256: each copy gets 36.6"));
+  CHECK_MESSAGE((allNear(cus64, 400.0 / 7)), ("8 GPUs, 64 CUs a pair: the fabric, not the CUs, sets 57.14 GB/s"));
   // 16 CUs x 7 = 112 CUs, 7 x 55.08 = 386 GB/s: nothing shared (TransferBench's a2a point).
   const auto cus16 = sharedRates(model, allPairs(CopyPath::CuHost, 8, 16));
-  check(allNear(cus16, cuCopyGbps(model, 16.0)) && cus16[0].sharedBy.empty(), "16 CUs a pair: 55.08 GB/s, unshared");
+  CHECK_MESSAGE((allNear(cus16, cuCopyGbps(model, 16.0)) && cus16[0].sharedBy.empty()), ("16 CUs a pair: 55.08 GB/s, unshared"));
 }
 
 // Mean bandwidth of one unit between any two endpoints (seed 1, 20 iterations).
@@ -155,30 +151,29 @@ double pairGbps(CopyPath path, int src, int dst, std::uint64_t bytes, int cus, i
 bool within(double value, double low, double high) { return value >= low && value <= high; }
 
 // docs/SIMULATOR.md, "Host and GPU-local copies": the documented ranges at 1 GiB.
-void hostAndLocalCopiesStayInTheirRanges() {
+TEST_CASE("hostAndLocalCopiesStayInTheirRanges") {
   const int host = kHostEndpoint;
   for (const auto& [src, dst, name] : {std::tuple{host, 0, "host -> GPU 0"}, std::tuple{0, host, "GPU 0 -> host"}}) {
     const double engine = pairGbps(CopyPath::EngineHost, src, dst, GiB, 0);
-    check(within(engine, 50, 56), std::string(name) + ": engine/host at 1 GiB in 50..56 GB/s (" + std::to_string(engine) + ")");
+    CHECK_MESSAGE((within(engine, 50, 56)), (std::string(name) + ": engine/host at 1 GiB in 50..56 GB/s (" + std::to_string(engine) + ")"));
     const double cus256 = pairGbps(CopyPath::CuHost, src, dst, GiB, 256);
-    check(within(cus256, 40, engine), std::string(name) + ": cu/host 256 CUs at 1 GiB in 40 GB/s..engine/host (" +
-                                          std::to_string(cus256) + ")");
-    check(pairGbps(CopyPath::CuDevice, src, dst, GiB, 256) < 64, std::string(name) + ": cu/device under PCIe's 64 GB/s");
-    check(pairGbps(CopyPath::EngineDevice, src, dst, GiB, 0) < 0, std::string(name) + ": engine/device refused");
+    CHECK_MESSAGE((within(cus256, 40, engine)), (std::string(name) + ": cu/host 256 CUs at 1 GiB in 40 GB/s..engine/host (" +
+                                          std::to_string(cus256) + ")"));
+    CHECK_MESSAGE((pairGbps(CopyPath::CuDevice, src, dst, GiB, 256) < 64), (std::string(name) + ": cu/device under PCIe's 64 GB/s"));
+    CHECK_MESSAGE((pairGbps(CopyPath::EngineDevice, src, dst, GiB, 0) < 0), (std::string(name) + ": engine/device refused"));
   }
   const double local = pairGbps(CopyPath::CuHost, 0, 0, GiB, 256);
-  check(within(local, 2000, 4000), "GPU 0 -> GPU 0: cu/host 256 CUs at 1 GiB in 2..4 TB/s, under HBM/2 (" +
-                                       std::to_string(local) + ")");
-  check(pairGbps(CopyPath::CuDevice, 0, 0, GiB, 256) > 2000, "GPU 0 -> GPU 0: cu/device 256 CUs above 2 TB/s");
+  CHECK_MESSAGE((within(local, 2000, 4000)), ("GPU 0 -> GPU 0: cu/host 256 CUs at 1 GiB in 2..4 TB/s, under HBM/2 (" +
+                                       std::to_string(local) + ")"));
+  CHECK_MESSAGE((pairGbps(CopyPath::CuDevice, 0, 0, GiB, 256) > 2000), ("GPU 0 -> GPU 0: cu/device 256 CUs above 2 TB/s"));
   const double localEngine = pairGbps(CopyPath::EngineHost, 0, 0, GiB, 0);
-  check(within(localEngine, 55, 62), "GPU 0 -> GPU 0: engine/host at the engine's own 61 GB/s (" +
-                                         std::to_string(localEngine) + ")");
-  check(pairGbps(CopyPath::EngineDevice, 0, 0, GiB, 0) < 0, "GPU 0 -> GPU 0: engine/device refused");
-  check(pairGbps(CopyPath::CuHost, 4, host, 4 * KiB, 8, 8) > pairGbps(CopyPath::EngineHost, 4, host, 4 * KiB, 0, 8),
-        "GPU 4 -> host at 4 KiB: CUs beat the engine, as between GPUs");
+  CHECK_MESSAGE((within(localEngine, 55, 62)), ("GPU 0 -> GPU 0: engine/host at the engine's own 61 GB/s (" +
+                                         std::to_string(localEngine) + ")"));
+  CHECK_MESSAGE((pairGbps(CopyPath::EngineDevice, 0, 0, GiB, 0) < 0), ("GPU 0 -> GPU 0: engine/device refused"));
+  CHECK_MESSAGE((pairGbps(CopyPath::CuHost, 4, host, 4 * KiB, 8, 8) > pairGbps(CopyPath::EngineHost, 4, host, 4 * KiB, 0, 8)), ("GPU 4 -> host at 4 KiB: CUs beat the engine, as between GPUs"));
 }
 
-void topologyFollowsTheGpuCount() {
+TEST_CASE("topologyFollowsTheGpuCount") {
   for (int gpus : {1, 2, 8}) {
     Mi350xModel model;
     model.gpuCount = gpus;
@@ -189,26 +184,12 @@ void topologyFollowsTheGpuCount() {
     const auto xgmi = std::count_if(topology.links.begin(), topology.links.end(),
                                     [](const LinkInfo& l) { return l.kind == "xgmi"; });
     const std::string tag = std::to_string(gpus) + " GPUs: ";
-    check(static_cast<int>(topology.gpus.size()) == gpus, tag + "that many GPUs");
-    check(pcie == 2 * gpus && xgmi == gpus * (gpus - 1), tag + "a PCIe link each way per GPU, xGMI between all pairs");
-    check(topology.host && topology.host->numaNodes == 2, tag + "host with 2 NUMA nodes");
-    check(topology.gpus.back().numaNode == (gpus > 4 ? 1 : 0), tag + "GPUs 0-3 on NUMA node 0, 4-7 on node 1");
+    CHECK_MESSAGE((static_cast<int>(topology.gpus.size()) == gpus), (tag + "that many GPUs"));
+    CHECK_MESSAGE((pcie == 2 * gpus && xgmi == gpus * (gpus - 1)), (tag + "a PCIe link each way per GPU, xGMI between all pairs"));
+    CHECK_MESSAGE((topology.host && topology.host->numaNodes == 2), (tag + "host with 2 NUMA nodes"));
+    CHECK_MESSAGE((topology.gpus.back().numaNode == (gpus > 4 ? 1 : 0)), (tag + "GPUs 0-3 on NUMA node 0, 4-7 on node 1"));
   }
 }
 
 }  // namespace
 
-int main() {
-  hostAndLocalCopiesStayInTheirRanges();
-  topologyFollowsTheGpuCount();
-  copiesAtTheSameTimeShareTheFabric();
-  smallCopiesFavourCus();
-  largeCopiesFavourEngines();
-  hostCrossoverAtEightCus();
-  bandwidthStaysUnderTheCaps();
-  seedsAreDeterministic();
-  timelineMatchesTheCostModel();
-  timelineEventCountIsExact();
-  std::printf("%s\n", failures == 0 ? "all shape checks passed" : "shape checks FAILED");
-  return failures == 0 ? 0 : 1;
-}

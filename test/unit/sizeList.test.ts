@@ -1,8 +1,11 @@
 /**
  * The size-list grammar the helper accepts (src/core/sizeList.ts): sizes, FROM:TO and FROM:TO:xF
- * ranges, no empty items, the helper's list limit. test/contract/sizeList.test.ts checks the same
+ * ranges, no empty items, the helper's list limit; and the vectors of test/fixtures/size-grammar.json,
+ * which the helper's native test reads too. test/contract/sizeList.test.ts checks the same
  * lists against the helper itself.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/core/limits';
@@ -102,4 +105,32 @@ describe('size lists', () => {
       { seed: SEED, numRuns: 300 },
     );
   });
+});
+
+/** The vectors the helper's native test reads too (test/fixtures/size-grammar.json). */
+interface GrammarVector {
+  input: string;
+  bytes?: number[];
+  helper?: string;
+  cli?: string;
+}
+const grammar = JSON.parse(readFileSync(join(__dirname, '../fixtures/size-grammar.json'), 'utf8')) as { vectors: GrammarVector[] };
+
+describe('size lists: the vectors shared with the helper (test/fixtures/size-grammar.json)', () => {
+  it('has vectors of both kinds', () => {
+    expect(grammar.vectors.filter((v) => v.bytes).length).toBeGreaterThan(10);
+    expect(grammar.vectors.filter((v) => v.helper !== undefined).length).toBeGreaterThan(10);
+  });
+  for (const v of grammar.vectors) {
+    const name = v.input.length > 40 ? `${v.input.slice(0, 40)}... (${v.input.length} characters)` : JSON.stringify(v.input);
+    if (v.bytes) {
+      it(`${name}: the sizes as written`, () => {
+        expect(expandSizeList(v.input)).toEqual(v.bytes);
+      });
+    } else {
+      it(`${name}: refused`, () => {
+        expect(() => expandSizeList(v.input)).toThrow(v.cli);
+      });
+    }
+  }
 });

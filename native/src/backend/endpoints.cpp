@@ -1,10 +1,11 @@
+// Copy endpoints as the command line names them: reading "host" or a GPU index, pair lists, the default pairs.
 #include "backend/endpoints.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <limits>
 
-#include "cli/args.hpp"
+#include "util/parse.hpp"
 #include "sdma_limits.hpp"
 
 namespace sdma {

@@ -1,5 +1,6 @@
 #pragma once
 
+// Copy endpoints as the command line and messages name them: a GPU index or `host`.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -7,7 +8,6 @@
 
 #include "backend/backend.hpp"
 
-// Copy endpoints as the command line and messages name them: a GPU index or `host`.
 namespace sdma {
 
 struct EndpointPair {
@@ -28,7 +28,7 @@ inline std::string pairName(int src, int dst) { return endpointName(src) + " -> 
 // host <-> GPU copy.
 inline int workingGpu(int src, int dst) { return isHost(src) ? dst : src; }
 
-// "host" or a GPU index (0..65535). Throws UsageError (args.hpp) naming `flag`.
+// "host" or a GPU index (0..65535). Throws UsageError (util/parse.hpp) naming `flag`.
 int parseEndpoint(std::string_view flag, std::string_view text);
 
 // Comma list of SRC:DST pairs ("host:0,0:host,0:0"); no host:host, no repeats.

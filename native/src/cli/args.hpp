@@ -1,5 +1,9 @@
 #pragma once
 
+// The options of info, sweep and matrix (Options) and what they mean: their defaults, the
+// readers of their values (sizes, size lists, CU lists, paths, endpoints, GPU lists) that the
+// flag table (cli/flag_table.cpp) names, the checks that need every flag, and those that need
+// the node. Implemented in cli/options.cpp; the usage text in cli/usage.cpp.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -7,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "util/error.hpp"
 #include "cli/parser.hpp"
 #include "backend/copy_path.hpp"
 #include "backend/endpoints.hpp"
@@ -31,6 +36,14 @@ struct TimelineOptions {
   std::string outPath;  // empty: the events are printed inline
   int cus = 64;         // CUs of the cu/* paths in the timeline
   int repeats = 1;      // the per-path layout is repeated this many times
+};
+
+// Timeline flags are collected first: they only make sense together with --timeline-size.
+struct TimelineFlags {
+  std::optional<std::uint64_t> sizeBytes;
+  std::optional<std::string> outPath;
+  std::optional<int> cus;
+  std::optional<int> repeats;
 };
 
 struct Options {
@@ -61,33 +74,23 @@ struct Options {
   // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
   std::vector<int> gpus;  // --gpus (kHostEndpoint for host); empty: every GPU of the node
   bool concurrent = false;  // --concurrent: every pair of a path at the same time
+  TimelineFlags timelineFlags;  // --timeline-*, as given; finishOptions makes `timeline` of them
 };
 
 // The defaults of a subcommand's options (matrix: one size and one CU count).
 Options defaultOptions(Command command);
 
-// Timeline flags are collected first: they only make sense together with --timeline-size.
-struct TimelineFlags {
-  std::optional<std::uint64_t> sizeBytes;
-  std::optional<std::string> outPath;
-  std::optional<int> cus;
-  std::optional<int> repeats;
-};
-
-// One flag of info, sweep or matrix (the parser has checked that it belongs to `command`).
-// Throws UsageError.
-void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline);
-
-// The checks that need every flag; throws UsageError.
-void finishOptions(Command command, const TimelineFlags& timeline, Options& options);
+// The checks that need every flag (the timeline flags together, --src/--dst against --pairs,
+// simulator flags against a hardware backend); throws UsageError.
+void finishOptions(Command command, Options& options);
 
 // Fills options.pairs from --src/--dst, --pairs or the default for a node of `gpuCount` GPUs
-// and checks that every endpoint exists. Returns the usage problem, or an empty string.
-std::string resolveEndpoints(Options& options, int gpuCount);
+// and checks that every endpoint exists. Returns the usage Error, or one that is empty.
+Error resolveEndpoints(Options& options, int gpuCount);
 
 // Checks that need the node (after resolveEndpoints): CU counts, sizes and the timeline
-// against what it has. Returns an empty string when the options fit.
-std::string checkOptionsForBackend(const Options& options, const Backend& backend);
+// against what it has. Returns an empty Error when the options fit, else a usage Error.
+Error checkOptionsForBackend(const Options& options, const Backend& backend);
 
 // The paths of a timeline between `pair`'s endpoints: --paths without those that cannot exist there.
 std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backend, const EndpointPair& pair);
@@ -108,14 +111,34 @@ void fitDefaultCusToNode(Options& options, const Backend& backend);
 
 std::string usageText();
 
-// Building blocks, exposed for tests. They throw UsageError with a message that names
-// `flag` and the offending text.
+// The value grammar, exposed for the flag table, collective/overlap and tests. They throw
+// UsageError with a message that names `flag` and the offending text.
 
 std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text);
 // Comma list of sizes or ranges: FROM:TO (doubling) or FROM:TO:xF (multiply by F).
 std::vector<std::uint64_t> parseSizeList(std::string_view flag, std::string_view text);
 std::vector<CopyPath> parsePathList(std::string_view flag, std::string_view text);
 std::vector<int> parseCuList(std::string_view flag, std::string_view text);
+
+// The readers the flag table names: each reads its row's flag (spec.name) and keeps the row's
+// bounds (a list of at most spec.max items; CU counts 1..cusMax; sizes 1..sizeBytesMax).
+namespace cli {
+std::uint64_t readSize(const FlagSpec& spec, std::string_view text);
+std::vector<std::uint64_t> readSizeList(const FlagSpec& spec, std::string_view text);
+std::vector<int> readCuList(const FlagSpec& spec, std::string_view text);
+std::vector<int> readCuItems(const FlagSpec& spec, std::string_view text);  // no list bound (overlap)
+std::vector<CopyPath> readPathList(const FlagSpec& spec, std::string_view text);
+int readEndpoint(const FlagSpec& spec, std::string_view text);
+std::vector<EndpointPair> readPairList(const FlagSpec& spec, std::string_view text);
+std::vector<int> readGpuList(const FlagSpec& spec, std::string_view text);
+std::vector<int> readIndexList(const FlagSpec& spec, std::string_view text);  // GPU indices in min..max (collective)
+std::uint64_t readSeed(const FlagSpec& spec, std::string_view text);
+FaultSpec readFault(const FlagSpec& spec, std::string_view text);
+std::vector<TimingMode> readModes(const FlagSpec& spec, std::string_view text);
+std::vector<SimWeakSpec> readSimWeak(const FlagSpec& spec, std::string_view text);
+// --sim-weak adds up: each value's weaknesses join those before, at most spec.max in all.
+void appendSimWeak(const FlagSpec& spec, std::string_view text, void* options);
+}  // namespace cli
 
 // 4096 -> "4K", 1048576 -> "1M", 1000 -> "1000".
 std::string formatSize(std::uint64_t bytes);

@@ -44,8 +44,12 @@ struct Session {
 class CommandRun {
  public:
   virtual ~CommandRun() = default;
-  // One flag, by its canonical name; throws UsageError.
-  virtual void flag(std::string_view name, std::string_view value) = 0;
+  // The object the flag table's setters write into (info, sweep, matrix: their Options);
+  // null when every flag comes through flag().
+  virtual void* flagTarget() { return nullptr; }
+  // One flag without a setter in the table, by its canonical name, after the row's check;
+  // throws UsageError.
+  virtual void flag(std::string_view name, std::string_view value) { (void)name; (void)value; }
   // The words after the flags (subcommands that take a program); throws UsageError.
   virtual void words(const std::vector<std::string_view>& words) { (void)words; }
   // Checks that need every flag; throws UsageError.

@@ -1,5 +1,5 @@
-// The table of sdma-probe's subcommands and the one start-up/exit path they all take:
-// parse the flags, open the backend, print hello, answer a backend that cannot serve,
+// The table of sdma-probe's subcommands (each with its flag table, cli/flag_table.cpp) and the
+// one start-up/exit path they all take: parse the flags, open the backend, print hello, answer a backend that cannot serve,
 // run, print done, choose the exit code.
 #if defined(__linux__)
 #include <sys/prctl.h>
@@ -14,6 +14,7 @@
 
 #include "util/cancel.hpp"
 #include "cli/entries.hpp"
+#include "cli/flag_table.hpp"
 #include "util/host_name.hpp"
 #include "backend/runtime_knobs.hpp"
 #include "util/version.hpp"
@@ -22,77 +23,19 @@ namespace sdma::cli {
 
 namespace {
 
-using K = FlagKind;
-
-// Flags the probe's three subcommands share.
-#define SDMA_COPY_FLAGS {"--paths"}, {"--cus"}, {"--iters"}, {"--warmup"}, {"--seed"}, {"--sim-delay-ms"}, \
-                        {"--fault"}, {"--target-ms"}
-
 const std::vector<Subcommand> kSubcommands = {
-    {"info", usageText, {{"--backend"}, {"--sim-gpus"}}, {}, NoGpu::Describe, false, {}, makeInfoCommand},
-    {"sweep",
-     usageText,
-     {{"--backend"}, {"--sim-gpus"}, {"--sim-weak"}, {"--sizes"}, SDMA_COPY_FLAGS, {"--src"}, {"--dst"},
-      {"--pairs"}, {"--timeline-size"}, {"--timeline-out"}, {"--timeline-cus"}, {"--timeline-iters"}, {"--mode"},
-      {"--blocks-per-cu"}, {"--trace", K::Switch}, {"--engine"}},
-     {},
-     NoGpu::Fail,
-     false,
-     {},
-     makeSweepCommand,
-     EngineKnobs::Set},
-    {"matrix",
-     usageText,
-     {{"--backend"}, {"--sim-gpus"}, {"--sim-weak"}, SDMA_COPY_FLAGS, {"--size"}, {"--gpus"},
-      {"--concurrent", K::Switch}},
-     {},
-     NoGpu::Fail,
-     false,
-     {},
-     makeMatrixCommand,
-     EngineKnobs::Set},
-    {"run",
-     runmode::runUsageText,
-     {{"--backend"}, {"--sim-dispatches"}, {"--trace-records"}, {"--span-records"}, {"--library-log", K::Switch}},
-     {},
-     NoGpu::Unavailable,
-     true,
-     " (put the program after --)",
+    {"info", usageText, infoFlags(), {}, NoGpu::Describe, false, {}, makeInfoCommand},
+    {"sweep", usageText, sweepFlags(), {}, NoGpu::Fail, false, {}, makeSweepCommand, EngineKnobs::Set},
+    {"matrix", usageText, matrixFlags(), {}, NoGpu::Fail, false, {}, makeMatrixCommand, EngineKnobs::Set},
+    {"run", runmode::runUsageText, runFlags(), {}, NoGpu::Unavailable, true, " (put the program after --)",
      runmode::makeRunCommand},
-    {"import",
-     runmode::importUsageText,
-     {{"--rocpd"}, {"--rocprofv3-csv"}},
-     "hip",
-     NoGpu::Fail,
-     false,
-     " (--rocpd FILE.db or --rocprofv3-csv DIR)",
-     runmode::makeImportCommand},
-    // nccl-tests' short flags keep their meaning: -b -e -f -i -n -w -c.
-    {"collective",
-     collective::collectiveUsageText,
-     {{"--backend"}, {"--sim-gpus"}, {"--seed"}, {"--variant-child"}, {"--ops"}, {"--variants"}, {"--gpus"},
-      {"--min-bytes", K::Value, "-b --minbytes"}, {"--max-bytes", K::Value, "-e --maxbytes"},
-      {"--step-factor", K::Value, "-f --stepfactor"}, {"--step-bytes", K::Value, "-i --stepbytes"},
-      {"--iters", K::Value, "-n"}, {"--warmup", K::Value, "-w --warmup_iters"}, {"--check", K::Value, "-c"},
-      {"--repeats"}, {"--in-place"}, {"--dtype"}, {"--nccl-lib"}, {"--transport-log"}},
-     {},
-     NoGpu::Fail,
-     false,
-     {},
+    {"import", runmode::importUsageText, importFlags(), "hip", NoGpu::Fail, false,
+     " (--rocpd FILE.db or --rocprofv3-csv DIR)", runmode::makeImportCommand},
+    {"collective", collective::collectiveUsageText, collectiveFlags(), {}, NoGpu::Fail, false, {},
      collective::makeCollectiveCommand},
-    {"overlap",
-     collective::collectiveUsageText,
-     {{"--backend"}, {"--sim-gpus"}, {"--seed"}, {"--variant-child"}, {"--compute"}, {"--paths"}, {"--cus"},
-      {"--size"}, {"--phase-ms"}, {"--gemm-n"}, {"--src"}, {"--dst"}},
-     {},
-     NoGpu::Fail,
-     false,
-     {},
-     collective::makeOverlapCommand,
-     EngineKnobs::Set},
+    {"overlap", collective::collectiveUsageText, overlapFlags(), {}, NoGpu::Fail, false, {},
+     collective::makeOverlapCommand, EngineKnobs::Set},
 };
-
-#undef SDMA_COPY_FLAGS
 
 const std::vector<std::string_view>& allFlagNames() {
   static const std::vector<std::string_view> names = [] {
@@ -199,7 +142,7 @@ int runSubcommand(const Subcommand& sub, const std::vector<std::string_view>& ar
   try {
     const FlagRules rules{sub.name, &sub.flags, &allFlagNames(), sub.unknownFlagHint, sub.takesProgram};
     const std::vector<std::string_view> words =
-        parseFlags(args, 1, rules, [&](std::string_view name, std::string_view value) { work->flag(name, value); });
+        parseFlags(args, 1, rules, work->flagTarget(), [&](std::string_view name, std::string_view value) { work->flag(name, value); });
     work->words(words);
     work->finish();
   } catch (const UsageError& e) {

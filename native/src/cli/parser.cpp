@@ -1,7 +1,8 @@
+// The one command-line parser (cli/parser.hpp): finds each word's row in the subcommand's
+// table, takes its value, and hands the value to the row's reader or to the subcommand.
 #include "cli/parser.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 namespace sdma::cli {
 
@@ -32,7 +33,7 @@ bool looksLikeFlag(const FlagRules& rules, std::string_view arg) {
 }  // namespace
 
 std::vector<std::string_view> parseFlags(const std::vector<std::string_view>& args, std::size_t first,
-                                         const FlagRules& rules,
+                                         const FlagRules& rules, void* target,
                                          const std::function<void(std::string_view, std::string_view)>& apply) {
   std::size_t i = first;
   for (; i < args.size(); ++i) {
@@ -69,45 +70,14 @@ std::vector<std::string_view> parseFlags(const std::vector<std::string_view>& ar
     } else {
       throw UsageError(std::string(name) + " needs a value");
     }
+    if (flag->set != nullptr && target != nullptr) {
+      flag->set(*flag, value, target);
+      continue;
+    }
+    if (flag->check != nullptr) flag->check(*flag, value);
     apply(flag->name, value);
   }
   return std::vector<std::string_view>(args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size())), args.end());
-}
-
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-std::vector<std::string_view> splitOn(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
-
-namespace {
-template <typename Int>
-std::optional<Int> parseWhole(std::string_view text) {
-  Int value{};
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-}  // namespace
-
-std::optional<long long> parseWholeSigned(std::string_view text) { return parseWhole<long long>(text); }
-std::optional<std::uint64_t> parseWholeUnsigned(std::string_view text) { return parseWhole<std::uint64_t>(text); }
-
-long long parseIntInRange(std::string_view flag, std::string_view text, long long min, long long max) {
-  const std::optional<long long> value = parseWholeSigned(text);
-  if (!value) throw UsageError(std::string(flag) + ": " + quoted(text) + " is not a whole number");
-  if (*value < min || *value > max) {
-    throw UsageError(std::string(flag) + ": " + quoted(text) + " is out of range (" + std::to_string(min) + ".." +
-                     std::to_string(max) + ")");
-  }
-  return *value;
 }
 
 bool parseOnOff(std::string_view flag, std::string_view text, bool allowNumbers) {
@@ -122,5 +92,12 @@ std::string parseBackendName(std::string_view flag, std::string_view text) {
   }
   return std::string(text);
 }
+
+int readInt(const FlagSpec& spec, std::string_view text) {
+  return static_cast<int>(parseIntInRange(spec.name, text, spec.min, spec.max.value));
+}
+bool readOnOff(const FlagSpec& spec, std::string_view text) { return parseOnOff(spec.name, text); }
+std::string readBackend(const FlagSpec& spec, std::string_view text) { return parseBackendName(spec.name, text); }
+std::string readText(const FlagSpec&, std::string_view text) { return std::string(text); }
 
 }  // namespace sdma::cli

@@ -1,3 +1,4 @@
+// matrix: the options fitted to the node, then every ordered pair measured, one at a time or all at once.
 #include "commands/matrix.hpp"
 
 #include <algorithm>
@@ -40,7 +41,7 @@ std::vector<CopyRequest> cells(const Options& options) {
 
 }  // namespace
 
-MatrixProblem fitMatrixToNode(Options& options, const Backend& backend) {
+Error fitMatrixToNode(Options& options, const Backend& backend) {
   const Topology& topology = backend.topology();
   const int gpuCount = static_cast<int>(topology.gpus.size());
   if (gpuCount == 0) {

@@ -1,26 +1,21 @@
 #pragma once
 
+// matrix (docs/MATRIX.md): fitting its options to the node, and measuring every ordered pair.
 #include <string>
 
 #include "cli/args.hpp"
 #include "backend/backend.hpp"
 #include "protocol/reporter.hpp"
 #include "commands/sweep.hpp"
+#include "util/error.hpp"
 
 namespace sdma {
 
-// Why matrix options do not fit the node: `code` is the error record's code ("usage" for a
-// bad argument, exit 2; "no-gpu" when a hardware backend finds no GPU, exit 1).
-struct MatrixProblem {
-  std::string code;
-  std::string message;
-  std::string hint;
-};
-
 // Resolves --gpus (empty: every GPU of the node) and the default CU count (64, cut to the
 // smallest GPU in the list), then checks indices, CU count and size against the node.
-// Returns a problem with an empty code when everything fits.
-MatrixProblem fitMatrixToNode(Options& options, const Backend& backend);
+// Returns an empty Error when everything fits; otherwise its code is the error record's
+// ("usage" for a bad argument, exit 2; "no-gpu" when a hardware backend finds no GPU, exit 1).
+Error fitMatrixToNode(Options& options, const Backend& backend);
 
 // Measures every ordered pair src != dst of options.gpus, one pair at a time, for each path
 // (path-major, so a stopped run has whole matrices of the first paths). One `matrix-cell`

@@ -15,8 +15,8 @@ class ProbeCommand : public cli::CommandRun {
  public:
   explicit ProbeCommand(Command command) : command_(command), options_(defaultOptions(command)) {}
 
-  void flag(std::string_view name, std::string_view value) override { applyFlag(name, value, options_, timeline_); }
-  void finish() override { finishOptions(command_, timeline_, options_); }
+  void* flagTarget() override { return &options_; }
+  void finish() override { finishOptions(command_, options_); }
   std::string backendName() const override { return options_.backend; }
   BackendSettings backendSettings() const override {
     return BackendSettings{options_.seed, options_.simDelayMs, options_.simGpus, options_.simWeak};
@@ -33,18 +33,15 @@ class ProbeCommand : public cli::CommandRun {
       return {};
     }
     if (command_ == Command::Matrix) {
-      const MatrixProblem problem = fitMatrixToNode(options_, backend);
-      if (!problem.code.empty()) {
+      if (const Error problem = fitMatrixToNode(options_, backend)) {
         return session.fail(problem.code, problem.message, problem.hint,
                             problem.code == "usage" ? kExitUsage : kExitRuntimeFailure);
       }
     } else {
-      if (const std::string problem = resolveEndpoints(options_, gpuCount); !problem.empty()) {
-        return usageWithText(session, problem);
-      }
+      if (const Error problem = resolveEndpoints(options_, gpuCount)) return usageWithText(session, problem.message);
       fitDefaultCusToNode(options_, backend);
-      if (const std::string problem = checkOptionsForBackend(options_, backend); !problem.empty()) {
-        return usageWithText(session, problem);
+      if (const Error problem = checkOptionsForBackend(options_, backend)) {
+        return usageWithText(session, problem.message);
       }
     }
     reporter.topology(backend.topology());
@@ -61,7 +58,6 @@ class ProbeCommand : public cli::CommandRun {
 
   Command command_;
   Options options_;
-  TimelineFlags timeline_;
 };
 
 }  // namespace

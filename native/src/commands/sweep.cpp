@@ -1,3 +1,4 @@
+// sweep: the work units in order (size, path, CU count), their samples and the timeline.
 #include "commands/sweep.hpp"
 
 #include <algorithm>

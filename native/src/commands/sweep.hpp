@@ -1,5 +1,6 @@
 #pragma once
 
+// sweep: every size, path and CU count measured in turn, then the timeline if one was asked for.
 #include "cli/args.hpp"
 #include "backend/backend.hpp"
 #include "cli/command.hpp"

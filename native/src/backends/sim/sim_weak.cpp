@@ -1,3 +1,4 @@
+// --sim-weak WHAT=FACTOR[@HOST]: the spec's reader, which host a spec applies on, and the sim-weak warning's text.
 #include "backends/sim/sim_weak.hpp"
 
 #include <algorithm>
@@ -5,14 +6,12 @@
 #include <cstdlib>
 #include <optional>
 
-#include "cli/parser.hpp"
+#include "util/parse.hpp"
 #include "sdma_limits.hpp"
 
 namespace sdma {
 
 namespace {
-
-using cli::quoted;
 
 // The field of SimWeakness a WHAT names; null for a name limits.json does not list.
 double* fieldOf(sim::SimWeakness& weakness, std::string_view what) {
@@ -99,7 +98,7 @@ SimWeakSpec parseOne(std::string_view flag, std::string_view item) {
 
 std::vector<SimWeakSpec> parseSimWeakList(std::string_view flag, std::string_view text) {
   std::vector<SimWeakSpec> specs;
-  for (std::string_view item : cli::splitOn(text, ',')) specs.push_back(parseOne(flag, item));
+  for (std::string_view item : splitOn(text, ',')) specs.push_back(parseOne(flag, item));
   return specs;
 }
 

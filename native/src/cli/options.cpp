@@ -1,18 +1,17 @@
+// What the options of info, sweep and matrix mean (cli/args.hpp): their defaults, the grammar
+// of their values (sizes, size lists, CU lists, paths, GPU lists), the checks that need every
+// flag and those that need the node. The flag table (cli/flag_table.cpp) names the readers here.
 #include "cli/args.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "sdma_limits.hpp"
 
 namespace sdma {
 
 namespace {
-
-using cli::parseWholeSigned;
-using cli::parseWholeUnsigned;
-using cli::quoted;
-using cli::splitOn;
 
 const std::vector<std::uint64_t>& defaultSizesBytes() {
   static const std::vector<std::uint64_t> sizes = [] {
@@ -25,10 +24,6 @@ const std::vector<std::uint64_t>& defaultSizesBytes() {
 
 const std::vector<int> kDefaultCus = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
-int intInRange(std::string_view flag, std::string_view text, std::int64_t min, std::int64_t max) {
-  return static_cast<int>(cli::parseIntInRange(flag, text, min, max));
-}
-
 template <typename List>
 void checkListLength(std::string_view flag, const List& list, std::int64_t max, std::string_view what) {
   if (static_cast<std::int64_t>(list.size()) > max) {
@@ -36,6 +31,8 @@ void checkListLength(std::string_view flag, const List& list, std::int64_t max, 
                      std::to_string(max));
   }
 }
+
+Error usageError(std::string message) { return Error{"usage", std::move(message), {}}; }
 
 std::string formatMaxSize() { return formatSize(static_cast<std::uint64_t>(limits::sizeBytesMax)); }
 
@@ -53,85 +50,80 @@ Options defaultOptions(Command command) {
   return options;
 }
 
-void applyFlag(std::string_view flag, std::string_view value, Options& options, TimelineFlags& timeline) {
-  if (flag == "--backend") {
-    options.backend = cli::parseBackendName(flag, value);
-  } else if (flag == "--sizes") {
-    options.sizesBytes = parseSizeList(flag, value);
-    checkListLength(flag, options.sizesBytes, limits::listLengthMax, "sizes");
-  } else if (flag == "--paths") {
-    options.paths = parsePathList(flag, value);
-  } else if (flag == "--cus") {
-    options.cus = parseCuList(flag, value);
-    checkListLength(flag, options.cus, limits::listLengthMax, "CU counts");
-    options.cusGiven = true;
-  } else if (flag == "--size") {
-    options.sizesBytes = {parseSizeBytes(flag, value)};
-  } else if (flag == "--gpus") {
-    options.gpus = parseGpuList(flag, value);
-  } else if (flag == "--iters") {
-    options.iters = intInRange(flag, value, 1, limits::itersMax);
-  } else if (flag == "--warmup") {
-    options.warmupIters = intInRange(flag, value, 0, limits::warmupMax);
-  } else if (flag == "--seed") {
-    const std::optional<std::uint64_t> seed = parseWholeUnsigned(value);
-    if (!seed) throw UsageError("--seed: " + quoted(value) + " is not a whole number (0.." +
-                                std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
-    options.seed = *seed;
-  } else if (flag == "--src") {
-    options.src = parseEndpoint(flag, value);
-  } else if (flag == "--dst") {
-    options.dst = parseEndpoint(flag, value);
-  } else if (flag == "--pairs") {
-    options.pairs = parsePairList(flag, value);
-    checkListLength(flag, options.pairs, limits::pairsMax, "pairs");
-  } else if (flag == "--sim-gpus") {
-    options.simGpus = intInRange(flag, value, 1, limits::simGpusMax);
-  } else if (flag == "--timeline-size") {
-    timeline.sizeBytes = parseSizeBytes(flag, value);
-  } else if (flag == "--timeline-out") {
-    timeline.outPath = std::string(value);
-  } else if (flag == "--timeline-cus") {
-    timeline.cus = intInRange(flag, value, 1, limits::cusMax);
-  } else if (flag == "--timeline-iters") {
-    timeline.repeats = intInRange(flag, value, 1, limits::timelineRepeatsMax);
-  } else if (flag == "--sim-delay-ms") {
-    options.simDelayMs = intInRange(flag, value, 0, limits::simDelayMsMax);
-  } else if (flag == "--sim-weak") {
-    // Repeats add up: each value names more weaknesses (the same WHAT on one host multiplies).
-    const std::vector<SimWeakSpec> specs = parseSimWeakList(flag, value);
-    options.simWeak.insert(options.simWeak.end(), specs.begin(), specs.end());
-    checkListLength(flag, options.simWeak, limits::listLengthMax, "weaknesses");
-  } else if (flag == "--fault") {
-    const std::optional<FaultSpec> spec = parseFaultSpec(value);
-    if (!spec) {
-      throw UsageError("--fault: " + quoted(value) + " is not a fault spec (" + faultSpecForms() + ")");
-    }
-    options.fault = *spec;
-  } else if (flag == "--mode") {
-    if (value == "pipelined") {
-      options.modes = {TimingMode::Pipelined};
-    } else if (value == "one-shot" || value == "oneshot") {
-      options.modes = {TimingMode::OneShot};
-    } else if (value == "both") {
-      options.modes = {TimingMode::OneShot, TimingMode::Pipelined};
-    } else {
-      throw UsageError("--mode: " + quoted(value) + " is not a timing mode (pipelined, one-shot, both)");
-    }
-  } else if (flag == "--target-ms") {
-    options.targetMs = intInRange(flag, value, 0, limits::targetMsMax);
-  } else if (flag == "--blocks-per-cu") {
-    options.blocksPerCu = intInRange(flag, value, 1, limits::blocksPerCuMax);
-  } else if (flag == "--engine") {
-    options.engineId = intInRange(flag, value, 0, 15);  // hsa_amd_sdma_engine_id_t has 16 bits
-  } else if (flag == "--trace") {
-    options.trace = cli::parseOnOff(flag, value);
-  } else if (flag == "--concurrent") {
-    options.concurrent = cli::parseOnOff(flag, value);
-  }
+namespace cli {
+
+std::uint64_t readSize(const FlagSpec& spec, std::string_view text) { return parseSizeBytes(spec.name, text); }
+
+std::vector<std::uint64_t> readSizeList(const FlagSpec& spec, std::string_view text) {
+  std::vector<std::uint64_t> sizes = parseSizeList(spec.name, text);
+  checkListLength(spec.name, sizes, spec.max.value, "sizes");
+  return sizes;
 }
 
-void finishOptions(Command command, const TimelineFlags& flags, Options& options) {
+std::vector<int> readCuList(const FlagSpec& spec, std::string_view text) {
+  std::vector<int> cus = parseCuList(spec.name, text);
+  checkListLength(spec.name, cus, spec.max.value, "CU counts");
+  return cus;
+}
+
+std::vector<int> readCuItems(const FlagSpec& spec, std::string_view text) { return parseCuList(spec.name, text); }
+
+std::vector<CopyPath> readPathList(const FlagSpec& spec, std::string_view text) { return parsePathList(spec.name, text); }
+
+int readEndpoint(const FlagSpec& spec, std::string_view text) { return parseEndpoint(spec.name, text); }
+
+std::vector<EndpointPair> readPairList(const FlagSpec& spec, std::string_view text) {
+  std::vector<EndpointPair> pairs = parsePairList(spec.name, text);
+  checkListLength(spec.name, pairs, spec.max.value, "pairs");
+  return pairs;
+}
+
+std::vector<int> readGpuList(const FlagSpec& spec, std::string_view text) { return parseGpuList(spec.name, text); }
+
+std::vector<int> readIndexList(const FlagSpec& spec, std::string_view text) {
+  std::vector<int> indices;
+  for (std::string_view item : splitOn(text, ',')) indices.push_back(readInt(spec, item));
+  return indices;
+}
+
+std::uint64_t readSeed(const FlagSpec& spec, std::string_view text) {
+  const std::optional<std::uint64_t> seed = parseWholeUnsigned(text);
+  if (!seed) throw UsageError(std::string(spec.name) + ": " + quoted(text) + " is not a whole number (0.." +
+                              std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+  return *seed;
+}
+
+FaultSpec readFault(const FlagSpec& spec, std::string_view text) {
+  const std::optional<FaultSpec> fault = parseFaultSpec(text);
+  if (!fault) {
+    throw UsageError(std::string(spec.name) + ": " + quoted(text) + " is not a fault spec (" + faultSpecForms() + ")");
+  }
+  return *fault;
+}
+
+std::vector<TimingMode> readModes(const FlagSpec& spec, std::string_view text) {
+  if (text == "pipelined") return {TimingMode::Pipelined};
+  if (text == "one-shot" || text == "oneshot") return {TimingMode::OneShot};
+  if (text == "both") return {TimingMode::OneShot, TimingMode::Pipelined};
+  throw UsageError(std::string(spec.name) + ": " + quoted(text) + " is not a timing mode (pipelined, one-shot, both)");
+}
+
+std::vector<SimWeakSpec> readSimWeak(const FlagSpec& spec, std::string_view text) {
+  return parseSimWeakList(spec.name, text);
+}
+
+void appendSimWeak(const FlagSpec& spec, std::string_view text, void* target) {
+  // Repeats add up: each value names more weaknesses (the same WHAT on one host multiplies).
+  std::vector<SimWeakSpec>& all = static_cast<Options*>(target)->simWeak;
+  const std::vector<SimWeakSpec> specs = readSimWeak(spec, text);
+  all.insert(all.end(), specs.begin(), specs.end());
+  checkListLength(spec.name, all, spec.max.value, "weaknesses");
+}
+
+}  // namespace cli
+
+void finishOptions(Command command, Options& options) {
+  const TimelineFlags& flags = options.timelineFlags;
   if (!flags.sizeBytes) {
     if (flags.outPath) throw UsageError("--timeline-out needs --timeline-size");
     if (flags.cus) throw UsageError("--timeline-cus needs --timeline-size");
@@ -303,7 +295,7 @@ void fitDefaultCusToNode(Options& options, const Backend& backend) {
   options.cus = fitted;
 }
 
-std::string resolveEndpoints(Options& options, int gpuCount) {
+Error resolveEndpoints(Options& options, int gpuCount) {
   const bool fromPairs = !options.pairs.empty();
   if (!fromPairs) {
     if (options.src || options.dst) {
@@ -315,19 +307,19 @@ std::string resolveEndpoints(Options& options, int gpuCount) {
   }
   for (const EndpointPair& pair : options.pairs) {
     if (isHost(pair.src) && isHost(pair.dst)) {
-      return "--src and --dst are both host: one end of a copy must be a GPU";
+      return usageError("--src and --dst are both host: one end of a copy must be a GPU");
     }
     for (const auto& [flag, endpoint] : {std::pair{"--src", pair.src}, std::pair{"--dst", pair.dst}}) {
       const std::string problem = endpointProblem(endpoint, gpuCount);
       if (problem.empty()) continue;
       if (fromPairs) {
-        return "--pairs: " + problem + ", in " + pairName(pair.src, pair.dst) +
-               "; list endpoints that `sdma-probe info` shows";
+        return usageError("--pairs: " + problem + ", in " + pairName(pair.src, pair.dst) +
+               "; list endpoints that `sdma-probe info` shows");
       }
       if ((std::string_view(flag) == "--src" && !options.src) || (std::string_view(flag) == "--dst" && !options.dst)) {
-        return std::string(flag) + " (default): " + problem + "; give --src and --dst";
+        return usageError(std::string(flag) + " (default): " + problem + "; give --src and --dst");
       }
-      return std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host";
+      return usageError(std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host");
     }
   }
   return {};
@@ -341,16 +333,16 @@ std::vector<CopyPath> timelinePaths(const Options& options, const Backend& backe
   return paths;
 }
 
-std::string checkOptionsForBackend(const Options& options, const Backend& backend) {
+Error checkOptionsForBackend(const Options& options, const Backend& backend) {
   const Topology& topology = backend.topology();
   const auto gpuAt = [&](int index) -> const GpuInfo& { return topology.gpus[static_cast<std::size_t>(index)]; };
   for (const EndpointPair& pair : options.pairs) {
     const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
     for (int cus : options.cus) {
       if (cus > working.cus) {
-        return "--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(working.index) +
+        return usageError("--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(working.index) +
                ", which carries " + pairName(pair.src, pair.dst) + ", has " + std::to_string(working.cus) +
-               " CUs: 1.." + std::to_string(working.cus) + ")";
+               " CUs: 1.." + std::to_string(working.cus) + ")");
       }
     }
     // Each GPU buffer lives on its own GPU, so each must fit there; host buffers are pinned
@@ -361,12 +353,12 @@ std::string checkOptionsForBackend(const Options& options, const Backend& backen
     }
     for (std::uint64_t size : options.sizesBytes) {
       if (size > memoryBytes) {
-        return "--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
-               " bytes)";
+        return usageError("--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
+               " bytes)");
       }
     }
     if (options.timeline && options.timeline->sizeBytes > memoryBytes) {
-      return "--timeline-size: " + formatSize(options.timeline->sizeBytes) + " does not fit in GPU memory";
+      return usageError("--timeline-size: " + formatSize(options.timeline->sizeBytes) + " does not fit in GPU memory");
     }
   }
   if (const std::optional<TimelineOptions>& timeline = options.timeline) {
@@ -374,89 +366,22 @@ std::string checkOptionsForBackend(const Options& options, const Backend& backen
     const EndpointPair& pair = options.pairs.front();
     const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
     if (timeline->cus > working.cus) {
-      return "--timeline-cus: " + std::to_string(timeline->cus) + " is out of range (1.." +
-             std::to_string(working.cus) + ")";
+      return usageError("--timeline-cus: " + std::to_string(timeline->cus) + " is out of range (1.." +
+             std::to_string(working.cus) + ")");
     }
     const std::vector<CopyPath> paths = timelinePaths(options, backend, pair);
     if (paths.empty()) {
-      return "--timeline-size: no path of --paths can run " + pairName(pair.src, pair.dst) + " (" +
-             backend.pathUnsupported(options.paths.front(), pair.src, pair.dst) + "); add a path that can";
+      return usageError("--timeline-size: no path of --paths can run " + pairName(pair.src, pair.dst) + " (" +
+             backend.pathUnsupported(options.paths.front(), pair.src, pair.dst) + "); add a path that can");
     }
     TimelineRequest request{paths, pair.src, pair.dst, timeline->sizeBytes, timeline->cus, timeline->repeats};
     const std::uint64_t events = backend.timelineEventCount(request);
     if (events > static_cast<std::uint64_t>(limits::timelineEventsMax)) {
-      return "--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
-             " events, more than " + std::to_string(limits::timelineEventsMax);
+      return usageError("--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
+             " events, more than " + std::to_string(limits::timelineEventsMax));
     }
   }
   return {};
-}
-
-std::string usageText() {
-  return R"(usage:
-  sdma-probe info  [--backend B] [--sim-gpus N]
-  sdma-probe sweep [--backend B] [--sizes LIST] [--paths LIST] [--cus LIST] [--iters N]
-                   [--warmup N] [--seed N] [--src E --dst E | --pairs LIST] [--sim-gpus N]
-                   [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
-                   [--timeline-iters N] [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC]
-                   [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
-  sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST] [--sim-gpus N]
-                    [--iters N] [--warmup N] [--seed N] [--target-ms N]
-                    [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC] [--concurrent]
-  sdma-probe run    [--backend B] ... -- PROGRAM [ARGS...]   (sdma-probe run --help)
-  sdma-probe import --rocpd FILE.db | --rocprofv3-csv DIR    (sdma-probe import --help)
-  sdma-probe collective [--backend B] ... [--repeats N]      (sdma-probe collective --help)
-  sdma-probe overlap    [--backend B] ...                    (sdma-probe overlap --help)
-  sdma-probe --version | --help
-
-Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
-
-  --backend B          auto (default: hardware when present, else sim), sim, hip, cuda
-  --sizes LIST         comma list of sizes (suffix K, M, G = KiB, MiB, GiB) or ranges
-                       FROM:TO (doubling) or FROM:TO:xF (multiply by F)
-                       default 4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G
-  --paths LIST         cu/host, cu/device, engine/host, engine/device or all (default all)
-  --cus LIST           CU counts for the cu/* paths (default 1,2,4,8,16,32,64,128,256)
-  --iters N            timed iterations per sample (default 20)
-  --warmup N           untimed iterations before them (default 3)
-  --seed N             simulator seed: same seed, same numbers (default 1)
-  --src E, --dst E     copy from endpoint E to endpoint E: a GPU index, or host (pinned
-                       host memory); --src 0 --dst 0 is a GPU-local copy
-  --pairs LIST         comma list of SRC:DST pairs, one pass each (e.g. host:0,0:host,0:0)
-                       default: 0:1 with two or more GPUs, host:0,0:host,0:0 with one
-  --sim-gpus N         GPUs of the simulated MI350X node, 1..8 (default 8; sim only)
-  --timeline-size SIZE record one iteration per path at SIZE as a timeline
-  --timeline-out FILE  write the timeline to FILE (sdmatl v1) instead of inline
-  --timeline-cus N     CUs of the cu/* paths in the timeline (default 64)
-  --timeline-iters N   repeat the timeline's per-path layout N times (default 1)
-  --sim-delay-ms N     the simulator sleeps N ms per work unit (demos, cancel tests)
-  --sim-weak SPEC      sim only: make this simulated node weak, WHAT=FACTOR[@HOST]
-                       (comma list or repeated): the bandwidth of WHAT's copies times
-                       FACTOR (0 < FACTOR <= 4); WHAT engine (engine/*), cu (cu/*),
-                       link (GPU <-> GPU), pcie (host <-> GPU); @HOST: only where the
-                       short host name is HOST (e.g. engine=0.6@n2,link=0.5@n3)
-  --fault SPEC         testing only: crash-after=N, garbage-after=N, hang-after=N,
-                       exit-after=N (N = samples printed first), corrupt-after=N
-                       (damage one destination byte of the copy after N samples)
-  --mode M             pipelined (default: copies back to back, bandwidth), one-shot
-                       (one copy per timed iteration, latency) or both
-  --target-ms N        GPU: size each sample's iterations to about N ms (at least --iters)
-  --blocks-per-cu N    GPU: workgroups (blocks) per CU of the cu/* paths (default 1)
-  --trace              GPU: per-block device-clock spans during timed iterations
-  --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
-                       hsa_amd_memory_async_copy_on_engine
-
-matrix: every ordered pair of distinct endpoints, one at a time, for each path (docs/MATRIX.md)
-  --size SIZE          bytes per copy (default 256M)
-  --cus N              CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
-  --gpus LIST          comma list of GPU indices and host, or all (default all GPUs;
-                       host,0 on a one-GPU node)
-  --concurrent         all pairs of a path at the same time (all-to-all), each pair's
-                       GB/s under that load, plus the path's total and per-GPU sums
-
-exit codes: 0 ok, 1 runtime failure, 2 bad arguments, 3 backend unavailable,
-            4 data validation failed, 130/143 interrupted by SIGINT/SIGTERM
-)";
 }
 
 }  // namespace sdma
