@@ -1,13 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** The core files and folders the webview may import (keep in step with webview/tsconfig.json). */
-const BROWSER_SAFE_CORE = [
-  'src/core/{protocol,fastCheck,endpoints,units,run,limits,text}.ts',
-  'src/core/{sweep,advice,matrix,collective,timeline,kernels,profile,compare,tables}/**/*.ts',
-  // The fleet's judgement and its page; the fleet's runner, store and Slurm tools beside them are Node code.
-  'src/core/fleet/{figures,fleetIndex,fleetView,outliers,thresholds,fleetPage,fleetMessages,fleetPanelTable}.ts',
-];
+/**
+ * The import rules of the layers, built from the one rule set (src/core/layers.json): each core
+ * folder may import only the folders it names, browser-safe folders nothing of Node, and the
+ * webview only the browser-safe core. test/unit/layers.test.ts checks the same rules on every
+ * import, with cycles between folders; these give the same answer in the editor.
+ */
+const LAYERS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'src/core/layers.json'), 'utf8')).layers;
+const CORE = LAYERS.filter((l) => l.folder === 'src/core' || l.folder.startsWith('src/core/'));
+const SAFE = CORE.filter((l) => l.browserSafe);
+const sub = (folder) => folder.slice('src/core/'.length);
+const alt = (names) => `(?:${names.join('|')})`;
+const listed = (names) => (names.length > 0 ? names.join(', ') : 'nothing of ours');
+
+/** The restriction of one core layer: the core folders (and the root) it may not import, and Node when it is browser-safe. */
+function coreLayerRule(layer) {
+  const allowed = new Set(layer.mayImport);
+  const isRoot = layer.folder === 'src/core';
+  const barred = CORE.filter((l) => l.folder !== 'src/core' && l.folder !== layer.folder && !allowed.has(l.folder)).map((l) => sub(l.folder));
+  const message = `${layer.folder} may import ${listed(layer.mayImport.map((m) => (m === 'src/core' ? 'the core root' : sub(m))))} (src/core/layers.json).`;
+  const patterns = [];
+  if (barred.length > 0) patterns.push({ regex: `^${isRoot ? '\\./' : '\\.\\./'}${alt(barred)}/`, message });
+  if (!isRoot && !allowed.has('src/core')) patterns.push({ regex: '^\\.\\./[^/]+$', message });
+  const paths = [{ name: 'vscode', message: 'src/core must not depend on VS Code; adapt it in src/extension.' }];
+  if (layer.browserSafe) {
+    paths.push({ name: 'execa', message: 'browser-safe core code starts no processes.' });
+    patterns.push({ group: ['node:*'], message: `${layer.folder} is browser-safe (the webview imports it): no Node.` });
+  }
+  return {
+    files: [isRoot ? 'src/core/*.ts' : `${layer.folder}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
+  };
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'native/**', 'node_modules/**', '.vscode-test/**', '.sdma-lens/**', 'coverage/**'] },
@@ -25,17 +53,15 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code; adapt it in src/extension.' }] }] },
   },
+  // Each core folder imports only what src/core/layers.json lets it.
+  ...CORE.map(coreLayerRule),
   {
-    // The core's browser-safe part: the root files and feature folders the webview may import
-    // (webview/tsconfig.json lists the same). They run in a page, so nothing of Node or of the
-    // core's process, run-folder or page-shell layers.
-    files: BROWSER_SAFE_CORE,
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code.' }, { name: 'execa', message: 'browser-safe core code starts no processes.' }],
-        patterns: [{ group: ['node:*', '**/runtime/*', '**/runs/*', '**/pages/*', '**/ssh/*'], message: 'this folder is imported by the webview: keep it free of Node and of the core\'s runtime, runs, pages and ssh folders.' }],
-      }],
-    },
+    files: ['src/extension/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/*', '**/webview/*'], message: 'src/extension may import the core only (src/core/layers.json).' }] }] },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/extension/*', '**/webview/*', 'vscode'], message: 'src/cli may import the core only (src/core/layers.json).' }] }] },
   },
   {
     // The webview runs in a browser: no Node built-ins, no host code, and of the core only its browser-safe part.
@@ -44,7 +70,10 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'], message: 'webview code runs in the browser.' },
-          { regex: 'src/core/(?!(protocol|fastCheck|endpoints|units|run|limits|text)$|(sweep|advice|matrix|collective|timeline|kernels|profile|compare|tables)/|fleet/(figures|fleetIndex|fleetView|outliers|thresholds|fleetPage|fleetMessages|fleetPanelTable)$)', message: 'the webview may import only the browser-safe core: protocol, fastCheck, endpoints, units, run, the sweep, advice, matrix, collective, timeline, kernels, profile, compare and tables folders, and the fleet\'s judgement and page files.' },
+          {
+            regex: `src/core/(?!${SAFE.some((l) => l.folder === 'src/core') ? '[^/]+$|' : ''}${alt(SAFE.filter((l) => l.folder !== 'src/core').map((l) => sub(l.folder)))}/)`,
+            message: `the webview may import only the browser-safe core (src/core/layers.json): ${SAFE.map((l) => (l.folder === 'src/core' ? 'the root files' : sub(l.folder))).join(', ')}.`,
+          },
         ],
       }],
     },

@@ -4,7 +4,7 @@
  * the same chunks, the least any splitter must do. The splitter must stay linear: its time
  * per MB at 48 MiB is about its time per MB at 4 MiB.
  */
-import { LineSplitter } from '../src/core/runtime/lineSplitter';
+import { LineSplitter } from '../src/core/runs/lineSplitter';
 
 const CHUNK = 64 * 1024;
 

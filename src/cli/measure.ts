@@ -8,7 +8,8 @@ import type { MatrixOptions } from '../core/matrix/matrixOptions';
 import { DEFAULT_MATRIX, matrixArgs } from '../core/matrix/matrixOptions';
 import type { PathName } from '../core/protocol';
 import { PATHS } from '../core/protocol';
-import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
+import type { BackendChoice } from '../core/backendChoice';
+import type { SweepOptions } from '../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, sweepArgs } from '../core/sweep/sweepOptions';
 import { asUsage, endpointList, int, list, sizeListOption, sizeOption } from './options';
 

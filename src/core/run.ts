@@ -26,8 +26,8 @@ import type {
   Warning,
 } from './protocol';
 import { validateRecord } from './protocol';
-import type { DeviceSpanColumns } from './profile/deviceSpans';
-import { addDeviceSpan, newDeviceSpans } from './profile/deviceSpans';
+import type { DeviceSpanColumns } from './deviceSpans';
+import { addDeviceSpan, newDeviceSpans } from './deviceSpans';
 
 export const RUN_FORMAT = 'sdma-lens-run';
 export const RUN_FORMAT_VERSION = 1;

@@ -10,7 +10,7 @@ import { collectivePageView } from '../core/collective/collectiveView';
 import { runTabLabel } from '../core/runs/runLabel';
 import { simulatedNote } from '../core/advice/envFiles';
 import { shellComment } from '../core/text';
-import { collectiveTableModel } from '../core/tables/panelTables';
+import { collectiveTableModel } from '../core/collective/collectivePanelTable';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 

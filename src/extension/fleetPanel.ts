@@ -27,7 +27,7 @@ const FLEET_PAGE = { asset: 'fleet', parse: parseFleetWebviewMessage };
 const FLEET_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
- * What the panel shows: a loaded fleet (core/fleet/fleetLoad.ts `loadFleet`) judged by
+ * What the panel shows: a loaded fleet (core/fleetRun/fleetLoad.ts `loadFleet`) judged by
  * `fleetView`. `{ ...loaded, view: fleetView(loaded.index, loaded.runs, thresholds) }` is one.
  */
 export interface FleetPanelInput {

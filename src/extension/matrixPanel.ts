@@ -7,7 +7,7 @@ import type { MatrixHostMessage, MatrixWebviewMessage } from '../core/matrix/mat
 import { parseMatrixWebviewMessage } from '../core/matrix/matrixMessages';
 import { matrixPageView } from '../core/matrix/matrixView';
 import { runTabLabel } from '../core/runs/runLabel';
-import { matrixTableModel } from '../core/tables/panelTables';
+import { matrixTableModel } from '../core/matrix/matrixPanelTable';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 

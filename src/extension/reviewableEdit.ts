@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { TextEdit } from '../core/advice/envFiles';
 import { applyTextEdits } from '../core/advice/envFiles';
-import { checkSafeFile, SafeFileError } from '../core/safeFile';
+import { checkSafeFile, SafeFileError } from '../core/runs/safeFile';
 
 /**
  * The document of a knob file the product edits (launch.json, tasks.json, .env,

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../core/run';
 import { openAdvisedRun } from '../core/runs/refinements';
 import { RunStore, readRunFile } from '../core/runs/runStore';
-import { checkSafeFile } from '../core/safeFile';
+import { checkSafeFile } from '../core/runs/safeFile';
 import { escapeControls } from '../core/text';
 import { CollectivePanels } from './collectivePanel';
 import { source } from './commands/showTimeline';

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { checkSlurmName } from '../core/fleet/slurm';
+import { checkSlurmName } from '../core/fleetRun/slurm';
 import type { AdviceOptions } from '../core/advice/advice';
 import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { EndpointPair } from '../core/endpoints';
@@ -13,7 +13,8 @@ import { parseDestination } from '../core/ssh/destination';
 import { STALL_LIMIT, checkStallTimeout } from '../core/runtime/session';
 import type { SshSettings } from '../core/ssh/sshArgs';
 import { DEFAULT_CONNECT_TIMEOUT_S, CONNECT_TIMEOUT_RANGE_S, checkExtraArgs } from '../core/ssh/sshArgs';
-import type { BackendChoice, SweepOptions } from '../core/sweep/sweepOptions';
+import type { BackendChoice } from '../core/backendChoice';
+import type { SweepOptions } from '../core/sweep/sweepOptions';
 import { DEFAULT_SWEEP, checkSweepOptions, readEndpoints } from '../core/sweep/sweepOptions';
 import { parseSize } from '../core/units';
 import type { ConsentEntry, InspectedValue } from './workspaceConsent';

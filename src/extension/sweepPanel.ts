@@ -16,7 +16,7 @@ import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
 import { runTabLabel } from '../core/runs/runLabel';
 import { sweepView } from '../core/sweep/sweepView';
-import { sweepTableModel } from '../core/tables/panelTables';
+import { sweepTableModel } from '../core/sweep/sweepPanelTable';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
 

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main';
-import { recordPointTimeline } from '../../src/core/runs/pointTimeline';
+import { recordPointTimeline } from '../../src/core/runtime/pointTimeline';
 import { HelperError } from '../../src/core/runtime/helper';
 import { runHelperCommand } from '../../src/core/runtime/runFlow';
 import { fixedHelper } from '../support/fixedHelper';

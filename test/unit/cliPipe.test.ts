@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
-import { FleetStore } from '../../src/core/fleet/fleetStore';
+import { FleetStore } from '../../src/core/fleetRun/fleetStore';
 import { RUN_FILE_NAME } from '../../src/core/run';
 import { EXIT_READER_GONE } from '../../src/cli/main';
 import { saveBigSweep } from '../support/bigRun';

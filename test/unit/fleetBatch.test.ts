@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BATCH_SCRIPT, batchArgs, parsableJobId } from '../../src/core/fleet/batch';
-import { ReplayTarget } from '../../src/core/fleet/replayTarget';
+import { BATCH_SCRIPT, batchArgs, parsableJobId } from '../../src/core/fleetRun/batch';
+import { ReplayTarget } from '../../src/core/fleetRun/replayTarget';
 import { RunStore } from '../../src/core/runs/runStore';
 import { runHelperCommand } from '../../src/core/runtime/runFlow';
 

@@ -11,7 +11,7 @@ import { figureValues, fleetPageView } from '../../src/core/fleet/fleetPage';
 import { fleetTableModel } from '../../src/core/fleet/fleetPanelTable';
 import type { FleetView, NodeRuns } from '../../src/core/fleet/fleetView';
 import { fleetView } from '../../src/core/fleet/fleetView';
-import { judge } from '../../src/core/fleet/outliers';
+import { judge } from '../../src/core/outliers';
 import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
 import { tableCsv, tableMarkdown } from '../../src/core/tables/tableText';
 import { benchRun } from '../support/benchRuns';

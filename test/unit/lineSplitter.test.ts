@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, MAX_LINE_CHARS } from '../../src/core/runtime/lineSplitter';
+import { LineSplitter, MAX_LINE_CHARS } from '../../src/core/runs/lineSplitter';
 
 function collect(chunks: (string | Buffer)[]) {
   const lines: string[] = [];

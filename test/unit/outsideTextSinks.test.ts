@@ -28,7 +28,7 @@ import { setLaunchEnv } from '../../src/core/advice/launchEnv';
 import { collectiveTable } from '../../src/core/collective/collectiveTable';
 import { FleetIndexSchema } from '../../src/core/fleet/fleetIndex';
 import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
-import { FleetStore } from '../../src/core/fleet/fleetStore';
+import { FleetStore } from '../../src/core/fleetRun/fleetStore';
 import { validateRecord } from '../../src/core/protocol';
 import { HostProblemSchema, RUN_FILE_NAME, RunEndSchema, RunHeaderSchema } from '../../src/core/run';
 import * as text from '../../src/core/text';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { TimelineColumnsSchema } from '../../src/core/timeline/timelineMessages';
-import { cuLane } from '../../src/core/profile/deviceSpans';
+import { cuLane } from '../../src/core/deviceSpans';
 import type { DeviceSpan, Dispatch } from '../../src/core/protocol';
 import { PATHS, parseLine, pathName, validateRecord } from '../../src/core/protocol';
 import { applyRecord, newRun } from '../../src/core/run';

@@ -1,5 +1,5 @@
 /**
- * The one safe open (src/core/safeFile.ts): its cap table, its refusals, and reads bounded by
+ * The one safe open (src/core/runs/safeFile.ts): its cap table, its refusals, and reads bounded by
  * the cap even for a file that reports no size and reads on (a /proc file) or one that is
  * larger than its fstat said. Reads that could run away run in a limited child (limitedChild.ts).
  */
@@ -8,9 +8,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, tr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FleetStore } from '../../src/core/fleet/fleetStore';
+import { FleetStore } from '../../src/core/fleetRun/fleetStore';
 import { LIMITS } from '../../src/core/limits';
-import { FILE_KINDS, SafeFileError, TIMELINE_MAX_BYTES, checkSafeFile, readSafeFile, readSafeFileSync } from '../../src/core/safeFile';
+import { FILE_KINDS, SafeFileError, TIMELINE_MAX_BYTES, checkSafeFile, readSafeFile, readSafeFileSync } from '../../src/core/runs/safeFile';
 import { bundle, refusal, runLimited } from './limitedChild';
 
 const SLOW = 60_000;

@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { release, stillListed } from '../../src/core/fleet/slurmTools';
+import { release, stillListed } from '../../src/core/fleetRun/slurmTools';
 import { LocalTarget } from '../../src/core/runtime/localTarget';
 import type { SpawnOptions, Target } from '../../src/core/runtime/target';
 

@@ -15,7 +15,7 @@ import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
 import type { CollectiveChart } from './chart';
 import { collectiveChart, curveLabel, curveStyle } from './chart';
-import { collectiveTableModel } from '../../src/core/tables/panelTables';
+import { collectiveTableModel } from '../../src/core/collective/collectivePanelTable';
 import { TableActions } from '../shared/tableActions';
 
 const host = connectPage<CollectiveHostMessage, CollectiveWebviewMessage, { runId: string }>({ name: 'collective', parse: parseCollectiveHostMessage, onMessage: (message) => render(message.view) });

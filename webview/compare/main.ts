@@ -18,7 +18,7 @@ import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
 import type { CompareChart } from './chart';
 import { bandwidthChart, ratioChart } from './chart';
-import { compareTableModel } from '../../src/core/tables/panelTables';
+import { compareTableModel } from '../../src/core/compare/comparePanelTable';
 import { TableActions } from '../shared/tableActions';
 
 /**

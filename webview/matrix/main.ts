@@ -13,7 +13,7 @@ import { connectPage } from '../shared/hostChannel';
 import { bdi, el } from '../shared/dom';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { observeTheme, readTheme } from '../shared/theme';
-import { matrixTableModel } from '../../src/core/tables/panelTables';
+import { matrixTableModel } from '../../src/core/matrix/matrixPanelTable';
 import { TableActions } from '../shared/tableActions';
 
 const host = connectPage<MatrixHostMessage, MatrixWebviewMessage, { runId: string }>({ name: 'matrix', parse: parseMatrixHostMessage, onMessage: (message) => render(message.view) });

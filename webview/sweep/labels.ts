@@ -2,7 +2,7 @@
 import type { SweepSeries } from '../../src/core/sweep/sweepView';
 
 /** The series names the exported table uses too (core/tables/panelTables.ts), so both read alike. */
-export { cuCountLabel, seriesLabel } from '../../src/core/tables/panelTables';
+export { cuCountLabel, seriesLabel } from '../../src/core/sweep/sweepPanelTable';
 
 export function seriesKey(series: Pick<SweepSeries, 'path' | 'cus'>): string {
   return `${series.path}#${series.cus}`;

@@ -21,7 +21,7 @@ import { crossoversAt, renderAdvice } from './advice';
 import type { AdviceView } from '../../src/core/advice/adviceView';
 import { renderTable, renderUnsupported } from './table';
 import { PairSelector, choosePair } from './pairs';
-import { sweepTableModel } from '../../src/core/tables/panelTables';
+import { sweepTableModel } from '../../src/core/sweep/sweepPanelTable';
 import { TableActions } from '../shared/tableActions';
 
 /** Survives the panel being hidden and restored (VS Code keeps it per webview). */

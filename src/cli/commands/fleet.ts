@@ -3,18 +3,18 @@
  * allocation, each node's run saved as a run of its own, then the nodes compared with each
  * other (src/core/fleet/). `sdma-lens fleet show [ID]` prints a saved fleet again.
  */
-import type { FleetRequest } from '../../core/fleet/fleetRun';
-import { DEFAULT_PARALLEL, runFleet } from '../../core/fleet/fleetRun';
-import { loadFleet } from '../../core/fleet/fleetLoad';
-import { cancelQueuedFleet, collectFleet, queueFleet } from '../../core/fleet/fleetQueue';
+import type { FleetRequest } from '../../core/fleetRun/fleetRun';
+import { DEFAULT_PARALLEL, runFleet } from '../../core/fleetRun/fleetRun';
+import { loadFleet } from '../../core/fleetRun/fleetLoad';
+import { cancelQueuedFleet, collectFleet, queueFleet } from '../../core/fleetRun/fleetQueue';
 import type { HelperCommand } from '../../core/runtime/runFlow';
-import { FleetStore } from '../../core/fleet/fleetStore';
+import { FleetStore } from '../../core/fleetRun/fleetStore';
 import { fleetTable } from '../../core/fleet/fleetTable';
 import type { FleetView } from '../../core/fleet/fleetView';
 import { fleetView } from '../../core/fleet/fleetView';
-import type { AllocationRequest } from '../../core/fleet/slurm';
-import { allocationArgs, checkJobId, checkSlurmName } from '../../core/fleet/slurm';
-import { SlurmError } from '../../core/fleet/slurmTools';
+import type { AllocationRequest } from '../../core/fleetRun/slurm';
+import { allocationArgs, checkJobId, checkSlurmName } from '../../core/fleetRun/slurm';
+import { SlurmError } from '../../core/fleetRun/slurmTools';
 import type { Thresholds } from '../../core/fleet/thresholds';
 import { parseThresholds } from '../../core/fleet/thresholds';
 import { matrixArgs } from '../../core/matrix/matrixOptions';
@@ -22,7 +22,7 @@ import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Target } from '../../core/runtime/target';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { sweepArgs } from '../../core/sweep/sweepOptions';
-import { readSafeFileSync, SafeFileError } from '../../core/safeFile';
+import { readSafeFileSync, SafeFileError } from '../../core/runs/safeFile';
 import { jsonText, terminalLine } from '../../core/text';
 import { cliHelpers } from '../console';
 import { parseFlags } from '../flags';

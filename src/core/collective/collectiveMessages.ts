@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, CollectiveVariantSchema, OverlapSchema } from '../protocol';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 const op = v.picklist(COLLECTIVE_OPS);

@@ -4,7 +4,7 @@
  * Browser-safe (valibot only), so the page bundles it.
  */
 import * as v from 'valibot';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 import { SPREADS, VERDICTS } from './compare';
 import { TOLERANCE_FROM, TOLERANCE_SOURCES } from './noise';

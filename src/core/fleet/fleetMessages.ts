@@ -6,7 +6,7 @@
  * the page bundles it.
  */
 import * as v from 'valibot';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../sweep/pageMessages';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 import { FLEET_STATUSES } from './fleetIndex';
 

@@ -11,9 +11,8 @@
  * that grid (every figure's `cells`). Browser-safe.
  */
 import type { TableCell, TableModel } from '../tables/tableText';
+import { SIMULATED_NOTE } from '../tables/tableText';
 import type { FleetPageView } from './fleetMessages';
-
-const SIMULATED = 'SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.';
 
 export function fleetTableModel(view: FleetPageView): TableModel {
   const labels = new Map(view.figures.map((f) => [f.key, f.label]));
@@ -38,7 +37,7 @@ export function fleetTableModel(view: FleetPageView): TableModel {
     columns: ['node', 'status', 'outliers', 'outlier figures', ...(thresholds ? ['thresholds', 'failures', 'failed checks'] : []), 'error', 'runs'],
     rows,
     notes: [
-      ...(view.simulated ? [SIMULATED] : []),
+      ...(view.simulated ? [SIMULATED_NOTE] : []),
       `Slurm job ${view.job} (${view.via}), ${view.nodes.length} nodes, ${view.status}.`,
       `Outliers: ${view.rule}.`,
       ...(view.outlierCount > view.outliers.length ? [`The outlier figures list the first ${view.outliers.length} of ${view.outlierCount} outliers.`] : []),

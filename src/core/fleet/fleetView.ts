@@ -10,7 +10,7 @@ import { formatBytes } from '../units';
 import type { Figure } from './figures';
 import { adviceSettings, matrixFigures, sweepAdvice, sweepFigures } from './figures';
 import type { FleetIndex } from './fleetIndex';
-import { judge, OUTLIER_RULE } from './outliers';
+import { judge, OUTLIER_RULE } from '../outliers';
 import type { Thresholds } from './thresholds';
 import { minimumFor } from './thresholds';
 

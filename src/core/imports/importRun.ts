@@ -14,7 +14,7 @@ import type { Run, RunEnd, RunHeader } from '../run';
 import { runHeader } from '../run';
 import type { RunStore } from '../runs/runStore';
 import { RunFileError, makeRunId } from '../runs/runStore';
-import { FILE_KINDS, SafeFileError, readSafeFile } from '../safeFile';
+import { FILE_KINDS, SafeFileError, readSafeFile } from '../runs/safeFile';
 import { detectFormat } from './detect';
 import type { ImportedRun } from './importedRun';
 import { parseNcclTestsJson, parseNcclTestsText } from './ncclTestsOutput';

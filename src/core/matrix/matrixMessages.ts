@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../sweep/pageMessages';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 /** A row or column: a GPU index, or -1 for host memory (labelled `host`). */

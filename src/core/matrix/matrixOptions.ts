@@ -6,8 +6,8 @@
 import { HOST, endpointArg } from '../endpoints';
 import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
-import type { BackendChoice } from '../sweep/sweepOptions';
-import { BACKEND_CHOICES } from '../sweep/sweepOptions';
+import type { BackendChoice } from '../backendChoice';
+import { BACKEND_CHOICES } from '../backendChoice';
 import { LIMITS, isFaultSpec, isSimWeakSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 

@@ -1,13 +1,13 @@
 /**
  * The bandwidth matrix as users read it (docs/MATRIX.md): per copy path an N x N grid of
  * GB/s, sources in rows and destinations in columns, with min/median/max and the weak pairs
- * named: those the fleet's outlier rule (median/MAD, src/core/fleet/outliers.ts) puts below
+ * named: those the fleet's outlier rule (median/MAD, src/core/outliers.ts) puts below
  * the others, or a sentence saying no pair stands out. A pure function of a run, shared by the
  * panel and the CLI.
  */
 import type { MatrixGridCell, MatrixPageView, MatrixPathView } from './matrixMessages';
 import { HOST, pairName, parseEndpoint } from '../endpoints';
-import { MIN_DEVIATION, MIN_NODES, Z_LIMIT, judge } from '../fleet/outliers';
+import { MIN_DEVIATION, MIN_NODES, Z_LIMIT, judge } from '../outliers';
 import type { PathName } from '../protocol';
 import { PATHS, pathName } from '../protocol';
 import type { Run } from '../run';

@@ -18,8 +18,8 @@
  *   + CU), labelled, with its bytes; `mover/device` for a transfer, `cu/host` for a scope (the
  *   CU ran the host-launched kernel's own work, the colour of a launch that made no copies).
  */
-import type { DeviceSpanColumns } from './deviceSpans';
-import { SPAN_ENGINE, isScope } from './deviceSpans';
+import type { DeviceSpanColumns } from '../deviceSpans';
+import { SPAN_ENGINE, isScope } from '../deviceSpans';
 import type { CopyOp, Dispatch, PathName } from '../protocol';
 import { PACKET_OPS, PATHS, pathName } from '../protocol';
 import type { Run } from '../run';

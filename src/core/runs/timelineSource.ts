@@ -15,7 +15,7 @@ import type { TimelineColumns } from '../timeline/timelineFile';
 import { readTimelineFile } from '../timeline/timelineFile';
 import type { TimelineMeta } from '../timeline/timelineModel';
 import { columnsFromEvents } from '../timeline/timelineModel';
-import { entryExists, readSafeFile } from '../safeFile';
+import { entryExists, readSafeFile } from './safeFile';
 import { formatBytes, formatSizeArg } from '../units';
 
 /** The helper's default for `--timeline-cus` (docs/PROTOCOL.md). */

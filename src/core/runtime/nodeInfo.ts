@@ -6,10 +6,10 @@
  */
 import type { EndpointPair } from '../endpoints';
 import { HOST, checkPairsOnNode, defaultPairs, pairName } from '../endpoints';
-import { LineSplitter } from './lineSplitter';
+import { LineSplitter } from '../runs/lineSplitter';
 import type { Hello, Topology } from '../protocol';
 import { parseLine } from '../protocol';
-import type { BackendChoice } from '../sweep/sweepOptions';
+import type { BackendChoice } from '../backendChoice';
 import type { Target } from './target';
 
 export interface NodeInfo {

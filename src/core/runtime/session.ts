@@ -14,7 +14,7 @@ import { applyRecord, newRun } from '../run';
 import type { RunStore } from '../runs/runStore';
 import { RunWriteError } from '../runs/runStore';
 import { LIMITS } from '../limits';
-import { LineSplitter } from './lineSplitter';
+import { LineSplitter } from '../runs/lineSplitter';
 import type { ProcessExit, Target } from './target';
 
 export type LogLevel = 'trace' | 'info' | 'warn' | 'error';

@@ -17,8 +17,9 @@ import { MIN_REPETITIONS, findCrossover } from '../advice/crossover';
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
-import type { BackendChoice, SweepOptions } from './sweepOptions';
-import { BACKEND_CHOICES } from './sweepOptions';
+import type { BackendChoice } from '../backendChoice';
+import { BACKEND_CHOICES } from '../backendChoice';
+import type { SweepOptions } from './sweepOptions';
 import { formatBytes } from '../units';
 
 export interface RefineOptions {

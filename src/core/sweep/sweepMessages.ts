@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { AdviceViewSchema } from '../advice/adviceView';
 import { PATHS } from '../protocol';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from './pageMessages';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite, refined: v.optional(v.literal(true)) });

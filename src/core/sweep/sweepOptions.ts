@@ -3,15 +3,14 @@
  * values come from settings, quick picks and CLI flags, so every field is checked here,
  * once, with a message that names the setting-level problem.
  */
+import type { BackendChoice } from '../backendChoice';
+import { BACKEND_CHOICES } from '../backendChoice';
 import type { EndpointPair } from '../endpoints';
 import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from '../endpoints';
 import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
 import { LIMITS as HELPER_LIMITS, isFaultSpec, isSimWeakSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
-
-export const BACKEND_CHOICES = ['auto', 'sim', 'hip', 'cuda'] as const;
-export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 export interface SweepOptions {
   backend: BackendChoice;

@@ -17,6 +17,14 @@ export interface TableModel {
   notes?: string[];
 }
 
+/** The note a table of simulated numbers carries first. */
+export const SIMULATED_NOTE = 'SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.';
+
+/** Notes of a view: SIMULATED first when the numbers are, then the view's own. */
+export function notesOf(simulated: boolean, own: readonly string[]): string[] {
+  return [...(simulated ? [SIMULATED_NOTE] : []), ...own];
+}
+
 export const TABLE_FORMATS = ['csv', 'markdown'] as const;
 export type TableFormat = (typeof TABLE_FORMATS)[number];
 

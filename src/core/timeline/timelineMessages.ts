@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, parserOf } from '../sweep/pageMessages';
+import { ReadyMessageSchema, WebviewErrorMessageSchema, parserOf } from '../pageMessages';
 
 // Events travel as typed arrays (one per column of the sdmatl file), never as one object per
 // event: a million events are eleven arrays. valibot checks each array's type; the lengths

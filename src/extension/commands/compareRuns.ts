@@ -19,7 +19,7 @@ import { comparePageView } from '../../core/compare/compareView';
 import type { Run } from '../../core/run';
 import { tabLabel } from '../../core/runs/runLabel';
 import type { RunStore, RunSummary } from '../../core/runs/runStore';
-import { compareTableModel } from '../../core/tables/panelTables';
+import { compareTableModel } from '../../core/compare/comparePanelTable';
 import { escapeControls } from '../../core/text';
 import { PanelPage, answerTableMessage, isTableMessage } from '../runViewPanel';
 import type { RunDeps } from '../runWithProgress';

@@ -1,11 +1,11 @@
 /**
  * "Export Table..." on a run of the Runs view: the run's table as its panel shows it
- * (core/tables/runTable.ts), written as CSV or Markdown where the user says, without
+ * (extension/runTable.ts), written as CSV or Markdown where the user says, without
  * opening the panel. The same writer as the panels' own export buttons (`exportTable`).
  */
 import * as vscode from 'vscode';
 import type { TableFormat } from '../../core/tables/tableText';
-import { runTableModel } from '../../core/tables/runTable';
+import { runTableModel } from '../runTable';
 import { exportTable } from '../runViewPanel';
 import type { RunDeps } from '../runWithProgress';
 import { storeOf } from '../runWithProgress';

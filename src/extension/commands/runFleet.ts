@@ -1,18 +1,18 @@
 /**
  * "SDMA Lens: Run Fleet Sweep": the sweep of the settings on every node of a Slurm allocation
- * (src/core/fleet/fleetRun.ts), asked for from this machine or through the SSH target (a login
+ * (src/core/fleetRun/fleetRun.ts), asked for from this machine or through the SSH target (a login
  * node), under one cancellable notification; then the fleet panel. "SDMA Lens: Open Fleet"
  * shows a saved one again.
  */
 import * as vscode from 'vscode';
-import { loadFleet } from '../../core/fleet/fleetLoad';
-import type { FleetRequest, FleetResult } from '../../core/fleet/fleetRun';
-import { runFleet } from '../../core/fleet/fleetRun';
-import { FleetStore } from '../../core/fleet/fleetStore';
+import { loadFleet } from '../../core/fleetRun/fleetLoad';
+import type { FleetRequest, FleetResult } from '../../core/fleetRun/fleetRun';
+import { runFleet } from '../../core/fleetRun/fleetRun';
+import { FleetStore } from '../../core/fleetRun/fleetStore';
 import type { FleetView } from '../../core/fleet/fleetView';
 import { fleetView } from '../../core/fleet/fleetView';
-import { checkJobId, checkSlurmName } from '../../core/fleet/slurm';
-import { SlurmError } from '../../core/fleet/slurmTools';
+import { checkJobId, checkSlurmName } from '../../core/fleetRun/slurm';
+import { SlurmError } from '../../core/fleetRun/slurmTools';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
 import { checkSweepOptions, sweepArgs } from '../../core/sweep/sweepOptions';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { PathName } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { Run } from '../../core/run';
-import { checkTargetOfRun, placePointTimeline, pointTimelineCommand, pointTimelineStore } from '../../core/runs/pointTimeline';
+import { checkTargetOfRun, placePointTimeline, pointTimelineCommand, pointTimelineStore } from '../../core/runtime/pointTimeline';
 import { LocalTarget } from '../../core/runtime/localTarget';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { runWithProgress } from '../runWithProgress';
@@ -20,7 +20,7 @@ import type { TimelineLocation, TimelinePoint } from '../../core/runs/timelineSo
 import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/runs/timelineSource';
 import type { KernelFocus } from '../../core/profile/profileTimeline';
 import { parseProfileTimelineKey, profileTimelineKey, profileTimeline, profileTimelineMeta } from '../../core/profile/profileTimeline';
-import { entryExists } from '../../core/safeFile';
+import { entryExists } from '../../core/runs/safeFile';
 import { kernelFilter } from '../../core/timeline/timelineFilter';
 import { checkPair, isEndpoint, parseEndpoint } from '../../core/endpoints';
 import { runsFolder } from '../settings';

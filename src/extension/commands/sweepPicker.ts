@@ -10,7 +10,8 @@ import { endpointsText, nodeDefaultPairs, nodePairs } from '../../core/runtime/n
 import type { PathName, Topology } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
-import { BACKEND_CHOICES, checkSweepOptions } from '../../core/sweep/sweepOptions';
+import { BACKEND_CHOICES } from '../../core/backendChoice';
+import { checkSweepOptions } from '../../core/sweep/sweepOptions';
 import { parseSizeList } from '../../core/sizeList';
 import { formatBytes, formatSizeArg } from '../../core/units';
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
-import type { FleetResult } from '../../../src/core/fleet/fleetRun';
+import type { FleetResult } from '../../../src/core/fleetRun/fleetRun';
 import type { FleetView } from '../../../src/core/fleet/fleetView';
 import { activeApi, runsFolder, spyOnWindow, waitFor } from './support';
 

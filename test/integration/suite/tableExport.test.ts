@@ -6,7 +6,7 @@ import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import { pathName } from '../../../src/core/protocol';
 import type { Run } from '../../../src/core/run';
-import { seriesLabel } from '../../../src/core/tables/panelTables';
+import { seriesLabel } from '../../../src/core/sweep/sweepPanelTable';
 import type { TableFormat } from '../../../src/core/tables/tableText';
 import { parseCsv } from '../../support/csv';
 import { SMALL_SWEEP, activeApi, spyOnWindow, waitFor } from './support';

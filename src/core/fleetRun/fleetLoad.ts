@@ -1,8 +1,8 @@
 /** A saved fleet read back: its index and each node's runs from the runs folder (a run that is gone or unreadable is said, not thrown). */
 import type { RunStore } from '../runs/runStore';
-import type { FleetIndex } from './fleetIndex';
+import type { FleetIndex } from '../fleet/fleetIndex';
 import type { FleetStore } from './fleetStore';
-import type { NodeRuns } from './fleetView';
+import type { NodeRuns } from '../fleet/fleetView';
 
 export interface LoadedFleet {
   index: FleetIndex;

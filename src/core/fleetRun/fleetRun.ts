@@ -15,10 +15,10 @@ import type { HelperCommand, HelperProvider, TargetHelper } from '../runtime/run
 import { runHelperCommand } from '../runtime/runFlow';
 import type { LogLevel } from '../runtime/session';
 import type { Target } from '../runtime/target';
-import type { FleetCommand, FleetIndex, FleetNode, FleetStatus } from './fleetIndex';
-import { FLEET_FORMAT } from './fleetIndex';
+import type { FleetCommand, FleetIndex, FleetNode, FleetStatus } from '../fleet/fleetIndex';
+import { FLEET_FORMAT } from '../fleet/fleetIndex';
 import type { FleetStore } from './fleetStore';
-import type { NodeRuns } from './fleetView';
+import type { NodeRuns } from '../fleet/fleetView';
 import type { AllocationRequest } from './slurm';
 import { allocate, jobNodes, release, stillListed } from './slurmTools';
 import { SlurmStepTarget } from './stepTarget';

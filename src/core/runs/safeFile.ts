@@ -18,8 +18,8 @@ import type { Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { lstat, open } from 'node:fs/promises';
-import { LIMITS } from './limits';
-import { formatBytes } from './units';
+import { LIMITS } from '../limits';
+import { formatBytes } from '../units';
 
 const MiB = 1024 * 1024;
 

@@ -9,14 +9,14 @@ import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Run } from '../run';
-import type { HelperCommand, HelperProvider, RunFlowResult } from '../runtime/runFlow';
-import { runHelperCommand } from '../runtime/runFlow';
-import type { LogLevel } from '../runtime/session';
-import type { Target } from '../runtime/target';
-import { TIMELINES_DIR } from './runFolder';
-import { RunStore } from './runStore';
-import type { TimelinePoint } from './timelineSource';
-import { timelineArgs } from './timelineSource';
+import type { HelperCommand, HelperProvider, RunFlowResult } from './runFlow';
+import { runHelperCommand } from './runFlow';
+import type { LogLevel } from './session';
+import type { Target } from './target';
+import { TIMELINES_DIR } from '../runs/runFolder';
+import { RunStore } from '../runs/runStore';
+import type { TimelinePoint } from '../runs/timelineSource';
+import { timelineArgs } from '../runs/timelineSource';
 
 /** Where the recordings of a run's points are kept as runs of their own. */
 export function pointTimelineStore(runDir: string): RunStore {

@@ -6,9 +6,9 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
-import { readSafeFileSync } from '../safeFile';
-import type { FleetIndex } from './fleetIndex';
-import { FleetIndexSchema } from './fleetIndex';
+import { readSafeFileSync } from '../runs/safeFile';
+import type { FleetIndex } from '../fleet/fleetIndex';
+import { FleetIndexSchema } from '../fleet/fleetIndex';
 
 export const FLEET_FILE = 'fleet.json';
 

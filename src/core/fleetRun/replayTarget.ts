@@ -7,7 +7,7 @@
  * file: it ends as a lost connection does, with what it wrote kept.
  */
 import { createReadStream, existsSync, lstatSync } from 'node:fs';
-import { openSafeFileSync, readSafeFileSync } from '../safeFile';
+import { openSafeFileSync, readSafeFileSync } from '../runs/safeFile';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';

@@ -3,7 +3,7 @@
  * columns. A run sends up to 200,000 of them by default; an object each would cost several
  * times the memory of these arrays and make the timeline build walk scattered objects.
  */
-import type { DeviceSpan } from '../protocol';
+import type { DeviceSpan } from './protocol';
 
 /** The CU lane number of a span: XCC x 1024 + CU, as the sweep's timelines number CUs. */
 export function cuLane(xcc: number, cu: number): number {

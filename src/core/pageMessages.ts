@@ -1,7 +1,8 @@
 /**
- * What every panel's messages share (sweep, collective, matrix, timeline): the page's `ready`
- * and `webview-error`, the bounded field types, and one way to parse with a schema. Browser-safe
- * (valibot only): the pages bundle it to check what the host posts, the host to check the pages.
+ * What every panel's messages share (sweep, matrix, collective, compare, fleet, timeline): the
+ * page's `ready` and `webview-error`, the bounded field types, and one way to parse with a
+ * schema. Browser-safe (valibot only): the pages bundle it to check what the host posts, the
+ * host to check the pages.
  */
 import * as v from 'valibot';
 

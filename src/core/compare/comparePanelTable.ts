@@ -1,0 +1,28 @@
+/**
+ * The compare panel's table model, built from the page view the panel already holds, so "Copy
+ * table" and the exports write the same rows: both runs' figures, the ratio with its interval,
+ * the run-to-run tolerance and the verdict, numbers at full precision. Browser-safe.
+ */
+import type { TableCell, TableModel } from '../tables/tableText';
+import type { ComparePageView, GroupPoint } from './compareMessages';
+
+/** A comparison: one row per point of every curve, both runs' bandwidth, the ratio B/A with its interval, the run-to-run tolerance, and the verdict. */
+export function compareTableModel(view: ComparePageView): TableModel {
+  const bw = view.bandwidth;
+  const rows = view.groups.flatMap((g) =>
+    g.points.map((p: GroupPoint): TableCell[] => [g.label, p.label, p.sizeBytes, p.a?.gbps ?? null, p.b?.gbps ?? null, p.ratio ?? null, p.interval?.[0] ?? null, p.interval?.[1] ?? null, p.tolerance ?? null, p.state]),
+  );
+  const simulated = [view.a.simulated ? 'A' : '', view.b.simulated ? 'B' : ''].filter(Boolean);
+  return {
+    title: `SDMA Lens comparison of ${view.kind} runs ${view.a.id} (A) and ${view.b.id} (B)`,
+    columns: ['curve', 'point', 'bytes', `A ${bw}`, `B ${bw}`, 'ratio B/A', 'ratio low', 'ratio high', 'run-to-run tolerance', 'verdict'],
+    rows,
+    notes: [
+      ...(simulated.length > 0 ? [`SIMULATED: run ${simulated.join(' and ')} ${simulated.length > 1 ? 'come' : 'comes'} from the simulated MI350X model, not from a measurement.`] : []),
+      ...view.summaryLines,
+      ...view.toleranceLines,
+      view.method,
+      ...view.notes,
+    ],
+  };
+}
