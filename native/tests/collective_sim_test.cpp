@@ -41,8 +41,7 @@ Captured run(const CollectiveOptions& options, const CollectiveModel& model = {}
     c.lastDone = done;
     c.lastTotal = total;
   };
-  EngineFailure failure;
-  check(runSimCollective(options, 8, sink, failure, model), "the simulated collective runs");
+  check(!runSimCollective(options, 8, sink, model).failed(), "the simulated collective runs");
   return c;
 }
 

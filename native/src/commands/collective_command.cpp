@@ -356,83 +356,85 @@ class CollectiveCommand : public cli::CommandRun {
       reporter.progress(done, total, message);
     };
     const auto warning = [&](const std::string& code, const std::string& message) { reporter.warning(code, message); };
-    EngineFailure failure;
-    bool ok = false;
+    Error failure;  // empty: the engine ran to the end or stopped for a cancel
     bool anyWrong = false;
 
-    if (!p_.overlap) {
-      CollectiveSink sink;
-      sink.progress = progress;
-      sink.warning = warning;
-      sink.variant = [&](const VariantReport& v) { reporter.collectiveVariant(v, simulated); };
-      sink.point = [&](const PointReport& p) {
-        if (p.wrong > 0) anyWrong = true;
-        reporter.collectivePoint(p, simulated);
-      };
-      if (simulated) {
-        ok = sim::runSimCollective(p_.collective, gpuCount, sink, failure);
-      } else {
-#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
-        std::vector<std::string> variants = p_.collective.variants;
-        if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
-        if (p_.variantChild || variants.size() == 1) {
-          p_.collective.variants = variants;
-          ok = runGpuCollective(p_.collective, sink, failure);
+    try {
+      if (!p_.overlap) {
+        CollectiveSink sink;
+        sink.progress = progress;
+        sink.warning = warning;
+        sink.variant = [&](const VariantReport& v) { reporter.collectiveVariant(v, simulated); };
+        sink.point = [&](const PointReport& p) {
+          if (p.wrong > 0) anyWrong = true;
+          reporter.collectivePoint(p, simulated);
+        };
+        if (simulated) {
+          failure = sim::runSimCollective(p_.collective, gpuCount, sink);
         } else {
-          session.choice.backend.reset();
-          ok = true;
-          for (const std::string& variant : variants) {
-            if (cancel::requested()) break;
-            const ChildResult child = runVariantChild(args_, variant, reporter);
-            if (!child.started) {
-              ok = false;
-              failure = {"runtime", "could not start the child process for variant " + variant, ""};
-              break;
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+          std::vector<std::string> variants = p_.collective.variants;
+          if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
+          if (p_.variantChild || variants.size() == 1) {
+            p_.collective.variants = variants;
+            failure = runGpuCollective(p_.collective, sink);
+          } else {
+            session.choice.backend.reset();
+            for (const std::string& variant : variants) {
+              if (cancel::requested()) break;
+              const ChildResult child = runVariantChild(args_, variant, reporter);
+              if (!child.started) {
+                failure = {"runtime", "could not start the child process for variant " + variant, ""};
+                break;
+              }
+              if (child.exitCode == kExitValidationFailed) anyWrong = true;
             }
-            if (child.exitCode == kExitValidationFailed) anyWrong = true;
+          }
+#else
+          failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
+        }
+      } else {
+        OverlapOptions& o = p_.overlapOptions;
+        if (!p_.cusGiven) {
+          o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
+        }
+        // A path that cannot exist between the endpoints says so once (standing for its beside
+        // phase of every compute) and is left out of the phases.
+        std::vector<std::string> paths;
+        for (const std::string& name : o.paths) {
+          const std::optional<CopyPath> path = parseCopyPath(name);
+          const std::string reason =
+              path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
+          if (reason.empty()) {
+            paths.push_back(name);
+          } else {
+            reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
           }
         }
-#else
-        failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
-#endif
-      }
-    } else {
-      OverlapOptions& o = p_.overlapOptions;
-      if (!p_.cusGiven) {
-        o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
-      }
-      // A path that cannot exist between the endpoints says so once (standing for its beside
-      // phase of every compute) and is left out of the phases.
-      std::vector<std::string> paths;
-      for (const std::string& name : o.paths) {
-        const std::optional<CopyPath> path = parseCopyPath(name);
-        const std::string reason = path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
-        if (reason.empty()) {
-          paths.push_back(name);
+        o.paths = paths;
+        OverlapSink sink;
+        sink.progress = progress;
+        sink.warning = warning;
+        sink.point = [&](const OverlapReport& r) { reporter.overlap(r, simulated); };
+        if (simulated) {
+          failure = sim::runSimOverlap(o, cusPerGpu, sink, {}, sim::routeOf(o.srcGpu, o.dstGpu));
         } else {
-          reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
+          session.choice.backend.reset();  // the overlap owns the GPUs' streams from here
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+          failure = runGpuOverlap(o, sink);
+#else
+          failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
         }
       }
-      o.paths = paths;
-      OverlapSink sink;
-      sink.progress = progress;
-      sink.warning = warning;
-      sink.point = [&](const OverlapReport& r) { reporter.overlap(r, simulated); };
-      if (simulated) {
-        ok = sim::runSimOverlap(o, cusPerGpu, sink, failure, {}, sim::routeOf(o.srcGpu, o.dstGpu));
-      } else {
-        session.choice.backend.reset();  // the overlap owns the GPUs' streams from here
-#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
-        ok = runGpuOverlap(o, sink, failure);
-#else
-        failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
-#endif
-      }
+    } catch (const Failure& f) {
+      failure = f.error();
     }
 
     if (cancel::requested()) return {DoneStatus::Cancelled, kExitInterrupted};
-    if (!ok) {
-      reporter.error(failure.code.empty() ? "runtime" : failure.code, failure.message, failure.hint);
+    if (failure) {
+      reporter.error(failure.code, failure.message, failure.hint);
       return {DoneStatus::Error, failure.code == "usage" ? kExitUsage : kExitRuntimeFailure};
     }
     if (anyWrong) {
