@@ -39,8 +39,7 @@ Captured run(const CollectiveOptions& options, const CollectiveModel& model = {}
     c.lastDone = done;
     c.lastTotal = total;
   };
-  EngineFailure failure;
-  CHECK_MESSAGE((runSimCollective(options, 8, sink, failure, model)), ("the simulated collective runs"));
+  CHECK_MESSAGE(!runSimCollective(options, 8, sink, model).failed(), "the simulated collective runs");
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/collective_math.hpp"
+#include "util/error.hpp"
 
 namespace sdma::collective {
 
@@ -58,18 +59,13 @@ struct PointReport {
   int iters = 0;
 };
 
-// Where an engine hands its results; the command turns them into records.
+// Where an engine hands its results; the command turns them into records. An engine that
+// cannot go on returns an Error (util/error.hpp) for the command to report.
 struct CollectiveSink {
   std::function<void(const VariantReport&)> variant;
   std::function<void(const PointReport&)> point;
   std::function<void(const std::string& code, const std::string& message)> warning;
   std::function<void(std::int64_t done, std::int64_t total, const std::string& message)> progress;
-};
-
-struct EngineFailure {
-  std::string code;  // error record code
-  std::string message;
-  std::string hint;
 };
 
 // RCCL's number for the GIN Anvil SDMA backend moved with releases, as the knob catalog's

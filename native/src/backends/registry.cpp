@@ -28,18 +28,18 @@ bool isBuilt(std::string_view name) {
   return false;
 }
 
-std::unique_ptr<Backend> openHardware(std::string_view name, const BackendSettings& settings,
-                                      gpu::OpenFailure& failure) {
+gpu::OpenedBackend openHardware(std::string_view name, const BackendSettings& settings) {
   const gpu::GpuOptions options{settings.seed};
 #if defined(SDMA_PROBE_HAVE_HIP)
-  if (name == "hip") return gpu::openHipBackend(options, failure);
+  if (name == "hip") return gpu::openHipBackend(options);
 #endif
 #if defined(SDMA_PROBE_HAVE_CUDA)
-  if (name == "cuda") return gpu::openCudaBackend(options, failure);
+  if (name == "cuda") return gpu::openCudaBackend(options);
 #endif
   (void)options;
-  failure = {"backend-unavailable", "the " + std::string(name) + " backend is not built", ""};
-  return nullptr;
+  gpu::OpenedBackend none;
+  none.error = {"backend-unavailable", "the " + std::string(name) + " backend is not built", ""};
+  return none;
 }
 
 }  // namespace
@@ -58,12 +58,12 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
                                std::string(requested == "hip" ? "HIP" : "CUDA") + "=ON";
       return choice;
     }
-    gpu::OpenFailure failure;
-    choice.backend = openHardware(requested, settings, failure);
+    gpu::OpenedBackend opened = openHardware(requested, settings);
+    choice.backend = std::move(opened.backend);
     if (!choice.backend) {
-      choice.unavailableCode = failure.code;
-      choice.unavailableReason = failure.message;
-      choice.unavailableHint = failure.hint;
+      choice.unavailableCode = opened.error.code;
+      choice.unavailableReason = opened.error.message;
+      choice.unavailableHint = opened.error.hint;
     }
     return choice;
   }
@@ -71,15 +71,15 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
     // Real hardware first, in a fixed order; the first that finds a GPU wins.
     for (const char* name : {"hip", "cuda"}) {
       if (!isBuilt(name)) continue;
-      gpu::OpenFailure failure;
-      if (auto backend = openHardware(name, settings, failure)) {
-        choice.backend = std::move(backend);
+      gpu::OpenedBackend opened = openHardware(name, settings);
+      if (opened.backend) {
+        choice.backend = std::move(opened.backend);
         choice.simGpusIgnored = settings.simGpus > 0;
         choice.simWeakIgnored = !settings.simWeak.empty();
         return choice;
       }
       choice.fallbackReasons += (choice.fallbackReasons.empty() ? "" : "; ") + std::string(name) + ": " +
-                                failure.message;
+                                opened.error.message;
     }
     choice.autoFellBackToSim = true;
   }

@@ -1,4 +1,5 @@
-
+// sdma-probe collective and overlap: their flags, the engine that runs them (the simulator's
+// model or NCCL/RCCL and the GPU), and the records made of what the engine hands its sink.
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -158,15 +159,6 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   }
 }
 
-void writeNullable(JsonWriter& j, const char* key, const std::optional<double>& value) {
-  j.key(key);
-  if (value) {
-    j.valueSignificant(*value, 6);
-  } else {
-    j.null();
-  }
-}
-
 #if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
 // NCCL caches some environment settings for the life of the process, so on hardware every
 // variant runs in a child sdma-probe of its own with that variant's environment; the parent
@@ -234,7 +226,7 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
     const std::string line(text);
     const std::string type = recordType(line);
     if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
-      reporter.raw(line + "\n");
+      reporter.relay(line);
     } else if (type == "heartbeat") {
       reporter.heartbeat();  // the child is moving: so is this run (written only after a silence)
     } else if (type == "error") {
@@ -364,141 +356,85 @@ class CollectiveCommand : public cli::CommandRun {
       reporter.progress(done, total, message);
     };
     const auto warning = [&](const std::string& code, const std::string& message) { reporter.warning(code, message); };
-    EngineFailure failure;
-    bool ok = false;
+    Error failure;  // empty: the engine ran to the end or stopped for a cancel
     bool anyWrong = false;
 
-    if (!p_.overlap) {
-      CollectiveSink sink;
-      sink.progress = progress;
-      sink.warning = warning;
-      sink.variant = [&](const VariantReport& v) {
-        JsonWriter& j = reporter.beginRecord("collective-variant");
-        j.key("variant").value(v.name).key("supported").value(v.supported);
-        if (!v.reason.empty()) j.key("reason").value(v.reason);
-        if (!v.hint.empty()) j.key("hint").value(v.hint);
-        j.key("library").beginObject().key("name").value(v.library).key("version").value(v.libraryVersion);
-        j.key("path").value(v.libraryPath).endObject();
-        j.key("env").beginObject();
-        for (const auto& [name, value] : v.env) j.key(name).value(value);
-        j.endObject();
-        j.key("symmetric").value(v.symmetric);
-        j.key("simulated").value(simulated);
-        reporter.endRecord();
-      };
-      sink.point = [&](const PointReport& p) {
-        if (p.wrong > 0) anyWrong = true;
-        JsonWriter& j = reporter.beginRecord("collective");
-        j.key("op").value(opName(p.op)).key("variant").value(p.variant).key("ranks").value(p.ranks);
-        j.key("sizeBytes").value(p.sizeBytes).key("count").value(p.count).key("dtype").value(p.dtype);
-        j.key("inPlace").value(p.inPlace).key("iters").value(p.iters);
-        j.key("repeats").value(static_cast<std::int64_t>(p.samplesUs.size()));
-        j.key("timeUs").valueSignificant(p.timeUs, 6);
-        j.key("samplesUs").beginArray();
-        for (double sample : p.samplesUs) j.valueSignificant(sample, 6);
-        j.endArray();
-        j.key("algbwGbps").valueSignificant(algbwGbps(p.sizeBytes, p.timeUs), 6);
-        j.key("busbwGbps").valueSignificant(busbwGbps(p.op, p.ranks, p.sizeBytes, p.timeUs), 6);
-        j.key("wrong");
-        if (p.wrong >= 0) {
-          j.value(p.wrong);
+    try {
+      if (!p_.overlap) {
+        CollectiveSink sink;
+        sink.progress = progress;
+        sink.warning = warning;
+        sink.variant = [&](const VariantReport& v) { reporter.collectiveVariant(v, simulated); };
+        sink.point = [&](const PointReport& p) {
+          if (p.wrong > 0) anyWrong = true;
+          reporter.collectivePoint(p, simulated);
+        };
+        if (simulated) {
+          failure = sim::runSimCollective(p_.collective, gpuCount, sink);
         } else {
-          j.null();
-        }
-        j.key("transport");
-        if (p.transport) {
-          j.value(*p.transport);
-        } else {
-          j.null();
-        }
-        if (!p.evidence.empty()) j.key("transportEvidence").value(p.evidence);
-        j.key("simulated").value(simulated);
-        reporter.endRecord();
-      };
-      if (simulated) {
-        ok = sim::runSimCollective(p_.collective, gpuCount, sink, failure);
-      } else {
 #if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
-        std::vector<std::string> variants = p_.collective.variants;
-        if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
-        if (p_.variantChild || variants.size() == 1) {
-          p_.collective.variants = variants;
-          ok = runGpuCollective(p_.collective, sink, failure);
-        } else {
-          session.choice.backend.reset();
-          ok = true;
-          for (const std::string& variant : variants) {
-            if (cancel::requested()) break;
-            const ChildResult child = runVariantChild(args_, variant, reporter);
-            if (!child.started) {
-              ok = false;
-              failure = {"runtime", "could not start the child process for variant " + variant, ""};
-              break;
+          std::vector<std::string> variants = p_.collective.variants;
+          if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
+          if (p_.variantChild || variants.size() == 1) {
+            p_.collective.variants = variants;
+            failure = runGpuCollective(p_.collective, sink);
+          } else {
+            session.choice.backend.reset();
+            for (const std::string& variant : variants) {
+              if (cancel::requested()) break;
+              const ChildResult child = runVariantChild(args_, variant, reporter);
+              if (!child.started) {
+                failure = {"runtime", "could not start the child process for variant " + variant, ""};
+                break;
+              }
+              if (child.exitCode == kExitValidationFailed) anyWrong = true;
             }
-            if (child.exitCode == kExitValidationFailed) anyWrong = true;
+          }
+#else
+          failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
+        }
+      } else {
+        OverlapOptions& o = p_.overlapOptions;
+        if (!p_.cusGiven) {
+          o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
+        }
+        // A path that cannot exist between the endpoints says so once (standing for its beside
+        // phase of every compute) and is left out of the phases.
+        std::vector<std::string> paths;
+        for (const std::string& name : o.paths) {
+          const std::optional<CopyPath> path = parseCopyPath(name);
+          const std::string reason =
+              path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
+          if (reason.empty()) {
+            paths.push_back(name);
+          } else {
+            reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
           }
         }
-#else
-        failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
-#endif
-      }
-    } else {
-      OverlapOptions& o = p_.overlapOptions;
-      if (!p_.cusGiven) {
-        o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
-      }
-      // A path that cannot exist between the endpoints says so once (standing for its beside
-      // phase of every compute) and is left out of the phases.
-      std::vector<std::string> paths;
-      for (const std::string& name : o.paths) {
-        const std::optional<CopyPath> path = parseCopyPath(name);
-        const std::string reason = path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
-        if (reason.empty()) {
-          paths.push_back(name);
+        o.paths = paths;
+        OverlapSink sink;
+        sink.progress = progress;
+        sink.warning = warning;
+        sink.point = [&](const OverlapReport& r) { reporter.overlap(r, simulated); };
+        if (simulated) {
+          failure = sim::runSimOverlap(o, cusPerGpu, sink, {}, sim::routeOf(o.srcGpu, o.dstGpu));
         } else {
-          reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
+          session.choice.backend.reset();  // the overlap owns the GPUs' streams from here
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+          failure = runGpuOverlap(o, sink);
+#else
+          failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
         }
       }
-      o.paths = paths;
-      OverlapSink sink;
-      sink.progress = progress;
-      sink.warning = warning;
-      sink.point = [&](const OverlapReport& r) {
-        JsonWriter& j = reporter.beginRecord("overlap");
-        j.key("compute").value(r.compute).key("computeLabel").value(r.computeLabel);
-        j.key("phase").value(r.phase).key("path").value(r.path);
-        if (r.cus > 0) j.key("cus").value(r.cus);
-        j.key("copySizeBytes").value(r.copySizeBytes);
-        j.key("durationMs").valueSignificant(r.durationMs, 6);
-        j.key("computeTflops").valueSignificant(r.computeTflops, 6);
-        writeNullable(j, "keptFraction", r.keptFraction);
-        writeNullable(j, "copyGbps", r.copyGbps);
-        j.key("copies").value(r.copies);
-        writeNullable(j, "smClockMHz", r.clocks.smMHz);
-        writeNullable(j, "memClockMHz", r.clocks.memMHz);
-        writeNullable(j, "powerW", r.clocks.powerW);
-        writeNullable(j, "powerLimitW", r.clocks.powerLimitW);
-        j.key("throttleReasons").beginArray();
-        for (const std::string& reason : r.clocks.throttleReasons) j.value(reason);
-        j.endArray();
-        j.key("simulated").value(simulated);
-        reporter.endRecord();
-      };
-      if (simulated) {
-        ok = sim::runSimOverlap(o, cusPerGpu, sink, failure, {}, sim::routeOf(o.srcGpu, o.dstGpu));
-      } else {
-        session.choice.backend.reset();  // the overlap owns the GPUs' streams from here
-#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
-        ok = runGpuOverlap(o, sink, failure);
-#else
-        failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
-#endif
-      }
+    } catch (const Failure& f) {
+      failure = f.error();
     }
 
     if (cancel::requested()) return {DoneStatus::Cancelled, kExitInterrupted};
-    if (!ok) {
-      reporter.error(failure.code.empty() ? "runtime" : failure.code, failure.message, failure.hint);
+    if (failure) {
+      reporter.error(failure.code, failure.message, failure.hint);
       return {DoneStatus::Error, failure.code == "usage" ? kExitUsage : kExitRuntimeFailure};
     }
     if (anyWrong) {

@@ -16,6 +16,7 @@
 #include "profile/rocm_sources.hpp"
 #include "profile/rocpd_reader.hpp"
 #include "profile/trace_collector.hpp"
+#include "protocol/reporter.hpp"
 
 namespace sdma::runmode {
 
@@ -170,7 +171,9 @@ CommandResult ImportCommand::run(cli::Session& session) {
                         std::to_string(dropped) + " records lie too far (more than 2^63 ns) from the earliest start "
                                                   "to count from it and were left out"});
   }
-  emitInStartOrder(reporter, dispatches, copies);
+  forEachInStartOrder(
+      dispatches, copies, [&](const DispatchRecord& d) { reporter.dispatch(d); },
+      [&](const CopyRecord& c) { reporter.copy(c); });
   for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
   if (read == 0) {
     std::string why;

@@ -27,6 +27,7 @@
 #include "profile/records.hpp"
 #include "profile/rocm_sources.hpp"
 #include "profile/trace_collector.hpp"
+#include "protocol/reporter.hpp"
 
 namespace sdma::runmode {
 
@@ -315,7 +316,7 @@ CommandResult RunCommand::run(cli::Session& session) {
     return {DoneStatus::Error, kExitCouldNotRun};
   }
   const pid_t pid = spawned.pid;
-  emitProgramStart(reporter, options.program, pid);
+  reporter.programStart(options.program, pid);
 
   TraceCollector collector(startMonoNs);
   TraceReader reader(tracePipe[0], collector);
@@ -380,14 +381,16 @@ CommandResult RunCommand::run(cli::Session& session) {
   std::vector<CopyRecord> copies;
   std::vector<DeviceSpanRecord> spans;
   collector.finish(dispatches, copies, warnings, &spans);
-  emitInStartOrder(reporter, dispatches, copies);
+  forEachInStartOrder(
+      dispatches, copies, [&](const DispatchRecord& d) { reporter.dispatch(d); },
+      [&](const CopyRecord& c) { reporter.copy(c); });
   spans = mergeTouchingSpans(std::move(spans));
   capSpans(spans, options.spanRecords, warnings);
-  for (const DeviceSpanRecord& span : spans) emitDeviceSpan(reporter, span);
+  for (const DeviceSpanRecord& span : spans) reporter.deviceSpan(span);
   if (!libraryLog.dir.empty()) {
-    for (const LibraryCalls& c : collectLibraryLog(libraryLog.dir, warnings, control)) emitLibraryCalls(reporter, c);
+    for (const LibraryCalls& c : collectLibraryLog(libraryLog.dir, warnings, control)) reporter.libraryCalls(c);
   }
-  emitProgramExit(reporter, options.program, pid, exit);
+  reporter.programExit(options.program, pid, exit);
   for (const CollectorWarning& w : warnings) reporter.warning(w.code, w.message);
   if (cancelledAt || control.cancelled() || cancel::requested()) return {DoneStatus::Cancelled, cancel::exitCode()};
   return {};

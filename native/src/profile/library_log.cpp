@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "protocol/json_writer.hpp"
 #include "profile/rocm_sources.hpp"
 
 namespace sdma::runmode {
@@ -35,10 +34,6 @@ int log2Bucket(std::uint64_t bytes) {
 
 std::string rankKey(const std::string& file, const librarylog::LogLine& line) {
   return file + "|" + std::to_string(line.pid) + "|" + std::to_string(line.device);
-}
-
-std::string_view sizeKindName(librarylog::SizeKind kind) {
-  return kind == librarylog::SizeKind::BytesPerPeer ? "bytesPerPeer" : "bytes";
 }
 
 }  // namespace
@@ -193,19 +188,6 @@ std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<
                                              "from a CUDA graph"});
   }
   return calls;
-}
-
-void emitLibraryCalls(Reporter& reporter, const LibraryCalls& c) {
-  JsonWriter j;
-  j.beginObject().key("type").value("library-calls");
-  if (!c.library.empty()) j.key("library").value(c.library);
-  j.key("op").value(c.op).key("transport").value(c.transport);
-  if (c.sizeKind != librarylog::SizeKind::None) {
-    j.key("sizeKind").value(sizeKindName(c.sizeKind)).key("minBytes").value(c.minBytes).key("maxBytes").value(c.maxBytes);
-  }
-  j.key("calls").value(c.calls).key("ranks").value(c.ranks).key("evidence").value(c.evidence);
-  j.endObject();
-  reporter.raw(j.str() + "\n");
 }
 
 }  // namespace sdma::runmode

@@ -13,25 +13,10 @@
 #include "backend/library_log_line.hpp"
 #include "util/read_control.hpp"
 #include "util/safe_file.hpp"
-#include "protocol/reporter.hpp"
+#include "backend/run_records.hpp"
 #include "profile/trace_collector.hpp"
 
 namespace sdma::runmode {
-
-// Calls of one collective that took one path, with sizes in one power-of-two range.
-struct LibraryCalls {
-  std::string library;  // "rccl", "nccl", or empty when no version line said
-  std::string op;       // "AllToAll", "AllGather", ...
-  std::string transport;
-  librarylog::SizeKind sizeKind = librarylog::SizeKind::None;
-  std::uint64_t minBytes = 0;
-  std::uint64_t maxBytes = 0;
-  // The most lines one rank (file, process, device) logged: each rank logs a call it takes
-  // part in once, and NCCL's tuner line comes from rank 0 only.
-  std::int64_t calls = 0;
-  int ranks = 0;         // how many ranks logged such a line
-  std::string evidence;  // the first such line, after "NCCL INFO "
-};
 
 // Counts the per-call lines of any number of log files. Lines naming no path or no
 // collective are skipped.
@@ -76,7 +61,5 @@ LibraryLogSetup prepareLibraryLog(std::vector<CollectorWarning>& warnings);
 // processes wrote these files: each is opened with ingest::SafeFile and read in bounded lines.
 std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<CollectorWarning>& warnings,
                                             ingest::Control& control);
-
-void emitLibraryCalls(Reporter& reporter, const LibraryCalls& calls);
 
 }  // namespace sdma::runmode

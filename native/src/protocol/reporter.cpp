@@ -1,3 +1,5 @@
+// The protocol's writer (protocol/reporter.hpp): each record's fields, in the order and number
+// format docs/PROTOCOL.md gives.
 #include "protocol/reporter.hpp"
 
 #include <algorithm>
@@ -67,22 +69,12 @@ std::string_view doneStatusName(DoneStatus status) {
 
 }  // namespace
 
-namespace {
-Reporter* g_heartbeatReporter = nullptr;
-}  // namespace
-
 Reporter::Reporter(std::FILE* out)
     : out_(out), start_(std::chrono::steady_clock::now()), lastWrite_(start_) {
-  g_heartbeatReporter = this;
+  installHeartbeat([](void* reporter) { static_cast<Reporter*>(reporter)->heartbeat(); }, this);
 }
 
-Reporter::~Reporter() {
-  if (g_heartbeatReporter == this) g_heartbeatReporter = nullptr;
-}
-
-void heartbeat() {
-  if (g_heartbeatReporter != nullptr) g_heartbeatReporter->heartbeat();
-}
+Reporter::~Reporter() { removeHeartbeat(this); }
 
 void Reporter::heartbeat() {
   const auto now = std::chrono::steady_clock::now();
@@ -363,6 +355,180 @@ void Reporter::error(std::string_view code, std::string_view message, std::strin
   j.key("code").value(code).key("message").value(message);
   if (!detail.empty()) j.key("detail").value(detail);
   if (!hint.empty()) j.key("hint").value(hint);
+  emit();
+}
+
+namespace {
+
+void writeNullable(JsonWriter& j, const char* key, const std::optional<double>& value) {
+  j.key(key);
+  if (value) {
+    j.valueSignificant(*value, 6);
+  } else {
+    j.null();
+  }
+}
+
+}  // namespace
+
+void Reporter::collectiveVariant(const collective::VariantReport& v, bool simulated) {
+  JsonWriter& j = begin("collective-variant");
+  j.key("variant").value(v.name).key("supported").value(v.supported);
+  if (!v.reason.empty()) j.key("reason").value(v.reason);
+  if (!v.hint.empty()) j.key("hint").value(v.hint);
+  j.key("library").beginObject().key("name").value(v.library).key("version").value(v.libraryVersion);
+  j.key("path").value(v.libraryPath).endObject();
+  j.key("env").beginObject();
+  for (const auto& [name, value] : v.env) j.key(name).value(value);
+  j.endObject();
+  j.key("symmetric").value(v.symmetric);
+  j.key("simulated").value(simulated);
+  emit();
+}
+
+void Reporter::collectivePoint(const collective::PointReport& p, bool simulated) {
+  JsonWriter& j = begin("collective");
+  j.key("op").value(collective::opName(p.op)).key("variant").value(p.variant).key("ranks").value(p.ranks);
+  j.key("sizeBytes").value(p.sizeBytes).key("count").value(p.count).key("dtype").value(p.dtype);
+  j.key("inPlace").value(p.inPlace).key("iters").value(p.iters);
+  j.key("repeats").value(static_cast<std::int64_t>(p.samplesUs.size()));
+  j.key("timeUs").valueSignificant(p.timeUs, 6);
+  j.key("samplesUs").beginArray();
+  for (double sample : p.samplesUs) j.valueSignificant(sample, 6);
+  j.endArray();
+  j.key("algbwGbps").valueSignificant(collective::algbwGbps(p.sizeBytes, p.timeUs), 6);
+  j.key("busbwGbps").valueSignificant(collective::busbwGbps(p.op, p.ranks, p.sizeBytes, p.timeUs), 6);
+  j.key("wrong");
+  if (p.wrong >= 0) {
+    j.value(p.wrong);
+  } else {
+    j.null();
+  }
+  j.key("transport");
+  if (p.transport) {
+    j.value(*p.transport);
+  } else {
+    j.null();
+  }
+  if (!p.evidence.empty()) j.key("transportEvidence").value(p.evidence);
+  j.key("simulated").value(simulated);
+  emit();
+}
+
+void Reporter::overlap(const collective::OverlapReport& r, bool simulated) {
+  JsonWriter& j = begin("overlap");
+  j.key("compute").value(r.compute).key("computeLabel").value(r.computeLabel);
+  j.key("phase").value(r.phase).key("path").value(r.path);
+  if (r.cus > 0) j.key("cus").value(r.cus);
+  j.key("copySizeBytes").value(r.copySizeBytes);
+  j.key("durationMs").valueSignificant(r.durationMs, 6);
+  j.key("computeTflops").valueSignificant(r.computeTflops, 6);
+  writeNullable(j, "keptFraction", r.keptFraction);
+  writeNullable(j, "copyGbps", r.copyGbps);
+  j.key("copies").value(r.copies);
+  writeNullable(j, "smClockMHz", r.clocks.smMHz);
+  writeNullable(j, "memClockMHz", r.clocks.memMHz);
+  writeNullable(j, "powerW", r.clocks.powerW);
+  writeNullable(j, "powerLimitW", r.clocks.powerLimitW);
+  j.key("throttleReasons").beginArray();
+  for (const std::string& reason : r.clocks.throttleReasons) j.value(reason);
+  j.endArray();
+  j.key("simulated").value(simulated);
+  emit();
+}
+
+void Reporter::relay(std::string_view record) {
+  // One line a time: a record that carried its own line break would split in two.
+  if (record.find('\n') != std::string_view::npos) return;
+  std::string line;
+  line.reserve(record.size() + 1);
+  line.append(record).push_back('\n');
+  raw(line);
+}
+
+namespace {
+
+void programHead(JsonWriter& j, const std::vector<std::string>& argv, long pid) {
+  j.key("argv").beginArray();
+  for (const std::string& a : argv) j.value(a);
+  j.endArray();
+  j.key("pid").value(static_cast<std::int64_t>(pid));
+}
+
+void triple(JsonWriter& j, std::string_view key, const std::array<int, 3>& v) {
+  j.key(key).beginArray().value(v[0]).value(v[1]).value(v[2]).endArray();
+}
+
+std::string_view sizeKindName(librarylog::SizeKind kind) {
+  return kind == librarylog::SizeKind::BytesPerPeer ? "bytesPerPeer" : "bytes";
+}
+
+}  // namespace
+
+void Reporter::programStart(const std::vector<std::string>& argv, long pid) {
+  JsonWriter& j = begin("program");
+  j.key("event").value("start");
+  programHead(j, argv, pid);
+  emit();
+}
+
+void Reporter::programExit(const std::vector<std::string>& argv, long pid, const runmode::ProgramExit& exit) {
+  JsonWriter& j = begin("program");
+  j.key("event").value("exit");
+  programHead(j, argv, pid);
+  j.key("exitCode");
+  if (exit.signalName.empty()) j.value(exit.exitCode); else j.null();
+  j.key("signal");
+  if (exit.signalName.empty()) j.null(); else j.value(exit.signalName);
+  if (!exit.kfdSdma.empty()) {
+    j.key("kfdSdma").beginArray();
+    for (const runmode::KfdSdmaActivity& a : exit.kfdSdma) {
+      j.beginObject().key("gpu").value(a.gpu).key("kfdGpuId").value(a.kfdGpuId).key("activity").value(a.counter).endObject();
+    }
+    j.endArray();
+  }
+  emit();
+}
+
+void Reporter::dispatch(const runmode::DispatchRecord& d) {
+  JsonWriter& j = begin("dispatch");
+  j.key("name").value(d.name);
+  if (!d.mangled.empty()) j.key("mangled").value(d.mangled);
+  j.key("gpu").value(d.gpu).key("startNs").value(d.startNs).key("endNs").value(d.endNs);
+  triple(j, "grid", d.grid);
+  triple(j, "block", d.block);
+  j.key("source").value(d.source);
+  if (d.correlationId >= 0) j.key("correlationId").value(d.correlationId);
+  if (d.cusSeen >= 0) j.key("cusSeen").value(d.cusSeen);
+  emit();
+}
+
+void Reporter::copy(const runmode::CopyRecord& c) {
+  JsonWriter& j = begin("copy");
+  j.key("mover").value(c.mover).key("initiator").value(c.initiator);
+  j.key("srcGpu").value(c.srcGpu).key("dstGpu").value(c.dstGpu).key("bytes").value(c.bytes);
+  j.key("startNs").value(c.startNs).key("endNs").value(c.endNs).key("source").value(c.source);
+  if (c.engineId >= 0) j.key("engineId").value(c.engineId);
+  if (!c.label.empty()) j.key("label").value(c.label);
+  emit();
+}
+
+void Reporter::deviceSpan(const runmode::DeviceSpanRecord& s) {
+  JsonWriter& j = begin("device-span");
+  j.key("gpu").value(s.gpu).key("cu").value(s.cu).key("xcc").value(s.xcc);
+  j.key("label").value(s.label).key("startNs").value(s.startNs).key("endNs").value(s.endNs);
+  j.key("bytes").value(s.bytes).key("peer").value(s.peer).key("mover").value(s.mover).key("pull").value(s.pull);
+  emit();
+}
+
+void Reporter::libraryCalls(const runmode::LibraryCalls& c) {
+  JsonWriter& j = begin("library-calls");
+  if (!c.library.empty()) j.key("library").value(c.library);
+  j.key("op").value(c.op).key("transport").value(c.transport);
+  if (c.sizeKind != librarylog::SizeKind::None) {
+    j.key("sizeKind").value(sizeKindName(c.sizeKind)).key("minBytes").value(c.minBytes).key("maxBytes").value(c.maxBytes);
+  }
+  j.key("calls").value(c.calls).key("ranks").value(c.ranks).key("evidence").value(c.evidence);
   emit();
 }
 

@@ -1,3 +1,5 @@
+// The protocol's writer: every record the helper prints (docs/PROTOCOL.md) is built here, one
+// method per record type, from the engine's and the readers' plain data.
 #pragma once
 
 #include <chrono>
@@ -9,9 +11,12 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "protocol/json_writer.hpp"
+#include "backend/collective_types.hpp"
+#include "backend/run_records.hpp"
 #include "backend/runtime_knobs.hpp"
 #include "backend/timeline.hpp"
+#include "protocol/json_writer.hpp"
+#include "util/heartbeat.hpp"
 
 namespace sdma {
 
@@ -22,7 +27,7 @@ enum class DoneStatus { Ok, Error, Cancelled };
 // at most the line being written.
 class Reporter {
  public:
-  // The newest Reporter is the one heartbeat() writes to.
+  // The newest Reporter is the one heartbeat() (util/heartbeat.hpp) writes to.
   explicit Reporter(std::FILE* out);
   ~Reporter();
   Reporter(const Reporter&) = delete;
@@ -67,18 +72,36 @@ class Reporter {
              std::string_view detail = {});
   void done(DoneStatus status);
 
-  // Writes text as is, without a record around it: only for --fault garbage-after.
-  void raw(std::string_view text);
+  // collective: a variant's library and environment, then each measured point.
+  // `simulated`: the numbers come from the simulator's model.
+  void collectiveVariant(const collective::VariantReport& variant, bool simulated);
+  void collectivePoint(const collective::PointReport& point, bool simulated);
+  // overlap: one phase of one compute (alone or beside a copy path).
+  void overlap(const collective::OverlapReport& report, bool simulated);
+  // collective on hardware runs each variant in a child sdma-probe; the parent passes on the
+  // child's records (built by the child's Reporter, one complete line without its newline)
+  // unchanged.
+  void relay(std::string_view record);
+
+  // run and import (docs/PROFILE.md): the program's start and exit, its kernel dispatches,
+  // copies and device spans, and the collective library's own per-call lines.
+  void programStart(const std::vector<std::string>& argv, long pid);
+  void programExit(const std::vector<std::string>& argv, long pid, const runmode::ProgramExit& exit);
+  void dispatch(const runmode::DispatchRecord& dispatch);
+  void copy(const runmode::CopyRecord& copy);
+  void deviceSpan(const runmode::DeviceSpanRecord& span);
+  void libraryCalls(const runmode::LibraryCalls& calls);
 
   std::int64_t samplesEmitted() const { return samples_; }
 
-  // Records of other subcommands (collective, overlap): begin, fill, end.
-  JsonWriter& beginRecord(std::string_view type) { return begin(type); }
-  void endRecord() { emit(); }
-
  private:
+  // --fault garbage-after writes a record cut off mid-line, the one text not built here.
+  friend class FaultInjector;
+
   JsonWriter& begin(std::string_view type);
   void emit();
+  // Writes text as is and flushes it.
+  void raw(std::string_view text);
 
   std::FILE* out_;
   JsonWriter json_;
@@ -86,11 +109,5 @@ class Reporter {
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point lastWrite_;
 };
-
-// Long work calls this where it moves on (each slice of the simulator's delay, each turn of
-// the wait for a profiled program), so the reader can tell silence from slow work: a helper
-// that prints nothing for a while is stuck. It is called from the working thread, never from
-// a timer thread of its own, so a hang falls silent as it should. No-op without a Reporter.
-void heartbeat();
 
 }  // namespace sdma

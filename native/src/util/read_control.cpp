@@ -1,7 +1,8 @@
+// The process's own read control: the cancel flag and the heartbeat hook.
 #include "util/read_control.hpp"
 
 #include "util/cancel.hpp"
-#include "protocol/reporter.hpp"
+#include "util/heartbeat.hpp"
 
 namespace sdma::ingest {
 

@@ -2,8 +2,9 @@
 
 // How a reader of outside data stops and shows it is alive: every read loop calls poll() once
 // per row, line or chunk. poll() is cheap; every kPollStride calls it asks the cancel flag
-// (SIGINT/SIGTERM, cancel.hpp) and lets the reporter write a heartbeat when the reader has
-// been silent for heartbeatMs, so the extension's stall watchdog tells slow from stuck.
+// (SIGINT/SIGTERM, cancel.hpp) and calls the heartbeat hook (util/heartbeat.hpp), through
+// which the reporter writes a heartbeat when the reader has been silent for heartbeatMs, so
+// the extension's stall watchdog tells slow from stuck.
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -15,7 +16,7 @@ class Control {
   Control(std::function<bool()> cancelRequested, std::function<void()> heartbeat, std::uint64_t cancelAfter = 0)
       : cancelRequested_(std::move(cancelRequested)), heartbeat_(std::move(heartbeat)), cancelAfter_(cancelAfter) {}
 
-  // The process's own: the cancel flag and the reporter's heartbeat.
+  // The process's own: the cancel flag and the heartbeat hook.
   static Control process();
   // No cancel and no heartbeat (tests, fuzzing); `cancelAfter` > 0 cancels at that poll.
   static Control detached(std::uint64_t cancelAfter = 0) { return Control(nullptr, nullptr, cancelAfter); }

@@ -3,8 +3,6 @@
 
 namespace sdma::gpu {
 
-std::unique_ptr<Backend> openCudaBackend(const GpuOptions& options, OpenFailure& failure) {
-  return openGpu(options, failure);
-}
+OpenedBackend openCudaBackend(const GpuOptions& options) { return openGpu(options); }
 
 }  // namespace sdma::gpu

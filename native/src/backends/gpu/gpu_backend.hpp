@@ -4,14 +4,15 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "util/error.hpp"
 
 namespace sdma::gpu {
 
-// Why a GPU backend could not be opened: an error record's code, message and hint.
-struct OpenFailure {
-  std::string code;  // no-gpu, driver-too-old, runtime
-  std::string message;
-  std::string hint;
+// An opened GPU backend, or why none could be opened (`error`: no-gpu, driver-too-old,
+// runtime, ...; `backend` null).
+struct OpenedBackend {
+  std::unique_ptr<Backend> backend;
+  Error error;
 };
 
 struct GpuOptions {
@@ -22,9 +23,9 @@ struct GpuOptions {
   bool openWithoutGpus = false;
 };
 
-// Each returns null and fills `failure` when the vendor's runtime finds no usable GPU.
+// Each returns no backend and an Error when the vendor's runtime finds no usable GPU.
 // Defined only in builds with that backend (SDMA_PROBE_HAVE_CUDA / SDMA_PROBE_HAVE_HIP).
-std::unique_ptr<Backend> openCudaBackend(const GpuOptions& options, OpenFailure& failure);
-std::unique_ptr<Backend> openHipBackend(const GpuOptions& options, OpenFailure& failure);
+OpenedBackend openCudaBackend(const GpuOptions& options);
+OpenedBackend openHipBackend(const GpuOptions& options);
 
 }  // namespace sdma::gpu

@@ -3,8 +3,6 @@
 
 namespace sdma::gpu {
 
-std::unique_ptr<Backend> openHipBackend(const GpuOptions& options, OpenFailure& failure) {
-  return openGpu(options, failure);
-}
+OpenedBackend openHipBackend(const GpuOptions& options) { return openGpu(options); }
 
 }  // namespace sdma::gpu

@@ -63,15 +63,14 @@ bool variantRunsOp(const std::string& variant, Op op) { return variant != "gin-s
 
 }  // namespace
 
-bool runSimCollective(const CollectiveOptions& options, int gpuCount, const CollectiveSink& sink,
-                      EngineFailure& failure, const CollectiveModel& model) {
+Error runSimCollective(const CollectiveOptions& options, int gpuCount, const CollectiveSink& sink,
+                       const CollectiveModel& model) {
   std::vector<std::string> variants = options.variants;
   if (variants.empty()) variants = {"default", "gin-sdma"};
   for (const std::string& name : variants) {
     if (name != "default" && name != "gin-sdma") {
-      failure = {"usage", "--variants: " + name + " is not a variant of this node (AMD: default, gin-sdma)",
-                 "the copy-engine variant 'ce' is NVIDIA's; use gin-sdma on AMD"};
-      return false;
+      return {"usage", "--variants: " + name + " is not a variant of this node (AMD: default, gin-sdma)",
+              "the copy-engine variant 'ce' is NVIDIA's; use gin-sdma on AMD"};
     }
   }
   const int ranks = options.gpus.empty() ? gpuCount : static_cast<int>(options.gpus.size());
@@ -131,7 +130,7 @@ bool runSimCollective(const CollectiveOptions& options, int gpuCount, const Coll
         for (int form = 0; form < 2; ++form) {
           const bool inPlace = form == 1;
           if (inPlace ? !(options.inPlace && op == Op::AllGather) : !options.outOfPlace) continue;
-          if (cancel::requested()) return true;
+          if (cancel::requested()) return {};
           PointReport point;
           point.op = op;
           point.variant = name;
@@ -171,13 +170,12 @@ bool runSimCollective(const CollectiveOptions& options, int gpuCount, const Coll
       }
     }
   }
-  return true;
+  return {};
 }
 
-bool runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSink& sink, EngineFailure& failure,
-                   const CollectiveModel& model, Route route) {
+Error runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSink& sink, const CollectiveModel& model,
+                    Route route) {
   const Mi350xModel pairModel;
-  (void)failure;
   std::mt19937_64 rng(options.seed * 0xD1B54A32D192ED03ull + 5);
   std::lognormal_distribution<double> noise(0.0, 0.01);
   struct Phase {
@@ -202,7 +200,7 @@ bool runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSi
     int aloneCount = 0;
     std::vector<OverlapReport> pending;
     for (const Phase& phase : phases) {
-      if (cancel::requested()) return true;
+      if (cancel::requested()) return {};
       OverlapReport r;
       r.compute = compute;
       r.phase = phase.phase;
@@ -256,7 +254,7 @@ bool runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSi
       sink.point(r);
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace sdma::sim

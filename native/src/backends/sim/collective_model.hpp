@@ -55,13 +55,13 @@ struct CollectiveModel {
 // `variants` empty: default and gin-sdma. gin-sdma runs AlltoAll only (a `variant-op-unsupported`
 // warning stands for its AllGather points); each point is timed options.repeats times, each
 // repeat with noise of its own from options.seed.
-bool runSimCollective(const collective::CollectiveOptions& options, int gpuCount,
-                      const collective::CollectiveSink& sink, collective::EngineFailure& failure,
-                      const CollectiveModel& model = {});
+// An empty Error: it ran to the end or stopped for a cancel.
+Error runSimCollective(const collective::CollectiveOptions& options, int gpuCount,
+                       const collective::CollectiveSink& sink, const CollectiveModel& model = {});
 
 // `route`: what the copy crosses (routeOf(src, dst)); to or from host and GPU-local copies
 // move at the pair model's rates for that route (Mi350xModel), peer copies at the figures here.
-bool runSimOverlap(const collective::OverlapOptions& options, int cusPerGpu, const collective::OverlapSink& sink,
-                   collective::EngineFailure& failure, const CollectiveModel& model = {}, Route route = Route::Peer);
+Error runSimOverlap(const collective::OverlapOptions& options, int cusPerGpu, const collective::OverlapSink& sink,
+                    const CollectiveModel& model = {}, Route route = Route::Peer);
 
 }  // namespace sdma::sim

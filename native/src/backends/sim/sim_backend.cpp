@@ -6,7 +6,7 @@
 
 #include "util/cancel.hpp"
 #include "util/host_name.hpp"
-#include "protocol/reporter.hpp"
+#include "util/heartbeat.hpp"
 #include "util/rng.hpp"
 #include "backends/sim/copy_model.hpp"
 #include "backends/sim/sharing_model.hpp"
