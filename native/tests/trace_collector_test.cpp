@@ -7,7 +7,10 @@
 // The cases that could loop or eat memory run in a child process with a time limit and an
 // address-space limit, so a regression fails here instead of taking the machine down.
 //
-// Usage: trace_collector_test FIXTURES [NAME]   (NAME: run only the cases whose name contains it)
+// Usage: trace_collector_test [FIXTURES] [doctest options, e.g. -tc=caps for one case]
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -38,12 +41,19 @@ using sdma::runmode::CopyRecord;
 using sdma::runmode::DeviceSpanRecord;
 using sdma::runmode::DispatchRecord;
 using sdma::runmode::TraceCollector;
-using sdma::testing::check;
 using sdma::testing::GiB;
 using sdma::testing::KiB;
 using sdma::testing::MiB;
 
 namespace {
+
+// Each check is a doctest check, counted too: a case run in a child process (isolated()) exits
+// with whether its own checks passed.
+int failures = 0;
+void check(bool ok, const std::string& what) {
+  CHECK_MESSAGE(ok, what);
+  if (!ok) ++failures;
+}
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -107,7 +117,7 @@ void isolated(const std::string& what, unsigned seconds, const std::function<voi
   std::fflush(stdout);
   const pid_t pid = fork();
   if (pid == 0) {
-    sdma::testing::failures = 0;  // the child's own checks only
+    failures = 0;  // the child's own checks only
 #if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer's shadow memory needs more address space
     rlimit as{2 * GiB, 2 * GiB};
     setrlimit(RLIMIT_AS, &as);
@@ -115,7 +125,7 @@ void isolated(const std::string& what, unsigned seconds, const std::function<voi
     alarm(seconds);
     body();
     std::fflush(stdout);
-    _exit(sdma::testing::failures == 0 ? 0 : 1);
+    _exit(failures == 0 ? 0 : 1);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -575,21 +585,9 @@ void traceFile() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: trace_collector_test FIXTURES [NAME]\n");
-    return 2;
-  }
-  const std::string only = argc > 2 ? argv[2] : "";
-  const std::vector<std::pair<const char*, std::function<void()>>> cases = {
-      {"reversedSpan", reversedSpan},   {"overlappingSpans", overlappingSpans}, {"int64Extremes", int64Extremes},
-      {"numbersOutOfRange", numbersOutOfRange}, {"caps", caps},                {"traceFile", traceFile},
-  };
-  for (const auto& [name, test] : cases) {
-    if (!only.empty() && std::string(name).find(only) == std::string::npos) continue;
-    std::printf("-- %s\n", name);
-    test();
-  }
-  std::printf("%d failure(s)\n", sdma::testing::failures);
-  return sdma::testing::failures == 0 ? 0 : 1;
-}
+TEST_CASE("reversedSpan") { reversedSpan(); }
+TEST_CASE("overlappingSpans") { overlappingSpans(); }
+TEST_CASE("int64Extremes") { int64Extremes(); }
+TEST_CASE("numbersOutOfRange") { numbersOutOfRange(); }
+TEST_CASE("caps") { caps(); }
+TEST_CASE("traceFile") { traceFile(); }
