@@ -1,6 +1,6 @@
 // `npm run fuzz`: the libFuzzer harnesses of the helper's readers of outside data (native/fuzz:
-// trace lines, the trace collector, NCCL/RCCL log lines, rocprofv3 CSV, rocpd databases, the
-// line splitter). Builds them with clang 19 under ASan + UBSan (every finding fatal) into
+// NDJSON lines, the rocSHMEM PE records, the trace collector, NCCL/RCCL log lines, rocprofv3
+// CSV, rocpd databases, the line splitter). Builds them with clang 19 under ASan + UBSan (every finding fatal) into
 // native/build-fuzz, replays every known hostile input (native/fuzz/regressions/<harness>/),
 // then fuzzes each harness for a while on a scratch copy of its corpus.
 //
@@ -42,8 +42,9 @@ const HARNESSES = {
   fuzz_rocpd_file: { sources: ['profile/rocpd_reader.cpp'], maxLen: 65536 },
   fuzz_rocpd_rows: { sources: ['profile/rocpd_reader.cpp'], maxLen: 8192 },
   fuzz_rocprof_csv: { sources: ['profile/rocm_sources.cpp', 'profile/csv_rows.cpp'], maxLen: 16384 },
-  fuzz_trace_collector: { sources: ['profile/trace_collector.cpp', 'util/mini_json.cpp'], maxLen: 16384 },
-  fuzz_trace_json: { sources: ['util/mini_json.cpp'], maxLen: 4096 },
+  fuzz_ndjson_line: { sources: ['util/ndjson_reader.cpp'], maxLen: 4096 },
+  fuzz_pe_records: { sources: ['backends/gpu/rocshmem_launcher.cpp', 'util/ndjson_reader.cpp'], maxLen: 16384 },
+  fuzz_trace_collector: { sources: ['profile/trace_collector.cpp', 'util/ndjson_reader.cpp'], maxLen: 16384 },
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,10 @@
 //   trace lines     test/fixtures/runmode/*.ndjson (2x and 1x H200 runs): the helper's records
 //                   turned back into the lines the CUPTI library (native/cupti/sdma_lens_cupti.cpp)
 //                   and <sdma_lens/trace.h> wrote for them, in those writers' formats
+//   NDJSON lines    the trace lines above, the helper's own records (a variant child's lines)
+//                   and the rocSHMEM PE records
+//   PE records      what rocshmem_pe.hip writes on PE 0's stdout: a passed run, a traced one,
+//                   a failed check, an error
 //   library log     the NCCL/RCCL line shapes of native/tests/library_log_test.cpp and
 //                   test/fixtures/runmode/library-log-ranks.sh
 //   rocprofv3 CSV   test/fixtures/rocprofv3/*.csv
@@ -82,7 +86,25 @@ for (const [k, l] of Object.entries(firstOfKind)) json[`line-${k}`] = `${l}`;
 for (const r of two.records.filter((x) => ['hello', 'dispatch', 'done', 'program'].includes(x.type)).slice(0, 4)) {
   json[`record-${r.type}`] = JSON.stringify(r);
 }
-corpus('fuzz_trace_json', json);
+// The rocSHMEM PE records (rocshmem_launcher.hpp lists them), as rocshmem_pe.hip writes them.
+const uid = { type: 'uid', uid: 'a5'.repeat(128) };
+const pe = {
+  'passed': [uid, { type: 'version', version: '3.2.0' }, { type: 'times', ns: [4115.333333333333, 4098.7, 4120] },
+    { type: 'ops', ops: 12 }, { type: 'validation', ok: true }],
+  'traced': [uid, { type: 'version', version: '3.2.0' }, { type: 'times', ns: [8123.4] }, { type: 'ops', ops: 2 },
+    { type: 'trace', startNs: 912345678901.2, issuedNs: 912345679101.7, completeNs: 912345687024.5, cu: 17, xcc: 3 },
+    { type: 'validation', ok: true }],
+  'check-failed': [uid, { type: 'times', ns: [1000] }, { type: 'ops', ops: 2 },
+    { type: 'validation', ok: false, message: '1 wrong byte(s); first at byte 524288 of slot 0: 0x5a, expected 0xa5' }],
+  'error': [uid, { type: 'error', code: 'out-of-memory', message: 'rocshmem_malloc of 536870912 bytes failed',
+    hint: 'the symmetric heap (ROCSHMEM_HEAP_SIZE, set by sdma-probe) or GPU memory is too small for this size: use smaller --sizes' }],
+};
+const peSeeds = {};
+for (const [name, records] of Object.entries(pe)) peSeeds[name] = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+corpus('fuzz_pe_records', peSeeds);
+for (const [name, records] of Object.entries(pe)) json[`pe-${name}`] = JSON.stringify(records.at(-1));
+json['pe-uid'] = JSON.stringify(uid);
+corpus('fuzz_ndjson_line', json);
 
 const header = `${START_MONO} 63\n`;
 corpus('fuzz_trace_collector', {

@@ -16,7 +16,7 @@
 #endif
 
 #include "profile/device_spans.hpp"
-#include "util/mini_json.hpp"
+#include "util/ndjson_reader.hpp"
 #include "profile/rocm_sources.hpp"
 #include "profile/rocpd_reader.hpp"
 #include "profile/trace_collector.hpp"
@@ -27,15 +27,16 @@ namespace {
 using namespace sdma::runmode;
 
 void jsonLines() {
-  const auto o = parseFlatObject(R"({"k":"kernel","startNs":1764470000123456789,"grid":[64,1,1],"ok":true,"s":"a\"b"})");
-  CHECK((o.has_value()));
-  CHECK((intField(*o, "startNs") == 1764470000123456789LL));  // beyond 2^53, exact
-  CHECK((arrayField(*o, "grid")->size() == 3));
-  CHECK((boolField(*o, "ok") == true));
-  CHECK((stringField(*o, "s") == std::string("a\"b")));
-  CHECK((!parseFlatObject("{\"k\":1").has_value()));
-  CHECK((!parseFlatObject("not json").has_value()));
-  CHECK((!parseFlatObject("{\"k\":1} trailing").has_value()));
+  using namespace sdma::ndjson;
+  const auto o = parseLine(R"({"k":"kernel","startNs":1764470000123456789,"grid":[64,1,1],"ok":true,"s":"a\"b"})");
+  CHECK(o.has_value());
+  CHECK(intField(*o, "startNs") == 1764470000123456789LL);  // beyond 2^53, exact
+  CHECK(numbersField(*o, "grid")->size() == 3);
+  CHECK(boolField(*o, "ok") == true);
+  CHECK(stringField(*o, "s") == std::string("a\"b"));
+  CHECK(!parseLine("{\"k\":1").has_value());
+  CHECK(!parseLine("not json").has_value());
+  CHECK(!parseLine("{\"k\":1} trailing").has_value());
 }
 
 bool hasWarning(const std::vector<CollectorWarning>& warnings, const std::string& code, const std::string& text = "") {

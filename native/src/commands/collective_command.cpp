@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <spawn.h>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +21,8 @@
 #include "backend/gpu_engines.hpp"
 #include "backend/endpoints.hpp"
 #include "util/safe_file.hpp"
+#include "util/ndjson_reader.hpp"
+#include "util/process.hpp"
 #include "protocol/reporter.hpp"
 #include "backends/sim/collective_model.hpp"
 
@@ -168,49 +169,18 @@ struct ChildResult {
   int exitCode = 0;
 };
 
-std::string recordType(const std::string& line) {
-  const std::string key = "{\"type\":\"";
-  if (line.rfind(key, 0) != 0) return {};
-  const std::size_t end = line.find('"', key.size());
-  return end == std::string::npos ? std::string() : line.substr(key.size(), end - key.size());
-}
-
-std::string jsonField(const std::string& line, const std::string& name) {
-  const std::string key = "\"" + name + "\":\"";
-  const std::size_t at = line.find(key);
-  if (at == std::string::npos) return {};
-  std::string out;
-  for (std::size_t i = at + key.size(); i < line.size() && line[i] != '"'; ++i) {
-    if (line[i] == '\\' && i + 1 < line.size()) ++i;
-    out += line[i];
-  }
-  return out;
-}
-
-extern "C" char** environ;
-
 ChildResult runVariantChild(const std::vector<std::string_view>& args, const std::string& variant, Reporter& reporter) {
   ChildResult result;
   std::vector<std::string> argv = {"/proc/self/exe"};
   for (std::string_view a : args) argv.emplace_back(a);
   argv.insert(argv.end(), {"--variants", variant, "--variant-child", "1"});
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  int fds[2];
-  if (pipe(fds) != 0) return result;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (spawned != 0) {
-    close(fds[0]);
-    return result;
-  }
+  process::Spec spec;
+  spec.path = "/proc/self/exe";
+  spec.argv = argv;
+  spec.out = process::Stream::Pipe;
+  const process::Child child = process::start(spec);
+  if (!child.started()) return result;
+  const pid_t pid = child.pid;
   result.started = true;
   // The child is this program, yet its output is read like any other: at most
   // kMaxChildLineBytes of a line held (a longer one is dropped and said once), one pass over
@@ -224,23 +194,28 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
       return;
     }
     const std::string line(text);
-    const std::string type = recordType(line);
+    ndjson::Limits limits;
+    limits.maxLineBytes = kMaxChildLineBytes;
+    limits.maxDepth = 32;
+    limits.maxMembers = 4096;
+    const std::optional<ndjson::Value> record = ndjson::parseLine(line, limits);
+    const std::string type = record ? ndjson::stringField(*record, "type").value_or("") : "";
     if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
       reporter.relay(line);
     } else if (type == "heartbeat") {
       reporter.heartbeat();  // the child is moving: so is this run (written only after a silence)
     } else if (type == "error") {
-      reporter.warning("variant-failed", "variant " + variant + ": " + jsonField(line, "message"));
+      reporter.warning("variant-failed", "variant " + variant + ": " + ndjson::stringField(*record, "message").value_or(""));
     }
   };
   char chunk[65536];
   while (true) {
-    const ssize_t n = read(fds[0], chunk, sizeof chunk);
+    const ssize_t n = read(child.stdoutFd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     splitter.feed(std::string_view(chunk, static_cast<std::size_t>(n)), onLine);
   }
-  close(fds[0]);
+  close(child.stdoutFd);
   if (overlongLines > 0) {
     reporter.warning("variant-record-overlong", "variant " + variant + ": " + std::to_string(overlongLines) +
                                                     " lines of its output were longer than " +

@@ -5,7 +5,6 @@ target_sources(sdma_probe_core PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/device_spans.cpp
   ${CMAKE_CURRENT_LIST_DIR}/../commands/import_mode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/library_log.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/../util/mini_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rocm_sources.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rocpd_reader.cpp

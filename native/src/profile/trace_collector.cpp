@@ -13,7 +13,7 @@
 
 #include "util/checked.hpp"
 #include "util/safe_file.hpp"
-#include "util/mini_json.hpp"
+#include "util/ndjson_reader.hpp"
 
 namespace sdma::runmode {
 
@@ -68,9 +68,18 @@ std::string cutText(const std::string& text, std::size_t max) {
   return text.substr(0, n);
 }
 
-bool present(const JsonObject& o, std::string_view key) {
-  const auto it = o.find(key);
-  return it != o.end() && it->second.kind != JsonValue::Kind::Null;
+using ndjson::boolField;
+using ndjson::intField;
+using ndjson::present;
+using ndjson::stringField;
+using JsonObject = ndjson::Value;
+
+// A trace line: one flat object (scalars and arrays of numbers), at most kMaxTraceLineBytes.
+ndjson::Limits traceLineLimits() {
+  ndjson::Limits limits;
+  limits.maxLineBytes = kMaxTraceLineBytes;
+  limits.maxDepth = 2;
+  return limits;
 }
 
 // A field that may be left out (or null): then `fallback`. When present it must be an integer
@@ -94,7 +103,7 @@ std::optional<unsigned> optionalUnsigned(const JsonObject& o, std::string_view k
 std::optional<std::array<int, 3>> triple(const JsonObject& o, std::string_view key) {
   std::array<int, 3> out{0, 0, 0};
   if (!present(o, key)) return out;
-  const std::optional<std::vector<double>> v = arrayField(o, key);
+  const std::optional<std::vector<double>> v = ndjson::numbersField(o, key);
   if (!v) return std::nullopt;
   for (std::size_t i = 0; i < 3 && i < v->size(); ++i) {
     const std::optional<int> n = ingest::toInt((*v)[i]);
@@ -206,8 +215,9 @@ void TraceCollector::addLine(std::string_view line) {
     ++overlong_;
     return;
   }
-  const std::optional<JsonObject> o = parseFlatObject(line);
-  if (!o) return malformed(line);
+  static const ndjson::Limits kLimits = traceLineLimits();
+  const std::optional<JsonObject> o = ndjson::parseLine(line, kLimits);
+  if (!o || !ndjson::isFlat(*o)) return malformed(line);
   const std::optional<std::string> kind = stringField(*o, "k");
   const std::optional<std::int64_t> pid = optionalInt(*o, "pid", 0);
   if (!kind || !pid) return malformed(line);

@@ -1,18 +1,15 @@
+// Run mode's side of starting the user's program: where the program is (resolveProgram),
+// how it is started (spawnInNewGroup, through the one process starter util/process.hpp) and
+// how its end is named (signalName).
 #include "util/child_process.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/prctl.h>
-#endif
 
-#include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 
-extern char** environ;
+#include "util/process.hpp"
 
 namespace sdma::runmode {
 
@@ -57,72 +54,20 @@ std::string resolveProgram(const std::string& name, std::string& problem) {
 }
 
 SpawnResult spawnInNewGroup(const SpawnRequest& request) {
-  // Everything the child needs is built before fork: after it only async-signal-safe calls.
-  std::vector<std::string> envStrings;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry = *e;
-    bool replaced = false;
-    for (const auto& [key, value] : request.env) replaced = replaced || entry.rfind(key + "=", 0) == 0;
-    if (!replaced) envStrings.push_back(entry);
-  }
-  for (const auto& [key, value] : request.env) envStrings.push_back(key + "=" + value);
-  std::vector<char*> envp, argv;
-  for (std::string& s : envStrings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argStrings = request.argv;
-  for (std::string& s : argStrings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  int status[2];
+  process::Spec spec;
+  spec.path = request.path;
+  spec.argv = request.argv;
+  spec.set = request.env;
+  spec.in = process::Stream::DevNull;
+  spec.out = process::Stream::ToStderr;
+  spec.newGroup = true;
+  spec.defaultSignals = true;
+  spec.dieWithHelper = true;
+  spec.keepFd = request.inheritFd;
+  const process::Child child = process::start(spec);
   SpawnResult result;
-  if (pipe2(status, O_CLOEXEC) != 0) {
-    result.execErrno = errno;
-    return result;
-  }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    result.execErrno = errno;
-    close(status[0]);
-    close(status[1]);
-    return result;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-#if defined(__linux__)
-    // The program does not outlive a helper that was killed outright.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    // exec keeps ignored signals ignored: the helper ignores SIGPIPE, the program must not.
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    const int devNull = open("/dev/null", O_RDONLY);
-    if (devNull >= 0) {
-      dup2(devNull, 0);
-      if (devNull != 0) close(devNull);
-    }
-    dup2(2, 1);
-    if (request.inheritFd >= 0) fcntl(request.inheritFd, F_SETFD, 0);
-    execve(request.path.c_str(), argv.data(), envp.data());
-    const int error = errno;
-    ssize_t ignored = write(status[1], &error, sizeof error);
-    (void)ignored;
-    _exit(127);
-  }
-  // Both sides set the group, so it exists whichever runs first.
-  setpgid(pid, pid);
-  close(status[1]);
-  int error = 0;
-  ssize_t n;
-  do {
-    n = read(status[0], &error, sizeof error);
-  } while (n < 0 && errno == EINTR);
-  close(status[0]);
-  result.pid = pid;
-  if (n == static_cast<ssize_t>(sizeof error)) result.execErrno = error;
+  result.pid = child.pid;
+  result.execErrno = child.error;
   return result;
 }
 

@@ -33,7 +33,8 @@ endif()
 
 if(sdma_have_rocshmem)
   # rocSHMEM's device API is linked as relocatable device code; only this program needs it.
-  add_executable(sdma-probe-rocshmem-pe ${CMAKE_CURRENT_LIST_DIR}/rocshmem_pe.hip ${CMAKE_CURRENT_LIST_DIR}/../../backend/timing_plan.cpp)
+  add_executable(sdma-probe-rocshmem-pe ${CMAKE_CURRENT_LIST_DIR}/rocshmem_pe.hip ${CMAKE_CURRENT_LIST_DIR}/../../backend/timing_plan.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/../../protocol/json_writer.cpp ${CMAKE_CURRENT_LIST_DIR}/../../util/ndjson_reader.cpp)
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/rocshmem_pe.hip PROPERTIES LANGUAGE HIP)
   set_target_properties(sdma-probe-rocshmem-pe PROPERTIES HIP_SEPARABLE_COMPILATION ON)
   target_include_directories(sdma-probe-rocshmem-pe PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../..)

@@ -1,20 +1,26 @@
+// The helper's side of the AMD engine/device path (rocshmem_launcher.hpp): PE 0's NDJSON
+// result records, the PE environment and arguments, and the start, feeding, reading and
+// stopping of both PE processes.
 #include "backends/gpu/rocshmem_launcher.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
 
-extern char** environ;
+#include "protocol/json_writer.hpp"
+#include "util/checked.hpp"
+#include "util/ndjson_reader.hpp"
+#include "util/process.hpp"
+#include "util/safe_file.hpp"
 
 namespace sdma::gpu {
 namespace {
@@ -44,43 +50,45 @@ void closeFd(int& fd) {
   fd = -1;
 }
 
-bool startPe(const std::vector<std::string>& argv, const std::vector<std::string>& envStrings, Pe& pe,
-             std::string& problem) {
-  int in[2], out[2], err[2];
-  if (pipe(in) != 0) return problem = std::strerror(errno), false;
-  if (pipe(out) != 0) {
-    close(in[0]), close(in[1]);
-    return problem = std::strerror(errno), false;
-  }
-  if (pipe(err) != 0) {
-    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-    return problem = std::strerror(errno), false;
-  }
-  for (int fd : {in[1], out[0], err[0]}) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  std::vector<char*> args, env;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  for (const std::string& e : envStrings) env.push_back(const_cast<char*>(e.c_str()));
-  env.push_back(nullptr);
-  const int rc = posix_spawn(&pe.pid, argv[0].c_str(), &actions, nullptr, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(in[0]), close(out[1]), close(err[1]);
-  if (rc != 0) {
-    close(in[1]), close(out[0]), close(err[0]);
-    pe.pid = -1;
-    problem = std::strerror(rc);
+// PE stderr lines are rocSHMEM's and the HIP runtime's log lines: a longer one is not kept.
+constexpr std::size_t kMaxPeStderrLineBytes = 64 * 1024;
+
+bool startPe(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& overrides,
+             Pe& pe, std::string& problem) {
+  process::Spec spec;
+  spec.path = argv[0];
+  spec.argv = argv;
+  spec.set = overrides;
+  spec.unset = {"CUDA_VISIBLE_DEVICES"};
+  spec.in = spec.out = spec.err = process::Stream::Pipe;
+  const process::Child child = process::start(spec);
+  if (!child.started()) {
+    problem = std::strerror(child.error);
     return false;
   }
-  pe.stdinFd = in[1];
-  pe.stdoutFd = out[0];
-  pe.stderrFd = err[0];
+  pe.pid = child.pid;
+  pe.stdinFd = child.stdinFd;
+  pe.stdoutFd = child.stdoutFd;
+  pe.stderrFd = child.stderrFd;
   return true;
 }
+
+// One PE's stderr, read as it arrives: the first line saying the SDMA transport fell back
+// and the last line that is not empty, each line at most kMaxPeStderrLineBytes.
+struct StderrLines {
+  ingest::LineSplitter splitter{kMaxPeStderrLineBytes};
+  std::string fallback;
+  std::string last;
+
+  void feed(std::string_view chunk) { splitter.feed(chunk, [this](std::string_view l, bool o) { add(l, o); }); }
+  void end() { splitter.end([this](std::string_view l, bool o) { add(l, o); }); }
+  void add(std::string_view line, bool overlong) {
+    if (overlong) return;
+    if (fallback.empty() && isSdmaFallbackLine(line)) fallback = std::string(line);
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) last = std::string(line);
+  }
+};
 
 // Reaps `pe` if it has exited; returns true once it has (status in `status`).
 bool reaped(Pe& pe, int& status) {
@@ -102,13 +110,6 @@ void stop(Pe& pe) {
     waitpid(pe.pid, &status, 0);
     pe.pid = -1;
   }
-}
-
-std::string lastLine(const std::string& text) {
-  std::size_t end = text.find_last_not_of("\r\n");
-  if (end == std::string::npos) return "";
-  const std::size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 // A write of a few hundred bytes to a fresh pipe is whole (PIPE_BUF). A PE that already
@@ -139,61 +140,114 @@ PePutResult failed(const std::string& code, const std::string& message, const st
 
 }  // namespace
 
-PePutResult parsePeOutput(const std::string& text) {
-  PePutResult r;
-  bool validated = false;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const std::size_t space = line.find(' ');
-    const std::string key = line.substr(0, space);
-    const std::string rest = space == std::string::npos ? "" : line.substr(space + 1);
-    std::istringstream values(rest);
-    if (key == "error") {
-      const std::vector<std::string> parts = splitOn(rest, '\t');
-      r.status = parts.empty() || parts[0].empty() ? "runtime" : parts[0];
-      r.failure = parts.size() > 1 ? parts[1] : "the rocSHMEM PE reported an error without a message";
-      r.hint = parts.size() > 2 ? parts[2] : "";
-      return r;
-    } else if (key == "version") {
-      r.rocshmemVersion = rest;
-    } else if (key == "times") {
-      double ns = 0;
-      while (values >> ns) r.timesNs.push_back(ns);
-    } else if (key == "ops") {
-      values >> r.opsDone;
-    } else if (key == "trace") {
-      PePutTrace t;
-      if (values >> t.startNs >> t.issuedNs >> t.completeNs >> t.cu >> t.xcc) {
-        r.trace = t;
-        r.traced = true;
-      }
-    } else if (key == "validation") {
-      if (rest == "ok") {
-        validated = true;
-      } else {
-        r.status = "validation";
-        r.failure = rest;
-        return r;
-      }
+namespace {
+
+ndjson::Limits peLineLimits() {
+  ndjson::Limits limits;
+  limits.maxLineBytes = kMaxPeLineBytes;
+  limits.maxDepth = 2;
+  limits.maxMembers = 16;
+  limits.maxItems = 100000;
+  return limits;
+}
+
+bool isHexText(const std::string& text) {
+  if (text.empty() || text.size() % 2 != 0 || text.size() > 1024) return false;
+  for (const char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void PeOutput::addLine(std::string_view line) {
+  if (final_) return;
+  static const ndjson::Limits kLimits = peLineLimits();
+  const std::optional<ndjson::Value> o = ndjson::parseLine(line, kLimits);
+  if (!o) return;
+  const std::string type = ndjson::stringField(*o, "type").value_or("");
+  if (type == "error") {
+    const std::string code = ndjson::stringField(*o, "code").value_or("");
+    r_.status = code.empty() ? "runtime" : code;
+    r_.failure = ndjson::stringField(*o, "message").value_or("");
+    if (r_.failure.empty()) r_.failure = "the rocSHMEM PE reported an error without a message";
+    r_.hint = ndjson::stringField(*o, "hint").value_or("");
+    final_ = true;
+  } else if (type == "uid") {
+    const std::string uid = ndjson::stringField(*o, "uid").value_or("");
+    if (uid_.empty() && isHexText(uid)) uid_ = uid;
+  } else if (type == "version") {
+    if (const auto v = ndjson::stringField(*o, "version")) r_.rocshmemVersion = *v;
+  } else if (type == "times") {
+    if (const auto ns = ndjson::numbersField(*o, "ns")) r_.timesNs.insert(r_.timesNs.end(), ns->begin(), ns->end());
+  } else if (type == "ops") {
+    const auto ops = ndjson::intField(*o, "ops");
+    if (ops && *ops >= 0) r_.opsDone = static_cast<std::uint64_t>(*ops);
+  } else if (type == "trace") {
+    const auto start = ndjson::numberField(*o, "startNs");
+    const auto issued = ndjson::numberField(*o, "issuedNs");
+    const auto complete = ndjson::numberField(*o, "completeNs");
+    const auto cu = ndjson::intField(*o, "cu");
+    const auto xcc = ndjson::intField(*o, "xcc");
+    const auto cuValue = cu ? ingest::toUnsigned(*cu) : std::nullopt;
+    const auto xccValue = xcc ? ingest::toUnsigned(*xcc) : std::nullopt;
+    if (start && issued && complete && cuValue && xccValue) {
+      r_.trace = PePutTrace{*start, *issued, *complete, *cuValue, *xccValue};
+      r_.traced = true;
+    }
+  } else if (type == "validation") {
+    const auto ok = ndjson::boolField(*o, "ok");
+    if (ok == true) {
+      validated_ = true;
+    } else if (ok == false) {
+      r_.status = "validation";
+      r_.failure = ndjson::stringField(*o, "message").value_or("the copy did not check");
+      final_ = true;
     }
   }
-  if (!validated || r.timesNs.empty()) {
+}
+
+std::string PeOutput::uidRecord() const {
+  if (uid_.empty()) return {};
+  JsonWriter j;
+  j.beginObject().key("type").value("uid").key("uid").value(uid_).endObject();
+  return j.str() + "\n";
+}
+
+PePutResult PeOutput::result() const {
+  if (final_) return r_;
+  if (!validated_ || r_.timesNs.empty()) {
     return failed("runtime", "the rocSHMEM PE ended without a checked result", "");
   }
+  PePutResult r = r_;
   r.status = "ok";
   return r;
+}
+
+PePutResult parsePeOutput(const std::string& text) {
+  PeOutput out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out.addLine(std::string_view(text).substr(start, end - start));
+    start = end + 1;
+  }
+  return out.result();
+}
+
+bool isSdmaFallbackLine(std::string_view line) {
+  if (line.find("SDMA") == std::string_view::npos) return false;
+  return line.find("fall back") != std::string_view::npos || line.find("connect failed") != std::string_view::npos ||
+         line.find("SDMA disabled") != std::string_view::npos;
 }
 
 std::string sdmaFallbackLine(const std::string& stderrText) {
   std::istringstream lines(stderrText);
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.find("SDMA") == std::string::npos) continue;
-    if (line.find("fall back") != std::string::npos || line.find("connect failed") != std::string::npos ||
-        line.find("SDMA disabled") != std::string::npos) {
-      return line;
-    }
+    if (isSdmaFallbackLine(line)) return line;
   }
   return "";
 }
@@ -262,28 +316,31 @@ PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& requ
   const char* visible = std::getenv("HIP_VISIBLE_DEVICES");
   if (visible == nullptr || *visible == '\0') visible = std::getenv("CUDA_VISIBLE_DEVICES");
   const auto overrides = peEnvironment(request, visible);
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('='));
-    bool replaced = name == "CUDA_VISIBLE_DEVICES";
-    for (const auto& [key, value] : overrides) replaced = replaced || name == key;
-    if (!replaced) env.push_back(entry);
-  }
-  for (const auto& [key, value] : overrides) env.push_back(key + "=" + value);
 
   Pe pes[2];
   for (int p = 0; p < 2; ++p) {
     std::string problem;
-    if (!startPe(peArguments(peBinary, request, p), env, pes[p], problem)) {
-      if (p == 1) stop(pes[0]);
+    if (!startPe(peArguments(peBinary, request, p), overrides, pes[p], problem)) {
+      if (p == 1) {
+        stop(pes[0]);
+        closeFd(pes[0].stdinFd);
+        closeFd(pes[0].stdoutFd);
+        closeFd(pes[0].stderrFd);
+      }
       return failed("runtime", "could not start rocSHMEM PE " + std::to_string(p) + " (" + peBinary + "): " + problem,
                     "");
     }
   }
   closeFd(pes[0].stdinFd);
 
-  std::string out0, err[2];
+  // PE 0's records are read as they arrive, through the NDJSON reader: each line at most
+  // kMaxPeLineBytes (a longer one is dropped), nothing kept but the result.
+  PeOutput out0;
+  ingest::LineSplitter out0Lines(kMaxPeLineBytes);
+  const ingest::LineSplitter::OnLine onOut0 = [&out0](std::string_view line, bool overlong) {
+    if (!overlong) out0.addLine(line);
+  };
+  StderrLines err[2];
   bool uidSent = false;
   int status[2] = {0, 0};
   bool exited[2] = {false, false};
@@ -294,28 +351,32 @@ PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& requ
     const int ready = poll(fds, 3, 50);
     if (ready > 0) {
       int* owners[3] = {&pes[0].stdoutFd, &pes[0].stderrFd, &pes[1].stderrFd};
-      std::string* sinks[3] = {&out0, &err[0], &err[1]};
       for (int i = 0; i < 3; ++i) {
         if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
         char buffer[4096];
         const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
         if (n > 0) {
-          sinks[i]->append(buffer, static_cast<std::size_t>(n));
-        } else {
+          const std::string_view chunk(buffer, static_cast<std::size_t>(n));
+          if (i == 0) {
+            out0Lines.feed(chunk, onOut0);
+          } else {
+            err[i - 1].feed(chunk);
+          }
+        } else if (n == 0 || errno != EINTR) {
+          if (i == 0) {
+            out0Lines.end(onOut0);
+          } else {
+            err[i - 1].end();
+          }
           closeFd(*owners[i]);
         }
       }
     }
-    if (!uidSent) {
-      const std::size_t at = out0.find("uid ");
-      const std::size_t end = at == std::string::npos ? at : out0.find('\n', at);
-      if (end != std::string::npos) {
-        const std::string line = out0.substr(at, end - at + 1);
-        const bool sent = writeWithoutSigpipe(pes[1].stdinFd, line);
-        closeFd(pes[1].stdinFd);
-        uidSent = true;
-        if (!sent) stopReason = "could not hand the unique id to PE 1";
-      }
+    if (!uidSent && !out0.uid().empty()) {
+      const bool sent = writeWithoutSigpipe(pes[1].stdinFd, out0.uidRecord());
+      closeFd(pes[1].stdinFd);
+      uidSent = true;
+      if (!sent) stopReason = "could not hand the unique id to PE 1";
     }
     for (int p = 0; p < 2; ++p) {
       if (!exited[p]) exited[p] = reaped(pes[p], status[p]);
@@ -342,7 +403,8 @@ PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& requ
     closeFd(pe.stdoutFd);
     closeFd(pe.stderrFd);
   }
-  const std::string fallback = sdmaFallbackLine(err[0] + err[1]);
+  for (StderrLines& e : err) e.end();
+  const std::string fallback = !err[0].fallback.empty() ? err[0].fallback : err[1].fallback;
   if (!fallback.empty()) {
     return failed("sdma-unavailable",
                   "rocSHMEM's SDMA transport did not come up, so its puts would be load/store copies, not "
@@ -357,15 +419,15 @@ PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& requ
                   "ROCSHMEM_DEBUG_LEVEL=info");
   }
   if (!stopReason.empty()) {
-    const std::string detail = lastLine(err[1]);
+    const std::string& detail = err[1].last;
     return failed("runtime", stopReason + (detail.empty() ? "" : ": " + detail), "");
   }
-  PePutResult result = parsePeOutput(out0);
+  PePutResult result = out0.result();
   if (result.status == "runtime" && result.failure == "the rocSHMEM PE ended without a checked result") {
     std::string how = "PE 0 ended without a checked result";
     if (WIFEXITED(status[0])) how += " (exit status " + std::to_string(WEXITSTATUS(status[0])) + ")";
     if (WIFSIGNALED(status[0])) how += " (signal " + std::to_string(WTERMSIG(status[0])) + ")";
-    const std::string detail = lastLine(err[0]);
+    const std::string& detail = err[0].last;
     result.failure = how + (detail.empty() ? "" : ": " + detail);
     result.hint = "rocSHMEM logs more with ROCSHMEM_DEBUG_LEVEL=info";
   }

@@ -5,12 +5,15 @@
 // (sdma-probe-rocshmem-pe, built from rocshmem_pe.hip when rocSHMEM is found at build time):
 // PE 0 on the source GPU measures, PE 1 on the destination GPU holds the symmetric heap the
 // puts land in. This file starts them with argument arrays, hands PE 0's unique id to PE 1,
-// reads PE 0's result lines and stops both on cancel or timeout. Plain C++: it builds, and
+// reads PE 0's result lines and stops both on cancel or timeout. The PEs start through the
+// helper's one process starter (util/process.hpp) and talk NDJSON (util/ndjson_reader.hpp). Plain C++: it builds, and
 // is tested, on machines without rocSHMEM (native/tests/rocshmem_launcher_test.cpp).
 // The method: docs/MEASUREMENT.md, "engine/device on AMD".
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,21 +59,46 @@ struct PePutResult {
   std::string rocshmemVersion;  // as rocshmem_vendor_get_version_info reported it
 };
 
-// PE 0's stdout, one record a line:
-//   uid <256 hex digits>            rocshmem_get_uniqueid, forwarded to PE 1's stdin
-//   version <major.minor.patch>
-//   times <ns> <ns> ...             per put, timed iterations
-//   ops <n>                         puts issued, warm-up included (slots used by the check)
-//   trace <startNs> <issuedNs> <completeNs> <cu> <xcc>
-//   validation ok | validation <what was wrong>
-//   error <code>\t<message>\t<hint>
-// Unknown lines are ignored. Without "validation ok" or an error line the result is an error.
+// PE 0's stdout: NDJSON, one object a line, read with util/ndjson_reader.hpp:
+//   {"type":"uid","uid":"<256 hex digits>"}        rocshmem_get_uniqueid; the helper writes the
+//                                                  same record to PE 1's stdin
+//   {"type":"version","version":"<major.minor.patch>"}
+//   {"type":"times","ns":[<ns>,...]}               per put, timed iterations
+//   {"type":"ops","ops":<n>}                       puts issued, warm-up included
+//   {"type":"trace","startNs":..,"issuedNs":..,"completeNs":..,"cu":..,"xcc":..}
+//   {"type":"validation","ok":true} | {"type":"validation","ok":false,"message":"<what was wrong>"}
+//   {"type":"error","code":"<code>","message":"<message>","hint":"<hint>"}
+// A line longer than kMaxPeLineBytes, not an object, of another type or with a field that
+// is missing or out of range is ignored. Without a passed validation and times, or with an
+// error record, the result is an error.
+constexpr std::size_t kMaxPeLineBytes = 1u << 20;  // 10,000 times are about 120 kB
+
+// PE 0's output read line by line, as it arrives.
+class PeOutput {
+ public:
+  // One line, without its newline.
+  void addLine(std::string_view line);
+  // The unique id from the uid record, as hex digits; empty before it.
+  const std::string& uid() const { return uid_; }
+  // The record PE 1 reads on its stdin (with its newline); empty before the uid.
+  std::string uidRecord() const;
+  PePutResult result() const;
+
+ private:
+  PePutResult r_;
+  std::string uid_;
+  bool validated_ = false;
+  bool final_ = false;  // an error or a failed validation: later lines are not read
+};
+
+// The whole of PE 0's output at once (split on newlines, each line through PeOutput).
 PePutResult parsePeOutput(const std::string& text);
 
 // What rocSHMEM prints when its SDMA transport did not come up and puts fall back to
 // load/store copies (ROCm/rocm-systems projects/rocshmem, src/sdma_policy.cpp): such a run
 // must never be reported as an engine path. Empty when the text has none.
 std::string sdmaFallbackLine(const std::string& stderrText);
+bool isSdmaFallbackLine(std::string_view line);
 
 // The value of the visible-devices variable for the PE processes: the helper's device
 // numbers mapped through its own HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES (null: unset),

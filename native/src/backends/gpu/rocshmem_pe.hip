@@ -1,10 +1,12 @@
 // sdma-probe-rocshmem-pe: one rocSHMEM PE of the AMD engine/device measurement. Started in
 // pairs by the helper (rocshmem_launcher.cpp), each with HIP_VISIBLE_DEVICES=<src>,<dst>:
-//   PE 0 (device 0, the source) prints its unique id, measures rocshmem_putmem_nbi +
-//        rocshmem_quiet from a running kernel into PE 1's heap, checks the bytes, prints the
-//        result lines parsed by parsePeOutput();
-//   PE 1 (device 1, the destination) reads the id on stdin, joins, holds the heap the puts
-//        land in, and waits in the final barrier.
+//   PE 0 (device 0, the source) writes its unique id, measures rocshmem_putmem_nbi +
+//        rocshmem_quiet from a running kernel into PE 1's heap, checks the bytes, writes the
+//        result records read by PeOutput (rocshmem_launcher.hpp lists them): NDJSON on
+//        stdout, one object a line, written with the helper's JsonWriter;
+//   PE 1 (device 1, the destination) reads the uid record on stdin (through the helper's
+//        NDJSON reader), joins, holds the heap the puts land in, and waits in the final
+//        barrier.
 // Written against rocSHMEM's documented public API only (docs/MEASUREMENT.md cites the
 // pages). Built only when CMake finds rocSHMEM with unique-id init and SDMA; compile-checked
 // elsewhere against native/ci/rocshmem_shim (declarations only).
@@ -22,6 +24,9 @@
 
 #include "backends/gpu/gpu_kernels.hpp"
 #include "backend/timing_plan.hpp"
+#include "protocol/json_writer.hpp"
+#include "util/error.hpp"
+#include "util/ndjson_reader.hpp"
 
 using namespace rocshmem;  // the API's names live in namespace rocshmem
 
@@ -90,10 +95,22 @@ struct Options {
   bool trace = false, corrupt = false;
 };
 
-// A failure after which this PE stops: printed as an error line (PE 0) and the exit code.
-struct Stop {
-  std::string code, message, hint;
-};
+// A failure after which this PE stops is thrown as an sdma::Failure: written as an error
+// record (PE 0) and the exit code.
+using Stop = sdma::Failure;
+
+// One record of PE 0's stdout: the object `fill` writes into, on a line of its own, flushed
+// so that the helper reads it as soon as it is written.
+template <typename Fill>
+void record(const char* type, Fill fill) {
+  sdma::JsonWriter j;
+  j.beginObject().key("type").value(type);
+  fill(j);
+  j.endObject();
+  std::fwrite(j.str().data(), 1, j.str().size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
 
 void check(hipError_t e, const char* what) {
   if (e != hipSuccess) {
@@ -149,6 +166,9 @@ std::string hex(const rocshmem_uniqueid_t& uid) {
 bool unhex(const std::string& text, rocshmem_uniqueid_t& uid) {
   if (text.size() != 2 * uid.size()) return false;
   auto value = [](char c) { return c >= 'a' ? c - 'a' + 10 : c - '0'; };
+  for (const char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
   for (std::size_t i = 0; i < uid.size(); ++i) {
     uid[i] = static_cast<std::uint8_t>(value(text[2 * i]) * 16 + value(text[2 * i + 1]));
   }
@@ -200,12 +220,12 @@ int runSourcePe(const Options& o) {
   check(hipSetDevice(0), "hipSetDevice (source)");
   rocshmem_uniqueid_t uid{};
   if (rocshmem_get_uniqueid(&uid) != 0) throw Stop{"runtime", "rocshmem_get_uniqueid failed", ""};
-  std::printf("uid %s\n", hex(uid).c_str());
-  std::fflush(stdout);
+  record("uid", [&](sdma::JsonWriter& j) { j.key("uid").value(hex(uid)); });
   join(0, uid);
   int major = 0, minor = 0, patch = 0;
   rocshmem_vendor_get_version_info(&major, &minor, &patch);
-  std::printf("version %d.%d.%d\n", major, minor, patch);
+  const std::string version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  record("version", [&](sdma::JsonWriter& j) { j.key("version").value(version); });
 
   unsigned char* base = symmetricRegions(o);
   unsigned char* src = base;
@@ -273,14 +293,19 @@ int runSourcePe(const Options& o) {
   const std::vector<double> times = iterationTimes(iterStart, iterEnd, o.warmup + iters, o.warmup, o.depth);
   const std::uint64_t opsDone = static_cast<std::uint64_t>(o.warmup + iters) * o.depth;
 
-  std::printf("times");
-  for (double t : times) std::printf(" %.1f", t);
-  std::printf("\nops %llu\n", static_cast<unsigned long long>(opsDone));
+  record("times", [&](sdma::JsonWriter& j) {
+    j.key("ns").beginArray();
+    for (double t : times) j.value(t);
+    j.endArray();
+  });
+  record("ops", [&](sdma::JsonWriter& j) { j.key("ops").value(opsDone); });
   if (o.trace) {
     PutTrace t{};
     check(hipMemcpy(&t, trace, sizeof t, hipMemcpyDeviceToHost), "trace");
-    std::printf("trace %.1f %.1f %.1f %u %u\n", t.startTicks / kTicksPerNs, t.issuedTicks / kTicksPerNs,
-                t.completeTicks / kTicksPerNs, t.cu, t.xcc);
+    record("trace", [&](sdma::JsonWriter& j) {
+      j.key("startNs").value(t.startTicks / kTicksPerNs).key("issuedNs").value(t.issuedTicks / kTicksPerNs);
+      j.key("completeNs").value(t.completeTicks / kTicksPerNs).key("cu").value(t.cu).key("xcc").value(t.xcc);
+    });
   }
 
   if (o.corrupt) {
@@ -297,17 +322,18 @@ int runSourcePe(const Options& o) {
   CheckResult r{};
   check(hipMemcpy(&r, result, sizeof r, hipMemcpyDeviceToHost), "check result");
   if (r.wrongBytes == 0) {
-    std::printf("validation ok\n");
+    record("validation", [](sdma::JsonWriter& j) { j.key("ok").value(true); });
   } else {
     unsigned char got = 0;
     check(hipMemcpy(&got, peerDst + r.firstWrongOffset, 1, hipMemcpyDeviceToHost), "check byte");
     const std::uint64_t slot = r.firstWrongOffset / o.strideBytes, inSlot = r.firstWrongOffset % o.strideBytes;
-    std::printf("validation %llu wrong byte(s); first at byte %llu of slot %llu%s: 0x%02x, expected 0x%02x\n",
-                static_cast<unsigned long long>(r.wrongBytes), static_cast<unsigned long long>(inSlot),
-                static_cast<unsigned long long>(slot), inSlot >= o.sizeBytes ? " (guard past the end)" : "", got,
-                expectedByte(o.seed, r.firstWrongOffset, o.strideBytes, o.sizeBytes));
+    char message[256];
+    std::snprintf(message, sizeof message, "%llu wrong byte(s); first at byte %llu of slot %llu%s: 0x%02x, expected 0x%02x",
+                  static_cast<unsigned long long>(r.wrongBytes), static_cast<unsigned long long>(inSlot),
+                  static_cast<unsigned long long>(slot), inSlot >= o.sizeBytes ? " (guard past the end)" : "", got,
+                  expectedByte(o.seed, r.firstWrongOffset, o.strideBytes, o.sizeBytes));
+    record("validation", [&](sdma::JsonWriter& j) { j.key("ok").value(false).key("message").value(message); });
   }
-  std::fflush(stdout);
   rocshmem_barrier_all();
   rocshmem_free(base);
   rocshmem_finalize();
@@ -315,14 +341,21 @@ int runSourcePe(const Options& o) {
 }
 
 int runDestinationPe(const Options& o) {
-  char line[512] = {};
-  if (std::fgets(line, sizeof line, stdin) == nullptr || std::strncmp(line, "uid ", 4) != 0) {
-    throw Stop{"usage", "PE 1 expects `uid <hex>` on stdin", ""};
+  // {"type":"uid","uid":"<hex>"}: a few hundred bytes, one line.
+  char line[1024] = {};
+  if (std::fgets(line, sizeof line, stdin) == nullptr) {
+    throw Stop{"usage", "PE 1 expects the uid record on stdin", ""};
   }
-  std::string text(line + 4);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  sdma::ndjson::Limits limits;
+  limits.maxLineBytes = sizeof line;
+  const auto uidRecord = sdma::ndjson::parseLine(line, limits);
+  if (!uidRecord || sdma::ndjson::stringField(*uidRecord, "type") != std::string("uid")) {
+    throw Stop{"usage", "PE 1 expects the uid record on stdin", ""};
+  }
   rocshmem_uniqueid_t uid{};
-  if (!unhex(text, uid)) throw Stop{"usage", "PE 1 got a malformed unique id", ""};
+  if (!unhex(sdma::ndjson::stringField(*uidRecord, "uid").value_or(""), uid)) {
+    throw Stop{"usage", "PE 1 got a malformed unique id", ""};
+  }
   check(hipSetDevice(1), "hipSetDevice (destination)");
   join(1, uid);
   unsigned char* base = symmetricRegions(o);
@@ -342,10 +375,15 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     pe = o.pe;
     return o.pe == 0 ? runSourcePe(o) : runDestinationPe(o);
-  } catch (const Stop& s) {
-    // PE 0's stdout is parsed by the helper; PE 1's stderr is quoted when it fails.
-    if (pe == 0) std::printf("error %s\t%s\t%s\n", s.code.c_str(), s.message.c_str(), s.hint.c_str());
-    std::fprintf(stderr, "sdma-probe-rocshmem-pe %d: %s\n", pe, s.message.c_str());
+  } catch (const sdma::Failure& f) {
+    // PE 0's stdout is read by the helper; PE 1's stderr is quoted when it fails.
+    const sdma::Error& e = f.error();
+    if (pe == 0) {
+      record("error", [&](sdma::JsonWriter& j) {
+        j.key("code").value(e.code).key("message").value(e.message).key("hint").value(e.hint);
+      });
+    }
+    std::fprintf(stderr, "sdma-probe-rocshmem-pe %d: %s\n", pe, e.message.c_str());
     std::fflush(stdout);
     return 2;
   }
