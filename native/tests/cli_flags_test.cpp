@@ -13,7 +13,7 @@
 #include "cli/flag_table.hpp"
 #include "doctest_support.hpp"
 #include "sdma_limits.hpp"
-#include "util/mini_json.hpp"
+#include "util/ndjson_reader.hpp"
 
 namespace {
 
@@ -101,11 +101,11 @@ TEST_CASE("the size grammar's shared vectors (test/fixtures/size-grammar.json)")
     const std::size_t open = line.find('{');
     const std::size_t close = line.rfind('}');
     if (open == std::string::npos || close == std::string::npos || line.find("\"input\"") == std::string::npos) continue;
-    const auto object = runmode::parseFlatObject(line.substr(open, close - open + 1));
+    const auto object = ndjson::parseLine(line.substr(open, close - open + 1));
     REQUIRE_MESSAGE(object.has_value(), line);
-    const std::string input = runmode::stringField(*object, "input").value_or("");
-    const auto bytes = runmode::arrayField(*object, "bytes");
-    const auto message = runmode::stringField(*object, "helper");
+    const std::string input = ndjson::stringField(*object, "input").value_or("");
+    const auto bytes = ndjson::numbersField(*object, "bytes");
+    const auto message = ndjson::stringField(*object, "helper");
     REQUIRE_MESSAGE((bytes.has_value() != message.has_value()), (input + ": bytes or helper, one of them"));
     Options options;
     INFO("--sizes ", input);
