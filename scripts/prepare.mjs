@@ -64,8 +64,9 @@ function onPath(command) {
 }
 
 /**
- * The GPU backends whose compiler is here but whose GPU is not: what CMake's AUTO would build
- * and this machine cannot run. NVIDIA: the driver's /dev/nvidiactl; AMD: the KFD, /dev/kfd.
+ * The GPU backends whose compiler is here (nvcc; hipcc or hipconfig) but whose GPU is not,
+ * which CMake's AUTO would try to build and this machine cannot run. The GPU is its driver's
+ * device: NVIDIA /dev/nvidiactl, AMD the KFD, /dev/kfd.
  */
 export function gpuBackendsWithoutGpu(exists = existsSync, have = onPath) {
   const nvcc = have('nvcc') || Boolean(process.env.CUDACXX) || exists('/usr/local/cuda/bin/nvcc');
@@ -124,7 +125,7 @@ export function buildNative(use = 'helper') {
   must('cmake', ['--build', 'native/build', '--parallel', String(jobs), ...(use === 'all' ? [] : ['--target', 'sdma_helper'])]);
   if (leftOut.length > 0) {
     const names = leftOut.map((b) => `the ${b.backend} backend (no ${b.gpu} GPU here)`).join(', ');
-    console.log(`> left out: ${names}; \`npm run build:native -- --all\` builds everything (npm test does).`);
+    console.log(`> left out: ${names}; \`npm run build:native -- --all\` builds every backend this machine can compile, and the tests (npm test does).`);
   }
 }
 
