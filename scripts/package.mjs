@@ -16,10 +16,14 @@
 //   --jobs N       parallel compile jobs (default: every core this process may use)
 //   --out FILE     where the VSIX goes (default: sdma-lens-<target>-<version>.vsix)
 //
-// The helper builds in native/build-package/helper-<cuda|sim>/ (incremental); the staging
-// folder is native/build-package/vsix/. Both are ignored by git.
+// The helper builds in native/build-package/helper-<cuda|sim>/; the staging folder is
+// native/build-package/vsix/. Both are ignored by git. The helper folder records the source
+// hash (the extension's, over the native sources the package ships) and the CMake options of
+// its build (sdma-lens-build.json): a package of the same sources with the same options reuses
+// that build as it is, and says so; otherwise it builds (incrementally).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +98,50 @@ function seconds(t0) {
   return ((performance.now() - t0) / 1000).toFixed(1);
 }
 
-/** Configures and builds the helper; returns its folder and how long the compile took. */
+/** The native sources the package ships (stage() copies them): they make the helper. */
+const SHIPPED_NATIVE = ['CMakeLists.txt', 'cmake', 'cupti', 'include', 'src'];
+const BUILD_RECORD = 'sdma-lens-build.json';
+
+/**
+ * The extension's source hash (src/core/runtime/helper.ts, sourceHash) of the native sources
+ * the package ships: the hash the installed extension computes for them.
+ */
+function shippedSourceHash() {
+  const native = join(root, 'native');
+  const files = [];
+  const skipped = (name) => name === 'build' || name.startsWith('build-') || name.startsWith('.');
+  const walk = (dir, rel) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (rel === '' && !SHIPPED_NATIVE.includes(e.name)) continue;
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!skipped(e.name)) walk(join(dir, e.name), path);
+      } else if (e.isFile()) files.push(path);
+    }
+  };
+  walk(native, '');
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(f).update('\0').update(readFileSync(join(native, f))).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The build folder's record, when it holds a finished build of these sources with these options. */
+function reusableBuild(buildDir, record) {
+  const file = join(buildDir, BUILD_RECORD);
+  if (!existsSync(file) || !existsSync(join(buildDir, 'sdma-probe'))) return undefined;
+  try {
+    const was = JSON.parse(readFileSync(file, 'utf8'));
+    return was.sourceHash === record.sourceHash && JSON.stringify(was.cmakeArgs) === JSON.stringify(record.cmakeArgs) ? was : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Configures and builds the helper (the target sdma_helper: sdma-probe and the CUPTI library),
+ * unless its folder holds a build of the same sources with the same options; returns its
+ * folder and how long the compile took.
+ */
 function buildHelper({ simOnly, jobs }) {
   const cmakeArgs = ['-S', join(root, 'native'), '-DCMAKE_BUILD_TYPE=Release', '-DSDMA_PROBE_BUILD_TESTS=OFF', '-DSDMA_PROBE_WITH_HIP=OFF'];
   // Only the C and C++ runtimes' support libraries are linked statically: glibc stays shared,
@@ -120,10 +167,19 @@ function buildHelper({ simOnly, jobs }) {
   }
   const buildDir = join(root, 'native', 'build-package', `helper-${variant}`);
   console.log(`> helper (${variant}${archs.length ? `, CUDA architectures ${archs.join(', ')}` : ''}) in ${relative(root, buildDir)} with ${jobs} jobs`);
+  const record = { sourceHash: shippedSourceHash(), cmakeArgs };
+  const reused = reusableBuild(buildDir, record);
+  if (reused) {
+    console.log(`  reusing the helper built ${reused.built} in ${relative(root, buildDir)} (sources ${record.sourceHash}, the same CMake options)`);
+    return { buildDir, variant, archs, buildSeconds: '0.0', reused: true };
+  }
   const t0 = performance.now();
+  // A build that fails or is stopped leaves no record that could be taken for a finished one.
+  rmSync(join(buildDir, BUILD_RECORD), { force: true });
   run('cmake', [...cmakeArgs, '-B', buildDir], { quiet: true });
-  run('cmake', ['--build', buildDir, '--parallel', String(jobs)]);
-  return { buildDir, variant, archs, buildSeconds: seconds(t0) };
+  run('cmake', ['--build', buildDir, '--parallel', String(jobs), '--target', 'sdma_helper']);
+  writeFileSync(join(buildDir, BUILD_RECORD), `${JSON.stringify({ ...record, built: new Date().toISOString() }, null, 2)}\n`);
+  return { buildDir, variant, archs, buildSeconds: seconds(t0), reused: false };
 }
 
 /** What the shipped helper must be: it starts without a GPU driver and links no CUDA library. */
@@ -244,7 +300,9 @@ export async function packageVsix(argv = []) {
   const size = statSync(out).size;
   console.log(`\n${entries.length} files:`);
   for (const e of entries) console.log(`  ${e.mode} ${String(e.size).padStart(9)}  ${e.path}`);
-  console.log(`\nhelper build: ${helper.buildSeconds} s with ${o.jobs} jobs (incremental when native/build-package/helper-${helper.variant} exists)`);
+  console.log(helper.reused
+    ? `\nhelper build: reused native/build-package/helper-${helper.variant} (same sources and options)`
+    : `\nhelper build: ${helper.buildSeconds} s with ${o.jobs} jobs (incremental when native/build-package/helper-${helper.variant} exists)`);
   console.log(`package: ${out}`);
   console.log(`size: ${(size / MiB).toFixed(2)} MiB (${size} bytes; goal <= ${SIZE_GOAL / MiB} MiB)${size > SIZE_GOAL ? '  -- OVER THE GOAL' : ''}`);
   console.log(`total: ${seconds(t0)} s`);

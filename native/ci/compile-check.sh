@@ -36,7 +36,7 @@ run() {  # run LABEL CMD...
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 if [ -x "$NVCC" ]; then
   run "cuda backend, nvcc sm_90 (CMake build + ctest)" bash -c "
-    cmake -S '$NATIVE' -B '$WORK/cuda' -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON \
+    cmake -S '$NATIVE' -B '$WORK/cuda' -DCMAKE_BUILD_TYPE=Release -DSDMA_PROBE_WITH_CUDA=ON -DSDMA_PROBE_BUILD_TESTS=ON \
       -DCMAKE_CUDA_COMPILER='$NVCC' -DCMAKE_CUDA_ARCHITECTURES=90 &&
     cmake --build '$WORK/cuda' -j &&
     ctest --test-dir '$WORK/cuda' --output-on-failure &&

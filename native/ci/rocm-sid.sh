@@ -136,7 +136,7 @@ ARCHS="gfx950;gfx942"
 configured=0
 if run "cmake configure: HIP language (clang-21), CMAKE_HIP_ARCHITECTURES=$ARCHS, SDMA_PROBE_WITH_HIP=ON" \
   inside "HIPCXX=clang++-21 cmake -S native -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_ARCHITECTURES='$ARCHS' \
-    -DSDMA_PROBE_WITH_HIP=ON -DSDMA_PROBE_WITH_CUDA=OFF > configure.txt 2>&1; rc=\$?; cat configure.txt;
+    -DSDMA_PROBE_WITH_HIP=ON -DSDMA_PROBE_WITH_CUDA=OFF -DSDMA_PROBE_BUILD_TESTS=ON > configure.txt 2>&1; rc=\$?; cat configure.txt;
     [ \$rc -eq 0 ] && grep -q 'sdma-probe backends: sim cuda=OFF hip=ON' configure.txt"; then
   configured=1
 fi

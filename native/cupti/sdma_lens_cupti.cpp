@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/json_writer.hpp"
+#include "util/json_writer.hpp"
 
 namespace {
 

@@ -2,14 +2,13 @@
 // hands the helper: JSON's grammar exactly, integers exact in int64, no getter handing out
 // NaN, an infinity or an integer that does not fit, and each limit (line length, depth, keys,
 // array values) refusing the line instead of growing.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
 
 #include <chrono>
 #include <limits>
 #include <string>
 
 #include "util/ndjson_reader.hpp"
+#include "doctest_support.hpp"
 
 using namespace sdma::ndjson;
 

@@ -3,8 +3,6 @@
 // given, the environment is the helper's with the caller's changes, pipes and /dev/null as
 // asked, the helper's ends close-on-exec, a process group of the child's own, signal
 // dispositions reset or inherited, one descriptor kept across exec, exec failures as errno.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,6 +15,7 @@
 #include <string>
 
 #include "util/process.hpp"
+#include "doctest_support.hpp"
 
 using sdma::process::Child;
 using sdma::process::Spec;

@@ -1,8 +1,6 @@
 // ctest: the helper's side of the AMD rocSHMEM engine/device path (rocshmem_launcher.cpp),
 // without GPUs: the NDJSON result records, the PE environment, and the real process handling
 // driven by fake PE programs (shell scripts) that print what a PE would.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +13,7 @@
 #include <string>
 
 #include "backends/gpu/rocshmem_launcher.hpp"
+#include "doctest_support.hpp"
 
 using namespace sdma::gpu;
 

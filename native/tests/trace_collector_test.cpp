@@ -8,8 +8,6 @@
 // address-space limit, so a regression fails here instead of taking the machine down.
 //
 // Usage: trace_collector_test [FIXTURES] [doctest options, e.g. -tc=caps for one case]
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -32,7 +30,7 @@
 #include "util/read_control.hpp"
 #include "util/ndjson_reader.hpp"
 #include "profile/trace_collector.hpp"
-#include "test_check.hpp"
+#include "doctest_support.hpp"
 
 using sdma::ingest::Control;
 using sdma::runmode::CollectorLimits;

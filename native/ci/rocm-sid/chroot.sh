@@ -10,7 +10,7 @@ SID_CACHE=${SDMA_LENS_ROCM_CHROOT:-/var/cache/sdma-lens/rocm-sid}
 # The toolchain (what Debian sid carries for ROCm) plus what the build needs.
 # (The mirror's sid has no libhsakmt-dev.)
 SID_PACKAGES="hipcc clang-21 rocm-device-libs-21 libamdhip64-dev libhsa-runtime-dev
-librocm-smi-dev libsqlite3-dev cmake make g++ binutils ca-certificates"
+librocm-smi-dev libsqlite3-dev doctest-dev cmake make g++ binutils ca-certificates"
 # sid's librccl1 (5.4.3) is built against HIP 5 (libamdhip64-5), which libhsa-runtime64-1
 # 6.4.3 declares it Breaks: apt cannot install it beside ROCm 6.4.3. Its packages are
 # unpacked (dpkg-deb -x, not installed) under $SID_RCCL_DIR instead.

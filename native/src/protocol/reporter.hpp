@@ -15,7 +15,7 @@
 #include "backend/run_records.hpp"
 #include "backend/runtime_knobs.hpp"
 #include "backend/timeline.hpp"
-#include "protocol/json_writer.hpp"
+#include "util/json_writer.hpp"
 #include "util/heartbeat.hpp"
 
 namespace sdma {

@@ -25,7 +25,7 @@
 #define SDMA_HAVE_COPY_ON_ENGINE 1
 #endif
 #endif
-// engine/device through rocSHMEM is decided by CMake (src/gpu/rocshmem.cmake):
+// engine/device through rocSHMEM is decided by CMake (src/backends/gpu/CMakeLists.txt):
 // SDMA_HAVE_ROCSHMEM_PE when its PE program is built, SDMA_ROCSHMEM_UNUSABLE when a
 // rocSHMEM was found that cannot carry the path.
 

@@ -16,7 +16,7 @@
 #include <sstream>
 #include <thread>
 
-#include "protocol/json_writer.hpp"
+#include "util/json_writer.hpp"
 #include "util/checked.hpp"
 #include "util/ndjson_reader.hpp"
 #include "util/process.hpp"

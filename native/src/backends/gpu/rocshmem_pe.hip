@@ -24,7 +24,7 @@
 
 #include "backends/gpu/gpu_kernels.hpp"
 #include "backend/timing_plan.hpp"
-#include "protocol/json_writer.hpp"
+#include "util/json_writer.hpp"
 #include "util/error.hpp"
 #include "util/ndjson_reader.hpp"
 

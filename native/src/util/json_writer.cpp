@@ -1,4 +1,4 @@
-#include "protocol/json_writer.hpp"
+#include "util/json_writer.hpp"
 
 #include <cmath>
 
