@@ -19,6 +19,8 @@ import { pathName } from '../protocol';
 import type { Run } from '../run';
 import type { BackendChoice, SweepOptions } from './sweepOptions';
 import { BACKEND_CHOICES } from './sweepOptions';
+import type { SweepCommand } from './sweepCommand';
+import { sweepCommand } from './sweepCommand';
 import { formatBytes } from '../units';
 
 export interface RefineOptions {
@@ -266,6 +268,11 @@ export function probeOptions(gridArgs: readonly string[], probe: Probe): SweepOp
     ...(simGpus !== undefined ? { simGpus } : {}),
     ...(simDelayMs !== undefined ? { simDelayMs } : {}),
   };
+}
+
+/** The helper command of refinement round `round` of the sweep `gridId`, measuring `options` (a probe's). */
+export function refineRoundCommand(options: SweepOptions, round: number, gridId: string): SweepCommand {
+  return sweepCommand(options, { idTag: `refine-${round}`, refines: gridId });
 }
 
 /** How a refinement went, in the words the CLI and the editor both use. */
