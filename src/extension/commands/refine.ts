@@ -24,7 +24,7 @@ export interface RefineArgs {
   budgetSeconds?: number;
 }
 
-async function pickSweep(deps: RunDeps): Promise<string | undefined> {
+async function pickSavedSweep(deps: RunDeps): Promise<string | undefined> {
   const sweeps = (await storeOf(deps).list()).filter((s) => s.header?.command === 'sweep' && s.status === 'ok');
   if (sweeps.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.'));
@@ -39,7 +39,7 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
   try {
     const tolerance = typeof args.tolerance === 'number' && args.tolerance >= 0.01 && args.tolerance <= 0.5 ? args.tolerance : 0.1;
     const budgetMs = (typeof args.budgetSeconds === 'number' && args.budgetSeconds >= 1 && args.budgetSeconds <= 86_400 ? args.budgetSeconds : 300) * 1000;
-    const id = typeof args.runId === 'string' ? args.runId : await pickSweep(deps);
+    const id = typeof args.runId === 'string' ? args.runId : await pickSavedSweep(deps);
     if (!id) return undefined;
     const store = storeOf(deps);
     // Earlier rounds count: a second refinement goes on from where the first stopped.
