@@ -9,7 +9,7 @@ import type { Run } from '../core/run';
 import type { RunStore } from '../core/runs/runStore';
 import { bundledHelperPaths, locateHelper } from '../core/runtime/helper';
 import { LocalTarget } from '../core/runtime/localTarget';
-import type { HelperCommand, HelperProvider, TargetHelper } from '../core/runtime/runFlow';
+import type { HelperCommand, HelperProvider, NodeInfoRequest, PreStart, TargetHelper } from '../core/runtime/runFlow';
 import { endSentence, runHelperCommand } from '../core/runtime/runFlow';
 import type { Target } from '../core/runtime/target';
 import { escapeControls } from '../core/text';
@@ -45,13 +45,17 @@ export function cliHelpers(configured: string | undefined): HelperProvider {
   };
 }
 
-export interface ConsoleRun {
+/** How a command runs on the console: where, what the run flow asks before the start, and how loud. */
+export interface ConsoleOptions {
   /** Where and how, from the command's options. */
   values: RunValues;
   signal: AbortSignal;
   /** Only commands that read local files run only here (import). */
   localOnly?: boolean;
-  beforeStart?: (helper: TargetHelper, target: Target) => Promise<void>;
+  /** The node's `info` before the start, inside the run flow (the same helper, the same cancel). */
+  nodeInfo?: NodeInfoRequest;
+  /** A check with the helper and the node's info in hand; throwing stops the command. */
+  beforeStart?: (ready: PreStart) => Promise<void>;
   /** Where the run is saved; default: the runs folder of the options. */
   store?: RunStore;
   /** No progress or end sentence on stderr (the caller sums up, e.g. refinement rounds). */
@@ -59,10 +63,10 @@ export interface ConsoleRun {
 }
 
 /** Exit codes: 0 ok, 1 failed or crashed (the partial run is kept), 2 refused arguments, 130 cancelled. */
-export type Ran = { code: number; run?: Run };
+export type ConsoleOutcome = { code: number; run?: Run };
 
 /** Runs the command and says how it ended on stderr; the caller prints the result of a run. */
-export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promise<Ran> {
+export async function runOnConsole(request: HelperCommand, o: ConsoleOptions): Promise<ConsoleOutcome> {
   const helper = helperOption(o.values, o.localOnly);
   const stallTimeoutS = stallTimeout(o.values);
   const conn = o.localOnly ? undefined : sshConnection(o.values);
@@ -76,7 +80,8 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleRun): Promi
       store: o.store ?? storeOf(o.values),
       signal: o.signal,
       stallTimeoutS,
-      beforeStart: o.beforeStart ? (helper) => o.beforeStart!(helper, target) : undefined,
+      ...(o.nodeInfo ? { nodeInfo: o.nodeInfo } : {}),
+      beforeStart: o.beforeStart,
       onRecord: (_live, record) => {
         if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
         if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${escapeControls(record.message)}\n`);

@@ -8,7 +8,7 @@ import type { HelperRecord } from '../core/protocol';
 import type { Run } from '../core/run';
 import { RunStore } from '../core/runs/runStore';
 import { LocalTarget } from '../core/runtime/localTarget';
-import type { HelperCommand, RunFlowResult, TargetHelper } from '../core/runtime/runFlow';
+import type { HelperCommand, NodeInfoRequest, PreStart, RunFlowResult } from '../core/runtime/runFlow';
 import { endSentence, runHelperCommand } from '../core/runtime/runFlow';
 import type { Target } from '../core/runtime/target';
 import { trackRun } from './activeRuns';
@@ -33,7 +33,8 @@ export interface LiveView {
   flush(): void;
 }
 
-export interface ProgressRun {
+/** A helper command to run under the progress notification, and how the front takes part. */
+export interface ProgressCommand {
   /** In the notification's title and the messages: "transfer sweep", "bandwidth matrix" (localized by the command). */
   what: string;
   request: HelperCommand;
@@ -47,7 +48,11 @@ export interface ProgressRun {
   quiet?: boolean;
   /** After "n/m" in the progress message, e.g. "cells" (localized by the command). */
   unit?: string;
-  beforeStart?: (helper: TargetHelper) => Promise<void>;
+  /** The node's `info` before the start, inside the run (its notification, its cancel); see RunFlowOptions. */
+  nodeInfo?: NodeInfoRequest;
+  /** The command chosen with the helper and the node in hand (a quick pick); undefined: the user stepped back, nothing is said. */
+  choose?: (ready: PreStart) => Promise<HelperCommand | undefined>;
+  beforeStart?: (ready: PreStart) => Promise<void>;
   /** Opens the run's panel: on the helper's `hello` (live), or at the end if no record came. */
   view?: (run: Run, live: boolean) => LiveView;
   onRecord?: (run: Run, record: HelperRecord, progress: vscode.Progress<{ message?: string }>) => void;
@@ -63,7 +68,7 @@ export function storeOf(deps: RunDeps): RunStore {
 }
 
 /** Runs one helper command with progress and cancel; says how it ended. Start failures throw (see guards.reportError). */
-export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise<RunFlowResult> {
+export async function runWithProgress(deps: RunDeps, spec: ProgressCommand): Promise<RunFlowResult> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: {0}', spec.what), cancellable: true }, async (progress, token) => {
     const controller = new AbortController();
     const abort = () => controller.abort();
@@ -78,6 +83,8 @@ export async function runWithProgress(deps: RunDeps, spec: ProgressRun): Promise
         helpers: deps.helper,
         store: spec.store ?? storeOf(deps),
         signal: controller.signal,
+        ...(spec.nodeInfo ? { nodeInfo: spec.nodeInfo } : {}),
+        choose: spec.choose,
         beforeStart: spec.beforeStart,
         stallTimeoutS: stallTimeoutSetting(),
         onRecord: (live, record) => {
@@ -112,9 +119,11 @@ function progressMessage(done: number, total: number, unit: string | undefined, 
   return simulated ? vscode.l10n.t('{0}/{1} (simulated)', done, total) : vscode.l10n.t('{0}/{1}', done, total);
 }
 
-function announce(deps: RunDeps, spec: ProgressRun, result: RunFlowResult): void {
+function announce(deps: RunDeps, spec: ProgressCommand, result: RunFlowResult): void {
   const showLog = vscode.l10n.t('Show Log');
   if (result.kind === 'not-started') {
+    // A quick pick dismissed is no cancel to report.
+    if (result.declined) return;
     void vscode.window.showInformationMessage(vscode.l10n.t({ message: 'SDMA Lens: the {0} was cancelled before it started; nothing was run.', args: [spec.what], comment: ['{0} is what ran, e.g. "transfer sweep"'] }));
     return;
   }

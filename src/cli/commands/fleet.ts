@@ -17,11 +17,11 @@ import { allocationArgs, checkJobId, checkSlurmName } from '../../core/fleetRun/
 import { SlurmError } from '../../core/fleetRun/slurmTools';
 import type { Thresholds } from '../../core/fleet/thresholds';
 import { parseThresholds } from '../../core/fleet/thresholds';
-import { matrixArgs } from '../../core/matrix/matrixOptions';
+import { matrixCommand } from '../../core/matrix/matrixCommand';
 import { LocalTarget } from '../../core/runtime/localTarget';
 import type { Target } from '../../core/runtime/target';
 import { SshTarget } from '../../core/ssh/sshTarget';
-import { sweepArgs } from '../../core/sweep/sweepOptions';
+import { sweepCommand } from '../../core/sweep/sweepCommand';
 import { readSafeFileSync, SafeFileError } from '../../core/runs/safeFile';
 import { jsonText, terminalLine } from '../../core/text';
 import { cliHelpers } from '../console';
@@ -73,7 +73,6 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   if (parallel < 1 || parallel > 1024) throw new UsageError(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
   // Every node's sweep at the node's default pair (the nodes' GPUs need not be numbered alike).
   const sweep = sweepOptionsOf(values, []);
-  const backend = sweep.backend;
   const matrix = values.matrix ? matrixOptionsOf(values, { flag: 'matrix-size', text: values['matrix-size'] }, false) : undefined;
 
   const helper = helperOption(values);
@@ -82,7 +81,7 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
     if (matrix) throw new UsageError('--queue runs the sweep only: leave out --matrix (or run the fleet live)');
     if (values.target && values.target !== 'local') throw new UsageError('--queue submits from the login node itself: run sdma-lens there, without --target');
     if ('job' in allocation) throw new UsageError('--queue asks for a new allocation: give --nodes or --nodelist, not --jobid');
-    return queue(allocation, { command: 'sweep', idTag: backend, backend, args: () => sweepArgs(sweep) }, values, helper, signal);
+    return queue(allocation, sweepCommand(sweep), values, helper, signal);
   }
   const conn = sshConnection(values);
   const base: Target = conn ? new SshTarget(conn) : new LocalTarget();
@@ -95,8 +94,8 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
         allocation,
         parallel,
         commands: {
-          sweep: { command: 'sweep', idTag: backend, backend, args: () => sweepArgs(sweep) },
-          ...(matrix ? { matrix: { command: 'matrix', idTag: backend, backend, args: () => matrixArgs(matrix) } } : {}),
+          sweep: sweepCommand(sweep),
+          ...(matrix ? { matrix: matrixCommand(matrix) } : {}),
         },
       },
       {

@@ -1,5 +1,5 @@
 /** `sdma-lens matrix`: the GPU x GPU bandwidth matrix per copy path, printed as grids (or JSON). */
-import { matrixArgs } from '../../core/matrix/matrixOptions';
+import { matrixCommand } from '../../core/matrix/matrixCommand';
 import { matrixTable } from '../../core/matrix/matrixTable';
 import { matrixPageView } from '../../core/matrix/matrixView';
 import { escapeControls, jsonText } from '../../core/text';
@@ -15,8 +15,7 @@ export async function matrix(argv: string[], signal: AbortSignal): Promise<numbe
     options: { size: { type: 'string' }, gpus: { type: 'string' }, concurrent: { type: 'boolean' }, ...MEASURE_OPTIONS, ...RUN_OPTIONS },
   });
   const options = matrixOptionsOf(values, { flag: 'size', text: values.size });
-  const helperArgs = matrixArgs(options);
-  const ran = await runOnConsole({ command: 'matrix', idTag: options.backend, backend: options.backend, args: () => helperArgs }, { values, signal });
+  const ran = await runOnConsole(matrixCommand(options), { values, signal });
   if (!ran.run) return ran.code;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
   if (values.json) {

@@ -7,11 +7,11 @@ import { LIMITS } from '../../core/limits';
 import type { Run } from '../../core/run';
 import { refinementStore } from '../../core/runs/refinements';
 import { HelperError } from '../../core/runtime/helper';
-import { checkPairsOnTopology, readNodeInfo } from '../../core/runtime/nodeInfo';
+import { checkPairsOnTopology } from '../../core/runtime/nodeInfo';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
-import { sweepArgs } from '../../core/sweep/sweepOptions';
+import { sweepCommand } from '../../core/sweep/sweepCommand';
 import type { RefineResult } from '../../core/sweep/refine';
-import { refineCrossovers, refinementSummary, withRefinements } from '../../core/sweep/refine';
+import { refineCrossovers, refineRoundCommand, refinementSummary, withRefinements } from '../../core/sweep/refine';
 import { sweepTable } from '../../core/sweep/sweepTable';
 import { sweepView } from '../../core/sweep/sweepView';
 import { escapeControls, jsonText, terminalLine } from '../../core/text';
@@ -41,29 +41,18 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
   });
   const refine = values.refine ? refineOptions(values) : undefined;
   const options = sweepOptionsOf(values, sweepPairs(values));
-  const timeline = options.timelineSizeBytes !== undefined;
   const gridStarted = Date.now();
-  const ran = await runOnConsole(
-    {
-      command: 'sweep',
-      idTag: options.backend,
-      backend: options.backend,
-      produces: timeline ? ['timeline.sdmatl'] : [],
-      args: (out) => sweepArgs(timeline ? { ...options, timelineOut: out('timeline.sdmatl') } : options),
+  const ran = await runOnConsole(sweepCommand(options), {
+    values,
+    signal,
+    // Named endpoints are checked against the node's GPUs (`info`, inside the run flow) before anything is run or saved.
+    ...(options.pairs.length > 0 ? { nodeInfo: { backend: options.backend, ...(options.simGpus !== undefined ? { simGpus: options.simGpus } : {}) } } : {}),
+    beforeStart: async ({ node }) => {
+      if (!node) return;
+      if ('error' in node) throw new HelperError(`the endpoints could not be checked: ${node.error.message}`, 'Check that the helper runs on this node (sdma-probe info), or leave --src/--dst/--pairs out to sweep the node default.');
+      asUsage(() => checkPairsOnTopology(options.pairs, node.info.topology));
     },
-    {
-      values,
-      signal,
-      // Named endpoints are checked against the node's GPUs (`info`) before anything is run or saved.
-      beforeStart: async (helper, target) => {
-        if (options.pairs.length === 0) return;
-        const info = await readNodeInfo(target, helper.path, options.backend, options.simGpus, signal).catch((err: Error) => {
-          throw new HelperError(`the endpoints could not be checked: ${err.message}`, 'Check that the helper runs on this node (sdma-probe info), or leave --src/--dst/--pairs out to sweep the node default.');
-        });
-        asUsage(() => checkPairsOnTopology(options.pairs, info.topology));
-      },
-    },
-  );
+  });
   if (!ran.run) return ran.code;
   const gridMs = Date.now() - gridStarted;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
@@ -111,9 +100,9 @@ async function refineOnConsole(grid: Run, options: SweepOptions, flags: RefineFl
     const probeOptions: SweepOptions = { ...options, sizes: probe.sizes, paths: [...probe.paths], cus: [probe.cus], iters: probe.iters, pairs: [probe.pair] };
     delete probeOptions.timelineSizeBytes;
     delete probeOptions.fault;
-    const r = await runOnConsole({ command: 'sweep', idTag: `refine-${round}`, backend: options.backend, refines: grid.header.id, args: () => sweepArgs(probeOptions) }, { values, signal, store, quiet: true });
-    if (!r.run) return { ...grid, samples: [], end: { type: 'run-end', status: 'cancelled', exitCode: null, signal: null, message: 'the round did not start', endedAt: new Date().toISOString() } };
-    return r.run;
+    const roundOutcome = await runOnConsole(refineRoundCommand(probeOptions, round, grid.header.id), { values, signal, store, quiet: true });
+    if (!roundOutcome.run) return { ...grid, samples: [], end: { type: 'run-end', status: 'cancelled', exitCode: null, signal: null, message: 'the round did not start', endedAt: new Date().toISOString() } };
+    return roundOutcome.run;
   });
 }
 

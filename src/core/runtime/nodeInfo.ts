@@ -6,9 +6,8 @@
  */
 import type { EndpointPair } from '../endpoints';
 import { HOST, checkPairsOnNode, defaultPairs, pairName } from '../endpoints';
-import { LineSplitter } from '../runs/lineSplitter';
+import { readHelperOutput } from './helperOutput';
 import type { Hello, Topology } from '../protocol';
-import { parseLine } from '../protocol';
 import type { BackendChoice } from '../backendChoice';
 import type { Target } from './target';
 
@@ -28,47 +27,27 @@ export function infoArgs(backend: BackendChoice, simGpus?: number): string[] {
 
 /** Runs `info` on the target; throws an Error that says what the helper said when it gives no topology. */
 export async function readNodeInfo(target: Target, helperPath: string, backend: BackendChoice, simGpus: number | undefined, signal?: AbortSignal): Promise<NodeInfo> {
-  const child = target.spawn(helperPath, infoArgs(backend, simGpus), { signal });
   let hello: Hello | undefined;
   let topology: Topology | undefined;
   const warnings: string[] = [];
   const errors: string[] = [];
   const stderr: string[] = [];
-  const out = new LineSplitter((line) => {
-    const r = parseLine(line);
-    if (r.kind !== 'record') return;
-    const rec = r.record;
-    if (rec.type === 'hello') hello = rec;
-    else if (rec.type === 'topology') topology = rec;
-    else if (rec.type === 'warning') warnings.push(rec.message);
-    else if (rec.type === 'error') errors.push(`${rec.message}${rec.hint ? ` (${rec.hint})` : ''}`);
+  const exit = await readHelperOutput(target.spawn(helperPath, infoArgs(backend, simGpus), { signal }), {
+    onLine: (r) => {
+      if (r.kind !== 'record') return;
+      const rec = r.record;
+      if (rec.type === 'hello') hello = rec;
+      else if (rec.type === 'topology') topology = rec;
+      else if (rec.type === 'warning') warnings.push(rec.message);
+      else if (rec.type === 'error') errors.push(`${rec.message}${rec.hint ? ` (${rec.hint})` : ''}`);
+    },
+    onStderr: (line, last) => {
+      if (last || stderr.length < 20) stderr.push(line);
+    },
   });
-  const err = new LineSplitter((line) => {
-    if (stderr.length < 20) stderr.push(line);
-  });
-  child.stdout.on('data', (c: Buffer) => out.push(c));
-  child.stderr.on('data', (c: Buffer) => err.push(c));
-  const closed = Promise.all([ended(child.stdout), ended(child.stderr)]);
-  const exit = await child.exit;
-  await closed;
-  const tail = out.end();
-  if (tail !== undefined) {
-    const r = parseLine(tail);
-    if (r.kind === 'record' && r.record.type === 'topology') topology = r.record;
-  }
-  const lastErr = err.end();
-  if (lastErr) stderr.push(lastErr);
   if (topology) return { ...(hello ? { hello } : {}), topology, warnings };
   const why = exit.spawnError ?? exit.lost ?? errors.at(-1) ?? stderr.filter(Boolean).at(-1) ?? `exit code ${String(exit.exitCode)}${exit.signal ? `, signal ${exit.signal}` : ''}`;
   throw new Error(`the helper could not describe the node (sdma-probe ${infoArgs(backend, simGpus).join(' ')}): ${why}`);
-}
-
-function ended(stream: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve) => {
-    stream.once('close', resolve);
-    stream.once('end', resolve);
-    stream.once('error', () => resolve());
-  });
 }
 
 /** The endpoints a node offers: host, then each GPU, by index. */

@@ -1,8 +1,10 @@
 /**
  * The one way a helper command runs, for every command of the extension and the CLI: find
- * and check the helper on the target, check the backend, start, stream into the run file,
- * cancel (also before anything started), bring back the files the command wrote (the
- * target knows how), and say how it ended. Fronts only add how they ask and how they show.
+ * and check the helper on the target, ask the node's `info` when the command needs it (the
+ * same helper, the same cancel), let the front choose or check with both in hand, check the
+ * backend, start, stream into the run file, cancel (also before anything started), bring
+ * back the files the command wrote (the target knows how), and say how it ended. Fronts only
+ * add how they ask and how they show.
  */
 import type { HelperRecord } from '../protocol';
 import type { Run, RunHeader } from '../run';
@@ -10,6 +12,9 @@ import { runHeader } from '../run';
 import type { RunStore } from '../runs/runStore';
 import { makeRunId } from '../runs/runStore';
 import { HelperError } from './helper';
+import type { NodeInfo } from './nodeInfo';
+import { readNodeInfo } from './nodeInfo';
+import type { BackendChoice } from '../backendChoice';
 import type { LogLevel } from './session';
 import { measured, runSession } from './session';
 import type { Target } from './target';
@@ -50,6 +55,23 @@ export interface HelperCommand {
   fleet?: { id: string; node: string; job: string };
 }
 
+/** `sdma-probe info` before the start: on this backend (and simulated GPU count). */
+export interface NodeInfoRequest {
+  backend: BackendChoice;
+  simGpus?: number;
+}
+
+/** What `info` gave: the node, or why it could not describe it (the front decides what a failure means). */
+export type NodeInfoAnswer = { info: NodeInfo } | { error: Error };
+
+/** What the pre-start step has in hand: the helper found on the target and, when asked, the node's `info`. */
+export interface PreStart {
+  helper: TargetHelper;
+  node?: NodeInfoAnswer;
+  /** The run's cancel: a question the front asks here (a quick pick) closes on it. */
+  signal?: AbortSignal;
+}
+
 export interface RunFlowOptions {
   target: Target;
   helpers: HelperProvider;
@@ -57,8 +79,21 @@ export interface RunFlowOptions {
   signal?: AbortSignal;
   /** Seconds the helper may print nothing before it is stopped (0: no limit); the session's default when unset. */
   stallTimeoutS?: number;
-  /** A check with the helper in hand, before the run exists (e.g. endpoints against the node's GPUs). Throwing stops the run. */
-  beforeStart?(helper: TargetHelper): Promise<void>;
+  /**
+   * Ask the node's `info` (through the helper found for this command, under the same cancel)
+   * before the run exists; its answer reaches `choose` and `beforeStart`. A cancel while it
+   * runs ends the command `not-started`.
+   */
+  nodeInfo?: NodeInfoRequest;
+  /**
+   * The front's choice of what to run, with the helper and the node's info in hand (the
+   * sweep's quick pick offers the node's endpoints): the command to run instead of the one
+   * given, or undefined when the user stepped back (`not-started`, `declined`: nothing is run
+   * or saved). The backend is checked on the command chosen.
+   */
+  choose?(ready: PreStart): Promise<HelperCommand | undefined>;
+  /** A check with the helper (and the node's info) in hand, before the run exists (e.g. endpoints against the node's GPUs). Throwing stops the run. */
+  beforeStart?(ready: PreStart): Promise<void>;
   /** The run's header is written and the helper is about to start. */
   onStart?(header: RunHeader): void;
   onRecord?(run: Run, record: HelperRecord): void;
@@ -67,8 +102,8 @@ export interface RunFlowOptions {
 }
 
 export type RunFlowResult =
-  /** Cancelled before the helper started: nothing was saved. */
-  | { kind: 'not-started' }
+  /** Cancelled before the helper started: nothing was saved. `declined`: the front's `choose` chose nothing (nothing to say). */
+  | { kind: 'not-started'; declined?: true }
   /** The helper refused its arguments (usage error) before measuring anything: said, and no run kept. */
   | { kind: 'refused'; message: string }
   /** The run ended (well or not) and is saved; `missing` names the files the command should have written but did not. */
@@ -79,12 +114,33 @@ const EXIT_USAGE = 2;
 /** The shell's "command not found": the remembered helper is no longer there. */
 const EXIT_NOT_FOUND = 127;
 
-export async function runHelperCommand(request: HelperCommand, o: RunFlowOptions): Promise<RunFlowResult> {
+export async function runHelperCommand(given: HelperCommand, o: RunFlowOptions): Promise<RunFlowResult> {
   const log = o.onLog ?? (() => {});
   if (o.signal?.aborted) return { kind: 'not-started' };
   const helper = await o.helpers.helperFor(o.target, o.signal);
+  if (o.signal?.aborted) return { kind: 'not-started' };
+  const ready: PreStart = { helper, ...(o.signal ? { signal: o.signal } : {}) };
+  const askNode = async () => {
+    if (!o.nodeInfo || ready.node) return;
+    ready.node = await readNodeInfo(o.target, helper.path, o.nodeInfo.backend, o.nodeInfo.simGpus, o.signal).then(
+      (info) => ({ info }),
+      (error: Error) => ({ error }),
+    );
+  };
+  let request = given;
+  if (o.choose) {
+    // The choice may change the backend: the node is asked first, the backend checked after.
+    await askNode();
+    if (o.signal?.aborted) return { kind: 'not-started' };
+    const chosen = await o.choose(ready);
+    if (o.signal?.aborted) return { kind: 'not-started' };
+    if (!chosen) return { kind: 'not-started', declined: true };
+    request = chosen;
+  }
   if (request.backend !== undefined) checkBackend(helper, request.backend, o.target.label);
-  await o.beforeStart?.(helper);
+  await askNode();
+  if (o.signal?.aborted) return { kind: 'not-started' };
+  await o.beforeStart?.(ready);
   if (o.signal?.aborted) return { kind: 'not-started' };
 
   const id = makeRunId(request.idPrefix ?? request.command, request.idTag);

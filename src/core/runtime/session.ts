@@ -1,20 +1,20 @@
 /**
- * One helper invocation from start to saved run: spawn on a target, split stdout into
- * lines, validate each, fold it into the Run and append it to the run file as it arrives,
- * then record how the process ended. A malformed line is reported and skipped; a crash, a
+ * One helper invocation from start to saved run: spawn on a target, read its output
+ * (helperOutput.ts: stdout as protocol lines, stderr, the stall watchdog), validate each
+ * line, fold it into the Run and append it to the run file as it arrives, then record how
+ * the process ended. A malformed line is reported and skipped; a crash, a
  * kill or a cancel keeps every record already received. A run file that cannot be written
  * (a full disk) stops the helper as a cancel does and ends the run as an error, and so does
  * a helper that prints nothing for the stall limit: long work prints heartbeat records
  * (native/src/limits.json's heartbeatMs), so silence means it is stuck.
  */
 import type { HelperRecord, LineResult } from '../protocol';
-import { parseLine } from '../protocol';
 import type { Run, RunEnd, RunHeader } from '../run';
 import { applyRecord, newRun } from '../run';
 import type { RunStore } from '../runs/runStore';
 import { RunWriteError } from '../runs/runStore';
 import { LIMITS } from '../limits';
-import { LineSplitter } from '../runs/lineSplitter';
+import { readHelperOutput } from './helperOutput';
 import type { ProcessExit, Target } from './target';
 
 export type LogLevel = 'trace' | 'info' | 'warn' | 'error';
@@ -87,6 +87,7 @@ export async function runSession(options: SessionOptions): Promise<Run> {
     log('warn', message);
   };
 
+  /** Each stdout line, parsed (also a last one that came without its newline). */
   const accept = (result: LineResult, line: string) => {
     // Heartbeats only prove the helper is moving: nothing to keep.
     if (result.kind === 'record' && result.record.type === 'heartbeat') return;
@@ -103,57 +104,39 @@ export async function runSession(options: SessionOptions): Promise<Run> {
       problem(`skipped a malformed line from the helper: ${result.reason}`);
     }
   };
-  const onLine = (line: string) => accept(parseLine(line), line);
-
   // The watchdog: any output resets it; silence for the limit stops the helper as a cancel does.
   const stallMs = (options.stallTimeoutS ?? STALL_LIMIT.defaultS) * 1000;
-  let lastOutputAt = performance.now();
   let stalledMs: number | undefined;
-  const watchdog =
-    stallMs > 0
-      ? setInterval(() => {
-          const quiet = performance.now() - lastOutputAt;
-          if (stalledMs !== undefined || quiet < stallMs) return;
-          stalledMs = quiet;
-          log('error', `run ${header.id}: the helper printed nothing for ${Math.round(quiet / 1000)} s; stopping it`);
-          stop.abort();
-        }, Math.min(1000, stallMs / 4))
-      : undefined;
 
   let exit: ProcessExit;
   try {
     const child = target.spawn(header.helper.path, header.helper.args, { signal: stop.signal, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
     log('info', `started ${header.helper.path} ${header.helper.args.join(' ')} on ${target.label} (pid ${child.pid ?? '?'})`);
-    const stdout = new LineSplitter(onLine, (chars) => problem(`skipped a ${chars}-character line from the helper (too long)`));
-    const stderr = new LineSplitter((line) => {
-      stderrTail.push(line);
-      if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
-      log('trace', `[helper] ${line}`);
-      options.onStderr?.(line);
+    exit = await readHelperOutput(child, {
+      onLine: accept,
+      onOverflow: (chars) => problem(`skipped a ${chars}-character line from the helper (too long)`),
+      onCutTail: (chars) => problem(`the helper's last line was cut off (${chars} characters); skipped`),
+      onChunk: persist,
+      onStderr: (line, last) => {
+        stderrTail.push(line);
+        if (last) return;
+        if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+        log('trace', `[helper] ${line}`);
+        options.onStderr?.(line);
+      },
+      stall: {
+        ms: stallMs,
+        onStall: (quiet) => {
+          stalledMs = quiet;
+          log('error', `run ${header.id}: the helper printed nothing for ${Math.round(quiet / 1000)} s; stopping it`);
+          stop.abort();
+        },
+      },
     });
-    child.stdout.on('data', (chunk: Buffer) => {
-      lastOutputAt = performance.now();
-      stdout.push(chunk);
-      persist();
-    });
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const streamsClosed = Promise.all([endOf(child.stdout), endOf(child.stderr)]);
-    exit = await child.exit;
-    await streamsClosed;
-    const tail = stdout.end();
-    if (tail !== undefined) {
-      // A whole record can arrive without its newline when the helper exits right after it.
-      const result = parseLine(tail);
-      if (result.kind === 'record') accept(result, tail);
-      else problem(`the helper's last line was cut off (${tail.length} characters); skipped`);
-    }
-    const errTail = stderr.end();
-    if (errTail) stderrTail.push(errTail);
   } catch (err) {
     exit = { exitCode: null, signal: null, spawnError: (err as Error).message };
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    clearInterval(watchdog);
   }
 
   persist();
@@ -173,14 +156,6 @@ export async function runSession(options: SessionOptions): Promise<Run> {
   }
   log(run.end.status === 'ok' ? 'info' : 'warn', `run ${header.id}: ${run.end.status}: ${run.end.message}`);
   return run;
-}
-
-function endOf(stream: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve) => {
-    stream.once('close', resolve);
-    stream.once('end', resolve);
-    stream.once('error', () => resolve());
-  });
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

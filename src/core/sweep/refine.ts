@@ -20,6 +20,8 @@ import type { Run } from '../run';
 import type { BackendChoice } from '../backendChoice';
 import { BACKEND_CHOICES } from '../backendChoice';
 import type { SweepOptions } from './sweepOptions';
+import type { SweepCommand } from './sweepCommand';
+import { sweepCommand } from './sweepCommand';
 import { formatBytes } from '../units';
 
 export interface RefineOptions {
@@ -267,6 +269,11 @@ export function probeOptions(gridArgs: readonly string[], probe: Probe): SweepOp
     ...(simGpus !== undefined ? { simGpus } : {}),
     ...(simDelayMs !== undefined ? { simDelayMs } : {}),
   };
+}
+
+/** The helper command of refinement round `round` of the sweep `gridId`, measuring `options` (a probe's). */
+export function refineRoundCommand(options: SweepOptions, round: number, gridId: string): SweepCommand {
+  return sweepCommand(options, { idTag: `refine-${round}`, refines: gridId });
 }
 
 /** How a refinement went, in the words the CLI and the editor both use. */

@@ -105,20 +105,20 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
       onStderr: (line) => output.appendLine(line),
     });
     if (result.kind !== 'ended') return undefined;
-    const run = result.run;
-    const summary = summarizeProfile(run.dispatches, run.copies);
-    deps.lenses.setProfile({ runId: run.header.id, summary });
-    if (run.dispatches.length + run.copies.length > 0) void vscode.commands.executeCommand('setContext', PROFILE_RECORDED_KEY, true);
-    const exit = run.program?.exit;
+    const profileRun = result.run;
+    const summary = summarizeProfile(profileRun.dispatches, profileRun.copies);
+    deps.lenses.setProfile({ runId: profileRun.header.id, summary });
+    if (profileRun.dispatches.length + profileRun.copies.length > 0) void vscode.commands.executeCommand('setContext', PROFILE_RECORDED_KEY, true);
+    const exit = profileRun.program?.exit;
     // The output channel stays English, like the core's profile lines beside it; the notification is localized (noLaunchesMessage).
     const how = exit ? (exit.signal ? `ended by ${exit.signal}` : `exited with ${exit.exitCode}`) : 'did not report an exit';
-    if (run.end?.status === 'ok') {
-      output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${run.dispatches.length} launches, ${run.copies.length} copies (run ${run.header.id})`);
-      for (const line of libraryCallLines(run.libraryCalls)) output.appendLine(`  ${line}`);
-      for (const w of run.warnings) if (w.code.startsWith('library-log')) output.appendLine(`  library log: ${w.message}`);
-      if (summary.kernels.length === 0) void vscode.window.showWarningMessage(noLaunchesMessage(run));
+    if (profileRun.end?.status === 'ok') {
+      output.appendLine(`\n[SDMA Lens] the program ${how}; ${summary.kernels.length} kernels, ${profileRun.dispatches.length} launches, ${profileRun.copies.length} copies (run ${profileRun.header.id})`);
+      for (const line of libraryCallLines(profileRun.libraryCalls)) output.appendLine(`  ${line}`);
+      for (const w of profileRun.warnings) if (w.code.startsWith('library-log')) output.appendLine(`  library log: ${w.message}`);
+      if (summary.kernels.length === 0) void vscode.window.showWarningMessage(noLaunchesMessage(profileRun));
     }
-    return run;
+    return profileRun;
   } catch (err) {
     reportError(deps.log, vscode.l10n.t('The program could not be profiled'), err);
     return undefined;
@@ -126,9 +126,9 @@ export async function profileCommand(deps: ProfileDeps, args?: ProfileArgs): Pro
 }
 
 /** "The program exited with 0 but no kernel launches were recorded": one whole sentence per way the program ended. */
-function noLaunchesMessage(run: Run): string {
-  const exit = run.program?.exit;
-  const warnings = run.warnings.map((w) => w.message).join('; ');
+function noLaunchesMessage(profileRun: Run): string {
+  const exit = profileRun.program?.exit;
+  const warnings = profileRun.warnings.map((w) => w.message).join('; ');
   if (!exit) return warnings ? vscode.l10n.t('SDMA Lens: the program did not report an exit but no kernel launches were recorded: {0}.', warnings) : vscode.l10n.t('SDMA Lens: the program did not report an exit but no kernel launches were recorded.');
   if (exit.signal) return warnings ? vscode.l10n.t('SDMA Lens: the program ended by {0} but no kernel launches were recorded: {1}.', exit.signal, warnings) : vscode.l10n.t('SDMA Lens: the program ended by {0} but no kernel launches were recorded.', exit.signal);
   return warnings ? vscode.l10n.t('SDMA Lens: the program exited with {0} but no kernel launches were recorded: {1}.', String(exit.exitCode), warnings) : vscode.l10n.t('SDMA Lens: the program exited with {0} but no kernel launches were recorded.', String(exit.exitCode));

@@ -9,8 +9,7 @@ import { adviseFromRun } from '../../core/advice/advice';
 import type { Run } from '../../core/run';
 import { openAdvisedRun, refinementStore } from '../../core/runs/refinements';
 import type { RefineResult } from '../../core/sweep/refine';
-import { probeOptions, refineCrossovers, refinementSummary } from '../../core/sweep/refine';
-import { sweepArgs } from '../../core/sweep/sweepOptions';
+import { probeOptions, refineCrossovers, refineRoundCommand, refinementSummary } from '../../core/sweep/refine';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress, storeOf } from '../runWithProgress';
 import { SweepPanel } from '../sweepPanel';
@@ -25,7 +24,7 @@ export interface RefineArgs {
   budgetSeconds?: number;
 }
 
-async function pickSweep(deps: RunDeps): Promise<string | undefined> {
+async function pickSavedSweep(deps: RunDeps): Promise<string | undefined> {
   const sweeps = (await storeOf(deps).list()).filter((s) => s.header?.command === 'sweep' && s.status === 'ok');
   if (sweeps.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.'));
@@ -40,7 +39,7 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
   try {
     const tolerance = typeof args.tolerance === 'number' && args.tolerance >= 0.01 && args.tolerance <= 0.5 ? args.tolerance : 0.1;
     const budgetMs = (typeof args.budgetSeconds === 'number' && args.budgetSeconds >= 1 && args.budgetSeconds <= 86_400 ? args.budgetSeconds : 300) * 1000;
-    const id = typeof args.runId === 'string' ? args.runId : await pickSweep(deps);
+    const id = typeof args.runId === 'string' ? args.runId : await pickSavedSweep(deps);
     if (!id) return undefined;
     const store = storeOf(deps);
     // Earlier rounds count: a second refinement goes on from where the first stopped.
@@ -49,14 +48,14 @@ export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {
     const cus = Object.fromEntries(adviseFromRun(grid).focus.map((c) => [c.initiator, c.cus]));
     const iters = grid.samples[0]?.iters ?? 20;
     const result = await refineCrossovers(grid, { tolerance, budgetMs, cus, iters, maxIters: iters * 16 }, async (probe, round) => {
-      const ran = await runWithProgress(deps, {
+      const roundResult = await runWithProgress(deps, {
         what: vscode.l10n.t('refinement round {0} ({1}-initiated)', round, probe.initiator),
         quiet: true,
         store: refinementStore(store, id),
-        request: { command: 'sweep', idTag: `refine-${round}`, backend: probeOptions(grid.header.helper.args, probe).backend, refines: id, args: () => sweepArgs(probeOptions(grid.header.helper.args, probe)) },
+        request: refineRoundCommand(probeOptions(grid.header.helper.args, probe), round, id),
       });
-      if (ran.kind === 'ended') return ran.run;
-      return { ...grid, samples: [], end: { type: 'run-end', status: ran.kind === 'not-started' ? 'cancelled' : 'error', exitCode: null, signal: null, message: ran.kind === 'refused' ? ran.message : 'cancelled before it started', endedAt: new Date().toISOString() } };
+      if (roundResult.kind === 'ended') return roundResult.run;
+      return { ...grid, samples: [], end: { type: 'run-end', status: roundResult.kind === 'not-started' ? 'cancelled' : 'error', exitCode: null, signal: null, message: roundResult.kind === 'refused' ? roundResult.message : 'cancelled before it started', endedAt: new Date().toISOString() } };
     });
     const merged = await openAdvisedRun(store, id);
     SweepPanel.show(deps.context.extensionUri, merged, deps.log);

@@ -14,9 +14,11 @@ import { fleetView } from '../../core/fleet/fleetView';
 import { checkJobId, checkSlurmName } from '../../core/fleetRun/slurm';
 import { SlurmError } from '../../core/fleetRun/slurmTools';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
-import { checkSweepOptions, sweepArgs } from '../../core/sweep/sweepOptions';
+import { sweepCommand } from '../../core/sweep/sweepCommand';
+import { checkSweepOptions } from '../../core/sweep/sweepOptions';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';
-import { DEFAULT_MATRIX, checkMatrixOptions, matrixArgs } from '../../core/matrix/matrixOptions';
+import { matrixCommand } from '../../core/matrix/matrixCommand';
+import { DEFAULT_MATRIX, checkMatrixOptions } from '../../core/matrix/matrixOptions';
 import { trackRun } from '../activeRuns';
 import { FleetPanel, fleetIdOfState } from '../fleetPanel';
 import type { RunDeps } from '../runWithProgress';
@@ -103,8 +105,8 @@ export async function runFleetCommand(deps: RunDeps, args?: RunFleetArgs): Promi
             allocation,
             parallel: settings.parallel,
             commands: {
-              sweep: { command: 'sweep', idTag: options.backend, backend: options.backend, args: () => sweepArgs(options) },
-              ...(matrix ? { matrix: { command: 'matrix', idTag: matrix.backend, backend: matrix.backend, args: () => matrixArgs(matrix) } } : {}),
+              sweep: sweepCommand(options),
+              ...(matrix ? { matrix: matrixCommand(matrix) } : {}),
             },
           },
           {

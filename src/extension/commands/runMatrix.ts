@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { rememberRun } from '../lastRun';
 import type { MatrixOptions } from '../../core/matrix/matrixOptions';
-import { DEFAULT_MATRIX, matrixArgs } from '../../core/matrix/matrixOptions';
+import { matrixCommand } from '../../core/matrix/matrixCommand';
+import { DEFAULT_MATRIX } from '../../core/matrix/matrixOptions';
 import type { Run } from '../../core/run';
 import { MatrixPanels } from '../matrixPanel';
 import type { RunDeps } from '../runWithProgress';
@@ -50,12 +51,12 @@ export async function runMatrixCommand(deps: RunDeps, args?: RunMatrixArgs): Pro
     const options: MatrixOptions = { ...DEFAULT_MATRIX, backend: sweepSettings().backend, ...asked };
     const what = vscode.l10n.t('bandwidth matrix');
     rememberRun('sdmaLens.runMatrix', { ...args, options: asked }, what);
-    const helperArgs = matrixArgs(options);
+    const request = matrixCommand(options);
     const result = await runWithProgress(deps, {
       what,
       unit: vscode.l10n.t('cells'),
       cancellation: args?.cancellation,
-      request: { command: 'matrix', idTag: options.backend, backend: options.backend, args: () => helperArgs },
+      request,
       view: (run) => MatrixPanels.show(deps.context.extensionUri, run, deps.log),
     });
     return result.kind === 'ended' ? result.run : undefined;

@@ -1,18 +1,20 @@
 /**
  * "SDMA Lens: Run Transfer Sweep": settings + quick pick -> helper -> live panel, with
- * progress and cancel. The run is saved as it streams; a failure says what happened and
+ * progress and cancel. The quick pick is the run flow's pre-start step: it opens once the
+ * helper is found and the node's `info` read, under the run's notification and cancel. The run is saved as it streams; a failure says what happened and
  * keeps what was measured.
  */
 import * as vscode from 'vscode';
-import type { NodeInfo } from '../../core/runtime/nodeInfo';
-import { checkPairsOnTopology, readNodeInfo } from '../../core/runtime/nodeInfo';
-import type { Target } from '../../core/runtime/target';
+import type { Topology } from '../../core/protocol';
+import { checkPairsOnTopology } from '../../core/runtime/nodeInfo';
+import type { NodeInfoAnswer, PreStart } from '../../core/runtime/runFlow';
 import type { Run } from '../../core/run';
+import { sweepCommand } from '../../core/sweep/sweepCommand';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
-import { checkSweepOptions, sweepArgs } from '../../core/sweep/sweepOptions';
+import { checkSweepOptions } from '../../core/sweep/sweepOptions';
 import { SWEEP_MEASURED_KEY } from '../contextKeys';
 import type { RunDeps } from '../runWithProgress';
-import { runWithProgress, targetOf } from '../runWithProgress';
+import { runWithProgress } from '../runWithProgress';
 import { sweepSettings } from '../settings';
 import { SweepPanel } from '../sweepPanel';
 import { pickSweep } from './sweepPicker';
@@ -32,36 +34,33 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
   try {
     const fromSettings = sweepSettings();
     const merged = checkSweepOptions({ ...fromSettings, ...(args?.options ?? {}) });
-    const target = targetOf(deps);
     const interactive = !(args?.interactive === false || args?.options);
-    let node: NodeInfo | undefined;
-    let options = merged;
-    if (interactive || merged.pairs.length > 0) {
-      // The node's GPUs: the quick pick offers its endpoints, and named endpoints are checked before anything runs.
-      const helper = await deps.helper.helperFor(target);
-      node = await describeNode(target, helper.path, merged, deps.log);
-      if (interactive) {
-        const picked = await pickSweep(merged, node?.topology);
-        if (!picked) return undefined;
-        options = picked;
-      }
-    }
-    // Run Again repeats these choices, not the quick pick.
     const what = vscode.l10n.t('transfer sweep');
-    rememberRun('sdmaLens.runSweep', { options }, what);
+    let options = merged;
+    // Run Again repeats these choices, not the quick pick.
+    if (!interactive) rememberRun('sdmaLens.runSweep', { options }, what);
     const result = await runWithProgress(deps, {
       what,
       cancellation: args?.cancellation,
-      target,
-      request: {
-        command: 'sweep',
-        idTag: options.backend,
-        backend: options.backend,
-        produces: options.timelineSizeBytes !== undefined ? ['timeline.sdmatl'] : [],
-        args: (out) => sweepArgs(options.timelineSizeBytes !== undefined ? { ...options, timelineOut: out('timeline.sdmatl') } : options),
-      },
-      beforeStart: async () => {
-        if (node && options.pairs.length > 0) checkPairsOnTopology(options.pairs, node.topology);
+      request: sweepCommand(merged),
+      // The node's GPUs, asked inside the run (same helper, same cancel): the quick pick offers its endpoints, and named endpoints are checked before anything runs.
+      ...(interactive || merged.pairs.length > 0 ? { nodeInfo: { backend: merged.backend, ...(merged.simGpus !== undefined ? { simGpus: merged.simGpus } : {}) } } : {}),
+      ...(interactive
+        ? {
+            choose: async ({ node, signal }: PreStart) => {
+              const picked = await pickSweep(merged, topologyOf(node, deps.log), signal);
+              if (!picked || signal?.aborted) return undefined;
+              options = picked;
+              rememberRun('sdmaLens.runSweep', { options }, what);
+              return sweepCommand(options);
+            },
+          }
+        : {}),
+      beforeStart: async ({ node }) => {
+        if (options.pairs.length === 0) return;
+        // An `info` that failed was said in the log; the helper checks the endpoints itself then.
+        const topology = interactive ? (node && 'info' in node ? node.info.topology : undefined) : topologyOf(node, deps.log);
+        if (topology) checkPairsOnTopology(options.pairs, topology);
       },
       view: (run, live) => SweepPanel.show(deps.context.extensionUri, run, deps.log, live),
     });
@@ -76,14 +75,12 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
 }
 
 /**
- * `sdma-probe info` on the target. When it fails the quick pick still lets the user type
- * endpoints and the helper checks them; the failure is logged, not hidden.
+ * The node as `sdma-probe info` described it. When it could not, the quick pick still lets
+ * the user type endpoints and the helper checks them; the failure is logged, not hidden.
  */
-async function describeNode(target: Target, helperPath: string, options: SweepOptions, log: vscode.LogOutputChannel): Promise<NodeInfo | undefined> {
-  try {
-    return await readNodeInfo(target, helperPath, options.backend, options.simGpus);
-  } catch (err) {
-    log.warn(`the endpoints could not be checked against the node: ${(err as Error).message}`);
-    return undefined;
-  }
+function topologyOf(node: NodeInfoAnswer | undefined, log: vscode.LogOutputChannel): Topology | undefined {
+  if (!node) return undefined;
+  if ('info' in node) return node.info.topology;
+  log.warn(`the endpoints could not be checked against the node: ${node.error.message}`);
+  return undefined;
 }

@@ -36,20 +36,37 @@ function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
   ];
 }
 
-/** `topology`: the node from the helper's `info`, whose endpoints are offered; without it, endpoints are typed. */
-export async function pickSweep(initial: SweepOptions, topology?: Topology): Promise<SweepOptions | undefined> {
+/**
+ * `topology`: the node from the helper's `info`, whose endpoints are offered; without it,
+ * endpoints are typed. `signal`: the run's cancel, which closes whatever is open.
+ */
+export async function pickSweep(initial: SweepOptions, topology?: Topology, signal?: AbortSignal): Promise<SweepOptions | undefined> {
+  const cancel = new vscode.CancellationTokenSource();
+  const onAbort = () => cancel.cancel();
+  if (signal?.aborted) cancel.cancel();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await pickLoop(initial, topology, cancel.token);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    cancel.dispose();
+  }
+}
+
+async function pickLoop(initial: SweepOptions, topology: Topology | undefined, token: vscode.CancellationToken): Promise<SweepOptions | undefined> {
   let options = { ...initial };
   for (;;) {
+    if (token.isCancellationRequested) return undefined;
     const choice = await vscode.window.showQuickPick(describe(options, topology), {
       title: vscode.l10n.t('SDMA Lens: Run Transfer Sweep'),
       placeHolder: vscode.l10n.t('Run with these settings, or adjust them for this run'),
-    });
+    }, token);
     if (!choice) return undefined;
     switch (choice.action) {
       case 'run':
         return options;
       case 'endpoints': {
-        const pairs = await pickEndpoints(options, topology);
+        const pairs = await pickEndpoints(options, topology, token);
         if (pairs) options = { ...options, pairs };
         break;
       }
@@ -57,6 +74,7 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
         const picked = await vscode.window.showQuickPick(
           PATHS.map((p) => ({ label: p, picked: options.paths.includes(p) })),
           { title: vscode.l10n.t('Paths to sweep (mover/initiator)'), canPickMany: true },
+          token,
         );
         if (picked && picked.length > 0) options = { ...options, paths: picked.map((p) => p.label as PathName) };
         break;
@@ -66,7 +84,7 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
           title: vscode.l10n.t('CU counts for the cu/* paths'),
           value: options.cus.join(','),
           validateInput: (t) => tryCheck(() => ({ ...options, cus: parseInts(t) })),
-        });
+        }, token);
         if (text !== undefined) options = { ...options, cus: parseInts(text) };
         break;
       }
@@ -75,7 +93,7 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
           title: vscode.l10n.t('Message sizes (comma separated, e.g. 4K,64K,1M,1G)'),
           value: options.sizes.map(formatSizeArg).join(','),
           validateInput: (t) => tryCheck(() => ({ ...options, sizes: parseSizeList(t) })),
-        });
+        }, token);
         if (text !== undefined) options = { ...options, sizes: parseSizeList(text) };
         break;
       }
@@ -83,6 +101,7 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
         const picked = await vscode.window.showQuickPick(
           BACKEND_CHOICES.map((b) => ({ label: b, description: b === 'sim' ? vscode.l10n.t('simulated MI350X node') : b === 'auto' ? vscode.l10n.t('real GPUs when present, else simulated') : undefined })),
           { title: vscode.l10n.t('Helper backend') },
+          token,
         );
         if (picked) options = { ...options, backend: picked.label };
         break;
@@ -92,7 +111,7 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology): Pro
           title: vscode.l10n.t('Timed iterations per point'),
           value: String(options.iters),
           validateInput: (t) => tryCheck(() => ({ ...options, iters: Number(t) })),
-        });
+        }, token);
         if (text !== undefined) options = { ...options, iters: Number(text) };
         break;
       }
@@ -104,13 +123,13 @@ interface PairItem extends vscode.QuickPickItem {
   pair: EndpointPair;
 }
 
-async function pickEndpoints(options: SweepOptions, topology: Topology | undefined): Promise<EndpointPair[] | undefined> {
+async function pickEndpoints(options: SweepOptions, topology: Topology | undefined, token: vscode.CancellationToken): Promise<EndpointPair[] | undefined> {
   if (!topology || topology.gpus.length === 0) {
     const text = await vscode.window.showInputBox({
       title: vscode.l10n.t('Endpoint pairs (SRC:DST, comma separated; a GPU index or host; empty: the node default)'),
       value: options.pairs.map(pairArg).join(','),
       validateInput: (t) => (t.trim() === '' ? undefined : tryCheck(() => ({ ...options, pairs: parsePairList(t) }))),
-    });
+    }, token);
     if (text === undefined) return undefined;
     return text.trim() === '' ? [] : parsePairList(text);
   }
@@ -128,7 +147,7 @@ async function pickEndpoints(options: SweepOptions, topology: Topology | undefin
         ? vscode.l10n.t('Endpoints to sweep on {0} (1 GPU; host = pinned host memory)', topology.node.model)
         : vscode.l10n.t('Endpoints to sweep on {0} ({1} GPUs; host = pinned host memory)', topology.node.model, topology.gpus.length),
     canPickMany: true,
-  });
+  }, token);
   if (!picked || picked.length === 0) return undefined;
   const pairs = picked.map((p) => p.pair);
   // The node's default picked as it is: leave it to the helper, as the setting's empty list does.
