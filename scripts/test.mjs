@@ -23,6 +23,14 @@ if (missing) {
 prepare('all');
 console.log('> lint');
 must(process.execPath, ['node_modules/eslint/bin/eslint.js', '.']);
+// The one layout (scripts/format.mjs): Prettier and clang-format 19. Each "ok"/"FAIL" line is
+// one check; a "skip" (no clang-format-19 here) is a failure in CI.
+console.log('> format check (npm run format rewrites)');
+{
+  const r = spawnSync(process.execPath, ['scripts/format.mjs', '--check'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  process.stdout.write(r.stdout ?? '');
+  tally.compileCheck(r.stdout ?? '', r.status);
+}
 console.log('> type check (host and webview)');
 must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
 must(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'webview/tsconfig.json']);

@@ -48,6 +48,7 @@ export const BROWSER = [{ file: CHROMIUM, apt: 'chromium', why: 'headless browse
 export const TESTS = [
   { file: '/usr/include/sqlite3.h', apt: 'libsqlite3-dev', why: "the helper's rocpd (SQLite3) reader" },
   { file: '/usr/include/doctest/doctest.h', apt: 'doctest-dev', why: "the helper's unit tests (native/tests, ctest)" },
+  { command: 'clang-format-19', apt: 'clang-format-19', why: "the C++ layout check (scripts/format.mjs, in npm test)" },
   { file: '/usr/sbin/sshd', apt: 'openssh-server', why: 'the ssh tests run their own sshd on 127.0.0.1' },
   { command: 'hipcc', apt: 'hipcc', why: 'HIP compile checks for gfx90a' },
   { command: 'clang++-19', apt: 'clang-19', why: "HIP compile checks for gfx942; the readers' fuzz harnesses (scripts/fuzz.mjs)" },
