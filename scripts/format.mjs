@@ -36,7 +36,7 @@ let failed = false;
 const scripts = tracked(['*.ts', '*.mts', '*.mjs', '*.js']);
 const prettier = inBatches(
   process.execPath,
-  ['node_modules/prettier/bin/prettier.cjs', check ? '--list-different' : '--write', '--log-level', 'warn'],
+  ['node_modules/prettier/bin/prettier.cjs', ...(check ? ['--list-different'] : ['--write', '--log-level', 'warn'])],
   scripts,
 );
 if (check && prettier.status !== 0) {
