@@ -146,7 +146,8 @@ function main(): void {
     const outs = [limited([node, cli, 'advise', 'a', '--runs-dir', root]), limited([node, cli, 'runs', '--runs-dir', root]), limited([node, cli, 'compare', 'a', 'b', '--runs-dir', root])];
     const cleanOuts = [limited([node, cli, 'advise', 'a', '--runs-dir', clean]), limited([node, cli, 'runs', '--runs-dir', clean]), limited([node, cli, 'compare', 'a', 'b', '--runs-dir', clean])];
     // eslint-disable-next-line no-control-regex
-    const raw = outs.reduce((n, o) => n + ((o.stdout + o.stderr).match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g)?.length ?? 0), 0);
+    const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+    const raw = outs.reduce((n, o) => n + ((o.stdout + o.stderr).match(UNSAFE)?.length ?? 0), 0);
     const forged = outs.reduce((n, o, i) => n + Math.max(0, o.stdout.split('\n').length - cleanOuts[i]!.stdout.split('\n').length), 0);
     rows.push({ input: 'advise, runs, compare: ESC/OSC/CSI, RLO and a newline in the node name', tries: 3, executed: `${raw} raw controls, ${forged} forged lines`, lost: '-', clear: 'one escaped line per field', left: processesLeft(), peakMiB: Math.max(...outs.map((o) => o.peakMiB)), detectMs: outs.reduce((s, o) => s + o.ms, 0) / outs.length });
   }

@@ -28,6 +28,7 @@
 // U+2066-U+2069; the line and paragraph separators U+2028/U+2029.
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+// prettier-ignore
 // eslint-disable-next-line no-control-regex
 const UNSAFE_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 /** What JSON.stringify leaves raw inside strings and a terminal or an editor would obey. */

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+// prettier-ignore
 // @ts-expect-error -- a plain ESM script of the repository, without type declarations
 import { DOC_FILE, ROOT, WEBVIEW_TSCONFIG, browserSafeGlobs, checkLayers, checkRules, layerOf, loadLayers, webviewIncludes, withDocsTable } from '../../scripts/layers.mjs';
 
