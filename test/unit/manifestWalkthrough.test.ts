@@ -25,6 +25,6 @@ describe('the walkthrough', () => {
   it('"Profile" ticks when a Profile run has recorded a launch or a copy, not when the command starts', () => {
     expect(step('profile').completionEvents).toEqual([`onContext:${PROFILE_RECORDED_KEY}`]);
     const source = readFileSync(join(root, 'src/extension/commands/profile.ts'), 'utf8');
-    expect(source).toMatch(/if \(profileRun\.dispatches\.length \+ profileRun\.copies\.length > 0\) void vscode\.commands\.executeCommand\('setContext', PROFILE_RECORDED_KEY, true\);/);
+    expect(source).toMatch(/if \(profileRun\.dispatches\.length \+ profileRun\.copies\.length > 0\)\s+void vscode\.commands\.executeCommand\('setContext', PROFILE_RECORDED_KEY, true\);/);
   });
 });

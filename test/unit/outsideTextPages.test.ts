@@ -547,7 +547,7 @@ describe('the pages never make markup', () => {
     const build = readFileSync(join(__dirname, '..', '..', 'scripts', 'build.mjs'), 'utf8');
     const pages = readdirSync(webview).filter((d) => statSync(join(webview, d)).isDirectory() && d !== 'shared');
     for (const page of pages) {
-      const built = page === 'timeline' ? /pageCss\(join\(here, 'timeline\.css'\)/.test(readFileSync(join(webview, 'timeline', 'build.mjs'), 'utf8')) : new RegExp(`'${page}'`).test(/for \(const page of \[([^\]]*)\]\) pageCss/.exec(build)?.[1] ?? '');
+      const built = page === 'timeline' ? /pageCss\(join\(here, 'timeline\.css'\)/.test(readFileSync(join(webview, 'timeline', 'build.mjs'), 'utf8')) : new RegExp(`'${page}'`).test(/for \(const page of \[([^\]]*)\]\)\s*pageCss/.exec(build)?.[1] ?? '');
       expect(built, `${page}'s stylesheet is built with the shared styles (scripts/pageCss.mjs)`).toBe(true);
     }
     const pageCss = readFileSync(join(__dirname, '..', '..', 'scripts', 'pageCss.mjs'), 'utf8');
