@@ -10,7 +10,9 @@ import tseslint from 'typescript-eslint';
  * webview only the browser-safe core. test/unit/layers.test.ts checks the same rules on every
  * import, with cycles between folders; these give the same answer in the editor.
  */
-const LAYERS = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'src/core/layers.json'), 'utf8')).layers;
+const LAYERS = JSON.parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'src/core/layers.json'), 'utf8'),
+).layers;
 const CORE = LAYERS.filter((l) => l.folder === 'src/core' || l.folder.startsWith('src/core/'));
 const SAFE = CORE.filter((l) => l.browserSafe);
 const sub = (folder) => folder.slice('src/core/'.length);
@@ -21,7 +23,9 @@ const listed = (names) => (names.length > 0 ? names.join(', ') : 'nothing of our
 function coreLayerRule(layer) {
   const allowed = new Set(layer.mayImport);
   const isRoot = layer.folder === 'src/core';
-  const barred = CORE.filter((l) => l.folder !== 'src/core' && l.folder !== layer.folder && !allowed.has(l.folder)).map((l) => sub(l.folder));
+  const barred = CORE.filter((l) => l.folder !== 'src/core' && l.folder !== layer.folder && !allowed.has(l.folder)).map(
+    (l) => sub(l.folder),
+  );
   const message = `${layer.folder} may import ${listed(layer.mayImport.map((m) => (m === 'src/core' ? 'the core root' : sub(m))))} (src/core/layers.json).`;
   const patterns = [];
   if (barred.length > 0) patterns.push({ regex: `^${isRoot ? '\\./' : '\\.\\./'}${alt(barred)}/`, message });
@@ -51,31 +55,66 @@ export default tseslint.config(
   {
     // The core is editor-free: it must run in the CLI, tests and benchmarks without VS Code.
     files: ['src/core/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code; adapt it in src/extension.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'src/core must not depend on VS Code; adapt it in src/extension.' }] },
+      ],
+    },
   },
   // Each core folder imports only what src/core/layers.json lets it.
   ...CORE.map(coreLayerRule),
   {
     files: ['src/extension/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/*', '**/webview/*'], message: 'src/extension may import the core only (src/core/layers.json).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/cli/*', '**/webview/*'],
+              message: 'src/extension may import the core only (src/core/layers.json).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/cli/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/extension/*', '**/webview/*', 'vscode'], message: 'src/cli may import the core only (src/core/layers.json).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/extension/*', '**/webview/*', 'vscode'],
+              message: 'src/cli may import the core only (src/core/layers.json).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The webview runs in a browser: no Node built-ins, no host code, and of the core only its browser-safe part.
     files: ['webview/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'], message: 'webview code runs in the browser.' },
-          {
-            regex: `src/core/(?!${SAFE.some((l) => l.folder === 'src/core') ? '[^/]+$|' : ''}${alt(SAFE.filter((l) => l.folder !== 'src/core').map((l) => sub(l.folder)))}/)`,
-            message: `the webview may import only the browser-safe core (src/core/layers.json): ${SAFE.map((l) => (l.folder === 'src/core' ? 'the root files' : sub(l.folder))).join(', ')}.`,
-          },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'vscode', '**/src/extension/*', '**/src/cli/*'],
+              message: 'webview code runs in the browser.',
+            },
+            {
+              regex: `src/core/(?!${SAFE.some((l) => l.folder === 'src/core') ? '[^/]+$|' : ''}${alt(SAFE.filter((l) => l.folder !== 'src/core').map((l) => sub(l.folder)))}/)`,
+              message: `the webview may import only the browser-safe core (src/core/layers.json): ${SAFE.map((l) => (l.folder === 'src/core' ? 'the root files' : sub(l.folder))).join(', ')}.`,
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -85,6 +124,16 @@ export default tseslint.config(
   },
   {
     files: ['scripts/**/*.mjs', 'test/**/*.mjs', 'bench/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly', performance: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        Buffer: 'readonly',
+        performance: 'readonly',
+      },
+    },
   },
 );

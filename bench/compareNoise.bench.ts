@@ -31,8 +31,24 @@ const results = join(process.cwd(), 'bench', 'results');
 
 /** A helper's NDJSON output as a saved run: a header in front, a run-end behind. */
 function asRun(output: string, id: string): Run {
-  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id, command: 'sweep', createdAt: '2026-12-03T00:00:00.000Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: ['sweep'] } };
-  const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-12-03T00:01:00.000Z' };
+  const header = {
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id,
+    command: 'sweep',
+    createdAt: '2026-12-03T00:00:00.000Z',
+    target: { kind: 'local' },
+    helper: { path: 'sdma-probe', args: ['sweep'] },
+  };
+  const end = {
+    type: 'run-end',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    message: '',
+    endedAt: '2026-12-03T00:01:00.000Z',
+  };
   return runFromText(`${JSON.stringify(header)}\n${output.trimEnd()}\n${JSON.stringify(end)}\n`);
 }
 
@@ -45,13 +61,22 @@ function sim(id: string, args: string[]): Run {
 }
 
 const n = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
-const changes = (c: Comparison) => `${n(c.summary.regressions, 'regression')}, ${n(c.summary.improvements, 'improvement')} of ${c.summary.common}`;
+const changes = (c: Comparison) =>
+  `${n(c.summary.regressions, 'regression')}, ${n(c.summary.improvements, 'improvement')} of ${c.summary.common}`;
 const BEFORE: CompareOptions = { tolerance: 0 };
 
 // 1. The default.
 const x1 = [
-  ['sweep-default', file('h200x1-2026-12-01/sweep-default.ndjson', 'x1-default'), file('h200x1-rerun-2026-12-01/sweep-default.ndjson', 'x1-default-rerun')],
-  ['sweep-full', file('h200x1-2026-12-01/sweep-full.ndjson', 'x1-full'), file('h200x1-rerun-2026-12-01/sweep-full.ndjson', 'x1-full-rerun')],
+  [
+    'sweep-default',
+    file('h200x1-2026-12-01/sweep-default.ndjson', 'x1-default'),
+    file('h200x1-rerun-2026-12-01/sweep-default.ndjson', 'x1-default-rerun'),
+  ],
+  [
+    'sweep-full',
+    file('h200x1-2026-12-01/sweep-full.ndjson', 'x1-full'),
+    file('h200x1-rerun-2026-12-01/sweep-full.ndjson', 'x1-full-rerun'),
+  ],
 ] as const;
 const deviations = x1.flatMap(([, a, b]) => sameSetupDeviations([pointValuesOf(a), pointValuesOf(b)]));
 const quantiles = (values: number[]) => {
@@ -61,18 +86,29 @@ const quantiles = (values: number[]) => {
 };
 const figure = runToRun(deviations.map((d) => d.value));
 console.log('1. the default run-to-run tolerance: |ratio − 1| of the same point in two runs of one node');
-console.log(`   1x H200, h200x1-2026-12-01 vs h200x1-rerun-2026-12-01 (sweep-default, sweep-full): ${deviations.length} points: ${quantiles(deviations.map((d) => d.value))}`);
+console.log(
+  `   1x H200, h200x1-2026-12-01 vs h200x1-rerun-2026-12-01 (sweep-default, sweep-full): ${deviations.length} points: ${quantiles(deviations.map((d) => d.value))}`,
+);
 for (const band of SIZE_BANDS) {
   const v = deviations.filter((d) => d.band === band.label).map((d) => d.value);
   console.log(`     ${band.label.padEnd(22)} ${String(v.length).padStart(4)} points: ${quantiles(v)}`);
 }
-const x2 = [file('h200x2-2026-11-30/raw/sweep.ndjson', 'x2-first'), asRun(tarMember(join(results, 'h200x2-rerun-2026-11-30/raw.tar.gz'), 'raw/sweep.ndjson'), 'x2-rerun')] as const;
+const x2 = [
+  file('h200x2-2026-11-30/raw/sweep.ndjson', 'x2-first'),
+  asRun(tarMember(join(results, 'h200x2-rerun-2026-11-30/raw.tar.gz'), 'raw/sweep.ndjson'), 'x2-rerun'),
+] as const;
 const x2d = sameSetupDeviations(x2.map(pointValuesOf)).map((d) => d.value);
-console.log(`   2x H200, h200x2-2026-11-30 vs h200x2-rerun-2026-11-30 (the rerun changed the proxy and buffers; not used): ${x2d.length} points: ${quantiles(x2d)}`);
-console.log(`   figure: p95 ${percent(figure)}; reference: DEFAULT_TOLERANCE ${percent(DEFAULT_TOLERANCE)}; ratio ${(figure / DEFAULT_TOLERANCE).toFixed(3)}`);
+console.log(
+  `   2x H200, h200x2-2026-11-30 vs h200x2-rerun-2026-11-30 (the rerun changed the proxy and buffers; not used): ${x2d.length} points: ${quantiles(x2d)}`,
+);
+console.log(
+  `   figure: p95 ${percent(figure)}; reference: DEFAULT_TOLERANCE ${percent(DEFAULT_TOLERANCE)}; ratio ${(figure / DEFAULT_TOLERANCE).toFixed(3)}`,
+);
 
 // 2. Seeds 1 to 5.
-console.log('\n2. the same simulated node, seeds 1 to 5, every pair (10 pairs of 260 points): regressions + improvements');
+console.log(
+  '\n2. the same simulated node, seeds 1 to 5, every pair (10 pairs of 260 points): regressions + improvements',
+);
 console.log('   iters  before (tolerance 0)  after (default)');
 for (const iters of [5, 10, 20]) {
   const runs = [1, 2, 3, 4, 5].map((seed) => sim(`seed${seed}`, ['--seed', String(seed), '--iters', String(iters)]));
@@ -85,17 +121,22 @@ for (const iters of [5, 10, 20]) {
       const a = compareRuns(runs[i]!, runs[j]!);
       before += b.summary.regressions + b.summary.improvements;
       after += a.summary.regressions + a.summary.improvements;
-      for (const p of a.points.filter((x) => x.verdict !== 'same')) worst.push(`seeds ${i + 1}/${j + 1} ${p.label} ${p.ratio.toFixed(3)} ${p.verdict}`);
+      for (const p of a.points.filter((x) => x.verdict !== 'same'))
+        worst.push(`seeds ${i + 1}/${j + 1} ${p.label} ${p.ratio.toFixed(3)} ${p.verdict}`);
     }
   }
-  console.log(`   ${String(iters).padStart(5)}  ${String(before).padStart(20)}  ${String(after).padStart(15)}${worst.length > 0 ? `   (${worst.join('; ')})` : ''}`);
+  console.log(
+    `   ${String(iters).padStart(5)}  ${String(before).padStart(20)}  ${String(after).padStart(15)}${worst.length > 0 ? `   (${worst.join('; ')})` : ''}`,
+  );
 }
 
 // 3. A real change.
 const base = [1, 2, 3].map((seed) => sim(`seed${seed}`, ['--seed', String(seed)]));
 const weak = sim('weak', ['--seed', '6', '--sim-weak', 'engine=0.5']);
 const engineLarge = (c: Comparison) => c.points.filter((p) => p.label.startsWith('engine/') && p.sizeBytes >= 1 << 20);
-console.log('\n3. a real change: seed 1 against seed 6 with --sim-weak engine=0.5 (the engines at half their bandwidth)');
+console.log(
+  '\n3. a real change: seed 1 against seed 6 with --sim-weak engine=0.5 (the engines at half their bandwidth)',
+);
 for (const [name, c] of [
   ['before (tolerance 0)', compareRuns(base[0]!, weak, BEFORE)],
   ['after (default)', compareRuns(base[0]!, weak)],
@@ -103,11 +144,17 @@ for (const [name, c] of [
 ] as const) {
   const large = engineLarge(c);
   const elsewhere = c.points.filter((p) => p.verdict !== 'same' && !p.label.startsWith('engine/')).length;
-  console.log(`   ${name}: ${changes(c)}; engine points of 1 MiB and more: ${large.filter((p) => p.verdict === 'regression').length} of ${large.length} regressions; other paths: ${elsewhere} flagged`);
+  console.log(
+    `   ${name}: ${changes(c)}; engine points of 1 MiB and more: ${large.filter((p) => p.verdict === 'regression').length} of ${large.length} regressions; other paths: ${elsewhere} flagged`,
+  );
 }
 
 // 4. The real pairs.
 console.log('\n4. the real pairs of bench/results');
-for (const [name, a, b] of [['1x H200 sweep-default', x1[0][1], x1[0][2]], ['1x H200 sweep-full', x1[1][1], x1[1][2]], ['2x H200 sweep (rerun with proxy and buffer changes)', x2[0], x2[1]]] as const) {
+for (const [name, a, b] of [
+  ['1x H200 sweep-default', x1[0][1], x1[0][2]],
+  ['1x H200 sweep-full', x1[1][1], x1[1][2]],
+  ['2x H200 sweep (rerun with proxy and buffer changes)', x2[0], x2[1]],
+] as const) {
   console.log(`   ${name}: before ${changes(compareRuns(a, b, BEFORE))}; after ${changes(compareRuns(a, b))}`);
 }

@@ -25,7 +25,23 @@ const helper = process.argv[2] ?? 'native/build/sdma-probe';
 const WEAK_EVERY = 100;
 
 function simSweep(seed: number): string[] {
-  const r = spawnSync(helper, ['sweep', '--backend', 'sim', '--paths', 'cu/host,cu/device,engine/host,engine/device', '--cus', '8,64', '--iters', '10', '--seed', String(seed)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(
+    helper,
+    [
+      'sweep',
+      '--backend',
+      'sim',
+      '--paths',
+      'cu/host,cu/device,engine/host,engine/device',
+      '--cus',
+      '8,64',
+      '--iters',
+      '10',
+      '--seed',
+      String(seed),
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
   if (r.status !== 0) throw new Error(`sdma-probe sweep exited ${r.status}: ${r.stderr}`);
   return r.stdout.trim().split('\n');
 }
@@ -60,13 +76,44 @@ function writeFleet(root: string, n: number, seeds: string[][]): { runs: string;
     const node = `node${String(i).padStart(4, '0')}`;
     if (i % WEAK_EVERY === 7) weak.add(node);
     const runId = `sweep-${node}`;
-    const header = { type: 'run', format: 'sdma-lens-run', version: 1, id: runId, command: 'sweep', createdAt: '2026-12-02T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: [] }, fleet: { id, node, job: '1' } };
-    const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-12-02T00:00:01Z' };
+    const header = {
+      type: 'run',
+      format: 'sdma-lens-run',
+      version: 1,
+      id: runId,
+      command: 'sweep',
+      createdAt: '2026-12-02T00:00:00Z',
+      target: { kind: 'local' },
+      helper: { path: 'sdma-probe', args: [] },
+      fleet: { id, node, job: '1' },
+    };
+    const end = {
+      type: 'run-end',
+      status: 'ok',
+      exitCode: 0,
+      signal: null,
+      message: '',
+      endedAt: '2026-12-02T00:00:01Z',
+    };
     mkdirSync(join(runs, runId), { recursive: true });
-    writeFileSync(join(runs, runId, RUN_FILE_NAME), `${[JSON.stringify(header), ...nodeLines(seeds[i % seeds.length]!, i), JSON.stringify(end)].join('\n')}\n`);
+    writeFileSync(
+      join(runs, runId, RUN_FILE_NAME),
+      `${[JSON.stringify(header), ...nodeLines(seeds[i % seeds.length]!, i), JSON.stringify(end)].join('\n')}\n`,
+    );
     nodes.push({ node, runs: [{ command: 'sweep', runId, status: 'ok' }] });
   }
-  const index: FleetIndex = { format: 'sdma-lens-fleet', version: 1, id, createdAt: '2026-12-02T00:00:00Z', via: { kind: 'local' }, slurm: { job: '1', ownAllocation: true }, commands: ['sweep'], args: {}, status: 'ok', nodes };
+  const index: FleetIndex = {
+    format: 'sdma-lens-fleet',
+    version: 1,
+    id,
+    createdAt: '2026-12-02T00:00:00Z',
+    via: { kind: 'local' },
+    slurm: { job: '1', ownAllocation: true },
+    commands: ['sweep'],
+    args: {},
+    status: 'ok',
+    nodes,
+  };
   new FleetStore(runs).write(index);
   return { runs, id, weak };
 }
@@ -108,10 +155,24 @@ async function measure(n: number, seeds: string[][], root: string) {
     figures = view.figures.length;
   }
   const t0 = performance.now();
-  const cli = spawnSync(process.execPath, ['dist/cli.js', 'fleet', 'show', id, '--runs-dir', runs, '--json'], { encoding: 'utf8', maxBuffer: 512 << 20 });
+  const cli = spawnSync(process.execPath, ['dist/cli.js', 'fleet', 'show', id, '--runs-dir', runs, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 512 << 20,
+  });
   const cliMs = performance.now() - t0;
   if (cli.status !== 0) throw new Error(`fleet show exited ${cli.status}: ${cli.stderr}`);
-  return { n, load: median(times.load), view: median(times.view), ref: median(times.ref), cliMs, jsonBytes: cli.stdout.length, found, weak: weak.size, flagged, figures };
+  return {
+    n,
+    load: median(times.load),
+    view: median(times.view),
+    ref: median(times.ref),
+    cliMs,
+    jsonBytes: cli.stdout.length,
+    found,
+    weak: weak.size,
+    flagged,
+    figures,
+  };
 }
 
 async function main() {
@@ -120,17 +181,21 @@ async function main() {
   try {
     const small = await measure(100, seeds, root);
     const big = await measure(1000, seeds, root);
-    console.log(`fleet view, simulated: ${seeds[0]!.filter((l) => l.includes('"sample"')).length} samples a node, 1% node-to-node noise, every ${WEAK_EVERY}th node's engines at 70%; median of 3`);
+    console.log(
+      `fleet view, simulated: ${seeds[0]!.filter((l) => l.includes('"sample"')).length} samples a node, 1% node-to-node noise, every ${WEAK_EVERY}th node's engines at 70%; median of 3`,
+    );
     for (const m of [small, big]) {
       console.log(`  ${m.n} nodes, ${m.figures} figures:`);
       console.log(`    loadFleet (read ${m.n} run files):   ${m.load.toFixed(0)} ms`);
       console.log(`    fleetView (judge every figure):    ${m.view.toFixed(0)} ms`);
       console.log(`    reference, read + JSON.parse only: ${m.ref.toFixed(0)} ms`);
       console.log(`    ratio (load + view) / reference:   ${((m.load + m.view) / m.ref).toFixed(2)}`);
-      console.log(`    sdma-lens fleet show --json:       ${m.cliMs.toFixed(0)} ms, ${(m.jsonBytes / 1e6).toFixed(1)} MB of JSON`);
+      console.log(
+        `    sdma-lens fleet show --json:       ${m.cliMs.toFixed(0)} ms, ${(m.jsonBytes / 1e6).toFixed(1)} MB of JSON`,
+      );
       console.log(`    weak nodes found: ${m.found} of ${m.weak}; other nodes flagged: ${m.flagged}`);
     }
-    const growth = ((big.load + big.view) / big.n) / ((small.load + small.view) / small.n);
+    const growth = (big.load + big.view) / big.n / ((small.load + small.view) / small.n);
     console.log(`  time per node, 1000 / 100 nodes:     ${growth.toFixed(2)} (linear: about 1)`);
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -54,7 +54,15 @@ function summary(stdout: string, status: number | null, signal: string | null): 
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
-      const r = JSON.parse(line) as { type?: string; code?: string; status?: string; startNs?: number; endNs?: number; gpu?: number; srcGpu?: number };
+      const r = JSON.parse(line) as {
+        type?: string;
+        code?: string;
+        status?: string;
+        startNs?: number;
+        endNs?: number;
+        gpu?: number;
+        srcGpu?: number;
+      };
       if (r.type === 'error') errors.push(r.code ?? '?');
       else if (r.type === 'warning') warnings.set(r.code ?? '?', (warnings.get(r.code ?? '?') ?? 0) + 1);
       else if (r.type === 'done') done = r.status ?? '';
@@ -84,7 +92,9 @@ function summary(stdout: string, status: number | null, signal: string | null): 
 function limited(argv: string[], termAfterMs?: number): Promise<Outcome> {
   return new Promise<Outcome>((done) => {
     const t0 = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M', 'prlimit', `--as=${LIMIT_BYTES}`, '--', ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%M', 'prlimit', `--as=${LIMIT_BYTES}`, '--', ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stdoutBytes = 0;
     child.stdout.on('data', (c: Buffer) => {
@@ -100,10 +110,13 @@ function limited(argv: string[], termAfterMs?: number): Promise<Outcome> {
       const pid = childOf(child.pid!);
       if (pid !== null) process.kill(pid, signal);
     };
-    const term = termAfterMs === undefined ? undefined : setTimeout(() => {
-      termAt = performance.now();
-      signalHelper('SIGTERM');
-    }, termAfterMs);
+    const term =
+      termAfterMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            termAt = performance.now();
+            signalHelper('SIGTERM');
+          }, termAfterMs);
     const kill = setTimeout(() => signalHelper('SIGKILL'), TIMEOUT_MS);
     child.on('close', (status) => {
       const end = performance.now();
@@ -114,9 +127,19 @@ function limited(argv: string[], termAfterMs?: number): Promise<Outcome> {
       // /usr/bin/time says "Command terminated by signal N" when the helper was killed.
       const killed = /terminated by signal (\d+)/.exec(lines.join('\n'));
       const signal = killed ? (killed[1] === '9' ? 'SIGKILL' : `signal ${killed[1]}`) : null;
-      done({ status: killed ? null : status, signal, ms: end - t0, stopMs: termAt === null ? null : end - termAt, peakMiB: Number.isFinite(peak) ? peak / 1024 : NaN, said: '', stdout });
+      done({
+        status: killed ? null : status,
+        signal,
+        ms: end - t0,
+        stopMs: termAt === null ? null : end - termAt,
+        peakMiB: Number.isFinite(peak) ? peak / 1024 : NaN,
+        said: '',
+        stdout,
+      });
     });
-    child.on('error', () => done({ status: null, signal: null, ms: 0, stopMs: null, peakMiB: NaN, said: 'could not start', stdout: '' }));
+    child.on('error', () =>
+      done({ status: null, signal: null, ms: 0, stopMs: null, peakMiB: NaN, said: 'could not start', stdout: '' }),
+    );
   }).then((o) => ({ ...o, said: o.said || summary(o.stdout, o.status, o.signal) }));
 }
 
@@ -141,24 +164,44 @@ async function main(): Promise<void> {
 
   // rocpd: a 4 KB database whose documented `kernels` view recurses without end.
   const recursive = join(work, 'recursive.db');
-  sqlite(recursive, `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8').replace(/CREATE VIEW kernels AS[\s\S]*?;\n/, '')}
+  sqlite(
+    recursive,
+    `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8').replace(/CREATE VIEW kernels AS[\s\S]*?;\n/, '')}
 CREATE VIEW kernels AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
   SELECT hex(zeroblob(2048)) AS name, 2 AS agent_id, n AS start, n + 1 AS "end", 1 AS grid_x, 1 AS grid_y, 1 AS grid_z,
-         1 AS workgroup_x, 1 AS workgroup_y, 1 AS workgroup_z, n AS correlation_id, 1 AS kernel_id FROM r;`);
-  cases.push({ input: 'import --rocpd: beside the real tables, the `kernels` view is a recursive CTE (SIGTERM at 1 s)', argv: (h) => [h, 'import', '--rocpd', recursive], termAfterMs: 1000 });
+         1 AS workgroup_x, 1 AS workgroup_y, 1 AS workgroup_z, n AS correlation_id, 1 AS kernel_id FROM r;`,
+  );
+  cases.push({
+    input: 'import --rocpd: beside the real tables, the `kernels` view is a recursive CTE (SIGTERM at 1 s)',
+    argv: (h) => [h, 'import', '--rocpd', recursive],
+    termAfterMs: 1000,
+  });
 
   // rocpd: times at the int64 extremes.
   const extremes = join(work, 'extremes.db');
-  sqlite(extremes, `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8')}
+  sqlite(
+    extremes,
+    `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8')}
 INSERT INTO rocpd_kernel_dispatch VALUES (9, 2, 1, -9223372036854775808, 9223372036854775807, 1, 1, 1, 1, 1, 1, 2);
-INSERT INTO rocpd_memory_copy VALUES (9, 1, 1, 2, 9223372036854775807, 9223372036854775807, -9223372036854775808, 1);`);
+INSERT INTO rocpd_memory_copy VALUES (9, 1, 1, 2, 9223372036854775807, 9223372036854775807, -9223372036854775808, 1);`,
+  );
   // rocpd: 3 million dispatch rows in its real table, for a cancel in the middle of the read.
   const many = join(work, 'many.db');
-  sqlite(many, `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8')}
+  sqlite(
+    many,
+    `${readFileSync(join(fixtures, 'rocpd', 'make-fixture.sql'), 'utf8')}
 WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 3000009)
-INSERT INTO rocpd_kernel_dispatch SELECT i, 2, 1, i * 1000, i * 1000 + 500, 256, 1, 1, 65536, 1, 1, 2 FROM n;`);
-  cases.push({ input: 'import --rocpd: 3 million dispatches in the real table (SIGTERM at 1 s)', argv: (h) => [h, 'import', '--rocpd', many], termAfterMs: 1000 });
-  cases.push({ input: 'import --rocpd: a dispatch from INT64_MIN to INT64_MAX, a copy reversed across the whole range', argv: (h) => [h, 'import', '--rocpd', extremes] });
+INSERT INTO rocpd_kernel_dispatch SELECT i, 2, 1, i * 1000, i * 1000 + 500, 256, 1, 1, 65536, 1, 1, 2 FROM n;`,
+  );
+  cases.push({
+    input: 'import --rocpd: 3 million dispatches in the real table (SIGTERM at 1 s)',
+    argv: (h) => [h, 'import', '--rocpd', many],
+    termAfterMs: 1000,
+  });
+  cases.push({
+    input: 'import --rocpd: a dispatch from INT64_MIN to INT64_MAX, a copy reversed across the whole range',
+    argv: (h) => [h, 'import', '--rocpd', extremes],
+  });
 
   // CSV folders.
   const csvDir = (name: string, place: (dir: string) => void) => {
@@ -168,10 +211,18 @@ INSERT INTO rocpd_kernel_dispatch SELECT i, 2, 1, i * 1000, i * 1000 + 500, 256,
     return dir;
   };
   const zero = csvDir('zero', (d) => symlinkSync('/dev/zero', join(d, 'x_kernel_trace.csv')));
-  cases.push({ input: 'import --rocprofv3-csv: x_kernel_trace.csv is a link to /dev/zero', argv: (h) => [h, 'import', '--rocprofv3-csv', zero] });
+  cases.push({
+    input: 'import --rocprofv3-csv: x_kernel_trace.csv is a link to /dev/zero',
+    argv: (h) => [h, 'import', '--rocprofv3-csv', zero],
+  });
   const fifo = csvDir('fifo', (d) => spawnSync('mkfifo', [join(d, 'x_kernel_trace.csv')]));
-  cases.push({ input: 'import --rocprofv3-csv: x_kernel_trace.csv is a FIFO', argv: (h) => [h, 'import', '--rocprofv3-csv', fifo] });
-  const kernelCsv = readFileSync(join(fixtures, 'rocprofv3', 'kernel_trace.csv'), 'utf8').trimEnd().split('\n');
+  cases.push({
+    input: 'import --rocprofv3-csv: x_kernel_trace.csv is a FIFO',
+    argv: (h) => [h, 'import', '--rocprofv3-csv', fifo],
+  });
+  const kernelCsv = readFileSync(join(fixtures, 'rocprofv3', 'kernel_trace.csv'), 'utf8')
+    .trimEnd()
+    .split('\n');
   const header = kernelCsv[0]!;
   const row = kernelCsv[1]!;
   const big = csvDir('big', (d) => {
@@ -183,37 +234,85 @@ INSERT INTO rocpd_kernel_dispatch SELECT i, 2, 1, i * 1000, i * 1000 + 500, 256,
     }
     writeFileSync(join(d, 'x_kernel_trace.csv'), `${rows.join('\n')}\n`);
   });
-  cases.push({ input: 'import --rocprofv3-csv: a 20 MB kernel_trace.csv', argv: (h) => [h, 'import', '--rocprofv3-csv', big] });
+  cases.push({
+    input: 'import --rocprofv3-csv: a 20 MB kernel_trace.csv',
+    argv: (h) => [h, 'import', '--rocprofv3-csv', big],
+  });
   const quote = csvDir('quote', (d) => {
     const rows = [header, ...kernelCsv.slice(1, 3)];
     rows.push(rows[1]!.replace(/"([^"]*)"/, '"$1'));
     rows.push(...kernelCsv.slice(1));
     writeFileSync(join(d, 'x_kernel_trace.csv'), `${rows.join('\n')}\n`);
   });
-  cases.push({ input: `import --rocprofv3-csv: an unterminated quote in row 3 of ${kernelCsv.length + 2}`, argv: (h) => [h, 'import', '--rocprofv3-csv', quote] });
+  cases.push({
+    input: `import --rocprofv3-csv: an unterminated quote in row 3 of ${kernelCsv.length + 2}`,
+    argv: (h) => [h, 'import', '--rocprofv3-csv', quote],
+  });
   const range = csvDir('range', (d) => {
     const cols = header.split(',').map((c) => c.replaceAll('"', ''));
     const at = cols.indexOf('Start_Timestamp');
     // The row's cells (quoted ones may hold commas); the regex's last, empty match is not a cell.
-    const cells = row.match(/("[^"]*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '')).slice(0, cols.length);
+    const cells = row
+      .match(/("[^"]*"|[^,]*)(,|$)/g)!
+      .map((c) => c.replace(/,$/, ''))
+      .slice(0, cols.length);
     cells[at] = '99999999999999999999';
     writeFileSync(join(d, 'x_kernel_trace.csv'), `${header}\n${row}\n${cells.join(',')}\n`);
   });
-  cases.push({ input: 'import --rocprofv3-csv: Start_Timestamp 99999999999999999999', argv: (h) => [h, 'import', '--rocprofv3-csv', range] });
+  cases.push({
+    input: 'import --rocprofv3-csv: Start_Timestamp 99999999999999999999',
+    argv: (h) => [h, 'import', '--rocprofv3-csv', range],
+  });
   const sparse = csvDir('sparse', (d) => spawnSync('truncate', ['-s', '3G', join(d, 'x_kernel_trace.csv')]));
-  cases.push({ input: 'import --rocprofv3-csv: a 3 GiB kernel_trace.csv of NULs, no newline (SIGTERM at 1 s)', argv: (h) => [h, 'import', '--rocprofv3-csv', sparse], termAfterMs: 1000 });
+  cases.push({
+    input: 'import --rocprofv3-csv: a 3 GiB kernel_trace.csv of NULs, no newline (SIGTERM at 1 s)',
+    argv: (h) => [h, 'import', '--rocprofv3-csv', sparse],
+    termAfterMs: 1000,
+  });
 
   // Run mode: trace lines a program appends to $SDMA_LENS_TRACE_FILE.
-  const appendLine = (line: string) => ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'printf "%s\\n" "$0" >> "$SDMA_LENS_TRACE_FILE"', line];
-  const reversed = JSON.stringify({ k: 'dev', gpu: 0, label: 'x', cu: 1, monoStartNs: 200_000_000, monoEndNs: 100_000_000, bytes: 1, peer: 1 });
-  cases.push({ input: 'run: one device span whose start lies 100 ms after its end', argv: (h) => [h, ...appendLine(reversed)] });
-  const huge = '{"k":"dev","gpu":1e300,"label":"x","cu":-1e19,"monoStartNs":1e300,"monoEndNs":1e999,"bytes":1,"peer":1}';
-  cases.push({ input: 'run: 1e300, -1e19 and 1e999 in integer fields of a trace line', argv: (h) => [h, ...appendLine(huge)] });
+  const appendLine = (line: string) => [
+    'run',
+    '--backend',
+    'sim',
+    '--',
+    '/bin/sh',
+    '-c',
+    'printf "%s\\n" "$0" >> "$SDMA_LENS_TRACE_FILE"',
+    line,
+  ];
+  const reversed = JSON.stringify({
+    k: 'dev',
+    gpu: 0,
+    label: 'x',
+    cu: 1,
+    monoStartNs: 200_000_000,
+    monoEndNs: 100_000_000,
+    bytes: 1,
+    peer: 1,
+  });
+  cases.push({
+    input: 'run: one device span whose start lies 100 ms after its end',
+    argv: (h) => [h, ...appendLine(reversed)],
+  });
+  const huge =
+    '{"k":"dev","gpu":1e300,"label":"x","cu":-1e19,"monoStartNs":1e300,"monoEndNs":1e999,"bytes":1,"peer":1}';
+  cases.push({
+    input: 'run: 1e300, -1e19 and 1e999 in integer fields of a trace line',
+    argv: (h) => [h, ...appendLine(huge)],
+  });
 
   const reference = await limited([helper, 'import', '--rocprofv3-csv', join(fixtures, 'rocprofv3')]);
-  console.log(`reference: import of the clean rocprofv3 fixture: ${reference.said}, ${reference.ms.toFixed(0)} ms, ${reference.peakMiB.toFixed(1)} MiB peak`);
+  console.log(
+    `reference: import of the clean rocprofv3 fixture: ${reference.said}, ${reference.ms.toFixed(0)} ms, ${reference.peakMiB.toFixed(1)} MiB peak`,
+  );
   console.log(`limits for every row: ${LIMIT_BYTES / 1024 ** 3} GiB of address space, ${TIMEOUT_MS / 1000} s\n`);
-  const builds: [string, string][] = before ? [['before', before], ['after', helper]] : [['this build', helper]];
+  const builds: [string, string][] = before
+    ? [
+        ['before', before],
+        ['after', helper],
+      ]
+    : [['this build', helper]];
   console.log('| input | build | memory peak | wall time | stop after SIGTERM | what the user sees |');
   console.log('|---|---|---|---|---|---|');
   let worst = 0;
@@ -222,10 +321,14 @@ INSERT INTO rocpd_kernel_dispatch SELECT i, 2, 1, i * 1000, i * 1000 + 500, 256,
       const o = await limited(c.argv(build), c.termAfterMs);
       if (label !== 'before') worst = Math.max(worst, o.peakMiB);
       const stop = o.stopMs === null ? '-' : `${o.stopMs.toFixed(0)} ms`;
-      console.log(`| ${c.input} | ${label} | ${o.peakMiB.toFixed(1)} MiB | ${o.ms.toFixed(0)} ms | ${stop} | ${o.said.replaceAll('|', '/')} |`);
+      console.log(
+        `| ${c.input} | ${label} | ${o.peakMiB.toFixed(1)} MiB | ${o.ms.toFixed(0)} ms | ${stop} | ${o.said.replaceAll('|', '/')} |`,
+      );
     }
   }
-  console.log(`\nworst peak of this build over the rows: ${worst.toFixed(1)} MiB; reference ${reference.peakMiB.toFixed(1)} MiB; ratio ${(worst / reference.peakMiB).toFixed(2)}`);
+  console.log(
+    `\nworst peak of this build over the rows: ${worst.toFixed(1)} MiB; reference ${reference.peakMiB.toFixed(1)} MiB; ratio ${(worst / reference.peakMiB).toFixed(2)}`,
+  );
   rmSync(work, { recursive: true, force: true });
 }
 

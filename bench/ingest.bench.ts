@@ -19,7 +19,12 @@ const helper = process.argv[2] ?? 'native/build/sdma-probe';
 
 /** A sweep's output as the record mix: hello, topology, progress, samples (20 iterations each), done; repeated. */
 function sweepCorpus(): string[] {
-  const lines = execFileSync(helper, ['sweep', '--backend', 'sim', '--iters', '20'], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n');
+  const lines = execFileSync(helper, ['sweep', '--backend', 'sim', '--iters', '20'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  })
+    .trim()
+    .split('\n');
   const body = lines.slice(1, -1);
   const corpus = [lines[0]!];
   while (corpus.length < TARGET_RECORDS) corpus.push(...body);
@@ -35,10 +40,29 @@ function spanCorpus(): string[] {
     const lines: string[] = [];
     for (let i = 0; i < 200_000; i++) {
       const start = 1e9 + i * 100;
-      lines.push(JSON.stringify({ k: 'dev', pid: 1, gpu: i % 8, label: i % 4 ? 'a2a' : 'compute', cu: (i >> 3) % 32, xcc: (i >> 8) % 8, monoStartNs: start, monoEndNs: start + 90, bytes: i % 4 ? 65536 : 0, peer: i % 4 ? (i + 1) % 8 : -1, mover: 'cu', pull: false }));
+      lines.push(
+        JSON.stringify({
+          k: 'dev',
+          pid: 1,
+          gpu: i % 8,
+          label: i % 4 ? 'a2a' : 'compute',
+          cu: (i >> 3) % 32,
+          xcc: (i >> 8) % 8,
+          monoStartNs: start,
+          monoEndNs: start + 90,
+          bytes: i % 4 ? 65536 : 0,
+          peer: i % 4 ? (i + 1) % 8 : -1,
+          mover: 'cu',
+          pull: false,
+        }),
+      );
     }
     writeFileSync(file, `${lines.join('\n')}\n`);
-    const out = execFileSync(helper, ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'cat "$0" > "/dev/fd/${SDMA_LENS_TRACE_FD%%:*}"', file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const out = execFileSync(
+      helper,
+      ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'cat "$0" > "/dev/fd/${SDMA_LENS_TRACE_FD%%:*}"', file],
+      { encoding: 'utf8', maxBuffer: 1 << 30 },
+    );
     return out.trim().split('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -89,10 +113,20 @@ async function ingestRate(): Promise<number> {
     const run = await runSession({
       target: new BufferTarget(),
       store: new RunStore(dir),
-      header: { type: 'run', format: 'sdma-lens-run', version: 1, id: 'bench', command: 'sweep', createdAt: new Date().toISOString(), target: { kind: 'local' }, helper: { path: helper, args: [] } },
+      header: {
+        type: 'run',
+        format: 'sdma-lens-run',
+        version: 1,
+        id: 'bench',
+        command: 'sweep',
+        createdAt: new Date().toISOString(),
+        target: { kind: 'local' },
+        helper: { path: helper, args: [] },
+      },
     });
     const seconds = (performance.now() - t0) / 1000;
-    if (run.problems.length > 0 || run.end?.status !== 'ok') throw new Error(`ingest went wrong: ${run.end?.message} ${run.problems[0] ?? ''}`);
+    if (run.problems.length > 0 || run.end?.status !== 'ok')
+      throw new Error(`ingest went wrong: ${run.end?.message} ${run.problems[0] ?? ''}`);
     return corpus.length / seconds;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -42,12 +42,16 @@ function main() {
     const ref = median([0, 1, 2, 3, 4].map(() => indexOfSeconds(bytes)));
     perMb.push(split / (bytes.length / 1e6));
     console.log(`line splitting, one ${mb} MiB line in 64 KiB chunks, median of 5`);
-    console.log(`  LineSplitter (decode + scan + join):  ${mbps(bytes, split).toFixed(0)} MB/s (${(split * 1000).toFixed(1)} ms)`);
+    console.log(
+      `  LineSplitter (decode + scan + join):  ${mbps(bytes, split).toFixed(0)} MB/s (${(split * 1000).toFixed(1)} ms)`,
+    );
     console.log(`  reference, Buffer.indexOf:            ${mbps(bytes, ref).toFixed(0)} MB/s`);
     console.log(`  ratio LineSplitter / indexOf:         ${(mbps(bytes, split) / mbps(bytes, ref)).toFixed(3)}`);
   }
   const growth = perMb[1]! / perMb[0]!;
-  console.log(`  time per MB, 48 MiB / 4 MiB:          ${growth.toFixed(2)} (linear: about 1; target <= 2: ${growth <= 2 ? 'met' : 'NOT MET'})`);
+  console.log(
+    `  time per MB, 48 MiB / 4 MiB:          ${growth.toFixed(2)} (linear: about 1; target <= 2: ${growth <= 2 ? 'met' : 'NOT MET'})`,
+  );
 }
 
 main();

@@ -32,7 +32,10 @@ interface Measured {
 /** Writes the preload that records a Node process's peak RSS (KB) into $SDMA_BENCH_RSS at exit. */
 function rssPreload(dir: string): string {
   const file = join(dir, 'max-rss.cjs');
-  writeFileSync(file, "process.on('exit', () => require('node:fs').writeFileSync(process.env.SDMA_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n");
+  writeFileSync(
+    file,
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.SDMA_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n",
+  );
   return file;
 }
 
@@ -43,10 +46,20 @@ function measure(dir: string, command: string, args: string[], node: boolean): M
   writeFileSync(rssFile, '');
   const limited = hasPrlimit ? ['prlimit', `--as=${ADDRESS_SPACE}`, command, ...args] : [command, ...args];
   const t0 = performance.now();
-  const r = spawnSync(limited[0]!, limited.slice(1), { env: { ...process.env, SDMA_BENCH_RSS: rssFile }, maxBuffer: 1 << 30, encoding: 'buffer' });
+  const r = spawnSync(limited[0]!, limited.slice(1), {
+    env: { ...process.env, SDMA_BENCH_RSS: rssFile },
+    maxBuffer: 1 << 30,
+    encoding: 'buffer',
+  });
   const ms = performance.now() - t0;
   const kb = Number(readFileSync(rssFile, 'utf8'));
-  return { ms, ...(node && kb > 0 ? { rssMb: kb / 1024 } : {}), status: r.status, stdoutBytes: r.stdout.length, stderr: r.stderr.toString('utf8') };
+  return {
+    ms,
+    ...(node && kb > 0 ? { rssMb: kb / 1024 } : {}),
+    status: r.status,
+    stdoutBytes: r.stdout.length,
+    stderr: r.stderr.toString('utf8'),
+  };
 }
 
 function median3(f: () => Measured): Measured {
@@ -90,19 +103,32 @@ function main() {
     const compareCap = median3(() => node([cli, 'compare', 'cap-a', 'cap-b', '--runs-dir', runs]));
     const compareCapJson = median3(() => node([cli, 'compare', 'cap-a', 'cap-b', '--runs-dir', runs, '--json']));
     if (advise.status !== 0) throw new Error(`advise exited ${advise.status}: ${advise.stderr}`);
-    if (compareCap.status !== 0 || compareCapJson.status !== 0) throw new Error(`compare at the cap exited ${compareCap.status}/${compareCapJson.status}: ${compareCap.stderr}${compareCapJson.stderr}`);
+    if (compareCap.status !== 0 || compareCapJson.status !== 0)
+      throw new Error(
+        `compare at the cap exited ${compareCap.status}/${compareCapJson.status}: ${compareCap.stderr}${compareCapJson.stderr}`,
+      );
 
     const s = (m: Measured) => `${(m.ms / 1000).toFixed(2)} s`;
     const rss = (m: Measured) => (m.rssMb !== undefined ? `, peak RSS ${m.rssMb.toFixed(0)} MB` : '');
     const ratio = (m: Measured) => (m.ms / parse.ms).toFixed(2);
     const said = (m: Measured) => (m.status === 0 ? 'exit 0' : `exit ${m.status}: ${m.stderr.trim().split('\n')[0]}`);
-    console.log(`scale: a sweep of ${a.points.toLocaleString('en-US')} points (${a.sizes.toLocaleString('en-US')} sizes, ${(a.bytes / 1e6).toFixed(0)} MB of run.ndjson), written in ${(genMs / 1000).toFixed(1)} s; each command ${hasPrlimit ? 'under prlimit --as=2 GiB' : 'without an address-space limit (no prlimit)'}; median of 3`);
+    console.log(
+      `scale: a sweep of ${a.points.toLocaleString('en-US')} points (${a.sizes.toLocaleString('en-US')} sizes, ${(a.bytes / 1e6).toFixed(0)} MB of run.ndjson), written in ${(genMs / 1000).toFixed(1)} s; each command ${hasPrlimit ? 'under prlimit --as=2 GiB' : 'without an address-space limit (no prlimit)'}; median of 3`,
+    );
     console.log(`  reference, wc -l:                             ${s(wc)}`);
     console.log(`  reference, Node read + JSON.parse every line: ${s(parse)}${rss(parse)}`);
-    console.log(`  sdma-lens advise:                             ${s(advise)}${rss(advise)}, ${said(advise)}; ratio to JSON.parse ${ratio(advise)}`);
-    console.log(`  sdma-lens compare (two such runs):            ${s(compareBig)}${rss(compareBig)}, ${said(compareBig)}; ratio to JSON.parse ${ratio(compareBig)}`);
-    console.log(`  sdma-lens compare, two runs of ${MAX_COMPARED_POINTS.toLocaleString('en-US')} points:  ${s(compareCap)}${rss(compareCap)}, ${(compareCap.stdoutBytes / 1e6).toFixed(1)} MB of table`);
-    console.log(`  the same with --json:                         ${s(compareCapJson)}${rss(compareCapJson)}, ${(compareCapJson.stdoutBytes / 1e6).toFixed(1)} MB of JSON`);
+    console.log(
+      `  sdma-lens advise:                             ${s(advise)}${rss(advise)}, ${said(advise)}; ratio to JSON.parse ${ratio(advise)}`,
+    );
+    console.log(
+      `  sdma-lens compare (two such runs):            ${s(compareBig)}${rss(compareBig)}, ${said(compareBig)}; ratio to JSON.parse ${ratio(compareBig)}`,
+    );
+    console.log(
+      `  sdma-lens compare, two runs of ${MAX_COMPARED_POINTS.toLocaleString('en-US')} points:  ${s(compareCap)}${rss(compareCap)}, ${(compareCap.stdoutBytes / 1e6).toFixed(1)} MB of table`,
+    );
+    console.log(
+      `  the same with --json:                         ${s(compareCapJson)}${rss(compareCapJson)}, ${(compareCapJson.stdoutBytes / 1e6).toFixed(1)} MB of JSON`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

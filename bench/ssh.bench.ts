@@ -22,7 +22,19 @@ import { SSHD, startSshd } from '../test/ssh/sshd';
 
 const root = process.cwd();
 const localHelper = resolve(process.argv[2] ?? 'native/build/sdma-probe');
-const args = ['sweep', '--backend', 'sim', '--sizes', '4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G', '--paths', 'all', '--cus', '1,2,4,8,16,32,64,128,256', '--iters', '20'];
+const args = [
+  'sweep',
+  '--backend',
+  'sim',
+  '--sizes',
+  '4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G',
+  '--paths',
+  'all',
+  '--cus',
+  '1,2,4,8,16,32,64,128,256',
+  '--iters',
+  '20',
+];
 
 async function sweep(target: Target, helperPath: string, store: RunStore): Promise<number> {
   const id = makeRunId('sweep', 'sim');
@@ -30,7 +42,16 @@ async function sweep(target: Target, helperPath: string, store: RunStore): Promi
   const run = await runSession({
     target,
     store,
-    header: { type: 'run', format: 'sdma-lens-run', version: 1, id, command: 'sweep', createdAt: new Date().toISOString(), target: target.kind === 'ssh' ? { kind: 'ssh', host: target.label } : { kind: 'local' }, helper: { path: helperPath, args } },
+    header: {
+      type: 'run',
+      format: 'sdma-lens-run',
+      version: 1,
+      id,
+      command: 'sweep',
+      createdAt: new Date().toISOString(),
+      target: target.kind === 'ssh' ? { kind: 'ssh', host: target.label } : { kind: 'local' },
+      helper: { path: helperPath, args },
+    },
   });
   if (run.end?.status !== 'ok') throw new Error(`run on ${target.label}: ${run.end?.status}: ${run.end?.message}`);
   return (performance.now() - t0) / 1000;
@@ -46,7 +67,11 @@ async function main(): Promise<void> {
   const sshd = await startSshd();
   const runs = mkdtempSync(join(tmpdir(), 'sdma-bench-ssh-'));
   const store = new RunStore(runs);
-  const conn = () => new SshConnection(parseDestination('sdma-node'), { extraArgs: ['-F', sshd.configFile], controlDir: sshd.controlDir });
+  const conn = () =>
+    new SshConnection(parseDestination('sdma-node'), {
+      extraArgs: ['-F', sshd.configFile],
+      controlDir: sshd.controlDir,
+    });
   try {
     const local: number[] = [];
     for (let i = 0; i < 5; i++) local.push(await sweep(new LocalTarget(), localHelper, store));
@@ -81,12 +106,22 @@ async function main(): Promise<void> {
     await warmConn.close();
 
     const l = median(local);
-    console.log('full simulated sweep over SSH (loopback sshd) vs here: 13 sizes x 4 paths x 9 CU counts, 20 iterations');
+    console.log(
+      'full simulated sweep over SSH (loopback sshd) vs here: 13 sizes x 4 paths x 9 CU counts, 20 iterations',
+    );
     console.log(`  reference, local target (median of 5):                    ${l.toFixed(3)} s`);
-    console.log(`  first SSH run: connect + copy sources + build on node + run: ${firstRunS.toFixed(3)} s  (build ${buildS.toFixed(1)} s, backends ${built.backends.join(', ')})`);
-    console.log(`  SSH, new connection, helper cached (median of 3):         ${median(cold).toFixed(3)} s  (+${(median(cold) - l).toFixed(3)} s, x${(median(cold) / l).toFixed(2)})`);
-    console.log(`  SSH, shared connection, helper probed (median of 5):      ${median(probed).toFixed(3)} s  (+${(median(probed) - l).toFixed(3)} s, x${(median(probed) / l).toFixed(2)})`);
-    console.log(`  SSH, warm: shared connection, helper known (median of 5):  ${median(warm).toFixed(3)} s  (+${(median(warm) - l).toFixed(3)} s, x${(median(warm) / l).toFixed(2)})`);
+    console.log(
+      `  first SSH run: connect + copy sources + build on node + run: ${firstRunS.toFixed(3)} s  (build ${buildS.toFixed(1)} s, backends ${built.backends.join(', ')})`,
+    );
+    console.log(
+      `  SSH, new connection, helper cached (median of 3):         ${median(cold).toFixed(3)} s  (+${(median(cold) - l).toFixed(3)} s, x${(median(cold) / l).toFixed(2)})`,
+    );
+    console.log(
+      `  SSH, shared connection, helper probed (median of 5):      ${median(probed).toFixed(3)} s  (+${(median(probed) - l).toFixed(3)} s, x${(median(probed) / l).toFixed(2)})`,
+    );
+    console.log(
+      `  SSH, warm: shared connection, helper known (median of 5):  ${median(warm).toFixed(3)} s  (+${(median(warm) - l).toFixed(3)} s, x${(median(warm) / l).toFixed(2)})`,
+    );
     const sshOnly: number[] = [];
     for (let i = 0; i < 5; i++) {
       const c = conn();

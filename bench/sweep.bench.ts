@@ -10,7 +10,18 @@ import { join } from 'node:path';
 
 const helper = process.argv[2] ?? 'native/build/sdma-probe';
 const sizes = '4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G';
-const args = ['--backend', 'sim', '--sizes', sizes, '--paths', 'all', '--cus', '1,2,4,8,16,32,64,128,256', '--iters', '20'];
+const args = [
+  '--backend',
+  'sim',
+  '--sizes',
+  sizes,
+  '--paths',
+  'all',
+  '--cus',
+  '1,2,4,8,16,32,64,128,256',
+  '--iters',
+  '20',
+];
 
 function wall(command: string, argv: string[], stdout: 'ignore' | number): number {
   const t0 = performance.now();
@@ -26,7 +37,13 @@ try {
   const bare: number[] = [];
   for (let i = 0; i < 5; i++) {
     bare.push(wall(helper, ['sweep', ...args], devnull));
-    cli.push(wall(process.execPath, ['dist/cli.js', 'sweep', ...args, '--json', '--helper', helper, '--runs-dir', dir], devnull));
+    cli.push(
+      wall(
+        process.execPath,
+        ['dist/cli.js', 'sweep', ...args, '--json', '--helper', helper, '--runs-dir', dir],
+        devnull,
+      ),
+    );
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const c = median(cli);

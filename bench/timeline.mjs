@@ -16,7 +16,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_META, buildPage, bundleBrowser, deliver, launch, loadSupport, makeTimeline, rendererMemoryBytes, repo, startServer } from '../test/webview/timelineHarness.mjs';
+import {
+  DEMO_META,
+  buildPage,
+  bundleBrowser,
+  deliver,
+  launch,
+  loadSupport,
+  makeTimeline,
+  rendererMemoryBytes,
+  repo,
+  startServer,
+} from '../test/webview/timelineHarness.mjs';
 
 const args = process.argv.slice(2);
 const opt = (flag, fallback) => {
@@ -57,11 +68,23 @@ async function driveTimeline(page, frames) {
     const intervals = [];
     const inputMs = [];
     let last = 0;
-    const at = { clientX: rect.left + 190 + (rect.width - 190) * 0.4, clientY: rect.top + 120, bubbles: true, cancelable: true };
+    const at = {
+      clientX: rect.left + 190 + (rect.width - 190) * 0.4,
+      clientY: rect.top + 120,
+      bubbles: true,
+      cancelable: true,
+    };
     const quarter = Math.floor(n / 4);
     for (let i = 0; i < n; i++) {
       const phase = Math.floor(i / quarter);
-      const init = phase === 0 ? { ...at, ctrlKey: true, deltaY: -60 } : phase === 1 ? { ...at, shiftKey: true, deltaY: 40 } : phase === 2 ? { ...at, ctrlKey: true, deltaY: 60 } : { ...at, shiftKey: true, deltaY: -40 };
+      const init =
+        phase === 0
+          ? { ...at, ctrlKey: true, deltaY: -60 }
+          : phase === 1
+            ? { ...at, shiftKey: true, deltaY: 40 }
+            : phase === 2
+              ? { ...at, ctrlKey: true, deltaY: 60 }
+              : { ...at, shiftKey: true, deltaY: -40 };
       const now = await new Promise((ok) => requestAnimationFrame(ok));
       if (last) intervals.push(now - last);
       last = now;
@@ -108,7 +131,10 @@ async function measure(kind, origin, file) {
     await page.waitForFunction(() => window.__preview?.posted.some((m) => m.type === 'ready'));
     const idle = await memory(page, b.profile);
     const events = await deliver(page, file, DEMO_META);
-    await page.waitForFunction(() => window.__timelineStats.firstFrameAt > 0, undefined, { timeout: 600_000, polling: 50 });
+    await page.waitForFunction(() => window.__timelineStats.firstFrameAt > 0, undefined, {
+      timeout: 600_000,
+      polling: 50,
+    });
     const s = await page.evaluate(() => ({ ...window.__timelineStats, frameMs: undefined }));
     const firstMs = s.firstFrameAt - s.receivedAt;
     const loaded = await memory(page, b.profile);
@@ -130,19 +156,32 @@ async function main() {
     await buildPage(assets);
     await bundleBrowser(join(repo, 'bench/timelineChartjs.ts'), join(assets, 'chartjs.js'));
     const support = await loadSupport(tmp);
-    const served = await startServer(support, assets, { timeline: { script: 'timeline.js' }, chartjs: { script: 'chartjs.js' } });
+    const served = await startServer(support, assets, {
+      timeline: { script: 'timeline.js' },
+      chartjs: { script: 'chartjs.js' },
+    });
     server = served.server;
 
     const t = await measure('timeline', served.origin, file);
     const drawP95 = p95(t.drive.drawMs);
     const workP95 = p95(t.drive.drawMs.map((d, i) => d + (t.drive.inputMs[i] ?? 0)));
-    console.log(`timeline panel, ${t.events.toLocaleString('en-US')} events (level of detail ${t.inWorker ? 'in a worker' : 'on the page'}):`);
-    console.log(`  data -> first full frame   ${t.firstMs.toFixed(0)} ms   (target <= 1000; index built in ${t.indexMs.toFixed(0)} ms)`);
-    console.log(`  pan/zoom frame work p95    ${workP95.toFixed(2)} ms  (draw ${drawP95.toFixed(2)} ms; target <= 16) over ${t.drive.draws} frames`);
-    console.log(`  frame interval p95         ${p95(t.drive.intervals).toFixed(1)} ms  (as paced by headless Chromium)`);
+    console.log(
+      `timeline panel, ${t.events.toLocaleString('en-US')} events (level of detail ${t.inWorker ? 'in a worker' : 'on the page'}):`,
+    );
+    console.log(
+      `  data -> first full frame   ${t.firstMs.toFixed(0)} ms   (target <= 1000; index built in ${t.indexMs.toFixed(0)} ms)`,
+    );
+    console.log(
+      `  pan/zoom frame work p95    ${workP95.toFixed(2)} ms  (draw ${drawP95.toFixed(2)} ms; target <= 16) over ${t.drive.draws} frames`,
+    );
+    console.log(
+      `  frame interval p95         ${p95(t.drive.intervals).toFixed(1)} ms  (as paced by headless Chromium)`,
+    );
     console.log(`  long tasks (>50 ms)        ${t.drive.longTasks.length}`);
     console.log(`  worker LOD p95             ${p95(t.drive.lodMs).toFixed(1)} ms (off the page thread)`);
-    console.log(`  memory loaded              renderer ${t.loaded.rendererMb.toFixed(0)} MB (idle page ${t.idle.rendererMb.toFixed(0)} MB), JS heap ${t.loaded.heapMb.toFixed(1)} MB; after pan/zoom renderer ${t.after.rendererMb.toFixed(0)} MB (target <= 300)`);
+    console.log(
+      `  memory loaded              renderer ${t.loaded.rendererMb.toFixed(0)} MB (idle page ${t.idle.rendererMb.toFixed(0)} MB), JS heap ${t.loaded.heapMb.toFixed(1)} MB; after pan/zoom renderer ${t.after.rendererMb.toFixed(0)} MB (target <= 300)`,
+    );
 
     if (args.includes('--skip-reference')) return;
     const r = await measure('chartjs', served.origin, file);
@@ -150,9 +189,13 @@ async function main() {
     console.log(`reference: chart.js drawing the same events naively (one dataset per lane, on the page thread):`);
     console.log(`  data -> first full frame   ${r.firstMs.toFixed(0)} ms`);
     console.log(`  pan/zoom frame p95         ${rP95.toFixed(0)} ms over ${r.drive.done} frames (stopped after 120 s)`);
-    console.log(`  memory loaded              renderer ${r.loaded.rendererMb.toFixed(0)} MB, JS heap ${r.loaded.heapMb.toFixed(1)} MB; after pan/zoom renderer ${r.after.rendererMb.toFixed(0)} MB`);
+    console.log(
+      `  memory loaded              renderer ${r.loaded.rendererMb.toFixed(0)} MB, JS heap ${r.loaded.heapMb.toFixed(1)} MB; after pan/zoom renderer ${r.after.rendererMb.toFixed(0)} MB`,
+    );
     console.log('ratios (reference / timeline):');
-    console.log(`  first frame ${(r.firstMs / t.firstMs).toFixed(1)}x   frame p95 ${(rP95 / workP95).toFixed(0)}x   renderer memory ${(r.loaded.rendererMb / t.loaded.rendererMb).toFixed(2)}x   JS heap ${(r.loaded.heapMb / t.loaded.heapMb).toFixed(1)}x`);
+    console.log(
+      `  first frame ${(r.firstMs / t.firstMs).toFixed(1)}x   frame p95 ${(rP95 / workP95).toFixed(0)}x   renderer memory ${(r.loaded.rendererMb / t.loaded.rendererMb).toFixed(2)}x   JS heap ${(r.loaded.heapMb / t.loaded.heapMb).toFixed(1)}x`,
+    );
   } finally {
     server?.close();
     rmSync(tmp, { recursive: true, force: true });

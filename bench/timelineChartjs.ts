@@ -64,7 +64,15 @@ window.addEventListener('message', (event: MessageEvent<{ type: string; columns:
   const chart = new Chart(canvas, {
     type: 'line',
     data: { datasets },
-    options: { animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true, events: [], scales: { x: { type: 'linear', min, max }, y: { type: 'linear', min: -1, max: row } } },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      parsing: false,
+      normalized: true,
+      events: [],
+      scales: { x: { type: 'linear', min, max }, y: { type: 'linear', min: -1, max: row } },
+    },
   });
   stats.firstFrameAt = performance.now();
   const x = chart.options.scales!.x!;

@@ -10,10 +10,20 @@ const esbuild = await import('esbuild');
 const out = join(root, 'node_modules', '.cache', 'sdma-lens-bench');
 mkdirSync(out, { recursive: true });
 const only = process.argv[2];
-for (const file of readdirSync(join(root, 'bench')).filter((f) => f.endsWith('.bench.ts')).sort()) {
+for (const file of readdirSync(join(root, 'bench'))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort()) {
   if (only && !file.includes(only)) continue;
   const bundle = join(out, file.replace(/\.ts$/, '.cjs'));
-  await esbuild.build({ entryPoints: [join(root, 'bench', file)], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [join(root, 'bench', file)],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   console.log(`\n== ${file}`);
   must(process.execPath, [bundle, join(root, 'native', 'build', 'sdma-probe')]);
 }

@@ -88,7 +88,8 @@ const builds = [
 ];
 
 mkdirSync(webviewDir, { recursive: true });
-for (const page of ['sweep', 'collective', 'matrix', 'compare', 'fleet']) pageCss(`webview/${page}/${page}.css`, join(webviewDir, `${page}.css`));
+for (const page of ['sweep', 'collective', 'matrix', 'compare', 'fleet'])
+  pageCss(`webview/${page}/${page}.css`, join(webviewDir, `${page}.css`));
 
 // The timeline page embeds its worker's code (a two-step build, webview/timeline/build.mjs);
 // under --watch it is built once at start.

@@ -58,7 +58,9 @@ if (version.error) {
   const clang = inBatches(CLANG_FORMAT, check ? ['--dry-run', '-Werror'] : ['-i'], native);
   if (clang.status !== 0) {
     const files = [...new Set([...clang.output.matchAll(/^(\S+?):\d+:\d+: error/gm)].map((m) => m[1]))];
-    console.log(`FAIL clang-format: ${files.length || 'some'} file(s) not formatted (npm run format):\n  ${files.join('\n  ')}`);
+    console.log(
+      `FAIL clang-format: ${files.length || 'some'} file(s) not formatted (npm run format):\n  ${files.join('\n  ')}`,
+    );
     failed = true;
   } else {
     console.log(`ok   clang-format (${native.length} files)`);

@@ -22,7 +22,17 @@
 // native/build-fuzz/logs/; a crash worth keeping becomes a regression file by copying it into
 // native/fuzz/regressions/<harness>/.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { onPath } from './check/prerequisites.mjs';
@@ -75,7 +85,11 @@ function whole(text, flag) {
 }
 
 function usage(problem) {
-  const text = readFileSync(new URL(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n');
+  const text = readFileSync(new URL(import.meta.url), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('//'))
+    .map((l) => l.slice(3))
+    .join('\n');
   if (problem) console.error(`${problem}\n`);
   (problem ? console.error : console.log)(text);
   process.exit(problem ? 2 : 0);
@@ -87,13 +101,21 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 function filesIn(dir) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => !f.startsWith('.')).map((f) => join(dir, f)).filter((f) => statSync(f).isFile()).sort();
+  return readdirSync(dir)
+    .filter((f) => !f.startsWith('.'))
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .sort();
 }
 
 /** A command run to its end: status and both outputs. */
 function runSync(command, args, options = {}) {
   const r = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options });
-  return { status: r.error ? -1 : (r.status ?? -1), signal: r.signal, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}` };
+  return {
+    status: r.error ? -1 : (r.status ?? -1),
+    signal: r.signal,
+    out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`,
+  };
 }
 
 /** The same, without blocking the other harnesses: resolves with status and output; killed after `limitMs`. */
@@ -120,7 +142,10 @@ function missingTools() {
   // libFuzzer and the sanitizer runtimes: a two-line fuzzer must compile and link.
   const dir = mkdtempSync(join(tmpdir(), 'sdma-fuzz-probe-'));
   try {
-    writeFileSync(join(dir, 'probe.cpp'), '#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }\n');
+    writeFileSync(
+      join(dir, 'probe.cpp'),
+      '#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }\n',
+    );
     const r = runSync(CLANG, ['-fsanitize=fuzzer,address,undefined', join(dir, 'probe.cpp'), '-o', join(dir, 'probe')]);
     if (r.status !== 0) return `clang-19 cannot link a libFuzzer program, libclang-rt-19-dev is missing (${INSTALL})`;
   } finally {
@@ -141,14 +166,26 @@ function configureAndBuild(dir, extra, what) {
   const generator = onPath('ninja') ? ['-G', 'Ninja'] : [];
   const haveCache = existsSync(join(dir, 'CMakeCache.txt'));
   const configure = runSync('cmake', [
-    '-S', 'native', '-B', dir, ...(haveCache ? [] : generator), '--no-warn-unused-cli',
-    '-DCMAKE_CXX_COMPILER=clang++-19', '-DCMAKE_C_COMPILER=clang-19', '-DSDMA_PROBE_FUZZ=ON',
-    '-DSDMA_PROBE_WITH_CUDA=OFF', '-DSDMA_PROBE_WITH_HIP=OFF', '-DSDMA_PROBE_WITH_CUPTI=OFF', '-DSDMA_PROBE_BUILD_TESTS=OFF',
+    '-S',
+    'native',
+    '-B',
+    dir,
+    ...(haveCache ? [] : generator),
+    '--no-warn-unused-cli',
+    '-DCMAKE_CXX_COMPILER=clang++-19',
+    '-DCMAKE_C_COMPILER=clang-19',
+    '-DSDMA_PROBE_FUZZ=ON',
+    '-DSDMA_PROBE_WITH_CUDA=OFF',
+    '-DSDMA_PROBE_WITH_HIP=OFF',
+    '-DSDMA_PROBE_WITH_CUPTI=OFF',
+    '-DSDMA_PROBE_BUILD_TESTS=OFF',
     ...extra,
   ]);
   if (configure.status !== 0) return { ok: false, out: configure.out, notes: [] };
   // The fuzz folder's CMake warnings say which harnesses it leaves out and why.
-  const notes = [...configure.out.matchAll(/fuzz: ([^\n]*(?:\n {2}[^\n]+)*)/g)].map((m) => m[1].replace(/\s+/g, ' ').trim());
+  const notes = [...configure.out.matchAll(/fuzz: ([^\n]*(?:\n {2}[^\n]+)*)/g)].map((m) =>
+    m[1].replace(/\s+/g, ' ').trim(),
+  );
   const build = runSync('cmake', ['--build', dir, '--target', 'sdma_fuzz', '--parallel', String(buildJobs())]);
   progress(`  ${build.status === 0 ? 'built' : 'build failed'} in ${seconds(performance.now() - t0)}`);
   return { ok: build.status === 0, out: build.out, notes };
@@ -163,7 +200,12 @@ function scratchCorpus(harness, scratch, makeDb) {
     const fixtures = join(root, 'test', 'fixtures', 'rocpd');
     if (existsSync(join(fixtures, 'fixture.db'))) copyFileSync(join(fixtures, 'fixture.db'), join(dir, 'fixture.db'));
     const base = join(fixtures, 'make-fixture.sql');
-    const variants = [[], ...filesIn(join(FUZZ_DIR, 'seeds', 'rocpd')).filter((f) => f.endsWith('.sql')).map((f) => [f])];
+    const variants = [
+      [],
+      ...filesIn(join(FUZZ_DIR, 'seeds', 'rocpd'))
+        .filter((f) => f.endsWith('.sql'))
+        .map((f) => [f]),
+    ];
     for (const v of variants) {
       const name = `made-${v.length ? basename(v[0], '.sql') : 'fixture'}.db`;
       const r = runSync(makeDb, [join(dir, name), base, ...v]);
@@ -186,20 +228,29 @@ function summaryOf(out, status, signal) {
 }
 
 function sanitizerReport(out) {
-  return /ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|LineSplitter broke/.test(out);
+  return /ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|LineSplitter broke/.test(
+    out,
+  );
 }
 
 /** One input run once on its own: crashed or not, and the one-line summary. */
 function replayOne(bin, file, env, artifactDir) {
   // libFuzzer writes the input it crashed on again: into `artifactDir`, not here.
-  const r = runSync(bin, [...LIMITS, `-artifact_prefix=${artifactDir}/replayed-`, '-runs=1', file], { env, timeout: 120000, killSignal: 'SIGKILL' });
+  const r = runSync(bin, [...LIMITS, `-artifact_prefix=${artifactDir}/replayed-`, '-runs=1', file], {
+    env,
+    timeout: 120000,
+    killSignal: 'SIGKILL',
+  });
   const crashed = r.status !== 0 || sanitizerReport(r.out);
   return { crashed, summary: crashed ? summaryOf(r.out, r.status, r.signal) : '' };
 }
 
 /** Every regression input of a harness, each run once on its own. */
 function replayRegressions(harness, bin, env, scratch) {
-  return filesIn(join(FUZZ_DIR, 'regressions', harness)).map((file) => ({ file, ...replayOne(bin, file, env, join(scratch, 'tmp')) }));
+  return filesIn(join(FUZZ_DIR, 'regressions', harness)).map((file) => ({
+    file,
+    ...replayOne(bin, file, env, join(scratch, 'tmp')),
+  }));
 }
 
 const CRASH_FILE = /^(crash|leak|timeout|oom)-/;
@@ -212,8 +263,13 @@ async function fuzzOne(harness, bin, corpusDir, options, env) {
   const seeds = filesIn(corpusDir).length;
   const dict = join(FUZZ_DIR, 'dict', `${harness}.dict`);
   const args = [
-    corpusDir, `-max_total_time=${options.seconds}`, ...LIMITS, `-artifact_prefix=${artifacts}/`, '-print_final_stats=1',
-    `-max_len=${HARNESSES[harness]?.maxLen ?? 4096}`, ...(existsSync(dict) ? [`-dict=${dict}`] : []),
+    corpusDir,
+    `-max_total_time=${options.seconds}`,
+    ...LIMITS,
+    `-artifact_prefix=${artifacts}/`,
+    '-print_final_stats=1',
+    `-max_len=${HARNESSES[harness]?.maxLen ?? 4096}`,
+    ...(existsSync(dict) ? [`-dict=${dict}`] : []),
     ...(options.keepGoing ? ['-fork=1', '-ignore_crashes=1', '-ignore_timeouts=1', '-ignore_ooms=1'] : []),
   ];
   progress(`> fuzzing ${harness} for ${options.seconds} s (${seeds} seed inputs)`);
@@ -224,9 +280,15 @@ async function fuzzOne(harness, bin, corpusDir, options, env) {
   writeFileSync(log, r.out);
   // Plain runs end with libFuzzer's final stats; a fork run with its last status line.
   const fork = [...r.out.matchAll(/^#(\d+): cov: \d+ ft: \d+ corp: (\d+) exec\/s:? (\d+)/gm)].at(-1);
-  const runs = Number(/stat::number_of_executed_units:\s*(\d+)/.exec(r.out)?.[1] ?? /Done (\d+) runs/.exec(r.out)?.[1] ?? fork?.[1] ?? 0);
-  const execPerSec = Number(/stat::average_exec_per_sec:\s*(\d+)/.exec(r.out)?.[1] ?? fork?.[3] ?? (runs / Math.max(1, ms / 1000)).toFixed(0));
-  const crashes = readdirSync(artifacts).filter((f) => CRASH_FILE.test(f) && !before.has(f)).map((f) => join(artifacts, f));
+  const runs = Number(
+    /stat::number_of_executed_units:\s*(\d+)/.exec(r.out)?.[1] ?? /Done (\d+) runs/.exec(r.out)?.[1] ?? fork?.[1] ?? 0,
+  );
+  const execPerSec = Number(
+    /stat::average_exec_per_sec:\s*(\d+)/.exec(r.out)?.[1] ?? fork?.[3] ?? (runs / Math.max(1, ms / 1000)).toFixed(0),
+  );
+  const crashes = readdirSync(artifacts)
+    .filter((f) => CRASH_FILE.test(f) && !before.has(f))
+    .map((f) => join(artifacts, f));
   const reported = crashes.length > 0 || (!options.keepGoing && (r.status !== 0 || sanitizerReport(r.out)));
   // Each kept input says what it does when run again on its own (a fork run's log interleaves
   // its jobs); the first few, the rest are only listed.
@@ -242,26 +304,39 @@ function mergeInto(harness, bin, corpusDir, env) {
   const prefix = `-artifact_prefix=${join(BUILD, 'artifacts', harness)}/`;
   // Only inputs that reach code the corpus does not (edges, not hit counts), the fewest that
   // do: the committed corpus stays small.
-  const r = runSync(bin, ['-set_cover_merge=1', '-use_counters=0', ...LIMITS, prefix, committed, corpusDir], { env, timeout: 600000 });
+  const r = runSync(bin, ['-set_cover_merge=1', '-use_counters=0', ...LIMITS, prefix, committed, corpusDir], {
+    env,
+    timeout: 600000,
+  });
   const added = filesIn(committed).length - before;
-  return r.status === 0 ? `merged ${added} input${added === 1 ? '' : 's'} that reach new code into ${rel(committed)}` : `merge failed: ${summaryOf(r.out, r.status, r.signal)}`;
+  return r.status === 0
+    ? `merged ${added} input${added === 1 ? '' : 's'} that reach new code into ${rel(committed)}`
+    : `merge failed: ${summaryOf(r.out, r.status, r.signal)}`;
 }
 
 /** Coverage of each harness's parser sources over its corpus (committed, made and found). */
 function coverageReport(harnesses, corpora, scratch) {
-  const built = configureAndBuild(COVERAGE_BUILD, ['-DSDMA_PROBE_FUZZ_COVERAGE=ON'], 'the coverage build of the harnesses');
+  const built = configureAndBuild(
+    COVERAGE_BUILD,
+    ['-DSDMA_PROBE_FUZZ_COVERAGE=ON'],
+    'the coverage build of the harnesses',
+  );
   if (!built.ok) {
     console.log(`  coverage: the coverage build failed:\n${built.out.split('\n').slice(-20).join('\n')}`);
     return false;
   }
-  console.log('coverage of the parser sources (lines, regions) over each harness\'s corpus:');
+  console.log("coverage of the parser sources (lines, regions) over each harness's corpus:");
   for (const harness of harnesses) {
     const bin = join(COVERAGE_BUILD, 'fuzz', harness);
     if (!existsSync(bin) || !corpora[harness]) continue;
     const dir = join(scratch, 'coverage', harness);
     mkdirSync(dir, { recursive: true });
     const env = { ...process.env, LLVM_PROFILE_FILE: join(dir, '%p.profraw'), TMPDIR: join(scratch, 'tmp') };
-    const replay = runSync(bin, [corpora[harness], join(FUZZ_DIR, 'corpus', harness)], { env, timeout: 600000, killSignal: 'SIGKILL' });
+    const replay = runSync(bin, [corpora[harness], join(FUZZ_DIR, 'corpus', harness)], {
+      env,
+      timeout: 600000,
+      killSignal: 'SIGKILL',
+    });
     const raws = filesIn(dir).filter((f) => f.endsWith('.profraw'));
     if (raws.length === 0) {
       console.log(`  ${harness}: no profile (${summaryOf(replay.out, replay.status, replay.signal)})`);
@@ -299,7 +374,10 @@ function coverageReport(harnesses, corpora, scratch) {
 // ---------------------------------------------------------------------------------------------
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const all = readdirSync(FUZZ_DIR).filter((f) => /^fuzz_\w+\.cpp$/.test(f)).map((f) => f.slice(0, -4)).sort();
+  const all = readdirSync(FUZZ_DIR)
+    .filter((f) => /^fuzz_\w+\.cpp$/.test(f))
+    .map((f) => f.slice(0, -4))
+    .sort();
   const unknown = options.harnesses.filter((h) => !all.includes(h));
   if (unknown.length) usage(`no harness ${unknown.join(', ')} (there are ${all.join(', ')})`);
   const harnesses = options.harnesses.length ? all.filter((h) => options.harnesses.includes(h)) : all;
@@ -311,7 +389,13 @@ async function main() {
   }
   const built = configureAndBuild(BUILD, [], 'the fuzz harnesses (libFuzzer, ASan, UBSan)');
   if (!built.ok) {
-    console.log(built.out.split('\n').slice(-40).map((l) => `  ${l}`).join('\n'));
+    console.log(
+      built.out
+        .split('\n')
+        .slice(-40)
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
     for (const h of harnesses) console.log(`FAIL ${h}: the fuzz build failed (${rel(BUILD)}, output above)`);
     return 1;
   }
@@ -356,7 +440,10 @@ async function main() {
       const bad = r.regressions.filter((x) => x.crashed);
       const f = r.fuzz;
       const parts = [];
-      if (f) parts.push(`${f.runs} runs in ${seconds(f.ms)} (${f.execPerSec} exec/s), corpus ${f.corpus} inputs (${f.seeds} seeds)`);
+      if (f)
+        parts.push(
+          `${f.runs} runs in ${seconds(f.ms)} (${f.execPerSec} exec/s), corpus ${f.corpus} inputs (${f.seeds} seeds)`,
+        );
       parts.push(`${r.regressions.length - bad.length}/${r.regressions.length} regression inputs pass`);
       const crashed = bad.length > 0 || (f && f.reported);
       failed ||= crashed;
@@ -364,7 +451,9 @@ async function main() {
         console.log(`ok   ${h}: ${parts.join(', ')}, no crash`);
         continue;
       }
-      const what = f?.reported ? `${Math.max(1, f.crashes.length)} crash${f.crashes.length > 1 ? 'es' : ''} found` : 'no new crash';
+      const what = f?.reported
+        ? `${Math.max(1, f.crashes.length)} crash${f.crashes.length > 1 ? 'es' : ''} found`
+        : 'no new crash';
       console.log(`FAIL ${h}: ${what}, ${parts.join(', ')}`);
       for (const x of bad) console.log(`  regression ${rel(x.file)}: ${x.summary}`);
       if (f?.reported) {
@@ -375,7 +464,8 @@ async function main() {
     }
 
     if (options.merge) {
-      for (const h of Object.keys(corpora)) console.log(`  ${h}: ${mergeInto(h, join(BUILD, 'fuzz', h), corpora[h], env)}`);
+      for (const h of Object.keys(corpora))
+        console.log(`  ${h}: ${mergeInto(h, join(BUILD, 'fuzz', h), corpora[h], env)}`);
     }
     const noCoverage = options.coverage && missingCoverageTools();
     if (noCoverage) console.log(`  coverage: not measured, ${noCoverage}`);

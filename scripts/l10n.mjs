@@ -28,7 +28,9 @@ export function sourceFiles(dir = SOURCE_DIR) {
 
 /** The bundle the sources under `dir` give now. */
 export async function extractBundle(dir = SOURCE_DIR) {
-  return getL10nJson(sourceFiles(dir).map((file) => ({ contents: readFileSync(file, 'utf8'), extension: extname(file) })));
+  return getL10nJson(
+    sourceFiles(dir).map((file) => ({ contents: readFileSync(file, 'utf8'), extension: extname(file) })),
+  );
 }
 
 /** The bundle as the file holds it. */
@@ -70,7 +72,9 @@ async function main() {
   for (const k of missing) console.error(`missing: ${JSON.stringify(k)}`);
   for (const k of stale) console.error(`stale: ${JSON.stringify(k)}`);
   for (const k of changed) console.error(`changed: ${JSON.stringify(k)}`);
-  console.error(`${shown} is out of date (${missing.length} missing, ${stale.length} stale, ${changed.length} changed). Run: node scripts/l10n.mjs`);
+  console.error(
+    `${shown} is out of date (${missing.length} missing, ${stale.length} stale, ${changed.length} changed). Run: node scripts/l10n.mjs`,
+  );
   process.exit(1);
 }
 

@@ -44,7 +44,8 @@ export function allowedOf(layers, layer) {
   const l = layers.find((x) => x.folder === layer);
   const out = new Set();
   for (const m of l?.mayImport ?? []) {
-    if (m === ALL_CORE) for (const x of layers) if (x.folder === 'src/core' || x.folder.startsWith('src/core/')) out.add(x.folder);
+    if (m === ALL_CORE)
+      for (const x of layers) if (x.folder === 'src/core' || x.folder.startsWith('src/core/')) out.add(x.folder);
     if (m === BROWSER_SAFE) for (const x of layers) if (x.browserSafe) out.add(x.folder);
     if (m !== ALL_CORE && m !== BROWSER_SAFE) out.add(m);
   }
@@ -62,15 +63,30 @@ export function browserSafeGlobs(layers) {
 
 /** webview/tsconfig.json's include list: the webview's own files, then the browser-safe core, one entry a folder. */
 export function webviewIncludes(layers) {
-  return ['./**/*.ts', ...layers.filter((l) => l.browserSafe).map((l) => (l.folder === 'src/core' ? '../src/core/*.ts' : `../${l.folder}/**/*.ts`))];
+  return [
+    './**/*.ts',
+    ...layers
+      .filter((l) => l.browserSafe)
+      .map((l) => (l.folder === 'src/core' ? '../src/core/*.ts' : `../${l.folder}/**/*.ts`)),
+  ];
 }
 
 const folderCell = (folder) => (folder === 'src/core' ? '`src/core/` (its root files)' : `\`${folder}/\``);
-const importName = (m) => (m === ALL_CORE ? 'core' : m === BROWSER_SAFE ? 'the browser-safe core' : m === 'src/core' ? 'root' : m.slice('src/core/'.length));
+const importName = (m) =>
+  m === ALL_CORE
+    ? 'core'
+    : m === BROWSER_SAFE
+      ? 'the browser-safe core'
+      : m === 'src/core'
+        ? 'root'
+        : m.slice('src/core/'.length);
 
 /** The layer table of docs/ARCHITECTURE.md, markers included. */
 export function docsTable(layers) {
-  const rows = layers.map((l) => `| ${folderCell(l.folder)} | ${l.line} | ${l.mayImport.length > 0 ? l.mayImport.map(importName).join(', ') : 'nothing of ours'} | ${l.browserSafe ? 'yes' : ''} |`);
+  const rows = layers.map(
+    (l) =>
+      `| ${folderCell(l.folder)} | ${l.line} | ${l.mayImport.length > 0 ? l.mayImport.map(importName).join(', ') : 'nothing of ours'} | ${l.browserSafe ? 'yes' : ''} |`,
+  );
   return [BEGIN, '| folder | one line | may import | browser-safe |', '|---|---|---|---|', ...rows, END].join('\n');
 }
 
@@ -84,7 +100,9 @@ export function withDocsTable(doc, layers) {
 
 /** webview/tsconfig.json's text with its include list rewritten from the rules, the rest as it is. */
 export function withWebviewIncludes(text, layers) {
-  const list = webviewIncludes(layers).map((p) => `    ${JSON.stringify(p)}`).join(',\n');
+  const list = webviewIncludes(layers)
+    .map((p) => `    ${JSON.stringify(p)}`)
+    .join(',\n');
   const made = text.replace(/"include": \[[^\]]*\]/, `"include": [\n${list}\n  ]`);
   if (made === text && !text.includes('"include": [')) throw new Error(`${WEBVIEW_TSCONFIG} has no include list`);
   return made;
@@ -121,7 +139,8 @@ export function importsOf(root = ROOT) {
   const out = [];
   for (const file of [...sourceFiles(root, 'src'), ...sourceFiles(root, 'webview')]) {
     const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
-    for (const { fileName: spec } of info.importedFiles) out.push({ file, spec, target: spec.startsWith('.') ? resolveSpecifier(root, file, spec) : undefined });
+    for (const { fileName: spec } of info.importedFiles)
+      out.push({ file, spec, target: spec.startsWith('.') ? resolveSpecifier(root, file, spec) : undefined });
   }
   return out;
 }
@@ -140,8 +159,10 @@ export function checkLayers(root = ROOT, layers = loadLayers(root)) {
     }
     const fromLayer = layers.find((l) => l.folder === from);
     if (target === undefined) {
-      if (spec === 'vscode' && from.startsWith('src/core')) violations.push(`${file} imports vscode: src/core is editor-free`);
-      else if ((fromLayer.browserSafe || from === 'webview') && NODE_ONLY(spec)) violations.push(`${file} imports ${spec}: ${from} runs in the browser`);
+      if (spec === 'vscode' && from.startsWith('src/core'))
+        violations.push(`${file} imports vscode: src/core is editor-free`);
+      else if ((fromLayer.browserSafe || from === 'webview') && NODE_ONLY(spec))
+        violations.push(`${file} imports ${spec}: ${from} runs in the browser`);
       continue;
     }
     const to = layerOf(layers, target);
@@ -204,7 +225,9 @@ function ringOf(edges, set, start) {
         const path = [v];
         for (let u = back.get(v); u !== undefined; u = back.get(u)) path.push(u);
         const ring = [...path.reverse(), start].join(' -> ');
-        return set.size > 2 ? `${ring} (one ring of ${set.size} folders that reach each other: ${[...set].join(', ')})` : ring;
+        return set.size > 2
+          ? `${ring} (one ring of ${set.size} folders that reach each other: ${[...set].join(', ')})`
+          : ring;
       }
       if (!back.has(w)) {
         back.set(w, v);
@@ -221,7 +244,9 @@ export function checkRules(layers) {
   const folders = new Set(layers.map((l) => l.folder));
   const edges = new Map();
   for (const l of layers) {
-    for (const m of l.mayImport) if (m !== ALL_CORE && m !== BROWSER_SAFE && !folders.has(m)) problems.push(`${l.folder} may import ${m}, which is no layer`);
+    for (const m of l.mayImport)
+      if (m !== ALL_CORE && m !== BROWSER_SAFE && !folders.has(m))
+        problems.push(`${l.folder} may import ${m}, which is no layer`);
     edges.set(l.folder, allowedOf(layers, l.folder));
     edges.get(l.folder).delete(l.folder);
   }
@@ -243,7 +268,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     else writeFileSync(join(ROOT, file), made);
   }
   const { violations, cycles } = checkLayers();
-  for (const line of [...checkRules(layers), ...violations, ...cycles.map((c) => `folder cycle: ${c}`)]) console.log(line);
-  if (stale.length > 0) console.log(`not written from ${RULES_FILE}: ${stale.join(', ')} (run node scripts/layers.mjs)`);
+  for (const line of [...checkRules(layers), ...violations, ...cycles.map((c) => `folder cycle: ${c}`)])
+    console.log(line);
+  if (stale.length > 0)
+    console.log(`not written from ${RULES_FILE}: ${stale.join(', ')} (run node scripts/layers.mjs)`);
   if (stale.length > 0 || violations.length > 0 || cycles.length > 0) process.exit(1);
 }

@@ -23,7 +23,18 @@
 // that build as it is, and says so; otherwise it builds (incrementally).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +75,13 @@ function hostTarget() {
 
 /** Runs a program (argument array, no shell); throws with its output's tail when it fails. */
 function run(cmd, args, { cwd = root, quiet = false, env } = {}) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: quiet ? 'pipe' : 'inherit', env: env ? { ...process.env, ...env } : process.env, maxBuffer: 64 * MiB });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: quiet ? 'pipe' : 'inherit',
+    env: env ? { ...process.env, ...env } : process.env,
+    maxBuffer: 64 * MiB,
+  });
   if (r.error) throw new PackageError(`${cmd} could not start: ${r.error.message}`);
   if (r.status !== 0) {
     const tail = quiet ? `\n${`${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-30).join('\n')}` : '';
@@ -81,7 +98,12 @@ function onPath(command) {
 }
 
 function findNvcc() {
-  const candidates = [process.env.CUDACXX, onPath('nvcc'), process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'bin', 'nvcc'), '/usr/local/cuda/bin/nvcc'];
+  const candidates = [
+    process.env.CUDACXX,
+    onPath('nvcc'),
+    process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'bin', 'nvcc'),
+    '/usr/local/cuda/bin/nvcc',
+  ];
   return candidates.find((c) => c && existsSync(c));
 }
 
@@ -90,7 +112,10 @@ function cudaArchitectures(nvcc) {
   const listed = run(nvcc, ['--list-gpu-arch'], { quiet: true });
   const known = new Set([...listed.matchAll(/compute_(\d+)/g)].map((m) => Number(m[1])));
   const archs = CUDA_ARCHS.filter((a) => known.has(a));
-  if (archs.length === 0) throw new PackageError(`${nvcc} supports none of the architectures ${CUDA_ARCHS.join(', ')} (it lists: ${[...known].join(', ')})`);
+  if (archs.length === 0)
+    throw new PackageError(
+      `${nvcc} supports none of the architectures ${CUDA_ARCHS.join(', ')} (it lists: ${[...known].join(', ')})`,
+    );
   return { archs, cmake: archs.map((a, i) => (i === 0 ? `${a}` : `${a}-real`)).join(';') };
 }
 
@@ -121,7 +146,12 @@ function shippedSourceHash() {
   };
   walk(native, '');
   const hash = createHash('sha256');
-  for (const f of files) hash.update(f).update('\0').update(readFileSync(join(native, f))).update('\0');
+  for (const f of files)
+    hash
+      .update(f)
+      .update('\0')
+      .update(readFileSync(join(native, f)))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -131,7 +161,9 @@ function reusableBuild(buildDir, record) {
   if (!existsSync(file) || !existsSync(join(buildDir, 'sdma-probe'))) return undefined;
   try {
     const was = JSON.parse(readFileSync(file, 'utf8'));
-    return was.sourceHash === record.sourceHash && JSON.stringify(was.cmakeArgs) === JSON.stringify(record.cmakeArgs) ? was : undefined;
+    return was.sourceHash === record.sourceHash && JSON.stringify(was.cmakeArgs) === JSON.stringify(record.cmakeArgs)
+      ? was
+      : undefined;
   } catch {
     return undefined;
   }
@@ -143,13 +175,23 @@ function reusableBuild(buildDir, record) {
  * folder and how long the compile took.
  */
 function buildHelper({ simOnly, jobs }) {
-  const cmakeArgs = ['-S', join(root, 'native'), '-DCMAKE_BUILD_TYPE=Release', '-DSDMA_PROBE_BUILD_TESTS=OFF', '-DSDMA_PROBE_WITH_HIP=OFF'];
+  const cmakeArgs = [
+    '-S',
+    join(root, 'native'),
+    '-DCMAKE_BUILD_TYPE=Release',
+    '-DSDMA_PROBE_BUILD_TESTS=OFF',
+    '-DSDMA_PROBE_WITH_HIP=OFF',
+  ];
   // Only the C and C++ runtimes' support libraries are linked statically: glibc stays shared,
   // so the helper runs on distributions with a glibc at least as new as the build machine's.
   const staticRuntime = '-static-libstdc++ -static-libgcc';
   cmakeArgs.push(`-DCMAKE_EXE_LINKER_FLAGS=${staticRuntime}`, `-DCMAKE_SHARED_LINKER_FLAGS=${staticRuntime}`);
   // SQLite (the rocpd reader) linked in when its static library is there, so nothing more is needed on the node.
-  const sqliteStatic = ['/usr/lib/x86_64-linux-gnu/libsqlite3.a', '/usr/lib/aarch64-linux-gnu/libsqlite3.a', '/usr/lib64/libsqlite3.a'].find((p) => existsSync(p));
+  const sqliteStatic = [
+    '/usr/lib/x86_64-linux-gnu/libsqlite3.a',
+    '/usr/lib/aarch64-linux-gnu/libsqlite3.a',
+    '/usr/lib64/libsqlite3.a',
+  ].find((p) => existsSync(p));
   if (sqliteStatic) cmakeArgs.push(`-DSQLite3_LIBRARY=${sqliteStatic}`);
   let variant = 'sim';
   let archs = [];
@@ -158,19 +200,29 @@ function buildHelper({ simOnly, jobs }) {
   } else {
     const nvcc = findNvcc();
     if (!nvcc) {
-      throw new PackageError('nvcc (the CUDA compiler) was not found on PATH, in $CUDACXX, $CUDA_HOME/bin or /usr/local/cuda/bin, so the prebuilt helper cannot have its cuda backend. Install the CUDA toolkit, or run `npm run package -- --sim-only` for a package whose helper has the simulator only.');
+      throw new PackageError(
+        'nvcc (the CUDA compiler) was not found on PATH, in $CUDACXX, $CUDA_HOME/bin or /usr/local/cuda/bin, so the prebuilt helper cannot have its cuda backend. Install the CUDA toolkit, or run `npm run package -- --sim-only` for a package whose helper has the simulator only.',
+      );
     }
     const arch = cudaArchitectures(nvcc);
     archs = arch.archs;
     variant = 'cuda';
-    cmakeArgs.push('-DSDMA_PROBE_WITH_CUDA=ON', `-DCMAKE_CUDA_COMPILER=${nvcc}`, `-DCMAKE_CUDA_ARCHITECTURES=${arch.cmake}`);
+    cmakeArgs.push(
+      '-DSDMA_PROBE_WITH_CUDA=ON',
+      `-DCMAKE_CUDA_COMPILER=${nvcc}`,
+      `-DCMAKE_CUDA_ARCHITECTURES=${arch.cmake}`,
+    );
   }
   const buildDir = join(root, 'native', 'build-package', `helper-${variant}`);
-  console.log(`> helper (${variant}${archs.length ? `, CUDA architectures ${archs.join(', ')}` : ''}) in ${relative(root, buildDir)} with ${jobs} jobs`);
+  console.log(
+    `> helper (${variant}${archs.length ? `, CUDA architectures ${archs.join(', ')}` : ''}) in ${relative(root, buildDir)} with ${jobs} jobs`,
+  );
   const record = { sourceHash: shippedSourceHash(), cmakeArgs };
   const reused = reusableBuild(buildDir, record);
   if (reused) {
-    console.log(`  reusing the helper built ${reused.built} in ${relative(root, buildDir)} (sources ${record.sourceHash}, the same CMake options)`);
+    console.log(
+      `  reusing the helper built ${reused.built} in ${relative(root, buildDir)} (sources ${record.sourceHash}, the same CMake options)`,
+    );
     return { buildDir, variant, archs, buildSeconds: '0.0', reused: true };
   }
   const t0 = performance.now();
@@ -178,7 +230,10 @@ function buildHelper({ simOnly, jobs }) {
   rmSync(join(buildDir, BUILD_RECORD), { force: true });
   run('cmake', [...cmakeArgs, '-B', buildDir], { quiet: true });
   run('cmake', ['--build', buildDir, '--parallel', String(jobs), '--target', 'sdma_helper']);
-  writeFileSync(join(buildDir, BUILD_RECORD), `${JSON.stringify({ ...record, built: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(
+    join(buildDir, BUILD_RECORD),
+    `${JSON.stringify({ ...record, built: new Date().toISOString() }, null, 2)}\n`,
+  );
   return { buildDir, variant, archs, buildSeconds: seconds(t0), reused: false };
 }
 
@@ -186,7 +241,8 @@ function buildHelper({ simOnly, jobs }) {
 function checkHelper(probe) {
   const ldd = run('ldd', [probe], { quiet: true });
   const cudaLibs = ldd.split('\n').filter((l) => /libcuda\.so|libcudart|libstdc\+\+|libgcc_s/.test(l));
-  if (cudaLibs.length > 0) throw new PackageError(`${probe} links libraries the package must not depend on:\n${cudaLibs.join('\n')}`);
+  if (cudaLibs.length > 0)
+    throw new PackageError(`${probe} links libraries the package must not depend on:\n${cudaLibs.join('\n')}`);
   const version = run(probe, ['--version'], { quiet: true }).trim();
   const info = run(probe, ['info', '--backend', 'auto'], { quiet: true });
   const hello = JSON.parse(info.split('\n')[0]);
@@ -197,7 +253,9 @@ function checkHelper(probe) {
 /** The image paths README.md shows (Markdown and <img>), relative ones only. */
 function readmeImages() {
   const text = readFileSync(join(root, 'README.md'), 'utf8');
-  const found = [...text.matchAll(/!\[[^\]]*\]\(([^)\s]+)/g), ...text.matchAll(/<img[^>]+src="([^"]+)"/g)].map((m) => m[1]);
+  const found = [...text.matchAll(/!\[[^\]]*\]\(([^)\s]+)/g), ...text.matchAll(/<img[^>]+src="([^"]+)"/g)].map(
+    (m) => m[1],
+  );
   return found.filter((p) => !/^[a-z]+:/i.test(p));
 }
 
@@ -205,7 +263,8 @@ function stage({ buildDir }) {
   const dir = join(root, 'native', 'build-package', 'vsix');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const f of ['package.json', 'package.nls.json', 'LICENSE', 'CHANGELOG.md', '.vscodeignore']) copyFileSync(join(root, f), join(dir, f));
+  for (const f of ['package.json', 'package.nls.json', 'LICENSE', 'CHANGELOG.md', '.vscodeignore'])
+    copyFileSync(join(root, f), join(dir, f));
   copyFileSync(join(root, 'README.md'), join(dir, 'README.md'));
   cpSync(join(root, 'images'), join(dir, 'images'), { recursive: true });
   // The activity bar icon and the walkthrough's pages.
@@ -214,12 +273,15 @@ function stage({ buildDir }) {
   cpSync(join(root, 'l10n'), join(dir, 'l10n'), { recursive: true });
   cpSync(join(root, 'docs'), join(dir, 'docs'), { recursive: true });
   for (const d of ['src', 'cmake', 'cupti', 'include']) {
-    if (existsSync(join(root, 'native', d))) cpSync(join(root, 'native', d), join(dir, 'native', d), { recursive: true });
+    if (existsSync(join(root, 'native', d)))
+      cpSync(join(root, 'native', d), join(dir, 'native', d), { recursive: true });
   }
   copyFileSync(join(root, 'native', 'CMakeLists.txt'), join(dir, 'native', 'CMakeLists.txt'));
 
   console.log('> production bundle (minified, no source maps)');
-  run(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--outdir', join(dir, 'dist')], { quiet: true });
+  run(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production', '--outdir', join(dir, 'dist')], {
+    quiet: true,
+  });
   chmodSync(join(dir, 'dist', 'cli.js'), 0o755);
 
   const bin = join(dir, 'bin');
@@ -253,7 +315,19 @@ function checkVsix(file, { images }) {
   const entries = listVsix(file);
   const byPath = new Map(entries.map((e) => [e.path, e]));
   const problems = [];
-  const need = ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/native/CMakeLists.txt', 'extension/images/icon.png', 'extension/package.nls.json', 'extension/media/activity.svg', 'extension/media/walkthrough/sweep.md', 'extension/l10n/bundle.l10n.json'];
+  const need = [
+    'extension/package.json',
+    'extension/dist/extension.js',
+    'extension/dist/cli.js',
+    'extension/bin/sdma-probe',
+    'extension/bin/sdma-lens',
+    'extension/native/CMakeLists.txt',
+    'extension/images/icon.png',
+    'extension/package.nls.json',
+    'extension/media/activity.svg',
+    'extension/media/walkthrough/sweep.md',
+    'extension/l10n/bundle.l10n.json',
+  ];
   for (const p of need) if (!byPath.has(p)) problems.push(`${p} is missing`);
   for (const p of ['extension/bin/sdma-probe', 'extension/bin/sdma-lens', 'extension/dist/cli.js']) {
     const e = byPath.get(p);
@@ -261,11 +335,20 @@ function checkVsix(file, { images }) {
   }
   // vsce rewrote the README's relative links against `repository`: each image must exist at
   // the path its https URL names.
-  for (const img of images) if (!existsSync(join(root, img))) problems.push(`the README's image ${img} is not in the repository`);
+  for (const img of images)
+    if (!existsSync(join(root, img))) problems.push(`the README's image ${img} is not in the repository`);
   const maps = entries.filter((e) => e.path.endsWith('.map'));
   if (maps.length > 0) problems.push(`source maps in the package: ${maps.map((e) => e.path).join(', ')}`);
-  const strays = entries.filter((e) => /(^|\/)(node_modules|build|build-package|test|\.vscode-test)\//.test(e.path.replace(/^extension\//, '')));
-  if (strays.length > 0) problems.push(`files that do not belong in the package: ${strays.slice(0, 5).map((e) => e.path).join(', ')}`);
+  const strays = entries.filter((e) =>
+    /(^|\/)(node_modules|build|build-package|test|\.vscode-test)\//.test(e.path.replace(/^extension\//, '')),
+  );
+  if (strays.length > 0)
+    problems.push(
+      `files that do not belong in the package: ${strays
+        .slice(0, 5)
+        .map((e) => e.path)
+        .join(', ')}`,
+    );
   const cli = readFileSync(join(root, 'native', 'build-package', 'vsix', 'dist', 'cli.js'), 'utf8');
   if (!cli.startsWith('#!/usr/bin/env node\n')) problems.push('dist/cli.js does not start with #!/usr/bin/env node');
   if (problems.length > 0) throw new PackageError(`the package is not right:\n  ${problems.join('\n  ')}`);
@@ -277,7 +360,9 @@ export async function packageVsix(argv = []) {
   const host = hostTarget();
   const target = o.target ?? host;
   if (target !== host) {
-    throw new PackageError(`the helper is compiled on this machine (${host}), so a ${target} package cannot be made here; run npm run package on a ${target} machine`);
+    throw new PackageError(
+      `the helper is compiled on this machine (${host}), so a ${target} package cannot be made here; run npm run package on a ${target} machine`,
+    );
   }
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const out = o.out ?? join(root, `${pkg.name}-${target}-${pkg.version}.vsix`);
@@ -285,7 +370,9 @@ export async function packageVsix(argv = []) {
   const helper = buildHelper(o);
   const dir = stage({ buildDir: helper.buildDir });
   const probe = checkHelper(join(dir, 'bin', 'sdma-probe'));
-  console.log(`  ${probe.version}; without a GPU driver: --backend auto uses ${probe.backend}${probe.simulated ? ' (simulated)' : ''}`);
+  console.log(
+    `  ${probe.version}; without a GPU driver: --backend auto uses ${probe.backend}${probe.simulated ? ' (simulated)' : ''}`,
+  );
 
   console.log('> vsce package');
   const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
@@ -294,17 +381,24 @@ export async function packageVsix(argv = []) {
   // The details page of an installed extension is a webview that shows images only from https:
   // (relative, file and data: sources are dropped), so vsce rewrites the README's relative
   // links against `repository` (raw/HEAD for images, blob/HEAD for documents).
-  run(process.execPath, [vsce, 'package', '--target', target, '--no-dependencies', '--out', out], { cwd: dir, quiet: true });
+  run(process.execPath, [vsce, 'package', '--target', target, '--no-dependencies', '--out', out], {
+    cwd: dir,
+    quiet: true,
+  });
   const entries = checkVsix(out, { images: readmeImages() });
 
   const size = statSync(out).size;
   console.log(`\n${entries.length} files:`);
   for (const e of entries) console.log(`  ${e.mode} ${String(e.size).padStart(9)}  ${e.path}`);
-  console.log(helper.reused
-    ? `\nhelper build: reused native/build-package/helper-${helper.variant} (same sources and options)`
-    : `\nhelper build: ${helper.buildSeconds} s with ${o.jobs} jobs (incremental when native/build-package/helper-${helper.variant} exists)`);
+  console.log(
+    helper.reused
+      ? `\nhelper build: reused native/build-package/helper-${helper.variant} (same sources and options)`
+      : `\nhelper build: ${helper.buildSeconds} s with ${o.jobs} jobs (incremental when native/build-package/helper-${helper.variant} exists)`,
+  );
   console.log(`package: ${out}`);
-  console.log(`size: ${(size / MiB).toFixed(2)} MiB (${size} bytes; goal <= ${SIZE_GOAL / MiB} MiB)${size > SIZE_GOAL ? '  -- OVER THE GOAL' : ''}`);
+  console.log(
+    `size: ${(size / MiB).toFixed(2)} MiB (${size} bytes; goal <= ${SIZE_GOAL / MiB} MiB)${size > SIZE_GOAL ? '  -- OVER THE GOAL' : ''}`,
+  );
   console.log(`total: ${seconds(t0)} s`);
   return { vsix: out, size, entries, helper, probe };
 }

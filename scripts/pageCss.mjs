@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 const sharedDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'webview', 'shared');
 
 export function pageCss(source, destination) {
-  const shared = readdirSync(sharedDir).filter((f) => f.endsWith('.css')).sort().map((f) => readFileSync(join(sharedDir, f), 'utf8'));
+  const shared = readdirSync(sharedDir)
+    .filter((f) => f.endsWith('.css'))
+    .sort()
+    .map((f) => readFileSync(join(sharedDir, f), 'utf8'));
   writeFileSync(destination, [...shared, readFileSync(source, 'utf8')].join('\n'));
 }

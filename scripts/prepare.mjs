@@ -23,7 +23,10 @@ export function run(command, args, options = {}) {
   const r = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
   if (r.error) {
     console.error(`\n${command} could not be started: ${r.error.message}`);
-    if (r.error.code === 'ENOENT') console.error(`Install ${command} first (Debian: sudo apt-get install ${command === 'cmake' ? 'cmake g++' : command}).`);
+    if (r.error.code === 'ENOENT')
+      console.error(
+        `Install ${command} first (Debian: sudo apt-get install ${command === 'cmake' ? 'cmake g++' : command}).`,
+      );
     process.exit(1);
   }
   return r.status ?? 1;
@@ -118,14 +121,24 @@ export function recordLeftOut(buildDir, leftOut) {
  */
 export function buildNative(use = 'helper') {
   const jobs = buildJobs();
-  console.log(`> building the native ${use === 'all' ? 'helper and its tests' : 'helper'} (CMake, ${jobs} job${jobs === 1 ? '' : 's'})`);
+  console.log(
+    `> building the native ${use === 'all' ? 'helper and its tests' : 'helper'} (CMake, ${jobs} job${jobs === 1 ? '' : 's'})`,
+  );
   const { args, leftOut, recorded } = nativeConfigureArgs(use);
   must('cmake', args);
   if (!recorded) recordLeftOut(NATIVE_BUILD, leftOut);
-  must('cmake', ['--build', 'native/build', '--parallel', String(jobs), ...(use === 'all' ? [] : ['--target', 'sdma_helper'])]);
+  must('cmake', [
+    '--build',
+    'native/build',
+    '--parallel',
+    String(jobs),
+    ...(use === 'all' ? [] : ['--target', 'sdma_helper']),
+  ]);
   if (leftOut.length > 0) {
     const names = leftOut.map((b) => `the ${b.backend} backend (no ${b.gpu} GPU here)`).join(', ');
-    console.log(`> left out: ${names}; \`npm run build:native -- --all\` builds every backend this machine can compile, and the tests (npm test does).`);
+    console.log(
+      `> left out: ${names}; \`npm run build:native -- --all\` builds every backend this machine can compile, and the tests (npm test does).`,
+    );
   }
 }
 

@@ -35,7 +35,9 @@ if (args.includes('--out') && !checkMode) {
   console.error('--out goes with --check: npm start -- --check --out DIR');
   process.exit(2);
 }
-const outDir = args.includes('--out') ? resolve(process.env.INIT_CWD ?? process.cwd(), args[args.indexOf('--out') + 1] ?? '.') : join(root, '.vscode-test', 'artifacts');
+const outDir = args.includes('--out')
+  ? resolve(process.env.INIT_CWD ?? process.cwd(), args[args.indexOf('--out') + 1] ?? '.')
+  : join(root, '.vscode-test', 'artifacts');
 
 const started = performance.now();
 const seconds = (t0) => ((performance.now() - t0) / 1000).toFixed(1);
@@ -43,7 +45,8 @@ const timings = [];
 let current;
 // A step that fails exits on its own (its error printed); this names which one it was.
 process.on('exit', (status) => {
-  if (status !== 0 && current) console.error(`npm start${checkMode ? ' -- --check' : ''}: failed at "${current}" (exit ${status})`);
+  if (status !== 0 && current)
+    console.error(`npm start${checkMode ? ' -- --check' : ''}: failed at "${current}" (exit ${status})`);
 });
 /** Runs one step, prints and keeps how long it took. */
 async function step(name, fn) {
@@ -74,7 +77,9 @@ await step('prerequisites', () => {
     console.error(`\n${problem}\n\nThen run npm start${checkMode ? ' -- --check' : ''} again.`);
     process.exit(1);
   }
-  console.log(`> system prerequisites are there${serverInstall ? " (with the VS Code server's build tools and headers)" : ''}`);
+  console.log(
+    `> system prerequisites are there${serverInstall ? " (with the VS Code server's build tools and headers)" : ''}`,
+  );
 });
 await step('dependencies', () => {
   if (!installDependencies()) console.log('> dependencies already installed (node_modules)');
@@ -107,7 +112,9 @@ function portFree(port) {
 
 function cliSweep(reason) {
   console.log(`> ${reason}.`);
-  console.log(`To see the sweep above in VS Code: open ${sample} with SDMA Lens installed (or run \`code --extensionDevelopmentPath=${root} ${sample}\`),`);
+  console.log(
+    `To see the sweep above in VS Code: open ${sample} with SDMA Lens installed (or run \`code --extensionDevelopmentPath=${root} ${sample}\`),`,
+  );
   console.log('then run "SDMA Lens: Open Run" from the command palette.');
 }
 
@@ -139,9 +146,15 @@ async function serveVSCode() {
     process.exit(1);
   });
   const url = workbenchUrl(server.origin, { folder: sample, extensionDevelopmentPath: root });
-  console.log(`\n> VS Code ${serverVersion(installed.serverMain)} with SDMA Lens (under development) on examples/hip-sample. Open in a browser:\n\n  ${url}\n`);
-  console.log('  then "SDMA Lens: Open Run" (F1) shows the sweep above, and "SDMA Lens: Run Transfer Sweep" runs another.');
-  console.log(`  From another machine: ssh -L ${server.port}:127.0.0.1:${server.port} this-host, then open the same URL.`);
+  console.log(
+    `\n> VS Code ${serverVersion(installed.serverMain)} with SDMA Lens (under development) on examples/hip-sample. Open in a browser:\n\n  ${url}\n`,
+  );
+  console.log(
+    '  then "SDMA Lens: Open Run" (F1) shows the sweep above, and "SDMA Lens: Run Transfer Sweep" runs another.',
+  );
+  console.log(
+    `  From another machine: ssh -L ${server.port}:127.0.0.1:${server.port} this-host, then open the same URL.`,
+  );
   console.log('  Ctrl+C stops it.');
 }
 

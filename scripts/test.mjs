@@ -27,7 +27,10 @@ must(process.execPath, ['node_modules/eslint/bin/eslint.js', '.']);
 // one check; a "skip" (no clang-format-19 here) is a failure in CI.
 console.log('> format check (npm run format rewrites)');
 {
-  const r = spawnSync(process.execPath, ['scripts/format.mjs', '--check'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, ['scripts/format.mjs', '--check'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   process.stdout.write(r.stdout ?? '');
   tally.compileCheck(r.stdout ?? '', r.status);
 }
@@ -43,7 +46,10 @@ must('ctest', ['--test-dir', 'native/build', '--output-on-failure']);
 // is one check; a "skip" line (no clang-19 or libclang-rt-19-dev here) is a failure in CI.
 console.log('> fuzzing the readers (short run; npm run fuzz -- --seconds 600 for a long one)');
 {
-  const r = spawnSync(process.execPath, ['scripts/fuzz.mjs', '--seconds', '15'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, ['scripts/fuzz.mjs', '--seconds', '15'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   process.stdout.write(r.stdout ?? '');
   tally.compileCheck(r.stdout ?? '', r.status);
 }
@@ -51,7 +57,13 @@ console.log('> fuzzing the readers (short run; npm run fuzz -- --seconds 600 for
 console.log('> unit and contract tests (vitest)');
 const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-test-'));
 const report = join(dir, 'vitest.json');
-const status = run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
+const status = run(process.execPath, [
+  'node_modules/vitest/vitest.mjs',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+]);
 let vitestReport;
 try {
   vitestReport = JSON.parse(readFileSync(report, 'utf8'));
@@ -95,13 +107,39 @@ function browserCheck(title, script, args = []) {
   console.log(`> ${title}`);
   tally.exitCode(run(process.execPath, [script, ...args]));
 }
-browserCheck('sweep panel in headless Chromium (CSP, messages, theme redraw)', 'test/webview/preview.mjs', ['--probe', '--out', shots]);
-browserCheck('timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)', 'test/webview/timeline.mjs', ['--out', shots]);
-browserCheck('compare panel in headless Chromium (both runs\' curves, ratio interval, curve picker, verdict table, CSP)', 'test/webview/compare.mjs', ['--out', shots]);
-browserCheck('fleet panel in headless Chromium (nodes, outliers, figure chart by mouse and keyboard, 1,000 nodes, CSP)', 'test/webview/fleet.mjs', ['--out', shots]);
-browserCheck('matrix panel in headless Chromium (every cell, weakest pair, keyboard, themes)', 'test/webview/matrix.mjs', ['--out', shots]);
-browserCheck("run-mode timeline in headless Chromium (kernel names, the lens's kernel filter)", 'test/webview/runTimeline.mjs');
-browserCheck('collective panel in headless Chromium (chart.js curves, in-place dashes, off-path points, crossover, CSP)', 'test/webview/collective.mjs');
+browserCheck('sweep panel in headless Chromium (CSP, messages, theme redraw)', 'test/webview/preview.mjs', [
+  '--probe',
+  '--out',
+  shots,
+]);
+browserCheck(
+  'timeline panel in headless Chromium (render, zoom, pan, select, filter, themes)',
+  'test/webview/timeline.mjs',
+  ['--out', shots],
+);
+browserCheck(
+  "compare panel in headless Chromium (both runs' curves, ratio interval, curve picker, verdict table, CSP)",
+  'test/webview/compare.mjs',
+  ['--out', shots],
+);
+browserCheck(
+  'fleet panel in headless Chromium (nodes, outliers, figure chart by mouse and keyboard, 1,000 nodes, CSP)',
+  'test/webview/fleet.mjs',
+  ['--out', shots],
+);
+browserCheck(
+  'matrix panel in headless Chromium (every cell, weakest pair, keyboard, themes)',
+  'test/webview/matrix.mjs',
+  ['--out', shots],
+);
+browserCheck(
+  "run-mode timeline in headless Chromium (kernel names, the lens's kernel filter)",
+  'test/webview/runTimeline.mjs',
+);
+browserCheck(
+  'collective panel in headless Chromium (chart.js curves, in-place dashes, off-path points, crossover, CSP)',
+  'test/webview/collective.mjs',
+);
 rmSync(shots, { recursive: true, force: true });
 
 // Integration tests in the extension host and UI tests in the browser, in a real VS Code
@@ -117,7 +155,10 @@ async function realVSCode(suites) {
     return true;
   } catch (err) {
     if (!(err instanceof ProvisionError)) throw err;
-    tally.missing(suites, `the ${suites} test suites in VS Code (no VS Code server: ${err.message.replaceAll('\n', ' ')})`);
+    tally.missing(
+      suites,
+      `the ${suites} test suites in VS Code (no VS Code server: ${err.message.replaceAll('\n', ' ')})`,
+    );
     return false;
   }
 }

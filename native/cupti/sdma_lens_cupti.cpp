@@ -88,17 +88,28 @@ void writeClockLine(const char* when) {
 
 const char* copyKindName(std::uint8_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+      return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+      return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+      return "DtoA";
+    default:
+      return "unknown";
   }
 }
 
@@ -133,10 +144,19 @@ void handleRecord(const CUpti_Activity* record) {
       const int device = static_cast<int>(m.deviceId);
       int src = -1, dst = -1;  // -1: host memory
       switch (m.copyKind) {
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: dst = device; break;
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: src = device; break;
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: break;
-        default: src = dst = device; break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+          dst = device;
+          break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+          src = device;
+          break;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+          break;
+        default:
+          src = dst = device;
+          break;
       }
       writeMemcpy(copyKindName(m.copyKind), src, dst, m.bytes, m.start, m.end, m.deviceId, m.correlationId);
       break;

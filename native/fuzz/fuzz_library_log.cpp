@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::touch(c.library);
     fuzz::touch(c.op);
     fuzz::touch(c.evidence);
-    fuzz::sink = fuzz::sink + c.minBytes + c.maxBytes + static_cast<std::size_t>(c.calls) + static_cast<std::size_t>(c.ranks);
+    fuzz::sink =
+        fuzz::sink + c.minBytes + c.maxBytes + static_cast<std::size_t>(c.calls) + static_cast<std::size_t>(c.ranks);
   }
   return 0;
 }

@@ -50,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 5) return 0;
   const std::size_t max = data[0];
   std::uint32_t state = (std::uint32_t{data[1]} | std::uint32_t{data[2]} << 8 | std::uint32_t{data[3]} << 16 |
-                         std::uint32_t{data[4]} << 24) | 1u;
+                         std::uint32_t{data[4]} << 24) |
+                        1u;
   const std::string_view text = sdma::fuzz::asText(data + 5, size - 5);
 
   std::vector<Line> got;

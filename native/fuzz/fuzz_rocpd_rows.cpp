@@ -40,18 +40,33 @@ struct Table {
 
 const std::vector<Table>& tables() {
   static const std::vector<Table> kTables = {
-      {"rocpd_info_agent", {{"id", "INTEGER"}, {"pid", "INTEGER"}, {"type", "TEXT"}, {"absolute_index", "INTEGER"},
-                            {"name", "TEXT"}}},
+      {"rocpd_info_agent",
+       {{"id", "INTEGER"}, {"pid", "INTEGER"}, {"type", "TEXT"}, {"absolute_index", "INTEGER"}, {"name", "TEXT"}}},
       {"rocpd_string", {{"id", "INTEGER"}, {"string", "TEXT"}}},
       {"rocpd_info_kernel_symbol", {{"id", "INTEGER"}, {"kernel_name", "TEXT"}, {"display_name", "TEXT"}}},
       {"rocpd_event", {{"id", "INTEGER"}, {"correlation_id", "INTEGER"}}},
       {"rocpd_kernel_dispatch",
-       {{"id", "INTEGER"}, {"agent_id", "INTEGER"}, {"kernel_id", "INTEGER"}, {"start", "INTEGER"}, {"end", "INTEGER"},
-        {"workgroup_size_x", "INTEGER"}, {"workgroup_size_y", "INTEGER"}, {"workgroup_size_z", "INTEGER"},
-        {"grid_size_x", "INTEGER"}, {"grid_size_y", "INTEGER"}, {"grid_size_z", "INTEGER"}, {"event_id", "INTEGER"}}},
+       {{"id", "INTEGER"},
+        {"agent_id", "INTEGER"},
+        {"kernel_id", "INTEGER"},
+        {"start", "INTEGER"},
+        {"end", "INTEGER"},
+        {"workgroup_size_x", "INTEGER"},
+        {"workgroup_size_y", "INTEGER"},
+        {"workgroup_size_z", "INTEGER"},
+        {"grid_size_x", "INTEGER"},
+        {"grid_size_y", "INTEGER"},
+        {"grid_size_z", "INTEGER"},
+        {"event_id", "INTEGER"}}},
       {"rocpd_memory_copy",
-       {{"id", "INTEGER"}, {"name_id", "INTEGER"}, {"src_agent_id", "INTEGER"}, {"dst_agent_id", "INTEGER"},
-        {"size", "INTEGER"}, {"start", "INTEGER"}, {"end", "INTEGER"}, {"event_id", "INTEGER"}}},
+       {{"id", "INTEGER"},
+        {"name_id", "INTEGER"},
+        {"src_agent_id", "INTEGER"},
+        {"dst_agent_id", "INTEGER"},
+        {"size", "INTEGER"},
+        {"start", "INTEGER"},
+        {"end", "INTEGER"},
+        {"event_id", "INTEGER"}}},
   };
   return kTables;
 }
@@ -178,7 +193,8 @@ std::string quoted(const std::string& name) {
 void addTable(FuzzedDataProvider& in, sqlite3* db, const Table& table, const std::string& name, Budget& budget) {
   if (in.ConsumeIntegralInRange(0, 15) == 0) {
     // A virtual table (a module's code, not rows) where the reader looks for a real one.
-    exec(db, "CREATE VIRTUAL TABLE " + quoted(name) + (in.ConsumeBool() ? " USING fts5(id, start)" : " USING rtree(id, a, b)"));
+    exec(db, "CREATE VIRTUAL TABLE " + quoted(name) +
+                 (in.ConsumeBool() ? " USING fts5(id, start)" : " USING rtree(id, a, b)"));
     return;
   }
   // Declared types: 0 rocprofv3's, 1 none, 2 all TEXT, 3 all REAL.
@@ -238,11 +254,11 @@ std::string fixtureViews(const std::string& suffix) {
   return "CREATE VIEW kernels AS SELECT K.id, S.display_name AS name, K.agent_id, K.kernel_id, K.start, K.\"end\", "
          "K.grid_size_x AS grid_x, K.grid_size_y AS grid_y, K.grid_size_z AS grid_z, K.workgroup_size_x AS "
          "workgroup_x, K.workgroup_size_y AS workgroup_y, K.workgroup_size_z AS workgroup_z, E.correlation_id FROM " +
-         t("rocpd_kernel_dispatch") + " K JOIN " + t("rocpd_info_kernel_symbol") + " S ON S.id = K.kernel_id LEFT JOIN " +
-         t("rocpd_event") + " E ON E.id = K.event_id;" +
+         t("rocpd_kernel_dispatch") + " K JOIN " + t("rocpd_info_kernel_symbol") +
+         " S ON S.id = K.kernel_id LEFT JOIN " + t("rocpd_event") + " E ON E.id = K.event_id;" +
          "CREATE VIEW memory_copies AS SELECT M.id, N.string AS name, M.start, M.\"end\", M.size, M.src_agent_id, "
-         "M.dst_agent_id FROM " + t("rocpd_memory_copy") + " M LEFT JOIN " + t("rocpd_string") +
-         " N ON N.id = M.name_id;";
+         "M.dst_agent_id FROM " +
+         t("rocpd_memory_copy") + " M LEFT JOIN " + t("rocpd_string") + " N ON N.id = M.name_id;";
 }
 
 // Views with the documented names and columns whose rows never end.
@@ -300,10 +316,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     switch (in.ConsumeIntegralInRange(0, 3)) {
-      case 1: exec(db, fixtureViews(firstSuffix)); break;
-      case 2: exec(db, kEndlessViews); break;
-      case 3: exec(db, kBrokenViews); break;
-      default: break;
+      case 1:
+        exec(db, fixtureViews(firstSuffix));
+        break;
+      case 2:
+        exec(db, kEndlessViews);
+        break;
+      case 3:
+        exec(db, kBrokenViews);
+        break;
+      default:
+        break;
     }
     exec(db, "COMMIT");
     sqlite3_close(db);

@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 namespace {
 
 std::vector<std::string> filesOf(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   if (stat(path.c_str(), &st) != 0) return {};
   if (!S_ISDIR(st.st_mode)) return {path};
   std::vector<std::string> out;

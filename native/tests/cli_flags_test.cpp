@@ -26,8 +26,8 @@ std::string readAll(const std::string& path) {
 }
 
 std::vector<const std::vector<FlagSpec>*> allTables() {
-  return {&infoFlags(), &sweepFlags(), &matrixFlags(), &runFlags(), &importFlags(), &collectiveFlags(),
-          &overlapFlags()};
+  return {&infoFlags(),   &sweepFlags(),      &matrixFlags(), &runFlags(),
+          &importFlags(), &collectiveFlags(), &overlapFlags()};
 }
 
 // The limits.json keys some row keeps (its bound's key, or one it names as kept).
@@ -73,12 +73,18 @@ TEST_CASE("every limit the extension reads that bounds a flag is kept by a row o
 
 TEST_CASE("a row's bound is the limit its key names") {
   const std::vector<std::pair<std::string_view, long long>> known = {
-      {"sizeBytesMax", limits::sizeBytesMax},   {"cusMax", limits::cusMax},
-      {"itersMax", limits::itersMax},           {"warmupMax", limits::warmupMax},
-      {"simDelayMsMax", limits::simDelayMsMax}, {"simGpusMax", limits::simGpusMax},
-      {"timelineRepeatsMax", limits::timelineRepeatsMax}, {"targetMsMax", limits::targetMsMax},
-      {"blocksPerCuMax", limits::blocksPerCuMax}, {"collectiveRepeatsMax", limits::collectiveRepeatsMax},
-      {"listLengthMax", limits::listLengthMax}, {"pairsMax", limits::pairsMax},
+      {"sizeBytesMax", limits::sizeBytesMax},
+      {"cusMax", limits::cusMax},
+      {"itersMax", limits::itersMax},
+      {"warmupMax", limits::warmupMax},
+      {"simDelayMsMax", limits::simDelayMsMax},
+      {"simGpusMax", limits::simGpusMax},
+      {"timelineRepeatsMax", limits::timelineRepeatsMax},
+      {"targetMsMax", limits::targetMsMax},
+      {"blocksPerCuMax", limits::blocksPerCuMax},
+      {"collectiveRepeatsMax", limits::collectiveRepeatsMax},
+      {"listLengthMax", limits::listLengthMax},
+      {"pairsMax", limits::pairsMax},
       {"gpuIndexMax", limits::gpuIndexMax}};
   for (const std::vector<FlagSpec>* table : allTables()) {
     for (const FlagSpec& row : *table) {
@@ -100,7 +106,8 @@ TEST_CASE("the size grammar's shared vectors (test/fixtures/size-grammar.json)")
   while (std::getline(in, line)) {
     const std::size_t open = line.find('{');
     const std::size_t close = line.rfind('}');
-    if (open == std::string::npos || close == std::string::npos || line.find("\"input\"") == std::string::npos) continue;
+    if (open == std::string::npos || close == std::string::npos || line.find("\"input\"") == std::string::npos)
+      continue;
     const auto object = ndjson::parseLine(line.substr(open, close - open + 1));
     REQUIRE_MESSAGE(object.has_value(), line);
     const std::string input = ndjson::stringField(*object, "input").value_or("");

@@ -55,24 +55,38 @@ TEST_CASE("ginTypeByVersion") {
     int major, minor, patch;
     std::optional<int> type;
   };
-  const Row rows[] = {{2, 28, 9, std::nullopt}, {2, 30, 3, std::nullopt}, {2, 30, 4, 5}, {2, 30, 6, 5},
-                      {2, 30, 7, 6},            {2, 30, 99, 6},           {2, 31, 0, 7}, {2, 32, 1, 7}};
+  const Row rows[] = {{2, 28, 9, std::nullopt},
+                      {2, 30, 3, std::nullopt},
+                      {2, 30, 4, 5},
+                      {2, 30, 6, 5},
+                      {2, 30, 7, 6},
+                      {2, 30, 99, 6},
+                      {2, 31, 0, 7},
+                      {2, 32, 1, 7}};
   for (const Row& r : rows) {
     const std::string v = std::to_string(r.major) + "." + std::to_string(r.minor) + "." + std::to_string(r.patch);
-    CHECK_MESSAGE((ginSdmaTypeForRccl(r.major, r.minor, r.patch) == r.type), ("RCCL " + v + ": Anvil SDMA is " + (r.type ? std::to_string(*r.type) : std::string("not there"))));
+    CHECK_MESSAGE((ginSdmaTypeForRccl(r.major, r.minor, r.patch) == r.type),
+                  ("RCCL " + v + ": Anvil SDMA is " + (r.type ? std::to_string(*r.type) : std::string("not there"))));
   }
 }
 
 TEST_CASE("ginEnv") {
   const EnvList env = ginSdmaEnv(7);
-  const std::vector<std::string> names = {"NCCL_GIN_ENABLE",        "NCCL_GIN_TYPE",     "NCCL_GIN_A2A_ENABLE",
-                                          "NCCL_GIN_A2A_MIN_BYTES", "NCCL_GIN_A2A_SDMA_MIN_BYTES",
-                                          "NCCL_CUMEM_ENABLE",      "NCCL_DMABUF_ENABLE", "HSA_NO_SCRATCH_RECLAIM"};
+  const std::vector<std::string> names = {"NCCL_GIN_ENABLE",
+                                          "NCCL_GIN_TYPE",
+                                          "NCCL_GIN_A2A_ENABLE",
+                                          "NCCL_GIN_A2A_MIN_BYTES",
+                                          "NCCL_GIN_A2A_SDMA_MIN_BYTES",
+                                          "NCCL_CUMEM_ENABLE",
+                                          "NCCL_DMABUF_ENABLE",
+                                          "HSA_NO_SCRATCH_RECLAIM"};
   std::vector<std::string> got;
   for (const auto& [name, value] : env) got.push_back(name);
-  CHECK_MESSAGE((got == names), ("gin-sdma env: the prerequisites, the GIN type and the three AlltoAll forcing values, in order"));
+  CHECK_MESSAGE((got == names),
+                ("gin-sdma env: the prerequisites, the GIN type and the three AlltoAll forcing values, in order"));
   CHECK_MESSAGE((envValue(env, "NCCL_GIN_TYPE") == "7" && envValue(env, "NCCL_GIN_A2A_SDMA_MIN_BYTES") == "0" &&
-            envValue(env, "NCCL_GIN_A2A_MIN_BYTES") == "0" && envValue(env, "NCCL_GIN_A2A_ENABLE") == "1"), ("gin-sdma env: type 7, AlltoAll GIN path on, no minimum, SDMA from 0 bytes per peer"));
+                 envValue(env, "NCCL_GIN_A2A_MIN_BYTES") == "0" && envValue(env, "NCCL_GIN_A2A_ENABLE") == "1"),
+                ("gin-sdma env: type 7, AlltoAll GIN path on, no minimum, SDMA from 0 bytes per peer"));
   CHECK_MESSAGE((envValue(env, "RCCL_ENABLE_INTRANET") == "(unset)"), ("gin-sdma env: no RCCL_ENABLE_INTRANET"));
 }
 
@@ -100,11 +114,13 @@ TEST_CASE("repeatsAndSeeds") {
   CHECK_MESSAGE((shaped), ("--repeats 3: three samples per point, each with noise of its own, the time their median"));
   const Captured same = run(sweep(3, 7));
   bool identical = same.points.size() == a.points.size();
-  for (std::size_t i = 0; identical && i < a.points.size(); ++i) identical = same.points[i].samplesUs == a.points[i].samplesUs;
+  for (std::size_t i = 0; identical && i < a.points.size(); ++i)
+    identical = same.points[i].samplesUs == a.points[i].samplesUs;
   CHECK_MESSAGE((identical), ("the same seed gives the same samples"));
   const Captured other = run(sweep(3, 8));
   bool differ = other.points.size() == a.points.size();
-  for (std::size_t i = 0; differ && i < a.points.size(); ++i) differ = other.points[i].samplesUs != a.points[i].samplesUs;
+  for (std::size_t i = 0; differ && i < a.points.size(); ++i)
+    differ = other.points[i].samplesUs != a.points[i].samplesUs;
   CHECK_MESSAGE((differ), ("another seed gives other samples at every point"));
 }
 
@@ -115,13 +131,16 @@ TEST_CASE("ginSdmaAlltoAllOnly") {
   for (const PointReport& p : c.points) {
     if (p.variant != "gin-sdma") continue;
     ++ginPoints;
-    allAlltoAllSdma = allAlltoAllSdma && p.op == Op::AlltoAll && p.transport == std::optional<std::string>("sdma") &&
-                      p.evidence == "AllToAll GIN: transport=sdma bytesPerPeer=" + std::to_string(p.sizeBytes / 8) +
-                                        " (simulated)";
+    allAlltoAllSdma =
+        allAlltoAllSdma && p.op == Op::AlltoAll && p.transport == std::optional<std::string>("sdma") &&
+        p.evidence == "AllToAll GIN: transport=sdma bytesPerPeer=" + std::to_string(p.sizeBytes / 8) + " (simulated)";
   }
-  CHECK_MESSAGE((ginPoints == 4 && allAlltoAllSdma), ("gin-sdma: AlltoAll only, SDMA at every size (64 KiB .. 256 MiB)"));
-  CHECK_MESSAGE((c.warnings == std::vector<std::string>{"variant-op-unsupported"}), ("gin-sdma: one variant-op-unsupported warning"));
-  CHECK_MESSAGE((c.lastTotal == static_cast<std::int64_t>(c.points.size()) && c.lastDone == c.lastTotal), ("progress: the total counts the points that ran (" + std::to_string(c.points.size()) + ")"));
+  CHECK_MESSAGE((ginPoints == 4 && allAlltoAllSdma),
+                ("gin-sdma: AlltoAll only, SDMA at every size (64 KiB .. 256 MiB)"));
+  CHECK_MESSAGE((c.warnings == std::vector<std::string>{"variant-op-unsupported"}),
+                ("gin-sdma: one variant-op-unsupported warning"));
+  CHECK_MESSAGE((c.lastTotal == static_cast<std::int64_t>(c.points.size()) && c.lastDone == c.lastTotal),
+                ("progress: the total counts the points that ran (" + std::to_string(c.points.size()) + ")"));
 
   // A user's value in the process environment would send small calls to LSA; the variant's
   // own value is set before its communicator, so the library reads that one.
@@ -144,10 +163,12 @@ TEST_CASE("olderRccl") {
   for (const VariantReport& v : c.variants) {
     if (v.name == "gin-sdma") unsupported = !v.supported && !v.reason.empty() && !v.hint.empty() && v.env.empty();
   }
-  CHECK_MESSAGE((unsupported), ("RCCL 2.30.3: gin-sdma is reported unsupported, with a reason and a hint, and sets nothing"));
+  CHECK_MESSAGE((unsupported),
+                ("RCCL 2.30.3: gin-sdma is reported unsupported, with a reason and a hint, and sets nothing"));
   bool onlyDefault = !c.points.empty();
   for (const PointReport& p : c.points) onlyDefault = onlyDefault && p.variant == "default";
-  CHECK_MESSAGE((onlyDefault && c.lastTotal == static_cast<std::int64_t>(c.points.size())), ("RCCL 2.30.3: only the default's points, and the progress total counts only them"));
+  CHECK_MESSAGE((onlyDefault && c.lastTotal == static_cast<std::int64_t>(c.points.size())),
+                ("RCCL 2.30.3: only the default's points, and the progress total counts only them"));
 
   model.rcclPatch = 5;
   const Captured guess = run(sweep(1, 1), model);
@@ -159,4 +180,3 @@ TEST_CASE("olderRccl") {
 }
 
 }  // namespace
-

@@ -139,11 +139,9 @@ Import run(const std::function<std::size_t(TraceCollector&, std::vector<Collecto
 }
 
 Import importDir(const std::string& dir, const Options& o = {}) {
-  return run(
-      [&](TraceCollector& c, std::vector<CollectorWarning>& w, Control& control) {
-        return sdma::runmode::readRocprofDir(dir, o.bootToMono, c, w, control);
-      },
-      o);
+  return run([&](TraceCollector& c, std::vector<CollectorWarning>& w,
+                 Control& control) { return sdma::runmode::readRocprofDir(dir, o.bootToMono, c, w, control); },
+             o);
 }
 
 Import importTexts(const std::string& agents, const std::string& kernels, const std::string& copies,
@@ -203,14 +201,20 @@ void readerQuoting() {
   Rows a;
   whole.feed(text, a.collect());
   whole.end(a.collect());
-  CHECK_MESSAGE((whole.header() == std::vector<std::string>{"name", "value"}), ("reader: the header without the byte order mark"));
-  CHECK_MESSAGE((whole.column("value") == 1 && whole.column("nope") == CsvReader::kNoColumn), ("reader: column lookup"));
+  CHECK_MESSAGE((whole.header() == std::vector<std::string>{"name", "value"}),
+                ("reader: the header without the byte order mark"));
+  CHECK_MESSAGE((whole.column("value") == 1 && whole.column("nope") == CsvReader::kNoColumn),
+                ("reader: column lookup"));
   CHECK_MESSAGE((a.rows.size() == 3), ("reader: 3 rows, blank lines skipped"));
   if (a.rows.size() == 3) {
-    CHECK_MESSAGE((a.rows[0].second == std::vector<std::string>{"a,b", "say \"hi\""}), ("reader: quoted comma and doubled quotes"));
-    CHECK_MESSAGE((a.rows[1].second == std::vector<std::string>{"two\nlines", "2"}), ("reader: a line break inside quotes"));
-    CHECK_MESSAGE((a.rows[0].first == 2 && a.rows[1].first == 4 && a.rows[2].first == 7), ("reader: rows carry their first line"));
-    CHECK_MESSAGE((a.rows[2].second == std::vector<std::string>{"last", "3"}), ("reader: a last row without a line break"));
+    CHECK_MESSAGE((a.rows[0].second == std::vector<std::string>{"a,b", "say \"hi\""}),
+                  ("reader: quoted comma and doubled quotes"));
+    CHECK_MESSAGE((a.rows[1].second == std::vector<std::string>{"two\nlines", "2"}),
+                  ("reader: a line break inside quotes"));
+    CHECK_MESSAGE((a.rows[0].first == 2 && a.rows[1].first == 4 && a.rows[2].first == 7),
+                  ("reader: rows carry their first line"));
+    CHECK_MESSAGE((a.rows[2].second == std::vector<std::string>{"last", "3"}),
+                  ("reader: a last row without a line break"));
   }
   CHECK_MESSAGE((!whole.problems().malformed() && whole.malformedSummary().empty()), ("reader: nothing malformed"));
 
@@ -219,7 +223,8 @@ void readerQuoting() {
   Rows b;
   for (const char c : text) bytewise.feed(std::string_view(&c, 1), b.collect());
   bytewise.end(b.collect());
-  CHECK_MESSAGE((b.rows == a.rows && bytewise.header() == whole.header()), ("reader: fed one byte at a time, the same rows"));
+  CHECK_MESSAGE((b.rows == a.rows && bytewise.header() == whole.header()),
+                ("reader: fed one byte at a time, the same rows"));
 
   // A text that begins like a byte order mark but is not one keeps its bytes.
   CsvReader almost;
@@ -227,7 +232,8 @@ void readerQuoting() {
   almost.feed("\xEF\xBB", c.collect());
   almost.feed("x\n1\n", c.collect());
   almost.end(c.collect());
-  CHECK_MESSAGE((almost.header() == std::vector<std::string>{"\xEF\xBBx"} && c.rows.size() == 1), ("reader: a near byte order mark is text"));
+  CHECK_MESSAGE((almost.header() == std::vector<std::string>{"\xEF\xBBx"} && c.rows.size() == 1),
+                ("reader: a near byte order mark is text"));
 }
 
 void readerMalformed() {
@@ -239,8 +245,11 @@ void readerMalformed() {
     r.feed(text, rows.collect());
     r.end(rows.collect());
     CHECK_MESSAGE((rows.rows.size() == 2), ("unterminated quote: the rows before it are read"));
-    CHECK_MESSAGE((r.problems().unterminatedQuote && r.problems().unterminatedQuoteLine == 4 && r.problems().linesAfterQuote == 2), ("unterminated quote: reported with its line (4) and the 2 lines lost after it"));
-    CHECK_MESSAGE((r.malformedSummary().find("line 4") != std::string::npos), ("unterminated quote: said in words: " + r.malformedSummary()));
+    CHECK_MESSAGE((r.problems().unterminatedQuote && r.problems().unterminatedQuoteLine == 4 &&
+                   r.problems().linesAfterQuote == 2),
+                  ("unterminated quote: reported with its line (4) and the 2 lines lost after it"));
+    CHECK_MESSAGE((r.malformedSummary().find("line 4") != std::string::npos),
+                  ("unterminated quote: said in words: " + r.malformedSummary()));
   }
   {
     CsvReader r;
@@ -248,8 +257,11 @@ void readerMalformed() {
     r.feed("a,b\n1,2,3\n4,5\n6\n7,8\n", rows.collect());
     r.end(rows.collect());
     CHECK_MESSAGE((rows.rows.size() == 2), ("field count: the rows that match the header are read"));
-    CHECK_MESSAGE((r.problems().fieldCountRows == 2 && r.problems().firstFieldCountLine == 2 && r.problems().firstFieldCount == 3), ("field count: 2 rows counted, the first at line 2 with 3 fields"));
-    CHECK_MESSAGE((r.malformedSummary().find("line 2") != std::string::npos), ("field count: said in words: " + r.malformedSummary()));
+    CHECK_MESSAGE((r.problems().fieldCountRows == 2 && r.problems().firstFieldCountLine == 2 &&
+                   r.problems().firstFieldCount == 3),
+                  ("field count: 2 rows counted, the first at line 2 with 3 fields"));
+    CHECK_MESSAGE((r.malformedSummary().find("line 2") != std::string::npos),
+                  ("field count: said in words: " + r.malformedSummary()));
   }
   {
     CsvLimits limits;
@@ -258,13 +270,15 @@ void readerMalformed() {
     Rows rows;
     r.feed("a,b\n1,2\n\"0123456789\",\"0123456789\"\n3,4\n", rows.collect());
     r.end(rows.collect());
-    CHECK_MESSAGE((rows.rows.size() == 2 && r.problems().overlongRows == 1 && r.problems().firstOverlongLine == 3), ("overlong row: skipped and reported at line 3, the next row read"));
+    CHECK_MESSAGE((rows.rows.size() == 2 && r.problems().overlongRows == 1 && r.problems().firstOverlongLine == 3),
+                  ("overlong row: skipped and reported at line 3, the next row read"));
     // Exactly the cap is not over it.
     CsvReader exact(limits);
     Rows fits;
     exact.feed("a,b\n0123456789abcd,e\n", fits.collect());
     exact.end(fits.collect());
-    CHECK_MESSAGE((fits.rows.size() == 1 && exact.problems().overlongRows == 0), ("overlong row: a row of exactly the cap is read"));
+    CHECK_MESSAGE((fits.rows.size() == 1 && exact.problems().overlongRows == 0),
+                  ("overlong row: a row of exactly the cap is read"));
   }
   {
     CsvLimits limits;
@@ -273,7 +287,8 @@ void readerMalformed() {
     Rows rows;
     r.feed("0123456789,x\n1\n2\n", rows.collect());
     r.end(rows.collect());
-    CHECK_MESSAGE((rows.rows.empty() && r.problems().headerTooLong && r.stopped()), ("overlong header: nothing read, reported"));
+    CHECK_MESSAGE((rows.rows.empty() && r.problems().headerTooLong && r.stopped()),
+                  ("overlong header: nothing read, reported"));
     CHECK_MESSAGE((r.malformedSummary().find("header") != std::string::npos), ("overlong header: said in words"));
   }
   {
@@ -282,7 +297,8 @@ void readerMalformed() {
     CsvReader r(limits);
     Rows rows;
     r.feed("a\n1\n2\n3\n4\n5\n", rows.collect());
-    CHECK_MESSAGE((rows.rows.size() == 3 && r.problems().rowsCapped && r.problems().rowsCappedLine == 5 && r.stopped()), ("row cap: 3 rows, then it stops and says where"));
+    CHECK_MESSAGE((rows.rows.size() == 3 && r.problems().rowsCapped && r.problems().rowsCappedLine == 5 && r.stopped()),
+                  ("row cap: 3 rows, then it stops and says where"));
   }
   {
     CsvReader r;
@@ -304,7 +320,8 @@ void readerFiles() {
   {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile(dir.file("ok.csv"), 1024, r, control, rows.collect());
-    CHECK_MESSAGE((result.problem.empty() && rows.rows.size() == 2 && result.bytes == 12), ("readCsvFile: a regular file"));
+    CHECK_MESSAGE((result.problem.empty() && rows.rows.size() == 2 && result.bytes == 12),
+                  ("readCsvFile: a regular file"));
   }
   for (const char* name : {"link.csv", "zero.csv", "fifo.csv"}) {
     CsvReader r;
@@ -314,12 +331,14 @@ void readerFiles() {
   {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile("/dev/zero", 1024, r, control, rows.collect());
-    CHECK_MESSAGE((result.problem.find("device") != std::string::npos), ("readCsvFile refuses /dev/zero: " + result.problem));
+    CHECK_MESSAGE((result.problem.find("device") != std::string::npos),
+                  ("readCsvFile refuses /dev/zero: " + result.problem));
   }
   {
     CsvReader r;
     const auto result = sdma::ingest::readCsvFile(dir.file("ok.csv"), 4, r, control, rows.collect());
-    CHECK_MESSAGE((result.problem.find("more than") != std::string::npos), ("readCsvFile: a file over the cap: " + result.problem));
+    CHECK_MESSAGE((result.problem.find("more than") != std::string::npos),
+                  ("readCsvFile: a file over the cap: " + result.problem));
   }
   {
     // Polled every chunk and every row: cancelling at the 3rd poll stops after a row.
@@ -348,7 +367,7 @@ void bigCsvBoundedMemory() {
     for (long long i = 0; i < 200000; ++i) std::fputs(kernelRow(i).c_str(), f);
     std::fclose(f);
   }
-  struct stat st {};
+  struct stat st{};
   stat(dir.file("1_kernel_trace.csv").c_str(), &st);
   const long before = peakRssKb();
   const Import r = importDir(dir.path);
@@ -356,7 +375,8 @@ void bigCsvBoundedMemory() {
   std::printf("      big CSV: %.1f MB, %zu rows read in %.2f s, peak RSS grew %.1f MB\n",
               static_cast<double>(st.st_size) / 1e6, r.count, r.seconds, static_cast<double>(grownKb) / 1024);
   CHECK_MESSAGE((r.count == 200000 && r.d.size() == 200000), ("big CSV: every row read"));
-  CHECK_MESSAGE((r.d.size() == 200000 && r.d.back().startNs == 1000000 + 1000LL * 199999), ("big CSV: the last row's start"));
+  CHECK_MESSAGE((r.d.size() == 200000 && r.d.back().startNs == 1000000 + 1000LL * 199999),
+                ("big CSV: the last row's start"));
   CHECK_MESSAGE((grownKb < 200 * 1024), ("big CSV: peak RSS grew less than 200 MB"));
   CHECK_MESSAGE((r.warnings.empty()), ("big CSV: no warning"));
 }
@@ -372,13 +392,16 @@ void linkAndFifo() {
   printWarnings(r);
   CHECK_MESSAGE((r.seconds < 5), ("link and FIFO: returns promptly (" + std::to_string(r.seconds) + " s)"));
   CHECK_MESSAGE((r.count == 2 && r.c.size() == 2), ("link and FIFO: the regular file is still read"));
-  CHECK_MESSAGE((warns(r, "rocprofv3-files-skipped", "1 symbolic link") && warns(r, "rocprofv3-files-skipped", "1 FIFO")), ("link and FIFO: a warning names both skips"));
+  CHECK_MESSAGE(
+      (warns(r, "rocprofv3-files-skipped", "1 symbolic link") && warns(r, "rocprofv3-files-skipped", "1 FIFO")),
+      ("link and FIFO: a warning names both skips"));
 
   TempDir only;
   CHECK_MESSAGE((symlink("/dev/zero", only.file("1_kernel_trace.csv").c_str()) == 0), ("made a link to /dev/zero"));
   CHECK_MESSAGE((mkfifo(only.file("2_kernel_trace.csv").c_str(), 0600) == 0), ("made a FIFO"));
   const Import none = importDir(only.path);
-  CHECK_MESSAGE((none.count == 0 && warns(none, "rocprofv3-files-skipped") && warns(none, "rocprofv3-no-output")), ("only a link and a FIFO: nothing read, both said"));
+  CHECK_MESSAGE((none.count == 0 && warns(none, "rocprofv3-files-skipped") && warns(none, "rocprofv3-no-output")),
+                ("only a link and a FIFO: nothing read, both said"));
 }
 
 void unterminatedQuoteInFile() {
@@ -407,7 +430,8 @@ void unterminatedQuoteInFile() {
     printWarnings(r);
     CHECK_MESSAGE((r.count == 2), ("unterminated quote: the 2 rows before it are read"));
     CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "quote opened at line 4 is never closed") &&
-              warns(r, "rocprofv3-csv-malformed", "the 7 lines after it")), ("unterminated quote: reported with its line and what it swallowed"));
+                   warns(r, "rocprofv3-csv-malformed", "the 7 lines after it")),
+                  ("unterminated quote: reported with its line and what it swallowed"));
   }
   {
     // A later row's quote closes it: the one row it spoiled is reported, the rest read.
@@ -417,7 +441,8 @@ void unterminatedQuoteInFile() {
     printWarnings(r);
     CHECK_MESSAGE((r.count == 8), ("open quote mid-file: every other row is read"));
     CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "first at line 4") &&
-              warns(r, "rocprofv3-csv-malformed", "running on to line 5 inside quotes")), ("open quote mid-file: the spoiled row is reported at line 4"));
+                   warns(r, "rocprofv3-csv-malformed", "running on to line 5 inside quotes")),
+                  ("open quote mid-file: the spoiled row is reported at line 4"));
   }
 }
 
@@ -430,7 +455,8 @@ void wrongFieldCount() {
   printWarnings(r);
   CHECK_MESSAGE((r.count == 2), ("field count: the 2 well-formed rows are read"));
   CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "2 rows whose number of fields") &&
-            warns(r, "rocprofv3-csv-malformed", "first at line 3, with 20")), ("field count: both rows reported, the first at line 3"));
+                 warns(r, "rocprofv3-csv-malformed", "first at line 3, with 20")),
+                ("field count: both rows reported, the first at line 3"));
 }
 
 void overlongRow() {
@@ -444,7 +470,9 @@ void overlongRow() {
   const Import r = importDir(dir.path);
   printWarnings(r);
   CHECK_MESSAGE((r.count == 2), ("overlong row: the rows around it are read"));
-  CHECK_MESSAGE((warns(r, "rocprofv3-csv-malformed", "1 row longer than") && warns(r, "rocprofv3-csv-malformed", "line 3")), ("overlong row: reported at line 3"));
+  CHECK_MESSAGE(
+      (warns(r, "rocprofv3-csv-malformed", "1 row longer than") && warns(r, "rocprofv3-csv-malformed", "line 3")),
+      ("overlong row: reported at line 3"));
 }
 
 void timestampsOutOfRange() {
@@ -477,7 +505,8 @@ void timestampsOutOfRange() {
   for (const DispatchRecord& d : r.d) sane = sane && d.startNs >= 1000000 && d.endNs >= d.startNs && d.endNs < 2000000;
   CHECK_MESSAGE((sane), ("time out of range: no wrapped or saturated time"));
   CHECK_MESSAGE((warns(r, "rocprofv3-time-out-of-range", "4 rows") &&
-            warns(r, "rocprofv3-time-out-of-range", "line 3 (Start_Timestamp \"99999999999999999999\")")), ("time out of range: 4 rows counted, the first named"));
+                 warns(r, "rocprofv3-time-out-of-range", "line 3 (Start_Timestamp \"99999999999999999999\")")),
+                ("time out of range: 4 rows counted, the first named"));
 
   // INT64_MAX itself is a time; moved by the clock offset it no longer fits.
   TempDir edge;
@@ -487,12 +516,15 @@ void timestampsOutOfRange() {
   max.end = "9223372036854775807";
   edge.write("1_kernel_trace.csv", kKernelHeader + kernelRow(max));
   const Import atZero = importDir(edge.path);
-  CHECK_MESSAGE((atZero.count == 1 && atZero.d.size() == 1 && atZero.d[0].endNs == std::numeric_limits<std::int64_t>::max()), ("INT64_MAX: read as it is with no clock offset"));
+  CHECK_MESSAGE(
+      (atZero.count == 1 && atZero.d.size() == 1 && atZero.d[0].endNs == std::numeric_limits<std::int64_t>::max()),
+      ("INT64_MAX: read as it is with no clock offset"));
   Options shifted;
   shifted.bootToMono = 1;
   const Import over = importDir(edge.path, shifted);
   printWarnings(over);
-  CHECK_MESSAGE((over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows")), ("INT64_MAX + clock offset: left out, said to overflow"));
+  CHECK_MESSAGE((over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows")),
+                ("INT64_MAX + clock offset: left out, said to overflow"));
 }
 
 void reversedSpan() {
@@ -502,13 +534,14 @@ void reversedSpan() {
   back.start = "1001500";
   back.end = "1001000";
   dir.write("1_kernel_trace.csv", kKernelHeader + kernelRow(0) + kernelRow(back) + kernelRow(2));
-  dir.write("1_memory_copy_trace.csv", kCopyHeader + copyRow(0, "64") +
-                                           "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",1,0,2,9,5000,4000,64\n");
+  dir.write("1_memory_copy_trace.csv",
+            kCopyHeader + copyRow(0, "64") + "\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",1,0,2,9,5000,4000,64\n");
   const Import r = importDir(dir.path);
   printWarnings(r);
   CHECK_MESSAGE((r.d.size() == 2 && r.c.size() == 1), ("reversed span: the reversed dispatch and copy are left out"));
   CHECK_MESSAGE((warns(r, "rocprofv3-span-reversed", "2 rows") &&
-            warns(r, "rocprofv3-span-reversed", "line 3 (Start_Timestamp 1001500, End_Timestamp 1001000)")), ("reversed span: counted, the first named"));
+                 warns(r, "rocprofv3-span-reversed", "line 3 (Start_Timestamp 1001500, End_Timestamp 1001000)")),
+                ("reversed span: counted, the first named"));
 }
 
 void sizesAndBytesOutOfRange() {
@@ -523,10 +556,15 @@ void sizesAndBytesOutOfRange() {
                                            copyRow(2, "99999999999999999999") + copyRow(3, "12abc"));
   const Import r = importDir(dir.path);
   printWarnings(r);
-  CHECK_MESSAGE((r.d.size() == 2 && r.d.size() == 2 && r.d[1].grid[0] == 0 && r.d[0].grid[0] == 1024), ("grid out of int range: the row is kept with size 0"));
-  CHECK_MESSAGE((warns(r, "rocprofv3-size-out-of-range", "Grid_Size_X \"4294967296\"")), ("grid out of int range: said"));
-  CHECK_MESSAGE((r.c.size() == 4 && r.c[0].bytes == 64 && r.c[1].bytes == 0 && r.c[2].bytes == 0 && r.c[3].bytes == 0), ("bytes out of range: the copies are kept with bytes 0"));
-  CHECK_MESSAGE((warns(r, "rocprofv3-bytes-out-of-range", "3 rows") && warns(r, "rocprofv3-bytes-out-of-range", "Bytes \"-5\"")), ("bytes out of range: 3 counted, the first named"));
+  CHECK_MESSAGE((r.d.size() == 2 && r.d.size() == 2 && r.d[1].grid[0] == 0 && r.d[0].grid[0] == 1024),
+                ("grid out of int range: the row is kept with size 0"));
+  CHECK_MESSAGE((warns(r, "rocprofv3-size-out-of-range", "Grid_Size_X \"4294967296\"")),
+                ("grid out of int range: said"));
+  CHECK_MESSAGE((r.c.size() == 4 && r.c[0].bytes == 64 && r.c[1].bytes == 0 && r.c[2].bytes == 0 && r.c[3].bytes == 0),
+                ("bytes out of range: the copies are kept with bytes 0"));
+  CHECK_MESSAGE(
+      (warns(r, "rocprofv3-bytes-out-of-range", "3 rows") && warns(r, "rocprofv3-bytes-out-of-range", "Bytes \"-5\"")),
+      ("bytes out of range: 3 counted, the first named"));
   CHECK_MESSAGE((!warns(r, "rocprofv3-no-bytes")), ("bytes out of range: not mistaken for a missing column"));
 }
 
@@ -539,20 +577,23 @@ void cancellation() {
   o.cancelAfter = 50;
   const Import r = importDir(dir.path, o);
   printWarnings(r);
-  CHECK_MESSAGE((r.cancelled && r.count > 0 && r.count < 50), ("cancel: stops within a poll of the request (" + std::to_string(r.count) + " rows)"));
+  CHECK_MESSAGE((r.cancelled && r.count > 0 && r.count < 50),
+                ("cancel: stops within a poll of the request (" + std::to_string(r.count) + " rows)"));
   CHECK_MESSAGE((warns(r, "import-cancelled", "1_kernel_trace.csv")), ("cancel: said, naming the file"));
 
   // Cancelled while listing the folder.
   Options early;
   early.cancelAfter = 1;
   const Import listing = importDir(dir.path, early);
-  CHECK_MESSAGE((listing.cancelled && listing.count == 0 && warns(listing, "import-cancelled")), ("cancel: while looking for files"));
+  CHECK_MESSAGE((listing.cancelled && listing.count == 0 && warns(listing, "import-cancelled")),
+                ("cancel: while looking for files"));
 
   // In the first pass over the kernel files (no agent_info.csv), before any record.
   Options second;
   second.cancelAfter = 500;
   const Import texts = importTexts("", kKernelHeader + kernelRows(0, 1000), "", second);
-  CHECK_MESSAGE((texts.cancelled && texts.count == 0 && warns(texts, "import-cancelled")), ("cancel: during the agent pass"));
+  CHECK_MESSAGE((texts.cancelled && texts.count == 0 && warns(texts, "import-cancelled")),
+                ("cancel: during the agent pass"));
 }
 
 void collectorCap() {
@@ -569,14 +610,16 @@ void collectorCap() {
   CHECK_MESSAGE((r.count == 12 && r.d.size() == 10), ("collector cap: 10 dispatches kept"));
   CHECK_MESSAGE((r.c.size() == 2), ("collector cap: the copies, under their own cap, are still read"));
   // A poll per row and per chunk: reading on would have polled about 2000 times more.
-  CHECK_MESSAGE((r.polls < 100), ("collector cap: the rest of the kernel files is not read (" + std::to_string(r.polls) + " polls)"));
+  CHECK_MESSAGE((r.polls < 100),
+                ("collector cap: the rest of the kernel files is not read (" + std::to_string(r.polls) + " polls)"));
   CHECK_MESSAGE((!r.cancelled), ("collector cap: not a cancel"));
 
   // Without agent_info.csv the first pass reads the kernel ids (1000 polls); the second stops at the cap.
   TempDir bare;
   bare.write("1_kernel_trace.csv", kKernelHeader + kernelRows(0, 1000));
   const Import twoPass = importDir(bare.path, o);
-  CHECK_MESSAGE((twoPass.count == 10 && twoPass.polls < 1100 && warns(twoPass, "records-capped")), ("collector cap: the second pass stops (" + std::to_string(twoPass.polls) + " polls)"));
+  CHECK_MESSAGE((twoPass.count == 10 && twoPass.polls < 1100 && warns(twoPass, "records-capped")),
+                ("collector cap: the second pass stops (" + std::to_string(twoPass.polls) + " polls)"));
 
   // The copies' own cap stops the copy files the same way.
   std::string copies = kCopyHeader;
@@ -586,7 +629,8 @@ void collectorCap() {
   Options fewCopies;
   fewCopies.limits.maxCopies = 5;
   const Import c = importDir(copyDir.path, fewCopies);
-  CHECK_MESSAGE((c.count == 5 && c.c.size() == 5 && c.polls < 100), ("collector cap: copies stop at theirs (" + std::to_string(c.polls) + " polls)"));
+  CHECK_MESSAGE((c.count == 5 && c.c.size() == 5 && c.polls < 100),
+                ("collector cap: copies stop at theirs (" + std::to_string(c.polls) + " polls)"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -601,15 +645,17 @@ void agentsFromKernelsAndAgentInfo() {
     k.agent = agent;
     return kernelRow(k);
   };
-  const std::string kernels = kKernelHeader + agentRow(0, "7") + agentRow(1, "3") + agentRow(2, "7") + agentRow(3, "5") +
-                              agentRow(4, "x");
+  const std::string kernels =
+      kKernelHeader + agentRow(0, "7") + agentRow(1, "3") + agentRow(2, "7") + agentRow(3, "5") + agentRow(4, "x");
   const std::string copies = kCopyHeader + copyRow(0, "8", "5", "7") + copyRow(1, "8", "0", "3");
   // No agent_info.csv: the GPUs are the agents that ran kernels, in id order (3, 5, 7).
   const Import r = importTexts("", kernels, copies);
   CHECK_MESSAGE((r.d.size() == 5 && r.c.size() == 2), ("agents from kernels: every row read"));
   if (r.d.size() == 5 && r.c.size() == 2) {
-    CHECK_MESSAGE((r.d[0].gpu == 2 && r.d[1].gpu == 0 && r.d[2].gpu == 2 && r.d[3].gpu == 1 && r.d[4].gpu == 0), ("agents from kernels: 3 -> 0, 5 -> 1, 7 -> 2 (an unreadable id -> 0)"));
-    CHECK_MESSAGE((r.c[0].srcGpu == 1 && r.c[0].dstGpu == 2 && r.c[1].srcGpu == -1 && r.c[1].dstGpu == 0), ("agents from kernels: copies between them"));
+    CHECK_MESSAGE((r.d[0].gpu == 2 && r.d[1].gpu == 0 && r.d[2].gpu == 2 && r.d[3].gpu == 1 && r.d[4].gpu == 0),
+                  ("agents from kernels: 3 -> 0, 5 -> 1, 7 -> 2 (an unreadable id -> 0)"));
+    CHECK_MESSAGE((r.c[0].srcGpu == 1 && r.c[0].dstGpu == 2 && r.c[1].srcGpu == -1 && r.c[1].dstGpu == 0),
+                  ("agents from kernels: copies between them"));
   }
   // agent_info.csv names the GPU agents; CPU agents are not GPUs.
   const std::string info =
@@ -623,7 +669,8 @@ void agentsFromKernelsAndAgentInfo() {
       "7,7,\"GPU\"\n";
   const Import withInfo = importTexts(info, kernels, copies);
   if (withInfo.d.size() == 5) {
-    CHECK_MESSAGE((withInfo.d[0].gpu == 4 && withInfo.d[1].gpu == 2 && withInfo.d[3].gpu == 3), ("agent_info: GPUs 1, 2, 3, 5, 7 -> 0..4"));
+    CHECK_MESSAGE((withInfo.d[0].gpu == 4 && withInfo.d[1].gpu == 2 && withInfo.d[3].gpu == 3),
+                  ("agent_info: GPUs 1, 2, 3, 5, 7 -> 0..4"));
   } else {
     CHECK_MESSAGE((false), ("agent_info: every row read"));
   }
@@ -632,20 +679,23 @@ void agentsFromKernelsAndAgentInfo() {
   std::string many = kKernelHeader;
   for (long long i = 0; i < 5000; ++i) many += agentRow(i, std::to_string(i));
   const Import capped = importTexts("", many, "");
-  CHECK_MESSAGE((capped.count == 5000 && warns(capped, "rocprofv3-agents-capped", "4096")), ("agents: capped at 4096, said"));
+  CHECK_MESSAGE((capped.count == 5000 && warns(capped, "rocprofv3-agents-capped", "4096")),
+                ("agents: capped at 4096, said"));
 }
 
 void textsEdges() {
   Options far;
   far.bootToMono = std::numeric_limits<std::int64_t>::max();
   const Import over = importTexts("", kKernelHeader + kernelRow(0), "", far);
-  CHECK_MESSAGE((over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows")), ("texts: start + offset overflows"));
+  CHECK_MESSAGE((over.count == 0 && warns(over, "rocprofv3-time-out-of-range", "overflows")),
+                ("texts: start + offset overflows"));
   far.bootToMono = std::numeric_limits<std::int64_t>::min();
   const Import under = importTexts("", kKernelHeader + kernelRow(0), "", far);
   CHECK_MESSAGE((under.count == 1 && under.d.size() == 1), ("texts: a large negative offset that fits is applied"));
 
   const Import noColumns = importTexts("", "\"Kind\",\"Kernel_Name\"\n\"KERNEL_DISPATCH\",\"k\"\n", "");
-  CHECK_MESSAGE((noColumns.count == 0 && warns(noColumns, "rocprofv3-csv-columns", "Start_Timestamp, End_Timestamp")), ("texts: missing columns named"));
+  CHECK_MESSAGE((noColumns.count == 0 && warns(noColumns, "rocprofv3-csv-columns", "Start_Timestamp, End_Timestamp")),
+                ("texts: missing columns named"));
   const Import headerOnly = importTexts("", "\"Kind\",\"Kernel_Name\"\n", "");
   CHECK_MESSAGE((warns(headerOnly, "rocprofv3-csv-columns")), ("texts: missing columns named with no row"));
 
@@ -654,7 +704,8 @@ void textsEdges() {
   unnamed.end = "6";
   unnamed.name = "\"\"";
   const Import noName = importTexts("", kKernelHeader + kernelRow(unnamed) + kernelRow(1), "");
-  CHECK_MESSAGE((noName.count == 1 && warns(noName, "rocprofv3-rows-skipped", "line 2")), ("texts: a row without a name is said"));
+  CHECK_MESSAGE((noName.count == 1 && warns(noName, "rocprofv3-rows-skipped", "line 2")),
+                ("texts: a row without a name is said"));
 
   const Import nothing = importTexts("", "", "");
   CHECK_MESSAGE((nothing.count == 0 && warns(nothing, "rocprofv3-no-output")), ("texts: nothing given"));
@@ -693,14 +744,62 @@ void publishedSamples(const std::string& fixtures) {
   // What the reader made of them before it streamed (sdma-probe import, times put back on
   // rocprofv3's clock).
   const ExpectedDispatch dispatches[] = {
-      {"void addition_kernel<float>(float*, float const*, float const*, int, int)", 0, 2414192765353337LL, 2414192765369494LL, {1024, 1024, 1}, {64, 1, 1}, 1937},
-      {"subtract_kernel(float*, float const*, float const*, int, int)", 0, 2414192765424862LL, 2414192765435326LL, {1024, 1024, 1}, {64, 1, 1}, 1945},
-      {"multiply_kernel(float*, float const*, float const*, int, int)", 0, 2414192765487486LL, 2414192765497669LL, {1024, 1024, 1}, {64, 1, 1}, 1953},
-      {"divide_kernel(float*, float const*, float const*, int, int)", 0, 2414192765545619LL, 2414192765555722LL, {1024, 1024, 1}, {64, 1, 1}, 1961},
-      {"void addition_kernel<float>(float*, float const*, float const*, int, int)", 0, 2414192765608844LL, 2414192765621674LL, {1024, 1024, 1}, {64, 1, 1}, 1969},
-      {"subtract_kernel(float*, float const*, float const*, int, int)", 0, 2414192765658519LL, 2414192765669424LL, {1024, 1024, 1}, {64, 1, 1}, 1977},
-      {"multiply_kernel(float*, float const*, float const*, int, int)", 0, 2414192765715650LL, 2414192765726795LL, {1024, 1024, 1}, {64, 1, 1}, 1985},
-      {"divide_kernel(float*, float const*, float const*, int, int)", 0, 2414192765773422LL, 2414192765784969LL, {1024, 1024, 1}, {64, 1, 1}, 1993},
+      {"void addition_kernel<float>(float*, float const*, float const*, int, int)",
+       0,
+       2414192765353337LL,
+       2414192765369494LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1937},
+      {"subtract_kernel(float*, float const*, float const*, int, int)",
+       0,
+       2414192765424862LL,
+       2414192765435326LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1945},
+      {"multiply_kernel(float*, float const*, float const*, int, int)",
+       0,
+       2414192765487486LL,
+       2414192765497669LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1953},
+      {"divide_kernel(float*, float const*, float const*, int, int)",
+       0,
+       2414192765545619LL,
+       2414192765555722LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1961},
+      {"void addition_kernel<float>(float*, float const*, float const*, int, int)",
+       0,
+       2414192765608844LL,
+       2414192765621674LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1969},
+      {"subtract_kernel(float*, float const*, float const*, int, int)",
+       0,
+       2414192765658519LL,
+       2414192765669424LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1977},
+      {"multiply_kernel(float*, float const*, float const*, int, int)",
+       0,
+       2414192765715650LL,
+       2414192765726795LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1985},
+      {"divide_kernel(float*, float const*, float const*, int, int)",
+       0,
+       2414192765773422LL,
+       2414192765784969LL,
+       {1024, 1024, 1},
+       {64, 1, 1},
+       1993},
   };
   const ExpectedCopy copies[] = {
       {-1, 0, 0, 2414192684609085LL, 2414192684710679LL, "HOST_TO_DEVICE"},
@@ -716,7 +815,8 @@ void publishedSamples(const std::string& fixtures) {
   const Import r = importDir(dir.path);
   printWarnings(r);
   CHECK_MESSAGE((r.count == 12 && r.d.size() == 8 && r.c.size() == 4), ("samples: 8 dispatches and 4 copies"));
-  CHECK_MESSAGE((r.warnings.size() == 1 && warns(r, "rocprofv3-no-bytes")), ("samples: only the warning they had (no Bytes column)"));
+  CHECK_MESSAGE((r.warnings.size() == 1 && warns(r, "rocprofv3-no-bytes")),
+                ("samples: only the warning they had (no Bytes column)"));
   bool same = r.d.size() == 8 && r.c.size() == 4;
   for (std::size_t i = 0; same && i < 8; ++i) {
     const ExpectedDispatch& e = dispatches[i];
@@ -733,13 +833,16 @@ void publishedSamples(const std::string& fixtures) {
   CHECK_MESSAGE((same), ("samples: every value as before"));
 
   // The same through the texts API.
-  const Import texts = importTexts("", readAll(samples + "/kernel_trace.csv"), readAll(samples + "/memory_copy_trace.csv"));
-  CHECK_MESSAGE((texts.count == 12 && texts.d.size() == 8 && texts.d[7].startNs == dispatches[7].start), ("samples: the texts API reads them the same"));
+  const Import texts =
+      importTexts("", readAll(samples + "/kernel_trace.csv"), readAll(samples + "/memory_copy_trace.csv"));
+  CHECK_MESSAGE((texts.count == 12 && texts.d.size() == 8 && texts.d[7].startNs == dispatches[7].start),
+                ("samples: the texts API reads them the same"));
 
   // parseCsv keeps its meaning: header-keyed rows, quoted names whole.
   const auto rows = sdma::runmode::parseCsv(readAll(samples + "/kernel_trace.csv"));
   CHECK_MESSAGE((rows.size() == 8 && rows[0].at("Kernel_Name") == dispatches[0].name && rows[0].at("Agent_Id") == "2" &&
-            rows[7].at("End_Timestamp") == "2414192765784969"), ("parseCsv: the samples' rows"));
+                 rows[7].at("End_Timestamp") == "2414192765784969"),
+                ("parseCsv: the samples' rows"));
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ TEST_CASE("rocpdSymbols") {
 }
 
 TEST_CASE("templatesNamespacesLambdas") {
-  same("_Z15addition_kernelIfEvPT_PKS0_S3_ii", "void addition_kernel<float>(float*, float const*, float const*, int, int)",
+  same("_Z15addition_kernelIfEvPT_PKS0_S3_ii",
+       "void addition_kernel<float>(float*, float const*, float const*, int, int)",
        "template: the return type comes first, as rocprofv3 prints it");
   same("_Z14templated_copyIfLi4EEvPKT_PS0_m", "void templated_copy<float, 4>(float const*, float*, unsigned long)",
        "template with a type and a value argument");
@@ -60,4 +61,3 @@ TEST_CASE("failuresKeepTheRawName") {
 }
 
 }  // namespace
-

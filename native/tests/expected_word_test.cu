@@ -16,7 +16,8 @@ int main() {
       const std::uint64_t stride = size + gap;
       for (std::uint64_t w = 0; w < (3 * stride) / 8; ++w) {
         std::uint64_t want = 0;
-        for (int b = 0; b < 8; ++b) want |= static_cast<std::uint64_t>(expectedByte(7, w * 8 + b, stride, size)) << (8 * b);
+        for (int b = 0; b < 8; ++b)
+          want |= static_cast<std::uint64_t>(expectedByte(7, w * 8 + b, stride, size)) << (8 * b);
         if (want != expectedWord(7, w, stride, size)) ++differ;
         ++words;
       }

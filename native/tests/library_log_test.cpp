@@ -18,45 +18,67 @@
 
 namespace {
 
-using sdma::librarylog::SizeKind;
 using sdma::librarylog::parseLogLine;
-
+using sdma::librarylog::SizeKind;
 
 TEST_CASE("ginLines") {
-  const auto sdma = parseLogLine("mi350-07:48213:48290 [3] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64");
+  const auto sdma =
+      parseLogLine("mi350-07:48213:48290 [3] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64");
   CHECK_MESSAGE((sdma.has_value()), ("RCCL's GIN sdma line names a path"));
-  CHECK_MESSAGE((sdma && sdma->op == "AllToAll" && sdma->transport == "sdma"), ("GIN sdma: op AllToAll, transport sdma"));
-  CHECK_MESSAGE((sdma && sdma->sizeKind == SizeKind::BytesPerPeer && sdma->sizeBytes == 8388608), ("GIN sdma: 8 MiB per peer"));
+  CHECK_MESSAGE((sdma && sdma->op == "AllToAll" && sdma->transport == "sdma"),
+                ("GIN sdma: op AllToAll, transport sdma"));
+  CHECK_MESSAGE((sdma && sdma->sizeKind == SizeKind::BytesPerPeer && sdma->sizeBytes == 8388608),
+                ("GIN sdma: 8 MiB per peer"));
   CHECK_MESSAGE((sdma && sdma->pid == 48213 && sdma->device == 3), ("GIN sdma: pid and device from the prefix"));
-  CHECK_MESSAGE((sdma && sdma->message == "AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64"), ("GIN sdma: the message is what follows NCCL INFO"));
+  CHECK_MESSAGE((sdma && sdma->message == "AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64"),
+                ("GIN sdma: the message is what follows NCCL INFO"));
 
-  const auto lsa = parseLogLine("mi350-07:48214:48291 [4] NCCL INFO AllToAll GIN: transport=lsa bytesPerPeer=65536 chunks=8 ctas=64 threads=256");
-  CHECK_MESSAGE((lsa && lsa->transport == "lsa" && lsa->sizeBytes == 65536 && lsa->device == 4), ("GIN lsa: transport lsa, 64 KiB per peer"));
+  const auto lsa = parseLogLine(
+      "mi350-07:48214:48291 [4] NCCL INFO AllToAll GIN: transport=lsa bytesPerPeer=65536 chunks=8 ctas=64 threads=256");
+  CHECK_MESSAGE((lsa && lsa->transport == "lsa" && lsa->sizeBytes == 65536 && lsa->device == 4),
+                ("GIN lsa: transport lsa, 64 KiB per peer"));
 }
 
 TEST_CASE("tunerLines") {
-  const auto ring = parseLogLine("h200-01:90112:90112 [0] NCCL INFO AllGather: 16777216 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}");
-  CHECK_MESSAGE((ring && ring->op == "AllGather" && ring->transport == "ring/simple"), ("tuner: AllGather via ring/simple"));
+  const auto ring = parseLogLine(
+      "h200-01:90112:90112 [0] NCCL INFO AllGather: 16777216 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}");
+  CHECK_MESSAGE((ring && ring->op == "AllGather" && ring->transport == "ring/simple"),
+                ("tuner: AllGather via ring/simple"));
   CHECK_MESSAGE((ring && ring->sizeKind == SizeKind::Bytes && ring->sizeBytes == 16777216), ("tuner: 16 MiB in bytes"));
   CHECK_MESSAGE((ring && ring->pid == 90112 && ring->device == 0), ("tuner: pid and device"));
 
-  const auto old = parseLogLine("node:7:9 [1] NCCL INFO AllReduce: 4 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0} comm 0x55a7a339db50");
-  CHECK_MESSAGE((old && old->op == "AllReduce" && old->transport == "tree/ll" && old->sizeBytes == 4), ("tuner with comm suffix: tree/ll, 4 bytes"));
+  const auto old = parseLogLine(
+      "node:7:9 [1] NCCL INFO AllReduce: 4 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0} comm 0x55a7a339db50");
+  CHECK_MESSAGE((old && old->op == "AllReduce" && old->transport == "tree/ll" && old->sizeBytes == 4),
+                ("tuner with comm suffix: tree/ll, 4 bytes"));
 
-  const auto stamped = parseLogLine("[2026-05-05 06:16:47] node-01:189884:189884 [2] NCCL INFO AllGather: 1048576 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}");
-  CHECK_MESSAGE((stamped && stamped->pid == 189884 && stamped->device == 2 && stamped->transport == "nvls/simple"), ("a timestamp before the prefix does not hide pid and device"));
+  const auto stamped = parseLogLine(
+      "[2026-05-05 06:16:47] node-01:189884:189884 [2] NCCL INFO AllGather: 1048576 Bytes -> Algo NVLS proto SIMPLE "
+      "channel{Lo..Hi}={0..15}");
+  CHECK_MESSAGE((stamped && stamped->pid == 189884 && stamped->device == 2 && stamped->transport == "nvls/simple"),
+                ("a timestamp before the prefix does not hide pid and device"));
 }
 
 TEST_CASE("otherLines") {
-  CHECK_MESSAGE((!parseLogLine("node:7:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM").has_value()), ("a channel line names no path"));
-  CHECK_MESSAGE((!parseLogLine("node:7:9 [0] NCCL INFO comm 0x5581 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0").has_value()), ("an init line names no path"));
+  CHECK_MESSAGE((!parseLogLine("node:7:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM").has_value()),
+                ("a channel line names no path"));
+  CHECK_MESSAGE(
+      (!parseLogLine("node:7:9 [0] NCCL INFO comm 0x5581 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0")
+            .has_value()),
+      ("an init line names no path"));
   CHECK_MESSAGE((!parseLogLine("").has_value()), ("an empty line names no path"));
   CHECK_MESSAGE((!parseLogLine("AllToAll GIN: transport=").has_value()), ("a transport with no name names no path"));
   const auto bare = parseLogLine("AllToAll GIN: transport=sdma bytesPerPeer=1024");
-  CHECK_MESSAGE((bare && bare->pid == -1 && bare->device == -1 && bare->sizeBytes == 1024), ("a line without prefix: no pid, no device"));
-  CHECK_MESSAGE((sdma::librarylog::libraryOfVersionLine("node:7:7 [0] NCCL INFO NCCL version 2.28.9+cuda12.9") == "nccl"), ("NCCL version line"));
-  CHECK_MESSAGE((sdma::librarylog::libraryOfVersionLine("node:7:7 [0] NCCL INFO RCCL version : 2.27.7-HEAD:abc") == "rccl"), ("RCCL version line"));
-  CHECK_MESSAGE((sdma::librarylog::libraryOfVersionLine("NCCL INFO AllGather: 4 Bytes").empty()), ("other lines name no library"));
+  CHECK_MESSAGE((bare && bare->pid == -1 && bare->device == -1 && bare->sizeBytes == 1024),
+                ("a line without prefix: no pid, no device"));
+  CHECK_MESSAGE(
+      (sdma::librarylog::libraryOfVersionLine("node:7:7 [0] NCCL INFO NCCL version 2.28.9+cuda12.9") == "nccl"),
+      ("NCCL version line"));
+  CHECK_MESSAGE(
+      (sdma::librarylog::libraryOfVersionLine("node:7:7 [0] NCCL INFO RCCL version : 2.27.7-HEAD:abc") == "rccl"),
+      ("RCCL version line"));
+  CHECK_MESSAGE((sdma::librarylog::libraryOfVersionLine("NCCL INFO AllGather: 4 Bytes").empty()),
+                ("other lines name no library"));
 }
 
 TEST_CASE("counting") {
@@ -67,10 +89,12 @@ TEST_CASE("counting") {
     const std::string pid = std::string(file).substr(10, 3);
     std::ostringstream log;
     log << "node:" << pid << ":" << pid << " [0] NCCL INFO RCCL version : 2.27.7-HEAD:abc\n";
-    for (int i = 0; i < 3; ++i) log << "node:" << pid << ":1 [0] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=600000 threads=64\n";
+    for (int i = 0; i < 3; ++i)
+      log << "node:" << pid << ":1 [0] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=600000 threads=64\n";
     log << "node:" << pid << ":1 [0] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=900000 threads=64\n";
     log << "node:" << pid << ":1 [0] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64\n";
-    log << "node:" << pid << ":1 [0] NCCL INFO AllToAll GIN: transport=lsa bytesPerPeer=262144 chunks=8 ctas=16 threads=256\n";
+    log << "node:" << pid
+        << ":1 [0] NCCL INFO AllToAll GIN: transport=lsa bytesPerPeer=262144 chunks=8 ctas=16 threads=256\n";
     log << "node:" << pid << ":1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n";
     log << "garbage \x01\x02 line without end";
     std::istringstream in(log.str());
@@ -88,15 +112,22 @@ TEST_CASE("counting") {
   if (calls.size() != 4) return;
   // Ordered by op, transport, size kind, size.
   const auto& ag = calls[0];
-  CHECK_MESSAGE((ag.op == "AllGather" && ag.transport == "ring/simple" && ag.calls == 2 && ag.ranks == 1 && ag.library == "nccl"), ("tuner lines: 2 calls, logged by rank 0 only, NCCL"));
+  CHECK_MESSAGE(
+      (ag.op == "AllGather" && ag.transport == "ring/simple" && ag.calls == 2 && ag.ranks == 1 && ag.library == "nccl"),
+      ("tuner lines: 2 calls, logged by rank 0 only, NCCL"));
   const auto& lsa = calls[1];
-  CHECK_MESSAGE((lsa.transport == "lsa" && lsa.calls == 1 && lsa.ranks == 2 && lsa.minBytes == 262144), ("lsa: 1 call, 2 ranks"));
+  CHECK_MESSAGE((lsa.transport == "lsa" && lsa.calls == 1 && lsa.ranks == 2 && lsa.minBytes == 262144),
+                ("lsa: 1 call, 2 ranks"));
   const auto& mid = calls[2];
-  CHECK_MESSAGE((mid.transport == "sdma" && mid.calls == 4 && mid.ranks == 2 && mid.minBytes == 600000 && mid.maxBytes == 900000), ("sdma 512 KiB-1 MiB: 4 calls (not 8 lines), sizes 600000..900000"));
-  CHECK_MESSAGE((mid.library == "rccl" && mid.evidence == "AllToAll GIN: transport=sdma bytesPerPeer=600000 threads=64"), ("sdma: RCCL, the first line as evidence"));
+  CHECK_MESSAGE(
+      (mid.transport == "sdma" && mid.calls == 4 && mid.ranks == 2 && mid.minBytes == 600000 && mid.maxBytes == 900000),
+      ("sdma 512 KiB-1 MiB: 4 calls (not 8 lines), sizes 600000..900000"));
+  CHECK_MESSAGE(
+      (mid.library == "rccl" && mid.evidence == "AllToAll GIN: transport=sdma bytesPerPeer=600000 threads=64"),
+      ("sdma: RCCL, the first line as evidence"));
   const auto& big = calls[3];
-  CHECK_MESSAGE((big.transport == "sdma" && big.calls == 1 && big.minBytes == 8388608 && big.maxBytes == 8388608), ("sdma 8 MiB: 1 call"));
+  CHECK_MESSAGE((big.transport == "sdma" && big.calls == 1 && big.minBytes == 8388608 && big.maxBytes == 8388608),
+                ("sdma 8 MiB: 1 call"));
 }
 
 }  // namespace
-

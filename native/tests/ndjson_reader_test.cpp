@@ -13,9 +13,9 @@
 using namespace sdma::ndjson;
 
 TEST_CASE("a record line and its getters") {
-  const auto o = parseLine(
-      R"({"type":"kernel","startNs":1764470000123456789,"grid":[64,1,1],"ok":true,"s":"a\"b\\c\/d","n":null,)"
-      R"("x":-0.5,"nested":{"a":[{"b":1}]}})");
+  const auto o =
+      parseLine(R"({"type":"kernel","startNs":1764470000123456789,"grid":[64,1,1],"ok":true,"s":"a\"b\\c\/d","n":null,)"
+                R"("x":-0.5,"nested":{"a":[{"b":1}]}})");
   REQUIRE(o);
   CHECK(o->kind == Value::Kind::Object);
   CHECK(stringField(*o, "type") == std::string("kernel"));

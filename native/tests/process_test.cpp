@@ -59,9 +59,10 @@ TEST_CASE("arguments, environment and pipes, on both paths") {
   setenv("SDMA_PROCESS_TEST_SET", "old", 1);
   for (const bool fork : {false, true}) {
     CAPTURE(fork);
-    Spec spec = shell("printf '%s|%s|' \"$1\" \"$2\"; printf '%s|%s|%s|' \"$SDMA_PROCESS_TEST_KEEP\" "
-                      "\"${SDMA_PROCESS_TEST_DROP-unset}\" \"$SDMA_PROCESS_TEST_SET\"; cat; echo oops >&2; exit 7",
-                      fork);
+    Spec spec = shell(
+        "printf '%s|%s|' \"$1\" \"$2\"; printf '%s|%s|%s|' \"$SDMA_PROCESS_TEST_KEEP\" "
+        "\"${SDMA_PROCESS_TEST_DROP-unset}\" \"$SDMA_PROCESS_TEST_SET\"; cat; echo oops >&2; exit 7",
+        fork);
     spec.set = {{"SDMA_PROCESS_TEST_SET", "new"}};
     spec.unset = {"SDMA_PROCESS_TEST_DROP"};
     spec.in = spec.out = spec.err = Stream::Pipe;

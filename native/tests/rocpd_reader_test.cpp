@@ -109,9 +109,10 @@ void isolated(const std::string& what, unsigned seconds, const std::function<voi
   int status = 0;
   waitpid(pid, &status, 0);
   const bool exited = WIFEXITED(status);
-  expect((exited && WEXITSTATUS(status) == 0), what + (exited ? (WEXITSTATUS(status) == 0 ? "" : ": checks failed")
-                       : std::string(": the child died of signal ") + std::to_string(WTERMSIG(status)) +
-                             (WTERMSIG(status) == SIGALRM ? " (it ran past " + std::to_string(seconds) + " s)" : "")));
+  expect((exited && WEXITSTATUS(status) == 0),
+         what + (exited ? (WEXITSTATUS(status) == 0 ? "" : ": checks failed")
+                        : std::string(": the child died of signal ") + std::to_string(WTERMSIG(status)) +
+                              (WTERMSIG(status) == SIGALRM ? " (it ran past " + std::to_string(seconds) + " s)" : "")));
 }
 
 struct TempDir {
@@ -177,18 +178,23 @@ void checkFixtureRecords(const Read& r, const std::string& what) {
   }
   const DispatchRecord& k = r.d[0];
   expect((k.name == "fusedComputeA2a(float const*, float* const*, int, int, unsigned long)" &&
-            k.mangled == "_Z15fusedComputeA2aPKfPKPfiim" && k.source == "rocprofv3"), what + ": names");
+          k.mangled == "_Z15fusedComputeA2aPKfPKPfiim" && k.source == "rocprofv3"),
+         what + ": names");
   expect((k.startNs == 1500 && k.endNs == 181500), what + ": times exact beyond 2^53");
   expect((k.gpu == 0 && r.d[1].gpu == 1), what + ": GPUs by absolute index");
   expect((k.grid[0] == 65536 && k.block[0] == 256 && k.correlationId == 12), what + ": sizes and correlation id");
   expect((r.d[2].name == "computeKernel(float*, int)" && r.d[2].gpu == 1 && r.d[2].grid[1] == 8 &&
-            r.d[2].block[1] == 2 && r.d[2].correlationId == 15), what + ": process 2's agent 5 is GPU 1");
+          r.d[2].block[1] == 2 && r.d[2].correlationId == 15),
+         what + ": process 2's agent 5 is GPU 1");
   expect((r.d[3].startNs == 560501 && r.d[3].endNs == 741499), what + ": the last dispatch's times");
   expect((r.c[0].srcGpu == -1 && r.c[0].dstGpu == 0 && r.c[0].bytes == 8388608 && r.c[0].label == "HOST_TO_DEVICE" &&
-            r.c[0].startNs == 1493 && r.c[0].endNs == 2000 && r.c[0].mover == "engine" &&
-            r.c[0].initiator == "host" && r.c[0].source == "rocprofv3"), what + ": the host-to-device copy");
-  expect((r.c[1].srcGpu == 0 && r.c[1].dstGpu == 1 && r.c[1].bytes == 16777216 && r.c[1].label == "DEVICE_TO_DEVICE"), what + ": the device-to-device copy");
-  expect((r.c[2].srcGpu == 1 && r.c[2].dstGpu == -1 && r.c[2].bytes == 4096 && r.c[2].label == "DEVICE_TO_HOST"), what + ": the device-to-host copy");
+          r.c[0].startNs == 1493 && r.c[0].endNs == 2000 && r.c[0].mover == "engine" && r.c[0].initiator == "host" &&
+          r.c[0].source == "rocprofv3"),
+         what + ": the host-to-device copy");
+  expect((r.c[1].srcGpu == 0 && r.c[1].dstGpu == 1 && r.c[1].bytes == 16777216 && r.c[1].label == "DEVICE_TO_DEVICE"),
+         what + ": the device-to-device copy");
+  expect((r.c[2].srcGpu == 1 && r.c[2].dstGpu == -1 && r.c[2].bytes == 4096 && r.c[2].label == "DEVICE_TO_HOST"),
+         what + ": the device-to-host copy");
 }
 
 // An endless view: every row leads to one more.
@@ -220,7 +226,9 @@ void fixture() {
   // No agent table: the agents that ran kernels are the GPUs, and the warning says so.
   expect((makeDb(db, fixtureScript() + "DROP TABLE rocpd_info_agent;")), "fixture without agents: built");
   const Read noAgents = readDb(db);
-  expect((noAgents.d.size() == 4 && noAgents.d[2].gpu == 2 && warns(noAgents.warnings, "rocpd-schema", "no table rocpd_info_agent")), "fixture without agents: GPUs numbered by the agents that ran kernels");
+  expect((noAgents.d.size() == 4 && noAgents.d[2].gpu == 2 &&
+          warns(noAgents.warnings, "rocpd-schema", "no table rocpd_info_agent")),
+         "fixture without agents: GPUs numbered by the agents that ran kernels");
 
 #if SQLITE_VERSION_NUMBER >= 3031000
   // The heap limit is the process's: put back as it was.
@@ -239,11 +247,12 @@ std::string suffixed(const std::string& suffix) {
     sql += std::string("CREATE VIEW ") + t + " AS SELECT * FROM \"" + t + suffix + "\";";
   }
   // rocprofv3's convenience views, over the unsuffixed views.
-  sql += "CREATE VIEW kernels AS SELECT K.id, S.display_name AS name, K.agent_id, K.start, K.\"end\", "
-         "E.correlation_id FROM rocpd_kernel_dispatch K JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id "
-         "LEFT JOIN rocpd_event E ON E.id = K.event_id;"
-         "CREATE VIEW memory_copies AS SELECT M.id, N.string AS name, M.start, M.\"end\", M.size, M.src_agent_id, "
-         "M.dst_agent_id FROM rocpd_memory_copy M LEFT JOIN rocpd_string N ON N.id = M.name_id;";
+  sql +=
+      "CREATE VIEW kernels AS SELECT K.id, S.display_name AS name, K.agent_id, K.start, K.\"end\", "
+      "E.correlation_id FROM rocpd_kernel_dispatch K JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id "
+      "LEFT JOIN rocpd_event E ON E.id = K.event_id;"
+      "CREATE VIEW memory_copies AS SELECT M.id, N.string AS name, M.start, M.\"end\", M.size, M.src_agent_id, "
+      "M.dst_agent_id FROM rocpd_memory_copy M LEFT JOIN rocpd_string N ON N.id = M.name_id;";
   return sql;
 }
 
@@ -257,13 +266,16 @@ void recursiveViews() {
     TempDir dir;
     const std::string db = dir.path + "/kernels.db";
     expect((makeDb(db, "CREATE VIEW kernels AS " +
-                         endlessSelect("printf('%.200c', 'k') || n AS name, 1 AS agent_id, n AS start, n + 1 AS \"end\"") +
-                         ";")), "built");
+                           endlessSelect(
+                               "printf('%.200c', 'k') || n AS name, 1 AS agent_id, n AS start, n + 1 AS \"end\"") +
+                           ";")),
+           "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
     expect((r.count == 0 && r.d.empty()), "nothing read");
-    expect((warns(r.warnings, "rocpd-schema", "not a rocpd database") && warns(r.warnings, "rocpd-schema", "view")), "the warning says the view was not read");
+    expect((warns(r.warnings, "rocpd-schema", "not a rocpd database") && warns(r.warnings, "rocpd-schema", "view")),
+           "the warning says the view was not read");
     expect((grown < 64 * 1024), "memory grew " + std::to_string(grown) + " KiB (< 64 MiB)");
     expect((r.seconds < 5), "returned in " + std::to_string(r.seconds) + " s");
     printWarnings(r.warnings);
@@ -274,16 +286,18 @@ void recursiveViews() {
   isolated("a recursive view named rocpd_kernel_dispatch: not read, memory and time bounded", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/dispatch-view.db";
-    expect((makeDb(db,
-                 "CREATE TABLE rocpd_info_kernel_symbol (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
-                 "INSERT INTO rocpd_info_kernel_symbol VALUES (1, '_Z1kv', 'k()');"
-                 "CREATE VIEW rocpd_kernel_dispatch AS " +
-                     endlessSelect("n AS id, 1 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\"") +
-                     ";"
-                     "CREATE VIEW rocpd_memory_copy_0123abcd AS " +
-                     endlessSelect("n AS id, n AS start, n + 1 AS \"end\", 8 AS size, 1 AS src_agent_id, "
-                                   "2 AS dst_agent_id") +
-                     ";")), "built");
+    expect(
+        (makeDb(db,
+                "CREATE TABLE rocpd_info_kernel_symbol (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
+                "INSERT INTO rocpd_info_kernel_symbol VALUES (1, '_Z1kv', 'k()');"
+                "CREATE VIEW rocpd_kernel_dispatch AS " +
+                    endlessSelect("n AS id, 1 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\"") +
+                    ";"
+                    "CREATE VIEW rocpd_memory_copy_0123abcd AS " +
+                    endlessSelect("n AS id, n AS start, n + 1 AS \"end\", 8 AS size, 1 AS src_agent_id, "
+                                  "2 AS dst_agent_id") +
+                    ";")),
+        "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
@@ -300,13 +314,14 @@ void recursiveViews() {
     TempDir dir;
     const std::string db = dir.path + "/listed-as-table.db";
     expect((makeDb(db, suffixed("_0123abcd") +
-                         "DROP VIEW kernels; DROP VIEW rocpd_kernel_dispatch;"
-                         "CREATE VIEW rocpd_kernel_dispatch AS " +
-                         endlessSelect("n AS id, 2 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\"") +
-                         ";"
-                         "PRAGMA writable_schema = ON;"
-                         "UPDATE sqlite_master SET type = 'table' WHERE name = 'rocpd_kernel_dispatch';"
-                         "PRAGMA writable_schema = OFF;")), "built");
+                           "DROP VIEW kernels; DROP VIEW rocpd_kernel_dispatch;"
+                           "CREATE VIEW rocpd_kernel_dispatch AS " +
+                           endlessSelect("n AS id, 2 AS agent_id, 1 AS kernel_id, n AS start, n + 1 AS \"end\"") +
+                           ";"
+                           "PRAGMA writable_schema = ON;"
+                           "UPDATE sqlite_master SET type = 'table' WHERE name = 'rocpd_kernel_dispatch';"
+                           "PRAGMA writable_schema = OFF;")),
+           "built");
     const Read r = readDb(db);
     expect((r.d.size() <= 4), "no record from the view (" + std::to_string(r.d.size()) + " dispatches)");
     expect((r.seconds < 5), "returned in " + std::to_string(r.seconds) + " s");
@@ -317,11 +332,13 @@ void recursiveViews() {
   isolated("a virtual table named rocpd_kernel_dispatch: not read", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/virtual.db";
-    expect((makeDb(db,
-                 "CREATE TABLE rocpd_info_kernel_symbol (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
-                 "INSERT INTO rocpd_info_kernel_symbol VALUES (1, '_Z1kv', 'k()');"
-                 "CREATE VIRTUAL TABLE rocpd_kernel_dispatch USING fts5(agent_id, kernel_id, start, \"end\");"
-                 "INSERT INTO rocpd_kernel_dispatch VALUES (1, 1, 100, 200);")), "built");
+    expect(
+        (makeDb(db,
+                "CREATE TABLE rocpd_info_kernel_symbol (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
+                "INSERT INTO rocpd_info_kernel_symbol VALUES (1, '_Z1kv', 'k()');"
+                "CREATE VIRTUAL TABLE rocpd_kernel_dispatch USING fts5(agent_id, kernel_id, start, \"end\");"
+                "INSERT INTO rocpd_kernel_dispatch VALUES (1, 1, 100, 200);")),
+        "built");
     const Read r = readDb(db);
     expect((r.count == 0 && r.d.empty()), "nothing read from it (" + std::to_string(r.d.size()) + " dispatches)");
     expect((warns(r.warnings, "rocpd-schema", "not a rocpd database")), "said: not a rocpd database");
@@ -336,10 +353,14 @@ void hugeCells() {
   isolated("a kernel name of 4 MiB: a limit warning, no crash, the rest read", 60, [] {
     TempDir dir;
     const std::string db = dir.path + "/huge-name.db";
-    expect((makeDb(db, fixtureScript() +
-                         "UPDATE rocpd_info_kernel_symbol SET display_name = printf('%.*c', 4194304, 'x') WHERE id = 2;")), "built");
+    expect(
+        (makeDb(db,
+                fixtureScript() +
+                    "UPDATE rocpd_info_kernel_symbol SET display_name = printf('%.*c', 4194304, 'x') WHERE id = 2;")),
+        "built");
     const Read r = readDb(db);
-    expect((warns(r.warnings, "rocpd-limit", "1 MiB") && warns(r.warnings, "rocpd-limit", "incomplete")), "rocpd-limit says the 1 MiB limit and that records may be incomplete");
+    expect((warns(r.warnings, "rocpd-limit", "1 MiB") && warns(r.warnings, "rocpd-limit", "incomplete")),
+           "rocpd-limit says the 1 MiB limit and that records may be incomplete");
     expect((r.c.size() == 3), "the copies still read");
     bool huge = false;
     for (const DispatchRecord& d : r.d) huge = huge || d.name.size() > 1024 * 1024;
@@ -350,7 +371,8 @@ void hugeCells() {
   isolated("a 64 MiB copy name: a limit warning, memory bounded", 60, [] {
     TempDir dir;
     const std::string db = dir.path + "/huge-blob.db";
-    expect((makeDb(db, fixtureScript() + "UPDATE rocpd_string SET string = zeroblob(64 * 1024 * 1024) WHERE id = 2;")), "built");
+    expect((makeDb(db, fixtureScript() + "UPDATE rocpd_string SET string = zeroblob(64 * 1024 * 1024) WHERE id = 2;")),
+           "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
@@ -365,8 +387,9 @@ void hugeCells() {
     TempDir dir;
     const std::string db = dir.path + "/unread-blob.db";
     expect((makeDb(db, fixtureScript() +
-                         "ALTER TABLE rocpd_memory_copy ADD COLUMN extdata BLOB;"
-                         "UPDATE rocpd_memory_copy SET extdata = zeroblob(64 * 1024 * 1024) WHERE id = 2;")), "built");
+                           "ALTER TABLE rocpd_memory_copy ADD COLUMN extdata BLOB;"
+                           "UPDATE rocpd_memory_copy SET extdata = zeroblob(64 * 1024 * 1024) WHERE id = 2;")),
+           "built");
     const long rss0 = maxRssKiB();
     const Read r = readDb(db);
     const long grown = maxRssKiB() - rss0;
@@ -385,18 +408,24 @@ void int64Extremes() {
     const std::string db = dir.path + "/extremes.db";
     const std::string min = "-9223372036854775808", max = "9223372036854775807";
     expect((makeDb(db, fixtureScript() +
-                         "INSERT INTO rocpd_kernel_dispatch VALUES"
-                         // its length does not fit
-                         " (10, 2, 1, " + min + ", " + max + ", 256, 1, 1, 1, 1, 1, NULL),"
-                         // fits, until the clock offset below is added
-                         " (11, 2, 1, 9223372036854775000, " + max + ", 256, 1, 1, 1, 1, 1, NULL),"
-                         // a time as a real beyond int64, and as text
-                         " (12, 2, 1, 1e300, 2e300, 256, 1, 1, 1, 1, 1, NULL),"
-                         " (13, 2, 1, 'soon', 'later', 256, 1, 1, 1, 1, 1, NULL);"
-                         "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, " + min + ", " + max + ", NULL);")), "built");
+                           "INSERT INTO rocpd_kernel_dispatch VALUES"
+                           // its length does not fit
+                           " (10, 2, 1, " +
+                           min + ", " + max +
+                           ", 256, 1, 1, 1, 1, 1, NULL),"
+                           // fits, until the clock offset below is added
+                           " (11, 2, 1, 9223372036854775000, " +
+                           max +
+                           ", 256, 1, 1, 1, 1, 1, NULL),"
+                           // a time as a real beyond int64, and as text
+                           " (12, 2, 1, 1e300, 2e300, 256, 1, 1, 1, 1, 1, NULL),"
+                           " (13, 2, 1, 'soon', 'later', 256, 1, 1, 1, 1, 1, NULL);"
+                           "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, " +
+                           min + ", " + max + ", NULL);")),
+           "built");
     const Read r = readDb(db, 0, 1000);
-    expect((r.d.size() == 4 && r.c.size() == 3), "only the fixture's records kept (" + std::to_string(r.d.size()) + ", " +
-                                                  std::to_string(r.c.size()) + ")");
+    expect((r.d.size() == 4 && r.c.size() == 3),
+           "only the fixture's records kept (" + std::to_string(r.d.size()) + ", " + std::to_string(r.c.size()) + ")");
     expect((warns(r.warnings, "rocpd-time-out-of-range", "5 rows")), "rocpd-time-out-of-range counts the 5 rows");
     bool ordered = true;
     for (const DispatchRecord& d : r.d) ordered = ordered && d.endNs >= d.startNs;
@@ -414,10 +443,12 @@ void int64Extremes() {
   isolated("a span that ends before it starts: dropped with a warning", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/reversed.db";
-    expect((makeDb(db, fixtureScript() +
-                         "INSERT INTO rocpd_kernel_dispatch VALUES (10, 2, 1, 9007199256000000, 9007199255000000, 256, "
-                         "1, 1, 1, 1, 1, NULL);"
-                         "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, 2000, 1000, NULL);")), "built");
+    expect(
+        (makeDb(db, fixtureScript() +
+                        "INSERT INTO rocpd_kernel_dispatch VALUES (10, 2, 1, 9007199256000000, 9007199255000000, 256, "
+                        "1, 1, 1, 1, 1, NULL);"
+                        "INSERT INTO rocpd_memory_copy VALUES (10, 1, 1, 2, 64, 2000, 1000, NULL);")),
+        "built");
     const Read r = readDb(db);
     expect((r.d.size() == 4 && r.c.size() == 3), "the reversed rows not kept");
     expect((warns(r.warnings, "rocpd-span-reversed", "2 rows")), "rocpd-span-reversed counts both");
@@ -427,10 +458,13 @@ void int64Extremes() {
   isolated("grid sizes no int holds: read as 0 with a warning", 30, [] {
     TempDir dir;
     const std::string db = dir.path + "/grid.db";
-    expect((makeDb(db, fixtureScript() +
-                         "UPDATE rocpd_kernel_dispatch SET grid_size_x = 4294967296, grid_size_y = -1 WHERE id = 1;")), "built");
+    expect(
+        (makeDb(db, fixtureScript() +
+                        "UPDATE rocpd_kernel_dispatch SET grid_size_x = 4294967296, grid_size_y = -1 WHERE id = 1;")),
+        "built");
     const Read r = readDb(db);
-    expect((r.d.size() == 4 && r.d[0].grid[0] == 0 && r.d[0].grid[1] == 0 && r.d[0].grid[2] == 1), "the dispatch kept, its impossible sizes 0");
+    expect((r.d.size() == 4 && r.d[0].grid[0] == 0 && r.d[0].grid[1] == 0 && r.d[0].grid[2] == 1),
+           "the dispatch kept, its impossible sizes 0");
     expect((warns(r.warnings, "rocpd-grid-out-of-range", "2 grid")), "rocpd-grid-out-of-range counts both sizes");
     printWarnings(r.warnings);
   });
@@ -454,17 +488,21 @@ void suffixedTables() {
       "CREATE TABLE \"rocpd_info_agent_fedc-ba98\" (id INTEGER PRIMARY KEY, pid INTEGER, type TEXT, "
       "absolute_index INTEGER, name TEXT);"
       "INSERT INTO \"rocpd_info_agent_fedc-ba98\" VALUES (1, 3, 'CPU', 0, 'cpu'), (2, 3, 'GPU', 2, 'gfx950');"
-      "CREATE TABLE \"rocpd_info_kernel_symbol_fedc-ba98\" (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name TEXT);"
+      "CREATE TABLE \"rocpd_info_kernel_symbol_fedc-ba98\" (id INTEGER PRIMARY KEY, kernel_name TEXT, display_name "
+      "TEXT);"
       "INSERT INTO \"rocpd_info_kernel_symbol_fedc-ba98\" VALUES (1, '_Z5otherv', 'other()');"
       "CREATE TABLE \"rocpd_kernel_dispatch_fedc-ba98\" (id INTEGER PRIMARY KEY, agent_id INTEGER, kernel_id INTEGER, "
       "start INTEGER, \"end\" INTEGER);"
       "INSERT INTO \"rocpd_kernel_dispatch_fedc-ba98\" VALUES (1, 2, 1, 9007199256000000, 9007199256100000);";
   expect((makeDb(db, suffixed("_0123abcd") + more)), "merged: built");
   const Read merged = readDb(db, 9007199254740000LL, 500);
-  expect((merged.count == 8 && merged.d.size() == 5), "merged: both processes' dispatches (" + std::to_string(merged.count) + ")");
+  expect((merged.count == 8 && merged.d.size() == 5),
+         "merged: both processes' dispatches (" + std::to_string(merged.count) + ")");
   if (merged.d.size() == 5) {
-    expect((merged.d[4].name == "other()" && merged.d[4].gpu == 1 && merged.d[4].correlationId == -1), "merged: the second process's agent 2 is GPU 1, no correlation id without an event table");
-    expect((merged.d[0].gpu == 0 && merged.d[0].correlationId == 12), "merged: the first process's agent 2 is still GPU 0");
+    expect((merged.d[4].name == "other()" && merged.d[4].gpu == 1 && merged.d[4].correlationId == -1),
+           "merged: the second process's agent 2 is GPU 1, no correlation id without an event table");
+    expect((merged.d[0].gpu == 0 && merged.d[0].correlationId == 12),
+           "merged: the first process's agent 2 is still GPU 0");
   }
   expect((merged.warnings.empty()), "merged: no warning");
   printWarnings(merged.warnings);
@@ -475,13 +513,14 @@ void craftedNames() {
   TempDir dir;
   const std::string db = dir.path + "/names.db";
   std::string sql = fixtureScript();
-  for (const char* name : {"rocpd_kernel_dispatch_x\"\" FROM rocpd_string; --",
-                           "rocpd_kernel_dispatch_a;DROP TABLE rocpd_string",
-                           "rocpd_kernel_dispatch_q'x", "rocpd_memory_copy_a b", "rocpd_memory_copy_\xc3\xa9"}) {
+  for (const char* name :
+       {"rocpd_kernel_dispatch_x\"\" FROM rocpd_string; --", "rocpd_kernel_dispatch_a;DROP TABLE rocpd_string",
+        "rocpd_kernel_dispatch_q'x", "rocpd_memory_copy_a b", "rocpd_memory_copy_\xc3\xa9"}) {
     sql += std::string("CREATE TABLE \"") + name +
            "\" (id INTEGER PRIMARY KEY, agent_id INTEGER, kernel_id INTEGER, start INTEGER, \"end\" INTEGER, "
            "size INTEGER, src_agent_id INTEGER, dst_agent_id INTEGER);"
-           "INSERT INTO \"" + name + "\" VALUES (1, 2, 1, 100, 200, 8, 1, 2);";
+           "INSERT INTO \"" +
+           name + "\" VALUES (1, 2, 1, 100, 200, 8, 1, 2);";
   }
   expect((makeDb(db, sql)), "crafted names: built");
   const Read r = readDb(db, 9007199254740000LL, 500);
@@ -497,9 +536,10 @@ void repeatedIds() {
   const std::string db = dir.path + "/repeated.db";
   std::string sql = fixtureScript() + "DROP VIEW kernels; DROP VIEW memory_copies;";
   for (const char* t : {"rocpd_info_kernel_symbol", "rocpd_string", "rocpd_event"}) {
-    sql += std::string("CREATE TABLE copy AS SELECT * FROM ") + t + "; DROP TABLE " + t + ";" +
-           "CREATE TABLE " + t + " AS SELECT * FROM copy; DROP TABLE copy;"
-           "INSERT INTO " + t + " SELECT * FROM " + t + "; INSERT INTO " + t + " SELECT * FROM " + t + ";";
+    sql += std::string("CREATE TABLE copy AS SELECT * FROM ") + t + "; DROP TABLE " + t + ";" + "CREATE TABLE " + t +
+           " AS SELECT * FROM copy; DROP TABLE copy;"
+           "INSERT INTO " +
+           t + " SELECT * FROM " + t + "; INSERT INTO " + t + " SELECT * FROM " + t + ";";
   }
   expect((makeDb(db, sql)), "repeated ids: built");
   const Read r = readDb(db, 9007199254740000LL, 500);
@@ -535,7 +575,8 @@ void notAFile() {
       std::fclose(f);
     }
     const Read text = readDb(path);
-    expect((text.count == 0 && warns(text.warnings, "rocpd-unreadable", "not a database")), "a text file: not a database");
+    expect((text.count == 0 && warns(text.warnings, "rocpd-unreadable", "not a database")),
+           "a text file: not a database");
     const Read missing = readDb(dir.path + "/none.db");
     expect((missing.count == 0 && warns(missing.warnings, "rocpd-unreadable")), "no file: rocpd-unreadable");
     // A database left in WAL mode reads as it is (no -wal file is looked for).
@@ -565,7 +606,8 @@ void cancellation() {
     expect((all.count == 20007), "uncancelled: all " + std::to_string(all.count) + " read");
     for (const std::uint64_t n : {1ULL, 3ULL, 50ULL, 5000ULL}) {
       const Read r = readDb(db, 0, 0, n);
-      expect((r.cancelled && r.polls == n && r.count < n), "cancel at poll " + std::to_string(n) + ": stopped with " + std::to_string(r.count) + " records read");
+      expect((r.cancelled && r.polls == n && r.count < n),
+             "cancel at poll " + std::to_string(n) + ": stopped with " + std::to_string(r.count) + " records read");
       expect((warns(r.warnings, "rocpd-cancelled")), "cancel at poll " + std::to_string(n) + ": rocpd-cancelled said");
     }
     // The process's kind of control: a cancel flag asked every 256 polls.
@@ -574,8 +616,8 @@ void cancellation() {
     TraceCollector c(0);
     std::vector<CollectorWarning> warnings;
     const std::size_t n = readRocpdDatabase(db, 0, c, warnings, flagged);
-    expect((asked && flagged.cancelled() && n < 256), "a cancel flag set stops the read within 256 polls (" +
-                                                       std::to_string(n) + " records)");
+    expect((asked && flagged.cancelled() && n < 256),
+           "a cancel flag set stops the read within 256 polls (" + std::to_string(n) + " records)");
   });
 
   isolated("the collector's cap stops the read", 30, [] {
@@ -614,12 +656,14 @@ TEST_CASE("rocpd reader") {
 #else
   // Built without SQLite3: the reader says so instead of reading nothing quietly.
   const std::vector<std::pair<const char*, std::function<void()>>> cases = {
-      {"unsupported", [] {
+      {"unsupported",
+       [] {
          TraceCollector c(0);
          std::vector<CollectorWarning> warnings;
          Control control = Control::detached();
          expect((readRocpdDatabase(gFixtures + "/rocpd/fixture.db", 0, c, warnings, control) == 0 &&
-                   warns(warnings, "rocpd-unsupported", "without SQLite3")), "built without SQLite3: rocpd-unsupported");
+                 warns(warnings, "rocpd-unsupported", "without SQLite3")),
+                "built without SQLite3: rocpd-unsupported");
        }},
   };
 #endif

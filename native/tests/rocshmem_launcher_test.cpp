@@ -54,38 +54,71 @@ std::string say(const std::string& json) { return "printf '%s\\n' '" + json + "'
 }  // namespace
 
 TEST_CASE("result records") {
-  PePutResult ok = parsePeOutput(kUidRecord + "\n" + R"({"type":"version","version":"3.2.0"})" "\n"
-                                 R"({"type":"times","ns":[1000.0,2000.5]})" "\n" R"({"type":"ops","ops":12})" "\n"
-                                 R"({"type":"trace","startNs":10,"issuedNs":20.0,"completeNs":30,"cu":7,"xcc":3})" "\n"
-                                 R"({"type":"validation","ok":true})" "\n");
+  PePutResult ok = parsePeOutput(kUidRecord + "\n" +
+                                 R"({"type":"version","version":"3.2.0"})"
+                                 "\n"
+                                 R"({"type":"times","ns":[1000.0,2000.5]})"
+                                 "\n"
+                                 R"({"type":"ops","ops":12})"
+                                 "\n"
+                                 R"({"type":"trace","startNs":10,"issuedNs":20.0,"completeNs":30,"cu":7,"xcc":3})"
+                                 "\n"
+                                 R"({"type":"validation","ok":true})"
+                                 "\n");
   expect(ok.status == "ok", "complete output is ok");
   expect(ok.timesNs.size() == 2 && ok.timesNs[1] == 2000.5, "times parsed");
   expect(ok.opsDone == 12, "ops parsed");
   expect(ok.traced && ok.trace.issuedNs == 20.0 && ok.trace.cu == 7 && ok.trace.xcc == 3, "trace parsed");
   expect(ok.rocshmemVersion == "3.2.0", "version parsed");
-  PePutResult bad = parsePeOutput(R"({"type":"times","ns":[1]})" "\n" R"({"type":"ops","ops":1})" "\n"
-                                  R"({"type":"validation","ok":false,"message":"3 wrong byte(s); first at byte 9"})" "\n"
-                                  R"({"type":"validation","ok":true})" "\n");
+  PePutResult bad = parsePeOutput(R"({"type":"times","ns":[1]})"
+                                  "\n"
+                                  R"({"type":"ops","ops":1})"
+                                  "\n"
+                                  R"({"type":"validation","ok":false,"message":"3 wrong byte(s); first at byte 9"})"
+                                  "\n"
+                                  R"({"type":"validation","ok":true})"
+                                  "\n");
   expect(bad.status == "validation" && bad.failure.find("first at byte 9") != std::string::npos, "validation failure");
-  PePutResult err = parsePeOutput(R"({"type":"uid","uid":"x"})" "\n"
+  PePutResult err = parsePeOutput(R"({"type":"uid","uid":"x"})"
+                                  "\n"
                                   R"({"type":"error","code":"out-of-memory","message":"rocshmem_malloc failed",)"
-                                  R"("hint":"use smaller --sizes"})" "\n");
+                                  R"("hint":"use smaller --sizes"})"
+                                  "\n");
   expect(err.status == "out-of-memory" && err.failure == "rocshmem_malloc failed" && err.hint == "use smaller --sizes",
          "error line");
   PePutResult bare = parsePeOutput(R"({"type":"error"})");
   expect(bare.status == "runtime" && bare.failure == "the rocSHMEM PE reported an error without a message",
          "an error record without code or message");
-  const std::string times = R"({"type":"times","ns":[1]})" "\n";
-  expect(parsePeOutput(times + R"({"type":"ops","ops":1})" "\n").status == "runtime", "no validation line is an error");
-  expect(parsePeOutput(R"({"type":"validation","ok":true})" "\n").status == "runtime", "no times is an error");
+  const std::string times = R"({"type":"times","ns":[1]})"
+                            "\n";
+  expect(parsePeOutput(times + R"({"type":"ops","ops":1})"
+                               "\n")
+                 .status == "runtime",
+         "no validation line is an error");
+  expect(parsePeOutput(R"({"type":"validation","ok":true})"
+                       "\n")
+                 .status == "runtime",
+         "no times is an error");
 
   // Lines that are not records, or records with fields out of range, are left out.
-  PePutResult hostile = parsePeOutput(
-      "uid " + kUid + "\nerror runtime\tnot a record\n" + R"({"type":"times","ns":[1,1e999]})" "\n"
-      R"({"type":"times","ns":[5]})" "\n" R"({"type":"ops","ops":-1})" "\n" R"({"type":"ops","ops":1e300})" "\n"
-      R"({"type":"trace","startNs":1,"issuedNs":2,"completeNs":3,"cu":-1,"xcc":0})" "\n" "{\"type\":\"validation\",\"ok\":true"
-      "\n" + std::string(kMaxPeLineBytes + 1, ' ') + "\n" R"({"type":"validation","ok":"yes"})" "\n"
-      R"({"type":"validation","ok":true})");
+  PePutResult hostile = parsePeOutput("uid " + kUid + "\nerror runtime\tnot a record\n" +
+                                      R"({"type":"times","ns":[1,1e999]})"
+                                      "\n"
+                                      R"({"type":"times","ns":[5]})"
+                                      "\n"
+                                      R"({"type":"ops","ops":-1})"
+                                      "\n"
+                                      R"({"type":"ops","ops":1e300})"
+                                      "\n"
+                                      R"({"type":"trace","startNs":1,"issuedNs":2,"completeNs":3,"cu":-1,"xcc":0})"
+                                      "\n"
+                                      "{\"type\":\"validation\",\"ok\":true"
+                                      "\n" +
+                                      std::string(kMaxPeLineBytes + 1, ' ') +
+                                      "\n"
+                                      R"({"type":"validation","ok":"yes"})"
+                                      "\n"
+                                      R"({"type":"validation","ok":true})");
   expect(hostile.status == "ok", "hostile lines are left out: " + hostile.status + " " + hostile.failure);
   expect(hostile.timesNs.size() == 1 && hostile.timesNs[0] == 5, "only the finite times record counts");
   expect(hostile.opsDone == 0 && !hostile.traced, "ops and trace out of range are left out");
@@ -101,7 +134,8 @@ TEST_CASE("result records") {
 
 TEST_CASE("SDMA fallback, environment, arguments") {
   // SDMA fallback lines (rocSHMEM's own wording) and unrelated stderr.
-  expect(!sdmaFallbackLine("x\nSDMA: connect failed on local rank(s) 1 of 2; all of them fall back to IPC memcpy\n").empty(),
+  expect(!sdmaFallbackLine("x\nSDMA: connect failed on local rank(s) 1 of 2; all of them fall back to IPC memcpy\n")
+              .empty(),
          "connect failure is a fallback");
   expect(!sdmaFallbackLine("SDMA disabled at runtime (ROCSHMEM_SDMA_ENABLED=0)\n").empty(), "disabled is a fallback");
   expect(sdmaFallbackLine("SDMA init with threshold=0, channels=1\nsome warning\n").empty(), "init line is not");
@@ -121,7 +155,6 @@ TEST_CASE("SDMA fallback, environment, arguments") {
   const auto args0 = peArguments("pe", request(), 0);
   const auto args1 = peArguments("pe", request(), 1);
   expect(args0.size() > args1.size() && args1[2] == "1", "PE arguments");
-
 }
 
 TEST_CASE("the real process handling, with fake PEs") {
@@ -130,32 +163,51 @@ TEST_CASE("the real process handling, with fake PEs") {
   // PE 0 prints a result; PE 1 stores what it got on stdin and the environment it saw.
   setenv("HIP_VISIBLE_DEVICES", "10,11,12,13,14,15", 1);
   setenv("CUDA_VISIBLE_DEVICES", "3", 1);
-  const std::string good = script("good-pe", "if [ \"$2\" = 0 ]; then\n"
-                                             "  " + say(kUidRecord) + "\n"
-                                             "  sleep 0.2\n"
-                                             "  " + say(R"({"type":"version","version":"9.9.9"})") + "\n"
-                                             "  " + say(R"({"type":"times","ns":[1500,1600]})") + "\n"
-                                             "  " + say(R"({"type":"ops","ops":8})") + "\n"
-                                             "  " + say(R"({"type":"trace","startNs":1,"issuedNs":2,"completeNs":3,"cu":4,"xcc":5})") + "\n"
-                                             "  " + say(R"({"type":"validation","ok":true})") + "\n"
-                                             "else\n"
-                                             "  cat > " + dir + "/pe1-stdin\n"
-                                             "  echo \"$HIP_VISIBLE_DEVICES $ROCSHMEM_SDMA_ENABLED ${CUDA_VISIBLE_DEVICES-unset}\" > " + dir + "/pe1-env\n"
-                                             "fi\n");
+  const std::string good =
+      script("good-pe",
+             "if [ \"$2\" = 0 ]; then\n"
+             "  " +
+                 say(kUidRecord) +
+                 "\n"
+                 "  sleep 0.2\n"
+                 "  " +
+                 say(R"({"type":"version","version":"9.9.9"})") +
+                 "\n"
+                 "  " +
+                 say(R"({"type":"times","ns":[1500,1600]})") +
+                 "\n"
+                 "  " +
+                 say(R"({"type":"ops","ops":8})") +
+                 "\n"
+                 "  " +
+                 say(R"({"type":"trace","startNs":1,"issuedNs":2,"completeNs":3,"cu":4,"xcc":5})") +
+                 "\n"
+                 "  " +
+                 say(R"({"type":"validation","ok":true})") +
+                 "\n"
+                 "else\n"
+                 "  cat > " +
+                 dir +
+                 "/pe1-stdin\n"
+                 "  echo \"$HIP_VISIBLE_DEVICES $ROCSHMEM_SDMA_ENABLED ${CUDA_VISIBLE_DEVICES-unset}\" > " +
+                 dir +
+                 "/pe1-env\n"
+                 "fi\n");
   PePutResult r = runRocshmemPut(good, request(), never);
-  expect(r.status == "ok" && r.timesNs.size() == 2 && r.rocshmemVersion == "9.9.9", "fake PEs: result " + r.status + " " + r.failure);
+  expect(r.status == "ok" && r.timesNs.size() == 2 && r.rocshmemVersion == "9.9.9",
+         "fake PEs: result " + r.status + " " + r.failure);
   expect(r.traced && r.trace.cu == 4 && r.opsDone == 8, "fake PEs: trace and ops");
   expect(slurp(dir + "/pe1-stdin") == kUidRecord + "\n", "the unique id reached PE 1");
   expect(slurp(dir + "/pe1-env") == "12,15 1 unset\n",
          "PE 1 saw the mapped devices, SDMA on, no CUDA_VISIBLE_DEVICES: " + slurp(dir + "/pe1-env"));
   unsetenv("CUDA_VISIBLE_DEVICES");
 
-  const std::string fallback = script("fallback-pe", "echo 'SDMA: connect failed on local rank(s) 0 of 2; all of them "
-                                                     "fall back to IPC memcpy.' >&2\n"
-                                                     "[ \"$2\" = 0 ] && " + say(kUidRecord) + " && " +
-                                                     say(R"({"type":"times","ns":[1]})") + " && " +
-                                                     say(R"({"type":"validation","ok":true})") +
-                                                     "\ncat > /dev/null\n");
+  const std::string fallback = script("fallback-pe",
+                                      "echo 'SDMA: connect failed on local rank(s) 0 of 2; all of them "
+                                      "fall back to IPC memcpy.' >&2\n"
+                                      "[ \"$2\" = 0 ] && " +
+                                          say(kUidRecord) + " && " + say(R"({"type":"times","ns":[1]})") + " && " +
+                                          say(R"({"type":"validation","ok":true})") + "\ncat > /dev/null\n");
   r = runRocshmemPut(fallback, request(), never);
   expect(r.status == "sdma-unavailable" && r.failure.find("connect failed") != std::string::npos,
          "a load/store fallback is refused, not measured: " + r.status);
@@ -179,9 +231,10 @@ TEST_CASE("the real process handling, with fake PEs") {
 
   // A PE that writes a flood without newlines: the line is dropped at the cap, the run still
   // ends with PE 0's exit.
-  const std::string flood = script("flood-pe", "if [ \"$2\" = 0 ]; then head -c 3000000 /dev/zero | tr '\\0' x; "
-                                               "echo; head -c 3000000 /dev/zero | tr '\\0' y >&2; exit 4; fi\n"
-                                               "cat > /dev/null\n");
+  const std::string flood = script("flood-pe",
+                                   "if [ \"$2\" = 0 ]; then head -c 3000000 /dev/zero | tr '\\0' x; "
+                                   "echo; head -c 3000000 /dev/zero | tr '\\0' y >&2; exit 4; fi\n"
+                                   "cat > /dev/null\n");
   r = runRocshmemPut(flood, request(), never);
   expect(r.status == "runtime" && r.failure.find("exit status 4") != std::string::npos &&
              r.failure.find("yyy") == std::string::npos,

@@ -50,10 +50,13 @@ void cuptiClockAndFolding() {
   TraceCollector c(1000000);
   c.addLine(R"({"k":"clock","pid":7,"when":"start","cuptiNs":6000000,"monoNs":1000000,"uncertaintyNs":20})");
   c.addLine(R"({"k":"clock","pid":7,"when":"exit","cuptiNs":7001000,"monoNs":2000000,"uncertaintyNs":20})");
-  c.addLine(R"({"k":"kernel","pid":7,"gpu":1,"name":"_Z6fusedAPf","startNs":6100100,"endNs":6200200,"grid":[64,1,1],"block":[256,1,1],"corr":9,"stream":13})");
-  c.addLine(R"({"k":"memcpy","pid":7,"kind":"PtoP","gpu":1,"src":1,"dst":0,"bytes":4096,"startNs":6300300,"endNs":6400400,"corr":10})");
+  c.addLine(
+      R"({"k":"kernel","pid":7,"gpu":1,"name":"_Z6fusedAPf","startNs":6100100,"endNs":6200200,"grid":[64,1,1],"block":[256,1,1],"corr":9,"stream":13})");
+  c.addLine(
+      R"({"k":"memcpy","pid":7,"kind":"PtoP","gpu":1,"src":1,"dst":0,"bytes":4096,"startNs":6300300,"endNs":6400400,"corr":10})");
   // trace.h's own ping kernel, inside its setup window: left out.
-  c.addLine(R"({"k":"kernel","pid":7,"gpu":1,"name":"ping","startNs":6010010,"endNs":6011011,"grid":[1,1,1],"block":[1,1,1],"corr":2})");
+  c.addLine(
+      R"({"k":"kernel","pid":7,"gpu":1,"name":"ping","startNs":6010010,"endNs":6011011,"grid":[1,1,1],"block":[1,1,1],"corr":2})");
   c.addLine(R"({"k":"dev-window","pid":7,"monoStartNs":1005000,"monoEndNs":1020000})");
   // Two CUs of the kernel: a scope and a put to GPU 0 each.
   for (int cu : {4, 9}) {
@@ -93,12 +96,12 @@ void cuptiClockAndFolding() {
   CHECK((warnings.size() == 1 && warnings[0].code == "trace-line-malformed"));
 }
 
-std::string devLine(int gpu, const std::string& label, int cu, int xcc, long long start, long long end, long long bytes, int peer,
-                    const std::string& mover = "cu", bool pull = false) {
-  return R"({"k":"dev","pid":7,"gpu":)" + std::to_string(gpu) + R"(,"label":")" + label + R"(","cu":)" + std::to_string(cu) +
-         R"(,"xcc":)" + std::to_string(xcc) + R"(,"monoStartNs":)" + std::to_string(start) + R"(,"monoEndNs":)" +
-         std::to_string(end) + R"(,"bytes":)" + std::to_string(bytes) + R"(,"peer":)" + std::to_string(peer) +
-         R"(,"mover":")" + mover + R"(","pull":)" + (pull ? "true" : "false") + "}";
+std::string devLine(int gpu, const std::string& label, int cu, int xcc, long long start, long long end, long long bytes,
+                    int peer, const std::string& mover = "cu", bool pull = false) {
+  return R"({"k":"dev","pid":7,"gpu":)" + std::to_string(gpu) + R"(,"label":")" + label + R"(","cu":)" +
+         std::to_string(cu) + R"(,"xcc":)" + std::to_string(xcc) + R"(,"monoStartNs":)" + std::to_string(start) +
+         R"(,"monoEndNs":)" + std::to_string(end) + R"(,"bytes":)" + std::to_string(bytes) + R"(,"peer":)" +
+         std::to_string(peer) + R"(,"mover":")" + mover + R"(","pull":)" + (pull ? "true" : "false") + "}";
 }
 
 // The spans themselves: every one comes back on the program's time line, the fold into
@@ -128,7 +131,8 @@ void deviceSpans() {
   c.finish(d, copies, warnings, &raw);
   CHECK((raw.size() == 11));
   bool sawShifted = false;
-  for (const DeviceSpanRecord& s : raw) sawShifted = sawShifted || (s.startNs == 350000 && s.mover == "engine" && s.pull);
+  for (const DeviceSpanRecord& s : raw)
+    sawShifted = sawShifted || (s.startNs == 350000 && s.mover == "engine" && s.pull);
   CHECK((sawShifted));
   // The fold is what it was without the spans: the compute scope is a dispatch of its own
   // (no profiler here), the transfers copies by label, GPU, peer, mover and direction.
@@ -140,9 +144,11 @@ void deviceSpans() {
   const std::vector<DeviceSpanRecord> merged = mergeTouchingSpans(raw);
   CHECK((merged.size() == 8));
   for (std::size_t i = 1; i < merged.size(); ++i) CHECK((merged[i - 1].startNs <= merged[i].startNs));
-  const auto find = [&](int gpu, unsigned xcc, unsigned cu, const std::string& label, const std::string& mover, std::int64_t start) {
+  const auto find = [&](int gpu, unsigned xcc, unsigned cu, const std::string& label, const std::string& mover,
+                        std::int64_t start) {
     for (const DeviceSpanRecord& s : merged)
-      if (s.gpu == gpu && s.xcc == xcc && s.cu == cu && s.label == label && s.mover == mover && s.startNs == start) return &s;
+      if (s.gpu == gpu && s.xcc == xcc && s.cu == cu && s.label == label && s.mover == mover && s.startNs == start)
+        return &s;
     return static_cast<const DeviceSpanRecord*>(nullptr);
   };
   const DeviceSpanRecord* busy = find(0, 1, 4, "a2a", "cu", 100000);
@@ -164,7 +170,8 @@ void deviceSpans() {
   std::vector<CollectorWarning> capWarnings;
   capSpans(capped, 3, capWarnings);
   CHECK((capped.size() == 3));
-  for (std::size_t i = 0; i < capped.size(); ++i) CHECK((capped[i].startNs == merged[i].startNs && capped[i].cu == merged[i].cu));
+  for (std::size_t i = 0; i < capped.size(); ++i)
+    CHECK((capped[i].startNs == merged[i].startNs && capped[i].cu == merged[i].cu));
   CHECK((hasWarning(capWarnings, "device-spans-capped", "5 of 8 device-trace spans")));
   std::vector<DeviceSpanRecord> all = merged;
   std::vector<CollectorWarning> none;
@@ -190,9 +197,10 @@ void rocprofSamples(const std::string& fixtures) {
   char dir[] = "/tmp/sdma-run-test-XXXXXX";
   REQUIRE_MESSAGE(mkdtemp(dir) != nullptr, "a temporary directory");
   const std::string sub = std::string(dir) + "/node/1234";
-  CHECK((std::system(("mkdir -p " + sub + " && cp " + fixtures + "/kernel_trace.csv " + sub + "/1234_kernel_trace.csv && cp " +
-                     fixtures + "/memory_copy_trace.csv " + sub + "/1234_memory_copy_trace.csv")
-                        .c_str()) == 0));
+  CHECK((std::system(("mkdir -p " + sub + " && cp " + fixtures + "/kernel_trace.csv " + sub +
+                      "/1234_kernel_trace.csv && cp " + fixtures + "/memory_copy_trace.csv " + sub +
+                      "/1234_memory_copy_trace.csv")
+                         .c_str()) == 0));
   TraceCollector c(0);
   std::vector<CollectorWarning> warnings;
   sdma::ingest::Control control = sdma::ingest::Control::detached();
@@ -209,8 +217,6 @@ void rocprofSamples(const std::string& fixtures) {
   removeTree(dir);
   CHECK((access(dir, F_OK) != 0));
 }
-
-
 
 #if SDMA_PROBE_HAVE_SQLITE
 // A database from SQL text (the fixture script, then changes to it).
@@ -278,7 +284,8 @@ void rocpdFixture(const std::string& fixtures) {
   const Read committed = readDb(fixtures + "/fixture.db", 9007199254740000LL, 500);
   CHECK((committed.count == r.count && committed.warnings.empty()));
   for (std::size_t i = 0; i < committed.d.size() && i < r.d.size(); ++i) {
-    CHECK((committed.d[i].name == r.d[i].name && committed.d[i].startNs == r.d[i].startNs && committed.d[i].gpu == r.d[i].gpu));
+    CHECK((committed.d[i].name == r.d[i].name && committed.d[i].startNs == r.d[i].startNs &&
+           committed.d[i].gpu == r.d[i].gpu));
   }
 
   // Run mode finds a database where rocprofv3 left one instead of CSV files.
@@ -308,8 +315,8 @@ void rocpdFixture(const std::string& fixtures) {
 
   // A column missing from both the view and the table.
   CHECK((makeDb(db, script + "DROP VIEW memory_copies; ALTER TABLE rocpd_memory_copy DROP COLUMN size;"
-                            "CREATE VIEW memory_copies AS SELECT id, start, \"end\", src_agent_id, dst_agent_id "
-                            "FROM rocpd_memory_copy;")));
+                             "CREATE VIEW memory_copies AS SELECT id, start, \"end\", src_agent_id, dst_agent_id "
+                             "FROM rocpd_memory_copy;")));
   const Read noSize = readDb(db);
   CHECK((noSize.c.empty() && noSize.d.size() == 4));
   CHECK((hasWarning(noSize.warnings, "rocpd-schema", "table rocpd_memory_copy lacks size")));

@@ -24,13 +24,18 @@ TEST_CASE("setsBothAndRemembers") {
   unsetenv("ROC_P2P_SDMA_SIZE");
   setenv("GPU_FORCE_BLIT_COPY_SIZE", "64", 1);
   const std::vector<RuntimeKnob> knobs = setEngineKnobs();
-  CHECK_MESSAGE((knobs.size() == 2 && knobs[0].name == "ROC_P2P_SDMA_SIZE" && knobs[1].name == "GPU_FORCE_BLIT_COPY_SIZE"), ("the two knobs, peer threshold first"));
+  CHECK_MESSAGE(
+      (knobs.size() == 2 && knobs[0].name == "ROC_P2P_SDMA_SIZE" && knobs[1].name == "GPU_FORCE_BLIT_COPY_SIZE"),
+      ("the two knobs, peer threshold first"));
   CHECK_MESSAGE((knobs[0].value == "0" && knobs[1].value == "0"), ("both set to 0"));
-  CHECK_MESSAGE((env("ROC_P2P_SDMA_SIZE") == "0" && env("GPU_FORCE_BLIT_COPY_SIZE") == "0"), ("the process environment holds them (children inherit it)"));
+  CHECK_MESSAGE((env("ROC_P2P_SDMA_SIZE") == "0" && env("GPU_FORCE_BLIT_COPY_SIZE") == "0"),
+                ("the process environment holds them (children inherit it)"));
   CHECK_MESSAGE((!knobs[0].previous), ("ROC_P2P_SDMA_SIZE was unset: no previous value"));
-  CHECK_MESSAGE((knobs[1].previous && *knobs[1].previous == "64"), ("GPU_FORCE_BLIT_COPY_SIZE=64 before: previous 64, overridden"));
+  CHECK_MESSAGE((knobs[1].previous && *knobs[1].previous == "64"),
+                ("GPU_FORCE_BLIT_COPY_SIZE=64 before: previous 64, overridden"));
   restoreKnobs(knobs);
-  CHECK_MESSAGE((env("ROC_P2P_SDMA_SIZE") == "<unset>" && env("GPU_FORCE_BLIT_COPY_SIZE") == "64"), ("restored: the unset one unset again, the other back to 64"));
+  CHECK_MESSAGE((env("ROC_P2P_SDMA_SIZE") == "<unset>" && env("GPU_FORCE_BLIT_COPY_SIZE") == "64"),
+                ("restored: the unset one unset again, the other back to 64"));
   unsetenv("GPU_FORCE_BLIT_COPY_SIZE");
 }
 
@@ -49,16 +54,18 @@ std::string helloLine(const std::vector<RuntimeKnob>& knobs) {
 }
 
 TEST_CASE("helloNamesThem") {
-  const std::string with = helloLine({{"ROC_P2P_SDMA_SIZE", "0", std::string("4096")},
-                                      {"GPU_FORCE_BLIT_COPY_SIZE", "0", std::nullopt}});
-  CHECK_MESSAGE((with.find(",\"runtimeKnobs\":[{\"name\":\"ROC_P2P_SDMA_SIZE\",\"value\":\"0\",\"previous\":\"4096\","
-                  "\"setBy\":\"helper\"},{\"name\":\"GPU_FORCE_BLIT_COPY_SIZE\",\"value\":\"0\",\"previous\":null,"
-                  "\"setBy\":\"helper\"}]}") != std::string::npos), ("hello: runtimeKnobs with name, value, previous (null when unset) and setBy"));
+  const std::string with =
+      helloLine({{"ROC_P2P_SDMA_SIZE", "0", std::string("4096")}, {"GPU_FORCE_BLIT_COPY_SIZE", "0", std::nullopt}});
+  CHECK_MESSAGE(
+      (with.find(",\"runtimeKnobs\":[{\"name\":\"ROC_P2P_SDMA_SIZE\",\"value\":\"0\",\"previous\":\"4096\","
+                 "\"setBy\":\"helper\"},{\"name\":\"GPU_FORCE_BLIT_COPY_SIZE\",\"value\":\"0\",\"previous\":null,"
+                 "\"setBy\":\"helper\"}]}") != std::string::npos),
+      ("hello: runtimeKnobs with name, value, previous (null when unset) and setBy"));
   CHECK_MESSAGE((helloLine({}).find("runtimeKnobs") == std::string::npos), ("no knobs: the field is left out"));
   const std::string longer = helloLine({{"ROC_P2P_SDMA_SIZE", "0", std::string(5000, '7')}});
   CHECK_MESSAGE((longer.find(std::string(4096, '7') + "\"") != std::string::npos &&
-            longer.find(std::string(4097, '7')) == std::string::npos), ("a previous value longer than protocol text is cut at 4096 bytes"));
+                 longer.find(std::string(4097, '7')) == std::string::npos),
+                ("a previous value longer than protocol text is cut at 4096 bytes"));
 }
 
 }  // namespace
-

@@ -30,8 +30,10 @@ double measuredGbps(CopyPath path, std::uint64_t bytes, int cus) {
 TEST_CASE("smallCopiesFavourCus") {
   for (int cus : {1, 8, 64}) {
     const std::string tag = " at 4 KiB, " + std::to_string(cus) + " CUs";
-    CHECK_MESSAGE((measuredGbps(CopyPath::CuHost, 4 * KiB, cus) > measuredGbps(CopyPath::EngineHost, 4 * KiB, 0)), ("cu/host beats engine/host" + tag));
-    CHECK_MESSAGE((measuredGbps(CopyPath::CuDevice, 4 * KiB, cus) > measuredGbps(CopyPath::EngineDevice, 4 * KiB, 0)), ("cu/device beats engine/device" + tag));
+    CHECK_MESSAGE((measuredGbps(CopyPath::CuHost, 4 * KiB, cus) > measuredGbps(CopyPath::EngineHost, 4 * KiB, 0)),
+                  ("cu/host beats engine/host" + tag));
+    CHECK_MESSAGE((measuredGbps(CopyPath::CuDevice, 4 * KiB, cus) > measuredGbps(CopyPath::EngineDevice, 4 * KiB, 0)),
+                  ("cu/device beats engine/device" + tag));
   }
 }
 
@@ -40,12 +42,15 @@ TEST_CASE("largeCopiesFavourEngines") {
   const double oneCu = measuredGbps(CopyPath::CuHost, GiB, 1);
   const double manyCus = measuredGbps(CopyPath::CuHost, GiB, 64);
   CHECK_MESSAGE((engine > 5 * oneCu), ("1 GiB: engine/host is far ahead of cu/host on 1 CU"));
-  CHECK_MESSAGE((engine >= manyCus && engine < 1.15 * manyCus), ("1 GiB: engine/host is slightly ahead of cu/host on 64 CUs"));
+  CHECK_MESSAGE((engine >= manyCus && engine < 1.15 * manyCus),
+                ("1 GiB: engine/host is slightly ahead of cu/host on 64 CUs"));
 }
 
 TEST_CASE("hostCrossoverAtEightCus") {
-  CHECK_MESSAGE((measuredGbps(CopyPath::CuHost, 128 * KiB, 8) > measuredGbps(CopyPath::EngineHost, 128 * KiB, 0)), ("128 KiB: cu/host (8 CUs) still beats engine/host"));
-  CHECK_MESSAGE((measuredGbps(CopyPath::EngineHost, MiB, 0) > measuredGbps(CopyPath::CuHost, MiB, 8)), ("1 MiB: engine/host beats cu/host (8 CUs)"));
+  CHECK_MESSAGE((measuredGbps(CopyPath::CuHost, 128 * KiB, 8) > measuredGbps(CopyPath::EngineHost, 128 * KiB, 0)),
+                ("128 KiB: cu/host (8 CUs) still beats engine/host"));
+  CHECK_MESSAGE((measuredGbps(CopyPath::EngineHost, MiB, 0) > measuredGbps(CopyPath::CuHost, MiB, 8)),
+                ("1 MiB: engine/host beats cu/host (8 CUs)"));
 }
 
 TEST_CASE("bandwidthStaysUnderTheCaps") {
@@ -73,7 +78,8 @@ TEST_CASE("seedsAreDeterministic") {
   SimBackend first(SimOptions{42, 0});
   SimBackend again(SimOptions{42, 0});
   SimBackend other(SimOptions{43, 0});
-  CHECK_MESSAGE((first.measure(request).timesNs == again.measure(request).timesNs), ("the same seed gives the same times"));
+  CHECK_MESSAGE((first.measure(request).timesNs == again.measure(request).timesNs),
+                ("the same seed gives the same times"));
   CHECK_MESSAGE((first.measure(request).timesNs != other.measure(request).timesNs), ("another seed gives other times"));
 }
 
@@ -87,8 +93,10 @@ TEST_CASE("timelineMatchesTheCostModel") {
     const double tailNs = path == CopyPath::EngineHost ? model.engineHostCompletionNs : 0;
     const double nominalNs = copyCost(model, path, GiB, 0).nominalNs(GiB);
     const bool agrees = std::abs(lastPacketEndNs + tailNs - nominalNs) < 2.0;
-    const auto packets = std::count(events.kind.begin(), events.kind.end(), static_cast<std::uint8_t>(EventKind::Packet));
-    CHECK_MESSAGE((agrees && packets == 8), (std::string(pathName(path)) + " timeline: 8 packets of 128 MiB, span = cost model"));
+    const auto packets =
+        std::count(events.kind.begin(), events.kind.end(), static_cast<std::uint8_t>(EventKind::Packet));
+    CHECK_MESSAGE((agrees && packets == 8),
+                  (std::string(pathName(path)) + " timeline: 8 packets of 128 MiB, span = cost model"));
   }
 }
 
@@ -123,18 +131,21 @@ TEST_CASE("copiesAtTheSameTimeShareTheFabric") {
   const Mi350xModel model;
   // 7 engines at 61 GB/s want 427 of a GPU's 400 GB/s: each keeps 400 / 7.
   const auto engines = sharedRates(model, allPairs(CopyPath::EngineHost, 8, 0));
-  CHECK_MESSAGE((allNear(engines, 400.0 / 7)), ("8 GPUs at once: engine/host pairs share the 400 GB/s fabric (57.14 each)"));
+  CHECK_MESSAGE((allNear(engines, 400.0 / 7)),
+                ("8 GPUs at once: engine/host pairs share the 400 GB/s fabric (57.14 each)"));
   CHECK_MESSAGE((engines[0].sharedBy == std::vector<std::string>{"fabric-out"}), ("the cut is named: fabric-out"));
   // 3 peers: 183 GB/s fits; nothing is shared.
   const auto few = sharedRates(model, allPairs(CopyPath::EngineHost, 4, 0));
   CHECK_MESSAGE((allNear(few, 61) && few[0].sharedBy.empty()), ("4 GPUs at once: engine/host pairs keep 61 GB/s"));
   // 64 CUs x 7 = 448 > 256: each gets 36.6 CUs, still at the load/store cap; the fabric cuts.
   const auto cus64 = sharedRates(model, allPairs(CopyPath::CuHost, 8, 64));
-  CHECK_MESSAGE((std::abs(cus64[0].effectiveCus - 64 * 256.0 / 448) < 1e-9), ("448 CUs asked of 256: each copy gets 36.6"));
+  CHECK_MESSAGE((std::abs(cus64[0].effectiveCus - 64 * 256.0 / 448) < 1e-9),
+                ("448 CUs asked of 256: each copy gets 36.6"));
   CHECK_MESSAGE((allNear(cus64, 400.0 / 7)), ("8 GPUs, 64 CUs a pair: the fabric, not the CUs, sets 57.14 GB/s"));
   // 16 CUs x 7 = 112 CUs, 7 x 55.08 = 386 GB/s: nothing shared (TransferBench's a2a point).
   const auto cus16 = sharedRates(model, allPairs(CopyPath::CuHost, 8, 16));
-  CHECK_MESSAGE((allNear(cus16, cuCopyGbps(model, 16.0)) && cus16[0].sharedBy.empty()), ("16 CUs a pair: 55.08 GB/s, unshared"));
+  CHECK_MESSAGE((allNear(cus16, cuCopyGbps(model, 16.0)) && cus16[0].sharedBy.empty()),
+                ("16 CUs a pair: 55.08 GB/s, unshared"));
 }
 
 // Mean bandwidth of one unit between any two endpoints (seed 1, 20 iterations).
@@ -155,22 +166,29 @@ TEST_CASE("hostAndLocalCopiesStayInTheirRanges") {
   const int host = kHostEndpoint;
   for (const auto& [src, dst, name] : {std::tuple{host, 0, "host -> GPU 0"}, std::tuple{0, host, "GPU 0 -> host"}}) {
     const double engine = pairGbps(CopyPath::EngineHost, src, dst, GiB, 0);
-    CHECK_MESSAGE((within(engine, 50, 56)), (std::string(name) + ": engine/host at 1 GiB in 50..56 GB/s (" + std::to_string(engine) + ")"));
+    CHECK_MESSAGE((within(engine, 50, 56)),
+                  (std::string(name) + ": engine/host at 1 GiB in 50..56 GB/s (" + std::to_string(engine) + ")"));
     const double cus256 = pairGbps(CopyPath::CuHost, src, dst, GiB, 256);
-    CHECK_MESSAGE((within(cus256, 40, engine)), (std::string(name) + ": cu/host 256 CUs at 1 GiB in 40 GB/s..engine/host (" +
-                                          std::to_string(cus256) + ")"));
-    CHECK_MESSAGE((pairGbps(CopyPath::CuDevice, src, dst, GiB, 256) < 64), (std::string(name) + ": cu/device under PCIe's 64 GB/s"));
-    CHECK_MESSAGE((pairGbps(CopyPath::EngineDevice, src, dst, GiB, 0) < 0), (std::string(name) + ": engine/device refused"));
+    CHECK_MESSAGE(
+        (within(cus256, 40, engine)),
+        (std::string(name) + ": cu/host 256 CUs at 1 GiB in 40 GB/s..engine/host (" + std::to_string(cus256) + ")"));
+    CHECK_MESSAGE((pairGbps(CopyPath::CuDevice, src, dst, GiB, 256) < 64),
+                  (std::string(name) + ": cu/device under PCIe's 64 GB/s"));
+    CHECK_MESSAGE((pairGbps(CopyPath::EngineDevice, src, dst, GiB, 0) < 0),
+                  (std::string(name) + ": engine/device refused"));
   }
   const double local = pairGbps(CopyPath::CuHost, 0, 0, GiB, 256);
-  CHECK_MESSAGE((within(local, 2000, 4000)), ("GPU 0 -> GPU 0: cu/host 256 CUs at 1 GiB in 2..4 TB/s, under HBM/2 (" +
-                                       std::to_string(local) + ")"));
-  CHECK_MESSAGE((pairGbps(CopyPath::CuDevice, 0, 0, GiB, 256) > 2000), ("GPU 0 -> GPU 0: cu/device 256 CUs above 2 TB/s"));
+  CHECK_MESSAGE((within(local, 2000, 4000)),
+                ("GPU 0 -> GPU 0: cu/host 256 CUs at 1 GiB in 2..4 TB/s, under HBM/2 (" + std::to_string(local) + ")"));
+  CHECK_MESSAGE((pairGbps(CopyPath::CuDevice, 0, 0, GiB, 256) > 2000),
+                ("GPU 0 -> GPU 0: cu/device 256 CUs above 2 TB/s"));
   const double localEngine = pairGbps(CopyPath::EngineHost, 0, 0, GiB, 0);
-  CHECK_MESSAGE((within(localEngine, 55, 62)), ("GPU 0 -> GPU 0: engine/host at the engine's own 61 GB/s (" +
-                                         std::to_string(localEngine) + ")"));
+  CHECK_MESSAGE((within(localEngine, 55, 62)),
+                ("GPU 0 -> GPU 0: engine/host at the engine's own 61 GB/s (" + std::to_string(localEngine) + ")"));
   CHECK_MESSAGE((pairGbps(CopyPath::EngineDevice, 0, 0, GiB, 0) < 0), ("GPU 0 -> GPU 0: engine/device refused"));
-  CHECK_MESSAGE((pairGbps(CopyPath::CuHost, 4, host, 4 * KiB, 8, 8) > pairGbps(CopyPath::EngineHost, 4, host, 4 * KiB, 0, 8)), ("GPU 4 -> host at 4 KiB: CUs beat the engine, as between GPUs"));
+  CHECK_MESSAGE(
+      (pairGbps(CopyPath::CuHost, 4, host, 4 * KiB, 8, 8) > pairGbps(CopyPath::EngineHost, 4, host, 4 * KiB, 0, 8)),
+      ("GPU 4 -> host at 4 KiB: CUs beat the engine, as between GPUs"));
 }
 
 TEST_CASE("topologyFollowsTheGpuCount") {
@@ -181,15 +199,16 @@ TEST_CASE("topologyFollowsTheGpuCount") {
     const auto pcie = std::count_if(topology.links.begin(), topology.links.end(), [](const LinkInfo& l) {
       return l.kind == "pcie" && (isHost(l.src) || isHost(l.dst));
     });
-    const auto xgmi = std::count_if(topology.links.begin(), topology.links.end(),
-                                    [](const LinkInfo& l) { return l.kind == "xgmi"; });
+    const auto xgmi =
+        std::count_if(topology.links.begin(), topology.links.end(), [](const LinkInfo& l) { return l.kind == "xgmi"; });
     const std::string tag = std::to_string(gpus) + " GPUs: ";
     CHECK_MESSAGE((static_cast<int>(topology.gpus.size()) == gpus), (tag + "that many GPUs"));
-    CHECK_MESSAGE((pcie == 2 * gpus && xgmi == gpus * (gpus - 1)), (tag + "a PCIe link each way per GPU, xGMI between all pairs"));
+    CHECK_MESSAGE((pcie == 2 * gpus && xgmi == gpus * (gpus - 1)),
+                  (tag + "a PCIe link each way per GPU, xGMI between all pairs"));
     CHECK_MESSAGE((topology.host && topology.host->numaNodes == 2), (tag + "host with 2 NUMA nodes"));
-    CHECK_MESSAGE((topology.gpus.back().numaNode == (gpus > 4 ? 1 : 0)), (tag + "GPUs 0-3 on NUMA node 0, 4-7 on node 1"));
+    CHECK_MESSAGE((topology.gpus.back().numaNode == (gpus > 4 ? 1 : 0)),
+                  (tag + "GPUs 0-3 on NUMA node 0, 4-7 on node 1"));
   }
 }
 
 }  // namespace
-

@@ -82,7 +82,8 @@ bool warns(const std::vector<CollectorWarning>& warnings, const std::string& cod
 }
 
 void printWarnings(const Finished& f) {
-  for (const CollectorWarning& w : f.warnings) std::printf("      warning %s: %s\n", w.code.c_str(), w.message.substr(0, 300).c_str());
+  for (const CollectorWarning& w : f.warnings)
+    std::printf("      warning %s: %s\n", w.code.c_str(), w.message.substr(0, 300).c_str());
 }
 
 std::string num(std::int64_t v) { return std::to_string(v); }
@@ -115,7 +116,7 @@ void isolated(const std::string& what, unsigned seconds, const std::function<voi
   std::fflush(stdout);
   const pid_t pid = fork();
   if (pid == 0) {
-    failures = 0;  // the child's own checks only
+    failures = 0;                   // the child's own checks only
 #if !defined(__SANITIZE_ADDRESS__)  // AddressSanitizer's shadow memory needs more address space
     rlimit as{2 * GiB, 2 * GiB};
     setrlimit(RLIMIT_AS, &as);
@@ -248,7 +249,8 @@ void overlappingSpans() {
       c.addDispatchMono(d);
     }
     const std::int64_t late = 1000000000;
-    for (int i = 0; i < 300000; ++i) c.addLine(devLine(late + 100000LL * i, late + 100000LL * i + 10, "x", 0, 1, 1, i % 64));
+    for (int i = 0; i < 300000; ++i)
+      c.addLine(devLine(late + 100000LL * i, late + 100000LL * i + 10, "x", 0, 1, 1, i % 64));
     const auto t = std::chrono::steady_clock::now();
     const Finished f = finish(c);
     const double s = secondsSince(t);
@@ -264,10 +266,10 @@ void int64Extremes() {
   isolated("int64 extremes: no wrap, no crash", 30, [] {
     {
       TraceCollector c(0);
-      c.addLine(devLine(kMin, kMax));          // its length does not fit
-      c.addLine(devLine(kMax - 10, kMax));     // fits: kept
-      c.addLine(devLine(kMax - 5, kMax));      // overlaps it: one burst (end + 20 us saturates)
-      c.addLine(devLine(kMin, kMin + 10));     // fits: kept
+      c.addLine(devLine(kMin, kMax));       // its length does not fit
+      c.addLine(devLine(kMax - 10, kMax));  // fits: kept
+      c.addLine(devLine(kMax - 5, kMax));   // overlaps it: one burst (end + 20 us saturates)
+      c.addLine(devLine(kMin, kMin + 10));  // fits: kept
       c.addLine(devLine(kMin, kMin));
       const Finished f = finish(c);
       printWarnings(f);
@@ -287,8 +289,10 @@ void int64Extremes() {
       c.addLine(devLine(kMax, kMax));
       c.addLine(devLine(kMin, kMin));
       c.addLine(R"({"k":"dev-window","pid":7,"monoStartNs":)" + num(kMin) + R"(,"monoEndNs":)" + num(kMax) + "}");
-      c.addLine(R"({"k":"dev-end","pid":7,"gpu":0,"dropped":)" + num(kMax) + R"(,"alignUncertaintyNs":)" + num(kMax) + "}");
-      c.addLine(R"({"k":"dev-end","pid":7,"gpu":0,"dropped":)" + num(kMax) + R"(,"alignUncertaintyNs":)" + num(kMin) + "}");
+      c.addLine(R"({"k":"dev-end","pid":7,"gpu":0,"dropped":)" + num(kMax) + R"(,"alignUncertaintyNs":)" + num(kMax) +
+                "}");
+      c.addLine(R"({"k":"dev-end","pid":7,"gpu":0,"dropped":)" + num(kMax) + R"(,"alignUncertaintyNs":)" + num(kMin) +
+                "}");
       c.addLine(clockLine(kMin, kMax));
       c.addLine(clockLine(kMax, kMin));
       c.addLine(kernelLine(kMin, kMax));
@@ -341,7 +345,8 @@ void int64Extremes() {
       c.addLine(clockLine(1, kMax));
       c.addLine(kernelLine(1000, 2000));
       const Finished f = finish(c);
-      check(f.d.empty() && warns(f, "trace-time-out-of-range", "1 records"), "huge slope: the record is left out and said");
+      check(f.d.empty() && warns(f, "trace-time-out-of-range", "1 records"),
+            "huge slope: the record is left out and said");
     }
   });
 }
@@ -353,13 +358,14 @@ void numbersOutOfRange() {
   using sdma::ndjson::intField;
   using sdma::ndjson::numbersField;
   const auto parse = [](std::string_view line) { return sdma::ndjson::parseLine(line); };
-  const auto o = parse(
-      R"({"big":1e300,"inf":1e999,"neg":-1e19,"top":9223372036854775807,"over":9223372036854775808,)"
-      R"("under":-9223372036854775809,"bottom":-9223372036854775808,"half":1.5,"two63":9.2233720368547758e18,)"
-      R"("grid":[1e300,1e999,-1e19,2]})");
+  const auto o =
+      parse(R"({"big":1e300,"inf":1e999,"neg":-1e19,"top":9223372036854775807,"over":9223372036854775808,)"
+            R"("under":-9223372036854775809,"bottom":-9223372036854775808,"half":1.5,"two63":9.2233720368547758e18,)"
+            R"("grid":[1e300,1e999,-1e19,2]})");
   check(o.has_value(), "json: numbers beyond every integer still parse");
   if (o) {
-    check(!intField(*o, "big") && !intField(*o, "inf") && !intField(*o, "neg"), "json: 1e300, 1e999, -1e19: no integer");
+    check(!intField(*o, "big") && !intField(*o, "inf") && !intField(*o, "neg"),
+          "json: 1e300, 1e999, -1e19: no integer");
     check(intField(*o, "top") == kMax && intField(*o, "bottom") == kMin, "json: int64's ends exact");
     check(!intField(*o, "over") && !intField(*o, "under"), "json: one past int64's ends: no integer (not clamped)");
     check(intField(*o, "half") == 1, "json: 1.5 reads as 1, as before");
@@ -369,8 +375,8 @@ void numbersOutOfRange() {
     const auto grid = finiteGrid ? numbersField(*finiteGrid, "grid") : std::nullopt;
     check(grid && grid->size() == 3, "json: the array's finite numbers come as doubles, for the caller to narrow");
   }
-  check(!parse(R"({"a":1-2})") && !parse(R"({"a":01})") && !parse(R"({"a":1.})") &&
-            !parse(R"({"a":1e})") && !parse(R"({"a":-})") && !parse(R"({"a":.5})"),
+  check(!parse(R"({"a":1-2})") && !parse(R"({"a":01})") && !parse(R"({"a":1.})") && !parse(R"({"a":1e})") &&
+            !parse(R"({"a":-})") && !parse(R"({"a":.5})"),
         "json: numbers outside JSON's grammar are not read as a prefix");
 
   // Each of these lines carries one value no field of its kind holds: each is malformed.
@@ -409,7 +415,8 @@ void numbersOutOfRange() {
     check(f.d.empty() && f.c.empty() && f.spans.empty(), "out of range: no record made of them");
     check(warns(f, "trace-line-malformed", std::to_string(bad.size()) + " trace lines"),
           "out of range: all " + std::to_string(bad.size()) + " lines counted as malformed");
-    check(!warns(f, "device-trace-dropped") && !warns(f, "cupti-dropped"), "out of range: no dropped count taken from them");
+    check(!warns(f, "device-trace-dropped") && !warns(f, "cupti-dropped"),
+          "out of range: no dropped count taken from them");
   });
 
   // The parser stays linear: a key repeated 10000 times, a number of 60000 digits.
@@ -469,13 +476,15 @@ void caps() {
     const std::string name(300, 'k');
     for (int i = 0; i < 10; ++i) c.addLine(kernelLine(i * 10, i * 10 + 5, name));
     const Finished f = finish(c);
-    check(f.d.size() == 3 && warns(f, "records-capped", "7 dispatches"), "caps: names up to 1000 bytes held (3), 7 said");
+    check(f.d.size() == 3 && warns(f, "records-capped", "7 dispatches"),
+          "caps: names up to 1000 bytes held (3), 7 said");
   });
   isolated("caps: a span keeps a label, not a line", 60, [] {
     // trace.h's labels are at most 200 bytes; a line may carry 64 KiB of one.
     TraceCollector c(0);
     const std::string label(60000, 'L');
-    for (int i = 0; i < 5000; ++i) c.addLine(devLine(i * 100000LL, i * 100000LL + 10, label + std::to_string(i), 0, 1, 1));
+    for (int i = 0; i < 5000; ++i)
+      c.addLine(devLine(i * 100000LL, i * 100000LL + 10, label + std::to_string(i), 0, 1, 1));
     const Finished f = finish(c);
     bool cut = f.spans.size() == 5000;
     for (const DeviceSpanRecord& s : f.spans) cut = cut && s.label.size() == 256;
@@ -483,7 +492,8 @@ void caps() {
 #if !defined(__SANITIZE_ADDRESS__)
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
-    check(u.ru_maxrss < 100 * 1024, "long labels: peak RSS " + std::to_string(u.ru_maxrss / 1024) + " MiB (under 100; 5000 lines of 60 kB held would be 300)");
+    check(u.ru_maxrss < 100 * 1024, "long labels: peak RSS " + std::to_string(u.ru_maxrss / 1024) +
+                                        " MiB (under 100; 5000 lines of 60 kB held would be 300)");
 #endif
   });
   isolated("caps: a flood of spans stays within memory", 120, [] {
@@ -493,7 +503,8 @@ void caps() {
     const std::string label(200, 'L');
     for (int i = 0; i < 1000000; ++i) c.addLine(devLine(i * 100LL, i * 100LL + 10, label, 0, 1, 1, i % 256));
     const Finished f = finish(c);
-    check(f.spans.size() == 1000 && warns(f, "records-capped", "999000 spans"), "flood: 1000 spans kept, the rest said");
+    check(f.spans.size() == 1000 && warns(f, "records-capped", "999000 spans"),
+          "flood: 1000 spans kept, the rest said");
 #if !defined(__SANITIZE_ADDRESS__)  // its allocator holds freed memory back on purpose
     rusage u{};
     getrusage(RUSAGE_SELF, &u);

@@ -37,24 +37,50 @@ export const SERVER_INSTALL = [
   { command: 'g++', apt: 'g++', why: 'node-gyp' },
   { file: '/usr/include/gssapi/gssapi.h', apt: 'libkrb5-dev', why: "the VS Code server's kerberos module" },
   { file: '/usr/include/X11/Xlib.h', apt: 'libx11-dev', why: "the VS Code server's native keymap module" },
-  { file: '/usr/include/X11/extensions/XKBfile.h', apt: 'libxkbfile-dev', why: "the VS Code server's native keymap module" },
-  { file: '/usr/include/libsecret-1/libsecret/secret.h', apt: 'libsecret-1-dev', why: "the VS Code server's keychain module" },
+  {
+    file: '/usr/include/X11/extensions/XKBfile.h',
+    apt: 'libxkbfile-dev',
+    why: "the VS Code server's native keymap module",
+  },
+  {
+    file: '/usr/include/libsecret-1/libsecret/secret.h',
+    apt: 'libsecret-1-dev',
+    why: "the VS Code server's keychain module",
+  },
 ];
 
 /** Showing the served VS Code's workbench: `npm start -- --check` and the browser tests. */
-export const BROWSER = [{ file: CHROMIUM, apt: 'chromium', why: 'headless browser for the workbench and the panels', absolute: true }];
+export const BROWSER = [
+  { file: CHROMIUM, apt: 'chromium', why: 'headless browser for the workbench and the panels', absolute: true },
+];
 
 /** Only what the full test suite adds (CI): without them those checks are skipped locally. */
 export const TESTS = [
   { file: '/usr/include/sqlite3.h', apt: 'libsqlite3-dev', why: "the helper's rocpd (SQLite3) reader" },
   { file: '/usr/include/doctest/doctest.h', apt: 'doctest-dev', why: "the helper's unit tests (native/tests, ctest)" },
-  { command: 'clang-format-19', apt: 'clang-format-19', why: "the C++ layout check (scripts/format.mjs, in npm test)" },
+  { command: 'clang-format-19', apt: 'clang-format-19', why: 'the C++ layout check (scripts/format.mjs, in npm test)' },
   { file: '/usr/sbin/sshd', apt: 'openssh-server', why: 'the ssh tests run their own sshd on 127.0.0.1' },
   { command: 'hipcc', apt: 'hipcc', why: 'HIP compile checks for gfx90a' },
-  { command: 'clang++-19', apt: 'clang-19', why: "HIP compile checks for gfx942; the readers' fuzz harnesses (scripts/fuzz.mjs)" },
-  { file: '/usr/lib/llvm-19/lib/clang/19/include/fuzzer/FuzzedDataProvider.h', apt: 'libclang-rt-19-dev', why: "clang-19's libFuzzer and sanitizer runtimes for the readers' fuzz harnesses (scripts/fuzz.mjs)" },
-  { command: 'llvm-profdata-19', apt: 'llvm-19', why: "llvm-profdata-19 and llvm-cov-19 for the fuzz harnesses' coverage (npm run fuzz -- --coverage)" },
-  { file: '/usr/sbin/slurmctld', apt: 'slurmctld', why: 'the fleet tests run a real Slurm controller (test/slurm/cluster.sh)' },
+  {
+    command: 'clang++-19',
+    apt: 'clang-19',
+    why: "HIP compile checks for gfx942; the readers' fuzz harnesses (scripts/fuzz.mjs)",
+  },
+  {
+    file: '/usr/lib/llvm-19/lib/clang/19/include/fuzzer/FuzzedDataProvider.h',
+    apt: 'libclang-rt-19-dev',
+    why: "clang-19's libFuzzer and sanitizer runtimes for the readers' fuzz harnesses (scripts/fuzz.mjs)",
+  },
+  {
+    command: 'llvm-profdata-19',
+    apt: 'llvm-19',
+    why: "llvm-profdata-19 and llvm-cov-19 for the fuzz harnesses' coverage (npm run fuzz -- --coverage)",
+  },
+  {
+    file: '/usr/sbin/slurmctld',
+    apt: 'slurmctld',
+    why: 'the fleet tests run a real Slurm controller (test/slurm/cluster.sh)',
+  },
   { file: '/usr/sbin/slurmd', apt: 'slurmd', why: 'the fleet tests run one slurmd per simulated node' },
   { file: '/usr/bin/srun', apt: 'slurm-client', why: 'the fleet tests ask Slurm with salloc, srun, squeue, scancel' },
   { file: '/usr/sbin/munged', apt: 'munge', why: "Slurm's authentication in the fleet tests" },
@@ -110,7 +136,11 @@ export function missingOf(requirements) {
       missing.push({ ...r, problem: `${r.command} is not on PATH` });
     } else if (r.minVersion) {
       const v = versionOf(join(at, r.command));
-      if (!v || older(v, r.minVersion)) missing.push({ ...r, problem: `${r.command} ${v ? v.join('.') : '(version unknown)'} is older than ${r.minVersion.join('.')}` });
+      if (!v || older(v, r.minVersion))
+        missing.push({
+          ...r,
+          problem: `${r.command} ${v ? v.join('.') : '(version unknown)'} is older than ${r.minVersion.join('.')}`,
+        });
     }
   }
   return missing;
@@ -120,7 +150,10 @@ export function missingOf(requirements) {
 export function nodeProblems() {
   const problems = [];
   const major = Number(process.versions.node.split('.')[0]);
-  if (major < NODE_MAJOR) problems.push(`Node.js ${process.versions.node} is older than ${NODE_MAJOR} (Debian bookworm's nodejs package is 18: install Node.js ${NODE_MAJOR} or newer from nodejs.org, NodeSource or nvm)`);
+  if (major < NODE_MAJOR)
+    problems.push(
+      `Node.js ${process.versions.node} is older than ${NODE_MAJOR} (Debian bookworm's nodejs package is 18: install Node.js ${NODE_MAJOR} or newer from nodejs.org, NodeSource or nvm)`,
+    );
   if (!onPath('npm') && !process.env.npm_execpath) problems.push('npm is not on PATH (install Node.js with npm)');
   return problems;
 }

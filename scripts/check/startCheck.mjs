@@ -27,8 +27,14 @@ async function sweepFrame(page) {
     async () => {
       for (const frame of page.frames()) {
         if (frame === page.mainFrame()) continue;
-        const badge = await frame.locator('.simulated-badge').count().catch(() => 0);
-        const canvas = await frame.locator('canvas').count().catch(() => 0);
+        const badge = await frame
+          .locator('.simulated-badge')
+          .count()
+          .catch(() => 0);
+        const canvas = await frame
+          .locator('canvas')
+          .count()
+          .catch(() => 0);
         if (badge > 0 && canvas > 0) return frame;
       }
       return undefined;
@@ -60,7 +66,9 @@ export async function runCheck({ root, sample, runId, outDir, step, timings, sta
   try {
     if (!runId) {
       failedStep = 'sweep (CLI)';
-      throw new StepError('the CLI sweep did not leave exactly one new run folder in examples/hip-sample/.sdma-lens/runs');
+      throw new StepError(
+        'the CLI sweep did not leave exactly one new run folder in examples/hip-sample/.sdma-lens/runs',
+      );
     }
     const installed = await checked('VS Code server (install if needed)', () => {
       const r = provision();
@@ -70,8 +78,12 @@ export async function runCheck({ root, sample, runId, outDir, step, timings, sta
     // Inherited by the server, its extension host, the helper and Chromium: how leftovers are found.
     process.env[MARKER_VARIABLE] = marker;
     const { openBrowser, startServer, workbenchUrl } = await import('../vscode/server.mjs');
-    server = await checked('VS Code server (start)', () => startServer({ ...installed, log: (line) => console.log(line) }));
-    console.log(`> VS Code ${serverVersion(installed.serverMain)} (server) in headless Chromium, SDMA Lens under development on examples/hip-sample`);
+    server = await checked('VS Code server (start)', () =>
+      startServer({ ...installed, log: (line) => console.log(line) }),
+    );
+    console.log(
+      `> VS Code ${serverVersion(installed.serverMain)} (server) in headless Chromium, SDMA Lens under development on examples/hip-sample`,
+    );
     browser = await checked('Chromium (start)', () => openBrowser());
     const { page } = browser;
     const errors = [];
@@ -81,8 +93,14 @@ export async function runCheck({ root, sample, runId, outDir, step, timings, sta
       await page.goto(workbenchUrl(server.origin, { folder: sample, extensionDevelopmentPath: root }));
       await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
       // The extension's status bar item (src/extension/targets.ts) exists once it activated.
-      await until('the SDMA Lens status bar item (the extension activating)', async () => (await page.locator('.statusbar-item', { hasText: 'SDMA:' }).count()) > 0, 90_000);
-      console.log(`  status bar: "${(await page.locator('.statusbar-item', { hasText: 'SDMA:' }).first().textContent())?.trim()}"`);
+      await until(
+        'the SDMA Lens status bar item (the extension activating)',
+        async () => (await page.locator('.statusbar-item', { hasText: 'SDMA:' }).count()) > 0,
+        90_000,
+      );
+      console.log(
+        `  status bar: "${(await page.locator('.statusbar-item', { hasText: 'SDMA:' }).first().textContent())?.trim()}"`,
+      );
     });
 
     await checked('Open Run -> sweep panel with its chart', async () => {
@@ -103,12 +121,16 @@ export async function runCheck({ root, sample, runId, outDir, step, timings, sta
       const colours = await until(
         'the chart to be drawn',
         async () => {
-          const n = await frame.locator('canvas').first().evaluate((c) => {
-            const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            const seen = new Set();
-            for (let i = 0; i < data.length && seen.size < 50; i += 4 * 97) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
-            return seen.size;
-          });
+          const n = await frame
+            .locator('canvas')
+            .first()
+            .evaluate((c) => {
+              const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+              const seen = new Set();
+              for (let i = 0; i < data.length && seen.size < 50; i += 4 * 97)
+                seen.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
+              return seen.size;
+            });
           return n > 5 ? n : undefined;
         },
         30_000,
@@ -123,11 +145,17 @@ export async function runCheck({ root, sample, runId, outDir, step, timings, sta
       await page.mouse.move(0, 0);
       await page.screenshot({ path: shotFile });
       console.log(`  ${shotFile}`);
-      if (errors.length > 0) console.log(`  (the workbench reported ${errors.length} page error(s); the first: ${errors[0]})`);
+      if (errors.length > 0)
+        console.log(`  (the workbench reported ${errors.length} page error(s); the first: ${errors[0]})`);
     });
   } catch (err) {
     failedStep ??= 'setup';
-    const text = err instanceof StepError || err instanceof ProvisionError ? err.message : err instanceof Error ? err.stack : String(err);
+    const text =
+      err instanceof StepError || err instanceof ProvisionError
+        ? err.message
+        : err instanceof Error
+          ? err.stack
+          : String(err);
     console.error(`\nnpm start -- --check failed at "${failedStep}": ${text}`);
     if (server?.output.length) console.error(`last VS Code server output:\n  ${server.output.slice(-10).join('\n  ')}`);
     if (browser) {
@@ -155,7 +183,8 @@ export async function runCheck({ root, sample, runId, outDir, step, timings, sta
   console.log('\nsteps:');
   for (const t of timings) console.log(`  ${t.s.toFixed(1).padStart(7)} s  ${t.name}`);
   console.log(`  ${total.toFixed(1).padStart(7)} s  total`);
-  if (activatedAt !== undefined) console.log(`  ${activatedAt.toFixed(1).padStart(7)} s  from the start to "extension activated + panel open"`);
+  if (activatedAt !== undefined)
+    console.log(`  ${activatedAt.toFixed(1).padStart(7)} s  from the start to "extension activated + panel open"`);
   if (failedStep) {
     console.error(`\nnpm start -- --check: FAILED at "${failedStep}"`);
     return false;

@@ -57,7 +57,10 @@ export class Tally {
     this.passed += report.numPassedTests ?? 0;
     this.failed += (report.numFailedTests ?? 0) + (status !== 0 && !report.numFailedTests ? 1 : 0);
     // describe.skipIf / it.skip / filtered ones are "pending"; it.todo ones "todo".
-    this.skip((report.numPendingTests ?? 0) + (report.numTodoTests ?? 0), 'vitest tests skipped or todo (e.g. the ssh tests without /usr/sbin/sshd: sudo apt-get install -y openssh-server)');
+    this.skip(
+      (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+      'vitest tests skipped or todo (e.g. the ssh tests without /usr/sbin/sshd: sudo apt-get install -y openssh-server)',
+    );
   }
 
   /** native/ci/compile-check.sh: one "ok   ", "FAIL " or "skip " line per check. */

@@ -17,7 +17,13 @@ import { ProvisionError, checkBrowser, provision, serverVersion } from './provis
 import { openBrowser, startServer, workbenchUrl } from './server.mjs';
 
 function parse(argv) {
-  const options = { folder: undefined, extensionDevelopmentPath: undefined, extensionTestsPath: undefined, userDataDir: undefined, trust: true };
+  const options = {
+    folder: undefined,
+    extensionDevelopmentPath: undefined,
+    extensionTestsPath: undefined,
+    userDataDir: undefined,
+    trust: true,
+  };
   for (const arg of argv) {
     const [flag, ...rest] = arg.split('=');
     const value = rest.join('=');
@@ -41,10 +47,13 @@ function userSettings(userDataDir) {
 
 const log = (line) => console.log(line);
 const verbose = process.env.SDMA_LENS_VSCODE_VERBOSE === '1';
-const WORKBENCH_NOISE = /ENOTFOUND|open-vsx|^\s+at |^Creating a socket|^Resolv(ing|ed) connection token|^\[(Service Worker|AgentHost|AccountPolicyGate|reconnection-grace-time)|^Updating additional builtin/;
+const WORKBENCH_NOISE =
+  /ENOTFOUND|open-vsx|^\s+at |^Creating a socket|^Resolv(ing|ed) connection token|^\[(Service Worker|AgentHost|AccountPolicyGate|reconnection-grace-time)|^Updating additional builtin/;
 const options = parse(process.argv.slice(2));
 if (!options.extensionDevelopmentPath) {
-  console.error('usage: code-server-launcher.mjs --extensionDevelopmentPath=DIR [--extensionTestsPath=MODULE] [--user-data-dir=DIR] [FOLDER]');
+  console.error(
+    'usage: code-server-launcher.mjs --extensionDevelopmentPath=DIR [--extensionTestsPath=MODULE] [--user-data-dir=DIR] [FOLDER]',
+  );
   process.exit(2);
 }
 
@@ -68,8 +77,16 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 async function main() {
   const { node, serverMain } = provision({ log });
   checkBrowser();
-  server = await startServer({ node, serverMain, trust: options.trust, settings: userSettings(options.userDataDir), log });
-  log(`  VS Code ${serverVersion(serverMain)} (server) + Chromium; workspace trust ${options.trust ? 'on' : 'off'}; folder ${options.folder ?? '(none)'}`);
+  server = await startServer({
+    node,
+    serverMain,
+    trust: options.trust,
+    settings: userSettings(options.userDataDir),
+    log,
+  });
+  log(
+    `  VS Code ${serverVersion(serverMain)} (server) + Chromium; workspace trust ${options.trust ? 'on' : 'off'}; folder ${options.folder ?? '(none)'}`,
+  );
   browser = await openBrowser();
   const { page } = browser;
 

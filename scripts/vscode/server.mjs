@@ -24,7 +24,8 @@ function freePort() {
 async function waitForHttp(url, child, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the VS Code server exited (${child.exitCode ?? child.signalCode}) before it answered`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the VS Code server exited (${child.exitCode ?? child.signalCode}) before it answered`);
     try {
       const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
       if (r.status < 500) return;
@@ -55,9 +56,24 @@ function killGroup(child, signal) {
  * extensions (e.g. a VSIX installed there with the server's --install-extension) instead of
  * an empty one; it is left in place when the server stops.
  */
-export async function startServer({ node, serverMain, port, trust = false, settings = {}, env = {}, log = () => {}, quiet = true, extensionsDir }) {
+export async function startServer({
+  node,
+  serverMain,
+  port,
+  trust = false,
+  settings = {},
+  env = {},
+  log = () => {},
+  quiet = true,
+  extensionsDir,
+}) {
   const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-vscode-'));
-  const dirs = Object.fromEntries(['extensions', 'user-data', 'server-data', 'config', 'data', 'cache', 'state', 'runtime'].map((d) => [d, join(tmp, d)]));
+  const dirs = Object.fromEntries(
+    ['extensions', 'user-data', 'server-data', 'config', 'data', 'cache', 'state', 'runtime'].map((d) => [
+      d,
+      join(tmp, d),
+    ]),
+  );
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
   const allSettings = {
     'workbench.startupEditor': 'none',
@@ -84,16 +100,22 @@ export async function startServer({ node, serverMain, port, trust = false, setti
   port ??= await freePort();
   const args = [
     serverMain,
-    '--host', '127.0.0.1',
-    '--port', String(port),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
     '--without-connection-token',
     '--accept-server-license-terms',
     '--disable-telemetry',
     '--enable-smoke-test-driver',
-    '--reconnection-grace-time', '5',
-    '--extensions-dir', extensionsDir ?? dirs.extensions,
-    '--user-data-dir', dirs['user-data'],
-    '--server-data-dir', dirs['server-data'],
+    '--reconnection-grace-time',
+    '5',
+    '--extensions-dir',
+    extensionsDir ?? dirs.extensions,
+    '--user-data-dir',
+    dirs['user-data'],
+    '--server-data-dir',
+    dirs['server-data'],
   ];
   if (!trust) args.push('--disable-workspace-trust');
   const child = spawn(node, args, {
@@ -126,7 +148,9 @@ export async function startServer({ node, serverMain, port, trust = false, setti
     if (stopped) return;
     stopped = true;
     killGroup(child, 'SIGTERM');
-    const gone = new Promise((ok) => (child.exitCode !== null || child.signalCode !== null ? ok() : child.once('exit', ok)));
+    const gone = new Promise((ok) =>
+      child.exitCode !== null || child.signalCode !== null ? ok() : child.once('exit', ok),
+    );
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 3000);
     await gone;
     clearTimeout(timer);

@@ -33,7 +33,8 @@ export async function runCommand(page, label) {
       await row.click();
       return;
     } catch (err) {
-      if (attempt === 4) throw new Error(`"${label}" is not in the command palette: ${String(err?.message ?? err).split('\n')[0]}`);
+      if (attempt === 4)
+        throw new Error(`"${label}" is not in the command palette: ${String(err?.message ?? err).split('\n')[0]}`);
       await page.keyboard.press('Escape');
       await page.waitForTimeout(1000);
     }
@@ -51,7 +52,11 @@ export function checkList() {
       console.log(`  ✔ ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     } catch (err) {
       results.push({ name, ok: false });
-      console.log(`  ✘ ${name}\n      ${String(err?.message ?? err).split('\n').join('\n      ')}`);
+      console.log(
+        `  ✘ ${name}\n      ${String(err?.message ?? err)
+          .split('\n')
+          .join('\n      ')}`,
+      );
       throw err;
     }
   }
@@ -67,7 +72,9 @@ export async function openSampleWorkspace(page, url) {
   await page.goto(url);
   await page.bringToFront();
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' }).waitFor({ timeout: 60_000 });
+  await page
+    .locator('.explorer-folders-view .monaco-list-row', { hasText: 'peer_copy.hip' })
+    .waitFor({ timeout: 60_000 });
 }
 
 /** Clicks the Explorer's empty space: keyboard focus on a tree, never on a webview. */

@@ -10,7 +10,9 @@ watchOutput();
 main(process.argv.slice(2)).then(
   (code) => exitWhenWritten(code),
   (err: unknown) => {
-    process.stderr.write(`sdma-lens: unexpected error: ${escapeControls((err as Error).stack ?? String(err), { newlines: true })}\n`);
+    process.stderr.write(
+      `sdma-lens: unexpected error: ${escapeControls((err as Error).stack ?? String(err), { newlines: true })}\n`,
+    );
     exitWhenWritten(70);
   },
 );

@@ -32,7 +32,12 @@ export function cliHelpers(configured: string | undefined): HelperProvider {
   return {
     async helperFor(target: Target, signal?: AbortSignal): Promise<TargetHelper> {
       if (target instanceof SshTarget) {
-        return deployHelper(target.connection, { sourceDir: join(packageRoot, 'native'), configuredPath: configured ?? '', signal, onProgress: say });
+        return deployHelper(target.connection, {
+          sourceDir: join(packageRoot, 'native'),
+          configuredPath: configured ?? '',
+          signal,
+          onProgress: say,
+        });
       }
       return locateHelper({
         configuredPath: configured ?? process.env.SDMA_LENS_HELPER,
@@ -84,7 +89,8 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleOptions): P
       beforeStart: o.beforeStart,
       onRecord: (_live, record) => {
         if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
-        if (record.type === 'warning' && !json) process.stderr.write(`${interactive ? '\n' : ''}warning: ${escapeControls(record.message)}\n`);
+        if (record.type === 'warning' && !json)
+          process.stderr.write(`${interactive ? '\n' : ''}warning: ${escapeControls(record.message)}\n`);
       },
       onLog: (level, message) => {
         // Files a run should have written and did not are said once, below, from the result.
@@ -99,10 +105,16 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleOptions): P
     if (result.kind === 'refused') {
       // A usage error as the CLI's own are said: what is wrong, and where the command's help is.
       const who = isCommand(request.command) ? `sdma-lens ${request.command}` : 'sdma-lens';
-      process.stderr.write(`${who}: the helper refused the arguments: ${escapeControls(result.message)}; nothing was measured or saved\nsee ${who} --help\n`);
+      process.stderr.write(
+        `${who}: the helper refused the arguments: ${escapeControls(result.message)}; nothing was measured or saved\nsee ${who} --help\n`,
+      );
       return { code: 2 };
     }
-    for (const name of result.missing) if (result.run.end?.status === 'ok') process.stderr.write(`sdma-lens: the run wrote no ${escapeControls(name)}${conn ? ` (or it could not be copied from ${escapeControls(conn.label)})` : ''}\n`);
+    for (const name of result.missing)
+      if (result.run.end?.status === 'ok')
+        process.stderr.write(
+          `sdma-lens: the run wrote no ${escapeControls(name)}${conn ? ` (or it could not be copied from ${escapeControls(conn.label)})` : ''}\n`,
+        );
     return { code: exitCodeOf(result.run, o.quiet), run: result.run };
   } finally {
     // A batch job leaves no background ssh behind.

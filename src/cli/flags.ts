@@ -17,7 +17,9 @@ export class HelpRequested extends Error {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Token = NonNullable<ReturnType<typeof parseArgs<{ tokens: true; strict: false; allowPositionals: true }>>['tokens']>[number];
+type Token = NonNullable<
+  ReturnType<typeof parseArgs<{ tokens: true; strict: false; allowPositionals: true }>>['tokens']
+>[number];
 type OptionToken = Extract<Token, { kind: 'option' }>;
 
 /** Flags for tests of failure, not for users: not in the help, so never suggested. */
@@ -35,7 +37,9 @@ export function parseFlags<T extends ParseArgsConfig & { strict: true }>(config:
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) throw err;
-    throw new UsageError(firstProblem(tokens, args, options, config.allowPositionals === true) ?? firstSentence((err as Error).message));
+    throw new UsageError(
+      firstProblem(tokens, args, options, config.allowPositionals === true) ?? firstSentence((err as Error).message),
+    );
   }
 }
 
@@ -45,11 +49,17 @@ function asksForHelp(t: OptionToken, options: Options): boolean {
 }
 
 /** The first word strict parsing refuses, said with what to do instead. */
-function firstProblem(tokens: Token[], args: string[], options: Options, allowPositionals: boolean): string | undefined {
+function firstProblem(
+  tokens: Token[],
+  args: string[],
+  options: Options,
+  allowPositionals: boolean,
+): string | undefined {
   const names = Object.keys(options).filter((n) => !UNLISTED.has(n));
   const suggest = (word: string) => didYouMean(word.replace(/^-+/, ''), names, (n) => `--${n}`);
   for (const t of tokens) {
-    if (t.kind === 'positional' && !allowPositionals) return `unexpected argument "${t.value}": this command takes options only${suggest(t.value)}`;
+    if (t.kind === 'positional' && !allowPositionals)
+      return `unexpected argument "${t.value}": this command takes options only${suggest(t.value)}`;
     if (t.kind !== 'option') continue;
     const option = Object.hasOwn(options, t.name) ? options[t.name] : undefined;
     if (!option) {
@@ -57,7 +67,8 @@ function firstProblem(tokens: Token[], args: string[], options: Options, allowPo
       const word = (args[t.index] ?? t.rawName).split('=')[0]!;
       return `unknown option ${word}${suggest(word)}`;
     }
-    if (option.type === 'boolean' && t.value !== undefined) return `${t.rawName} takes no value (got ${t.rawName}=${t.value})`;
+    if (option.type === 'boolean' && t.value !== undefined)
+      return `${t.rawName} takes no value (got ${t.rawName}=${t.value})`;
     if (option.type === 'string' && t.value === undefined) return `${t.rawName} needs a value`;
     if (option.type === 'string' && !t.inlineValue && t.value?.startsWith('-')) {
       return `${t.rawName} needs a value, not the option "${t.value}" (a value that starts with "-" is written ${t.rawName}=VALUE)`;

@@ -50,7 +50,8 @@ const onOutputLost = new Set<() => void>();
  * EXIT_READER_GONE after EPIPE, 1 otherwise. A failure of stderr alone costs nothing else.
  */
 export function watchOutput(): void {
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', (err: NodeJS.ErrnoException) => outputFailed(stream, err));
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (err: NodeJS.ErrnoException) => outputFailed(stream, err));
 }
 
 function outputFailed(stream: NodeJS.WriteStream, err: NodeJS.ErrnoException): void {
@@ -58,7 +59,10 @@ function outputFailed(stream: NodeJS.WriteStream, err: NodeJS.ErrnoException): v
   const gone = err.code === 'EPIPE';
   if (!gone && stream === process.stderr) return;
   outputLost = gone ? EXIT_READER_GONE : 1;
-  if (!gone) process.stderr.write(`sdma-lens: standard output could not be written (${escapeControls(err.code ?? err.message)}); the output is incomplete\n`);
+  if (!gone)
+    process.stderr.write(
+      `sdma-lens: standard output could not be written (${escapeControls(err.code ?? err.message)}); the output is incomplete\n`,
+    );
   for (const lost of onOutputLost) lost();
 }
 
@@ -85,7 +89,12 @@ export function exitWhenWritten(code: number): void {
 
 /** What no amount of waiting fixes: a list too long for an argument list, a text too long for a string. */
 function tooLarge(err: unknown): err is Error {
-  return err instanceof RangeError && /Maximum call stack size exceeded|Invalid string length|Invalid array length|Array buffer allocation failed/.test(err.message);
+  return (
+    err instanceof RangeError &&
+    /Maximum call stack size exceeded|Invalid string length|Invalid array length|Array buffer allocation failed/.test(
+      err.message,
+    )
+  );
 }
 
 /**
@@ -98,7 +107,10 @@ function cancelOnSignals(controller: AbortController): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
     count++;
     if (count === 1) controller.abort();
-    else process.stderr.write(`\nsdma-lens: ${signal} again; still stopping the helper (it is killed within seconds) and keeping the partial run\n`);
+    else
+      process.stderr.write(
+        `\nsdma-lens: ${signal} again; still stopping the helper (it is killed within seconds) and keeping the partial run\n`,
+      );
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -114,13 +126,20 @@ function cancelOnSignals(controller: AbortController): () => void {
  */
 function usageError(message: string, command?: CommandName, said = command ?? ''): number {
   const who = said ? `sdma-lens ${said}` : 'sdma-lens';
-  process.stderr.write(`${escapeControls(`${who}: ${message}`)}\nsee ${command ? `sdma-lens ${command}` : 'sdma-lens'} --help\n`);
+  process.stderr.write(
+    `${escapeControls(`${who}: ${message}`)}\nsee ${command ? `sdma-lens ${command}` : 'sdma-lens'} --help\n`,
+  );
   return 2;
 }
 
 /** A word where a command should be, with the commands it may have meant. */
 function notACommand(word: string, said?: string): number {
-  if (word.startsWith('-')) return usageError(`unknown option ${word}${didYouMean(word.replace(/^-+/, ''), ['help', 'version'], (n) => `--${n}`)}; a command comes first: sdma-lens <command> [options]`, undefined, said);
+  if (word.startsWith('-'))
+    return usageError(
+      `unknown option ${word}${didYouMean(word.replace(/^-+/, ''), ['help', 'version'], (n) => `--${n}`)}; a command comes first: sdma-lens <command> [options]`,
+      undefined,
+      said,
+    );
   return usageError(`unknown command "${word}"${didYouMean(word, [...COMMAND_NAMES, 'help'])}`, undefined, said);
 }
 
@@ -131,7 +150,8 @@ function help(rest: string[]): number {
     process.stdout.write(`${overview()}\n`);
     return 0;
   }
-  if (rest.length > 1) return usageError(`takes one command (got ${rest.length} words: ${rest.join(' ')})`, undefined, 'help');
+  if (rest.length > 1)
+    return usageError(`takes one command (got ${rest.length} words: ${rest.join(' ')})`, undefined, 'help');
   if (!isCommand(name)) return notACommand(name, 'help');
   process.stdout.write(`${commandHelp(name)}\n`);
   return 0;
@@ -174,11 +194,15 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (err instanceof HelperError) {
-      process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n  ${escapeControls(err.remedy, { newlines: true })}\n`);
+      process.stderr.write(
+        `sdma-lens: ${escapeControls(err.message)}\n  ${escapeControls(err.remedy, { newlines: true })}\n`,
+      );
       return 1;
     }
     if (tooLarge(err)) {
-      process.stderr.write(`sdma-lens: ${escapeControls(command ?? '')} stopped: the data is too large for it (${escapeControls(err.message)}); its output is missing or incomplete\n`);
+      process.stderr.write(
+        `sdma-lens: ${escapeControls(command ?? '')} stopped: the data is too large for it (${escapeControls(err.message)}); its output is missing or incomplete\n`,
+      );
       return 1;
     }
     throw err;

@@ -36,7 +36,10 @@ function simulatorFlags(values: MeasureValues) {
   };
 }
 
-export function sweepOptionsOf(values: MeasureValues & { sizes?: string; 'timeline-size'?: string }, pairs: EndpointPair[]): SweepOptions {
+export function sweepOptionsOf(
+  values: MeasureValues & { sizes?: string; 'timeline-size'?: string },
+  pairs: EndpointPair[],
+): SweepOptions {
   return asUsage(() => {
     const o: SweepOptions = {
       backend: (values.backend ?? DEFAULT_SWEEP.backend) as BackendChoice,
@@ -46,7 +49,9 @@ export function sweepOptionsOf(values: MeasureValues & { sizes?: string; 'timeli
       iters: int('iters', values.iters, DEFAULT_SWEEP.iters),
       seed: int('seed', values.seed, DEFAULT_SWEEP.seed),
       pairs,
-      ...(values['timeline-size'] !== undefined ? { timelineSizeBytes: sizeOption('timeline-size', values['timeline-size']) } : {}),
+      ...(values['timeline-size'] !== undefined
+        ? { timelineSizeBytes: sizeOption('timeline-size', values['timeline-size']) }
+        : {}),
       ...simulatorFlags(values),
     };
     sweepArgs(o);
@@ -58,11 +63,18 @@ export function sweepOptionsOf(values: MeasureValues & { sizes?: string; 'timeli
  * `size`: the copy size flag and its value (`--size` of `matrix`, `--matrix-size` of `fleet`).
  * `--cus` is one count here; `fleet` leaves it out, since its `--cus` is the sweep's list.
  */
-export function matrixOptionsOf(values: MeasureValues & { gpus?: string; concurrent?: boolean }, size: { flag: string; text: string | undefined }, withCus = true): MatrixOptions {
+export function matrixOptionsOf(
+  values: MeasureValues & { gpus?: string; concurrent?: boolean },
+  size: { flag: string; text: string | undefined },
+  withCus = true,
+): MatrixOptions {
   return asUsage(() => {
     const o: MatrixOptions = {
       backend: (values.backend ?? DEFAULT_MATRIX.backend) as BackendChoice,
-      paths: values.paths === undefined || values.paths === 'all' ? DEFAULT_MATRIX.paths : list<PathName>('paths', values.paths, DEFAULT_MATRIX.paths),
+      paths:
+        values.paths === undefined || values.paths === 'all'
+          ? DEFAULT_MATRIX.paths
+          : list<PathName>('paths', values.paths, DEFAULT_MATRIX.paths),
       sizeBytes: size.text !== undefined ? sizeOption(size.flag, size.text) : DEFAULT_MATRIX.sizeBytes,
       iters: int('iters', values.iters, DEFAULT_MATRIX.iters),
       seed: int('seed', values.seed, DEFAULT_MATRIX.seed),

@@ -26,7 +26,12 @@ export function list<T extends string>(flag: string, text: string | undefined, f
   const items = text.split(',').map((s) => s.trim());
   const empty = items.findIndex((s) => s === '');
   if (empty >= 0) {
-    const where = empty === 0 ? 'starts with a comma' : empty === items.length - 1 ? 'ends with a comma' : 'has an empty item (two commas in a row)';
+    const where =
+      empty === 0
+        ? 'starts with a comma'
+        : empty === items.length - 1
+          ? 'ends with a comma'
+          : 'has an empty item (two commas in a row)';
     throw new Error(`--${flag}: "${text}" ${where}; separate items with single commas`);
   }
   return items as T[];
@@ -99,9 +104,11 @@ export function stallTimeout(values: RunValues): number {
 export function helperOption(values: RunValues, localOnly = false): string | undefined {
   const path = values.helper;
   if (path === undefined) return undefined;
-  if (path === '' || escapeControls(path) !== path) throw new UsageError('--helper needs a path without control characters');
+  if (path === '' || escapeControls(path) !== path)
+    throw new UsageError('--helper needs a path without control characters');
   if (values.target && values.target !== 'local' && !localOnly) {
-    if (!path.startsWith('/')) throw new UsageError(`--helper with --target is a path on the node and must be absolute (got "${path}")`);
+    if (!path.startsWith('/'))
+      throw new UsageError(`--helper with --target is a path on the node and must be absolute (got "${path}")`);
     return path;
   }
   const absolute = isAbsolute(path) ? path : resolve(process.cwd(), path);
@@ -111,7 +118,10 @@ export function helperOption(values: RunValues, localOnly = false): string | und
   } catch {
     // said below
   }
-  if (!isFile) throw new UsageError(`--helper: ${absolute} is not a file (build the helper with npm run build:native, or leave --helper out)`);
+  if (!isFile)
+    throw new UsageError(
+      `--helper: ${absolute} is not a file (build the helper with npm run build:native, or leave --helper out)`,
+    );
   return absolute;
 }
 
@@ -135,7 +145,8 @@ export function storeOf(values: { 'runs-dir'?: string }): RunStore {
 function connectTimeout(values: RunValues): number {
   const s = int('connect-timeout', values['connect-timeout'], DEFAULT_CONNECT_TIMEOUT_S);
   const [least, most] = CONNECT_TIMEOUT_RANGE_S;
-  if (s < least || s > most) throw new UsageError(`--connect-timeout must be a whole number of seconds in ${least}..${most} (got ${s})`);
+  if (s < least || s > most)
+    throw new UsageError(`--connect-timeout must be a whole number of seconds in ${least}..${most} (got ${s})`);
   return s;
 }
 

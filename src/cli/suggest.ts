@@ -41,7 +41,11 @@ export function nearest(word: string, names: readonly string[]): string[] {
 }
 
 /** " (did you mean X?)", " (did you mean X or Y?)", or nothing; `shown` writes a name as the user types it (`--sizes`). */
-export function didYouMean(word: string, names: readonly string[], shown: (name: string) => string = (name) => name): string {
+export function didYouMean(
+  word: string,
+  names: readonly string[],
+  shown: (name: string) => string = (name) => name,
+): string {
   const near = nearest(word, names).map(shown);
   if (near.length === 0) return '';
   const listed = near.length === 1 ? near[0]! : `${near.slice(0, -1).join(', ')} or ${near.at(-1)!}`;

@@ -315,7 +315,7 @@ export function overview(): string {
   return `Usage: sdma-lens <command> [options]
 
 Commands:
-${[...COMMAND_NAMES.map((c) => line(c, HELP[c].summary)), line('help', 'this text, or a command\'s help: sdma-lens help <command>')].join('\n')}
+${[...COMMAND_NAMES.map((c) => line(c, HELP[c].summary)), line('help', "this text, or a command's help: sdma-lens help <command>")].join('\n')}
 
 sdma-lens <command> --help (or -h) shows a command's options and exit codes.
 

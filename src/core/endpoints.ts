@@ -56,28 +56,39 @@ export const PAIR_PATTERN = /^(host|\d{1,4}):(host|\d{1,4})$/;
 export function parseEndpoint(text: string): number {
   const t = text.trim();
   if (t === 'host') return HOST;
-  if (!/^\d{1,4}$/.test(t) || Number(t) > MAX_GPU_INDEX) throw new Error(`"${text}" is not an endpoint: use a GPU index 0..${MAX_GPU_INDEX} or "host"`);
+  if (!/^\d{1,4}$/.test(t) || Number(t) > MAX_GPU_INDEX)
+    throw new Error(`"${text}" is not an endpoint: use a GPU index 0..${MAX_GPU_INDEX} or "host"`);
   return Number(t);
 }
 
 /** Throws when the pair cannot be a copy: host to host. */
 export function checkPair(pair: EndpointPair): EndpointPair {
-  if (!isEndpoint(pair.src) || !isEndpoint(pair.dst)) throw new Error(`endpoints must be a GPU index 0..${MAX_GPU_INDEX} or host (got ${String(pair.src)}:${String(pair.dst)})`);
-  if (isHost(pair.src) && isHost(pair.dst)) throw new Error('host:host is not a GPU copy: at least one endpoint must be a GPU');
+  if (!isEndpoint(pair.src) || !isEndpoint(pair.dst))
+    throw new Error(
+      `endpoints must be a GPU index 0..${MAX_GPU_INDEX} or host (got ${String(pair.src)}:${String(pair.dst)})`,
+    );
+  if (isHost(pair.src) && isHost(pair.dst))
+    throw new Error('host:host is not a GPU copy: at least one endpoint must be a GPU');
   return pair;
 }
 
 /** `SRC:DST`, e.g. `host:0`, `0:host`, `0:0`, `0:1`. */
 export function parsePair(text: string): EndpointPair {
   const t = text.trim();
-  if (!PAIR_PATTERN.test(t)) throw new Error(`"${text}" is not an endpoint pair: write SRC:DST with a GPU index or "host" on each side, e.g. host:0, 0:host, 0:0, 0:1`);
+  if (!PAIR_PATTERN.test(t))
+    throw new Error(
+      `"${text}" is not an endpoint pair: write SRC:DST with a GPU index or "host" on each side, e.g. host:0, 0:host, 0:0, 0:1`,
+    );
   const [src, dst] = t.split(':') as [string, string];
   return checkPair({ src: parseEndpoint(src), dst: parseEndpoint(dst) });
 }
 
 /** A comma list of pairs (`host:0,0:host,0:0`); each pair once. */
 export function parsePairList(text: string): EndpointPair[] {
-  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new Error('the pair list is empty: write e.g. host:0,0:host,0:0');
   return uniquePairs(items.map(parsePair));
 }
@@ -99,7 +110,12 @@ export function uniquePairs(pairs: EndpointPair[]): EndpointPair[] {
  */
 export function defaultPairs(gpuCount: number): EndpointPair[] {
   if (gpuCount >= 2) return [{ src: 0, dst: 1 }];
-  if (gpuCount === 1) return [{ src: HOST, dst: 0 }, { src: 0, dst: HOST }, { src: 0, dst: 0 }];
+  if (gpuCount === 1)
+    return [
+      { src: HOST, dst: 0 },
+      { src: 0, dst: HOST },
+      { src: 0, dst: 0 },
+    ];
   return [];
 }
 
@@ -108,8 +124,11 @@ export function checkPairsOnNode(pairs: EndpointPair[], gpuCount: number): void 
   for (const p of pairs) {
     for (const e of [p.src, p.dst]) {
       if (!isHost(e) && e >= gpuCount) {
-        const have = gpuCount === 0 ? 'no GPUs' : gpuCount === 1 ? 'one GPU (0)' : `${gpuCount} GPUs (0..${gpuCount - 1})`;
-        throw new Error(`${pairName(p)}: the node has ${have}, so there is no GPU ${e}; pick endpoints among host${gpuCount > 0 ? ` and ${gpuCount === 1 ? '0' : `0..${gpuCount - 1}`}` : ''}`);
+        const have =
+          gpuCount === 0 ? 'no GPUs' : gpuCount === 1 ? 'one GPU (0)' : `${gpuCount} GPUs (0..${gpuCount - 1})`;
+        throw new Error(
+          `${pairName(p)}: the node has ${have}, so there is no GPU ${e}; pick endpoints among host${gpuCount > 0 ? ` and ${gpuCount === 1 ? '0' : `0..${gpuCount - 1}`}` : ''}`,
+        );
       }
     }
   }

@@ -52,7 +52,11 @@ function compile(schema: SchemaLike): Predicate | undefined {
       const entries = Object.entries(schema.entries ?? {}).map(([key, s]) => [key, compile(s)] as const);
       if (entries.some(([, p]) => p === undefined)) return undefined;
       const checks = entries as (readonly [string, Predicate])[];
-      return (x) => typeof x === 'object' && x !== null && !Array.isArray(x) && checks.every(([key, p]) => p((x as Record<string, unknown>)[key]));
+      return (x) =>
+        typeof x === 'object' &&
+        x !== null &&
+        !Array.isArray(x) &&
+        checks.every(([key, p]) => p((x as Record<string, unknown>)[key]));
     }
     default:
       return undefined;

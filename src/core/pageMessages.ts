@@ -13,7 +13,10 @@ export const str = v.pipe(v.string(), v.maxLength(100_000));
 
 /** Page -> host, on every page: it is ready for the view; something failed inside it. */
 export const ReadyMessageSchema = v.object({ type: v.literal('ready') });
-export const WebviewErrorMessageSchema = v.object({ type: v.literal('webview-error'), message: v.pipe(v.string(), v.maxLength(2000)) });
+export const WebviewErrorMessageSchema = v.object({
+  type: v.literal('webview-error'),
+  message: v.pipe(v.string(), v.maxLength(2000)),
+});
 
 /** A parser that returns the message when the schema accepts it and undefined otherwise. */
 export function parserOf<S extends v.GenericSchema>(schema: S): (raw: unknown) => v.InferOutput<S> | undefined {

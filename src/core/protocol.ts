@@ -34,11 +34,17 @@ export function pathName(mover: Mover, initiator: Initiator): PathName {
 // mostly numbers, and per-field pipelines made validation the ingest bottleneck
 // (bench/ingest.bench.ts).
 const count = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0, 'must be a whole number, 0 or more');
-const gpuIndex = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023, 'must be a GPU index in 0..1023');
+const gpuIndex = v.custom<number>(
+  (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023,
+  'must be a GPU index in 0..1023',
+);
 /** A copy endpoint: a GPU index, or -1 for host memory (endpoints.ts names them). */
 const endpoint = v.custom<number>(isEndpoint, 'must be a GPU index in 0..1023, or -1 for host memory');
 const finite = v.custom<number>((x) => typeof x === 'number' && Number.isFinite(x), 'must be a finite number');
-const nonNegative = v.custom<number>((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0, 'must be a finite number, 0 or more');
+const nonNegative = v.custom<number>(
+  (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0,
+  'must be a finite number, 0 or more',
+);
 /** Per-iteration times, the bulk of every sample, in one pass. */
 const nonNegativeList = v.custom<number[]>(
   (x) => Array.isArray(x) && x.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0),
@@ -96,7 +102,12 @@ export const GpuSchema = v.object({
   /** AMD: the dies (XCDs) the CUs are spread over. */
   xccs: v.optional(count),
   /** The host NUMA node nearest the GPU (where its pinned host buffers go); -1 unknown. */
-  numaNode: v.optional(v.custom<number>((x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023, 'must be a NUMA node index, or -1 when unknown')),
+  numaNode: v.optional(
+    v.custom<number>(
+      (x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023,
+      'must be a NUMA node index, or -1 when unknown',
+    ),
+  ),
 });
 
 export const TopologySchema = v.object({
@@ -301,7 +312,10 @@ export const MatrixTotalSchema = v.object({
   /** bytes / seconds / 1e9: the node's aggregate under this load. */
   gbps: nonNegative,
   /** Per GPU: the sums of its row (sent) and column (received) of cells. */
-  gpus: v.pipe(v.array(v.object({ gpu: endpoint, sendGbps: nonNegative, receiveGbps: nonNegative })), v.maxLength(1024)),
+  gpus: v.pipe(
+    v.array(v.object({ gpu: endpoint, sendGbps: nonNegative, receiveGbps: nonNegative })),
+    v.maxLength(1024),
+  ),
 });
 
 export const DoneSchema = v.object({
@@ -366,7 +380,10 @@ export const CollectiveSchema = v.pipe(
     simulated: v.boolean(),
   }),
   v.check(
-    (p) => (p.repeats === undefined ? p.samplesUs === undefined : p.samplesUs !== undefined && p.samplesUs.length === p.repeats),
+    (p) =>
+      p.repeats === undefined
+        ? p.samplesUs === undefined
+        : p.samplesUs !== undefined && p.samplesUs.length === p.repeats,
     'samplesUs must come with repeats and hold that many samples',
   ),
 );
@@ -414,7 +431,9 @@ export const ProgramSchema = v.object({
   /** exit: e.g. "SIGTERM", or null when it exited. */
   signal: v.optional(v.nullable(text)),
   /** exit, AMD: the KFD's per-process SDMA activity counters (sysfs sdma_<gpu id>), summed over the program's processes. */
-  kfdSdma: v.optional(v.array(v.object({ gpu: v.pipe(v.number(), v.integer(), v.minValue(-1)), kfdGpuId: count, activity: count }))),
+  kfdSdma: v.optional(
+    v.array(v.object({ gpu: v.pipe(v.number(), v.integer(), v.minValue(-1)), kfdGpuId: count, activity: count })),
+  ),
 });
 
 /** `run`: one kernel launch. Times are ns since the program started, on the host's monotonic clock. */
@@ -452,9 +471,15 @@ export const CopySchema = v.object({
 });
 
 /** A GPU index, or -1 for none (a device span's peer when it is a scope); one check, so the ingest fast path can take it. */
-const peerGpu = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023, 'must be a GPU index in 0..1023, or -1 for none');
+const peerGpu = v.custom<number>(
+  (x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023,
+  'must be a GPU index in 0..1023, or -1 for none',
+);
 /** A CU within its XCC, or an XCC: the hardware ids the device trace read. */
-const hardwareId = v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023, 'must be a whole number in 0..1023');
+const hardwareId = v.custom<number>(
+  (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023,
+  'must be a whole number in 0..1023',
+);
 
 /**
  * `run`: one span a kernel recorded with trace.h on one CU (merged with the spans of that CU
@@ -554,7 +579,9 @@ export type HelperRecord =
 export type RecordType = HelperRecord['type'];
 
 /** The full schema of each record type (parseLine tries a generated fast check first). */
-export const RECORD_SCHEMAS: { readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>> } = {
+export const RECORD_SCHEMAS: {
+  readonly [K in RecordType]: v.GenericSchema<unknown, Extract<HelperRecord, { type: K }>>;
+} = {
   hello: HelloSchema,
   topology: TopologySchema,
   progress: ProgressSchema,

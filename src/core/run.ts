@@ -58,12 +58,20 @@ export const RunHeaderSchema = v.object({
   /** A refinement run (`sweep --refine`): the id of the sweep whose crossovers it measures closer. */
   refines: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/))),
   /** One node's run of a fleet sweep (`sdma-lens fleet`): the fleet, the Slurm node it ran on and the job. */
-  fleet: v.optional(v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)), node: v.string(), job: v.string() })),
+  fleet: v.optional(
+    v.object({ id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/)), node: v.string(), job: v.string() }),
+  ),
 });
 export type RunHeader = v.InferOutput<typeof RunHeaderSchema>;
 
 /** The header of a new run: where it runs (an SSH host, or this machine) and what is started. */
-export function runHeader(id: string, command: RunHeader['command'], helperPath: string, args: string[], sshHost?: string): RunHeader {
+export function runHeader(
+  id: string,
+  command: RunHeader['command'],
+  helperPath: string,
+  args: string[],
+  sshHost?: string,
+): RunHeader {
   return {
     type: 'run',
     format: RUN_FORMAT,
@@ -131,7 +139,16 @@ export interface Run {
 }
 
 export function newRun(header: RunHeader): Run {
-  return { header, samples: [], warnings: [], errors: [], problems: [], progress: { done: 0, total: 0 }, dispatches: [], copies: [] };
+  return {
+    header,
+    samples: [],
+    warnings: [],
+    errors: [],
+    problems: [],
+    progress: { done: 0, total: 0 },
+    dispatches: [],
+    copies: [],
+  };
 }
 
 /** Folds one validated helper record into the run. */

@@ -22,7 +22,8 @@ const EXAMPLE = 'e.g. 4K,64K,1M or 1M:64M';
 
 /** The sizes of one range item, FROM:TO or FROM:TO:xF, in order; throws a message naming the item. */
 function rangeSizes(item: string, parts: string[]): number[] {
-  if (parts.length > 3) throw new Error(`"${item}" is not a size range (FROM:TO or FROM:TO:xF, ${EXAMPLE} or 4K:1G:x4)`);
+  if (parts.length > 3)
+    throw new Error(`"${item}" is not a size range (FROM:TO or FROM:TO:xF, ${EXAMPLE} or 4K:1G:x4)`);
   const [from, to] = [parts[0]!, parts[1]!].map((p) => {
     try {
       return parseSize(p);
@@ -35,7 +36,10 @@ function rangeSizes(item: string, parts: string[]): number[] {
     const step = parts[2]!.trim();
     const m = /^[xX](\d+)$/.exec(step);
     factor = m ? Number(m[1]) : NaN;
-    if (!(factor >= RANGE_STEP.min && factor <= RANGE_STEP.max)) throw new Error(`"${step}" in "${item}" is not a step like x2 or x4 (factor ${RANGE_STEP.min}..${RANGE_STEP.max})`);
+    if (!(factor >= RANGE_STEP.min && factor <= RANGE_STEP.max))
+      throw new Error(
+        `"${step}" in "${item}" is not a step like x2 or x4 (factor ${RANGE_STEP.min}..${RANGE_STEP.max})`,
+      );
   }
   if (from > to) throw new Error(`range "${item}" runs backwards: FROM must not be above TO (e.g. 1M:64M)`);
   const sizes: number[] = [];
@@ -45,7 +49,12 @@ function rangeSizes(item: string, parts: string[]): number[] {
 
 /** Why an empty item is refused, by where it is. */
 function emptyItem(text: string, index: number, count: number): Error {
-  const where = index === 0 ? 'starts with a comma' : index === count - 1 ? 'ends with a comma' : 'has an empty item (two commas in a row)';
+  const where =
+    index === 0
+      ? 'starts with a comma'
+      : index === count - 1
+        ? 'ends with a comma'
+        : 'has an empty item (two commas in a row)';
   return new Error(`"${text}" ${where}; list sizes separated by single commas (${EXAMPLE})`);
 }
 
@@ -63,7 +72,8 @@ export function expandSizeList(text: string): number[] {
     const parts = item.split(':');
     const add = parts.length === 1 ? [parseSize(item)] : rangeSizes(item, parts);
     for (const size of add) sizes.push(size);
-    if (sizes.length > LIMITS.listLengthMax) throw new Error(`"${text}" names more than ${LIMITS.listLengthMax} sizes (the most one list may hold)`);
+    if (sizes.length > LIMITS.listLengthMax)
+      throw new Error(`"${text}" names more than ${LIMITS.listLengthMax} sizes (the most one list may hold)`);
   });
   return sizes;
 }

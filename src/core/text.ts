@@ -102,7 +102,8 @@ function refused(name: string, reason: string): KnobAssignment {
 
 /** `value` as the whole number it means, or undefined: a number, or decimal digits with nothing around them. */
 function wholeNumber(value: string | number | boolean): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && WHOLE.test(value) ? Number(value) : undefined;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && WHOLE.test(value) ? Number(value) : undefined;
   return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
@@ -119,20 +120,33 @@ export function knobAssignment(name: string, value: string | number | boolean, t
   const shown = typeof value === 'string' ? `"${value}"` : String(value);
   switch (type.kind) {
     case 'bool': {
-      const flag = value === true || value === 1 || value === '1' ? '1' : value === false || value === 0 || value === '0' ? '0' : undefined;
-      return flag !== undefined ? { ok: true, name, value: flag } : refused(name, `its value ${shown} is not a flag (0 or 1)`);
+      const flag =
+        value === true || value === 1 || value === '1'
+          ? '1'
+          : value === false || value === 0 || value === '0'
+            ? '0'
+            : undefined;
+      return flag !== undefined
+        ? { ok: true, name, value: flag }
+        : refused(name, `its value ${shown} is not a flag (0 or 1)`);
     }
     case 'enum': {
       const found = (type.values ?? []).find((v) => v.value === String(value));
-      return found && WORD.test(found.value) ? { ok: true, name, value: found.value } : refused(name, `its value ${shown} is not one of the catalog's values`);
+      return found && WORD.test(found.value)
+        ? { ok: true, name, value: found.value }
+        : refused(name, `its value ${shown} is not one of the catalog's values`);
     }
     case 'bytes':
     case 'count': {
       const n = wholeNumber(value);
-      return n !== undefined ? { ok: true, name, value: String(n) } : refused(name, `its value ${shown} is not a whole number${type.kind === 'bytes' ? ' of bytes' : ''}`);
+      return n !== undefined
+        ? { ok: true, name, value: String(n) }
+        : refused(name, `its value ${shown} is not a whole number${type.kind === 'bytes' ? ' of bytes' : ''}`);
     }
     case 'word':
-      return typeof value !== 'boolean' && PLAIN.test(String(value)) ? { ok: true, name, value: String(value) } : refused(name, `its value ${shown} is not a plain word`);
+      return typeof value !== 'boolean' && PLAIN.test(String(value))
+        ? { ok: true, name, value: String(value) }
+        : refused(name, `its value ${shown} is not a plain word`);
     default:
       return refused(name, 'its catalog type is not one SDMA Lens writes');
   }
@@ -150,7 +164,10 @@ export function shellExport(name: string, value: string | number | boolean, type
 }
 
 /** The variables of `vars` whose assignment passes `knobAssignment`, with their typed values, and the refused ones with the reason. */
-export function checkedAssignments(vars: Readonly<Record<string, string>>, types: KnobTypes): { vars: Record<string, string>; refused: { name: string; reason: string }[] } {
+export function checkedAssignments(
+  vars: Readonly<Record<string, string>>,
+  types: KnobTypes,
+): { vars: Record<string, string>; refused: { name: string; reason: string }[] } {
   const ok: Record<string, string> = {};
   const refusedOnes: { name: string; reason: string }[] = [];
   for (const [name, value] of Object.entries(vars)) {

@@ -6,7 +6,19 @@
  */
 import { LIMITS } from './limits';
 
-const SUFFIXES: Record<string, number> = { '': 1, B: 1, K: 1024, KB: 1024, KIB: 1024, M: 1024 ** 2, MB: 1024 ** 2, MIB: 1024 ** 2, G: 1024 ** 3, GB: 1024 ** 3, GIB: 1024 ** 3 };
+const SUFFIXES: Record<string, number> = {
+  '': 1,
+  B: 1,
+  K: 1024,
+  KB: 1024,
+  KIB: 1024,
+  M: 1024 ** 2,
+  MB: 1024 ** 2,
+  MIB: 1024 ** 2,
+  G: 1024 ** 3,
+  GB: 1024 ** 3,
+  GIB: 1024 ** 3,
+};
 
 /** Largest size any path accepts: 64 GiB keeps arithmetic exact and stays far above one GPU's HBM share per copy. */
 export const MAX_SIZE_BYTES = LIMITS.sizeBytesMax;
@@ -37,7 +49,11 @@ export function formatBytes(bytes: number): string {
 
 /** The compact form used in helper arguments: 4096 -> "4K". */
 export function formatSizeArg(bytes: number): string {
-  for (const [suffix, mult] of [['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]] as const) {
+  for (const [suffix, mult] of [
+    ['G', 1024 ** 3],
+    ['M', 1024 ** 2],
+    ['K', 1024],
+  ] as const) {
     if (bytes % mult === 0) return `${bytes / mult}${suffix}`;
   }
   return String(bytes);

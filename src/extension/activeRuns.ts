@@ -66,7 +66,12 @@ export async function cancelRunCommand(): Promise<number> {
   const chosen =
     runs.length === 1
       ? runs
-      : ((await vscode.window.showQuickPick(runs.map((r) => ({ label: r.label, run: r })), { title: vscode.l10n.t('Cancel which run?'), canPickMany: true })) ?? []).map((p) => p.run);
+      : (
+          (await vscode.window.showQuickPick(
+            runs.map((r) => ({ label: r.label, run: r })),
+            { title: vscode.l10n.t('Cancel which run?'), canPickMany: true },
+          )) ?? []
+        ).map((p) => p.run);
   for (const r of chosen) r.controller.abort();
   return chosen.length;
 }

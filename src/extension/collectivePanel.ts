@@ -21,7 +21,10 @@ export type CollectivePanel = RunViewPanel<CollectiveHostMessage, CollectiveWebv
 export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveWebviewMessage>({
   viewType: COLLECTIVE_VIEW_TYPE,
   asset: 'collective',
-  title: (run) => (run.header.command === 'overlap' ? vscode.l10n.t('Overlap {0}', runTabLabel(run)) : vscode.l10n.t('Collectives {0}', runTabLabel(run))),
+  title: (run) =>
+    run.header.command === 'overlap'
+      ? vscode.l10n.t('Overlap {0}', runTabLabel(run))
+      : vscode.l10n.t('Collectives {0}', runTabLabel(run)),
   view: (run) => ({ type: 'collective-view', view: collectivePageView(run) }),
   table: (run) => collectiveTableModel(collectivePageView(run)),
   parse: parseCollectiveWebviewMessage,
@@ -30,6 +33,8 @@ export const CollectivePanels = new RunPanels<CollectiveHostMessage, CollectiveW
     const view = collectivePageView(panel.run);
     // Exports from the simulated node say so, as the knob files Suggest Settings writes do.
     const text = view.simulated ? `${shellComment(simulatedNote(panel.run.header.id))}\n${view.exports}` : view.exports;
-    void vscode.env.clipboard.writeText(text).then(() => vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: exports copied'), 3000));
+    void vscode.env.clipboard
+      .writeText(text)
+      .then(() => vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: exports copied'), 3000));
   },
 });

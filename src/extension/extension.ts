@@ -81,7 +81,9 @@ export function activate(context: vscode.ExtensionContext) {
     }
   };
   /** Every run panel kind restores the same way: the run the page saved, or no panel. */
-  const runPanelSerializer = (panels: { revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): unknown }): vscode.WebviewPanelSerializer => ({
+  const runPanelSerializer = (panels: {
+    revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): unknown;
+  }): vscode.WebviewPanelSerializer => ({
     async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
       const run = await restorableRun(state);
       if (run) panels.revive(panel, context.extensionUri, run, log);
@@ -93,14 +95,26 @@ export function activate(context: vscode.ExtensionContext) {
     log,
     helper,
     vscode.commands.registerCommand('sdmaLens.runSweep', (args?: RunSweepArgs) => runSweepCommand(deps, args)),
-    vscode.commands.registerCommand('sdmaLens.refineCrossover', (args?: RefineArgs) => refineCrossoverCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.refineCrossover', (args?: RefineArgs) =>
+      refineCrossoverCommand(deps, args),
+    ),
     vscode.commands.registerCommand('sdmaLens.compareRuns', (args?: CompareRunsArgs) => compareRunsCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.runFleet', (args?: RunFleetArgs) => runFleetCommand(deps, args)),
-    vscode.commands.registerCommand('sdmaLens.openFleet', (id?: string) => openFleetCommand(deps, typeof id === 'string' ? id : undefined)),
-    vscode.window.registerWebviewPanelSerializer(COMPARE_VIEW_TYPE, { deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveComparePanel(deps, panel, state) }),
-    vscode.window.registerWebviewPanelSerializer(FLEET_VIEW_TYPE, { deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveFleetPanel(deps, panel, state) }),
-    vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'collective', args)),
-    vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) => runCollectiveCommand(deps, 'overlap', args)),
+    vscode.commands.registerCommand('sdmaLens.openFleet', (id?: string) =>
+      openFleetCommand(deps, typeof id === 'string' ? id : undefined),
+    ),
+    vscode.window.registerWebviewPanelSerializer(COMPARE_VIEW_TYPE, {
+      deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveComparePanel(deps, panel, state),
+    }),
+    vscode.window.registerWebviewPanelSerializer(FLEET_VIEW_TYPE, {
+      deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveFleetPanel(deps, panel, state),
+    }),
+    vscode.commands.registerCommand('sdmaLens.runCollective', (args?: RunCollectiveArgs) =>
+      runCollectiveCommand(deps, 'collective', args),
+    ),
+    vscode.commands.registerCommand('sdmaLens.runOverlap', (args?: RunCollectiveArgs) =>
+      runCollectiveCommand(deps, 'overlap', args),
+    ),
     vscode.commands.registerCommand('sdmaLens.runMatrix', (args?: RunMatrixArgs) => runMatrixCommand(deps, args)),
     vscode.commands.registerCommand('sdmaLens.openRun', (id?: string) => openRunCommand(deps, id)),
     vscode.commands.registerCommand('sdmaLens.deleteRun', () => deleteRunCommand(deps)),
@@ -109,10 +123,20 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.commands.registerCommand('sdmaLens.runs.refresh', () => runsView.refresh()),
     registerRunEditors(context.extensionUri, log),
     // Menu entries hand a Uri: these adapt it to the commands' own arguments.
-    vscode.commands.registerCommand('sdmaLens.explorer.openRun', (uri?: vscode.Uri) => (uri instanceof vscode.Uri ? vscode.commands.executeCommand('vscode.openWith', uri, RUN_FILE_EDITOR) : undefined)),
-    vscode.commands.registerCommand('sdmaLens.explorer.importProfile', (uri?: vscode.Uri) => importProfileCommand(profileDeps, uri instanceof vscode.Uri ? { path: uri.fsPath } : undefined)),
-    vscode.commands.registerCommand('sdmaLens.explorer.importResults', (uri?: vscode.Uri, uris?: vscode.Uri[]) => importResultsCommand(profileDeps, { paths: (uris && uris.length > 0 ? uris : uri instanceof vscode.Uri ? [uri] : []).map((u) => u.fsPath) })),
-    vscode.commands.registerCommand('sdmaLens.editor.profile', (uri?: vscode.Uri) => profileCommand(profileDeps, uri instanceof vscode.Uri ? { uri: uri.toString() } : undefined)),
+    vscode.commands.registerCommand('sdmaLens.explorer.openRun', (uri?: vscode.Uri) =>
+      uri instanceof vscode.Uri ? vscode.commands.executeCommand('vscode.openWith', uri, RUN_FILE_EDITOR) : undefined,
+    ),
+    vscode.commands.registerCommand('sdmaLens.explorer.importProfile', (uri?: vscode.Uri) =>
+      importProfileCommand(profileDeps, uri instanceof vscode.Uri ? { path: uri.fsPath } : undefined),
+    ),
+    vscode.commands.registerCommand('sdmaLens.explorer.importResults', (uri?: vscode.Uri, uris?: vscode.Uri[]) =>
+      importResultsCommand(profileDeps, {
+        paths: (uris && uris.length > 0 ? uris : uri instanceof vscode.Uri ? [uri] : []).map((u) => u.fsPath),
+      }),
+    ),
+    vscode.commands.registerCommand('sdmaLens.editor.profile', (uri?: vscode.Uri) =>
+      profileCommand(profileDeps, uri instanceof vscode.Uri ? { uri: uri.toString() } : undefined),
+    ),
     vscode.commands.registerCommand('sdmaLens.runs.delete', async (node?: unknown) => {
       await deleteRunCommand(deps, runIdOf(node));
       runsView.refresh();
@@ -125,7 +149,9 @@ export function activate(context: vscode.ExtensionContext) {
       const id = runIdOf(node);
       return compareRunsCommand(deps, id ? { a: id } : {});
     }),
-    vscode.commands.registerCommand('sdmaLens.runs.export', (node?: unknown, format?: unknown) => exportRunCommand(deps, runIdOf(node), format === 'csv' || format === 'markdown' ? format : undefined)),
+    vscode.commands.registerCommand('sdmaLens.runs.export', (node?: unknown, format?: unknown) =>
+      exportRunCommand(deps, runIdOf(node), format === 'csv' || format === 'markdown' ? format : undefined),
+    ),
     knobs,
     lenses,
     programOutput,
@@ -133,18 +159,32 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.languages.registerHoverProvider(KERNEL_SELECTOR, lenses),
     vscode.commands.registerCommand('sdmaLens.profile', (args?: ProfileArgs) => profileCommand(profileDeps, args)),
     // The command's earlier id, kept for keybindings and tasks that name it; not in the palette.
-    vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) => profileCommand(profileDeps, args)),
-    vscode.commands.registerCommand('sdmaLens.importProfile', (args?: ImportArgs) => importProfileCommand(profileDeps, args)),
-    vscode.commands.registerCommand('sdmaLens.importResults', (args?: ImportResultsArgs) => importResultsCommand(profileDeps, args)),
-    vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) => openProfileCommand(profileDeps, args)),
-    vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) => suggestSettingsCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.profileKernel', (args?: ProfileArgs) =>
+      profileCommand(profileDeps, args),
+    ),
+    vscode.commands.registerCommand('sdmaLens.importProfile', (args?: ImportArgs) =>
+      importProfileCommand(profileDeps, args),
+    ),
+    vscode.commands.registerCommand('sdmaLens.importResults', (args?: ImportResultsArgs) =>
+      importResultsCommand(profileDeps, args),
+    ),
+    vscode.commands.registerCommand('sdmaLens.openProfile', (args?: { runId?: string; kernel?: string }) =>
+      openProfileCommand(profileDeps, args),
+    ),
+    vscode.commands.registerCommand('sdmaLens.suggestSettings', (args?: SuggestArgs) =>
+      suggestSettingsCommand(deps, args),
+    ),
     vscode.commands.registerCommand('sdmaLens.showLog', () => log.show()),
     vscode.commands.registerCommand('sdmaLens.cancelRun', () => cancelRunCommand()),
     vscode.commands.registerCommand('sdmaLens.restrictedMode', () => restrictedModeCommand()),
     vscode.commands.registerCommand('sdmaLens.runAgain', () => runAgainCommand()),
     targets,
-    vscode.commands.registerCommand('sdmaLens.selectTarget', (destination?: string) => selectTargetCommand(targets, log, destination)),
-    vscode.commands.registerCommand('sdmaLens.showTimeline', (args?: ShowTimelineArgs) => showTimelineCommand(deps, args)),
+    vscode.commands.registerCommand('sdmaLens.selectTarget', (destination?: string) =>
+      selectTargetCommand(targets, log, destination),
+    ),
+    vscode.commands.registerCommand('sdmaLens.showTimeline', (args?: ShowTimelineArgs) =>
+      showTimelineCommand(deps, args),
+    ),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
       deserializeWebviewPanel: (panel: vscode.WebviewPanel, state: unknown) => reviveTimelinePanel(deps, panel, state),
     }),
@@ -152,10 +192,22 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.window.registerWebviewPanelSerializer(MATRIX_VIEW_TYPE, runPanelSerializer(MatrixPanels)),
     vscode.window.registerWebviewPanelSerializer(SWEEP_VIEW_TYPE, sweepSerializer),
   );
-  log.info(`SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`);
+  log.info(
+    `SDMA Lens ${String(context.extension.packageJSON.version)} activated (${vscode.env.remoteName ? `remote: ${vscode.env.remoteName}` : 'local'})`,
+  );
   // Returned for integration tests and other extensions; the commands are the public surface.
   // `restoreSweepPanel` is what VS Code calls for a sweep panel after a reload.
-  return { deps, runsView, restoreSweepPanel: (panel: vscode.WebviewPanel, state: unknown) => sweepSerializer.deserializeWebviewPanel(panel, state), sweepPanel: (runId: string) => SweepPanel.forRun(runId), matrixPanel: (runId: string) => MatrixPanels.forRun(runId), collectivePanel: (runId: string) => CollectivePanels.forRun(runId), timelinePanel: (key: string) => TimelinePanel.forKey(key), fleetPanel: (id: string) => FleetPanel.forFleet(id) };
+  return {
+    deps,
+    runsView,
+    restoreSweepPanel: (panel: vscode.WebviewPanel, state: unknown) =>
+      sweepSerializer.deserializeWebviewPanel(panel, state),
+    sweepPanel: (runId: string) => SweepPanel.forRun(runId),
+    matrixPanel: (runId: string) => MatrixPanels.forRun(runId),
+    collectivePanel: (runId: string) => CollectivePanels.forRun(runId),
+    timelinePanel: (key: string) => TimelinePanel.forKey(key),
+    fleetPanel: (id: string) => FleetPanel.forFleet(id),
+  };
 }
 
 /** A window reload or shutdown mid-run leaves nothing running: every run is aborted and waited for. */

@@ -68,12 +68,22 @@ export class FleetPanel extends PanelPage<FleetWebviewMessage> {
       existing.update(loaded);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(FLEET_VIEW_TYPE, titleOf(loaded.view), vscode.ViewColumn.Active, panelOptions(extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      FLEET_VIEW_TYPE,
+      titleOf(loaded.view),
+      vscode.ViewColumn.Active,
+      panelOptions(extensionUri),
+    );
     return new FleetPanel(panel, extensionUri, log, loaded);
   }
 
   /** Rebuilds a panel VS Code restored after a reload (the fleet read again from the id `fleetIdOfState` gives). */
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, log: vscode.LogOutputChannel, loaded: FleetPanelInput): FleetPanel {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
+    loaded: FleetPanelInput,
+  ): FleetPanel {
     panel.webview.options = panelOptions(extensionUri);
     return new FleetPanel(panel, extensionUri, log, loaded);
   }
@@ -95,7 +105,8 @@ export class FleetPanel extends PanelPage<FleetWebviewMessage> {
 
   /** The same fleet judged again (read back after more nodes finished, other thresholds): the page redraws. */
   update(loaded: FleetPanelInput): void {
-    if (loaded.view.id !== this.loaded.view.id) throw new Error(`fleet panel ${this.loaded.view.id} cannot show fleet ${loaded.view.id}`);
+    if (loaded.view.id !== this.loaded.view.id)
+      throw new Error(`fleet panel ${this.loaded.view.id} cannot show fleet ${loaded.view.id}`);
     this.loaded = loaded;
     this.pageView = pageOf(loaded);
     this.panel.title = titleOf(loaded.view);
@@ -127,7 +138,8 @@ export class FleetPanel extends PanelPage<FleetWebviewMessage> {
       }
       case 'open-run':
         // Only a run of this fleet: the page names it, the fleet's own list decides.
-        if (this.loaded.view.nodes.some((n) => n.runIds.includes(message.runId))) void vscode.commands.executeCommand('sdmaLens.openRun', message.runId);
+        if (this.loaded.view.nodes.some((n) => n.runIds.includes(message.runId)))
+          void vscode.commands.executeCommand('sdmaLens.openRun', message.runId);
         else this.log.warn(`fleet ${this.loaded.view.id} has no run ${message.runId}`);
         break;
       default: {
@@ -143,9 +155,14 @@ export class FleetPanel extends PanelPage<FleetWebviewMessage> {
 }
 
 function pageOf(loaded: FleetPanelInput): FleetPageView {
-  return fleetPageView(loaded.view, { ...(loaded.index ? { index: loaded.index } : {}), ...(loaded.problems ? { problems: loaded.problems } : {}) });
+  return fleetPageView(loaded.view, {
+    ...(loaded.index ? { index: loaded.index } : {}),
+    ...(loaded.problems ? { problems: loaded.problems } : {}),
+  });
 }
 
 function titleOf(view: FleetView): string {
-  return view.nodes.length === 1 ? vscode.l10n.t('SDMA Lens fleet {0} (1 node)', view.id) : vscode.l10n.t('SDMA Lens fleet {0} ({1} nodes)', view.id, view.nodes.length);
+  return view.nodes.length === 1
+    ? vscode.l10n.t('SDMA Lens fleet {0} (1 node)', view.id)
+    : vscode.l10n.t('SDMA Lens fleet {0} ({1} nodes)', view.id, view.nodes.length);
 }

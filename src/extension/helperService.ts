@@ -29,7 +29,8 @@ export class HelperService implements vscode.Disposable, HelperProvider {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('sdmaLens.helperPath') || e.affectsConfiguration('sdmaLens.defaultBackend')) this.cached = undefined;
+      if (e.affectsConfiguration('sdmaLens.helperPath') || e.affectsConfiguration('sdmaLens.defaultBackend'))
+        this.cached = undefined;
       if (e.affectsConfiguration('sdmaLens.ssh')) this.remote.clear();
     });
   }
@@ -56,7 +57,11 @@ export class HelperService implements vscode.Disposable, HelperProvider {
   private async locate(): Promise<HelperInfo> {
     const root = this.context.extensionUri.fsPath;
     const info = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: preparing the helper'), cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('SDMA Lens: preparing the helper'),
+        cancellable: true,
+      },
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
@@ -83,7 +88,9 @@ export class HelperService implements vscode.Disposable, HelperProvider {
             },
             signal: controller.signal,
           });
-          this.log.info(`helper ${found.path} (${found.source}, version ${found.version}, backends ${found.backends.join(', ')})`);
+          this.log.info(
+            `helper ${found.path} (${found.source}, version ${found.version}, backends ${found.backends.join(', ')})`,
+          );
           return found;
         } finally {
           sub.dispose();
@@ -119,7 +126,11 @@ export class HelperService implements vscode.Disposable, HelperProvider {
 
   private async deploy(conn: SshConnection): Promise<RemoteHelperInfo> {
     return await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: preparing the helper on {0}', conn.label), cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('SDMA Lens: preparing the helper on {0}', conn.label),
+        cancellable: true,
+      },
       async (progress, token) => {
         const controller = new AbortController();
         const sub = token.onCancellationRequested(() => controller.abort());
@@ -134,7 +145,9 @@ export class HelperService implements vscode.Disposable, HelperProvider {
             },
             onOutput: (line) => this.log.trace(`[build ${conn.label}] ${line}`),
           });
-          this.log.info(`helper on ${conn.label}: ${info.path} (${info.source}, version ${info.version}, backends ${info.backends.join(', ')})`);
+          this.log.info(
+            `helper on ${conn.label}: ${info.path} (${info.source}, version ${info.version}, backends ${info.backends.join(', ')})`,
+          );
           return info;
         } finally {
           sub.dispose();

@@ -52,7 +52,9 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
   private profile: Profile | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly closeSubscription = vscode.workspace.onDidCloseTextDocument((d) => this.cache.delete(d.uri.toString()));
+  private readonly closeSubscription = vscode.workspace.onDidCloseTextDocument((d) =>
+    this.cache.delete(d.uri.toString()),
+  );
   // Turning the lenses off or on redraws them at once.
   private readonly configSubscription = vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('sdmaLens.codeLens')) this.changed.fire();
@@ -77,7 +79,9 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
 
   /** Facts per detected kernel of a document (by qualified name), from the newest profile. */
   factsOf(doc: vscode.TextDocument): Map<string, KernelFactsText> {
-    return this.profile ? factsBySite(this.profile.summary.kernels, this.kernels(doc)) : new Map<string, KernelFactsText>();
+    return this.profile
+      ? factsBySite(this.profile.summary.kernels, this.kernels(doc))
+      : new Map<string, KernelFactsText>();
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
@@ -102,7 +106,12 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
           new vscode.CodeLens(range, {
             title: f.summary,
             tooltip: f.ambiguous
-              ? vscode.l10n.t('From run {0}: open its timeline filtered to {1} ({2})', this.profile.runId, k.qualifiedName, f.ambiguous)
+              ? vscode.l10n.t(
+                  'From run {0}: open its timeline filtered to {1} ({2})',
+                  this.profile.runId,
+                  k.qualifiedName,
+                  f.ambiguous,
+                )
               : vscode.l10n.t('From run {0}: open its timeline filtered to {1}', this.profile.runId, k.qualifiedName),
             command: 'sdmaLens.showTimeline',
             arguments: [timelineArgsFor(this.profile.runId, k.qualifiedName, f)],
@@ -120,12 +129,28 @@ export class KernelLensProvider implements vscode.CodeLensProvider, vscode.Hover
     if (!k || !facts || !this.profile) return undefined;
     // Escaped: kernel names come from the program's binary, not from us.
     const runId = this.profile.runId;
-    const links = vscode.l10n.t('[Open timeline]({0}) · [Open summary]({1})', commandLink('sdmaLens.showTimeline', timelineArgsFor(runId, k.qualifiedName, facts)), commandLink('sdmaLens.openProfile', { runId, kernel: facts.printedName }));
-    const heading = vscode.l10n.t('**{0}** (SDMA Lens, run {1})', escapeMarkdown(k.qualifiedName), escapeMarkdown(runId));
-    const md = new vscode.MarkdownString(`${heading}\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details.split('\n').map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`).join('\n')}\n\n${links}`);
+    const links = vscode.l10n.t(
+      '[Open timeline]({0}) · [Open summary]({1})',
+      commandLink('sdmaLens.showTimeline', timelineArgsFor(runId, k.qualifiedName, facts)),
+      commandLink('sdmaLens.openProfile', { runId, kernel: facts.printedName }),
+    );
+    const heading = vscode.l10n.t(
+      '**{0}** (SDMA Lens, run {1})',
+      escapeMarkdown(k.qualifiedName),
+      escapeMarkdown(runId),
+    );
+    const md = new vscode.MarkdownString(
+      `${heading}\n\n${escapeMarkdown(facts.summary)}\n\n${facts.details
+        .split('\n')
+        .map((line) => `- ${escapeMarkdown(line.replace(/^- /, ''))}`)
+        .join('\n')}\n\n${links}`,
+    );
     // Only these two commands may run from the hover's links.
     md.isTrusted = { enabledCommands: ['sdmaLens.showTimeline', 'sdmaLens.openProfile'] };
-    return new vscode.Hover(md, new vscode.Range(doc.positionAt(k.nameOffset), doc.positionAt(k.nameOffset + k.name.length)));
+    return new vscode.Hover(
+      md,
+      new vscode.Range(doc.positionAt(k.nameOffset), doc.positionAt(k.nameOffset + k.name.length)),
+    );
   }
 
   dispose(): void {

@@ -45,7 +45,11 @@ export class KnobDiagnostics implements vscode.CodeActionProvider, vscode.Dispos
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('sdmaLens.advice')) this.refreshAll();
       }),
-      vscode.languages.registerCodeActionsProvider([{ scheme: 'file' }, { scheme: 'vscode-remote' }, { scheme: 'untitled' }], this, { providedCodeActionKinds: KnobDiagnostics.providedCodeActionKinds }),
+      vscode.languages.registerCodeActionsProvider(
+        [{ scheme: 'file' }, { scheme: 'vscode-remote' }, { scheme: 'untitled' }],
+        this,
+        { providedCodeActionKinds: KnobDiagnostics.providedCodeActionKinds },
+      ),
     );
     this.refreshAll();
   }
@@ -94,7 +98,11 @@ export class KnobDiagnostics implements vscode.CodeActionProvider, vscode.Dispos
     const problems = diagnoseAssignments(findAssignments(text, kind), this.versions());
     const diagnostics = problems.map((p) => {
       const range = new vscode.Range(doc.positionAt(p.assignment.valueStart), doc.positionAt(p.assignment.valueEnd));
-      const d = new vscode.Diagnostic(range, p.message, p.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information);
+      const d = new vscode.Diagnostic(
+        range,
+        p.message,
+        p.severity === 'warning' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information,
+      );
       d.source = SOURCE;
       d.code = p.assignment.name;
       if (p.fix !== undefined) this.fixes.set(d, p.fix);
@@ -105,12 +113,19 @@ export class KnobDiagnostics implements vscode.CodeActionProvider, vscode.Dispos
     return diagnostics;
   }
 
-  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+  provideCodeActions(
+    doc: vscode.TextDocument,
+    _range: vscode.Range,
+    context: vscode.CodeActionContext,
+  ): vscode.CodeAction[] {
     const actions: vscode.CodeAction[] = [];
     for (const d of context.diagnostics) {
       const fix = d.source === SOURCE ? this.fixes.get(d) : undefined;
       if (fix === undefined) continue;
-      const action = new vscode.CodeAction(vscode.l10n.t('Set {0}={1}', String(d.code), fix), vscode.CodeActionKind.QuickFix);
+      const action = new vscode.CodeAction(
+        vscode.l10n.t('Set {0}={1}', String(d.code), fix),
+        vscode.CodeActionKind.QuickFix,
+      );
       action.edit = new vscode.WorkspaceEdit();
       action.edit.replace(doc.uri, d.range, fix);
       action.diagnostics = [d];

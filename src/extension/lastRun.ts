@@ -21,7 +21,9 @@ export function rememberRun(command: string, args: unknown, what: string): void 
 
 export async function runAgainCommand(): Promise<unknown> {
   if (!last) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: nothing has run in this window yet. Run a sweep, matrix, collective or Profile first.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('SDMA Lens: nothing has run in this window yet. Run a sweep, matrix, collective or Profile first.'),
+    );
     return undefined;
   }
   return vscode.commands.executeCommand(last.command, last.args);

@@ -26,7 +26,8 @@ function substitute(value: string, folder: string): string {
 
 function checkedString(value: unknown, name: string): string | undefined {
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || value.includes('\0') || value.includes('\n')) throw new Error(vscode.l10n.t('Setting sdmaLens.profile.{0} must be a single-line string', name));
+  if (typeof value !== 'string' || value.includes('\0') || value.includes('\n'))
+    throw new Error(vscode.l10n.t('Setting sdmaLens.profile.{0} must be a single-line string', name));
   return value;
 }
 
@@ -36,14 +37,23 @@ export function programFromSettings(folder: vscode.WorkspaceFolder): ProgramSpec
   const program = checkedString(config.get('program'), 'program');
   if (!program) return undefined;
   const args = config.get<unknown>('args') ?? [];
-  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string' && !a.includes('\0'))) throw new Error(vscode.l10n.t('Setting sdmaLens.profile.args must be a list of strings'));
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string' && !a.includes('\0')))
+    throw new Error(vscode.l10n.t('Setting sdmaLens.profile.args must be a list of strings'));
   const env = config.get<unknown>('env') ?? {};
-  if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
+  if (
+    typeof env !== 'object' ||
+    env === null ||
+    Array.isArray(env) ||
+    !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')
+  ) {
     throw new Error(vscode.l10n.t('Setting sdmaLens.profile.env must map variable names to strings'));
   }
   // An environment cannot carry NUL: the process would not start, with an error that names nothing.
   const withNul = Object.entries(env as Record<string, string>).find(([, v]) => v.includes('\0'));
-  if (withNul) throw new Error(vscode.l10n.t('Setting sdmaLens.profile.env: the value of {0} contains a NUL character', withNul[0]));
+  if (withNul)
+    throw new Error(
+      vscode.l10n.t('Setting sdmaLens.profile.env: the value of {0} contains a NUL character', withNul[0]),
+    );
   const root = folder.uri.fsPath;
   const cwd = substitute(checkedString(config.get('cwd'), 'cwd') ?? root, root);
   const resolved = substitute(program, root);
@@ -64,7 +74,10 @@ const RUN_SETTINGS = ['program', 'args', 'cwd', 'env'] as const;
  * confirmed before they run. `written`: values about to be in this folder's settings file
  * (`programSettingValues`), counted as if they were there already.
  */
-export function profileWorkspaceEntries(folder: vscode.WorkspaceFolder, written?: readonly [string, unknown][]): ConsentEntry[] {
+export function profileWorkspaceEntries(
+  folder: vscode.WorkspaceFolder,
+  written?: readonly [string, unknown][],
+): ConsentEntry[] {
   const config = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri);
   const pending = new Map(written ?? []);
   // A single-folder window reads the folder's .vscode/settings.json as the workspace's settings.
@@ -80,15 +93,20 @@ export function profileWorkspaceEntries(folder: vscode.WorkspaceFolder, written?
 /** `sdmaLens.profile.libraryLog`: whether Profile asks the helper for the library's per-call log (`--library-log`). */
 export function libraryLogFromSettings(folder: vscode.WorkspaceFolder): boolean {
   const value = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri).get<unknown>('libraryLog') ?? false;
-  if (typeof value !== 'boolean') throw new Error(vscode.l10n.t('Setting sdmaLens.profile.libraryLog must be true or false'));
+  if (typeof value !== 'boolean')
+    throw new Error(vscode.l10n.t('Setting sdmaLens.profile.libraryLog must be true or false'));
   return value;
 }
 
 /** `sdmaLens.profile.spanRecords`: how many device-trace spans Profile keeps (`--span-records`). */
 export function spanRecordsFromSettings(folder: vscode.WorkspaceFolder): number {
-  const value = vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri).get<unknown>('spanRecords') ?? 200_000;
+  const value =
+    vscode.workspace.getConfiguration('sdmaLens.profile', folder.uri).get<unknown>('spanRecords') ?? 200_000;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 2 ** 26) {
-    throw new SettingError('profile.spanRecords', vscode.l10n.t('must be a whole number from 0 to {0}, not {1}', 2 ** 26, JSON.stringify(value)));
+    throw new SettingError(
+      'profile.spanRecords',
+      vscode.l10n.t('must be a whole number from 0 to {0}, not {1}', 2 ** 26, JSON.stringify(value)),
+    );
   }
   return value;
 }
@@ -102,7 +120,13 @@ export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<Pro
       label: vscode.l10n.t('$(file-binary) Choose the program…'),
       detail: vscode.l10n.t('A built executable that launches your kernels'),
       pick: async () => {
-        const uri = (await vscode.window.showOpenDialog({ defaultUri: folder.uri, canSelectMany: false, openLabel: vscode.l10n.t('Profile this program') }))?.[0];
+        const uri = (
+          await vscode.window.showOpenDialog({
+            defaultUri: folder.uri,
+            canSelectMany: false,
+            openLabel: vscode.l10n.t('Profile this program'),
+          })
+        )?.[0];
         return uri ? { program: uri.fsPath, args: [], cwd: root, env: {} } : undefined;
       },
     },
@@ -111,12 +135,25 @@ export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<Pro
   if (tasks.length > 0) {
     choices.push({
       label: vscode.l10n.t('$(tasklist) Use a task…'),
-      detail: tasks.length === 1 ? vscode.l10n.t('1 process task in this workspace') : vscode.l10n.t('{0} process tasks in this workspace', tasks.length),
+      detail:
+        tasks.length === 1
+          ? vscode.l10n.t('1 process task in this workspace')
+          : vscode.l10n.t('{0} process tasks in this workspace', tasks.length),
       pick: async () => {
-        const task = (await vscode.window.showQuickPick(tasks.map((t) => ({ label: t.name, task: t })), { title: vscode.l10n.t('Profile the program of which task?') }))?.task;
+        const task = (
+          await vscode.window.showQuickPick(
+            tasks.map((t) => ({ label: t.name, task: t })),
+            { title: vscode.l10n.t('Profile the program of which task?') },
+          )
+        )?.task;
         const exec = task?.execution as vscode.ProcessExecution | undefined;
         if (!exec) return undefined;
-        return { program: substitute(exec.process, root), args: exec.args.map((a) => substitute(a, root)), cwd: substitute(exec.options?.cwd ?? root, root), env: exec.options?.env ?? {} };
+        return {
+          program: substitute(exec.process, root),
+          args: exec.args.map((a) => substitute(a, root)),
+          cwd: substitute(exec.options?.cwd ?? root, root),
+          env: exec.options?.env ?? {},
+        };
       },
     });
   }
@@ -130,7 +167,10 @@ export async function askForProgram(folder: vscode.WorkspaceFolder): Promise<Pro
       },
     });
   }
-  const choice = await vscode.window.showQuickPick(choices, { title: vscode.l10n.t('SDMA Lens: what should Profile run?'), placeHolder: vscode.l10n.t("Asked once; the answer goes into this workspace's settings") });
+  const choice = await vscode.window.showQuickPick(choices, {
+    title: vscode.l10n.t('SDMA Lens: what should Profile run?'),
+    placeHolder: vscode.l10n.t("Asked once; the answer goes into this workspace's settings"),
+  });
   return choice?.pick();
 }
 
@@ -153,6 +193,11 @@ export async function rememberProgram(spec: ProgramSpec, folder: vscode.Workspac
   const text = (await openKnobFile(uri))?.getText() ?? '';
   const format = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
   let next = text.trim() ? text : '{}\n';
-  for (const [key, value] of programSettingValues(spec, folder)) next = applyEdits(next, modify(next, [key], value, format));
-  return reviewableEdit(uri, [{ offset: 0, length: text.length, text: next }], vscode.l10n.t('the program to profile is set'));
+  for (const [key, value] of programSettingValues(spec, folder))
+    next = applyEdits(next, modify(next, [key], value, format));
+  return reviewableEdit(
+    uri,
+    [{ offset: 0, length: text.length, text: next }],
+    vscode.l10n.t('the program to profile is set'),
+  );
 }

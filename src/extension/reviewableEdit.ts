@@ -37,7 +37,8 @@ export async function reviewableEdit(uri: vscode.Uri, edits: TextEdit[], what: s
   const doc = existing ?? (await vscode.workspace.openTextDocument(uri.with({ scheme: 'untitled' })));
   const edit = new vscode.WorkspaceEdit();
   if (exists) {
-    for (const e of edits) edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.text);
+    for (const e of edits)
+      edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.text);
   } else {
     edit.insert(doc.uri, new vscode.Position(0, 0), applyTextEdits('', edits));
   }

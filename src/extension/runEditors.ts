@@ -23,7 +23,8 @@ export const TIMELINE_FILE_EDITOR = 'sdmaLens.timelineFile';
 
 /** A static page that says why the file cannot be drawn and what to do: no scripts, nothing loaded. */
 function messagePage(title: string, text: string): string {
-  const esc = (s: string) => escapeControls(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  const esc = (s: string) =>
+    escapeControls(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
   return `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"><style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);padding:1.5em;max-width:48em}</style></head><body><h2>${esc(title)}</h2><p>${esc(text)}</p></body></html>`;
 }
 
@@ -52,7 +53,6 @@ abstract class FileEditor implements vscode.CustomReadonlyEditorProvider {
 }
 
 class RunFileEditor extends FileEditor {
-
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const file = document.uri.fsPath;
     try {
@@ -71,18 +71,22 @@ class RunFileEditor extends FileEditor {
         default:
           panel.webview.html = messagePage(
             vscode.l10n.t('SDMA Lens: {0} run {1}', run.header.command, run.header.id),
-            vscode.l10n.t('A Profile or imported profile shows its facts above your kernels and in its timeline: open it with "SDMA Lens: Open Run" (or the Runs view). "Reopen Editor With... > Text Editor" shows the file.'),
+            vscode.l10n.t(
+              'A Profile or imported profile shows its facts above your kernels and in its timeline: open it with "SDMA Lens: Open Run" (or the Runs view). "Reopen Editor With... > Text Editor" shows the file.',
+            ),
           );
       }
     } catch (err) {
       this.log.warn(`could not open ${file} as a run: ${(err as Error).message}`);
-      panel.webview.html = messagePage(vscode.l10n.t('SDMA Lens could not read this run file'), vscode.l10n.t('{0}. "Reopen Editor With... > Text Editor" shows its lines.', (err as Error).message));
+      panel.webview.html = messagePage(
+        vscode.l10n.t('SDMA Lens could not read this run file'),
+        vscode.l10n.t('{0}. "Reopen Editor With... > Text Editor" shows its lines.', (err as Error).message),
+      );
     }
   }
 }
 
 class TimelineFileEditor extends FileEditor {
-
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
     const file = document.uri.fsPath;
     const runDir = dirname(file);
@@ -94,14 +98,24 @@ class TimelineFileEditor extends FileEditor {
       TimelinePanel.revive(panel, this.extensionUri, source(run, runDir, { kind: 'file', file }), this.log);
     } catch (err) {
       this.log.warn(`could not open ${file} as a timeline: ${(err as Error).message}`);
-      panel.webview.html = messagePage(vscode.l10n.t('SDMA Lens could not open this timeline'), vscode.l10n.t('{0}. A .sdmatl file opens with the run.ndjson of the run that recorded it beside it.', (err as Error).message));
+      panel.webview.html = messagePage(
+        vscode.l10n.t('SDMA Lens could not open this timeline'),
+        vscode.l10n.t(
+          '{0}. A .sdmatl file opens with the run.ndjson of the run that recorded it beside it.',
+          (err as Error).message,
+        ),
+      );
     }
   }
 }
 
 export function registerRunEditors(extensionUri: vscode.Uri, log: vscode.LogOutputChannel): vscode.Disposable {
   return vscode.Disposable.from(
-    vscode.window.registerCustomEditorProvider(RUN_FILE_EDITOR, new RunFileEditor(extensionUri, log), { supportsMultipleEditorsPerDocument: false }),
-    vscode.window.registerCustomEditorProvider(TIMELINE_FILE_EDITOR, new TimelineFileEditor(extensionUri, log), { supportsMultipleEditorsPerDocument: false }),
+    vscode.window.registerCustomEditorProvider(RUN_FILE_EDITOR, new RunFileEditor(extensionUri, log), {
+      supportsMultipleEditorsPerDocument: false,
+    }),
+    vscode.window.registerCustomEditorProvider(TIMELINE_FILE_EDITOR, new TimelineFileEditor(extensionUri, log), {
+      supportsMultipleEditorsPerDocument: false,
+    }),
   );
 }

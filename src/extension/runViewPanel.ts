@@ -38,8 +38,16 @@ type KindExtra<W> = Exclude<Extra<W>, TableMessage>;
 /** The save dialog of a format (localized, so built when asked) and the format's name in the log. */
 function formatDialog(format: TableFormat): { logName: string; title: string; filters: Record<string, string[]> } {
   return format === 'csv'
-    ? { logName: 'CSV', title: vscode.l10n.t('SDMA Lens: export the table as CSV'), filters: { [vscode.l10n.t('CSV')]: ['csv'] } }
-    : { logName: 'Markdown', title: vscode.l10n.t('SDMA Lens: export the table as Markdown'), filters: { [vscode.l10n.t('Markdown')]: ['md'] } };
+    ? {
+        logName: 'CSV',
+        title: vscode.l10n.t('SDMA Lens: export the table as CSV'),
+        filters: { [vscode.l10n.t('CSV')]: ['csv'] },
+      }
+    : {
+        logName: 'Markdown',
+        title: vscode.l10n.t('SDMA Lens: export the table as Markdown'),
+        filters: { [vscode.l10n.t('Markdown')]: ['md'] },
+      };
 }
 
 /**
@@ -47,14 +55,29 @@ function formatDialog(format: TableFormat): { logName: string; title: string; fi
  * writes the table there, and says what happened. Returns the file written, or undefined
  * (cancelled, or it failed: the message says why).
  */
-export async function exportTable(table: TableModel, format: TableFormat, base: string, log: vscode.LogOutputChannel): Promise<string | undefined> {
+export async function exportTable(
+  table: TableModel,
+  format: TableFormat,
+  base: string,
+  log: vscode.LogOutputChannel,
+): Promise<string | undefined> {
   const { logName, title, filters } = formatDialog(format);
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = tableFileName(base, format);
-  const target = await vscode.window.showSaveDialog({ title, saveLabel: vscode.l10n.t('Export'), filters, ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}) });
+  const target = await vscode.window.showSaveDialog({
+    title,
+    saveLabel: vscode.l10n.t('Export'),
+    filters,
+    ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
+  });
   if (!target) return undefined;
   if (target.scheme !== 'file') {
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: the table was not exported: {0} is not a local file (SDMA Lens writes exports with the file system of the extension host).', escapeControls(target.toString())));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t(
+        'SDMA Lens: the table was not exported: {0} is not a local file (SDMA Lens writes exports with the file system of the extension host).',
+        escapeControls(target.toString()),
+      ),
+    );
     return undefined;
   }
   const file = target.fsPath;
@@ -62,14 +85,29 @@ export async function exportTable(table: TableModel, format: TableFormat, base: 
     await writeNewFile(file, [tableText(table, format)]);
   } catch (err) {
     log.error(`could not write ${file}: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: could not write the table to {0}: {1}', escapeControls(file), escapeControls((err as Error).message)));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t(
+        'SDMA Lens: could not write the table to {0}: {1}',
+        escapeControls(file),
+        escapeControls((err as Error).message),
+      ),
+    );
     return undefined;
   }
   log.info(`wrote the table (${table.rows.length} rows, ${logName}) to ${file}`);
   const openFile = vscode.l10n.t('Open File');
-  void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: table written to {0} ({1} rows).', escapeControls(path.basename(file)), table.rows.length), openFile).then((choice) => {
-    if (choice === openFile) void vscode.commands.executeCommand('vscode.open', target);
-  });
+  void vscode.window
+    .showInformationMessage(
+      vscode.l10n.t(
+        'SDMA Lens: table written to {0} ({1} rows).',
+        escapeControls(path.basename(file)),
+        table.rows.length,
+      ),
+      openFile,
+    )
+    .then((choice) => {
+      if (choice === openFile) void vscode.commands.executeCommand('vscode.open', target);
+    });
   return file;
 }
 
@@ -77,10 +115,15 @@ export async function exportTable(table: TableModel, format: TableFormat, base: 
 export async function copyTable(table: TableModel, log: vscode.LogOutputChannel): Promise<void> {
   try {
     await vscode.env.clipboard.writeText(tableMarkdown(table));
-    vscode.window.setStatusBarMessage(vscode.l10n.t('SDMA Lens: table copied as Markdown ({0} rows)', table.rows.length), 3000);
+    vscode.window.setStatusBarMessage(
+      vscode.l10n.t('SDMA Lens: table copied as Markdown ({0} rows)', table.rows.length),
+      3000,
+    );
   } catch (err) {
     log.error(`could not copy the table: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: could not copy the table: {0}', escapeControls((err as Error).message)));
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('SDMA Lens: could not copy the table: {0}', escapeControls((err as Error).message)),
+    );
   }
 }
 
@@ -89,7 +132,12 @@ export function isTableMessage(message: { type: string }): message is TableMessa
 }
 
 /** Answers the page's "Export CSV…", "Export Markdown…" or "Copy table" with its table. */
-export function answerTableMessage(message: TableMessage, table: TableModel, base: string, log: vscode.LogOutputChannel): void {
+export function answerTableMessage(
+  message: TableMessage,
+  table: TableModel,
+  base: string,
+  log: vscode.LogOutputChannel,
+): void {
   if (message.type === 'export-table') void exportTable(table, message.format, base, log);
   else void copyTable(table, log);
 }
@@ -115,7 +163,8 @@ export abstract class PanelPage<W extends { type: string }> implements vscode.Di
     title: string,
   ) {
     const webview = panel.webview;
-    const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', file)).toString();
+    const asset = (file: string) =>
+      webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', file)).toString();
     panel.title = title;
     webview.html = panelHtml({
       cspSource: webview.cspSource,
@@ -266,12 +315,22 @@ export class RunPanels<H, W extends { type: string }, S = undefined> {
       existing.update(run, live);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(this.kind.viewType, this.kind.title(run), vscode.ViewColumn.Active, panelOptions(extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      this.kind.viewType,
+      this.kind.title(run),
+      vscode.ViewColumn.Active,
+      panelOptions(extensionUri),
+    );
     return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log, live);
   }
 
   /** Rebuilds a panel VS Code restored after a reload (the page saved its run id in its state). */
-  revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, run: Run, log: vscode.LogOutputChannel): RunViewPanel<H, W, S> {
+  revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    run: Run,
+    log: vscode.LogOutputChannel,
+  ): RunViewPanel<H, W, S> {
     panel.webview.options = panelOptions(extensionUri);
     return new RunViewPanel(this.kind, this.open, panel, extensionUri, run, log);
   }

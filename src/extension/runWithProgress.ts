@@ -69,53 +69,69 @@ export function storeOf(deps: RunDeps): RunStore {
 
 /** Runs one helper command with progress and cancel; says how it ended. Start failures throw (see guards.reportError). */
 export async function runWithProgress(deps: RunDeps, spec: ProgressCommand): Promise<RunFlowResult> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: {0}', spec.what), cancellable: true }, async (progress, token) => {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    const subscriptions: vscode.Disposable[] = [token.onCancellationRequested(abort), trackRun(spec.what, controller)];
-    if (spec.cancellation) subscriptions.push(spec.cancellation.onCancellationRequested(abort));
-    if (spec.cancellation?.isCancellationRequested) abort();
-    let lastDone = 0;
-    let view: LiveView | undefined;
-    try {
-      const result = await runHelperCommand(spec.request, {
-        target: spec.target ?? targetOf(deps),
-        helpers: deps.helper,
-        store: spec.store ?? storeOf(deps),
-        signal: controller.signal,
-        ...(spec.nodeInfo ? { nodeInfo: spec.nodeInfo } : {}),
-        choose: spec.choose,
-        beforeStart: spec.beforeStart,
-        stallTimeoutS: stallTimeoutSetting(),
-        onRecord: (live, record) => {
-          if (record.type === 'progress' && record.total > 0) {
-            progress.report({ message: progressMessage(record.done, record.total, spec.unit, live.hello?.simulated === true), increment: ((record.done - lastDone) / record.total) * 100 });
-            lastDone = record.done;
-          }
-          if (spec.view && record.type === 'hello') view = spec.view(live, true);
-          else view?.update(live, true);
-          spec.onRecord?.(live, record, progress);
-        },
-        onStderr: spec.onStderr,
-        onLog: (level, message) => deps.log[level](message),
-      });
-      if (result.kind === 'ended' && spec.view) {
-        view ??= spec.view(result.run, false);
-        view.update(result.run, false);
-        view.flush();
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('SDMA Lens: {0}', spec.what),
+      cancellable: true,
+    },
+    async (progress, token) => {
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      const subscriptions: vscode.Disposable[] = [
+        token.onCancellationRequested(abort),
+        trackRun(spec.what, controller),
+      ];
+      if (spec.cancellation) subscriptions.push(spec.cancellation.onCancellationRequested(abort));
+      if (spec.cancellation?.isCancellationRequested) abort();
+      let lastDone = 0;
+      let view: LiveView | undefined;
+      try {
+        const result = await runHelperCommand(spec.request, {
+          target: spec.target ?? targetOf(deps),
+          helpers: deps.helper,
+          store: spec.store ?? storeOf(deps),
+          signal: controller.signal,
+          ...(spec.nodeInfo ? { nodeInfo: spec.nodeInfo } : {}),
+          choose: spec.choose,
+          beforeStart: spec.beforeStart,
+          stallTimeoutS: stallTimeoutSetting(),
+          onRecord: (live, record) => {
+            if (record.type === 'progress' && record.total > 0) {
+              progress.report({
+                message: progressMessage(record.done, record.total, spec.unit, live.hello?.simulated === true),
+                increment: ((record.done - lastDone) / record.total) * 100,
+              });
+              lastDone = record.done;
+            }
+            if (spec.view && record.type === 'hello') view = spec.view(live, true);
+            else view?.update(live, true);
+            spec.onRecord?.(live, record, progress);
+          },
+          onStderr: spec.onStderr,
+          onLog: (level, message) => deps.log[level](message),
+        });
+        if (result.kind === 'ended' && spec.view) {
+          view ??= spec.view(result.run, false);
+          view.update(result.run, false);
+          view.flush();
+        }
+        if (!spec.quiet) announce(deps, spec, result);
+        if (result.kind === 'ended') deps.onRun?.(result.run);
+        return result;
+      } finally {
+        for (const s of subscriptions) s.dispose();
       }
-      if (!spec.quiet) announce(deps, spec, result);
-      if (result.kind === 'ended') deps.onRun?.(result.run);
-      return result;
-    } finally {
-      for (const s of subscriptions) s.dispose();
-    }
-  });
+    },
+  );
 }
 
 /** "3/12 cells (simulated)": one key per shape, so a translation can order the parts. */
 function progressMessage(done: number, total: number, unit: string | undefined, simulated: boolean): string {
-  if (unit) return simulated ? vscode.l10n.t('{0}/{1} {2} (simulated)', done, total, unit) : vscode.l10n.t('{0}/{1} {2}', done, total, unit);
+  if (unit)
+    return simulated
+      ? vscode.l10n.t('{0}/{1} {2} (simulated)', done, total, unit)
+      : vscode.l10n.t('{0}/{1} {2}', done, total, unit);
   return simulated ? vscode.l10n.t('{0}/{1} (simulated)', done, total) : vscode.l10n.t('{0}/{1}', done, total);
 }
 
@@ -124,20 +140,40 @@ function announce(deps: RunDeps, spec: ProgressCommand, result: RunFlowResult): 
   if (result.kind === 'not-started') {
     // A quick pick dismissed is no cancel to report.
     if (result.declined) return;
-    void vscode.window.showInformationMessage(vscode.l10n.t({ message: 'SDMA Lens: the {0} was cancelled before it started; nothing was run.', args: [spec.what], comment: ['{0} is what ran, e.g. "transfer sweep"'] }));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t({
+        message: 'SDMA Lens: the {0} was cancelled before it started; nothing was run.',
+        args: [spec.what],
+        comment: ['{0} is what ran, e.g. "transfer sweep"'],
+      }),
+    );
     return;
   }
   if (result.kind === 'refused') {
     deps.log.error(`the helper refused the ${spec.what}'s arguments: ${result.message}`);
-    void vscode.window.showErrorMessage(vscode.l10n.t({ message: "SDMA Lens: the helper refused the {0}'s arguments: {1}", args: [spec.what, result.message], comment: ['{0} is what ran, e.g. "transfer sweep"'] }), showLog).then((c) => c && deps.log.show());
+    void vscode.window
+      .showErrorMessage(
+        vscode.l10n.t({
+          message: "SDMA Lens: the helper refused the {0}'s arguments: {1}",
+          args: [spec.what, result.message],
+          comment: ['{0} is what ran, e.g. "transfer sweep"'],
+        }),
+        showLog,
+      )
+      .then((c) => c && deps.log.show());
     return;
   }
   // The end is worded by the core (shared with the CLI, English); only its subject is ours.
-  const sentence = endSentence(result.run, vscode.l10n.t({ message: 'the {0}', args: [spec.what], comment: ['{0} is what ran, e.g. "transfer sweep"'] }));
+  const sentence = endSentence(
+    result.run,
+    vscode.l10n.t({ message: 'the {0}', args: [spec.what], comment: ['{0} is what ran, e.g. "transfer sweep"'] }),
+  );
   if (!sentence) return;
   if (result.run.end?.status === 'cancelled') {
     void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0}', sentence));
     return;
   }
-  void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', sentence), showLog).then((c) => c && deps.log.show());
+  void vscode.window
+    .showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', sentence), showLog)
+    .then((c) => c && deps.log.show());
 }

@@ -58,7 +58,9 @@ export function runsTree(summaries: readonly RunSummary[]): RunsNode[] {
     byKind.set(command, [...(byKind.get(command) ?? []), s]);
   }
   const order = [...KIND_ORDER, 'corrupt'];
-  return [...byKind.entries()].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([command, runs]) => ({ kind: 'group', command, runs }));
+  return [...byKind.entries()]
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
+    .map(([command, runs]) => ({ kind: 'group', command, runs }));
 }
 
 function nodesOf(group: Extract<RunsNode, { kind: 'group' }>): RunsNode[] {
@@ -66,7 +68,9 @@ function nodesOf(group: Extract<RunsNode, { kind: 'group' }>): RunsNode[] {
   for (const s of group.runs) byNode.set(nodeOf(s), [...(byNode.get(nodeOf(s)) ?? []), s]);
   // One node: its runs straight under the kind, no level that says nothing.
   if (byNode.size === 1) return group.runs.map((summary) => ({ kind: 'run', summary }));
-  return [...byNode.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([node, runs]) => ({ kind: 'node', command: group.command, node, runs }));
+  return [...byNode.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([node, runs]) => ({ kind: 'node', command: group.command, node, runs }));
 }
 
 const STATUS_ICON: Record<RunSummary['status'], string> = {
@@ -87,7 +91,11 @@ export function runItem(s: RunSummary): vscode.TreeItem {
     s.status,
     s.simulated ? vscode.l10n.t('SIMULATED') : undefined,
     s.header?.source ? `${s.header.source.tool} ${s.header.source.file}` : undefined,
-    s.problems ? (s.problems.count === 1 ? vscode.l10n.t('1 problem') : vscode.l10n.t('{0} problems', s.problems.count)) : undefined,
+    s.problems
+      ? s.problems.count === 1
+        ? vscode.l10n.t('1 problem')
+        : vscode.l10n.t('{0} problems', s.problems.count)
+      : undefined,
   ].filter(Boolean);
   item.description = marks.join(' · ');
   item.tooltip = new vscode.MarkdownString(
@@ -104,7 +112,8 @@ export function runItem(s: RunSummary): vscode.TreeItem {
   item.iconPath = new vscode.ThemeIcon(STATUS_ICON[s.status]);
   item.contextValue = s.status === 'corrupt' ? 'sdmaLens.run.corrupt' : 'sdmaLens.run';
   item.id = `run:${s.id}`;
-  if (s.status !== 'corrupt') item.command = { command: 'sdmaLens.openRun', title: vscode.l10n.t('Open Run'), arguments: [s.id] };
+  if (s.status !== 'corrupt')
+    item.command = { command: 'sdmaLens.openRun', title: vscode.l10n.t('Open Run'), arguments: [s.id] };
   return item;
 }
 
@@ -145,7 +154,9 @@ export class RunsViewProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     } catch {
       return; // a bad runsFolder setting is said when a command reads it
     }
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '*/run.ndjson'));
+    this.watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(root), '*/run.ndjson'),
+    );
     this.watcher.onDidCreate(() => this.refresh());
     this.watcher.onDidChange(() => this.refresh());
     this.watcher.onDidDelete(() => this.refresh());
@@ -186,6 +197,7 @@ export class RunsViewProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 /** The run id a view action was given: the tree's node, or an id from a script. */
 export function runIdOf(arg: unknown): string | undefined {
   if (typeof arg === 'string') return arg;
-  if (arg && typeof arg === 'object' && (arg as RunsNode).kind === 'run') return (arg as Extract<RunsNode, { kind: 'run' }>).summary.id;
+  if (arg && typeof arg === 'object' && (arg as RunsNode).kind === 'run')
+    return (arg as Extract<RunsNode, { kind: 'run' }>).summary.id;
   return undefined;
 }

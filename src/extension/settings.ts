@@ -68,7 +68,10 @@ export interface SettingsLog {
  * user's (global) value, else the default. A workspace value is never used, even where VS Code
  * would apply it (these settings are machine-scoped, so it should not).
  */
-export function fromUserSettingsOnly(seen: InspectedValue | undefined): { value: unknown; ignoredWorkspaceValue: boolean } {
+export function fromUserSettingsOnly(seen: InspectedValue | undefined): {
+  value: unknown;
+  ignoredWorkspaceValue: boolean;
+} {
   return {
     value: seen?.globalValue !== undefined ? seen.globalValue : seen?.defaultValue,
     ignoredWorkspaceValue: seen?.workspaceValue !== undefined || seen?.workspaceFolderValue !== undefined,
@@ -82,7 +85,9 @@ function machineField<T>(name: string, read: (value: unknown) => T, log?: Settin
   const { value, ignoredWorkspaceValue } = fromUserSettingsOnly(config().inspect<unknown>(name));
   if (ignoredWorkspaceValue && !warnedIgnored.has(name)) {
     warnedIgnored.add(name);
-    log?.warn(`${SECTION}.${name}: the value in this workspace's settings is ignored; this setting is read from user settings only`);
+    log?.warn(
+      `${SECTION}.${name}: the value in this workspace's settings is ignored; this setting is read from user settings only`,
+    );
   }
   try {
     return read(value);
@@ -96,13 +101,17 @@ const isNumberArray = (x: unknown): x is number[] => Array.isArray(x) && x.every
 
 /** `sdmaLens.helperPath`: the local helper; read from user settings only. */
 export function helperPathSetting(log?: SettingsLog): string {
-  return machineField('helperPath', (x) => {
-    if (x === undefined || x === null || x === '') return '';
-    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
-    if (x.includes('\0') || x.includes('\n')) throw new Error(vscode.l10n.t('contains a control character'));
-    if (!path.isAbsolute(x)) throw new Error(vscode.l10n.t('must be an absolute path (got "{0}")', x));
-    return x;
-  }, log);
+  return machineField(
+    'helperPath',
+    (x) => {
+      if (x === undefined || x === null || x === '') return '';
+      if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
+      if (x.includes('\0') || x.includes('\n')) throw new Error(vscode.l10n.t('contains a control character'));
+      if (!path.isAbsolute(x)) throw new Error(vscode.l10n.t('must be an absolute path (got "{0}")', x));
+      return x;
+    },
+    log,
+  );
 }
 
 /** `sdmaLens.codeLens.enabled`: the Profile lens and the facts above each `__global__` kernel (per folder: resource scope). */
@@ -118,14 +127,17 @@ export function statusBarVisible(): boolean {
 
 /** `sdmaLens.run.stallTimeoutSeconds`: seconds the helper may print nothing before it is stopped (0: no limit). */
 export function stallTimeoutSetting(): number {
-  return field('run.stallTimeoutSeconds', (x) => (x === undefined || x === null ? STALL_LIMIT.defaultS : checkStallTimeout(x)));
+  return field('run.stallTimeoutSeconds', (x) =>
+    x === undefined || x === null ? STALL_LIMIT.defaultS : checkStallTimeout(x),
+  );
 }
 
 /** `sdmaLens.fleet.*`: the partition a new allocation comes from ("" = Slurm's default), the node count offered, nodes measured at once. */
 export function fleetSettings(): { partition: string | undefined; nodes: number; parallel: number } {
   const whole = (min: number, max: number, fallback: number) => (x: unknown) => {
     if (x === undefined || x === null) return fallback;
-    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) throw new Error(vscode.l10n.t('must be a whole number in {0}..{1}', min, max));
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max)
+      throw new Error(vscode.l10n.t('must be a whole number in {0}..{1}', min, max));
     return x;
   };
   return {
@@ -143,7 +155,8 @@ export function fleetSettings(): { partition: string | undefined; nodes: number;
 export function runsFolder(storage: vscode.Uri): string {
   const value = field('runsFolder', (x) => {
     if (x === undefined || x === '') return '.sdma-lens/runs';
-    if (typeof x !== 'string' || x.includes('\0') || x.includes('\n')) throw new Error(vscode.l10n.t('must be a folder path'));
+    if (typeof x !== 'string' || x.includes('\0') || x.includes('\n'))
+      throw new Error(vscode.l10n.t('must be a folder path'));
     return x;
   });
   if (path.isAbsolute(value)) return value;
@@ -205,7 +218,8 @@ export function endpointsSetting(): EndpointPair[] {
 
 function readGpu(x: unknown): number | undefined {
   if (x === undefined || x === null) return undefined;
-  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 1023) throw new Error(vscode.l10n.t('must be a GPU index in 0..1023 (deprecated: use sdmaLens.sweep.endpoints)'));
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 1023)
+    throw new Error(vscode.l10n.t('must be a GPU index in 0..1023 (deprecated: use sdmaLens.sweep.endpoints)'));
   return x;
 }
 
@@ -214,7 +228,8 @@ export function adviceSettings(): AdviceOptions {
   const version = (name: string) =>
     field(name, (x) => {
       if (x === undefined || x === '') return undefined;
-      if (typeof x !== 'string' || !/^\d+(\.\d+)*/.test(x) || x.length > 64) throw new Error(vscode.l10n.t('must be a version such as 2.31.0'));
+      if (typeof x !== 'string' || !/^\d+(\.\d+)*/.test(x) || x.length > 64)
+        throw new Error(vscode.l10n.t('must be a version such as 2.31.0'));
       return x.trim();
     });
   const libraries: AdviceOptions['libraries'] = {};
@@ -227,7 +242,8 @@ export function adviceSettings(): AdviceOptions {
   return {
     loadStoreCus: field('advice.loadStoreCus', (x) => {
       if (x === undefined) return DEFAULT_LOAD_STORE_CUS;
-      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 4096) throw new Error(vscode.l10n.t('must be a whole number in 1..4096'));
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 4096)
+        throw new Error(vscode.l10n.t('must be a whole number in 1..4096'));
       return x;
     }),
     messageSizes: field('advice.messageSizes', (x) => {
@@ -243,7 +259,8 @@ export function adviceSettings(): AdviceOptions {
 export function targetSetting(): string {
   return field('target', (x) => {
     if (x === undefined || x === null || x === '' || x === 'local') return 'local';
-    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be "local" or an SSH destination such as user@gpu-node-3'));
+    if (typeof x !== 'string')
+      throw new Error(vscode.l10n.t('must be "local" or an SSH destination such as user@gpu-node-3'));
     parseDestination(x.trim());
     return x.trim();
   });
@@ -260,27 +277,40 @@ export function targetWorkspaceEntries(): ConsentEntry[] {
 /** `sdmaLens.ssh.*`: how the system ssh client is called. Machine-scoped and read from user settings only. */
 export function sshSettings(log?: SettingsLog): SshSettings {
   return {
-    connectTimeoutSeconds: machineField('ssh.connectTimeoutSeconds', (x) => {
-      if (x === undefined || x === null) return DEFAULT_CONNECT_TIMEOUT_S;
-      const [least, most] = CONNECT_TIMEOUT_RANGE_S;
-      if (typeof x !== 'number' || !Number.isInteger(x) || x < least || x > most) throw new Error(vscode.l10n.t('must be a whole number of seconds in {0}..{1}', least, most));
-      return x;
-    }, log),
-    extraArgs: machineField('ssh.extraArgs', (x) => {
-      if (x === undefined || x === null) return [];
-      if (!Array.isArray(x)) throw new Error(vscode.l10n.t('must be a list of ssh options, e.g. ["-J", "bastion"]'));
-      return checkExtraArgs(x);
-    }, log),
+    connectTimeoutSeconds: machineField(
+      'ssh.connectTimeoutSeconds',
+      (x) => {
+        if (x === undefined || x === null) return DEFAULT_CONNECT_TIMEOUT_S;
+        const [least, most] = CONNECT_TIMEOUT_RANGE_S;
+        if (typeof x !== 'number' || !Number.isInteger(x) || x < least || x > most)
+          throw new Error(vscode.l10n.t('must be a whole number of seconds in {0}..{1}', least, most));
+        return x;
+      },
+      log,
+    ),
+    extraArgs: machineField(
+      'ssh.extraArgs',
+      (x) => {
+        if (x === undefined || x === null) return [];
+        if (!Array.isArray(x)) throw new Error(vscode.l10n.t('must be a list of ssh options, e.g. ["-J", "bastion"]'));
+        return checkExtraArgs(x);
+      },
+      log,
+    ),
   };
 }
 
 /** `sdmaLens.ssh.helperPath`: an sdma-probe already on the node (absolute path there), or empty; read from user settings only. */
 export function sshHelperPathSetting(log?: SettingsLog): string {
-  return machineField('ssh.helperPath', (x) => {
-    if (x === undefined || x === null || x === '') return '';
-    if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
-    if (/[\0\r\n]/.test(x)) throw new Error(vscode.l10n.t('contains a control character'));
-    if (!x.startsWith('/')) throw new Error(vscode.l10n.t('must be an absolute path on the node (got "{0}")', x));
-    return x;
-  }, log);
+  return machineField(
+    'ssh.helperPath',
+    (x) => {
+      if (x === undefined || x === null || x === '') return '';
+      if (typeof x !== 'string') throw new Error(vscode.l10n.t('must be a path string'));
+      if (/[\0\r\n]/.test(x)) throw new Error(vscode.l10n.t('contains a control character'));
+      if (!x.startsWith('/')) throw new Error(vscode.l10n.t('must be an absolute path on the node (got "{0}")', x));
+      return x;
+    },
+    log,
+  );
 }

@@ -44,7 +44,10 @@ export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>
         break;
       case 'suggest-settings':
         // The pair the panel shows, so the settings applied are the ones it advises.
-        void vscode.commands.executeCommand('sdmaLens.suggestSettings', { runId: panel.runId, ...(panel.state.pair ? { pair: panel.state.pair } : {}) });
+        void vscode.commands.executeCommand('sdmaLens.suggestSettings', {
+          runId: panel.runId,
+          ...(panel.state.pair ? { pair: panel.state.pair } : {}),
+        });
         break;
       case 'open-timeline':
         // Through the command, so the timeline keeps its own trust check, progress and errors.

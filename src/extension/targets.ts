@@ -128,7 +128,10 @@ export class TargetService implements vscode.Disposable {
   async select(choice: TargetChoice): Promise<void> {
     await this.context.workspaceState.update(STATE_KEY, choice.kind === 'local' ? 'local' : choice.destination);
     if (choice.kind === 'ssh') {
-      const recent = [choice.destination, ...this.recent().filter((d) => d !== choice.destination)].slice(0, MAX_RECENT);
+      const recent = [choice.destination, ...this.recent().filter((d) => d !== choice.destination)].slice(
+        0,
+        MAX_RECENT,
+      );
       await this.context.globalState.update(RECENT_KEY, recent);
     }
     this.log.info(`target: ${describeChoice(choice)}`);
@@ -161,7 +164,10 @@ export class TargetService implements vscode.Disposable {
       kind: 'target',
       place: '',
       entries,
-      message: vscode.l10n.t('SDMA Lens: the settings of this workspace send runs to {0} over SSH. Connect to it?', showable(destination)),
+      message: vscode.l10n.t(
+        'SDMA Lens: the settings of this workspace send runs to {0} over SSH. Connect to it?',
+        showable(destination),
+      ),
       accept: vscode.l10n.t('Connect'),
     });
     if (!confirmed) throw new ConsentDeclined(`the SSH target ${destination}`);
@@ -173,7 +179,9 @@ export class TargetService implements vscode.Disposable {
     const key = JSON.stringify([destination, settings]);
     let conn = this.connections.get(key);
     if (!conn) {
-      conn = new GatedSshConnection(parseDestination(destination), settings, () => this.confirmDestination(destination));
+      conn = new GatedSshConnection(parseDestination(destination), settings, () =>
+        this.confirmDestination(destination),
+      );
       this.connections.set(key, conn);
     }
     return conn;
@@ -190,7 +198,9 @@ export class TargetService implements vscode.Disposable {
     const key = JSON.stringify(['run', destination, settings]);
     let conn = this.connections.get(key);
     if (!conn) {
-      conn = new GatedSshConnection(parseDestination(destination), settings, () => this.confirmRunHost(destination, runId));
+      conn = new GatedSshConnection(parseDestination(destination), settings, () =>
+        this.confirmRunHost(destination, runId),
+      );
       this.connections.set(key, conn);
     }
     return conn;
@@ -198,14 +208,20 @@ export class TargetService implements vscode.Disposable {
 
   private async confirmRunHost(destination: string, runId: string): Promise<void> {
     if (this.chosen.has(destination) || this.recent().includes(destination)) return;
-    const own = [this.context.workspaceState.get<string>(STATE_KEY), vscode.workspace.getConfiguration('sdmaLens').inspect<string>('target')?.globalValue];
+    const own = [
+      this.context.workspaceState.get<string>(STATE_KEY),
+      vscode.workspace.getConfiguration('sdmaLens').inspect<string>('target')?.globalValue,
+    ];
     if (own.some((text) => text !== undefined && namesDestination(text, destination))) return;
     const confirmed = await this.consent.confirm({
       kind: 'run-host',
       place: '',
       entries: [{ setting: 'target of the saved run', scope: 'workspace', value: destination }],
       intro: vscode.l10n.t('Named by the saved run {0}, not by you:', showable(runId)),
-      message: vscode.l10n.t('SDMA Lens: recording this timeline connects over SSH to {0}, the node the saved run names. Connect to it?', showable(destination)),
+      message: vscode.l10n.t(
+        'SDMA Lens: recording this timeline connects over SSH to {0}, the node the saved run names. Connect to it?',
+        showable(destination),
+      ),
       accept: vscode.l10n.t('Connect'),
     });
     if (!confirmed) throw new ConsentDeclined(`the SSH node ${destination}`, `saved run ${runId}`);
@@ -220,13 +236,21 @@ export class TargetService implements vscode.Disposable {
     const choice = this.choice();
     const remote = vscode.env.remoteName;
     if (choice.kind === 'local') {
-      this.item.text = remote ? vscode.l10n.t('$(server-environment) SDMA: this node') : vscode.l10n.t('$(server-environment) SDMA: local');
+      this.item.text = remote
+        ? vscode.l10n.t('$(server-environment) SDMA: this node')
+        : vscode.l10n.t('$(server-environment) SDMA: local');
       this.item.tooltip = remote
-        ? vscode.l10n.t('SDMA Lens runs the helper on the machine of this {0} window. Click to choose another target.', remote)
+        ? vscode.l10n.t(
+            'SDMA Lens runs the helper on the machine of this {0} window. Click to choose another target.',
+            remote,
+          )
         : vscode.l10n.t('SDMA Lens runs the helper on this machine. Click to run it on a node over SSH.');
     } else {
       this.item.text = vscode.l10n.t('$(remote) SDMA: {0}', choice.destination);
-      this.item.tooltip = vscode.l10n.t('SDMA Lens runs the helper on {0} over SSH (the system ssh client and your ~/.ssh/config). Click to change.', choice.destination);
+      this.item.tooltip = vscode.l10n.t(
+        'SDMA Lens runs the helper on {0} over SSH (the system ssh client and your ~/.ssh/config). Click to change.',
+        choice.destination,
+      );
     }
   }
 
@@ -244,5 +268,9 @@ export class TargetService implements vscode.Disposable {
 }
 
 export function describeChoice(choice: TargetChoice): string {
-  return choice.kind === 'local' ? (vscode.env.remoteName ? `this node (${vscode.env.remoteName} window)` : 'this machine') : `${choice.destination} over SSH`;
+  return choice.kind === 'local'
+    ? vscode.env.remoteName
+      ? `this node (${vscode.env.remoteName} window)`
+      : 'this machine'
+    : `${choice.destination} over SSH`;
 }

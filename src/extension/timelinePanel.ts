@@ -44,11 +44,21 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, vscode.l10n.t('SDMA Lens timeline'), vscode.ViewColumn.Active, panelOptions(extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      TIMELINE_VIEW_TYPE,
+      vscode.l10n.t('SDMA Lens timeline'),
+      vscode.ViewColumn.Active,
+      panelOptions(extensionUri),
+    );
     return new TimelinePanel(panel, extensionUri, source, log);
   }
 
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    source: TimelineSource,
+    log: vscode.LogOutputChannel,
+  ): TimelinePanel {
     panel.webview.options = panelOptions(extensionUri);
     return new TimelinePanel(panel, extensionUri, source, log);
   }
@@ -90,7 +100,12 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
     if (this.failure) message = { type: 'timeline-status', state: 'error', message: this.failure };
     else if (!this.columns) message = { type: 'timeline-status', state: 'loading', message: 'Reading the timeline…' };
     // The reader's arrays are over plain ArrayBuffers; the schema's type just says so more narrowly.
-    else message = { type: 'timeline', meta: this.source.meta, columns: this.columns as Extract<TimelineHostMessage, { type: 'timeline' }>['columns'] };
+    else
+      message = {
+        type: 'timeline',
+        meta: this.source.meta,
+        columns: this.columns as Extract<TimelineHostMessage, { type: 'timeline' }>['columns'],
+      };
     void this.panel.webview.postMessage(message).then((ok) => {
       if (ok && message.type === 'timeline') this.delivered = true;
     });
@@ -123,26 +138,43 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   async exportTrace(): Promise<string | undefined> {
     const columns = this.columns;
     if (!columns) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: the timeline is still loading; export it once it shows.'));
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('SDMA Lens: the timeline is still loading; export it once it shows.'),
+      );
       return undefined;
     }
     const file = this.source.traceFile;
     try {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('SDMA Lens: writing the trace'), cancellable: false }, async () => {
-        await writeNewFile(file, chromeTraceChunks(columns, this.source.meta));
-      });
+      await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('SDMA Lens: writing the trace'),
+          cancellable: false,
+        },
+        async () => {
+          await writeNewFile(file, chromeTraceChunks(columns, this.source.meta));
+        },
+      );
     } catch (err) {
       this.log.error(`could not write ${file}: ${(err as Error).message}`);
-      void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: could not write the trace: {0}', (err as Error).message));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('SDMA Lens: could not write the trace: {0}', (err as Error).message),
+      );
       return undefined;
     }
     this.log.info(`wrote ${file}`);
     const reveal = vscode.l10n.t('Reveal File');
     const perfetto = vscode.l10n.t('Open Perfetto UI');
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: trace written to {0}. Open it in ui.perfetto.dev (Open trace file).', file), reveal, perfetto).then((choice) => {
-      if (choice === reveal) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(file));
-      if (choice === perfetto) void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
-    });
+    void vscode.window
+      .showInformationMessage(
+        vscode.l10n.t('SDMA Lens: trace written to {0}. Open it in ui.perfetto.dev (Open trace file).', file),
+        reveal,
+        perfetto,
+      )
+      .then((choice) => {
+        if (choice === reveal) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(file));
+        if (choice === perfetto) void vscode.env.openExternal(vscode.Uri.parse('https://ui.perfetto.dev'));
+      });
     return file;
   }
 }

@@ -2,5 +2,9 @@
 import * as vscode from 'vscode';
 
 export function panelOptions(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-  return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')] };
+  return {
+    enableScripts: true,
+    retainContextWhenHidden: false,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+  };
 }

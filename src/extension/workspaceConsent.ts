@@ -36,7 +36,8 @@ export class ConsentDeclined extends Error {
   }
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The value with object keys sorted at every level, so equal values serialize equally. */
 function canonical(value: unknown): unknown {
@@ -62,14 +63,31 @@ function sameValue(a: unknown, b: unknown): boolean {
  * reads them. With `object: true` (a map such as an environment, which VS Code merges across
  * levels) the entry holds the keys the workspace levels add or change.
  */
-export function workspaceEntries(setting: string, seen: InspectedValue | undefined, options: { object?: boolean } = {}): ConsentEntry[] {
+export function workspaceEntries(
+  setting: string,
+  seen: InspectedValue | undefined,
+  options: { object?: boolean } = {},
+): ConsentEntry[] {
   if (!seen) return [];
-  const scope = seen.workspaceFolderValue !== undefined ? 'workspaceFolder' : seen.workspaceValue !== undefined ? 'workspace' : undefined;
+  const scope =
+    seen.workspaceFolderValue !== undefined
+      ? 'workspaceFolder'
+      : seen.workspaceValue !== undefined
+        ? 'workspace'
+        : undefined;
   if (!scope) return [];
   if (options.object) {
-    const beneath = { ...(isPlainObject(seen.defaultValue) ? seen.defaultValue : {}), ...(isPlainObject(seen.globalValue) ? seen.globalValue : {}) };
-    const ours = { ...(isPlainObject(seen.workspaceValue) ? seen.workspaceValue : {}), ...(isPlainObject(seen.workspaceFolderValue) ? seen.workspaceFolderValue : {}) };
-    const added = Object.fromEntries(Object.entries(ours).filter(([k, v]) => !(k in beneath) || !sameValue(beneath[k], v)));
+    const beneath = {
+      ...(isPlainObject(seen.defaultValue) ? seen.defaultValue : {}),
+      ...(isPlainObject(seen.globalValue) ? seen.globalValue : {}),
+    };
+    const ours = {
+      ...(isPlainObject(seen.workspaceValue) ? seen.workspaceValue : {}),
+      ...(isPlainObject(seen.workspaceFolderValue) ? seen.workspaceFolderValue : {}),
+    };
+    const added = Object.fromEntries(
+      Object.entries(ours).filter(([k, v]) => !(k in beneath) || !sameValue(beneath[k], v)),
+    );
     // A workspace value that is no object replaces the merged one outright: it counts whole.
     const replaced = [seen.workspaceValue, seen.workspaceFolderValue].find((v) => v !== undefined && !isPlainObject(v));
     if (replaced !== undefined) return [{ setting, scope, value: replaced }];
@@ -86,8 +104,12 @@ export function workspaceEntries(setting: string, seen: InspectedValue | undefin
  * in a fixed order. Where a value came from does not count, only what it is.
  */
 export function consentKey(kind: string, place: string, entries: readonly ConsentEntry[]): string {
-  const values = [...entries].sort((a, b) => (a.setting < b.setting ? -1 : a.setting > b.setting ? 1 : 0)).map((e) => [e.setting, canonical(e.value)]);
-  return createHash('sha256').update(JSON.stringify([kind, place, values])).digest('hex');
+  const values = [...entries]
+    .sort((a, b) => (a.setting < b.setting ? -1 : a.setting > b.setting ? 1 : 0))
+    .map((e) => [e.setting, canonical(e.value)]);
+  return createHash('sha256')
+    .update(JSON.stringify([kind, place, values]))
+    .digest('hex');
 }
 
 // C0 and C1 controls, DEL, and the characters that reorder or hide text: the bidirectional
@@ -151,7 +173,9 @@ export class WorkspaceConsent {
   }
 
   has(request: Pick<ConsentRequest, 'kind' | 'place' | 'entries'>): boolean {
-    return request.entries.length === 0 || this.accepted().includes(consentKey(request.kind, request.place, request.entries));
+    return (
+      request.entries.length === 0 || this.accepted().includes(consentKey(request.kind, request.place, request.entries))
+    );
   }
 
   /** Keeps values the user chose themselves (e.g. written to the settings from their own pick) as confirmed. */
@@ -179,7 +203,13 @@ export class WorkspaceConsent {
 
   private async ask(request: ConsentRequest): Promise<boolean> {
     const lines = entryLines(request.entries);
-    const detail = [request.intro ?? vscode.l10n.t('Set in the settings of this workspace:'), ...lines, ...(request.more && request.more.length > 0 ? ['', ...request.more] : []), '', vscode.l10n.t('Accept only if you trust these values. You are asked again when they change.')].join('\n');
+    const detail = [
+      request.intro ?? vscode.l10n.t('Set in the settings of this workspace:'),
+      ...lines,
+      ...(request.more && request.more.length > 0 ? ['', ...request.more] : []),
+      '',
+      vscode.l10n.t('Accept only if you trust these values. You are asked again when they change.'),
+    ].join('\n');
     const choice = await vscode.window.showWarningMessage(request.message, { modal: true, detail }, request.accept);
     const settings = request.entries.map((e) => e.setting).join(', ');
     if (choice !== request.accept) {

@@ -10,9 +10,34 @@ import { applyRecord, newRun, runtimeKnobs } from '../../src/core/run';
 import { helper, records } from './run';
 
 function simRun() {
-  const out = helper(['sweep', '--backend', 'sim', '--pairs', 'host:0,0:host,0:0,0:1', '--sizes', '4K,16K,64K,256K,1M,4M,16M,64M', '--paths', 'all', '--cus', '8,64', '--iters', '10', '--seed', '3']);
+  const out = helper([
+    'sweep',
+    '--backend',
+    'sim',
+    '--pairs',
+    'host:0,0:host,0:0,0:1',
+    '--sizes',
+    '4K,16K,64K,256K,1M,4M,16M,64M',
+    '--paths',
+    'all',
+    '--cus',
+    '8,64',
+    '--iters',
+    '10',
+    '--seed',
+    '3',
+  ]);
   expect(out.status).toBe(0);
-  const run = newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'pairs', command: 'sweep', createdAt: '2026-12-03T00:00:00.000Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: ['sweep'] } });
+  const run = newRun({
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id: 'pairs',
+    command: 'sweep',
+    createdAt: '2026-12-03T00:00:00.000Z',
+    target: { kind: 'local' },
+    helper: { path: 'sdma-probe', args: ['sweep'] },
+  });
   for (const r of records(out)) applyRecord(run, r);
   return run;
 }
@@ -22,19 +47,40 @@ describe('advice by pair kind on a simulated sweep', () => {
   const byPair = new Map(adviseAllPairs(run).map((a) => [a.pairLabel, a]));
   const knobs = (label: string) => byPair.get(label)!.recommendations.map((r) => r.knob);
 
-  it('the run records that the helper set CLR\'s blit cuts to 0, so no note doubts the engine samples', () => {
-    expect(runtimeKnobs(run)?.map((k) => `${k.name}=${k.value}`)).toEqual(['ROC_P2P_SDMA_SIZE=0', 'GPU_FORCE_BLIT_COPY_SIZE=0']);
+  it("the run records that the helper set CLR's blit cuts to 0, so no note doubts the engine samples", () => {
+    expect(runtimeKnobs(run)?.map((k) => `${k.name}=${k.value}`)).toEqual([
+      'ROC_P2P_SDMA_SIZE=0',
+      'GPU_FORCE_BLIT_COPY_SIZE=0',
+    ]);
     for (const a of byPair.values()) expect(a.notes.join(' ')).not.toMatch(/does not record that ROC_P2P_SDMA_SIZE/);
   });
 
   it('no pair gets a process-wide engine switch or an rccl-tests name', () => {
     for (const a of byPair.values()) {
-      expect(a.recommendations.map((r) => r.knob).filter((k) => k === 'HSA_ENABLE_SDMA' || k === 'HSA_ENABLE_PEER_SDMA' || /_THRESHOLD_(ALLGATHER|ALLTOALL|BROADCAST)$/.test(k))).toEqual([]);
+      expect(
+        a.recommendations
+          .map((r) => r.knob)
+          .filter(
+            (k) =>
+              k === 'HSA_ENABLE_SDMA' ||
+              k === 'HSA_ENABLE_PEER_SDMA' ||
+              /_THRESHOLD_(ALLGATHER|ALLTOALL|BROADCAST)$/.test(k),
+          ),
+      ).toEqual([]);
     }
   });
 
-  it('GPU → GPU: per-put thresholds, the AlltoAll estimate (uncertain), CLR\'s peer cut in KiB, NCCL_GIN_TYPE and the prerequisites', () => {
-    expect(knobs('GPU 0 → GPU 1')).toEqual(expect.arrayContaining(['NCCL_GIN_ANVIL_SDMA_THRESHOLD', 'ROCSHMEM_SDMA_THRESHOLD', 'NCCL_GIN_A2A_SDMA_MIN_BYTES', 'ROC_P2P_SDMA_SIZE', 'NCCL_GIN_TYPE', 'NCCL_GIN_ENABLE']));
+  it("GPU → GPU: per-put thresholds, the AlltoAll estimate (uncertain), CLR's peer cut in KiB, NCCL_GIN_TYPE and the prerequisites", () => {
+    expect(knobs('GPU 0 → GPU 1')).toEqual(
+      expect.arrayContaining([
+        'NCCL_GIN_ANVIL_SDMA_THRESHOLD',
+        'ROCSHMEM_SDMA_THRESHOLD',
+        'NCCL_GIN_A2A_SDMA_MIN_BYTES',
+        'ROC_P2P_SDMA_SIZE',
+        'NCCL_GIN_TYPE',
+        'NCCL_GIN_ENABLE',
+      ]),
+    );
     expect(knobs('GPU 0 → GPU 1')).not.toContain('HSA_FORCE_SDMA_SIZE');
     const a2a = byPair.get('GPU 0 → GPU 1')!.recommendations.find((r) => r.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')!;
     expect(a2a.confidence).not.toBe('clear');

@@ -11,7 +11,11 @@ import type { TestProject } from 'vitest/node';
 // @ts-expect-error -- a plain ESM script of the repository, without type declarations
 import { nativeConfigureArgs as configureArgs, recordLeftOut as record } from '../../scripts/prepare.mjs';
 
-const nativeConfigureArgs = configureArgs as (use: 'helper' | 'all', buildDir: string, o?: { tests?: boolean }) => { args: string[] };
+const nativeConfigureArgs = configureArgs as (
+  use: 'helper' | 'all',
+  buildDir: string,
+  o?: { tests?: boolean },
+) => { args: string[] };
 const recordLeftOut = record as (buildDir: string, leftOut: unknown[]) => void;
 
 declare module 'vitest' {
@@ -23,10 +27,14 @@ declare module 'vitest' {
 
 export default function setup(project: TestProject) {
   const root = resolve(__dirname, '..', '..');
-  const build = process.env.SDMA_PROBE_BUILD_DIR ? resolve(process.env.SDMA_PROBE_BUILD_DIR) : join(root, 'native', 'build');
+  const build = process.env.SDMA_PROBE_BUILD_DIR
+    ? resolve(process.env.SDMA_PROBE_BUILD_DIR)
+    : join(root, 'native', 'build');
   execFileSync('cmake', nativeConfigureArgs('all', build, { tests: false }).args, { stdio: 'inherit' });
   recordLeftOut(build, []);
-  execFileSync('cmake', ['--build', build, '--parallel', String(availableParallelism()), '--target', 'sdma_helper'], { stdio: 'inherit' });
+  execFileSync('cmake', ['--build', build, '--parallel', String(availableParallelism()), '--target', 'sdma_helper'], {
+    stdio: 'inherit',
+  });
   project.provide('helperPath', join(build, 'sdma-probe'));
   project.provide('repoRoot', root);
 }

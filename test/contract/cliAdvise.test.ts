@@ -55,7 +55,7 @@ describe('sdma-lens advise on a collective run', () => {
     ({ runs, id } = saved(['collective', '--backend', 'sim', '-b', '1M', '-e', '256M', '-f', '4']));
   });
 
-  it('prints the collective advice as the sweep\'s: a crossover per operation, the settings, the notes, then the exports; exit 0', async () => {
+  it("prints the collective advice as the sweep's: a crossover per operation, the settings, the notes, then the exports; exit 0", async () => {
     const r = sdmaLens(['advise', id, '--runs-dir', runs]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).not.toMatch(/no samples/);
@@ -80,8 +80,14 @@ describe('sdma-lens advise on a collective run', () => {
     expect(settings).toBeGreaterThan(heading);
     expect(json.recommendations.length).toBeGreaterThan(0);
     for (const rec of json.recommendations) {
-      const said = rec.value !== undefined ? new RegExp(`^# {3}${rec.knob}=${rec.value}( \\[uncertain\\])?$`) : new RegExp(`^# {3}${rec.knob}: no value$`);
-      expect(lines.some((l) => said.test(l)), `${rec.knob} in the settings`).toBe(true);
+      const said =
+        rec.value !== undefined
+          ? new RegExp(`^# {3}${rec.knob}=${rec.value}( \\[uncertain\\])?$`)
+          : new RegExp(`^# {3}${rec.knob}: no value$`);
+      expect(
+        lines.some((l) => said.test(l)),
+        `${rec.knob} in the settings`,
+      ).toBe(true);
       if (rec.value !== undefined) expect(lines).toContain(`export ${rec.knob}=${rec.value}`);
     }
     for (const note of json.notes) expect(lines).toContain(`# note: ${note}`);
@@ -104,17 +110,27 @@ describe('sdma-lens advise on a collective run', () => {
     expect(Array.isArray(json.cuBudget)).toBe(true);
   });
 
-  it('refuses the flags of a sweep\'s advice with a usage error', () => {
+  it("refuses the flags of a sweep's advice with a usage error", () => {
     const r = sdmaLens(['advise', id, '--runs-dir', runs, '--pair', '0:1']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--pair: for a sweep's advice; run \S+ is a collective run, advised from its own measurements/);
+    expect(r.err).toMatch(
+      /--pair: for a sweep's advice; run \S+ is a collective run, advised from its own measurements/,
+    );
   });
 });
 
 describe('sdma-lens advise on a run it cannot advise from', () => {
   it.each([
-    ['an overlap run', ['overlap', '--backend', 'sim', '--compute', 'gemm', '--phase-ms', '50'], /is a compute overlap run: it measures how much compute is kept beside each copy path/],
-    ['a bandwidth matrix', ['matrix', '--backend', 'sim'], /is a bandwidth matrix: it measures each GPU pair at one size/],
+    [
+      'an overlap run',
+      ['overlap', '--backend', 'sim', '--compute', 'gemm', '--phase-ms', '50'],
+      /is a compute overlap run: it measures how much compute is kept beside each copy path/,
+    ],
+    [
+      'a bandwidth matrix',
+      ['matrix', '--backend', 'sim'],
+      /is a bandwidth matrix: it measures each GPU pair at one size/,
+    ],
   ])('%s: says what the run is and why, prints nothing to source, exits 1', (_what, command, said) => {
     const { runs, id } = saved(command);
     const r = sdmaLens(['advise', id, '--runs-dir', runs]);

@@ -19,7 +19,15 @@ let cli: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sdma-cli-concurrent-'));
   cli = join(work, 'cli.js');
-  await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  await build({
+    entryPoints: [join(repo, 'src', 'cli', 'bin.ts')],
+    outfile: cli,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+  });
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -42,7 +50,26 @@ describe(`${CLIS} CLIs writing one runs folder at once`, () => {
     const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: CLIS }, (_, k) =>
-        sdmaLens(['sweep', '--backend', 'sim', '--sizes', String(sizeOf(k)), '--cus', '8,64', '--iters', '3', '--seed', String(k + 1), '--sim-delay-ms', '50', '--runs-dir', runs, '--helper', inject('helperPath'), '--json']),
+        sdmaLens([
+          'sweep',
+          '--backend',
+          'sim',
+          '--sizes',
+          String(sizeOf(k)),
+          '--cus',
+          '8,64',
+          '--iters',
+          '3',
+          '--seed',
+          String(k + 1),
+          '--sim-delay-ms',
+          '50',
+          '--runs-dir',
+          runs,
+          '--helper',
+          inject('helperPath'),
+          '--json',
+        ]),
       ),
     );
     console.log(`${CLIS} concurrent CLIs finished in ${((performance.now() - started) / 1000).toFixed(1)} s`);

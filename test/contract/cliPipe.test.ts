@@ -31,19 +31,51 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a run prints, its run id and runs folder (new for every run) made alike. */
-const comparable = (r: CliRun) => r.out.toString('utf8').replaceAll(/\d{4}-\d\d-\d\dT[\d-]+Z-[a-z]+-[a-z]+-[a-z0-9]{4}/g, 'RUN-ID').replaceAll(/runs-\d+/g, 'runs-N');
+const comparable = (r: CliRun) =>
+  r.out
+    .toString('utf8')
+    .replaceAll(/\d{4}-\d\d-\d\dT[\d-]+Z-[a-z]+-[a-z]+-[a-z0-9]{4}/g, 'RUN-ID')
+    .replaceAll(/runs-\d+/g, 'runs-N');
 
 describe('a slow reader gets the whole printout of a run', () => {
   it.each([
     // [name, arguments, larger than a pipe holds]; the matrix and collective printouts of a
     // simulated 8-GPU node stay under 64 KiB even at their largest, and are checked all the same.
-    ['sweep', ['sweep', '--sizes', SIZES, '--cus', '1,2,4,8,16,32,64,128,256', '--pairs', '0:1,1:0', '--iters', '2', '--seed', '3'], true],
-    ['sweep --json', ['sweep', '--sizes', SIZES, '--cus', '1,2,4,8,16,32,64,128,256', '--iters', '2', '--seed', '3', '--json'], true],
+    [
+      'sweep',
+      [
+        'sweep',
+        '--sizes',
+        SIZES,
+        '--cus',
+        '1,2,4,8,16,32,64,128,256',
+        '--pairs',
+        '0:1,1:0',
+        '--iters',
+        '2',
+        '--seed',
+        '3',
+      ],
+      true,
+    ],
+    [
+      'sweep --json',
+      ['sweep', '--sizes', SIZES, '--cus', '1,2,4,8,16,32,64,128,256', '--iters', '2', '--seed', '3', '--json'],
+      true,
+    ],
     ['matrix --json', ['matrix', '--gpus', 'host,0,1,2,3,4,5,6,7', '--iters', '2', '--seed', '3', '--json'], false],
     ['collective', ['collective', '-b', '1K', '-e', '1G', '-f', '2'], false],
     ['collective --json', ['collective', '-b', '1K', '-e', '1G', '-f', '2', '--json'], false],
   ] as const)('%s', (_name, args, large) => {
-    const run = () => [...args, '--backend', 'sim', '--helper', inject('helperPath'), '--runs-dir', join(dir, `runs-${runsDirs++}`)];
+    const run = () => [
+      ...args,
+      '--backend',
+      'sim',
+      '--helper',
+      inject('helperPath'),
+      '--runs-dir',
+      join(dir, `runs-${runsDirs++}`),
+    ];
     const file = cliToFile(cli, run(), dir);
     const piped = cliThroughPipe(cli, reader, run(), dir, SLOW);
     expect(file.code, file.err).toBe(0);

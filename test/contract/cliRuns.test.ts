@@ -27,11 +27,39 @@ async function onlyRun() {
 
 describe('sdma-lens collective, overlap, import', () => {
   it('collective passes nccl-tests flags to the helper and prints one row per op, variant, placement and size', async () => {
-    const r = await cli('collective', '--backend', 'sim', '-b', '1M', '-e', '4M', '-f', '2', '--ops', 'allgather', '-n', '3');
+    const r = await cli(
+      'collective',
+      '--backend',
+      'sim',
+      '-b',
+      '1M',
+      '-e',
+      '4M',
+      '-f',
+      '2',
+      '--ops',
+      'allgather',
+      '-n',
+      '3',
+    );
     expect(r.code, r.err).toBe(0);
     const run = await onlyRun();
     expect(run.header.command).toBe('collective');
-    expect(run.header.helper.args).toEqual(['collective', '--backend', 'sim', '--min-bytes', '1M', '--max-bytes', '4M', '--step-factor', '2', '--iters', '3', '--ops', 'allgather']);
+    expect(run.header.helper.args).toEqual([
+      'collective',
+      '--backend',
+      'sim',
+      '--min-bytes',
+      '1M',
+      '--max-bytes',
+      '4M',
+      '--step-factor',
+      '2',
+      '--iters',
+      '3',
+      '--ops',
+      'allgather',
+    ]);
     const rows = r.out.split('\n').filter((l) => /^\s+allgather\s/.test(l));
     // 3 sizes x (default, every engine variant the helper ran) x (out-of-place, in-place)
     const variants = new Set((run.collectives ?? []).map((p) => p.variant));
@@ -39,13 +67,26 @@ describe('sdma-lens collective, overlap, import', () => {
     expect(rows.length).toBe(run.collectives?.length);
     expect(r.out).toMatch(/SIMULATED/);
     expect(r.out).toMatch(/^# saved: .*run\.ndjson$/m);
-    for (const p of run.collectives ?? []) expect(r.out).toContain(p.busbwGbps >= 100 ? p.busbwGbps.toFixed(1) : p.busbwGbps >= 10 ? p.busbwGbps.toFixed(2) : p.busbwGbps.toFixed(3));
+    for (const p of run.collectives ?? [])
+      expect(r.out).toContain(
+        p.busbwGbps >= 100
+          ? p.busbwGbps.toFixed(1)
+          : p.busbwGbps >= 10
+            ? p.busbwGbps.toFixed(2)
+            : p.busbwGbps.toFixed(3),
+      );
   });
 
-  it('collective --json prints the panel\'s view of the saved run', async () => {
+  it("collective --json prints the panel's view of the saved run", async () => {
     const r = await cli('collective', '--backend', 'sim', '-b', '1M', '-e', '1M', '--json');
     expect(r.code, r.err).toBe(0);
-    const json = JSON.parse(r.out) as { runId: string; runFile: string; command: string; simulated: boolean; curves: unknown[] };
+    const json = JSON.parse(r.out) as {
+      runId: string;
+      runFile: string;
+      command: string;
+      simulated: boolean;
+      curves: unknown[];
+    };
     const run = await onlyRun();
     expect(json).toMatchObject({ runId: run.header.id, command: 'collective', simulated: true });
     expect(json.runFile).toBe(new RunStore(dir).fileOf(run.header.id));
@@ -55,7 +96,9 @@ describe('sdma-lens collective, overlap, import', () => {
   it('a flag value the helper refuses exits 2 with its reason and keeps no run', async () => {
     const r = await cli('collective', '--backend', 'sim', '--ops', 'reduce');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^sdma-lens collective: the helper refused the arguments: --ops: unknown operation 'reduce'.*\nsee sdma-lens collective --help\n$/);
+    expect(r.err).toMatch(
+      /^sdma-lens collective: the helper refused the arguments: --ops: unknown operation 'reduce'.*\nsee sdma-lens collective --help\n$/,
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 

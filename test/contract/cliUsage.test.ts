@@ -30,7 +30,7 @@ function sdmaLens(args: string[]): { code: number | null; out: string; err: stri
 const MiB = 1024 ** 2;
 
 describe('sdma-lens help and version', () => {
-  it('sweep --help prints the sweep\'s help only, exit 0', () => {
+  it("sweep --help prints the sweep's help only, exit 0", () => {
     const r = sdmaLens(['sweep', '--help']);
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
@@ -38,7 +38,16 @@ describe('sdma-lens help and version', () => {
     expect(r.out).toMatch(/^Usage: sdma-lens sweep \[options\]\n/);
     expect(r.out).toMatch(/^ {2}--sizes LIST {2,}/m);
     expect(r.out).toMatch(/^Exit codes:\n {2}0 {4}/m);
-    for (const other of ['--fail-below', '--concurrent', '--buffer-size', '--nodelist', '--rccl-version', 'Matrix options', 'Usage: sdma-lens <command>']) expect(r.out).not.toContain(other);
+    for (const other of [
+      '--fail-below',
+      '--concurrent',
+      '--buffer-size',
+      '--nodelist',
+      '--rccl-version',
+      'Matrix options',
+      'Usage: sdma-lens <command>',
+    ])
+      expect(r.out).not.toContain(other);
   });
 
   it('help compare, and advise, compare, import with -h: their help, no hint about positional arguments', () => {
@@ -55,7 +64,9 @@ describe('sdma-lens help and version', () => {
   });
 
   it('--version prints the version of package.json, exit 0', () => {
-    const { version } = JSON.parse(readFileSync(join(inject('repoRoot'), 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(inject('repoRoot'), 'package.json'), 'utf8')) as {
+      version: string;
+    };
     for (const flag of ['--version', '-V']) {
       const r = sdmaLens([flag]);
       expect(r.code).toBe(0);
@@ -67,7 +78,17 @@ describe('sdma-lens help and version', () => {
 describe('sdma-lens bad arguments', () => {
   it('an unknown flag: two lines, the flag meant, exit 2, nothing run', () => {
     const runs = mkdtempSync(join(work, 'runs-'));
-    const r = sdmaLens(['sweep', '--backend', 'sim', '--sizs', '4K', '--runs-dir', runs, '--helper', inject('helperPath')]);
+    const r = sdmaLens([
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizs',
+      '4K',
+      '--runs-dir',
+      runs,
+      '--helper',
+      inject('helperPath'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toBe('sdma-lens sweep: unknown option --sizs (did you mean --sizes?)\nsee sdma-lens sweep --help\n');
@@ -82,17 +103,41 @@ describe('sdma-lens bad arguments', () => {
 
   it('--sizes 4K,,1M is refused before anything runs', () => {
     const runs = mkdtempSync(join(work, 'runs-'));
-    const r = sdmaLens(['sweep', '--backend', 'sim', '--sizes', '4K,,1M', '--runs-dir', runs, '--helper', inject('helperPath')]);
+    const r = sdmaLens([
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      '4K,,1M',
+      '--runs-dir',
+      runs,
+      '--helper',
+      inject('helperPath'),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe('sdma-lens sweep: --sizes: "4K,,1M" has an empty item (two commas in a row); list sizes separated by single commas (e.g. 4K,64K,1M or 1M:64M)\nsee sdma-lens sweep --help\n');
+    expect(r.err).toBe(
+      'sdma-lens sweep: --sizes: "4K,,1M" has an empty item (two commas in a row); list sizes separated by single commas (e.g. 4K,64K,1M or 1M:64M)\nsee sdma-lens sweep --help\n',
+    );
     expect(readdirSync(runs)).toEqual([]);
   });
 
   it('--paths cu/host,,engine/host is refused too (it was dropped silently)', () => {
     const runs = mkdtempSync(join(work, 'runs-'));
-    const r = sdmaLens(['sweep', '--backend', 'sim', '--paths', 'cu/host,,engine/host', '--runs-dir', runs, '--helper', inject('helperPath')]);
+    const r = sdmaLens([
+      'sweep',
+      '--backend',
+      'sim',
+      '--paths',
+      'cu/host,,engine/host',
+      '--runs-dir',
+      runs,
+      '--helper',
+      inject('helperPath'),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe('sdma-lens sweep: --paths: "cu/host,,engine/host" has an empty item (two commas in a row); separate items with single commas\nsee sdma-lens sweep --help\n');
+    expect(r.err).toBe(
+      'sdma-lens sweep: --paths: "cu/host,,engine/host" has an empty item (two commas in a row); separate items with single commas\nsee sdma-lens sweep --help\n',
+    );
     expect(readdirSync(runs)).toEqual([]);
   });
 });
@@ -107,16 +152,36 @@ describe('sdma-lens sizes and runs', () => {
     const r = sdmaLens(['runs', '--runs-dir', runs]);
     expect(r.code).toBe(0);
     expect(r.out).toBe('');
-    expect(r.err).toBe(`sdma-lens runs: no runs in ${runs}; make one with sdma-lens sweep (--backend sim: the simulator) or sdma-lens import FILE, or name another folder with --runs-dir DIR\n`);
+    expect(r.err).toBe(
+      `sdma-lens runs: no runs in ${runs}; make one with sdma-lens sweep (--backend sim: the simulator) or sdma-lens import FILE, or name another folder with --runs-dir DIR\n`,
+    );
   });
 
   it('--sizes 1M:64M measures 1 MiB to 64 MiB, doubling', async () => {
-    const r = sdmaLens(['sweep', '--backend', 'sim', '--sizes', '1M:64M', '--paths', 'cu/host', '--cus', '8', '--iters', '1', '--runs-dir', runs, '--helper', inject('helperPath')]);
+    const r = sdmaLens([
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      '1M:64M',
+      '--paths',
+      'cu/host',
+      '--cus',
+      '8',
+      '--iters',
+      '1',
+      '--runs-dir',
+      runs,
+      '--helper',
+      inject('helperPath'),
+    ]);
     expect(r.code, r.err).toBe(0);
     const [id] = readdirSync(runs);
     const run = await new RunStore(runs).open(id!);
     expect(run.header.helper.args).toContain('1M,2M,4M,8M,16M,32M,64M');
-    expect([...new Set(run.samples.map((s) => s.sizeBytes))].sort((a, b) => a - b)).toEqual([1, 2, 4, 8, 16, 32, 64].map((n) => n * MiB));
+    expect([...new Set(run.samples.map((s) => s.sizeBytes))].sort((a, b) => a - b)).toEqual(
+      [1, 2, 4, 8, 16, 32, 64].map((n) => n * MiB),
+    );
     expect(r.out).toMatch(/^ +64 MiB +[\d.]+$/m);
   });
 
@@ -125,8 +190,14 @@ describe('sdma-lens sizes and runs', () => {
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
     const [id] = readdirSync(runs);
-    expect(r.out).toMatch(new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  sweep  local  ok  SIMULATED\\n$`));
-    const json = JSON.parse(sdmaLens(['runs', '--runs-dir', runs, '--json']).out) as { id: string; status: string; simulated: boolean }[];
+    expect(r.out).toMatch(
+      new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  sweep  local  ok  SIMULATED\\n$`),
+    );
+    const json = JSON.parse(sdmaLens(['runs', '--runs-dir', runs, '--json']).out) as {
+      id: string;
+      status: string;
+      simulated: boolean;
+    }[];
     expect(json).toMatchObject([{ id, status: 'ok', simulated: true }]);
   });
 });

@@ -30,7 +30,10 @@ function median(xs: readonly number[]): number {
 
 function checkFormulas(p: CollectivePoint) {
   // The records carry 6 significant digits.
-  expect(p.algbwGbps).toBeCloseTo(algbwGbps(p.sizeBytes, p.timeUs), Math.max(0, 5 - Math.ceil(Math.log10(p.algbwGbps + 1))));
+  expect(p.algbwGbps).toBeCloseTo(
+    algbwGbps(p.sizeBytes, p.timeUs),
+    Math.max(0, 5 - Math.ceil(Math.log10(p.algbwGbps + 1))),
+  );
   expect(p.busbwGbps / p.algbwGbps).toBeCloseTo((p.ranks - 1) / p.ranks, 4);
   expect(busbwGbps(p.op, p.ranks, p.sizeBytes, p.timeUs) / p.busbwGbps).toBeCloseTo(1, 4);
   expect(p.sizeBytes % p.ranks).toBe(0);
@@ -91,25 +94,35 @@ describe('collective on the simulated node', () => {
     expect(of(rs, 'collective').some((p) => p.variant === 'default' && p.op === 'allgather')).toBe(true);
   });
 
-  it('gin-sdma AlltoAll is forced to SDMA at every size, and each point says so in the library\'s log line form', () => {
+  it("gin-sdma AlltoAll is forced to SDMA at every size, and each point says so in the library's log line form", () => {
     const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma')!;
-    expect(gin.env).toMatchObject({ NCCL_GIN_A2A_ENABLE: '1', NCCL_GIN_A2A_MIN_BYTES: '0', NCCL_GIN_A2A_SDMA_MIN_BYTES: '0' });
+    expect(gin.env).toMatchObject({
+      NCCL_GIN_A2A_ENABLE: '1',
+      NCCL_GIN_A2A_MIN_BYTES: '0',
+      NCCL_GIN_A2A_SDMA_MIN_BYTES: '0',
+    });
     expect(gin.env).not.toHaveProperty('RCCL_ENABLE_INTRANET');
     const points = of(rs, 'collective').filter((p) => p.variant === 'gin-sdma');
     expect(points).toHaveLength(8);
     for (const p of points) {
       expect(p.op).toBe('alltoall');
       expect(p.transport).toBe('sdma');
-      expect(p.transportEvidence).toBe(`AllToAll GIN: transport=sdma bytesPerPeer=${p.sizeBytes / p.ranks} (simulated)`);
+      expect(p.transportEvidence).toBe(
+        `AllToAll GIN: transport=sdma bytesPerPeer=${p.sizeBytes / p.ranks} (simulated)`,
+      );
     }
   });
 
-  it('the variant\'s own forcing values win over the process environment, as the library reads them', () => {
-    const r = helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '64M', '-f', '16', '--variants', 'gin-sdma'], 30_000, {
-      ...process.env,
-      NCCL_GIN_A2A_SDMA_MIN_BYTES: String(1 << 30),
-      NCCL_GIN_A2A_MIN_BYTES: String(1 << 30),
-    });
+  it("the variant's own forcing values win over the process environment, as the library reads them", () => {
+    const r = helper(
+      ['collective', '--backend', 'sim', '-b', '64K', '-e', '64M', '-f', '16', '--variants', 'gin-sdma'],
+      30_000,
+      {
+        ...process.env,
+        NCCL_GIN_A2A_SDMA_MIN_BYTES: String(1 << 30),
+        NCCL_GIN_A2A_MIN_BYTES: String(1 << 30),
+      },
+    );
     expect(r.status).toBe(0);
     const points = of(records(r), 'collective');
     expect(points.length).toBe(3);
@@ -117,7 +130,19 @@ describe('collective on the simulated node', () => {
   });
 
   it('reproduces the cited figure: AlltoAll 2 GiB busbw near 423 GB/s with GIN-SDMA', () => {
-    const r = helper(['collective', '--backend', 'sim', '-b', '2G', '-e', '2G', '--ops', 'alltoall', '--variants', 'gin-sdma']);
+    const r = helper([
+      'collective',
+      '--backend',
+      'sim',
+      '-b',
+      '2G',
+      '-e',
+      '2G',
+      '--ops',
+      'alltoall',
+      '--variants',
+      'gin-sdma',
+    ]);
     const gin = of(records(r), 'collective').find((p) => p.variant === 'gin-sdma')!;
     expect(gin.busbwGbps).toBeGreaterThan(410);
     expect(gin.busbwGbps).toBeLessThan(435);
@@ -141,7 +166,21 @@ describe('collective on the simulated node', () => {
 
   it('--seed: the same seed gives the same records, another seed other samples', () => {
     const run = (seed: string) => {
-      const r = helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '16M', '-f', '16', '--repeats', '4', '--seed', seed]);
+      const r = helper([
+        'collective',
+        '--backend',
+        'sim',
+        '-b',
+        '64K',
+        '-e',
+        '16M',
+        '-f',
+        '16',
+        '--repeats',
+        '4',
+        '--seed',
+        seed,
+      ]);
       expect(r.status).toBe(0);
       return r.lines.filter((l) => l.startsWith('{"type":"collective'));
     };
@@ -150,7 +189,8 @@ describe('collective on the simulated node', () => {
     expect(run('7')).toEqual(a);
     const b = run('8');
     expect(b).toHaveLength(a.length);
-    const samples = (lines: string[]) => lines.map((l) => JSON.parse(l) as { samplesUs?: number[] }).flatMap((x) => x.samplesUs ?? []);
+    const samples = (lines: string[]) =>
+      lines.map((l) => JSON.parse(l) as { samplesUs?: number[] }).flatMap((x) => x.samplesUs ?? []);
     const sa = samples(a);
     const sb = samples(b);
     expect(sb).toHaveLength(sa.length);
@@ -161,16 +201,45 @@ describe('collective on the simulated node', () => {
     for (const repeats of ['0', String(LIMITS.collectiveRepeatsMax + 1), 'x']) {
       const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '1M', '--repeats', repeats]);
       expect(r.status, repeats).toBe(2);
-      expect(records(r).find((x) => x.type === 'error')).toMatchObject({ code: 'usage', message: expect.stringContaining('--repeats') });
+      expect(records(r).find((x) => x.type === 'error')).toMatchObject({
+        code: 'usage',
+        message: expect.stringContaining('--repeats'),
+      });
       expect(records(r).some((x) => x.type === 'collective')).toBe(false);
     }
-    const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '1M', '--ops', 'alltoall', '--variants', 'default', '--repeats', String(LIMITS.collectiveRepeatsMax)]);
+    const r = helper([
+      'collective',
+      '--backend',
+      'sim',
+      '-b',
+      '1M',
+      '-e',
+      '1M',
+      '--ops',
+      'alltoall',
+      '--variants',
+      'default',
+      '--repeats',
+      String(LIMITS.collectiveRepeatsMax),
+    ]);
     expect(r.status).toBe(0);
     expect(of(records(r), 'collective')[0]!.samplesUs).toHaveLength(LIMITS.collectiveRepeatsMax);
   });
 
   it('gin-sdma asked for AllGather alone: its variant record, the warning, and no points', () => {
-    const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '4M', '--ops', 'allgather', '--variants', 'gin-sdma']);
+    const r = helper([
+      'collective',
+      '--backend',
+      'sim',
+      '-b',
+      '1M',
+      '-e',
+      '4M',
+      '--ops',
+      'allgather',
+      '--variants',
+      'gin-sdma',
+    ]);
     expect(r.status).toBe(0);
     const rs2 = records(r);
     expect(of(rs2, 'collective-variant').map((v) => v.variant)).toEqual(['gin-sdma']);
@@ -180,7 +249,13 @@ describe('collective on the simulated node', () => {
   });
 
   it('refuses bad arguments with a usage error and exit 2', () => {
-    for (const args of [['-b', '1X'], ['--variants', 'ce'], ['-b', '1M', '-e', '1K'], ['--ops', 'allreduce'], ['--gpus', '0']]) {
+    for (const args of [
+      ['-b', '1X'],
+      ['--variants', 'ce'],
+      ['-b', '1M', '-e', '1K'],
+      ['--ops', 'allreduce'],
+      ['--gpus', '0'],
+    ]) {
       const r = helper(['collective', '--backend', 'sim', ...args]);
       expect(r.status, args.join(' ')).toBe(2);
       expect(records(r).find((x) => x.type === 'error')).toMatchObject({ code: 'usage' });
@@ -196,9 +271,20 @@ describe('collective on the simulated node', () => {
 
 describe('the collective panel view of a simulated run', () => {
   it('draws the variants each operation ran, marks the crossover and feeds the advice', () => {
-    const run = newRun({ type: 'run', format: RUN_FORMAT, version: RUN_FORMAT_VERSION, id: 'sim-collective', command: 'collective', createdAt: new Date(0).toISOString(), target: { kind: 'local' }, helper: { path: 'sdma-probe', args: [] } });
-    for (const r of records(helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '1G', '-f', '4']))) applyRecord(run, r);
-    for (const r of of(records(helper(['overlap', '--backend', 'sim', '--phase-ms', '100'])), 'overlap')) applyRecord(run, r);
+    const run = newRun({
+      type: 'run',
+      format: RUN_FORMAT,
+      version: RUN_FORMAT_VERSION,
+      id: 'sim-collective',
+      command: 'collective',
+      createdAt: new Date(0).toISOString(),
+      target: { kind: 'local' },
+      helper: { path: 'sdma-probe', args: [] },
+    });
+    for (const r of records(helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '1G', '-f', '4'])))
+      applyRecord(run, r);
+    for (const r of of(records(helper(['overlap', '--backend', 'sim', '--phase-ms', '100'])), 'overlap'))
+      applyRecord(run, r);
     const view = collectivePageView(run);
     expect(view.simulated).toBe(true);
     const curves = view.curves.map((c) => `${c.op}/${c.variant}/${c.inPlace}`);
@@ -210,7 +296,9 @@ describe('the collective panel view of a simulated run', () => {
     expect(a2a.kind).toBe('crossover');
     expect(a2a.fromBytes).toBeGreaterThan(1 << 20);
     // Forced to SDMA at every size, no gin-sdma point is off its path.
-    expect(view.curves.find((c) => c.variant === 'gin-sdma' && c.op === 'alltoall')!.points.every((p) => !p.offPath)).toBe(true);
+    expect(
+      view.curves.find((c) => c.variant === 'gin-sdma' && c.op === 'alltoall')!.points.every((p) => !p.offPath),
+    ).toBe(true);
     expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
     expect(view.overlap.rows.length).toBe(10);
     expect(view.cuBudget.length).toBeGreaterThan(0);
@@ -228,7 +316,15 @@ describe('overlap on the simulated node', () => {
     expect(rs[0]).toMatchObject({ type: 'hello', command: 'overlap' });
     for (const compute of ['gemm', 'fma'] as const) {
       const mine = points.filter((p) => p.compute === compute);
-      expect(mine.map((p) => p.phase)).toEqual(['alone-before', 'beside', 'beside', 'beside', 'beside', 'beside', 'alone-after']);
+      expect(mine.map((p) => p.phase)).toEqual([
+        'alone-before',
+        'beside',
+        'beside',
+        'beside',
+        'beside',
+        'beside',
+        'alone-after',
+      ]);
       expect(mine.filter((p) => p.path === 'cu/host').map((p) => p.cus)).toEqual([8, 16, 32]);
     }
   });
@@ -265,10 +361,13 @@ describe('overlap on the simulated node', () => {
 describe(`the 2x H200 run (${MEASURED})`, () => {
   const root = inject('repoRoot');
   const read = (name: string) => {
-    const lines = readFileSync(join(root, MEASURED, name), 'utf8').split('\n').filter((l) => l.length > 0);
+    const lines = readFileSync(join(root, MEASURED, name), 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
     return lines.map((l, i) => {
       const r = parseLine(l);
-      if (r.kind !== 'record') throw new Error(`${name}:${i + 1} is not a valid record: ${r.kind === 'malformed' ? r.reason : r.type}`);
+      if (r.kind !== 'record')
+        throw new Error(`${name}:${i + 1} is not a valid record: ${r.kind === 'malformed' ? r.reason : r.type}`);
       return r.record;
     });
   };
@@ -285,10 +384,14 @@ describe(`the 2x H200 run (${MEASURED})`, () => {
   });
 
   it('busbw at 256 MiB is within 5% of torch.distributed in the same run', () => {
-    const torch = JSON.parse(readFileSync(join(root, MEASURED, 'torch.json'), 'utf8')) as { points: { op: string; sizeBytes: number; busbwGbps: number }[] };
+    const torch = JSON.parse(readFileSync(join(root, MEASURED, 'torch.json'), 'utf8')) as {
+      points: { op: string; sizeBytes: number; busbwGbps: number }[];
+    };
     const points = of(read('collective.ndjson'), 'collective');
     for (const op of ['allgather', 'alltoall'] as const) {
-      const mine = points.find((p) => p.op === op && p.variant === 'default' && !p.inPlace && p.sizeBytes === 256 << 20)!;
+      const mine = points.find(
+        (p) => p.op === op && p.variant === 'default' && !p.inPlace && p.sizeBytes === 256 << 20,
+      )!;
       const ref = torch.points.find((p) => p.op === op && p.sizeBytes === 256 << 20)!;
       expect(Math.abs(mine.busbwGbps / ref.busbwGbps - 1)).toBeLessThan(0.05);
     }

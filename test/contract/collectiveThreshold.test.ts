@@ -12,7 +12,20 @@ import { simAlltoAllCrossing, simAlltoAllUs } from '../support/simCollectiveMode
 import { helper, records } from './run';
 
 function sweep(seed: number, sizes: string[]) {
-  const run = helper(['collective', '--backend', 'sim', '--ops', 'alltoall', '--in-place', 'off', '--repeats', '5', '--seed', String(seed), ...sizes]);
+  const run = helper([
+    'collective',
+    '--backend',
+    'sim',
+    '--ops',
+    'alltoall',
+    '--in-place',
+    'off',
+    '--repeats',
+    '5',
+    '--seed',
+    String(seed),
+    ...sizes,
+  ]);
   expect(run.status).toBe(0);
   const rs = records(run);
   const points = rs.filter((r): r is CollectivePoint => r.type === 'collective');
@@ -28,14 +41,19 @@ describe('collective threshold seed stability (simulated AlltoAll)', () => {
     const { points } = sweep(1, ['-b', '16M', '-e', '256M', '-f', '4']);
     for (const p of points) {
       expect(p.transport).toBe(p.variant === 'gin-sdma' ? 'sdma' : 'lsa');
-      expect(p.timeUs / simAlltoAllUs(p.variant === 'gin-sdma' ? 'gin-sdma' : 'default', p.sizeBytes)).toBeGreaterThan(0.93);
-      expect(p.timeUs / simAlltoAllUs(p.variant === 'gin-sdma' ? 'gin-sdma' : 'default', p.sizeBytes)).toBeLessThan(1.07);
+      expect(p.timeUs / simAlltoAllUs(p.variant === 'gin-sdma' ? 'gin-sdma' : 'default', p.sizeBytes)).toBeGreaterThan(
+        0.93,
+      );
+      expect(p.timeUs / simAlltoAllUs(p.variant === 'gin-sdma' ? 'gin-sdma' : 'default', p.sizeBytes)).toBeLessThan(
+        1.07,
+      );
     }
   });
 
   it('9 of 10 seeds give the same clear bracket, and it contains the analytic crossing; the threshold lies in it', () => {
     const results = SEEDS.map((seed) => sweep(seed, ['-b', '64K', '-e', '256M', '-f', '4']));
-    const key = (c: (typeof results)[number]['crossover']) => `${c.kind}/${c.confidence}/${c.lastDefaultBytes}/${c.fromBytes}`;
+    const key = (c: (typeof results)[number]['crossover']) =>
+      `${c.kind}/${c.confidence}/${c.lastDefaultBytes}/${c.fromBytes}`;
     const counts = new Map<string, number>();
     for (const r of results) counts.set(key(r.crossover), (counts.get(key(r.crossover)) ?? 0) + 1);
     const [modal, agree] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
@@ -46,7 +64,11 @@ describe('collective threshold seed stability (simulated AlltoAll)', () => {
     expect(Number(lastDefault)).toBeLessThan(crossing);
     expect(Number(from)).toBeGreaterThan(crossing);
     for (const r of results.filter((x) => key(x.crossover) === modal)) {
-      const value = Number(collectiveAdvice('amd', r.variants, r.points).recommendations.find((x) => x.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES')?.value);
+      const value = Number(
+        collectiveAdvice('amd', r.variants, r.points).recommendations.find(
+          (x) => x.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES',
+        )?.value,
+      );
       // Per peer, inside the bracket the verdict gives (8 ranks).
       expect(value).toBeGreaterThan(Number(lastDefault) / 8);
       expect(value).toBeLessThanOrEqual(Number(from) / 8);
@@ -56,7 +78,11 @@ describe('collective threshold seed stability (simulated AlltoAll)', () => {
   it('sizes inside the tie zone around the crossing never give a clear verdict', () => {
     const lo = Math.round(crossing / 1.2 / 1024) * 1024;
     const step = Math.round((lo * 0.05) / 1024) * 1024;
-    const unclear = SEEDS.filter((seed) => sweep(seed, ['-b', String(lo), '-e', String(lo + 8 * step), '-f', '1', '-i', String(step)]).crossover.confidence !== 'clear');
+    const unclear = SEEDS.filter(
+      (seed) =>
+        sweep(seed, ['-b', String(lo), '-e', String(lo + 8 * step), '-f', '1', '-i', String(step)]).crossover
+          .confidence !== 'clear',
+    );
     expect(unclear.length).toBeGreaterThanOrEqual(9);
   });
 });

@@ -16,7 +16,17 @@ let dir: string;
 
 /** A simulated sweep saved in the runs folder; its run id. */
 async function sweep(...args: string[]): Promise<string> {
-  const r = await runCli(['sweep', '--backend', 'sim', ...args, '--runs-dir', dir, '--helper', inject('helperPath'), '--json']);
+  const r = await runCli([
+    'sweep',
+    '--backend',
+    'sim',
+    ...args,
+    '--runs-dir',
+    dir,
+    '--helper',
+    inject('helperPath'),
+    '--json',
+  ]);
   expect(r.code, r.err).toBe(0);
   return (JSON.parse(r.out) as { runId: string }).runId;
 }
@@ -45,7 +55,11 @@ describe('the same simulated node, seeds 1 to 5', () => {
         expect(code).toBe(0);
         expect(c.summary.common).toBe(260);
         expect(c.noise.source).toBe('default');
-        expect({ seeds: [i + 1, j + 1], regressions: c.summary.regressions, improvements: c.summary.improvements }).toEqual({ seeds: [i + 1, j + 1], regressions: 0, improvements: 0 });
+        expect({
+          seeds: [i + 1, j + 1],
+          regressions: c.summary.regressions,
+          improvements: c.summary.improvements,
+        }).toEqual({ seeds: [i + 1, j + 1], regressions: 0, improvements: 0 });
       }
     }
   });
@@ -71,7 +85,8 @@ describe('a real change: the engines at half their bandwidth (--sim-weak engine=
       expect(large.length).toBeGreaterThan(0);
       expect(large.every((p) => p.verdict === 'regression')).toBe(true);
       // At 1 GiB the copy takes twice as long.
-      for (const p of c.points.filter((x) => isEngine(x.label) && x.sizeBytes === 1 << 30)) expect(p.ratio).toBeCloseTo(0.5, 1);
+      for (const p of c.points.filter((x) => isEngine(x.label) && x.sizeBytes === 1 << 30))
+        expect(p.ratio).toBeCloseTo(0.5, 1);
     }
   });
 

@@ -21,7 +21,12 @@ const pairOf = (r: { src: number; dst: number }) => `${r.src}:${r.dst}`;
 
 function gbps(samples: Sample[], path: string, src: number, dst: number, size: number, cus?: number): number {
   const s = samples.find(
-    (x) => pathName(x.mover, x.initiator) === path && x.src === src && x.dst === dst && x.sizeBytes === size && (cus === undefined || x.cus === cus),
+    (x) =>
+      pathName(x.mover, x.initiator) === path &&
+      x.src === src &&
+      x.dst === dst &&
+      x.sizeBytes === size &&
+      (cus === undefined || x.cus === cus),
   );
   if (!s) throw new Error(`no sample ${path} ${src}:${dst} ${size} ${cus}`);
   return s.gbps;
@@ -80,7 +85,10 @@ describe('a simulated one-GPU node (--sim-gpus 1)', () => {
   });
 
   it('host <-> GPU copies move at PCIe Gen5 x16 speeds, GPU-local CU copies at HBM speed', () => {
-    for (const [src, dst] of [[HOST, 0], [0, HOST]] as const) {
+    for (const [src, dst] of [
+      [HOST, 0],
+      [0, HOST],
+    ] as const) {
       const engine = gbps(samples, 'engine/host', src, dst, GiB);
       expect(engine).toBeGreaterThan(50);
       expect(engine).toBeLessThan(56);
@@ -92,17 +100,37 @@ describe('a simulated one-GPU node (--sim-gpus 1)', () => {
     expect(gbps(samples, 'cu/host', 0, 0, GiB, 256)).toBeGreaterThan(2000);
     expect(gbps(samples, 'cu/host', 0, 0, GiB, 256)).toBeLessThan(4000); // a copy reads and writes: under 8 TB/s / 2
     // Small copies still favour the CUs over a host-started engine copy.
-    expect(gbps(samples, 'cu/host', HOST, 0, 4 * KiB, 8)).toBeGreaterThan(gbps(samples, 'engine/host', HOST, 0, 4 * KiB));
+    expect(gbps(samples, 'cu/host', HOST, 0, 4 * KiB, 8)).toBeGreaterThan(
+      gbps(samples, 'engine/host', HOST, 0, 4 * KiB),
+    );
   });
 
   it('--src host --dst 0 runs only that pair', () => {
-    const one = records(helper(['sweep', '--backend', 'sim', '--sim-gpus', '1', '--src', 'host', '--dst', '0', ...small]));
+    const one = records(
+      helper(['sweep', '--backend', 'sim', '--sim-gpus', '1', '--src', 'host', '--dst', '0', ...small]),
+    );
     expect(new Set(samplesOf(one).map(pairOf))).toEqual(new Set(['-1:0']));
     expect(unsupportedOf(one).map(pairOf)).toEqual(['-1:0']);
   });
 
   it('a timeline between host and GPU puts its packets on a PCIe engine of the GPU, and names the pair', () => {
-    const t = records(helper(['sweep', '--backend', 'sim', '--sim-gpus', '1', '--sizes', '1M', '--iters', '2', '--timeline-size', '1M', '--timeline-cus', '8']));
+    const t = records(
+      helper([
+        'sweep',
+        '--backend',
+        'sim',
+        '--sim-gpus',
+        '1',
+        '--sizes',
+        '1M',
+        '--iters',
+        '2',
+        '--timeline-size',
+        '1M',
+        '--timeline-cus',
+        '8',
+      ]),
+    );
     const timeline = t.find((x) => x.type === 'timeline');
     if (timeline?.type !== 'timeline' || !('events' in timeline)) throw new Error('no inline timeline');
     expect([timeline.src, timeline.dst]).toEqual([HOST, 0]);
@@ -120,7 +148,9 @@ describe('--pairs on the simulated 8-GPU node', () => {
     const rs = records(r);
     expect([...new Set(samplesOf(rs).map(pairOf))]).toEqual(['0:1', '-1:3', '5:5']);
     expect(unsupportedOf(rs).map(pairOf)).toEqual(['-1:3', '5:5']);
-    expect(samplesOf(rs).some((s) => pairOf(s) === '0:1' && s.mover === 'engine' && s.initiator === 'device')).toBe(true);
+    expect(samplesOf(rs).some((s) => pairOf(s) === '0:1' && s.mover === 'engine' && s.initiator === 'device')).toBe(
+      true,
+    );
   });
 
   it('the default on 8 GPUs stays GPU 0 -> GPU 1', () => {
@@ -133,7 +163,10 @@ describe('--pairs on the simulated 8-GPU node', () => {
 describe('bad endpoints are usage errors that say what to fix (exit 2)', () => {
   it.each([
     [['--sim-gpus', '1', '--dst', '9'], /--dst: GPU 9 is out of range \(this node has 1 GPU: 0\)/],
-    [['--sim-gpus', '1', '--pairs', '0:9'], /--pairs: GPU 9 is out of range \(this node has 1 GPU: 0\), in GPU 0 -> GPU 9/],
+    [
+      ['--sim-gpus', '1', '--pairs', '0:9'],
+      /--pairs: GPU 9 is out of range \(this node has 1 GPU: 0\), in GPU 0 -> GPU 9/,
+    ],
     [['--pairs', 'host:host'], /'host:host' copies host memory to host memory; one end of a copy must be a GPU/],
     [['--src', 'host', '--dst', 'host'], /--src and --dst are both host/],
     [['--src', 'cpu'], /--src: 'cpu' is not an endpoint \(a GPU index such as 0, or host/],
@@ -153,21 +186,51 @@ describe('bad endpoints are usage errors that say what to fix (exit 2)', () => {
   it('--sim-gpus with a hardware backend is refused before anything opens', () => {
     const r = helper(['info', '--backend', 'cuda', '--sim-gpus', '2']);
     expect(r.status).toBe(2);
-    expect(errorOf(records(r))?.message).toMatch(/--sim-gpus sets the simulated node's GPU count; --backend cuda measures/);
+    expect(errorOf(records(r))?.message).toMatch(
+      /--sim-gpus sets the simulated node's GPU count; --backend cuda measures/,
+    );
   });
 });
 
 describe('--fault corrupt-after is caught on every endpoint pair and path', () => {
   const cases = [HOST + ':0', '0:' + HOST, '0:0', '0:1'].flatMap((pair) =>
-    PATHS.filter((p) => p !== 'engine/device' || pair === '0:1').map((path) => [pair.replace('-1', 'host'), path] as const),
+    PATHS.filter((p) => p !== 'engine/device' || pair === '0:1').map(
+      (path) => [pair.replace('-1', 'host'), path] as const,
+    ),
   );
   it.each(cases)('%s %s: the damaged copy is an error validation, exit 4', (pair, path) => {
-    const r = helper(['sweep', '--backend', 'sim', '--sim-gpus', '2', '--pairs', pair, '--paths', path, '--sizes', '4K,64K', '--cus', '8', '--iters', '2', '--fault', 'corrupt-after=1']);
+    const r = helper([
+      'sweep',
+      '--backend',
+      'sim',
+      '--sim-gpus',
+      '2',
+      '--pairs',
+      pair,
+      '--paths',
+      path,
+      '--sizes',
+      '4K,64K',
+      '--cus',
+      '8',
+      '--iters',
+      '2',
+      '--fault',
+      'corrupt-after=1',
+    ]);
     expect(r.status).toBe(4);
     const rs = records(r);
     expect(samplesOf(rs)).toHaveLength(1);
     expect(errorOf(rs)).toMatchObject({ code: 'validation' });
-    expect(errorOf(rs)?.message).toContain(pair.startsWith('host') ? 'host -> GPU 0' : pair === '0:host' ? 'GPU 0 -> host' : pair === '0:0' ? 'GPU 0 -> GPU 0' : 'GPU 0 -> GPU 1');
+    expect(errorOf(rs)?.message).toContain(
+      pair.startsWith('host')
+        ? 'host -> GPU 0'
+        : pair === '0:host'
+          ? 'GPU 0 -> host'
+          : pair === '0:0'
+            ? 'GPU 0 -> GPU 0'
+            : 'GPU 0 -> GPU 1',
+    );
   });
 });
 
@@ -190,14 +253,17 @@ describe('matrix with host in --gpus', () => {
   });
 
   it('host cells run at PCIe speed, GPU cells at xGMI speed', () => {
-    const cell = (path: string, pair: string) => cells.find((c) => pathName(c.mover, c.initiator) === path && pairOf(c) === pair)!;
+    const cell = (path: string, pair: string) =>
+      cells.find((c) => pathName(c.mover, c.initiator) === path && pairOf(c) === pair)!;
     expect(cell('engine/host', '-1:0').gbps).toBeLessThan(56);
     expect(cell('engine/host', '0:1').gbps).toBeGreaterThan(56);
   });
 
   it('defaults to host,0 on a one-GPU node', () => {
     const one = records(helper(['matrix', '--backend', 'sim', '--sim-gpus', '1', '--iters', '2']));
-    expect(new Set(one.filter((x): x is MatrixCell => x.type === 'matrix-cell').map(pairOf))).toEqual(new Set(['-1:0', '0:-1']));
+    expect(new Set(one.filter((x): x is MatrixCell => x.type === 'matrix-cell').map(pairOf))).toEqual(
+      new Set(['-1:0', '0:-1']),
+    );
   });
 
   it('refuses host with --concurrent, and a GPU the node lacks', () => {
@@ -246,14 +312,20 @@ describe('a GPU backend on a machine without its GPU', () => {
   const hello = rs[0];
   const topology = rs.find((x) => x.type === 'topology');
   // Applies where the cuda backend is built and this machine has no NVIDIA GPU; skipped otherwise.
-  const applies = hello?.type === 'hello' && hello.backendsBuilt.includes('cuda') && (topology?.type !== 'topology' || topology.gpus.length === 0);
+  const applies =
+    hello?.type === 'hello' &&
+    hello.backendsBuilt.includes('cuda') &&
+    (topology?.type !== 'topology' || topology.gpus.length === 0);
 
-  it.skipIf(!applies)('info answers a topology without GPUs and a no-gpu warning; sweep answers error no-gpu, exit 1', () => {
-    expect(info.status).toBe(0);
-    expect(topology).toMatchObject({ gpus: [], node: { simulated: false } });
-    expect(rs.find((x) => x.type === 'warning')).toMatchObject({ code: 'no-gpu' });
-    const sweep = helper(['sweep', '--backend', 'cuda']);
-    expect(sweep.status).toBe(1);
-    expect(errorOf(records(sweep))).toMatchObject({ code: 'no-gpu' });
-  });
+  it.skipIf(!applies)(
+    'info answers a topology without GPUs and a no-gpu warning; sweep answers error no-gpu, exit 1',
+    () => {
+      expect(info.status).toBe(0);
+      expect(topology).toMatchObject({ gpus: [], node: { simulated: false } });
+      expect(rs.find((x) => x.type === 'warning')).toMatchObject({ code: 'no-gpu' });
+      const sweep = helper(['sweep', '--backend', 'cuda']);
+      expect(sweep.status).toBe(1);
+      expect(errorOf(records(sweep))).toMatchObject({ code: 'no-gpu' });
+    },
+  );
 });

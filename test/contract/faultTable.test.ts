@@ -32,7 +32,6 @@ interface Row {
 }
 const rows: Row[] = [];
 
-
 interface Fault {
   fault: string;
   tries: number;
@@ -71,7 +70,10 @@ async function tryFault(f: Fault, i: number) {
     },
   });
   const endedAt = performance.now();
-  const saved = readFileSync(store.fileOf(id), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string });
+  const saved = readFileSync(store.fileOf(id), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string });
   const savedRecords = saved.filter((r) => !['run', 'run-end', 'host-problem'].includes(r.type)).map((r) => r.type);
   const whole = JSON.stringify(savedRecords) === JSON.stringify(accepted) && saved.at(-1)?.type === 'run-end';
   const clear = run.end?.status === f.status && f.message.test(run.end.message);
@@ -101,13 +103,26 @@ const FAULTS: Fault[] = [
     status: 'crashed',
     message: /the helper was killed by SIGKILL; 2 samples kept/,
   },
-  { fault: 'helper aborts (crash-after=3)', tries: 5, args: [...sweep, '--fault', 'crash-after=3'], status: 'crashed', message: /killed by SIGABRT; 3 samples kept/ },
-  { fault: 'helper exits without done (exit-after=3)', tries: 5, args: [...sweep, '--fault', 'exit-after=3'], status: 'crashed', message: /exited with code 1 without saying why; 3 samples kept/ },
+  {
+    fault: 'helper aborts (crash-after=3)',
+    tries: 5,
+    args: [...sweep, '--fault', 'crash-after=3'],
+    status: 'crashed',
+    message: /killed by SIGABRT; 3 samples kept/,
+  },
+  {
+    fault: 'helper exits without done (exit-after=3)',
+    tries: 5,
+    args: [...sweep, '--fault', 'exit-after=3'],
+    status: 'crashed',
+    message: /exited with code 1 without saying why; 3 samples kept/,
+  },
   {
     fault: 'helper hangs, user cancels',
     tries: 5,
     args: [...sweep, '--fault', 'hang-after=2'],
-    inject: (run, _pid, cancel) => (run.samples.length === 2 ? (setTimeout(cancel, 300), performance.now() + 300) : undefined),
+    inject: (run, _pid, cancel) =>
+      run.samples.length === 2 ? (setTimeout(cancel, 300), performance.now() + 300) : undefined,
     status: 'cancelled',
     message: /cancelled; 2 samples kept/,
   },
@@ -120,11 +135,20 @@ const FAULTS: Fault[] = [
     status: 'error',
     message: new RegExp(`printed nothing for ${STALL_LIMIT.minS} s, the stall limit, and was stopped; 2 samples kept`),
   },
-  { fault: 'one torn line, run goes on (garbage-after=2)', tries: 5, args: [...sweep, '--fault', 'garbage-after=2'], status: 'ok', message: /samples/ },
+  {
+    fault: 'one torn line, run goes on (garbage-after=2)',
+    tries: 5,
+    args: [...sweep, '--fault', 'garbage-after=2'],
+    status: 'ok',
+    message: /samples/,
+  },
   {
     fault: '200,000 garbage lines, then done ok',
     tries: 3,
-    helper: stub('garbage.sh', `${helloLine}\nyes 'not a record' | head -n 200000\necho '{"type":"done","status":"ok","samples":0,"elapsedMs":1}'`),
+    helper: stub(
+      'garbage.sh',
+      `${helloLine}\nyes 'not a record' | head -n 200000\necho '{"type":"done","status":"ok","samples":0,"elapsedMs":1}'`,
+    ),
     args: [],
     status: 'error',
     message: /200000 of 200002 lines from the helper were unusable/,
@@ -133,29 +157,38 @@ const FAULTS: Fault[] = [
 
 describe('fault table: the helper faults, tried again and again', () => {
   for (const f of FAULTS) {
-    it(f.fault, async () => {
-      const row: Row = { fault: f.fault, tries: f.tries, lost: 0, clear: 0, orphans: 0, detectMs: [] };
-      for (let i = 0; i < f.tries; i++) {
-        const r = await tryFault(f, i);
-        if (!r.whole) row.lost++;
-        if (r.clear) row.clear++;
-        else console.log(`${f.fault}, try ${i}: ${JSON.stringify(r.end)}`);
-        row.orphans += r.orphans;
-        row.detectMs.push(r.detectMs);
-      }
-      rows.push(row);
-      expect(row.lost).toBe(0);
-      expect(row.clear).toBe(f.tries);
-      expect(row.orphans).toBe(0);
-    }, 120_000);
+    it(
+      f.fault,
+      async () => {
+        const row: Row = { fault: f.fault, tries: f.tries, lost: 0, clear: 0, orphans: 0, detectMs: [] };
+        for (let i = 0; i < f.tries; i++) {
+          const r = await tryFault(f, i);
+          if (!r.whole) row.lost++;
+          if (r.clear) row.clear++;
+          else console.log(`${f.fault}, try ${i}: ${JSON.stringify(r.end)}`);
+          row.orphans += r.orphans;
+          row.detectMs.push(r.detectMs);
+        }
+        rows.push(row);
+        expect(row.lost).toBe(0);
+        expect(row.clear).toBe(f.tries);
+        expect(row.orphans).toBe(0);
+      },
+      120_000,
+    );
   }
 
   afterAll(() => {
-    const lines = ['| fault | tries | lost anything | clear end | processes left | time to end (median, max) |', '|---|---|---|---|---|---|'];
+    const lines = [
+      '| fault | tries | lost anything | clear end | processes left | time to end (median, max) |',
+      '|---|---|---|---|---|---|',
+    ];
     for (const r of rows) {
       const sorted = [...r.detectMs].sort((a, b) => a - b);
       const median = sorted[Math.floor(sorted.length / 2)]!;
-      lines.push(`| ${r.fault} | ${r.tries} | ${r.lost} | ${r.clear}/${r.tries} | ${r.orphans} | ${median} ms, ${sorted.at(-1)} ms |`);
+      lines.push(
+        `| ${r.fault} | ${r.tries} | ${r.lost} | ${r.clear}/${r.tries} | ${r.orphans} | ${median} ms, ${sorted.at(-1)} ms |`,
+      );
     }
     console.log(`fault table:\n${lines.join('\n')}`);
   });

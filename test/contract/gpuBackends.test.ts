@@ -85,7 +85,19 @@ describe('validation fault', () => {
 
 describe('timing modes and tracing flags', () => {
   it('--mode both gives a one-shot and a pipelined sample per work unit, each labelled', () => {
-    const r = helper(['sweep', '--backend', 'sim', '--paths', 'engine/host', '--sizes', '4K', '--iters', '3', '--mode', 'both']);
+    const r = helper([
+      'sweep',
+      '--backend',
+      'sim',
+      '--paths',
+      'engine/host',
+      '--sizes',
+      '4K',
+      '--iters',
+      '3',
+      '--mode',
+      'both',
+    ]);
     expect(r.status).toBe(0);
     const samples = records(r).filter((x): x is Sample => x.type === 'sample');
     expect(samples.map((s) => s.mode)).toEqual(['one-shot', 'pipelined']);
@@ -118,10 +130,13 @@ describe('records from a real 2x H200 run', () => {
       expect(files.length).toBeGreaterThan(0);
       let sampleCount = 0;
       for (const file of files) {
-        const lines = readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => l.length > 0);
+        const lines = readFileSync(join(dir, file), 'utf8')
+          .split('\n')
+          .filter((l) => l.length > 0);
         for (const [i, line] of lines.entries()) {
           const parsed = parseLine(line);
-          if (parsed.kind !== 'record') throw new Error(`${file}:${i + 1}: ${parsed.kind === 'malformed' ? parsed.reason : parsed.type}`);
+          if (parsed.kind !== 'record')
+            throw new Error(`${file}:${i + 1}: ${parsed.kind === 'malformed' ? parsed.reason : parsed.type}`);
           if (parsed.record.type === 'sample') {
             sampleCount++;
             // A bandwidth number only ever comes from a checked copy.
@@ -136,7 +151,19 @@ describe('records from a real 2x H200 run', () => {
 
 describe('engine/device through rocSHMEM (AMD) leaves the simulator as it was', () => {
   it('simulated engine/device samples stay simulated, validated and carry no rocSHMEM label', () => {
-    const r = helper(['sweep', '--backend', 'sim', '--paths', 'engine/device', '--sizes', '4K,64M', '--mode', 'both', '--iters', '3']);
+    const r = helper([
+      'sweep',
+      '--backend',
+      'sim',
+      '--paths',
+      'engine/device',
+      '--sizes',
+      '4K,64M',
+      '--mode',
+      'both',
+      '--iters',
+      '3',
+    ]);
     expect(r.status).toBe(0);
     const rs = records(r);
     expect(hello(rs).simulated).toBe(true);
@@ -149,7 +176,19 @@ describe('engine/device through rocSHMEM (AMD) leaves the simulator as it was', 
   });
 
   it('the simulator still fails its check under --fault corrupt-after on engine/device (exit 4)', () => {
-    const r = helper(['sweep', '--backend', 'sim', '--paths', 'engine/device', '--sizes', '4K,1M', '--iters', '3', '--fault', 'corrupt-after=1']);
+    const r = helper([
+      'sweep',
+      '--backend',
+      'sim',
+      '--paths',
+      'engine/device',
+      '--sizes',
+      '4K,1M',
+      '--iters',
+      '3',
+      '--fault',
+      'corrupt-after=1',
+    ]);
     expect(r.status).toBe(4);
     expect(errorOf(records(r)).code).toBe('validation');
   });

@@ -73,7 +73,10 @@ describe('sdma-probe contract', () => {
   });
 
   it('is deterministic for a seed and varies across seeds', () => {
-    const times = (seed: string) => records(helper(['sweep', '--backend', 'sim', ...small, '--seed', seed])).filter((x) => x.type === 'sample').map((x) => (x as Sample).timesNs);
+    const times = (seed: string) =>
+      records(helper(['sweep', '--backend', 'sim', ...small, '--seed', seed]))
+        .filter((x) => x.type === 'sample')
+        .map((x) => (x as Sample).timesNs);
     expect(times('7')).toEqual(times('7'));
     expect(times('7')).not.toEqual(times('8'));
   });
@@ -82,7 +85,9 @@ describe('sdma-probe contract', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sdma-contract-'));
     try {
       const file = join(dir, 'timeline.sdmatl');
-      const rs = records(helper(['sweep', '--backend', 'sim', ...small, '--timeline-size', '1M', '--timeline-out', file]));
+      const rs = records(
+        helper(['sweep', '--backend', 'sim', ...small, '--timeline-size', '1M', '--timeline-out', file]),
+      );
       const tl = rs.find((x) => x.type === 'timeline');
       if (tl?.type !== 'timeline' || !('path' in tl)) throw new Error('no timeline reference');
       const data = readTimelineFile(readFileSync(tl.path));
@@ -95,7 +100,9 @@ describe('sdma-probe contract', () => {
   });
 
   it('prints a small timeline inline when no file is given', () => {
-    const rs = records(helper(['sweep', '--backend', 'sim', '--sizes', '64K', '--cus', '4', '--iters', '2', '--timeline-size', '64K']));
+    const rs = records(
+      helper(['sweep', '--backend', 'sim', '--sizes', '64K', '--cus', '4', '--iters', '2', '--timeline-size', '64K']),
+    );
     const tl = rs.find((x) => x.type === 'timeline');
     if (tl?.type !== 'timeline' || !('events' in tl)) throw new Error('no inline timeline');
     const kinds = new Set(tl.events.map((e) => e.kind));
@@ -133,7 +140,16 @@ describe('sdma-probe contract', () => {
   });
 
   it('a timeline file that cannot be written: error io, exit 1', () => {
-    const r = helper(['sweep', '--backend', 'sim', ...small, '--timeline-size', '1M', '--timeline-out', '/nonexistent-dir/t.sdmatl']);
+    const r = helper([
+      'sweep',
+      '--backend',
+      'sim',
+      ...small,
+      '--timeline-size',
+      '1M',
+      '--timeline-out',
+      '/nonexistent-dir/t.sdmatl',
+    ]);
     expect(r.status).toBe(1);
     expect(records(r).find((x) => x.type === 'error')).toMatchObject({ code: 'io' });
   });
@@ -179,14 +195,32 @@ describe('sdma-probe contract', () => {
   }
 
   it('a long unit of work prints a heartbeat at least every heartbeatMs; a hang prints nothing', async () => {
-    const slow = await timedLines(['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '3', '--sim-delay-ms', String(3 * LIMITS.heartbeatMs)], 20_000);
+    const slow = await timedLines(
+      [
+        'sweep',
+        '--backend',
+        'sim',
+        '--sizes',
+        '4K',
+        '--paths',
+        'engine/host',
+        '--iters',
+        '3',
+        '--sim-delay-ms',
+        String(3 * LIMITS.heartbeatMs),
+      ],
+      20_000,
+    );
     expect(slow.at(-1)?.type).toBe('done');
     expect(slow.filter((l) => l.type === 'heartbeat').length).toBeGreaterThanOrEqual(2);
     const gaps = slow.slice(1).map((l, i) => l.at - slow[i]!.at);
     // A slice of the delay is 250 ms: a beat is due at most that late.
     expect(Math.max(...gaps)).toBeLessThan(LIMITS.heartbeatMs + 500);
 
-    const hung = await timedLines(['sweep', '--backend', 'sim', ...small, '--fault', 'hang-after=1'], 3 * LIMITS.heartbeatMs);
+    const hung = await timedLines(
+      ['sweep', '--backend', 'sim', ...small, '--fault', 'hang-after=1'],
+      3 * LIMITS.heartbeatMs,
+    );
     expect(hung.some((l) => l.type === 'sample')).toBe(true);
     expect(hung.some((l) => l.type === 'heartbeat')).toBe(false);
   }, 30_000);

@@ -31,12 +31,18 @@ function parse(stdout: string): HelperRecord[] {
 /** The helper under the memory limit, killed after `timeoutMs`. */
 function limited(args: string[], timeoutMs = 20_000) {
   const t0 = performance.now();
-  const r = spawnSync('prlimit', [LIMIT, '--', inject('helperPath'), ...args], { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('prlimit', [LIMIT, '--', inject('helperPath'), ...args], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: r.status, signal: r.signal, ms: performance.now() - t0, records: r.signal ? [] : parse(r.stdout) };
 }
 
 const codes = (rs: HelperRecord[], type: 'warning' | 'error') => rs.flatMap((r) => (r.type === type ? [r.code] : []));
-const messages = (rs: HelperRecord[]) => rs.flatMap((r) => (r.type === 'warning' || r.type === 'error' ? [r.message] : []));
+const messages = (rs: HelperRecord[]) =>
+  rs.flatMap((r) => (r.type === 'warning' || r.type === 'error' ? [r.message] : []));
 
 function folder(name: string, place: (dir: string) => void): string {
   const dir = join(work, name);
@@ -62,9 +68,13 @@ describe('import of a rocprofv3 CSV folder holding what no profiler writes', () 
   });
 
   it('reports an unterminated quote and keeps the rows after it', () => {
-    const lines = readFileSync(join(inject('repoRoot'), 'test', 'fixtures', 'rocprofv3', 'kernel_trace.csv'), 'utf8').trimEnd().split('\n');
+    const lines = readFileSync(join(inject('repoRoot'), 'test', 'fixtures', 'rocprofv3', 'kernel_trace.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
     const broken = lines[1]!.replace(/"([^"]*)"/, '"$1');
-    const dir = folder('quote', (d) => writeFileSync(join(d, 'x_kernel_trace.csv'), `${[lines[0], lines[1], broken, ...lines.slice(1)].join('\n')}\n`));
+    const dir = folder('quote', (d) =>
+      writeFileSync(join(d, 'x_kernel_trace.csv'), `${[lines[0], lines[1], broken, ...lines.slice(1)].join('\n')}\n`),
+    );
     const r = limited(['import', '--rocprofv3-csv', dir]);
     expect(r.status).toBe(0);
     const kept = r.records.filter((x) => x.type === 'dispatch').length;
@@ -74,11 +84,18 @@ describe('import of a rocprofv3 CSV folder holding what no profiler writes', () 
   });
 
   it('drops an out-of-range Start_Timestamp with a warning instead of a wrapped time', () => {
-    const lines = readFileSync(join(inject('repoRoot'), 'test', 'fixtures', 'rocprofv3', 'kernel_trace.csv'), 'utf8').trimEnd().split('\n');
+    const lines = readFileSync(join(inject('repoRoot'), 'test', 'fixtures', 'rocprofv3', 'kernel_trace.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
     const cols = lines[0]!.split(',').map((c) => c.replaceAll('"', ''));
-    const cells = lines[1]!.match(/("[^"]*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '')).slice(0, cols.length);
+    const cells = lines[1]!
+      .match(/("[^"]*"|[^,]*)(,|$)/g)!
+      .map((c) => c.replace(/,$/, ''))
+      .slice(0, cols.length);
     cells[cols.indexOf('Start_Timestamp')] = '99999999999999999999';
-    const dir = folder('range', (d) => writeFileSync(join(d, 'x_kernel_trace.csv'), `${lines[0]}\n${lines[1]}\n${cells.join(',')}\n`));
+    const dir = folder('range', (d) =>
+      writeFileSync(join(d, 'x_kernel_trace.csv'), `${lines[0]}\n${lines[1]}\n${cells.join(',')}\n`),
+    );
     const r = limited(['import', '--rocprofv3-csv', dir]);
     expect(r.status).toBe(0);
     const d = r.records.filter((x) => x.type === 'dispatch');
@@ -89,7 +106,9 @@ describe('import of a rocprofv3 CSV folder holding what no profiler writes', () 
 
   it('stops within a second of SIGTERM while reading a 3 GiB file, and says cancelled', async () => {
     const dir = folder('sparse', (d) => spawnSync('truncate', ['-s', '3G', join(d, 'x_kernel_trace.csv')]));
-    const child = spawn('prlimit', [LIMIT, '--', inject('helperPath'), 'import', '--rocprofv3-csv', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn('prlimit', [LIMIT, '--', inject('helperPath'), 'import', '--rocprofv3-csv', dir], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     // Wait for hello: the helper is reading by then.
@@ -112,7 +131,10 @@ describe('import --rocpd of what is not a database file', () => {
     spawnSync('mkfifo', [fifo]);
     const link = join(work, 'zero.db');
     symlinkSync('/dev/zero', link);
-    for (const [path, reason] of [[fifo, /FIFO/], [link, /symbolic link/]] as const) {
+    for (const [path, reason] of [
+      [fifo, /FIFO/],
+      [link, /symbolic link/],
+    ] as const) {
       const r = limited(['import', '--rocpd', path], 10_000);
       expect(r.signal).toBeNull();
       expect(r.status).toBe(1);
@@ -123,10 +145,32 @@ describe('import --rocpd of what is not a database file', () => {
 });
 
 describe('run mode: trace lines a program appends', () => {
-  const appending = (line: string) => ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'printf "%s\\n" "$0" >> "$SDMA_LENS_TRACE_FILE"', line];
+  const appending = (line: string) => [
+    'run',
+    '--backend',
+    'sim',
+    '--',
+    '/bin/sh',
+    '-c',
+    'printf "%s\\n" "$0" >> "$SDMA_LENS_TRACE_FILE"',
+    line,
+  ];
 
   it('a device span that ends 100 ms before it starts is dropped and said, the run ends (it used to loop until memory ran out)', () => {
-    const r = limited(appending(JSON.stringify({ k: 'dev', gpu: 0, label: 'x', cu: 1, monoStartNs: 200_000_000, monoEndNs: 100_000_000, bytes: 1, peer: 1 })));
+    const r = limited(
+      appending(
+        JSON.stringify({
+          k: 'dev',
+          gpu: 0,
+          label: 'x',
+          cu: 1,
+          monoStartNs: 200_000_000,
+          monoEndNs: 100_000_000,
+          bytes: 1,
+          peer: 1,
+        }),
+      ),
+    );
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
     expect(codes(r.records, 'warning')).toContain('trace-span-reversed');
@@ -134,14 +178,26 @@ describe('run mode: trace lines a program appends', () => {
   });
 
   it('1e300, -1e19 and 1e999 in integer fields make the line malformed, never a wrapped value', () => {
-    const r = limited(appending('{"k":"dev","gpu":1e300,"label":"x","cu":-1e19,"monoStartNs":1e300,"monoEndNs":1e999,"bytes":1,"peer":1}'));
+    const r = limited(
+      appending(
+        '{"k":"dev","gpu":1e300,"label":"x","cu":-1e19,"monoStartNs":1e300,"monoEndNs":1e999,"bytes":1,"peer":1}',
+      ),
+    );
     expect(r.status).toBe(0);
     expect(r.records.filter((x) => x.type === 'copy' || x.type === 'dispatch' || x.type === 'device-span')).toEqual([]);
     expect(codes(r.records, 'warning')).toContain('trace-line-malformed');
   });
 
   it('a trace file that is a FIFO is refused at once with the reason', () => {
-    const r = limited(['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'rm -f "$SDMA_LENS_TRACE_FILE"; mkfifo "$SDMA_LENS_TRACE_FILE"']);
+    const r = limited([
+      'run',
+      '--backend',
+      'sim',
+      '--',
+      '/bin/sh',
+      '-c',
+      'rm -f "$SDMA_LENS_TRACE_FILE"; mkfifo "$SDMA_LENS_TRACE_FILE"',
+    ]);
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);
     expect(codes(r.records, 'warning')).toContain('trace-file-unreadable');

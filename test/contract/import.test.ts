@@ -46,7 +46,15 @@ describe('sdma-probe import --rocpd', () => {
       ['computeKernel(float*, int)', 1],
       ['fusedComputeA2a(float const*, float* const*, int, int, unsigned long)', 0],
     ]);
-    expect(d[0]).toMatchObject({ mangled: '_Z15fusedComputeA2aPKfPKPfiim', startNs: 7, endNs: 180007, grid: [65536, 1, 1], block: [256, 1, 1], source: 'rocprofv3', correlationId: 12 });
+    expect(d[0]).toMatchObject({
+      mangled: '_Z15fusedComputeA2aPKfPKPfiim',
+      startNs: 7,
+      endNs: 180007,
+      grid: [65536, 1, 1],
+      block: [256, 1, 1],
+      source: 'rocprofv3',
+      correlationId: 12,
+    });
     // 9007199255300001 - 9007199254740993: exact although both are beyond 2^53.
     expect(d[3]).toMatchObject({ startNs: 559008, endNs: 740006 });
 
@@ -80,7 +88,12 @@ describe('sdma-probe import --rocpd', () => {
       expect(folder.status).toBe(1);
       expect(records(folder).find((x) => x.type === 'error')).toMatchObject({ code: 'import-not-a-file' });
 
-      for (const args of [['import'], ['import', '--rocpd'], ['import', '--rocpd', text, '--rocprofv3-csv', dir], ['import', '--what', 'x']]) {
+      for (const args of [
+        ['import'],
+        ['import', '--rocpd'],
+        ['import', '--rocpd', text, '--rocprofv3-csv', dir],
+        ['import', '--what', 'x'],
+      ]) {
         const usage = helper(args);
         expect(usage.status).toBe(2);
         expect(records(usage).find((x) => x.type === 'error')).toMatchObject({ code: 'usage' });

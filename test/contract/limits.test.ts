@@ -24,7 +24,10 @@ function usageMessage(args: string[]): string | undefined {
     expect(error && error.type === 'error' && error.code).toBe('usage');
     return error && error.type === 'error' ? error.message : '';
   }
-  expect(rs.some((x) => x.type === 'topology'), r.stderr).toBe(true);
+  expect(
+    rs.some((x) => x.type === 'topology'),
+    r.stderr,
+  ).toBe(true);
   return undefined;
 }
 
@@ -36,8 +39,12 @@ describe('limits shared by the helper and the extension', () => {
     const max = LIMITS.sizeBytesMax;
     expect(MAX_SIZE_BYTES).toBe(max);
     expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', String(max)])).toBeUndefined();
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', String(max + 1)])).toMatch(/--sizes: .* is out of range/);
-    expect(usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--size', String(max + 1)])).toMatch(/--size: .* is out of range/);
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', String(max + 1)])).toMatch(
+      /--sizes: .* is out of range/,
+    );
+    expect(usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--size', String(max + 1)])).toMatch(
+      /--size: .* is out of range/,
+    );
     expect(sweepOk({ sizes: [max] })).not.toThrow();
     expect(sweepOk({ sizes: [max + 1] })).toThrow(/size/);
     expect(sweepOk({ timelineSizeBytes: max + 1 })).toThrow(/timeline size/);
@@ -53,12 +60,18 @@ describe('limits shared by the helper and the extension', () => {
     ];
     for (const [flag, max, ts] of cases) {
       expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', flag, String(max)]), flag).toBeUndefined();
-      expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', flag, String(max + 1)])).toMatch(new RegExp(`${flag}: '${max + 1}' is out of range`));
+      expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', flag, String(max + 1)])).toMatch(
+        new RegExp(`${flag}: '${max + 1}' is out of range`),
+      );
       expect(ts(max), flag).not.toThrow();
       expect(ts(max + 1), flag).toThrow();
     }
-    expect(usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--warmup', String(LIMITS.warmupMax)])).toBeUndefined();
-    expect(usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--warmup', String(LIMITS.warmupMax + 1)])).toMatch(/--warmup: .* is out of range/);
+    expect(
+      usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--warmup', String(LIMITS.warmupMax)]),
+    ).toBeUndefined();
+    expect(
+      usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--warmup', String(LIMITS.warmupMax + 1)]),
+    ).toMatch(/--warmup: .* is out of range/);
     expect(matrixOk({ warmup: LIMITS.warmupMax })).not.toThrow();
     expect(matrixOk({ warmup: LIMITS.warmupMax + 1 })).toThrow(/warm-up/);
     expect(matrixOk({ simDelayMs: LIMITS.simDelayMsMax + 1 })).toThrow(/delay/);
@@ -67,16 +80,26 @@ describe('limits shared by the helper and the extension', () => {
 
   it('CU counts and GPU indices: the limit passes the parser and only the node refuses it', () => {
     const cus = LIMITS.cusMax;
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', String(cus)])).toMatch(/has 256 CUs/);
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', String(cus + 1)])).toMatch(/out of range \(1\.\.CUs per GPU\)/);
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', String(cus)])).toMatch(
+      /has 256 CUs/,
+    );
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', String(cus + 1)])).toMatch(
+      /out of range \(1\.\.CUs per GPU\)/,
+    );
     expect(sweepOk({ cus: [cus] })).not.toThrow();
     expect(sweepOk({ cus: [cus + 1] })).toThrow(/CU count/);
     expect(matrixOk({ cus })).not.toThrow();
     expect(matrixOk({ cus: cus + 1 })).toThrow(/CU count/);
     const gpu = LIMITS.gpuIndexMax;
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--src', String(gpu), '--dst', '0'])).toMatch(/this node has 8 GPUs/);
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--src', String(gpu + 1), '--dst', '0'])).toMatch(/is not an endpoint/);
-    expect(usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--gpus', `0,${gpu + 1}`])).toMatch(/is not a GPU index/);
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--src', String(gpu), '--dst', '0'])).toMatch(
+      /this node has 8 GPUs/,
+    );
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--src', String(gpu + 1), '--dst', '0'])).toMatch(
+      /is not an endpoint/,
+    );
+    expect(usageMessage(['matrix', '--backend', 'sim', ...stopAtOnce, '--gpus', `0,${gpu + 1}`])).toMatch(
+      /is not a GPU index/,
+    );
     expect(sweepOk({ pairs: [{ src: gpu, dst: 0 }] })).not.toThrow();
     expect(sweepOk({ pairs: [{ src: gpu + 1, dst: 0 }] })).toThrow();
     expect(matrixOk({ gpus: [0, gpu] })).not.toThrow();
@@ -87,10 +110,14 @@ describe('limits shared by the helper and the extension', () => {
     const n = LIMITS.listLengthMax;
     const sizes = Array.from({ length: n }, (_, i) => i + 1);
     expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', sizes.join(',')])).toBeUndefined();
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', [...sizes, n + 1].join(',')])).toMatch(new RegExp(`--sizes: ${n + 1} sizes, more than ${n}`));
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', [...sizes, n + 1].join(',')])).toMatch(
+      new RegExp(`--sizes: ${n + 1} sizes, more than ${n}`),
+    );
     const cus = Array.from({ length: n }, () => 8);
     expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', cus.join(',')])).toBeUndefined();
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', [...cus, 8].join(',')])).toMatch(/--cus: .* more than/);
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--cus', [...cus, 8].join(',')])).toMatch(
+      /--cus: .* more than/,
+    );
     expect(sweepOk({ sizes })).not.toThrow();
     expect(sweepOk({ sizes: [...sizes, n + 1] })).toThrow(/sizes/);
     expect(sweepOk({ cus: Array.from({ length: n }, (_, i) => i + 1) })).not.toThrow();
@@ -100,7 +127,9 @@ describe('limits shared by the helper and the extension', () => {
     const pairList = pairs.map((p) => `${p.src}:${p.dst}`).join(',');
     expect(pairs.length).toBe(64);
     expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--pairs', pairList])).toBeUndefined();
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--pairs', `${pairList},host:0`])).toMatch(/--pairs: 65 pairs, more than 64/);
+    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', '--pairs', `${pairList},host:0`])).toMatch(
+      /--pairs: 65 pairs, more than 64/,
+    );
     expect(sweepOk({ pairs })).not.toThrow();
     expect(sweepOk({ pairs: [...pairs, { src: -1, dst: 0 }] })).toThrow(/at most 64 pairs/);
   });
@@ -108,8 +137,21 @@ describe('limits shared by the helper and the extension', () => {
   it('timeline repeats: the limit passes the parser, one more does not', () => {
     const max = LIMITS.timelineRepeatsMax;
     const timeline = ['--timeline-size', '4K'];
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', ...timeline, '--timeline-iters', String(max)])).toMatch(/events, more than/);
-    expect(usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', ...timeline, '--timeline-iters', String(max + 1)])).toMatch(/--timeline-iters: .* is out of range/);
+    expect(
+      usageMessage(['sweep', ...tiny, ...stopAtOnce, '--sizes', '4K', ...timeline, '--timeline-iters', String(max)]),
+    ).toMatch(/events, more than/);
+    expect(
+      usageMessage([
+        'sweep',
+        ...tiny,
+        ...stopAtOnce,
+        '--sizes',
+        '4K',
+        ...timeline,
+        '--timeline-iters',
+        String(max + 1),
+      ]),
+    ).toMatch(/--timeline-iters: .* is out of range/);
   });
 
   it('fault specs: every kind both sides know, N up to the limit', () => {

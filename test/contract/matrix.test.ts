@@ -41,7 +41,9 @@ describe('sdma-probe matrix on the simulated 8-GPU node', () => {
 
   it('cu/* cells use 64 CUs by default; engine cells one engine and no CUs (engine/host)', () => {
     expect(cells.filter((c) => c.mover === 'cu').every((c) => c.cus === 64 && c.engines === 0)).toBe(true);
-    expect(cells.filter((c) => c.mover === 'engine' && c.initiator === 'host').every((c) => c.cus === 0 && c.engines === 1)).toBe(true);
+    expect(
+      cells.filter((c) => c.mover === 'engine' && c.initiator === 'host').every((c) => c.cus === 0 && c.engines === 1),
+    ).toBe(true);
   });
 
   it('numbers are plausible for one xGMI link (76.8 GB/s per direction) and gbps is size / median', () => {
@@ -79,10 +81,17 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
     expect(totals.map((t) => pathName(t.mover, t.initiator))).toEqual([...PATHS]);
     const types = rs.map((x) => x.type);
     // Per path: its 56 cells, its total, then one progress record.
-    const perPath = types.slice(2, -1).join(' ').split(' progress').filter(Boolean).map((t) => t.trim().split(' '));
+    const perPath = types
+      .slice(2, -1)
+      .join(' ')
+      .split(' progress')
+      .filter(Boolean)
+      .map((t) => t.trim().split(' '));
     expect(perPath).toHaveLength(4);
     for (const p of perPath) expect(p).toEqual([...Array<string>(56).fill('matrix-cell'), 'matrix-total']);
-    expect(rs.filter((x) => x.type === 'progress').map((x) => (x.type === 'progress' ? x.done : 0))).toEqual([56, 112, 168, 224]);
+    expect(rs.filter((x) => x.type === 'progress').map((x) => (x.type === 'progress' ? x.done : 0))).toEqual([
+      56, 112, 168, 224,
+    ]);
   });
 
   it('a shared resource lowers each pair: the 400 GB/s fabric of a GPU sending to 7 peers at 61 GB/s each', () => {
@@ -95,7 +104,19 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
   });
 
   it('nothing shared, nothing changes: 4 GPUs (3 peers each) give exactly the cells measured alone', () => {
-    const few = ['matrix', '--backend', 'sim', '--iters', '5', '--size', '64M', '--gpus', '0,1,2,3', '--paths', 'engine/host,cu/host'];
+    const few = [
+      'matrix',
+      '--backend',
+      'sim',
+      '--iters',
+      '5',
+      '--size',
+      '64M',
+      '--gpus',
+      '0,1,2,3',
+      '--paths',
+      'engine/host,cu/host',
+    ];
     const alone = cellsOf(records(helper(few)));
     const together = cellsOf(records(helper([...few, '--concurrent'])));
     expect(together.map(({ concurrent: _c, ...rest }) => rest)).toEqual(alone);
@@ -119,8 +140,14 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
       expect(t.bytes).toBe(56 * (64 << 20) * t.iters);
       expect(t.gbps).toBeCloseTo(t.bytes / t.seconds / 1e9, 1);
       for (const g of t.gpus) {
-        expect(g.sendGbps).toBeCloseTo(mine.filter((c) => c.src === g.gpu).reduce((s, c) => s + c.gbps, 0), 2);
-        expect(g.receiveGbps).toBeCloseTo(mine.filter((c) => c.dst === g.gpu).reduce((s, c) => s + c.gbps, 0), 2);
+        expect(g.sendGbps).toBeCloseTo(
+          mine.filter((c) => c.src === g.gpu).reduce((s, c) => s + c.gbps, 0),
+          2,
+        );
+        expect(g.receiveGbps).toBeCloseTo(
+          mine.filter((c) => c.dst === g.gpu).reduce((s, c) => s + c.gbps, 0),
+          2,
+        );
         expect(g.sendGbps).toBeLessThanOrEqual(400 * 1.0001);
       }
       // Each iteration lasts until its slowest pair ends, so the aggregate stays under the cells' sum.
@@ -131,15 +158,32 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
   });
 
   it('the same seed gives the same concurrent matrix', () => {
-    expect(records(helper([...base, '--concurrent'])).filter((x) => x.type !== 'hello' && x.type !== 'done')).toEqual(rs.filter((x) => x.type !== 'hello' && x.type !== 'done'));
+    expect(records(helper([...base, '--concurrent'])).filter((x) => x.type !== 'hello' && x.type !== 'done')).toEqual(
+      rs.filter((x) => x.type !== 'hello' && x.type !== 'done'),
+    );
   });
 
   it('a pair that moves wrong bytes fails alone; its path gets no total, the other paths do', () => {
-    const bad = helper(['matrix', '--backend', 'sim', '--gpus', '0,1,2', '--paths', 'engine/host,cu/host', '--iters', '2', '--concurrent', '--fault', 'corrupt-after=2']);
+    const bad = helper([
+      'matrix',
+      '--backend',
+      'sim',
+      '--gpus',
+      '0,1,2',
+      '--paths',
+      'engine/host,cu/host',
+      '--iters',
+      '2',
+      '--concurrent',
+      '--fault',
+      'corrupt-after=2',
+    ]);
     expect(bad.status).toBe(4);
     const brs = records(bad);
     const failed = brs.filter((x): x is ErrorRecord => x.type === 'error' && x.cell !== undefined);
-    expect(failed).toEqual([expect.objectContaining({ code: 'validation', cell: { mover: 'engine', initiator: 'host', src: 1, dst: 0 } })]);
+    expect(failed).toEqual([
+      expect.objectContaining({ code: 'validation', cell: { mover: 'engine', initiator: 'host', src: 1, dst: 0 } }),
+    ]);
     expect(failed[0]!.message).toMatch(/all pairs at once/);
     expect(cellsOf(brs)).toHaveLength(11);
     expect(totalsOf(brs).map((t) => pathName(t.mover, t.initiator))).toEqual(['cu/host']);
@@ -147,7 +191,18 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
   });
 
   it('SIGTERM: done cancelled, exit 143, the paths measured so far kept whole', async () => {
-    const child = spawn(inject('helperPath'), ['matrix', '--backend', 'sim', '--iters', '2', '--size', '64M', '--concurrent', '--sim-delay-ms', '400']);
+    const child = spawn(inject('helperPath'), [
+      'matrix',
+      '--backend',
+      'sim',
+      '--iters',
+      '2',
+      '--size',
+      '64M',
+      '--concurrent',
+      '--sim-delay-ms',
+      '400',
+    ]);
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -161,7 +216,10 @@ describe('sdma-probe matrix --concurrent on the simulated 8-GPU node (all pairs 
     expect(kept.length % 56).toBe(0);
     expect(kept.length).toBeGreaterThanOrEqual(56);
     expect(kept.length).toBeLessThan(224);
-    expect(lines.at(-1)).toMatchObject({ kind: 'record', record: { type: 'done', status: 'cancelled', samples: kept.length } });
+    expect(lines.at(-1)).toMatchObject({
+      kind: 'record',
+      record: { type: 'done', status: 'cancelled', samples: kept.length },
+    });
   });
 });
 
@@ -186,11 +244,25 @@ describe('sdma-probe matrix refuses what it cannot measure', () => {
   });
 
   it('a cell that fails gets its own error record; the other cells are still measured', () => {
-    const r = helper(['matrix', '--backend', 'sim', '--gpus', '0,1,2', '--paths', 'engine/host', '--iters', '2', '--fault', 'corrupt-after=2']);
+    const r = helper([
+      'matrix',
+      '--backend',
+      'sim',
+      '--gpus',
+      '0,1,2',
+      '--paths',
+      'engine/host',
+      '--iters',
+      '2',
+      '--fault',
+      'corrupt-after=2',
+    ]);
     expect(r.status).toBe(4);
     const rs = records(r);
     const failed = rs.filter((x): x is ErrorRecord => x.type === 'error' && x.cell !== undefined);
-    expect(failed).toEqual([expect.objectContaining({ code: 'validation', cell: { mover: 'engine', initiator: 'host', src: 1, dst: 0 } })]);
+    expect(failed).toEqual([
+      expect.objectContaining({ code: 'validation', cell: { mover: 'engine', initiator: 'host', src: 1, dst: 0 } }),
+    ]);
     expect(failed[0]!.hint).toMatch(/rerun/);
     expect(cellsOf(rs).map((c) => `${c.src}>${c.dst}`)).toEqual(['0>1', '0>2', '1>2', '2>0', '2>1']);
     expect(rs.find((x) => x.type === 'error' && x.code === 'cells-failed')).toBeDefined();
@@ -211,7 +283,10 @@ describe('sdma-probe matrix refuses what it cannot measure', () => {
     const kept = lines.filter((l) => l.kind === 'record' && l.record.type === 'matrix-cell');
     expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(kept.length).toBeLessThan(224);
-    expect(lines.at(-1)).toMatchObject({ kind: 'record', record: { type: 'done', status: 'cancelled', samples: kept.length } });
+    expect(lines.at(-1)).toMatchObject({
+      kind: 'record',
+      record: { type: 'done', status: 'cancelled', samples: kept.length },
+    });
   });
 });
 
@@ -228,25 +303,60 @@ describe('sdma-lens matrix', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('prints a grid per path and says whether a pair stands out (the simulated node\'s pairs differ by noise only: none)', async () => {
-    expect(await cli('matrix', '--backend', 'sim', '--gpus', '0,1,2,3', '--paths', 'cu/host,engine/host', '--iters', '3')).toBe(0);
+  it("prints a grid per path and says whether a pair stands out (the simulated node's pairs differ by noise only: none)", async () => {
+    expect(
+      await cli('matrix', '--backend', 'sim', '--gpus', '0,1,2,3', '--paths', 'cu/host,engine/host', '--iters', '3'),
+    ).toBe(0);
     expect(out).toMatch(/SIMULATED/);
     expect(out).toMatch(/^# cu\/host · 64 CUs$/m);
     expect(out).toMatch(/^# engine\/host$/m);
     expect(out).toMatch(/^\s+3\s+[\d.]+\*?\s+[\d.]+\*?\s+[\d.]+\*?\s+-$/m);
-    expect(out.match(/^# No pair stands out: the slowest, GPU \d → GPU \d at [\d.]+ GB\/s, is \d\.\d% below the median [\d.]+ \(weak: /gm)).toHaveLength(2);
+    expect(
+      out.match(
+        /^# No pair stands out: the slowest, GPU \d → GPU \d at [\d.]+ GB\/s, is \d\.\d% below the median [\d.]+ \(weak: /gm,
+      ),
+    ).toHaveLength(2);
     expect(out).not.toMatch(/\d\*/);
   });
 
-  it('--concurrent prints the grids, each GPU\'s send and receive, and the path\'s total', async () => {
-    expect(await cli('matrix', '--backend', 'sim', '--paths', 'engine/host', '--size', '64M', '--iters', '3', '--concurrent')).toBe(0);
+  it("--concurrent prints the grids, each GPU's send and receive, and the path's total", async () => {
+    expect(
+      await cli(
+        'matrix',
+        '--backend',
+        'sim',
+        '--paths',
+        'engine/host',
+        '--size',
+        '64M',
+        '--iters',
+        '3',
+        '--concurrent',
+      ),
+    ).toBe(0);
     expect(out).toMatch(/all pairs of a path at once/);
     expect(out).toMatch(/SIMULATED/);
     expect(out).toMatch(/^#\s+GPU\s+send\s+receive\s+GB\/s, sums of the row and column while all pairs ran$/m);
     expect(out.match(/^\s+\d\s+3\d\d\.\d+\s+3\d\d\.\d+$/gm)).toHaveLength(8);
     expect(out).toMatch(/^# All 56 pairs at once: [\d.]+ GB\/s in total/m);
     expect(out).toMatch(/^# No pair stands out: the slowest, GPU \d → GPU \d/m);
-    expect(await cli('matrix', '--backend', 'sim', '--gpus', '0,1,2', '--paths', 'cu/host', '--size', '16M', '--iters', '2', '--concurrent', '--json')).toBe(0);
+    expect(
+      await cli(
+        'matrix',
+        '--backend',
+        'sim',
+        '--gpus',
+        '0,1,2',
+        '--paths',
+        'cu/host',
+        '--size',
+        '16M',
+        '--iters',
+        '2',
+        '--concurrent',
+        '--json',
+      ),
+    ).toBe(0);
     const result = JSON.parse(out);
     expect(result).toMatchObject({ concurrent: true, simulated: true });
     expect(result.paths[0].gpuTotals).toHaveLength(3);
@@ -254,10 +364,30 @@ describe('sdma-lens matrix', () => {
   });
 
   it('--json gives the grids, and bad --gpus is a usage error (exit 2)', async () => {
-    expect(await cli('matrix', '--backend', 'sim', '--gpus', '0,1', '--paths', 'engine/device', '--size', '64M', '--iters', '2', '--json')).toBe(0);
+    expect(
+      await cli(
+        'matrix',
+        '--backend',
+        'sim',
+        '--gpus',
+        '0,1',
+        '--paths',
+        'engine/device',
+        '--size',
+        '64M',
+        '--iters',
+        '2',
+        '--json',
+      ),
+    ).toBe(0);
     const result = JSON.parse(out);
     expect(result).toMatchObject({ status: 'ok', simulated: true, sizeBytes: 64 << 20 });
-    expect(result.paths[0].rows.flat().map((c: { state: string }) => c.state)).toEqual(['self', 'measured', 'measured', 'self']);
+    expect(result.paths[0].rows.flat().map((c: { state: string }) => c.state)).toEqual([
+      'self',
+      'measured',
+      'measured',
+      'self',
+    ]);
     expect(await cli('matrix', '--backend', 'sim', '--gpus', '5')).toBe(2);
   });
 });

@@ -33,11 +33,15 @@ describe('matrix on 2x H200 (recorded)', () => {
       expect(c.gbps).toBeCloseTo(c.sizeBytes / c.medianNs, 2); // printed to 6 significant digits
     }
     // The proxy-initiated path says so in every cell.
-    expect(cells.filter((c) => c.mover === 'engine' && c.initiator === 'device').every((c) => c.label === 'proxy-initiated')).toBe(true);
+    expect(
+      cells.filter((c) => c.mover === 'engine' && c.initiator === 'device').every((c) => c.label === 'proxy-initiated'),
+    ).toBe(true);
   });
 
-  it('the panel\'s view calls no pair weak: two pairs a path are too few to judge', () => {
-    const run = newRun(runHeader('h200-matrix', 'matrix', 'sdma-probe', ['matrix', '--backend', 'cuda', '--size', '256M']));
+  it("the panel's view calls no pair weak: two pairs a path are too few to judge", () => {
+    const run = newRun(
+      runHeader('h200-matrix', 'matrix', 'sdma-probe', ['matrix', '--backend', 'cuda', '--size', '256M']),
+    );
     for (const r of records) applyRecord(run, r);
     const view = matrixPageView(run);
     expect(view.simulated).toBe(false);
@@ -45,12 +49,16 @@ describe('matrix on 2x H200 (recorded)', () => {
     for (const p of view.paths) {
       expect(p.measured).toBe(2);
       expect(p.weakest).toEqual([]);
-      expect(p.weakestText).toBe('No pair stands out: 2 measured pairs are too few to judge (at least 3 of a kind: between GPUs, host to GPU, GPU to host).');
+      expect(p.weakestText).toBe(
+        'No pair stands out: 2 measured pairs are too few to judge (at least 3 of a kind: between GPUs, host to GPU, GPU to host).',
+      );
     }
   });
 
   it('the summary committed beside it was made from these cells', () => {
-    const summary = JSON.parse(readFileSync(join(folder(), 'summary.json'), 'utf8')) as { matrix: { path: string; minGbps: number; cells: number }[] };
+    const summary = JSON.parse(readFileSync(join(folder(), 'summary.json'), 'utf8')) as {
+      matrix: { path: string; minGbps: number; cells: number }[];
+    };
     for (const row of summary.matrix) {
       const mine = cells.filter((c) => `${c.mover}/${c.initiator}` === row.path);
       expect(row.cells).toBe(mine.length);
@@ -72,20 +80,39 @@ describe('matrix on 2x H200 (recorded)', () => {
       // The aggregate spans first start to last end, so it cannot beat the cells' sum.
       expect(t.gbps).toBeLessThanOrEqual(mine.reduce((sum, c) => sum + c.gbps, 0) * 1.001);
       for (const c of mine) {
-        const alone = cells.find((a) => a.mover === c.mover && a.initiator === c.initiator && a.src === c.src && a.dst === c.dst)!;
+        const alone = cells.find(
+          (a) => a.mover === c.mover && a.initiator === c.initiator && a.src === c.src && a.dst === c.dst,
+        )!;
         expect(c.gbps).toBeLessThan(alone.gbps * 1.02);
       }
     }
-    const run = newRun(runHeader('h200-matrix-concurrent', 'matrix', 'sdma-probe', ['matrix', '--backend', 'cuda', '--size', '256M', '--paths', 'cu/host,engine/host', '--concurrent']));
+    const run = newRun(
+      runHeader('h200-matrix-concurrent', 'matrix', 'sdma-probe', [
+        'matrix',
+        '--backend',
+        'cuda',
+        '--size',
+        '256M',
+        '--paths',
+        'cu/host,engine/host',
+        '--concurrent',
+      ]),
+    );
     for (const r of conc) applyRecord(run, r);
-    for (const p of matrixPageView(run).paths) expect(p.totalText).toMatch(/^All 2 pairs at once: [\d.]+ GB\/s in total/);
+    for (const p of matrixPageView(run).paths)
+      expect(p.totalText).toMatch(/^All 2 pairs at once: [\d.]+ GB\/s in total/);
   });
 
   it('all pairs at once on the device-initiated paths: a clear unsupported error per cell, the host paths still measured', () => {
     const all = load('concurrent-all.ndjson');
     const errors = all.filter((r) => r.type === 'error' && r.cell);
     expect(errors.length).toBe(4);
-    expect(errors.every((e) => e.type === 'error' && e.code === 'unsupported' && e.cell!.initiator === 'device' && (e.hint ?? '').length > 0)).toBe(true);
+    expect(
+      errors.every(
+        (e) =>
+          e.type === 'error' && e.code === 'unsupported' && e.cell!.initiator === 'device' && (e.hint ?? '').length > 0,
+      ),
+    ).toBe(true);
     expect(all.filter((r) => r.type === 'matrix-total')).toHaveLength(2);
     expect(all.at(-1)).toMatchObject({ type: 'done', status: 'error' });
   });

@@ -20,13 +20,28 @@ describe('the endpoints a node offers', () => {
 
   it('two GPUs: the GPU pairs first, then host and local copies of each; the default stays GPU 0 → GPU 1', () => {
     const topology = topologyOf(records(helper(['info', '--backend', 'sim', '--sim-gpus', '2'])));
-    expect(nodePairs(topology).map(pairArg)).toEqual(['0:1', '1:0', 'host:0', '0:host', '0:0', 'host:1', '1:host', '1:1']);
+    expect(nodePairs(topology).map(pairArg)).toEqual([
+      '0:1',
+      '1:0',
+      'host:0',
+      '0:host',
+      '0:0',
+      'host:1',
+      '1:host',
+      '1:1',
+    ]);
     expect(endpointsText([], topology)).toBe('node default: GPU 0 → GPU 1');
     expect(endpointsText([{ src: -1, dst: 1 }], topology)).toBe('host → GPU 1');
   });
 
   it('no GPU (a GPU backend on this machine): nothing to pair, and the text says so', () => {
-    const empty: Topology = { type: 'topology', node: { name: 'n', vendor: 'nvidia', model: 'no NVIDIA GPU visible', simulated: false }, gpus: [], links: [], libraries: [] };
+    const empty: Topology = {
+      type: 'topology',
+      node: { name: 'n', vendor: 'nvidia', model: 'no NVIDIA GPU visible', simulated: false },
+      gpus: [],
+      links: [],
+      libraries: [],
+    };
     expect(nodePairs(empty)).toEqual([]);
     expect(endpointsText([], empty)).toBe('node default: none (no GPU)');
   });

@@ -4,11 +4,41 @@ import type { CopyOp, Dispatch } from '../../src/core/protocol';
 import { summarizeProfile, summariesBySite } from '../../src/core/profile/profileSummary';
 import { detectKernels } from '../../src/core/kernels/detect';
 
-const dispatch = (name: string, gpu: number, startNs: number, endNs: number, extra: Partial<Dispatch> = {}): Dispatch => ({
-  type: 'dispatch', name, gpu, startNs, endNs, grid: [8, 1, 1], block: [256, 1, 1], source: 'cupti', ...extra,
+const dispatch = (
+  name: string,
+  gpu: number,
+  startNs: number,
+  endNs: number,
+  extra: Partial<Dispatch> = {},
+): Dispatch => ({
+  type: 'dispatch',
+  name,
+  gpu,
+  startNs,
+  endNs,
+  grid: [8, 1, 1],
+  block: [256, 1, 1],
+  source: 'cupti',
+  ...extra,
 });
-const copy = (mover: CopyOp['mover'], initiator: CopyOp['initiator'], srcGpu: number, dstGpu: number, bytes: number, startNs: number, endNs: number): CopyOp => ({
-  type: 'copy', mover, initiator, srcGpu, dstGpu, bytes, startNs, endNs, source: initiator === 'device' ? 'device-trace' : 'cupti',
+const copy = (
+  mover: CopyOp['mover'],
+  initiator: CopyOp['initiator'],
+  srcGpu: number,
+  dstGpu: number,
+  bytes: number,
+  startNs: number,
+  endNs: number,
+): CopyOp => ({
+  type: 'copy',
+  mover,
+  initiator,
+  srcGpu,
+  dstGpu,
+  bytes,
+  startNs,
+  endNs,
+  source: initiator === 'device' ? 'device-trace' : 'cupti',
 });
 
 describe('summarizeProfile', () => {
@@ -28,7 +58,16 @@ describe('summarizeProfile', () => {
     const s = summarizeProfile(ds, cs);
     expect(s.kernels.map((k) => k.name)).toEqual(['void a2a<float>(float*)', 'scale(float*)']);
     const a2a = s.kernels[0]!;
-    expect(a2a).toMatchObject({ launches: 2, gpus: [0, 1], totalNs: 300, avgNs: 150, minNs: 100, maxNs: 200, cusSeen: 16, sources: ['cupti'] });
+    expect(a2a).toMatchObject({
+      launches: 2,
+      gpus: [0, 1],
+      totalNs: 300,
+      avgNs: 150,
+      minNs: 100,
+      maxNs: 200,
+      cusSeen: 16,
+      sources: ['cupti'],
+    });
     expect(a2a.bytesByPath).toEqual({ 'cu/host': 0, 'cu/device': 3000, 'engine/host': 0, 'engine/device': 500 });
     expect(s.kernels[1]!.cusSeen).toBeUndefined();
     expect(s.copiesOutsideKernels).toBe(2);
@@ -47,8 +86,13 @@ describe('summarizeProfile', () => {
 
 describe('summariesBySite', () => {
   it('places printed names on detected kernels; unknown names stay apart', () => {
-    const sites = detectKernels('namespace ns { __global__ void a2a(float* p) {} }\n__global__ void scale(float* p) {}\n');
-    const s = summarizeProfile([dispatch('ns::a2a(float*)', 0, 0, 10), dispatch('_Z5scalePf', 0, 20, 30), dispatch('other(int)', 0, 40, 50)], []);
+    const sites = detectKernels(
+      'namespace ns { __global__ void a2a(float* p) {} }\n__global__ void scale(float* p) {}\n',
+    );
+    const s = summarizeProfile(
+      [dispatch('ns::a2a(float*)', 0, 0, 10), dispatch('_Z5scalePf', 0, 20, 30), dispatch('other(int)', 0, 40, 50)],
+      [],
+    );
     const { bySite, unplaced } = summariesBySite(s.kernels, sites);
     expect(bySite.map((b) => [b.site.qualifiedName, b.kernels.map((k) => k.name)]).sort()).toEqual([
       ['ns::a2a', ['ns::a2a(float*)']],

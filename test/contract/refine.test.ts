@@ -28,18 +28,43 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const GRID: SweepOptions = { backend: 'sim', sizes: [4096, 65536, 1 << 20, 16 << 20, 256 << 20], paths: ['cu/host', 'cu/device', 'engine/host', 'engine/device'], cus: [64], iters: 10, seed: 1, pairs: [] };
+const GRID: SweepOptions = {
+  backend: 'sim',
+  sizes: [4096, 65536, 1 << 20, 16 << 20, 256 << 20],
+  paths: ['cu/host', 'cu/device', 'engine/host', 'engine/device'],
+  cus: [64],
+  iters: 10,
+  seed: 1,
+  pairs: [],
+};
 
-async function sweep(options: SweepOptions, into: RunStore, extra: { idTag: string; refines?: string; fault?: string }): Promise<Run> {
+async function sweep(
+  options: SweepOptions,
+  into: RunStore,
+  extra: { idTag: string; refines?: string; fault?: string },
+): Promise<Run> {
   const args = sweepArgs(options);
   if (extra.fault) args.push('--fault', extra.fault);
-  const r = await runHelperCommand({ command: 'sweep', idTag: extra.idTag, backend: 'sim', ...(extra.refines ? { refines: extra.refines } : {}), args: () => args }, { target: new LocalTarget(), helpers: fixedHelper(inject('helperPath'), ['sim']), store: into });
+  const r = await runHelperCommand(
+    {
+      command: 'sweep',
+      idTag: extra.idTag,
+      backend: 'sim',
+      ...(extra.refines ? { refines: extra.refines } : {}),
+      args: () => args,
+    },
+    { target: new LocalTarget(), helpers: fixedHelper(inject('helperPath'), ['sim']), store: into },
+  );
   if (r.kind !== 'ended') throw new Error(`the sweep did not run: ${r.kind}`);
   return r.run;
 }
 
 const probeRunner = (grid: Run, fault?: string) => (probe: Probe, round: number) =>
-  sweep({ ...GRID, sizes: probe.sizes, paths: [...probe.paths], cus: [probe.cus], iters: probe.iters, pairs: [probe.pair] }, refinementStore(store, grid.header.id), { idTag: `refine-${round}`, refines: grid.header.id, ...(fault ? { fault } : {}) });
+  sweep(
+    { ...GRID, sizes: probe.sizes, paths: [...probe.paths], cus: [probe.cus], iters: probe.iters, pairs: [probe.pair] },
+    refinementStore(store, grid.header.id),
+    { idTag: `refine-${round}`, refines: grid.header.id, ...(fault ? { fault } : {}) },
+  );
 
 const cusOf = (run: Run) => Object.fromEntries(adviseFromRun(run).focus.map((c) => [c.initiator, c.cus]));
 
@@ -48,8 +73,14 @@ describe('refining a sweep with the real helper', () => {
     const grid = await sweep(GRID, store, { idTag: 'grid' });
     const before = adviseFromRun(grid).focus;
     expect(before.map((c) => c.kind)).toEqual(['crossover', 'crossover']);
-    const result = await refineCrossovers(grid, { tolerance: 0.1, budgetMs: 60_000, cus: cusOf(grid), iters: 10, maxIters: 160 }, probeRunner(grid));
-    console.log(`refinement: ${result.rounds} rounds, ${result.samples.length} samples, ${result.elapsedMs} ms, stopped: ${result.stopped}`);
+    const result = await refineCrossovers(
+      grid,
+      { tolerance: 0.1, budgetMs: 60_000, cus: cusOf(grid), iters: 10, maxIters: 160 },
+      probeRunner(grid),
+    );
+    console.log(
+      `refinement: ${result.rounds} rounds, ${result.samples.length} samples, ${result.elapsedMs} ms, stopped: ${result.stopped}`,
+    );
     expect(result.stopped).toBe('placed');
     expect(result.crossovers.every((c) => c.placed)).toBe(true);
     for (const r of result.runs) expect(r.header.refines).toBe(grid.header.id);
@@ -70,7 +101,11 @@ describe('refining a sweep with the real helper', () => {
 
   it('a spent budget starts no round', async () => {
     const grid = await sweep(GRID, store, { idTag: 'grid' });
-    const result = await refineCrossovers(grid, { tolerance: 0.1, budgetMs: 0, cus: cusOf(grid), iters: 10, maxIters: 160 }, probeRunner(grid));
+    const result = await refineCrossovers(
+      grid,
+      { tolerance: 0.1, budgetMs: 0, cus: cusOf(grid), iters: 10, maxIters: 160 },
+      probeRunner(grid),
+    );
     expect(result.stopped).toBe('budget');
     expect(result.rounds).toBe(0);
     expect(result.runs).toEqual([]);
@@ -78,7 +113,11 @@ describe('refining a sweep with the real helper', () => {
 
   it('a round that crashes stops the refinement, says why, and keeps the sweep as it was', async () => {
     const grid = await sweep(GRID, store, { idTag: 'grid' });
-    const result = await refineCrossovers(grid, { tolerance: 0.1, budgetMs: 60_000, cus: cusOf(grid), iters: 10, maxIters: 160 }, probeRunner(grid, 'crash-after=0'));
+    const result = await refineCrossovers(
+      grid,
+      { tolerance: 0.1, budgetMs: 60_000, cus: cusOf(grid), iters: 10, maxIters: 160 },
+      probeRunner(grid, 'crash-after=0'),
+    );
     expect(result.stopped).toBe('failed');
     expect(result.failure).toMatch(/killed by SIGABRT/);
     expect(result.samples).toEqual([]);

@@ -16,7 +16,12 @@ export interface HelperRun {
 }
 
 export function helper(args: string[], timeoutMs = 30_000, env?: NodeJS.ProcessEnv): HelperRun {
-  const r = spawnSync(inject('helperPath'), args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024, ...(env ? { env } : {}) });
+  const r = spawnSync(inject('helperPath'), args, {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 256 * 1024 * 1024,
+    ...(env ? { env } : {}),
+  });
   const lines = r.stdout.split('\n').filter((l) => l.length > 0);
   return { status: r.status, signal: r.signal, lines, results: lines.map(parseLine), stderr: r.stderr };
 }
@@ -24,7 +29,10 @@ export function helper(args: string[], timeoutMs = 30_000, env?: NodeJS.ProcessE
 /** Every record, asserting each line is a valid protocol record. */
 export function records(run: HelperRun) {
   return run.results.map((r, i) => {
-    if (r.kind !== 'record') throw new Error(`line ${i + 1} is not a valid record (${r.kind === 'malformed' ? r.reason : `type ${r.type}`}): ${run.lines[i]?.slice(0, 200)}`);
+    if (r.kind !== 'record')
+      throw new Error(
+        `line ${i + 1} is not a valid record (${r.kind === 'malformed' ? r.reason : `type ${r.type}`}): ${run.lines[i]?.slice(0, 200)}`,
+      );
     return r.record;
   });
 }
@@ -40,14 +48,17 @@ export function expectRunOrder(rs: HelperRecord[]) {
   const exit = types.indexOf('program:exit');
   expect(exit).toBeGreaterThan(2);
   const between = rs.slice(3, exit);
-  const rank = (t: string) => (t === 'dispatch' || t === 'copy' ? 0 : t === 'device-span' ? 1 : t === 'library-calls' ? 2 : -1);
-  for (const r of between) expect(rank(r.type), `${r.type} between the program's start and exit`).toBeGreaterThanOrEqual(0);
+  const rank = (t: string) =>
+    t === 'dispatch' || t === 'copy' ? 0 : t === 'device-span' ? 1 : t === 'library-calls' ? 2 : -1;
+  for (const r of between)
+    expect(rank(r.type), `${r.type} between the program's start and exit`).toBeGreaterThanOrEqual(0);
   for (let i = 1; i < between.length; i++) {
     const a = between[i - 1]!;
     const b = between[i]!;
     expect(rank(a.type), `${a.type} before ${b.type}`).toBeLessThanOrEqual(rank(b.type));
     // Each block of records read from the program is in start order.
-    if (rank(a.type) === rank(b.type) && rank(a.type) < 2 && 'startNs' in a && 'startNs' in b) expect(a.startNs).toBeLessThanOrEqual(b.startNs);
+    if (rank(a.type) === rank(b.type) && rank(a.type) < 2 && 'startNs' in a && 'startNs' in b)
+      expect(a.startNs).toBeLessThanOrEqual(b.startNs);
   }
   for (const t of types.slice(exit + 1, -1)) expect(t).toBe('warning');
 }

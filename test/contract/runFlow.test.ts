@@ -52,7 +52,13 @@ describe('run flow on this machine', () => {
     controller.abort();
     const helpers = realHelper();
     let started = false;
-    const result = await runHelperCommand(sweep(), { target: new LocalTarget(), helpers, store, signal: controller.signal, onStart: () => (started = true) });
+    const result = await runHelperCommand(sweep(), {
+      target: new LocalTarget(),
+      helpers,
+      store,
+      signal: controller.signal,
+      onStart: () => (started = true),
+    });
     expect(result).toEqual({ kind: 'not-started' });
     expect(helpers.asked).toBe(0);
     expect(started).toBe(false);
@@ -70,7 +76,12 @@ describe('run flow on this machine', () => {
       },
       forget: () => {},
     };
-    const result = await runHelperCommand(sweep(), { target: new LocalTarget(), helpers, store, signal: controller.signal });
+    const result = await runHelperCommand(sweep(), {
+      target: new LocalTarget(),
+      helpers,
+      store,
+      signal: controller.signal,
+    });
     expect(result.kind).toBe('not-started');
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -97,15 +108,22 @@ describe('run flow on this machine', () => {
     const built = parseVersionLine(helper(['--version']).lines[0] ?? '')?.backends ?? [];
     const missing = ['hip', 'cuda'].find((b) => !built.includes(b));
     if (!missing) throw new Error('this helper has every backend: the check has nothing to refuse');
-    const error = await runHelperCommand({ ...sweep(), backend: missing }, { target: new LocalTarget(), helpers, store }).catch((e: unknown) => e);
+    const error = await runHelperCommand(
+      { ...sweep(), backend: missing },
+      { target: new LocalTarget(), helpers, store },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HelperError);
     expect((error as HelperError).message).toContain(`has no ${missing} backend`);
     expect((error as HelperError).remedy).toMatch(/choose "auto" or "sim"/);
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('arguments the helper refuses keep no run and say the helper\'s reason', async () => {
-    const result = await runHelperCommand(sweep(['--iters', 'many']), { target: new LocalTarget(), helpers: realHelper(), store });
+  it("arguments the helper refuses keep no run and say the helper's reason", async () => {
+    const result = await runHelperCommand(sweep(['--iters', 'many']), {
+      target: new LocalTarget(),
+      helpers: realHelper(),
+      store,
+    });
     expect(result.kind).toBe('refused');
     if (result.kind === 'refused') expect(result.message).toMatch(/--iters/);
     expect(readdirSync(dir)).toEqual([]);
@@ -127,7 +145,13 @@ describe('run flow on this machine', () => {
   });
 
   it('a command may only name the files it declares', async () => {
-    const request: HelperCommand = { ...sweep(), produces: ['a.sdmatl'], args: (out) => ['sweep', '--timeline-out', out('b.sdmatl')] };
-    await expect(runHelperCommand(request, { target: new LocalTarget(), helpers: realHelper(), store })).rejects.toThrow(/does not declare the file b\.sdmatl/);
+    const request: HelperCommand = {
+      ...sweep(),
+      produces: ['a.sdmatl'],
+      args: (out) => ['sweep', '--timeline-out', out('b.sdmatl')],
+    };
+    await expect(
+      runHelperCommand(request, { target: new LocalTarget(), helpers: realHelper(), store }),
+    ).rejects.toThrow(/does not declare the file b\.sdmatl/);
   });
 });

@@ -88,7 +88,11 @@ describe('sdma-probe run (sim backend)', () => {
   });
 
   it('usage errors: no program, an unknown flag, --sim-dispatches off the sim backend', () => {
-    for (const args of [['run'], ['run', '--backend', 'sim', '--bogus', '1', '--', '/bin/true'], ['run', '--backend', 'cuda', '--sim-dispatches', '2', '--', '/bin/true']]) {
+    for (const args of [
+      ['run'],
+      ['run', '--backend', 'sim', '--bogus', '1', '--', '/bin/true'],
+      ['run', '--backend', 'cuda', '--sim-dispatches', '2', '--', '/bin/true'],
+    ]) {
       const r = helper(args);
       expect(r.status).toBe(2);
       const rs = records(r);
@@ -104,8 +108,11 @@ describe('sdma-probe run (sim backend)', () => {
     expect(dispatches).toHaveLength(4);
     expect(copies).toHaveLength(4);
     for (const d of dispatches) expect(d.source).toBe('sim');
-    for (const c of copies) expect(c).toMatchObject({ source: 'sim', label: 'simulated', mover: 'cu', initiator: 'device' });
-    const starts = rs.filter((x): x is Dispatch | CopyOp => x.type === 'dispatch' || x.type === 'copy').map((x) => x.startNs);
+    for (const c of copies)
+      expect(c).toMatchObject({ source: 'sim', label: 'simulated', mover: 'cu', initiator: 'device' });
+    const starts = rs
+      .filter((x): x is Dispatch | CopyOp => x.type === 'dispatch' || x.type === 'copy')
+      .map((x) => x.startNs);
     expect([...starts].sort((a, b) => a - b)).toEqual(starts);
   });
 
@@ -124,7 +131,15 @@ describe('sdma-probe run (sim backend)', () => {
     const dispatch = rs.find((x): x is Dispatch => x.type === 'dispatch');
     expect(dispatch).toMatchObject({ name: 'compute', gpu: 0, source: 'device-trace', cusSeen: 3, grid: [0, 0, 0] });
     const copy = rs.find((x): x is CopyOp => x.type === 'copy');
-    expect(copy).toMatchObject({ mover: 'cu', initiator: 'device', srcGpu: 0, dstGpu: 1, bytes: 3 * 4096, source: 'device-trace', label: 'a2a' });
+    expect(copy).toMatchObject({
+      mover: 'cu',
+      initiator: 'device',
+      srcGpu: 0,
+      dstGpu: 1,
+      bytes: 3 * 4096,
+      source: 'device-trace',
+      label: 'a2a',
+    });
     expect(copy!.endNs - copy!.startNs).toBe(3000);
     const codes = rs.filter((x) => x.type === 'warning').map((w) => (w.type === 'warning' ? w.code : ''));
     expect(codes).toEqual(expect.arrayContaining(['device-trace-dropped', 'trace-line-malformed']));
@@ -138,14 +153,23 @@ describe('sdma-probe run (sim backend)', () => {
       'sh -c \'for cu in 7 8; do echo "{\\"k\\":\\"dev\\",\\"pid\\":$$,\\"gpu\\":1,\\"label\\":\\"worker\\",\\"cu\\":$cu,\\"xcc\\":0,\\"monoStartNs\\":1000,\\"monoEndNs\\":5000,\\"bytes\\":0,\\"peer\\":-1,\\"mover\\":\\"cu\\",\\"pull\\":false}" >> "$SDMA_LENS_TRACE_FILE"; done; echo "trace file: $SDMA_LENS_TRACE_FILE" >&2\'',
     ].join('\n');
     const { r, rs } = simRun(['--', '/bin/sh', '-c', script]);
-    expect(rs.find((x): x is Dispatch => x.type === 'dispatch')).toMatchObject({ name: 'worker', gpu: 1, source: 'device-trace', cusSeen: 2 });
+    expect(rs.find((x): x is Dispatch => x.type === 'dispatch')).toMatchObject({
+      name: 'worker',
+      gpu: 1,
+      source: 'device-trace',
+      cusSeen: 2,
+    });
     const file = /trace file: (\S+)/.exec(r.stderr)?.[1];
     expect(file, r.stderr).toMatch(/^\/tmp\/sdma-lens-trace-\w+\/sdma-lens-trace\.ndjson$/);
     expect(existsSync(dirname(file!))).toBe(false);
   });
 
   it('cancel: SIGTERM ends the whole process group, then done cancelled and exit 143', async () => {
-    const child = spawn(inject('helperPath'), ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'sleep 30 & sleep 30'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      inject('helperPath'),
+      ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'sleep 30 & sleep 30'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.setEncoding('utf8');
     const started = new Promise<number>((resolve) => {
@@ -171,7 +195,7 @@ describe('sdma-probe run (sim backend)', () => {
   });
 });
 
-describe('sdma-probe run --library-log (a stand-in two-rank program writing the libraries\' lines)', () => {
+describe("sdma-probe run --library-log (a stand-in two-rank program writing the libraries' lines)", () => {
   const ranks = join(__dirname, '../fixtures/runmode/library-log-ranks.sh');
   const isLibraryCalls = (r: HelperRecord): r is LibraryCalls => r.type === 'library-calls';
   /** The env the helper runs with: the test's own, without any NCCL_DEBUG* it may carry. */
@@ -205,7 +229,9 @@ describe('sdma-probe run --library-log (a stand-in two-rank program writing the 
 
   it("NCCL's tuner lines come from rank 0 alone: calls are not halved", () => {
     const rs = records(helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'nccl'], 30_000, cleanEnv()));
-    expect(rs.filter(isLibraryCalls).map((c) => [c.library, c.op, c.transport, c.sizeKind, c.minBytes, c.calls, c.ranks])).toEqual([
+    expect(
+      rs.filter(isLibraryCalls).map((c) => [c.library, c.op, c.transport, c.sizeKind, c.minBytes, c.calls, c.ranks]),
+    ).toEqual([
       ['nccl', 'AllGather', 'ring/simple', 'bytes', 1048576, 2, 1],
       ['nccl', 'AllGather', 'ring/simple', 'bytes', 16777216, 1, 1],
     ]);
@@ -223,7 +249,13 @@ describe('sdma-probe run --library-log (a stand-in two-rank program writing the 
   });
 
   it('a NCCL_DEBUG_FILE of the user without NCCL_DEBUG is replaced, with a warning', () => {
-    const rs = records(helper(['run', '--backend', 'sim', '--library-log', '--', ranks, 'nccl'], 30_000, cleanEnv({ NCCL_DEBUG_FILE: '/dev/null' })));
+    const rs = records(
+      helper(
+        ['run', '--backend', 'sim', '--library-log', '--', ranks, 'nccl'],
+        30_000,
+        cleanEnv({ NCCL_DEBUG_FILE: '/dev/null' }),
+      ),
+    );
     expect(rs.filter(isLibraryCalls)).toHaveLength(2);
     expect(rs.find((x) => x.type === 'warning')).toMatchObject({ code: 'library-log-replaced' });
   });
@@ -231,7 +263,10 @@ describe('sdma-probe run --library-log (a stand-in two-rank program writing the 
   it('a program that loads no library: a warning that says so, no records', () => {
     const rs = records(helper(['run', '--backend', 'sim', '--library-log', '--', '/bin/true'], 30_000, cleanEnv()));
     expect(rs.filter(isLibraryCalls)).toEqual([]);
-    expect(rs.find((x) => x.type === 'warning')).toMatchObject({ code: 'library-log-empty', message: expect.stringMatching(/no log/) });
+    expect(rs.find((x) => x.type === 'warning')).toMatchObject({
+      code: 'library-log-empty',
+      message: expect.stringMatching(/no log/),
+    });
   });
 
   it('without --library-log the environment is untouched and no records come', () => {

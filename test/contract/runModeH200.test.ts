@@ -15,7 +15,6 @@ import { expectRunOrder, recordedRecords } from './run';
 
 const MiB = 1024 * 1024;
 
-
 const load = (name: string) => recordedRecords('test', 'fixtures', 'runmode', name);
 
 describe('run mode on 2x H200 (recorded)', () => {
@@ -31,7 +30,16 @@ describe('run mode on 2x H200 (recorded)', () => {
   });
 
   it('folds into a Run and a per-kernel summary', () => {
-    const run = newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'h200-runmode', command: 'run', createdAt: '2026-11-30T02:05:41Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: [] } });
+    const run = newRun({
+      type: 'run',
+      format: 'sdma-lens-run',
+      version: 1,
+      id: 'h200-runmode',
+      command: 'run',
+      createdAt: '2026-11-30T02:05:41Z',
+      target: { kind: 'local' },
+      helper: { path: 'sdma-probe', args: [] },
+    });
     for (const r of rs) applyRecord(run, r);
     expect(run.program?.start?.argv).toEqual(['./fused_a2a', '8', '5']);
     expect(run.program?.exit?.exitCode).toBe(0);
@@ -54,7 +62,10 @@ describe('run mode on 2x H200 (recorded)', () => {
     const engineHost = summary.copyPaths.find((p) => p.path === 'engine/host')!;
     expect(engineHost.bytes).toBeGreaterThanOrEqual(2 * 16 * MiB + 2 * 16 * MiB + 2 * 16 * MiB);
     const ptop = run.copies.filter((c: CopyOp) => c.label === 'PtoP');
-    expect(ptop.map((c) => [c.srcGpu, c.dstGpu]).sort()).toEqual([[0, 1], [1, 0]]);
+    expect(ptop.map((c) => [c.srcGpu, c.dstGpu]).sort()).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
     // GPU 0's five launches put 8 MiB each into GPU 1; the gather copied 16 MiB the same way.
     expect(summary.bytesByRoute['0->1']).toBe(5 * 8 * MiB + 16 * MiB);
 
@@ -63,7 +74,9 @@ describe('run mode on 2x H200 (recorded)', () => {
     expect(device).toHaveLength(20);
     const launches = run.dispatches.filter((d: Dispatch) => d.name.includes('fusedComputeA2a'));
     for (const c of device) {
-      const inside = launches.some((d) => d.gpu === c.srcGpu && c.startNs >= d.startNs - 5000 && c.endNs <= d.endNs + 5000);
+      const inside = launches.some(
+        (d) => d.gpu === c.srcGpu && c.startNs >= d.startNs - 5000 && c.endNs <= d.endNs + 5000,
+      );
       expect(inside).toBe(true);
     }
   });
@@ -71,7 +84,10 @@ describe('run mode on 2x H200 (recorded)', () => {
   it("maps the printed names onto the example's kernels", () => {
     const source = readFileSync(join(inject('repoRoot'), 'examples', 'fused-a2a-cuda', 'fused_a2a.cu'), 'utf8');
     const sites = detectKernels(source);
-    const summary = summarizeProfile(rs.filter((r): r is Dispatch => r.type === 'dispatch'), rs.filter((r): r is CopyOp => r.type === 'copy'));
+    const summary = summarizeProfile(
+      rs.filter((r): r is Dispatch => r.type === 'dispatch'),
+      rs.filter((r): r is CopyOp => r.type === 'copy'),
+    );
     const { bySite, unplaced } = summariesBySite(summary.kernels, sites);
     expect(unplaced).toEqual([]);
     expect(bySite.map((s) => s.site.name).sort()).toEqual(['computeKernel', 'fusedComputeA2a']);
@@ -80,7 +96,10 @@ describe('run mode on 2x H200 (recorded)', () => {
   it('cancel on the H200 node: SIGTERM reached the program, done cancelled', () => {
     const cancel = load('runmode-cancel.ndjson');
     expectRunOrder(cancel);
-    expect(cancel.find((r) => r.type === 'program' && r.event === 'exit')).toMatchObject({ signal: 'SIGTERM', exitCode: null });
+    expect(cancel.find((r) => r.type === 'program' && r.event === 'exit')).toMatchObject({
+      signal: 'SIGTERM',
+      exitCode: null,
+    });
     expect(cancel.at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
   });
 });
@@ -97,7 +116,8 @@ describe('run mode on 1x H200 with the final trace channel (recorded after the 2
     // With one GPU every step sends its 8 MiB to itself, marked by the device-side trace.
     const traced = copies.filter((c) => c.source === 'device-trace');
     expect(traced).toHaveLength(5);
-    for (const c of traced) expect(c).toMatchObject({ mover: 'cu', initiator: 'device', srcGpu: 0, dstGpu: 0, bytes: 8 * MiB });
+    for (const c of traced)
+      expect(c).toMatchObject({ mover: 'cu', initiator: 'device', srcGpu: 0, dstGpu: 0, bytes: 8 * MiB });
     const summary = summarizeProfile(dispatches, copies);
     expect(summary.kernels.find((k) => k.name.includes('fusedComputeA2a'))?.bytesByPath['cu/device']).toBe(5 * 8 * MiB);
   });

@@ -22,7 +22,7 @@ describe('run mode around torchrun on 2x H200 (recorded)', () => {
     expect(rs.at(-1)).toMatchObject({ type: 'done', status: 'ok' });
   });
 
-  it('the workers torchrun started are traced on both GPUs, with NCCL\'s own kernels among their launches', () => {
+  it("the workers torchrun started are traced on both GPUs, with NCCL's own kernels among their launches", () => {
     expect(new Set(dispatches.map((d) => d.gpu))).toEqual(new Set([0, 1]));
     expect(dispatches.every((d) => d.source === 'cupti')).toBe(true);
     const allGather = dispatches.filter((d) => d.name.startsWith('ncclDevKernel_AllGather'));
@@ -47,7 +47,7 @@ describe('run mode around torchrun on 2x H200 (recorded)', () => {
     expect(lines[0]).toMatch(/^AllGather \(NCCL\): 28 calls, 14 via ring\/ll .*, 14 via ring\/simple /);
   });
 
-  it('a user\'s own NCCL_DEBUG is left alone: a warning, no library-calls', () => {
+  it("a user's own NCCL_DEBUG is left alone: a warning, no library-calls", () => {
     const user = load('runmode-nccl-user-debug.ndjson');
     expect(user.filter((r) => r.type === 'library-calls')).toEqual([]);
     expect(user.some((r) => r.type === 'warning' && r.code === 'library-log-user-set')).toBe(true);

@@ -41,7 +41,20 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function program(spans: Dev[], name: string): string[] {
   const BASE = Number(process.hrtime.bigint()) + 200_000_000;
   const lines = spans.map((s) =>
-    JSON.stringify({ k: 'dev', pid: 1, gpu: s.gpu, label: s.label, cu: s.cu, xcc: s.xcc, monoStartNs: BASE + s.start, monoEndNs: BASE + s.end, bytes: s.bytes, peer: s.peer, mover: s.mover ?? 'cu', pull: s.pull ?? false }),
+    JSON.stringify({
+      k: 'dev',
+      pid: 1,
+      gpu: s.gpu,
+      label: s.label,
+      cu: s.cu,
+      xcc: s.xcc,
+      monoStartNs: BASE + s.start,
+      monoEndNs: BASE + s.end,
+      bytes: s.bytes,
+      peer: s.peer,
+      mover: s.mover ?? 'cu',
+      pull: s.pull ?? false,
+    }),
   );
   const file = join(work, `${name}.ndjson`);
   writeFileSync(file, `${lines.join('\n')}\n`);
@@ -81,7 +94,9 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
       const written = dev.filter((d) => d.gpu === s.gpu && d.cu === s.cu && d.xcc === s.xcc && d.label === s.label);
       expect(written.length).toBeGreaterThan(0);
       expect(s.startNs - t0).toBe(Math.min(...written.map((d) => d.start)) - 10_000);
-      expect(s.endNs - s.startNs).toBe(Math.max(...written.map((d) => d.end)) - Math.min(...written.map((d) => d.start)));
+      expect(s.endNs - s.startNs).toBe(
+        Math.max(...written.map((d) => d.end)) - Math.min(...written.map((d) => d.start)),
+      );
       expect(s.bytes).toBe(written.reduce((n, d) => n + d.bytes, 0));
       expect(s).toMatchObject({ peer: written[0]!.peer, mover: 'cu', pull: false });
     }
@@ -89,14 +104,31 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
     const dispatches = rs.filter((x): x is Dispatch => x.type === 'dispatch');
     expect(dispatches.filter((d) => d.name === 'compute').map((d) => d.cusSeen)).toEqual([8, 8]);
     const copies = rs.filter((x): x is CopyOp => x.type === 'copy');
-    expect(copies.map((c) => [c.srcGpu, c.dstGpu, c.bytes])).toEqual(expect.arrayContaining([[0, 1, 8 * 4096], [1, 0, 8 * 4096]]));
+    expect(copies.map((c) => [c.srcGpu, c.dstGpu, c.bytes])).toEqual(
+      expect.arrayContaining([
+        [0, 1, 8 * 4096],
+        [1, 0, 8 * 4096],
+      ]),
+    );
     expect(warningsOf(rs).map((w) => w.code)).not.toContain('device-spans-capped');
   });
 
   it('--span-records N keeps the first N in time order and says how many it dropped; 0 sends none', () => {
     // 300 CUs, each with three spans apart in time: 900 spans, none merged.
     const dev: Dev[] = [];
-    for (let i = 0; i < 900; i++) dev.push({ gpu: 0, label: 'step', cu: i % 300, xcc: 0, start: 1000 + i * 50, end: 1000 + i * 50 + 40, bytes: 64, peer: 1, mover: i % 2 ? 'engine' : 'cu', pull: i % 3 === 0 });
+    for (let i = 0; i < 900; i++)
+      dev.push({
+        gpu: 0,
+        label: 'step',
+        cu: i % 300,
+        xcc: 0,
+        start: 1000 + i * 50,
+        end: 1000 + i * 50 + 40,
+        bytes: 64,
+        peer: 1,
+        mover: i % 2 ? 'engine' : 'cu',
+        pull: i % 3 === 0,
+      });
     const argv = program(dev, 'many');
     const all = spansOf(records(helper(['run', '--backend', 'sim', '--', ...argv])));
     expect(all).toHaveLength(900);
@@ -106,7 +138,8 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
     const rs = records(r);
     expectRunOrder(rs);
     const kept = spansOf(rs);
-    const fromFirst = (list: DeviceSpan[]) => list.map((s) => ({ ...s, startNs: s.startNs - list[0]!.startNs, endNs: s.endNs - list[0]!.startNs }));
+    const fromFirst = (list: DeviceSpan[]) =>
+      list.map((s) => ({ ...s, startNs: s.startNs - list[0]!.startNs, endNs: s.endNs - list[0]!.startNs }));
     expect(fromFirst(kept)).toEqual(fromFirst(all).slice(0, 250));
     expect(kept.at(-1)!.startNs - kept[0]!.startNs).toBe(249 * 50);
     expect(kept.filter((s) => s.mover === 'engine')).toHaveLength(125);
@@ -125,7 +158,10 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
     for (const value of ['-1', 'many', '99999999999']) {
       const r = helper(['run', '--backend', 'sim', '--span-records', value, '--', '/bin/true']);
       expect(r.status).toBe(2);
-      expect(records(r).find((x) => x.type === 'error')).toMatchObject({ code: 'usage', message: expect.stringMatching(/--span-records: .* out of range \(0\.\./) });
+      expect(records(r).find((x) => x.type === 'error')).toMatchObject({
+        code: 'usage',
+        message: expect.stringMatching(/--span-records: .* out of range \(0\.\./),
+      });
     }
   });
 
@@ -138,7 +174,9 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
     const cuEvents = [...Array(t.count).keys()].filter((e) => t.kind[e] === KIND_CU);
     expect(cuEvents).toHaveLength(spans.length);
     for (const s of spans) {
-      const e = cuEvents.find((x) => t.gpu[x] === s.gpu && t.lane[x] === s.xcc * 1024 + s.cu && labelOf(t, x) === s.label);
+      const e = cuEvents.find(
+        (x) => t.gpu[x] === s.gpu && t.lane[x] === s.xcc * 1024 + s.cu && labelOf(t, x) === s.label,
+      );
       expect(e, `${s.label} on GPU ${s.gpu} XCC ${s.xcc} CU ${s.cu}`).toBeDefined();
       expect([t.startNs[e!], t.endNs[e!], t.bytes[e!]]).toEqual([s.startNs, s.endNs, s.bytes]);
       expect(PATHS[t.path[e!]!]).toBe(s.peer < 0 ? 'cu/host' : 'cu/device');
@@ -146,7 +184,24 @@ describe('sdma-probe run: device-span records (sim backend, a stand-in trace.h p
     const gpuCus = run.topology!.gpus.map((g) => g.cus);
     const index = buildIndex(t, { gpuCus, vendor: 'amd' });
     const cuLanes = index.lanes.filter((l) => l.category === 'cu');
-    expect(cuLanes.map((l) => `${l.gpu}:${l.number}`)).toEqual(['0:0', '0:1', '0:2', '0:3', '0:2048', '0:2049', '0:2050', '0:2051', '1:0', '1:1', '1:2', '1:3', '1:2048', '1:2049', '1:2050', '1:2051']);
+    expect(cuLanes.map((l) => `${l.gpu}:${l.number}`)).toEqual([
+      '0:0',
+      '0:1',
+      '0:2',
+      '0:3',
+      '0:2048',
+      '0:2049',
+      '0:2050',
+      '0:2051',
+      '1:0',
+      '1:1',
+      '1:2',
+      '1:3',
+      '1:2048',
+      '1:2049',
+      '1:2050',
+      '1:2051',
+    ]);
     // The occupancy strip of each GPU sums its CU lanes, a fraction of the GPU's CUs from the topology.
     expect(index.heat.map((h) => [h.gpu, h.cuLanes.length, h.cuCount])).toEqual([
       [0, 8, gpuCus[0]],

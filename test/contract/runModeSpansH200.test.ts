@@ -37,7 +37,7 @@ describe('device-trace spans of fused-a2a on 2x H200 (recorded)', () => {
     expect(spanBytes).toBeGreaterThan(0);
   });
 
-  it('the run\'s timeline puts one CU event per span on its SM\'s lane', () => {
+  it("the run's timeline puts one CU event per span on its SM's lane", () => {
     const run = newRun(runHeader('h200-spans', 'run', 'sdma-probe', ['run', '--backend', 'cuda', '--', './fused_a2a']));
     for (const r of rs) applyRecord(run, r);
     const { columns } = profileTimeline(run);

@@ -16,7 +16,10 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return out;
 }
 
-function helloOf(args: string[], extra: Record<string, string> = {}): { hello: Hello; status: number | null; stderr: string } {
+function helloOf(
+  args: string[],
+  extra: Record<string, string> = {},
+): { hello: Hello; status: number | null; stderr: string } {
   const r = helper(args, 60_000, env(extra));
   const rs = records(r);
   expect(rs[0]?.type).toBe('hello');
@@ -31,16 +34,29 @@ const both = (previous: { p2p: string | null; blit: string | null }) => [
 
 describe('hello.runtimeKnobs from the helper', () => {
   it('sweep names both knobs at 0, previous null where the environment had none', () => {
-    const { hello, status } = helloOf(['sweep', '--backend', 'sim', '--sizes', '4K,2M', '--paths', 'engine/host', '--iters', '2']);
+    const { hello, status } = helloOf([
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      '4K,2M',
+      '--paths',
+      'engine/host',
+      '--iters',
+      '2',
+    ]);
     expect(status).toBe(0);
     expect(hello).toMatchObject({ command: 'sweep', backend: 'sim', simulated: true });
     expect(hello.runtimeKnobs).toEqual(both({ p2p: null, blit: null }));
   });
 
   it("a value the user's environment had is overridden and kept as previous", () => {
-    const { hello } = helloOf(['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2'], {
-      ROC_P2P_SDMA_SIZE: '4096',
-    });
+    const { hello } = helloOf(
+      ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2'],
+      {
+        ROC_P2P_SDMA_SIZE: '4096',
+      },
+    );
     expect(hello.runtimeKnobs).toEqual(both({ p2p: '4096', blit: null }));
     const again = helloOf(['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2'], {
       ROC_P2P_SDMA_SIZE: '0',
@@ -50,18 +66,31 @@ describe('hello.runtimeKnobs from the helper', () => {
   });
 
   it('the point timeline of a sweep runs under the same hello', () => {
-    const { hello, status } = helloOf(['sweep', '--backend', 'sim', '--sizes', '64K', '--cus', '8', '--iters', '2', '--timeline-size', '64K']);
+    const { hello, status } = helloOf([
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      '64K',
+      '--cus',
+      '8',
+      '--iters',
+      '2',
+      '--timeline-size',
+      '64K',
+    ]);
     expect(status).toBe(0);
     expect(hello.runtimeKnobs).toEqual(both({ p2p: null, blit: null }));
   });
 
   it('matrix and overlap name them too, auto falling back to the simulator as well', () => {
-    expect(helloOf(['matrix', '--backend', 'sim', '--sim-gpus', '2', '--size', '4K', '--iters', '2']).hello.runtimeKnobs).toEqual(
-      both({ p2p: null, blit: null }),
-    );
-    expect(helloOf(['overlap', '--backend', 'sim', '--phase-ms', '50', '--size', '1M', '--compute', 'fma']).hello.runtimeKnobs).toEqual(
-      both({ p2p: null, blit: null }),
-    );
+    expect(
+      helloOf(['matrix', '--backend', 'sim', '--sim-gpus', '2', '--size', '4K', '--iters', '2']).hello.runtimeKnobs,
+    ).toEqual(both({ p2p: null, blit: null }));
+    expect(
+      helloOf(['overlap', '--backend', 'sim', '--phase-ms', '50', '--size', '1M', '--compute', 'fma']).hello
+        .runtimeKnobs,
+    ).toEqual(both({ p2p: null, blit: null }));
     const auto = helloOf(['sweep', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2', '--sim-gpus', '2']).hello;
     // On a machine without GPUs auto is the simulator, which names them; a GPU node names them on AMD only.
     if (auto.backend !== 'cuda') expect(auto.runtimeKnobs).toEqual(both({ p2p: null, blit: null }));
@@ -70,7 +99,15 @@ describe('hello.runtimeKnobs from the helper', () => {
 
   it('run names none, and the profiled program sees the environment the user gave', () => {
     const { hello, status, stderr } = helloOf(
-      ['run', '--backend', 'sim', '--', '/bin/sh', '-c', 'echo "p2p=${ROC_P2P_SDMA_SIZE-unset} blit=${GPU_FORCE_BLIT_COPY_SIZE-unset}"'],
+      [
+        'run',
+        '--backend',
+        'sim',
+        '--',
+        '/bin/sh',
+        '-c',
+        'echo "p2p=${ROC_P2P_SDMA_SIZE-unset} blit=${GPU_FORCE_BLIT_COPY_SIZE-unset}"',
+      ],
       { ROC_P2P_SDMA_SIZE: '4096' },
     );
     expect(status).toBe(0);
@@ -80,7 +117,9 @@ describe('hello.runtimeKnobs from the helper', () => {
   });
 
   it('collective, info, a cuda request and arguments that do not parse name none', () => {
-    expect(helloOf(['collective', '--backend', 'sim', '-b', '1K', '-e', '2K', '-n', '2', '-w', '1']).hello).not.toHaveProperty('runtimeKnobs');
+    expect(
+      helloOf(['collective', '--backend', 'sim', '-b', '1K', '-e', '2K', '-n', '2', '-w', '1']).hello,
+    ).not.toHaveProperty('runtimeKnobs');
     expect(helloOf(['info', '--backend', 'sim']).hello).not.toHaveProperty('runtimeKnobs');
     const cuda = helloOf(['sweep', '--backend', 'cuda', '--sizes', '4K']).hello;
     expect(cuda.backend).toBe('cuda');

@@ -74,12 +74,16 @@ describe('Session with the real helper', () => {
     const { store, run } = start([...base, '--fault', 'hang-after=2'], undefined, (p) => (pid = p), STALL_LIMIT.minS);
     const r = await run;
     const tookS = (performance.now() - started) / 1000;
-    console.log(`stall limit ${STALL_LIMIT.minS} s: the hung helper was stopped and the run ended after ${tookS.toFixed(1)} s`);
+    console.log(
+      `stall limit ${STALL_LIMIT.minS} s: the hung helper was stopped and the run ended after ${tookS.toFixed(1)} s`,
+    );
     expect(tookS).toBeGreaterThanOrEqual(STALL_LIMIT.minS);
     // The watchdog looks every second and the helper stops within its cancel grace.
     expect(tookS).toBeLessThan(STALL_LIMIT.minS + 3);
     expect(r.end?.status).toBe('error');
-    expect(r.end?.message).toMatch(new RegExp(`printed nothing for ${STALL_LIMIT.minS} s, the stall limit, and was stopped; 2 samples kept`));
+    expect(r.end?.message).toMatch(
+      new RegExp(`printed nothing for ${STALL_LIMIT.minS} s, the stall limit, and was stopped; 2 samples kept`),
+    );
     expect(r.end?.message).toMatch(/sdmaLens\.run\.stallTimeoutSeconds/);
     expect(await waitUntilGone(pid)).toBe(true);
     const saved = await store.open('r');
@@ -89,7 +93,24 @@ describe('Session with the real helper', () => {
 
   it('slow work is not a stall: heartbeats carry a unit longer than the limit, and none of them is saved', async () => {
     const delayMs = (STALL_LIMIT.minS + 2) * 1000;
-    const { store, run } = start(['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '3', '--sim-delay-ms', String(delayMs)], undefined, undefined, STALL_LIMIT.minS);
+    const { store, run } = start(
+      [
+        'sweep',
+        '--backend',
+        'sim',
+        '--sizes',
+        '4K',
+        '--paths',
+        'engine/host',
+        '--iters',
+        '3',
+        '--sim-delay-ms',
+        String(delayMs),
+      ],
+      undefined,
+      undefined,
+      STALL_LIMIT.minS,
+    );
     const r = await run;
     expect(r.end?.status).toBe('ok');
     expect(r.samples).toHaveLength(1);

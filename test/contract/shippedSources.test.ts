@@ -47,7 +47,11 @@ describe('the helper sources the extension ships', () => {
     expect(existsSync(join(work, 'native', 'tests'))).toBe(false);
     const helper = await buildHelper({ sourceDir: join(work, 'native'), cacheDir: join(work, 'cache') });
     expect(execFileSync(helper, ['--version'], { encoding: 'utf8' })).toMatch(/^sdma-probe \S+ \(protocol 1;/);
-    const out = execFileSync(helper, ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2'], { encoding: 'utf8' });
+    const out = execFileSync(
+      helper,
+      ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'engine/host', '--iters', '2'],
+      { encoding: 'utf8' },
+    );
     expect(out.trim().split('\n').at(-1)).toMatch(/"type":"done","status":"ok"/);
   }, 600_000);
 });

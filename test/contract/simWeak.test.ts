@@ -18,7 +18,21 @@ const here = fullHost.split('.')[0]!;
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 // The two largest sizes of the default list: there the transfer, not the fixed cost, is the time.
-const sweep = ['sweep', '--backend', 'sim', '--sizes', '256M,1G', '--paths', 'engine/host,cu/host', '--cus', '64', '--iters', '8', '--seed', '7'];
+const sweep = [
+  'sweep',
+  '--backend',
+  'sim',
+  '--sizes',
+  '256M,1G',
+  '--paths',
+  'engine/host,cu/host',
+  '--cus',
+  '64',
+  '--iters',
+  '8',
+  '--seed',
+  '7',
+];
 
 function run(args: string[]) {
   const r = helper(args);
@@ -35,7 +49,9 @@ const samplesOf = (rs: HelperRecord[]) => rs.filter((x): x is Sample => x.type =
 const warningsOf = (rs: HelperRecord[], code: string) => rs.filter((x) => x.type === 'warning' && x.code === code);
 
 function sample(rs: HelperRecord[], path: string, size: number, src = 0, dst = 1): Sample {
-  const s = samplesOf(rs).find((x) => pathName(x.mover, x.initiator) === path && x.sizeBytes === size && x.src === src && x.dst === dst);
+  const s = samplesOf(rs).find(
+    (x) => pathName(x.mover, x.initiator) === path && x.sizeBytes === size && x.src === src && x.dst === dst,
+  );
   if (!s) throw new Error(`no ${path} sample at ${size} B, ${src} -> ${dst}`);
   return s;
 }
@@ -54,13 +70,17 @@ function expectScaled(weak: Sample | MatrixCell, base: Sample | MatrixCell, fact
   // From the times, not the GB/s fields, which carry 6 significant digits.
   const time = (x: Sample | MatrixCell) => (x.type === 'sample' ? x.meanNs : x.medianNs);
   const ratio = time(base) / time(weak);
-  expect(ratio, `${pathName(weak.mover, weak.initiator)} ${weak.sizeBytes} B`).toBeGreaterThanOrEqual(factor * (1 - 1e-6));
+  expect(ratio, `${pathName(weak.mover, weak.initiator)} ${weak.sizeBytes} B`).toBeGreaterThanOrEqual(
+    factor * (1 - 1e-6),
+  );
   expect(ratio, `${pathName(weak.mover, weak.initiator)} ${weak.sizeBytes} B`).toBeLessThanOrEqual(factor * 1.006);
 }
 
 /** What a run measured and described (all but hello's pid and done's elapsed time), for identity checks. */
 function measured(rs: HelperRecord[]) {
-  return rs.filter((x) => x.type === 'sample' || x.type === 'matrix-cell' || x.type === 'matrix-total' || x.type === 'topology');
+  return rs.filter(
+    (x) => x.type === 'sample' || x.type === 'matrix-cell' || x.type === 'matrix-total' || x.type === 'topology',
+  );
 }
 
 describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
@@ -86,9 +106,18 @@ describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
     expectScaled(sample(mine, 'engine/host', GiB), sample(base, 'engine/host', GiB), 0.5);
     expect(warningsOf(mine, 'sim-weak')).toHaveLength(1);
     for (const other of [`${here}x`, 'not-this-host', `x${here}`]) {
-      const rs = ok([...sweep, '--sim-weak', `engine=0.5@${other}`, '--sim-weak', `cu=0.25@${other},link=0.5@${other}`]);
+      const rs = ok([
+        ...sweep,
+        '--sim-weak',
+        `engine=0.5@${other}`,
+        '--sim-weak',
+        `cu=0.25@${other},link=0.5@${other}`,
+      ]);
       expect(measured(rs), other).toEqual(measured(base));
-      expect(rs.filter((x) => x.type === 'warning'), other).toEqual([]);
+      expect(
+        rs.filter((x) => x.type === 'warning'),
+        other,
+      ).toEqual([]);
     }
   });
 
@@ -101,13 +130,17 @@ describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
     }
     const listWarnings = warningsOf(list, 'sim-weak');
     expect(listWarnings).toHaveLength(1);
-    expect(listWarnings[0]).toMatchObject({ message: expect.stringMatching(/engine copies .* at 0\.5x.*GPU <-> GPU copies .* at 0\.5x/) });
+    expect(listWarnings[0]).toMatchObject({
+      message: expect.stringMatching(/engine copies .* at 0\.5x.*GPU <-> GPU copies .* at 0\.5x/),
+    });
     expect(listWarnings[0]).not.toMatchObject({ message: expect.stringContaining('PCIe') });
 
     const repeated = ok([...sweep, '--sim-weak', 'engine=0.5', '--sim-weak=engine=0.5']);
     expectScaled(sample(repeated, 'engine/host', GiB), sample(base, 'engine/host', GiB), 0.25);
     expect(sample(repeated, 'cu/host', GiB)).toEqual(sample(base, 'cu/host', GiB));
-    expect(warningsOf(repeated, 'sim-weak')).toEqual([expect.objectContaining({ message: expect.stringContaining('at 0.25x') })]);
+    expect(warningsOf(repeated, 'sim-weak')).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('at 0.25x') }),
+    ]);
   });
 
   it('pcie weakens host <-> GPU copies and not GPU <-> GPU ones; link the other way round', () => {
@@ -116,7 +149,10 @@ describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
     const pcie = ok([...pairs, '--sim-weak', 'pcie=0.5']);
     const link = ok([...pairs, '--sim-weak', 'link=0.5']);
     for (const path of ['engine/host', 'cu/host']) {
-      for (const [src, dst] of [[-1, 0], [0, -1]] as const) {
+      for (const [src, dst] of [
+        [-1, 0],
+        [0, -1],
+      ] as const) {
         expectScaled(sample(pcie, path, GiB, src, dst), sample(plain, path, GiB, src, dst), 0.5);
         expect(sample(link, path, GiB, src, dst)).toEqual(sample(plain, path, GiB, src, dst));
       }
@@ -127,7 +163,20 @@ describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
 
   it('matrix takes it too, alone and with --concurrent', () => {
     for (const extra of [[], ['--concurrent']]) {
-      const matrix = ['matrix', '--backend', 'sim', '--sim-gpus', '3', '--size', '1G', '--paths', 'engine/host', '--iters', '5', ...extra];
+      const matrix = [
+        'matrix',
+        '--backend',
+        'sim',
+        '--sim-gpus',
+        '3',
+        '--size',
+        '1G',
+        '--paths',
+        'engine/host',
+        '--iters',
+        '5',
+        ...extra,
+      ];
       const cells = (rs: HelperRecord[]) => rs.filter((x): x is MatrixCell => x.type === 'matrix-cell');
       const plain = cells(ok(matrix));
       const weakRun = ok([...matrix, '--sim-weak', `link=0.5@${here}`]);
@@ -149,23 +198,51 @@ describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
 
   it('a malformed spec is a usage error (exit 2) naming the accepted form', () => {
     const quick = ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'cu/host', '--iters', '1'];
-    const bad = ['engine', 'engine=', 'engine=0', `engine=${LIMITS.simWeakFactorMax}.01`, 'engine=-0.5', 'engine=1e-1', 'engine=half', 'gpu=0.5',
-      'engine=0.5@', `engine=0.5@${here}.example.org`, 'engine=0.5,', 'engine=0.5@a@b'];
+    const bad = [
+      'engine',
+      'engine=',
+      'engine=0',
+      `engine=${LIMITS.simWeakFactorMax}.01`,
+      'engine=-0.5',
+      'engine=1e-1',
+      'engine=half',
+      'gpu=0.5',
+      'engine=0.5@',
+      `engine=0.5@${here}.example.org`,
+      'engine=0.5,',
+      'engine=0.5@a@b',
+    ];
     for (const spec of bad) {
       const r = run([...quick, `--sim-weak=${spec}`]);
       expect(r.status, spec).toBe(2);
       const error = r.rs.find((x) => x.type === 'error');
       expect(error, spec).toMatchObject({ code: 'usage', message: expect.stringContaining('WHAT=FACTOR[@HOST]') });
       expect(error, spec).toMatchObject({ message: expect.stringMatching(/^--sim-weak: '[^']*' /) });
-      expect(r.rs.some((x) => x.type === 'sample' || x.type === 'topology'), spec).toBe(false);
+      expect(
+        r.rs.some((x) => x.type === 'sample' || x.type === 'topology'),
+        spec,
+      ).toBe(false);
     }
   });
 
   it('a spec the extension lets through (isSimWeakSpec) is one the helper takes; one it refuses, the helper refuses too', () => {
     const quick = ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'cu/host', '--cus', '8', '--iters', '1'];
     const label63 = 'n'.repeat(63);
-    const specs = ['engine=0.5', `cu=4@${here}`, 'link=0.25@n2,pcie=1.5@node-03', `engine=0.5@${label63}`, 'pcie=0.123456789012345678',
-      'engine=0', 'engine=4.5', 'gpu=0.5', 'engine=0.5@n2.cluster', `engine=0.5@${label63}n`, 'engine=0.5,', 'engine=0.5@', 'engine=-1'];
+    const specs = [
+      'engine=0.5',
+      `cu=4@${here}`,
+      'link=0.25@n2,pcie=1.5@node-03',
+      `engine=0.5@${label63}`,
+      'pcie=0.123456789012345678',
+      'engine=0',
+      'engine=4.5',
+      'gpu=0.5',
+      'engine=0.5@n2.cluster',
+      `engine=0.5@${label63}n`,
+      'engine=0.5,',
+      'engine=0.5@',
+      'engine=-1',
+    ];
     for (const spec of specs) {
       const helperTakes = run([...quick, '--sim-weak', spec]).status === 0;
       expect(helperTakes, spec).toBe(isSimWeakSpec(spec));
@@ -191,14 +268,20 @@ describe('--sim-weak WHAT=FACTOR[@HOST]', () => {
     for (const sub of ['collective', 'overlap']) {
       const r = run([sub, '--backend', 'sim', '--sim-weak', 'engine=0.5']);
       expect(r.status, sub).toBe(2);
-      expect(r.rs.find((x) => x.type === 'error')).toMatchObject({ code: 'usage', message: `--sim-weak is not a flag of ${sub}` });
+      expect(r.rs.find((x) => x.type === 'error')).toMatchObject({
+        code: 'usage',
+        message: `--sim-weak is not a flag of ${sub}`,
+      });
     }
   });
 });
 
 describe('topology.node.hostname', () => {
   it('the simulator names the machine it ran on, in full as gethostname() returns it', () => {
-    for (const args of [['info', '--backend', 'sim'], ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'cu/host', '--cus', '8', '--iters', '1']]) {
+    for (const args of [
+      ['info', '--backend', 'sim'],
+      ['sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'cu/host', '--cus', '8', '--iters', '1'],
+    ]) {
       const topology = ok(args).find((x) => x.type === 'topology');
       expect(topology, args[0]).toMatchObject({ node: { hostname: fullHost, simulated: true } });
     }
@@ -206,10 +289,13 @@ describe('topology.node.hostname', () => {
 
   const built = run(['info', '--backend', 'sim']).rs.find((x) => x.type === 'hello');
   const gpuBackends = built?.type === 'hello' ? built.backendsBuilt.filter((b) => b === 'hip' || b === 'cuda') : [];
-  it.skipIf(gpuBackends.length === 0)(`a GPU backend built here (${gpuBackends.join(', ') || 'none'}) names it too, with or without a GPU`, () => {
-    for (const backend of gpuBackends) {
-      const topology = run(['info', '--backend', backend]).rs.find((x) => x.type === 'topology');
-      expect(topology, backend).toMatchObject({ node: { hostname: fullHost, simulated: false } });
-    }
-  });
+  it.skipIf(gpuBackends.length === 0)(
+    `a GPU backend built here (${gpuBackends.join(', ') || 'none'}) names it too, with or without a GPU`,
+    () => {
+      for (const backend of gpuBackends) {
+        const topology = run(['info', '--backend', backend]).rs.find((x) => x.type === 'topology');
+        expect(topology, backend).toMatchObject({ node: { hostname: fullHost, simulated: false } });
+      }
+    },
+  );
 });

@@ -9,11 +9,26 @@ import { pathName } from '../../src/core/protocol';
 import { helper, records } from './run';
 
 const sizes = ['4K', '16K', '64K', '128K', '256K', '512K', '1M', '2M', '4M', '16M', '64M', '256M', '1G'];
-const samples = records(helper(['sweep', '--backend', 'sim', '--sizes', sizes.join(','), '--cus', '1,8,64,256', '--iters', '20', '--seed', '3']))
-  .filter((r): r is Sample => r.type === 'sample');
+const samples = records(
+  helper([
+    'sweep',
+    '--backend',
+    'sim',
+    '--sizes',
+    sizes.join(','),
+    '--cus',
+    '1,8,64,256',
+    '--iters',
+    '20',
+    '--seed',
+    '3',
+  ]),
+).filter((r): r is Sample => r.type === 'sample');
 
 function gbps(path: PathName, size: number, cus?: number): number {
-  const s = samples.find((x) => pathName(x.mover, x.initiator) === path && x.sizeBytes === size && (cus === undefined || x.cus === cus));
+  const s = samples.find(
+    (x) => pathName(x.mover, x.initiator) === path && x.sizeBytes === size && (cus === undefined || x.cus === cus),
+  );
   if (!s) throw new Error(`no sample ${path} ${size} ${cus}`);
   return s.gbps;
 }
@@ -46,7 +61,10 @@ describe('simulated MI350X curves', () => {
   });
 
   it('puts the host-initiated crossover against an 8-CU copy in the hundreds of KiB', () => {
-    const at = crossover((s) => gbps('engine/host', s), (s) => gbps('cu/host', s, 8));
+    const at = crossover(
+      (s) => gbps('engine/host', s),
+      (s) => gbps('cu/host', s, 8),
+    );
     expect(at).toBeDefined();
     expect(at!).toBeGreaterThanOrEqual(128 * KiB);
     expect(at!).toBeLessThanOrEqual(1 * MiB);

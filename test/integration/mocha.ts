@@ -14,7 +14,13 @@ export async function runMocha(label: string, suites: string[]): Promise<void> {
   for (const name of suites) mocha.addFile(path.join(__dirname, 'suite', `${name}.test.js`));
   const counts = await new Promise<{ passed: number; failed: number; pending: number }>((resolve, reject) => {
     try {
-      const runner = mocha.run(() => resolve({ passed: runner.stats?.passes ?? 0, failed: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }));
+      const runner = mocha.run(() =>
+        resolve({
+          passed: runner.stats?.passes ?? 0,
+          failed: runner.stats?.failures ?? 0,
+          pending: runner.stats?.pending ?? 0,
+        }),
+      );
     } catch (err) {
       reject(err as Error);
     }

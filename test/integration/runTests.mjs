@@ -10,7 +10,17 @@
 //
 //   --json FILE   also write {passed, failed, seconds} for scripts/test.mjs
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,10 +40,24 @@ const suiteDir = join(root, 'test', 'integration', 'suite');
 
 async function buildTests() {
   rmSync(out, { recursive: true, force: true });
-  const entryPoints = { trusted: join(root, 'test/integration/trusted.ts'), untrusted: join(root, 'test/integration/untrusted.ts') };
-  for (const f of readdirSync(suiteDir).filter((f) => f.endsWith('.test.ts'))) entryPoints[`suite/${f.replace(/\.ts$/, '')}`] = join(suiteDir, f);
+  const entryPoints = {
+    trusted: join(root, 'test/integration/trusted.ts'),
+    untrusted: join(root, 'test/integration/untrusted.ts'),
+  };
+  for (const f of readdirSync(suiteDir).filter((f) => f.endsWith('.test.ts')))
+    entryPoints[`suite/${f.replace(/\.ts$/, '')}`] = join(suiteDir, f);
   // Bundled to CommonJS for the extension host; mocha stays one shared instance.
-  await esbuild.build({ entryPoints, outdir: out, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints,
+    outdir: out,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'mocha'],
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
 }
 
 /** A desktop VS Code executable, or undefined (with the reason printed) when there is none. */
@@ -43,7 +67,9 @@ async function desktopVSCode() {
   try {
     return await downloadAndUnzipVSCode({ cachePath: join(root, '.vscode-test'), timeout: 15_000 });
   } catch (err) {
-    console.log(`> no desktop VS Code (${String(err?.message ?? err).split('\n')[0]}); using the VS Code server in headless Chromium`);
+    console.log(
+      `> no desktop VS Code (${String(err?.message ?? err).split('\n')[0]}); using the VS Code server in headless Chromium`,
+    );
     return undefined;
   }
 }
@@ -70,11 +96,21 @@ function userDataDir(dir, settings) {
  */
 function startSlurm() {
   const script = join(root, 'test', 'slurm', 'cluster.sh');
-  if (process.getuid?.() !== 0 || !existsSync('/usr/sbin/slurmctld') || !existsSync('/usr/sbin/slurmd') || !existsSync('/usr/bin/srun')) {
-    console.log('> no Slurm cluster for the fleet suite (needs root and slurmctld, slurmd, slurm-client, munge); it is skipped');
+  if (
+    process.getuid?.() !== 0 ||
+    !existsSync('/usr/sbin/slurmctld') ||
+    !existsSync('/usr/sbin/slurmd') ||
+    !existsSync('/usr/bin/srun')
+  ) {
+    console.log(
+      '> no Slurm cluster for the fleet suite (needs root and slurmctld, slurmd, slurm-client, munge); it is skipped',
+    );
     return undefined;
   }
-  const conf = execFileSync('bash', [script, 'start', '3'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1);
+  const conf = execFileSync('bash', [script, 'start', '3'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim()
+    .split('\n')
+    .at(-1);
   return { conf, stop: () => execFileSync('bash', [script, 'stop'], { stdio: 'inherit' }) };
 }
 
@@ -92,7 +128,11 @@ async function main() {
   const launch = async (label, { workspace, settings, keepTrust }) => {
     const t0 = performance.now();
     console.log(`\n> integration tests, ${label} (${desktop ? 'desktop VS Code' : 'VS Code server + Chromium'})`);
-    const extraEnv = { SDMA_LENS_TEST_RESULTS: results, [MARKER_VARIABLE]: marker, ...(slurm ? { SLURM_CONF: slurm.conf } : {}) };
+    const extraEnv = {
+      SDMA_LENS_TEST_RESULTS: results,
+      [MARKER_VARIABLE]: marker,
+      ...(slurm ? { SLURM_CONF: slurm.conf } : {}),
+    };
     let executable = desktop ?? launcher;
     if (keepTrust) {
       if (desktop) {
@@ -109,7 +149,11 @@ async function main() {
         extensionDevelopmentPath: root,
         extensionTestsPath: join(out, label),
         extensionTestsEnv: extraEnv,
-        launchArgs: [workspace, `--user-data-dir=${userDataDir(join(tmp, `user-${label}`), settings)}`, '--disable-extensions'],
+        launchArgs: [
+          workspace,
+          `--user-data-dir=${userDataDir(join(tmp, `user-${label}`), settings)}`,
+          '--disable-extensions',
+        ],
       });
     } catch (err) {
       console.error(`${label}: ${err?.message ?? err}`);

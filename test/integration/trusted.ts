@@ -11,5 +11,8 @@ export function run(): Promise<void> {
     .filter((f) => f.endsWith('.test.js'))
     .map((f) => f.slice(0, -'.test.js'.length))
     .filter((name) => name !== 'untrusted');
-  return runMocha('trusted', [...FIRST.filter((n) => found.includes(n)), ...found.filter((n) => !FIRST.includes(n)).sort()]);
+  return runMocha('trusted', [
+    ...FIRST.filter((n) => found.includes(n)),
+    ...found.filter((n) => !FIRST.includes(n)).sort(),
+  ]);
 }

@@ -24,18 +24,32 @@ export default function setup(project: TestProject) {
   buildHelper(project);
   const script = join(resolve(__dirname), 'cluster.sh');
   const dir = process.env.SDMA_SLURM_DIR ?? '/tmp/sdma-lens-slurm';
-  const missing = ['/usr/sbin/slurmctld', '/usr/sbin/slurmd', '/usr/bin/srun', '/usr/sbin/munged'].filter((f) => !existsSync(f));
+  const missing = ['/usr/sbin/slurmctld', '/usr/sbin/slurmd', '/usr/bin/srun', '/usr/sbin/munged'].filter(
+    (f) => !existsSync(f),
+  );
   let skip = '';
   if (process.getuid?.() !== 0) skip = 'the Slurm cluster needs root (network namespaces, slurmd)';
-  else if (missing.length > 0) skip = `Slurm is not installed (${missing.join(', ')}): apt-get install slurmctld slurmd slurm-client munge`;
+  else if (missing.length > 0)
+    skip = `Slurm is not installed (${missing.join(', ')}): apt-get install slurmctld slurmd slurm-client munge`;
   let conf = '';
   if (!skip) {
-    conf = execFileSync('bash', [script, 'start', String(SLURM_NODES)], { encoding: 'utf8', env: { ...process.env, SDMA_SLURM_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').at(-1)!;
+    conf = execFileSync('bash', [script, 'start', String(SLURM_NODES)], {
+      encoding: 'utf8',
+      env: { ...process.env, SDMA_SLURM_DIR: dir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+      .trim()
+      .split('\n')
+      .at(-1)!;
   }
   project.provide('slurmConf', conf);
   project.provide('slurmSkip', skip);
-  project.provide('slurmNodes', Array.from({ length: SLURM_NODES }, (_, i) => `n${i + 1}`));
+  project.provide(
+    'slurmNodes',
+    Array.from({ length: SLURM_NODES }, (_, i) => `n${i + 1}`),
+  );
   return () => {
-    if (!skip) execFileSync('bash', [script, 'stop'], { env: { ...process.env, SDMA_SLURM_DIR: dir }, stdio: 'inherit' });
+    if (!skip)
+      execFileSync('bash', [script, 'stop'], { env: { ...process.env, SDMA_SLURM_DIR: dir }, stdio: 'inherit' });
   };
 }

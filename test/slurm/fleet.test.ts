@@ -38,18 +38,37 @@ const SWEEP = ['--sizes', '64K,1M,16M,256M', '--iters', '5', '--cus', '1,64'];
 
 describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let runsDir: string;
-  let weakJson: { outliers: { node: string; figure: string; text: string }[]; nodes: { node: string; status: string; runIds: string[] }[]; fleetFile: string; job: string };
+  let weakJson: {
+    outliers: { node: string; figure: string; text: string }[];
+    nodes: { node: string; status: string; runIds: string[] }[];
+    fleetFile: string;
+    job: string;
+  };
 
   it('runs the sweep and the matrix on every node as runs of their own, names the weak node and only it, and gives the allocation back', async () => {
     runsDir = join(work, 'weak');
-    const r = await fleet(['--nodes', String(nodes.length), ...SWEEP, '--matrix', '--matrix-size', '16M', '--sim-weak', 'engine=0.6@n3', '--runs-dir', runsDir, '--json']);
+    const r = await fleet([
+      '--nodes',
+      String(nodes.length),
+      ...SWEEP,
+      '--matrix',
+      '--matrix-size',
+      '16M',
+      '--sim-weak',
+      'engine=0.6@n3',
+      '--runs-dir',
+      runsDir,
+      '--json',
+    ]);
     expect(r.code, r.err).toBe(0);
     weakJson = JSON.parse(r.out);
     expect(weakJson.nodes.map((n) => [n.node, n.status])).toEqual(nodes.map((n) => [n, 'ok']));
     // Every node's run is an ordinary run, saved with its fleet and node.
     for (const n of weakJson.nodes) {
       expect(n.runIds).toHaveLength(2);
-      const headers = n.runIds.map((id) => JSON.parse(readFileSync(join(runsDir, id, 'run.ndjson'), 'utf8').split('\n')[0]!));
+      const headers = n.runIds.map((id) =>
+        JSON.parse(readFileSync(join(runsDir, id, 'run.ndjson'), 'utf8').split('\n')[0]!),
+      );
       for (const header of headers) expect(header.fleet).toMatchObject({ node: n.node, job: weakJson.job });
       expect(headers.map((h) => h.command)).toEqual(['sweep', 'matrix']);
     }
@@ -61,7 +80,12 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
     // The pairs: n3's engine cells of the matrix, named by their GPUs.
     expect(weakJson.outliers.filter((o) => o.figure.startsWith('cell engine/')).length).toBeGreaterThan(10);
     expect(weakJson.outliers.some((o) => /^n3: matrix engine\/\S+ GPU \d → GPU \d/.test(o.text))).toBe(true);
-    console.log(`outliers named (${weakJson.outliers.length}), the first 6:\n  ${weakJson.outliers.slice(0, 6).map((o) => o.text).join('\n  ')}`);
+    console.log(
+      `outliers named (${weakJson.outliers.length}), the first 6:\n  ${weakJson.outliers
+        .slice(0, 6)
+        .map((o) => o.text)
+        .join('\n  ')}`,
+    );
     // Given back means gone: the fleet waited for Slurm to stop listing the job before it said so.
     expect(r.err).toMatch(new RegExp(`allocation ${weakJson.job} given back: Slurm no longer lists it`));
     expect(queue()).toEqual([]);
@@ -85,7 +109,9 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
     const below = await start(['fleet', 'show', '--runs-dir', runsDir, '--thresholds', file, '--json']).exited;
     expect(below.code).toBe(1);
     const view = JSON.parse(below.out);
-    expect(view.nodes.filter((n: { failures: string[] }) => n.failures.length > 0).map((n: { node: string }) => n.node)).toEqual(['n3']);
+    expect(
+      view.nodes.filter((n: { failures: string[] }) => n.failures.length > 0).map((n: { node: string }) => n.node),
+    ).toEqual(['n3']);
     writeFileSync(file, JSON.stringify({ minGbps: { 'engine/host': 1 } }));
     expect((await start(['fleet', 'show', '--runs-dir', runsDir, '--thresholds', file]).exited).code).toBe(0);
     writeFileSync(file, JSON.stringify({ minGbps: { 'engine/hots': 1 } }));
@@ -96,8 +122,23 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
 
   it('cancelled with Ctrl+C: exit 130, no job left in the queue, no helper left on any node', async () => {
     const dir = join(work, 'cancel');
-    const run = start(['fleet', '--helper', helper, '--nodes', String(nodes.length), ...SWEEP, '--sim-delay-ms', '400', '--runs-dir', dir]);
-    await until('a helper on every node', () => new Set(helpersOnNodes().map((h) => h.split(':')[0])).size === nodes.length, 30_000);
+    const run = start([
+      'fleet',
+      '--helper',
+      helper,
+      '--nodes',
+      String(nodes.length),
+      ...SWEEP,
+      '--sim-delay-ms',
+      '400',
+      '--runs-dir',
+      dir,
+    ]);
+    await until(
+      'a helper on every node',
+      () => new Set(helpersOnNodes().map((h) => h.split(':')[0])).size === nodes.length,
+      30_000,
+    );
     const t0 = performance.now();
     run.child.kill('SIGINT');
     const r = await run.exited;
@@ -105,7 +146,9 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
     expect(r.code, r.err).toBe(130);
     expect(queue(), 'the CLI exits after Slurm stopped listing the job').toEqual([]);
     const noHelpers = await until('no helper on any node', () => helpersOnNodes().length === 0, 15_000);
-    console.log(`cancel: CLI exited ${exitMs} ms after SIGINT, the queue empty by then; helpers gone ${noHelpers.ms} ms later`);
+    console.log(
+      `cancel: CLI exited ${exitMs} ms after SIGINT, the queue empty by then; helpers gone ${noHelpers.ms} ms later`,
+    );
     const saved = JSON.parse(readFileSync(r.out.match(/# saved: (.*)/)![1]!, 'utf8'));
     expect(saved.status).toBe('cancelled');
     // What each node measured before the cancel is kept, its run ended cancelled.
@@ -114,7 +157,19 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
 
   it('a node whose helper dies mid-run costs that node only: the others finish, the fleet is partial, exit 1', async () => {
     const dir = join(work, 'crash');
-    const run = start(['fleet', '--helper', helper, '--nodes', String(nodes.length), ...SWEEP, '--sim-delay-ms', '150', '--runs-dir', dir, '--json']);
+    const run = start([
+      'fleet',
+      '--helper',
+      helper,
+      '--nodes',
+      String(nodes.length),
+      ...SWEEP,
+      '--sim-delay-ms',
+      '150',
+      '--runs-dir',
+      dir,
+      '--json',
+    ]);
     const victim = await until('a helper on n2', () => helpersOnNodes().find((h) => h.startsWith('n2:')), 30_000);
     process.kill(Number(victim.value.split(':')[1]), 'SIGKILL');
     const r = await run.exited;
@@ -132,7 +187,11 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
   });
 
   it('uses an allocation the user holds (--jobid) and leaves it held', async () => {
-    const salloc = execFileSync('salloc', ['--no-shell', '--nodes=2', '--job-name=mine'], { encoding: 'utf8', env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const salloc = execFileSync('salloc', ['--no-shell', '--nodes=2', '--job-name=mine'], {
+      encoding: 'utf8',
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     void salloc;
     const job = queue().map((l) => l.split(' ')[0]!)[0]!;
     try {
@@ -157,11 +216,18 @@ describe.skipIf(skip !== '')(`sdma-lens fleet on a real Slurm cluster${skip ? ` 
   });
 
   it('cancelled while Slurm keeps the request queued: the queued job is cancelled, the held one untouched', async () => {
-    execFileSync('salloc', ['--no-shell', `--nodes=${nodes.length}`, '--exclusive', '--job-name=busy'], { env: env(), stdio: 'ignore' });
+    execFileSync('salloc', ['--no-shell', `--nodes=${nodes.length}`, '--exclusive', '--job-name=busy'], {
+      env: env(),
+      stdio: 'ignore',
+    });
     const busy = queue()[0]!.split(' ')[0]!;
     try {
       const run = start(['fleet', '--helper', helper, '--nodes', '1', ...SWEEP, '--runs-dir', join(work, 'queued')]);
-      const queued = await until('the fleet queued as a job of its own', () => run.err().match(/queued as Slurm job (\d+)/)?.[1], 30_000);
+      const queued = await until(
+        'the fleet queued as a job of its own',
+        () => run.err().match(/queued as Slurm job (\d+)/)?.[1],
+        30_000,
+      );
       expect(queue()).toContain(`${queued.value} PENDING`);
       run.child.kill('SIGINT');
       const r = await run.exited;

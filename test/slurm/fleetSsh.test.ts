@@ -39,25 +39,54 @@ function sshProcesses(): string[] {
   return out.split('\n').filter((l) => / ssh +/.test(l) && sshd !== undefined && l.includes(sshd.configFile));
 }
 
-describe.skipIf(skip !== '')(`sdma-lens fleet --target, Slurm on a login node over SSH${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  it('runs every node through the login node, names the weak one, gives the allocation back and leaves no ssh behind', async () => {
-    const runs = join(work, 'runs');
-    const child = spawn(process.execPath, [cli, 'fleet', '--target', 'sdma-node', '--ssh-config', sshd!.configFile, '--helper', helper, '--nodes', '3', '--sizes', '64K,1M,16M,256M', '--iters', '5', '--cus', '1,64', '--sim-weak', 'engine=0.6@n2', '--runs-dir', runs, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env: env() });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    expect(code, err).toBe(0);
-    const view = JSON.parse(out);
-    expect(view.via).toBe('over SSH to sdma-node');
-    expect(view.nodes.map((n: { status: string }) => n.status)).toEqual(['ok', 'ok', 'ok']);
-    expect(new Set(view.outliers.map((o: { node: string }) => o.node))).toEqual(new Set(['n2']));
-    // The runs came back to this machine's runs folder, one per node.
-    expect(readdirSync(runs).length).toBe(3);
-    expect(err).toMatch(/allocation \d+ given back: Slurm no longer lists it/);
-    const queue = execFileSync('squeue', ['--noheader'], { encoding: 'utf8', env: env() }).trim();
-    expect(queue).toBe('');
-    expect(sshProcesses()).toEqual([]);
-  });
-});
+describe.skipIf(skip !== '')(
+  `sdma-lens fleet --target, Slurm on a login node over SSH${skip ? ` (skipped: ${skip})` : ''}`,
+  () => {
+    it('runs every node through the login node, names the weak one, gives the allocation back and leaves no ssh behind', async () => {
+      const runs = join(work, 'runs');
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          'fleet',
+          '--target',
+          'sdma-node',
+          '--ssh-config',
+          sshd!.configFile,
+          '--helper',
+          helper,
+          '--nodes',
+          '3',
+          '--sizes',
+          '64K,1M,16M,256M',
+          '--iters',
+          '5',
+          '--cus',
+          '1,64',
+          '--sim-weak',
+          'engine=0.6@n2',
+          '--runs-dir',
+          runs,
+          '--json',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: env() },
+      );
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      expect(code, err).toBe(0);
+      const view = JSON.parse(out);
+      expect(view.via).toBe('over SSH to sdma-node');
+      expect(view.nodes.map((n: { status: string }) => n.status)).toEqual(['ok', 'ok', 'ok']);
+      expect(new Set(view.outliers.map((o: { node: string }) => o.node))).toEqual(new Set(['n2']));
+      // The runs came back to this machine's runs folder, one per node.
+      expect(readdirSync(runs).length).toBe(3);
+      expect(err).toMatch(/allocation \d+ given back: Slurm no longer lists it/);
+      const queue = execFileSync('squeue', ['--noheader'], { encoding: 'utf8', env: env() }).trim();
+      expect(queue).toBe('');
+      expect(sshProcesses()).toEqual([]);
+    });
+  },
+);

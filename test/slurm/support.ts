@@ -8,14 +8,16 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { bundleCli as bundleCliInto } from '../support/cliProcess';
 
-
 /** The CLI of the sources under test, bundled into `work` (test/support/cliProcess.ts). */
 export async function bundleCli(work: string): Promise<string> {
   return bundleCliInto(work);
 }
 
 export function clusterEnv(conf: string): NodeJS.ProcessEnv {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLURM_'))), SLURM_CONF: conf };
+  return {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLURM_'))),
+    SLURM_CONF: conf,
+  };
 }
 
 export interface Exited {
@@ -25,7 +27,11 @@ export interface Exited {
 }
 
 /** `sdma-lens ARGS` as its own process; `err()` is what it has said on stderr so far. */
-export function startCli(cli: string, conf: string, args: string[]): { child: ReturnType<typeof spawn>; exited: Promise<Exited>; err: () => string } {
+export function startCli(
+  cli: string,
+  conf: string,
+  args: string[],
+): { child: ReturnType<typeof spawn>; exited: Promise<Exited>; err: () => string } {
   const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: clusterEnv(conf) });
   let out = '';
   let err = '';
@@ -37,14 +43,20 @@ export function startCli(cli: string, conf: string, args: string[]): { child: Re
 
 /** Jobs in Slurm's queue, "ID STATE", any state. */
 export function queue(conf: string): string[] {
-  return execFileSync('squeue', ['--noheader', '--format=%i %T'], { encoding: 'utf8', env: clusterEnv(conf) }).trim().split('\n').filter(Boolean);
+  return execFileSync('squeue', ['--noheader', '--format=%i %T'], { encoding: 'utf8', env: clusterEnv(conf) })
+    .trim()
+    .split('\n')
+    .filter(Boolean);
 }
 
 /** Helper processes in each node's namespace, as "node:pid". */
 export function helpersOnNodes(nodes: readonly string[]): string[] {
   const found: string[] = [];
   for (const node of nodes) {
-    const pids = execFileSync('ip', ['netns', 'pids', `sdma-${node}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    const pids = execFileSync('ip', ['netns', 'pids', `sdma-${node}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
     for (const pid of pids) {
       let comm = '';
       try {
@@ -61,7 +73,11 @@ export function helpersOnNodes(nodes: readonly string[]): string[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it gives a value (not undefined or false); the value and the time it took. */
-export async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<{ value: T; ms: number }> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false,
+  timeoutMs: number,
+): Promise<{ value: T; ms: number }> {
   const t0 = performance.now();
   for (;;) {
     const value = probe();

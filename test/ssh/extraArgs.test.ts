@@ -43,7 +43,11 @@ describe.skipIf(!canRunSshd)('extra ssh options that run commands or forward, ov
 
   /** The system ssh with the option given straight to it: what the option does when nothing checks it. */
   function rawSsh(extra: string[]) {
-    return spawnSync('ssh', ['-F', sshd.configFile, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', ...extra, '--', 'sdma-node', 'true'], { encoding: 'utf8', timeout: 20_000 });
+    return spawnSync(
+      'ssh',
+      ['-F', sshd.configFile, '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', ...extra, '--', 'sdma-node', 'true'],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
   }
 
   /** The product's path: settings are checked, then an SshConnection runs a command on the node. */
@@ -77,7 +81,10 @@ describe.skipIf(!canRunSshd)('extra ssh options that run commands or forward, ov
   }
 
   it('the checked path still reaches the node (the refusals above are not a broken connection)', async () => {
-    const r = await connectionTo(sshd, { extraArgs: checkExtraArgs(['-F', sshd.configFile, '-o', 'ServerAliveInterval=2', '-oStrictHostKeyChecking=yes']), controlDir: false }).exec(['sh', '-c', 'echo ok']);
+    const r = await connectionTo(sshd, {
+      extraArgs: checkExtraArgs(['-F', sshd.configFile, '-o', 'ServerAliveInterval=2', '-oStrictHostKeyChecking=yes']),
+      controlDir: false,
+    }).exec(['sh', '-c', 'echo ok']);
     expect(r.stdout.trim()).toBe('ok');
   });
 
@@ -99,7 +106,22 @@ describe.skipIf(!canRunSshd)('extra ssh options that run commands or forward, ov
   it('LocalForward: opens a local port when given to ssh, refused when given to SDMA Lens', async () => {
     const port = await freePort();
     const forward = ['-o', `LocalForward=127.0.0.1:${port} 127.0.0.1:${sshd.port}`];
-    const child = spawn('ssh', ['-F', sshd.configFile, '-o', 'BatchMode=yes', '-o', 'ExitOnForwardFailure=yes', ...forward, '--', 'sdma-node', 'sleep 20'], { stdio: 'ignore' });
+    const child = spawn(
+      'ssh',
+      [
+        '-F',
+        sshd.configFile,
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'ExitOnForwardFailure=yes',
+        ...forward,
+        '--',
+        'sdma-node',
+        'sleep 20',
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       let open = false;
       for (let i = 0; i < 100 && !open && child.exitCode === null; i++) {

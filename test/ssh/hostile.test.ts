@@ -87,16 +87,25 @@ console.log(${JSON.stringify(lines.join('\n'))});
     const conn = connectionTo(sshd);
     const info = await deployHelper(conn, { sourceDir: join(repo, 'native'), configuredPath: path });
     expect(info).toMatchObject({ source: 'setting', path, protocol: 1 });
-    const run = await runSession({ target: new SshTarget(conn), store: new RunStore(join(dir, 'runs')), header: { ...header('h'), helper: { path, args: ['sweep'] } } });
+    const run = await runSession({
+      target: new SshTarget(conn),
+      store: new RunStore(join(dir, 'runs')),
+      header: { ...header('h'), helper: { path, args: ['sweep'] } },
+    });
     expect(run.end?.status).toBe('ok');
     expect(existsSync(marker)).toBe(false);
     // A relative path or one with a newline is refused before anything is sent.
-    await expect(deployHelper(conn, { sourceDir: join(repo, 'native'), configuredPath: 'bin/sdma-probe' })).rejects.toThrow(/absolute path/);
-    await expect(deployHelper(conn, { sourceDir: join(repo, 'native'), configuredPath: '/x\n/y' })).rejects.toThrow(/absolute path/);
+    await expect(
+      deployHelper(conn, { sourceDir: join(repo, 'native'), configuredPath: 'bin/sdma-probe' }),
+    ).rejects.toThrow(/absolute path/);
+    await expect(deployHelper(conn, { sourceDir: join(repo, 'native'), configuredPath: '/x\n/y' })).rejects.toThrow(
+      /absolute path/,
+    );
   });
 
   it('hostile destinations are refused; forced past the check, "--" keeps them from being ssh options', () => {
-    for (const host of hostileHosts(marker)) expect(() => parseDestination(host), JSON.stringify(host)).toThrow(DestinationError);
+    for (const host of hostileHosts(marker))
+      expect(() => parseDestination(host), JSON.stringify(host)).toThrow(DestinationError);
     // Skip the check on purpose: ssh must still treat the string as a host name, not as -oProxyCommand.
     for (const host of [`-oProxyCommand=touch ${marker}`, `-oLocalCommand=touch ${marker}`]) {
       const args = sshCommandArgs({ host }, { ...settingsFor(sshd), controlDir: false }, undefined, ['true']);
@@ -110,7 +119,10 @@ console.log(${JSON.stringify(lines.join('\n'))});
   it('host key checking stays on: an unknown host key is an error that says what to do', async () => {
     const known = join(dir, 'empty_known_hosts');
     writeFileSync(known, '');
-    const conn = connectionTo(sshd, { extraArgs: ['-F', sshd.configFile, '-o', `UserKnownHostsFile=${known}`], controlDir: false });
+    const conn = connectionTo(sshd, {
+      extraArgs: ['-F', sshd.configFile, '-o', `UserKnownHostsFile=${known}`],
+      controlDir: false,
+    });
     const err = await deployHelper(conn, { sourceDir: join(repo, 'native') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SshError);
     expect((err as SshError).message).toMatch(/could not verify the host key of sdma-node/);

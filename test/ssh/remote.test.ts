@@ -6,7 +6,17 @@
  * nothing of ours left on the node.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -23,7 +33,12 @@ import type { Run } from '../../src/core/run';
 import { runSession } from '../../src/core/runtime/session';
 import type { RemoteHelperInfo } from '../../src/core/ssh/deploy';
 import { deployHelper } from '../../src/core/ssh/deploy';
-import { HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_S, NODE_STOPS_HELPER_WITHIN_S, REMOTE_KILL_GRACE_S } from '../../src/core/ssh/remoteScripts';
+import {
+  HEARTBEAT_INTERVAL_MS,
+  HEARTBEAT_TIMEOUT_S,
+  NODE_STOPS_HELPER_WITHIN_S,
+  REMOTE_KILL_GRACE_S,
+} from '../../src/core/ssh/remoteScripts';
 import { SERVER_ALIVE_COUNT_MAX, SERVER_ALIVE_INTERVAL_S } from '../../src/core/ssh/sshArgs';
 import { SshTarget } from '../../src/core/ssh/sshTarget';
 import { header } from '../support/records';
@@ -32,7 +47,19 @@ import type { TestSshd } from './sshd';
 import { canRunSshd, cliControlSocket, cliSshProcesses, connectionTo, remoteProcesses, until } from './support';
 
 const repo = resolve(__dirname, '..', '..');
-const slow = ['sweep', '--backend', 'sim', '--sizes', '4K,64K,1M,16M', '--cus', '8,64', '--iters', '3', '--sim-delay-ms', '300'];
+const slow = [
+  'sweep',
+  '--backend',
+  'sim',
+  '--sizes',
+  '4K,64K,1M,16M',
+  '--cus',
+  '8,64',
+  '--iters',
+  '3',
+  '--sim-delay-ms',
+  '300',
+];
 const slower = slow.map((a) => (a === '300' ? '1000' : a));
 /**
  * docs/REMOTE.md: ssh gives up on a silent connection at the keepalive check that finds
@@ -86,7 +113,9 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(progress.join('\n')).toMatch(/Copying the helper sources/);
     expect(progress.join('\n')).toMatch(/Building the helper on sdma-node/);
     // Nothing but the build is left in the cache: the sources, build tree and run folder are removed.
-    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens')).filter((n) => n !== 'run')).toEqual([helper.path.split('/').at(-2)]);
+    expect(readdirSync(join(sshd.nodeCache, 'sdma-lens')).filter((n) => n !== 'run')).toEqual([
+      helper.path.split('/').at(-2),
+    ]);
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'run'))).toEqual([]);
     const again = await deployHelper(connectionTo(sshd), { sourceDir: sources });
     expect(again).toMatchObject({ source: 'cached', path: helper.path });
@@ -108,9 +137,19 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
       });
       await expect(building).rejects.toThrow(/cancelled/);
       const buildDir = join(sshd.nodeCache, 'sdma-lens', 'build-');
-      await until('the build processes on the node to stop', async () => !execFileSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' }).includes(buildDir), 10_000);
-      await until('the build folder to be removed', async () => readdirSync(join(sshd.nodeCache, 'sdma-lens')).every((n) => !n.startsWith('build-')), 10_000);
-      expect(readdirSync(join(sshd.nodeCache, 'sdma-lens')).filter((n) => n.startsWith('helper-'))).toEqual([helper.path.split('/').at(-2)]);
+      await until(
+        'the build processes on the node to stop',
+        async () => !execFileSync('ps', ['-e', '-o', 'args='], { encoding: 'utf8' }).includes(buildDir),
+        10_000,
+      );
+      await until(
+        'the build folder to be removed',
+        async () => readdirSync(join(sshd.nodeCache, 'sdma-lens')).every((n) => !n.startsWith('build-')),
+        10_000,
+      );
+      expect(readdirSync(join(sshd.nodeCache, 'sdma-lens')).filter((n) => n.startsWith('helper-'))).toEqual([
+        helper.path.split('/').at(-2),
+      ]);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
@@ -130,11 +169,18 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(await remoteProcesses(sshd, helper.path)).toEqual([]);
   });
 
-  it('records another point\'s timeline on the run\'s node, copies it into the run folder and clears the node', async () => {
+  it("records another point's timeline on the run's node, copies it into the run folder and clears the node", async () => {
     const saved = await new RunStore(runs).open('full');
     const runDir = join(runs, 'full');
     const file = join(runDir, 'timeline-1M-engine-host-1.sdmatl');
-    const recorded = await recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'engine/host', cus: 1 }, file, target: new SshTarget(connectionTo(sshd)), helpers: fixedHelper(helper.path) });
+    const recorded = await recordPointTimeline({
+      run: saved,
+      runDir,
+      point: { sizeBytes: 1 << 20, path: 'engine/host', cus: 1 },
+      file,
+      target: new SshTarget(connectionTo(sshd)),
+      helpers: fixedHelper(helper.path),
+    });
     expect(recorded).toBe(true);
     const columns = readTimelineFile(new Uint8Array(readFileSync(file)));
     expect(columns.kind.length).toBeGreaterThan(0);
@@ -145,12 +191,21 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
   });
 
-  it('a point timeline the node cannot record fails with the helper\'s reason and leaves nothing on the node or a half file', async () => {
+  it("a point timeline the node cannot record fails with the helper's reason and leaves nothing on the node or a half file", async () => {
     const saved = await new RunStore(runs).open('full');
     const runDir = join(runs, 'full');
     const file = join(runDir, 'timeline-1M-cu-host-99999.sdmatl');
     // 4096 CUs passes the host's range check; the simulated node has 256, so the helper refuses it.
-    await expect(recordPointTimeline({ run: saved, runDir, point: { sizeBytes: 1 << 20, path: 'cu/host', cus: 4096 }, file, target: new SshTarget(connectionTo(sshd)), helpers: fixedHelper(helper.path) })).rejects.toThrow(/could not record the timeline: .*\S/);
+    await expect(
+      recordPointTimeline({
+        run: saved,
+        runDir,
+        point: { sizeBytes: 1 << 20, path: 'cu/host', cus: 4096 },
+        file,
+        target: new SshTarget(connectionTo(sshd)),
+        helpers: fixedHelper(helper.path),
+      }),
+    ).rejects.toThrow(/could not record the timeline: .*\S/);
     expect(readdirSync(runDir).filter((n) => n.includes('cu-host'))).toEqual([]);
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
   });
@@ -163,13 +218,38 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     process.stderr.write = ((t: string) => (out.push(t), true)) as typeof process.stderr.write;
     let code: number;
     try {
-      code = await main(['sweep', '--target', 'sdma-node', '--ssh-config', sshd.configFile, '--helper', helper.path, '--backend', 'sim', '--sizes', '4K,1M', '--cus', '8', '--iters', '3', '--timeline-size', '1M', '--json', '--runs-dir', runs]);
+      code = await main([
+        'sweep',
+        '--target',
+        'sdma-node',
+        '--ssh-config',
+        sshd.configFile,
+        '--helper',
+        helper.path,
+        '--backend',
+        'sim',
+        '--sizes',
+        '4K,1M',
+        '--cus',
+        '8',
+        '--iters',
+        '3',
+        '--timeline-size',
+        '1M',
+        '--json',
+        '--runs-dir',
+        runs,
+      ]);
     } finally {
       process.stdout.write = realOut;
       process.stderr.write = realErr;
     }
     expect(code, out.join('')).toBe(0);
-    const result = JSON.parse(out.find((t) => t.startsWith('{')) ?? '{}') as { runId: string; status: string; simulated: boolean };
+    const result = JSON.parse(out.find((t) => t.startsWith('{')) ?? '{}') as {
+      runId: string;
+      status: string;
+      simulated: boolean;
+    };
     expect(result).toMatchObject({ status: 'ok', simulated: true });
     const saved = await new RunStore(runs).open(result.runId);
     expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
@@ -180,12 +260,21 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
   /** The CLI bundled once, as a program of its own: signals reach it as they reach `sdma-lens` in a shell. */
   let cliBundle: Promise<string> | undefined;
   let cliDir: string | undefined;
-  const bundledCli = () => (cliBundle ??= (async () => {
-    cliDir = mkdtempSync(join(tmpdir(), 'sdma-ssh-cli-bundle-'));
-    const cli = join(cliDir, 'cli.js');
-    await build({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
-    return cli;
-  })());
+  const bundledCli = () =>
+    (cliBundle ??= (async () => {
+      cliDir = mkdtempSync(join(tmpdir(), 'sdma-ssh-cli-bundle-'));
+      const cli = join(cliDir, 'cli.js');
+      await build({
+        entryPoints: [join(repo, 'src', 'cli', 'bin.ts')],
+        outfile: cli,
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20',
+        logLevel: 'silent',
+      });
+      return cli;
+    })());
 
   /**
    * Runs `sdma-lens sweep --target sdma-node` as its own process and, once a sample is saved and
@@ -195,21 +284,51 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
    * script on the node run as the helper), and neither the CLI's ssh processes nor its control
    * socket are left here.
    */
-  async function signalCliOverSsh(signals: ReadonlyArray<readonly [NodeJS.Signals, number]>, wrapper?: string): Promise<{ stderr: string }> {
+  async function signalCliOverSsh(
+    signals: ReadonlyArray<readonly [NodeJS.Signals, number]>,
+    wrapper?: string,
+  ): Promise<{ stderr: string }> {
     const cli = await bundledCli();
     const work = mkdtempSync(join(tmpdir(), 'sdma-ssh-cli-'));
     try {
       const runsDir = join(work, 'runs');
-      const child = spawn(process.execPath, [cli, 'sweep', '--target', 'sdma-node', '--ssh-config', sshd.configFile, '--helper', wrapper ?? helper.path, ...slow.slice(1), '--runs-dir', runsDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          'sweep',
+          '--target',
+          'sdma-node',
+          '--ssh-config',
+          sshd.configFile,
+          '--helper',
+          wrapper ?? helper.path,
+          ...slow.slice(1),
+          '--runs-dir',
+          runsDir,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, sig) => r({ code, signal: sig })));
-      const onNode = async () => [...(await remoteProcesses(sshd, helper.path)), ...(wrapper ? await remoteProcesses(sshd, `/bin/sh ${wrapper}`) : [])];
-      const runFile = await until('a sample in the run file', async () => {
-        const id = existsSync(runsDir) ? readdirSync(runsDir, { withFileTypes: true }).find((e) => e.isDirectory())?.name : undefined;
-        const file = id ? join(runsDir, id, 'run.ndjson') : undefined;
-        return file && readFileSync(file, 'utf8').includes('"type":"sample"') ? file : undefined;
-      }, 30_000).catch((err: Error) => {
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+        child.on('exit', (code, sig) => r({ code, signal: sig })),
+      );
+      const onNode = async () => [
+        ...(await remoteProcesses(sshd, helper.path)),
+        ...(wrapper ? await remoteProcesses(sshd, `/bin/sh ${wrapper}`) : []),
+      ];
+      const runFile = await until(
+        'a sample in the run file',
+        async () => {
+          const id = existsSync(runsDir)
+            ? readdirSync(runsDir, { withFileTypes: true }).find((e) => e.isDirectory())?.name
+            : undefined;
+          const file = id ? join(runsDir, id, 'run.ndjson') : undefined;
+          return file && readFileSync(file, 'utf8').includes('"type":"sample"') ? file : undefined;
+        },
+        30_000,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}; CLI stderr: ${stderr}`);
       });
       expect((await remoteProcesses(sshd, helper.path)).length).toBeGreaterThan(0);
@@ -223,7 +342,10 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
       }
       expect(await exited, stderr).toEqual({ code: 130, signal: null });
       expect(performance.now() - t0).toBeLessThan(10_000);
-      const lines = readFileSync(runFile, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string });
+      const lines = readFileSync(runFile, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; status?: string });
       expect(lines.at(-1)).toMatchObject({ type: 'run-end', status: 'cancelled' });
       expect(lines.filter((l) => l.type === 'sample').length).toBeGreaterThanOrEqual(1);
       await until('no helper left on the node', async () => (await onNode()).length === 0, 5_000).catch(async () => {
@@ -249,25 +371,39 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(stderr).toContain('sdma-lens: the run was cancelled');
   });
 
-  it('a second signal over SSH (SIGINT, then SIGTERM 100 ms later) is said, and the cancel still stops the node\'s helper and the CLI\'s ssh', async () => {
+  it("a second signal over SSH (SIGINT, then SIGTERM 100 ms later) is said, and the cancel still stops the node's helper and the CLI's ssh", async () => {
     // The helper behind a script on the node that, told to stop, takes a second more: the second signal lands mid-cancel.
     const wrapper = join(sshd.dir, 'slow-to-stop.sh');
     writeFileSync(wrapper, `#!/bin/sh\ntrap 'sleep 1' TERM\n'${helper.path}' "$@"\n`);
     chmodSync(wrapper, 0o755);
-    const { stderr } = await signalCliOverSsh([['SIGINT', 0], ['SIGTERM', 100]], wrapper);
+    const { stderr } = await signalCliOverSsh(
+      [
+        ['SIGINT', 0],
+        ['SIGTERM', 100],
+      ],
+      wrapper,
+    );
     expect(stderr).toContain('SIGTERM again; still stopping the helper');
   });
 
-  it('the run flow checks the node helper\'s backends before anything starts there', async () => {
+  it("the run flow checks the node helper's backends before anything starts there", async () => {
     const missing = ['hip', 'cuda'].find((b) => !helper.backends.includes(b));
     if (!missing) throw new Error('the node helper has every backend: nothing to refuse');
     const target = new SshTarget(connectionTo(sshd));
     const store = new RunStore(mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-')));
     const helpers = { helperFor: async () => helper, forget: () => {} };
-    const request = { command: 'sweep' as const, idTag: missing, backend: missing, produces: ['timeline.sdmatl'], args: () => ['sweep', '--backend', missing] };
+    const request = {
+      command: 'sweep' as const,
+      idTag: missing,
+      backend: missing,
+      produces: ['timeline.sdmatl'],
+      args: () => ['sweep', '--backend', missing],
+    };
     const error = await runHelperCommand(request, { target, helpers, store }).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(HelperError);
-    expect((error as HelperError).message).toBe(`the helper on sdma-node has no ${missing} backend (it has: ${helper.backends.join(', ')})`);
+    expect((error as HelperError).message).toBe(
+      `the helper on sdma-node has no ${missing} backend (it has: ${helper.backends.join(', ')})`,
+    );
     expect((error as HelperError).remedy).toMatch(/Install (ROCm|CUDA) .*there; the next run rebuilds the helper/);
     expect(readdirSync(store.root)).toEqual([]);
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
@@ -278,15 +414,36 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     const store = new RunStore(mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-')));
     let forgotten = 0;
     const helpers = { helperFor: async () => helper, forget: () => forgotten++ };
-    const args = (out: (name: string) => string) => ['sweep', '--backend', 'sim', '--sizes', '4K,64K,1M', '--cus', '8', '--iters', '2', '--timeline-size', '64K', '--timeline-out', out('timeline.sdmatl'), '--fault', 'crash-after=1'];
-    const result = await runHelperCommand({ command: 'sweep', idTag: 'sim', backend: 'sim', produces: ['timeline.sdmatl'], args }, { target, helpers, store });
+    const args = (out: (name: string) => string) => [
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      '4K,64K,1M',
+      '--cus',
+      '8',
+      '--iters',
+      '2',
+      '--timeline-size',
+      '64K',
+      '--timeline-out',
+      out('timeline.sdmatl'),
+      '--fault',
+      'crash-after=1',
+    ];
+    const result = await runHelperCommand(
+      { command: 'sweep', idTag: 'sim', backend: 'sim', produces: ['timeline.sdmatl'], args },
+      { target, helpers, store },
+    );
     if (result.kind !== 'ended') throw new Error(`the run did not end: ${result.kind}`);
     expect(result.run.end?.status).toBe('crashed');
     expect(result.run.samples.length).toBeGreaterThanOrEqual(1);
     expect(result.run.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
     // Whether the timeline was written before the crash decides only `missing`; the node is cleared either way.
     const local = readdirSync(store.dirOf(result.run.header.id)).sort();
-    expect(local).toEqual(result.missing.includes('timeline.sdmatl') ? ['run.ndjson'] : ['run.ndjson', 'timeline.sdmatl']);
+    expect(local).toEqual(
+      result.missing.includes('timeline.sdmatl') ? ['run.ndjson'] : ['run.ndjson', 'timeline.sdmatl'],
+    );
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'out'))).toEqual([]);
     expect(forgotten).toBe(0);
   });
@@ -306,7 +463,11 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect((await store.open('cancel')).samples.length).toBeGreaterThanOrEqual(2);
     // The helper answered SIGTERM with a "done" record, so the kill reached its group.
     expect(r.done?.status).toBe('cancelled');
-    await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 5_000);
+    await until(
+      'no helper left on the node',
+      async () => (await remoteProcesses(sshd, helper.path)).length === 0,
+      5_000,
+    );
     expect(readdirSync(join(sshd.nodeCache, 'sdma-lens', 'run'))).toEqual([]);
   });
 
@@ -327,10 +488,14 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(saved.samples.length).toBeGreaterThanOrEqual(2);
     expect(saved.end?.status).toBe(r.end?.status);
     // Reconnect and look: the helper went away with the connection.
-    await until('no helper left on the node', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 10_000);
+    await until(
+      'no helper left on the node',
+      async () => (await remoteProcesses(sshd, helper.path)).length === 0,
+      10_000,
+    );
   });
 
-  it('the node\'s watchdog: 2 s heartbeats never trip it; without them it kills a program that ignores SIGTERM within the stated bound', async () => {
+  it("the node's watchdog: 2 s heartbeats never trip it; without them it kills a program that ignores SIGTERM within the stated bound", async () => {
     const conn = connectionTo(sshd);
     // Heartbeats as the host sends them, for longer than the watchdog's timeout: the program runs to its end.
     const beating = await conn.startWatched(['sleep', String(HEARTBEAT_TIMEOUT_S + 4)], HEARTBEAT_INTERVAL_MS);
@@ -338,11 +503,18 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     const silent = await conn.startWatched(['sh', '-c', 'trap "" TERM; sleep 97'], 3_600_000);
     // The wrapper writes run/<token>/pgid just before that mark: its time is the "last heartbeat" the bound counts from.
     const pgid = join(sshd.nodeCache, 'sdma-lens', 'run', silent.token, 'pgid');
-    const markedAt = await until('the watched run to start on the node', async () => existsSync(pgid) && statSync(pgid).mtimeMs, 10_000, 20);
+    const markedAt = await until(
+      'the watched run to start on the node',
+      async () => existsSync(pgid) && statSync(pgid).mtimeMs,
+      10_000,
+      20,
+    );
     const s = await silent.exit;
     const silentMs = Math.round(Date.now() - markedAt);
     const b = await beating.exit;
-    console.log(`watchdog: a program without heartbeats that ignores SIGTERM ended ${silentMs} ms after its start mark (stated: within ${NODE_STOPS_HELPER_WITHIN_S} s of the last heartbeat; SIGKILL not before ${HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S} s)`);
+    console.log(
+      `watchdog: a program without heartbeats that ignores SIGTERM ended ${silentMs} ms after its start mark (stated: within ${NODE_STOPS_HELPER_WITHIN_S} s of the last heartbeat; SIGKILL not before ${HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S} s)`,
+    );
     expect(b).toMatchObject({ exitCode: 0 });
     expect(s).toMatchObject({ exitCode: 128 + 9 });
     expect(silentMs).toBeGreaterThanOrEqual((HEARTBEAT_TIMEOUT_S + REMOTE_KILL_GRACE_S) * 1000);
@@ -365,15 +537,24 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
       // From the freeze on, ps on the node (over a fresh connection) every 250 ms: the end of the first poll that finds no helper.
       const gone = (async () => {
         await until('the freeze', async () => stoppedAt > 0, 60_000);
-        await until('the node watchdog to stop the helper', async () => (await remoteProcesses(sshd, helper.path)).length === 0, (NODE_STOPS_HELPER_WITHIN_S + 10) * 1000, 250);
+        await until(
+          'the node watchdog to stop the helper',
+          async () => (await remoteProcesses(sshd, helper.path)).length === 0,
+          (NODE_STOPS_HELPER_WITHIN_S + 10) * 1000,
+          250,
+        );
         return performance.now() - stoppedAt;
       })();
       const r = await run;
       const detectedMs = performance.now() - stoppedAt;
       const goneMs = await gone;
-      console.log(`frozen node: the run ended ${detectedMs} ms after the freeze (ssh gives up after ${SSH_GIVES_UP_S} s of silence, the run ends within ${RUN_ENDS_WITHIN_S} s); the helper was gone from the node ${goneMs} ms after it (stated: within ${NODE_STOPS_HELPER_WITHIN_S} s)`);
+      console.log(
+        `frozen node: the run ended ${detectedMs} ms after the freeze (ssh gives up after ${SSH_GIVES_UP_S} s of silence, the run ends within ${RUN_ENDS_WITHIN_S} s); the helper was gone from the node ${goneMs} ms after it (stated: within ${NODE_STOPS_HELPER_WITHIN_S} s)`,
+      );
       expect(r.end?.message).toMatch(/connection to sdma-node dropped/);
-      expect(r.end?.message).toContain(`the node stops the helper within ${NODE_STOPS_HELPER_WITHIN_S} s of the connection going quiet`);
+      expect(r.end?.message).toContain(
+        `the node stops the helper within ${NODE_STOPS_HELPER_WITHIN_S} s of the connection going quiet`,
+      );
       // The freeze is the latest moment the connection went quiet (the last heartbeat reached the node before it, the last data reached ssh before it).
       expect(detectedMs).toBeLessThanOrEqual(RUN_ENDS_WITHIN_S * 1000);
       expect(goneMs).toBeLessThanOrEqual(NODE_STOPS_HELPER_WITHIN_S * 1000);

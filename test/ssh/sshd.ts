@@ -36,7 +36,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -55,16 +57,20 @@ function portOpen(port: number): Promise<boolean> {
 /** The sshd processes serving connections of the listener `pid` (not the programs they run). */
 function sessionProcesses(pid: number): number[] {
   const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,comm='], { encoding: 'utf8' });
-  const all = out.trim().split('\n').map((l) => {
-    const [p, pp, comm] = l.trim().split(/\s+/);
-    return { pid: Number(p), ppid: Number(pp), comm: comm ?? '' };
-  });
+  const all = out
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const [p, pp, comm] = l.trim().split(/\s+/);
+      return { pid: Number(p), ppid: Number(pp), comm: comm ?? '' };
+    });
   const result: number[] = [];
   const walk = (parent: number) => {
-    for (const c of all) if (c.ppid === parent && c.comm === 'sshd') {
-      result.push(c.pid);
-      walk(c.pid);
-    }
+    for (const c of all)
+      if (c.ppid === parent && c.comm === 'sshd') {
+        result.push(c.pid);
+        walk(c.pid);
+      }
   };
   walk(pid);
   return result;
@@ -107,7 +113,9 @@ export async function startSshd(options: { env?: Record<string, string> } = {}):
       'MaxSessions 64',
       'MaxStartups 64',
       'LogLevel VERBOSE',
-      `SetEnv XDG_CACHE_HOME=${nodeCache}${Object.entries(options.env ?? {}).map(([k, v]) => ` ${k}=${v}`).join('')}`,
+      `SetEnv XDG_CACHE_HOME=${nodeCache}${Object.entries(options.env ?? {})
+        .map(([k, v]) => ` ${k}=${v}`)
+        .join('')}`,
       '',
     ].join('\n'),
   );

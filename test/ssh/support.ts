@@ -17,7 +17,11 @@ export function settingsFor(sshd: TestSshd, over: Partial<SshSettings> = {}): Ss
   return { extraArgs: ['-F', sshd.configFile], connectTimeoutSeconds: 5, controlDir: sshd.controlDir, ...over };
 }
 
-export function connectionTo(sshd: TestSshd, over: Partial<SshSettings> = {}, destination = 'sdma-node'): SshConnection {
+export function connectionTo(
+  sshd: TestSshd,
+  over: Partial<SshSettings> = {},
+  destination = 'sdma-node',
+): SshConnection {
   return new SshConnection(parseDestination(destination), settingsFor(sshd, over));
 }
 
@@ -29,7 +33,12 @@ export async function remoteProcesses(sshd: TestSshd, prefix: string): Promise<s
   return r.stdout.split('\n').filter(Boolean);
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<T> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -44,14 +53,21 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | f
  * default control folder, sdma-lens-ssh-<uid>, unlike the tests' own in sshd.controlDir).
  */
 export function cliSshProcesses(sshd: TestSshd): string[] {
-  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(sshd.configFile) && l.includes('sdma-lens-ssh-'));
+  return execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(sshd.configFile) && l.includes('sdma-lens-ssh-'));
 }
 
 /** The control socket a CLI run with `--ssh-config` uses for `sdma-node`: ssh -G expands its ControlPath as the CLI's ssh does. */
 export function cliControlSocket(sshd: TestSshd): string {
-  const options = sshOptions(parseDestination('sdma-node'), { extraArgs: ['-F', sshd.configFile] }, defaultControlDir());
+  const options = sshOptions(
+    parseDestination('sdma-node'),
+    { extraArgs: ['-F', sshd.configFile] },
+    defaultControlDir(),
+  );
   const out = execFileSync('ssh', ['-G', ...options, '--', 'sdma-node'], { encoding: 'utf8' });
   const path = /^controlpath (.+)$/m.exec(out)?.[1]?.trim();
-  if (!path?.startsWith(join(defaultControlDir(), 'cm-'))) throw new Error(`ssh -G gave no control path in ${defaultControlDir()}: ${path}`);
+  if (!path?.startsWith(join(defaultControlDir(), 'cm-')))
+    throw new Error(`ssh -G gave no control path in ${defaultControlDir()}: ${path}`);
   return path;
 }

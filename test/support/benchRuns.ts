@@ -29,14 +29,21 @@ export const BENCH = {
   /** 2x H200 collective sweep (64 KiB..1 GiB) and its 256 MiB repeat with 50 iterations. */
   collective: { file: 'h200x2-collectives-2026-11-30/collective.ndjson', command: 'collective' },
   collectiveRepeat: { file: 'h200x2-collectives-2026-11-30/collective-256M-repeat.ndjson', command: 'collective' },
-} as const satisfies Record<string, ({ file: string } | { archive: string; member: string }) & { command: RunHeader['command'] }>;
+} as const satisfies Record<
+  string,
+  ({ file: string } | { archive: string; member: string }) & { command: RunHeader['command'] }
+>;
 export type BenchName = keyof typeof BENCH;
 
 /** One member of a gzipped ustar archive (what `tar czf` writes), read without a tar program. */
 export function tarMember(archive: string, member: string): string {
   const data = gunzipSync(readFileSync(archive));
-  const text = (at: number, len: number) => data.subarray(at, at + len).toString('latin1').replace(/\0.*$/s, '');
-  for (let at = 0; at + 512 <= data.length; ) {
+  const text = (at: number, len: number) =>
+    data
+      .subarray(at, at + len)
+      .toString('latin1')
+      .replace(/\0.*$/s, '');
+  for (let at = 0; at + 512 <= data.length;) {
     const name = text(at, 100);
     if (name === '') break;
     const prefix = text(at + 345, 155);
@@ -56,8 +63,24 @@ export function benchOutput(name: BenchName): string {
 
 /** run.ndjson of a bench run saved under `id`. */
 export function benchRunText(name: BenchName, id: string): string {
-  const header: RunHeader = { type: 'run', format: 'sdma-lens-run', version: 1, id, command: BENCH[name].command, createdAt: '2026-11-30T00:00:00.000Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: [BENCH[name].command] } };
-  const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:01:00.000Z' };
+  const header: RunHeader = {
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id,
+    command: BENCH[name].command,
+    createdAt: '2026-11-30T00:00:00.000Z',
+    target: { kind: 'local' },
+    helper: { path: 'sdma-probe', args: [BENCH[name].command] },
+  };
+  const end = {
+    type: 'run-end',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    message: '',
+    endedAt: '2026-11-30T00:01:00.000Z',
+  };
   return `${JSON.stringify(header)}\n${benchOutput(name).trimEnd()}\n${JSON.stringify(end)}\n`;
 }
 
@@ -75,7 +98,15 @@ export function benchRun(name: BenchName, id: string = name): Run {
 
 /** A run as its run.ndjson: the header, the records it holds, its end. */
 export function runText(run: Run): string {
-  const records = [run.hello, run.topology, ...run.samples, ...(run.matrixCells ?? []), ...(run.collectiveVariants ?? []), ...(run.collectives ?? []), run.done].filter((r) => r !== undefined);
+  const records = [
+    run.hello,
+    run.topology,
+    ...run.samples,
+    ...(run.matrixCells ?? []),
+    ...(run.collectiveVariants ?? []),
+    ...(run.collectives ?? []),
+    run.done,
+  ].filter((r) => r !== undefined);
   return [run.header, ...records, ...(run.end ? [run.end] : [])].map((r) => JSON.stringify(r)).join('\n') + '\n';
 }
 

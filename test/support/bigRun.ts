@@ -61,8 +61,27 @@ const SERIES: Series[] = [
   { mover: 'engine', initiator: 'device', cus: 0, base: 7000, rate: 60 },
 ];
 
-const HELLO = { type: 'hello', protocol: 1, helper: { name: 'sdma-probe', version: '0.1.0' }, command: 'sweep', backend: 'sim', simulated: true, backendsBuilt: ['sim'], pid: 1 };
-const gpu = (index: number) => ({ index, name: 'AMD Instinct MI350X (simulated)', arch: 'gfx950', cus: 256, memoryBytes: 309237645312, engines: [{ id: 0, kind: 'pcie' }, { id: 1, kind: 'xgmi', maxGbps: 61 }] });
+const HELLO = {
+  type: 'hello',
+  protocol: 1,
+  helper: { name: 'sdma-probe', version: '0.1.0' },
+  command: 'sweep',
+  backend: 'sim',
+  simulated: true,
+  backendsBuilt: ['sim'],
+  pid: 1,
+};
+const gpu = (index: number) => ({
+  index,
+  name: 'AMD Instinct MI350X (simulated)',
+  arch: 'gfx950',
+  cus: 256,
+  memoryBytes: 309237645312,
+  engines: [
+    { id: 0, kind: 'pcie' },
+    { id: 1, kind: 'xgmi', maxGbps: 61 },
+  ],
+});
 const TOPOLOGY = {
   type: 'topology',
   node: { name: 'simulated MI350X node', vendor: 'amd', model: 'AMD Instinct MI350X', simulated: true },
@@ -115,7 +134,19 @@ function eachPoint(o: BigSweepOptions, visit: (p: Point) => void): number {
   const scale = o.scale ?? 1;
   const rnd = random(o.seed ?? 1);
   const times: number[] = new Array<number>(iters);
-  const point: Point = { mover: 'cu', initiator: 'host', src: 0, dst: 0, sizeBytes: 0, cus: 0, times, meanNs: 0, minNs: 0, maxNs: 0, stdevNs: 0 };
+  const point: Point = {
+    mover: 'cu',
+    initiator: 'host',
+    src: 0,
+    dst: 0,
+    sizeBytes: 0,
+    cus: 0,
+    times,
+    meanNs: 0,
+    minNs: 0,
+    maxNs: 0,
+    stdevNs: 0,
+  };
   let written = 0;
   let sizes = 0;
   for (let k = 0; written < o.points; k++) {
@@ -139,7 +170,18 @@ function eachPoint(o: BigSweepOptions, visit: (p: Point) => void): number {
         const mean = sum / iters;
         let sq = 0;
         for (const t of times) sq += (t - mean) * (t - mean);
-        Object.assign(point, { mover: s.mover, initiator: s.initiator, src, dst, sizeBytes, cus: s.cus, meanNs: round(mean, 1), minNs, maxNs, stdevNs: round(Math.sqrt(sq / iters), 1) });
+        Object.assign(point, {
+          mover: s.mover,
+          initiator: s.initiator,
+          src,
+          dst,
+          sizeBytes,
+          cus: s.cus,
+          meanNs: round(mean, 1),
+          minNs,
+          maxNs,
+          stdevNs: round(Math.sqrt(sq / iters), 1),
+        });
         visit(point);
         written++;
       }
@@ -150,7 +192,17 @@ function eachPoint(o: BigSweepOptions, visit: (p: Point) => void): number {
 
 function headerOf(o: BigSweepOptions): RunHeader {
   const args = ['sweep', '--backend', 'sim', '--iters', String(o.iters ?? 5)];
-  return { type: 'run', format: 'sdma-lens-run', version: 1, id: o.id ?? 'big-sweep', command: 'sweep', createdAt: '2026-11-30T00:00:00.000Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args }, ...o.header } as RunHeader;
+  return {
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id: o.id ?? 'big-sweep',
+    command: 'sweep',
+    createdAt: '2026-11-30T00:00:00.000Z',
+    target: { kind: 'local' },
+    helper: { path: 'sdma-probe', args },
+    ...o.header,
+  } as RunHeader;
 }
 
 const gbps = (p: Point) => round(p.sizeBytes / p.meanNs, 6);
@@ -183,7 +235,9 @@ export function writeBigSweep(file: string, o: BigSweepOptions): BigSweep {
       written++;
     });
     put(`{"type":"done","status":"ok","samples":${written},"elapsedMs":0}\n`);
-    put(`{"type":"run-end","status":"ok","exitCode":0,"signal":null,"message":"${written} samples","endedAt":"2026-11-30T00:00:01.000Z"}\n`);
+    put(
+      `{"type":"run-end","status":"ok","exitCode":0,"signal":null,"message":"${written} samples","endedAt":"2026-11-30T00:00:01.000Z"}\n`,
+    );
     flush();
   } finally {
     closeSync(fd);
@@ -199,10 +253,35 @@ export function bigSweepRun(o: BigSweepOptions): Run {
   applyRecord(run, TOPOLOGY as Topology);
   eachPoint(o, (p) => {
     const engines = p.mover === 'engine' ? 1 : 0;
-    applyRecord(run, { type: 'sample', mover: p.mover, initiator: p.initiator, src: p.src, dst: p.dst, sizeBytes: p.sizeBytes, cus: p.cus, engines, iters, timesNs: [...p.times], meanNs: p.meanNs, minNs: p.minNs, maxNs: p.maxNs, stdevNs: p.stdevNs, gbps: gbps(p), gbpsMax: gbpsMax(p), validated: true });
+    applyRecord(run, {
+      type: 'sample',
+      mover: p.mover,
+      initiator: p.initiator,
+      src: p.src,
+      dst: p.dst,
+      sizeBytes: p.sizeBytes,
+      cus: p.cus,
+      engines,
+      iters,
+      timesNs: [...p.times],
+      meanNs: p.meanNs,
+      minNs: p.minNs,
+      maxNs: p.maxNs,
+      stdevNs: p.stdevNs,
+      gbps: gbps(p),
+      gbpsMax: gbpsMax(p),
+      validated: true,
+    });
   });
   applyRecord(run, { type: 'done', status: 'ok', samples: run.samples.length, elapsedMs: 0 });
-  run.end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: `${run.samples.length} samples`, endedAt: '2026-11-30T00:00:01.000Z' };
+  run.end = {
+    type: 'run-end',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    message: `${run.samples.length} samples`,
+    endedAt: '2026-11-30T00:00:01.000Z',
+  };
   return run;
 }
 

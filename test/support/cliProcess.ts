@@ -13,7 +13,15 @@ const repo = resolve(__dirname, '../..');
 /** Bundles the CLI into `dir`; returns the file to run with Node. */
 export function bundleCli(dir: string): string {
   const cli = join(dir, 'cli.cjs');
-  buildSync({ entryPoints: [join(repo, 'src', 'cli', 'bin.ts')], outfile: cli, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  buildSync({
+    entryPoints: [join(repo, 'src', 'cli', 'bin.ts')],
+    outfile: cli,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+  });
   return cli;
 }
 
@@ -83,7 +91,11 @@ const read = (file: string) => {
 
 /** The shell runs each Node under `timeout -s KILL`, and the CLI under `prlimit --as` when asked: a regression fails its test, not the machine. */
 function shell(script: string, args: string[], env: Record<string, string>): void {
-  const r = spawnSync('sh', ['-c', script, 'sh', ...args], { env: { ...process.env, NODE: process.execPath, LIMIT: String(CLI_TIMEOUT_S), ...env }, timeout: (CLI_TIMEOUT_S + 30) * 1000, killSignal: 'SIGKILL' });
+  const r = spawnSync('sh', ['-c', script, 'sh', ...args], {
+    env: { ...process.env, NODE: process.execPath, LIMIT: String(CLI_TIMEOUT_S), ...env },
+    timeout: (CLI_TIMEOUT_S + 30) * 1000,
+    killSignal: 'SIGKILL',
+  });
   if (r.error) throw r.error;
 }
 
@@ -92,9 +104,18 @@ function shell(script: string, args: string[], env: Record<string, string>): voi
  * limit (bytes, `prlimit --as`) when `addressSpace` is given.
  */
 export function cliToFile(cli: string, args: string[], dir: string, o: { addressSpace?: number } = {}): CliRun {
-  const [out, err, code] = ['to-file.out', 'to-file.err', 'to-file.status'].map((f) => join(dir, f)) as [string, string, string];
+  const [out, err, code] = ['to-file.out', 'to-file.err', 'to-file.status'].map((f) => join(dir, f)) as [
+    string,
+    string,
+    string,
+  ];
   const prlimit = o.addressSpace !== undefined ? `prlimit --as=${o.addressSpace} ` : '';
-  shell(`timeout -s KILL "$LIMIT" ${prlimit}"$NODE" "$CLI" "$@" >"$OUT" 2>"$ERR"; echo $? >"$CODE"`, args, { CLI: cli, OUT: out, ERR: err, CODE: code });
+  shell(`timeout -s KILL "$LIMIT" ${prlimit}"$NODE" "$CLI" "$@" >"$OUT" 2>"$ERR"; echo $? >"$CODE"`, args, {
+    CLI: cli,
+    OUT: out,
+    ERR: err,
+    CODE: code,
+  });
   return { code: status(code), out: read(out), err: read(err).toString('utf8') };
 }
 
@@ -109,11 +130,26 @@ export interface ReaderPace {
 
 /** `node CLI ARGS | slow-reader`: what the reader received, and the CLI's own exit status. */
 export function cliThroughPipe(cli: string, reader: string, args: string[], dir: string, pace: ReaderPace): CliRun {
-  const [out, err, code] = ['piped.out', 'piped.err', 'piped.status'].map((f) => join(dir, f)) as [string, string, string];
-  const script = '{ timeout -s KILL "$LIMIT" "$NODE" "$CLI" "$@" 2>"$ERR"; echo $? >"$CODE"; } | timeout -s KILL "$LIMIT" "$NODE" "$READER" "$CHUNK" "$PAUSE" "$STOP" >"$OUT"';
-  shell(script, args, { CLI: cli, READER: reader, OUT: out, ERR: err, CODE: code, CHUNK: String(pace.chunk), PAUSE: String(pace.pauseMs), STOP: String(pace.stopAfter ?? 0) });
+  const [out, err, code] = ['piped.out', 'piped.err', 'piped.status'].map((f) => join(dir, f)) as [
+    string,
+    string,
+    string,
+  ];
+  const script =
+    '{ timeout -s KILL "$LIMIT" "$NODE" "$CLI" "$@" 2>"$ERR"; echo $? >"$CODE"; } | timeout -s KILL "$LIMIT" "$NODE" "$READER" "$CHUNK" "$PAUSE" "$STOP" >"$OUT"';
+  shell(script, args, {
+    CLI: cli,
+    READER: reader,
+    OUT: out,
+    ERR: err,
+    CODE: code,
+    CHUNK: String(pace.chunk),
+    PAUSE: String(pace.pauseMs),
+    STOP: String(pace.stopAfter ?? 0),
+  });
   return { code: status(code), out: read(out), err: read(err).toString('utf8') };
 }
 
 /** A stack trace, a V8 fatal error or a crash report in what the CLI said. */
-export const CRASH = /^\s+at .+[(:]\d+|FATAL ERROR|Segmentation fault|Aborted|std::bad_alloc|unexpected error|Unhandled 'error' event/m;
+export const CRASH =
+  /^\s+at .+[(:]\d+|FATAL ERROR|Segmentation fault|Aborted|std::bad_alloc|unexpected error|Unhandled 'error' event/m;

@@ -29,4 +29,3 @@ export function sweepSizes(minBytes: number, maxBytes: number, factor: number, s
   }
   return sizes;
 }
-

@@ -12,7 +12,14 @@ export const FLEET_ID = 'fleet-test';
 export function asNode(run: Run, node: string, noise: number, engine = 1): Run {
   const samples = run.samples.map((s) => {
     const k = noise * (s.mover === 'engine' ? engine : 1);
-    return { ...s, gbps: s.gbps * k, ...(s.gbpsMedian !== undefined ? { gbpsMedian: s.gbpsMedian * k } : {}), meanNs: s.meanNs / k, ...(s.timesNs ? { timesNs: s.timesNs.map((t) => t / k) } : {}), ...(s.medianNs !== undefined ? { medianNs: s.medianNs / k } : {}) };
+    return {
+      ...s,
+      gbps: s.gbps * k,
+      ...(s.gbpsMedian !== undefined ? { gbpsMedian: s.gbpsMedian * k } : {}),
+      meanNs: s.meanNs / k,
+      ...(s.timesNs ? { timesNs: s.timesNs.map((t) => t / k) } : {}),
+      ...(s.medianNs !== undefined ? { medianNs: s.medianNs / k } : {}),
+    };
   });
   return { ...run, header: { ...run.header, id: `sweep-${node}`, fleet: { id: FLEET_ID, node, job: '7' } }, samples };
 }
@@ -29,6 +36,9 @@ export function fleetIndexOf(nodes: readonly string[], statuses: Record<string, 
     commands: ['sweep'],
     args: {},
     status: 'ok',
-    nodes: nodes.map((node) => ({ node, runs: [{ command: 'sweep', runId: `sweep-${node}`, status: statuses[node] ?? 'ok' }] })),
+    nodes: nodes.map((node) => ({
+      node,
+      runs: [{ command: 'sweep', runId: `sweep-${node}`, status: statuses[node] ?? 'ok' }],
+    })),
   };
 }

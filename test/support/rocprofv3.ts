@@ -45,7 +45,10 @@ export class TraceFormatError extends Error {}
 
 function need(rec: Record<string, string>, columns: readonly string[], file: string): void {
   const missing = columns.filter((c) => !(c in rec));
-  if (missing.length > 0) throw new TraceFormatError(`${file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (is this a rocprofv3 CSV?)`);
+  if (missing.length > 0)
+    throw new TraceFormatError(
+      `${file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (is this a rocprofv3 CSV?)`,
+    );
 }
 
 /** Timestamps are integers of ns since boot: above 2^53 they would lose precision as numbers. */
@@ -60,7 +63,8 @@ const int = (text: string) => (/^-?\d+$/.test(text) ? Number(text) : Number.NaN)
 
 export function readKernelTrace(text: string, file = 'kernel_trace.csv'): KernelDispatch[] {
   const rows = csvRecords(text);
-  if (rows.length > 0) need(rows[0]!, ['Kernel_Name', 'Start_Timestamp', 'End_Timestamp', 'Agent_Id', 'Dispatch_Id'], file);
+  if (rows.length > 0)
+    need(rows[0]!, ['Kernel_Name', 'Start_Timestamp', 'End_Timestamp', 'Agent_Id', 'Dispatch_Id'], file);
   return rows.map((r) => ({
     agentId: int(r.Agent_Id!),
     queueId: int(r.Queue_Id ?? ''),
@@ -79,7 +83,8 @@ export function readKernelTrace(text: string, file = 'kernel_trace.csv'): Kernel
 
 export function readMemoryCopyTrace(text: string, file = 'memory_copy_trace.csv'): MemoryCopy[] {
   const rows = csvRecords(text);
-  if (rows.length > 0) need(rows[0]!, ['Direction', 'Start_Timestamp', 'End_Timestamp', 'Source_Agent_Id', 'Destination_Agent_Id'], file);
+  if (rows.length > 0)
+    need(rows[0]!, ['Direction', 'Start_Timestamp', 'End_Timestamp', 'Source_Agent_Id', 'Destination_Agent_Id'], file);
   return rows.map((r) => ({
     direction: r.Direction!.replace(/^MEMORY_COPY_/, ''),
     streamId: int(r.Stream_Id ?? ''),

@@ -31,8 +31,20 @@ export const PAGES = [
       { name: 'engine/* line', variable: '--vscode-charts-orange', fallback: '#d18616' },
     ],
     dom: [
-      { name: 'cu/host legend swatch', selector: '.legend-item', text: 'cu/host', inner: 'svg line', property: 'stroke' },
-      { name: 'engine/host legend swatch', selector: '.legend-item', text: 'engine/host', inner: 'svg line', property: 'stroke' },
+      {
+        name: 'cu/host legend swatch',
+        selector: '.legend-item',
+        text: 'cu/host',
+        inner: 'svg line',
+        property: 'stroke',
+      },
+      {
+        name: 'engine/host legend swatch',
+        selector: '.legend-item',
+        text: 'engine/host',
+        inner: 'svg line',
+        property: 'stroke',
+      },
     ],
   },
   {
@@ -53,8 +65,18 @@ export const PAGES = [
     marker: 'table.heatmap',
     series: [],
     dom: [
-      { name: 'heat map, strongest cell', selector: 'table.heatmap td.cell.measured', property: 'backgroundColor', strongest: true },
-      { name: 'weakest pair outline', selector: 'table.heatmap td.cell.weakest', property: 'outlineColor', optional: true },
+      {
+        name: 'heat map, strongest cell',
+        selector: 'table.heatmap td.cell.measured',
+        property: 'backgroundColor',
+        strongest: true,
+      },
+      {
+        name: 'weakest pair outline',
+        selector: 'table.heatmap td.cell.weakest',
+        property: 'outlineColor',
+        optional: true,
+      },
     ],
   },
   {
@@ -114,7 +136,8 @@ export function contrast(a, b) {
   return (hi + 0.05) / (lo + 0.05);
 }
 /** `[r, g, b, a]` over an opaque background, as the compositor blends it. */
-const over = ([r, g, b, a], [br, bg, bb]) => [r * a + br * (1 - a), g * a + bg * (1 - a), b * a + bb * (1 - a)].map(Math.round);
+const over = ([r, g, b, a], [br, bg, bb]) =>
+  [r * a + br * (1 - a), g * a + bg * (1 - a), b * a + bb * (1 - a)].map(Math.round);
 function hueSat([r, g, b]) {
   const max = Math.max(r, g, b);
   const min = Math.min(r, g, b);
@@ -123,7 +146,11 @@ function hueSat([r, g, b]) {
   const hue = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
   return { hue: (hue * 60 + 360) % 360, sat: max === 0 ? 0 : d / max };
 }
-export const hex = (c) => `#${c.slice(0, 3).map((x) => Math.round(x).toString(16).padStart(2, '0')).join('')}`;
+export const hex = (c) =>
+  `#${c
+    .slice(0, 3)
+    .map((x) => Math.round(x).toString(16).padStart(2, '0'))
+    .join('')}`;
 const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 /**
@@ -149,7 +176,24 @@ export function readPanel(spec) {
   };
   const body = getComputedStyle(document.body);
   const variables = {};
-  for (const name of ['--vscode-editor-background', '--vscode-foreground', '--vscode-descriptionForeground', '--vscode-charts-foreground', '--vscode-charts-lines', '--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-red', '--vscode-charts-green', '--vscode-charts-yellow', '--vscode-charts-purple', '--vscode-contrastBorder', '--vscode-contrastActiveBorder', '--vscode-focusBorder', '--vscode-editorWidget-background', '--vscode-editorWidget-border']) {
+  for (const name of [
+    '--vscode-editor-background',
+    '--vscode-foreground',
+    '--vscode-descriptionForeground',
+    '--vscode-charts-foreground',
+    '--vscode-charts-lines',
+    '--vscode-charts-blue',
+    '--vscode-charts-orange',
+    '--vscode-charts-red',
+    '--vscode-charts-green',
+    '--vscode-charts-yellow',
+    '--vscode-charts-purple',
+    '--vscode-contrastBorder',
+    '--vscode-contrastActiveBorder',
+    '--vscode-focusBorder',
+    '--vscode-editorWidget-background',
+    '--vscode-editorWidget-border',
+  ]) {
     variables[name] = body.getPropertyValue(name).trim();
   }
   // The page's own background where it sets one (the matrix), else the editor's, which shows through VS Code's transparent webview body.
@@ -162,20 +206,38 @@ export function readPanel(spec) {
     if (c.width === 0 || c.height === 0) continue;
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     const row = c.width * 4;
-    const same = (i, j) => j >= 0 && j < d.length && d[i] === d[j] && d[i + 1] === d[j + 1] && d[i + 2] === d[j + 2] && d[i + 3] === d[j + 3];
+    const same = (i, j) =>
+      j >= 0 &&
+      j < d.length &&
+      d[i] === d[j] &&
+      d[i + 1] === d[j + 1] &&
+      d[i + 2] === d[j + 2] &&
+      d[i + 3] === d[j + 3];
     for (let i = 0; i < d.length; i += 4) {
       // Only pixels inside a run of three of one colour, across or down: what a line, marker or
       // span is filled with. The blends at the edges of text and shapes come in ones and twos.
       const x = (i / 4) % c.width;
-      if (!((x > 0 && x < c.width - 1 && same(i, i - 4) && same(i, i + 4)) || (same(i, i - row) && same(i, i + row)))) continue;
+      if (!((x > 0 && x < c.width - 1 && same(i, i - 4) && same(i, i + 4)) || (same(i, i - row) && same(i, i + row))))
+        continue;
       const a = d[i + 3] / 255;
-      const key = ((Math.round(d[i] * a + background[0] * (1 - a)) << 16) | (Math.round(d[i + 1] * a + background[1] * (1 - a)) << 8) | Math.round(d[i + 2] * a + background[2] * (1 - a))) >>> 0;
+      const key =
+        ((Math.round(d[i] * a + background[0] * (1 - a)) << 16) |
+          (Math.round(d[i + 1] * a + background[1] * (1 - a)) << 8) |
+          Math.round(d[i + 2] * a + background[2] * (1 - a))) >>>
+        0;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
   }
   const pixels = [...counts].filter(([, n]) => n >= 8).map(([k, n]) => [(k >> 16) & 255, (k >> 8) & 255, k & 255, n]);
-  const elements = (d) => [...document.querySelectorAll(d.selector)].filter((e) => d.text === undefined || (e.textContent ?? '').includes(d.text)).map((e) => (d.inner ? e.querySelector(d.inner) : e)).filter(Boolean);
-  const dom = spec.dom.map((d) => ({ name: d.name, colors: elements(d).map((e) => parse(getComputedStyle(e)[d.property])) }));
+  const elements = (d) =>
+    [...document.querySelectorAll(d.selector)]
+      .filter((e) => d.text === undefined || (e.textContent ?? '').includes(d.text))
+      .map((e) => (d.inner ? e.querySelector(d.inner) : e))
+      .filter(Boolean);
+  const dom = spec.dom.map((d) => ({
+    name: d.name,
+    colors: elements(d).map((e) => parse(getComputedStyle(e)[d.property])),
+  }));
   return {
     kind: document.body.dataset.vscodeThemeKind ?? '',
     themeId: document.body.dataset.vscodeThemeId ?? '',
@@ -190,14 +252,20 @@ export function readPanel(spec) {
 
 /** What readPanel needs of a page's spec (evaluate() takes plain data). */
 export function readSpec(spec) {
-  return { canvas: spec.canvas, dom: spec.dom.map(({ name, selector, text, inner, property }) => ({ name, selector, text, inner, property })) };
+  return {
+    canvas: spec.canvas,
+    dom: spec.dom.map(({ name, selector, text, inner, property }) => ({ name, selector, text, inner, property })),
+  };
 }
 
 function parseVariable(text) {
   const m = /^#([0-9a-f]{6})([0-9a-f]{2})?$/i.exec(text);
   if (m) return [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16)).concat(m[2] ? parseInt(m[2], 16) / 255 : 1);
   const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])([0-9a-f])?$/i.exec(text);
-  if (short) return [1, 2, 3].map((i) => parseInt(short[i] + short[i], 16)).concat(short[4] ? parseInt(short[4] + short[4], 16) / 255 : 1);
+  if (short)
+    return [1, 2, 3]
+      .map((i) => parseInt(short[i] + short[i], 16))
+      .concat(short[4] ? parseInt(short[4] + short[4], 16) / 255 : 1);
   const n = (text.match(/[\d.]+/g) ?? []).map(Number);
   return n.length >= 3 ? [n[0], n[1], n[2], n[3] ?? 1] : undefined;
 }
@@ -233,13 +301,27 @@ export function measure(spec, reading) {
   const bg = reading.background;
   for (const s of spec.series) {
     const p = seriesPixel(reading, s);
-    rows.push({ series: s.name, source: 'canvas pixels', optional: Boolean(s.optional), color: p ? hex(p) : undefined, pixels: p?.[3], contrast: p ? contrast(p, bg) : undefined, variable: reading.variables[s.variable] || undefined });
+    rows.push({
+      series: s.name,
+      source: 'canvas pixels',
+      optional: Boolean(s.optional),
+      color: p ? hex(p) : undefined,
+      pixels: p?.[3],
+      contrast: p ? contrast(p, bg) : undefined,
+      variable: reading.variables[s.variable] || undefined,
+    });
   }
   for (const d of spec.dom) {
     const found = reading.dom.find((x) => x.name === d.name)?.colors ?? [];
     const seen = found.map((c) => over(c, bg));
     const pick = d.strongest ? seen.sort((a, b) => contrast(b, bg) - contrast(a, bg))[0] : seen[0];
-    rows.push({ series: d.name, source: 'computed style', optional: Boolean(d.optional), color: pick ? hex(pick) : undefined, contrast: pick ? contrast(pick, bg) : undefined });
+    rows.push({
+      series: d.name,
+      source: 'computed style',
+      optional: Boolean(d.optional),
+      color: pick ? hex(pick) : undefined,
+      contrast: pick ? contrast(pick, bg) : undefined,
+    });
   }
   return rows;
 }
@@ -248,8 +330,10 @@ export function measure(spec, reading) {
 export function failuresOf(page, rows, reading) {
   const out = [];
   for (const row of rows) {
-    if (row.contrast === undefined && !row.optional) out.push(`${page} ${row.series}: not found (${reading.canvases} canvases, ${reading.pixels.length} colours)`);
-    else if (row.contrast !== undefined && row.contrast < MIN_CONTRAST) out.push(`${page} ${row.series}: ${row.color} on ${hex(reading.background)} is ${row.contrast.toFixed(2)}:1`);
+    if (row.contrast === undefined && !row.optional)
+      out.push(`${page} ${row.series}: not found (${reading.canvases} canvases, ${reading.pixels.length} colours)`);
+    else if (row.contrast !== undefined && row.contrast < MIN_CONTRAST)
+      out.push(`${page} ${row.series}: ${row.color} on ${hex(reading.background)} is ${row.contrast.toFixed(2)}:1`);
   }
   return out;
 }
@@ -258,7 +342,10 @@ export function failuresOf(page, rows, reading) {
 export function contrastTable(results, themes) {
   const pages = [...new Set(results.map((r) => r.page))];
   const lines = [];
-  lines.push(`Contrast of each series against the panel background (WCAG 2.2 non-text contrast; at least ${MIN_CONTRAST}:1 passes, ✘ marks less; "—": not drawn in that run).`, '');
+  lines.push(
+    `Contrast of each series against the panel background (WCAG 2.2 non-text contrast; at least ${MIN_CONTRAST}:1 passes, ✘ marks less; "—": not drawn in that run).`,
+    '',
+  );
   lines.push(`| page | series | ${themes.join(' | ')} |`);
   lines.push(`|---|---|${themes.map(() => '---:').join('|')}|`);
   for (const page of pages) {
@@ -272,11 +359,17 @@ export function contrastTable(results, themes) {
       lines.push(`| ${page} | ${name} | ${cells.join(' | ')} |`);
     }
   }
-  lines.push('', 'Colours as drawn (the series on the panel background; the theme variable it comes from, blank where the theme has none):', '');
+  lines.push(
+    '',
+    'Colours as drawn (the series on the panel background; the theme variable it comes from, blank where the theme has none):',
+    '',
+  );
   lines.push('| theme | page | series | drawn | background | contrast | read from | variable |');
   lines.push('|---|---|---|---|---|---:|---|---|');
   for (const r of results) {
-    lines.push(`| ${r.theme} | ${r.page} | ${r.series} | ${r.color ?? '—'} | ${r.background} | ${r.contrast?.toFixed(2) ?? '—'} | ${r.source}${r.pixels ? ` (${r.pixels} px)` : ''} | ${r.variable ? `\`${r.variable}\`` : ''} |`);
+    lines.push(
+      `| ${r.theme} | ${r.page} | ${r.series} | ${r.color ?? '—'} | ${r.background} | ${r.contrast?.toFixed(2) ?? '—'} | ${r.source}${r.pixels ? ` (${r.pixels} px)` : ''} | ${r.variable ? `\`${r.variable}\`` : ''} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -20,7 +20,9 @@ const UNITS = [
 /** A size and how it is written: `4096`, `64K`, `1m`, `2G`, each within 1 B .. sizeBytesMax. */
 export const sizeWord = fc
   .constantFrom(...UNITS)
-  .chain(([suffix, mult]) => fc.integer({ min: 1, max: Math.min(MAX / mult, 2 ** 31) }).map((n) => ({ bytes: n * mult, text: `${n}${suffix}` })));
+  .chain(([suffix, mult]) =>
+    fc.integer({ min: 1, max: Math.min(MAX / mult, 2 ** 31) }).map((n) => ({ bytes: n * mult, text: `${n}${suffix}` })),
+  );
 
 export interface Item {
   text: string;
@@ -39,16 +41,31 @@ export function rangeModel(from: number, to: number, factor: number): number[] {
 export const item: fc.Arbitrary<Item> = fc.oneof(
   sizeWord.map((s) => ({ text: s.text, sizes: [s.bytes] })),
   fc
-    .tuple(sizeWord, sizeWord, fc.option(fc.tuple(fc.constantFrom('x', 'X'), fc.oneof(fc.integer({ min: 2, max: 16 }), fc.integer({ min: 2, max: 1024 }))), { nil: undefined }))
+    .tuple(
+      sizeWord,
+      sizeWord,
+      fc.option(
+        fc.tuple(
+          fc.constantFrom('x', 'X'),
+          fc.oneof(fc.integer({ min: 2, max: 16 }), fc.integer({ min: 2, max: 1024 })),
+        ),
+        { nil: undefined },
+      ),
+    )
     .map(([a, b, step]) => {
       const [from, to] = a.bytes <= b.bytes ? [a, b] : [b, a];
       const factor = step ? step[1] : 2;
-      return { text: `${from.text}:${to.text}${step ? `:${step[0]}${step[1]}` : ''}`, sizes: rangeModel(from.bytes, to.bytes, factor) };
+      return {
+        text: `${from.text}:${to.text}${step ? `:${step[0]}${step[1]}` : ''}`,
+        sizes: rangeModel(from.bytes, to.bytes, factor),
+      };
     }),
 );
 
 /** A well-formed list of 1..6 items (at most 6 x 37 sizes: within the helper's list limit). */
-export const sizeList = fc.array(item, { minLength: 1, maxLength: 6 }).map((items) => ({ text: items.map((i) => i.text).join(','), sizes: items.flatMap((i) => i.sizes) }));
+export const sizeList = fc
+  .array(item, { minLength: 1, maxLength: 6 })
+  .map((items) => ({ text: items.map((i) => i.text).join(','), sizes: items.flatMap((i) => i.sizes) }));
 
 /** A list both parsers must refuse: a well-formed one broken in one way. */
 export const brokenSizeList: fc.Arbitrary<string> = fc.oneof(
@@ -58,12 +75,19 @@ export const brokenSizeList: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(sizeList, sizeList).map(([a, b]) => `${a.text},,${b.text}`),
   fc.constant(''),
   // A range that runs backwards.
-  fc.tuple(sizeWord, sizeWord).filter(([a, b]) => a.bytes !== b.bytes).map(([a, b]) => (a.bytes > b.bytes ? `${a.text}:${b.text}` : `${b.text}:${a.text}`)),
+  fc
+    .tuple(sizeWord, sizeWord)
+    .filter(([a, b]) => a.bytes !== b.bytes)
+    .map(([a, b]) => (a.bytes > b.bytes ? `${a.text}:${b.text}` : `${b.text}:${a.text}`)),
   // A step that is not x2..x1024, or more than three parts.
-  fc.tuple(sizeWord, fc.constantFrom('x1', 'x0', 'x1025', 'x', '2', 'y2', 'x2.5', '')).map(([s, step]) => `${s.text}:${s.text}:${step}`),
+  fc
+    .tuple(sizeWord, fc.constantFrom('x1', 'x0', 'x1025', 'x', '2', 'y2', 'x2.5', ''))
+    .map(([s, step]) => `${s.text}:${s.text}:${step}`),
   sizeWord.map((s) => `${s.text}:${s.text}:x2:x2`),
   // A size that is not one, or out of range; a range end that is empty.
   fc.constantFrom('0', '0K', '65G', String(MAX + 1), '4T', '1.5M', '-1K', '0x10', 'K', ':1M', '1M:', '4K;1M'),
   // More sizes than a list may hold.
-  fc.integer({ min: LIMITS.listLengthMax + 1, max: LIMITS.listLengthMax + 40 }).map((n) => Array.from({ length: n }, (_, i) => String(i + 1)).join(',')),
+  fc
+    .integer({ min: LIMITS.listLengthMax + 1, max: LIMITS.listLengthMax + 40 })
+    .map((n) => Array.from({ length: n }, (_, i) => String(i + 1)).join(',')),
 );

@@ -63,9 +63,16 @@ export async function runChecks({ name, outDir, tmpPrefix, skipped, note = '' },
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
   const seconds = (performance.now() - started) / 1000;
-  const counts = skipped === undefined ? `${passed} passed, ${failed} failed` : `${passed} passed, ${failed} failed, ${skipped} skipped`;
+  const counts =
+    skipped === undefined
+      ? `${passed} passed, ${failed} failed`
+      : `${passed} passed, ${failed} failed, ${skipped} skipped`;
   console.log(`\n${name}: ${counts} in ${seconds.toFixed(1)} s${note}`);
   const jsonOut = valueOf('--json');
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify(skipped === undefined ? { passed, failed, seconds } : { passed, failed, skipped, seconds }));
+  if (jsonOut)
+    writeFileSync(
+      jsonOut,
+      JSON.stringify(skipped === undefined ? { passed, failed, seconds } : { passed, failed, skipped, seconds }),
+    );
   return failed === 0 ? 0 : 1;
 }

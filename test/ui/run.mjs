@@ -14,7 +14,13 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, wr
 import { join } from 'node:path';
 import { checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
 import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
-import { assert, openSampleWorkspace, runCommand, runSweepFromPalette, until } from '../../scripts/vscode/workbench.mjs';
+import {
+  assert,
+  openSampleWorkspace,
+  runCommand,
+  runSweepFromPalette,
+  until,
+} from '../../scripts/vscode/workbench.mjs';
 import { args, root, runChecks, sampleWorkspace, valueOf } from '../support/workbenchScript.mjs';
 
 const outDir = valueOf('--out') ?? join(root, '.vscode-test', 'artifacts', 'ui');
@@ -70,7 +76,10 @@ async function panelFrame(page, runCount) {
     const found = [];
     for (const frame of page.frames()) {
       if (frame === page.mainFrame()) continue;
-      const has = await frame.locator('.simulated-badge').count().catch(() => 0);
+      const has = await frame
+        .locator('.simulated-badge')
+        .count()
+        .catch(() => 0);
       if (has > 0) found.push(frame);
     }
     return found.length >= runCount ? found.at(-1) : undefined;
@@ -83,26 +92,30 @@ async function panelFrame(page, runCount) {
  */
 async function notification(page, text, timeoutMs = 30_000) {
   let opened = 0;
-  return until(`a notification "${text}"`, async () => {
-    // One frame first: the center's list renders a notification added since the last read then.
-    await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok())));
-    const rows = page.locator('.notifications-center .monaco-list-row');
-    // Reading the rows' text (a layout) also lets a list that waits for a frame render.
-    const texts = await rows.allTextContents();
-    if (texts.some((t) => t.includes(text))) return rows.filter({ hasText: text }).first();
-    const visible = (await page.locator('.notifications-center.visible').count()) > 0;
-    // Reopened now and then: a center opened just before the notification arrived may miss it.
-    if (visible && Date.now() - opened > 3000) {
-      await page.keyboard.press('Escape');
-      await page.waitForTimeout(200);
-    }
-    if (!visible || Date.now() - opened > 3000) {
-      await runCommand(page, 'Notifications: Show Notifications');
-      opened = Date.now();
-      await page.waitForTimeout(500);
-    }
-    return undefined;
-  }, timeoutMs);
+  return until(
+    `a notification "${text}"`,
+    async () => {
+      // One frame first: the center's list renders a notification added since the last read then.
+      await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => ok())));
+      const rows = page.locator('.notifications-center .monaco-list-row');
+      // Reading the rows' text (a layout) also lets a list that waits for a frame render.
+      const texts = await rows.allTextContents();
+      if (texts.some((t) => t.includes(text))) return rows.filter({ hasText: text }).first();
+      const visible = (await page.locator('.notifications-center.visible').count()) > 0;
+      // Reopened now and then: a center opened just before the notification arrived may miss it.
+      if (visible && Date.now() - opened > 3000) {
+        await page.keyboard.press('Escape');
+        await page.waitForTimeout(200);
+      }
+      if (!visible || Date.now() - opened > 3000) {
+        await runCommand(page, 'Notifications: Show Notifications');
+        opened = Date.now();
+        await page.waitForTimeout(500);
+      }
+      return undefined;
+    },
+    timeoutMs,
+  );
 }
 
 async function main() {
@@ -135,11 +148,15 @@ async function main() {
     const { page } = held.browser;
     // Console messages of every frame, webviews included, arrive here.
     page.on('console', (m) => {
-      if (/Content[- ]Security[- ]Policy|Refused to (load|execute|apply|connect|frame|evaluate)/i.test(m.text())) csp.push(m.text());
+      if (/Content[- ]Security[- ]Policy|Refused to (load|execute|apply|connect|frame|evaluate)/i.test(m.text()))
+        csp.push(m.text());
     });
 
     await check('the sample workspace opens with the extension', async () => {
-      await openSampleWorkspace(page, workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }));
+      await openSampleWorkspace(
+        page,
+        workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }),
+      );
     });
 
     const showRunsView = async () => {
@@ -151,28 +168,40 @@ async function main() {
       await title.waitFor({ state: 'visible', timeout: 10_000 });
     };
 
-    await check('the SDMA Lens view opens on its welcome with the first actions, and its walkthrough opens (screenshots)', async () => {
-      await showRunsView();
-      // The trusted welcome: while VS Code resolves the workspace's trust at start-up it may show the
-      // Restricted Mode one for a moment, which also begins "No runs yet".
-      const welcome = page.locator('.welcome-view-content', { hasText: 'No runs yet. A transfer sweep' }).first();
-      await welcome.waitFor({ state: 'visible', timeout: 10_000 });
-      for (const action of ['Run Transfer Sweep', 'Select Target', 'Import Results']) {
-        assert((await welcome.locator('.monaco-button, a', { hasText: action }).count()) > 0, `the welcome lacks "${action}"`);
-      }
-      await page.screenshot({ path: join(outDir, 'runs-view-welcome.png') });
-      await welcome.locator('a', { hasText: 'Open the walkthrough' }).first().click();
-      await page.locator('.gettingStartedContainer', { hasText: 'Get started with SDMA Lens' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-      for (const step of ['Choose where runs go', 'Run a transfer sweep', 'Read the advice', 'Profile a kernel']) {
-        assert((await page.locator('.gettingStartedContainer', { hasText: step }).count()) > 0, `the walkthrough lacks the step "${step}"`);
-      }
-      await page.waitForTimeout(500);
-      await page.screenshot({ path: join(outDir, 'walkthrough.png') });
-      await runCommand(page, 'View: Close All Editors');
-    });
+    await check(
+      'the SDMA Lens view opens on its welcome with the first actions, and its walkthrough opens (screenshots)',
+      async () => {
+        await showRunsView();
+        // The trusted welcome: while VS Code resolves the workspace's trust at start-up it may show the
+        // Restricted Mode one for a moment, which also begins "No runs yet".
+        const welcome = page.locator('.welcome-view-content', { hasText: 'No runs yet. A transfer sweep' }).first();
+        await welcome.waitFor({ state: 'visible', timeout: 10_000 });
+        for (const action of ['Run Transfer Sweep', 'Select Target', 'Import Results']) {
+          assert(
+            (await welcome.locator('.monaco-button, a', { hasText: action }).count()) > 0,
+            `the welcome lacks "${action}"`,
+          );
+        }
+        await page.screenshot({ path: join(outDir, 'runs-view-welcome.png') });
+        await welcome.locator('a', { hasText: 'Open the walkthrough' }).first().click();
+        await page
+          .locator('.gettingStartedContainer', { hasText: 'Get started with SDMA Lens' })
+          .first()
+          .waitFor({ state: 'visible', timeout: 15_000 });
+        for (const step of ['Choose where runs go', 'Run a transfer sweep', 'Read the advice', 'Profile a kernel']) {
+          assert(
+            (await page.locator('.gettingStartedContainer', { hasText: step }).count()) > 0,
+            `the walkthrough lacks the step "${step}"`,
+          );
+        }
+        await page.waitForTimeout(500);
+        await page.screenshot({ path: join(outDir, 'walkthrough.png') });
+        await runCommand(page, 'View: Close All Editors');
+      },
+    );
 
     let frame;
-    await check('Run Transfer Sweep from the Runs view\'s welcome draws the chart', async () => {
+    await check("Run Transfer Sweep from the Runs view's welcome draws the chart", async () => {
       await showRunsView();
       const button = page.locator('.welcome-view-content .monaco-button', { hasText: 'Run Transfer Sweep' }).first();
       await button.click();
@@ -186,19 +215,30 @@ async function main() {
 
     await check('the panel shows the series, the SIMULATED badge and the table', async () => {
       const legend = await frame.locator('.legend-item').allTextContents();
-      for (const path of ['cu/host', 'cu/device', 'engine/host', 'engine/device']) assert(legend.some((t) => t.includes(path)), `legend lacks ${path}: ${legend.join(' | ')}`);
+      for (const path of ['cu/host', 'cu/device', 'engine/host', 'engine/device'])
+        assert(
+          legend.some((t) => t.includes(path)),
+          `legend lacks ${path}: ${legend.join(' | ')}`,
+        );
       const badge = frame.locator('.simulated-badge');
       assert(await badge.isVisible(), 'the SIMULATED badge is hidden');
       assert((await badge.textContent())?.trim() === 'SIMULATED', 'badge text');
       const headers = await frame.locator('.data-table thead th').allTextContents();
-      assert(headers.some((h) => /^cu\/host · 64 CUs$/.test(h)), `table columns: ${headers.join(' | ')}`);
+      assert(
+        headers.some((h) => /^cu\/host · 64 CUs$/.test(h)),
+        `table columns: ${headers.join(' | ')}`,
+      );
       // Something was drawn: the canvas holds more than one colour.
-      const colours = await frame.locator('canvas').first().evaluate((c) => {
-        const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        const seen = new Set();
-        for (let i = 0; i < data.length && seen.size < 50; i += 4 * 97) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
-        return seen.size;
-      });
+      const colours = await frame
+        .locator('canvas')
+        .first()
+        .evaluate((c) => {
+          const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          const seen = new Set();
+          for (let i = 0; i < data.length && seen.size < 50; i += 4 * 97)
+            seen.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
+          return seen.size;
+        });
       assert(colours > 5, `the chart canvas looks empty (${colours} colours)`);
     });
 
@@ -210,24 +250,45 @@ async function main() {
       return file;
     };
     let darkShot;
-    await check('the Runs view lists the sweep with its SIMULATED mark, and opens it from the tree (screenshot)', async () => {
-      await showRunsView();
-      const row = page.locator('.pane-body .monaco-list-row', { hasText: 'SIMULATED' }).first();
-      await row.waitFor({ state: 'visible', timeout: 15_000 });
-      assert((await page.locator('.pane-body .monaco-list-row', { hasText: 'Transfer sweeps' }).count()) > 0, 'no "Transfer sweeps" group');
-      await page.screenshot({ path: join(outDir, 'runs-view.png') });
-      await runCommand(page, 'View: Close All Editors');
-      await until('the sweep panel to close', async () => {
-        for (const f of page.frames()) if (f !== page.mainFrame() && (await f.locator('.simulated-badge').count().catch(() => 0)) > 0) return undefined;
-        return true;
-      }, 10_000);
-      await row.click();
-      frame = await panelFrame(page, 1);
-      await until('the reopened run\'s table', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
-      // The checks below start from the Explorer, as a user of the palette would.
-      await runCommand(page, 'View: Show Explorer');
-      await page.locator('.explorer-folders-view').first().waitFor({ state: 'visible', timeout: 10_000 });
-    });
+    await check(
+      'the Runs view lists the sweep with its SIMULATED mark, and opens it from the tree (screenshot)',
+      async () => {
+        await showRunsView();
+        const row = page.locator('.pane-body .monaco-list-row', { hasText: 'SIMULATED' }).first();
+        await row.waitFor({ state: 'visible', timeout: 15_000 });
+        assert(
+          (await page.locator('.pane-body .monaco-list-row', { hasText: 'Transfer sweeps' }).count()) > 0,
+          'no "Transfer sweeps" group',
+        );
+        await page.screenshot({ path: join(outDir, 'runs-view.png') });
+        await runCommand(page, 'View: Close All Editors');
+        await until(
+          'the sweep panel to close',
+          async () => {
+            for (const f of page.frames())
+              if (
+                f !== page.mainFrame() &&
+                (await f
+                  .locator('.simulated-badge')
+                  .count()
+                  .catch(() => 0)) > 0
+              )
+                return undefined;
+            return true;
+          },
+          10_000,
+        );
+        await row.click();
+        frame = await panelFrame(page, 1);
+        await until(
+          "the reopened run's table",
+          async () => (await frame.locator('.data-table tbody tr').count()) === 13,
+        );
+        // The checks below start from the Explorer, as a user of the palette would.
+        await runCommand(page, 'View: Show Explorer');
+        await page.locator('.explorer-folders-view').first().waitFor({ state: 'visible', timeout: 10_000 });
+      },
+    );
 
     await check('a run.ndjson double-clicked in the Explorer opens in its sweep panel', async () => {
       await runCommand(page, 'View: Close All Editors');
@@ -235,21 +296,33 @@ async function main() {
       const row = (text) => explorer.locator('.monaco-list-row', { hasText: text }).first();
       // The Explorer compacts single-child folders (.sdma-lens/runs/<id> can be one row): open
       // whatever row on the way is still closed until the run file shows.
-      await until('run.ndjson in the Explorer', async () => {
-        if (await row('run.ndjson').isVisible().catch(() => false)) return true;
-        for (const text of ['.sdma-lens', 'runs', /\d{4}-\d{2}-\d{2}T/]) {
-          const r = row(text);
-          if ((await r.isVisible().catch(() => false)) && (await r.getAttribute('aria-expanded')) === 'false') {
-            await r.click();
-            return undefined;
+      await until(
+        'run.ndjson in the Explorer',
+        async () => {
+          if (
+            await row('run.ndjson')
+              .isVisible()
+              .catch(() => false)
+          )
+            return true;
+          for (const text of ['.sdma-lens', 'runs', /\d{4}-\d{2}-\d{2}T/]) {
+            const r = row(text);
+            if ((await r.isVisible().catch(() => false)) && (await r.getAttribute('aria-expanded')) === 'false') {
+              await r.click();
+              return undefined;
+            }
           }
-        }
-        return undefined;
-      }, 15_000);
+          return undefined;
+        },
+        15_000,
+      );
       await row('run.ndjson').waitFor({ state: 'visible', timeout: 10_000 });
       await row('run.ndjson').dblclick();
       frame = await panelFrame(page, 1);
-      await until('the run\'s table in the editor', async () => (await frame.locator('.data-table tbody tr').count()) === 13);
+      await until(
+        "the run's table in the editor",
+        async () => (await frame.locator('.data-table tbody tr').count()) === 13,
+      );
       // The editor is titled as the run's panel is ("Sweep <time> <backend>"), not by the file name.
       const tabs = await page.locator('.tabs-container .tab').allTextContents();
       assert(tabs.length === 1 && /Sweep/.test(tabs[0] ?? ''), `editor tabs: ${tabs.join(' | ')}`);
@@ -270,59 +343,78 @@ async function main() {
     });
     await check('light theme: the panel redraws in it (screenshot)', async () => {
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
-      await until('the webview to turn light', async () => /vscode-light/.test(await frame.evaluate(() => document.body.className)));
+      await until('the webview to turn light', async () =>
+        /vscode-light/.test(await frame.evaluate(() => document.body.className)),
+      );
       const background = await frame.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const [r, g, b] = background.match(/\d+/g).map(Number);
       assert(r + g + b > 600, `light background expected, got ${background}`);
       await page.waitForTimeout(300);
       await shot('light');
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
-      await until('the webview to turn dark again', async () => /vscode-dark/.test(await frame.evaluate(() => document.body.className)));
+      await until('the webview to turn dark again', async () =>
+        /vscode-dark/.test(await frame.evaluate(() => document.body.className)),
+      );
     });
 
-    await check('"SDMA Lens: Cancel Run" is not offered while nothing runs (context key sdmaLens.runInProgress)', async () => {
-      await page.evaluate(() => document.activeElement?.blur());
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
-      const listed = (label) => page.locator('.quick-input-list .monaco-list-row', { hasText: label }).count();
-      // A command that always applies is listed: an empty list below is the context key, not a slow palette.
-      await input.fill('>SDMA Lens: Show Log');
-      await until('"SDMA Lens: Show Log" in the palette', async () => (await listed('SDMA Lens: Show Log')) > 0, 5000);
-      await input.fill('>SDMA Lens: Cancel Run');
-      await page.waitForTimeout(1500);
-      const rows = await listed('SDMA Lens: Cancel Run');
-      await page.screenshot({ path: join(outDir, 'palette-no-cancel-run.png') });
-      await page.keyboard.press('Escape');
-      assert(rows === 0, `Cancel Run is listed ${rows} time(s) with no run in progress`);
-    });
+    await check(
+      '"SDMA Lens: Cancel Run" is not offered while nothing runs (context key sdmaLens.runInProgress)',
+      async () => {
+        await page.evaluate(() => document.activeElement?.blur());
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 5000 });
+        const listed = (label) => page.locator('.quick-input-list .monaco-list-row', { hasText: label }).count();
+        // A command that always applies is listed: an empty list below is the context key, not a slow palette.
+        await input.fill('>SDMA Lens: Show Log');
+        await until(
+          '"SDMA Lens: Show Log" in the palette',
+          async () => (await listed('SDMA Lens: Show Log')) > 0,
+          5000,
+        );
+        await input.fill('>SDMA Lens: Cancel Run');
+        await page.waitForTimeout(1500);
+        const rows = await listed('SDMA Lens: Cancel Run');
+        await page.screenshot({ path: join(outDir, 'palette-no-cancel-run.png') });
+        await page.keyboard.press('Escape');
+        assert(rows === 0, `Cancel Run is listed ${rows} time(s) with no run in progress`);
+      },
+    );
 
-    await check('Cancel (the notification\'s button, or "SDMA Lens: Cancel Run") stops the helper and keeps the samples', async () => {
-      helper.extra('--sim-delay-ms 150');
-      const before = helper.sweeps().length;
-      await runSweepFromPalette(page);
-      const pid = await until('the helper to start', () => helper.sweeps()[before]);
-      // A headless window is never focused, and the Notification Center does not always list
-      // a progress notification there in time; the palette command cancels the same way.
-      const progress = await notification(page, 'SDMA Lens: transfer sweep', 15_000).catch(() => undefined);
-      if (progress) {
-        // Some samples first, so there is something to keep.
-        await until('progress in the notification', async () => /: \d+\/\d+ \(simulated\)/.test((await progress.textContent()) ?? ''));
-        assert(alive(pid), 'the helper runs before Cancel');
-        await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
-        console.log('    (cancelled with the notification\'s Cancel button)');
-      } else {
-        await page.screenshot({ path: join(outDir, 'notification-missing.png') });
-        assert(alive(pid), 'the helper runs before Cancel');
-        await runCommand(page, 'SDMA Lens: Cancel Run');
-        console.log('    (the progress notification was not listed; cancelled with "SDMA Lens: Cancel Run")');
-      }
-      const info = await notification(page, 'transfer sweep was cancelled', 15_000);
-      const text = (await info.locator('.notification-list-item-message').textContent()) ?? '';
-      assert(/SDMA Lens: the transfer sweep was cancelled; [1-9]\d* samples were kept in the run\./.test(text), `notification: ${text}`);
-      await until('the helper process to be gone', () => !alive(pid), 5000);
-      assert(groupMembers(pid).length === 0, 'processes of the helper group are left');
-    });
+    await check(
+      'Cancel (the notification\'s button, or "SDMA Lens: Cancel Run") stops the helper and keeps the samples',
+      async () => {
+        helper.extra('--sim-delay-ms 150');
+        const before = helper.sweeps().length;
+        await runSweepFromPalette(page);
+        const pid = await until('the helper to start', () => helper.sweeps()[before]);
+        // A headless window is never focused, and the Notification Center does not always list
+        // a progress notification there in time; the palette command cancels the same way.
+        const progress = await notification(page, 'SDMA Lens: transfer sweep', 15_000).catch(() => undefined);
+        if (progress) {
+          // Some samples first, so there is something to keep.
+          await until('progress in the notification', async () =>
+            /: \d+\/\d+ \(simulated\)/.test((await progress.textContent()) ?? ''),
+          );
+          assert(alive(pid), 'the helper runs before Cancel');
+          await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
+          console.log("    (cancelled with the notification's Cancel button)");
+        } else {
+          await page.screenshot({ path: join(outDir, 'notification-missing.png') });
+          assert(alive(pid), 'the helper runs before Cancel');
+          await runCommand(page, 'SDMA Lens: Cancel Run');
+          console.log('    (the progress notification was not listed; cancelled with "SDMA Lens: Cancel Run")');
+        }
+        const info = await notification(page, 'transfer sweep was cancelled', 15_000);
+        const text = (await info.locator('.notification-list-item-message').textContent()) ?? '';
+        assert(
+          /SDMA Lens: the transfer sweep was cancelled; [1-9]\d* samples were kept in the run\./.test(text),
+          `notification: ${text}`,
+        );
+        await until('the helper process to be gone', () => !alive(pid), 5000);
+        assert(groupMembers(pid).length === 0, 'processes of the helper group are left');
+      },
+    );
 
     await check('a helper crash is reported in a notification', async () => {
       helper.extra('--fault crash-after=3');

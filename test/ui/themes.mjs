@@ -22,7 +22,16 @@ import { join } from 'node:path';
 import { checkBrowser, provision, serverVersion } from '../../scripts/vscode/provision.mjs';
 import { openBrowser, startServer, workbenchUrl } from '../../scripts/vscode/server.mjs';
 import { assert, openSampleWorkspace, runCommand, until } from '../../scripts/vscode/workbench.mjs';
-import { MIN_CONTRAST, contrastTable, failuresOf, hex, measure, pageSpec, readPanel, readSpec } from '../support/seriesContrast.mjs';
+import {
+  MIN_CONTRAST,
+  contrastTable,
+  failuresOf,
+  hex,
+  measure,
+  pageSpec,
+  readPanel,
+  readSpec,
+} from '../support/seriesContrast.mjs';
 import { root, runChecks, sampleWorkspace, valueOf } from '../support/workbenchScript.mjs';
 
 const outDir = valueOf('--out') ?? join(root, '.vscode-test', 'artifacts', 'ui-themes');
@@ -48,7 +57,18 @@ const THEMES = [
 function cli(workspace, args) {
   const runs = join(workspace, '.sdma-lens', 'runs');
   const before = new Set(existsSync(runs) ? readdirSync(runs) : []);
-  execFileSync(process.execPath, [join(root, 'dist', 'cli.js'), ...args, '--backend', 'sim', '--helper', join(root, 'native', 'build', 'sdma-probe')], { cwd: workspace, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'dist', 'cli.js'),
+      ...args,
+      '--backend',
+      'sim',
+      '--helper',
+      join(root, 'native', 'build', 'sdma-probe'),
+    ],
+    { cwd: workspace, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const added = readdirSync(runs).filter((d) => !before.has(d));
   if (added.length !== 1) throw new Error(`sdma-lens ${args.join(' ')} saved ${added.length} runs`);
   return added[0];
@@ -64,7 +84,16 @@ function seedRuns(workspace) {
     collective: cli(workspace, ['collective']),
   };
   const nodes = ['node01', 'node02', 'node03', 'node04', 'node05', 'node06'];
-  const nodeRuns = nodes.map((node, i) => cli(workspace, ['sweep', '--sizes', '1M,64M,256M', '--seed', String(10 + i), ...(node === 'node04' ? ['--sim-weak', 'engine=0.5'] : [])]));
+  const nodeRuns = nodes.map((node, i) =>
+    cli(workspace, [
+      'sweep',
+      '--sizes',
+      '1M,64M,256M',
+      '--seed',
+      String(10 + i),
+      ...(node === 'node04' ? ['--sim-weak', 'engine=0.5'] : []),
+    ]),
+  );
   const fleet = {
     format: 'sdma-lens-fleet',
     version: 1,
@@ -85,7 +114,10 @@ function seedRuns(workspace) {
 
 /** Picks the row holding `text` in the quick pick titled `title` (the run id is each run's detail). */
 async function pick(page, title, text) {
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: title })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
   const input = page.locator('.quick-input-widget input');
   await input.fill(text);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
@@ -99,7 +131,10 @@ async function setTheme(page, label) {
   const input = page.locator('.quick-input-widget input');
   await input.fill(label);
   const exact = new RegExp('^' + label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$');
-  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+  const row = page
+    .locator('.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exact }) })
+    .first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
   await row.click();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
@@ -107,14 +142,21 @@ async function setTheme(page, label) {
 
 /** The SDMA Lens page holding `marker` (a hidden panel has no page: VS Code drops it and reloads it when shown). */
 async function panelFrame(page, marker, timeoutMs = 30_000) {
-  return until(`the panel with ${marker}`, async () => {
-    for (const frame of page.frames()) {
-      if (frame === page.mainFrame()) continue;
-      const n = await frame.locator(marker).count().catch(() => 0);
-      if (n > 0) return frame;
-    }
-    return undefined;
-  }, timeoutMs);
+  return until(
+    `the panel with ${marker}`,
+    async () => {
+      for (const frame of page.frames()) {
+        if (frame === page.mainFrame()) continue;
+        const n = await frame
+          .locator(marker)
+          .count()
+          .catch(() => 0);
+        if (n > 0) return frame;
+      }
+      return undefined;
+    },
+    timeoutMs,
+  );
 }
 
 async function main() {
@@ -138,11 +180,15 @@ async function main() {
     held.browser = await openBrowser({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
     const { page } = held.browser;
     page.on('console', (m) => {
-      if (/Content[- ]Security[- ]Policy|Refused to (load|execute|apply|connect|frame|evaluate)/i.test(m.text())) csp.push(m.text());
+      if (/Content[- ]Security[- ]Policy|Refused to (load|execute|apply|connect|frame|evaluate)/i.test(m.text()))
+        csp.push(m.text());
     });
 
     await check('the sample workspace opens with the saved simulated runs', async () => {
-      await openSampleWorkspace(page, workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }));
+      await openSampleWorkspace(
+        page,
+        workbenchUrl(server.origin, { folder: workspace, extensionDevelopmentPath: root }),
+      );
     });
 
     /** Each panel's editor tab, in the order opened. */
@@ -153,28 +199,34 @@ async function main() {
       const label = (await page.locator('.tabs-container .tab.active .label-name').first().textContent())?.trim() ?? '';
       tabs.push({ page: pageName, label });
     };
-    await check('every panel opens on a simulated run (sweep, timeline, matrix, collective, compare, fleet)', async () => {
-      await runCommand(page, 'SDMA Lens: Open Run');
-      await pick(page, 'SDMA Lens', runs.sweep);
-      await opened('sweep');
-      // With the sweep panel active, Show Timeline opens that run's own timeline.
-      await runCommand(page, 'SDMA Lens: Show Timeline');
-      await opened('timeline');
-      await runCommand(page, 'SDMA Lens: Open Run');
-      await pick(page, 'SDMA Lens', runs.matrix);
-      await opened('matrix');
-      await runCommand(page, 'SDMA Lens: Open Run');
-      await pick(page, 'SDMA Lens', runs.collective);
-      await opened('collective');
-      await runCommand(page, 'SDMA Lens: Compare Runs');
-      await pick(page, '(1/2)', runs.sweep);
-      await pick(page, '(2/2)', runs.sweepB);
-      await opened('compare');
-      await runCommand(page, 'SDMA Lens: Open Fleet');
-      await pick(page, 'fleet', runs.fleet);
-      await opened('fleet');
-      assert(new Set(tabs.map((t) => t.label)).size === tabs.length, `panel tabs: ${tabs.map((t) => t.label).join(' | ')}`);
-    });
+    await check(
+      'every panel opens on a simulated run (sweep, timeline, matrix, collective, compare, fleet)',
+      async () => {
+        await runCommand(page, 'SDMA Lens: Open Run');
+        await pick(page, 'SDMA Lens', runs.sweep);
+        await opened('sweep');
+        // With the sweep panel active, Show Timeline opens that run's own timeline.
+        await runCommand(page, 'SDMA Lens: Show Timeline');
+        await opened('timeline');
+        await runCommand(page, 'SDMA Lens: Open Run');
+        await pick(page, 'SDMA Lens', runs.matrix);
+        await opened('matrix');
+        await runCommand(page, 'SDMA Lens: Open Run');
+        await pick(page, 'SDMA Lens', runs.collective);
+        await opened('collective');
+        await runCommand(page, 'SDMA Lens: Compare Runs');
+        await pick(page, '(1/2)', runs.sweep);
+        await pick(page, '(2/2)', runs.sweepB);
+        await opened('compare');
+        await runCommand(page, 'SDMA Lens: Open Fleet');
+        await pick(page, 'fleet', runs.fleet);
+        await opened('fleet');
+        assert(
+          new Set(tabs.map((t) => t.label)).size === tabs.length,
+          `panel tabs: ${tabs.map((t) => t.label).join(' | ')}`,
+        );
+      },
+    );
 
     const results = [];
     const variables = {};
@@ -184,16 +236,31 @@ async function main() {
         const failures = [];
         for (const { page: pageName, label } of tabs) {
           const spec = pageSpec(pageName);
-          await page.locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: label }) }).first().click();
+          await page
+            .locator('.tabs-container .tab', { has: page.locator('.label-name', { hasText: label }) })
+            .first()
+            .click();
           const frame = await panelFrame(page, spec.marker);
           let seen = '';
-          await until(`${pageName} in ${theme}`, async () => (seen = await frame.evaluate(() => document.body.dataset.vscodeThemeId ?? '').catch(() => '')) === theme, 30_000, (m) => new Error(`${m} (the page's theme id is "${seen}")`));
+          await until(
+            `${pageName} in ${theme}`,
+            async () =>
+              (seen = await frame.evaluate(() => document.body.dataset.vscodeThemeId ?? '').catch(() => '')) === theme,
+            30_000,
+            (m) => new Error(`${m} (the page's theme id is "${seen}")`),
+          );
           // The page redraws a frame after the theme's variables change; a little longer for chart.js and the timeline's worker.
           await page.waitForTimeout(700);
           const reading = await frame.evaluate(readPanel, readSpec(spec));
           variables[theme] ??= { kind: reading.kind, name: reading.themeName, ...reading.variables };
           await page.mouse.move(0, 0);
-          await page.locator('.part.editor').screenshot({ path: join(outDir, 'panels', `${theme.replace(/\+/g, ' plus').replace(/[^A-Za-z0-9]+/g, '-')}-${pageName}.png`) });
+          await page.locator('.part.editor').screenshot({
+            path: join(
+              outDir,
+              'panels',
+              `${theme.replace(/\+/g, ' plus').replace(/[^A-Za-z0-9]+/g, '-')}-${pageName}.png`,
+            ),
+          });
           const rows = measure(spec, reading);
           for (const row of rows) results.push({ theme, page: pageName, background: hex(reading.background), ...row });
           failures.push(...failuresOf(pageName, rows, reading));
@@ -203,7 +270,13 @@ async function main() {
     }
 
     const file = join(outDir, 'theme-contrast.md');
-    writeFileSync(file, `# Series contrast in VS Code ${serverVersion(serverMain)}'s built-in themes\n\nWritten by \`node test/ui/themes.mjs\` (npm run test:ui:themes).\n\n${contrastTable(results, THEMES.map((t) => t.id))}`);
+    writeFileSync(
+      file,
+      `# Series contrast in VS Code ${serverVersion(serverMain)}'s built-in themes\n\nWritten by \`node test/ui/themes.mjs\` (npm run test:ui:themes).\n\n${contrastTable(
+        results,
+        THEMES.map((t) => t.id),
+      )}`,
+    );
     writeFileSync(join(outDir, 'theme-variables.json'), `${JSON.stringify(variables, null, 2)}\n`);
     console.log(`  contrast table: ${file}`);
 

@@ -32,24 +32,35 @@ function strings(value: unknown): string[] {
 async function runs(): Promise<Run[]> {
   const sim = await readRunFile(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'));
   const onePair = benchRun('sweep');
-  const oneRep = { ...onePair, samples: onePair.samples.map((s) => ({ ...s, iters: 1, timesNs: [s.medianNs ?? s.meanNs] })) };
+  const oneRep = {
+    ...onePair,
+    samples: onePair.samples.map((s) => ({ ...s, iters: 1, timesNs: [s.medianNs ?? s.meanNs] })),
+  };
   return [sim, onePair, oneRep];
 }
 
 describe('forFront', () => {
   it('resolves an option named both ways to the flag for the CLI and the setting for the extension', () => {
     const text = `Give the version (${bothFronts('rcclVersion', 'X')}), or run on the node.`;
-    expect(text).toBe('Give the version (sdma-lens advise --rccl-version X, or the sdmaLens.advice.rcclVersion setting), or run on the node.');
+    expect(text).toBe(
+      'Give the version (sdma-lens advise --rccl-version X, or the sdmaLens.advice.rcclVersion setting), or run on the node.',
+    );
     expect(forFront(text, 'cli')).toBe('Give the version (sdma-lens advise --rccl-version X), or run on the node.');
-    expect(forFront(text, 'extension')).toBe('Give the version (the sdmaLens.advice.rcclVersion setting), or run on the node.');
+    expect(forFront(text, 'extension')).toBe(
+      'Give the version (the sdmaLens.advice.rcclVersion setting), or run on the node.',
+    );
     const pair = `the run also measured GPU 0 → host (${bothFronts('pair', 'SRC:DST')}).`;
     expect(forFront(pair, 'cli')).toBe('the run also measured GPU 0 → host (sdma-lens advise --pair SRC:DST).');
     expect(forFront(pair, 'extension')).toBe("the run also measured GPU 0 → host (the panel's pair switcher).");
   });
 
   it('names a setting given alone as its flag for the CLI, and a flag given alone as its setting for the extension', () => {
-    expect(forFront('compared at sdmaLens.advice.loadStoreCus CUs; set the sdmaLens.advice.rcclVersion setting.', 'cli')).toBe('compared at sdma-lens advise --cus CUs; set sdma-lens advise --rccl-version.');
-    expect(forFront('measure with sdma-lens sweep --iters 10 or more', 'extension')).toBe('measure with the sdmaLens.sweep.iterations setting at 10 or more');
+    expect(
+      forFront('compared at sdmaLens.advice.loadStoreCus CUs; set the sdmaLens.advice.rcclVersion setting.', 'cli'),
+    ).toBe('compared at sdma-lens advise --cus CUs; set sdma-lens advise --rccl-version.');
+    expect(forFront('measure with sdma-lens sweep --iters 10 or more', 'extension')).toBe(
+      'measure with the sdmaLens.sweep.iterations setting at 10 or more',
+    );
     expect(forFront('(sdma-lens advise --pair SRC:DST)', 'extension')).toBe("(the panel's pair switcher)");
     // Text that names no option is left as it is, and a second pass changes nothing.
     for (const front of ['cli', 'extension'] as const) {
@@ -73,18 +84,21 @@ describe('the advice as each front prints it', () => {
   let dir: string | undefined;
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
 
-  it('the CLI text names no setting; the extension\'s log names no flag', async () => {
+  it("the CLI text names no setting; the extension's log names no flag", async () => {
     for (const run of await runs()) {
       for (const advice of adviseAllPairs(run)) {
         const cli = adviceText(advice);
         expect(cli, cli).not.toMatch(SETTING);
         const log = adviceText(advice, { front: 'extension' });
-        expect(log.split('\n').filter((l) => FLAG.test(l)), 'lines of the extension\'s text that name a flag').toEqual([]);
+        expect(
+          log.split('\n').filter((l) => FLAG.test(l)),
+          "lines of the extension's text that name a flag",
+        ).toEqual([]);
       }
     }
   });
 
-  it('the panel names no flag and the CLI\'s --json no setting', async () => {
+  it("the panel names no flag and the CLI's --json no setting", async () => {
     dir = mkdtempSync(join(tmpdir(), 'sdma-fronts-'));
     for (const [i, run] of (await runs()).entries()) {
       for (const advice of adviseAllPairs(run)) {
@@ -93,7 +107,13 @@ describe('the advice as each front prints it', () => {
       }
       const id = `run-${i}`;
       mkdirSync(join(dir, id));
-      writeFileSync(join(dir, id, 'run.ndjson'), [JSON.stringify({ ...run.header, id }), ...[run.topology, ...run.samples].filter(Boolean).map((r) => JSON.stringify(r))].join('\n') + '\n');
+      writeFileSync(
+        join(dir, id, 'run.ndjson'),
+        [
+          JSON.stringify({ ...run.header, id }),
+          ...[run.topology, ...run.samples].filter(Boolean).map((r) => JSON.stringify(r)),
+        ].join('\n') + '\n',
+      );
       for (const extra of [[], ['--json']]) {
         const r = await runCli(['advise', id, '--runs-dir', dir, ...extra]);
         expect(r.code, r.err).toBe(0);
@@ -102,14 +122,22 @@ describe('the advice as each front prints it', () => {
     }
   });
 
-  it('the options the advice tells the user to give, in each front\'s words', async () => {
+  it("the options the advice tells the user to give, in each front's words", async () => {
     const [sim, , oneRep] = await runs();
     const advice: Advice = adviseAllPairs(sim!)[0]!;
     const gin = (a: Advice) => a.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')!.evidence;
-    expect(gin(adviceFor(advice, 'cli'))).toMatch(/Give the version \(sdma-lens advise --rccl-version X\), or run on the node\.$/);
-    expect(gin(adviceFor(advice, 'extension'))).toMatch(/Give the version \(the sdmaLens\.advice\.rcclVersion setting\), or run on the node\.$/);
+    expect(gin(adviceFor(advice, 'cli'))).toMatch(
+      /Give the version \(sdma-lens advise --rccl-version X\), or run on the node\.$/,
+    );
+    expect(gin(adviceFor(advice, 'extension'))).toMatch(
+      /Give the version \(the sdmaLens\.advice\.rcclVersion setting\), or run on the node\.$/,
+    );
     const few = adviseAllPairs(oneRep!)[0]!.focus[0]!;
-    expect(adviceFor({ ...advice, focus: [few] }, 'cli').focus[0]!.uncertainty[0]).toMatch(/too few to judge the spread \(measure with 10 repetitions or more: sdma-lens sweep --iters 10\)$/);
-    expect(adviceFor({ ...advice, focus: [few] }, 'extension').focus[0]!.uncertainty[0]).toMatch(/too few to judge the spread \(measure with 10 repetitions or more: the sdmaLens\.sweep\.iterations setting\)$/);
+    expect(adviceFor({ ...advice, focus: [few] }, 'cli').focus[0]!.uncertainty[0]).toMatch(
+      /too few to judge the spread \(measure with 10 repetitions or more: sdma-lens sweep --iters 10\)$/,
+    );
+    expect(adviceFor({ ...advice, focus: [few] }, 'extension').focus[0]!.uncertainty[0]).toMatch(
+      /too few to judge the spread \(measure with 10 repetitions or more: the sdmaLens\.sweep\.iterations setting\)$/,
+    );
   });
 });

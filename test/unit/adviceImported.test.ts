@@ -23,7 +23,8 @@ import { sweepView } from '../../src/core/sweep/sweepView';
 function imported(file: string): Run {
   const parsed = parseImport(readFileSync(join(__dirname, '../fixtures/imports', file)), file) as ImportedRun;
   const run = newRun({ ...runHeader(`import-${file}`, parsed.command, '', []), source: parsed.source });
-  for (const r of [...(parsed.topology ? [parsed.topology] : []), ...parsed.samples, ...parsed.notes]) applyRecord(run, r);
+  for (const r of [...(parsed.topology ? [parsed.topology] : []), ...parsed.samples, ...parsed.notes])
+    applyRecord(run, r);
   return run;
 }
 
@@ -33,7 +34,14 @@ function panelStates(run: Run): { advice: Advice; cus: number | undefined }[] {
   return adviseAllPairs(run).flatMap((advice) => counts.map((cus) => ({ advice, cus })));
 }
 
-const IMPORTS = ['transferbench/h200x1-64K.txt', 'transferbench/h200x1-1M.txt', 'transferbench/h200x1-16M.csv', 'transferbench/mi300x-show-iterations.txt', 'nvbandwidth/h200x1.txt', 'nvbandwidth/h200x1.json'];
+const IMPORTS = [
+  'transferbench/h200x1-64K.txt',
+  'transferbench/h200x1-1M.txt',
+  'transferbench/h200x1-16M.csv',
+  'transferbench/mi300x-show-iterations.txt',
+  'nvbandwidth/h200x1.txt',
+  'nvbandwidth/h200x1.json',
+];
 
 describe.each(IMPORTS)('the advice on an import of %s', (file) => {
   const run = imported(file);
@@ -44,7 +52,9 @@ describe.each(IMPORTS)('the advice on an import of %s', (file) => {
       const { sentence, items } = comparisonsAt(view, cus);
       expect(sentence).not.toMatch(/^Crossovers at/);
       if (items.length === 0) {
-        expect(sentence, `${advice.pairLabel} at ${cus} CUs`).toMatch(/^This run has no comparison of the engine with load\/store\b[^:]*(;|:) .+\.$/);
+        expect(sentence, `${advice.pairLabel} at ${cus} CUs`).toMatch(
+          /^This run has no comparison of the engine with load\/store\b[^:]*(;|:) .+\.$/,
+        );
         expect(sentence.endsWith(':')).toBe(false);
       } else {
         expect(sentence.endsWith(':')).toBe(true);
@@ -82,12 +92,15 @@ describe('the advice on imports, case by case', () => {
     const run = imported('transferbench/h200x1-1M.txt');
     const local = adviceView(adviseFromRun(run, { pair: { src: 0, dst: 0 } }));
     expect(comparisonsAt(local, 8)).toEqual({
-      sentence: 'This run has no comparison of the engine with load/store on 8 CUs for this pair; it compares them host-initiated at 32 and 132 CUs (the settings follow host-initiated at 32 CUs, the CU count measured nearest sdmaLens.advice.loadStoreCus).',
+      sentence:
+        'This run has no comparison of the engine with load/store on 8 CUs for this pair; it compares them host-initiated at 32 and 132 CUs (the settings follow host-initiated at 32 CUs, the CU count measured nearest sdmaLens.advice.loadStoreCus).',
       items: [],
     });
     expect(comparisonsAt(local, 132).items.map((c) => c.kind)).toEqual(['insufficient']);
     // One size measured for both paths places nothing: the pair's one setting gets no value, and says why.
-    expect(local.recommendations.map((r) => [r.knob, r.basisLabel])).toEqual([['HSA_FORCE_SDMA_SIZE', 'no value (too few sizes measured to compare)']]);
+    expect(local.recommendations.map((r) => [r.knob, r.basisLabel])).toEqual([
+      ['HSA_FORCE_SDMA_SIZE', 'no value (too few sizes measured to compare)'],
+    ]);
   });
 
   it('TransferBench on two MI300X: host → GPU 0 has no load/store path, and the text says so in one sentence each', () => {
@@ -97,11 +110,15 @@ describe('the advice on imports, case by case', () => {
       'This run has no comparison of the engine with load/store for this pair: no initiator has both an engine path and a load/store path measured.',
     );
     const text = adviceText(host);
-    expect(text).toMatch(/^# crossovers: none, since no initiator has both an engine path and a load\/store path measured for this pair\.$/m);
+    expect(text).toMatch(
+      /^# crossovers: none, since no initiator has both an engine path and a load\/store path measured for this pair\.$/m,
+    );
     expect(text).toMatch(/^# settings: none suggested for this pair\.$/m);
     // GPU 0 → GPU 1: ROC_P2P_SDMA_SIZE gets no value, and its basis says why.
     const peer = adviceView(adviseFromRun(run, { pair: { src: 0, dst: 1 } }));
-    expect(peer.recommendations.find((r) => r.knob === 'ROC_P2P_SDMA_SIZE')?.basisLabel).toBe('no value (too few sizes measured to compare)');
+    expect(peer.recommendations.find((r) => r.knob === 'ROC_P2P_SDMA_SIZE')?.basisLabel).toBe(
+      'no value (too few sizes measured to compare)',
+    );
     // No device-initiated path measured: NCCL_GIN_TYPE and the GIN prerequisites serve none of it.
     expect(peer.recommendations.map((r) => r.knob)).toEqual(['ROC_P2P_SDMA_SIZE']);
   });
@@ -110,21 +127,33 @@ describe('the advice on imports, case by case', () => {
     const run = imported('nvbandwidth/h200x1.txt');
     const view = adviceView(adviseFromRun(run));
     expect(comparisonsAt(view, 0).sentence).toBe('The engine against load/store (CU count not recorded):');
-    expect(view.crossovers[0]!.explanation).toMatch(/^Not enough sizes measured for both engine\/host and cu\/host \(CU count not recorded\) to find a crossover\./);
+    expect(view.crossovers[0]!.explanation).toMatch(
+      /^Not enough sizes measured for both engine\/host and cu\/host \(CU count not recorded\) to find a crossover\./,
+    );
     expect(adviceText(adviseFromRun(run))).toMatch(/host-initiated, against load\/store \(CU count not recorded\): /);
   });
 });
 
 describe('basis labels', () => {
-  const focus = (kind: Crossover['kind'], initiator: 'host' | 'device' = 'device') => ({ initiator, engine: `engine/${initiator}`, cu: `cu/${initiator}`, kind }) as Crossover;
-  const measured = { basis: 'measured-crossover' as const, evidence: 'against cu/device on 64 CUs', value: '1', confidence: 'clear' as const };
+  const focus = (kind: Crossover['kind'], initiator: 'host' | 'device' = 'device') =>
+    ({ initiator, engine: `engine/${initiator}`, cu: `cu/${initiator}`, kind }) as Crossover;
+  const measured = {
+    basis: 'measured-crossover' as const,
+    evidence: 'against cu/device on 64 CUs',
+    value: '1',
+    confidence: 'clear' as const,
+  };
 
   it('say what the comparison the setting follows found', () => {
     expect(basisLabel({ focus: [focus('crossover')] }, measured)).toBe('measured crossover');
     expect(basisLabel({ focus: [focus('engine-always')] }, measured)).toBe('measured: engine ahead at every size');
     expect(basisLabel({ focus: [focus('cu-always')] }, measured)).toBe('measured: load/store ahead at every size');
-    expect(basisLabel({ focus: [focus('no-clear-winner')] }, { ...measured, value: undefined, confidence: 'none' })).toBe('no value (measured: no clear winner)');
-    expect(basisLabel({ focus: [focus('crossover')] }, { ...measured, confidence: 'uncertain' })).toBe('measured crossover, uncertain');
+    expect(
+      basisLabel({ focus: [focus('no-clear-winner')] }, { ...measured, value: undefined, confidence: 'none' }),
+    ).toBe('no value (measured: no clear winner)');
+    expect(basisLabel({ focus: [focus('crossover')] }, { ...measured, confidence: 'uncertain' })).toBe(
+      'measured crossover, uncertain',
+    );
     expect(basisLabel({ focus: [] }, measured)).toBe('nothing measured to compare');
     expect(basisLabel({ focus: [focus('crossover')] }, { ...measured, basis: 'prerequisite' })).toBe('prerequisite');
   });
@@ -132,14 +161,18 @@ describe('basis labels', () => {
   it('with two comparisons, follow the one whose paths the evidence names', () => {
     const both = { focus: [focus('engine-always', 'host'), focus('crossover', 'device')] };
     expect(basisLabel(both, measured)).toBe('measured crossover');
-    expect(basisLabel(both, { ...measured, evidence: 'cu/host on 64 CUs beat engine/host' })).toBe('measured: engine ahead at every size');
+    expect(basisLabel(both, { ...measured, evidence: 'cu/host on 64 CUs beat engine/host' })).toBe(
+      'measured: engine ahead at every size',
+    );
     expect(basisLabel(both, { ...measured, evidence: 'names neither' })).toBe('measured');
   });
 
   it('on a simulator sweep, the device-initiated thresholds follow its measured crossover', async () => {
     const run = await readRunFile(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'));
     const view = adviceView(adviseFromRun(run, { loadStoreCus: 8 }));
-    expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD')?.basisLabel).toBe('measured crossover');
+    expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_ANVIL_SDMA_THRESHOLD')?.basisLabel).toBe(
+      'measured crossover',
+    );
     expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_ENABLE')?.basisLabel).toBe('prerequisite');
   });
 });

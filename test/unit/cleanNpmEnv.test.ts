@@ -32,7 +32,8 @@ const user: Env = {
   LANG: 'C.UTF-8',
   PATH: '/usr/local/bin:/usr/bin:/bin',
 };
-const npmPath = '/work/repo/node_modules/.bin:/work/node_modules/.bin:/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin';
+const npmPath =
+  '/work/repo/node_modules/.bin:/work/node_modules/.bin:/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin';
 
 describe('cleanNpmEnv', () => {
   it('drops every variable an outer npm set, in any case', () => {

@@ -19,7 +19,14 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const ESC = '\u001b';
-const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01.000Z' };
+const end = {
+  type: 'run-end',
+  status: 'ok',
+  exitCode: 0,
+  signal: null,
+  message: '',
+  endedAt: '2026-11-30T00:00:01.000Z',
+};
 
 /** A saved sweep of two paths over a few sizes, with `problems` host-problem lines among its records. */
 function saveSweep(id: string, problems: string[]) {
@@ -63,10 +70,15 @@ describe('escaping', () => {
 
 describe('trust in saved data', () => {
   it('advice from a run with problems says so before the settings, and in JSON', async () => {
-    saveSweep('damaged', [`skipped a malformed line from the helper: bad ${ESC}[2J`, 'skipped a record of unknown type "x"']);
+    saveSweep('damaged', [
+      `skipped a malformed line from the helper: bad ${ESC}[2J`,
+      'skipped a record of unknown type "x"',
+    ]);
     const r = await runCli(['advise', 'damaged', '--runs-dir', dir]);
     expect(r.code, r.err).toBe(0);
-    expect(r.out.split('\n')[0]).toBe('# note: run damaged had 2 problems (first: skipped a malformed line from the helper: bad \\x1b[2J): treat this advice with care');
+    expect(r.out.split('\n')[0]).toBe(
+      '# note: run damaged had 2 problems (first: skipped a malformed line from the helper: bad \\x1b[2J): treat this advice with care',
+    );
     expect(r.out).toMatch(/^# run damaged, /m);
     const json = await runCli(['advise', 'damaged', '--runs-dir', dir, '--json']);
     expect(JSON.parse(json.out)).toMatchObject({ runId: 'damaged', problems: { count: 2 } });
@@ -88,7 +100,9 @@ describe('trust in saved data', () => {
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^2026-11-30T02-00-00-000Z-sweep-sim-bbbb {2}\S.* {2}sweep {2}local {2}ok {2}SIMULATED {2}\(2 problems, first: skipped a record of unknown type "x"\)$/);
+    expect(lines[0]).toMatch(
+      /^2026-11-30T02-00-00-000Z-sweep-sim-bbbb {2}\S.* {2}sweep {2}local {2}ok {2}SIMULATED {2}\(2 problems, first: skipped a record of unknown type "x"\)$/,
+    );
     expect(lines[1]).toMatch(/^2026-11-30T01-00-00-000Z-sweep-sim-aaaa {2}\S.* {2}sweep {2}local {2}ok {2}SIMULATED$/);
   });
 });

@@ -35,8 +35,24 @@ let reader: string;
 let ncclFile: string;
 
 function tinyRun(id: string): string {
-  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id, command: 'sweep', createdAt: '2026-11-30T00:00:00.000Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: ['sweep'] } };
-  const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01.000Z' };
+  const header = {
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id,
+    command: 'sweep',
+    createdAt: '2026-11-30T00:00:00.000Z',
+    target: { kind: 'local' },
+    helper: { path: 'sdma-probe', args: ['sweep'] },
+  };
+  const end = {
+    type: 'run-end',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    message: '',
+    endedAt: '2026-11-30T00:00:01.000Z',
+  };
   return `${JSON.stringify(header)}\n${JSON.stringify(end)}\n`;
 }
 
@@ -47,10 +63,28 @@ function saveFleet(nodes: number): void {
     const node = `node${String(i).padStart(4, '0')}`;
     const runId = `sweep-${node}`;
     // Each node its own noise, every 50th one 10 % slower.
-    saveBigSweep(runsDir, { id: runId, points: 240, seed: i + 1, scale: i % 50 === 7 ? 1.1 : 1, iters: 10, header: { fleet: { id: fleetId, node, job: '7' } } });
+    saveBigSweep(runsDir, {
+      id: runId,
+      points: 240,
+      seed: i + 1,
+      scale: i % 50 === 7 ? 1.1 : 1,
+      iters: 10,
+      header: { fleet: { id: fleetId, node, job: '7' } },
+    });
     list.push({ node, runs: [{ command: 'sweep', runId, status: 'ok' }] });
   }
-  new FleetStore(runsDir).write({ format: 'sdma-lens-fleet', version: 1, id: fleetId, createdAt: '2026-12-02T00:00:00Z', via: { kind: 'local' }, slurm: { job: '7', ownAllocation: true }, commands: ['sweep'], args: {}, status: 'ok', nodes: list });
+  new FleetStore(runsDir).write({
+    format: 'sdma-lens-fleet',
+    version: 1,
+    id: fleetId,
+    createdAt: '2026-12-02T00:00:00Z',
+    via: { kind: 'local' },
+    slurm: { job: '7', ownAllocation: true },
+    commands: ['sweep'],
+    args: {},
+    status: 'ok',
+    nodes: list,
+  });
 }
 
 /** An nccl-tests alltoall text output with `rows` result rows (the header of test/fixtures/imports/nccl-tests/alltoall-g1.txt). */
@@ -60,9 +94,18 @@ function ncclOutput(rows: number): string {
   const lines = [...head];
   for (let i = 1; i <= rows; i++) {
     const size = 4096 * i;
-    lines.push(`${String(size).padStart(12)} ${String(size / 4).padStart(13)}     float    none      -1  ${(4 + i / 1000).toFixed(2).padStart(7)}  ${(size / 4000 / (4 + i / 1000)).toFixed(2).padStart(6)}    0.00       0     0.42  155.21    0.00    N/A`);
+    lines.push(
+      `${String(size).padStart(12)} ${String(size / 4).padStart(13)}     float    none      -1  ${(4 + i / 1000).toFixed(2).padStart(7)}  ${(size / 4000 / (4 + i / 1000)).toFixed(2).padStart(6)}    0.00       0     0.42  155.21    0.00    N/A`,
+    );
   }
-  lines.push('# Out of bounds values : 0 OK', '# Avg bus bandwidth    : 0 ', '#', '# Collective test concluded: alltoall_perf', '#', '');
+  lines.push(
+    '# Out of bounds values : 0 OK',
+    '# Avg bus bandwidth    : 0 ',
+    '#',
+    '# Collective test concluded: alltoall_perf',
+    '#',
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -85,7 +128,10 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The command written to a file, then piped into the slow reader: the same bytes, the same status, nothing said about it. */
-function samePiped(args: string[], normalize: (run: CliRun, side: 'file' | 'pipe') => string | Buffer = (r) => r.out): { file: CliRun; piped: CliRun } {
+function samePiped(
+  args: string[],
+  normalize: (run: CliRun, side: 'file' | 'pipe') => string | Buffer = (r) => r.out,
+): { file: CliRun; piped: CliRun } {
   const file = cliToFile(cli, args, dir);
   const piped = cliThroughPipe(cli, reader, args, dir, SLOW);
   expect(piped.err, piped.err).not.toMatch(CRASH);
@@ -107,17 +153,25 @@ describe('a slow reader gets the whole output', () => {
     ['advise --json', ['advise', 'sweep-a', '--json'], true],
     ['compare', ['compare', 'sweep-a', 'sweep-b'], true],
     ['compare --json', ['compare', 'sweep-a', 'sweep-b', '--json'], true],
-  ] as const)('%s', (_name, args, large) => {
-    const { file } = samePiped([...args, '--runs-dir', runsDir]);
-    expect(file.code, file.err).toBe(0);
-    if (large) expect(file.out.length).toBeGreaterThan(PIPE_BYTES);
-  }, 120_000);
+  ] as const)(
+    '%s',
+    (_name, args, large) => {
+      const { file } = samePiped([...args, '--runs-dir', runsDir]);
+      expect(file.code, file.err).toBe(0);
+      if (large) expect(file.out.length).toBeGreaterThan(PIPE_BYTES);
+    },
+    120_000,
+  );
 
   it('import, text and JSON (run ids and folders aside, which each import makes anew)', () => {
     for (const json of [[], ['--json']]) {
       let n = 0;
       // Each side imports into a runs folder of its own; the ids hold the time of the import.
-      const normalize = (r: CliRun) => r.out.toString('utf8').replaceAll(/\d{4}-\d\d-\d\dT[\d-]+Z-import-[A-Za-z0-9]+-[a-z0-9]{4}/g, 'RUN-ID').replaceAll(/imports-\d+/g, 'imports-N');
+      const normalize = (r: CliRun) =>
+        r.out
+          .toString('utf8')
+          .replaceAll(/\d{4}-\d\d-\d\dT[\d-]+Z-import-[A-Za-z0-9]+-[a-z0-9]{4}/g, 'RUN-ID')
+          .replaceAll(/imports-\d+/g, 'imports-N');
       const args = () => ['import', ncclFile, ...json, '--runs-dir', join(dir, `imports-${n++}`)];
       const file = cliToFile(cli, args(), dir);
       const piped = cliThroughPipe(cli, reader, args(), dir, SLOW);
@@ -132,16 +186,31 @@ describe('a slow reader gets the whole output', () => {
 
 describe('a reader that goes away', () => {
   it('ends `runs --json` quietly with the SIGPIPE status', () => {
-    const r = cliThroughPipe(cli, reader, ['runs', '--json', '--runs-dir', runsDir], dir, { chunk: 4096, pauseMs: 1, stopAfter: 1 });
+    const r = cliThroughPipe(cli, reader, ['runs', '--json', '--runs-dir', runsDir], dir, {
+      chunk: 4096,
+      pauseMs: 1,
+      stopAfter: 1,
+    });
     expect(r.out.length).toBeLessThan(PIPE_BYTES);
     expect(r.err).toBe('');
     expect(r.code).toBe(EXIT_READER_GONE);
   }, 120_000);
 
   it('ends an import of several files quietly, whichever file was printing', () => {
-    const [first, ...rest] = ['transferbench/h200x1-16M.txt', 'transferbench/h200x1-1M.txt', 'nvbandwidth/h200x1.txt', 'transferbench/h200x1-64K.txt'].map((f) => join(__dirname, '../fixtures/imports', f));
+    const [first, ...rest] = [
+      'transferbench/h200x1-16M.txt',
+      'transferbench/h200x1-1M.txt',
+      'nvbandwidth/h200x1.txt',
+      'transferbench/h200x1-64K.txt',
+    ].map((f) => join(__dirname, '../fixtures/imports', f));
     // The reader leaves after one byte; the large import's lines meet a closed pipe, and files are still to be imported after it.
-    const r = cliThroughPipe(cli, reader, ['import', first!, ncclFile, ...rest, '--runs-dir', join(dir, 'imports-gone')], dir, { chunk: 1, pauseMs: 1, stopAfter: 1 });
+    const r = cliThroughPipe(
+      cli,
+      reader,
+      ['import', first!, ncclFile, ...rest, '--runs-dir', join(dir, 'imports-gone')],
+      dir,
+      { chunk: 1, pauseMs: 1, stopAfter: 1 },
+    );
     expect(r.out.length).toBe(1);
     expect(r.err).toBe('');
     expect(r.code).toBe(EXIT_READER_GONE);

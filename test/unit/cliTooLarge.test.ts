@@ -15,13 +15,18 @@ vi.mock('../../src/cli/commands/saved', async (importOriginal) => ({
 }));
 
 describe('size limits of the engine', () => {
-  it.each(['Maximum call stack size exceeded', 'Invalid string length', 'Invalid array length'])('"%s" is said in a sentence, exit 1', async (message) => {
-    thrown.error = new RangeError(message);
-    const r = await runCli(['runs']);
-    expect(r.code).toBe(1);
-    expect(r.out).toBe('');
-    expect(r.err).toBe(`sdma-lens: runs stopped: the data is too large for it (${message}); its output is missing or incomplete\n`);
-  });
+  it.each(['Maximum call stack size exceeded', 'Invalid string length', 'Invalid array length'])(
+    '"%s" is said in a sentence, exit 1',
+    async (message) => {
+      thrown.error = new RangeError(message);
+      const r = await runCli(['runs']);
+      expect(r.code).toBe(1);
+      expect(r.out).toBe('');
+      expect(r.err).toBe(
+        `sdma-lens: runs stopped: the data is too large for it (${message}); its output is missing or incomplete\n`,
+      );
+    },
+  );
 
   it('another error is not taken for one', async () => {
     thrown.error = new RangeError('Invalid time value');

@@ -1,18 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { collectiveAdvice, curvesOf, findCollectiveCrossover, isOffPath, overlapView, variantEnv } from '../../src/core/collective/collective';
+import {
+  collectiveAdvice,
+  curvesOf,
+  findCollectiveCrossover,
+  isOffPath,
+  overlapView,
+  variantEnv,
+} from '../../src/core/collective/collective';
 import { algbwGbps, busbwFactor, busbwGbps, sweepSizes } from '../support/collectiveFormulas';
 import type { CollectivePageView } from '../../src/core/collective/collectiveMessages';
-import { parseCollectiveHostMessage, parseCollectiveWebviewMessage } from '../../src/core/collective/collectiveMessages';
+import {
+  parseCollectiveHostMessage,
+  parseCollectiveWebviewMessage,
+} from '../../src/core/collective/collectiveMessages';
 import type { CollectivePoint, CollectiveVariant, OverlapPoint } from '../../src/core/protocol';
 import { validateRecord } from '../../src/core/protocol';
 import { LIMITS } from '../../src/core/limits';
 
 /** A point whose five repeats spread +-`spread` around the time its busbw gives (0: one repeat). */
-function point(op: CollectivePoint['op'], variant: CollectivePoint['variant'], sizeBytes: number, busbw: number, transport: string | null = null, ranks = 8, spread = 0.01): CollectivePoint {
+function point(
+  op: CollectivePoint['op'],
+  variant: CollectivePoint['variant'],
+  sizeBytes: number,
+  busbw: number,
+  transport: string | null = null,
+  ranks = 8,
+  spread = 0.01,
+): CollectivePoint {
   const algbw = (busbw * ranks) / (ranks - 1);
   const timeUs = sizeBytes / (algbw * 1e3);
   const samplesUs = spread > 0 ? [-1, -0.5, 0, 0.5, 1].map((f) => timeUs * (1 + f * spread)) : [timeUs];
-  return { type: 'collective', op, variant, ranks, sizeBytes, count: sizeBytes / 4, dtype: 'float', inPlace: false, iters: 20, timeUs, algbwGbps: algbw, busbwGbps: busbw, wrong: 0, transport, simulated: true, repeats: samplesUs.length, samplesUs };
+  return {
+    type: 'collective',
+    op,
+    variant,
+    ranks,
+    sizeBytes,
+    count: sizeBytes / 4,
+    dtype: 'float',
+    inPlace: false,
+    iters: 20,
+    timeUs,
+    algbwGbps: algbw,
+    busbwGbps: busbw,
+    wrong: 0,
+    transport,
+    simulated: true,
+    repeats: samplesUs.length,
+    samplesUs,
+  };
 }
 
 describe('nccl-tests formulas', () => {
@@ -78,7 +114,10 @@ describe('curves and crossover', () => {
   const sizes = [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20];
   const base = [20, 70, 155, 212, 243];
   const ce = [12, 48, 165, 252, 305];
-  const points = [...sizes.map((s, i) => point('allgather', 'default', s, base[i]!, 'ring/simple', 2)), ...sizes.map((s, i) => point('allgather', 'ce', s, ce[i]!, 'ce', 2))];
+  const points = [
+    ...sizes.map((s, i) => point('allgather', 'default', s, base[i]!, 'ring/simple', 2)),
+    ...sizes.map((s, i) => point('allgather', 'ce', s, ce[i]!, 'ce', 2)),
+  ];
 
   it('groups points into sorted curves per op, variant and form', () => {
     const curves = curvesOf([...points].reverse());
@@ -87,16 +126,28 @@ describe('curves and crossover', () => {
   });
   it('finds where the engine variant starts to win and stays ahead, with the crossing between the two sizes around it', () => {
     const c = findCollectiveCrossover(points, 'allgather', 'ce');
-    expect(c).toMatchObject({ kind: 'crossover', fromBytes: 16 << 20, lastDefaultBytes: 4 << 20, confidence: 'clear', repeats: 5, uncertainty: [] });
+    expect(c).toMatchObject({
+      kind: 'crossover',
+      fromBytes: 16 << 20,
+      lastDefaultBytes: 4 << 20,
+      confidence: 'clear',
+      repeats: 5,
+      uncertainty: [],
+    });
     expect(c.estimateBytes!).toBeGreaterThan(4 << 20);
     expect(c.estimateBytes!).toBeLessThan(16 << 20);
     expect(c.rangeBytes![0]).toBeLessThanOrEqual(c.estimateBytes!);
     expect(c.rangeBytes![1]).toBeGreaterThanOrEqual(c.estimateBytes!);
-    expect(c.text).toMatch(/^allgather: ce stays ahead from 16 MiB, crossing near [\d.]+ MiB \(between [\d.]+ MiB and [\d.]+ MiB\); default was ahead at 4 MiB \(5 repeats per point, 2 ranks\)\.$/);
+    expect(c.text).toMatch(
+      /^allgather: ce stays ahead from 16 MiB, crossing near [\d.]+ MiB \(between [\d.]+ MiB and [\d.]+ MiB\); default was ahead at 4 MiB \(5 repeats per point, 2 ranks\)\.$/,
+    );
   });
   it('overlapping intervals at the size below the crossover make it uncertain, not a made-up winner', () => {
     // 2% apart at 4 MiB with +-3% repeats: the intervals overlap.
-    const close = [...sizes.map((s, i) => point('allgather', 'default', s, base[i]!, 'ring/simple', 2, 0.03)), ...sizes.map((s, i) => point('allgather', 'ce', s, i === 1 ? 71.4 : ce[i]!, 'ce', 2, 0.03))];
+    const close = [
+      ...sizes.map((s, i) => point('allgather', 'default', s, base[i]!, 'ring/simple', 2, 0.03)),
+      ...sizes.map((s, i) => point('allgather', 'ce', s, i === 1 ? 71.4 : ce[i]!, 'ce', 2, 0.03)),
+    ];
     const c = findCollectiveCrossover(close, 'allgather', 'ce');
     expect(c.kind).toBe('crossover');
     expect(c.confidence).toBe('uncertain');
@@ -117,15 +168,24 @@ describe('curves and crossover', () => {
     ];
     const c = findCollectiveCrossover(fellBack, 'alltoall', 'gin-sdma');
     expect(c.verdicts.map((x) => x.verdict)).toEqual(['path', 'path', 'default', 'engine', 'engine']);
-    expect(c).toMatchObject({ kind: 'crossover', fromBytes: 64 << 20, lastDefaultBytes: 16 << 20, confidence: 'clear' });
+    expect(c).toMatchObject({
+      kind: 'crossover',
+      fromBytes: 64 << 20,
+      lastDefaultBytes: 16 << 20,
+      confidence: 'clear',
+    });
     // When the size just below the candidate is off its path, the crossover is uncertain.
-    const gap = fellBack.map((p) => (p.variant === 'gin-sdma' && p.sizeBytes === 16 << 20 ? { ...p, transport: 'lsa' } : p));
+    const gap = fellBack.map((p) =>
+      p.variant === 'gin-sdma' && p.sizeBytes === 16 << 20 ? { ...p, transport: 'lsa' } : p,
+    );
     const u = findCollectiveCrossover(gap, 'alltoall', 'gin-sdma');
     expect(u.confidence).toBe('uncertain');
     expect(u.uncertainty).toEqual(['gin-sdma ran lsa, not its own path, at 16 MiB']);
     // A path the run did not record is not its own either.
     const unrecorded = fellBack.map((p) => ({ ...p, transport: null }));
-    expect(findCollectiveCrossover(unrecorded, 'alltoall', 'gin-sdma').verdicts.every((x) => x.verdict === 'path')).toBe(true);
+    expect(
+      findCollectiveCrossover(unrecorded, 'alltoall', 'gin-sdma').verdicts.every((x) => x.verdict === 'path'),
+    ).toBe(true);
   });
   it('says when one path wins everywhere, or when there is too little data', () => {
     const always = sizes.map((s) => point('alltoall', 'gin-sdma', s, 400, 'sdma'));
@@ -133,9 +193,15 @@ describe('curves and crossover', () => {
     expect(findCollectiveCrossover([...always, ...def], 'alltoall', 'gin-sdma').kind).toBe('engine-always');
     expect(findCollectiveCrossover(def, 'alltoall', 'gin-sdma').kind).toBe('insufficient');
     const tie = sizes.map((s) => point('alltoall', 'gin-sdma', s, 301, 'sdma'));
-    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma')).toMatchObject({ kind: 'no-clear-winner', confidence: 'none' });
+    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma')).toMatchObject({
+      kind: 'no-clear-winner',
+      confidence: 'none',
+    });
     const slower = sizes.map((s) => point('alltoall', 'gin-sdma', s, 200, 'sdma'));
-    expect(findCollectiveCrossover([...slower, ...def], 'alltoall', 'gin-sdma')).toMatchObject({ kind: 'default-always', confidence: 'clear' });
+    expect(findCollectiveCrossover([...slower, ...def], 'alltoall', 'gin-sdma')).toMatchObject({
+      kind: 'default-always',
+      confidence: 'clear',
+    });
   });
   it('marks engine-variant points that ran another path', () => {
     expect(isOffPath(point('allgather', 'gin-sdma', 1 << 20, 10, 'lsa'))).toBe(true);
@@ -145,13 +211,42 @@ describe('curves and crossover', () => {
   });
 });
 
-function overlap(path: OverlapPoint['path'], kept: number | null, clock: number, power: number, cus?: number): OverlapPoint {
-  return { type: 'overlap', compute: 'gemm', computeLabel: 'gemm', phase: path === 'alone' ? 'alone-before' : 'beside', path, cus, copySizeBytes: path === 'alone' ? 0 : 1 << 28, durationMs: 1500, computeTflops: 670 * (kept ?? 1), keptFraction: kept, copyGbps: path === 'alone' ? null : 390, copies: 10, smClockMHz: clock, memClockMHz: 3201, powerW: power, powerLimitW: 700, throttleReasons: ['sw-power-cap'], simulated: false };
+function overlap(
+  path: OverlapPoint['path'],
+  kept: number | null,
+  clock: number,
+  power: number,
+  cus?: number,
+): OverlapPoint {
+  return {
+    type: 'overlap',
+    compute: 'gemm',
+    computeLabel: 'gemm',
+    phase: path === 'alone' ? 'alone-before' : 'beside',
+    path,
+    cus,
+    copySizeBytes: path === 'alone' ? 0 : 1 << 28,
+    durationMs: 1500,
+    computeTflops: 670 * (kept ?? 1),
+    keptFraction: kept,
+    copyGbps: path === 'alone' ? null : 390,
+    copies: 10,
+    smClockMHz: clock,
+    memClockMHz: 3201,
+    powerW: power,
+    powerLimitW: 700,
+    throttleReasons: ['sw-power-cap'],
+    simulated: false,
+  };
 }
 
 describe('overlap view', () => {
   it('tells power losses from lost SMs by clock and power', () => {
-    const view = overlapView([overlap('alone', null, 1500, 694), overlap('engine/host', 0.963, 1458, 699), overlap('cu/host', 0.745, 1634, 678, 32)]);
+    const view = overlapView([
+      overlap('alone', null, 1500, 694),
+      overlap('engine/host', 0.963, 1458, 699),
+      overlap('cu/host', 0.745, 1634, 678, 32),
+    ]);
     expect(view.alone.gemm?.tflops).toBeCloseTo(670);
     expect(view.rows.find((r) => r.path === 'engine/host')?.cause).toBe('power');
     expect(view.rows.find((r) => r.path === 'cu/host')?.cause).toBe('sms');
@@ -161,8 +256,24 @@ describe('overlap view', () => {
 
 describe('collective advice', () => {
   const variants: CollectiveVariant[] = [
-    { type: 'collective-variant', variant: 'default', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: false, simulated: true },
-    { type: 'collective-variant', variant: 'gin-sdma', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: true, simulated: true },
+    {
+      type: 'collective-variant',
+      variant: 'default',
+      supported: true,
+      library: { name: 'rccl', version: '2.31.0', path: 'x' },
+      env: {},
+      symmetric: false,
+      simulated: true,
+    },
+    {
+      type: 'collective-variant',
+      variant: 'gin-sdma',
+      supported: true,
+      library: { name: 'rccl', version: '2.31.0', path: 'x' },
+      env: {},
+      symmetric: true,
+      simulated: true,
+    },
   ];
   const sizes = [1 << 20, 16 << 20, 64 << 20, 256 << 20];
   const a2a = [
@@ -178,7 +289,9 @@ describe('collective advice', () => {
     expect(Number(t.value)).toBeGreaterThan((16 << 20) / 8);
     expect(Number(t.value)).toBeLessThanOrEqual((64 << 20) / 8);
     expect(t.confidence).toBe('clear');
-    expect(t.evidence).toMatch(/of the sizes measured, 64 MiB \(8 MiB per peer\), 256 MiB \(32 MiB per peer\) go by SDMA, 1 MiB \(128 KiB per peer\), 16 MiB \(2 MiB per peer\) by the LSA copy kernel\. None of them changes path against the default \(8 MiB per peer\)\./);
+    expect(t.evidence).toMatch(
+      /of the sizes measured, 64 MiB \(8 MiB per peer\), 256 MiB \(32 MiB per peer\) go by SDMA, 1 MiB \(128 KiB per peer\), 16 MiB \(2 MiB per peer\) by the LSA copy kernel\. None of them changes path against the default \(8 MiB per peer\)\./,
+    );
     expect(t.evidence).toMatch(/Assumes RCCL 2\.31\.0 \(the library the run loaded\)/);
     expect(t.evidence).toMatch(/AllToAll GIN: transport=sdma bytesPerPeer=N/);
     expect(a.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
@@ -194,9 +307,21 @@ describe('collective advice', () => {
     expect(t.evidence).toMatch(/RCCL 2\.30\.4 \(the library the run loaded\) predates NCCL_GIN_A2A_SDMA_MIN_BYTES/);
   });
   it('NVIDIA: NCCL_CTA_POLICY says it takes the whole communicator and names the sizes where it loses', () => {
-    const nv = a2a.map((p) => ({ ...p, op: 'allgather' as const, variant: p.variant === 'gin-sdma' ? ('ce' as const) : p.variant, transport: p.variant === 'gin-sdma' ? 'ce' : 'ring/simple' }));
-    const ce = variants.map((v) => ({ ...v, variant: v.variant === 'gin-sdma' ? ('ce' as const) : v.variant, library: { name: 'nccl', version: '2.28.9', path: 'x' } }));
-    const a = collectiveAdvice('nvidia', ce, nv, [overlap('alone', null, 1500, 694), overlap('engine/host', 0.963, 1458, 699)]);
+    const nv = a2a.map((p) => ({
+      ...p,
+      op: 'allgather' as const,
+      variant: p.variant === 'gin-sdma' ? ('ce' as const) : p.variant,
+      transport: p.variant === 'gin-sdma' ? 'ce' : 'ring/simple',
+    }));
+    const ce = variants.map((v) => ({
+      ...v,
+      variant: v.variant === 'gin-sdma' ? ('ce' as const) : v.variant,
+      library: { name: 'nccl', version: '2.28.9', path: 'x' },
+    }));
+    const a = collectiveAdvice('nvidia', ce, nv, [
+      overlap('alone', null, 1500, 694),
+      overlap('engine/host', 0.963, 1458, 699),
+    ]);
     const r = a.recommendations[0]!;
     expect(r).toMatchObject({ knob: 'NCCL_CTA_POLICY', value: '2', confidence: 'uncertain' });
     expect(r.evidence).toMatch(/applies to every collective of the communicator, at every size/);
@@ -225,7 +350,10 @@ describe('protocol and panel messages', () => {
       { repeats: 2, samplesUs: [1, Infinity] },
       { repeats: 1.5, samplesUs: [1] },
       // More repeats than the helper's limit: refused, so samplesUs stays bounded in a run file.
-      { repeats: LIMITS.collectiveRepeatsMax + 1, samplesUs: Array.from({ length: LIMITS.collectiveRepeatsMax + 1 }, () => 1) },
+      {
+        repeats: LIMITS.collectiveRepeatsMax + 1,
+        samplesUs: Array.from({ length: LIMITS.collectiveRepeatsMax + 1 }, () => 1),
+      },
     ]) {
       expect(validateRecord({ ...base, ...bad }).kind, JSON.stringify(bad)).toBe('malformed');
     }
@@ -237,9 +365,25 @@ describe('protocol and panel messages', () => {
     expect(parseCollectiveWebviewMessage({ type: 'webview-error', message: 'x'.repeat(5000) })).toBeUndefined();
   });
   it('the page draws only a collective view that passes the schema', () => {
-    const variants: CollectiveVariant[] = [{ type: 'collective-variant', variant: 'default', supported: true, library: { name: 'rccl', version: '2.31.0', path: 'x' }, env: {}, symmetric: false, simulated: true }];
-    const points = [point('allgather', 'default', 1 << 20, 40, 'lsa'), point('allgather', 'default', 16 << 20, 300, 'lsa')];
-    const advice = collectiveAdvice('amd', variants, points, [overlap('alone', null, 1500, 694), overlap('cu/host', 0.745, 1634, 678, 32)]);
+    const variants: CollectiveVariant[] = [
+      {
+        type: 'collective-variant',
+        variant: 'default',
+        supported: true,
+        library: { name: 'rccl', version: '2.31.0', path: 'x' },
+        env: {},
+        symmetric: false,
+        simulated: true,
+      },
+    ];
+    const points = [
+      point('allgather', 'default', 1 << 20, 40, 'lsa'),
+      point('allgather', 'default', 16 << 20, 300, 'lsa'),
+    ];
+    const advice = collectiveAdvice('amd', variants, points, [
+      overlap('alone', null, 1500, 694),
+      overlap('cu/host', 0.745, 1634, 678, 32),
+    ]);
     const view: CollectivePageView = {
       runId: 'r1',
       title: 'Collectives',
@@ -252,7 +396,12 @@ describe('protocol and panel messages', () => {
       curves: curvesOf(points),
       crossovers: [],
       overlap: overlapView([overlap('alone', null, 1500, 694), overlap('cu/host', 0.745, 1634, 678, 32)]),
-      recommendations: advice.recommendations.map((r) => ({ knob: r.knob, value: r.value, evidence: r.evidence, confidence: r.confidence })),
+      recommendations: advice.recommendations.map((r) => ({
+        knob: r.knob,
+        value: r.value,
+        evidence: r.evidence,
+        confidence: r.confidence,
+      })),
       cuBudget: advice.cuBudget,
       notes: [],
       exports: '',
@@ -260,8 +409,15 @@ describe('protocol and panel messages', () => {
     expect(view.curves.length).toBeGreaterThan(0);
     expect(parseCollectiveHostMessage({ type: 'collective-view', view })).toEqual({ type: 'collective-view', view });
     const badPoint = { ...view.curves[0]!.points[0]!, busbwGbps: '<img src=x onerror=alert(1)>' };
-    expect(parseCollectiveHostMessage({ type: 'collective-view', view: { ...view, curves: [{ ...view.curves[0]!, points: [badPoint] }] } })).toBeUndefined();
-    expect(parseCollectiveHostMessage({ type: 'collective-view', view: { ...view, command: 'rm -rf' } })).toBeUndefined();
+    expect(
+      parseCollectiveHostMessage({
+        type: 'collective-view',
+        view: { ...view, curves: [{ ...view.curves[0]!, points: [badPoint] }] },
+      }),
+    ).toBeUndefined();
+    expect(
+      parseCollectiveHostMessage({ type: 'collective-view', view: { ...view, command: 'rm -rf' } }),
+    ).toBeUndefined();
     expect(parseCollectiveHostMessage({ type: 'sweep', view })).toBeUndefined();
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { SERIES_CONTRAST, contrastRatio, flatten, parseColor, relativeLuminance, rounded, seriesColor, toCss, type Rgba } from '../../webview/shared/colorMath';
+import {
+  SERIES_CONTRAST,
+  contrastRatio,
+  flatten,
+  parseColor,
+  relativeLuminance,
+  rounded,
+  seriesColor,
+  toCss,
+  type Rgba,
+} from '../../webview/shared/colorMath';
 // @ts-expect-error -- a plain ESM script of the repository, without type declarations
 import { VSCODE_THEMES as THEMES } from '../webview/themes.mjs';
 
@@ -47,7 +57,18 @@ describe('parseColor: colours as computed styles and --vscode-* variables write 
   });
 
   it('refuses what it cannot read, rather than guessing black', () => {
-    for (const text of ['', 'orange', 'var(--vscode-charts-orange)', '#12', '#12345', 'rgb(1, 2)', 'rgb(a, b, c)', 'hsl(10, 20%)', 'color(display-p3 1 0 0)', 'rgb(1 2 3 / 4 / 5)']) {
+    for (const text of [
+      '',
+      'orange',
+      'var(--vscode-charts-orange)',
+      '#12',
+      '#12345',
+      'rgb(1, 2)',
+      'rgb(a, b, c)',
+      'hsl(10, 20%)',
+      'color(display-p3 1 0 0)',
+      'rgb(1 2 3 / 4 / 5)',
+    ]) {
       expect(parseColor(text), text).toBeUndefined();
     }
   });
@@ -132,7 +153,9 @@ describe('seriesColor: opaque, and at least 3:1 against the background', () => {
   it('reaches 3:1 on any background, mid-grey included', () => {
     for (const bg of ['#777777', '#808080', '#5a5a5a', '#9a9a9a', '#ff0000', '#0000ff']) {
       for (const c of ['#808080', '#7f7f80', '#ff0000', 'rgba(128, 128, 128, 0.1)']) {
-        expect(contrastRatio(seriesColor(must(c), must(bg)), must(bg)), `${c} on ${bg}`).toBeGreaterThanOrEqual(SERIES_CONTRAST);
+        expect(contrastRatio(seriesColor(must(c), must(bg)), must(bg)), `${c} on ${bg}`).toBeGreaterThanOrEqual(
+          SERIES_CONTRAST,
+        );
       }
     }
   });

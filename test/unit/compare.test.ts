@@ -27,7 +27,8 @@ const pointAt = (c: Comparison, label: string): PointComparison => {
   if (!p) throw new Error(`no point ${label} in ${c.points.map((x) => x.label).join(', ')}`);
   return p;
 };
-const verdicts = (c: Comparison) => c.points.reduce<Record<string, number>>((n, p) => ({ ...n, [p.verdict]: (n[p.verdict] ?? 0) + 1 }), {});
+const verdicts = (c: Comparison) =>
+  c.points.reduce<Record<string, number>>((n, p) => ({ ...n, [p.verdict]: (n[p.verdict] ?? 0) + 1 }), {});
 
 /** Quartiles as numpy's default (linear) method computes them, written out here rather than taken from crossover.ts. */
 function quartiles(times: readonly number[]): [number, number, number] {
@@ -40,14 +41,15 @@ function quartiles(times: readonly number[]): [number, number, number] {
   return [at(0.25), at(0.5), at(0.75)];
 }
 
-const isSample = (s: Sample, mover: string, initiator: string, size: number, cus: number, mode: string) => s.mover === mover && s.initiator === initiator && s.sizeBytes === size && s.cus === cus && s.mode === mode;
+const isSample = (s: Sample, mover: string, initiator: string, size: number, cus: number, mode: string) =>
+  s.mover === mover && s.initiator === initiator && s.sizeBytes === size && s.cus === cus && s.mode === mode;
 
 describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and its rerun)', () => {
   // Each run's own spread alone: what compare said before it had a run-to-run term.
   const c = compareRuns(first, rerun, { tolerance: 0 });
   const byDefault = compareRuns(first, rerun);
 
-  it('matches all 84 points; with each run\'s spread alone 25 of them differ beyond it', () => {
+  it("matches all 84 points; with each run's spread alone 25 of them differ beyond it", () => {
     expect(c.kind).toBe('sweep');
     expect(c.summary.common).toBe(84);
     expect(c.onlyInA).toEqual([]);
@@ -77,7 +79,7 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
       expect(p.widened![1]).toBeCloseTo(p.interval![1] * (1 + DEFAULT_TOLERANCE), 12);
     }
     expect(summaryLines(byDefault)).toContain(
-      'run-to-run tolerance 6.3 % (default: 95th percentile of |ratio − 1| of the same point in two runs of one node (1x H200, bench/results h200x1-2026-12-01 and h200x1-rerun-2026-12-01, 1,371 points)); a regression or improvement must clear it as well as both runs\' spread',
+      "run-to-run tolerance 6.3 % (default: 95th percentile of |ratio − 1| of the same point in two runs of one node (1x H200, bench/results h200x1-2026-12-01 and h200x1-rerun-2026-12-01, 1,371 points)); a regression or improvement must clear it as well as both runs' spread",
     );
     expect(summaryLines(byDefault)).toContain('no regression beyond noise');
   });
@@ -85,8 +87,12 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
   it('computes the ratio from the medians and the interval from both interquartile ranges', () => {
     const label = 'cu/host · GPU 0 → GPU 1 · 1 CU · pipelined · 4 KiB';
     const p = pointAt(c, label);
-    const [a25, a50, a75] = quartiles(first.samples.find((s) => isSample(s, 'cu', 'host', 4096, 1, 'pipelined'))!.timesNs!);
-    const [b25, b50, b75] = quartiles(rerun.samples.find((s) => isSample(s, 'cu', 'host', 4096, 1, 'pipelined'))!.timesNs!);
+    const [a25, a50, a75] = quartiles(
+      first.samples.find((s) => isSample(s, 'cu', 'host', 4096, 1, 'pipelined'))!.timesNs!,
+    );
+    const [b25, b50, b75] = quartiles(
+      rerun.samples.find((s) => isSample(s, 'cu', 'host', 4096, 1, 'pipelined'))!.timesNs!,
+    );
     expect(p.ratio).toBeCloseTo(a50 / b50, 12);
     expect(p.interval![0]).toBeCloseTo(a25 / b75, 12);
     expect(p.interval![1]).toBeCloseTo(a75 / b25, 12);
@@ -111,7 +117,9 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
     expect(t.summary.geomeanRatio!).toBeGreaterThan(0.98);
     expect(t.summary.geomeanRatio!).toBeLessThan(1.0);
     expect(t.summary.worstRegression!.label).toBe('cu/host · GPU 0 → GPU 1 · 132 CUs · pipelined · 4 KiB');
-    expect(summaryLines(t)).toContain("run-to-run tolerance 1 % (given); a regression or improvement must clear it as well as both runs' spread");
+    expect(summaryLines(t)).toContain(
+      "run-to-run tolerance 1 % (given); a regression or improvement must clear it as well as both runs' spread",
+    );
   });
 
   it('a gate at 0.95 finds nothing below it beyond noise; one at 0.97 finds the regressions whose whole interval is below, and none by default', () => {
@@ -135,15 +143,26 @@ describe('the 2x H200 sweep measured twice (bench/results/h200x2-2026-11-30 and 
     const p = pointAt(c, 'engine/host · GPU 0 → GPU 1 · pipelined · 1 GiB');
     const row = rows.find((l) => l.includes(p.label))!;
     expect(row).toMatch(/396\.4\s+396\.4\s+1\.000 \[\d\.\d{3}, \d\.\d{3}\]\s+same$/);
-    expect(table.find((l) => l.startsWith('# point'))).toMatch(/point\s+A GB\/s\s+B GB\/s\s+ratio \[low, high\]\s+verdict/);
-    expect(table).toContain('# 84 points in common: 59 same, 21 regressions, 4 improvements, 0 unknown noise; 0 only in A, 0 only in B');
+    expect(table.find((l) => l.startsWith('# point'))).toMatch(
+      /point\s+A GB\/s\s+B GB\/s\s+ratio \[low, high\]\s+verdict/,
+    );
+    expect(table).toContain(
+      '# 84 points in common: 59 same, 21 regressions, 4 improvements, 0 unknown noise; 0 only in A, 0 only in B',
+    );
   });
 });
 
 describe('a run against itself', () => {
   it('is the same everywhere, ratio 1', () => {
     const c = compareRuns(first, clone(first, 'again'));
-    expect(c.summary).toMatchObject({ common: 84, same: 84, regressions: 0, improvements: 0, unknownNoise: 0, geomeanRatio: 1 });
+    expect(c.summary).toMatchObject({
+      common: 84,
+      same: 84,
+      regressions: 0,
+      improvements: 0,
+      unknownNoise: 0,
+      geomeanRatio: 1,
+    });
     expect(c.summary.worstRegression).toBeUndefined();
     for (const p of c.points) {
       expect(p.ratio).toBe(1);
@@ -158,7 +177,8 @@ function slowed(run: Run, id: string, pick: (s: Sample) => boolean, factor: numb
   const copy = clone(run, id);
   const s = copy.samples.find(pick)!;
   s.timesNs = s.timesNs!.map((t) => t * factor);
-  for (const k of ['meanNs', 'minNs', 'maxNs', 'medianNs', 'stdevNs'] as const) if (s[k] !== undefined) s[k] = s[k]! * factor;
+  for (const k of ['meanNs', 'minNs', 'maxNs', 'medianNs', 'stdevNs'] as const)
+    if (s[k] !== undefined) s[k] = s[k]! * factor;
   for (const k of ['gbps', 'gbpsMax', 'gbpsMedian'] as const) if (s[k] !== undefined) s[k] = s[k]! / factor;
   return copy;
 }
@@ -190,7 +210,10 @@ describe('a copy with one point 10 % slower', () => {
     const small = (s: Sample) => isSample(s, 'cu', 'host', 4096, 1, 'one-shot');
     const [q25, , q75] = quartiles(first.samples.find(small)!.timesNs!);
     expect((q75 - q25) / q25).toBeGreaterThan(0.03);
-    const p = pointAt(compareRuns(first, slowed(first, 'shifted', small, 1.02)), 'cu/host · GPU 0 → GPU 1 · 1 CU · one-shot · 4 KiB');
+    const p = pointAt(
+      compareRuns(first, slowed(first, 'shifted', small, 1.02)),
+      'cu/host · GPU 0 → GPU 1 · 1 CU · one-shot · 4 KiB',
+    );
     expect(p.ratio).toBeCloseTo(1 / 1.02, 12);
     expect(p.verdict).toBe('same');
   });
@@ -220,8 +243,13 @@ describe('summary-only samples', () => {
       expect(p.why).toMatch(/^A: no per-iteration times \(a summary\); B: no per-iteration times \(a summary\)$/);
     }
     const s = (run: Run) => run.samples.find((x) => isSample(x, 'engine', 'host', 1 << 30, 0, 'pipelined'))!;
-    expect(pointAt(c, 'engine/host · GPU 0 → GPU 1 · pipelined · 1 GiB').ratio).toBeCloseTo(s(rerun).gbps / s(first).gbps, 12);
-    expect(compareTable(c)).toContain('# unknown noise (84 points): A: no per-iteration times (a summary); B: no per-iteration times (a summary)');
+    expect(pointAt(c, 'engine/host · GPU 0 → GPU 1 · pipelined · 1 GiB').ratio).toBeCloseTo(
+      s(rerun).gbps / s(first).gbps,
+      12,
+    );
+    expect(compareTable(c)).toContain(
+      '# unknown noise (84 points): A: no per-iteration times (a summary); B: no per-iteration times (a summary)',
+    );
     expect(c.a.source).toBe('nvbandwidth: nvbandwidth.txt');
   });
 
@@ -233,12 +261,21 @@ describe('summary-only samples', () => {
   });
 
   it('with min and max kept, the range is the spread', () => {
-    const c = compareRuns(summaryOnly(first, 'a', { minNs: true, maxNs: true }), summaryOnly(rerun, 'b', { minNs: true, maxNs: true }));
+    const c = compareRuns(
+      summaryOnly(first, 'a', { minNs: true, maxNs: true }),
+      summaryOnly(rerun, 'b', { minNs: true, maxNs: true }),
+    );
     expect(c.summary.unknownNoise).toBe(0);
     expect(c.points.every((p) => p.spread === 'range')).toBe(true);
     // The range is wider than the quartiles: fewer points can be told apart.
     const alone = { tolerance: 0 };
-    expect(compareRuns(summaryOnly(first, 'a', { minNs: true, maxNs: true }), summaryOnly(rerun, 'b', { minNs: true, maxNs: true }), alone).summary.same).toBeGreaterThan(compareRuns(first, rerun, alone).summary.same);
+    expect(
+      compareRuns(
+        summaryOnly(first, 'a', { minNs: true, maxNs: true }),
+        summaryOnly(rerun, 'b', { minNs: true, maxNs: true }),
+        alone,
+      ).summary.same,
+    ).toBeGreaterThan(compareRuns(first, rerun, alone).summary.same);
   });
 
   it('three repetitions are too few to judge a spread', () => {
@@ -255,9 +292,16 @@ describe('matrices and collectives', () => {
     const c = compareRuns(benchRun('matrix'), benchRun('matrixConcurrent'), { tolerance: 0 });
     expect(c.kind).toBe('matrix');
     expect(c.summary.common).toBe(4);
-    expect(c.onlyInA.map((p) => p.label)).toEqual(['cu/device · GPU 0 → GPU 1 · 256 MiB', 'cu/device · GPU 1 → GPU 0 · 256 MiB', 'engine/device · GPU 0 → GPU 1 · 256 MiB', 'engine/device · GPU 1 → GPU 0 · 256 MiB']);
+    expect(c.onlyInA.map((p) => p.label)).toEqual([
+      'cu/device · GPU 0 → GPU 1 · 256 MiB',
+      'cu/device · GPU 1 → GPU 0 · 256 MiB',
+      'engine/device · GPU 0 → GPU 1 · 256 MiB',
+      'engine/device · GPU 1 → GPU 0 · 256 MiB',
+    ]);
     expect(c.points.every((p) => p.spread === 'range')).toBe(true);
-    expect(c.notes).toContain('B ran every pair of a path at once (--concurrent), the other each pair alone: the ratios include that load');
+    expect(c.notes).toContain(
+      'B ran every pair of a path at once (--concurrent), the other each pair alone: the ratios include that load',
+    );
     // Under the all-to-all load the copy engine loses about 1 % in both directions, beyond every iteration's noise,
     for (const label of ['engine/host · GPU 0 → GPU 1 · 256 MiB', 'engine/host · GPU 1 → GPU 0 · 256 MiB']) {
       const p = pointAt(c, label);
@@ -283,7 +327,9 @@ describe('matrices and collectives', () => {
     expect(c.onlyInA.length).toBe(benchRun('collective').collectives!.length - 3);
     const ag = pointAt(c, 'allgather · default · 2 ranks · out-of-place · float · 256 MiB');
     expect(ag.ratio).toBeCloseTo(245.611 / ag.a.gbps, 12);
-    expect(ag.why).toBe('A: a collective point carries its mean time only; B: a collective point carries its mean time only');
+    expect(ag.why).toBe(
+      'A: a collective point carries its mean time only; B: a collective point carries its mean time only',
+    );
     expect(formatRatio(ag)).toMatch(/^1\.0\d\d$/);
   });
 });
@@ -291,13 +337,17 @@ describe('matrices and collectives', () => {
 describe('runs that cannot be compared', () => {
   it('runs of different kinds: a clear error naming both', () => {
     expect(() => compareRuns(first, benchRun('matrix', 'm'))).toThrow(CompareError);
-    expect(() => compareRuns(first, benchRun('matrix', 'm'))).toThrow('run A (first) is a sweep (84 samples) and run B (m) a matrix (8 cells): runs of different kinds have no point in common');
+    expect(() => compareRuns(first, benchRun('matrix', 'm'))).toThrow(
+      'run A (first) is a sweep (84 samples) and run B (m) a matrix (8 cells): runs of different kinds have no point in common',
+    );
   });
 
   it('a run with no points', () => {
     const empty = clone(first, 'empty');
     empty.samples = [];
-    expect(() => compareRuns(empty, first)).toThrow('run A (empty, a sweep run) has nothing to compare: no sweep samples, matrix cells or collective points');
+    expect(() => compareRuns(empty, first)).toThrow(
+      'run A (empty, a sweep run) has nothing to compare: no sweep samples, matrix cells or collective points',
+    );
   });
 
   it('a tolerance out of range', () => {

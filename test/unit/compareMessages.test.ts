@@ -12,7 +12,11 @@ import { benchRun } from '../support/benchRuns';
 // Each run's spread alone (tolerance 0), so that the view has regressions to count.
 const comparison = compareRuns(benchRun('sweep', 'first'), benchRun('sweepRerun', 'rerun'), { tolerance: 0 });
 const view = comparePageView(comparison);
-const message = () => JSON.parse(JSON.stringify({ type: 'compare-view', view })) as { type: string; view: Record<string, unknown> & typeof view };
+const message = () =>
+  JSON.parse(JSON.stringify({ type: 'compare-view', view })) as {
+    type: string;
+    view: Record<string, unknown> & typeof view;
+  };
 
 describe('the compare page view', () => {
   it('groups the 84 points of the H200 sweeps into their 12 curves of 7 sizes, counted by verdict', () => {
@@ -25,24 +29,36 @@ describe('the compare page view', () => {
     }
     expect(view.groups.reduce((n, g) => n + g.counts.regression, 0)).toBe(comparison.summary.regressions);
     expect(view.groups[0]!.label).toBe('cu/host · GPU 0 → GPU 1 · 1 CU · one-shot');
-    expect(view.summaryLines[0]).toBe('84 points in common: 59 same, 21 regressions, 4 improvements, 0 unknown noise; 0 only in A, 0 only in B');
+    expect(view.summaryLines[0]).toBe(
+      '84 points in common: 59 same, 21 regressions, 4 improvements, 0 unknown noise; 0 only in A, 0 only in B',
+    );
   });
 
-  it('carries the run-to-run tolerance, where it came from, and each point\'s tolerance and widened interval', () => {
+  it("carries the run-to-run tolerance, where it came from, and each point's tolerance and widened interval", () => {
     expect(view.noise).toEqual({ source: 'given', tolerance: 0, description: '0 % (given)' });
     expect(view.toleranceLines).toEqual([]);
     const byDefault = comparePageView(compareRuns(benchRun('sweep', 'first'), benchRun('sweepRerun', 'rerun')));
     expect(byDefault.noise.source).toBe('default');
-    expect(byDefault.summaryLines[0]).toBe('84 points in common: 84 same, 0 regressions, 0 improvements, 0 unknown noise; 0 only in A, 0 only in B');
+    expect(byDefault.summaryLines[0]).toBe(
+      '84 points in common: 84 same, 0 regressions, 0 improvements, 0 unknown noise; 0 only in A, 0 only in B',
+    );
     const p = byDefault.groups[0]!.points[0]!;
     expect(p.tolerance).toBe(byDefault.noise.tolerance);
     expect(p.widened![1]).toBeCloseTo(p.interval![1] * (1 + p.tolerance!), 12);
-    const estimated = comparePageView(compareRuns(benchRun('h200x1Default'), benchRun('h200x1DefaultRerun'), { baselines: [benchRun('h200x1Full'), benchRun('h200x1FullRerun')] }));
+    const estimated = comparePageView(
+      compareRuns(benchRun('h200x1Default'), benchRun('h200x1DefaultRerun'), {
+        baselines: [benchRun('h200x1Full'), benchRun('h200x1FullRerun')],
+      }),
+    );
     expect(estimated.noise.source).toBe('baseline runs');
     expect(estimated.noise.runs).toEqual(['h200x1Default', 'h200x1Full', 'h200x1FullRerun']);
     expect(estimated.toleranceLines).toHaveLength(estimated.noise.groups!.length);
-    expect(estimated.toleranceLines[0]).toMatch(/^run-to-run tolerance of cu\/device, below 1 MiB: [\d.]+ % \(\d+ pairs\)$/);
-    expect(parseCompareHostMessage(JSON.parse(JSON.stringify({ type: 'compare-view', view: estimated })))).toBeDefined();
+    expect(estimated.toleranceLines[0]).toMatch(
+      /^run-to-run tolerance of cu\/device, below 1 MiB: [\d.]+ % \(\d+ pairs\)$/,
+    );
+    expect(
+      parseCompareHostMessage(JSON.parse(JSON.stringify({ type: 'compare-view', view: estimated }))),
+    ).toBeDefined();
   });
 
   it('puts points one run alone measured on their curves, marked as such', () => {
@@ -56,7 +72,7 @@ describe('the compare page view', () => {
 });
 
 describe('host -> page messages', () => {
-  it('the view of a real comparison passes the page\'s schema unchanged', () => {
+  it("the view of a real comparison passes the page's schema unchanged", () => {
     const parsed = parseCompareHostMessage(message());
     expect(parsed).toBeDefined();
     expect(parsed!.view).toEqual(JSON.parse(JSON.stringify(view)));
@@ -88,7 +104,10 @@ describe('host -> page messages', () => {
 describe('page -> host messages', () => {
   it('accepts ready, errors and "open" for run A or B', () => {
     expect(parseCompareWebviewMessage({ type: 'ready' })).toEqual({ type: 'ready' });
-    expect(parseCompareWebviewMessage({ type: 'webview-error', message: 'boom' })).toEqual({ type: 'webview-error', message: 'boom' });
+    expect(parseCompareWebviewMessage({ type: 'webview-error', message: 'boom' })).toEqual({
+      type: 'webview-error',
+      message: 'boom',
+    });
     expect(parseCompareWebviewMessage({ type: 'open-run', side: 'a' })).toEqual({ type: 'open-run', side: 'a' });
     expect(parseCompareWebviewMessage({ type: 'open-run', side: 'b' })).toEqual({ type: 'open-run', side: 'b' });
   });

@@ -71,29 +71,35 @@ async function expectAllGone(pidFile: string) {
 function wholeLines(file: string): unknown[] {
   const text = readFileSync(file, 'utf8');
   if (text.length > 0) expect(text.endsWith('\n')).toBe(true);
-  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as unknown);
 }
 
 describe('a full disk under the runs folder', () => {
-  it.runIf(canMount)('on a real 64 KiB tmpfs: stops the helper, keeps whole lines, ends as an error naming the folder', async () => {
-    const runs = join(dir, 'runs');
-    expect(tryMountTmpfs(runs)).toBe(true);
-    const pidFile = join(dir, 'pids');
-    const store = new RunStore(runs);
-    const t0 = performance.now();
-    const run = await runSession({ target: new LocalTarget(), store, header: endlessHelper(pidFile) });
-    const seconds = (performance.now() - t0) / 1000;
-    expect(run.end?.status).toBe('error');
-    expect(run.end?.message).toContain(`the disk holding ${join(runs, 'test-run')} is full (ENOSPC)`);
-    expect(seconds).toBeLessThan(5); // the cancel path: SIGTERM, then SIGKILL after 2 s at most
-    await expectAllGone(pidFile);
-    const values = wholeLines(store.fileOf('test-run'));
-    expect(values[0]).toMatchObject({ type: 'run', id: 'test-run' });
-    expect(values.length).toBeGreaterThan(100); // most of 64 KiB held samples
-    const reopened = await store.open('test-run');
-    expect(reopened.problems).toEqual([]); // nothing torn
-    expect(reopened.samples.length).toBe(values.filter((x) => (x as { type: string }).type === 'sample').length);
-  });
+  it.runIf(canMount)(
+    'on a real 64 KiB tmpfs: stops the helper, keeps whole lines, ends as an error naming the folder',
+    async () => {
+      const runs = join(dir, 'runs');
+      expect(tryMountTmpfs(runs)).toBe(true);
+      const pidFile = join(dir, 'pids');
+      const store = new RunStore(runs);
+      const t0 = performance.now();
+      const run = await runSession({ target: new LocalTarget(), store, header: endlessHelper(pidFile) });
+      const seconds = (performance.now() - t0) / 1000;
+      expect(run.end?.status).toBe('error');
+      expect(run.end?.message).toContain(`the disk holding ${join(runs, 'test-run')} is full (ENOSPC)`);
+      expect(seconds).toBeLessThan(5); // the cancel path: SIGTERM, then SIGKILL after 2 s at most
+      await expectAllGone(pidFile);
+      const values = wholeLines(store.fileOf('test-run'));
+      expect(values[0]).toMatchObject({ type: 'run', id: 'test-run' });
+      expect(values.length).toBeGreaterThan(100); // most of 64 KiB held samples
+      const reopened = await store.open('test-run');
+      expect(reopened.problems).toEqual([]); // nothing torn
+      expect(reopened.samples.length).toBe(values.filter((x) => (x as { type: string }).type === 'sample').length);
+    },
+  );
 
   it('on /dev/full as the run file: the run ends as an error at the first write, the helper is stopped', async () => {
     const pidFile = join(dir, 'pids');
@@ -105,7 +111,12 @@ describe('a full disk under the runs folder', () => {
     }
     const store = new DeviceFullStore(join(dir, 'runs'));
     const logs: string[] = [];
-    const run = await runSession({ target: new LocalTarget(), store, header: endlessHelper(pidFile), onLog: (level, m) => logs.push(`${level}: ${m}`) });
+    const run = await runSession({
+      target: new LocalTarget(),
+      store,
+      header: endlessHelper(pidFile),
+      onLog: (level, m) => logs.push(`${level}: ${m}`),
+    });
     expect(run.end?.status).toBe('error');
     expect(run.end?.message).toMatch(/^the disk holding .*test-run is full \(ENOSPC\): the helper was stopped/);
     expect(logs.join('\n')).toMatch(/error: run test-run: the disk holding .* stopping the helper/);

@@ -4,9 +4,14 @@ import { applyTextEdits, findAssignments, setJsonEnv, setLineVariables } from '.
 
 describe('knob assignments in files', () => {
   it('reads .env and shell lines, with and without export and quotes', () => {
-    const text = '# comment\nNCCL_GIN_TYPE=7\nexport NCCL_GIN_ENABLE="1"\n  ROCSHMEM_SDMA_THRESHOLD=262144 # bytes\nlower=1\n';
+    const text =
+      '# comment\nNCCL_GIN_TYPE=7\nexport NCCL_GIN_ENABLE="1"\n  ROCSHMEM_SDMA_THRESHOLD=262144 # bytes\nlower=1\n';
     const found = findAssignments(text, 'shell');
-    expect(found.map((a) => [a.name, a.value])).toEqual([['NCCL_GIN_TYPE', '7'], ['NCCL_GIN_ENABLE', '1'], ['ROCSHMEM_SDMA_THRESHOLD', '262144']]);
+    expect(found.map((a) => [a.name, a.value])).toEqual([
+      ['NCCL_GIN_TYPE', '7'],
+      ['NCCL_GIN_ENABLE', '1'],
+      ['ROCSHMEM_SDMA_THRESHOLD', '262144'],
+    ]);
     for (const a of found) expect(text.slice(a.valueStart, a.valueEnd)).toBe(a.value);
   });
 
@@ -21,7 +26,11 @@ describe('knob assignments in files', () => {
   "tasks": [ { "label": "t", "options": { "env": { "HSA_ENABLE_SDMA": "0" } } } ]
 }`;
     const found = findAssignments(text, 'launch');
-    expect(found.map((a) => [a.name, a.value])).toEqual([['NCCL_GIN_TYPE', '6'], ['N', '3'], ['HSA_ENABLE_SDMA', '0']]);
+    expect(found.map((a) => [a.name, a.value])).toEqual([
+      ['NCCL_GIN_TYPE', '6'],
+      ['N', '3'],
+      ['HSA_ENABLE_SDMA', '0'],
+    ]);
     for (const a of found) expect(text.slice(a.valueStart, a.valueEnd)).toBe(a.value);
   });
 
@@ -34,12 +43,16 @@ describe('knob assignments in files', () => {
   });
 
   it('sets env of a launch configuration, keeping comments, creating what is missing', () => {
-    const text = '{\n  // keep me\n  "version": "0.2.0",\n  "configurations": [ { "name": "train", "type": "cppdbg" } ]\n}\n';
+    const text =
+      '{\n  // keep me\n  "version": "0.2.0",\n  "configurations": [ { "name": "train", "type": "cppdbg" } ]\n}\n';
     const out = applyTextEdits(text, setJsonEnv(text, 'launch', 'train', { NCCL_GIN_TYPE: '7' }));
     expect(out).toContain('// keep me');
     expect(findAssignments(out, 'launch').map((a) => [a.name, a.value])).toEqual([['NCCL_GIN_TYPE', '7']]);
     const fresh = applyTextEdits('', setJsonEnv('', 'tasks', 'SDMA Lens env', { NCCL_GIN_ENABLE: '1' }));
-    expect(JSON.parse(fresh)).toMatchObject({ version: '2.0.0', tasks: [{ label: 'SDMA Lens env', options: { env: { NCCL_GIN_ENABLE: '1' } } }] });
+    expect(JSON.parse(fresh)).toMatchObject({
+      version: '2.0.0',
+      tasks: [{ label: 'SDMA Lens env', options: { env: { NCCL_GIN_ENABLE: '1' } } }],
+    });
     expect(setJsonEnv(out, 'launch', 'train', { NCCL_GIN_TYPE: '7' })).toEqual([]);
   });
 });
@@ -67,7 +80,10 @@ describe('diagnostics against the catalog', () => {
   });
 
   it('catches bad numbers, bad flags and knobs the version does not read', () => {
-    const problems = diagnoseAssignments(at('ROCSHMEM_SDMA_THRESHOLD=256K\nNCCL_GIN_ENABLE=yes\nNCCL_GIN_A2A_SDMA_MIN_BYTES=1\n'), { rccl: '2.27.0' });
+    const problems = diagnoseAssignments(
+      at('ROCSHMEM_SDMA_THRESHOLD=256K\nNCCL_GIN_ENABLE=yes\nNCCL_GIN_A2A_SDMA_MIN_BYTES=1\n'),
+      { rccl: '2.27.0' },
+    );
     expect(problems.map((p) => p.message)).toEqual([
       expect.stringMatching(/whole number of bytes per put/),
       expect.stringMatching(/is not read by RCCL 2\.27\.0/),

@@ -18,10 +18,14 @@ import { asNode, fleetIndexOf } from '../support/fleets';
 describe('median/MAD outliers', () => {
   it('never flags a node of a fleet whose values all lie within ±2% of one value', () => {
     fc.assert(
-      fc.property(fc.double({ min: 1, max: 1e6, noNaN: true }), fc.array(fc.double({ min: -0.02, max: 0.02, noNaN: true }), { minLength: 3, maxLength: 200 }), (centre, offsets) => {
-        const j = judge(offsets.map((o) => centre * (1 + o)));
-        expect(j.outlier.some(Boolean)).toBe(false);
-      }),
+      fc.property(
+        fc.double({ min: 1, max: 1e6, noNaN: true }),
+        fc.array(fc.double({ min: -0.02, max: 0.02, noNaN: true }), { minLength: 3, maxLength: 200 }),
+        (centre, offsets) => {
+          const j = judge(offsets.map((o) => centre * (1 + o)));
+          expect(j.outlier.some(Boolean)).toBe(false);
+        },
+      ),
     );
   });
 
@@ -58,14 +62,14 @@ describe('median/MAD outliers', () => {
   });
 });
 
-
-
 describe('fleet view on the real 2x H200 sweep', () => {
   const base = benchRun('sweep');
   const names = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
   // A percent of node-to-node noise, deterministic; h4's copy engines at 70%.
   const noise = [1.004, 0.993, 1.009, 0.998, 1.006, 0.991];
-  const runs = new Map<string, NodeRuns>(names.map((n, i) => [n, { sweep: asNode(base, n, noise[i]!, n === 'h4' ? 0.7 : 1) }]));
+  const runs = new Map<string, NodeRuns>(
+    names.map((n, i) => [n, { sweep: asNode(base, n, noise[i]!, n === 'h4' ? 0.7 : 1) }]),
+  );
   const view = fleetView(fleetIndexOf(names), runs);
 
   it('names the weak node on its engine figures, and no other node or figure', () => {
@@ -79,7 +83,8 @@ describe('fleet view on the real 2x H200 sweep', () => {
       // The median of six: the mean of the 3rd and 4th noise factors (0.993, 1.004); h4 sits at 0.7 x 0.998 of the base.
       expect(h4.deviation).toBeCloseTo((0.7 * noise[3]!) / ((0.993 + 1.004) / 2) - 1, 6);
     }
-    for (const f of view.figures.filter((x) => x.key.startsWith('peak cu/'))) expect(f.cells.some((c) => c.outlier)).toBe(false);
+    for (const f of view.figures.filter((x) => x.key.startsWith('peak cu/')))
+      expect(f.cells.some((c) => c.outlier)).toBe(false);
     expect(view.outliers[0]!.text).toMatch(/^h4: engine\/\S+ .* GB\/s, \d+% below the fleet median/);
   });
 
@@ -107,7 +112,9 @@ describe('fleet view on the real 2x H200 sweep', () => {
 
 describe('threshold files', () => {
   it('reads the three keys and refuses unknown keys, unknown paths and values out of range, naming them', () => {
-    expect(parseThresholds('{"minGbps":{"engine/host":40},"matrixMinGbps":{"cu/device":10},"maxBelowMedian":0.1}')).toEqual({ minGbps: { 'engine/host': 40 }, matrixMinGbps: { 'cu/device': 10 }, maxBelowMedian: 0.1 });
+    expect(
+      parseThresholds('{"minGbps":{"engine/host":40},"matrixMinGbps":{"cu/device":10},"maxBelowMedian":0.1}'),
+    ).toEqual({ minGbps: { 'engine/host': 40 }, matrixMinGbps: { 'cu/device': 10 }, maxBelowMedian: 0.1 });
     expect(() => parseThresholds('{"minGbsp":{}}', 't.json')).toThrow(/t\.json: .*accepted: minGbps/);
     expect(() => parseThresholds('{"minGbps":{"engine/hots":1}}')).toThrow(/minGbps/);
     expect(() => parseThresholds('{"maxBelowMedian":2}')).toThrow(/maxBelowMedian/);
@@ -118,8 +125,16 @@ describe('threshold files', () => {
 
 describe('Slurm argument arrays', () => {
   it('never lets a name become an option, and asks for whole nodes, one task each', () => {
-    expect(allocationArgs({ nodes: 4, partition: 'gpu' })).toEqual(['--no-shell', '--job-name=sdma-lens-fleet', '--exclusive', '--ntasks-per-node=1', '--nodes=4', '--partition=gpu']);
-    for (const bad of ['-w', '--uid=0', 'a b', 'x;rm', '$(id)', '']) expect(() => checkSlurmName('partition', bad)).toThrow(/not a Slurm name/);
+    expect(allocationArgs({ nodes: 4, partition: 'gpu' })).toEqual([
+      '--no-shell',
+      '--job-name=sdma-lens-fleet',
+      '--exclusive',
+      '--ntasks-per-node=1',
+      '--nodes=4',
+      '--partition=gpu',
+    ]);
+    for (const bad of ['-w', '--uid=0', 'a b', 'x;rm', '$(id)', ''])
+      expect(() => checkSlurmName('partition', bad)).toThrow(/not a Slurm name/);
     expect(checkSlurmName('node list', 'n[1-4],n7')).toBe('n[1-4],n7');
     expect(() => allocationArgs({})).toThrow(/how many nodes/);
     expect(() => allocationArgs({ nodes: 0 })).toThrow(/1\.\.100000/);
@@ -129,7 +144,9 @@ describe('Slurm argument arrays', () => {
 
   it('reads the job id salloc names, granted or still queued', () => {
     expect(allocationJobId('salloc: Granted job allocation 42\n')).toEqual({ job: '42', granted: true });
-    expect(allocationJobId('salloc: Pending job allocation 43\nsalloc: job 43 queued and waiting for resources\n')).toEqual({ job: '43', granted: false });
+    expect(
+      allocationJobId('salloc: Pending job allocation 43\nsalloc: job 43 queued and waiting for resources\n'),
+    ).toEqual({ job: '43', granted: false });
     expect(allocationJobId('salloc: error: invalid partition\n')).toEqual({ job: undefined, granted: false });
   });
 });

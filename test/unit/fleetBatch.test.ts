@@ -25,8 +25,26 @@ const helperLines = readFileSync(join(__dirname, '../fixtures/runs/sim-sweep-see
 
 describe('sbatch arguments', () => {
   it('ask for whole nodes like salloc, then the constant script, then only data', () => {
-    const args = batchArgs({ nodes: 4, partition: 'gpu' }, '/f/batch.sh', '/f/nodes', '/f/job.log', '/opt/sdma-probe', ['sweep', '--backend', 'sim']);
-    expect(args).toEqual(['--parsable', '--job-name=sdma-lens-fleet', '--exclusive', '--ntasks-per-node=1', '--nodes=4', '--partition=gpu', '--output=/f/job.log', '/f/batch.sh', '/f/nodes', '/opt/sdma-probe', 'sweep', '--backend', 'sim']);
+    const args = batchArgs({ nodes: 4, partition: 'gpu' }, '/f/batch.sh', '/f/nodes', '/f/job.log', '/opt/sdma-probe', [
+      'sweep',
+      '--backend',
+      'sim',
+    ]);
+    expect(args).toEqual([
+      '--parsable',
+      '--job-name=sdma-lens-fleet',
+      '--exclusive',
+      '--ntasks-per-node=1',
+      '--nodes=4',
+      '--partition=gpu',
+      '--output=/f/job.log',
+      '/f/batch.sh',
+      '/f/nodes',
+      '/opt/sdma-probe',
+      'sweep',
+      '--backend',
+      'sim',
+    ]);
     expect(() => batchArgs({ nodes: 2, partition: '-x' }, 's', 'o', 'l', 'h', [])).toThrow(/not a Slurm name/);
     expect(parsableJobId('42\n')).toBe('42');
     expect(parsableJobId('43;cluster1\n')).toBe('43');
@@ -47,8 +65,18 @@ async function replay(node: string, files: Record<string, string>) {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(nodes, name), text);
   const store = new RunStore(join(dir, 'runs'));
   const result = await runHelperCommand(
-    { command: 'sweep', idTag: 'slurm', args: () => ['sweep', '--backend', 'sim'], fleet: { id: 'f1', node, job: '9' } },
-    { target: new ReplayTarget(nodes, node, '9'), helpers: { helperFor: async () => ({ path: '/opt/sdma-probe', backends: [], source: 'test' }), forget: () => {} }, store, stallTimeoutS: 0 },
+    {
+      command: 'sweep',
+      idTag: 'slurm',
+      args: () => ['sweep', '--backend', 'sim'],
+      fleet: { id: 'f1', node, job: '9' },
+    },
+    {
+      target: new ReplayTarget(nodes, node, '9'),
+      helpers: { helperFor: async () => ({ path: '/opt/sdma-probe', backends: [], source: 'test' }), forget: () => {} },
+      store,
+      stallTimeoutS: 0,
+    },
   );
   if (result.kind !== 'ended') throw new Error(`not ended: ${result.kind}`);
   return { run: result.run, saved: await store.open(result.run.header.id) };
@@ -71,8 +99,12 @@ describe('a node replayed through the run flow', () => {
     expect(run.samples.length).toBe(half.filter((l) => l.includes('"type":"sample"')).length);
   });
 
-  it('garbage lines are problems, and srun\'s exit status is the end', async () => {
-    const { run } = await replay('n3', { 'n3.ndjson': `${helperLines.slice(0, 5).join('\n')}\nnot json\n{"type":"sample"}\n`, 'n3.exit': '137\n', 'n3.stderr': 'srun: error: n3: task 0: Killed\n' });
+  it("garbage lines are problems, and srun's exit status is the end", async () => {
+    const { run } = await replay('n3', {
+      'n3.ndjson': `${helperLines.slice(0, 5).join('\n')}\nnot json\n{"type":"sample"}\n`,
+      'n3.exit': '137\n',
+      'n3.stderr': 'srun: error: n3: task 0: Killed\n',
+    });
     expect(run.problems.length).toBe(2);
     expect(run.end?.status).toBe('crashed');
     expect(run.end?.message).toMatch(/exited with code 137.*srun: error: n3: task 0: Killed/);

@@ -25,7 +25,10 @@ describe('sdma-lens fleet refuses before Slurm is asked', () => {
     [['--nodes', '0', '--runs-dir', runs], /1\.\.100000/],
     [['--nodes', '2', '--parallel', '0', '--runs-dir', runs], /--parallel must be a whole number in 1\.\.1024/],
     [['--nodes', '2', '--sim-weak', 'engine=9', '--runs-dir', runs], /--sim-weak "engine=9" is not WHAT=FACTOR/],
-    [['--nodes', '2', '--thresholds', join(dir, 'none.json'), '--runs-dir', runs], /--thresholds: .*none\.json does not exist/],
+    [
+      ['--nodes', '2', '--thresholds', join(dir, 'none.json'), '--runs-dir', runs],
+      /--thresholds: .*none\.json does not exist/,
+    ],
   ])('fleet %j', async (args, says) => {
     const r = await runCli(['fleet', ...args]);
     expect(r.code).toBe(2);

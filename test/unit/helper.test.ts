@@ -20,23 +20,37 @@ function fakeHelper(name: string, versionLine: string): string {
 
 describe('helper resolution', () => {
   it('parses the version handshake', () => {
-    expect(parseVersionLine('sdma-probe 0.1.0 (protocol 1; backends: sim, cuda)')).toEqual({ version: '0.1.0', protocol: 1, backends: ['sim', 'cuda'] });
+    expect(parseVersionLine('sdma-probe 0.1.0 (protocol 1; backends: sim, cuda)')).toEqual({
+      version: '0.1.0',
+      protocol: 1,
+      backends: ['sim', 'cuda'],
+    });
     expect(parseVersionLine('rocm-smi 6.0')).toBeUndefined();
   });
 
   it('prefers the configured path, then bundled builds', async () => {
     const configured = fakeHelper('configured', 'sdma-probe 9.9.9 (protocol 1; backends: sim)');
     const bundled = fakeHelper('bundled', 'sdma-probe 0.1.0 (protocol 1; backends: sim)');
-    expect(await locateHelper({ configuredPath: configured, bundledPaths: [bundled] })).toMatchObject({ source: 'setting', version: '9.9.9' });
-    expect(await locateHelper({ configuredPath: '', bundledPaths: [join(dir, 'missing'), bundled] })).toMatchObject({ source: 'bundled', path: bundled });
+    expect(await locateHelper({ configuredPath: configured, bundledPaths: [bundled] })).toMatchObject({
+      source: 'setting',
+      version: '9.9.9',
+    });
+    expect(await locateHelper({ configuredPath: '', bundledPaths: [join(dir, 'missing'), bundled] })).toMatchObject({
+      source: 'bundled',
+      path: bundled,
+    });
   });
 
   it('does not fall back silently when the configured helper is wrong', async () => {
     const wrong = fakeHelper('old', 'sdma-probe 0.0.1 (protocol 0; backends: sim)');
     const bundled = fakeHelper('bundled', 'sdma-probe 0.1.0 (protocol 1; backends: sim)');
     await expect(locateHelper({ configuredPath: wrong, bundledPaths: [bundled] })).rejects.toThrow(/protocol 0/);
-    await expect(locateHelper({ configuredPath: join(dir, 'nope'), bundledPaths: [bundled] })).rejects.toBeInstanceOf(HelperError);
-    await expect(locateHelper({ configuredPath: fakeHelper('ls', 'not it'), bundledPaths: [] })).rejects.toThrow(/is not sdma-probe/);
+    await expect(locateHelper({ configuredPath: join(dir, 'nope'), bundledPaths: [bundled] })).rejects.toBeInstanceOf(
+      HelperError,
+    );
+    await expect(locateHelper({ configuredPath: fakeHelper('ls', 'not it'), bundledPaths: [] })).rejects.toThrow(
+      /is not sdma-probe/,
+    );
   });
 
   it('says what to do when nothing is found and no build is allowed', async () => {

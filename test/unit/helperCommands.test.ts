@@ -20,10 +20,21 @@ const noFiles = () => {
 };
 
 describe('sweepCommand', () => {
-  it('a sweep without a timeline: the options\' arguments, tagged and checked by its backend, no file', () => {
-    const options: SweepOptions = { ...DEFAULT_SWEEP, backend: 'sim', pairs: [{ src: -1, dst: 0 }], simGpus: 2, simWeak: 'engine=0.5' };
+  it("a sweep without a timeline: the options' arguments, tagged and checked by its backend, no file", () => {
+    const options: SweepOptions = {
+      ...DEFAULT_SWEEP,
+      backend: 'sim',
+      pairs: [{ src: -1, dst: 0 }],
+      simGpus: 2,
+      simWeak: 'engine=0.5',
+    };
     const command: HelperCommand = sweepCommand(options);
-    expect({ command: command.command, idTag: command.idTag, backend: command.backend, produces: command.produces }).toEqual({ command: 'sweep', idTag: 'sim', backend: 'sim', produces: [] });
+    expect({
+      command: command.command,
+      idTag: command.idTag,
+      backend: command.backend,
+      produces: command.produces,
+    }).toEqual({ command: 'sweep', idTag: 'sim', backend: 'sim', produces: [] });
     expect(command.args(noFiles)).toEqual(sweepArgs(options));
     expect(command.refines).toBeUndefined();
   });
@@ -34,26 +45,47 @@ describe('sweepCommand', () => {
     expect(command.produces).toEqual([SWEEP_TIMELINE_FILE]);
     expect(SWEEP_TIMELINE_FILE).toBe('timeline.sdmatl');
     expect(command.args(out)).toEqual(sweepArgs({ ...options, timelineOut: '/node/out/timeline.sdmatl' }));
-    expect(command.args(out).slice(-4)).toEqual(['--timeline-size', '1M', '--timeline-out', '/node/out/timeline.sdmatl']);
+    expect(command.args(out).slice(-4)).toEqual([
+      '--timeline-size',
+      '1M',
+      '--timeline-out',
+      '/node/out/timeline.sdmatl',
+    ]);
   });
 
   it('is checked when built: a bad option is said before the helper is looked for', () => {
     expect(() => sweepCommand({ ...DEFAULT_SWEEP, iters: 0 })).toThrow(/iterations/);
   });
 
-  it('a refinement round: tagged refine-N, naming the sweep it refines, on the probe\'s backend', () => {
-    const probe: SweepOptions = { ...DEFAULT_SWEEP, backend: 'sim', sizes: [65536, 131072], cus: [8], pairs: [{ src: 0, dst: 1 }] };
+  it("a refinement round: tagged refine-N, naming the sweep it refines, on the probe's backend", () => {
+    const probe: SweepOptions = {
+      ...DEFAULT_SWEEP,
+      backend: 'sim',
+      sizes: [65536, 131072],
+      cus: [8],
+      pairs: [{ src: 0, dst: 1 }],
+    };
     const command: HelperCommand = refineRoundCommand(probe, 3, 'grid-id');
-    expect({ idTag: command.idTag, backend: command.backend, refines: command.refines, produces: command.produces }).toEqual({ idTag: 'refine-3', backend: 'sim', refines: 'grid-id', produces: [] });
+    expect({
+      idTag: command.idTag,
+      backend: command.backend,
+      refines: command.refines,
+      produces: command.produces,
+    }).toEqual({ idTag: 'refine-3', backend: 'sim', refines: 'grid-id', produces: [] });
     expect(command.args(noFiles)).toEqual(sweepArgs(probe));
   });
 });
 
 describe('matrixCommand', () => {
-  it('the options\' arguments, tagged and checked by the backend, made when built', () => {
+  it("the options' arguments, tagged and checked by the backend, made when built", () => {
     const options: MatrixOptions = { ...DEFAULT_MATRIX, backend: 'sim', gpus: [-1, 0, 1], concurrent: true };
     const command: HelperCommand = matrixCommand(options);
-    expect({ command: command.command, idTag: command.idTag, backend: command.backend, produces: command.produces }).toEqual({ command: 'matrix', idTag: 'sim', backend: 'sim', produces: undefined });
+    expect({
+      command: command.command,
+      idTag: command.idTag,
+      backend: command.backend,
+      produces: command.produces,
+    }).toEqual({ command: 'matrix', idTag: 'sim', backend: 'sim', produces: undefined });
     expect(command.args(noFiles)).toEqual(matrixArgs(options));
     expect(() => matrixCommand({ ...DEFAULT_MATRIX, sizeBytes: 0 })).toThrow(/size/);
   });

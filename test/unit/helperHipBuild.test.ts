@@ -2,24 +2,52 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BuildProgress, bundledHelperPaths, buildLocation, buildPercent, findRocm, HIP_VARIANT, locateHelper, wantHipBuild } from '../../src/core/runtime/helper';
+import {
+  BuildProgress,
+  bundledHelperPaths,
+  buildLocation,
+  buildPercent,
+  findRocm,
+  HIP_VARIANT,
+  locateHelper,
+  wantHipBuild,
+} from '../../src/core/runtime/helper';
 
 describe('build percentages', () => {
   it('reads CMake Makefile and Ninja progress lines', () => {
-    const percents = { '[ 42%] Building CXX object CMakeFiles/sdma_probe_core.dir/src/args.cpp.o': 42, '[  2%] Building CXX object x.o': 2,
-      '[100%] Built target sdma-probe': 100, '[3/12] Building CXX object a.o': 25, '[12/12] Linking CXX executable sdma-probe': 100 };
+    const percents = {
+      '[ 42%] Building CXX object CMakeFiles/sdma_probe_core.dir/src/args.cpp.o': 42,
+      '[  2%] Building CXX object x.o': 2,
+      '[100%] Built target sdma-probe': 100,
+      '[3/12] Building CXX object a.o': 25,
+      '[12/12] Linking CXX executable sdma-probe': 100,
+    };
     for (const [line, percent] of Object.entries(percents)) expect(buildPercent(line), line).toBe(percent);
   });
 
   it('ignores lines that are not progress', () => {
-    for (const line of ['-- Configuring done', 'src/args.cpp:12: warning: [ 42%] in a message', '', '[101%] odd', '[5/0] odd', 'gmake[2]: Entering directory']) {
+    for (const line of [
+      '-- Configuring done',
+      'src/args.cpp:12: warning: [ 42%] in a message',
+      '',
+      '[101%] odd',
+      '[5/0] odd',
+      'gmake[2]: Entering directory',
+    ]) {
       expect(buildPercent(line)).toBeUndefined();
     }
   });
 
   it('turns percentages into increments that add up to the percentage shown, never going back', () => {
     const p = new BuildProgress();
-    const increments = ['-- Configuring done', '[ 10%] a', '[ 10%] b', '[ 35%] c', '[ 20%] restarted count', '[100%] done'].map((l) => p.advance(l));
+    const increments = [
+      '-- Configuring done',
+      '[ 10%] a',
+      '[ 10%] b',
+      '[ 35%] c',
+      '[ 20%] restarted count',
+      '[100%] done',
+    ].map((l) => p.advance(l));
     expect(increments).toEqual([0, 10, 0, 25, 0, 65]);
     expect(increments.reduce((a, b) => a + b, 0)).toBe(100);
     expect(p.percent).toBe(100);
@@ -30,8 +58,12 @@ describe('the hip build decision', () => {
   const exists = (files: string[]) => (p: string) => files.includes(p);
 
   it('finds ROCm on PATH, under ROCM_PATH, or in /opt/rocm/bin', () => {
-    expect(findRocm({ PATH: ['/usr/bin', '/tools/rocm/bin'].join(delimiter) }, exists(['/tools/rocm/bin/hipcc']))).toBe('/tools/rocm/bin/hipcc');
-    expect(findRocm({ PATH: '/usr/bin', ROCM_PATH: '/rocm-7' }, exists(['/rocm-7/bin/hipconfig']))).toBe('/rocm-7/bin/hipconfig');
+    expect(findRocm({ PATH: ['/usr/bin', '/tools/rocm/bin'].join(delimiter) }, exists(['/tools/rocm/bin/hipcc']))).toBe(
+      '/tools/rocm/bin/hipcc',
+    );
+    expect(findRocm({ PATH: '/usr/bin', ROCM_PATH: '/rocm-7' }, exists(['/rocm-7/bin/hipconfig']))).toBe(
+      '/rocm-7/bin/hipconfig',
+    );
     expect(findRocm({ PATH: '/usr/bin' }, exists(['/opt/rocm/bin/hipconfig']))).toBe('/opt/rocm/bin/hipconfig');
     expect(findRocm({ PATH: '/usr/bin' }, exists(['/usr/bin/cmake']))).toBeUndefined();
     expect(findRocm({}, exists([]))).toBeUndefined();
@@ -113,7 +145,11 @@ describe('the first-use hip build, with a stand-in cmake', () => {
     expect(info.source).toBe('built');
     expect(info.backends).toContain('hip');
     expect(info.hipBuildProblem).toBeUndefined();
-    const { outDir, log } = await buildLocation({ sourceDir: join(dir, 'native'), cacheDir: join(dir, 'cache'), variant: HIP_VARIANT });
+    const { outDir, log } = await buildLocation({
+      sourceDir: join(dir, 'native'),
+      cacheDir: join(dir, 'cache'),
+      variant: HIP_VARIANT,
+    });
     expect(info.path).toBe(join(outDir, 'sdma-probe'));
     expect(events).toEqual([
       'line -- Configuring done',
@@ -135,19 +171,34 @@ describe('the first-use hip build, with a stand-in cmake', () => {
     const info = await locate([], 'auto', ROCM);
     expect(info.source).toBe('bundled');
     expect(info.path).toBe(join(dir, 'ext', 'bin', 'sdma-probe'));
-    const { log } = await buildLocation({ sourceDir: join(dir, 'native'), cacheDir: join(dir, 'cache'), variant: HIP_VARIANT });
+    const { log } = await buildLocation({
+      sourceDir: join(dir, 'native'),
+      cacheDir: join(dir, 'cache'),
+      variant: HIP_VARIANT,
+    });
     expect(info.hipBuildProblem).toContain(log);
     expect(info.hipBuildProblem).toMatch(/building the hip backend failed/);
     expect(readFileSync(log, 'utf8')).toMatch(/error: no ROCm/);
-    const buildsBefore = readFileSync(join(dir, 'cmake-calls'), 'utf8').split('\n').filter((l) => l.startsWith('--build')).length;
+    const buildsBefore = readFileSync(join(dir, 'cmake-calls'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('--build')).length;
     const again = await locate([], 'auto', ROCM);
     expect(again.source).toBe('bundled');
-    expect(again.hipBuildProblem).toMatch(/could not be built from these sources before.*Remove .*\.failed to try again/);
-    expect(readFileSync(join(dir, 'cmake-calls'), 'utf8').split('\n').filter((l) => l.startsWith('--build')).length).toBe(buildsBefore);
+    expect(again.hipBuildProblem).toMatch(
+      /could not be built from these sources before.*Remove .*\.failed to try again/,
+    );
+    expect(
+      readFileSync(join(dir, 'cmake-calls'), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('--build')).length,
+    ).toBe(buildsBefore);
   });
 
   it('builds nothing when the backend setting is sim or there is no ROCm', async () => {
-    for (const [setting, rocm] of [['sim', ROCM], ['auto', undefined]] as const) {
+    for (const [setting, rocm] of [
+      ['sim', ROCM],
+      ['auto', undefined],
+    ] as const) {
       const info = await locate([], setting, rocm);
       expect(info).toMatchObject({ source: 'bundled', backends: ['sim', 'cuda'] });
     }

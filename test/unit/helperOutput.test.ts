@@ -31,17 +31,27 @@ describe('readHelperOutput', () => {
         out.write('beat","elapsedMs":1}\nnot json\n{"type":"warning","code":"x","message":"m"}');
         err.write('first\nlast without newline');
       }),
-      { onLine: (r: LineResult) => kinds.push(r.kind === 'record' ? r.record.type : r.kind), onChunk: () => chunks++, onStderr: (line, last) => stderr.push([line, last]) },
+      {
+        onLine: (r: LineResult) => kinds.push(r.kind === 'record' ? r.record.type : r.kind),
+        onChunk: () => chunks++,
+        onStderr: (line, last) => stderr.push([line, last]),
+      },
     );
     expect(exit).toEqual({ exitCode: 0, signal: null });
     expect(kinds).toEqual(['heartbeat', 'malformed', 'warning']);
     expect(chunks).toBe(2);
-    expect(stderr).toEqual([['first', false], ['last without newline', true]]);
+    expect(stderr).toEqual([
+      ['first', false],
+      ['last without newline', true],
+    ]);
   });
 
   it('a last line that is no record is said as cut off, with its length', async () => {
     let cut: number | undefined;
-    await readHelperOutput(child(async (out) => void out.write('{"type":"sam')), { onLine: () => {}, onCutTail: (chars) => (cut = chars) });
+    await readHelperOutput(
+      child(async (out) => void out.write('{"type":"sam')),
+      { onLine: () => {}, onCutTail: (chars) => (cut = chars) },
+    );
     expect(cut).toBe(12);
   });
 

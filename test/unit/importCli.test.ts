@@ -36,7 +36,11 @@ const saved = () => {
 
 describe('sdma-lens import FILE...', () => {
   it('imports several files, one run each, and prints each run id, tool, version, counts and numbers', async () => {
-    const files = [fixture('transferbench', 'h200x1-1M.txt'), fixture('nvbandwidth', 'h200x1.json'), fixture('rccl-tests', 'mi300x-alltoall.txt')];
+    const files = [
+      fixture('transferbench', 'h200x1-1M.txt'),
+      fixture('nvbandwidth', 'h200x1.json'),
+      fixture('rccl-tests', 'mi300x-alltoall.txt'),
+    ];
     const r = await cli(...files);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toBe('');
@@ -49,20 +53,32 @@ describe('sdma-lens import FILE...', () => {
     expect(r.out).toContain('# imported 10 samples from TransferBench v1.52 (h200x1-1M.txt)\n');
     expect(r.out).toContain('# h200x1.json: nvbandwidth v0.8 json output -> run ');
     expect(r.out).toContain('# mi300x-alltoall.txt: rccl-tests 2.18.1-develop:0b1c7d2 text output -> run ');
-    expect(r.out).toContain('# imported 10 collective points from rccl-tests 2.18.1-develop:0b1c7d2 (mi300x-alltoall.txt); 2 parts of it did not map and are kept as notes');
+    expect(r.out).toContain(
+      '# imported 10 collective points from rccl-tests 2.18.1-develop:0b1c7d2 (mi300x-alltoall.txt); 2 parts of it did not map and are kept as notes',
+    );
     // Every headline number of every file, as the parser read it from the file.
-    for (const s of parsed('transferbench', 'h200x1-1M.txt').samples) expect(r.out).toMatch(new RegExp(`^  ${s.mover}/host .* ${s.gbps.toString().replace('.', '\\.')} +10$`, 'm'));
+    for (const s of parsed('transferbench', 'h200x1-1M.txt').samples)
+      expect(r.out).toMatch(new RegExp(`^  ${s.mover}/host .* ${s.gbps.toString().replace('.', '\\.')} +10$`, 'm'));
     for (const s of parsed('nvbandwidth', 'h200x1.json').samples) expect(r.out).toContain(` ${s.gbps} `);
-    for (const p of parsed('rccl-tests', 'mi300x-alltoall.txt').collectives) expect(r.out).toContain(`${p.timeUs}`.padStart(12) + `${p.algbwGbps}`.padStart(12) + `${p.busbwGbps}`.padStart(12));
+    for (const p of parsed('rccl-tests', 'mi300x-alltoall.txt').collectives)
+      expect(r.out).toContain(
+        `${p.timeUs}`.padStart(12) + `${p.algbwGbps}`.padStart(12) + `${p.busbwGbps}`.padStart(12),
+      );
     expect(r.out).toContain('# not mapped: size 0 float out-of-place');
     expect(r.out).toContain('# assumed: nvbandwidth prints no buffer size');
     expect(r.out.match(/^# saved: /gm)).toHaveLength(3);
   });
 
-  it('--json: the run id, source and the imported records; --buffer-size sets nvbandwidth\'s size', async () => {
+  it("--json: the run id, source and the imported records; --buffer-size sets nvbandwidth's size", async () => {
     const r = await cli(fixture('nvbandwidth', 'h200x1.txt'), '--json', '--buffer-size', '1G');
     expect(r.code, r.err).toBe(0);
-    const out = JSON.parse(r.out) as { runId: string; source: unknown; status: string; samples: { sizeBytes: number; gbps: number }[]; notes: { code: string }[] };
+    const out = JSON.parse(r.out) as {
+      runId: string;
+      source: unknown;
+      status: string;
+      samples: { sizeBytes: number; gbps: number }[];
+      notes: { code: string }[];
+    };
     expect(saved()).toEqual([out.runId]);
     expect(out.source).toEqual({ tool: 'nvbandwidth', format: 'text', file: 'h200x1.txt', version: 'v0.8' });
     expect(out.status).toBe('ok');
@@ -76,7 +92,9 @@ describe('sdma-lens import FILE...', () => {
     writeFileSync(notes, 'copied 1 GiB in 20 ms\n');
     const r = await cli(notes, fixture('transferbench', 'h200x1-64K.csv'));
     expect(r.code).toBe(2);
-    expect(r.err).toBe('sdma-lens: notes.txt: no known format: not the output of TransferBench, nvbandwidth, nccl-tests or rccl-tests (no header or result line of theirs was found); nothing was saved\n');
+    expect(r.err).toBe(
+      'sdma-lens: notes.txt: no known format: not the output of TransferBench, nvbandwidth, nccl-tests or rccl-tests (no header or result line of theirs was found); nothing was saved\n',
+    );
     expect(saved()).toHaveLength(1);
     expect(r.out).toContain('# h200x1-64K.csv: TransferBench v1.52 csv output -> run ');
     const alone = await cli(notes);
@@ -89,7 +107,10 @@ describe('sdma-lens import FILE...', () => {
     symlinkSync(fixture('nvbandwidth', 'h200x1.txt'), link);
     const fifo = join(dir, 'result.pipe');
     execFileSync('mkfifo', [fifo]);
-    for (const [path, what] of [[link, 'a symbolic link'], [fifo, 'a FIFO (named pipe)']] as const) {
+    for (const [path, what] of [
+      [link, 'a symbolic link'],
+      [fifo, 'a FIFO (named pipe)'],
+    ] as const) {
       const r = await cli(path);
       expect(r.code).toBe(2);
       expect(r.err).toBe(`sdma-lens: ${path} is ${what}, not a regular file; refused (import the file itself)\n`);
@@ -102,10 +123,15 @@ describe('sdma-lens import FILE...', () => {
 
   it('a known format where nothing maps: exit 1 and why, nothing saved', async () => {
     const file = join(runsDir, '..', 'sendrecv.txt');
-    writeFileSync(file, readFileSync(fixture('nccl-tests', 'alltoall-g1.txt'), 'utf8').replace('alltoall_perf', 'sendrecv_perf'));
+    writeFileSync(
+      file,
+      readFileSync(fixture('nccl-tests', 'alltoall-g1.txt'), 'utf8').replace('alltoall_perf', 'sendrecv_perf'),
+    );
     const r = await cli(file);
     expect(r.code).toBe(1);
-    expect(r.err).toBe('sdma-lens: sendrecv.txt: nccl-tests 2.19.6 text output, but nothing in it maps to SDMA Lens collective points (14 parts: sendrecv_perf runs no collective the protocol knows (allgather, alltoall)); nothing was saved\n');
+    expect(r.err).toBe(
+      'sdma-lens: sendrecv.txt: nccl-tests 2.19.6 text output, but nothing in it maps to SDMA Lens collective points (14 parts: sendrecv_perf runs no collective the protocol knows (allgather, alltoall)); nothing was saved\n',
+    );
     expect(saved()).toEqual([]);
   });
 

@@ -38,12 +38,24 @@ describe('detectFormat', () => {
       const command = name.includes('matrix') ? 'matrix' : 'sweep';
       expect(detectFormat(new TextEncoder().encode(text))).toEqual({ tool: 'sdma-lens', format: 'run', id, command });
       // The header alone (a run that saved nothing more), and one cut off mid-line.
-      expect(detectFormat(new TextEncoder().encode(text.slice(0, text.indexOf('\n') + 1)))).toMatchObject({ tool: 'sdma-lens', id });
-      expect(detectFormat(new TextEncoder().encode(text.slice(0, text.indexOf('\n') + 40)))).toMatchObject({ tool: 'sdma-lens', id });
+      expect(detectFormat(new TextEncoder().encode(text.slice(0, text.indexOf('\n') + 1)))).toMatchObject({
+        tool: 'sdma-lens',
+        id,
+      });
+      expect(detectFormat(new TextEncoder().encode(text.slice(0, text.indexOf('\n') + 40)))).toMatchObject({
+        tool: 'sdma-lens',
+        id,
+      });
     }
     expect(detect('imports', 'handwritten', 'run.ndjson')).toEqual({ tool: 'sdma-lens', format: 'run' });
     // An id or command that is not a plain word is left out, never repeated.
-    expect(detectFormat(new TextEncoder().encode('{"type":"run","format":"sdma-lens-run","version":1,"id":"a b\\u001b[2J","command":"x\\ny"}\n'))).toEqual({ tool: 'sdma-lens', format: 'run' });
+    expect(
+      detectFormat(
+        new TextEncoder().encode(
+          '{"type":"run","format":"sdma-lens-run","version":1,"id":"a b\\u001b[2J","command":"x\\ny"}\n',
+        ),
+      ),
+    ).toEqual({ tool: 'sdma-lens', format: 'run' });
   });
 
   it('files of no known format are unknown, each with its reason', () => {
@@ -52,7 +64,9 @@ describe('detectFormat', () => {
       return d.tool === 'unknown' ? d.reason : `detected as ${d.tool}`;
     };
     // A random text file: this test file itself, and a generated one.
-    expect(reason(readFileSync(__filename, 'utf8'))).toMatch(/^not the output of TransferBench, nvbandwidth, nccl-tests or rccl-tests/);
+    expect(reason(readFileSync(__filename, 'utf8'))).toMatch(
+      /^not the output of TransferBench, nvbandwidth, nccl-tests or rccl-tests/,
+    );
     let seed = 12345;
     const words = Array.from({ length: 500 }, () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -63,7 +77,9 @@ describe('detectFormat', () => {
     expect(reason(new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]))).toMatch(/binary/);
     expect(reason('{"hello": "world"}')).toMatch(/^a JSON file, but neither/);
     // A JSON output cut off (the tool died before its end): said as such.
-    expect(reason(readFileSync(fixture('imports', 'nccl-tests', 'alltoall-g1.json'), 'utf8').slice(0, 4000))).toMatch(/does not parse .*cut off/);
+    expect(reason(readFileSync(fixture('imports', 'nccl-tests', 'alltoall-g1.json'), 'utf8').slice(0, 4000))).toMatch(
+      /does not parse .*cut off/,
+    );
     // Another tool's CSV is not TransferBench's because it has commas.
     expect(reason('name,value\nfoo,1\nbar,2\n')).toMatch(/^not the output of/);
   });

@@ -11,14 +11,19 @@ import { describe, expect, it } from 'vitest';
 import { pathName, validateRecord } from '../../src/core/protocol';
 import type { ImportedRun } from '../../src/core/imports/importedRun';
 import { parseNcclTestsJson, parseNcclTestsText } from '../../src/core/imports/ncclTestsOutput';
-import { NVBANDWIDTH_DEFAULT_BUFFER_BYTES, parseNvbandwidthJson, parseNvbandwidthText } from '../../src/core/imports/nvbandwidth';
+import {
+  NVBANDWIDTH_DEFAULT_BUFFER_BYTES,
+  parseNvbandwidthJson,
+  parseNvbandwidthText,
+} from '../../src/core/imports/nvbandwidth';
 import { parseTransferBench } from '../../src/core/imports/transferBench';
 
 const fixture = (...p: string[]) => join(__dirname, '..', 'fixtures', 'imports', ...p);
 const read = (...p: string[]) => readFileSync(fixture(...p), 'utf8');
 
 function expectValidRecords(r: ImportedRun) {
-  for (const rec of [...(r.topology ? [r.topology] : []), ...r.samples, ...r.collectives, ...r.notes]) expect(validateRecord(rec)).toMatchObject({ kind: 'record' });
+  for (const rec of [...(r.topology ? [r.topology] : []), ...r.samples, ...r.collectives, ...r.notes])
+    expect(validateRecord(rec)).toMatchObject({ kind: 'record' });
 }
 
 /** The test's own reading of TransferBench result blocks: per Test, its Transfer lines' fields as printed. */
@@ -31,19 +36,36 @@ function transferBenchTests(text: string): { gbps: string; ms: string; bytes: st
       tests.push([]);
       open = true;
     } else if (fields[0]?.startsWith('Transfer ')) {
-      tests.at(-1)!.push({ gbps: fields[1]!.replace(' GB/s', ''), ms: fields[2]!.replace(' ms', ''), bytes: fields[3]!.replace(' bytes', ''), route: fields[4]! });
+      tests.at(-1)!.push({
+        gbps: fields[1]!.replace(' GB/s', ''),
+        ms: fields[2]!.replace(' ms', ''),
+        bytes: fields[3]!.replace(' bytes', ''),
+        route: fields[4]!,
+      });
     } else if (fields[0]?.startsWith('Aggregate (CPU)')) open = false;
   }
   return tests;
 }
 
 describe('TransferBench', () => {
-  for (const name of ['h200x1-64K.txt', 'h200x1-1M.txt', 'h200x1-16M.txt', 'h200x1-64K.csv', 'h200x1-1M.csv', 'h200x1-16M.csv']) {
+  for (const name of [
+    'h200x1-64K.txt',
+    'h200x1-1M.txt',
+    'h200x1-16M.txt',
+    'h200x1-64K.csv',
+    'h200x1-1M.csv',
+    'h200x1-16M.csv',
+  ]) {
     it(`${name}: every Transfer's GB/s and size as printed; the mean time to the digits of both printed figures`, () => {
       const text = read('transferbench', name);
       const r = parseTransferBench(text, name);
       expectValidRecords(r);
-      expect(r.source).toEqual({ tool: 'TransferBench', format: name.endsWith('.csv') ? 'csv' : 'text', file: name, version: 'v1.52' });
+      expect(r.source).toEqual({
+        tool: 'TransferBench',
+        format: name.endsWith('.csv') ? 'csv' : 'text',
+        file: name,
+        version: 'v1.52',
+      });
       expect(r.command).toBe('sweep');
       const tests = transferBenchTests(text);
       // The config: ten Tests of one Transfer each, all on GPU 0 and host NUMA node 0.
@@ -65,7 +87,9 @@ describe('TransferBench', () => {
         expect(s.dst).toBe(dst === 'C0' ? -1 : 0);
         expect(s.label).toBe(src === 'C0' || dst === 'C0' ? 'host-numa-0' : undefined);
         expect(s).toMatchObject({ initiator: 'host', iters: 10, validated: true });
-        rows.push(`${t.route.padEnd(26)} ${t.gbps.padStart(8)} GB/s printed -> ${s.gbps} imported (${pathName(s.mover, s.initiator)}, ${s.cus} CUs, ${s.sizeBytes} B)`);
+        rows.push(
+          `${t.route.padEnd(26)} ${t.gbps.padStart(8)} GB/s printed -> ${s.gbps} imported (${pathName(s.mover, s.initiator)}, ${s.cus} CUs, ${s.sizeBytes} B)`,
+        );
       });
       console.log(`${name}\n  ${rows.join('\n  ')}`);
       // No GPU is named anywhere in TransferBench's Test output: no topology, said once.
@@ -91,9 +115,17 @@ describe('TransferBench', () => {
     // The Iter lines, read again here: sorted by time in the file, by iteration in the sample.
     const iterations = (test: number) => {
       const block = text.split(/^Test \d+:$/m)[test]!;
-      return [...block.matchAll(/^\s+Iter (\d+)\s+\|\s+(\S+) GB\/s \|\s+(\S+) ms/gm)].map((m) => ({ i: Number(m[1]), gbps: Number(m[2]), ms: Number(m[3]) }));
+      return [...block.matchAll(/^\s+Iter (\d+)\s+\|\s+(\S+) GB\/s \|\s+(\S+) ms/gm)].map((m) => ({
+        i: Number(m[1]),
+        gbps: Number(m[2]),
+        ms: Number(m[3]),
+      }));
     };
-    for (const [k, test] of [[0, 1], [1, 2], [2, 5]] as const) {
+    for (const [k, test] of [
+      [0, 1],
+      [1, 2],
+      [2, 5],
+    ] as const) {
       const its = iterations(test);
       const s = r.samples[k]!;
       expect(s.iters).toBe(5);
@@ -103,7 +135,9 @@ describe('TransferBench', () => {
       expect(s.gbpsMax).toBe(Math.max(...its.map((x) => x.gbps)));
       const sd = /StandardDev \|\s+\S+ GB\/s \|\s+(\S+) ms/.exec(text.split(/^Test \d+:$/m)[test]!)![1]!;
       expect(s.stdevNs).toBe(Number(sd) * 1e6);
-      console.log(`test ${test}: ${s.timesNs!.map((t) => t / 1e6).join(', ')} ms, fastest ${s.gbpsMax} GB/s, sd ${sd} ms`);
+      console.log(
+        `test ${test}: ${s.timesNs!.map((t) => t / 1e6).join(', ')} ms, fastest ${s.gbpsMax} GB/s, sd ${sd} ms`,
+      );
     }
     expect(r.samples[1]!.cusSeen).toBe(8);
     const unmapped = r.notes.filter((n) => n.code === 'import-unmapped').map((n) => n.message);
@@ -122,18 +156,29 @@ describe('TransferBench', () => {
     expect(r.samples).toHaveLength(10);
     expect(r.samples.every((s) => s.iters === 10)).toBe(true);
     expect(r.notes.find((n) => n.code === 'import-assumed')?.message).toMatch(/NUM_ITERATIONS .* default, 10/);
-    const timed = parseTransferBench(full.replace(/^NUM_ITERATIONS\s+=\s+10 :.*$/m, 'NUM_ITERATIONS       =           -3 : Running 3 seconds(s) per Test'), 'timed.txt');
+    const timed = parseTransferBench(
+      full.replace(
+        /^NUM_ITERATIONS\s+=\s+10 :.*$/m,
+        'NUM_ITERATIONS       =           -3 : Running 3 seconds(s) per Test',
+      ),
+      'timed.txt',
+    );
     expect(timed.samples).toEqual([]);
     expect(timed.unmappedWhy).toEqual([{ why: 'the number of timed iterations is not printed', parts: 10 }]);
   });
 
   it('a Transfer whose destination check failed (CONTINUE_ON_ERROR=1) is a note, not a sample', () => {
     const full = read('transferbench', 'h200x1-1M.txt');
-    const broken = full.replace('Test 2:\n', 'Test 2:\n[ERROR] Unexpected mismatch at index 5 of destination array 0:\n[ERROR] Failed Transfer details: #0: C0 -> [G0:1] -> G0\n');
+    const broken = full.replace(
+      'Test 2:\n',
+      'Test 2:\n[ERROR] Unexpected mismatch at index 5 of destination array 0:\n[ERROR] Failed Transfer details: #0: C0 -> [G0:1] -> G0\n',
+    );
     const r = parseTransferBench(broken, 'broken.txt');
     expect(r.samples).toHaveLength(9);
     expect(r.notes.some((n) => n.code === 'import-unmapped' && /^test 2, .*wrong bytes/.test(n.message))).toBe(true);
-    expect(r.notes.some((n) => n.code === 'import-source-warning' && n.message.includes('Unexpected mismatch'))).toBe(true);
+    expect(r.notes.some((n) => n.code === 'import-source-warning' && n.message.includes('Unexpected mismatch'))).toBe(
+      true,
+    );
   });
 });
 
@@ -159,14 +204,27 @@ describe('nvbandwidth', () => {
       device_to_host_memcpy_sm: ['cu/host', 0, -1],
       device_local_copy: ['engine/host', 0, 0],
     };
-    expect(r.samples.map((s) => [pathName(s.mover, s.initiator), s.src, s.dst, s.gbps])).toEqual([...printed].map(([name, v]) => [...want[name]!, Number(v)]));
+    expect(r.samples.map((s) => [pathName(s.mover, s.initiator), s.src, s.dst, s.gbps])).toEqual(
+      [...printed].map(([name, v]) => [...want[name]!, Number(v)]),
+    );
     for (const s of r.samples) {
       expect(s.sizeBytes).toBe(NVBANDWIDTH_DEFAULT_BUFFER_BYTES);
       expect(Math.abs(s.sizeBytes / s.meanNs - s.gbps)).toBeLessThan(1e-12 * s.gbps);
       expect(s).toMatchObject({ iters: 3, validated: false, cus: 0 });
     }
-    console.log([...printed].map(([n, v]) => `${n}: ${v} GB/s printed -> ${r.samples.find((s) => want[n]![1] === s.src && want[n]![2] === s.dst && pathName(s.mover, s.initiator) === want[n]![0])!.gbps}`).join('\n'));
-    expect(r.topology).toMatchObject({ node: { name: 'vm', vendor: 'nvidia', model: 'NVIDIA H200', simulated: false }, gpus: [{ index: 0, name: 'NVIDIA H200', pciBusId: '00000000:00:06', arch: '', cus: 0 }], libraries: [{ name: 'nvidia-driver', version: '580.159.04' }] });
+    console.log(
+      [...printed]
+        .map(
+          ([n, v]) =>
+            `${n}: ${v} GB/s printed -> ${r.samples.find((s) => want[n]![1] === s.src && want[n]![2] === s.dst && pathName(s.mover, s.initiator) === want[n]![0])!.gbps}`,
+        )
+        .join('\n'),
+    );
+    expect(r.topology).toMatchObject({
+      node: { name: 'vm', vendor: 'nvidia', model: 'NVIDIA H200', simulated: false },
+      gpus: [{ index: 0, name: 'NVIDIA H200', pciBusId: '00000000:00:06', arch: '', cus: 0 }],
+      libraries: [{ name: 'nvidia-driver', version: '580.159.04' }],
+    });
     // What the output does not print is said, once each: the buffer size, the sample count, the SM count.
     expect(r.notes.map((n) => n.code)).toEqual(['import-assumed', 'import-assumed', 'import-assumed']);
   });
@@ -176,8 +234,11 @@ describe('nvbandwidth', () => {
     const r = parseNvbandwidthJson(json, 'h200x1.json');
     expectValidRecords(r);
     expect(r.source).toEqual({ tool: 'nvbandwidth', format: 'json', file: 'h200x1.json', version: 'v0.8' });
-    const cases = (json as { nvbandwidth: { testcases: { name: string; bandwidth_matrix?: string[][] }[] } }).nvbandwidth.testcases;
-    expect(r.samples.map((s) => s.gbps)).toEqual(cases.filter((c) => c.bandwidth_matrix).map((c) => Number(c.bandwidth_matrix![0]![0])));
+    const cases = (json as { nvbandwidth: { testcases: { name: string; bandwidth_matrix?: string[][] }[] } })
+      .nvbandwidth.testcases;
+    expect(r.samples.map((s) => s.gbps)).toEqual(
+      cases.filter((c) => c.bandwidth_matrix).map((c) => Number(c.bandwidth_matrix![0]![0])),
+    );
     // The JSON's values round to the text's two decimals: one run, two forms.
     const text = parseNvbandwidthText(read('nvbandwidth', 'h200x1.txt'), 'h200x1.txt');
     expect(r.samples.map((s) => s.gbps.toFixed(2))).toEqual(text.samples.map((s) => s.gbps.toFixed(2)));
@@ -186,7 +247,10 @@ describe('nvbandwidth', () => {
   });
 
   it('a buffer smaller than the default, not printed: no sample, unless the size is given', () => {
-    const text = read('nvbandwidth', 'h200x1.txt').replace('Device 0:', 'NOTE: You have chosen a buffer size that is smaller than the default buffer size. It is suggested to use the default buffer size (64MB) to achieve maximal peak bandwidth.\nDevice 0:');
+    const text = read('nvbandwidth', 'h200x1.txt').replace(
+      'Device 0:',
+      'NOTE: You have chosen a buffer size that is smaller than the default buffer size. It is suggested to use the default buffer size (64MB) to achieve maximal peak bandwidth.\nDevice 0:',
+    );
     expect(parseNvbandwidthText(text, 'small.txt').samples).toEqual([]);
     const given = parseNvbandwidthText(text, 'small.txt', { bufferBytes: 64 * 1024 * 1024 });
     expect(given.samples.map((s) => s.sizeBytes)).toEqual(Array(5).fill(64 * 1024 * 1024));
@@ -214,20 +278,51 @@ describe('nccl-tests / rccl-tests', () => {
     expect(r.collectives).toHaveLength(14);
     rows.forEach((row, i) => {
       const [out, inPlace] = [r.collectives[2 * i]!, r.collectives[2 * i + 1]!];
-      expect(out).toMatchObject({ op: 'alltoall', ranks: 1, sizeBytes: Number(row.size), inPlace: false, timeUs: Number(row.out[0]), algbwGbps: Number(row.out[1]), busbwGbps: Number(row.out[2]) });
-      expect(inPlace).toMatchObject({ inPlace: true, timeUs: Number(row.in[0]), algbwGbps: Number(row.in[1]), busbwGbps: Number(row.in[2]) });
-      console.log(`nccl-tests text ${row.size} B: out-of-place ${row.out[0]} us ${row.out[1]} GB/s -> ${out.timeUs} us ${out.algbwGbps} GB/s; in-place ${row.in[0]} us ${row.in[1]} GB/s -> ${inPlace.timeUs} us ${inPlace.algbwGbps} GB/s`);
+      expect(out).toMatchObject({
+        op: 'alltoall',
+        ranks: 1,
+        sizeBytes: Number(row.size),
+        inPlace: false,
+        timeUs: Number(row.out[0]),
+        algbwGbps: Number(row.out[1]),
+        busbwGbps: Number(row.out[2]),
+      });
+      expect(inPlace).toMatchObject({
+        inPlace: true,
+        timeUs: Number(row.in[0]),
+        algbwGbps: Number(row.in[1]),
+        busbwGbps: Number(row.in[2]),
+      });
+      console.log(
+        `nccl-tests text ${row.size} B: out-of-place ${row.out[0]} us ${row.out[1]} GB/s -> ${out.timeUs} us ${out.algbwGbps} GB/s; in-place ${row.in[0]} us ${row.in[1]} GB/s -> ${inPlace.timeUs} us ${inPlace.algbwGbps} GB/s`,
+      );
     });
     expect(r.unmappedWhy).toEqual([]);
-    expect(r.topology).toMatchObject({ node: { name: 'vm', vendor: 'nvidia', model: 'NVIDIA H200' }, gpus: [{ index: 0, pciBusId: '0000:00:06' }], libraries: [{ name: 'nccl', version: '2.28.9' }] });
+    expect(r.topology).toMatchObject({
+      node: { name: 'vm', vendor: 'nvidia', model: 'NVIDIA H200' },
+      gpus: [{ index: 0, pciBusId: '0000:00:06' }],
+      libraries: [{ name: 'nccl', version: '2.28.9' }],
+    });
   });
 
   it('real alltoall -J JSON: the same points, with the command line from args', () => {
     const r = parseNcclTestsJson(JSON.parse(read('nccl-tests', 'alltoall-g1.json')), 'alltoall-g1.json');
     expectValidRecords(r);
-    expect(r.source).toEqual({ tool: 'nccl-tests', format: 'json', file: 'alltoall-g1.json', commandLine: '/tmp/nt/build/alltoall_perf -b 64K -e 256M -f 4 -g 1 -n 20 -w 5 -J /root/out/nccltests/alltoall-g1.json' });
+    expect(r.source).toEqual({
+      tool: 'nccl-tests',
+      format: 'json',
+      file: 'alltoall-g1.json',
+      commandLine:
+        '/tmp/nt/build/alltoall_perf -b 64K -e 256M -f 4 -g 1 -n 20 -w 5 -J /root/out/nccltests/alltoall-g1.json',
+    });
     expect(r.collectives).toHaveLength(14);
-    expect(r.collectives[0]).toMatchObject({ sizeBytes: 65536, inPlace: false, ranks: 1, timeUs: 7.7603, algbwGbps: 8.445034 });
+    expect(r.collectives[0]).toMatchObject({
+      sizeBytes: 65536,
+      inPlace: false,
+      ranks: 1,
+      timeUs: 7.7603,
+      algbwGbps: 8.445034,
+    });
   });
 
   it('rccl-tests alltoall text, 8 ranks: every row and placement as printed; the size-0 row is a note', () => {
@@ -238,27 +333,66 @@ describe('nccl-tests / rccl-tests', () => {
     const rows = ncclRows(text).filter((row) => row.size !== '0');
     expect(r.collectives).toHaveLength(rows.length * 2);
     rows.forEach((row, i) => {
-      for (const [k, cols, inPlace] of [[2 * i, row.out, false], [2 * i + 1, row.in, true]] as const) {
+      for (const [k, cols, inPlace] of [
+        [2 * i, row.out, false],
+        [2 * i + 1, row.in, true],
+      ] as const) {
         const p = r.collectives[k]!;
-        expect([p.sizeBytes, p.timeUs, p.algbwGbps, p.busbwGbps, p.inPlace]).toEqual([Number(row.size), Number(cols[0]), Number(cols[1]), Number(cols[2]), inPlace]);
+        expect([p.sizeBytes, p.timeUs, p.algbwGbps, p.busbwGbps, p.inPlace]).toEqual([
+          Number(row.size),
+          Number(cols[0]),
+          Number(cols[1]),
+          Number(cols[2]),
+          inPlace,
+        ]);
         expect(p.wrong).toBe(cols[3] === 'N/A' ? null : Number(cols[3]));
         // nccl-tests' count is per rank; the protocol's is the buffer's: size / 4 bytes of float.
         expect(p.count).toBe(Number(row.count) * 8);
         expect(p.count * 4).toBe(p.sizeBytes);
       }
     });
-    expect(r.collectives.every((p) => p.op === 'alltoall' && p.ranks === 8 && p.iters === 20 && p.variant === 'default' && p.transport === null && !p.simulated)).toBe(true);
-    console.log(r.collectives.map((p) => `alltoall ${p.inPlace ? 'in ' : 'out'} ${p.sizeBytes} B: ${p.timeUs} us, algbw ${p.algbwGbps}, busbw ${p.busbwGbps}`).join('\n'));
+    expect(
+      r.collectives.every(
+        (p) =>
+          p.op === 'alltoall' &&
+          p.ranks === 8 &&
+          p.iters === 20 &&
+          p.variant === 'default' &&
+          p.transport === null &&
+          !p.simulated,
+      ),
+    ).toBe(true);
+    console.log(
+      r.collectives
+        .map(
+          (p) =>
+            `alltoall ${p.inPlace ? 'in ' : 'out'} ${p.sizeBytes} B: ${p.timeUs} us, algbw ${p.algbwGbps}, busbw ${p.busbwGbps}`,
+        )
+        .join('\n'),
+    );
     expect(r.unmappedWhy).toEqual([{ why: 'size 0 is not a positive number of bytes', parts: 2 }]);
-    expect(r.topology).toMatchObject({ node: { name: 'mi300x-a', vendor: 'amd', model: 'AMD Instinct MI300X' }, libraries: [{ name: 'rccl', version: '2.27.7' }] });
+    expect(r.topology).toMatchObject({
+      node: { name: 'mi300x-a', vendor: 'amd', model: 'AMD Instinct MI300X' },
+      libraries: [{ name: 'rccl', version: '2.27.7' }],
+    });
     expect(r.topology?.gpus.map((g) => g.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
-  it('rccl-tests all_gather -J JSON, 8 ranks: time, algbw, busbw at the JSON\'s six decimals', () => {
-    const json = JSON.parse(read('rccl-tests', 'mi300x-allgather.json')) as { results: { size: number; out_of_place: { time: number; alg_bw: number; bus_bw: number }; in_place: { time: number; alg_bw: number; bus_bw: number } }[] };
+  it("rccl-tests all_gather -J JSON, 8 ranks: time, algbw, busbw at the JSON's six decimals", () => {
+    const json = JSON.parse(read('rccl-tests', 'mi300x-allgather.json')) as {
+      results: {
+        size: number;
+        out_of_place: { time: number; alg_bw: number; bus_bw: number };
+        in_place: { time: number; alg_bw: number; bus_bw: number };
+      }[];
+    };
     const r = parseNcclTestsJson(json, 'mi300x-allgather.json');
     expectValidRecords(r);
-    expect(r.source).toMatchObject({ tool: 'rccl-tests', format: 'json', commandLine: './build/all_gather_perf -b 1M -e 256M -f 4 -g 8 -J mi300x-allgather.json' });
+    expect(r.source).toMatchObject({
+      tool: 'rccl-tests',
+      format: 'json',
+      commandLine: './build/all_gather_perf -b 1M -e 256M -f 4 -g 8 -J mi300x-allgather.json',
+    });
     expect(r.collectives.map((p) => [p.op, p.sizeBytes, p.inPlace, p.timeUs, p.algbwGbps, p.busbwGbps])).toEqual(
       json.results.flatMap((x) => [
         ['allgather', x.size, false, x.out_of_place.time, x.out_of_place.alg_bw, x.out_of_place.bus_bw],
@@ -272,14 +406,24 @@ describe('nccl-tests / rccl-tests', () => {
   it('a test binary that names no collective, or one the protocol lacks, maps nothing and says so', () => {
     const old = parseNcclTestsText(read('rccl-tests', 'mi300x-old-header.txt'), 'mi300x-old-header.txt');
     expect(old.collectives).toEqual([]);
-    expect(old.unmappedWhy).toEqual([{ why: 'the output does not name the test binary, so not which collective ran', parts: 6 }]);
-    const reduce = parseNcclTestsText(read('rccl-tests', 'mi300x-alltoall.txt').replaceAll('alltoall_perf', 'all_reduce_perf'), 'r.txt');
+    expect(old.unmappedWhy).toEqual([
+      { why: 'the output does not name the test binary, so not which collective ran', parts: 6 },
+    ]);
+    const reduce = parseNcclTestsText(
+      read('rccl-tests', 'mi300x-alltoall.txt').replaceAll('alltoall_perf', 'all_reduce_perf'),
+      'r.txt',
+    );
     expect(reduce.collectives).toEqual([]);
-    expect(reduce.unmappedWhy[0]?.why).toBe('all_reduce_perf runs no collective the protocol knows (allgather, alltoall)');
+    expect(reduce.unmappedWhy[0]?.why).toBe(
+      'all_reduce_perf runs no collective the protocol knows (allgather, alltoall)',
+    );
   });
 
-  it('#wrong of an element type that is not 32 bits is kept as a note, the point\'s wrong null', () => {
-    const text = read('rccl-tests', 'mi300x-alltoall.txt').replace(/^(\s+1024\s+32\s+)float(\s+none\s+-1\s+\S+\s+\S+\s+\S+\s+)0/m, '$1 bf16$23');
+  it("#wrong of an element type that is not 32 bits is kept as a note, the point's wrong null", () => {
+    const text = read('rccl-tests', 'mi300x-alltoall.txt').replace(
+      /^(\s+1024\s+32\s+)float(\s+none\s+-1\s+\S+\s+\S+\s+\S+\s+)0/m,
+      '$1 bf16$23',
+    );
     const r = parseNcclTestsText(text, 'w.txt');
     const p = r.collectives.find((x) => x.sizeBytes === 1024 && !x.inPlace)!;
     expect(p).toMatchObject({ dtype: 'bf16', wrong: null });

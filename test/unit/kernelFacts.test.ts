@@ -11,7 +11,9 @@ import { header } from '../support/records';
 /** The run-mode output recorded on 2x H200 with examples/fused-a2a-cuda, folded like the extension does. */
 function recordedRun() {
   const run = newRun({ ...header('h200'), command: 'run' });
-  for (const line of readFileSync(join(__dirname, '../fixtures/runmode/runmode-fused-a2a.ndjson'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(__dirname, '../fixtures/runmode/runmode-fused-a2a.ndjson'), 'utf8').split(
+    '\n',
+  )) {
     if (!line) continue;
     const r = parseLine(line);
     if (r.kind === 'record') applyRecord(run, r.record);
@@ -29,17 +31,40 @@ describe('kernel facts above the source', () => {
     for (const { site, kernels } of bySite) {
       const text = kernelFactsText(kernels)!;
       const launches = kernels.reduce((n, k) => n + k.launches, 0);
-      expect(text.summary, site.qualifiedName).toMatch(new RegExp(`^[\\d.]+ (ns|µs|ms|s) avg x ${launches} launch(es)?`));
+      expect(text.summary, site.qualifiedName).toMatch(
+        new RegExp(`^[\\d.]+ (ns|µs|ms|s) avg x ${launches} launch(es)?`),
+      );
       expect(text.details).toMatch(/launches, .* in all/);
     }
   });
 
   it('adds template instances up and names the SDMA share of the bytes', () => {
     const base = { gpus: [0], minNs: 1000, maxNs: 3000, sources: ['cupti' as const] };
-    const bytes = (cu: number, engine: number) => ({ 'cu/host': 0, 'cu/device': cu, 'engine/host': 0, 'engine/device': engine });
+    const bytes = (cu: number, engine: number) => ({
+      'cu/host': 0,
+      'cu/device': cu,
+      'engine/host': 0,
+      'engine/device': engine,
+    });
     const text = kernelFactsText([
-      { ...base, name: 'k<float>(float*)', launches: 30, totalNs: 36e6, avgNs: 1.2e6, cusSeen: 64, bytesByPath: bytes(0.1e9, 1.5e9) },
-      { ...base, name: 'k<double>(double*)', launches: 10, totalNs: 13.6e6, avgNs: 1.36e6, cusSeen: 32, bytesByPath: bytes(0.05e9, 0.45e9) },
+      {
+        ...base,
+        name: 'k<float>(float*)',
+        launches: 30,
+        totalNs: 36e6,
+        avgNs: 1.2e6,
+        cusSeen: 64,
+        bytesByPath: bytes(0.1e9, 1.5e9),
+      },
+      {
+        ...base,
+        name: 'k<double>(double*)',
+        launches: 10,
+        totalNs: 13.6e6,
+        avgNs: 1.36e6,
+        cusSeen: 32,
+        bytesByPath: bytes(0.05e9, 0.45e9),
+      },
     ])!;
     expect(text.summary).toBe('1.24 ms avg x 40 launches - 64 CUs - 1.96 GiB moved, 93% by SDMA');
     expect(text.details).toMatch(/2 instances/);
@@ -50,8 +75,16 @@ describe('kernel facts above the source', () => {
 
 describe('ambiguous names', () => {
   it('puts a launch that could be two kernels on both, marked ambiguous, and a unique one on its own', () => {
-    const sites = detectKernels('namespace a { __global__ void k() {} }\nnamespace b { __global__ void k() {} }\n__global__ void solo() {}\n');
-    const base = { gpus: [0], minNs: 1000, maxNs: 1000, sources: ['cupti' as const], bytesByPath: { 'cu/host': 0, 'cu/device': 0, 'engine/host': 0, 'engine/device': 0 } };
+    const sites = detectKernels(
+      'namespace a { __global__ void k() {} }\nnamespace b { __global__ void k() {} }\n__global__ void solo() {}\n',
+    );
+    const base = {
+      gpus: [0],
+      minNs: 1000,
+      maxNs: 1000,
+      sources: ['cupti' as const],
+      bytesByPath: { 'cu/host': 0, 'cu/device': 0, 'engine/host': 0, 'engine/device': 0 },
+    };
     const facts = factsBySite(
       [
         { ...base, name: 'k()', launches: 2, totalNs: 2000, avgNs: 1000 },
@@ -63,7 +96,10 @@ describe('ambiguous names', () => {
     expect(facts.get('b::k')?.details).toMatch(/ambiguous: 2 kernels here match k\(\)/);
     expect(facts.get('solo')?.summary).toMatch(/^1\.00 µs avg x 1 launch$/);
     // What the lens's timeline filters on: the same launches, and the same doubt.
-    expect(facts.get('a::k')).toMatchObject({ printedNames: ['k()'], ambiguous: 'ambiguous: 2 kernels here match k()' });
+    expect(facts.get('a::k')).toMatchObject({
+      printedNames: ['k()'],
+      ambiguous: 'ambiguous: 2 kernels here match k()',
+    });
     expect(facts.get('solo')?.printedNames).toEqual(['solo()']);
     expect(facts.get('solo')?.ambiguous).toBeUndefined();
   });

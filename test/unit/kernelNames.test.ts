@@ -26,7 +26,10 @@ function dispatchNames(path: string): { name: string; mangled: string }[] {
 
 describe('names CUPTI printed on an H200 (examples/fused-a2a-cuda)', () => {
   const sites = detectKernels(read('examples/fused-a2a-cuda/fused_a2a.cu'));
-  const runs = ['test/fixtures/runmode/h200x1/runmode-fused-a2a.ndjson', 'test/fixtures/runmode/runmode-fused-a2a.ndjson'];
+  const runs = [
+    'test/fixtures/runmode/h200x1/runmode-fused-a2a.ndjson',
+    'test/fixtures/runmode/runmode-fused-a2a.ndjson',
+  ];
 
   it.each(runs)('%s: each demangled name is its kernel in the unnamed namespace', (run) => {
     const pairs = dispatchNames(run);
@@ -46,7 +49,9 @@ describe('names CUPTI printed on an H200 (examples/fused-a2a-cuda)', () => {
       expect(mangled).toMatch(/^_ZN41_GLOBAL__N__/);
       expect(baseName(mangled)).toBe(baseName(name));
       expect(matchKernel(mangled, sites)).toEqual(matchKernel(name, sites));
-      expect(kernelNameMatches(mangled, name.slice(name.indexOf('::') + 2, name.indexOf('(', name.indexOf('::'))))).toBe(true);
+      expect(
+        kernelNameMatches(mangled, name.slice(name.indexOf('::') + 2, name.indexOf('(', name.indexOf('::')))),
+      ).toBe(true);
     }
   });
 
@@ -60,7 +65,9 @@ describe('names CUPTI printed on an H200 (examples/fused-a2a-cuda)', () => {
 
 describe('names rocprofv3 kept (test/fixtures/rocpd)', () => {
   // kernel_name (as compiled) beside display_name (as rocprofv3 prints it) in rocpd_info_kernel_symbol.
-  const symbols = [...read('test/fixtures/rocpd/make-fixture.sql').matchAll(/\(\d+, '(_Z\w+)', '([^']+)'\)/g)].map((m) => ({ mangled: m[1]!, name: m[2]! }));
+  const symbols = [...read('test/fixtures/rocpd/make-fixture.sql').matchAll(/\(\d+, '(_Z\w+)', '([^']+)'\)/g)].map(
+    (m) => ({ mangled: m[1]!, name: m[2]! }),
+  );
 
   it('both forms give the kernel name', () => {
     expect(symbols.map((s) => [s.name, baseName(s.name), baseName(s.mangled)])).toEqual([

@@ -8,7 +8,16 @@
 import { describe, expect, it } from 'vitest';
 import { KNOBS } from '../../src/core/advice/knobs';
 
-type Row = [name: string, library: string, scope: string, comparison: string | null, scale: string | null, per: string | null, defaultValue: string | null, confidence: string];
+type Row = [
+  name: string,
+  library: string,
+  scope: string,
+  comparison: string | null,
+  scale: string | null,
+  per: string | null,
+  defaultValue: string | null,
+  confidence: string,
+];
 
 const GOLDEN: Row[] = [
   // ROCr (libhsa-runtime64): flag.h, amd_gpu_agent.cpp
@@ -35,9 +44,36 @@ const GOLDEN: Row[] = [
   ['NCCL_DMABUF_ENABLE', 'rccl', 'process', null, null, null, '1', 'documented'],
   ['RCCL_ENABLE_INTRANET', 'rccl', 'communicator', null, null, null, '-2', 'source'],
   // rccl-tests only (common.h testResolveSdmaThreshold): never librccl.
-  ['NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER', 'rccl-tests', 'rccl-tests-kernels', 'gt', 'bytes', 'rank', '262144', 'source'],
-  ['NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL', 'rccl-tests', 'rccl-tests-kernels', 'gt', 'bytes', 'peer', '2097152', 'source'],
-  ['NCCL_GIN_ANVIL_SDMA_THRESHOLD_BROADCAST', 'rccl-tests', 'rccl-tests-kernels', 'gt', 'bytes', 'message', '262144', 'source'],
+  [
+    'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER',
+    'rccl-tests',
+    'rccl-tests-kernels',
+    'gt',
+    'bytes',
+    'rank',
+    '262144',
+    'source',
+  ],
+  [
+    'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL',
+    'rccl-tests',
+    'rccl-tests-kernels',
+    'gt',
+    'bytes',
+    'peer',
+    '2097152',
+    'source',
+  ],
+  [
+    'NCCL_GIN_ANVIL_SDMA_THRESHOLD_BROADCAST',
+    'rccl-tests',
+    'rccl-tests-kernels',
+    'gt',
+    'bytes',
+    'message',
+    '262144',
+    'source',
+  ],
   // rocSHMEM: envvar.cpp, ipc_policy.hpp
   ['ROCSHMEM_SDMA_ENABLED', 'rocshmem', 'device-put', null, null, null, '1', 'documented'],
   ['ROCSHMEM_SDMA_THRESHOLD', 'rocshmem', 'device-put', 'ge', 'bytes', 'put', '256', 'documented'],
@@ -55,23 +91,44 @@ describe('knob catalog against the golden table', () => {
     expect(KNOBS.map((k) => k.name).sort()).toEqual(GOLDEN.map((r) => r[0]).sort());
   });
 
-  it.each(GOLDEN)('%s: library, scope, comparison, unit, per, default, confidence', (name, library, scope, comparison, scale, per, defaultValue, confidence) => {
-    const k = KNOBS.find((x) => x.name === name)!;
-    expect([k.library, k.scope, k.comparison ?? null, k.scale ?? null, k.per ?? null, k.default, k.confidence]).toEqual([library, scope, comparison, scale, per, defaultValue, confidence]);
-  });
+  it.each(GOLDEN)(
+    '%s: library, scope, comparison, unit, per, default, confidence',
+    (name, library, scope, comparison, scale, per, defaultValue, confidence) => {
+      const k = KNOBS.find((x) => x.name === name)!;
+      expect([
+        k.library,
+        k.scope,
+        k.comparison ?? null,
+        k.scale ?? null,
+        k.per ?? null,
+        k.default,
+        k.confidence,
+      ]).toEqual([library, scope, comparison, scale, per, defaultValue, confidence]);
+    },
+  );
 
   it('every size knob says its comparison, unit and what it counts; every entry says its reader and where to read it', () => {
     for (const k of KNOBS) {
       expect(k.reader.length, k.name).toBeGreaterThan(5);
       expect(k.addresses.length, k.name).toBeGreaterThan(0);
-      if (k.kind === 'bytes') expect([k.comparison, k.scale, k.per].every((x) => x !== undefined), k.name).toBe(true);
+      if (k.kind === 'bytes')
+        expect(
+          [k.comparison, k.scale, k.per].every((x) => x !== undefined),
+          k.name,
+        ).toBe(true);
       // A documented entry cites a published page.
-      if (k.confidence === 'documented') expect(k.addresses.some((a) => /docs\.|rocm\.docs\.amd\.com/.test(a)), k.name).toBe(true);
+      if (k.confidence === 'documented')
+        expect(
+          k.addresses.some((a) => /docs\.|rocm\.docs\.amd\.com/.test(a)),
+          k.name,
+        ).toBe(true);
     }
   });
 
   it('process-wide engine switches are marked, and are never size thresholds', () => {
-    const wide = KNOBS.filter((k) => k.processWide).map((k) => k.name).sort();
+    const wide = KNOBS.filter((k) => k.processWide)
+      .map((k) => k.name)
+      .sort();
     expect(wide).toEqual(['HSA_ENABLE_PEER_SDMA', 'HSA_ENABLE_SDMA']);
     for (const k of KNOBS.filter((x) => x.processWide)) expect(k.comparison).toBeUndefined();
   });

@@ -4,7 +4,20 @@ import { compareVersions, inRange } from '../../src/core/advice/version';
 
 describe('knob catalog', () => {
   it('covers the knobs the advice needs', () => {
-    for (const name of ['NCCL_GIN_ENABLE', 'NCCL_GIN_TYPE', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER', 'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL', 'NCCL_GIN_A2A_SDMA_MIN_BYTES', 'NCCL_GIN_ANVIL_SDMA_NUM_CHANNELS', 'ROCSHMEM_SDMA_ENABLED', 'ROCSHMEM_SDMA_THRESHOLD', 'HSA_ENABLE_SDMA', 'NCCL_CTA_POLICY', 'NCCL_SYM_CE_THRESHOLD']) {
+    for (const name of [
+      'NCCL_GIN_ENABLE',
+      'NCCL_GIN_TYPE',
+      'NCCL_GIN_ANVIL_SDMA_THRESHOLD',
+      'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER',
+      'NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLTOALL',
+      'NCCL_GIN_A2A_SDMA_MIN_BYTES',
+      'NCCL_GIN_ANVIL_SDMA_NUM_CHANNELS',
+      'ROCSHMEM_SDMA_ENABLED',
+      'ROCSHMEM_SDMA_THRESHOLD',
+      'HSA_ENABLE_SDMA',
+      'NCCL_CTA_POLICY',
+      'NCCL_SYM_CE_THRESHOLD',
+    ]) {
       expect(knob(name), name).toBeDefined();
     }
   });
@@ -15,8 +28,10 @@ describe('knob catalog', () => {
       expect(k.source.length, k.name).toBeGreaterThan(10);
       expect(k.versions, k.name).toHaveProperty('from');
       expect(k.versions, k.name).toHaveProperty('before');
-      if (k.versions.from && k.versions.before) expect(compareVersions(k.versions.from, k.versions.before), k.name).toBeLessThan(0);
-      if (k.kind === 'bytes') expect(k.comparison, `${k.name} must say whether it switches above or at its value`).toBeDefined();
+      if (k.versions.from && k.versions.before)
+        expect(compareVersions(k.versions.from, k.versions.before), k.name).toBeLessThan(0);
+      if (k.kind === 'bytes')
+        expect(k.comparison, `${k.name} must say whether it switches above or at its value`).toBeDefined();
       if (k.kind === 'enum') expect(k.values?.length, k.name).toBeGreaterThan(0);
     }
   });
@@ -26,7 +41,10 @@ describe('knob catalog', () => {
       const values = k.values!;
       for (let i = 0; i < values.length; i++) {
         for (let j = i + 1; j < values.length; j++) {
-          if (values[i]!.value === values[j]!.value) expect(rangesOverlap(values[i]!.versions, values[j]!.versions), `${k.name}=${values[i]!.value}`).toBe(false);
+          if (values[i]!.value === values[j]!.value)
+            expect(rangesOverlap(values[i]!.versions, values[j]!.versions), `${k.name}=${values[i]!.value}`).toBe(
+              false,
+            );
         }
       }
     }
@@ -37,7 +55,9 @@ describe('knob catalog', () => {
     // No Anvil SDMA before rocm-systems PR #7826 (RCCL 2.30.4); 4 was the early rocSHMEM GDA (#7355).
     expect(sdmaValues(gin, '2.29.3')).toEqual([]);
     expect(sdmaValues(gin, '2.30.5').map((x) => x.value)).toEqual(['5']);
-    expect(meaningsOf(gin, '4', '2.30.5').map((x) => x.meaning)).toEqual(['rocSHMEM GDA (the early GDA builds of rocm-systems PR #7355)']);
+    expect(meaningsOf(gin, '4', '2.30.5').map((x) => x.meaning)).toEqual([
+      'rocSHMEM GDA (the early GDA builds of rocm-systems PR #7355)',
+    ]);
     expect(sdmaValues(gin, '2.30.7').map((x) => x.value)).toEqual(['6']);
     expect(sdmaValues(gin, '2.31.0').map((x) => x.value)).toEqual(['7']);
     expect(meaningsOf(gin, '5', '2.31.2').map((x) => x.meaning)).toEqual(['EFA GDA (taken by upstream NCCL 2.31)']);

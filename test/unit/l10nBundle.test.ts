@@ -14,9 +14,15 @@ import { BUNDLE_FILE, SOURCE_DIR, bundleDiff, extractBundle, sourceFiles } from 
 const root = join(__dirname, '..', '..');
 type Bundle = Record<string, string | { message: string; comment: string[] }>;
 const committed = JSON.parse(readFileSync(BUNDLE_FILE as string, 'utf8')) as Bundle;
-const sources = (sourceFiles as (dir: string) => string[])(SOURCE_DIR as string).map((file) => ({ name: relative(root, file), text: readFileSync(file, 'utf8') }));
+const sources = (sourceFiles as (dir: string) => string[])(SOURCE_DIR as string).map((file) => ({
+  name: relative(root, file),
+  text: readFileSync(file, 'utf8'),
+}));
 const extract = extractBundle as (dir?: string) => Promise<Bundle>;
-const diff = bundleDiff as (extracted: Bundle, committed: Bundle) => { missing: string[]; stale: string[]; changed: string[] };
+const diff = bundleDiff as (
+  extracted: Bundle,
+  committed: Bundle,
+) => { missing: string[]; stale: string[]; changed: string[] };
 
 interface Source {
   name: string;
@@ -38,7 +44,12 @@ function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
 
 /** `vscode.l10n` itself. */
 function isL10n(node: ts.Node): node is ts.PropertyAccessExpression {
-  return ts.isPropertyAccessExpression(node) && node.name.text === 'l10n' && ts.isIdentifier(node.expression) && node.expression.text === 'vscode';
+  return (
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === 'l10n' &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'vscode'
+  );
 }
 
 /** `vscode.l10n.t`, the one way the extractor (and VS Code's lookup) knows. */
@@ -46,10 +57,13 @@ function isT(node: ts.Node): boolean {
   return ts.isPropertyAccessExpression(node) && node.name.text === 't' && isL10n(node.expression);
 }
 
-const isLiteral = (node: ts.Node): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral => ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node);
+const isLiteral = (node: ts.Node): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral =>
+  ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node);
 
 function property(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
-  for (const p of object.properties) if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name) return p.initializer;
+  for (const p of object.properties)
+    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name)
+      return p.initializer;
   return undefined;
 }
 
@@ -74,7 +88,10 @@ function l10nUses(source: Source): TCall[] {
     const t = node.parent;
     const call = t.parent;
     if (!isT(t) || !call || !ts.isCallExpression(call) || call.expression !== t) {
-      uses.push({ at: where(sf, node), problem: `vscode.l10n used other than as vscode.l10n.t(...): ${node.parent.getText(sf).slice(0, 80)}` });
+      uses.push({
+        at: where(sf, node),
+        problem: `vscode.l10n used other than as vscode.l10n.t(...): ${node.parent.getText(sf).slice(0, 80)}`,
+      });
       return;
     }
     uses.push(readCall(sf, call));
@@ -91,21 +108,38 @@ function readCall(sf: ts.SourceFile, call: ts.CallExpression): TCall {
     const message = property(first, 'message');
     const comment = property(first, 'comment');
     if (!message || !isLiteral(message)) return { at, problem: `the message is not a string literal: ${text}` };
-    const comments = comment && ts.isArrayLiteralExpression(comment) && comment.elements.every(isLiteral) ? comment.elements.map((e) => (e as ts.StringLiteral).text) : comment && isLiteral(comment) ? [comment.text] : undefined;
+    const comments =
+      comment && ts.isArrayLiteralExpression(comment) && comment.elements.every(isLiteral)
+        ? comment.elements.map((e) => (e as ts.StringLiteral).text)
+        : comment && isLiteral(comment)
+          ? [comment.text]
+          : undefined;
     // The extractor reads the object form only with a literal comment (and VS Code keys it so).
     if (!comments) return { at, problem: `the object form needs a literal comment: ${text}` };
     const args = property(first, 'args');
-    const read = args === undefined ? { args: [] } : ts.isArrayLiteralExpression(args) ? positional([...args.elements]) : ts.isObjectLiteralExpression(args) ? positional([args]) : {};
+    const read =
+      args === undefined
+        ? { args: [] }
+        : ts.isArrayLiteralExpression(args)
+          ? positional([...args.elements])
+          : ts.isObjectLiteralExpression(args)
+            ? positional([args])
+            : {};
     return { at, key: `${message.text}/${comments.join('')}`, message: message.text, ...read };
   }
-  return { at, problem: `the first argument is not a string literal (a template with \${}, a variable or a + concatenation): ${text}` };
+  return {
+    at,
+    problem: `the first argument is not a string literal (a template with \${}, a variable or a + concatenation): ${text}`,
+  };
 }
 
 function positional(args: ts.Expression[]): Pick<TCall, 'args' | 'named'> {
   if (args.some(ts.isSpreadElement)) return {};
   const only = args.length === 1 ? args[0] : undefined;
   if (only && ts.isObjectLiteralExpression(only)) {
-    const names = only.properties.map((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined));
+    const names = only.properties.map((p) =>
+      p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined,
+    );
     if (names.every((n): n is string => n !== undefined)) return { args, named: names };
   }
   return { args };
@@ -116,17 +150,25 @@ function placeholderProblems(call: TCall): string[] {
   if (call.message === undefined) return [];
   const indices = [...call.message.matchAll(/\{(\d+)\}/g)].map((m) => Number(m[1]));
   const names = [...call.message.matchAll(/\{([A-Za-z_]\w*)\}/g)].map((m) => m[1]!);
-  if (call.args === undefined) return indices.length + names.length > 0 ? [`${call.at}: the arguments of "${call.message}" cannot be counted (a spread or a computed args)`] : [];
+  if (call.args === undefined)
+    return indices.length + names.length > 0
+      ? [`${call.at}: the arguments of "${call.message}" cannot be counted (a spread or a computed args)`]
+      : [];
   if (call.named) {
     const missing = names.filter((n) => !call.named!.includes(n));
     const unused = call.named.filter((n) => !names.includes(n));
-    return missing.length + unused.length + indices.length > 0 ? [`${call.at}: "${call.message}" names {${names.join('}, {')}} but is given ${call.named.join(', ')}`] : [];
+    return missing.length + unused.length + indices.length > 0
+      ? [`${call.at}: "${call.message}" names {${names.join('}, {')}} but is given ${call.named.join(', ')}`]
+      : [];
   }
   const count = call.args.length;
   const wanted = indices.length === 0 ? 0 : Math.max(...indices) + 1;
   const gaps = Array.from({ length: wanted }, (_, i) => i).filter((i) => !indices.includes(i));
   if (names.length > 0) return [`${call.at}: "${call.message}" has named placeholders but positional arguments`];
-  if (count !== wanted || gaps.length > 0) return [`${call.at}: "${call.message}" has placeholders {0}..{${wanted - 1}}${gaps.length ? ` (without {${gaps.join('}, {')}})` : ''} but ${count} argument${count === 1 ? '' : 's'}`];
+  if (count !== wanted || gaps.length > 0)
+    return [
+      `${call.at}: "${call.message}" has placeholders {0}..{${wanted - 1}}${gaps.length ? ` (without {${gaps.join('}, {')}})` : ''} but ${count} argument${count === 1 ? '' : 's'}`,
+    ];
   return [];
 }
 
@@ -138,7 +180,8 @@ function typedText(node: ts.Node): boolean {
   if (ts.isParenthesizedExpression(node) || ts.isSpreadElement(node)) return typedText(node.expression);
   if (ts.isConditionalExpression(node)) return typedText(node.whenTrue) || typedText(node.whenFalse);
   if (ts.isArrayLiteralExpression(node)) return node.elements.some(typedText);
-  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) return typedText(node.left) || typedText(node.right);
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken)
+    return typedText(node.left) || typedText(node.right);
   return false;
 }
 
@@ -179,8 +222,16 @@ describe('l10n/bundle.l10n.json', () => {
   });
 
   it('the stale-bundle comparison names what is missing, stale and changed', () => {
-    const now: Bundle = { 'SDMA Lens: kept': 'SDMA Lens: kept', 'SDMA Lens: new {0}': 'SDMA Lens: new {0}', 'a/b': { message: 'a', comment: ['b'] } };
-    const old: Bundle = { 'SDMA Lens: kept': 'SDMA Lens: kept', 'SDMA Lens: gone': 'SDMA Lens: gone', 'a/b': { message: 'a', comment: ['c'] } };
+    const now: Bundle = {
+      'SDMA Lens: kept': 'SDMA Lens: kept',
+      'SDMA Lens: new {0}': 'SDMA Lens: new {0}',
+      'a/b': { message: 'a', comment: ['b'] },
+    };
+    const old: Bundle = {
+      'SDMA Lens: kept': 'SDMA Lens: kept',
+      'SDMA Lens: gone': 'SDMA Lens: gone',
+      'a/b': { message: 'a', comment: ['c'] },
+    };
     expect(diff(now, old)).toEqual({ missing: ['SDMA Lens: new {0}'], stale: ['SDMA Lens: gone'], changed: ['a/b'] });
   });
 });
@@ -204,7 +255,14 @@ describe('vscode.l10n.t in src/extension', () => {
         "vscode.l10n.t('Deleted {0} runs.', n);",
       ].join('\n'),
     };
-    expect(l10nUses(bad).map((c) => (c.problem ? c.at : 'ok'))).toEqual(['bad.ts:2', 'bad.ts:3', 'bad.ts:4', 'bad.ts:5', 'bad.ts:6', 'ok']);
+    expect(l10nUses(bad).map((c) => (c.problem ? c.at : 'ok'))).toEqual([
+      'bad.ts:2',
+      'bad.ts:3',
+      'bad.ts:4',
+      'bad.ts:5',
+      'bad.ts:6',
+      'ok',
+    ]);
   });
 
   it('gives every {n} placeholder its argument, and no argument without a placeholder', () => {
@@ -226,7 +284,16 @@ describe('vscode.l10n.t in src/extension', () => {
         "vscode.l10n.t('{n} runs', { n: 1 });",
       ].join('\n'),
     };
-    expect(l10nUses(bad).map((c) => (placeholderProblems(c).length > 0 ? c.at : 'ok'))).toEqual(['bad.ts:2', 'bad.ts:3', 'bad.ts:4', 'bad.ts:5', 'bad.ts:6', 'bad.ts:7', 'ok', 'ok']);
+    expect(l10nUses(bad).map((c) => (placeholderProblems(c).length > 0 ? c.at : 'ok'))).toEqual([
+      'bad.ts:2',
+      'bad.ts:3',
+      'bad.ts:4',
+      'bad.ts:5',
+      'bad.ts:6',
+      'bad.ts:7',
+      'ok',
+      'ok',
+    ]);
   });
 });
 
@@ -252,7 +319,14 @@ describe('show*Message in src/extension', () => {
         'void vscode.window.showErrorMessage(endSentence(run, what), { modal: true });',
       ].join('\n'),
     };
-    expect(showMessages(bad).offenders.map((o) => o.split(': ')[0])).toEqual(['bad.ts:2', 'bad.ts:3', 'bad.ts:4', 'bad.ts:5', 'bad.ts:6', 'bad.ts:7']);
+    expect(showMessages(bad).offenders.map((o) => o.split(': ')[0])).toEqual([
+      'bad.ts:2',
+      'bad.ts:3',
+      'bad.ts:4',
+      'bad.ts:5',
+      'bad.ts:6',
+      'bad.ts:7',
+    ]);
   });
 });
 
@@ -260,11 +334,16 @@ describe('the bundle ships', () => {
   it('package.json names the l10n folder, and the .vscodeignore allowlist lets it into the VSIX', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { l10n?: string };
     expect(pkg.l10n).toBe('./l10n');
-    const lines = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    const lines = readFileSync(join(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
     // An allowlist: "**" excludes everything, a later "!pattern" adds it back, a still later plain pattern would drop it again.
     expect(lines[0]).toBe('**');
     const added = lines.findIndex((l) => /^!l10n\/(\*\*|\*\.json|bundle\.l10n\*\.json)$/.test(l));
     expect(added, '.vscodeignore adds !l10n/**').toBeGreaterThan(0);
-    expect(lines.slice(added + 1).filter((l) => !l.startsWith('!') && /(^|\/)l10n\b|^\*\*\/\*\.json$/.test(l))).toEqual([]);
+    expect(lines.slice(added + 1).filter((l) => !l.startsWith('!') && /(^|\/)l10n\b|^\*\*\/\*\.json$/.test(l))).toEqual(
+      [],
+    );
   });
 });

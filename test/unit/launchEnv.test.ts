@@ -67,7 +67,7 @@ function span(text: string, path: (string | number)[]): [number, number] {
   return [node.offset, node.offset + node.length];
 }
 
-describe('launch configurations in each debugger\'s own format', () => {
+describe("launch configurations in each debugger's own format", () => {
   it('knows the shape of every debugger in the table, and no other', () => {
     expect(Object.fromEntries(Object.entries(LAUNCH_ENV).map(([t, e]) => [t, `${e.key}:${e.shape}`]))).toEqual({
       cppdbg: 'environment:list',
@@ -90,12 +90,16 @@ describe('launch configurations in each debugger\'s own format', () => {
   it('replaces a variable in a cppdbg environment list in place and appends the new one, keeping the others', () => {
     const out = setLaunchEnv(USER_LAUNCH, '(gdb) train', { NCCL_GIN_TYPE: '7', NCCL_GIN_ENABLE: '1' });
     expect(out.written).toBe(true);
-    expect(out.description).toMatch(/2 settings written into "environment" of launch configuration "\(gdb\) train" \(cppdbg\)/);
+    expect(out.description).toMatch(
+      /2 settings written into "environment" of launch configuration "\(gdb\) train" \(cppdbg\)/,
+    );
     editWithin(USER_LAUNCH, out.text, ...span(USER_LAUNCH, ['configurations', 0, 'environment']));
     expect(out.text).toContain('{ "name": "LD_LIBRARY_PATH", "value": "/opt/rocm/lib" }, // ROCm first');
     expect(out.text).toContain('{ "name": "NCCL_GIN_TYPE", "value": "7" },');
     const env = findNodeAtLocation(parseTree(out.text)!, ['configurations', 0, 'environment'])!;
-    expect(env.children!.map((c) => [findNodeAtLocation(c, ['name'])!.value, findNodeAtLocation(c, ['value'])!.value])).toEqual([
+    expect(
+      env.children!.map((c) => [findNodeAtLocation(c, ['name'])!.value, findNodeAtLocation(c, ['value'])!.value]),
+    ).toEqual([
       ['LD_LIBRARY_PATH', '/opt/rocm/lib'],
       ['NCCL_GIN_TYPE', '7'],
       ['NCCL_GIN_ENABLE', '1'],
@@ -110,7 +114,9 @@ describe('launch configurations in each debugger\'s own format', () => {
     const out = setLaunchEnv(USER_LAUNCH, 'CUDA: kernel', { NCCL_GIN_ENABLE: '1' });
     const [from, to] = span(USER_LAUNCH, ['configurations', 1]);
     editWithin(USER_LAUNCH, out.text, from, to);
-    expect(out.text).toContain('            "program": "${workspaceFolder}/build/kernel",\n            "environment": [\n                { "name": "NCCL_GIN_ENABLE", "value": "1" }\n            ],\n        },');
+    expect(out.text).toContain(
+      '            "program": "${workspaceFolder}/build/kernel",\n            "environment": [\n                { "name": "NCCL_GIN_ENABLE", "value": "1" }\n            ],\n        },',
+    );
     expect(findAssignments(out.text, 'launch').filter((a) => a.name === 'NCCL_GIN_ENABLE')).toHaveLength(1);
   });
 
@@ -118,9 +124,13 @@ describe('launch configurations in each debugger\'s own format', () => {
     const lldb = setLaunchEnv(USER_LAUNCH, '(lldb) bench', { NCCL_GIN_TYPE: '7' });
     editWithin(USER_LAUNCH, lldb.text, ...span(USER_LAUNCH, ['configurations', 2, 'env']));
     expect(findNodeAtLocation(parseTree(lldb.text)!, ['configurations', 2, 'env'])).toMatchObject({ type: 'object' });
-    expect(JSON.stringify(findNodeAtLocation(parseTree(lldb.text)!, ['configurations', 2, 'env'])!.children!.map((p) => p.children!.map((c) => c.value)))).toBe(
-      '[["OMP_NUM_THREADS","8"],["NCCL_GIN_TYPE","7"]]',
-    );
+    expect(
+      JSON.stringify(
+        findNodeAtLocation(parseTree(lldb.text)!, ['configurations', 2, 'env'])!.children!.map((p) =>
+          p.children!.map((c) => c.value),
+        ),
+      ),
+    ).toBe('[["OMP_NUM_THREADS","8"],["NCCL_GIN_TYPE","7"]]');
     const py = setLaunchEnv(lldb.text, 'plot', { NCCL_GIN_TYPE: '7' });
     editWithin(lldb.text, py.text, ...span(lldb.text, ['configurations', 3]));
     expect(findNodeAtLocation(parseTree(py.text)!, ['configurations', 3, 'env', 'NCCL_GIN_TYPE'])?.value).toBe('7');
@@ -129,15 +139,25 @@ describe('launch configurations in each debugger\'s own format', () => {
   it('writes nothing into a debugger it does not know, and says so', () => {
     const out = setLaunchEnv(USER_LAUNCH, 'gdb-native', { NCCL_GIN_TYPE: '7' });
     expect(out).toMatchObject({ written: false, text: USER_LAUNCH });
-    expect(out.description).toMatch(/"gdb-native" has debugger type "gdb".*nothing was written\. Set NCCL_GIN_TYPE=7 there yourself/);
+    expect(out.description).toMatch(
+      /"gdb-native" has debugger type "gdb".*nothing was written\. Set NCCL_GIN_TYPE=7 there yourself/,
+    );
     expect(setJsonEnv(USER_LAUNCH, 'launch', 'gdb-native', { NCCL_GIN_TYPE: '7' })).toEqual([]);
     const untyped = '{ "configurations": [ { "name": "x", "request": "launch" } ] }';
-    expect(setLaunchEnv(untyped, 'x', { A: '1' })).toMatchObject({ written: false, text: untyped, description: expect.stringMatching(/has no debugger type/) });
+    expect(setLaunchEnv(untyped, 'x', { A: '1' })).toMatchObject({
+      written: false,
+      text: untyped,
+      description: expect.stringMatching(/has no debugger type/),
+    });
   });
 
   it('refuses an environment of the wrong shape rather than replacing it', () => {
     const text = '{ "configurations": [ { "name": "x", "type": "cppdbg", "environment": { "A": "1" } } ] }';
-    expect(setLaunchEnv(text, 'x', { NCCL_GIN_TYPE: '7' })).toMatchObject({ written: false, text, description: expect.stringMatching(/"environment" .* is not a list/) });
+    expect(setLaunchEnv(text, 'x', { NCCL_GIN_TYPE: '7' })).toMatchObject({
+      written: false,
+      text,
+      description: expect.stringMatching(/"environment" .* is not a list/),
+    });
   });
 
   it('adds a new cppdbg configuration with an environment list, leaving the compound alone', () => {
@@ -149,16 +169,24 @@ describe('launch configurations in each debugger\'s own format', () => {
     expect(out.text.slice(out.text.indexOf('"compounds"'))).toBe(USER_LAUNCH.slice(USER_LAUNCH.indexOf('"compounds"')));
     expect(launchEntries(out.text).map((e) => e.name)).not.toContain('all');
     const fresh = setLaunchEnv('', 'SDMA Lens', { NCCL_GIN_ENABLE: '1' });
-    expect(JSON.parse(fresh.text)).toMatchObject({ version: '0.2.0', configurations: [{ name: 'SDMA Lens', type: 'cppdbg', environment: [{ name: 'NCCL_GIN_ENABLE', value: '1' }] }] });
+    expect(JSON.parse(fresh.text)).toMatchObject({
+      version: '0.2.0',
+      configurations: [{ name: 'SDMA Lens', type: 'cppdbg', environment: [{ name: 'NCCL_GIN_ENABLE', value: '1' }] }],
+    });
   });
 
   it('keeps tabs and CRLF line ends of the file, and one-line configurations on one line', () => {
-    const text = '{\r\n\t"version": "0.2.0",\r\n\t"configurations": [\r\n\t\t{\r\n\t\t\t"name": "t",\r\n\t\t\t"type": "cppdbg"\r\n\t\t},\r\n\t\t{ "name": "one", "type": "cppdbg" }\r\n\t]\r\n}\r\n';
+    const text =
+      '{\r\n\t"version": "0.2.0",\r\n\t"configurations": [\r\n\t\t{\r\n\t\t\t"name": "t",\r\n\t\t\t"type": "cppdbg"\r\n\t\t},\r\n\t\t{ "name": "one", "type": "cppdbg" }\r\n\t]\r\n}\r\n';
     const out = setLaunchEnv(text, 't', { NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7' }).text;
     expect(out).not.toMatch(/[^\r]\n/);
-    expect(out).toContain('\t\t\t"type": "cppdbg",\r\n\t\t\t"environment": [\r\n\t\t\t\t{ "name": "NCCL_GIN_ENABLE", "value": "1" },\r\n\t\t\t\t{ "name": "NCCL_GIN_TYPE", "value": "7" }\r\n\t\t\t]\r\n\t\t},');
+    expect(out).toContain(
+      '\t\t\t"type": "cppdbg",\r\n\t\t\t"environment": [\r\n\t\t\t\t{ "name": "NCCL_GIN_ENABLE", "value": "1" },\r\n\t\t\t\t{ "name": "NCCL_GIN_TYPE", "value": "7" }\r\n\t\t\t]\r\n\t\t},',
+    );
     const one = setLaunchEnv(out, 'one', { NCCL_GIN_ENABLE: '1' }).text;
-    expect(one).toContain('\t\t{ "name": "one", "type": "cppdbg", "environment": [ { "name": "NCCL_GIN_ENABLE", "value": "1" } ] }\r\n');
+    expect(one).toContain(
+      '\t\t{ "name": "one", "type": "cppdbg", "environment": [ { "name": "NCCL_GIN_ENABLE", "value": "1" } ] }\r\n',
+    );
     const added = setLaunchEnv(one, 'SDMA Lens', { NCCL_GIN_ENABLE: '1' }).text;
     expect(added).not.toMatch(/[^\r]\n/);
     expect(added).toContain('\t\t{\r\n\t\t\t"name": "SDMA Lens",\r\n\t\t\t"type": "cppdbg",');
@@ -167,10 +195,15 @@ describe('launch configurations in each debugger\'s own format', () => {
 
   it('reads knobs from environment lists and env objects with ranges on the value nodes', () => {
     const found = findAssignments(USER_LAUNCH, 'launch');
-    expect(found.map((a) => [a.name, a.value])).toEqual([['LD_LIBRARY_PATH', '/opt/rocm/lib'], ['NCCL_GIN_TYPE', '5'], ['OMP_NUM_THREADS', '8']]);
+    expect(found.map((a) => [a.name, a.value])).toEqual([
+      ['LD_LIBRARY_PATH', '/opt/rocm/lib'],
+      ['NCCL_GIN_TYPE', '5'],
+      ['OMP_NUM_THREADS', '8'],
+    ]);
     for (const a of found) expect(USER_LAUNCH.slice(a.valueStart - 1, a.valueEnd + 1)).toBe(`"${a.value}"`);
     // Reordered keys and a number value still land on the value.
-    const odd = '{ "configurations": [ { "type": "cuda-gdb", "environment": [ { "value": 256, "name": "ROCSHMEM_SDMA_THRESHOLD" }, { "name": "NOVALUE" }, "junk" ] } ] }';
+    const odd =
+      '{ "configurations": [ { "type": "cuda-gdb", "environment": [ { "value": 256, "name": "ROCSHMEM_SDMA_THRESHOLD" }, { "name": "NOVALUE" }, "junk" ] } ] }';
     const [t] = findAssignments(odd, 'launch');
     expect(t).toMatchObject({ name: 'ROCSHMEM_SDMA_THRESHOLD', value: '256' });
     expect(odd.slice(t!.valueStart, t!.valueEnd)).toBe('256');

@@ -30,7 +30,7 @@ describe('layer rules', () => {
     expect(checkRules(layers)).toEqual([]);
   });
 
-  it('puts a file in its folder\'s layer: a core folder whole, the core root its own files only', () => {
+  it("puts a file in its folder's layer: a core folder whole, the core root its own files only", () => {
     expect(layerOf(layers, 'src/core/run.ts')).toBe('src/core');
     expect(layerOf(layers, 'src/core/sweep/sweepView.ts')).toBe('src/core/sweep');
     expect(layerOf(layers, 'src/extension/commands/runSweep.ts')).toBe('src/extension');
@@ -50,7 +50,7 @@ describe('layer rules', () => {
     expect(config.include).toEqual(webviewIncludes(layers));
   });
 
-  it('docs/ARCHITECTURE.md\'s layer table is the rules\' (node scripts/layers.mjs writes it)', () => {
+  it("docs/ARCHITECTURE.md's layer table is the rules' (node scripts/layers.mjs writes it)", () => {
     const doc = readFileSync(join(ROOT, DOC_FILE), 'utf8');
     expect(withDocsTable(doc, layers)).toBe(doc);
   });

@@ -26,27 +26,58 @@ export interface ChildOutcome {
 /** Bundles `entry` into a temporary .mjs that Node runs alone. */
 export function bundle(entry: string): string {
   const out = join(mkdtempSync(join(tmpdir(), 'sdma-child-')), 'driver.mjs');
-  buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: out, logLevel: 'silent' });
+  buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: out,
+    logLevel: 'silent',
+  });
   return out;
 }
 
 /** Runs the bundled driver with `request` under `prlimit --as` and `timeout -s KILL`. */
-export function runLimited(driver: string, request: object, o: { addressSpace?: number; timeoutS?: number } = {}): ChildOutcome {
+export function runLimited(
+  driver: string,
+  request: object,
+  o: { addressSpace?: number; timeoutS?: number } = {},
+): ChildOutcome {
   const timeoutS = o.timeoutS ?? CHILD_TIMEOUT_S;
-  const r = spawnSync('timeout', ['-s', 'KILL', String(timeoutS), 'prlimit', `--as=${o.addressSpace ?? CHILD_ADDRESS_SPACE}`, process.execPath, driver, JSON.stringify(request)], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+  const r = spawnSync(
+    'timeout',
+    [
+      '-s',
+      'KILL',
+      String(timeoutS),
+      'prlimit',
+      `--as=${o.addressSpace ?? CHILD_ADDRESS_SPACE}`,
+      process.execPath,
+      driver,
+      JSON.stringify(request),
+    ],
+    { encoding: 'utf8', maxBuffer: 1024 * 1024 },
+  );
   let result: ChildOutcome['result'];
   try {
     result = JSON.parse(r.stdout) as ChildOutcome['result'];
   } catch {
     result = undefined;
   }
-  return { result, status: r.status, timedOut: r.status === 137 || r.signal === 'SIGKILL', stderr: r.stderr.slice(-2000) };
+  return {
+    result,
+    status: r.status,
+    timedOut: r.status === 137 || r.signal === 'SIGKILL',
+    stderr: r.stderr.slice(-2000),
+  };
 }
 
 /** The error message the driver reported; fails with what happened instead (a timeout, a crash, a success). */
 export function refusal(outcome: ChildOutcome): string {
   if (outcome.result?.ok === false) return outcome.result.message;
-  if (outcome.timedOut) throw new Error(`the child was killed after ${CHILD_TIMEOUT_S} s: it blocked or read without end`);
+  if (outcome.timedOut)
+    throw new Error(`the child was killed after ${CHILD_TIMEOUT_S} s: it blocked or read without end`);
   if (outcome.result?.ok) throw new Error(`the child read the file: ${JSON.stringify(outcome.result.value)}`);
   throw new Error(`the child ended with status ${outcome.status}: ${outcome.stderr}`);
 }

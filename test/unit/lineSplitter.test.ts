@@ -35,7 +35,10 @@ describe('LineSplitter', () => {
   it('reports and drops an over-long line, then carries on with the next', () => {
     const overflows: number[] = [];
     const lines: string[] = [];
-    const s = new LineSplitter((l) => lines.push(l), (n) => overflows.push(n));
+    const s = new LineSplitter(
+      (l) => lines.push(l),
+      (n) => overflows.push(n),
+    );
     const big = 'x'.repeat(33 * 1024 * 1024);
     s.push(big);
     s.push(big);
@@ -47,7 +50,10 @@ describe('LineSplitter', () => {
   it('reports an over-long line once, however much of it follows', () => {
     const overflows: number[] = [];
     const lines: string[] = [];
-    const s = new LineSplitter((l) => lines.push(l), (n) => overflows.push(n));
+    const s = new LineSplitter(
+      (l) => lines.push(l),
+      (n) => overflows.push(n),
+    );
     const piece = 'y'.repeat(16 * 1024 * 1024);
     for (let i = 0; i < 10; i++) s.push(piece); // 160 M characters, one line
     s.push('\r\nafter\n');

@@ -11,7 +11,8 @@ const shown = (md: string) => md.replace(/\\([!-/:-@[-`{-~])/g, '$1');
 
 describe('markdownText', () => {
   it('escapes every character that would make a link, an image, HTML, code or emphasis', () => {
-    const hostile = '[click](command:workbench.action.terminal.sendSequence) ![x](https://e/x.png) <img src=x onerror=1> `code` **b** https://e &amp;';
+    const hostile =
+      '[click](command:workbench.action.terminal.sendSequence) ![x](https://e/x.png) <img src=x onerror=1> `code` **b** https://e &amp;';
     const md = markdownText(hostile);
     expect(md).not.toMatch(/(?<!\\)[[\]()<>`*&:]/);
     expect(shown(md)).toBe(hostile);

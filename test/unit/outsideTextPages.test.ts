@@ -121,7 +121,11 @@ class FakeElement extends FakeNode {
     });
   }
   get dataset(): Record<string, string> {
-    return Object.fromEntries([...this.attributes].filter(([k]) => k.startsWith('data-')).map(([k, v]) => [k.slice(5).replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), v]));
+    return Object.fromEntries(
+      [...this.attributes]
+        .filter(([k]) => k.startsWith('data-'))
+        .map(([k, v]) => [k.slice(5).replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), v]),
+    );
   }
   setAttribute(name: string, value: unknown): void {
     this.attributes.set(name.toLowerCase(), String(value));
@@ -239,7 +243,10 @@ class FakeElement extends FakeNode {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
   }
   removeEventListener(type: string, fn: Listener): void {
-    this.listeners.set(type, (this.listeners.get(type) ?? []).filter((f) => f !== fn));
+    this.listeners.set(
+      type,
+      (this.listeners.get(type) ?? []).filter((f) => f !== fn),
+    );
   }
   dispatchEvent(event: { type: string }): boolean {
     for (const fn of this.listeners.get(event.type) ?? []) fn(event);
@@ -295,7 +302,8 @@ function matchesCompound(e: FakeElement, compound: string): boolean {
 function matchesChain(e: FakeElement, chain: string[]): boolean {
   if (!matchesCompound(e, chain.at(-1)!)) return false;
   let rest = chain.slice(0, -1);
-  for (let a = e.parentNode; a && rest.length > 0; a = a.parentNode) if (matchesCompound(a, rest.at(-1)!)) rest = rest.slice(0, -1);
+  for (let a = e.parentNode; a && rest.length > 0; a = a.parentNode)
+    if (matchesCompound(a, rest.at(-1)!)) rest = rest.slice(0, -1);
   return rest.length === 0;
 }
 
@@ -320,7 +328,8 @@ html.append(body);
 
 const windowListeners = new Map<string, Listener[]>();
 const fakeWindow = {
-  addEventListener: (type: string, fn: Listener) => windowListeners.set(type, [...(windowListeners.get(type) ?? []), fn]),
+  addEventListener: (type: string, fn: Listener) =>
+    windowListeners.set(type, [...(windowListeners.get(type) ?? []), fn]),
   removeEventListener: () => {},
   setTimeout: (fn: () => void, ms?: number) => setTimeout(fn, ms),
   clearTimeout: (t: ReturnType<typeof setTimeout>) => clearTimeout(t),
@@ -348,8 +357,21 @@ beforeEach(() => {
   vi.stubGlobal('getComputedStyle', fakeWindow.getComputedStyle);
   vi.stubGlobal('requestAnimationFrame', fakeWindow.requestAnimationFrame);
   vi.stubGlobal('cancelAnimationFrame', fakeWindow.cancelAnimationFrame);
-  vi.stubGlobal('MutationObserver', class { observe() {} disconnect() {} });
-  vi.stubGlobal('ResizeObserver', class { observe() {} unobserve() {} disconnect() {} });
+  vi.stubGlobal(
+    'MutationObserver',
+    class {
+      observe() {}
+      disconnect() {}
+    },
+  );
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      unobserve() {}
+      disconnect() {}
+    },
+  );
   // chart.js draws on a canvas this stand-in has not got; the charts' text is drawn, not put in the page.
   vi.doMock('chart.js', () => {
     class Chart {
@@ -365,7 +387,11 @@ beforeEach(() => {
     }
     return { Chart, Filler: {}, LinearScale: {}, LineController: {}, LineElement: {}, PointElement: {}, Tooltip: {} };
   });
-  vi.stubGlobal('acquireVsCodeApi', () => ({ postMessage: (m: unknown) => posted.push(m), getState: () => undefined, setState: () => {} }));
+  vi.stubGlobal('acquireVsCodeApi', () => ({
+    postMessage: (m: unknown) => posted.push(m),
+    getState: () => undefined,
+    setState: () => {},
+  }));
 });
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -379,16 +405,21 @@ type Path = (string | number)[];
 function stringPaths(value: unknown, path: Path = []): Path[] {
   if (typeof value === 'string') return [path];
   if (Array.isArray(value)) return value.flatMap((x, i) => stringPaths(x, [...path, i]));
-  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, x]) => stringPaths(x, [...path, k]));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([k, x]) => stringPaths(x, [...path, k]));
   return [];
 }
-const at = (value: unknown, path: Path): unknown => path.reduce<unknown>((x, k) => (x as Record<string | number, unknown>)[k], value);
+const at = (value: unknown, path: Path): unknown =>
+  path.reduce<unknown>((x, k) => (x as Record<string | number, unknown>)[k], value);
 function put(value: unknown, path: Path, x: unknown): void {
   (at(value, path.slice(0, -1)) as Record<string | number, unknown>)[path.at(-1)!] = x;
 }
 
 /** The message with PAYLOAD appended to every string its schema still accepts so (names, messages, notes), and those strings. */
-function withOutsideText<M extends { view: unknown }>(message: M, parse: (raw: unknown) => unknown): { message: M; outside: string[] } {
+function withOutsideText<M extends { view: unknown }>(
+  message: M,
+  parse: (raw: unknown) => unknown,
+): { message: M; outside: string[] } {
   const out = JSON.parse(JSON.stringify(message)) as M;
   const outside: string[] = [];
   for (const path of stringPaths(message.view).map((p) => ['view', ...p])) {
@@ -430,10 +461,12 @@ function expectIsolated(root: FakeElement, outside: string[], page: string): num
     if (!UNSAFE.test(t.data)) continue;
     const parent = t.parentNode!;
     const where = `${page}: <${parent.localName} class="${parent.className}"> holding ${JSON.stringify(t.data.replace(PAYLOAD, '[payload]'))}`;
-    if (parent.lastChild !== t) wrong.push(`${where}: the page's own text or elements follow the outside text in the same element`);
+    if (parent.lastChild !== t)
+      wrong.push(`${where}: the page's own text or elements follow the outside text in the same element`);
     const own = outside.filter((s) => t.data.endsWith(s)).sort((a, b) => b.length - a.length)[0];
     if (own === undefined) wrong.push(`${where}: the page's own text follows the outside text in the same text node`);
-    else if (t.data.indexOf(MARK) < t.data.length - own.length) wrong.push(`${where}: other outside text before it in the same text node`);
+    else if (t.data.indexOf(MARK) < t.data.length - own.length)
+      wrong.push(`${where}: other outside text before it in the same text node`);
   }
   expect(wrong).toEqual([]);
   // Markup in the payload stayed text: no element came from it.
@@ -455,8 +488,11 @@ const fixture = (name: string) => runFromText(readFileSync(join(__dirname, '..',
 const root = () => body.firstElementChild!;
 
 describe('the panels put text from runs in as isolated text', () => {
-  it('matrix: node, failed cells\' errors and notes', async () => {
-    const { message, outside } = withOutsideText({ type: 'matrix-view' as const, view: matrixPageView(fixture('sim-matrix-seed1.ndjson')) }, parseMatrixHostMessage);
+  it("matrix: node, failed cells' errors and notes", async () => {
+    const { message, outside } = withOutsideText(
+      { type: 'matrix-view' as const, view: matrixPageView(fixture('sim-matrix-seed1.ndjson')) },
+      parseMatrixHostMessage,
+    );
     await page('matrix/main');
     post(message);
     expect(posted).toContainEqual({ type: 'ready' });
@@ -464,22 +500,33 @@ describe('the panels put text from runs in as isolated text', () => {
     expect(root().textContent).toContain(`failed: `);
   });
 
-  it('fleet: node names, Slurm\'s words, the outlier sentences and the advice groups', async () => {
+  it("fleet: node names, Slurm's words, the outlier sentences and the advice groups", async () => {
     const sweep = fixture('sim-sweep-seed1.ndjson');
     const names = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
-    const runs = new Map(names.map((n, i) => [n, { sweep: asNode(sweep, n, 1 + i * 0.001, n === 'h6' ? 0.5 : 1) as Run }]));
+    const runs = new Map(
+      names.map((n, i) => [n, { sweep: asNode(sweep, n, 1 + i * 0.001, n === 'h6' ? 0.5 : 1) as Run }]),
+    );
     const index = { ...fleetIndexOf(names, { h3: 'crashed' }), message: 'one node ended early' };
     index.nodes[2]!.error = 'srun: step lost';
-    const { message, outside } = withOutsideText({ type: 'fleet-view' as const, view: fleetPageView(fleetView(index, runs)) }, parseFleetHostMessage);
+    const { message, outside } = withOutsideText(
+      { type: 'fleet-view' as const, view: fleetPageView(fleetView(index, runs)) },
+      parseFleetHostMessage,
+    );
     await page('fleet/main');
     post(message);
     expect(expectIsolated(root(), outside, 'fleet')).toBeGreaterThan(10);
   });
 
-  it('compare: the runs\' ids, nodes, dates and sources, the notes', async () => {
+  it("compare: the runs' ids, nodes, dates and sources, the notes", async () => {
     const a = fixture('sim-sweep-seed1.ndjson');
-    const b = { ...a, header: { ...a.header, id: 'other', source: { tool: 'TransferBench', format: 'a2a', file: 'tb.txt' } } } as Run;
-    const { message, outside } = withOutsideText({ type: 'compare-view' as const, view: comparePageView(compareRuns(a, b)) }, parseCompareHostMessage);
+    const b = {
+      ...a,
+      header: { ...a.header, id: 'other', source: { tool: 'TransferBench', format: 'a2a', file: 'tb.txt' } },
+    } as Run;
+    const { message, outside } = withOutsideText(
+      { type: 'compare-view' as const, view: comparePageView(compareRuns(a, b)) },
+      parseCompareHostMessage,
+    );
     await page('compare/main');
     post(message);
     expect(expectIsolated(root(), outside, 'compare')).toBeGreaterThan(3);
@@ -488,13 +535,16 @@ describe('the panels put text from runs in as isolated text', () => {
   it('collective: node, notes, the advice and its evidence', async () => {
     const run = benchRun('collective');
     run.warnings.push({ type: 'warning', code: 'rccl-log', message: 'RCCL_ENABLE_INTRANET is not set' });
-    const { message, outside } = withOutsideText({ type: 'collective-view' as const, view: collectivePageView(run) }, parseCollectiveHostMessage);
+    const { message, outside } = withOutsideText(
+      { type: 'collective-view' as const, view: collectivePageView(run) },
+      parseCollectiveHostMessage,
+    );
     await page('collective/main');
     post(message);
     expect(expectIsolated(root(), outside, 'collective')).toBeGreaterThan(3);
   });
 
-  it('sweep: the header, the helper\'s warnings and problems, the advice and its evidence', async () => {
+  it("sweep: the header, the helper's warnings and problems, the advice and its evidence", async () => {
     const run = fixture('sim-sweep-seed1.ndjson');
     run.warnings.push({ type: 'warning', code: 'sim-note', message: 'no real engines' });
     run.problems.push('skipped a malformed record: line 9');
@@ -502,9 +552,15 @@ describe('the panels put text from runs in as isolated text', () => {
     const advice = adviceView(adviseFromRun(run));
     const parse = (m: unknown) => m;
     const { message, outside } = withOutsideText({ view: { view, advice } }, parse);
-    const { SweepHeader } = (await page('sweep/header')) as { SweepHeader: new () => { element: FakeElement; update(view: unknown): void } };
-    const { renderNotes } = (await page('sweep/notes')) as { renderNotes(root: FakeElement, warnings: readonly string[], problems: readonly string[]): void };
-    const { renderAdvice } = (await page('sweep/advice')) as { renderAdvice(root: FakeElement, advice: unknown, cus: number | undefined, onSuggest: () => void): void };
+    const { SweepHeader } = (await page('sweep/header')) as {
+      SweepHeader: new () => { element: FakeElement; update(view: unknown): void };
+    };
+    const { renderNotes } = (await page('sweep/notes')) as {
+      renderNotes(root: FakeElement, warnings: readonly string[], problems: readonly string[]): void;
+    };
+    const { renderAdvice } = (await page('sweep/advice')) as {
+      renderAdvice(root: FakeElement, advice: unknown, cus: number | undefined, onSuggest: () => void): void;
+    };
     const header = new SweepHeader();
     header.update(message.view.view);
     const notes = new FakeElement('section');
@@ -515,22 +571,48 @@ describe('the panels put text from runs in as isolated text', () => {
     expect(expectIsolated(root(), outside, 'sweep')).toBeGreaterThan(5);
   });
 
-  it('timeline: the title and the node beside the page\'s words', async () => {
-    const { Toolbar } = (await page('timeline/toolbar')) as { Toolbar: new (actions: Record<string, () => void>) => { element: FakeElement; setMeta(meta: unknown): void } };
-    const toolbar = new Toolbar({ onFilter: () => {}, onFit: () => {}, onZoomSelection: () => {}, onMeasureMode: () => {}, onToggleCus: () => {}, onExport: () => {} });
-    const meta = { key: 'r/timeline.sdmatl', runId: 'r', title: `Timeline of run r${PAYLOAD}`, simulated: false, nodeLabel: `AMD Instinct MI350X x8${PAYLOAD}`, vendor: 'amd' as const, sizeBytes: 1 << 20, gpuCus: [256] };
+  it("timeline: the title and the node beside the page's words", async () => {
+    const { Toolbar } = (await page('timeline/toolbar')) as {
+      Toolbar: new (actions: Record<string, () => void>) => { element: FakeElement; setMeta(meta: unknown): void };
+    };
+    const toolbar = new Toolbar({
+      onFilter: () => {},
+      onFit: () => {},
+      onZoomSelection: () => {},
+      onMeasureMode: () => {},
+      onToggleCus: () => {},
+      onExport: () => {},
+    });
+    const meta = {
+      key: 'r/timeline.sdmatl',
+      runId: 'r',
+      title: `Timeline of run r${PAYLOAD}`,
+      simulated: false,
+      nodeLabel: `AMD Instinct MI350X x8${PAYLOAD}`,
+      vendor: 'amd' as const,
+      sizeBytes: 1 << 20,
+      gpuCus: [256],
+    };
     toolbar.setMeta(meta);
-    root().append(toolbar.element, (toolbar as unknown as { title: FakeElement }).title, (toolbar as unknown as { facts: FakeElement }).facts);
+    root().append(
+      toolbar.element,
+      (toolbar as unknown as { title: FakeElement }).title,
+      (toolbar as unknown as { facts: FakeElement }).facts,
+    );
     expect(expectIsolated(root(), [meta.title, meta.nodeLabel], 'timeline')).toBeGreaterThanOrEqual(2);
   });
 });
 
 describe('the pages never make markup', () => {
-  const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : /\.(ts|mjs|js)$/.test(f) ? [join(dir, f)] : []));
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) =>
+      statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : /\.(ts|mjs|js)$/.test(f) ? [join(dir, f)] : [],
+    );
   const webview = join(__dirname, '..', '..', 'webview');
 
   it('no innerHTML, outerHTML, insertAdjacentHTML, document.write, DOMParser, createContextualFragment or srcdoc in webview/', () => {
-    const sinks = /\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|srcdoc/;
+    const sinks =
+      /\.innerHTML\b|\.outerHTML\b|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|srcdoc/;
     const found = files(webview).flatMap((f) =>
       readFileSync(f, 'utf8')
         .split('\n')
@@ -541,13 +623,16 @@ describe('the pages never make markup', () => {
     expect(found).toEqual([]);
   });
 
-  it('every page\'s stylesheet starts with the shared one, which makes every element a bidi isolate', () => {
+  it("every page's stylesheet starts with the shared one, which makes every element a bidi isolate", () => {
     const css = readFileSync(join(webview, 'shared', 'page.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
     expect(css).toMatch(/(^|\})\s*body \*\s*\{\s*unicode-bidi:\s*isolate;\s*\}/);
     const build = readFileSync(join(__dirname, '..', '..', 'scripts', 'build.mjs'), 'utf8');
     const pages = readdirSync(webview).filter((d) => statSync(join(webview, d)).isDirectory() && d !== 'shared');
     for (const page of pages) {
-      const built = page === 'timeline' ? /pageCss\(join\(here, 'timeline\.css'\)/.test(readFileSync(join(webview, 'timeline', 'build.mjs'), 'utf8')) : new RegExp(`'${page}'`).test(/for \(const page of \[([^\]]*)\]\)\s*pageCss/.exec(build)?.[1] ?? '');
+      const built =
+        page === 'timeline'
+          ? /pageCss\(join\(here, 'timeline\.css'\)/.test(readFileSync(join(webview, 'timeline', 'build.mjs'), 'utf8'))
+          : new RegExp(`'${page}'`).test(/for \(const page of \[([^\]]*)\]\)\s*pageCss/.exec(build)?.[1] ?? '');
       expect(built, `${page}'s stylesheet is built with the shared styles (scripts/pageCss.mjs)`).toBe(true);
     }
     const pageCss = readFileSync(join(__dirname, '..', '..', 'scripts', 'pageCss.mjs'), 'utf8');

@@ -35,7 +35,19 @@ import * as text from '../../src/core/text';
 import { benchRunText, runFromText } from '../support/benchRuns';
 import { runCli } from '../support/cli';
 
-const PAYLOADS = ['\n', '\r', '\u001b]0;title\u0007', '\u001b[2J', '\u202e', '\u2066', '\u0000', '\u2028', '$(touch X)', '`touch X`', '; touch X'];
+const PAYLOADS = [
+  '\n',
+  '\r',
+  '\u001b]0;title\u0007',
+  '\u001b[2J',
+  '\u202e',
+  '\u2066',
+  '\u0000',
+  '\u2028',
+  '$(touch X)',
+  '`touch X`',
+  '; touch X',
+];
 /** What no line of output may hold raw: C0, DEL, C1, the bidi controls, the line and paragraph separators. */
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
@@ -62,7 +74,26 @@ const fresh = (tag: string) => {
 };
 
 /** Programs a sourced line might start; each records its name and arguments in the log, nothing else. */
-const STUB_NAMES = ['touch', 'rm', 'curl', 'wget', 'sh', 'bash', 'dash', 'cat', 'nc', 'python3', 'perl', 'ls', 'id', 'chmod', 'mkdir', 'env', 'X', 'title'];
+const STUB_NAMES = [
+  'touch',
+  'rm',
+  'curl',
+  'wget',
+  'sh',
+  'bash',
+  'dash',
+  'cat',
+  'nc',
+  'python3',
+  'perl',
+  'ls',
+  'id',
+  'chmod',
+  'mkdir',
+  'env',
+  'X',
+  'title',
+];
 const stubLog = () => join(stubs, 'ran.log');
 
 beforeAll(() => {
@@ -85,7 +116,8 @@ const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 function stringPaths(value: unknown, path: Path = []): Path[] {
   if (typeof value === 'string') return path.length === 1 && path[0] === 'type' ? [] : [path];
   if (Array.isArray(value)) return value.flatMap((x, i) => stringPaths(x, [...path, i]));
-  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, x]) => stringPaths(x, [...path, k]));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([k, x]) => stringPaths(x, [...path, k]));
   return [];
 }
 
@@ -139,10 +171,17 @@ function applyEdits(lines: Json[], fields: Field[], edits: Edit[], clean: boolea
 const everyField = (fields: Field[], payload: string): Edit[] => fields.map((_, field) => ({ field, payload }));
 
 /** Payloads as a generator makes them: one to four pieces, payloads and plain words, in any order. */
-const payloadArb = fc.array(fc.constantFrom(...PAYLOADS, 'touch X', 'x', ' ', '2.28'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
-const editsArb = (fields: Field[]) => fc.array(fc.record({ field: fc.nat(fields.length - 1), payload: payloadArb }), { minLength: 1, maxLength: 12 });
+const payloadArb = fc
+  .array(fc.constantFrom(...PAYLOADS, 'touch X', 'x', ' ', '2.28'), { minLength: 1, maxLength: 4 })
+  .map((parts) => parts.join(''));
+const editsArb = (fields: Field[]) =>
+  fc.array(fc.record({ field: fc.nat(fields.length - 1), payload: payloadArb }), { minLength: 1, maxLength: 12 });
 
-const parseLines = (t: string): Json[] => t.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
+const parseLines = (t: string): Json[] =>
+  t
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Json);
 const ndjson = (lines: Json[]) => `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
 
 function saveRunLines(runsDir: string, id: string, lines: Json[]): void {
@@ -158,7 +197,10 @@ function saveRunLines(runsDir: string, id: string, lines: Json[]): void {
 /** No raw control, bidi or separator character in any line of `out`. */
 function expectNoRawControls(out: string, what: string): void {
   const bad = out.split('\n').findIndex((l) => UNSAFE.test(l));
-  expect(bad, `${what}: line ${bad + 1} carries a raw control, bidi or separator character: ${JSON.stringify(out.split('\n')[bad])}`).toBe(-1);
+  expect(
+    bad,
+    `${what}: line ${bad + 1} carries a raw control, bidi or separator character: ${JSON.stringify(out.split('\n')[bad])}`,
+  ).toBe(-1);
 }
 
 const lineCount = (out: string) => out.split('\n').length;
@@ -179,7 +221,10 @@ function shellVariables(setOutput: string): Map<string, string> {
   let m: RegExpExecArray | null;
   let read = 0;
   while ((m = entry.exec(setOutput)) !== null) {
-    vars.set(m[1]!, m[2]!.replace(/'([^']*)'|\\'/g, (_, inner: string | undefined) => inner ?? "'"));
+    vars.set(
+      m[1]!,
+      m[2]!.replace(/'([^']*)'|\\'/g, (_, inner: string | undefined) => inner ?? "'"),
+    );
     read = entry.lastIndex;
   }
   expect(read, 'the set output is read to its end').toBe(setOutput.length);
@@ -196,7 +241,12 @@ function expectSafeToSource(script: string, what: string, own: Record<string, st
   const dir = fresh('source');
   writeFileSync(join(dir, 'knobs.sh'), script);
   rmSync(stubLog(), { force: true });
-  const r = spawnSync('/bin/sh', ['-c', 'set > before.txt; . ./knobs.sh; set > after.txt'], { cwd: dir, env: { PATH: stubs, HOME: dir }, encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('/bin/sh', ['-c', 'set > before.txt; . ./knobs.sh; set > after.txt'], {
+    cwd: dir,
+    env: { PATH: stubs, HOME: dir },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   const ran = existsSync(stubLog()) ? readFileSync(stubLog(), 'utf8') : '';
   expect(ran, `${what}: sourcing ran programs`).toBe('');
   expect(r.stderr, `${what}: the shell complained`).toBe('');
@@ -207,7 +257,11 @@ function expectSafeToSource(script: string, what: string, own: Record<string, st
   const changed = new Map([...after].filter(([name, value]) => before.get(name) !== value));
   const removed = [...before.keys()].filter((name) => !after.has(name));
   expect(removed, `${what}: variables unset`).toEqual([]);
-  for (const [name, value] of changed) expect(own[name] === value || catalogValueOk(name, value), `${what}: ${name}='${value}' changed, not a catalog knob with a value of its type`).toBe(true);
+  for (const [name, value] of changed)
+    expect(
+      own[name] === value || catalogValueOk(name, value),
+      `${what}: ${name}='${value}' changed, not a catalog knob with a value of its type`,
+    ).toBe(true);
   return changed;
 }
 
@@ -225,7 +279,12 @@ function simSweepLines(): Json[] {
   ];
   (topology.node as Json).hostname = 'node-a';
   const done = lines.findIndex((l) => l.type === 'done');
-  lines.splice(done, 0, { type: 'warning', code: 'sim-note', message: 'the simulated node has no real engines' }, { type: 'host-problem', message: 'skipped a malformed record: line 9' });
+  lines.splice(
+    done,
+    0,
+    { type: 'warning', code: 'sim-note', message: 'the simulated node has no real engines' },
+    { type: 'host-problem', message: 'skipped a malformed record: line 9' },
+  );
   const end = lines.at(-1)!;
   end.problems = 1;
   end.firstProblem = 'skipped a malformed record: line 9';
@@ -244,7 +303,9 @@ describe('the sink functions', () => {
       expect(line).not.toMatch(UNSAFE);
       expect(text.shellComment(`note: ${p}`)).toMatch(/^# note: [^\n]*$/);
     }
-    expect(text.terminalLine('a\u001b[2J\u202e\u2066b\n\r\u2028\u0085\u061c\u200f')).toBe('a\\x1b[2J\\u202e\\u2066b\\x0a\\x0d\\u2028\\x85\\u061c\\u200f');
+    expect(text.terminalLine('a\u001b[2J\u202e\u2066b\n\r\u2028\u0085\u061c\u200f')).toBe(
+      'a\\x1b[2J\\u202e\\u2066b\\x0a\\x0d\\u2028\\x85\\u061c\\u200f',
+    );
     expect(text.terminalLine('µs → GB/s, plain text · GPU 0 → GPU 1')).toBe('µs → GB/s, plain text · GPU 0 → GPU 1');
     expect(text.shellComment('')).toBe('#');
     expect(JSON.parse(text.jsonText({ s: 'a\u202e\u2028\u009b\u007fb' }))).toEqual({ s: 'a\u202e\u2028\u009b\u007fb' });
@@ -253,9 +314,21 @@ describe('the sink functions', () => {
 
   it('write a knob assignment only for a catalog knob and a value of its type, from the typed value', () => {
     expect(text.knobAssignment('NCCL_GIN_TYPE', '7', knob)).toEqual({ ok: true, name: 'NCCL_GIN_TYPE', value: '7' });
-    expect(text.knobAssignment('NCCL_CTA_POLICY', 'ZERO', knob)).toEqual({ ok: true, name: 'NCCL_CTA_POLICY', value: 'ZERO' });
-    expect(text.knobAssignment('HSA_FORCE_SDMA_SIZE', 4096, knob)).toEqual({ ok: true, name: 'HSA_FORCE_SDMA_SIZE', value: '4096' });
-    expect(text.knobAssignment('NCCL_GIN_ENABLE', true, knob)).toEqual({ ok: true, name: 'NCCL_GIN_ENABLE', value: '1' });
+    expect(text.knobAssignment('NCCL_CTA_POLICY', 'ZERO', knob)).toEqual({
+      ok: true,
+      name: 'NCCL_CTA_POLICY',
+      value: 'ZERO',
+    });
+    expect(text.knobAssignment('HSA_FORCE_SDMA_SIZE', 4096, knob)).toEqual({
+      ok: true,
+      name: 'HSA_FORCE_SDMA_SIZE',
+      value: '4096',
+    });
+    expect(text.knobAssignment('NCCL_GIN_ENABLE', true, knob)).toEqual({
+      ok: true,
+      name: 'NCCL_GIN_ENABLE',
+      value: '1',
+    });
     for (const [name, value] of [
       ['NCCL_GIN_TYPE', '9'],
       ['NCCL_GIN_TYPE', '7\ntouch X'],
@@ -275,7 +348,9 @@ describe('the sink functions', () => {
       expect(line).not.toMatch(UNSAFE);
     }
     // Every catalog knob's own default and recommended values pass, as they are.
-    for (const k of KNOBS) for (const x of [k.default, k.recommended].filter((y): y is string => y !== null && y !== undefined)) expect(text.shellExport(k.name, x, knob)).toBe(`export ${k.name}=${x}`);
+    for (const k of KNOBS)
+      for (const x of [k.default, k.recommended].filter((y): y is string => y !== null && y !== undefined))
+        expect(text.shellExport(k.name, x, knob)).toBe(`export ${k.name}=${x}`);
   });
 });
 
@@ -294,14 +369,22 @@ describe('sdma-lens advise: a run of outside text stays data', () => {
   }
 
   /** One input against its clean counterpart: no raw characters, as many lines, safe to source, the same settings. */
-  async function check(lines: Json[], fields: Field[], edits: Edit[], what: string, extra: (clean: boolean) => string[] = () => []): Promise<void> {
+  async function check(
+    lines: Json[],
+    fields: Field[],
+    edits: Edit[],
+    what: string,
+    extra: (clean: boolean) => string[] = () => [],
+  ): Promise<void> {
     const dirty = await advise(applyEdits(lines, fields, edits, false), extra(false));
     const clean = await advise(applyEdits(lines, fields, edits, true), extra(true));
     expectNoRawControls(dirty.out, what);
     expectNoRawControls(dirty.err, `${what} (stderr)`);
     expect(lineCount(dirty.out), `${what}: lines against the clean input`).toBe(lineCount(clean.out));
     const set = expectSafeToSource(dirty.out, what);
-    expect([...set.keys()].sort(), `${what}: the same knobs as the clean input sets`).toEqual([...expectSafeToSource(clean.out, `${what} (clean)`).keys()].sort());
+    expect([...set.keys()].sort(), `${what}: the same knobs as the clean input sets`).toEqual(
+      [...expectSafeToSource(clean.out, `${what} (clean)`).keys()].sort(),
+    );
   }
 
   for (const [name, make] of fixtures) {
@@ -310,8 +393,17 @@ describe('sdma-lens advise: a run of outside text stays data', () => {
       const fields = freeTextFields(lines);
       // The fields that matter most are among them: a library version, the node's and the GPUs' names, a warning.
       const described = fields.map((f) => `${String(lines[f.line]!.type)}.${f.path.join('.')}`);
-      expect(described).toEqual(expect.arrayContaining(['topology.libraries.0.version', 'topology.node.name', 'topology.gpus.0.name', 'run.createdAt', 'run-end.message']));
-      for (const payload of PAYLOADS) await check(lines, fields, everyField(fields, payload), `${name}, ${JSON.stringify(payload)} everywhere`);
+      expect(described).toEqual(
+        expect.arrayContaining([
+          'topology.libraries.0.version',
+          'topology.node.name',
+          'topology.gpus.0.name',
+          'run.createdAt',
+          'run-end.message',
+        ]),
+      );
+      for (const payload of PAYLOADS)
+        await check(lines, fields, everyField(fields, payload), `${name}, ${JSON.stringify(payload)} everywhere`);
     });
 
     it(`${name}: random payloads in random fields (property, seeded)`, async () => {
@@ -319,7 +411,12 @@ describe('sdma-lens advise: a run of outside text stays data', () => {
       const fields = freeTextFields(lines);
       await fc.assert(
         fc.asyncProperty(editsArb(fields), async (edits) => {
-          await check(lines, fields, edits, `${name}, ${JSON.stringify(edits.map((e) => [fields[e.field]!.path.join('.'), e.payload]))}`);
+          await check(
+            lines,
+            fields,
+            edits,
+            `${name}, ${JSON.stringify(edits.map((e) => [fields[e.field]!.path.join('.'), e.payload]))}`,
+          );
         }),
         { numRuns: name.includes('H200') ? 8 : 20, seed: SEED },
       );
@@ -329,12 +426,24 @@ describe('sdma-lens advise: a run of outside text stays data', () => {
   it('a library version that ends a line and runs a command (the reported case) is one comment line; --rccl-version too', async () => {
     const lines = simSweepLines();
     const fields = freeTextFields(lines);
-    const version = fields.findIndex((f) => lines[f.line]!.type === 'topology' && f.path.join('.') === 'libraries.0.version');
+    const version = fields.findIndex(
+      (f) => lines[f.line]!.type === 'topology' && f.path.join('.') === 'libraries.0.version',
+    );
     const edits = [{ field: version, payload: '\ntouch X' }];
-    for (const payload of ['\ntouch X', '\ntouch X\n', '\n$(touch X)\n', '\u2028touch X\r']) await check(lines, fields, [{ field: version, payload }], `libraries[0].version = 2.27.7${JSON.stringify(payload)}`);
+    for (const payload of ['\ntouch X', '\ntouch X\n', '\n$(touch X)\n', '\u2028touch X\r'])
+      await check(
+        lines,
+        fields,
+        [{ field: version, payload }],
+        `libraries[0].version = 2.27.7${JSON.stringify(payload)}`,
+      );
     const { out } = await advise(applyEdits(lines, fields, edits, false));
     expect(out).toContain('RCCL 2.27.7\\x0atouch X');
-    for (const payload of PAYLOADS) await check(simSweepLines(), fields, [], `--rccl-version 2.27.7${JSON.stringify(payload)}`, (clean) => ['--rccl-version', `2.27.7${clean ? cleaned(payload) : payload}`]);
+    for (const payload of PAYLOADS)
+      await check(simSweepLines(), fields, [], `--rccl-version 2.27.7${JSON.stringify(payload)}`, (clean) => [
+        '--rccl-version',
+        `2.27.7${clean ? cleaned(payload) : payload}`,
+      ]);
   });
 });
 
@@ -374,12 +483,16 @@ describe('sdma-lens runs and compare', () => {
     };
     const cases = PAYLOADS.map((p) => everyField(fields, p));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constantFrom(...cases), editsArb(fields)), fc.constantFrom<string[]>([], ['--fail-below', '0.5']), async (edits, extra) => {
-        const dirty = await compare(edits, false, extra);
-        expectNoRawControls(dirty.out, 'compare');
-        expectNoRawControls(dirty.err, 'compare (stderr)');
-        expect(lineCount(dirty.out)).toBe(lineCount((await compare(edits, true, extra)).out));
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom(...cases), editsArb(fields)),
+        fc.constantFrom<string[]>([], ['--fail-below', '0.5']),
+        async (edits, extra) => {
+          const dirty = await compare(edits, false, extra);
+          expectNoRawControls(dirty.out, 'compare');
+          expectNoRawControls(dirty.err, 'compare (stderr)');
+          expect(lineCount(dirty.out)).toBe(lineCount((await compare(edits, true, extra)).out));
+        },
+      ),
       { numRuns: 30, seed: SEED },
     );
   }, 120_000);
@@ -388,14 +501,27 @@ describe('sdma-lens runs and compare', () => {
 describe('sdma-lens import of a rocprofv3 profile', () => {
   /** What the helper prints when it reads a profile: the 2x H200 program's records as an import, a warning, a library's logged calls. */
   function importLines(): Json[] {
-    const lines = parseLines(readFileSync(join(__dirname, '..', 'fixtures', 'runmode', 'runmode-fused-a2a.ndjson'), 'utf8'));
+    const lines = parseLines(
+      readFileSync(join(__dirname, '..', 'fixtures', 'runmode', 'runmode-fused-a2a.ndjson'), 'utf8'),
+    );
     lines.find((l) => l.type === 'hello')!.command = 'import';
     const done = lines.findIndex((l) => l.type === 'done');
     lines.splice(
       done,
       0,
       { type: 'warning', code: 'rocprofv3-unmapped', message: '3 rows of memory_copy_trace.csv name no agent' },
-      { type: 'library-calls', library: 'rccl', op: 'AllToAll', transport: 'sdma', sizeKind: 'bytesPerPeer', minBytes: 1 << 20, maxBytes: 1 << 21, calls: 4, ranks: 2, evidence: 'AllToAll: opCount 3 sendbuff 0x7f count 262144 datatype 7' },
+      {
+        type: 'library-calls',
+        library: 'rccl',
+        op: 'AllToAll',
+        transport: 'sdma',
+        sizeKind: 'bytesPerPeer',
+        minBytes: 1 << 20,
+        maxBytes: 1 << 21,
+        calls: 4,
+        ranks: 2,
+        evidence: 'AllToAll: opCount 3 sendbuff 0x7f count 262144 datatype 7',
+      },
     );
     return lines;
   }
@@ -405,9 +531,19 @@ describe('sdma-lens import of a rocprofv3 profile', () => {
     const dir = fresh('import');
     writeFileSync(join(dir, 'records.ndjson'), ndjson(records));
     const helper = join(dir, 'sdma-probe');
-    writeFileSync(helper, `#!/bin/sh\nif [ "$1" = --version ]; then echo 'sdma-probe 0.1.0 (protocol 1; backends: sim, hip)'; exit 0; fi\nexec cat '${join(dir, 'records.ndjson')}'\n`);
+    writeFileSync(
+      helper,
+      `#!/bin/sh\nif [ "$1" = --version ]; then echo 'sdma-probe 0.1.0 (protocol 1; backends: sim, hip)'; exit 0; fi\nexec cat '${join(dir, 'records.ndjson')}'\n`,
+    );
     chmodSync(helper, 0o755);
-    const r = await runCli(['import', join(__dirname, '..', 'fixtures', 'rocprofv3'), '--helper', helper, '--runs-dir', join(dir, 'runs')]);
+    const r = await runCli([
+      'import',
+      join(__dirname, '..', 'fixtures', 'rocprofv3'),
+      '--helper',
+      helper,
+      '--runs-dir',
+      join(dir, 'runs'),
+    ]);
     expect(r.code, r.err).toBe(0);
     return r;
   }
@@ -415,7 +551,9 @@ describe('sdma-lens import of a rocprofv3 profile', () => {
   it('kernel names, copy labels, the program and the helper warnings stay one line each (property, seeded)', async () => {
     const lines = importLines();
     const fields = freeTextFields(lines);
-    expect(fields.map((f) => `${String(lines[f.line]!.type)}.${f.path.join('.')}`)).toEqual(expect.arrayContaining(['dispatch.name', 'warning.message', 'library-calls.op']));
+    expect(fields.map((f) => `${String(lines[f.line]!.type)}.${f.path.join('.')}`)).toEqual(
+      expect.arrayContaining(['dispatch.name', 'warning.message', 'library-calls.op']),
+    );
     const clean = await importWith(lines);
     expect(clean.out).toMatch(/fusedComputeA2a/);
     const cases = PAYLOADS.map((p) => everyField(fields, p));
@@ -443,13 +581,23 @@ describe('sdma-lens fleet show', () => {
       createdAt: '2026-12-02T00:00:00Z',
       endedAt: '2026-12-02T00:10:00Z',
       via: { kind: 'ssh', host: 'login-1' },
-      slurm: { job: '4711', ownAllocation: true, partition: 'mi350', nodelist: 'gpu-a[01-06]', released: { gone: false, state: 'COMPLETING', waitedMs: 30_000 } },
+      slurm: {
+        job: '4711',
+        ownAllocation: true,
+        partition: 'mi350',
+        nodelist: 'gpu-a[01-06]',
+        released: { gone: false, state: 'COMPLETING', waitedMs: 30_000 },
+      },
       helper: '/opt/sdma-lens/sdma-probe',
       commands: ['sweep'],
       args: { sweep: ['sweep', '--backend', 'sim'] },
       status: 'partial',
       message: 'one node ended early',
-      nodes: NODES.map((node, i) => ({ node, runs: [{ command: 'sweep', runId: `sweep-${i}`, status: 'ok' }], ...(i === 2 ? { error: 'srun: node gpu-a03 lost its step' } : {}) })),
+      nodes: NODES.map((node, i) => ({
+        node,
+        runs: [{ command: 'sweep', runId: `sweep-${i}`, status: 'ok' }],
+        ...(i === 2 ? { error: 'srun: node gpu-a03 lost its step' } : {}),
+      })),
     };
   }
 
@@ -465,14 +613,22 @@ describe('sdma-lens fleet show', () => {
     return lines;
   }
 
-  const notRunId = (fieldsOf: Field[], index: FleetIndex) => fieldsOf.filter((f) => !['runId', 'id', 'command'].includes(String(f.path.at(-1))) && String(at(index, f.path)) !== '');
+  const notRunId = (fieldsOf: Field[], index: FleetIndex) =>
+    fieldsOf.filter(
+      (f) => !['runId', 'id', 'command'].includes(String(f.path.at(-1))) && String(at(index, f.path)) !== '',
+    );
 
-  it('node names, Slurm\'s and the runs\' words stay one line each (property, seeded)', async () => {
+  it("node names, Slurm's and the runs' words stay one line each (property, seeded)", async () => {
     const runLines = simSweepLines();
     const runFields = freeTextFields(runLines);
     const index = fleetIndex();
-    const indexFields = notRunId(freeTextFields([index as unknown as Json], (x) => v.safeParse(FleetIndexSchema, x).success), index);
-    expect(indexFields.map((f) => f.path.join('.'))).toEqual(expect.arrayContaining(['nodes.0.node', 'nodes.2.error', 'message', 'slurm.job']));
+    const indexFields = notRunId(
+      freeTextFields([index as unknown as Json], (x) => v.safeParse(FleetIndexSchema, x).success),
+      index,
+    );
+    expect(indexFields.map((f) => f.path.join('.'))).toEqual(
+      expect.arrayContaining(['nodes.0.node', 'nodes.2.error', 'message', 'slurm.job']),
+    );
     const show = async (indexEdits: Edit[], runEdits: Edit[], clean: boolean) => {
       const dir = fresh('fleet');
       const runs = join(dir, 'runs');
@@ -488,28 +644,38 @@ describe('sdma-lens fleet show', () => {
     expect(clean.out).toMatch(/gpu-a06/);
     const cases = PAYLOADS.map((p) => [everyField(indexFields, p), everyField(runFields, p)] as const);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constantFrom(...cases), fc.tuple(editsArb(indexFields), editsArb(runFields))), async ([indexEdits, runEdits]) => {
-        // Distinct node names stay distinct: a payload is appended to each.
-        const dirty = await show(indexEdits, runEdits, false);
-        expectNoRawControls(dirty.out, 'fleet show');
-        expectNoRawControls(dirty.err, 'fleet show (stderr)');
-        expect(lineCount(dirty.out)).toBe(lineCount((await show(indexEdits, runEdits, true)).out));
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom(...cases), fc.tuple(editsArb(indexFields), editsArb(runFields))),
+        async ([indexEdits, runEdits]) => {
+          // Distinct node names stay distinct: a payload is appended to each.
+          const dirty = await show(indexEdits, runEdits, false);
+          expectNoRawControls(dirty.out, 'fleet show');
+          expectNoRawControls(dirty.err, 'fleet show (stderr)');
+          expect(lineCount(dirty.out)).toBe(lineCount((await show(indexEdits, runEdits, true)).out));
+        },
+      ),
       { numRuns: 16, seed: SEED },
     );
   }, 120_000);
 });
 
 describe('the collective table and its export lines', () => {
-  it('a collective run\'s node, warnings and library versions stay one line each; the exports are checked (property, seeded)', async () => {
+  it("a collective run's node, warnings and library versions stay one line each; the exports are checked (property, seeded)", async () => {
     // The 2x H200 run timed each point once; a collective verdict needs repeats, so each point gets
     // five around its time (+-0.5%) and the advice has exports to check.
     const lines = parseLines(benchRunText('collective', 'coll')).map((l) =>
-      l.type === 'collective' && typeof l.timeUs === 'number' ? { ...l, repeats: 5, samplesUs: [0.995, 0.9975, 1, 1.0025, 1.005].map((f) => (l.timeUs as number) * f) } : l,
+      l.type === 'collective' && typeof l.timeUs === 'number'
+        ? { ...l, repeats: 5, samplesUs: [0.995, 0.9975, 1, 1.0025, 1.005].map((f) => (l.timeUs as number) * f) }
+        : l,
     );
-    lines.splice(lines.length - 1, 0, { type: 'warning', code: 'rccl-log', message: 'RCCL_ENABLE_INTRANET is not set' });
+    lines.splice(lines.length - 1, 0, {
+      type: 'warning',
+      code: 'rccl-log',
+      message: 'RCCL_ENABLE_INTRANET is not set',
+    });
     const fields = freeTextFields(lines);
-    const table = (edits: Edit[], clean: boolean) => collectiveTable(runFromText(ndjson(applyEdits(lines, fields, edits, clean))));
+    const table = (edits: Edit[], clean: boolean) =>
+      collectiveTable(runFromText(ndjson(applyEdits(lines, fields, edits, clean))));
     const cases = PAYLOADS.map((p) => everyField(fields, p));
     expect(table([], true).split('\n')).toContain('# shell:');
     await fc.assert(
@@ -534,7 +700,11 @@ describe('the collective table and its export lines', () => {
 describe('sdma-lens advise on a collective run', () => {
   it('the node, warnings, variant reasons and library versions stay inside comment lines; the block is safe to source (property, seeded)', async () => {
     const lines = parseLines(benchRunText('collective', 'coll'));
-    lines.splice(lines.length - 1, 0, { type: 'warning', code: 'rccl-log', message: 'RCCL_ENABLE_INTRANET is not set' });
+    lines.splice(lines.length - 1, 0, {
+      type: 'warning',
+      code: 'rccl-log',
+      message: 'RCCL_ENABLE_INTRANET is not set',
+    });
     const fields = freeTextFields(lines);
     const advise = async (edits: Edit[], clean: boolean) => {
       const runs = join(fresh('advise-collective'), 'runs');
@@ -550,7 +720,9 @@ describe('sdma-lens advise on a collective run', () => {
         expectNoRawControls(out, 'collective advise');
         const clean = await advise(edits, true);
         expect(lineCount(out)).toBe(lineCount(clean));
-        expect([...expectSafeToSource(out, 'collective advise').keys()].sort()).toEqual([...expectSafeToSource(clean, 'collective advise (clean)').keys()].sort());
+        expect([...expectSafeToSource(out, 'collective advise').keys()].sort()).toEqual(
+          [...expectSafeToSource(clean, 'collective advise (clean)').keys()].sort(),
+        );
       }),
       { numRuns: 12, seed: SEED },
     );
@@ -558,8 +730,10 @@ describe('sdma-lens advise on a collective run', () => {
 });
 
 describe("Suggest Settings' writers", () => {
-  const LAUNCH = '{\n  "version": "0.2.0",\n  "configurations": [\n    { "name": "train", "type": "cppdbg", "environment": [ { "name": "OMP_NUM_THREADS", "value": "8" } ] },\n    { "name": "plot", "type": "debugpy", "env": { "MPLBACKEND": "Agg" } }\n  ]\n}\n';
-  const TASKS = '{\n  "version": "2.0.0",\n  "tasks": [ { "label": "bench", "type": "shell", "command": "make" } ]\n}\n';
+  const LAUNCH =
+    '{\n  "version": "0.2.0",\n  "configurations": [\n    { "name": "train", "type": "cppdbg", "environment": [ { "name": "OMP_NUM_THREADS", "value": "8" } ] },\n    { "name": "plot", "type": "debugpy", "env": { "MPLBACKEND": "Agg" } }\n  ]\n}\n';
+  const TASKS =
+    '{\n  "version": "2.0.0",\n  "tasks": [ { "label": "bench", "type": "shell", "command": "make" } ]\n}\n';
   const DOTENV = '# knobs\nOMP_NUM_THREADS=8\n';
 
   /** Everything the writers make of `vars`: the .env and shell files, the launch configurations and the task. */
@@ -577,7 +751,8 @@ describe("Suggest Settings' writers", () => {
   function expectSound(files: Record<string, string>, what: string): void {
     for (const [kind, out] of Object.entries(files)) {
       expectNoRawControls(out, `${what}: ${kind}`);
-      if (kind.startsWith('launch') || kind === 'tasks') expect(parseTree(out), `${what}: ${kind} is JSON`).toBeDefined();
+      if (kind.startsWith('launch') || kind === 'tasks')
+        expect(parseTree(out), `${what}: ${kind} is JSON`).toBeDefined();
     }
     expectSafeToSource(files.shell!, `${what}: shell file`, { OMP_NUM_THREADS: '8' });
   }
@@ -587,7 +762,11 @@ describe("Suggest Settings' writers", () => {
     const fields = freeTextFields(lines);
     const vars = (edits: Edit[], clean: boolean) => {
       const run = runFromText(ndjson(applyEdits(lines, fields, edits, clean)));
-      return Object.fromEntries(adviseFromRun(run).recommendations.filter((r) => r.value !== undefined).map((r) => [r.knob, r.value!]));
+      return Object.fromEntries(
+        adviseFromRun(run)
+          .recommendations.filter((r) => r.value !== undefined)
+          .map((r) => [r.knob, r.value!]),
+      );
     };
     expect(Object.keys(vars([], false)).length).toBeGreaterThan(3);
     const cases = PAYLOADS.map((p) => everyField(fields, p));
@@ -605,7 +784,13 @@ describe("Suggest Settings' writers", () => {
   it('a value or a name that is not of its knob is not written at all; a configuration named by outside text is JSON data', () => {
     const none = written({});
     for (const p of PAYLOADS) {
-      const bad = { NCCL_GIN_TYPE: `7${p}`, NCCL_GIN_ENABLE: `1${p}`, HSA_FORCE_SDMA_SIZE: `4096${p}`, OMP_NUM_THREADS: `16${p}`, [`NCCL_X${p}`]: '1' };
+      const bad = {
+        NCCL_GIN_TYPE: `7${p}`,
+        NCCL_GIN_ENABLE: `1${p}`,
+        HSA_FORCE_SDMA_SIZE: `4096${p}`,
+        OMP_NUM_THREADS: `16${p}`,
+        [`NCCL_X${p}`]: '1',
+      };
       const files = written(bad);
       expectSound(files, JSON.stringify(p));
       expect(files.dotenv).toBe(DOTENV);
@@ -619,7 +804,9 @@ describe("Suggest Settings' writers", () => {
       expect(named.description).not.toMatch(UNSAFE);
       const root = parseTree(named.text)!;
       expect(root).toBeDefined();
-      expect(lineCount(named.text)).toBe(lineCount(setLaunchEnv(LAUNCH, `train${cleaned(p)}`, { NCCL_GIN_ENABLE: '1' }).text));
+      expect(lineCount(named.text)).toBe(
+        lineCount(setLaunchEnv(LAUNCH, `train${cleaned(p)}`, { NCCL_GIN_ENABLE: '1' }).text),
+      );
     }
   });
 });

@@ -10,19 +10,45 @@ import { describe, expect, it } from 'vitest';
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
 const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
-const READ_BY_USERS = new Set(['title', 'description', 'markdownDescription', 'deprecationMessage', 'markdownDeprecationMessage', 'enumDescriptions', 'displayName', 'name', 'contents', 'contextualTitle']);
+const READ_BY_USERS = new Set([
+  'title',
+  'description',
+  'markdownDescription',
+  'deprecationMessage',
+  'markdownDeprecationMessage',
+  'enumDescriptions',
+  'displayName',
+  'name',
+  'contents',
+  'contextualTitle',
+]);
 
 /** [path, value] of every user-visible string field under `value`. */
 function visible(value: unknown, path: string[] = []): [string, string][] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => (typeof v === 'string' && READ_BY_USERS.has(path.at(-1) ?? '') ? [[[...path, String(i)].join('.'), v] as [string, string]] : visible(v, [...path, String(i)])));
+  if (Array.isArray(value))
+    return value.flatMap((v, i) =>
+      typeof v === 'string' && READ_BY_USERS.has(path.at(-1) ?? '')
+        ? [[[...path, String(i)].join('.'), v] as [string, string]]
+        : visible(v, [...path, String(i)]),
+    );
   if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => (typeof v === 'string' ? (READ_BY_USERS.has(k) ? [[[...path, k].join('.'), v] as [string, string]] : []) : visible(v, [...path, k])));
+    return Object.entries(value).flatMap(([k, v]) =>
+      typeof v === 'string'
+        ? READ_BY_USERS.has(k)
+          ? [[[...path, k].join('.'), v] as [string, string]]
+          : []
+        : visible(v, [...path, k]),
+    );
   }
   return [];
 }
 
 describe('package.nls.json', () => {
-  const strings = [...visible(pkg.contributes, ['contributes']), ['displayName', pkg.displayName as string], ['description', pkg.description as string]] as [string, string][];
+  const strings = [
+    ...visible(pkg.contributes, ['contributes']),
+    ['displayName', pkg.displayName as string],
+    ['description', pkg.description as string],
+  ] as [string, string][];
 
   it('every contributed text a user reads is a %key% of it', () => {
     const inline = strings.filter(([, v]) => !/^%[\w.-]+%$/.test(v));
@@ -31,7 +57,9 @@ describe('package.nls.json', () => {
   });
 
   it('every key used has its text, and every text is used', () => {
-    const used = new Set(strings.map(([, v]) => /^%([\w.-]+)%$/.exec(v)?.[1]).filter((k): k is string => k !== undefined));
+    const used = new Set(
+      strings.map(([, v]) => /^%([\w.-]+)%$/.exec(v)?.[1]).filter((k): k is string => k !== undefined),
+    );
     expect([...used].filter((k) => typeof nls[k] !== 'string' || nls[k] === '')).toEqual([]);
     expect(Object.keys(nls).filter((k) => !used.has(k))).toEqual([]);
   });

@@ -70,6 +70,8 @@ describe('system prerequisites', () => {
     expect(without).toEqual(p.BUILD.map((r) => r.apt));
     const check = p.requirementsFor('check', { serverInstall: false }).map((r) => r.apt);
     expect(check).toContain('chromium');
-    expect(p.requirementsFor('ci').map((r) => r.apt)).toEqual(expect.arrayContaining(['openssh-server', 'libkrb5-dev', 'chromium', 'hipcc', 'clang-19']));
+    expect(p.requirementsFor('ci').map((r) => r.apt)).toEqual(
+      expect.arrayContaining(['openssh-server', 'libkrb5-dev', 'chromium', 'hipcc', 'clang-19']),
+    );
   });
 });

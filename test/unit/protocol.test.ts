@@ -4,15 +4,42 @@ import { done, hello, sample } from '../support/records';
 
 describe('protocol', () => {
   it('accepts each record type of docs/PROTOCOL.md', () => {
-    for (const r of [hello, sample(), done, { type: 'progress', done: 1, total: 4 }, { type: 'heartbeat', elapsedMs: 2001 }, { type: 'warning', code: 'simulated', message: 'x' }, { type: 'error', code: 'usage', message: 'bad' }]) {
+    for (const r of [
+      hello,
+      sample(),
+      done,
+      { type: 'progress', done: 1, total: 4 },
+      { type: 'heartbeat', elapsedMs: 2001 },
+      { type: 'warning', code: 'simulated', message: 'x' },
+      { type: 'error', code: 'usage', message: 'bad' },
+    ]) {
       expect(parseLine(JSON.stringify(r))).toMatchObject({ kind: 'record', record: { type: r.type } });
     }
   });
 
   it('device-span: peer -1 is a scope; a CU, XCC or peer outside the hardware ids is refused with the field named', () => {
-    const span = { type: 'device-span', gpu: 0, cu: 12, xcc: 3, label: 'a2a', startNs: 10, endNs: 20, bytes: 0, peer: -1, mover: 'cu', pull: false };
+    const span = {
+      type: 'device-span',
+      gpu: 0,
+      cu: 12,
+      xcc: 3,
+      label: 'a2a',
+      startNs: 10,
+      endNs: 20,
+      bytes: 0,
+      peer: -1,
+      mover: 'cu',
+      pull: false,
+    };
     expect(parseLine(JSON.stringify(span))).toMatchObject({ kind: 'record', record: span });
-    for (const [field, value] of [['cu', 1024], ['xcc', -1], ['peer', -2], ['peer', 1.5], ['mover', 'sm'], ['pull', 0]] as const) {
+    for (const [field, value] of [
+      ['cu', 1024],
+      ['xcc', -1],
+      ['peer', -2],
+      ['peer', 1.5],
+      ['mover', 'sm'],
+      ['pull', 0],
+    ] as const) {
       const r = parseLine(JSON.stringify({ ...span, [field]: value }));
       expect(r.kind).toBe('malformed');
       expect(r.kind === 'malformed' && r.reason).toMatch(new RegExp(`^device-span\\.${field}: `));

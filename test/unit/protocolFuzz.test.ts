@@ -11,7 +11,13 @@ import { describe, expect, it } from 'vitest';
 import type { RecordType } from '../../src/core/protocol';
 import { RECORD_SCHEMAS, RECORD_TYPES, parseLine } from '../../src/core/protocol';
 
-const FIXTURES = ['runs/sim-sweep-seed1.ndjson', 'runs/sim-matrix-seed1.ndjson', 'runs/sim-matrix-concurrent-seed1.ndjson', 'runmode/h200x1/runmode-fused-a2a.ndjson', 'runmode/h200x1/runmode-cancel.ndjson'];
+const FIXTURES = [
+  'runs/sim-sweep-seed1.ndjson',
+  'runs/sim-matrix-seed1.ndjson',
+  'runs/sim-matrix-concurrent-seed1.ndjson',
+  'runmode/h200x1/runmode-fused-a2a.ndjson',
+  'runmode/h200x1/runmode-cancel.ndjson',
+];
 const MUTATED_LINES = 100_000;
 
 /** xorshift32: the same lines on every run, so a failure can be replayed. */
@@ -25,7 +31,21 @@ function rng(seed: number) {
   };
 }
 
-const ODD = ['null', '-1', '1e309', '"\\u0000"', '[]', '{}', 'true', '"x"', '9007199254740993', '-0', '""', '"\\ud800"', '1.5'];
+const ODD = [
+  'null',
+  '-1',
+  '1e309',
+  '"\\u0000"',
+  '[]',
+  '{}',
+  'true',
+  '"x"',
+  '9007199254740993',
+  '-0',
+  '""',
+  '"\\ud800"',
+  '1.5',
+];
 
 function mutate(line: string, others: string[], pick: (n: number) => number): string {
   switch (pick(7)) {
@@ -73,8 +93,15 @@ function mutate(line: string, others: string[], pick: (n: number) => number): st
 
 describe('parseLine against 100,000 mutated lines of real helper output', () => {
   it('never throws, and every line it accepts passes the full schema', () => {
-    const lines = FIXTURES.flatMap((f) => readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8').split('\n'))
-      .filter((l) => l.startsWith('{"type":') && !l.startsWith('{"type":"run"') && !l.startsWith('{"type":"run-end"') && !l.startsWith('{"type":"host-problem"'));
+    const lines = FIXTURES.flatMap((f) =>
+      readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8').split('\n'),
+    ).filter(
+      (l) =>
+        l.startsWith('{"type":') &&
+        !l.startsWith('{"type":"run"') &&
+        !l.startsWith('{"type":"run-end"') &&
+        !l.startsWith('{"type":"host-problem"'),
+    );
     expect(lines.length).toBeGreaterThan(100);
     const pick = rng(0x5d3a);
     const tally = { threw: 0, accepted: 0, malformed: 0, unknownType: 0, acceptedButInvalid: 0 };
@@ -94,7 +121,9 @@ describe('parseLine against 100,000 mutated lines of real helper output', () => 
       } else if (result.kind === 'malformed') tally.malformed++;
       else tally.unknownType++;
     }
-    console.log(`parseLine fuzz: ${MUTATED_LINES} mutated lines from ${lines.length} real ones: ${JSON.stringify(tally)}`);
+    console.log(
+      `parseLine fuzz: ${MUTATED_LINES} mutated lines from ${lines.length} real ones: ${JSON.stringify(tally)}`,
+    );
     expect(tally.threw).toBe(0);
     expect(tally.acceptedButInvalid).toBe(0);
     // The mutations must actually reach both sides of the validator.

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { findCrossover } from '../../src/core/advice/crossover';
 import { newRun } from '../../src/core/run';
-import { fullGridEstimateMs, judge, midSize, placedRatio, uniformGrid, withRefinements } from '../../src/core/sweep/refine';
+import {
+  fullGridEstimateMs,
+  judge,
+  midSize,
+  placedRatio,
+  uniformGrid,
+  withRefinements,
+} from '../../src/core/sweep/refine';
 import { header, sample } from '../support/records';
 
 const KiB = 1024;
@@ -14,7 +21,16 @@ function samples(sizes: number[], crossAt: number, reps = 10) {
     const engineNs = 1000 + crossAt / 100 - crossAt / 200 + sizeBytes / 200;
     const times = (ns: number) => Array.from({ length: reps }, (_, i) => ns * (1 + (i - reps / 2) * 0.001));
     return [
-      sample({ mover: 'engine', initiator: 'device', sizeBytes, cus: 1, engines: 1, meanNs: engineNs, timesNs: times(engineNs), iters: reps }),
+      sample({
+        mover: 'engine',
+        initiator: 'device',
+        sizeBytes,
+        cus: 1,
+        engines: 1,
+        meanNs: engineNs,
+        timesNs: times(engineNs),
+        iters: reps,
+      }),
       sample({ mover: 'cu', initiator: 'device', sizeBytes, cus: 64, meanNs: cuNs, timesNs: times(cuNs), iters: reps }),
     ];
   });
@@ -36,7 +52,11 @@ describe('refinement', () => {
     expect(judge(narrow, { tolerance: 0.1 })).toEqual({ placed: true });
     // Too few repetitions to judge: measure the two sizes again with more.
     const thin = findCrossover(samples([2.8 * MiB, 3.2 * MiB], 3 * MiB, 2), 'device', 64);
-    expect(judge(thin, { tolerance: 0.1 })).toMatchObject({ placed: false, sizes: [2.8 * MiB, 3.2 * MiB], moreIters: true });
+    expect(judge(thin, { tolerance: 0.1 })).toMatchObject({
+      placed: false,
+      sizes: [2.8 * MiB, 3.2 * MiB],
+      moreIters: true,
+    });
   });
 
   it('merges rounds into the sweep: a size measured again replaces the grid point', () => {
@@ -52,7 +72,8 @@ describe('refinement', () => {
     const sizes = uniformGrid(4 * KiB, 1024 * MiB, 0.1);
     expect(sizes[0]).toBe(4 * KiB);
     expect(sizes.at(-1)).toBe(1024 * MiB);
-    for (let i = 1; i < sizes.length; i++) expect(sizes[i]! / sizes[i - 1]!).toBeLessThanOrEqual(placedRatio(0.1) * 1.01);
+    for (let i = 1; i < sizes.length; i++)
+      expect(sizes[i]! / sizes[i - 1]!).toBeLessThanOrEqual(placedRatio(0.1) * 1.01);
     const grid = { ...newRun(header('grid')), samples: samples([4 * KiB, 1024 * MiB], 3 * MiB) };
     const estimate = fullGridEstimateMs(grid, 400, 0.1)!;
     // 4 samples in 400 ms: 100 ms a point; 2 points a size over the uniform grid's sizes.

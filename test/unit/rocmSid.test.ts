@@ -32,7 +32,9 @@ describe.skipIf(!present)('AMD build against Debian sid ROCm (records of native/
     const files = readdirSync(dir!).filter((f) => f.endsWith('.ndjson') && f !== 'rccl.ndjson');
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {
-      const text = readFileSync(join(dir!, f), 'utf8').split('\n').filter((l) => l.trim() !== '');
+      const text = readFileSync(join(dir!, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       expect(text.length, `${f} is empty`).toBeGreaterThan(0);
       for (const line of text) expect(parseLine(line).kind, `${f}: ${line}`).toBe('record');
     }
@@ -61,7 +63,10 @@ describe.skipIf(!present)('AMD build against Debian sid ROCm (records of native/
       // The library's chain is incomplete: the helper must say which piece, as the loader does.
       expect(missing.length, 'ldd found everything, yet the helper could not load it').toBeGreaterThan(0);
       expect(failed!.message).toMatch(/^cannot load rccl: /);
-      expect(missing.some((lib) => failed!.message.includes(lib)), failed!.message).toBe(true);
+      expect(
+        missing.some((lib) => failed!.message.includes(lib)),
+        failed!.message,
+      ).toBe(true);
       writeFileSync(join(dir!, 'detection.txt'), `helper: ${failed!.message}`);
     }
   });

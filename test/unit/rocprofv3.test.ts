@@ -12,7 +12,13 @@ describe('rocprofv3 CSV traces (public samples)', () => {
   it('reads kernel dispatches with their names, grid and times', () => {
     const k = readKernelTrace(fixture('kernel_trace.csv'));
     expect(k).toHaveLength(8);
-    expect(k[0]).toMatchObject({ agentId: 2, dispatchId: 1, name: 'void addition_kernel<float>(float*, float const*, float const*, int, int)', gridSize: [1024, 1024, 1], workgroupSize: [64, 1, 1] });
+    expect(k[0]).toMatchObject({
+      agentId: 2,
+      dispatchId: 1,
+      name: 'void addition_kernel<float>(float*, float const*, float const*, int, int)',
+      gridSize: [1024, 1024, 1],
+      workgroupSize: [64, 1, 1],
+    });
     for (const d of k) expect(d.endNs).toBeGreaterThan(d.startNs);
     expect(k[0]!.endNs - k[0]!.startNs).toBe(16157);
   });
@@ -29,17 +35,26 @@ describe('rocprofv3 CSV traces (public samples)', () => {
   it('says clearly when a file is not what it should be', () => {
     expect(() => readKernelTrace('"a","b"\n1,2\n')).toThrow(TraceFormatError);
     expect(() => readKernelTrace(fixture('memory_copy_trace.csv'))).toThrow(/missing columns Kernel_Name/);
-    expect(() => readMemoryCopyTrace('"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n"MEMORY_COPY","X",1,0,2,1,99999999999999999999,1\n')).toThrow(/too large/);
+    expect(() =>
+      readMemoryCopyTrace(
+        '"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n"MEMORY_COPY","X",1,0,2,1,99999999999999999999,1\n',
+      ),
+    ).toThrow(/too large/);
   });
 
   it('parses quoted CSV fields with commas, doubled quotes and CRLF', () => {
-    expect(parseCsv('"a,b","c""d"\r\n1,"x\ny"\n')).toEqual([['a,b', 'c"d'], ['1', 'x\ny']]);
+    expect(parseCsv('"a,b","c""d"\r\n1,"x\ny"\n')).toEqual([
+      ['a,b', 'c"d'],
+      ['1', 'x\ny'],
+    ]);
   });
 });
 
 describe('printed kernel names back to source', () => {
   it('strips return type, templates and parameters', () => {
-    expect(baseName('void addition_kernel<float>(float*, float const*, float const*, int, int)')).toBe('addition_kernel');
+    expect(baseName('void addition_kernel<float>(float*, float const*, float const*, int, int)')).toBe(
+      'addition_kernel',
+    );
     expect(baseName('subtract_kernel(float*, float const*, float const*, int, int)')).toBe('subtract_kernel');
     expect(baseName('void sdma::detail::in_namespace(int*, int)')).toBe('sdma::detail::in_namespace');
     expect(baseName('void k<std::pair<int, float>, 4>(int)')).toBe('k');
@@ -49,8 +64,14 @@ describe('printed kernel names back to source', () => {
 
   it('maps dispatches to detected kernels, and reports ambiguity instead of guessing', () => {
     const sites = detectKernels(fixture('../kernels/shapes.hip'));
-    expect(matchKernel('void templated_copy<float, 4>(float const*, float*, unsigned long)', sites)).toMatchObject({ kind: 'unique', site: { name: 'templated_copy' } });
-    expect(matchKernel('_ZN4sdma6detail12in_namespaceEPii', sites)).toMatchObject({ kind: 'unique', site: { qualifiedName: 'sdma::detail::in_namespace' } });
+    expect(matchKernel('void templated_copy<float, 4>(float const*, float*, unsigned long)', sites)).toMatchObject({
+      kind: 'unique',
+      site: { name: 'templated_copy' },
+    });
+    expect(matchKernel('_ZN4sdma6detail12in_namespaceEPii', sites)).toMatchObject({
+      kind: 'unique',
+      site: { qualifiedName: 'sdma::detail::in_namespace' },
+    });
     expect(matchKernel('other_kernel(int)', sites)).toEqual({ kind: 'none' });
     const twice = detectKernels('namespace a { __global__ void k() {} }\nnamespace b { __global__ void k() {} }\n');
     expect(matchKernel('k()', twice)).toMatchObject({ kind: 'ambiguous' });

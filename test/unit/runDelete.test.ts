@@ -4,7 +4,17 @@
  * folder only when that empties it, never a folder that is not a run, never through a link,
  * never outside the runs folder. What the user put there stays and is named.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -64,7 +74,15 @@ describe('Delete Run', () => {
     expect(outcome.kept).toEqual([]);
     expect(outcome.folderRemoved).toBe(true);
     expect(existsSync(dir)).toBe(false);
-    expect(outcome.removed).toEqual(expect.arrayContaining(['run.ndjson', 'timeline.sdmatl', 'run-timeline.trace.json', join('refinements', 'round-1', 'run.ndjson'), join('timelines', 'rec-1', 'run.ndjson')]));
+    expect(outcome.removed).toEqual(
+      expect.arrayContaining([
+        'run.ndjson',
+        'timeline.sdmatl',
+        'run-timeline.trace.json',
+        join('refinements', 'round-1', 'run.ndjson'),
+        join('timelines', 'rec-1', 'run.ndjson'),
+      ]),
+    );
   });
 
   it('keeps a file and a folder the user put in the run folder, says which, and removes the rest', async () => {
@@ -84,7 +102,9 @@ describe('Delete Run', () => {
     for (const f of files) expect(existsSync(join(dir, f))).toBe(false);
     // No run.ndjson left: it is no longer a run, so no longer listed or deletable.
     expect(await store.list()).toEqual([]);
-    await expect(store.delete('r')).rejects.toThrow(/holds no run\.ndjson, so it is not an SDMA Lens run; nothing was deleted/);
+    await expect(store.delete('r')).rejects.toThrow(
+      /holds no run\.ndjson, so it is not an SDMA Lens run; nothing was deleted/,
+    );
   });
 
   it('refuses .git, src and any folder without a run file, and leaves them whole', async () => {
@@ -103,7 +123,9 @@ describe('Delete Run', () => {
     const target = save(new RunStore(outside), 'real');
     writeFileSync(join(target, 'timeline.sdmatl'), 'x');
     symlinkSync(target, join(root, 'linked'));
-    await expect(store.delete('linked')).rejects.toThrow(`${join(root, 'linked')} is a symbolic link; SDMA Lens does not follow or delete links in a runs folder`);
+    await expect(store.delete('linked')).rejects.toThrow(
+      `${join(root, 'linked')} is a symbolic link; SDMA Lens does not follow or delete links in a runs folder`,
+    );
     expect(lstatSync(join(root, 'linked')).isSymbolicLink()).toBe(true);
     expect(readdirSync(target).sort()).toEqual(['run.ndjson', 'timeline.sdmatl']);
     await expect(store.open('linked')).rejects.toThrow(/symbolic link/);
@@ -131,6 +153,7 @@ describe('Delete Run', () => {
     save(store, 'r');
     await store.delete('r');
     expect(readdirSync(root).sort()).toEqual(['.vscode', 'run.ndjson.md']);
-    for (const id of ['..', '.', '../x', `..${'/'}${'r'}`]) await expect(store.delete(id)).rejects.toThrow(RunFileError);
+    for (const id of ['..', '.', '../x', `..${'/'}${'r'}`])
+      await expect(store.delete(id)).rejects.toThrow(RunFileError);
   });
 });

@@ -23,7 +23,10 @@ class ScriptedNode implements Target {
   readonly kind = 'ssh';
   readonly label = 'node-1';
   collected: string[][] = [];
-  constructor(private readonly stdout: string, private readonly exit: ProcessExit) {}
+  constructor(
+    private readonly stdout: string,
+    private readonly exit: ProcessExit,
+  ) {}
   spawn(): HelperProcess {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -50,19 +53,37 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const helperOn = (backends = ['sim']) => {
   const state = { forgotten: 0 };
-  return { state, helpers: { helperFor: async () => ({ path: '/node/cache/sdma-probe', backends, source: 'cached' }), forget: () => state.forgotten++ } };
+  return {
+    state,
+    helpers: {
+      helperFor: async () => ({ path: '/node/cache/sdma-probe', backends, source: 'cached' }),
+      forget: () => state.forgotten++,
+    },
+  };
 };
 
 describe('runHelperCommand', () => {
   it('a node whose shell no longer finds the helper (exit 127) makes the provider forget it, and the files are still collected', async () => {
     const node = new ScriptedNode('', { exitCode: 127, signal: null });
     const { state, helpers } = helperOn();
-    const result = await runHelperCommand({ command: 'sweep', idTag: 'sim', produces: ['timeline.sdmatl'], args: (out) => ['sweep', '--timeline-out', out('timeline.sdmatl')] }, { target: node, helpers, store: new RunStore(dir) });
+    const result = await runHelperCommand(
+      {
+        command: 'sweep',
+        idTag: 'sim',
+        produces: ['timeline.sdmatl'],
+        args: (out) => ['sweep', '--timeline-out', out('timeline.sdmatl')],
+      },
+      { target: node, helpers, store: new RunStore(dir) },
+    );
     expect(result.kind).toBe('ended');
     expect(state.forgotten).toBe(1);
     expect(node.collected).toEqual([['timeline.sdmatl']]);
     if (result.kind === 'ended') {
-      expect(result.run.header.helper.args).toEqual(['sweep', '--timeline-out', `/node/cache/out/${result.run.header.id}/timeline.sdmatl`]);
+      expect(result.run.header.helper.args).toEqual([
+        'sweep',
+        '--timeline-out',
+        `/node/cache/out/${result.run.header.id}/timeline.sdmatl`,
+      ]);
       expect(result.run.header.target).toEqual({ kind: 'ssh', host: 'node-1' });
       expect(result.missing).toEqual(['timeline.sdmatl']);
     }
@@ -71,7 +92,10 @@ describe('runHelperCommand', () => {
   it('a run that went well keeps its folder; the helper is not forgotten', async () => {
     const node = new ScriptedNode([hello, sample(), done].map(line).join(''), { exitCode: 0, signal: null });
     const { state, helpers } = helperOn();
-    const result = await runHelperCommand({ command: 'sweep', idTag: 'sim', args: () => ['sweep'] }, { target: node, helpers, store: new RunStore(dir) });
+    const result = await runHelperCommand(
+      { command: 'sweep', idTag: 'sim', args: () => ['sweep'] },
+      { target: node, helpers, store: new RunStore(dir) },
+    );
     expect(result.kind === 'ended' && result.run.end?.status).toBe('ok');
     expect(state.forgotten).toBe(0);
     expect(readdirSync(dir)).toHaveLength(1);
@@ -80,8 +104,14 @@ describe('runHelperCommand', () => {
 
   it('a usage error that measured nothing keeps no run folder', async () => {
     const error = { type: 'error', code: 'usage', message: '--iters needs a number' };
-    const node = new ScriptedNode([hello, error, { ...done, status: 'error' }].map(line).join(''), { exitCode: 2, signal: null });
-    const result = await runHelperCommand({ command: 'sweep', idTag: 'sim', args: () => ['sweep'] }, { target: node, helpers: helperOn().helpers, store: new RunStore(dir) });
+    const node = new ScriptedNode([hello, error, { ...done, status: 'error' }].map(line).join(''), {
+      exitCode: 2,
+      signal: null,
+    });
+    const result = await runHelperCommand(
+      { command: 'sweep', idTag: 'sim', args: () => ['sweep'] },
+      { target: node, helpers: helperOn().helpers, store: new RunStore(dir) },
+    );
     expect(result).toEqual({ kind: 'refused', message: '--iters needs a number' });
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -91,7 +121,9 @@ describe('checkBackend', () => {
   it('passes auto, sim and a backend the helper has; refuses another with a fix that fits how the helper was found', () => {
     const built = { path: '/p/sdma-probe', backends: ['sim', 'cuda'], source: 'built' };
     for (const b of ['auto', 'sim', 'cuda']) expect(() => checkBackend(built, b, 'node-1')).not.toThrow();
-    expect(() => checkBackend(built, 'hip', 'node-1')).toThrow('the helper on node-1 has no hip backend (it has: sim, cuda)');
+    expect(() => checkBackend(built, 'hip', 'node-1')).toThrow(
+      'the helper on node-1 has no hip backend (it has: sim, cuda)',
+    );
     const refused = (() => {
       try {
         checkBackend({ ...built, source: 'setting' }, 'hip', 'local');
@@ -113,9 +145,17 @@ describe('what fixes a failure, and endSentence', () => {
   it('an SSH failure is fixed by the target (the error message offers Select Target), a helper failure by the helper', () => {
     const ssh = new SshError('ssh: connect to host n port 22: Connection refused', 'Check the host.');
     expect(ssh).toBeInstanceOf(HelperError);
-    expect({ message: ssh.message, remedy: ssh.remedy, fixedBy: ssh.fixedBy }).toEqual({ message: 'ssh: connect to host n port 22: Connection refused', remedy: 'Check the host.', fixedBy: 'target' });
+    expect({ message: ssh.message, remedy: ssh.remedy, fixedBy: ssh.fixedBy }).toEqual({
+      message: 'ssh: connect to host n port 22: Connection refused',
+      remedy: 'Check the host.',
+      fixedBy: 'target',
+    });
     const helper = new HelperError('no helper', 'Set sdmaLens.helperPath.');
-    expect({ message: helper.message, remedy: helper.remedy, fixedBy: helper.fixedBy }).toEqual({ message: 'no helper', remedy: 'Set sdmaLens.helperPath.', fixedBy: 'helper' });
+    expect({ message: helper.message, remedy: helper.remedy, fixedBy: helper.fixedBy }).toEqual({
+      message: 'no helper',
+      remedy: 'Set sdmaLens.helperPath.',
+      fixedBy: 'helper',
+    });
   });
 
   it('says nothing for a run that went well, and counts what a cancelled run kept', () => {
@@ -157,14 +197,38 @@ class InfoNode implements Target {
       stderr.end();
       return Promise.resolve(exit);
     };
-    if (args[0] !== 'info') return { pid: 1, stdout, stderr, exit: end([hello, sample(), done].map(line).join(''), { exitCode: 0, signal: null }) };
-    if (this.info === 'answers') return { pid: 1, stdout, stderr, exit: end(line({ ...hello, command: 'info' }) + JSON.stringify(topology), { exitCode: 0, signal: null }) };
-    if (this.info === 'fails') return { pid: 1, stdout, stderr, exit: end(line({ type: 'error', code: 'backend', message: 'no hip backend' }), { exitCode: 1, signal: null }) };
-    const exit = new Promise<ProcessExit>((resolve) => options.signal?.addEventListener('abort', () => {
-      stdout.end();
-      stderr.end();
-      resolve({ exitCode: null, signal: 'SIGTERM' });
-    }, { once: true }));
+    if (args[0] !== 'info')
+      return {
+        pid: 1,
+        stdout,
+        stderr,
+        exit: end([hello, sample(), done].map(line).join(''), { exitCode: 0, signal: null }),
+      };
+    if (this.info === 'answers')
+      return {
+        pid: 1,
+        stdout,
+        stderr,
+        exit: end(line({ ...hello, command: 'info' }) + JSON.stringify(topology), { exitCode: 0, signal: null }),
+      };
+    if (this.info === 'fails')
+      return {
+        pid: 1,
+        stdout,
+        stderr,
+        exit: end(line({ type: 'error', code: 'backend', message: 'no hip backend' }), { exitCode: 1, signal: null }),
+      };
+    const exit = new Promise<ProcessExit>((resolve) =>
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          stdout.end();
+          stderr.end();
+          resolve({ exitCode: null, signal: 'SIGTERM' });
+        },
+        { once: true },
+      ),
+    );
     return { pid: 1, stdout, stderr, exit };
   }
   async outputs(): Promise<RunOutputs> {
@@ -172,13 +236,21 @@ class InfoNode implements Target {
   }
 }
 
-const sweepCmd = (backend = 'sim') => ({ command: 'sweep' as const, idTag: backend, backend, args: () => ['sweep', '--backend', backend] });
+const sweepCmd = (backend = 'sim') => ({
+  command: 'sweep' as const,
+  idTag: backend,
+  backend,
+  args: () => ['sweep', '--backend', backend],
+});
 
-describe('the pre-start step: the node\'s info inside the run flow', () => {
+describe("the pre-start step: the node's info inside the run flow", () => {
   it('asks `info` through the helper found for the command, once, and hands the node to choose and beforeStart', async () => {
     const node = new InfoNode();
     let lookups = 0;
-    const helpers = { helperFor: async () => (lookups++, { path: '/opt/sdma-probe', backends: ['sim'], source: 'setting' }), forget: () => {} };
+    const helpers = {
+      helperFor: async () => (lookups++, { path: '/opt/sdma-probe', backends: ['sim'], source: 'setting' }),
+      forget: () => {},
+    };
     const seen: string[] = [];
     const result = await runHelperCommand(sweepCmd(), {
       target: node,
@@ -190,11 +262,16 @@ describe('the pre-start step: the node\'s info inside the run flow', () => {
         return sweepCmd('auto');
       },
       beforeStart: async ({ node: answer, helper }) => {
-        seen.push(answer && 'info' in answer ? `check: ${answer.info.topology.node.model} via ${helper.path}` : 'check: none');
+        seen.push(
+          answer && 'info' in answer ? `check: ${answer.info.topology.node.model} via ${helper.path}` : 'check: none',
+        );
       },
     });
     expect(lookups).toBe(1);
-    expect(node.spawned).toEqual([['/opt/sdma-probe', 'info', '--backend', 'sim', '--sim-gpus', '1'], ['/opt/sdma-probe', 'sweep', '--backend', 'auto']]);
+    expect(node.spawned).toEqual([
+      ['/opt/sdma-probe', 'info', '--backend', 'sim', '--sim-gpus', '1'],
+      ['/opt/sdma-probe', 'sweep', '--backend', 'auto'],
+    ]);
     expect(seen).toEqual(['choose: 1 GPU', 'check: AMD Instinct MI350X via /opt/sdma-probe']);
     expect(result.kind === 'ended' && result.run.header.helper.args).toEqual(['sweep', '--backend', 'auto']);
   });
@@ -217,7 +294,16 @@ describe('the pre-start step: the node\'s info inside the run flow', () => {
   it('a cancel while `info` runs ends the command before it starts: no helper run, nothing saved', async () => {
     const node = new InfoNode('hangs');
     const controller = new AbortController();
-    const pending = runHelperCommand(sweepCmd(), { target: node, helpers: helperOn().helpers, store: new RunStore(dir), signal: controller.signal, nodeInfo: { backend: 'sim' }, beforeStart: async () => { throw new Error('not reached'); } });
+    const pending = runHelperCommand(sweepCmd(), {
+      target: node,
+      helpers: helperOn().helpers,
+      store: new RunStore(dir),
+      signal: controller.signal,
+      nodeInfo: { backend: 'sim' },
+      beforeStart: async () => {
+        throw new Error('not reached');
+      },
+    });
     await new Promise((r) => setTimeout(r, 20));
     expect(node.spawned.map((a) => a[1])).toEqual(['info']);
     controller.abort();
@@ -228,7 +314,13 @@ describe('the pre-start step: the node\'s info inside the run flow', () => {
 
   it('a choice of nothing (a quick pick dismissed) is declined: nothing run or saved', async () => {
     const node = new InfoNode();
-    const result = await runHelperCommand(sweepCmd(), { target: node, helpers: helperOn().helpers, store: new RunStore(dir), nodeInfo: { backend: 'sim' }, choose: async () => undefined });
+    const result = await runHelperCommand(sweepCmd(), {
+      target: node,
+      helpers: helperOn().helpers,
+      store: new RunStore(dir),
+      nodeInfo: { backend: 'sim' },
+      choose: async () => undefined,
+    });
     expect(result).toEqual({ kind: 'not-started', declined: true });
     expect(node.spawned.map((a) => a[1])).toEqual(['info']);
     expect(readdirSync(dir)).toEqual([]);
@@ -236,7 +328,13 @@ describe('the pre-start step: the node\'s info inside the run flow', () => {
 
   it('the backend is checked on the command chosen, after the choice', async () => {
     const node = new InfoNode();
-    const run = (chosen: string) => runHelperCommand(sweepCmd('hip'), { target: node, helpers: helperOn(['sim']).helpers, store: new RunStore(dir), choose: async () => sweepCmd(chosen) });
+    const run = (chosen: string) =>
+      runHelperCommand(sweepCmd('hip'), {
+        target: node,
+        helpers: helperOn(['sim']).helpers,
+        store: new RunStore(dir),
+        choose: async () => sweepCmd(chosen),
+      });
     expect((await run('sim')).kind).toBe('ended');
     await expect(run('cuda')).rejects.toThrow('has no cuda backend');
   });

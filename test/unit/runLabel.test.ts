@@ -26,7 +26,10 @@ describe("a run's tab label", () => {
     const collective = newRun({ ...header('2026-11-30T04-05-06-000Z-collective-auto-abcd'), command: 'collective' });
     applySavedValue(collective, { ...hello, command: 'collective' });
     expect(runTabLabel(collective)).toBe('04:05:06 sim');
-    const imported = newRun({ ...header('2026-11-30T07-08-09-000Z-import-TransferBench-abcd'), source: { tool: 'TransferBench', format: 'text', file: 'a.txt' } });
+    const imported = newRun({
+      ...header('2026-11-30T07-08-09-000Z-import-TransferBench-abcd'),
+      source: { tool: 'TransferBench', format: 'text', file: 'a.txt' },
+    });
     expect(runTabLabel(imported)).toBe('07:08:09 TransferBench');
     expect(tabLabel({ id, createdAt: '2026-11-30T01:02:03.456Z', simulated: true })).toBe('01:02:03 sim');
   });

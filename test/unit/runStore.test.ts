@@ -20,14 +20,25 @@ function save(id: string, lines: string[]) {
   w.close();
 }
 
-const end = (status: string) => JSON.stringify({ type: 'run-end', status, exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01.000Z' });
+const end = (status: string) =>
+  JSON.stringify({
+    type: 'run-end',
+    status,
+    exitCode: 0,
+    signal: null,
+    message: '',
+    endedAt: '2026-11-30T00:00:01.000Z',
+  });
 
 describe('RunStore', () => {
   it('lists runs newest first with their status', async () => {
     save('2026-11-30T01-00-00-000Z-sweep-sim-aaaa', [JSON.stringify(hello), JSON.stringify(done), end('ok')]);
     save('2026-11-30T02-00-00-000Z-sweep-sim-bbbb', [JSON.stringify(hello), JSON.stringify(sample())]);
     const list = await store.list();
-    expect(list.map((r) => [r.id.slice(11, 13), r.status])).toEqual([['02', 'incomplete'], ['01', 'ok']]);
+    expect(list.map((r) => [r.id.slice(11, 13), r.status])).toEqual([
+      ['02', 'incomplete'],
+      ['01', 'ok'],
+    ]);
   });
 
   it('lists a run with a corrupt header as corrupt instead of failing the list; a folder without a run file is not a run', async () => {
@@ -43,7 +54,13 @@ describe('RunStore', () => {
   });
 
   it('opens a run whose middle lines are damaged, keeping every readable record', async () => {
-    save('r', [JSON.stringify(hello), JSON.stringify(sample({ sizeBytes: 4096 })), '{"type":"sample","siz', '\u0000\u0000', JSON.stringify(sample({ sizeBytes: 8192 }))]);
+    save('r', [
+      JSON.stringify(hello),
+      JSON.stringify(sample({ sizeBytes: 4096 })),
+      '{"type":"sample","siz',
+      '\u0000\u0000',
+      JSON.stringify(sample({ sizeBytes: 8192 })),
+    ]);
     appendFileSync(store.fileOf('r'), '{"type":"samp'); // torn last line: the host died mid-write
     const run = await store.open('r');
     expect(run.samples.map((s) => s.sizeBytes)).toEqual([4096, 8192]);
@@ -53,7 +70,8 @@ describe('RunStore', () => {
   });
 
   it('refuses ids that would leave the runs folder', () => {
-    for (const id of ['..', '../x', 'a/b', '', 'x'.repeat(200), '.', 'a\nb']) expect(() => store.dirOf(id)).toThrow(RunFileError);
+    for (const id of ['..', '../x', 'a/b', '', 'x'.repeat(200), '.', 'a\nb'])
+      expect(() => store.dirOf(id)).toThrow(RunFileError);
   });
 
   it('deletes a run and its files', async () => {
@@ -84,7 +102,10 @@ describe('RunStore', () => {
     const t0 = performance.now();
     const list = await store.list();
     expect(performance.now() - t0).toBeLessThan(2000);
-    expect(list.find((r) => r.id === 'fifo')).toMatchObject({ status: 'corrupt', error: expect.stringMatching(/fifo\/run\.ndjson is a FIFO \(named pipe\), not a regular file; refused/) });
+    expect(list.find((r) => r.id === 'fifo')).toMatchObject({
+      status: 'corrupt',
+      error: expect.stringMatching(/fifo\/run\.ndjson is a FIFO \(named pipe\), not a regular file; refused/),
+    });
     expect(list.find((r) => r.id === 'device')?.error).toMatch(/is a symbolic link, not a regular file/);
     expect(list.find((r) => r.id === 'link')?.error).toMatch(/link\/run\.ndjson is a symbolic link/);
     expect(list.find((r) => r.id === 'good')).toMatchObject({ status: 'ok' });
@@ -94,12 +115,23 @@ describe('RunStore', () => {
   });
 
   it('says how many problems a run that ended had, and the first, without reading it all', async () => {
-    save('p', [JSON.stringify(hello), JSON.stringify({ type: 'host-problem', message: 'skipped a malformed line from the helper: x' }), JSON.stringify({ ...JSON.parse(end('ok')), problems: 7, firstProblem: 'skipped a malformed line from the helper: x' })]);
+    save('p', [
+      JSON.stringify(hello),
+      JSON.stringify({ type: 'host-problem', message: 'skipped a malformed line from the helper: x' }),
+      JSON.stringify({
+        ...JSON.parse(end('ok')),
+        problems: 7,
+        firstProblem: 'skipped a malformed line from the helper: x',
+      }),
+    ]);
     save('torn', [JSON.stringify(hello), JSON.stringify({ type: 'host-problem', message: 'first one' })]);
     appendFileSync(store.fileOf('torn'), '{"type":"samp');
     save('clean', [JSON.stringify(hello), end('ok')]);
     const list = await store.list();
-    expect(list.find((r) => r.id === 'p')?.problems).toEqual({ count: 7, first: 'skipped a malformed line from the helper: x' });
+    expect(list.find((r) => r.id === 'p')?.problems).toEqual({
+      count: 7,
+      first: 'skipped a malformed line from the helper: x',
+    });
     expect(list.find((r) => r.id === 'torn')?.problems).toEqual({ count: 2, first: 'first one' });
     expect(list.find((r) => r.id === 'clean')?.problems).toBeUndefined();
   });

@@ -33,7 +33,8 @@ vi.mock('vscode', () => {
     fire() {}
     dispose() {}
   }
-  const fill = (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
+  const fill = (message: string, ...args: unknown[]) =>
+    message.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
   return {
     TreeItem,
     EventEmitter,
@@ -46,7 +47,10 @@ vi.mock('vscode', () => {
     },
     RelativePattern: class {},
     Uri: { file: (fsPath: string) => ({ fsPath, scheme: 'file' }) },
-    l10n: { t: (m: string | { message: string; args: unknown[] }, ...args: unknown[]) => (typeof m === 'string' ? fill(m, ...args) : fill(m.message, ...m.args)) },
+    l10n: {
+      t: (m: string | { message: string; args: unknown[] }, ...args: unknown[]) =>
+        typeof m === 'string' ? fill(m, ...args) : fill(m.message, ...m.args),
+    },
     workspace: {
       onDidChangeConfiguration: () => ({ dispose() {} }),
       createFileSystemWatcher: () => ({ onDidCreate() {}, onDidChange() {}, onDidDelete() {}, dispose() {} }),
@@ -75,7 +79,7 @@ function workspaceAsRunsFolder(): void {
   writeFileSync(join(root, 'damaged', 'run.ndjson'), 'not a header\n');
   for (const d of ['.git', 'src', '.ssh', 'node_modules']) {
     mkdirSync(join(root, d, 'inner'), { recursive: true });
-    writeFileSync(join(root, d, 'file.txt'), 'the user\'s\n');
+    writeFileSync(join(root, d, 'file.txt'), "the user's\n");
   }
   // A link to a run folder elsewhere: not a run of this folder, never followed.
   elsewhere = mkdtempSync(join(tmpdir(), 'sdma-elsewhere-'));
@@ -113,9 +117,15 @@ describe('the runs of a runs folder that is a whole workspace', () => {
     workspaceAsRunsFolder();
     const r = await runCli(['runs', '--runs-dir', root]);
     expect(r.code).toBe(0);
-    const ids = r.out.trim().split('\n').map((l) => l.split('  ')[0]);
+    const ids = r.out
+      .trim()
+      .split('\n')
+      .map((l) => l.split('  ')[0]);
     expect(ids).toEqual(['damaged', '2026-11-30T01-00-00-000Z-sweep-sim-aaaa']);
     const json = await runCli(['runs', '--runs-dir', root, '--json']);
-    expect((JSON.parse(json.out) as { id: string }[]).map((s) => s.id)).toEqual(['damaged', '2026-11-30T01-00-00-000Z-sweep-sim-aaaa']);
+    expect((JSON.parse(json.out) as { id: string }[]).map((s) => s.id)).toEqual([
+      'damaged',
+      '2026-11-30T01-00-00-000Z-sweep-sim-aaaa',
+    ]);
   });
 });

@@ -4,13 +4,29 @@
  * larger than its fstat said. Reads that could run away run in a limited child (limitedChild.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FleetStore } from '../../src/core/fleetRun/fleetStore';
 import { LIMITS } from '../../src/core/limits';
-import { FILE_KINDS, SafeFileError, TIMELINE_MAX_BYTES, checkSafeFile, readSafeFile, readSafeFileSync } from '../../src/core/runs/safeFile';
+import {
+  FILE_KINDS,
+  SafeFileError,
+  TIMELINE_MAX_BYTES,
+  checkSafeFile,
+  readSafeFile,
+  readSafeFileSync,
+} from '../../src/core/runs/safeFile';
 import { bundle, refusal, runLimited } from './limitedChild';
 
 const SLOW = 60_000;
@@ -46,7 +62,9 @@ describe('readSafeFile', () => {
     expect((await readSafeFile(file, 'thresholds')).length).toBe(cap);
     expect(readSafeFileSync(file, 'thresholds').length).toBe(cap);
     truncateSync(file, cap + 1);
-    await expect(readSafeFile(file, 'thresholds')).rejects.toThrow(`${file} is larger than 1 MiB, more than a thresholds file can be; refused`);
+    await expect(readSafeFile(file, 'thresholds')).rejects.toThrow(
+      `${file} is larger than 1 MiB, more than a thresholds file can be; refused`,
+    );
     expect(() => readSafeFileSync(file, 'thresholds')).toThrow(SafeFileError);
   });
 
@@ -57,30 +75,60 @@ describe('readSafeFile', () => {
     const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
     mkdirSync(join(dir, 'folder'));
-    await expect(readSafeFile(link, 'fleet-index')).rejects.toMatchObject({ problem: 'refused', message: `${link} is a symbolic link, not a regular file; refused (SDMA Lens reads only regular files in a fleet folder)` });
-    await expect(checkSafeFile(fifo, 'timeline')).rejects.toMatchObject({ problem: 'refused', message: `${fifo} is a FIFO (named pipe), not a regular file; refused (SDMA Lens reads only regular files in a run folder)` });
-    await expect(readSafeFile(join(dir, 'folder'), 'import')).rejects.toMatchObject({ problem: 'refused', message: `${join(dir, 'folder')} is a folder, not a regular file; refused (import the file itself)` });
-    await expect(readSafeFile(join(dir, 'none'), 'import')).rejects.toMatchObject({ problem: 'missing', message: `${join(dir, 'none')} does not exist` });
-    expect(() => readSafeFileSync('/dev/null', 'thresholds')).toThrow('/dev/null is a device, not a regular file; refused (name the thresholds file itself)');
+    await expect(readSafeFile(link, 'fleet-index')).rejects.toMatchObject({
+      problem: 'refused',
+      message: `${link} is a symbolic link, not a regular file; refused (SDMA Lens reads only regular files in a fleet folder)`,
+    });
+    await expect(checkSafeFile(fifo, 'timeline')).rejects.toMatchObject({
+      problem: 'refused',
+      message: `${fifo} is a FIFO (named pipe), not a regular file; refused (SDMA Lens reads only regular files in a run folder)`,
+    });
+    await expect(readSafeFile(join(dir, 'folder'), 'import')).rejects.toMatchObject({
+      problem: 'refused',
+      message: `${join(dir, 'folder')} is a folder, not a regular file; refused (import the file itself)`,
+    });
+    await expect(readSafeFile(join(dir, 'none'), 'import')).rejects.toMatchObject({
+      problem: 'missing',
+      message: `${join(dir, 'none')} does not exist`,
+    });
+    expect(() => readSafeFileSync('/dev/null', 'thresholds')).toThrow(
+      '/dev/null is a device, not a regular file; refused (name the thresholds file itself)',
+    );
   });
 
   // /proc/kallsyms says it has 0 bytes and reads megabytes: a read bounded by the fstat size would take 1 byte, one unbounded all.
-  const kallsyms = statSync('/proc/kallsyms', { throwIfNoEntry: false })?.size === 0 && readFileSync('/proc/kallsyms').length > FILE_KINDS.thresholds.maxBytes;
-  it.skipIf(!kallsyms)('stops at the cap on a file that reports no size and reads on (/proc/kallsyms), async and sync', () => {
-    for (const sync of [false, true]) {
-      expect(refusal(runLimited(driver, { file: '/proc/kallsyms', kind: 'thresholds', sync }))).toBe('/proc/kallsyms is larger than 1 MiB, more than a thresholds file can be; refused');
-    }
-  }, SLOW);
+  const kallsyms =
+    statSync('/proc/kallsyms', { throwIfNoEntry: false })?.size === 0 &&
+    readFileSync('/proc/kallsyms').length > FILE_KINDS.thresholds.maxBytes;
+  it.skipIf(!kallsyms)(
+    'stops at the cap on a file that reports no size and reads on (/proc/kallsyms), async and sync',
+    () => {
+      for (const sync of [false, true]) {
+        expect(refusal(runLimited(driver, { file: '/proc/kallsyms', kind: 'thresholds', sync }))).toBe(
+          '/proc/kallsyms is larger than 1 MiB, more than a thresholds file can be; refused',
+        );
+      }
+    },
+    SLOW,
+  );
 
-  it('refuses a FIFO and /dev/zero behind a link without blocking or reading', () => {
-    const fifo = join(dir, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    symlinkSync('/dev/zero', join(dir, 'zero'));
-    for (const sync of [false, true]) {
-      expect(refusal(runLimited(driver, { file: fifo, kind: 'timeline', sync }))).toMatch(/is a FIFO \(named pipe\), not a regular file; refused/);
-      expect(refusal(runLimited(driver, { file: join(dir, 'zero'), kind: 'import', sync }))).toMatch(/zero is a symbolic link, not a regular file; refused/);
-    }
-  }, SLOW);
+  it(
+    'refuses a FIFO and /dev/zero behind a link without blocking or reading',
+    () => {
+      const fifo = join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      symlinkSync('/dev/zero', join(dir, 'zero'));
+      for (const sync of [false, true]) {
+        expect(refusal(runLimited(driver, { file: fifo, kind: 'timeline', sync }))).toMatch(
+          /is a FIFO \(named pipe\), not a regular file; refused/,
+        );
+        expect(refusal(runLimited(driver, { file: join(dir, 'zero'), kind: 'import', sync }))).toMatch(
+          /zero is a symbolic link, not a regular file; refused/,
+        );
+      }
+    },
+    SLOW,
+  );
 });
 
 describe('the fleet index', () => {
@@ -92,7 +140,9 @@ describe('the fleet index', () => {
     writeFileSync(join(elsewhere, 'fleet.json'), '{}\n');
     mkdirSync(fleets.root);
     symlinkSync(elsewhere, join(fleets.root, 'f1'));
-    expect(() => fleets.read('f1')).toThrow(`${join(fleets.root, 'f1')} is a symbolic link; SDMA Lens reads fleets only from folders in ${fleets.root}, never through links`);
+    expect(() => fleets.read('f1')).toThrow(
+      `${join(fleets.root, 'f1')} is a symbolic link; SDMA Lens reads fleets only from folders in ${fleets.root}, never through links`,
+    );
     mkdirSync(join(fleets.root, 'f2'));
     execFileSync('mkfifo', [join(fleets.root, 'f2', 'fleet.json')]);
     expect(() => fleets.read('f2')).toThrow(/fleet\.json is a FIFO \(named pipe\), not a regular file; refused/);

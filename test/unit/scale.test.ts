@@ -52,11 +52,15 @@ describe(`a sweep of ${SCALE_POINTS.toLocaleString('en-US')} points through the 
   }, 300_000);
 
   it('compare ends with the comparison, or says the runs are too large', () => {
-    const r = cliToFile(cli, ['compare', 'million', 'million', '--runs-dir', runsDir], dir, { addressSpace: ADDRESS_SPACE });
+    const r = cliToFile(cli, ['compare', 'million', 'million', '--runs-dir', runsDir], dir, {
+      addressSpace: ADDRESS_SPACE,
+    });
     expect(r.err).not.toMatch(CRASH);
     if (SCALE_POINTS > MAX_COMPARED_POINTS) {
       expect(r.code, r.err).toBe(1);
-      expect(r.err).toMatch(/^sdma-lens: run A \(million\) has more than 100000 samples, too large to compare: at most \d+ a run/m);
+      expect(r.err).toMatch(
+        /^sdma-lens: run A \(million\) has more than 100000 samples, too large to compare: at most \d+ a run/m,
+      );
     } else {
       expect(r.code, r.err).toBe(0);
       expect(r.out.toString('utf8')).toMatch(/points? in common/);
@@ -69,7 +73,9 @@ describe(`a sweep of ${SCALE_POINTS.toLocaleString('en-US')} points through the 
  * each size, the sizes taken in turn, so a change in the machine's load weighs on both.
  */
 function growth(large: number, f: (run: Run, other: Run) => unknown): number {
-  const sizes = [large / 4, large].map((points) => [bigSweepRun({ points, id: 'a' }), bigSweepRun({ points, id: 'b', seed: 2, scale: 1.02 })] as const);
+  const sizes = [large / 4, large].map(
+    (points) => [bigSweepRun({ points, id: 'a' }), bigSweepRun({ points, id: 'b', seed: 2, scale: 1.02 })] as const,
+  );
   const best = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
   for (let k = 0; k < 3; k++) {
     for (const [i, [run, other]] of sizes.entries()) {
@@ -103,9 +109,18 @@ describe('time grows about linearly with the points', () => {
 describe('lists longer than an argument list may be', () => {
   it('TransferBench per-iteration lines: 200,000 iterations of one transfer', () => {
     const n = 200_000;
-    const lines = ['TransferBench v1.52', `NUM_ITERATIONS       = ${String(n).padStart(12)} : Running ${n} timed iteration(s)`, 'Test 1:', ' Executor: DMA 00 |  49.476 GB/s |    1.356 ms |     67108864 bytes | 49.476  GB/s (sum)', '     Transfer 00  |  49.476 GB/s |    1.356 ms |     67108864 bytes | G0 -> DMA00.*:001 -> G1'];
+    const lines = [
+      'TransferBench v1.52',
+      `NUM_ITERATIONS       = ${String(n).padStart(12)} : Running ${n} timed iteration(s)`,
+      'Test 1:',
+      ' Executor: DMA 00 |  49.476 GB/s |    1.356 ms |     67108864 bytes | 49.476  GB/s (sum)',
+      '     Transfer 00  |  49.476 GB/s |    1.356 ms |     67108864 bytes | G0 -> DMA00.*:001 -> G1',
+    ];
     // Iteration i takes 1.000 + i/1e6 ms: the fastest is the first, the slowest the last.
-    for (let i = 1; i <= n; i++) lines.push(`      Iter ${String(i).padStart(6, '0')}    |  ${(67.108864 / (1 + i / 1e6)).toFixed(3)} GB/s |    ${(1 + i / 1e6).toFixed(6)} ms | XCCs:`);
+    for (let i = 1; i <= n; i++)
+      lines.push(
+        `      Iter ${String(i).padStart(6, '0')}    |  ${(67.108864 / (1 + i / 1e6)).toFixed(3)} GB/s |    ${(1 + i / 1e6).toFixed(6)} ms | XCCs:`,
+      );
     lines.push(' Aggregate (CPU)  |  47.683 GB/s |    1.407 ms |     67108864 bytes | Overhead: 0.051 ms', '');
     const imported = parseTransferBench(lines.join('\n'), 'many-iterations.txt');
     expect(imported.samples).toHaveLength(1);

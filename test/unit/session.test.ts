@@ -19,7 +19,10 @@ class ScriptedTarget implements Target {
   outputs(): Promise<RunOutputs> {
     throw new Error('this target writes no files');
   }
-  constructor(private readonly chunks: (string | Buffer)[], private readonly exit: ProcessExit) {}
+  constructor(
+    private readonly chunks: (string | Buffer)[],
+    private readonly exit: ProcessExit,
+  ) {}
   spawn(): HelperProcess {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -80,15 +83,28 @@ describe('Session', () => {
   });
 
   it('keeps a record that arrives without its final newline', async () => {
-    const run = await runSession({ target: new ScriptedTarget([line(hello), line(sample()), JSON.stringify(done)], ok), store: new RunStore(dir), header: header() });
+    const run = await runSession({
+      target: new ScriptedTarget([line(hello), line(sample()), JSON.stringify(done)], ok),
+      store: new RunStore(dir),
+      header: header(),
+    });
     expect(run.done?.status).toBe('ok');
     expect(run.end?.status).toBe('ok');
   });
 
   it('calls a helper that dies mid-line "crashed", keeps what came before, and says how it ended', async () => {
-    const chunks = [line(hello), line(sample()), line(sample({ sizeBytes: 8192 })), '{"type":"sample","mover":"cu","ini'];
+    const chunks = [
+      line(hello),
+      line(sample()),
+      line(sample({ sizeBytes: 8192 })),
+      '{"type":"sample","mover":"cu","ini',
+    ];
     const store = new RunStore(dir);
-    const run = await runSession({ target: new ScriptedTarget(chunks, { exitCode: null, signal: 'SIGABRT' }), store, header: header() });
+    const run = await runSession({
+      target: new ScriptedTarget(chunks, { exitCode: null, signal: 'SIGABRT' }),
+      store,
+      header: header(),
+    });
     expect(run.end).toMatchObject({ status: 'crashed', signal: 'SIGABRT' });
     expect(run.end?.message).toMatch(/killed by SIGABRT; 2 samples kept/);
     expect(run.end?.message).toMatch(/diagnostic line/);
@@ -98,14 +114,22 @@ describe('Session', () => {
 
   it('says the connection dropped when the target reports it, and keeps the samples', async () => {
     const exit: ProcessExit = { exitCode: 255, signal: null, lost: 'the connection to gpu-node dropped' };
-    const run = await runSession({ target: new ScriptedTarget([line(hello), line(sample())], exit), store: new RunStore(dir), header: header() });
+    const run = await runSession({
+      target: new ScriptedTarget([line(hello), line(sample())], exit),
+      store: new RunStore(dir),
+      header: header(),
+    });
     expect(run.end).toMatchObject({ status: 'crashed', exitCode: 255 });
     expect(run.end?.message).toBe('the connection to gpu-node dropped; 1 sample kept');
   });
 
   it('reports a helper that cannot be started, and still writes a run that says so', async () => {
     const store = new RunStore(dir);
-    const run = await runSession({ target: new LocalTarget(), store, header: { ...header(), helper: { path: join(dir, 'no-such-helper'), args: [] } } });
+    const run = await runSession({
+      target: new LocalTarget(),
+      store,
+      header: { ...header(), helper: { path: join(dir, 'no-such-helper'), args: [] } },
+    });
     expect(run.end?.status).toBe('error');
     expect(run.end?.message).toMatch(/could not start the helper/);
     expect((await store.open('test-run')).end?.status).toBe('error');
@@ -162,7 +186,9 @@ describe('a run whose helper printed more unusable lines than records', () => {
     expect(performance.now() - t0).toBeLessThan(20_000);
     expect(run.problems).toHaveLength(200_000);
     expect(run.end?.status).toBe('error');
-    expect(run.end?.message).toMatch(/^200000 of 200003 lines from the helper were unusable \(first: skipped a malformed line/);
+    expect(run.end?.message).toMatch(
+      /^200000 of 200003 lines from the helper were unusable \(first: skipped a malformed line/,
+    );
     // The run list sees the count and the first problem from the run's end.
     const [summary] = await store.list();
     expect(summary).toMatchObject({ status: 'error', problems: { count: 200_000 } });
@@ -171,7 +197,11 @@ describe('a run whose helper printed more unusable lines than records', () => {
 
   it('as many good records as bad lines: still ok', async () => {
     const chunks = [line(hello), 'junk\n', 'junk\n', line(done)];
-    const run = await runSession({ target: new ScriptedTarget(chunks, ok), store: new RunStore(dir), header: header() });
+    const run = await runSession({
+      target: new ScriptedTarget(chunks, ok),
+      store: new RunStore(dir),
+      header: header(),
+    });
     expect(run.problems).toHaveLength(2);
     expect(run.end?.status).toBe('ok');
   });
@@ -182,8 +212,19 @@ describe('the stall limit', () => {
     expect(checkStallTimeout(0)).toBe(0);
     expect(checkStallTimeout(STALL_LIMIT.minS)).toBe(STALL_LIMIT.minS);
     expect(checkStallTimeout(STALL_LIMIT.maxS)).toBe(STALL_LIMIT.maxS);
-    for (const bad of [STALL_LIMIT.minS - 1, STALL_LIMIT.maxS + 1, -1, 1.5, '60', null, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => checkStallTimeout(bad), String(bad)).toThrow(/must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400/);
+    for (const bad of [
+      STALL_LIMIT.minS - 1,
+      STALL_LIMIT.maxS + 1,
+      -1,
+      1.5,
+      '60',
+      null,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ]) {
+      expect(() => checkStallTimeout(bad), String(bad)).toThrow(
+        /must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400/,
+      );
     }
   });
 
@@ -219,7 +260,12 @@ describe('the stall watchdog and the wall clock', () => {
         return { pid: 1, stdout, stderr, exit };
       },
     };
-    const run = await runSession({ target, store: new RunStore(dir), header: header(), stallTimeoutS: STALL_LIMIT.minS });
+    const run = await runSession({
+      target,
+      store: new RunStore(dir),
+      header: header(),
+      stallTimeoutS: STALL_LIMIT.minS,
+    });
     expect(run.end?.status).toBe('ok');
     expect(run.samples).toHaveLength(1);
   });

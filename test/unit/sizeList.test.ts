@@ -37,7 +37,9 @@ describe('size lists', () => {
   });
 
   it('refuses empty items, naming where the extra comma is', () => {
-    expect(() => parseSizeList('4K,,1M')).toThrow('"4K,,1M" has an empty item (two commas in a row); list sizes separated by single commas (e.g. 4K,64K,1M or 1M:64M)');
+    expect(() => parseSizeList('4K,,1M')).toThrow(
+      '"4K,,1M" has an empty item (two commas in a row); list sizes separated by single commas (e.g. 4K,64K,1M or 1M:64M)',
+    );
     expect(() => parseSizeList('4K,1M,')).toThrow('"4K,1M," ends with a comma');
     expect(() => parseSizeList(',4K')).toThrow('",4K" starts with a comma');
     expect(() => parseSizeList('')).toThrow('the size list is empty (e.g. 4K,64K,1M or 1M:64M)');
@@ -45,8 +47,12 @@ describe('size lists', () => {
   });
 
   it('refuses a malformed range with the reason', () => {
-    expect(() => parseSizeList('64M:1M')).toThrow('range "64M:1M" runs backwards: FROM must not be above TO (e.g. 1M:64M)');
-    expect(() => parseSizeList('1M:64M:x1')).toThrow('"x1" in "1M:64M:x1" is not a step like x2 or x4 (factor 2..1024)');
+    expect(() => parseSizeList('64M:1M')).toThrow(
+      'range "64M:1M" runs backwards: FROM must not be above TO (e.g. 1M:64M)',
+    );
+    expect(() => parseSizeList('1M:64M:x1')).toThrow(
+      '"x1" in "1M:64M:x1" is not a step like x2 or x4 (factor 2..1024)',
+    );
     expect(() => parseSizeList('1M:64M:x1025')).toThrow('factor 2..1024');
     expect(() => parseSizeList('1M:64M:2')).toThrow('"2" in "1M:64M:2" is not a step');
     expect(() => parseSizeList('1K:2K:x2:x2')).toThrow('"1K:2K:x2:x2" is not a size range (FROM:TO or FROM:TO:xF');
@@ -57,9 +63,13 @@ describe('size lists', () => {
   it(`takes at most ${LIMITS.listLengthMax} sizes, counted as written, as the helper counts them`, () => {
     const list = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join(',');
     expect(parseSizeList(list(LIMITS.listLengthMax))).toHaveLength(LIMITS.listLengthMax);
-    expect(() => parseSizeList(list(LIMITS.listLengthMax + 1))).toThrow(`names more than ${LIMITS.listLengthMax} sizes`);
+    expect(() => parseSizeList(list(LIMITS.listLengthMax + 1))).toThrow(
+      `names more than ${LIMITS.listLengthMax} sizes`,
+    );
     // Seven ranges of 37 sizes: 259, though only 37 differ.
-    expect(() => parseSizeList(Array(7).fill('1:64G').join(','))).toThrow(`names more than ${LIMITS.listLengthMax} sizes`);
+    expect(() => parseSizeList(Array(7).fill('1:64G').join(','))).toThrow(
+      `names more than ${LIMITS.listLengthMax} sizes`,
+    );
   });
 
   it('a list of sizes written as the helper is given them reads back as those sizes (property)', () => {
@@ -114,7 +124,9 @@ interface GrammarVector {
   helper?: string;
   cli?: string;
 }
-const grammar = JSON.parse(readFileSync(join(__dirname, '../fixtures/size-grammar.json'), 'utf8')) as { vectors: GrammarVector[] };
+const grammar = JSON.parse(readFileSync(join(__dirname, '../fixtures/size-grammar.json'), 'utf8')) as {
+  vectors: GrammarVector[];
+};
 
 describe('size lists: the vectors shared with the helper (test/fixtures/size-grammar.json)', () => {
   it('has vectors of both kinds', () => {
@@ -122,7 +134,8 @@ describe('size lists: the vectors shared with the helper (test/fixtures/size-gra
     expect(grammar.vectors.filter((v) => v.helper !== undefined).length).toBeGreaterThan(10);
   });
   for (const v of grammar.vectors) {
-    const name = v.input.length > 40 ? `${v.input.slice(0, 40)}... (${v.input.length} characters)` : JSON.stringify(v.input);
+    const name =
+      v.input.length > 40 ? `${v.input.slice(0, 40)}... (${v.input.length} characters)` : JSON.stringify(v.input);
     if (v.bytes) {
       it(`${name}: the sizes as written`, () => {
         expect(expandSizeList(v.input)).toEqual(v.bytes);

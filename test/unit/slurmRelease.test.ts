@@ -21,7 +21,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * (one poll each; the last repeats), `scancel` records its arguments. An answer `!purged` is
  * Slurm's reply for a job it forgot, `!down` one for a controller it cannot reach.
  */
-function stubbedSlurm(name: string, answers: string[]): { target: Target; polls: () => number; cancelled: () => string } {
+function stubbedSlurm(
+  name: string,
+  answers: string[],
+): { target: Target; polls: () => number; cancelled: () => string } {
   const home = join(dir, name);
   const local = new LocalTarget();
   writeFileSync(join(dir, `${name}.answers`), answers.join('\n') + '\n');
@@ -48,10 +51,15 @@ esac
   const target: Target = {
     kind: 'local',
     label: 'stub',
-    spawn: (file: string, args: readonly string[], options: SpawnOptions) => local.spawn(file === 'squeue' ? squeue : file === 'scancel' ? scancel : file, args, options),
+    spawn: (file: string, args: readonly string[], options: SpawnOptions) =>
+      local.spawn(file === 'squeue' ? squeue : file === 'scancel' ? scancel : file, args, options),
     outputs: (id, localDir) => local.outputs(id, localDir),
   };
-  return { target, polls: () => Number(readFileSync(`${home}.count`, 'utf8')), cancelled: () => readFileSync(`${home}.cancelled`, 'utf8').trim() };
+  return {
+    target,
+    polls: () => Number(readFileSync(`${home}.count`, 'utf8')),
+    cancelled: () => readFileSync(`${home}.cancelled`, 'utf8').trim(),
+  };
 }
 
 describe('release: the allocation given back once Slurm stops listing it', () => {
@@ -80,7 +88,10 @@ describe('release: the allocation given back once Slurm stops listing it', () =>
     expect(r).toMatchObject({ gone: false, state: 'COMPLETING' });
     expect(r.waitedMs).toBeGreaterThanOrEqual(400);
     expect(slurm.polls()).toBeGreaterThan(1);
-    if (!r.gone) expect(stillListed('43', r)).toMatch(/^Slurm still lists job 43 as COMPLETING \d+ s after it was cancelled; .*squeue --jobs=43/);
+    if (!r.gone)
+      expect(stillListed('43', r)).toMatch(
+        /^Slurm still lists job 43 as COMPLETING \d+ s after it was cancelled; .*squeue --jobs=43/,
+      );
   });
 
   it('a squeue that cannot reach the controller is not taken for "gone"', async () => {

@@ -29,7 +29,12 @@ describe('source archive', () => {
     writeFileSync(join(src, 'run.sh'), '#!/bin/sh\n');
     chmodSync(join(src, 'run.sh'), 0o755);
     writeFileSync(join(deep, 'long-name.hpp'), 'x'.repeat(1000));
-    expect(await sourceFiles(src)).toEqual(['CMakeLists.txt', 'a/x.cpp', `${'d'.repeat(60)}/${'e'.repeat(60)}/long-name.hpp`, 'run.sh']);
+    expect(await sourceFiles(src)).toEqual([
+      'CMakeLists.txt',
+      'a/x.cpp',
+      `${'d'.repeat(60)}/${'e'.repeat(60)}/long-name.hpp`,
+      'run.sh',
+    ]);
     const out = join(dir, 'out');
     mkdirSync(out);
     execFileSync('tar', ['-x', '-f', '-', '-C', out], { input: await packSources(src) });
@@ -48,10 +53,25 @@ describe('source archive', () => {
 describe('node probe', () => {
   it('reads the cache folder, helpers and tools', () => {
     const facts = parseProbe(
-      ['cache=/home/a/.cache/sdma-lens', 'home=/home/a', 'cached=/home/a/.cache/sdma-lens/helper-abc-hip/sdma-probe sdma-probe 0.1.0 (protocol 1; backends: sim, hip)', 'onpath=/usr/bin/sdma-probe', 'onpath-version=sdma-probe 0.1.0 (protocol 1; backends: sim)', 'have=cmake', 'have=hipcc', 'junk line', ''].join('\n'),
+      [
+        'cache=/home/a/.cache/sdma-lens',
+        'home=/home/a',
+        'cached=/home/a/.cache/sdma-lens/helper-abc-hip/sdma-probe sdma-probe 0.1.0 (protocol 1; backends: sim, hip)',
+        'onpath=/usr/bin/sdma-probe',
+        'onpath-version=sdma-probe 0.1.0 (protocol 1; backends: sim)',
+        'have=cmake',
+        'have=hipcc',
+        'junk line',
+        '',
+      ].join('\n'),
     );
     expect(facts.cacheDir).toBe('/home/a/.cache/sdma-lens');
-    expect(facts.cached).toEqual([{ path: '/home/a/.cache/sdma-lens/helper-abc-hip/sdma-probe', versionLine: 'sdma-probe 0.1.0 (protocol 1; backends: sim, hip)' }]);
+    expect(facts.cached).toEqual([
+      {
+        path: '/home/a/.cache/sdma-lens/helper-abc-hip/sdma-probe',
+        versionLine: 'sdma-probe 0.1.0 (protocol 1; backends: sim, hip)',
+      },
+    ]);
     expect(facts.onPath?.path).toBe('/usr/bin/sdma-probe');
     expect(toolchainSuffix(facts.have)).toBe('-hip');
     expect(toolchainSuffix(new Set(['hipcc', 'nvcc']))).toBe('-hip-cuda');

@@ -30,7 +30,12 @@ describe('Remote-SSH window: the webview needs no file system of the node', () =
 
   it('panels load only the bundled webview assets (served by VS Code), never run folders', () => {
     const hosts = files(join(repo, 'src', 'extension')).filter((f) => f.endsWith('.ts'));
-    const roots = hosts.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/localResourceRoots:\s*\[([^\]]*)\]/g)].map((m) => ({ file, root: m[1]!.trim() })));
+    const roots = hosts.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/localResourceRoots:\s*\[([^\]]*)\]/g)].map((m) => ({
+        file,
+        root: m[1]!.trim(),
+      })),
+    );
     expect(roots.length).toBeGreaterThan(0);
     for (const { file, root } of roots) expect(root, file).toBe("vscode.Uri.joinPath(extensionUri, 'dist', 'webview')");
     // Every panel is created or revived with those options, never options of its own.
@@ -38,7 +43,8 @@ describe('Remote-SSH window: the webview needs no file system of the node', () =
     expect(makers.length).toBeGreaterThanOrEqual(2);
     for (const file of makers) {
       const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/createWebviewPanel\([^;]*;|webview\.options\s*=[^;]*;/g)) expect(m[0], file).toMatch(/panelOptions\(/);
+      for (const m of text.matchAll(/createWebviewPanel\([^;]*;|webview\.options\s*=[^;]*;/g))
+        expect(m[0], file).toMatch(/panelOptions\(/);
     }
   });
 
@@ -51,7 +57,11 @@ describe('Remote-SSH window: the webview needs no file system of the node', () =
 
   it('what a panel is sent about an SSH run carries its data, not paths on the node', () => {
     const nodePath = '/home/alice/.cache/sdma-lens/helper-0123456789abcdef/sdma-probe';
-    const run: Run = newRun({ ...header('ssh-run', ['sweep', '--timeline-out', '/home/alice/.cache/sdma-lens/out/ssh-run/timeline.sdmatl']), target: { kind: 'ssh', host: 'alice@gpu-node-3' }, helper: { path: nodePath, args: ['sweep'] } });
+    const run: Run = newRun({
+      ...header('ssh-run', ['sweep', '--timeline-out', '/home/alice/.cache/sdma-lens/out/ssh-run/timeline.sdmatl']),
+      target: { kind: 'ssh', host: 'alice@gpu-node-3' },
+      helper: { path: nodePath, args: ['sweep'] },
+    });
     run.hello = hello as Run['hello'];
     run.samples.push(sample(), sample({ sizeBytes: 4096 }));
     run.done = done as Run['done'];

@@ -18,7 +18,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a POSIX shell makes of a remote command string: the argv that `node` receives. */
 function argvThrough(shell: string, words: string[]): string[] {
-  const out = execFileSync(shell, ['-c', remoteCommand([process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', ...words])], { encoding: 'utf8', cwd: dir });
+  const out = execFileSync(
+    shell,
+    [
+      '-c',
+      remoteCommand([process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', ...words]),
+    ],
+    { encoding: 'utf8', cwd: dir },
+  );
   return JSON.parse(out) as string[];
 }
 
@@ -47,11 +54,21 @@ describe('remoteCommand, the one remote-shell quoting function', () => {
 
   it('round-trips arbitrary strings through sh (property)', () => {
     // printf is a shell builtin: one cheap process per case, NUL after each word it was given.
-    const through = (words: string[]) => execFileSync('/bin/sh', ['-c', remoteCommand(['printf', '%s\\0', ...words])], { cwd: dir }).toString('utf8').split('\0').slice(0, -1);
+    const through = (words: string[]) =>
+      execFileSync('/bin/sh', ['-c', remoteCommand(['printf', '%s\\0', ...words])], { cwd: dir })
+        .toString('utf8')
+        .split('\0')
+        .slice(0, -1);
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')), { minLength: 1, maxLength: 6 }), (words) => {
-        expect(through(words)).toEqual(words);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (words) => {
+          expect(through(words)).toEqual(words);
+        },
+      ),
       { numRuns: 200 },
     );
   }, 30_000);
@@ -66,7 +83,8 @@ describe('SSH destinations', () => {
     expect(parseDestination('[::1]:22')).toEqual({ host: '::1', port: 22 });
     expect(parseDestination('u@[fe80::1]')).toEqual({ user: 'u', host: 'fe80::1' });
     expect(parseDestination('node_1.cluster.example.org')).toEqual({ host: 'node_1.cluster.example.org' });
-    for (const text of ['a@b:1', '[::1]:22', 'u@[2001:db8::1]:2200', 'plain']) expect(formatDestination(parseDestination(text))).toBe(text);
+    for (const text of ['a@b:1', '[::1]:22', 'u@[2001:db8::1]:2200', 'plain'])
+      expect(formatDestination(parseDestination(text))).toBe(text);
   });
 
   it('refuses every hostile destination with a message', () => {
@@ -88,7 +106,20 @@ describe('SSH destinations', () => {
 
 describe('sdmaLens.ssh.extraArgs allowlist', () => {
   it('accepts ordinary options', () => {
-    expect(checkExtraArgs(['-F', '/home/u/.ssh/other', '-oProxyJump=bastion', '-J', 'bastion', '-v', '-i', '/k', '-o', 'User=alice'])).toHaveLength(10);
+    expect(
+      checkExtraArgs([
+        '-F',
+        '/home/u/.ssh/other',
+        '-oProxyJump=bastion',
+        '-J',
+        'bastion',
+        '-v',
+        '-i',
+        '/k',
+        '-o',
+        'User=alice',
+      ]),
+    ).toHaveLength(10);
   });
 
   const hostile: unknown[][] = [
@@ -156,7 +187,12 @@ describe('sdmaLens.ssh.extraArgs: -o keys', () => {
     ['NoSuchOption', '1', 'is not an option SDMA Lens passes on'],
   ];
   for (const [key, value, why] of refused) {
-    const spellings: string[][] = [[`-o${key}=${value}`], ['-o', `${key} ${value}`], ['-o', `${key.toLowerCase()}=${value}`], ['-o', `${key.toUpperCase()} = ${value}`]];
+    const spellings: string[][] = [
+      [`-o${key}=${value}`],
+      ['-o', `${key} ${value}`],
+      ['-o', `${key.toLowerCase()}=${value}`],
+      ['-o', `${key.toUpperCase()} = ${value}`],
+    ];
     it(`refuses ${key} ${value}: ${why}`, () => {
       for (const args of spellings) {
         expect(() => checkExtraArgs(args), JSON.stringify(args)).toThrow(SshArgsError);
@@ -174,18 +210,46 @@ describe('sdmaLens.ssh.extraArgs: -o keys', () => {
   }
 
   const accepted: ReadonlyArray<readonly [string, string]> = [
-    ['User', 'alice'], ['Port', '2222'], ['IdentityFile', '~/.ssh/id_ed25519'], ['IdentitiesOnly', 'yes'],
-    ['IdentityAgent', 'SSH_AUTH_SOCK'], ['CertificateFile', '~/.ssh/id-cert.pub'], ['ProxyJump', 'alice@bastion:2200,jump2'],
-    ['ConnectTimeout', '5'], ['ConnectionAttempts', '3'], ['ServerAliveInterval', '10'], ['ServerAliveCountMax', '3'],
-    ['TCPKeepAlive', 'yes'], ['Compression', 'yes'], ['AddressFamily', 'inet'], ['BindAddress', '10.0.0.1'],
-    ['BindInterface', 'eth0'], ['Ciphers', 'aes256-gcm@openssh.com'], ['MACs', 'hmac-sha2-256'],
-    ['KexAlgorithms', 'curve25519-sha256'], ['HostKeyAlgorithms', 'ssh-ed25519'], ['PubkeyAcceptedAlgorithms', '+ssh-rsa'],
-    ['PubkeyAcceptedKeyTypes', '+ssh-rsa'], ['PreferredAuthentications', 'publickey'], ['PubkeyAuthentication', 'yes'],
-    ['GSSAPIAuthentication', 'no'], ['HostKeyAlias', 'gpu-node'], ['CheckHostIP', 'yes'], ['LogLevel', 'ERROR'],
-    ['HashKnownHosts', 'yes'], ['VerifyHostKeyDNS', 'ask'], ['UpdateHostKeys', 'no'], ['RekeyLimit', '1G 1h'],
-    ['IPQoS', 'throughput'], ['AddKeysToAgent', 'yes'], ['NumberOfPasswordPrompts', '1'],
-    ['StrictHostKeyChecking', 'yes'], ['StrictHostKeyChecking', 'ask'], ['StrictHostKeyChecking', 'accept-new'],
-    ['UserKnownHostsFile', '~/.ssh/known_hosts_cluster'], ['GlobalKnownHostsFile', '/etc/ssh/ssh_known_hosts'],
+    ['User', 'alice'],
+    ['Port', '2222'],
+    ['IdentityFile', '~/.ssh/id_ed25519'],
+    ['IdentitiesOnly', 'yes'],
+    ['IdentityAgent', 'SSH_AUTH_SOCK'],
+    ['CertificateFile', '~/.ssh/id-cert.pub'],
+    ['ProxyJump', 'alice@bastion:2200,jump2'],
+    ['ConnectTimeout', '5'],
+    ['ConnectionAttempts', '3'],
+    ['ServerAliveInterval', '10'],
+    ['ServerAliveCountMax', '3'],
+    ['TCPKeepAlive', 'yes'],
+    ['Compression', 'yes'],
+    ['AddressFamily', 'inet'],
+    ['BindAddress', '10.0.0.1'],
+    ['BindInterface', 'eth0'],
+    ['Ciphers', 'aes256-gcm@openssh.com'],
+    ['MACs', 'hmac-sha2-256'],
+    ['KexAlgorithms', 'curve25519-sha256'],
+    ['HostKeyAlgorithms', 'ssh-ed25519'],
+    ['PubkeyAcceptedAlgorithms', '+ssh-rsa'],
+    ['PubkeyAcceptedKeyTypes', '+ssh-rsa'],
+    ['PreferredAuthentications', 'publickey'],
+    ['PubkeyAuthentication', 'yes'],
+    ['GSSAPIAuthentication', 'no'],
+    ['HostKeyAlias', 'gpu-node'],
+    ['CheckHostIP', 'yes'],
+    ['LogLevel', 'ERROR'],
+    ['HashKnownHosts', 'yes'],
+    ['VerifyHostKeyDNS', 'ask'],
+    ['UpdateHostKeys', 'no'],
+    ['RekeyLimit', '1G 1h'],
+    ['IPQoS', 'throughput'],
+    ['AddKeysToAgent', 'yes'],
+    ['NumberOfPasswordPrompts', '1'],
+    ['StrictHostKeyChecking', 'yes'],
+    ['StrictHostKeyChecking', 'ask'],
+    ['StrictHostKeyChecking', 'accept-new'],
+    ['UserKnownHostsFile', '~/.ssh/known_hosts_cluster'],
+    ['GlobalKnownHostsFile', '/etc/ssh/ssh_known_hosts'],
   ];
   it('passes on the keys that cannot run commands, load code, change the environment, forward or turn checks off', () => {
     for (const [key, value] of accepted) {
@@ -210,7 +274,10 @@ describe('ssh config hosts', () => {
     mkdirSync(inc);
     writeFileSync(join(inc, 'a.conf'), 'Host included-node\n  HostName 10.0.0.9\n');
     const cfg = join(dir, 'config');
-    writeFileSync(cfg, `# comment\nHost gpu-1 gpu-2 *.wild !neg\n  User alice\nInclude ${inc}/*.conf\nHost "quoted-node"\nHost -oProxyCommand=x\nHost=eq-node\n`);
+    writeFileSync(
+      cfg,
+      `# comment\nHost gpu-1 gpu-2 *.wild !neg\n  User alice\nInclude ${inc}/*.conf\nHost "quoted-node"\nHost -oProxyCommand=x\nHost=eq-node\n`,
+    );
     expect(await sshConfigHosts(cfg)).toEqual(['gpu-1', 'gpu-2', 'included-node', 'quoted-node', 'eq-node']);
     expect(await sshConfigHosts(join(dir, 'missing'))).toEqual([]);
   });

@@ -14,7 +14,18 @@ describe('did you mean', () => {
   });
 
   it('offers names within two edits, or that the word begins, nearest first', () => {
-    const commands = ['sweep', 'matrix', 'collective', 'overlap', 'import', 'advise', 'runs', 'compare', 'fleet', 'help'];
+    const commands = [
+      'sweep',
+      'matrix',
+      'collective',
+      'overlap',
+      'import',
+      'advise',
+      'runs',
+      'compare',
+      'fleet',
+      'help',
+    ];
     expect(nearest('swep', commands)).toEqual(['sweep']);
     expect(nearest('mtrx', commands)).toEqual(['matrix']);
     expect(nearest('col', commands)).toEqual(['collective']);
@@ -32,7 +43,9 @@ describe('did you mean', () => {
 
   it('says one, two or three names as a reader would', () => {
     expect(didYouMean('swep', ['sweep'])).toBe(' (did you mean sweep?)');
-    expect(didYouMean('sim', ['sim-gpus', 'sim-weak'], (n) => `--${n}`)).toBe(' (did you mean --sim-gpus or --sim-weak?)');
+    expect(didYouMean('sim', ['sim-gpus', 'sim-weak'], (n) => `--${n}`)).toBe(
+      ' (did you mean --sim-gpus or --sim-weak?)',
+    );
     expect(didYouMean('ab', ['abc', 'abd', 'abe', 'abf'])).toBe(' (did you mean abc, abd or abe?)');
     expect(didYouMean('zzz', ['sweep'])).toBe('');
   });

@@ -7,11 +7,19 @@ const with_ = (o: Partial<SweepOptions>) => ({ ...DEFAULT_SWEEP, ...o }) as Swee
 describe('sweep options', () => {
   it('turns the defaults into the helper arguments of docs/PROTOCOL.md', () => {
     expect(sweepArgs(DEFAULT_SWEEP)).toEqual([
-      'sweep', '--backend', 'auto',
-      '--sizes', '4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G',
-      '--paths', 'cu/host,cu/device,engine/host,engine/device',
-      '--cus', '1,2,4,8,16,32,64,128,256',
-      '--iters', '20', '--seed', '1',
+      'sweep',
+      '--backend',
+      'auto',
+      '--sizes',
+      '4K,16K,64K,128K,256K,512K,1M,2M,4M,16M,64M,256M,1G',
+      '--paths',
+      'cu/host,cu/device,engine/host,engine/device',
+      '--cus',
+      '1,2,4,8,16,32,64,128,256',
+      '--iters',
+      '20',
+      '--seed',
+      '1',
     ]);
   });
 

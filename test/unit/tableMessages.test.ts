@@ -5,7 +5,12 @@ import { parseCompareWebviewMessage } from '../../src/core/compare/compareMessag
 import { parseMatrixWebviewMessage } from '../../src/core/matrix/matrixMessages';
 import { parseWebviewMessage } from '../../src/core/sweep/sweepMessages';
 
-const parsers = { sweep: parseWebviewMessage, matrix: parseMatrixWebviewMessage, collective: parseCollectiveWebviewMessage, compare: parseCompareWebviewMessage } as const;
+const parsers = {
+  sweep: parseWebviewMessage,
+  matrix: parseMatrixWebviewMessage,
+  collective: parseCollectiveWebviewMessage,
+  compare: parseCompareWebviewMessage,
+} as const;
 
 describe.each(Object.entries(parsers))('%s panel: table messages', (_name, parse) => {
   it('accepts an export as CSV or Markdown', () => {
@@ -14,14 +19,29 @@ describe.each(Object.entries(parsers))('%s panel: table messages', (_name, parse
   });
 
   it('refuses any other format', () => {
-    for (const format of ['html', 'CSV', 'md', '../../etc/passwd', '', 'csv\u0000', 1, null, undefined, ['csv'], { toString: () => 'csv' }]) {
+    for (const format of [
+      'html',
+      'CSV',
+      'md',
+      '../../etc/passwd',
+      '',
+      'csv\u0000',
+      1,
+      null,
+      undefined,
+      ['csv'],
+      { toString: () => 'csv' },
+    ]) {
       expect(parse({ type: 'export-table', format }), JSON.stringify(format) ?? String(format)).toBeUndefined();
     }
     expect(parse({ type: 'export-table' })).toBeUndefined();
   });
 
   it('takes no table, text or path from the page: the host builds what it writes', () => {
-    expect(parse({ type: 'export-table', format: 'csv', path: '/etc/passwd', table: { rows: [] } })).toEqual({ type: 'export-table', format: 'csv' });
+    expect(parse({ type: 'export-table', format: 'csv', path: '/etc/passwd', table: { rows: [] } })).toEqual({
+      type: 'export-table',
+      format: 'csv',
+    });
     expect(parse({ type: 'copy-table', text: '| injected |' })).toEqual({ type: 'copy-table' });
   });
 });

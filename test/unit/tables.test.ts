@@ -53,18 +53,40 @@ function markdownCells(line: string): string[] {
 
 describe('CSV writer', () => {
   it('quotes a field with a quote, a comma, CR or LF, doubles its quotes, and ends every record with CRLF', () => {
-    const table: TableModel = { title: 't', columns: ['name', 'GB/s'], rows: [['plain', 1], ['a,b', 2], ['say "hi"', 3], ['two\nlines', 4], ['cr\rhere', 5], ['pipe|ok', null]] };
-    expect(tableCsv(table)).toBe('name,GB/s\r\nplain,1\r\n"a,b",2\r\n"say ""hi""",3\r\n"two\nlines",4\r\n"cr\rhere",5\r\npipe|ok,\r\n');
+    const table: TableModel = {
+      title: 't',
+      columns: ['name', 'GB/s'],
+      rows: [
+        ['plain', 1],
+        ['a,b', 2],
+        ['say "hi"', 3],
+        ['two\nlines', 4],
+        ['cr\rhere', 5],
+        ['pipe|ok', null],
+      ],
+    };
+    expect(tableCsv(table)).toBe(
+      'name,GB/s\r\nplain,1\r\n"a,b",2\r\n"say ""hi""",3\r\n"two\nlines",4\r\n"cr\rhere",5\r\npipe|ok,\r\n',
+    );
   });
 
   it('has no title or comment line: the header is the first record', () => {
-    const csv = tableCsv({ title: '# SIMULATED', columns: ['x'], rows: [[1]], notes: ['SIMULATED: not a measurement'] });
+    const csv = tableCsv({
+      title: '# SIMULATED',
+      columns: ['x'],
+      rows: [[1]],
+      notes: ['SIMULATED: not a measurement'],
+    });
     expect(csv).toBe('x\r\n1\r\n');
   });
 
   it('writes text a spreadsheet would run as a formula with a leading quote, and leaves numbers, negative ones too, as they are', () => {
     const crafted = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\t=1', '\r=1'];
-    const table: TableModel = { title: 't', columns: ['=name', 'value'], rows: [...crafted.map((c, i) => [c, -i - 0.5]), ['a=b', 1], ['plain-name', 2]] };
+    const table: TableModel = {
+      title: 't',
+      columns: ['=name', 'value'],
+      rows: [...crafted.map((c, i) => [c, -i - 0.5]), ['a=b', 1], ['plain-name', 2]],
+    };
     const [header, ...rows] = parseCsv(tableCsv(table));
     expect(header).toEqual(["'=name", 'value']);
     expect(rows.map((r) => r[0])).toEqual([...crafted.map((c) => `'${c}`), 'a=b', 'plain-name']);
@@ -73,7 +95,9 @@ describe('CSV writer', () => {
   });
 
   it('reads back every string (formula-like ones with their leading quote) and every finite number exactly', () => {
-    const text = fc.string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r', '|', ' ', 'µ', '\\', '=', '-', '+', '@', '\t') });
+    const text = fc.string({
+      unit: fc.constantFrom('a', ',', '"', '\n', '\r', '|', ' ', 'µ', '\\', '=', '-', '+', '@', '\t'),
+    });
     const number = fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0));
     fc.assert(
       fc.property(fc.array(fc.tuple(text, number), { minLength: 1, maxLength: 20 }), (pairs) => {
@@ -89,7 +113,17 @@ describe('CSV writer', () => {
 });
 
 describe('Markdown writer', () => {
-  const table: TableModel = { title: 'Sweep\nof a node', columns: ['name', 'a|b'], rows: [['x|y', 1.5], ['line one\nline two', null], ['back\\slash', 0.1 + 0.2], ['say "hi", ok', -3]], notes: ['SIMULATED: not a measurement', 'second\nnote'] };
+  const table: TableModel = {
+    title: 'Sweep\nof a node',
+    columns: ['name', 'a|b'],
+    rows: [
+      ['x|y', 1.5],
+      ['line one\nline two', null],
+      ['back\\slash', 0.1 + 0.2],
+      ['say "hi", ok', -3],
+    ],
+    notes: ['SIMULATED: not a measurement', 'second\nnote'],
+  };
   const md = tableMarkdown(table);
   const lines = md.split('\n');
 
@@ -105,13 +139,17 @@ describe('Markdown writer', () => {
     expect(rows).toHaveLength(1 + table.rows.length);
     for (const row of rows) expect(row.split('\n')).toHaveLength(1);
     expect(markdownCells(rows[0]!)).toEqual(['name', 'a|b']);
-    expect(rows.slice(1).map(markdownCells)).toEqual(table.rows.map((r) => r.map((c) => (c === null ? '' : String(c)))));
+    expect(rows.slice(1).map(markdownCells)).toEqual(
+      table.rows.map((r) => r.map((c) => (c === null ? '' : String(c)))),
+    );
   });
 });
 
 describe('file names', () => {
   it('keep a run id, drop what a path could use, and take the format extension', () => {
-    expect(tableFileName('2026-11-30T01-02-03-456Z-sweep-sim-k3f9', 'csv')).toBe('2026-11-30T01-02-03-456Z-sweep-sim-k3f9.csv');
+    expect(tableFileName('2026-11-30T01-02-03-456Z-sweep-sim-k3f9', 'csv')).toBe(
+      '2026-11-30T01-02-03-456Z-sweep-sim-k3f9.csv',
+    );
     expect(tableFileName('../../etc/passwd', 'markdown')).toBe('etc-passwd.md');
     expect(tableFileName('', 'csv')).toBe('table.csv');
   });
@@ -150,7 +188,10 @@ describe('table models from real runs', () => {
     expect(rows.every((r) => r.source !== r.destination)).toBe(true);
     for (const c of cells) {
       const path = pathName(c.mover, c.initiator);
-      const row = rows.find((r) => (r.path ?? '').startsWith(path) && r.source === endpointName(c.src) && r.destination === endpointName(c.dst));
+      const row = rows.find(
+        (r) =>
+          (r.path ?? '').startsWith(path) && r.source === endpointName(c.src) && r.destination === endpointName(c.dst),
+      );
       expect(row, `${path} ${c.src} -> ${c.dst}`).toBeDefined();
       expect(Number(row!['GB/s'])).toBe(c.gbps);
       expect(row!.state).toMatch(/^measured/);
@@ -165,7 +206,13 @@ describe('table models from real runs', () => {
     expect(points.length).toBeGreaterThan(0);
     expect(rows).toHaveLength(points.length);
     for (const p of points) {
-      const row = rows.find((r) => r.op === p.op && r.variant === p.variant && r.form === (p.inPlace ? 'in-place' : 'out-of-place') && Number(r.bytes) === p.sizeBytes);
+      const row = rows.find(
+        (r) =>
+          r.op === p.op &&
+          r.variant === p.variant &&
+          r.form === (p.inPlace ? 'in-place' : 'out-of-place') &&
+          Number(r.bytes) === p.sizeBytes,
+      );
       expect(row, `${p.op} ${p.variant} ${p.sizeBytes}`).toBeDefined();
       expect(Number(row!['busbw GB/s'])).toBe(p.busbwGbps);
       expect(Number(row!['algbw GB/s'])).toBe(p.algbwGbps);

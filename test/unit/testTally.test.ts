@@ -20,7 +20,13 @@ interface TallyLike {
 const Tally = TallyClass as new (o: { ci?: boolean; log?: (l: string) => void }) => TallyLike;
 const quiet = (ci = false) => new Tally({ ci, log: () => {} });
 
-const compileOutput = ['ok   cuda backend, nvcc sm_90 (CMake build + ctest) (41 s)', 'FAIL hip backend, hipcc gfx90a', 'skip hip backend gfx942: no clang++-19 (apt install clang-19)', 'skip hip backend gfx90a: no hipcc (apt install hipcc)', ''].join('\n');
+const compileOutput = [
+  'ok   cuda backend, nvcc sm_90 (CMake build + ctest) (41 s)',
+  'FAIL hip backend, hipcc gfx90a',
+  'skip hip backend gfx942: no clang++-19 (apt install clang-19)',
+  'skip hip backend gfx90a: no hipcc (apt install hipcc)',
+  '',
+].join('\n');
 
 describe('npm test tally', () => {
   it('counts vitest passed, failed, skipped and todo tests', () => {
@@ -58,7 +64,7 @@ describe('npm test tally', () => {
     expect(t.summary()).toBe('2 passed, 3 failed, 0 skipped');
   });
 
-  it('reads the suites\' --json contract, with and without skipped', () => {
+  it("reads the suites' --json contract, with and without skipped", () => {
     const t = quiet();
     t.suite('ui', { passed: 8, failed: 0 }, 0);
     t.suite('vsix', { passed: 3, failed: 1, skipped: 2 }, 1);

@@ -11,7 +11,14 @@ describe('timeline details of a packet', () => {
   it('lists its times as they happen: doorbell rung, seen by the engine (queued), start, end', () => {
     const rows = describeEvent(t, index, packet, 'amd').rows;
     const labels = rows.map(([k]) => k);
-    const order = ['Doorbell rung', 'Queued (doorbell seen by the engine)', 'Waited in queue', 'Start', 'End', 'Duration'];
+    const order = [
+      'Doorbell rung',
+      'Queued (doorbell seen by the engine)',
+      'Waited in queue',
+      'Start',
+      'End',
+      'Duration',
+    ];
     expect(labels.filter((k) => order.includes(k))).toEqual(order);
     expect(labels).not.toContain('Queued');
     expect(labels).not.toContain('Doorbell');
@@ -23,7 +30,9 @@ describe('timeline details of a packet', () => {
 
   it('names the host proxy as what saw the doorbell on NVIDIA engine/device', () => {
     const nvidia = EVENTS.findIndex((e) => e.kind === 'packet' && e.path === 'engine/device');
-    const labels = describeEvent(t, buildIndex(t, { gpuCus: [132], vendor: 'nvidia' }), nvidia, 'nvidia').rows.map(([k]) => k);
+    const labels = describeEvent(t, buildIndex(t, { gpuCus: [132], vendor: 'nvidia' }), nvidia, 'nvidia').rows.map(
+      ([k]) => k,
+    );
     expect(labels).toContain('Queued (doorbell seen by the host proxy)');
     expect(labels.indexOf('Doorbell rung')).toBeLessThan(labels.indexOf('Queued (doorbell seen by the host proxy)'));
   });

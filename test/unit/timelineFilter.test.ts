@@ -1,20 +1,37 @@
 /** The `kernel:` term of the timeline filter: quoting, matching the names profilers print, and the events it keeps. */
 import { describe, expect, it } from 'vitest';
-import { FilterSyntaxError, filterMask, kernelFilter, kernelNameMatches, parseFilter, quoteFilterValue } from '../../src/core/timeline/timelineFilter';
+import {
+  FilterSyntaxError,
+  filterMask,
+  kernelFilter,
+  kernelNameMatches,
+  parseFilter,
+  quoteFilterValue,
+} from '../../src/core/timeline/timelineFilter';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { KIND_KERNEL, KIND_PACKET, KIND_TRANSFER } from '../../src/core/timeline/timelineModel';
 
 describe('kernel: syntax', () => {
   it('reads bare names, quoted names with spaces, templates and commas, and escapes', () => {
     expect(parseFilter('kernel:step').kernels).toEqual(['step']);
-    expect(parseFilter('kernel:"void ns::k<float, 4>(float*, int)"').kernels).toEqual(['void ns::k<float, 4>(float*, int)']);
+    expect(parseFilter('kernel:"void ns::k<float, 4>(float*, int)"').kernels).toEqual([
+      'void ns::k<float, 4>(float*, int)',
+    ]);
     expect(parseFilter('kernel:"a b","c, d" kernel:e').kernels).toEqual(['a b', 'c, d', 'e']);
     expect(parseFilter('kernel:"say \\"hi\\" \\\\ there"').kernels).toEqual(['say "hi" \\ there']);
-    expect(parseFilter('kind:transfer kernel:"k<2>(int)"  gpu:1')).toEqual({ kinds: [5], kernels: ['k<2>(int)'], gpus: [1] });
+    expect(parseFilter('kind:transfer kernel:"k<2>(int)"  gpu:1')).toEqual({
+      kinds: [5],
+      kernels: ['k<2>(int)'],
+      gpus: [1],
+    });
   });
 
   it('quotes any name so that it reads back as itself', () => {
-    const names = ['void ns::k<float, 4>(float*, int)', 'weird "name" \\ with, everything', '(anonymous namespace)::f(float const*)'];
+    const names = [
+      'void ns::k<float, 4>(float*, int)',
+      'weird "name" \\ with, everything',
+      '(anonymous namespace)::f(float const*)',
+    ];
     expect(parseFilter(kernelFilter(names)).kernels).toEqual(names);
     expect(quoteFilterValue('a"b')).toBe('"a\\"b"');
   });

@@ -7,11 +7,56 @@ import type { PathName, TimelineEvent } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
 
-type Row = [TimelineEvent['kind'], number, number, number, number, TimelineEvent['op'], number, number, number, number, PathName];
+type Row = [
+  TimelineEvent['kind'],
+  number,
+  number,
+  number,
+  number,
+  TimelineEvent['op'],
+  number,
+  number,
+  number,
+  number,
+  PathName,
+];
 
-const ROWS: Row[] = [["kernel", 0, 0, 0, -1, "none", 4500, 17072912, -1, 268435456, "cu/host"], ["cu", 0, 0, 1, -1, "none", 4635, 16482745, -1, 67108864, "cu/host"], ["cu", 0, 32, 2, -1, "none", 4608, 16361217, -1, 67108864, "cu/host"], ["cu", 0, 64, 3, -1, "none", 4505, 16500637, -1, 67108864, "cu/host"], ["cu", 0, 96, 4, -1, "none", 4734, 17072912, -1, 67108864, "cu/host"], ["kernel", 0, 0, 5, -1, "none", 17075912, 34285758, -1, 268435456, "cu/device"], ["cu", 0, 0, 6, -1, "none", 17076762, 33918234, -1, 67108864, "cu/device"], ["cu", 0, 32, 7, -1, "none", 17076865, 34285008, -1, 67108864, "cu/device"], ["cu", 0, 64, 8, -1, "none", 17076742, 33868434, -1, 67108864, "cu/device"], ["cu", 0, 96, 9, -1, "none", 17076675, 33412780, -1, 67108864, "cu/device"], ["doorbell", 0, 2, 10, 11, "none", 34294158, 34294158, -1, 0, "engine/host"], ["packet", 0, 2, 11, -1, "copy", 34298258, 36498549, 34295158, 134217728, "engine/host"], ["packet", 0, 2, 12, -1, "copy+signal", 36498549, 38698840, 34295158, 134217728, "engine/host"], ["kernel", 0, 0, 13, -1, "none", 38703840, 43108921, -1, 268435456, "engine/device"], ["cu", 0, 0, 14, -1, "none", 38703840, 38704240, -1, 0, "engine/device"], ["doorbell", 0, 2, 15, 16, "none", 38704240, 38704240, -1, 0, "engine/device"], ["packet", 0, 2, 16, -1, "copy", 38708340, 40908630, 38705240, 134217728, "engine/device"], ["packet", 0, 2, 17, -1, "copy+signal", 40908630, 43108921, 38705240, 134217728, "engine/device"]];
+const ROWS: Row[] = [
+  ['kernel', 0, 0, 0, -1, 'none', 4500, 17072912, -1, 268435456, 'cu/host'],
+  ['cu', 0, 0, 1, -1, 'none', 4635, 16482745, -1, 67108864, 'cu/host'],
+  ['cu', 0, 32, 2, -1, 'none', 4608, 16361217, -1, 67108864, 'cu/host'],
+  ['cu', 0, 64, 3, -1, 'none', 4505, 16500637, -1, 67108864, 'cu/host'],
+  ['cu', 0, 96, 4, -1, 'none', 4734, 17072912, -1, 67108864, 'cu/host'],
+  ['kernel', 0, 0, 5, -1, 'none', 17075912, 34285758, -1, 268435456, 'cu/device'],
+  ['cu', 0, 0, 6, -1, 'none', 17076762, 33918234, -1, 67108864, 'cu/device'],
+  ['cu', 0, 32, 7, -1, 'none', 17076865, 34285008, -1, 67108864, 'cu/device'],
+  ['cu', 0, 64, 8, -1, 'none', 17076742, 33868434, -1, 67108864, 'cu/device'],
+  ['cu', 0, 96, 9, -1, 'none', 17076675, 33412780, -1, 67108864, 'cu/device'],
+  ['doorbell', 0, 2, 10, 11, 'none', 34294158, 34294158, -1, 0, 'engine/host'],
+  ['packet', 0, 2, 11, -1, 'copy', 34298258, 36498549, 34295158, 134217728, 'engine/host'],
+  ['packet', 0, 2, 12, -1, 'copy+signal', 36498549, 38698840, 34295158, 134217728, 'engine/host'],
+  ['kernel', 0, 0, 13, -1, 'none', 38703840, 43108921, -1, 268435456, 'engine/device'],
+  ['cu', 0, 0, 14, -1, 'none', 38703840, 38704240, -1, 0, 'engine/device'],
+  ['doorbell', 0, 2, 15, 16, 'none', 38704240, 38704240, -1, 0, 'engine/device'],
+  ['packet', 0, 2, 16, -1, 'copy', 38708340, 40908630, 38705240, 134217728, 'engine/device'],
+  ['packet', 0, 2, 17, -1, 'copy+signal', 40908630, 43108921, 38705240, 134217728, 'engine/device'],
+];
 
-export const EVENTS: TimelineEvent[] = ROWS.map(([kind, gpu, lane, id, ref, op, startNs, endNs, queuedNs, bytes, path]) => ({ kind, gpu, lane, id, ref, op, startNs, endNs, queuedNs, bytes, path }));
+export const EVENTS: TimelineEvent[] = ROWS.map(
+  ([kind, gpu, lane, id, ref, op, startNs, endNs, queuedNs, bytes, path]) => ({
+    kind,
+    gpu,
+    lane,
+    id,
+    ref,
+    op,
+    startNs,
+    endNs,
+    queuedNs,
+    bytes,
+    path,
+  }),
+);
 
 /** One iteration's span plus the simulator's 2 us gap between layouts. */
 export const ITERATION_NS = Math.max(...EVENTS.map((e) => e.endNs)) + 2000;
@@ -22,7 +67,14 @@ export function repeated(times: number): TimelineColumns {
     const shift = r * ITERATION_NS;
     const idShift = r * EVENTS.length;
     for (const e of EVENTS) {
-      events.push({ ...e, id: e.id + idShift, ref: e.ref >= 0 ? e.ref + idShift : -1, startNs: e.startNs + shift, endNs: e.endNs + shift, queuedNs: e.queuedNs >= 0 ? e.queuedNs + shift : -1 });
+      events.push({
+        ...e,
+        id: e.id + idShift,
+        ref: e.ref >= 0 ? e.ref + idShift : -1,
+        startNs: e.startNs + shift,
+        endNs: e.endNs + shift,
+        queuedNs: e.queuedNs >= 0 ? e.queuedNs + shift : -1,
+      });
     }
   }
   return columnsFromEvents(events);

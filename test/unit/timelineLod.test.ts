@@ -2,14 +2,26 @@ import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { filterMask, parseFilter } from '../../src/core/timeline/timelineFilter';
 import type { LodResult } from '../../src/core/timeline/timelineLod';
-import { LOD_LEVELS, aggregate as aggregateLc, lodColumns, measureRange as measureLc } from '../../src/core/timeline/timelineLod';
+import {
+  LOD_LEVELS,
+  aggregate as aggregateLc,
+  lodColumns,
+  measureRange as measureLc,
+} from '../../src/core/timeline/timelineLod';
 import type { LodRequest } from '../../src/core/timeline/timelineLod';
 import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
 import { buildIndex } from '../../src/core/timeline/timelineModel';
 import { ITERATION_NS, repeated } from './timelineFixture';
 
 /** Brute force over the raw columns: what a lane holds inside [from, to]. */
-function rawTotals(t: TimelineColumns, index: TimelineIndex, lanes: number[], from: number, to: number, mask?: Uint8Array) {
+function rawTotals(
+  t: TimelineColumns,
+  index: TimelineIndex,
+  lanes: number[],
+  from: number,
+  to: number,
+  mask?: Uint8Array,
+) {
   return lanes.map((lane) => {
     const sources = lane < index.lanes.length ? [lane] : index.heat.find((h) => h.id === lane)!.cuLanes;
     let count = 0;
@@ -51,7 +63,8 @@ describe('level-of-detail aggregation', () => {
   const t = repeated(400);
   const index = buildIndex(t, { gpuCus: [256], vendor: 'amd' });
   const lc = lodColumns(t, index);
-  const aggregate = (_t: TimelineColumns, i: TimelineIndex, request: LodRequest, mask?: Uint8Array) => aggregateLc(lc, i, request, mask);
+  const aggregate = (_t: TimelineColumns, i: TimelineIndex, request: LodRequest, mask?: Uint8Array) =>
+    aggregateLc(lc, i, request, mask);
   const measureRange = (_t: TimelineColumns, i: TimelineIndex, from: number, to: number) => measureLc(lc, i, from, to);
   const lanes = [...index.lanes.map((l) => l.id), ...index.heat.map((h) => h.id)];
   const full = { from: index.startNs, to: index.endNs };
@@ -88,11 +101,21 @@ describe('level-of-detail aggregation', () => {
   it('keeps the whole timeline in every lane whatever the zoom: totals over the full window equal the file', () => {
     const perLane = index.lanes.map((l) => l.eventCount);
     for (const buckets of [10, 2000]) {
-      const r = aggregate(t, index, { startNs: full.from, endNs: full.to, buckets, lanes: index.lanes.map((l) => l.id) });
+      const r = aggregate(t, index, {
+        startNs: full.from,
+        endNs: full.to,
+        buckets,
+        lanes: index.lanes.map((l) => l.id),
+      });
       expect([...r.totals.count]).toEqual(perLane);
     }
     const bytes = t.bytes.reduce((a, b) => a + b, 0);
-    const r = aggregate(t, index, { startNs: full.from, endNs: full.to, buckets: 512, lanes: index.lanes.map((l) => l.id) });
+    const r = aggregate(t, index, {
+      startNs: full.from,
+      endNs: full.to,
+      buckets: 512,
+      lanes: index.lanes.map((l) => l.id),
+    });
     expect(r.totals.bytes.reduce((a, b) => a + b, 0)).toBe(bytes);
   });
 

@@ -13,7 +13,8 @@ describe('timeline index', () => {
     expect(index.lanes.map((l) => l.label)).toEqual(['Kernels', 'SDMA engine 2', 'CU 0', 'CU 32', 'CU 64', 'CU 96']);
     expect(index.heat).toEqual([{ id: 6, gpu: 0, cuLanes: [2, 3, 4, 5], cuCount: 256 }]);
     for (let l = 0; l < index.lanes.length; l++) {
-      for (let k = index.laneStart[l]! + 1; k < index.laneStart[l + 1]!; k++) expect(t.startNs[index.order[k]!]).toBeGreaterThanOrEqual(t.startNs[index.order[k - 1]!]!);
+      for (let k = index.laneStart[l]! + 1; k < index.laneStart[l + 1]!; k++)
+        expect(t.startNs[index.order[k]!]).toBeGreaterThanOrEqual(t.startNs[index.order[k - 1]!]!);
     }
   });
 
@@ -52,8 +53,18 @@ describe('timeline filter', () => {
   const kept = (q: string) => [...filterMask(t, parseFilter(q))].reduce((a, b) => a + b, 0);
 
   it('understands kinds, paths, ops, engines, CUs and sizes', () => {
-    const counts = { '': 18, 'kind:packet': 4, 'packet engine/device': 2, 'op:copy+signal': 2, 'engine:2': 6, 'cu:32': 2,
-      'kind:kernel size>=256M': 3, 'kind:packet size<128M': 0, device: 10, 'gpu:1': 0 };
+    const counts = {
+      '': 18,
+      'kind:packet': 4,
+      'packet engine/device': 2,
+      'op:copy+signal': 2,
+      'engine:2': 6,
+      'cu:32': 2,
+      'kind:kernel size>=256M': 3,
+      'kind:packet size<128M': 0,
+      device: 10,
+      'gpu:1': 0,
+    };
     for (const [query, n] of Object.entries(counts)) expect(kept(query), query).toBe(n);
   });
 

@@ -4,16 +4,70 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newRun } from '../../src/core/run';
 import type { Run } from '../../src/core/run';
-import { runTimeline, runTimelineCovers, timelineArgs, timelineFileName, timelineMeta } from '../../src/core/runs/timelineSource';
+import {
+  runTimeline,
+  runTimelineCovers,
+  timelineArgs,
+  timelineFileName,
+  timelineMeta,
+} from '../../src/core/runs/timelineSource';
 
 function sweepRun(args: string[]): Run {
-  const run = newRun({ type: 'run', format: 'sdma-lens-run', version: 1, id: 'r1', command: 'sweep', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: '/x/sdma-probe', args } });
-  run.hello = { type: 'hello', protocol: 1, helper: { name: 'sdma-probe', version: '0.1.0' }, command: 'sweep', backend: 'sim', simulated: true, backendsBuilt: ['sim'], pid: 1 };
-  run.timeline = { type: 'timeline', path: '/elsewhere/timeline.sdmatl', format: 'sdmatl', version: 1, eventCount: 10, fileBytes: 100, sizeBytes: 1048576 };
+  const run = newRun({
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id: 'r1',
+    command: 'sweep',
+    createdAt: '2026-11-30T00:00:00Z',
+    target: { kind: 'local' },
+    helper: { path: '/x/sdma-probe', args },
+  });
+  run.hello = {
+    type: 'hello',
+    protocol: 1,
+    helper: { name: 'sdma-probe', version: '0.1.0' },
+    command: 'sweep',
+    backend: 'sim',
+    simulated: true,
+    backendsBuilt: ['sim'],
+    pid: 1,
+  };
+  run.timeline = {
+    type: 'timeline',
+    path: '/elsewhere/timeline.sdmatl',
+    format: 'sdmatl',
+    version: 1,
+    eventCount: 10,
+    fileBytes: 100,
+    sizeBytes: 1048576,
+  };
   return run;
 }
 
-const ARGS = ['sweep', '--backend', 'auto', '--sizes', '4K,1M', '--paths', 'cu/host,engine/device', '--cus', '8,64', '--iters', '20', '--seed', '7', '--src', '2', '--dst', '5', '--timeline-size', '1M', '--timeline-out', '/elsewhere/timeline.sdmatl'];
+const ARGS = [
+  'sweep',
+  '--backend',
+  'auto',
+  '--sizes',
+  '4K,1M',
+  '--paths',
+  'cu/host,engine/device',
+  '--cus',
+  '8,64',
+  '--iters',
+  '20',
+  '--seed',
+  '7',
+  '--src',
+  '2',
+  '--dst',
+  '5',
+  '--timeline-size',
+  '1M',
+  '--timeline-out',
+  '/elsewhere/timeline.sdmatl',
+];
 
 describe('timeline sources', () => {
   it('uses the run`s own timeline only for the points it shows', () => {
@@ -31,10 +85,33 @@ describe('timeline sources', () => {
     expect(timelineFileName({ sizeBytes: 4096, path: 'cu/host', cus: 8 })).toBe('timeline-4K-cu-host-8.sdmatl');
     expect(timelineFileName({ sizeBytes: 4096, path: 'engine/host', cus: 0 })).toBe('timeline-4K-engine-host-0.sdmatl');
     expect(timelineArgs(run, { sizeBytes: 4096, path: 'cu/host', cus: 8 }, out)).toEqual([
-      'sweep', '--backend', 'sim', '--sizes', '4K', '--paths', 'cu/host', '--cus', '8', '--iters', '1', '--seed', '7', '--src', '2', '--dst', '5',
-      '--timeline-size', '4K', '--timeline-cus', '8', '--timeline-out', out,
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      '4K',
+      '--paths',
+      'cu/host',
+      '--cus',
+      '8',
+      '--iters',
+      '1',
+      '--seed',
+      '7',
+      '--src',
+      '2',
+      '--dst',
+      '5',
+      '--timeline-size',
+      '4K',
+      '--timeline-cus',
+      '8',
+      '--timeline-out',
+      out,
     ]);
-    expect(() => timelineArgs(run, { sizeBytes: 4096, path: 'cu/host', cus: 8 }, 'relative.sdmatl')).toThrow(/absolute/);
+    expect(() => timelineArgs(run, { sizeBytes: 4096, path: 'cu/host', cus: 8 }, 'relative.sdmatl')).toThrow(
+      /absolute/,
+    );
   });
 
   it('finds the timeline file in the run folder when the runs folder has moved', () => {

@@ -14,10 +14,19 @@ interface TraceEvent {
   args?: Record<string, unknown>;
 }
 
-const meta = { title: 'Timeline · 256 MiB', simulated: true, nodeLabel: 'AMD Instinct MI350X', vendor: 'amd' as const, gpuCus: [256] };
+const meta = {
+  title: 'Timeline · 256 MiB',
+  simulated: true,
+  nodeLabel: 'AMD Instinct MI350X',
+  vendor: 'amd' as const,
+  gpuCus: [256],
+};
 
 describe('Chrome/Perfetto trace export', () => {
-  const trace = JSON.parse(chromeTraceJson(columnsFromEvents(EVENTS), meta)) as { traceEvents: TraceEvent[]; displayTimeUnit: string };
+  const trace = JSON.parse(chromeTraceJson(columnsFromEvents(EVENTS), meta)) as {
+    traceEvents: TraceEvent[];
+    displayTimeUnit: string;
+  };
   const events = trace.traceEvents;
 
   it('is trace-event JSON: complete events in microseconds, one per span', () => {

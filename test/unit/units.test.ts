@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration, formatDurationUs, formatGbps, formatSizeArg, parseSize } from '../../src/core/units';
+import {
+  formatBytes,
+  formatDuration,
+  formatDurationUs,
+  formatGbps,
+  formatSizeArg,
+  parseSize,
+} from '../../src/core/units';
 
 describe('sizes', () => {
   it('parses binary suffixes the way TransferBench and rccl-tests users write them', () => {
@@ -30,9 +37,17 @@ describe('sizes', () => {
 
 describe('times and bandwidths', () => {
   it('writes durations with three significant digits and "µs"', () => {
-    const ns: [number, string][] = [[3100, '3.10 µs'], [2_200_291, '2.20 ms'], [850, '850 ns'], [1.5e9, '1.50 s']];
+    const ns: [number, string][] = [
+      [3100, '3.10 µs'],
+      [2_200_291, '2.20 ms'],
+      [850, '850 ns'],
+      [1.5e9, '1.50 s'],
+    ];
     for (const [value, text] of ns) expect(formatDuration(value)).toBe(text);
-    const us: [number, string][] = [[12.5, '12.5 µs'], [2500, '2.50 ms']];
+    const us: [number, string][] = [
+      [12.5, '12.5 µs'],
+      [2500, '2.50 ms'],
+    ];
     for (const [value, text] of us) expect(formatDurationUs(value)).toBe(text);
   });
 

@@ -83,7 +83,13 @@ describe('sweepView', () => {
     const view = sweepView(
       runOf(
         hello('sim', true),
-        ...at4KiB(['engine/device', 1, 2000], ['cu/host', 64, 1000], ['engine/host', 0, 3000], ['cu/host', 8, 1500], ['cu/device', 64, 900]),
+        ...at4KiB(
+          ['engine/device', 1, 2000],
+          ['cu/host', 64, 1000],
+          ['engine/host', 0, 3000],
+          ['cu/host', 8, 1500],
+          ['cu/device', 64, 900],
+        ),
         sample('cu/host', 1 * MiB, 64, [20000]),
       ),
     );
@@ -122,7 +128,15 @@ describe('sweepView', () => {
 
   it('lists only the CU counts swept on cu/* paths, not the CU an engine/device copy uses', () => {
     const view = sweepView(
-      runOf(...at4KiB(['cu/host', 64, 1000], ['cu/device', 16, 1000], ['cu/host', 256, 1000], ['engine/device', 1, 1000], ['engine/host', 0, 1000])),
+      runOf(
+        ...at4KiB(
+          ['cu/host', 64, 1000],
+          ['cu/device', 16, 1000],
+          ['cu/host', 256, 1000],
+          ['engine/device', 1, 1000],
+          ['engine/host', 0, 1000],
+        ),
+      ),
     );
     expect(view.cuCounts).toEqual([16, 64, 256]);
   });
@@ -134,8 +148,20 @@ describe('sweepView', () => {
   });
 
   it('describes the node, the copy and how the run ended', () => {
-    const run = runOf(hello('sim', true), topology(true), { type: 'progress', done: 3, total: 8 }, sample('cu/host', 4 * KiB, 64, [1000]));
-    applySavedValue(run, { type: 'run-end', status: 'crashed', exitCode: null, signal: 'SIGSEGV', message: 'sdma-probe crashed (SIGSEGV)', endedAt: '2026-11-30T00:01:00Z' });
+    const run = runOf(
+      hello('sim', true),
+      topology(true),
+      { type: 'progress', done: 3, total: 8 },
+      sample('cu/host', 4 * KiB, 64, [1000]),
+    );
+    applySavedValue(run, {
+      type: 'run-end',
+      status: 'crashed',
+      exitCode: null,
+      signal: 'SIGSEGV',
+      message: 'sdma-probe crashed (SIGSEGV)',
+      endedAt: '2026-11-30T00:01:00Z',
+    });
     const view = sweepView(run);
     expect(view).toMatchObject({
       runId: 'demo',
@@ -160,7 +186,16 @@ describe('sweepView', () => {
 
 describe('seriesForCus', () => {
   const view = sweepView(
-    runOf(...at4KiB(['cu/host', 8, 1500], ['cu/host', 64, 1000], ['cu/device', 64, 900], ['cu/device', 8, 1400], ['engine/host', 0, 3000], ['engine/device', 1, 2000])),
+    runOf(
+      ...at4KiB(
+        ['cu/host', 8, 1500],
+        ['cu/host', 64, 1000],
+        ['cu/device', 64, 900],
+        ['cu/device', 8, 1400],
+        ['engine/host', 0, 3000],
+        ['engine/device', 1, 2000],
+      ),
+    ),
   );
   const keys = (cus: number) => seriesForCus(view, cus).map((s) => `${s.path}#${s.cus}`);
 
@@ -189,11 +224,15 @@ describe('sweepView while a run streams', () => {
 describe('where the numbers come from', () => {
   it('a sweep with rocSHMEM-carried engine/device samples says that path is built against a declarations-only API and was never run on AMD by SDMA Lens', () => {
     const run = newRun(runHeader('amd'));
-    run.samples.push(protocolSample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1, label: 'rocshmem-sdma' }));
+    run.samples.push(
+      protocolSample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1, label: 'rocshmem-sdma' }),
+    );
     expect(sweepView(run).warnings).toContain(ROCSHMEM_UNTESTED);
     expect(ROCSHMEM_UNTESTED).toMatch(/declarations-only rocSHMEM API and has not run it on AMD hardware/);
     const plain = newRun(runHeader('nv'));
-    plain.samples.push(protocolSample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1, label: 'proxy-initiated' }));
+    plain.samples.push(
+      protocolSample({ mover: 'engine', initiator: 'device', engines: 1, cus: 1, label: 'proxy-initiated' }),
+    );
     expect(sweepView(plain).warnings).not.toContain(ROCSHMEM_UNTESTED);
   });
 });

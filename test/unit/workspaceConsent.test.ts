@@ -9,7 +9,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 const dialog = vi.hoisted(() => ({ answer: undefined as string | undefined, calls: [] as unknown[][] }));
 
 vi.mock('vscode', () => ({
-  l10n: { t: (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)])) },
+  l10n: {
+    t: (message: string, ...args: unknown[]) =>
+      message.replace(/\{(\d+)\}/g, (_m, i: string) => String(args[Number(i)])),
+  },
   window: {
     showWarningMessage: (...args: unknown[]) => {
       dialog.calls.push(args);
@@ -20,7 +23,14 @@ vi.mock('vscode', () => ({
 }));
 
 import type { ConsentEntry } from '../../src/extension/workspaceConsent';
-import { ConsentDeclined, WorkspaceConsent, consentKey, entryLines, showable, workspaceEntries } from '../../src/extension/workspaceConsent';
+import {
+  ConsentDeclined,
+  WorkspaceConsent,
+  consentKey,
+  entryLines,
+  showable,
+  workspaceEntries,
+} from '../../src/extension/workspaceConsent';
 import { fromUserSettingsOnly } from '../../src/extension/settings';
 
 describe('workspaceEntries: which values the workspace chose', () => {
@@ -31,24 +41,71 @@ describe('workspaceEntries: which values the workspace chose', () => {
   });
 
   it("the workspace's value, and the folder's over the workspace's", () => {
-    expect(workspaceEntries('sdmaLens.profile.program', { defaultValue: '', globalValue: '/home/me/app', workspaceValue: './evil' })).toEqual([{ setting: 'sdmaLens.profile.program', scope: 'workspace', value: './evil' }]);
-    expect(workspaceEntries('sdmaLens.profile.args', { defaultValue: [], workspaceValue: ['-a'], workspaceFolderValue: ['-b'] })).toEqual([{ setting: 'sdmaLens.profile.args', scope: 'workspaceFolder', value: ['-b'] }]);
-    expect(workspaceEntries('sdmaLens.target', { defaultValue: 'local', workspaceValue: 'alice@gpu-1' })).toEqual([{ setting: 'sdmaLens.target', scope: 'workspace', value: 'alice@gpu-1' }]);
+    expect(
+      workspaceEntries('sdmaLens.profile.program', {
+        defaultValue: '',
+        globalValue: '/home/me/app',
+        workspaceValue: './evil',
+      }),
+    ).toEqual([{ setting: 'sdmaLens.profile.program', scope: 'workspace', value: './evil' }]);
+    expect(
+      workspaceEntries('sdmaLens.profile.args', {
+        defaultValue: [],
+        workspaceValue: ['-a'],
+        workspaceFolderValue: ['-b'],
+      }),
+    ).toEqual([{ setting: 'sdmaLens.profile.args', scope: 'workspaceFolder', value: ['-b'] }]);
+    expect(workspaceEntries('sdmaLens.target', { defaultValue: 'local', workspaceValue: 'alice@gpu-1' })).toEqual([
+      { setting: 'sdmaLens.target', scope: 'workspace', value: 'alice@gpu-1' },
+    ]);
   });
 
-  it('none when the workspace repeats the value beneath it (the user\'s, else the default)', () => {
-    expect(workspaceEntries('sdmaLens.profile.cwd', { defaultValue: '${workspaceFolder}', workspaceValue: '${workspaceFolder}' })).toEqual([]);
-    expect(workspaceEntries('sdmaLens.profile.args', { defaultValue: [], globalValue: ['-x', '1'], workspaceValue: ['-x', '1'] })).toEqual([]);
+  it("none when the workspace repeats the value beneath it (the user's, else the default)", () => {
+    expect(
+      workspaceEntries('sdmaLens.profile.cwd', {
+        defaultValue: '${workspaceFolder}',
+        workspaceValue: '${workspaceFolder}',
+      }),
+    ).toEqual([]);
+    expect(
+      workspaceEntries('sdmaLens.profile.args', {
+        defaultValue: [],
+        globalValue: ['-x', '1'],
+        workspaceValue: ['-x', '1'],
+      }),
+    ).toEqual([]);
     // The same value as the default, but the user chose another: the workspace's counts.
-    expect(workspaceEntries('sdmaLens.target', { defaultValue: 'local', globalValue: 'bob@node', workspaceValue: 'local' })).toHaveLength(1);
+    expect(
+      workspaceEntries('sdmaLens.target', { defaultValue: 'local', globalValue: 'bob@node', workspaceValue: 'local' }),
+    ).toHaveLength(1);
   });
 
   it('an object (an environment, merged across levels): the keys the workspace adds or changes', () => {
-    const seen = { defaultValue: {}, globalValue: { A: '1', B: '2' }, workspaceValue: { A: '1', B: 'x', LD_PRELOAD: '/tmp/x.so' } };
-    expect(workspaceEntries('sdmaLens.profile.env', seen, { object: true })).toEqual([{ setting: 'sdmaLens.profile.env', scope: 'workspace', value: { B: 'x', LD_PRELOAD: '/tmp/x.so' } }]);
-    expect(workspaceEntries('sdmaLens.profile.env', { defaultValue: {}, globalValue: { A: '1' }, workspaceValue: { A: '1' } }, { object: true })).toEqual([]);
-    expect(workspaceEntries('sdmaLens.profile.env', { defaultValue: {}, workspaceValue: {} }, { object: true })).toEqual([]);
-    expect(workspaceEntries('sdmaLens.profile.env', { defaultValue: {}, workspaceValue: { A: '1' }, workspaceFolderValue: { A: '2', C: '3' } }, { object: true })).toEqual([{ setting: 'sdmaLens.profile.env', scope: 'workspaceFolder', value: { A: '2', C: '3' } }]);
+    const seen = {
+      defaultValue: {},
+      globalValue: { A: '1', B: '2' },
+      workspaceValue: { A: '1', B: 'x', LD_PRELOAD: '/tmp/x.so' },
+    };
+    expect(workspaceEntries('sdmaLens.profile.env', seen, { object: true })).toEqual([
+      { setting: 'sdmaLens.profile.env', scope: 'workspace', value: { B: 'x', LD_PRELOAD: '/tmp/x.so' } },
+    ]);
+    expect(
+      workspaceEntries(
+        'sdmaLens.profile.env',
+        { defaultValue: {}, globalValue: { A: '1' }, workspaceValue: { A: '1' } },
+        { object: true },
+      ),
+    ).toEqual([]);
+    expect(
+      workspaceEntries('sdmaLens.profile.env', { defaultValue: {}, workspaceValue: {} }, { object: true }),
+    ).toEqual([]);
+    expect(
+      workspaceEntries(
+        'sdmaLens.profile.env',
+        { defaultValue: {}, workspaceValue: { A: '1' }, workspaceFolderValue: { A: '2', C: '3' } },
+        { object: true },
+      ),
+    ).toEqual([{ setting: 'sdmaLens.profile.env', scope: 'workspaceFolder', value: { A: '2', C: '3' } }]);
   });
 });
 
@@ -64,19 +121,31 @@ describe('consentKey: the key a confirmation is kept under', () => {
     expect(consentKey('profile', 'file:///w', [...entries].reverse())).toBe(key);
     expect(consentKey('profile', 'file:///w', [entries[0]!, { ...entries[1]!, value: { B: '2', A: '1' } }])).toBe(key);
     // Where a value came from is not what runs.
-    expect(consentKey('profile', 'file:///w', entries.map((e) => ({ ...e, scope: 'workspaceFolder' as const })))).toBe(key);
+    expect(
+      consentKey(
+        'profile',
+        'file:///w',
+        entries.map((e) => ({ ...e, scope: 'workspaceFolder' as const })),
+      ),
+    ).toBe(key);
   });
 
   it('another key for another value, setting name, kind or place', () => {
     const key = consentKey('profile', 'file:///w', entries);
-    expect(consentKey('profile', 'file:///w', [entries[0]!, { ...entries[1]!, value: { A: '1', B: '3' } }])).not.toBe(key);
+    expect(consentKey('profile', 'file:///w', [entries[0]!, { ...entries[1]!, value: { A: '1', B: '3' } }])).not.toBe(
+      key,
+    );
     expect(consentKey('profile', 'file:///w', [{ ...entries[0]!, value: '/bin/bash' }, entries[1]!])).not.toBe(key);
-    expect(consentKey('profile', 'file:///w', [{ ...entries[0]!, setting: 'sdmaLens.profile.cwd' }, entries[1]!])).not.toBe(key);
+    expect(
+      consentKey('profile', 'file:///w', [{ ...entries[0]!, setting: 'sdmaLens.profile.cwd' }, entries[1]!]),
+    ).not.toBe(key);
     expect(consentKey('target', 'file:///w', entries)).not.toBe(key);
     expect(consentKey('profile', 'file:///v', entries)).not.toBe(key);
     // An argument list is not its words joined.
     const one = consentKey('profile', '', [{ setting: 'sdmaLens.profile.args', scope: 'workspace', value: ['a b'] }]);
-    expect(consentKey('profile', '', [{ setting: 'sdmaLens.profile.args', scope: 'workspace', value: ['a', 'b'] }])).not.toBe(one);
+    expect(
+      consentKey('profile', '', [{ setting: 'sdmaLens.profile.args', scope: 'workspace', value: ['a', 'b'] }]),
+    ).not.toBe(one);
   });
 });
 
@@ -90,13 +159,31 @@ describe('showable: values shown as data', () => {
   it('escapes the characters that reorder or hide text', () => {
     // "evil\u202E2pm.exe" would read as "evilexe.mp2" in a dialog.
     expect(showable('evil\u202e2pm.exe')).toBe('evil\\u202e2pm.exe');
-    for (const c of ['\u061c', '\u200b', '\u200e', '\u200f', '\u2028', '\u2029', '\u202a', '\u202b', '\u202c', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\ufeff']) {
+    for (const c of [
+      '\u061c',
+      '\u200b',
+      '\u200e',
+      '\u200f',
+      '\u2028',
+      '\u2029',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\ufeff',
+    ]) {
       expect(showable(`x${c}y`)).toBe(`x\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}y`);
     }
   });
 
   it('leaves ordinary text, other scripts included, as it is', () => {
-    expect(showable('/opt/rocm/bin/app --size=1M "quoted" é 日本 עברית')).toBe('/opt/rocm/bin/app --size=1M "quoted" é 日本 עברית');
+    expect(showable('/opt/rocm/bin/app --size=1M "quoted" é 日本 עברית')).toBe(
+      '/opt/rocm/bin/app --size=1M "quoted" é 日本 עברית',
+    );
   });
 
   it('cuts a long value and says how much is left out', () => {
@@ -110,15 +197,26 @@ describe('showable: values shown as data', () => {
       { setting: 'sdmaLens.profile.args', scope: 'workspace', value: ['-c', 'echo \u202eoops'] },
       { setting: 'sdmaLens.profile.env', scope: 'workspace', value: { LD_PRELOAD: '/tmp/x.so' } },
     ]);
-    expect(lines).toEqual(['sdmaLens.profile.args = ["-c","echo \\u202eoops"]', 'sdmaLens.profile.env = {"LD_PRELOAD":"/tmp/x.so"}']);
+    expect(lines).toEqual([
+      'sdmaLens.profile.args = ["-c","echo \\u202eoops"]',
+      'sdmaLens.profile.env = {"LD_PRELOAD":"/tmp/x.so"}',
+    ]);
   });
 });
 
 describe('fromUserSettingsOnly: settings that name a program the extension runs', () => {
   it("the user's value, else the default; a workspace value is ignored and flagged", () => {
-    expect(fromUserSettingsOnly({ defaultValue: '', globalValue: '/usr/local/bin/sdma-probe', workspaceValue: './evil' })).toEqual({ value: '/usr/local/bin/sdma-probe', ignoredWorkspaceValue: true });
-    expect(fromUserSettingsOnly({ defaultValue: '', workspaceFolderValue: './evil' })).toEqual({ value: '', ignoredWorkspaceValue: true });
-    expect(fromUserSettingsOnly({ defaultValue: [], globalValue: ['-J', 'bastion'] })).toEqual({ value: ['-J', 'bastion'], ignoredWorkspaceValue: false });
+    expect(
+      fromUserSettingsOnly({ defaultValue: '', globalValue: '/usr/local/bin/sdma-probe', workspaceValue: './evil' }),
+    ).toEqual({ value: '/usr/local/bin/sdma-probe', ignoredWorkspaceValue: true });
+    expect(fromUserSettingsOnly({ defaultValue: '', workspaceFolderValue: './evil' })).toEqual({
+      value: '',
+      ignoredWorkspaceValue: true,
+    });
+    expect(fromUserSettingsOnly({ defaultValue: [], globalValue: ['-J', 'bastion'] })).toEqual({
+      value: ['-J', 'bastion'],
+      ignoredWorkspaceValue: false,
+    });
     expect(fromUserSettingsOnly(undefined)).toEqual({ value: undefined, ignoredWorkspaceValue: false });
   });
 });
@@ -134,7 +232,13 @@ describe('WorkspaceConsent: asked once per set of values', () => {
     };
   }
   const log = { info: vi.fn(), warn: vi.fn() };
-  const request = (value: unknown) => ({ kind: 'profile', place: 'file:///w', entries: [{ setting: 'sdmaLens.profile.program', scope: 'workspace' as const, value }], message: 'Run it?', accept: 'Run' });
+  const request = (value: unknown) => ({
+    kind: 'profile',
+    place: 'file:///w',
+    entries: [{ setting: 'sdmaLens.profile.program', scope: 'workspace' as const, value }],
+    message: 'Run it?',
+    accept: 'Run',
+  });
 
   beforeEach(() => {
     dialog.calls.length = 0;

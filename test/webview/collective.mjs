@@ -27,18 +27,50 @@ const HELPER_ARGS = ['collective', '--backend', 'sim'];
 
 function runText() {
   if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
-  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id: 'collective-demo', command: 'collective', createdAt: '2026-11-30T00:00:00Z', target: { kind: 'local' }, helper: { path: 'sdma-probe', args: HELPER_ARGS } };
+  const header = {
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id: 'collective-demo',
+    command: 'collective',
+    createdAt: '2026-11-30T00:00:00Z',
+    target: { kind: 'local' },
+    helper: { path: 'sdma-probe', args: HELPER_ARGS },
+  };
   const out = execFileSync(probe, HELPER_ARGS, { encoding: 'utf8' });
-  const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01Z' };
+  const end = {
+    type: 'run-end',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    message: '',
+    endedAt: '2026-11-30T00:00:01Z',
+  };
   return `${JSON.stringify(header)}\n${out.trimEnd()}\n${JSON.stringify(end)}\n`;
 }
 
 /** The collective page and its support module, built as scripts/build.mjs builds them. */
 async function setup(tmp, assets) {
-  await esbuild.build({ entryPoints: { collective: join(repo, 'webview/collective/main.ts') }, outdir: assets, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: { collective: join(repo, 'webview/collective/main.ts') },
+    outdir: assets,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    logLevel: 'warning',
+  });
   pageCss(join(repo, 'webview/collective/collective.css'), join(assets, 'collective.css'));
   const supportFile = join(tmp, 'collectiveSupport.mjs');
-  await esbuild.build({ entryPoints: [join(repo, 'test/webview/collectiveSupport.ts')], outfile: supportFile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [join(repo, 'test/webview/collectiveSupport.ts')],
+    outfile: supportFile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   const support = await import(pathToFileURL(supportFile).href);
   // The support module has the panels' HTML shell and CSP (not the timeline's, which also allows a worker).
   return { support, pages: { index: { script: 'collective.js', style: 'collective.css', title: 'Collectives' } } };
@@ -46,84 +78,145 @@ async function setup(tmp, assets) {
 
 async function main() {
   await withPage('collective', { width: 1100, height: 1000 }, setup, async ({ support, page, check, posted }) => {
-      const message = support.collectiveMessage(runText());
-      const { curves } = message.view;
-      const ops = [...new Set(curves.map((c) => c.op))];
-      const offPath = curves.reduce((n, c) => n + c.points.filter((p) => p.offPath).length, 0);
+    const message = support.collectiveMessage(runText());
+    const { curves } = message.view;
+    const ops = [...new Set(curves.map((c) => c.op))];
+    const offPath = curves.reduce((n, c) => n + c.points.filter((p) => p.offPath).length, 0);
 
-      check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
+    check((await posted())[0]?.type === 'ready', 'the panel posts {type: "ready"} first');
 
-      await page.evaluate((m) => window.postMessage(m, '*'), message);
-      await page.waitForSelector('figure canvas');
-      await frames(page, 3);
-      const drawn = await page.evaluate(() => [...document.querySelectorAll('figure canvas')].map((c) => {
+    await page.evaluate((m) => window.postMessage(m, '*'), message);
+    await page.waitForSelector('figure canvas');
+    await frames(page, 3);
+    const drawn = await page.evaluate(() =>
+      [...document.querySelectorAll('figure canvas')].map((c) => {
         const ctx = c.getContext('2d');
         const d = ctx.getImageData(0, 0, c.width, c.height).data;
         let inked = 0;
         for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
         return { label: c.getAttribute('aria-label'), width: c.width, height: c.height, inked };
-      }));
-      check(ops.length > 0 && drawn.length === ops.length, `one chart.js canvas per operation (${drawn.length} for ${ops.join(', ')})`);
-      check(drawn.every((d) => d.width > 200 && d.height > 100 && d.inked > 500), `every chart is drawn (${drawn.map((d) => `${d.width}x${d.height}, ${d.inked} inked`).join('; ')})`);
-      check(drawn.every((d) => curves.filter((c) => d.label?.startsWith(c.op)).every((c) => d.label.includes(c.variant))), `each chart names its curves (${drawn.map((d) => d.label).join(' | ')})`);
-      check(curves.some((c) => c.inPlace) ? (await page.locator('text=dashed: in-place').count()) > 0 : true, 'the key says solid is out-of-place and dashed in-place');
-      const labels = new Set(curves.map((c) => `${c.variant}${c.inPlace ? ' in-place' : ''}`));
-      const key = await page.locator('ul.curve-key li').allTextContents();
-      check(key.length === labels.size && key.every((k) => labels.has(k)) && (await page.locator('ul.curve-key li svg line').count()) === labels.size, `the curve key draws each curve's line and marker (${key.join(', ')})`);
-      check((await page.locator('text=A red ring marks a point').count()) === 1, `off-path points are explained (${offPath} in this run)`);
-      check((await page.locator('.simulated-badge').isVisible()) === true, 'the SIMULATED badge shows for simulated data');
-      // The paths the points report are explained, and no size says its unit twice ("8 MiB bytes").
-      const transports = await page.locator('dl.transports dt').evaluateAll((dts) => dts.map((dt) => `${dt.textContent}: ${dt.nextElementSibling?.textContent ?? ''}`));
-      const paths = [...new Set(curves.flatMap((c) => c.points.map((p) => p.transport)).filter((t) => t !== null))];
-      check(paths.length > 0 && paths.every((t) => transports.some((k) => k.startsWith(`${t}: `))), `the panel explains each path its points report (${transports.join(' | ')})`);
-      check(transports.some((k) => /^lsa: load\/store: CU kernels write straight into the peer GPU/.test(k)) && transports.some((k) => /^sdma: the SDMA copy engines move the bytes/.test(k)), 'lsa is load/store by CU kernels, sdma the SDMA copy engines');
-      const pathTitles = await page.locator('details table tbody td[title]').evaluateAll((tds) => [...new Set(tds.map((td) => `${td.textContent}: ${td.getAttribute('title')}`))]);
-      check(pathTitles.length === paths.length, `each path in the points table has its meaning as a tooltip (${pathTitles.length} paths)`);
-      const pageText = await page.evaluate(() => `${document.body.innerText}\n${[...document.querySelectorAll('[title],[aria-label]')].map((e) => `${e.getAttribute('title') ?? ''} ${e.getAttribute('aria-label') ?? ''}`).join('\n')}`);
-      const doubled = pageText.match(/\d (?:B|KiB|MiB|GiB|TiB) (?:bytes|B|KiB|MiB|GiB)\b.{0,30}/);
-      check(doubled === null, `no size says its unit twice${doubled ? ` ("${doubled[0]}")` : ''}`);
+      }),
+    );
+    check(
+      ops.length > 0 && drawn.length === ops.length,
+      `one chart.js canvas per operation (${drawn.length} for ${ops.join(', ')})`,
+    );
+    check(
+      drawn.every((d) => d.width > 200 && d.height > 100 && d.inked > 500),
+      `every chart is drawn (${drawn.map((d) => `${d.width}x${d.height}, ${d.inked} inked`).join('; ')})`,
+    );
+    check(
+      drawn.every((d) => curves.filter((c) => d.label?.startsWith(c.op)).every((c) => d.label.includes(c.variant))),
+      `each chart names its curves (${drawn.map((d) => d.label).join(' | ')})`,
+    );
+    check(
+      curves.some((c) => c.inPlace) ? (await page.locator('text=dashed: in-place').count()) > 0 : true,
+      'the key says solid is out-of-place and dashed in-place',
+    );
+    const labels = new Set(curves.map((c) => `${c.variant}${c.inPlace ? ' in-place' : ''}`));
+    const key = await page.locator('ul.curve-key li').allTextContents();
+    check(
+      key.length === labels.size &&
+        key.every((k) => labels.has(k)) &&
+        (await page.locator('ul.curve-key li svg line').count()) === labels.size,
+      `the curve key draws each curve's line and marker (${key.join(', ')})`,
+    );
+    check(
+      (await page.locator('text=A red ring marks a point').count()) === 1,
+      `off-path points are explained (${offPath} in this run)`,
+    );
+    check(
+      (await page.locator('.simulated-badge').isVisible()) === true,
+      'the SIMULATED badge shows for simulated data',
+    );
+    // The paths the points report are explained, and no size says its unit twice ("8 MiB bytes").
+    const transports = await page
+      .locator('dl.transports dt')
+      .evaluateAll((dts) => dts.map((dt) => `${dt.textContent}: ${dt.nextElementSibling?.textContent ?? ''}`));
+    const paths = [...new Set(curves.flatMap((c) => c.points.map((p) => p.transport)).filter((t) => t !== null))];
+    check(
+      paths.length > 0 && paths.every((t) => transports.some((k) => k.startsWith(`${t}: `))),
+      `the panel explains each path its points report (${transports.join(' | ')})`,
+    );
+    check(
+      transports.some((k) => /^lsa: load\/store: CU kernels write straight into the peer GPU/.test(k)) &&
+        transports.some((k) => /^sdma: the SDMA copy engines move the bytes/.test(k)),
+      'lsa is load/store by CU kernels, sdma the SDMA copy engines',
+    );
+    const pathTitles = await page
+      .locator('details table tbody td[title]')
+      .evaluateAll((tds) => [...new Set(tds.map((td) => `${td.textContent}: ${td.getAttribute('title')}`))]);
+    check(
+      pathTitles.length === paths.length,
+      `each path in the points table has its meaning as a tooltip (${pathTitles.length} paths)`,
+    );
+    const pageText = await page.evaluate(
+      () =>
+        `${document.body.innerText}\n${[...document.querySelectorAll('[title],[aria-label]')].map((e) => `${e.getAttribute('title') ?? ''} ${e.getAttribute('aria-label') ?? ''}`).join('\n')}`,
+    );
+    const doubled = pageText.match(/\d (?:B|KiB|MiB|GiB|TiB) (?:bytes|B|KiB|MiB|GiB)\b.{0,30}/);
+    check(doubled === null, `no size says its unit twice${doubled ? ` ("${doubled[0]}")` : ''}`);
 
-      // A tooltip: hover a canvas at the middle of its plot.
-      const box = await page.locator('figure canvas').first().boundingBox();
-      await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.45);
-      await frames(page, 2);
-      const afterHover = await page.evaluate(() => {
-        const c = document.querySelector('figure canvas');
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let inked = 0;
-        for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
-        return inked;
-      });
-      check(afterHover > drawn[0].inked, `hovering a chart draws its tooltip (${drawn[0].inked} -> ${afterHover} inked samples)`);
+    // A tooltip: hover a canvas at the middle of its plot.
+    const box = await page.locator('figure canvas').first().boundingBox();
+    await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.45);
+    await frames(page, 2);
+    const afterHover = await page.evaluate(() => {
+      const c = document.querySelector('figure canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let inked = 0;
+      for (let i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) inked++;
+      return inked;
+    });
+    check(
+      afterHover > drawn[0].inked,
+      `hovering a chart draws its tooltip (${drawn[0].inked} -> ${afterHover} inked samples)`,
+    );
 
-      const table = await page.locator('details table thead th').allTextContents();
-      check(table.includes('time µs') && table.includes('busbw GB/s'), `the points table names its units (${table.join(', ')})`);
+    const table = await page.locator('details table thead th').allTextContents();
+    check(
+      table.includes('time µs') && table.includes('busbw GB/s'),
+      `the points table names its units (${table.join(', ')})`,
+    );
 
-      const before = (await posted()).length;
-      await page.evaluate(() => window.postMessage({ type: 'collective-view', view: { runId: 1 } }, '*'));
-      await frames(page, 2);
-      const reported = (await posted()).slice(before);
-      check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error, not drawn');
-      check((await page.locator('figure canvas').count()) === ops.length, 'the charts drawn before stay');
+    const before = (await posted()).length;
+    await page.evaluate(() => window.postMessage({ type: 'collective-view', view: { runId: 1 } }, '*'));
+    await frames(page, 2);
+    const reported = (await posted()).slice(before);
+    check(
+      reported.length === 1 && reported[0].type === 'webview-error',
+      'an invalid host message is reported as webview-error, not drawn',
+    );
+    check((await page.locator('figure canvas').count()) === ops.length, 'the charts drawn before stay');
 
-      await page.evaluate(() => window.__preview.setTheme('light'));
-      await frames(page, 3);
-      check((await page.locator('figure canvas').count()) === ops.length, 'a theme switch redraws the charts');
-      // Every curve and swatch solid and 3:1 on the background in each of VS Code's own themes.
-      await checkSeriesContrast(page, check, 'collective', 'light');
+    await page.evaluate(() => window.__preview.setTheme('light'));
+    await frames(page, 3);
+    check((await page.locator('figure canvas').count()) === ops.length, 'a theme switch redraws the charts');
+    // Every curve and swatch solid and 3:1 on the background in each of VS Code's own themes.
+    await checkSeriesContrast(page, check, 'collective', 'light');
 
-      await checkTableActions({ page, check, posted }, { what: 'collective', heading: `SDMA Lens collectives ${message.view.runId}`, rows: curves.reduce((n, c) => n + c.points.length, 0) });
-      if (message.view.exports) {
-        await page.getByRole('button', { name: 'Copy as exports' }).click();
-        check((await posted()).at(-1)?.type === 'copy-exports', 'Copy as exports posts copy-exports to the host');
-      }
-      check((await page.evaluate(() => window.__preview.state()))?.runId === 'collective-demo', 'the panel keeps its run id in webview state (restore after reload)');
+    await checkTableActions(
+      { page, check, posted },
+      {
+        what: 'collective',
+        heading: `SDMA Lens collectives ${message.view.runId}`,
+        rows: curves.reduce((n, c) => n + c.points.length, 0),
+      },
+    );
+    if (message.view.exports) {
+      await page.getByRole('button', { name: 'Copy as exports' }).click();
+      check((await posted()).at(-1)?.type === 'copy-exports', 'Copy as exports posts copy-exports to the host');
+    }
+    check(
+      (await page.evaluate(() => window.__preview.state()))?.runId === 'collective-demo',
+      'the panel keeps its run id in webview state (restore after reload)',
+    );
 
-      if (outDir) {
-        mkdirSync(outDir, { recursive: true });
-        await page.screenshot({ path: join(outDir, 'collective-light.png'), fullPage: true });
-        console.log(`  wrote ${join(outDir, 'collective-light.png')}`);
-      }
+    if (outDir) {
+      mkdirSync(outDir, { recursive: true });
+      await page.screenshot({ path: join(outDir, 'collective-light.png'), fullPage: true });
+      console.log(`  wrote ${join(outDir, 'collective-light.png')}`);
+    }
   });
 }
 

@@ -15,7 +15,9 @@ export function collectiveMessage(runFileText: string): CollectiveHostMessage {
   const lines = runFileText.split('\n').filter((line) => line.trim().length > 0);
   const run = newRun(v.parse(RunHeaderSchema, JSON.parse(lines[0] ?? 'null')));
   for (const line of lines.slice(1)) applySavedValue(run, JSON.parse(line) as unknown);
-  const message = parseCollectiveHostMessage(JSON.parse(JSON.stringify({ type: 'collective-view', view: collectivePageView(run) })));
+  const message = parseCollectiveHostMessage(
+    JSON.parse(JSON.stringify({ type: 'collective-view', view: collectivePageView(run) })),
+  );
   if (!message) throw new Error('the view built from this run does not satisfy CollectiveHostMessageSchema');
   return message;
 }

@@ -18,13 +18,24 @@ const PAIRS = {
   // Each run's spread alone (a given tolerance of 0): regressions to open on.
   sweep: ['sweep', 'sweepRerun', () => ({ tolerance: 0 })],
   sweepDefault: ['sweep', 'sweepRerun', () => ({})],
-  baselines: ['h200x1Default', 'h200x1DefaultRerun', () => ({ baselines: [benchRun('h200x1Full', 'full'), benchRun('h200x1FullRerun', 'full-rerun')] })],
+  baselines: [
+    'h200x1Default',
+    'h200x1DefaultRerun',
+    () => ({ baselines: [benchRun('h200x1Full', 'full'), benchRun('h200x1FullRerun', 'full-rerun')] }),
+  ],
   matrix: ['matrix', 'matrixConcurrent', () => ({ tolerance: 0 })],
 } as const satisfies Record<string, readonly [string, string, () => CompareOptions]>;
 
 export function compareMessage(which: keyof typeof PAIRS): CompareHostMessage {
   const [a, b, options] = PAIRS[which];
-  const message = parseCompareHostMessage(JSON.parse(JSON.stringify({ type: 'compare-view', view: comparePageView(compareRuns(benchRun(a, 'first'), benchRun(b, 'rerun'), options())) })));
+  const message = parseCompareHostMessage(
+    JSON.parse(
+      JSON.stringify({
+        type: 'compare-view',
+        view: comparePageView(compareRuns(benchRun(a, 'first'), benchRun(b, 'rerun'), options())),
+      }),
+    ),
+  );
   if (!message) throw new Error('the view of this comparison does not satisfy CompareHostMessageSchema');
   return message;
 }

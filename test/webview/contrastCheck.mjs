@@ -19,7 +19,10 @@ export async function checkSeriesContrast(page, check, pageName, restore = 'dark
     const rows = measure(spec, reading);
     const failures = failuresOf(pageName, rows, reading);
     const seen = rows.filter((r) => r.contrast !== undefined).map((r) => `${r.series} ${r.contrast.toFixed(1)}`);
-    check(failures.length === 0, `${theme}: every series stands ${MIN_CONTRAST}:1 on the background (${failures.length ? failures.join('; ') : seen.join(', ')})`);
+    check(
+      failures.length === 0,
+      `${theme}: every series stands ${MIN_CONTRAST}:1 on the background (${failures.length ? failures.join('; ') : seen.join(', ')})`,
+    );
   }
   await page.evaluate((t) => window.__preview.setTheme(t), restore);
   await frames(page, 3);

@@ -33,8 +33,25 @@ function nodeRun(probe: string, node: string, seed: number, weak: boolean): Run 
   const args = [...SWEEP_ARGS, '--seed', String(seed), ...(weak ? ['--sim-weak', 'engine=0.6'] : [])];
   const out = execFileSync(probe, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
   const id = `2026-12-02T08-00-0${seed}-000Z-sweep-sim-n${String(seed).padStart(3, '0')}`;
-  const header = { type: 'run', format: 'sdma-lens-run', version: 1, id, command: 'sweep', createdAt: '2026-12-02T08:00:00.000Z', target: { kind: 'local' }, helper: { path: probe, args }, fleet: { id: FLEET_ID, node, job: JOB } };
-  const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-12-02T08:01:00.000Z' };
+  const header = {
+    type: 'run',
+    format: 'sdma-lens-run',
+    version: 1,
+    id,
+    command: 'sweep',
+    createdAt: '2026-12-02T08:00:00.000Z',
+    target: { kind: 'local' },
+    helper: { path: probe, args },
+    fleet: { id: FLEET_ID, node, job: JOB },
+  };
+  const end = {
+    type: 'run-end',
+    status: 'ok',
+    exitCode: 0,
+    signal: null,
+    message: '',
+    endedAt: '2026-12-02T08:01:00.000Z',
+  };
   return runFromText(`${JSON.stringify(header)}\n${out.trimEnd()}\n${JSON.stringify(end)}\n`);
 }
 
@@ -51,14 +68,21 @@ function indexOf(runs: Map<string, NodeRuns>, failed: Record<string, string> = {
     commands: ['sweep'],
     args: { sweep: SWEEP_ARGS },
     status: 'ok',
-    nodes: [...[...runs].map(([node, r]) => ({ node, runs: [{ command: 'sweep' as const, runId: r.sweep!.header.id, status: 'ok' }] })), ...Object.entries(failed).map(([node, error]) => ({ node, runs: [], error }))],
+    nodes: [
+      ...[...runs].map(([node, r]) => ({
+        node,
+        runs: [{ command: 'sweep' as const, runId: r.sweep!.header.id, status: 'ok' }],
+      })),
+      ...Object.entries(failed).map(([node, error]) => ({ node, runs: [], error })),
+    ],
   };
 }
 
 function checked(message: unknown): FleetHostMessage {
   // Through JSON as a postMessage would not, so a value JSON cannot carry (NaN, Infinity) fails here too.
   const parsed = parseFleetHostMessage(JSON.parse(JSON.stringify(message)));
-  if (!parsed) throw new Error(`this ${(message as { type: string }).type} message does not satisfy FleetHostMessageSchema`);
+  if (!parsed)
+    throw new Error(`this ${(message as { type: string }).type} message does not satisfy FleetHostMessageSchema`);
   return parsed;
 }
 

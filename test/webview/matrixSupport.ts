@@ -21,7 +21,9 @@ export function matrixMessages(runFileText: string, steps: number): MatrixHostMe
   records.forEach((record, i) => {
     applySavedValue(run, record);
     if (!cuts.has(i + 1)) return;
-    const message = parseMatrixHostMessage(JSON.parse(JSON.stringify({ type: 'matrix-view', view: matrixPageView(run) })));
+    const message = parseMatrixHostMessage(
+      JSON.parse(JSON.stringify({ type: 'matrix-view', view: matrixPageView(run) })),
+    );
     if (!message) throw new Error('the view built from this run does not satisfy MatrixHostMessageSchema');
     messages.push(message);
   });

@@ -56,10 +56,20 @@ function readRunText() {
     if (!existsSync(probe)) throw new Error(`--probe: ${probe} is not built`);
     // --sim-gpus 1: a one-GPU node, whose default sweep has three endpoint pairs (the pair switcher).
     const gpus = args.includes('--sim-gpus') ? ['--sim-gpus', args[args.indexOf('--sim-gpus') + 1]] : [];
-    const records = execFileSync(probe, ['sweep', '--backend', 'sim', ...gpus], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    const records = execFileSync(probe, ['sweep', '--backend', 'sim', ...gpus], {
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    });
     // The host closes every saved run with how it saw the helper end. Fixed dates (and the
     // simulator's fixed seed) keep the docs screenshots reproducible.
-    const end = { type: 'run-end', status: 'ok', exitCode: 0, signal: null, message: '', endedAt: '2026-11-30T00:00:01Z' };
+    const end = {
+      type: 'run-end',
+      status: 'ok',
+      exitCode: 0,
+      signal: null,
+      message: '',
+      endedAt: '2026-11-30T00:00:01Z',
+    };
     return `${JSON.stringify(RUN_HEADER)}\n${records.trimEnd()}\n${JSON.stringify(end)}\n`;
   }
   throw new Error('usage: node test/webview/preview.mjs RUN.ndjson | --probe  [--serve] [--out DIR]');
@@ -108,7 +118,15 @@ async function drive(origin, messages) {
     deviceScaleFactor: 1.5,
     locale: 'en-US',
     timezoneId: 'UTC',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = context.pages()[0] ?? (await context.newPage());
@@ -121,7 +139,8 @@ async function drive(origin, messages) {
     page.on('response', (r) => r.status() >= 400 && failures.push(`HTTP ${r.status()}: ${r.url()}`));
 
     const posted = () => page.evaluate(() => window.__preview.posted);
-    const frames = () => page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+    const frames = () =>
+      page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
     const post = (message) => page.evaluate((m) => window.postMessage(m, '*'), message);
     const check = checker(failures);
 
@@ -136,19 +155,36 @@ async function drive(origin, messages) {
       await page.waitForTimeout(150);
     }
     await frames();
-    const canvases = await page.evaluate(() => [...document.querySelectorAll('canvas')].map((c) => c.dataset.previewMark ?? ''));
-    check(canvases.length === 1 && canvases[0] === 'first', `${messages.length} updates redrew one chart, not a new one each time`);
+    const canvases = await page.evaluate(() =>
+      [...document.querySelectorAll('canvas')].map((c) => c.dataset.previewMark ?? ''),
+    );
+    check(
+      canvases.length === 1 && canvases[0] === 'first',
+      `${messages.length} updates redrew one chart, not a new one each time`,
+    );
     const final = messages.at(-1).view;
     const headers = await page.locator('.data-table thead th').allTextContents();
     const rows = await page.locator('.data-table tbody tr').count();
     console.log(`  table columns: ${headers.join(' | ')}`);
-    check(rows === new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size, `the table has one row per message size (${rows})`);
-    check(headers.some((h) => /^cu\/host · \d+ CUs?$/.test(h)) || !final.series.some((s) => s.path === 'cu/host'), 'cu/* columns name the CU count');
-    check(headers.includes('engine/host') || !final.series.some((s) => s.path === 'engine/host'), 'the engine/host column is named "engine/host"');
+    check(
+      rows === new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size,
+      `the table has one row per message size (${rows})`,
+    );
+    check(
+      headers.some((h) => /^cu\/host · \d+ CUs?$/.test(h)) || !final.series.some((s) => s.path === 'cu/host'),
+      'cu/* columns name the CU count',
+    );
+    check(
+      headers.includes('engine/host') || !final.series.some((s) => s.path === 'engine/host'),
+      'the engine/host column is named "engine/host"',
+    );
     if (final.simulated) {
       const badge = page.locator('.simulated-badge');
       check(await badge.isVisible(), 'the SIMULATED badge is visible');
-      check((await badge.getAttribute('title')) === 'Numbers come from the simulated MI350X model, not a measurement', 'the badge explains itself on hover');
+      check(
+        (await badge.getAttribute('title')) === 'Numbers come from the simulated MI350X model, not a measurement',
+        'the badge explains itself on hover',
+      );
     }
 
     if (messages.at(-1)?.advice) {
@@ -156,23 +192,46 @@ async function drive(origin, messages) {
       check(await advice.isVisible(), 'the Advice section is shown');
       const knobs = await page.locator('details.advice td.knob').allTextContents();
       // GPU -> GPU pairs get the per-put GIN threshold; no pair gets a process-wide engine switch.
-      if (final.pairs.some((p) => p.src >= 0 && p.dst >= 0 && p.src !== p.dst)) check(knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD=')), `the advice lists the GIN put threshold (${knobs.length} settings)`);
-      check(!knobs.some((k) => k.startsWith('HSA_ENABLE_SDMA=') || k.startsWith('HSA_ENABLE_PEER_SDMA=')), `the advice for ${final.pairs[0]?.label} sets no process-wide SDMA switch (${knobs.length} settings)`);
+      if (final.pairs.some((p) => p.src >= 0 && p.dst >= 0 && p.src !== p.dst))
+        check(
+          knobs.some((k) => k.startsWith('NCCL_GIN_ANVIL_SDMA_THRESHOLD=')),
+          `the advice lists the GIN put threshold (${knobs.length} settings)`,
+        );
+      check(
+        !knobs.some((k) => k.startsWith('HSA_ENABLE_SDMA=') || k.startsWith('HSA_ENABLE_PEER_SDMA=')),
+        `the advice for ${final.pairs[0]?.label} sets no process-wide SDMA switch (${knobs.length} settings)`,
+      );
       // Apply is offered only where a setting has a value (an imported run may have none).
       const applicable = messages.at(-1).advice.recommendations.some((r) => r.value !== undefined);
       const suggest = page.locator('details.advice button.suggest');
-      check((await suggest.count()) === (applicable ? 1 : 0), applicable ? 'the Apply button is offered' : 'no Apply button where no setting has a value');
+      check(
+        (await suggest.count()) === (applicable ? 1 : 0),
+        applicable ? 'the Apply button is offered' : 'no Apply button where no setting has a value',
+      );
       if (applicable) {
         const before = (await posted()).length;
         await suggest.click();
-        check((await posted()).slice(before).some((m) => m.type === 'suggest-settings'), 'the Apply button asks the host to suggest settings');
+        check(
+          (await posted()).slice(before).some((m) => m.type === 'suggest-settings'),
+          'the Apply button asks the host to suggest settings',
+        );
       }
       const basis = await page.locator('details.advice p.advice-basis').textContent();
-      check(!/:\s*$/.test(basis ?? '') || (await page.locator('details.advice ul.crossovers li').count()) > 0, `no heading over an empty list ("${basis}")`);
+      check(
+        !/:\s*$/.test(basis ?? '') || (await page.locator('details.advice ul.crossovers li').count()) > 0,
+        `no heading over an empty list ("${basis}")`,
+      );
     }
 
     // The table's buttons: labelled, reachable, and each posts only its message (the host builds the table).
-    await checkTableActions({ page, check, posted }, { what: 'sweep', heading: `SDMA Lens sweep ${final.runId}`, rows: new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size });
+    await checkTableActions(
+      { page, check, posted },
+      {
+        what: 'sweep',
+        heading: `SDMA Lens sweep ${final.runId}`,
+        rows: new Set(final.series.flatMap((s) => s.points.map((p) => p.sizeBytes))).size,
+      },
+    );
 
     mkdirSync(outDir, { recursive: true });
     for (const theme of ['dark', 'light', 'high-contrast']) {
@@ -193,7 +252,10 @@ async function drive(origin, messages) {
     await post({ type: 'sweep', view: { runId: 42 } });
     await frames();
     const reported = (await posted()).slice(before);
-    check(reported.length === 1 && reported[0].type === 'webview-error', 'an invalid host message is reported as webview-error');
+    check(
+      reported.length === 1 && reported[0].type === 'webview-error',
+      'an invalid host message is reported as webview-error',
+    );
 
     // Picking another CU count redraws and tells the host.
     const other = final.cuCounts.find((c) => c !== 64 && c !== Math.max(...final.cuCounts)) ?? final.cuCounts[0];
@@ -205,8 +267,14 @@ async function drive(origin, messages) {
       const last = (await posted()).at(-1);
       check(last?.type === 'cus-selected' && last.cus === other, `picking ${label} posts cus-selected`);
       const columns = await page.locator('.data-table thead th').allTextContents();
-      check(columns.some((h) => h.endsWith(`· ${label}`)), `the table follows the CU selection (${label})`);
-      check((await page.evaluate(() => window.__preview.state()))?.pickedCus === other, 'the choice is kept in webview state');
+      check(
+        columns.some((h) => h.endsWith(`· ${label}`)),
+        `the table follows the CU selection (${label})`,
+      );
+      check(
+        (await page.evaluate(() => window.__preview.state()))?.pickedCus === other,
+        'the choice is kept in webview state',
+      );
     }
 
     // Endpoint pairs: a run of several shows one at a time behind a keyboard-driven radio group.
@@ -215,20 +283,39 @@ async function drive(origin, messages) {
       check(await switcher.isVisible(), `the pair switcher is shown for ${final.pairs.length} pairs`);
       const radios = page.getByRole('radio');
       check((await radios.count()) === final.pairs.length, 'one radio per endpoint pair');
-      check((await radios.nth(0).getAttribute('aria-checked')) === 'true' && (await radios.nth(0).textContent()) === final.pairs[0].label, `the first pair (${final.pairs[0].label}) is checked first`);
+      check(
+        (await radios.nth(0).getAttribute('aria-checked')) === 'true' &&
+          (await radios.nth(0).textContent()) === final.pairs[0].label,
+        `the first pair (${final.pairs[0].label}) is checked first`,
+      );
       await radios.nth(0).focus();
       await page.keyboard.press('ArrowRight');
       await frames();
       const second = final.pairs[1];
       const last = (await posted()).at(-1);
-      check(last?.type === 'pair-selected' && last.src === second.src && last.dst === second.dst, `ArrowRight picks ${second.label} and tells the host`);
-      check((await page.evaluate(() => document.activeElement?.textContent)) === second.label, 'focus follows the choice');
-      check((await page.locator('.data-table caption').textContent())?.startsWith(`${second.label}: `), 'the table caption names the pair shown');
+      check(
+        last?.type === 'pair-selected' && last.src === second.src && last.dst === second.dst,
+        `ArrowRight picks ${second.label} and tells the host`,
+      );
+      check(
+        (await page.evaluate(() => document.activeElement?.textContent)) === second.label,
+        'focus follows the choice',
+      );
+      check(
+        (await page.locator('.data-table caption').textContent())?.startsWith(`${second.label}: `),
+        'the table caption names the pair shown',
+      );
       check((await page.locator('.header').textContent())?.includes(second.label), 'the header names the pair shown');
-      check((await page.evaluate(() => window.__preview.state()))?.pickedPair?.src === second.src, 'the pair is kept in webview state');
+      check(
+        (await page.evaluate(() => window.__preview.state()))?.pickedPair?.src === second.src,
+        'the pair is kept in webview state',
+      );
       const unsupported = final.unsupported.filter((u) => u.src === second.src && u.dst === second.dst);
       const items = await page.locator('.unsupported').allTextContents();
-      check(items.length === unsupported.length && items.every((t) => t.includes(`not for ${second.label}: `)), `paths the pair cannot have say why (${items.length})`);
+      check(
+        items.length === unsupported.length && items.every((t) => t.includes(`not for ${second.label}: `)),
+        `paths the pair cannot have say why (${items.length})`,
+      );
     } else {
       check(!(await switcher.isVisible()), 'no pair switcher for a run of one pair');
     }
@@ -250,7 +337,12 @@ async function main() {
   try {
     const support = await loadSupport(tmp);
     const messages = support.sweepMessages(runText, 4);
-    const served = await startServer(support, distWebview, { index: { script: 'sweep.js', style: 'sweep.css', title: 'Sweep demo' } }, serveOnly ? messages : []);
+    const served = await startServer(
+      support,
+      distWebview,
+      { index: { script: 'sweep.js', style: 'sweep.css', title: 'Sweep demo' } },
+      serveOnly ? messages : [],
+    );
     server = served.server;
     const origin = served.origin;
     if (serveOnly) {

@@ -28,7 +28,9 @@ export function sweepMessages(runFileText: string, steps: number): HostMessage[]
     if (!cuts.has(i + 1)) return;
     // A round trip through JSON is what postMessage does to the view anyway.
     const advice = run.samples.length > 0 ? adviceView(adviseFromRun(run)) : undefined;
-    const message = parseHostMessage(JSON.parse(JSON.stringify({ type: 'sweep', view: sweepView(run), ...(advice ? { advice } : {}) })));
+    const message = parseHostMessage(
+      JSON.parse(JSON.stringify({ type: 'sweep', view: sweepView(run), ...(advice ? { advice } : {}) })),
+    );
     if (!message) throw new Error('the view built from this run does not satisfy HostMessageSchema');
     messages.push(message);
   });

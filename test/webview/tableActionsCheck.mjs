@@ -11,14 +11,20 @@
  */
 export async function checkTableActions({ page, check, posted }, { heading, rows, what }) {
   const names = await page.locator('.table-actions button').allTextContents();
-  check(names.join(' | ') === 'Copy table | Export CSV… | Export Markdown…', `${what}: the table has Copy table and both exports (${names.join(', ')})`);
+  check(
+    names.join(' | ') === 'Copy table | Export CSV… | Export Markdown…',
+    `${what}: the table has Copy table and both exports (${names.join(', ')})`,
+  );
   const before = (await posted()).length;
   await page.getByRole('button', { name: 'Export the table to a CSV file' }).click();
   await page.getByRole('button', { name: 'Export the table to a Markdown file' }).focus();
   await page.keyboard.press('Enter');
   await page.evaluate(() => {
     window.__copied = [];
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (text) => void window.__copied.push(text) } });
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: async (text) => void window.__copied.push(text) },
+    });
   });
   const copy = page.getByRole('button', { name: 'Copy the table to the clipboard as Markdown' });
   await copy.click();
@@ -27,10 +33,30 @@ export async function checkTableActions({ page, check, posted }, { heading, rows
   const tableLines = markdown.filter((l) => l.startsWith('|'));
   const cellsPerLine = new Set(tableLines.map((l) => l.replace(/\\\|/g, '').split('|').length));
   check(markdown[0] === `## ${heading}`, `${what}: Copy table starts with the heading "${heading}" (${markdown[0]})`);
-  check(tableLines.length === 2 + rows && cellsPerLine.size === 1, `${what}: Copy table holds the header, the rule and ${rows} rows, each as wide as the header (${tableLines.length - 2} rows, widths ${[...cellsPerLine].join(', ')})`);
-  await page.evaluate(() => Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async () => { throw new Error('not allowed'); } } }));
+  check(
+    tableLines.length === 2 + rows && cellsPerLine.size === 1,
+    `${what}: Copy table holds the header, the rule and ${rows} rows, each as wide as the header (${tableLines.length - 2} rows, widths ${[...cellsPerLine].join(', ')})`,
+  );
+  await page.evaluate(() =>
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: {
+        writeText: async () => {
+          throw new Error('not allowed');
+        },
+      },
+    }),
+  );
   await copy.click();
   await page.waitForFunction((n) => window.__preview.posted.length > n, before + 2);
   const sent = (await posted()).slice(before);
-  check(JSON.stringify(sent) === JSON.stringify([{ type: 'export-table', format: 'csv' }, { type: 'export-table', format: 'markdown' }, { type: 'copy-table' }]), `${what}: Export CSV… and Export Markdown… (by keyboard) post export-table with their format; a refused clipboard asks the host to copy (${JSON.stringify(sent)})`);
+  check(
+    JSON.stringify(sent) ===
+      JSON.stringify([
+        { type: 'export-table', format: 'csv' },
+        { type: 'export-table', format: 'markdown' },
+        { type: 'copy-table' },
+      ]),
+    `${what}: Export CSV… and Export Markdown… (by keyboard) post export-table with their format; a refused clipboard asks the host to copy (${JSON.stringify(sent)})`,
+  );
 }

@@ -32,11 +32,19 @@ async function main() {
     let s = await stats();
     check(s.inWorker, 'level of detail runs in a worker started from a blob: URL under the panel CSP');
     check(s.events === count && count > 0, `${count} events arrived as typed arrays and were drawn`);
-    check((await page.locator('.simulated-badge').isVisible()) === true, 'the SIMULATED badge shows for simulated data');
+    check(
+      (await page.locator('.simulated-badge').isVisible()) === true,
+      'the SIMULATED badge shows for simulated data',
+    );
     const painted = await page.evaluate(() => {
       const c = document.querySelector('canvas');
       const ctx = c.getContext('2d');
-      const d = ctx.getImageData(Math.round(c.width * 0.3), Math.round(c.height * 0.1), Math.round(c.width * 0.5), Math.round(c.height * 0.5)).data;
+      const d = ctx.getImageData(
+        Math.round(c.width * 0.3),
+        Math.round(c.height * 0.1),
+        Math.round(c.width * 0.5),
+        Math.round(c.height * 0.5),
+      ).data;
       const colours = new Set();
       for (let i = 0; i < d.length; i += 64) colours.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
       return colours.size;
@@ -58,7 +66,10 @@ async function main() {
       await frames(page);
     }
     s = await stats();
-    check(s.view.endNs - s.view.startNs < (before.endNs - before.startNs) / 4, `Ctrl+wheel zooms in (window ${Math.round(before.endNs - before.startNs)} -> ${Math.round(s.view.endNs - s.view.startNs)} ns)`);
+    check(
+      s.view.endNs - s.view.startNs < (before.endNs - before.startNs) / 4,
+      `Ctrl+wheel zooms in (window ${Math.round(before.endNs - before.startNs)} -> ${Math.round(s.view.endNs - s.view.startNs)} ns)`,
+    );
 
     // Pan by dragging.
     const zoomed = s.view;
@@ -68,7 +79,10 @@ async function main() {
     await page.mouse.up();
     await frames(page, 3);
     s = await stats();
-    check(s.view.startNs > zoomed.startNs && Math.abs(s.view.endNs - s.view.startNs - (zoomed.endNs - zoomed.startNs)) < 1, 'dragging pans without changing the zoom');
+    check(
+      s.view.startNs > zoomed.startNs && Math.abs(s.view.endNs - s.view.startNs - (zoomed.endNs - zoomed.startNs)) < 1,
+      'dragging pans without changing the zoom',
+    );
 
     // Select a packet: find the SDMA lane's row and click a packet on it.
     await page.keyboard.press('0');
@@ -86,21 +100,38 @@ async function main() {
     await frames(page, 3);
     s = await stats();
     let title = await page.locator('.details h2').textContent();
-    check(s.view.selected >= 0 && /packet|Doorbell|Kernel/.test(title ?? ''), `keyboard: arrows pick a lane, ] selects its first event (${title})`);
+    check(
+      s.view.selected >= 0 && /packet|Doorbell|Kernel/.test(title ?? ''),
+      `keyboard: arrows pick a lane, ] selects its first event (${title})`,
+    );
     const wide = s.view.endNs - s.view.startNs;
     await page.keyboard.press('f');
     await frames(page, 4);
     s = await stats();
-    check(s.view.endNs - s.view.startNs < wide / 3, `F zooms to the selection and its related events (${Math.round(wide)} -> ${Math.round(s.view.endNs - s.view.startNs)} ns)`);
+    check(
+      s.view.endNs - s.view.startNs < wide / 3,
+      `F zooms to the selection and its related events (${Math.round(wide)} -> ${Math.round(s.view.endNs - s.view.startNs)} ns)`,
+    );
     await page.keyboard.press(']');
     await frames(page, 3);
     title = await page.locator('.details h2').textContent();
-    const chain = await page.locator('.details .chain').textContent().catch(() => '');
+    const chain = await page
+      .locator('.details .chain')
+      .textContent()
+      .catch(() => '');
     check(/packet/.test(title ?? ''), `a packet is selected (${title})`);
-    check(/Doorbell at/.test(chain ?? '') && /packets?:/.test(chain ?? '') && /Completion at/.test(chain ?? ''), 'details link doorbell -> packets -> completion');
+    check(
+      /Doorbell at/.test(chain ?? '') && /packets?:/.test(chain ?? '') && /Completion at/.test(chain ?? ''),
+      'details link doorbell -> packets -> completion',
+    );
     const factNames = await page.locator('.details dl dt').allTextContents();
-    const inOrder = ['Doorbell rung', 'Queued (doorbell seen by the engine)', 'Start', 'End'].map((k) => factNames.indexOf(k));
-    check(inOrder.every((at, i) => at >= 0 && (i === 0 || at > inOrder[i - 1])), `the packet's times read in the order they happen, queued said as seen by the engine (${factNames.join(', ')})`);
+    const inOrder = ['Doorbell rung', 'Queued (doorbell seen by the engine)', 'Start', 'End'].map((k) =>
+      factNames.indexOf(k),
+    );
+    check(
+      inOrder.every((at, i) => at >= 0 && (i === 0 || at > inOrder[i - 1])),
+      `the packet's times read in the order they happen, queued said as seen by the engine (${factNames.join(', ')})`,
+    );
     await page.mouse.move(0, 0);
     await frames(page, 2);
     if (extraShots) await page.screenshot({ path: join(outDir, 'timeline-selected.png') });
@@ -108,7 +139,11 @@ async function main() {
     await frames(page);
     check((await stats()).view.selected === -1, 'Escape clears the selection');
     const hint = await page.locator('.details .hint').textContent();
-    check(hint === 'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.', `with nothing selected the details pane says how to use the panel (${hint})`);
+    check(
+      hint ===
+        'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.',
+      `with nothing selected the details pane says how to use the panel (${hint})`,
+    );
 
     // Measure with Shift+drag.
     await page.keyboard.press('0');
@@ -155,10 +190,17 @@ async function main() {
     for (const theme of ['dark', 'light', 'high-contrast']) {
       await page.evaluate((t) => window.__preview.setTheme(t), theme);
       await frames(page, 3);
-      const bg = await page.evaluate(() => Array.from(document.querySelector('canvas').getContext('2d').getImageData(400, 300, 1, 1).data.slice(0, 3)));
+      const bg = await page.evaluate(() =>
+        Array.from(document.querySelector('canvas').getContext('2d').getImageData(400, 300, 1, 1).data.slice(0, 3)),
+      );
       console.log(`  ${theme}: canvas background ${bg.join(',')}`);
-      check(theme === 'dark' ? bg[0] < 80 : theme === 'light' ? bg[0] > 180 : bg.every((c) => c < 20), `the canvas redraws in the ${theme} theme's colours`);
-      const shot = await page.screenshot({ path: theme === 'dark' || extraShots ? join(outDir, `timeline-${theme}.png`) : undefined });
+      check(
+        theme === 'dark' ? bg[0] < 80 : theme === 'light' ? bg[0] > 180 : bg.every((c) => c < 20),
+        `the canvas redraws in the ${theme} theme's colours`,
+      );
+      const shot = await page.screenshot({
+        path: theme === 'dark' || extraShots ? join(outDir, `timeline-${theme}.png`) : undefined,
+      });
       check(shot.length > 10_000, `screenshot in the ${theme} theme`);
     }
     await page.evaluate(() => window.__preview.setTheme('dark'));
@@ -171,24 +213,64 @@ async function main() {
     // Filter syntax errors are shown, not thrown.
     await page.locator('#filter').fill('bogus:1');
     await page.locator('#filter').press('Enter');
-    check((await page.locator('.filter-error').textContent())?.includes('unknown field'), 'a bad filter says what is wrong');
+    check(
+      (await page.locator('.filter-error').textContent())?.includes('unknown field'),
+      'a bad filter says what is wrong',
+    );
     await page.locator('#filter').fill('');
     await page.locator('#filter').press('Enter');
 
     // Invalid host messages are reported, never drawn.
     const n0 = (await posted()).length;
-    await page.evaluate(() => window.postMessage({ type: 'timeline', meta: {}, columns: { count: 3, kind: [0, 1, 2] } }, '*'));
     await page.evaluate(() =>
-      window.postMessage({ type: 'timeline', meta: { key: 'k', runId: 'r', title: 't', simulated: false, nodeLabel: 'n', vendor: 'amd', sizeBytes: 1, gpuCus: [] }, columns: { count: 2, kind: new Uint8Array(2), op: new Uint8Array(2), path: new Uint8Array(2), gpu: new Uint16Array(2), lane: new Uint32Array(2), id: new Int32Array(2), ref: new Int32Array(2), startNs: new Float64Array(2), endNs: new Float64Array(2), queuedNs: new Float64Array(2), bytes: new Float64Array(1) } }, '*'),
+      window.postMessage({ type: 'timeline', meta: {}, columns: { count: 3, kind: [0, 1, 2] } }, '*'),
+    );
+    await page.evaluate(() =>
+      window.postMessage(
+        {
+          type: 'timeline',
+          meta: {
+            key: 'k',
+            runId: 'r',
+            title: 't',
+            simulated: false,
+            nodeLabel: 'n',
+            vendor: 'amd',
+            sizeBytes: 1,
+            gpuCus: [],
+          },
+          columns: {
+            count: 2,
+            kind: new Uint8Array(2),
+            op: new Uint8Array(2),
+            path: new Uint8Array(2),
+            gpu: new Uint16Array(2),
+            lane: new Uint32Array(2),
+            id: new Int32Array(2),
+            ref: new Int32Array(2),
+            startNs: new Float64Array(2),
+            endNs: new Float64Array(2),
+            queuedNs: new Float64Array(2),
+            bytes: new Float64Array(1),
+          },
+        },
+        '*',
+      ),
     );
     await frames(page);
     const reported = (await posted()).slice(n0);
-    check(reported.length === 2 && reported.every((m) => m.type === 'webview-error'), 'malformed timelines (wrong types, columns of different lengths) are rejected and reported');
+    check(
+      reported.length === 2 && reported.every((m) => m.type === 'webview-error'),
+      'malformed timelines (wrong types, columns of different lengths) are rejected and reported',
+    );
 
     await page.getByRole('button', { name: 'Export trace…' }).click();
     check((await posted()).at(-1)?.type === 'export-trace', 'Export trace posts export-trace to the host');
 
-    check((await page.evaluate(() => window.__preview.state()))?.key === DEMO_META.key, 'the panel keeps its timeline key in webview state (restore after reload)');
+    check(
+      (await page.evaluate(() => window.__preview.state()))?.key === DEMO_META.key,
+      'the panel keeps its timeline key in webview state (restore after reload)',
+    );
   });
 }
 

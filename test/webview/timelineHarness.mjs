@@ -26,7 +26,31 @@ export const probe = join(repo, 'native/build/sdma-probe');
 export function makeTimeline(dir, { sizes = '512M', cus = 64, iters = 1, paths = 'all' } = {}) {
   if (!existsSync(probe)) throw new Error(`${probe} is not built (npm run build:native)`);
   const file = join(dir, `timeline-${sizes}-${cus}-${iters}.sdmatl`);
-  execFileSync(probe, ['sweep', '--backend', 'sim', '--sizes', sizes, '--paths', paths, '--cus', String(cus), '--iters', '1', '--timeline-size', sizes, '--timeline-cus', String(cus), '--timeline-iters', String(iters), '--timeline-out', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    probe,
+    [
+      'sweep',
+      '--backend',
+      'sim',
+      '--sizes',
+      sizes,
+      '--paths',
+      paths,
+      '--cus',
+      String(cus),
+      '--iters',
+      '1',
+      '--timeline-size',
+      sizes,
+      '--timeline-cus',
+      String(cus),
+      '--timeline-iters',
+      String(iters),
+      '--timeline-out',
+      file,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   return file;
 }
 
@@ -43,12 +67,28 @@ export const DEMO_META = {
 
 /** Bundles a TypeScript entry for the browser (extra pages of the benchmark). */
 export async function bundleBrowser(entry, outfile) {
-  await esbuild.build({ entryPoints: [entry], outfile, bundle: true, platform: 'browser', format: 'esm', target: 'es2022', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    logLevel: 'warning',
+  });
 }
 
 export async function loadSupport(tmp) {
   const outfile = join(tmp, 'timelineSupport.mjs');
-  await esbuild.build({ entryPoints: [join(here, 'timelineSupport.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [join(here, 'timelineSupport.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   return import(pathToFileURL(outfile).href);
 }
 
@@ -76,15 +116,25 @@ export async function startServer(support, assetDir, pages, replay = []) {
       const origin = `http://${req.headers.host}`;
       const nonce = makeNonce();
       // What VS Code adds around the panel's own HTML: the theme class, and (here) the fake host API.
-      const html = shell({ cspSource: origin, scriptUri: `${origin}/${page.script}`, styleUri: `${origin}/${page.style ?? 'timeline.css'}`, nonce, title: page.title ?? 'Timeline demo' })
+      const html = shell({
+        cspSource: origin,
+        scriptUri: `${origin}/${page.script}`,
+        styleUri: `${origin}/${page.style ?? 'timeline.css'}`,
+        nonce,
+        title: page.title ?? 'Timeline demo',
+      })
         .replace('<body>', `<body class="${theme.bodyClass}" data-vscode-theme-kind="${theme.bodyClass}">`)
-        .replace('<script type="module"', `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`);
+        .replace(
+          '<script type="module"',
+          `<script nonce="${nonce}" src="${origin}/fake-vscode.js"></script>\n<script type="module"`,
+        );
       return send(200, 'text/html', html);
     }
     if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
     if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
     const file = join(assetDir, url.pathname.replace(/^\/+/, ''));
-    if (!file.startsWith(assetDir) || !existsSync(file) || !statSync(file).isFile()) return send(404, 'text/plain', 'not found');
+    if (!file.startsWith(assetDir) || !existsSync(file) || !statSync(file).isFile())
+      return send(404, 'text/plain', 'not found');
     send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
@@ -106,7 +156,16 @@ export async function launch(viewport = { width: 1280, height: 800 }) {
     deviceScaleFactor: 1.5,
     locale: 'en-US',
     timezoneId: 'UTC',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-precise-memory-info'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--enable-precise-memory-info',
+    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const failures = [];
@@ -136,13 +195,16 @@ export async function deliver(page, file, meta) {
   }, bytes.length);
   const piece = 6 << 20;
   for (let o = 0; o < bytes.length; o += piece) {
-    await page.evaluate((b64) => {
-      const s = atob(b64);
-      const a = window.__feed;
-      let at = window.__feedAt;
-      for (let i = 0; i < s.length; i++) a[at++] = s.charCodeAt(i);
-      window.__feedAt = at;
-    }, bytes.subarray(o, o + piece).toString('base64'));
+    await page.evaluate(
+      (b64) => {
+        const s = atob(b64);
+        const a = window.__feed;
+        let at = window.__feedAt;
+        for (let i = 0; i < s.length; i++) a[at++] = s.charCodeAt(i);
+        window.__feedAt = at;
+      },
+      bytes.subarray(o, o + piece).toString('base64'),
+    );
   }
   return page.evaluate((m) => {
     const data = window.__feed;
@@ -176,11 +238,15 @@ export async function deliver(page, file, meta) {
 }
 
 export const frames = (page, n = 2) =>
-  page.evaluate((count) => new Promise((ok) => {
-    let left = count;
-    const step = () => (--left <= 0 ? ok() : requestAnimationFrame(step));
-    requestAnimationFrame(step);
-  }), n);
+  page.evaluate(
+    (count) =>
+      new Promise((ok) => {
+        let left = count;
+        const step = () => (--left <= 0 ? ok() : requestAnimationFrame(step));
+        requestAnimationFrame(step);
+      }),
+    n,
+  );
 
 /**
  * PSS of this browser's page renderers (the page and its worker live there; the headless
@@ -197,7 +263,12 @@ export function rendererMemoryBytes(profile) {
     } catch {
       continue;
     }
-    if (!cmdline.includes('--type=renderer') || cmdline.includes('--top-chrome-webui') || !cmdline.includes(`--user-data-dir=${profile} `)) continue;
+    if (
+      !cmdline.includes('--type=renderer') ||
+      cmdline.includes('--top-chrome-webui') ||
+      !cmdline.includes(`--user-data-dir=${profile} `)
+    )
+      continue;
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       total += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;

@@ -10,7 +10,15 @@ import type { CollectiveCrossover, Curve, CurvePoint } from '../../src/core/coll
 import { transportMeaning } from '../../src/core/collective/transports';
 import { formatBytes, formatDurationUs, formatGbps } from '../../src/core/units';
 import { el } from '../shared/dom';
-import { BASE_OPTIONS, Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
+import {
+  BASE_OPTIONS,
+  Chart,
+  applyChartTheme,
+  drawSizeMarker,
+  fitSizeAxis,
+  sizeScales,
+  type XY,
+} from '../shared/chart';
 import { moverColor, strokeOf, type PointStyle } from '../shared/pathColors';
 import type { Theme } from '../shared/theme';
 
@@ -19,7 +27,10 @@ import type { Theme } from '../shared/theme';
  * default path as compute units (blue, circles), the copy-engine variants as the engine
  * (orange, squares); the in-place form as the broken line of the pair, as a device-started path.
  */
-export function curveStyle(curve: Pick<Curve, 'variant' | 'inPlace'>, theme: Theme): { color: string; dash: number[]; pointStyle: PointStyle } {
+export function curveStyle(
+  curve: Pick<Curve, 'variant' | 'inPlace'>,
+  theme: Theme,
+): { color: string; dash: number[]; pointStyle: PointStyle } {
   const mover = curve.variant === 'default' ? 'cu' : 'engine';
   return { color: moverColor(mover, theme), ...strokeOf(mover, curve.inPlace ? 'device' : 'host') };
 }
@@ -30,7 +41,10 @@ export function curveLabel(curve: Curve): string {
 
 /** What a point's tooltip says: its size, busbw, time and the path the library reported. */
 export function pointText(curve: Curve, p: CurvePoint): string {
-  const spread = p.busbwLowGbps !== undefined && p.busbwHighGbps !== undefined ? ` (repeats' quartiles ${formatGbps(p.busbwLowGbps)}..${formatGbps(p.busbwHighGbps)})` : '';
+  const spread =
+    p.busbwLowGbps !== undefined && p.busbwHighGbps !== undefined
+      ? ` (repeats' quartiles ${formatGbps(p.busbwLowGbps)}..${formatGbps(p.busbwHighGbps)})`
+      : '';
   const meaning = p.transport !== null ? transportMeaning(p.transport) : undefined;
   return `${curveLabel(curve)} ${formatBytes(p.sizeBytes)}: busbw ${formatGbps(p.busbwGbps)} GB/s${spread}, ${formatDurationUs(p.timeUs)}, path ${p.transport ?? 'not reported'}${meaning ? ` (${meaning})` : ''}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`;
 }
@@ -41,8 +55,16 @@ export interface CollectiveChart {
   draw(): Chart<'line', XY[]>;
 }
 
-export function collectiveChart(op: string, curves: Curve[], crossover: CollectiveCrossover | undefined, theme: Theme): CollectiveChart {
-  const canvas = el('canvas', { role: 'img', 'aria-label': `${op} busbw by size: ${curves.map(curveLabel).join(', ')}` });
+export function collectiveChart(
+  op: string,
+  curves: Curve[],
+  crossover: CollectiveCrossover | undefined,
+  theme: Theme,
+): CollectiveChart {
+  const canvas = el('canvas', {
+    role: 'img',
+    'aria-label': `${op} busbw by size: ${curves.map(curveLabel).join(', ')}`,
+  });
   const element = el('div', { class: 'chart' }, canvas);
   const draw = () => {
     const red = theme.chart.red;
@@ -70,7 +92,13 @@ export function collectiveChart(op: string, curves: Curve[], crossover: Collecti
       id: 'collectiveCrossover',
       afterDatasetsDraw: (chart) => {
         if (crossover?.kind !== 'crossover' || crossover.fromBytes === undefined) return;
-        drawSizeMarker(chart as unknown as Chart, theme, { bytes: crossover.fromBytes, label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes)}`, dashed: true, row: 0, color: theme.chart.green });
+        drawSizeMarker(chart as unknown as Chart, theme, {
+          bytes: crossover.fromBytes,
+          label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes)}`,
+          dashed: true,
+          row: 0,
+          color: theme.chart.green,
+        });
       },
     };
     const chart = new Chart<'line', XY[]>(canvas, {
@@ -95,7 +123,10 @@ export function collectiveChart(op: string, curves: Curve[], crossover: Collecti
         },
       },
     });
-    fitSizeAxis(chart, curves.flatMap((c) => c.points.map((p) => Math.log2(p.sizeBytes))));
+    fitSizeAxis(
+      chart,
+      curves.flatMap((c) => c.points.map((p) => Math.log2(p.sizeBytes))),
+    );
     applyChartTheme(chart, theme);
     chart.update('none');
     return chart;

@@ -3,7 +3,12 @@
  * (compute kept per copy path, with clocks and power), and the advice both feed. It draws
  * whole views the host posts and sends back only the messages its schema allows.
  */
-import type { CollectiveHostMessage, CollectivePageView, CollectiveWebviewMessage, OverlapRow } from '../../src/core/collective/collectiveMessages';
+import type {
+  CollectiveHostMessage,
+  CollectivePageView,
+  CollectiveWebviewMessage,
+  OverlapRow,
+} from '../../src/core/collective/collectiveMessages';
 import { parseCollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
 import { transportLegend, transportMeaning } from '../../src/core/collective/transports';
 import { formatBytes, formatGbps } from '../../src/core/units';
@@ -18,18 +23,33 @@ import { collectiveChart, curveLabel, curveStyle } from './chart';
 import { collectiveTableModel } from '../../src/core/collective/collectivePanelTable';
 import { TableActions } from '../shared/tableActions';
 
-const host = connectPage<CollectiveHostMessage, CollectiveWebviewMessage, { runId: string }>({ name: 'collective', parse: parseCollectiveHostMessage, onMessage: (message) => render(message.view) });
+const host = connectPage<CollectiveHostMessage, CollectiveWebviewMessage, { runId: string }>({
+  name: 'collective',
+  parse: parseCollectiveHostMessage,
+  onMessage: (message) => render(message.view),
+});
 const root = document.getElementById('root')!;
 let theme = readTheme();
 let shown: CollectivePageView | undefined;
-const tableActions = new TableActions((m) => host.post(m), () => (shown ? collectiveTableModel(shown) : undefined));
+const tableActions = new TableActions(
+  (m) => host.post(m),
+  () => (shown ? collectiveTableModel(shown) : undefined),
+);
 /** The charts drawn for the current view, destroyed before the next one is drawn. */
 let charts: Chart<'line', { x: number; y: number }[]>[] = [];
 
 function header(view: CollectivePageView): HTMLElement {
   const badge = view.simulated ? simulatedBadge() : null;
-  const progress = view.progress.total > 0 && view.status === 'incomplete' ? ` \u00b7 ${view.progress.done}/${view.progress.total}` : '';
-  return el('header', {}, el('h1', {}, bdi(view.title), ' ', badge), el('div', { class: 'muted' }, bdi(view.node), ' \u00b7 ', bdi(view.status), progress));
+  const progress =
+    view.progress.total > 0 && view.status === 'incomplete'
+      ? ` \u00b7 ${view.progress.done}/${view.progress.total}`
+      : '';
+  return el(
+    'header',
+    {},
+    el('h1', {}, bdi(view.title), ' ', badge),
+    el('div', { class: 'muted' }, bdi(view.node), ' \u00b7 ', bdi(view.status), progress),
+  );
 }
 
 function variantList(view: CollectivePageView): HTMLElement | null {
@@ -60,7 +80,11 @@ function variantList(view: CollectivePageView): HTMLElement | null {
 function curveKey(view: CollectivePageView): HTMLElement {
   const seen = new Map<string, CollectivePageView['curves'][number]>();
   for (const c of view.curves) seen.set(curveLabel(c), c);
-  return el('ul', { class: 'curve-key', 'aria-label': 'Curves' }, ...[...seen].map(([label, c]) => el('li', {}, strokeSwatch(curveStyle(c, theme), theme), label)));
+  return el(
+    'ul',
+    { class: 'curve-key', 'aria-label': 'Curves' },
+    ...[...seen].map(([label, c]) => el('li', {}, strokeSwatch(curveStyle(c, theme), theme), label)),
+  );
 }
 
 function collectiveSection(view: CollectivePageView, pending: CollectiveChart[]): HTMLElement | null {
@@ -71,13 +95,28 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
     {},
     el('h2', {}, 'busbw by size'),
     curveKey(view),
-    el('p', { class: 'muted' }, 'The default path is drawn as compute units are (blue, round points), the copy-engine variants as the engine is (orange, dotted lines, square points). Solid: out-of-place; dashed: in-place (the engine variants: long dashes and dots out-of-place, dotted in-place). A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.'),
+    el(
+      'p',
+      { class: 'muted' },
+      'The default path is drawn as compute units are (blue, round points), the copy-engine variants as the engine is (orange, dotted lines, square points). Solid: out-of-place; dashed: in-place (the engine variants: long dashes and dots out-of-place, dotted in-place). A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.',
+    ),
     transportKey(view),
     ...ops.map((op) => {
       const crossover = view.crossovers.find((c) => c.op === op);
-      const chart = collectiveChart(op, view.curves.filter((c) => c.op === op), crossover, theme);
+      const chart = collectiveChart(
+        op,
+        view.curves.filter((c) => c.op === op),
+        crossover,
+        theme,
+      );
       pending.push(chart);
-      return el('figure', {}, el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'), chart.element, crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null);
+      return el(
+        'figure',
+        {},
+        el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'),
+        chart.element,
+        crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null,
+      );
     }),
   );
 }
@@ -86,7 +125,11 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
 function transportKey(view: CollectivePageView): HTMLElement | null {
   const legend = transportLegend(view.curves.flatMap((c) => c.points.map((p) => p.transport)));
   if (legend.length === 0) return null;
-  return el('dl', { class: 'transports', 'aria-label': 'Paths' }, ...legend.flatMap((t) => [el('dt', {}, el('code', {}, bdi(t.transport))), el('dd', {}, t.meaning)]));
+  return el(
+    'dl',
+    { class: 'transports', 'aria-label': 'Paths' },
+    ...legend.flatMap((t) => [el('dt', {}, el('code', {}, bdi(t.transport))), el('dd', {}, t.meaning)]),
+  );
 }
 
 const CAUSE: Record<OverlapRow['cause'], string> = {
@@ -106,7 +149,9 @@ function overlapSection(view: CollectivePageView): HTMLElement | null {
     el('h2', {}, 'Compute kept beside each copy'),
     ...computes.map((compute) => {
       const alone = view.overlap.alone[compute];
-      const aloneText = alone ? `alone ${alone.tflops.toFixed(1)} TFLOP/s${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}` : '';
+      const aloneText = alone
+        ? `alone ${alone.tflops.toFixed(1)} TFLOP/s${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}`
+        : '';
       const rows = view.overlap.rows.filter((r) => r.compute === compute);
       return el(
         'div',
@@ -115,14 +160,36 @@ function overlapSection(view: CollectivePageView): HTMLElement | null {
         el(
           'table',
           {},
-          el('thead', {}, el('tr', {}, ...['copy path', 'compute kept', '', 'copy GB/s', 'SM MHz', 'power W', 'why'].map((h) => el('th', {}, h)))),
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ...['copy path', 'compute kept', '', 'copy GB/s', 'SM MHz', 'power W', 'why'].map((h) => el('th', {}, h)),
+            ),
+          ),
           el(
             'tbody',
             {},
             ...rows.map((r) => {
-              const bar = el('div', { class: 'bar' }, el('div', { class: `fill ${r.path.startsWith('cu/') ? 'cu' : 'engine'}`, style: undefined }));
+              const bar = el(
+                'div',
+                { class: 'bar' },
+                el('div', { class: `fill ${r.path.startsWith('cu/') ? 'cu' : 'engine'}`, style: undefined }),
+              );
               (bar.firstChild as HTMLElement).style.width = `${Math.max(0, Math.min(1, r.keptFraction)) * 100}%`;
-              return el('tr', {}, el('td', {}, r.label), el('td', { class: 'num' }, `${(r.keptFraction * 100).toFixed(1)}%`), el('td', { class: 'bar-cell' }, bar), el('td', { class: 'num' }, r.copyGbps !== null ? r.copyGbps.toFixed(0) : ''), el('td', { class: 'num' }, r.smClockMHz !== null ? r.smClockMHz.toFixed(0) : ''), el('td', { class: 'num' }, r.powerW !== null ? r.powerW.toFixed(0) : ''), el('td', {}, CAUSE[r.cause]));
+              return el(
+                'tr',
+                {},
+                el('td', {}, r.label),
+                el('td', { class: 'num' }, `${(r.keptFraction * 100).toFixed(1)}%`),
+                el('td', { class: 'bar-cell' }, bar),
+                el('td', { class: 'num' }, r.copyGbps !== null ? r.copyGbps.toFixed(0) : ''),
+                el('td', { class: 'num' }, r.smClockMHz !== null ? r.smClockMHz.toFixed(0) : ''),
+                el('td', { class: 'num' }, r.powerW !== null ? r.powerW.toFixed(0) : ''),
+                el('td', {}, CAUSE[r.cause]),
+              );
             }),
           ),
         ),
@@ -142,7 +209,15 @@ function adviceSection(view: CollectivePageView): HTMLElement | null {
     el(
       'ul',
       { class: 'advice' },
-      ...view.recommendations.map((r) => el('li', { class: `confidence-${r.confidence}` }, el('code', {}, bdi(r.knob), ...(r.value !== undefined ? ['=', bdi(r.value)] : [])), ' ', r.evidence)),
+      ...view.recommendations.map((r) =>
+        el(
+          'li',
+          { class: `confidence-${r.confidence}` },
+          el('code', {}, bdi(r.knob), ...(r.value !== undefined ? ['=', bdi(r.value)] : [])),
+          ' ',
+          r.evidence,
+        ),
+      ),
       ...view.cuBudget.map((line) => el('li', {}, line)),
     ),
     view.exports ? copy : null,
@@ -159,8 +234,40 @@ function tableSection(view: CollectivePageView): HTMLElement | null {
     el(
       'table',
       {},
-      el('thead', {}, el('tr', {}, ...['op', 'variant', 'form', 'size', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', '#wrong'].map((h) => el('th', {}, h)))),
-      el('tbody', {}, ...rows.map(({ c, p }) => el('tr', { class: p.offPath ? 'off-path' : undefined }, el('td', {}, c.op), el('td', {}, c.variant), el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'), el('td', { class: 'num' }, formatBytes(p.sizeBytes)), el('td', { class: 'num' }, p.timeUs.toFixed(1)), el('td', { class: 'num' }, formatGbps(p.algbwGbps)), el('td', { class: 'num' }, formatGbps(p.busbwGbps)), el('td', { title: p.transport !== null ? transportMeaning(p.transport) : undefined }, p.transport ?? '\u2014'), el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong))))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ...['op', 'variant', 'form', 'size', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', '#wrong'].map((h) =>
+            el('th', {}, h),
+          ),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        ...rows.map(({ c, p }) =>
+          el(
+            'tr',
+            { class: p.offPath ? 'off-path' : undefined },
+            el('td', {}, c.op),
+            el('td', {}, c.variant),
+            el('td', {}, c.inPlace ? 'in-place' : 'out-of-place'),
+            el('td', { class: 'num' }, formatBytes(p.sizeBytes)),
+            el('td', { class: 'num' }, p.timeUs.toFixed(1)),
+            el('td', { class: 'num' }, formatGbps(p.algbwGbps)),
+            el('td', { class: 'num' }, formatGbps(p.busbwGbps)),
+            el(
+              'td',
+              { title: p.transport !== null ? transportMeaning(p.transport) : undefined },
+              p.transport ?? '\u2014',
+            ),
+            el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong)),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -170,8 +277,19 @@ function render(view: CollectivePageView): void {
   host.saveState({ runId: view.runId });
   const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
   const pending: CollectiveChart[] = [];
-  tableActions.show(view.command === 'overlap' ? view.overlap.rows.length > 0 : view.curves.some((c) => c.points.length > 0));
-  const sections = [header(view), tableActions.element, variantList(view), notes, collectiveSection(view, pending), overlapSection(view), adviceSection(view), tableSection(view)];
+  tableActions.show(
+    view.command === 'overlap' ? view.overlap.rows.length > 0 : view.curves.some((c) => c.points.length > 0),
+  );
+  const sections = [
+    header(view),
+    tableActions.element,
+    variantList(view),
+    notes,
+    collectiveSection(view, pending),
+    overlapSection(view),
+    adviceSection(view),
+    tableSection(view),
+  ];
   for (const chart of charts) chart.destroy();
   root.replaceChildren(...sections.filter((x): x is HTMLElement => x !== null));
   // chart.js sizes a chart by its box, so the charts are drawn once they are in the page.

@@ -43,8 +43,18 @@ interface Band {
 }
 
 /** A band from the points' low and high values (those that have both). */
-function band(points: GroupPoint[], low: (p: GroupPoint) => number | undefined, high: (p: GroupPoint) => number | undefined, color: string): Band {
-  return { color, points: points.filter((p) => low(p) !== undefined && high(p) !== undefined).map((p) => ({ x: x(p), lo: low(p)!, hi: high(p)! })) };
+function band(
+  points: GroupPoint[],
+  low: (p: GroupPoint) => number | undefined,
+  high: (p: GroupPoint) => number | undefined,
+  color: string,
+): Band {
+  return {
+    color,
+    points: points
+      .filter((p) => low(p) !== undefined && high(p) !== undefined)
+      .map((p) => ({ x: x(p), lo: low(p)!, hi: high(p)! })),
+  };
 }
 
 /**
@@ -74,7 +84,11 @@ function bandsPlugin(id: string, bands: Band[]): Plugin<'line'> {
           continue;
         }
         ctx.beginPath();
-        b.points.forEach((p, i) => (i === 0 ? ctx.moveTo(sx.getPixelForValue(p.x), sy.getPixelForValue(p.hi)) : ctx.lineTo(sx.getPixelForValue(p.x), sy.getPixelForValue(p.hi))));
+        b.points.forEach((p, i) =>
+          i === 0
+            ? ctx.moveTo(sx.getPixelForValue(p.x), sy.getPixelForValue(p.hi))
+            : ctx.lineTo(sx.getPixelForValue(p.x), sy.getPixelForValue(p.hi)),
+        );
         for (const p of [...b.points].reverse()) ctx.lineTo(sx.getPixelForValue(p.x), sy.getPixelForValue(p.lo));
         ctx.closePath();
         ctx.fill();
@@ -85,7 +99,10 @@ function bandsPlugin(id: string, bands: Band[]): Plugin<'line'> {
 }
 
 export function bandwidthChart(view: ComparePageView, group: CompareGroup, theme: Theme): CompareChart {
-  const canvas = el('canvas', { role: 'img', 'aria-label': `${group.label}: ${view.bandwidth} by size, A (${view.a.id}) and B (${view.b.id})` });
+  const canvas = el('canvas', {
+    role: 'img',
+    'aria-label': `${group.label}: ${view.bandwidth} by size, A (${view.a.id}) and B (${view.b.id})`,
+  });
   const element = el('div', { class: 'chart' }, canvas);
   const draw = () => {
     const colors = runColors(theme);
@@ -104,7 +121,14 @@ export function bandwidthChart(view: ComparePageView, group: CompareGroup, theme
       tension: 0,
       fill: false,
     });
-    const spreads = (['a', 'b'] as const).map((name) => band(on(name), (p) => p[name]!.gbpsLow, (p) => p[name]!.gbpsHigh, colors[name]));
+    const spreads = (['a', 'b'] as const).map((name) =>
+      band(
+        on(name),
+        (p) => p[name]!.gbpsLow,
+        (p) => p[name]!.gbpsHigh,
+        colors[name],
+      ),
+    );
     const chart = new Chart<'line', XY[]>(canvas, {
       type: 'line',
       data: { datasets: [line('a', colors.a, [6, 4]), line('b', colors.b, [])] },
@@ -120,7 +144,9 @@ export function bandwidthChart(view: ComparePageView, group: CompareGroup, theme
               label: (item: TooltipItem<'line'>) => {
                 const name = item.dataset.label === 'A' ? 'a' : 'b';
                 const p = on(name)[item.dataIndex];
-                return p ? `${name.toUpperCase()} ${formatBytes(p.sizeBytes)}: ${formatGbps(p[name]!.gbps)} ${view.bandwidth}` : '';
+                return p
+                  ? `${name.toUpperCase()} ${formatBytes(p.sizeBytes)}: ${formatGbps(p[name]!.gbps)} ${view.bandwidth}`
+                  : '';
               },
             },
           },
@@ -137,7 +163,10 @@ export function bandwidthChart(view: ComparePageView, group: CompareGroup, theme
 
 export function ratioChart(view: ComparePageView, group: CompareGroup, theme: Theme): CompareChart {
   const points = group.points.filter((p) => p.ratio !== undefined);
-  const canvas = el('canvas', { role: 'img', 'aria-label': `${group.label}: ratio B / A by size with its interval; ${points.map((p) => `${formatBytes(p.sizeBytes)} ${formatRatio({ ratio: p.ratio!, ...(p.interval ? { interval: p.interval } : {}) })} ${p.state}`).join(', ')}` });
+  const canvas = el('canvas', {
+    role: 'img',
+    'aria-label': `${group.label}: ratio B / A by size with its interval; ${points.map((p) => `${formatBytes(p.sizeBytes)} ${formatRatio({ ratio: p.ratio!, ...(p.interval ? { interval: p.interval } : {}) })} ${p.state}`).join(', ')}`,
+  });
   const element = el('div', { class: 'chart ratio-chart' }, canvas);
   const draw = () => {
     const colors = runColors(theme);
@@ -213,19 +242,40 @@ export function ratioChart(view: ComparePageView, group: CompareGroup, theme: Th
     const chart = new Chart<'line', XY[]>(canvas, {
       type: 'line',
       data: { datasets },
-      plugins: [bandsPlugin('compareIntervals', [band(points, (p) => p.interval?.[0], (p) => p.interval?.[1], colors.b)]), ones],
+      plugins: [
+        bandsPlugin('compareIntervals', [
+          band(
+            points,
+            (p) => p.interval?.[0],
+            (p) => p.interval?.[1],
+            colors.b,
+          ),
+        ]),
+        ones,
+      ],
       options: {
         ...BASE_OPTIONS,
         interaction: { mode: 'nearest', intersect: false },
         // Room for every interval and the tolerance lines; chart.js rounds the ends to its ticks.
-        scales: { ...scales, y: { ...scales.y, beginAtZero: false, suggestedMin: lo - pad, suggestedMax: hi + pad, ticks: { callback: (v) => Number(v).toFixed(3) } } },
+        scales: {
+          ...scales,
+          y: {
+            ...scales.y,
+            beginAtZero: false,
+            suggestedMin: lo - pad,
+            suggestedMax: hi + pad,
+            ticks: { callback: (v) => Number(v).toFixed(3) },
+          },
+        },
         plugins: {
           tooltip: {
             callbacks: {
               title: () => '',
               label: (item: TooltipItem<'line'>) => {
                 const p = points[item.dataIndex];
-                return p ? `${formatBytes(p.sizeBytes)}: ${formatRatio({ ratio: p.ratio!, ...(p.interval ? { interval: p.interval } : {}) })}${p.tolerance !== undefined ? `, tolerance ${percent(p.tolerance)}` : ''} ${p.state}` : '';
+                return p
+                  ? `${formatBytes(p.sizeBytes)}: ${formatRatio({ ratio: p.ratio!, ...(p.interval ? { interval: p.interval } : {}) })}${p.tolerance !== undefined ? `, tolerance ${percent(p.tolerance)}` : ''} ${p.state}`
+                  : '';
               },
             },
           },

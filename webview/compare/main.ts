@@ -5,7 +5,13 @@
  * in a table. It draws whole views the host posts, after checking them against the schema,
  * and sends back only the messages its schema allows.
  */
-import type { CompareGroup, CompareHostMessage, ComparePageView, CompareWebviewMessage, GroupPoint } from '../../src/core/compare/compareMessages';
+import type {
+  CompareGroup,
+  CompareHostMessage,
+  ComparePageView,
+  CompareWebviewMessage,
+  GroupPoint,
+} from '../../src/core/compare/compareMessages';
 import { parseCompareHostMessage } from '../../src/core/compare/compareMessages';
 import { formatRatio } from '../../src/core/compare/compare';
 import { percent } from '../../src/core/compare/noise';
@@ -33,18 +39,31 @@ interface CompareState {
   group?: string;
 }
 
-const host = connectPage<CompareHostMessage, CompareWebviewMessage, CompareState>({ name: 'compare', parse: parseCompareHostMessage, onMessage: (message) => render(message.view) });
+const host = connectPage<CompareHostMessage, CompareWebviewMessage, CompareState>({
+  name: 'compare',
+  parse: parseCompareHostMessage,
+  onMessage: (message) => render(message.view),
+});
 const root = document.getElementById('root')!;
 let theme = readTheme();
 let shown: ComparePageView | undefined;
 let charts: Chart<'line', XY[]>[] = [];
-const tableActions = new TableActions((m) => host.post(m), () => (shown ? compareTableModel(shown) : undefined));
+const tableActions = new TableActions(
+  (m) => host.post(m),
+  () => (shown ? compareTableModel(shown) : undefined),
+);
 
 function runLine(view: ComparePageView, side: 'a' | 'b'): HTMLElement {
   const r = view[side];
-  const open = el('button', { type: 'button', class: 'open-run', 'aria-label': `Open run ${side.toUpperCase()}, ${r.id}` }, 'Open');
+  const open = el(
+    'button',
+    { type: 'button', class: 'open-run', 'aria-label': `Open run ${side.toUpperCase()}, ${r.id}` },
+    'Open',
+  );
   open.addEventListener('click', () => host.post({ type: 'open-run', side }));
-  const extra = [r.status !== 'ok' ? [bdi(r.status)] : [], r.source ? ['imported from ', bdi(r.source)] : []].filter((x) => x.length > 0);
+  const extra = [r.status !== 'ok' ? [bdi(r.status)] : [], r.source ? ['imported from ', bdi(r.source)] : []].filter(
+    (x) => x.length > 0,
+  );
   return el(
     'li',
     { class: `run run-${side}` },
@@ -74,13 +93,27 @@ function header(view: ComparePageView): HTMLElement {
 /** The run-to-run tolerance and where it came from (the summary's line says how), the runs it was estimated from and each path and size band's. */
 function tolerance(view: ComparePageView): HTMLElement {
   const n = view.noise;
-  const from = n.source === 'given' ? 'given' : n.source === 'default' ? 'the default' : `estimated from ${n.runs?.length ?? 0} runs of A's setup`;
+  const from =
+    n.source === 'given'
+      ? 'given'
+      : n.source === 'default'
+        ? 'the default'
+        : `estimated from ${n.runs?.length ?? 0} runs of A's setup`;
   return el(
     'div',
     { class: 'tolerance' },
-    el('p', {}, el('b', {}, 'Run-to-run tolerance: '), n.source === 'baseline runs' ? `by path and size band, ${from}` : `${percent(n.tolerance)}, ${from}`),
-    n.runs && n.runs.length > 0 ? el('p', { class: 'muted' }, 'Runs: ', ...n.runs.flatMap((id, i) => [i > 0 ? ', ' : '', el('code', {}, id)])) : null,
-    view.toleranceLines.length > 0 ? el('ul', { class: 'tolerance-lines' }, ...view.toleranceLines.map((l) => el('li', {}, l))) : null,
+    el(
+      'p',
+      {},
+      el('b', {}, 'Run-to-run tolerance: '),
+      n.source === 'baseline runs' ? `by path and size band, ${from}` : `${percent(n.tolerance)}, ${from}`,
+    ),
+    n.runs && n.runs.length > 0
+      ? el('p', { class: 'muted' }, 'Runs: ', ...n.runs.flatMap((id, i) => [i > 0 ? ', ' : '', el('code', {}, id)]))
+      : null,
+    view.toleranceLines.length > 0
+      ? el('ul', { class: 'tolerance-lines' }, ...view.toleranceLines.map((l) => el('li', {}, l)))
+      : null,
   );
 }
 
@@ -91,23 +124,39 @@ function summary(view: ComparePageView): HTMLElement {
     el('ul', { class: 'summary-lines' }, ...view.summaryLines.map((l) => el('li', {}, l))),
     tolerance(view),
     el('p', { class: 'muted method' }, view.method),
-    view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', { class: 'warn' }, n))) : null,
+    view.notes.length > 0
+      ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', { class: 'warn' }, n)))
+      : null,
   );
 }
 
 function countsText(g: CompareGroup): string {
   const c = g.counts;
-  const parts = [c.regression && `${c.regression} regression${c.regression === 1 ? '' : 's'}`, c.improvement && `${c.improvement} improvement${c.improvement === 1 ? '' : 's'}`, c.unknownNoise && `${c.unknownNoise} unknown noise`, c.onlyInA && `${c.onlyInA} only in A`, c.onlyInB && `${c.onlyInB} only in B`].filter(Boolean);
+  const parts = [
+    c.regression && `${c.regression} regression${c.regression === 1 ? '' : 's'}`,
+    c.improvement && `${c.improvement} improvement${c.improvement === 1 ? '' : 's'}`,
+    c.unknownNoise && `${c.unknownNoise} unknown noise`,
+    c.onlyInA && `${c.onlyInA} only in A`,
+    c.onlyInB && `${c.onlyInB} only in B`,
+  ].filter(Boolean);
   return parts.length > 0 ? parts.join(', ') : 'all same';
 }
 
 /** The curve shown: the one picked before when the view still has it, else the worst regression's, else the first. */
 function chooseGroup(view: ComparePageView, picked: string | undefined): CompareGroup | undefined {
   const worst = view.summary.worstRegression?.key;
-  return view.groups.find((g) => g.key === picked) ?? view.groups.find((g) => g.points.some((p) => p.key === worst)) ?? view.groups[0];
+  return (
+    view.groups.find((g) => g.key === picked) ??
+    view.groups.find((g) => g.points.some((p) => p.key === worst)) ??
+    view.groups[0]
+  );
 }
 
-function curveSection(view: ComparePageView, group: CompareGroup | undefined, pending: CompareChart[]): HTMLElement | null {
+function curveSection(
+  view: ComparePageView,
+  group: CompareGroup | undefined,
+  pending: CompareChart[],
+): HTMLElement | null {
   if (!group) return null;
   const select = el('select', { id: 'group-picker' });
   for (const g of view.groups) {
@@ -130,14 +179,29 @@ function curveSection(view: ComparePageView, group: CompareGroup | undefined, pe
       'figure',
       {},
       el('figcaption', {}, group.label),
-      el('p', { class: 'muted key' }, 'A: grey, dashed; B: coloured, solid; the shaded bands are each run\u2019s spread (interquartile range of the per-iteration times, or min..max). Below: the ratio B / A with its interval; the dashed lines are 1 / (1 + t) and 1 + t, t the run-to-run tolerance: an interval wholly outside them is a change; red: regression, green: improvement, hollow: unknown noise.'),
+      el(
+        'p',
+        { class: 'muted key' },
+        'A: grey, dashed; B: coloured, solid; the shaded bands are each run\u2019s spread (interquartile range of the per-iteration times, or min..max). Below: the ratio B / A with its interval; the dashed lines are 1 / (1 + t) and 1 + t, t the run-to-run tolerance: an interval wholly outside them is a change; red: regression, green: improvement, hollow: unknown noise.',
+      ),
       bandwidth.element,
       ratio.element,
     );
   } else {
-    figure = el('p', { class: 'muted' }, `${group.label}: one size, so no curve to draw; the table below has its numbers.`);
+    figure = el(
+      'p',
+      { class: 'muted' },
+      `${group.label}: one size, so no curve to draw; the table below has its numbers.`,
+    );
   }
-  return el('section', { class: 'curve' }, el('h2', {}, 'By size'), el('label', { for: 'group-picker', class: 'picker-label' }, 'Curve '), select, figure);
+  return el(
+    'section',
+    { class: 'curve' },
+    el('h2', {}, 'By size'),
+    el('label', { for: 'group-picker', class: 'picker-label' }, 'Curve '),
+    select,
+    figure,
+  );
 }
 
 const STATE_CLASS: Record<GroupPoint['state'], string> = {
@@ -152,7 +216,8 @@ const STATE_CLASS: Record<GroupPoint['state'], string> = {
 function tableSection(view: ComparePageView, group: CompareGroup | undefined): HTMLElement | null {
   const rows = view.groups.flatMap((g) => g.points.map((p) => ({ g, p })));
   if (rows.length === 0) return null;
-  const ratio = (p: GroupPoint) => (p.ratio === undefined ? '' : formatRatio({ ratio: p.ratio, ...(p.interval ? { interval: p.interval } : {}) }));
+  const ratio = (p: GroupPoint) =>
+    p.ratio === undefined ? '' : formatRatio({ ratio: p.ratio, ...(p.interval ? { interval: p.interval } : {}) });
   return el(
     'section',
     {},
@@ -161,14 +226,28 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
     el(
       'table',
       { class: 'points' },
-      el('thead', {}, el('tr', {}, ...['point', `A ${view.bandwidth}`, `B ${view.bandwidth}`, 'ratio [low, high]', 'tolerance', 'verdict'].map((h) => el('th', { scope: 'col' }, h)))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ...['point', `A ${view.bandwidth}`, `B ${view.bandwidth}`, 'ratio [low, high]', 'tolerance', 'verdict'].map(
+            (h) => el('th', { scope: 'col' }, h),
+          ),
+        ),
+      ),
       el(
         'tbody',
         {},
         ...rows.map(({ g, p }) =>
           el(
             'tr',
-            { class: `state-${STATE_CLASS[p.state]}${g.key === group?.key ? ' shown' : ''}`, 'data-key': p.key, title: p.why },
+            {
+              class: `state-${STATE_CLASS[p.state]}${g.key === group?.key ? ' shown' : ''}`,
+              'data-key': p.key,
+              title: p.why,
+            },
             el('td', {}, p.label),
             el('td', { class: 'num' }, p.a ? formatGbps(p.a.gbps) : ''),
             el('td', { class: 'num' }, p.b ? formatGbps(p.b.gbps) : ''),
@@ -185,7 +264,12 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
 function saveState(group: string | undefined): void {
   if (!shown) return;
   const n = shown.noise;
-  const noise = n.source === 'given' ? { tolerance: n.tolerance } : n.source === 'baseline runs' && n.runs ? { baselines: n.runs.slice(1) } : {};
+  const noise =
+    n.source === 'given'
+      ? { tolerance: n.tolerance }
+      : n.source === 'baseline runs' && n.runs
+        ? { baselines: n.runs.slice(1) }
+        : {};
   host.saveState({ a: shown.a.id, b: shown.b.id, ...noise, ...(group ? { group } : {}) });
 }
 

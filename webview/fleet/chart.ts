@@ -37,9 +37,15 @@ export function nodeColor(theme: Theme): string {
 /** What the chart says to a screen reader: the figure, how many nodes, the median, and each outlier with its value. */
 export function chartLabel(f: FigureValues): string {
   const outliers = f.values.filter((v) => v.outlier);
-  const named = outliers.slice(0, SPOKEN_OUTLIERS).map((v) => `${v.node} ${valueText(f.unit, v.value)} (${pct(v.deviation)})`);
+  const named = outliers
+    .slice(0, SPOKEN_OUTLIERS)
+    .map((v) => `${v.node} ${valueText(f.unit, v.value)} (${pct(v.deviation)})`);
   const more = outliers.length > SPOKEN_OUTLIERS ? `, and ${outliers.length - SPOKEN_OUTLIERS} more` : '';
-  const verdict = !f.judged ? 'too few nodes to judge outliers' : outliers.length === 0 ? 'no outliers' : `${outliers.length} outlier${outliers.length === 1 ? '' : 's'}: ${named.join(', ')}${more}`;
+  const verdict = !f.judged
+    ? 'too few nodes to judge outliers'
+    : outliers.length === 0
+      ? 'no outliers'
+      : `${outliers.length} outlier${outliers.length === 1 ? '' : 's'}: ${named.join(', ')}${more}`;
   return `${f.label}: the value on each of ${f.values.length} nodes, lowest first; fleet median ${valueText(f.unit, f.median)}; ${verdict}`;
 }
 
@@ -58,8 +64,28 @@ export function figureChart(f: FigureValues, theme: Theme): FigureChart {
     const big = f.values.length > 200;
     const points = (list: typeof normal): XY[] => list.map((p) => ({ x: p.at, y: p.v.value }));
     const datasets: ChartDataset<'line', XY[]>[] = [
-      { label: 'nodes', data: points(normal), showLine: false, pointStyle: 'circle', pointRadius: big ? 2 : 4, pointHoverRadius: 6, borderColor: nodeColor(theme), backgroundColor: nodeColor(theme), borderWidth: 1 },
-      { label: 'outliers', data: points(flagged), showLine: false, pointStyle: 'triangle', pointRadius: big ? 6 : 8, pointHoverRadius: 9, borderColor: outlierColor(theme), backgroundColor: outlierColor(theme), borderWidth: theme.highContrast ? 2 : 1 },
+      {
+        label: 'nodes',
+        data: points(normal),
+        showLine: false,
+        pointStyle: 'circle',
+        pointRadius: big ? 2 : 4,
+        pointHoverRadius: 6,
+        borderColor: nodeColor(theme),
+        backgroundColor: nodeColor(theme),
+        borderWidth: 1,
+      },
+      {
+        label: 'outliers',
+        data: points(flagged),
+        showLine: false,
+        pointStyle: 'triangle',
+        pointRadius: big ? 6 : 8,
+        pointHoverRadius: 9,
+        borderColor: outlierColor(theme),
+        backgroundColor: outlierColor(theme),
+        borderWidth: theme.highContrast ? 2 : 1,
+      },
     ];
     const byDataset = [normal, flagged];
     const median: Plugin<'line'> = {
@@ -103,7 +129,12 @@ export function figureChart(f: FigureValues, theme: Theme): FigureChart {
             min: -0.5,
             max: Math.max(n - 0.5, 0.5),
             title: { display: true, text: `nodes, lowest first (${n})` },
-            ...(named ? { afterBuildTicks: (scale: { ticks: { value: number }[] }) => void (scale.ticks = f.values.map((_, i) => ({ value: i }))) } : {}),
+            ...(named
+              ? {
+                  afterBuildTicks: (scale: { ticks: { value: number }[] }) =>
+                    void (scale.ticks = f.values.map((_, i) => ({ value: i }))),
+                }
+              : {}),
             ticks: {
               autoSkip: !named,
               maxRotation: named ? 60 : 0,

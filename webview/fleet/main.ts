@@ -8,7 +8,14 @@
  * It draws what the host posts after checking it against the schema, and sends back only the
  * messages its schema allows.
  */
-import type { FigureValues, FleetHostMessage, FleetPageFigure, FleetPageNode, FleetPageView, FleetWebviewMessage } from '../../src/core/fleet/fleetMessages';
+import type {
+  FigureValues,
+  FleetHostMessage,
+  FleetPageFigure,
+  FleetPageNode,
+  FleetPageView,
+  FleetWebviewMessage,
+} from '../../src/core/fleet/fleetMessages';
 import { parseFleetHostMessage } from '../../src/core/fleet/fleetMessages';
 import { fleetTableModel } from '../../src/core/fleet/fleetPanelTable';
 import type { Chart, XY } from '../shared/chart';
@@ -37,7 +44,10 @@ let shown: FleetPageView | undefined;
 let selected: string | undefined;
 let values: FigureValues | undefined;
 let chart: Chart<'line', XY[]> | undefined;
-const tableActions = new TableActions((m) => host.post(m), () => (shown ? fleetTableModel(shown) : undefined));
+const tableActions = new TableActions(
+  (m) => host.post(m),
+  () => (shown ? fleetTableModel(shown) : undefined),
+);
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -46,32 +56,86 @@ function header(view: FleetPageView): HTMLElement {
   return el(
     'header',
     {},
-    el('div', { class: 'title-row' }, el('h1', {}, `Fleet ${view.id}`), view.simulated ? simulatedBadge() : null, el('span', { class: `status status-${view.status}` }, view.status)),
-    el('p', { class: 'facts' }, 'Slurm job ', bdi(view.job), ` \u00b7 ${plural(view.nodes.length, 'node')}${notOk ? ` (${notOk} not ok)` : ''} \u00b7 `, bdi(view.via), ' \u00b7 ', bdi(view.createdAt)),
+    el(
+      'div',
+      { class: 'title-row' },
+      el('h1', {}, `Fleet ${view.id}`),
+      view.simulated ? simulatedBadge() : null,
+      el('span', { class: `status status-${view.status}` }, view.status),
+    ),
+    el(
+      'p',
+      { class: 'facts' },
+      'Slurm job ',
+      bdi(view.job),
+      ` \u00b7 ${plural(view.nodes.length, 'node')}${notOk ? ` (${notOk} not ok)` : ''} \u00b7 `,
+      bdi(view.via),
+      ' \u00b7 ',
+      bdi(view.createdAt),
+    ),
     view.message ? el('p', { class: 'warn' }, view.message) : null,
-    view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', { class: n.startsWith('SIMULATED') ? 'muted' : 'warn' }, n))) : null,
+    view.notes.length > 0
+      ? el(
+          'ul',
+          { class: 'notes' },
+          ...view.notes.map((n) => el('li', { class: n.startsWith('SIMULATED') ? 'muted' : 'warn' }, n)),
+        )
+      : null,
     el('p', { class: 'muted rule' }, 'Outliers: ', bdi(view.rule), '.'),
   );
 }
 
 /** What marks a node, in words: its outliers and its threshold verdict. */
 function nodeFlag(n: FleetPageNode, thresholds: boolean): string {
-  return [n.outliers > 0 ? `\u25b2 ${plural(n.outliers, 'outlier')}` : '', thresholds && n.failureCount > 0 ? '\u2716 FAIL' : '', n.status !== 'ok' ? `\u25cf ${n.status}` : ''].filter(Boolean).join(' ');
+  return [
+    n.outliers > 0 ? `\u25b2 ${plural(n.outliers, 'outlier')}` : '',
+    thresholds && n.failureCount > 0 ? '\u2716 FAIL' : '',
+    n.status !== 'ok' ? `\u25cf ${n.status}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 function nodeRow(n: FleetPageNode, thresholds: boolean): HTMLTableRowElement {
-  const problems = [...n.failures, ...(n.failureCount > n.failures.length ? [`and ${n.failureCount - n.failures.length} more`] : [])];
+  const problems = [
+    ...n.failures,
+    ...(n.failureCount > n.failures.length ? [`and ${n.failureCount - n.failures.length} more`] : []),
+  ];
   const flagged = n.outliers > 0 || (thresholds && n.failureCount > 0);
   return el(
     'tr',
-    { class: `${flagged ? 'flagged' : ''}${n.status !== 'ok' ? ' not-ok' : ''}`.trim() || undefined, 'data-node': n.node },
+    {
+      class: `${flagged ? 'flagged' : ''}${n.status !== 'ok' ? ' not-ok' : ''}`.trim() || undefined,
+      'data-node': n.node,
+    },
     el('th', { scope: 'row' }, n.node),
     el('td', { class: 'flag' }, nodeFlag(n, thresholds)),
     el('td', { class: `status status-${n.status}` }, n.status),
     el('td', { class: 'num' }, String(n.outliers)),
-    thresholds ? el('td', { class: n.failureCount > 0 ? 'fail' : 'pass' }, n.failureCount > 0 ? `FAIL (${n.failureCount})` : 'pass') : null,
+    thresholds
+      ? el(
+          'td',
+          { class: n.failureCount > 0 ? 'fail' : 'pass' },
+          n.failureCount > 0 ? `FAIL (${n.failureCount})` : 'pass',
+        )
+      : null,
     el('td', { class: 'problems' }, ...bdiList([...problems, n.error ?? ''].filter(Boolean), '; ')),
-    el('td', { class: 'runs' }, ...n.runs.map((r) => el('button', { type: 'button', class: 'open-run', 'data-run': r.runId, 'aria-label': `Open the ${r.command ? `${r.command} ` : ''}run of ${n.node}, ${r.runId}` }, r.command ?? 'run'))),
+    el(
+      'td',
+      { class: 'runs' },
+      ...n.runs.map((r) =>
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'open-run',
+            'data-run': r.runId,
+            'aria-label': `Open the ${r.command ? `${r.command} ` : ''}run of ${n.node}, ${r.runId}`,
+          },
+          r.command ?? 'run',
+        ),
+      ),
+    ),
   );
 }
 
@@ -90,9 +154,22 @@ function nodesSection(view: FleetPageView): HTMLElement {
     'section',
     { class: 'nodes' },
     el('h2', {}, `Nodes (${view.nodes.length})`),
-    el('p', { class: 'muted' }, `${flagged === 0 ? 'No node stands out' : `${plural(flagged, 'node')} with outliers${thresholds ? ' or failed thresholds' : ''}, listed first (\u25b2 outliers, \u2716 failed thresholds)`}${view.thresholds ? ` \u00b7 thresholds: ${view.thresholds.passed} passed, ${view.thresholds.failed} failed` : ''}.`),
+    el(
+      'p',
+      { class: 'muted' },
+      `${flagged === 0 ? 'No node stands out' : `${plural(flagged, 'node')} with outliers${thresholds ? ' or failed thresholds' : ''}, listed first (\u25b2 outliers, \u2716 failed thresholds)`}${view.thresholds ? ` \u00b7 thresholds: ${view.thresholds.passed} passed, ${view.thresholds.failed} failed` : ''}.`,
+    ),
     tableActions.element,
-    el('div', { class: 'table-scroll' }, el('table', { class: 'nodes-table' }, el('thead', {}, el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)))), body)),
+    el(
+      'div',
+      { class: 'table-scroll' },
+      el(
+        'table',
+        { class: 'nodes-table' },
+        el('thead', {}, el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)))),
+        body,
+      ),
+    ),
   );
 }
 
@@ -101,16 +178,33 @@ function outliersSection(view: FleetPageView): HTMLElement {
   return el(
     'section',
     { class: 'outliers' },
-    el('h2', {}, view.outlierCount === 0 ? 'Outliers: none' : `Outliers (${view.outlierCount} on ${plural(nodes, 'node')})`),
-    view.outliers.length > 0 ? el('ul', { class: 'outlier-list' }, ...view.outliers.map((o) => el('li', { class: `side-${o.side}` }, o.text))) : el('p', { class: 'muted' }, 'No node stands apart from the fleet on any figure.'),
-    view.outlierCount > view.outliers.length ? el('p', { class: 'muted' }, `\u2026 and ${view.outlierCount - view.outliers.length} more (sdma-lens fleet show --json lists them all).`) : null,
+    el(
+      'h2',
+      {},
+      view.outlierCount === 0 ? 'Outliers: none' : `Outliers (${view.outlierCount} on ${plural(nodes, 'node')})`,
+    ),
+    view.outliers.length > 0
+      ? el('ul', { class: 'outlier-list' }, ...view.outliers.map((o) => el('li', { class: `side-${o.side}` }, o.text)))
+      : el('p', { class: 'muted' }, 'No node stands apart from the fleet on any figure.'),
+    view.outlierCount > view.outliers.length
+      ? el(
+          'p',
+          { class: 'muted' },
+          `\u2026 and ${view.outlierCount - view.outliers.length} more (sdma-lens fleet show --json lists them all).`,
+        )
+      : null,
   );
 }
 
 function figureRow(f: FleetPageFigure): HTMLTableRowElement {
   const out = f.outlierNodeCount > 0;
-  const pick = el('button', { type: 'button', class: 'figure-pick', 'data-key': f.key, 'aria-pressed': 'false', tabindex: '-1' }, out ? `\u25b2 ${f.label}` : f.label);
-  const more = f.outlierNodeCount > f.outlierNodes.length ? ` and ${f.outlierNodeCount - f.outlierNodes.length} more` : '';
+  const pick = el(
+    'button',
+    { type: 'button', class: 'figure-pick', 'data-key': f.key, 'aria-pressed': 'false', tabindex: '-1' },
+    out ? `\u25b2 ${f.label}` : f.label,
+  );
+  const more =
+    f.outlierNodeCount > f.outlierNodes.length ? ` and ${f.outlierNodeCount - f.outlierNodes.length} more` : '';
   const outliers = !f.judged ? ['too few nodes'] : out ? [...bdiList(f.outlierNodes, ', '), more] : ['-'];
   return el(
     'tr',
@@ -135,7 +229,16 @@ function figuresSection(view: FleetPageView): HTMLElement {
     const buttons = [...body.querySelectorAll<HTMLButtonElement>('button.figure-pick')];
     const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
     if (at < 0) return;
-    const to = event.key === 'ArrowDown' ? at + 1 : event.key === 'ArrowUp' ? at - 1 : event.key === 'Home' ? 0 : event.key === 'End' ? buttons.length - 1 : undefined;
+    const to =
+      event.key === 'ArrowDown'
+        ? at + 1
+        : event.key === 'ArrowUp'
+          ? at - 1
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? buttons.length - 1
+              : undefined;
     if (to === undefined) return;
     event.preventDefault();
     const next = buttons[Math.max(0, Math.min(buttons.length - 1, to))];
@@ -147,28 +250,65 @@ function figuresSection(view: FleetPageView): HTMLElement {
     'section',
     { class: 'figures' },
     el('h2', {}, `Figures (${view.figures.length})`),
-    el('p', { class: 'muted' }, 'Peak GB/s of each sweep series, the crossover size the advice places, each matrix cell: the fleet median and the nodes furthest from it. Pick a figure to see its value on every node.'),
+    el(
+      'p',
+      { class: 'muted' },
+      'Peak GB/s of each sweep series, the crossover size the advice places, each matrix cell: the fleet median and the nodes furthest from it. Pick a figure to see its value on every node.',
+    ),
     el('div', { id: 'figure-chart', class: 'figure-chart', 'aria-live': 'polite' }),
     el(
       'div',
       { class: 'table-scroll' },
-      el('table', { class: 'figures-table', 'aria-label': 'Figures: pick one to chart it' }, el('thead', {}, el('tr', {}, ...['figure', 'nodes', 'median', 'lowest (node)', 'highest (node)', 'outlier nodes'].map((c) => el('th', { scope: 'col' }, c)))), body),
+      el(
+        'table',
+        { class: 'figures-table', 'aria-label': 'Figures: pick one to chart it' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ...['figure', 'nodes', 'median', 'lowest (node)', 'highest (node)', 'outlier nodes'].map((c) =>
+              el('th', { scope: 'col' }, c),
+            ),
+          ),
+        ),
+        body,
+      ),
     ),
   );
 }
 
 function adviceSection(view: FleetPageView): HTMLElement | null {
   if (view.advice.length === 0) return null;
-  const settings = (s: string[]) => (s.length > 0 ? el('code', {}, ...bdiList(s, ' ')) : el('span', { class: 'muted' }, 'no settings to change'));
+  const settings = (s: string[]) =>
+    s.length > 0 ? el('code', {}, ...bdiList(s, ' ')) : el('span', { class: 'muted' }, 'no settings to change');
   if (!view.adviceDiffers) {
     const g = view.advice[0]!;
-    return el('section', { class: 'advice' }, el('h2', {}, 'Advice'), el('p', {}, `The same on all ${plural(g.nodes.length, 'measured node')}: `, settings(g.settings)));
+    return el(
+      'section',
+      { class: 'advice' },
+      el('h2', {}, 'Advice'),
+      el('p', {}, `The same on all ${plural(g.nodes.length, 'measured node')}: `, settings(g.settings)),
+    );
   }
   return el(
     'section',
     { class: 'advice' },
     el('h2', {}, `Advice differs between nodes (${view.advice.length} sets)`),
-    el('ul', { class: 'advice-groups' }, ...view.advice.map((g) => el('li', {}, el('span', { class: 'advice-nodes' }, `${plural(g.nodes.length, 'node')}: `, ...bdiList(g.nodes, ', ')), ' \u2192 ', settings(g.settings)))),
+    el(
+      'ul',
+      { class: 'advice-groups' },
+      ...view.advice.map((g) =>
+        el(
+          'li',
+          {},
+          el('span', { class: 'advice-nodes' }, `${plural(g.nodes.length, 'node')}: `, ...bdiList(g.nodes, ', ')),
+          ' \u2192 ',
+          settings(g.settings),
+        ),
+      ),
+    ),
   );
 }
 
@@ -215,11 +355,21 @@ function drawFigure(): void {
   if (!place) return;
   const figure = shown?.figures.find((f) => f.key === selected);
   if (!figure) {
-    place.replaceChildren(el('p', { class: 'muted' }, shown?.figures.length ? 'Pick a figure below to chart its value on every node.' : 'No node measured a figure to compare.'));
+    place.replaceChildren(
+      el(
+        'p',
+        { class: 'muted' },
+        shown?.figures.length
+          ? 'Pick a figure below to chart its value on every node.'
+          : 'No node measured a figure to compare.',
+      ),
+    );
     return;
   }
   if (!values) {
-    place.replaceChildren(el('p', { class: 'muted' }, 'Loading the value of ', bdi(figure.label), ' on each node\u2026'));
+    place.replaceChildren(
+      el('p', { class: 'muted' }, 'Loading the value of ', bdi(figure.label), ' on each node\u2026'),
+    );
     return;
   }
   const c = figureChart(values, theme);
@@ -251,7 +401,9 @@ function render(view: FleetPageView): void {
   const kept = host.state()?.figure;
   const focusedKey = document.activeElement?.closest('button.figure-pick')?.getAttribute('data-key') ?? undefined;
   // The figure shown before (or kept across a reload) when the fleet still has it, else the first with an outlier.
-  const figure = [selected, kept].find((k) => k !== undefined && view.figures.some((f) => f.key === k)) ?? view.figures.find((f) => f.outlierNodeCount > 0)?.key;
+  const figure =
+    [selected, kept].find((k) => k !== undefined && view.figures.some((f) => f.key === k)) ??
+    view.figures.find((f) => f.outlierNodeCount > 0)?.key;
   selected = undefined;
   values = undefined;
   chart?.destroy();
@@ -266,7 +418,8 @@ function render(view: FleetPageView): void {
     drawFigure();
   }
   // A keyboard user in the figure list stays there across a new view.
-  if (focusedKey) root.querySelector<HTMLButtonElement>(`button.figure-pick[data-key="${CSS.escape(focusedKey)}"]`)?.focus();
+  if (focusedKey)
+    root.querySelector<HTMLButtonElement>(`button.figure-pick[data-key="${CSS.escape(focusedKey)}"]`)?.focus();
 }
 
 observeTheme(() => {

@@ -5,7 +5,13 @@
  * path's weakest cell to its strongest. It draws whole views the host posts, after checking
  * them against the schema, and sends back only the messages its schema allows.
  */
-import type { MatrixGridCell, MatrixHostMessage, MatrixPageView, MatrixPathView, MatrixWebviewMessage } from '../../src/core/matrix/matrixMessages';
+import type {
+  MatrixGridCell,
+  MatrixHostMessage,
+  MatrixPageView,
+  MatrixPathView,
+  MatrixWebviewMessage,
+} from '../../src/core/matrix/matrixMessages';
 import { parseMatrixHostMessage } from '../../src/core/matrix/matrixMessages';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { endpointName, isHost, pairName } from '../../src/core/endpoints';
@@ -16,15 +22,24 @@ import { observeTheme, readTheme } from '../shared/theme';
 import { matrixTableModel } from '../../src/core/matrix/matrixPanelTable';
 import { TableActions } from '../shared/tableActions';
 
-const host = connectPage<MatrixHostMessage, MatrixWebviewMessage, { runId: string }>({ name: 'matrix', parse: parseMatrixHostMessage, onMessage: (message) => render(message.view) });
+const host = connectPage<MatrixHostMessage, MatrixWebviewMessage, { runId: string }>({
+  name: 'matrix',
+  parse: parseMatrixHostMessage,
+  onMessage: (message) => render(message.view),
+});
 const root = document.getElementById('root')!;
 let shown: MatrixPageView | undefined;
-const tableActions = new TableActions((m) => host.post(m), () => (shown ? matrixTableModel(shown) : undefined));
-
+const tableActions = new TableActions(
+  (m) => host.post(m),
+  () => (shown ? matrixTableModel(shown) : undefined),
+);
 
 function header(view: MatrixPageView): HTMLElement {
   const badge = view.simulated ? simulatedBadge() : null;
-  const progress = view.status === 'incomplete' && view.progress.total > 0 ? ` · ${view.progress.done}/${view.progress.total} cells` : '';
+  const progress =
+    view.status === 'incomplete' && view.progress.total > 0
+      ? ` · ${view.progress.done}/${view.progress.total} cells`
+      : '';
   const size = view.sizeBytes > 0 ? ` · ${formatBytes(view.sizeBytes)} per copy` : '';
   const iters = view.iters > 0 ? ` · median of ${view.iters} timed iterations` : '';
   const how = view.concurrent ? 'all pairs at once' : 'each ordered pair measured alone';
@@ -48,7 +63,9 @@ function cellDescription(c: MatrixGridCell): string {
   if (c.state === 'measured') return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weak pair' : ''}`;
   if (c.state === 'failed') return `${pair}: failed, ${c.error ?? ''}`;
   if (c.state === 'missing') return `${pair}: not measured`;
-  return isHost(c.src) ? 'host: host to host is not a GPU copy' : `${endpointName(c.src)}: the diagonal (a GPU-local copy is not part of the matrix)`;
+  return isHost(c.src)
+    ? 'host: host to host is not a GPU copy'
+    : `${endpointName(c.src)}: the diagonal (a GPU-local copy is not part of the matrix)`;
 }
 
 function legend(p: MatrixPathView): HTMLElement | null {
@@ -72,7 +89,14 @@ function navigate(table: HTMLTableElement, detail: HTMLElement, event: KeyboardE
   const row = Number(td.dataset.row);
   const col = Number(td.dataset.col);
   const n = table.tBodies[0]!.rows.length;
-  const moves: Record<string, [number, number]> = { ArrowUp: [row - 1, col], ArrowDown: [row + 1, col], ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1], Home: [row, 0], End: [row, n - 1] };
+  const moves: Record<string, [number, number]> = {
+    ArrowUp: [row - 1, col],
+    ArrowDown: [row + 1, col],
+    ArrowLeft: [row, col - 1],
+    ArrowRight: [row, col + 1],
+    Home: [row, 0],
+    End: [row, n - 1],
+  };
   const next = moves[event.key];
   if (!next) return;
   event.preventDefault();
@@ -88,8 +112,21 @@ function navigate(table: HTMLTableElement, detail: HTMLElement, event: KeyboardE
 function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
   const table = el(
     'table',
-    { class: 'heatmap', role: 'grid', 'aria-label': `${p.label}: GB/s from each source (rows) to each destination (columns), GPUs${p.gpus.some(isHost) ? ' and host memory' : ''}` },
-    el('thead', {}, el('tr', {}, el('th', { class: 'corner', scope: 'col' }, 'src \\ dst'), ...p.gpus.map((g) => el('th', { scope: 'col', class: isHost(g) ? 'host' : undefined }, endpointName(g))))),
+    {
+      class: 'heatmap',
+      role: 'grid',
+      'aria-label': `${p.label}: GB/s from each source (rows) to each destination (columns), GPUs${p.gpus.some(isHost) ? ' and host memory' : ''}`,
+    },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', { class: 'corner', scope: 'col' }, 'src \\ dst'),
+        ...p.gpus.map((g) => el('th', { scope: 'col', class: isHost(g) ? 'host' : undefined }, endpointName(g))),
+      ),
+    ),
     el(
       'tbody',
       {},
@@ -99,7 +136,18 @@ function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
           {},
           el('th', { scope: 'row', class: isHost(p.gpus[i]!) ? 'host' : undefined }, endpointName(p.gpus[i]!)),
           ...row.map((c, j) => {
-            const td = el('td', { class: `cell ${c.state}${c.weakest ? ' weakest' : ''}`, role: 'gridcell', 'aria-label': cellDescription(c), title: cellDescription(c), 'data-row': String(i), 'data-col': String(j) }, cellText(c));
+            const td = el(
+              'td',
+              {
+                class: `cell ${c.state}${c.weakest ? ' weakest' : ''}`,
+                role: 'gridcell',
+                'aria-label': cellDescription(c),
+                title: cellDescription(c),
+                'data-row': String(i),
+                'data-col': String(j),
+              },
+              cellText(c),
+            );
             // The colour level goes in through the CSSOM, which the page's CSP allows.
             if (c.level !== undefined) td.style.setProperty('--level', c.level.toFixed(3));
             td.tabIndex = i === 0 && j === Math.min(1, row.length - 1) ? 0 : -1;
@@ -124,22 +172,57 @@ function totalsTable(p: MatrixPathView): HTMLElement | null {
     'table',
     { class: 'totals data-table', 'aria-label': `${p.label}: GB/s each GPU sent and received while all pairs ran` },
     el('thead', {}, el('tr', {}, ...['GPU', 'send GB/s', 'receive GB/s'].map((h) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, ...p.gpuTotals.map((g) => el('tr', {}, el('th', { scope: 'row' }, endpointName(g.gpu)), el('td', { class: 'num' }, formatGbps(g.sendGbps)), el('td', { class: 'num' }, formatGbps(g.receiveGbps))))),
+    el(
+      'tbody',
+      {},
+      ...p.gpuTotals.map((g) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row' }, endpointName(g.gpu)),
+          el('td', { class: 'num' }, formatGbps(g.sendGbps)),
+          el('td', { class: 'num' }, formatGbps(g.receiveGbps)),
+        ),
+      ),
+    ),
   );
 }
 
 function pathSection(p: MatrixPathView): HTMLElement {
   const detail = el('p', { class: 'cell-detail muted', 'aria-live': 'polite' });
-  const stats = p.stats ? el('p', { class: 'stats muted' }, `min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s · ${p.measured} measured${p.failed ? ` · ${p.failed} failed` : ''}${p.missing ? ` · ${p.missing} not measured` : ''}`) : null;
+  const stats = p.stats
+    ? el(
+        'p',
+        { class: 'stats muted' },
+        `min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s · ${p.measured} measured${p.failed ? ` · ${p.failed} failed` : ''}${p.missing ? ` · ${p.missing} not measured` : ''}`,
+      )
+    : null;
   const title = p.concurrent ? `${p.label} · all pairs at once` : p.label;
   const totalText = p.totalText ? el('p', { class: 'total-text' }, p.totalText) : null;
-  const grid = p.gpuTotals ? el('div', { class: 'grid-and-totals' }, heatmap(p, detail), totalsTable(p)) : heatmap(p, detail);
-  return el('section', { class: 'path', 'data-path': p.path }, el('h2', {}, title), el('p', { class: 'weakest-text' }, p.weakestText), totalText, stats, legend(p), grid, detail);
+  const grid = p.gpuTotals
+    ? el('div', { class: 'grid-and-totals' }, heatmap(p, detail), totalsTable(p))
+    : heatmap(p, detail);
+  return el(
+    'section',
+    { class: 'path', 'data-path': p.path },
+    el('h2', {}, title),
+    el('p', { class: 'weakest-text' }, p.weakestText),
+    totalText,
+    stats,
+    legend(p),
+    grid,
+    detail,
+  );
 }
 
 /** Every cell as rows, with the full error text of failed ones: the plain-table form. */
 function cellTable(view: MatrixPageView): HTMLElement | null {
-  const rows = view.paths.flatMap((p) => p.rows.flat().filter((c) => c.state !== 'self').map((c) => ({ p, c })));
+  const rows = view.paths.flatMap((p) =>
+    p.rows
+      .flat()
+      .filter((c) => c.state !== 'self')
+      .map((c) => ({ p, c })),
+  );
   if (rows.length === 0) return null;
   return el(
     'details',
@@ -148,8 +231,32 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
     el(
       'table',
       { class: 'data-table' },
-      el('thead', {}, el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h)))),
-      el('tbody', {}, ...rows.map(({ p, c }) => el('tr', {}, el('td', {}, p.label), el('td', { class: 'num' }, endpointName(c.src)), el('td', { class: 'num' }, endpointName(c.dst)), el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''), el('td', {}, ...(c.state === 'failed' ? ['failed: ', bdi(c.error ?? '')] : [c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weak pair)' : 'measured']))))),
+      el(
+        'thead',
+        {},
+        el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h))),
+      ),
+      el(
+        'tbody',
+        {},
+        ...rows.map(({ p, c }) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, p.label),
+            el('td', { class: 'num' }, endpointName(c.src)),
+            el('td', { class: 'num' }, endpointName(c.dst)),
+            el('td', { class: 'num' }, c.gbps !== undefined ? formatGbps(c.gbps) : ''),
+            el(
+              'td',
+              {},
+              ...(c.state === 'failed'
+                ? ['failed: ', bdi(c.error ?? '')]
+                : [c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weak pair)' : 'measured']),
+            ),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -159,7 +266,11 @@ function render(view: MatrixPageView): void {
   host.saveState({ runId: view.runId });
   tableActions.show(view.paths.some((p) => p.rows.some((r) => r.some((c) => c.state !== 'self'))));
   const notes = view.notes.length > 0 ? el('ul', { class: 'notes' }, ...view.notes.map((n) => el('li', {}, n))) : null;
-  root.replaceChildren(...[header(view), notes, tableActions.element, ...view.paths.map(pathSection), cellTable(view)].filter((x): x is HTMLElement => x !== null));
+  root.replaceChildren(
+    ...[header(view), notes, tableActions.element, ...view.paths.map(pathSection), cellTable(view)].filter(
+      (x): x is HTMLElement => x !== null,
+    ),
+  );
 }
 
 // The heat map is CSS: reading the theme sets the series colours (--series-*) it is drawn in, again on every theme change.

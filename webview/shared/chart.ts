@@ -4,7 +4,16 @@
  * a vertical marker. Sizes double along a sweep, so the x axis is log2(size) on a linear scale
  * rather than chart.js's logarithmic scale (base 10: its ticks would fall between samples).
  */
-import { Chart, Filler, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartOptions } from 'chart.js';
+import {
+  Chart,
+  Filler,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartOptions,
+} from 'chart.js';
 import { formatBytes } from '../../src/core/units';
 import { withAlpha, type Theme } from './theme';
 

@@ -84,7 +84,7 @@ export function parseColor(text: string): Rgba | undefined {
     rgb = a.parts.map((p) => component(p, 255));
   } else if (/^hsla?\(/.test(t) && a.parts.length === 3) {
     const [h, s, l] = [angle(a.parts[0]!), component(a.parts[1]!, 100), component(a.parts[2]!, 100)];
-    rgb = hslToRgb((((h % 360) + 360) % 360), clamp(s / 100, 0, 1), clamp(l / 100, 0, 1));
+    rgb = hslToRgb(((h % 360) + 360) % 360, clamp(s / 100, 0, 1), clamp(l / 100, 0, 1));
   } else if (t.startsWith('color(') && a.parts.length === 4 && a.parts[0] === 'srgb') {
     rgb = a.parts.slice(1).map((p) => component(p, 1) * 255);
   } else {

@@ -58,7 +58,8 @@ export function connectPage<In, Out extends PageMessage, State>(page: PageOption
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const arrivedAt = performance.now();
     const message = page.parse(event.data);
-    if (message === undefined) reportError(`${page.name} panel ignored an invalid message from the host (${describe(event.data)})`);
+    if (message === undefined)
+      reportError(`${page.name} panel ignored an invalid message from the host (${describe(event.data)})`);
     else page.onMessage(message, arrivedAt);
   });
   return {

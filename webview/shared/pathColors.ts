@@ -58,5 +58,10 @@ export function moverColor(mover: Mover, theme: Theme): string {
 
 export function pathStyle(path: PathName, theme: Theme): PathStyle {
   const stroke = strokeOf(moverOf(path), initiatorOf(path));
-  return { color: moverColor(moverOf(path), theme), dash: stroke.dash, dashed: stroke.dash.length > 0, pointStyle: stroke.pointStyle };
+  return {
+    color: moverColor(moverOf(path), theme),
+    dash: stroke.dash,
+    dashed: stroke.dash.length > 0,
+    pointStyle: stroke.pointStyle,
+  };
 }

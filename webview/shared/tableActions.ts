@@ -29,7 +29,9 @@ export class TableActions {
       { class: 'table-actions', role: 'toolbar', 'aria-label': 'Table' },
       button('Copy the table to the clipboard as Markdown', 'Copy table', () => void this.copy()),
       button('Export the table to a CSV file', 'Export CSV…', () => post({ type: 'export-table', format: 'csv' })),
-      button('Export the table to a Markdown file', 'Export Markdown…', () => post({ type: 'export-table', format: 'markdown' })),
+      button('Export the table to a Markdown file', 'Export Markdown…', () =>
+        post({ type: 'export-table', format: 'markdown' }),
+      ),
       this.status,
     );
   }

@@ -107,7 +107,9 @@ export function readTheme(): Theme {
   const color = (variable: string, fallback: string) => opaque(raw(variable, fallback));
   const foreground = color('--vscode-foreground', light ? '#3b3b3b' : '#cccccc');
   const contrastBorder = color('--vscode-contrastBorder', '');
-  const chart = Object.fromEntries(Object.entries(CHART_HUES).map(([hue, c]) => [hue, series(raw(c.variable, light ? c.light : c.dark))])) as Record<ChartHue, string>;
+  const chart = Object.fromEntries(
+    Object.entries(CHART_HUES).map(([hue, c]) => [hue, series(raw(c.variable, light ? c.light : c.dark))]),
+  ) as Record<ChartHue, string>;
   publishChartColors(chart);
   return {
     kind,
@@ -115,7 +117,10 @@ export function readTheme(): Theme {
     foreground,
     mutedForeground: color('--vscode-descriptionForeground', withAlpha(foreground, 0.75)),
     background: toCss(bg),
-    border: highContrast && contrastBorder ? contrastBorder : color('--vscode-editorWidget-border', withAlpha(foreground, 0.4)),
+    border:
+      highContrast && contrastBorder
+        ? contrastBorder
+        : color('--vscode-editorWidget-border', withAlpha(foreground, 0.4)),
     // Grid lines come from the text colour so they keep their weight relative to the labels in every theme.
     grid: withAlpha(foreground, highContrast ? 0.35 : 0.12),
     fontFamily: raw('--vscode-font-family', 'system-ui, sans-serif'),

@@ -19,11 +19,25 @@ export function crossoversAt(advice: AdviceView | undefined, cus: number | undef
 }
 
 function crossoverLine(c: AdviceCrossover): HTMLElement {
-  const head = c.kind === 'crossover' && c.estimateBytes !== undefined ? `-initiated: engine from ${formatBytes(c.fromBytes!)} (crossing ≈ ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : ''})` : '-initiated';
-  return el('li', { class: `crossover confidence-${c.confidence}` }, el('strong', {}, bdi(c.initiator), head), ' ', el('span', { class: 'explanation' }, c.explanation));
+  const head =
+    c.kind === 'crossover' && c.estimateBytes !== undefined
+      ? `-initiated: engine from ${formatBytes(c.fromBytes!)} (crossing ≈ ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))}` : ''})`
+      : '-initiated';
+  return el(
+    'li',
+    { class: `crossover confidence-${c.confidence}` },
+    el('strong', {}, bdi(c.initiator), head),
+    ' ',
+    el('span', { class: 'explanation' }, c.explanation),
+  );
 }
 
-export function renderAdvice(root: HTMLElement, advice: AdviceView | undefined, cus: number | undefined, onSuggest: () => void): void {
+export function renderAdvice(
+  root: HTMLElement,
+  advice: AdviceView | undefined,
+  cus: number | undefined,
+  onSuggest: () => void,
+): void {
   if (!advice || advice.recommendations.length + advice.crossovers.length + advice.notes.length === 0) {
     replaceChildren(root);
     return;
@@ -47,11 +61,23 @@ export function renderAdvice(root: HTMLElement, advice: AdviceView | undefined, 
   const details = el(
     'details',
     { class: 'advice' },
-    el('summary', {}, 'Advice', ...(advice.pairLabel ? [' for ', bdi(advice.pairLabel)] : []), advice.simulated ? ' (from simulated data)' : ''),
+    el(
+      'summary',
+      {},
+      'Advice',
+      ...(advice.pairLabel ? [' for ', bdi(advice.pairLabel)] : []),
+      advice.simulated ? ' (from simulated data)' : '',
+    ),
     el('p', { class: 'advice-basis' }, comparisons.sentence),
     comparisons.items.length > 0 ? el('ul', { class: 'crossovers' }, ...comparisons.items.map(crossoverLine)) : null,
     rows.length > 0
-      ? el('table', { class: 'recommendations' }, el('caption', {}, 'Suggested settings and their evidence'), el('thead', {}, el('tr', {}, el('th', {}, 'setting'), el('th', {}, 'basis'), el('th', {}, 'evidence'))), el('tbody', {}, ...rows))
+      ? el(
+          'table',
+          { class: 'recommendations' },
+          el('caption', {}, 'Suggested settings and their evidence'),
+          el('thead', {}, el('tr', {}, el('th', {}, 'setting'), el('th', {}, 'basis'), el('th', {}, 'evidence'))),
+          el('tbody', {}, ...rows),
+        )
       : el('p', { class: 'no-settings' }, 'No setting is suggested for this pair.'),
     advice.cuBudget ? el('p', { class: 'cu-budget' }, advice.cuBudget.text) : null,
     ...advice.notes.map((n) => el('p', { class: 'advice-note' }, n)),

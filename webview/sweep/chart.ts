@@ -6,7 +6,15 @@
 import type { ChartDataset, Plugin, TooltipItem } from 'chart.js';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { SweepPoint, SweepSeries } from '../../src/core/sweep/sweepView';
-import { BASE_OPTIONS, Chart, applyChartTheme, drawSizeMarker, fitSizeAxis, sizeScales, type XY } from '../shared/chart';
+import {
+  BASE_OPTIONS,
+  Chart,
+  applyChartTheme,
+  drawSizeMarker,
+  fitSizeAxis,
+  sizeScales,
+  type XY,
+} from '../shared/chart';
 import { pathStyle } from '../shared/pathColors';
 import { withAlpha, type Theme } from '../shared/theme';
 import { seriesKey, seriesLabel } from './labels';
@@ -64,7 +72,8 @@ export class SweepChart {
           if (pick && onPick) onPick(pick);
         },
         onHover: (event, elements) => {
-          if (onPick && event.native?.target instanceof HTMLElement) event.native.target.style.cursor = elements.length > 0 ? 'pointer' : 'default';
+          if (onPick && event.native?.target instanceof HTMLElement)
+            event.native.target.style.cursor = elements.length > 0 ? 'pointer' : 'default';
         },
         scales: sizeScales('message size', 'GB/s'),
         plugins: {
@@ -207,7 +216,10 @@ export class SweepChart {
   }
 
   private fitX(): void {
-    fitSizeAxis(this.chart, this.series.flatMap((s) => s.points.map((p) => Math.log2(p.sizeBytes))));
+    fitSizeAxis(
+      this.chart,
+      this.series.flatMap((s) => s.points.map((p) => Math.log2(p.sizeBytes))),
+    );
   }
 
   private applyTheme(theme: Theme): void {
@@ -218,7 +230,13 @@ export class SweepChart {
   private drawMarkers(chart: Chart): void {
     if (this.series.length === 0) return;
     this.markers.forEach((m, i) =>
-      drawSizeMarker(chart, this.theme, { bytes: m.bytes, ...(m.rangeBytes ? { rangeBytes: m.rangeBytes } : {}), label: `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`, dashed: m.initiator === 'device', row: i }),
+      drawSizeMarker(chart, this.theme, {
+        bytes: m.bytes,
+        ...(m.rangeBytes ? { rangeBytes: m.rangeBytes } : {}),
+        label: `${m.initiator} crossover ≈ ${formatBytes(Math.round(m.bytes))}`,
+        dashed: m.initiator === 'device',
+        row: i,
+      }),
     );
   }
 

@@ -9,10 +9,11 @@ import { el, replaceChildren } from '../shared/dom';
 import { statusText } from './labels';
 import { simulatedBadge } from '../shared/simulatedBadge';
 
-
 function formatCreatedAt(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 function setText(node: HTMLElement, text: string): void {
@@ -32,7 +33,14 @@ export class SweepHeader {
   private factsKey = '';
 
   constructor() {
-    this.element = el('header', { class: 'header' }, el('div', { class: 'title-row' }, this.title, this.badge, this.status), this.facts, this.progress, this.message);
+    this.element = el(
+      'header',
+      { class: 'header' },
+      el('div', { class: 'title-row' }, this.title, this.badge, this.status),
+      this.facts,
+      this.progress,
+      this.message,
+    );
     this.badge.hidden = true;
     this.progress.hidden = true;
     this.message.hidden = true;
@@ -49,14 +57,19 @@ export class SweepHeader {
     const facts: [string, string][] = [
       ['Node', view.nodeLabel],
       ['Copy', pair ? pair.label : pairName(view)],
-      ...(view.pairs.length > 1 ? ([['Pairs in run', view.pairs.map((p) => p.label).join(', ')]] as [string, string][]) : []),
+      ...(view.pairs.length > 1
+        ? ([['Pairs in run', view.pairs.map((p) => p.label).join(', ')]] as [string, string][])
+        : []),
       ['Backend', view.backend],
       ['Started', formatCreatedAt(view.createdAt)],
     ];
     const factsKey = JSON.stringify(facts);
     if (factsKey !== this.factsKey) {
       this.factsKey = factsKey;
-      replaceChildren(this.facts, ...facts.map(([term, value]) => el('div', { class: 'fact' }, el('dt', {}, term), el('dd', {}, value))));
+      replaceChildren(
+        this.facts,
+        ...facts.map(([term, value]) => el('div', { class: 'fact' }, el('dt', {}, term), el('dd', {}, value))),
+      );
     }
 
     const { done, total } = view.progress;

@@ -23,7 +23,12 @@ export function renderLegend(
       const shown = !hidden.has(key);
       const button = el(
         'button',
-        { type: 'button', class: 'legend-item', 'aria-pressed': String(shown), title: shown ? 'Hide this series' : 'Show this series' },
+        {
+          type: 'button',
+          class: 'legend-item',
+          'aria-pressed': String(shown),
+          title: shown ? 'Hide this series' : 'Show this series',
+        },
         pathSwatch(s.path, theme),
         el('span', {}, seriesLabel(s)),
       );

@@ -34,7 +34,11 @@ interface PanelState {
   pickedPair?: EndpointPair;
 }
 
-const host = connectPage<HostMessage, WebviewMessage, PanelState>({ name: 'sweep', parse: parseHostMessage, onMessage: handle });
+const host = connectPage<HostMessage, WebviewMessage, PanelState>({
+  name: 'sweep',
+  parse: parseHostMessage,
+  onMessage: handle,
+});
 
 let pickedCus = host.state()?.pickedCus;
 let pickedPair = host.state()?.pickedPair;
@@ -59,22 +63,47 @@ const selector = new CuSelector((cus) => {
   scheduleRender();
 });
 const legend = el('div', { class: 'legend', role: 'group', 'aria-label': 'Series shown in the chart' });
-const canvas = el('canvas', { role: 'img', 'aria-label': 'Bandwidth by message size; the table below the chart lists the same numbers. Click a point to open its timeline.' });
+const canvas = el('canvas', {
+  role: 'img',
+  'aria-label':
+    'Bandwidth by message size; the table below the chart lists the same numbers. Click a point to open its timeline.',
+});
 const empty = el('p', { class: 'empty' }, 'Waiting for the first samples…');
 const chartFrame = el('div', { class: 'chart-frame' }, canvas, empty);
 const table = el('section', { class: 'table-section', 'aria-label': 'Bandwidth table' });
-const unsupported = el('section', { class: 'unsupported-section', 'aria-label': 'Paths this endpoint pair cannot have' });
+const unsupported = el('section', {
+  class: 'unsupported-section',
+  'aria-label': 'Paths this endpoint pair cannot have',
+});
 const notes = el('section', { class: 'notes', 'aria-label': 'Warnings and problems' });
 const adviceSection = el('section', { class: 'advice-section', 'aria-label': 'Advice' });
 /** Copy and export every series of the run, not only the pair and CU count shown. */
-const tableActions = new TableActions((m) => host.post(m), () => (view ? sweepTableModel(view) : undefined));
+const tableActions = new TableActions(
+  (m) => host.post(m),
+  () => (view ? sweepTableModel(view) : undefined),
+);
 
 const root = document.getElementById('root') ?? document.body;
-root.replaceChildren(header.element, el('div', { class: 'toolbar' }, pairSelector.element, selector.element), el('figure', { class: 'chart' }, legend, chartFrame), unsupported, adviceSection, notes, tableActions.element, table);
+root.replaceChildren(
+  header.element,
+  el('div', { class: 'toolbar' }, pairSelector.element, selector.element),
+  el('figure', { class: 'chart' }, legend, chartFrame),
+  unsupported,
+  adviceSection,
+  notes,
+  tableActions.element,
+  table,
+);
 
 const chart = new SweepChart(canvas, theme, (pick) => {
   const pair = view ? choosePair(view.pairs, pickedPair) : undefined;
-  host.post({ type: 'open-timeline', sizeBytes: pick.sizeBytes, path: pick.path, cus: pick.cus, ...(pair ? { src: pair.src, dst: pair.dst } : {}) });
+  host.post({
+    type: 'open-timeline',
+    sizeBytes: pick.sizeBytes,
+    path: pick.path,
+    cus: pick.cus,
+    ...(pair ? { src: pair.src, dst: pair.dst } : {}),
+  });
 });
 
 function selectedCus(v: SweepView): number | undefined {
@@ -100,7 +129,10 @@ function render(): void {
   pairSelector.show(view.pairs, pair);
   selector.show(view.cuCounts, cus);
   legend.setAttribute('aria-label', `Series shown in the chart${pair ? `, ${pair.label}` : ''}`);
-  canvas.setAttribute('aria-label', `Bandwidth by message size${pair ? `, ${pair.label}` : ''}; the table below the chart lists the same numbers. Click a point to open its timeline.`);
+  canvas.setAttribute(
+    'aria-label',
+    `Bandwidth by message size${pair ? `, ${pair.label}` : ''}; the table below the chart lists the same numbers. Click a point to open its timeline.`,
+  );
   renderUnsupported(unsupported, pair ? unsupportedOfPair(view, pair) : view.unsupported);
   chartFrame.classList.toggle('is-empty', shown.length === 0);
   // Rebuilt only when it changes, so keyboard focus on a legend button survives live updates.
@@ -111,7 +143,13 @@ function render(): void {
     if (pair && view.pairs.length > 0) legend.prepend(el('span', { class: 'legend-pair' }, pair.label));
   }
   chart.setData(shown, view.simulated, hidden);
-  chart.setCrossovers(crossoversAt(advice, cus).map((c) => ({ initiator: c.initiator, bytes: c.estimateBytes!, ...(c.rangeBytes ? { rangeBytes: c.rangeBytes } : {}) })));
+  chart.setCrossovers(
+    crossoversAt(advice, cus).map((c) => ({
+      initiator: c.initiator,
+      bytes: c.estimateBytes!,
+      ...(c.rangeBytes ? { rangeBytes: c.rangeBytes } : {}),
+    })),
+  );
   renderAdvice(adviceSection, advice, cus, () => host.post({ type: 'suggest-settings' }));
   renderTable(table, shown, theme, pair?.label);
   tableActions.show(view.series.some((s) => s.points.length > 0));
@@ -124,7 +162,8 @@ const scheduleRender = onNextFrame(() => render());
 function handle(message: HostMessage): void {
   switch (message.type) {
     case 'sweep':
-      if (view?.runId !== message.view.runId) host.saveState({ pickedCus, runId: message.view.runId, ...(pickedPair ? { pickedPair } : {}) });
+      if (view?.runId !== message.view.runId)
+        host.saveState({ pickedCus, runId: message.view.runId, ...(pickedPair ? { pickedPair } : {}) });
       view = message.view;
       advice = message.advice;
       scheduleRender();

@@ -23,7 +23,12 @@ export class PairSelector {
   constructor(private readonly onPick: (pair: EndpointPair) => void) {
     this.group = el('div', { class: 'pair-group', role: 'radiogroup', 'aria-labelledby': 'pair-label' });
     this.group.addEventListener('keydown', (event) => this.key(event));
-    this.element = el('div', { class: 'pair-selector' }, el('span', { id: 'pair-label', class: 'pair-selector-label' }, 'Endpoints'), this.group);
+    this.element = el(
+      'div',
+      { class: 'pair-selector' },
+      el('span', { id: 'pair-label', class: 'pair-selector-label' }, 'Endpoints'),
+      this.group,
+    );
   }
 
   /** Rebuilds the buttons only when the pairs change, so focus survives live updates. */
@@ -33,7 +38,11 @@ export class PairSelector {
     if (key !== this.shown) {
       this.shown = key;
       this.buttons = pairs.map((p) => {
-        const b = el('button', { type: 'button', role: 'radio', class: 'pair-option', 'data-pair': pairArg(p) }, p.label);
+        const b = el(
+          'button',
+          { type: 'button', role: 'radio', class: 'pair-option', 'data-pair': pairArg(p) },
+          p.label,
+        );
         b.addEventListener('click', () => this.onPick({ src: p.src, dst: p.dst }));
         return b;
       });
@@ -50,7 +59,9 @@ export class PairSelector {
     const i = this.buttons.findIndex((b) => b === document.activeElement);
     if (i < 0 || this.buttons.length === 0) return;
     const n = this.buttons.length;
-    const next = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: n - 1 }[event.key];
+    const next = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: n - 1 }[
+      event.key
+    ];
     if (next === undefined) return;
     event.preventDefault();
     const target = this.buttons[(next + n) % n]!;

@@ -42,7 +42,11 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
     el(
       'table',
       { class: 'data-table' },
-      el('caption', {}, `${pairLabel ? `${pairLabel}: b` : 'B'}andwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size`),
+      el(
+        'caption',
+        {},
+        `${pairLabel ? `${pairLabel}: b` : 'B'}andwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size`,
+      ),
       el(
         'thead',
         {},
@@ -64,5 +68,12 @@ export function renderUnsupported(root: HTMLElement, paths: readonly Unsupported
     replaceChildren(root);
     return;
   }
-  replaceChildren(root, el('ul', { class: 'unsupported-list' }, ...paths.map((u) => el('li', { class: 'unsupported', 'data-path': u.path }, u.text))));
+  replaceChildren(
+    root,
+    el(
+      'ul',
+      { class: 'unsupported-list' },
+      ...paths.map((u) => el('li', { class: 'unsupported', 'data-path': u.path }, u.text)),
+    ),
+  );
 }

@@ -3,7 +3,16 @@ import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { labelOf } from '../../src/core/timeline/timelineFile';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
-import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, laneLabel } from '../../src/core/timeline/timelineModel';
+import {
+  ENGINE_UNKNOWN,
+  KIND_CU,
+  KIND_DOORBELL,
+  KIND_KERNEL,
+  KIND_PACKET,
+  KIND_PROXY,
+  KIND_TRANSFER,
+  laneLabel,
+} from '../../src/core/timeline/timelineModel';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { formatDuration } from '../../src/core/units';
 
@@ -24,7 +33,8 @@ export function describeRun(t: TimelineColumns, e: number, at: 'start' | 'end' =
   const when = formatTime(at === 'end' ? t.endNs[e]! : t.startNs[e]!);
   const kind = t.kind[e];
   if (kind === KIND_PACKET) return `${when} (${PACKET_OPS[t.op[e]!]} ${formatBytes(t.bytes[e]!)})`;
-  if (kind === KIND_KERNEL) return `${when} (${labelOf(t, e) ?? ''}${labelOf(t, e) !== undefined ? ', ' : ''}${formatDuration(t.endNs[e]! - t.startNs[e]!)})`;
+  if (kind === KIND_KERNEL)
+    return `${when} (${labelOf(t, e) ?? ''}${labelOf(t, e) !== undefined ? ', ' : ''}${formatDuration(t.endNs[e]! - t.startNs[e]!)})`;
   return when;
 }
 
@@ -34,10 +44,17 @@ export function describeRun(t: TimelineColumns, e: number, at: 'start' | 'end' =
  * the doorbell and submits the copy (docs/MEASUREMENT.md), so the label names the proxy there.
  */
 function seenBy(path: string, vendor: TimelineMeta['vendor']): string {
-  return vendor === 'nvidia' && path === 'engine/device' ? 'Queued (doorbell seen by the host proxy)' : 'Queued (doorbell seen by the engine)';
+  return vendor === 'nvidia' && path === 'engine/device'
+    ? 'Queued (doorbell seen by the host proxy)'
+    : 'Queued (doorbell seen by the engine)';
 }
 
-export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: number, vendor: TimelineMeta['vendor']): { title: string; rows: [string, string][] } {
+export function describeEvent(
+  t: TimelineColumns,
+  index: TimelineIndex,
+  e: number,
+  vendor: TimelineMeta['vendor'],
+): { title: string; rows: [string, string][] } {
   const kind = t.kind[e]!;
   const path = PATHS[t.path[e]!] ?? '?';
   const start = t.startNs[e]!;
@@ -73,15 +90,18 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
   rows.push(['Path', pathWords(path)]);
   rows.push(['Where', `GPU ${t.gpu[e]} · ${lane?.label ?? ''}`]);
   const cus = t.cus?.[e] ?? 0;
-  if (kind === KIND_KERNEL && t.cus) rows.push([vendor === 'nvidia' ? 'SMs seen' : 'CUs seen', cus > 0 ? `${cus} (device trace)` : 'not traced']);
+  if (kind === KIND_KERNEL && t.cus)
+    rows.push([vendor === 'nvidia' ? 'SMs seen' : 'CUs seen', cus > 0 ? `${cus} (device trace)` : 'not traced']);
   if (kind === KIND_PACKET && t.lane[e] === ENGINE_UNKNOWN) rows.push(['Engine', 'not reported by the profiler']);
   if (kind === KIND_DOORBELL) {
     rows.push(['Rung at', formatTime(start)]);
     const first = index.refIndex[e]!;
-    if (first >= 0) rows.push(['Announces', `packet ${t.id[first]} (${PACKET_OPS[t.op[first]!]} ${formatBytes(t.bytes[first]!)})`]);
+    if (first >= 0)
+      rows.push(['Announces', `packet ${t.id[first]} (${PACKET_OPS[t.op[first]!]} ${formatBytes(t.bytes[first]!)})`]);
   } else {
     // A packet's times in the order they happen: the doorbell rung, seen (the packet queued), started.
-    if (kind === KIND_PACKET && index.announcedBy[e]! >= 0) rows.push(['Doorbell rung', formatTime(t.startNs[index.announcedBy[e]!]!)]);
+    if (kind === KIND_PACKET && index.announcedBy[e]! >= 0)
+      rows.push(['Doorbell rung', formatTime(t.startNs[index.announcedBy[e]!]!)]);
     if (kind === KIND_PACKET && t.queuedNs[e]! >= 0) {
       rows.push([seenBy(path, vendor), formatTime(t.queuedNs[e]!)]);
       rows.push(['Waited in queue', formatDuration(start - t.queuedNs[e]!)]);
@@ -91,8 +111,10 @@ export function describeEvent(t: TimelineColumns, index: TimelineIndex, e: numbe
     rows.push(['Duration', formatDuration(end - start)]);
   }
   if (bytes > 0) rows.push(['Bytes', `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`]);
-  if (bytes > 0 && end > start && kind !== KIND_KERNEL) rows.push(['Rate', `${formatGbps(bytes / (end - start))} GB/s`]);
-  if (bytes > 0 && end > start && kind === KIND_KERNEL) rows.push(['Rate over the kernel', `${formatGbps(bytes / (end - start))} GB/s`]);
+  if (bytes > 0 && end > start && kind !== KIND_KERNEL)
+    rows.push(['Rate', `${formatGbps(bytes / (end - start))} GB/s`]);
+  if (bytes > 0 && end > start && kind === KIND_KERNEL)
+    rows.push(['Rate over the kernel', `${formatGbps(bytes / (end - start))} GB/s`]);
   rows.push(['Event id', String(t.id[e])]);
   return { title, rows };
 }

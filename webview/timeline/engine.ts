@@ -25,9 +25,17 @@ export function createEngine(): LodEngine {
             lc = lodColumns(columns, full);
             mask = undefined;
             // Kept here: what aggregation reads. The rest of the index only the page uses.
-            index = { lanes: full.lanes, order: full.order.slice(), laneStart: full.laneStart, maxEnd: full.maxEnd.slice(), heat: full.heat };
+            index = {
+              lanes: full.lanes,
+              order: full.order.slice(),
+              laneStart: full.laneStart,
+              maxEnd: full.maxEnd.slice(),
+              heat: full.heat,
+            };
             const buildMs = performance.now() - t0;
-            const own = [full.laneOf, full.order, full.maxEnd, full.announcedBy, full.refIndex].map((a) => a.buffer as ArrayBuffer);
+            const own = [full.laneOf, full.order, full.maxEnd, full.announcedBy, full.refIndex].map(
+              (a) => a.buffer as ArrayBuffer,
+            );
             reply({ type: 'index', index: full, columns, buildMs }, [...own, ...columnBuffers(columns)]);
             break;
           }
@@ -40,13 +48,27 @@ export function createEngine(): LodEngine {
             const result = aggregate(lc, index, message.request, mask);
             const r = result.runs;
             // The result is only ever read by the page: hand its buffers over instead of copying.
-            const transfer = [result.raw.buffer, r.lane.buffer, r.b0.buffer, r.b1.buffer, r.level.buffer, r.path.buffer, r.count.buffer, r.bytes.buffer, r.busyNs.buffer] as ArrayBuffer[];
+            const transfer = [
+              result.raw.buffer,
+              r.lane.buffer,
+              r.b0.buffer,
+              r.b1.buffer,
+              r.level.buffer,
+              r.path.buffer,
+              r.count.buffer,
+              r.bytes.buffer,
+              r.busyNs.buffer,
+            ] as ArrayBuffer[];
             reply({ type: 'lod', id: message.id, result, ms: performance.now() - t0 }, transfer);
             break;
           }
           case 'measure':
             if (!lc || !index) return;
-            reply({ type: 'measure', id: message.id, result: measureRange(lc, index, message.fromNs, message.toNs, mask) });
+            reply({
+              type: 'measure',
+              id: message.id,
+              result: measureRange(lc, index, message.fromNs, message.toNs, mask),
+            });
             break;
         }
       } catch (err) {

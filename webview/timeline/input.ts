@@ -25,7 +25,9 @@ export function activateRow(row: Row): void {
     if (!s.expandedCus.delete(row.gpu)) s.expandedCus.add(row.gpu);
     relayout();
   } else if (s.columns && s.index && row.lane < s.index.lanes.length) {
-    const inView = eventsInRange(s.columns, s.index, row.lane, s.startNs, s.endNs, 4096).find((e) => !s.pageMask || s.pageMask[e]);
+    const inView = eventsInRange(s.columns, s.index, row.lane, s.startNs, s.endNs, 4096).find(
+      (e) => !s.pageMask || s.pageMask[e],
+    );
     if (inView !== undefined) select(inView);
   }
 }
@@ -57,7 +59,16 @@ export function listenForInput(): void {
       return;
     }
     const measuring = event.shiftKey || s.measureMode;
-    s.drag = { x, y, startNs: s.startNs, endNs: s.endNs, scrollY: s.scrollY, measuring, moved: false, id: event.pointerId };
+    s.drag = {
+      x,
+      y,
+      startNs: s.startNs,
+      endNs: s.endNs,
+      scrollY: s.scrollY,
+      measuring,
+      moved: false,
+      id: event.pointerId,
+    };
     els.canvas.setPointerCapture(event.pointerId);
     if (measuring) {
       const at = xToTime(scene(), x);
@@ -178,7 +189,9 @@ export function listenForInput(): void {
         if (row.y < s.scrollY) s.scrollY = row.y;
         if (row.y + row.h > s.scrollY + s.cssHeight - RULER_PX) s.scrollY = row.y + row.h - (s.cssHeight - RULER_PX);
         clampScroll();
-        wire.toolbar.announce(`${row.kind === 'group' ? row.label : row.label}${row.kind === 'group' ? (row.collapsed ? ', collapsed' : ', expanded') : ''}`);
+        wire.toolbar.announce(
+          `${row.kind === 'group' ? row.label : row.label}${row.kind === 'group' ? (row.collapsed ? ', collapsed' : ', expanded') : ''}`,
+        );
         schedule();
         break;
       }

@@ -31,7 +31,12 @@ export interface Layout {
   rowOfLane: Map<number, Extract<Row, { kind: 'lane' }>>;
 }
 
-export function layoutRows(index: TimelineIndex, meta: TimelineMeta, collapsedGpus: ReadonlySet<number>, expandedCus: ReadonlySet<number>): Layout {
+export function layoutRows(
+  index: TimelineIndex,
+  meta: TimelineMeta,
+  collapsedGpus: ReadonlySet<number>,
+  expandedCus: ReadonlySet<number>,
+): Layout {
   const rows: Row[] = [];
   const rowOfLane = new Map<number, Extract<Row, { kind: 'lane' }>>();
   let y = 0;
@@ -46,18 +51,48 @@ export function layoutRows(index: TimelineIndex, meta: TimelineMeta, collapsedGp
     const lanes = index.lanes.filter((l) => l.gpu === gpu);
     const events = lanes.reduce((sum, l) => sum + l.eventCount, 0);
     // Drawn on the canvas and announced: the node's name with its controls and bidi marks escaped.
-    add({ kind: 'group', gpu, y, h: HEIGHT.group, label: `GPU ${gpu} · ${escapeControls(meta.nodeLabel)} · ${events.toLocaleString('en-US')} events`, collapsed });
+    add({
+      kind: 'group',
+      gpu,
+      y,
+      h: HEIGHT.group,
+      label: `GPU ${gpu} · ${escapeControls(meta.nodeLabel)} · ${events.toLocaleString('en-US')} events`,
+      collapsed,
+    });
     if (collapsed) continue;
     for (const lane of lanes) {
       if (lane.category === 'cu') continue;
-      add({ kind: 'lane', lane: lane.id, category: lane.category, gpu, y, h: HEIGHT[lane.category], label: lane.label });
+      add({
+        kind: 'lane',
+        lane: lane.id,
+        category: lane.category,
+        gpu,
+        y,
+        h: HEIGHT[lane.category],
+        label: lane.label,
+      });
     }
     const heat = index.heat.find((h) => h.gpu === gpu);
     if (!heat) continue;
-    add({ kind: 'lane', lane: heat.id, category: 'cu-heat', gpu, y, h: HEIGHT['cu-heat'], label: `${laneLabel('cu-heat', 0, meta.vendor)} (${heat.cuCount})` });
+    add({
+      kind: 'lane',
+      lane: heat.id,
+      category: 'cu-heat',
+      gpu,
+      y,
+      h: HEIGHT['cu-heat'],
+      label: `${laneLabel('cu-heat', 0, meta.vendor)} (${heat.cuCount})`,
+    });
     const expanded = expandedCus.has(gpu);
     const unit = meta.vendor === 'nvidia' ? 'SM' : 'CU';
-    add({ kind: 'cu-toggle', gpu, y, h: HEIGHT['cu-toggle'], label: `${heat.cuLanes.length} busy ${unit} lanes`, expanded });
+    add({
+      kind: 'cu-toggle',
+      gpu,
+      y,
+      h: HEIGHT['cu-toggle'],
+      label: `${heat.cuLanes.length} busy ${unit} lanes`,
+      expanded,
+    });
     if (!expanded) continue;
     for (const id of heat.cuLanes) {
       const lane = index.lanes[id]!;

@@ -14,7 +14,10 @@ export interface LodClient {
   post(message: ToWorker, transfer?: Transferable[]): void;
 }
 
-export function startLodClient(onMessage: (message: FromWorker) => void, onProblem: (message: string) => void): LodClient {
+export function startLodClient(
+  onMessage: (message: FromWorker) => void,
+  onProblem: (message: string) => void,
+): LodClient {
   const source = typeof TIMELINE_WORKER_SOURCE === 'string' ? TIMELINE_WORKER_SOURCE : undefined;
   if (source && typeof Worker === 'function') {
     try {

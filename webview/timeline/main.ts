@@ -29,7 +29,11 @@ import { clampScroll, fitAll, fitToKept, relayout, scene, sizeCanvas, zoomToSele
 import type { FromWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
 
-const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({ name: 'timeline', parse: parseTimelineHostMessage, onMessage: handle });
+const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({
+  name: 'timeline',
+  parse: parseTimelineHostMessage,
+  onMessage: handle,
+});
 restoreState(host.state());
 
 const toolbar = new Toolbar({
@@ -71,12 +75,21 @@ function onWorker(message: FromWorker): void {
       relayout();
       // A restored panel keeps its filter; a kernel from the code lens opens filtered to its
       // launches (and zoomed to them); a sweep point opens filtered to the path clicked.
-      const initial = restore?.filter !== undefined ? restore.filter : s.meta?.filter !== undefined ? s.meta.filter : s.meta?.focusPath ? `path:${s.meta.focusPath}` : '';
+      const initial =
+        restore?.filter !== undefined
+          ? restore.filter
+          : s.meta?.filter !== undefined
+            ? s.meta.filter
+            : s.meta?.focusPath
+              ? `path:${s.meta.focusPath}`
+              : '';
       toolbar.setFilter(initial);
       if (initial) applyFilter(initial);
       if (initial && restore?.filter === undefined && s.meta?.filter !== undefined) fitToKept();
       els.loading.hidden = true;
-      toolbar.setSummary(`${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`);
+      toolbar.setSummary(
+        `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`,
+      );
       requestLod();
       break;
     }
@@ -116,7 +129,12 @@ function visibleLanes(): number[] {
   if (!s.layout) return [];
   // A screen of rows above and below, so a vertical scroll does not wait for the worker.
   const margin = s.cssHeight;
-  return s.layout.rows.filter((r): r is Extract<Row, { kind: 'lane' }> => r.kind === 'lane' && r.y + r.h > s.scrollY - margin && r.y < s.scrollY + s.cssHeight + margin).map((r) => r.lane);
+  return s.layout.rows
+    .filter(
+      (r): r is Extract<Row, { kind: 'lane' }> =>
+        r.kind === 'lane' && r.y + r.h > s.scrollY - margin && r.y < s.scrollY + s.cssHeight + margin,
+    )
+    .map((r) => r.lane);
 }
 
 function needsLod(): boolean {
@@ -127,7 +145,9 @@ function needsLod(): boolean {
   const ratio = covered / span;
   if (ratio < 0.8 || ratio > 1.25) return true;
   if (s.startNs < s.result.startNs + span * 0.35 || s.endNs > s.result.endNs - span * 0.35) return true;
-  const rowsNow = s.layout.rows.filter((r) => r.kind === 'lane' && r.y + r.h > s.scrollY && r.y < s.scrollY + s.cssHeight);
+  const rowsNow = s.layout.rows.filter(
+    (r) => r.kind === 'lane' && r.y + r.h > s.scrollY && r.y < s.scrollY + s.cssHeight,
+  );
   return rowsNow.some((r) => r.kind === 'lane' && !s.resultLanes.has(r.lane));
 }
 
@@ -135,7 +155,13 @@ function requestLod(): void {
   if (!s.index || s.inFlight || !needsLod()) return;
   const span = s.endNs - s.startNs;
   const lanes = visibleLanes();
-  const request: LodRequest = { startNs: s.startNs - span, endNs: s.endNs + span, buckets: Math.round(plotWidth(s.cssWidth) * 3), lanes, rawMinPx: 2 };
+  const request: LodRequest = {
+    startNs: s.startNs - span,
+    endNs: s.endNs + span,
+    buckets: Math.round(plotWidth(s.cssWidth) * 3),
+    lanes,
+    rawMinPx: 2,
+  };
   s.inFlight = true;
   s.lodId++;
   s.resultLanes = new Set(lanes);
@@ -144,7 +170,6 @@ function requestLod(): void {
 }
 
 // ---- drawing --------------------------------------------------------------------------------
-
 
 function render(): void {
   if (!s.index || !s.layout || !s.columns) return;
@@ -159,7 +184,13 @@ function render(): void {
   draw(ctx, scene(), s.palette);
   const ms = performance.now() - t0;
   stats.draws++;
-  stats.view = { startNs: s.startNs, endNs: s.endNs, scrollY: s.scrollY, selected: s.selected, lanesDrawn: s.layout.rows.length };
+  stats.view = {
+    startNs: s.startNs,
+    endNs: s.endNs,
+    scrollY: s.scrollY,
+    selected: s.selected,
+    lanesDrawn: s.layout.rows.length,
+  };
   if (stats.frameMs.length < 5000) stats.frameMs.push(ms);
   if (s.result && !stats.firstFrameAt && s.resultFilter === s.filterVersion) stats.firstFrameAt = performance.now();
   requestLod();
@@ -197,7 +228,10 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       els.loading.hidden = false;
       if (s.saved.key !== s.meta.key) s.saved = { key: s.meta.key };
       // Lent to the worker (transferred, not copied) until it answers with the index.
-      client.post({ type: 'load', columns: message.columns, meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor } }, columnBuffers(message.columns));
+      client.post(
+        { type: 'load', columns: message.columns, meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor } },
+        columnBuffers(message.columns),
+      );
       s.columns = undefined;
       s.pageMask = undefined;
       renderDetails();

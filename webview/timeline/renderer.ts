@@ -53,7 +53,11 @@ export interface Palette {
 export function makePalette(theme: Theme, ctx: CanvasRenderingContext2D): Palette {
   const path = PATHS.map((p) => pathStyle(p, theme).color);
   const hc = theme.highContrast;
-  const runs = path.map((c) => Array.from({ length: LOD_LEVELS + 1 }, (_, level) => withAlpha(c, level === 0 ? 0.9 : 0.18 + (0.82 * level) / LOD_LEVELS)));
+  const runs = path.map((c) =>
+    Array.from({ length: LOD_LEVELS + 1 }, (_, level) =>
+      withAlpha(c, level === 0 ? 0.9 : 0.18 + (0.82 * level) / LOD_LEVELS),
+    ),
+  );
   // Device-initiated spans carry diagonal stripes, the timeline's version of the sweep chart's dashes.
   const tile = document.createElement('canvas');
   tile.width = 8;
@@ -170,7 +174,8 @@ export function draw(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette): v
   const step = tickStepNs(scene.endNs - scene.startNs, plotWidth(widthPx));
   const firstTick = Math.ceil(scene.startNs / step) * step;
   ctx.fillStyle = p.grid;
-  for (let tick = firstTick; tick <= scene.endNs; tick += step) ctx.fillRect(Math.round(x(tick)), plotTop, 1, heightPx - plotTop);
+  for (let tick = firstTick; tick <= scene.endNs; tick += step)
+    ctx.fillRect(Math.round(x(tick)), plotTop, 1, heightPx - plotTop);
 
   ctx.save();
   ctx.beginPath();
@@ -292,12 +297,20 @@ function drawResult(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, row
       ctx.fillStyle = kind === KIND_PROXY ? p.proxy : p.path[path]!;
       ctx.fillRect(x0, y + pad, x1 - x0, h);
     }
-    if (initiatorOf(PATHS[path]!) === 'device' && kind !== KIND_PROXY && x1 - x0 >= 3) hatchRects.push(x0, y + pad + (kind === KIND_PACKET ? 6 : 0), x1 - x0, kind === KIND_PACKET ? h - 6 : h);
-    if (x1 - x0 > 48 && row.h >= 20) labels.push([eventLabel(t, e), Math.max(x0, GUTTER_PX) + 4, y + pad + (kind === KIND_PACKET ? 3 : 0) + h / 2, Math.min(x1, scene.widthPx) - Math.max(x0, GUTTER_PX) - 8]);
+    if (initiatorOf(PATHS[path]!) === 'device' && kind !== KIND_PROXY && x1 - x0 >= 3)
+      hatchRects.push(x0, y + pad + (kind === KIND_PACKET ? 6 : 0), x1 - x0, kind === KIND_PACKET ? h - 6 : h);
+    if (x1 - x0 > 48 && row.h >= 20)
+      labels.push([
+        eventLabel(t, e),
+        Math.max(x0, GUTTER_PX) + 4,
+        y + pad + (kind === KIND_PACKET ? 3 : 0) + h / 2,
+        Math.min(x1, scene.widthPx) - Math.max(x0, GUTTER_PX) - 8,
+      ]);
   }
   if (hatchRects.length > 0) {
     ctx.fillStyle = p.hatch;
-    for (let i = 0; i < hatchRects.length; i += 4) ctx.fillRect(hatchRects[i]!, hatchRects[i + 1]!, hatchRects[i + 2]!, hatchRects[i + 3]!);
+    for (let i = 0; i < hatchRects.length; i += 4)
+      ctx.fillRect(hatchRects[i]!, hatchRects[i + 1]!, hatchRects[i + 2]!, hatchRects[i + 3]!);
     hatchRects = [];
   }
   ctx.textBaseline = 'middle';
@@ -397,7 +410,13 @@ function heatRowOf(scene: Scene, e: number): Row | undefined {
   return heat ? scene.layout.rowOfLane.get(heat.id) : undefined;
 }
 
-function drawGutter(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, visible: Row[], rowTop: (r: Row) => number): void {
+function drawGutter(
+  ctx: CanvasRenderingContext2D,
+  scene: Scene,
+  p: Palette,
+  visible: Row[],
+  rowTop: (r: Row) => number,
+): void {
   ctx.fillStyle = p.gutter;
   ctx.fillRect(0, RULER_PX, GUTTER_PX, scene.heightPx - RULER_PX);
   ctx.fillStyle = p.border;
@@ -420,7 +439,8 @@ function drawGutter(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, vis
     } else {
       ctx.font = r.category === 'cu' ? p.smallFont : p.font;
       ctx.fillStyle = r.category === 'cu' ? p.muted : p.foreground;
-      if (r.category !== 'cu' || r.h >= 11) ctx.fillText(r.label, r.category === 'cu' ? 34 : 22, y + r.h / 2, GUTTER_PX - 40);
+      if (r.category !== 'cu' || r.h >= 11)
+        ctx.fillText(r.label, r.category === 'cu' ? 34 : 22, y + r.h / 2, GUTTER_PX - 40);
     }
     if (focused) {
       ctx.strokeStyle = p.selection;
@@ -449,7 +469,11 @@ function drawRuler(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, step
     ctx.fillStyle = p.border;
     ctx.fillRect(tx, RULER_PX - 7, 1, 6);
     ctx.fillStyle = p.muted;
-    ctx.fillText(formatTick(tick, step, Math.max(Math.abs(scene.startNs), Math.abs(scene.endNs))), tx + 4, RULER_PX / 2 - 1);
+    ctx.fillText(
+      formatTick(tick, step, Math.max(Math.abs(scene.startNs), Math.abs(scene.endNs))),
+      tx + 4,
+      RULER_PX / 2 - 1,
+    );
   }
   if (scene.measure?.result) {
     const m = scene.measure.result;

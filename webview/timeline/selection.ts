@@ -48,7 +48,12 @@ export function revealEvent(e: number): void {
 export function stepSelection(direction: 1 | -1): void {
   if (!s.columns || !s.index || !s.layout) return;
   const row = s.layout.rows[s.focusRow];
-  const lane = s.selected >= 0 ? s.index.laneOf[s.selected]! : row && row.kind === 'lane' && row.lane < s.index.lanes.length ? row.lane : -1;
+  const lane =
+    s.selected >= 0
+      ? s.index.laneOf[s.selected]!
+      : row && row.kind === 'lane' && row.lane < s.index.lanes.length
+        ? row.lane
+        : -1;
   if (lane < 0) return;
   const a = s.index.laneStart[lane]!;
   const b = s.index.laneStart[lane + 1]!;
@@ -66,7 +71,13 @@ export function stepSelection(direction: 1 | -1): void {
 
 export function renderDetails(): void {
   if (!s.columns || !s.index || s.selected < 0) {
-    els.details.replaceChildren(el('p', { class: 'hint' }, 'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.'));
+    els.details.replaceChildren(
+      el(
+        'p',
+        { class: 'hint' },
+        'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.',
+      ),
+    );
     return;
   }
   const t = s.columns;
@@ -80,18 +91,33 @@ export function renderDetails(): void {
   const chain: HTMLElement[] = [];
   if (r.doorbell >= 0) chain.push(link(r.doorbell, `Doorbell at ${describeRun(t, r.doorbell)}`));
   const shown = r.packets.slice(0, 12);
-  if (shown.length > 0) chain.push(el('span', { class: 'chain-label' }, `${r.packets.length} packet${r.packets.length === 1 ? '' : 's'}:`), ...shown.map((p) => link(p, describeRun(t, p))));
-  if (r.packets.length > shown.length) chain.push(el('span', { class: 'more' }, `+${r.packets.length - shown.length} more`));
+  if (shown.length > 0)
+    chain.push(
+      el('span', { class: 'chain-label' }, `${r.packets.length} packet${r.packets.length === 1 ? '' : 's'}:`),
+      ...shown.map((p) => link(p, describeRun(t, p))),
+    );
+  if (r.packets.length > shown.length)
+    chain.push(el('span', { class: 'more' }, `+${r.packets.length - shown.length} more`));
   const last = r.packets.at(-1);
   if (last !== undefined) chain.push(link(last, `Completion at ${describeRun(t, last, 'end')}`));
   if (r.kernel >= 0 && r.kernel !== s.selected) chain.push(link(r.kernel, `Kernel ${describeRun(t, r.kernel)}`));
   if (t.kind[s.selected] === 0 && r.cus.length > 0) {
-    chain.push(el('span', { class: 'chain-label' }, `${r.cus.length} CU span${r.cus.length === 1 ? '' : 's'} in this kernel:`));
+    chain.push(
+      el('span', { class: 'chain-label' }, `${r.cus.length} CU span${r.cus.length === 1 ? '' : 's'} in this kernel:`),
+    );
     chain.push(...r.cus.slice(0, 16).map((c) => link(c, laneLabel('cu', t.lane[c]!, s.meta?.vendor))));
     if (r.cus.length > 16) chain.push(el('span', { class: 'more' }, `+${r.cus.length - 16} more`));
   }
-  const parts: HTMLElement[] = [el('h2', {}, facts.title), el('dl', { class: 'facts' }, ...facts.rows.map(([k, v]) => el('div', { class: 'fact' }, el('dt', {}, k), el('dd', {}, v))))];
-  if (chain.length > 0) parts.push(el('div', { class: 'chain', role: 'group', 'aria-label': 'Related events' }, ...chain));
+  const parts: HTMLElement[] = [
+    el('h2', {}, facts.title),
+    el(
+      'dl',
+      { class: 'facts' },
+      ...facts.rows.map(([k, v]) => el('div', { class: 'fact' }, el('dt', {}, k), el('dd', {}, v))),
+    ),
+  ];
+  if (chain.length > 0)
+    parts.push(el('div', { class: 'chain', role: 'group', 'aria-label': 'Related events' }, ...chain));
   els.details.replaceChildren(...parts);
 }
 
@@ -120,7 +146,8 @@ export function pick(x: number, y: number): { row?: Row; event: number; run: num
       }
     }
   }
-  const event = row.lane < s.index.lanes.length ? eventAt(s.columns, s.index, row.lane, time, nsPerPx * 3, s.pageMask) : -1;
+  const event =
+    row.lane < s.index.lanes.length ? eventAt(s.columns, s.index, row.lane, time, nsPerPx * 3, s.pageMask) : -1;
   return { row, event, run };
 }
 
@@ -130,7 +157,11 @@ export function showTooltip(x: number, y: number): void {
   if (!s.columns || !s.index || !s.result) return;
   let lines: string[] | undefined;
   const nsPerPx = (s.endNs - s.startNs) / plotWidth(s.cssWidth);
-  const eventWidePx = hit.event >= 0 ? (Math.max(s.columns.endNs[hit.event]!, s.columns.startNs[hit.event]!) - visibleStartNs(s.columns, hit.event)) / nsPerPx : 0;
+  const eventWidePx =
+    hit.event >= 0
+      ? (Math.max(s.columns.endNs[hit.event]!, s.columns.startNs[hit.event]!) - visibleStartNs(s.columns, hit.event)) /
+        nsPerPx
+      : 0;
   if (hit.run >= 0 && (hit.event < 0 || (eventWidePx < 2 && s.result.runs.count[hit.run]! > 1))) {
     const laneId = hit.row?.kind === 'lane' ? hit.row.lane : -1;
     const heat = s.index.heat.find((h) => h.id === laneId);
@@ -154,7 +185,11 @@ export function describeAggregate(r: LodResult, i: number, cuCount?: number): st
   const busy = r.runs.busyNs[i]! / (spanNs * (cuCount ?? 1));
   const count = r.runs.count[i]!;
   const bytes = r.runs.bytes[i]!;
-  const lines = [cuCount ? `${Math.round(busy * 100)} % of ${cuCount} CUs busy` : `${count.toLocaleString('en-US')} event${count === 1 ? '' : 's'} (zoom in to see each)`];
+  const lines = [
+    cuCount
+      ? `${Math.round(busy * 100)} % of ${cuCount} CUs busy`
+      : `${count.toLocaleString('en-US')} event${count === 1 ? '' : 's'} (zoom in to see each)`,
+  ];
   lines.push(`busy ${Math.round(Math.min(busy, 1) * 100)} % of ${formatDuration(spanNs)}`);
   if (cuCount) lines.push(`${count.toLocaleString('en-US')} CU spans start here`);
   if (bytes > 0) lines.push(`${formatBytes(Math.round(bytes))} in events starting here`);

@@ -44,7 +44,19 @@ export interface Stats {
   view: { startNs: number; endNs: number; scrollY: number; selected: number; lanesDrawn: number };
 }
 
-export const stats: Stats = { receivedAt: 0, firstFrameAt: 0, frameMs: [], lodMs: [], indexMs: 0, inWorker: false, events: 0, draws: 0, kept: 0, rawKernels: [], view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 } };
+export const stats: Stats = {
+  receivedAt: 0,
+  firstFrameAt: 0,
+  frameMs: [],
+  lodMs: [],
+  indexMs: 0,
+  inWorker: false,
+  events: 0,
+  draws: 0,
+  kept: 0,
+  rawKernels: [],
+  view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 },
+};
 (window as unknown as { __timelineStats: Stats }).__timelineStats = stats;
 
 export interface Drag {
@@ -99,7 +111,14 @@ export function restoreState(saved: PanelState | undefined): void {
   s.expandedCus = new Set(s.saved.expandedCus ?? []);
 }
 
-const canvas = el('canvas', { class: 'timeline-canvas', tabindex: '0', role: 'application', 'aria-roledescription': 'timeline', 'aria-label': 'Timeline. Arrow keys or A and D pan, W and S zoom, F zooms to the selection, M measures, Escape clears. The details below describe the selected event.' });
+const canvas = el('canvas', {
+  class: 'timeline-canvas',
+  tabindex: '0',
+  role: 'application',
+  'aria-roledescription': 'timeline',
+  'aria-label':
+    'Timeline. Arrow keys or A and D pan, W and S zoom, F zooms to the selection, M measures, Escape clears. The details below describe the selected event.',
+});
 const tooltip = el('div', { class: 'tooltip', role: 'tooltip' });
 tooltip.hidden = true;
 const loading = el('p', { class: 'loading' }, 'Waiting for the timeline…');
@@ -121,7 +140,14 @@ export const schedule = (): void => wire.schedule();
 
 export function saveState(): void {
   if (!s.meta) return;
-  s.saved = { ...s.saved, key: s.meta.key, startNs: s.startNs, endNs: s.endNs, expandedCus: [...s.expandedCus], collapsedGpus: [...s.collapsedGpus] };
+  s.saved = {
+    ...s.saved,
+    key: s.meta.key,
+    startNs: s.startNs,
+    endNs: s.endNs,
+    expandedCus: [...s.expandedCus],
+    collapsedGpus: [...s.collapsedGpus],
+  };
   wire.host.saveState(s.saved);
 }
 

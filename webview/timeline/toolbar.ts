@@ -36,13 +36,26 @@ export class Toolbar {
   private readonly error = el('span', { class: 'filter-error', role: 'alert' });
   private readonly summary = el('span', { class: 'summary' });
   private readonly live = el('span', { class: 'visually-hidden', 'aria-live': 'polite' });
-  private readonly measure = el('button', { type: 'button', class: 'tool', 'aria-pressed': 'false', title: 'Drag across the timeline to measure time, bytes and bandwidth (M; Shift+drag always measures)' }, 'Measure');
+  private readonly measure = el(
+    'button',
+    {
+      type: 'button',
+      class: 'tool',
+      'aria-pressed': 'false',
+      title: 'Drag across the timeline to measure time, bytes and bandwidth (M; Shift+drag always measures)',
+    },
+    'Measure',
+  );
   private readonly pathButtons: HTMLButtonElement[];
   private timer = 0;
 
   constructor(private readonly actions: ToolbarActions) {
     this.badge.hidden = true;
-    this.header = el('header', { class: 'header' }, el('div', { class: 'title-row' }, this.title, this.badge, this.facts));
+    this.header = el(
+      'header',
+      { class: 'header' },
+      el('div', { class: 'title-row' }, this.title, this.badge, this.facts),
+    );
     this.input.addEventListener('input', () => {
       window.clearTimeout(this.timer);
       this.timer = window.setTimeout(() => this.commit(), 200);
@@ -52,7 +65,18 @@ export class Toolbar {
     });
     this.pathButtons = PATHS.map((path) => {
       const [mover, initiator] = path.split('/');
-      const b = el('button', { type: 'button', class: 'path-toggle', 'aria-pressed': 'true', 'data-path': path, title: `Show ${path} events` }, el('span', { class: `swatch mover-${mover} initiator-${initiator}`, 'aria-hidden': 'true' }), path);
+      const b = el(
+        'button',
+        {
+          type: 'button',
+          class: 'path-toggle',
+          'aria-pressed': 'true',
+          'data-path': path,
+          title: `Show ${path} events`,
+        },
+        el('span', { class: `swatch mover-${mover} initiator-${initiator}`, 'aria-hidden': 'true' }),
+        path,
+      );
       b.addEventListener('click', () => this.togglePath(path));
       return b;
     });
@@ -71,10 +95,16 @@ export class Toolbar {
         'div',
         { class: 'tools' },
         button('Fit', 'Show the whole timeline (0)', () => actions.onFit()),
-        button('Zoom to selection', 'Zoom to the selected event and its related events, or the measured range (F)', () => actions.onZoomSelection()),
+        button(
+          'Zoom to selection',
+          'Zoom to the selected event and its related events, or the measured range (F)',
+          () => actions.onZoomSelection(),
+        ),
         this.measure,
         button('CU lanes', 'Show or hide one lane per CU under the occupancy strip', () => actions.onToggleCus()),
-        button('Export trace…', 'Write the timeline as a Chrome/Perfetto trace (opens in ui.perfetto.dev)', () => actions.onExport()),
+        button('Export trace…', 'Write the timeline as a Chrome/Perfetto trace (opens in ui.perfetto.dev)', () =>
+          actions.onExport(),
+        ),
       ),
       this.summary,
       this.live,
@@ -85,7 +115,11 @@ export class Toolbar {
     this.title.textContent = meta.title;
     this.badge.hidden = !meta.simulated;
     // The node's name is the run's: in its own <bdi>, beside the page's words.
-    replaceChildren(this.facts, bdi(meta.nodeLabel), meta.sizeBytes > 0 ? ` · ${formatBytes(meta.sizeBytes)} per copy` : " · a program's run");
+    replaceChildren(
+      this.facts,
+      bdi(meta.nodeLabel),
+      meta.sizeBytes > 0 ? ` · ${formatBytes(meta.sizeBytes)} per copy` : " · a program's run",
+    );
   }
 
   setSummary(text: string): void {
@@ -133,7 +167,8 @@ export class Toolbar {
     const active = new Set(this.activePaths());
     if (!active.delete(path)) active.add(path);
     const rest = this.input.value.replace(PATH_TERM, ' ').trim();
-    const term = active.size === PATHS.length || active.size === 0 ? '' : `path:${PATHS.filter((p) => active.has(p)).join(',')}`;
+    const term =
+      active.size === PATHS.length || active.size === 0 ? '' : `path:${PATHS.filter((p) => active.has(p)).join(',')}`;
     this.input.value = [rest, term].filter(Boolean).join(' ');
     this.commit();
   }

@@ -91,7 +91,8 @@ export function panBy(px: number): void {
 }
 
 export function zoomToSelection(): void {
-  if (s.measure) return setWindow(Math.min(s.measure.fromNs, s.measure.toNs), Math.max(s.measure.fromNs, s.measure.toNs));
+  if (s.measure)
+    return setWindow(Math.min(s.measure.fromNs, s.measure.toNs), Math.max(s.measure.fromNs, s.measure.toNs));
   if (!s.columns || s.selected < 0) return;
   const events = [s.selected, ...s.related];
   let a = Infinity;

@@ -12,4 +12,5 @@ interface WorkerScope {
 
 const scope = self as unknown as WorkerScope;
 const engine = createEngine();
-scope.onmessage = (event) => engine.handle(event.data, (message, transfer) => scope.postMessage(message, transfer ?? []));
+scope.onmessage = (event) =>
+  engine.handle(event.data, (message, transfer) => scope.postMessage(message, transfer ?? []));

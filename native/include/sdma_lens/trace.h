@@ -140,7 +140,11 @@ __device__ inline void spanEnd(Span span, unsigned label, uint64_t bytes, int pe
   const unsigned long long slot = atomicAdd(&buffer->next, 1ull);
   if (slot < buffer->capacity) buffer->records[slot] = r;
 #else
-  (void)span; (void)label; (void)bytes; (void)peer; (void)flags;
+  (void)span;
+  (void)label;
+  (void)bytes;
+  (void)peer;
+  (void)flags;
 #endif
 }
 
@@ -239,7 +243,8 @@ static inline bool alignClock(GpuState& g) {
     const int64_t t0 = monotonicNs();
     clockPing<<<1, 1>>>(ticks);
     uint64_t value = 0;
-    if (SDMA_LENS_RT_(Memcpy)(&value, ticks, sizeof value, SDMA_LENS_RT_(MemcpyDeviceToHost)) != SDMA_LENS_RT_(Success)) break;
+    if (SDMA_LENS_RT_(Memcpy)(&value, ticks, sizeof value, SDMA_LENS_RT_(MemcpyDeviceToHost)) != SDMA_LENS_RT_(Success))
+      break;
     const int64_t t1 = monotonicNs();
     if (i < 2) continue;  // the first launches load the module
     if (best < 0 || t1 - t0 < best) {
@@ -286,7 +291,8 @@ static inline bool traceSetup(std::initializer_list<const char*> labels = {}) {
     g.nsPerTick = 10.0;
 #if HIP_VERSION_MAJOR > 5 || (HIP_VERSION_MAJOR == 5 && HIP_VERSION_MINOR >= 3)
     int kHz = 0;
-    if (hipDeviceGetAttribute(&kHz, hipDeviceAttributeWallClockRate, d) == hipSuccess && kHz > 0) g.nsPerTick = 1e6 / kHz;
+    if (hipDeviceGetAttribute(&kHz, hipDeviceAttributeWallClockRate, d) == hipSuccess && kHz > 0)
+      g.nsPerTick = 1e6 / kHz;
 #endif
 #endif
     const size_t bytes = sizeof(TraceBuffer) + (capacity - 1) * sizeof(TraceRecord);
@@ -340,12 +346,13 @@ static inline void traceFlush() {
     (void)hipMemcpyToSymbol(HIP_SYMBOL(gTraceBuffer), &none, sizeof none);
 #endif
     unsigned long long header[2] = {0, 0};
-    if (SDMA_LENS_RT_(Memcpy)(header, g.buffer, sizeof header, SDMA_LENS_RT_(MemcpyDeviceToHost)) != SDMA_LENS_RT_(Success)) continue;
+    if (SDMA_LENS_RT_(Memcpy)(header, g.buffer, sizeof header, SDMA_LENS_RT_(MemcpyDeviceToHost)) !=
+        SDMA_LENS_RT_(Success))
+      continue;
     const unsigned long long kept = header[0] < header[1] ? header[0] : header[1];
     std::vector<TraceRecord> records(kept);
-    if (kept > 0 &&
-        SDMA_LENS_RT_(Memcpy)(records.data(), g.buffer->records, kept * sizeof(TraceRecord),
-                              SDMA_LENS_RT_(MemcpyDeviceToHost)) != SDMA_LENS_RT_(Success)) {
+    if (kept > 0 && SDMA_LENS_RT_(Memcpy)(records.data(), g.buffer->records, kept * sizeof(TraceRecord),
+                                          SDMA_LENS_RT_(MemcpyDeviceToHost)) != SDMA_LENS_RT_(Success)) {
       continue;
     }
     (void)SDMA_LENS_RT_(Free)(g.buffer);
@@ -364,9 +371,10 @@ static inline void traceFlush() {
                (r.flags & kMoverEngine) ? "engine" : "cu", (r.flags & kPull) ? "true" : "false");
       detail::writeLine(line);
     }
-    snprintf(line, sizeof line,
-             "{\"k\":\"dev-end\",\"pid\":%d,\"gpu\":%zu,\"records\":%llu,\"dropped\":%llu,\"alignUncertaintyNs\":%lld}\n",
-             static_cast<int>(getpid()), d, kept, header[0] - kept, static_cast<long long>(g.uncertaintyNs));
+    snprintf(
+        line, sizeof line,
+        "{\"k\":\"dev-end\",\"pid\":%d,\"gpu\":%zu,\"records\":%llu,\"dropped\":%llu,\"alignUncertaintyNs\":%lld}\n",
+        static_cast<int>(getpid()), d, kept, header[0] - kept, static_cast<long long>(g.uncertaintyNs));
     detail::writeLine(line);
   }
   (void)SDMA_LENS_RT_(SetDevice)(current);

@@ -27,7 +27,7 @@ struct GpuInfo {
   // Optional facts of real GPUs (not printed when unset):
   std::string pciBusId;
   std::uint64_t l2Bytes = 0;
-  int xccs = 0;  // AMD: accelerator complex dies (XCDs) the CUs are spread over
+  int xccs = 0;                 // AMD: accelerator complex dies (XCDs) the CUs are spread over
   std::optional<int> numaNode;  // host NUMA node nearest the GPU (its pinned host buffers); -1 unknown
 };
 
@@ -85,9 +85,9 @@ struct CopyRequest {
   int warmupIters = 0;
   // What the GPU backends add (the simulator ignores all but corruptCopy):
   TimingMode mode = TimingMode::Pipelined;
-  double targetNs = 0;     // iterations sized by time: at least `iters`, more up to this total
-  int blocksPerCu = 1;     // workgroups (blocks) per CU for cu/* paths
-  bool trace = false;      // per-block device-clock spans during the timed iterations
+  double targetNs = 0;       // iterations sized by time: at least `iters`, more up to this total
+  int blocksPerCu = 1;       // workgroups (blocks) per CU for cu/* paths
+  bool trace = false;        // per-block device-clock spans during the timed iterations
   bool corruptCopy = false;  // --fault corrupt-after: damage one byte before the check
   int engineId = -1;         // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
 };
@@ -104,13 +104,13 @@ struct CopyMeasurement {
   std::string errorCode;        // the error record's code, when status is Failed
   std::string hint;             // what the user can do about it, when status is Failed
   // Optional protocol fields (empty / unset: not printed):
-  std::string mode;                 // "one-shot" or "pipelined"
-  int opsPerIter = 0;               // operations inside one timed iteration (pipelined)
-  std::string label;                // e.g. "proxy-initiated"
-  std::vector<int> engineIds;       // engines named by id, where the API exposes them
-  std::optional<bool> traced;       // the timed iterations carried per-block tracing
-  std::optional<int> cusSeen;       // distinct CUs/SMs the trace saw carrying the copy
-  std::optional<double> medianNs;   // set by backends that measure; the reporter fills the rest
+  std::string mode;                // "one-shot" or "pipelined"
+  int opsPerIter = 0;              // operations inside one timed iteration (pipelined)
+  std::string label;               // e.g. "proxy-initiated"
+  std::vector<int> engineIds;      // engines named by id, where the API exposes them
+  std::optional<bool> traced;      // the timed iterations carried per-block tracing
+  std::optional<int> cusSeen;      // distinct CUs/SMs the trace saw carrying the copy
+  std::optional<double> medianNs;  // set by backends that measure; the reporter fills the rest
 };
 
 // Copies of several GPU pairs started together (matrix --concurrent, docs/MATRIX.md).
@@ -132,7 +132,7 @@ struct ConcurrentMeasurement {
 
 // How device timestamps in a timeline relate to the host clock.
 struct TimelineClock {
-  std::string source;           // e.g. "globaltimer", "s_memrealtime"
+  std::string source;             // e.g. "globaltimer", "s_memrealtime"
   double alignUncertaintyNs = 0;  // host<->device alignment, +- this much
 };
 
@@ -160,7 +160,8 @@ class Backend {
   // engine path (GPU-initiated SDMA / a proxied copy-engine put) needs two distinct GPUs.
   virtual std::string pathUnsupported(CopyPath path, int src, int dst) const {
     if (path == CopyPath::EngineDevice && (isHost(src) || isHost(dst))) {
-      return "engine/device needs two GPUs: GPU-initiated SDMA is a put between GPUs (rocSHMEM PEs), and host memory is not a PE";
+      return "engine/device needs two GPUs: GPU-initiated SDMA is a put between GPUs (rocSHMEM PEs), and host memory "
+             "is not a PE";
     }
     if (path == CopyPath::EngineDevice && src == dst) {
       return "engine/device needs two GPUs: a GPU-local copy has no peer to put to";

@@ -21,10 +21,10 @@ struct CollectiveOptions {
   int warmupIters = 5;
   int repeats = 5;  // --repeats: timed loops of `iters` calls per point; the point reports their median
   bool check = true;
-  bool inPlace = true;     // run the in-place form where the operation defines one
+  bool inPlace = true;  // run the in-place form where the operation defines one
   bool outOfPlace = true;
   std::string dtype = "float";
-  std::string ncclLib;     // --nccl-lib: an explicit library path
+  std::string ncclLib;       // --nccl-lib: an explicit library path
   bool transportLog = true;  // read the library's own per-call record of the path
   std::uint64_t seed = 1;
 };
@@ -36,7 +36,7 @@ struct VariantReport {
   bool supported = true;
   std::string reason;  // why not, when unsupported
   std::string hint;
-  EnvList env;         // what the variant set before its communicator was created
+  EnvList env;             // what the variant set before its communicator was created
   bool symmetric = false;  // buffers from ncclMemAlloc, registered as symmetric windows
   std::string library;     // nccl or rccl
   std::string libraryVersion;
@@ -51,9 +51,9 @@ struct PointReport {
   std::uint64_t count = 0;  // elements of dtype in the received buffer (nccl-tests "count")
   std::string dtype;
   bool inPlace = false;
-  double timeUs = 0;                // median of samplesUs
-  std::vector<double> samplesUs;    // each repeat's mean time per call
-  std::int64_t wrong = -1;  // -1: not checked
+  double timeUs = 0;                     // median of samplesUs
+  std::vector<double> samplesUs;         // each repeat's mean time per call
+  std::int64_t wrong = -1;               // -1: not checked
   std::optional<std::string> transport;  // what the library said it ran; unset: it said nothing
   std::string evidence;                  // the log line it came from
   int iters = 0;
@@ -118,7 +118,8 @@ inline EnvList ginSdmaEnv(int ginType) {
 
 // Why the variant cannot run on an RCCL without an Anvil SDMA GIN type.
 inline std::string ginSdmaUnsupportedReason(const std::string& version) {
-  return "rccl " + version + " has no Anvil SDMA GIN type (NCCL_GIN_TYPE names it from 2.30.4: 5, then 6 from "
+  return "rccl " + version +
+         " has no Anvil SDMA GIN type (NCCL_GIN_TYPE names it from 2.30.4: 5, then 6 from "
          "2.30.7, 7 from 2.31.0)";
 }
 inline std::string ginSdmaUnsupportedHint() {

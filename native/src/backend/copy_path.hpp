@@ -11,8 +11,8 @@ namespace sdma {
 // (initiator). The numeric values are the sdmatl `path` column, so they must not change.
 enum class CopyPath : std::uint8_t { CuHost = 0, CuDevice = 1, EngineHost = 2, EngineDevice = 3 };
 
-inline constexpr std::array<CopyPath, 4> kAllCopyPaths = {
-    CopyPath::CuHost, CopyPath::CuDevice, CopyPath::EngineHost, CopyPath::EngineDevice};
+inline constexpr std::array<CopyPath, 4> kAllCopyPaths = {CopyPath::CuHost, CopyPath::CuDevice, CopyPath::EngineHost,
+                                                          CopyPath::EngineDevice};
 
 inline bool usesEngine(CopyPath p) { return p == CopyPath::EngineHost || p == CopyPath::EngineDevice; }
 inline bool isDeviceInitiated(CopyPath p) { return p == CopyPath::CuDevice || p == CopyPath::EngineDevice; }
@@ -22,10 +22,14 @@ inline std::string_view initiatorName(CopyPath p) { return isDeviceInitiated(p) 
 
 inline std::string_view pathName(CopyPath p) {
   switch (p) {
-    case CopyPath::CuHost: return "cu/host";
-    case CopyPath::CuDevice: return "cu/device";
-    case CopyPath::EngineHost: return "engine/host";
-    case CopyPath::EngineDevice: return "engine/device";
+    case CopyPath::CuHost:
+      return "cu/host";
+    case CopyPath::CuDevice:
+      return "cu/device";
+    case CopyPath::EngineHost:
+      return "engine/host";
+    case CopyPath::EngineDevice:
+      return "engine/device";
   }
   return "?";
 }

@@ -27,7 +27,8 @@ std::vector<EndpointPair> parsePairList(std::string_view flag, std::string_view 
   std::size_t start = 0;
   while (true) {
     const std::size_t end = text.find(',', start);
-    const std::string_view item = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    const std::string_view item =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     const std::size_t colon = item.find(':');
     if (colon == std::string_view::npos || item.find(':', colon + 1) != std::string_view::npos) {
       throw UsageError(std::string(flag) + ": '" + std::string(item) +

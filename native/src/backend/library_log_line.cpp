@@ -11,7 +11,8 @@ namespace {
 
 std::string lowerCase(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -28,9 +29,9 @@ std::optional<std::uint64_t> number(std::string_view digits) {
 
 // The collectives' names as NCCL's ncclFuncToString and RCCL's logs spell them; matched
 // without regard to case (RCCL writes "AllToAll", NCCL's API "AlltoAll").
-constexpr std::array<std::string_view, 12> kOps = {"AllGather", "AllReduce", "AllToAll", "AllToAllv",
+constexpr std::array<std::string_view, 12> kOps = {"AllGather", "AllReduce", "AllToAll",      "AllToAllv",
                                                    "Broadcast", "Reduce",    "ReduceScatter", "Gather",
-                                                   "Scatter",   "Send",      "Recv",      "SendRecv"};
+                                                   "Scatter",   "Send",      "Recv",          "SendRecv"};
 
 // The first word of the message that names a collective ("AllToAll GIN: ...", "AllGather: ...").
 std::string opOf(std::string_view message) {
@@ -66,7 +67,8 @@ void prefixFields(std::string_view prefix, LogLine& out) {
     while (start > 0 && prefix[start - 1] != ' ') --start;
     const std::string_view token = prefix.substr(start, end - start);
     const std::size_t last = token.rfind(':');
-    const std::size_t middle = last == std::string_view::npos || last == 0 ? std::string_view::npos : token.rfind(':', last - 1);
+    const std::size_t middle =
+        last == std::string_view::npos || last == 0 ? std::string_view::npos : token.rfind(':', last - 1);
     if (middle != std::string_view::npos) {
       const std::string_view pid = token.substr(middle + 1, last - middle - 1);
       if (allDigits(pid) && allDigits(token.substr(last + 1)) && pid.size() < 12) {

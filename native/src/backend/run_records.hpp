@@ -49,9 +49,9 @@ struct DeviceSpanRecord {
   std::int64_t startNs = 0;
   std::int64_t endNs = 0;
   std::uint64_t bytes = 0;
-  int peer = -1;            // -1: a scope
-  std::string mover;        // cu, engine
-  bool pull = false;        // the bytes came from `peer`
+  int peer = -1;      // -1: a scope
+  std::string mover;  // cu, engine
+  bool pull = false;  // the bytes came from `peer`
 };
 
 struct KfdSdmaActivity {

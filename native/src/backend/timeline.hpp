@@ -15,23 +15,34 @@ enum class PacketOp : std::uint8_t { None = 0, Copy = 1, CopySignal = 2, Atomic 
 
 inline std::string_view eventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::Kernel: return "kernel";
-    case EventKind::Cu: return "cu";
-    case EventKind::Packet: return "packet";
-    case EventKind::Doorbell: return "doorbell";
-    case EventKind::Proxy: return "proxy";
+    case EventKind::Kernel:
+      return "kernel";
+    case EventKind::Cu:
+      return "cu";
+    case EventKind::Packet:
+      return "packet";
+    case EventKind::Doorbell:
+      return "doorbell";
+    case EventKind::Proxy:
+      return "proxy";
   }
   return "?";
 }
 
 inline std::string_view packetOpName(PacketOp op) {
   switch (op) {
-    case PacketOp::None: return "none";
-    case PacketOp::Copy: return "copy";
-    case PacketOp::CopySignal: return "copy+signal";
-    case PacketOp::Atomic: return "atomic";
-    case PacketOp::Fence: return "fence";
-    case PacketOp::Timestamp: return "timestamp";
+    case PacketOp::None:
+      return "none";
+    case PacketOp::Copy:
+      return "copy";
+    case PacketOp::CopySignal:
+      return "copy+signal";
+    case PacketOp::Atomic:
+      return "atomic";
+    case PacketOp::Fence:
+      return "fence";
+    case PacketOp::Timestamp:
+      return "timestamp";
   }
   return "?";
 }

@@ -78,8 +78,8 @@ BackendChoice openBackend(std::string_view requested, const BackendSettings& set
         choice.simWeakIgnored = !settings.simWeak.empty();
         return choice;
       }
-      choice.fallbackReasons += (choice.fallbackReasons.empty() ? "" : "; ") + std::string(name) + ": " +
-                                opened.error.message;
+      choice.fallbackReasons +=
+          (choice.fallbackReasons.empty() ? "" : "; ") + std::string(name) + ": " + opened.error.message;
     }
     choice.autoFellBackToSim = true;
   }

@@ -24,9 +24,12 @@ enum class Command { Info, Sweep, Matrix };
 
 inline std::string_view commandName(Command command) {
   switch (command) {
-    case Command::Info: return "info";
-    case Command::Sweep: return "sweep";
-    case Command::Matrix: return "matrix";
+    case Command::Info:
+      return "info";
+    case Command::Sweep:
+      return "sweep";
+    case Command::Matrix:
+      return "matrix";
   }
   return "info";
 }
@@ -67,13 +70,13 @@ struct Options {
   FaultSpec fault;
   // GPU backends (docs/MEASUREMENT.md):
   std::vector<TimingMode> modes = {TimingMode::Pipelined};  // --mode
-  int targetMs = 0;       // --target-ms: size each sample's iterations by time
-  int blocksPerCu = 1;    // --blocks-per-cu
-  bool trace = false;     // --trace
-  int engineId = -1;      // --engine: engine/host on this SDMA engine (AMD)
+  int targetMs = 0;                                         // --target-ms: size each sample's iterations by time
+  int blocksPerCu = 1;                                      // --blocks-per-cu
+  bool trace = false;                                       // --trace
+  int engineId = -1;                                        // --engine: engine/host on this SDMA engine (AMD)
   // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
-  std::vector<int> gpus;  // --gpus (kHostEndpoint for host); empty: every GPU of the node
-  bool concurrent = false;  // --concurrent: every pair of a path at the same time
+  std::vector<int> gpus;        // --gpus (kHostEndpoint for host); empty: every GPU of the node
+  bool concurrent = false;      // --concurrent: every pair of a path at the same time
   TimelineFlags timelineFlags;  // --timeline-*, as given; finishOptions makes `timeline` of them
 };
 

@@ -49,7 +49,10 @@ class CommandRun {
   virtual void* flagTarget() { return nullptr; }
   // One flag without a setter in the table, by its canonical name, after the row's check;
   // throws UsageError.
-  virtual void flag(std::string_view name, std::string_view value) { (void)name; (void)value; }
+  virtual void flag(std::string_view name, std::string_view value) {
+    (void)name;
+    (void)value;
+  }
   // The words after the flags (subcommands that take a program); throws UsageError.
   virtual void words(const std::vector<std::string_view>& words) { (void)words; }
   // Checks that need every flag; throws UsageError.

@@ -1,6 +1,6 @@
 // The table of sdma-probe's subcommands (each with its flag table, cli/flag_table.cpp) and the
-// one start-up/exit path they all take: parse the flags, open the backend, print hello, answer a backend that cannot serve,
-// run, print done, choose the exit code.
+// one start-up/exit path they all take: parse the flags, open the backend, print hello, answer a backend that cannot
+// serve, run, print done, choose the exit code.
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
@@ -27,14 +27,33 @@ const std::vector<Subcommand> kSubcommands = {
     {"info", usageText, infoFlags(), {}, NoGpu::Describe, false, {}, makeInfoCommand},
     {"sweep", usageText, sweepFlags(), {}, NoGpu::Fail, false, {}, makeSweepCommand, EngineKnobs::Set},
     {"matrix", usageText, matrixFlags(), {}, NoGpu::Fail, false, {}, makeMatrixCommand, EngineKnobs::Set},
-    {"run", runmode::runUsageText, runFlags(), {}, NoGpu::Unavailable, true, " (put the program after --)",
+    {"run",
+     runmode::runUsageText,
+     runFlags(),
+     {},
+     NoGpu::Unavailable,
+     true,
+     " (put the program after --)",
      runmode::makeRunCommand},
     {"import", runmode::importUsageText, importFlags(), "hip", NoGpu::Fail, false,
      " (--rocpd FILE.db or --rocprofv3-csv DIR)", runmode::makeImportCommand},
-    {"collective", collective::collectiveUsageText, collectiveFlags(), {}, NoGpu::Fail, false, {},
+    {"collective",
+     collective::collectiveUsageText,
+     collectiveFlags(),
+     {},
+     NoGpu::Fail,
+     false,
+     {},
      collective::makeCollectiveCommand},
-    {"overlap", collective::collectiveUsageText, overlapFlags(), {}, NoGpu::Fail, false, {},
-     collective::makeOverlapCommand, EngineKnobs::Set},
+    {"overlap",
+     collective::collectiveUsageText,
+     overlapFlags(),
+     {},
+     NoGpu::Fail,
+     false,
+     {},
+     collective::makeOverlapCommand,
+     EngineKnobs::Set},
 };
 
 const std::vector<std::string_view>& allFlagNames() {
@@ -95,8 +114,8 @@ std::optional<CommandResult> answerMissingBackend(const Subcommand& sub, Command
   if (!choice.backend) {
     if (choice.unavailableCode == "no-gpu" && sub.noGpu == NoGpu::Describe) {
       reporter.topology(emptyNode(asked));
-      reporter.warning("no-gpu", choice.unavailableReason +
-                                     (choice.unavailableHint.empty() ? "" : "; " + choice.unavailableHint));
+      reporter.warning(
+          "no-gpu", choice.unavailableReason + (choice.unavailableHint.empty() ? "" : "; " + choice.unavailableHint));
       return CommandResult{};
     }
     const bool noGpu = choice.unavailableCode == "no-gpu" && sub.noGpu == NoGpu::Fail;
@@ -108,8 +127,8 @@ std::optional<CommandResult> answerMissingBackend(const Subcommand& sub, Command
   if (choice.autoFellBackToSim) {
     const std::string why = choice.fallbackReasons.empty() ? "no GPU backend is built into this sdma-probe"
                                                            : "no GPU was found (" + choice.fallbackReasons + ")";
-    reporter.warning("simulated", why + (sub.takesProgram
-                                             ? ": the program runs, but only simulated records can be shown"
+    reporter.warning("simulated",
+                     why + (sub.takesProgram ? ": the program runs, but only simulated records can be shown"
                                              : ": numbers come from the simulated MI350X node, not from hardware"));
   }
   if (choice.simGpusIgnored) {
@@ -126,8 +145,9 @@ std::optional<CommandResult> answerMissingBackend(const Subcommand& sub, Command
   if (!choice.simWeakApplied.empty()) reporter.warning("sim-weak", choice.simWeakApplied);
   if (sub.noGpu == NoGpu::Fail && choice.backend->topology().gpus.empty()) {
     work.beforeNoGpu(session);
-    return session.fail("no-gpu", "the " + std::string(choice.backend->name()) + " backend sees no GPU on this node: nothing to copy",
-                        "run on a GPU node, or use --backend sim", kExitRuntimeFailure);
+    return session.fail(
+        "no-gpu", "the " + std::string(choice.backend->name()) + " backend sees no GPU on this node: nothing to copy",
+        "run on a GPU node, or use --backend sim", kExitRuntimeFailure);
   }
   return std::nullopt;
 }
@@ -142,12 +162,13 @@ int runSubcommand(const Subcommand& sub, const std::vector<std::string_view>& ar
   try {
     const FlagRules rules{sub.name, &sub.flags, &allFlagNames(), sub.unknownFlagHint, sub.takesProgram};
     const std::vector<std::string_view> words =
-        parseFlags(args, 1, rules, work->flagTarget(), [&](std::string_view name, std::string_view value) { work->flag(name, value); });
+        parseFlags(args, 1, rules, work->flagTarget(),
+                   [&](std::string_view name, std::string_view value) { work->flag(name, value); });
     work->words(words);
     work->finish();
   } catch (const UsageError& e) {
-    return usageFailure(reporter, sub.name, sub.fixedBackend.empty() ? work->backendName() : sub.fixedBackend,
-                        e.what(), sub.usage());
+    return usageFailure(reporter, sub.name, sub.fixedBackend.empty() ? work->backendName() : sub.fixedBackend, e.what(),
+                        sub.usage());
   }
   Session session{reporter, sub.name, {}};
   try {

@@ -19,9 +19,14 @@ template <auto Read, auto Member>
 constexpr FlagSetter timelineOption = &setField<Read, &Options::timelineFlags, Member>;
 
 FlagSpec backendFlag() { return flag("--backend").sets(option<readBackend, &Options::backend>); }
-FlagSpec simGpusFlag() { return flag("--sim-gpus").range(1, SDMA_LIMIT(simGpusMax)).sets(option<readInt, &Options::simGpus>); }
+FlagSpec simGpusFlag() {
+  return flag("--sim-gpus").range(1, SDMA_LIMIT(simGpusMax)).sets(option<readInt, &Options::simGpus>);
+}
 FlagSpec simWeakFlag() {
-  return flag("--sim-weak").atMost(SDMA_LIMIT(listLengthMax)).keeping("simWeakFactorMax simWeakKinds").sets(appendSimWeak);
+  return flag("--sim-weak")
+      .atMost(SDMA_LIMIT(listLengthMax))
+      .keeping("simWeakFactorMax simWeakKinds")
+      .sets(appendSimWeak);
 }
 
 void setCus(const FlagSpec& spec, std::string_view text, void* target) {
@@ -64,17 +69,23 @@ const std::vector<FlagSpec>& infoFlags() {
 const std::vector<FlagSpec>& sweepFlags() {
   static const std::vector<FlagSpec> rows = joined(
       joined({backendFlag(), simGpusFlag(), simWeakFlag(),
-              flag("--sizes").atMost(SDMA_LIMIT(listLengthMax)).keeping("sizeBytesMax")
+              flag("--sizes")
+                  .atMost(SDMA_LIMIT(listLengthMax))
+                  .keeping("sizeBytesMax")
                   .sets(option<readSizeList, &Options::sizesBytes>)},
              copyFlags()),
       {
           flag("--src").keeping("gpuIndexMax").sets(option<readEndpoint, &Options::src>),
           flag("--dst").keeping("gpuIndexMax").sets(option<readEndpoint, &Options::dst>),
-          flag("--pairs").atMost(SDMA_LIMIT(pairsMax)).keeping("gpuIndexMax").sets(option<readPairList, &Options::pairs>),
+          flag("--pairs")
+              .atMost(SDMA_LIMIT(pairsMax))
+              .keeping("gpuIndexMax")
+              .sets(option<readPairList, &Options::pairs>),
           flag("--timeline-size").keeping("sizeBytesMax").sets(timelineOption<readSize, &TimelineFlags::sizeBytes>),
           flag("--timeline-out").sets(timelineOption<readText, &TimelineFlags::outPath>),
           flag("--timeline-cus").range(1, SDMA_LIMIT(cusMax)).sets(timelineOption<readInt, &TimelineFlags::cus>),
-          flag("--timeline-iters").range(1, SDMA_LIMIT(timelineRepeatsMax))
+          flag("--timeline-iters")
+              .range(1, SDMA_LIMIT(timelineRepeatsMax))
               .sets(timelineOption<readInt, &TimelineFlags::repeats>),
           flag("--mode").sets(option<readModes, &Options::modes>),
           flag("--blocks-per-cu").range(1, SDMA_LIMIT(blocksPerCuMax)).sets(option<readInt, &Options::blocksPerCu>),
@@ -97,9 +108,9 @@ const std::vector<FlagSpec>& matrixFlags() {
 }
 
 const std::vector<FlagSpec>& runFlags() {
-  static const std::vector<FlagSpec> rows = {
-      flag("--backend").checks(checkValue<readBackend>), flag("--sim-dispatches"), flag("--trace-records"),
-      flag("--span-records"), flag("--library-log").switchFlag()};
+  static const std::vector<FlagSpec> rows = {flag("--backend").checks(checkValue<readBackend>),
+                                             flag("--sim-dispatches"), flag("--trace-records"), flag("--span-records"),
+                                             flag("--library-log").switchFlag()};
   return rows;
 }
 

@@ -17,7 +17,7 @@ const std::vector<std::uint64_t>& defaultSizesBytes() {
   static const std::vector<std::uint64_t> sizes = [] {
     const std::uint64_t K = 1024, M = K * K, G = M * K;
     return std::vector<std::uint64_t>{4 * K, 16 * K, 64 * K, 128 * K, 256 * K, 512 * K, 1 * M,
-                                      2 * M, 4 * M,  16 * M, 64 * M, 256 * M, 1 * G};
+                                      2 * M, 4 * M,  16 * M, 64 * M,  256 * M, 1 * G};
   }();
   return sizes;
 }
@@ -68,7 +68,9 @@ std::vector<int> readCuList(const FlagSpec& spec, std::string_view text) {
 
 std::vector<int> readCuItems(const FlagSpec& spec, std::string_view text) { return parseCuList(spec.name, text); }
 
-std::vector<CopyPath> readPathList(const FlagSpec& spec, std::string_view text) { return parsePathList(spec.name, text); }
+std::vector<CopyPath> readPathList(const FlagSpec& spec, std::string_view text) {
+  return parsePathList(spec.name, text);
+}
 
 int readEndpoint(const FlagSpec& spec, std::string_view text) { return parseEndpoint(spec.name, text); }
 
@@ -88,8 +90,9 @@ std::vector<int> readIndexList(const FlagSpec& spec, std::string_view text) {
 
 std::uint64_t readSeed(const FlagSpec& spec, std::string_view text) {
   const std::optional<std::uint64_t> seed = parseWholeUnsigned(text);
-  if (!seed) throw UsageError(std::string(spec.name) + ": " + quoted(text) + " is not a whole number (0.." +
-                              std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+  if (!seed)
+    throw UsageError(std::string(spec.name) + ": " + quoted(text) + " is not a whole number (0.." +
+                     std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
   return *seed;
 }
 
@@ -143,7 +146,8 @@ void finishOptions(Command command, Options& options) {
     throw UsageError("--cus: matrix takes one CU count (each cell is one pair at one size and one CU count)");
   }
   if (!options.pairs.empty() && (options.src || options.dst)) {
-    throw UsageError("--pairs cannot be combined with --src/--dst: give the pairs in one list (e.g. --pairs host:0,0:1)");
+    throw UsageError(
+        "--pairs cannot be combined with --src/--dst: give the pairs in one list (e.g. --pairs host:0,0:1)");
   }
   if (options.src && options.dst && isHost(*options.src) && isHost(*options.dst)) {
     throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
@@ -166,10 +170,20 @@ std::uint64_t parseSizeBytes(std::string_view flag, std::string_view text) {
   std::uint64_t multiplier = 1;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': multiplier = std::uint64_t{1} << 10; break;
-      case 'M': case 'm': multiplier = std::uint64_t{1} << 20; break;
-      case 'G': case 'g': multiplier = std::uint64_t{1} << 30; break;
-      default: break;
+      case 'K':
+      case 'k':
+        multiplier = std::uint64_t{1} << 10;
+        break;
+      case 'M':
+      case 'm':
+        multiplier = std::uint64_t{1} << 20;
+        break;
+      case 'G':
+      case 'g':
+        multiplier = std::uint64_t{1} << 30;
+        break;
+      default:
+        break;
     }
     if (multiplier != 1) digits.remove_suffix(1);
   }
@@ -314,7 +328,7 @@ Error resolveEndpoints(Options& options, int gpuCount) {
       if (problem.empty()) continue;
       if (fromPairs) {
         return usageError("--pairs: " + problem + ", in " + pairName(pair.src, pair.dst) +
-               "; list endpoints that `sdma-probe info` shows");
+                          "; list endpoints that `sdma-probe info` shows");
       }
       if ((std::string_view(flag) == "--src" && !options.src) || (std::string_view(flag) == "--dst" && !options.dst)) {
         return usageError(std::string(flag) + " (default): " + problem + "; give --src and --dst");
@@ -340,9 +354,9 @@ Error checkOptionsForBackend(const Options& options, const Backend& backend) {
     const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
     for (int cus : options.cus) {
       if (cus > working.cus) {
-        return usageError("--cus: CU count " + std::to_string(cus) + " is out of range (GPU " + std::to_string(working.index) +
-               ", which carries " + pairName(pair.src, pair.dst) + ", has " + std::to_string(working.cus) +
-               " CUs: 1.." + std::to_string(working.cus) + ")");
+        return usageError("--cus: CU count " + std::to_string(cus) + " is out of range (GPU " +
+                          std::to_string(working.index) + ", which carries " + pairName(pair.src, pair.dst) + ", has " +
+                          std::to_string(working.cus) + " CUs: 1.." + std::to_string(working.cus) + ")");
       }
     }
     // Each GPU buffer lives on its own GPU, so each must fit there; host buffers are pinned
@@ -353,8 +367,8 @@ Error checkOptionsForBackend(const Options& options, const Backend& backend) {
     }
     for (std::uint64_t size : options.sizesBytes) {
       if (size > memoryBytes) {
-        return usageError("--sizes: " + formatSize(size) + " does not fit in GPU memory (" + std::to_string(memoryBytes) +
-               " bytes)");
+        return usageError("--sizes: " + formatSize(size) + " does not fit in GPU memory (" +
+                          std::to_string(memoryBytes) + " bytes)");
       }
     }
     if (options.timeline && options.timeline->sizeBytes > memoryBytes) {
@@ -367,18 +381,18 @@ Error checkOptionsForBackend(const Options& options, const Backend& backend) {
     const GpuInfo& working = gpuAt(workingGpu(pair.src, pair.dst));
     if (timeline->cus > working.cus) {
       return usageError("--timeline-cus: " + std::to_string(timeline->cus) + " is out of range (1.." +
-             std::to_string(working.cus) + ")");
+                        std::to_string(working.cus) + ")");
     }
     const std::vector<CopyPath> paths = timelinePaths(options, backend, pair);
     if (paths.empty()) {
       return usageError("--timeline-size: no path of --paths can run " + pairName(pair.src, pair.dst) + " (" +
-             backend.pathUnsupported(options.paths.front(), pair.src, pair.dst) + "); add a path that can");
+                        backend.pathUnsupported(options.paths.front(), pair.src, pair.dst) + "); add a path that can");
     }
     TimelineRequest request{paths, pair.src, pair.dst, timeline->sizeBytes, timeline->cus, timeline->repeats};
     const std::uint64_t events = backend.timelineEventCount(request);
     if (events > static_cast<std::uint64_t>(limits::timelineEventsMax)) {
-      return usageError("--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " + std::to_string(events) +
-             " events, more than " + std::to_string(limits::timelineEventsMax));
+      return usageError("--timeline-iters: " + std::to_string(timeline->repeats) + " iterations make " +
+                        std::to_string(events) + " events, more than " + std::to_string(limits::timelineEventsMax));
     }
   }
   return {};

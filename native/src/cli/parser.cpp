@@ -50,9 +50,9 @@ std::vector<std::string_view> parseFlags(const std::vector<std::string_view>& ar
     const std::string_view name = arg.substr(0, equals);
     const FlagSpec* flag = findFlag(rules, name);
     if (!flag) {
-      const bool elsewhere = rules.allFlagNames != nullptr &&
-                             std::find(rules.allFlagNames->begin(), rules.allFlagNames->end(), name) !=
-                                 rules.allFlagNames->end();
+      const bool elsewhere =
+          rules.allFlagNames != nullptr &&
+          std::find(rules.allFlagNames->begin(), rules.allFlagNames->end(), name) != rules.allFlagNames->end();
       if (elsewhere) {
         throw UsageError(std::string(name) + " is not a flag of " + std::string(rules.command) +
                          std::string(rules.unknownHint));
@@ -77,7 +77,8 @@ std::vector<std::string_view> parseFlags(const std::vector<std::string_view>& ar
     if (flag->check != nullptr) flag->check(*flag, value);
     apply(flag->name, value);
   }
-  return std::vector<std::string_view>(args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size())), args.end());
+  return std::vector<std::string_view>(args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size())),
+                                       args.end());
 }
 
 bool parseOnOff(std::string_view flag, std::string_view text, bool allowNumbers) {

@@ -57,17 +57,40 @@ struct FlagSpec {
   FlagSetter set = nullptr;
   FlagCheck check = nullptr;
 
-  FlagSpec& switchFlag() { kind = FlagKind::Switch; return *this; }
-  FlagSpec& alias(std::string_view spellings) { aliases = spellings; return *this; }
-  FlagSpec& range(long long lowest, Limit highest) { min = lowest; max = highest; return *this; }
-  FlagSpec& atMost(Limit highest) { max = highest; return *this; }
-  FlagSpec& keeping(std::string_view keys) { keeps = keys; return *this; }
-  FlagSpec& sets(FlagSetter setter) { set = setter; return *this; }
-  FlagSpec& checks(FlagCheck checker) { check = checker; return *this; }
+  FlagSpec& switchFlag() {
+    kind = FlagKind::Switch;
+    return *this;
+  }
+  FlagSpec& alias(std::string_view spellings) {
+    aliases = spellings;
+    return *this;
+  }
+  FlagSpec& range(long long lowest, Limit highest) {
+    min = lowest;
+    max = highest;
+    return *this;
+  }
+  FlagSpec& atMost(Limit highest) {
+    max = highest;
+    return *this;
+  }
+  FlagSpec& keeping(std::string_view keys) {
+    keeps = keys;
+    return *this;
+  }
+  FlagSpec& sets(FlagSetter setter) {
+    set = setter;
+    return *this;
+  }
+  FlagSpec& checks(FlagCheck checker) {
+    check = checker;
+    return *this;
+  }
 };
 
 // A bound from native/src/limits.json (the generated sdma_limits.hpp), with its key.
-#define SDMA_LIMIT(key) ::sdma::cli::Limit{::sdma::limits::key, #key}
+#define SDMA_LIMIT(key) \
+  ::sdma::cli::Limit { ::sdma::limits::key, #key }
 
 // A row for `name`; the table chains the rest (flag("--iters").range(1, ...).sets(...)).
 inline FlagSpec flag(std::string_view name) {
@@ -78,11 +101,11 @@ inline FlagSpec flag(std::string_view name) {
 
 // What a subcommand's parse needs to know.
 struct FlagRules {
-  std::string_view command;                 // for messages: "--x is not a flag of sweep"
+  std::string_view command;  // for messages: "--x is not a flag of sweep"
   const std::vector<FlagSpec>* flags = nullptr;
   // Every flag any subcommand knows: a flag of another subcommand is "not a flag of" this one.
   const std::vector<std::string_view>* allFlagNames = nullptr;
-  std::string_view unknownHint;             // appended to "unknown flag X for C"
+  std::string_view unknownHint;  // appended to "unknown flag X for C"
   // run: "--" or the first word that is not a flag ends the flags; the rest comes back.
   bool stopAtFirstWord = false;
 };

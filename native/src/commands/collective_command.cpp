@@ -52,7 +52,7 @@ struct Parsed {
   bool cusGiven = false;
   bool srcGiven = false;
   bool dstGiven = false;
-  int simGpus = 0;  // --sim-gpus
+  int simGpus = 0;            // --sim-gpus
   bool variantChild = false;  // started by the parent for one variant: env read fresh at init
 };
 
@@ -79,7 +79,8 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
     }
   } else if (flag == "--gpus") {
     o.gpus.clear();
-    for (std::string_view item : splitOn(value, ',')) o.gpus.push_back(parseInt(flag, item, 0, static_cast<int>(limits::gpuIndexMax)));
+    for (std::string_view item : splitOn(value, ','))
+      o.gpus.push_back(parseInt(flag, item, 0, static_cast<int>(limits::gpuIndexMax)));
     if (o.gpus.size() < 2) throw UsageError("--gpus: a collective needs at least two GPUs");
   } else if (flag == "--min-bytes") {
     p.minBytes = parseSizeBytes(flag, value);
@@ -135,8 +136,9 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
     o.paths.clear();
     for (CopyPath path : parsePathList(flag, value)) {
       if (path == CopyPath::CuDevice) {
-        throw UsageError("--paths: cu/device is not an overlap path (its persistent kernel would hold its SMs "
-                         "for the whole phase); use cu/host with --cus");
+        throw UsageError(
+            "--paths: cu/device is not an overlap path (its persistent kernel would hold its SMs "
+            "for the whole phase); use cu/host with --cus");
       }
       o.paths.emplace_back(pathName(path));
     }
@@ -205,7 +207,8 @@ ChildResult runVariantChild(const std::vector<std::string_view>& args, const std
     } else if (type == "heartbeat") {
       reporter.heartbeat();  // the child is moving: so is this run (written only after a silence)
     } else if (type == "error") {
-      reporter.warning("variant-failed", "variant " + variant + ": " + ndjson::stringField(*record, "message").value_or(""));
+      reporter.warning("variant-failed",
+                       "variant " + variant + ": " + ndjson::stringField(*record, "message").value_or(""));
     }
   };
   char chunk[65536];
@@ -289,12 +292,12 @@ class CollectiveCommand : public cli::CommandRun {
     const Topology& topology = session.choice.backend->topology();
     const int gpuCount = static_cast<int>(topology.gpus.size());
     if (!p_.overlap && gpuCount < 2) {
-      return session.fail("too-few-gpus",
-                          "this node has " + std::to_string(gpuCount) + " GPU; a collective needs two or more",
-                          "run the collective on a node with two or more GPUs; on this one, `sdma-probe sweep` measures "
-                          "host <-> GPU and GPU-local copies, and --backend sim --sim-gpus 8 shows a collective on a "
-                          "simulated node",
-                          kExitRuntimeFailure);
+      return session.fail(
+          "too-few-gpus", "this node has " + std::to_string(gpuCount) + " GPU; a collective needs two or more",
+          "run the collective on a node with two or more GPUs; on this one, `sdma-probe sweep` measures "
+          "host <-> GPU and GPU-local copies, and --backend sim --sim-gpus 8 shows a collective on a "
+          "simulated node",
+          kExitRuntimeFailure);
     }
     OverlapOptions& endpoints = p_.overlapOptions;
     if (p_.overlap && gpuCount == 1) {
@@ -311,9 +314,11 @@ class CollectiveCommand : public cli::CommandRun {
       }
     }
     if (p_.overlap) {
-      for (const auto& [flag, endpoint] : {std::pair{"--src", endpoints.srcGpu}, std::pair{"--dst", endpoints.dstGpu}}) {
+      for (const auto& [flag, endpoint] :
+           {std::pair{"--src", endpoints.srcGpu}, std::pair{"--dst", endpoints.dstGpu}}) {
         if (const std::string problem = endpointProblem(endpoint, gpuCount); !problem.empty()) {
-          return session.usage(std::string(flag) + ": " + problem + "; name a GPU that `sdma-probe info` shows, or host");
+          return session.usage(std::string(flag) + ": " + problem +
+                               "; name a GPU that `sdma-probe info` shows, or host");
         }
       }
     }
@@ -321,9 +326,9 @@ class CollectiveCommand : public cli::CommandRun {
     const int workingGpuIndex = p_.overlap ? workingGpu(endpoints.srcGpu, endpoints.dstGpu) : 0;
     const int cusPerGpu = topology.gpus[static_cast<std::size_t>(workingGpuIndex)].cus;
     if (p_.overlap && std::any_of(p_.overlapOptions.cus.begin(), p_.overlapOptions.cus.end(),
-                                      [&](int c) { return c >= cusPerGpu; })) {
-      return session.usage("--cus: a copy must leave CUs for the compute (this GPU has " +
-                                      std::to_string(cusPerGpu) + ")");
+                                  [&](int c) { return c >= cusPerGpu; })) {
+      return session.usage("--cus: a copy must leave CUs for the compute (this GPU has " + std::to_string(cusPerGpu) +
+                           ")");
     }
     reporter.topology(topology);
 

@@ -100,7 +100,7 @@ CommandResult ImportCommand::run(cli::Session& session) {
   Reporter& reporter = session.reporter;
   const ImportOptions& options = options_;
   const std::string& path = options.rocpd.empty() ? options.csvDir : options.rocpd;
-  struct stat st {};
+  struct stat st{};
   // The database path itself must not be a link (lstat); the CSV folder may be one, as the
   // folder walk allows for the folder it is given (no link below it is followed).
   const int statResult = options.rocpd.empty() ? stat(path.c_str(), &st) : lstat(path.c_str(), &st);
@@ -111,8 +111,9 @@ CommandResult ImportCommand::run(cli::Session& session) {
   }
   const bool isDir = statResult == 0 && S_ISDIR(st.st_mode);
   if (!options.rocpd.empty() && isDir) {
-    return fail(session, kExitNothingRead, "import-not-a-file", "cannot import " + path + ": it is a folder",
-                "pass the .db file rocprofv3 wrote (e.g. HOST/PID_results.db), or use --rocprofv3-csv for a CSV folder");
+    return fail(
+        session, kExitNothingRead, "import-not-a-file", "cannot import " + path + ": it is a folder",
+        "pass the .db file rocprofv3 wrote (e.g. HOST/PID_results.db), or use --rocprofv3-csv for a CSV folder");
   }
   if (!options.rocpd.empty()) {
     // The reader's own safe open, tried here first so that a link, a FIFO or a device is
@@ -134,7 +135,8 @@ CommandResult ImportCommand::run(cli::Session& session) {
     }
   }
   if (statResult != 0) {
-    return fail(session, kExitNothingRead, "import-unreadable", "cannot import " + path + ": " + std::strerror(statErrno),
+    return fail(session, kExitNothingRead, "import-unreadable",
+                "cannot import " + path + ": " + std::strerror(statErrno),
                 "check that the folder can be read by the user the helper runs as");
   }
   if (!options.csvDir.empty() && !isDir) {

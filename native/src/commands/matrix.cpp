@@ -28,8 +28,13 @@ std::vector<CopyRequest> cells(const Options& options) {
     for (int src : options.gpus) {
       for (int dst : options.gpus) {
         if (src == dst) continue;
-        CopyRequest cell{path, src, dst, options.sizesBytes.front(), usesEngine(path) ? 0 : options.cus.front(),
-                         options.iters, options.warmupIters};
+        CopyRequest cell{path,
+                         src,
+                         dst,
+                         options.sizesBytes.front(),
+                         usesEngine(path) ? 0 : options.cus.front(),
+                         options.iters,
+                         options.warmupIters};
         cell.mode = TimingMode::Pipelined;
         cell.targetNs = options.targetMs * 1e6;
         out.push_back(cell);
@@ -60,8 +65,7 @@ Error fitMatrixToNode(Options& options, const Backend& backend) {
     }
   }
   if (options.concurrent && std::find(options.gpus.begin(), options.gpus.end(), kHostEndpoint) != options.gpus.end()) {
-    return {"usage",
-            "--concurrent: host cannot be in --gpus; copies at the same time are measured between GPUs only",
+    return {"usage", "--concurrent: host cannot be in --gpus; copies at the same time are measured between GPUs only",
             "leave host out of --gpus, or leave out --concurrent to measure host <-> GPU cells one at a time"};
   }
   int fewestCus = std::numeric_limits<int>::max();
@@ -106,7 +110,8 @@ PathOutcome reportPair(const CopyRequest& cell, const CopyMeasurement& measureme
   } else if (measurement.status == RunStatus::ValidationFailed) {
     outcome.failed = 1;
     outcome.wrongBytes = true;
-    reporter.cellError(cell, "validation", "the destination of " + cellLabel(cell) + " (all pairs at once) held wrong bytes",
+    reporter.cellError(cell, "validation",
+                       "the destination of " + cellLabel(cell) + " (all pairs at once) held wrong bytes",
                        "no bandwidth is reported for a copy that moved wrong bytes; rerun to see whether it "
                        "repeats, and check this link and the driver",
                        measurement.failure);
@@ -135,8 +140,9 @@ std::vector<Reporter::GpuTotal> gpuTotals(const Options& options, const std::vec
 // The end of a matrix: ok, or one summary error after the failed cells' own records.
 CommandResult endOfCells(Reporter& reporter, int failedCells, std::int64_t total, bool wrongBytes) {
   if (failedCells == 0) return {};
-  reporter.error("cells-failed", std::to_string(failedCells) + " of " + std::to_string(total) +
-                                     " cells could not be measured; the others are in this run",
+  reporter.error("cells-failed",
+                 std::to_string(failedCells) + " of " + std::to_string(total) +
+                     " cells could not be measured; the others are in this run",
                  "each failed cell has its own error record above, with what to do about it");
   return {DoneStatus::Error, wrongBytes ? kExitValidationFailed : kExitRuntimeFailure};
 }
@@ -166,7 +172,8 @@ CommandResult runConcurrentMatrix(const Options& options, Backend& backend, Repo
       // The set could not run at all: every cell of the path says why.
       for (const CopyRequest& cell : set) {
         reporter.cellError(cell, measured.errorCode.empty() ? "runtime" : measured.errorCode,
-                           std::string(pathName(cell.path)) + ", all pairs at once: " + measured.failure, measured.hint);
+                           std::string(pathName(cell.path)) + ", all pairs at once: " + measured.failure,
+                           measured.hint);
         ++failedHere;
       }
     } else {

@@ -29,7 +29,8 @@ class ProbeCommand : public cli::CommandRun {
     if (command_ == Command::Info) {
       // Describing the node checks no endpoint: it works on any GPU count.
       reporter.topology(backend.topology());
-      if (gpuCount == 0) reporter.warning("no-gpu", "the " + std::string(backend.name()) + " backend sees no GPU on this node");
+      if (gpuCount == 0)
+        reporter.warning("no-gpu", "the " + std::string(backend.name()) + " backend sees no GPU on this node");
       return {};
     }
     if (command_ == Command::Matrix) {

@@ -210,7 +210,8 @@ class RunCommand : public cli::CommandRun {
   }
   void finish() override {
     if (options_.program.empty()) throw UsageError("run needs a program: sdma-probe run [flags] -- PROGRAM [ARGS...]");
-    if (options_.simDispatches > 0 && options_.backend != "sim") throw UsageError("--sim-dispatches needs --backend sim");
+    if (options_.simDispatches > 0 && options_.backend != "sim")
+      throw UsageError("--sim-dispatches needs --backend sim");
   }
   std::string backendName() const override { return options_.backend; }
   CommandResult run(cli::Session& session) override;
@@ -233,9 +234,10 @@ CommandResult RunCommand::run(cli::Session& session) {
   const std::string programPath = resolveProgram(options.program[0], problem);
   if (programPath.empty()) {
     const bool notFound = problem == "not-found";
-    reporter.error(notFound ? "program-not-found" : "program-not-executable",
-                   "cannot run " + options.program[0] + ": " + (notFound ? "no such program" : "not executable"),
-                   notFound ? "check the path, or the PATH the helper sees" : "chmod +x it, or run it through its interpreter");
+    reporter.error(
+        notFound ? "program-not-found" : "program-not-executable",
+        "cannot run " + options.program[0] + ": " + (notFound ? "no such program" : "not executable"),
+        notFound ? "check the path, or the PATH the helper sees" : "chmod +x it, or run it through its interpreter");
     return {DoneStatus::Error, kExitCouldNotRun};
   }
 
@@ -263,15 +265,17 @@ CommandResult RunCommand::run(cli::Session& session) {
     if (!rocprof.empty() && mkdtemp(dirTemplate) != nullptr) {
       rocprofDir = dirTemplate;
       request.path = rocprof;
-      request.argv = {rocprof, "--kernel-trace", "--memory-copy-trace", "--output-format", "csv", "-d", rocprofDir, "--",
-                      programPath};
+      request.argv = {rocprof, "--kernel-trace", "--memory-copy-trace", "--output-format", "csv", "-d", rocprofDir,
+                      "--",    programPath};
       request.argv.insert(request.argv.end(), options.program.begin() + 1, options.program.end());
     } else {
-      warnings.push_back({"rocprofv3-missing", "rocprofv3 is not on PATH (it comes with ROCm): no kernels or host "
-                                                   "memory copies were collected, only device-trace records"});
+      warnings.push_back({"rocprofv3-missing",
+                          "rocprofv3 is not on PATH (it comes with ROCm): no kernels or host "
+                          "memory copies were collected, only device-trace records"});
     }
   }
-  if (options.traceRecords > 0) request.env.emplace_back("SDMA_LENS_TRACE_RECORDS", std::to_string(options.traceRecords));
+  if (options.traceRecords > 0)
+    request.env.emplace_back("SDMA_LENS_TRACE_RECORDS", std::to_string(options.traceRecords));
 
   int tracePipe[2];
   if (pipe2(tracePipe, O_CLOEXEC) != 0) {
@@ -289,7 +293,7 @@ CommandResult RunCommand::run(cli::Session& session) {
   }
   const std::string traceFile = traceDir.empty() ? std::string() : traceDir + "/sdma-lens-trace.ndjson";
   if (rocprofDir.empty()) {
-    struct stat st {};
+    struct stat st{};
     fstat(tracePipe[1], &st);
     request.inheritFd = tracePipe[1];
     request.env.emplace_back("SDMA_LENS_TRACE_FD", std::to_string(tracePipe[1]) + ":" +

@@ -61,8 +61,8 @@ CommandResult recordTimeline(const Options& options, const TimelineOptions& time
                              Reporter& reporter) {
   // The timeline records the sweep's first pair, on the paths that exist between its endpoints.
   const EndpointPair& pair = options.pairs.front();
-  const TimelineRequest request{timelinePaths(options, backend, pair), pair.src, pair.dst, timeline.sizeBytes,
-                                timeline.cus, timeline.repeats};
+  const TimelineRequest request{
+      timelinePaths(options, backend, pair), pair.src, pair.dst, timeline.sizeBytes, timeline.cus, timeline.repeats};
   TimelineEvents events;
   const RunStatus status = backend.recordTimeline(request, events);
   if (status == RunStatus::Cancelled) return cancelled();

@@ -237,9 +237,8 @@ std::string CsvReader::malformedSummary() const {
         std::to_string(p.firstFieldCount) + over + ")");
   }
   if (p.unterminatedQuote) {
-    add("a quote opened at line " + std::to_string(p.unterminatedQuoteLine) +
-        " is never closed, so that row and the " + std::to_string(p.linesAfterQuote) +
-        " lines after it could not be read as rows");
+    add("a quote opened at line " + std::to_string(p.unterminatedQuoteLine) + " is never closed, so that row and the " +
+        std::to_string(p.linesAfterQuote) + " lines after it could not be read as rows");
   }
   return out;
 }
@@ -259,9 +258,8 @@ CsvReadResult readCsvFile(const std::string& path, std::uint64_t maxBytes, CsvRe
     }
     return onRow(row);
   };
-  const ChunkReadResult read = readChunks(file, maxBytes, control, [&](std::string_view chunk) {
-    return reader.feed(chunk, polled);
-  });
+  const ChunkReadResult read =
+      readChunks(file, maxBytes, control, [&](std::string_view chunk) { return reader.feed(chunk, polled); });
   result.bytes = read.bytes;
   result.byteCapReached = read.byteCapReached;
   result.cancelled = result.cancelled || read.cancelled;

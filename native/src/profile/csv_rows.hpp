@@ -35,7 +35,7 @@ struct CsvProblems {
   std::uint64_t firstFieldCountLine = 0;
   std::size_t firstFieldCount = 0;
   std::uint64_t firstFieldCountLastLine = 0;  // past firstFieldCountLine: a quoted line break (a quote left open?)
-  bool unterminatedQuote = false;  // a quote opened and never closed before the end
+  bool unterminatedQuote = false;             // a quote opened and never closed before the end
   std::uint64_t unterminatedQuoteLine = 0;
   std::uint64_t linesAfterQuote = 0;  // lines from the quote to the end, lost with it
   bool rowsCapped = false;
@@ -107,8 +107,8 @@ class CsvReader {
   std::uint64_t rowLine_ = 0;
   std::uint64_t quoteLine_ = 0;
   std::size_t rowBytes_ = 0;
-  std::string buf_;                 // the current row's cells, unquoted, end to end
-  std::vector<std::size_t> ends_;   // where each cell ends in buf_
+  std::string buf_;                // the current row's cells, unquoted, end to end
+  std::vector<std::size_t> ends_;  // where each cell ends in buf_
   std::vector<std::string_view> cells_;
   bool hasHeader_ = false;
   std::vector<std::string> header_;

@@ -14,7 +14,8 @@ auto laneKey(const DeviceSpanRecord& s) { return std::tie(s.gpu, s.xcc, s.cu, s.
 
 std::vector<DeviceSpanRecord> mergeTouchingSpans(std::vector<DeviceSpanRecord> spans) {
   std::sort(spans.begin(), spans.end(), [](const DeviceSpanRecord& x, const DeviceSpanRecord& y) {
-    return std::tuple_cat(laneKey(x), std::tie(x.startNs, x.endNs)) < std::tuple_cat(laneKey(y), std::tie(y.startNs, y.endNs));
+    return std::tuple_cat(laneKey(x), std::tie(x.startNs, x.endNs)) <
+           std::tuple_cat(laneKey(y), std::tie(y.startNs, y.endNs));
   });
   std::vector<DeviceSpanRecord> merged;
   for (DeviceSpanRecord& s : spans) {
@@ -41,8 +42,9 @@ void capSpans(std::vector<DeviceSpanRecord>& spans, std::size_t limit, std::vect
     const std::int64_t lastKeptNs = spans[limit - 1].startNs;
     warnings.push_back({"device-spans-capped",
                         std::to_string(dropped) + " of " + std::to_string(spans.size()) +
-                            " device-trace spans (after merging) were not sent: only the first " + std::to_string(limit) +
-                            " in time order were (the last starting " + std::to_string(lastKeptNs) +
+                            " device-trace spans (after merging) were not sent: only the first " +
+                            std::to_string(limit) + " in time order were (the last starting " +
+                            std::to_string(lastKeptNs) +
                             " ns into the run), so the timeline's CU lanes stop there; the launches' CU counts and "
                             "the copies still include every span. Raise --span-records to send them all"});
   }

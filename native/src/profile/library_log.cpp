@@ -124,10 +124,12 @@ LibraryLogSetup prepareLibraryLog(std::vector<CollectorWarning>& warnings) {
   }
   // The library expands % in the path: a TMPDIR holding one is not used.
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp == '/' && std::strchr(tmp, '%') == nullptr ? tmp : "/tmp") + "/sdma-lens-nccl-XXXXXX";
+  std::string pattern = std::string(tmp != nullptr && *tmp == '/' && std::strchr(tmp, '%') == nullptr ? tmp : "/tmp") +
+                        "/sdma-lens-nccl-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     warnings.push_back({"library-log-unreadable", "cannot make a folder for the library's log (" + pattern + ": " +
-                                                      std::strerror(errno) + "): no library-calls records; "
+                                                      std::strerror(errno) +
+                                                      "): no library-calls records; "
                                                       "check that TMPDIR (or /tmp) is writable"});
     return setup;
   }
@@ -137,7 +139,8 @@ LibraryLogSetup prepareLibraryLog(std::vector<CollectorWarning>& warnings) {
                                                     "which was not set)"});
   }
   setup.dir = pattern;
-  setup.env = {{"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", kSubsystems}, {"NCCL_DEBUG_FILE", setup.dir + kFilePattern}};
+  setup.env = {
+      {"NCCL_DEBUG", "INFO"}, {"NCCL_DEBUG_SUBSYS", kSubsystems}, {"NCCL_DEBUG_FILE", setup.dir + kFilePattern}};
   return setup;
 }
 
@@ -148,8 +151,8 @@ std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<
   // followed, FIFOs and devices are skipped.
   const ingest::FoundFiles found = ingest::findRegularFiles(dir, 0, kMaxFiles, control);
   if (found.tooMany) {
-    warnings.push_back({"library-log-unreadable", "more than " + std::to_string(kMaxFiles) +
-                                                      " library log files: the rest were not read"});
+    warnings.push_back({"library-log-unreadable",
+                        "more than " + std::to_string(kMaxFiles) + " library log files: the rest were not read"});
   }
   for (const std::string& path : found.files) {
     if (control.cancelled()) break;
@@ -180,12 +183,14 @@ std::vector<LibraryCalls> collectLibraryLog(const std::string& dir, std::vector<
   std::vector<LibraryCalls> calls = counter.finish();
   if (control.cancelled()) return calls;  // cut short: whether the log named a path is not known
   if (found.files.empty()) {
-    warnings.push_back({"library-log-empty", "the library wrote no log: the program did not load NCCL or RCCL, "
-                                             "or did not call it"});
+    warnings.push_back({"library-log-empty",
+                        "the library wrote no log: the program did not load NCCL or RCCL, "
+                        "or did not call it"});
   } else if (calls.empty()) {
-    warnings.push_back({"library-log-empty", "the library's log has no per-call path lines: NCCL logs none for its "
-                                             "p2p AlltoAll, copy-engine and symmetric paths, nor for calls replayed "
-                                             "from a CUDA graph"});
+    warnings.push_back({"library-log-empty",
+                        "the library's log has no per-call path lines: NCCL logs none for its "
+                        "p2p AlltoAll, copy-engine and symmetric paths, nor for calls replayed "
+                        "from a CUDA graph"});
   }
   return calls;
 }

@@ -160,17 +160,17 @@ class CsvImport {
     if (!r.problem.empty()) {
       warnings_.push_back({"rocprofv3-file-unreadable", source.name + " was not read: it " + r.problem});
     } else if (r.byteCapReached) {
-      warnings_.push_back({"rocprofv3-file-unreadable",
-                           source.name + " grew past " + ingest::bytesInWords(kRocprofCsvMaxFileBytes) +
-                               " while it was read: the rest of it was not read"});
+      warnings_.push_back({"rocprofv3-file-unreadable", source.name + " grew past " +
+                                                            ingest::bytesInWords(kRocprofCsvMaxFileBytes) +
+                                                            " while it was read: the rest of it was not read"});
     }
     const std::string malformed = reader.malformedSummary();
     if (!malformed.empty()) warnings_.push_back({"rocprofv3-csv-malformed", source.name + ": " + malformed});
     if (reader.problems().rowsCapped) {
-      warnings_.push_back({"rocprofv3-csv-rows-capped",
-                           source.name + " has more than " + std::to_string(kRocprofCsvMaxRows) +
-                               " rows: the rest, from line " + std::to_string(reader.problems().rowsCappedLine) +
-                               ", was not read"});
+      warnings_.push_back(
+          {"rocprofv3-csv-rows-capped", source.name + " has more than " + std::to_string(kRocprofCsvMaxRows) +
+                                            " rows: the rest, from line " +
+                                            std::to_string(reader.problems().rowsCappedLine) + ", was not read"});
     }
     return true;
   }
@@ -184,8 +184,8 @@ class CsvImport {
     }
     if (missing.empty()) return true;
     if (report) {
-      warnings_.push_back({"rocprofv3-csv-columns",
-                           source.name + " lacks the column(s) " + missing + ": its rows were not read"});
+      warnings_.push_back(
+          {"rocprofv3-csv-columns", source.name + " lacks the column(s) " + missing + ": its rows were not read"});
     }
     return false;
   }
@@ -395,7 +395,8 @@ class CsvImport {
   }
 
   void warnTally(const Tally& t, const char* code, const std::string& what) {
-    if (t.count > 0) warnings_.push_back({code, plural(t.count, "row", "rows") + " " + what + "; the first: " + t.first});
+    if (t.count > 0)
+      warnings_.push_back({code, plural(t.count, "row", "rows") + " " + what + "; the first: " + t.first});
   }
 
   std::size_t finish() {
@@ -417,8 +418,9 @@ class CsvImport {
                                                           " GPU agents: records of the others carry no GPU index"});
     }
     if (!cancelledIn_.empty()) {
-      warnings_.push_back({"import-cancelled", "reading rocprofv3's CSV traces was cancelled in " + cancelledIn_ + ": " +
-                                                   plural(count_, "record", "records") + " read until then are kept"});
+      warnings_.push_back({"import-cancelled", "reading rocprofv3's CSV traces was cancelled in " + cancelledIn_ +
+                                                   ": " + plural(count_, "record", "records") +
+                                                   " read until then are kept"});
     }
     return count_;
   }
@@ -427,7 +429,7 @@ class CsvImport {
   TraceCollector& collector_;
   std::vector<CollectorWarning>& warnings_;
   ingest::Control& control_;
-  std::set<std::int64_t> agentSet_;   // at most kRocprofMaxAgents
+  std::set<std::int64_t> agentSet_;      // at most kRocprofMaxAgents
   std::vector<std::int64_t> gpuAgents_;  // the same, sorted, while rows are read
   bool agentsCapped_ = false;
   bool kindFull_ = false;  // the collector refused a record of the kind being read: its cap
@@ -493,10 +495,14 @@ std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, Trac
   std::vector<CsvSource> kernels, copies, agents;
   std::vector<std::string> databases;
   for (const std::string& f : found.files) {
-    if (endsWith(f, "kernel_trace.csv")) kernels.push_back({f, f, {}});
-    else if (endsWith(f, "memory_copy_trace.csv")) copies.push_back({f, f, {}});
-    else if (endsWith(f, "agent_info.csv")) agents.push_back({f, f, {}});
-    else if (endsWith(f, ".db")) databases.push_back(f);
+    if (endsWith(f, "kernel_trace.csv"))
+      kernels.push_back({f, f, {}});
+    else if (endsWith(f, "memory_copy_trace.csv"))
+      copies.push_back({f, f, {}});
+    else if (endsWith(f, "agent_info.csv"))
+      agents.push_back({f, f, {}});
+    else if (endsWith(f, ".db"))
+      databases.push_back(f);
   }
   if (kernels.empty() && copies.empty() && !databases.empty()) {
     // A rocprofv3 that writes its rocpd database whatever --output-format says (or was told
@@ -509,11 +515,11 @@ std::size_t readRocprofDir(const std::string& dir, std::int64_t bootToMono, Trac
     return count;
   }
   if (kernels.empty() && copies.empty()) {
-    warnings.push_back({"rocprofv3-no-output",
-                        "rocprofv3 wrote no kernel or memory-copy trace (CSV or rocpd database) under " + dir +
-                            (found.tooDeep ? " (folders more than " + std::to_string(kRocprofMaxFolderDepth) +
-                                                 " levels down were not searched)"
-                                           : std::string())});
+    warnings.push_back(
+        {"rocprofv3-no-output", "rocprofv3 wrote no kernel or memory-copy trace (CSV or rocpd database) under " + dir +
+                                    (found.tooDeep ? " (folders more than " + std::to_string(kRocprofMaxFolderDepth) +
+                                                         " levels down were not searched)"
+                                                   : std::string())});
     return 0;
   }
   return CsvImport(bootToMono, collector, warnings, control).run(agents, kernels, copies);

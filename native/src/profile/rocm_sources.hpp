@@ -36,8 +36,8 @@ std::size_t readRocprofCsvTexts(std::string_view agentInfo, std::string_view ker
 
 // The limits of the reading above.
 inline constexpr std::uint64_t kRocprofCsvMaxFileBytes = std::uint64_t{8} << 30;  // a file over it is not read
-inline constexpr std::size_t kRocprofCsvMaxRowBytes = std::size_t{1} << 20;      // a row over it is skipped
-inline constexpr std::uint64_t kRocprofCsvMaxRows = 50000000;                    // rows read from one file
+inline constexpr std::size_t kRocprofCsvMaxRowBytes = std::size_t{1} << 20;       // a row over it is skipped
+inline constexpr std::uint64_t kRocprofCsvMaxRows = 50000000;                     // rows read from one file
 inline constexpr int kRocprofMaxFolderDepth = 6;
 inline constexpr std::size_t kRocprofMaxFolderFiles = 100000;
 inline constexpr std::size_t kRocprofMaxAgents = 4096;

@@ -29,10 +29,10 @@ bool rocpdSupported() { return false; }
 
 std::size_t readRocpdDatabase(const std::string& path, std::int64_t, TraceCollector&,
                               std::vector<CollectorWarning>& warnings, ingest::Control&) {
-  warnings.push_back({"rocpd-unsupported",
-                      "this sdma-probe was built without SQLite3, so it cannot read the rocpd database " + path +
-                          ": install SQLite3's headers (libsqlite3-dev) and rebuild the helper, or profile with "
-                          "rocprofv3 --output-format csv"});
+  warnings.push_back(
+      {"rocpd-unsupported", "this sdma-probe was built without SQLite3, so it cannot read the rocpd database " + path +
+                                ": install SQLite3's headers (libsqlite3-dev) and rebuild the helper, or profile with "
+                                "rocprofv3 --output-format csv"});
   return 0;
 }
 
@@ -132,10 +132,25 @@ int fdSectorSize(sqlite3_file*) { return 4096; }
 int fdDeviceCharacteristics(sqlite3_file*) { return SQLITE_IOCAP_IMMUTABLE; }
 
 const sqlite3_io_methods kFdMethods = {
-    1,          fdClose, fdRead,        fdWrite,      fdTruncate,   fdSync,
-    fdFileSize, fdLock,  fdUnlock,      fdCheckReservedLock,        fdFileControl,
-    fdSectorSize, fdDeviceCharacteristics,
-    nullptr,    nullptr, nullptr,       nullptr,      nullptr,      nullptr,
+    1,
+    fdClose,
+    fdRead,
+    fdWrite,
+    fdTruncate,
+    fdSync,
+    fdFileSize,
+    fdLock,
+    fdUnlock,
+    fdCheckReservedLock,
+    fdFileControl,
+    fdSectorSize,
+    fdDeviceCharacteristics,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
 };
 
 // "<fd>/<size>" after the prefix, as fdName() wrote it.
@@ -186,9 +201,28 @@ bool registerFdVfs() {
     sqlite3_vfs* base = sqlite3_vfs_find(nullptr);
     if (base == nullptr) return false;
     static sqlite3_vfs vfs = {
-        1,              static_cast<int>(sizeof(FdFile)), 512,      nullptr, kVfsName, base,
-        fdOpen,         fdDelete,       fdAccess,       fdFullPathname, fdDlOpen, fdDlError, fdDlSym, fdDlClose,
-        fdRandomness,   fdSleep,        fdCurrentTime,  fdGetLastError, nullptr, nullptr, nullptr, nullptr,
+        1,
+        static_cast<int>(sizeof(FdFile)),
+        512,
+        nullptr,
+        kVfsName,
+        base,
+        fdOpen,
+        fdDelete,
+        fdAccess,
+        fdFullPathname,
+        fdDlOpen,
+        fdDlError,
+        fdDlSym,
+        fdDlClose,
+        fdRandomness,
+        fdSleep,
+        fdCurrentTime,
+        fdGetLastError,
+        nullptr,
+        nullptr,
+        nullptr,
+        nullptr,
     };
     return sqlite3_vfs_register(&vfs, 0) == SQLITE_OK;
   }();
@@ -399,7 +433,8 @@ IntCell intCell(sqlite3_stmt* s, int col) {
       c.null = false;
       const unsigned char* t = sqlite3_column_text(s, col);
       const int n = sqlite3_column_bytes(s, col);
-      if (t && n > 0) c.value = ingest::parseInt64(std::string_view(reinterpret_cast<const char*>(t), static_cast<std::size_t>(n)));
+      if (t && n > 0)
+        c.value = ingest::parseInt64(std::string_view(reinterpret_cast<const char*>(t), static_cast<std::size_t>(n)));
       return c;
     }
     default:
@@ -426,9 +461,9 @@ std::string textAt(sqlite3_stmt* s, int col) {
 
 enum Relation : std::size_t { kDispatch, kCopy, kAgent, kSymbol, kString, kEvent, kRelationCount };
 
-constexpr std::array<const char*, kRelationCount> kRelationName = {
-    "rocpd_kernel_dispatch", "rocpd_memory_copy", "rocpd_info_agent",
-    "rocpd_info_kernel_symbol", "rocpd_string", "rocpd_event"};
+constexpr std::array<const char*, kRelationCount> kRelationName = {"rocpd_kernel_dispatch", "rocpd_memory_copy",
+                                                                   "rocpd_info_agent",      "rocpd_info_kernel_symbol",
+                                                                   "rocpd_string",          "rocpd_event"};
 
 // The columns looked for; no other column name is kept.
 const std::array<std::vector<const char*>, kRelationCount> kWantedColumns = {{
@@ -487,7 +522,7 @@ bool createsRealTable(const std::string& sql) {
 
 struct TableSet {
   std::string suffix;
-  std::array<std::string, kRelationCount> table;           // "" where the set has none
+  std::array<std::string, kRelationCount> table;              // "" where the set has none
   std::array<std::set<std::string>, kRelationCount> columns;  // stored columns among the wanted
   // Its "id" is the rowid (INTEGER PRIMARY KEY, as rocprofv3 declares it): one row per id,
   // by the file's structure rather than by a constraint the file only claims.
@@ -573,7 +608,8 @@ class Reader {
       const std::string type = textAt(s.get(), 0), name = textAt(s.get(), 1);
       if (type == "view") {
         ++viewsSeen_;
-        if (firstView_.empty() && !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), suffixChar)) {
+        if (firstView_.empty() && !name.empty() && name.size() <= 64 &&
+            std::all_of(name.begin(), name.end(), suffixChar)) {
           firstView_ = name;
         }
         continue;
@@ -594,7 +630,8 @@ class Reader {
     }
     if (st == Step::Failed) return false;
     if (tooMany) {
-      limits_.push_back("more than " + std::to_string(kMaxTableSets) + " per-process table sets: the rest were not read");
+      limits_.push_back("more than " + std::to_string(kMaxTableSets) +
+                        " per-process table sets: the rest were not read");
     }
     for (auto& [suffix, set] : bySuffix) {
       if (!confirmRealTables(set)) return false;
@@ -692,7 +729,8 @@ class Reader {
   }
 
   std::string dispatchProblem(const TableSet& set) const {
-    const std::string table = "table " + (set.has(kDispatch) ? set.table[kDispatch] : kRelationName[kDispatch] + set.suffix);
+    const std::string table =
+        "table " + (set.has(kDispatch) ? set.table[kDispatch] : kRelationName[kDispatch] + set.suffix);
     const auto missing = lacking(set.columns[kDispatch], {"agent_id", "kernel_id", "start", "end"});
     if (!set.has(kDispatch) || !missing.empty()) return describeMissing(table, set.has(kDispatch), missing);
     const std::string symbols =
@@ -765,14 +803,14 @@ class Reader {
       }
       return;
     }
-    noAgentTable_.note(describeMissing(
-        "table " + (set.has(kAgent) ? set.table[kAgent] : kRelationName[kAgent] + set.suffix), set.has(kAgent),
-        lacking(set.columns[kAgent], {"id", "type"})));
+    noAgentTable_.note(
+        describeMissing("table " + (set.has(kAgent) ? set.table[kAgent] : kRelationName[kAgent] + set.suffix),
+                        set.has(kAgent), lacking(set.columns[kAgent], {"id", "type"})));
     if (!set.columns[kDispatch].count("agent_id")) return;
     // A first pass over the agent ids alone; the dispatch rows are read once numbering is known.
     const std::string what = "the agents of " + set.table[kDispatch];
-    const Statement s =
-        db_.prepare("SELECT K.\"agent_id\" FROM " + quoted(set.table[kDispatch]) + " K WHERE K.\"agent_id\" IS NOT NULL", what);
+    const Statement s = db_.prepare(
+        "SELECT K.\"agent_id\" FROM " + quoted(set.table[kDispatch]) + " K WHERE K.\"agent_id\" IS NOT NULL", what);
     if (!s) return;
     while (db_.step(s, what) == Step::Row) {
       if (const auto id = intAt(s.get(), 0)) {
@@ -827,10 +865,17 @@ class Reader {
 
   bool countSpan(Span span) {
     switch (span) {
-      case Span::Ok: return true;
-      case Span::Missing: ++skipped_; return false;
-      case Span::OutOfRange: ++outOfRange_; return false;
-      case Span::Reversed: ++reversed_; return false;
+      case Span::Ok:
+        return true;
+      case Span::Missing:
+        ++skipped_;
+        return false;
+      case Span::OutOfRange:
+        ++outOfRange_;
+        return false;
+      case Span::Reversed:
+        ++reversed_;
+        return false;
     }
     return false;
   }
@@ -867,9 +912,10 @@ class Reader {
         set.columns[kDispatch].count("event_id")) {
       event = lookup(set, kEvent, "E", "K.\"event_id\"", {"correlation_id"});
     }
-    std::string sql = "SELECT " + symbol.values[0] + ", " + symbol.values[1] + ", K.\"agent_id\", K.\"start\", K.\"end\"";
-    for (const char* c : {"grid_size_x", "grid_size_y", "grid_size_z", "workgroup_size_x", "workgroup_size_y",
-                          "workgroup_size_z"}) {
+    std::string sql =
+        "SELECT " + symbol.values[0] + ", " + symbol.values[1] + ", K.\"agent_id\", K.\"start\", K.\"end\"";
+    for (const char* c :
+         {"grid_size_x", "grid_size_y", "grid_size_z", "workgroup_size_x", "workgroup_size_y", "workgroup_size_z"}) {
       sql += ", " + set.col(kDispatch, "K", c);
     }
     sql += ", " + event.values[0] + " FROM " + quoted(set.table[kDispatch]) + " K" + symbol.join + event.join;
@@ -963,7 +1009,8 @@ class Reader {
 
   std::size_t finish() {
     if (noAgentTable_.count > 0) {
-      const std::string tail = ": GPUs are numbered by the agents that ran kernels; copy ends on no such agent count as host memory";
+      const std::string tail =
+          ": GPUs are numbered by the agents that ran kernels; copy ends on no such agent count as host memory";
       if (noAgentTable_.count == 1) {
         warnings_.push_back({"rocpd-schema", path_ + ": " + noAgentTable_.first + tail});
       } else {
@@ -978,10 +1025,12 @@ class Reader {
     if (!limits.empty()) {
       std::string text;
       for (const std::string& l : limits) text += (text.empty() ? "" : "; ") + l;
-      warnings_.push_back({"rocpd-limit", path_ + ": reading stopped at a limit (" + text + "): the records may be incomplete"});
+      warnings_.push_back(
+          {"rocpd-limit", path_ + ": reading stopped at a limit (" + text + "): the records may be incomplete"});
     }
     if (!db_.error().empty()) {
-      warnings_.push_back({"rocpd-unreadable", path_ + ": a query failed (" + db_.error() + "): the records may be incomplete"});
+      warnings_.push_back(
+          {"rocpd-unreadable", path_ + ": a query failed (" + db_.error() + "): the records may be incomplete"});
     }
     if (skipped_ > 0) {
       warnings_.push_back({"rocpd-rows-skipped", path_ + ": " + std::to_string(skipped_) +
@@ -1042,8 +1091,8 @@ std::size_t readRocpdDatabase(const std::string& path, std::int64_t clockToMonoN
   // No link, no FIFO, no device, nothing over the cap: SQLite gets only this descriptor.
   const ingest::SafeFile file = ingest::SafeFile::open(path, kRocpdMaxFileBytes);
   if (!file.ok()) {
-    warnings.push_back({"rocpd-unreadable", path + " could not be read (" + file.problem() +
-                                                "): pass the .db file rocprofv3 wrote"});
+    warnings.push_back(
+        {"rocpd-unreadable", path + " could not be read (" + file.problem() + "): pass the .db file rocprofv3 wrote"});
     return 0;
   }
   const HeapLimit heapLimit;

@@ -355,7 +355,8 @@ void TraceCollector::addLine(std::string_view line) {
     const auto uncertainty = optionalInt(*o, "alignUncertaintyNs", 0);
     if (!dropped || !uncertainty) return malformed(line);
     deviceDropped_ = addClamped(deviceDropped_, nonNegative(*dropped));
-    alignUncertaintyNs_ = std::max(alignUncertaintyNs_, std::clamp<std::int64_t>(*uncertainty, 0, kMaxAlignUncertaintyNs));
+    alignUncertaintyNs_ =
+        std::max(alignUncertaintyNs_, std::clamp<std::int64_t>(*uncertainty, 0, kMaxAlignUncertaintyNs));
   } else if (*kind == "cupti-end") {
     const auto dropped = optionalInt(*o, "dropped", 0);
     if (!dropped) return malformed(line);
@@ -381,8 +382,8 @@ bool TraceCollector::addDispatchMono(DispatchRecord d) {
   const auto start = ingest::sub(d.startNs, startMonoNs_);
   const auto end = ingest::sub(d.endNs, startMonoNs_);
   if (!start || !end) {
-    outOfRange("a " + (d.source.empty() ? "" : d.source + " ") + "dispatch of \"" + cutText(d.name, 80) + "\" from " + std::to_string(d.startNs) +
-               " to " + std::to_string(d.endNs) + " ns (CLOCK_MONOTONIC)");
+    outOfRange("a " + (d.source.empty() ? "" : d.source + " ") + "dispatch of \"" + cutText(d.name, 80) + "\" from " +
+               std::to_string(d.startNs) + " to " + std::to_string(d.endNs) + " ns (CLOCK_MONOTONIC)");
     return false;
   }
   d.startNs = *start;
@@ -398,8 +399,8 @@ bool TraceCollector::addCopyMono(CopyRecord c) {
   const auto start = ingest::sub(c.startNs, startMonoNs_);
   const auto end = ingest::sub(c.endNs, startMonoNs_);
   if (!start || !end) {
-    outOfRange("a " + (c.source.empty() ? "" : c.source + " ") + "copy from " + std::to_string(c.startNs) + " to " + std::to_string(c.endNs) +
-               " ns (CLOCK_MONOTONIC)");
+    outOfRange("a " + (c.source.empty() ? "" : c.source + " ") + "copy from " + std::to_string(c.startNs) + " to " +
+               std::to_string(c.endNs) + " ns (CLOCK_MONOTONIC)");
     return false;
   }
   c.startNs = *start;
@@ -487,13 +488,14 @@ void TraceCollector::foldSpans(std::vector<DeviceSpanRecord>* spans) {
 
   const std::int64_t slack = alignUncertaintyNs_;  // 0 .. kMaxAlignUncertaintyNs
   std::map<std::size_t, std::set<std::uint64_t>> cusByDispatch;
-  using TransferKey = std::tuple<std::size_t, std::string, int, std::string, bool>;  // dispatch, label, peer, mover, pull
+  using TransferKey =
+      std::tuple<std::size_t, std::string, int, std::string, bool>;  // dispatch, label, peer, mover, pull
   std::map<TransferKey, CopyRecord> transfers;
   std::vector<DeviceSpan> loose;
   for (DeviceSpan& s : spans_) {
     if (spans != nullptr) {
-      spans->push_back(DeviceSpanRecord{s.gpu, s.cu, s.xcc, s.label, s.startNs, s.endNs, s.bytes, s.peer, s.mover,
-                                        s.pull});
+      spans->push_back(
+          DeviceSpanRecord{s.gpu, s.cu, s.xcc, s.label, s.startNs, s.endNs, s.bytes, s.peer, s.mover, s.pull});
     }
     // No overflow: endNs - startNs >= 0 was checked to fit when the span was kept, and the
     // midpoint lies between the two.
@@ -600,9 +602,9 @@ void TraceCollector::finish(std::vector<DispatchRecord>& dispatches, std::vector
   copies_.clear();
 
   if (malformed_ > 0) {
-    warnings.push_back({"trace-line-malformed", std::to_string(malformed_) +
-                                                    " trace lines could not be read and were skipped; the first: " +
-                                                    firstMalformed_});
+    warnings.push_back(
+        {"trace-line-malformed", std::to_string(malformed_) +
+                                     " trace lines could not be read and were skipped; the first: " + firstMalformed_});
   }
   if (overlong_ > 0) {
     warnings.push_back({"trace-line-overlong", std::to_string(overlong_) + " trace lines were longer than " +
@@ -624,13 +626,13 @@ void TraceCollector::finish(std::vector<DispatchRecord>& dispatches, std::vector
                             firstOutOfRange_});
   }
   if (dispatchesDropped_ > 0 || copiesDropped_ > 0 || spansDropped_ > 0) {
-    warnings.push_back({"records-capped",
-                        "the run keeps at most " + std::to_string(limits_.maxDispatches) + " dispatches, " +
-                            std::to_string(limits_.maxCopies) + " copies and " + std::to_string(limits_.maxSpans) +
-                            " device-trace spans, with " + ingest::bytesInWords(limits_.maxTextBytes) +
-                            " of kernel names and labels from trace lines: " + std::to_string(dispatchesDropped_) +
-                            " dispatches, " + std::to_string(copiesDropped_) + " copies and " +
-                            std::to_string(spansDropped_) + " spans more were left out"});
+    warnings.push_back(
+        {"records-capped", "the run keeps at most " + std::to_string(limits_.maxDispatches) + " dispatches, " +
+                               std::to_string(limits_.maxCopies) + " copies and " + std::to_string(limits_.maxSpans) +
+                               " device-trace spans, with " + ingest::bytesInWords(limits_.maxTextBytes) +
+                               " of kernel names and labels from trace lines: " + std::to_string(dispatchesDropped_) +
+                               " dispatches, " + std::to_string(copiesDropped_) + " copies and " +
+                               std::to_string(spansDropped_) + " spans more were left out"});
   }
   if (cuptiDropped_ > 0) {
     warnings.push_back({"cupti-dropped", "CUPTI dropped " + std::to_string(cuptiDropped_) +
@@ -649,7 +651,7 @@ TraceFileRead readTraceFile(const std::string& path, std::uint64_t maxBytes, Tra
   TraceFileRead result;
   // No file at all is the usual case (every line came through the pipe). lstat only decides
   // whether to say so; the open below is the one that decides what is read.
-  struct stat st {};
+  struct stat st{};
   if (lstat(path.c_str(), &st) != 0 && errno == ENOENT) return result;
   const ingest::SafeFile file = ingest::SafeFile::open(path, maxBytes);
   if (!file.ok()) {

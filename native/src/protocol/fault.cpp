@@ -42,7 +42,8 @@ std::optional<FaultSpec> parseFaultSpec(std::string_view text) {
 
 std::string faultSpecForms() {
   std::string forms;
-  for (std::string_view name : limits::faultKinds) forms += (forms.empty() ? "" : ", ") + std::string(name) + "-after=N";
+  for (std::string_view name : limits::faultKinds)
+    forms += (forms.empty() ? "" : ", ") + std::string(name) + "-after=N";
   return forms;
 }
 

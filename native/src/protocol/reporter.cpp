@@ -60,17 +60,19 @@ void writeCellKey(JsonWriter& j, const CopyRequest& request) {
 
 std::string_view doneStatusName(DoneStatus status) {
   switch (status) {
-    case DoneStatus::Ok: return "ok";
-    case DoneStatus::Error: return "error";
-    case DoneStatus::Cancelled: return "cancelled";
+    case DoneStatus::Ok:
+      return "ok";
+    case DoneStatus::Error:
+      return "error";
+    case DoneStatus::Cancelled:
+      return "cancelled";
   }
   return "error";
 }
 
 }  // namespace
 
-Reporter::Reporter(std::FILE* out)
-    : out_(out), start_(std::chrono::steady_clock::now()), lastWrite_(start_) {
+Reporter::Reporter(std::FILE* out) : out_(out), start_(std::chrono::steady_clock::now()), lastWrite_(start_) {
   installHeartbeat([](void* reporter) { static_cast<Reporter*>(reporter)->heartbeat(); }, this);
 }
 
@@ -80,8 +82,8 @@ void Reporter::heartbeat() {
   const auto now = std::chrono::steady_clock::now();
   if (now - lastWrite_ < std::chrono::milliseconds(limits::heartbeatMs)) return;
   JsonWriter& j = begin("heartbeat");
-  j.key("elapsedMs").value(static_cast<std::int64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count()));
+  j.key("elapsedMs")
+      .value(static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count()));
   emit();
 }
 
@@ -262,8 +264,8 @@ double Reporter::cellGbps(std::uint64_t sizeBytes, const std::vector<double>& ti
   return stats.medianNs > 0 ? static_cast<double>(sizeBytes) / stats.medianNs : 0;
 }
 
-void Reporter::matrixTotal(const CopyRequest& path, int pairs, std::int64_t iters, std::uint64_t bytes,
-                           double seconds, const std::vector<GpuTotal>& gpus) {
+void Reporter::matrixTotal(const CopyRequest& path, int pairs, std::int64_t iters, std::uint64_t bytes, double seconds,
+                           const std::vector<GpuTotal>& gpus) {
   JsonWriter& j = begin("matrix-total");
   j.key("mover").value(moverName(path.path)).key("initiator").value(initiatorName(path.path));
   j.key("sizeBytes").value(path.sizeBytes).key("cus").value(path.cus);
@@ -349,8 +351,7 @@ void Reporter::warning(std::string_view code, std::string_view message) {
   emit();
 }
 
-void Reporter::error(std::string_view code, std::string_view message, std::string_view hint,
-                     std::string_view detail) {
+void Reporter::error(std::string_view code, std::string_view message, std::string_view hint, std::string_view detail) {
   JsonWriter& j = begin("error");
   j.key("code").value(code).key("message").value(message);
   if (!detail.empty()) j.key("detail").value(detail);
@@ -477,13 +478,26 @@ void Reporter::programExit(const std::vector<std::string>& argv, long pid, const
   j.key("event").value("exit");
   programHead(j, argv, pid);
   j.key("exitCode");
-  if (exit.signalName.empty()) j.value(exit.exitCode); else j.null();
+  if (exit.signalName.empty())
+    j.value(exit.exitCode);
+  else
+    j.null();
   j.key("signal");
-  if (exit.signalName.empty()) j.null(); else j.value(exit.signalName);
+  if (exit.signalName.empty())
+    j.null();
+  else
+    j.value(exit.signalName);
   if (!exit.kfdSdma.empty()) {
     j.key("kfdSdma").beginArray();
     for (const runmode::KfdSdmaActivity& a : exit.kfdSdma) {
-      j.beginObject().key("gpu").value(a.gpu).key("kfdGpuId").value(a.kfdGpuId).key("activity").value(a.counter).endObject();
+      j.beginObject()
+          .key("gpu")
+          .value(a.gpu)
+          .key("kfdGpuId")
+          .value(a.kfdGpuId)
+          .key("activity")
+          .value(a.counter)
+          .endObject();
     }
     j.endArray();
   }
@@ -526,7 +540,12 @@ void Reporter::libraryCalls(const runmode::LibraryCalls& c) {
   if (!c.library.empty()) j.key("library").value(c.library);
   j.key("op").value(c.op).key("transport").value(c.transport);
   if (c.sizeKind != librarylog::SizeKind::None) {
-    j.key("sizeKind").value(sizeKindName(c.sizeKind)).key("minBytes").value(c.minBytes).key("maxBytes").value(c.maxBytes);
+    j.key("sizeKind")
+        .value(sizeKindName(c.sizeKind))
+        .key("minBytes")
+        .value(c.minBytes)
+        .key("maxBytes")
+        .value(c.maxBytes);
   }
   j.key("calls").value(c.calls).key("ranks").value(c.ranks).key("evidence").value(c.evidence);
   emit();

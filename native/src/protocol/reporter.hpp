@@ -57,10 +57,10 @@ class Reporter {
   void cellError(const CopyRequest& request, std::string_view code, std::string_view message,
                  std::string_view hint = {}, std::string_view detail = {});
   // `src` and `dst`: the endpoints the timeline's copies ran between.
-  void timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
-                    std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock, int src, int dst);
-  void timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes,
-                      const std::optional<TimelineClock>& clock, int src, int dst);
+  void timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes, std::uint64_t sizeBytes,
+                    const std::optional<TimelineClock>& clock, int src, int dst);
+  void timelineInline(const TimelineEvents& events, std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock,
+                      int src, int dst);
   // A path that cannot exist between two endpoints, printed where its `points` samples would
   // have been (not counted as samples).
   void pathUnsupported(CopyPath path, int src, int dst, std::string_view reason, std::int64_t points);
@@ -68,8 +68,7 @@ class Reporter {
   // A `heartbeat` record, when nothing was written for limits::heartbeatMs.
   void heartbeat();
   // `hint` says what the user can do about it (optional field).
-  void error(std::string_view code, std::string_view message, std::string_view hint = {},
-             std::string_view detail = {});
+  void error(std::string_view code, std::string_view message, std::string_view hint = {}, std::string_view detail = {});
   void done(DoneStatus status);
 
   // collective: a variant's library and environment, then each measured point.

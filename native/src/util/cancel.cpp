@@ -18,7 +18,7 @@ constexpr std::chrono::milliseconds kSleepSlice{10};
 }  // namespace
 
 void installSignalHandlers() {
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = onSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // a write interrupted by the signal resumes, lines stay whole

@@ -12,10 +12,10 @@
 namespace sdma::runmode {
 
 struct SpawnRequest {
-  std::string path;               // what is executed (the program, or rocprofv3)
-  std::vector<std::string> argv;  // argv[0] included
+  std::string path;                                      // what is executed (the program, or rocprofv3)
+  std::vector<std::string> argv;                         // argv[0] included
   std::vector<std::pair<std::string, std::string>> env;  // set on top of the helper's environment
-  int inheritFd = -1;             // kept open across exec (the trace pipe's write end)
+  int inheritFd = -1;                                    // kept open across exec (the trace pipe's write end)
 };
 
 struct SpawnResult {

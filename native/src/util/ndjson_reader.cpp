@@ -82,10 +82,14 @@ class Parser {
     for (int k = 0; k < 4; ++k) {
       const char c = s_[i_ + static_cast<std::size_t>(k)];
       std::uint32_t d = 0;
-      if (c >= '0' && c <= '9') d = static_cast<std::uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') d = static_cast<std::uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') d = static_cast<std::uint32_t>(c - 'A' + 10);
-      else return std::nullopt;
+      if (c >= '0' && c <= '9')
+        d = static_cast<std::uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        d = static_cast<std::uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        d = static_cast<std::uint32_t>(c - 'A' + 10);
+      else
+        return std::nullopt;
       code = code * 16 + d;
     }
     i_ += 4;
@@ -106,14 +110,30 @@ class Parser {
       if (i_ >= s_.size()) break;
       const char e = s_[i_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           std::optional<std::uint32_t> code = hex4();
           if (!code) return fail("a \\u escape without four hex digits");
@@ -130,7 +150,8 @@ class Parser {
           appendUtf8(out, *code >= 0xD800 && *code <= 0xDFFF ? 0xFFFD : *code);
           break;
         }
-        default: return fail("an escape JSON does not have");
+        default:
+          return fail("an escape JSON does not have");
       }
     }
     return fail("a string without its closing quote");

@@ -29,11 +29,11 @@ struct Value {
   enum class Kind { Null, Bool, Int, Double, String, Array, Object };
   Kind kind = Kind::Null;
   bool boolean = false;
-  std::int64_t integer = 0;  // Int: exact (timestamps exceed 2^53)
-  double number = 0;         // Int and Double as a double; a Double beyond double's range is +-inf
-  bool integral = false;     // a Double written as a whole number (no fraction, no exponent): too big for int64
-  std::string text;          // String, as UTF-8 (\u escapes decoded; a lone surrogate becomes U+FFFD)
-  std::vector<Value> items;  // Array
+  std::int64_t integer = 0;     // Int: exact (timestamps exceed 2^53)
+  double number = 0;            // Int and Double as a double; a Double beyond double's range is +-inf
+  bool integral = false;        // a Double written as a whole number (no fraction, no exponent): too big for int64
+  std::string text;             // String, as UTF-8 (\u escapes decoded; a lone surrogate becomes U+FFFD)
+  std::vector<Value> items;     // Array
   std::vector<Member> members;  // Object: keys unique in first-seen order, a repeated key keeps its last value
 
   // The member `key` of an object, or null (absent, or this is not an object).

@@ -32,7 +32,7 @@ struct Prepared {
   std::vector<std::string> argStrings, envStrings;
   std::vector<char*> argv, envp;
   int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};  // stdin, stdout, stderr
-  int devNull = -1;                                   // posix_spawn path: opened here
+  int devNull = -1;                                  // posix_spawn path: opened here
 
   ~Prepared() {
     for (auto& p : pipes) {
@@ -121,8 +121,10 @@ Child startWithFork(const Spec& spec, Prepared& p) {
     if (spec.out == Stream::ToStderr) dup2(2, 1);
     for (int s = 0; s < 3; ++s) {
       // dup2 onto itself keeps close-on-exec (a helper started with that stream closed).
-      if (p.childEnd(s) == s) fcntl(s, F_SETFD, 0);
-      else if (p.childEnd(s) >= 0) dup2(p.childEnd(s), s);
+      if (p.childEnd(s) == s)
+        fcntl(s, F_SETFD, 0);
+      else if (p.childEnd(s) >= 0)
+        dup2(p.childEnd(s), s);
     }
     if (spec.keepFd >= 0) fcntl(spec.keepFd, F_SETFD, 0);
     execve(spec.path.c_str(), p.argv.data(), p.envp.data());

@@ -6,6 +6,8 @@
 
 namespace sdma::ingest {
 
-Control Control::process() { return Control([] { return cancel::requested(); }, [] { sdma::heartbeat(); }); }
+Control Control::process() {
+  return Control([] { return cancel::requested(); }, [] { sdma::heartbeat(); });
+}
 
 }  // namespace sdma::ingest

@@ -54,7 +54,7 @@ SafeFile SafeFile::open(const std::string& path, std::uint64_t maxBytes) {
     }
     return f;
   }
-  struct stat st {};
+  struct stat st{};
   if (fstat(fd, &st) != 0) {
     f.problem_ = std::strerror(errno);
     ::close(fd);
@@ -78,7 +78,8 @@ SafeFile SafeFile::open(const std::string& path, std::uint64_t maxBytes) {
   return f;
 }
 
-SafeFile::SafeFile(SafeFile&& other) noexcept : fd_(other.fd_), size_(other.size_), problem_(std::move(other.problem_)) {
+SafeFile::SafeFile(SafeFile&& other) noexcept
+    : fd_(other.fd_), size_(other.size_), problem_(std::move(other.problem_)) {
   other.fd_ = -1;
 }
 
@@ -201,14 +202,16 @@ void walk(const std::string& dir, int depth, int maxDepth, std::size_t maxFiles,
     }
     const std::string name = e->d_name;
     if (name == "." || name == "..") continue;
-    struct stat st {};
+    struct stat st{};
     if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     const std::string path = dir + "/" + name;
     if (S_ISLNK(st.st_mode)) {
       ++out.linksSkipped;
     } else if (S_ISDIR(st.st_mode)) {
-      if (depth < maxDepth) subdirs.push_back(path);
-      else out.tooDeep = true;
+      if (depth < maxDepth)
+        subdirs.push_back(path);
+      else
+        out.tooDeep = true;
     } else if (S_ISREG(st.st_mode)) {
       if (out.files.size() >= maxFiles) {
         out.tooMany = true;

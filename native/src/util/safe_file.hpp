@@ -62,8 +62,8 @@ struct ChunkReadResult {
   std::uint64_t bytes = 0;
   bool byteCapReached = false;  // the file held more than maxBytes: the rest was not read
   bool cancelled = false;
-  bool stopped = false;         // onChunk returned false
-  std::string problem;          // a read error, in words
+  bool stopped = false;  // onChunk returned false
+  std::string problem;   // a read error, in words
 };
 
 // The one capped, cancellable read loop: a file opened with SafeFile in chunks of at most
@@ -78,7 +78,7 @@ struct LineReadResult {
   std::uint64_t overlongLines = 0;
   bool byteCapReached = false;  // the file held more than maxBytes: the rest was not read
   bool cancelled = false;
-  std::string problem;          // a read error, in words
+  std::string problem;  // a read error, in words
 };
 
 // Reads a file opened with SafeFile line by line, at most maxBytes of it, polling `control`

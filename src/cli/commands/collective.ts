@@ -45,16 +45,29 @@ const FLAGS = {
   },
 } as const;
 
-export async function collective(command: 'collective' | 'overlap', argv: string[], signal: AbortSignal): Promise<number> {
-  const { values } = parseFlags({ args: argv, strict: true, options: { backend: { type: 'string' }, ...FLAGS[command], ...RUN_OPTIONS } });
+export async function collective(
+  command: 'collective' | 'overlap',
+  argv: string[],
+  signal: AbortSignal,
+): Promise<number> {
+  const { values } = parseFlags({
+    args: argv,
+    strict: true,
+    options: { backend: { type: 'string' }, ...FLAGS[command], ...RUN_OPTIONS },
+  });
   const backend = values.backend ?? 'auto';
   const given = values as Record<string, string | boolean | undefined>;
-  const passed = Object.keys(FLAGS[command]).flatMap((name) => (typeof given[name] === 'string' ? [`--${name}`, given[name] as string] : []));
+  const passed = Object.keys(FLAGS[command]).flatMap((name) =>
+    typeof given[name] === 'string' ? [`--${name}`, given[name] as string] : [],
+  );
   const helperArgs = [command, '--backend', backend, ...passed];
   const ran = await runOnConsole({ command, idTag: backend, backend, args: () => helperArgs }, { values, signal });
   if (!ran.run) return ran.code;
   const runFile = storeOf(values).fileOf(ran.run.header.id);
-  if (values.json) process.stdout.write(`${jsonText({ runFile, message: ran.run.end?.message ?? '', ...collectivePageView(ran.run) }, 2)}\n`);
+  if (values.json)
+    process.stdout.write(
+      `${jsonText({ runFile, message: ran.run.end?.message ?? '', ...collectivePageView(ran.run) }, 2)}\n`,
+    );
   else process.stdout.write(`${collectiveTable(ran.run)}\n${savedLines(runFile)}`);
   return ran.code;
 }

@@ -7,7 +7,14 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Comparison, PointComparison } from '../../core/compare/compare';
-import { CompareError, MAX_COMPARED_POINTS, belowBeyondNoise, belowNoiseUnknown, compareRuns, formatRatio } from '../../core/compare/compare';
+import {
+  CompareError,
+  MAX_COMPARED_POINTS,
+  belowBeyondNoise,
+  belowNoiseUnknown,
+  compareRuns,
+  formatRatio,
+} from '../../core/compare/compare';
 import { compareTable } from '../../core/compare/compareTable';
 import type { Run } from '../../core/run';
 import { RUN_FILE_NAME } from '../../core/run';
@@ -29,7 +36,9 @@ export function runFileOf(store: RunStore, arg: string): string {
   const path = resolve(arg);
   if (isDir(path) && isFile(join(path, RUN_FILE_NAME))) return join(path, RUN_FILE_NAME);
   if (isFile(path)) return path;
-  throw new UsageError(`"${arg}" is neither a run in ${store.root} (sdma-lens runs lists them) nor a ${RUN_FILE_NAME} file or run folder`);
+  throw new UsageError(
+    `"${arg}" is neither a run in ${store.root} (sdma-lens runs lists them) nor a ${RUN_FILE_NAME} file or run folder`,
+  );
 }
 
 /** The run file of a run id; undefined when the text cannot be one (a path). */
@@ -50,7 +59,10 @@ function number(flag: string, text: string, check: (x: number) => boolean, what:
 const listed = (points: PointComparison[]) => points.map((p) => `${p.label} ${formatRatio(p)}`).join('; ');
 
 /** What the gate found: the table's closing lines, and the stderr line when it fails. */
-function gateLines(c: Comparison, threshold: number): { lines: string[]; failing: PointComparison[]; unjudged: PointComparison[] } {
+function gateLines(
+  c: Comparison,
+  threshold: number,
+): { lines: string[]; failing: PointComparison[]; unjudged: PointComparison[] } {
   const failing = belowBeyondNoise(c, threshold);
   const unjudged = belowNoiseUnknown(c, threshold);
   const lines = [
@@ -58,8 +70,12 @@ function gateLines(c: Comparison, threshold: number): { lines: string[]; failing
       ? `--fail-below ${threshold}: ${failing.length} point${failing.length === 1 ? '' : 's'} below ${threshold} beyond noise: ${listed(failing)}`
       : `--fail-below ${threshold}: no point below ${threshold} beyond noise`,
   ];
-  if (unjudged.length > 0) lines.push(`--fail-below ${threshold}: ${unjudged.length} point${unjudged.length === 1 ? '' : 's'} below ${threshold} with unknown noise, not judged: ${listed(unjudged)}`);
-  if (!c.points.some((p) => p.interval)) lines.push(`--fail-below ${threshold}: no common point has a known spread, so none could fail`);
+  if (unjudged.length > 0)
+    lines.push(
+      `--fail-below ${threshold}: ${unjudged.length} point${unjudged.length === 1 ? '' : 's'} below ${threshold} with unknown noise, not judged: ${listed(unjudged)}`,
+    );
+  if (!c.points.some((p) => p.interval))
+    lines.push(`--fail-below ${threshold}: no common point has a known spread, so none could fail`);
   return { lines, failing, unjudged };
 }
 
@@ -76,13 +92,29 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
       'baseline-runs': { type: 'string' },
     },
   });
-  if (positionals.length !== 2) throw new UsageError(`needs two runs, A (the baseline) and B, each a run id or a ${RUN_FILE_NAME} file (got ${positionals.length})`);
-  const threshold = values['fail-below'] === undefined ? undefined : number('fail-below', values['fail-below'], (x) => x > 0, 'a ratio above 0, e.g. 0.95');
+  if (positionals.length !== 2)
+    throw new UsageError(
+      `needs two runs, A (the baseline) and B, each a run id or a ${RUN_FILE_NAME} file (got ${positionals.length})`,
+    );
+  const threshold =
+    values['fail-below'] === undefined
+      ? undefined
+      : number('fail-below', values['fail-below'], (x) => x > 0, 'a ratio above 0, e.g. 0.95');
   // Without --tolerance or --baseline-runs the run-to-run tolerance is the default measured in bench/results.
-  const tolerance = values.tolerance === undefined ? undefined : number('tolerance', values.tolerance, (x) => x >= 0 && x < 1, 'a fraction from 0 to below 1, e.g. 0.01 for 1 %');
+  const tolerance =
+    values.tolerance === undefined
+      ? undefined
+      : number(
+          'tolerance',
+          values.tolerance,
+          (x) => x >= 0 && x < 1,
+          'a fraction from 0 to below 1, e.g. 0.01 for 1 %',
+        );
   const baselineArgs = values['baseline-runs']?.split(',').map((x) => x.trim());
-  if (baselineArgs?.some((x) => x === '')) throw new UsageError(`--baseline-runs needs a comma list of runs, repeats of A (got "${values['baseline-runs']}")`);
-  if (tolerance !== undefined && baselineArgs) throw new UsageError('--tolerance and --baseline-runs both set the run-to-run tolerance: give one of them');
+  if (baselineArgs?.some((x) => x === ''))
+    throw new UsageError(`--baseline-runs needs a comma list of runs, repeats of A (got "${values['baseline-runs']}")`);
+  if (tolerance !== undefined && baselineArgs)
+    throw new UsageError('--tolerance and --baseline-runs both set the run-to-run tolerance: give one of them');
   const store = storeOf(values);
   const files = positionals.map((arg) => runFileOf(store, arg));
   const baselineFiles = (baselineArgs ?? []).map((arg) => runFileOf(store, arg));
@@ -93,7 +125,10 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
   if (signal?.aborted) return 130;
   let comparison: Comparison;
   try {
-    comparison = compareRuns(a, b, { ...(tolerance !== undefined ? { tolerance } : {}), ...(baselines.length > 0 ? { baselines } : {}) });
+    comparison = compareRuns(a, b, {
+      ...(tolerance !== undefined ? { tolerance } : {}),
+      ...(baselines.length > 0 ? { baselines } : {}),
+    });
   } catch (err) {
     if (!(err instanceof CompareError)) throw err;
     process.stderr.write(`sdma-lens: ${terminalLine(err.message)}\n`);
@@ -101,8 +136,12 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
   }
   const gate = threshold === undefined ? undefined : gateLines(comparison, threshold);
   if (values.json) {
-    const failBelow = gate ? { threshold, below: gate.failing.map((p) => p.key), unknownNoiseBelow: gate.unjudged.map((p) => p.key) } : undefined;
-    process.stdout.write(`${jsonText({ ...comparison, files: { a: files[0], b: files[1], ...(baselineFiles.length > 0 ? { baselines: baselineFiles } : {}) }, ...(failBelow ? { failBelow } : {}) }, 2)}\n`);
+    const failBelow = gate
+      ? { threshold, below: gate.failing.map((p) => p.key), unknownNoiseBelow: gate.unjudged.map((p) => p.key) }
+      : undefined;
+    process.stdout.write(
+      `${jsonText({ ...comparison, files: { a: files[0], b: files[1], ...(baselineFiles.length > 0 ? { baselines: baselineFiles } : {}) }, ...(failBelow ? { failBelow } : {}) }, 2)}\n`,
+    );
   } else {
     // The table's lines are each one line already; the gate's name points by their labels, so each is made one line too.
     const text = [compareTable(comparison), ...(gate?.lines ?? []).map((l) => terminalLine(`# ${l}`))].join('\n');
@@ -110,7 +149,9 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
   }
   if (gate && gate.failing.length > 0) {
     const worst = gate.failing.reduce((w, p) => (p.ratio < w.ratio ? p : w));
-    process.stderr.write(`sdma-lens: ${gate.failing.length} point${gate.failing.length === 1 ? '' : 's'} below ${threshold} beyond noise (lowest: ${terminalLine(worst.label)} ${formatRatio(worst)})\n`);
+    process.stderr.write(
+      `sdma-lens: ${gate.failing.length} point${gate.failing.length === 1 ? '' : 's'} below ${threshold} beyond noise (lowest: ${terminalLine(worst.label)} ${formatRatio(worst)})\n`,
+    );
     return 1;
   }
   return 0;

@@ -27,7 +27,17 @@ import { jsonText, terminalLine } from '../../core/text';
 import { cliHelpers } from '../console';
 import { parseFlags } from '../flags';
 import { matrixOptionsOf, sweepOptionsOf } from '../measure';
-import { MEASURE_OPTIONS, RUN_OPTIONS, UsageError, asUsage, helperOption, int, sshConnection, stallTimeout, storeOf } from '../options';
+import {
+  MEASURE_OPTIONS,
+  RUN_OPTIONS,
+  UsageError,
+  asUsage,
+  helperOption,
+  int,
+  sshConnection,
+  stallTimeout,
+  storeOf,
+} from '../options';
 
 const FLEET_OPTIONS = {
   nodes: { type: 'string' },
@@ -49,15 +59,25 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   if (argv[0] === 'show') return show(argv.slice(1));
   if (argv[0] === 'collect') return collect(argv.slice(1), signal);
   if (argv[0] === 'cancel') return cancelQueued(argv.slice(1));
-  const { values } = parseFlags({ args: argv, strict: true, options: { ...FLEET_OPTIONS, ...MEASURE_OPTIONS, ...RUN_OPTIONS } });
+  const { values } = parseFlags({
+    args: argv,
+    strict: true,
+    options: { ...FLEET_OPTIONS, ...MEASURE_OPTIONS, ...RUN_OPTIONS },
+  });
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const allocation = asUsage((): FleetRequest['allocation'] => {
-    const job = values.jobid ?? (values.nodes === undefined && values.nodelist === undefined ? process.env.SLURM_JOB_ID : undefined);
+    const job =
+      values.jobid ??
+      (values.nodes === undefined && values.nodelist === undefined ? process.env.SLURM_JOB_ID : undefined);
     if (job !== undefined) {
-      if (values.nodes !== undefined || values.nodelist !== undefined || values.partition !== undefined) throw new Error('--jobid uses an allocation as it is: leave out --nodes, --nodelist and --partition');
+      if (values.nodes !== undefined || values.nodelist !== undefined || values.partition !== undefined)
+        throw new Error('--jobid uses an allocation as it is: leave out --nodes, --nodelist and --partition');
       return { job: checkJobId(job) };
     }
-    if (values.nodes === undefined && values.nodelist === undefined) throw new Error('say which nodes: --nodes N (with --partition P), --nodelist LIST, or --jobid J for an allocation you hold (inside one, $SLURM_JOB_ID is used)');
+    if (values.nodes === undefined && values.nodelist === undefined)
+      throw new Error(
+        'say which nodes: --nodes N (with --partition P), --nodelist LIST, or --jobid J for an allocation you hold (inside one, $SLURM_JOB_ID is used)',
+      );
     const request: AllocationRequest = {
       ...(values.nodes !== undefined ? { nodes: int('nodes', values.nodes, 0) } : {}),
       ...(values.partition !== undefined ? { partition: checkSlurmName('--partition', values.partition) } : {}),
@@ -70,17 +90,22 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
     return request;
   });
   const parallel = int('parallel', values.parallel, DEFAULT_PARALLEL);
-  if (parallel < 1 || parallel > 1024) throw new UsageError(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
+  if (parallel < 1 || parallel > 1024)
+    throw new UsageError(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
   // Every node's sweep at the node's default pair (the nodes' GPUs need not be numbered alike).
   const sweep = sweepOptionsOf(values, []);
-  const matrix = values.matrix ? matrixOptionsOf(values, { flag: 'matrix-size', text: values['matrix-size'] }, false) : undefined;
+  const matrix = values.matrix
+    ? matrixOptionsOf(values, { flag: 'matrix-size', text: values['matrix-size'] }, false)
+    : undefined;
 
   const helper = helperOption(values);
   const stallTimeoutS = stallTimeout(values);
   if (values.queue) {
     if (matrix) throw new UsageError('--queue runs the sweep only: leave out --matrix (or run the fleet live)');
-    if (values.target && values.target !== 'local') throw new UsageError('--queue submits from the login node itself: run sdma-lens there, without --target');
-    if ('job' in allocation) throw new UsageError('--queue asks for a new allocation: give --nodes or --nodelist, not --jobid');
+    if (values.target && values.target !== 'local')
+      throw new UsageError('--queue submits from the login node itself: run sdma-lens there, without --target');
+    if ('job' in allocation)
+      throw new UsageError('--queue asks for a new allocation: give --nodes or --nodelist, not --jobid');
     return queue(allocation, sweepCommand(sweep), values, helper, signal);
   }
   const conn = sshConnection(values);
@@ -108,7 +133,8 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
         onEvent: (e) => {
           if (e.kind === 'queued') say(`queued as Slurm job ${e.job}; waiting for the nodes (Ctrl+C cancels it)`);
           if (e.kind === 'allocated') say(`job ${e.job}: ${e.nodes.length} nodes (${e.nodes.join(',')})`);
-          if (e.kind === 'node-end') say(`${e.node}: ${e.command} ${e.status}${e.message ? ` (${e.message})` : ''} [${e.done}/${e.total}]`);
+          if (e.kind === 'node-end')
+            say(`${e.node}: ${e.command} ${e.status}${e.message ? ` (${e.message})` : ''} [${e.done}/${e.total}]`);
           if (e.kind === 'releasing') say(`job ${e.job} cancelled; waiting for Slurm to stop listing it (${e.state})`);
           if (e.kind === 'released' && e.gone) say(`allocation ${e.job} given back: Slurm no longer lists it`);
         },
@@ -129,13 +155,31 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
   }
 }
 
-async function queue(allocation: AllocationRequest, sweep: HelperCommand, values: { 'runs-dir'?: string; json?: boolean }, helper: string | undefined, signal: AbortSignal): Promise<number> {
+async function queue(
+  allocation: AllocationRequest,
+  sweep: HelperCommand,
+  values: { 'runs-dir'?: string; json?: boolean },
+  helper: string | undefined,
+  signal: AbortSignal,
+): Promise<number> {
   const fleets = new FleetStore(storeOf(values).root);
   try {
-    const index = await queueFleet(allocation, sweep, { base: new LocalTarget(), helpers: cliHelpers(helper), fleets, signal });
-    if (values.json) process.stdout.write(`${jsonText({ fleet: index.id, job: index.slurm.job, status: index.status, fleetFile: fleets.fileOf(index.id) }, 2)}\n`);
+    const index = await queueFleet(allocation, sweep, {
+      base: new LocalTarget(),
+      helpers: cliHelpers(helper),
+      fleets,
+      signal,
+    });
+    if (values.json)
+      process.stdout.write(
+        `${jsonText({ fleet: index.id, job: index.slurm.job, status: index.status, fleetFile: fleets.fileOf(index.id) }, 2)}\n`,
+      );
     else {
-      const lines = [`# fleet ${index.id}: queued as Slurm job ${index.slurm.job}`, `# collect it once it has run: sdma-lens fleet collect ${index.id} (--wait to wait for it); cancel: sdma-lens fleet cancel ${index.id}`, `# saved: ${fleets.fileOf(index.id)}`];
+      const lines = [
+        `# fleet ${index.id}: queued as Slurm job ${index.slurm.job}`,
+        `# collect it once it has run: sdma-lens fleet collect ${index.id} (--wait to wait for it); cancel: sdma-lens fleet cancel ${index.id}`,
+        `# saved: ${fleets.fileOf(index.id)}`,
+      ];
       process.stdout.write(`${lines.map(terminalLine).join('\n')}\n`);
     }
     return 0;
@@ -156,21 +200,42 @@ function queuedId(fleets: FleetStore, given: string | undefined): string {
       return false;
     }
   });
-  if (id === undefined) throw new UsageError(`no queued fleet in ${fleets.root} (queue one with: sdma-lens fleet --queue --nodes N)`);
+  if (id === undefined)
+    throw new UsageError(`no queued fleet in ${fleets.root} (queue one with: sdma-lens fleet --queue --nodes N)`);
   return id;
 }
 
 async function collect(argv: string[], signal: AbortSignal): Promise<number> {
-  const { values, positionals } = parseFlags({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], wait: { type: 'boolean', default: false }, thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
+  const { values, positionals } = parseFlags({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      json: RUN_OPTIONS.json,
+      'runs-dir': RUN_OPTIONS['runs-dir'],
+      wait: { type: 'boolean', default: false },
+      thresholds: FLEET_OPTIONS.thresholds,
+      'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'],
+    },
+  });
   if (positionals.length > 1) throw new UsageError('fleet collect takes at most one fleet id');
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const store = storeOf(values);
   const fleets = new FleetStore(store.root);
   const id = queuedId(fleets, positionals[0]);
   try {
-    const result = await collectFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets, store, signal, wait: values.wait });
+    const result = await collectFleet(id, {
+      base: new LocalTarget(),
+      helpers: cliHelpers(undefined),
+      fleets,
+      store,
+      signal,
+      wait: values.wait,
+    });
     if (result.kind === 'waiting') {
-      process.stderr.write(`sdma-lens: ${terminalLine(`job ${result.index.slurm.job} of fleet ${id} is ${result.state}; collect it when it has ended (or add --wait)`)}\n`);
+      process.stderr.write(
+        `sdma-lens: ${terminalLine(`job ${result.index.slurm.job} of fleet ${id} is ${result.state}; collect it when it has ended (or add --wait)`)}\n`,
+      );
       return signal.aborted ? 130 : 3;
     }
     const view = fleetView(result.index, result.runs, thresholds);
@@ -184,15 +249,25 @@ async function collect(argv: string[], signal: AbortSignal): Promise<number> {
 }
 
 async function cancelQueued(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags({ args: argv, strict: true, allowPositionals: true, options: { 'runs-dir': RUN_OPTIONS['runs-dir'] } });
+  const { values, positionals } = parseFlags({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: { 'runs-dir': RUN_OPTIONS['runs-dir'] },
+  });
   if (positionals.length > 1) throw new UsageError('fleet cancel takes at most one fleet id');
   const fleets = new FleetStore(storeOf(values).root);
   const id = queuedId(fleets, positionals[0]);
   try {
     const index = await cancelQueuedFleet(id, { base: new LocalTarget(), helpers: cliHelpers(undefined), fleets });
     const r = index.slurm.released;
-    const left = r && !r.gone ? ` but still listed as ${r.state} after ${(r.waitedMs / 1000).toFixed(0)} s` : ', gone from the queue';
-    process.stdout.write(`${terminalLine(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled${left}; what its nodes wrote: sdma-lens fleet collect ${index.id}`)}\n`);
+    const left =
+      r && !r.gone
+        ? ` but still listed as ${r.state} after ${(r.waitedMs / 1000).toFixed(0)} s`
+        : ', gone from the queue';
+    process.stdout.write(
+      `${terminalLine(`# fleet ${index.id}: Slurm job ${index.slurm.job} cancelled${left}; what its nodes wrote: sdma-lens fleet collect ${index.id}`)}\n`,
+    );
     return 0;
   } catch (err) {
     if (!(err instanceof SlurmError)) throw err;
@@ -206,7 +281,9 @@ function readThresholds(file: string): Thresholds {
   try {
     text = readSafeFileSync(file, 'thresholds').toString('utf8');
   } catch (err) {
-    throw new UsageError(`--thresholds: ${err instanceof SafeFileError ? err.message : `${file} could not be read: ${(err as Error).message}`}`);
+    throw new UsageError(
+      `--thresholds: ${err instanceof SafeFileError ? err.message : `${file} could not be read: ${(err as Error).message}`}`,
+    );
   }
   try {
     return parseThresholds(text, file);
@@ -228,7 +305,17 @@ function print(view: FleetView, json: boolean, file: string): void {
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags({ args: argv, strict: true, allowPositionals: true, options: { json: RUN_OPTIONS.json, 'runs-dir': RUN_OPTIONS['runs-dir'], thresholds: FLEET_OPTIONS.thresholds, 'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'] } });
+  const { values, positionals } = parseFlags({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      json: RUN_OPTIONS.json,
+      'runs-dir': RUN_OPTIONS['runs-dir'],
+      thresholds: FLEET_OPTIONS.thresholds,
+      'fail-on-outliers': FLEET_OPTIONS['fail-on-outliers'],
+    },
+  });
   if (positionals.length > 1) throw new UsageError('fleet show takes at most one fleet id');
   const thresholds = values.thresholds ? readThresholds(values.thresholds) : undefined;
   const store = storeOf(values);

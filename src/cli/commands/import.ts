@@ -24,17 +24,26 @@ import { UsageError, sizeOption, storeOf } from '../options';
 type Values = RunValues & { 'buffer-size'?: string };
 
 /** Worse ends win: cancelled, then refused or unknown, then failed, then ok. */
-const worst = (a: number, b: number) => ([130, 2, 1, 0].find((c) => c === a || c === b) ?? Math.max(a, b));
+const worst = (a: number, b: number) => [130, 2, 1, 0].find((c) => c === a || c === b) ?? Math.max(a, b);
 
 export async function importFiles(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseFlags({
     args: argv,
     strict: true,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, 'runs-dir': { type: 'string' }, helper: { type: 'string' }, 'buffer-size': { type: 'string' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      'runs-dir': { type: 'string' },
+      helper: { type: 'string' },
+      'buffer-size': { type: 'string' },
+    },
   });
-  if (positionals.length === 0) throw new UsageError('needs one or more files: outputs of TransferBench, nvbandwidth, nccl-tests or rccl-tests, or a rocprofv3 profile (rocpd .db file or CSV folder)');
-  const bufferBytes = values['buffer-size'] !== undefined ? sizeOption('buffer-size', values['buffer-size']) : undefined;
+  if (positionals.length === 0)
+    throw new UsageError(
+      'needs one or more files: outputs of TransferBench, nvbandwidth, nccl-tests or rccl-tests, or a rocprofv3 profile (rocpd .db file or CSV folder)',
+    );
+  const bufferBytes =
+    values['buffer-size'] !== undefined ? sizeOption('buffer-size', values['buffer-size']) : undefined;
   const store = storeOf(values);
   const results: unknown[] = [];
   let code = 0;
@@ -80,19 +89,37 @@ function importedJson(run: Run, file: string, runFile: string) {
 }
 
 /** A rocprofv3 profile, read by the helper on this machine (`sdma-probe import`), its kernels printed. */
-async function importProfile(path: string, values: Values, signal: AbortSignal, store: RunStore): Promise<{ code: number; result?: unknown }> {
+async function importProfile(
+  path: string,
+  values: Values,
+  signal: AbortSignal,
+  store: RunStore,
+): Promise<{ code: number; result?: unknown }> {
   let helperArgs: string[];
   try {
     helperArgs = await importArgs(path);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const ran = await runOnConsole({ command: 'import', idTag: 'rocprofv3', args: () => helperArgs }, { values, signal, localOnly: true });
+  const ran = await runOnConsole(
+    { command: 'import', idTag: 'rocprofv3', args: () => helperArgs },
+    { values, signal, localOnly: true },
+  );
   if (!ran.run) return { code: ran.code };
   const runFile = store.fileOf(ran.run.header.id);
   if (values.json) {
     const summary = summarizeProfile(ran.run.dispatches, ran.run.copies);
-    return { code: ran.code, result: { runId: ran.run.header.id, runFile, status: ran.run.end?.status, message: ran.run.end?.message ?? '', ...summary, warnings: ran.run.warnings } };
+    return {
+      code: ran.code,
+      result: {
+        runId: ran.run.header.id,
+        runFile,
+        status: ran.run.end?.status,
+        message: ran.run.end?.message ?? '',
+        ...summary,
+        warnings: ran.run.warnings,
+      },
+    };
   }
   // The title and the kernel lines are one line each (profileText.ts); so is each warning of the helper.
   process.stdout.write(`# ${profileTitle(ran.run)}\n${profileLines(ran.run).join('\n')}\n`);

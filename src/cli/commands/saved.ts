@@ -4,7 +4,11 @@ import { adviseFromRun, shellExports } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { advisable } from '../../core/advice/advisable';
 import { adviceFor } from '../../core/advice/fronts';
-import { collectiveAdviceFor, collectiveAdviceText, collectiveExports } from '../../core/collective/collectiveAdviceText';
+import {
+  collectiveAdviceFor,
+  collectiveAdviceText,
+  collectiveExports,
+} from '../../core/collective/collectiveAdviceText';
 import { collectiveAdviceOf } from '../../core/collective/collectiveView';
 import { pairName, parsePair } from '../../core/endpoints';
 import type { Run } from '../../core/run';
@@ -34,7 +38,8 @@ export async function advise(argv: string[]): Promise<number> {
       pair: { type: 'string' },
     },
   });
-  if (positionals.length > 1) throw new UsageError(`takes at most one run id (got ${positionals.length}: ${positionals.join(' ')})`);
+  if (positionals.length > 1)
+    throw new UsageError(`takes at most one run id (got ${positionals.length}: ${positionals.join(' ')})`);
   // The flags are checked before any run is looked for: a bad one is said whatever the runs folder holds.
   let options: AdviceOptions;
   try {
@@ -53,34 +58,47 @@ export async function advise(argv: string[]): Promise<number> {
   const store = storeOf(values);
   const id = positionals[0] ?? (await newestSweepWithSamples(store));
   if (!id) {
-    process.stderr.write(`sdma-lens: ${terminalLine(`no sweep with samples in ${store.root}; run \`sdma-lens sweep\` first`)}\n`);
+    process.stderr.write(
+      `sdma-lens: ${terminalLine(`no sweep with samples in ${store.root}; run \`sdma-lens sweep\` first`)}\n`,
+    );
     return 1;
   }
   // A refined sweep is advised with its refined points.
   const run = await openAdvisedRun(store, id);
   const what = advisable(run);
   if (what.kind === 'none') {
-    process.stderr.write(`sdma-lens: ${terminalLine(`${what.why}. advise works on a sweep (sdma-lens sweep, or an imported TransferBench or nvbandwidth output) or a collective run (sdma-lens collective, or an imported nccl-tests or rccl-tests output); nothing was advised`)}\n`);
+    process.stderr.write(
+      `sdma-lens: ${terminalLine(`${what.why}. advise works on a sweep (sdma-lens sweep, or an imported TransferBench or nvbandwidth output) or a collective run (sdma-lens collective, or an imported nccl-tests or rccl-tests output); nothing was advised`)}\n`,
+    );
     return 1;
   }
   if (what.kind === 'collective') {
     const given = SWEEP_FLAGS.filter((f) => values[f] !== undefined).map((f) => `--${f}`);
-    if (given.length > 0) throw new UsageError(`${given.join(', ')}: for a sweep's advice; run ${id} is a collective run, advised from its own measurements`);
+    if (given.length > 0)
+      throw new UsageError(
+        `${given.join(', ')}: for a sweep's advice; run ${id} is a collective run, advised from its own measurements`,
+      );
     return adviseCollective(run, id, values.json);
   }
   if (options.pair && !run.samples.some((s) => s.src === options.pair!.src && s.dst === options.pair!.dst)) {
-    throw new UsageError(`--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`);
+    throw new UsageError(
+      `--pair ${values.pair}: run ${id} has no samples for ${pairName(options.pair)} (it measured ${[...new Set(run.samples.map((s) => pairName(s)))].join(', ') || 'nothing'})`,
+    );
   }
   // Worded for the CLI: options named as its flags.
   const advice = adviceFor(adviseFromRun(run, options), 'cli');
   const problems = problemsOf(run);
-  if (values.json) process.stdout.write(`${jsonText({ runId: id, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
+  if (values.json)
+    process.stdout.write(`${jsonText({ runId: id, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
   else {
     // A block meant to be sourced: comment lines (shellComment) and checked export lines (shellExports), nothing else.
     // Advice from a damaged run says so first, so a copied block of settings carries the warning.
-    process.stdout.write(`${problemsLine(id, problems)}${shellComment(`run ${id}, ${advice.pairLabel}`)}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`);
+    process.stdout.write(
+      `${problemsLine(id, problems)}${shellComment(`run ${id}, ${advice.pairLabel}`)}\n${adviceText(advice)}\n# shell:\n${shellExports(advice)}\n`,
+    );
   }
-  if (problems && values.json) process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
+  if (problems && values.json)
+    process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
   return 0;
 }
 
@@ -91,10 +109,15 @@ function adviseCollective(run: Run, id: string, json: boolean | undefined): numb
   const simulated = isSimulated(run);
   const problems = problemsOf(run);
   if (json) {
-    process.stdout.write(`${jsonText({ runId: id, command: run.header.command, simulated, ...(problems ? { problems } : {}), ...advice }, 2)}\n`);
-    if (problems) process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
+    process.stdout.write(
+      `${jsonText({ runId: id, command: run.header.command, simulated, ...(problems ? { problems } : {}), ...advice }, 2)}\n`,
+    );
+    if (problems)
+      process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
   } else {
-    process.stdout.write(`${problemsLine(id, problems)}${shellComment(`run ${id}, collective`)}\n${collectiveAdviceText(advice, { simulated })}\n# shell:\n${collectiveExports(advice)}\n`);
+    process.stdout.write(
+      `${problemsLine(id, problems)}${shellComment(`run ${id}, collective`)}\n${collectiveAdviceText(advice, { simulated })}\n# shell:\n${collectiveExports(advice)}\n`,
+    );
   }
   return 0;
 }
@@ -111,7 +134,9 @@ function problemsLine(id: string, problems: { count: number; first: string } | u
 
 /** The newest sweep with samples: a sweep that measured nothing has nothing to advise on. */
 async function newestSweepWithSamples(store: RunStore): Promise<string | undefined> {
-  const candidates = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header?.command === 'sweep').slice(0, 50);
+  const candidates = (await store.list())
+    .filter((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')
+    .slice(0, 50);
   for (const r of candidates) {
     const run = await store.open(r.id).catch(() => undefined);
     if (run && run.samples.length > 0) return r.id;
@@ -120,13 +145,19 @@ async function newestSweepWithSamples(store: RunStore): Promise<string | undefin
 }
 
 export async function runs(argv: string[]): Promise<number> {
-  const { values } = parseFlags({ args: argv, strict: true, options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseFlags({
+    args: argv,
+    strict: true,
+    options: { 'runs-dir': { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
   const store = storeOf(values);
   const list = await store.list();
   if (values.json) process.stdout.write(`${jsonText(list, 2)}\n`);
   else if (list.length === 0) {
     // Said on stderr: stdout holds runs only, one a line.
-    process.stderr.write(`sdma-lens runs: ${terminalLine(`no runs in ${store.root}`)}; make one with sdma-lens sweep (--backend sim: the simulator) or sdma-lens import FILE, or name another folder with --runs-dir DIR\n`);
+    process.stderr.write(
+      `sdma-lens runs: ${terminalLine(`no runs in ${store.root}`)}; make one with sdma-lens sweep (--backend sim: the simulator) or sdma-lens import FILE, or name another folder with --runs-dir DIR\n`,
+    );
   } else process.stdout.write(`${runsTable(list).join('\n')}\n`);
   return 0;
 }

@@ -46,10 +46,21 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     values,
     signal,
     // Named endpoints are checked against the node's GPUs (`info`, inside the run flow) before anything is run or saved.
-    ...(options.pairs.length > 0 ? { nodeInfo: { backend: options.backend, ...(options.simGpus !== undefined ? { simGpus: options.simGpus } : {}) } } : {}),
+    ...(options.pairs.length > 0
+      ? {
+          nodeInfo: {
+            backend: options.backend,
+            ...(options.simGpus !== undefined ? { simGpus: options.simGpus } : {}),
+          },
+        }
+      : {}),
     beforeStart: async ({ node }) => {
       if (!node) return;
-      if ('error' in node) throw new HelperError(`the endpoints could not be checked: ${node.error.message}`, 'Check that the helper runs on this node (sdma-probe info), or leave --src/--dst/--pairs out to sweep the node default.');
+      if ('error' in node)
+        throw new HelperError(
+          `the endpoints could not be checked: ${node.error.message}`,
+          'Check that the helper runs on this node (sdma-probe info), or leave --src/--dst/--pairs out to sweep the node default.',
+        );
       asUsage(() => checkPairsOnTopology(options.pairs, node.info.topology));
     },
   });
@@ -66,12 +77,15 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     if (result.stopped === 'failed') code = 1;
   }
   if (values.json) {
-    process.stdout.write(`${jsonText({ ...jsonResult(shown, runFile), ...(refined ? { refinement: refinementJson(ran.run, refined.result, refined.gridMs, refine!) } : {}) }, 2)}\n`);
+    process.stdout.write(
+      `${jsonText({ ...jsonResult(shown, runFile), ...(refined ? { refinement: refinementJson(ran.run, refined.result, refined.gridMs, refine!) } : {}) }, 2)}\n`,
+    );
   } else {
     // The table's own line breaks stay; controls and bidi marks in the run's text do not reach the terminal.
     process.stdout.write(`${escapeControls(sweepTable(shown), { newlines: true })}\n`);
     if (refined) process.stdout.write(`${refinementText(ran.run, refined.result, refined.gridMs, refine!)}\n`);
-    if (shown.samples.length > 0) for (const advice of adviseAllPairs(shown)) process.stdout.write(`#\n${adviceText(advice)}\n`);
+    if (shown.samples.length > 0)
+      for (const advice of adviseAllPairs(shown)) process.stdout.write(`#\n${adviceText(advice)}\n`);
     process.stdout.write(savedLines(runFile));
   }
   return code;
@@ -84,42 +98,101 @@ interface RefineFlags {
 
 function refineOptions(values: { 'refine-tolerance'?: string; 'refine-budget'?: string }): RefineFlags {
   const t = values['refine-tolerance'] === undefined ? 0.1 : Number(values['refine-tolerance']);
-  if (!Number.isFinite(t) || t < 0.01 || t > 0.5) throw new UsageError(`--refine-tolerance must be a fraction in 0.01..0.5 (got "${values['refine-tolerance']}")`);
+  if (!Number.isFinite(t) || t < 0.01 || t > 0.5)
+    throw new UsageError(`--refine-tolerance must be a fraction in 0.01..0.5 (got "${values['refine-tolerance']}")`);
   const budget = int('refine-budget', values['refine-budget'], 300);
-  if (budget < 1 || budget > 86_400) throw new UsageError(`--refine-budget must be a whole number of seconds in 1..86400 (got ${budget})`);
+  if (budget < 1 || budget > 86_400)
+    throw new UsageError(`--refine-budget must be a whole number of seconds in 1..86400 (got ${budget})`);
   return { tolerance: t, budgetMs: budget * 1000 };
 }
 
 /** Rounds of probes through the run flow, each saved in the sweep's own folder, said on stderr as they go. */
-async function refineOnConsole(grid: Run, options: SweepOptions, flags: RefineFlags, values: RunValues, signal: AbortSignal): Promise<RefineResult> {
+async function refineOnConsole(
+  grid: Run,
+  options: SweepOptions,
+  flags: RefineFlags,
+  values: RunValues,
+  signal: AbortSignal,
+): Promise<RefineResult> {
   const focus = adviseFromRun(grid).focus;
   const cus = Object.fromEntries(focus.map((c) => [c.initiator, c.cus]));
   const store = refinementStore(storeOf(values), grid.header.id);
-  return refineCrossovers(grid, { tolerance: flags.tolerance, budgetMs: flags.budgetMs, cus, iters: options.iters, maxIters: Math.min(LIMITS.itersMax, options.iters * 16) }, async (probe, round) => {
-    process.stderr.write(`sdma-lens: refine round ${round}: ${probe.initiator}-initiated ${pairName(probe.pair)} at ${probe.sizes.map(formatBytes).join(', ')} (${probe.iters} repetitions)\n`);
-    const probeOptions: SweepOptions = { ...options, sizes: probe.sizes, paths: [...probe.paths], cus: [probe.cus], iters: probe.iters, pairs: [probe.pair] };
-    delete probeOptions.timelineSizeBytes;
-    delete probeOptions.fault;
-    const roundOutcome = await runOnConsole(refineRoundCommand(probeOptions, round, grid.header.id), { values, signal, store, quiet: true });
-    if (!roundOutcome.run) return { ...grid, samples: [], end: { type: 'run-end', status: 'cancelled', exitCode: null, signal: null, message: 'the round did not start', endedAt: new Date().toISOString() } };
-    return roundOutcome.run;
-  });
+  return refineCrossovers(
+    grid,
+    {
+      tolerance: flags.tolerance,
+      budgetMs: flags.budgetMs,
+      cus,
+      iters: options.iters,
+      maxIters: Math.min(LIMITS.itersMax, options.iters * 16),
+    },
+    async (probe, round) => {
+      process.stderr.write(
+        `sdma-lens: refine round ${round}: ${probe.initiator}-initiated ${pairName(probe.pair)} at ${probe.sizes.map(formatBytes).join(', ')} (${probe.iters} repetitions)\n`,
+      );
+      const probeOptions: SweepOptions = {
+        ...options,
+        sizes: probe.sizes,
+        paths: [...probe.paths],
+        cus: [probe.cus],
+        iters: probe.iters,
+        pairs: [probe.pair],
+      };
+      delete probeOptions.timelineSizeBytes;
+      delete probeOptions.fault;
+      const roundOutcome = await runOnConsole(refineRoundCommand(probeOptions, round, grid.header.id), {
+        values,
+        signal,
+        store,
+        quiet: true,
+      });
+      if (!roundOutcome.run)
+        return {
+          ...grid,
+          samples: [],
+          end: {
+            type: 'run-end',
+            status: 'cancelled',
+            exitCode: null,
+            signal: null,
+            message: 'the round did not start',
+            endedAt: new Date().toISOString(),
+          },
+        };
+      return roundOutcome.run;
+    },
+  );
 }
 
 function refinementText(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags): string {
   const { summary, crossovers } = refinementSummary(grid, r, gridMs, flags.tolerance);
-  return [`# ${summary}`, ...crossovers.map((c) => `#   ${c}`), ...r.runs.map((x) => `#   round run: ${x.header.id}`)].map(terminalLine).join('\n');
+  return [`# ${summary}`, ...crossovers.map((c) => `#   ${c}`), ...r.runs.map((x) => `#   round run: ${x.header.id}`)]
+    .map(terminalLine)
+    .join('\n');
 }
 
 function refinementJson(grid: Run, r: RefineResult, gridMs: number, flags: RefineFlags) {
   const { summary, crossovers, estimate } = refinementSummary(grid, r, gridMs, flags.tolerance);
-  return { summary, crossovers, rounds: r.rounds, stopped: r.stopped, newSamples: r.samples.length, elapsedMs: r.elapsedMs, gridMs, fullGridEstimateMs: estimate?.ms ?? null, runs: r.runs.map((x) => x.header.id) };
+  return {
+    summary,
+    crossovers,
+    rounds: r.rounds,
+    stopped: r.stopped,
+    newSamples: r.samples.length,
+    elapsedMs: r.elapsedMs,
+    gridMs,
+    fullGridEstimateMs: estimate?.ms ?? null,
+    runs: r.runs.map((x) => x.header.id),
+  };
 }
 
 /** The endpoint pairs the flags name: --src/--dst (both), or --pairs; none: the node's default. */
 export function sweepPairs(values: { src?: string; dst?: string; pairs?: string }): EndpointPair[] {
   const one = values.src !== undefined || values.dst !== undefined;
-  if (one && values.pairs !== undefined) throw new UsageError('--pairs cannot be combined with --src/--dst: give every pair in --pairs (e.g. --pairs host:0,0:1)');
+  if (one && values.pairs !== undefined)
+    throw new UsageError(
+      '--pairs cannot be combined with --src/--dst: give every pair in --pairs (e.g. --pairs host:0,0:1)',
+    );
   if (values.pairs !== undefined) {
     try {
       return parsePairList(values.pairs);
@@ -128,7 +201,10 @@ export function sweepPairs(values: { src?: string; dst?: string; pairs?: string 
     }
   }
   if (!one) return [];
-  if (values.src === undefined || values.dst === undefined) throw new UsageError(`--${values.src === undefined ? 'dst' : 'src'} needs --${values.src === undefined ? 'src' : 'dst'} too: name both endpoints (a GPU index or host), or use --pairs`);
+  if (values.src === undefined || values.dst === undefined)
+    throw new UsageError(
+      `--${values.src === undefined ? 'dst' : 'src'} needs --${values.src === undefined ? 'src' : 'dst'} too: name both endpoints (a GPU index or host), or use --pairs`,
+    );
   const endpoint = (flag: string, text: string) => {
     try {
       return parseEndpoint(text);
@@ -137,7 +213,8 @@ export function sweepPairs(values: { src?: string; dst?: string; pairs?: string 
     }
   };
   const pair = { src: endpoint('src', values.src), dst: endpoint('dst', values.dst) };
-  if (pair.src === -1 && pair.dst === -1) throw new UsageError('--src host --dst host is not a GPU copy: at least one endpoint must be a GPU');
+  if (pair.src === -1 && pair.dst === -1)
+    throw new UsageError('--src host --dst host is not a GPU copy: at least one endpoint must be a GPU');
   return [pair];
 }
 
@@ -154,7 +231,14 @@ function jsonResult(run: Run, runFile: string) {
     src: view.src,
     dst: view.dst,
     pairs: view.pairs,
-    series: view.series.map((s) => ({ path: s.path, src: s.src, dst: s.dst, pair: pairName(s), cus: s.cus, points: s.points.map((p) => ({ sizeBytes: p.sizeBytes, gbps: p.gbps, meanNs: p.meanNs })) })),
+    series: view.series.map((s) => ({
+      path: s.path,
+      src: s.src,
+      dst: s.dst,
+      pair: pairName(s),
+      cus: s.cus,
+      points: s.points.map((p) => ({ sizeBytes: p.sizeBytes, gbps: p.gbps, meanNs: p.meanNs })),
+    })),
     unsupported: view.unsupported,
     problems: view.problems,
   };

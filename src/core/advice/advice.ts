@@ -81,7 +81,8 @@ function samplesByPair(run: Run): Map<string, { pair: EndpointPair; samples: Sam
   return byPair;
 }
 
-const pairsOf = (byPair: Map<string, { pair: EndpointPair }>) => [...byPair.values()].map((g) => g.pair).sort(comparePairs);
+const pairsOf = (byPair: Map<string, { pair: EndpointPair }>) =>
+  [...byPair.values()].map((g) => g.pair).sort(comparePairs);
 
 /** The pairs a run measured, in display order. */
 export function runPairs(run: Run): EndpointPair[] {
@@ -92,14 +93,20 @@ export function runPairs(run: Run): EndpointPair[] {
 export function adviseAllPairs(run: Run, options: AdviceOptions = {}): Advice[] {
   const byPair = samplesByPair(run);
   const pairs = pairsOf(byPair);
-  return pairs.length === 0 ? [adviseFromRun(run, options)] : pairs.map((pair) => adviseOnPair(run, pairs, pair, byPair.get(pairKey(pair))!.samples, { ...options, pair }));
+  return pairs.length === 0
+    ? [adviseFromRun(run, options)]
+    : pairs.map((pair) => adviseOnPair(run, pairs, pair, byPair.get(pairKey(pair))!.samples, { ...options, pair }));
 }
 
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
 export const DEFAULT_LOAD_STORE_CUS = 64;
 
 function nearest(values: number[], target: number): number | undefined {
-  return values.reduce<number | undefined>((best, x) => (best === undefined || Math.abs(Math.log2(x / target)) < Math.abs(Math.log2(best / target)) ? x : best), undefined);
+  return values.reduce<number | undefined>(
+    (best, x) =>
+      best === undefined || Math.abs(Math.log2(x / target)) < Math.abs(Math.log2(best / target)) ? x : best,
+    undefined,
+  );
 }
 
 /** The catalog library a topology's library name stands for. */
@@ -114,7 +121,9 @@ function libraryOf(topologyName: string): Library | undefined {
 /** Where a library version came from, in words: the caller's setting or flag, or the run's topology. */
 function versionSource(run: Run, options: AdviceOptions, library: Library): string | undefined {
   if (options.libraries?.[library] !== undefined) return 'version given to the advice';
-  return run.topology?.libraries?.some((l) => libraryOf(l.name) === library) ? `version the helper read on ${run.topology.node.name}` : undefined;
+  return run.topology?.libraries?.some((l) => libraryOf(l.name) === library)
+    ? `version the helper read on ${run.topology.node.name}`
+    : undefined;
 }
 
 function detectedVersions(run: Run, overrides: AdviceOptions['libraries']): Partial<Record<Library, string>> {
@@ -156,7 +165,8 @@ function pathChanges(k: Knob, value: number, sizes: number[]): string {
   const def = k.default !== null && /^\d+$/.test(k.default) ? Number(k.default) : undefined;
   if (def === undefined) return '';
   const moved = [...new Set(sizes)].sort((a, b) => a - b).filter((b) => engineAt(k, value, b) !== engineAt(k, def, b));
-  if (moved.length === 0) return ` None of your sizes changes path against the default (${def} ${k.scale ?? ''}).`.replace(' )', ')');
+  if (moved.length === 0)
+    return ` None of your sizes changes path against the default (${def} ${k.scale ?? ''}).`.replace(' )', ')');
   const toEngine = moved.filter((b) => engineAt(k, value, b)).map(formatBytes);
   const toCu = moved.filter((b) => !engineAt(k, value, b)).map(formatBytes);
   return ` Against the default (${def}): ${[toEngine.length ? `${toEngine.join(', ')} move to SDMA` : '', toCu.length ? `${toCu.join(', ')} move to CUs` : ''].filter(Boolean).join('; ')}.`;
@@ -176,26 +186,52 @@ const roundBytes = (b: number) => (b >= 4096 ? Math.round(b / 1024) * 1024 : Mat
  * slower one. The user's sizes are listed by the path the value gives them, and those inside the
  * crossing's range, where the two paths are within their spread, are named as such.
  */
-export function followCrossover(k: Knob, c: Crossover, messageSizes: number[], measured: [number, number]): { value: number; words: string; sizes: string } {
+export function followCrossover(
+  k: Knob,
+  c: Crossover,
+  messageSizes: number[],
+  measured: [number, number],
+): { value: number; words: string; sizes: string } {
   const comparison = k.comparison === 'ge' ? 'ge' : 'gt';
-  const cross = c.kind === 'crossover' && c.estimateBytes !== undefined ? roundBytes(c.estimateBytes) : Math.max(0, c.fromBytes! - 1);
+  const cross =
+    c.kind === 'crossover' && c.estimateBytes !== undefined
+      ? roundBytes(c.estimateBytes)
+      : Math.max(0, c.fromBytes! - 1);
   // gt: sizes above the value go to the engine, so the value is the crossing rounded down; ge: at it, rounded up.
   let value = comparison === 'ge' ? inKnobUnits(k, cross, 'up') : inKnobUnits(k, cross, 'down');
-  if (c.kind === 'engine-always' && !engineAt(k, value, c.fromBytes!)) value = comparison === 'ge' ? inKnobUnits(k, c.fromBytes!, 'down') : Math.max(0, inKnobUnits(k, c.fromBytes! - 1, 'down'));
-  const range = c.rangeBytes ? ` (between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))})` : '';
-  const where = c.kind === 'crossover' && c.estimateBytes !== undefined ? `the measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range}` : `the engine's lead at every measured size from ${formatBytes(c.fromBytes!)}`;
+  if (c.kind === 'engine-always' && !engineAt(k, value, c.fromBytes!))
+    value =
+      comparison === 'ge'
+        ? inKnobUnits(k, c.fromBytes!, 'down')
+        : Math.max(0, inKnobUnits(k, c.fromBytes! - 1, 'down'));
+  const range = c.rangeBytes
+    ? ` (between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))})`
+    : '';
+  const where =
+    c.kind === 'crossover' && c.estimateBytes !== undefined
+      ? `the measured crossover near ${formatBytes(Math.round(c.estimateBytes))}${range}`
+      : `the engine's lead at every measured size from ${formatBytes(c.fromBytes!)}`;
   const words = `${k.name}=${value} (${unitWords(k)}, engine when the size is ${comparison === 'gt' ? 'above' : 'at least'} it) follows ${where} against ${c.cu}${onCus(c.cus)}`;
   const userSizes = [...new Set(messageSizes)].sort((a, b) => a - b);
   const near = (b: number) => c.rangeBytes !== undefined && b >= c.rangeBytes[0] && b <= c.rangeBytes[1];
   const onEngine = userSizes.filter((b) => engineAt(k, value, b));
   const onCu = userSizes.filter((b) => !engineAt(k, value, b));
-  const list = (xs: number[]) => xs.map((b) => `${formatBytes(b)}${near(b) ? ' (near the crossing: either path within its spread)' : ''}`).join(', ');
+  const list = (xs: number[]) =>
+    xs
+      .map((b) => `${formatBytes(b)}${near(b) ? ' (near the crossing: either path within its spread)' : ''}`)
+      .join(', ');
   const outside = userSizes.filter((b) => b < measured[0] || b > measured[1]);
   const sizes = `of your sizes, ${onEngine.length ? `${list(onEngine)} go to SDMA` : 'none goes to SDMA'}${onCu.length ? `, ${list(onCu)} stay on CUs` : ''}${outside.length ? ` (${outside.map(formatBytes).join(', ')} outside the measured ${formatBytes(measured[0])}..${formatBytes(measured[1])}: extrapolated)` : ''}`;
   return { value, words, sizes };
 }
 
-function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured: [number, number], note: string): Recommendation {
+function thresholdAdvice(
+  k: Knob,
+  c: Crossover,
+  messageSizes: number[],
+  measured: [number, number],
+  note: string,
+): Recommendation {
   const comparison = k.comparison ?? 'gt';
   const cite = ` (${k.reader}; ${k.source})`;
   if (comparison === 'lt' || comparison === 'le') {
@@ -203,22 +239,43 @@ function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured
     const lead = c.verdicts.findIndex((x) => x.verdict !== 'engine');
     const engineUpTo = lead < 0 ? c.verdicts.at(-1)?.sizeBytes : lead > 0 ? c.verdicts[lead - 1]!.sizeBytes : undefined;
     const firstCu = lead >= 0 ? c.verdicts[lead]!.sizeBytes : undefined;
-    if (c.verdicts.length === 0 || c.kind === 'insufficient') return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.${cite}`, basis: 'measured-crossover', confidence: 'none' };
-    const bytes = engineUpTo === undefined ? 0 : firstCu ?? engineUpTo + 1;
+    if (c.verdicts.length === 0 || c.kind === 'insufficient')
+      return {
+        knob: k.name,
+        library: k.library,
+        evidence: `${c.explanation} No value is suggested${note}.${cite}`,
+        basis: 'measured-crossover',
+        confidence: 'none',
+      };
+    const bytes = engineUpTo === undefined ? 0 : (firstCu ?? engineUpTo + 1);
     const value = comparison === 'lt' ? inKnobUnits(k, bytes, 'up') : inKnobUnits(k, engineUpTo ?? 0, 'down');
-    const said = engineUpTo === undefined ? `${c.cu}${onCus(c.cus)} led from the smallest size measured (${formatBytes(measured[0])}): SDMA for none of them` : `SDMA led up to ${formatBytes(engineUpTo)}${firstCu !== undefined ? `, ${c.cu}${onCus(c.cus)} from ${formatBytes(firstCu)}` : ' (every size measured)'}`;
+    const said =
+      engineUpTo === undefined
+        ? `${c.cu}${onCus(c.cus)} led from the smallest size measured (${formatBytes(measured[0])}): SDMA for none of them`
+        : `SDMA led up to ${formatBytes(engineUpTo)}${firstCu !== undefined ? `, ${c.cu}${onCus(c.cus)} from ${formatBytes(firstCu)}` : ' (every size measured)'}`;
     return {
       knob: k.name,
       library: k.library,
       value: String(value),
       evidence: `${said}: copies ${comparison === 'lt' ? 'smaller than' : 'of at most'} ${value} ${unitWords(k)} go to SDMA${note}.${pathChanges(k, value, messageSizes)}${cite}`,
       basis: 'measured-crossover',
-      confidence: c.verdicts.some((x) => x.verdict === 'tie') ? 'uncertain' : c.confidence === 'none' ? 'uncertain' : c.confidence,
+      confidence: c.verdicts.some((x) => x.verdict === 'tie')
+        ? 'uncertain'
+        : c.confidence === 'none'
+          ? 'uncertain'
+          : c.confidence,
     };
   }
   if (c.kind === 'crossover' || c.kind === 'engine-always') {
     const rec = followCrossover(k, c, messageSizes, measured);
-    return { knob: k.name, library: k.library, value: String(rec.value), evidence: `${rec.words}${note}: ${rec.sizes}.${pathChanges(k, rec.value, messageSizes)}${cite}`, basis: 'measured-crossover', confidence: c.confidence };
+    return {
+      knob: k.name,
+      library: k.library,
+      value: String(rec.value),
+      evidence: `${rec.words}${note}: ${rec.sizes}.${pathChanges(k, rec.value, messageSizes)}${cite}`,
+      basis: 'measured-crossover',
+      confidence: c.confidence,
+    };
   }
   if (c.kind === 'cu-always') {
     const value = inKnobUnits(k, measured[1], 'up');
@@ -231,7 +288,13 @@ function thresholdAdvice(k: Knob, c: Crossover, messageSizes: number[], measured
       confidence: c.confidence,
     };
   }
-  return { knob: k.name, library: k.library, evidence: `${c.explanation} No value is suggested${note}.${cite}`, basis: 'measured-crossover', confidence: 'none' };
+  return {
+    knob: k.name,
+    library: k.library,
+    evidence: `${c.explanation} No value is suggested${note}.${cite}`,
+    basis: 'measured-crossover',
+    confidence: 'none',
+  };
 }
 
 function ginTypeAdvice(version: string | undefined, source: string | undefined): Recommendation {
@@ -240,11 +303,23 @@ function ginTypeAdvice(version: string | undefined, source: string | undefined):
     const values = sdmaValues(k, version);
     if (values.length === 1) {
       const v0 = values[0]!;
-      const sure = v0.confidence === 'guess' ? ' The version boundary for this value is a guess from the library\'s change history, not a release note.' : '';
-      return { knob: k.name, library: 'rccl', value: v0.value, evidence: `RCCL ${version}${source ? ` (${source})` : ''} selects Anvil SDMA with ${v0.value} (${describeRange(v0.versions)}).${sure} Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${k.source})`, basis: 'catalog', confidence: v0.confidence === 'guess' ? 'uncertain' : 'clear' };
+      const sure =
+        v0.confidence === 'guess'
+          ? " The version boundary for this value is a guess from the library's change history, not a release note."
+          : '';
+      return {
+        knob: k.name,
+        library: 'rccl',
+        value: v0.value,
+        evidence: `RCCL ${version}${source ? ` (${source})` : ''} selects Anvil SDMA with ${v0.value} (${describeRange(v0.versions)}).${sure} Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${k.source})`,
+        basis: 'catalog',
+        confidence: v0.confidence === 'guess' ? 'uncertain' : 'clear',
+      };
     }
   }
-  const options = sdmaValues(k, undefined).map((x) => `${x.value} for RCCL ${describeRange(x.versions)}`).join('; ');
+  const options = sdmaValues(k, undefined)
+    .map((x) => `${x.value} for RCCL ${describeRange(x.versions)}`)
+    .join('; ');
   return {
     knob: k.name,
     library: 'rccl',
@@ -254,7 +329,12 @@ function ginTypeAdvice(version: string | undefined, source: string | undefined):
   };
 }
 
-function cuBudget(run: Run, loadStoreCus: number, pair: EndpointPair | undefined, assumed: boolean): CuBudget | undefined {
+function cuBudget(
+  run: Run,
+  loadStoreCus: number,
+  pair: EndpointPair | undefined,
+  assumed: boolean,
+): CuBudget | undefined {
   const src = pair ? (pair.src >= 0 ? pair.src : pair.dst) : 0;
   const total = run.topology?.gpus.find((g) => g.index === src)?.cus;
   if (!total || loadStoreCus >= total) return undefined;
@@ -275,23 +355,49 @@ function cuBudget(run: Run, loadStoreCus: number, pair: EndpointPair | undefined
 }
 
 /** What a host copy (hipMemcpy / cudaMemcpyAsync) runs on, and what decides it, for host and GPU-local pairs. */
-function hostCopyAdvice(kind: PairKind, vendor: Advice['vendor'], label: string, host: Crossover | undefined, messageSizes: number[], measured: [number, number], recommendations: Recommendation[], notes: string[]): void {
-  notes.push(`engine/device and cu/device between ${label}: a device-initiated engine path (GPU-initiated SDMA, a proxied copy-engine put) needs two distinct GPUs, so it does not exist for ${kind === 'local' ? 'a GPU-local copy' : 'host memory'}; the GIN and rocSHMEM thresholds do not apply.`);
+function hostCopyAdvice(
+  kind: PairKind,
+  vendor: Advice['vendor'],
+  label: string,
+  host: Crossover | undefined,
+  messageSizes: number[],
+  measured: [number, number],
+  recommendations: Recommendation[],
+  notes: string[],
+): void {
+  notes.push(
+    `engine/device and cu/device between ${label}: a device-initiated engine path (GPU-initiated SDMA, a proxied copy-engine put) needs two distinct GPUs, so it does not exist for ${kind === 'local' ? 'a GPU-local copy' : 'host memory'}; the GIN and rocSHMEM thresholds do not apply.`,
+  );
   if (vendor === 'nvidia') {
-    notes.push(`NVIDIA, ${label}: cudaMemcpyAsync runs on the copy engines (CE); there is no public switch that moves it to SMs. An SM copy is a kernel of your own (cu/host here), so the choice is in the code, not in a setting.`);
+    notes.push(
+      `NVIDIA, ${label}: cudaMemcpyAsync runs on the copy engines (CE); there is no public switch that moves it to SMs. An SM copy is a kernel of your own (cu/host here), so the choice is in the code, not in a setting.`,
+    );
     return;
   }
   // HSA_ENABLE_SDMA / HSA_ENABLE_PEER_SDMA turn an engine off for the whole process: said, never set.
   const off = knob('HSA_ENABLE_SDMA')!;
   if (host && host.kind === 'cu-always') {
-    notes.push(`${label}: blit kernels on CUs beat the SDMA engine at every size measured (${formatBytes(measured[0])}..${formatBytes(measured[1])}). The only switch for these copies is ${off.name}=0, which turns SDMA off for every copy of the process: SDMA Lens does not suggest it; a copy kernel of your own for these copies is the targeted change. (${off.source})`);
+    notes.push(
+      `${label}: blit kernels on CUs beat the SDMA engine at every size measured (${formatBytes(measured[0])}..${formatBytes(measured[1])}). The only switch for these copies is ${off.name}=0, which turns SDMA off for every copy of the process: SDMA Lens does not suggest it; a copy kernel of your own for these copies is the targeted change. (${off.source})`,
+    );
   }
   if (kind !== 'local') {
-    notes.push(`${label}: hipMemcpy between host and GPU runs on an SDMA engine (ROCr); no size threshold moves it (HSA_FORCE_SDMA_SIZE governs only copies within one GPU, ROC_P2P_SDMA_SIZE only copies between GPUs).`);
+    notes.push(
+      `${label}: hipMemcpy between host and GPU runs on an SDMA engine (ROCr); no size threshold moves it (HSA_FORCE_SDMA_SIZE governs only copies within one GPU, ROC_P2P_SDMA_SIZE only copies between GPUs).`,
+    );
     return;
   }
   const force = knob('HSA_FORCE_SDMA_SIZE')!;
-  if (host) recommendations.push(thresholdAdvice(force, host, messageSizes, measured, ` (copies within one GPU through ROCr: hsa_amd_memory_async_copy; hipMemcpy within a GPU is CLR's blit kernel unless its kind is hipMemcpyDeviceToDeviceNoCU)`));
+  if (host)
+    recommendations.push(
+      thresholdAdvice(
+        force,
+        host,
+        messageSizes,
+        measured,
+        ` (copies within one GPU through ROCr: hsa_amd_memory_async_copy; hipMemcpy within a GPU is CLR's blit kernel unless its kind is hipMemcpyDeviceToDeviceNoCU)`,
+      ),
+    );
 }
 
 /** CLR's default cut for peer copies (ROC_P2P_SDMA_SIZE = 1024 KiB): at or below it a blit kernel copies. */
@@ -300,13 +406,23 @@ const P2P_SDMA_DEFAULT_BYTES = 1024 * 1024;
 /** Whether the run records that CLR's blit cuts were 0 while it measured, so every host-started engine sample was SDMA. */
 export function engineForced(run: Run): boolean {
   const set = run.hello?.runtimeKnobs ?? [];
-  return ['ROC_P2P_SDMA_SIZE', 'GPU_FORCE_BLIT_COPY_SIZE'].every((name) => set.some((k) => k.name === name && k.value === '0'));
+  return ['ROC_P2P_SDMA_SIZE', 'GPU_FORCE_BLIT_COPY_SIZE'].every((name) =>
+    set.some((k) => k.name === name && k.value === '0'),
+  );
 }
 
 const UNFORCED_ENGINE_NOTE =
-  "This run does not record that ROC_P2P_SDMA_SIZE and GPU_FORCE_BLIT_COPY_SIZE were 0 while it measured (an older run, or one imported): CLR copies between GPUs of at most ROC_P2P_SDMA_SIZE KiB (default 1024) with a blit kernel on the CUs, so its engine/host samples up to 1 MiB may not have been SDMA, and host-initiated thresholds below 1 MiB are uncertain. Measure again with this version of the helper, which sets both to 0 for engine measurements (ROCm/clr rocclr/device/rocm/rocblit.cpp, KernelBlitManager::copyBuffer).";
+  'This run does not record that ROC_P2P_SDMA_SIZE and GPU_FORCE_BLIT_COPY_SIZE were 0 while it measured (an older run, or one imported): CLR copies between GPUs of at most ROC_P2P_SDMA_SIZE KiB (default 1024) with a blit kernel on the CUs, so its engine/host samples up to 1 MiB may not have been SDMA, and host-initiated thresholds below 1 MiB are uncertain. Measure again with this version of the helper, which sets both to 0 for engine measurements (ROCm/clr rocclr/device/rocm/rocblit.cpp, KernelBlitManager::copyBuffer).';
 
-const LIBRARY_WORDS: Record<Library, string> = { rccl: 'RCCL', 'rccl-tests': 'rccl-tests', rocshmem: 'rocSHMEM', rocr: 'ROCr', clr: 'the HIP runtime (CLR)', mori: 'mori', nccl: 'NCCL' };
+const LIBRARY_WORDS: Record<Library, string> = {
+  rccl: 'RCCL',
+  'rccl-tests': 'rccl-tests',
+  rocshmem: 'rocSHMEM',
+  rocr: 'ROCr',
+  clr: 'the HIP runtime (CLR)',
+  mori: 'mori',
+  nccl: 'NCCL',
+};
 
 /**
  * Which version of the knob's library a recommendation assumed and where it came from; a known
@@ -317,11 +433,18 @@ function assumeVersion(r: Recommendation, version: string | undefined, source: s
   if (!k) return r;
   const lib = LIBRARY_WORDS[k.library];
   if (version === undefined) {
-    return { ...r, evidence: `${r.evidence} Assumes ${lib} ${describeRange(k.versions)}, where ${k.name} works as described; the version on the node was not detected.` };
+    return {
+      ...r,
+      evidence: `${r.evidence} Assumes ${lib} ${describeRange(k.versions)}, where ${k.name} works as described; the version on the node was not detected.`,
+    };
   }
   if (!inRange(version, k.versions)) {
     const { value: _dropped, ...rest } = r;
-    return { ...rest, evidence: `${r.evidence} ${lib} ${version} (${source ?? 'detected'}) is outside ${describeRange(k.versions)}, where ${k.name} exists: no value is suggested.`, confidence: 'none' };
+    return {
+      ...rest,
+      evidence: `${r.evidence} ${lib} ${version} (${source ?? 'detected'}) is outside ${describeRange(k.versions)}, where ${k.name} exists: no value is suggested.`,
+      confidence: 'none',
+    };
   }
   return { ...r, evidence: `${r.evidence} Assumes ${lib} ${version} (${source ?? 'detected'}).` };
 }
@@ -334,11 +457,23 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
 }
 
 /** The advice for `pair` (of the run's `pairs`) from its `samples`. */
-function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | undefined, samples: readonly Sample[], options: AdviceOptions): Advice {
+function adviseOnPair(
+  run: Run,
+  pairs: EndpointPair[],
+  pair: EndpointPair | undefined,
+  samples: readonly Sample[],
+  options: AdviceOptions,
+): Advice {
   const notes: string[] = [];
   const kind = pair ? pairKind(pair) : 'peer';
   const pairLabel = pair ? pairName(pair) : 'no endpoint pair measured';
-  if (pair && pairs.length > 1) notes.push(`Advice for ${pairLabel}; the run also measured ${pairs.filter((p) => !samePair(p, pair)).map(pairName).join(', ')} (${bothFronts('pair', 'SRC:DST')}).`);
+  if (pair && pairs.length > 1)
+    notes.push(
+      `Advice for ${pairLabel}; the run also measured ${pairs
+        .filter((p) => !samePair(p, pair))
+        .map(pairName)
+        .join(', ')} (${bothFronts('pair', 'SRC:DST')}).`,
+    );
   const simulated = isSimulated(run);
   const vendor = run.topology?.node.vendor ?? 'unknown';
   // Each initiator is compared at the CU count nearest the user's among those measured for it:
@@ -354,7 +489,10 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
     .filter((i) => index[i].engineBySize.size > 0 && index[i].cuByCus.size > 0)
     .map((i) => crossoverAt(index, i, cusFor(i)!));
   for (const c of focus) {
-    if (options.loadStoreCus !== undefined && c.cus !== wantedCus) notes.push(`No ${c.cu} copy was measured on ${wantedCus} CUs; ${c.initiator}-initiated copies are compared with ${c.cus}, the nearest count measured for them.`);
+    if (options.loadStoreCus !== undefined && c.cus !== wantedCus)
+      notes.push(
+        `No ${c.cu} copy was measured on ${wantedCus} CUs; ${c.initiator}-initiated copies are compared with ${c.cus}, the nearest count measured for them.`,
+      );
   }
   const host = focus.find((c) => c.initiator === 'host');
   const device = focus.find((c) => c.initiator === 'device');
@@ -362,31 +500,61 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
   const loadStoreCus = (device ?? host)?.cus ?? wantedCus;
   const versions = detectedVersions(run, options.libraries);
   const recommendations: Recommendation[] = [];
-  if (simulated) notes.push('These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.');
+  if (simulated)
+    notes.push(
+      'These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.',
+    );
   if (samples.length === 0) notes.push('The run has no samples yet.');
-
 
   if (kind !== 'peer') {
     hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes);
   } else if (vendor === 'amd' || vendor === 'unknown') {
     if (device) {
       // Per put: the GIN Anvil backend (librccl) and rocSHMEM compare each put with their threshold.
-      recommendations.push(thresholdAdvice(knob('NCCL_GIN_ANVIL_SDMA_THRESHOLD')!, device, messageSizes, measured, ', for each GIN put (Anvil SDMA backend)'));
-      recommendations.push(thresholdAdvice(knob('ROCSHMEM_SDMA_THRESHOLD')!, device, messageSizes, measured, ', for each rocSHMEM put'));
-      const a2a = thresholdAdvice(knob('NCCL_GIN_A2A_SDMA_MIN_BYTES')!, device, messageSizes, measured, ", for ncclAlltoAll's in-library GIN path per peer; estimated from the point-to-point crossover (a collective sweep measures it). Verify on the node: RCCL logs 'AllToAll GIN: transport=sdma' at NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL");
+      recommendations.push(
+        thresholdAdvice(
+          knob('NCCL_GIN_ANVIL_SDMA_THRESHOLD')!,
+          device,
+          messageSizes,
+          measured,
+          ', for each GIN put (Anvil SDMA backend)',
+        ),
+      );
+      recommendations.push(
+        thresholdAdvice(knob('ROCSHMEM_SDMA_THRESHOLD')!, device, messageSizes, measured, ', for each rocSHMEM put'),
+      );
+      const a2a = thresholdAdvice(
+        knob('NCCL_GIN_A2A_SDMA_MIN_BYTES')!,
+        device,
+        messageSizes,
+        measured,
+        ", for ncclAlltoAll's in-library GIN path per peer; estimated from the point-to-point crossover (a collective sweep measures it). Verify on the node: RCCL logs 'AllToAll GIN: transport=sdma' at NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL",
+      );
       if (a2a.confidence === 'clear') a2a.confidence = 'uncertain';
       recommendations.push(a2a);
-      notes.push('NCCL_GIN_ANVIL_SDMA_THRESHOLD_{ALLGATHER,ALLTOALL,BROADCAST} are read only by rccl-tests\' device-API kernels (-D 3), never by librccl\'s collectives: SDMA Lens suggests them only for an imported rccl-tests run.');
+      notes.push(
+        "NCCL_GIN_ANVIL_SDMA_THRESHOLD_{ALLGATHER,ALLTOALL,BROADCAST} are read only by rccl-tests' device-API kernels (-D 3), never by librccl's collectives: SDMA Lens suggests them only for an imported rccl-tests run.",
+      );
     } else {
-      notes.push('No device-initiated paths in this run: the GIN and rocSHMEM thresholds need cu/device and engine/device.');
+      notes.push(
+        'No device-initiated paths in this run: the GIN and rocSHMEM thresholds need cu/device and engine/device.',
+      );
     }
     if (host) {
       // Host-started copies between GPUs: CLR's cut (KiB), not ROCr's.
-      const r = thresholdAdvice(knob('ROC_P2P_SDMA_SIZE')!, host, messageSizes, measured, ' (hipMemcpy / hipMemcpyPeer between the two GPUs)');
-      if (r.value !== undefined) r.evidence += ` Keep GPU_FORCE_BLIT_COPY_SIZE at 0 (its default): it would send copies up to its own size to blit kernels whatever ROC_P2P_SDMA_SIZE says.`;
+      const r = thresholdAdvice(
+        knob('ROC_P2P_SDMA_SIZE')!,
+        host,
+        messageSizes,
+        measured,
+        ' (hipMemcpy / hipMemcpyPeer between the two GPUs)',
+      );
+      if (r.value !== undefined)
+        r.evidence += ` Keep GPU_FORCE_BLIT_COPY_SIZE at 0 (its default): it would send copies up to its own size to blit kernels whatever ROC_P2P_SDMA_SIZE says.`;
       if (vendor === 'amd' && !engineForced(run)) {
         notes.push(UNFORCED_ENGINE_NOTE);
-        if (r.value !== undefined && Number(r.value) * 1024 < P2P_SDMA_DEFAULT_BYTES && r.confidence === 'clear') r.confidence = 'uncertain';
+        if (r.value !== undefined && Number(r.value) * 1024 < P2P_SDMA_DEFAULT_BYTES && r.confidence === 'clear')
+          r.confidence = 'uncertain';
       }
       recommendations.push(r);
     }
@@ -395,17 +563,34 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
       recommendations.push(ginTypeAdvice(versions.rccl, versionSource(run, options, 'rccl')));
       for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'HSA_NO_SCRATCH_RECLAIM']) {
         const k = knob(name)!;
-        recommendations.push({ knob: name, library: k.library, value: k.recommended ?? '1', evidence: `Prerequisite of the GIN SDMA path: ${k.meaning} (${k.source})`, basis: 'prerequisite', confidence: 'clear' });
+        recommendations.push({
+          knob: name,
+          library: k.library,
+          value: k.recommended ?? '1',
+          evidence: `Prerequisite of the GIN SDMA path: ${k.meaning} (${k.source})`,
+          basis: 'prerequisite',
+          confidence: 'clear',
+        });
       }
     }
   } else if (host) {
     const k = knob('NCCL_SYM_CE_THRESHOLD')!;
-    const arch = run.topology?.gpus.find((g) => g.index === (pair && pair.src >= 0 ? pair.src : (pair?.dst ?? 0)))?.arch;
+    const arch = run.topology?.gpus.find(
+      (g) => g.index === (pair && pair.src >= 0 ? pair.src : (pair?.dst ?? 0)),
+    )?.arch;
     const applies = documentedFor(k, arch);
     if (applies === 'no') {
-      notes.push(`${k.name} acts only on ${k.hardware!.name}; this node's GPU is ${arch}, where NCCL never reads it: no value is suggested. (${k.source})`);
+      notes.push(
+        `${k.name} acts only on ${k.hardware!.name}; this node's GPU is ${arch}, where NCCL never reads it: no value is suggested. (${k.source})`,
+      );
     } else {
-      const r = thresholdAdvice(k, host, messageSizes, measured, ` (symmetric AllGather with the default CTA policy; elements of ${ELEMENT_BYTES} bytes assumed)`);
+      const r = thresholdAdvice(
+        k,
+        host,
+        messageSizes,
+        measured,
+        ` (symmetric AllGather with the default CTA policy; elements of ${ELEMENT_BYTES} bytes assumed)`,
+      );
       if (applies !== 'yes') {
         r.evidence += ` It acts only on ${k.hardware!.name}; the GPU architecture was not reported.`;
         if (r.confidence === 'clear') r.confidence = 'uncertain';
@@ -413,8 +598,19 @@ function adviseOnPair(run: Run, pairs: EndpointPair[], pair: EndpointPair | unde
       recommendations.push(r);
     }
   }
-  if (vendor === 'unknown' && recommendations.length > 0) notes.push('The run does not say whose GPUs it measured (an imported output that names none): the settings below are the AMD ones (RCCL, rocSHMEM, ROCr); on NVIDIA GPUs they do not apply.');
-  const assumed = recommendations.map((r) => (r.knob === 'NCCL_GIN_TYPE' ? r : assumeVersion(r, versions[knob(r.knob)?.library ?? 'rccl'], versionSource(run, options, knob(r.knob)?.library ?? 'rccl'))));
+  if (vendor === 'unknown' && recommendations.length > 0)
+    notes.push(
+      'The run does not say whose GPUs it measured (an imported output that names none): the settings below are the AMD ones (RCCL, rocSHMEM, ROCr); on NVIDIA GPUs they do not apply.',
+    );
+  const assumed = recommendations.map((r) =>
+    r.knob === 'NCCL_GIN_TYPE'
+      ? r
+      : assumeVersion(
+          r,
+          versions[knob(r.knob)?.library ?? 'rccl'],
+          versionSource(run, options, knob(r.knob)?.library ?? 'rccl'),
+        ),
+  );
   return {
     ...(pair ? { pair } : {}),
     pairLabel,

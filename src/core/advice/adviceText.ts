@@ -19,13 +19,23 @@ export function adviceText(neutral: Advice, o: { front?: Front } = {}): string {
   // A heading only over a list that has something under it; otherwise one sentence.
   if (advice.focus.length > 0) {
     out.push('crossovers, the engine path against load/store:');
-    for (const c of advice.focus) out.push(`  ${c.initiator}-initiated, against ${c.cus === 0 ? `load/store${onCus(0)}` : `${c.cus} CU${c.cus === 1 ? '' : 's'}`}: ${c.explanation}`);
+    for (const c of advice.focus)
+      out.push(
+        `  ${c.initiator}-initiated, against ${c.cus === 0 ? `load/store${onCus(0)}` : `${c.cus} CU${c.cus === 1 ? '' : 's'}`}: ${c.explanation}`,
+      );
   } else {
-    out.push('crossovers: none, since no initiator has both an engine path and a load/store path measured for this pair.');
+    out.push(
+      'crossovers: none, since no initiator has both an engine path and a load/store path measured for this pair.',
+    );
   }
   // Every other comparison the run allows, whatever its verdict (load/store ahead everywhere included).
-  const others = advice.crossovers.filter((c) => !advice.focus.some((f) => f.initiator === c.initiator && f.cus === c.cus));
-  if (others.length > 0) out.push(`  at other CU counts: ${others.map((c) => `${c.initiator}-initiated${onCus(c.cus)}: ${verdictSummary(c)}`).join('; ')}`);
+  const others = advice.crossovers.filter(
+    (c) => !advice.focus.some((f) => f.initiator === c.initiator && f.cus === c.cus),
+  );
+  if (others.length > 0)
+    out.push(
+      `  at other CU counts: ${others.map((c) => `${c.initiator}-initiated${onCus(c.cus)}: ${verdictSummary(c)}`).join('; ')}`,
+    );
   out.push('', advice.recommendations.length > 0 ? 'settings:' : 'settings: none suggested for this pair.');
   for (const r of advice.recommendations) {
     const value = r.value !== undefined ? `${r.knob}=${r.value}` : `${r.knob}: no value`;

@@ -37,7 +37,9 @@ export const AdviceViewSchema = v.object({
     }),
   ),
   /** `basisLabel`: what the setting rests on, in the panel's words (`basisLabel()`). */
-  recommendations: v.array(v.object({ knob: str, value: v.optional(str), evidence: str, basis: str, basisLabel: str, confidence })),
+  recommendations: v.array(
+    v.object({ knob: str, value: v.optional(str), evidence: str, basis: str, basisLabel: str, confidence }),
+  ),
   cuBudget: v.optional(v.object({ text: str, computeGain: num })),
   notes: v.array(str),
 });
@@ -63,7 +65,14 @@ export function adviceView(neutral: Advice): AdviceView {
       confidence: c.confidence,
       explanation: c.explanation,
     })),
-    recommendations: a.recommendations.map((r) => ({ knob: r.knob, ...(r.value !== undefined ? { value: r.value } : {}), evidence: r.evidence, basis: r.basis, basisLabel: basisLabel(a, r), confidence: r.confidence })),
+    recommendations: a.recommendations.map((r) => ({
+      knob: r.knob,
+      ...(r.value !== undefined ? { value: r.value } : {}),
+      evidence: r.evidence,
+      basis: r.basis,
+      basisLabel: basisLabel(a, r),
+      confidence: r.confidence,
+    })),
     ...(a.cuBudget ? { cuBudget: { text: a.cuBudget.text, computeGain: a.cuBudget.computeGain } } : {}),
     notes: a.notes,
   };
@@ -82,7 +91,10 @@ const MEASURED: Record<CrossoverKind, string> = {
  * The comparison a measured setting follows: the advice's only one, or the one whose paths
  * its evidence names (`cu/device`, `engine/host`). Undefined when that does not decide.
  */
-export function followedComparison(a: Pick<Advice, 'focus'>, r: Pick<Recommendation, 'basis' | 'evidence'>): Crossover | undefined {
+export function followedComparison(
+  a: Pick<Advice, 'focus'>,
+  r: Pick<Recommendation, 'basis' | 'evidence'>,
+): Crossover | undefined {
   if (r.basis !== 'measured-crossover') return undefined;
   if (a.focus.length <= 1) return a.focus[0];
   const named = a.focus.filter((c) => r.evidence.includes(c.cu) || r.evidence.includes(c.engine));
@@ -94,7 +106,10 @@ export function followedComparison(a: Pick<Advice, 'focus'>, r: Pick<Recommendat
  * follows found ("measured crossover" only where a crossover was found); "no value" first
  * when none is suggested, "uncertain" after when it is.
  */
-export function basisLabel(a: Pick<Advice, 'focus'>, r: Pick<Recommendation, 'basis' | 'evidence' | 'value' | 'confidence'>): string {
+export function basisLabel(
+  a: Pick<Advice, 'focus'>,
+  r: Pick<Recommendation, 'basis' | 'evidence' | 'value' | 'confidence'>,
+): string {
   let label: string;
   if (r.basis === 'catalog') label = 'knob catalog';
   else if (r.basis === 'prerequisite') label = 'prerequisite';
@@ -116,7 +131,12 @@ function comparisonNames(list: readonly { initiator: string; cus: number }[]): s
   }
   return [...byInitiator].map(([initiator, counts]) => {
     const known = counts.filter((n) => n > 0);
-    const parts = [...(known.length > 0 ? [`at ${listed(known.map(String))} CU${known.length === 1 && known[0] === 1 ? '' : 's'}`] : []), ...(counts.includes(0) ? [onCus(0).trim()] : [])];
+    const parts = [
+      ...(known.length > 0
+        ? [`at ${listed(known.map(String))} CU${known.length === 1 && known[0] === 1 ? '' : 's'}`]
+        : []),
+      ...(counts.includes(0) ? [onCus(0).trim()] : []),
+    ];
     return `${initiator}-initiated ${parts.join(' and ')}`;
   });
 }
@@ -131,14 +151,27 @@ function listed(items: readonly string[]): string {
  * under it. With none at that count the sentence says so and what the run does have (the
  * list is then empty and no heading stands over it).
  */
-export function comparisonsAt(advice: AdviceView, cus: number | undefined): { sentence: string; items: AdviceCrossover[] } {
+export function comparisonsAt(
+  advice: AdviceView,
+  cus: number | undefined,
+): { sentence: string; items: AdviceCrossover[] } {
   const shown = cus ?? advice.focus[0]?.cus ?? advice.loadStoreCus;
   const items = advice.crossovers.filter((c) => c.cus === shown);
   // Which comparisons the settings follow, where a setting follows one.
-  const follows = advice.focus.length > 0 && advice.recommendations.some((r) => r.basis === 'measured-crossover') ? ` (the settings follow ${listed(comparisonNames(advice.focus))}, the CU count measured nearest sdmaLens.advice.loadStoreCus)` : '';
+  const follows =
+    advice.focus.length > 0 && advice.recommendations.some((r) => r.basis === 'measured-crossover')
+      ? ` (the settings follow ${listed(comparisonNames(advice.focus))}, the CU count measured nearest sdmaLens.advice.loadStoreCus)`
+      : '';
   if (items.length > 0) return { sentence: `The engine against load/store${onCus(shown)}${follows}:`, items };
   if (advice.crossovers.length === 0) {
-    return { sentence: 'This run has no comparison of the engine with load/store for this pair: no initiator has both an engine path and a load/store path measured.', items };
+    return {
+      sentence:
+        'This run has no comparison of the engine with load/store for this pair: no initiator has both an engine path and a load/store path measured.',
+      items,
+    };
   }
-  return { sentence: `This run has no comparison of the engine with load/store${onCus(shown)} for this pair; it compares them ${listed(comparisonNames(advice.crossovers))}${follows}.`, items };
+  return {
+    sentence: `This run has no comparison of the engine with load/store${onCus(shown)} for this pair; it compares them ${listed(comparisonNames(advice.crossovers))}${follows}.`,
+    items,
+  };
 }

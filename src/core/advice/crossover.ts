@@ -107,16 +107,29 @@ export function onCus(cus: number): string {
  * they share, both sides of the one size they share, or the range of the path that was
  * measured where the other was not. Undefined when neither was measured.
  */
-export function whereToMeasureBoth(engine: string, cu: string, cus: number, e: readonly number[], c: readonly number[]): string | undefined {
-  const span = (x: readonly number[]) => (x[0] === x.at(-1) ? `at ${formatBytes(x[0]!)} only` : `from ${formatBytes(x[0]!)} to ${formatBytes(x.at(-1)!)}`);
+export function whereToMeasureBoth(
+  engine: string,
+  cu: string,
+  cus: number,
+  e: readonly number[],
+  c: readonly number[],
+): string | undefined {
+  const span = (x: readonly number[]) =>
+    x[0] === x.at(-1) ? `at ${formatBytes(x[0]!)} only` : `from ${formatBytes(x[0]!)} to ${formatBytes(x.at(-1)!)}`;
   if (e.length === 0 && c.length === 0) return undefined;
   if (e.length === 0 || c.length === 0) {
-    const [measured, missing, sizes] = e.length > 0 ? [engine, `${cu}${onCus(cus)}`, e] : [`${cu}${onCus(cus)}`, engine, c];
+    const [measured, missing, sizes] =
+      e.length > 0 ? [engine, `${cu}${onCus(cus)}`, e] : [`${cu}${onCus(cus)}`, engine, c];
     return `${missing} was not measured (${measured} ${span(sizes)}): measure ${missing} ${sizes.length === 1 ? `at ${formatBytes(sizes[0]!)} and the sizes around it` : `from ${formatBytes(sizes[0]!)} to ${formatBytes(sizes.at(-1)!)}`}.`;
   }
   const said = `${cu} was measured ${span(c)}, ${engine} ${span(e)}`;
   // The gap between two ranges that do not meet, else the range both cover.
-  const [lo, hi] = c.at(-1)! < e[0]! ? [c.at(-1)!, e[0]!] : e.at(-1)! < c[0]! ? [e.at(-1)!, c[0]!] : [Math.max(c[0]!, e[0]!), Math.min(c.at(-1)!, e.at(-1)!)];
+  const [lo, hi] =
+    c.at(-1)! < e[0]!
+      ? [c.at(-1)!, e[0]!]
+      : e.at(-1)! < c[0]!
+        ? [e.at(-1)!, c[0]!]
+        : [Math.max(c[0]!, e[0]!), Math.min(c.at(-1)!, e.at(-1)!)];
   if (lo < hi) return `${said}: measure both from ${formatBytes(lo)} to ${formatBytes(hi)}.`;
   // The ranges meet in one size: a crossover needs two sizes measured for both.
   const first = Math.min(c[0]!, e[0]!);
@@ -137,7 +150,10 @@ function describe(c: Omit<Crossover, 'explanation'>): string {
   const reps = `${c.repetitions} repetitions per point`;
   const unsure = c.uncertainty.length > 0 ? ` Uncertain: ${c.uncertainty.join('; ')}.` : '';
   const next = c.measureNext ? ` ${c.measureNext}` : '';
-  const missing = c.missingBytes.length > 0 ? ` (${c.missingBytes.map(formatBytes).join(', ')} measured for one path only, skipped)` : '';
+  const missing =
+    c.missingBytes.length > 0
+      ? ` (${c.missingBytes.map(formatBytes).join(', ')} measured for one path only, skipped)`
+      : '';
   switch (c.kind) {
     case 'insufficient':
       return `Not enough sizes measured for both ${eng} and ${cu} to find a crossover${missing}.${next}`;
@@ -155,13 +171,19 @@ function describe(c: Omit<Crossover, 'explanation'>): string {
       }
       // The first tie after the last size the engine won: from there on, no clear winner.
       let from: SizeVerdict | undefined;
-      for (let i = lastEngine + 1; i < c.verdicts.length && from === undefined; i++) if (c.verdicts[i]!.verdict === 'tie') from = c.verdicts[i];
+      for (let i = lastEngine + 1; i < c.verdicts.length && from === undefined; i++)
+        if (c.verdicts[i]!.verdict === 'tie') from = c.verdicts[i];
       return `No clear winner between ${eng} and ${cu}${from ? ` from ${formatBytes(from.sizeBytes)} up` : ''}: their spreads overlap${lastClear ? ` (last clear result: ${lastClear.verdict === 'cu' ? c.cu : eng} ahead at ${formatBytes(lastClear.sizeBytes)})` : ''} (${reps})${missing}.${unsure}${next}`;
     }
     case 'crossover': {
-      const flips = c.verdicts.filter((x) => x.verdict === 'engine' && x.sizeBytes < c.fromBytes!).map((x) => formatBytes(x.sizeBytes));
+      const flips = c.verdicts
+        .filter((x) => x.verdict === 'engine' && x.sizeBytes < c.fromBytes!)
+        .map((x) => formatBytes(x.sizeBytes));
       const flip = flips.length > 0 ? ` The engine was also ahead at ${flips.join(', ')}, but not from there on.` : '';
-      const est = c.estimateBytes !== undefined ? ` (crossing near ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatRange(c.rangeBytes)}` : ''})` : '';
+      const est =
+        c.estimateBytes !== undefined
+          ? ` (crossing near ${formatBytes(Math.round(c.estimateBytes))}${c.rangeBytes ? `, between ${formatRange(c.rangeBytes)}` : ''})`
+          : '';
       return `${eng} stays ahead of ${cu} from ${formatBytes(c.fromBytes!)}${est}; below that, ${c.cu} is faster or they tie (${reps}).${flip}${unsure}${missing}${next}`;
     }
   }
@@ -186,7 +208,10 @@ export interface InitiatorSamples {
 export type SampleIndex = Record<Initiator, InitiatorSamples>;
 
 export function indexSamples(samples: readonly Sample[]): SampleIndex {
-  const index: SampleIndex = { host: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() }, device: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() } };
+  const index: SampleIndex = {
+    host: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() },
+    device: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() },
+  };
   for (const sample of samples) {
     const paths = index[sample.initiator];
     if (sample.mover === 'engine') paths.engineBySize.set(sample.sizeBytes, { sample });
@@ -239,7 +264,7 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   // Both paths' sizes in one ascending pass: a merge of the two sorted lists.
   const es = inSizeOrder(paths, engineBySize);
   const cs = inSizeOrder(paths, cuBySize);
-  for (let i = 0, j = 0; i < es.length || j < cs.length; ) {
+  for (let i = 0, j = 0; i < es.length || j < cs.length;) {
     const eSize = i < es.length ? es[i]!.sample.sizeBytes : Number.POSITIVE_INFINITY;
     const cSize = j < cs.length ? cs[j]!.sample.sizeBytes : Number.POSITIVE_INFINITY;
     if (eSize !== cSize) {
@@ -264,26 +289,57 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   const repsCause = summaryOnly
     ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
     : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with ${MIN_REPETITIONS * 2} repetitions or more: ${bothFronts('iterations', String(MIN_REPETITIONS * 2))})`;
-  const base = { initiator, engine, cu, cus, verdicts, missingBytes, repetitions: repCount, uncertainty: fewReps && both.length > 0 ? [repsCause] : [] };
+  const base = {
+    initiator,
+    engine,
+    cu,
+    cus,
+    verdicts,
+    missingBytes,
+    repetitions: repCount,
+    uncertainty: fewReps && both.length > 0 ? [repsCause] : [],
+  };
   const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
   const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
 
   if (both.length < 2) {
     // Too few sizes in common: say where both paths need measuring.
     const measureNext = whereToMeasureBoth(engine, cu, cus, sizesOf(engineBySize), sizesOf(cuBySize));
-    return finish({ ...base, uncertainty: [], kind: 'insufficient', confidence: 'none', ...(measureNext ? { measureNext } : {}) });
+    return finish({
+      ...base,
+      uncertainty: [],
+      kind: 'insufficient',
+      confidence: 'none',
+      ...(measureNext ? { measureNext } : {}),
+    });
   }
   let lastNotEngine = -1;
   verdicts.forEach((x, i) => {
     if (x.verdict !== 'engine') lastNotEngine = i;
   });
   if (lastNotEngine === -1) {
-    return finish({ ...base, kind: 'engine-always', fromBytes: both[0]!, confidence: fewReps ? 'uncertain' : 'clear', measureNext: `To place the crossover, measure below ${formatBytes(both[0]!)}.` });
+    return finish({
+      ...base,
+      kind: 'engine-always',
+      fromBytes: both[0]!,
+      confidence: fewReps ? 'uncertain' : 'clear',
+      measureNext: `To place the crossover, measure below ${formatBytes(both[0]!)}.`,
+    });
   }
   if (lastNotEngine === verdicts.length - 1) {
     const kind = verdicts.every((x) => x.verdict === 'cu') ? 'cu-always' : 'no-clear-winner';
-    const measureNext = kind === 'cu-always' ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.` : fewReps ? undefined : `More repetitions (${bothFronts('iterations')}) narrow the spreads.`;
-    return finish({ ...base, kind, confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none', ...(measureNext ? { measureNext } : {}) });
+    const measureNext =
+      kind === 'cu-always'
+        ? `To find where ${engine} takes over, measure above ${formatBytes(both.at(-1)!)}.`
+        : fewReps
+          ? undefined
+          : `More repetitions (${bothFronts('iterations')}) narrow the spreads.`;
+    return finish({
+      ...base,
+      kind,
+      confidence: kind === 'cu-always' && !fewReps ? 'clear' : 'none',
+      ...(measureNext ? { measureNext } : {}),
+    });
   }
 
   const i0 = lastNotEngine;
@@ -301,10 +357,18 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   const uncertainty = [...base.uncertainty];
   if (verdicts[i0]!.verdict === 'tie') uncertainty.push(`the spreads of both paths overlap at ${formatBytes(s0)}`);
   const gap = s1 / s0 > GAP_RATIO;
-  if (gap) uncertainty.push(`the sizes around it, ${formatBytes(s0)} and ${formatBytes(s1)}, are ${Math.round(s1 / s0)}x apart`);
+  if (gap)
+    uncertainty.push(
+      `the sizes around it, ${formatBytes(s0)} and ${formatBytes(s1)}, are ${Math.round(s1 / s0)}x apart`,
+    );
   // With no spread to judge, all the data says is that the crossing lies between the two sizes.
-  const rangeBytes: [number, number] = fewReps ? [s0, s1] : [Math.max(s0, Math.min(early, late, estimate)), Math.min(s1, Math.max(early, late, estimate))];
-  const measureNext = gap || fewReps ? `To place it closer, measure between ${formatRange([s0, s1])}${fewReps ? ' with more repetitions' : ''}.` : undefined;
+  const rangeBytes: [number, number] = fewReps
+    ? [s0, s1]
+    : [Math.max(s0, Math.min(early, late, estimate)), Math.min(s1, Math.max(early, late, estimate))];
+  const measureNext =
+    gap || fewReps
+      ? `To place it closer, measure between ${formatRange([s0, s1])}${fewReps ? ' with more repetitions' : ''}.`
+      : undefined;
   return finish({
     ...base,
     uncertainty,

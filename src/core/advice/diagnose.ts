@@ -16,7 +16,10 @@ export interface KnobProblem {
   fix?: string;
 }
 
-export function diagnoseAssignments(assignments: Assignment[], versions: Partial<Record<Library, string>>): KnobProblem[] {
+export function diagnoseAssignments(
+  assignments: Assignment[],
+  versions: Partial<Record<Library, string>>,
+): KnobProblem[] {
   const problems: KnobProblem[] = [];
   for (const a of assignments) {
     const k = knob(a.name);
@@ -24,15 +27,30 @@ export function diagnoseAssignments(assignments: Assignment[], versions: Partial
     const version = versions[k.library];
     const lib = k.library.toUpperCase();
     if (version !== undefined && !inRange(version, k.versions)) {
-      problems.push({ assignment: a, severity: 'warning', message: `${a.name} is not read by ${lib} ${version} (it applies to ${describeRange(k.versions)}).` });
+      problems.push({
+        assignment: a,
+        severity: 'warning',
+        message: `${a.name} is not read by ${lib} ${version} (it applies to ${describeRange(k.versions)}).`,
+      });
       continue;
     }
     if (k.kind === 'bytes' || k.kind === 'count') {
-      if (!/^\d+$/.test(a.value)) problems.push({ assignment: a, severity: 'warning', message: `${a.name} takes a whole number of ${k.unit} (got "${a.value}").` });
+      if (!/^\d+$/.test(a.value))
+        problems.push({
+          assignment: a,
+          severity: 'warning',
+          message: `${a.name} takes a whole number of ${k.unit} (got "${a.value}").`,
+        });
       continue;
     }
     if (k.kind === 'bool') {
-      if (a.value !== '0' && a.value !== '1') problems.push({ assignment: a, severity: 'warning', message: `${a.name} takes 0 or 1 (got "${a.value}").`, fix: '1' });
+      if (a.value !== '0' && a.value !== '1')
+        problems.push({
+          assignment: a,
+          severity: 'warning',
+          message: `${a.name} takes 0 or 1 (got "${a.value}").`,
+          fix: '1',
+        });
       continue;
     }
     if (k.kind !== 'enum') continue;
@@ -41,12 +59,21 @@ export function diagnoseAssignments(assignments: Assignment[], versions: Partial
     if (version === undefined) {
       const all = meaningsOf(k, a.value, undefined);
       if (all.length > 1 || all.some((m) => m.sdma)) {
-        problems.push({ assignment: a, severity: 'information', message: `${a.name}=${a.value} means ${all.map((m) => `${m.meaning} (${lib} ${describeRange(m.versions)})`).join(', or ')}. Set sdmaLens.advice.${k.library}Version so SDMA Lens can check it.` });
+        problems.push({
+          assignment: a,
+          severity: 'information',
+          message: `${a.name}=${a.value} means ${all.map((m) => `${m.meaning} (${lib} ${describeRange(m.versions)})`).join(', or ')}. Set sdmaLens.advice.${k.library}Version so SDMA Lens can check it.`,
+        });
       }
       continue;
     }
     if (meanings.length === 0) {
-      problems.push({ assignment: a, severity: 'warning', message: `${a.name}=${a.value} is not a known value for ${lib} ${version}.`, ...(sdma.length === 1 ? { fix: sdma[0]!.value } : {}) });
+      problems.push({
+        assignment: a,
+        severity: 'warning',
+        message: `${a.name}=${a.value} is not a known value for ${lib} ${version}.`,
+        ...(sdma.length === 1 ? { fix: sdma[0]!.value } : {}),
+      });
       continue;
     }
     const wantsSdma = meaningsOf(k, a.value, undefined).some((m) => m.sdma);

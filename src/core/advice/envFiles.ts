@@ -54,22 +54,27 @@ export function findJsonAssignments(text: string): Assignment[] {
   const push = (name: unknown, value: Node | undefined) => {
     if (typeof name !== 'string' || !value || (value.type !== 'string' && value.type !== 'number')) return;
     const quoted = value.type === 'string' ? 1 : 0;
-    out.push({ name, value: String(value.value), valueStart: value.offset + quoted, valueEnd: value.offset + value.length - quoted });
+    out.push({
+      name,
+      value: String(value.value),
+      valueStart: value.offset + quoted,
+      valueEnd: value.offset + value.length - quoted,
+    });
   };
   const visitEnv = (env: Node | undefined) => {
-    for (const prop of env?.type === 'object' ? env.children ?? [] : []) {
+    for (const prop of env?.type === 'object' ? (env.children ?? []) : []) {
       const [key, value] = prop.children ?? [];
       if (key?.type === 'string') push(key.value, value);
     }
   };
   const visitEnvironment = (list: Node | undefined) => {
-    for (const item of list?.type === 'array' ? list.children ?? [] : []) {
+    for (const item of list?.type === 'array' ? (list.children ?? []) : []) {
       if (item.type === 'object') push(findNodeAtLocation(item, ['name'])?.value, findNodeAtLocation(item, ['value']));
     }
   };
   for (const list of ['configurations', 'tasks']) {
     const items = findNodeAtLocation(root, [list]);
-    for (const item of items?.type === 'array' ? items.children ?? [] : []) {
+    for (const item of items?.type === 'array' ? (items.children ?? []) : []) {
       visitEnv(findNodeAtLocation(item, ['env']));
       visitEnvironment(findNodeAtLocation(item, ['environment']));
       visitEnv(findNodeAtLocation(item, ['options', 'env']));
@@ -96,26 +101,39 @@ export function simulatedNote(runId: string): string {
  * Variables `writableTypes` refuses are left out. With `note`, a `# note` line goes above what
  * changes (the appended lines, or else the first line changed), unless the file has it already.
  */
-export function setLineVariables(text: string, vars: Record<string, string>, kind: 'dotenv' | 'shell', note?: string): TextEdit[] {
+export function setLineVariables(
+  text: string,
+  vars: Record<string, string>,
+  kind: 'dotenv' | 'shell',
+  note?: string,
+): TextEdit[] {
   const edits: TextEdit[] = [];
   const existing = findLineAssignments(text);
   const appended: string[] = [];
   for (const [name, value] of Object.entries(checkedAssignments(vars, writableTypes).vars)) {
     const found = existing.filter((a) => a.name === name);
     if (found.length > 0) {
-      for (const a of found) if (a.value !== value) edits.push({ offset: a.valueStart, length: a.valueEnd - a.valueStart, text: value });
+      for (const a of found)
+        if (a.value !== value) edits.push({ offset: a.valueStart, length: a.valueEnd - a.valueStart, text: value });
     } else {
       appended.push(`${kind === 'shell' ? 'export ' : ''}${name}=${value}`);
     }
   }
-  const comment = note !== undefined && (edits.length > 0 || appended.length > 0) && !text.split(/\r?\n/).includes(shellComment(note)) ? shellComment(note) : undefined;
+  const comment =
+    note !== undefined && (edits.length > 0 || appended.length > 0) && !text.split(/\r?\n/).includes(shellComment(note))
+      ? shellComment(note)
+      : undefined;
   if (comment !== undefined && appended.length === 0) {
     const first = Math.min(...edits.map((e) => e.offset));
     edits.push({ offset: text.lastIndexOf('\n', first - 1) + 1, length: 0, text: `${comment}\n` });
   }
   if (appended.length > 0) {
     const lead = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
-    edits.push({ offset: text.length, length: 0, text: `${lead}${comment !== undefined ? `${comment}\n` : ''}${appended.join('\n')}\n` });
+    edits.push({
+      offset: text.length,
+      length: 0,
+      text: `${lead}${comment !== undefined ? `${comment}\n` : ''}${appended.join('\n')}\n`,
+    });
   }
   return edits;
 }
@@ -128,7 +146,13 @@ export function setLineVariables(text: string, vars: Record<string, string>, kin
  * Variables `writableTypes` refuses are left out. With `note`, a `// note` line goes above the
  * entry's environment (VS Code reads both files as JSONC).
  */
-export function setJsonEnv(text: string, kind: 'launch' | 'tasks', entryName: string, vars: Record<string, string>, note?: string): TextEdit[] {
+export function setJsonEnv(
+  text: string,
+  kind: 'launch' | 'tasks',
+  entryName: string,
+  vars: Record<string, string>,
+  note?: string,
+): TextEdit[] {
   if (kind === 'launch') return replacementEdits(text, setLaunchEnv(text, entryName, vars, note).text);
   const checked = checkedAssignments(vars, writableTypes).vars;
   if (Object.keys(checked).length === 0) return [];
@@ -158,7 +182,9 @@ export function notWritten(refused: readonly { name: string; reason: string }[])
 export function taskLabels(text: string): string[] {
   const root = parseTree(text);
   const items = root ? findNodeAtLocation(root, ['tasks']) : undefined;
-  return (items?.type === 'array' ? items.children ?? [] : []).map((item) => findNodeAtLocation(item, ['label'])?.value).filter((l): l is string => typeof l === 'string');
+  return (items?.type === 'array' ? (items.children ?? []) : [])
+    .map((item) => findNodeAtLocation(item, ['label'])?.value)
+    .filter((l): l is string => typeof l === 'string');
 }
 
 /**
@@ -171,7 +197,11 @@ export function replacementEdits(before: string, after: string): TextEdit[] {
   const shorter = Math.min(before.length, after.length);
   while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
   let end = 0;
-  while (end < shorter - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++;
+  while (
+    end < shorter - start &&
+    before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)
+  )
+    end++;
   // Never split a surrogate pair between the kept text and the edit.
   if (start > 0 && isHighSurrogate(before.charCodeAt(start - 1))) start--;
   if (end > 0 && isHighSurrogate(before.charCodeAt(before.length - end - 1))) end--;
@@ -183,5 +213,7 @@ function isHighSurrogate(code: number): boolean {
 }
 
 export function applyTextEdits(text: string, edits: TextEdit[]): string {
-  return [...edits].sort((a, b) => b.offset - a.offset).reduce((t, e) => t.slice(0, e.offset) + e.text + t.slice(e.offset + e.length), text);
+  return [...edits]
+    .sort((a, b) => b.offset - a.offset)
+    .reduce((t, e) => t.slice(0, e.offset) + e.text + t.slice(e.offset + e.length), text);
 }

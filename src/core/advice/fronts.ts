@@ -52,27 +52,49 @@ export function optionName(option: FrontOption, front: Front, arg?: string): str
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const OPTIONS = Object.keys(FRONT_OPTIONS) as FrontOption[];
 /** `bothFronts` text of any option, with the value placeholder it was given. */
-const BOTH = new RegExp(`(${OPTIONS.map((o) => escape(FRONT_OPTIONS[o].flag)).join('|')})((?: [A-Za-z0-9][\\w:.]*)?), or (${OPTIONS.map((o) => escape(settingWords(o))).join('|')})`, 'g');
+const BOTH = new RegExp(
+  `(${OPTIONS.map((o) => escape(FRONT_OPTIONS[o].flag)).join('|')})((?: [A-Za-z0-9][\\w:.]*)?), or (${OPTIONS.map((o) => escape(settingWords(o))).join('|')})`,
+  'g',
+);
 /** A setting named on its own, with or without "the ... setting" around it. */
-const SETTING = new RegExp(`(?:the )?(${OPTIONS.filter((o) => isSetting(FRONT_OPTIONS[o].setting)).map((o) => escape(FRONT_OPTIONS[o].setting)).join('|')})(?: setting)?(?!\\w|\\.\\w)`, 'g');
+const SETTING = new RegExp(
+  `(?:the )?(${OPTIONS.filter((o) => isSetting(FRONT_OPTIONS[o].setting))
+    .map((o) => escape(FRONT_OPTIONS[o].setting))
+    .join('|')})(?: setting)?(?!\\w|\\.\\w)`,
+  'g',
+);
 /** A flag named on its own, with its command and the value it was given (a number) or its placeholder (capitals). */
-const FLAG = new RegExp(`(${OPTIONS.map((o) => escape(FRONT_OPTIONS[o].flag)).join('|')})(?![\\w-])(?: ([A-Z][A-Z0-9_:]*|\\d+)(?![\\w:]))?`, 'g');
+const FLAG = new RegExp(
+  `(${OPTIONS.map((o) => escape(FRONT_OPTIONS[o].flag)).join('|')})(?![\\w-])(?: ([A-Z][A-Z0-9_:]*|\\d+)(?![\\w:]))?`,
+  'g',
+);
 
 const byFlag = new Map(OPTIONS.map((o) => [FRONT_OPTIONS[o].flag as string, o]));
 const bySetting = new Map(OPTIONS.map((o) => [FRONT_OPTIONS[o].setting as string, o]));
 
 /** Text of the advice as `front` prints it: each option named both ways becomes that front's name, and an option named the other front's way too. */
 export function forFront(text: string, front: Front): string {
-  const both = text.replace(BOTH, (_all, flag: string, arg: string, setting: string) => (front === 'cli' ? `${flag}${arg}` : setting));
+  const both = text.replace(BOTH, (_all, flag: string, arg: string, setting: string) =>
+    front === 'cli' ? `${flag}${arg}` : setting,
+  );
   return front === 'cli'
     ? both.replace(SETTING, (_all, setting: string) => flagWords(bySetting.get(setting)!))
-    : both.replace(FLAG, (_all, flag: string, arg: string | undefined) => `${settingWords(byFlag.get(flag)!)}${arg !== undefined && /^\d+$/.test(arg) ? ` at ${arg}` : ''}`);
+    : both.replace(
+        FLAG,
+        (_all, flag: string, arg: string | undefined) =>
+          `${settingWords(byFlag.get(flag)!)}${arg !== undefined && /^\d+$/.test(arg) ? ` at ${arg}` : ''}`,
+      );
 }
 
 /** The advice with every sentence in it as `front` prints it (the settings' values and the numbers untouched). */
 export function adviceFor(advice: Advice, front: Front): Advice {
   const say = (text: string) => forFront(text, front);
-  const crossover = (c: Advice['crossovers'][number]) => ({ ...c, explanation: say(c.explanation), uncertainty: c.uncertainty.map(say), ...(c.measureNext !== undefined ? { measureNext: say(c.measureNext) } : {}) });
+  const crossover = (c: Advice['crossovers'][number]) => ({
+    ...c,
+    explanation: say(c.explanation),
+    uncertainty: c.uncertainty.map(say),
+    ...(c.measureNext !== undefined ? { measureNext: say(c.measureNext) } : {}),
+  });
   return {
     ...advice,
     focus: advice.focus.map(crossover),

@@ -7,12 +7,26 @@ import raw from './knobCatalog.json';
 import type { VersionRange } from './version';
 import { compareVersions, inRange, parseVersion } from './version';
 
-const versionText = v.pipe(v.string(), v.check((s) => parseVersion(s) !== undefined, 'not a version'));
+const versionText = v.pipe(
+  v.string(),
+  v.check((s) => parseVersion(s) !== undefined, 'not a version'),
+);
 const RangeSchema = v.object({ from: v.nullable(versionText), before: v.nullable(versionText) });
 /** documented: a published documentation page; source: only the library's source; guess: inferred (said so). */
 const Confidence = v.picklist(['documented', 'source', 'guess']);
 /** Which copies or calls a knob governs (docs/ADVICE.md, "The knob catalog"). */
-export const SCOPES = ['gpu-local-copy', 'peer-copy-host', 'all-host-copies', 'process', 'device-put', 'library-alltoall', 'library-allreduce', 'rccl-tests-kernels', 'communicator', 'allgather-ce'] as const;
+export const SCOPES = [
+  'gpu-local-copy',
+  'peer-copy-host',
+  'all-host-copies',
+  'process',
+  'device-put',
+  'library-alltoall',
+  'library-allreduce',
+  'rccl-tests-kernels',
+  'communicator',
+  'allgather-ce',
+] as const;
 
 const ValueSchema = v.object({
   value: v.string(),
@@ -49,10 +63,21 @@ const KnobSchema = v.object({
   addresses: v.pipe(v.array(v.pipe(v.string(), v.regex(/^https:\/\/\S+$/))), v.minLength(1)),
   confidence: Confidence,
   /** The GPUs the knob is documented for; elsewhere advice carries a caveat. */
-  hardware: v.optional(v.object({ vendor: v.picklist(['nvidia', 'amd']), minSm: v.optional(v.pipe(v.number(), v.integer())), name: v.string() })),
+  hardware: v.optional(
+    v.object({
+      vendor: v.picklist(['nvidia', 'amd']),
+      minSm: v.optional(v.pipe(v.number(), v.integer())),
+      name: v.string(),
+    }),
+  ),
 });
 
-const CatalogSchema = v.object({ format: v.literal('sdma-lens-knobs'), version: v.literal(2), notes: v.string(), knobs: v.array(KnobSchema) });
+const CatalogSchema = v.object({
+  format: v.literal('sdma-lens-knobs'),
+  version: v.literal(2),
+  notes: v.string(),
+  knobs: v.array(KnobSchema),
+});
 
 export type Knob = v.InferOutput<typeof KnobSchema>;
 export type KnobValue = v.InferOutput<typeof ValueSchema>;
@@ -62,7 +87,9 @@ export function loadCatalog(data: unknown = raw): Knob[] {
   const r = v.safeParse(CatalogSchema, data);
   if (!r.success) {
     const issue = r.issues[0];
-    throw new Error(`knob catalog is invalid at ${issue.path?.map((p) => String(p.key)).join('.') ?? '?'}: ${issue.message}`);
+    throw new Error(
+      `knob catalog is invalid at ${issue.path?.map((p) => String(p.key)).join('.') ?? '?'}: ${issue.message}`,
+    );
   }
   return r.output.knobs;
 }
@@ -90,7 +117,8 @@ export function sdmaValues(k: Knob, version: string | undefined): KnobValue[] {
 
 /** True when two half-open version ranges share a version. */
 export function rangesOverlap(a: VersionRange, b: VersionRange): boolean {
-  const startsBefore = (x: VersionRange, y: VersionRange) => x.before === null || y.from === null || compareVersions(y.from, x.before) < 0;
+  const startsBefore = (x: VersionRange, y: VersionRange) =>
+    x.before === null || y.from === null || compareVersions(y.from, x.before) < 0;
   return startsBefore(a, b) && startsBefore(b, a);
 }
 

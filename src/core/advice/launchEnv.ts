@@ -61,7 +61,7 @@ export function launchEntries(text: string): LaunchEntry[] {
   const root = parseTree(text);
   const items = root ? findNodeAtLocation(root, ['configurations']) : undefined;
   const out: LaunchEntry[] = [];
-  for (const item of items?.type === 'array' ? items.children ?? [] : []) {
+  for (const item of items?.type === 'array' ? (items.children ?? []) : []) {
     const name = findNodeAtLocation(item, ['name'])?.value;
     if (typeof name !== 'string') continue;
     const type = findNodeAtLocation(item, ['type'])?.value;
@@ -129,11 +129,14 @@ function appendItems(text: string, container: Node, items: string[], { unit, eol
       // items go on the lines after it, the comment stays with its item, trailing commas stay.
       const indent = indentAt(text, last.offset);
       const at = text[lineEnd - 1] === '\r' ? lineEnd - 1 : lineEnd;
-      const lines = items.map((i, k) => `${eol}${indent}${reindent(i, indent, eol)}${rest[1] || k < items.length - 1 ? ',' : ''}`).join('');
+      const lines = items
+        .map((i, k) => `${eol}${indent}${reindent(i, indent, eol)}${rest[1] || k < items.length - 1 ? ',' : ''}`)
+        .join('');
       return rest[1] ? replaceAt(text, at, 0, lines) : replaceAt(replaceAt(text, at, 0, lines), end, 0, ',');
     }
     const sep = multiLine ? `,${eol}${indentAt(text, last.offset)}` : ', ';
-    const put = (i: string) => (multiLine ? reindent(i, indentAt(text, last.offset), eol) : i.replace(/\n[ \t]*/g, ' '));
+    const put = (i: string) =>
+      multiLine ? reindent(i, indentAt(text, last.offset), eol) : i.replace(/\n[ \t]*/g, ' ');
     return replaceAt(text, last.offset + last.length, 0, items.map((i) => `${sep}${put(i)}`).join(''));
   }
   const base = indentAt(text, container.offset);
@@ -156,12 +159,16 @@ export function commentAbove(text: string, path: JSONPath, note: string): string
   if (property?.type !== 'property') return text;
   const comment = `// ${terminalLine(note)}`;
   const lineStart = text.lastIndexOf('\n', property.offset - 1) + 1;
-  const above = text.slice(text.lastIndexOf('\n', Math.max(lineStart - 2, 0)) + 1, Math.max(lineStart - 1, 0)).replace(/\r$/, '');
+  const above = text
+    .slice(text.lastIndexOf('\n', Math.max(lineStart - 2, 0)) + 1, Math.max(lineStart - 1, 0))
+    .replace(/\r$/, '');
   if (above.trim() === comment) return text;
   const indent = indentAt(text, property.offset);
   const eol = formattingOf(text).eol;
   // On a line of its own when the property starts its line; else the property moves to the next line.
-  return text.slice(lineStart, property.offset).trim() === '' ? replaceAt(text, lineStart, 0, `${indent}${comment}${eol}`) : replaceAt(text, property.offset, 0, `${comment}${eol}${indent}`);
+  return text.slice(lineStart, property.offset).trim() === ''
+    ? replaceAt(text, lineStart, 0, `${indent}${comment}${eol}`)
+    : replaceAt(text, property.offset, 0, `${comment}${eol}${indent}`);
 }
 
 /** A printed value whose later lines are moved to `indent` (its first line goes where it is put). */
@@ -187,17 +194,38 @@ function configurationAt(text: string, index: number): Node | undefined {
  * the configuration's name and type are the user's file's. With `note`, a `// note` line goes
  * above the environment written (simulatedNote in envFiles.ts).
  */
-export function setLaunchEnv(text: string, entryName: string, given: Record<string, string>, note?: string): LaunchEnvResult {
+export function setLaunchEnv(
+  text: string,
+  entryName: string,
+  given: Record<string, string>,
+  note?: string,
+): LaunchEnvResult {
   const vars = checkedAssignments(given, writableTypes).vars;
-  if (Object.keys(vars).length === 0) return { text, written: false, description: 'no setting with a value of its type to write; nothing was written.' };
+  if (Object.keys(vars).length === 0)
+    return { text, written: false, description: 'no setting with a value of its type to write; nothing was written.' };
   const layout = layoutOf(text);
-  let current = text.trim().length > 0 ? text : `{${layout.eol}${layout.unit}"version": "0.2.0",${layout.eol}${layout.unit}"configurations": []${layout.eol}}${layout.eol}`;
+  let current =
+    text.trim().length > 0
+      ? text
+      : `{${layout.eol}${layout.unit}"version": "0.2.0",${layout.eol}${layout.unit}"configurations": []${layout.eol}}${layout.eol}`;
   const count = Object.keys(vars).length;
   if (!launchEntries(current).some((e) => e.name === entryName)) {
     const root = parseTree(current);
     const items = root ? findNodeAtLocation(root, ['configurations']) : undefined;
-    if (items?.type !== 'array') return { text, written: false, description: '"configurations" of launch.json is not a list; nothing was written.' };
-    const entry = { name: entryName, type: NEW_LAUNCH_TYPE, request: 'launch', program: '${workspaceFolder}/a.out', cwd: '${workspaceFolder}', environment: [] };
+    if (items?.type !== 'array')
+      return {
+        text,
+        written: false,
+        description: '"configurations" of launch.json is not a list; nothing was written.',
+      };
+    const entry = {
+      name: entryName,
+      type: NEW_LAUNCH_TYPE,
+      request: 'launch',
+      program: '${workspaceFolder}/a.out',
+      cwd: '${workspaceFolder}',
+      environment: [],
+    };
     current = appendItems(current, items, [jsonText(entry, layout.unit)], layout);
   }
   const index = launchEntries(current).findIndex((e) => e.name === entryName);
@@ -207,13 +235,25 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
     return {
       text,
       written: false,
-      description: terminalLine(`launch configuration "${entryName}" has ${type}, and SDMA Lens knows where only ${Object.keys(LAUNCH_ENV).join(', ')} read their environment; nothing was written. Set ${Object.entries(vars).map(([k, v]) => `${k}=${v}`).join(' ')} there yourself.`),
+      description: terminalLine(
+        `launch configuration "${entryName}" has ${type}, and SDMA Lens knows where only ${Object.keys(LAUNCH_ENV).join(', ')} read their environment; nothing was written. Set ${Object.entries(
+          vars,
+        )
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')} there yourself.`,
+      ),
     };
   }
   const { key, shape } = entry.env;
   const container = findNodeAtLocation(configurationAt(current, index)!, [key]);
   if (container && container.type !== (shape === 'list' ? 'array' : 'object')) {
-    return { text, written: false, description: terminalLine(`"${key}" of launch configuration "${entryName}" is not ${shape === 'list' ? 'a list' : 'an object'}, as ${entry.type} reads it; nothing was written.`) };
+    return {
+      text,
+      written: false,
+      description: terminalLine(
+        `"${key}" of launch configuration "${entryName}" is not ${shape === 'list' ? 'a list' : 'an object'}, as ${entry.type} reads it; nothing was written.`,
+      ),
+    };
   }
   // Values already there are replaced in place, from the end so earlier offsets stay right.
   const replacements: { node: Node; value: string }[] = [];
@@ -226,9 +266,12 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
       missing.push([name, value]);
     }
   }
-  for (const { node, value } of replacements.sort((a, b) => b.node.offset - a.node.offset)) current = replaceAt(current, node.offset, node.length, jsonText(value));
+  for (const { node, value } of replacements.sort((a, b) => b.node.offset - a.node.offset))
+    current = replaceAt(current, node.offset, node.length, jsonText(value));
   if (missing.length > 0) {
-    const items = missing.map(([name, value]) => (shape === 'list' ? listItem(name, value) : `${jsonText(name)}: ${jsonText(value)}`));
+    const items = missing.map(([name, value]) =>
+      shape === 'list' ? listItem(name, value) : `${jsonText(name)}: ${jsonText(value)}`,
+    );
     const configuration = configurationAt(current, index)!;
     const there = findNodeAtLocation(configuration, [key]);
     if (there) {
@@ -241,12 +284,20 @@ export function setLaunchEnv(text: string, entryName: string, given: Record<stri
     }
   }
   if (note !== undefined && current !== text) current = commentAbove(current, ['configurations', index, key], note);
-  return { text: current, written: true, description: terminalLine(`${count} settings written into "${key}" of launch configuration "${entryName}" (${entry.type})`) };
+  return {
+    text: current,
+    written: true,
+    description: terminalLine(
+      `${count} settings written into "${key}" of launch configuration "${entryName}" (${entry.type})`,
+    ),
+  };
 }
 
 /** The value node of variable `name` in an `environment` list or an `env` object. */
 function valueNode(container: Node, shape: EnvShape, name: string): Node | undefined {
   if (shape === 'object') return findNodeAtLocation(container, [name]);
-  const item = (container.children ?? []).find((c) => c.type === 'object' && findNodeAtLocation(c, ['name'])?.value === name);
+  const item = (container.children ?? []).find(
+    (c) => c.type === 'object' && findNodeAtLocation(c, ['name'])?.value === name,
+  );
   return item ? findNodeAtLocation(item, ['value']) : undefined;
 }

@@ -9,7 +9,13 @@ import type { Knob } from '../advice/knobs';
 import { knob, sdmaValues } from '../advice/knobs';
 import { compareVersions, describeRange } from '../advice/version';
 import type { CollectiveCrossover, Curve, OverlapRow, OverlapView } from './collectiveMessages';
-import type { CollectiveOp, CollectivePoint, CollectiveVariant, CollectiveVariantName, OverlapPoint } from '../protocol';
+import type {
+  CollectiveOp,
+  CollectivePoint,
+  CollectiveVariant,
+  CollectiveVariantName,
+  OverlapPoint,
+} from '../protocol';
 
 export type { CollectiveCrossover, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
 import { formatBytes } from '../units';
@@ -32,13 +38,17 @@ export function engineVariantOf(vendor: Vendor): CollectiveVariantName {
  * helper sets them; ce: NCCL_CTA_POLICY=ZERO (as its number: NCCL before 2.29 reads only numbers) on
  * cuMem-backed, symmetric buffers. Undefined when the catalog has no SDMA value for the version.
  */
-export function variantEnv(variant: CollectiveVariantName, libraryVersion: string | undefined): Record<string, string> | undefined {
+export function variantEnv(
+  variant: CollectiveVariantName,
+  libraryVersion: string | undefined,
+): Record<string, string> | undefined {
   if (variant === 'default') return {};
   if (variant === 'ce') {
     const policy = knob('NCCL_CTA_POLICY');
     // The number 2 means ZERO wherever ZERO exists (2.28 on); the name only from 2.29.2 (catalog).
     const zero = (policy?.values ?? []).find((x) => x.sdma === true && x.value === '2');
-    if (!zero || (libraryVersion !== undefined && compareVersions(libraryVersion, zero.versions.from ?? '0') < 0)) return undefined;
+    if (!zero || (libraryVersion !== undefined && compareVersions(libraryVersion, zero.versions.from ?? '0') < 0))
+      return undefined;
     return { NCCL_CTA_POLICY: zero.value, NCCL_CUMEM_ENABLE: '1' };
   }
   const ginType = knob('NCCL_GIN_TYPE');
@@ -50,7 +60,11 @@ export function variantEnv(variant: CollectiveVariantName, libraryVersion: strin
     if (k?.recommended !== undefined) env[name] = k.recommended;
   }
   env.NCCL_GIN_TYPE = sdma[0]!.value;
-  const forced: Record<string, string> = { NCCL_GIN_A2A_ENABLE: '1', NCCL_GIN_A2A_MIN_BYTES: '0', NCCL_GIN_A2A_SDMA_MIN_BYTES: '0' };
+  const forced: Record<string, string> = {
+    NCCL_GIN_A2A_ENABLE: '1',
+    NCCL_GIN_A2A_MIN_BYTES: '0',
+    NCCL_GIN_A2A_SDMA_MIN_BYTES: '0',
+  };
   for (const [name, value] of Object.entries(forced)) {
     if (knob(name)) env[name] = value;
   }
@@ -58,8 +72,6 @@ export function variantEnv(variant: CollectiveVariantName, libraryVersion: strin
 }
 
 // ---- curves ----
-
-
 
 /** Transports that mean "the engine carried it", by variant. */
 const ENGINE_TRANSPORTS: Record<CollectiveVariantName, readonly string[]> = {
@@ -90,7 +102,9 @@ export function curvesOf(points: readonly CollectivePoint[]): Curve[] {
       busbwGbps: p.busbwGbps,
       algbwGbps: p.algbwGbps,
       timeUs: p.timeUs,
-      ...(spread ? { busbwLowGbps: (p.busbwGbps * p.timeUs) / t.q75, busbwHighGbps: (p.busbwGbps * p.timeUs) / t.q25 } : {}),
+      ...(spread
+        ? { busbwLowGbps: (p.busbwGbps * p.timeUs) / t.q75, busbwHighGbps: (p.busbwGbps * p.timeUs) / t.q25 }
+        : {}),
       transport: p.transport,
       offPath: isOffPath(p),
       wrong: p.wrong,
@@ -98,7 +112,9 @@ export function curvesOf(points: readonly CollectivePoint[]): Curve[] {
   }
   const curves = [...byKey.values()];
   for (const c of curves) c.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
-  return curves.sort((a, b) => a.op.localeCompare(b.op) || a.variant.localeCompare(b.variant) || Number(a.inPlace) - Number(b.inPlace));
+  return curves.sort(
+    (a, b) => a.op.localeCompare(b.op) || a.variant.localeCompare(b.variant) || Number(a.inPlace) - Number(b.inPlace),
+  );
 }
 
 // ---- crossover between the default and the engine variant ----
@@ -131,12 +147,15 @@ export function timeInterval(p: CollectivePoint): Interval {
 export function pathProblem(p: CollectivePoint): string | undefined {
   const want = ENGINE_TRANSPORTS[p.variant];
   if (p.transport === null) return `${p.variant} did not record its path at ${formatBytes(p.sizeBytes)}`;
-  if (want.length > 0 ? !want.includes(p.transport) : Object.values(ENGINE_TRANSPORTS).some((t) => t.includes(p.transport!))) {
+  if (
+    want.length > 0
+      ? !want.includes(p.transport)
+      : Object.values(ENGINE_TRANSPORTS).some((t) => t.includes(p.transport!))
+  ) {
     return `${p.variant} ran ${p.transport}, not its own path, at ${formatBytes(p.sizeBytes)}`;
   }
   return undefined;
 }
-
 
 /**
  * Where the engine variant overtakes the default, from each point's repeats. At each size both
@@ -145,13 +164,21 @@ export function pathProblem(p: CollectivePoint): string | undefined {
  * a path problem, never a winner. The crossover is the smallest size from which the engine stays
  * ahead; it is clear exactly when the default won, on its own path, at the size just below.
  */
-export function findCollectiveCrossover(points: readonly CollectivePoint[], op: CollectiveOp, engineVariant: CollectiveVariantName): CollectiveCrossover {
-  const pick = (variant: CollectiveVariantName) => new Map(points.filter((p) => p.op === op && p.variant === variant && !p.inPlace).map((p) => [p.sizeBytes, p]));
+export function findCollectiveCrossover(
+  points: readonly CollectivePoint[],
+  op: CollectiveOp,
+  engineVariant: CollectiveVariantName,
+): CollectiveCrossover {
+  const pick = (variant: CollectiveVariantName) =>
+    new Map(points.filter((p) => p.op === op && p.variant === variant && !p.inPlace).map((p) => [p.sizeBytes, p]));
   const base = pick('default');
   const engine = pick(engineVariant);
   const sizes = [...base.keys()].filter((s) => engine.has(s)).sort((a, b) => a - b);
   const ranks = points.find((p) => p.op === op)?.ranks ?? 0;
-  const repeats = sizes.length === 0 ? 0 : Math.min(...sizes.flatMap((s) => [timeInterval(base.get(s)!).n, timeInterval(engine.get(s)!).n]));
+  const repeats =
+    sizes.length === 0
+      ? 0
+      : Math.min(...sizes.flatMap((s) => [timeInterval(base.get(s)!).n, timeInterval(engine.get(s)!).n]));
   const verdicts: CollectiveSizeVerdict[] = sizes.map((sizeBytes) => {
     const e = engine.get(sizeBytes)!;
     const d = base.get(sizeBytes)!;
@@ -159,7 +186,12 @@ export function findCollectiveCrossover(points: readonly CollectivePoint[], op: 
     if (why) return { sizeBytes, verdict: 'path', why };
     const ei = timeInterval(e);
     const di = timeInterval(d);
-    if (Math.min(ei.n, di.n) < MIN_COLLECTIVE_REPEATS) return { sizeBytes, verdict: 'tie', why: `${Math.min(ei.n, di.n)} repeat${Math.min(ei.n, di.n) === 1 ? '' : 's'} at ${formatBytes(sizeBytes)}, too few for an interval (--repeats ${MIN_COLLECTIVE_REPEATS * 2} or more)` };
+    if (Math.min(ei.n, di.n) < MIN_COLLECTIVE_REPEATS)
+      return {
+        sizeBytes,
+        verdict: 'tie',
+        why: `${Math.min(ei.n, di.n)} repeat${Math.min(ei.n, di.n) === 1 ? '' : 's'} at ${formatBytes(sizeBytes)}, too few for an interval (--repeats ${MIN_COLLECTIVE_REPEATS * 2} or more)`,
+      };
     if (ei.q75 < di.q25) return { sizeBytes, verdict: 'engine' };
     if (di.q75 < ei.q25) return { sizeBytes, verdict: 'default' };
     return { sizeBytes, verdict: 'tie', why: `the intervals of both variants overlap at ${formatBytes(sizeBytes)}` };
@@ -168,19 +200,45 @@ export function findCollectiveCrossover(points: readonly CollectivePoint[], op: 
   const reps = `${repeats} repeat${repeats === 1 ? '' : 's'} per point`;
   const problems = verdicts.filter((x) => x.verdict === 'path').map((x) => x.why!);
   const pathNote = problems.length > 0 ? ` Not judged: ${problems.join('; ')}.` : '';
-  const none = (kind: CollectiveCrossover['kind'], text: string, extra: Partial<CollectiveCrossover> = {}): CollectiveCrossover => ({ ...common, kind, confidence: 'none', uncertainty: [], text, ...extra });
-  if (sizes.length < 2) return none('insufficient', `${op}: fewer than two sizes ran both ${engineVariant} and default, so no crossover can be read.`);
+  const none = (
+    kind: CollectiveCrossover['kind'],
+    text: string,
+    extra: Partial<CollectiveCrossover> = {},
+  ): CollectiveCrossover => ({ ...common, kind, confidence: 'none', uncertainty: [], text, ...extra });
+  if (sizes.length < 2)
+    return none(
+      'insufficient',
+      `${op}: fewer than two sizes ran both ${engineVariant} and default, so no crossover can be read.`,
+    );
   const lastNotEngine = verdicts.map((x) => x.verdict !== 'engine').lastIndexOf(true);
   if (lastNotEngine < 0) {
-    return { ...common, kind: 'engine-always', fromBytes: sizes[0], confidence: 'clear', uncertainty: [], text: `${op}: ${engineVariant} is ahead at every size from the smallest measured, ${formatBytes(sizes[0]!)}, on its own path (${reps}, ${ranks} ranks).` };
+    return {
+      ...common,
+      kind: 'engine-always',
+      fromBytes: sizes[0],
+      confidence: 'clear',
+      uncertainty: [],
+      text: `${op}: ${engineVariant} is ahead at every size from the smallest measured, ${formatBytes(sizes[0]!)}, on its own path (${reps}, ${ranks} ranks).`,
+    };
   }
   if (lastNotEngine === verdicts.length - 1) {
     const defaults = verdicts.filter((x) => x.verdict === 'default').map((x) => x.sizeBytes);
     if (defaults.length === verdicts.length) {
-      return { ...common, kind: 'default-always', lastDefaultBytes: sizes.at(-1), confidence: 'clear', uncertainty: [], text: `${op}: default is ahead at every size up to ${formatBytes(sizes.at(-1)!)} (${reps}, ${ranks} ranks).` };
+      return {
+        ...common,
+        kind: 'default-always',
+        lastDefaultBytes: sizes.at(-1),
+        confidence: 'clear',
+        uncertainty: [],
+        text: `${op}: default is ahead at every size up to ${formatBytes(sizes.at(-1)!)} (${reps}, ${ranks} ranks).`,
+      };
     }
     const ties = verdicts.filter((x) => x.verdict === 'tie').map((x) => formatBytes(x.sizeBytes));
-    return none('no-clear-winner', `${op}: ${engineVariant} does not stay ahead up to the largest size${defaults.length > 0 ? `; default is ahead at ${defaults.map(formatBytes).join(', ')}` : ''}${ties.length > 0 ? `; the intervals overlap at ${ties.join(', ')}` : ''} (${reps}, ${ranks} ranks).${pathNote}`, defaults.length > 0 ? { lastDefaultBytes: defaults.at(-1) } : {});
+    return none(
+      'no-clear-winner',
+      `${op}: ${engineVariant} does not stay ahead up to the largest size${defaults.length > 0 ? `; default is ahead at ${defaults.map(formatBytes).join(', ')}` : ''}${ties.length > 0 ? `; the intervals overlap at ${ties.join(', ')}` : ''} (${reps}, ${ranks} ranks).${pathNote}`,
+      defaults.length > 0 ? { lastDefaultBytes: defaults.at(-1) } : {},
+    );
   }
   const i0 = lastNotEngine;
   const s0 = sizes[i0]!;
@@ -192,14 +250,25 @@ export function findCollectiveCrossover(points: readonly CollectivePoint[], op: 
   let rangeBytes: [number, number] = [s0, s1];
   if (below.verdict !== 'path') {
     const adv = (d: number, e: number) => Math.log(d / e);
-    const [e0, d0, e1, d1] = [timeInterval(engine.get(s0)!), timeInterval(base.get(s0)!), timeInterval(engine.get(s1)!), timeInterval(base.get(s1)!)];
+    const [e0, d0, e1, d1] = [
+      timeInterval(engine.get(s0)!),
+      timeInterval(base.get(s0)!),
+      timeInterval(engine.get(s1)!),
+      timeInterval(base.get(s1)!),
+    ];
     estimateBytes = crossing(s0, adv(d0.median, e0.median), s1, adv(d1.median, e1.median));
     const early = crossing(s0, adv(d0.q75, e0.q25), s1, adv(d1.q75, e1.q25));
     const late = crossing(s0, adv(d0.q25, e0.q75), s1, adv(d1.q25, e1.q75));
-    rangeBytes = [Math.max(s0, Math.min(early, late, estimateBytes)), Math.min(s1, Math.max(early, late, estimateBytes))];
+    rangeBytes = [
+      Math.max(s0, Math.min(early, late, estimateBytes)),
+      Math.min(s1, Math.max(early, late, estimateBytes)),
+    ];
   }
   const lastDefault = verdicts.map((x) => x.verdict === 'default').lastIndexOf(true);
-  const near = estimateBytes !== undefined ? `, crossing near ${formatBytes(Math.round(estimateBytes))} (between ${formatBytes(Math.round(rangeBytes[0]))} and ${formatBytes(Math.round(rangeBytes[1]))})` : '';
+  const near =
+    estimateBytes !== undefined
+      ? `, crossing near ${formatBytes(Math.round(estimateBytes))} (between ${formatBytes(Math.round(rangeBytes[0]))} and ${formatBytes(Math.round(rangeBytes[1]))})`
+      : '';
   const unsure = uncertainty.length > 0 ? ` Uncertain: ${uncertainty.join('; ')}.` : '';
   return {
     ...common,
@@ -215,8 +284,6 @@ export function findCollectiveCrossover(points: readonly CollectivePoint[], op: 
 }
 
 // ---- overlap ----
-
-
 
 /** A board within this share of its limit is at the cap. */
 const AT_CAP = 0.95;
@@ -298,25 +365,40 @@ const kibUp = (b: number) => Math.ceil(b / 1024) * 1024;
  * ranks), with the measured sizes listed by the path the value gives them. Undefined when the
  * crossover places nothing.
  */
-export function collectiveThreshold(k: Knob, c: CollectiveCrossover, sizes: readonly number[]): { value: number; words: string } | undefined {
-  if (c.ranks <= 0 || c.fromBytes === undefined || (c.kind !== 'crossover' && c.kind !== 'engine-always')) return undefined;
+export function collectiveThreshold(
+  k: Knob,
+  c: CollectiveCrossover,
+  sizes: readonly number[],
+): { value: number; words: string } | undefined {
+  if (c.ranks <= 0 || c.fromBytes === undefined || (c.kind !== 'crossover' && c.kind !== 'engine-always'))
+    return undefined;
   const perPeer = (b: number) => b / c.ranks;
-  const value = c.kind === 'crossover' && c.estimateBytes !== undefined ? kibUp(perPeer(c.estimateBytes)) : Math.floor(perPeer(c.fromBytes));
+  const value =
+    c.kind === 'crossover' && c.estimateBytes !== undefined
+      ? kibUp(perPeer(c.estimateBytes))
+      : Math.floor(perPeer(c.fromBytes));
   const engineAt = (b: number) => perPeer(b) >= value;
   const ordered = [...new Set(sizes)].sort((a, b) => a - b);
-  const list = (xs: number[]) => xs.map((b) => `${formatBytes(b)} (${formatBytes(Math.floor(perPeer(b)))} per peer)`).join(', ');
+  const list = (xs: number[]) =>
+    xs.map((b) => `${formatBytes(b)} (${formatBytes(Math.floor(perPeer(b)))} per peer)`).join(', ');
   const sdma = ordered.filter(engineAt);
   const lsa = ordered.filter((b) => !engineAt(b));
   const def = k.default !== null && /^\d+$/.test(k.default) ? Number(k.default) : undefined;
   const moved = def === undefined ? [] : ordered.filter((b) => engineAt(b) !== perPeer(b) >= def);
-  const where = c.kind === 'crossover' && c.estimateBytes !== undefined
-    ? `the crossover near ${formatBytes(Math.round(c.estimateBytes))} per rank (${formatBytes(Math.round(perPeer(c.estimateBytes)))} per peer over ${c.ranks} ranks)`
-    : `${c.engineVariant}'s lead at every size measured, from ${formatBytes(c.fromBytes)}`;
+  const where =
+    c.kind === 'crossover' && c.estimateBytes !== undefined
+      ? `the crossover near ${formatBytes(Math.round(c.estimateBytes))} per rank (${formatBytes(Math.round(perPeer(c.estimateBytes)))} per peer over ${c.ranks} ranks)`
+      : `${c.engineVariant}'s lead at every size measured, from ${formatBytes(c.fromBytes)}`;
   const words = `${k.name}=${value} (${k.unit}, SDMA when bytesPerPeer is at least it) follows ${where}: of the sizes measured, ${sdma.length ? `${list(sdma)} go by SDMA` : 'none goes by SDMA'}${lsa.length ? `, ${list(lsa)} by the LSA copy kernel` : ''}.${def === undefined ? '' : moved.length === 0 ? ` None of them changes path against the default (${formatBytes(def)} per peer).` : ` Against the default (${formatBytes(def)} per peer), ${moved.map(formatBytes).join(', ')} change path.`}`;
   return { value, words };
 }
 
-export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVariant[], points: readonly CollectivePoint[], overlaps: readonly OverlapPoint[] = []): CollectiveAdvice {
+export function collectiveAdvice(
+  vendor: Vendor,
+  variants: readonly CollectiveVariant[],
+  points: readonly CollectivePoint[],
+  overlaps: readonly OverlapPoint[] = [],
+): CollectiveAdvice {
   const engineVariant = engineVariantOf(vendor);
   const ops = [...new Set(points.map((p) => p.op))];
   const crossovers = ops.map((op) => findCollectiveCrossover(points, op, engineVariant));
@@ -324,12 +406,20 @@ export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVa
   const notes: string[] = [];
   const engineRecord = variants.find((v) => v.variant === engineVariant);
   const version = engineRecord?.library.version;
-  const versionWords = version !== undefined ? `${engineRecord!.library.name.toUpperCase()} ${version} (the library the run loaded)` : 'the library version was not reported';
-  if (engineRecord && !engineRecord.supported) notes.push(`${engineVariant} did not run: ${engineRecord.reason ?? 'unsupported'}${engineRecord.hint ? ` (${engineRecord.hint})` : ''}.`);
+  const versionWords =
+    version !== undefined
+      ? `${engineRecord!.library.name.toUpperCase()} ${version} (the library the run loaded)`
+      : 'the library version was not reported';
+  if (engineRecord && !engineRecord.supported)
+    notes.push(
+      `${engineVariant} did not run: ${engineRecord.reason ?? 'unsupported'}${engineRecord.hint ? ` (${engineRecord.hint})` : ''}.`,
+    );
   const offPath = points.filter(isOffPath).map((p) => ({ op: p.op, sizeBytes: p.sizeBytes, transport: p.transport! }));
   if (offPath.length > 0) {
     const sizes = [...new Set(offPath.map((p) => formatBytes(p.sizeBytes)))].join(', ');
-    notes.push(`The ${engineVariant} path did not engage at ${sizes}: the library reported ${[...new Set(offPath.map((p) => p.transport))].join('/')} there, so those sizes are not compared.`);
+    notes.push(
+      `The ${engineVariant} path did not engage at ${sizes}: the library reported ${[...new Set(offPath.map((p) => p.transport))].join('/')} there, so those sizes are not compared.`,
+    );
   }
 
   if (vendor === 'amd') {
@@ -337,38 +427,88 @@ export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVa
       const name = THRESHOLD_KNOB[c.op];
       const k = name ? knob(name) : undefined;
       if (!k) {
-        notes.push(`${c.op}: librccl has no size threshold of its own for an engine ${c.op} (its GIN-SDMA path is AlltoAll only, gin_alltoall_sdma.cu); NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER is read only by rccl-tests' device-API kernels, so no value is suggested.`);
+        notes.push(
+          `${c.op}: librccl has no size threshold of its own for an engine ${c.op} (its GIN-SDMA path is AlltoAll only, gin_alltoall_sdma.cu); NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER is read only by rccl-tests' device-API kernels, so no value is suggested.`,
+        );
         continue;
       }
       const verify = ` Verify on the node: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL makes RCCL log 'AllToAll GIN: transport=sdma bytesPerPeer=N' for each call. (${k.reader}; ${k.source})`;
       const tooOld = version !== undefined && k.versions.from !== null && compareVersions(version, k.versions.from) < 0;
-      const t = tooOld ? undefined : collectiveThreshold(k, c, points.filter((p) => p.op === c.op && !p.inPlace).map((p) => p.sizeBytes));
+      const t = tooOld
+        ? undefined
+        : collectiveThreshold(
+            k,
+            c,
+            points.filter((p) => p.op === c.op && !p.inPlace).map((p) => p.sizeBytes),
+          );
       if (tooOld) {
-        recommendations.push({ knob: k.name, library: 'rccl', evidence: `${c.text} ${versionWords} predates ${k.name} (${describeRange(k.versions)}): no value is suggested.${verify}`, basis: 'measured-crossover', confidence: 'none' });
+        recommendations.push({
+          knob: k.name,
+          library: 'rccl',
+          evidence: `${c.text} ${versionWords} predates ${k.name} (${describeRange(k.versions)}): no value is suggested.${verify}`,
+          basis: 'measured-crossover',
+          confidence: 'none',
+        });
       } else if (t) {
-        recommendations.push({ knob: k.name, library: 'rccl', value: String(t.value), evidence: `${t.words} ${c.text} Assumes ${versionWords}, where ${k.name} exists from ${k.versions.from}.${verify}`, basis: 'measured-crossover', confidence: c.confidence === 'none' ? 'uncertain' : c.confidence });
+        recommendations.push({
+          knob: k.name,
+          library: 'rccl',
+          value: String(t.value),
+          evidence: `${t.words} ${c.text} Assumes ${versionWords}, where ${k.name} exists from ${k.versions.from}.${verify}`,
+          basis: 'measured-crossover',
+          confidence: c.confidence === 'none' ? 'uncertain' : c.confidence,
+        });
       } else {
-        recommendations.push({ knob: k.name, library: 'rccl', evidence: `${c.text} No value is suggested.${verify}`, basis: 'measured-crossover', confidence: 'none' });
+        recommendations.push({
+          knob: k.name,
+          library: 'rccl',
+          evidence: `${c.text} No value is suggested.${verify}`,
+          basis: 'measured-crossover',
+          confidence: 'none',
+        });
       }
     }
     const ginType = knob('NCCL_GIN_TYPE');
     const values = ginType ? sdmaValues(ginType, version) : [];
     if (version !== undefined && values.length === 1) {
-      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', value: values[0]!.value, evidence: `${versionWords} selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}). Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${ginType!.source})`, basis: 'catalog', confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear' });
+      recommendations.push({
+        knob: 'NCCL_GIN_TYPE',
+        library: 'rccl',
+        value: values[0]!.value,
+        evidence: `${versionWords} selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}). Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${ginType!.source})`,
+        basis: 'catalog',
+        confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear',
+      });
     } else {
-      recommendations.push({ knob: 'NCCL_GIN_TYPE', library: 'rccl', evidence: version === undefined ? 'The RCCL version was not reported: no value is set (give it with sdma-lens advise --rccl-version X).' : `RCCL ${version} has no single Anvil SDMA value in the catalog.`, basis: 'catalog', confidence: 'none' });
+      recommendations.push({
+        knob: 'NCCL_GIN_TYPE',
+        library: 'rccl',
+        evidence:
+          version === undefined
+            ? 'The RCCL version was not reported: no value is set (give it with sdma-lens advise --rccl-version X).'
+            : `RCCL ${version} has no single Anvil SDMA value in the catalog.`,
+        basis: 'catalog',
+        confidence: 'none',
+      });
     }
   } else {
     const k = knob('NCCL_CTA_POLICY');
     const judged = crossovers.filter((c) => c.kind !== 'insufficient');
     const wins = judged.filter((c) => c.kind === 'crossover' || c.kind === 'engine-always');
-    const losing = judged.flatMap((c) => c.verdicts.filter((x) => x.verdict === 'default').map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`));
-    const open = judged.flatMap((c) => c.verdicts.filter((x) => x.verdict === 'tie' || x.verdict === 'path').map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`));
+    const losing = judged.flatMap((c) =>
+      c.verdicts.filter((x) => x.verdict === 'default').map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`),
+    );
+    const open = judged.flatMap((c) =>
+      c.verdicts
+        .filter((x) => x.verdict === 'tie' || x.verdict === 'path')
+        .map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`),
+    );
     const scope = `NCCL_CTA_POLICY applies to every collective of the communicator, at every size (set it, or ncclConfig_t.CTAPolicy, on a communicator that carries only the sizes where it wins).`;
     const cite = k ? ` (${k.source})` : '';
     if (wins.length > 0) {
       const env = variantEnv('ce', version);
-      const loses = losing.length > 0 ? ` It loses to the default at ${losing.join(', ')}.` : ' It lost at no size measured.';
+      const loses =
+        losing.length > 0 ? ` It loses to the default at ${losing.join(', ')}.` : ' It lost at no size measured.';
       const unsure = open.length > 0 ? ` No verdict at ${open.join(', ')}.` : '';
       recommendations.push({
         knob: 'NCCL_CTA_POLICY',
@@ -376,16 +516,26 @@ export function collectiveAdvice(vendor: Vendor, variants: readonly CollectiveVa
         value: env?.NCCL_CTA_POLICY,
         evidence: `${wins.map((c) => c.text).join(' ')} ${scope}${loses}${unsure} Copy-engine collectives need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no SMs. Assumes ${versionWords}.${cite}`,
         basis: 'measured-crossover',
-        confidence: losing.length > 0 || open.length > 0 || wins.some((c) => c.confidence !== 'clear') ? 'uncertain' : 'clear',
+        confidence:
+          losing.length > 0 || open.length > 0 || wins.some((c) => c.confidence !== 'clear') ? 'uncertain' : 'clear',
       });
     } else if (judged.length > 0) {
-      recommendations.push({ knob: 'NCCL_CTA_POLICY', library: 'nccl', evidence: `${judged.map((c) => c.text).join(' ')} Keep the default policy.${cite}`, basis: 'measured-crossover', confidence: judged.every((c) => c.confidence === 'clear') ? 'clear' : 'uncertain' });
+      recommendations.push({
+        knob: 'NCCL_CTA_POLICY',
+        library: 'nccl',
+        evidence: `${judged.map((c) => c.text).join(' ')} Keep the default policy.${cite}`,
+        basis: 'measured-crossover',
+        confidence: judged.every((c) => c.confidence === 'clear') ? 'clear' : 'uncertain',
+      });
     }
   }
 
   const view = overlapView(overlaps);
   const cuBudget = view.rows
     .filter((r) => r.compute === 'gemm' || !view.rows.some((x) => x.compute === 'gemm'))
-    .map((r) => `${r.compute.toUpperCase()} keeps ${(r.keptFraction * 100).toFixed(1)}% beside ${r.label}${r.copyGbps !== null ? ` (copy ${r.copyGbps.toFixed(0)} GB/s)` : ''}${r.cause === 'power' ? ': lost to power (clock fell at the cap), not to CUs' : r.cause === 'sms' ? ': lost to the CUs the copy holds' : ''}.`);
+    .map(
+      (r) =>
+        `${r.compute.toUpperCase()} keeps ${(r.keptFraction * 100).toFixed(1)}% beside ${r.label}${r.copyGbps !== null ? ` (copy ${r.copyGbps.toFixed(0)} GB/s)` : ''}${r.cause === 'power' ? ': lost to power (clock fell at the cap), not to CUs' : r.cause === 'sms' ? ': lost to the CUs the copy holds' : ''}.`,
+    );
   return { crossovers, recommendations, offPath, cuBudget, notes };
 }

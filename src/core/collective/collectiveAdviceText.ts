@@ -35,7 +35,9 @@ export function collectiveAdviceText(neutral: CollectiveAdvice, o: { simulated: 
     // Each under its operation's name (the text may name it already).
     for (const c of advice.crossovers) out.push(`  ${c.text.startsWith(`${c.op}:`) ? c.text : `${c.op}: ${c.text}`}`);
   } else {
-    out.push('crossovers: none, since the run has no collective measured by both the default path and an engine variant.');
+    out.push(
+      'crossovers: none, since the run has no collective measured by both the default path and an engine variant.',
+    );
   }
   out.push('', advice.recommendations.length > 0 ? 'settings:' : 'settings: none suggested for this run.');
   for (const r of advice.recommendations) {
@@ -43,7 +45,12 @@ export function collectiveAdviceText(neutral: CollectiveAdvice, o: { simulated: 
     const flag = r.confidence === 'uncertain' ? ' [uncertain]' : '';
     out.push(`  ${value}${flag}`, `      ${r.evidence}`);
   }
-  if (advice.cuBudget.length > 0) out.push('', 'compute kept beside each copy path (measured by the overlap run):', ...advice.cuBudget.map((line) => `  ${line}`));
+  if (advice.cuBudget.length > 0)
+    out.push(
+      '',
+      'compute kept beside each copy path (measured by the overlap run):',
+      ...advice.cuBudget.map((line) => `  ${line}`),
+    );
   for (const n of advice.notes) out.push(`note: ${n}`);
   return out.map(shellComment).join('\n');
 }

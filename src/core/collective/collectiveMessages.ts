@@ -48,7 +48,9 @@ const CollectiveCrossoverSchema = v.object({
   /** The fewest repeats of any point compared. */
   repeats: finite,
   /** Each size both variants ran: who was ahead, or why no one was. */
-  verdicts: many(v.object({ sizeBytes: finite, verdict: v.picklist(['engine', 'default', 'tie', 'path']), why: v.optional(str) })),
+  verdicts: many(
+    v.object({ sizeBytes: finite, verdict: v.picklist(['engine', 'default', 'tie', 'path']), why: v.optional(str) }),
+  ),
   ranks: finite,
   text: str,
 });
@@ -79,7 +81,12 @@ const OverlapViewSchema = v.object({
 });
 export type OverlapView = v.InferOutput<typeof OverlapViewSchema>;
 
-const PageRecommendationSchema = v.object({ knob: str, value: v.optional(str), evidence: str, confidence: v.picklist(['clear', 'uncertain', 'none']) });
+const PageRecommendationSchema = v.object({
+  knob: str,
+  value: v.optional(str),
+  evidence: str,
+  confidence: v.picklist(['clear', 'uncertain', 'none']),
+});
 export type PageRecommendation = v.InferOutput<typeof PageRecommendationSchema>;
 
 export const CollectivePageViewSchema = v.object({
@@ -103,14 +110,24 @@ export const CollectivePageViewSchema = v.object({
 export type CollectivePageView = v.InferOutput<typeof CollectivePageViewSchema>;
 
 /** Host -> page. */
-export const CollectiveHostMessageSchema = v.variant('type', [v.object({ type: v.literal('collective-view'), view: CollectivePageViewSchema })]);
+export const CollectiveHostMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('collective-view'), view: CollectivePageViewSchema }),
+]);
 export type CollectiveHostMessage = v.InferOutput<typeof CollectiveHostMessageSchema>;
 
 /** Page -> host: besides ready and errors, the knob exports to copy, the table's export and "Copy table" (when the page has no clipboard). */
-const CollectiveWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, v.object({ type: v.literal('copy-exports') }), WebviewErrorMessageSchema, ExportTableMessageSchema, CopyTableMessageSchema]);
+const CollectiveWebviewMessageSchema = v.variant('type', [
+  ReadyMessageSchema,
+  v.object({ type: v.literal('copy-exports') }),
+  WebviewErrorMessageSchema,
+  ExportTableMessageSchema,
+  CopyTableMessageSchema,
+]);
 export type CollectiveWebviewMessage = v.InferOutput<typeof CollectiveWebviewMessageSchema>;
 
 /** The page checks each view before drawing it. */
-export const parseCollectiveHostMessage: (raw: unknown) => CollectiveHostMessage | undefined = parserOf(CollectiveHostMessageSchema);
+export const parseCollectiveHostMessage: (raw: unknown) => CollectiveHostMessage | undefined =
+  parserOf(CollectiveHostMessageSchema);
 /** The page's message when it is one the host understands; undefined otherwise. */
-export const parseCollectiveWebviewMessage: (raw: unknown) => CollectiveWebviewMessage | undefined = parserOf(CollectiveWebviewMessageSchema);
+export const parseCollectiveWebviewMessage: (raw: unknown) => CollectiveWebviewMessage | undefined =
+  parserOf(CollectiveWebviewMessageSchema);

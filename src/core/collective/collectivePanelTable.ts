@@ -10,19 +10,57 @@ import type { CollectivePageView } from './collectiveMessages';
 
 /** A collective run: one row per measured point (op, variant, form, size); an overlap run: one row per copy path beside each compute. */
 export function collectiveTableModel(view: CollectivePageView): TableModel {
-  const notes = notesOf(view.simulated, [`${view.node ? `${view.node} · ` : ''}${view.status}`, ...view.crossovers.map((c) => c.text), ...view.notes.filter((n) => !n.startsWith('Simulated node:'))]);
+  const notes = notesOf(view.simulated, [
+    `${view.node ? `${view.node} · ` : ''}${view.status}`,
+    ...view.crossovers.map((c) => c.text),
+    ...view.notes.filter((n) => !n.startsWith('Simulated node:')),
+  ]);
   if (view.command === 'overlap') {
     return {
       title: `SDMA Lens overlap ${view.runId}`,
       columns: ['compute', 'copy path', 'compute kept', 'copy GB/s', 'SM MHz', 'power W', 'why'],
-      rows: view.overlap.rows.map((r) => [r.compute, r.label, r.keptFraction, r.copyGbps, r.smClockMHz, r.powerW, r.cause]),
+      rows: view.overlap.rows.map((r) => [
+        r.compute,
+        r.label,
+        r.keptFraction,
+        r.copyGbps,
+        r.smClockMHz,
+        r.powerW,
+        r.cause,
+      ]),
       notes: [...notes, 'compute kept: the fraction of the compute rate it had alone.'],
     };
   }
   return {
     title: `SDMA Lens collectives ${view.runId}`,
-    columns: ['op', 'variant', 'form', 'size', 'bytes', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', 'off path', '#wrong'],
-    rows: view.curves.flatMap((c) => c.points.map((p): TableCell[] => [c.op, c.variant, c.inPlace ? 'in-place' : 'out-of-place', formatBytes(p.sizeBytes), p.sizeBytes, p.timeUs, p.algbwGbps, p.busbwGbps, p.transport, p.offPath ? 'yes' : 'no', p.wrong])),
+    columns: [
+      'op',
+      'variant',
+      'form',
+      'size',
+      'bytes',
+      'time µs',
+      'algbw GB/s',
+      'busbw GB/s',
+      'path',
+      'off path',
+      '#wrong',
+    ],
+    rows: view.curves.flatMap((c) =>
+      c.points.map((p): TableCell[] => [
+        c.op,
+        c.variant,
+        c.inPlace ? 'in-place' : 'out-of-place',
+        formatBytes(p.sizeBytes),
+        p.sizeBytes,
+        p.timeUs,
+        p.algbwGbps,
+        p.busbwGbps,
+        p.transport,
+        p.offPath ? 'yes' : 'no',
+        p.wrong,
+      ]),
+    ),
     notes,
   };
 }

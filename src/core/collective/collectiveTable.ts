@@ -15,29 +15,42 @@ const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(wi
 
 export function collectiveTable(run: Run): string {
   const view = collectivePageView(run);
-  const out: string[] = [`# SDMA Lens ${view.command === 'overlap' ? 'compute overlap' : 'collective sweep'} ${view.runId}`];
+  const out: string[] = [
+    `# SDMA Lens ${view.command === 'overlap' ? 'compute overlap' : 'collective sweep'} ${view.runId}`,
+  ];
   out.push(`# node: ${view.node || 'unknown'} · status ${view.status}`);
-  if (view.simulated) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
+  if (view.simulated)
+    out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
   if (view.curves.length > 0) {
     out.push('# busbw = algbw x (ranks-1)/ranks (GB/s, as nccl-tests)');
     const legend = transportLegend(view.curves.flatMap((c) => c.points.map((p) => p.transport)));
     if (legend.length > 0) out.push(`# path: ${legend.map((t) => `${t.transport} = ${t.meaning}`).join('; ')}`);
-    out.push(`#${pad('op', 10)}${pad('variant', 10)}${pad('place', 8)}${pad('size', 11)}${pad('time µs', 11)}${pad('algbw', 9)}${pad('busbw', 9)}  path`);
+    out.push(
+      `#${pad('op', 10)}${pad('variant', 10)}${pad('place', 8)}${pad('size', 11)}${pad('time µs', 11)}${pad('algbw', 9)}${pad('busbw', 9)}  path`,
+    );
     for (const c of view.curves) {
       for (const p of c.points) {
         const path = `${p.transport ?? '-'}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`;
-        out.push(` ${pad(c.op, 10)}${pad(c.variant, 10)}${pad(c.inPlace ? 'in' : 'out', 8)}${pad(formatBytes(p.sizeBytes), 11)}${pad(p.timeUs.toFixed(1), 11)}${pad(formatGbps(p.algbwGbps), 9)}${pad(formatGbps(p.busbwGbps), 9)}  ${path}`);
+        out.push(
+          ` ${pad(c.op, 10)}${pad(c.variant, 10)}${pad(c.inPlace ? 'in' : 'out', 8)}${pad(formatBytes(p.sizeBytes), 11)}${pad(p.timeUs.toFixed(1), 11)}${pad(formatGbps(p.algbwGbps), 9)}${pad(formatGbps(p.busbwGbps), 9)}  ${path}`,
+        );
       }
     }
   }
   for (const x of view.crossovers) out.push(`# ${x.text}`);
   if (view.overlap.rows.length > 0) {
-    out.push('#', `#${pad('compute', 9)}  ${'copy beside it'.padEnd(28)}${pad('kept', 7)}${pad('copy GB/s', 11)}  cause`);
+    out.push(
+      '#',
+      `#${pad('compute', 9)}  ${'copy beside it'.padEnd(28)}${pad('kept', 7)}${pad('copy GB/s', 11)}  cause`,
+    );
     for (const r of view.overlap.rows) {
-      out.push(` ${pad(r.compute, 9)}  ${r.label.padEnd(28)}${pad(`${(r.keptFraction * 100).toFixed(0)}%`, 7)}${pad(r.copyGbps === null ? '-' : formatGbps(r.copyGbps), 11)}  ${r.cause}`);
+      out.push(
+        ` ${pad(r.compute, 9)}  ${r.label.padEnd(28)}${pad(`${(r.keptFraction * 100).toFixed(0)}%`, 7)}${pad(r.copyGbps === null ? '-' : formatGbps(r.copyGbps), 11)}  ${r.cause}`,
+      );
     }
   }
-  for (const r of view.recommendations) out.push(`# ${r.knob}${r.value !== undefined ? `=${r.value}` : ''} (${r.confidence}): ${r.evidence}`);
+  for (const r of view.recommendations)
+    out.push(`# ${r.knob}${r.value !== undefined ? `=${r.value}` : ''} (${r.confidence}): ${r.evidence}`);
   for (const line of view.cuBudget) out.push(`# ${line}`);
   for (const note of view.notes) out.push(`# note: ${note}`);
   const lines = out.map(terminalLine);

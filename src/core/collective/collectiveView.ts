@@ -14,7 +14,12 @@ export function collectiveVendor(run: Run): Vendor {
 
 /** The advice of a collective (or overlap) run from its records: what the panel shows and `sdma-lens advise` prints. */
 export function collectiveAdviceOf(run: Run): CollectiveAdvice {
-  return collectiveAdvice(collectiveVendor(run), run.collectiveVariants ?? [], run.collectives ?? [], run.overlaps ?? []);
+  return collectiveAdvice(
+    collectiveVendor(run),
+    run.collectiveVariants ?? [],
+    run.collectives ?? [],
+    run.overlaps ?? [],
+  );
 }
 
 export function collectivePageView(run: Run): CollectivePageView {
@@ -25,11 +30,17 @@ export function collectivePageView(run: Run): CollectivePageView {
   const simulated = isSimulated(run);
   const command = run.header.command === 'overlap' ? 'overlap' : 'collective';
   const notes = [...advice.notes];
-  if (simulated) notes.unshift('Simulated node: these numbers show how the panel reasons, not settings for a real machine.');
+  if (simulated)
+    notes.unshift('Simulated node: these numbers show how the panel reasons, not settings for a real machine.');
   for (const w of run.warnings) notes.push(`${w.code}: ${w.message}`);
   for (const e of run.errors) notes.push(`error ${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
   for (const p of run.problems) notes.push(p);
-  const recommendations = advice.recommendations.map((r) => ({ knob: r.knob, value: r.value, evidence: r.evidence, confidence: r.confidence }));
+  const recommendations = advice.recommendations.map((r) => ({
+    knob: r.knob,
+    value: r.value,
+    evidence: r.evidence,
+    confidence: r.confidence,
+  }));
   return {
     runId: run.header.id,
     title: command === 'overlap' ? 'Compute overlap' : 'Collectives',

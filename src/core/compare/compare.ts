@@ -178,9 +178,22 @@ export function kindOf(run: Run): { kind: CompareKind; count: number } | undefin
 const plural = (n: number, [one, many]: [string, string]) => `${n} ${n === 1 ? one : many}`;
 
 // The sides are object literals of one shape each (no spreads): a comparison holds two per point.
-const noSpread = (gbps: number, basis: Side['basis'], repetitions: number, why: string): Side => ({ gbps, basis, repetitions, noSpread: why });
-const withSpread = (gbps: number, basis: Side['basis'], repetitions: number, spread: 'quartiles' | 'range', gbpsLow: number, gbpsHigh: number): Side => ({ gbps, basis, repetitions, spread, gbpsLow, gbpsHigh });
-const tooFew = (n: number) => `${n} repetition${n === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)`;
+const noSpread = (gbps: number, basis: Side['basis'], repetitions: number, why: string): Side => ({
+  gbps,
+  basis,
+  repetitions,
+  noSpread: why,
+});
+const withSpread = (
+  gbps: number,
+  basis: Side['basis'],
+  repetitions: number,
+  spread: 'quartiles' | 'range',
+  gbpsLow: number,
+  gbpsHigh: number,
+): Side => ({ gbps, basis, repetitions, spread, gbpsLow, gbpsHigh });
+const tooFew = (n: number) =>
+  `${n} repetition${n === 1 ? '' : 's'}, too few to judge the spread (${MIN_REPETITIONS} or more)`;
 
 function spreadOfTimes(sizeBytes: number, times: readonly number[]): Side {
   const sorted = sortedTimes(times);
@@ -194,8 +207,18 @@ function spreadOfTimes(sizeBytes: number, times: readonly number[]): Side {
 }
 
 /** min..max as the spread, when a run kept only those and enough repetitions stand behind them. */
-function withRange(gbps: number, basis: Side['basis'], repetitions: number, sizeBytes: number, minNs: number | undefined, maxNs: number | undefined, iters: number, what: string): Side {
-  if (minNs === undefined || maxNs === undefined || !(minNs > 0) || maxNs < minNs) return noSpread(gbps, basis, repetitions, `no per-iteration times (${what})`);
+function withRange(
+  gbps: number,
+  basis: Side['basis'],
+  repetitions: number,
+  sizeBytes: number,
+  minNs: number | undefined,
+  maxNs: number | undefined,
+  iters: number,
+  what: string,
+): Side {
+  if (minNs === undefined || maxNs === undefined || !(minNs > 0) || maxNs < minNs)
+    return noSpread(gbps, basis, repetitions, `no per-iteration times (${what})`);
   if (iters < MIN_REPETITIONS) return noSpread(gbps, basis, repetitions, tooFew(iters));
   return withSpread(gbps, basis, repetitions, 'range', sizeBytes / maxNs, sizeBytes / minNs);
 }
@@ -203,7 +226,9 @@ function withRange(gbps: number, basis: Side['basis'], repetitions: number, size
 function sampleSide(s: Sample): Side {
   if (s.timesNs && s.timesNs.length > 0) return spreadOfTimes(s.sizeBytes, s.timesNs);
   const median = s.medianNs !== undefined && s.medianNs > 0 ? s.sizeBytes / s.medianNs : s.gbpsMedian;
-  return median !== undefined ? withRange(median, 'median', s.iters, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary') : withRange(s.gbps, 'mean', s.iters, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary');
+  return median !== undefined
+    ? withRange(median, 'median', s.iters, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary')
+    : withRange(s.gbps, 'mean', s.iters, s.sizeBytes, s.minNs, s.maxNs, s.iters, 'a summary');
 }
 
 function cellSide(c: MatrixCell): Side {
@@ -211,7 +236,12 @@ function cellSide(c: MatrixCell): Side {
 }
 
 function collectiveSide(p: CollectivePoint): Side {
-  return { gbps: p.busbwGbps, basis: 'mean', repetitions: p.iters, noSpread: 'a collective point carries its mean time only' };
+  return {
+    gbps: p.busbwGbps,
+    basis: 'mean',
+    repetitions: p.iters,
+    noSpread: 'a collective point carries its mean time only',
+  };
 }
 
 /** The order endpoints.comparePairs shows pairs in: GPU to GPU, host to GPU, GPU to host, GPU-local; by index inside. */
@@ -250,7 +280,11 @@ const SWEEP: PointKind<Sample> = {
     const path = pathName(s.mover, s.initiator);
     const cus = s.mover === 'cu' ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
     const mode = s.mode ? ` · ${s.mode}` : '';
-    return { group, groupLabel: `${path} · ${pairName(s)}${cus}${mode}`, order: [...pairRank(s), pathRank(path), s.cus, s.mode ?? ''] };
+    return {
+      group,
+      groupLabel: `${path} · ${pairName(s)}${cus}${mode}`,
+      order: [...pairRank(s), pathRank(path), s.cus, s.mode ?? ''],
+    };
   },
   size: (s) => s.sizeBytes,
   side: sampleSide,
@@ -325,13 +359,23 @@ function indexed<T>(records: readonly T[], k: PointKind<T>, side: 'A' | 'B', not
     }
     c.bySize.set(size, x);
   }
-  if (repeated > 0) notes.push(`${side} measured ${repeated} point${repeated === 1 ? '' : 's'} more than once; the last measurement of each is compared`);
+  if (repeated > 0)
+    notes.push(
+      `${side} measured ${repeated} point${repeated === 1 ? '' : 's'} more than once; the last measurement of each is compared`,
+    );
   return { curves, firstCurve, firstSize };
 }
 
-const located = (curve: Curve, sizeBytes: number): Located => ({ key: `${curve.group}|${sizeBytes}`, group: curve.group, groupLabel: curve.groupLabel, label: `${curve.groupLabel} · ${formatBytes(sizeBytes)}`, sizeBytes });
+const located = (curve: Curve, sizeBytes: number): Located => ({
+  key: `${curve.group}|${sizeBytes}`,
+  group: curve.group,
+  groupLabel: curve.groupLabel,
+  label: `${curve.groupLabel} · ${formatBytes(sizeBytes)}`,
+  sizeBytes,
+});
 
-const byCurveThenSize = (x: { c: { rank: number }; size: number }, y: { c: { rank: number }; size: number }) => x.c.rank - y.c.rank || x.size - y.size;
+const byCurveThenSize = (x: { c: { rank: number }; size: number }, y: { c: { rank: number }; size: number }) =>
+  x.c.rank - y.c.rank || x.size - y.size;
 
 /** The points of `mine` that `other` lacks, in display order. */
 function onlyIn<T>(mine: Indexed<T>, other: Indexed<T>, k: PointKind<T>): OnePoint[] {
@@ -340,11 +384,19 @@ function onlyIn<T>(mine: Indexed<T>, other: Indexed<T>, k: PointKind<T>): OnePoi
     const theirs = other.curves.get(group)?.bySize;
     for (const size of c.bySize.keys()) if (!theirs?.has(size)) out.push({ c, size });
   }
-  return out.sort(byCurveThenSize).map(({ c, size }) => ({ ...located(c.curve, size), side: k.side(c.bySize.get(size)!) }));
+  return out
+    .sort(byCurveThenSize)
+    .map(({ c, size }) => ({ ...located(c.curve, size), side: k.side(c.bySize.get(size)!) }));
 }
 
 /** Every point of A and B matched by curve and size: linear in the points, then one sort. */
-function matched<T>(a: Run, b: Run, k: PointKind<T>, tolerances: Tolerances, notes: string[]): { points: PointComparison[]; onlyInA: OnePoint[]; onlyInB: OnePoint[]; unusable: number } {
+function matched<T>(
+  a: Run,
+  b: Run,
+  k: PointKind<T>,
+  tolerances: Tolerances,
+  notes: string[],
+): { points: PointComparison[]; onlyInA: OnePoint[]; onlyInB: OnePoint[]; unusable: number } {
   const inA = indexed(k.records(a), k, 'A', notes);
   const inB = indexed(k.records(b), k, 'B', notes);
   // The curves of both runs in display order, ranked once.
@@ -364,13 +416,18 @@ function matched<T>(a: Run, b: Run, k: PointKind<T>, tolerances: Tolerances, not
     const xa = c.bySize.get(size)!;
     const pa = k.side(xa);
     const pb = k.side(xb);
-    if (pa.gbps > 0 && pb.gbps > 0 && Number.isFinite(pa.gbps) && Number.isFinite(pb.gbps)) common.push({ c, size, pa, pb, tolerance: tolerances.at(k.path(xa), size) });
+    if (pa.gbps > 0 && pb.gbps > 0 && Number.isFinite(pa.gbps) && Number.isFinite(pb.gbps))
+      common.push({ c, size, pa, pb, tolerance: tolerances.at(k.path(xa), size) });
     else {
       unusable++;
-      notes.push(`${located(c.curve, size).label}: ${pa.gbps > 0 ? 'B' : 'A'} reports no bandwidth (0 GB/s); not compared`);
+      notes.push(
+        `${located(c.curve, size).label}: ${pa.gbps > 0 ? 'B' : 'A'} reports no bandwidth (0 GB/s); not compared`,
+      );
     }
   }
-  const points = common.sort(byCurveThenSize).map(({ c, size, pa, pb, tolerance }) => compare(located(c.curve, size), pa, pb, tolerance));
+  const points = common
+    .sort(byCurveThenSize)
+    .map(({ c, size, pa, pb, tolerance }) => compare(located(c.curve, size), pa, pb, tolerance));
   return { points, onlyInA: onlyIn(inA, inB, k), onlyInB: onlyIn(inB, inA, k), unusable };
 }
 
@@ -383,16 +440,33 @@ function verdictOf(widened: [number, number] | undefined): PointVerdict {
 
 function compare(located: Located, a: Side, b: Side, tolerance: number): PointComparison {
   const ratio = b.gbps / a.gbps;
-  const spreads = a.spread && b.spread && a.gbpsLow !== undefined && a.gbpsHigh !== undefined && b.gbpsLow !== undefined && b.gbpsHigh !== undefined;
-  const interval: [number, number] | undefined = spreads ? [b.gbpsLow! / a.gbpsHigh!, b.gbpsHigh! / a.gbpsLow!] : undefined;
-  const spread: SpreadMethod = !interval ? 'none' : a.spread === 'quartiles' && b.spread === 'quartiles' ? 'quartiles' : 'range';
+  const spreads =
+    a.spread &&
+    b.spread &&
+    a.gbpsLow !== undefined &&
+    a.gbpsHigh !== undefined &&
+    b.gbpsLow !== undefined &&
+    b.gbpsHigh !== undefined;
+  const interval: [number, number] | undefined = spreads
+    ? [b.gbpsLow! / a.gbpsHigh!, b.gbpsHigh! / a.gbpsLow!]
+    : undefined;
+  const spread: SpreadMethod = !interval
+    ? 'none'
+    : a.spread === 'quartiles' && b.spread === 'quartiles'
+      ? 'quartiles'
+      : 'range';
   const { key, group, groupLabel, label, sizeBytes } = located;
-  const widened: [number, number] | undefined = interval ? [interval[0] / (1 + tolerance), interval[1] * (1 + tolerance)] : undefined;
+  const widened: [number, number] | undefined = interval
+    ? [interval[0] / (1 + tolerance), interval[1] * (1 + tolerance)]
+    : undefined;
   const verdict = verdictOf(widened);
   // One literal per shape (no spreads): a comparison holds one per point.
-  if (interval) return { key, group, groupLabel, label, sizeBytes, a, b, ratio, interval, tolerance, widened, spread, verdict };
+  if (interval)
+    return { key, group, groupLabel, label, sizeBytes, a, b, ratio, interval, tolerance, widened, spread, verdict };
   const why = [a.noSpread && `A: ${a.noSpread}`, b.noSpread && `B: ${b.noSpread}`].filter(Boolean).join('; ');
-  return why ? { key, group, groupLabel, label, sizeBytes, a, b, ratio, tolerance, spread, verdict, why } : { key, group, groupLabel, label, sizeBytes, a, b, ratio, tolerance, spread, verdict };
+  return why
+    ? { key, group, groupLabel, label, sizeBytes, a, b, ratio, tolerance, spread, verdict, why }
+    : { key, group, groupLabel, label, sizeBytes, a, b, ratio, tolerance, spread, verdict };
 }
 
 function runInfo(run: Run): RunInfo {
@@ -411,17 +485,33 @@ function runInfo(run: Run): RunInfo {
 /** What the reader should know before trusting the verdicts: partial or damaged runs, simulated data, different set-ups. */
 function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
   const notes: string[] = [];
-  for (const [side, run] of [['A', a], ['B', b]] as const) {
+  for (const [side, run] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     const status = runStatus(run);
     if (status !== 'ok') notes.push(`${side} (${run.header.id}) ended ${status}: it may lack points`);
-    if (run.problems.length > 0) notes.push(`${side} (${run.header.id}) has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} that could not be used (first: ${run.problems[0]})`);
+    if (run.problems.length > 0)
+      notes.push(
+        `${side} (${run.header.id}) has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} that could not be used (first: ${run.problems[0]})`,
+      );
   }
-  if (isSimulated(a) !== isSimulated(b)) notes.push(`${isSimulated(a) ? 'A' : 'B'} is simulated, the other measured: the ratios compare a model with a machine`);
+  if (isSimulated(a) !== isSimulated(b))
+    notes.push(
+      `${isSimulated(a) ? 'A' : 'B'} is simulated, the other measured: the ratios compare a model with a machine`,
+    );
   if (kind === 'matrix') {
     const concurrent = (r: Run) => (r.matrixCells ?? []).some((c) => c.concurrent === true);
-    if (concurrent(a) !== concurrent(b)) notes.push(`${concurrent(a) ? 'A' : 'B'} ran every pair of a path at once (--concurrent), the other each pair alone: the ratios include that load`);
-    const cuCounts = (r: Run) => [...new Set((r.matrixCells ?? []).filter((c) => c.mover === 'cu').map((c) => c.cus))].sort((x, y) => x - y).join(',');
-    if (cuCounts(a) && cuCounts(b) && cuCounts(a) !== cuCounts(b)) notes.push(`the cu/* cells used ${cuCounts(a)} CUs in A and ${cuCounts(b)} in B`);
+    if (concurrent(a) !== concurrent(b))
+      notes.push(
+        `${concurrent(a) ? 'A' : 'B'} ran every pair of a path at once (--concurrent), the other each pair alone: the ratios include that load`,
+      );
+    const cuCounts = (r: Run) =>
+      [...new Set((r.matrixCells ?? []).filter((c) => c.mover === 'cu').map((c) => c.cus))]
+        .sort((x, y) => x - y)
+        .join(',');
+    if (cuCounts(a) && cuCounts(b) && cuCounts(a) !== cuCounts(b))
+      notes.push(`the cu/* cells used ${cuCounts(a)} CUs in A and ${cuCounts(b)} in B`);
   }
   return notes;
 }
@@ -432,30 +522,58 @@ function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
  */
 export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Comparison {
   const { tolerance, baselines = [] } = options;
-  if (tolerance !== undefined && !(tolerance >= 0 && tolerance < 1)) throw new CompareError(`the tolerance must be a fraction from 0 to below 1 (got ${tolerance})`);
-  if (tolerance !== undefined && baselines.length > 0) throw new CompareError('a given tolerance and baseline runs both set the run-to-run tolerance: give one of them');
+  if (tolerance !== undefined && !(tolerance >= 0 && tolerance < 1))
+    throw new CompareError(`the tolerance must be a fraction from 0 to below 1 (got ${tolerance})`);
+  if (tolerance !== undefined && baselines.length > 0)
+    throw new CompareError('a given tolerance and baseline runs both set the run-to-run tolerance: give one of them');
   const ka = kindOf(a);
   const kb = kindOf(b);
-  for (const [side, run, k] of [['A', a, ka], ['B', b, kb]] as const) {
-    if (!k) throw new CompareError(`run ${side} (${run.header.id}, a ${run.header.command} run) has nothing to compare: no sweep samples, matrix cells or collective points`);
+  for (const [side, run, k] of [
+    ['A', a, ka],
+    ['B', b, kb],
+  ] as const) {
+    if (!k)
+      throw new CompareError(
+        `run ${side} (${run.header.id}, a ${run.header.command} run) has nothing to compare: no sweep samples, matrix cells or collective points`,
+      );
   }
   if (ka!.kind !== kb!.kind) {
-    throw new CompareError(`run A (${a.header.id}) is a ${ka!.kind} (${plural(ka!.count, KIND_NOUN[ka!.kind])}) and run B (${b.header.id}) a ${kb!.kind} (${plural(kb!.count, KIND_NOUN[kb!.kind])}): runs of different kinds have no point in common`);
+    throw new CompareError(
+      `run A (${a.header.id}) is a ${ka!.kind} (${plural(ka!.count, KIND_NOUN[ka!.kind])}) and run B (${b.header.id}) a ${kb!.kind} (${plural(kb!.count, KIND_NOUN[kb!.kind])}): runs of different kinds have no point in common`,
+    );
   }
   const kind = ka!.kind;
-  for (const [side, run, k] of [['A', a, ka!], ['B', b, kb!]] as const) {
+  for (const [side, run, k] of [
+    ['A', a, ka!],
+    ['B', b, kb!],
+  ] as const) {
     if (k.count > MAX_COMPARED_POINTS) {
-      throw new CompareError(`run ${side} (${run.header.id}) has more than ${plural(MAX_COMPARED_POINTS, KIND_NOUN[kind])}, too large to compare: at most ${MAX_COMPARED_POINTS} a run, so that two runs and their comparison fit in memory; compare smaller runs (fewer sizes, pairs or CU counts)`);
+      throw new CompareError(
+        `run ${side} (${run.header.id}) has more than ${plural(MAX_COMPARED_POINTS, KIND_NOUN[kind])}, too large to compare: at most ${MAX_COMPARED_POINTS} a run, so that two runs and their comparison fit in memory; compare smaller runs (fewer sizes, pairs or CU counts)`,
+      );
     }
   }
   const notes = runNotes(a, b, kind);
-  const tolerances = tolerance !== undefined ? uniform('given', tolerance) : baselines.length > 0 ? baselineTolerances(a, b, kind, baselines, notes) : uniform('default', DEFAULT_TOLERANCE);
+  const tolerances =
+    tolerance !== undefined
+      ? uniform('given', tolerance)
+      : baselines.length > 0
+        ? baselineTolerances(a, b, kind, baselines, notes)
+        : uniform('default', DEFAULT_TOLERANCE);
   const { points, onlyInA, onlyInB, unusable } =
-    kind === 'sweep' ? matched(a, b, SWEEP, tolerances, notes) : kind === 'matrix' ? matched(a, b, MATRIX, tolerances, notes) : matched(a, b, COLLECTIVE, tolerances, notes);
+    kind === 'sweep'
+      ? matched(a, b, SWEEP, tolerances, notes)
+      : kind === 'matrix'
+        ? matched(a, b, MATRIX, tolerances, notes)
+        : matched(a, b, COLLECTIVE, tolerances, notes);
   const noise = tolerances.model();
   const mixed = points.filter((p) => p.a.basis !== p.b.basis).length;
-  if (mixed > 0) notes.push(`${mixed} point${mixed === 1 ? '' : 's'} compare a median with a mean (one run kept a summary only)`);
-  if (points.length === 0 && unusable === 0) notes.push(`the runs have no point in common: ${plural(onlyInA.length, KIND_NOUN[kind])} only in A, ${plural(onlyInB.length, KIND_NOUN[kind])} only in B`);
+  if (mixed > 0)
+    notes.push(`${mixed} point${mixed === 1 ? '' : 's'} compare a median with a mean (one run kept a summary only)`);
+  if (points.length === 0 && unusable === 0)
+    notes.push(
+      `the runs have no point in common: ${plural(onlyInA.length, KIND_NOUN[kind])} only in A, ${plural(onlyInB.length, KIND_NOUN[kind])} only in B`,
+    );
   return {
     kind,
     a: runInfo(a),
@@ -487,14 +605,21 @@ function setupOf(run: Run): [what: string, value: string][] {
 /** One run's bandwidth at each point, its last measurement of each (as the comparison takes it). */
 function pointValues<T>(run: Run, k: PointKind<T>): PointValues {
   const values: PointValues = new Map();
-  for (const x of k.records(run)) values.set(`${k.group(x)}|${k.size(x)}`, { path: k.path(x), sizeBytes: k.size(x), gbps: k.side(x).gbps });
+  for (const x of k.records(run))
+    values.set(`${k.group(x)}|${k.size(x)}`, { path: k.path(x), sizeBytes: k.size(x), gbps: k.side(x).gbps });
   return values;
 }
 
 /** A run's bandwidth at each point, keyed as the comparison matches points (for estimating run-to-run variation; empty for a run with nothing to compare). */
 export function pointValuesOf(run: Run): PointValues {
   const k = kindOf(run)?.kind;
-  return k === 'sweep' ? pointValues(run, SWEEP) : k === 'matrix' ? pointValues(run, MATRIX) : k === 'collective' ? pointValues(run, COLLECTIVE) : new Map();
+  return k === 'sweep'
+    ? pointValues(run, SWEEP)
+    : k === 'matrix'
+      ? pointValues(run, MATRIX)
+      : k === 'collective'
+        ? pointValues(run, COLLECTIVE)
+        : new Map();
 }
 
 /** The tolerance estimated from A and its repeats; refuses a baseline that is B, A again, or another kind, node or backend. */
@@ -503,18 +628,33 @@ function baselineTolerances(a: Run, b: Run, kind: CompareKind, baselines: readon
   const mine = setupOf(a);
   for (const run of baselines) {
     const id = run.header.id;
-    if (id === b.header.id) throw new CompareError(`baseline run ${id} is B: the run-to-run tolerance comes from repeats of A, not from the run it judges`);
-    if (ids.has(id)) throw new CompareError(`baseline run ${id} is ${id === a.header.id ? 'A itself' : 'named twice'}: each baseline run must be another repeat of A`);
+    if (id === b.header.id)
+      throw new CompareError(
+        `baseline run ${id} is B: the run-to-run tolerance comes from repeats of A, not from the run it judges`,
+      );
+    if (ids.has(id))
+      throw new CompareError(
+        `baseline run ${id} is ${id === a.header.id ? 'A itself' : 'named twice'}: each baseline run must be another repeat of A`,
+      );
     ids.add(id);
     const k = kindOf(run);
-    if (k?.kind !== kind) throw new CompareError(`baseline run ${id} is ${k ? `a ${k.kind}` : 'a run with nothing to compare'}, A a ${kind}: a baseline run repeats A's measurement`);
-    if (k.count > MAX_COMPARED_POINTS) throw new CompareError(`baseline run ${id} has more than ${plural(MAX_COMPARED_POINTS, KIND_NOUN[kind])}, too large to compare`);
+    if (k?.kind !== kind)
+      throw new CompareError(
+        `baseline run ${id} is ${k ? `a ${k.kind}` : 'a run with nothing to compare'}, A a ${kind}: a baseline run repeats A's measurement`,
+      );
+    if (k.count > MAX_COMPARED_POINTS)
+      throw new CompareError(
+        `baseline run ${id} has more than ${plural(MAX_COMPARED_POINTS, KIND_NOUN[kind])}, too large to compare`,
+      );
     const theirs = setupOf(run);
     for (const [i, [what, value]] of mine.entries()) {
       const other = theirs[i]![1];
       // Runs saved before the helper recorded them lack a host name or a topology: those cannot tell.
       if ((what === 'host name' || what === 'GPU count') && (value === '' || other === '')) continue;
-      if (value !== other) throw new CompareError(`baseline run ${id} is not a repeat of A's setup: its ${what} is ${other || 'not recorded'}, A's ${value || 'not recorded'}; the run-to-run tolerance must come from runs of A's node and backend`);
+      if (value !== other)
+        throw new CompareError(
+          `baseline run ${id} is not a repeat of A's setup: its ${what} is ${other || 'not recorded'}, A's ${value || 'not recorded'}; the run-to-run tolerance must come from runs of A's node and backend`,
+        );
     }
     const status = runStatus(run);
     if (status !== 'ok') notes.push(`baseline run ${id} ended ${status}: it may lack points`);
@@ -522,7 +662,10 @@ function baselineTolerances(a: Run, b: Run, kind: CompareKind, baselines: readon
   const values = [a, ...baselines].map(pointValuesOf);
   for (const [i, run] of baselines.entries()) {
     const shared = [...values[i + 1]!.keys()].filter((key) => values[0]!.has(key)).length;
-    if (shared === 0) notes.push(`baseline run ${run.header.id} has no point in common with A: it adds nothing to the run-to-run tolerance`);
+    if (shared === 0)
+      notes.push(
+        `baseline run ${run.header.id} has no point in common with A: it adds nothing to the run-to-run tolerance`,
+      );
   }
   return estimated([...ids], values);
 }
@@ -531,7 +674,8 @@ function summarize(points: PointComparison[], onlyInA: number, onlyInB: number):
   const count = (v: PointVerdict) => points.filter((p) => p.verdict === v).length;
   const regressions = points.filter((p) => p.verdict === 'regression');
   const worst = regressions.reduce<PointComparison | undefined>((w, p) => (!w || p.ratio < w.ratio ? p : w), undefined);
-  const geomean = points.length > 0 ? Math.exp(points.reduce((s, p) => s + Math.log(p.ratio), 0) / points.length) : null;
+  const geomean =
+    points.length > 0 ? Math.exp(points.reduce((s, p) => s + Math.log(p.ratio), 0) / points.length) : null;
   return {
     common: points.length,
     regressions: regressions.length,
@@ -540,7 +684,9 @@ function summarize(points: PointComparison[], onlyInA: number, onlyInB: number):
     unknownNoise: count('unknown noise'),
     onlyInA,
     onlyInB,
-    ...(worst ? { worstRegression: { key: worst.key, label: worst.label, ratio: worst.ratio, interval: worst.interval! } } : {}),
+    ...(worst
+      ? { worstRegression: { key: worst.key, label: worst.label, ratio: worst.ratio, interval: worst.interval! } }
+      : {}),
     geomeanRatio: geomean,
   };
 }
@@ -572,9 +718,12 @@ export function summaryLines(c: Comparison): string[] {
   const lines = [
     `${n(s.common, 'point')} in common: ${s.same} same, ${n(s.regressions, 'regression')}, ${n(s.improvements, 'improvement')}, ${s.unknownNoise} unknown noise; ${s.onlyInA} only in A, ${s.onlyInB} only in B`,
   ];
-  lines.push(`run-to-run tolerance ${c.noise.description}; a regression or improvement must clear it as well as both runs' spread`);
+  lines.push(
+    `run-to-run tolerance ${c.noise.description}; a regression or improvement must clear it as well as both runs' spread`,
+  );
   if (s.worstRegression) lines.push(`worst regression: ${s.worstRegression.label}: ${formatRatio(s.worstRegression)}`);
-  else if (s.common > 0 && s.unknownNoise === s.common) lines.push('no common point has a known spread, so none is a regression or improvement beyond noise');
+  else if (s.common > 0 && s.unknownNoise === s.common)
+    lines.push('no common point has a known spread, so none is a regression or improvement beyond noise');
   else if (s.common > 0) lines.push('no regression beyond noise');
   if (s.geomeanRatio !== null) lines.push(`geometric mean of the ratios: ${s.geomeanRatio.toFixed(3)}`);
   return lines;

@@ -46,7 +46,14 @@ const GroupPointSchema = v.object({
 });
 export type GroupPoint = v.InferOutput<typeof GroupPointSchema>;
 
-const CountsSchema = v.object({ regression: count, improvement: count, same: count, unknownNoise: count, onlyInA: count, onlyInB: count });
+const CountsSchema = v.object({
+  regression: count,
+  improvement: count,
+  same: count,
+  unknownNoise: count,
+  onlyInA: count,
+  onlyInB: count,
+});
 
 /** One curve: the points of a path, pair, CU count and mode (a collective's op, variant and form) by size. */
 const CompareGroupSchema = v.object({ key: str, label: str, counts: CountsSchema, points: many(GroupPointSchema) });
@@ -58,10 +65,19 @@ const NoiseModelSchema = v.object({
   tolerance,
   description: str,
   runs: v.optional(many(str)),
-  groups: v.optional(many(v.object({ path: str, band: str, tolerance, pairs: count, from: v.picklist(TOLERANCE_FROM) }))),
+  groups: v.optional(
+    many(v.object({ path: str, band: str, tolerance, pairs: count, from: v.picklist(TOLERANCE_FROM) })),
+  ),
 });
 
-const RunInfoSchema = v.object({ id: str, createdAt: str, node: str, status: str, simulated: v.boolean(), source: v.optional(str) });
+const RunInfoSchema = v.object({
+  id: str,
+  createdAt: str,
+  node: str,
+  status: str,
+  simulated: v.boolean(),
+  source: v.optional(str),
+});
 
 export const ComparePageViewSchema = v.object({
   kind: v.picklist(['sweep', 'matrix', 'collective']),
@@ -91,14 +107,24 @@ export const ComparePageViewSchema = v.object({
 export type ComparePageView = v.InferOutput<typeof ComparePageViewSchema>;
 
 /** Host -> page. */
-export const CompareHostMessageSchema = v.variant('type', [v.object({ type: v.literal('compare-view'), view: ComparePageViewSchema })]);
+export const CompareHostMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('compare-view'), view: ComparePageViewSchema }),
+]);
 export type CompareHostMessage = v.InferOutput<typeof CompareHostMessageSchema>;
 
 /** Page -> host: besides ready and errors, "Open" next to a run opens it in its own panel; the table's export and "Copy table" (when the page has no clipboard). */
-const CompareWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema, v.object({ type: v.literal('open-run'), side: v.picklist(['a', 'b']) }), ExportTableMessageSchema, CopyTableMessageSchema]);
+const CompareWebviewMessageSchema = v.variant('type', [
+  ReadyMessageSchema,
+  WebviewErrorMessageSchema,
+  v.object({ type: v.literal('open-run'), side: v.picklist(['a', 'b']) }),
+  ExportTableMessageSchema,
+  CopyTableMessageSchema,
+]);
 export type CompareWebviewMessage = v.InferOutput<typeof CompareWebviewMessageSchema>;
 
 /** The page checks each view before drawing it. */
-export const parseCompareHostMessage: (raw: unknown) => CompareHostMessage | undefined = parserOf(CompareHostMessageSchema);
+export const parseCompareHostMessage: (raw: unknown) => CompareHostMessage | undefined =
+  parserOf(CompareHostMessageSchema);
 /** The page's message when it is one the host understands; undefined otherwise. */
-export const parseCompareWebviewMessage: (raw: unknown) => CompareWebviewMessage | undefined = parserOf(CompareWebviewMessageSchema);
+export const parseCompareWebviewMessage: (raw: unknown) => CompareWebviewMessage | undefined =
+  parserOf(CompareWebviewMessageSchema);

@@ -10,15 +10,41 @@ import type { ComparePageView, GroupPoint } from './compareMessages';
 export function compareTableModel(view: ComparePageView): TableModel {
   const bw = view.bandwidth;
   const rows = view.groups.flatMap((g) =>
-    g.points.map((p: GroupPoint): TableCell[] => [g.label, p.label, p.sizeBytes, p.a?.gbps ?? null, p.b?.gbps ?? null, p.ratio ?? null, p.interval?.[0] ?? null, p.interval?.[1] ?? null, p.tolerance ?? null, p.state]),
+    g.points.map((p: GroupPoint): TableCell[] => [
+      g.label,
+      p.label,
+      p.sizeBytes,
+      p.a?.gbps ?? null,
+      p.b?.gbps ?? null,
+      p.ratio ?? null,
+      p.interval?.[0] ?? null,
+      p.interval?.[1] ?? null,
+      p.tolerance ?? null,
+      p.state,
+    ]),
   );
   const simulated = [view.a.simulated ? 'A' : '', view.b.simulated ? 'B' : ''].filter(Boolean);
   return {
     title: `SDMA Lens comparison of ${view.kind} runs ${view.a.id} (A) and ${view.b.id} (B)`,
-    columns: ['curve', 'point', 'bytes', `A ${bw}`, `B ${bw}`, 'ratio B/A', 'ratio low', 'ratio high', 'run-to-run tolerance', 'verdict'],
+    columns: [
+      'curve',
+      'point',
+      'bytes',
+      `A ${bw}`,
+      `B ${bw}`,
+      'ratio B/A',
+      'ratio low',
+      'ratio high',
+      'run-to-run tolerance',
+      'verdict',
+    ],
     rows,
     notes: [
-      ...(simulated.length > 0 ? [`SIMULATED: run ${simulated.join(' and ')} ${simulated.length > 1 ? 'come' : 'comes'} from the simulated MI350X model, not from a measurement.`] : []),
+      ...(simulated.length > 0
+        ? [
+            `SIMULATED: run ${simulated.join(' and ')} ${simulated.length > 1 ? 'come' : 'comes'} from the simulated MI350X model, not from a measurement.`,
+          ]
+        : []),
       ...view.summaryLines,
       ...view.toleranceLines,
       view.method,

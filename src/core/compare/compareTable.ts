@@ -15,7 +15,11 @@ const padEnd = (s: string, width: number) => (s.length >= width ? s : s + ' '.re
 const padStart = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
 
 function runLine(side: 'A' | 'B', r: RunInfo): string {
-  const extra = [r.simulated ? 'SIMULATED' : '', r.status !== 'ok' ? r.status : '', r.source ? `imported from ${r.source}` : ''].filter(Boolean);
+  const extra = [
+    r.simulated ? 'SIMULATED' : '',
+    r.status !== 'ok' ? r.status : '',
+    r.source ? `imported from ${r.source}` : '',
+  ].filter(Boolean);
   return `# ${side}: ${r.id} · ${r.node} · ${r.createdAt}${extra.length > 0 ? ` · ${extra.join(' · ')}` : ''}`;
 }
 
@@ -23,13 +27,36 @@ function runLine(side: 'A' | 'B', r: RunInfo): string {
 const MAX_ONLY = 20;
 
 export function compareTable(c: Comparison): string {
-  const out = [`# SDMA Lens comparison of two ${c.kind} runs: B against A`, runLine('A', c.a), runLine('B', c.b), `# ${c.method}`, `# run-to-run tolerance ${c.noise.description}`];
+  const out = [
+    `# SDMA Lens comparison of two ${c.kind} runs: B against A`,
+    runLine('A', c.a),
+    runLine('B', c.b),
+    `# ${c.method}`,
+    `# run-to-run tolerance ${c.noise.description}`,
+  ];
   for (const l of toleranceLines(c)) out.push(`# ${l}`);
-  if (c.noise.source === 'default') out.push("# the default is one H200 node's run-to-run variation; --baseline-runs ID,... (repeats of A on this node) measures this node's");
+  if (c.noise.source === 'default')
+    out.push(
+      "# the default is one H200 node's run-to-run variation; --baseline-runs ID,... (repeats of A on this node) measures this node's",
+    );
   // A column of the tolerance only where it differs by path and size band.
   const byBand = c.noise.source === 'baseline runs';
-  const rows = c.points.map((p) => [p.label, formatGbps(p.a.gbps), formatGbps(p.b.gbps), formatRatio(p), ...(byBand ? [percent(p.tolerance)] : []), p.verdict]);
-  const head = ['point', `A ${c.bandwidth}`, `B ${c.bandwidth}`, 'ratio [low, high]', ...(byBand ? ['tolerance'] : []), 'verdict'];
+  const rows = c.points.map((p) => [
+    p.label,
+    formatGbps(p.a.gbps),
+    formatGbps(p.b.gbps),
+    formatRatio(p),
+    ...(byBand ? [percent(p.tolerance)] : []),
+    p.verdict,
+  ]);
+  const head = [
+    'point',
+    `A ${c.bandwidth}`,
+    `B ${c.bandwidth}`,
+    'ratio [low, high]',
+    ...(byBand ? ['tolerance'] : []),
+    'verdict',
+  ];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length));
   const line = (r: string[], lead: string) =>
     `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${byBand ? `${padStart(r[4]!, widths[4]!)}  ${r[5]}` : r[4]}`;
@@ -41,8 +68,12 @@ export function compareTable(c: Comparison): string {
   const whys = new Map<string, number>();
   for (const p of c.points) if (p.why) whys.set(p.why, (whys.get(p.why) ?? 0) + 1);
   for (const [why, n] of whys) out.push(`# unknown noise (${n} point${n === 1 ? '' : 's'}): ${why}`);
-  for (const [side, only] of [['A', c.onlyInA], ['B', c.onlyInB]] as const) {
-    for (const p of only.slice(0, MAX_ONLY)) out.push(`# only in ${side}: ${p.label} (${formatGbps(p.side.gbps)} ${c.bandwidth})`);
+  for (const [side, only] of [
+    ['A', c.onlyInA],
+    ['B', c.onlyInB],
+  ] as const) {
+    for (const p of only.slice(0, MAX_ONLY))
+      out.push(`# only in ${side}: ${p.label} (${formatGbps(p.side.gbps)} ${c.bandwidth})`);
     if (only.length > MAX_ONLY) out.push(`# only in ${side}: ${only.length - MAX_ONLY} more (--json lists them all)`);
   }
   for (const n of c.notes) out.push(`# note: ${n}`);

@@ -25,18 +25,36 @@ function common(p: PointComparison): GroupPoint {
 }
 
 function alone(p: OnePoint, side: 'a' | 'b'): GroupPoint {
-  return { key: p.key, label: p.label, sizeBytes: p.sizeBytes, state: side === 'a' ? 'only in A' : 'only in B', [side]: p.side };
+  return {
+    key: p.key,
+    label: p.label,
+    sizeBytes: p.sizeBytes,
+    state: side === 'a' ? 'only in A' : 'only in B',
+    [side]: p.side,
+  };
 }
 
 /** Which of a curve's counts a point adds to. */
-const COUNTER = { regression: 'regression', improvement: 'improvement', same: 'same', 'unknown noise': 'unknownNoise', 'only in A': 'onlyInA', 'only in B': 'onlyInB' } as const satisfies Record<PointState, keyof CompareGroup['counts']>;
+const COUNTER = {
+  regression: 'regression',
+  improvement: 'improvement',
+  same: 'same',
+  'unknown noise': 'unknownNoise',
+  'only in A': 'onlyInA',
+  'only in B': 'onlyInB',
+} as const satisfies Record<PointState, keyof CompareGroup['counts']>;
 
 export function comparePageView(c: Comparison): ComparePageView {
   const groups = new Map<string, CompareGroup>();
   const add = (group: string, label: string, point: GroupPoint) => {
     let g = groups.get(group);
     if (!g) {
-      g = { key: group, label, counts: { regression: 0, improvement: 0, same: 0, unknownNoise: 0, onlyInA: 0, onlyInB: 0 }, points: [] };
+      g = {
+        key: group,
+        label,
+        counts: { regression: 0, improvement: 0, same: 0, unknownNoise: 0, onlyInA: 0, onlyInB: 0 },
+        points: [],
+      };
       groups.set(group, g);
     }
     g.points.push(point);

@@ -122,7 +122,10 @@ export interface Tolerances {
 }
 
 export function uniform(source: 'given' | 'default', tolerance: number): Tolerances {
-  const description = source === 'given' ? `${percent(tolerance)} (given)` : `${percent(tolerance)} (default: ${DEFAULT_TOLERANCE_SOURCE})`;
+  const description =
+    source === 'given'
+      ? `${percent(tolerance)} (given)`
+      : `${percent(tolerance)} (default: ${DEFAULT_TOLERANCE_SOURCE})`;
   return { model: () => ({ source, tolerance, description }), at: () => tolerance };
 }
 
@@ -165,7 +168,9 @@ export function estimated(ids: readonly string[], runs: readonly PointValues[]):
     at: (path, sizeBytes) => group(path, sizeBand(sizeBytes)).tolerance,
     model: () => {
       const bandRank = (b: string) => SIZE_BANDS.findIndex((x) => x.label === b);
-      const listed = [...groups.values()].sort((x, y) => (x.path === y.path ? bandRank(x.band) - bandRank(y.band) : x.path < y.path ? -1 : 1));
+      const listed = [...groups.values()].sort((x, y) =>
+        x.path === y.path ? bandRank(x.band) - bandRank(y.band) : x.path < y.path ? -1 : 1,
+      );
       return { source: 'baseline runs', tolerance: overall, description, runs: [...ids], groups: listed };
     },
   };
@@ -173,6 +178,13 @@ export function estimated(ids: readonly string[], runs: readonly PointValues[]):
 
 /** How a group's figure was found, in words. */
 export function groupLine(g: NoiseGroup): string {
-  const from = g.from === 'band' ? `${g.pairs} pairs` : g.from === 'path' ? `${g.pairs} pairs here, so the path's sizes` : g.from === 'all' ? `${g.pairs} pairs here, so every point` : 'too few pairs, so the default';
+  const from =
+    g.from === 'band'
+      ? `${g.pairs} pairs`
+      : g.from === 'path'
+        ? `${g.pairs} pairs here, so the path's sizes`
+        : g.from === 'all'
+          ? `${g.pairs} pairs here, so every point`
+          : 'too few pairs, so the default';
   return `${g.path}, ${g.band}: ${percent(g.tolerance)} (${from})`;
 }

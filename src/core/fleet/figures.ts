@@ -43,14 +43,32 @@ export function sweepFigures(run: Run, advised: readonly Advice[] = sweepAdvice(
     const key = `peak ${path} ${pair} ${s.cus}`;
     const gbps = s.gbpsMedian ?? s.gbps;
     const had = peaks.get(key);
-    if (!had || gbps > had.value) peaks.set(key, { key, kind: 'peak', label: `${path} ${pair} (${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'})`, path, pair, value: gbps, unit: 'GB/s', lowIsWeak: true });
+    if (!had || gbps > had.value)
+      peaks.set(key, {
+        key,
+        kind: 'peak',
+        label: `${path} ${pair} (${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'})`,
+        path,
+        pair,
+        value: gbps,
+        unit: 'GB/s',
+        lowIsWeak: true,
+      });
   }
   const crossovers: Figure[] = [];
   for (const advice of advised) {
     for (const c of advice.focus) {
       const at = c.estimateBytes ?? c.fromBytes;
       if (c.kind !== 'crossover' || at === undefined) continue;
-      crossovers.push({ key: `crossover ${c.initiator} ${advice.pairLabel}`, kind: 'crossover', label: `${c.initiator}-initiated crossover, ${advice.pairLabel}`, pair: advice.pairLabel, value: at, unit: 'bytes', lowIsWeak: false });
+      crossovers.push({
+        key: `crossover ${c.initiator} ${advice.pairLabel}`,
+        kind: 'crossover',
+        label: `${c.initiator}-initiated crossover, ${advice.pairLabel}`,
+        pair: advice.pairLabel,
+        value: at,
+        unit: 'bytes',
+        lowIsWeak: false,
+      });
     }
   }
   return [...peaks.values(), ...crossovers];
@@ -63,7 +81,16 @@ export function matrixFigures(run: Run): Figure[] {
     if (!c.validated) continue;
     const path = pathName(c.mover, c.initiator);
     const pair = pairName(c);
-    out.push({ key: `cell ${path} ${pair}`, kind: 'cell', label: `matrix ${path} ${pair}`, path, pair, value: c.gbps, unit: 'GB/s', lowIsWeak: true });
+    out.push({
+      key: `cell ${path} ${pair}`,
+      kind: 'cell',
+      label: `matrix ${path} ${pair}`,
+      path,
+      pair,
+      value: c.gbps,
+      unit: 'GB/s',
+      lowIsWeak: true,
+    });
   }
   return out;
 }
@@ -71,6 +98,7 @@ export function matrixFigures(run: Run): Figure[] {
 /** The settings the advice of a sweep would write, as `KNOB=value` sorted (those with a value only). */
 export function adviceSettings(advised: readonly Advice[]): string[] {
   const set = new Set<string>();
-  for (const advice of advised) for (const r of advice.recommendations) if (r.value !== undefined) set.add(`${r.knob}=${r.value}`);
+  for (const advice of advised)
+    for (const r of advice.recommendations) if (r.value !== undefined) set.add(`${r.knob}=${r.value}`);
   return [...set].sort();
 }

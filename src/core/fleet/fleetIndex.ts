@@ -41,7 +41,9 @@ export const FleetIndexSchema = v.object({
      * The allocation given back (`scancel`, then waiting until Slurm stopped listing the job):
      * `gone` false when it was still listed (`state`, e.g. COMPLETING) when the wait ran out.
      */
-    released: v.optional(v.object({ gone: v.boolean(), state: v.optional(text), waitedMs: v.pipe(v.number(), v.finite(), v.minValue(0)) })),
+    released: v.optional(
+      v.object({ gone: v.boolean(), state: v.optional(text), waitedMs: v.pipe(v.number(), v.finite(), v.minValue(0)) }),
+    ),
   }),
   /** The helper the nodes ran (a queued fleet's runs are written at collect time). */
   helper: v.optional(text),

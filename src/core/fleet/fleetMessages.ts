@@ -93,7 +93,10 @@ export const FleetPageViewSchema = v.object({
   outliers: upTo(FleetPageOutlierSchema, FLEET_LIMITS.outliers),
   /** All outliers of the fleet; more than `outliers.length` when the list was cut. */
   outlierCount: count,
-  advice: upTo(v.object({ settings: upTo(str, FLEET_LIMITS.settingsPerGroup), nodes: upTo(name, FLEET_LIMITS.nodes) }), FLEET_LIMITS.adviceGroups),
+  advice: upTo(
+    v.object({ settings: upTo(str, FLEET_LIMITS.settingsPerGroup), nodes: upTo(name, FLEET_LIMITS.nodes) }),
+    FLEET_LIMITS.adviceGroups,
+  ),
   adviceDiffers: v.boolean(),
   rule: str,
   thresholds: v.optional(v.object({ failed: count, passed: count })),
@@ -141,4 +144,5 @@ export type FleetWebviewMessage = v.InferOutput<typeof FleetWebviewMessageSchema
 /** The page checks each message before drawing it. */
 export const parseFleetHostMessage: (raw: unknown) => FleetHostMessage | undefined = parserOf(FleetHostMessageSchema);
 /** The page's message when it is one the host understands; undefined otherwise. */
-export const parseFleetWebviewMessage: (raw: unknown) => FleetWebviewMessage | undefined = parserOf(FleetWebviewMessageSchema);
+export const parseFleetWebviewMessage: (raw: unknown) => FleetWebviewMessage | undefined =
+  parserOf(FleetWebviewMessageSchema);

@@ -22,8 +22,16 @@ export interface FleetPageExtras {
 const natural = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
 
 /** Nodes with outliers first (most first), then those that failed a threshold, then those not ok, then by name. */
-export function nodeOrder(a: Pick<FleetNodeRow, 'node' | 'outliers' | 'status'> & { failureCount: number }, b: typeof a): number {
-  return b.outliers - a.outliers || b.failureCount - a.failureCount || Number(b.status !== 'ok') - Number(a.status !== 'ok') || natural(a.node, b.node);
+export function nodeOrder(
+  a: Pick<FleetNodeRow, 'node' | 'outliers' | 'status'> & { failureCount: number },
+  b: typeof a,
+): number {
+  return (
+    b.outliers - a.outliers ||
+    b.failureCount - a.failureCount ||
+    Number(b.status !== 'ok') - Number(a.status !== 'ok') ||
+    natural(a.node, b.node)
+  );
 }
 
 /** A value the page's schema accepts: z of a fleet whose median and MAD are both 0 can be infinite. */
@@ -75,7 +83,10 @@ function pageFigure(f: FleetFigureRow): FleetPageFigure {
 export function fleetPageView(view: FleetView, extras: FleetPageExtras = {}): FleetPageView {
   const commands = new Map<string, string>();
   for (const n of extras.index?.nodes ?? []) for (const r of n.runs) commands.set(r.runId, r.command);
-  const nodes = view.nodes.slice(0, FLEET_LIMITS.nodes).map((n) => pageNode(n, commands)).sort(nodeOrder);
+  const nodes = view.nodes
+    .slice(0, FLEET_LIMITS.nodes)
+    .map((n) => pageNode(n, commands))
+    .sort(nodeOrder);
   const figures = view.figures
     .filter((f) => f.cells.length > 0)
     .slice(0, FLEET_LIMITS.figures)
@@ -83,7 +94,10 @@ export function fleetPageView(view: FleetView, extras: FleetPageExtras = {}): Fl
     .sort((a, b) => Number(b.outlierNodeCount > 0) - Number(a.outlierNodeCount > 0) || natural(a.key, b.key));
   const problems = extras.problems ?? [];
   const notes = [...view.notes, ...problems];
-  if (view.outliers.length > FLEET_LIMITS.outliers) notes.push(`The first ${FLEET_LIMITS.outliers} of ${view.outliers.length} outliers are listed here; sdma-lens fleet show --json lists them all.`);
+  if (view.outliers.length > FLEET_LIMITS.outliers)
+    notes.push(
+      `The first ${FLEET_LIMITS.outliers} of ${view.outliers.length} outliers are listed here; sdma-lens fleet show --json lists them all.`,
+    );
   return {
     id: view.id,
     createdAt: view.createdAt,
@@ -94,9 +108,13 @@ export function fleetPageView(view: FleetView, extras: FleetPageExtras = {}): Fl
     simulated: view.simulated,
     nodes,
     figures,
-    outliers: view.outliers.slice(0, FLEET_LIMITS.outliers).map((o) => ({ node: o.node, figure: o.figure, side: o.side, text: o.text })),
+    outliers: view.outliers
+      .slice(0, FLEET_LIMITS.outliers)
+      .map((o) => ({ node: o.node, figure: o.figure, side: o.side, text: o.text })),
     outlierCount: view.outliers.length,
-    advice: view.advice.slice(0, FLEET_LIMITS.adviceGroups).map((g) => ({ settings: g.settings.slice(0, FLEET_LIMITS.settingsPerGroup), nodes: g.nodes })),
+    advice: view.advice
+      .slice(0, FLEET_LIMITS.adviceGroups)
+      .map((g) => ({ settings: g.settings.slice(0, FLEET_LIMITS.settingsPerGroup), nodes: g.nodes })),
     adviceDiffers: view.adviceDiffers,
     rule: view.rule,
     ...(view.thresholds ? { thresholds: view.thresholds } : {}),
@@ -110,7 +128,21 @@ export function figureValues(view: FleetView, key: string): FigureValues | undef
   if (!f) return undefined;
   const values = f.cells
     .slice(0, FLEET_LIMITS.nodes)
-    .map((c) => ({ node: c.node, value: c.value, deviation: bounded(c.deviation), z: bounded(c.z), outlier: c.outlier }))
+    .map((c) => ({
+      node: c.node,
+      value: c.value,
+      deviation: bounded(c.deviation),
+      z: bounded(c.z),
+      outlier: c.outlier,
+    }))
     .sort((a, b) => a.value - b.value || natural(a.node, b.node));
-  return { key: f.key, label: f.label, unit: f.unit, lowIsWeak: f.lowIsWeak, median: bounded(f.median), judged: f.judged, values };
+  return {
+    key: f.key,
+    label: f.label,
+    unit: f.unit,
+    lowIsWeak: f.lowIsWeak,
+    median: bounded(f.median),
+    judged: f.judged,
+    values,
+  };
 }

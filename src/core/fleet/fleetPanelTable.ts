@@ -28,19 +28,38 @@ export function fleetTableModel(view: FleetPageView): TableModel {
     n.status,
     n.outliers,
     (outlierFigures.get(n.node) ?? []).join('; '),
-    ...(thresholds ? [n.failureCount === 0 ? 'pass' : 'FAIL', n.failureCount, [...n.failures, ...(n.failureCount > n.failures.length ? [`and ${n.failureCount - n.failures.length} more`] : [])].join('; ')] : []),
+    ...(thresholds
+      ? [
+          n.failureCount === 0 ? 'pass' : 'FAIL',
+          n.failureCount,
+          [
+            ...n.failures,
+            ...(n.failureCount > n.failures.length ? [`and ${n.failureCount - n.failures.length} more`] : []),
+          ].join('; '),
+        ]
+      : []),
     n.error ?? '',
     n.runs.map((r) => r.runId).join(' '),
   ]);
   return {
     title: `SDMA Lens fleet ${view.id}`,
-    columns: ['node', 'status', 'outliers', 'outlier figures', ...(thresholds ? ['thresholds', 'failures', 'failed checks'] : []), 'error', 'runs'],
+    columns: [
+      'node',
+      'status',
+      'outliers',
+      'outlier figures',
+      ...(thresholds ? ['thresholds', 'failures', 'failed checks'] : []),
+      'error',
+      'runs',
+    ],
     rows,
     notes: [
       ...(view.simulated ? [SIMULATED_NOTE] : []),
       `Slurm job ${view.job} (${view.via}), ${view.nodes.length} nodes, ${view.status}.`,
       `Outliers: ${view.rule}.`,
-      ...(view.outlierCount > view.outliers.length ? [`The outlier figures list the first ${view.outliers.length} of ${view.outlierCount} outliers.`] : []),
+      ...(view.outlierCount > view.outliers.length
+        ? [`The outlier figures list the first ${view.outliers.length} of ${view.outlierCount} outliers.`]
+        : []),
       ...(view.thresholds ? [`Thresholds: ${view.thresholds.passed} passed, ${view.thresholds.failed} failed.`] : []),
       ...view.notes.filter((n) => !n.startsWith('SIMULATED')),
     ],

@@ -96,7 +96,10 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
     // The advice is the costly part (a crossover search per pair): once per node.
     const advised = r?.sweep ? sweepAdvice(r.sweep) : [];
     if (advised.length > 0) settingsByNode.set(n.node, adviceSettings(advised));
-    figuresByNode.set(n.node, [...(r?.sweep ? sweepFigures(r.sweep, advised) : []), ...(r?.matrix ? matrixFigures(r.matrix) : [])]);
+    figuresByNode.set(n.node, [
+      ...(r?.sweep ? sweepFigures(r.sweep, advised) : []),
+      ...(r?.matrix ? matrixFigures(r.matrix) : []),
+    ]);
   }
 
   // One row per figure key, the nodes that have it, judged together.
@@ -120,20 +123,38 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
       median: j.median,
       judged: j.judged,
       lowIsWeak: figure.lowIsWeak,
-      cells: cells.map((c, i) => ({ node: c.node, value: c.value, deviation: j.deviation[i]!, z: j.z[i]!, outlier: j.outlier[i]! })),
+      cells: cells.map((c, i) => ({
+        node: c.node,
+        value: c.value,
+        deviation: j.deviation[i]!,
+        z: j.z[i]!,
+        outlier: j.outlier[i]!,
+      })),
     });
     cells.forEach((c, i) => {
       if (!j.outlier[i]) return;
       const side = c.value < j.median ? 'low' : 'high';
       const pct = Math.round(Math.abs(j.deviation[i]!) * 100);
-      const how = figure.unit === 'bytes' ? `${side === 'low' ? 'smaller' : 'larger'} than` : side === 'low' ? 'below' : 'above';
-      outliers.push({ node: c.node, figure: figure.key, pair: figure.pair, side, text: `${c.node}: ${figure.label} ${valueText(figure.unit, c.value)}, ${pct}% ${how} the fleet median ${valueText(figure.unit, j.median)} (z ${j.z[i]!.toFixed(1)})` });
+      const how =
+        figure.unit === 'bytes' ? `${side === 'low' ? 'smaller' : 'larger'} than` : side === 'low' ? 'below' : 'above';
+      outliers.push({
+        node: c.node,
+        figure: figure.key,
+        pair: figure.pair,
+        side,
+        text: `${c.node}: ${figure.label} ${valueText(figure.unit, c.value)}, ${pct}% ${how} the fleet median ${valueText(figure.unit, j.median)} (z ${j.z[i]!.toFixed(1)})`,
+      });
     });
   }
   figures.sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
   // Per node: the sweep's figures first (a node's headline), then its matrix pairs.
   const rank = (key: string) => (key.startsWith('peak ') ? 0 : key.startsWith('crossover ') ? 1 : 2);
-  outliers.sort((a, b) => a.node.localeCompare(b.node, undefined, { numeric: true }) || rank(a.figure) - rank(b.figure) || a.figure.localeCompare(b.figure, undefined, { numeric: true }));
+  outliers.sort(
+    (a, b) =>
+      a.node.localeCompare(b.node, undefined, { numeric: true }) ||
+      rank(a.figure) - rank(b.figure) ||
+      a.figure.localeCompare(b.figure, undefined, { numeric: true }),
+  );
 
   // Threshold checks, per node.
   const failures = new Map<string, string[]>();
@@ -141,11 +162,20 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
     for (const row of figures) {
       for (const c of row.cells) {
         const figure = byKey.get(row.key)!.figure;
-        const min = figure && figure.kind !== 'crossover' ? minimumFor(thresholds, figure.kind, figure.path) : undefined;
+        const min =
+          figure && figure.kind !== 'crossover' ? minimumFor(thresholds, figure.kind, figure.path) : undefined;
         const list = failures.get(c.node) ?? [];
-        if (min !== undefined && c.value < min) list.push(`${row.label} ${valueText(row.unit, c.value)} is below the minimum ${valueText(row.unit, min)}`);
-        if (thresholds.maxBelowMedian !== undefined && row.unit === 'GB/s' && row.median > 0 && c.value < row.median * (1 - thresholds.maxBelowMedian)) {
-          list.push(`${row.label} ${valueText(row.unit, c.value)} is more than ${Math.round(thresholds.maxBelowMedian * 100)}% below the fleet median ${valueText(row.unit, row.median)}`);
+        if (min !== undefined && c.value < min)
+          list.push(`${row.label} ${valueText(row.unit, c.value)} is below the minimum ${valueText(row.unit, min)}`);
+        if (
+          thresholds.maxBelowMedian !== undefined &&
+          row.unit === 'GB/s' &&
+          row.median > 0 &&
+          c.value < row.median * (1 - thresholds.maxBelowMedian)
+        ) {
+          list.push(
+            `${row.label} ${valueText(row.unit, c.value)} is more than ${Math.round(thresholds.maxBelowMedian * 100)}% below the fleet median ${valueText(row.unit, row.median)}`,
+          );
         }
         failures.set(c.node, list);
       }
@@ -163,7 +193,8 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
     });
     const failed = failures.get(n.node) ?? [];
     // A node with no figures at all cannot pass a threshold check.
-    if (thresholds && (figuresByNode.get(n.node)?.length ?? 0) === 0) failed.push('no figures were measured on this node');
+    if (thresholds && (figuresByNode.get(n.node)?.length ?? 0) === 0)
+      failed.push('no figures were measured on this node');
     return {
       node: n.node,
       status: worst(statuses),
@@ -192,7 +223,10 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
   const measured = nodes.filter((n) => figuresByNode.get(n.node)?.length).length;
   if (measured < 3) notes.push(`Only ${measured} node${measured === 1 ? '' : 's'} measured: outliers need at least 3.`);
   const missing = nodes.filter((n) => n.status !== 'ok');
-  if (missing.length > 0) notes.push(`${missing.length} of ${nodes.length} nodes did not finish: ${missing.map((n) => `${n.node} (${n.status})`).join(', ')}.`);
+  if (missing.length > 0)
+    notes.push(
+      `${missing.length} of ${nodes.length} nodes did not finish: ${missing.map((n) => `${n.node} (${n.status})`).join(', ')}.`,
+    );
   return {
     id: index.id,
     createdAt: index.createdAt,
@@ -207,7 +241,14 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
     advice,
     adviceDiffers: advice.length > 1,
     rule: OUTLIER_RULE,
-    ...(thresholds ? { thresholds: { failed: nodes.filter((n) => n.failures.length > 0).length, passed: nodes.filter((n) => n.failures.length === 0).length } } : {}),
+    ...(thresholds
+      ? {
+          thresholds: {
+            failed: nodes.filter((n) => n.failures.length > 0).length,
+            passed: nodes.filter((n) => n.failures.length === 0).length,
+          },
+        }
+      : {}),
     notes,
   };
 }

@@ -36,7 +36,9 @@ export function parseThresholds(text: string, name = 'the thresholds file'): Thr
   if (!parsed.success) {
     const issue = parsed.issues[0]!;
     const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';
-    throw new Error(`${name}: ${where ? `${where}: ` : ''}${issue.message} (accepted: minGbps and matrixMinGbps as { "<path>": GB/s } with paths ${PATHS.join(', ')}, and maxBelowMedian as a fraction 0..1)`);
+    throw new Error(
+      `${name}: ${where ? `${where}: ` : ''}${issue.message} (accepted: minGbps and matrixMinGbps as { "<path>": GB/s } with paths ${PATHS.join(', ')}, and maxBelowMedian as a fraction 0..1)`,
+    );
   }
   return parsed.output;
 }

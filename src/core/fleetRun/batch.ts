@@ -31,10 +31,26 @@ wait
  * sbatch's arguments: the allocation's (whole nodes, one task each), the job's own log in the
  * fleet folder, `--parsable` (the job id alone on stdout), then the script and its data.
  */
-export function batchArgs(request: AllocationRequest, script: string, outDir: string, jobLog: string, helper: string, helperArgs: readonly string[]): string[] {
+export function batchArgs(
+  request: AllocationRequest,
+  script: string,
+  outDir: string,
+  jobLog: string,
+  helper: string,
+  helperArgs: readonly string[],
+): string[] {
   // salloc's request without --no-shell; the same checks on every value.
   const allocation = allocationArgs(request).filter((a) => a !== '--no-shell' && !a.startsWith('--job-name='));
-  return ['--parsable', `--job-name=${JOB_NAME}`, ...allocation, `--output=${jobLog}`, script, outDir, helper, ...helperArgs];
+  return [
+    '--parsable',
+    `--job-name=${JOB_NAME}`,
+    ...allocation,
+    `--output=${jobLog}`,
+    script,
+    outDir,
+    helper,
+    ...helperArgs,
+  ];
 }
 
 /** `sbatch --parsable` prints `JOBID` or `JOBID;CLUSTER`. */

@@ -14,7 +14,8 @@ export interface LoadedFleet {
 /** `id` undefined: the newest fleet. */
 export async function loadFleet(store: RunStore, fleets: FleetStore, id?: string): Promise<LoadedFleet> {
   const chosen = id ?? fleets.list()[0];
-  if (chosen === undefined) throw new Error(`no fleet is saved in ${fleets.root} (run one with: sdma-lens fleet --nodes N)`);
+  if (chosen === undefined)
+    throw new Error(`no fleet is saved in ${fleets.root} (run one with: sdma-lens fleet --nodes N)`);
   const index = fleets.read(chosen);
   const runs = new Map<string, NodeRuns>();
   const problems: string[] = [];

@@ -34,8 +34,15 @@ export interface QueueOptions {
 }
 
 /** Submits the job; the fleet is saved `queued` with the job id. Only the sweep (a matrix is not queued). */
-export async function queueFleet(allocation: AllocationRequest, sweep: HelperCommand, o: QueueOptions): Promise<FleetIndex> {
-  if (o.base.kind !== 'local') throw new SlurmError('a queued fleet is submitted from the login node itself: run sdma-lens there (its files must be on a file system the nodes share)');
+export async function queueFleet(
+  allocation: AllocationRequest,
+  sweep: HelperCommand,
+  o: QueueOptions,
+): Promise<FleetIndex> {
+  if (o.base.kind !== 'local')
+    throw new SlurmError(
+      'a queued fleet is submitted from the login node itself: run sdma-lens there (its files must be on a file system the nodes share)',
+    );
   const helper = await o.helpers.helperFor(o.base, o.signal);
   const id = makeRunId('fleet', 'slurm');
   const dir = o.fleets.dirOf(id);
@@ -47,16 +54,30 @@ export async function queueFleet(allocation: AllocationRequest, sweep: HelperCom
   const helperArgs = sweep.args(() => {
     throw new Error('a queued fleet writes no files besides its records');
   });
-  const r = await runTool(o.base, 'sbatch', batchArgs(allocation, script, nodesDir, join(dir, 'job.log'), helper.path, helperArgs), o.signal);
+  const r = await runTool(
+    o.base,
+    'sbatch',
+    batchArgs(allocation, script, nodesDir, join(dir, 'job.log'), helper.path, helperArgs),
+    o.signal,
+  );
   const job = r.code === 0 ? parsableJobId(r.stdout) : undefined;
-  if (!job) throw new SlurmError(`sbatch ${r.signal ? `was stopped by ${r.signal}` : `exited with ${r.code}`}: ${r.stderr.trim().split('\n').slice(-3).join(' ') || r.stdout.trim() || 'no job id'}`);
+  if (!job)
+    throw new SlurmError(
+      `sbatch ${r.signal ? `was stopped by ${r.signal}` : `exited with ${r.code}`}: ${r.stderr.trim().split('\n').slice(-3).join(' ') || r.stdout.trim() || 'no job id'}`,
+    );
   const index: FleetIndex = {
     format: FLEET_FORMAT,
     version: 1,
     id,
     createdAt: new Date().toISOString(),
     via: { kind: 'local' },
-    slurm: { job, ownAllocation: true, batch: { dir: nodesDir }, ...(allocation.partition ? { partition: allocation.partition } : {}), ...(allocation.nodelist ? { nodelist: allocation.nodelist } : {}) },
+    slurm: {
+      job,
+      ownAllocation: true,
+      batch: { dir: nodesDir },
+      ...(allocation.partition ? { partition: allocation.partition } : {}),
+      ...(allocation.nodelist ? { nodelist: allocation.nodelist } : {}),
+    },
     helper: helper.path,
     commands: ['sweep'],
     args: { sweep: helperArgs },
@@ -85,7 +106,8 @@ function nodesOf(dir: string): string[] {
   return [...names].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
 }
 
-export type CollectResult = { kind: 'waiting'; index: FleetIndex; state: string } | ({ kind: 'collected' } & FleetResult);
+export type CollectResult =
+  { kind: 'waiting'; index: FleetIndex; state: string } | ({ kind: 'collected' } & FleetResult);
 
 export interface CollectOptions extends QueueOptions {
   store: RunStore;
@@ -97,8 +119,10 @@ export interface CollectOptions extends QueueOptions {
 export async function collectFleet(id: string, o: CollectOptions): Promise<CollectResult> {
   const index = o.fleets.read(id);
   const dir = index.slurm.batch?.dir;
-  if (!dir || !index.helper) throw new SlurmError(`fleet ${id} was not queued (it ran its nodes live): open it with sdma-lens fleet show ${id}`);
-  if (index.status !== 'queued') throw new SlurmError(`fleet ${id} was collected already (${index.status}): sdma-lens fleet show ${id}`);
+  if (!dir || !index.helper)
+    throw new SlurmError(`fleet ${id} was not queued (it ran its nodes live): open it with sdma-lens fleet show ${id}`);
+  if (index.status !== 'queued')
+    throw new SlurmError(`fleet ${id} was collected already (${index.status}): sdma-lens fleet show ${id}`);
   for (;;) {
     const state = await jobState(o.base, index.slurm.job);
     if (state === undefined || !ACTIVE.has(state)) break;
@@ -112,7 +136,12 @@ export async function collectFleet(id: string, o: CollectOptions): Promise<Colle
   for (const entry of index.nodes) {
     const target = new ReplayTarget(dir, entry.node, index.slurm.job);
     const result = await runHelperCommand(
-      { command: 'sweep', idTag: 'slurm', args: () => index.args.sweep ?? [], fleet: { id, node: entry.node, job: index.slurm.job } },
+      {
+        command: 'sweep',
+        idTag: 'slurm',
+        args: () => index.args.sweep ?? [],
+        fleet: { id, node: entry.node, job: index.slurm.job },
+      },
       { target, helpers: fixed, store: o.store, signal: o.signal, stallTimeoutS: 0 },
     );
     if (result.kind === 'ended') {
@@ -125,7 +154,8 @@ export async function collectFleet(id: string, o: CollectOptions): Promise<Colle
     }
   }
   index.status = statusOf(index, index.slurm.batch?.cancelled === true);
-  if (index.nodes.length === 0) index.message = `the job wrote no node output into ${dir}: see ${join(o.fleets.dirOf(id), 'job.log')}`;
+  if (index.nodes.length === 0)
+    index.message = `the job wrote no node output into ${dir}: see ${join(o.fleets.dirOf(id), 'job.log')}`;
   index.endedAt = new Date().toISOString();
   const file = o.fleets.write(index);
   return { kind: 'collected', index, file, runs };

@@ -39,7 +39,15 @@ export interface FleetRequest {
 export type FleetEvent =
   | { kind: 'queued'; job: string }
   | { kind: 'allocated'; job: string; nodes: string[]; own: boolean }
-  | { kind: 'node-end'; node: string; command: FleetCommand; status: string; message?: string; done: number; total: number }
+  | {
+      kind: 'node-end';
+      node: string;
+      command: FleetCommand;
+      status: string;
+      message?: string;
+      done: number;
+      total: number;
+    }
   /** `scancel` done, Slurm still lists the job (its nodes being cleaned): the fleet waits, bounded. */
   | { kind: 'releasing'; job: string; state: string }
   /** The allocation the fleet asked for, given back: gone from the queue, or still listed when the wait ran out. */
@@ -81,7 +89,9 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 /** How a fleet ended, from its nodes: ok when every node's every run is, partial when some are. */
 export function statusOf(index: FleetIndex, cancelled: boolean): FleetStatus {
   if (cancelled) return 'cancelled';
-  const ok = index.nodes.filter((n) => !n.error && n.runs.length === index.commands.length && n.runs.every((r) => r.status === 'ok')).length;
+  const ok = index.nodes.filter(
+    (n) => !n.error && n.runs.length === index.commands.length && n.runs.every((r) => r.status === 'ok'),
+  ).length;
   if (ok === index.nodes.length && ok > 0) return 'ok';
   return ok > 0 ? 'partial' : 'error';
 }
@@ -91,13 +101,17 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
   const commands = (['sweep', 'matrix'] as const).filter((c) => request.commands[c] !== undefined);
   if (commands.length === 0) throw new Error('a fleet runs at least one command (sweep or matrix)');
   const parallel = request.parallel ?? DEFAULT_PARALLEL;
-  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 1024) throw new Error(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
+  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 1024)
+    throw new Error(`--parallel must be a whole number in 1..1024 (got ${parallel})`);
 
   // The helper first: a login node without one is said before anything is queued.
   const helper = await o.helpers.helperFor(o.base, o.signal);
   const id = makeRunId('fleet', 'slurm');
   const own = !('job' in request.allocation);
-  const job = 'job' in request.allocation ? request.allocation.job : await allocate(o.base, request.allocation, o.signal, (j) => o.onEvent?.({ kind: 'queued', job: j }));
+  const job =
+    'job' in request.allocation
+      ? request.allocation.job
+      : await allocate(o.base, request.allocation, o.signal, (j) => o.onEvent?.({ kind: 'queued', job: j }));
   const runs = new Map<string, NodeRuns>();
   const index: FleetIndex = {
     format: FLEET_FORMAT,
@@ -108,8 +122,12 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
     slurm: {
       job,
       ownAllocation: own,
-      ...('partition' in request.allocation && request.allocation.partition ? { partition: request.allocation.partition } : {}),
-      ...('nodelist' in request.allocation && request.allocation.nodelist ? { nodelist: request.allocation.nodelist } : {}),
+      ...('partition' in request.allocation && request.allocation.partition
+        ? { partition: request.allocation.partition }
+        : {}),
+      ...('nodelist' in request.allocation && request.allocation.nodelist
+        ? { nodelist: request.allocation.nodelist }
+        : {}),
     },
     commands: [...commands],
     args: {},
@@ -170,7 +188,15 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
         }
         if (message) entry.error = entry.error ? `${entry.error}; ${command}: ${message}` : `${command}: ${message}`;
         done++;
-        o.onEvent?.({ kind: 'node-end', node: entry.node, command, status, ...(message ? { message } : {}), done, total: index.nodes.length * commands.length });
+        o.onEvent?.({
+          kind: 'node-end',
+          node: entry.node,
+          command,
+          status,
+          ...(message ? { message } : {}),
+          done,
+          total: index.nodes.length * commands.length,
+        });
         indexChanged();
       }
     });
@@ -181,7 +207,10 @@ export async function runFleet(request: FleetRequest, o: FleetRunOptions): Promi
   } finally {
     if (own) {
       try {
-        const released = await release(o.base, job, { waitMs: o.releaseWaitMs, onWaiting: (state) => o.onEvent?.({ kind: 'releasing', job, state }) });
+        const released = await release(o.base, job, {
+          waitMs: o.releaseWaitMs,
+          onWaiting: (state) => o.onEvent?.({ kind: 'releasing', job, state }),
+        });
         index.slurm.released = released;
         o.onEvent?.({ kind: 'released', job, ...released });
         if (!released.gone) {

@@ -41,7 +41,10 @@ export class FleetStore {
 
   read(id: string): FleetIndex {
     const file = this.fileOf(id);
-    if (lstatSync(dirname(file), { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`${dirname(file)} is a symbolic link; SDMA Lens reads fleets only from folders in ${this.root}, never through links`);
+    if (lstatSync(dirname(file), { throwIfNoEntry: false })?.isSymbolicLink())
+      throw new Error(
+        `${dirname(file)} is a symbolic link; SDMA Lens reads fleets only from folders in ${this.root}, never through links`,
+      );
     // No link, FIFO or device, at most the `fleet-index` cap of FILE_KINDS (safeFile.ts).
     const text = readSafeFileSync(file, 'fleet-index').toString('utf8');
     let raw: unknown;
@@ -63,7 +66,12 @@ export class FleetStore {
     } catch {
       return [];
     }
-    const isFleet = (n: string) => lstatSync(join(this.root, n), { throwIfNoEntry: false })?.isDirectory() === true && lstatSync(join(this.root, n, FLEET_FILE), { throwIfNoEntry: false })?.isFile() === true;
-    return names.filter((n) => /^[A-Za-z0-9._-]+$/.test(n) && isFleet(n)).sort().reverse();
+    const isFleet = (n: string) =>
+      lstatSync(join(this.root, n), { throwIfNoEntry: false })?.isDirectory() === true &&
+      lstatSync(join(this.root, n, FLEET_FILE), { throwIfNoEntry: false })?.isFile() === true;
+    return names
+      .filter((n) => /^[A-Za-z0-9._-]+$/.test(n) && isFleet(n))
+      .sort()
+      .reverse();
   }
 }

@@ -51,8 +51,18 @@ export class ReplayTarget implements Target {
     const stderr = this.stream('stderr');
     const exit = Promise.all([ended(stdout), ended(stderr)]).then((): ProcessExit => {
       if (options.signal?.aborted) return { exitCode: null, signal: 'SIGTERM' };
-      if (!this.readable('ndjson') && !existsSync(this.file('exit'))) return { exitCode: null, signal: null, lost: `node ${this.node} wrote nothing: its step did not start (the job was cancelled or failed before it)` };
-      if (!this.readable('exit')) return { exitCode: null, signal: null, lost: `the batch job ended before the step on ${this.node} did (cancelled, or out of time)` };
+      if (!this.readable('ndjson') && !existsSync(this.file('exit')))
+        return {
+          exitCode: null,
+          signal: null,
+          lost: `node ${this.node} wrote nothing: its step did not start (the job was cancelled or failed before it)`,
+        };
+      if (!this.readable('exit'))
+        return {
+          exitCode: null,
+          signal: null,
+          lost: `the batch job ended before the step on ${this.node} did (cancelled, or out of time)`,
+        };
       let text: string;
       try {
         text = readSafeFileSync(this.file('exit'), 'step-exit').toString('utf8').trim();
@@ -60,7 +70,9 @@ export class ReplayTarget implements Target {
         return { exitCode: null, signal: null, lost: (err as Error).message };
       }
       const code = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
-      return Number.isInteger(code) && code >= 0 && code <= 255 ? { exitCode: code, signal: null } : { exitCode: null, signal: null, lost: `${this.file('exit')} does not hold an exit status` };
+      return Number.isInteger(code) && code >= 0 && code <= 255
+        ? { exitCode: code, signal: null }
+        : { exitCode: null, signal: null, lost: `${this.file('exit')} does not hold an exit status` };
     });
     return { pid: undefined, stdout, stderr, exit };
   }

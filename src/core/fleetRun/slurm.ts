@@ -10,7 +10,10 @@ const SLURM_NAME = /^[A-Za-z0-9][A-Za-z0-9._\-[\],]{0,1023}$/;
 const JOB_ID = /^[0-9]{1,12}$/;
 
 export function checkSlurmName(what: string, value: string): string {
-  if (!SLURM_NAME.test(value)) throw new Error(`${what} "${value}" is not a Slurm name (letters, digits, . _ - and hostlist brackets, not starting with -)`);
+  if (!SLURM_NAME.test(value))
+    throw new Error(
+      `${what} "${value}" is not a Slurm name (letters, digits, . _ - and hostlist brackets, not starting with -)`,
+    );
   return value;
 }
 
@@ -36,17 +39,20 @@ export const JOB_NAME = 'sdma-lens-fleet';
 export function allocationArgs(r: AllocationRequest): string[] {
   const args = ['--no-shell', `--job-name=${JOB_NAME}`, '--exclusive', '--ntasks-per-node=1'];
   if (r.nodes !== undefined) {
-    if (!Number.isInteger(r.nodes) || r.nodes < 1 || r.nodes > 100_000) throw new Error(`the node count must be a whole number in 1..100000 (got ${r.nodes})`);
+    if (!Number.isInteger(r.nodes) || r.nodes < 1 || r.nodes > 100_000)
+      throw new Error(`the node count must be a whole number in 1..100000 (got ${r.nodes})`);
     args.push(`--nodes=${r.nodes}`);
   }
   if (r.partition !== undefined) args.push(`--partition=${checkSlurmName('partition', r.partition)}`);
   if (r.nodelist !== undefined) args.push(`--nodelist=${checkSlurmName('node list', r.nodelist)}`);
   if (r.account !== undefined) args.push(`--account=${checkSlurmName('account', r.account)}`);
   if (r.timeMinutes !== undefined) {
-    if (!Number.isInteger(r.timeMinutes) || r.timeMinutes < 1 || r.timeMinutes > 10_080) throw new Error(`the time limit must be whole minutes in 1..10080 (got ${r.timeMinutes})`);
+    if (!Number.isInteger(r.timeMinutes) || r.timeMinutes < 1 || r.timeMinutes > 10_080)
+      throw new Error(`the time limit must be whole minutes in 1..10080 (got ${r.timeMinutes})`);
     args.push(`--time=${r.timeMinutes}`);
   }
-  if (r.nodes === undefined && r.nodelist === undefined) throw new Error('say how many nodes (--nodes) or which (--nodelist)');
+  if (r.nodes === undefined && r.nodelist === undefined)
+    throw new Error('say how many nodes (--nodes) or which (--nodelist)');
   return args;
 }
 
@@ -72,7 +78,17 @@ export function hostnamesArgs(nodelist: string): string[] {
 
 /** One task on one node of the allocation, the program's output passed through untouched. */
 export function stepArgs(job: string, node: string, name: string): string[] {
-  return [`--jobid=${checkJobId(job)}`, `--nodelist=${checkSlurmName('node', node)}`, '--nodes=1', '--ntasks=1', '--exact', '--quiet', `--job-name=${checkSlurmName('step name', name)}`, '--kill-on-bad-exit=1', '--'];
+  return [
+    `--jobid=${checkJobId(job)}`,
+    `--nodelist=${checkSlurmName('node', node)}`,
+    '--nodes=1',
+    '--ntasks=1',
+    '--exact',
+    '--quiet',
+    `--job-name=${checkSlurmName('step name', name)}`,
+    '--kill-on-bad-exit=1',
+    '--',
+  ];
 }
 
 export function cancelArgs(job: string): string[] {
@@ -81,5 +97,8 @@ export function cancelArgs(job: string): string[] {
 
 /** `scontrol show hostnames` prints one node a line. */
 export function parseHostnames(stdout: string): string[] {
-  return stdout.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  return stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
 }

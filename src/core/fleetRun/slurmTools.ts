@@ -4,7 +4,15 @@
  * output is collected whole (these print a few lines) and the exit said in the error.
  */
 import type { Target } from '../runtime/target';
-import { allocationArgs, allocationJobId, cancelArgs, hostnamesArgs, jobNodesArgs, jobStateArgs, parseHostnames } from './slurm';
+import {
+  allocationArgs,
+  allocationJobId,
+  cancelArgs,
+  hostnamesArgs,
+  jobNodesArgs,
+  jobStateArgs,
+  parseHostnames,
+} from './slurm';
 import type { AllocationRequest } from './slurm';
 
 export interface ToolResult {
@@ -18,7 +26,13 @@ export class SlurmError extends Error {}
 
 const MAX_OUTPUT = 1 << 20;
 
-export async function runTool(target: Target, file: string, args: readonly string[], signal?: AbortSignal, onStderr?: (text: string) => void): Promise<ToolResult> {
+export async function runTool(
+  target: Target,
+  file: string,
+  args: readonly string[],
+  signal?: AbortSignal,
+  onStderr?: (text: string) => void,
+): Promise<ToolResult> {
   const child = target.spawn(file, args, { signal });
   let stdout = '';
   let stderr = '';
@@ -30,21 +44,31 @@ export async function runTool(target: Target, file: string, args: readonly strin
     onStderr?.(stderr);
   });
   const exit = await child.exit;
-  if (exit.spawnError) throw new SlurmError(`${file} could not be started on ${target.label}: ${exit.spawnError}. Is Slurm's client installed there (${file} on PATH)?`);
+  if (exit.spawnError)
+    throw new SlurmError(
+      `${file} could not be started on ${target.label}: ${exit.spawnError}. Is Slurm's client installed there (${file} on PATH)?`,
+    );
   if (exit.lost) throw new SlurmError(exit.lost);
   return { code: exit.exitCode, signal: exit.signal, stdout, stderr };
 }
 
 function failure(file: string, r: ToolResult): SlurmError {
   const said = r.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 600);
-  return new SlurmError(`${file} ${r.signal ? `was stopped by ${r.signal}` : `exited with ${r.code}`}${said ? `: ${said}` : ''}`);
+  return new SlurmError(
+    `${file} ${r.signal ? `was stopped by ${r.signal}` : `exited with ${r.code}`}${said ? `: ${said}` : ''}`,
+  );
 }
 
 /**
  * Asks for an allocation and waits until Slurm grants it. A cancel while it waits kills salloc
  * and cancels the job it was queued as, so nothing stays in the queue.
  */
-export async function allocate(target: Target, request: AllocationRequest, signal: AbortSignal | undefined, onQueued?: (job: string) => void): Promise<string> {
+export async function allocate(
+  target: Target,
+  request: AllocationRequest,
+  signal: AbortSignal | undefined,
+  onQueued?: (job: string) => void,
+): Promise<string> {
   const args = allocationArgs(request);
   let seen: string | undefined;
   try {
@@ -71,7 +95,8 @@ export async function jobNodes(target: Target, job: string, signal?: AbortSignal
   const q = await runTool(target, 'squeue', jobNodesArgs(job), signal);
   if (q.code !== 0) throw failure('squeue', q);
   const list = q.stdout.trim().split('\n')[0]?.trim() ?? '';
-  if (list === '' || list.startsWith('(')) throw new SlurmError(`job ${job} has no nodes (is it running? squeue says "${list || 'nothing'}")`);
+  if (list === '' || list.startsWith('('))
+    throw new SlurmError(`job ${job} has no nodes (is it running? squeue says "${list || 'nothing'}")`);
   const h = await runTool(target, 'scontrol', hostnamesArgs(list), signal);
   if (h.code !== 0) throw failure('scontrol', h);
   return parseHostnames(h.stdout);
@@ -84,7 +109,18 @@ export async function jobState(target: Target, job: string): Promise<string | un
 }
 
 /** Job states in which Slurm no longer holds the job's nodes: `squeue --jobs` may still list them until the job is purged. */
-const ENDED_STATES = new Set(['BOOT_FAIL', 'CANCELLED', 'COMPLETED', 'DEADLINE', 'FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'PREEMPTED', 'REVOKED', 'TIMEOUT']);
+const ENDED_STATES = new Set([
+  'BOOT_FAIL',
+  'CANCELLED',
+  'COMPLETED',
+  'DEADLINE',
+  'FAILED',
+  'NODE_FAIL',
+  'OUT_OF_MEMORY',
+  'PREEMPTED',
+  'REVOKED',
+  'TIMEOUT',
+]);
 
 /**
  * The job's state as `squeue` lists it; undefined once Slurm has purged it ("Invalid job id").

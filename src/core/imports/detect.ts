@@ -31,7 +31,8 @@ export function isSqlite(head: Uint8Array): boolean {
 export function detectFormat(content: Uint8Array): DetectedFormat {
   if (isSqlite(content)) return { tool: 'rocpd', format: 'sqlite' };
   if (content.length === 0) return { tool: 'unknown', reason: 'the file is empty' };
-  if (content.includes(0)) return { tool: 'unknown', reason: 'the file is binary (it holds NUL bytes) and not an SQLite database' };
+  if (content.includes(0))
+    return { tool: 'unknown', reason: 'the file is binary (it holds NUL bytes) and not an SQLite database' };
   return detectText(new TextDecoder('utf-8', { fatal: false }).decode(content));
 }
 
@@ -51,7 +52,12 @@ function runFileHeader(trimmed: string): Extract<DetectedFormat, { tool: 'sdma-l
   const word = (x: unknown) => (typeof x === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(x) ? x : undefined);
   const id = word(h.id);
   const command = word(h.command);
-  return { tool: 'sdma-lens', format: 'run', ...(id !== undefined ? { id } : {}), ...(command !== undefined ? { command } : {}) };
+  return {
+    tool: 'sdma-lens',
+    format: 'run',
+    ...(id !== undefined ? { id } : {}),
+    ...(command !== undefined ? { command } : {}),
+  };
 }
 
 export function detectText(text: string): DetectedFormat {
@@ -63,14 +69,25 @@ export function detectText(text: string): DetectedFormat {
     try {
       json = JSON.parse(trimmed);
     } catch (err) {
-      return { tool: 'unknown', reason: `it starts like JSON but does not parse (${(err as Error).message}); a JSON file of nccl-tests or nvbandwidth that was cut off?` };
+      return {
+        tool: 'unknown',
+        reason: `it starts like JSON but does not parse (${(err as Error).message}); a JSON file of nccl-tests or nvbandwidth that was cut off?`,
+      };
     }
     if (isNvbandwidthJson(json)) return { tool: 'nvbandwidth', format: 'json', json };
     if (isNcclTestsJson(json)) return { tool: ncclJsonTool(json), format: 'json', json };
-    return { tool: 'unknown', reason: 'a JSON file, but neither nvbandwidth -j output (an "nvbandwidth" object) nor nccl-tests -J output ("config" and "results")' };
+    return {
+      tool: 'unknown',
+      reason:
+        'a JSON file, but neither nvbandwidth -j output (an "nvbandwidth" object) nor nccl-tests -J output ("config" and "results")',
+    };
   }
   if (isTransferBenchText(text)) return { tool: 'TransferBench', format: transferBenchFormat(text) };
   if (isNvbandwidthText(text)) return { tool: 'nvbandwidth', format: 'text' };
   if (isNcclTestsText(text)) return { tool: ncclTextTool(text), format: 'text' };
-  return { tool: 'unknown', reason: 'not the output of TransferBench, nvbandwidth, nccl-tests or rccl-tests (no header or result line of theirs was found)' };
+  return {
+    tool: 'unknown',
+    reason:
+      'not the output of TransferBench, nvbandwidth, nccl-tests or rccl-tests (no header or result line of theirs was found)',
+  };
 }

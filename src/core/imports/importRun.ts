@@ -26,7 +26,8 @@ import { parseTransferBench } from './transferBench';
 export const IMPORT_MAX_BYTES = FILE_KINDS.import.maxBytes;
 
 /** `sdma-lens-run`: the file is a run file of SDMA Lens itself, to be opened as a run, not imported. */
-export type ImportFailure = 'missing' | 'refused' | 'unknown-format' | 'sdma-lens-run' | 'nothing-imported' | 'unreadable';
+export type ImportFailure =
+  'missing' | 'refused' | 'unknown-format' | 'sdma-lens-run' | 'nothing-imported' | 'unreadable';
 
 /** Why a file was not imported; nothing was saved for it. */
 export class ImportError extends Error {
@@ -47,13 +48,21 @@ export type ImportOutcome =
   | { kind: 'imported'; run: Run; imported: ImportedRun };
 
 /** Reads, recognizes and parses one file; saves its run. Throws ImportError when nothing is saved. */
-export async function importResults(path: string, store: RunStore, options: ImportOptions = {}): Promise<ImportOutcome> {
+export async function importResults(
+  path: string,
+  store: RunStore,
+  options: ImportOptions = {},
+): Promise<ImportOutcome> {
   const started = Date.now();
   const content = await readImportFile(path);
   if (content === 'folder') return { kind: 'helper', path, what: 'rocprofv3-csv' };
   const imported = parseImport(content, basename(path), options);
   if (imported === 'rocpd') return { kind: 'helper', path, what: 'rocpd' };
-  return { kind: 'imported', imported, run: await saveImportedRun(imported, store, { elapsedMs: Date.now() - started }) };
+  return {
+    kind: 'imported',
+    imported,
+    run: await saveImportedRun(imported, store, { elapsedMs: Date.now() - started }),
+  };
 }
 
 /** The file's content, or "folder" for a directory (rocprofv3's CSV output). Links, FIFOs, devices, sockets and files over 64 MiB are refused (safeFile.ts). */
@@ -62,7 +71,8 @@ export async function readImportFile(path: string): Promise<Uint8Array | 'folder
     if ((await lstat(path)).isDirectory()) return 'folder';
     return await readSafeFile(path, 'import');
   } catch (err) {
-    if (err instanceof SafeFileError) throw new ImportError(path, err.problem === 'too-big' ? 'refused' : err.problem, err.message);
+    if (err instanceof SafeFileError)
+      throw new ImportError(path, err.problem === 'too-big' ? 'refused' : err.problem, err.message);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new ImportError(path, 'missing', `${path} does not exist`);
     throw new ImportError(path, 'unreadable', `cannot read ${path}: ${(err as Error).message}`);
@@ -73,17 +83,27 @@ export async function readImportFile(path: string): Promise<Uint8Array | 'folder
 export function parseImport(content: Uint8Array, fileName: string, options: ImportOptions = {}): ImportedRun | 'rocpd' {
   const detected = detectFormat(content);
   if (detected.tool === 'rocpd') return 'rocpd';
-  if (detected.tool === 'unknown') throw new ImportError(fileName, 'unknown-format', `${fileName}: no known format: ${detected.reason}; nothing was saved`);
-  if (detected.tool === 'sdma-lens') throw new ImportError(fileName, 'sdma-lens-run', runFileSentence(fileName, detected));
+  if (detected.tool === 'unknown')
+    throw new ImportError(
+      fileName,
+      'unknown-format',
+      `${fileName}: no known format: ${detected.reason}; nothing was saved`,
+    );
+  if (detected.tool === 'sdma-lens')
+    throw new ImportError(fileName, 'sdma-lens-run', runFileSentence(fileName, detected));
   const text = () => new TextDecoder('utf-8').decode(content);
   switch (detected.tool) {
     case 'TransferBench':
       return parseTransferBench(text(), fileName);
     case 'nvbandwidth':
-      return detected.format === 'json' ? parseNvbandwidthJson(detected.json, fileName, options) : parseNvbandwidthText(text(), fileName, options);
+      return detected.format === 'json'
+        ? parseNvbandwidthJson(detected.json, fileName, options)
+        : parseNvbandwidthText(text(), fileName, options);
     case 'nccl-tests':
     case 'rccl-tests':
-      return detected.format === 'json' ? parseNcclTestsJson(detected.json, fileName) : parseNcclTestsText(text(), fileName);
+      return detected.format === 'json'
+        ? parseNcclTestsJson(detected.json, fileName)
+        : parseNcclTestsText(text(), fileName);
   }
 }
 
@@ -102,27 +122,45 @@ export function sourceName(source: NonNullable<RunHeader['source']>): string {
 
 /** What an import holds, in the words of its command: "12 samples", "14 collective points". */
 export function importedCount(imported: ImportedRun): string {
-  return imported.command === 'sweep' ? plural(imported.samples.length, 'sample') : plural(imported.collectives.length, 'collective point');
+  return imported.command === 'sweep'
+    ? plural(imported.samples.length, 'sample')
+    : plural(imported.collectives.length, 'collective point');
 }
 
 /**
  * Writes the run: header, records, run-end, all validated against the protocol first. A file
  * with nothing to import saves nothing (ImportError); a write that fails leaves no half run.
  */
-export async function saveImportedRun(imported: ImportedRun, store: RunStore, o: { now?: Date; elapsedMs?: number } = {}): Promise<Run> {
+export async function saveImportedRun(
+  imported: ImportedRun,
+  store: RunStore,
+  o: { now?: Date; elapsedMs?: number } = {},
+): Promise<Run> {
   const { source } = imported;
   const points = imported.command === 'sweep' ? imported.samples : imported.collectives;
   if (points.length === 0) {
     const why = imported.unmappedWhy.map((w) => `${plural(w.parts, 'part')}: ${w.why}`).join('; ');
-    throw new ImportError(source.file, 'nothing-imported', `${source.file}: ${sourceName(source)} ${source.format} output, but nothing in it maps to SDMA Lens ${imported.command === 'sweep' ? 'samples' : 'collective points'}${why ? ` (${why})` : ''}; nothing was saved`);
+    throw new ImportError(
+      source.file,
+      'nothing-imported',
+      `${source.file}: ${sourceName(source)} ${source.format} output, but nothing in it maps to SDMA Lens ${imported.command === 'sweep' ? 'samples' : 'collective points'}${why ? ` (${why})` : ''}; nothing was saved`,
+    );
   }
   const now = o.now ?? new Date();
   const id = makeRunId('import', source.tool, now);
   const header: RunHeader = { ...runHeader(id, imported.command, '', []), createdAt: now.toISOString(), source };
-  const records: HelperRecord[] = [...(imported.topology ? [imported.topology] : []), ...points, ...imported.notes, { type: 'done', status: 'ok', samples: points.length, elapsedMs: o.elapsedMs ?? 0 }];
+  const records: HelperRecord[] = [
+    ...(imported.topology ? [imported.topology] : []),
+    ...points,
+    ...imported.notes,
+    { type: 'done', status: 'ok', samples: points.length, elapsedMs: o.elapsedMs ?? 0 },
+  ];
   for (const r of records) {
     const checked = validateRecord(r);
-    if (checked.kind !== 'record') throw new Error(`the ${source.tool} importer made a record the protocol refuses (${checked.kind === 'malformed' ? checked.reason : checked.type}); nothing was saved`);
+    if (checked.kind !== 'record')
+      throw new Error(
+        `the ${source.tool} importer made a record the protocol refuses (${checked.kind === 'malformed' ? checked.reason : checked.type}); nothing was saved`,
+      );
   }
   const unmapped = imported.unmappedWhy.reduce((n, w) => n + w.parts, 0);
   const end: RunEnd = {

@@ -55,7 +55,17 @@ export class Notes {
   done(): Pick<ImportedRun, 'notes' | 'unmappedWhy'> {
     const unmappedWhy = [...this.why].map(([why, parts]) => ({ why, parts }));
     if (this.dropped === 0) return { notes: this.list, unmappedWhy };
-    return { notes: [...this.list, { type: 'warning', code: UNMAPPED, message: `${this.dropped} more notes were left out (only the first ${MAX_NOTES} are listed)` }], unmappedWhy };
+    return {
+      notes: [
+        ...this.list,
+        {
+          type: 'warning',
+          code: UNMAPPED,
+          message: `${this.dropped} more notes were left out (only the first ${MAX_NOTES} are listed)`,
+        },
+      ],
+      unmappedWhy,
+    };
   }
 }
 
@@ -94,7 +104,10 @@ export interface PrintedGpu {
  * stays empty or zero: `arch` "" (not reported), `cus` 0 and `memoryBytes` 0 (unknown), no
  * engines, no links. Undefined, with a note, when the names do not say one vendor.
  */
-export function printedTopology(gpus: PrintedGpu[], o: { hostName?: string; libraries?: { name: string; version: string }[]; notes: Notes; tool: string }): Topology | undefined {
+export function printedTopology(
+  gpus: PrintedGpu[],
+  o: { hostName?: string; libraries?: { name: string; version: string }[]; notes: Notes; tool: string },
+): Topology | undefined {
   if (gpus.length === 0) {
     o.notes.add(UNMAPPED, `${o.tool}'s output names no GPUs: the run has no topology (node vendor unknown)`);
     return undefined;
@@ -102,14 +115,25 @@ export function printedTopology(gpus: PrintedGpu[], o: { hostName?: string; libr
   const vendors = new Set(gpus.map((g) => vendorOfName(g.name)));
   const vendor = vendors.size === 1 ? [...vendors][0] : undefined;
   if (!vendor) {
-    o.notes.add(UNMAPPED, `the GPU names (${[...new Set(gpus.map((g) => g.name))].join(', ')}) do not say one vendor: the run has no topology`);
+    o.notes.add(
+      UNMAPPED,
+      `the GPU names (${[...new Set(gpus.map((g) => g.name))].join(', ')}) do not say one vendor: the run has no topology`,
+    );
     return undefined;
   }
   const byIndex = new Map<number, PrintedGpu>();
   for (const g of gpus) if (!byIndex.has(g.index)) byIndex.set(g.index, g);
   const list: Gpu[] = [...byIndex.values()]
     .sort((a, b) => a.index - b.index)
-    .map((g) => ({ index: g.index, name: clip(g.name), arch: '', cus: 0, memoryBytes: 0, engines: [], ...(g.pciBusId ? { pciBusId: clip(g.pciBusId) } : {}) }));
+    .map((g) => ({
+      index: g.index,
+      name: clip(g.name),
+      arch: '',
+      cus: 0,
+      memoryBytes: 0,
+      engines: [],
+      ...(g.pciBusId ? { pciBusId: clip(g.pciBusId) } : {}),
+    }));
   return {
     type: 'topology',
     node: { name: clip(o.hostName || 'unknown'), vendor, model: list[0]!.name, simulated: false },
@@ -119,6 +143,9 @@ export function printedTopology(gpus: PrintedGpu[], o: { hostName?: string; libr
   };
 }
 
-export function emptyImport(source: ImportSource, command: ImportedRun['command']): Omit<ImportedRun, 'notes' | 'unmappedWhy'> {
+export function emptyImport(
+  source: ImportSource,
+  command: ImportedRun['command'],
+): Omit<ImportedRun, 'notes' | 'unmappedWhy'> {
   return { source, command, samples: [], collectives: [] };
 }

@@ -7,7 +7,16 @@
  */
 import type { CollectiveOp, CollectivePoint } from '../protocol';
 import type { ImportedRun, PrintedGpu, Vendor } from './importedRun';
-import { Notes, SOURCE_WARNING, UNMAPPED, emptyImport, printedCount, printedNumber, printedTopology, vendorOfName } from './importedRun';
+import {
+  Notes,
+  SOURCE_WARNING,
+  UNMAPPED,
+  emptyImport,
+  printedCount,
+  printedNumber,
+  printedTopology,
+  vendorOfName,
+} from './importedRun';
 
 /** One placement of one row, as printed. */
 interface Placement {
@@ -51,12 +60,18 @@ const OPS: Record<string, CollectiveOp> = { alltoall_perf: 'alltoall', all_gathe
 const WORD_TYPES = new Set(['float', 'float32', 'int', 'int32', 'uint32']);
 
 export function isNcclTestsText(text: string): boolean {
-  return /^# (nccl|rccl)-tests version /m.test(text) || /^rccl-tests: Version /m.test(text) || (/^# nThread \d+ nGpus \d+ minBytes /m.test(text) && /^#\s+size\s+count\s+type\s+redop\s+root/m.test(text));
+  return (
+    /^# (nccl|rccl)-tests version /m.test(text) ||
+    /^rccl-tests: Version /m.test(text) ||
+    (/^# nThread \d+ nGpus \d+ minBytes /m.test(text) && /^#\s+size\s+count\s+type\s+redop\s+root/m.test(text))
+  );
 }
 
 export function isNcclTestsJson(value: unknown): boolean {
   const o = value as { results?: unknown; config?: unknown } | null;
-  return typeof o === 'object' && o !== null && Array.isArray(o.results) && typeof o.config === 'object' && o.config !== null;
+  return (
+    typeof o === 'object' && o !== null && Array.isArray(o.results) && typeof o.config === 'object' && o.config !== null
+  );
 }
 
 export type NcclFamily = 'nccl-tests' | 'rccl-tests';
@@ -80,7 +95,9 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
   // Where each placement's fields are, worked out once per header rather than once per row.
   let layout: Layout | undefined;
   for (const line of text.split(/\r?\n/)) {
-    const version = /^# (?:nccl|rccl)-tests version (\S+)(?:.*?-library=(\d+))?/.exec(line) ?? /^rccl-tests: Version (\S+)/.exec(line);
+    const version =
+      /^# (?:nccl|rccl)-tests version (\S+)(?:.*?-library=(\d+))?/.exec(line) ??
+      /^rccl-tests: Version (\S+)/.exec(line);
     if (version) {
       p.version = version[1]!;
       if (version[2]) p.libraryCode = Number(version[2]);
@@ -98,7 +115,10 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
       p.graphLaunches = Number(params[3]);
       continue;
     }
-    const rank = /^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*?)\s*$/.exec(line);
+    const rank =
+      /^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*?)\s*$/.exec(
+        line,
+      );
     if (rank) {
       p.ranks.push({ index: Number(rank[3]), host: rank[2]!, pciBusId: rank[4]!, name: rank[5]! });
       continue;
@@ -111,8 +131,7 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
       } else if (tokens[0] === 'size' && tokens[1] === 'count') {
         columns = tokens;
         layout = undefined;
-      }
-      else if (/^# (error:|Out of bounds values : \d+ FAILED)/.test(line)) p.warnings.push(line.slice(2).trim());
+      } else if (/^# (error:|Out of bounds values : \d+ FAILED)/.test(line)) p.warnings.push(line.slice(2).trim());
       continue;
     }
     if (columns && /^\s*\d+\s+\d+\s+\S+/.test(line)) {
@@ -136,14 +155,21 @@ function layoutOf(columns: string[], groups: boolean[] | undefined): Layout {
   const width = columns.includes('timestamp') ? columns.length - 1 : columns.length;
   const starts = columns.flatMap((c, i) => (c === 'time' || c === 'cputime' ? [i] : []));
   const placeOf = groups ?? (starts.length === 2 ? [false, true] : undefined);
-  if (!placeOf || placeOf.length !== starts.length) return { width, places: 'the header does not say which columns are out-of-place and which in-place' };
+  if (!placeOf || placeOf.length !== starts.length)
+    return { width, places: 'the header does not say which columns are out-of-place and which in-place' };
   const places = starts.map((start, g) => {
     const end = starts[g + 1] ?? width;
     const at = (name: string) => {
       const i = columns.slice(start, end).indexOf(name);
       return i < 0 ? undefined : start + i;
     };
-    return { inPlace: placeOf[g]!, time: at('time') ?? at('cputime'), algbw: at('algbw'), busbw: at('busbw'), wrong: at('#wrong') };
+    return {
+      inPlace: placeOf[g]!,
+      time: at('time') ?? at('cputime'),
+      algbw: at('algbw'),
+      busbw: at('busbw'),
+      wrong: at('#wrong'),
+    };
   });
   return { width, places };
 }
@@ -154,7 +180,13 @@ function rowOf(line: string, layout: Layout): Row | string {
   if (tokens.length < layout.width) return `${tokens.length} values for ${layout.width} columns`;
   if (typeof layout.places === 'string') return layout.places;
   const token = (i: number | undefined) => (i === undefined ? undefined : tokens[i]);
-  const places = layout.places.map((p) => ({ inPlace: p.inPlace, time: token(p.time), algbw: token(p.algbw), busbw: token(p.busbw), wrong: token(p.wrong) }));
+  const places = layout.places.map((p) => ({
+    inPlace: p.inPlace,
+    time: token(p.time),
+    algbw: token(p.algbw),
+    busbw: token(p.busbw),
+    wrong: token(p.wrong),
+  }));
   return { size: tokens[0]!, count: tokens[1]!, type: tokens[2]!, places };
 }
 
@@ -163,7 +195,8 @@ export function parseNcclTestsJson(value: unknown, file: string): ImportedRun {
   const config = o.config as Record<string, unknown>;
   const args = Array.isArray(o.args) ? o.args.filter((a): a is string => typeof a === 'string') : [];
   const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-  const text = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? String(x) : typeof x === 'string' ? x : undefined);
+  const text = (x: unknown) =>
+    typeof x === 'number' && Number.isFinite(x) ? String(x) : typeof x === 'string' ? x : undefined;
   const devices = Array.isArray(config.devices) ? (config.devices as Record<string, unknown>[]) : [];
   const p: Printed = {
     tool: ncclJsonTool(value),
@@ -173,15 +206,28 @@ export function parseNcclTestsJson(value: unknown, file: string): ImportedRun {
     ...(num(config.iterations) !== undefined ? { iters: num(config.iterations)! } : {}),
     ...(num(config.aggregated_iterations) !== undefined ? { aggIters: num(config.aggregated_iterations)! } : {}),
     ...(num(config.graph) !== undefined ? { graphLaunches: num(config.graph)! } : {}),
-    ranks: devices.map((d) => ({ index: num(d?.device) ?? -1, host: text(d?.hostname) ?? '', name: text(d?.device_info) ?? '', ...(text(d?.device_hex) ? { pciBusId: text(d?.device_hex)! } : {}) })),
+    ranks: devices.map((d) => ({
+      index: num(d?.device) ?? -1,
+      host: text(d?.hostname) ?? '',
+      name: text(d?.device_info) ?? '',
+      ...(text(d?.device_hex) ? { pciBusId: text(d?.device_hex)! } : {}),
+    })),
     rows: [],
-    warnings: (Array.isArray(o.errors) ? o.errors : []).filter((e): e is string => typeof e === 'string' && e.trim() !== '').map((e) => `error: ${e}`),
+    warnings: (Array.isArray(o.errors) ? o.errors : [])
+      .filter((e): e is string => typeof e === 'string' && e.trim() !== '')
+      .map((e) => `error: ${e}`),
   };
   for (const r of (Array.isArray(o.results) ? o.results : []) as Record<string, unknown>[]) {
     const place = (key: 'out_of_place' | 'in_place'): Placement | undefined => {
       const x = r?.[key] as Record<string, unknown> | null | undefined;
       if (!x) return undefined;
-      return { inPlace: key === 'in_place', time: text(x.time ?? x.cpu_time), algbw: text(x.alg_bw), busbw: text(x.bus_bw), wrong: x.nwrong === null ? null : text(x.nwrong) };
+      return {
+        inPlace: key === 'in_place',
+        time: text(x.time ?? x.cpu_time),
+        algbw: text(x.alg_bw),
+        busbw: text(x.bus_bw),
+        wrong: x.nwrong === null ? null : text(x.nwrong),
+      };
     };
     const places = [place('out_of_place'), place('in_place')].filter((x): x is Placement => x !== undefined);
     p.rows.push({ size: text(r?.size) ?? '', count: text(r?.count) ?? '', type: text(r?.type) ?? '', places });
@@ -196,21 +242,40 @@ function shellWord(a: string): string {
 
 /** NCCL_VERSION(X,Y,Z): X*10000 + Y*100 + Z from 2.9 on, X*1000 + Y*100 + Z before. */
 export function libraryVersion(code: number): string {
-  const [major, rest] = code >= 10000 ? [Math.floor(code / 10000), code % 10000] : [Math.floor(code / 1000), code % 1000];
+  const [major, rest] =
+    code >= 10000 ? [Math.floor(code / 10000), code % 10000] : [Math.floor(code / 1000), code % 1000];
   return `${major}.${Math.floor(rest / 100)}.${rest % 100}`;
 }
 
 function mapRows(p: Printed, file: string): ImportedRun {
   const notes = new Notes();
   for (const w of p.warnings) notes.add(SOURCE_WARNING, `${p.tool} printed: ${w}`);
-  const source = { tool: p.tool, format: p.format, file, ...(p.version ? { version: p.version } : {}), ...(p.commandLine ? { commandLine: p.commandLine } : {}) };
+  const source = {
+    tool: p.tool,
+    format: p.format,
+    file,
+    ...(p.version ? { version: p.version } : {}),
+    ...(p.commandLine ? { commandLine: p.commandLine } : {}),
+  };
   const firstHost = p.ranks[0]?.host;
   const onFirstNode = p.ranks.filter((r) => r.host === firstHost);
-  if (onFirstNode.length < p.ranks.length) notes.add(SOURCE_WARNING, `the ranks ran on ${new Set(p.ranks.map((r) => r.host)).size} nodes: the topology lists ${firstHost}'s GPUs`);
+  if (onFirstNode.length < p.ranks.length)
+    notes.add(
+      SOURCE_WARNING,
+      `the ranks ran on ${new Set(p.ranks.map((r) => r.host)).size} nodes: the topology lists ${firstHost}'s GPUs`,
+    );
   const vendor: Vendor | undefined = p.tool === 'rccl-tests' ? 'amd' : vendorOfName(p.ranks[0]?.name ?? '');
   // NCCL runs on NVIDIA GPUs only, RCCL on AMD's: the library is the vendor's.
-  const libraries = p.libraryCode !== undefined && vendor ? [{ name: vendor === 'amd' ? 'rccl' : 'nccl', version: libraryVersion(p.libraryCode) }] : [];
-  const topology = printedTopology(onFirstNode, { ...(firstHost ? { hostName: firstHost } : {}), libraries, notes, tool: p.tool });
+  const libraries =
+    p.libraryCode !== undefined && vendor
+      ? [{ name: vendor === 'amd' ? 'rccl' : 'nccl', version: libraryVersion(p.libraryCode) }]
+      : [];
+  const topology = printedTopology(onFirstNode, {
+    ...(firstHost ? { hostName: firstHost } : {}),
+    libraries,
+    notes,
+    tool: p.tool,
+  });
   const out = { ...emptyImport(source, 'collective'), ...(topology ? { topology } : {}) };
   const op = p.program ? OPS[p.program.replace(/_mpi$/, '')] : undefined;
   const ranks = p.ranks.length;
@@ -230,7 +295,11 @@ function mapRows(p: Printed, file: string): ImportedRun {
       const point = why ? why : pointOf(row, place, { op: op!, ranks, iters: iters! });
       if (typeof point === 'string') notes.unmapped(label, point);
       else {
-        if (point.wrongDropped) notes.add(UNMAPPED, `${label}: #wrong ${place.wrong} counts ${row.type} elements, not the protocol's 32-bit words: the point's wrong is null, the count is this note`);
+        if (point.wrongDropped)
+          notes.add(
+            UNMAPPED,
+            `${label}: #wrong ${place.wrong} counts ${row.type} elements, not the protocol's 32-bit words: the point's wrong is null, the count is this note`,
+          );
         out.collectives.push(point.point);
       }
     }
@@ -239,7 +308,11 @@ function mapRows(p: Printed, file: string): ImportedRun {
   return { ...out, ...notes.done() };
 }
 
-function pointOf(row: Row, place: Placement, o: { op: CollectiveOp; ranks: number; iters: number }): { point: CollectivePoint; wrongDropped: boolean } | string {
+function pointOf(
+  row: Row,
+  place: Placement,
+  o: { op: CollectiveOp; ranks: number; iters: number },
+): { point: CollectivePoint; wrongDropped: boolean } | string {
   const size = printedCount(row.size);
   const perRank = printedCount(row.count);
   const timeUs = printedNumber(place.time);
@@ -247,9 +320,12 @@ function pointOf(row: Row, place: Placement, o: { op: CollectiveOp; ranks: numbe
   const busbw = printedNumber(place.busbw);
   if (size === undefined || size < 1) return `size ${row.size} is not a positive number of bytes`;
   if (perRank === undefined) return `count ${row.count} is not a whole number`;
-  if (timeUs === undefined || algbw === undefined || busbw === undefined || timeUs < 0 || algbw < 0 || busbw < 0) return 'its time, algbw or busbw is not a number';
-  const wrongValue = place.wrong === undefined || place.wrong === null || place.wrong === 'N/A' ? null : printedNumber(place.wrong);
-  if (wrongValue === undefined || (wrongValue !== null && (!Number.isInteger(wrongValue) || wrongValue < 0))) return `#wrong "${place.wrong}" is not a count`;
+  if (timeUs === undefined || algbw === undefined || busbw === undefined || timeUs < 0 || algbw < 0 || busbw < 0)
+    return 'its time, algbw or busbw is not a number';
+  const wrongValue =
+    place.wrong === undefined || place.wrong === null || place.wrong === 'N/A' ? null : printedNumber(place.wrong);
+  if (wrongValue === undefined || (wrongValue !== null && (!Number.isInteger(wrongValue) || wrongValue < 0)))
+    return `#wrong "${place.wrong}" is not a count`;
   const keepWrong = wrongValue === null || wrongValue === 0 || WORD_TYPES.has(row.type);
   return {
     wrongDropped: !keepWrong,

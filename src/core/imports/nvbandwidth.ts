@@ -22,11 +22,31 @@ interface Mapping {
 }
 
 const MAPPED: Record<string, Mapping> = {
-  host_to_device_memcpy_ce: { mover: 'engine', description: 'memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)', pair: (g) => ({ src: -1, dst: g }) },
-  device_to_host_memcpy_ce: { mover: 'engine', description: 'memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)', pair: (g) => ({ src: g, dst: -1 }) },
-  host_to_device_memcpy_sm: { mover: 'cu', description: 'memcpy SM CPU(row) -> GPU(column) bandwidth (GB/s)', pair: (g) => ({ src: -1, dst: g }) },
-  device_to_host_memcpy_sm: { mover: 'cu', description: 'memcpy SM CPU(row) <- GPU(column) bandwidth (GB/s)', pair: (g) => ({ src: g, dst: -1 }) },
-  device_local_copy: { mover: 'engine', description: 'memcpy local GPU(column) bandwidth (GB/s)', pair: (g) => ({ src: g, dst: g }) },
+  host_to_device_memcpy_ce: {
+    mover: 'engine',
+    description: 'memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)',
+    pair: (g) => ({ src: -1, dst: g }),
+  },
+  device_to_host_memcpy_ce: {
+    mover: 'engine',
+    description: 'memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)',
+    pair: (g) => ({ src: g, dst: -1 }),
+  },
+  host_to_device_memcpy_sm: {
+    mover: 'cu',
+    description: 'memcpy SM CPU(row) -> GPU(column) bandwidth (GB/s)',
+    pair: (g) => ({ src: -1, dst: g }),
+  },
+  device_to_host_memcpy_sm: {
+    mover: 'cu',
+    description: 'memcpy SM CPU(row) <- GPU(column) bandwidth (GB/s)',
+    pair: (g) => ({ src: g, dst: -1 }),
+  },
+  device_local_copy: {
+    mover: 'engine',
+    description: 'memcpy local GPU(column) bandwidth (GB/s)',
+    pair: (g) => ({ src: g, dst: g }),
+  },
 };
 
 /** One testcase as printed: its matrix of values ("55.40", "N/A"), one row per source row. */
@@ -57,7 +77,9 @@ export interface NvbandwidthOptions {
 const SMALL_BUFFER = /You have chosen a buffer size that is smaller than the default/;
 
 export function isNvbandwidthText(text: string): boolean {
-  return /^nvbandwidth Version: /m.test(text) || (/^Running [a-z0-9_]+\.\s*$/m.test(text) && /^SUM [a-z0-9_]+ /m.test(text));
+  return (
+    /^nvbandwidth Version: /m.test(text) || (/^Running [a-z0-9_]+\.\s*$/m.test(text) && /^SUM [a-z0-9_]+ /m.test(text))
+  );
 }
 
 export function isNvbandwidthJson(value: unknown): boolean {
@@ -109,7 +131,11 @@ export function parseNvbandwidthText(text: string, file: string, options: Nvband
     }
     if (tokens.length === header.length + 1) current.rows.push(tokens.slice(1));
   }
-  return mapTestcases(p, { tool: 'nvbandwidth', format: 'text', file, ...(p.version ? { version: p.version } : {}) }, options);
+  return mapTestcases(
+    p,
+    { tool: 'nvbandwidth', format: 'text', file, ...(p.version ? { version: p.version } : {}) },
+    options,
+  );
 }
 
 export function parseNvbandwidthJson(value: unknown, file: string, options: NvbandwidthOptions = {}): ImportedRun {
@@ -145,32 +171,68 @@ export function parseNvbandwidthJson(value: unknown, file: string, options: Nvba
     const rows = matrix.map((r) => (Array.isArray(r) ? r.map((x) => str(x) ?? 'N/A') : []));
     const error = str(t.error);
     if (error) p.warnings.push(`${name}: ${error}`);
-    p.testcases.push({ name, rows, ...(description ? { description } : {}), ...(status && status !== 'Passed' ? { status } : {}) });
+    p.testcases.push({
+      name,
+      rows,
+      ...(description ? { description } : {}),
+      ...(status && status !== 'Passed' ? { status } : {}),
+    });
   }
-  return mapTestcases(p, { tool: 'nvbandwidth', format: 'json', file, ...(p.version ? { version: p.version } : {}) }, options);
+  return mapTestcases(
+    p,
+    { tool: 'nvbandwidth', format: 'json', file, ...(p.version ? { version: p.version } : {}) },
+    options,
+  );
 }
 
 function mapTestcases(p: Printed, source: ImportedRun['source'], options: NvbandwidthOptions): ImportedRun {
   const notes = new Notes();
   for (const w of p.warnings) notes.add(SOURCE_WARNING, `nvbandwidth printed: ${w}`);
   const libraries = p.driver ? [{ name: 'nvidia-driver', version: p.driver }] : [];
-  const topology = printedTopology(p.gpus, { ...(p.hostName ? { hostName: p.hostName } : {}), libraries, notes, tool: 'nvbandwidth' });
+  const topology = printedTopology(p.gpus, {
+    ...(p.hostName ? { hostName: p.hostName } : {}),
+    libraries,
+    notes,
+    tool: 'nvbandwidth',
+  });
   const out = { ...emptyImport(source, 'sweep'), ...(topology ? { topology } : {}) };
   const size = options.bufferBytes ?? (p.smallBuffer ? undefined : NVBANDWIDTH_DEFAULT_BUFFER_BYTES);
   for (const t of p.testcases) {
     const mapping = MAPPED[t.name];
-    const skip = (why: string) => notes.unmapped(`testcase ${t.name}${t.rows.length > 0 ? ` (${t.rows.map((r) => r.join(' ')).join(' | ')} GB/s)` : ''}`, why);
+    const skip = (why: string) =>
+      notes.unmapped(
+        `testcase ${t.name}${t.rows.length > 0 ? ` (${t.rows.map((r) => r.join(' ')).join(' | ')} GB/s)` : ''}`,
+        why,
+      );
     if (t.status) skip(`nvbandwidth reported "${t.status}"`);
-    else if (!mapping) skip('no SDMA Lens path between one pair of endpoints (bidirectional, several GPUs at once, GPU to GPU by read or write context, or a latency)');
-    else if (t.description !== undefined && t.description !== mapping.description) skip(`its description is "${t.description}", not the "${mapping.description}" this mapping reads`);
+    else if (!mapping)
+      skip(
+        'no SDMA Lens path between one pair of endpoints (bidirectional, several GPUs at once, GPU to GPU by read or write context, or a latency)',
+      );
+    else if (t.description !== undefined && t.description !== mapping.description)
+      skip(`its description is "${t.description}", not the "${mapping.description}" this mapping reads`);
     else if (t.rows.length !== 1) skip(`its matrix has ${t.rows.length} rows, not one`);
-    else if (size === undefined) skip('nvbandwidth ran with a buffer smaller than its default and printed not which: the size of the copies is unknown (sdma-lens import --buffer-size SIZE says it)');
+    else if (size === undefined)
+      skip(
+        'nvbandwidth ran with a buffer smaller than its default and printed not which: the size of the copies is unknown (sdma-lens import --buffer-size SIZE says it)',
+      );
     else for (const sample of samplesOf(t, mapping, size, skip)) out.samples.push(sample);
   }
   if (out.samples.length > 0) {
-    if (options.bufferBytes === undefined) notes.add(ASSUMED, `nvbandwidth prints no buffer size: its default, 512 MiB (-b 512), is taken as each copy's size; GB/s are as printed, times are size / GB/s (sdma-lens import --buffer-size SIZE gives another)`);
-    notes.add(ASSUMED, `nvbandwidth prints no sample count: its default, ${DEFAULT_SAMPLES} samples (-i 3), is taken as each point's iterations; the GB/s printed is their median (the mean with -m), and the output does not say whether the data was verified (-s skips it), so no sample counts as validated`);
-    if (out.samples.some((s) => s.mover === 'cu')) notes.add(ASSUMED, 'cu/host samples carry 0 CUs: nvbandwidth\'s SM copies run a block on every SM of the GPU and the output does not print how many; their copy is also cut to a multiple of 512 threads x SMs x 16 bytes, a little under the buffer size');
+    if (options.bufferBytes === undefined)
+      notes.add(
+        ASSUMED,
+        `nvbandwidth prints no buffer size: its default, 512 MiB (-b 512), is taken as each copy's size; GB/s are as printed, times are size / GB/s (sdma-lens import --buffer-size SIZE gives another)`,
+      );
+    notes.add(
+      ASSUMED,
+      `nvbandwidth prints no sample count: its default, ${DEFAULT_SAMPLES} samples (-i 3), is taken as each point's iterations; the GB/s printed is their median (the mean with -m), and the output does not say whether the data was verified (-s skips it), so no sample counts as validated`,
+    );
+    if (out.samples.some((s) => s.mover === 'cu'))
+      notes.add(
+        ASSUMED,
+        "cu/host samples carry 0 CUs: nvbandwidth's SM copies run a block on every SM of the GPU and the output does not print how many; their copy is also cut to a multiple of 512 threads x SMs x 16 bytes, a little under the buffer size",
+      );
   }
   return { ...out, ...notes.done() };
 }

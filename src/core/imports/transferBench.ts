@@ -8,11 +8,23 @@
  */
 import type { Sample } from '../protocol';
 import type { ImportedRun } from './importedRun';
-import { ASSUMED, Notes, SOURCE_WARNING, emptyImport, printedCount, printedNumber, printedTopology } from './importedRun';
+import {
+  ASSUMED,
+  Notes,
+  SOURCE_WARNING,
+  emptyImport,
+  printedCount,
+  printedNumber,
+  printedTopology,
+} from './importedRun';
 
 const SEP = String.raw`\s*[|,]\s*`;
-const EXECUTOR = new RegExp(String.raw`^\s*Executor:\s+(CPU|GPU|DMA)\s+(\d+)${SEP}(\S+)\s+GB/s${SEP}(\S+)\s+ms${SEP}(\d+)\s+bytes${SEP}(\S+)\s+GB/s \(sum\)\s*$`);
-const TRANSFER = new RegExp(String.raw`^\s*Transfer\s+(\d+)${SEP}(\S+)\s+GB/s${SEP}(\S+)\s+ms${SEP}(\d+)\s+bytes${SEP}(\S+)\s+->\s+(CPU|GPU|DMA)(\d+)(\.\*|\.\d+)?:(\d+)\s+->\s+(\S+)\s*$`);
+const EXECUTOR = new RegExp(
+  String.raw`^\s*Executor:\s+(CPU|GPU|DMA)\s+(\d+)${SEP}(\S+)\s+GB/s${SEP}(\S+)\s+ms${SEP}(\d+)\s+bytes${SEP}(\S+)\s+GB/s \(sum\)\s*$`,
+);
+const TRANSFER = new RegExp(
+  String.raw`^\s*Transfer\s+(\d+)${SEP}(\S+)\s+GB/s${SEP}(\S+)\s+ms${SEP}(\d+)\s+bytes${SEP}(\S+)\s+->\s+(CPU|GPU|DMA)(\d+)(\.\*|\.\d+)?:(\d+)\s+->\s+(\S+)\s*$`,
+);
 const ITER = new RegExp(String.raw`^\s*Iter\s+(\d+)${SEP}(\S+)\s+GB/s${SEP}(\S+)\s+ms\s*[|,](.*)$`);
 const STDEV = new RegExp(String.raw`^\s*StandardDev${SEP}(\S+)\s+GB/s${SEP}(\S+)\s+ms\s*[|,]?\s*$`);
 const AGGREGATE = /^\s*Aggregate \(CPU\)\s*[|,]/;
@@ -52,12 +64,18 @@ interface Block {
 }
 
 export function isTransferBenchText(text: string): boolean {
-  return /^TransferBench v\d/m.test(text) || /^EnvVar,Value,Description,\(TransferBench v/m.test(text) || (/^\s*Executor:\s+(CPU|GPU|DMA)\s+\d+\s*[|,]/m.test(text) && /^\s*Transfer\s+\d+\s*[|,]/m.test(text));
+  return (
+    /^TransferBench v\d/m.test(text) ||
+    /^EnvVar,Value,Description,\(TransferBench v/m.test(text) ||
+    (/^\s*Executor:\s+(CPU|GPU|DMA)\s+\d+\s*[|,]/m.test(text) && /^\s*Transfer\s+\d+\s*[|,]/m.test(text))
+  );
 }
 
 /** OUTPUT_TO_CSV=1 writes its own environment header and separates the result fields by commas. */
 export function transferBenchFormat(text: string): 'text' | 'csv' {
-  return /^EnvVar,Value,Description/m.test(text) || /^\s*Executor:\s+(CPU|GPU|DMA)\s+\d+\s*,/m.test(text) ? 'csv' : 'text';
+  return /^EnvVar,Value,Description/m.test(text) || /^\s*Executor:\s+(CPU|GPU|DMA)\s+\d+\s*,/m.test(text)
+    ? 'csv'
+    : 'text';
 }
 
 export function parseTransferBench(text: string, file: string): ImportedRun {
@@ -95,7 +113,8 @@ export function parseTransferBench(text: string, file: string): ImportedRun {
       const failed = FAILED.exec(line);
       // Text prints "Test N:" before the run's checks, CSV has no such line: the failure belongs to the Test whose results follow.
       if (failed) (block && open && block.transfers.length === 0 ? block.failed : pendingFailed).add(Number(failed[1]));
-      if (!line.startsWith('[ERROR] SRC') && !line.startsWith('[ERROR] DST') && !line.startsWith('[ERROR] EXPECTED')) notes.add(SOURCE_WARNING, `TransferBench printed: ${line.trim()}`);
+      if (!line.startsWith('[ERROR] SRC') && !line.startsWith('[ERROR] DST') && !line.startsWith('[ERROR] EXPECTED'))
+        notes.add(SOURCE_WARNING, `TransferBench printed: ${line.trim()}`);
       continue;
     }
     if (EXECUTOR.test(line)) {
@@ -122,7 +141,12 @@ export function parseTransferBench(text: string, file: string): ImportedRun {
     const it = ITER.exec(line);
     const last = block?.transfers.at(-1);
     if (it && last) {
-      const cus = /CUs:((?:\s+\d+:\d+)*)/.exec(it[4] ?? '')?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+      const cus =
+        /CUs:((?:\s+\d+:\d+)*)/
+          .exec(it[4] ?? '')?.[1]
+          ?.trim()
+          .split(/\s+/)
+          .filter(Boolean) ?? [];
       last.iterations.push({ index: Number(it[1]), gbps: it[2]!, ms: it[3]!, cus });
       continue;
     }
@@ -132,7 +156,11 @@ export function parseTransferBench(text: string, file: string): ImportedRun {
       continue;
     }
     if (AGGREGATE.test(line)) open = false;
-    else if (/directional copy peak bandwidth GB\/s/.test(line)) notes.unmapped(`the table "${line.trim()}"`, "TransferBench's p2p preset tables are not read, only Test result blocks");
+    else if (/directional copy peak bandwidth GB\/s/.test(line))
+      notes.unmapped(
+        `the table "${line.trim()}"`,
+        "TransferBench's p2p preset tables are not read, only Test result blocks",
+      );
   }
 
   const source = { tool: 'TransferBench', format: csv ? 'csv' : 'text', file, ...(version ? { version } : {}) };
@@ -145,19 +173,26 @@ export function parseTransferBench(text: string, file: string): ImportedRun {
     const sample = sampleOf(b, { iters, subIterations, notes });
     if (sample) out.samples.push(sample);
   }
-  if (blocks.length === 0) notes.unmapped('the file', 'no TransferBench Test result block (Executor / Transfer lines) was found');
+  if (blocks.length === 0)
+    notes.unmapped('the file', 'no TransferBench Test result block (Executor / Transfer lines) was found');
   return { ...out, ...notes.done() };
 }
 
 function iterationsOf(env: Map<string, string>, notes: Notes): number | undefined {
   const raw = env.get('NUM_ITERATIONS');
   if (raw === undefined) {
-    notes.add(ASSUMED, `the output prints no NUM_ITERATIONS (HIDE_ENV=1): TransferBench's default, ${DEFAULT_ITERATIONS}, is taken as the number of timed iterations`);
+    notes.add(
+      ASSUMED,
+      `the output prints no NUM_ITERATIONS (HIDE_ENV=1): TransferBench's default, ${DEFAULT_ITERATIONS}, is taken as the number of timed iterations`,
+    );
     return DEFAULT_ITERATIONS;
   }
   const n = printedCount(raw);
   if (n !== undefined && n > 0) return n;
-  notes.add(ASSUMED, `NUM_ITERATIONS = ${raw}: the Tests ran for a time, not a count of iterations, and the output does not say how many ran`);
+  notes.add(
+    ASSUMED,
+    `NUM_ITERATIONS = ${raw}: the Tests ran for a time, not a count of iterations, and the output does not say how many ran`,
+  );
   return undefined;
 }
 
@@ -169,11 +204,20 @@ interface Endpoint {
 /** C<n>: pinned host memory on NUMA node n; G<n>: GPU n's global memory. Others (B, F, U, M, N, several) have no SDMA Lens endpoint. */
 function endpointOf(memory: string): Endpoint | string {
   const m = /^([A-Z])(\d+)$/.exec(memory);
-  if (!m) return memory === 'N' ? 'no memory (N: a read-only or write-only Transfer)' : `${memory}: more than one memory location`;
+  if (!m)
+    return memory === 'N'
+      ? 'no memory (N: a read-only or write-only Transfer)'
+      : `${memory}: more than one memory location`;
   const index = Number(m[2]);
   if (m[1] === 'C') return { endpoint: -1, numa: index };
   if (m[1] === 'G') return index <= 1023 ? { endpoint: index } : `${memory}: GPU index out of range`;
-  const kinds: Record<string, string> = { B: 'fine-grained host memory', F: 'fine-grained GPU memory', U: 'unpinned host memory', M: 'managed memory', N: 'no memory (N)' };
+  const kinds: Record<string, string> = {
+    B: 'fine-grained host memory',
+    F: 'fine-grained GPU memory',
+    U: 'unpinned host memory',
+    M: 'managed memory',
+    N: 'no memory (N)',
+  };
   return `${memory}: ${kinds[m[1]!] ?? 'an unknown memory type'}, which SDMA Lens does not measure`;
 }
 
@@ -189,7 +233,10 @@ function sampleOf(b: Block, o: { iters: number | undefined; subIterations: numbe
   if (b.transfers.length !== 1) {
     if (b.transfers.length === 0) return skip('the block lists no Transfer line');
     const all = b.transfers.map((t) => describe(b, t).replace(/^test \d+, /, '')).join('; ');
-    o.notes.unmapped(`test ${b.test} (${all})`, 'several Transfers ran at the same time; a sample is one copy running alone');
+    o.notes.unmapped(
+      `test ${b.test} (${all})`,
+      'several Transfers ran at the same time; a sample is one copy running alone',
+    );
     return undefined;
   }
   const t = b.transfers[0]!;
@@ -202,7 +249,11 @@ function sampleOf(b: Block, o: { iters: number | undefined; subIterations: numbe
   if (src.endpoint === -1 && dst.endpoint === -1) return skip('host to host is no SDMA Lens endpoint pair', t);
   // SDMA Lens runs a copy on its source GPU, or on the destination GPU when the source is host memory.
   const gpu = src.endpoint >= 0 ? src.endpoint : dst.endpoint;
-  if (t.exeIndex !== gpu) return skip(`another GPU than the one SDMA Lens runs such a copy on (the source GPU, or the destination when the source is host memory) executed it`, t);
+  if (t.exeIndex !== gpu)
+    return skip(
+      `another GPU than the one SDMA Lens runs such a copy on (the source GPU, or the destination when the source is host memory) executed it`,
+      t,
+    );
   const gbps = printedNumber(t.gbps);
   const bytes = printedCount(t.bytes);
   if (bytes === undefined || bytes < 1) return skip('its byte count is not a positive whole number', t);
@@ -238,13 +289,19 @@ function sampleOf(b: Block, o: { iters: number | undefined; subIterations: numbe
 function perIteration(t: TransferLine, iters: number, subIterations: number, notes: Notes, b: Block): Partial<Sample> {
   if (t.iterations.length === 0) return {};
   if (subIterations !== 1) {
-    notes.unmapped(`${describe(b, t)}, per-iteration lines`, `each times ${subIterations} copies (NUM_SUBITERATIONS), not one`);
+    notes.unmapped(
+      `${describe(b, t)}, per-iteration lines`,
+      `each times ${subIterations} copies (NUM_SUBITERATIONS), not one`,
+    );
     return {};
   }
   const times = [...t.iterations].sort((a, z) => a.index - z.index).map((i) => printedNumber(i.ms));
   const rates = t.iterations.map((i) => printedNumber(i.gbps));
   if (t.iterations.length !== iters || times.some((x) => x === undefined) || rates.some((x) => x === undefined)) {
-    notes.unmapped(`${describe(b, t)}, ${t.iterations.length} per-iteration lines`, `they do not read as its ${iters} iterations`);
+    notes.unmapped(
+      `${describe(b, t)}, ${t.iterations.length} per-iteration lines`,
+      `they do not read as its ${iters} iterations`,
+    );
     return {};
   }
   const timesNs = (times as number[]).map((ms) => ms * 1e6);

@@ -44,7 +44,10 @@ export function maskSource(text: string): string {
         // A directive runs to the end of the line, continued by backslashes.
         let end = j;
         while (end < n && !(chars[end] === '\n' && chars[end - 1] !== '\\')) end++;
-        const directive = chars.slice(j + 1, end).join('').trim();
+        const directive = chars
+          .slice(j + 1, end)
+          .join('')
+          .trim();
         const word = /^(\w+)/.exec(directive)?.[1] ?? '';
         const wasInactive = inactive();
         if (word === 'if' || word === 'ifdef' || word === 'ifndef') {
@@ -114,7 +117,17 @@ export function maskSource(text: string): string {
   return chars.join('');
 }
 
-const ATTRIBUTE_CALLS = new Set(['__launch_bounds__', '__attribute__', '__declspec', 'alignas', 'decltype', '__align__', 'noexcept', 'requires', 'sizeof']);
+const ATTRIBUTE_CALLS = new Set([
+  '__launch_bounds__',
+  '__attribute__',
+  '__declspec',
+  'alignas',
+  'decltype',
+  '__align__',
+  'noexcept',
+  'requires',
+  'sizeof',
+]);
 
 interface Token {
   text: string;
@@ -174,7 +187,11 @@ export function detectKernels(text: string): KernelSite[] {
     const site = parseKernel(tokens, i, masked, text);
     if (!site) continue;
     const ns = scopes.filter((s): s is string => s !== null && s !== '(anonymous)');
-    kernels.push({ ...site, qualifiedName: [...ns, site.name].join('::'), templated: site.templated || isTemplated(tokens, i) });
+    kernels.push({
+      ...site,
+      qualifiedName: [...ns, site.name].join('::'),
+      templated: site.templated || isTemplated(tokens, i),
+    });
   }
   return kernels;
 }
@@ -189,7 +206,12 @@ function isTemplated(tokens: Token[], globalIndex: number): boolean {
   return false;
 }
 
-function parseKernel(tokens: Token[], globalIndex: number, masked: string, text: string): Omit<KernelSite, 'qualifiedName'> | undefined {
+function parseKernel(
+  tokens: Token[],
+  globalIndex: number,
+  masked: string,
+  text: string,
+): Omit<KernelSite, 'qualifiedName'> | undefined {
   let launchBounds: string | undefined;
   for (let i = globalIndex + 1; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -204,14 +226,18 @@ function parseKernel(tokens: Token[], globalIndex: number, masked: string, text:
     const close = closing(tokens, i + 1);
     if (close === -1) return undefined;
     if (ATTRIBUTE_CALLS.has(t.text) || /^[A-Z][A-Z0-9_]*$/.test(t.text)) {
-      if (t.text === '__launch_bounds__') launchBounds = masked.slice(tokens[i + 1]!.offset + 1, tokens[close]!.offset).trim();
+      if (t.text === '__launch_bounds__')
+        launchBounds = masked.slice(tokens[i + 1]!.offset + 1, tokens[close]!.offset).trim();
       i = close;
       continue;
     }
     // The name is the identifier whose parameter list is followed by a body or a `;`,
     // possibly after trailing attributes.
     let after = close + 1;
-    while (after < tokens.length && (tokens[after]!.text === '__attribute__' || tokens[after]!.text === 'noexcept' || tokens[after]!.text === 'const')) {
+    while (
+      after < tokens.length &&
+      (tokens[after]!.text === '__attribute__' || tokens[after]!.text === 'noexcept' || tokens[after]!.text === 'const')
+    ) {
       after = tokens[after + 1]?.text === '(' ? closing(tokens, after + 1) + 1 : after + 1;
     }
     const follow = tokens[after]?.text;

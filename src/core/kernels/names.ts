@@ -84,7 +84,8 @@ function stillMangledName(mangled: string): string {
   return parts.length > 0 ? parts.join('::') : mangled;
 }
 
-export type KernelMatch = { kind: 'unique'; site: KernelSite } | { kind: 'ambiguous'; sites: KernelSite[] } | { kind: 'none' };
+export type KernelMatch =
+  { kind: 'unique'; site: KernelSite } | { kind: 'ambiguous'; sites: KernelSite[] } | { kind: 'none' };
 
 /** Finds the detected kernel a printed name refers to; several candidates are reported as ambiguous. */
 export function matchKernel(printed: string, sites: readonly KernelSite[]): KernelMatch {
@@ -92,7 +93,13 @@ export function matchKernel(printed: string, sites: readonly KernelSite[]): Kern
   const exact = sites.filter((s) => s.qualifiedName === name);
   if (exact.length === 1) return { kind: 'unique', site: exact[0]! };
   const short = name.split('::').at(-1)!;
-  const candidates = exact.length > 1 ? exact : sites.filter((s) => s.name === short && (name === short || s.qualifiedName.endsWith(`::${short}`) || s.qualifiedName === short));
+  const candidates =
+    exact.length > 1
+      ? exact
+      : sites.filter(
+          (s) =>
+            s.name === short && (name === short || s.qualifiedName.endsWith(`::${short}`) || s.qualifiedName === short),
+        );
   const definitions = candidates.filter((s) => s.isDefinition);
   const pool = definitions.length > 0 ? definitions : candidates;
   if (pool.length === 1) return { kind: 'unique', site: pool[0]! };

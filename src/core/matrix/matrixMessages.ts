@@ -73,12 +73,21 @@ export const MatrixPageViewSchema = v.object({
 export type MatrixPageView = v.InferOutput<typeof MatrixPageViewSchema>;
 
 /** Host -> page. */
-export const MatrixHostMessageSchema = v.variant('type', [v.object({ type: v.literal('matrix-view'), view: MatrixPageViewSchema })]);
+export const MatrixHostMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('matrix-view'), view: MatrixPageViewSchema }),
+]);
 export type MatrixHostMessage = v.InferOutput<typeof MatrixHostMessageSchema>;
 
 /** Page -> host: besides ready and errors, the table's export and "Copy table" (when the page has no clipboard). */
-const MatrixWebviewMessageSchema = v.variant('type', [ReadyMessageSchema, WebviewErrorMessageSchema, ExportTableMessageSchema, CopyTableMessageSchema]);
+const MatrixWebviewMessageSchema = v.variant('type', [
+  ReadyMessageSchema,
+  WebviewErrorMessageSchema,
+  ExportTableMessageSchema,
+  CopyTableMessageSchema,
+]);
 export type MatrixWebviewMessage = v.InferOutput<typeof MatrixWebviewMessageSchema>;
 
-export const parseMatrixHostMessage: (raw: unknown) => MatrixHostMessage | undefined = parserOf(MatrixHostMessageSchema);
-export const parseMatrixWebviewMessage: (raw: unknown) => MatrixWebviewMessage | undefined = parserOf(MatrixWebviewMessageSchema);
+export const parseMatrixHostMessage: (raw: unknown) => MatrixHostMessage | undefined =
+  parserOf(MatrixHostMessageSchema);
+export const parseMatrixWebviewMessage: (raw: unknown) => MatrixWebviewMessage | undefined =
+  parserOf(MatrixWebviewMessageSchema);

@@ -29,8 +29,11 @@ function grid(p: MatrixPathView): string[] {
 /** Concurrent paths: each GPU's row and column sums, then the path's aggregate. */
 function totals(p: MatrixPathView): string[] {
   if (!p.gpuTotals) return [];
-  const lines = [`#${pad('GPU', 8)}${pad('send', 11)}${pad('receive', 11)}   GB/s, sums of the row and column while all pairs ran`];
-  for (const g of p.gpuTotals) lines.push(` ${pad(endpointArg(g.gpu), 8)}${pad(formatGbps(g.sendGbps), 11)}${pad(formatGbps(g.receiveGbps), 11)}`);
+  const lines = [
+    `#${pad('GPU', 8)}${pad('send', 11)}${pad('receive', 11)}   GB/s, sums of the row and column while all pairs ran`,
+  ];
+  for (const g of p.gpuTotals)
+    lines.push(` ${pad(endpointArg(g.gpu), 8)}${pad(formatGbps(g.sendGbps), 11)}${pad(formatGbps(g.receiveGbps), 11)}`);
   if (p.totalText) lines.push(`# ${p.totalText}`);
   return lines;
 }
@@ -38,20 +41,34 @@ function totals(p: MatrixPathView): string[] {
 /** Failed cells, one line per distinct reason (a path that cannot run at once fails every cell the same way). */
 function failures(p: MatrixPathView): string[] {
   const byReason = new Map<string, string[]>();
-  for (const row of p.rows) for (const c of row) if (c.state === 'failed') byReason.set(c.error ?? '', [...(byReason.get(c.error ?? '') ?? []), pairName(c)]);
-  return [...byReason].map(([reason, pairs]) => (pairs.length === 1 ? `# failed ${pairs[0]}: ${reason}` : `# failed ${pairs.length} cells (${pairs[0]}, ...): ${reason}`));
+  for (const row of p.rows)
+    for (const c of row)
+      if (c.state === 'failed') byReason.set(c.error ?? '', [...(byReason.get(c.error ?? '') ?? []), pairName(c)]);
+  return [...byReason].map(([reason, pairs]) =>
+    pairs.length === 1
+      ? `# failed ${pairs[0]}: ${reason}`
+      : `# failed ${pairs.length} cells (${pairs[0]}, ...): ${reason}`,
+  );
 }
 
 export function matrixTable(run: Run): string {
   const view = matrixPageView(run);
   const out = [`# SDMA Lens bandwidth matrix ${view.runId}`];
   const how = view.concurrent ? 'all pairs of a path at once' : 'each ordered pair measured alone';
-  out.push(`# node: ${view.node || 'unknown'} · ${formatBytes(view.sizeBytes)} per copy · ${how} · ${view.iters} timed iterations per cell`);
-  if (view.simulated) out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
-  out.push('# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weak pair (below the others: see the line under the grid); failed: see errors; .: not measured');
+  out.push(
+    `# node: ${view.node || 'unknown'} · ${formatBytes(view.sizeBytes)} per copy · ${how} · ${view.iters} timed iterations per cell`,
+  );
+  if (view.simulated)
+    out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
+  out.push(
+    '# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weak pair (below the others: see the line under the grid); failed: see errors; .: not measured',
+  );
   for (const p of view.paths) {
     out.push('#', `# ${p.label}`, ...grid(p));
-    if (p.stats) out.push(`# min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s`);
+    if (p.stats)
+      out.push(
+        `# min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s`,
+      );
     out.push(`# ${p.weakestText}`, ...totals(p), ...failures(p));
   }
   for (const n of view.notes) if (!n.startsWith('Simulated node')) out.push(`# note: ${n}`);

@@ -88,7 +88,17 @@ function judgePairs(cells: readonly { src: number; dst: number; gbps: number }[]
   for (const list of kinds.values()) {
     const j = judge(list.map((c) => c.gbps));
     if (!j.judged) continue;
-    list.forEach((c, i) => out.push({ src: c.src, dst: c.dst, gbps: c.gbps, median: j.median, deviation: j.deviation[i]!, z: j.z[i]!, weak: j.outlier[i]! && j.deviation[i]! < 0 }));
+    list.forEach((c, i) =>
+      out.push({
+        src: c.src,
+        dst: c.dst,
+        gbps: c.gbps,
+        median: j.median,
+        deviation: j.deviation[i]!,
+        z: j.z[i]!,
+        weak: j.outlier[i]! && j.deviation[i]! < 0,
+      }),
+    );
   }
   return out;
 }
@@ -103,10 +113,15 @@ function weakText(measured: number, judged: JudgedPair[], weak: JudgedPair[]): s
     const w = weak[0]!;
     return `Weak pair: ${pairText(w)}, ${formatGbps(w.gbps)} GB/s, ${percent(w.deviation)} below the median ${formatGbps(w.median)} (modified z-score ${signed(w.z)}).`;
   }
-  if (weak.length > 1) return `Weak pairs: ${weak.map((w) => `${pairText(w)} (${formatGbps(w.gbps)} GB/s, ${percent(w.deviation)} below the median ${formatGbps(w.median)})`).join(', ')}.`;
-  if (judged.length === 0) return `No pair stands out: ${measured} measured pair${measured === 1 ? ' is' : 's are'} too few to judge (at least ${MIN_NODES} of a kind: between GPUs, host to GPU, GPU to host).`;
+  if (weak.length > 1)
+    return `Weak pairs: ${weak.map((w) => `${pairText(w)} (${formatGbps(w.gbps)} GB/s, ${percent(w.deviation)} below the median ${formatGbps(w.median)})`).join(', ')}.`;
+  if (judged.length === 0)
+    return `No pair stands out: ${measured} measured pair${measured === 1 ? ' is' : 's are'} too few to judge (at least ${MIN_NODES} of a kind: between GPUs, host to GPU, GPU to host).`;
   const slowest = judged.reduce((a, b) => (b.deviation < a.deviation ? b : a));
-  const where = slowest.deviation < 0 ? `${percent(slowest.deviation)} below the median ${formatGbps(slowest.median)}` : `at the median ${formatGbps(slowest.median)}`;
+  const where =
+    slowest.deviation < 0
+      ? `${percent(slowest.deviation)} below the median ${formatGbps(slowest.median)}`
+      : `at the median ${formatGbps(slowest.median)}`;
   return `No pair stands out: the slowest, ${pairText(slowest)} at ${formatGbps(slowest.gbps)} GB/s, is ${where} (${WEAK_RULE}).`;
 }
 
@@ -116,7 +131,10 @@ export function isConcurrentMatrix(run: Run): boolean {
 }
 
 /** Row and column sums of the measured cells: what each GPU sent and received while all pairs ran. */
-function gpuTotalsOf(rows: MatrixGridCell[][], gpus: number[]): { gpu: number; sendGbps: number; receiveGbps: number }[] {
+function gpuTotalsOf(
+  rows: MatrixGridCell[][],
+  gpus: number[],
+): { gpu: number; sendGbps: number; receiveGbps: number }[] {
   return gpus.map((gpu, i) => ({
     gpu,
     sendGbps: rows[i]!.reduce((sum, c) => sum + (c.state === 'measured' ? c.gbps! : 0), 0),
@@ -124,12 +142,21 @@ function gpuTotalsOf(rows: MatrixGridCell[][], gpus: number[]): { gpu: number; s
   }));
 }
 
-function concurrentParts(run: Run, path: PathName, rows: MatrixGridCell[][], gpus: number[], failed: number): Pick<MatrixPathView, 'gpuTotals' | 'total' | 'totalText'> {
+function concurrentParts(
+  run: Run,
+  path: PathName,
+  rows: MatrixGridCell[][],
+  gpus: number[],
+  failed: number,
+): Pick<MatrixPathView, 'gpuTotals' | 'total' | 'totalText'> {
   const gpuTotals = gpuTotalsOf(rows, gpus);
   const cellSumGbps = gpuTotals.reduce((sum, g) => sum + g.sendGbps, 0);
   const record = (run.matrixTotals ?? []).filter((t) => pathName(t.mover, t.initiator) === path).at(-1);
   if (!record) {
-    const why = failed > 0 ? `${failed} pair${failed === 1 ? '' : 's'} failed, so there is no total for the path` : 'no total yet';
+    const why =
+      failed > 0
+        ? `${failed} pair${failed === 1 ? '' : 's'} failed, so there is no total for the path`
+        : 'no total yet';
     return { gpuTotals, totalText: `All pairs at once: ${why}.` };
   }
   const total = { pairs: record.pairs, bytes: record.bytes, seconds: record.seconds, gbps: record.gbps, cellSumGbps };
@@ -146,7 +173,8 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   const failedAt = new Map(errors.map((e) => [key(e.cell!.src, e.cell!.dst), e]));
   const inGrid = [...measuredAt.values()].filter((c) => gpus.includes(c.src) && gpus.includes(c.dst));
   const values = inGrid.map((c) => c.gbps).sort((a, b) => a - b);
-  const stats = values.length > 0 ? { minGbps: values[0]!, medianGbps: median(values), maxGbps: values.at(-1)! } : undefined;
+  const stats =
+    values.length > 0 ? { minGbps: values[0]!, medianGbps: median(values), maxGbps: values.at(-1)! } : undefined;
   const judged = judgePairs(inGrid);
   const weakPairs = judged.filter((p) => p.weak).sort((a, b) => a.gbps - b.gbps || a.src - b.src || a.dst - b.dst);
   const weakest = weakPairs.map((c) => ({ src: c.src, dst: c.dst, gbps: c.gbps }));
@@ -168,7 +196,13 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
       const error = failedAt.get(key(src, dst));
       if (error) {
         failed++;
-        return { src, dst, state: 'failed', error: `${error.code}: ${error.message}${error.hint ? ` (${error.hint})` : ''}`, weakest: false };
+        return {
+          src,
+          dst,
+          state: 'failed',
+          error: `${error.code}: ${error.message}${error.hint ? ` (${error.hint})` : ''}`,
+          weakest: false,
+        };
       }
       missing++;
       return { src, dst, state: 'missing', weakest: false };
@@ -179,14 +213,29 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   const weakestText = stats ? weakText(inGrid.length, judged, weakPairs) : 'No cell measured yet.';
   const concurrent = isConcurrentMatrix(run);
   const extra = concurrent ? concurrentParts(run, path, rows, gpus, failed) : {};
-  return { path, label, cus, gpus, rows, ...(stats ? { stats } : {}), weakest, weakestText, measured, failed, missing, concurrent, ...extra };
+  return {
+    path,
+    label,
+    cus,
+    gpus,
+    rows,
+    ...(stats ? { stats } : {}),
+    weakest,
+    weakestText,
+    measured,
+    failed,
+    missing,
+    concurrent,
+    ...extra,
+  };
 }
 
 export function matrixPageView(run: Run): MatrixPageView {
   const gpus = matrixGpus(run);
   const simulated = isSimulated(run);
   const notes: string[] = [];
-  if (simulated) notes.push('Simulated node: every cell comes from the simulated MI350X model, not from a measurement.');
+  if (simulated)
+    notes.push('Simulated node: every cell comes from the simulated MI350X model, not from a measurement.');
   for (const w of run.warnings) notes.push(`${w.code}: ${w.message}`);
   for (const e of run.errors) if (!e.cell) notes.push(`error ${e.code}: ${e.message}${e.hint ? ` (${e.hint})` : ''}`);
   for (const p of run.problems) notes.push(p);

@@ -28,15 +28,21 @@ export function escapeHtml(text: string): string {
 }
 
 /** Scripts and styles only from the extension (styles also by nonce); no inline code, no eval. */
-export function contentSecurityPolicy(cspSource: string, nonce: string, extraDirectives: readonly string[] = []): string {
-  return [
-    "default-src 'none'",
-    `img-src ${cspSource} data:`,
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `font-src ${cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-    ...extraDirectives,
-  ].join('; ') + ';';
+export function contentSecurityPolicy(
+  cspSource: string,
+  nonce: string,
+  extraDirectives: readonly string[] = [],
+): string {
+  return (
+    [
+      "default-src 'none'",
+      `img-src ${cspSource} data:`,
+      `style-src ${cspSource} 'nonce-${nonce}'`,
+      `font-src ${cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      ...extraDirectives,
+    ].join('; ') + ';'
+  );
 }
 
 export function panelHtml({ cspSource, scriptUri, styleUri, nonce, title, extraDirectives }: PanelHtmlOptions): string {

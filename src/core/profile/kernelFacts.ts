@@ -36,19 +36,31 @@ export function kernelFactsText(instances: readonly KernelSummary[]): KernelFact
   const busiest = [...instances].sort((a, b) => b.totalNs - a.totalNs)[0]!;
   const lines = [
     `- ${launches} launches, ${formatDuration(totalNs)} in all (avg ${formatDuration(avgNs)}, min ${formatDuration(instances.reduce((m, k) => Math.min(m, k.minNs), Infinity))}, max ${formatDuration(instances.reduce((m, k) => Math.max(m, k.maxNs), -Infinity))})`,
-    cus.length > 0 ? `- up to ${cus.reduce((m, c) => Math.max(m, c), 0)} CUs/SMs seen by the device trace in one launch` : '- CUs: not traced (include sdma_lens/trace.h to see them)',
-    moved > 0 ? `- moved inside its launches: ${formatBytes(bytes.cu)} by load/store, ${formatBytes(bytes.engine)} by the copy engine` : '- no copies traced inside its launches',
+    cus.length > 0
+      ? `- up to ${cus.reduce((m, c) => Math.max(m, c), 0)} CUs/SMs seen by the device trace in one launch`
+      : '- CUs: not traced (include sdma_lens/trace.h to see them)',
+    moved > 0
+      ? `- moved inside its launches: ${formatBytes(bytes.cu)} by load/store, ${formatBytes(bytes.engine)} by the copy engine`
+      : '- no copies traced inside its launches',
     `- GPUs: ${[...new Set(instances.flatMap((k) => k.gpus))].sort((a, b) => a - b).join(', ')}; sources: ${[...new Set(instances.flatMap((k) => k.sources))].join(', ')}`,
   ];
   if (instances.length > 1) lines.push(`- ${instances.length} instances: ${instances.map((k) => k.name).join('; ')}`);
-  return { summary: parts.join(' - '), details: lines.join('\n'), printedName: busiest.name, printedNames: instances.map((k) => k.name) };
+  return {
+    summary: parts.join(' - '),
+    details: lines.join('\n'),
+    printedName: busiest.name,
+    printedNames: instances.map((k) => k.name),
+  };
 }
 
 /**
  * Facts per detected kernel (by qualified name). A printed name that could be several
  * kernels of the file is shown on each of them, marked ambiguous, never on one by guess.
  */
-export function factsBySite(kernels: readonly KernelSummary[], sites: readonly KernelSite[]): Map<string, KernelFactsText> {
+export function factsBySite(
+  kernels: readonly KernelSummary[],
+  sites: readonly KernelSite[],
+): Map<string, KernelFactsText> {
   const facts = new Map<string, KernelFactsText>();
   const { bySite, unplaced } = summariesBySite(kernels, sites);
   for (const { site, kernels: ks } of bySite) {
@@ -65,8 +77,19 @@ export function factsBySite(kernels: readonly KernelSummary[], sites: readonly K
       facts.set(
         site.qualifiedName,
         known
-          ? { ...known, details: `${known.details}\n- also possibly ${k.name} (${note})`, printedNames: [...known.printedNames, k.name], ambiguous: known.ambiguous ?? note }
-          : { summary: `${text.summary} (${note.split(':')[0]})`, details: `${text.details}\n- ${note}`, printedName: text.printedName, printedNames: [k.name], ambiguous: note },
+          ? {
+              ...known,
+              details: `${known.details}\n- also possibly ${k.name} (${note})`,
+              printedNames: [...known.printedNames, k.name],
+              ambiguous: known.ambiguous ?? note,
+            }
+          : {
+              summary: `${text.summary} (${note.split(':')[0]})`,
+              details: `${text.details}\n- ${note}`,
+              printedName: text.printedName,
+              printedNames: [k.name],
+              ambiguous: note,
+            },
       );
     }
   }

@@ -51,7 +51,8 @@ export function summarizeLibraryCalls(records: readonly LibraryCalls[]): Collect
 
 function sizeRange(p: PathUse): string {
   if (p.minBytes === undefined || p.maxBytes === undefined) return '';
-  const range = p.minBytes === p.maxBytes ? formatBytes(p.minBytes) : `${formatBytes(p.minBytes)}-${formatBytes(p.maxBytes)}`;
+  const range =
+    p.minBytes === p.maxBytes ? formatBytes(p.minBytes) : `${formatBytes(p.minBytes)}-${formatBytes(p.maxBytes)}`;
   return ` (${range}${p.sizeKind === 'bytesPerPeer' ? ' per peer' : ''})`;
 }
 

@@ -93,7 +93,19 @@ export function summarizeProfile(dispatches: readonly Dispatch[], copies: readon
     const t = durationNs(d);
     let k = kernels.get(d.name);
     if (!k) {
-      k = { name: d.name, launches: 0, gpus: [], totalNs: 0, avgNs: 0, minNs: Infinity, maxNs: 0, bytesByPath: emptyBytes(), sources: [], gpuSet: new Set(), sourceSet: new Set() };
+      k = {
+        name: d.name,
+        launches: 0,
+        gpus: [],
+        totalNs: 0,
+        avgNs: 0,
+        minNs: Infinity,
+        maxNs: 0,
+        bytesByPath: emptyBytes(),
+        sources: [],
+        gpuSet: new Set(),
+        sourceSet: new Set(),
+      };
       kernels.set(d.name, k);
     }
     k.launches++;
@@ -171,7 +183,10 @@ export interface SiteSummary {
  * Places kernel summaries on the kernels detected in a source file: a printed name that
  * maps to exactly one site goes there; ambiguous and unknown names are returned apart.
  */
-export function summariesBySite(kernels: readonly KernelSummary[], sites: readonly KernelSite[]): { bySite: SiteSummary[]; unplaced: KernelSummary[] } {
+export function summariesBySite(
+  kernels: readonly KernelSummary[],
+  sites: readonly KernelSite[],
+): { bySite: SiteSummary[]; unplaced: KernelSummary[] } {
   const bySite = new Map<KernelSite, KernelSummary[]>();
   const unplaced: KernelSummary[] = [];
   for (const k of kernels) {

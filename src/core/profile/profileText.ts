@@ -15,9 +15,14 @@ export function profileLines(run: Run, mark?: string): string[] {
   const summary = summarizeProfile(run.dispatches, run.copies);
   const lines: string[] = [];
   for (const k of summary.kernels) {
-    lines.push(`${k.name === mark ? '>' : ' '} ${k.launches} x ${k.name}: avg ${formatDuration(k.avgNs)}, total ${formatDuration(k.totalNs)}${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`);
+    lines.push(
+      `${k.name === mark ? '>' : ' '} ${k.launches} x ${k.name}: avg ${formatDuration(k.avgNs)}, total ${formatDuration(k.totalNs)}${k.cusSeen !== undefined ? `, ${k.cusSeen} CUs` : ''}`,
+    );
   }
-  for (const p of summary.copyPaths) lines.push(`  ${p.path}: ${p.copies} copies, ${formatBytes(p.bytes)}${p.gbps !== undefined ? `, ${formatGbps(p.gbps)} GB/s while busy` : ''}`);
+  for (const p of summary.copyPaths)
+    lines.push(
+      `  ${p.path}: ${p.copies} copies, ${formatBytes(p.bytes)}${p.gbps !== undefined ? `, ${formatGbps(p.gbps)} GB/s while busy` : ''}`,
+    );
   const collectives = libraryCallLines(run.libraryCalls);
   if (collectives.length > 0) lines.push('  collectives, by the path the library logged:');
   for (const line of collectives) lines.push(`    ${line}`);
@@ -28,6 +33,7 @@ export function profileLines(run: Run, mark?: string): string[] {
 export function profileTitle(run: Run): string {
   const summary = summarizeProfile(run.dispatches, run.copies);
   const args = run.header.helper.args;
-  const what = run.header.command === 'import' ? `import of ${args.at(-1) ?? ''}` : args.slice(args.indexOf('--') + 1).join(' ');
+  const what =
+    run.header.command === 'import' ? `import of ${args.at(-1) ?? ''}` : args.slice(args.indexOf('--') + 1).join(' ');
   return terminalLine(`run ${run.header.id}${summary.simulated ? ' (SIMULATED records)' : ''}: ${what}`);
 }

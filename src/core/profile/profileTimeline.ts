@@ -87,7 +87,12 @@ export function profileTimeline(run: Pick<Run, 'dispatches' | 'copies' | 'device
   }
 
   const n = dispatches.length + placed.length + (spans?.count ?? 0);
-  const columns: TimelineColumns = { ...emptyColumns(n, true), label: new Int32Array(n), labels, cus: new Uint32Array(n) };
+  const columns: TimelineColumns = {
+    ...emptyColumns(n, true),
+    label: new Int32Array(n),
+    labels,
+    cus: new Uint32Array(n),
+  };
 
   let e = 0;
   for (const d of dispatches) {
@@ -136,7 +141,12 @@ const CU_DEVICE = PATHS.indexOf('cu/device');
 const ENGINE_DEVICE = PATHS.indexOf('engine/device');
 
 /** One `cu` event per device-trace span, from event `first` on. */
-function addSpans(columns: TimelineColumns, first: number, spans: DeviceSpanColumns, labelOf: (name: string | undefined) => number): void {
+function addSpans(
+  columns: TimelineColumns,
+  first: number,
+  spans: DeviceSpanColumns,
+  labelOf: (name: string | undefined) => number,
+): void {
   const labelOfSpanLabel = spans.labels.map((name) => labelOf(name));
   for (let i = 0, e = first; i < spans.count; i++, e++) {
     columns.kind[e] = KIND_CU;
@@ -153,7 +163,8 @@ function addSpans(columns: TimelineColumns, first: number, spans: DeviceSpanColu
 
 /** The printed program (what followed `--` in the helper's arguments), or the imported profile. */
 function programOf(run: Run): string {
-  if (run.header.command === 'import') return `imported ${run.header.helper.args.at(-1)?.split('/').pop() ?? 'profile'}`;
+  if (run.header.command === 'import')
+    return `imported ${run.header.helper.args.at(-1)?.split('/').pop() ?? 'profile'}`;
   const argv = run.program?.start?.argv;
   if (argv && argv.length > 0) return argv.join(' ');
   const args = run.header.helper.args;
@@ -178,7 +189,8 @@ export function profileTimelineKey(runId: string, focus?: KernelFocus): string {
   return `${runId}/run-mode?${parts.join('&')}`;
 }
 
-const RUN_MODE_KEY = /^([A-Za-z0-9._-]{1,128})\/run-mode(?:\?((?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*(?:&(?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*){0,2}))?$/;
+const RUN_MODE_KEY =
+  /^([A-Za-z0-9._-]{1,128})\/run-mode(?:\?((?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*(?:&(?:filter|kernel|ambiguous)=[A-Za-z0-9%._~!*'()-]*){0,2}))?$/;
 
 /** The run and focus a Profile timeline key names; undefined when it is not one (or is damaged). */
 export function parseProfileTimelineKey(key: string): { runId: string; focus?: KernelFocus } | undefined {
@@ -210,9 +222,14 @@ export function profileTimelineMeta(run: Run, key: string, focus?: KernelFocus):
   const gpuCus: number[] = [];
   for (const gpu of run.topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;
   const node = run.topology?.node;
-  const what = focus ? ` · kernel ${shorten(focus.kernel, 160)}${focus.ambiguous ? ` (${shorten(focus.ambiguous, 160)})` : ''}` : '';
+  const what = focus
+    ? ` · kernel ${shorten(focus.kernel, 160)}${focus.ambiguous ? ` (${shorten(focus.ambiguous, 160)})` : ''}`
+    : '';
   // Over --span-records the helper kept the first spans only: the CU lanes end early, say so.
-  const capped = run.deviceSpans && run.warnings.some((w) => w.code === 'device-spans-capped') ? ` · CU lanes: first ${run.deviceSpans.count.toLocaleString('en-US')} spans only` : '';
+  const capped =
+    run.deviceSpans && run.warnings.some((w) => w.code === 'device-spans-capped')
+      ? ` · CU lanes: first ${run.deviceSpans.count.toLocaleString('en-US')} spans only`
+      : '';
   const meta: TimelineMeta = {
     key,
     runId: run.header.id,

@@ -10,7 +10,8 @@ import { basename, dirname, join } from 'node:path';
 
 export const SDMA_LENS_FOLDER = '.sdma-lens';
 
-export const GITIGNORE_TEXT = '# Written by SDMA Lens: saved runs are measurements of this machine, not sources. Delete this file to commit them.\n*\n';
+export const GITIGNORE_TEXT =
+  '# Written by SDMA Lens: saved runs are measurements of this machine, not sources. Delete this file to commit them.\n*\n';
 
 export type GitignoreOutcome = 'created' | 'exists' | 'refused' | 'not-sdma-lens';
 

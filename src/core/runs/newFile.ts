@@ -14,7 +14,10 @@ async function refuseOddTarget(file: string): Promise<void> {
     throw err;
   });
   if (!st) return;
-  if (st.isSymbolicLink()) throw new RunFileError(`${file} is a symbolic link: SDMA Lens does not write through links; remove it and export again`);
+  if (st.isSymbolicLink())
+    throw new RunFileError(
+      `${file} is a symbolic link: SDMA Lens does not write through links; remove it and export again`,
+    );
   if (!st.isFile()) throw new RunFileError(`${file} is not a regular file; remove it and export again`);
 }
 

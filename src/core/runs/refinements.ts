@@ -28,7 +28,9 @@ export async function openAdvisedRun(store: RunStore, id: string): Promise<Run &
   const rounds = refinementStore(store, id);
   // Rounds are read from the sweep's own folder, never through a link put at its name.
   if ((await lstat(rounds.root).catch(() => undefined))?.isSymbolicLink()) {
-    run.problems.push(`${rounds.root} is a symbolic link; its refinement rounds were not read (SDMA Lens reads only regular files and folders in a run folder)`);
+    run.problems.push(
+      `${rounds.root} is a symbolic link; its refinement rounds were not read (SDMA Lens reads only regular files and folders in a run folder)`,
+    );
     return { ...run, refinedSamples: [] };
   }
   const summaries = (await rounds.list()).filter((s) => s.status === 'ok' && s.header?.refines === id).reverse();

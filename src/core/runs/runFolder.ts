@@ -15,7 +15,8 @@ import { REFINEMENTS_DIR } from '../sweep/refine';
 export const TIMELINES_DIR = 'timelines';
 
 /** A point's own timeline, as `timelineFileName` names it: `timeline-1M-cu-host-64[-host-0].sdmatl`. */
-export const POINT_TIMELINE_FILE = /^timeline-\d+[KMG]?-(?:cu|engine)-(?:host|device)-\d+(?:-(?:host|\d+)-(?:host|\d+))?\.sdmatl$/;
+export const POINT_TIMELINE_FILE =
+  /^timeline-\d+[KMG]?-(?:cu|engine)-(?:host|device)-\d+(?:-(?:host|\d+)-(?:host|\d+))?\.sdmatl$/;
 
 /**
  * Every file name SDMA Lens writes in a run folder:
@@ -27,7 +28,13 @@ export const POINT_TIMELINE_FILE = /^timeline-\d+[KMG]?-(?:cu|engine)-(?:host|de
  */
 export function isRunFolderFile(name: string): boolean {
   const whole = /^(.*?)(?:\.[0-9a-f]{12})?\.part$/.exec(name)?.[1] ?? name;
-  if (whole === RUN_FILE_NAME || whole === 'timeline.sdmatl' || whole === 'run-timeline.trace.json' || POINT_TIMELINE_FILE.test(whole)) return true;
+  if (
+    whole === RUN_FILE_NAME ||
+    whole === 'timeline.sdmatl' ||
+    whole === 'run-timeline.trace.json' ||
+    POINT_TIMELINE_FILE.test(whole)
+  )
+    return true;
   const trace = /^(.*)\.trace\.json$/.exec(whole)?.[1];
   return trace !== undefined && (trace === 'timeline' || POINT_TIMELINE_FILE.test(`${trace}.sdmatl`));
 }
@@ -50,7 +57,8 @@ export class RunFolderError extends Error {}
 /** What a delete left behind, in a sentence (undefined when it left nothing). */
 export function keptSentence(id: string, outcome: RunDeleteOutcome): string | undefined {
   if (outcome.kept.length === 0) return undefined;
-  const shown = outcome.kept.slice(0, 10).join(', ') + (outcome.kept.length > 10 ? ` and ${outcome.kept.length - 10} more` : '');
+  const shown =
+    outcome.kept.slice(0, 10).join(', ') + (outcome.kept.length > 10 ? ` and ${outcome.kept.length - 10} more` : '');
   return `run ${id} was deleted, but its folder ${outcome.dir} was kept: it holds files SDMA Lens did not write (${shown}); remove them yourself if you do not need them`;
 }
 
@@ -69,12 +77,15 @@ export async function checkRunFolder(root: string, dir: string): Promise<string>
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new RunFolderError(`${dir} does not exist`);
     throw err;
   }
-  if (st.isSymbolicLink()) throw new RunFolderError(`${dir} is a symbolic link; SDMA Lens does not follow or delete links in a runs folder`);
+  if (st.isSymbolicLink())
+    throw new RunFolderError(`${dir} is a symbolic link; SDMA Lens does not follow or delete links in a runs folder`);
   if (!st.isDirectory()) throw new RunFolderError(`${dir} is not a folder, so not an SDMA Lens run`);
   const [realRoot, realDir] = await Promise.all([realpath(root), realpath(dir)]);
-  if (dirname(realDir) !== realRoot || basename(realDir) !== basename(dir)) throw new RunFolderError(`${dir} is not inside the runs folder ${root}; refused`);
+  if (dirname(realDir) !== realRoot || basename(realDir) !== basename(dir))
+    throw new RunFolderError(`${dir} is not inside the runs folder ${root}; refused`);
   const file = await lstat(join(dir, RUN_FILE_NAME)).catch(() => undefined);
-  if (!file) throw new RunFolderError(`${dir} holds no ${RUN_FILE_NAME}, so it is not an SDMA Lens run; nothing was deleted`);
+  if (!file)
+    throw new RunFolderError(`${dir} holds no ${RUN_FILE_NAME}, so it is not an SDMA Lens run; nothing was deleted`);
   return realDir;
 }
 
@@ -92,7 +103,13 @@ export async function deleteRunFolder(root: string, dir: string): Promise<RunDel
 }
 
 /** Removes the run's files from `dir` (whose real path is `real`); true when the folder itself is gone. */
-async function clearRun(dir: string, real: string, top: string, outcome: RunDeleteOutcome, depth: number): Promise<boolean> {
+async function clearRun(
+  dir: string,
+  real: string,
+  top: string,
+  outcome: RunDeleteOutcome,
+  depth: number,
+): Promise<boolean> {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: Dirent[] = [];
   let keptHere = false;
@@ -107,7 +124,8 @@ async function clearRun(dir: string, real: string, top: string, outcome: RunDele
     } else keep(e.name);
   }
   // The folder must still be the one checked: a folder swapped for a link since is not entered.
-  if ((await realpath(dir)) !== real) throw new RunFolderError(`${dir} changed while it was deleted (it is now a link); stopped`);
+  if ((await realpath(dir)) !== real)
+    throw new RunFolderError(`${dir} changed while it was deleted (it is now a link); stopped`);
   // run.ndjson last: a delete cut short leaves a run that is still listed, and can be deleted again.
   files.sort((a, b) => Number(a.name === RUN_FILE_NAME) - Number(b.name === RUN_FILE_NAME));
   for (const f of files) {
@@ -121,8 +139,15 @@ async function clearRun(dir: string, real: string, top: string, outcome: RunDele
 }
 
 /** A folder of runs inside a run (refinements/, timelines/): each run in it deleted the same way; true when the folder is gone. */
-async function clearStore(dir: string, real: string, top: string, outcome: RunDeleteOutcome, depth: number): Promise<boolean> {
-  if ((await realpath(dir)) !== real) throw new RunFolderError(`${dir} changed while it was deleted (it is now a link); stopped`);
+async function clearStore(
+  dir: string,
+  real: string,
+  top: string,
+  outcome: RunDeleteOutcome,
+  depth: number,
+): Promise<boolean> {
+  if ((await realpath(dir)) !== real)
+    throw new RunFolderError(`${dir} changed while it was deleted (it is now a link); stopped`);
   let keptHere = false;
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const sub = join(dir, e.name);

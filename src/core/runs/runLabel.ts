@@ -26,7 +26,10 @@ export function tabLabel(r: TabRun): string {
   const at = /T(\d{2}):(\d{2}):(\d{2})/.exec(r.createdAt);
   const time = m ? `${m[1]}:${m[2]}:${m[3]}` : at ? `${at[1]}:${at[2]}:${at[3]}` : undefined;
   const asked = m?.[4];
-  const backend = r.tool ?? r.backend ?? (r.simulated ? 'sim' : asked !== undefined && asked.toLowerCase() !== 'auto' ? asked : undefined);
+  const backend =
+    r.tool ??
+    r.backend ??
+    (r.simulated ? 'sim' : asked !== undefined && asked.toLowerCase() !== 'auto' ? asked : undefined);
   return [time, backend].filter((x) => x !== undefined).join(' ') || r.id;
 }
 

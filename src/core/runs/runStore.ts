@@ -26,7 +26,9 @@ export class RunWriteError extends RunFileError {
     readonly code: string | undefined,
     cause: string,
   ) {
-    super(code === 'ENOSPC' ? `the disk holding ${dirname(file)} is full (ENOSPC)` : `could not write ${file}: ${cause}`);
+    super(
+      code === 'ENOSPC' ? `the disk holding ${dirname(file)} is full (ENOSPC)` : `could not write ${file}: ${cause}`,
+    );
   }
 }
 
@@ -217,7 +219,8 @@ export class RunStore {
       const run = newRun(header);
       // Whole lines of the head only: the last piece may be cut by the 64 KiB window.
       if (bytes > HEAD) headLines.pop();
-      for (const l of headLines.slice(1)) if (l.includes('"host-problem"') || l.startsWith('{"type":"hello"')) applySavedValue(run, safeJson(l));
+      for (const l of headLines.slice(1))
+        if (l.includes('"host-problem"') || l.startsWith('{"type":"hello"')) applySavedValue(run, safeJson(l));
       const last = tail.trimEnd().split('\n').at(-1);
       let ended: { problems?: unknown; firstProblem?: unknown } | undefined;
       if (last) {
@@ -231,7 +234,15 @@ export class RunStore {
       }
       const count = typeof ended?.problems === 'number' ? ended.problems : run.problems.length;
       const first = typeof ended?.firstProblem === 'string' ? ended.firstProblem : run.problems[0];
-      return { id, dir, header, status: runStatus(run), ...(count > 0 && first ? { problems: { count, first } } : {}), ...(run.hello ? { simulated: isSimulated(run) } : {}), bytes };
+      return {
+        id,
+        dir,
+        header,
+        status: runStatus(run),
+        ...(count > 0 && first ? { problems: { count, first } } : {}),
+        ...(run.hello ? { simulated: isSimulated(run) } : {}),
+        bytes,
+      };
     } catch (err) {
       return { id, dir, status: 'corrupt', error: (err as Error).message, bytes: 0 };
     }
@@ -241,7 +252,10 @@ export class RunStore {
   async open(id: string): Promise<Run> {
     const dir = this.dirOf(id);
     const st = await lstat(dir).catch(() => undefined);
-    if (st?.isSymbolicLink()) throw new RunFileError(`${dir} is a symbolic link; SDMA Lens reads runs only from folders in the runs folder, never through links`);
+    if (st?.isSymbolicLink())
+      throw new RunFileError(
+        `${dir} is a symbolic link; SDMA Lens reads runs only from folders in the runs folder, never through links`,
+      );
     return readRunFile(this.fileOf(id));
   }
 

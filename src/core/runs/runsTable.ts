@@ -40,9 +40,20 @@ function notes(s: RunSummary): string[] {
 /** The lines of the list; none for an empty folder. */
 export function runsTable(summaries: readonly RunSummary[]): string[] {
   const rows = summaries.map((s) => ({
-    columns: [s.id, s.header ? localDateTime(s.header.createdAt) : '-', s.header?.command ?? '-', runNode(s), s.status].map(terminalLine),
+    columns: [
+      s.id,
+      s.header ? localDateTime(s.header.createdAt) : '-',
+      s.header?.command ?? '-',
+      runNode(s),
+      s.status,
+    ].map(terminalLine),
     notes: notes(s).map(terminalLine),
   }));
   const widths = rows.reduce((w, r) => w.map((n, i) => Math.max(n, r.columns[i]!.length)), [0, 0, 0, 0, 0]);
-  return rows.map((r) => [...r.columns.map((c, i) => (i < r.columns.length - 1 || r.notes.length > 0 ? c.padEnd(widths[i]!) : c)), ...r.notes].join('  '));
+  return rows.map((r) =>
+    [
+      ...r.columns.map((c, i) => (i < r.columns.length - 1 || r.notes.length > 0 ? c.padEnd(widths[i]!) : c)),
+      ...r.notes,
+    ].join('  '),
+  );
 }

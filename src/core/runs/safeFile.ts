@@ -24,7 +24,8 @@ import { formatBytes } from '../units';
 const MiB = 1024 * 1024;
 
 /** The helper's largest timeline: a 32-byte header and 49 bytes of columns per event, each column padded to 8 bytes (docs/PROTOCOL.md). */
-export const TIMELINE_MAX_BYTES = 32 + [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8].reduce((sum, w) => sum + Math.ceil((w * LIMITS.timelineEventsMax) / 8) * 8, 0);
+export const TIMELINE_MAX_BYTES =
+  32 + [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8].reduce((sum, w) => sum + Math.ceil((w * LIMITS.timelineEventsMax) / 8) * 8, 0);
 
 export interface FileKind {
   /** The most bytes read; undefined: no cap (the file is streamed, never held whole). */
@@ -40,24 +41,50 @@ export const FILE_KINDS = {
   /** `run.ndjson` (a run, a refinement round, a point's timeline recording): read line by line, so no cap. */
   run: { maxBytes: undefined, tooBig: '', remedy: 'SDMA Lens reads only regular files in a run folder' },
   /** `.sdmatl`: read whole into typed arrays, as large as the helper writes and no larger. */
-  timeline: { maxBytes: TIMELINE_MAX_BYTES, tooBig: `more than the helper writes for a timeline (at most ${LIMITS.timelineEventsMax} events)`, remedy: 'SDMA Lens reads only regular files in a run folder' },
+  timeline: {
+    maxBytes: TIMELINE_MAX_BYTES,
+    tooBig: `more than the helper writes for a timeline (at most ${LIMITS.timelineEventsMax} events)`,
+    remedy: 'SDMA Lens reads only regular files in a run folder',
+  },
   /** TransferBench, nvbandwidth, nccl-tests/rccl-tests text or JSON (`sdma-lens import`, "Import Results"). */
   import: { maxBytes: 64 * MiB, tooBig: 'more than any output these tools write', remedy: 'import the file itself' },
   /** `fleets/<id>/fleet.json`: a line per node. */
-  'fleet-index': { maxBytes: 64 * MiB, tooBig: 'more than a fleet index can be', remedy: 'SDMA Lens reads only regular files in a fleet folder' },
+  'fleet-index': {
+    maxBytes: 64 * MiB,
+    tooBig: 'more than a fleet index can be',
+    remedy: 'SDMA Lens reads only regular files in a fleet folder',
+  },
   /** `sdma-lens fleet --thresholds FILE`: a few lines per figure. */
-  thresholds: { maxBytes: 1 * MiB, tooBig: 'more than a thresholds file can be', remedy: 'name the thresholds file itself' },
+  thresholds: {
+    maxBytes: 1 * MiB,
+    tooBig: 'more than a thresholds file can be',
+    remedy: 'name the thresholds file itself',
+  },
   /** launch.json and .env files that Suggest Settings and the knob diagnostics read and edit. */
-  'knob-file': { maxBytes: 8 * MiB, tooBig: 'more than a launch.json or .env file can be', remedy: 'SDMA Lens edits only regular files' },
+  'knob-file': {
+    maxBytes: 8 * MiB,
+    tooBig: 'more than a launch.json or .env file can be',
+    remedy: 'SDMA Lens edits only regular files',
+  },
   /** A queued fleet's `nodes/<node>.exit`: srun's exit status, a number on a line. */
-  'step-exit': { maxBytes: 4096, tooBig: 'more than an exit status', remedy: 'SDMA Lens reads only regular files in a fleet folder' },
+  'step-exit': {
+    maxBytes: 4096,
+    tooBig: 'more than an exit status',
+    remedy: 'SDMA Lens reads only regular files in a fleet folder',
+  },
   /** ~/.ssh/config and the files it Includes, read for host names. */
-  'ssh-config': { maxBytes: 1 * MiB, tooBig: 'more than an ssh config file can be', remedy: 'SDMA Lens reads only regular ssh config files' },
+  'ssh-config': {
+    maxBytes: 1 * MiB,
+    tooBig: 'more than an ssh config file can be',
+    remedy: 'SDMA Lens reads only regular ssh config files',
+  },
 } as const satisfies Record<string, FileKind>;
 
 export type FileKindName = keyof typeof FILE_KINDS;
 /** The kinds read whole, with a cap. */
-export type CappedKind = { [K in FileKindName]: (typeof FILE_KINDS)[K]['maxBytes'] extends number ? K : never }[FileKindName];
+export type CappedKind = {
+  [K in FileKindName]: (typeof FILE_KINDS)[K]['maxBytes'] extends number ? K : never;
+}[FileKindName];
 
 export type SafeFileProblem = 'missing' | 'refused' | 'too-big' | 'unreadable';
 
@@ -77,11 +104,23 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOL
 type Kindish = Pick<Stats, 'isFile' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isDirectory'>;
 
 function describe(st: Kindish): string {
-  return st.isSymbolicLink() ? 'a symbolic link' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a folder' : 'a device';
+  return st.isSymbolicLink()
+    ? 'a symbolic link'
+    : st.isFIFO()
+      ? 'a FIFO (named pipe)'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isDirectory()
+          ? 'a folder'
+          : 'a device';
 }
 
 function refused(file: string, kind: FileKindName, what: string): SafeFileError {
-  return new SafeFileError(file, 'refused', `${file} is ${what}, not a regular file; refused (${FILE_KINDS[kind].remedy})`);
+  return new SafeFileError(
+    file,
+    'refused',
+    `${file} is ${what}, not a regular file; refused (${FILE_KINDS[kind].remedy})`,
+  );
 }
 
 function checkStats(file: string, kind: FileKindName, st: Kindish & { size: number }): void {
@@ -91,7 +130,8 @@ function checkStats(file: string, kind: FileKindName, st: Kindish & { size: numb
 
 function checkSize(file: string, kind: FileKindName, bytes: number): void {
   const { maxBytes, tooBig } = FILE_KINDS[kind];
-  if (maxBytes !== undefined && bytes > maxBytes) throw new SafeFileError(file, 'too-big', `${file} is larger than ${formatBytes(maxBytes)}, ${tooBig}; refused`);
+  if (maxBytes !== undefined && bytes > maxBytes)
+    throw new SafeFileError(file, 'too-big', `${file} is larger than ${formatBytes(maxBytes)}, ${tooBig}; refused`);
 }
 
 function failed(file: string, kind: FileKindName, err: unknown): SafeFileError {
@@ -152,7 +192,9 @@ export function openSafeFileSync(file: string, kind: FileKindName): { fd: number
 export async function readSafeFile(file: string, kind: CappedKind): Promise<Buffer> {
   const { handle, size } = await openSafeFile(file, kind);
   try {
-    return await readBounded(file, kind, size, (buffer, offset, length, position) => handle.read(buffer, offset, length, position).then((r) => r.bytesRead));
+    return await readBounded(file, kind, size, (buffer, offset, length, position) =>
+      handle.read(buffer, offset, length, position).then((r) => r.bytesRead),
+    );
   } catch (err) {
     throw failed(file, kind, err);
   } finally {

@@ -101,13 +101,17 @@ export function runTimeline(run: Run, runDir: string): TimelineLocation | undefi
   if ('events' in tl) return { kind: 'inline' };
   const name = basename(tl.path);
   if (!TIMELINE_NAME.test(name)) {
-    throw new TimelineRefusedError(`run ${run.header.id}: its timeline record names ${tl.path}, which is not an .sdmatl timeline file; refused (SDMA Lens reads a run's timeline only from its run folder)`);
+    throw new TimelineRefusedError(
+      `run ${run.header.id}: its timeline record names ${tl.path}, which is not an .sdmatl timeline file; refused (SDMA Lens reads a run's timeline only from its run folder)`,
+    );
   }
   const local = join(runDir, name);
   if (entryExists(local)) return { kind: 'file', file: local };
   const named = isAbsolute(tl.path) ? tl.path : resolve(runDir, tl.path);
   if (named !== resolve(local)) {
-    throw new TimelineRefusedError(`run ${run.header.id}: its timeline record names ${tl.path}, outside the run folder ${runDir}, and the run folder holds no ${name}; refused (SDMA Lens reads a run's timeline only from its run folder: copy the file there as ${name})`);
+    throw new TimelineRefusedError(
+      `run ${run.header.id}: its timeline record names ${tl.path}, outside the run folder ${runDir}, and the run folder holds no ${name}; refused (SDMA Lens reads a run's timeline only from its run folder: copy the file there as ${name})`,
+    );
   }
   return { kind: 'file', file: local };
 }
@@ -128,7 +132,8 @@ export function runTimelineCovers(run: Run, point: TimelinePoint): boolean {
 export function timelineArgs(run: Run, point: TimelinePoint, outFile: string): string[] {
   if (!isAbsolute(outFile)) throw new Error('the timeline file must be an absolute path');
   if (!(PATHS as readonly string[]).includes(point.path)) throw new Error(`unknown path ${String(point.path)}`);
-  if (!Number.isInteger(point.sizeBytes) || point.sizeBytes < 1) throw new Error('the size must be a whole number of bytes');
+  if (!Number.isInteger(point.sizeBytes) || point.sizeBytes < 1)
+    throw new Error('the size must be a whole number of bytes');
   const args = run.header.helper.args;
   const backend = run.hello?.backend ?? argValue(args, '--backend') ?? 'auto';
   const cus = point.path.startsWith('cu/') ? point.cus : 1;
@@ -141,17 +146,28 @@ export function timelineArgs(run: Run, point: TimelinePoint, outFile: string): s
   const pair = pointPair(point) ?? runFirstPair(run) ?? { src: 0, dst: 1 };
   return [
     'sweep',
-    '--backend', backend,
-    '--sizes', size,
-    '--paths', point.path,
-    '--cus', String(cus),
-    '--iters', '1',
-    '--seed', pick('--seed', '1'),
-    '--src', endpointArg(pair.src),
-    '--dst', endpointArg(pair.dst),
-    '--timeline-size', size,
-    '--timeline-cus', String(cus),
-    '--timeline-out', outFile,
+    '--backend',
+    backend,
+    '--sizes',
+    size,
+    '--paths',
+    point.path,
+    '--cus',
+    String(cus),
+    '--iters',
+    '1',
+    '--seed',
+    pick('--seed', '1'),
+    '--src',
+    endpointArg(pair.src),
+    '--dst',
+    endpointArg(pair.dst),
+    '--timeline-size',
+    size,
+    '--timeline-cus',
+    String(cus),
+    '--timeline-out',
+    outFile,
   ];
 }
 
@@ -167,7 +183,14 @@ export async function loadTimeline(run: Run, location: TimelineLocation): Promis
   return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
-export function timelineMeta(run: Run, key: string, sizeBytes: number, focusPath?: PathName, cus?: number, pair?: EndpointPair): TimelineMeta {
+export function timelineMeta(
+  run: Run,
+  key: string,
+  sizeBytes: number,
+  focusPath?: PathName,
+  cus?: number,
+  pair?: EndpointPair,
+): TimelineMeta {
   const topology = run.topology;
   const gpuCus: number[] = [];
   for (const gpu of topology?.gpus ?? []) gpuCus[gpu.index] = gpu.cus;

@@ -59,21 +59,46 @@ export class HelperError extends Error {
 export function parseVersionLine(line: string): Omit<HelperInfo, 'path' | 'source'> | undefined {
   const m = /^sdma-probe (\S+) \(protocol (\d+); backends: ([a-z, ]+)\)\s*$/.exec(line.trim());
   if (!m) return undefined;
-  return { version: m[1]!, protocol: Number(m[2]), backends: m[3]!.split(',').map((s) => s.trim()).filter(Boolean) };
+  return {
+    version: m[1]!,
+    protocol: Number(m[2]),
+    backends: m[3]!
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
 }
 
 /** Runs `<path> --version` and checks the protocol. Throws HelperError saying what is wrong. */
-export async function probeHelper(path: string, source: HelperInfo['source'], signal?: AbortSignal): Promise<HelperInfo> {
-  const result = await execa(path, ['--version'], { reject: false, timeout: 10_000, cancelSignal: signal, stdin: 'ignore' });
+export async function probeHelper(
+  path: string,
+  source: HelperInfo['source'],
+  signal?: AbortSignal,
+): Promise<HelperInfo> {
+  const result = await execa(path, ['--version'], {
+    reject: false,
+    timeout: 10_000,
+    cancelSignal: signal,
+    stdin: 'ignore',
+  });
   if (result.failed) {
-    throw new HelperError(`${path} did not answer --version: ${String(result.shortMessage).split('\n')[0]}`, 'Point sdmaLens.helperPath at a working sdma-probe, or clear it to use the bundled one.');
+    throw new HelperError(
+      `${path} did not answer --version: ${String(result.shortMessage).split('\n')[0]}`,
+      'Point sdmaLens.helperPath at a working sdma-probe, or clear it to use the bundled one.',
+    );
   }
   const info = parseVersionLine(String(result.stdout).split('\n')[0] ?? '');
   if (!info) {
-    throw new HelperError(`${path} is not sdma-probe (its --version said "${String(result.stdout).slice(0, 80)}")`, 'Point sdmaLens.helperPath at the sdma-probe binary.');
+    throw new HelperError(
+      `${path} is not sdma-probe (its --version said "${String(result.stdout).slice(0, 80)}")`,
+      'Point sdmaLens.helperPath at the sdma-probe binary.',
+    );
   }
   if (info.protocol !== PROTOCOL_VERSION) {
-    throw new HelperError(`${path} speaks protocol ${info.protocol}; this version of SDMA Lens speaks ${PROTOCOL_VERSION}`, 'Rebuild the helper from the sources shipped with this extension (clear sdmaLens.helperPath).');
+    throw new HelperError(
+      `${path} speaks protocol ${info.protocol}; this version of SDMA Lens speaks ${PROTOCOL_VERSION}`,
+      'Rebuild the helper from the sources shipped with this extension (clear sdmaLens.helperPath).',
+    );
   }
   return { ...info, path, source };
 }
@@ -147,7 +172,10 @@ export class BuildProgress {
 }
 
 /** Where ROCm's HIP tools were found, or undefined. Pure: the file checks are passed in. */
-export function findRocm(env: Record<string, string | undefined>, exists: (path: string) => boolean = existsSync): string | undefined {
+export function findRocm(
+  env: Record<string, string | undefined>,
+  exists: (path: string) => boolean = existsSync,
+): string | undefined {
   const dirs = [
     ...(env.PATH ?? '').split(delimiter).filter(Boolean),
     ...(env.ROCM_PATH ? [join(env.ROCM_PATH, 'bin')] : []),
@@ -167,7 +195,12 @@ export function findRocm(env: Record<string, string | undefined>, exists: (path:
  * helper as it is: only when the bundled one lacks hip, this machine has ROCm, and the user
  * did not pick a backend that does not need it.
  */
-export function wantHipBuild(o: { bundledBackends: readonly string[]; backendSetting: string; rocm: string | undefined; amdGpu?: boolean }): boolean {
+export function wantHipBuild(o: {
+  bundledBackends: readonly string[];
+  backendSetting: string;
+  rocm: string | undefined;
+  amdGpu?: boolean;
+}): boolean {
   if (o.bundledBackends.includes('hip')) return false;
   if (o.backendSetting === 'sim' || o.backendSetting === 'cuda') return false;
   if (o.rocm === undefined) return false;
@@ -185,7 +218,12 @@ export function hasAmdGpuDriver(exists: (path: string) => boolean = existsSync):
 /** A short hash of the helper's sources, so a build is reused until they change. */
 export async function sourceHash(sourceDir: string): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of await sourceFiles(sourceDir)) hash.update(file).update('\0').update(await readFile(join(sourceDir, file))).update('\0');
+  for (const file of await sourceFiles(sourceDir))
+    hash
+      .update(file)
+      .update('\0')
+      .update(await readFile(join(sourceDir, file)))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -207,7 +245,9 @@ export interface BuildOptions {
 }
 
 /** The folder a build of these sources goes to, and the log file it writes next to it. */
-export async function buildLocation(o: Pick<BuildOptions, 'sourceDir' | 'cacheDir' | 'variant'>): Promise<{ outDir: string; binary: string; log: string }> {
+export async function buildLocation(
+  o: Pick<BuildOptions, 'sourceDir' | 'cacheDir' | 'variant'>,
+): Promise<{ outDir: string; binary: string; log: string }> {
   const hash = await sourceHash(o.sourceDir);
   const outDir = join(o.cacheDir, o.variant ? `helper-${o.variant.name}-${hash}` : `helper-${hash}`);
   return { outDir, binary: join(outDir, HELPER_NAME), log: `${outDir}.log` };
@@ -224,7 +264,10 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
 
   const cmake = await execa('cmake', ['--version'], { reject: false, stdin: 'ignore' });
   if (cmake.failed) {
-    throw new HelperError('CMake was not found, so the helper cannot be built', 'Install CMake 3.20+ and a C++17 compiler (Debian: sudo apt-get install cmake g++), or set sdmaLens.helperPath to a built sdma-probe.');
+    throw new HelperError(
+      'CMake was not found, so the helper cannot be built',
+      'Install CMake 3.20+ and a C++17 compiler (Debian: sudo apt-get install cmake g++), or set sdmaLens.helperPath to a built sdma-probe.',
+    );
   }
   await mkdir(o.cacheDir, { recursive: true });
   // Build in a scratch folder and move it into place, so a cancelled or failed build never leaves a half binary that looks reusable.
@@ -236,7 +279,13 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
   const step = async (message: string, args: string[]) => {
     o.onProgress?.(message);
     logFile.write(`$ cmake ${args.join(' ')}\n`);
-    const child = execa('cmake', args, { reject: false, cancelSignal: o.signal, stdin: 'ignore', all: true, buffer: false });
+    const child = execa('cmake', args, {
+      reject: false,
+      cancelSignal: o.signal,
+      stdin: 'ignore',
+      all: true,
+      buffer: false,
+    });
     const tail: string[] = [];
     const lines = createInterface({ input: child.all!, crlfDelay: Infinity });
     lines.on('line', (line) => {
@@ -255,16 +304,31 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
       const text = tail.join('\n');
       const noCompiler = /No CMAKE_CXX_COMPILER could be found|CMAKE_CXX_COMPILER.*not found/i.test(text);
       throw new HelperError(
-        noCompiler ? 'no C++ compiler was found, so the helper cannot be built' : `building the helper failed (${message}); the build log is ${log}`,
-        noCompiler ? 'Install a C++17 compiler (Debian: sudo apt-get install g++), or set sdmaLens.helperPath.' : 'Fix the error shown in the log, or set sdmaLens.helperPath to a built sdma-probe.',
+        noCompiler
+          ? 'no C++ compiler was found, so the helper cannot be built'
+          : `building the helper failed (${message}); the build log is ${log}`,
+        noCompiler
+          ? 'Install a C++17 compiler (Debian: sudo apt-get install g++), or set sdmaLens.helperPath.'
+          : 'Fix the error shown in the log, or set sdmaLens.helperPath to a built sdma-probe.',
       );
     }
   };
   try {
     await step(o.variant ? `Configuring the helper with ${o.variant.name} (CMake)` : 'Configuring the helper (CMake)', [
-      '-S', o.sourceDir, '-B', scratch, '-DCMAKE_BUILD_TYPE=Release', '-DSDMA_PROBE_BUILD_TESTS=OFF', ...(o.variant?.cmakeArgs ?? []),
+      '-S',
+      o.sourceDir,
+      '-B',
+      scratch,
+      '-DCMAKE_BUILD_TYPE=Release',
+      '-DSDMA_PROBE_BUILD_TESTS=OFF',
+      ...(o.variant?.cmakeArgs ?? []),
     ]);
-    await step(o.variant ? `Compiling the helper with ${o.variant.name}` : 'Compiling the helper', ['--build', scratch, '--parallel', String(availableParallelism())]);
+    await step(o.variant ? `Compiling the helper with ${o.variant.name}` : 'Compiling the helper', [
+      '--build',
+      scratch,
+      '--parallel',
+      String(availableParallelism()),
+    ]);
     await rm(outDir, { recursive: true, force: true });
     await rename(scratch, outDir);
   } finally {
@@ -306,14 +370,26 @@ export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
         // A stale bundled build (older protocol) falls through to a fresh build.
         continue;
       }
-      if (o.build && o.hip && wantHipBuild({ bundledBackends: bundled.backends, backendSetting: o.hip.backendSetting, rocm: o.hip.rocm, amdGpu: o.hip.amdGpu })) {
+      if (
+        o.build &&
+        o.hip &&
+        wantHipBuild({
+          bundledBackends: bundled.backends,
+          backendSetting: o.hip.backendSetting,
+          rocm: o.hip.rocm,
+          amdGpu: o.hip.amdGpu,
+        })
+      ) {
         return await withHipBuild(bundled, o.build, o.signal);
       }
       return bundled;
     }
   }
   if (!o.build) {
-    throw new HelperError('no sdma-probe helper was found', 'Build it with `npm run build:native`, or set sdmaLens.helperPath.');
+    throw new HelperError(
+      'no sdma-probe helper was found',
+      'Build it with `npm run build:native`, or set sdmaLens.helperPath.',
+    );
   }
   const built = await buildHelper({ ...o.build, signal: o.signal });
   return probeHelper(built, 'built', o.signal);
@@ -325,23 +401,37 @@ export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
  * window does not spend minutes on the same failing build; removing that file retries.
  * A cancelled build is not remembered and not replaced: cancel means stop.
  */
-async function withHipBuild(bundled: HelperInfo, build: BuildOptions, signal: AbortSignal | undefined): Promise<HelperInfo> {
+async function withHipBuild(
+  bundled: HelperInfo,
+  build: BuildOptions,
+  signal: AbortSignal | undefined,
+): Promise<HelperInfo> {
   const options: BuildOptions = { ...build, variant: HIP_VARIANT, signal };
   const { outDir, log } = await buildLocation(options);
   const marker = `${outDir}.failed`;
   if (existsSync(marker)) {
     const before = (await readFile(marker, 'utf8').catch(() => '')).trim();
-    return { ...bundled, hipBuildProblem: `the hip backend could not be built from these sources before (${before || 'see the log'}); the build log is ${log}. Remove ${marker} to try again.` };
+    return {
+      ...bundled,
+      hipBuildProblem: `the hip backend could not be built from these sources before (${before || 'see the log'}); the build log is ${log}. Remove ${marker} to try again.`,
+    };
   }
   try {
     const built = await buildHelper(options);
     const info = await probeHelper(built, 'built', signal);
-    if (!info.backends.includes('hip')) throw new HelperError(`the helper built with ROCm has no hip backend (backends: ${info.backends.join(', ')})`, '');
+    if (!info.backends.includes('hip'))
+      throw new HelperError(
+        `the helper built with ROCm has no hip backend (backends: ${info.backends.join(', ')})`,
+        '',
+      );
     return info;
   } catch (err) {
     if (signal?.aborted) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     await writeFile(marker, `${reason}\n`).catch(() => {});
-    return { ...bundled, hipBuildProblem: `building the hip backend failed: ${reason}. The build log is ${log}; using the bundled helper (${bundled.backends.join(', ')}).` };
+    return {
+      ...bundled,
+      hipBuildProblem: `building the hip backend failed: ${reason}. The build log is ${log}; using the bundled helper (${bundled.backends.join(', ')}).`,
+    };
   }
 }

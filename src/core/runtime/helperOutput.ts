@@ -36,12 +36,15 @@ export async function readHelperOutput(child: HelperProcess, reader: OutputReade
   const stallMs = reader.stall?.ms ?? 0;
   const watchdog =
     stallMs > 0
-      ? setInterval(() => {
-          const quiet = performance.now() - lastOutputAt;
-          if (stalled || quiet < stallMs) return;
-          stalled = true;
-          reader.stall!.onStall(quiet);
-        }, Math.min(1000, stallMs / 4))
+      ? setInterval(
+          () => {
+            const quiet = performance.now() - lastOutputAt;
+            if (stalled || quiet < stallMs) return;
+            stalled = true;
+            reader.stall!.onStall(quiet);
+          },
+          Math.min(1000, stallMs / 4),
+        )
       : undefined;
   try {
     const stdout = new LineSplitter((line) => reader.onLine(parseLine(line), line), reader.onOverflow);

@@ -46,20 +46,19 @@ export class LocalTarget implements Target {
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const exit = child.then(
-      (result): ProcessExit => {
-        options.signal?.removeEventListener('abort', onAbort);
-        if (forceTimer) clearTimeout(forceTimer);
-        // Descendants may outlive the helper; a finished run leaves nothing behind.
-        killGroup('SIGKILL');
-        const spawnError = result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
-        return {
-          exitCode: result.exitCode ?? null,
-          signal: result.signal ?? null,
-          ...(spawnError ? { spawnError } : {}),
-        };
-      },
-    );
+    const exit = child.then((result): ProcessExit => {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (forceTimer) clearTimeout(forceTimer);
+      // Descendants may outlive the helper; a finished run leaves nothing behind.
+      killGroup('SIGKILL');
+      const spawnError =
+        result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
+      return {
+        exitCode: result.exitCode ?? null,
+        signal: result.signal ?? null,
+        ...(spawnError ? { spawnError } : {}),
+      };
+    });
     if (!child.stdout || !child.stderr) throw new Error('helper streams are not piped');
     return { pid, stdout: child.stdout, stderr: child.stderr, exit };
   }

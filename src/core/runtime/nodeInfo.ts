@@ -26,7 +26,13 @@ export function infoArgs(backend: BackendChoice, simGpus?: number): string[] {
 }
 
 /** Runs `info` on the target; throws an Error that says what the helper said when it gives no topology. */
-export async function readNodeInfo(target: Target, helperPath: string, backend: BackendChoice, simGpus: number | undefined, signal?: AbortSignal): Promise<NodeInfo> {
+export async function readNodeInfo(
+  target: Target,
+  helperPath: string,
+  backend: BackendChoice,
+  simGpus: number | undefined,
+  signal?: AbortSignal,
+): Promise<NodeInfo> {
   let hello: Hello | undefined;
   let topology: Topology | undefined;
   const warnings: string[] = [];
@@ -46,8 +52,15 @@ export async function readNodeInfo(target: Target, helperPath: string, backend: 
     },
   });
   if (topology) return { ...(hello ? { hello } : {}), topology, warnings };
-  const why = exit.spawnError ?? exit.lost ?? errors.at(-1) ?? stderr.filter(Boolean).at(-1) ?? `exit code ${String(exit.exitCode)}${exit.signal ? `, signal ${exit.signal}` : ''}`;
-  throw new Error(`the helper could not describe the node (sdma-probe ${infoArgs(backend, simGpus).join(' ')}): ${why}`);
+  const why =
+    exit.spawnError ??
+    exit.lost ??
+    errors.at(-1) ??
+    stderr.filter(Boolean).at(-1) ??
+    `exit code ${String(exit.exitCode)}${exit.signal ? `, signal ${exit.signal}` : ''}`;
+  throw new Error(
+    `the helper could not describe the node (sdma-probe ${infoArgs(backend, simGpus).join(' ')}): ${why}`,
+  );
 }
 
 /** The endpoints a node offers: host, then each GPU, by index. */
@@ -62,7 +75,10 @@ export function nodeDefaultPairs(topology: Topology): EndpointPair[] {
 
 /** Throws, naming the node's GPUs, when a pair is not on the node (or the node has no GPU). */
 export function checkPairsOnTopology(pairs: EndpointPair[], topology: Topology): void {
-  if (topology.gpus.length === 0) throw new Error(`the node (${topology.node.model}) has no GPU, so there is nothing to copy to or from; run on a GPU node, or use --backend sim`);
+  if (topology.gpus.length === 0)
+    throw new Error(
+      `the node (${topology.node.model}) has no GPU, so there is nothing to copy to or from; run on a GPU node, or use --backend sim`,
+    );
   checkPairsOnNode(pairs, topology.gpus.length);
 }
 
@@ -70,7 +86,7 @@ export function checkPairsOnTopology(pairs: EndpointPair[], topology: Topology):
 export function endpointsText(pairs: EndpointPair[], topology?: Topology): string {
   if (pairs.length > 0) return pairs.map(pairName).join(', ');
   if (topology) return `node default: ${nodeDefaultPairs(topology).map(pairName).join(', ') || 'none (no GPU)'}`;
-  return "node default (GPU 0 → GPU 1 with 2+ GPUs; host → GPU 0, GPU 0 → host, GPU 0 local with one)";
+  return 'node default (GPU 0 → GPU 1 with 2+ GPUs; host → GPU 0, GPU 0 → host, GPU 0 local with one)';
 }
 
 /** Every pair the node's endpoints make (host and each GPU; never host → host), GPU pairs first. */

@@ -46,7 +46,9 @@ export async function placePointTimeline(result: RunFlowResult, store: RunStore,
     await rename(recorded, file);
     return true;
   }
-  throw new Error(`the helper could not record the timeline: ${run.end?.status === 'ok' ? 'it wrote no timeline file' : (run.end?.message ?? 'no result')}`);
+  throw new Error(
+    `the helper could not record the timeline: ${run.end?.status === 'ok' ? 'it wrote no timeline file' : (run.end?.message ?? 'no result')}`,
+  );
 }
 
 export interface PointTimelineOptions {
@@ -67,7 +69,13 @@ export interface PointTimelineOptions {
 export async function recordPointTimeline(o: PointTimelineOptions): Promise<boolean> {
   checkTargetOfRun(o.run, o.target);
   const store = pointTimelineStore(o.runDir);
-  const result = await runHelperCommand(pointTimelineCommand(o.run, o.point, o.file), { target: o.target, helpers: o.helpers, store, signal: o.signal, onLog: o.onLog });
+  const result = await runHelperCommand(pointTimelineCommand(o.run, o.point, o.file), {
+    target: o.target,
+    helpers: o.helpers,
+    store,
+    signal: o.signal,
+    onLog: o.onLog,
+  });
   return placePointTimeline(result, store, o.file);
 }
 
@@ -75,7 +83,10 @@ export async function recordPointTimeline(o: PointTimelineOptions): Promise<bool
 export function checkTargetOfRun(run: Run, target: Target): void {
   const wanted = run.header.target;
   if (wanted.kind === 'ssh' && (target.kind !== 'ssh' || target.label !== wanted.host)) {
-    throw new Error(`run ${run.header.id} was measured over SSH on ${wanted.host}, but the timeline would be recorded on ${target.label}`);
+    throw new Error(
+      `run ${run.header.id} was measured over SSH on ${wanted.host}, but the timeline would be recorded on ${target.label}`,
+    );
   }
-  if (wanted.kind === 'local' && target.kind !== 'local') throw new Error(`run ${run.header.id} was measured on this machine, not on ${target.label}`);
+  if (wanted.kind === 'local' && target.kind !== 'local')
+    throw new Error(`run ${run.header.id} was measured on this machine, not on ${target.label}`);
 }

@@ -147,10 +147,15 @@ export async function runHelperCommand(given: HelperCommand, o: RunFlowOptions):
   const produces = request.produces ?? [];
   const outputs = produces.length > 0 ? await o.target.outputs(id, o.store.dirOf(id)) : undefined;
   const args = request.args((name) => {
-    if (!outputs || !produces.includes(name)) throw new Error(`the ${request.command} command does not declare the file ${name}`);
+    if (!outputs || !produces.includes(name))
+      throw new Error(`the ${request.command} command does not declare the file ${name}`);
     return outputs.path(name);
   });
-  const header = { ...runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined), ...(request.refines ? { refines: request.refines } : {}), ...(request.fleet ? { fleet: request.fleet } : {}) };
+  const header = {
+    ...runHeader(id, request.command, helper.path, args, o.target.kind === 'ssh' ? o.target.label : undefined),
+    ...(request.refines ? { refines: request.refines } : {}),
+    ...(request.fleet ? { fleet: request.fleet } : {}),
+  };
   o.onStart?.(header);
   let missing: string[] = [];
   let run: Run;
@@ -177,7 +182,12 @@ export async function runHelperCommand(given: HelperCommand, o: RunFlowOptions):
     await o.store.delete(id).catch((err: unknown) => log('warn', `run ${id}: ${(err as Error).message}`));
     // The helper's own words: nothing was measured or kept, so "0 samples kept" would only confuse.
     const said = run.errors.at(-1);
-    return { kind: 'refused', message: said ? `${said.message}${said.hint ? ` (${said.hint})` : ''}` : (run.end?.message ?? 'the helper refused the arguments') };
+    return {
+      kind: 'refused',
+      message: said
+        ? `${said.message}${said.hint ? ` (${said.hint})` : ''}`
+        : (run.end?.message ?? 'the helper refused the arguments'),
+    };
   }
   if (run.end?.status === 'ok') for (const name of missing) log('warn', `run ${id}: the helper wrote no ${name}`);
   return { kind: 'ended', run, missing };
@@ -186,13 +196,20 @@ export async function runHelperCommand(given: HelperCommand, o: RunFlowOptions):
 /** A usage error that measured nothing: there is nothing to keep. */
 function refusedArguments(run: Run): boolean {
   if (run.end?.status !== 'error' || run.end.exitCode !== EXIT_USAGE) return false;
-  return run.samples.length === 0 && (run.matrixCells?.length ?? 0) === 0 && (run.collectives?.length ?? 0) === 0 && (run.overlaps?.length ?? 0) === 0 && run.dispatches.length === 0;
+  return (
+    run.samples.length === 0 &&
+    (run.matrixCells?.length ?? 0) === 0 &&
+    (run.collectives?.length ?? 0) === 0 &&
+    (run.overlaps?.length ?? 0) === 0 &&
+    run.dispatches.length === 0
+  );
 }
 
 /** A named backend the helper on the target was built without: say so before anything runs, and how to get it. */
 export function checkBackend(helper: TargetHelper, backend: string, where: string): void {
   if (backend === 'auto' || backend === 'sim' || helper.backends.includes(backend)) return;
-  const toolkit = backend === 'hip' ? 'ROCm (hipcc in /opt/rocm/bin or on PATH)' : 'CUDA (nvcc in /usr/local/cuda/bin or on PATH)';
+  const toolkit =
+    backend === 'hip' ? 'ROCm (hipcc in /opt/rocm/bin or on PATH)' : 'CUDA (nvcc in /usr/local/cuda/bin or on PATH)';
   const built = helper.source === 'built' || helper.source === 'cached';
   throw new HelperError(
     `the helper on ${where} has no ${backend} backend (it has: ${helper.backends.join(', ')})`,

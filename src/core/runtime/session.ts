@@ -49,8 +49,14 @@ export const STALL_LIMIT = {
 
 /** A stall limit from a setting or a flag: 0 (none) or a whole number of seconds in minS..maxS; throws what is wrong. */
 export function checkStallTimeout(value: unknown): number {
-  const ok = typeof value === 'number' && Number.isInteger(value) && (value === 0 || (value >= STALL_LIMIT.minS && value <= STALL_LIMIT.maxS));
-  if (!ok) throw new Error(`must be 0 (no limit) or a whole number of seconds in ${STALL_LIMIT.minS}..${STALL_LIMIT.maxS} (got ${JSON.stringify(value)})`);
+  const ok =
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    (value === 0 || (value >= STALL_LIMIT.minS && value <= STALL_LIMIT.maxS));
+  if (!ok)
+    throw new Error(
+      `must be 0 (no limit) or a whole number of seconds in ${STALL_LIMIT.minS}..${STALL_LIMIT.maxS} (got ${JSON.stringify(value)})`,
+    );
   return value;
 }
 
@@ -92,7 +98,8 @@ export async function runSession(options: SessionOptions): Promise<Run> {
     // Heartbeats only prove the helper is moving: nothing to keep.
     if (result.kind === 'record' && result.record.type === 'heartbeat') return;
     if (result.kind === 'record') {
-      if (!sawHello && result.record.type !== 'hello') problem(`the helper sent "${result.record.type}" before "hello"`);
+      if (!sawHello && result.record.type !== 'hello')
+        problem(`the helper sent "${result.record.type}" before "hello"`);
       if (result.record.type === 'hello') sawHello = true;
       records++;
       applyRecord(run, result.record);
@@ -110,8 +117,15 @@ export async function runSession(options: SessionOptions): Promise<Run> {
 
   let exit: ProcessExit;
   try {
-    const child = target.spawn(header.helper.path, header.helper.args, { signal: stop.signal, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) });
-    log('info', `started ${header.helper.path} ${header.helper.args.join(' ')} on ${target.label} (pid ${child.pid ?? '?'})`);
+    const child = target.spawn(header.helper.path, header.helper.args, {
+      signal: stop.signal,
+      cwd: options.cwd,
+      ...(options.env ? { env: options.env } : {}),
+    });
+    log(
+      'info',
+      `started ${header.helper.path} ${header.helper.args.join(' ')} on ${target.label} (pid ${child.pid ?? '?'})`,
+    );
     exit = await readHelperOutput(child, {
       onLine: accept,
       onOverflow: (chars) => problem(`skipped a ${chars}-character line from the helper (too long)`),
@@ -148,7 +162,8 @@ export async function runSession(options: SessionOptions): Promise<Run> {
   });
   // The count and the first problem ride on the run-end line, so the run list can show them without reading the whole file.
   const problems = run.problems.length > 0 ? { problems: run.problems.length, firstProblem: run.problems[0] } : {};
-  if (!writer.appendLast({ ...run.end, ...problems })) log('error', `run ${header.id}: its end could not be saved either (${writer.failed?.message ?? 'write failed'})`);
+  if (!writer.appendLast({ ...run.end, ...problems }))
+    log('error', `run ${header.id}: its end could not be saved either (${writer.failed?.message ?? 'write failed'})`);
   try {
     writer.close();
   } catch {
@@ -186,15 +201,35 @@ export interface SessionFacts {
 }
 
 /** Turns a process exit and the records seen into one status and a sentence that says what to do. */
-export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, stderrTail: string[], helperPath: string, facts: SessionFacts = {}): RunEnd {
-  const base = { type: 'run-end' as const, exitCode: exit.exitCode, signal: exit.signal, endedAt: new Date().toISOString() };
+export function describeEnd(
+  run: Run,
+  exit: ProcessExit,
+  cancelled: boolean,
+  stderrTail: string[],
+  helperPath: string,
+  facts: SessionFacts = {},
+): RunEnd {
+  const base = {
+    type: 'run-end' as const,
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    endedAt: new Date().toISOString(),
+  };
   const kept = `${measured(run)} kept`;
   const lastStderr = stderrTail.at(-1);
   if (facts.writeError) {
-    return { ...base, status: 'error', message: `${facts.writeError.message}: the helper was stopped; ${facts.writeError.file} keeps the whole lines written before that. Free space there (or use another runs folder) and run again.` };
+    return {
+      ...base,
+      status: 'error',
+      message: `${facts.writeError.message}: the helper was stopped; ${facts.writeError.file} keeps the whole lines written before that. Free space there (or use another runs folder) and run again.`,
+    };
   }
   if (exit.spawnError) {
-    return { ...base, status: 'error', message: `could not start the helper ${helperPath}: ${exit.spawnError}. Check the sdmaLens.helperPath setting or rebuild the helper.` };
+    return {
+      ...base,
+      status: 'error',
+      message: `could not start the helper ${helperPath}: ${exit.spawnError}. Check the sdmaLens.helperPath setting or rebuild the helper.`,
+    };
   }
   if (cancelled) {
     return { ...base, status: 'cancelled', message: `cancelled; ${kept}` };
@@ -214,7 +249,11 @@ export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, std
   const unusable = run.problems.length;
   if (facts.records !== undefined && unusable > facts.records) {
     const lines = `${unusable} of ${unusable + facts.records} lines from the helper were unusable (first: ${run.problems[0]})`;
-    return { ...base, status: 'error', message: `${lines}; ${kept}. The helper and SDMA Lens may not match: rebuild the helper or update SDMA Lens.` };
+    return {
+      ...base,
+      status: 'error',
+      message: `${lines}; ${kept}. The helper and SDMA Lens may not match: rebuild the helper or update SDMA Lens.`,
+    };
   }
   if (exit.exitCode === 0 && run.done?.status === 'ok') {
     return { ...base, status: 'ok', message: measured(run) };
@@ -222,7 +261,11 @@ export function describeEnd(run: Run, exit: ProcessExit, cancelled: boolean, std
   if (lastError && exit.exitCode !== null) {
     return { ...base, status: 'error', message: `${lastError.message} (exit code ${exit.exitCode}); ${kept}` };
   }
-  const how = exit.signal ? `was killed by ${exit.signal}` : exit.exitCode === 0 ? 'exited without a "done" record' : `exited with code ${exit.exitCode} without saying why`;
+  const how = exit.signal
+    ? `was killed by ${exit.signal}`
+    : exit.exitCode === 0
+      ? 'exited without a "done" record'
+      : `exited with code ${exit.exitCode} without saying why`;
   const hint = lastStderr ? ` Last stderr line: ${lastStderr}` : '';
   return { ...base, status: 'crashed', message: `the helper ${how}; ${kept}.${hint}` };
 }

@@ -59,23 +59,41 @@ const isTimeoutLine = (s: string) => /timed out|not responding|Timeout/i.test(s)
 
 /** Turns ssh's own stderr (exit 255) into a sentence and what to do about it. */
 export function explainSshFailure(label: string, stderr: string, connectTimeoutS: number): SshError {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('debug'));
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('debug'));
   const last = lines.at(-1) ?? 'ssh failed without a message';
   const text = lines.join('\n');
   if (/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No .* host key is known/i.test(text)) {
-    return new SshError(`ssh could not verify the host key of ${label}`, `Connect once with \`ssh ${label}\` in a terminal to check and accept its key (SDMA Lens never turns host key checking off).`);
+    return new SshError(
+      `ssh could not verify the host key of ${label}`,
+      `Connect once with \`ssh ${label}\` in a terminal to check and accept its key (SDMA Lens never turns host key checking off).`,
+    );
   }
   if (/Permission denied|Too many authentication failures/i.test(text)) {
-    return new SshError(`ssh could not log in to ${label} (${last})`, `Make \`ssh ${label}\` work without a password prompt: load your key into ssh-agent or name it in ~/.ssh/config.`);
+    return new SshError(
+      `ssh could not log in to ${label} (${last})`,
+      `Make \`ssh ${label}\` work without a password prompt: load your key into ssh-agent or name it in ~/.ssh/config.`,
+    );
   }
   if (/Could not resolve hostname|Name or service not known|nodename nor servname/i.test(text)) {
-    return new SshError(`ssh could not find the host ${label} (${last})`, 'Check the host name, or add a Host entry for it to ~/.ssh/config.');
+    return new SshError(
+      `ssh could not find the host ${label} (${last})`,
+      'Check the host name, or add a Host entry for it to ~/.ssh/config.',
+    );
   }
   if (isTimeoutLine(text)) {
-    return new SshError(`${label} did not answer within ${connectTimeoutS} s (${last})`, 'Check that the node is up and reachable (VPN, ProxyJump), or raise sdmaLens.ssh.connectTimeoutSeconds.');
+    return new SshError(
+      `${label} did not answer within ${connectTimeoutS} s (${last})`,
+      'Check that the node is up and reachable (VPN, ProxyJump), or raise sdmaLens.ssh.connectTimeoutSeconds.',
+    );
   }
   if (/Connection refused/i.test(text)) {
-    return new SshError(`${label} refused the SSH connection (${last})`, 'Check the port and that sshd runs on the node.');
+    return new SshError(
+      `${label} refused the SSH connection (${last})`,
+      'Check the port and that sshd runs on the node.',
+    );
   }
   return new SshError(`ssh to ${label} failed: ${last}`, `Run \`ssh ${label}\` in a terminal to see what is wrong.`);
 }
@@ -106,7 +124,11 @@ export class SshConnection {
         // Windows' OpenSSH has no connection sharing (no Unix sockets for ControlPath).
         if (this.settings.controlDir === false || process.platform === 'win32') return undefined;
         // `ssh -G` prints the configuration for this host without connecting.
-        const r = await execa(this.sshPath, ['-G', ...sshOptions(this.destination, this.settings, undefined), '--', sshDestinationArg(this.destination)], { reject: false, stdin: 'ignore', timeout: 10_000 });
+        const r = await execa(
+          this.sshPath,
+          ['-G', ...sshOptions(this.destination, this.settings, undefined), '--', sshDestinationArg(this.destination)],
+          { reject: false, stdin: 'ignore', timeout: 10_000 },
+        );
         const path = /^controlpath (.+)$/m.exec(String(r.stdout))?.[1]?.trim();
         if (path && path !== 'none') return undefined;
         return this.settings.controlDir ?? defaultControlDir();
@@ -143,7 +165,11 @@ export class SshConnection {
   async execChecked(argv: readonly string[], o: ExecOptions = {}): Promise<ExecResult> {
     const r = await this.exec(argv, o);
     if (r.cancelled) throw new SshError(`cancelled while talking to ${this.label}`, 'Run the command again.');
-    if (r.timedOut) throw new SshError(`${this.label} did not answer in time`, 'Check that the node is up and reachable, or raise sdmaLens.ssh.connectTimeoutSeconds.');
+    if (r.timedOut)
+      throw new SshError(
+        `${this.label} did not answer in time`,
+        'Check that the node is up and reachable, or raise sdmaLens.ssh.connectTimeoutSeconds.',
+      );
     if (r.exitCode === SSH_ERROR_EXIT) throw explainSshFailure(this.label, r.stderr, this.connectTimeoutS);
     return r;
   }
@@ -202,7 +228,11 @@ export class SshConnection {
   async close(): Promise<void> {
     const dir = await this.control();
     if (!dir) return;
-    await execa(this.sshPath, [...sshOptions(this.destination, this.settings, dir), '-O', 'exit', '--', sshDestinationArg(this.destination)], { reject: false, stdin: 'ignore', timeout: 5000 });
+    await execa(
+      this.sshPath,
+      [...sshOptions(this.destination, this.settings, dir), '-O', 'exit', '--', sshDestinationArg(this.destination)],
+      { reject: false, stdin: 'ignore', timeout: 5000 },
+    );
   }
 
   /** A quoted remote command, for logs: what the node's shell is given. */

@@ -85,24 +85,46 @@ export async function deployHelper(conn: SshConnection, o: DeployOptions): Promi
   const node = conn.label;
   const configured = o.configuredPath?.trim() ?? '';
   if (configured && (!configured.startsWith('/') || /[\0\r\n]/.test(configured))) {
-    throw new HelperError(`sdmaLens.ssh.helperPath must be an absolute path on the node (got "${configured}")`, 'Set it to the full path of sdma-probe on the node, or clear it to build one there.');
+    throw new HelperError(
+      `sdmaLens.ssh.helperPath must be an absolute path on the node (got "${configured}")`,
+      'Set it to the full path of sdma-probe on the node, or clear it to build one there.',
+    );
   }
   // A configured helper needs no sources here (a CLI run from an unpacked package may not have them).
   const hash = configured ? 'none' : await sourceHash(o.sourceDir);
   o.onProgress?.(`Connecting to ${node}`);
   const probe = await conn.execChecked(['sh', '-c', PROBE, 'sdma-lens', hash, configured], { signal: o.signal });
   if (probe.exitCode !== 0) {
-    throw new SshError(`${node} could not run the probe script (exit ${probe.exitCode}): ${probe.stderr.trim().split('\n').at(-1) ?? ''}`, 'SDMA Lens needs a POSIX sh on the node; check `ssh ' + node + ' sh -c true`.');
+    throw new SshError(
+      `${node} could not run the probe script (exit ${probe.exitCode}): ${probe.stderr.trim().split('\n').at(-1) ?? ''}`,
+      'SDMA Lens needs a POSIX sh on the node; check `ssh ' + node + ' sh -c true`.',
+    );
   }
   const facts = parseProbe(probe.stdout);
-  if (!facts.cacheDir.startsWith('/')) throw new SshError(`${node} did not say where its cache folder is (HOME unset?)`, 'Check that your account on the node has a home folder.');
+  if (!facts.cacheDir.startsWith('/'))
+    throw new SshError(
+      `${node} did not say where its cache folder is (HOME unset?)`,
+      'Check that your account on the node has a home folder.',
+    );
   const base = { cacheDir: facts.cacheDir, host: node };
 
   if (configured) {
-    if (facts.configuredMissing) throw new HelperError(`${configured} does not exist or is not executable on ${node}`, 'Fix sdmaLens.ssh.helperPath, or clear it to build the helper on the node.');
+    if (facts.configuredMissing)
+      throw new HelperError(
+        `${configured} does not exist or is not executable on ${node}`,
+        'Fix sdmaLens.ssh.helperPath, or clear it to build the helper on the node.',
+      );
     const info = parseVersionLine(facts.configured ?? '');
-    if (!info) throw new HelperError(`${configured} on ${node} is not sdma-probe (its --version said "${(facts.configured ?? '').slice(0, 80)}")`, 'Point sdmaLens.ssh.helperPath at the sdma-probe binary on the node.');
-    if (info.protocol !== PROTOCOL_VERSION) throw new HelperError(`${configured} on ${node} speaks protocol ${info.protocol}; this version of SDMA Lens speaks ${PROTOCOL_VERSION}`, 'Clear sdmaLens.ssh.helperPath to build a matching helper on the node.');
+    if (!info)
+      throw new HelperError(
+        `${configured} on ${node} is not sdma-probe (its --version said "${(facts.configured ?? '').slice(0, 80)}")`,
+        'Point sdmaLens.ssh.helperPath at the sdma-probe binary on the node.',
+      );
+    if (info.protocol !== PROTOCOL_VERSION)
+      throw new HelperError(
+        `${configured} on ${node} speaks protocol ${info.protocol}; this version of SDMA Lens speaks ${PROTOCOL_VERSION}`,
+        'Clear sdmaLens.ssh.helperPath to build a matching helper on the node.',
+      );
     return { ...info, ...base, path: configured, source: 'setting' };
   }
 
@@ -117,20 +139,43 @@ export async function deployHelper(conn: SshConnection, o: DeployOptions): Promi
   return build(conn, o, facts, hash, key);
 }
 
-async function build(conn: SshConnection, o: DeployOptions, facts: NodeFacts, hash: string, key: string): Promise<RemoteHelperInfo> {
+async function build(
+  conn: SshConnection,
+  o: DeployOptions,
+  facts: NodeFacts,
+  hash: string,
+  key: string,
+): Promise<RemoteHelperInfo> {
   const node = conn.label;
-  const missing = (tool: string, remedy: string) => new HelperError(`${tool} was not found on ${node}, so the helper cannot be built there`, remedy);
+  const missing = (tool: string, remedy: string) =>
+    new HelperError(`${tool} was not found on ${node}, so the helper cannot be built there`, remedy);
   const setting = 'or set sdmaLens.ssh.helperPath to an sdma-probe already on the node';
   if (!facts.have.has('tar')) throw missing('tar', `Install tar on the node, ${setting}.`);
-  if (!facts.have.has('setsid')) throw missing('setsid (util-linux)', `Install util-linux on the node; SDMA Lens needs it to stop everything it starts there.`);
-  if (!facts.have.has('cmake')) throw missing('CMake', `Install CMake 3.20+ and a C++17 compiler on the node (Debian: sudo apt-get install cmake g++), ${setting}.`);
-  if (!['c++', 'g++', 'clang++'].some((c) => facts.have.has(c))) throw missing('a C++ compiler', `Install a C++17 compiler on the node (Debian: sudo apt-get install g++), ${setting}.`);
+  if (!facts.have.has('setsid'))
+    throw missing(
+      'setsid (util-linux)',
+      `Install util-linux on the node; SDMA Lens needs it to stop everything it starts there.`,
+    );
+  if (!facts.have.has('cmake'))
+    throw missing(
+      'CMake',
+      `Install CMake 3.20+ and a C++17 compiler on the node (Debian: sudo apt-get install cmake g++), ${setting}.`,
+    );
+  if (!['c++', 'g++', 'clang++'].some((c) => facts.have.has(c)))
+    throw missing(
+      'a C++ compiler',
+      `Install a C++17 compiler on the node (Debian: sudo apt-get install g++), ${setting}.`,
+    );
 
   const token = randomBytes(8).toString('hex');
   o.onProgress?.(`Copying the helper sources to ${node}`);
   const archive = await packSources(o.sourceDir);
   const unpack = await conn.execChecked(['sh', '-c', UNPACK, 'sdma-lens', token], { input: archive, signal: o.signal });
-  if (unpack.exitCode !== 0) throw new HelperError(`copying the helper sources to ${node} failed: ${unpack.stderr.trim().split('\n').at(-1) ?? `exit ${unpack.exitCode}`}`, `Check free space in ${facts.cacheDir} on the node.`);
+  if (unpack.exitCode !== 0)
+    throw new HelperError(
+      `copying the helper sources to ${node} failed: ${unpack.stderr.trim().split('\n').at(-1) ?? `exit ${unpack.exitCode}`}`,
+      `Check free space in ${facts.cacheDir} on the node.`,
+    );
 
   o.onProgress?.(`Building the helper on ${node} (source ${hash})`);
   // Watched like a run: cancelling kills cmake, make and the compilers on the node.
@@ -162,31 +207,66 @@ async function build(conn: SshConnection, o: DeployOptions, facts: NodeFacts, ha
   const text = log.join('\n');
   if (o.signal?.aborted) {
     // The build's group is gone once the wrapper has exited, but a SIGKILLed build shell never ran its cleanup.
-    await conn.exec(['sh', '-c', REMOVE_CACHE_DIR, 'sdma-lens', `build-${token}`], { timeoutMs: 15_000 }).catch(() => {});
+    await conn
+      .exec(['sh', '-c', REMOVE_CACHE_DIR, 'sdma-lens', `build-${token}`], { timeoutMs: 15_000 })
+      .catch(() => {});
     throw new HelperError(`the helper build on ${node} was cancelled`, 'Run the command again to build it.');
   }
-  if (exit.exitCode === 255) throw new SshError(`the connection to ${node} dropped during the helper build`, 'Run the command again; the build starts over.');
+  if (exit.exitCode === 255)
+    throw new SshError(
+      `the connection to ${node} dropped during the helper build`,
+      'Run the command again; the build starts over.',
+    );
   if (exit.exitCode !== 0) {
-    if (/No CMAKE_CXX_COMPILER could be found|CMAKE_CXX_COMPILER.*not found|is not a full path to an existing compiler/i.test(text)) {
-      throw new HelperError(`CMake found no working C++ compiler on ${node}`, `Install a C++17 compiler on the node (Debian: sudo apt-get install g++), ${setting}.`);
+    if (
+      /No CMAKE_CXX_COMPILER could be found|CMAKE_CXX_COMPILER.*not found|is not a full path to an existing compiler/i.test(
+        text,
+      )
+    ) {
+      throw new HelperError(
+        `CMake found no working C++ compiler on ${node}`,
+        `Install a C++17 compiler on the node (Debian: sudo apt-get install g++), ${setting}.`,
+      );
     }
     if (/CMake [0-9.]+ or higher is required/i.test(text)) {
-      throw new HelperError(`the CMake on ${node} is too old for the helper`, `Install CMake 3.20 or newer on the node, ${setting}.`);
+      throw new HelperError(
+        `the CMake on ${node} is too old for the helper`,
+        `Install CMake 3.20 or newer on the node, ${setting}.`,
+      );
     }
     if (/SDMA_PROBE_WITH_HIP=ON|hip.*not found|ROCm/i.test(text) && exit.exitCode === 10) {
-      throw new HelperError(`the HIP/ROCm toolchain on ${node} could not be used for the helper`, 'Check the ROCm installation on the node (hipcc, /opt/rocm); the build log is in the output channel.');
+      throw new HelperError(
+        `the HIP/ROCm toolchain on ${node} could not be used for the helper`,
+        'Check the ROCm installation on the node (hipcc, /opt/rocm); the build log is in the output channel.',
+      );
     }
-    const step = exit.exitCode === 10 ? 'configuring' : exit.exitCode === 11 ? 'compiling' : exit.exitCode === 12 ? 'checking the built binary' : 'installing into the cache';
-    throw new HelperError(`building the helper on ${node} failed while ${step} (exit ${exit.exitCode}); the build log is in the output channel`, `Fix the error shown in the log, ${setting}.`);
+    const step =
+      exit.exitCode === 10
+        ? 'configuring'
+        : exit.exitCode === 11
+          ? 'compiling'
+          : exit.exitCode === 12
+            ? 'checking the built binary'
+            : 'installing into the cache';
+    throw new HelperError(
+      `building the helper on ${node} failed while ${step} (exit ${exit.exitCode}); the build log is in the output channel`,
+      `Fix the error shown in the log, ${setting}.`,
+    );
   }
   const backendsLine = /sdma-probe backends: (.*)$/m.exec(text)?.[1];
   if (backendsLine) o.onProgress?.(`Built on ${node}: backends ${backendsLine}`);
   const path = `${facts.cacheDir}/helper-${key}/${HELPER_NAME}`;
   const versionLine = log.find((l) => l.startsWith('sdma-probe ')) ?? '';
   const info = compatible(versionLine);
-  if (!info) throw new HelperError(`the helper built on ${node} answered "${versionLine.slice(0, 80)}" to --version`, 'Report this with the build log from the output channel.');
+  if (!info)
+    throw new HelperError(
+      `the helper built on ${node} answered "${versionLine.slice(0, 80)}" to --version`,
+      'Report this with the build log from the output channel.',
+    );
   if (facts.have.has('hipcc') && !info.backends.includes('hip')) {
-    o.onProgress?.(`hipcc was found on ${node} but the helper was built without the hip backend (see the build log); AMD GPUs will not be measured`);
+    o.onProgress?.(
+      `hipcc was found on ${node} but the helper was built without the hip backend (see the build log); AMD GPUs will not be measured`,
+    );
   }
   return { ...info, path, source: 'built', cacheDir: facts.cacheDir, host: node };
 }
@@ -194,7 +274,8 @@ async function build(conn: SshConnection, o: DeployOptions, facts: NodeFacts, ha
 /** A run that asks for a GPU backend the node's helper lacks fails here, with the node's reason, not deep in the helper. */
 export function checkBackendOnNode(info: RemoteHelperInfo, backend: string): void {
   if (backend === 'auto' || backend === 'sim' || info.backends.includes(backend)) return;
-  const toolkit = backend === 'hip' ? 'ROCm (hipcc in /opt/rocm/bin or on PATH)' : 'CUDA (nvcc in /usr/local/cuda/bin or on PATH)';
+  const toolkit =
+    backend === 'hip' ? 'ROCm (hipcc in /opt/rocm/bin or on PATH)' : 'CUDA (nvcc in /usr/local/cuda/bin or on PATH)';
   throw new HelperError(
     `the helper on ${info.host} has no ${backend} backend (it has: ${info.backends.join(', ')})`,
     info.source === 'built' || info.source === 'cached'

@@ -27,10 +27,12 @@ function describe(text: string): string {
 
 /** Parses and checks a destination; throws DestinationError saying what is wrong. */
 export function parseDestination(text: string): SshDestination {
-  if (typeof text !== 'string' || text.length === 0) throw new DestinationError('an SSH target needs a host, e.g. user@gpu-node-3 or gpu-node-3:2222');
+  if (typeof text !== 'string' || text.length === 0)
+    throw new DestinationError('an SSH target needs a host, e.g. user@gpu-node-3 or gpu-node-3:2222');
   if (text.length > 320) throw new DestinationError('the SSH target is too long');
   // Control characters, spaces and shell syntax are never part of a host, user or alias.
-  if (/[^A-Za-z0-9_.@:[\]-]/.test(text)) throw new DestinationError(`the SSH target ${describe(text)} contains a character a host name cannot have`);
+  if (/[^A-Za-z0-9_.@:[\]-]/.test(text))
+    throw new DestinationError(`the SSH target ${describe(text)} contains a character a host name cannot have`);
   if (text.startsWith('-')) throw new DestinationError(`the SSH target ${describe(text)} starts with "-"`);
 
   let rest = text;
@@ -53,10 +55,12 @@ export function parseDestination(text: string): SshDestination {
       if (!after.startsWith(':')) throw new DestinationError(`${describe(text)}: expected ":port" after "]"`);
       portText = after.slice(1);
     }
-    if (!IPV6.test(host) || !host.includes(':')) throw new DestinationError(`${describe(text)}: "${host}" is not an IPv6 address`);
+    if (!IPV6.test(host) || !host.includes(':'))
+      throw new DestinationError(`${describe(text)}: "${host}" is not an IPv6 address`);
   } else {
     const colons = rest.split(':').length - 1;
-    if (colons > 1) throw new DestinationError(`${describe(text)}: write an IPv6 address in brackets, e.g. [2001:db8::1]:22`);
+    if (colons > 1)
+      throw new DestinationError(`${describe(text)}: write an IPv6 address in brackets, e.g. [2001:db8::1]:22`);
     const colon = rest.indexOf(':');
     host = colon >= 0 ? rest.slice(0, colon) : rest;
     if (colon >= 0) portText = rest.slice(colon + 1);
@@ -67,7 +71,8 @@ export function parseDestination(text: string): SshDestination {
   if (user !== undefined) destination.user = user;
   if (portText !== undefined) {
     const port = Number(portText);
-    if (!PORT.test(portText) || port < 1 || port > 65535) throw new DestinationError(`${describe(text)}: the port must be a number in 1..65535`);
+    if (!PORT.test(portText) || port < 1 || port > 65535)
+      throw new DestinationError(`${describe(text)}: the port must be a number in 1..65535`);
     destination.port = port;
   }
   return destination;

@@ -19,20 +19,30 @@ function outDir(runId: string): string {
 export async function makeRemoteRunDir(conn: SshConnection, runId: string): Promise<string> {
   const r = await conn.execChecked(['sh', '-c', MAKE_CACHE_DIR, 'sdma-lens', outDir(runId)]);
   const path = r.stdout.trim();
-  if (r.exitCode !== 0 || !path.startsWith('/')) throw new Error(`could not create the run folder on ${conn.label}: ${r.stderr.trim()}`);
+  if (r.exitCode !== 0 || !path.startsWith('/'))
+    throw new Error(`could not create the run folder on ${conn.label}: ${r.stderr.trim()}`);
   return path;
 }
 
 /** Copies out/<run id>/<name> from the node to a local file; false when the node has no such file. */
-export async function fetchRemoteRunFile(conn: SshConnection, runId: string, name: string, localPath: string): Promise<boolean> {
+export async function fetchRemoteRunFile(
+  conn: SshConnection,
+  runId: string,
+  name: string,
+  localPath: string,
+): Promise<boolean> {
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) throw new Error(`"${name}" is not a run file name`);
   const partial = `${localPath}.part`;
-  const r = await execa(conn.sshPath, await conn.args(['sh', '-c', READ_CACHE_FILE, 'sdma-lens', `${outDir(runId)}/${name}`]), {
-    reject: false,
-    stdin: 'ignore',
-    stdout: { file: partial },
-    timeout: 300_000,
-  });
+  const r = await execa(
+    conn.sshPath,
+    await conn.args(['sh', '-c', READ_CACHE_FILE, 'sdma-lens', `${outDir(runId)}/${name}`]),
+    {
+      reject: false,
+      stdin: 'ignore',
+      stdout: { file: partial },
+      timeout: 300_000,
+    },
+  );
   if (r.exitCode !== 0) {
     await rm(partial, { force: true });
     return false;
@@ -45,4 +55,3 @@ export async function fetchRemoteRunFile(conn: SshConnection, runId: string, nam
 export async function removeRemoteRunDir(conn: SshConnection, runId: string): Promise<void> {
   await conn.exec(['sh', '-c', REMOVE_CACHE_DIR, 'sdma-lens', outDir(runId)], { timeoutMs: 30_000 });
 }
-

@@ -16,11 +16,7 @@
 const lines = (...l: string[]) => l.join(' ');
 
 /** Sets $c to the cache folder (an absolute XDG_CACHE_HOME, else ~/.cache) + /sdma-lens. */
-const CACHE = lines(
-  'c=${XDG_CACHE_HOME:-};',
-  'case "$c" in /*) ;; *) c="$HOME/.cache";; esac;',
-  'c="$c/sdma-lens";',
-);
+const CACHE = lines('c=${XDG_CACHE_HOME:-};', 'case "$c" in /*) ;; *) c="$HOME/.cache";; esac;', 'c="$c/sdma-lens";');
 
 /** Milliseconds between heartbeats sent by the host. */
 export const HEARTBEAT_INTERVAL_MS = 2000;
@@ -137,7 +133,7 @@ export const BUILD = lines(
   'case "$1$2" in *[!a-z0-9-]*|"") exit 125;; esac;',
   'd="$c/build-$1"; o="$c/helper-$2";',
   // A cancelled build gets SIGTERM (its whole group): leave through exit so the EXIT trap cleans up.
-  'trap \'rm -rf "$d"\' EXIT; trap \'exit 143\' TERM HUP INT;',
+  "trap 'rm -rf \"$d\"' EXIT; trap 'exit 143' TERM HUP INT;",
   'for p in /opt/rocm/bin /usr/local/cuda/bin; do [ -d "$p" ] && PATH="$PATH:$p"; done; export PATH;',
   'n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2);',
   'echo "sdma-lens: configure";',
@@ -150,11 +146,7 @@ export const BUILD = lines(
 );
 
 /** Prints a file under the cache folder ($1 = path relative to it) to stdout. */
-export const READ_CACHE_FILE = lines(
-  CACHE,
-  'case "$1" in ""|/*|*..*) exit 125;; esac;',
-  'exec cat -- "$c/$1"',
-);
+export const READ_CACHE_FILE = lines(CACHE, 'case "$1" in ""|/*|*..*) exit 125;; esac;', 'exec cat -- "$c/$1"');
 
 /** Creates a folder under the cache folder ($1 = path relative to it) and prints its absolute path. */
 export const MAKE_CACHE_DIR = lines(
@@ -164,11 +156,7 @@ export const MAKE_CACHE_DIR = lines(
 );
 
 /** Removes a folder under the cache folder ($1 = path relative to it). */
-export const REMOVE_CACHE_DIR = lines(
-  CACHE,
-  'case "$1" in ""|/*|*..*) exit 125;; esac;',
-  'rm -rf -- "$c/$1"',
-);
+export const REMOVE_CACHE_DIR = lines(CACHE, 'case "$1" in ""|/*|*..*) exit 125;; esac;', 'rm -rf -- "$c/$1"');
 
 /** Lists the node's processes of this user whose command line starts with $1 (tests and diagnostics). */
 export const LIST_PROCESSES = lines(

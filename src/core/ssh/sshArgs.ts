@@ -46,18 +46,61 @@ const WITH_VALUE = new Set(['-o', '-F', '-i', '-J', '-l', '-c', '-m', '-b']);
  */
 const ALLOWED_OPTION = new Map<string, ((value: string) => string | undefined) | undefined>([
   ...[
-    'user', 'port', 'identityfile', 'identitiesonly', 'identityagent', 'certificatefile', 'connecttimeout',
-    'connectionattempts', 'serveraliveinterval', 'serveralivecountmax', 'tcpkeepalive', 'compression',
-    'addressfamily', 'bindaddress', 'bindinterface', 'ciphers', 'macs', 'kexalgorithms', 'hostkeyalgorithms',
-    'pubkeyacceptedalgorithms', 'pubkeyacceptedkeytypes', 'preferredauthentications', 'pubkeyauthentication',
-    'gssapiauthentication', 'hostkeyalias', 'checkhostip', 'loglevel', 'hashknownhosts', 'verifyhostkeydns',
-    'updatehostkeys', 'rekeylimit', 'ipqos', 'numberofpasswordprompts',
+    'user',
+    'port',
+    'identityfile',
+    'identitiesonly',
+    'identityagent',
+    'certificatefile',
+    'connecttimeout',
+    'connectionattempts',
+    'serveraliveinterval',
+    'serveralivecountmax',
+    'tcpkeepalive',
+    'compression',
+    'addressfamily',
+    'bindaddress',
+    'bindinterface',
+    'ciphers',
+    'macs',
+    'kexalgorithms',
+    'hostkeyalgorithms',
+    'pubkeyacceptedalgorithms',
+    'pubkeyacceptedkeytypes',
+    'preferredauthentications',
+    'pubkeyauthentication',
+    'gssapiauthentication',
+    'hostkeyalias',
+    'checkhostip',
+    'loglevel',
+    'hashknownhosts',
+    'verifyhostkeydns',
+    'updatehostkeys',
+    'rekeylimit',
+    'ipqos',
+    'numberofpasswordprompts',
   ].map((k) => [k, undefined] as const),
-  ['proxyjump', (v) => (JUMP_HOSTS.test(v) ? undefined : 'names jump hosts with characters other than letters, digits and ._-@:,[]/%')],
-  ['stricthostkeychecking', (v) => (['yes', 'ask', 'accept-new'].includes(v.toLowerCase()) ? undefined : 'turns off host key checks (only yes, ask or accept-new)')],
+  [
+    'proxyjump',
+    (v) =>
+      JUMP_HOSTS.test(v) ? undefined : 'names jump hosts with characters other than letters, digits and ._-@:,[]/%',
+  ],
+  [
+    'stricthostkeychecking',
+    (v) =>
+      ['yes', 'ask', 'accept-new'].includes(v.toLowerCase())
+        ? undefined
+        : 'turns off host key checks (only yes, ask or accept-new)',
+  ],
   ['userknownhostsfile', knownHostsFiles],
   ['globalknownhostsfile', knownHostsFiles],
-  ['addkeystoagent', (v) => (['yes', 'no'].includes(v.toLowerCase()) ? undefined : 'runs a command (ask and confirm start ssh-askpass; only yes or no)')],
+  [
+    'addkeystoagent',
+    (v) =>
+      ['yes', 'no'].includes(v.toLowerCase())
+        ? undefined
+        : 'runs a command (ask and confirm start ssh-askpass; only yes or no)',
+  ],
 ]);
 
 /** A ProxyJump list: plain [user@]host[:port] words or ssh:// URIs, nothing a shell would read. */
@@ -65,16 +108,54 @@ const JUMP_HOSTS = /^[A-Za-z0-9._@:,[\]/%-]+$/;
 
 function knownHostsFiles(value: string): string | undefined {
   const files = value.split(/\s+/).map((f) => f.toLowerCase());
-  return files.some((f) => f === '/dev/null' || f === 'none') ? 'turns off host key checks (/dev/null or none)' : undefined;
+  return files.some((f) => f === '/dev/null' || f === 'none')
+    ? 'turns off host key checks (/dev/null or none)'
+    : undefined;
 }
 
 /** Why each refused family is refused (keys in lower case); any other key is not passed on. */
 const REFUSED_OPTION: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['runs a command', ['proxycommand', 'knownhostscommand', 'localcommand', 'permitlocalcommand', 'match', 'remotecommand', 'proxyusefdpass', 'hostbasedauthentication', 'enablesshkeysign', 'xauthlocation']],
+  [
+    'runs a command',
+    [
+      'proxycommand',
+      'knownhostscommand',
+      'localcommand',
+      'permitlocalcommand',
+      'match',
+      'remotecommand',
+      'proxyusefdpass',
+      'hostbasedauthentication',
+      'enablesshkeysign',
+      'xauthlocation',
+    ],
+  ],
   ['loads code', ['pkcs11provider', 'securitykeyprovider', 'include']],
   ["changes the node's environment", ['setenv', 'sendenv']],
-  ['forwards', ['forwardagent', 'forwardx11', 'forwardx11trusted', 'forwardx11timeout', 'localforward', 'remoteforward', 'dynamicforward', 'tunnel', 'tunneldevice', 'gatewayports', 'clearallforwardings', 'permitremoteopen', 'exitonforwardfailure', 'streamlocalbindmask', 'streamlocalbindunlink']],
-  ['turns off host key checks', ['nohostauthenticationforlocalhost', 'stricthostkeychecking', 'userknownhostsfile', 'globalknownhostsfile']],
+  [
+    'forwards',
+    [
+      'forwardagent',
+      'forwardx11',
+      'forwardx11trusted',
+      'forwardx11timeout',
+      'localforward',
+      'remoteforward',
+      'dynamicforward',
+      'tunnel',
+      'tunneldevice',
+      'gatewayports',
+      'clearallforwardings',
+      'permitremoteopen',
+      'exitonforwardfailure',
+      'streamlocalbindmask',
+      'streamlocalbindunlink',
+    ],
+  ],
+  [
+    'turns off host key checks',
+    ['nohostauthenticationforlocalhost', 'stricthostkeychecking', 'userknownhostsfile', 'globalknownhostsfile'],
+  ],
 ];
 
 /** Splits `KEY=VALUE`, `KEY = VALUE` or `KEY VALUE` as ssh does; surrounding quotes of the value are dropped. */
@@ -114,21 +195,26 @@ export function checkExtraArgs(args: readonly unknown[]): string[] {
     }
     if (a === '-A') throw new SshArgsError('extra ssh argument "-A" is not accepted: it forwards the agent');
     const flag = a.slice(0, 2);
-    if (!WITH_VALUE.has(flag)) throw new SshArgsError(`extra ssh argument "${a}" is not one of ${[...FLAGS, ...WITH_VALUE].join(' ')}`);
+    if (!WITH_VALUE.has(flag))
+      throw new SshArgsError(`extra ssh argument "${a}" is not one of ${[...FLAGS, ...WITH_VALUE].join(' ')}`);
     let value: string;
     if (a.length > 2) {
       value = a.slice(2);
       out.push(a);
     } else {
       const next = args[i + 1];
-      if (typeof next !== 'string' || next.length === 0) throw new SshArgsError(`extra ssh argument "${a}" needs a value`);
+      if (typeof next !== 'string' || next.length === 0)
+        throw new SshArgsError(`extra ssh argument "${a}" needs a value`);
       if (/[\0\r\n]/.test(next)) throw new SshArgsError(`the value of "${a}" contains a control character`);
       value = next;
       out.push(a, next);
       i++;
     }
     if (value.startsWith('-')) throw new SshArgsError(`the value of "${flag}" must not start with "-"`);
-    if (flag === '-J' && !JUMP_HOSTS.test(value)) throw new SshArgsError(`"-J ${value}" is not accepted: it names jump hosts with characters other than letters, digits and ._-@:,[]/%`);
+    if (flag === '-J' && !JUMP_HOSTS.test(value))
+      throw new SshArgsError(
+        `"-J ${value}" is not accepted: it names jump hosts with characters other than letters, digits and ._-@:,[]/%`,
+      );
     if (flag === '-o') {
       const option = splitOption(value);
       if (!option) throw new SshArgsError(`"-o ${value}" is not KEY=VALUE`);
@@ -147,7 +233,8 @@ export function defaultControlDir(): string {
   const st = lstatSync(dir);
   if (!st.isDirectory() || st.isSymbolicLink()) throw new SshArgsError(`${dir} is not a directory`);
   if (typeof process.getuid === 'function' && st.uid !== uid) throw new SshArgsError(`${dir} belongs to another user`);
-  if ((st.mode & 0o077) !== 0) throw new SshArgsError(`${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)})`);
+  if ((st.mode & 0o077) !== 0)
+    throw new SshArgsError(`${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)})`);
   return dir;
 }
 
@@ -159,21 +246,38 @@ export function sshOptions(dest: SshDestination, s: SshSettings, controlDir: str
     // Never a pseudo-terminal: it would turn newlines into CRLF and merge stderr into stdout.
     '-T',
     // No prompt can be answered from here; a key or an agent must do.
-    '-o', 'BatchMode=yes',
-    '-o', `ConnectTimeout=${timeout}`,
-    '-o', `ServerAliveInterval=${SERVER_ALIVE_INTERVAL_S}`,
-    '-o', `ServerAliveCountMax=${SERVER_ALIVE_COUNT_MAX}`,
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `ConnectTimeout=${timeout}`,
+    '-o',
+    `ServerAliveInterval=${SERVER_ALIVE_INTERVAL_S}`,
+    '-o',
+    `ServerAliveCountMax=${SERVER_ALIVE_COUNT_MAX}`,
     // A LocalForward in the user's config would clash with their own sessions on every run.
-    '-o', 'ClearAllForwardings=yes',
+    '-o',
+    'ClearAllForwardings=yes',
   ];
   if (controlDir) {
-    opts.push('-o', 'ControlMaster=auto', '-o', `ControlPath=${join(controlDir, 'cm-%C')}`, '-o', `ControlPersist=${CONTROL_PERSIST_S}`);
+    opts.push(
+      '-o',
+      'ControlMaster=auto',
+      '-o',
+      `ControlPath=${join(controlDir, 'cm-%C')}`,
+      '-o',
+      `ControlPersist=${CONTROL_PERSIST_S}`,
+    );
   }
   if (dest.port !== undefined) opts.push('-p', String(dest.port));
   return opts;
 }
 
 /** `ssh OPTIONS -- DEST 'argv0' 'argv1' ...`: the `--` keeps any destination from being read as an option. */
-export function sshCommandArgs(dest: SshDestination, s: SshSettings, controlDir: string | undefined, argv: readonly string[]): string[] {
+export function sshCommandArgs(
+  dest: SshDestination,
+  s: SshSettings,
+  controlDir: string | undefined,
+  argv: readonly string[],
+): string[] {
   return [...sshOptions(dest, s, controlDir), '--', sshDestinationArg(dest), remoteCommand(argv)];
 }

@@ -9,22 +9,38 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import { parseDestination } from './destination';
 
 function wildcardToRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
 }
 
 async function expandInclude(pattern: string, sshDir: string): Promise<string[]> {
-  const expanded = pattern.startsWith('~/') ? join(homedir(), pattern.slice(2)) : isAbsolute(pattern) ? pattern : join(sshDir, pattern);
+  const expanded = pattern.startsWith('~/')
+    ? join(homedir(), pattern.slice(2))
+    : isAbsolute(pattern)
+      ? pattern
+      : join(sshDir, pattern);
   if (!/[*?]/.test(basename(expanded))) return [expanded];
   try {
     const re = wildcardToRegExp(basename(expanded));
-    return (await readdir(dirname(expanded))).filter((n) => re.test(n)).sort().map((n) => join(dirname(expanded), n));
+    return (await readdir(dirname(expanded)))
+      .filter((n) => re.test(n))
+      .sort()
+      .map((n) => join(dirname(expanded), n));
   } catch {
     return [];
   }
 }
 
 /** Concrete Host names in the config file, in order, without duplicates. Unreadable files give none. */
-export async function sshConfigHosts(file = join(homedir(), '.ssh', 'config'), depth = 0, seen = new Set<string>()): Promise<string[]> {
+export async function sshConfigHosts(
+  file = join(homedir(), '.ssh', 'config'),
+  depth = 0,
+  seen = new Set<string>(),
+): Promise<string[]> {
   if (depth > 8 || seen.has(file)) return [];
   seen.add(file);
   let text: string;
@@ -40,9 +56,14 @@ export async function sshConfigHosts(file = join(homedir(), '.ssh', 'config'), d
     const m = /^(\w+)\s*(?:=\s*|\s+)(.*)$/.exec(line);
     if (!m) continue;
     const keyword = m[1]!.toLowerCase();
-    const words = m[2]!.split(/\s+/).map((w) => w.replace(/^"(.*)"$/, '$1')).filter(Boolean);
+    const words = m[2]!
+      .split(/\s+/)
+      .map((w) => w.replace(/^"(.*)"$/, '$1'))
+      .filter(Boolean);
     if (keyword === 'include') {
-      for (const w of words) for (const f of await expandInclude(w, join(homedir(), '.ssh'))) hosts.push(...(await sshConfigHosts(f, depth + 1, seen)));
+      for (const w of words)
+        for (const f of await expandInclude(w, join(homedir(), '.ssh')))
+          hosts.push(...(await sshConfigHosts(f, depth + 1, seen)));
     } else if (keyword === 'host') {
       for (const w of words) {
         if (/[*?!]/.test(w)) continue;

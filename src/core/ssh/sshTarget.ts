@@ -22,7 +22,8 @@ import { HEARTBEAT_INTERVAL_MS, NODE_STOPS_HELPER_WITHIN_S, REMOTE_KILL_GRACE_S 
 import type { SshSettings } from './sshArgs';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const SSH_MESSAGE = /^(Connection |Timeout|client_loop|mux_client|ssh:|ssh_|Read from|Write failed|packet_write|Control socket|Shared connection|Broken pipe)/;
+const SSH_MESSAGE =
+  /^(Connection |Timeout|client_loop|mux_client|ssh:|ssh_|Read from|Write failed|packet_write|Control socket|Shared connection|Broken pipe)/;
 
 export class SshTarget implements Target {
   readonly kind = 'ssh';
@@ -46,7 +47,8 @@ export class SshTarget implements Target {
     let pid: number | undefined;
     // `env` with NAME=VALUE words sets the environment without a shell; names are checked so none reads as an option.
     const env = Object.entries(options.env ?? {});
-    for (const [name] of env) if (!ENV_NAME.test(name)) throw new Error(`environment variable name "${name}" is not valid`);
+    for (const [name] of env)
+      if (!ENV_NAME.test(name)) throw new Error(`environment variable name "${name}" is not valid`);
     const argv = env.length > 0 ? ['env', ...env.map(([k, v]) => `${k}=${v}`), file, ...args] : [file, ...args];
 
     const exit = (async (): Promise<ProcessExit> => {
@@ -99,7 +101,11 @@ export class SshTarget implements Target {
       if (result.exitCode === SSH_ERROR_EXIT && !options.signal?.aborted) {
         const said = sshStderr.join('');
         // The channel's stderr also carries the helper's diagnostics; only ssh's own words explain a drop.
-        const lastSshLine = said.split('\n').map((l) => l.trim()).filter((l) => SSH_MESSAGE.test(l)).at(-1);
+        const lastSshLine = said
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => SSH_MESSAGE.test(l))
+          .at(-1);
         const why = explainSshFailure(this.label, said, this.connection.connectTimeoutS);
         // Timed from the silence, not from this line: ssh says so only after its keepalives went unanswered.
         const line = sawOutput
@@ -144,7 +150,9 @@ export class SshTarget implements Target {
             }
           }
         } finally {
-          await removeRemoteRunDir(conn, runId).catch((err: Error) => onProblem?.(`could not clear the run folder on ${conn.label}: ${err.message}`));
+          await removeRemoteRunDir(conn, runId).catch((err: Error) =>
+            onProblem?.(`could not clear the run folder on ${conn.label}: ${err.message}`),
+          );
         }
         return missing;
       },

@@ -19,7 +19,8 @@ function header(name: string, size: number, mode: number, type: '0' | '5', mtime
   if (Buffer.byteLength(name) > 100) {
     // ustar splits long names at a slash: up to 155 bytes of prefix, up to 100 of name.
     const cut = name.lastIndexOf('/', 155);
-    if (cut <= 0 || Buffer.byteLength(name.slice(cut + 1)) > 100 || Buffer.byteLength(name.slice(0, cut)) > 155) throw new Error(`path too long for the helper's source archive: ${name}`);
+    if (cut <= 0 || Buffer.byteLength(name.slice(cut + 1)) > 100 || Buffer.byteLength(name.slice(0, cut)) > 155)
+      throw new Error(`path too long for the helper's source archive: ${name}`);
     prefix = name.slice(0, cut);
     base = name.slice(cut + 1);
   }

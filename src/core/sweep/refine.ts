@@ -105,10 +105,14 @@ function byPair(samples: readonly Sample[]): { pair: EndpointPair; samples: Samp
 }
 
 /** What makes a sample the same point as another: size, path, CUs, pair, and (optionally) the timing mode. */
-const pointKey = (s: Sample, withMode: boolean) => `${s.sizeBytes}|${s.mover}|${s.initiator}|${s.cus}|${s.src}:${s.dst}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}`;
+const pointKey = (s: Sample, withMode: boolean) =>
+  `${s.sizeBytes}|${s.mover}|${s.initiator}|${s.cus}|${s.src}:${s.dst}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}`;
 
 /** Each pair and initiator that has both paths measured, with its crossover at the chosen CU count. */
-export function crossoversOf(samples: readonly Sample[], cus: RefineOptions['cus']): { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] {
+export function crossoversOf(
+  samples: readonly Sample[],
+  cus: RefineOptions['cus'],
+): { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] {
   const out: { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] = [];
   for (const { pair, samples: mine } of byPair(samples)) {
     for (const initiator of ['host', 'device'] as const) {
@@ -136,20 +140,39 @@ function bracket(c: Crossover): [number, number] | undefined {
  * their spreads overlap there however often it is measured; more repetitions are asked only
  * where too few were taken to judge a spread at all.
  */
-export function judge(c: Crossover, o: Pick<RefineOptions, 'tolerance'>): { placed: boolean; reason?: string; sizes?: number[]; moreIters?: boolean } {
+export function judge(
+  c: Crossover,
+  o: Pick<RefineOptions, 'tolerance'>,
+): { placed: boolean; reason?: string; sizes?: number[]; moreIters?: boolean } {
   const b = bracket(c);
-  if (!b) return { placed: false, reason: c.kind === 'crossover' ? 'no bracketing sizes' : `no crossover to refine (${c.kind})` };
+  if (!b)
+    return {
+      placed: false,
+      reason: c.kind === 'crossover' ? 'no bracketing sizes' : `no crossover to refine (${c.kind})`,
+    };
   const [lo, hi] = b;
   const fewReps = c.repetitions < MIN_REPETITIONS;
   if (hi / lo <= placedRatio(o.tolerance) && !fewReps) return { placed: true };
   const mid = midSize(lo, hi);
-  if (hi / lo > placedRatio(o.tolerance) && mid !== undefined) return { placed: false, reason: `between ${formatBytes(lo)} and ${formatBytes(hi)}`, sizes: [mid], moreIters: fewReps };
-  if (fewReps) return { placed: false, reason: `only ${c.repetitions} repetitions around it`, sizes: [lo, hi], moreIters: true };
+  if (hi / lo > placedRatio(o.tolerance) && mid !== undefined)
+    return {
+      placed: false,
+      reason: `between ${formatBytes(lo)} and ${formatBytes(hi)}`,
+      sizes: [mid],
+      moreIters: fewReps,
+    };
+  if (fewReps)
+    return { placed: false, reason: `only ${c.repetitions} repetitions around it`, sizes: [lo, hi], moreIters: true };
   return { placed: false, reason: `no size on the probe grain lies between ${formatBytes(lo)} and ${formatBytes(hi)}` };
 }
 
 /** Runs rounds of probes until every crossover is placed, the budget is spent or a round fails. */
-export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (probe: Probe, round: number) => Promise<Run>, now: () => number = Date.now): Promise<RefineResult> {
+export async function refineCrossovers(
+  run: Run,
+  o: RefineOptions,
+  runProbe: (probe: Probe, round: number) => Promise<Run>,
+  now: () => number = Date.now,
+): Promise<RefineResult> {
   const started = now();
   // By point: a re-measured size replaces what was there (and moves to the end).
   const added = new Map<string, Sample>();
@@ -172,7 +195,8 @@ export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (pr
   });
 
   const found = crossoversOf(all(), o.cus);
-  if (found.every((x) => judge(x.crossover, o).reason?.startsWith('no crossover') ?? true)) return result('nothing-to-refine');
+  if (found.every((x) => judge(x.crossover, o).reason?.startsWith('no crossover') ?? true))
+    return result('nothing-to-refine');
   for (let round = 1; round <= maxRounds; round++) {
     const probes: Probe[] = [];
     for (const { pair, initiator, crossover } of crossoversOf(all(), o.cus)) {
@@ -181,7 +205,14 @@ export async function refineCrossovers(run: Run, o: RefineOptions, runProbe: (pr
       const key = `${pairName(pair)} ${initiator}`;
       const n = j.moreIters ? Math.min(o.maxIters, (iters.get(key) ?? o.iters) * 2) : (iters.get(key) ?? o.iters);
       iters.set(key, n);
-      probes.push({ initiator, pair, paths: [pathName('engine', initiator), pathName('cu', initiator)], cus: crossover.cus, sizes: j.sizes, iters: n });
+      probes.push({
+        initiator,
+        pair,
+        paths: [pathName('engine', initiator), pathName('cu', initiator)],
+        cus: crossover.cus,
+        sizes: j.sizes,
+        iters: n,
+      });
     }
     if (probes.length === 0) return result('placed');
     if (now() - started >= o.budgetMs) return result('budget');
@@ -216,7 +247,9 @@ export function withRefinements(run: Run, rounds: readonly Run[]): Run & { refin
     }
   }
   const refined = [...byPoint.values()];
-  const samples = [...run.samples.filter((x) => !byPoint.has(pointKey(x, true))), ...refined].sort((a, b) => a.sizeBytes - b.sizeBytes);
+  const samples = [...run.samples.filter((x) => !byPoint.has(pointKey(x, true))), ...refined].sort(
+    (a, b) => a.sizeBytes - b.sizeBytes,
+  );
   return { ...run, samples, refinedSamples: refined };
 }
 
@@ -225,7 +258,11 @@ export function withRefinements(run: Run, rounds: readonly Run[]): Run & { refin
  * the grid's own time per point, times the points a log-spaced grid over the measured range
  * needs at a spacing of placedRatio(tolerance), for the grid's paths, CU counts and pairs.
  */
-export function fullGridEstimateMs(grid: Run, gridElapsedMs: number, tolerance: number): { ms: number; points: number } | undefined {
+export function fullGridEstimateMs(
+  grid: Run,
+  gridElapsedMs: number,
+  tolerance: number,
+): { ms: number; points: number } | undefined {
   const points = grid.samples.length;
   const sizes = [...new Set(grid.samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
   if (points === 0 || sizes.length < 2) return undefined;
@@ -277,16 +314,32 @@ export function refineRoundCommand(options: SweepOptions, round: number, gridId:
 }
 
 /** How a refinement went, in the words the CLI and the editor both use. */
-export function refinementSummary(grid: Run, r: RefineResult, gridMs: number, tolerance: number): { summary: string; crossovers: string[]; estimate?: { ms: number; points: number } } {
+export function refinementSummary(
+  grid: Run,
+  r: RefineResult,
+  gridMs: number,
+  tolerance: number,
+): { summary: string; crossovers: string[]; estimate?: { ms: number; points: number } } {
   const estimate = fullGridEstimateMs(grid, gridMs, tolerance);
   const pct = Math.round(tolerance * 100);
   const placed = r.crossovers.filter((c) => c.placed).length;
-  const why = { placed: 'every crossover placed', budget: 'the time budget ran out', rounds: 'the round limit was reached', failed: `a round failed: ${r.failure ?? ''}`, 'nothing-to-refine': 'no crossover between two measured sizes to refine' }[r.stopped];
-  const vs = estimate ? `; a uniform grid fine enough for ±${pct}% everywhere (${estimate.points} points) would take about ${(estimate.ms / 1000).toFixed(1)} s: grid and refinement took ${((100 * (gridMs + r.elapsedMs)) / estimate.ms).toFixed(0)}% of that` : '';
+  const why = {
+    placed: 'every crossover placed',
+    budget: 'the time budget ran out',
+    rounds: 'the round limit was reached',
+    failed: `a round failed: ${r.failure ?? ''}`,
+    'nothing-to-refine': 'no crossover between two measured sizes to refine',
+  }[r.stopped];
+  const vs = estimate
+    ? `; a uniform grid fine enough for ±${pct}% everywhere (${estimate.points} points) would take about ${(estimate.ms / 1000).toFixed(1)} s: grid and refinement took ${((100 * (gridMs + r.elapsedMs)) / estimate.ms).toFixed(0)}% of that`
+    : '';
   const summary = `refinement: ${placed} of ${r.crossovers.length} crossovers placed within ±${pct}% in ${r.rounds} rounds (${r.samples.length} new samples, ${(r.elapsedMs / 1000).toFixed(1)} s; ${why}); the grid took ${(gridMs / 1000).toFixed(1)} s${vs}`;
   const crossovers = r.crossovers.map((c) => {
     const x = c.crossover;
-    const at = x.estimateBytes !== undefined ? `crossing near ${formatBytes(Math.round(x.estimateBytes))}${x.rangeBytes ? `, between ${formatBytes(Math.round(x.rangeBytes[0]))} and ${formatBytes(Math.round(x.rangeBytes[1]))}` : ''}` : x.kind;
+    const at =
+      x.estimateBytes !== undefined
+        ? `crossing near ${formatBytes(Math.round(x.estimateBytes))}${x.rangeBytes ? `, between ${formatBytes(Math.round(x.rangeBytes[0]))} and ${formatBytes(Math.round(x.rangeBytes[1]))}` : ''}`
+        : x.kind;
     return `${c.initiator}-initiated ${pairName(c.pair)} against ${x.cus} CUs: ${at}${c.placed ? '' : ` (not placed: ${c.reason})`}`;
   });
   return { summary, crossovers, ...(estimate ? { estimate } : {}) };

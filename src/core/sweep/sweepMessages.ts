@@ -9,7 +9,14 @@ import { PATHS } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
-const SweepPointSchema = v.object({ sizeBytes: finite, gbps: finite, gbpsLow: finite, gbpsHigh: finite, meanNs: finite, refined: v.optional(v.literal(true)) });
+const SweepPointSchema = v.object({
+  sizeBytes: finite,
+  gbps: finite,
+  gbpsLow: finite,
+  gbpsHigh: finite,
+  meanNs: finite,
+  refined: v.optional(v.literal(true)),
+});
 
 export const SweepViewSchema = v.object({
   runId: str,
@@ -21,13 +28,17 @@ export const SweepViewSchema = v.object({
   src: endpoint,
   dst: endpoint,
   pairs: v.pipe(v.array(v.object({ src: endpoint, dst: endpoint, label: str })), v.maxLength(4096)),
-  unsupported: v.array(v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, reason: str, points: finite, text: str })),
+  unsupported: v.array(
+    v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, reason: str, points: finite, text: str }),
+  ),
   status: str,
   statusMessage: str,
   progress: v.object({ done: finite, total: finite }),
   cuCounts: v.array(finite),
   sizes: v.array(finite),
-  series: v.array(v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, cus: finite, points: v.array(SweepPointSchema) })),
+  series: v.array(
+    v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, cus: finite, points: v.array(SweepPointSchema) }),
+  ),
   warnings: v.array(str),
   problems: v.array(str),
 });

@@ -6,7 +6,16 @@
 import type { BackendChoice } from '../backendChoice';
 import { BACKEND_CHOICES } from '../backendChoice';
 import type { EndpointPair } from '../endpoints';
-import { PAIR_PATTERN, checkPair, endpointArg, isEndpoint, pairArg, pairName, parsePair, uniquePairs } from '../endpoints';
+import {
+  PAIR_PATTERN,
+  checkPair,
+  endpointArg,
+  isEndpoint,
+  pairArg,
+  pairName,
+  parsePair,
+  uniquePairs,
+} from '../endpoints';
 import type { PathName } from '../protocol';
 import { PATHS } from '../protocol';
 import { LIMITS as HELPER_LIMITS, isFaultSpec, isSimWeakSpec, sizeRangeText } from '../limits';
@@ -38,7 +47,9 @@ export interface SweepOptions {
 }
 
 /** 13 sizes from 4 KiB to 1 GiB, denser around the hundreds-of-KiB crossover. */
-export const DEFAULT_SIZES = [4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 16384, 65536, 262144, 1048576].map((k) => k * 1024);
+export const DEFAULT_SIZES = [4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 16384, 65536, 262144, 1048576].map(
+  (k) => k * 1024,
+);
 export const DEFAULT_CUS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 export const DEFAULT_SWEEP: SweepOptions = {
@@ -66,30 +77,52 @@ function isInt(x: unknown, min: number, max: number): x is number {
 
 /** Throws an Error naming the first invalid field. */
 export function checkSweepOptions(o: SweepOptions): SweepOptions {
-  if (!(BACKEND_CHOICES as readonly string[]).includes(o.backend)) throw new Error(`backend must be one of ${BACKEND_CHOICES.join(', ')} (got "${String(o.backend)}")`);
-  if (!Array.isArray(o.sizes) || o.sizes.length === 0 || o.sizes.length > LIMITS.listLength) throw new Error(`sizes must list 1..${LIMITS.listLength} sizes`);
-  for (const s of o.sizes) if (!isInt(s, 1, MAX_SIZE_BYTES)) throw new Error(`size ${String(s)} is not a whole number of bytes in ${sizeRangeText()}`);
-  if (!Array.isArray(o.paths) || o.paths.length === 0) throw new Error('paths must name at least one of ' + PATHS.join(', '));
-  for (const p of o.paths) if (!(PATHS as readonly string[]).includes(p)) throw new Error(`unknown path "${String(p)}" (use ${PATHS.join(', ')})`);
-  if (!Array.isArray(o.cus) || o.cus.length === 0 || o.cus.length > LIMITS.listLength) throw new Error('CU counts must list at least one count');
-  for (const c of o.cus) if (!isInt(c, 1, LIMITS.cus)) throw new Error(`CU count ${String(c)} must be a whole number in 1..${LIMITS.cus}`);
+  if (!(BACKEND_CHOICES as readonly string[]).includes(o.backend))
+    throw new Error(`backend must be one of ${BACKEND_CHOICES.join(', ')} (got "${String(o.backend)}")`);
+  if (!Array.isArray(o.sizes) || o.sizes.length === 0 || o.sizes.length > LIMITS.listLength)
+    throw new Error(`sizes must list 1..${LIMITS.listLength} sizes`);
+  for (const s of o.sizes)
+    if (!isInt(s, 1, MAX_SIZE_BYTES))
+      throw new Error(`size ${String(s)} is not a whole number of bytes in ${sizeRangeText()}`);
+  if (!Array.isArray(o.paths) || o.paths.length === 0)
+    throw new Error('paths must name at least one of ' + PATHS.join(', '));
+  for (const p of o.paths)
+    if (!(PATHS as readonly string[]).includes(p))
+      throw new Error(`unknown path "${String(p)}" (use ${PATHS.join(', ')})`);
+  if (!Array.isArray(o.cus) || o.cus.length === 0 || o.cus.length > LIMITS.listLength)
+    throw new Error('CU counts must list at least one count');
+  for (const c of o.cus)
+    if (!isInt(c, 1, LIMITS.cus)) throw new Error(`CU count ${String(c)} must be a whole number in 1..${LIMITS.cus}`);
   if (!isInt(o.iters, 1, LIMITS.iters)) throw new Error(`iterations must be a whole number in 1..${LIMITS.iters}`);
   if (!isInt(o.seed, 0, 2 ** 32 - 1)) throw new Error('seed must be a whole number in 0..4294967295');
-  if (!Array.isArray(o.pairs) || o.pairs.length > LIMITS.pairs) throw new Error(`endpoint pairs must list at most ${LIMITS.pairs} pairs (none: the node's default)`);
+  if (!Array.isArray(o.pairs) || o.pairs.length > LIMITS.pairs)
+    throw new Error(`endpoint pairs must list at most ${LIMITS.pairs} pairs (none: the node's default)`);
   for (const p of o.pairs) {
-    if (typeof p !== 'object' || p === null || !isEndpoint(p.src) || !isEndpoint(p.dst)) throw new Error(`endpoint pair ${JSON.stringify(p)} must have src and dst, each a GPU index 0..1023 or host`);
+    if (typeof p !== 'object' || p === null || !isEndpoint(p.src) || !isEndpoint(p.dst))
+      throw new Error(`endpoint pair ${JSON.stringify(p)} must have src and dst, each a GPU index 0..1023 or host`);
     checkPair(p);
   }
-  if (uniquePairs(o.pairs).length !== o.pairs.length) throw new Error(`endpoint pairs name a pair twice (${o.pairs.map(pairName).join(', ')})`);
+  if (uniquePairs(o.pairs).length !== o.pairs.length)
+    throw new Error(`endpoint pairs name a pair twice (${o.pairs.map(pairName).join(', ')})`);
   if (o.simGpus !== undefined) {
-    if (!isInt(o.simGpus, 1, LIMITS.simGpus)) throw new Error(`simulated GPU count must be a whole number in 1..${LIMITS.simGpus} (got ${String(o.simGpus)})`);
-    if (o.backend === 'hip' || o.backend === 'cuda') throw new Error(`a simulated GPU count only applies to the sim backend (or auto without GPUs), not to ${o.backend}`);
+    if (!isInt(o.simGpus, 1, LIMITS.simGpus))
+      throw new Error(`simulated GPU count must be a whole number in 1..${LIMITS.simGpus} (got ${String(o.simGpus)})`);
+    if (o.backend === 'hip' || o.backend === 'cuda')
+      throw new Error(
+        `a simulated GPU count only applies to the sim backend (or auto without GPUs), not to ${o.backend}`,
+      );
   }
-  if (o.timelineSizeBytes !== undefined && !isInt(o.timelineSizeBytes, 1, MAX_SIZE_BYTES)) throw new Error(`timeline size must be in ${sizeRangeText()}`);
-  if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-'))) throw new Error('timeline file must be a path that does not start with "-"');
-  if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs)) throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
+  if (o.timelineSizeBytes !== undefined && !isInt(o.timelineSizeBytes, 1, MAX_SIZE_BYTES))
+    throw new Error(`timeline size must be in ${sizeRangeText()}`);
+  if (o.timelineOut !== undefined && (o.timelineOut.length === 0 || o.timelineOut.startsWith('-')))
+    throw new Error('timeline file must be a path that does not start with "-"');
+  if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs))
+    throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
   if (o.fault !== undefined && !isFaultSpec(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
-  if (o.simWeak !== undefined && !isSimWeakSpec(o.simWeak)) throw new Error(`--sim-weak "${o.simWeak}" is not WHAT=FACTOR[@HOST] (WHAT: engine, cu, link, pcie; FACTOR in (0, 4]), comma-separated`);
+  if (o.simWeak !== undefined && !isSimWeakSpec(o.simWeak))
+    throw new Error(
+      `--sim-weak "${o.simWeak}" is not WHAT=FACTOR[@HOST] (WHAT: engine, cu, link, pcie; FACTOR in (0, 4]), comma-separated`,
+    );
   return o;
 }
 
@@ -98,12 +131,18 @@ export function sweepArgs(o: SweepOptions): string[] {
   checkSweepOptions(o);
   const args = [
     'sweep',
-    '--backend', o.backend,
-    '--sizes', o.sizes.map(formatSizeArg).join(','),
-    '--paths', o.paths.join(','),
-    '--cus', o.cus.join(','),
-    '--iters', String(o.iters),
-    '--seed', String(o.seed),
+    '--backend',
+    o.backend,
+    '--sizes',
+    o.sizes.map(formatSizeArg).join(','),
+    '--paths',
+    o.paths.join(','),
+    '--cus',
+    o.cus.join(','),
+    '--iters',
+    String(o.iters),
+    '--seed',
+    String(o.seed),
     ...pairFlags(o.pairs),
   ];
   if (o.simGpus !== undefined) args.push('--sim-gpus', String(o.simGpus));
@@ -127,7 +166,10 @@ export function readEndpoints(x: unknown): EndpointPair[] {
   if (x === undefined || x === null) return [];
   if (!Array.isArray(x)) throw new Error('must be a list of "SRC:DST" strings such as ["host:0", "0:host", "0:0"]');
   const pairs = x.map((item, i) => {
-    if (typeof item !== 'string' || !PAIR_PATTERN.test(item.trim())) throw new Error(`item ${i + 1} (${JSON.stringify(item)}) must be "SRC:DST" with a GPU index or host on each side, e.g. "host:0", "0:1"`);
+    if (typeof item !== 'string' || !PAIR_PATTERN.test(item.trim()))
+      throw new Error(
+        `item ${i + 1} (${JSON.stringify(item)}) must be "SRC:DST" with a GPU index or host on each side, e.g. "host:0", "0:1"`,
+      );
     try {
       return parsePair(item);
     } catch (err) {
@@ -136,4 +178,3 @@ export function readEndpoints(x: unknown): EndpointPair[] {
   });
   return pairs;
 }
-

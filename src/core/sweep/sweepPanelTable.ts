@@ -27,8 +27,13 @@ export function seriesLabel(series: Pick<SweepSeries, 'path' | 'cus'>): string {
  */
 export function sweepTableModel(view: SweepView): TableModel {
   const severalPairs = view.pairs.length > 1;
-  const name = (s: SweepSeries) => `${severalPairs ? `${endpointName(s.src)} → ${endpointName(s.dst)} ` : ''}${seriesLabel(s)}`;
-  const columns = ['size', 'bytes', ...view.series.flatMap((s) => [`${name(s)} GB/s`, `${name(s)} low GB/s`, `${name(s)} high GB/s`])];
+  const name = (s: SweepSeries) =>
+    `${severalPairs ? `${endpointName(s.src)} → ${endpointName(s.dst)} ` : ''}${seriesLabel(s)}`;
+  const columns = [
+    'size',
+    'bytes',
+    ...view.series.flatMap((s) => [`${name(s)} GB/s`, `${name(s)} low GB/s`, `${name(s)} high GB/s`]),
+  ];
   const sizes = [...new Set(view.series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
   const bySize = view.series.map((s) => new Map(s.points.map((p) => [p.sizeBytes, p])));
   const rows = sizes.map((size): TableCell[] => [

@@ -70,7 +70,14 @@ export interface UnsupportedPath extends EndpointPair {
 function point(s: Sample, refined: boolean): SweepPoint {
   const gbpsAt = (ns: number) => (ns > 0 ? s.sizeBytes / ns : 0);
   // A summary-only sample (imported) has no spread: its band is the point itself.
-  return { sizeBytes: s.sizeBytes, gbps: s.gbps, gbpsLow: s.maxNs !== undefined ? gbpsAt(s.maxNs) : s.gbps, gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps, meanNs: s.meanNs, ...(refined ? { refined: true as const } : {}) };
+  return {
+    sizeBytes: s.sizeBytes,
+    gbps: s.gbps,
+    gbpsLow: s.maxNs !== undefined ? gbpsAt(s.maxNs) : s.gbps,
+    gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps,
+    meanNs: s.meanNs,
+    ...(refined ? { refined: true as const } : {}),
+  };
 }
 
 /**
@@ -80,7 +87,7 @@ function point(s: Sample, refined: boolean): SweepPoint {
  * "AMD builds") and has never been run on AMD hardware by SDMA Lens.
  */
 export const ROCSHMEM_UNTESTED =
-  'engine/device here went through rocSHMEM\'s SDMA transport (rocshmem-sdma): SDMA Lens builds this path in its CI only against a declarations-only rocSHMEM API and has not run it on AMD hardware; check its numbers against rocSHMEM\'s own tests before relying on them.';
+  "engine/device here went through rocSHMEM's SDMA transport (rocshmem-sdma): SDMA Lens builds this path in its CI only against a declarations-only rocSHMEM API and has not run it on AMD hardware; check its numbers against rocSHMEM's own tests before relying on them.";
 
 function provenanceNotes(run: Run): string[] {
   return run.samples.some((s) => s.label === 'rocshmem-sdma') ? [ROCSHMEM_UNTESTED] : [];
@@ -89,7 +96,9 @@ function provenanceNotes(run: Run): string[] {
 /** `live` is true while the helper still runs: an unfinished run then reads "running", not "incomplete". */
 export function sweepView(run: Run, live = false): SweepView {
   // A sweep read with its refinement rounds (runs/refinements.ts) names the samples they added.
-  const refined = new Set<Sample>('refinedSamples' in run ? (run as Run & { refinedSamples: Sample[] }).refinedSamples : []);
+  const refined = new Set<Sample>(
+    'refinedSamples' in run ? (run as Run & { refinedSamples: Sample[] }).refinedSamples : [],
+  );
   const byKey = new Map<string, SweepSeries>();
   const cuCounts = new Set<number>();
   const sizes = new Set<number>();
@@ -106,11 +115,20 @@ export function sweepView(run: Run, live = false): SweepView {
     series.points.push(point(s, refined.has(s)));
   }
   const order = (p: PathName) => PATHS.indexOf(p);
-  const series = [...byKey.values()].sort((a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || a.cus - b.cus);
+  const series = [...byKey.values()].sort(
+    (a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || a.cus - b.cus,
+  );
   for (const s of series) s.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
   const unsupported: UnsupportedPath[] = (run.pathUnsupported ?? []).map((u) => {
     const path = pathName(u.mover, u.initiator);
-    return { path, src: u.src, dst: u.dst, reason: u.reason, points: u.points, text: `${path}: not for ${pairName(u)}: ${u.reason}` };
+    return {
+      path,
+      src: u.src,
+      dst: u.dst,
+      reason: u.reason,
+      points: u.points,
+      text: `${path}: not for ${pairName(u)}: ${u.reason}`,
+    };
   });
   unsupported.sort((a, b) => comparePairs(a, b) || order(a.path) - order(b.path));
   const byPair = new Map<string, SweepPair>();

@@ -8,6 +8,10 @@
 import * as v from 'valibot';
 import { TABLE_FORMATS } from './tableText';
 
-export const ExportTableMessageSchema = v.object({ type: v.literal('export-table'), format: v.picklist(TABLE_FORMATS) });
+export const ExportTableMessageSchema = v.object({
+  type: v.literal('export-table'),
+  format: v.picklist(TABLE_FORMATS),
+});
 export const CopyTableMessageSchema = v.object({ type: v.literal('copy-table') });
-export type TableMessage = v.InferOutput<typeof ExportTableMessageSchema> | v.InferOutput<typeof CopyTableMessageSchema>;
+export type TableMessage =
+  v.InferOutput<typeof ExportTableMessageSchema> | v.InferOutput<typeof CopyTableMessageSchema>;

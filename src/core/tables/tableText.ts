@@ -71,7 +71,12 @@ function oneLine(text: string): string {
 /** A GitHub table under the title as a heading, the notes as a list below it. */
 export function tableMarkdown(table: TableModel): string {
   const row = (cells: readonly TableCell[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
-  const lines = [`## ${oneLine(table.title)}`, '', row(table.columns), `|${table.columns.map(() => ' --- |').join('')}`];
+  const lines = [
+    `## ${oneLine(table.title)}`,
+    '',
+    row(table.columns),
+    `|${table.columns.map(() => ' --- |').join('')}`,
+  ];
   for (const r of table.rows) lines.push(row(r));
   const notes = table.notes ?? [];
   if (notes.length > 0) {
@@ -87,6 +92,10 @@ export function tableText(table: TableModel, format: TableFormat): string {
 
 /** A file name for the export: the name's base kept to safe characters, the format's extension. */
 export function tableFileName(base: string, format: TableFormat): string {
-  const safe = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(0, 160) || 'table';
+  const safe =
+    base
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[.-]+/, '')
+      .slice(0, 160) || 'table';
   return `${safe}.${format === 'csv' ? 'csv' : 'md'}`;
 }

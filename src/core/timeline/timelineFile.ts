@@ -69,17 +69,23 @@ export function readTimelineFile(data: Uint8Array): TimelineColumns {
   if (magic !== TIMELINE_MAGIC) throw new TimelineFormatError('not an sdmatl timeline file (bad magic)');
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const version = view.getUint32(8, true);
-  if (version !== 1) throw new TimelineFormatError(`timeline file version ${version} is not supported (this reader knows version 1)`);
+  if (version !== 1)
+    throw new TimelineFormatError(`timeline file version ${version} is not supported (this reader knows version 1)`);
   const count64 = view.getBigUint64(16, true);
   if (count64 > BigInt(Number.MAX_SAFE_INTEGER)) throw new TimelineFormatError('timeline event count is implausible');
   // Every event needs 49 bytes of columns: a count the file cannot hold is refused before any size is computed from it.
   if (count64 > BigInt(Math.floor((data.byteLength - HEADER_BYTES) / EVENT_BYTES))) {
-    throw new TimelineFormatError(`timeline file is truncated: ${data.byteLength} bytes cannot hold the ${count64} events its header names`);
+    throw new TimelineFormatError(
+      `timeline file is truncated: ${data.byteLength} bytes cannot hold the ${count64} events its header names`,
+    );
   }
   const count = Number(count64);
   const widths = [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8];
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
-  if (data.byteLength < needed) throw new TimelineFormatError(`timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events`);
+  if (data.byteLength < needed)
+    throw new TimelineFormatError(
+      `timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events`,
+    );
   let offset = HEADER_BYTES;
   // Copy each column into its own aligned buffer: the file's bytes need not be aligned for typed arrays.
   const take = <T>(width: number, make: (buffer: ArrayBuffer) => T): T => {

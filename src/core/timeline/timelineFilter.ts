@@ -53,7 +53,10 @@ function terms(query: string): string[] {
       term += c;
     }
   }
-  if (quoted) throw new FilterSyntaxError(`a quote is not closed in ${term} (names with spaces go in double quotes: kernel:"ns::k(float*, int)")`);
+  if (quoted)
+    throw new FilterSyntaxError(
+      `a quote is not closed in ${term} (names with spaces go in double quotes: kernel:"ns::k(float*, int)")`,
+    );
   if (term) out.push(term);
   return out;
 }
@@ -68,15 +71,18 @@ function kernelValues(value: string): string[] {
       i++;
       for (; i < value.length && value[i] !== '"'; i++) name += value[i] === '\\' ? value[++i] : value[i];
       i++; // the closing quote
-      if (i < value.length && value[i] !== ',') throw new FilterSyntaxError(`kernel: expected a comma after the quoted name "${name}"`);
+      if (i < value.length && value[i] !== ',')
+        throw new FilterSyntaxError(`kernel: expected a comma after the quoted name "${name}"`);
     } else {
       const comma = value.indexOf(',', i);
       name = value.slice(i, comma < 0 ? value.length : comma);
       i += name.length;
-      if (name.includes('"')) throw new FilterSyntaxError(`kernel: a quote inside ${name}: put the whole name in double quotes`);
+      if (name.includes('"'))
+        throw new FilterSyntaxError(`kernel: a quote inside ${name}: put the whole name in double quotes`);
     }
     name = name.trim();
-    if (!name) throw new FilterSyntaxError('kernel: needs a name, e.g. kernel:myKernel or kernel:"ns::k<float>(float*, int)"');
+    if (!name)
+      throw new FilterSyntaxError('kernel: needs a name, e.g. kernel:myKernel or kernel:"ns::k<float>(float*, int)"');
     values.push(name);
     i++; // the comma
   }
@@ -107,7 +113,11 @@ export function kernelNameMatches(printed: string, wanted: string): boolean {
   return want.length > 0 && (have === want || have.endsWith(`::${want}`));
 }
 
-const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function indices(values: string[], names: readonly string[], what: string): number[] {
   return values.map((value) => {
@@ -145,7 +155,8 @@ export function parseFilter(query: string): TimelineFilter {
       if (op === '<') f.maxBytes = Math.min(f.maxBytes ?? Infinity, bytes - 1);
       continue;
     }
-    if (term.includes('"') && !/^kernel:/i.test(term)) throw new FilterSyntaxError(`quotes are for kernel names only (kernel:"..."), not in ${term}`);
+    if (term.includes('"') && !/^kernel:/i.test(term))
+      throw new FilterSyntaxError(`quotes are for kernel names only (kernel:"..."), not in ${term}`);
     const pair = /^([a-z]+):(.*)$/is.exec(term);
     if (pair) {
       const [, key, value] = pair as unknown as [string, string, string];
@@ -179,11 +190,21 @@ export function parseFilter(query: string): TimelineFilter {
       continue;
     }
     const word = term.toLowerCase();
-    if ((TIMELINE_EVENT_KINDS as readonly string[]).includes(word)) f.kinds = union(f.kinds, [TIMELINE_EVENT_KINDS.indexOf(word as never)]);
+    if ((TIMELINE_EVENT_KINDS as readonly string[]).includes(word))
+      f.kinds = union(f.kinds, [TIMELINE_EVENT_KINDS.indexOf(word as never)]);
     else if ((PATHS as readonly string[]).includes(word)) f.paths = union(f.paths, [PATHS.indexOf(word as never)]);
-    else if (word === 'cu' || word === 'engine') f.paths = union(f.paths, PATHS.flatMap((p, i) => (p.startsWith(`${word}/`) ? [i] : [])));
-    else if (word === 'host' || word === 'device') f.paths = union(f.paths, PATHS.flatMap((p, i) => (p.endsWith(`/${word}`) ? [i] : [])));
-    else if ((PACKET_OPS as readonly string[]).includes(word)) f.ops = union(f.ops, [PACKET_OPS.indexOf(word as never)]);
+    else if (word === 'cu' || word === 'engine')
+      f.paths = union(
+        f.paths,
+        PATHS.flatMap((p, i) => (p.startsWith(`${word}/`) ? [i] : [])),
+      );
+    else if (word === 'host' || word === 'device')
+      f.paths = union(
+        f.paths,
+        PATHS.flatMap((p, i) => (p.endsWith(`/${word}`) ? [i] : [])),
+      );
+    else if ((PACKET_OPS as readonly string[]).includes(word))
+      f.ops = union(f.ops, [PACKET_OPS.indexOf(word as never)]);
     else throw new FilterSyntaxError(`"${term}" is not a kind, path, op or field:value`);
   }
   return f;

@@ -66,7 +66,13 @@ class Growable {
 
   push(lane: number, b: number, level: number, path: number, count: number, bytes: number, busyNs: number): void {
     const last = this.lane.length - 1;
-    if (last >= 0 && this.lane[last] === lane && this.b1[last] === b && this.level[last] === level && this.path[last] === path) {
+    if (
+      last >= 0 &&
+      this.lane[last] === lane &&
+      this.b1[last] === b &&
+      this.level[last] === level &&
+      this.path[last] === path
+    ) {
       this.b1[last] = b + 1;
       this.count[last]! += count;
       this.bytes[last]! += bytes;
@@ -157,7 +163,14 @@ export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'ma
 /** 34 bytes per event; with these and the index the worker no longer needs the file's columns. */
 export function lodColumns(t: TimelineColumns, index: LodIndex): LodColumns {
   const n = index.order.length;
-  const c: LodColumns = { startNs: new Float64Array(n), endNs: new Float64Array(n), extentNs: new Float32Array(n), bytes: new Float64Array(n), path: new Uint8Array(n), kind: new Uint8Array(n) };
+  const c: LodColumns = {
+    startNs: new Float64Array(n),
+    endNs: new Float64Array(n),
+    extentNs: new Float32Array(n),
+    bytes: new Float64Array(n),
+    path: new Uint8Array(n),
+    kind: new Uint8Array(n),
+  };
   for (let k = 0; k < n; k++) {
     const e = index.order[k]!;
     const st = t.startNs[e]!;
@@ -304,10 +317,24 @@ export interface RangeMeasure {
 }
 
 /** The measure tool: what moved between two times (respecting the filter). */
-export function measureRange(lc: LodColumns, index: LodIndex, fromNs: number, toNs: number, mask?: Uint8Array): RangeMeasure {
+export function measureRange(
+  lc: LodColumns,
+  index: LodIndex,
+  fromNs: number,
+  toNs: number,
+  mask?: Uint8Array,
+): RangeMeasure {
   const lo = Math.min(fromNs, toNs);
   const hi = Math.max(fromNs, toNs);
-  const result: RangeMeasure = { fromNs: lo, toNs: hi, bytes: 0, events: 0, packets: 0, doorbells: 0, bytesByPath: [0, 0, 0, 0] };
+  const result: RangeMeasure = {
+    fromNs: lo,
+    toNs: hi,
+    bytes: 0,
+    events: 0,
+    packets: 0,
+    doorbells: 0,
+    bytesByPath: [0, 0, 0, 0],
+  };
   for (let lane = 0; lane < index.lanes.length; lane++) {
     const end = index.laneStart[lane + 1]!;
     for (let k = firstReaching(index, lane, lo); k < end; k++) {

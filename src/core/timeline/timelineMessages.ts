@@ -50,11 +50,23 @@ export const TimelineColumnsSchema = v.pipe(
     labels: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(MAX_LABEL_CHARS))), v.maxLength(MAX_LABELS))),
     cus: v.optional(v.instance(Uint32Array)),
   }),
-  v.check((c) => [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes].every((a) => a.length === c.count), 'every column must hold count values'),
-  v.check((c) => inRange(c.kind, KIND_MAX) && inRange(c.op, OP_MAX) && inRange(c.path, PATH_MAX), 'kind, op or path out of range'),
+  v.check(
+    (c) =>
+      [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes].every(
+        (a) => a.length === c.count,
+      ),
+    'every column must hold count values',
+  ),
+  v.check(
+    (c) => inRange(c.kind, KIND_MAX) && inRange(c.op, OP_MAX) && inRange(c.path, PATH_MAX),
+    'kind, op or path out of range',
+  ),
   v.check((c) => (c.label === undefined) === (c.labels === undefined), 'label and labels come together'),
   v.check((c) => c.cus === undefined || c.cus.length === c.count, 'the cus column must hold count values'),
-  v.check((c) => c.label === undefined || (c.label.length === c.count && labelsInRange(c.label, c.labels?.length ?? 0)), 'every label must be -1 or an index into labels'),
+  v.check(
+    (c) => c.label === undefined || (c.label.length === c.count && labelsInRange(c.label, c.labels?.length ?? 0)),
+    'every label must be -1 or an index into labels',
+  ),
 );
 
 export const TimelineMetaSchema = v.object({
@@ -73,7 +85,11 @@ export const TimelineMetaSchema = v.object({
 /** Host -> timeline webview. */
 export const TimelineHostMessageSchema = v.variant('type', [
   v.object({ type: v.literal('timeline'), meta: TimelineMetaSchema, columns: TimelineColumnsSchema }),
-  v.object({ type: v.literal('timeline-status'), state: v.picklist(['loading', 'error']), message: v.pipe(v.string(), v.maxLength(4000)) }),
+  v.object({
+    type: v.literal('timeline-status'),
+    state: v.picklist(['loading', 'error']),
+    message: v.pipe(v.string(), v.maxLength(4000)),
+  }),
 ]);
 export type TimelineHostMessage = v.InferOutput<typeof TimelineHostMessageSchema>;
 
@@ -83,9 +99,15 @@ export const TimelineWebviewMessageSchema = v.variant('type', [
   v.object({ type: v.literal('export-trace') }),
   WebviewErrorMessageSchema,
   /** The filter the page now applies (after a valid query) and how many events it keeps. */
-  v.object({ type: v.literal('filter-applied'), filter: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)), kept: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+  v.object({
+    type: v.literal('filter-applied'),
+    filter: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)),
+    kept: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  }),
 ]);
 export type TimelineWebviewMessage = v.InferOutput<typeof TimelineWebviewMessageSchema>;
 
-export const parseTimelineHostMessage: (value: unknown) => TimelineHostMessage | undefined = parserOf(TimelineHostMessageSchema);
-export const parseTimelineWebviewMessage: (value: unknown) => TimelineWebviewMessage | undefined = parserOf(TimelineWebviewMessageSchema);
+export const parseTimelineHostMessage: (value: unknown) => TimelineHostMessage | undefined =
+  parserOf(TimelineHostMessageSchema);
+export const parseTimelineWebviewMessage: (value: unknown) => TimelineWebviewMessage | undefined =
+  parserOf(TimelineWebviewMessageSchema);

@@ -94,19 +94,24 @@ export function laneLabel(category: LaneCategory, number: number, vendor: Timeli
     case 'proxy':
       return 'Host proxy thread';
     case 'engine':
-      if (number === ENGINE_UNKNOWN) return vendor === 'nvidia' ? 'Copy engines (id not reported)' : 'SDMA engines (id not reported)';
+      if (number === ENGINE_UNKNOWN)
+        return vendor === 'nvidia' ? 'Copy engines (id not reported)' : 'SDMA engines (id not reported)';
       return vendor === 'nvidia' ? `Copy engine ${number}` : `SDMA engine ${number}`;
     case 'cu-heat':
       return vendor === 'nvidia' ? 'SM occupancy' : 'CU occupancy';
     case 'cu':
       // Lanes past 1023 are XCC x 1024 + CU (AMD's CU ids restart on every die).
-      if (number >= 1024) return `XCC ${Math.floor(number / 1024)} ${vendor === 'nvidia' ? 'SM' : 'CU'} ${number % 1024}`;
+      if (number >= 1024)
+        return `XCC ${Math.floor(number / 1024)} ${vendor === 'nvidia' ? 'SM' : 'CU'} ${number % 1024}`;
       return vendor === 'nvidia' ? `SM ${number}` : `CU ${number}`;
   }
 }
 
 /** Builds lanes and per-lane order. O(n) plus a sort only of lanes whose events are out of time order. */
-export function buildIndex(t: TimelineColumns, meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' }): TimelineIndex {
+export function buildIndex(
+  t: TimelineColumns,
+  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
+): TimelineIndex {
   const n = t.count;
   const laneOf = new Int32Array(n);
   const lanes: LaneInfo[] = [];
@@ -144,7 +149,10 @@ export function buildIndex(t: TimelineColumns, meta: Pick<TimelineMeta, 'gpuCus'
     lanes[lane]!.eventCount++;
   }
   // Stable presentation order: GPU, category, number. Lane ids are renumbered to follow it.
-  const sorted = [...lanes].sort((a, b) => a.gpu - b.gpu || LANE_CATEGORIES.indexOf(a.category) - LANE_CATEGORIES.indexOf(b.category) || a.number - b.number);
+  const sorted = [...lanes].sort(
+    (a, b) =>
+      a.gpu - b.gpu || LANE_CATEGORIES.indexOf(a.category) - LANE_CATEGORIES.indexOf(b.category) || a.number - b.number,
+  );
   const renumber = new Int32Array(lanes.length);
   sorted.forEach((lane, i) => {
     renumber[lane.id] = i;
@@ -243,7 +251,13 @@ function links(t: TimelineColumns, laneOf: Int32Array, order: Int32Array, laneSt
   for (let l = 0; l + 1 < laneStart.length; l++) {
     const a = laneStart[l]!;
     const b = laneStart[l + 1]!;
-    if (a === b || t.kind[order[a]!] === KIND_CU || t.kind[order[a]!] === KIND_KERNEL || t.kind[order[a]!] === KIND_TRANSFER) continue;
+    if (
+      a === b ||
+      t.kind[order[a]!] === KIND_CU ||
+      t.kind[order[a]!] === KIND_KERNEL ||
+      t.kind[order[a]!] === KIND_TRANSFER
+    )
+      continue;
     // Engine lane: packets carry their doorbell's time as queuedNs; doorbells sit at startNs.
     let lastDoorbell = -1;
     const packets: number[] = [];
@@ -275,7 +289,11 @@ function queueTime(t: TimelineColumns, i: number): number {
 }
 
 /** First position in the lane's order whose event may end at or after `timeNs`. */
-export function firstReaching(index: Pick<TimelineIndex, 'laneStart' | 'maxEnd'>, lane: number, timeNs: number): number {
+export function firstReaching(
+  index: Pick<TimelineIndex, 'laneStart' | 'maxEnd'>,
+  lane: number,
+  timeNs: number,
+): number {
   let lo = index.laneStart[lane]!;
   let hi = index.laneStart[lane + 1]!;
   while (lo < hi) {
@@ -287,13 +305,21 @@ export function firstReaching(index: Pick<TimelineIndex, 'laneStart' | 'maxEnd'>
 }
 
 /** The event of `lane` under `timeNs`, within `slopNs` either side, the nearest one when several; -1 when none. Events the filter's `mask` hides are skipped. */
-export function eventAt(t: TimelineColumns, index: TimelineIndex, lane: number, timeNs: number, slopNs: number, mask?: Uint8Array): number {
+export function eventAt(
+  t: TimelineColumns,
+  index: TimelineIndex,
+  lane: number,
+  timeNs: number,
+  slopNs: number,
+  mask?: Uint8Array,
+): number {
   const end = index.laneStart[lane + 1]!;
   let best = -1;
   let bestDistance = Infinity;
   for (let k = firstReaching(index, lane, timeNs - slopNs); k < end; k++) {
     const e = index.order[k]!;
-    const s = t.kind[e] === KIND_PACKET && t.queuedNs[e]! >= 0 ? Math.min(t.queuedNs[e]!, t.startNs[e]!) : t.startNs[e]!;
+    const s =
+      t.kind[e] === KIND_PACKET && t.queuedNs[e]! >= 0 ? Math.min(t.queuedNs[e]!, t.startNs[e]!) : t.startNs[e]!;
     if (s > timeNs + slopNs) break;
     if (mask && !mask[e]) continue;
     const f = Math.max(t.endNs[e]!, t.startNs[e]!);
@@ -309,7 +335,14 @@ export function eventAt(t: TimelineColumns, index: TimelineIndex, lane: number, 
 }
 
 /** Events of `lane` overlapping [fromNs, toNs], in time order. */
-export function eventsInRange(t: TimelineColumns, index: TimelineIndex, lane: number, fromNs: number, toNs: number, limit = Infinity): number[] {
+export function eventsInRange(
+  t: TimelineColumns,
+  index: TimelineIndex,
+  lane: number,
+  fromNs: number,
+  toNs: number,
+  limit = Infinity,
+): number[] {
   const out: number[] = [];
   const end = index.laneStart[lane + 1]!;
   for (let k = firstReaching(index, lane, fromNs); k < end && out.length < limit; k++) {
@@ -321,7 +354,12 @@ export function eventsInRange(t: TimelineColumns, index: TimelineIndex, lane: nu
 }
 
 /** Events tied to `e`: the doorbell, packets and completion chain; for a kernel, the CU spans it ran. */
-export function relatedEvents(t: TimelineColumns, index: TimelineIndex, e: number, limit = 2048): { doorbell: number; packets: number[]; cus: number[]; kernel: number } {
+export function relatedEvents(
+  t: TimelineColumns,
+  index: TimelineIndex,
+  e: number,
+  limit = 2048,
+): { doorbell: number; packets: number[]; cus: number[]; kernel: number } {
   const kind = t.kind[e];
   let doorbell = -1;
   let packets: number[] = [];

@@ -12,7 +12,16 @@ import { PACKET_OPS, PATHS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { labelOf } from './timelineFile';
 import type { TimelineMeta } from './timelineModel';
-import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET, KIND_PROXY, KIND_TRANSFER, buildIndex, laneLabel } from './timelineModel';
+import {
+  KIND_CU,
+  KIND_DOORBELL,
+  KIND_KERNEL,
+  KIND_PACKET,
+  KIND_PROXY,
+  KIND_TRANSFER,
+  buildIndex,
+  laneLabel,
+} from './timelineModel';
 
 /** Thread ids per lane kind; the offsets keep kinds apart and sort them like the panel's lanes. */
 const TID_KERNEL = 1;
@@ -59,7 +68,11 @@ function eventName(t: TimelineColumns, e: number): string {
   }
 }
 
-export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 'title' | 'simulated' | 'nodeLabel' | 'vendor' | 'gpuCus'>, chunkEvents = 4096): Generator<string> {
+export function* chromeTraceChunks(
+  t: TimelineColumns,
+  meta: Pick<TimelineMeta, 'title' | 'simulated' | 'nodeLabel' | 'vendor' | 'gpuCus'>,
+  chunkEvents = 4096,
+): Generator<string> {
   const index = buildIndex(t, meta);
   const out: string[] = [];
   let first = true;
@@ -71,13 +84,34 @@ export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 
 
   const gpus = [...new Set(index.lanes.map((l) => l.gpu))];
   for (const gpu of gpus) {
-    emit({ ph: 'M', name: 'process_name', pid: gpu, tid: 0, args: { name: `GPU ${gpu}${meta.simulated ? ' (simulated)' : ''}` } });
+    emit({
+      ph: 'M',
+      name: 'process_name',
+      pid: gpu,
+      tid: 0,
+      args: { name: `GPU ${gpu}${meta.simulated ? ' (simulated)' : ''}` },
+    });
     emit({ ph: 'M', name: 'process_sort_index', pid: gpu, tid: 0, args: { sort_index: gpu } });
   }
   for (const lane of index.lanes) {
-    const kind = lane.category === 'kernel' ? KIND_KERNEL : lane.category === 'transfer' ? KIND_TRANSFER : lane.category === 'proxy' ? KIND_PROXY : lane.category === 'cu' ? KIND_CU : KIND_PACKET;
+    const kind =
+      lane.category === 'kernel'
+        ? KIND_KERNEL
+        : lane.category === 'transfer'
+          ? KIND_TRANSFER
+          : lane.category === 'proxy'
+            ? KIND_PROXY
+            : lane.category === 'cu'
+              ? KIND_CU
+              : KIND_PACKET;
     const tid = traceTid(kind, lane.number);
-    emit({ ph: 'M', name: 'thread_name', pid: lane.gpu, tid, args: { name: laneLabel(lane.category, lane.number, meta.vendor) } });
+    emit({
+      ph: 'M',
+      name: 'thread_name',
+      pid: lane.gpu,
+      tid,
+      args: { name: laneLabel(lane.category, lane.number, meta.vendor) },
+    });
     emit({ ph: 'M', name: 'thread_sort_index', pid: lane.gpu, tid, args: { sort_index: tid } });
   }
   yield out.splice(0).join('');
@@ -91,7 +125,16 @@ export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 
     const endNs = Math.max(t.endNs[e]!, startNs);
     if (kind === KIND_DOORBELL) {
       // A flow must start inside a slice on its thread, so the doorbell is a zero-length slice.
-      emit({ ph: 'X', cat: 'doorbell', name: 'doorbell', pid, tid, ts: us(startNs), dur: 0, args: { id: t.id[e], announces: t.ref[e], path } });
+      emit({
+        ph: 'X',
+        cat: 'doorbell',
+        name: 'doorbell',
+        pid,
+        tid,
+        ts: us(startNs),
+        dur: 0,
+        args: { id: t.id[e], announces: t.ref[e], path },
+      });
       continue;
     }
     const args: Record<string, unknown> = { id: t.id[e], path, bytes: t.bytes[e] };
@@ -102,17 +145,43 @@ export function* chromeTraceChunks(t: TimelineColumns, meta: Pick<TimelineMeta, 
         args.queuedNs = queuedNs;
         args.queueWaitNs = startNs - queuedNs;
         if (queuedNs < startNs) {
-          emit({ ph: 'b', cat: 'queue', name: 'queued', id: `q${t.id[e]}`, pid, tid, ts: us(queuedNs), args: { packet: t.id[e] } });
+          emit({
+            ph: 'b',
+            cat: 'queue',
+            name: 'queued',
+            id: `q${t.id[e]}`,
+            pid,
+            tid,
+            ts: us(queuedNs),
+            args: { packet: t.id[e] },
+          });
           emit({ ph: 'e', cat: 'queue', name: 'queued', id: `q${t.id[e]}`, pid, tid, ts: us(startNs) });
         }
       }
     }
-    emit({ ph: 'X', cat: ['kernel', 'cu', 'packet', 'doorbell', 'proxy', 'transfer'][kind] ?? 'event', name: eventName(t, e), pid, tid, ts: us(startNs), dur: us(endNs - startNs), args });
+    emit({
+      ph: 'X',
+      cat: ['kernel', 'cu', 'packet', 'doorbell', 'proxy', 'transfer'][kind] ?? 'event',
+      name: eventName(t, e),
+      pid,
+      tid,
+      ts: us(startNs),
+      dur: us(endNs - startNs),
+      args,
+    });
     const doorbell = kind === KIND_PACKET ? index.announcedBy[e]! : -1;
     if (doorbell >= 0) {
       // One flow per packet: its id is the packet's, unique within the timeline.
       const flowId = t.id[e]!;
-      emit({ ph: 's', cat: 'doorbell', name: 'doorbell → packet', id: flowId, pid: t.gpu[doorbell], tid: traceTid(KIND_DOORBELL, t.lane[doorbell]!), ts: us(t.startNs[doorbell]!) });
+      emit({
+        ph: 's',
+        cat: 'doorbell',
+        name: 'doorbell → packet',
+        id: flowId,
+        pid: t.gpu[doorbell],
+        tid: traceTid(KIND_DOORBELL, t.lane[doorbell]!),
+        ts: us(t.startNs[doorbell]!),
+      });
       emit({ ph: 'f', bp: 'e', cat: 'doorbell', name: 'doorbell → packet', id: flowId, pid, tid, ts: us(startNs) });
     }
     if (out.length >= chunkEvents) yield out.splice(0).join('');

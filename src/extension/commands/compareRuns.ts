@@ -74,11 +74,21 @@ export class ComparePanel extends PanelPage<CompareWebviewMessage> {
       existing.update(comparison);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, titleOf(comparison), vscode.ViewColumn.Active, panelOptions(extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      COMPARE_VIEW_TYPE,
+      titleOf(comparison),
+      vscode.ViewColumn.Active,
+      panelOptions(extensionUri),
+    );
     return new ComparePanel(panel, extensionUri, comparison, log);
   }
 
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, comparison: Comparison, log: vscode.LogOutputChannel): ComparePanel {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    comparison: Comparison,
+    log: vscode.LogOutputChannel,
+  ): ComparePanel {
     panel.webview.options = panelOptions(extensionUri);
     return new ComparePanel(panel, extensionUri, comparison, log);
   }
@@ -117,13 +127,21 @@ export class ComparePanel extends PanelPage<CompareWebviewMessage> {
 
   protected handle(message: Exclude<CompareWebviewMessage, { type: 'ready' | 'webview-error' }>): void {
     if (isTableMessage(message)) {
-      answerTableMessage(message, compareTableModel(comparePageView(this.comparison)), `compare-${this.comparison.a.id}-${this.comparison.b.id}`, this.log);
+      answerTableMessage(
+        message,
+        compareTableModel(comparePageView(this.comparison)),
+        `compare-${this.comparison.a.id}-${this.comparison.b.id}`,
+        this.log,
+      );
       return;
     }
     switch (message.type) {
       case 'open-run':
         // Through Open Run, so each kind of run opens where it is drawn.
-        void vscode.commands.executeCommand('sdmaLens.openRun', message.side === 'a' ? this.comparison.a.id : this.comparison.b.id);
+        void vscode.commands.executeCommand(
+          'sdmaLens.openRun',
+          message.side === 'a' ? this.comparison.a.id : this.comparison.b.id,
+        );
         break;
       default: {
         const never: never = message;
@@ -151,25 +169,46 @@ function item(s: RunSummary): RunItem {
   const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
   const node = s.header?.target.kind === 'ssh' ? (s.header.target.host ?? 'ssh') : undefined;
   const source = s.header?.source ? vscode.l10n.t('imported from {0}', s.header.source.tool) : undefined;
-  return { label: `${s.header?.command ?? 'run'} ${when}`, description: [s.status, node, source].filter(Boolean).join(' · '), detail: s.id, id: s.id };
+  return {
+    label: `${s.header?.command ?? 'run'} ${when}`,
+    description: [s.status, node, source].filter(Boolean).join(' · '),
+    detail: s.id,
+    id: s.id,
+  };
 }
 
 /** A, then B among the saved runs of A's command (the only ones with points in common). */
 async function pickRuns(store: RunStore): Promise<[string, string] | undefined> {
-  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && r.header && COMPARABLE.has(r.header.command));
+  const runs = (await store.list()).filter(
+    (r) => r.status !== 'corrupt' && r.header && COMPARABLE.has(r.header.command),
+  );
   if (runs.length < 2) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: comparing needs two saved sweeps, matrices or collective sweeps in {0}; found {1}.', store.root, runs.length));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'SDMA Lens: comparing needs two saved sweeps, matrices or collective sweeps in {0}; found {1}.',
+        store.root,
+        runs.length,
+      ),
+    );
     return undefined;
   }
-  const a = await vscode.window.showQuickPick(runs.map(item), { title: vscode.l10n.t('SDMA Lens: Compare Runs (1/2): the baseline, A'), matchOnDetail: true });
+  const a = await vscode.window.showQuickPick(runs.map(item), {
+    title: vscode.l10n.t('SDMA Lens: Compare Runs (1/2): the baseline, A'),
+    matchOnDetail: true,
+  });
   if (!a) return undefined;
   const command = runs.find((r) => r.id === a.id)?.header?.command;
   const others = runs.filter((r) => r.id !== a.id && r.header?.command === command);
   if (others.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: there is no other {0} run to compare {1} with.', String(command), a.id));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('SDMA Lens: there is no other {0} run to compare {1} with.', String(command), a.id),
+    );
     return undefined;
   }
-  const b = await vscode.window.showQuickPick(others.map(item), { title: vscode.l10n.t('SDMA Lens: Compare Runs (2/2): the {0} run to compare with {1}, B', String(command), a.id), matchOnDetail: true });
+  const b = await vscode.window.showQuickPick(others.map(item), {
+    title: vscode.l10n.t('SDMA Lens: Compare Runs (2/2): the {0} run to compare with {1}, B', String(command), a.id),
+    matchOnDetail: true,
+  });
   return b ? [a.id, b.id] : undefined;
 }
 
@@ -183,17 +222,28 @@ interface Checked {
 function checkArgs(args: CompareRunsArgs | undefined): Checked {
   const id = (x: unknown, name: string) => {
     if (x === undefined) return undefined;
-    if (typeof x !== 'string' || !RUN_ID.test(x)) throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', name));
+    if (typeof x !== 'string' || !RUN_ID.test(x))
+      throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', name));
     return x;
   };
   const tolerance = args?.tolerance;
-  if (tolerance !== undefined && (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1))) throw new Error(vscode.l10n.t('tolerance must be a fraction from 0 to below 1'));
+  if (tolerance !== undefined && (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance < 1)))
+    throw new Error(vscode.l10n.t('tolerance must be a fraction from 0 to below 1'));
   const baselines: unknown = args?.baselines;
-  if (baselines !== undefined && !Array.isArray(baselines)) throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', 'each of baselines'));
+  if (baselines !== undefined && !Array.isArray(baselines))
+    throw new Error(vscode.l10n.t('{0} must be a run id (letters, digits, ".", "_", "-")', 'each of baselines'));
   const a = id(args?.a, 'a');
   const b = id(args?.b, 'b');
-  if ((a === undefined) !== (b === undefined)) throw new Error(vscode.l10n.t('name both runs, a and b, or neither to pick them'));
-  return { ...(a !== undefined ? { a } : {}), ...(b !== undefined ? { b } : {}), ...(tolerance !== undefined ? { tolerance } : {}), ...(Array.isArray(baselines) && baselines.length > 0 ? { baselines: baselines.map((x: unknown) => id(x ?? null, 'each of baselines')!) } : {}) };
+  if ((a === undefined) !== (b === undefined))
+    throw new Error(vscode.l10n.t('name both runs, a and b, or neither to pick them'));
+  return {
+    ...(a !== undefined ? { a } : {}),
+    ...(b !== undefined ? { b } : {}),
+    ...(tolerance !== undefined ? { tolerance } : {}),
+    ...(Array.isArray(baselines) && baselines.length > 0
+      ? { baselines: baselines.map((x: unknown) => id(x ?? null, 'each of baselines')!) }
+      : {}),
+  };
 }
 
 async function openAll(deps: RunDeps, store: RunStore, ids: string[]): Promise<Run[]> {
@@ -203,9 +253,18 @@ async function openAll(deps: RunDeps, store: RunStore, ids: string[]): Promise<R
 }
 
 /** A and B compared with the tolerance or baseline runs checked. */
-async function compareChecked(deps: RunDeps, store: RunStore, a: string, b: string, checked: Checked): Promise<Comparison> {
+async function compareChecked(
+  deps: RunDeps,
+  store: RunStore,
+  a: string,
+  b: string,
+  checked: Checked,
+): Promise<Comparison> {
   const [ra, rb, ...baselines] = await openAll(deps, store, [a, b, ...(checked.baselines ?? [])]);
-  return compareRuns(ra!, rb!, { ...(checked.tolerance !== undefined ? { tolerance: checked.tolerance } : {}), ...(baselines.length > 0 ? { baselines } : {}) });
+  return compareRuns(ra!, rb!, {
+    ...(checked.tolerance !== undefined ? { tolerance: checked.tolerance } : {}),
+    ...(baselines.length > 0 ? { baselines } : {}),
+  });
 }
 
 /** Picks or takes two runs, compares them and shows the comparison; returns its panel (tests), or undefined. */
@@ -213,7 +272,10 @@ export async function compareRunsCommand(deps: RunDeps, args?: CompareRunsArgs):
   try {
     const checked = checkArgs(args);
     const store = storeOf(deps);
-    const ids = checked.a !== undefined && checked.b !== undefined ? ([checked.a, checked.b] as [string, string]) : await pickRuns(store);
+    const ids =
+      checked.a !== undefined && checked.b !== undefined
+        ? ([checked.a, checked.b] as [string, string])
+        : await pickRuns(store);
     if (!ids) return undefined;
     let comparison: Comparison;
     try {
@@ -225,7 +287,9 @@ export async function compareRunsCommand(deps: RunDeps, args?: CompareRunsArgs):
       return undefined;
     }
     const s = comparison.summary;
-    deps.log.info(`compared ${ids[0]} (A) with ${ids[1]} (B): ${s.common} points in common, ${s.regressions} regressions, ${s.improvements} improvements, ${s.unknownNoise} unknown noise`);
+    deps.log.info(
+      `compared ${ids[0]} (A) with ${ids[1]} (B): ${s.common} points in common, ${s.regressions} regressions, ${s.improvements} improvements, ${s.unknownNoise} unknown noise`,
+    );
     return ComparePanel.show(deps.context.extensionUri, comparison, deps.log);
   } catch (err) {
     reportError(deps.log, vscode.l10n.t('The runs could not be compared'), err);
@@ -238,9 +302,19 @@ export async function reviveComparePanel(deps: RunDeps, panel: vscode.WebviewPan
   const s = (typeof state === 'object' && state !== null ? state : {}) as CompareState;
   try {
     if (!vscode.workspace.isTrusted) throw new Error('the workspace is not trusted');
-    const checked = checkArgs({ a: s.a as string, b: s.b as string, ...(typeof s.tolerance === 'number' ? { tolerance: s.tolerance } : {}), ...(Array.isArray(s.baselines) ? { baselines: s.baselines as string[] } : {}) });
+    const checked = checkArgs({
+      a: s.a as string,
+      b: s.b as string,
+      ...(typeof s.tolerance === 'number' ? { tolerance: s.tolerance } : {}),
+      ...(Array.isArray(s.baselines) ? { baselines: s.baselines as string[] } : {}),
+    });
     if (checked.a === undefined || checked.b === undefined) throw new Error('the panel kept no run ids');
-    ComparePanel.revive(panel, deps.context.extensionUri, await compareChecked(deps, storeOf(deps), checked.a, checked.b, checked), deps.log);
+    ComparePanel.revive(
+      panel,
+      deps.context.extensionUri,
+      await compareChecked(deps, storeOf(deps), checked.a, checked.b, checked),
+      deps.log,
+    );
   } catch (err) {
     deps.log.warn(`could not restore a compare panel: ${(err as Error).message}`);
     panel.dispose();

@@ -11,20 +11,32 @@ import type { RunDeps } from '../runWithProgress';
 import { storeOf } from '../runWithProgress';
 import { reportError } from './guards';
 
-export async function exportRunCommand(deps: RunDeps, runId: string | undefined, format?: TableFormat): Promise<string | undefined> {
+export async function exportRunCommand(
+  deps: RunDeps,
+  runId: string | undefined,
+  format?: TableFormat,
+): Promise<string | undefined> {
   if (!runId) return undefined;
   try {
     const run = await storeOf(deps).open(runId);
     const table = runTableModel(run);
     if (!table) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: run {0} has no table to export (a {1} run); open it to see what it holds.', runId, run.header.command));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'SDMA Lens: run {0} has no table to export (a {1} run); open it to see what it holds.',
+          runId,
+          run.header.command,
+        ),
+      );
       return undefined;
     }
     let chosen = format;
     if (!chosen) {
       const csv = vscode.l10n.t('CSV');
       const markdown = vscode.l10n.t('Markdown');
-      const picked = await vscode.window.showQuickPick([csv, markdown], { title: vscode.l10n.t('SDMA Lens: export the table of run {0} as', runId) });
+      const picked = await vscode.window.showQuickPick([csv, markdown], {
+        title: vscode.l10n.t('SDMA Lens: export the table of run {0} as', runId),
+      });
       if (!picked) return undefined;
       chosen = picked === csv ? 'csv' : 'markdown';
     }

@@ -38,15 +38,20 @@ export function reportError(log: vscode.LogOutputChannel, what: string, err: unk
     });
   } else if (err instanceof HelperError && err.fixedBy === 'target') {
     const selectTarget = vscode.l10n.t('Select Target');
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}. {1}', message, err.remedy), selectTarget, showLog).then((c) => {
-      if (c === selectTarget) void vscode.commands.executeCommand('sdmaLens.selectTarget');
-      if (c === showLog) log.show();
-    });
+    void vscode.window
+      .showErrorMessage(vscode.l10n.t('SDMA Lens: {0}. {1}', message, err.remedy), selectTarget, showLog)
+      .then((c) => {
+        if (c === selectTarget) void vscode.commands.executeCommand('sdmaLens.selectTarget');
+        if (c === showLog) log.show();
+      });
   } else if (err instanceof HelperError) {
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}. {1}', message, err.remedy), openSettings, showLog).then((c) => {
-      if (c === openSettings) void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.helperPath');
-      if (c === showLog) log.show();
-    });
+    void vscode.window
+      .showErrorMessage(vscode.l10n.t('SDMA Lens: {0}. {1}', message, err.remedy), openSettings, showLog)
+      .then((c) => {
+        if (c === openSettings)
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.helperPath');
+        if (c === showLog) log.show();
+      });
   } else {
     void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}: {1}', what, message), showLog).then((c) => {
       if (c) log.show();

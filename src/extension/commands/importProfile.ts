@@ -24,8 +24,16 @@ async function askForProfile(): Promise<string | undefined> {
   type Choice = vscode.QuickPickItem & { folders: boolean };
   const choice = await vscode.window.showQuickPick<Choice>(
     [
-      { label: vscode.l10n.t('$(database) A rocpd database (.db)'), detail: vscode.l10n.t("rocprofv3's default output since ROCm 7.0, e.g. HOST/PID_results.db"), folders: false },
-      { label: vscode.l10n.t('$(folder) A folder of rocprofv3 CSV files'), detail: vscode.l10n.t('Written with --output-format csv: *kernel_trace.csv, *memory_copy_trace.csv'), folders: true },
+      {
+        label: vscode.l10n.t('$(database) A rocpd database (.db)'),
+        detail: vscode.l10n.t("rocprofv3's default output since ROCm 7.0, e.g. HOST/PID_results.db"),
+        folders: false,
+      },
+      {
+        label: vscode.l10n.t('$(folder) A folder of rocprofv3 CSV files'),
+        detail: vscode.l10n.t('Written with --output-format csv: *kernel_trace.csv, *memory_copy_trace.csv'),
+        folders: true,
+      },
     ],
     { title: vscode.l10n.t('SDMA Lens: import which rocprofv3 profile?') },
   );
@@ -35,13 +43,22 @@ async function askForProfile(): Promise<string | undefined> {
     canSelectFolders: choice.folders,
     canSelectMany: false,
     openLabel: vscode.l10n.t('Import this profile'),
-    ...(choice.folders ? {} : { filters: { [vscode.l10n.t('rocpd database')]: ['db'], [vscode.l10n.t('All files')]: ['*'] } }),
+    ...(choice.folders
+      ? {}
+      : { filters: { [vscode.l10n.t('rocpd database')]: ['db'], [vscode.l10n.t('All files')]: ['*'] } }),
   });
   return picked?.[0]?.fsPath;
 }
 
 export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs): Promise<Run | undefined> {
-  if (!requireTrust(vscode.l10n.t('SDMA Lens does not import a profile in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
+  if (
+    !requireTrust(
+      vscode.l10n.t(
+        'SDMA Lens does not import a profile in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      ),
+    )
+  )
+    return undefined;
   try {
     const path = typeof args?.path === 'string' && args.path !== '' ? args.path : await askForProfile();
     if (!path) return undefined;
@@ -62,7 +79,13 @@ export async function importProfileCommand(deps: ProfileDeps, args?: ImportArgs)
     const [kernels, launches, copies] = [summary.kernels.length, run.dispatches.length, run.copies.length];
     const said =
       run.warnings.length > 0
-        ? vscode.l10n.t('SDMA Lens: imported {0} kernels, {1} launches and {2} copies ({3}).', kernels, launches, copies, run.warnings.map((w) => w.message).join('; '))
+        ? vscode.l10n.t(
+            'SDMA Lens: imported {0} kernels, {1} launches and {2} copies ({3}).',
+            kernels,
+            launches,
+            copies,
+            run.warnings.map((w) => w.message).join('; '),
+          )
         : vscode.l10n.t('SDMA Lens: imported {0} kernels, {1} launches and {2} copies.', kernels, launches, copies);
     void vscode.window.showInformationMessage(said);
     return run;

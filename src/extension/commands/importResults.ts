@@ -29,14 +29,20 @@ async function askForFiles(): Promise<string[] | undefined> {
     canSelectMany: true,
     openLabel: vscode.l10n.t('Import these results'),
     title: vscode.l10n.t('SDMA Lens: TransferBench, nvbandwidth, nccl-tests or rccl-tests output (text, CSV or JSON)'),
-    filters: { [vscode.l10n.t('Tool outputs')]: ['txt', 'log', 'out', 'csv', 'json'], [vscode.l10n.t('All files')]: ['*'] },
+    filters: {
+      [vscode.l10n.t('Tool outputs')]: ['txt', 'log', 'out', 'csv', 'json'],
+      [vscode.l10n.t('All files')]: ['*'],
+    },
   });
   return picked?.map((u) => u.fsPath);
 }
 
 /** Imports each file and opens its run; returns the runs imported (those from rocpd databases included). */
 export async function importResultsCommand(deps: ProfileDeps, args?: ImportResultsArgs): Promise<Run[]> {
-  const given = Array.isArray(args?.paths) && args.paths.length > 0 && args.paths.every((p) => typeof p === 'string') ? args.paths : undefined;
+  const given =
+    Array.isArray(args?.paths) && args.paths.length > 0 && args.paths.every((p) => typeof p === 'string')
+      ? args.paths
+      : undefined;
   const paths = given ?? (await askForFiles());
   if (!paths || paths.length === 0) return [];
   const store = new RunStore(runsFolder(deps.context.globalStorageUri));
@@ -71,14 +77,27 @@ export async function importResultsCommand(deps: ProfileDeps, args?: ImportResul
   const showLog = vscode.l10n.t('Show Log');
   if (done.length > 0) {
     const noted = runs.some((r) => r.header.source && r.warnings.length > 0);
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0}.', escapeControls(done.join('; '))), ...(noted ? [showLog] : [])).then((c) => c && deps.log.show());
+    void vscode.window
+      .showInformationMessage(
+        vscode.l10n.t('SDMA Lens: {0}.', escapeControls(done.join('; '))),
+        ...(noted ? [showLog] : []),
+      )
+      .then((c) => c && deps.log.show());
   }
   if (failures.length > 0) {
     const openRun = vscode.l10n.t('Open Run');
-    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: {0}', escapeControls(failures.join(' '))), ...(runFiles.length > 0 ? [openRun] : []), showLog).then((c) => {
-      if (c === showLog) deps.log.show();
-      if (c === openRun) for (const f of runFiles) void vscode.commands.executeCommand('sdmaLens.explorer.openRun', vscode.Uri.file(f));
-    });
+    void vscode.window
+      .showErrorMessage(
+        vscode.l10n.t('SDMA Lens: {0}', escapeControls(failures.join(' '))),
+        ...(runFiles.length > 0 ? [openRun] : []),
+        showLog,
+      )
+      .then((c) => {
+        if (c === showLog) deps.log.show();
+        if (c === openRun)
+          for (const f of runFiles)
+            void vscode.commands.executeCommand('sdmaLens.explorer.openRun', vscode.Uri.file(f));
+      });
   }
   return runs;
 }

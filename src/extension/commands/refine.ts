@@ -27,36 +27,74 @@ export interface RefineArgs {
 async function pickSavedSweep(deps: RunDeps): Promise<string | undefined> {
   const sweeps = (await storeOf(deps).list()).filter((s) => s.header?.command === 'sweep' && s.status === 'ok');
   if (sweeps.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('SDMA Lens: no finished sweep to refine yet. Run "SDMA Lens: Run Transfer Sweep" first.'),
+    );
     return undefined;
   }
-  const items = sweeps.map((s) => ({ label: s.id, description: s.header ? new Date(s.header.createdAt).toLocaleString() : '', id: s.id }));
-  return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('SDMA Lens: Refine Crossover: which sweep?') }))?.id;
+  const items = sweeps.map((s) => ({
+    label: s.id,
+    description: s.header ? new Date(s.header.createdAt).toLocaleString() : '',
+    id: s.id,
+  }));
+  return (
+    await vscode.window.showQuickPick(items, { title: vscode.l10n.t('SDMA Lens: Refine Crossover: which sweep?') })
+  )?.id;
 }
 
-export async function refineCrossoverCommand(deps: RunDeps, args: RefineArgs = {}): Promise<(Run & { refinement?: RefineResult }) | undefined> {
-  if (!requireTrust(vscode.l10n.t('SDMA Lens does not refine a sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
+export async function refineCrossoverCommand(
+  deps: RunDeps,
+  args: RefineArgs = {},
+): Promise<(Run & { refinement?: RefineResult }) | undefined> {
+  if (
+    !requireTrust(
+      vscode.l10n.t(
+        'SDMA Lens does not refine a sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      ),
+    )
+  )
+    return undefined;
   try {
-    const tolerance = typeof args.tolerance === 'number' && args.tolerance >= 0.01 && args.tolerance <= 0.5 ? args.tolerance : 0.1;
-    const budgetMs = (typeof args.budgetSeconds === 'number' && args.budgetSeconds >= 1 && args.budgetSeconds <= 86_400 ? args.budgetSeconds : 300) * 1000;
+    const tolerance =
+      typeof args.tolerance === 'number' && args.tolerance >= 0.01 && args.tolerance <= 0.5 ? args.tolerance : 0.1;
+    const budgetMs =
+      (typeof args.budgetSeconds === 'number' && args.budgetSeconds >= 1 && args.budgetSeconds <= 86_400
+        ? args.budgetSeconds
+        : 300) * 1000;
     const id = typeof args.runId === 'string' ? args.runId : await pickSavedSweep(deps);
     if (!id) return undefined;
     const store = storeOf(deps);
     // Earlier rounds count: a second refinement goes on from where the first stopped.
     const grid = await openAdvisedRun(store, id);
-    if (grid.header.command !== 'sweep') throw new Error(vscode.l10n.t('run {0} is a {1} run, not a sweep', id, grid.header.command));
+    if (grid.header.command !== 'sweep')
+      throw new Error(vscode.l10n.t('run {0} is a {1} run, not a sweep', id, grid.header.command));
     const cus = Object.fromEntries(adviseFromRun(grid).focus.map((c) => [c.initiator, c.cus]));
     const iters = grid.samples[0]?.iters ?? 20;
-    const result = await refineCrossovers(grid, { tolerance, budgetMs, cus, iters, maxIters: iters * 16 }, async (probe, round) => {
-      const roundResult = await runWithProgress(deps, {
-        what: vscode.l10n.t('refinement round {0} ({1}-initiated)', round, probe.initiator),
-        quiet: true,
-        store: refinementStore(store, id),
-        request: refineRoundCommand(probeOptions(grid.header.helper.args, probe), round, id),
-      });
-      if (roundResult.kind === 'ended') return roundResult.run;
-      return { ...grid, samples: [], end: { type: 'run-end', status: roundResult.kind === 'not-started' ? 'cancelled' : 'error', exitCode: null, signal: null, message: roundResult.kind === 'refused' ? roundResult.message : 'cancelled before it started', endedAt: new Date().toISOString() } };
-    });
+    const result = await refineCrossovers(
+      grid,
+      { tolerance, budgetMs, cus, iters, maxIters: iters * 16 },
+      async (probe, round) => {
+        const roundResult = await runWithProgress(deps, {
+          what: vscode.l10n.t('refinement round {0} ({1}-initiated)', round, probe.initiator),
+          quiet: true,
+          store: refinementStore(store, id),
+          request: refineRoundCommand(probeOptions(grid.header.helper.args, probe), round, id),
+        });
+        if (roundResult.kind === 'ended') return roundResult.run;
+        return {
+          ...grid,
+          samples: [],
+          end: {
+            type: 'run-end',
+            status: roundResult.kind === 'not-started' ? 'cancelled' : 'error',
+            exitCode: null,
+            signal: null,
+            message: roundResult.kind === 'refused' ? roundResult.message : 'cancelled before it started',
+            endedAt: new Date().toISOString(),
+          },
+        };
+      },
+    );
     const merged = await openAdvisedRun(store, id);
     SweepPanel.show(deps.context.extensionUri, merged, deps.log);
     const { summary } = refinementSummary(grid, result, grid.done?.elapsedMs ?? 0, tolerance);

@@ -29,27 +29,57 @@ interface Preset extends vscode.QuickPickItem {
 function presets(command: CollectiveCommand): Preset[] {
   if (command === 'overlap') {
     return [
-      { label: vscode.l10n.t('GEMM and FMA beside every path'), description: vscode.l10n.t('cu/host on 8, 16, 32 CUs; engine/host; engine/device'), args: [] },
-      { label: vscode.l10n.t('GEMM only, longer phases'), description: vscode.l10n.t('3 s per phase'), args: ['--compute', 'gemm', '--phase-ms', '3000'] },
+      {
+        label: vscode.l10n.t('GEMM and FMA beside every path'),
+        description: vscode.l10n.t('cu/host on 8, 16, 32 CUs; engine/host; engine/device'),
+        args: [],
+      },
+      {
+        label: vscode.l10n.t('GEMM only, longer phases'),
+        description: vscode.l10n.t('3 s per phase'),
+        args: ['--compute', 'gemm', '--phase-ms', '3000'],
+      },
     ];
   }
   return [
-    { label: vscode.l10n.t('64 KiB to 1 GiB, x4'), description: vscode.l10n.t('AllGather and AlltoAll, default and engine variant'), args: ['-b', '64K', '-e', '1G', '-f', '4'] },
-    { label: vscode.l10n.t('1 KiB to 256 MiB, x2'), description: vscode.l10n.t('finer steps around the crossover'), args: ['-b', '1K', '-e', '256M', '-f', '2'] },
-    { label: vscode.l10n.t('256 MiB only, 50 iterations'), description: vscode.l10n.t('one large size, repeated'), args: ['-b', '256M', '-e', '256M', '-n', '50'] },
+    {
+      label: vscode.l10n.t('64 KiB to 1 GiB, x4'),
+      description: vscode.l10n.t('AllGather and AlltoAll, default and engine variant'),
+      args: ['-b', '64K', '-e', '1G', '-f', '4'],
+    },
+    {
+      label: vscode.l10n.t('1 KiB to 256 MiB, x2'),
+      description: vscode.l10n.t('finer steps around the crossover'),
+      args: ['-b', '1K', '-e', '256M', '-f', '2'],
+    },
+    {
+      label: vscode.l10n.t('256 MiB only, 50 iterations'),
+      description: vscode.l10n.t('one large size, repeated'),
+      args: ['-b', '256M', '-e', '256M', '-n', '50'],
+    },
   ];
 }
 
-export async function runCollectiveCommand(deps: RunDeps, command: CollectiveCommand, options?: RunCollectiveArgs): Promise<Run | undefined> {
+export async function runCollectiveCommand(
+  deps: RunDeps,
+  command: CollectiveCommand,
+  options?: RunCollectiveArgs,
+): Promise<Run | undefined> {
   const overlap = command === 'overlap';
   const untrusted = overlap
-    ? vscode.l10n.t('SDMA Lens does not run a compute overlap run in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.')
-    : vscode.l10n.t('SDMA Lens does not run a collective sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.');
+    ? vscode.l10n.t(
+        'SDMA Lens does not run a compute overlap run in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      )
+    : vscode.l10n.t(
+        'SDMA Lens does not run a collective sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      );
   if (!requireTrust(untrusted)) return undefined;
   try {
     let extra = options?.args;
     if (!extra) {
-      const picked = await vscode.window.showQuickPick(presets(command), { title: overlap ? vscode.l10n.t('SDMA Lens: compute overlap') : vscode.l10n.t('SDMA Lens: collective sweep') });
+      const picked = await vscode.window.showQuickPick(presets(command), {
+        title: overlap ? vscode.l10n.t('SDMA Lens: compute overlap') : vscode.l10n.t('SDMA Lens: collective sweep'),
+      });
       if (!picked) return undefined;
       extra = picked.args;
     }
@@ -65,7 +95,11 @@ export async function runCollectiveCommand(deps: RunDeps, command: CollectiveCom
     });
     return result.kind === 'ended' ? result.run : undefined;
   } catch (err) {
-    reportError(deps.log, overlap ? vscode.l10n.t('The overlap run could not start') : vscode.l10n.t('The collective run could not start'), err);
+    reportError(
+      deps.log,
+      overlap ? vscode.l10n.t('The overlap run could not start') : vscode.l10n.t('The collective run could not start'),
+      err,
+    );
     return undefined;
   }
 }

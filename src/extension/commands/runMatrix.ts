@@ -28,23 +28,46 @@ interface Preset extends vscode.QuickPickItem {
 /** The presets of the pick (localized, so built when asked). */
 function presets(): Preset[] {
   return [
-    { label: vscode.l10n.t('256 MiB, all four paths'), description: vscode.l10n.t('every ordered GPU pair, one at a time (as nvbandwidth does)'), options: {} },
-    { label: vscode.l10n.t('256 MiB, copy-engine paths only'), description: vscode.l10n.t('engine/host and engine/device'), options: { paths: ['engine/host', 'engine/device'] } },
-    { label: vscode.l10n.t('64 MiB, all four paths, 5 iterations'), description: vscode.l10n.t('a quicker look'), options: { sizeBytes: 64 * 1024 ** 2, iters: 5 } },
+    {
+      label: vscode.l10n.t('256 MiB, all four paths'),
+      description: vscode.l10n.t('every ordered GPU pair, one at a time (as nvbandwidth does)'),
+      options: {},
+    },
+    {
+      label: vscode.l10n.t('256 MiB, copy-engine paths only'),
+      description: vscode.l10n.t('engine/host and engine/device'),
+      options: { paths: ['engine/host', 'engine/device'] },
+    },
+    {
+      label: vscode.l10n.t('64 MiB, all four paths, 5 iterations'),
+      description: vscode.l10n.t('a quicker look'),
+      options: { sizeBytes: 64 * 1024 ** 2, iters: 5 },
+    },
     {
       label: vscode.l10n.t('256 MiB, all pairs at once (all-to-all), host-initiated paths'),
-      description: vscode.l10n.t('cu/host and engine/host: shared links, engines and CUs show as lower per-pair GB/s, with per-GPU totals'),
+      description: vscode.l10n.t(
+        'cu/host and engine/host: shared links, engines and CUs show as lower per-pair GB/s, with per-GPU totals',
+      ),
       options: { paths: ['cu/host', 'engine/host'], concurrent: true },
     },
   ];
 }
 
 export async function runMatrixCommand(deps: RunDeps, args?: RunMatrixArgs): Promise<Run | undefined> {
-  if (!requireTrust(vscode.l10n.t('SDMA Lens does not run a bandwidth matrix in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
+  if (
+    !requireTrust(
+      vscode.l10n.t(
+        'SDMA Lens does not run a bandwidth matrix in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      ),
+    )
+  )
+    return undefined;
   try {
     let asked = args?.options;
     if (!asked) {
-      const picked = await vscode.window.showQuickPick(presets(), { title: vscode.l10n.t('SDMA Lens: bandwidth matrix') });
+      const picked = await vscode.window.showQuickPick(presets(), {
+        title: vscode.l10n.t('SDMA Lens: bandwidth matrix'),
+      });
       if (!picked) return undefined;
       asked = picked.options;
     }

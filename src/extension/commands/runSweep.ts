@@ -30,7 +30,14 @@ export interface RunSweepArgs {
 }
 
 export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promise<Run | undefined> {
-  if (!requireTrust(vscode.l10n.t('SDMA Lens does not run a transfer sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
+  if (
+    !requireTrust(
+      vscode.l10n.t(
+        'SDMA Lens does not run a transfer sweep in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      ),
+    )
+  )
+    return undefined;
   try {
     const fromSettings = sweepSettings();
     const merged = checkSweepOptions({ ...fromSettings, ...(args?.options ?? {}) });
@@ -44,7 +51,11 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
       cancellation: args?.cancellation,
       request: sweepCommand(merged),
       // The node's GPUs, asked inside the run (same helper, same cancel): the quick pick offers its endpoints, and named endpoints are checked before anything runs.
-      ...(interactive || merged.pairs.length > 0 ? { nodeInfo: { backend: merged.backend, ...(merged.simGpus !== undefined ? { simGpus: merged.simGpus } : {}) } } : {}),
+      ...(interactive || merged.pairs.length > 0
+        ? {
+            nodeInfo: { backend: merged.backend, ...(merged.simGpus !== undefined ? { simGpus: merged.simGpus } : {}) },
+          }
+        : {}),
       ...(interactive
         ? {
             choose: async ({ node, signal }: PreStart) => {
@@ -59,7 +70,11 @@ export async function runSweepCommand(deps: RunDeps, args?: RunSweepArgs): Promi
       beforeStart: async ({ node }) => {
         if (options.pairs.length === 0) return;
         // An `info` that failed was said in the log; the helper checks the endpoints itself then.
-        const topology = interactive ? (node && 'info' in node ? node.info.topology : undefined) : topologyOf(node, deps.log);
+        const topology = interactive
+          ? node && 'info' in node
+            ? node.info.topology
+            : undefined
+          : topologyOf(node, deps.log);
         if (topology) checkPairsOnTopology(options.pairs, topology);
       },
       view: (run, live) => SweepPanel.show(deps.context.extensionUri, run, deps.log, live),

@@ -19,13 +19,26 @@ interface RunItem extends vscode.QuickPickItem {
 
 function item(s: RunSummary): RunItem {
   const when = s.header ? new Date(s.header.createdAt).toLocaleString() : '';
-  const icon = s.status === 'ok' ? '$(pass)' : s.status === 'corrupt' ? '$(warning)' : s.status === 'cancelled' ? '$(circle-slash)' : '$(error)';
+  const icon =
+    s.status === 'ok'
+      ? '$(pass)'
+      : s.status === 'corrupt'
+        ? '$(warning)'
+        : s.status === 'cancelled'
+          ? '$(circle-slash)'
+          : '$(error)';
   // A run with lines the host could not use is not quite what it looks like: say so where it is picked.
-  const description = !s.problems ? s.status : s.problems.count === 1 ? vscode.l10n.t('{0} · 1 problem', s.status) : vscode.l10n.t('{0} · {1} problems', s.status, s.problems.count);
+  const description = !s.problems
+    ? s.status
+    : s.problems.count === 1
+      ? vscode.l10n.t('{0} · 1 problem', s.status)
+      : vscode.l10n.t('{0} · {1} problems', s.status, s.problems.count);
   return {
     label: `${icon} ${s.header?.command ?? 'run'} ${when}`,
     description,
-    detail: s.error ?? (s.problems ? vscode.l10n.t('{0} · first problem: {1}', s.id, escapeControls(s.problems.first)) : s.id),
+    detail:
+      s.error ??
+      (s.problems ? vscode.l10n.t('{0} · first problem: {1}', s.id, escapeControls(s.problems.first)) : s.id),
     summary: s,
   };
 }
@@ -33,7 +46,9 @@ function item(s: RunSummary): RunItem {
 async function pickRun(store: RunStore, title: string): Promise<RunSummary | undefined> {
   const runs = await store.list();
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no runs in {0} yet. Run "SDMA Lens: Run Transfer Sweep" first.', store.root));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('SDMA Lens: no runs in {0} yet. Run "SDMA Lens: Run Transfer Sweep" first.', store.root),
+    );
     return undefined;
   }
   return (await vscode.window.showQuickPick(runs.map(item), { title, matchOnDetail: true }))?.summary;
@@ -52,8 +67,17 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
       const first = escapeControls(run.problems[0]!);
       const said =
         run.problems.length === 1
-          ? vscode.l10n.t('SDMA Lens: run {0} has 1 line the helper wrote that could not be used (first: {1}); what it shows may be incomplete.', runId, first)
-          : vscode.l10n.t('SDMA Lens: run {0} has {1} lines the helper wrote that could not be used (first: {2}); what it shows may be incomplete.', runId, run.problems.length, first);
+          ? vscode.l10n.t(
+              'SDMA Lens: run {0} has 1 line the helper wrote that could not be used (first: {1}); what it shows may be incomplete.',
+              runId,
+              first,
+            )
+          : vscode.l10n.t(
+              'SDMA Lens: run {0} has {1} lines the helper wrote that could not be used (first: {2}); what it shows may be incomplete.',
+              runId,
+              run.problems.length,
+              first,
+            );
       void vscode.window.showWarningMessage(said, vscode.l10n.t('Show Log')).then((a) => a && deps.log.show());
     }
     // Each kind of run opens where it is drawn.
@@ -90,14 +114,20 @@ export async function deleteRunCommand(deps: RunDeps, id?: string): Promise<void
     // A folder that is not a run (or a link, or outside the runs folder) is said, not offered for deletion.
     await store.checkDeletable(picked.id);
     const del = vscode.l10n.t('Delete');
-    const confirm = await vscode.window.showWarningMessage(vscode.l10n.t('Delete run {0} and its files?', picked.id), { modal: true }, del);
+    const confirm = await vscode.window.showWarningMessage(
+      vscode.l10n.t('Delete run {0} and its files?', picked.id),
+      { modal: true },
+      del,
+    );
     if (confirm !== del) return;
     SweepPanel.forRun(picked.id)?.dispose();
     MatrixPanels.forRun(picked.id)?.dispose();
     CollectivePanels.forRun(picked.id)?.dispose();
     // Only the files SDMA Lens wrote go; the folder too when that empties it (runs/runFolder.ts).
     const outcome = await store.delete(picked.id);
-    deps.log.info(`deleted run ${picked.id}: ${outcome.removed.join(', ') || 'nothing'} removed${outcome.kept.length > 0 ? `; kept ${outcome.kept.join(', ')}` : ''}`);
+    deps.log.info(
+      `deleted run ${picked.id}: ${outcome.removed.join(', ') || 'nothing'} removed${outcome.kept.length > 0 ? `; kept ${outcome.kept.join(', ')}` : ''}`,
+    );
     const kept = keptSentence(picked.id, outcome);
     if (kept) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}.', escapeControls(kept)));
   } catch (err) {

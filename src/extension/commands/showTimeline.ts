@@ -10,16 +10,33 @@ import * as vscode from 'vscode';
 import type { PathName } from '../../core/protocol';
 import { PATHS } from '../../core/protocol';
 import type { Run } from '../../core/run';
-import { checkTargetOfRun, placePointTimeline, pointTimelineCommand, pointTimelineStore } from '../../core/runtime/pointTimeline';
+import {
+  checkTargetOfRun,
+  placePointTimeline,
+  pointTimelineCommand,
+  pointTimelineStore,
+} from '../../core/runtime/pointTimeline';
 import { LocalTarget } from '../../core/runtime/localTarget';
 import { SshTarget } from '../../core/ssh/sshTarget';
 import { runWithProgress } from '../runWithProgress';
 import type { RunSummary } from '../../core/runs/runStore';
 import { RunStore } from '../../core/runs/runStore';
 import type { TimelineLocation, TimelinePoint } from '../../core/runs/timelineSource';
-import { loadTimeline, runTimeline, runTimelineCovers, runTimelineCus, timelineFileName, timelineMeta } from '../../core/runs/timelineSource';
+import {
+  loadTimeline,
+  runTimeline,
+  runTimelineCovers,
+  runTimelineCus,
+  timelineFileName,
+  timelineMeta,
+} from '../../core/runs/timelineSource';
 import type { KernelFocus } from '../../core/profile/profileTimeline';
-import { parseProfileTimelineKey, profileTimelineKey, profileTimeline, profileTimelineMeta } from '../../core/profile/profileTimeline';
+import {
+  parseProfileTimelineKey,
+  profileTimelineKey,
+  profileTimeline,
+  profileTimelineMeta,
+} from '../../core/profile/profileTimeline';
 import { entryExists } from '../../core/runs/safeFile';
 import { kernelFilter } from '../../core/timeline/timelineFilter';
 import { checkPair, isEndpoint, parseEndpoint } from '../../core/endpoints';
@@ -54,12 +71,18 @@ const isProfileRun = (run: Run) => run.header.command === 'run' || run.header.co
 function checkKernelArgs(args: ShowTimelineArgs | undefined): KernelFocus | undefined {
   if (!args || args.kernelNames === undefined) return undefined;
   const names = args.kernelNames;
-  if (!Array.isArray(names) || names.length === 0 || names.length > 64 || !names.every((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_NAME)) {
+  if (
+    !Array.isArray(names) ||
+    names.length === 0 ||
+    names.length > 64 ||
+    !names.every((n) => typeof n === 'string' && n.length > 0 && n.length <= MAX_NAME)
+  ) {
     throw new Error(vscode.l10n.t('kernelNames must be 1 to 64 kernel names as the profiler printed them'));
   }
   const kernel = typeof args.kernel === 'string' && args.kernel.length > 0 ? args.kernel.slice(0, MAX_NAME) : names[0]!;
   const focus: KernelFocus = { filter: kernelFilter(names), kernel };
-  if (typeof args.ambiguous === 'string' && args.ambiguous.length > 0) focus.ambiguous = args.ambiguous.slice(0, MAX_NAME);
+  if (typeof args.ambiguous === 'string' && args.ambiguous.length > 0)
+    focus.ambiguous = args.ambiguous.slice(0, MAX_NAME);
   return focus;
 }
 
@@ -70,7 +93,8 @@ function profileTimelineSource(run: Run, runDir: string, log: RunDeps['log'], fo
     traceFile: join(runDir, 'run-timeline.trace.json'),
     load: () => {
       const { columns, hostOnlyCopies } = profileTimeline(run);
-      if (hostOnlyCopies > 0) log.info(`run ${run.header.id}: ${hostOnlyCopies} host-to-host copies have no GPU lane and are not drawn`);
+      if (hostOnlyCopies > 0)
+        log.info(`run ${run.header.id}: ${hostOnlyCopies} host-to-host copies have no GPU lane and are not drawn`);
       return Promise.resolve(columns);
     },
   };
@@ -82,7 +106,8 @@ export function timelineKey(runId: string, location: TimelineLocation, focus?: T
   return `${runId}/${file}${focus ? `#${focus.path}@${focus.cus}@${focus.sizeBytes}` : ''}`;
 }
 
-const KEY = /^([A-Za-z0-9._-]{1,128})\/(inline|[A-Za-z0-9._-]{1,200}\.sdmatl)(?:#([a-z]+\/[a-z]+)@(\d{1,4})@(\d{1,12}))?$/;
+const KEY =
+  /^([A-Za-z0-9._-]{1,128})\/(inline|[A-Za-z0-9._-]{1,200}\.sdmatl)(?:#([a-z]+\/[a-z]+)@(\d{1,4})@(\d{1,12}))?$/;
 
 /** A point's own timeline file names its pair (`timeline-1M-cu-host-64-host-0.sdmatl`), so a restored panel keeps it in the title. */
 function pairOfFile(location: TimelineLocation): { src: number; dst: number } | undefined {
@@ -102,7 +127,16 @@ export function source(run: Run, runDir: string, location: TimelineLocation, foc
   const sizeBytes = focus?.sizeBytes ?? run.timeline?.sizeBytes ?? 0;
   const base = location.kind === 'file' ? basename(location.file).replace(/\.sdmatl$/, '') : 'timeline';
   return {
-    meta: timelineMeta(run, key, sizeBytes, focus?.path, focus?.cus, focus && isEndpoint(focus.src) && isEndpoint(focus.dst) ? { src: focus.src, dst: focus.dst } : pairOfFile(location)),
+    meta: timelineMeta(
+      run,
+      key,
+      sizeBytes,
+      focus?.path,
+      focus?.cus,
+      focus && isEndpoint(focus.src) && isEndpoint(focus.dst)
+        ? { src: focus.src, dst: focus.dst }
+        : pairOfFile(location),
+    ),
     traceFile: join(runDir, `${base}.trace.json`),
     load: () => loadTimeline(run, location),
   };
@@ -110,11 +144,18 @@ export function source(run: Run, runDir: string, location: TimelineLocation, foc
 
 function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefined {
   if (!args || args.sizeBytes === undefined) return undefined;
-  if (!Number.isInteger(args.sizeBytes) || args.sizeBytes < 1) throw new Error(vscode.l10n.t('sizeBytes must be a whole number of bytes'));
-  if (!args.path || !(PATHS as readonly string[]).includes(args.path)) throw new Error(vscode.l10n.t('path must be one of {0}', PATHS.join(', ')));
-  const point: TimelinePoint = { sizeBytes: args.sizeBytes, path: args.path, cus: Number.isInteger(args.cus) ? args.cus! : 0 };
+  if (!Number.isInteger(args.sizeBytes) || args.sizeBytes < 1)
+    throw new Error(vscode.l10n.t('sizeBytes must be a whole number of bytes'));
+  if (!args.path || !(PATHS as readonly string[]).includes(args.path))
+    throw new Error(vscode.l10n.t('path must be one of {0}', PATHS.join(', ')));
+  const point: TimelinePoint = {
+    sizeBytes: args.sizeBytes,
+    path: args.path,
+    cus: Number.isInteger(args.cus) ? args.cus! : 0,
+  };
   if (args.src !== undefined || args.dst !== undefined) {
-    if (!isEndpoint(args.src) || !isEndpoint(args.dst)) throw new Error(vscode.l10n.t('src and dst must both be endpoints: a GPU index 0..1023, or -1 for host'));
+    if (!isEndpoint(args.src) || !isEndpoint(args.dst))
+      throw new Error(vscode.l10n.t('src and dst must both be endpoints: a GPU index 0..1023, or -1 for host'));
     checkPair({ src: args.src, dst: args.dst });
     point.src = args.src;
     point.dst = args.dst;
@@ -123,22 +164,42 @@ function checkArgs(args: ShowTimelineArgs | undefined): TimelinePoint | undefine
 }
 
 export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs): Promise<TimelinePanel | undefined> {
-  if (!requireTrust(vscode.l10n.t('SDMA Lens does not show a timeline in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.'))) return undefined;
+  if (
+    !requireTrust(
+      vscode.l10n.t(
+        'SDMA Lens does not show a timeline in an untrusted workspace: it would run a native helper binary. Trust the workspace to use it.',
+      ),
+    )
+  )
+    return undefined;
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     // The run named, else the sweep the user is looking at, else one they pick.
-    const runId = typeof args?.runId === 'string' ? args.runId : (SweepPanel.activeRunId() ?? (await pickRunWithTimeline(store)));
+    const runId =
+      typeof args?.runId === 'string' ? args.runId : (SweepPanel.activeRunId() ?? (await pickRunWithTimeline(store)));
     if (!runId) return undefined;
     const run = await store.open(runId);
     const runDir = store.dirOf(runId);
     if (isProfileRun(run)) {
       if (run.dispatches.length === 0 && run.copies.length === 0) {
-        void vscode.window.showWarningMessage(vscode.l10n.t("SDMA Lens: run {0} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.", runId));
+        void vscode.window.showWarningMessage(
+          vscode.l10n.t(
+            "SDMA Lens: run {0} recorded no kernel launches or copies, so its timeline would be empty. Profile the program again; the run's warnings say what the profiler missed.",
+            runId,
+          ),
+        );
         return undefined;
       }
-      return TimelinePanel.show(deps.context.extensionUri, profileTimelineSource(run, runDir, deps.log, checkKernelArgs(args)), deps.log);
+      return TimelinePanel.show(
+        deps.context.extensionUri,
+        profileTimelineSource(run, runDir, deps.log, checkKernelArgs(args)),
+        deps.log,
+      );
     }
-    if (args?.kernelNames !== undefined) throw new Error(vscode.l10n.t('run {0} is a {1} run: kernel filters apply to Profile runs', runId, run.header.command));
+    if (args?.kernelNames !== undefined)
+      throw new Error(
+        vscode.l10n.t('run {0} is a {1} run: kernel filters apply to Profile runs', runId, run.header.command),
+      );
     let point = checkArgs(args);
     if (point && point.path.startsWith('cu/') && point.cus < 1) point = { ...point, cus: runTimelineCus(run) };
     let location: TimelineLocation | undefined;
@@ -146,7 +207,10 @@ export async function showTimelineCommand(deps: RunDeps, args?: ShowTimelineArgs
       location = runTimeline(run, runDir);
       if (!location && !point) {
         const choice = await vscode.window.showWarningMessage(
-          vscode.l10n.t('SDMA Lens: run {0} has no timeline. Sweeps record one when the setting sdmaLens.sweep.timelineSize is set; or click a point of the sweep chart to record one for that point.', runId),
+          vscode.l10n.t(
+            'SDMA Lens: run {0} has no timeline. Sweeps record one when the setting sdmaLens.sweep.timelineSize is set; or click a point of the sweep chart to record one for that point.',
+            runId,
+          ),
           vscode.l10n.t('Open Settings'),
         );
         if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'sdmaLens.sweep.timelineSize');
@@ -174,7 +238,12 @@ export async function reviveTimelinePanel(deps: RunDeps, panel: vscode.WebviewPa
     try {
       const store = new RunStore(runsFolder(deps.context.globalStorageUri));
       const run = await store.open(runMode.runId);
-      TimelinePanel.revive(panel, deps.context.extensionUri, profileTimelineSource(run, store.dirOf(runMode.runId), deps.log, runMode.focus), deps.log);
+      TimelinePanel.revive(
+        panel,
+        deps.context.extensionUri,
+        profileTimelineSource(run, store.dirOf(runMode.runId), deps.log, runMode.focus),
+        deps.log,
+      );
     } catch (err) {
       deps.log.warn(`could not restore the timeline panel ${String(key)}: ${(err as Error).message}`);
       panel.dispose();
@@ -186,13 +255,24 @@ export async function reviveTimelinePanel(deps: RunDeps, panel: vscode.WebviewPa
     panel.dispose();
     return;
   }
-  const [, runId, file, path, cus, size] = m as unknown as [string, string, string, string | undefined, string | undefined, string | undefined];
+  const [, runId, file, path, cus, size] = m as unknown as [
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+    string | undefined,
+  ];
   try {
     const store = new RunStore(runsFolder(deps.context.globalStorageUri));
     const run = await store.open(runId);
     const runDir = store.dirOf(runId);
-    const location: TimelineLocation = file === 'inline' ? { kind: 'inline' } : { kind: 'file', file: join(runDir, file) };
-    const focus = path && (PATHS as readonly string[]).includes(path) ? { sizeBytes: Number(size), path: path as PathName, cus: Number(cus) } : undefined;
+    const location: TimelineLocation =
+      file === 'inline' ? { kind: 'inline' } : { kind: 'file', file: join(runDir, file) };
+    const focus =
+      path && (PATHS as readonly string[]).includes(path)
+        ? { sizeBytes: Number(size), path: path as PathName, cus: Number(cus) }
+        : undefined;
     TimelinePanel.revive(panel, deps.context.extensionUri, source(run, runDir, location, focus), deps.log);
   } catch (err) {
     deps.log.warn(`could not restore the timeline panel ${key}: ${(err as Error).message}`);
@@ -201,14 +281,32 @@ export async function reviveTimelinePanel(deps: RunDeps, panel: vscode.WebviewPa
 }
 
 async function pickRunWithTimeline(store: RunStore): Promise<string | undefined> {
-  const runs = (await store.list()).filter((r) => r.status !== 'corrupt' && (r.header?.command === 'sweep' || r.header?.command === 'run' || r.header?.command === 'import'));
+  const runs = (await store.list()).filter(
+    (r) =>
+      r.status !== 'corrupt' &&
+      (r.header?.command === 'sweep' || r.header?.command === 'run' || r.header?.command === 'import'),
+  );
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no runs in {0} yet. Run "SDMA Lens: Run Transfer Sweep", or Profile a kernel, first.', store.root));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'SDMA Lens: no runs in {0} yet. Run "SDMA Lens: Run Transfer Sweep", or Profile a kernel, first.',
+        store.root,
+      ),
+    );
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    runs.map((r) => ({ label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`, description: timelineRunDescription(r), detail: r.id, id: r.id })),
-    { title: vscode.l10n.t('SDMA Lens: Show Timeline'), placeHolder: vscode.l10n.t('The run whose timeline to show'), matchOnDetail: true },
+    runs.map((r) => ({
+      label: `${r.header ? new Date(r.header.createdAt).toLocaleString() : r.id}`,
+      description: timelineRunDescription(r),
+      detail: r.id,
+      id: r.id,
+    })),
+    {
+      title: vscode.l10n.t('SDMA Lens: Show Timeline'),
+      placeHolder: vscode.l10n.t('The run whose timeline to show'),
+      matchOnDetail: true,
+    },
   );
   return picked?.id;
 }
@@ -221,14 +319,28 @@ function timelineRunDescription(r: RunSummary): string {
 }
 
 /** One timeline-only helper run on the run's own target, saved under `<run>/timelines/`, with progress and cancel. */
-async function recordTimeline(deps: RunDeps, run: Run, runDir: string, point: TimelinePoint, file: string): Promise<boolean> {
+async function recordTimeline(
+  deps: RunDeps,
+  run: Run,
+  runDir: string,
+  point: TimelinePoint,
+  file: string,
+): Promise<boolean> {
   const host = run.header.target.kind === 'ssh' ? run.header.target.host : undefined;
-  if (host !== undefined && !deps.targets) throw new Error(vscode.l10n.t('run {0} was measured over SSH on {1}, but its node is not known', run.header.id, host));
-  const target = host !== undefined && deps.targets ? new SshTarget(deps.targets.runConnection(host, run.header.id)) : new LocalTarget();
+  if (host !== undefined && !deps.targets)
+    throw new Error(
+      vscode.l10n.t('run {0} was measured over SSH on {1}, but its node is not known', run.header.id, host),
+    );
+  const target =
+    host !== undefined && deps.targets
+      ? new SshTarget(deps.targets.runConnection(host, run.header.id))
+      : new LocalTarget();
   checkTargetOfRun(run, target);
   const store = pointTimelineStore(runDir);
   const result = await runWithProgress(deps, {
-    what: host ? vscode.l10n.t('recording of the timeline of {0} at {1} on {2}', point.path, basename(file), host) : vscode.l10n.t('recording of the timeline of {0} at {1}', point.path, basename(file)),
+    what: host
+      ? vscode.l10n.t('recording of the timeline of {0} at {1} on {2}', point.path, basename(file), host)
+      : vscode.l10n.t('recording of the timeline of {0} at {1}', point.path, basename(file)),
     target,
     store,
     quiet: true,

@@ -11,7 +11,15 @@ import { adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
 import { adviceFor } from '../../core/advice/fronts';
 import type { TextEdit } from '../../core/advice/envFiles';
-import { findJsonAssignments, notWritten, replacementEdits, setJsonEnv, setLineVariables, simulatedNote, taskLabels } from '../../core/advice/envFiles';
+import {
+  findJsonAssignments,
+  notWritten,
+  replacementEdits,
+  setJsonEnv,
+  setLineVariables,
+  simulatedNote,
+  taskLabels,
+} from '../../core/advice/envFiles';
 import { knob } from '../../core/advice/knobs';
 import { launchEntries, setLaunchEnv } from '../../core/advice/launchEnv';
 import { checkedAssignments, shellComment, shellExport, terminalLine } from '../../core/text';
@@ -44,9 +52,16 @@ const NEW_ENTRY = 'SDMA Lens';
 
 async function resolveRun(deps: RunDeps, runId: string | undefined): Promise<Run | undefined> {
   const store = new RunStore(runsFolder(deps.context.globalStorageUri));
-  const id = runId ?? SweepPanel.activeRunId() ?? (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
+  const id =
+    runId ??
+    SweepPanel.activeRunId() ??
+    (await store.list()).find((r) => r.status !== 'corrupt' && r.header?.command === 'sweep')?.id;
   if (!id) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'SDMA Lens: no sweep runs yet. Run "SDMA Lens: Run Transfer Sweep" first; advice comes from its crossovers.',
+      ),
+    );
     return undefined;
   }
   // The run as the panel shows it: a refined sweep with its refined points.
@@ -84,7 +99,8 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
     if (!target || chosen.length === 0) return { runId: run.header.id, advice };
     // Only catalog knobs with values of their type are written, from the typed value; the rest is said, not written.
     const checked = checkedAssignments(Object.fromEntries(chosen.map((r) => [r.knob, r.value!])), knob);
-    if (checked.refused.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', notWritten(checked.refused)));
+    if (checked.refused.length > 0)
+      void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', notWritten(checked.refused)));
     if (Object.keys(checked.vars).length === 0) return { runId: run.header.id, advice };
     // Values from the simulated node say so in the file, as a comment wherever the format takes one.
     const note = advice.simulated ? simulatedNote(run.header.id) : undefined;
@@ -96,12 +112,18 @@ export async function suggestSettingsCommand(deps: RunDeps, args?: SuggestArgs):
   }
 }
 
-async function pickRecommendations(advice: Advice, withValues: Recommendation[]): Promise<Recommendation[] | undefined> {
+async function pickRecommendations(
+  advice: Advice,
+  withValues: Recommendation[],
+): Promise<Recommendation[] | undefined> {
   // The advice's explanations and evidence are the core's (shared with the CLI): shown as they are,
   // on one line each with controls and bidi marks escaped (they quote a run's text, e.g. a library version).
   const summary = terminalLine(advice.focus.map((c) => c.explanation).join(' '));
   const missing = advice.recommendations.filter((r) => r.value === undefined);
-  if (missing.length > 0) void vscode.window.showWarningMessage(vscode.l10n.t('SDMA Lens: {0}', terminalLine(missing.map((r) => r.evidence).join(' '))));
+  if (missing.length > 0)
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('SDMA Lens: {0}', terminalLine(missing.map((r) => r.evidence).join(' '))),
+    );
   const items = withValues.map((r) => ({
     label: terminalLine(`${r.knob}=${r.value}`),
     description: r.confidence === 'uncertain' ? vscode.l10n.t('uncertain') : r.basis,
@@ -110,7 +132,9 @@ async function pickRecommendations(advice: Advice, withValues: Recommendation[])
     recommendation: r,
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: advice.simulated ? vscode.l10n.t('SDMA Lens: settings (SIMULATED node: for illustration)') : vscode.l10n.t('SDMA Lens: settings'),
+    title: advice.simulated
+      ? vscode.l10n.t('SDMA Lens: settings (SIMULATED node: for illustration)')
+      : vscode.l10n.t('SDMA Lens: settings'),
     placeHolder: summary.slice(0, 300) || vscode.l10n.t('Choose the settings to apply'),
     canPickMany: true,
     matchOnDetail: true,
@@ -121,9 +145,21 @@ async function pickRecommendations(advice: Advice, withValues: Recommendation[])
 async function pickTarget(): Promise<ApplyTarget | undefined> {
   const items: (vscode.QuickPickItem & { target: ApplyTarget })[] = [
     { target: 'clipboard', label: vscode.l10n.t('$(clippy) Copy as shell exports') },
-    { target: 'dotenv', label: vscode.l10n.t('$(file) Write to a .env file'), description: vscode.l10n.t('reviewable edit') },
-    { target: 'launch', label: vscode.l10n.t('$(debug-alt) Add to a launch configuration'), description: vscode.l10n.t('{0}, reviewable edit', '.vscode/launch.json') },
-    { target: 'tasks', label: vscode.l10n.t('$(tasklist) Add to a task'), description: vscode.l10n.t('{0}, reviewable edit', '.vscode/tasks.json') },
+    {
+      target: 'dotenv',
+      label: vscode.l10n.t('$(file) Write to a .env file'),
+      description: vscode.l10n.t('reviewable edit'),
+    },
+    {
+      target: 'launch',
+      label: vscode.l10n.t('$(debug-alt) Add to a launch configuration'),
+      description: vscode.l10n.t('{0}, reviewable edit', '.vscode/launch.json'),
+    },
+    {
+      target: 'tasks',
+      label: vscode.l10n.t('$(tasklist) Add to a task'),
+      description: vscode.l10n.t('{0}, reviewable edit', '.vscode/tasks.json'),
+    },
   ];
   return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Where should the settings go?') }))?.target;
 }
@@ -139,12 +175,21 @@ async function readText(uri: vscode.Uri): Promise<{ text: string; exists: boolea
   return doc ? { text: doc.getText(), exists: true } : { text: '', exists: false };
 }
 
-async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string | undefined): Promise<string | undefined> {
+async function chooseEntry(
+  kind: 'launch' | 'tasks',
+  text: string,
+  given: string | undefined,
+): Promise<string | undefined> {
   if (given) return given;
   // Parsed, not matched: a `name` inside an `environment` list or a compound is no configuration.
   const items =
     kind === 'launch'
-      ? launchEntries(text).map((e) => ({ label: e.name, description: e.env ? e.type : vscode.l10n.t('{0}: environment format unknown, nothing is written', e.type ?? vscode.l10n.t('no type')) }))
+      ? launchEntries(text).map((e) => ({
+          label: e.name,
+          description: e.env
+            ? e.type
+            : vscode.l10n.t('{0}: environment format unknown, nothing is written', e.type ?? vscode.l10n.t('no type')),
+        }))
       : taskLabels(text).map((label) => ({ label }));
   const unique = items.filter((item, i) => items.findIndex((o) => o.label === item.label) === i);
   if (unique.length === 0) return NEW_ENTRY;
@@ -161,16 +206,28 @@ async function chooseEntry(kind: 'launch' | 'tasks', text: string, given: string
  * `note` (a simulated run's) becomes a comment line: `#` in exports, .env and shell files, `//`
  * in launch.json and tasks.json (JSONC to VS Code) or a .jsonc file; never in plain JSON.
  */
-async function applyVars(target: ApplyTarget, vars: Record<string, string>, file?: string, entry?: string, note?: string): Promise<boolean> {
+async function applyVars(
+  target: ApplyTarget,
+  vars: Record<string, string>,
+  file?: string,
+  entry?: string,
+  note?: string,
+): Promise<boolean> {
   if (target === 'clipboard') {
-    const text = [...(note !== undefined ? [shellComment(note)] : []), ...Object.entries(vars).map(([k, v]) => shellExport(k, v, knob))].join('\n');
+    const text = [
+      ...(note !== undefined ? [shellComment(note)] : []),
+      ...Object.entries(vars).map(([k, v]) => shellExport(k, v, knob)),
+    ].join('\n');
     await vscode.env.clipboard.writeText(`${text}\n`);
-    void vscode.window.showInformationMessage(vscode.l10n.t('SDMA Lens: {0} exports copied to the clipboard.', Object.keys(vars).length));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('SDMA Lens: {0} exports copied to the clipboard.', Object.keys(vars).length),
+    );
     return true;
   }
   const root = workspaceRoot();
   const relative = file ?? (target === 'dotenv' ? '.env' : `.vscode/${target === 'launch' ? 'launch' : 'tasks'}.json`);
-  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..')) throw new Error(vscode.l10n.t('"{0}" must be a path inside the workspace', terminalLine(relative)));
+  if (path.isAbsolute(relative) || relative.split(/[\\/]/).includes('..'))
+    throw new Error(vscode.l10n.t('"{0}" must be a path inside the workspace', terminalLine(relative)));
   const uri = vscode.Uri.joinPath(root, relative);
   const { text, exists } = await readText(uri);
   let edits: TextEdit[];
@@ -178,7 +235,12 @@ async function applyVars(target: ApplyTarget, vars: Record<string, string>, file
     edits = setLineVariables(text, vars, relative.endsWith('.sh') ? 'shell' : 'dotenv', note);
   } else {
     const jsonc = /(^|[\\/])(launch|tasks)\.json$|\.jsonc$/.test(relative);
-    if (exists && text.trim() && findJsonAssignments(text).length === 0 && !text.includes(target === 'launch' ? '"configurations"' : '"tasks"')) {
+    if (
+      exists &&
+      text.trim() &&
+      findJsonAssignments(text).length === 0 &&
+      !text.includes(target === 'launch' ? '"configurations"' : '"tasks"')
+    ) {
       throw new Error(vscode.l10n.t('{0} does not look like a {1}.json file', relative, target));
     }
     const name = await chooseEntry(target, text, entry);

@@ -22,11 +22,28 @@ interface ActionItem extends vscode.QuickPickItem {
 }
 
 function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
-  const sizes = vscode.l10n.t('{0} sizes, {1} to {2}', o.sizes.length, formatBytes(o.sizes[0]!), formatBytes(o.sizes.at(-1)!));
+  const sizes = vscode.l10n.t(
+    '{0} sizes, {1} to {2}',
+    o.sizes.length,
+    formatBytes(o.sizes[0]!),
+    formatBytes(o.sizes.at(-1)!),
+  );
   // The node's endpoints are worded by the core (shared with the CLI).
   const endpoints = endpointsText(o.pairs, topology);
   return [
-    { action: 'run', label: vscode.l10n.t('$(play) Run sweep'), detail: vscode.l10n.t('{0} · {1} · {2} · CUs {3} · {4} iterations · backend {5}', endpoints, o.paths.join(', '), sizes, o.cus.join(','), o.iters, o.backend) },
+    {
+      action: 'run',
+      label: vscode.l10n.t('$(play) Run sweep'),
+      detail: vscode.l10n.t(
+        '{0} · {1} · {2} · CUs {3} · {4} iterations · backend {5}',
+        endpoints,
+        o.paths.join(', '),
+        sizes,
+        o.cus.join(','),
+        o.iters,
+        o.backend,
+      ),
+    },
     { action: 'endpoints', label: vscode.l10n.t('$(arrow-swap) Endpoints'), description: endpoints },
     { action: 'paths', label: vscode.l10n.t('$(list-selection) Paths'), description: o.paths.join(', ') },
     { action: 'cus', label: vscode.l10n.t('$(chip) CU counts'), description: o.cus.join(', ') },
@@ -40,7 +57,11 @@ function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
  * `topology`: the node from the helper's `info`, whose endpoints are offered; without it,
  * endpoints are typed. `signal`: the run's cancel, which closes whatever is open.
  */
-export async function pickSweep(initial: SweepOptions, topology?: Topology, signal?: AbortSignal): Promise<SweepOptions | undefined> {
+export async function pickSweep(
+  initial: SweepOptions,
+  topology?: Topology,
+  signal?: AbortSignal,
+): Promise<SweepOptions | undefined> {
   const cancel = new vscode.CancellationTokenSource();
   const onAbort = () => cancel.cancel();
   if (signal?.aborted) cancel.cancel();
@@ -53,14 +74,22 @@ export async function pickSweep(initial: SweepOptions, topology?: Topology, sign
   }
 }
 
-async function pickLoop(initial: SweepOptions, topology: Topology | undefined, token: vscode.CancellationToken): Promise<SweepOptions | undefined> {
+async function pickLoop(
+  initial: SweepOptions,
+  topology: Topology | undefined,
+  token: vscode.CancellationToken,
+): Promise<SweepOptions | undefined> {
   let options = { ...initial };
   for (;;) {
     if (token.isCancellationRequested) return undefined;
-    const choice = await vscode.window.showQuickPick(describe(options, topology), {
-      title: vscode.l10n.t('SDMA Lens: Run Transfer Sweep'),
-      placeHolder: vscode.l10n.t('Run with these settings, or adjust them for this run'),
-    }, token);
+    const choice = await vscode.window.showQuickPick(
+      describe(options, topology),
+      {
+        title: vscode.l10n.t('SDMA Lens: Run Transfer Sweep'),
+        placeHolder: vscode.l10n.t('Run with these settings, or adjust them for this run'),
+      },
+      token,
+    );
     if (!choice) return undefined;
     switch (choice.action) {
       case 'run':
@@ -80,26 +109,40 @@ async function pickLoop(initial: SweepOptions, topology: Topology | undefined, t
         break;
       }
       case 'cus': {
-        const text = await vscode.window.showInputBox({
-          title: vscode.l10n.t('CU counts for the cu/* paths'),
-          value: options.cus.join(','),
-          validateInput: (t) => tryCheck(() => ({ ...options, cus: parseInts(t) })),
-        }, token);
+        const text = await vscode.window.showInputBox(
+          {
+            title: vscode.l10n.t('CU counts for the cu/* paths'),
+            value: options.cus.join(','),
+            validateInput: (t) => tryCheck(() => ({ ...options, cus: parseInts(t) })),
+          },
+          token,
+        );
         if (text !== undefined) options = { ...options, cus: parseInts(text) };
         break;
       }
       case 'sizes': {
-        const text = await vscode.window.showInputBox({
-          title: vscode.l10n.t('Message sizes (comma separated, e.g. 4K,64K,1M,1G)'),
-          value: options.sizes.map(formatSizeArg).join(','),
-          validateInput: (t) => tryCheck(() => ({ ...options, sizes: parseSizeList(t) })),
-        }, token);
+        const text = await vscode.window.showInputBox(
+          {
+            title: vscode.l10n.t('Message sizes (comma separated, e.g. 4K,64K,1M,1G)'),
+            value: options.sizes.map(formatSizeArg).join(','),
+            validateInput: (t) => tryCheck(() => ({ ...options, sizes: parseSizeList(t) })),
+          },
+          token,
+        );
         if (text !== undefined) options = { ...options, sizes: parseSizeList(text) };
         break;
       }
       case 'backend': {
         const picked = await vscode.window.showQuickPick(
-          BACKEND_CHOICES.map((b) => ({ label: b, description: b === 'sim' ? vscode.l10n.t('simulated MI350X node') : b === 'auto' ? vscode.l10n.t('real GPUs when present, else simulated') : undefined })),
+          BACKEND_CHOICES.map((b) => ({
+            label: b,
+            description:
+              b === 'sim'
+                ? vscode.l10n.t('simulated MI350X node')
+                : b === 'auto'
+                  ? vscode.l10n.t('real GPUs when present, else simulated')
+                  : undefined,
+          })),
           { title: vscode.l10n.t('Helper backend') },
           token,
         );
@@ -107,11 +150,14 @@ async function pickLoop(initial: SweepOptions, topology: Topology | undefined, t
         break;
       }
       case 'iters': {
-        const text = await vscode.window.showInputBox({
-          title: vscode.l10n.t('Timed iterations per point'),
-          value: String(options.iters),
-          validateInput: (t) => tryCheck(() => ({ ...options, iters: Number(t) })),
-        }, token);
+        const text = await vscode.window.showInputBox(
+          {
+            title: vscode.l10n.t('Timed iterations per point'),
+            value: String(options.iters),
+            validateInput: (t) => tryCheck(() => ({ ...options, iters: Number(t) })),
+          },
+          token,
+        );
         if (text !== undefined) options = { ...options, iters: Number(text) };
         break;
       }
@@ -123,13 +169,20 @@ interface PairItem extends vscode.QuickPickItem {
   pair: EndpointPair;
 }
 
-async function pickEndpoints(options: SweepOptions, topology: Topology | undefined, token: vscode.CancellationToken): Promise<EndpointPair[] | undefined> {
+async function pickEndpoints(
+  options: SweepOptions,
+  topology: Topology | undefined,
+  token: vscode.CancellationToken,
+): Promise<EndpointPair[] | undefined> {
   if (!topology || topology.gpus.length === 0) {
-    const text = await vscode.window.showInputBox({
-      title: vscode.l10n.t('Endpoint pairs (SRC:DST, comma separated; a GPU index or host; empty: the node default)'),
-      value: options.pairs.map(pairArg).join(','),
-      validateInput: (t) => (t.trim() === '' ? undefined : tryCheck(() => ({ ...options, pairs: parsePairList(t) }))),
-    }, token);
+    const text = await vscode.window.showInputBox(
+      {
+        title: vscode.l10n.t('Endpoint pairs (SRC:DST, comma separated; a GPU index or host; empty: the node default)'),
+        value: options.pairs.map(pairArg).join(','),
+        validateInput: (t) => (t.trim() === '' ? undefined : tryCheck(() => ({ ...options, pairs: parsePairList(t) }))),
+      },
+      token,
+    );
     if (text === undefined) return undefined;
     return text.trim() === '' ? [] : parsePairList(text);
   }
@@ -138,16 +191,26 @@ async function pickEndpoints(options: SweepOptions, topology: Topology | undefin
   const items: PairItem[] = nodePairs(topology).map((pair) => ({
     pair,
     label: pairName(pair),
-    description: defaults.some((d) => samePair(d, pair)) ? vscode.l10n.t('{0} · node default', pairArg(pair)) : pairArg(pair),
+    description: defaults.some((d) => samePair(d, pair))
+      ? vscode.l10n.t('{0} · node default', pairArg(pair))
+      : pairArg(pair),
     picked: chosen.some((c) => samePair(c, pair)),
   }));
-  const picked = await vscode.window.showQuickPick(items, {
-    title:
-      topology.gpus.length === 1
-        ? vscode.l10n.t('Endpoints to sweep on {0} (1 GPU; host = pinned host memory)', topology.node.model)
-        : vscode.l10n.t('Endpoints to sweep on {0} ({1} GPUs; host = pinned host memory)', topology.node.model, topology.gpus.length),
-    canPickMany: true,
-  }, token);
+  const picked = await vscode.window.showQuickPick(
+    items,
+    {
+      title:
+        topology.gpus.length === 1
+          ? vscode.l10n.t('Endpoints to sweep on {0} (1 GPU; host = pinned host memory)', topology.node.model)
+          : vscode.l10n.t(
+              'Endpoints to sweep on {0} ({1} GPUs; host = pinned host memory)',
+              topology.node.model,
+              topology.gpus.length,
+            ),
+      canPickMany: true,
+    },
+    token,
+  );
   if (!picked || picked.length === 0) return undefined;
   const pairs = picked.map((p) => p.pair);
   // The node's default picked as it is: leave it to the helper, as the setting's empty list does.
@@ -156,7 +219,11 @@ async function pickEndpoints(options: SweepOptions, topology: Topology | undefin
 }
 
 function parseInts(text: string): number[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
 }
 
 function tryCheck(make: () => SweepOptions): string | undefined {

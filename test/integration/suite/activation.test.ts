@@ -26,7 +26,9 @@ suite('activation on the sample HIP workspace', () => {
   });
 
   test('every contributed command is registered', async () => {
-    const contributed = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes as Contributes).commands.map((c) => c.command);
+    const contributed = (
+      vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes as Contributes
+    ).commands.map((c) => c.command);
     assert.ok(contributed.includes('sdmaLens.runSweep'));
     const registered = new Set(await vscode.commands.getCommands(true));
     const missing = contributed.filter((c) => !registered.has(c));
@@ -34,7 +36,8 @@ suite('activation on the sample HIP workspace', () => {
   });
 
   test('the settings are contributed with their defaults', () => {
-    const { properties } = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes as Contributes).configuration;
+    const { properties } = (vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.contributes as Contributes)
+      .configuration;
     const config = vscode.workspace.getConfiguration('sdmaLens');
     for (const [key, schema] of Object.entries(properties)) {
       const name = key.replace(/^sdmaLens\./, '');

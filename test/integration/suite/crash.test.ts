@@ -2,7 +2,16 @@ import * as assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import { SMALL_SWEEP, activeApi, processGone, processGroupMembers, readRunFile, spyOnWindow, sweepInvocations, waitFor } from './support';
+import {
+  SMALL_SWEEP,
+  activeApi,
+  processGone,
+  processGroupMembers,
+  readRunFile,
+  spyOnWindow,
+  sweepInvocations,
+  waitFor,
+} from './support';
 
 suite('a helper that crashes halfway', () => {
   test('shows a clear error and keeps the partial run', async () => {
@@ -12,7 +21,9 @@ suite('a helper that crashes halfway', () => {
     let run: Run | undefined;
     try {
       // The helper's own fault injection: it aborts after its third sample.
-      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, fault: 'crash-after=3' } });
+      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', {
+        options: { ...SMALL_SWEEP, fault: 'crash-after=3' },
+      });
     } finally {
       errors.restore();
     }
@@ -38,8 +49,15 @@ suite('a helper that crashes halfway', () => {
     assert.deepEqual(processGroupMembers(helper.pid), []);
 
     const panel = api.sweepPanel(run.header.id);
-    const view = await waitFor('the panel to show the partial run', () => (panel?.lastDelivered?.type === 'sweep' && panel.lastDelivered.view.status === 'crashed' ? panel.lastDelivered.view : undefined));
-    assert.equal(view.series.reduce((n, s) => n + s.points.length, 0), 3);
+    const view = await waitFor('the panel to show the partial run', () =>
+      panel?.lastDelivered?.type === 'sweep' && panel.lastDelivered.view.status === 'crashed'
+        ? panel.lastDelivered.view
+        : undefined,
+    );
+    assert.equal(
+      view.series.reduce((n, s) => n + s.points.length, 0),
+      3,
+    );
   });
 });
 
@@ -53,7 +71,9 @@ suite('a helper that hangs', () => {
     try {
       await config.update('run.stallTimeoutSeconds', 10, vscode.ConfigurationTarget.Workspace);
       // The helper's own fault injection: after its second sample it sleeps until killed, printing nothing.
-      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, fault: 'hang-after=2' } });
+      run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', {
+        options: { ...SMALL_SWEEP, fault: 'hang-after=2' },
+      });
     } finally {
       errors.restore();
       await config.update('run.stallTimeoutSeconds', undefined, vscode.ConfigurationTarget.Workspace);
@@ -64,7 +84,11 @@ suite('a helper that hangs', () => {
     const said = errors.calls.map((c) => String(c[0]));
     assert.equal(said.length, 1, `one error notification: ${said.join(' | ')}`);
     assert.ok(said[0]!.includes(run.end.message), 'the notification says what the run file says');
-    assert.equal(readRunFile(run.header.id).filter((l) => l.type === 'sample').length, 2, 'the two samples are on disk');
+    assert.equal(
+      readRunFile(run.header.id).filter((l) => l.type === 'sample').length,
+      2,
+      'the two samples are on disk',
+    );
     const helper = sweepInvocations()[before];
     assert.ok(helper);
     await waitFor('the helper process to be gone', () => processGone(helper.pid), 5000);
@@ -84,7 +108,10 @@ suite('a helper that hangs', () => {
       await config.update('run.stallTimeoutSeconds', undefined, vscode.ConfigurationTarget.Workspace);
     }
     assert.equal(run, undefined, 'nothing ran');
-    assert.match(errors.calls.map((c) => String(c[0])).join(' | '), /Setting sdmaLens\.run\.stallTimeoutSeconds: must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400 \(got 5\)/);
+    assert.match(
+      errors.calls.map((c) => String(c[0])).join(' | '),
+      /Setting sdmaLens\.run\.stallTimeoutSeconds: must be 0 \(no limit\) or a whole number of seconds in 10\.\.86400 \(got 5\)/,
+    );
     assert.equal(sweepInvocations().length, before, 'the helper was not started');
   });
 });

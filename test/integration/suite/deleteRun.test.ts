@@ -47,7 +47,10 @@ suite('Delete Run in a runs folder that holds more than runs', () => {
       await vscode.commands.executeCommand('sdmaLens.runs.delete', run.header.id);
       assert.ok(!existsSync(path.join(runDir, 'run.ndjson')), 'the run file is gone');
       assert.deepEqual(readdirSync(runDir), ['notes.txt']);
-      assert.ok(warnings.calls.some((c) => /files SDMA Lens did not write \(notes\.txt\)/.test(String(c[0]))), 'the user is told what was kept');
+      assert.ok(
+        warnings.calls.some((c) => /files SDMA Lens did not write \(notes\.txt\)/.test(String(c[0]))),
+        'the user is told what was kept',
+      );
     } finally {
       window.showWarningMessage = original;
       errors.restore();

@@ -18,12 +18,17 @@ suite('Import rocprofv3 Profile', () => {
     await activeApi();
     const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
     await withSourceFile('import_sample.hip', SOURCE, async (doc) => {
-      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.importProfile', { path: path.join(root, 'test', 'fixtures', 'rocpd', 'fixture.db') });
+      const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.importProfile', {
+        path: path.join(root, 'test', 'fixtures', 'rocpd', 'fixture.db'),
+      });
       assert.equal(run?.end?.status, 'ok', run?.end?.message);
       assert.equal(run?.header.command, 'import');
       assert.equal(run?.hello?.simulated, false);
       assert.equal(run?.dispatches.length, 4);
-      assert.deepEqual(run?.copies.map((c) => c.bytes), [8388608, 16777216, 4096]);
+      assert.deepEqual(
+        run?.copies.map((c) => c.bytes),
+        [8388608, 16777216, 4096],
+      );
 
       const lenses = await waitFor('the imported facts', async () => {
         const t = await lensTitles(doc);

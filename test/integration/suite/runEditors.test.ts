@@ -14,7 +14,9 @@ const activeCustomEditor = () => {
 suite('run files open where they are drawn', () => {
   test('a run.ndjson opens in its sweep panel, and the .sdmatl beside it in the timeline panel', async () => {
     const api = await activeApi();
-    const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, timelineSizeBytes: 1 << 20 } });
+    const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', {
+      options: { ...SMALL_SWEEP, timelineSizeBytes: 1 << 20 },
+    });
     assert.equal(run?.end?.status, 'ok', run?.end?.message);
     api.sweepPanel(run.header.id)?.panel.dispose();
     const dir = path.join(runsFolder(), run.header.id);
@@ -24,14 +26,18 @@ suite('run files open where they are drawn', () => {
     const runEditor = await waitFor('the run editor', () => activeCustomEditor());
     assert.equal(runEditor.viewType, 'sdmaLens.runFile');
     const panel = await waitFor('the sweep panel in that editor', () => api.sweepPanel(run.header.id));
-    await waitFor('the page to receive the run', () => (panel.lastDelivered?.type === 'sweep' ? panel.lastDelivered : undefined));
+    await waitFor('the page to receive the run', () =>
+      panel.lastDelivered?.type === 'sweep' ? panel.lastDelivered : undefined,
+    );
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     const file = path.join(dir, 'timeline.sdmatl');
     await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file));
     const tlEditor = await waitFor('the timeline editor', () => activeCustomEditor());
     assert.equal(tlEditor.viewType, 'sdmaLens.timelineFile');
-    const timeline = await waitFor('the timeline panel of that file', () => api.timelinePanel(timelineKey(run.header.id, { kind: 'file', file })));
+    const timeline = await waitFor('the timeline panel of that file', () =>
+      api.timelinePanel(timelineKey(run.header.id, { kind: 'file', file })),
+    );
     assert.ok(timeline);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });

@@ -21,7 +21,10 @@ suite('the Runs view', () => {
       return undefined;
     };
     const groups = await api.runsView.getChildren();
-    assert.ok(groups.some((g) => g.kind === 'group' && g.command === 'sweep'), 'a "Transfer sweeps" group');
+    assert.ok(
+      groups.some((g) => g.kind === 'group' && g.command === 'sweep'),
+      'a "Transfer sweeps" group',
+    );
     const node = await waitFor('the run in the view', find);
     const item = api.runsView.getTreeItem(node);
     assert.match(String(item.description), /^ok · SIMULATED/);

@@ -20,10 +20,16 @@ export interface SdmaLensApi {
   /** VS Code's restore of a sweep panel after a reload: the page's saved state names the run. */
   restoreSweepPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
   sweepPanel(runId: string): { lastDelivered: HostMessage | undefined; panel: vscode.WebviewPanel } | undefined;
-  matrixPanel(runId: string): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
+  matrixPanel(
+    runId: string,
+  ): { lastDelivered: MatrixHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
   timelinePanel(key: string): TimelinePanelView | undefined;
-  collectivePanel(runId: string): { lastDelivered: CollectiveHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
-  fleetPanel(id: string): { lastDelivered: FleetHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
+  collectivePanel(
+    runId: string,
+  ): { lastDelivered: CollectiveHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
+  fleetPanel(
+    id: string,
+  ): { lastDelivered: FleetHostMessage | undefined; panel: vscode.WebviewPanel; dispose(): void } | undefined;
 }
 
 /** What the tests read of an open timeline panel (they cannot see inside the webview). */
@@ -40,7 +46,11 @@ export async function activeApi(): Promise<SdmaLensApi> {
   return ext.isActive ? ext.exports : await ext.activate();
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -107,7 +117,9 @@ export function readRunFile(id: string): { type: string; [key: string]: unknown 
  * Records calls to a `vscode.window` function and still calls it. Tests load as part of the
  * extension under development, so they share its `vscode` API object and see its calls.
  */
-export function spyOnWindow<K extends 'showErrorMessage' | 'showInformationMessage' | 'showWarningMessage' | 'withProgress'>(name: K) {
+export function spyOnWindow<
+  K extends 'showErrorMessage' | 'showInformationMessage' | 'showWarningMessage' | 'withProgress',
+>(name: K) {
   const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
   const original = window[name]!;
   const calls: unknown[][] = [];
@@ -129,7 +141,11 @@ export const SMALL_SWEEP = { backend: 'sim' as const, sizes: [4096, 65536, 1 << 
 type ViewOf<M, K> = M extends { type: K; view: infer V } ? V : never;
 
 /** Waits until a panel's page has received a `type` message of a finished run (status ok); its view. */
-export function finishedView<M extends { type: string }, K extends M['type']>(what: string, panel: { lastDelivered: M | undefined }, type: K): Promise<ViewOf<M, K>> {
+export function finishedView<M extends { type: string }, K extends M['type']>(
+  what: string,
+  panel: { lastDelivered: M | undefined },
+  type: K,
+): Promise<ViewOf<M, K>> {
   return waitFor(what, () => {
     const m = panel.lastDelivered as { type: string; view?: { status?: string } } | undefined;
     return m?.type === type && m.view?.status === 'ok' ? (m.view as ViewOf<M, K>) : undefined;
@@ -137,7 +153,11 @@ export function finishedView<M extends { type: string }, K extends M['type']>(wh
 }
 
 /** Writes `text` to NAME in the workspace folder and shows it in an editor while `body` runs; closes and removes it after. */
-export async function withSourceFile(name: string, text: string, body: (doc: vscode.TextDocument, folder: string) => Promise<void>): Promise<void> {
+export async function withSourceFile(
+  name: string,
+  text: string,
+  body: (doc: vscode.TextDocument, folder: string) => Promise<void>,
+): Promise<void> {
   const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
   const file = path.join(folder, name);
   writeFileSync(file, text);
@@ -169,7 +189,10 @@ export async function timelineFromLens(doc: vscode.TextDocument, title: RegExp, 
   const api = await activeApi();
   const lens = (await codeLenses(doc)).find((l) => title.test(l.command?.title ?? ''));
   assert.ok(lens?.command, 'no summary lens');
-  const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(lens.command.command, ...(lens.command.arguments ?? []));
+  const opened = await vscode.commands.executeCommand<{ meta: TimelineMeta } | undefined>(
+    lens.command.command,
+    ...(lens.command.arguments ?? []),
+  );
   assert.ok(opened, 'the lens opened a timeline panel');
   const key = opened.meta.key;
   assert.ok(key.startsWith(`${runId}/run-mode?filter=`), key);
@@ -185,7 +208,9 @@ export async function timelineFromLens(doc: vscode.TextDocument, title: RegExp, 
  * to press (undefined: Cancel). Each modal call is recorded; other warnings are shown as usual.
  * `answer` can be replaced between steps.
  */
-export function answerModals(answer: (message: string, options: vscode.MessageOptions, buttons: string[]) => string | undefined) {
+export function answerModals(
+  answer: (message: string, options: vscode.MessageOptions, buttons: string[]) => string | undefined,
+) {
   const window = vscode.window as unknown as Record<string, (...args: unknown[]) => unknown>;
   const original = window.showWarningMessage!;
   const state = { answer, calls: [] as { message: string; detail: string; buttons: string[] }[] };
@@ -193,7 +218,11 @@ export function answerModals(answer: (message: string, options: vscode.MessageOp
     const [message, options, ...rest] = args;
     if (typeof options === 'object' && options !== null && (options as vscode.MessageOptions).modal === true) {
       const buttons = rest.map((b) => (typeof b === 'string' ? b : String((b as { title?: unknown }).title)));
-      state.calls.push({ message: String(message), detail: String((options as vscode.MessageOptions).detail ?? ''), buttons });
+      state.calls.push({
+        message: String(message),
+        detail: String((options as vscode.MessageOptions).detail ?? ''),
+        buttons,
+      });
       return Promise.resolve(state.answer(String(message), options as vscode.MessageOptions, buttons));
     }
     return original.apply(vscode.window, args);

@@ -2,7 +2,16 @@ import * as assert from 'node:assert/strict';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
-import { SMALL_SWEEP, activeApi, finishedView, processGone, readRunFile, spyOnWindow, sweepInvocations, waitFor } from './support';
+import {
+  SMALL_SWEEP,
+  activeApi,
+  finishedView,
+  processGone,
+  readRunFile,
+  spyOnWindow,
+  sweepInvocations,
+  waitFor,
+} from './support';
 
 suite('a simulated transfer sweep through the command', () => {
   test('shows progress, saves the run and feeds the panel', async () => {
@@ -12,8 +21,14 @@ suite('a simulated transfer sweep through the command', () => {
     const reports: { message?: string; increment?: number }[] = [];
     // Wraps the progress object the command receives to see what the notification shows.
     const window = vscode.window as unknown as Record<string, unknown>;
-    const spied = window.withProgress as (o: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => unknown) => unknown;
-    window.withProgress = (options: vscode.ProgressOptions, task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => unknown) =>
+    const spied = window.withProgress as (
+      o: vscode.ProgressOptions,
+      task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => unknown,
+    ) => unknown;
+    window.withProgress = (
+      options: vscode.ProgressOptions,
+      task: (p: vscode.Progress<unknown>, t: vscode.CancellationToken) => unknown,
+    ) =>
       spied(options, (p, t) =>
         task(
           {
@@ -40,7 +55,9 @@ suite('a simulated transfer sweep through the command', () => {
 
     const titles = progress.calls.map((c) => (c[0] as vscode.ProgressOptions).title);
     assert.ok(titles.includes('SDMA Lens: transfer sweep'), `progress notifications: ${titles.join(', ')}`);
-    const notification = progress.calls.find((c) => (c[0] as vscode.ProgressOptions).title === 'SDMA Lens: transfer sweep')![0] as vscode.ProgressOptions;
+    const notification = progress.calls.find(
+      (c) => (c[0] as vscode.ProgressOptions).title === 'SDMA Lens: transfer sweep',
+    )![0] as vscode.ProgressOptions;
     assert.equal(notification.location, vscode.ProgressLocation.Notification);
     assert.equal(notification.cancellable, true);
     assert.ok(reports.length > 0, 'progress was reported');
@@ -62,29 +79,45 @@ suite('a simulated transfer sweep through the command', () => {
     const delivered = await finishedView('the webview to receive the finished run', panel, 'sweep');
     assert.equal(delivered.runId, run.header.id);
     assert.equal(delivered.simulated, true);
-    assert.equal(delivered.series.reduce((n, s) => n + s.points.length, 0), run.samples.length);
+    assert.equal(
+      delivered.series.reduce((n, s) => n + s.points.length, 0),
+      run.samples.length,
+    );
   });
 });
 
 suite('a one-GPU node through the command', () => {
   test('sweeps host → GPU 0, GPU 0 → host and GPU 0 local, and the panel names each pair and the path that cannot exist', async () => {
     const api = await activeApi();
-    const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: { ...SMALL_SWEEP, simGpus: 1 } });
+    const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', {
+      options: { ...SMALL_SWEEP, simGpus: 1 },
+    });
     assert.ok(run, 'the command returns the run');
     assert.equal(run.end?.status, 'ok', run.end?.message);
     assert.ok(run.header.helper.args.includes('--sim-gpus'), 'the helper was asked for a one-GPU node');
     assert.equal(run.topology?.gpus.length, 1);
     const pairs = new Set(run.samples.map((s) => `${s.src}:${s.dst}`));
-    assert.deepEqual([...pairs].sort(), ['-1:0', '0:-1', '0:0'], 'the node default: host -> GPU 0, GPU 0 -> host, GPU 0 local');
+    assert.deepEqual(
+      [...pairs].sort(),
+      ['-1:0', '0:-1', '0:0'],
+      'the node default: host -> GPU 0, GPU 0 -> host, GPU 0 local',
+    );
     // 3 pairs x 4 sizes x (2 cu/* paths x 2 CU counts + engine/host); engine/device cannot exist.
     assert.equal(run.samples.length, 3 * 4 * (2 * 2 + 1));
-    assert.deepEqual((run.pathUnsupported ?? []).map((u) => `${u.mover}/${u.initiator} ${u.src}:${u.dst}`).sort(), ['engine/device -1:0', 'engine/device 0:-1', 'engine/device 0:0']);
+    assert.deepEqual((run.pathUnsupported ?? []).map((u) => `${u.mover}/${u.initiator} ${u.src}:${u.dst}`).sort(), [
+      'engine/device -1:0',
+      'engine/device 0:-1',
+      'engine/device 0:0',
+    ]);
 
     const panel = api.sweepPanel(run.header.id);
     assert.ok(panel, 'a panel shows the run');
     const view = await finishedView('the webview to receive the finished run', panel, 'sweep');
     assert.deepEqual(view.pairs.map((p) => p.label).sort(), ['GPU 0 local', 'GPU 0 → host', 'host → GPU 0'].sort());
     assert.equal(view.unsupported.length, 3);
-    assert.ok(view.unsupported.every((u) => /two GPUs/.test(u.reason)), 'each unsupported path says why');
+    assert.ok(
+      view.unsupported.every((u) => /two GPUs/.test(u.reason)),
+      'each unsupported path says why',
+    );
   });
 });

@@ -15,8 +15,13 @@ import { SMALL_SWEEP, activeApi, spyOnWindow, waitFor } from './support';
 type Exporting = { exportTable(format: TableFormat): Promise<string | undefined>; panel: vscode.WebviewPanel };
 
 /** Runs `body` with showSaveDialog answering `answer` (and recording what it was asked). */
-async function withSaveDialog<T>(answer: vscode.Uri | undefined, body: (asked: vscode.SaveDialogOptions[]) => Promise<T>): Promise<T> {
-  const window = vscode.window as unknown as { showSaveDialog: (o: vscode.SaveDialogOptions) => Thenable<vscode.Uri | undefined> };
+async function withSaveDialog<T>(
+  answer: vscode.Uri | undefined,
+  body: (asked: vscode.SaveDialogOptions[]) => Promise<T>,
+): Promise<T> {
+  const window = vscode.window as unknown as {
+    showSaveDialog: (o: vscode.SaveDialogOptions) => Thenable<vscode.Uri | undefined>;
+  };
   const original = window.showSaveDialog;
   const asked: vscode.SaveDialogOptions[] = [];
   window.showSaveDialog = async (options) => {
@@ -42,7 +47,10 @@ suite('a sweep panel exports its table', () => {
       const written = await withSaveDialog(vscode.Uri.file(file), async (asked) => {
         const result = await panel.exportTable('csv');
         assert.equal(asked.length, 1, 'the save dialog is asked once');
-        assert.ok(asked[0]!.defaultUri?.fsPath.endsWith(`${run.header.id}.csv`), `the default name is the run id (${asked[0]!.defaultUri?.fsPath})`);
+        assert.ok(
+          asked[0]!.defaultUri?.fsPath.endsWith(`${run.header.id}.csv`),
+          `the default name is the run id (${asked[0]!.defaultUri?.fsPath})`,
+        );
         return result;
       });
       assert.equal(written, file);
@@ -77,7 +85,10 @@ suite('a sweep panel exports its table', () => {
         errors.restore();
       }
       assert.match(String(errors.calls[0]?.[0]), /could not write the table to .*link\.csv: .*symbolic link/);
-      assert.ok(lstatSync(link).isSymbolicLink() && readFileSync(target, 'utf8') === 'keep me', 'the link and its target are untouched');
+      assert.ok(
+        lstatSync(link).isSymbolicLink() && readFileSync(target, 'utf8') === 'keep me',
+        'the link and its target are untouched',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
       panel.panel.dispose();
@@ -88,7 +99,9 @@ suite('a sweep panel exports its table', () => {
 suite('Export Table... from the Runs view', () => {
   test('a matrix run exports without its panel: the CSV holds every cell but the diagonal; a run with no table says so', async () => {
     const api = await activeApi();
-    const matrix = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runMatrix', { options: { backend: 'sim', gpus: [0, 1, 2], paths: ['engine/host'], sizeBytes: 16 << 20, iters: 3 } });
+    const matrix = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runMatrix', {
+      options: { backend: 'sim', gpus: [0, 1, 2], paths: ['engine/host'], sizeBytes: 16 << 20, iters: 3 },
+    });
     assert.equal(matrix?.end?.status, 'ok', matrix?.end?.message);
     api.matrixPanel(matrix.header.id)?.dispose();
     const dir = mkdtempSync(path.join(tmpdir(), 'sdma-lens-runs-export-'));
@@ -96,13 +109,16 @@ suite('Export Table... from the Runs view', () => {
       const file = path.join(dir, 'matrix.csv');
       // As the tree's menu calls it: the run's node, then (here, to skip the format pick) the format.
       const node = { kind: 'run', summary: { id: matrix.header.id } };
-      const written = await withSaveDialog(vscode.Uri.file(file), () => Promise.resolve(vscode.commands.executeCommand<string | undefined>('sdmaLens.runs.export', node, 'csv')));
+      const written = await withSaveDialog(vscode.Uri.file(file), () =>
+        Promise.resolve(vscode.commands.executeCommand<string | undefined>('sdmaLens.runs.export', node, 'csv')),
+      );
       assert.equal(written, file);
       const [header, ...rows] = parseCsv(readFileSync(file, 'utf8'));
       assert.deepEqual(header, ['path', 'source', 'destination', 'GB/s', 'state']);
       assert.equal(rows.length, 3 * 2, 'every ordered pair of 3 GPUs, the diagonal left out');
       const gbps = new Map(matrix.matrixCells!.map((c) => [`GPU ${c.src}→GPU ${c.dst}`, c.gbps]));
-      for (const r of rows) assert.equal(Number(r[3]), gbps.get(`${r[1]}→${r[2]}`), `${r[1]} → ${r[2]} as the helper printed it`);
+      for (const r of rows)
+        assert.equal(Number(r[3]), gbps.get(`${r[1]}→${r[2]}`), `${r[1]} → ${r[2]} as the helper printed it`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

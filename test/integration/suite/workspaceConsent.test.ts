@@ -29,7 +29,11 @@ suite('settings a workspace sets that choose what runs or where', () => {
     try {
       // Written as a repository would carry it (VS Code refuses to write a machine setting there);
       // the backend entry, the default value, makes the helper be looked up afresh.
-      const settings = { ...((original ? JSON.parse(original) : {}) as Record<string, unknown>), 'sdmaLens.helperPath': rogue, 'sdmaLens.defaultBackend': 'auto' };
+      const settings = {
+        ...((original ? JSON.parse(original) : {}) as Record<string, unknown>),
+        'sdmaLens.helperPath': rogue,
+        'sdmaLens.defaultBackend': 'auto',
+      };
       writeFileSync(file, JSON.stringify(settings, null, 2));
       await waitFor('the workspace settings read', () => config().inspect('defaultBackend')?.workspaceValue === 'auto');
       const helper = await api.deps.helper.get();
@@ -38,7 +42,10 @@ suite('settings a workspace sets that choose what runs or where', () => {
     } finally {
       if (original === undefined) rmSync(file, { force: true });
       else writeFileSync(file, original);
-      await waitFor('the workspace settings restored', () => config().inspect('defaultBackend')?.workspaceValue === undefined);
+      await waitFor(
+        'the workspace settings restored',
+        () => config().inspect('defaultBackend')?.workspaceValue === undefined,
+      );
       rmSync(rogueDir, { recursive: true, force: true });
     }
   });
@@ -60,7 +67,7 @@ suite('settings a workspace sets that choose what runs or where', () => {
       assert.match(asked.message, /settings of this workspace choose the program Profile runs/);
       assert.match(asked.detail, /sdmaLens\.profile\.program = "\/bin\/sh"/);
       assert.ok(asked.detail.includes(`sdmaLens.profile.args = ["-c","echo ${token}"]`), asked.detail);
-      assert.equal(asked.buttons.length, 1, 'one button besides the modal\'s Cancel');
+      assert.equal(asked.buttons.length, 1, "one button besides the modal's Cancel");
       assert.equal(invocations().length, before, 'the helper was not started');
 
       // Run: it runs, and the same values are not asked about again.
@@ -93,7 +100,10 @@ suite('settings a workspace sets that choose what runs or where', () => {
     // it notes each call and fails as an unreachable host would.
     const dir = mkdtempSync(path.join(tmpdir(), 'sdma-lens-ssh-'));
     const log = path.join(dir, 'ssh.log');
-    writeFileSync(path.join(dir, 'ssh'), `#!/bin/sh\necho "$*" >> '${log}'\necho "ssh: connect to host 127.0.0.1 port 1: Connection refused" >&2\nexit 255\n`);
+    writeFileSync(
+      path.join(dir, 'ssh'),
+      `#!/bin/sh\necho "$*" >> '${log}'\necho "ssh: connect to host 127.0.0.1 port 1: Connection refused" >&2\nexit 255\n`,
+    );
     chmodSync(path.join(dir, 'ssh'), 0o755);
     const pathBefore = process.env.PATH;
     process.env.PATH = `${dir}${path.delimiter}${pathBefore ?? ''}`;
@@ -108,7 +118,11 @@ suite('settings a workspace sets that choose what runs or where', () => {
     const sweep = () => vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: SMALL_SWEEP });
     try {
       await config().update('target', destination, vscode.ConfigurationTarget.Workspace);
-      assert.deepEqual(api.deps.targets?.choice(), { kind: 'ssh', destination }, 'the workspace setting is the target (no target chosen for this workspace)');
+      assert.deepEqual(
+        api.deps.targets?.choice(),
+        { kind: 'ssh', destination },
+        'the workspace setting is the target (no target chosen for this workspace)',
+      );
 
       assert.equal(await sweep(), undefined);
       assert.equal(modals.calls.length, 1, 'asked');

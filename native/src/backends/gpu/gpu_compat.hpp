@@ -20,7 +20,7 @@
 #define SDMA_HAVE_HSA 1
 // Interface 1.2 added hsa_amd_memory_async_copy_on_engine and copy_engine_status.
 #if !defined(SDMA_HAVE_COPY_ON_ENGINE) && defined(HSA_AMD_INTERFACE_VERSION_MAJOR) && \
-    defined(HSA_AMD_INTERFACE_VERSION_MINOR) &&                                          \
+    defined(HSA_AMD_INTERFACE_VERSION_MINOR) &&                                       \
     (HSA_AMD_INTERFACE_VERSION_MAJOR > 1 || HSA_AMD_INTERFACE_VERSION_MINOR >= 2)
 #define SDMA_HAVE_COPY_ON_ENGINE 1
 #endif
@@ -149,18 +149,18 @@ inline MemcpyDtoDAsyncFn gMemcpyDtoDAsync = nullptr;
 inline void loadStreamMemOps() {
   cudaDriverEntryPointQueryResult status{};
   void* fn = nullptr;
-  if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault, &status) ==
-          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+  if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault, &status) == cudaSuccess &&
+      status == cudaDriverEntryPointSuccess) {
     gWaitValue = reinterpret_cast<WaitValueFn>(fn);
   }
   fn = nullptr;
-  if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &status) ==
-          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+  if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &status) == cudaSuccess &&
+      status == cudaDriverEntryPointSuccess) {
     gWriteValue = reinterpret_cast<WriteValueFn>(fn);
   }
   fn = nullptr;
-  if (cudaGetDriverEntryPointByVersion("cuMemcpyDtoDAsync", &fn, 12000, cudaEnableDefault, &status) ==
-          cudaSuccess && status == cudaDriverEntryPointSuccess) {
+  if (cudaGetDriverEntryPointByVersion("cuMemcpyDtoDAsync", &fn, 12000, cudaEnableDefault, &status) == cudaSuccess &&
+      status == cudaDriverEntryPointSuccess) {
     gMemcpyDtoDAsync = reinterpret_cast<MemcpyDtoDAsyncFn>(fn);
   }
 }
@@ -171,8 +171,7 @@ inline hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t v
              : cudaErrorUnknown;
 }
 inline hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
-  return gWriteValue(s, reinterpret_cast<CUdeviceptr>(devPtr), value, CU_STREAM_WRITE_VALUE_DEFAULT) ==
-                 CUDA_SUCCESS
+  return gWriteValue(s, reinterpret_cast<CUdeviceptr>(devPtr), value, CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS
              ? hipSuccess
              : cudaErrorUnknown;
 }
@@ -180,8 +179,8 @@ inline hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) 
 // path whose small-copy cost is mostly API time (docs/MEASUREMENT.md, "proxy submission").
 inline hipError_t proxyCopy(void* dst, const void* src, std::size_t bytes, hipStream_t s, bool viaDriver) {
   if (viaDriver && gMemcpyDtoDAsync != nullptr) {
-    return gMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes,
-                            s) == CUDA_SUCCESS
+    return gMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes, s) ==
+                   CUDA_SUCCESS
                ? hipSuccess
                : cudaErrorUnknown;
   }

@@ -31,9 +31,9 @@ struct Descriptor {
 
 // Host-pinned, device-mapped: the only memory both the CPU and a running kernel poll.
 struct HostControl {
-  volatile std::uint32_t gate;      // host-initiated timing: the stream waits for >= its value
-  volatile std::uint32_t go;        // persistent kernels start once it reaches their value
-  volatile std::uint32_t abort;     // the host tells a running kernel to give up
+  volatile std::uint32_t gate;         // host-initiated timing: the stream waits for >= its value
+  volatile std::uint32_t go;           // persistent kernels start once it reaches their value
+  volatile std::uint32_t abort;        // the host tells a running kernel to give up
   volatile std::uint32_t kernelError;  // a kernel gave up waiting (timeout or abort)
   volatile std::uint32_t ping;
   volatile std::uint32_t pongAck;
@@ -51,7 +51,7 @@ __host__ __device__ inline std::uint64_t patternWord(std::uint64_t seed, std::ui
 }
 
 __host__ __device__ inline unsigned char expectedByte(std::uint64_t seed, std::uint64_t offset,
-                                                       std::uint64_t strideBytes, std::uint64_t sizeBytes) {
+                                                      std::uint64_t strideBytes, std::uint64_t sizeBytes) {
   if (offset % strideBytes >= sizeBytes) return kPoisonByte;
   return static_cast<unsigned char>(patternWord(seed, offset / 8) >> (8 * (offset % 8)));
 }
@@ -175,8 +175,8 @@ __device__ inline void spinPause() {
 // single CU keeps enough bytes on the link.
 inline constexpr int kUnroll = 8;
 
-__device__ inline void copySlice(const unsigned char* src, unsigned char* dst, std::uint64_t bytes,
-                                 std::uint64_t rank, std::uint64_t ranks) {
+__device__ inline void copySlice(const unsigned char* src, unsigned char* dst, std::uint64_t bytes, std::uint64_t rank,
+                                 std::uint64_t ranks) {
   const uint4* s = reinterpret_cast<const uint4*>(src);
   uint4* d = reinterpret_cast<uint4*>(dst);
   const std::uint64_t n16 = bytes / 16;
@@ -259,12 +259,12 @@ struct DeviceCopyArgs {
   int opsPerIter;
   std::uint32_t goValue;
   std::uint64_t timeoutTicks;
-  HostControl* control;      // device view of the mapped control block
+  HostControl* control;  // device view of the mapped control block
   GridBarrier* barrier;
-  unsigned int* blocksDone;  // [iters]
+  unsigned int* blocksDone;            // [iters]
   unsigned long long* iterStartTicks;  // [iters], preset to all ones
   unsigned long long* iterEndTicks;    // [iters]
-  BlockTrace* trace;         // [blocks] for the last iteration, or null
+  BlockTrace* trace;                   // [blocks] for the last iteration, or null
 };
 
 // cu/device: the kernel is already running when the copy is asked for; each iteration is

@@ -80,8 +80,12 @@ struct StderrLines {
   std::string fallback;
   std::string last;
 
-  void feed(std::string_view chunk) { splitter.feed(chunk, [this](std::string_view l, bool o) { add(l, o); }); }
-  void end() { splitter.end([this](std::string_view l, bool o) { add(l, o); }); }
+  void feed(std::string_view chunk) {
+    splitter.feed(chunk, [this](std::string_view l, bool o) { add(l, o); });
+  }
+  void end() {
+    splitter.end([this](std::string_view l, bool o) { add(l, o); });
+  }
   void add(std::string_view line, bool overlong) {
     if (overlong) return;
     if (fallback.empty() && isSdmaFallbackLine(line)) fallback = std::string(line);
@@ -263,8 +267,7 @@ std::string peVisibleDevices(const char* helperVisible, int srcGpu, int dstGpu) 
   return at(srcGpu) + "," + at(dstGpu);
 }
 
-std::vector<std::pair<std::string, std::string>> peEnvironment(const PePutRequest& request,
-                                                               const char* helperVisible) {
+std::vector<std::pair<std::string, std::string>> peEnvironment(const PePutRequest& request, const char* helperVisible) {
   // Both regions live in the symmetric heap (PE 0 reads its source there, PE 1 receives in
   // its destination there), with room for rocSHMEM's own buffers.
   const std::uint64_t heap = 2 * request.regionBytes + (256ull << 20);
@@ -408,7 +411,8 @@ PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& requ
   if (!fallback.empty()) {
     return failed("sdma-unavailable",
                   "rocSHMEM's SDMA transport did not come up, so its puts would be load/store copies, not "
-                  "engine copies: \"" + fallback + "\"",
+                  "engine copies: \"" +
+                      fallback + "\"",
                   "check that this rocSHMEM was built with USE_SDMA and that the GPUs reach each other over xGMI; "
                   "rocSHMEM's SDMA channels per peer are ROCSHMEM_SDMA_NUM_CHANNELS (1 to 8)");
   }

@@ -29,20 +29,20 @@ struct PePutRequest {
   std::uint64_t regionBytes = 0;
   int warmupIters = 1;
   int iters = 1;
-  int maxIters = 10000;   // warm-up + timed iterations of one launch
-  int depth = 1;          // puts per timed iteration (pipelined mode)
-  double targetNs = 0;    // iterations sized by time
+  int maxIters = 10000;  // warm-up + timed iterations of one launch
+  int depth = 1;         // puts per timed iteration (pipelined mode)
+  double targetNs = 0;   // iterations sized by time
   std::uint64_t seed = 1;
   bool trace = false;
-  bool corrupt = false;   // --fault corrupt-after: one wrong byte before the check
+  bool corrupt = false;      // --fault corrupt-after: one wrong byte before the check
   double timeoutNs = 180e9;  // the whole sample, PE start-up included
 };
 
 // The last traced iteration, on the source GPU's clock (s_memrealtime, ns).
 struct PePutTrace {
-  double startNs = -1;      // the first put of the iteration is called
-  double issuedNs = -1;     // the last put call returned: packets written, doorbells rung
-  double completeNs = -1;   // rocshmem_quiet returned: every put of the iteration is complete
+  double startNs = -1;     // the first put of the iteration is called
+  double issuedNs = -1;    // the last put call returned: packets written, doorbells rung
+  double completeNs = -1;  // rocshmem_quiet returned: every put of the iteration is complete
   std::uint32_t cu = 0;
   std::uint32_t xcc = 0;
 };
@@ -108,8 +108,7 @@ std::string peVisibleDevices(const char* helperVisible, int srcGpu, int dstGpu);
 // The variables set on top of the helper's environment for both PEs (docs/MEASUREMENT.md):
 // HIP_VISIBLE_DEVICES, ROCSHMEM_BACKEND=ipc, ROCSHMEM_SDMA_ENABLED=1, ROCSHMEM_SDMA_THRESHOLD=0,
 // ROCSHMEM_HEAP_SIZE sized for the request.
-std::vector<std::pair<std::string, std::string>> peEnvironment(const PePutRequest& request,
-                                                               const char* helperVisible);
+std::vector<std::pair<std::string, std::string>> peEnvironment(const PePutRequest& request, const char* helperVisible);
 
 // argv (argv[0] included) of PE `pe` (0 or 1).
 std::vector<std::string> peArguments(const std::string& peBinary, const PePutRequest& request, int pe);

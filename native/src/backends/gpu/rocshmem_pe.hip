@@ -33,7 +33,7 @@ using namespace rocshmem;  // the API's names live in namespace rocshmem
 namespace sdma::gpu {
 namespace {
 
-constexpr double kTicksPerNs = 0.1;  // s_memrealtime: 100 MHz on CDNA
+constexpr double kTicksPerNs = 0.1;                            // s_memrealtime: 100 MHz on CDNA
 constexpr std::uint64_t kTimeoutTicks = 10ull * 100000000ull;  // 10 s
 constexpr double kHostTimeoutNs = 120e9;
 
@@ -127,20 +127,34 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw Stop{"usage", a + " needs a value", ""};
       return argv[++i];
     };
-    if (a == "--pe") o.pe = std::atoi(next());
-    else if (a == "--region") o.regionBytes = std::strtoull(next(), nullptr, 10);
-    else if (a == "--size") o.sizeBytes = std::strtoull(next(), nullptr, 10);
-    else if (a == "--stride") o.strideBytes = std::strtoull(next(), nullptr, 10);
-    else if (a == "--slots") o.slots = std::strtoull(next(), nullptr, 10);
-    else if (a == "--seed") o.seed = std::strtoull(next(), nullptr, 10);
-    else if (a == "--warmup") o.warmup = std::atoi(next());
-    else if (a == "--iters") o.iters = std::atoi(next());
-    else if (a == "--max-iters") o.maxIters = std::atoi(next());
-    else if (a == "--depth") o.depth = std::atoi(next());
-    else if (a == "--target-ns") o.targetNs = std::strtod(next(), nullptr);
-    else if (a == "--trace") o.trace = true;
-    else if (a == "--corrupt") o.corrupt = true;
-    else throw Stop{"usage", "unknown argument " + a, ""};
+    if (a == "--pe")
+      o.pe = std::atoi(next());
+    else if (a == "--region")
+      o.regionBytes = std::strtoull(next(), nullptr, 10);
+    else if (a == "--size")
+      o.sizeBytes = std::strtoull(next(), nullptr, 10);
+    else if (a == "--stride")
+      o.strideBytes = std::strtoull(next(), nullptr, 10);
+    else if (a == "--slots")
+      o.slots = std::strtoull(next(), nullptr, 10);
+    else if (a == "--seed")
+      o.seed = std::strtoull(next(), nullptr, 10);
+    else if (a == "--warmup")
+      o.warmup = std::atoi(next());
+    else if (a == "--iters")
+      o.iters = std::atoi(next());
+    else if (a == "--max-iters")
+      o.maxIters = std::atoi(next());
+    else if (a == "--depth")
+      o.depth = std::atoi(next());
+    else if (a == "--target-ns")
+      o.targetNs = std::strtod(next(), nullptr);
+    else if (a == "--trace")
+      o.trace = true;
+    else if (a == "--corrupt")
+      o.corrupt = true;
+    else
+      throw Stop{"usage", "unknown argument " + a, ""};
   }
   if (o.pe != 0 && o.pe != 1) throw Stop{"usage", "--pe must be 0 or 1", ""};
   if (o.regionBytes == 0) throw Stop{"usage", "--region must be positive", ""};
@@ -265,8 +279,10 @@ int runSourcePe(const Options& o) {
     check(hipMemset(iterStart, 0, 8ull * iters), "hipMemset");
     check(hipMemset(iterEnd, 0, 8ull * iters), "hipMemset");
     check(hipDeviceSynchronize(), "hipDeviceSynchronize");
-    PutArgs a{src, dst, o.sizeBytes, o.strideBytes, o.slots, iters, o.depth, ++goValue,
-              static_cast<HostControl*>(controlDev), iterStart, iterEnd, o.trace ? trace : nullptr};
+    PutArgs a{src,           dst,       o.sizeBytes,
+              o.strideBytes, o.slots,   iters,
+              o.depth,       ++goValue, static_cast<HostControl*>(controlDev),
+              iterStart,     iterEnd,   o.trace ? trace : nullptr};
     putKernel<<<1, 64, 0, stream>>>(a);
     check(hipGetLastError(), "put kernel launch");
     // The kernel is resident and polling before the puts are asked for: no launch is timed.
@@ -328,7 +344,8 @@ int runSourcePe(const Options& o) {
     check(hipMemcpy(&got, peerDst + r.firstWrongOffset, 1, hipMemcpyDeviceToHost), "check byte");
     const std::uint64_t slot = r.firstWrongOffset / o.strideBytes, inSlot = r.firstWrongOffset % o.strideBytes;
     char message[256];
-    std::snprintf(message, sizeof message, "%llu wrong byte(s); first at byte %llu of slot %llu%s: 0x%02x, expected 0x%02x",
+    std::snprintf(message, sizeof message,
+                  "%llu wrong byte(s); first at byte %llu of slot %llu%s: 0x%02x, expected 0x%02x",
                   static_cast<unsigned long long>(r.wrongBytes), static_cast<unsigned long long>(inSlot),
                   static_cast<unsigned long long>(slot), inSlot >= o.sizeBytes ? " (guard past the end)" : "", got,
                   expectedByte(o.seed, r.firstWrongOffset, o.strideBytes, o.sizeBytes));

@@ -75,8 +75,8 @@ Error runSimCollective(const CollectiveOptions& options, int gpuCount, const Col
   }
   const int ranks = options.gpus.empty() ? gpuCount : static_cast<int>(options.gpus.size());
   const std::uint64_t elementBytes = elementBytesOf(options.dtype);
-  const std::string version = std::to_string(model.rcclMajor) + "." + std::to_string(model.rcclMinor) + "." +
-                              std::to_string(model.rcclPatch);
+  const std::string version =
+      std::to_string(model.rcclMajor) + "." + std::to_string(model.rcclMinor) + "." + std::to_string(model.rcclPatch);
   const std::optional<int> ginType = ginSdmaTypeForRccl(model.rcclMajor, model.rcclMinor, model.rcclPatch);
   const int repeats = std::max(options.repeats, 1);
   std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 17);
@@ -149,9 +149,10 @@ Error runSimCollective(const CollectiveOptions& options, int gpuCount, const Col
             sdma = path == A2APath::Sdma;
             if (path == A2APath::NotEligible) {
               point.transport = "kernel";
-              point.evidence = "no GIN line: ncclAlltoAll was not eligible for its GIN path (NCCL_GIN_A2A_ENABLE=0 or "
-                               "bytesPerPeer=" + std::to_string(bytesPerPeer) +
-                               " below NCCL_GIN_A2A_MIN_BYTES), its default kernels ran (simulated)";
+              point.evidence =
+                  "no GIN line: ncclAlltoAll was not eligible for its GIN path (NCCL_GIN_A2A_ENABLE=0 or "
+                  "bytesPerPeer=" +
+                  std::to_string(bytesPerPeer) + " below NCCL_GIN_A2A_MIN_BYTES), its default kernels ran (simulated)";
             } else {
               point.transport = sdma ? "sdma" : "lsa";
               point.evidence = "AllToAll GIN: transport=" + *point.transport +
@@ -208,8 +209,8 @@ Error runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapS
       r.cus = phase.cus;
       r.copySizeBytes = phase.path == "alone" ? 0 : options.copySizeBytes;
       r.durationMs = options.phaseMs;
-      r.computeLabel = gemm ? "GEMM bf16 " + std::to_string(options.gemmN) + "^3 (simulated)"
-                            : "FMA-bound kernel, fp32 (simulated)";
+      r.computeLabel =
+          gemm ? "GEMM bf16 " + std::to_string(options.gemmN) + "^3 (simulated)" : "FMA-bound kernel, fp32 (simulated)";
       double copyGbps = 0;
       double kept = 1.0;
       double extraPowerW = 0;

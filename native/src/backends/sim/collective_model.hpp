@@ -42,14 +42,14 @@ struct CollectiveModel {
   double gemmAloneTflops = 1300;  // bf16 8192^3 through hipBLASLt, well under the 2.3 PF peak
   double fmaAloneTflops = 140;    // fp32 vector FMA, near the 157 TF peak
   double boardPowerLimitW = 1000;
-  double gemmPowerW = 990;        // the GEMM runs at the cap
+  double gemmPowerW = 990;  // the GEMM runs at the cap
   double fmaPowerW = 760;
   double smClockMHz = 2400;
   double memClockMHz = 2000;
-  double copyPowerW = 45;         // extra board power of a copy at link speed (drives the clock down)
-  double cuCopyGbpsPerCu = 4.0;   // Mi350xModel::cuGbpsPerCu
-  double engineCopyGbps = 56;     // one xGMI engine at link efficiency (Mi350xModel)
-  double hbmContention = 0.015;   // the copy's reads compete with the GEMM's for HBM
+  double copyPowerW = 45;        // extra board power of a copy at link speed (drives the clock down)
+  double cuCopyGbpsPerCu = 4.0;  // Mi350xModel::cuGbpsPerCu
+  double engineCopyGbps = 56;    // one xGMI engine at link efficiency (Mi350xModel)
+  double hbmContention = 0.015;  // the copy's reads compete with the GEMM's for HBM
 };
 
 // `variants` empty: default and gin-sdma. gin-sdma runs AlltoAll only (a `variant-op-unsupported`

@@ -12,10 +12,13 @@ namespace {
 // --sim-weak's factor for the route a copy's bytes cross (a GPU-local copy crosses neither).
 double routeWeakness(const SimWeakness& weakness, Route route) {
   switch (route) {
-    case Route::Peer: return weakness.link;
+    case Route::Peer:
+      return weakness.link;
     case Route::HostToGpu:
-    case Route::GpuToHost: return weakness.pcie;
-    case Route::Local: break;
+    case Route::GpuToHost:
+      return weakness.pcie;
+    case Route::Local:
+      break;
   }
   return 1;
 }
@@ -59,10 +62,14 @@ double engineCopyGbps(const Mi350xModel& model, int engines, Route route) {
 
 int engineIdFor(const Mi350xModel& model, int src, int dst, int channel) {
   switch (routeOf(src, dst)) {
-    case Route::HostToGpu: return 0;
-    case Route::GpuToHost: return model.pcieEnginesPerGpu > 1 ? 1 : 0;
-    case Route::Local: return model.pcieEnginesPerGpu + channel % model.xgmiEnginesPerGpu;
-    case Route::Peer: break;
+    case Route::HostToGpu:
+      return 0;
+    case Route::GpuToHost:
+      return model.pcieEnginesPerGpu > 1 ? 1 : 0;
+    case Route::Local:
+      return model.pcieEnginesPerGpu + channel % model.xgmiEnginesPerGpu;
+    case Route::Peer:
+      break;
   }
   return xgmiEngineId(model, src, dst, channel);
 }

@@ -12,9 +12,9 @@ namespace sdma::sim {
 
 struct Mi350xModel {
   // --- node and GPU ---
-  int gpuCount = 8;      // --sim-gpus: 1..8
-  int cusPerGpu = 256;   // 8 XCDs x 32 CUs
-  int xcdsPerGpu = 8;    // workgroups are dealt round-robin over XCDs (timeline CU lanes)
+  int gpuCount = 8;     // --sim-gpus: 1..8
+  int cusPerGpu = 256;  // 8 XCDs x 32 CUs
+  int xcdsPerGpu = 8;   // workgroups are dealt round-robin over XCDs (timeline CU lanes)
   std::uint64_t memoryBytes = std::uint64_t{288} << 30;  // 288 GB HBM3E, binary-sized stacks
   const char* arch = "gfx950";
   const char* gpuName = "AMD Instinct MI350X (simulated)";
@@ -29,8 +29,8 @@ struct Mi350xModel {
   // Copy engines reach ~50-56 GB/s host <-> GPU (nvbandwidth, TransferBench host-device tests).
   double pcieEngineEfficiency = 0.83;  // -> 53.1 GB/s
   // CUs loading/storing host memory reach somewhat less than the engines.
-  double pcieCuEfficiency = 0.75;      // -> 48 GB/s cap
-  double cuPcieGbpsPerCu = 2.0;        // one CU's rate over PCIe: longer round trips than xGMI
+  double pcieCuEfficiency = 0.75;  // -> 48 GB/s cap
+  double cuPcieGbpsPerCu = 2.0;    // one CU's rate over PCIe: longer round trips than xGMI
 
   // --- HBM3E: GPU-local copies (AMD Instinct MI350X data sheet: 8 TB/s) ---
   double hbmGbps = 8000;
@@ -72,22 +72,22 @@ struct Mi350xModel {
   double fabricGbpsPerGpu = 400;
 
   // --- fixed costs per copy, by initiator ---
-  double hostLaunchNs = 4500;             // cu/host: hipLaunchKernel until the kernel runs
-  double hostSyncNs = 1000;               // cu/host: kernel end until the host sees it
-  double deviceSyncNs = 1500;             // cu/device: flag wait + completion barrier in-kernel
-  double engineHostSubmitNs = 6000;       // engine/host: ROCr API + packet build until doorbell
-  double engineHostCompletionNs = 3000;   // engine/host: completion signal until the host wakes
+  double hostLaunchNs = 4500;            // cu/host: hipLaunchKernel until the kernel runs
+  double hostSyncNs = 1000;              // cu/host: kernel end until the host sees it
+  double deviceSyncNs = 1500;            // cu/device: flag wait + completion barrier in-kernel
+  double engineHostSubmitNs = 6000;      // engine/host: ROCr API + packet build until doorbell
+  double engineHostCompletionNs = 3000;  // engine/host: completion signal until the host wakes
 
   // --- run-to-run noise (multiplicative, lognormal) ---
   double fixedJitterSigma = 0.05;     // on the fixed costs: launches and doorbells vary both ways
   double transferJitterSigma = 0.02;  // on the transfer, one-sided: nothing beats the rate cap
   double outlierProbability = 0.01;
-  double outlierMinExtra = 0.15;           // an outlier takes 15..40 % longer
+  double outlierMinExtra = 0.15;  // an outlier takes 15..40 % longer
   double outlierMaxExtra = 0.40;
 
   // --- timeline detail ---
-  double cuStartSkewMaxNs = 300;  // workgroups do not start in the same cycle
-  double cuEndJitter = 0.03;      // +-3 % per-CU duration spread
+  double cuStartSkewMaxNs = 300;    // workgroups do not start in the same cycle
+  double cuEndJitter = 0.03;        // +-3 % per-CU duration spread
   double timelinePathGapNs = 2000;  // idle gap between consecutive paths on the time axis
 
   // --- validation ---

@@ -38,7 +38,8 @@ Topology buildTopology(const Mi350xModel& model) {
   // One entry per direction, so a reader finds (src, dst) without assuming symmetry.
   for (int src = 0; src < model.gpuCount; ++src) {
     for (int dst = 0; dst < model.gpuCount; ++dst) {
-      if (src != dst) topology.links.push_back({src, dst, "xgmi", model.xgmiLinksPerPeer, model.linkGbpsPerDirection()});
+      if (src != dst)
+        topology.links.push_back({src, dst, "xgmi", model.xgmiLinksPerPeer, model.linkGbpsPerDirection()});
     }
   }
   // Host <-> GPU: one PCIe Gen5 x16 link per GPU, each direction its own entry.
@@ -107,10 +108,10 @@ ConcurrentMeasurement SimBackend::measureConcurrent(const std::vector<CopyReques
     const CopyRequest& request = requests[i];
     // The pair draws from the stream it has alone: where nothing is shared its numbers are
     // the serial cell's, so a difference between the two modes is the sharing, not noise.
-    result.pairs.push_back(drawCopy(request,
-                                    copyCost(model_, request.path, request.sizeBytes, request.cus,
-                                             routeOf(request.srcGpu, request.dstGpu)),
-                                    rates[i].gbps));
+    result.pairs.push_back(drawCopy(
+        request,
+        copyCost(model_, request.path, request.sizeBytes, request.cus, routeOf(request.srcGpu, request.dstGpu)),
+        rates[i].gbps));
     result.bytesPerIteration += request.sizeBytes;
     iters = std::max(iters, result.pairs.back().timesNs.size());
   }
@@ -142,8 +143,8 @@ CopyMeasurement SimBackend::drawCopy(const CopyRequest& request, const CopyCost&
     if (i >= request.warmupIters) result.timesNs.push_back(timeNs);
   }
 
-  const std::size_t checkBytes = static_cast<std::size_t>(
-      std::min<std::uint64_t>(request.sizeBytes, model_.validationMaxBytes));
+  const std::size_t checkBytes =
+      static_cast<std::size_t>(std::min<std::uint64_t>(request.sizeBytes, model_.validationMaxBytes));
   if (const auto problem = validateHostCopy(checkBytes, seed, request.corruptCopy)) {
     result.status = RunStatus::ValidationFailed;
     result.failure = *problem;

@@ -155,9 +155,12 @@ std::uint64_t eventsPerIteration(const Mi350xModel& model, CopyPath path, const 
   const auto doorbells = std::min<std::uint64_t>(static_cast<std::uint64_t>(model.enginesPerCopy), packets);
   switch (path) {
     case CopyPath::CuHost:
-    case CopyPath::CuDevice: return cuKernel;
-    case CopyPath::EngineHost: return packets + doorbells;
-    case CopyPath::EngineDevice: return 2 + packets + doorbells;  // + kernel + issuing CU
+    case CopyPath::CuDevice:
+      return cuKernel;
+    case CopyPath::EngineHost:
+      return packets + doorbells;
+    case CopyPath::EngineDevice:
+      return 2 + packets + doorbells;  // + kernel + issuing CU
   }
   return 0;
 }

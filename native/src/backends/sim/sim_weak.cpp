@@ -126,8 +126,8 @@ std::string describeWeakness(const sim::SimWeakness& weakness, std::string_view 
   add(weakness.cu, "CU copies (cu/host, cu/device)");
   add(weakness.link, "GPU <-> GPU copies (xGMI links)");
   add(weakness.pcie, "host <-> GPU copies (PCIe)");
-  const std::string host = shortHost.empty() ? std::string("this host (its name is unknown)")
-                                             : "host " + std::string(shortHost);
+  const std::string host =
+      shortHost.empty() ? std::string("this host (its name is unknown)") : "host " + std::string(shortHost);
   return "--sim-weak: the simulated node on " + host + " is weakened: " + parts +
          " the model's bandwidth; these numbers are not the model's";
 }

@@ -13,7 +13,7 @@
 namespace sdma {
 
 struct SimWeakSpec {
-  std::string what;  // a name of native/src/limits.json's simWeakKinds: engine, cu, link, pcie
+  std::string what;   // a name of native/src/limits.json's simWeakKinds: engine, cu, link, pcie
   double factor = 1;  // in (0, simWeakFactorMax]: the rate of the copies WHAT covers is multiplied by it
   std::string host;   // empty: every host; otherwise the short host name it applies on
 };
