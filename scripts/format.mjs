@@ -34,6 +34,9 @@ let failed = false;
 
 // Prettier reads .prettierignore for what it leaves alone.
 const scripts = tracked(['*.ts', '*.mts', '*.mjs', '*.js']);
+// Writing twice: Prettier settles a few comment placements only on its second pass.
+if (!check)
+  inBatches(process.execPath, ['node_modules/prettier/bin/prettier.cjs', '--write', '--log-level', 'warn'], scripts);
 const prettier = inBatches(
   process.execPath,
   ['node_modules/prettier/bin/prettier.cjs', ...(check ? ['--list-different'] : ['--write', '--log-level', 'warn'])],
