@@ -1,5 +1,5 @@
 /**
- * The size-list grammar the helper accepts (`sdma-probe sweep --sizes`, native/src/cli/args.cpp),
+ * The size-list grammar the helper accepts (`sdma-probe sweep --sizes`, native/src/cli/options.cpp),
  * parsed the same way wherever a list of sizes is typed: CLI flags, the sweep's quick pick.
  *
  *   list  = item *("," item)           no empty item: "4K,,1M" and "4K,1M," are refused

@@ -1,5 +1,5 @@
 /**
- * Size lists written in the helper's own grammar (`sdma-probe sweep --sizes`, native/src/cli/args.cpp),
+ * Size lists written in the helper's own grammar (`sdma-probe sweep --sizes`, native/src/cli/options.cpp),
  * well formed or broken in one way, for property tests of src/core/sizeList.ts against a model
  * (unit) and against the helper itself (contract).
  */
