@@ -102,7 +102,7 @@ fi
 sid_mount "$SID_ROOT" || { fail "mount /proc and /dev in the chroot"; finish; }
 mkdir -p "$SID_ROOT$CW"
 # The sources CMake and the examples need, without anything built here.
-tar -C "$REPO" --exclude='native/build*' -cf - native examples test/fixtures/rocprofv3 test/fixtures/rocpd |
+tar -C "$REPO" --exclude='native/build*' -cf - native examples test/fixtures/rocprofv3 test/fixtures/rocpd test/fixtures/size-grammar.json |
   tar -C "$SID_ROOT$CW" -xf - || { fail "copy native/ into the chroot"; finish; }
 inside() {  # inside SCRIPT: runs a bash script in the chroot's work folder, at low priority
   sid_in nice -n 10 bash -c "cd $CW && $1"

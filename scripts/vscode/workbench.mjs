@@ -94,6 +94,9 @@ export async function runSweepFromPalette(page) {
     try {
       await run.waitFor({ state: 'visible', timeout: 15_000 });
       await run.click({ timeout: 5000 });
+      // The pick is taken once its widget is gone: a key pressed before then (an Escape that
+      // closes the notifications) would still reach the quick pick and step back from the run.
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
       return;
     } catch (err) {
       if (attempt === 3) throw err;
