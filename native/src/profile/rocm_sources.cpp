@@ -17,7 +17,6 @@
 
 #include "util/checked.hpp"
 #include "util/safe_file.hpp"
-#include "util/child_process.hpp"
 #include "profile/csv_rows.hpp"
 #include "profile/rocpd_reader.hpp"
 
