@@ -128,8 +128,11 @@ const SHIPPED_NATIVE = ['CMakeLists.txt', 'cmake', 'cupti', 'include', 'src'];
 const BUILD_RECORD = 'sdma-lens-build.json';
 
 /**
- * The extension's source hash (src/core/runtime/helper.ts, sourceHash) of the native sources
- * the package ships: the hash the installed extension computes for them.
+ * The key of a reusable helper build: a content hash of the native sources the package ships
+ * (each file's path and bytes, in name order), the recipe of the extension's `sourceHash`
+ * (src/core/runtime/helper.ts), which this Node script cannot import. A difference between
+ * the two recipes would only cost a rebuild here, never a wrong reuse: the key is compared
+ * with keys this function wrote.
  */
 function shippedSourceHash() {
   const native = join(root, 'native');
