@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/copy_path.hpp"
+#include "backend/mover_evidence.hpp"
 #include "backend/timeline.hpp"
 
 namespace sdma {
@@ -89,7 +90,14 @@ struct CopyRequest {
   int blocksPerCu = 1;       // workgroups (blocks) per CU for cu/* paths
   bool trace = false;        // per-block device-clock spans during the timed iterations
   bool corruptCopy = false;  // --fault corrupt-after: damage one byte before the check
-  int engineId = -1;         // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
+  // --fault mislabel-after: an engine point's bytes are carried by a CU copy kernel while the
+  // sample keeps its engine label, proving the mover evidence catches it. Backends do it.
+  bool mislabel = false;
+  // sweep --series runtime-default: what the runtime does by default with the user's own
+  // environment (docs/MEASUREMENT.md); printed as the sample's `series`. Empty: the helper's
+  // own series.
+  std::string series{};
+  int engineId = -1;  // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
 };
 
 enum class RunStatus { Ok, Cancelled, ValidationFailed, Failed };
@@ -111,6 +119,8 @@ struct CopyMeasurement {
   std::optional<bool> traced;      // the timed iterations carried per-block tracing
   std::optional<int> cusSeen;      // distinct CUs/SMs the trace saw carrying the copy
   std::optional<double> medianNs;  // set by backends that measure; the reporter fills the rest
+  // What moved the bytes as the platform saw it (unset: the backend gathers none).
+  std::optional<MoverEvidence> evidence;
 };
 
 // Copies of several GPU pairs started together (matrix --concurrent, docs/MATRIX.md).

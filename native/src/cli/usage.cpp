@@ -48,7 +48,9 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
                        short host name is HOST (e.g. engine=0.6@n2,link=0.5@n3)
   --fault SPEC         testing only: crash-after=N, garbage-after=N, hang-after=N,
                        exit-after=N (N = samples printed first), corrupt-after=N
-                       (damage one destination byte of the copy after N samples)
+                       (damage one destination byte of the copy after N samples),
+                       mislabel-after=N (carry the next engine point's bytes by a
+                       CU copy kernel under its engine label)
   --mode M             pipelined (default: copies back to back, bandwidth), one-shot
                        (one copy per timed iteration, latency) or both
   --target-ms N        GPU: size each sample's iterations to about N ms (at least --iters)

@@ -117,6 +117,12 @@ PathOutcome reportPair(const CopyRequest& cell, const CopyMeasurement& measureme
                        measurement.failure);
   } else {
     reporter.matrixCell(cell, measurement, true);
+    if (const auto mismatch = moverMismatch(cell.path, measurement.evidence)) {
+      outcome.failed = 1;
+      outcome.wrongBytes = true;
+      reporter.cellError(cell, "mover-mismatch", cellLabel(cell) + " (all pairs at once): " + *mismatch,
+                         kMoverMismatchHint);
+    }
   }
   return outcome;
 }
@@ -221,6 +227,8 @@ CommandResult runMatrix(const Options& options, Backend& backend, Reporter& repo
     }
     // --fault corrupt-after=N damages exactly the cell after N attempted ones.
     cell.corruptCopy = corruptOne && attempted == options.fault.afterSamples;
+    cell.mislabel = options.fault.kind == FaultKind::MislabelAfter && attempted >= options.fault.afterSamples &&
+                    usesEngine(cell.path);
     const CopyMeasurement measurement = backend.measure(cell);
     if (measurement.status == RunStatus::Cancelled) return {DoneStatus::Cancelled, cancel::exitCode()};
     if (measurement.status == RunStatus::Failed) {
@@ -236,6 +244,11 @@ CommandResult runMatrix(const Options& options, Backend& backend, Reporter& repo
                          measurement.failure);
     } else {
       reporter.matrixCell(cell, measurement);
+      if (const auto mismatch = moverMismatch(cell.path, measurement.evidence)) {
+        ++failedCells;
+        wrongBytes = true;
+        reporter.cellError(cell, "mover-mismatch", cellLabel(cell) + ": " + *mismatch, kMoverMismatchHint);
+      }
     }
     if (!faults.onSampleCount(reporter.samplesEmitted())) return {DoneStatus::Cancelled, cancel::exitCode()};
     reporter.progress(attempted + 1, total, cellLabel(cell));

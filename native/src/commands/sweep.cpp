@@ -114,6 +114,7 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
       continue;
     }
     unit.corruptCopy = faults.corruptNextCopy(reporter.samplesEmitted());
+    unit.mislabel = faults.mislabelNextCopy(reporter.samplesEmitted(), unit.path);
     const CopyMeasurement measurement = backend.measure(unit);
     if (measurement.status == RunStatus::Cancelled) return cancelled();
     if (measurement.status == RunStatus::Failed) {
@@ -135,6 +136,11 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
       reporter.sample(unit, labelled);
     } else {
       reporter.sample(unit, measurement);
+    }
+    if (const auto mismatch = moverMismatch(unit.path, measurement.evidence)) {
+      // The sample stays in the run, flagged by its evidence; nothing after it is measured.
+      reporter.error("mover-mismatch", unitLabel(unit) + ": " + *mismatch, kMoverMismatchHint);
+      return {DoneStatus::Error, kExitValidationFailed};
     }
     if (!faults.onSampleCount(reporter.samplesEmitted())) return cancelled();
     reporter.progress(++done, total, unitLabel(unit));

@@ -18,6 +18,7 @@ std::optional<FaultKind> faultKind(std::string_view name) {
   if (name == "hang") return FaultKind::HangAfter;
   if (name == "exit") return FaultKind::ExitAfter;
   if (name == "corrupt") return FaultKind::CorruptAfter;
+  if (name == "mislabel") return FaultKind::MislabelAfter;
   return std::nullopt;
 }
 
@@ -53,6 +54,7 @@ bool FaultInjector::onSampleCount(std::int64_t samplesEmitted) {
   switch (spec_.kind) {
     case FaultKind::None:
     case FaultKind::CorruptAfter:
+    case FaultKind::MislabelAfter:
       return true;
     case FaultKind::CrashAfter:
       std::fflush(stdout);

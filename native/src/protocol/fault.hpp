@@ -11,7 +11,7 @@ namespace sdma {
 
 // --fault: deliberate misbehaviour so the extension's handling of a broken helper can be
 // tested against the real binary (docs/PROTOCOL.md lists the specs).
-enum class FaultKind { None, CrashAfter, GarbageAfter, HangAfter, ExitAfter, CorruptAfter };
+enum class FaultKind { None, CrashAfter, GarbageAfter, HangAfter, ExitAfter, CorruptAfter, MislabelAfter };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::None;
@@ -19,7 +19,7 @@ struct FaultSpec {
 };
 
 // "KIND-after=N" for a kind of native/src/limits.json's faultKinds (crash, garbage, hang, exit,
-// corrupt) and N in 0..faultAfterMax; nullopt if malformed.
+// corrupt, mislabel) and N in 0..faultAfterMax; nullopt if malformed.
 std::optional<FaultSpec> parseFaultSpec(std::string_view text);
 
 // "crash-after=N, garbage-after=N, ...": the forms parseFaultSpec accepts.
@@ -37,6 +37,12 @@ class FaultInjector {
   // proving the check catches it. Backends do the damage; this only says when.
   bool corruptNextCopy(std::int64_t samplesEmitted) const {
     return spec_.kind == FaultKind::CorruptAfter && samplesEmitted >= spec_.afterSamples;
+  }
+
+  // mislabel-after=N: the first engine point measured after N samples has its bytes carried
+  // by a CU copy kernel under its engine label, proving the mover evidence catches it.
+  bool mislabelNextCopy(std::int64_t samplesEmitted, CopyPath path) const {
+    return spec_.kind == FaultKind::MislabelAfter && samplesEmitted >= spec_.afterSamples && usesEngine(path);
   }
 
  private:

@@ -53,6 +53,25 @@ TimeStats timeStats(const std::vector<double>& raw) {
   return s;
 }
 
+// moverEvidence (docs/PROTOCOL.md): what moved the bytes as the platform saw it, and the
+// verdict against the record's mover.
+void writeMoverEvidence(JsonWriter& j, const CopyRequest& request, const MoverEvidence& e) {
+  const EvidenceVerdict verdict = judgeEvidence(labelledMover(request.path), e);
+  j.key("moverEvidence").beginObject();
+  j.key("source").value(evidenceSourceName(e.source)).key("observed").value(observedMoverName(e.observed));
+  j.key("verdict").value(evidenceVerdictName(verdict));
+  std::string detail = e.detail.substr(0, kMoverDetailBytes);
+  j.key("detail").value(detail);
+  if (e.copyKind) j.key("copyKind").value(e.copyKind->substr(0, 16));
+  if (e.channelType) j.key("channelType").value(e.channelType->substr(0, 16));
+  if (e.channelId) j.key("channelId").value(*e.channelId);
+  if (e.kernel) j.key("kernel").value(e.kernel->substr(0, kMoverDetailBytes));
+  if (e.records) j.key("records").value(*e.records);
+  if (e.sdmaUs) j.key("sdmaUs").value(*e.sdmaUs);
+  if (e.engineUs) j.key("engineUs").value(roundToTenth(*e.engineUs));
+  j.endObject();
+}
+
 void writeCellKey(JsonWriter& j, const CopyRequest& request) {
   j.key("mover").value(moverName(request.path)).key("initiator").value(initiatorName(request.path));
   j.key("src").value(request.srcGpu).key("dst").value(request.dstGpu);
@@ -233,6 +252,8 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   }
   if (measurement.traced) j.key("traced").value(*measurement.traced);
   if (measurement.cusSeen) j.key("cusSeen").value(*measurement.cusSeen);
+  if (!request.series.empty()) j.key("series").value(request.series);
+  if (measurement.evidence) writeMoverEvidence(j, request, *measurement.evidence);
   emit();
   ++samples_;
 }
@@ -255,6 +276,7 @@ void Reporter::matrixCell(const CopyRequest& request, const CopyMeasurement& mea
   if (measurement.opsPerIter > 0) j.key("opsPerIter").value(measurement.opsPerIter);
   if (!measurement.label.empty()) j.key("label").value(measurement.label);
   if (concurrent) j.key("concurrent").value(true);
+  if (measurement.evidence) writeMoverEvidence(j, request, *measurement.evidence);
   emit();
   ++samples_;
 }

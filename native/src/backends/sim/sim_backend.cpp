@@ -153,7 +153,19 @@ CopyMeasurement SimBackend::drawCopy(const CopyRequest& request, const CopyCost&
   result.validated = true;
   result.cus = cost.cus;
   result.engines = cost.engines;
+  result.evidence = simulatedEvidence(request);
   return result;
+}
+
+MoverEvidence SimBackend::simulatedEvidence(const CopyRequest& request) {
+  // The model's own answer, so the views and checks that read evidence can be exercised
+  // without a GPU; --fault mislabel-after shows what a contradiction looks like.
+  MoverEvidence e;
+  e.source = EvidenceSource::Simulated;
+  e.observed = request.mislabel ? ObservedMover::Cu : labelledMover(request.path);
+  e.detail = request.mislabel ? "simulated: a CU copy kernel carried the bytes (--fault mislabel-after)"
+                              : "simulated: the model carried the bytes as labelled";
+  return e;
 }
 
 std::uint64_t SimBackend::timelineEventCount(const TimelineRequest& request) const {

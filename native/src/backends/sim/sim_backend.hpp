@@ -32,6 +32,8 @@ class SimBackend final : public Backend {
  private:
   // One copy's timed iterations at `gbps`, with the noise and validation of its own unit.
   CopyMeasurement drawCopy(const CopyRequest& request, const CopyCost& cost, double gbps) const;
+  // What moved the bytes, as the model says (source "simulated").
+  static MoverEvidence simulatedEvidence(const CopyRequest& request);
 
   Mi350xModel model_;
   SimOptions options_;
