@@ -97,7 +97,8 @@ struct CopyRequest {
   // environment (docs/MEASUREMENT.md); printed as the sample's `series`. Empty: the helper's
   // own series.
   std::string series{};
-  int engineId = -1;  // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
+  std::string seriesRule{};  // the runtime's rule that labelled the point (printed as runtimeRule)
+  int engineId = -1;         // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
 };
 
 enum class RunStatus { Ok, Cancelled, ValidationFailed, Failed };

@@ -74,6 +74,10 @@ struct Options {
   int blocksPerCu = 1;                                      // --blocks-per-cu
   bool trace = false;                                       // --trace
   int engineId = -1;                                        // --engine: engine/host on this SDMA engine (AMD)
+  // The runtime default series (docs/MEASUREMENT.md): --runtime-default adds it to a sweep,
+  // measured by a child sdma-probe run with --series runtime-default in the user's environment.
+  bool runtimeDefault = false;
+  std::string series;  // --series: "runtime-default" (only that series' engine/host points), or empty
   // matrix (docs/MATRIX.md): sizesBytes holds the one --size, cus the one CU count.
   std::vector<int> gpus;        // --gpus (kHostEndpoint for host); empty: every GPU of the node
   bool concurrent = false;      // --concurrent: every pair of a path at the same time

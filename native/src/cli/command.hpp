@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/runtime_knobs.hpp"
 #include "backends/registry.hpp"
 #include "cli/parser.hpp"
 #include "protocol/reporter.hpp"
@@ -34,6 +35,9 @@ struct Session {
   Reporter& reporter;
   std::string_view command;
   BackendChoice choice;
+  // The runtime settings the helper put into its environment before the backend opened
+  // (runtime_knobs.hpp), with what the user's environment held before.
+  std::vector<RuntimeKnob> knobs = {};
 
   // An error record, the message on stderr, and the result that ends the run with it.
   CommandResult fail(std::string_view code, const std::string& message, std::string_view hint, int exitCode);
@@ -60,6 +64,9 @@ class CommandRun {
   // The backend asked for (auto, sim, hip, cuda) and its settings.
   virtual std::string backendName() const { return "auto"; }
   virtual BackendSettings backendSettings() const { return {}; }
+  // True where the run must measure the user's environment as it is, so the engine knobs are
+  // not set (sweep --series runtime-default).
+  virtual bool keepsUserEnvironment() const { return false; }
   // Said before the run stops for want of a GPU (collective: the library it would load).
   virtual void beforeNoGpu(Session& session) { (void)session; }
   virtual CommandResult run(Session& session) = 0;

@@ -179,7 +179,9 @@ int runSubcommand(const Subcommand& sub, const std::vector<std::string_view>& ar
       // runtime initialises, and opening the backend is the helper's first HIP call
       // (docs/MEASUREMENT.md, "Engine copies are SDMA at every size").
       std::vector<RuntimeKnob> knobs;
-      if (sub.engineKnobs == EngineKnobs::Set && asked != "cuda") knobs = setEngineKnobs();
+      if (sub.engineKnobs == EngineKnobs::Set && asked != "cuda" && !work->keepsUserEnvironment()) {
+        knobs = setEngineKnobs();
+      }
       session.choice = openBackend(asked, work->backendSettings());
       const BackendChoice& choice = session.choice;
       const std::string_view backend = choice.backend ? choice.backend->name() : std::string_view(asked);
@@ -191,6 +193,7 @@ int runSubcommand(const Subcommand& sub, const std::vector<std::string_view>& ar
       }
       reporter.hello(sub.name, backend, choice.backend ? choice.backend->simulated() : false, builtBackendNames(),
                      knobs);
+      session.knobs = knobs;
       result = answerMissingBackend(sub, *work, session, asked);
     } else {
       reporter.hello(sub.name, sub.fixedBackend, false, builtBackendNames());

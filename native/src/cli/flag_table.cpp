@@ -92,6 +92,8 @@ const std::vector<FlagSpec>& sweepFlags() {
           flag("--trace").switchFlag().sets(option<readOnOff, &Options::trace>),
           // hsa_amd_sdma_engine_id_t has 16 bits.
           flag("--engine").range(0, Limit{15}).sets(option<readInt, &Options::engineId>),
+          flag("--runtime-default").switchFlag().sets(option<readOnOff, &Options::runtimeDefault>),
+          flag("--series").sets(option<readText, &Options::series>),
       });
   return rows;
 }

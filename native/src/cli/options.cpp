@@ -156,6 +156,28 @@ void finishOptions(Command command, Options& options) {
     throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + options.backend +
                      " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
   }
+  if (!options.series.empty()) {
+    if (options.series != "runtime-default") {
+      throw UsageError("--series: " + quoted(options.series) + " is not a series (runtime-default)");
+    }
+    if (options.runtimeDefault) {
+      throw UsageError(
+          "--series runtime-default measures that series alone; --runtime-default adds it to a sweep "
+          "(give one of them)");
+    }
+    if (options.paths != std::vector<CopyPath>{CopyPath::EngineHost}) {
+      throw UsageError("--series runtime-default measures hipMemcpyAsync copies: give --paths engine/host");
+    }
+    if (options.timeline) throw UsageError("--series runtime-default records no timeline (leave out --timeline-size)");
+    if (options.engineId >= 0) {
+      throw UsageError("--series runtime-default lets the runtime pick the engine (leave out --engine)");
+    }
+    if (options.backend == "cuda") {
+      throw UsageError(
+          "--series runtime-default is AMD's: on NVIDIA the engine/host series already is what "
+          "cudaMemcpyAsync does by default (use --backend hip, sim or auto)");
+    }
+  }
   if (!options.simWeak.empty() && (options.backend == "hip" || options.backend == "cuda")) {
     throw UsageError("--sim-weak shapes only the simulated node; --backend " + options.backend +
                      " measures the GPUs this node has (leave --sim-weak out, or use --backend sim)");

@@ -23,6 +23,7 @@
 #include "util/safe_file.hpp"
 #include "util/ndjson_reader.hpp"
 #include "util/process.hpp"
+#include "commands/helper_child.hpp"
 #include "protocol/reporter.hpp"
 #include "backends/sim/collective_model.hpp"
 
@@ -172,62 +173,26 @@ struct ChildResult {
 };
 
 ChildResult runVariantChild(const std::vector<std::string_view>& args, const std::string& variant, Reporter& reporter) {
-  ChildResult result;
-  std::vector<std::string> argv = {"/proc/self/exe"};
-  for (std::string_view a : args) argv.emplace_back(a);
-  argv.insert(argv.end(), {"--variants", variant, "--variant-child", "1"});
-  process::Spec spec;
-  spec.path = "/proc/self/exe";
-  spec.argv = argv;
-  spec.out = process::Stream::Pipe;
-  const process::Child child = process::start(spec);
-  if (!child.started()) return result;
-  const pid_t pid = child.pid;
-  result.started = true;
-  // The child is this program, yet its output is read like any other: at most
-  // kMaxChildLineBytes of a line held (a longer one is dropped and said once), one pass over
-  // the bytes. A last line without its newline is an unfinished record and is left out.
-  constexpr std::size_t kMaxChildLineBytes = 1u << 20;  // its record lines are a few kB
-  ingest::LineSplitter splitter(kMaxChildLineBytes);
-  std::uint64_t overlongLines = 0;
-  const ingest::LineSplitter::OnLine onLine = [&](std::string_view text, bool overlong) {
-    if (overlong) {
-      ++overlongLines;
-      return;
-    }
-    const std::string line(text);
-    ndjson::Limits limits;
-    limits.maxLineBytes = kMaxChildLineBytes;
-    limits.maxDepth = 32;
-    limits.maxMembers = 4096;
-    const std::optional<ndjson::Value> record = ndjson::parseLine(line, limits);
-    const std::string type = record ? ndjson::stringField(*record, "type").value_or("") : "";
-    if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
-      reporter.relay(line);
-    } else if (type == "heartbeat") {
-      reporter.heartbeat();  // the child is moving: so is this run (written only after a silence)
-    } else if (type == "error") {
-      reporter.warning("variant-failed",
-                       "variant " + variant + ": " + ndjson::stringField(*record, "message").value_or(""));
-    }
-  };
-  char chunk[65536];
-  while (true) {
-    const ssize_t n = read(child.stdoutFd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    splitter.feed(std::string_view(chunk, static_cast<std::size_t>(n)), onLine);
-  }
-  close(child.stdoutFd);
-  if (overlongLines > 0) {
-    reporter.warning("variant-record-overlong", "variant " + variant + ": " + std::to_string(overlongLines) +
+  HelperChildSpec spec;
+  for (std::string_view a : args) spec.args.emplace_back(a);
+  spec.args.insert(spec.args.end(), {"--variants", variant, "--variant-child", "1"});
+  const HelperChildResult child =
+      runHelperChild(spec, [&](std::string_view type, const ndjson::Value& record, const std::string& line) {
+        if (type == "collective" || type == "collective-variant" || type == "warning" || type == "progress") {
+          reporter.relay(line);
+        } else if (type == "heartbeat") {
+          reporter.heartbeat();  // the child is moving: so is this run (written only after a silence)
+        } else if (type == "error") {
+          reporter.warning("variant-failed",
+                           "variant " + variant + ": " + ndjson::stringField(record, "message").value_or(""));
+        }
+      });
+  if (child.overlongLines > 0) {
+    reporter.warning("variant-record-overlong", "variant " + variant + ": " + std::to_string(child.overlongLines) +
                                                     " lines of its output were longer than " +
                                                     std::to_string(kMaxChildLineBytes >> 20) + " MiB and were dropped");
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return {child.started, child.exitCode};
 }
 #endif
 

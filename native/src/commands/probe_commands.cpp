@@ -18,6 +18,7 @@ class ProbeCommand : public cli::CommandRun {
   void* flagTarget() override { return &options_; }
   void finish() override { finishOptions(command_, options_); }
   std::string backendName() const override { return options_.backend; }
+  bool keepsUserEnvironment() const override { return !options_.series.empty(); }
   BackendSettings backendSettings() const override {
     return BackendSettings{options_.seed, options_.simDelayMs, options_.simGpus, options_.simWeak};
   }
@@ -46,7 +47,8 @@ class ProbeCommand : public cli::CommandRun {
       }
     }
     reporter.topology(backend.topology());
-    return command_ == Command::Sweep ? runSweep(options_, backend, reporter) : runMatrix(options_, backend, reporter);
+    return command_ == Command::Sweep ? runSweep(options_, backend, reporter, session.knobs)
+                                      : runMatrix(options_, backend, reporter);
   }
 
  private:

@@ -2,11 +2,15 @@
 #include "commands/sweep.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "backend/runtime_default.hpp"
+#include "commands/helper_child.hpp"
 #include "util/cancel.hpp"
 #include "protocol/fault.hpp"
 #include "protocol/timeline_file.hpp"
@@ -44,8 +48,22 @@ std::vector<CopyRequest> workUnits(const Options& options) {
   return units;
 }
 
+// --series runtime-default: each engine/host point is a hipMemcpyAsync in this process's
+// environment, labelled with the mover the runtime picks for it (runtime_default.hpp).
+void labelRuntimeDefault(std::vector<CopyRequest>& units) {
+  const RuntimeCopyEnv env = readRuntimeCopyEnv([](const char* name) { return std::getenv(name); });
+  for (CopyRequest& unit : units) {
+    const RuntimeDefaultChoice choice = runtimeDefaultChoice(unit.srcGpu, unit.dstGpu, unit.sizeBytes, env);
+    unit.path = choice.path;
+    unit.cus = choice.cus;
+    unit.series = "runtime-default";
+    unit.seriesRule = choice.why;
+  }
+}
+
 std::string unitLabel(const CopyRequest& unit) {
-  std::string label = std::string(pathName(unit.path)) + " " + formatSize(unit.sizeBytes);
+  std::string label = (unit.series.empty() ? std::string() : unit.series + " ") + std::string(pathName(unit.path)) +
+                      " " + formatSize(unit.sizeBytes);
   if (!usesEngine(unit.path)) label += " " + std::to_string(unit.cus) + " CUs";
   if (unit.mode == TimingMode::OneShot) label += " one-shot";
   return label + ", " + pairName(unit.srcGpu, unit.dstGpu);
@@ -88,11 +106,110 @@ CommandResult recordTimeline(const Options& options, const TimelineOptions& time
   return {};
 }
 
+// The runtime default series' points: one per pair, size and mode.
+std::int64_t runtimeDefaultPoints(const Options& options) {
+  return static_cast<std::int64_t>(options.pairs.size() * options.sizesBytes.size() * options.modes.size());
+}
+
+std::string joinSizes(const std::vector<std::uint64_t>& sizes) {
+  std::string out;
+  for (std::uint64_t s : sizes) out += (out.empty() ? "" : ",") + std::to_string(s);
+  return out;
+}
+
+std::string endpointWord(int e) { return isHost(e) ? "host" : std::to_string(e); }
+
+// The child's command line: this sweep's points, engine/host only, as the series.
+std::vector<std::string> runtimeDefaultArgs(const Options& options, std::string_view backend) {
+  std::vector<std::string> args = {"sweep",       "--backend",       std::string(backend),
+                                   "--series",    "runtime-default", "--paths",
+                                   "engine/host", "--sizes",         joinSizes(options.sizesBytes)};
+  std::string pairs;
+  for (const EndpointPair& p : options.pairs) {
+    pairs += (pairs.empty() ? "" : ",") + endpointWord(p.src) + ":" + endpointWord(p.dst);
+  }
+  args.insert(args.end(), {"--pairs", pairs, "--iters", std::to_string(options.iters), "--warmup",
+                           std::to_string(options.warmupIters), "--seed", std::to_string(options.seed), "--target-ms",
+                           std::to_string(options.targetMs)});
+  const bool pipelined = std::count(options.modes.begin(), options.modes.end(), TimingMode::Pipelined) > 0;
+  const bool oneShot = std::count(options.modes.begin(), options.modes.end(), TimingMode::OneShot) > 0;
+  args.insert(args.end(), {"--mode", pipelined && oneShot ? "both" : (oneShot ? "one-shot" : "pipelined")});
+  if (backend == "sim") {
+    if (options.simGpus > 0) args.insert(args.end(), {"--sim-gpus", std::to_string(options.simGpus)});
+    if (options.simDelayMs > 0) args.insert(args.end(), {"--sim-delay-ms", std::to_string(options.simDelayMs)});
+    for (const SimWeakSpec& w : options.simWeak) {
+      char factor[32];
+      std::snprintf(factor, sizeof factor, "%.17g", w.factor);
+      args.insert(args.end(), {"--sim-weak", w.what + "=" + factor + (w.host.empty() ? "" : "@" + w.host)});
+    }
+  }
+  return args;
+}
+
+// The runtime default series, in a child sdma-probe whose environment is the user's: the
+// HIP runtime reads its copy thresholds once per process, and this one has set them to 0.
+CommandResult runRuntimeDefault(const Options& options, Backend& backend, Reporter& reporter,
+                                const std::vector<RuntimeKnob>& knobs, std::int64_t& done, std::int64_t total) {
+  if (backend.name() == "cuda") {
+    reporter.warning("runtime-default-cuda",
+                     "no runtime default series on NVIDIA: its engine/host series already is what cudaMemcpyAsync "
+                     "does by default");
+    done += runtimeDefaultPoints(options);
+    return {};
+  }
+  HelperChildSpec spec;
+  spec.args = runtimeDefaultArgs(options, backend.name());
+  for (const RuntimeKnob& knob : knobs) {
+    if (knob.previous) {
+      spec.set.emplace_back(knob.name, *knob.previous);
+    } else {
+      spec.unset.push_back(knob.name);
+    }
+  }
+  bool childError = false;
+  const HelperChildResult child = runHelperChild(spec, [&](std::string_view type, const ndjson::Value& record,
+                                                           const std::string& line) {
+    if (type == "sample") {
+      reporter.relaySample(line);
+      ++done;
+      reporter.progress(done, total,
+                        "runtime default series, " +
+                            formatSize(static_cast<std::uint64_t>(ndjson::intField(record, "sizeBytes").value_or(0))));
+    } else if (type == "warning" || type == "path-unsupported" || type == "error") {
+      childError = childError || type == "error";
+      reporter.relay(line);
+    } else if (type == "heartbeat") {
+      reporter.heartbeat();
+    }
+  });
+  if (!child.started) {
+    reporter.error("runtime", "could not start the child sdma-probe of the runtime default series (errno " +
+                                  std::to_string(child.startErrno) + ")");
+    return {DoneStatus::Error, kExitRuntimeFailure};
+  }
+  if (child.overlongLines + child.unreadLines > 0) {
+    reporter.warning("runtime-default-output", std::to_string(child.overlongLines + child.unreadLines) +
+                                                   " lines of the runtime default series' helper were not records");
+  }
+  if (cancel::requested()) return cancelled();
+  if (child.exitCode != 0) {
+    if (!childError) {
+      reporter.error("runtime", "the runtime default series' helper ended with exit code " +
+                                    std::to_string(child.exitCode) + " before its points were done");
+    }
+    return {DoneStatus::Error, child.exitCode == kExitValidationFailed ? kExitValidationFailed : kExitRuntimeFailure};
+  }
+  return {};
+}
+
 }  // namespace
 
-CommandResult runSweep(const Options& options, Backend& backend, Reporter& reporter) {
-  const std::vector<CopyRequest> units = workUnits(options);
-  const auto total = static_cast<std::int64_t>(units.size());
+CommandResult runSweep(const Options& options, Backend& backend, Reporter& reporter,
+                       const std::vector<RuntimeKnob>& knobs) {
+  std::vector<CopyRequest> units = workUnits(options);
+  if (options.series == "runtime-default") labelRuntimeDefault(units);
+  const std::int64_t ownUnits = static_cast<std::int64_t>(units.size());
+  const std::int64_t total = ownUnits + (options.runtimeDefault ? runtimeDefaultPoints(options) : 0);
   FaultInjector faults(options.fault, reporter);
   if (!faults.onSampleCount(reporter.samplesEmitted())) return cancelled();
 
@@ -146,6 +263,11 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
     reporter.progress(++done, total, unitLabel(unit));
   }
 
+  if (options.runtimeDefault) {
+    if (cancel::requested()) return cancelled();
+    const CommandResult series = runRuntimeDefault(options, backend, reporter, knobs, done, total);
+    if (series.status != DoneStatus::Ok) return series;
+  }
   if (options.timeline) {
     if (cancel::requested()) return cancelled();
     return recordTimeline(options, *options.timeline, backend, reporter);

@@ -253,6 +253,7 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   if (measurement.traced) j.key("traced").value(*measurement.traced);
   if (measurement.cusSeen) j.key("cusSeen").value(*measurement.cusSeen);
   if (!request.series.empty()) j.key("series").value(request.series);
+  if (!request.seriesRule.empty()) j.key("runtimeRule").value(std::string_view(request.seriesRule).substr(0, 256));
   if (measurement.evidence) writeMoverEvidence(j, request, *measurement.evidence);
   emit();
   ++samples_;
@@ -458,6 +459,12 @@ void Reporter::overlap(const collective::OverlapReport& r, bool simulated) {
   j.endArray();
   j.key("simulated").value(simulated);
   emit();
+}
+
+void Reporter::relaySample(std::string_view record) {
+  if (record.find('\n') != std::string_view::npos) return;
+  relay(record);
+  ++samples_;
 }
 
 void Reporter::relay(std::string_view record) {

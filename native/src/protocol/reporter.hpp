@@ -81,6 +81,8 @@ class Reporter {
   // child's records (built by the child's Reporter, one complete line without its newline)
   // unchanged.
   void relay(std::string_view record);
+  // A child's `sample` record, passed on unchanged and counted in done.samples.
+  void relaySample(std::string_view record);
 
   // run and import (docs/PROFILE.md): the program's start and exit, its kernel dispatches,
   // copies and device spans, and the collective library's own per-call lines.

@@ -57,7 +57,9 @@ std::uint64_t unitSeed(std::uint64_t seed, const CopyRequest& request) {
   s = mixSeed(s, request.sizeBytes);
   s = mixSeed(s, static_cast<std::uint64_t>(request.cus));
   s = mixSeed(s, static_cast<std::uint64_t>(request.srcGpu));
-  return mixSeed(s, static_cast<std::uint64_t>(request.dstGpu));
+  s = mixSeed(s, static_cast<std::uint64_t>(request.dstGpu));
+  // The runtime default series is its own run of copies: its own noise.
+  return request.series.empty() ? s : mixSeed(s, request.series.size());
 }
 
 // --sim-delay-ms: a unit that takes this long, as slow hardware would. It is work, not a
