@@ -243,9 +243,12 @@ TEST_CASE("CPX partitions: each its own agent, matched by the function bits") {
   const EngineCounts e = node.engines(0);
   CHECK(e.pcie == 2);
   CHECK(e.xgmi == 0);
-  const std::string line = describePartition(4, node.partition, node.agents[4].cus, node.xccs(4), e);
+  const std::string line = describePartition({4}, node.partition, node.agents[4].cus, node.xccs(4), e);
   CHECK(line ==
         "GPU 4 is a CPX compute partition: 32 CUs on 1 XCC, SDMA engines 2 PCIe + 0 xGMI (its share of the GPU's)");
+  const std::string every = describePartition({0, 1, 2, 3, 4, 5, 6, 7}, node.partition, 32, 1, e);
+  CHECK(every.rfind("GPUs 0-7 are CPX compute partitions: 32 CUs on 1 XCC, SDMA engines 2 PCIe + 0 xGMI each", 0) == 0);
+  CHECK(describePartition({0, 1, 3}, "DPX", 128, 4, {2, 6}).rfind("GPUs 0, 1, 3 are DPX", 0) == 0);
 }
 
 TEST_CASE("SDMA engine choice for per-engine copies") {

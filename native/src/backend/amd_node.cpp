@@ -395,12 +395,23 @@ int xccCountOf(bool hsaAnswered, std::uint32_t numXcc) {
   return hsaAnswered && numXcc > 0 && numXcc <= 64 ? static_cast<int>(numXcc) : 0;
 }
 
-std::string describePartition(int gpu, const std::string& mode, int cus, int xccs, const EngineCounts& engines) {
-  std::string text = "GPU " + std::to_string(gpu) + " is a " + mode +
-                     " compute partition: " + plural(cus, "CU", "CUs") + " on " +
-                     (xccs > 0 ? plural(xccs, "XCC", "XCCs") : "an unknown number of XCCs");
-  text += ", SDMA engines " + std::to_string(engines.pcie) + " PCIe + " + std::to_string(engines.xgmi) +
-          " xGMI (its share of the GPU's)";
+std::string describePartition(const std::vector<int>& gpus, const std::string& mode, int cus, int xccs,
+                              const EngineCounts& engines) {
+  // "GPU 4", "GPUs 0-7", "GPUs 0, 2, 5": runs of consecutive ids as ranges.
+  std::string list;
+  for (std::size_t i = 0; i < gpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < gpus.size() && gpus[j + 1] == gpus[j] + 1) ++j;
+    list += (list.empty() ? "" : ", ") + std::to_string(gpus[i]);
+    if (j > i) list += (j == i + 1 ? ", " : "-") + std::to_string(gpus[j]);
+    i = j + 1;
+  }
+  const bool one = gpus.size() == 1;
+  std::string text = (one ? "GPU " : "GPUs ") + list + (one ? " is a " : " are ") + mode + " compute partition" +
+                     (one ? "" : "s") + ": " + plural(cus, "CU", "CUs") + " on " +
+                     (xccs > 0 ? plural(xccs, "XCC", "XCCs") : std::string("an unknown number of XCCs"));
+  text += ", SDMA engines " + std::to_string(engines.pcie) + " PCIe + " + std::to_string(engines.xgmi) + " xGMI" +
+          (one ? " (its share of the GPU's)" : " each (their share of the GPU's)");
   return text;
 }
 

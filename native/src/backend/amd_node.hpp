@@ -172,8 +172,9 @@ std::vector<std::string> computePartitionPaths(const PciAddress& a);
 // XCCs of a device: HSA_AMD_AGENT_INFO_NUM_XCC where ROCr answers, else 0 (unknown).
 int xccCountOf(bool hsaAnswered, std::uint32_t numXcc);
 
-// One line for `info`'s stderr when a GPU is a partition of a larger one: its share.
-std::string describePartition(int gpu, const std::string& mode, int cus, int xccs, const EngineCounts& engines);
+// One line for stderr when GPUs are partitions of larger ones: their share of it.
+std::string describePartition(const std::vector<int>& gpus, const std::string& mode, int cus, int xccs,
+                              const EngineCounts& engines);
 
 // ---- the device clock of s_memrealtime ----
 
