@@ -20,6 +20,8 @@ struct RotationPlan {
 inline constexpr std::uint64_t kGuardBytes = 4096;
 
 // Rotation covers at least twice the last-level cache, so a slot is evicted before reuse.
+// `llcBytes` is the backend's: NVIDIA the L2; AMD the MALL (Infinity Cache) where the GPU has
+// one, at least the L2 of every XCC (amd::lastLevelCache in backend/amd_node.hpp).
 RotationPlan planRotation(std::uint64_t sizeBytes, std::uint64_t llcBytes);
 
 // Timed iterations for a sample: at least `minIters`, more while the estimated total stays

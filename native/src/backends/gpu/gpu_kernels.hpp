@@ -220,8 +220,11 @@ struct GridBarrier {
   unsigned int generation;
 };
 
-// All blocks are co-resident (cooperative launch), so spinning cannot starve a block that
-// has not started. Gives up with the same timeout as every other wait.
+// All blocks are co-resident, so spinning cannot starve a block that has not started: on
+// NVIDIA a cooperative launch guarantees it; on AMD the grid is sized to what the masked CUs
+// hold at once (amd::residentGrid), because CLR runs a cooperative launch on its own device
+// queue, which carries no CU mask (gpu_path_cu_device.inc). Gives up with the same timeout as
+// every other wait.
 __device__ inline bool gridSync(GridBarrier* barrier, HostControl* control, std::uint64_t timeoutTicks) {
   bool ok = true;
   __syncthreads();
@@ -318,6 +321,19 @@ struct ProxyArgs {
   unsigned long long* ringTicks;               // [iters * opsPerIter]: doorbell written
   BlockTrace* trace;                           // [1], or null
 };
+
+// The per-iteration device times of a launch, copied by a kernel into host-mapped memory: the
+// read-back of a warm-up inside a point's evidence window moves no bytes on a copy engine
+// (a hipMemcpy of them might: docs/MEASUREMENT.md, "What moved the bytes").
+__global__ void copyTicksKernel(const unsigned long long* start, const unsigned long long* end, int iters,
+                                unsigned long long* out) {
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < iters;
+       i += static_cast<int>(gridDim.x * blockDim.x)) {
+    out[i] = start[i];
+    out[iters + i] = end[i];
+  }
+  __threadfence_system();
+}
 
 // engine/device through a host proxy: a running kernel publishes a descriptor and rings a
 // doorbell in host memory; the proxy submits the copy and a stream write of the sequence
