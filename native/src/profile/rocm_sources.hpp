@@ -58,9 +58,9 @@ class KfdSdmaSampler {
   bool available() const { return available_; }
   void sample();
   // Per GPU id, ascending: the last value of each process, summed over the processes. `gpu`
-  // is the GPU's index: in PCI address order when every GPU node has a distinct PCI address
-  // (the order the GPU runtimes number devices in on the usual node), else in KFD topology
-  // node order; -1 for a GPU id the topology does not list.
+  // is the GPU's index: in PCI address order when every GPU node has a distinct PCI address,
+  // else in KFD topology node order (the two agree on the usual node); -1 for a GPU id the
+  // topology does not list.
   std::vector<KfdSdmaActivity> totals() const;
 
  private:

@@ -152,6 +152,7 @@ void PeOutput::addLine(std::string_view line) {
     if (point && *point > 0) done_ = *point;
     return;
   }
+  if (type == "error") failed_ = true;  // the PE ends after it, whatever the point's state
   if (final_) return;
   if (type == "error") {
     const std::string code = ndjson::stringField(*o, "code").value_or("");
@@ -160,7 +161,6 @@ void PeOutput::addLine(std::string_view line) {
     if (r_.failure.empty()) r_.failure = "the rocSHMEM PE reported an error without a message";
     r_.hint = ndjson::stringField(*o, "hint").value_or("");
     final_ = true;
-    failed_ = true;
   } else if (type == "times") {
     if (const auto ns = ndjson::numbersField(*o, "ns")) r_.timesNs.insert(r_.timesNs.end(), ns->begin(), ns->end());
   } else if (type == "ops") {
