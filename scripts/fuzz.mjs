@@ -55,6 +55,7 @@ const HARNESSES = {
   fuzz_ndjson_line: { sources: ['util/ndjson_reader.cpp'], maxLen: 4096 },
   fuzz_pe_records: { sources: ['backends/gpu/rocshmem_launcher.cpp', 'util/ndjson_reader.cpp'], maxLen: 16384 },
   fuzz_trace_collector: { sources: ['profile/trace_collector.cpp', 'util/ndjson_reader.cpp'], maxLen: 16384 },
+  fuzz_kfd_sysfs: { sources: ['backend/kfd_sdma.cpp'], maxLen: 4096 },
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -169,4 +169,33 @@ const bytes = (n, seed) => {
 };
 corpus('fuzz_rocpd_rows', { 'choices-256': bytes(256, 1), 'choices-1k': bytes(1024, 2), 'choices-4k': bytes(4096, 3) });
 
+// --- rocSHMEM PE pair ---------------------------------------------------------------------------
+// A PE pair kept across points (rocshmem_launcher.hpp): ready once, then a point's records
+// and its done record, and rocSHMEM's own log lines (an SDMA initialisation line, coloured as
+// rocSHMEM colours it) where a PE left its stdout in place.
+corpus('fuzz_pe_records', {
+  'pair-two-points': [uid, { type: 'version', version: '3.4.0', init: 'none' }, { type: 'ready' },
+    { type: 'times', ns: [4115.3] }, { type: 'ops', ops: 12 }, { type: 'validation', ok: true }, { type: 'done', point: 1 },
+    { type: 'times', ns: [8123.4, 8120] }, { type: 'ops', ops: 24 }, { type: 'validation', ok: true }, { type: 'done', point: 2 }]
+    .map((r) => JSON.stringify(r)).join('\n') + '\n',
+  'pair-with-log': [JSON.stringify(uid),
+    '\u001b[32mI0000h rocSHMEM\u001b[0m SDMA init with threshold=0, channels=1, local_size=2\t\u001b[90msdmaHostInit@sdma_policy.cpp:55\u001b[0m',
+    JSON.stringify({ type: 'version', version: '', init: 'wg-init' }), JSON.stringify({ type: 'ready' }),
+    JSON.stringify({ type: 'error', code: 'runtime', message: 'hipMemcpy failed' })].join('\n') + '\n',
+});
+
+// --- KFD sysfs --------------------------------------------------------------------------------
+// The files of /sys/class/kfd/kfd as kfd_process.c and kfd_topology.c write them: a counter, a
+// node's properties, a counter's name (first line), a PCI address in the first 8 bytes.
+corpus('fuzz_kfd_sysfs', {
+  'counter': '123456\n',
+  'counter-zero': '0\n',
+  'counter-name': 'sdma_51234\n',
+  'process-folder': '4242\n',
+  'properties-mi300x':
+    'cpu_cores_count 0\nsimd_count 1216\nvendor_id 4098\ndevice_id 29857\nlocation_id 49408\n' +
+    'domain 0\ndrm_render_minor 128\nhive_id 1234567890123456789\nnum_sdma_engines 2\n',
+  'properties-partition': 'location_id 805355776\ndomain 1\n',
+});
+
 console.log(`seeds written under ${join(here, 'corpus')}: ${readdirSync(join(here, 'corpus')).join(', ')}`);

@@ -1,6 +1,5 @@
 #include "profile/rocm_sources.hpp"
 
-#include <dirent.h>
 #include <ftw.h>
 #include <time.h>
 #include <unistd.h>
@@ -8,12 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "util/checked.hpp"
 #include "util/safe_file.hpp"
@@ -538,64 +535,83 @@ std::size_t readRocprofCsvTexts(std::string_view agentInfo, std::string_view ker
   return CsvImport(bootToMono, collector, warnings, control).run(agents, kernels, copies);
 }
 
-KfdSdmaSampler::KfdSdmaSampler(pid_t group) : group_(group) {
-  const std::string topology = "/sys/class/kfd/kfd/topology/nodes";
-  DIR* d = opendir(topology.c_str());
-  if (!d) return;
-  std::vector<std::pair<int, std::uint32_t>> nodes;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.empty() || name[0] == '.') continue;
-    std::ifstream in(topology + "/" + name + "/gpu_id");
-    std::uint32_t id = 0;
-    if (in >> id && id != 0) nodes.emplace_back(std::atoi(name.c_str()), id);
+namespace {
+
+// The process group of `pid` (field 5 of /proc/<pid>/stat, after the parenthesised command
+// name, which may hold spaces and parentheses itself), read bounded; nullopt when the process
+// is gone or the line does not read.
+std::optional<long> processGroupOf(const std::string& procRoot, long pid) {
+  const ingest::SafeFile file =
+      ingest::SafeFile::open(procRoot + "/" + std::to_string(pid) + "/stat", kMaxProcStatBytes);
+  if (!file.ok()) return std::nullopt;
+  std::string text;
+  ingest::Control control = ingest::Control::detached();
+  const ingest::ChunkReadResult r = ingest::readChunks(file, kMaxProcStatBytes, control, [&](std::string_view chunk) {
+    text.append(chunk);
+    return true;
+  });
+  if (!r.problem.empty() || r.byteCapReached) return std::nullopt;
+  const std::size_t close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  // ") S ppid pgrp ...": the state, the parent, the group.
+  std::string_view rest = std::string_view(text).substr(close + 1);
+  std::string_view fields[3];
+  for (std::string_view& field : fields) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    field = rest.substr(0, end);
+    rest.remove_prefix(end);
   }
-  closedir(d);
-  std::sort(nodes.begin(), nodes.end());
-  for (std::size_t i = 0; i < nodes.size(); ++i) gpuIndexById_[nodes[i].second] = static_cast<int>(i);
-  available_ = access("/sys/class/kfd/kfd/proc", R_OK) == 0;
+  const std::optional<std::int64_t> group = ingest::parseInt64(fields[2]);
+  if (!group || *group <= 0) return std::nullopt;
+  return static_cast<long>(*group);
+}
+
+}  // namespace
+
+std::map<std::uint32_t, int> kfdGpuIndices(const std::vector<kfd::GpuNode>& nodes) {
+  std::vector<const kfd::GpuNode*> order;
+  std::set<std::string> addresses;
+  for (const kfd::GpuNode& n : nodes) {
+    order.push_back(&n);
+    if (n.pciBusId) addresses.insert(*n.pciBusId);
+  }
+  // "DDDD:BB:DD.F" with a fixed-width tail: a longer text has the larger domain.
+  if (addresses.size() == nodes.size()) {
+    std::stable_sort(order.begin(), order.end(), [](const kfd::GpuNode* a, const kfd::GpuNode* b) {
+      return std::make_pair(a->pciBusId->size(), *a->pciBusId) < std::make_pair(b->pciBusId->size(), *b->pciBusId);
+    });
+  }
+  std::map<std::uint32_t, int> index;
+  for (std::size_t i = 0; i < order.size(); ++i) index.emplace(order[i]->gpuId, static_cast<int>(i));
+  return index;
+}
+
+KfdSdmaSampler::KfdSdmaSampler(pid_t group, std::string kfdRoot, std::string procRoot)
+    : tree_(std::move(kfdRoot)), procRoot_(std::move(procRoot)), group_(group) {
+  available_ = tree_.available();
+  if (available_) gpuIndexById_ = kfdGpuIndices(tree_.gpuNodes());
 }
 
 void KfdSdmaSampler::sample() {
   if (!available_) return;
-  const std::string procRoot = "/sys/class/kfd/kfd/proc";
-  DIR* d = opendir(procRoot.c_str());
-  if (!d) return;
-  while (dirent* e = readdir(d)) {
-    const long pid = std::atol(e->d_name);
-    if (pid <= 0) continue;
-    // Only processes of the program's group: field 5 of /proc/<pid>/stat.
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const std::size_t close = content.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(content.substr(close + 2));
-    std::string state;
-    long ppid = 0, pgrp = 0;
-    rest >> state >> ppid >> pgrp;
-    if (pgrp != group_) continue;
-    const std::string dir = procRoot + "/" + e->d_name;
-    DIR* pd = opendir(dir.c_str());
-    if (!pd) continue;
-    while (dirent* f = readdir(pd)) {
-      const std::string name = f->d_name;
-      if (name.rfind("sdma_", 0) != 0) continue;
-      const std::uint32_t gpuId = static_cast<std::uint32_t>(std::strtoul(name.c_str() + 5, nullptr, 10));
-      std::ifstream in(dir + "/" + name);
-      std::uint64_t value = 0;
-      if (in >> value) {
-        std::uint64_t& kept = latest_[{pid, gpuId}];
-        kept = std::max(kept, value);
-      }
+  for (const long pid : tree_.processes()) {
+    // Only processes of the program's group.
+    if (processGroupOf(procRoot_, pid) != std::optional<long>(group_)) continue;
+    for (const auto& [gpuId, value] : tree_.processCounters(pid)) {
+      std::uint64_t& kept = latest_[{pid, gpuId}];
+      kept = std::max(kept, value);
     }
-    closedir(pd);
   }
-  closedir(d);
 }
 
 std::vector<KfdSdmaActivity> KfdSdmaSampler::totals() const {
   std::map<std::uint32_t, std::uint64_t> byGpu;
-  for (const auto& [key, value] : latest_) byGpu[key.second] += value;
+  for (const auto& [key, value] : latest_) {
+    std::uint64_t& sum = byGpu[key.second];
+    // Saturates: a sum past 2^64 us (584,000 years) is no count anyone can have.
+    if (__builtin_add_overflow(sum, value, &sum)) sum = std::numeric_limits<std::uint64_t>::max();
+  }
   std::vector<KfdSdmaActivity> out;
   for (const auto& [id, value] : byGpu) {
     const auto it = gpuIndexById_.find(id);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/kfd_sdma.hpp"
 #include "util/read_control.hpp"
 #include "profile/records.hpp"
 #include "profile/trace_collector.hpp"
@@ -47,22 +48,37 @@ inline constexpr std::size_t kRocprofMaxAgents = 4096;
 // longer than 1 MiB, after a quote never closed) are not in it.
 std::vector<std::map<std::string, std::string>> parseCsv(const std::string& text);
 
-// The KFD's per-process SDMA activity counters (/sys/class/kfd/kfd/proc/<pid>/sdma_<gpu id>)
-// of every process in the program's process group, read while they live: the files go
-// away with the process.
+// The KFD's per-process SDMA activity counters (<root>/proc/<pid>/sdma_<gpu id>,
+// microseconds: backend/kfd_sdma.hpp) of every process in the program's process group, read
+// while they live: the files go away with the process. Every read is bounded (kfd::Tree), and
+// so is the look at a process's group (/proc/<pid>/stat, at most kMaxProcStatBytes).
 class KfdSdmaSampler {
  public:
-  explicit KfdSdmaSampler(pid_t group);
+  explicit KfdSdmaSampler(pid_t group, std::string kfdRoot = kfd::kDefaultRoot, std::string procRoot = "/proc");
   bool available() const { return available_; }
   void sample();
+  // Per GPU id, ascending: the last value of each process, summed over the processes. `gpu`
+  // is the GPU's index: in PCI address order when every GPU node has a distinct PCI address,
+  // else in KFD topology node order (the two agree on the usual node); -1 for a GPU id the
+  // topology does not list.
   std::vector<KfdSdmaActivity> totals() const;
 
  private:
+  kfd::Tree tree_;
+  std::string procRoot_;
   pid_t group_;
   bool available_ = false;
   std::map<std::uint32_t, int> gpuIndexById_;
   std::map<std::pair<long, std::uint32_t>, std::uint64_t> latest_;  // (pid, gpu id) -> counter
 };
+
+// The GPU index of each GPU id (KfdSdmaSampler::totals): PCI address order when every node has
+// a distinct one, else node order.
+std::map<std::uint32_t, int> kfdGpuIndices(const std::vector<kfd::GpuNode>& nodes);
+
+// /proc/<pid>/stat is read to this many bytes (its comm field is at most 64 bytes: the line
+// is far shorter).
+inline constexpr std::size_t kMaxProcStatBytes = 4096;
 
 // Removes a directory tree the helper made.
 void removeTree(const std::string& dir);

@@ -1,23 +1,48 @@
 #pragma once
 
 // engine/device on AMD through rocSHMEM: the helper's side. rocSHMEM runs one PE (processing
-// element) per process and GPU, so the helper, which owns both GPUs, starts two PE processes
-// (sdma-probe-rocshmem-pe, built from rocshmem_pe.hip when rocSHMEM is found at build time):
-// PE 0 on the source GPU measures, PE 1 on the destination GPU holds the symmetric heap the
-// puts land in. This file starts them with argument arrays, hands PE 0's unique id to PE 1,
-// reads PE 0's result lines and stops both on cancel or timeout. The PEs start through the
-// helper's one process starter (util/process.hpp) and talk NDJSON (util/ndjson_reader.hpp). Plain C++: it builds, and
-// is tested, on machines without rocSHMEM (native/tests/rocshmem_launcher_test.cpp).
-// The method: docs/MEASUREMENT.md, "engine/device on AMD".
+// element) per process and GPU, so the helper, which owns both GPUs, runs a pair of PE
+// processes (sdma-probe-rocshmem-pe, built from rocshmem_pe.hip when rocSHMEM is found at
+// build time): PE 0 on the source GPU measures, PE 1 on the destination GPU holds the
+// symmetric heap the puts land in. The pair is started once and kept across the points of a
+// sweep (RocshmemPeSession): it receives each point on its stdin as an NDJSON line and
+// answers it, so rocSHMEM's bootstrap runs once per pair, not once per sample. This file
+// starts the PEs with argument arrays, hands PE 0's unique id to PE 1, drains every pipe of
+// both PEs (stdout and stderr, each line bounded) as they write, reads the records through
+// the NDJSON reader, captures rocSHMEM's SDMA log lines as the sample's mover evidence, and
+// stops the pair on cancel, timeout, a failed PE, a change of GPU pair or heap size, and at
+// the end. The PEs start through the helper's one process starter (util/process.hpp). Plain
+// C++: it builds, and is tested, on machines without rocSHMEM
+// (native/tests/rocshmem_launcher_test.cpp). The method: docs/MEASUREMENT.md, "engine/device
+// on AMD".
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "backend/mover_evidence.hpp"
+
 namespace sdma::gpu {
+
+// rocSHMEM's own bootstrap timeout is ROCSHMEM_BOOTSTRAP_TIMEOUT, in seconds, default 5
+// (ROCm/rocm-systems projects/rocshmem/src/envvar.cpp, envvar::bootstrap::timeout). The
+// helper sets it for its PEs: both must get through HIP start-up and the socket bootstrap,
+// and PE 1 joins only once the helper has handed it PE 0's unique id.
+inline constexpr int kPeBootstrapTimeoutS = 60;
+// The pair must be up (PE 0's `ready`) within the bootstrap timeout plus this much for
+// starting two processes and HIP in each.
+inline constexpr int kPeStartGraceS = 60;
+// rocSHMEM's heap floor per PE (its own default, ROCSHMEM_HEAP_SIZE = 1 GiB, envvar.cpp) and
+// the room above the two regions left for rocSHMEM's own buffers.
+inline constexpr std::uint64_t kPeMinHeapBytes = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kPeHeapReserveBytes = std::uint64_t{256} << 20;
 
 // One sample, as the PE processes need it (HIP device numbers are the helper's).
 struct PePutRequest {
@@ -34,8 +59,10 @@ struct PePutRequest {
   double targetNs = 0;   // iterations sized by time
   std::uint64_t seed = 1;
   bool trace = false;
-  bool corrupt = false;      // --fault corrupt-after: one wrong byte before the check
-  double timeoutNs = 180e9;  // the whole sample, PE start-up included
+  bool corrupt = false;                          // --fault corrupt-after: one wrong byte before the check
+  double timeoutNs = 180e9;                      // one point, from its line to its answer (the pair's start is apart)
+  int bootstrapTimeoutS = kPeBootstrapTimeoutS;  // ROCSHMEM_BOOTSTRAP_TIMEOUT for the PEs
+  int startGraceS = kPeStartGraceS;              // the pair's start may take this much longer
 };
 
 // The last traced iteration, on the source GPU's clock (s_memrealtime, ns).
@@ -56,24 +83,40 @@ struct PePutResult {
   std::uint64_t opsDone = 0;
   bool traced = false;
   PePutTrace trace;
-  std::string rocshmemVersion;  // as rocshmem_vendor_get_version_info reported it
+  std::string rocshmemVersion;  // as rocshmem_vendor_get_version_info reported it ("" before 3.3)
+  std::string deviceInit;       // "wg-init" (rocshmem_wg_init in the kernel) or "none"
+  // rocSHMEM's SDMA initialisation line of PE 0 (plainLogLine), empty when it logged none,
+  // and the evidence made of it for this point's size (rocshmemSdmaEvidence).
+  std::string sdmaLogLine;
+  MoverEvidence evidence;
+  bool pairReused = false;  // the point ran on a PE pair already up
 };
 
-// PE 0's stdout: NDJSON, one object a line, read with util/ndjson_reader.hpp:
-//   {"type":"uid","uid":"<256 hex digits>"}        rocshmem_get_uniqueid; the helper writes the
-//                                                  same record to PE 1's stdin
-//   {"type":"version","version":"<major.minor.patch>"}
-//   {"type":"times","ns":[<ns>,...]}               per put, timed iterations
-//   {"type":"ops","ops":<n>}                       puts issued, warm-up included
+// PE stdout: NDJSON, one object a line, read with util/ndjson_reader.hpp.
+// PE 0, once:                                       PE 1, once:
+//   {"type":"uid","uid":"<256 hex digits>"}            (reads the uid record on stdin)
+//   {"type":"version","version":"<m.m.p>","init":"wg-init"|"none"}
+//   {"type":"ready"}                                   {"type":"ready"}
+// then for each point line on its stdin:
+//   {"type":"times","ns":[<ns>,...]}                   (allocates, waits in the barrier)
+//   {"type":"ops","ops":<n>}
 //   {"type":"trace","startNs":..,"issuedNs":..,"completeNs":..,"cu":..,"xcc":..}
 //   {"type":"validation","ok":true} | {"type":"validation","ok":false,"message":"<what was wrong>"}
-//   {"type":"error","code":"<code>","message":"<message>","hint":"<hint>"}
+//   {"type":"done","point":<n>}                        {"type":"done","point":<n>}
+// and on failure, either PE: {"type":"error","code":"<code>","message":"<message>","hint":"<hint>"}
+// then it exits. The helper writes each PE, on stdin, the uid record (PE 1 only), then per
+// point pointRecord(), and {"type":"stop"} to end (end of input ends a PE too).
 // A line longer than kMaxPeLineBytes, not an object, of another type or with a field that
 // is missing or out of range is ignored. Without a passed validation and times, or with an
-// error record, the result is an error.
+// error record, the point is an error.
 constexpr std::size_t kMaxPeLineBytes = 1u << 20;  // 10,000 times are about 120 kB
+// A PE's stderr lines (rocSHMEM's and the HIP runtime's logs): a longer one is cut there.
+constexpr std::size_t kMaxPeStderrLineBytes = 64 * 1024;
+// What is kept of a log line for messages and evidence.
+constexpr std::size_t kMaxKeptLogLineBytes = 512;
 
-// PE 0's output read line by line, as it arrives.
+// A PE's records read line by line, as they arrive: the pair's (uid, version, ready) and the
+// current point's.
 class PeOutput {
  public:
   // One line, without its newline.
@@ -82,21 +125,56 @@ class PeOutput {
   const std::string& uid() const { return uid_; }
   // The record PE 1 reads on its stdin (with its newline); empty before the uid.
   std::string uidRecord() const;
+  bool ready() const { return ready_; }
+  // The point of the last done record; nullopt before one.
+  std::optional<std::int64_t> donePoint() const { return done_; }
+  // An error record was read (the PE ends after it).
+  bool failed() const { return failed_; }
+  // The current point's result (with the pair's version).
   PePutResult result() const;
+  // Forgets the current point's records, keeping the pair's.
+  void beginPoint();
 
  private:
   PePutResult r_;
   std::string uid_;
   bool validated_ = false;
-  bool final_ = false;  // an error or a failed validation: later lines are not read
+  bool final_ = false;  // an error or a failed validation: later point records are not read
+  bool failed_ = false;
+  bool ready_ = false;
+  std::optional<std::int64_t> done_;
 };
 
-// The whole of PE 0's output at once (split on newlines, each line through PeOutput).
+// The whole of one PE's output at once (split on newlines, each line through PeOutput).
 PePutResult parsePeOutput(const std::string& text);
 
-// What rocSHMEM prints when its SDMA transport did not come up and puts fall back to
-// load/store copies (ROCm/rocm-systems projects/rocshmem, src/sdma_policy.cpp): such a run
-// must never be reported as an engine path. Empty when the text has none.
+// The line each PE gets on stdin for one point (with its newline). The seed travels as a
+// decimal string: it may exceed the integers the NDJSON reader keeps exact (int64).
+std::string pointRecord(const PePutRequest& request, std::uint64_t point);
+inline constexpr const char* kStopRecord = "{\"type\":\"stop\"}\n";
+
+// rocSHMEM's SDMA log lines (ROCm/rocm-systems projects/rocshmem/src/sdma_policy.cpp,
+// SdmaImpl::sdmaHostInit): "SDMA init with threshold=%zu, channels=%d, local_size=%d" through
+// LOG_INFO, shown at ROCSHMEM_DEBUG_LEVEL=INFO (or a more verbose level) and written to the
+// process's stdout (src/log.hpp: LOG_INFO prints to stdout, LOG_WARN and LOG_ERROR to stderr;
+// the PE sends its stdout to stderr, keeping its records on a descriptor of their own); and
+// the fallback lines, "SDMA: connect failed ... fall back to IPC memcpy", "SDMA: connect
+// failed from device ... disabling SDMA", "SDMA disabled at runtime (ROCSHMEM_SDMA_ENABLED=0)".
+// Lines may carry ANSI colour (rocSHMEM colours its log by default); they are matched without it.
+enum class RocshmemSdmaLine { None, Init, Fallback };
+RocshmemSdmaLine classifyRocshmemSdmaLine(std::string_view line);
+// A log line as kept: ANSI escape sequences dropped, other control bytes as '?', cut to
+// kMaxKeptLogLineBytes.
+std::string plainLogLine(std::string_view line);
+// The threshold in an init line ("threshold=<bytes>"); nullopt when it has none that reads.
+std::optional<std::uint64_t> sdmaThresholdOf(std::string_view initLine);
+// The evidence of one point from PE 0's init line (source RocshmemLog): Engine when the line
+// says SDMA carries puts of this size (above the threshold it names, or no threshold read;
+// the helper sets ROCSHMEM_SDMA_THRESHOLD=0), Cu when the size is below that threshold
+// (rocSHMEM's IPC load/store copy), Unknown when nothing was logged or the size equals it.
+MoverEvidence rocshmemSdmaEvidence(const std::string& initLine, std::uint64_t sizeBytes);
+
+// The first fallback line of a whole text; empty when it has none.
 std::string sdmaFallbackLine(const std::string& stderrText);
 bool isSdmaFallbackLine(std::string_view line);
 
@@ -105,19 +183,83 @@ bool isSdmaFallbackLine(std::string_view line);
 // so that in each PE the source is device 0 and the destination device 1.
 std::string peVisibleDevices(const char* helperVisible, int srcGpu, int dstGpu);
 
+// ROCSHMEM_DEBUG_LEVEL for the PEs: the helper's own when it already shows INFO lines
+// (INFO, API, TRACE, with any ":modifier"), else "INFO" (a bare level: older rocSHMEM reads
+// no modifiers), so that the SDMA initialisation line is logged.
+std::string peDebugLevel(const char* helperDebugLevel);
+
+// The symmetric heap for a region: both regions and rocSHMEM's room, rounded up to a power
+// of two, at least kPeMinHeapBytes. A pair is restarted only when a point needs more.
+std::uint64_t peHeapBytes(std::uint64_t regionBytes);
+
+// What a PE pair is started with; a point that needs another is run on a new pair.
+struct PePairConfig {
+  std::string visibleDevices;
+  std::uint64_t heapBytes = 0;
+  int bootstrapTimeoutS = kPeBootstrapTimeoutS;
+  std::string debugLevel = "INFO";
+  bool operator==(const PePairConfig& o) const {
+    return visibleDevices == o.visibleDevices && heapBytes == o.heapBytes && bootstrapTimeoutS == o.bootstrapTimeoutS &&
+           debugLevel == o.debugLevel;
+  }
+  bool operator!=(const PePairConfig& o) const { return !(*this == o); }
+  // The same PE processes would be started, whatever the heap.
+  bool samePair(const PePairConfig& o) const {
+    return visibleDevices == o.visibleDevices && bootstrapTimeoutS == o.bootstrapTimeoutS && debugLevel == o.debugLevel;
+  }
+};
+PePairConfig pePairConfig(const PePutRequest& request, const char* helperVisible, const char* helperDebugLevel);
+
 // The variables set on top of the helper's environment for both PEs (docs/MEASUREMENT.md):
 // HIP_VISIBLE_DEVICES, ROCSHMEM_BACKEND=ipc, ROCSHMEM_SDMA_ENABLED=1, ROCSHMEM_SDMA_THRESHOLD=0,
-// ROCSHMEM_HEAP_SIZE sized for the request.
-std::vector<std::pair<std::string, std::string>> peEnvironment(const PePutRequest& request, const char* helperVisible);
+// ROCSHMEM_HEAP_SIZE, ROCSHMEM_BOOTSTRAP_TIMEOUT, ROCSHMEM_DEBUG_LEVEL.
+std::vector<std::pair<std::string, std::string>> peEnvironment(const PePairConfig& config);
 
 // argv (argv[0] included) of PE `pe` (0 or 1).
-std::vector<std::string> peArguments(const std::string& peBinary, const PePutRequest& request, int pe);
+std::vector<std::string> peArguments(const std::string& peBinary, int pe);
 
 // sdma-probe-rocshmem-pe next to the running helper (/proc/self/exe).
 std::string peBinaryNextToHelper();
 
-// Starts both PEs, forwards the unique id, waits (polling `cancelled`), returns PE 0's
-// result; both processes are gone when it returns.
+// A PE pair kept across points. Not thread-safe: one caller at a time.
+class RocshmemPeSession {
+ public:
+  explicit RocshmemPeSession(std::string peBinary);
+  ~RocshmemPeSession();  // stops the pair
+  RocshmemPeSession(const RocshmemPeSession&) = delete;
+  RocshmemPeSession& operator=(const RocshmemPeSession&) = delete;
+
+  // Runs one point on the pair, starting it first when none is up or the point needs another
+  // (GPU pair, heap, bootstrap timeout); polls `cancelled` (may be null) while it waits. A
+  // point that fails with anything but a failed check stops the pair: the next starts anew.
+  PePutResult put(const PePutRequest& request, bool (*cancelled)());
+  // Stops the pair: {"type":"stop"} and end of input, then SIGTERM and SIGKILL for a PE that
+  // has not ended within a grace time. Every pipe is drained meanwhile.
+  void stop();
+
+  bool running() const;
+  int pairsStarted() const { return pairsStarted_; }
+  // The PE processes' ids while the pair runs, else -1 (tests; the KFD counters of PE 0).
+  pid_t pid(int pe) const;
+
+  struct Pair;  // the running processes and what was read of them
+
+ private:
+  PePutResult startPair(const PePairConfig& config, bool (*cancelled)());
+  void stopPair(bool graceful);
+  PePutResult runPoint(const PePutRequest& request, bool (*cancelled)());
+
+  std::string peBinary_;
+  std::unique_ptr<Pair> pair_;
+  PePairConfig config_;
+  std::uint64_t nextPoint_ = 1;
+  int pairsStarted_ = 0;
+  int startGraceS_ = kPeStartGraceS;
+  // A configuration whose pair refused SDMA (fallback line): answered at once, not restarted.
+  std::optional<std::pair<PePairConfig, PePutResult>> refused_;
+};
+
+// One point on a pair of its own, stopped when it returns (tests; a single sample).
 PePutResult runRocshmemPut(const std::string& peBinary, const PePutRequest& request, bool (*cancelled)());
 
 }  // namespace sdma::gpu
