@@ -253,6 +253,44 @@ function checkHelper(probe) {
   return { version, backend: hello.backend, simulated: hello.simulated, ldd: ldd.trim() };
 }
 
+/** The shipped native binaries whose dynamic sections checkDynamicSections reads. */
+const SHIPPED_BINARIES = ['sdma-probe', 'libsdma_lens_cupti.so'];
+
+/**
+ * What one shipped binary's dynamic section (`readelf -d` output) must not hold: a NEEDED
+ * libcupti (CUPTI is dlopen'ed at run time, native/cupti/cupti_loader.hpp, so the helper and
+ * the injection library load where no CUPTI is installed) or a RUNPATH / RPATH entry outside
+ * $ORIGIN (a folder of the build machine). Returns the problems, empty when there are none.
+ */
+export function dynamicSectionProblems(name, readelfDynamic) {
+  const problems = [];
+  for (const line of readelfDynamic.split('\n')) {
+    const needed = /\(NEEDED\)\s+Shared library: \[([^\]]*)\]/.exec(line);
+    if (needed && /^libcupti(\.|$)/.test(needed[1]))
+      problems.push(`${name} has NEEDED ${needed[1]}: CUPTI must be loaded at run time, not linked`);
+    const path = /\((RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]/.exec(line);
+    if (!path) continue;
+    for (const entry of path[2].split(':'))
+      if (!/^\$(ORIGIN|\{ORIGIN\})(\/|$)/.test(entry))
+        problems.push(
+          `${name} has ${path[1]} ${entry === '' ? '(an empty entry: the working folder)' : entry}, outside $ORIGIN`,
+        );
+  }
+  return problems;
+}
+
+/** The staged helper and CUPTI library link no CUPTI and carry no build machine's library folders. */
+function checkDynamicSections(bin) {
+  const problems = [];
+  for (const name of SHIPPED_BINARIES) {
+    const file = join(bin, name);
+    if (!existsSync(file)) continue;
+    problems.push(...dynamicSectionProblems(name, run('readelf', ['-d', file], { quiet: true })));
+  }
+  if (problems.length > 0)
+    throw new PackageError(`the shipped binaries' dynamic sections:\n  ${problems.join('\n  ')}`);
+}
+
 /** The image paths README.md shows (Markdown and <img>), relative ones only. */
 function readmeImages() {
   const text = readFileSync(join(root, 'README.md'), 'utf8');
@@ -372,6 +410,7 @@ export async function packageVsix(argv = []) {
   const t0 = performance.now();
   const helper = buildHelper(o);
   const dir = stage({ buildDir: helper.buildDir });
+  checkDynamicSections(join(dir, 'bin'));
   const probe = checkHelper(join(dir, 'bin', 'sdma-probe'));
   console.log(
     `  ${probe.version}; without a GPU driver: --backend auto uses ${probe.backend}${probe.simulated ? ' (simulated)' : ''}`,

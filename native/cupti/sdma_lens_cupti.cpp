@@ -6,6 +6,11 @@
 //
 // Times stay on CUPTI's clock here; a `clock` line at start and at exit pairs it with
 // CLOCK_MONOTONIC so the helper can map them onto the program's time line.
+//
+// CUPTI itself is dlopen'ed (cupti_loader.hpp), not linked: this library has no NEEDED
+// libcupti and no rpath, and a program run where no CUPTI is installed gets a `cupti-error`
+// line saying so instead of failing to load the library. Records are read through
+// cupti_layout.hpp, whatever CUPTI version wrote them.
 #include <cupti.h>
 
 #include <fcntl.h>
@@ -21,11 +26,14 @@
 #include <string>
 #include <string_view>
 
+#include "cupti/cupti_layout.hpp"
+#include "cupti/cupti_loader.hpp"
 #include "util/json_writer.hpp"
 
 namespace {
 
 int gFd = -1;
+const sdma::cupti::Library* gCupti = nullptr;  // set before any callback is registered
 std::atomic<std::uint64_t> gDroppedRecords{0};
 // Activity buffers: big enough that CUPTI rarely has to wait for one, small enough that a
 // program with many contexts does not notice them.
@@ -72,7 +80,7 @@ void writeClockLine(const char* when) {
   for (int i = 0; i < 16; ++i) {
     const std::int64_t t0 = monotonicNs();
     std::uint64_t c = 0;
-    if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS) return;
+    if (gCupti->api.getTimestamp(&c) != CUPTI_SUCCESS) return;
     const std::int64_t t1 = monotonicNs();
     if (bestGap < 0 || t1 - t0 < bestGap) {
       bestGap = t1 - t0;
@@ -86,89 +94,57 @@ void writeClockLine(const char* when) {
   line.write();
 }
 
-const char* copyKindName(std::uint8_t kind) {
-  switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-      return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-      return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-      return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-      return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-      return "PtoP";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-      return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-      return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
-      return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
-      return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
-      return "DtoA";
-    default:
-      return "unknown";
-  }
-}
-
-void writeKernel(const CUpti_ActivityKernel10& k) {
+void writeKernel(const sdma::cupti::ActivityRecord& k) {
   TraceLine line("kernel");
   sdma::JsonWriter& j = line.json();
-  j.key("gpu").value(k.deviceId).key("name").value(k.name != nullptr ? k.name : "");
-  j.key("startNs").value(static_cast<std::uint64_t>(k.start)).key("endNs").value(static_cast<std::uint64_t>(k.end));
-  j.key("grid").beginArray().value(k.gridX).value(k.gridY).value(k.gridZ).endArray();
-  j.key("block").beginArray().value(k.blockX).value(k.blockY).value(k.blockZ).endArray();
+  j.key("gpu").value(k.deviceId).key("name").value(k.name);
+  j.key("startNs").value(k.startNs).key("endNs").value(k.endNs);
+  j.key("grid").beginArray().value(k.grid[0]).value(k.grid[1]).value(k.grid[2]).endArray();
+  j.key("block").beginArray().value(k.block[0]).value(k.block[1]).value(k.block[2]).endArray();
   j.key("corr").value(k.correlationId).key("stream").value(k.streamId);
   line.write();
 }
 
-void writeMemcpy(const char* kind, int src, int dst, std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
-                 std::uint32_t device, std::uint32_t corr) {
+void writeMemcpy(const sdma::cupti::ActivityRecord& m) {
+  namespace kind = sdma::cupti::copy_kind;
+  const int device = static_cast<int>(m.deviceId);
+  int src = -1, dst = -1;  // -1: host memory
+  if (m.peer) {
+    src = static_cast<int>(m.srcDeviceId);
+    dst = static_cast<int>(m.dstDeviceId);
+  } else {
+    switch (m.copyKind) {
+      case kind::kHtoD:
+      case kind::kHtoA:
+        dst = device;
+        break;
+      case kind::kDtoH:
+      case kind::kAtoH:
+        src = device;
+        break;
+      case kind::kHtoH:
+        break;
+      default:
+        src = dst = device;
+        break;
+    }
+  }
   TraceLine line("memcpy");
   sdma::JsonWriter& j = line.json();
-  j.key("kind").value(kind).key("gpu").value(device).key("src").value(src).key("dst").value(dst);
-  j.key("bytes").value(bytes).key("startNs").value(start).key("endNs").value(end).key("corr").value(corr);
+  j.key("kind").value(sdma::cupti::copyKindName(m.copyKind)).key("gpu").value(m.deviceId);
+  j.key("src").value(src).key("dst").value(dst);
+  j.key("bytes").value(m.bytes).key("startNs").value(m.startNs).key("endNs").value(m.endNs);
+  j.key("corr").value(m.correlationId);
   line.write();
 }
 
 void handleRecord(const CUpti_Activity* record) {
-  switch (record->kind) {
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      writeKernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
-      break;
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      const int device = static_cast<int>(m.deviceId);
-      int src = -1, dst = -1;  // -1: host memory
-      switch (m.copyKind) {
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-          dst = device;
-          break;
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-          src = device;
-          break;
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-          break;
-        default:
-          src = dst = device;
-          break;
-      }
-      writeMemcpy(copyKindName(m.copyKind), src, dst, m.bytes, m.start, m.end, m.deviceId, m.correlationId);
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-      const auto& p = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      writeMemcpy(copyKindName(p.copyKind), static_cast<int>(p.srcDeviceId), static_cast<int>(p.dstDeviceId), p.bytes,
-                  p.start, p.end, p.deviceId, p.correlationId);
-      break;
-    }
-    default:
-      break;
+  const auto r = sdma::cupti::decodeRecord(record, gCupti->version);
+  if (!r) return;
+  if (r->type == sdma::cupti::RecordType::Kernel) {
+    writeKernel(*r);
+  } else {
+    writeMemcpy(*r);
   }
 }
 
@@ -183,14 +159,15 @@ void CUPTIAPI bufferRequested(std::uint8_t** buffer, std::size_t* size, std::siz
 void CUPTIAPI bufferCompleted(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t,
                               std::size_t validSize) {
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) handleRecord(record);
+  while (gCupti->api.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) handleRecord(record);
   std::size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS) gDroppedRecords += dropped;
+  if (gCupti->api.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS)
+    gDroppedRecords += dropped;
   std::free(buffer);
 }
 
 void flushAtExit() {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  gCupti->api.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   writeClockLine("exit");
   TraceLine line("cupti-end");
   line.json().key("dropped").value(gDroppedRecords.load());
@@ -215,12 +192,14 @@ int openSink() {
   return -1;
 }
 
-void reportFailure(const char* what, CUptiResult result) {
-  const char* text = nullptr;
-  cuptiGetResultString(result, &text);
+void reportError(const std::string& message) {
   TraceLine line("cupti-error");
-  line.json().key("message").value(std::string(what) + ": " + (text ? text : "unknown error"));
+  line.json().key("message").value(message);
   line.write();
+}
+
+void reportFailure(const char* what, CUptiResult result) {
+  reportError(std::string(what) + ": " + gCupti->resultText(result));
 }
 
 }  // namespace
@@ -231,7 +210,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   initialized = true;
   gFd = openSink();
   if (gFd < 0) return 1;  // loaded outside a run: stay out of the way
-  CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  const sdma::cupti::LoadResult& loaded = sdma::cupti::loadOnce();
+  if (!loaded.library) {
+    reportError(loaded.error);
+    return 1;  // the program runs on, untraced
+  }
+  gCupti = &*loaded.library;
+  CUptiResult r = gCupti->api.activityRegisterCallbacks(bufferRequested, bufferCompleted);
   if (r != CUPTI_SUCCESS) {
     reportFailure("cuptiActivityRegisterCallbacks", r);
     return 1;
@@ -245,7 +230,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"},
   };
   for (const auto& k : kinds) {
-    r = cuptiActivityEnable(k.kind);
+    r = gCupti->api.activityEnable(k.kind);
     if (r != CUPTI_SUCCESS) reportFailure((std::string("cuptiActivityEnable ") + k.name).c_str(), r);
   }
   writeClockLine("start");
