@@ -90,6 +90,13 @@ if command -v hipcc > /dev/null; then
   run "rocshmem_pe.hip (rocSHMEM shim), hipcc gfx90a -fgpu-rdc" env HIP_PLATFORM=amd hipcc -std=c++17 \
     --offload-arch=gfx90a -fgpu-rdc -O2 -Wall -Wextra -I"$NATIVE/src" -I"$SHIM" -x hip \
     -c "$NATIVE/src/backends/gpu/rocshmem_pe.hip" -o "$WORK/rocshmem_pe-gfx90a.o"
+  # Both rocSHMEM init generations: 3.0 (unique-id init, rocshmem_wg_init required) and
+  # 3.1-3.2 (rocshmem_wg_init deprecated); the default shim models 3.3 and later.
+  for generation in 30 31; do
+    run "rocshmem_pe.hip (rocSHMEM shim generation $generation), hipcc gfx90a -fgpu-rdc" env HIP_PLATFORM=amd \
+      hipcc -std=c++17 --offload-arch=gfx90a -fgpu-rdc -O2 -Wall -Wextra -DSDMA_ROCSHMEM_SHIM_GENERATION=$generation \
+      -I"$NATIVE/src" -I"$SHIM" -x hip -c "$NATIVE/src/backends/gpu/rocshmem_pe.hip" -o "$WORK/rocshmem_pe-$generation.o"
+  done
   run "hip backend + rocSHMEM engine/device dispatch, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 \
     --offload-arch=gfx90a -O2 -Wall -Wextra -DSDMA_HAVE_ROCSHMEM_PE=1 -I"$NATIVE/src" -x hip \
     -c "$NATIVE/src/backends/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-rocshmem.o"

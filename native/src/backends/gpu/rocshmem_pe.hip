@@ -57,8 +57,31 @@ using namespace rocshmem;  // the API's names live in namespace rocshmem
 namespace sdma::gpu {
 namespace {
 
-constexpr double kTicksPerNs = 0.1;                            // s_memrealtime: 100 MHz on CDNA
-constexpr std::uint64_t kTimeoutTicks = 10ull * 100000000ull;  // 10 s
+// s_memrealtime ticks per ns: 100 MHz on CDNA unless the runtime says otherwise (setClockRate);
+// the helper's own backend reads the same rate (gpu_topology.inc, wallClockRateKHz).
+double kTicksPerNs = 0.1;
+
+// hipDeviceAttributeWallClockRate (kHz), where this HIP's headers have it (chosen by overload).
+template <class Attr>
+auto queryWallClockKHz(int device, int) -> decltype(Attr::hipDeviceAttributeWallClockRate, int()) {
+  int khz = 0;
+  if (hipDeviceGetAttribute(&khz, Attr::hipDeviceAttributeWallClockRate, device) != hipSuccess) {
+    (void)hipGetLastError();
+    return 0;
+  }
+  return khz;
+}
+template <class Attr>
+int queryWallClockKHz(int, ...) {
+  return 0;
+}
+
+// ROCr documents 1..400 MHz for the timestamp clock; anything else keeps 100 MHz.
+void setClockRate(int device) {
+  const int khz = queryWallClockKHz<hipDeviceAttribute_t>(device, 0);
+  if (khz >= 1000 && khz <= 400000) kTicksPerNs = khz / 1e6;
+}
+constexpr std::uint64_t kTimeoutTicks = 10ull * 400000000ull;  // at least 10 s at any clock up to 400 MHz
 constexpr double kHostTimeoutNs = 120e9;
 constexpr std::size_t kMaxStdinLineBytes = 4096;  // a point line is some 300 bytes, the uid record 280
 
@@ -463,6 +486,7 @@ void servePoints(OnPoint onPoint) {
 
 int runSourcePe() {
   check(hipSetDevice(0), "hipSetDevice (source)");
+  setClockRate(0);
   rocshmem_uniqueid_t uid{};
   if (rocshmem_get_uniqueid(&uid) != 0) throw Stop{"runtime", "rocshmem_get_uniqueid failed", ""};
   record("uid", [&](sdma::JsonWriter& j) { j.key("uid").value(hex(uid)); });
@@ -498,6 +522,7 @@ int runSourcePe() {
 int runDestinationPe() {
   // HIP starts before the unique id is awaited: the bootstrap window holds the join alone.
   check(hipSetDevice(1), "hipSetDevice (destination)");
+  setClockRate(1);
   const std::optional<sdma::ndjson::Value> uidRecord = readRecord();
   if (!uidRecord || sdma::ndjson::stringField(*uidRecord, "type") != std::string("uid")) {
     throw Stop{"usage", "PE 1 expects the uid record on stdin", ""};
