@@ -61,7 +61,7 @@ step "machine facts"
 cat "$RAW/machine.txt"
 
 step "build sdma-probe"
-if ! timed build 240 cuda_build "$BUILD" "$RAW/helper-" -- -j "$(nproc)"; then fail "build"; finish 1; fi
+if ! cuda_build "$BUILD" "$RAW/helper-" -- -j "$(nproc)"; then fail "build"; finish 1; fi
 P=$BUILD/sdma-probe
 "$P" --version | tee -a "$RAW/machine.txt"
 readelf -d "$BUILD"/libsdma_lens_cupti.so 2>/dev/null | grep -E 'NEEDED|RPATH|RUNPATH' > "$RAW/cupti-readelf.txt"
