@@ -39,7 +39,7 @@ finish() {
   step "summary"
   timeout 60 python3 "$ROOT/bench/device/summarize_evidence.py" "$RAW" "$OUT" || fail "summary"
   cp "$RAW"/machine.txt "$RAW"/failed-steps.txt "$OUT/" 2>/dev/null
-  for f in "$RAW"/sweep-*.ndjson; do [ -f "$f" ] && cp "$f" "$OUT/"; done
+  [ -f "$RAW/sweep-1.ndjson" ] && cp "$RAW/sweep-1.ndjson" "$OUT/"
   tar -C "$OUT" -czf "$OUT/raw.tar.gz" raw && rm -rf "$RAW"
   echo "total seconds: $((SECONDS - T0)); failed steps: $(tr "\n" " " < "$OUT/failed-steps.txt" 2>/dev/null)"
   ls -la "$OUT"
@@ -73,7 +73,8 @@ SYSROOT=$PB/sysroot
 mkdir -p "$SYSROOT"
 for deb in "$PEERS"/debs/*.deb; do [ -f "$deb" ] && dpkg -x "$deb" "$SYSROOT"; done
 BOOST_ARGS=()
-if [ ! -f /usr/include/boost/program_options.hpp ]; then
+# Boost's headers alone are not enough: nvbandwidth links program_options.
+if ! ls /usr/lib/x86_64-linux-gnu/cmake/boost_program_options-* > /dev/null 2>&1; then
   BOOST_ARGS=(-DBoost_DIR="$SYSROOT/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0")
 fi
 NVB=""
@@ -123,8 +124,11 @@ tb() {  # tb NAME: DMA and GPU executors at 512 MiB, CSV
 SIZES=4K,64K,256K,1M,4M,16M,64M,256M,512M
 SWEEP=(sweep --backend cuda --pairs host:0,0:host,0:0 --paths engine/host,cu/host --sizes $SIZES --cus 32,132
   --iters 10 --warmup 2)
+# Each round: the helper with its evidence pass, the helper without it (does the CUPTI pass
+# perturb the timed points?), then the peers.
 for round in 1 2; do
   probe "sweep-$round" 150 "${SWEEP[@]}" || fail "sweep-$round"
+  SDMA_LENS_MOVER_EVIDENCE=0 probe "sweep-off-$round" 150 "${SWEEP[@]}" || fail "sweep-off-$round"
   nvb "nvbandwidth-$round"
   tb "transferbench-$round"
 done

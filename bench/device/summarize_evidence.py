@@ -5,10 +5,9 @@ nvbandwidth and TransferBench measured in the same call (the mean of the two rou
 their ratios, the mover evidence every sample carried (counted per pair and path), the mislabel
 fault on every pair and the runtime default series on NVIDIA.
 Usage: summarize_evidence.py RAW_DIR OUT_DIR"""
-import csv
-import io
 import json
 import os
+import re
 import sys
 from collections import Counter, defaultdict
 
@@ -27,10 +26,10 @@ def mean(values):
     return sum(values) / len(values) if values else None
 
 
-def helper(pair, mover, cus=None):
+def helper(pair, mover, cus=None, prefix="sweep"):
     got = []
     for rnd in (1, 2):
-        for s in records(f"sweep-{rnd}"):
+        for s in records(f"{prefix}-{rnd}"):
             if s.get("type") != "sample" or s.get("sizeBytes") != SIZE or s.get("mover") != mover:
                 continue
             if (s.get("src"), s.get("dst")) != pair[:2] or (cus is not None and s.get("cus") != cus):
@@ -53,23 +52,25 @@ def nvbandwidth(name):
     return mean(got)
 
 
+TB_LINE = re.compile(r"Transfer\s+\d+\s*,\s*([\d.]+)\s*GB/s.*,\s*(\w+)\s*->\s*(GPU|DMA)(\d+)\S*\s*->\s*(\w+)")
+
+
 def transferbench(src, exe, dst):
+    """TransferBench's per-Transfer line: 'Transfer 00 , 55.3 GB/s , ... , C0 -> DMA00.*:001 -> G0'."""
     got = []
     for rnd in (1, 2):
         try:
             with open(os.path.join(raw, f"transferbench-{rnd}.csv"), errors="replace") as f:
-                text = f.read()
+                lines = f.read().splitlines()
         except OSError:
             continue
-        at = text.find("Test#,Transfer#")
-        if at < 0:
-            continue
-        for row in csv.DictReader(io.StringIO(text[at:])):
-            try:
-                if row["Src"].strip() == src and row["Exe"].strip() == exe and row["Dst"].strip() == dst:
-                    got.append(float(row["BW(GB/s)"]))
-            except (KeyError, ValueError, AttributeError):
+        for line in lines:
+            m = TB_LINE.search(line)
+            if not m:
                 continue
+            executor = ("D" if m.group(3) == "DMA" else "G") + str(int(m.group(4)))
+            if (m.group(2), executor, m.group(5)) == (src, exe, dst):
+                got.append(float(m.group(1)))
     return mean(got)
 
 
@@ -89,9 +90,24 @@ for pair in PAIRS:
         h = helper(pair, mover, None if mover == "engine" else 132)
         n = nvbandwidth(NVB[(pair[2], mover)]) if (pair[2], mover) in NVB else None
         t = transferbench(*TBX[(pair[2], mover)])
+        off = helper(pair, mover, None if mover == "engine" else 132, "sweep-off")
         rows.append({"pair": pair[2], "mover": mover, "helperGbps": h, "nvbandwidthGbps": n, "transferBenchGbps": t,
-                     "vsNvbandwidth": ratio(h, n), "vsTransferBench": ratio(h, t)})
+                     "vsNvbandwidth": ratio(h, n), "vsTransferBench": ratio(h, t), "helperNoEvidenceGbps": off,
+                     "withVsWithoutEvidence": ratio(h, off)})
 
+# Every point with and without the evidence pass: median GB/s, ratio per point.
+def points(prefix):
+    by = defaultdict(list)
+    for rnd in (1, 2):
+        for s in records(f"{prefix}-{rnd}"):
+            if s.get("type") == "sample":
+                by[(s.get("src"), s.get("dst"), s.get("mover"), s.get("cus"), s.get("sizeBytes"))].append(
+                    float(s.get("gbpsMedian", s.get("gbps"))))
+    return {k: mean(v) for k, v in by.items()}
+
+
+on, off = points("sweep"), points("sweep-off")
+perturbation = sorted(on[k] / off[k] for k in on if k in off and off[k])
 evidence = defaultdict(Counter)
 details = {}
 for rnd in (1, 2):
@@ -115,7 +131,9 @@ for pair in ("host-0", "0-host", "0-0"):
                       "moverMismatch": mismatch[0].get("message") if mismatch else None}
 runtime_default = [r.get("code") for r in records("runtime-default") if r.get("type") == "warning"]
 
-summary = {"figures": rows, "evidence": {k: dict(v) for k, v in evidence.items()}, "evidenceDetails": details,
+summary = {"figures": rows, "withOverWithoutEvidencePerPoint": {
+    "points": len(perturbation), "median": perturbation[len(perturbation) // 2] if perturbation else None,
+    "min": perturbation[0] if perturbation else None, "max": perturbation[-1] if perturbation else None}, "evidence": {k: dict(v) for k, v in evidence.items()}, "evidenceDetails": details,
            "mislabel": mislabel, "runtimeDefaultWarnings": runtime_default}
 with open(os.path.join(out, "summary.json"), "w") as f:
     json.dump(summary, f, indent=1)
@@ -127,11 +145,16 @@ def fmt(v):
 
 lines = ["# 1x H200: what moved the bytes, beside nvbandwidth and TransferBench", "",
          "512 MiB, mean of two interleaved rounds; helper: median GB/s of its sample (SM copies on 132 SMs).", "",
-         "| pair | mover | helper GB/s | nvbandwidth | TransferBench | helper / nvbandwidth | helper / TransferBench |",
-         "|---|---|---|---|---|---|---|"]
+         "| pair | mover | helper GB/s | nvbandwidth | TransferBench | helper / nvbandwidth | helper / TransferBench "
+         "| helper without evidence pass | with / without |",
+         "|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     lines.append(f"| {r['pair']} | {r['mover']} | {fmt(r['helperGbps'])} | {fmt(r['nvbandwidthGbps'])} | "
-                 f"{fmt(r['transferBenchGbps'])} | {fmt(r['vsNvbandwidth'])} | {fmt(r['vsTransferBench'])} |")
+                 f"{fmt(r['transferBenchGbps'])} | {fmt(r['vsNvbandwidth'])} | {fmt(r['vsTransferBench'])} | "
+                 f"{fmt(r['helperNoEvidenceGbps'])} | {fmt(r['withVsWithoutEvidence'])} |")
+p = summary["withOverWithoutEvidencePerPoint"]
+lines += ["", f"Every point (all sizes, pairs, paths; mean of two rounds), GB/s with the evidence pass over "
+          f"without: {p['points']} points, median {fmt(p['median'])}, min {fmt(p['min'])}, max {fmt(p['max'])}."]
 lines += ["", "## Evidence per pair and path (source:observed:verdict -> samples)", ""]
 for k in sorted(evidence):
     lines.append(f"- {k}: " + ", ".join(f"{w} x{n}" for w, n in sorted(evidence[k].items())))
