@@ -1,4 +1,7 @@
-/** Facts about one event (and one level-of-detail run), in the words of the domain, for the tooltip and the details pane. */
+/**
+ * Facts about one event, and about one level-of-detail run, in the words of the domain, for
+ * the tooltip and the details pane.
+ */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { isInferred, labelOf } from '../../src/core/timeline/timelineFile';
@@ -55,7 +58,7 @@ export const INFERRED_WORDS = 'not reported by the hardware';
 
 /**
  * Why an inferred event sits where it does: what its times were taken from instead
- * (docs/MEASUREMENT.md, "What the timeline shows"). The simulator draws engine/device as a
+ * (docs/MEASUREMENT.md, "Observed or inferred, and which engine"). The simulator draws engine/device as a
  * real AMD GPU does, and says so.
  */
 export function inferredWhy(kind: number, path: string, vendor: TimelineMeta['vendor'], simulated = false): string {

@@ -8,8 +8,9 @@ import { ReadyMessageSchema, WebviewErrorMessageSchema, parserOf } from '../page
 import { FLAGS_KNOWN } from './timelineFile';
 
 // Events travel as typed arrays (one per column of the sdmatl file), never as one object per
-// event: a million events are eleven arrays. valibot checks each array's type; the lengths
-// must all equal `count`, and the small enumerations must stay in range, or nothing is drawn.
+// event: a million events are eleven or twelve arrays. valibot checks each array's type; the
+// lengths must all equal `count`, and the small enumerations and flag bits must stay in
+// range, or nothing is drawn.
 
 const KIND_MAX = 5;
 /** Names of a Profile timeline (kernels, copy labels): printed by the profiler, so bounded, never trusted. */
