@@ -210,6 +210,8 @@ export const TimelineEventSchema = v.object({
   queuedNs: finite,
   bytes: nonNegative,
   path: v.picklist(PATHS),
+  /** The hardware did not report this event: its times were derived (written only when true). */
+  inferred: v.optional(v.boolean()),
 });
 
 /** Real GPUs: which device clock the times come from and how well host times align to it. */
@@ -220,7 +222,8 @@ export const TimelineSchema = v.union([
     type: v.literal('timeline'),
     path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
     format: v.literal('sdmatl'),
-    version: v.literal(1),
+    /** 2 from this helper (a `flags` column); 1 in older runs. */
+    version: v.picklist([1, 2]),
     eventCount: count,
     fileBytes: count,
     sizeBytes: count,

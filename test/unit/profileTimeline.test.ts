@@ -81,7 +81,7 @@ describe.each([
     }
     const index = buildIndex(t, { gpuCus: [132, 132], vendor: 'nvidia' });
     const engineLanes = index.lanes.filter((l) => l.category === 'engine');
-    expect(engineLanes.map((l) => l.label)).toEqual(Array(engineLanes.length).fill('Copy engines (id not reported)'));
+    expect(engineLanes.map((l) => l.label)).toEqual(Array(engineLanes.length).fill('Unknown engine'));
     expect(index.lanes.filter((l) => l.category === 'kernel')).toHaveLength(gpus);
     expect(index.lanes.reduce((n, l) => n + l.eventCount, 0)).toBe(t.count);
   });

@@ -106,17 +106,17 @@ describe('a run folder`s timeline', () => {
     'refuses a sparse timeline larger than any the helper writes, without reading it',
     () => {
       saveRun(join(runDir, 'timeline.sdmatl'));
-      // The helper's largest timeline: 32 header bytes and 49 bytes of columns per event (each column padded to 8).
+      // The helper's largest timeline: 32 header bytes and 50 bytes of columns per event (sdmatl version 2, each column padded to 8).
       const largest =
         32 +
-        [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8].reduce(
+        [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8, 1].reduce(
           (sum, w) => sum + Math.ceil((w * LIMITS.timelineEventsMax) / 8) * 8,
           0,
         );
       writeFileSync(join(runDir, 'timeline.sdmatl'), timelineBytes());
       truncateSync(join(runDir, 'timeline.sdmatl'), largest + 1);
       expect(refusal(ownTimeline())).toMatch(
-        /timeline\.sdmatl is larger than 2\.28 GiB, more than the helper writes for a timeline \(at most 50000000 events\); refused$/,
+        /timeline\.sdmatl is larger than 2\.33 GiB, more than the helper writes for a timeline \(at most 50000000 events\); refused$/,
       );
     },
     SLOW,

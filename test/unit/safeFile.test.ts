@@ -48,8 +48,8 @@ describe('the cap table', () => {
       if (kind === 'run') expect(k.maxBytes).toBeUndefined();
       else expect(k.maxBytes, kind).toBeGreaterThan(0);
     }
-    // The timeline's is the helper's largest file: header, and each of the 11 columns padded to 8 bytes.
-    expect(TIMELINE_MAX_BYTES).toBe(32 + 49 * LIMITS.timelineEventsMax);
+    // The timeline's is the helper's largest file: header, and each of the 12 columns of sdmatl version 2 padded to 8 bytes.
+    expect(TIMELINE_MAX_BYTES).toBe(32 + 50 * LIMITS.timelineEventsMax);
     expect(FILE_KINDS.import.maxBytes).toBe(64 * 1024 * 1024);
   });
 });

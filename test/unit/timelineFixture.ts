@@ -79,3 +79,59 @@ export function repeated(times: number): TimelineColumns {
   }
   return columnsFromEvents(events);
 }
+
+/** The engine/device events of a real AMD run (GpuBackend::appendEvents): doorbell and packet inferred, engine unknown. */
+export const AMD_ENGINE_DEVICE: TimelineEvent[] = [
+  { ...EVENTS[13]!, id: 18 },
+  { ...EVENTS[14]!, id: 19, lane: 7 },
+  { ...EVENTS[15]!, id: 20, ref: 21, lane: 0xffff, inferred: true },
+  {
+    ...EVENTS[17]!,
+    id: 21,
+    lane: 0xffff,
+    startNs: EVENTS[15]!.startNs,
+    queuedNs: EVENTS[15]!.startNs,
+    bytes: 268435456,
+    inferred: true,
+  },
+].map((e) => ({
+  ...e,
+  startNs: e.startNs + ITERATION_NS,
+  endNs: e.endNs + ITERATION_NS,
+  queuedNs: e.queuedNs >= 0 ? e.queuedNs + ITERATION_NS : -1,
+}));
+
+/**
+ * The columns as an sdmatl file of `version` (docs/PROTOCOL.md): the header, then each column
+ * padded to 8 bytes; version 2 adds `flags` (0 where the columns have none).
+ */
+export function sdmatlBytes(t: TimelineColumns, version: 1 | 2 = 2): Uint8Array {
+  const flags = t.flags ?? new Uint8Array(t.count);
+  const columns: ArrayBufferView[] = [
+    t.kind,
+    t.op,
+    t.path,
+    t.gpu,
+    t.lane,
+    t.id,
+    t.ref,
+    t.startNs,
+    t.endNs,
+    t.queuedNs,
+    t.bytes,
+    ...(version >= 2 ? [flags] : []),
+  ];
+  const pad8 = (n: number) => Math.ceil(n / 8) * 8;
+  const size = 32 + columns.reduce((sum, c) => sum + pad8(c.byteLength), 0);
+  const out = new Uint8Array(size);
+  out.set([0x53, 0x44, 0x4d, 0x41, 0x54, 0x4c, 0, 1]);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, version, true);
+  view.setBigUint64(16, BigInt(t.count), true);
+  let offset = 32;
+  for (const c of columns) {
+    out.set(new Uint8Array(c.buffer, c.byteOffset, c.byteLength), offset);
+    offset += pad8(c.byteLength);
+  }
+  return out;
+}

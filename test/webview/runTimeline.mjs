@@ -174,6 +174,10 @@ async function main() {
         `only fusedComputeA2a launches are drawn (drawn: ${s.rawKernels.join(' | ')})`,
       );
       check((await page.locator('.simulated-badge').isVisible()) === false, 'no SIMULATED badge on hardware records');
+      check(
+        (await page.locator('.legend').isVisible()) === false,
+        "no legend for inferred boxes: a run's records are the profiler's, all observed",
+      );
       check((await page.locator('h1').textContent())?.includes('kernel fusedComputeA2a'), 'the title names the kernel');
 
       // Keyboard: the Kernels lane of GPU 0, its first launch the filter keeps.

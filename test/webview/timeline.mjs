@@ -87,12 +87,12 @@ async function main() {
     // Select a packet: find the SDMA lane's row and click a packet on it.
     await page.keyboard.press('0');
     await frames(page, 2);
-    await page.locator('#filter').fill('engine/device');
+    await page.locator('#filter').fill('engine/host');
     await page.locator('#filter').press('Enter');
     await frames(page, 3);
     await page.evaluate(() => document.querySelector('canvas').focus());
     await page.keyboard.press('f');
-    // Zoom onto the first engine/device copy: step to the first packet with the keyboard.
+    // Zoom onto the first engine/host copy: step to the first packet with the keyboard.
     // Rows: GPU 0 group, Kernels, SDMA engine 2, ...
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
@@ -144,6 +144,62 @@ async function main() {
         'Click an event to see its facts and related events. Drag to pan, Ctrl+wheel or pinch to zoom, Shift+drag to measure.',
       `with nothing selected the details pane says how to use the panel (${hint})`,
     );
+
+    // Inferred boxes: the simulator draws engine/device as a real AMD GPU shows it, its
+    // doorbell and packet not reported by the hardware, on the Unknown engine lane.
+    const legend = page.locator('.legend-entry[data-legend="inferred"]');
+    check(
+      (await legend.isVisible()) && (await legend.textContent()) === 'inferred: not reported by the hardware',
+      'the legend has its entry for inferred boxes (the timeline has some)',
+    );
+    check((await legend.locator('.swatch.legend-inferred').count()) === 1, 'the legend entry shows the hatched swatch');
+    await page.locator('#filter').fill('engine/device');
+    await page.locator('#filter').press('Enter');
+    await frames(page, 3);
+    await page.evaluate(() => document.querySelector('canvas').focus());
+    await page.keyboard.press('0');
+    const live = page.locator('.toolbar .visually-hidden');
+    for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowUp');
+    let rowLabel = '';
+    for (let i = 0; i < 12 && rowLabel !== 'Unknown engine'; i++) {
+      await page.keyboard.press('ArrowDown');
+      rowLabel = (await live.textContent()) ?? '';
+    }
+    check(rowLabel === 'Unknown engine', `the unknown engine's events have their own lane ("${rowLabel}")`);
+    await page.keyboard.press(']');
+    await page.keyboard.press(']');
+    await page.keyboard.press('f');
+    await frames(page, 4);
+    title = await page.locator('.details h2').textContent();
+    check(title === 'SDMA packet · copy+signal · inferred', `the inferred packet is selected (${title})`);
+    const facts = Object.fromEntries(
+      await page
+        .locator('.details dl .fact')
+        .evaluateAll((nodes) =>
+          nodes.map((n) => [n.querySelector('dt').textContent, n.querySelector('dd').textContent]),
+        ),
+    );
+    check(
+      /^not reported by the hardware; rocSHMEM writes the SDMA packets inside the put call/.test(
+        facts.Inferred ?? '',
+      ) && /\(simulated: drawn as a real AMD GPU run shows it\)$/.test(facts.Inferred ?? ''),
+      `its details say "Inferred" and why (${facts.Inferred})`,
+    );
+    check(facts.Where === 'GPU 0 · Unknown engine', `it sits on the Unknown engine lane (${facts.Where})`);
+    const hatched = await page.evaluate(() => {
+      // The inferred packet's box: stripes of its colour over a faint fill, so many colours along a row.
+      const c = document.querySelector('canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const colours = new Set();
+      for (let i = 0; i < d.length; i += 4) colours.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+      return colours.size;
+    });
+    check(hatched > 8, `the inferred box is drawn (${hatched} distinct colours)`);
+    if (extraShots) await page.screenshot({ path: join(outDir, 'timeline-inferred.png') });
+    await page.keyboard.press('Escape');
+    await page.locator('#filter').fill('');
+    await page.locator('#filter').press('Enter');
+    await frames(page, 2);
 
     // Measure with Shift+drag.
     await page.keyboard.press('0');

@@ -185,7 +185,8 @@ export async function launch(viewport = { width: 1280, height: 800 }) {
 /**
  * Hands the file's bytes to the page in pieces (a single 50 MB argument is too much for the
  * DevTools protocol), then posts the timeline message as the host would. The page-side
- * parser mirrors the sdmatl layout of docs/PROTOCOL.md; the columns arrive as typed arrays.
+ * parser mirrors the sdmatl layout of docs/PROTOCOL.md (versions 1 and 2); the columns arrive
+ * as typed arrays.
  */
 export async function deliver(page, file, meta) {
   const bytes = readFileSync(file);
@@ -209,6 +210,7 @@ export async function deliver(page, file, meta) {
   return page.evaluate((m) => {
     const data = window.__feed;
     const view = new DataView(data.buffer);
+    const version = view.getUint32(8, true);
     const n = Number(view.getBigUint64(16, true));
     let off = 32;
     const take = (width, Make) => {
@@ -230,6 +232,8 @@ export async function deliver(page, file, meta) {
       queuedNs: take(8, Float64Array),
       bytes: take(8, Float64Array),
     };
+    // Version 2: the flags column follows (bit 0: inferred).
+    if (version >= 2) columns.flags = take(1, Uint8Array);
     window.__feed = undefined;
     // Like a webview's message from its host: a structured clone of the typed arrays.
     window.postMessage({ type: 'timeline', meta: m, columns }, '*');

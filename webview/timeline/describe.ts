@@ -1,7 +1,10 @@
-/** Facts about one event, in the words of the domain, for the tooltip and the details pane. */
+/**
+ * Facts about one event, and about one level-of-detail run, in the words of the domain, for
+ * the tooltip and the details pane.
+ */
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import { labelOf } from '../../src/core/timeline/timelineFile';
+import { isInferred, labelOf } from '../../src/core/timeline/timelineFile';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
 import {
   ENGINE_UNKNOWN,
@@ -13,6 +16,7 @@ import {
   KIND_TRANSFER,
   laneLabel,
 } from '../../src/core/timeline/timelineModel';
+import type { LodResult } from '../../src/core/timeline/timelineLod';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import { formatDuration } from '../../src/core/units';
 
@@ -49,11 +53,39 @@ function seenBy(path: string, vendor: TimelineMeta['vendor']): string {
     : 'Queued (doorbell seen by the engine)';
 }
 
+/** What the legend and the details pane call a box the hardware did not report. */
+export const INFERRED_WORDS = 'not reported by the hardware';
+
+/**
+ * Why an inferred event sits where it does: what its times were taken from instead
+ * (docs/MEASUREMENT.md, "Observed or inferred, and which engine"). The simulator draws engine/device as a
+ * real AMD GPU does, and says so.
+ */
+export function inferredWhy(kind: number, path: string, vendor: TimelineMeta['vendor'], simulated = false): string {
+  let why: string;
+  if (path === 'engine/device' && vendor === 'nvidia' && kind === KIND_PACKET)
+    why =
+      'the copy engine reports no times of its own: the box runs from the host proxy submitting the copy to the kernel seeing it complete, the bounds of the copy, not its start and end';
+  else if (path === 'engine/device' && kind === KIND_PACKET)
+    why =
+      "rocSHMEM writes the SDMA packets inside the put call and no engine reports them: the box runs from the put's return to rocshmem_quiet's return, as the kernel timed them";
+  else if (path === 'engine/device' && kind === KIND_DOORBELL)
+    why = "rung inside rocSHMEM's put call: placed where the call returned, as the kernel timed it";
+  else why = 'its times were derived from what was observed around it';
+  return simulated ? `${why} (simulated: drawn as a real AMD GPU run shows it)` : why;
+}
+
+/** The engine of a packet or doorbell, in words: "engine 2", or "unknown engine". */
+function engineWords(lane: number): string {
+  return lane === ENGINE_UNKNOWN ? 'unknown engine' : `engine ${lane}`;
+}
+
 export function describeEvent(
   t: TimelineColumns,
   index: TimelineIndex,
   e: number,
   vendor: TimelineMeta['vendor'],
+  simulated = false,
 ): { title: string; rows: [string, string][] } {
   const kind = t.kind[e]!;
   const path = PATHS[t.path[e]!] ?? '?';
@@ -63,6 +95,7 @@ export function describeEvent(
   const lane = index.lanes[index.laneOf[e]!];
   const rows: [string, string][] = [];
   const name = labelOf(t, e);
+  const inferred = isInferred(t, e);
   let title: string;
   switch (kind) {
     case KIND_KERNEL:
@@ -78,7 +111,7 @@ export function describeEvent(
       title = `${vendor === 'nvidia' ? 'Copy-engine' : 'SDMA'} packet · ${PACKET_OPS[t.op[e]!]}`;
       break;
     case KIND_DOORBELL:
-      title = `Doorbell · engine ${t.lane[e]}`;
+      title = `Doorbell · ${engineWords(t.lane[e]!)}`;
       break;
     case KIND_PROXY:
       title = 'Host proxy thread';
@@ -86,13 +119,16 @@ export function describeEvent(
     default:
       title = 'Event';
   }
+  if (inferred) title += ' · inferred';
   if (name !== undefined) rows.push([kind === KIND_KERNEL ? 'Name' : 'Label', name]);
   rows.push(['Path', pathWords(path)]);
   rows.push(['Where', `GPU ${t.gpu[e]} · ${lane?.label ?? ''}`]);
+  if (inferred) rows.push(['Inferred', `${INFERRED_WORDS}; ${inferredWhy(kind, path, vendor, simulated)}`]);
   const cus = t.cus?.[e] ?? 0;
   if (kind === KIND_KERNEL && t.cus)
     rows.push([vendor === 'nvidia' ? 'SMs seen' : 'CUs seen', cus > 0 ? `${cus} (device trace)` : 'not traced']);
-  if (kind === KIND_PACKET && t.lane[e] === ENGINE_UNKNOWN) rows.push(['Engine', 'not reported by the profiler']);
+  if ((kind === KIND_PACKET || kind === KIND_DOORBELL) && t.lane[e] === ENGINE_UNKNOWN)
+    rows.push(['Engine', 'unknown: nothing reported which engine ran it']);
   if (kind === KIND_DOORBELL) {
     rows.push(['Rung at', formatTime(start)]);
     const first = index.refIndex[e]!;
@@ -102,7 +138,8 @@ export function describeEvent(
     // A packet's times in the order they happen: the doorbell rung, seen (the packet queued), started.
     if (kind === KIND_PACKET && index.announcedBy[e]! >= 0)
       rows.push(['Doorbell rung', formatTime(t.startNs[index.announcedBy[e]!]!)]);
-    if (kind === KIND_PACKET && t.queuedNs[e]! >= 0) {
+    // An inferred packet queued when it started (AMD's engine/device) has no queue time of its own to show.
+    if (kind === KIND_PACKET && t.queuedNs[e]! >= 0 && !(inferred && t.queuedNs[e] === start)) {
       rows.push([seenBy(path, vendor), formatTime(t.queuedNs[e]!)]);
       rows.push(['Waited in queue', formatDuration(start - t.queuedNs[e]!)]);
     }
@@ -117,4 +154,24 @@ export function describeEvent(
     rows.push(['Rate over the kernel', `${formatGbps(bytes / (end - start))} GB/s`]);
   rows.push(['Event id', String(t.id[e])]);
   return { title, rows };
+}
+
+/** The tooltip of a level-of-detail run: what the events summed in it add up to. */
+export function describeAggregate(r: LodResult, i: number, cuCount?: number): string[] {
+  const nsPerBucket = (r.endNs - r.startNs) / r.buckets;
+  const spanNs = (r.runs.b1[i]! - r.runs.b0[i]!) * nsPerBucket;
+  const busy = r.runs.busyNs[i]! / (spanNs * (cuCount ?? 1));
+  const count = r.runs.count[i]!;
+  const bytes = r.runs.bytes[i]!;
+  const lines = [
+    cuCount
+      ? `${Math.round(busy * 100)} % of ${cuCount} CUs busy`
+      : `${count.toLocaleString('en-US')} event${count === 1 ? '' : 's'} (zoom in to see each)`,
+  ];
+  lines.push(`busy ${Math.round(Math.min(busy, 1) * 100)} % of ${formatDuration(spanNs)}`);
+  if (cuCount) lines.push(`${count.toLocaleString('en-US')} CU spans start here`);
+  if (bytes > 0) lines.push(`${formatBytes(Math.round(bytes))} in events starting here`);
+  lines.push(`mostly ${PATHS[r.runs.path[i]!] ?? ''}`);
+  if (r.runs.inferred[i]) lines.push(`includes inferred events: ${INFERRED_WORDS}`);
+  return lines;
 }

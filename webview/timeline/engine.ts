@@ -55,6 +55,7 @@ export function createEngine(): LodEngine {
               r.b1.buffer,
               r.level.buffer,
               r.path.buffer,
+              r.inferred.buffer,
               r.count.buffer,
               r.bytes.buffer,
               r.busyNs.buffer,

@@ -18,6 +18,7 @@ import { connectPage } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
 import { applyFilter } from './filter';
 import { listenForInput, toggleAllCus } from './input';
+import { legendEntries } from './legend';
 import type { Row } from './layout';
 import { startLodClient } from './lodClient';
 import { draw, makePalette, plotWidth } from './renderer';
@@ -87,6 +88,7 @@ function onWorker(message: FromWorker): void {
       if (initial) applyFilter(initial);
       if (initial && restore?.filter === undefined && s.meta?.filter !== undefined) fitToKept();
       els.loading.hidden = true;
+      toolbar.setLegend(legendEntries(s.columns));
       toolbar.setSummary(
         `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`,
       );
@@ -224,6 +226,7 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       s.related = [];
       s.measure = undefined;
       toolbar.setMeta(s.meta);
+      toolbar.setLegend([]);
       els.loading.textContent = `Indexing ${message.columns.count.toLocaleString('en-US')} events…`;
       els.loading.hidden = false;
       if (s.saved.key !== s.meta.key) s.saved = { key: s.meta.key };

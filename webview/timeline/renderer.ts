@@ -1,7 +1,9 @@
 /**
  * Draws one frame on a 2D canvas: lane gutter, time ruler, the level-of-detail result of the
  * worker (mapped to the current window, so a pan or zoom redraws at once while the worker
- * computes the next level), selection and its related events, the measured range.
+ * computes the next level), selection and its related events, the measured range. A box the
+ * hardware did not report (inferred) is drawn hatched in its own colour with an outline, a
+ * doorbell hollow.
  *
  * Rectangles are batched by fill style: a frame sets a handful of styles and then issues
  * plain fillRect calls, which is what keeps a frame within a few milliseconds.
@@ -9,7 +11,7 @@
 import { PACKET_OPS, PATHS } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { escapeControls } from '../../src/core/text';
-import { labelOf } from '../../src/core/timeline/timelineFile';
+import { isInferred, labelOf } from '../../src/core/timeline/timelineFile';
 import type { LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
 import { LOD_LEVELS, visibleStartNs } from '../../src/core/timeline/timelineLod';
 import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
@@ -31,6 +33,8 @@ export interface Palette {
   kernel: string[];
   queued: string[];
   hatch: CanvasPattern | string;
+  /** The fill of an inferred box of this colour: stripes in the colour on a faint wash of it. */
+  inferred(color: string): CanvasPattern | string;
   doorbell: string;
   proxy: string;
   special: string;
@@ -78,12 +82,42 @@ export function makePalette(theme: Theme, ctx: CanvasRenderingContext2D): Palett
     hatch = ctx.createPattern(tile, 'repeat') ?? 'transparent';
   }
   const focus = theme.color('--vscode-focusBorder', '#0078d4');
+  // Inferred boxes: stripes the other way round from the device-initiated ones, in the box's
+  // own colour, so the two marks read apart and either reads on any theme's background.
+  const inferredFills = new Map<string, CanvasPattern | string>();
+  const inferred = (color: string): CanvasPattern | string => {
+    let fill = inferredFills.get(color);
+    if (fill !== undefined) return fill;
+    fill = withAlpha(color, 0.3);
+    const tileCanvas = document.createElement('canvas');
+    tileCanvas.width = 8;
+    tileCanvas.height = 8;
+    const g = tileCanvas.getContext('2d');
+    if (g) {
+      g.fillStyle = withAlpha(color, hc ? 0 : 0.14);
+      g.fillRect(0, 0, 8, 8);
+      g.strokeStyle = color;
+      g.lineWidth = hc ? 2 : 1.5;
+      g.beginPath();
+      g.moveTo(-2, -2);
+      g.lineTo(10, 10);
+      g.moveTo(-2, 6);
+      g.lineTo(2, 10);
+      g.moveTo(6, -2);
+      g.lineTo(10, 2);
+      g.stroke();
+      fill = ctx.createPattern(tileCanvas, 'repeat') ?? fill;
+    }
+    inferredFills.set(color, fill);
+    return fill;
+  };
   return {
     path,
     runs,
     kernel: path.map((c) => withAlpha(c, hc ? 0.5 : 0.38)),
     queued: path.map((c) => withAlpha(c, hc ? 0.6 : 0.35)),
     hatch,
+    inferred,
     doorbell: theme.chart.yellow,
     proxy: theme.chart.purple,
     special: theme.chart.purple,
@@ -223,18 +257,19 @@ function drawResult(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, row
   const bottom = scene.heightPx;
   const runs = r.runs;
 
-  // Runs grouped by fill: one fillStyle per (path, level) pair actually present.
+  // Runs grouped by fill: one fillStyle per (path, level, inferred) actually present. Inferred
+  // runs are hatched whatever their occupancy: what they sum was not reported.
   const groups = new Map<number, number[]>();
   for (let i = 0; i < runs.lane.length; i++) {
-    const key = runs.path[i]! * 16 + runs.level[i]!;
+    const key = (runs.inferred[i]! ? 256 : 0) + runs.path[i]! * 16 + runs.level[i]!;
     let list = groups.get(key);
     if (!list) groups.set(key, (list = []));
     list.push(i);
   }
   for (const [key, list] of groups) {
-    const path = key >> 4;
+    const path = (key >> 4) & 15;
     const level = key & 15;
-    ctx.fillStyle = p.runs[path]![level]!;
+    ctx.fillStyle = key >= 256 ? p.inferred(p.path[path]!) : p.runs[path]![level]!;
     for (const i of list) {
       const row = layout.rowOfLane.get(runs.lane[i]!);
       if (!row) continue;
@@ -251,6 +286,8 @@ function drawResult(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, row
   // Raw events: spans first, then doorbell markers on top.
   const labels: [string, number, number, number][] = [];
   const doorbells: number[] = [];
+  // Outlines of inferred boxes, stroked after every fill: x, y, width, height, colour.
+  const outlines: [number, number, number, number, string][] = [];
   let hatchRects: number[] = [];
   ctx.font = p.smallFont;
   for (let i = 0; i < r.raw.length; i++) {
@@ -273,31 +310,37 @@ function drawResult(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, row
     const x1 = right - x0 > 3 ? right - 1 : right;
     const pad = row.category === 'cu' ? 1 : 3;
     const h = row.h - 2 * pad;
+    const inferred = isInferred(t, e);
     if (kind === KIND_PACKET) {
       const q = visibleStartNs(t, e);
       if (q < s) {
-        ctx.fillStyle = p.queued[path]!;
+        ctx.fillStyle = inferred ? p.inferred(p.path[path]!) : p.queued[path]!;
         ctx.fillRect(x(q), y + pad + h * 0.62, x0 - x(q), h * 0.38);
       }
       const op = t.op[e]!;
-      ctx.fillStyle = op === 3 || op === 4 || op === 5 ? p.special : p.path[path]!;
+      const color = op === 3 || op === 4 || op === 5 ? p.special : p.path[path]!;
+      ctx.fillStyle = inferred ? p.inferred(color) : color;
       ctx.fillRect(x0, y + pad + 6, x1 - x0, h - 6);
+      if (inferred) outlines.push([x0, y + pad + 6, x1 - x0, h - 6, color]);
       if (op === 2 && x1 - x0 > 4) {
         // copy+signal: the signal is the last thing the packet does; a notch marks it.
         ctx.fillStyle = p.foreground;
         ctx.fillRect(x1 - 2, y + pad + 6, 2, h - 6);
       }
     } else if (kind === KIND_KERNEL) {
-      ctx.fillStyle = p.kernel[path]!;
+      ctx.fillStyle = inferred ? p.inferred(p.path[path]!) : p.kernel[path]!;
       ctx.fillRect(x0, y + pad, x1 - x0, h);
       ctx.strokeStyle = p.path[path]!;
       ctx.lineWidth = 1;
       ctx.strokeRect(x0 + 0.5, y + pad + 0.5, Math.max(0, x1 - x0 - 1), h - 1);
     } else {
-      ctx.fillStyle = kind === KIND_PROXY ? p.proxy : p.path[path]!;
+      const color = kind === KIND_PROXY ? p.proxy : p.path[path]!;
+      ctx.fillStyle = inferred ? p.inferred(color) : color;
       ctx.fillRect(x0, y + pad, x1 - x0, h);
+      if (inferred) outlines.push([x0, y + pad, x1 - x0, h, color]);
     }
-    if (initiatorOf(PATHS[path]!) === 'device' && kind !== KIND_PROXY && x1 - x0 >= 3)
+    // Device-initiated stripes go on observed boxes: an inferred one has its own hatching.
+    if (!inferred && initiatorOf(PATHS[path]!) === 'device' && kind !== KIND_PROXY && x1 - x0 >= 3)
       hatchRects.push(x0, y + pad + (kind === KIND_PACKET ? 6 : 0), x1 - x0, kind === KIND_PACKET ? h - 6 : h);
     if (x1 - x0 > 48 && row.h >= 20)
       labels.push([
@@ -313,6 +356,11 @@ function drawResult(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, row
       ctx.fillRect(hatchRects[i]!, hatchRects[i + 1]!, hatchRects[i + 2]!, hatchRects[i + 3]!);
     hatchRects = [];
   }
+  ctx.lineWidth = 1;
+  for (const [ox, oy, ow, oh, color] of outlines) {
+    ctx.strokeStyle = color;
+    ctx.strokeRect(ox + 0.5, oy + 0.5, Math.max(0, ow - 1), Math.max(0, oh - 1));
+  }
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
   for (const [text, lx, ly, room] of labels) {
@@ -327,13 +375,24 @@ function drawResult(ctx: CanvasRenderingContext2D, scene: Scene, p: Palette, row
     ctx.fillStyle = p.foreground;
     ctx.fillText(shown, lx, ly);
   }
-  ctx.fillStyle = p.doorbell;
+  // An inferred doorbell is hollow: its outline only, over the background.
   for (const e of doorbells) {
     const row = layout.rowOfLane.get(scene.index.laneOf[e]!)!;
     diamond(ctx, x(t.startNs[e]!), rowTop(row) + 5, 4.5);
+    if (isInferred(t, e)) {
+      ctx.fillStyle = p.background;
+      ctx.fill();
+      ctx.strokeStyle = p.doorbell;
+      ctx.lineWidth = 1.5;
+      ctx.stroke();
+    } else {
+      ctx.fillStyle = p.doorbell;
+      ctx.fill();
+    }
   }
 }
 
+/** A diamond's path, for the caller to fill or stroke. */
 function diamond(ctx: CanvasRenderingContext2D, cx: number, cy: number, r: number): void {
   ctx.beginPath();
   ctx.moveTo(cx, cy - r);
@@ -341,7 +400,6 @@ function diamond(ctx: CanvasRenderingContext2D, cx: number, cy: number, r: numbe
   ctx.lineTo(cx, cy + r);
   ctx.lineTo(cx - r, cy);
   ctx.closePath();
-  ctx.fill();
 }
 
 function fit(ctx: CanvasRenderingContext2D, text: string, room: number): string {

@@ -3,13 +3,10 @@
  * kernel and CU spans), revealing it, stepping through a lane, the hit test under the pointer,
  * the details pane and the tooltip.
  */
-import { PATHS } from '../../src/core/protocol';
-import type { LodResult } from '../../src/core/timeline/timelineLod';
 import { visibleStartNs } from '../../src/core/timeline/timelineLod';
 import { eventAt, laneLabel, relatedEvents } from '../../src/core/timeline/timelineModel';
-import { formatBytes, formatDuration } from '../../src/core/units';
 import { el } from '../shared/dom';
-import { describeEvent, describeRun } from './describe';
+import { describeAggregate, describeEvent, describeRun } from './describe';
 import type { Row } from './layout';
 import { rowAt } from './layout';
 import { GUTTER_PX, RULER_PX, plotWidth, xToTime } from './renderer';
@@ -82,7 +79,7 @@ export function renderDetails(): void {
   }
   const t = s.columns;
   const r = relatedEvents(t, s.index, s.selected);
-  const facts = describeEvent(t, s.index, s.selected, s.meta?.vendor ?? 'amd');
+  const facts = describeEvent(t, s.index, s.selected, s.meta?.vendor ?? 'amd', s.meta?.simulated ?? false);
   const link = (e: number, text: string) => {
     const b = el('button', { class: 'link', type: 'button' }, text);
     b.addEventListener('click', () => select(e, true));
@@ -167,7 +164,7 @@ export function showTooltip(x: number, y: number): void {
     const heat = s.index.heat.find((h) => h.id === laneId);
     lines = describeAggregate(s.result, hit.run, heat?.cuCount);
   } else if (hit.event >= 0) {
-    const facts = describeEvent(s.columns, s.index, hit.event, s.meta?.vendor ?? 'amd');
+    const facts = describeEvent(s.columns, s.index, hit.event, s.meta?.vendor ?? 'amd', s.meta?.simulated ?? false);
     lines = [facts.title, ...facts.rows.slice(0, 8).map(([k, v]) => `${k}: ${v}`)];
   }
   if (!lines) return;
@@ -177,22 +174,4 @@ export function showTooltip(x: number, y: number): void {
   const h = els.tooltip.offsetHeight;
   els.tooltip.style.left = `${Math.min(x + 14, s.cssWidth - w - 4)}px`;
   els.tooltip.style.top = `${y + 16 + h > s.cssHeight ? y - h - 8 : y + 16}px`;
-}
-
-export function describeAggregate(r: LodResult, i: number, cuCount?: number): string[] {
-  const nsPerBucket = (r.endNs - r.startNs) / r.buckets;
-  const spanNs = (r.runs.b1[i]! - r.runs.b0[i]!) * nsPerBucket;
-  const busy = r.runs.busyNs[i]! / (spanNs * (cuCount ?? 1));
-  const count = r.runs.count[i]!;
-  const bytes = r.runs.bytes[i]!;
-  const lines = [
-    cuCount
-      ? `${Math.round(busy * 100)} % of ${cuCount} CUs busy`
-      : `${count.toLocaleString('en-US')} event${count === 1 ? '' : 's'} (zoom in to see each)`,
-  ];
-  lines.push(`busy ${Math.round(Math.min(busy, 1) * 100)} % of ${formatDuration(spanNs)}`);
-  if (cuCount) lines.push(`${count.toLocaleString('en-US')} CU spans start here`);
-  if (bytes > 0) lines.push(`${formatBytes(Math.round(bytes))} in events starting here`);
-  lines.push(`mostly ${PATHS[r.runs.path[i]!] ?? ''}`);
-  return lines;
 }

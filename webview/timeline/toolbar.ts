@@ -1,13 +1,14 @@
 /**
  * The panel's header and controls: title and SIMULATED badge, the filter box (the query
- * grammar of src/core/timeline/timelineFilter.ts), path toggles that write into it, and buttons for
- * what the keyboard shortcuts also do.
+ * grammar of src/core/timeline/timelineFilter.ts), path toggles that write into it, the legend of
+ * marks colour does not explain (legend.ts), and buttons for what the keyboard shortcuts also do.
  */
 import { PATHS } from '../../src/core/protocol';
 import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { formatBytes } from '../../src/core/units';
 import { simulatedBadge } from '../shared/simulatedBadge';
 import { bdi, el, replaceChildren } from '../shared/dom';
+import type { LegendEntry } from './legend';
 
 export interface ToolbarActions {
   onFilter(text: string): void;
@@ -47,10 +48,12 @@ export class Toolbar {
     'Measure',
   );
   private readonly pathButtons: HTMLButtonElement[];
+  private readonly legend = el('ul', { class: 'legend', 'aria-label': 'Legend' });
   private timer = 0;
 
   constructor(private readonly actions: ToolbarActions) {
     this.badge.hidden = true;
+    this.legend.hidden = true;
     this.header = el(
       'header',
       { class: 'header' },
@@ -91,6 +94,7 @@ export class Toolbar {
       { class: 'toolbar', role: 'toolbar', 'aria-label': 'Timeline tools' },
       el('div', { class: 'filter' }, this.input, this.error),
       el('div', { class: 'paths', role: 'group', 'aria-label': 'Paths shown' }, ...this.pathButtons),
+      this.legend,
       el(
         'div',
         { class: 'tools' },
@@ -119,6 +123,21 @@ export class Toolbar {
       this.facts,
       bdi(meta.nodeLabel),
       meta.sizeBytes > 0 ? ` · ${formatBytes(meta.sizeBytes)} per copy` : " · a program's run",
+    );
+  }
+
+  /** The legend's entries for the timeline shown; none hides it. */
+  setLegend(entries: readonly LegendEntry[]): void {
+    this.legend.hidden = entries.length === 0;
+    this.legend.replaceChildren(
+      ...entries.map((entry) =>
+        el(
+          'li',
+          { class: 'legend-entry', 'data-legend': entry.id, title: entry.title },
+          el('span', { class: `swatch legend-${entry.id}`, 'aria-hidden': 'true' }),
+          entry.text,
+        ),
+      ),
     );
   }
 

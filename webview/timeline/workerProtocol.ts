@@ -29,7 +29,7 @@ export interface LodEngine {
 }
 
 export function columnBuffers(c: TimelineColumns): ArrayBuffer[] {
-  const optional = [c.label, c.cus].filter((a): a is Int32Array | Uint32Array => a !== undefined);
+  const optional = [c.label, c.cus, c.flags].filter((a): a is Int32Array | Uint32Array | Uint8Array => a !== undefined);
   return [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes, ...optional].map(
     (a) => a.buffer as ArrayBuffer,
   );

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sdma_limits.hpp"
+#include "protocol/timeline_file.hpp"
 #include "util/version.hpp"
 
 namespace sdma {
@@ -332,7 +333,7 @@ void writeClock(JsonWriter& j, const std::optional<TimelineClock>& clock) {
 void Reporter::timelineFile(const std::string& path, std::uint64_t eventCount, std::uint64_t fileBytes,
                             std::uint64_t sizeBytes, const std::optional<TimelineClock>& clock, int src, int dst) {
   JsonWriter& j = begin("timeline");
-  j.key("path").value(path).key("format").value("sdmatl").key("version").value(1);
+  j.key("path").value(path).key("format").value("sdmatl").key("version").value(kSdmatlVersion);
   j.key("eventCount").value(eventCount).key("fileBytes").value(fileBytes).key("sizeBytes").value(sizeBytes);
   writeClock(j, clock);
   j.key("src").value(src).key("dst").value(dst);
@@ -352,6 +353,8 @@ void Reporter::timelineInline(const TimelineEvents& events, std::uint64_t sizeBy
     j.key("startNs").value(events.startNs[i]).key("endNs").value(events.endNs[i]);
     j.key("queuedNs").value(events.queuedNs[i]).key("bytes").value(events.bytes[i]);
     j.key("path").value(pathName(static_cast<CopyPath>(events.path[i])));
+    // Only when set: an event without it was reported by the hardware (docs/PROTOCOL.md).
+    if ((events.flags[i] & kEventInferred) != 0) j.key("inferred").value(true);
     j.endObject();
   }
   j.endArray();

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -15,7 +16,6 @@ static_assert(sizeof(double) == 8, "sdmatl stores f64 columns");
 
 constexpr std::uint64_t kHeaderBytes = 32;
 constexpr unsigned char kMagic[8] = {'S', 'D', 'M', 'A', 'T', 'L', 0, 1};
-constexpr std::uint32_t kVersion = 1;
 
 bool hostIsLittleEndian() {
   const std::uint16_t probe = 1;
@@ -25,6 +25,26 @@ bool hostIsLittleEndian() {
 }
 
 std::uint64_t paddedTo8(std::uint64_t bytes) { return (bytes + 7) / 8 * 8; }
+
+// Widths of the columns in file order; version 2 adds `flags` after version 1's eleven.
+constexpr std::uint64_t kColumnWidths[] = {1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8, 1};
+
+// The columns must all hold one value per event and flags only the bits version 2 defines:
+// refused before the file is created, so a bad timeline never leaves a file behind.
+void checkColumns(const TimelineEvents& e) {
+  const std::size_t n = e.size();
+  for (std::size_t size : {e.op.size(), e.path.size(), e.gpu.size(), e.lane.size(), e.id.size(), e.ref.size(),
+                           e.startNs.size(), e.endNs.size(), e.queuedNs.size(), e.bytes.size(), e.flags.size()}) {
+    if (size != n) throw std::invalid_argument("sdmatl: the timeline's columns differ in length");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if ((e.flags[i] & ~kEventFlagsKnown) != 0) {
+      throw std::invalid_argument("sdmatl: event " + std::to_string(i) + " sets flag bits " +
+                                  std::to_string(e.flags[i] & ~kEventFlagsKnown) + " that version " +
+                                  std::to_string(kSdmatlVersion) + " does not define");
+    }
+  }
+}
 
 class FileWriter {
  public:
@@ -74,13 +94,20 @@ class FileWriter {
 
 }  // namespace
 
+std::uint64_t sdmatlFileBytes(std::uint64_t eventCount) {
+  std::uint64_t bytes = kHeaderBytes;
+  for (std::uint64_t width : kColumnWidths) bytes += paddedTo8(width * eventCount);
+  return bytes;
+}
+
 std::uint64_t writeSdmatlFile(const std::string& path, const TimelineEvents& events) {
   // Columns go out as raw memory; on a big-endian host they would need byte swapping.
   if (!hostIsLittleEndian()) throw std::runtime_error("sdmatl writing needs a little-endian host");
+  checkColumns(events);
 
   FileWriter out(path);
   out.write(kMagic, sizeof kMagic);
-  out.writeScalar<std::uint32_t>(kVersion);
+  out.writeScalar<std::uint32_t>(kSdmatlVersion);
   out.writeScalar<std::uint32_t>(0);
   out.writeScalar<std::uint64_t>(events.size());
   out.writeScalar<std::uint64_t>(0);
@@ -97,6 +124,7 @@ std::uint64_t writeSdmatlFile(const std::string& path, const TimelineEvents& eve
   out.writeColumn(events.endNs);
   out.writeColumn(events.queuedNs);
   out.writeColumn(events.bytes);
+  out.writeColumn(events.flags);
   return out.close();
 }
 

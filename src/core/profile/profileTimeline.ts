@@ -8,7 +8,7 @@
  * - a launch: its GPU's kernel lane; bytes = the device-started copies it contains; path =
  *   the path of most of those bytes (`cu/host`, a host-launched kernel, when it made none);
  * - `engine/host` copies: a `copy` packet on the engine lane of their `engineId`, or on the
- *   "id not reported" lane (CUPTI and rocprofv3 do not say which engine); on the source GPU,
+ *   "Unknown engine" lane (CUPTI and rocprofv3 do not say which engine); on the source GPU,
  *   or the destination GPU when the source is host memory;
  * - any other copy (device-started, or CUs started by the host): a `transfer` on the GPU of
  *   the launch that contains it (as runMode.ts decides), else its source GPU, else its

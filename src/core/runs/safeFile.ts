@@ -19,13 +19,13 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from '
 import type { FileHandle } from 'node:fs/promises';
 import { lstat, open } from 'node:fs/promises';
 import { LIMITS } from '../limits';
+import { timelineFileBytes } from '../timeline/timelineFile';
 import { formatBytes } from '../units';
 
 const MiB = 1024 * 1024;
 
-/** The helper's largest timeline: a 32-byte header and 49 bytes of columns per event, each column padded to 8 bytes (docs/PROTOCOL.md). */
-export const TIMELINE_MAX_BYTES =
-  32 + [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8].reduce((sum, w) => sum + Math.ceil((w * LIMITS.timelineEventsMax) / 8) * 8, 0);
+/** The helper's largest timeline: a 32-byte header and 50 bytes of columns per event (sdmatl version 2), each column padded to 8 bytes (docs/PROTOCOL.md). */
+export const TIMELINE_MAX_BYTES = timelineFileBytes(LIMITS.timelineEventsMax, 2);
 
 export interface FileKind {
   /** The most bytes read; undefined: no cap (the file is streamed, never held whole). */

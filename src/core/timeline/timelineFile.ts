@@ -1,13 +1,25 @@
 /**
- * Reader of the helper's columnar timeline file (`sdmatl` version 1, docs/PROTOCOL.md).
+ * Reader of the helper's columnar timeline file (`sdmatl` versions 1 and 2, docs/PROTOCOL.md).
  * Columns become typed arrays over copies of the file's bytes, so a million events cost a
  * few allocations, not a million objects; the same arrays can be posted to a webview.
+ *
+ * The file is outside data: its size bounds every allocation (a count the file cannot hold
+ * is refused before anything is computed from it), and every value is checked against what
+ * the format allows before a column is returned.
  */
 import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 
 export const TIMELINE_MAGIC = 'SDMATL\0\x01';
 const HEADER_BYTES = 32;
+
+/** The versions this reader knows: 1 (eleven columns), 2 (the same plus `flags`). */
+export const TIMELINE_VERSIONS = [1, 2] as const;
+
+/** `flags` bit 0: the hardware did not report this event; its times were derived from what was observed around it. */
+export const FLAG_INFERRED = 1;
+/** Every bit a version 2 file may set; a file with another is refused. */
+export const FLAGS_KNOWN = FLAG_INFERRED;
 
 export interface TimelineColumns {
   count: number;
@@ -30,6 +42,11 @@ export interface TimelineColumns {
   labels?: string[];
   /** CUs/SMs the device trace saw in each event (Profile launches); 0 when unknown. */
   cus?: Uint32Array;
+  /**
+   * Per event, FLAG_INFERRED when the hardware did not report it (sdmatl version 2, inline
+   * `inferred`). Absent: every event was observed (version 1 files, Profile timelines).
+   */
+  flags?: Uint8Array;
 }
 
 /** Columns for n events, zeroed; refs and queue times start at -1 (none) when `unset` says so. */
@@ -56,12 +73,38 @@ export function labelOf(t: Pick<TimelineColumns, 'label' | 'labels'>, i: number)
   return at >= 0 ? t.labels?.[at] : undefined;
 }
 
+/** Whether the hardware did not report event `i` (its times were inferred). */
+export function isInferred(t: Pick<TimelineColumns, 'flags'>, i: number): boolean {
+  return ((t.flags?.[i] ?? 0) & FLAG_INFERRED) !== 0;
+}
+
+/** Whether any event of the timeline was inferred. */
+export function anyInferred(t: Pick<TimelineColumns, 'flags'>): boolean {
+  const flags = t.flags;
+  if (!flags) return false;
+  for (let i = 0; i < flags.length; i++) if ((flags[i]! & FLAG_INFERRED) !== 0) return true;
+  return false;
+}
+
 export class TimelineFormatError extends Error {}
 
 /** Rounds up to a multiple of 8 in plain arithmetic: bitwise operators would wrap at 2^31. */
 const pad8 = (n: number) => Math.ceil(n / 8) * 8;
-/** Bytes per event over the eleven columns, before padding. */
-const EVENT_BYTES = 49;
+
+/** Byte widths of the columns in file order: version 1's eleven, then version 2's `flags`. */
+const COLUMN_WIDTHS_V1 = [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8];
+const COLUMN_WIDTHS_V2 = [...COLUMN_WIDTHS_V1, 1];
+const widthsOf = (version: number) => (version >= 2 ? COLUMN_WIDTHS_V2 : COLUMN_WIDTHS_V1);
+
+/** Bytes of an sdmatl file of `count` events: the header and each column padded to 8 bytes. */
+export function timelineFileBytes(count: number, version: (typeof TIMELINE_VERSIONS)[number] = 2): number {
+  return HEADER_BYTES + widthsOf(version).reduce((sum, w) => sum + pad8(w * count), 0);
+}
+
+/** The largest `kind` a file may hold: `transfer` (5) is the extension's own, never in files. */
+const FILE_KIND_MAX = 4;
+const OP_MAX = PACKET_OPS.length - 1;
+const PATH_MAX = PATHS.length - 1;
 
 export function readTimelineFile(data: Uint8Array): TimelineColumns {
   if (data.byteLength < HEADER_BYTES) throw new TimelineFormatError('timeline file is shorter than its header');
@@ -69,31 +112,42 @@ export function readTimelineFile(data: Uint8Array): TimelineColumns {
   if (magic !== TIMELINE_MAGIC) throw new TimelineFormatError('not an sdmatl timeline file (bad magic)');
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const version = view.getUint32(8, true);
-  if (version !== 1)
-    throw new TimelineFormatError(`timeline file version ${version} is not supported (this reader knows version 1)`);
+  if (version !== 1 && version !== 2)
+    throw new TimelineFormatError(
+      `timeline file version ${version} is not supported (this reader knows versions ${TIMELINE_VERSIONS.join(' and ')}); a newer SDMA Lens may read it`,
+    );
+  if (view.getUint32(12, true) !== 0 || view.getBigUint64(24, true) !== 0n)
+    throw new TimelineFormatError('timeline file header has non-zero reserved fields');
   const count64 = view.getBigUint64(16, true);
   if (count64 > BigInt(Number.MAX_SAFE_INTEGER)) throw new TimelineFormatError('timeline event count is implausible');
-  // Every event needs 49 bytes of columns: a count the file cannot hold is refused before any size is computed from it.
-  if (count64 > BigInt(Math.floor((data.byteLength - HEADER_BYTES) / EVENT_BYTES))) {
+  const widths = widthsOf(version);
+  const eventBytes = widths.reduce((sum, w) => sum + w, 0);
+  // Every event needs its columns' bytes: a count the file cannot hold is refused before any size is computed from it.
+  if (count64 > BigInt(Math.floor((data.byteLength - HEADER_BYTES) / eventBytes))) {
     throw new TimelineFormatError(
       `timeline file is truncated: ${data.byteLength} bytes cannot hold the ${count64} events its header names`,
     );
   }
   const count = Number(count64);
-  const widths = [1, 1, 1, 2, 4, 4, 4, 8, 8, 8, 8];
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
   if (data.byteLength < needed)
     throw new TimelineFormatError(
-      `timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events`,
+      `timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events (version ${version})`,
+    );
+  if (data.byteLength > needed)
+    throw new TimelineFormatError(
+      `timeline file has ${data.byteLength - needed} bytes after its columns: ${needed} hold ${count} events of version ${version}`,
     );
   let offset = HEADER_BYTES;
-  // Copy each column into its own aligned buffer: the file's bytes need not be aligned for typed arrays.
+  // Copy each column into its own aligned buffer: the file's bytes need not be aligned for
+  // typed arrays. A copy made here, not by `data.slice`: a Node Buffer's slice is a view.
   const take = <T>(width: number, make: (buffer: ArrayBuffer) => T): T => {
-    const bytes = data.slice(offset, offset + width * count);
+    const bytes = new Uint8Array(width * count);
+    bytes.set(data.subarray(offset, offset + width * count));
     offset += pad8(width * count);
     return make(bytes.buffer);
   };
-  return {
+  const columns: TimelineColumns = {
     count,
     kind: take(1, (b) => new Uint8Array(b)),
     op: take(1, (b) => new Uint8Array(b)),
@@ -107,11 +161,38 @@ export function readTimelineFile(data: Uint8Array): TimelineColumns {
     queuedNs: take(8, (b) => new Float64Array(b)),
     bytes: take(8, (b) => new Float64Array(b)),
   };
+  if (version >= 2) columns.flags = take(1, (b) => new Uint8Array(b));
+  checkValues(columns);
+  return columns;
+}
+
+/**
+ * Every value against what the format allows (docs/PROTOCOL.md): small enumerations in
+ * range, flag bits defined, times finite, bytes finite and not negative, ids not negative,
+ * refs an id or -1. The first bad value is named with its event.
+ */
+function checkValues(t: TimelineColumns): void {
+  const bad = (i: number, what: string) => {
+    throw new TimelineFormatError(`timeline file event ${i}: ${what}`);
+  };
+  const { kind, op, path, id, ref, startNs, endNs, queuedNs, bytes, flags } = t;
+  for (let i = 0; i < t.count; i++) {
+    if (kind[i]! > FILE_KIND_MAX) bad(i, `kind ${kind[i]} is not one of 0..${FILE_KIND_MAX}`);
+    if (op[i]! > OP_MAX) bad(i, `op ${op[i]} is not one of 0..${OP_MAX}`);
+    if (path[i]! > PATH_MAX) bad(i, `path ${path[i]} is not one of 0..${PATH_MAX}`);
+    if (id[i]! < 0) bad(i, `id ${id[i]} is negative`);
+    if (ref[i]! < -1) bad(i, `ref ${ref[i]} is neither an id nor -1`);
+    if (!Number.isFinite(startNs[i]!) || !Number.isFinite(endNs[i]!) || !Number.isFinite(queuedNs[i]!))
+      bad(i, 'a time is not a finite number');
+    if (!(bytes[i]! >= 0) || bytes[i] === Infinity) bad(i, `bytes ${bytes[i]} is not a finite number of 0 or more`);
+    if (flags && (flags[i]! & ~FLAGS_KNOWN) !== 0)
+      bad(i, `flags ${flags[i]} sets bits version 2 does not define (only bit 0, inferred)`);
+  }
 }
 
 /** One event as an object, for details panes and tests (not for bulk drawing). */
 export function eventAt(t: TimelineColumns, i: number): TimelineEvent {
-  return {
+  const event: TimelineEvent = {
     kind: TIMELINE_EVENT_KINDS[t.kind[i]!] ?? 'kernel',
     gpu: t.gpu[i]!,
     lane: t.lane[i]!,
@@ -124,4 +205,6 @@ export function eventAt(t: TimelineColumns, i: number): TimelineEvent {
     bytes: t.bytes[i]!,
     path: (PATHS[t.path[i]!] ?? 'cu/host') as PathName,
   };
+  if (isInferred(t, i)) event.inferred = true;
+  return event;
 }

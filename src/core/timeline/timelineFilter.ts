@@ -4,10 +4,11 @@
  * for the code lens that opens a kernel's launches.
  *
  *   kind:kernel,cu,packet,doorbell,proxy,transfer   path:cu/host,engine/device   op:copy,copy+signal
- *   gpu:0,1   engine:2   cu:5   size>=1M  size<64K  (size applies to events that carry bytes)
+ *   gpu:0,1   engine:2   engine:unknown   cu:5   size>=1M  size<64K  (size applies to events that carry bytes)
  *   kernel:NAME   kernel:"void ns::k<float, 4>(float*, int)","k2"   (Profile timelines: the
  *     launches of these kernels and every event on their GPU during them; see kernelNameMatches)
- *   a bare word matches a kind, a path, an op or a mover (cu, engine) / initiator (host, device)
+ *   a bare word matches a kind, a path, an op or a mover (cu, engine) / initiator (host, device);
+ *   `inferred` keeps the events the hardware did not report, `observed` the others
  *
  * Terms are separated by spaces outside double quotes; inside quotes `\"` is a quote and `\\`
  * a backslash. Terms of different fields must all hold; values of one field (and repeated
@@ -16,7 +17,8 @@
 import { baseName } from '../kernels/names';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
-import { KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET } from './timelineModel';
+import { isInferred } from './timelineFile';
+import { ENGINE_UNKNOWN, KIND_CU, KIND_DOORBELL, KIND_KERNEL, KIND_PACKET } from './timelineModel';
 import { parseSize } from '../units';
 
 export interface TimelineFilter {
@@ -28,6 +30,8 @@ export interface TimelineFilter {
   cus?: number[];
   minBytes?: number;
   maxBytes?: number;
+  /** Keep only inferred events (true) or only observed ones (false). */
+  inferred?: boolean;
   /** Kernel names (printed, qualified or short); see kernelNameMatches. */
   kernels?: string[];
 }
@@ -175,7 +179,10 @@ export function parseFilter(query: string): TimelineFilter {
           f.gpus = union(f.gpus, numbers(list(value), 'GPU'));
           break;
         case 'engine':
-          f.engines = union(f.engines, numbers(list(value), 'engine'));
+          f.engines = union(
+            f.engines,
+            list(value).flatMap((e) => (e.toLowerCase() === 'unknown' ? [ENGINE_UNKNOWN] : numbers([e], 'engine'))),
+          );
           break;
         case 'cu':
         case 'sm':
@@ -205,7 +212,12 @@ export function parseFilter(query: string): TimelineFilter {
       );
     else if ((PACKET_OPS as readonly string[]).includes(word))
       f.ops = union(f.ops, [PACKET_OPS.indexOf(word as never)]);
-    else throw new FilterSyntaxError(`"${term}" is not a kind, path, op or field:value`);
+    else if (word === 'inferred' || word === 'observed') {
+      const inferred = word === 'inferred';
+      if (f.inferred !== undefined && f.inferred !== inferred)
+        throw new FilterSyntaxError('inferred and observed exclude each other: use one');
+      f.inferred = inferred;
+    } else throw new FilterSyntaxError(`"${term}" is not a kind, path, op, inferred, observed or field:value`);
   }
   return f;
 }
@@ -239,6 +251,7 @@ export function filterMask(t: TimelineColumns, f: TimelineFilter): Uint8Array {
     if (cus && !(kind === KIND_CU && cus.has(t.lane[i]!))) continue;
     const bytes = t.bytes[i]!;
     if (bytes > 0 && (bytes < min || bytes > max)) continue;
+    if (f.inferred !== undefined && isInferred(t, i) !== f.inferred) continue;
     mask[i] = 1;
   }
   return mask;

@@ -10,6 +10,7 @@
  * Pure and allocation-light: it runs in the webview's worker and in unit tests alike.
  */
 import type { TimelineColumns } from './timelineFile';
+import { FLAG_INFERRED } from './timelineFile';
 import type { TimelineIndex } from './timelineModel';
 import { KIND_DOORBELL, KIND_PACKET, firstReaching, movesBytes } from './timelineModel';
 
@@ -36,6 +37,8 @@ export interface LodRuns {
   level: Uint8Array;
   /** The path that was busy longest in the run (colour). */
   path: Uint8Array;
+  /** 1 when an event of the run was inferred (not reported by the hardware): drawn hatched. */
+  inferred: Uint8Array;
   count: Float64Array;
   bytes: Float64Array;
   busyNs: Float64Array;
@@ -60,18 +63,29 @@ class Growable {
   b1: number[] = [];
   level: number[] = [];
   path: number[] = [];
+  inferred: number[] = [];
   count: number[] = [];
   bytes: number[] = [];
   busyNs: number[] = [];
 
-  push(lane: number, b: number, level: number, path: number, count: number, bytes: number, busyNs: number): void {
+  push(
+    lane: number,
+    b: number,
+    level: number,
+    path: number,
+    inferred: number,
+    count: number,
+    bytes: number,
+    busyNs: number,
+  ): void {
     const last = this.lane.length - 1;
     if (
       last >= 0 &&
       this.lane[last] === lane &&
       this.b1[last] === b &&
       this.level[last] === level &&
-      this.path[last] === path
+      this.path[last] === path &&
+      this.inferred[last] === inferred
     ) {
       this.b1[last] = b + 1;
       this.count[last]! += count;
@@ -84,6 +98,7 @@ class Growable {
     this.b1.push(b + 1);
     this.level.push(level);
     this.path.push(path);
+    this.inferred.push(inferred);
     this.count.push(count);
     this.bytes.push(bytes);
     this.busyNs.push(busyNs);
@@ -96,6 +111,7 @@ class Growable {
       b1: Int32Array.from(this.b1),
       level: Uint8Array.from(this.level),
       path: Uint8Array.from(this.path),
+      inferred: Uint8Array.from(this.inferred),
       count: Float64Array.from(this.count),
       bytes: Float64Array.from(this.bytes),
       busyNs: Float64Array.from(this.busyNs),
@@ -110,6 +126,7 @@ class Scratch {
   bytes = new Float64Array(0);
   pathBusy = new Float64Array(0);
   lastPath = new Uint8Array(0);
+  inferred = new Uint8Array(0);
 
   ensure(buckets: number): void {
     if (this.busy.length >= buckets) return;
@@ -118,6 +135,7 @@ class Scratch {
     this.bytes = new Float64Array(buckets);
     this.pathBusy = new Float64Array(buckets * PATH_COUNT);
     this.lastPath = new Uint8Array(buckets);
+    this.inferred = new Uint8Array(buckets);
   }
 
   clear(from: number, to: number): void {
@@ -126,6 +144,7 @@ class Scratch {
     this.count.fill(0, from, to + 1);
     this.bytes.fill(0, from, to + 1);
     this.pathBusy.fill(0, from * PATH_COUNT, (to + 1) * PATH_COUNT);
+    this.inferred.fill(0, from, to + 1);
   }
 }
 
@@ -155,12 +174,14 @@ export interface LodColumns {
   bytes: Float64Array;
   path: Uint8Array;
   kind: Uint8Array;
+  /** FLAG_INFERRED per event (0 for timelines without flags). */
+  flags: Uint8Array;
 }
 
 /** The part of the index the aggregation reads. */
 export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'maxEnd' | 'heat'>;
 
-/** 34 bytes per event; with these and the index the worker no longer needs the file's columns. */
+/** 35 bytes per event; with these and the index the worker no longer needs the file's columns. */
 export function lodColumns(t: TimelineColumns, index: LodIndex): LodColumns {
   const n = index.order.length;
   const c: LodColumns = {
@@ -170,7 +191,9 @@ export function lodColumns(t: TimelineColumns, index: LodIndex): LodColumns {
     bytes: new Float64Array(n),
     path: new Uint8Array(n),
     kind: new Uint8Array(n),
+    flags: new Uint8Array(n),
   };
+  const flags = t.flags;
   for (let k = 0; k < n; k++) {
     const e = index.order[k]!;
     const st = t.startNs[e]!;
@@ -181,6 +204,7 @@ export function lodColumns(t: TimelineColumns, index: LodIndex): LodColumns {
     c.bytes[k] = t.bytes[e]!;
     c.path[k] = t.path[e]! & 3;
     c.kind[k] = t.kind[e]!;
+    if (flags) c.flags[k] = flags[e]! & FLAG_INFERRED;
   }
   return c;
 }
@@ -208,11 +232,12 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
   const extentCol = lc.extentNs;
   const bytesCol = lc.bytes;
   const pathCol = lc.path;
+  const flagCol = lc.flags;
   const order = index.order;
   const laneStart = index.laneStart;
   const last = buckets - 1;
   const perNs = 1 / nsPerBucket;
-  const { busy, count, bytes, pathBusy, lastPath } = s;
+  const { busy, count, bytes, pathBusy, lastPath, inferred } = s;
 
   for (let slot = 0; slot < request.lanes.length; slot++) {
     const laneId = request.lanes[slot]!;
@@ -250,6 +275,7 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
         count[b]! += 1;
         bytes[b]! += eventBytes;
         lastPath[b] = path;
+        inferred[b]! |= flagCol[k]!;
         if (b < lo) lo = b;
         if (z > a) {
           let b0 = Math.floor((a - startNs) * perNs);
@@ -296,7 +322,7 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
           }
         }
       }
-      runs.push(laneId, b, level, path, n, bytes[b]!, used);
+      runs.push(laneId, b, level, path, inferred[b]!, n, bytes[b]!, used);
     }
     s.clear(lo, hi);
   }

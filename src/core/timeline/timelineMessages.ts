@@ -5,10 +5,12 @@
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, parserOf } from '../pageMessages';
+import { FLAGS_KNOWN } from './timelineFile';
 
 // Events travel as typed arrays (one per column of the sdmatl file), never as one object per
-// event: a million events are eleven arrays. valibot checks each array's type; the lengths
-// must all equal `count`, and the small enumerations must stay in range, or nothing is drawn.
+// event: a million events are eleven or twelve arrays. valibot checks each array's type; the
+// lengths must all equal `count`, and the small enumerations and flag bits must stay in
+// range, or nothing is drawn.
 
 const KIND_MAX = 5;
 /** Names of a Profile timeline (kernels, copy labels): printed by the profiler, so bounded, never trusted. */
@@ -19,6 +21,11 @@ const PATH_MAX = 3;
 
 function inRange(a: Uint8Array, max: number): boolean {
   for (let i = 0; i < a.length; i++) if (a[i]! > max) return false;
+  return true;
+}
+
+function flagsKnown(a: Uint8Array): boolean {
+  for (let i = 0; i < a.length; i++) if ((a[i]! & ~FLAGS_KNOWN) !== 0) return false;
   return true;
 }
 
@@ -49,6 +56,7 @@ export const TimelineColumnsSchema = v.pipe(
     label: v.optional(v.instance(Int32Array)),
     labels: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(MAX_LABEL_CHARS))), v.maxLength(MAX_LABELS))),
     cus: v.optional(v.instance(Uint32Array)),
+    flags: v.optional(v.instance(Uint8Array)),
   }),
   v.check(
     (c) =>
@@ -63,6 +71,10 @@ export const TimelineColumnsSchema = v.pipe(
   ),
   v.check((c) => (c.label === undefined) === (c.labels === undefined), 'label and labels come together'),
   v.check((c) => c.cus === undefined || c.cus.length === c.count, 'the cus column must hold count values'),
+  v.check(
+    (c) => c.flags === undefined || (c.flags.length === c.count && flagsKnown(c.flags)),
+    'the flags column must hold count values, each with only known bits',
+  ),
   v.check(
     (c) => c.label === undefined || (c.label.length === c.count && labelsInRange(c.label, c.labels?.length ?? 0)),
     'every label must be -1 or an index into labels',

@@ -7,7 +7,7 @@
 import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
-import { emptyColumns } from './timelineFile';
+import { FLAG_INFERRED, emptyColumns } from './timelineFile';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -17,7 +17,11 @@ export const KIND_PROXY = 4;
 /** A transfer a kernel made whose CUs are not known (Profile's device-trace copies, one per launch, label and peer). */
 export const KIND_TRANSFER = 5;
 
-/** Engine lane number of copies whose engine the profiler did not report. */
+/**
+ * The `lane` of a packet or doorbell whose engine is not known (docs/PROTOCOL.md): the runtime,
+ * the device API or the profiler did not say which engine ran it. Such events share one
+ * "Unknown engine" lane per GPU.
+ */
 export const ENGINE_UNKNOWN = 0xffff;
 
 /** Lane categories, in the order they are stacked inside a GPU's group. */
@@ -94,8 +98,7 @@ export function laneLabel(category: LaneCategory, number: number, vendor: Timeli
     case 'proxy':
       return 'Host proxy thread';
     case 'engine':
-      if (number === ENGINE_UNKNOWN)
-        return vendor === 'nvidia' ? 'Copy engines (id not reported)' : 'SDMA engines (id not reported)';
+      if (number === ENGINE_UNKNOWN) return 'Unknown engine';
       return vendor === 'nvidia' ? `Copy engine ${number}` : `SDMA engine ${number}`;
     case 'cu-heat':
       return vendor === 'nvidia' ? 'SM occupancy' : 'CU occupancy';
@@ -403,7 +406,10 @@ export function columnsFromEvents(events: readonly TimelineEvent[]): TimelineCol
   const n = events.length;
   const c = emptyColumns(n);
 
+  // A flags column only when an event has a flag: absent means every event was observed.
+  if (events.some((e) => e.inferred === true)) c.flags = new Uint8Array(n);
   events.forEach((e, i) => {
+    if (c.flags && e.inferred === true) c.flags[i] = FLAG_INFERRED;
     c.kind[i] = TIMELINE_EVENT_KINDS.indexOf(e.kind);
     c.op[i] = PACKET_OPS.indexOf(e.op);
     c.path[i] = PATHS.indexOf(e.path);
@@ -443,6 +449,7 @@ export function filterColumns(t: TimelineColumns, keep: (i: number) => boolean):
     bytes: take(t.bytes, (n) => new Float64Array(n)),
     ...(t.label && t.labels ? { label: take(t.label, (n) => new Int32Array(n)), labels: t.labels } : {}),
     ...(t.cus ? { cus: take(t.cus, (n) => new Uint32Array(n)) } : {}),
+    ...(t.flags ? { flags: take(t.flags, (n) => new Uint8Array(n)) } : {}),
   };
 }
 

@@ -3,14 +3,15 @@
  * open: one process per GPU, one thread per lane, complete events (`X`) for spans, async
  * slices for the time each packet waited in its queue (they overlap each other, which `X`
  * events on one thread may not), and flow arrows from each doorbell to the packets it
- * announced. Times are microseconds, as the format requires.
+ * announced. Times are microseconds, as the format requires. An event the hardware did not
+ * report carries `inferred: true` in its args.
  *
  * Written as a sequence of string chunks, so a million events stream to disk without one
  * giant string or array of objects.
  */
 import { PACKET_OPS, PATHS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
-import { labelOf } from './timelineFile';
+import { isInferred, labelOf } from './timelineFile';
 import type { TimelineMeta } from './timelineModel';
 import {
   KIND_CU,
@@ -133,12 +134,14 @@ export function* chromeTraceChunks(
         tid,
         ts: us(startNs),
         dur: 0,
-        args: { id: t.id[e], announces: t.ref[e], path },
+        args: { id: t.id[e], announces: t.ref[e], path, ...(isInferred(t, e) ? { inferred: true } : {}) },
       });
       continue;
     }
     const args: Record<string, unknown> = { id: t.id[e], path, bytes: t.bytes[e] };
     if ((t.cus?.[e] ?? 0) > 0) args.cusSeen = t.cus![e];
+    // Not reported by the hardware: its times were derived (docs/PROTOCOL.md).
+    if (isInferred(t, e)) args.inferred = true;
     if (kind === KIND_PACKET) {
       const queuedNs = t.queuedNs[e]!;
       if (queuedNs >= 0) {

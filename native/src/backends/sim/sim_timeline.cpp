@@ -48,16 +48,24 @@ class Layout {
       case CopyPath::EngineHost: {
         const int packets = packetCount(model_, request_.sizeBytes);
         const double doorbellNs = startNs + model_.engineHostSubmitNs + packets * model_.packetIssueNs;
-        return addPackets(path, doorbellNs) + model_.engineHostCompletionNs;
+        return addPackets(path, doorbellNs, true) + model_.engineHostCompletionNs;
       }
       case CopyPath::EngineDevice: {
+        // Drawn as a real AMD GPU draws it (GpuBackend::appendEvents): rocSHMEM writes the
+        // packets and rings the doorbell inside the put call, so all a run observes is the
+        // kernel, its issuing CU, the put returning and the completion. The doorbell and one
+        // packet spanning the copy are placed from those, inferred, on the unknown-engine
+        // lane; the modelled engines and packets only decide when the copy ends.
         const int packets = packetCount(model_, request_.sizeBytes);
-        const double doorbellNs = startNs + packets * model_.packetIssueNs;
-        const std::int32_t kernelIndex = add(EventKind::Kernel, PacketOp::None, path, 0, -1, startNs, startNs, -1,
-                                             static_cast<double>(request_.sizeBytes));
-        add(EventKind::Cu, PacketOp::None, path, 0, -1, startNs, doorbellNs, -1, 0);
-        const double endNs = addPackets(path, doorbellNs);
-        out_.endNs[kernelIndex] = std::round(endNs);  // the kernel sees the completion signal
+        const double issuedNs = startNs + packets * model_.packetIssueNs;
+        const double endNs = addPackets(path, issuedNs, false);
+        add(EventKind::Kernel, PacketOp::None, path, 0, -1, startNs, endNs, -1,
+            static_cast<double>(request_.sizeBytes));
+        add(EventKind::Cu, PacketOp::None, path, 0, -1, startNs, issuedNs, -1, 0);
+        add(EventKind::Doorbell, PacketOp::None, path, kEngineUnknown, out_.nextId() + 1, issuedNs, issuedNs, -1, 0,
+            kEventInferred);
+        add(EventKind::Packet, PacketOp::CopySignal, path, kEngineUnknown, -1, issuedNs, endNs, issuedNs,
+            static_cast<double>(request_.sizeBytes), kEventInferred);
         return endNs;
       }
     }
@@ -66,7 +74,7 @@ class Layout {
 
  private:
   std::int32_t add(EventKind kind, PacketOp op, CopyPath path, std::uint32_t lane, std::int32_t ref, double startNs,
-                   double endNs, double queuedNs, double bytes) {
+                   double endNs, double queuedNs, double bytes, std::uint8_t flags = 0) {
     TimelineEvent e;
     e.kind = kind;
     e.op = op;
@@ -80,6 +88,7 @@ class Layout {
     e.endNs = std::round(endNs);
     e.queuedNs = queuedNs < 0 ? -1 : std::round(queuedNs);
     e.bytes = bytes;
+    e.flags = flags;
     return out_.add(e);
   }
 
@@ -113,7 +122,8 @@ class Layout {
   }
 
   // One doorbell per engine, then that engine's packets back to back; returns the last end.
-  double addPackets(CopyPath path, double doorbellNs) {
+  // With `draw` false only the end is worked out: nothing is added.
+  double addPackets(CopyPath path, double doorbellNs, bool draw) {
     const int packets = packetCount(model_, request_.sizeBytes);
     const int engines = std::min(model_.enginesPerCopy, packets);
     const double gbpsPerEngine = engineCopyGbps(model_, model_.enginesPerCopy, route()) / model_.enginesPerCopy;
@@ -124,7 +134,7 @@ class Layout {
       // To or from host, the lane is the PCIe engine of the copy's direction.
       const auto lane = static_cast<std::uint32_t>(engineIdFor(model_, request_.srcGpu, request_.dstGpu, engine));
       // The doorbell goes first; its ref is the id its first packet is about to get.
-      add(EventKind::Doorbell, PacketOp::None, path, lane, out_.nextId() + 1, doorbellNs, doorbellNs, -1, 0);
+      if (draw) add(EventKind::Doorbell, PacketOp::None, path, lane, out_.nextId() + 1, doorbellNs, doorbellNs, -1, 0);
       double startNs = queuedNs + model_.engineFixedNs;
       for (int packet = engine; packet < packets; packet += engines) {
         const std::uint64_t offset = static_cast<std::uint64_t>(packet) * chunk;
@@ -132,7 +142,7 @@ class Layout {
         const double endNs = startNs + bytes / gbpsPerEngine;
         // gfx950 fuses copy + wait + signal: the last packet also signals completion.
         const PacketOp op = packet == packets - 1 ? PacketOp::CopySignal : PacketOp::Copy;
-        add(EventKind::Packet, op, path, lane, -1, startNs, endNs, queuedNs, bytes);
+        if (draw) add(EventKind::Packet, op, path, lane, -1, startNs, endNs, queuedNs, bytes);
         lastEndNs = std::max(lastEndNs, endNs);
         startNs = endNs;
       }
@@ -160,7 +170,7 @@ std::uint64_t eventsPerIteration(const Mi350xModel& model, CopyPath path, const 
     case CopyPath::EngineHost:
       return packets + doorbells;
     case CopyPath::EngineDevice:
-      return 2 + packets + doorbells;  // + kernel + issuing CU
+      return 4;  // kernel, issuing CU, doorbell, packet
   }
   return 0;
 }

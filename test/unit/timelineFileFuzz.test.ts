@@ -1,0 +1,151 @@
+/**
+ * The sdmatl reader against hostile files: mutations of real layouts of versions 1 and 2
+ * (the simulator's timeline of the four paths, plus a real AMD engine/device copy with its
+ * inferred doorbell and packet) — bytes flipped, cut, header fields replaced, columns spliced,
+ * values swapped for odd ones — and arbitrary bytes behind a valid header. `readTimelineFile`
+ * must refuse with a TimelineFormatError and nothing else, and whatever it accepts must be
+ * what the panel's own validation (TimelineColumnsSchema) lets through and what the index
+ * builds from. Deterministic (xorshift32), so a failure can be replayed.
+ */
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { TimelineFormatError, readTimelineFile } from '../../src/core/timeline/timelineFile';
+import { TimelineColumnsSchema } from '../../src/core/timeline/timelineMessages';
+import { buildIndex, columnsFromEvents } from '../../src/core/timeline/timelineModel';
+import { AMD_ENGINE_DEVICE, EVENTS, sdmatlBytes } from './timelineFixture';
+
+const MUTATIONS = 10_000;
+
+function rng(seed: number) {
+  let x = seed >>> 0 || 1;
+  return (n: number) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+}
+
+const ODD_U32 = [0, 1, 2, 3, 5, 0xff, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff];
+const ODD_F64 = [NaN, Infinity, -Infinity, -0, -1, 1e308, -1e-308, 2 ** 53];
+
+function mutate(base: Uint8Array, others: Uint8Array[], pick: (n: number) => number): Uint8Array {
+  const data = base.slice();
+  const view = new DataView(data.buffer);
+  switch (pick(8)) {
+    case 0: {
+      // a few bytes changed anywhere
+      for (let k = 1 + pick(4); k > 0; k--) data[pick(data.length)] = pick(256);
+      return data;
+    }
+    case 1:
+      // cut off, as a crash mid-write leaves it
+      return data.subarray(0, pick(data.length));
+    case 2: {
+      // grown: bytes appended
+      const longer = new Uint8Array(data.length + 1 + pick(64));
+      longer.set(data);
+      return longer;
+    }
+    case 3:
+      // the version, or a reserved field
+      view.setUint32([8, 12][pick(2)]!, ODD_U32[pick(ODD_U32.length)]!, true);
+      return data;
+    case 4:
+      // the event count, small or huge
+      view.setBigUint64(16, BigInt(pick(64)) + (pick(2) ? 0n : 2n ** BigInt(20 + pick(44))), true);
+      return data;
+    case 5: {
+      // an 8-byte aligned value in the columns replaced by an odd double
+      const at = 32 + pick(Math.max(1, (data.length - 40) >> 3)) * 8;
+      if (at + 8 <= data.length) view.setFloat64(at, ODD_F64[pick(ODD_F64.length)]!, true);
+      return data;
+    }
+    case 6: {
+      // the front of one file, the back of another
+      const other = others[pick(others.length)]!;
+      const cut = pick(data.length);
+      const out = new Uint8Array(cut + other.length - Math.min(cut, other.length));
+      out.set(data.subarray(0, cut));
+      out.set(other.subarray(Math.min(cut, other.length)), cut);
+      return out;
+    }
+    default: {
+      // the last byte (a flag in version 2, padding otherwise) set to any value
+      if (data.length > 0) data[data.length - 1 - pick(Math.min(8, data.length))] = pick(256);
+      return data;
+    }
+  }
+}
+
+/** What an accepted file must be: columns the panel accepts and the index builds from. */
+function expectUsable(t: TimelineColumns) {
+  const checked = v.safeParse(TimelineColumnsSchema, t);
+  expect(checked.success, checked.success ? '' : checked.issues.map((i) => i.message).join('; ')).toBe(true);
+  for (let i = 0; i < t.count; i++) {
+    expect(Number.isFinite(t.startNs[i]!) && Number.isFinite(t.endNs[i]!)).toBe(true);
+    expect(t.bytes[i]! >= 0 && Number.isFinite(t.bytes[i]!)).toBe(true);
+  }
+  buildIndex(t);
+}
+
+function readOrRefuse(data: Uint8Array): TimelineColumns | undefined {
+  try {
+    return readTimelineFile(data);
+  } catch (err) {
+    if (!(err instanceof TimelineFormatError)) throw err;
+    return undefined;
+  }
+}
+
+describe('readTimelineFile on hostile files', () => {
+  const seeds = [
+    sdmatlBytes(columnsFromEvents(EVENTS), 1),
+    sdmatlBytes(columnsFromEvents(EVENTS), 2),
+    sdmatlBytes(columnsFromEvents([...EVENTS, ...AMD_ENGINE_DEVICE]), 2),
+    sdmatlBytes(columnsFromEvents(AMD_ENGINE_DEVICE), 2),
+    sdmatlBytes(columnsFromEvents([]), 2),
+  ];
+
+  it('the seeds themselves read', () => {
+    for (const s of seeds) expectUsable(readTimelineFile(s));
+  });
+
+  it(`${MUTATIONS} mutations: refused with a TimelineFormatError, or usable`, () => {
+    const pick = rng(0x5d3a71);
+    let accepted = 0;
+    for (let k = 0; k < MUTATIONS; k++) {
+      const data = mutate(seeds[pick(seeds.length)]!, seeds, pick);
+      const t = readOrRefuse(data);
+      if (!t) continue;
+      accepted++;
+      expectUsable(t);
+    }
+    // Some mutations leave a valid file (a time changed to another finite one): both outcomes happen.
+    expect(accepted).toBeGreaterThan(0);
+    expect(accepted).toBeLessThan(MUTATIONS);
+  });
+
+  it('arbitrary bytes behind a valid version 1 or 2 header', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(1, 2),
+        fc.integer({ min: 0, max: 40 }),
+        fc.uint8Array({ maxLength: 2048 }),
+        (version, count, body) => {
+          const data = new Uint8Array(32 + body.length);
+          data.set([0x53, 0x44, 0x4d, 0x41, 0x54, 0x4c, 0, 1]);
+          const view = new DataView(data.buffer);
+          view.setUint32(8, version, true);
+          view.setBigUint64(16, BigInt(count), true);
+          data.set(body, 32);
+          const t = readOrRefuse(data);
+          if (t) expectUsable(t);
+        },
+      ),
+      { numRuns: 3000, seed: 7 },
+    );
+  });
+});
