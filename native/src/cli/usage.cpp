@@ -11,6 +11,7 @@ std::string usageText() {
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
                    [--timeline-iters N] [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC]
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
+                   [--runtime-default | --series runtime-default]
   sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST] [--sim-gpus N]
                     [--iters N] [--warmup N] [--seed N] [--target-ms N]
                     [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC] [--concurrent]
@@ -37,7 +38,7 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
                        default: 0:1 with two or more GPUs, host:0,0:host,0:0 with one
   --sim-gpus N         GPUs of the simulated MI350X node, 1..8 (default 8; sim only)
   --timeline-size SIZE record one iteration per path at SIZE as a timeline
-  --timeline-out FILE  write the timeline to FILE (sdmatl v1) instead of inline
+  --timeline-out FILE  write the timeline to FILE (sdmatl v2) instead of inline
   --timeline-cus N     CUs of the cu/* paths in the timeline (default 64)
   --timeline-iters N   repeat the timeline's per-path layout N times (default 1)
   --sim-delay-ms N     the simulator sleeps N ms per work unit (demos, cancel tests)
@@ -58,6 +59,10 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --trace              GPU: per-block device-clock spans during timed iterations
   --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
                        hsa_amd_memory_async_copy_on_engine
+  --runtime-default    AMD: after the sweep, the runtime default series: each pair
+                       and size as a plain hipMemcpyAsync in the user's environment
+                       (a child sdma-probe), labelled with the mover CLR picks
+  --series S           runtime-default: measure only that series (--paths engine/host)
 
 matrix: every ordered pair of distinct endpoints, one at a time, for each path (docs/MATRIX.md)
   --size SIZE          bytes per copy (default 256M)
