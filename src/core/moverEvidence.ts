@@ -35,9 +35,14 @@ const SOURCE_SHORT: Record<EvidenceSource, string> = {
   simulated: 'simulated',
 };
 
-/** What a flagged sample means, where a view flags one (the sweep panel says it at the top; the exports as a note). */
-export const CONTRADICTS_NOTE =
-  "✗ contradicts: the platform saw another mover carry the sample's bytes than its label says (moverEvidence); its GB/s is not that path's and cannot be trusted as it. The helper stopped there with the error mover-mismatch.";
+/**
+ * What a flagged sample or cell means, where a view flags one (the sweep panel says it at the
+ * top; the exports and the CLI as a note). The helper follows each with the error
+ * mover-mismatch: a sweep stops there, a matrix goes on with the other cells.
+ */
+export function contradictsNote(what: 'sample' | 'cell'): string {
+  return `✗ contradicts: the platform saw another mover carry the ${what}'s bytes than its label says (moverEvidence), so its GB/s is not that path's and cannot be trusted as it; the helper followed it with the error mover-mismatch${what === 'sample' ? ' and stopped the sweep there' : ''}.`;
+}
 
 export function evidenceState(e: MoverEvidence | undefined): EvidenceState {
   if (!e) return 'not-recorded';
@@ -120,7 +125,12 @@ export function evidenceSummary(mover: Mover, e: MoverEvidence | undefined): Evi
 }
 
 /** The export columns' names, in order, after a prefix (a series name, `A`, `B`). */
-export const EVIDENCE_COLUMNS = ['evidence source', 'evidence observed', 'evidence verdict', 'evidence detail'] as const;
+export const EVIDENCE_COLUMNS = [
+  'evidence source',
+  'evidence observed',
+  'evidence verdict',
+  'evidence detail',
+] as const;
 
 /** The four export cells of a record's evidence: source, observed mover, verdict, detail; "not recorded" as its source when there is none. */
 export function evidenceCells(
@@ -146,4 +156,13 @@ export function movedDifferently(a: MoverEvidence | undefined, b: MoverEvidence 
   if (ca !== cb)
     return `the two runs' bytes were moved differently (${ca ? 'A' : 'B'}'s mover evidence contradicts its label), so their difference is not a like-for-like change`;
   return undefined;
+}
+
+/**
+ * Whether a sample stands for the path its label names: one of the helper's own series (not the
+ * runtime-default one, whose mover is the runtime's choice) whose evidence does not contradict
+ * its label. Advice, crossovers, refinement and fleet figures read only these.
+ */
+export function standsForItsPath(s: { series?: string; moverEvidence?: Pick<MoverEvidence, 'verdict'> }): boolean {
+  return s.series === undefined && s.moverEvidence?.verdict !== 'contradicts';
 }

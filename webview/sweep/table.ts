@@ -24,7 +24,9 @@ function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {
           : undefined,
     },
     flagged ? el('span', { class: 'flag', 'aria-label': 'contradicts its label' }, '✗ ') : undefined,
-    point.mover ? el('span', { class: 'runtime-mover', title: 'the mover the runtime used' }, `${point.mover} `) : undefined,
+    point.mover
+      ? el('span', { class: 'runtime-mover', title: 'the mover the runtime used' }, `${point.mover} `)
+      : undefined,
     el('span', { class: 'value' }, formatGbps(point.gbps)),
     el('span', { class: 'range' }, `${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)}`),
     point.refined ? el('span', { class: 'refined', title: 'measured by a refinement round' }, ' refined') : undefined,
@@ -41,9 +43,7 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
   const rows = sizes.map((size) => {
     const points = bySize.map((m) => m.get(size));
     // A sample whose evidence contradicts its label is not its path's figure, so it is never the fastest path.
-    const fastest = Math.max(
-      ...points.map((p) => (p && p.evidence?.state !== 'contradicts' ? p.gbps : -Infinity)),
-    );
+    const fastest = Math.max(...points.map((p) => (p && p.evidence?.state !== 'contradicts' ? p.gbps : -Infinity)));
     return el(
       'tr',
       { class: points.some((p) => p?.evidence?.state === 'contradicts') ? 'has-contradicts' : undefined },

@@ -5,7 +5,7 @@
  * precision); the words are the panel's own. Browser-safe.
  */
 import { endpointName } from '../endpoints';
-import { CONTRADICTS_NOTE, EVIDENCE_COLUMNS, evidenceCells } from '../moverEvidence';
+import { contradictsNote, EVIDENCE_COLUMNS, evidenceCells } from '../moverEvidence';
 import type { TableCell, TableModel } from '../tables/tableText';
 import { notesOf } from '../tables/tableText';
 import { formatBytes } from '../units';
@@ -70,7 +70,7 @@ export function sweepTableModel(view: SweepView): TableModel {
       'evidence: what moved the bytes as the platform saw it (source, observed mover, verdict against the label, detail); "not recorded": the run has none.',
       ...(contradicting.length > 0
         ? [
-            `${CONTRADICTS_NOTE} Flagged: ${contradicting.map(({ series, point }) => `${name(series)} at ${formatBytes(point.sizeBytes)}`).join(', ')}.`,
+            `${contradictsNote('sample')} Flagged: ${contradicting.map(({ series, point }) => `${name(series)} at ${formatBytes(point.sizeBytes)}`).join(', ')}.`,
           ]
         : []),
       ...(view.series.some((s) => s.series === 'runtime-default') ? [RUNTIME_DEFAULT_NOTE] : []),

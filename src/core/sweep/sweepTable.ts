@@ -4,7 +4,7 @@
  * run has mover evidence each GB/s column is followed by its samples' evidence word, and a
  * sample whose evidence contradicts its label is marked ✗ and named under the tables.
  */
-import { CONTRADICTS_NOTE, NOT_RECORDED } from '../moverEvidence';
+import { contradictsNote, NOT_RECORDED } from '../moverEvidence';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import type { SweepPoint, SweepSeries } from './sweepView';
@@ -52,7 +52,8 @@ function block(
   let gbpsWidth = 9;
   for (const c of columns) gbpsWidth = Math.max(gbpsWidth, c.head.length + 2);
   if (evidence)
-    for (const row of cells) for (let i = 0; i < row.length; i += step) gbpsWidth = Math.max(gbpsWidth, row[i]!.length + 2);
+    for (const row of cells)
+      for (let i = 0; i < row.length; i += step) gbpsWidth = Math.max(gbpsWidth, row[i]!.length + 2);
   const widths = heads.map((h, i) =>
     i % step === 0 ? gbpsWidth : cells.reduce((w, row) => Math.max(w, row[i]!.length + 2), h.length + 2),
   );
@@ -95,13 +96,19 @@ export function sweepTable(run: Run): string {
     if (engines.length > 0) block(out, `copy engine (SDMA) paths, ${pair.label}: GB/s`, engines, sizes, evidence);
     const defaults = series.filter((s) => s.series).map((s) => ({ head: seriesLabel(s), series: s }));
     if (defaults.length > 0)
-      block(out, `runtime default, ${pair.label}: GB/s (the runtime's mover before each figure)`, defaults, sizes, evidence);
+      block(
+        out,
+        `runtime default, ${pair.label}: GB/s (the runtime's mover before each figure)`,
+        defaults,
+        sizes,
+        evidence,
+      );
     for (const u of unsupportedOfPair(view, pair)) out.push('#', `# ${u.text}`);
   }
   if (view.series.some((s) => s.series)) out.push('#', `# ${RUNTIME_DEFAULT_NOTE}`);
   const contradicting = contradictingPoints(view);
   if (contradicting.length > 0) {
-    out.push('#', `# ${CONTRADICTS_NOTE}`);
+    out.push('#', `# ${contradictsNote('sample')}`);
     for (const { series, point } of contradicting)
       out.push(
         `# ✗ ${seriesLabel(series)} ${formatBytes(point.sizeBytes)}, ${view.pairs.find((p) => p.src === series.src && p.dst === series.dst)?.label ?? ''}: ${point.evidence?.detail ?? ''}`,
