@@ -41,13 +41,16 @@ export function compareTable(c: Comparison): string {
     );
   // A column of the tolerance only where it differs by path and size band.
   const byBand = c.noise.source === 'baseline runs';
+  // A column of each run's mover evidence only where a run has any (runs saved before it print as before).
+  const withEvidence = c.points.some((p) => p.evidence);
   const rows = c.points.map((p) => [
     p.label,
     formatGbps(p.a.gbps),
     formatGbps(p.b.gbps),
     formatRatio(p),
     ...(byBand ? [percent(p.tolerance)] : []),
-    p.verdict,
+    ...(withEvidence ? [`${p.evidence?.a ?? '-'} / ${p.evidence?.b ?? '-'}`] : []),
+    `${p.verdict}${p.movedDifferently ? ' ≠ moved differently' : ''}`,
   ]);
   const head = [
     'point',
@@ -55,11 +58,23 @@ export function compareTable(c: Comparison): string {
     `B ${c.bandwidth}`,
     'ratio [low, high]',
     ...(byBand ? ['tolerance'] : []),
+    ...(withEvidence ? ['evidence A / B'] : []),
     'verdict',
   ];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length));
-  const line = (r: string[], lead: string) =>
-    `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${byBand ? `${padStart(r[4]!, widths[4]!)}  ${r[5]}` : r[4]}`;
+  const line = (r: string[], lead: string) => {
+    const cells = [
+      padEnd(r[0]!, widths[0]!),
+      padStart(r[1]!, widths[1]!),
+      padStart(r[2]!, widths[2]!),
+      padEnd(r[3]!, widths[3]!),
+    ];
+    let i = 4;
+    if (byBand) cells.push(padStart(r[i]!, widths[i++]!));
+    if (withEvidence) cells.push(padEnd(r[i]!, widths[i++]!));
+    cells.push(r[i]!);
+    return `${lead}${cells.join('  ')}`;
+  };
   if (rows.length > 0) {
     out.push(line(head, '# '));
     for (const r of rows) out.push(line(r, '  '));
@@ -68,6 +83,11 @@ export function compareTable(c: Comparison): string {
   const whys = new Map<string, number>();
   for (const p of c.points) if (p.why) whys.set(p.why, (whys.get(p.why) ?? 0) + 1);
   for (const [why, n] of whys) out.push(`# unknown noise (${n} point${n === 1 ? '' : 's'}): ${why}`);
+  // Why a point is flagged "moved differently", once per reason.
+  const moved = new Map<string, number>();
+  for (const p of c.points)
+    if (p.movedDifferently) moved.set(p.movedDifferently, (moved.get(p.movedDifferently) ?? 0) + 1);
+  for (const [why, n] of moved) out.push(`# ≠ moved differently (${n} point${n === 1 ? '' : 's'}): ${why}`);
   for (const [side, only] of [
     ['A', c.onlyInA],
     ['B', c.onlyInB],
