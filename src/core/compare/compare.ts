@@ -127,8 +127,8 @@ export interface CompareSummary {
   unknownNoise: number;
   onlyInA: number;
   onlyInB: number;
-  /** Common points whose bytes the two runs moved differently (PointComparison.movedDifferently). */
-  movedDifferently: number;
+  /** Common points whose bytes the two runs moved differently (PointComparison.movedDifferently); absent when none. */
+  movedDifferently?: number;
   /** The regression with the lowest ratio. */
   worstRegression?: { key: string; label: string; ratio: number; interval: [number, number] };
   /** Geometric mean of the common points' ratios; null when there are none. */
@@ -716,6 +716,7 @@ function baselineTolerances(a: Run, b: Run, kind: CompareKind, baselines: readon
 }
 
 function summarize(points: PointComparison[], onlyInA: number, onlyInB: number): CompareSummary {
+  const moved = points.filter((p) => p.movedDifferently).length;
   const count = (v: PointVerdict) => points.filter((p) => p.verdict === v).length;
   const regressions = points.filter((p) => p.verdict === 'regression');
   const worst = regressions.reduce<PointComparison | undefined>((w, p) => (!w || p.ratio < w.ratio ? p : w), undefined);
@@ -729,7 +730,7 @@ function summarize(points: PointComparison[], onlyInA: number, onlyInB: number):
     unknownNoise: count('unknown noise'),
     onlyInA,
     onlyInB,
-    movedDifferently: points.filter((p) => p.movedDifferently).length,
+    ...(moved > 0 ? { movedDifferently: moved } : {}),
     ...(worst
       ? { worstRegression: { key: worst.key, label: worst.label, ratio: worst.ratio, interval: worst.interval! } }
       : {}),
@@ -772,7 +773,7 @@ export function summaryLines(c: Comparison): string[] {
     lines.push('no common point has a known spread, so none is a regression or improvement beyond noise');
   else if (s.common > 0) lines.push('no regression beyond noise');
   if (s.geomeanRatio !== null) lines.push(`geometric mean of the ratios: ${s.geomeanRatio.toFixed(3)}`);
-  if (s.movedDifferently > 0)
+  if (s.movedDifferently)
     lines.push(
       `${n(s.movedDifferently, 'point')} moved differently: the two runs' bytes were moved differently, so ${s.movedDifferently === 1 ? 'its difference is' : 'their differences are'} not like-for-like`,
     );
