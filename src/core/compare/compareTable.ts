@@ -41,8 +41,15 @@ export function compareTable(c: Comparison): string {
     );
   // A column of the tolerance only where it differs by path and size band.
   const byBand = c.noise.source === 'baseline runs';
-  // A column of each run's mover evidence only where a run has any (runs saved before it print as before).
-  const withEvidence = c.points.some((p) => p.evidence);
+  // A column of each run's mover evidence where the words differ between points or runs; one line
+  // where every point says the same in both runs; nothing where neither run has any (runs saved
+  // before it print as before).
+  const pairs = new Set(c.points.map((p) => (p.evidence ? `${p.evidence.a}\u0000${p.evidence.b}` : '')));
+  const [only] = pairs;
+  const [wordA, wordB] = (only ?? '').split('\u0000');
+  const uniform = pairs.size === 1 && only !== '' && wordA === wordB;
+  const withEvidence = pairs.size > 1 || (pairs.size === 1 && only !== '' && !uniform);
+  if (uniform) out.push(`# mover evidence: ${wordA} in both runs at every point`);
   const rows = c.points.map((p) => [
     p.label,
     formatGbps(p.a.gbps),

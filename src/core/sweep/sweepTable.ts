@@ -76,13 +76,18 @@ export function sweepTable(run: Run): string {
   if (isSimulated(run))
     out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
   out.push('# bandwidth = bytes / 1e9 / mean seconds (GB/s)');
-  // A run saved before the helper printed mover evidence keeps its old tables, and says so once.
-  const evidence = run.samples.some((s) => s.moverEvidence !== undefined);
-  out.push(
-    evidence
-      ? "# evidence: what moved each sample's bytes as the platform saw it (✓ matches the label, ✗ contradicts it, not observed, simulated, not recorded)"
-      : `# mover evidence: ${NOT_RECORDED} (the run was made before the helper printed it, or imported)`,
-  );
+  // What moved the bytes: a column beside each GB/s column where the samples' words differ; one
+  // line where every sample says the same (a simulated run), or none was recorded (a run saved
+  // before the helper printed it keeps its old tables).
+  const words = new Set(view.series.flatMap((s) => s.points.map((p) => p.evidence?.word ?? NOT_RECORDED)));
+  const evidence = words.size > 1;
+  if (evidence)
+    out.push(
+      "# evidence: what moved each sample's bytes as the platform saw it (✓ matches the label, ✗ contradicts it, not observed, simulated, not recorded)",
+    );
+  else if (words.has(NOT_RECORDED))
+    out.push(`# mover evidence: ${NOT_RECORDED} (the run was made before the helper printed it, or imported)`);
+  else if (words.size === 1) out.push(`# mover evidence: ${[...words][0]} (every sample)`);
   for (const pair of view.pairs) {
     const series = seriesOfPair(view, pair);
     const sizes = [...new Set(series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
