@@ -60,14 +60,17 @@ function cellText(c: MatrixGridCell): string {
   return '';
 }
 
-function cellDescription(c: MatrixGridCell): string {
+/** A cell's details; `withEvidence` where its path has any (a run saved before it reads as it always did). */
+function cellDescription(c: MatrixGridCell, withEvidence: boolean): string {
   const pair = pairName(c);
   if (c.state === 'measured') {
     // The cell's details carry its evidence: the word, then what was seen (controls shown as escapes).
     const e = c.evidence;
     const evidence = e
       ? `; evidence: ${e.word}${flagged(c) ? ", its GB/s is not this path's" : ''} (${e.title})`
-      : '; evidence: not recorded';
+      : withEvidence
+        ? '; evidence: not recorded'
+        : '';
     return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weak pair' : ''}${evidence}`;
   }
   if (c.state === 'failed') return `${pair}: failed, ${c.error ?? ''}`;
@@ -154,8 +157,8 @@ function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
                 class: `cell ${c.state}${c.weakest ? ' weakest' : ''}${flagged(c) ? ' contradicts' : ''}`,
                 'data-evidence': c.state === 'measured' ? (c.evidence?.state ?? 'not-recorded') : undefined,
                 role: 'gridcell',
-                'aria-label': cellDescription(c),
-                title: cellDescription(c),
+                'aria-label': cellDescription(c, p.evidenceText !== undefined),
+                title: cellDescription(c, p.evidenceText !== undefined),
                 'data-row': String(i),
                 'data-col': String(j),
               },
