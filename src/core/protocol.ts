@@ -153,6 +153,66 @@ export const HeartbeatSchema = v.object({
   elapsedMs: count,
 });
 
+/** Where a sample's mover evidence came from (docs/PROTOCOL.md, `moverEvidence`). */
+export const EVIDENCE_SOURCES = ['none', 'kfd-sdma', 'cupti', 'rocshmem-log', 'simulated'] as const;
+export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
+/** What the evidence says carried the bytes; `unknown`: nothing observed. */
+export const OBSERVED_MOVERS = ['engine', 'cu', 'unknown'] as const;
+export type ObservedMover = (typeof OBSERVED_MOVERS)[number];
+/** The evidence against the record's own `mover`. */
+export const EVIDENCE_VERDICTS = ['matches', 'contradicts', 'not-observed'] as const;
+export type EvidenceVerdict = (typeof EVIDENCE_VERDICTS)[number];
+/** `sample.series`: absent for the helper's own series. */
+export const SAMPLE_SERIES = ['runtime-default'] as const;
+export type SampleSeries = (typeof SAMPLE_SERIES)[number];
+/** The error a sample whose evidence contradicts its label is followed by (exit 4). */
+export const MOVER_MISMATCH = 'mover-mismatch';
+/** The helper cuts `detail` and `kernel` to this many bytes, `copyKind` and `channelType` to EVIDENCE_WORD_MAX. */
+export const EVIDENCE_DETAIL_MAX = 256;
+export const EVIDENCE_WORD_MAX = 16;
+
+/** A string of at most `max` UTF-16 units: the helper's byte limit holds for any text it printed, since no character takes fewer bytes than UTF-16 units. */
+const bounded = (max: number) => v.pipe(v.string(), v.maxLength(max));
+const uint32 = v.custom<number>(
+  (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 0xffff_ffff,
+  'must be a whole number in 0..4294967295',
+);
+
+/**
+ * What moved a sample's or cell's bytes as the platform saw it, and the verdict of that against
+ * the record's `mover`. Unknown sources, movers and verdicts are refused like every other
+ * unknown name of the protocol; texts longer than the helper prints are refused, not cut.
+ */
+export const MoverEvidenceSchema = v.object({
+  source: v.picklist(EVIDENCE_SOURCES),
+  observed: v.picklist(OBSERVED_MOVERS),
+  verdict: v.picklist(EVIDENCE_VERDICTS),
+  detail: bounded(EVIDENCE_DETAIL_MAX),
+  /** CUPTI: HtoD, DtoH, DtoD, PtoP, ... */
+  copyKind: v.optional(bounded(EVIDENCE_WORD_MAX)),
+  /** CUPTI: async-memcpy, compute, unknown. */
+  channelType: v.optional(bounded(EVIDENCE_WORD_MAX)),
+  channelId: v.optional(uint32),
+  /** A kernel that carried the copy (CUPTI) or ran it. */
+  kernel: v.optional(bounded(EVIDENCE_DETAIL_MAX)),
+  /** CUPTI: copy records seen in the pass. */
+  records: v.optional(count),
+  /** KFD: the SDMA activity counters' change over the point, microseconds. */
+  sdmaUs: v.optional(count),
+  /** KFD: the point's engine time the change is held to, microseconds. */
+  engineUs: v.optional(nonNegative),
+});
+
+/**
+ * The verdict the evidence must carry against a record's mover: `not-observed` when nothing
+ * was observed, else whether the observed mover is the labelled one (the helper's own rule,
+ * native/src/backend/mover_evidence.cpp `judgeEvidence`).
+ */
+export function verdictOf(mover: Mover, observed: ObservedMover): EvidenceVerdict {
+  if (observed === 'unknown') return 'not-observed';
+  return observed === mover ? 'matches' : 'contradicts';
+}
+
 /** One copy path between two endpoints at one size, as a sweep sample and a matrix cell both report it. */
 const COPY_POINT = {
   mover: v.picklist(MOVERS),
@@ -192,6 +252,9 @@ export const SampleSchema = v.object({
   traced: v.optional(v.boolean()),
   /** Distinct CUs/SMs the trace saw carrying the copy. */
   cusSeen: v.optional(count),
+  /** `runtime-default`: what the HIP runtime does by default with the user's environment; `mover` is what it used at this size. */
+  series: v.optional(v.picklist(SAMPLE_SERIES)),
+  moverEvidence: v.optional(MoverEvidenceSchema),
 });
 
 /** `transfer` (5): a kernel-started transfer whose CUs are unknown; only in timelines built from `run` records, never written by the helper. */
@@ -295,6 +358,7 @@ export const MatrixCellSchema = v.object({
   label: v.optional(text),
   /** `--concurrent`: the pair ran while every other pair of its path did; its own GB/s under that load. */
   concurrent: v.optional(v.boolean()),
+  moverEvidence: v.optional(MoverEvidenceSchema),
 });
 
 /** `matrix --concurrent`: one path's pairs all at once, summed (docs/MATRIX.md). */
@@ -540,6 +604,7 @@ export type Gpu = v.InferOutput<typeof GpuSchema>;
 export type Progress = v.InferOutput<typeof ProgressSchema>;
 export type Heartbeat = v.InferOutput<typeof HeartbeatSchema>;
 export type Sample = v.InferOutput<typeof SampleSchema>;
+export type MoverEvidence = v.InferOutput<typeof MoverEvidenceSchema>;
 export type TimelineEvent = v.InferOutput<typeof TimelineEventSchema>;
 export type Timeline = v.InferOutput<typeof TimelineSchema>;
 export type TimelineFileRef = Extract<Timeline, { path: string }>;
@@ -629,12 +694,30 @@ export function validateRecord(value: unknown): LineResult {
   if (!Object.hasOwn(RECORD_SCHEMAS, type)) return { kind: 'unknown-type', type: type.slice(0, 64) };
   // Most lines are valid: a plain check read off the schema accepts them without building a
   // copy; anything it does not vouch for goes through the schema for the verdict and reason.
-  if (FAST[type as RecordType]?.(value)) return { kind: 'record', record: value as HelperRecord };
+  if (FAST[type as RecordType]?.(value)) return consistent(value as HelperRecord);
   const result = v.safeParse(RECORD_SCHEMAS[type as RecordType], value);
-  if (result.success) return { kind: 'record', record: result.output };
+  if (result.success) return consistent(result.output);
   const issue = result.issues[0];
   const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';
   return { kind: 'malformed', reason: `${type}${where ? `.${where}` : ''}: ${issue.message}` };
+}
+
+/**
+ * What a record's schema cannot say alone: a mover evidence's verdict is the evidence against
+ * the record's own mover, so one that says otherwise (a sample labelled engine whose evidence saw
+ * a CU kernel and "matches") is refused rather than shown as either.
+ */
+function consistent(record: HelperRecord): LineResult {
+  if ((record.type === 'sample' || record.type === 'matrix-cell') && record.moverEvidence) {
+    const e = record.moverEvidence;
+    const expected = verdictOf(record.mover, e.observed);
+    if (e.verdict !== expected)
+      return {
+        kind: 'malformed',
+        reason: `${record.type}.moverEvidence.verdict: must be "${expected}" for a ${record.mover} ${record.type === 'sample' ? 'sample' : 'cell'} whose evidence observed ${e.observed} (got "${e.verdict}")`,
+      };
+  }
+  return { kind: 'record', record };
 }
 
 /** Parses and validates one NDJSON line. Never throws. */

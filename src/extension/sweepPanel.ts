@@ -15,7 +15,8 @@ import { adviceView } from '../core/advice/adviceView';
 import { adviceSettings } from './settings';
 import type { Run } from '../core/run';
 import { runTabLabel } from '../core/runs/runLabel';
-import { sweepView } from '../core/sweep/sweepView';
+import type { SweepView } from '../core/sweep/sweepView';
+import { contradictingPoints, sweepView } from '../core/sweep/sweepView';
 import { sweepTableModel } from '../core/sweep/sweepPanelTable';
 import type { RunViewPanel } from './runViewPanel';
 import { RunPanels } from './runViewPanel';
@@ -35,7 +36,10 @@ export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>
   title: (run) => vscode.l10n.t('Sweep {0}', runTabLabel(run)),
   parse: parseWebviewMessage,
   initialState: () => ({ pair: undefined }),
-  view: (run, panel) => ({ type: 'sweep', view: sweepView(run, panel.live), ...advice(run, panel) }),
+  view: (run, panel) => {
+    const view = sweepView(run, panel.live);
+    return { type: 'sweep', view, ...advice(run, panel), ...evidenceNote(view) };
+  },
   table: (run, panel) => sweepTableModel(sweepView(run, panel.live)),
   handle(message, panel) {
     switch (message.type) {
@@ -71,6 +75,23 @@ export const SweepPanel = new RunPanels<HostMessage, WebviewMessage, SweepState>
     }
   },
 });
+
+/** What a sample flagged "✗ contradicts" means, said at the top of the page while the run has one. */
+function evidenceNote(view: SweepView): { evidenceNote?: string } {
+  const flagged = contradictingPoints(view).length;
+  if (flagged === 0) return {};
+  return {
+    evidenceNote:
+      flagged === 1
+        ? vscode.l10n.t(
+            "One sample is flagged ✗ contradicts: the platform saw another mover carry its bytes than its label says, so its GB/s is not that path's and cannot be trusted as it. The helper stopped the run there (error mover-mismatch). Hover its Evidence cell for what was seen.",
+          )
+        : vscode.l10n.t(
+            "{0} samples are flagged ✗ contradicts: the platform saw another mover carry their bytes than their labels say, so their GB/s is not those paths' and cannot be trusted as it. Hover a flagged sample's Evidence cell for what was seen.",
+            flagged,
+          ),
+  };
+}
 
 /** The advice for the run as it stands; left out (and logged) when settings are invalid. */
 function advice(run: Run, panel: SweepPanel): { advice?: AdviceView } {

@@ -163,7 +163,8 @@ describe('table models from real runs', () => {
     const { rows } = readBack(table);
     const sizes = new Set(run.samples.map((s) => s.sizeBytes));
     expect(rows).toHaveLength(sizes.size);
-    expect(table.columns).toHaveLength(2 + 3 * view.series.length);
+    // GB/s, low, high, and the four columns of the sample's mover evidence per series.
+    expect(table.columns).toHaveLength(2 + 7 * view.series.length);
     expect(table.notes?.[0]).toMatch(/^SIMULATED/);
     for (const s of run.samples) {
       const name = seriesLabel({ path: pathName(s.mover, s.initiator), cus: s.cus });
@@ -173,6 +174,10 @@ describe('table models from real runs', () => {
       // The slowest and fastest timed iteration, as bandwidth.
       expect(Number(row![`${name} low GB/s`])).toBe(s.sizeBytes / s.maxNs!);
       expect(Number(row![`${name} high GB/s`])).toBe(s.sizeBytes / s.minNs!);
+      // A run saved before the helper printed mover evidence: "not recorded", the rest empty.
+      expect(s.moverEvidence).toBeUndefined();
+      expect(row![`${name} evidence source`]).toBe('not recorded');
+      expect(row![`${name} evidence verdict`]).toBe('');
     }
   });
 

@@ -187,6 +187,78 @@ async function drive(origin, messages) {
       );
     }
 
+    // The Evidence column: one per series, a word per sample with the detail as its tooltip.
+    const evidenceHeads = await page.locator('.data-table thead th.evidence-head').count();
+    const shownSeries = headers.length - 1 - evidenceHeads;
+    check(
+      evidenceHeads === shownSeries && evidenceHeads > 0,
+      `an Evidence column beside each series (${evidenceHeads})`,
+    );
+    const evidenceCells = page.locator('.data-table tbody td.evidence');
+    const words = await evidenceCells.allTextContents();
+    const expected = final.series.every((s) => s.points.every((p) => p.evidence?.state === 'simulated'))
+      ? 'simulated'
+      : undefined;
+    check(
+      words.length > 0 && (!expected || words.every((w) => w === expected || w === '—')),
+      `every sample's Evidence cell says ${expected ?? 'its word'} (${new Set(words).size} distinct)`,
+    );
+    check(
+      ((await evidenceCells.first().getAttribute('title')) ?? '').length > 0,
+      'an Evidence cell has the detail as its tooltip',
+    );
+    const flaggedBefore = final.series
+      .flatMap((s) => s.points)
+      .filter((p) => p.evidence?.state === 'contradicts').length;
+    check(
+      (await page.locator('.evidence-note').isVisible()) === flaggedBefore > 0,
+      flaggedBefore > 0
+        ? `the note at the top explains ${flaggedBefore} flagged sample(s)`
+        : 'no evidence note while no sample is flagged',
+    );
+    check(
+      (await page.locator('.data-table td.evidence-contradicts').count()) <= flaggedBefore,
+      'no Evidence cell is flagged but a contradicting sample',
+    );
+    // A sample whose evidence contradicts its label: flagged in the table, explained at the top.
+    const flagged = JSON.parse(JSON.stringify(messages.at(-1)));
+    const engine = flagged.view.series.find(
+      (s) => s.path.startsWith('engine/') && !s.series && s.points[0]?.evidence?.state !== 'contradicts',
+    );
+    if (engine) {
+      const cellsBefore = await page.locator('.data-table td.evidence-contradicts').count();
+      engine.points[0].evidence = {
+        ...(engine.points[0].evidence ?? {}),
+        state: 'contradicts',
+        word: '✗ contradicts',
+        title: 'simulated: a CU copy kernel carried the bytes (--fault mislabel-after)',
+        source: 'simulated',
+        observed: 'cu',
+        verdict: 'contradicts',
+        detail: 'simulated: a CU copy kernel carried the bytes (--fault mislabel-after)',
+      };
+      flagged.evidenceNote = 'A sample is flagged ✗ contradicts.';
+      await post(flagged);
+      await frames();
+      check(await page.locator('.evidence-note').isVisible(), 'a flagged sample is explained at the top of the page');
+      check(
+        (await page.locator('.evidence-note').textContent())?.includes('A sample is flagged'),
+        "the note is the host's words",
+      );
+      // The first size of the series' pair is shown only where the page shows that pair and CU count.
+      check(
+        (await page.locator('.data-table td.evidence-contradicts').count()) >= cellsBefore,
+        'its Evidence cell is flagged',
+      );
+      check((await page.locator('.data-table td.contradicts .flag').count()) >= 1, 'its GB/s cell is marked ✗');
+      await post(messages.at(-1));
+      await frames();
+      check(
+        (await page.locator('.evidence-note').isVisible()) === flaggedBefore > 0,
+        'the note follows the flagged samples the run has',
+      );
+    }
+
     if (messages.at(-1)?.advice) {
       const advice = page.locator('details.advice');
       check(await advice.isVisible(), 'the Advice section is shown');

@@ -218,10 +218,20 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
   if (rows.length === 0) return null;
   const ratio = (p: GroupPoint) =>
     p.ratio === undefined ? '' : formatRatio({ ratio: p.ratio, ...(p.interval ? { interval: p.interval } : {}) });
+  // Each run's mover evidence only where a run has any: runs saved before it show as before.
+  const withEvidence = rows.some(({ p }) => p.evidence);
+  const moved = rows.filter(({ p }) => p.movedDifferently).length;
   return el(
     'section',
     {},
     el('h2', {}, `Every point (${rows.length})`),
+    moved > 0
+      ? el(
+          'p',
+          { class: 'moved-note warn' },
+          `≠ ${moved} point${moved === 1 ? '' : 's'} moved differently: the two runs' bytes were moved differently there (their mover evidence saw different movers, or one contradicts its label), so the difference is not a like-for-like change.`,
+        )
+      : null,
     tableActions.element,
     el(
       'table',
@@ -232,9 +242,15 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
         el(
           'tr',
           {},
-          ...['point', `A ${view.bandwidth}`, `B ${view.bandwidth}`, 'ratio [low, high]', 'tolerance', 'verdict'].map(
-            (h) => el('th', { scope: 'col' }, h),
-          ),
+          ...[
+            'point',
+            `A ${view.bandwidth}`,
+            `B ${view.bandwidth}`,
+            'ratio [low, high]',
+            'tolerance',
+            ...(withEvidence ? ['evidence A / B'] : []),
+            'verdict',
+          ].map((h) => el('th', { scope: 'col' }, h)),
         ),
       ),
       el(
@@ -244,16 +260,24 @@ function tableSection(view: ComparePageView, group: CompareGroup | undefined): H
           el(
             'tr',
             {
-              class: `state-${STATE_CLASS[p.state]}${g.key === group?.key ? ' shown' : ''}`,
+              class: `state-${STATE_CLASS[p.state]}${g.key === group?.key ? ' shown' : ''}${p.movedDifferently ? ' moved-differently' : ''}`,
               'data-key': p.key,
-              title: p.why,
+              title: [p.why, p.movedDifferently].filter(Boolean).join('; ') || undefined,
             },
             el('td', {}, p.label),
             el('td', { class: 'num' }, p.a ? formatGbps(p.a.gbps) : ''),
             el('td', { class: 'num' }, p.b ? formatGbps(p.b.gbps) : ''),
             el('td', { class: 'num' }, ratio(p)),
             el('td', { class: 'num' }, p.tolerance === undefined ? '' : percent(p.tolerance)),
-            el('td', { class: 'verdict' }, p.state),
+            withEvidence ? el('td', { class: 'evidence' }, `${p.evidence?.a ?? '—'} / ${p.evidence?.b ?? '—'}`) : null,
+            el(
+              'td',
+              { class: 'verdict' },
+              p.state,
+              p.movedDifferently
+                ? el('span', { class: 'moved-flag', title: p.movedDifferently }, ' ≠ moved differently')
+                : null,
+            ),
           ),
         ),
       ),

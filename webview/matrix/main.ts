@@ -51,16 +51,28 @@ function header(view: MatrixPageView): HTMLElement {
   );
 }
 
+const flagged = (c: MatrixGridCell) => c.evidence?.state === 'contradicts';
+
 function cellText(c: MatrixGridCell): string {
-  if (c.state === 'measured') return formatGbps(c.gbps!);
+  if (c.state === 'measured') return `${flagged(c) ? '✗ ' : ''}${formatGbps(c.gbps!)}`;
   if (c.state === 'failed') return 'failed';
   if (c.state === 'missing') return '·';
   return '';
 }
 
-function cellDescription(c: MatrixGridCell): string {
+/** A cell's details; `withEvidence` where its path has any (a run saved before it reads as it always did). */
+function cellDescription(c: MatrixGridCell, withEvidence: boolean): string {
   const pair = pairName(c);
-  if (c.state === 'measured') return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weak pair' : ''}`;
+  if (c.state === 'measured') {
+    // The cell's details carry its evidence: the word, then what was seen (controls shown as escapes).
+    const e = c.evidence;
+    const evidence = e
+      ? `; evidence: ${e.word}${flagged(c) ? ", its GB/s is not this path's" : ''} (${e.title})`
+      : withEvidence
+        ? '; evidence: not recorded'
+        : '';
+    return `${pair}: ${formatGbps(c.gbps!)} GB/s${c.weakest ? ', weak pair' : ''}${evidence}`;
+  }
   if (c.state === 'failed') return `${pair}: failed, ${c.error ?? ''}`;
   if (c.state === 'missing') return `${pair}: not measured`;
   return isHost(c.src)
@@ -78,6 +90,9 @@ function legend(p: MatrixPathView): HTMLElement | null {
     el('span', { class: 'legend-label' }, `${formatGbps(p.stats.maxGbps)} GB/s`),
     p.weakest.length > 0 ? el('span', { class: 'legend-key weakest-key' }, 'weak pair') : null,
     p.failed > 0 ? el('span', { class: 'legend-key failed-key' }, 'failed') : null,
+    (p.contradicts ?? 0) > 0
+      ? el('span', { class: 'legend-key contradicts-key' }, '✗ evidence contradicts the label')
+      : null,
     p.missing > 0 ? el('span', { class: 'legend-key missing-key' }, '· not measured') : null,
   );
 }
@@ -139,10 +154,11 @@ function heatmap(p: MatrixPathView, detail: HTMLElement): HTMLTableElement {
             const td = el(
               'td',
               {
-                class: `cell ${c.state}${c.weakest ? ' weakest' : ''}`,
+                class: `cell ${c.state}${c.weakest ? ' weakest' : ''}${flagged(c) ? ' contradicts' : ''}`,
+                'data-evidence': c.state === 'measured' ? (c.evidence?.state ?? 'not-recorded') : undefined,
                 role: 'gridcell',
-                'aria-label': cellDescription(c),
-                title: cellDescription(c),
+                'aria-label': cellDescription(c, p.evidenceText !== undefined),
+                title: cellDescription(c, p.evidenceText !== undefined),
                 'data-row': String(i),
                 'data-col': String(j),
               },
@@ -198,6 +214,16 @@ function pathSection(p: MatrixPathView): HTMLElement {
       )
     : null;
   const title = p.concurrent ? `${p.label} · all pairs at once` : p.label;
+  const evidenceText = p.evidenceText
+    ? el(
+        'p',
+        { class: `evidence-text${(p.contradicts ?? 0) > 0 ? ' has-contradicts' : ''}` },
+        `Mover evidence: ${p.evidenceText}`,
+        (p.contradicts ?? 0) > 0
+          ? ` — ${p.contradicts} cell${p.contradicts === 1 ? '' : 's'} flagged ✗: the platform saw another mover carry the bytes than the label says, so ${p.contradicts === 1 ? 'its' : 'their'} GB/s is not this path's; left out of min, median, max and the weak pairs.`
+          : null,
+      )
+    : null;
   const totalText = p.totalText ? el('p', { class: 'total-text' }, p.totalText) : null;
   const grid = p.gpuTotals
     ? el('div', { class: 'grid-and-totals' }, heatmap(p, detail), totalsTable(p))
@@ -207,6 +233,7 @@ function pathSection(p: MatrixPathView): HTMLElement {
     { class: 'path', 'data-path': p.path },
     el('h2', {}, title),
     el('p', { class: 'weakest-text' }, p.weakestText),
+    evidenceText,
     totalText,
     stats,
     legend(p),
@@ -234,7 +261,11 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
       el(
         'thead',
         {},
-        el('tr', {}, ...['path', 'source', 'destination', 'GB/s', 'state'].map((h) => el('th', { scope: 'col' }, h))),
+        el(
+          'tr',
+          {},
+          ...['path', 'source', 'destination', 'GB/s', 'state', 'evidence'].map((h) => el('th', { scope: 'col' }, h)),
+        ),
       ),
       el(
         'tbody',
@@ -254,6 +285,16 @@ function cellTable(view: MatrixPageView): HTMLElement | null {
                 ? ['failed: ', bdi(c.error ?? '')]
                 : [c.state === 'missing' ? 'not measured' : c.weakest ? 'measured (weak pair)' : 'measured']),
             ),
+            c.state === 'measured'
+              ? el(
+                  'td',
+                  {
+                    class: `evidence evidence-${c.evidence?.state ?? 'not-recorded'}`,
+                    title: c.evidence?.title ?? 'not recorded: the run was saved before the helper printed it',
+                  },
+                  c.evidence?.word ?? 'not recorded',
+                )
+              : el('td', {}),
           ),
         ),
       ),

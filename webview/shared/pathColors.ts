@@ -15,6 +15,9 @@
  * The initiator: of each mover's pair, the device-started path has the shorter strokes and the
  * pointed marker. Colours are VS Code's chart colours, so themes restyle them (as series colours:
  * theme.ts makes them opaque and at least 3:1 against the background).
+ *
+ * The sweep's runtime-default series (what the runtime does by default, whatever mover it uses at
+ * each size) is never drawn as a path: purple, a dash and two dots, a diamond marker.
  */
 import type { Initiator, Mover, PathName } from '../../src/core/protocol';
 import type { ChartHue, Theme } from './theme';
@@ -54,6 +57,11 @@ export function strokeOf(mover: Mover, initiator: Initiator): { dash: number[]; 
 
 export function moverColor(mover: Mover, theme: Theme): string {
   return theme.chart[MOVER_HUE[mover]];
+}
+
+/** The runtime-default series' line and marker (the note above). */
+export function runtimeDefaultStyle(theme: Theme): PathStyle {
+  return { color: theme.chart.purple, dash: [10, 3, 2, 3, 2, 3], dashed: true, pointStyle: 'rectRot' };
 }
 
 export function pathStyle(path: PathName, theme: Theme): PathStyle {

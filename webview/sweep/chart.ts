@@ -15,9 +15,11 @@ import {
   sizeScales,
   type XY,
 } from '../shared/chart';
-import { pathStyle } from '../shared/pathColors';
 import { withAlpha, type Theme } from '../shared/theme';
-import { seriesKey, seriesLabel } from './labels';
+import { evidenceLine } from './evidence';
+import { seriesKey, seriesLabel, seriesStyle } from './labels';
+
+const flagged = (p: SweepPoint) => p.evidence?.state === 'contradicts';
 
 /** A sweep point picked on the chart. */
 export interface SeriesPick {
@@ -84,6 +86,8 @@ export class SweepChart {
             callbacks: {
               title: (items) => (items[0] ? formatBytes(2 ** items[0].parsed.x!) : ''),
               label: (item) => this.tooltipLabel(item),
+              // What moved the point's bytes, under its figure.
+              afterLabel: (item) => this.tooltipEvidence(item),
             },
           },
         },
@@ -124,7 +128,8 @@ export class SweepChart {
       const role = this.roleOf(hit.datasetIndex);
       const series = role?.kind === 'line' ? this.series.find((s) => seriesKey(s) === role.key) : undefined;
       const point = role?.points[hit.index];
-      if (!series || !point || this.hiddenKeys.has(role!.key)) continue;
+      // The runtime-default series has no timeline of its own: the helper's timeline is of its own paths.
+      if (!series || series.series || !point || this.hiddenKeys.has(role!.key)) continue;
       const distance = Math.abs(hit.element.y - y);
       if (distance < bestDistance) {
         bestDistance = distance;
@@ -142,7 +147,13 @@ export class SweepChart {
     const role = this.roleOf(item.datasetIndex);
     const point = role?.points[item.dataIndex];
     if (!point) return '';
-    return `${item.dataset.label}: ${formatGbps(point.gbps)} GB/s  (${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)})`;
+    const flag = point.evidence?.state === 'contradicts' ? '  ✗ contradicts its label' : '';
+    return `${item.dataset.label}: ${formatGbps(point.gbps)} GB/s  (${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)})${flag}`;
+  }
+
+  private tooltipEvidence(item: TooltipItem<'line'>): string {
+    const point = this.roleOf(item.datasetIndex)?.points[item.dataIndex];
+    return point ? evidenceLine(point) : '';
   }
 
   /**
@@ -165,7 +176,7 @@ export class SweepChart {
     for (const s of this.series) {
       const key = seriesKey(s);
       const hidden = this.hiddenKeys.has(key);
-      const style = pathStyle(s.path, t);
+      const style = seriesStyle(s, t);
       const at = (pick: (p: SweepPoint) => number) => s.points.map((p) => ({ x: Math.log2(p.sizeBytes), y: pick(p) }));
       lines.push(
         reuse(`${key}|line`, {
@@ -176,10 +187,11 @@ export class SweepChart {
           backgroundColor: style.color,
           borderWidth: t.highContrast ? 3 : 2,
           borderDash: style.dash,
-          pointStyle: style.pointStyle,
-          // Refined points stand out: larger, with a ring, even where the grid's points are hidden.
-          pointRadius: s.points.map((p) => (p.refined ? 5 : s.points.length > 24 ? 0 : 3)),
-          pointBorderWidth: s.points.map((p) => (p.refined ? 2 : 1)),
+          // Refined points stand out: larger, with a ring, even where the grid's points are hidden;
+          // a sample whose evidence contradicts its label larger still, as a cross.
+          pointRadius: s.points.map((p) => (flagged(p) ? 7 : p.refined ? 5 : s.points.length > 24 ? 0 : 3)),
+          pointBorderWidth: s.points.map((p) => (flagged(p) ? 3 : p.refined ? 2 : 1)),
+          pointStyle: s.points.map((p) => (flagged(p) ? 'crossRot' : style.pointStyle)),
           pointHoverRadius: 5,
           pointBackgroundColor: style.color,
           pointBorderColor: style.color,

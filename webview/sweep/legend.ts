@@ -4,10 +4,9 @@
  * without colour (pathColors.ts).
  */
 import type { SweepSeries } from '../../src/core/sweep/sweepView';
-import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from '../shared/dom';
-import { seriesKey, seriesLabel } from './labels';
+import { seriesKey, seriesLabel, seriesSwatch } from './labels';
 
 export function renderLegend(
   root: HTMLElement,
@@ -29,7 +28,7 @@ export function renderLegend(
           'aria-pressed': String(shown),
           title: shown ? 'Hide this series' : 'Show this series',
         },
-        pathSwatch(s.path, theme),
+        seriesSwatch(s, theme),
         el('span', {}, seriesLabel(s)),
       );
       button.addEventListener('click', () => onToggle(key));

@@ -7,7 +7,8 @@ import type { HostMessage, WebviewMessage } from '../../src/core/sweep/sweepMess
 import { parseHostMessage } from '../../src/core/sweep/sweepMessages';
 import type { EndpointPair } from '../../src/core/endpoints';
 import type { SweepView } from '../../src/core/sweep/sweepView';
-import { seriesForCus, unsupportedOfPair } from '../../src/core/sweep/sweepView';
+import { contradictingPoints, seriesForCus, unsupportedOfPair } from '../../src/core/sweep/sweepView';
+import { renderEvidenceNote } from './evidence';
 import { observeTheme, readTheme } from '../shared/theme';
 import { connectPage } from '../shared/hostChannel';
 import { SweepChart } from './chart';
@@ -44,6 +45,8 @@ let pickedCus = host.state()?.pickedCus;
 let pickedPair = host.state()?.pickedPair;
 let view: SweepView | undefined;
 let advice: AdviceView | undefined;
+/** The host's words for a flagged sample (in the user's language), while the run has one. */
+let evidenceText: string | undefined;
 let theme = readTheme();
 /** Series the user switched off in the legend; kept while the run streams and across CU choices. */
 const hidden = new Set<string>();
@@ -76,6 +79,9 @@ const unsupported = el('section', {
   'aria-label': 'Paths this endpoint pair cannot have',
 });
 const notes = el('section', { class: 'notes', 'aria-label': 'Warnings and problems' });
+/** Says at the top what a sample flagged ✗ contradicts means, while the run has one. */
+const evidenceNote = el('p', { class: 'evidence-note', role: 'alert' });
+evidenceNote.hidden = true;
 const adviceSection = el('section', { class: 'advice-section', 'aria-label': 'Advice' });
 /** Copy and export every series of the run, not only the pair and CU count shown. */
 const tableActions = new TableActions(
@@ -86,6 +92,7 @@ const tableActions = new TableActions(
 const root = document.getElementById('root') ?? document.body;
 root.replaceChildren(
   header.element,
+  evidenceNote,
   el('div', { class: 'toolbar' }, pairSelector.element, selector.element),
   el('figure', { class: 'chart' }, legend, chartFrame),
   unsupported,
@@ -126,6 +133,7 @@ function render(): void {
   // Without any cu/* series, -1 matches no CU count and leaves the engine paths.
   const shown = seriesForCus(view, cus ?? -1, pair);
   header.update(view, pair);
+  renderEvidenceNote(evidenceNote, contradictingPoints(view).length, evidenceText);
   pairSelector.show(view.pairs, pair);
   selector.show(view.cuCounts, cus);
   legend.setAttribute('aria-label', `Series shown in the chart${pair ? `, ${pair.label}` : ''}`);
@@ -166,6 +174,7 @@ function handle(message: HostMessage): void {
         host.saveState({ pickedCus, runId: message.view.runId, ...(pickedPair ? { pickedPair } : {}) });
       view = message.view;
       advice = message.advice;
+      evidenceText = message.evidenceNote;
       scheduleRender();
       break;
     default: {

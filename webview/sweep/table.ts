@@ -4,16 +4,29 @@
  */
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { SweepPoint, SweepSeries, UnsupportedPath } from '../../src/core/sweep/sweepView';
-import { pathSwatch } from '../shared/pathSwatch';
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from '../shared/dom';
-import { seriesLabel } from './labels';
+import { evidenceCell } from './evidence';
+import { seriesLabel, seriesSwatch } from './labels';
 
 function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {
   if (!point) return el('td', { class: 'missing' }, '—');
+  const flagged = point.evidence?.state === 'contradicts';
+  const classes = [best ? 'best' : '', flagged ? 'contradicts' : ''].filter(Boolean).join(' ');
   return el(
     'td',
-    { class: best ? 'best' : undefined, title: best ? 'fastest shown at this size' : undefined },
+    {
+      class: classes || undefined,
+      title: flagged
+        ? "its mover evidence contradicts its label: this is not that path's figure"
+        : best
+          ? 'fastest shown at this size'
+          : undefined,
+    },
+    flagged ? el('span', { class: 'flag', 'aria-label': 'contradicts its label' }, '✗ ') : undefined,
+    point.mover
+      ? el('span', { class: 'runtime-mover', title: 'the mover the runtime used' }, `${point.mover} `)
+      : undefined,
     el('span', { class: 'value' }, formatGbps(point.gbps)),
     el('span', { class: 'range' }, `${formatGbps(point.gbpsLow)}–${formatGbps(point.gbpsHigh)}`),
     point.refined ? el('span', { class: 'refined', title: 'measured by a refinement round' }, ' refined') : undefined,
@@ -29,12 +42,16 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
   const bySize = series.map((s) => new Map(s.points.map((p) => [p.sizeBytes, p])));
   const rows = sizes.map((size) => {
     const points = bySize.map((m) => m.get(size));
-    const fastest = Math.max(...points.map((p) => p?.gbps ?? -Infinity));
+    // A sample whose evidence contradicts its label is not its path's figure, so it is never the fastest path.
+    const fastest = Math.max(...points.map((p) => (p && p.evidence?.state !== 'contradicts' ? p.gbps : -Infinity)));
     return el(
       'tr',
-      {},
+      { class: points.some((p) => p?.evidence?.state === 'contradicts') ? 'has-contradicts' : undefined },
       el('th', { scope: 'row' }, formatBytes(size)),
-      ...points.map((p) => cell(p, series.length > 1 && p !== undefined && p.gbps === fastest)),
+      ...points.flatMap((p) => [
+        cell(p, series.length > 1 && p !== undefined && p.gbps === fastest && p.evidence?.state !== 'contradicts'),
+        evidenceCell(p),
+      ]),
     );
   });
   replaceChildren(
@@ -45,7 +62,7 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
       el(
         'caption',
         {},
-        `${pairLabel ? `${pairLabel}: b` : 'B'}andwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size`,
+        `${pairLabel ? `${pairLabel}: b` : 'B'}andwidth in GB/s: mean of the timed iterations, then slowest–fastest iteration; bold marks the fastest path at each size. Evidence: what moved each sample's bytes as the platform saw it (hover for the detail); ✗ marks a sample whose evidence contradicts its label`,
       ),
       el(
         'thead',
@@ -54,7 +71,10 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
           'tr',
           {},
           el('th', { scope: 'col' }, 'Message size'),
-          ...series.map((s) => el('th', { scope: 'col' }, pathSwatch(s.path, theme), seriesLabel(s))),
+          ...series.flatMap((s) => [
+            el('th', { scope: 'col' }, seriesSwatch(s, theme), seriesLabel(s)),
+            el('th', { scope: 'col', class: 'evidence-head', 'aria-label': `Evidence, ${seriesLabel(s)}` }, 'Evidence'),
+          ]),
         ),
       ),
       el('tbody', {}, ...rows),

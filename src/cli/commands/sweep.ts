@@ -237,7 +237,24 @@ function jsonResult(run: Run, runFile: string) {
       dst: s.dst,
       pair: pairName(s),
       cus: s.cus,
-      points: s.points.map((p) => ({ sizeBytes: p.sizeBytes, gbps: p.gbps, meanNs: p.meanNs })),
+      ...(s.series ? { series: s.series } : {}),
+      points: s.points.map((p) => ({
+        sizeBytes: p.sizeBytes,
+        gbps: p.gbps,
+        meanNs: p.meanNs,
+        ...(p.mover ? { mover: p.mover } : {}),
+        // What moved the bytes (null: not recorded); `flagged` when it contradicts the label.
+        evidence: p.evidence
+          ? {
+              source: p.evidence.source,
+              observed: p.evidence.observed,
+              verdict: p.evidence.verdict,
+              detail: p.evidence.detail,
+              word: p.evidence.word,
+            }
+          : null,
+        ...(p.evidence?.state === 'contradicts' ? { flagged: true } : {}),
+      })),
     })),
     unsupported: view.unsupported,
     problems: view.problems,

@@ -6,6 +6,7 @@
  */
 import type { EndpointPair, PairKind } from '../endpoints';
 import { comparePairs, pairKind, pairName, samePair } from '../endpoints';
+import { standsForItsPath } from '../moverEvidence';
 import type { Sample } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
@@ -73,6 +74,8 @@ const pairKey = (p: EndpointPair) => `${p.src}:${p.dst}`;
 function samplesByPair(run: Run): Map<string, { pair: EndpointPair; samples: Sample[] }> {
   const byPair = new Map<string, { pair: EndpointPair; samples: Sample[] }>();
   for (const s of run.samples) {
+    // The runtime-default series and a sample whose evidence contradicts its label are not their paths' figures.
+    if (!standsForItsPath(s)) continue;
     const key = pairKey(s);
     const group = byPair.get(key);
     if (group) group.samples.push(s);

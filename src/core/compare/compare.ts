@@ -30,7 +30,8 @@
  * Pure and browser-safe: the CLI prints it and the compare panel draws it.
  */
 import { pairKind, pairName } from '../endpoints';
-import type { CollectivePoint, MatrixCell, PathName, Sample } from '../protocol';
+import { evidenceWord, movedDifferently } from '../moverEvidence';
+import type { CollectivePoint, MatrixCell, MoverEvidence, PathName, Sample } from '../protocol';
 import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, pathName } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
@@ -92,6 +93,14 @@ export interface PointComparison extends Located {
   verdict: PointVerdict;
   /** Unknown noise: which side lacks a spread, and why. */
   why?: string;
+  /** Each run's mover evidence word at the point ("not recorded" for a side without); absent when neither run has any. */
+  evidence?: { a: string; b: string };
+  /**
+   * The two runs' evidence says their bytes were moved differently (a different observed mover,
+   * or one run's evidence contradicts its label): the sentence saying so. The ratio and verdict
+   * stand as computed, but they are not a like-for-like change.
+   */
+  movedDifferently?: string;
 }
 
 /** A point only one run measured. */
@@ -118,6 +127,8 @@ export interface CompareSummary {
   unknownNoise: number;
   onlyInA: number;
   onlyInB: number;
+  /** Common points whose bytes the two runs moved differently (PointComparison.movedDifferently); absent when none. */
+  movedDifferently?: number;
   /** The regression with the lowest ratio. */
   worstRegression?: { key: string; label: string; ratio: number; interval: [number, number] };
   /** Geometric mean of the common points' ratios; null when there are none. */
@@ -270,24 +281,38 @@ interface PointKind<T> {
   curve(x: T, group: string): Curve;
   size(x: T): number;
   side(x: T): Side;
+  /** What moved the point's bytes as the platform saw it (sweep samples, matrix cells; absent before the helper printed it). */
+  evidence?(x: T): MoverEvidence | undefined;
 }
+
+/**
+ * The path a sample's curve is of: its own, or for the runtime-default series (whatever mover the
+ * runtime used at each size) the engine path of its initiator, the copy API it was asked through.
+ */
+const samplePath = (s: Sample): PathName =>
+  s.series === 'runtime-default' ? pathName('engine', s.initiator) : pathName(s.mover, s.initiator);
 
 const SWEEP: PointKind<Sample> = {
   records: (run) => run.samples,
-  path: (s) => pathName(s.mover, s.initiator),
-  group: (s) => `${s.src}:${s.dst}|${pathName(s.mover, s.initiator)}|${s.cus}|${s.mode ?? ''}`,
+  path: samplePath,
+  // The runtime-default series is a curve of its own, never matched with the helper's path of the same name.
+  group: (s) =>
+    s.series
+      ? `${s.src}:${s.dst}|${samplePath(s)}|${s.series}|${s.mode ?? ''}`
+      : `${s.src}:${s.dst}|${pathName(s.mover, s.initiator)}|${s.cus}|${s.mode ?? ''}`,
   curve: (s, group) => {
-    const path = pathName(s.mover, s.initiator);
-    const cus = s.mover === 'cu' ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
+    const path = samplePath(s);
+    const cus = s.mover === 'cu' && !s.series ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
     const mode = s.mode ? ` · ${s.mode}` : '';
     return {
       group,
-      groupLabel: `${path} · ${pairName(s)}${cus}${mode}`,
-      order: [...pairRank(s), pathRank(path), s.cus, s.mode ?? ''],
+      groupLabel: `${s.series ? `runtime default (${path})` : path} · ${pairName(s)}${cus}${mode}`,
+      order: [...pairRank(s), pathRank(path), s.series ? 1 : 0, s.series ? 0 : s.cus, s.mode ?? ''],
     };
   },
   size: (s) => s.sizeBytes,
   side: sampleSide,
+  evidence: (s) => s.moverEvidence,
 };
 
 const MATRIX: PointKind<MatrixCell> = {
@@ -300,6 +325,7 @@ const MATRIX: PointKind<MatrixCell> = {
   },
   size: (c) => c.sizeBytes,
   side: cellSide,
+  evidence: (c) => c.moverEvidence,
 };
 
 const COLLECTIVE: PointKind<CollectivePoint> = {
@@ -406,7 +432,7 @@ function matched<T>(
     const same = inA.curves.get(c.curve.group);
     if (same) c.rank = same.rank;
   }
-  const common: { c: CurvePoints<T>; size: number; pa: Side; pb: Side; tolerance: number }[] = [];
+  const common: { c: CurvePoints<T>; size: number; pa: Side; pb: Side; tolerance: number; xa: T; xb: T }[] = [];
   let unusable = 0;
   for (let i = 0; i < inA.firstCurve.length; i++) {
     const c = inA.firstCurve[i]!;
@@ -417,7 +443,7 @@ function matched<T>(
     const pa = k.side(xa);
     const pb = k.side(xb);
     if (pa.gbps > 0 && pb.gbps > 0 && Number.isFinite(pa.gbps) && Number.isFinite(pb.gbps))
-      common.push({ c, size, pa, pb, tolerance: tolerances.at(k.path(xa), size) });
+      common.push({ c, size, pa, pb, tolerance: tolerances.at(k.path(xa), size), xa, xb });
     else {
       unusable++;
       notes.push(
@@ -425,9 +451,16 @@ function matched<T>(
       );
     }
   }
-  const points = common
-    .sort(byCurveThenSize)
-    .map(({ c, size, pa, pb, tolerance }) => compare(located(c.curve, size), pa, pb, tolerance));
+  const points = common.sort(byCurveThenSize).map(({ c, size, pa, pb, tolerance, xa, xb }) => {
+    const p = compare(located(c.curve, size), pa, pb, tolerance);
+    const ea = k.evidence?.(xa);
+    const eb = k.evidence?.(xb);
+    // Runs without evidence compare as before: nothing is added to their points.
+    if (ea || eb) p.evidence = { a: evidenceWord(ea), b: evidenceWord(eb) };
+    const moved = movedDifferently(ea, eb);
+    if (moved) p.movedDifferently = moved;
+    return p;
+  });
   return { points, onlyInA: onlyIn(inA, inB, k), onlyInB: onlyIn(inB, inA, k), unusable };
 }
 
@@ -491,6 +524,13 @@ function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
   ] as const) {
     const status = runStatus(run);
     if (status !== 'ok') notes.push(`${side} (${run.header.id}) ended ${status}: it may lack points`);
+    const contradicting = [...run.samples, ...(run.matrixCells ?? [])].filter(
+      (x) => x.moverEvidence?.verdict === 'contradicts',
+    ).length;
+    if (contradicting > 0)
+      notes.push(
+        `${side} (${run.header.id}) has ${contradicting} ${kind === 'matrix' ? 'cell' : 'sample'}${contradicting === 1 ? '' : 's'} whose mover evidence contradicts ${contradicting === 1 ? 'its label' : 'their labels'} (mover-mismatch): ${contradicting === 1 ? 'its' : 'their'} GB/s is not that path's`,
+      );
     if (run.problems.length > 0)
       notes.push(
         `${side} (${run.header.id}) has ${run.problems.length} line${run.problems.length === 1 ? '' : 's'} that could not be used (first: ${run.problems[0]})`,
@@ -567,6 +607,11 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
         ? matched(a, b, MATRIX, tolerances, notes)
         : matched(a, b, COLLECTIVE, tolerances, notes);
   const noise = tolerances.model();
+  const moved = points.filter((p) => p.movedDifferently).length;
+  if (moved > 0)
+    notes.push(
+      `${moved} point${moved === 1 ? '' : 's'} flagged "moved differently": the two runs' bytes were moved differently there (their mover evidence saw different movers, or one contradicts its label), so the difference is not a like-for-like change`,
+    );
   const mixed = points.filter((p) => p.a.basis !== p.b.basis).length;
   if (mixed > 0)
     notes.push(`${mixed} point${mixed === 1 ? '' : 's'} compare a median with a mean (one run kept a summary only)`);
@@ -671,6 +716,7 @@ function baselineTolerances(a: Run, b: Run, kind: CompareKind, baselines: readon
 }
 
 function summarize(points: PointComparison[], onlyInA: number, onlyInB: number): CompareSummary {
+  const moved = points.filter((p) => p.movedDifferently).length;
   const count = (v: PointVerdict) => points.filter((p) => p.verdict === v).length;
   const regressions = points.filter((p) => p.verdict === 'regression');
   const worst = regressions.reduce<PointComparison | undefined>((w, p) => (!w || p.ratio < w.ratio ? p : w), undefined);
@@ -684,6 +730,7 @@ function summarize(points: PointComparison[], onlyInA: number, onlyInB: number):
     unknownNoise: count('unknown noise'),
     onlyInA,
     onlyInB,
+    ...(moved > 0 ? { movedDifferently: moved } : {}),
     ...(worst
       ? { worstRegression: { key: worst.key, label: worst.label, ratio: worst.ratio, interval: worst.interval! } }
       : {}),
@@ -726,6 +773,10 @@ export function summaryLines(c: Comparison): string[] {
     lines.push('no common point has a known spread, so none is a regression or improvement beyond noise');
   else if (s.common > 0) lines.push('no regression beyond noise');
   if (s.geomeanRatio !== null) lines.push(`geometric mean of the ratios: ${s.geomeanRatio.toFixed(3)}`);
+  if (s.movedDifferently)
+    lines.push(
+      `${n(s.movedDifferently, 'point')} moved differently: the two runs' bytes were moved differently, so ${s.movedDifferently === 1 ? 'its difference is' : 'their differences are'} not like-for-like`,
+    );
   return lines;
 }
 

@@ -43,6 +43,10 @@ const GroupPointSchema = v.object({
   widened: v.optional(interval),
   spread: v.optional(v.picklist(SPREADS)),
   why: v.optional(str),
+  /** Each run's mover evidence word at the point, where either run has evidence. */
+  evidence: v.optional(v.object({ a: v.pipe(v.string(), v.maxLength(64)), b: v.pipe(v.string(), v.maxLength(64)) })),
+  /** The two runs' bytes were moved differently here: the sentence saying so (compare.ts). */
+  movedDifferently: v.optional(str),
 });
 export type GroupPoint = v.InferOutput<typeof GroupPointSchema>;
 
@@ -96,6 +100,7 @@ export const ComparePageViewSchema = v.object({
     unknownNoise: count,
     onlyInA: count,
     onlyInB: count,
+    movedDifferently: v.optional(count),
     worstRegression: v.optional(v.object({ key: str, label: str, ratio: finite, interval })),
     geomeanRatio: v.nullable(finite),
   }),

@@ -6,7 +6,11 @@
 import type { TableCell, TableModel } from '../tables/tableText';
 import type { ComparePageView, GroupPoint } from './compareMessages';
 
-/** A comparison: one row per point of every curve, both runs' bandwidth, the ratio B/A with its interval, the run-to-run tolerance, and the verdict. */
+/**
+ * A comparison: one row per point of every curve, both runs' bandwidth, the ratio B/A with its
+ * interval, the run-to-run tolerance, the verdict, each run's mover evidence word and, where the
+ * two runs' bytes were moved differently, the sentence saying so.
+ */
 export function compareTableModel(view: ComparePageView): TableModel {
   const bw = view.bandwidth;
   const rows = view.groups.flatMap((g) =>
@@ -21,6 +25,10 @@ export function compareTableModel(view: ComparePageView): TableModel {
       p.interval?.[1] ?? null,
       p.tolerance ?? null,
       p.state,
+      // Empty where neither run has evidence of the point (runs saved before it) or one run alone measured it.
+      p.evidence?.a ?? null,
+      p.evidence?.b ?? null,
+      p.movedDifferently ?? null,
     ]),
   );
   const simulated = [view.a.simulated ? 'A' : '', view.b.simulated ? 'B' : ''].filter(Boolean);
@@ -37,6 +45,9 @@ export function compareTableModel(view: ComparePageView): TableModel {
       'ratio high',
       'run-to-run tolerance',
       'verdict',
+      'A mover evidence',
+      'B mover evidence',
+      'moved differently',
     ],
     rows,
     notes: [

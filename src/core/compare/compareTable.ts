@@ -41,13 +41,23 @@ export function compareTable(c: Comparison): string {
     );
   // A column of the tolerance only where it differs by path and size band.
   const byBand = c.noise.source === 'baseline runs';
+  // A column of each run's mover evidence where the words differ between points or runs; one line
+  // where every point says the same in both runs; nothing where neither run has any (runs saved
+  // before it print as before).
+  const pairs = new Set(c.points.map((p) => (p.evidence ? `${p.evidence.a}\u0000${p.evidence.b}` : '')));
+  const [only] = pairs;
+  const [wordA, wordB] = (only ?? '').split('\u0000');
+  const uniform = pairs.size === 1 && only !== '' && wordA === wordB;
+  const withEvidence = pairs.size > 1 || (pairs.size === 1 && only !== '' && !uniform);
+  if (uniform) out.push(`# mover evidence: ${wordA} in both runs at every point`);
   const rows = c.points.map((p) => [
     p.label,
     formatGbps(p.a.gbps),
     formatGbps(p.b.gbps),
     formatRatio(p),
     ...(byBand ? [percent(p.tolerance)] : []),
-    p.verdict,
+    ...(withEvidence ? [`${p.evidence?.a ?? '-'} / ${p.evidence?.b ?? '-'}`] : []),
+    `${p.verdict}${p.movedDifferently ? ' ≠ moved differently' : ''}`,
   ]);
   const head = [
     'point',
@@ -55,11 +65,23 @@ export function compareTable(c: Comparison): string {
     `B ${c.bandwidth}`,
     'ratio [low, high]',
     ...(byBand ? ['tolerance'] : []),
+    ...(withEvidence ? ['evidence A / B'] : []),
     'verdict',
   ];
   const widths = head.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length));
-  const line = (r: string[], lead: string) =>
-    `${lead}${padEnd(r[0]!, widths[0]!)}  ${padStart(r[1]!, widths[1]!)}  ${padStart(r[2]!, widths[2]!)}  ${padEnd(r[3]!, widths[3]!)}  ${byBand ? `${padStart(r[4]!, widths[4]!)}  ${r[5]}` : r[4]}`;
+  const line = (r: string[], lead: string) => {
+    const cells = [
+      padEnd(r[0]!, widths[0]!),
+      padStart(r[1]!, widths[1]!),
+      padStart(r[2]!, widths[2]!),
+      padEnd(r[3]!, widths[3]!),
+    ];
+    let i = 4;
+    if (byBand) cells.push(padStart(r[i]!, widths[i++]!));
+    if (withEvidence) cells.push(padEnd(r[i]!, widths[i++]!));
+    cells.push(r[i]!);
+    return `${lead}${cells.join('  ')}`;
+  };
   if (rows.length > 0) {
     out.push(line(head, '# '));
     for (const r of rows) out.push(line(r, '  '));
@@ -68,6 +90,11 @@ export function compareTable(c: Comparison): string {
   const whys = new Map<string, number>();
   for (const p of c.points) if (p.why) whys.set(p.why, (whys.get(p.why) ?? 0) + 1);
   for (const [why, n] of whys) out.push(`# unknown noise (${n} point${n === 1 ? '' : 's'}): ${why}`);
+  // Why a point is flagged "moved differently", once per reason.
+  const moved = new Map<string, number>();
+  for (const p of c.points)
+    if (p.movedDifferently) moved.set(p.movedDifferently, (moved.get(p.movedDifferently) ?? 0) + 1);
+  for (const [why, n] of moved) out.push(`# ≠ moved differently (${n} point${n === 1 ? '' : 's'}): ${why}`);
   for (const [side, only] of [
     ['A', c.onlyInA],
     ['B', c.onlyInB],

@@ -21,6 +21,8 @@ function common(p: PointComparison): GroupPoint {
     ...(p.widened ? { widened: p.widened } : {}),
     spread: p.spread,
     ...(p.why ? { why: p.why } : {}),
+    ...(p.evidence ? { evidence: p.evidence } : {}),
+    ...(p.movedDifferently ? { movedDifferently: p.movedDifferently } : {}),
   };
 }
 

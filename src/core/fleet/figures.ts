@@ -7,6 +7,7 @@
 import type { Advice } from '../advice/advice';
 import { adviseAllPairs } from '../advice/advice';
 import { pairName } from '../endpoints';
+import { standsForItsPath } from '../moverEvidence';
 import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
@@ -37,7 +38,7 @@ export function sweepAdvice(run: Run): Advice[] {
 export function sweepFigures(run: Run, advised: readonly Advice[] = sweepAdvice(run)): Figure[] {
   const peaks = new Map<string, Figure>();
   for (const s of run.samples) {
-    if (!s.validated) continue;
+    if (!s.validated || !standsForItsPath(s)) continue;
     const path = pathName(s.mover, s.initiator);
     const pair = pairName(s);
     const key = `peak ${path} ${pair} ${s.cus}`;

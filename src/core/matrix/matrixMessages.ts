@@ -5,7 +5,15 @@
  */
 import * as v from 'valibot';
 import { PATHS } from '../protocol';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../pageMessages';
+import {
+  EvidenceSummarySchema,
+  ReadyMessageSchema,
+  WebviewErrorMessageSchema,
+  endpoint,
+  finite,
+  parserOf,
+  str,
+} from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 /** A row or column: a GPU index, or -1 for host memory (labelled `host`). */
@@ -26,6 +34,8 @@ export const MatrixGridCellSchema = v.object({
   error: v.optional(str),
   /** A weak pair: below the others by the fleet's outlier rule (matrixView.ts). */
   weakest: v.boolean(),
+  /** Measured cells: what moved its bytes as the platform saw it; absent: not recorded (a run saved before it). */
+  evidence: v.optional(EvidenceSummarySchema),
 });
 export type MatrixGridCell = v.InferOutput<typeof MatrixGridCellSchema>;
 
@@ -46,6 +56,10 @@ export const MatrixPathViewSchema = v.object({
   measured: finite,
   failed: finite,
   missing: finite,
+  /** Measured cells whose mover evidence contradicts their label: flagged, and left out of the stats and the weak-pair rule. */
+  contradicts: v.optional(finite),
+  /** The path's cells' evidence in words: "224 simulated", "55 ✓ engine (KFD), 1 ✗ contradicts"; absent when none was recorded. */
+  evidenceText: v.optional(str),
   /** `--concurrent`: every pair of the path ran at the same time; each cell is its GB/s under that load. */
   concurrent: v.boolean(),
   /** Concurrent paths: what each GPU sent (its row's sum) and received (its column's sum), over measured cells. */

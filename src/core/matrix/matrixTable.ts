@@ -5,6 +5,7 @@
 import type { MatrixPathView } from './matrixMessages';
 import type { Run } from '../run';
 import { endpointArg, pairName } from '../endpoints';
+import { contradictsNote } from '../moverEvidence';
 import { matrixPageView } from './matrixView';
 import { formatBytes, formatGbps } from '../units';
 import { terminalLine } from '../text';
@@ -19,10 +20,28 @@ function grid(p: MatrixPathView): string[] {
       if (c.state === 'self') return pad('-', width);
       if (c.state === 'failed') return pad('failed', width);
       if (c.state === 'missing') return pad('.', width);
-      return pad(`${formatGbps(c.gbps!)}${c.weakest ? '*' : ''}`, width);
+      return pad(`${formatGbps(c.gbps!)}${c.evidence?.state === 'contradicts' ? '✗' : c.weakest ? '*' : ''}`, width);
     });
     lines.push(` ${pad(row[0] ? endpointArg(row[0].src) : '', 8)}${cells.join('')}`);
   }
+  return lines;
+}
+
+/** The path's cells' evidence in words, and each cell whose evidence contradicts its label with what was seen. */
+function evidence(p: MatrixPathView): string[] {
+  const lines = p.evidenceText ? [`# mover evidence: ${p.evidenceText}`] : [];
+  // One line per distinct detail, as failures are.
+  const byDetail = new Map<string, string[]>();
+  for (const row of p.rows)
+    for (const c of row)
+      if (c.evidence?.state === 'contradicts') {
+        const detail = c.evidence.detail ?? '';
+        byDetail.set(detail, [...(byDetail.get(detail) ?? []), pairName(c)]);
+      }
+  for (const [detail, pairs] of byDetail)
+    lines.push(
+      pairs.length === 1 ? `# ✗ ${pairs[0]}: ${detail}` : `# ✗ ${pairs.length} cells (${pairs[0]}, ...): ${detail}`,
+    );
   return lines;
 }
 
@@ -61,16 +80,20 @@ export function matrixTable(run: Run): string {
   if (view.simulated)
     out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
   out.push(
-    '# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weak pair (below the others: see the line under the grid); failed: see errors; .: not measured',
+    "# GB/s = bytes / 1e9 / median seconds; rows: source (GPU or host), columns: destination; * weak pair (below the others: see the line under the grid); ✗ the cell's mover evidence contradicts its label; failed: see errors; .: not measured",
   );
+  const anyEvidence = view.paths.some((p) => p.evidenceText);
+  if (!anyEvidence && view.paths.some((p) => p.measured > 0))
+    out.push('# mover evidence: not recorded (the run was made before the helper printed it)');
   for (const p of view.paths) {
     out.push('#', `# ${p.label}`, ...grid(p));
     if (p.stats)
       out.push(
         `# min ${formatGbps(p.stats.minGbps)} · median ${formatGbps(p.stats.medianGbps)} · max ${formatGbps(p.stats.maxGbps)} GB/s`,
       );
-    out.push(`# ${p.weakestText}`, ...totals(p), ...failures(p));
+    out.push(`# ${p.weakestText}`, ...evidence(p), ...totals(p), ...failures(p));
   }
+  if (view.paths.some((p) => (p.contradicts ?? 0) > 0)) out.push('#', `# ${contradictsNote('cell')}`);
   for (const n of view.notes) if (!n.startsWith('Simulated node')) out.push(`# note: ${n}`);
   return out.map(terminalLine).join('\n');
 }

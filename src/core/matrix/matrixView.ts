@@ -7,6 +7,7 @@
  */
 import type { MatrixGridCell, MatrixPageView, MatrixPathView } from './matrixMessages';
 import { HOST, pairName, parseEndpoint } from '../endpoints';
+import { evidenceSummary } from '../moverEvidence';
 import { MIN_DEVIATION, MIN_NODES, Z_LIMIT, judge } from '../outliers';
 import type { PathName } from '../protocol';
 import { PATHS, pathName } from '../protocol';
@@ -171,8 +172,12 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   // A cell measured twice (never by the helper, but a file may be edited) shows the last one.
   const measuredAt = new Map(cells.map((c) => [key(c.src, c.dst), c]));
   const failedAt = new Map(errors.map((e) => [key(e.cell!.src, e.cell!.dst), e]));
-  const inGrid = [...measuredAt.values()].filter((c) => gpus.includes(c.src) && gpus.includes(c.dst));
+  const measuredInGrid = [...measuredAt.values()].filter((c) => gpus.includes(c.src) && gpus.includes(c.dst));
+  // A cell whose evidence contradicts its label is not the path's figure: flagged, and left out of the stats and the judging.
+  const contradicting = (c: { moverEvidence?: { verdict: string } }) => c.moverEvidence?.verdict === 'contradicts';
+  const inGrid = measuredInGrid.filter((c) => !contradicting(c));
   const values = inGrid.map((c) => c.gbps).sort((a, b) => a - b);
+  const scaleMax = Math.max(0, ...measuredInGrid.map((c) => c.gbps));
   const stats =
     values.length > 0 ? { minGbps: values[0]!, medianGbps: median(values), maxGbps: values.at(-1)! } : undefined;
   const judged = judgePairs(inGrid);
@@ -190,8 +195,18 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
       if (cell) {
         measured++;
         // Against the best cell, not the spread: noise of a few percent must not look like a weak link.
-        const level = stats!.maxGbps > 0 ? Math.max(0, 2 * (cell.gbps / stats!.maxGbps) - 1) : 0;
-        return { src, dst, state: 'measured', gbps: cell.gbps, level, weakest: isWeak.has(key(src, dst)) };
+        const max = stats?.maxGbps ?? scaleMax;
+        const level = max > 0 ? Math.min(1, Math.max(0, 2 * (cell.gbps / max) - 1)) : 0;
+        const measuredCell: MatrixGridCell = {
+          src,
+          dst,
+          state: 'measured',
+          gbps: cell.gbps,
+          level,
+          weakest: isWeak.has(key(src, dst)),
+        };
+        if (cell.moverEvidence) measuredCell.evidence = evidenceSummary(cell.mover, cell.moverEvidence);
+        return measuredCell;
       }
       const error = failedAt.get(key(src, dst));
       if (error) {
@@ -210,9 +225,15 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
   );
   const cus = path.startsWith('cu/') ? (cells[0]?.cus ?? Number(argOf(run, '--cus') ?? 0)) : 0;
   const label = path.startsWith('cu/') && cus > 0 ? `${path} · ${cus} CU${cus === 1 ? '' : 's'}` : path;
-  const weakestText = stats ? weakText(inGrid.length, judged, weakPairs) : 'No cell measured yet.';
+  const weakestText = stats
+    ? weakText(inGrid.length, judged, weakPairs)
+    : measuredInGrid.length > 0
+      ? "No pair is judged: every measured cell's mover evidence contradicts its label, so none is this path's figure."
+      : 'No cell measured yet.';
   const concurrent = isConcurrentMatrix(run);
   const extra = concurrent ? concurrentParts(run, path, rows, gpus, failed) : {};
+  const contradicts = measuredInGrid.filter(contradicting).length;
+  const evidenceText = evidenceWords(rows.flat());
   return {
     path,
     label,
@@ -225,9 +246,24 @@ function pathView(run: Run, path: PathName, gpus: number[]): MatrixPathView {
     measured,
     failed,
     missing,
+    ...(contradicts > 0 ? { contradicts } : {}),
+    ...(evidenceText ? { evidenceText } : {}),
     concurrent,
     ...extra,
   };
+}
+
+/** The measured cells' evidence words counted, most first: "56 simulated", "55 ✓ engine (KFD), 1 ✗ contradicts"; undefined when no cell has any. */
+function evidenceWords(cells: readonly MatrixGridCell[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const c of cells)
+    if (c.state === 'measured')
+      counts.set(c.evidence?.word ?? 'not recorded', (counts.get(c.evidence?.word ?? 'not recorded') ?? 0) + 1);
+  if (![...cells].some((c) => c.evidence)) return undefined;
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([word, n]) => `${n} ${word}`)
+    .join(', ');
 }
 
 export function matrixPageView(run: Run): MatrixPageView {

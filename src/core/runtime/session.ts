@@ -9,6 +9,7 @@
  * (native/src/limits.json's heartbeatMs), so silence means it is stuck.
  */
 import type { HelperRecord, LineResult } from '../protocol';
+import { MOVER_MISMATCH } from '../protocol';
 import type { Run, RunEnd, RunHeader } from '../run';
 import { applyRecord, newRun } from '../run';
 import type { RunStore } from '../runs/runStore';
@@ -259,7 +260,23 @@ export function describeEnd(
     return { ...base, status: 'ok', message: measured(run) };
   }
   if (lastError && exit.exitCode !== null) {
-    return { ...base, status: 'error', message: `${lastError.message} (exit code ${exit.exitCode}); ${kept}` };
+    // A label the evidence contradicts is said as such, with what to do: the run's figures are not what they claim.
+    if (lastError.code === MOVER_MISMATCH)
+      return {
+        ...base,
+        status: 'error',
+        message: `mover mismatch: ${lastError.message} (exit code ${exit.exitCode}); ${kept}, the contradicting one flagged.${lastError.hint ? ` ${lastError.hint}` : ''}`,
+      };
+    const mismatches = run.errors.filter((e) => e.code === MOVER_MISMATCH).length;
+    const flagged =
+      mismatches > 0
+        ? `; ${mismatches} mover mismatch${mismatches === 1 ? '' : 'es'} (error mover-mismatch: the evidence of what moved the bytes contradicts the label), flagged`
+        : '';
+    return {
+      ...base,
+      status: 'error',
+      message: `${lastError.message} (exit code ${exit.exitCode}); ${kept}${flagged}`,
+    };
   }
   const how = exit.signal
     ? `was killed by ${exit.signal}`

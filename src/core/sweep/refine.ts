@@ -14,6 +14,7 @@ import type { EndpointPair } from '../endpoints';
 import { pairName } from '../endpoints';
 import type { Crossover } from '../advice/crossover';
 import { MIN_REPETITIONS, findCrossover } from '../advice/crossover';
+import { standsForItsPath } from '../moverEvidence';
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
@@ -96,6 +97,8 @@ export function placedRatio(tolerance: number): number {
 function byPair(samples: readonly Sample[]): { pair: EndpointPair; samples: Sample[] }[] {
   const pairs = new Map<string, { pair: EndpointPair; samples: Sample[] }>();
   for (const s of samples) {
+    // Crossovers are of the helper's own paths, by samples whose label stands.
+    if (!standsForItsPath(s)) continue;
     const key = `${s.src}:${s.dst}`;
     const group = pairs.get(key);
     if (group) group.samples.push(s);
@@ -106,7 +109,7 @@ function byPair(samples: readonly Sample[]): { pair: EndpointPair; samples: Samp
 
 /** What makes a sample the same point as another: size, path, CUs, pair, and (optionally) the timing mode. */
 const pointKey = (s: Sample, withMode: boolean) =>
-  `${s.sizeBytes}|${s.mover}|${s.initiator}|${s.cus}|${s.src}:${s.dst}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}`;
+  `${s.sizeBytes}|${s.mover}|${s.initiator}|${s.cus}|${s.src}:${s.dst}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}${s.series ? `|${s.series}` : ''}`;
 
 /** Each pair and initiator that has both paths measured, with its crossover at the chosen CU count. */
 export function crossoversOf(

@@ -5,8 +5,16 @@
  */
 import * as v from 'valibot';
 import { AdviceViewSchema } from '../advice/adviceView';
-import { PATHS } from '../protocol';
-import { ReadyMessageSchema, WebviewErrorMessageSchema, endpoint, finite, parserOf, str } from '../pageMessages';
+import { MOVERS, PATHS, SAMPLE_SERIES } from '../protocol';
+import {
+  EvidenceSummarySchema,
+  ReadyMessageSchema,
+  WebviewErrorMessageSchema,
+  endpoint,
+  finite,
+  parserOf,
+  str,
+} from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
 const SweepPointSchema = v.object({
@@ -16,6 +24,8 @@ const SweepPointSchema = v.object({
   gbpsHigh: finite,
   meanNs: finite,
   refined: v.optional(v.literal(true)),
+  evidence: v.optional(EvidenceSummarySchema),
+  mover: v.optional(v.picklist(MOVERS)),
 });
 
 export const SweepViewSchema = v.object({
@@ -37,7 +47,14 @@ export const SweepViewSchema = v.object({
   cuCounts: v.array(finite),
   sizes: v.array(finite),
   series: v.array(
-    v.object({ path: v.picklist(PATHS), src: endpoint, dst: endpoint, cus: finite, points: v.array(SweepPointSchema) }),
+    v.object({
+      path: v.picklist(PATHS),
+      src: endpoint,
+      dst: endpoint,
+      cus: finite,
+      series: v.optional(v.picklist(SAMPLE_SERIES)),
+      points: v.array(SweepPointSchema),
+    }),
   ),
   warnings: v.array(str),
   problems: v.array(str),
@@ -45,7 +62,13 @@ export const SweepViewSchema = v.object({
 
 /** Host -> webview. */
 export const HostMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('sweep'), view: SweepViewSchema, advice: v.optional(AdviceViewSchema) }),
+  v.object({
+    type: v.literal('sweep'),
+    view: SweepViewSchema,
+    advice: v.optional(AdviceViewSchema),
+    /** What a sample flagged "✗ contradicts" means, in the user's language; sent while the run has one. */
+    evidenceNote: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+  }),
 ]);
 export type HostMessage = v.InferOutput<typeof HostMessageSchema>;
 

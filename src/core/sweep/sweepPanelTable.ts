@@ -5,46 +5,61 @@
  * precision); the words are the panel's own. Browser-safe.
  */
 import { endpointName } from '../endpoints';
+import { contradictsNote, EVIDENCE_COLUMNS, evidenceCells } from '../moverEvidence';
 import type { TableCell, TableModel } from '../tables/tableText';
 import { notesOf } from '../tables/tableText';
 import { formatBytes } from '../units';
-import type { SweepSeries, SweepView } from './sweepView';
+import type { SweepPoint, SweepSeries, SweepView } from './sweepView';
+import { contradictingPoints } from './sweepView';
+
+/** What the runtime-default series is, where a table has one. */
+export const RUNTIME_DEFAULT_NOTE =
+  "runtime default: what the HIP runtime does by default with the user's environment (the helper's own engine paths set ROC_P2P_SDMA_SIZE and GPU_FORCE_BLIT_COPY_SIZE to 0); its runtime mover is what the runtime used at that size. Never merged with the helper's own series.";
 
 export function cuCountLabel(cus: number): string {
   return `${cus} ${cus === 1 ? 'CU' : 'CUs'}`;
 }
 
-/** "cu/host · 64 CUs", "engine/device · 1 CU", "engine/host" (a host-started engine copy uses no CU): the sweep panel's series names. */
-export function seriesLabel(series: Pick<SweepSeries, 'path' | 'cus'>): string {
+/** "cu/host · 64 CUs", "engine/device · 1 CU", "engine/host" (a host-started engine copy uses no CU), "runtime default (engine/host)": the sweep panel's series names. */
+export function seriesLabel(series: Pick<SweepSeries, 'path' | 'cus' | 'series'>): string {
+  if (series.series === 'runtime-default') return `runtime default (${series.path})`;
   if (series.path.startsWith('engine/') && series.cus === 0) return series.path;
   return `${series.path} · ${cuCountLabel(series.cus)}`;
 }
 
 /**
  * A sweep: one row per message size, for every series of the run (every endpoint pair and CU
- * count, not only the one the chart shows), each with its GB/s (mean of the timed iterations)
- * and the slowest and fastest iteration's GB/s.
+ * count, not only the one the chart shows), each with its GB/s (mean of the timed iterations),
+ * the slowest and fastest iteration's GB/s, and its sample's mover evidence (source, observed
+ * mover, verdict, detail; "not recorded" where the run has none). The runtime-default series
+ * also says which mover the runtime used at each size.
  */
 export function sweepTableModel(view: SweepView): TableModel {
   const severalPairs = view.pairs.length > 1;
   const name = (s: SweepSeries) =>
     `${severalPairs ? `${endpointName(s.src)} → ${endpointName(s.dst)} ` : ''}${seriesLabel(s)}`;
-  const columns = [
-    'size',
-    'bytes',
-    ...view.series.flatMap((s) => [`${name(s)} GB/s`, `${name(s)} low GB/s`, `${name(s)} high GB/s`]),
+  const columnsOf = (s: SweepSeries) => [
+    `${name(s)} GB/s`,
+    `${name(s)} low GB/s`,
+    `${name(s)} high GB/s`,
+    ...(s.series ? [`${name(s)} runtime mover`] : []),
+    ...EVIDENCE_COLUMNS.map((c) => `${name(s)} ${c}`),
   ];
+  const cellsOf = (s: SweepSeries, p: SweepPoint | undefined): TableCell[] => {
+    const width = columnsOf(s).length;
+    if (!p) return Array<TableCell>(width).fill(null);
+    return [p.gbps, p.gbpsLow, p.gbpsHigh, ...(s.series ? [p.mover ?? null] : []), ...evidenceCells(p.evidence)];
+  };
+  const columns = ['size', 'bytes', ...view.series.flatMap(columnsOf)];
   const sizes = [...new Set(view.series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
   const bySize = view.series.map((s) => new Map(s.points.map((p) => [p.sizeBytes, p])));
   const rows = sizes.map((size): TableCell[] => [
     formatBytes(size),
     size,
-    ...bySize.flatMap((m) => {
-      const p = m.get(size);
-      return p ? [p.gbps, p.gbpsLow, p.gbpsHigh] : [null, null, null];
-    }),
+    ...view.series.flatMap((s, i) => cellsOf(s, bySize[i]!.get(size))),
   ]);
   const pairs = view.pairs.map((p) => p.label).join(', ');
+  const contradicting = contradictingPoints(view);
   return {
     title: `SDMA Lens sweep ${view.runId}`,
     columns,
@@ -52,6 +67,13 @@ export function sweepTableModel(view: SweepView): TableModel {
     notes: notesOf(view.simulated, [
       `${view.nodeLabel ? `${view.nodeLabel} · ` : ''}backend ${view.backend} · ${view.pairs.length > 1 ? 'endpoint pairs' : 'endpoints'}: ${pairs || 'none measured yet'} · ${view.status}`,
       'GB/s: bytes / 1e9 / mean seconds of the timed iterations; low and high: the slowest and the fastest iteration.',
+      'evidence: what moved the bytes as the platform saw it (source, observed mover, verdict against the label, detail); "not recorded": the run has none.',
+      ...(contradicting.length > 0
+        ? [
+            `${contradictsNote('sample')} Flagged: ${contradicting.map(({ series, point }) => `${name(series)} at ${formatBytes(point.sizeBytes)}`).join(', ')}.`,
+          ]
+        : []),
+      ...(view.series.some((s) => s.series === 'runtime-default') ? [RUNTIME_DEFAULT_NOTE] : []),
       ...view.unsupported.map((u) => u.text),
       ...view.warnings.map((w) => `warning: ${w}`),
       ...view.problems.map((p) => `problem: ${p}`),

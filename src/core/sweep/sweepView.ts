@@ -4,7 +4,9 @@
  */
 import type { EndpointPair } from '../endpoints';
 import { comparePairs, pairName, samePair } from '../endpoints';
-import type { PathName, Sample } from '../protocol';
+import type { EvidenceSummary } from '../moverEvidence';
+import { evidenceSummary } from '../moverEvidence';
+import type { Mover, PathName, Sample, SampleSeries } from '../protocol';
 import { PATHS, pathName } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
@@ -18,6 +20,10 @@ export interface SweepPoint {
   meanNs: number;
   /** Measured by a refinement round (`sweep --refine`, Refine Crossover), not by the grid. */
   refined?: true;
+  /** What moved the bytes as the platform saw it; absent: not recorded (a run saved before the helper printed it, an import). */
+  evidence?: EvidenceSummary;
+  /** The runtime-default series: the mover the runtime used at this size (its series' path names the API, not the mover). */
+  mover?: Mover;
 }
 
 export interface SweepSeries {
@@ -27,6 +33,13 @@ export interface SweepSeries {
   dst: number;
   /** CUs carrying the copy; for engine paths the fixed value the helper reported (0 or 1). */
   cus: number;
+  /**
+   * `runtime-default`: what the HIP runtime does by default with the user's environment, one
+   * series per pair and initiator whatever mover the runtime used at each size (each point
+   * says which); `path` is then `engine/<initiator>`, the copy API it was asked through. Never
+   * merged with the helper's own series of that path. Absent: the helper's own series.
+   */
+  series?: SampleSeries;
   points: SweepPoint[];
 }
 
@@ -77,7 +90,14 @@ function point(s: Sample, refined: boolean): SweepPoint {
     gbpsHigh: s.minNs !== undefined ? gbpsAt(s.minNs) : s.gbps,
     meanNs: s.meanNs,
     ...(refined ? { refined: true as const } : {}),
+    ...(s.moverEvidence ? { evidence: evidenceSummary(s.mover, s.moverEvidence) } : {}),
+    ...(s.series ? { mover: s.mover } : {}),
   };
+}
+
+/** The path a sample's series is drawn as: its own, or for the runtime-default series the engine path of its initiator (the copy API it was asked through). */
+function seriesPath(s: Sample): PathName {
+  return s.series === 'runtime-default' ? pathName('engine', s.initiator) : pathName(s.mover, s.initiator);
 }
 
 /**
@@ -103,20 +123,24 @@ export function sweepView(run: Run, live = false): SweepView {
   const cuCounts = new Set<number>();
   const sizes = new Set<number>();
   for (const s of run.samples) {
-    const path = pathName(s.mover, s.initiator);
-    if (s.mover === 'cu') cuCounts.add(s.cus);
+    const path = seriesPath(s);
+    if (s.mover === 'cu' && !s.series) cuCounts.add(s.cus);
     sizes.add(s.sizeBytes);
-    const key = `${s.src}:${s.dst}#${path}#${s.cus}`;
+    const key = s.series ? `${s.src}:${s.dst}#${path}#${s.series}` : `${s.src}:${s.dst}#${path}#${s.cus}`;
     let series = byKey.get(key);
     if (!series) {
-      series = { path, src: s.src, dst: s.dst, cus: s.cus, points: [] };
+      series = s.series
+        ? { path, src: s.src, dst: s.dst, cus: 0, series: s.series, points: [] }
+        : { path, src: s.src, dst: s.dst, cus: s.cus, points: [] };
       byKey.set(key, series);
     }
     series.points.push(point(s, refined.has(s)));
   }
   const order = (p: PathName) => PATHS.indexOf(p);
+  // The helper's own series of a path first, then the runtime-default one.
+  const own = (x: SweepSeries) => (x.series ? 1 : 0);
   const series = [...byKey.values()].sort(
-    (a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || a.cus - b.cus,
+    (a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || own(a) - own(b) || a.cus - b.cus,
   );
   for (const s of series) s.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
   const unsupported: UnsupportedPath[] = (run.pathUnsupported ?? []).map((u) => {
@@ -162,6 +186,13 @@ export function sweepView(run: Run, live = false): SweepView {
     warnings: [...run.warnings.map((w) => w.message), ...provenanceNotes(run)],
     problems: run.problems,
   };
+}
+
+/** The samples whose mover evidence contradicts their label, over every series of the view. */
+export function contradictingPoints(view: Pick<SweepView, 'series'>): { series: SweepSeries; point: SweepPoint }[] {
+  return view.series.flatMap((series) =>
+    series.points.filter((point) => point.evidence?.state === 'contradicts').map((point) => ({ series, point })),
+  );
 }
 
 /** The series to draw for one CU count (and one pair, when given): every cu/* path at that count plus the engine paths. */
