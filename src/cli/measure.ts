@@ -37,7 +37,7 @@ function simulatorFlags(values: MeasureValues) {
 }
 
 export function sweepOptionsOf(
-  values: MeasureValues & { sizes?: string; 'timeline-size'?: string },
+  values: MeasureValues & { sizes?: string; 'timeline-size'?: string; 'runtime-default'?: boolean },
   pairs: EndpointPair[],
 ): SweepOptions {
   return asUsage(() => {
@@ -53,6 +53,7 @@ export function sweepOptionsOf(
         ? { timelineSizeBytes: sizeOption('timeline-size', values['timeline-size']) }
         : {}),
       ...simulatorFlags(values),
+      ...(values['runtime-default'] === true ? { runtimeDefault: true } : {}),
     };
     sweepArgs(o);
     return o;

@@ -63,6 +63,8 @@ ${SWEEP_MEASURE}
                                 default: 0:1 with 2+ GPUs, host:0,0:host,0:0 with one GPU
 ${SIMULATOR}
   --timeline-size SIZE          also record a timeline at this size
+  --runtime-default             also measure what a plain hipMemcpyAsync gets with your own
+                                environment (AMD, simulator; docs/MEASUREMENT.md)
   --refine                      then measure more sizes around each crossover until it is
                                 placed within --refine-tolerance or --refine-budget is spent;
                                 each round is saved inside the sweep's run (docs/ADVICE.md)

@@ -254,6 +254,8 @@ export const SampleSchema = v.object({
   cusSeen: v.optional(count),
   /** `runtime-default`: what the HIP runtime does by default with the user's environment; `mover` is what it used at this size. */
   series: v.optional(v.picklist(SAMPLE_SERIES)),
+  /** With `series`: the runtime's rule and the values that gave `mover` (at most 256 bytes). */
+  runtimeRule: v.optional(bounded(EVIDENCE_DETAIL_MAX)),
   moverEvidence: v.optional(MoverEvidenceSchema),
 });
 

@@ -194,6 +194,7 @@ export function sweepSettings(): SweepOptions {
     return parseSize(x);
   });
   if (timeline !== undefined) options.timelineSizeBytes = timeline;
+  if (field('sweep.runtimeDefault', (x) => x === true)) options.runtimeDefault = true;
   try {
     return checkSweepOptions(options);
   } catch (err) {

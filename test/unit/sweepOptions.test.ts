@@ -23,6 +23,14 @@ describe('sweep options', () => {
     ]);
   });
 
+  it('asks for the runtime default series only when it is on', () => {
+    expect(sweepArgs(DEFAULT_SWEEP)).not.toContain('--runtime-default');
+    expect(sweepArgs({ ...DEFAULT_SWEEP, runtimeDefault: false })).not.toContain('--runtime-default');
+    expect(sweepArgs({ ...DEFAULT_SWEEP, runtimeDefault: true }).filter((a) => a === '--runtime-default')).toHaveLength(
+      1,
+    );
+  });
+
   it('keeps each value one argument, whatever characters a path holds', () => {
     const args = sweepArgs(with_({ timelineSizeBytes: 1 << 20, timelineOut: '/tmp/a b;$(touch x)/t.sdmatl' }));
     expect(args.slice(-4)).toEqual(['--timeline-size', '1M', '--timeline-out', '/tmp/a b;$(touch x)/t.sdmatl']);

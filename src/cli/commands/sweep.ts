@@ -32,6 +32,7 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
       dst: { type: 'string' },
       pairs: { type: 'string' },
       'timeline-size': { type: 'string' },
+      'runtime-default': { type: 'boolean', default: false },
       refine: { type: 'boolean', default: false },
       'refine-tolerance': { type: 'string' },
       'refine-budget': { type: 'string' },

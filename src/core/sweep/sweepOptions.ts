@@ -44,6 +44,11 @@ export interface SweepOptions {
   fault?: string;
   /** Simulator only: a node made weak on purpose, `WHAT=FACTOR[@HOST]` (docs/SIMULATOR.md). */
   simWeak?: string;
+  /**
+   * Also measure the runtime default series (`--runtime-default`, docs/MEASUREMENT.md): what a
+   * plain hipMemcpyAsync gets with the user's environment (AMD and the simulator; a warning on NVIDIA).
+   */
+  runtimeDefault?: boolean;
 }
 
 /** 13 sizes from 4 KiB to 1 GiB, denser around the hundreds-of-KiB crossover. */
@@ -151,6 +156,7 @@ export function sweepArgs(o: SweepOptions): string[] {
   if (o.simDelayMs !== undefined) args.push('--sim-delay-ms', String(o.simDelayMs));
   if (o.fault !== undefined) args.push('--fault', o.fault);
   if (o.simWeak !== undefined) args.push('--sim-weak', o.simWeak);
+  if (o.runtimeDefault === true) args.push('--runtime-default');
   return args;
 }
 
