@@ -225,6 +225,37 @@ const COPY_POINT = {
   iters: v.pipe(count, v.minValue(1)),
 };
 
+/** `sample.splitOver`: what `split` counted (engines by id on AMD, streams on NVIDIA, rocSHMEM SDMA channels). */
+export const SPLIT_OVER = ['engines', 'streams', 'channels'] as const;
+export type SplitOver = (typeof SPLIT_OVER)[number];
+/** `sample.shmemSdma` (engine/device on rocSHMEM): absent = `forced` (every put on SDMA, as before). */
+export const SHMEM_SDMA = ['forced', 'library', 'off'] as const;
+export type ShmemSdma = (typeof SHMEM_SDMA)[number];
+/** The largest wavefronts per CU the helper accepts (--waves-per-cu; native/src/limits.json). */
+export const WAVES_PER_CU_MAX = 64;
+/** The largest split and batch the helper accepts (--engines, --batch). */
+export const SPLIT_MAX = 64;
+export const BATCH_MAX = 1024;
+
+/**
+ * The seed's dimensions of a sample (docs/SEED-EXPERIMENTS.md). The helper prints each only when
+ * it is not the default, so a run saved before reads as today's defaults: absent wavesPerCu is
+ * 1024 threads per CU on cu/* (one thread's put on engine/device), absent split is one copy,
+ * absent batch is the single-copy API, absent shmemSdma is `forced`.
+ */
+const SEED_DIMENSIONS = {
+  /** Wavefronts per CU (cu/*), or of the kernel issuing the puts (engine/device). */
+  wavesPerCu: v.optional(v.pipe(count, v.minValue(1), v.maxValue(WAVES_PER_CU_MAX))),
+  /** Threads of one wavefront: 64 (AMD wave64) or 32 (an NVIDIA warp). Printed with wavesPerCu. */
+  waveSize: v.optional(v.picklist([32, 64])),
+  /** One copy split over this many engines, streams or channels (absent: 1). */
+  split: v.optional(v.pipe(count, v.minValue(2), v.maxValue(SPLIT_MAX))),
+  splitOver: v.optional(v.picklist(SPLIT_OVER)),
+  /** engine/host as one batched call of this many pieces (absent: the single-copy API). */
+  batch: v.optional(v.pipe(count, v.minValue(1), v.maxValue(BATCH_MAX))),
+  shmemSdma: v.optional(v.picklist(SHMEM_SDMA)),
+};
+
 export const SampleSchema = v.object({
   type: v.literal('sample'),
   ...COPY_POINT,
@@ -257,6 +288,7 @@ export const SampleSchema = v.object({
   /** With `series`: the runtime's rule and the values that gave `mover` (at most 256 bytes). */
   runtimeRule: v.optional(bounded(EVIDENCE_DETAIL_MAX)),
   moverEvidence: v.optional(MoverEvidenceSchema),
+  ...SEED_DIMENSIONS,
 });
 
 /** `transfer` (5): a kernel-started transfer whose CUs are unknown; only in timelines built from `run` records, never written by the helper. */

@@ -75,6 +75,28 @@ enum class TimingMode { OneShot, Pipelined };
 inline constexpr int kHostEndpoint = -1;
 inline bool isHost(int endpoint) { return endpoint == kHostEndpoint; }
 
+// engine/device on rocSHMEM: which puts may take an SDMA engine (CopyRequest::shmemSdma).
+enum class ShmemSdma : std::uint8_t { Forced, Library, Off };
+
+inline std::string_view shmemSdmaName(ShmemSdma s) {
+  switch (s) {
+    case ShmemSdma::Forced:
+      return "forced";
+    case ShmemSdma::Library:
+      return "library";
+    case ShmemSdma::Off:
+      return "off";
+  }
+  return "?";
+}
+
+inline std::optional<ShmemSdma> parseShmemSdma(std::string_view name) {
+  for (ShmemSdma s : {ShmemSdma::Forced, ShmemSdma::Library, ShmemSdma::Off}) {
+    if (shmemSdmaName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
 // One work unit of a sweep: one path x size x CU count between two endpoints.
 struct CopyRequest {
   CopyPath path = CopyPath::CuHost;
@@ -99,6 +121,24 @@ struct CopyRequest {
   std::string series{};
   std::string seriesRule{};  // the runtime's rule that labelled the point (printed as runtimeRule)
   int engineId = -1;         // engine/host on one named SDMA engine (AMD); -1: the runtime's choice
+  // The seed's dimensions (docs/SEED-EXPERIMENTS.md). Each default is the series of before, and
+  // a sample prints the field only when it is not the default, so runs saved before read as it.
+  // --waves-per-cu: cu/* copies run this many wavefronts (AMD wave64; NVIDIA warps of 32) on each
+  // CU, split over blocksPerCu workgroups; engine/device: the waves of the kernel that issues the
+  // puts (1: the wave-level put, more: the workgroup put). 0: the backend's default (cu/*: 1024
+  // threads per CU; engine/device: one thread's put in a one-wave kernel).
+  int wavesPerCu = 0;
+  // --engines: one copy split over this many engines (AMD engine/host: distinct SDMA engine ids),
+  // streams (NVIDIA engine/host: the driver picks the engines) or rocSHMEM SDMA channels
+  // (engine/device). 1: one copy, as before.
+  int split = 1;
+  // --batch: engine/host as one batched call (cudaMemcpyBatchAsync / hipMemcpyBatchAsync) of this
+  // many equal pieces. 0: the single-copy API, as before.
+  int batch = 0;
+  // --shmem-sdma (engine/device on rocSHMEM): whether its puts may take SDMA. Forced: every put
+  // on SDMA (ROCSHMEM_SDMA_THRESHOLD=0, as before); Library: rocSHMEM's own threshold (the
+  // variable left as the user has it); Off: SDMA disabled (ROCSHMEM_SDMA_ENABLED=0, load/store).
+  ShmemSdma shmemSdma = ShmemSdma::Forced;
 };
 
 enum class RunStatus { Ok, Cancelled, ValidationFailed, Failed };
@@ -122,6 +162,12 @@ struct CopyMeasurement {
   std::optional<double> medianNs;  // set by backends that measure; the reporter fills the rest
   // What moved the bytes as the platform saw it (unset: the backend gathers none).
   std::optional<MoverEvidence> evidence;
+  // The seed's dimensions as they ran (the reporter prints them with the request's split, batch
+  // and shmemSdma when not the default): the waves per CU and the threads of one wave (64 on
+  // AMD, 32 on NVIDIA), set when the request named wavesPerCu; what `split` counted.
+  int wavesPerCu = 0;
+  int waveSize = 0;
+  std::string splitOver;  // "engines", "streams" or "channels"
 };
 
 // Copies of several GPU pairs started together (matrix --concurrent, docs/MATRIX.md).

@@ -114,11 +114,23 @@ suite('Export Table... from the Runs view', () => {
       );
       assert.equal(written, file);
       const [header, ...rows] = parseCsv(readFileSync(file, 'utf8'));
-      assert.deepEqual(header, ['path', 'source', 'destination', 'GB/s', 'state']);
+      assert.deepEqual(header, [
+        'path',
+        'source',
+        'destination',
+        'GB/s',
+        'state',
+        'evidence source',
+        'evidence observed',
+        'evidence verdict',
+        'evidence detail',
+      ]);
       assert.equal(rows.length, 3 * 2, 'every ordered pair of 3 GPUs, the diagonal left out');
       const gbps = new Map(matrix.matrixCells!.map((c) => [`GPU ${c.src}→GPU ${c.dst}`, c.gbps]));
-      for (const r of rows)
+      for (const r of rows) {
         assert.equal(Number(r[3]), gbps.get(`${r[1]}→${r[2]}`), `${r[1]} → ${r[2]} as the helper printed it`);
+        assert.notEqual(r[5], '', `${r[1]} → ${r[2]}: the evidence source is always written (a run without says so)`);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
