@@ -19,6 +19,12 @@ export interface HelperLimits {
   timelineEventsMax: number;
   targetMsMax: number;
   blocksPerCuMax: number;
+  /** Most wavefronts (warps) per CU of --waves-per-cu. */
+  wavesPerCuMax: number;
+  /** Most engines, streams or channels one copy is split over (--engines). */
+  splitMax: number;
+  /** Most pieces of one batched copy (--batch). */
+  batchMax: number;
   /** Most timed repeats of one collective point (collective --repeats). */
   collectiveRepeatsMax: number;
   /** Most entries in --sizes and in --cus. */

@@ -231,11 +231,6 @@ export type SplitOver = (typeof SPLIT_OVER)[number];
 /** `sample.shmemSdma` (engine/device on rocSHMEM): absent = `forced` (every put on SDMA, as before). */
 export const SHMEM_SDMA = ['forced', 'library', 'off'] as const;
 export type ShmemSdma = (typeof SHMEM_SDMA)[number];
-/** The largest wavefronts per CU the helper accepts (--waves-per-cu; native/src/limits.json). */
-export const WAVES_PER_CU_MAX = 64;
-/** The largest split and batch the helper accepts (--engines, --batch). */
-export const SPLIT_MAX = 64;
-export const BATCH_MAX = 1024;
 
 /**
  * The seed's dimensions of a sample (docs/SEED-EXPERIMENTS.md). The helper prints each only when
@@ -245,14 +240,14 @@ export const BATCH_MAX = 1024;
  */
 const SEED_DIMENSIONS = {
   /** Wavefronts per CU (cu/*), or of the kernel issuing the puts (engine/device). */
-  wavesPerCu: v.optional(v.pipe(count, v.minValue(1), v.maxValue(WAVES_PER_CU_MAX))),
+  wavesPerCu: v.optional(v.pipe(count, v.minValue(1), v.maxValue(LIMITS.wavesPerCuMax))),
   /** Threads of one wavefront: 64 (AMD wave64) or 32 (an NVIDIA warp). Printed with wavesPerCu. */
   waveSize: v.optional(v.picklist([32, 64])),
   /** One copy split over this many engines, streams or channels (absent: 1). */
-  split: v.optional(v.pipe(count, v.minValue(2), v.maxValue(SPLIT_MAX))),
+  split: v.optional(v.pipe(count, v.minValue(2), v.maxValue(LIMITS.splitMax))),
   splitOver: v.optional(v.picklist(SPLIT_OVER)),
   /** engine/host as one batched call of this many pieces (absent: the single-copy API). */
-  batch: v.optional(v.pipe(count, v.minValue(1), v.maxValue(BATCH_MAX))),
+  batch: v.optional(v.pipe(count, v.minValue(1), v.maxValue(LIMITS.batchMax))),
   shmemSdma: v.optional(v.picklist(SHMEM_SDMA)),
 };
 

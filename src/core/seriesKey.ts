@@ -4,8 +4,8 @@
  * match samples on it, so a 1-wave point is never set beside a 16-wave one. A run saved before
  * these dimensions existed reads as today's defaults: its samples carry none of the fields.
  */
-import type { Sample, ShmemSdma, SplitOver } from './protocol.js';
-import { pathName, type PathName } from './protocol.js';
+import type { Sample, ShmemSdma, SplitOver } from './protocol';
+import { pathName, type PathName } from './protocol';
 
 /** The threads per CU a cu/* copy ran when the sample names no waves: 1024, as the helper always has. */
 export const DEFAULT_THREADS_PER_CU = 1024;
