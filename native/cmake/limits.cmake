@@ -5,7 +5,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${sdma_limits_js
 file(READ "${sdma_limits_json}" sdma_limits_text)
 set(sdma_limits_body "")
 foreach(key sizeBytesMax cusMax itersMax warmupMax simDelayMsMax simGpusMax timelineRepeatsMax timelineEventsMax
-            targetMsMax blocksPerCuMax collectiveRepeatsMax listLengthMax pairsMax gpuIndexMax faultAfterMax heartbeatMs simWeakFactorMax)
+            targetMsMax blocksPerCuMax wavesPerCuMax splitMax batchMax collectiveRepeatsMax listLengthMax pairsMax gpuIndexMax faultAfterMax heartbeatMs simWeakFactorMax)
   string(JSON value GET "${sdma_limits_text}" ${key})
   if(NOT value MATCHES "^[0-9]+$")
     message(FATAL_ERROR "native/src/limits.json: ${key} is not a whole number (${value})")

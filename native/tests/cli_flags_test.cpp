@@ -82,6 +82,9 @@ TEST_CASE("a row's bound is the limit its key names") {
       {"timelineRepeatsMax", limits::timelineRepeatsMax},
       {"targetMsMax", limits::targetMsMax},
       {"blocksPerCuMax", limits::blocksPerCuMax},
+      {"wavesPerCuMax", limits::wavesPerCuMax},
+      {"splitMax", limits::splitMax},
+      {"batchMax", limits::batchMax},
       {"collectiveRepeatsMax", limits::collectiveRepeatsMax},
       {"listLengthMax", limits::listLengthMax},
       {"pairsMax", limits::pairsMax},
@@ -132,4 +135,54 @@ TEST_CASE("the size grammar's shared vectors (test/fixtures/size-grammar.json)")
     }
   }
   CHECK(vectors >= 20);
+}
+
+namespace {
+
+const FlagSpec& sweepRow(std::string_view name) {
+  const std::vector<FlagSpec>& rows = sweepFlags();
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const FlagSpec& r) { return r.name == name; });
+  REQUIRE(row != rows.end());
+  return *row;
+}
+
+// The message of the UsageError `read` throws, or empty.
+template <typename Read>
+std::string refusal(Read read) {
+  try {
+    read();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("the seed's dimension flags: lists in their ranges, refused outside") {
+  const FlagSpec& waves = sweepRow("--waves-per-cu");
+  CHECK(readWavesList(waves, "1,16,64") == std::vector<int>{1, 16, 64});
+  CHECK(refusal([&] { readWavesList(waves, "0"); }).find("out of range (1..64") != std::string::npos);
+  CHECK(refusal([&] { readWavesList(waves, "65"); }).find("out of range (1..64") != std::string::npos);
+  CHECK(refusal([&] { readWavesList(waves, "x"); }).find("is not a wave count") != std::string::npos);
+  CHECK(refusal([&] { readWavesList(waves, "4,4"); }).find("listed twice") != std::string::npos);
+
+  const FlagSpec& engines = sweepRow("--engines");
+  CHECK(readEnginesList(engines, "1,2,4") == std::vector<int>{1, 2, 4});
+  CHECK(refusal([&] { readEnginesList(engines, "0"); }).find("out of range (1..64") != std::string::npos);
+  CHECK(refusal([&] { readEnginesList(engines, "65"); }).find("--engines") == 0);
+
+  const FlagSpec& batch = sweepRow("--batch");
+  CHECK(readBatchList(batch, "0,8,1024") == std::vector<int>{0, 8, 1024});
+  CHECK(refusal([&] { readBatchList(batch, "1025"); }).find("out of range (0..1024") != std::string::npos);
+  CHECK(refusal([&] { readBatchList(batch, "-1"); }).find("out of range") != std::string::npos);
+
+  const FlagSpec& shmem = sweepRow("--shmem-sdma");
+  CHECK(readShmemSdmaList(shmem, "forced,library,off") ==
+        std::vector<ShmemSdma>{ShmemSdma::Forced, ShmemSdma::Library, ShmemSdma::Off});
+  CHECK(refusal([&] { readShmemSdmaList(shmem, "on"); }).find("forced, library, off") != std::string::npos);
+
+  std::string many;
+  for (int i = 0; i <= limits::listLengthMax; ++i) many += (many.empty() ? "" : ",") + std::to_string(i % 1025);
+  CHECK(refusal([&] { readBatchList(batch, many); }).find("more than") != std::string::npos);
 }

@@ -132,15 +132,16 @@ TEST_CASE("measuredTimesStretchByTheFactor") {
   Mi350xModel engine;
   engine.weakness.engine = 0.5;
   // The same seed draws the same noise: each iteration's transfer takes twice as long, its
-  // fixed part (14.7 us of about 17.6 ms at 1 GiB) the same, so the ratio sits just under 2.
+  // fixed part (64.5 us with ROCr's 257 packets, of about 17.6 ms at 1 GiB) the same, so the
+  // ratio sits just under 2.
   const CopyMeasurement a = measureOn(plain, CopyPath::EngineHost);
   const CopyMeasurement b = measureOn(engine, CopyPath::EngineHost);
   bool doubled = a.timesNs.size() == b.timesNs.size() && !a.timesNs.empty();
   for (std::size_t i = 0; doubled && i < a.timesNs.size(); ++i) {
     const double ratio = b.timesNs[i] / a.timesNs[i];
-    doubled = ratio < 2 && ratio > 2 * (1 - 0.002);
+    doubled = ratio < 2 && ratio > 2 * (1 - 0.005);
   }
-  CHECK_MESSAGE((doubled), ("engine=0.5: every engine/host iteration at 1 GiB takes 2x (within the 0.1 % fixed part)"));
+  CHECK_MESSAGE((doubled), ("engine=0.5: every engine/host iteration at 1 GiB takes 2x (within the 0.4 % fixed part)"));
   CHECK_MESSAGE((measureOn(plain, CopyPath::CuHost).timesNs == measureOn(engine, CopyPath::CuHost).timesNs),
                 ("engine=0.5: cu/host iterations identical to the model's"));
   CHECK_MESSAGE((measureOn(Mi350xModel{}, CopyPath::CuDevice).timesNs == measureOn(plain, CopyPath::CuDevice).timesNs),

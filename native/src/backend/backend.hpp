@@ -225,6 +225,14 @@ class Backend {
     }
     return {};
   }
+  // Why this backend cannot run one value of the seed's dimensions (CopyRequest::wavesPerCu,
+  // split, batch, shmemSdma) on the request's path and endpoints, or empty when it can. The
+  // sweep prints the reason once as a `warning` with code `dimension-unsupported` and skips
+  // the point (counted as done). The default: every value can run.
+  virtual std::string dimensionUnsupported(const CopyRequest& request) const {
+    (void)request;
+    return {};
+  }
   // Runs every request at the same time (all of one path, src != dst each) and measures each
   // pair while the others run. A backend that cannot answers Failed with code "unsupported".
   virtual ConcurrentMeasurement measureConcurrent(const std::vector<CopyRequest>& requests) {

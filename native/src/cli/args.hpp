@@ -74,6 +74,12 @@ struct Options {
   int blocksPerCu = 1;                                      // --blocks-per-cu
   bool trace = false;                                       // --trace
   int engineId = -1;                                        // --engine: engine/host on this SDMA engine (AMD)
+  // The seed's dimensions (CopyRequest, docs/PROTOCOL.md "The seed's dimensions"): each list
+  // multiplies the work units of the paths it applies to (commands/sweep.cpp, workUnits).
+  std::vector<int> wavesPerCu;                             // --waves-per-cu; empty: the backend's default
+  std::vector<int> engines = {1};                          // --engines: one copy split over N engines
+  std::vector<int> batch = {0};                            // --batch: engine/host as one batched call; 0: single
+  std::vector<ShmemSdma> shmemSdma = {ShmemSdma::Forced};  // --shmem-sdma
   // The runtime default series (docs/MEASUREMENT.md): --runtime-default adds it to a sweep,
   // measured by a child sdma-probe run with --series runtime-default in the user's environment.
   bool runtimeDefault = false;
@@ -143,6 +149,13 @@ std::uint64_t readSeed(const FlagSpec& spec, std::string_view text);
 FaultSpec readFault(const FlagSpec& spec, std::string_view text);
 std::vector<TimingMode> readModes(const FlagSpec& spec, std::string_view text);
 std::vector<SimWeakSpec> readSimWeak(const FlagSpec& spec, std::string_view text);
+// A comma list of whole numbers, each in the row's min..`itemMax` (the limits.json key the row
+// keeps), at most spec.max items, no repeats: --waves-per-cu, --engines, --batch.
+std::vector<int> readWavesList(const FlagSpec& spec, std::string_view text);
+std::vector<int> readEnginesList(const FlagSpec& spec, std::string_view text);
+std::vector<int> readBatchList(const FlagSpec& spec, std::string_view text);
+// forced, library, off (comma list, no repeats).
+std::vector<ShmemSdma> readShmemSdmaList(const FlagSpec& spec, std::string_view text);
 // --sim-weak adds up: each value's weaknesses join those before, at most spec.max in all.
 void appendSimWeak(const FlagSpec& spec, std::string_view text, void* options);
 }  // namespace cli

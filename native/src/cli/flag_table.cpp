@@ -92,6 +92,19 @@ const std::vector<FlagSpec>& sweepFlags() {
           flag("--trace").switchFlag().sets(option<readOnOff, &Options::trace>),
           // hsa_amd_sdma_engine_id_t has 16 bits.
           flag("--engine").range(0, Limit{15}).sets(option<readInt, &Options::engineId>),
+          flag("--waves-per-cu")
+              .atMost(SDMA_LIMIT(listLengthMax))
+              .keeping("wavesPerCuMax")
+              .sets(option<readWavesList, &Options::wavesPerCu>),
+          flag("--engines")
+              .atMost(SDMA_LIMIT(listLengthMax))
+              .keeping("splitMax")
+              .sets(option<readEnginesList, &Options::engines>),
+          flag("--batch")
+              .atMost(SDMA_LIMIT(listLengthMax))
+              .keeping("batchMax")
+              .sets(option<readBatchList, &Options::batch>),
+          flag("--shmem-sdma").atMost(Limit{3}).sets(option<readShmemSdmaList, &Options::shmemSdma>),
           flag("--runtime-default").switchFlag().sets(option<readOnOff, &Options::runtimeDefault>),
           flag("--series").sets(option<readText, &Options::series>),
       });

@@ -115,6 +115,66 @@ std::vector<SimWeakSpec> readSimWeak(const FlagSpec& spec, std::string_view text
   return parseSimWeakList(spec.name, text);
 }
 
+namespace {
+
+// A list of counts each in lowest..highest; `what` names one item in messages ("wave count"),
+// `hint` says what the values mean.
+std::vector<int> readCountList(const FlagSpec& spec, std::string_view text, long long lowest, long long highest,
+                               std::string_view what, std::string_view hint) {
+  std::vector<int> values;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::optional<long long> count = parseWholeSigned(item);
+    if (!count) {
+      throw UsageError(std::string(spec.name) + ": " + quoted(item) + " is not a " + std::string(what) + " (" +
+                       std::string(hint) + ")");
+    }
+    if (*count < lowest || *count > highest) {
+      throw UsageError(std::string(spec.name) + ": " + std::string(what) + " " + quoted(item) + " is out of range (" +
+                       std::to_string(lowest) + ".." + std::to_string(highest) + "; " + std::string(hint) + ")");
+    }
+    if (std::find(values.begin(), values.end(), static_cast<int>(*count)) != values.end()) {
+      throw UsageError(std::string(spec.name) + ": " + quoted(item) + " is listed twice");
+    }
+    values.push_back(static_cast<int>(*count));
+  }
+  checkListLength(spec.name, values, spec.max.value, "values");
+  return values;
+}
+
+}  // namespace
+
+std::vector<int> readWavesList(const FlagSpec& spec, std::string_view text) {
+  return readCountList(spec, text, 1, limits::wavesPerCuMax, "wave count",
+                       "wavefronts per CU, e.g. --waves-per-cu 1,4,16");
+}
+
+std::vector<int> readEnginesList(const FlagSpec& spec, std::string_view text) {
+  return readCountList(spec, text, 1, limits::splitMax, "engine count",
+                       "engines one copy is split over, e.g. --engines 1,2,4");
+}
+
+std::vector<int> readBatchList(const FlagSpec& spec, std::string_view text) {
+  return readCountList(spec, text, 0, limits::batchMax, "batch size",
+                       "pieces of one batched engine/host call, 0 for the single-copy API, e.g. --batch 0,8,64");
+}
+
+std::vector<ShmemSdma> readShmemSdmaList(const FlagSpec& spec, std::string_view text) {
+  std::vector<ShmemSdma> modes;
+  for (std::string_view item : splitOn(text, ',')) {
+    const std::optional<ShmemSdma> mode = parseShmemSdma(item);
+    if (!mode) {
+      throw UsageError(std::string(spec.name) + ": " + quoted(item) +
+                       " is not a rocSHMEM SDMA mode (forced, library, off; e.g. --shmem-sdma forced,off)");
+    }
+    if (std::find(modes.begin(), modes.end(), *mode) != modes.end()) {
+      throw UsageError(std::string(spec.name) + ": " + quoted(item) + " is listed twice");
+    }
+    modes.push_back(*mode);
+  }
+  checkListLength(spec.name, modes, spec.max.value, "values");
+  return modes;
+}
+
 void appendSimWeak(const FlagSpec& spec, std::string_view text, void* target) {
   // Repeats add up: each value names more weaknesses (the same WHAT on one host multiplies).
   std::vector<SimWeakSpec>& all = static_cast<Options*>(target)->simWeak;
@@ -172,11 +232,21 @@ void finishOptions(Command command, Options& options) {
     if (options.engineId >= 0) {
       throw UsageError("--series runtime-default lets the runtime pick the engine (leave out --engine)");
     }
+    if (options.engines != std::vector<int>{1} || options.batch != std::vector<int>{0}) {
+      throw UsageError(
+          "--series runtime-default measures plain hipMemcpyAsync copies (leave out --engines and --batch)");
+    }
     if (options.backend == "cuda") {
       throw UsageError(
           "--series runtime-default is AMD's: on NVIDIA the engine/host series already is what "
           "cudaMemcpyAsync does by default (use --backend hip, sim or auto)");
     }
+  }
+  if (options.engineId >= 0 &&
+      std::any_of(options.engines.begin(), options.engines.end(), [](int n) { return n > 1; })) {
+    throw UsageError(
+        "--engine runs engine/host on one named SDMA engine; --engines splits one copy over several "
+        "(give --engines 1, or leave out --engine)");
   }
   if (!options.simWeak.empty() && (options.backend == "hip" || options.backend == "cuda")) {
     throw UsageError("--sim-weak shapes only the simulated node; --backend " + options.backend +

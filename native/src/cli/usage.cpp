@@ -11,6 +11,7 @@ std::string usageText() {
                    [--timeline-size SIZE] [--timeline-out FILE] [--timeline-cus N]
                    [--timeline-iters N] [--sim-delay-ms N] [--sim-weak SPEC] [--fault SPEC]
                    [--mode M] [--target-ms N] [--blocks-per-cu N] [--trace] [--engine ID]
+                   [--waves-per-cu LIST] [--engines LIST] [--batch LIST] [--shmem-sdma LIST]
                    [--runtime-default | --series runtime-default]
   sdma-probe matrix [--backend B] [--paths LIST] [--size SIZE] [--cus N] [--gpus LIST] [--sim-gpus N]
                     [--iters N] [--warmup N] [--seed N] [--target-ms N]
@@ -59,6 +60,21 @@ Writes NDJSON records (protocol 1) to stdout; diagnostics go to stderr.
   --trace              GPU: per-block device-clock spans during timed iterations
   --engine ID          AMD: run engine/host on SDMA engine ID (0..15) through
                        hsa_amd_memory_async_copy_on_engine
+  --waves-per-cu LIST  wavefronts per CU, 1..64 (AMD wave64, NVIDIA warps): cu/* copies
+                       run that many on each CU (times each --cus value); engine/device:
+                       the waves of the kernel issuing the puts (1: wave-level put, more:
+                       workgroup put). Default: the backend's (cu/*: 1024 threads per CU)
+  --engines LIST       one copy split over N engines, 1..64 (default 1): engine/host on
+                       N distinct SDMA engines (AMD) or N streams (NVIDIA), engine/device
+                       over N rocSHMEM SDMA channels; a value the backend cannot run is
+                       skipped with a dimension-unsupported warning
+  --batch LIST         engine/host as one batched call (hipMemcpyBatchAsync /
+                       cudaMemcpyBatchAsync) of N equal pieces, 0..1024; 0 (default) is
+                       the single-copy API. A batched point is never split: the units are
+                       each --engines value with batch 0, then each batch > 0 on 1 engine
+  --shmem-sdma LIST    engine/device on rocSHMEM: forced (default: every put on SDMA),
+                       library (rocSHMEM's own ROCSHMEM_SDMA_THRESHOLD), off
+                       (ROCSHMEM_SDMA_ENABLED=0: load/store)
   --runtime-default    AMD: after the sweep, the runtime default series: each pair
                        and size as a plain hipMemcpyAsync in the user's environment
                        (a child sdma-probe), labelled with the mover CLR picks

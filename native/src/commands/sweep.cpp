@@ -19,8 +19,58 @@ namespace sdma {
 
 namespace {
 
+// The seed's dimensions of one path (CopyRequest): the values each unit of a size, path and
+// mode takes. cu/*: CU count x waves per CU. engine/host: each --engines value as a single copy
+// (batch 0), then each --batch value above 0 as one batched call on one engine (a batched unit
+// is never split). engine/device: channels x rocSHMEM SDMA mode x waves of the issuing kernel.
+std::vector<CopyRequest> dimensionUnits(const Options& options, const CopyRequest& base) {
+  const std::vector<int> waves = options.wavesPerCu.empty() ? std::vector<int>{0} : options.wavesPerCu;
+  std::vector<CopyRequest> units;
+  CopyRequest unit = base;
+  switch (base.path) {
+    case CopyPath::CuHost:
+    case CopyPath::CuDevice:
+      for (int cus : options.cus) {
+        for (int w : waves) {
+          unit.cus = cus;
+          unit.wavesPerCu = w;
+          units.push_back(unit);
+        }
+      }
+      break;
+    case CopyPath::EngineHost:
+      if (std::find(options.batch.begin(), options.batch.end(), 0) != options.batch.end()) {
+        for (int split : options.engines) {
+          unit.split = split;
+          unit.batch = 0;
+          units.push_back(unit);
+        }
+      }
+      for (int batch : options.batch) {
+        if (batch == 0) continue;
+        unit.split = 1;
+        unit.batch = batch;
+        units.push_back(unit);
+      }
+      break;
+    case CopyPath::EngineDevice:
+      for (int split : options.engines) {
+        for (ShmemSdma mode : options.shmemSdma) {
+          for (int w : waves) {
+            unit.split = split;
+            unit.shmemSdma = mode;
+            unit.wavesPerCu = w;
+            units.push_back(unit);
+          }
+        }
+      }
+      break;
+  }
+  return units;
+}
+
 // One pass per endpoint pair; within a pass size-major order: a run stopped part way still
-// has every path at the small sizes.
+// has every path, and every value of the seed's dimensions, at the small sizes.
 std::vector<CopyRequest> workUnits(const Options& options) {
   std::vector<CopyRequest> units;
   for (const EndpointPair& pair : options.pairs) {
@@ -33,14 +83,7 @@ std::vector<CopyRequest> workUnits(const Options& options) {
           unit.blocksPerCu = options.blocksPerCu;
           unit.trace = options.trace;
           unit.engineId = options.engineId;
-          if (usesEngine(path)) {
-            units.push_back(unit);  // the engine carries the bytes: CU counts do not apply
-            continue;
-          }
-          for (int cus : options.cus) {
-            unit.cus = cus;
-            units.push_back(unit);
-          }
+          for (const CopyRequest& u : dimensionUnits(options, unit)) units.push_back(u);
         }
       }
     }
@@ -65,6 +108,14 @@ std::string unitLabel(const CopyRequest& unit) {
   std::string label = (unit.series.empty() ? std::string() : unit.series + " ") + std::string(pathName(unit.path)) +
                       " " + formatSize(unit.sizeBytes);
   if (!usesEngine(unit.path)) label += " " + std::to_string(unit.cus) + " CUs";
+  if (unit.wavesPerCu > 0) label += " " + std::to_string(unit.wavesPerCu) + " waves";
+  if (unit.split > 1) {
+    label += " " + std::to_string(unit.split) + (unit.path == CopyPath::EngineDevice ? " channels" : " engines");
+  }
+  if (unit.batch > 0) label += " batch of " + std::to_string(unit.batch);
+  if (unit.path == CopyPath::EngineDevice && unit.shmemSdma != ShmemSdma::Forced) {
+    label += " rocSHMEM SDMA " + std::string(shmemSdmaName(unit.shmemSdma));
+  }
   if (unit.mode == TimingMode::OneShot) label += " one-shot";
   return label + ", " + pairName(unit.srcGpu, unit.dstGpu);
 }
@@ -214,6 +265,7 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
   if (!faults.onSampleCount(reporter.samplesEmitted())) return cancelled();
 
   std::int64_t done = 0;
+  std::vector<std::string> dimensionReasons;  // dimension-unsupported reasons already printed
   for (std::size_t index = 0; index < units.size(); ++index) {
     if (cancel::requested()) return cancelled();
     CopyRequest unit = units[index];
@@ -228,6 +280,16 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
       done += points;
       reporter.progress(done, total,
                         std::string(pathName(unit.path)) + ", " + pairName(unit.srcGpu, unit.dstGpu) + ": unsupported");
+      continue;
+    }
+    if (const std::string reason = backend.dimensionUnsupported(unit); !reason.empty()) {
+      // Once per reason: it names the value; every point it applies to is skipped and counted.
+      if (std::find(dimensionReasons.begin(), dimensionReasons.end(), reason) == dimensionReasons.end()) {
+        dimensionReasons.push_back(reason);
+        reporter.warning("dimension-unsupported",
+                         unitLabel(unit) + ": " + reason + " (skipped, with every point this applies to)");
+      }
+      reporter.progress(++done, total, unitLabel(unit) + ": skipped");
       continue;
     }
     unit.corruptCopy = faults.corruptNextCopy(reporter.samplesEmitted());

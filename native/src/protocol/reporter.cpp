@@ -213,6 +213,29 @@ void Reporter::progress(std::int64_t done, std::int64_t total, std::string_view 
   emit();
 }
 
+namespace {
+
+// The seed's dimensions (docs/PROTOCOL.md, "The seed's dimensions"), each only when it is not
+// the default, so a run saved before reads as the defaults: wavesPerCu and waveSize when the
+// request named waves; split and splitOver above one; batch above 0; shmemSdma when not forced
+// on engine/device.
+void writeSeedDimensions(JsonWriter& j, const CopyRequest& request, const CopyMeasurement& measurement) {
+  if (request.wavesPerCu > 0) {
+    j.key("wavesPerCu").value(measurement.wavesPerCu > 0 ? measurement.wavesPerCu : request.wavesPerCu);
+    if (measurement.waveSize > 0) j.key("waveSize").value(measurement.waveSize);
+  }
+  if (request.split > 1) {
+    j.key("split").value(request.split);
+    if (!measurement.splitOver.empty()) j.key("splitOver").value(measurement.splitOver);
+  }
+  if (request.batch > 0) j.key("batch").value(request.batch);
+  if (request.path == CopyPath::EngineDevice && request.shmemSdma != ShmemSdma::Forced) {
+    j.key("shmemSdma").value(shmemSdmaName(request.shmemSdma));
+  }
+}
+
+}  // namespace
+
 void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measurement) {
   const TimeStats stats = timeStats(measurement.timesNs);
   const std::vector<std::int64_t>& timesNs = stats.timesNs;
@@ -256,6 +279,7 @@ void Reporter::sample(const CopyRequest& request, const CopyMeasurement& measure
   if (!request.series.empty()) j.key("series").value(request.series);
   if (!request.seriesRule.empty()) j.key("runtimeRule").value(std::string_view(request.seriesRule).substr(0, 256));
   if (measurement.evidence) writeMoverEvidence(j, request, *measurement.evidence);
+  writeSeedDimensions(j, request, measurement);
   emit();
   ++samples_;
 }

@@ -47,7 +47,7 @@ struct CollectiveModel {
   double smClockMHz = 2400;
   double memClockMHz = 2000;
   double copyPowerW = 45;        // extra board power of a copy at link speed (drives the clock down)
-  double cuCopyGbpsPerCu = 4.0;  // Mi350xModel::cuGbpsPerCu
+  double cuCopyGbpsPerCu = 4.0;  // the pair model's per-CU rate before its H200 recalibration (assumption, kept)
   double engineCopyGbps = 56;    // one xGMI engine at link efficiency (Mi350xModel)
   double hbmContention = 0.015;  // the copy's reads compete with the GEMM's for HBM
 };

@@ -30,12 +30,10 @@ struct Mi350xModel {
   double pcieEngineEfficiency = 0.83;  // -> 53.1 GB/s
   // CUs loading/storing host memory reach somewhat less than the engines.
   double pcieCuEfficiency = 0.75;  // -> 48 GB/s cap
-  double cuPcieGbpsPerCu = 2.0;    // one CU's rate over PCIe: longer round trips than xGMI
 
   // --- HBM3E: GPU-local copies (AMD Instinct MI350X data sheet: 8 TB/s) ---
   double hbmGbps = 8000;
   double localCopyEfficiency = 0.8;  // of the HBM/2 a copy (one read + one write per byte) can have
-  double cuLocalGbpsPerCu = 20;      // one CU streaming its own GPU's HBM
 
   // --- xGMI: fully connected, one link per peer (not confirmed by a datasheet) ---
   int xgmiLinksPerPeer = 1;
@@ -51,17 +49,45 @@ struct Mi350xModel {
   double engineFixedNs = 3100;
   // DMA keeps a link busier than load/store does; below 1 so an engine never reaches the wire.
   double engineLinkEfficiency = 0.92;
-  // Libraries split puts into 128 MiB packets; COPY_LINEAR's 30-bit count allows 1 GiB.
+  // engine/host: ROCr splits one copy into COPY_LINEAR packets of at most 0x3fffff bytes on
+  // gfx9 other than gfx90a, gfx950 included (ROCR-Runtime core/runtime/amd_gpu_agent.cpp,
+  // GpuAgent::CreateBlitSdma: copy_size_overrides[0] = 0x3fffff for major version 9 unless
+  // 9.0.10; used by amd_blit_sdma.cpp BlitSdma::SubmitLinearCopyCommand / BuildCopyCommand).
+  std::uint64_t rocrSdmaCopyMaxBytes = 0x3fffff;
+  // engine/device: puts chunked at 128 MiB (RCCL GIN; rocSHMEM's own chunking not verified).
   std::uint64_t packetChunkBytes = std::uint64_t{128} << 20;
-  std::uint64_t copyLinearMaxBytes = std::uint64_t{1} << 30;
-  double packetIssueNs = 200;  // the issuer (CPU or CU) writing one packet into the ring
-  double doorbellNs = 1000;    // doorbell write until the engine sees it
+  std::uint64_t copyLinearMaxBytes = std::uint64_t{1} << 30;  // COPY_LINEAR's 30-bit count
+  double packetIssueNs = 200;                                 // the issuer (CPU or CU) writing one packet into the ring
+  double doorbellNs = 1000;                                   // doorbell write until the engine sees it
+  // rocSHMEM (rocm-systems projects/rocshmem/src/envvar.cpp, namespace sdma): channels per
+  // destination 1..8 (ROCSHMEM_SDMA_NUM_CHANNELS), and a put of at least 256 bytes goes to
+  // SDMA (ROCSHMEM_SDMA_THRESHOLD, compared in ipc_policy.hpp IpcSdmaImpl::ipcCopy).
+  int shmemSdmaChannelsMax = 8;
+  std::uint64_t shmemSdmaThresholdBytes = 256;
+  // engine/device with more than one wave: the workgroup put waits at a barrier of the issuing
+  // workgroup; assumption: ~20 ns (about 50 cycles at 2.4 GHz) per extra wave.
+  double putBarrierNsPerWave = 20;
 
-  // --- CU load/store over xGMI ---
-  double cuGbpsPerCu = 4.0;        // one CU's remote store rate
-  double cuLinkEfficiency = 0.75;  // load/store reaches a smaller share of the link than DMA
-  // Sharpness p of the smooth minimum 1/(1/a^p + 1/b^p)^(1/p) of (cus x rate) and the CU cap;
-  // p = 8 puts 16 CUs at 55 GB/s, TransferBench's MI350X all-to-all figure per pair.
+  // --- CU load/store (cu/* paths, and rocSHMEM puts that do not take SDMA) ---
+  // One CU's rate at its full default occupancy of 16 wave64 (1024 threads), per route. From
+  // this repository's H200 measurements at one SM (1024 threads = 32 warps), taken as one
+  // MI350X CU with 16 wave64: an assumption (same threads in flight per CU/SM).
+  double cuPeerGbpsPerCu = 39;         // bench/results/h200x2-2026-11-30: 1 SM, 64-256 MiB, 38.3-39.4
+  double cuLocalGbpsPerCu = 41;        // bench/results/h200x1-2026-12-03: 0 -> 0 at 1 SM, 41.4-42.2
+  double cuHostToGpuGbpsPerCu = 14.3;  // same file, -1 -> 0 at 1 SM
+  double cuGpuToHostGbpsPerCu = 39;    // same file, 0 -> -1 at 1 SM
+  int defaultWavesPerCu = 16;          // wavesPerCu 0: 1024 threads per CU = 16 wave64
+  int waveSize = 64;                   // gfx950 wave64
+  // A CU saturates at defaultWavesPerCu / waveSaturation waves: one wave moves
+  // perCu / 16 x waveSaturation. Assumption pending measurement: saturates at 8 wave64; to be
+  // replaced by the H200 warps-per-SM measurement.
+  double waveSaturation = 2;
+  // Fitted: the load/store share of the link, 0.718 x 76.8 = 55.14 GB/s, is TransferBench's
+  // MI350X all-to-all (~386 GB/s per GPU over 7 peers, 16 CUs per pair): 16 CUs at 39 GB/s ask
+  // for far more than the link, so that figure is the cap itself.
+  double cuLinkEfficiency = 0.718;
+  // Sharpness p of the smooth minimum 1/(1/a^p + 1/b^p)^(1/p), used for waves x per-wave rate
+  // against the CU's rate and for CUs x per-CU rate against the route's cap (assumption).
   double cuCapSharpness = 8;
 
   // --- copies at the same time (matrix --concurrent) ---

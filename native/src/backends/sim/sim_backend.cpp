@@ -58,6 +58,12 @@ std::uint64_t unitSeed(std::uint64_t seed, const CopyRequest& request) {
   s = mixSeed(s, static_cast<std::uint64_t>(request.cus));
   s = mixSeed(s, static_cast<std::uint64_t>(request.srcGpu));
   s = mixSeed(s, static_cast<std::uint64_t>(request.dstGpu));
+  // The seed's dimensions mix in only when not the default, so a unit without them keeps the
+  // stream it had before they existed.
+  if (request.wavesPerCu > 0) s = mixSeed(s, 0x1000u + static_cast<std::uint64_t>(request.wavesPerCu));
+  if (request.split > 1) s = mixSeed(s, 0x2000u + static_cast<std::uint64_t>(request.split));
+  if (request.batch > 0) s = mixSeed(s, 0x3000u + static_cast<std::uint64_t>(request.batch));
+  if (request.shmemSdma != ShmemSdma::Forced) s = mixSeed(s, 0x4000u + static_cast<std::uint64_t>(request.shmemSdma));
   // The runtime default series is its own run of copies: its own noise.
   return request.series.empty() ? s : mixSeed(s, request.series.size());
 }
@@ -77,6 +83,10 @@ bool delayUnit(std::int64_t ms) {
 
 }  // namespace
 
+std::string SimBackend::dimensionUnsupported(const CopyRequest& request) const {
+  return dimensionProblem(model_, request);
+}
+
 SimBackend::SimBackend(SimOptions options, Mi350xModel model)
     : model_(model), options_(options), topology_(buildTopology(model_)) {}
 
@@ -92,8 +102,13 @@ CopyMeasurement SimBackend::measure(const CopyRequest& request) {
     result.failure = reason;
     return result;
   }
-  const CopyCost cost =
-      copyCost(model_, request.path, request.sizeBytes, request.cus, routeOf(request.srcGpu, request.dstGpu));
+  if (const std::string reason = dimensionUnsupported(request); !reason.empty()) {
+    result.status = RunStatus::Failed;
+    result.errorCode = "unsupported";
+    result.failure = reason;
+    return result;
+  }
+  const CopyCost cost = copyCost(model_, request);
   return drawCopy(request, cost, cost.gbps);
 }
 
@@ -110,10 +125,7 @@ ConcurrentMeasurement SimBackend::measureConcurrent(const std::vector<CopyReques
     const CopyRequest& request = requests[i];
     // The pair draws from the stream it has alone: where nothing is shared its numbers are
     // the serial cell's, so a difference between the two modes is the sharing, not noise.
-    result.pairs.push_back(drawCopy(
-        request,
-        copyCost(model_, request.path, request.sizeBytes, request.cus, routeOf(request.srcGpu, request.dstGpu)),
-        rates[i].gbps));
+    result.pairs.push_back(drawCopy(request, copyCost(model_, request), rates[i].gbps));
     result.bytesPerIteration += request.sizeBytes;
     iters = std::max(iters, result.pairs.back().timesNs.size());
   }
@@ -155,7 +167,17 @@ CopyMeasurement SimBackend::drawCopy(const CopyRequest& request, const CopyCost&
   result.validated = true;
   result.cus = cost.cus;
   result.engines = cost.engines;
-  result.evidence = simulatedEvidence(request);
+  if (request.split > 1) {
+    result.engineIds = cost.engineIds;
+    result.splitOver = request.path == CopyPath::EngineDevice ? "channels" : "engines";
+  }
+  if (request.wavesPerCu > 0) {
+    result.wavesPerCu = request.wavesPerCu;
+    result.waveSize = model_.waveSize;
+  }
+  // Puts that rocSHMEM gave to the kernel's loads/stores (--shmem-sdma) carry no engine
+  // evidence: the model says no engine moved them, which the engine label cannot match.
+  if (!cost.loadStore) result.evidence = simulatedEvidence(request);
   return result;
 }
 

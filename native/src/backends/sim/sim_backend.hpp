@@ -24,6 +24,8 @@ class SimBackend final : public Backend {
   bool simulated() const override { return true; }
   const Topology& topology() const override { return topology_; }
   CopyMeasurement measure(const CopyRequest& request) override;
+  // --engines beyond the route's engines or rocSHMEM's channels (copy_model's dimensionProblem).
+  std::string dimensionUnsupported(const CopyRequest& request) const override;
   // Every pair at once; rates from sharedRates() (docs/SIMULATOR.md, "Copies at the same time").
   ConcurrentMeasurement measureConcurrent(const std::vector<CopyRequest>& requests) override;
   std::uint64_t timelineEventCount(const TimelineRequest& request) const override;

@@ -46,7 +46,7 @@ class Layout {
         return addCuKernel(path, startNs, startNs + halfSyncNs, halfSyncNs);
       }
       case CopyPath::EngineHost: {
-        const int packets = packetCount(model_, request_.sizeBytes);
+        const int packets = packetCount(model_, request_.sizeBytes, path);
         const double doorbellNs = startNs + model_.engineHostSubmitNs + packets * model_.packetIssueNs;
         return addPackets(path, doorbellNs, true) + model_.engineHostCompletionNs;
       }
@@ -56,7 +56,7 @@ class Layout {
         // kernel, its issuing CU, the put returning and the completion. The doorbell and one
         // packet spanning the copy are placed from those, inferred, on the unknown-engine
         // lane; the modelled engines and packets only decide when the copy ends.
-        const int packets = packetCount(model_, request_.sizeBytes);
+        const int packets = packetCount(model_, request_.sizeBytes, path);
         const double issuedNs = startNs + packets * model_.packetIssueNs;
         const double endNs = addPackets(path, issuedNs, false);
         add(EventKind::Kernel, PacketOp::None, path, 0, -1, startNs, endNs, -1,
@@ -124,10 +124,10 @@ class Layout {
   // One doorbell per engine, then that engine's packets back to back; returns the last end.
   // With `draw` false only the end is worked out: nothing is added.
   double addPackets(CopyPath path, double doorbellNs, bool draw) {
-    const int packets = packetCount(model_, request_.sizeBytes);
+    const int packets = packetCount(model_, request_.sizeBytes, path);
     const int engines = std::min(model_.enginesPerCopy, packets);
     const double gbpsPerEngine = engineCopyGbps(model_, model_.enginesPerCopy, route()) / model_.enginesPerCopy;
-    const std::uint64_t chunk = std::min(model_.packetChunkBytes, model_.copyLinearMaxBytes);
+    const std::uint64_t chunk = packetChunkFor(model_, path);
     const double queuedNs = doorbellNs + model_.doorbellNs;
     double lastEndNs = queuedNs;
     for (int engine = 0; engine < engines; ++engine) {
@@ -161,7 +161,7 @@ class Layout {
 
 std::uint64_t eventsPerIteration(const Mi350xModel& model, CopyPath path, const TimelineRequest& request) {
   const auto cuKernel = static_cast<std::uint64_t>(cusCarryingBytes(request)) + 1;
-  const auto packets = static_cast<std::uint64_t>(packetCount(model, request.sizeBytes));
+  const auto packets = static_cast<std::uint64_t>(packetCount(model, request.sizeBytes, path));
   const auto doorbells = std::min<std::uint64_t>(static_cast<std::uint64_t>(model.enginesPerCopy), packets);
   switch (path) {
     case CopyPath::CuHost:
