@@ -28,6 +28,12 @@ inline constexpr int kRocshmemMaxChannels = 8;
 // this many waves (1024 threads, HIP's default block limit).
 inline constexpr int kPutKernelMaxWaves = 16;
 
+// A dimension value a backend cannot run: the message and hint of its dimension-unsupported error.
+struct Refusal {
+  std::string message;
+  std::string hint;
+};
+
 struct WaveLayout {
   int threadsPerBlock = 0;
   std::string error;  // non-empty: the layout cannot run (message of a dimension-unsupported error)
