@@ -443,7 +443,8 @@ void measurePoint(const Point& o, SourceState& state) {
               iterStart.as<unsigned long long>(),
               iterEnd.as<unsigned long long>(),
               o.trace ? trace.as<PutTrace>() : nullptr};
-    putKernel < < < 1, o.waves > 0 ? 64 * o.waves : 64, 0, state.stream >>> (a);
+    const int threads = o.waves > 0 ? 64 * o.waves : 64;
+    putKernel<<<1, threads, 0, state.stream>>>(a);
     check(hipGetLastError(), "put kernel launch");
     // The kernel is resident and polling before the puts are asked for: no launch is timed.
     std::this_thread::sleep_for(std::chrono::microseconds(200));
