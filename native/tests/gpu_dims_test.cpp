@@ -1,14 +1,18 @@
-// The GPU backends' arithmetic of the seed's dimensions (backends/gpu/gpu_dims.hpp) and the
-// choice of distinct SDMA engines for --engines (backend/amd_node.hpp, chooseEngines).
+// The GPU backends' arithmetic of the seed's dimensions (backends/gpu/gpu_dims.hpp), the
+// choice of distinct SDMA engines for --engines (backend/amd_node.hpp, chooseEngines), and the
+// rocSHMEM PE pair's environment and evidence per SDMA mode (backends/gpu/rocshmem_launcher.hpp).
+#include <map>
 #include <string>
 #include <vector>
 
 #include "backend/amd_node.hpp"
 #include "backends/gpu/gpu_dims.hpp"
+#include "backends/gpu/rocshmem_launcher.hpp"
 #include "doctest_support.hpp"
 
 namespace {
 
+using namespace sdma;
 using namespace sdma::gpu;
 using dims::Piece;
 
@@ -94,6 +98,59 @@ TEST_CASE("--engines: distinct free SDMA engines in the kind's order") {
       amd::chooseEngines(2, amd::CopyKind::HostToGpu, counts, unknown, "between host and GPU 0");
   CHECK(blind.ids.empty());
   CHECK(blind.error.find("is not known") != std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_CASE("engine/device on rocSHMEM: each SDMA mode and channel count its own PE pair and environment") {
+  PePutRequest request;
+  request.srcGpu = 0;
+  request.dstGpu = 1;
+  request.regionBytes = 1 << 20;
+  auto envOf = [](const PePairConfig& c) {
+    std::map<std::string, std::string> env;
+    for (const auto& [k, v] : peEnvironment(c)) env[k] = v;
+    return env;
+  };
+  const PePairConfig forced = pePairConfig(request, nullptr, nullptr);
+  std::map<std::string, std::string> env = envOf(forced);
+  CHECK(env["ROCSHMEM_SDMA_ENABLED"] == "1");
+  CHECK(env["ROCSHMEM_SDMA_THRESHOLD"] == "0");
+  CHECK(env["ROCSHMEM_SDMA_NUM_CHANNELS"] == "1");
+
+  request.sdmaMode = "library";
+  request.channels = 4;
+  const PePairConfig library = pePairConfig(request, nullptr, nullptr);
+  env = envOf(library);
+  CHECK(env["ROCSHMEM_SDMA_ENABLED"] == "1");
+  CHECK(env.count("ROCSHMEM_SDMA_THRESHOLD") == 0);  // the user's own, or rocSHMEM's default
+  CHECK(env["ROCSHMEM_SDMA_NUM_CHANNELS"] == "4");
+  CHECK(!library.samePair(forced));
+
+  request.sdmaMode = "off";
+  request.channels = 1;
+  const PePairConfig off = pePairConfig(request, nullptr, nullptr);
+  env = envOf(off);
+  CHECK(env["ROCSHMEM_SDMA_ENABLED"] == "0");
+  CHECK(env.count("ROCSHMEM_SDMA_THRESHOLD") == 0);
+  CHECK(!off.samePair(forced));
+  CHECK(!off.samePair(library));
+
+  // The put kernel's waves travel on the point line.
+  request.waves = 4;
+  const std::string line = pointRecord(request, 3);
+  CHECK(line.find("\"waves\":4") != std::string::npos);
+}
+
+TEST_CASE("engine/device on rocSHMEM: evidence with SDMA off and the channels rocSHMEM logged") {
+  const MoverEvidence off = rocshmemSdmaOffEvidence("SDMA disabled at runtime (ROCSHMEM_SDMA_ENABLED=0)");
+  CHECK(off.observed == ObservedMover::Cu);
+  CHECK(off.detail.find("load/store") != std::string::npos);
+  CHECK(rocshmemSdmaOffEvidence("").observed == ObservedMover::Unknown);
+  CHECK(sdmaChannelsOf("SDMA init with threshold=0, channels=4, min_chunk=65536, local_size=2") == 4);
+  CHECK(!sdmaChannelsOf("SDMA init with threshold=0").has_value());
 }
 
 }  // namespace
