@@ -79,9 +79,8 @@ MoverEvidence classifyPass(const EvidencePass& pass, const std::vector<ActivityR
       continue;
     }
     ++inWindow;
-    const bool ofPoint = pass.pieceBytes.empty() ? r.bytes == pass.sizeBytes
-                                                 : std::find(pass.pieceBytes.begin(), pass.pieceBytes.end(), r.bytes) !=
-                                                       pass.pieceBytes.end();
+    const bool ofPoint = r.bytes == pass.sizeBytes ||
+                         std::find(pass.pieceBytes.begin(), pass.pieceBytes.end(), r.bytes) != pass.pieceBytes.end();
     if (r.type == RecordType::Memcpy && ofPoint) copies.push_back(&r);
     if (r.type == RecordType::Kernel && isHelperCopyKernel(r.name)) kernels.push_back(&r);
   }
