@@ -67,6 +67,15 @@ if command -v hipcc > /dev/null; then
   run "hip backend + per-engine copy API, hipcc gfx90a" env HIP_PLATFORM=amd hipcc -std=c++17 --offload-arch=gfx90a \
     -O2 -Wall -Wextra -I"$NATIVE/src" -include "$NATIVE/ci/hsa_copy_on_engine_shim.h" -x hip \
     -c "$NATIVE/src/backends/gpu/hip_backend.hip" -o "$WORK/hip-gfx90a-engine.o"
+  # hipMemcpyBatchAsync (engine/host --batch, HIP 7.1 on): by default the backend's own
+  # declaration (above); here the branch that takes the headers' declaration, in its HIP 7.x
+  # form and in a form without failIdx (ci/hip_batch_decl_shim.h).
+  for form in "" -DSDMA_SHIM_BATCH_NO_FAILIDX; do
+    run "hip backend + headers declaring hipMemcpyBatchAsync $form, hipcc gfx90a" env HIP_PLATFORM=amd hipcc \
+      -std=c++17 --offload-arch=gfx90a -O2 -Wall -Wextra $form -I"$NATIVE/src" -include "$NATIVE/ci/hip_batch_decl_shim.h" \
+      -include "$NATIVE/ci/hsa_copy_on_engine_shim.h" -x hip -c "$NATIVE/src/backends/gpu/hip_backend.hip" \
+      -o "$WORK/hip-gfx90a-batch.o"
+  done
 else
   echo "skip hip backend gfx90a: no hipcc (apt install hipcc)"
 fi
@@ -113,6 +122,8 @@ if command -v clang++-19 > /dev/null; then
     clang++-19 -std=c++17 -x hip --offload-arch=gfx942 -nogpulib -fgpu-rdc -Wall -Wextra -I'$NATIVE/src' \
       -I'$SHIM' -O2 --cuda-device-only -S -emit-llvm '$NATIVE/src/backends/gpu/rocshmem_pe.hip' -o '$WORK/rocshmem_pe-gfx942.ll' &&
     grep -q 'declare.*rocshmem19rocshmem_putmem_nbi' '$WORK/rocshmem_pe-gfx942.ll' &&
+    grep -q 'declare.*rocshmem24rocshmem_putmem_nbi_wave' '$WORK/rocshmem_pe-gfx942.ll' &&
+    grep -q 'declare.*rocshmem22rocshmem_putmem_nbi_wg' '$WORK/rocshmem_pe-gfx942.ll' &&
     grep -q 'declare.*rocshmem14rocshmem_quiet' '$WORK/rocshmem_pe-gfx942.ll' &&
     grep -q 'memrealtime' '$WORK/rocshmem_pe-gfx942.ll'"
 fi

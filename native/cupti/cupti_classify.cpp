@@ -79,10 +79,14 @@ MoverEvidence classifyPass(const EvidencePass& pass, const std::vector<ActivityR
       continue;
     }
     ++inWindow;
-    if (r.type == RecordType::Memcpy && r.bytes == pass.sizeBytes) copies.push_back(&r);
+    const bool ofPoint = r.bytes == pass.sizeBytes ||
+                         std::find(pass.pieceBytes.begin(), pass.pieceBytes.end(), r.bytes) != pass.pieceBytes.end();
+    if (r.type == RecordType::Memcpy && ofPoint) copies.push_back(&r);
     if (r.type == RecordType::Kernel && isHelperCopyKernel(r.name)) kernels.push_back(&r);
   }
-  const std::string sizeText = std::to_string(pass.sizeBytes) + " bytes";
+  const std::string sizeText = pass.pieceBytes.empty() ? std::to_string(pass.sizeBytes) + " bytes"
+                                                       : "the " + std::to_string(pass.pieceBytes.size()) +
+                                                             " pieces of " + std::to_string(pass.sizeBytes) + " bytes";
   e.records = copies.size() + kernels.size();
 
   if (!kernels.empty()) {
@@ -148,6 +152,10 @@ MoverEvidence classifyPass(const EvidencePass& pass, const std::vector<ActivityR
     e.channelType = std::string(channelTypeName(channel_type::kAsyncMemcpy));
     if (!ids.empty()) e.channelId = *ids.begin();
     e.detail = counted + ", channel" + (ids.size() > 1 ? "s " : " ") + "async-memcpy" + idText;
+    if (!pass.pieceBytes.empty() && !ids.empty()) {
+      e.detail += "; " + plural(ids.size(), "distinct async-memcpy channel", "distinct async-memcpy channels") +
+                  " carried the " + std::to_string(pass.pieceBytes.size()) + " pieces";
+    }
     return e;
   }
   // On the compute channel (or a mix): the driver queued the copy where kernels run, and

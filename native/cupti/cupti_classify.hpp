@@ -20,6 +20,11 @@ struct EvidencePass {
   // around the batch fall outside.
   std::uint64_t windowBeginNs = 0, windowEndNs = 0;
   std::uint64_t dropped = 0;  // records CUPTI reported dropped during the pass
+  // --engines / --batch: the copy ran as pieces of these sizes, each a memcpy record of its own
+  // (a record of the whole size counts too, should a batched call be recorded as one; empty:
+  // one copy of sizeBytes). The detail then counts the distinct async-memcpy channels
+  // the pieces ran on: how many copy engines worked on the copy as CUPTI saw it.
+  std::vector<std::uint64_t> pieceBytes;
 };
 
 // The copy kinds CUPTI gives an engine copy between these endpoints: HtoD, DtoH, DtoD on one

@@ -137,6 +137,35 @@ StatusQuery statusQueryFor(CopyKind kind) {
   return kind == CopyKind::GpuLocal ? StatusQuery::GpuFromHostProxy : StatusQuery::SrcDst;
 }
 
+// Without --engine: the engines a copy of this kind may take, in the order they are tried
+// (chooseEngine's comment in amd_node.hpp).
+std::vector<int> engineOrder(CopyKind kind, const EngineCounts& counts) {
+  const int total = counts.total();
+  const bool countsKnown = total > 0;
+  const bool xgmiOnly = kind == CopyKind::PeerXgmi && counts.xgmi > 0;
+  std::vector<int> order;
+  auto add = [&](int e) {
+    if (e < 0 || (countsKnown && e >= total) || e >= 32) return;
+    if (std::find(order.begin(), order.end(), e) == order.end()) order.push_back(e);
+  };
+  const int pcie = countsKnown ? counts.pcie : 2;
+  if (!xgmiOnly) {
+    // ROCr's own defaults: host -> GPU on engine 0 (BlitHostToDev), GPU -> host on engine 1
+    // when there are two PCIe engines (GpuAgent::DmaCopyStatus). A GPU-local copy forced onto
+    // SDMA goes where it is told; hsa_ext_amd.h's description of force_copy_on_sdma names SDMA1.
+    if (kind == CopyKind::GpuToHost || kind == CopyKind::GpuLocal) {
+      if (pcie >= 2) add(1);
+      add(0);
+    } else {
+      add(0);
+      if (pcie >= 2) add(1);
+    }
+    for (int e = 2; e < pcie; ++e) add(e);
+  }
+  for (int e = pcie; e < (countsKnown ? total : pcie); ++e) add(e);
+  return order;
+}
+
 EngineChoice chooseEngine(int requested, CopyKind kind, const EngineCounts& counts, const EngineStatus& status) {
   EngineChoice c;
   const int total = counts.total();
@@ -173,26 +202,7 @@ EngineChoice chooseEngine(int requested, CopyKind kind, const EngineCounts& coun
       c.note = "engine status unknown (" + status.why + "); copying on engine " + std::to_string(requested);
     return c;
   }
-  std::vector<int> order;
-  auto add = [&](int e) {
-    if (e < 0 || (countsKnown && e >= total) || e >= 32) return;
-    if (std::find(order.begin(), order.end(), e) == order.end()) order.push_back(e);
-  };
-  const int pcie = countsKnown ? counts.pcie : 2;
-  if (!xgmiOnly) {
-    // ROCr's own defaults: host -> GPU on engine 0 (BlitHostToDev), GPU -> host on engine 1
-    // when there are two PCIe engines (GpuAgent::DmaCopyStatus). A GPU-local copy forced onto
-    // SDMA goes where it is told; hsa_ext_amd.h's description of force_copy_on_sdma names SDMA1.
-    if (kind == CopyKind::GpuToHost || kind == CopyKind::GpuLocal) {
-      if (pcie >= 2) add(1);
-      add(0);
-    } else {
-      add(0);
-      if (pcie >= 2) add(1);
-    }
-    for (int e = 2; e < pcie; ++e) add(e);
-  }
-  for (int e = pcie; e < (countsKnown ? total : pcie); ++e) add(e);
+  const std::vector<int> order = engineOrder(kind, counts);
   if (order.empty()) {
     c.error = "this GPU reports no SDMA engine for this copy (" + std::to_string(counts.pcie) + " PCIe, " +
               std::to_string(counts.xgmi) + " xGMI)";
@@ -213,6 +223,31 @@ EngineChoice chooseEngine(int requested, CopyKind kind, const EngineCounts& coun
   c.error = "no SDMA engine that can take this copy is free now (engines free: mask " + maskText() + ")";
   c.hint = "other work is using the GPU's copy engines; retry when the GPU is idle, or name one with --engine";
   return c;
+}
+
+EngineSet chooseEngines(int n, CopyKind kind, const EngineCounts& counts, const EngineStatus& status,
+                        const std::string& between) {
+  EngineSet set;
+  const std::string asked = "--engines " + std::to_string(n);
+  if (!status.known) {
+    set.error = asked + ": which SDMA engines are free " + between + " is not known (" + status.why + "), so " +
+                std::to_string(n) + " distinct ones cannot be picked";
+    set.hint = "leave out --engines (one engine, the runtime's choice), or check the ROCm install";
+    return set;
+  }
+  for (int e : engineOrder(kind, counts)) {
+    if ((status.mask & (1u << e)) != 0 && static_cast<int>(set.ids.size()) < n) set.ids.push_back(e);
+  }
+  if (static_cast<int>(set.ids.size()) < n) {
+    const int free = static_cast<int>(set.ids.size());
+    set.error = asked + ": only " + plural(free, "SDMA engine is", "SDMA engines are") + " free " + between +
+                " (engines free: mask " + hex(status.mask) + ", bit n = engine n" +
+                (kind == CopyKind::PeerXgmi && counts.xgmi > 0 ? "; xGMI engines only between these GPUs" : "") + ")";
+    set.hint =
+        free > 0 ? "use --engines " + std::to_string(free) + " or fewer" : "retry when the GPU's copy engines are idle";
+    set.ids.clear();
+  }
+  return set;
 }
 
 Completion completionOf(std::int64_t signalValue) {

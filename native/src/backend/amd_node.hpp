@@ -97,6 +97,21 @@ struct EngineChoice {
 // xGMI peer: xGMI engines only; other peers: 0, 1, then xGMI).
 EngineChoice chooseEngine(int requested, CopyKind kind, const EngineCounts& counts, const EngineStatus& status);
 
+// Without --engine: the engines a copy of this kind may take, in the order chooseEngine tries
+// them (engines past the counts left out; 0 and 1 assumed PCIe where the counts are unknown).
+std::vector<int> engineOrder(CopyKind kind, const EngineCounts& counts);
+
+// --engines n (engine/host split over SDMA engines): n distinct free engines in engineOrder's
+// order, or an error naming how many are free `between` the endpoints (e.g. "between host and
+// GPU 0"). The status must be known: without it no set of distinct free engines can be named.
+struct EngineSet {
+  std::vector<int> ids;
+  std::string error;
+  std::string hint;
+};
+EngineSet chooseEngines(int n, CopyKind kind, const EngineCounts& counts, const EngineStatus& status,
+                        const std::string& between);
+
 // A completion signal's value after the wait: 0 all copies done, > 0 still running (timed
 // out), < 0 ROCr reported a copy error (hsa_ext_amd.h, hsa_amd_memory_async_copy: "The runtime
 // indicates that an error has occurred during the copy operation by setting the value of the

@@ -62,6 +62,10 @@ __device__ void rocshmem_wg_finalize();
 
 // RMA (api/rma): _nbi returns once the request is posted
 __device__ void rocshmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+// The wave- and workgroup-level forms (include/rocshmem/rocshmem_RMA_X.hpp): every thread of the
+// wave (workgroup) calls with the same arguments.
+__device__ void rocshmem_putmem_nbi_wave(void* dest, const void* source, size_t nelems, int pe);
+__device__ void rocshmem_putmem_nbi_wg(void* dest, const void* source, size_t nelems, int pe);
 
 // Ordering and barriers (api/sync, api/coll)
 __device__ void rocshmem_quiet();

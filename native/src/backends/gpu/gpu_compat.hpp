@@ -81,6 +81,7 @@
 #define hipStreamDestroy cudaStreamDestroy
 #define hipStreamSynchronize cudaStreamSynchronize
 #define hipStreamQuery cudaStreamQuery
+#define hipStreamWaitEvent cudaStreamWaitEvent
 #define hipErrorNotReady cudaErrorNotReady
 #define hipEvent_t cudaEvent_t
 #define hipEventCreate cudaEventCreate
@@ -97,6 +98,8 @@
 #define hipDeviceAttributeL2CacheSize cudaDevAttrL2CacheSize
 #define hipDeviceAttributeCooperativeLaunch cudaDevAttrCooperativeLaunch
 #define hipDeviceAttributeAsyncEngineCount cudaDevAttrAsyncEngineCount
+#define hipDeviceAttributeMaxThreadsPerBlock cudaDevAttrMaxThreadsPerBlock
+#define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
 // overlap
 #define hipHostMallocDefault cudaHostAllocDefault
 #define hipDeviceGetStreamPriorityRange cudaDeviceGetStreamPriorityRange
@@ -133,6 +136,11 @@
 // The one place where the two vendors' calls differ in more than the name.
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <type_traits>
+#if defined(SDMA_GPU_AMD)
+#include <dlfcn.h>
+#endif
 
 namespace sdma::gpu {
 
@@ -194,6 +202,133 @@ inline hipError_t streamWaitAtLeast(hipStream_t s, void* devPtr, std::uint32_t v
 }
 inline hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) {
   return hipStreamWriteValue32(s, devPtr, value, 0);
+}
+#endif
+
+// ---- one batched call of several copies (engine/host --batch) ----
+// batchCopyUnavailable: why this build or runtime cannot make the call (empty: it can).
+// batchCopy: `count` copies (dsts[i] <- srcs[i], sizes[i] bytes) in one call on `stream`,
+// in stream order; srcDevice / dstDevice name where the operands live (-1: host memory).
+#if defined(SDMA_GPU_NVIDIA)
+// cudaMemcpyBatchAsync arrived with CUDA 12.8 and changed in 13.0, which dropped its failIdx
+// argument. CUDA 13 (cuda_runtime_api.h):
+//   cudaError_t cudaMemcpyBatchAsync(void* const* dsts, const void* const* srcs, const size_t* sizes,
+//       size_t count, struct cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs,
+//       cudaStream_t stream);
+// CUDA 12.8 and 12.9: (void** dsts, void** srcs, size_t* sizes, size_t count,
+//       cudaMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, size_t* failIdx,
+//       cudaStream_t stream).
+// One attribute entry (attrsIdxs {0}) covers every copy: sources read in stream order, the
+// operands' locations as hints.
+inline std::string batchCopyUnavailable() {
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12080
+  return {};
+#else
+  return "this sdma-probe was built against a CUDA older than 12.8, which has no cudaMemcpyBatchAsync";
+#endif
+}
+inline hipError_t batchCopy(void** dsts, void** srcs, std::size_t* sizes, std::size_t count, int srcDevice,
+                            int dstDevice, hipStream_t stream) {
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12080
+  auto where = [](int device) {
+    cudaMemLocation l{};
+    l.type = device < 0 ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+    l.id = device < 0 ? 0 : device;
+    return l;
+  };
+  cudaMemcpyAttributes attrs{};
+  attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  attrs.srcLocHint = where(srcDevice);
+  attrs.dstLocHint = where(dstDevice);
+  attrs.flags = 0;
+  std::size_t attrsIdx = 0;
+#if CUDART_VERSION >= 13000
+  return cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attrs, &attrsIdx, 1, stream);
+#else
+  std::size_t failIdx = 0;
+  return cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attrs, &attrsIdx, 1, &failIdx, stream);
+#endif
+#else
+  (void)dsts, (void)srcs, (void)sizes, (void)count, (void)srcDevice, (void)dstDevice, (void)stream;
+  return cudaErrorNotSupported;
+#endif
+}
+#else
+// hipMemcpyBatchAsync first shipped with HIP 7.1 (ROCm 7.1); the headers CI compiles against
+// (Debian's ROCm) are older and do not declare it. Its HIP 7.x form (ROCm/rocm-systems
+// projects/hip/include/hip/hip_runtime_api.h; the hip-tests' catch/unit/memory/
+// hipMemcpyBatchAsync.cc quote it):
+//   hipError_t hipMemcpyBatchAsync(void** dsts, void** srcs, size_t* sizes, size_t count,
+//       hipMemcpyAttributes* attrs, size_t* attrsIdxs, size_t numAttrs, size_t* failIdx,
+//       hipStream_t stream);
+// Where the headers declare it, their declaration's type is the one used; otherwise the
+// declaration above, with the attributes left opaque (none are passed). The symbol is
+// resolved at run time from the loaded libamdhip64 (dlsym), after hipRuntimeGetVersion says
+// 7.1 or newer, so an older runtime refuses the point instead of the program failing to load.
+// No attributes are passed (numAttrs 0): ROCm 7.2.1's CLR is reported to refuse any call with
+// attributes (ROCm/clr hipamd/src/hip_memory.cpp at rocm-7.2.1, hipMemcpyBatchAsync's argument
+// checks; not read here), and each copy's direction is worked out from its pointers anyway.
+// Compile-checked only (native/ci/compile-check.sh): no AMD GPU has run this yet.
+#if HIP_VERSION_MAJOR > 7 || (HIP_VERSION_MAJOR == 7 && HIP_VERSION_MINOR >= 1)
+using HipMemcpyBatchAsyncFn = decltype(&::hipMemcpyBatchAsync);
+#else
+struct HipMemcpyAttributesOpaque;
+using HipMemcpyBatchAsyncFn = hipError_t (*)(void** dsts, void** srcs, std::size_t* sizes, std::size_t count,
+                                             HipMemcpyAttributesOpaque* attrs, std::size_t* attrsIdxs,
+                                             std::size_t numAttrs, std::size_t* failIdx, hipStream_t stream);
+#endif
+inline constexpr int kHipBatchMajor = 7, kHipBatchMinor = 1;
+
+struct HipBatchEntry {
+  HipMemcpyBatchAsyncFn fn = nullptr;
+  std::string why;  // when fn is null
+};
+inline const HipBatchEntry& hipBatchEntry() {
+  static const HipBatchEntry entry = [] {
+    HipBatchEntry e;
+    int version = 0;
+    if (hipRuntimeGetVersion(&version) != hipSuccess) {
+      (void)hipGetLastError();
+      e.why = "hipRuntimeGetVersion failed, so whether this HIP has hipMemcpyBatchAsync is not known";
+      return e;
+    }
+    const int need = kHipBatchMajor * 10000000 + kHipBatchMinor * 100000;
+    if (version < need) {
+      e.why = "hipMemcpyBatchAsync needs HIP " + std::to_string(kHipBatchMajor) + "." + std::to_string(kHipBatchMinor) +
+              " (ROCm 7.1) or newer; this runtime is HIP " + std::to_string(version / 10000000) + "." +
+              std::to_string(version / 100000 % 100) + "." + std::to_string(version % 100000);
+      return e;
+    }
+    void* lib = dlopen("libamdhip64.so", RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr) lib = dlopen("libamdhip64.so.7", RTLD_NOW | RTLD_NOLOAD);
+    void* sym = dlsym(lib != nullptr ? lib : RTLD_DEFAULT, "hipMemcpyBatchAsync");
+    if (sym == nullptr) {
+      e.why = "the loaded HIP runtime (libamdhip64) has no hipMemcpyBatchAsync symbol";
+      return e;
+    }
+    e.fn = reinterpret_cast<HipMemcpyBatchAsyncFn>(sym);
+    return e;
+  }();
+  return entry;
+}
+inline std::string batchCopyUnavailable() { return hipBatchEntry().why; }
+// The call with or without failIdx, as the declaration in use has it.
+template <class Fn>
+hipError_t callHipBatch(Fn fn, void** dsts, void** srcs, std::size_t* sizes, std::size_t count, hipStream_t stream) {
+  if constexpr (std::is_invocable_v<Fn, void**, void**, std::size_t*, std::size_t, std::nullptr_t, std::size_t*,
+                                    std::size_t, std::size_t*, hipStream_t>) {
+    std::size_t failIdx = 0;
+    return fn(dsts, srcs, sizes, count, nullptr, nullptr, 0, &failIdx, stream);
+  } else {
+    return fn(dsts, srcs, sizes, count, nullptr, nullptr, 0, stream);
+  }
+}
+inline hipError_t batchCopy(void** dsts, void** srcs, std::size_t* sizes, std::size_t count, int srcDevice,
+                            int dstDevice, hipStream_t stream) {
+  (void)srcDevice, (void)dstDevice;
+  const HipBatchEntry& e = hipBatchEntry();
+  if (e.fn == nullptr) return hipErrorNotSupported;
+  return callHipBatch(e.fn, dsts, srcs, sizes, count, stream);
 }
 #endif
 

@@ -242,6 +242,7 @@ std::string pointRecord(const PePutRequest& request, std::uint64_t point) {
   j.key("targetNs").value(static_cast<std::int64_t>(ingest::toInt64(request.targetNs).value_or(0)));
   j.key("seed").value(std::to_string(request.seed));
   j.key("trace").value(request.trace).key("corrupt").value(request.corrupt);
+  j.key("waves").value(request.waves);
   j.endObject();
   return j.str() + "\n";
 }
@@ -314,6 +315,37 @@ MoverEvidence rocshmemSdmaEvidence(const std::string& initLine, std::uint64_t si
   return e;
 }
 
+std::optional<int> sdmaChannelsOf(std::string_view initLine) {
+  constexpr std::string_view kKey = "channels=";
+  const std::size_t at = initLine.find(kKey);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = initLine.substr(at + kKey.size());
+  std::size_t n = 0;
+  while (n < rest.size() && n < 6 && rest[n] >= '0' && rest[n] <= '9') ++n;
+  if (n == 0 || (n < rest.size() && rest[n] >= '0' && rest[n] <= '9')) return std::nullopt;
+  const std::optional<std::int64_t> v = ingest::parseInt64(rest.substr(0, n));
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+MoverEvidence rocshmemSdmaOffEvidence(const std::string& disabledLine) {
+  MoverEvidence e;
+  e.source = EvidenceSource::RocshmemLog;
+  if (disabledLine.empty()) {
+    e.observed = ObservedMover::Unknown;
+    e.detail =
+        "sdma-probe set ROCSHMEM_SDMA_ENABLED=0 (--shmem-sdma off), and rocSHMEM logged no line saying SDMA is "
+        "disabled (ROCSHMEM_DEBUG_LEVEL=INFO)";
+    return e;
+  }
+  e.observed = ObservedMover::Cu;
+  e.detail =
+      "rocSHMEM's SDMA transport is off (--shmem-sdma off), so its IPC transport copies the puts with "
+      "load/store: \"" +
+      disabledLine + "\"";
+  return e;
+}
+
 bool isSdmaFallbackLine(std::string_view line) { return classifyRocshmemSdmaLine(line) == RocshmemSdmaLine::Fallback; }
 
 std::string sdmaFallbackLine(const std::string& stderrText) {
@@ -363,19 +395,25 @@ PePairConfig pePairConfig(const PePutRequest& request, const char* helperVisible
   c.heapBytes = peHeapBytes(request.regionBytes);
   c.bootstrapTimeoutS = std::max(1, request.bootstrapTimeoutS);
   c.debugLevel = peDebugLevel(helperDebugLevel);
+  c.sdmaMode = request.sdmaMode;
+  c.channels = std::max(1, request.channels);
   return c;
 }
 
 std::vector<std::pair<std::string, std::string>> peEnvironment(const PePairConfig& config) {
-  return {
+  std::vector<std::pair<std::string, std::string>> env = {
       {"HIP_VISIBLE_DEVICES", config.visibleDevices},
       {"ROCSHMEM_BACKEND", "ipc"},
-      {"ROCSHMEM_SDMA_ENABLED", "1"},
-      {"ROCSHMEM_SDMA_THRESHOLD", "0"},
-      {"ROCSHMEM_HEAP_SIZE", std::to_string(config.heapBytes)},
-      {"ROCSHMEM_BOOTSTRAP_TIMEOUT", std::to_string(config.bootstrapTimeoutS)},
-      {"ROCSHMEM_DEBUG_LEVEL", config.debugLevel},
+      {"ROCSHMEM_SDMA_ENABLED", config.sdmaMode == "off" ? "0" : "1"},
   };
+  // library: ROCSHMEM_SDMA_THRESHOLD is not in the list, so the PEs inherit the helper's own
+  // (or none, and rocSHMEM's default applies); off: the threshold is moot.
+  if (config.sdmaMode != "library" && config.sdmaMode != "off") env.emplace_back("ROCSHMEM_SDMA_THRESHOLD", "0");
+  if (config.sdmaMode != "off") env.emplace_back("ROCSHMEM_SDMA_NUM_CHANNELS", std::to_string(config.channels));
+  env.emplace_back("ROCSHMEM_HEAP_SIZE", std::to_string(config.heapBytes));
+  env.emplace_back("ROCSHMEM_BOOTSTRAP_TIMEOUT", std::to_string(config.bootstrapTimeoutS));
+  env.emplace_back("ROCSHMEM_DEBUG_LEVEL", config.debugLevel);
+  return env;
 }
 
 std::vector<std::string> peArguments(const std::string& peBinary, int pe) {
@@ -411,6 +449,8 @@ struct RocshmemPeSession::Pair {
   };
   Pe pe[2];
   double startedNs = 0;
+  // --shmem-sdma off: rocSHMEM's "SDMA disabled" line is expected, the evidence, not a failure.
+  bool sdmaOff = false;
 
   enum class Outcome { Reached, Cancelled, Timeout, Failed };
 
@@ -505,7 +545,7 @@ struct RocshmemPeSession::Pair {
   // 2 s after its exit when something else holds them).
   bool anyFailed() const {
     for (const Pe& p : pe) {
-      if (p.records.failed() || !p.fallbackLine.empty()) return true;
+      if (p.records.failed() || (!p.fallbackLine.empty() && !sdmaOff)) return true;
       if (p.exited && (p.drained() || nowNs() - p.exitedAtNs > 2e9)) return true;
     }
     return false;
@@ -566,7 +606,12 @@ struct RocshmemPeSession::Pair {
     return errorResult("runtime", "the rocSHMEM PEs stopped answering", kMoreLogHint);
   }
 
-  std::string fallback() const { return !pe[0].fallbackLine.empty() ? pe[0].fallbackLine : pe[1].fallbackLine; }
+  std::string fallback() const {
+    if (sdmaOff) return "";
+    return !pe[0].fallbackLine.empty() ? pe[0].fallbackLine : pe[1].fallbackLine;
+  }
+  // With SDMA off: the line in which rocSHMEM says so (PE 0's, else PE 1's), empty when none.
+  std::string disabledLine() const { return !pe[0].fallbackLine.empty() ? pe[0].fallbackLine : pe[1].fallbackLine; }
 
   // Stops both PEs: (graceful) the stop record and end of input, 5 s to finalize; then
   // SIGTERM, then SIGKILL, 2 s apart, draining every pipe meanwhile so that no PE is held in
@@ -619,6 +664,7 @@ PePutResult RocshmemPeSession::startPair(const PePairConfig& config, bool (*canc
   pair_ = std::make_unique<Pair>();
   Pair& pair = *pair_;
   pair.startedNs = nowNs();
+  pair.sdmaOff = config.sdmaMode == "off";
   config_ = config;
   ++pairsStarted_;
   for (int p = 0; p < 2; ++p) {
@@ -710,8 +756,18 @@ PePutResult RocshmemPeSession::runPoint(const PePutRequest& request, bool (*canc
     pair.drainNow();
     if (pair.fallback().empty()) {
       PePutResult r = pair.pe[0].records.result();
-      r.sdmaLogLine = pair.pe[0].initLine;
-      r.evidence = rocshmemSdmaEvidence(pair.pe[0].initLine, request.sizeBytes);
+      r.sdmaLogLine = pair.sdmaOff ? pair.disabledLine() : pair.pe[0].initLine;
+      r.evidence = pair.sdmaOff ? rocshmemSdmaOffEvidence(pair.disabledLine())
+                                : rocshmemSdmaEvidence(pair.pe[0].initLine, request.sizeBytes);
+      // --engines n: the channels rocSHMEM says it set up, where its line names them.
+      if (!pair.sdmaOff && request.channels > 1) {
+        const std::optional<int> logged = sdmaChannelsOf(pair.pe[0].initLine);
+        if (logged && *logged != request.channels) {
+          r.evidence.detail += "; rocSHMEM set up " + std::to_string(*logged) + " SDMA channel" +
+                               (*logged == 1 ? "" : "s") + " per destination, not the " +
+                               std::to_string(request.channels) + " asked for";
+        }
+      }
       // A failed check leaves the pair usable; anything else without a result does not.
       if (r.status != "ok" && r.status != "validation") stopPair(false);
       return r;

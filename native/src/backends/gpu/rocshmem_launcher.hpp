@@ -59,7 +59,14 @@ struct PePutRequest {
   double targetNs = 0;   // iterations sized by time
   std::uint64_t seed = 1;
   bool trace = false;
-  bool corrupt = false;                          // --fault corrupt-after: one wrong byte before the check
+  bool corrupt = false;  // --fault corrupt-after: one wrong byte before the check
+  // The seed's dimensions (docs/SEED-EXPERIMENTS.md). waves: the put kernel's waves of 64
+  // threads (0: one thread's put in a one-wave kernel, as before; 1: the wave-level put; more:
+  // the workgroup put), sent on the point line. channels and sdmaMode are the pair's: a point
+  // that needs others runs on a new pair (PePairConfig).
+  int waves = 0;
+  int channels = 1;                              // ROCSHMEM_SDMA_NUM_CHANNELS (1: rocSHMEM's default)
+  std::string sdmaMode = "forced";               // "forced", "library" or "off" (--shmem-sdma)
   double timeoutNs = 180e9;                      // one point, from its line to its answer (the pair's start is apart)
   int bootstrapTimeoutS = kPeBootstrapTimeoutS;  // ROCSHMEM_BOOTSTRAP_TIMEOUT for the PEs
   int startGraceS = kPeStartGraceS;              // the pair's start may take this much longer
@@ -173,6 +180,12 @@ std::optional<std::uint64_t> sdmaThresholdOf(std::string_view initLine);
 // the helper sets ROCSHMEM_SDMA_THRESHOLD=0), Cu when the size is below that threshold
 // (rocSHMEM's IPC load/store copy), Unknown when nothing was logged or the size equals it.
 MoverEvidence rocshmemSdmaEvidence(const std::string& initLine, std::uint64_t sizeBytes);
+// The channel count in an init line ("channels=<n>"); nullopt when it has none that reads.
+std::optional<int> sdmaChannelsOf(std::string_view initLine);
+// --shmem-sdma off: the evidence from the line rocSHMEM logs when SDMA is disabled ("SDMA
+// disabled at runtime (ROCSHMEM_SDMA_ENABLED=0)"): Cu, its puts are the IPC transport's
+// load/store copies; Unknown when it logged no such line.
+MoverEvidence rocshmemSdmaOffEvidence(const std::string& disabledLine);
 
 // The first fallback line of a whole text; empty when it has none.
 std::string sdmaFallbackLine(const std::string& stderrText);
@@ -198,21 +211,30 @@ struct PePairConfig {
   std::uint64_t heapBytes = 0;
   int bootstrapTimeoutS = kPeBootstrapTimeoutS;
   std::string debugLevel = "INFO";
-  bool operator==(const PePairConfig& o) const {
-    return visibleDevices == o.visibleDevices && heapBytes == o.heapBytes && bootstrapTimeoutS == o.bootstrapTimeoutS &&
-           debugLevel == o.debugLevel;
-  }
+  std::string sdmaMode = "forced";  // PePutRequest::sdmaMode
+  int channels = 1;                 // PePutRequest::channels
+  bool operator==(const PePairConfig& o) const { return samePair(o) && heapBytes == o.heapBytes; }
   bool operator!=(const PePairConfig& o) const { return !(*this == o); }
-  // The same PE processes would be started, whatever the heap.
+  // The same PE processes would be started, whatever the heap. rocSHMEM reads its SDMA
+  // variables once, at init (sdma_policy.cpp, SdmaImpl::sdmaHostInit), so another mode or
+  // channel count is another pair.
   bool samePair(const PePairConfig& o) const {
-    return visibleDevices == o.visibleDevices && bootstrapTimeoutS == o.bootstrapTimeoutS && debugLevel == o.debugLevel;
+    return visibleDevices == o.visibleDevices && bootstrapTimeoutS == o.bootstrapTimeoutS &&
+           debugLevel == o.debugLevel && sdmaMode == o.sdmaMode && channels == o.channels;
   }
 };
 PePairConfig pePairConfig(const PePutRequest& request, const char* helperVisible, const char* helperDebugLevel);
 
 // The variables set on top of the helper's environment for both PEs (docs/MEASUREMENT.md):
-// HIP_VISIBLE_DEVICES, ROCSHMEM_BACKEND=ipc, ROCSHMEM_SDMA_ENABLED=1, ROCSHMEM_SDMA_THRESHOLD=0,
-// ROCSHMEM_HEAP_SIZE, ROCSHMEM_BOOTSTRAP_TIMEOUT, ROCSHMEM_DEBUG_LEVEL.
+// HIP_VISIBLE_DEVICES, ROCSHMEM_BACKEND=ipc, ROCSHMEM_HEAP_SIZE, ROCSHMEM_BOOTSTRAP_TIMEOUT,
+// ROCSHMEM_DEBUG_LEVEL, and by the SDMA mode: forced, ROCSHMEM_SDMA_ENABLED=1 and
+// ROCSHMEM_SDMA_THRESHOLD=0 (every put on SDMA, as before); library, ROCSHMEM_SDMA_ENABLED=1
+// and the threshold left as the helper's environment has it (unset: rocSHMEM's default, 256
+// bytes); off, ROCSHMEM_SDMA_ENABLED=0 (rocSHMEM's own switch: envvar.cpp, envvar::sdma::enabled,
+// "Enable SDMA transport at runtime"). Always ROCSHMEM_SDMA_NUM_CHANNELS=channels, so the count
+// a sample names is the one that ran whatever the user's environment says (envvar.cpp,
+// envvar::sdma::num_channels, "Number of SDMA channels per destination [1, 8]", default 1;
+// sdma_policy.cpp, SdmaImpl::sdmaHostInit connects that many SDMA queues to each peer).
 std::vector<std::pair<std::string, std::string>> peEnvironment(const PePairConfig& config);
 
 // argv (argv[0] included) of PE `pe` (0 or 1).

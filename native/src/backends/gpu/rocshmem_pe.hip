@@ -83,7 +83,9 @@ void setClockRate(int device) {
 }
 constexpr std::uint64_t kTimeoutTicks = 10ull * 400000000ull;  // at least 10 s at any clock up to 400 MHz
 constexpr double kHostTimeoutNs = 120e9;
-constexpr std::size_t kMaxStdinLineBytes = 4096;  // a point line is some 300 bytes, the uid record 280
+constexpr std::size_t kMaxStdinLineBytes = 4096;
+constexpr int kMaxPutWaves = 16;  // one workgroup of at most 1024 threads (dims::kPutKernelMaxWaves)  // a point line
+                                  // is some 300 bytes, the uid record 280
 
 struct PutTrace {
   std::uint64_t startTicks, issuedTicks, completeTicks;
@@ -97,6 +99,7 @@ struct PutArgs {
   int iters, depth;
   std::uint32_t goValue;
   HostControl* control;
+  int waves;                           // 0: one thread's put; 1: the wave's put; more: the workgroup's
   unsigned long long* iterStartTicks;  // [iters]
   unsigned long long* iterEndTicks;    // [iters]
   PutTrace* trace;                     // [1], or null
@@ -124,8 +127,45 @@ __device__ void putLoop(const PutArgs& a) {
   }
 }
 
-// engine/device: one thread of one workgroup is the initiator; the workgroup's other threads
-// only take part in rocSHMEM's device-side set-up where the release asks for it.
+// --waves-per-cu on engine/device: the same loop with every thread of the kernel issuing each
+// put together, through rocSHMEM's wave-level put (one wave: rocshmem_putmem_nbi_wave, "called
+// from divergent control paths at per-wave granularity", all threads of the wave with the same
+// arguments) or its workgroup-level put (more waves: rocshmem_putmem_nbi_wg, per workgroup);
+// both declared in include/rocshmem/rocshmem_RMA_X.hpp (ROCm/rocSHMEM). Thread 0 waits for the
+// start, takes the times and calls rocshmem_quiet once every thread has issued its share.
+__device__ void putLoopCollective(const PutArgs& a) {
+  __shared__ int started;
+  if (threadIdx.x == 0) started = waitAtLeast(&a.control->go, a.goValue, a.control, kTimeoutTicks) ? 1 : 0;
+  __syncthreads();
+  if (!started) return;
+  std::uint64_t op = 0;
+  for (int it = 0; it < a.iters; ++it) {
+    std::uint64_t start = 0;
+    if (threadIdx.x == 0) start = deviceTicks();
+    for (int b = 0; b < a.depth; ++b, ++op) {
+      const std::uint64_t offset = (op % a.slots) * a.strideBytes;
+      if (a.waves == 1) {
+        rocshmem_putmem_nbi_wave(a.dst + offset, a.src + offset, a.sizeBytes, 1);
+      } else {
+        rocshmem_putmem_nbi_wg(a.dst + offset, a.src + offset, a.sizeBytes, 1);
+      }
+    }
+    __syncthreads();  // every thread has issued its part of the iteration's puts
+    if (threadIdx.x == 0) {
+      const std::uint64_t issued = deviceTicks();
+      rocshmem_quiet();
+      const std::uint64_t end = deviceTicks();
+      a.iterStartTicks[it] = start;
+      a.iterEndTicks[it] = end;
+      if (a.trace != nullptr && it == a.iters - 1) *a.trace = PutTrace{start, issued, end, cuId(), xccId()};
+    }
+    __syncthreads();  // the next iteration starts once this one is complete
+  }
+}
+
+// engine/device: one thread of one workgroup is the initiator (waves 0, as before); the
+// workgroup's other threads only take part in rocSHMEM's device-side set-up where the release
+// asks for it. With waves > 0 every thread takes part in each put (putLoopCollective).
 __global__ void putKernel(PutArgs a) {
 #if SDMA_PE_WG_INIT
 #pragma clang diagnostic push
@@ -133,7 +173,11 @@ __global__ void putKernel(PutArgs a) {
   rocshmem_wg_init();
   __syncthreads();
 #endif
-  if (threadIdx.x == 0 && blockIdx.x == 0) putLoop(a);
+  if (a.waves > 0) {
+    putLoopCollective(a);
+  } else if (threadIdx.x == 0 && blockIdx.x == 0) {
+    putLoop(a);
+  }
 #if SDMA_PE_WG_INIT
   __syncthreads();
   rocshmem_wg_finalize();
@@ -229,6 +273,7 @@ struct Point {
   std::int64_t id = 0;
   std::uint64_t regionBytes = 0, sizeBytes = 0, strideBytes = 0, slots = 1, seed = 1;
   int warmup = 1, iters = 1, maxIters = 10000, depth = 1;
+  int waves = 0;  // the put kernel's waves of 64 threads; 0: one thread's put in a one-wave kernel
   double targetNs = 0;
   bool trace = false, corrupt = false;
 };
@@ -261,6 +306,8 @@ Point parsePoint(const sdma::ndjson::Value& o) {
     throw Stop{"usage", "the point's seed is missing or not a whole number", ""};
   }
   p.trace = boolField(o, "trace").value_or(false);
+  // Absent from a helper of before: 0, the one-thread put.
+  if (intField(o, "waves")) p.waves = static_cast<int>(whole("waves", 0, kMaxPutWaves));
   p.corrupt = boolField(o, "corrupt").value_or(false);
   p.warmup = std::max(1, p.warmup);
   p.iters = std::max(1, p.iters);
@@ -392,10 +439,12 @@ void measurePoint(const Point& o, SourceState& state) {
               o.depth,
               ++state.goValue,
               state.controlDev,
+              o.waves,
               iterStart.as<unsigned long long>(),
               iterEnd.as<unsigned long long>(),
               o.trace ? trace.as<PutTrace>() : nullptr};
-    putKernel<<<1, 64, 0, state.stream>>>(a);
+    const int threads = o.waves > 0 ? 64 * o.waves : 64;
+    putKernel<<<1, threads, 0, state.stream>>>(a);
     check(hipGetLastError(), "put kernel launch");
     // The kernel is resident and polling before the puts are asked for: no launch is timed.
     std::this_thread::sleep_for(std::chrono::microseconds(200));
