@@ -6,7 +6,7 @@
 import type { EndpointPair } from '../core/endpoints';
 import type { MatrixOptions } from '../core/matrix/matrixOptions';
 import { DEFAULT_MATRIX, matrixArgs } from '../core/matrix/matrixOptions';
-import type { PathName } from '../core/protocol';
+import type { PathName, ShmemSdma } from '../core/protocol';
 import { PATHS } from '../core/protocol';
 import type { BackendChoice } from '../core/backendChoice';
 import type { SweepOptions } from '../core/sweep/sweepOptions';
@@ -36,8 +36,31 @@ function simulatorFlags(values: MeasureValues) {
   };
 }
 
+/** The sweep's flags of the seed's dimensions (`sdma-lens sweep`). */
+export interface DimensionValues {
+  'waves-per-cu'?: string;
+  engines?: string;
+  batch?: string;
+  'shmem-sdma'?: string;
+}
+
+/** A comma list of whole numbers, as `--cus` reads one. */
+const intList = (flag: string, text: string) => text.split(',').map((c) => int(flag, c.trim(), 0));
+
+/** `--waves-per-cu`, `--engines`, `--batch`, `--shmem-sdma` as sweep options (checked whole by `sweepArgs`). */
+function dimensionFlags(values: DimensionValues): Partial<SweepOptions> {
+  return {
+    ...(values['waves-per-cu'] !== undefined ? { wavesPerCu: intList('waves-per-cu', values['waves-per-cu']) } : {}),
+    ...(values.engines !== undefined ? { engines: intList('engines', values.engines) } : {}),
+    ...(values.batch !== undefined ? { batch: intList('batch', values.batch) } : {}),
+    ...(values['shmem-sdma'] !== undefined
+      ? { shmemSdma: list<ShmemSdma>('shmem-sdma', values['shmem-sdma'], ['forced']) }
+      : {}),
+  };
+}
+
 export function sweepOptionsOf(
-  values: MeasureValues & { sizes?: string; 'timeline-size'?: string; 'runtime-default'?: boolean },
+  values: MeasureValues & DimensionValues & { sizes?: string; 'timeline-size'?: string; 'runtime-default'?: boolean },
   pairs: EndpointPair[],
 ): SweepOptions {
   return asUsage(() => {
@@ -54,6 +77,7 @@ export function sweepOptionsOf(
         : {}),
       ...simulatorFlags(values),
       ...(values['runtime-default'] === true ? { runtimeDefault: true } : {}),
+      ...dimensionFlags(values),
     };
     sweepArgs(o);
     return o;

@@ -65,6 +65,16 @@ ${SIMULATOR}
   --timeline-size SIZE          also record a timeline at this size
   --runtime-default             also measure what a plain hipMemcpyAsync gets with your own
                                 environment (AMD, simulator; docs/MEASUREMENT.md)
+  --waves-per-cu LIST           wavefronts per CU of cu/* copies and of the kernel issuing
+                                engine/device puts, each a series, e.g. 1,4,16 (1..${LIMITS.wavesPerCuMax};
+                                AMD wave64, NVIDIA warps of 32; default: 1024 threads per CU)
+  --engines LIST                one engine copy split over N engines (AMD), streams (NVIDIA)
+                                or rocSHMEM channels (engine/device), each a series
+                                (1..${LIMITS.splitMax}; default 1)
+  --batch LIST                  engine/host as one batched call of N pieces, each a series
+                                (0..${LIMITS.batchMax}; 0 = the single-copy API, the default)
+  --shmem-sdma LIST             engine/device with rocSHMEM's SDMA forced, at its own
+                                threshold (library) or off (default forced)
   --refine                      then measure more sizes around each crossover until it is
                                 placed within --refine-tolerance or --refine-budget is spent;
                                 each round is saved inside the sweep's run (docs/ADVICE.md)
@@ -186,12 +196,14 @@ Exit codes:
 Prints a block to source in a shell: the advice of a saved run as comments and the settings
 as export lines (or JSON). RUN_ID: a run in the runs folder (default: the newest sweep with
 samples). A sweep is advised for one endpoint pair; a collective run from its own crossovers
-(--pair, --cus, --sizes and the versions are for a sweep's advice) (docs/ADVICE.md).
+(--pair, --cus, --waves-per-cu, --sizes and the versions are for a sweep's advice) (docs/ADVICE.md).
 
 Options:
   --pair SRC:DST                the endpoint pair to advise on, e.g. host:0 (default: the run's
                                 first GPU -> GPU pair, else its first pair)
   --cus N                       CUs your library's load/store path occupies (default 64)
+  --waves-per-cu N              wavefronts per CU of your load/store kernel: crossovers compare
+                                the cu/* series measured at N (default 0: 1024 threads per CU)
   --sizes LIST                  your message sizes (default: the run's sizes); a comma list of
                                 sizes and ranges, as sweep --sizes takes
   --rccl-version V              the node's RCCL version when the run did not detect it

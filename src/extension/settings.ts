@@ -8,7 +8,9 @@ import { checkSlurmName } from '../core/fleetRun/slurm';
 import type { AdviceOptions } from '../core/advice/advice';
 import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { EndpointPair } from '../core/endpoints';
-import type { PathName } from '../core/protocol';
+import type { PathName, ShmemSdma } from '../core/protocol';
+import { SHMEM_SDMA } from '../core/protocol';
+import { LIMITS } from '../core/limits';
 import { parseDestination } from '../core/ssh/destination';
 import { STALL_LIMIT, checkStallTimeout } from '../core/runtime/session';
 import type { SshSettings } from '../core/ssh/sshArgs';
@@ -195,6 +197,23 @@ export function sweepSettings(): SweepOptions {
   });
   if (timeline !== undefined) options.timelineSizeBytes = timeline;
   if (field('sweep.runtimeDefault', (x) => x === true)) options.runtimeDefault = true;
+  // The seed's dimensions: each list as the helper takes it; the default (or an unset value) passes no flag.
+  const ints = (name: string, fallback: number[]) =>
+    field(name, (x) => {
+      if (x === undefined || x === null) return fallback;
+      if (!isNumberArray(x)) throw new Error(vscode.l10n.t('must be a list of whole numbers'));
+      return [...new Set(x)].sort((a, b) => a - b);
+    });
+  const waves = ints('sweep.wavesPerCu', []);
+  if (waves.length > 0) options.wavesPerCu = waves;
+  options.engines = ints('sweep.engines', [1]);
+  options.batch = ints('sweep.batch', [0]);
+  options.shmemSdma = field('sweep.shmemSdma', (x) => {
+    if (x === undefined || x === null) return ['forced'];
+    if (!isStringArray(x) || x.some((m) => !(SHMEM_SDMA as readonly string[]).includes(m)))
+      throw new Error(vscode.l10n.t('must be a list of rocSHMEM SDMA modes: {0}', SHMEM_SDMA.join(', ')));
+    return [...new Set(x)] as ShmemSdma[];
+  });
   try {
     return checkSweepOptions(options);
   } catch (err) {
@@ -245,6 +264,14 @@ export function adviceSettings(): AdviceOptions {
       if (x === undefined) return DEFAULT_LOAD_STORE_CUS;
       if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > 4096)
         throw new Error(vscode.l10n.t('must be a whole number in 1..4096'));
+      return x;
+    }),
+    wavesPerCu: field('advice.wavesPerCu', (x) => {
+      if (x === undefined || x === null) return 0;
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > LIMITS.wavesPerCuMax)
+        throw new Error(
+          vscode.l10n.t('must be 0 (the default threads) or a whole number in 1..{0}', LIMITS.wavesPerCuMax),
+        );
       return x;
     }),
     messageSizes: field('advice.messageSizes', (x) => {

@@ -17,7 +17,7 @@ import {
 } from '../shared/chart';
 import { withAlpha, type Theme } from '../shared/theme';
 import { evidenceLine } from './evidence';
-import { seriesKey, seriesLabel, seriesStyle } from './labels';
+import { seriesKey, seriesLabel, seriesStyle, seriesVariants } from './labels';
 
 const flagged = (p: SweepPoint) => p.evidence?.state === 'contradicts';
 
@@ -173,10 +173,11 @@ export class SweepChart {
     const lineRoles: Role[] = [];
     const bandRoles: Role[] = [];
     const t = this.theme;
+    const variants = seriesVariants(this.series);
     for (const s of this.series) {
       const key = seriesKey(s);
       const hidden = this.hiddenKeys.has(key);
-      const style = seriesStyle(s, t);
+      const style = seriesStyle(s, t, variants.get(key));
       const at = (pick: (p: SweepPoint) => number) => s.points.map((p) => ({ x: Math.log2(p.sizeBytes), y: pick(p) }));
       lines.push(
         reuse(`${key}|line`, {

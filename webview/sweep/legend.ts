@@ -6,7 +6,7 @@
 import type { SweepSeries } from '../../src/core/sweep/sweepView';
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from '../shared/dom';
-import { seriesKey, seriesLabel, seriesSwatch } from './labels';
+import { seriesKey, seriesLabel, seriesSwatch, seriesVariants } from './labels';
 
 export function renderLegend(
   root: HTMLElement,
@@ -15,6 +15,7 @@ export function renderLegend(
   theme: Theme,
   onToggle: (key: string) => void,
 ): void {
+  const variants = seriesVariants(series);
   replaceChildren(
     root,
     ...series.map((s) => {
@@ -28,7 +29,7 @@ export function renderLegend(
           'aria-pressed': String(shown),
           title: shown ? 'Hide this series' : 'Show this series',
         },
-        seriesSwatch(s, theme),
+        seriesSwatch(s, theme, variants.get(s.key)),
         el('span', {}, seriesLabel(s)),
       );
       button.addEventListener('click', () => onToggle(key));

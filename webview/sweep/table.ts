@@ -7,7 +7,7 @@ import type { SweepPoint, SweepSeries, UnsupportedPath } from '../../src/core/sw
 import type { Theme } from '../shared/theme';
 import { el, replaceChildren } from '../shared/dom';
 import { evidenceCell } from './evidence';
-import { seriesLabel, seriesSwatch } from './labels';
+import { seriesLabel, seriesSwatch, seriesVariants } from './labels';
 
 function cell(point: SweepPoint | undefined, best: boolean): HTMLElement {
   if (!point) return el('td', { class: 'missing' }, '—');
@@ -38,6 +38,7 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
     replaceChildren(root);
     return;
   }
+  const variants = seriesVariants(series);
   const sizes = [...new Set(series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
   const bySize = series.map((s) => new Map(s.points.map((p) => [p.sizeBytes, p])));
   const rows = sizes.map((size) => {
@@ -72,7 +73,7 @@ export function renderTable(root: HTMLElement, series: SweepSeries[], theme: The
           {},
           el('th', { scope: 'col' }, 'Message size'),
           ...series.flatMap((s) => [
-            el('th', { scope: 'col' }, seriesSwatch(s, theme), seriesLabel(s)),
+            el('th', { scope: 'col' }, seriesSwatch(s, theme, variants.get(s.key)), seriesLabel(s)),
             el('th', { scope: 'col', class: 'evidence-head', 'aria-label': `Evidence, ${seriesLabel(s)}` }, 'Evidence'),
           ]),
         ),

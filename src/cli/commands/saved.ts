@@ -17,11 +17,20 @@ import { openAdvisedRun } from '../../core/runs/refinements';
 import type { RunStore } from '../../core/runs/runStore';
 import { runsTable } from '../../core/runs/runsTable';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
+import { LIMITS } from '../../core/limits';
 import { parseFlags } from '../flags';
 import { UsageError, int, sizeListOption, storeOf } from '../options';
 
 /** The flags that shape a sweep's advice; a collective run is advised from its own measurements. */
-const SWEEP_FLAGS = ['pair', 'cus', 'sizes', 'rccl-version', 'rocshmem-version'] as const;
+const SWEEP_FLAGS = ['pair', 'cus', 'waves-per-cu', 'sizes', 'rccl-version', 'rocshmem-version'] as const;
+
+/** `advise --waves-per-cu N`: 0 (the default threads) or 1..wavesPerCuMax. */
+function adviceWaves(text: string): number {
+  const n = int('waves-per-cu', text, 0);
+  if (n > LIMITS.wavesPerCuMax)
+    throw new UsageError(`--waves-per-cu must be 0 (the default threads) or 1..${LIMITS.wavesPerCuMax} (got ${n})`);
+  return n;
+}
 
 export async function advise(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags({
@@ -32,6 +41,7 @@ export async function advise(argv: string[]): Promise<number> {
       'runs-dir': { type: 'string' },
       json: { type: 'boolean', default: false },
       cus: { type: 'string' },
+      'waves-per-cu': { type: 'string' },
       sizes: { type: 'string' },
       'rccl-version': { type: 'string' },
       'rocshmem-version': { type: 'string' },
@@ -45,6 +55,7 @@ export async function advise(argv: string[]): Promise<number> {
   try {
     options = {
       ...(values.cus !== undefined ? { loadStoreCus: int('cus', values.cus, 64) } : {}),
+      ...(values['waves-per-cu'] !== undefined ? { wavesPerCu: adviceWaves(values['waves-per-cu']) } : {}),
       ...(values.sizes !== undefined ? { messageSizes: sizeListOption('sizes', values.sizes) } : {}),
       libraries: {
         ...(values['rccl-version'] ? { rccl: values['rccl-version'] } : {}),

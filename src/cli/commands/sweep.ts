@@ -13,7 +13,8 @@ import { sweepCommand } from '../../core/sweep/sweepCommand';
 import type { RefineResult } from '../../core/sweep/refine';
 import { refineCrossovers, refineRoundCommand, refinementSummary, withRefinements } from '../../core/sweep/refine';
 import { sweepTable } from '../../core/sweep/sweepTable';
-import { sweepView } from '../../core/sweep/sweepView';
+import { sweepSeriesDimensions, sweepView } from '../../core/sweep/sweepView';
+import { dimensionFields } from '../../core/seriesKey';
 import { escapeControls, jsonText, terminalLine } from '../../core/text';
 import { formatBytes } from '../../core/units';
 import { runOnConsole, savedLines } from '../console';
@@ -33,6 +34,10 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
       pairs: { type: 'string' },
       'timeline-size': { type: 'string' },
       'runtime-default': { type: 'boolean', default: false },
+      'waves-per-cu': { type: 'string' },
+      engines: { type: 'string' },
+      batch: { type: 'string' },
+      'shmem-sdma': { type: 'string' },
       refine: { type: 'boolean', default: false },
       'refine-tolerance': { type: 'string' },
       'refine-budget': { type: 'string' },
@@ -239,6 +244,8 @@ function jsonResult(run: Run, runFile: string) {
       pair: pairName(s),
       cus: s.cus,
       ...(s.series ? { series: s.series } : {}),
+      // The seed's dimensions, each only where not the default (a run saved before them has none).
+      ...dimensionFields(sweepSeriesDimensions(s)),
       points: s.points.map((p) => ({
         sizeBytes: p.sizeBytes,
         gbps: p.gbps,

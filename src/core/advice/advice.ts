@@ -15,6 +15,7 @@ import { shellExport } from '../text';
 import type { Crossover } from './crossover';
 import { crossoverAt, crossoversAt, indexSamples, onCus } from './crossover';
 import { bothFronts } from './fronts';
+import { waveWord } from '../seriesKey';
 import type { Knob, Library } from './knobs';
 import { documentedFor, knob, sdmaValues } from './knobs';
 import { describeRange, inRange } from './version';
@@ -66,6 +67,12 @@ export interface AdviceOptions {
   libraries?: Partial<Record<Library, string>>;
   /** The endpoint pair to advise on; default: the run's first GPU → GPU pair, else its first pair. */
   pair?: EndpointPair;
+  /**
+   * Wavefronts (warps) per CU of the user's load/store kernel: crossovers compare the load/store
+   * series at this count (and engine/device issued at it, where measured). 0 or absent: the
+   * default series (1024 threads per CU, what every run saved before holds).
+   */
+  wavesPerCu?: number;
 }
 
 const pairKey = (p: EndpointPair) => `${p.src}:${p.dst}`;
@@ -483,7 +490,8 @@ function adviseOnPair(
   // a sweep may measure cu/host and cu/device at different counts.
   const wantedCus = options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS;
   // One index of the samples for every comparison below (each sample's spread computed once).
-  const index = indexSamples(samples);
+  const wantedWaves = options.wavesPerCu !== undefined && options.wavesPerCu > 0 ? options.wavesPerCu : undefined;
+  const index = indexSamples(samples, wantedWaves !== undefined ? { wavesPerCu: wantedWaves } : {});
   const cusFor = (initiator: 'host' | 'device') => nearest([...index[initiator].cuByCus.keys()], wantedCus);
   const sizes = [...new Set(samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
   const measured: [number, number] = [sizes[0] ?? 0, sizes.at(-1) ?? 0];
@@ -495,6 +503,21 @@ function adviseOnPair(
     if (options.loadStoreCus !== undefined && c.cus !== wantedCus)
       notes.push(
         `No ${c.cu} copy was measured on ${wantedCus} CUs; ${c.initiator}-initiated copies are compared with ${c.cus}, the nearest count measured for them.`,
+      );
+  }
+  for (const c of focus) {
+    // The wavefronts compared: the user's, else the default threads; the nearest series measured where the run lacks it.
+    if (wantedWaves !== undefined && c.wavesPerCu !== wantedWaves)
+      notes.push(
+        `No ${c.cu} copy was measured at ${waveWord(c.waveSize, wantedWaves)} per CU; ${c.initiator}-initiated copies are compared with ${c.wavesPerCu !== undefined ? `${waveWord(c.waveSize, c.wavesPerCu)} per CU` : 'the default 1024 threads per CU'}, the nearest measured.`,
+      );
+    else if (wantedWaves === undefined && c.wavesPerCu !== undefined)
+      notes.push(
+        `The run has no ${c.cu} series at the default 1024 threads per CU; ${c.initiator}-initiated copies are compared with ${waveWord(c.waveSize, c.wavesPerCu)} per CU, the nearest measured (choose with ${bothFronts('waves')}).`,
+      );
+    else if (wantedWaves !== undefined)
+      notes.push(
+        `${c.initiator}-initiated copies are compared at ${waveWord(c.waveSize, wantedWaves)} per CU, as asked.`,
       );
   }
   const host = focus.find((c) => c.initiator === 'host');

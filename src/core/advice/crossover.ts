@@ -9,6 +9,8 @@
  */
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
+import type { SeriesDimensions } from '../seriesKey';
+import { DEFAULT_THREADS_PER_CU, DEFAULT_WAVE_SIZE, dimensionWords, seriesDimensions, waveWord } from '../seriesKey';
 import { formatBytes } from '../units';
 import { bothFronts } from './fronts';
 
@@ -29,6 +31,11 @@ export interface Crossover {
   cu: PathName;
   /** CUs of the load/store path compared. */
   cus: number;
+  /** Wavefronts per CU of the load/store series compared, where it names them (absent: the default threads). */
+  wavesPerCu?: number;
+  waveSize?: number;
+  /** The engine series' words where it is not the default one ("4 engines", "1 wave issuing"). */
+  engineWords?: string[];
   kind: CrossoverKind;
   /** Smallest measured size from which the engine stays ahead. */
   fromBytes?: number;
@@ -144,9 +151,14 @@ export const MIN_REPETITIONS = 5;
 /** Neighbouring sizes further apart than this leave a gap worth measuring. */
 const GAP_RATIO = 4;
 
+/** " at 1 wave/CU" where the load/store series compared names its waves; empty for the default threads. */
+export function atWaves(c: Pick<Crossover, 'wavesPerCu' | 'waveSize'>): string {
+  return c.wavesPerCu !== undefined ? ` at ${waveWord(c.waveSize, c.wavesPerCu)}/CU` : '';
+}
+
 function describe(c: Omit<Crossover, 'explanation'>): string {
-  const eng = c.engine;
-  const cu = `${c.cu}${onCus(c.cus)}`;
+  const eng = c.engineWords && c.engineWords.length > 0 ? `${c.engine} (${c.engineWords.join(', ')})` : c.engine;
+  const cu = `${c.cu}${onCus(c.cus)}${atWaves(c)}`;
   const reps = `${c.repetitions} repetitions per point`;
   const unsure = c.uncertainty.length > 0 ? ` Uncertain: ${c.uncertainty.join('; ')}.` : '';
   const next = c.measureNext ? ` ${c.measureNext}` : '';
@@ -198,6 +210,9 @@ interface Indexed {
 /** One initiator's samples by path and size (the last sample of a size wins). */
 export interface InitiatorSamples {
   engineBySize: Map<number, Indexed>;
+  /** The dimensions of the series indexed: the engine's, and the load/store one's (any CU count). */
+  engineDims?: SeriesDimensions;
+  cuDims?: SeriesDimensions;
   /** Load/store samples by CU count (in the order first measured), then by size. */
   cuByCus: Map<number, Map<number, Indexed>>;
   /** The maps' samples in ascending size, made once for all comparisons. */
@@ -207,13 +222,70 @@ export interface InitiatorSamples {
 /** A run's samples by initiator, path and size, built in one pass: every comparison reads them from here, and each sample's spread is computed once. */
 export type SampleIndex = Record<Initiator, InitiatorSamples>;
 
-export function indexSamples(samples: readonly Sample[]): SampleIndex {
+/** Which series a comparison is between: the user's wavefronts per CU, else (0 or absent) the default threads. */
+export interface DimensionChoice {
+  wavesPerCu?: number;
+}
+
+/**
+ * How far a series is from the one a comparison wants (0: the one): load/store at the user's
+ * waves per CU (else the default 1024 threads), the engine as one copy through the single-copy
+ * API with rocSHMEM's SDMA forced, issued by one thread (or at the user's waves, engine/device).
+ * A run without the wanted series is compared on its nearest, and the crossover names it.
+ */
+function distance(d: SeriesDimensions, choice: DimensionChoice): number {
+  const w = choice.wavesPerCu !== undefined && choice.wavesPerCu > 0 ? choice.wavesPerCu : undefined;
+  // The runtime-default series is never a path's figure.
+  if (d.series) return Number.POSITIVE_INFINITY;
+  const off = (x: number, want: number) => Math.abs(Math.log2(Math.max(x, 1) / Math.max(want, 1)));
+  if (d.path.startsWith('cu/')) {
+    if (w === undefined) return off(d.threads, DEFAULT_THREADS_PER_CU);
+    if (d.wavesPerCu === w) return 0;
+    return 0.5 + off(d.threads, w * (d.waveSize ?? DEFAULT_WAVE_SIZE));
+  }
+  const engine = Math.log2(d.split) + Math.log2(d.batch + 1) + (d.shmemSdma === 'forced' ? 0 : 8);
+  if (d.path !== 'engine/device') return engine;
+  const issuing =
+    w !== undefined && d.wavesPerCu === w ? 0 : d.threads === 0 ? (w === undefined ? 0 : 0.25) : 1 + off(d.threads, 1);
+  return engine + issuing;
+}
+
+/** The series of each path that `distance` puts nearest, by its key without the CU count. */
+function chosenSeries(keyed: readonly { d: SeriesDimensions; key: string }[], choice: DimensionChoice): Set<string> {
+  const best = new Map<string, { key: string; distance: number }>();
+  for (const { d, key } of keyed) {
+    const mine = best.get(d.path);
+    if (mine?.key === key) continue;
+    const far = distance(d, choice);
+    if (far === Number.POSITIVE_INFINITY) continue;
+    if (!mine || far < mine.distance) best.set(d.path, { key, distance: far });
+  }
+  return new Set([...best.values()].map((b) => b.key));
+}
+
+const dimsKeyWithoutCus = (d: SeriesDimensions) =>
+  [d.path, d.threads, d.split, d.batch, d.shmemSdma, d.series ?? ''].join('|');
+
+/**
+ * `choice`: which series of each path are compared (DimensionChoice); the default compares the
+ * default series, what a run saved before these dimensions holds alone.
+ */
+export function indexSamples(samples: readonly Sample[], choice: DimensionChoice = {}): SampleIndex {
   const index: SampleIndex = {
     host: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() },
     device: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() },
   };
-  for (const sample of samples) {
+  const keyed = samples.map((s) => {
+    const d = seriesDimensions(s);
+    return { d, key: dimsKeyWithoutCus(d) };
+  });
+  const chosen = chosenSeries(keyed, choice);
+  for (const [i, sample] of samples.entries()) {
+    const { d, key } = keyed[i]!;
+    if (!chosen.has(key)) continue;
     const paths = index[sample.initiator];
+    if (sample.mover === 'engine') paths.engineDims ??= d;
+    else paths.cuDims ??= d;
     if (sample.mover === 'engine') paths.engineBySize.set(sample.sizeBytes, { sample });
     else {
       let bySize = paths.cuByCus.get(sample.cus);
@@ -251,6 +323,13 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   const engine = pathName('engine', initiator);
   const cu = pathName('cu', initiator);
   const paths = index[initiator];
+  const engineWords = paths.engineDims ? dimensionWords(paths.engineDims) : [];
+  const dims = {
+    ...(paths.cuDims?.wavesPerCu !== undefined
+      ? { wavesPerCu: paths.cuDims.wavesPerCu, waveSize: paths.cuDims.waveSize ?? DEFAULT_WAVE_SIZE }
+      : {}),
+    ...(engineWords.length > 0 ? { engineWords } : {}),
+  };
   const engineBySize = paths.engineBySize;
   const cuBySize = paths.cuByCus.get(cus) ?? new Map<number, Indexed>();
   const both: number[] = [];
@@ -294,6 +373,7 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
     engine,
     cu,
     cus,
+    ...dims,
     verdicts,
     missingBytes,
     repetitions: repCount,

@@ -16,6 +16,7 @@ export const FRONT_OPTIONS = {
   rcclVersion: { setting: 'sdmaLens.advice.rcclVersion', flag: 'sdma-lens advise --rccl-version' },
   rocshmemVersion: { setting: 'sdmaLens.advice.rocshmemVersion', flag: 'sdma-lens advise --rocshmem-version' },
   loadStoreCus: { setting: 'sdmaLens.advice.loadStoreCus', flag: 'sdma-lens advise --cus' },
+  waves: { setting: 'sdmaLens.advice.wavesPerCu', flag: 'sdma-lens advise --waves-per-cu' },
   messageSizes: { setting: 'sdmaLens.advice.messageSizes', flag: 'sdma-lens advise --sizes' },
   pair: { setting: "the panel's pair switcher", flag: 'sdma-lens advise --pair' },
   iterations: { setting: 'sdmaLens.sweep.iterations', flag: 'sdma-lens sweep --iters' },

@@ -32,7 +32,10 @@
 import { pairKind, pairName } from '../endpoints';
 import { evidenceWord, movedDifferently } from '../moverEvidence';
 import type { CollectivePoint, MatrixCell, MoverEvidence, PathName, Sample } from '../protocol';
-import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, pathName } from '../protocol';
+import type { ShmemSdma, SplitOver } from '../protocol';
+import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, SHMEM_SDMA, pathName } from '../protocol';
+import type { SeriesDimensions } from '../seriesKey';
+import { DEFAULT_WAVE_SIZE, dimensionWords, pairSeriesKey, seriesDimensions } from '../seriesKey';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
 import { MIN_REPETITIONS, quantile, sortedTimes } from '../advice/crossover';
@@ -76,6 +79,8 @@ interface Located {
   groupLabel: string;
   label: string;
   sizeBytes: number;
+  /** A sweep point's curve dimensions (the table's columns); absent for matrix and collective points. */
+  dimensions?: CurveDimensions;
 }
 
 export interface PointComparison extends Located {
@@ -269,6 +274,29 @@ interface Curve {
   group: string;
   groupLabel: string;
   order: (number | string)[];
+  /** A sweep curve's dimensions (seriesKey.ts), for the table's columns. */
+  dimensions?: CurveDimensions;
+}
+
+/** A sweep curve's seed dimensions, each written out (split 1, batch 0 where the run names none). */
+export interface CurveDimensions {
+  wavesPerCu?: number;
+  waveSize?: number;
+  split: number;
+  splitOver?: SplitOver;
+  batch: number;
+  /** engine/device only. */
+  shmemSdma?: ShmemSdma;
+}
+
+function curveDimensions(d: SeriesDimensions): CurveDimensions {
+  return {
+    ...(d.wavesPerCu !== undefined ? { wavesPerCu: d.wavesPerCu, waveSize: d.waveSize ?? DEFAULT_WAVE_SIZE } : {}),
+    split: d.split,
+    ...(d.splitOver ? { splitOver: d.splitOver } : {}),
+    batch: d.batch,
+    ...(d.path === 'engine/device' && !d.series ? { shmemSdma: d.shmemSdma } : {}),
+  };
 }
 
 /** How a kind of record is located and measured. */
@@ -289,25 +317,37 @@ interface PointKind<T> {
  * The path a sample's curve is of: its own, or for the runtime-default series (whatever mover the
  * runtime used at each size) the engine path of its initiator, the copy API it was asked through.
  */
-const samplePath = (s: Sample): PathName =>
-  s.series === 'runtime-default' ? pathName('engine', s.initiator) : pathName(s.mover, s.initiator);
+const samplePath = (s: Sample): PathName => seriesDimensions(s).path;
 
 const SWEEP: PointKind<Sample> = {
   records: (run) => run.samples,
   path: samplePath,
-  // The runtime-default series is a curve of its own, never matched with the helper's path of the same name.
-  group: (s) =>
-    s.series
-      ? `${s.src}:${s.dst}|${samplePath(s)}|${s.series}|${s.mode ?? ''}`
-      : `${s.src}:${s.dst}|${pathName(s.mover, s.initiator)}|${s.cus}|${s.mode ?? ''}`,
+  // A curve is a series' whole key (seriesKey.ts: path, CUs, waves, split, batch, rocSHMEM SDMA mode; the
+  // runtime-default series never matched with the helper's path of the same name) with its pair and mode.
+  group: (s) => `${pairSeriesKey(s)}|${s.mode ?? ''}`,
   curve: (s, group) => {
-    const path = samplePath(s);
+    const d = seriesDimensions(s);
+    const path = d.path;
     const cus = s.mover === 'cu' && !s.series ? ` · ${s.cus} CU${s.cus === 1 ? '' : 's'}` : '';
+    const words = dimensionWords(d)
+      .map((w) => ` · ${w}`)
+      .join('');
     const mode = s.mode ? ` · ${s.mode}` : '';
     return {
       group,
-      groupLabel: `${s.series ? `runtime default (${path})` : path} · ${pairName(s)}${cus}${mode}`,
-      order: [...pairRank(s), pathRank(path), s.series ? 1 : 0, s.series ? 0 : s.cus, s.mode ?? ''],
+      groupLabel: `${s.series ? `runtime default (${path})` : path} · ${pairName(s)}${cus}${words}${mode}`,
+      order: [
+        ...pairRank(s),
+        pathRank(path),
+        s.series ? 1 : 0,
+        d.cus,
+        d.threads,
+        d.split,
+        d.batch,
+        SHMEM_SDMA.indexOf(d.shmemSdma),
+        s.mode ?? '',
+      ],
+      dimensions: curveDimensions(d),
     };
   },
   size: (s) => s.sizeBytes,
@@ -398,6 +438,7 @@ const located = (curve: Curve, sizeBytes: number): Located => ({
   groupLabel: curve.groupLabel,
   label: `${curve.groupLabel} · ${formatBytes(sizeBytes)}`,
   sizeBytes,
+  ...(curve.dimensions ? { dimensions: curve.dimensions } : {}),
 });
 
 const byCurveThenSize = (x: { c: { rank: number }; size: number }, y: { c: { rank: number }; size: number }) =>
@@ -453,6 +494,7 @@ function matched<T>(
   }
   const points = common.sort(byCurveThenSize).map(({ c, size, pa, pb, tolerance, xa, xb }) => {
     const p = compare(located(c.curve, size), pa, pb, tolerance);
+    if (c.curve.dimensions) p.dimensions = c.curve.dimensions;
     const ea = k.evidence?.(xa);
     const eb = k.evidence?.(xb);
     // Runs without evidence compare as before: nothing is added to their points.
@@ -461,6 +503,19 @@ function matched<T>(
     if (moved) p.movedDifferently = moved;
     return p;
   });
+  // Whole curves one run alone has (a waves value, a split, a batch only A or B measured): named once each.
+  for (const [side, mine, other] of [
+    ['A', inA, inB],
+    ['B', inB, inA],
+  ] as const) {
+    const alone = [...mine.curves.values()]
+      .filter((c) => !other.curves.has(c.curve.group))
+      .sort((x, y) => x.rank - y.rank);
+    if (alone.length > 0)
+      notes.push(
+        `${alone.length === 1 ? 'a curve' : `${alone.length} curves`} only in ${side}: ${alone.map((c) => c.curve.groupLabel).join('; ')}`,
+      );
+  }
   return { points, onlyInA: onlyIn(inA, inB, k), onlyInB: onlyIn(inB, inA, k), unusable };
 }
 

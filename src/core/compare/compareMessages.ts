@@ -8,6 +8,7 @@ import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } 
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 import { SPREADS, VERDICTS } from './compare';
 import { TOLERANCE_FROM, TOLERANCE_SOURCES } from './noise';
+import { SHMEM_SDMA, SPLIT_OVER } from '../protocol';
 
 const many = <S extends v.GenericSchema>(item: S) => v.pipe(v.array(item), v.maxLength(100_000));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -60,7 +61,23 @@ const CountsSchema = v.object({
 });
 
 /** One curve: the points of a path, pair, CU count and mode (a collective's op, variant and form) by size. */
-const CompareGroupSchema = v.object({ key: str, label: str, counts: CountsSchema, points: many(GroupPointSchema) });
+/** A sweep curve's dimensions (compare.ts `CurveDimensions`): the table's waves, split, batch and rocSHMEM SDMA columns. */
+const CurveDimensionsSchema = v.object({
+  wavesPerCu: v.optional(count),
+  waveSize: v.optional(count),
+  split: count,
+  splitOver: v.optional(v.picklist(SPLIT_OVER)),
+  batch: count,
+  shmemSdma: v.optional(v.picklist(SHMEM_SDMA)),
+});
+
+const CompareGroupSchema = v.object({
+  key: str,
+  label: str,
+  dimensions: v.optional(CurveDimensionsSchema),
+  counts: CountsSchema,
+  points: many(GroupPointSchema),
+});
 export type CompareGroup = v.InferOutput<typeof CompareGroupSchema>;
 
 /** Where the run-to-run tolerance comes from (noise.ts). */

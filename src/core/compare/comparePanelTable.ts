@@ -4,7 +4,8 @@
  * the run-to-run tolerance and the verdict, numbers at full precision. Browser-safe.
  */
 import type { TableCell, TableModel } from '../tables/tableText';
-import type { ComparePageView, GroupPoint } from './compareMessages';
+import type { CompareGroup, ComparePageView, GroupPoint } from './compareMessages';
+import { DIMENSION_COLUMNS } from '../seriesKey';
 
 /**
  * A comparison: one row per point of every curve, both runs' bandwidth, the ratio B/A with its
@@ -13,9 +14,23 @@ import type { ComparePageView, GroupPoint } from './compareMessages';
  */
 export function compareTableModel(view: ComparePageView): TableModel {
   const bw = view.bandwidth;
+  // A sweep's curves are whole series: their waves, split, batch and rocSHMEM SDMA mode are columns of their own.
+  const sweep = view.kind === 'sweep';
+  const dims = (g: CompareGroup): TableCell[] =>
+    sweep
+      ? [
+          g.dimensions?.wavesPerCu ?? null,
+          g.dimensions?.waveSize ?? null,
+          g.dimensions?.split ?? 1,
+          g.dimensions?.splitOver ?? null,
+          g.dimensions?.batch ?? 0,
+          g.dimensions?.shmemSdma ?? null,
+        ]
+      : [];
   const rows = view.groups.flatMap((g) =>
     g.points.map((p: GroupPoint): TableCell[] => [
       g.label,
+      ...dims(g),
       p.label,
       p.sizeBytes,
       p.a?.gbps ?? null,
@@ -36,6 +51,7 @@ export function compareTableModel(view: ComparePageView): TableModel {
     title: `SDMA Lens comparison of ${view.kind} runs ${view.a.id} (A) and ${view.b.id} (B)`,
     columns: [
       'curve',
+      ...(sweep ? DIMENSION_COLUMNS : []),
       'point',
       'bytes',
       `A ${bw}`,

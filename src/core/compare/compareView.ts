@@ -3,7 +3,7 @@
  * CU count and mode; per collective op, variant and form), each point with its verdict or the
  * run that alone measured it. Pure and browser-safe, so the panel only draws.
  */
-import type { Comparison, OnePoint, PointComparison } from './compare';
+import type { Comparison, CurveDimensions, OnePoint, PointComparison } from './compare';
 import { summaryLines, toleranceLines } from './compare';
 import type { CompareGroup, ComparePageView, GroupPoint, PointState } from './compareMessages';
 
@@ -48,12 +48,13 @@ const COUNTER = {
 
 export function comparePageView(c: Comparison): ComparePageView {
   const groups = new Map<string, CompareGroup>();
-  const add = (group: string, label: string, point: GroupPoint) => {
+  const add = (group: string, label: string, point: GroupPoint, dimensions?: CurveDimensions) => {
     let g = groups.get(group);
     if (!g) {
       g = {
         key: group,
         label,
+        ...(dimensions ? { dimensions } : {}),
         counts: { regression: 0, improvement: 0, same: 0, unknownNoise: 0, onlyInA: 0, onlyInB: 0 },
         points: [],
       };
@@ -63,9 +64,9 @@ export function comparePageView(c: Comparison): ComparePageView {
     g.counts[COUNTER[point.state]]++;
   };
   // Common points come in display order; curves only one run has follow them.
-  for (const p of c.points) add(p.group, p.groupLabel, common(p));
-  for (const p of c.onlyInA) add(p.group, p.groupLabel, alone(p, 'a'));
-  for (const p of c.onlyInB) add(p.group, p.groupLabel, alone(p, 'b'));
+  for (const p of c.points) add(p.group, p.groupLabel, common(p), p.dimensions);
+  for (const p of c.onlyInA) add(p.group, p.groupLabel, alone(p, 'a'), p.dimensions);
+  for (const p of c.onlyInB) add(p.group, p.groupLabel, alone(p, 'b'), p.dimensions);
   for (const g of groups.values()) g.points.sort((x, y) => x.sizeBytes - y.sizeBytes);
   return {
     kind: c.kind,

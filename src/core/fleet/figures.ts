@@ -11,6 +11,7 @@ import { standsForItsPath } from '../moverEvidence';
 import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
+import { dimensionWords, isDefaultDims, seriesKey } from '../seriesKey';
 
 export type FigureKind = 'peak' | 'crossover' | 'cell';
 
@@ -41,14 +42,17 @@ export function sweepFigures(run: Run, advised: readonly Advice[] = sweepAdvice(
     if (!s.validated || !standsForItsPath(s)) continue;
     const path = pathName(s.mover, s.initiator);
     const pair = pairName(s);
-    const key = `peak ${path} ${pair} ${s.cus}`;
+    // The series' whole key: the default series keep the key (and label) they always had, so a
+    // fleet index saved before the seed's dimensions compares with today's; others add their words.
+    const words = dimensionWords(s);
+    const key = `peak ${path} ${pair} ${s.cus}${isDefaultDims(s) ? '' : ` ${seriesKey(s)}`}`;
     const gbps = s.gbpsMedian ?? s.gbps;
     const had = peaks.get(key);
     if (!had || gbps > had.value)
       peaks.set(key, {
         key,
         kind: 'peak',
-        label: `${path} ${pair} (${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'})`,
+        label: `${path} ${pair} (${[`${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'}`, ...words].join(', ')})`,
         path,
         pair,
         value: gbps,

@@ -13,7 +13,9 @@
 import type { EndpointPair } from '../endpoints';
 import { pairName } from '../endpoints';
 import type { Crossover } from '../advice/crossover';
-import { MIN_REPETITIONS, findCrossover } from '../advice/crossover';
+import type { DimensionChoice } from '../advice/crossover';
+import { MIN_REPETITIONS, crossoverAt, indexSamples } from '../advice/crossover';
+import { pairSeriesKey } from '../seriesKey';
 import { standsForItsPath } from '../moverEvidence';
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
@@ -37,6 +39,8 @@ export interface RefineOptions {
   maxIters: number;
   /** Most rounds, whatever the budget. */
   maxRounds?: number;
+  /** The waves per CU the crossovers compare at (advice's `wavesPerCu`; absent or 0: the default threads). */
+  wavesPerCu?: number;
 }
 
 /** One more measurement: the engine and load/store paths of an initiator at new sizes, on one pair. */
@@ -45,6 +49,8 @@ export interface Probe {
   pair: EndpointPair;
   paths: [PathName, PathName];
   cus: number;
+  /** The load/store series' waves per CU where the crossover compared one that names them (absent: the default threads). */
+  wavesPerCu?: number;
   sizes: number[];
   iters: number;
 }
@@ -107,23 +113,29 @@ function byPair(samples: readonly Sample[]): { pair: EndpointPair; samples: Samp
   return [...pairs.values()];
 }
 
-/** What makes a sample the same point as another: size, path, CUs, pair, and (optionally) the timing mode. */
-const pointKey = (s: Sample, withMode: boolean) =>
-  `${s.sizeBytes}|${s.mover}|${s.initiator}|${s.cus}|${s.src}:${s.dst}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}${s.series ? `|${s.series}` : ''}`;
+/**
+ * What makes a sample the same point as another: its series' whole key (path, CUs, waves, split,
+ * batch, rocSHMEM SDMA mode, runtime default) with its pair, the size, and (optionally) the timing mode.
+ */
+export const pointKey = (s: Sample, withMode: boolean) =>
+  `${s.sizeBytes}|${pairSeriesKey(s)}${withMode ? `|${s.mode ?? 'pipelined'}` : ''}`;
 
 /** Each pair and initiator that has both paths measured, with its crossover at the chosen CU count. */
 export function crossoversOf(
   samples: readonly Sample[],
   cus: RefineOptions['cus'],
+  choice: DimensionChoice = {},
 ): { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] {
   const out: { pair: EndpointPair; initiator: Initiator; crossover: Crossover }[] = [];
   for (const { pair, samples: mine } of byPair(samples)) {
     for (const initiator of ['host', 'device'] as const) {
       const n = cus[initiator];
       if (n === undefined) continue;
-      const hasEngine = mine.some((s) => s.initiator === initiator && s.mover === 'engine');
-      const hasCu = mine.some((s) => s.initiator === initiator && s.mover === 'cu' && s.cus === n);
-      if (hasEngine && hasCu) out.push({ pair, initiator, crossover: findCrossover(mine, initiator, n) });
+      // The series compared are crossover.ts's choice: the default dimensions (or the nearest measured).
+      const index = indexSamples(mine, choice);
+      const hasEngine = index[initiator].engineBySize.size > 0;
+      const hasCu = index[initiator].cuByCus.has(n);
+      if (hasEngine && hasCu) out.push({ pair, initiator, crossover: crossoverAt(index, initiator, n) });
     }
   }
   return out;
@@ -169,6 +181,9 @@ export function judge(
   return { placed: false, reason: `no size on the probe grain lies between ${formatBytes(lo)} and ${formatBytes(hi)}` };
 }
 
+const choiceOf = (o: RefineOptions): DimensionChoice =>
+  o.wavesPerCu !== undefined && o.wavesPerCu > 0 ? { wavesPerCu: o.wavesPerCu } : {};
+
 /** Runs rounds of probes until every crossover is placed, the budget is spent or a round fails. */
 export async function refineCrossovers(
   run: Run,
@@ -189,7 +204,7 @@ export async function refineCrossovers(
     runs,
     samples: [...added.values()],
     elapsedMs: now() - started,
-    crossovers: crossoversOf(all(), o.cus).map(({ pair, initiator, crossover }) => {
+    crossovers: crossoversOf(all(), o.cus, choiceOf(o)).map(({ pair, initiator, crossover }) => {
       const j = judge(crossover, o);
       return { pair, initiator, crossover, placed: j.placed, ...(j.reason ? { reason: j.reason } : {}) };
     }),
@@ -197,12 +212,12 @@ export async function refineCrossovers(
     ...(failure ? { failure } : {}),
   });
 
-  const found = crossoversOf(all(), o.cus);
+  const found = crossoversOf(all(), o.cus, choiceOf(o));
   if (found.every((x) => judge(x.crossover, o).reason?.startsWith('no crossover') ?? true))
     return result('nothing-to-refine');
   for (let round = 1; round <= maxRounds; round++) {
     const probes: Probe[] = [];
-    for (const { pair, initiator, crossover } of crossoversOf(all(), o.cus)) {
+    for (const { pair, initiator, crossover } of crossoversOf(all(), o.cus, choiceOf(o))) {
       const j = judge(crossover, o);
       if (j.placed || !j.sizes) continue;
       const key = `${pairName(pair)} ${initiator}`;
@@ -213,6 +228,7 @@ export async function refineCrossovers(
         pair,
         paths: [pathName('engine', initiator), pathName('cu', initiator)],
         cus: crossover.cus,
+        ...(crossover.wavesPerCu !== undefined ? { wavesPerCu: crossover.wavesPerCu } : {}),
         sizes: j.sizes,
         iters: n,
       });
@@ -232,7 +248,9 @@ export async function refineCrossovers(
       }
     }
   }
-  return result(crossoversOf(all(), o.cus).every((x) => judge(x.crossover, o).placed) ? 'placed' : 'rounds');
+  return result(
+    crossoversOf(all(), o.cus, choiceOf(o)).every((x) => judge(x.crossover, o).placed) ? 'placed' : 'rounds',
+  );
 }
 
 /**
@@ -303,6 +321,8 @@ export function probeOptions(gridArgs: readonly string[], probe: Probe): SweepOp
     sizes: probe.sizes,
     paths: [...probe.paths],
     cus: [probe.cus],
+    // The same series as the crossover compared: its waves per CU (engine/device issued at them too).
+    ...(probe.wavesPerCu !== undefined ? { wavesPerCu: [probe.wavesPerCu] } : {}),
     iters: probe.iters,
     seed: whole('--seed') ?? 1,
     pairs: [probe.pair],

@@ -5,7 +5,8 @@
  */
 import * as v from 'valibot';
 import { AdviceViewSchema } from '../advice/adviceView';
-import { MOVERS, PATHS, SAMPLE_SERIES } from '../protocol';
+import { LIMITS } from '../limits';
+import { MOVERS, PATHS, SAMPLE_SERIES, SHMEM_SDMA, SPLIT_OVER } from '../protocol';
 import {
   EvidenceSummarySchema,
   ReadyMessageSchema,
@@ -48,11 +49,18 @@ export const SweepViewSchema = v.object({
   sizes: v.array(finite),
   series: v.array(
     v.object({
+      key: v.pipe(v.string(), v.maxLength(200)),
       path: v.picklist(PATHS),
       src: endpoint,
       dst: endpoint,
       cus: finite,
       series: v.optional(v.picklist(SAMPLE_SERIES)),
+      wavesPerCu: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.wavesPerCuMax))),
+      waveSize: v.optional(v.picklist([32, 64])),
+      split: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIMITS.splitMax))),
+      splitOver: v.optional(v.picklist(SPLIT_OVER)),
+      batch: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(LIMITS.batchMax))),
+      shmemSdma: v.optional(v.picklist(SHMEM_SDMA)),
       points: v.array(SweepPointSchema),
     }),
   ),

@@ -16,8 +16,8 @@ import {
   parsePair,
   uniquePairs,
 } from '../endpoints';
-import type { PathName } from '../protocol';
-import { PATHS } from '../protocol';
+import type { PathName, ShmemSdma } from '../protocol';
+import { PATHS, SHMEM_SDMA } from '../protocol';
 import { LIMITS as HELPER_LIMITS, isFaultSpec, isSimWeakSpec, sizeRangeText } from '../limits';
 import { MAX_SIZE_BYTES, formatSizeArg } from '../units';
 
@@ -49,6 +49,17 @@ export interface SweepOptions {
    * plain hipMemcpyAsync gets with the user's environment (AMD and the simulator; a warning on NVIDIA).
    */
   runtimeDefault?: boolean;
+  /**
+   * Wavefronts (AMD wave64; NVIDIA warps of 32) per CU of the cu/* copies, and of the kernel
+   * issuing engine/device puts (`--waves-per-cu`); absent or empty: the helper's default threads.
+   */
+  wavesPerCu?: number[];
+  /** One engine copy split over each of these many engines / streams / rocSHMEM channels (`--engines`); absent: [1]. */
+  engines?: number[];
+  /** engine/host as one batched call of each of these many pieces (`--batch`; 0 = the single-copy API); absent: [0]. */
+  batch?: number[];
+  /** engine/device with rocSHMEM's SDMA forced, at its own threshold, or off (`--shmem-sdma`); absent: ["forced"]. */
+  shmemSdma?: ShmemSdma[];
 }
 
 /** 13 sizes from 4 KiB to 1 GiB, denser around the hundreds-of-KiB crossover. */
@@ -74,7 +85,20 @@ const LIMITS = {
   listLength: HELPER_LIMITS.listLengthMax,
   pairs: HELPER_LIMITS.pairsMax,
   simGpus: HELPER_LIMITS.simGpusMax,
+  wavesPerCu: HELPER_LIMITS.wavesPerCuMax,
+  split: HELPER_LIMITS.splitMax,
+  batch: HELPER_LIMITS.batchMax,
 };
+
+/** A list option of whole numbers in min..max, each once, 1..listLengthMax long; absent is fine. */
+function checkIntList(what: string, list: unknown, min: number, max: number, allowEmpty: boolean): void {
+  if (list === undefined) return;
+  if (!Array.isArray(list) || (!allowEmpty && list.length === 0) || list.length > LIMITS.listLength)
+    throw new Error(`${what} must list ${allowEmpty ? '0' : '1'}..${LIMITS.listLength} values`);
+  for (const x of list)
+    if (!isInt(x, min, max)) throw new Error(`${what}: ${String(x)} must be a whole number in ${min}..${max}`);
+  if (new Set(list).size !== list.length) throw new Error(`${what} name a value twice (${list.join(', ')})`);
+}
 
 function isInt(x: unknown, min: number, max: number): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
@@ -124,6 +148,18 @@ export function checkSweepOptions(o: SweepOptions): SweepOptions {
   if (o.simDelayMs !== undefined && !isInt(o.simDelayMs, 0, LIMITS.simDelayMs))
     throw new Error(`simulator delay must be in 0..${LIMITS.simDelayMs} ms`);
   if (o.fault !== undefined && !isFaultSpec(o.fault)) throw new Error(`fault "${o.fault}" is not a fault spec`);
+  checkIntList('waves per CU', o.wavesPerCu, 1, LIMITS.wavesPerCu, true);
+  checkIntList('engines', o.engines, 1, LIMITS.split, false);
+  checkIntList('batch sizes', o.batch, 0, LIMITS.batch, false);
+  if (o.shmemSdma !== undefined) {
+    if (!Array.isArray(o.shmemSdma) || o.shmemSdma.length === 0)
+      throw new Error(`rocSHMEM SDMA modes must list one or more of ${SHMEM_SDMA.join(', ')}`);
+    for (const m of o.shmemSdma)
+      if (!(SHMEM_SDMA as readonly unknown[]).includes(m))
+        throw new Error(`unknown rocSHMEM SDMA mode "${String(m)}" (use ${SHMEM_SDMA.join(', ')})`);
+    if (new Set(o.shmemSdma).size !== o.shmemSdma.length)
+      throw new Error(`rocSHMEM SDMA modes name a mode twice (${o.shmemSdma.join(', ')})`);
+  }
   if (o.simWeak !== undefined && !isSimWeakSpec(o.simWeak))
     throw new Error(
       `--sim-weak "${o.simWeak}" is not WHAT=FACTOR[@HOST] (WHAT: engine, cu, link, pcie; FACTOR in (0, 4]), comma-separated`,
@@ -157,8 +193,15 @@ export function sweepArgs(o: SweepOptions): string[] {
   if (o.fault !== undefined) args.push('--fault', o.fault);
   if (o.simWeak !== undefined) args.push('--sim-weak', o.simWeak);
   if (o.runtimeDefault === true) args.push('--runtime-default');
+  // The seed's dimensions, each only where it is not the helper's default (an older helper then runs as before).
+  if (o.wavesPerCu !== undefined && o.wavesPerCu.length > 0) args.push('--waves-per-cu', o.wavesPerCu.join(','));
+  if (o.engines !== undefined && !isOnly(o.engines, 1)) args.push('--engines', o.engines.join(','));
+  if (o.batch !== undefined && !isOnly(o.batch, 0)) args.push('--batch', o.batch.join(','));
+  if (o.shmemSdma !== undefined && !isOnly(o.shmemSdma, 'forced')) args.push('--shmem-sdma', o.shmemSdma.join(','));
   return args;
 }
+
+const isOnly = <T>(list: readonly T[], value: T) => list.length === 1 && list[0] === value;
 
 /** One pair: `--src E --dst E`; several: `--pairs LIST`; none: no flag (the helper's default for the node). */
 export function pairFlags(pairs: EndpointPair[]): string[] {

@@ -10,7 +10,8 @@ import type { TableCell, TableModel } from '../tables/tableText';
 import { notesOf } from '../tables/tableText';
 import { formatBytes } from '../units';
 import type { SweepPoint, SweepSeries, SweepView } from './sweepView';
-import { contradictingPoints } from './sweepView';
+import { contradictingPoints, sweepSeriesDimensions } from './sweepView';
+import { dimensionWords } from '../seriesKey';
 
 /** What the runtime-default series is, where a table has one. */
 export const RUNTIME_DEFAULT_NOTE =
@@ -20,11 +21,22 @@ export function cuCountLabel(cus: number): string {
   return `${cus} ${cus === 1 ? 'CU' : 'CUs'}`;
 }
 
-/** "cu/host · 64 CUs", "engine/device · 1 CU", "engine/host" (a host-started engine copy uses no CU), "runtime default (engine/host)": the sweep panel's series names. */
-export function seriesLabel(series: Pick<SweepSeries, 'path' | 'cus' | 'series'>): string {
+/** The fields of a sweep series its name is made of. */
+export type LabelledSeries = Pick<SweepSeries, 'path' | 'cus' | 'series'> &
+  Partial<Pick<SweepSeries, 'wavesPerCu' | 'waveSize' | 'split' | 'splitOver' | 'batch' | 'shmemSdma'>>;
+
+/**
+ * "cu/host · 64 CUs", "engine/device · 1 CU", "engine/host" (a host-started engine copy uses no
+ * CU), "runtime default (engine/host)": the sweep panel's series names, followed by the words of
+ * each dimension that is not the default ("cu/device · 1 CU · 1 wave/CU", "engine/host · 4 engines").
+ */
+export function seriesLabel(series: LabelledSeries): string {
   if (series.series === 'runtime-default') return `runtime default (${series.path})`;
-  if (series.path.startsWith('engine/') && series.cus === 0) return series.path;
-  return `${series.path} · ${cuCountLabel(series.cus)}`;
+  const head =
+    series.path.startsWith('engine/') && series.cus === 0
+      ? series.path
+      : `${series.path} · ${cuCountLabel(series.cus)}`;
+  return [head, ...dimensionWords(sweepSeriesDimensions(series))].join(' · ');
 }
 
 /**

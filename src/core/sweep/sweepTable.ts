@@ -8,7 +8,8 @@ import { contradictsNote, NOT_RECORDED } from '../moverEvidence';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import type { SweepPoint, SweepSeries } from './sweepView';
-import { contradictingPoints, seriesOfPair, sweepView, unsupportedOfPair } from './sweepView';
+import { contradictingPoints, seriesOfPair, sweepSeriesDimensions, sweepView, unsupportedOfPair } from './sweepView';
+import { dimensionWords } from '../seriesKey';
 import { RUNTIME_DEFAULT_NOTE, seriesLabel } from './sweepPanelTable';
 import { formatBytes, formatGbps } from '../units';
 import { terminalLine } from '../text';
@@ -92,12 +93,14 @@ export function sweepTable(run: Run): string {
     const series = seriesOfPair(view, pair);
     const sizes = [...new Set(series.flatMap((s) => s.points.map((p) => p.sizeBytes)))].sort((a, b) => a - b);
     for (const path of ['cu/host', 'cu/device'] as const) {
-      const cols = series.filter((s) => s.path === path && !s.series).map((s) => ({ head: `${s.cus} CU`, series: s }));
+      const cols = series
+        .filter((s) => s.path === path && !s.series)
+        .map((s) => ({ head: [`${s.cus} CU`, ...dimensionWords(sweepSeriesDimensions(s))].join(' · '), series: s }));
       if (cols.length > 0) block(out, `${path}, ${pair.label}: GB/s by CUs carrying the copy`, cols, sizes, evidence);
     }
     const engines = series
       .filter((s) => s.path.startsWith('engine/') && !s.series)
-      .map((s) => ({ head: s.path, series: s }));
+      .map((s) => ({ head: [s.path, ...dimensionWords(sweepSeriesDimensions(s))].join(' · '), series: s }));
     if (engines.length > 0) block(out, `copy engine (SDMA) paths, ${pair.label}: GB/s`, engines, sizes, evidence);
     const defaults = series.filter((s) => s.series).map((s) => ({ head: seriesLabel(s), series: s }));
     if (defaults.length > 0)

@@ -6,10 +6,12 @@ import type { EndpointPair } from '../endpoints';
 import { comparePairs, pairName, samePair } from '../endpoints';
 import type { EvidenceSummary } from '../moverEvidence';
 import { evidenceSummary } from '../moverEvidence';
-import type { Mover, PathName, Sample, SampleSeries } from '../protocol';
+import type { Initiator, Mover, PathName, Sample, SampleSeries } from '../protocol';
 import { PATHS, pathName } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
+import type { SeriesDimensions } from '../seriesKey';
+import { compareDimensions, dimensionFields, pairSeriesKey, seriesDimensions } from '../seriesKey';
 
 export interface SweepPoint {
   sizeBytes: number;
@@ -27,6 +29,8 @@ export interface SweepPoint {
 }
 
 export interface SweepSeries {
+  /** The series' whole key with its endpoints (`pairSeriesKey`): what the panel and its table tell series apart by. */
+  key: string;
   path: PathName;
   /** The endpoints (-1 = host) the copies went between. */
   src: number;
@@ -40,7 +44,36 @@ export interface SweepSeries {
    * merged with the helper's own series of that path. Absent: the helper's own series.
    */
   series?: SampleSeries;
+  /** The seed's dimensions where not the default (docs/SEED-EXPERIMENTS.md): absent in runs saved before them. */
+  wavesPerCu?: number;
+  waveSize?: 32 | 64;
+  split?: number;
+  splitOver?: Sample['splitOver'];
+  batch?: number;
+  shmemSdma?: Sample['shmemSdma'];
   points: SweepPoint[];
+}
+
+/** A series' dimensions, normalised (seriesKey.ts), from what the view keeps of them. */
+export function sweepSeriesDimensions(
+  series: Pick<
+    SweepSeries,
+    'path' | 'cus' | 'series' | 'wavesPerCu' | 'waveSize' | 'split' | 'splitOver' | 'batch' | 'shmemSdma'
+  >,
+): SeriesDimensions {
+  const [mover, initiator] = series.path.split('/') as [Mover, Initiator];
+  return seriesDimensions({
+    mover,
+    initiator,
+    cus: series.cus,
+    ...(series.series ? { series: series.series } : {}),
+    ...(series.wavesPerCu !== undefined ? { wavesPerCu: series.wavesPerCu } : {}),
+    ...(series.waveSize !== undefined ? { waveSize: series.waveSize } : {}),
+    ...(series.split !== undefined ? { split: series.split } : {}),
+    ...(series.splitOver !== undefined ? { splitOver: series.splitOver } : {}),
+    ...(series.batch !== undefined ? { batch: series.batch } : {}),
+    ...(series.shmemSdma !== undefined ? { shmemSdma: series.shmemSdma } : {}),
+  });
 }
 
 export interface SweepView {
@@ -126,21 +159,22 @@ export function sweepView(run: Run, live = false): SweepView {
     const path = seriesPath(s);
     if (s.mover === 'cu' && !s.series) cuCounts.add(s.cus);
     sizes.add(s.sizeBytes);
-    const key = s.series ? `${s.src}:${s.dst}#${path}#${s.series}` : `${s.src}:${s.dst}#${path}#${s.cus}`;
+    // One series per whole key: path, CUs, waves, split, batch, rocSHMEM SDMA mode, runtime default.
+    const key = pairSeriesKey(s);
     let series = byKey.get(key);
     if (!series) {
       series = s.series
-        ? { path, src: s.src, dst: s.dst, cus: 0, series: s.series, points: [] }
-        : { path, src: s.src, dst: s.dst, cus: s.cus, points: [] };
+        ? { key, path, src: s.src, dst: s.dst, cus: 0, series: s.series, points: [] }
+        : { key, path, src: s.src, dst: s.dst, cus: s.cus, ...dimensionFields(s), points: [] };
       byKey.set(key, series);
     }
     series.points.push(point(s, refined.has(s)));
   }
   const order = (p: PathName) => PATHS.indexOf(p);
-  // The helper's own series of a path first, then the runtime-default one.
-  const own = (x: SweepSeries) => (x.series ? 1 : 0);
+  // By pair, then path, the helper's own series of a path before the runtime-default one, CUs, waves, split, batch, mode.
+  const dims = new Map([...byKey.values()].map((x) => [x, sweepSeriesDimensions(x)]));
   const series = [...byKey.values()].sort(
-    (a, b) => comparePairs(a, b) || order(a.path) - order(b.path) || own(a) - own(b) || a.cus - b.cus,
+    (a, b) => comparePairs(a, b) || compareDimensions(dims.get(a)!, dims.get(b)!) || a.cus - b.cus,
   );
   for (const s of series) s.points.sort((a, b) => a.sizeBytes - b.sizeBytes);
   const unsupported: UnsupportedPath[] = (run.pathUnsupported ?? []).map((u) => {
@@ -195,7 +229,7 @@ export function contradictingPoints(view: Pick<SweepView, 'series'>): { series: 
   );
 }
 
-/** The series to draw for one CU count (and one pair, when given): every cu/* path at that count plus the engine paths. */
+/** The series to draw for one CU count (and one pair, when given): every cu/* series at that count (each waves value its own) plus the engine series. */
 export function seriesForCus(view: SweepView, cus: number, pair?: EndpointPair): SweepSeries[] {
   return view.series.filter((s) => (s.path.startsWith('engine/') || s.cus === cus) && (!pair || samePair(s, pair)));
 }

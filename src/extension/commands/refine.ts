@@ -13,6 +13,7 @@ import { probeOptions, refineCrossovers, refineRoundCommand, refinementSummary }
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress, storeOf } from '../runWithProgress';
 import { SweepPanel } from '../sweepPanel';
+import { adviceSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
 
 export interface RefineArgs {
@@ -68,11 +69,13 @@ export async function refineCrossoverCommand(
     const grid = await openAdvisedRun(store, id);
     if (grid.header.command !== 'sweep')
       throw new Error(vscode.l10n.t('run {0} is a {1} run, not a sweep', id, grid.header.command));
-    const cus = Object.fromEntries(adviseFromRun(grid).focus.map((c) => [c.initiator, c.cus]));
+    // The crossovers the advice compares: at the waves per CU of sdmaLens.advice.wavesPerCu (0: the default threads).
+    const { wavesPerCu } = adviceSettings();
+    const cus = Object.fromEntries(adviseFromRun(grid, { wavesPerCu }).focus.map((c) => [c.initiator, c.cus]));
     const iters = grid.samples[0]?.iters ?? 20;
     const result = await refineCrossovers(
       grid,
-      { tolerance, budgetMs, cus, iters, maxIters: iters * 16 },
+      { tolerance, budgetMs, cus, iters, maxIters: iters * 16, wavesPerCu },
       async (probe, round) => {
         const roundResult = await runWithProgress(deps, {
           what: vscode.l10n.t('refinement round {0} ({1}-initiated)', round, probe.initiator),

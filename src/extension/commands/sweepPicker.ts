@@ -12,13 +12,31 @@ import { PATHS } from '../../core/protocol';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
 import { BACKEND_CHOICES } from '../../core/backendChoice';
 import { checkSweepOptions } from '../../core/sweep/sweepOptions';
+import { durationWords, estimateSweep } from '../../core/sweep/sweepEstimate';
+import { LIMITS } from '../../core/limits';
 import { parseSizeList } from '../../core/sizeList';
 import { formatBytes, formatSizeArg } from '../../core/units';
 
-type Action = 'run' | 'endpoints' | 'paths' | 'cus' | 'sizes' | 'backend' | 'iters';
+type Action = 'run' | 'endpoints' | 'paths' | 'cus' | 'waves' | 'sizes' | 'backend' | 'iters';
 
 interface ActionItem extends vscode.QuickPickItem {
   action: Action;
+}
+
+/** The node's default pair count where the options name none (1 where the node is not known). */
+function defaultPairCount(topology?: Topology): number {
+  return topology && topology.gpus.length > 0 ? nodeDefaultPairs(topology).length : 1;
+}
+
+/** "1,4,16" or "default (1024 threads)": the waves per CU in the pick. */
+function wavesText(o: SweepOptions): string {
+  return o.wavesPerCu && o.wavesPerCu.length > 0 ? o.wavesPerCu.join(',') : vscode.l10n.t('default (1024 threads)');
+}
+
+/** "{points} points, about {time}": the sweep's size before it starts (core/sweep/sweepEstimate.ts). */
+function sizeText(o: SweepOptions, topology?: Topology): string {
+  const e = estimateSweep(o, defaultPairCount(topology));
+  return vscode.l10n.t('{0} points, about {1}', e.points, durationWords(e.ms));
 }
 
 function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
@@ -34,12 +52,14 @@ function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
     {
       action: 'run',
       label: vscode.l10n.t('$(play) Run sweep'),
+      description: sizeText(o, topology),
       detail: vscode.l10n.t(
-        '{0} · {1} · {2} · CUs {3} · {4} iterations · backend {5}',
+        '{0} · {1} · {2} · CUs {3} · waves/CU {4} · {5} iterations · backend {6}',
         endpoints,
         o.paths.join(', '),
         sizes,
         o.cus.join(','),
+        wavesText(o),
         o.iters,
         o.backend,
       ),
@@ -47,6 +67,7 @@ function describe(o: SweepOptions, topology?: Topology): ActionItem[] {
     { action: 'endpoints', label: vscode.l10n.t('$(arrow-swap) Endpoints'), description: endpoints },
     { action: 'paths', label: vscode.l10n.t('$(list-selection) Paths'), description: o.paths.join(', ') },
     { action: 'cus', label: vscode.l10n.t('$(chip) CU counts'), description: o.cus.join(', ') },
+    { action: 'waves', label: vscode.l10n.t('$(layers) Waves per CU'), description: wavesText(o) },
     { action: 'sizes', label: vscode.l10n.t('$(symbol-ruler) Message sizes'), description: sizes },
     { action: 'backend', label: vscode.l10n.t('$(server) Backend'), description: o.backend },
     { action: 'iters', label: vscode.l10n.t('$(sync) Iterations'), description: String(o.iters) },
@@ -93,7 +114,8 @@ async function pickLoop(
     if (!choice) return undefined;
     switch (choice.action) {
       case 'run':
-        return options;
+        if (await confirmLarge(options, topology)) return options;
+        break;
       case 'endpoints': {
         const pairs = await pickEndpoints(options, topology, token);
         if (pairs) options = { ...options, pairs };
@@ -118,6 +140,25 @@ async function pickLoop(
           token,
         );
         if (text !== undefined) options = { ...options, cus: parseInts(text) };
+        break;
+      }
+      case 'waves': {
+        const text = await vscode.window.showInputBox(
+          {
+            title: vscode.l10n.t(
+              'Wavefronts per CU (comma separated, 1..{0}; empty: the default 1024 threads)',
+              LIMITS.wavesPerCuMax,
+            ),
+            value: (options.wavesPerCu ?? []).join(','),
+            validateInput: (t) => tryCheck(() => ({ ...options, wavesPerCu: parseInts(t) })),
+          },
+          token,
+        );
+        if (text !== undefined) {
+          const waves = parseInts(text);
+          const { wavesPerCu: _dropped, ...rest } = options;
+          options = waves.length > 0 ? { ...rest, wavesPerCu: waves } : rest;
+        }
         break;
       }
       case 'sizes': {
@@ -163,6 +204,30 @@ async function pickLoop(
       }
     }
   }
+}
+
+/**
+ * A sweep above CONFIRM_ABOVE (many waves x CUs x engines x sizes) is said before it starts, with
+ * its points and estimated time; true to start it, false to go back to the pick.
+ */
+async function confirmLarge(options: SweepOptions, topology: Topology | undefined): Promise<boolean> {
+  const e = estimateSweep(options, defaultPairCount(topology));
+  if (!e.large) return true;
+  const start = vscode.l10n.t('Start Sweep');
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t('This sweep measures {0} points, about {1}.', e.points, durationWords(e.ms)),
+    {
+      modal: true,
+      detail: vscode.l10n.t(
+        '{0} points per size and endpoint pair, {1} sizes, {2} endpoint pairs. The time is a rough estimate: (warm-up + iterations) x (20 µs + size at 50 GB/s) + 2 ms per point.',
+        e.pointsPerSize,
+        options.sizes.length,
+        e.pairs,
+      ),
+    },
+    start,
+  );
+  return answer === start;
 }
 
 interface PairItem extends vscode.QuickPickItem {
