@@ -55,6 +55,23 @@ export function seriesDimensions(s: SeriesDims): SeriesDimensions {
       series: s.series,
     };
   }
+  // rocSHMEM's puts with its SDMA at its own threshold or off are one engine/device curve (the put
+  // API asked) whatever mover rocSHMEM used at each size; each sample's label says which.
+  if (s.initiator === 'device' && s.shmemSdma !== undefined && s.shmemSdma !== 'forced') {
+    const named = s.wavesPerCu !== undefined;
+    const waveSize = s.waveSize ?? DEFAULT_WAVE_SIZE;
+    const split = s.split ?? 1;
+    return {
+      path: 'engine/device',
+      cus: 0,
+      threads: named ? s.wavesPerCu! * waveSize : 0,
+      ...(named ? { wavesPerCu: s.wavesPerCu, waveSize } : {}),
+      split,
+      ...(split > 1 && s.splitOver ? { splitOver: s.splitOver } : {}),
+      batch: 0,
+      shmemSdma: s.shmemSdma,
+    };
+  }
   const path = pathName(s.mover, s.initiator);
   const cuPath = s.mover === 'cu';
   const named = s.wavesPerCu !== undefined && (cuPath || path === 'engine/device');

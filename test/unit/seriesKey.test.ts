@@ -65,6 +65,17 @@ describe('seriesKey', () => {
     );
   });
 
+  it("keeps rocSHMEM's puts at its own threshold (or with SDMA off) one engine/device curve whatever mover each size took", () => {
+    const below = sample({ mover: 'cu', initiator: 'device', cus: 1, shmemSdma: 'library', sizeBytes: 128 });
+    const above = sample({ mover: 'engine', initiator: 'device', cus: 1, shmemSdma: 'library', sizeBytes: 1 << 20 });
+    expect(seriesKey(below)).toBe(seriesKey(above));
+    expect(seriesDimensions(below).path).toBe('engine/device');
+    const off = sample({ mover: 'cu', initiator: 'device', cus: 1, shmemSdma: 'off' });
+    expect(seriesKey(off)).not.toBe(seriesKey(sample({ mover: 'cu', initiator: 'device', cus: 1 })));
+    expect(seriesKey(off)).not.toBe(seriesKey(below));
+    expect(isDefaultDims(off)).toBe(false);
+  });
+
   it('counts threads: 16 wave64 per CU is the default 1024 threads, 32 warps too; waves without a size are wave64', () => {
     expect(seriesKey(sample({ wavesPerCu: 16, waveSize: 64 }))).toBe(seriesKey(sample()));
     expect(seriesKey(sample({ wavesPerCu: 32, waveSize: 32 }))).toBe(seriesKey(sample()));

@@ -1,5 +1,8 @@
 #include "backend/runtime_default.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "backend/endpoints.hpp"
 #include "util/parse.hpp"
 
@@ -70,6 +73,25 @@ RuntimeDefaultChoice runtimeDefaultChoice(int src, int dst, std::uint64_t sizeBy
   c.path = CopyPath::EngineHost;
   c.why = "SDMA: host memory at one end (ROCr's copy engines)";
   return c;
+}
+
+CopyPath rocshmemPutPath(ShmemSdma mode, std::uint64_t sizeBytes,
+                         const std::function<const char*(const char*)>& lookup) {
+  if (mode == ShmemSdma::Forced) return CopyPath::EngineDevice;
+  if (mode == ShmemSdma::Off) return CopyPath::CuDevice;
+  const char* enabled = lookup("ROCSHMEM_SDMA_ENABLED");
+  if (enabled != nullptr && (std::string_view(enabled) == "0" || std::string_view(enabled) == "false")) {
+    return CopyPath::CuDevice;
+  }
+  std::uint64_t threshold = 256;
+  if (const char* text = lookup("ROCSHMEM_SDMA_THRESHOLD"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    // A value rocSHMEM would not read as a number leaves its default; the evidence says what ran.
+    if (errno == 0 && end != nullptr && *end == '\0' && text[0] != '-') threshold = value;
+  }
+  return sizeBytes >= threshold ? CopyPath::EngineDevice : CopyPath::CuDevice;
 }
 
 }  // namespace sdma

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "backend/backend.hpp"
 #include "backend/copy_path.hpp"
 
 namespace sdma {
@@ -39,5 +40,16 @@ struct RuntimeDefaultChoice {
 // turns SDMA off for the whole process with HSA_ENABLE_SDMA=0: its copies then run as blit
 // kernels too.
 RuntimeDefaultChoice runtimeDefaultChoice(int src, int dst, std::uint64_t sizeBytes, const RuntimeCopyEnv& env);
+
+// engine/device through rocSHMEM with --shmem-sdma library or off: the mover rocSHMEM uses for a
+// put of `sizeBytes`, which the sample is labelled with (its mover evidence then checks it).
+// rocm-systems projects/rocshmem/src/ipc_policy.hpp `IpcSdmaImpl::ipcCopy` takes SDMA when SDMA
+// is enabled and the size is at least the threshold, else the issuing kernel's load/store;
+// src/envvar.cpp (namespace `sdma`): ROCSHMEM_SDMA_ENABLED default true, ROCSHMEM_SDMA_THRESHOLD
+// default 256 bytes. Off: the helper sets ROCSHMEM_SDMA_ENABLED=0, so always load/store.
+// Library: the user's environment as the PEs inherit it (`lookup`: getenv in the helper).
+// Forced: SDMA (ROCSHMEM_SDMA_THRESHOLD=0).
+CopyPath rocshmemPutPath(ShmemSdma mode, std::uint64_t sizeBytes,
+                         const std::function<const char*(const char*)>& lookup);
 
 }  // namespace sdma

@@ -124,6 +124,22 @@ bool samePathAndPair(const CopyRequest& a, const CopyRequest& b) {
   return a.path == b.path && a.srcGpu == b.srcGpu && a.dstGpu == b.dstGpu;
 }
 
+// engine/device with --shmem-sdma library or off: the sample is labelled with the mover rocSHMEM
+// uses for a put of its size (runtime_default.hpp rocshmemPutPath), a load/store put as cu/device
+// on its one issuing CU; its evidence is judged against that label when printed. True when rocSHMEM's own
+// threshold chose it (library), a prediction the evidence may overrule.
+bool labelByRocshmem(CopyRequest& unit, CopyMeasurement& m) {
+  if (unit.path != CopyPath::EngineDevice || unit.shmemSdma == ShmemSdma::Forced) return false;
+  unit.path = rocshmemPutPath(unit.shmemSdma, unit.sizeBytes, [](const char* name) { return std::getenv(name); });
+  if (unit.path == CopyPath::CuDevice) {
+    unit.cus = 1;
+    m.cus = 1;
+    m.engines = 0;
+    m.engineIds.clear();
+  }
+  return unit.shmemSdma == ShmemSdma::Library;
+}
+
 CommandResult cancelled() { return {DoneStatus::Cancelled, cancel::exitCode()}; }
 
 CommandResult recordTimeline(const Options& options, const TimelineOptions& timeline, Backend& backend,
@@ -308,15 +324,15 @@ CommandResult runSweep(const Options& options, Backend& backend, Reporter& repor
                      measurement.failure);
       return {DoneStatus::Error, kExitValidationFailed};
     }
-    if (measurement.mode.empty()) {
-      // Backends without their own timing modes (the simulator) still say which was asked for.
-      CopyMeasurement labelled = measurement;
-      labelled.mode = unit.mode == TimingMode::OneShot ? "one-shot" : "pipelined";
-      reporter.sample(unit, labelled);
-    } else {
-      reporter.sample(unit, measurement);
-    }
-    if (const auto mismatch = moverMismatch(unit.path, measurement.evidence)) {
+    CopyRequest shown = unit;
+    CopyMeasurement labelled = measurement;
+    // Backends without their own timing modes (the simulator) still say which was asked for.
+    if (labelled.mode.empty()) labelled.mode = unit.mode == TimingMode::OneShot ? "one-shot" : "pipelined";
+    const bool libraryChoice = labelByRocshmem(shown, labelled);
+    reporter.sample(shown, labelled);
+    // rocSHMEM's own threshold is read from the environment here; where the node's rocSHMEM
+    // decides otherwise the sample's evidence says so, and the run goes on.
+    if (const auto mismatch = libraryChoice ? std::nullopt : moverMismatch(shown.path, labelled.evidence)) {
       // The sample stays in the run, flagged by its evidence; nothing after it is measured.
       reporter.error("mover-mismatch", unitLabel(unit) + ": " + *mismatch, kMoverMismatchHint);
       return {DoneStatus::Error, kExitValidationFailed};

@@ -218,7 +218,7 @@ namespace {
 // The seed's dimensions (docs/PROTOCOL.md, "The seed's dimensions"), each only when it is not
 // the default, so a run saved before reads as the defaults: wavesPerCu and waveSize when the
 // request named waves; split and splitOver above one; batch above 0; shmemSdma when not forced
-// on engine/device.
+// (engine/device units, whichever mover rocSHMEM used).
 void writeSeedDimensions(JsonWriter& j, const CopyRequest& request, const CopyMeasurement& measurement) {
   if (request.wavesPerCu > 0) {
     j.key("wavesPerCu").value(measurement.wavesPerCu > 0 ? measurement.wavesPerCu : request.wavesPerCu);
@@ -229,7 +229,7 @@ void writeSeedDimensions(JsonWriter& j, const CopyRequest& request, const CopyMe
     if (!measurement.splitOver.empty()) j.key("splitOver").value(measurement.splitOver);
   }
   if (request.batch > 0) j.key("batch").value(request.batch);
-  if (request.path == CopyPath::EngineDevice && request.shmemSdma != ShmemSdma::Forced) {
+  if (request.shmemSdma != ShmemSdma::Forced) {  // engine/device units only; labelled cu/device below the threshold
     j.key("shmemSdma").value(shmemSdmaName(request.shmemSdma));
   }
 }
