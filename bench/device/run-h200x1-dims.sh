@@ -18,6 +18,7 @@
 # does not build is logged and left out.
 #
 # Usage (repository root): OUT=DIR bash bench/device/run-h200x1-dims.sh
+# STEPS (default "warps streams batch") runs only the named measurement steps.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 results_in local-h200x1-dims
@@ -125,24 +126,27 @@ tb() {  # tb NAME SIZE LINE...: one TransferBench call of these transfers, CSV (
   OUTPUT_TO_CSV=1 timed "$name" 120 "$TB" "$RAW/$name.cfg" "$size" > "$RAW/$name.csv" 2> "$RAW/$name.stderr" || fail "$name"
 }
 
+STEPS=${STEPS:-warps streams batch}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+
 # Warps per SM against the copy engine, host->GPU and GPU-local (the seed's "one wave" question,
 # asked of an H200's SMs and copy engine).
-probe warps 200 sweep --backend cuda --pairs host:0,0:0 --paths cu/host,engine/host --sizes 256K,4M,64M,256M \
+want warps && probe warps 200 sweep --backend cuda --pairs host:0,0:0 --paths cu/host,engine/host --sizes 256K,4M,64M,256M \
   --cus 1,8,132 --waves-per-cu 1,2,4,8,16,32 --iters 5 --warmup 1 || fail warps
-for bs in 64 128 256 512 1024; do
+want warps && for bs in 64 128 256 512; do  # TransferBench takes at most 512
   GFX_BLOCK_SIZE=$bs tb "tb-gfx-$bs" 64M "1 1 (C0->G0->G0)" "1 8 (C0->G0->G0)" "1 132 (C0->G0->G0)" \
     "1 1 (G0->G0->G0)" "1 8 (G0->G0->G0)" "1 132 (G0->G0->G0)"
 done
 
 # One copy over 1..8 streams.
-probe streams 120 sweep --backend cuda --pairs host:0,0:host,0:0 --paths engine/host --sizes 1M,16M,256M \
+want streams && probe streams 120 sweep --backend cuda --pairs host:0,0:host,0:0 --paths engine/host --sizes 1M,16M,256M \
   --engines 1,2,3,4,6,8 --iters 10 --warmup 2 || fail streams
-tb tb-dma 256M "1 1 (C0->D0->G0)" "1 2 (C0->D0->G0)" "1 4 (C0->D0->G0)" "1 8 (C0->D0->G0)" \
+want streams && tb tb-dma 256M "1 1 (C0->D0->G0)" "1 2 (C0->D0->G0)" "1 4 (C0->D0->G0)" "1 8 (C0->D0->G0)" \
   "1 1 (G0->D0->C0)" "1 2 (G0->D0->C0)" "1 4 (G0->D0->C0)" "1 8 (G0->D0->C0)" \
   "1 1 (G0->D0->G0)" "1 2 (G0->D0->G0)" "1 4 (G0->D0->G0)" "1 8 (G0->D0->G0)"
 
 # Batched against single copies, same sweep.
-probe batch 120 sweep --backend cuda --pairs host:0,0:host,0:0 --paths engine/host --sizes 64K,1M,16M,256M \
+want batch && probe batch 120 sweep --backend cuda --pairs host:0,0:host,0:0 --paths engine/host --sizes 64K,1M,16M,256M \
   --batch 0,1,4,16,64 --iters 10 --warmup 2 || fail batch
 nvb nvbandwidth
 finish 0

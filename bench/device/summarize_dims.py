@@ -79,7 +79,7 @@ for s in samples("warps"):
     if w is None:
         continue
     warps[(pair, s["cus"], s["sizeBytes"])][w] = gbps(s)
-tb_gfx = {bs: transferbench(f"tb-gfx-{bs}") for bs in (64, 128, 256, 512, 1024)}
+tb_gfx = {bs: transferbench(f"tb-gfx-{bs}") for bs in (64, 128, 256, 512)}
 WARPS = [1, 2, 4, 8, 16, 32]
 rows = []
 for pair in ("host->GPU", "GPU-local"):
