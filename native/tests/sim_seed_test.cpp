@@ -71,7 +71,8 @@ TEST_CASE("waves per CU: a CU saturates, one wave moves a fraction") {
   const Mi350xModel model;
   CHECK(cuPerCuGbps(model, Route::Peer, 0) == doctest::Approx(cuPerCuGbps(model, Route::Peer, 16)));
   CHECK(cuPerCuGbps(model, Route::Peer, 64) <= model.cuPeerGbpsPerCu);
-  CHECK(cuPerCuGbps(model, Route::Peer, 1) == doctest::Approx(model.cuPeerGbpsPerCu / 8).epsilon(0.001));
+  CHECK(cuPerCuGbps(model, Route::Peer, 1) ==
+        doctest::Approx(model.cuPeerGbpsPerCu / model.defaultWavesPerCu * model.waveSaturation).epsilon(0.001));
   CHECK(cuPerCuGbps(model, Route::Peer, 4) < cuPerCuGbps(model, Route::Peer, 16));
   CHECK(cuPerCuGbps(model, Route::HostToGpu, 16) < cuPerCuGbps(model, Route::GpuToHost, 16));
 }

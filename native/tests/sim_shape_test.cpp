@@ -42,7 +42,7 @@ TEST_CASE("largeCopiesFavourEngines") {
   const double oneCu = measuredGbps(CopyPath::CuHost, GiB, 1);
   const double manyCus = measuredGbps(CopyPath::CuHost, GiB, 64);
   // One CU at its default 16 waves moves 39 GB/s (the H200 one-SM figure); with one wave it
-  // moves an eighth of a saturated CU.
+  // moves about a third of a saturated CU (waveSaturation, measured on an H200).
   SimBackend backend(SimOptions{1, 0});
   CopyRequest oneWave{CopyPath::CuHost, 0, 1, GiB, 1, 20, 3};
   oneWave.wavesPerCu = 1;
@@ -50,7 +50,7 @@ TEST_CASE("largeCopiesFavourEngines") {
   const double oneWaveGbps =
       static_cast<double>(GiB) / (std::accumulate(m.timesNs.begin(), m.timesNs.end(), 0.0) / m.timesNs.size());
   CHECK_MESSAGE((engine > 1.4 * oneCu), ("1 GiB: engine/host is ahead of cu/host on 1 CU"));
-  CHECK_MESSAGE((engine > 5 * oneWaveGbps), ("1 GiB: engine/host is far ahead of cu/host on 1 CU with 1 wave"));
+  CHECK_MESSAGE((engine > 3 * oneWaveGbps), ("1 GiB: engine/host is far ahead of cu/host on 1 CU with 1 wave"));
   CHECK_MESSAGE((engine >= manyCus && engine < 1.15 * manyCus),
                 ("1 GiB: engine/host is slightly ahead of cu/host on 64 CUs"));
 }

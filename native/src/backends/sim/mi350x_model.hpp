@@ -78,10 +78,11 @@ struct Mi350xModel {
   double cuGpuToHostGbpsPerCu = 39;    // same file, 0 -> -1 at 1 SM
   int defaultWavesPerCu = 16;          // wavesPerCu 0: 1024 threads per CU = 16 wave64
   int waveSize = 64;                   // gfx950 wave64
-  // A CU saturates at defaultWavesPerCu / waveSaturation waves: one wave moves
-  // perCu / 16 x waveSaturation. Assumption pending measurement: saturates at 8 wave64; to be
-  // replaced by the H200 warps-per-SM measurement.
-  double waveSaturation = 2;
+  // One wave moves perCu / 16 x waveSaturation. Measured on an H200 (bench/results/
+  // h200x1-2026-12-04-dims): one SM with 2 warps (one wave64's 64 threads) moves 0.35-0.37 of
+  // what the full SM does (GPU-local 14.5 of 41.5 GB/s, host->GPU 5.3 of 14.5), taken as one
+  // MI350X wave of a 16-wave CU (the same assumption as perCu: equal bytes in flight per thread).
+  double waveSaturation = 5.8;
   // Fitted: the load/store share of the link, 0.718 x 76.8 = 55.14 GB/s, is TransferBench's
   // MI350X all-to-all (~386 GB/s per GPU over 7 peers, 16 CUs per pair): 16 CUs at 39 GB/s ask
   // for far more than the link, so that figure is the cap itself.
