@@ -11,7 +11,7 @@ import { standsForItsPath } from '../moverEvidence';
 import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
-import { dimensionWords, isDefaultDims, seriesKey } from '../seriesKey';
+import { dimensionWords, isDefaultDims, seriesDimensions, seriesKey } from '../seriesKey';
 
 export type FigureKind = 'peak' | 'crossover' | 'cell';
 
@@ -40,7 +40,7 @@ export function sweepFigures(run: Run, advised: readonly Advice[] = sweepAdvice(
   const peaks = new Map<string, Figure>();
   for (const s of run.samples) {
     if (!s.validated || !standsForItsPath(s)) continue;
-    const path = pathName(s.mover, s.initiator);
+    const path = seriesDimensions(s).path;
     const pair = pairName(s);
     // The series' whole key: the default series keep the key (and label) they always had, so a
     // fleet index saved before the seed's dimensions compares with today's; others add their words.

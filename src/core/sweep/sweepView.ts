@@ -129,8 +129,9 @@ function point(s: Sample, refined: boolean): SweepPoint {
 }
 
 /** The path a sample's series is drawn as: its own, or for the runtime-default series the engine path of its initiator (the copy API it was asked through). */
+/** The path a sample's series is drawn as: the runtime-default and rocSHMEM-threshold series are engine curves whatever mover a size took. */
 function seriesPath(s: Sample): PathName {
-  return s.series === 'runtime-default' ? pathName('engine', s.initiator) : pathName(s.mover, s.initiator);
+  return seriesDimensions(s).path;
 }
 
 /**
