@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeRuns } from '../../src/core/fleet/fleetView';
 import { fleetView } from '../../src/core/fleet/fleetView';
 import { fleetTable } from '../../src/core/fleet/fleetTable';
-import { judge, median, MIN_DEVIATION } from '../../src/core/outliers';
+import { CROSSOVER_MIN_DEVIATION, judge, median, MIN_DEVIATION } from '../../src/core/outliers';
 import { allocationArgs, allocationJobId, checkSlurmName, stepArgs } from '../../src/core/fleetRun/slurm';
 import { parseThresholds } from '../../src/core/fleet/thresholds';
 import { benchRun } from '../support/benchRuns';
@@ -54,6 +54,10 @@ describe('median/MAD outliers', () => {
     const same = judge([5, 5, 5, 5]);
     expect(same.z.every((z) => z === 0)).toBe(true);
     expect(same.outlier.some(Boolean)).toBe(false);
+    // A crossover, placed between sizes a factor 2 apart, needs to be more than CROSSOVER_MIN_DEVIATION off.
+    expect(judge([4.5, 4.52, 4.55, 4.6, 4.22], CROSSOVER_MIN_DEVIATION).outlier[4]).toBe(false);
+    expect(judge([4.5, 4.52, 4.55, 4.6, 4.22]).outlier[4]).toBe(true);
+    expect(judge([4.5, 4.52, 4.55, 4.6, 2.2], CROSSOVER_MIN_DEVIATION).outlier[4]).toBe(true);
     // The spread floor: one node 3% off identical others is not an outlier (under MIN_DEVIATION), 6% off is.
     expect(judge([100, 100, 100, 97]).outlier[3]).toBe(false);
     expect(judge([100, 100, 100, 100 * (1 - MIN_DEVIATION - 0.01)]).outlier[3]).toBe(true);

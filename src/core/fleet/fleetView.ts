@@ -10,7 +10,7 @@ import { formatBytes } from '../units';
 import type { Figure } from './figures';
 import { adviceSettings, matrixFigures, sweepAdvice, sweepFigures } from './figures';
 import type { FleetIndex } from './fleetIndex';
-import { judge, OUTLIER_RULE } from '../outliers';
+import { CROSSOVER_MIN_DEVIATION, judge, MIN_DEVIATION, OUTLIER_RULE } from '../outliers';
 import type { Thresholds } from './thresholds';
 import { minimumFor } from './thresholds';
 
@@ -114,7 +114,10 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
   const figures: FleetFigureRow[] = [];
   const outliers: FleetOutlier[] = [];
   for (const { figure, cells } of byKey.values()) {
-    const j = judge(cells.map((c) => c.value));
+    const j = judge(
+      cells.map((c) => c.value),
+      figure.kind === 'crossover' ? CROSSOVER_MIN_DEVIATION : MIN_DEVIATION,
+    );
     figures.push({
       key: figure.key,
       label: figure.label,
