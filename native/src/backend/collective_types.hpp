@@ -12,6 +12,20 @@
 
 namespace sdma::collective {
 
+// How the ranks of a collective are laid out in processes. RankPerProcess (the default): one
+// process per GPU, each with one communicator made by ncclCommInitRank from a shared unique
+// id, as AMD and NVIDIA run their comparisons (mpirun -n 8 -g 1). SingleProcess: one process
+// drives every GPU (ncclCommInitAll), nccl-tests' -g N.
+enum class RankMode { RankPerProcess, SingleProcess };
+inline const char* rankModeName(RankMode m) {
+  return m == RankMode::RankPerProcess ? "rank-per-process" : "single-process";
+}
+// Who started the rank processes: the helper itself, or srun / mpirun around it.
+enum class Launcher { Helper, Srun, Mpirun };
+inline const char* launcherName(Launcher l) {
+  return l == Launcher::Helper ? "helper" : l == Launcher::Srun ? "srun" : "mpirun";
+}
+
 struct CollectiveOptions {
   std::vector<Op> ops = {Op::AllGather, Op::AlltoAll};
   std::vector<std::string> variants;  // empty: every variant of the vendor
@@ -24,15 +38,34 @@ struct CollectiveOptions {
   bool inPlace = true;  // run the in-place form where the operation defines one
   bool outOfPlace = true;
   std::string dtype = "float";
-  std::string ncclLib;       // --nccl-lib: an explicit library path
-  bool transportLog = true;  // read the library's own per-call record of the path
+  std::string ncclLib;                       // --nccl-lib: an explicit library path
+  RankMode mode = RankMode::RankPerProcess;  // --mode
+  bool transportLog = true;                  // read the library's own per-call record of the path
   std::uint64_t seed = 1;
 };
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
+// One condition a variant needs, as checked before it runs: what it needs and what was found.
+struct VariantCondition {
+  std::string name;   // e.g. "hipMemcpyBatchAsync", "NCCL_LOCAL_REGISTER"
+  std::string want;   // e.g. ">= 7.1", "0"
+  std::string found;  // what this node has ("" unknown)
+  bool ok = false;
+};
+
+// The CUs (SMs) one rank's library kernels used for a call: one CTA per channel, each on a
+// CU of its own. From the library's log (its per-call channel range or channel count), 0 for a
+// zero-CTA copy-engine path the log or a graph capture confirmed, the model's figure on the
+// simulated node; count unset: nothing said.
+struct CusUsed {
+  std::optional<int> count;
+  std::string source;    // "log", "zero-cta", "model", "" (unknown)
+  std::string evidence;  // the line it came from, or what the model assumes
+};
+
 struct VariantReport {
-  std::string name;  // default, ce, gin-sdma
+  std::string name;  // default, ce, gin-sdma-lib
   bool supported = true;
   std::string reason;  // why not, when unsupported
   std::string hint;
@@ -41,6 +74,9 @@ struct VariantReport {
   std::string library;     // nccl or rccl
   std::string libraryVersion;
   std::string libraryPath;
+  RankMode mode = RankMode::RankPerProcess;
+  Launcher launcher = Launcher::Helper;      // rank-per-process only
+  std::vector<VariantCondition> conditions;  // what was checked before it ran (may be empty)
 };
 
 struct PointReport {
@@ -57,6 +93,7 @@ struct PointReport {
   std::optional<std::string> transport;  // what the library said it ran; unset: it said nothing
   std::string evidence;                  // the log line it came from
   int iters = 0;
+  CusUsed cusUsed;
 };
 
 // Where an engine hands its results; the command turns them into records. An engine that

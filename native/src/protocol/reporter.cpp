@@ -433,6 +433,16 @@ void Reporter::collectiveVariant(const collective::VariantReport& v, bool simula
   for (const auto& [name, value] : v.env) j.key(name).value(value);
   j.endObject();
   j.key("symmetric").value(v.symmetric);
+  j.key("mode").value(collective::rankModeName(v.mode));
+  if (v.mode == collective::RankMode::RankPerProcess) j.key("launcher").value(collective::launcherName(v.launcher));
+  if (!v.conditions.empty()) {
+    j.key("conditions").beginArray();
+    for (const collective::VariantCondition& c : v.conditions) {
+      j.beginObject().key("name").value(c.name).key("want").value(c.want).key("found").value(c.found);
+      j.key("ok").value(c.ok).endObject();
+    }
+    j.endArray();
+  }
   j.key("simulated").value(simulated);
   emit();
 }
@@ -462,6 +472,15 @@ void Reporter::collectivePoint(const collective::PointReport& p, bool simulated)
     j.null();
   }
   if (!p.evidence.empty()) j.key("transportEvidence").value(p.evidence);
+  j.key("cusUsed").beginObject().key("count");
+  if (p.cusUsed.count) {
+    j.value(static_cast<std::int64_t>(*p.cusUsed.count));
+  } else {
+    j.null();
+  }
+  j.key("source").value(p.cusUsed.source.empty() ? "unknown" : p.cusUsed.source);
+  if (!p.cusUsed.evidence.empty()) j.key("evidence").value(p.cusUsed.evidence);
+  j.endObject();
   j.key("simulated").value(simulated);
   emit();
 }
