@@ -6,9 +6,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <memory>
 #include <string>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <csignal>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 
@@ -24,6 +30,8 @@
 #include "util/ndjson_reader.hpp"
 #include "util/process.hpp"
 #include "commands/helper_child.hpp"
+#include "commands/rank_bootstrap.hpp"
+#include "commands/rank_launcher.hpp"
 #include "protocol/reporter.hpp"
 #include "backends/sim/collective_model.hpp"
 
@@ -55,7 +63,32 @@ struct Parsed {
   bool dstGiven = false;
   int simGpus = 0;            // --sim-gpus
   bool variantChild = false;  // started by the parent for one variant: env read fresh at init
+  std::string bootstrapDir;   // --bootstrap-dir: ranks started by srun/mpirun meet here
+  int rankTimeoutS = 300;     // --rank-timeout: a rank silent this long is taken as hung
+  int rankChild = -1;         // --rank-child R: this process is rank R of --world N, one variant
+  int world = 0;
+  // --rank-fault KIND:R@K (simulated node only, for tests): rank R exits (exit), kills itself
+  // (kill) or stops without a word (hang) after its K-th point.
+  bool renamedVariant = false;  // --variants named gin-sdma, gin-sdma-lib's old name
+  std::string launcherOfRank;   // --launcher-of-rank: who started the rank this child serves
+  std::string rankFaultKind;
+  int rankFaultRank = -1;
+  int rankFaultAfter = 0;
 };
+
+// --rank-fault exit:1@2
+void parseRankFault(std::string_view value, Parsed& p) {
+  const std::size_t colon = value.find(':');
+  const std::size_t at = value.find('@');
+  const std::string_view kind = value.substr(0, colon);
+  if (colon == std::string_view::npos || at == std::string_view::npos || at < colon ||
+      (kind != "exit" && kind != "kill" && kind != "hang")) {
+    throw UsageError("--rank-fault: '" + std::string(value) + "' is not exit|kill|hang:RANK@POINTS");
+  }
+  p.rankFaultKind = std::string(kind);
+  p.rankFaultRank = parseInt("--rank-fault", value.substr(colon + 1, at - colon - 1), 0, 4095);
+  p.rankFaultAfter = parseInt("--rank-fault", value.substr(at + 1), 0, 1000000);
+}
 
 void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& p) {
   CollectiveOptions& o = p.collective;
@@ -73,16 +106,16 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
         o.variants.clear();
         return;
       }
-      if (item != "default" && item != "ce" && item != "gin-sdma") {
-        throw UsageError("--variants: unknown variant '" + std::string(item) + "' (default, ce, gin-sdma, all)");
+      if (item != "default" && item != "ce" && item != "gin-sdma" && item != "gin-sdma-lib") {
+        throw UsageError("--variants: unknown variant '" + std::string(item) + "' (default, ce, gin-sdma-lib, all)");
       }
-      o.variants.emplace_back(item);
+      if (item == "gin-sdma") p.renamedVariant = true;
+      o.variants.emplace_back(item == "gin-sdma" ? "gin-sdma-lib" : std::string(item));
     }
   } else if (flag == "--gpus") {
     o.gpus.clear();
     for (std::string_view item : splitOn(value, ','))
       o.gpus.push_back(parseInt(flag, item, 0, static_cast<int>(limits::gpuIndexMax)));
-    if (o.gpus.size() < 2) throw UsageError("--gpus: a collective needs at least two GPUs");
   } else if (flag == "--min-bytes") {
     p.minBytes = parseSizeBytes(flag, value);
   } else if (flag == "--max-bytes") {
@@ -120,6 +153,28 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
     o.ncclLib = std::string(value);
   } else if (flag == "--transport-log") {
     o.transportLog = parseOnOff(flag, value);
+  } else if (flag == "--mode") {
+    if (value == "rank-per-process") {
+      o.mode = RankMode::RankPerProcess;
+    } else if (value == "single-process") {
+      o.mode = RankMode::SingleProcess;
+    } else {
+      throw UsageError("--mode: '" + std::string(value) + "' is not rank-per-process or single-process");
+    }
+  } else if (flag == "--bootstrap-dir") {
+    if (value.empty() || value.size() > 4096) throw UsageError("--bootstrap-dir: name a folder");
+    p.bootstrapDir = std::string(value);
+  } else if (flag == "--rank-timeout") {
+    p.rankTimeoutS = parseInt(flag, value, 1, 86400);
+  } else if (flag == "--rank-child") {
+    p.rankChild = parseInt(flag, value, 0, 4095);
+  } else if (flag == "--world") {
+    p.world = parseInt(flag, value, 1, 4096);
+  } else if (flag == "--rank-fault") {
+    parseRankFault(value, p);
+  } else if (flag == "--launcher-of-rank") {
+    if (value != "srun" && value != "mpirun") throw UsageError("--launcher-of-rank: srun or mpirun");
+    p.launcherOfRank = std::string(value);
   } else {
     throw UsageError("unknown flag " + std::string(flag) + " for collective");
   }
@@ -224,9 +279,51 @@ class CollectiveCommand : public cli::CommandRun {
     } else if (isHost(p_.overlapOptions.srcGpu) && isHost(p_.overlapOptions.dstGpu)) {
       throw UsageError("--src and --dst are both host: one end of a copy must be a GPU");
     }
+    if (!p_.overlap) finishRanks();
     if (p_.simGpus > 0 && (p_.backend == "hip" || p_.backend == "cuda")) {
       throw UsageError("--sim-gpus sets the simulated node's GPU count; --backend " + p_.backend +
                        " measures the GPUs this node has (leave --sim-gpus out, or use --backend sim)");
+    }
+  }
+
+  // How this process takes part in a rank-per-process run; a rank of srun/mpirun other than
+  // 0 writes no records (the launcher merges every rank's stdout).
+  void finishRanks() {
+    if (!p_.launcherOfRank.empty()) launcher_ = p_.launcherOfRank == "srun" ? Launcher::Srun : Launcher::Mpirun;
+    if (p_.rankChild >= 0) {
+      if (p_.world < 1 || p_.rankChild >= p_.world) throw UsageError("--rank-child must be below --world");
+      return;
+    }
+    if (!p_.rankFaultKind.empty() && p_.backend != "sim") {
+      throw UsageError("--rank-fault runs on the simulated node only (--backend sim)");
+    }
+    if (p_.bootstrapDir.empty()) return;
+    if (p_.collective.mode != RankMode::RankPerProcess) {
+      throw UsageError("--bootstrap-dir is for ranks started by srun or mpirun (--mode rank-per-process)");
+    }
+    std::string problem;
+    external_ = detectExternalRank(
+        [](const char* name) -> std::optional<std::string> {
+          const char* v = std::getenv(name);
+          return v != nullptr ? std::optional<std::string>(v) : std::nullopt;
+        },
+        problem);
+    if (!external_) {
+      throw UsageError("--bootstrap-dir: " +
+                       (problem.empty() ? std::string("no srun or mpirun rank in the environment "
+                                                      "(SLURM_PROCID with SLURM_STEP_ID, "
+                                                      "OMPI_COMM_WORLD_RANK, PMI_RANK)")
+                                        : problem) +
+                       "; without a launcher leave --bootstrap-dir out and the helper starts the ranks itself");
+    }
+    launcher_ = external_->launcher;
+    if (external_->rank != 0) {
+      const int devNull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (devNull >= 0) {
+        std::fflush(stdout);
+        dup2(devNull, STDOUT_FILENO);
+        close(devNull);
+      }
     }
   }
 
@@ -256,10 +353,12 @@ class CollectiveCommand : public cli::CommandRun {
     Reporter& reporter = session.reporter;
     const Topology& topology = session.choice.backend->topology();
     const int gpuCount = static_cast<int>(topology.gpus.size());
-    if (!p_.overlap && gpuCount < 2) {
+    const bool oneRankAllowed = p_.collective.mode == RankMode::RankPerProcess;
+    if (!p_.overlap && (gpuCount < 1 || (gpuCount < 2 && !oneRankAllowed))) {
       return session.fail(
           "too-few-gpus", "this node has " + std::to_string(gpuCount) + " GPU; a collective needs two or more",
-          "run the collective on a node with two or more GPUs; on this one, `sdma-probe sweep` measures "
+          "run the collective on a node with two or more GPUs (or one rank: --mode rank-per-process); on this one, "
+          "`sdma-probe sweep` measures "
           "host <-> GPU and GPU-local copies, and --backend sim --sim-gpus 8 shows a collective on a "
           "simulated node",
           kExitRuntimeFailure);
@@ -277,6 +376,11 @@ class CollectiveCommand : public cli::CommandRun {
       if (const std::string problem = endpointProblem(gpu, gpuCount); !problem.empty()) {
         return session.usage("--gpus: " + problem);
       }
+    }
+    if (!p_.overlap && p_.collective.mode == RankMode::SingleProcess && p_.collective.gpus.size() == 1) {
+      return session.usage(
+          "--gpus: one process drives at least two GPUs (--mode single-process); one rank runs "
+          "with --mode rank-per-process");
     }
     if (p_.overlap) {
       for (const auto& [flag, endpoint] :
@@ -306,39 +410,7 @@ class CollectiveCommand : public cli::CommandRun {
 
     try {
       if (!p_.overlap) {
-        CollectiveSink sink;
-        sink.progress = progress;
-        sink.warning = warning;
-        sink.variant = [&](const VariantReport& v) { reporter.collectiveVariant(v, simulated); };
-        sink.point = [&](const PointReport& p) {
-          if (p.wrong > 0) anyWrong = true;
-          reporter.collectivePoint(p, simulated);
-        };
-        if (simulated) {
-          failure = sim::runSimCollective(p_.collective, gpuCount, sink);
-        } else {
-#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
-          std::vector<std::string> variants = p_.collective.variants;
-          if (variants.empty()) variants = {"default", topology.node.vendor == "amd" ? "gin-sdma" : "ce"};
-          if (p_.variantChild || variants.size() == 1) {
-            p_.collective.variants = variants;
-            failure = runGpuCollective(p_.collective, sink);
-          } else {
-            session.choice.backend.reset();
-            for (const std::string& variant : variants) {
-              if (cancel::requested()) break;
-              const ChildResult child = runVariantChild(args_, variant, reporter);
-              if (!child.started) {
-                failure = {"runtime", "could not start the child process for variant " + variant, ""};
-                break;
-              }
-              if (child.exitCode == kExitValidationFailed) anyWrong = true;
-            }
-          }
-#else
-          failure = {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
-#endif
-        }
+        failure = runCollective(session, anyWrong);
       } else {
         OverlapOptions& o = p_.overlapOptions;
         if (!p_.cusGiven) {
@@ -390,8 +462,373 @@ class CollectiveCommand : public cli::CommandRun {
   }
 
  private:
+  // ---- collective: the three ways its ranks are laid out ----
+
+  // Every variant's report says how its ranks ran.
+  VariantReport stamped(VariantReport v, Launcher launcher) const {
+    v.mode = p_.collective.mode;
+    v.launcher = launcher;
+    return v;
+  }
+
+  std::vector<int> rankDevices(int gpuCount) const {
+    std::vector<int> devices = p_.collective.gpus;
+    if (devices.empty()) {
+      for (int d = 0; d < gpuCount; ++d) devices.push_back(d);
+    }
+    return devices;
+  }
+
+  std::vector<std::string> variantList(const Topology& topology) const {
+    std::vector<std::string> variants = p_.collective.variants;
+    if (variants.empty()) {
+      variants = {"default", "ce"};
+      if (topology.node.vendor == "amd") variants.push_back("gin-sdma-lib");
+    }
+    return variants;
+  }
+
+  Error runCollective(cli::Session& session, bool& anyWrong) {
+    Reporter& reporter = session.reporter;
+    if (p_.renamedVariant && p_.rankChild < 0) {
+      reporter.warning("variant-renamed",
+                       "gin-sdma is now called gin-sdma-lib (librccl's in-library AlltoAll "
+                       "GIN-SDMA path); it ran under its new name");
+    }
+    if (p_.rankChild >= 0) return runRankChild(session, anyWrong);
+    if (p_.collective.mode == RankMode::SingleProcess) return runSingleProcess(session, anyWrong);
+    if (!p_.bootstrapDir.empty()) return runExternalRank(session, anyWrong);
+    return runHelperRanks(session, anyWrong);
+  }
+
+  // One process drives every GPU (ncclCommInitAll); on hardware each variant in a child.
+  Error runSingleProcess(cli::Session& session, bool& anyWrong) {
+    Reporter& reporter = session.reporter;
+    const bool simulated = session.choice.backend->simulated();
+    const Topology& topology = session.choice.backend->topology();
+    CollectiveSink sink = printingSink(reporter, simulated, Launcher::Helper, anyWrong);
+    if (simulated) return sim::runSimCollective(p_.collective, static_cast<int>(topology.gpus.size()), sink);
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+    const std::vector<std::string> variants = variantList(topology);
+    if (p_.variantChild || variants.size() == 1) {
+      p_.collective.variants = variants;
+      return runGpuCollective(p_.collective, sink);
+    }
+    session.choice.backend.reset();
+    for (const std::string& variant : variants) {
+      if (cancel::requested()) break;
+      const ChildResult child = runVariantChild(args_, variant, reporter);
+      if (!child.started) return {"runtime", "could not start the child process for variant " + variant, ""};
+      if (child.exitCode == kExitValidationFailed) anyWrong = true;
+    }
+    return {};
+#else
+    return {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
+  }
+
+  CollectiveSink printingSink(Reporter& reporter, bool simulated, Launcher launcher, bool& anyWrong) const {
+    CollectiveSink sink;
+    sink.progress = [&reporter](std::int64_t done, std::int64_t total, const std::string& message) {
+      reporter.progress(done, total, message);
+    };
+    sink.warning = [&reporter](const std::string& code, const std::string& message) {
+      reporter.warning(code, message);
+    };
+    sink.variant = [this, &reporter, simulated, launcher](const VariantReport& v) {
+      reporter.collectiveVariant(stamped(v, launcher), simulated);
+    };
+    sink.point = [&reporter, &anyWrong, simulated](const PointReport& p) {
+      if (p.wrong > 0) anyWrong = true;
+      reporter.collectivePoint(p, simulated);
+    };
+    return sink;
+  }
+
+  // The bootstrap id of one variant's communicator: ncclGetUniqueId on hardware (this
+  // process keeps its listener open until the ranks are done), random bytes on the
+  // simulated node.
+  bool bootstrapId(bool simulated, std::string& id, std::string& why) const {
+    if (simulated) {
+      id = randomId();
+      return id.size() == kBootstrapIdBytes;
+    }
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+    return collectiveUniqueId(p_.collective.ncclLib, id, why);
+#else
+    why = "this sdma-probe was built without a GPU backend";
+    return false;
+#endif
+  }
+
+  // Rank-per-process, started here: for each variant one child per rank, each handed the
+  // variant's bootstrap id on stdin. Rank 0's records are passed on, each point only once
+  // every rank has finished it; one rank that fails or hangs stops them all.
+  Error runHelperRanks(cli::Session& session, bool& anyWrong) {
+    Reporter& reporter = session.reporter;
+    const bool simulated = session.choice.backend->simulated();
+    const Topology& topology = session.choice.backend->topology();
+    const std::vector<int> devices = rankDevices(static_cast<int>(topology.gpus.size()));
+    const std::vector<std::string> variants = variantList(topology);
+    if (!simulated) session.choice.backend.reset();  // the ranks own the GPUs from here
+    for (const std::string& variant : variants) {
+      if (cancel::requested()) return {};
+      std::string id, why;
+      if (!bootstrapId(simulated, id, why)) {
+        return {"library-unavailable", "cannot make the bootstrap id of the ranks: " + why,
+                "install NCCL/RCCL or pass --nccl-lib PATH"};
+      }
+      const int world = static_cast<int>(devices.size());
+      RankLaunchSpec spec;
+      spec.ranks = world;
+      spec.args = [&](int rank) {
+        std::vector<std::string> a;
+        for (std::string_view arg : args_) a.emplace_back(arg);
+        a.insert(a.end(), {"--variants", variant, "--rank-child", std::to_string(rank), "--world",
+                           std::to_string(world), "--gpus", std::to_string(devices[static_cast<std::size_t>(rank)])});
+        return a;
+      };
+      spec.stdinLine = "sdma-lens-bootstrap " + toHex(id) + "\n";
+      spec.silenceTimeout = std::chrono::seconds(p_.rankTimeoutS);
+      spec.answerCodes = {kExitValidationFailed};
+      const Error failure = relayRanks(reporter, spec, variant, anyWrong);
+      if (failure || cancel::requested()) return failure;
+    }
+    return {};
+  }
+
+  // Passes rank 0's records on as the ranks advance; turns a rank's end into the run's error.
+  Error relayRanks(Reporter& reporter, const RankLaunchSpec& spec, const std::string& variant, bool& anyWrong) {
+    std::vector<std::int64_t> steps(static_cast<std::size_t>(spec.ranks), 0);
+    // Rank 0's points and progress, each with the steps every rank must have reached first.
+    std::vector<std::pair<std::int64_t, std::string>> held;
+    std::size_t released = 0;
+    std::int64_t rank0Points = 0;
+    struct RankError {
+      int rank = -1;
+      std::string code, message, hint;
+    } firstError;
+    const auto release = [&] {
+      const std::int64_t reached = *std::min_element(steps.begin(), steps.end());
+      while (released < held.size() && held[released].first <= reached) {
+        reporter.relay(held[released].second);
+        held[released].second.clear();
+        ++released;
+      }
+    };
+    const RankLaunchResult result =
+        runRanks(spec, [&](int rank, std::string_view type, const ndjson::Value& record, const std::string& line) {
+          if (type == "heartbeat") {
+            reporter.heartbeat();
+          } else if (type == "rank-step") {
+            const std::optional<double> points = ndjson::numberField(record, "points");
+            if (points && *points >= 0 && *points <= 1e9) {
+              steps[static_cast<std::size_t>(rank)] = static_cast<std::int64_t>(*points);
+              release();
+            }
+          } else if (type == "error") {
+            if (firstError.rank < 0) {
+              firstError = {rank, ndjson::stringField(record, "code").value_or("runtime"),
+                            ndjson::stringField(record, "message").value_or(""),
+                            ndjson::stringField(record, "hint").value_or("")};
+            }
+          } else if (rank == 0) {
+            if (type == "collective" || type == "progress") {
+              if (type == "collective") ++rank0Points;
+              if (held.size() < 1000000) held.emplace_back(rank0Points, line);
+              release();
+            } else if (type == "collective-variant" || type == "warning") {
+              reporter.relay(line);
+            }
+          }
+        });
+    if (result.droppedLines > 0) {
+      reporter.warning("rank-record-dropped", "variant " + variant + ": " + std::to_string(result.droppedLines) +
+                                                  " lines of the ranks' output were not records or were too long");
+    }
+    for (int code : result.exitCodes) {
+      if (code == kExitValidationFailed) anyWrong = true;
+    }
+    const std::string stopped = "; every rank of variant " + variant + " was stopped";
+    const auto lastLine = [](const std::string& tail) {
+      std::string t = tail;
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+      const std::size_t nl = t.rfind('\n');
+      t = nl == std::string::npos ? t : t.substr(nl + 1);
+      if (t.size() > 300) t.resize(300);
+      return t;
+    };
+    switch (result.end) {
+      case RankEnd::Finished:
+      case RankEnd::Cancelled:
+        return {};
+      case RankEnd::StartFailed:
+        return {"runtime",
+                "could not start rank " + std::to_string(result.rank) + ": " + std::strerror(result.startErrno), ""};
+      case RankEnd::RankStalled:
+        return {"rank-stalled",
+                "rank " + std::to_string(result.rank) + " printed nothing for " + std::to_string(p_.rankTimeoutS) +
+                    " s (a rank stuck in the library waiting for a peer that died, a deadlock or a GPU that "
+                    "stopped)" +
+                    stopped,
+                "run with NCCL_DEBUG=WARN to see the library's own report; raise --rank-timeout only if one point "
+                "really takes longer"};
+      case RankEnd::RankFailed:
+        break;
+    }
+    if (firstError.rank >= 0) {
+      return {firstError.code == "usage" ? "rank-failed" : firstError.code,
+              "rank " + std::to_string(firstError.rank) + ": " + firstError.message + stopped, firstError.hint};
+    }
+    std::string message = result.rank >= 0 ? describeRankExit(result.rank, result.exitCode) : "a rank's output failed";
+    const std::string tail = lastLine(result.stderrTail);
+    if (!tail.empty()) message += " (its last words: " + tail + ")";
+    return {"rank-failed", message + stopped,
+            "the other ranks would have waited for it forever; run again, or with NCCL_DEBUG=WARN for the "
+            "library's report"};
+  }
+
+  // One rank of one variant: reads its bootstrap id, runs the points and prints a rank-step
+  // after each; rank 0 also prints the records. A rank outlives its parent never.
+  Error runRankChild(cli::Session& session, bool& anyWrong) {
+#if defined(__linux__)
+    const pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // blocked in a collective, a rank hears no SIGTERM
+    if (getppid() != parent) std::raise(SIGKILL);
+#endif
+    Reporter& reporter = session.reporter;
+    const bool simulated = session.choice.backend->simulated();
+    const int rank = p_.rankChild;
+    const int world = std::max(p_.world, 1);
+    if (rank >= world) return {"usage", "--rank-child must be below --world", ""};
+    std::string line;
+    std::getline(std::cin, line);
+    const std::string prefix = "sdma-lens-bootstrap ";
+    const std::optional<std::string> id =
+        line.rfind(prefix, 0) == 0 ? idFromHex(std::string_view(line).substr(prefix.size())) : std::nullopt;
+    if (!id) return {"runtime", "rank " + std::to_string(rank) + " got no bootstrap id on its standard input", ""};
+
+    std::int64_t points = 0;
+    const Launcher launcher = launcher_;
+    CollectiveSink sink;
+    sink.progress = [&](std::int64_t done, std::int64_t total, const std::string& message) {
+      if (rank == 0) reporter.progress(done, total, message);
+    };
+    sink.warning = [&](const std::string& code, const std::string& message) {
+      if (rank == 0) reporter.warning(code, message);
+    };
+    sink.variant = [&](const VariantReport& v) {
+      if (rank == 0) reporter.collectiveVariant(stamped(v, launcher), simulated);
+    };
+    sink.point = [&](const PointReport& p) {
+      if (p.wrong > 0) anyWrong = true;
+      if (rank == 0) reporter.collectivePoint(p, simulated);
+      reporter.rankStep(rank, ++points);
+      if (rank == p_.rankFaultRank && points == p_.rankFaultAfter && simulated) injectRankFault();
+    };
+    if (simulated) {
+      if (p_.rankFaultRank == rank && p_.rankFaultAfter == 0) injectRankFault();
+      // The simulated ranks share one model: each computes every point, rank 0 prints it.
+      CollectiveOptions o = p_.collective;
+      o.gpus.clear();
+      return sim::runSimCollective(o, world, sink);
+    }
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+    RankContext ctx;
+    ctx.rank = rank;
+    ctx.world = world;
+    ctx.device = p_.collective.gpus.empty() ? rank : p_.collective.gpus.front();
+    ctx.id = *id;
+    session.choice.backend.reset();
+    return runGpuCollectiveRank(p_.collective, ctx, sink);
+#else
+    return {"backend-unavailable", "this sdma-probe was built without a GPU backend", ""};
+#endif
+  }
+
+  [[noreturn]] void injectRankFault() const {
+    std::fflush(stdout);
+    if (p_.rankFaultKind == "kill") std::raise(SIGKILL);
+    if (p_.rankFaultKind == "hang") {
+      std::signal(SIGTERM, SIG_IGN);
+      while (true) pause();
+    }
+    std::fprintf(stderr, "sdma-probe: rank %d: injected fault after point %d\n", p_.rankFaultRank, p_.rankFaultAfter);
+    std::_Exit(3);
+  }
+
+  // Rank-per-process under srun or mpirun: this process is one rank. Rank 0 makes each
+  // variant's bootstrap id and writes it to the bootstrap folder; every rank runs the variant
+  // in a rank child of its own (NCCL reads its environment once per process). Only rank 0
+  // prints records: the others' stdout is the launcher's, shared.
+  Error runExternalRank(cli::Session& session, bool& anyWrong) {
+    Reporter& reporter = session.reporter;
+    const bool simulated = session.choice.backend->simulated();
+    const Topology& topology = session.choice.backend->topology();
+    const ExternalRank& me = *external_;
+    const std::vector<std::string> variants = variantList(topology);
+    int device = me.localRank;
+    if (!p_.collective.gpus.empty()) {
+      if (me.localRank >= static_cast<int>(p_.collective.gpus.size())) {
+        return {"usage",
+                "--gpus names " + std::to_string(p_.collective.gpus.size()) + " GPUs but this is local rank " +
+                    std::to_string(me.localRank),
+                "name one GPU per rank of the node"};
+      }
+      device = p_.collective.gpus[static_cast<std::size_t>(me.localRank)];
+    }
+    if (!simulated) session.choice.backend.reset();
+    for (const std::string& variant : variants) {
+      if (cancel::requested()) return {};
+      const std::string path = bootstrapFile(p_.bootstrapDir, me.jobKey, variant);
+      std::string id, why;
+      if (me.rank == 0) {
+        if (!bootstrapId(simulated, id, why) || !writeBootstrapId(path, id, why)) {
+          return {"runtime", "rank 0 could not publish the bootstrap id: " + why,
+                  "--bootstrap-dir must be a folder every rank can reach (shared between nodes) and write"};
+        }
+      } else if (!readBootstrapId(path, std::chrono::seconds(p_.rankTimeoutS), id, why)) {
+        if (cancel::requested()) return {};
+        return {"runtime", "rank " + std::to_string(me.rank) + ": " + why,
+                "start every rank with the same --bootstrap-dir; rank 0 writes the id there"};
+      }
+      RankLaunchSpec spec;
+      spec.ranks = 1;
+      spec.args = [&](int) {
+        std::vector<std::string> a;
+        for (std::string_view arg : args_) a.emplace_back(arg);
+        a.insert(a.end(),
+                 {"--variants", variant, "--rank-child", std::to_string(me.rank), "--world", std::to_string(me.world),
+                  "--gpus", std::to_string(device), "--launcher-of-rank", launcherName(me.launcher)});
+        return a;
+      };
+      spec.stdinLine = "sdma-lens-bootstrap " + toHex(id) + "\n";
+      spec.silenceTimeout = std::chrono::seconds(p_.rankTimeoutS);
+      spec.answerCodes = {kExitValidationFailed};
+      // This process's child is rank 0 of the spec: its records are passed on on rank 0 only.
+      Error failure;
+      if (me.rank == 0) {
+        failure = relayRanks(reporter, spec, variant, anyWrong);
+        std::remove(path.c_str());
+      } else {
+        const RankLaunchResult r =
+            runRanks(spec, [](int, std::string_view, const ndjson::Value&, const std::string&) {});
+        if (r.end == RankEnd::RankFailed || r.end == RankEnd::RankStalled) {
+          failure = {"rank-failed", describeRankExit(me.rank, r.exitCode), ""};
+        }
+        for (int code : r.exitCodes) {
+          if (code == kExitValidationFailed) anyWrong = true;
+        }
+      }
+      if (failure || cancel::requested()) return failure;
+    }
+    return {};
+  }
+
   std::vector<std::string_view> args_;
   Parsed p_;
+  Launcher launcher_ = Launcher::Helper;  // rank children: who started the ranks
+  std::optional<ExternalRank> external_;  // --bootstrap-dir: the rank srun/mpirun made this process
 };
 
 }  // namespace

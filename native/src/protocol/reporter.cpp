@@ -485,6 +485,12 @@ void Reporter::collectivePoint(const collective::PointReport& p, bool simulated)
   emit();
 }
 
+void Reporter::rankStep(int rank, std::int64_t points) {
+  JsonWriter& j = begin("rank-step");
+  j.key("rank").value(rank).key("points").value(points);
+  emit();
+}
+
 void Reporter::overlap(const collective::OverlapReport& r, bool simulated) {
   JsonWriter& j = begin("overlap");
   j.key("compute").value(r.compute).key("computeLabel").value(r.computeLabel);

@@ -75,6 +75,9 @@ class Reporter {
   // `simulated`: the numbers come from the simulator's model.
   void collectiveVariant(const collective::VariantReport& variant, bool simulated);
   void collectivePoint(const collective::PointReport& point, bool simulated);
+  // A rank process of a rank-per-process collective after its `points`-th point: the helper
+  // that started the ranks passes a point on only when every rank got that far.
+  void rankStep(int rank, std::int64_t points);
   // overlap: one phase of one compute (alone or beside a copy path).
   void overlap(const collective::OverlapReport& report, bool simulated);
   // collective on hardware runs each variant in a child sdma-probe; the parent passes on the
