@@ -591,17 +591,29 @@ class CollectiveCommand : public cli::CommandRun {
       spec.stdinLine = "sdma-lens-bootstrap " + toHex(id) + "\n";
       spec.silenceTimeout = std::chrono::seconds(p_.rankTimeoutS);
       spec.answerCodes = {kExitValidationFailed};
-      const Error failure = relayRanks(reporter, spec, variant, anyWrong);
+      const std::string label =
+          "variant " + std::to_string(&variant - variants.data() + 1) + " of " + std::to_string(variants.size()) + ": ";
+      const Error failure = relayRanks(reporter, spec, variant, label, anyWrong);
       if (failure || cancel::requested()) return failure;
     }
     return {};
   }
 
   // Passes rank 0's records on as the ranks advance; turns a rank's end into the run's error.
-  Error relayRanks(Reporter& reporter, const RankLaunchSpec& spec, const std::string& variant, bool& anyWrong) {
+  // Each variant's ranks count their own points: `label` ("variant 2 of 3: ") goes before
+  // rank 0's progress messages.
+  Error relayRanks(Reporter& reporter, const RankLaunchSpec& spec, const std::string& variant, const std::string& label,
+                   bool& anyWrong) {
     std::vector<std::int64_t> steps(static_cast<std::size_t>(spec.ranks), 0);
     // Rank 0's points and progress, each with the steps every rank must have reached first.
-    std::vector<std::pair<std::int64_t, std::string>> held;
+    struct Held {
+      std::int64_t need = 0;  // rank-steps every rank must have reached
+      std::string line;       // a point, as rank 0 printed it
+      bool progress = false;
+      std::int64_t done = 0, total = 0;
+      std::string message;
+    };
+    std::vector<Held> held;
     std::size_t released = 0;
     std::int64_t rank0Points = 0;
     struct RankError {
@@ -610,9 +622,14 @@ class CollectiveCommand : public cli::CommandRun {
     } firstError;
     const auto release = [&] {
       const std::int64_t reached = *std::min_element(steps.begin(), steps.end());
-      while (released < held.size() && held[released].first <= reached) {
-        reporter.relay(held[released].second);
-        held[released].second.clear();
+      while (released < held.size() && held[released].need <= reached) {
+        Held& h = held[released];
+        if (h.progress) {
+          reporter.progress(h.done, h.total, label + h.message);
+        } else {
+          reporter.relay(h.line);
+        }
+        h = Held{};
         ++released;
       }
     };
@@ -633,9 +650,17 @@ class CollectiveCommand : public cli::CommandRun {
                             ndjson::stringField(record, "hint").value_or("")};
             }
           } else if (rank == 0) {
-            if (type == "collective" || type == "progress") {
-              if (type == "collective") ++rank0Points;
-              if (held.size() < 1000000) held.emplace_back(rank0Points, line);
+            if (type == "collective" && held.size() < 1000000) {
+              held.push_back({++rank0Points, line, false, 0, 0, ""});
+              release();
+            } else if (type == "progress" && held.size() < 1000000) {
+              const auto count = [&](std::string_view key) {
+                const std::optional<double> v = ndjson::numberField(record, key);
+                return v && *v >= 0 && *v <= 1e12 ? static_cast<std::int64_t>(*v) : std::int64_t{0};
+              };
+              std::string message = ndjson::stringField(record, "message").value_or("");
+              if (message.size() > 200) message.resize(200);
+              held.push_back({rank0Points, "", true, count("done"), count("total"), message});
               release();
             } else if (type == "collective-variant" || type == "warning") {
               reporter.relay(line);
@@ -808,7 +833,7 @@ class CollectiveCommand : public cli::CommandRun {
       // This process's child is rank 0 of the spec: its records are passed on on rank 0 only.
       Error failure;
       if (me.rank == 0) {
-        failure = relayRanks(reporter, spec, variant, anyWrong);
+        failure = relayRanks(reporter, spec, variant, "", anyWrong);
         std::remove(path.c_str());
       } else {
         const RankLaunchResult r =
