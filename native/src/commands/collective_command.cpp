@@ -497,7 +497,15 @@ class CollectiveCommand : public cli::CommandRun {
     }
     if (p_.rankChild >= 0) return runRankChild(session, anyWrong);
     if (p_.collective.mode == RankMode::SingleProcess) return runSingleProcess(session, anyWrong);
-    if (!p_.bootstrapDir.empty()) return runExternalRank(session, anyWrong);
+    if (!p_.bootstrapDir.empty()) {
+      const Error failure = runExternalRank(session, anyWrong);
+      // A rank other than 0 writes no records; its stderr is where the launcher shows why.
+      if (failure && external_->rank != 0) {
+        std::fprintf(stderr, "sdma-probe: rank %d: %s (%s)\n", external_->rank, failure.message.c_str(),
+                     failure.hint.c_str());
+      }
+      return failure;
+    }
     return runHelperRanks(session, anyWrong);
   }
 
@@ -812,10 +820,10 @@ class CollectiveCommand : public cli::CommandRun {
           return {"runtime", "rank 0 could not publish the bootstrap id: " + why,
                   "--bootstrap-dir must be a folder every rank can reach (shared between nodes) and write"};
         }
-      } else if (!readBootstrapId(path, std::chrono::seconds(p_.rankTimeoutS), id, why)) {
+      } else if (!readBootstrapId(path, std::chrono::seconds(p_.rankTimeoutS), id, why) ||
+                 !acknowledgeBootstrapId(path, me.rank, why)) {
         if (cancel::requested()) return {};
-        return {"runtime", "rank " + std::to_string(me.rank) + ": " + why,
-                "start every rank with the same --bootstrap-dir; rank 0 writes the id there"};
+        return {"runtime", why, "start every rank with the same --bootstrap-dir; rank 0 writes the id there"};
       }
       RankLaunchSpec spec;
       spec.ranks = 1;
@@ -834,7 +842,10 @@ class CollectiveCommand : public cli::CommandRun {
       Error failure;
       if (me.rank == 0) {
         failure = relayRanks(reporter, spec, variant, "", anyWrong);
-        std::remove(path.c_str());
+        if (!retireBootstrapId(path, me.world, std::chrono::seconds(p_.rankTimeoutS)) && !failure) {
+          reporter.warning("rank-bootstrap-unread", "not every rank read the bootstrap id of variant " + variant +
+                                                        " within " + std::to_string(p_.rankTimeoutS) + " s");
+        }
       } else {
         const RankLaunchResult r =
             runRanks(spec, [](int, std::string_view, const ndjson::Value&, const std::string&) {});

@@ -183,4 +183,31 @@ bool readBootstrapId(const std::string& path, std::chrono::milliseconds timeout,
   }
 }
 
+bool acknowledgeBootstrapId(const std::string& path, int rank, std::string& why) {
+  const std::string ack = path + ".rank" + std::to_string(rank);
+  const int fd = open(ack.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    why = "cannot create " + ack + ": " + std::strerror(errno);
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
+bool retireBootstrapId(const std::string& path, int world, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool all = false;
+  while (!all) {
+    all = true;
+    for (int r = 1; r < world && all; ++r) {
+      struct stat st{};
+      all = lstat((path + ".rank" + std::to_string(r)).c_str(), &st) == 0;
+    }
+    if (all || std::chrono::steady_clock::now() >= deadline || !cancel::sleepFor(std::chrono::milliseconds(50))) break;
+  }
+  unlink(path.c_str());
+  for (int r = 1; r < world; ++r) unlink((path + ".rank" + std::to_string(r)).c_str());
+  return all;
+}
+
 }  // namespace sdma::collective

@@ -47,4 +47,11 @@ bool writeBootstrapId(const std::string& path, const std::string& id, std::strin
 // not an id).
 bool readBootstrapId(const std::string& path, std::chrono::milliseconds timeout, std::string& id, std::string& why);
 
+// A rank other than 0 says it has read the id (an empty private file beside it), so rank 0
+// removes the id only once nobody still waits for it.
+bool acknowledgeBootstrapId(const std::string& path, int rank, std::string& why);
+// Rank 0: waits up to `timeout` for ranks 1..world-1 to acknowledge, then removes the id and
+// the acknowledgements. false when some rank never did (the files are removed all the same).
+bool retireBootstrapId(const std::string& path, int world, std::chrono::milliseconds timeout);
+
 }  // namespace sdma::collective
