@@ -495,6 +495,43 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     );
   });
 
+  // A collective's rank processes on the node: one of them hangs (it ignores SIGTERM), as a
+  // rank stuck in the library waiting for a dead peer does.
+  const ranks = [
+    'collective',
+    '--backend',
+    'sim',
+    '--sim-gpus',
+    '4',
+    '--variants',
+    'default',
+    '--rank-fault',
+    'hang:1@1',
+  ];
+  const rankProcesses = async () =>
+    (await remoteProcesses(sshd, helper.path)).filter((line) => line.includes('--rank-child'));
+
+  it("cancel stops a collective's rank processes on the node, the hung one too", async () => {
+    const controller = new AbortController();
+    const { run } = start('ranks-cancel', ranks, controller.signal);
+    await until('a rank process on the node', async () => (await rankProcesses()).length > 0, 15_000);
+    controller.abort();
+    const r = await run;
+    expect(r.end?.status).toBe('cancelled');
+    await until('no rank process left on the node', async () => (await rankProcesses()).length === 0, 10_000);
+    await until('no helper left', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 10_000);
+  });
+
+  it('a connection killed under a collective leaves none of its rank processes on the node', async () => {
+    const { run } = start('ranks-dropped', ranks);
+    await until('a rank process on the node', async () => (await rankProcesses()).length > 0, 15_000);
+    expect(sshd.signalSessions('SIGKILL').length).toBeGreaterThan(0);
+    const r = await run;
+    expect(['crashed', 'error']).toContain(r.end?.status);
+    await until('no rank process left on the node', async () => (await rankProcesses()).length === 0, 15_000);
+    await until('no helper left', async () => (await remoteProcesses(sshd, helper.path)).length === 0, 10_000);
+  });
+
   it("the node's watchdog: 2 s heartbeats never trip it; without them it kills a program that ignores SIGTERM within the stated bound", async () => {
     const conn = connectionTo(sshd);
     // Heartbeats as the host sends them, for longer than the watchdog's timeout: the program runs to its end.

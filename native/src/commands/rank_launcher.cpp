@@ -135,11 +135,14 @@ RankLaunchResult runRanks(const RankLaunchSpec& spec, const RankRecord& onRecord
     return result;
   };
 
+  char selfPath[4096];
+  const ssize_t selfLength = readlink("/proc/self/exe", selfPath, sizeof selfPath - 1);
+  const std::string self = selfLength > 0 ? std::string(selfPath, static_cast<std::size_t>(selfLength)) : "sdma-probe";
   for (int i = 0; i < spec.ranks; ++i) {
     Rank& r = ranks[static_cast<std::size_t>(i)];
     process::Spec p;
     p.path = "/proc/self/exe";
-    p.argv = {"/proc/self/exe"};
+    p.argv = {self};  // ps shows the helper's own path, not /proc/self/exe
     const std::vector<std::string> args = spec.args(i);
     p.argv.insert(p.argv.end(), args.begin(), args.end());
     p.set = spec.set;
