@@ -444,6 +444,8 @@ export type CollectiveMode = (typeof COLLECTIVE_MODES)[number];
 /** The modes a run can be asked for (`collective --mode`). */
 export const COLLECTIVE_RUN_MODES = ['rank-per-process', 'single-process'] as const;
 export type CollectiveRunMode = (typeof COLLECTIVE_RUN_MODES)[number];
+/** What `collective` runs without `--mode`. */
+export const DEFAULT_COLLECTIVE_MODE: CollectiveRunMode = 'rank-per-process';
 /** Who started the rank processes of a rank-per-process run. */
 export const COLLECTIVE_LAUNCHERS = ['helper', 'srun', 'mpirun'] as const;
 export type CollectiveLauncher = (typeof COLLECTIVE_LAUNCHERS)[number];
@@ -515,6 +517,23 @@ export const CusUsedSchema = v.pipe(
   ),
 );
 export type CusUsed = v.InferOutput<typeof CusUsedSchema>;
+
+/**
+ * The run's rank layout from its variant records: the one they name; single-process for runs
+ * saved before the field (and for a run with no variant record yet); unknown for an import that
+ * could not tell, or records that disagree.
+ */
+export function collectiveModeOf(records: readonly CollectiveVariant[]): CollectiveMode {
+  const modes = new Set(records.map((r) => r.mode ?? 'single-process'));
+  if (modes.size === 0) return 'single-process';
+  return modes.size === 1 ? [...modes][0]! : 'unknown';
+}
+
+/** Who started the rank processes of a rank-per-process run; undefined otherwise or when no record says. */
+export function collectiveLauncherOf(records: readonly CollectiveVariant[]): CollectiveLauncher | undefined {
+  if (collectiveModeOf(records) !== 'rank-per-process') return undefined;
+  return records.find((r) => r.launcher !== undefined)?.launcher;
+}
 
 /**
  * `collective`: one point, with nccl-tests' size, algbw and busbw definitions (docs/COLLECTIVES.md).

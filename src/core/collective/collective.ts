@@ -11,8 +11,6 @@ import { knob, sdmaValues } from '../advice/knobs';
 import { compareVersions, describeRange } from '../advice/version';
 import type { CollectiveCrossover, Curve, OverlapRow, OverlapView } from './collectiveMessages';
 import type {
-  CollectiveLauncher,
-  CollectiveMode,
   CollectiveOp,
   CollectivePoint,
   CollectiveVariant,
@@ -51,22 +49,8 @@ function primaryEngineVariant(vendor: Vendor, op: CollectiveOp): CollectiveVaria
 
 // ---- how the ranks ran ----
 
-/**
- * The run's rank layout from its variant records: the one they name; single-process for runs
- * saved before the field (and for a run with no variant record yet); unknown for an import that
- * could not tell, or records that disagree.
- */
-export function collectiveModeOf(records: readonly CollectiveVariant[]): CollectiveMode {
-  const modes = new Set(records.map((r) => r.mode ?? 'single-process'));
-  if (modes.size === 0) return 'single-process';
-  return modes.size === 1 ? [...modes][0]! : 'unknown';
-}
-
-/** Who started the rank processes of a rank-per-process run; undefined otherwise or when no record says. */
-export function collectiveLauncherOf(records: readonly CollectiveVariant[]): CollectiveLauncher | undefined {
-  if (collectiveModeOf(records) !== 'rank-per-process') return undefined;
-  return records.find((r) => r.launcher !== undefined)?.launcher;
-}
+// The run's mode is read from its variant records by the core root (compare reads it too).
+export { collectiveLauncherOf, collectiveModeOf } from '../protocol';
 
 /**
  * What a variant sets before its communicator is created, for the library version on the
