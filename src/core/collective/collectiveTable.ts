@@ -26,10 +26,10 @@ export function collectiveTable(run: Run): string {
     out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
   const variants = variantRows(view.variants);
   if (variants.length > 0) {
-    out.push(`#${'variant'.padEnd(14)}${'ran'.padEnd(5)}${'library'.padEnd(18)}why not / conditions`);
+    out.push(`#${'variant'.padEnd(15)}${'ran'.padEnd(5)}${'library'.padEnd(18)}why not / conditions`);
     for (const v of variants) {
       const why = [v.reason, ...v.conditions].filter((x) => x !== '').join('; ');
-      out.push(`# ${v.variant.padEnd(13)}${v.supported.padEnd(5)}${v.library.padEnd(18)}${why || '-'}`);
+      out.push(`# ${v.variant.padEnd(14)}${v.supported.padEnd(5)}${v.library.padEnd(18)}${why || '-'}`);
     }
   }
   if (view.curves.length > 0) {
