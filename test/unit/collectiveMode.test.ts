@@ -378,7 +378,7 @@ describe('the CU budget from the points', () => {
     expect(cus.text).toMatch(/Of 256 CUs per GPU the default path leaves 192 to compute beside it/);
     // A point whose count is unknown says nothing either.
     const unknown = run.collectives.map((p) => ({ ...p, cusUsed: { count: null, source: 'unknown' as const } }));
-    expect(defaultPathCus(unknown, []).source).toBe('assumed');
+    expect(defaultPathCus(unknown, [])?.source).toBe('assumed');
   });
 
   it("names the simulated node's model as the source, and the advice text prints the budget", () => {
@@ -489,7 +489,7 @@ describe('the views', () => {
         : {}),
     }));
     const text = collectiveTable(hostile);
-    expect(text).not.toMatch(/[\u001b\u202e\r]/);
+    for (const raw of ['\u001b', '\u202e', '\r']) expect(text.includes(raw), JSON.stringify(raw)).toBe(false);
     expect(text.split('\n').some((l) => l.startsWith('# export EVIL'))).toBe(false);
   });
 });
