@@ -93,7 +93,9 @@ describe('collective words', () => {
   it("explains lsa, sdma, ce, kernel and NCCL's algorithm/protocol pairs; nothing for a path it does not know", () => {
     expect(transportMeaning('lsa')).toMatch(/^load\/store: CU kernels write straight into the peer GPU/);
     expect(transportMeaning('sdma')).toMatch(/SDMA copy engines/);
-    expect(transportMeaning('ce')).toMatch(/^the copy engines move the bytes \(NCCL\u2019s copy-engine collectives; RCCL\u2019s/);
+    expect(transportMeaning('ce')).toMatch(
+      /^the copy engines move the bytes \(NCCL\u2019s copy-engine collectives; RCCL\u2019s/,
+    );
     expect(transportMeaning('kernel')).toMatch(/kernels moved the bytes/);
     expect(transportMeaning('ring/simple')).toBe(
       'NCCL\u2019s algorithm / protocol from its tuner: the ring algorithm with the Simple protocol, run by kernels on the SMs/CUs',
