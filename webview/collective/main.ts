@@ -11,7 +11,7 @@ import type {
 } from '../../src/core/collective/collectiveMessages';
 import { parseCollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
 import { transportLegend, transportMeaning } from '../../src/core/collective/transports';
-import { MODE_MEANING, cusUsedText, modeText, variantRows } from '../../src/core/collective/collectiveLabels';
+import { MODE_MEANING, cusUsedText, modeText } from '../../src/core/collective/collectiveLabels';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { Chart } from '../shared/chart';
 import { bdi, bdiList, el } from '../shared/dom';
@@ -66,7 +66,6 @@ function header(view: CollectivePageView): HTMLElement {
 /** The variants asked for: which ran, the library, why a variant did not run and what was checked before it ran. */
 function variantTable(view: CollectivePageView): HTMLElement | null {
   if (view.variants.length === 0) return null;
-  const rows = variantRows(view.variants);
   return el(
     'table',
     { class: 'variants', 'aria-label': 'Variants' },
@@ -78,21 +77,39 @@ function variantTable(view: CollectivePageView): HTMLElement | null {
     el(
       'tbody',
       {},
-      ...view.variants.map((v, i) => {
-        const row = rows[i]!;
+      ...view.variants.map((v) => {
         const env = Object.entries(v.env).map(([k, val]) => `${k}=${val}`);
-        // row.conditions lists the unmet ones first: each shown in the state of its own condition.
-        const ordered = [...(v.conditions ?? [])].sort((a, b) => Number(a.ok) - Number(b.ok));
-        const conditions = ordered.map((c, j) =>
-          el('div', { class: c.ok ? 'muted' : 'warn' }, bdi(row.conditions[j] ?? '')),
-        );
-        const reason = row.reason !== '' ? [el('div', { class: 'warn' }, bdi(row.reason))] : [];
+        // Each piece of run text in its own isolate; the unmet conditions first.
+        const conditions = [...(v.conditions ?? [])]
+          .sort((a, b) => Number(a.ok) - Number(b.ok))
+          .map((c) =>
+            el(
+              'div',
+              { class: c.ok ? 'muted' : 'warn' },
+              bdi(c.name),
+              ' ',
+              bdi(c.want),
+              ': found ',
+              c.found === '' ? 'unknown' : bdi(c.found),
+              c.ok ? ' (met)' : ' (not met)',
+            ),
+          );
+        const reason = v.supported
+          ? []
+          : [el('div', { class: 'warn' }, bdi(v.reason ?? 'unsupported'), ...(v.hint ? [' (', bdi(v.hint), ')'] : []))];
         return el(
           'tr',
           { class: v.supported ? undefined : 'refused' },
           el('td', {}, el('span', { class: `swatch variant-${v.variant}` }), el('b', {}, v.variant)),
           el('td', {}, v.supported ? 'yes' : 'no'),
-          el('td', {}, bdi(row.library), v.symmetric ? ' \u00b7 symmetric windows' : ''),
+          el(
+            'td',
+            {},
+            bdi(v.library.name),
+            ' ',
+            bdi(v.library.version),
+            v.symmetric ? ' \u00b7 symmetric windows' : '',
+          ),
           el('td', {}, ...reason, ...conditions, ...(reason.length + conditions.length === 0 ? ['\u2014'] : [])),
           el('td', {}, env.length > 0 ? el('code', {}, ...bdiList(env, ' ')) : ''),
         );
