@@ -49,7 +49,7 @@ function run(seed: number, sizes: string[]): Result {
     if (parsed.record.type === 'collective') points.push(parsed.record);
     if (parsed.record.type === 'collective-variant') variants.push(parsed.record);
   }
-  const crossover = findCollectiveCrossover(points, 'alltoall', 'gin-sdma');
+  const crossover = findCollectiveCrossover(points, 'alltoall', 'gin-sdma-lib');
   const value = collectiveAdvice('amd', variants, points).recommendations.find(
     (x) => x.knob === 'NCCL_GIN_A2A_SDMA_MIN_BYTES',
   )?.value;

@@ -128,8 +128,12 @@ Options:
   -w, --warmup N                warm-up calls per point (default 5)
   -c, --check 0|1               check the received data (default 1)
   --ops LIST                    allgather, alltoall (default both)
-  --variants LIST               default, ce (NVIDIA copy engines), gin-sdma (AMD), all (default:
-                                default plus the vendor's engine variant)
+  --variants LIST               default, ce (copy-engine collectives, NCCL and RCCL),
+                                gin-sdma-lib (librccl's AlltoAll GIN-SDMA path, AMD), all
+                                (default: default,ce,gin-sdma-lib on AMD, default,ce on NVIDIA)
+  --mode rank-per-process|single-process
+                                one process per GPU (default), or one process for every GPU
+                                (nccl-tests -g N); runs of different modes are not compared
   --gpus LIST                   GPU indices taking part (default all)
   --in-place both|on|off        in-place calls, out-of-place or both (default both)
   --dtype float|bf16|uint8      data type (default float)

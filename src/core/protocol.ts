@@ -421,25 +421,119 @@ export const DoneSchema = v.object({
   elapsedMs: nonNegative,
 });
 
-/** `collective`: one variant's set-up (what the library is, what it was told). */
 export const COLLECTIVE_OPS = ['allgather', 'alltoall'] as const;
 export type CollectiveOp = (typeof COLLECTIVE_OPS)[number];
-export const COLLECTIVE_VARIANTS = ['default', 'ce', 'gin-sdma'] as const;
+/**
+ * default: the library's own kernels; ce: copy-engine collectives (NCCL >= 2.28, RCCL's
+ * NCCL_CTA_POLICY=ZERO host path); gin-sdma-lib: librccl's in-library AlltoAll GIN-SDMA path;
+ * gin-sdma-dev: rccl-tests' device-API GIN-SDMA kernels (imported runs); unknown: an imported run
+ * that could not tell. Runs saved before the rename say `gin-sdma`, read as gin-sdma-lib
+ * (`LEGACY_VARIANT_NAMES`).
+ */
+export const COLLECTIVE_VARIANTS = ['default', 'ce', 'gin-sdma-lib', 'gin-sdma-dev', 'unknown'] as const;
 export type CollectiveVariantName = (typeof COLLECTIVE_VARIANTS)[number];
+/** Old variant names and what they are read as (a saved run, or an older helper on a node). */
+export const LEGACY_VARIANT_NAMES: Readonly<Record<string, CollectiveVariantName>> = { 'gin-sdma': 'gin-sdma-lib' };
+/**
+ * How the ranks were laid out in processes: one process per GPU (rank-per-process, the
+ * helper's default), or one process driving every GPU (single-process, nccl-tests' -g N).
+ * Imports may say unknown; runs saved before the field lack it and were single-process.
+ */
+export const COLLECTIVE_MODES = ['rank-per-process', 'single-process', 'unknown'] as const;
+export type CollectiveMode = (typeof COLLECTIVE_MODES)[number];
+/** The modes a run can be asked for (`collective --mode`). */
+export const COLLECTIVE_RUN_MODES = ['rank-per-process', 'single-process'] as const;
+export type CollectiveRunMode = (typeof COLLECTIVE_RUN_MODES)[number];
+/** What `collective` runs without `--mode`. */
+export const DEFAULT_COLLECTIVE_MODE: CollectiveRunMode = 'rank-per-process';
+/** Who started the rank processes of a rank-per-process run. */
+export const COLLECTIVE_LAUNCHERS = ['helper', 'srun', 'mpirun'] as const;
+export type CollectiveLauncher = (typeof COLLECTIVE_LAUNCHERS)[number];
+/** Where a point's `cusUsed.count` came from. */
+export const CUS_USED_SOURCES = ['log', 'zero-cta', 'model', 'unknown'] as const;
+export type CusUsedSource = (typeof CUS_USED_SOURCES)[number];
 
-export const CollectiveVariantSchema = v.object({
-  type: v.literal('collective-variant'),
-  variant: v.picklist(COLLECTIVE_VARIANTS),
-  supported: v.boolean(),
-  reason: v.optional(text),
-  hint: v.optional(text),
-  library: v.object({ name: text, version: text, path: text }),
-  /** Environment the variant set before its communicator was created. */
-  env: v.record(v.string(), text),
-  /** Buffers from ncclMemAlloc, registered as symmetric windows. */
-  symmetric: v.boolean(),
-  simulated: v.boolean(),
+/** At most this many conditions on one variant record. */
+export const VARIANT_CONDITIONS_MAX = 64;
+/** At most this many entries in an imported variant's basis or unknowns. */
+export const VARIANT_BASIS_MAX = 64;
+
+/** A picklist whose refusal names the values it takes. */
+const oneOf = <const T extends readonly string[]>(options: T) =>
+  v.picklist(options, `must be one of ${options.map((o) => `"${o}"`).join(', ')}`);
+
+/** One condition a variant needed, as checked before it ran: what it needs, what the node has ("" unknown). */
+export const VariantConditionSchema = v.object({
+  name: v.pipe(v.string(), v.maxLength(256)),
+  want: v.pipe(v.string(), v.maxLength(256)),
+  found: v.pipe(v.string(), v.maxLength(1024)),
+  ok: v.boolean(),
 });
+export type VariantCondition = v.InferOutput<typeof VariantConditionSchema>;
+
+/** `collective`: one variant's set-up (what the library is, what it was told, how the ranks ran). */
+export const CollectiveVariantSchema = v.pipe(
+  v.object({
+    type: v.literal('collective-variant'),
+    variant: oneOf(COLLECTIVE_VARIANTS),
+    supported: v.boolean(),
+    reason: v.optional(text),
+    hint: v.optional(text),
+    library: v.object({ name: text, version: text, path: text }),
+    /** Environment the variant set before its communicator was created. */
+    env: v.record(v.string(), text),
+    /** Buffers from ncclMemAlloc, registered as symmetric windows. */
+    symmetric: v.boolean(),
+    /** Absent in runs saved before it: those were single-process (`collectiveModeOf`). */
+    mode: v.optional(oneOf(COLLECTIVE_MODES)),
+    /** Who started the rank processes (rank-per-process only). */
+    launcher: v.optional(oneOf(COLLECTIVE_LAUNCHERS)),
+    /** What was checked before the variant ran; an unsupported variant's reason names the failing ones. */
+    conditions: v.optional(v.pipe(v.array(VariantConditionSchema), v.maxLength(VARIANT_CONDITIONS_MAX))),
+    /** Imports: what the variant name was read from (file name, command line, log lines). */
+    variantBasis: v.optional(v.pipe(v.array(text), v.maxLength(VARIANT_BASIS_MAX))),
+    /** Imports: what could not be told about the variant. */
+    variantUnknowns: v.optional(v.pipe(v.array(text), v.maxLength(VARIANT_BASIS_MAX))),
+    simulated: v.boolean(),
+  }),
+  v.check(
+    (r) => r.launcher === undefined || r.mode === 'rank-per-process',
+    'launcher: only a rank-per-process variant has a launcher',
+  ),
+);
+
+/** The CUs (SMs) one rank's library kernels used for the call: one CTA per channel, each on a CU of its own. */
+export const CusUsedSchema = v.pipe(
+  v.object({
+    /** null: nothing said. */
+    count: v.nullable(v.pipe(count, v.maxValue(65_535))),
+    source: oneOf(CUS_USED_SOURCES),
+    /** The log line it came from, or what the model assumes. */
+    evidence: v.optional(text),
+  }),
+  v.check(
+    (c) => (c.source === 'unknown' ? c.count === null : c.source === 'zero-cta' ? c.count === 0 : true),
+    'cusUsed: count must be null when the source is "unknown" and 0 when it is "zero-cta"',
+  ),
+);
+export type CusUsed = v.InferOutput<typeof CusUsedSchema>;
+
+/**
+ * The run's rank layout from its variant records: the one they name; single-process for runs
+ * saved before the field (and for a run with no variant record yet); unknown for an import that
+ * could not tell, or records that disagree.
+ */
+export function collectiveModeOf(records: readonly CollectiveVariant[]): CollectiveMode {
+  const modes = new Set(records.map((r) => r.mode ?? 'single-process'));
+  if (modes.size === 0) return 'single-process';
+  return modes.size === 1 ? [...modes][0]! : 'unknown';
+}
+
+/** Who started the rank processes of a rank-per-process run; undefined otherwise or when no record says. */
+export function collectiveLauncherOf(records: readonly CollectiveVariant[]): CollectiveLauncher | undefined {
+  if (collectiveModeOf(records) !== 'rank-per-process') return undefined;
+  return records.find((r) => r.launcher !== undefined)?.launcher;
+}
 
 /**
  * `collective`: one point, with nccl-tests' size, algbw and busbw definitions (docs/COLLECTIVES.md).
@@ -450,9 +544,9 @@ export const CollectiveVariantSchema = v.object({
 export const CollectiveSchema = v.pipe(
   v.object({
     type: v.literal('collective'),
-    op: v.picklist(COLLECTIVE_OPS),
-    variant: v.picklist(COLLECTIVE_VARIANTS),
-    /** 1 is an imported nccl-tests run on one GPU (busbw 0 by its formula); the helper's own runs have 2 or more. */
+    op: oneOf(COLLECTIVE_OPS),
+    variant: oneOf(COLLECTIVE_VARIANTS),
+    /** 1: a one-GPU run (the helper's rank-per-process run on one GPU, or an imported nccl-tests run); busbw 0 by its formula. */
     ranks: v.pipe(count, v.minValue(1)),
     /** Bytes each rank receives. */
     sizeBytes: v.pipe(count, v.minValue(1)),
@@ -473,6 +567,8 @@ export const CollectiveSchema = v.pipe(
     /** What the library said it ran (e.g. sdma, lsa, ring/simple); null when it said nothing. */
     transport: v.nullable(text),
     transportEvidence: v.optional(text),
+    /** The CUs one rank's library kernels used for the call; absent in runs saved before it. */
+    cusUsed: v.optional(CusUsedSchema),
     simulated: v.boolean(),
   }),
   v.check(
@@ -721,6 +817,7 @@ export function validateRecord(value: unknown): LineResult {
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') return { kind: 'malformed', reason: 'no string field "type"' };
   if (!Object.hasOwn(RECORD_SCHEMAS, type)) return { kind: 'unknown-type', type: type.slice(0, 64) };
+  if (type === 'collective' || type === 'collective-variant') value = renamedVariant(value);
   // Most lines are valid: a plain check read off the schema accepts them without building a
   // copy; anything it does not vouch for goes through the schema for the verdict and reason.
   if (FAST[type as RecordType]?.(value)) return consistent(value as HelperRecord);
@@ -729,6 +826,17 @@ export function validateRecord(value: unknown): LineResult {
   const issue = result.issues[0];
   const where = issue.path?.map((p) => String(p.key)).join('.') ?? '';
   return { kind: 'malformed', reason: `${type}${where ? `.${where}` : ''}: ${issue.message}` };
+}
+
+/**
+ * A collective record under an old variant name (`gin-sdma`, before gin-sdma-lib and
+ * gin-sdma-dev were told apart), as a copy under the name it has now; anything else as it is.
+ * Saved runs and a node's older helper are read the same way.
+ */
+function renamedVariant(value: object): object {
+  const variant = (value as { variant?: unknown }).variant;
+  if (typeof variant !== 'string' || !Object.hasOwn(LEGACY_VARIANT_NAMES, variant)) return value;
+  return { ...value, variant: LEGACY_VARIANT_NAMES[variant] };
 }
 
 /**

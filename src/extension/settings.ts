@@ -8,8 +8,8 @@ import { checkSlurmName } from '../core/fleetRun/slurm';
 import type { AdviceOptions } from '../core/advice/advice';
 import { DEFAULT_LOAD_STORE_CUS } from '../core/advice/advice';
 import type { EndpointPair } from '../core/endpoints';
-import type { PathName, ShmemSdma } from '../core/protocol';
-import { SHMEM_SDMA } from '../core/protocol';
+import type { CollectiveRunMode, PathName, ShmemSdma } from '../core/protocol';
+import { COLLECTIVE_RUN_MODES, DEFAULT_COLLECTIVE_MODE, SHMEM_SDMA } from '../core/protocol';
 import { LIMITS } from '../core/limits';
 import { parseDestination } from '../core/ssh/destination';
 import { STALL_LIMIT, checkStallTimeout } from '../core/runtime/session';
@@ -241,6 +241,28 @@ function readGpu(x: unknown): number | undefined {
   if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 1023)
     throw new Error(vscode.l10n.t('must be a GPU index in 0..1023 (deprecated: use sdmaLens.sweep.endpoints)'));
   return x;
+}
+
+/**
+ * `sdmaLens.collective.mode`: how "Run Collective Sweep" lays out its ranks, passed to the
+ * helper as `--mode`. Only the two modes the helper takes; anything else (another word, a
+ * flag-like value, a non-string) is refused with a message naming the setting.
+ */
+export function collectiveSettings(): { mode: CollectiveRunMode } {
+  return {
+    mode: field('collective.mode', (x) => {
+      if (x === undefined || x === null) return DEFAULT_COLLECTIVE_MODE;
+      if (typeof x !== 'string' || !(COLLECTIVE_RUN_MODES as readonly string[]).includes(x))
+        throw new Error(
+          vscode.l10n.t(
+            'must be one of {0} (got {1})',
+            COLLECTIVE_RUN_MODES.join(', '),
+            JSON.stringify(x)?.slice(0, 80) ?? String(x),
+          ),
+        );
+      return x as CollectiveRunMode;
+    }),
+  };
 }
 
 /** `sdmaLens.advice.*`: what the advice assumes about the user's library and message sizes. */

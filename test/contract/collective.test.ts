@@ -43,21 +43,60 @@ describe('collective on the simulated node', () => {
   const run = helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '1G', '-f', '4']);
   const rs = records(run);
 
+  /** The ce variant's points (RCCL's copy-engine collectives): none when the node refused it. */
+  const cePoints = () => of(rs, 'collective').filter((p) => p.variant === 'ce');
+
   it('exits 0 with hello, topology, variants, points and done', () => {
     expect(run.status).toBe(0);
     expect(rs[0]).toMatchObject({ type: 'hello', command: 'collective', backend: 'sim', simulated: true });
     expect(rs[1]?.type).toBe('topology');
     expect(rs.at(-1)).toMatchObject({ type: 'done', status: 'ok' });
-    expect(of(rs, 'collective-variant').map((v) => v.variant)).toEqual(['default', 'gin-sdma']);
-    // 8 sizes: default AllGather out-of-place and in-place and AlltoAll out-of-place; gin-sdma
-    // AlltoAll only (librccl has no in-library GIN-SDMA AllGather).
-    expect(of(rs, 'collective')).toHaveLength(8 * 3 + 8);
+    // AMD's default set: the library's kernels, its copy-engine collectives, its AlltoAll GIN-SDMA path.
+    expect(of(rs, 'collective-variant').map((v) => v.variant)).toEqual(['default', 'ce', 'gin-sdma-lib']);
+    // 8 sizes: default AllGather out-of-place and in-place and AlltoAll out-of-place; gin-sdma-lib
+    // AlltoAll only (librccl has no in-library GIN-SDMA AllGather); ce where the node has it.
+    expect(of(rs, 'collective').filter((p) => p.variant === 'default')).toHaveLength(8 * 3);
+    expect(of(rs, 'collective').filter((p) => p.variant === 'gin-sdma-lib')).toHaveLength(8);
+    expect(of(rs, 'collective')).toHaveLength(8 * 3 + 8 + cePoints().length);
   });
 
-  it('progress counts the points that run: the skipped gin-sdma AllGather points are not in the total', () => {
+  it('the default mode is rank-per-process, started by the helper, on every variant record', () => {
+    for (const v of of(rs, 'collective-variant')) {
+      expect(v.mode, v.variant).toBe('rank-per-process');
+      expect(v.launcher, v.variant).toBe('helper');
+    }
+  });
+
+  it('the ce variant runs on the copy engines where its conditions hold, and names the ones that do not where not', () => {
+    const ce = of(rs, 'collective-variant').find((v) => v.variant === 'ce')!;
+    if (ce.supported) {
+      expect(new Set(cePoints().map((p) => p.op))).toEqual(new Set(['allgather', 'alltoall']));
+      for (const p of cePoints()) {
+        expect(p.transport).toBe('ce');
+        expect(p.cusUsed?.count, `${p.op} ${p.sizeBytes}`).toBe(0);
+      }
+    } else {
+      expect(cePoints()).toEqual([]);
+      const failed = (ce.conditions ?? []).filter((c) => !c.ok);
+      expect(failed.length).toBeGreaterThan(0);
+      for (const c of failed) expect(ce.reason).toContain(c.name);
+    }
+  });
+
+  it('every point says how many CUs one rank used and where that came from (the model, on the simulated node)', () => {
+    for (const p of of(rs, 'collective')) {
+      expect(p.cusUsed, `${p.variant} ${p.op} ${p.sizeBytes}`).toBeDefined();
+      expect(p.cusUsed!.source).toBe('model');
+      expect(Number.isInteger(p.cusUsed!.count)).toBe(true);
+      if (p.variant === 'default') expect(p.cusUsed!.count!).toBeGreaterThan(0);
+    }
+  });
+
+  it('progress counts the points that run: the skipped gin-sdma-lib AllGather points are not in the total', () => {
     const progress = of(rs, 'progress');
-    expect(progress.map((p) => p.total)).toEqual(progress.map(() => 8 * 3 + 8));
-    expect(progress.at(-1)).toMatchObject({ done: 8 * 3 + 8, total: 8 * 3 + 8 });
+    const total = 8 * 3 + 8 + cePoints().length;
+    expect(progress.map((p) => p.total)).toEqual(progress.map(() => total));
+    expect(progress.at(-1)).toMatchObject({ done: total, total });
   });
 
   it('each point was timed --repeats times (default 5): timeUs, algbw and busbw are those of the median', () => {
@@ -77,15 +116,15 @@ describe('collective on the simulated node', () => {
     }
   });
 
-  it('the gin-sdma environment is the one the knob catalog gives for the reported RCCL version', () => {
-    const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma')!;
+  it('the gin-sdma-lib environment is the one the knob catalog gives for the reported RCCL version', () => {
+    const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma-lib')!;
     expect(gin.symmetric).toBe(true);
-    expect(gin.env).toEqual(variantEnv('gin-sdma', gin.library.version));
+    expect(gin.env).toEqual(variantEnv('gin-sdma-lib', gin.library.version));
     expect(of(rs, 'collective-variant').find((v) => v.variant === 'default')!.env).toEqual({});
   });
 
-  it('gin-sdma runs no AllGather: one variant-op-unsupported warning says why', () => {
-    expect(of(rs, 'collective').filter((p) => p.variant === 'gin-sdma' && p.op === 'allgather')).toEqual([]);
+  it('gin-sdma-lib runs no AllGather: one variant-op-unsupported warning says why', () => {
+    expect(of(rs, 'collective').filter((p) => p.variant === 'gin-sdma-lib' && p.op === 'allgather')).toEqual([]);
     const skipped = of(rs, 'warning').filter((w) => w.code === 'variant-op-unsupported');
     expect(skipped).toHaveLength(1);
     expect(skipped[0]!.message).toMatch(/no in-library GIN-SDMA AllGather/);
@@ -94,15 +133,15 @@ describe('collective on the simulated node', () => {
     expect(of(rs, 'collective').some((p) => p.variant === 'default' && p.op === 'allgather')).toBe(true);
   });
 
-  it("gin-sdma AlltoAll is forced to SDMA at every size, and each point says so in the library's log line form", () => {
-    const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma')!;
+  it("gin-sdma-lib AlltoAll is forced to SDMA at every size, and each point says so in the library's log line form", () => {
+    const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma-lib')!;
     expect(gin.env).toMatchObject({
       NCCL_GIN_A2A_ENABLE: '1',
       NCCL_GIN_A2A_MIN_BYTES: '0',
       NCCL_GIN_A2A_SDMA_MIN_BYTES: '0',
     });
     expect(gin.env).not.toHaveProperty('RCCL_ENABLE_INTRANET');
-    const points = of(rs, 'collective').filter((p) => p.variant === 'gin-sdma');
+    const points = of(rs, 'collective').filter((p) => p.variant === 'gin-sdma-lib');
     expect(points).toHaveLength(8);
     for (const p of points) {
       expect(p.op).toBe('alltoall');
@@ -115,7 +154,7 @@ describe('collective on the simulated node', () => {
 
   it("the variant's own forcing values win over the process environment, as the library reads them", () => {
     const r = helper(
-      ['collective', '--backend', 'sim', '-b', '64K', '-e', '64M', '-f', '16', '--variants', 'gin-sdma'],
+      ['collective', '--backend', 'sim', '-b', '64K', '-e', '64M', '-f', '16', '--variants', 'gin-sdma-lib'],
       30_000,
       {
         ...process.env,
@@ -141,15 +180,29 @@ describe('collective on the simulated node', () => {
       '--ops',
       'alltoall',
       '--variants',
-      'gin-sdma',
+      'gin-sdma-lib',
     ]);
-    const gin = of(records(r), 'collective').find((p) => p.variant === 'gin-sdma')!;
+    const gin = of(records(r), 'collective').find((p) => p.variant === 'gin-sdma-lib')!;
     expect(gin.busbwGbps).toBeGreaterThan(410);
     expect(gin.busbwGbps).toBeLessThan(435);
   });
 
   it('--repeats 3: three samples per point, timeUs their median, algbw and busbw from it', () => {
-    const r = helper(['collective', '--backend', 'sim', '-b', '1M', '-e', '64M', '-f', '8', '--repeats', '3']);
+    const r = helper([
+      'collective',
+      '--backend',
+      'sim',
+      '-b',
+      '1M',
+      '-e',
+      '64M',
+      '-f',
+      '8',
+      '--repeats',
+      '3',
+      '--variants',
+      'default,gin-sdma-lib',
+    ]);
     expect(r.status).toBe(0);
     const points = of(records(r), 'collective');
     expect(points.length).toBe(3 * 3 + 3);
@@ -226,7 +279,7 @@ describe('collective on the simulated node', () => {
     expect(of(records(r), 'collective')[0]!.samplesUs).toHaveLength(LIMITS.collectiveRepeatsMax);
   });
 
-  it('gin-sdma asked for AllGather alone: its variant record, the warning, and no points', () => {
+  it('gin-sdma-lib asked for AllGather alone: its variant record, the warning, and no points', () => {
     const r = helper([
       'collective',
       '--backend',
@@ -238,11 +291,11 @@ describe('collective on the simulated node', () => {
       '--ops',
       'allgather',
       '--variants',
-      'gin-sdma',
+      'gin-sdma-lib',
     ]);
     expect(r.status).toBe(0);
     const rs2 = records(r);
-    expect(of(rs2, 'collective-variant').map((v) => v.variant)).toEqual(['gin-sdma']);
+    expect(of(rs2, 'collective-variant').map((v) => v.variant)).toEqual(['gin-sdma-lib']);
     expect(of(rs2, 'warning').map((w) => w.code)).toContain('variant-op-unsupported');
     expect(of(rs2, 'collective')).toEqual([]);
     expect(rs2.at(-1)).toMatchObject({ type: 'done', status: 'ok' });
@@ -251,7 +304,9 @@ describe('collective on the simulated node', () => {
   it('refuses bad arguments with a usage error and exit 2', () => {
     for (const args of [
       ['-b', '1X'],
-      ['--variants', 'ce'],
+      ['--variants', 'gin-sdma-bogus'],
+      ['--mode', 'threads'],
+      ['--mode', ''],
       ['-b', '1M', '-e', '1K'],
       ['--ops', 'allreduce'],
       ['--gpus', '0'],
@@ -266,6 +321,45 @@ describe('collective on the simulated node', () => {
     const r = helper(['collective', '--help']);
     expect(r.status).toBe(0);
     expect(r.lines.join('\n')).toContain('sdma-probe collective');
+  });
+});
+
+describe('collective --mode on the simulated node', () => {
+  const args = ['collective', '--backend', 'sim', '-b', '1M', '-e', '16M', '-f', '4', '--repeats', '3'];
+  for (const mode of ['single-process', 'rank-per-process'] as const) {
+    it(`--mode ${mode}: every variant record says it (a launcher only with rank-per-process), every point its CUs`, () => {
+      const r = helper([...args, '--mode', mode]);
+      expect(r.status).toBe(0);
+      const rs = records(r);
+      const variants = of(rs, 'collective-variant');
+      expect(variants.length).toBeGreaterThan(0);
+      for (const v of variants) {
+        expect(v.mode, v.variant).toBe(mode);
+        if (mode === 'rank-per-process') expect(v.launcher, v.variant).toBe('helper');
+        else expect(v.launcher, v.variant).toBeUndefined();
+      }
+      const points = of(rs, 'collective');
+      expect(points.length).toBeGreaterThan(0);
+      for (const p of points) {
+        expect(p.cusUsed, `${p.variant} ${p.op} ${p.sizeBytes}`).toMatchObject({ source: 'model' });
+        expect(Number.isInteger(p.cusUsed!.count)).toBe(true);
+      }
+    });
+  }
+
+  it('without --mode the run is rank-per-process, as with it', () => {
+    const r = helper(args);
+    expect(r.status).toBe(0);
+    expect(new Set(of(records(r), 'collective-variant').map((v) => v.mode))).toEqual(new Set(['rank-per-process']));
+  });
+
+  it('--variants gin-sdma still runs the library path under its new name, with a variant-renamed warning', () => {
+    const r = helper([...args, '--ops', 'alltoall', '--variants', 'gin-sdma']);
+    expect(r.status).toBe(0);
+    const rs = records(r);
+    expect(r.lines.some((l) => l.includes('"variant":"gin-sdma"'))).toBe(false);
+    expect(of(rs, 'collective-variant').map((v) => v.variant)).toEqual(['gin-sdma-lib']);
+    expect(of(rs, 'warning').map((w) => w.code)).toContain('variant-renamed');
   });
 });
 
@@ -288,16 +382,20 @@ describe('the collective panel view of a simulated run', () => {
     const view = collectivePageView(run);
     expect(view.simulated).toBe(true);
     const curves = view.curves.map((c) => `${c.op}/${c.variant}/${c.inPlace}`);
-    expect(curves).toContain('alltoall/gin-sdma/false');
-    // gin-sdma runs AlltoAll only: AllGather has the default's curves and no crossover to read.
-    expect(curves).not.toContain('allgather/gin-sdma/false');
-    expect(view.crossovers.find((c) => c.op === 'allgather')!.kind).toBe('insufficient');
-    const a2a = view.crossovers.find((c) => c.op === 'alltoall')!;
+    expect(curves).toContain('alltoall/gin-sdma-lib/false');
+    // gin-sdma-lib runs AlltoAll only: AllGather is compared with ce, where the node ran it.
+    expect(curves).not.toContain('allgather/gin-sdma-lib/false');
+    expect(view.crossovers.some((c) => c.op === 'allgather' && c.engineVariant === 'gin-sdma-lib')).toBe(false);
+    expect(view.mode).toBe('rank-per-process');
+    expect(view.launcher).toBe('helper');
+    // The CU budget counts the model's figure, not the assumed 64.
+    expect(view.cus?.source).toBe('model');
+    const a2a = view.crossovers.find((c) => c.op === 'alltoall' && c.engineVariant === 'gin-sdma-lib')!;
     expect(a2a.kind).toBe('crossover');
     expect(a2a.fromBytes).toBeGreaterThan(1 << 20);
     // Forced to SDMA at every size, no gin-sdma point is off its path.
     expect(
-      view.curves.find((c) => c.variant === 'gin-sdma' && c.op === 'alltoall')!.points.every((p) => !p.offPath),
+      view.curves.find((c) => c.variant === 'gin-sdma-lib' && c.op === 'alltoall')!.points.every((p) => !p.offPath),
     ).toBe(true);
     expect(view.recommendations.find((r) => r.knob === 'NCCL_GIN_TYPE')?.value).toBe('7');
     expect(view.overlap.rows.length).toBe(10);

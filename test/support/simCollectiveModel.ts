@@ -9,7 +9,7 @@ export const SIM_RANKS = 8;
 
 const busBytes = (bytes: number, ranks: number) => (bytes * (ranks - 1)) / ranks;
 
-export function simAlltoAllUs(variant: 'default' | 'gin-sdma', bytes: number, ranks = SIM_RANKS): number {
+export function simAlltoAllUs(variant: 'default' | 'gin-sdma-lib', bytes: number, ranks = SIM_RANKS): number {
   if (variant === 'default') return 12 + busBytes(bytes, ranks) / 380e3;
   const packets = Math.max(1, Math.ceil(bytes / ranks / (128 * 2 ** 20)));
   return 14 + 6 + 2 * packets + busBytes(bytes, ranks) / 425e3;

@@ -73,10 +73,10 @@ describe('nccl-tests formulas', () => {
 });
 
 describe('variant environment from the knob catalog', () => {
-  it('gin-sdma: RCCL prerequisites and the NCCL_GIN_TYPE of the version', () => {
+  it('gin-sdma-lib: RCCL prerequisites and the NCCL_GIN_TYPE of the version', () => {
     // RCCL_ENABLE_INTRANET is a topology switch, not a GIN prerequisite (Anvil SDMA runs on one node without it).
     // The NCCL_GIN_A2A_* values force librccl's AlltoAll GIN path to SDMA puts at every size.
-    expect(variantEnv('gin-sdma', '2.31.0')).toEqual({
+    expect(variantEnv('gin-sdma-lib', '2.31.0')).toEqual({
       NCCL_GIN_ENABLE: '1',
       NCCL_GIN_TYPE: '7',
       NCCL_GIN_A2A_ENABLE: '1',
@@ -86,11 +86,11 @@ describe('variant environment from the knob catalog', () => {
       NCCL_DMABUF_ENABLE: '1',
       HSA_NO_SCRATCH_RECLAIM: '1',
     });
-    expect(variantEnv('gin-sdma', '2.30.8')?.NCCL_GIN_TYPE).toBe('6');
-    expect(variantEnv('gin-sdma', '2.30.5')?.NCCL_GIN_TYPE).toBe('5');
-    expect(variantEnv('gin-sdma', '2.28.3')).toBeUndefined();
+    expect(variantEnv('gin-sdma-lib', '2.30.8')?.NCCL_GIN_TYPE).toBe('6');
+    expect(variantEnv('gin-sdma-lib', '2.30.5')?.NCCL_GIN_TYPE).toBe('5');
+    expect(variantEnv('gin-sdma-lib', '2.28.3')).toBeUndefined();
   });
-  it('gin-sdma: the Anvil SDMA GIN type by version, as the helper has it (native/tests/collective_sim_test.cpp)', () => {
+  it('gin-sdma-lib: the Anvil SDMA GIN type by version, as the helper has it (native/tests/collective_sim_test.cpp)', () => {
     const table: [string, string | undefined][] = [
       ['2.30.3', undefined],
       ['2.30.4', '5'],
@@ -100,7 +100,7 @@ describe('variant environment from the knob catalog', () => {
       ['2.31.0', '7'],
       ['2.32.1', '7'],
     ];
-    for (const [version, type] of table) expect(variantEnv('gin-sdma', version)?.NCCL_GIN_TYPE, version).toBe(type);
+    for (const [version, type] of table) expect(variantEnv('gin-sdma-lib', version)?.NCCL_GIN_TYPE, version).toBe(type);
   });
   it('ce: NCCL_CTA_POLICY=2 (ZERO as a number: NCCL before 2.29.2 reads only numbers, and ZERO there silently means 0); none before 2.28', () => {
     expect(variantEnv('ce', '2.28.9')).toEqual({ NCCL_CTA_POLICY: '2', NCCL_CUMEM_ENABLE: '1' });
@@ -164,9 +164,11 @@ describe('curves and crossover', () => {
     // The engine variant fell back to lsa below 16 MiB and "won" there by noise: the old rule placed the crossover at 1 MiB.
     const fellBack = [
       ...sizes.map((s, i) => point('alltoall', 'default', s, [40, 100, 200, 300, 350][i]!, 'lsa')),
-      ...sizes.map((s, i) => point('alltoall', 'gin-sdma', s, [44, 110, 190, 330, 390][i]!, i < 2 ? 'lsa' : 'sdma')),
+      ...sizes.map((s, i) =>
+        point('alltoall', 'gin-sdma-lib', s, [44, 110, 190, 330, 390][i]!, i < 2 ? 'lsa' : 'sdma'),
+      ),
     ];
-    const c = findCollectiveCrossover(fellBack, 'alltoall', 'gin-sdma');
+    const c = findCollectiveCrossover(fellBack, 'alltoall', 'gin-sdma-lib');
     expect(c.verdicts.map((x) => x.verdict)).toEqual(['path', 'path', 'default', 'engine', 'engine']);
     expect(c).toMatchObject({
       kind: 'crossover',
@@ -176,36 +178,36 @@ describe('curves and crossover', () => {
     });
     // When the size just below the candidate is off its path, the crossover is uncertain.
     const gap = fellBack.map((p) =>
-      p.variant === 'gin-sdma' && p.sizeBytes === 16 << 20 ? { ...p, transport: 'lsa' } : p,
+      p.variant === 'gin-sdma-lib' && p.sizeBytes === 16 << 20 ? { ...p, transport: 'lsa' } : p,
     );
-    const u = findCollectiveCrossover(gap, 'alltoall', 'gin-sdma');
+    const u = findCollectiveCrossover(gap, 'alltoall', 'gin-sdma-lib');
     expect(u.confidence).toBe('uncertain');
-    expect(u.uncertainty).toEqual(['gin-sdma ran lsa, not its own path, at 16 MiB']);
+    expect(u.uncertainty).toEqual(['gin-sdma-lib ran lsa, not its own path, at 16 MiB']);
     // A path the run did not record is not its own either.
     const unrecorded = fellBack.map((p) => ({ ...p, transport: null }));
     expect(
-      findCollectiveCrossover(unrecorded, 'alltoall', 'gin-sdma').verdicts.every((x) => x.verdict === 'path'),
+      findCollectiveCrossover(unrecorded, 'alltoall', 'gin-sdma-lib').verdicts.every((x) => x.verdict === 'path'),
     ).toBe(true);
   });
   it('says when one path wins everywhere, or when there is too little data', () => {
-    const always = sizes.map((s) => point('alltoall', 'gin-sdma', s, 400, 'sdma'));
+    const always = sizes.map((s) => point('alltoall', 'gin-sdma-lib', s, 400, 'sdma'));
     const def = sizes.map((s) => point('alltoall', 'default', s, 300, 'lsa'));
-    expect(findCollectiveCrossover([...always, ...def], 'alltoall', 'gin-sdma').kind).toBe('engine-always');
-    expect(findCollectiveCrossover(def, 'alltoall', 'gin-sdma').kind).toBe('insufficient');
-    const tie = sizes.map((s) => point('alltoall', 'gin-sdma', s, 301, 'sdma'));
-    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma')).toMatchObject({
+    expect(findCollectiveCrossover([...always, ...def], 'alltoall', 'gin-sdma-lib').kind).toBe('engine-always');
+    expect(findCollectiveCrossover(def, 'alltoall', 'gin-sdma-lib').kind).toBe('insufficient');
+    const tie = sizes.map((s) => point('alltoall', 'gin-sdma-lib', s, 301, 'sdma'));
+    expect(findCollectiveCrossover([...tie, ...def], 'alltoall', 'gin-sdma-lib')).toMatchObject({
       kind: 'no-clear-winner',
       confidence: 'none',
     });
-    const slower = sizes.map((s) => point('alltoall', 'gin-sdma', s, 200, 'sdma'));
-    expect(findCollectiveCrossover([...slower, ...def], 'alltoall', 'gin-sdma')).toMatchObject({
+    const slower = sizes.map((s) => point('alltoall', 'gin-sdma-lib', s, 200, 'sdma'));
+    expect(findCollectiveCrossover([...slower, ...def], 'alltoall', 'gin-sdma-lib')).toMatchObject({
       kind: 'default-always',
       confidence: 'clear',
     });
   });
   it('marks engine-variant points that ran another path', () => {
-    expect(isOffPath(point('allgather', 'gin-sdma', 1 << 20, 10, 'lsa'))).toBe(true);
-    expect(isOffPath(point('allgather', 'gin-sdma', 1 << 20, 10, 'sdma'))).toBe(false);
+    expect(isOffPath(point('allgather', 'gin-sdma-lib', 1 << 20, 10, 'lsa'))).toBe(true);
+    expect(isOffPath(point('allgather', 'gin-sdma-lib', 1 << 20, 10, 'sdma'))).toBe(false);
     expect(isOffPath(point('allgather', 'default', 1 << 20, 10, 'lsa'))).toBe(false);
     expect(isOffPath(point('allgather', 'ce', 1 << 20, 10, null))).toBe(false);
   });
@@ -267,7 +269,7 @@ describe('collective advice', () => {
     },
     {
       type: 'collective-variant',
-      variant: 'gin-sdma',
+      variant: 'gin-sdma-lib',
       supported: true,
       library: { name: 'rccl', version: '2.31.0', path: 'x' },
       env: {},
@@ -278,7 +280,7 @@ describe('collective advice', () => {
   const sizes = [1 << 20, 16 << 20, 64 << 20, 256 << 20];
   const a2a = [
     ...sizes.map((s, i) => point('alltoall', 'default', s, [40, 300, 350, 355][i]!, 'lsa')),
-    ...sizes.map((s, i) => point('alltoall', 'gin-sdma', s, [30, 290, 380, 390][i]!, 'sdma')),
+    ...sizes.map((s, i) => point('alltoall', 'gin-sdma-lib', s, [30, 290, 380, 390][i]!, 'sdma')),
   ];
   it("AMD AlltoAll: librccl's NCCL_GIN_A2A_SDMA_MIN_BYTES per peer at the crossing, with the sizes that change path, the version and how to verify", () => {
     const a = collectiveAdvice('amd', variants, a2a);
@@ -310,12 +312,12 @@ describe('collective advice', () => {
     const nv = a2a.map((p) => ({
       ...p,
       op: 'allgather' as const,
-      variant: p.variant === 'gin-sdma' ? ('ce' as const) : p.variant,
-      transport: p.variant === 'gin-sdma' ? 'ce' : 'ring/simple',
+      variant: p.variant === 'gin-sdma-lib' ? ('ce' as const) : p.variant,
+      transport: p.variant === 'gin-sdma-lib' ? 'ce' : 'ring/simple',
     }));
     const ce = variants.map((v) => ({
       ...v,
-      variant: v.variant === 'gin-sdma' ? ('ce' as const) : v.variant,
+      variant: v.variant === 'gin-sdma-lib' ? ('ce' as const) : v.variant,
       library: { name: 'nccl', version: '2.28.9', path: 'x' },
     }));
     const a = collectiveAdvice('nvidia', ce, nv, [
@@ -338,7 +340,7 @@ describe('protocol and panel messages', () => {
     expect(validateRecord(overlap('cu/host', 0.8, 1500, 600, 8)).kind).toBe('record');
   });
   it('repeats and samplesUs are optional, and come together: as many samples as repeats, each finite and 0 or more', () => {
-    const base = point('alltoall', 'gin-sdma', 1 << 20, 10, 'sdma');
+    const base = point('alltoall', 'gin-sdma-lib', 1 << 20, 10, 'sdma');
     expect(validateRecord({ ...base, repeats: 3, samplesUs: [1, 2.5, 0] }).kind).toBe('record');
     for (const bad of [
       { repeats: 3, samplesUs: [1, 2] },
@@ -391,6 +393,8 @@ describe('protocol and panel messages', () => {
       status: 'complete',
       simulated: true,
       node: 'sim x8',
+      mode: 'rank-per-process',
+      launcher: 'helper',
       progress: { done: 2, total: 2 },
       variants,
       curves: curvesOf(points),

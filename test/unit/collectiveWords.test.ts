@@ -13,11 +13,11 @@ import { header, hello } from '../support/records';
 
 const MiB = 1 << 20;
 
-/** An AMD AlltoAll sweep, default (lsa) against gin-sdma (sdma), five repeats a point, engine ahead from 64 MiB. */
+/** An AMD AlltoAll sweep, default (lsa) against gin-sdma-lib (sdma), five repeats a point, engine ahead from 64 MiB. */
 function collectiveRun() {
   const run = newRun({ ...header('coll', ['collective', '--backend', 'sim']), command: 'collective' });
   applySavedValue(run, { ...hello, command: 'collective' });
-  for (const variant of ['default', 'gin-sdma'] as const) {
+  for (const variant of ['default', 'gin-sdma-lib'] as const) {
     applyRecord(run, {
       type: 'collective-variant',
       variant,
@@ -29,8 +29,8 @@ function collectiveRun() {
     });
   }
   const sizes = [1 * MiB, 16 * MiB, 64 * MiB, 256 * MiB];
-  const busbw: Record<string, number[]> = { default: [40, 300, 350, 355], 'gin-sdma': [30, 290, 380, 390] };
-  for (const variant of ['default', 'gin-sdma'] as const) {
+  const busbw: Record<string, number[]> = { default: [40, 300, 350, 355], 'gin-sdma-lib': [30, 290, 380, 390] };
+  for (const variant of ['default', 'gin-sdma-lib'] as const) {
     sizes.forEach((sizeBytes, i) => {
       const b = busbw[variant]![i]!;
       const algbw = (b * 8) / 7;
@@ -93,7 +93,9 @@ describe('collective words', () => {
   it("explains lsa, sdma, ce, kernel and NCCL's algorithm/protocol pairs; nothing for a path it does not know", () => {
     expect(transportMeaning('lsa')).toMatch(/^load\/store: CU kernels write straight into the peer GPU/);
     expect(transportMeaning('sdma')).toMatch(/SDMA copy engines/);
-    expect(transportMeaning('ce')).toMatch(/^NVIDIA\u2019s copy engines/);
+    expect(transportMeaning('ce')).toMatch(
+      /^the copy engines move the bytes \(NCCL\u2019s copy-engine collectives; RCCL\u2019s/,
+    );
     expect(transportMeaning('kernel')).toMatch(/kernels moved the bytes/);
     expect(transportMeaning('ring/simple')).toBe(
       'NCCL\u2019s algorithm / protocol from its tuner: the ring algorithm with the Simple protocol, run by kernels on the SMs/CUs',

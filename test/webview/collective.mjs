@@ -144,7 +144,7 @@ async function main() {
       'lsa is load/store by CU kernels, sdma the SDMA copy engines',
     );
     const pathTitles = await page
-      .locator('details table tbody td[title]')
+      .locator('details table tbody td.path[title]')
       .evaluateAll((tds) => [...new Set(tds.map((td) => `${td.textContent}: ${td.getAttribute('title')}`))]);
     check(
       pathTitles.length === paths.length,
@@ -177,6 +177,38 @@ async function main() {
     check(
       table.includes('time µs') && table.includes('busbw GB/s'),
       `the points table names its units (${table.join(', ')})`,
+    );
+    // The CUs each point used: the count and where it came from, "—" where the run did not say.
+    const cusCells = await page.locator('details table tbody td.cus').allTextContents();
+    const points = curves.flatMap((c) => c.points);
+    check(
+      table.includes('CUs used') &&
+        cusCells.length === points.length &&
+        cusCells.every((t, i) =>
+          points[i].cusUsed && points[i].cusUsed.count !== null
+            ? t ===
+              `${points[i].cusUsed.count} (${points[i].cusUsed.source === 'zero-cta' ? 'zero-CTA' : points[i].cusUsed.source})`
+            : t === '\u2014',
+        ),
+      `the points table has a CUs column, count and source per point (${[...new Set(cusCells)].join(', ')})`,
+    );
+    // How the ranks ran, in the header; the variants asked for, refused ones with their reasons.
+    const headerText = await page.locator('header').innerText();
+    check(
+      headerText.includes(`mode ${message.view.mode}`),
+      `the header names the run's mode (${headerText.replace(/\s+/g, ' ')})`,
+    );
+    const variantRows = await page.locator('table.variants tbody tr').count();
+    check(
+      variantRows === message.view.variants.length,
+      `the variant table has one row per variant record (${variantRows})`,
+    );
+    const refused = message.view.variants.filter((v) => !v.supported);
+    const refusedRows = await page.locator('table.variants tbody tr.refused').allInnerTexts();
+    check(
+      refusedRows.length === refused.length &&
+        refused.every((v, i) => v.reason === undefined || refusedRows[i].includes(v.reason)),
+      `each refused variant shows its reason (${refused.length} refused)`,
     );
 
     const before = (await posted()).length;

@@ -1,7 +1,8 @@
 /**
  * busbw against size for one operation, with chart.js and the sweep's shared chart set-up: one
  * line per variant and form (`curveStyle`: the default path blue, the engine variants orange
- * with dotted lines and square points; in-place the broken line of each), the crossover marked,
+ * with dotted lines and square points; in-place the broken line of each), each engine variant's
+ * crossover marked,
  * points where a variant ran another path than its own drawn as a larger red ring, a tooltip
  * per point.
  */
@@ -58,7 +59,7 @@ export interface CollectiveChart {
 export function collectiveChart(
   op: string,
   curves: Curve[],
-  crossover: CollectiveCrossover | undefined,
+  crossovers: readonly CollectiveCrossover[],
   theme: Theme,
 ): CollectiveChart {
   const canvas = el('canvas', {
@@ -91,14 +92,17 @@ export function collectiveChart(
     const marker: Plugin<'line'> = {
       id: 'collectiveCrossover',
       afterDatasetsDraw: (chart) => {
-        if (crossover?.kind !== 'crossover' || crossover.fromBytes === undefined) return;
-        drawSizeMarker(chart as unknown as Chart, theme, {
-          bytes: crossover.fromBytes,
-          label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes)}`,
-          dashed: true,
-          row: 0,
-          color: theme.chart.green,
-        });
+        // One marker per engine variant that overtakes the default (ce and gin-sdma-lib on one AlltoAll), each on its own row.
+        const placed = crossovers.filter((c) => c.kind === 'crossover' && c.fromBytes !== undefined);
+        placed.forEach((crossover, row) =>
+          drawSizeMarker(chart as unknown as Chart, theme, {
+            bytes: crossover.fromBytes!,
+            label: `${crossover.engineVariant} from ${formatBytes(crossover.fromBytes!)}`,
+            dashed: true,
+            row,
+            color: theme.chart.green,
+          }),
+        );
       },
     };
     const chart = new Chart<'line', XY[]>(canvas, {

@@ -11,6 +11,7 @@ import type {
 } from '../../src/core/collective/collectiveMessages';
 import { parseCollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
 import { transportLegend, transportMeaning } from '../../src/core/collective/transports';
+import { MODE_MEANING, cusUsedText, modeText } from '../../src/core/collective/collectiveLabels';
 import { formatBytes, formatGbps } from '../../src/core/units';
 import type { Chart } from '../shared/chart';
 import { bdi, bdiList, el } from '../shared/dom';
@@ -44,35 +45,76 @@ function header(view: CollectivePageView): HTMLElement {
     view.progress.total > 0 && view.status === 'incomplete'
       ? ` \u00b7 ${view.progress.done}/${view.progress.total}`
       : '';
+  // How the ranks ran: a collective run's own fact, stated beside the node (an overlap run has no ranks).
+  const mode =
+    view.command === 'collective'
+      ? el(
+          'span',
+          { class: 'mode', title: MODE_MEANING[view.mode] },
+          ' \u00b7 mode ',
+          modeText(view.mode, view.launcher),
+        )
+      : null;
   return el(
     'header',
     {},
     el('h1', {}, bdi(view.title), ' ', badge),
-    el('div', { class: 'muted' }, bdi(view.node), ' \u00b7 ', bdi(view.status), progress),
+    el('div', { class: 'muted' }, bdi(view.node), ' \u00b7 ', bdi(view.status), progress, mode),
   );
 }
 
-function variantList(view: CollectivePageView): HTMLElement | null {
+/** The variants asked for: which ran, the library, why a variant did not run and what was checked before it ran. */
+function variantTable(view: CollectivePageView): HTMLElement | null {
   if (view.variants.length === 0) return null;
   return el(
-    'ul',
-    { class: 'variants' },
-    ...view.variants.map((v) => {
-      const env = Object.entries(v.env).map(([k, val]) => `${k}=${val}`);
-      return el(
-        'li',
-        {},
-        el('span', { class: `swatch variant-${v.variant}` }),
-        el('b', {}, v.variant),
-        ' ',
-        bdi(v.library.name),
-        ' ',
-        bdi(v.library.version),
-        v.symmetric ? ' \u00b7 symmetric windows' : '',
-        env.length > 0 ? el('code', {}, ' ', ...bdiList(env, ' ')) : '',
-        v.supported ? '' : el('span', { class: 'warn' }, ' not run: ', bdi(v.reason ?? ''), ' ', bdi(v.hint ?? '')),
-      );
-    }),
+    'table',
+    { class: 'variants', 'aria-label': 'Variants' },
+    el(
+      'thead',
+      {},
+      el('tr', {}, ...['variant', 'ran', 'library', 'reason / conditions', 'environment'].map((h) => el('th', {}, h))),
+    ),
+    el(
+      'tbody',
+      {},
+      ...view.variants.map((v) => {
+        const env = Object.entries(v.env).map(([k, val]) => `${k}=${val}`);
+        // Each piece of run text in its own isolate; the unmet conditions first.
+        const conditions = [...(v.conditions ?? [])]
+          .sort((a, b) => Number(a.ok) - Number(b.ok))
+          .map((c) =>
+            el(
+              'div',
+              { class: c.ok ? 'muted' : 'warn' },
+              bdi(c.name),
+              ' ',
+              bdi(c.want),
+              ': found ',
+              c.found === '' ? 'unknown' : bdi(c.found),
+              c.ok ? ' (met)' : ' (not met)',
+            ),
+          );
+        const reason = v.supported
+          ? []
+          : [el('div', { class: 'warn' }, bdi(v.reason ?? 'unsupported'), ...(v.hint ? [' (', bdi(v.hint), ')'] : []))];
+        return el(
+          'tr',
+          { class: v.supported ? undefined : 'refused' },
+          el('td', {}, el('span', { class: `swatch variant-${v.variant}` }), el('b', {}, v.variant)),
+          el('td', {}, v.supported ? 'yes' : 'no'),
+          el(
+            'td',
+            {},
+            bdi(v.library.name),
+            ' ',
+            bdi(v.library.version),
+            v.symmetric ? ' \u00b7 symmetric windows' : '',
+          ),
+          el('td', {}, ...reason, ...conditions, ...(reason.length + conditions.length === 0 ? ['\u2014'] : [])),
+          el('td', {}, env.length > 0 ? el('code', {}, ...bdiList(env, ' ')) : ''),
+        );
+      }),
+    ),
   );
 }
 
@@ -102,11 +144,11 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
     ),
     transportKey(view),
     ...ops.map((op) => {
-      const crossover = view.crossovers.find((c) => c.op === op);
+      const crossovers = view.crossovers.filter((c) => c.op === op);
       const chart = collectiveChart(
         op,
         view.curves.filter((c) => c.op === op),
-        crossover,
+        crossovers,
         theme,
       );
       pending.push(chart);
@@ -115,7 +157,7 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
         {},
         el('figcaption', {}, op === 'allgather' ? 'AllGather' : 'AlltoAll'),
         chart.element,
-        crossover ? el('p', { class: 'crossover-text' }, crossover.text) : null,
+        ...crossovers.map((c) => el('p', { class: 'crossover-text' }, c.text)),
       );
     }),
   );
@@ -199,7 +241,7 @@ function overlapSection(view: CollectivePageView): HTMLElement | null {
 }
 
 function adviceSection(view: CollectivePageView): HTMLElement | null {
-  if (view.recommendations.length === 0 && view.cuBudget.length === 0) return null;
+  if (view.recommendations.length === 0 && view.cuBudget.length === 0 && !view.cus) return null;
   const copy = el('button', { type: 'button' }, 'Copy as exports');
   copy.addEventListener('click', () => host.post({ type: 'copy-exports' }));
   return el(
@@ -218,6 +260,7 @@ function adviceSection(view: CollectivePageView): HTMLElement | null {
           r.evidence,
         ),
       ),
+      ...(view.cus ? [el('li', { class: `cus cus-${view.cus.source}` }, view.cus.text)] : []),
       ...view.cuBudget.map((line) => el('li', {}, line)),
     ),
     view.exports ? copy : null,
@@ -240,8 +283,8 @@ function tableSection(view: CollectivePageView): HTMLElement | null {
         el(
           'tr',
           {},
-          ...['op', 'variant', 'form', 'size', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', '#wrong'].map((h) =>
-            el('th', {}, h),
+          ...['op', 'variant', 'form', 'size', 'time µs', 'algbw GB/s', 'busbw GB/s', 'path', 'CUs used', '#wrong'].map(
+            (h) => el('th', {}, h),
           ),
         ),
       ),
@@ -261,9 +304,11 @@ function tableSection(view: CollectivePageView): HTMLElement | null {
             el('td', { class: 'num' }, formatGbps(p.busbwGbps)),
             el(
               'td',
-              { title: p.transport !== null ? transportMeaning(p.transport) : undefined },
+              { class: 'path', title: p.transport !== null ? transportMeaning(p.transport) : undefined },
               p.transport ?? '\u2014',
             ),
+            // The count and where it came from; the log line or the model's assumption on hover.
+            el('td', { class: 'num cus', title: p.cusUsed?.evidence }, cusUsedText(p.cusUsed)),
             el('td', { class: 'num' }, p.wrong === null ? '' : String(p.wrong)),
           ),
         ),
@@ -283,7 +328,7 @@ function render(view: CollectivePageView): void {
   const sections = [
     header(view),
     tableActions.element,
-    variantList(view),
+    variantTable(view),
     notes,
     collectiveSection(view, pending),
     overlapSection(view),

@@ -25,6 +25,7 @@ const FLAGS = {
     check: flag('c'),
     ops: flag(),
     variants: flag(),
+    mode: flag(),
     gpus: flag(),
     'in-place': flag(),
     dtype: flag(),

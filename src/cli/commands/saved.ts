@@ -10,6 +10,7 @@ import {
   collectiveExports,
 } from '../../core/collective/collectiveAdviceText';
 import { collectiveAdviceOf } from '../../core/collective/collectiveView';
+import { collectiveModeOf } from '../../core/collective/collective';
 import { pairName, parsePair } from '../../core/endpoints';
 import type { Run } from '../../core/run';
 import { isSimulated } from '../../core/run';
@@ -119,15 +120,16 @@ function adviseCollective(run: Run, id: string, json: boolean | undefined): numb
   const advice = collectiveAdviceFor(collectiveAdviceOf(run), 'cli');
   const simulated = isSimulated(run);
   const problems = problemsOf(run);
+  const mode = run.header.command === 'collective' ? collectiveModeOf(run.collectiveVariants ?? []) : undefined;
   if (json) {
     process.stdout.write(
-      `${jsonText({ runId: id, command: run.header.command, simulated, ...(problems ? { problems } : {}), ...advice }, 2)}\n`,
+      `${jsonText({ runId: id, command: run.header.command, simulated, ...(mode ? { mode } : {}), ...(problems ? { problems } : {}), ...advice }, 2)}\n`,
     );
     if (problems)
       process.stderr.write(`sdma-lens: ${terminalLine(problemsNote(id, problems))}: treat this advice with care\n`);
   } else {
     process.stdout.write(
-      `${problemsLine(id, problems)}${shellComment(`run ${id}, collective`)}\n${collectiveAdviceText(advice, { simulated })}\n# shell:\n${collectiveExports(advice)}\n`,
+      `${problemsLine(id, problems)}${shellComment(`run ${id}, collective${mode ? `, ${mode}` : ''}`)}\n${collectiveAdviceText(advice, { simulated })}\n# shell:\n${collectiveExports(advice)}\n`,
     );
   }
   return 0;

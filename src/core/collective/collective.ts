@@ -5,6 +5,7 @@
  * the curves and crossovers the collective panel draws, and the advice they feed.
  */
 import type { Recommendation } from '../advice/advice';
+import { DEFAULT_LOAD_STORE_CUS } from '../advice/advice';
 import type { Knob } from '../advice/knobs';
 import { knob, sdmaValues } from '../advice/knobs';
 import { compareVersions, describeRange } from '../advice/version';
@@ -16,8 +17,9 @@ import type {
   CollectiveVariantName,
   OverlapPoint,
 } from '../protocol';
+import type { CuFigure } from './collectiveMessages';
 
-export type { CollectiveCrossover, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
+export type { CollectiveCrossover, CuFigure, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
 import { formatBytes } from '../units';
 import { crossing, quantile, sortedTimes } from '../advice/crossover';
 
@@ -25,10 +27,30 @@ import { crossing, quantile, sortedTimes } from '../advice/crossover';
 
 export type Vendor = 'amd' | 'nvidia';
 
-/** The variant that moves bytes with engines on each vendor. */
-export function engineVariantOf(vendor: Vendor): CollectiveVariantName {
-  return vendor === 'amd' ? 'gin-sdma' : 'ce';
+/** The variants `sdma-probe collective` runs on each vendor when none are named. */
+export const DEFAULT_VARIANTS: Readonly<Record<Vendor, readonly CollectiveVariantName[]>> = {
+  amd: ['default', 'ce', 'gin-sdma-lib'],
+  nvidia: ['default', 'ce'],
+};
+
+/**
+ * The variants that move bytes with engines on each vendor, in the order their crossovers are
+ * listed: on AMD librccl's AlltoAll GIN-SDMA path, rccl-tests' device-API kernels (imports) and
+ * RCCL's copy-engine collectives; on NVIDIA NCCL's copy-engine collectives.
+ */
+export function engineVariantsOf(vendor: Vendor): CollectiveVariantName[] {
+  return vendor === 'amd' ? ['gin-sdma-lib', 'gin-sdma-dev', 'ce'] : ['ce'];
 }
+
+/** The engine variant a run is compared against for `op` when it ran none. */
+function primaryEngineVariant(vendor: Vendor, op: CollectiveOp): CollectiveVariantName {
+  return vendor === 'amd' && op === 'alltoall' ? 'gin-sdma-lib' : 'ce';
+}
+
+// ---- how the ranks ran ----
+
+// The run's mode is read from its variant records by the core root (compare reads it too).
+export { collectiveLauncherOf, collectiveModeOf } from '../protocol';
 
 /**
  * What a variant sets before its communicator is created, for the library version on the
@@ -43,6 +65,7 @@ export function variantEnv(
   libraryVersion: string | undefined,
 ): Record<string, string> | undefined {
   if (variant === 'default') return {};
+  if (variant === 'gin-sdma-dev' || variant === 'unknown') return undefined;
   if (variant === 'ce') {
     const policy = knob('NCCL_CTA_POLICY');
     // The number 2 means ZERO wherever ZERO exists (2.28 on); the name only from 2.29.2 (catalog).
@@ -76,8 +99,11 @@ export function variantEnv(
 /** Transports that mean "the engine carried it", by variant. */
 const ENGINE_TRANSPORTS: Record<CollectiveVariantName, readonly string[]> = {
   default: [],
+  // NCCL's copy-engine collectives, and RCCL's NCCL_CTA_POLICY=ZERO host path, report ce.
   ce: ['ce'],
-  'gin-sdma': ['sdma'],
+  'gin-sdma-lib': ['sdma'],
+  'gin-sdma-dev': ['sdma'],
+  unknown: [],
 };
 
 /** True when a point of an engine variant reports a transport that is not the engine's. */
@@ -108,6 +134,15 @@ export function curvesOf(points: readonly CollectivePoint[]): Curve[] {
       transport: p.transport,
       offPath: isOffPath(p),
       wrong: p.wrong,
+      ...(p.cusUsed
+        ? {
+            cusUsed: {
+              count: p.cusUsed.count,
+              source: p.cusUsed.source,
+              ...(p.cusUsed.evidence !== undefined ? { evidence: p.cusUsed.evidence } : {}),
+            },
+          }
+        : {}),
     });
   }
   const curves = [...byKey.values()];
@@ -341,11 +376,18 @@ export function overlapView(points: readonly OverlapPoint[]): OverlapView {
 export interface CollectiveAdvice {
   crossovers: CollectiveCrossover[];
   recommendations: Recommendation[];
-  /** Points of the engine variant that ran another path. */
-  offPath: { op: CollectiveOp; sizeBytes: number; transport: string }[];
+  /** Points of an engine variant that ran another path. */
+  offPath: { op: CollectiveOp; variant: CollectiveVariantName; sizeBytes: number; transport: string }[];
   /** Measured compute kept beside each copy path (overlap run), one line each. */
   cuBudget: string[];
+  /** The CUs the default path's kernels held per rank, where the figure came from, and what it leaves (absent: no default point). */
+  cus?: CuFigure;
   notes: string[];
+}
+
+export interface CollectiveAdviceOptions {
+  /** CUs (SMs) of one GPU of the node, for what the default path leaves to compute. */
+  cusPerGpu?: number;
 }
 
 /**
@@ -393,43 +435,143 @@ export function collectiveThreshold(
   return { value, words };
 }
 
+/** What a source of `cusUsed` is, in words. */
+const CUS_SOURCE_WORDS: Record<CuFigure['source'], string> = {
+  log: "the library's log (one CTA per channel, each on a CU of its own)",
+  'zero-cta': 'a zero-CTA copy-engine path the log or a graph capture confirmed',
+  model: "the simulated node's model",
+  assumed: `nothing in the run: ${DEFAULT_LOAD_STORE_CUS} CUs are assumed (RCCL's channel count on MI300-class GPUs), not read from the library's log`,
+};
+
+/**
+ * The CUs the default path's kernels held per rank where it matters: at the sizes where an
+ * engine variant was ahead (the CUs switching gives back), else at the sizes both ran, else at
+ * every size the default ran. The largest `cusUsed.count` there, and where it came from;
+ * assumed (`DEFAULT_LOAD_STORE_CUS`) when no point said.
+ */
+export function defaultPathCus(
+  points: readonly CollectivePoint[],
+  crossovers: readonly CollectiveCrossover[],
+  options: CollectiveAdviceOptions = {},
+): CuFigure | undefined {
+  const defaults = points.filter((p) => p.variant === 'default');
+  if (defaults.length === 0) return undefined;
+  const at = (verdicts: (v: CollectiveSizeVerdict) => boolean) =>
+    new Set(crossovers.flatMap((c) => c.verdicts.filter(verdicts).map((v) => `${c.op}|${v.sizeBytes}`)));
+  const ahead = at((v) => v.verdict === 'engine');
+  const compared = at(() => true);
+  const [sizes, where] =
+    ahead.size > 0
+      ? [ahead, 'at the sizes where an engine variant was ahead']
+      : compared.size > 0
+        ? [compared, 'at the sizes both the default and an engine variant ran']
+        : [undefined, 'at the sizes measured'];
+  const matters = (p: CollectivePoint) => sizes === undefined || sizes.has(`${p.op}|${p.sizeBytes}`);
+  let largest: CollectivePoint | undefined;
+  for (const p of defaults) {
+    const n = p.cusUsed?.count;
+    if (n === null || n === undefined || !matters(p)) continue;
+    if (!largest || n > largest.cusUsed!.count!) largest = p;
+  }
+  const count = largest ? largest.cusUsed!.count! : DEFAULT_LOAD_STORE_CUS;
+  const source: CuFigure['source'] = largest ? (largest.cusUsed!.source as CuFigure['source']) : 'assumed';
+  const total = options.cusPerGpu !== undefined && options.cusPerGpu > 0 ? options.cusPerGpu : undefined;
+  // What the engine variants' own kernels held at the same sizes, where they said.
+  const engines = new Map<CollectiveVariantName, number>();
+  for (const p of points) {
+    const n = p.cusUsed?.count;
+    if (p.variant === 'default' || p.variant === 'unknown' || n === null || n === undefined || !matters(p)) continue;
+    engines.set(p.variant, Math.max(engines.get(p.variant) ?? 0, n));
+  }
+  const figure = largest
+    ? `The default path's kernels held up to ${count} CUs per rank ${where} (${largest.op} ${formatBytes(largest.sizeBytes)}), from ${CUS_SOURCE_WORDS[source]}.`
+    : `No point of the default path said how many CUs its kernels held ${where}; the CU budget takes ${count} from ${CUS_SOURCE_WORDS.assumed}.`;
+  const engineWords =
+    engines.size > 0 ? ` ${[...engines].map(([variant, n]) => `${variant} held up to ${n}`).join(', ')} there.` : '';
+  const budget =
+    total !== undefined
+      ? ` Of ${total} CUs per GPU the default path leaves ${Math.max(0, total - count)} to compute beside it; a copy-engine path that launches no kernel leaves all ${total}.`
+      : '';
+  return {
+    count,
+    source,
+    ...(largest ? { op: largest.op, sizeBytes: largest.sizeBytes } : {}),
+    text: `${figure}${engineWords}${budget}`,
+  };
+}
+
+/** "name wants WANT, found FOUND" of each condition a variant did not meet. */
+export function failedConditions(record: CollectiveVariant): string[] {
+  return (record.conditions ?? [])
+    .filter((c) => !c.ok)
+    .map((c) => `${c.name} wants ${c.want}, found ${c.found === '' ? 'nothing' : c.found}`);
+}
+
 export function collectiveAdvice(
   vendor: Vendor,
   variants: readonly CollectiveVariant[],
   points: readonly CollectivePoint[],
   overlaps: readonly OverlapPoint[] = [],
+  options: CollectiveAdviceOptions = {},
 ): CollectiveAdvice {
-  const engineVariant = engineVariantOf(vendor);
+  const engines = engineVariantsOf(vendor);
   const ops = [...new Set(points.map((p) => p.op))];
-  const crossovers = ops.map((op) => findCollectiveCrossover(points, op, engineVariant));
+  const ran = new Set(points.map((p) => `${p.op}|${p.variant}`));
+  // Each engine variant that ran an operation is compared with the default there; an operation
+  // no engine variant ran still says so, against the vendor's engine variant for it.
+  const crossovers = ops.flatMap((op) => {
+    const against = engines.filter((e) => ran.has(`${op}|${e}`));
+    return (against.length > 0 ? against : [primaryEngineVariant(vendor, op)]).map((e) =>
+      findCollectiveCrossover(points, op, e),
+    );
+  });
   const recommendations: Recommendation[] = [];
   const notes: string[] = [];
-  const engineRecord = variants.find((v) => v.variant === engineVariant);
-  const version = engineRecord?.library.version;
-  const versionWords =
-    version !== undefined
-      ? `${engineRecord!.library.name.toUpperCase()} ${version} (the library the run loaded)`
+  const inRun = (variant: CollectiveVariantName) =>
+    variants.some((v) => v.variant === variant) || points.some((p) => p.variant === variant);
+  /** The record of a variant, else any record (the same library loaded for every variant). */
+  const recordOf = (variant: CollectiveVariantName) => variants.find((v) => v.variant === variant) ?? variants[0];
+  const versionOf = (variant: CollectiveVariantName) => recordOf(variant)?.library.version;
+  const versionWordsOf = (variant: CollectiveVariantName) => {
+    const r = recordOf(variant);
+    return r !== undefined
+      ? `${r.library.name.toUpperCase()} ${r.library.version} (the library the run loaded)`
       : 'the library version was not reported';
-  if (engineRecord && !engineRecord.supported)
+  };
+  for (const r of variants) {
+    if (r.supported) continue;
+    const failed = failedConditions(r);
     notes.push(
-      `${engineVariant} did not run: ${engineRecord.reason ?? 'unsupported'}${engineRecord.hint ? ` (${engineRecord.hint})` : ''}.`,
+      `${r.variant} did not run: ${r.reason ?? 'unsupported'}${r.hint ? ` (${r.hint})` : ''}.${failed.length > 0 ? ` Conditions not met: ${failed.join('; ')}.` : ''}`,
     );
-  const offPath = points.filter(isOffPath).map((p) => ({ op: p.op, sizeBytes: p.sizeBytes, transport: p.transport! }));
-  if (offPath.length > 0) {
-    const sizes = [...new Set(offPath.map((p) => formatBytes(p.sizeBytes)))].join(', ');
+  }
+  const offPath = points
+    .filter(isOffPath)
+    .map((p) => ({ op: p.op, variant: p.variant, sizeBytes: p.sizeBytes, transport: p.transport! }));
+  for (const variant of [...new Set(offPath.map((p) => p.variant))]) {
+    const mine = offPath.filter((p) => p.variant === variant);
+    const sizes = [...new Set(mine.map((p) => formatBytes(p.sizeBytes)))].join(', ');
     notes.push(
-      `The ${engineVariant} path did not engage at ${sizes}: the library reported ${[...new Set(offPath.map((p) => p.transport))].join('/')} there, so those sizes are not compared.`,
+      `The ${variant} path did not engage at ${sizes}: the library reported ${[...new Set(mine.map((p) => p.transport))].join('/')} there, so those sizes are not compared.`,
     );
   }
 
+  const noted = new Set<CollectiveOp>();
+  const noThreshold = (op: CollectiveOp) => {
+    if (noted.has(op)) return;
+    noted.add(op);
+    notes.push(
+      `${op}: librccl has no size threshold of its own for an engine ${op} (its GIN-SDMA path is AlltoAll only, gin_alltoall_sdma.cu); NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER is read only by rccl-tests' device-API kernels (gin-sdma-dev), so no value is suggested.`,
+    );
+  };
   if (vendor === 'amd') {
-    for (const c of crossovers) {
+    const version = versionOf('gin-sdma-lib');
+    const versionWords = versionWordsOf('gin-sdma-lib');
+    for (const c of crossovers.filter((x) => x.engineVariant === 'gin-sdma-lib')) {
       const name = THRESHOLD_KNOB[c.op];
       const k = name ? knob(name) : undefined;
       if (!k) {
-        notes.push(
-          `${c.op}: librccl has no size threshold of its own for an engine ${c.op} (its GIN-SDMA path is AlltoAll only, gin_alltoall_sdma.cu); NCCL_GIN_ANVIL_SDMA_THRESHOLD_ALLGATHER is read only by rccl-tests' device-API kernels, so no value is suggested.`,
-        );
+        noThreshold(c.op);
         continue;
       }
       const verify = ` Verify on the node: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL makes RCCL log 'AllToAll GIN: transport=sdma bytesPerPeer=N' for each call. (${k.reader}; ${k.source})`;
@@ -468,32 +610,47 @@ export function collectiveAdvice(
         });
       }
     }
+    // librccl runs no GIN-SDMA AllGather: where the run asked for gin-sdma-lib beside an AllGather, say why no threshold follows.
+    if (inRun('gin-sdma-lib') && ops.includes('allgather')) noThreshold('allgather');
+    for (const c of crossovers.filter((x) => x.engineVariant === 'gin-sdma-dev' && x.kind !== 'insufficient'))
+      notes.push(
+        `${c.op}: gin-sdma-dev is rccl-tests' device-API GIN-SDMA kernels, not a path of the library's own calls: no library setting follows from its crossover.`,
+      );
     const ginType = knob('NCCL_GIN_TYPE');
     const values = ginType ? sdmaValues(ginType, version) : [];
-    if (version !== undefined && values.length === 1) {
-      recommendations.push({
-        knob: 'NCCL_GIN_TYPE',
-        library: 'rccl',
-        value: values[0]!.value,
-        evidence: `${versionWords} selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}). Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${ginType!.source})`,
-        basis: 'catalog',
-        confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear',
-      });
-    } else {
-      recommendations.push({
-        knob: 'NCCL_GIN_TYPE',
-        library: 'rccl',
-        evidence:
-          version === undefined
-            ? 'The RCCL version was not reported: no value is set (give it with sdma-lens advise --rccl-version X).'
-            : `RCCL ${version} has no single Anvil SDMA value in the catalog.`,
-        basis: 'catalog',
-        confidence: 'none',
-      });
+    if (inRun('gin-sdma-lib') || !inRun('ce')) {
+      if (version !== undefined && values.length === 1) {
+        recommendations.push({
+          knob: 'NCCL_GIN_TYPE',
+          library: 'rccl',
+          value: values[0]!.value,
+          evidence: `${versionWords} selects Anvil SDMA with ${values[0]!.value} (${describeRange(values[0]!.versions)}). Verify on the node: NCCL_DEBUG=INFO names the GIN backend the communicator took. (${ginType!.source})`,
+          basis: 'catalog',
+          confidence: values[0]!.confidence === 'guess' ? 'uncertain' : 'clear',
+        });
+      } else {
+        recommendations.push({
+          knob: 'NCCL_GIN_TYPE',
+          library: 'rccl',
+          evidence:
+            version === undefined
+              ? 'The RCCL version was not reported: no value is set (give it with sdma-lens advise --rccl-version X).'
+              : `RCCL ${version} has no single Anvil SDMA value in the catalog.`,
+          basis: 'catalog',
+          confidence: 'none',
+        });
+      }
     }
-  } else {
+  }
+
+  // Copy-engine collectives, NCCL's and RCCL's alike: one communicator-wide policy.
+  const ce = crossovers.filter((c) => c.engineVariant === 'ce');
+  const judged = ce.filter((c) => c.kind !== 'insufficient');
+  if (judged.length > 0) {
     const k = knob('NCCL_CTA_POLICY');
-    const judged = crossovers.filter((c) => c.kind !== 'insufficient');
+    const library = vendor === 'amd' ? 'rccl' : 'nccl';
+    const version = versionOf('ce');
+    const versionWords = versionWordsOf('ce');
     const wins = judged.filter((c) => c.kind === 'crossover' || c.kind === 'engine-always');
     const losing = judged.flatMap((c) =>
       c.verdicts.filter((x) => x.verdict === 'default').map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`),
@@ -504,6 +661,10 @@ export function collectiveAdvice(
         .map((x) => `${c.op} ${formatBytes(x.sizeBytes)}`),
     );
     const scope = `NCCL_CTA_POLICY applies to every collective of the communicator, at every size (set it, or ncclConfig_t.CTAPolicy, on a communicator that carries only the sizes where it wins).`;
+    const how =
+      vendor === 'amd'
+        ? "RCCL's copy-engine collectives (hipMemcpyBatchAsync from the host) need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no CUs."
+        : 'Copy-engine collectives need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no SMs.';
     const cite = k ? ` (${k.source})` : '';
     if (wins.length > 0) {
       const env = variantEnv('ce', version);
@@ -512,17 +673,17 @@ export function collectiveAdvice(
       const unsure = open.length > 0 ? ` No verdict at ${open.join(', ')}.` : '';
       recommendations.push({
         knob: 'NCCL_CTA_POLICY',
-        library: 'nccl',
+        library,
         value: env?.NCCL_CTA_POLICY,
-        evidence: `${wins.map((c) => c.text).join(' ')} ${scope}${loses}${unsure} Copy-engine collectives need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no SMs. Assumes ${versionWords}.${cite}`,
+        evidence: `${wins.map((c) => c.text).join(' ')} ${scope}${loses}${unsure} ${how} Assumes ${versionWords}.${cite}`,
         basis: 'measured-crossover',
         confidence:
           losing.length > 0 || open.length > 0 || wins.some((c) => c.confidence !== 'clear') ? 'uncertain' : 'clear',
       });
-    } else if (judged.length > 0) {
+    } else {
       recommendations.push({
         knob: 'NCCL_CTA_POLICY',
-        library: 'nccl',
+        library,
         evidence: `${judged.map((c) => c.text).join(' ')} Keep the default policy.${cite}`,
         basis: 'measured-crossover',
         confidence: judged.every((c) => c.confidence === 'clear') ? 'clear' : 'uncertain',
@@ -537,5 +698,6 @@ export function collectiveAdvice(
       (r) =>
         `${r.compute.toUpperCase()} keeps ${(r.keptFraction * 100).toFixed(1)}% beside ${r.label}${r.copyGbps !== null ? ` (copy ${r.copyGbps.toFixed(0)} GB/s)` : ''}${r.cause === 'power' ? ': lost to power (clock fell at the cap), not to CUs' : r.cause === 'sms' ? ': lost to the CUs the copy holds' : ''}.`,
     );
-  return { crossovers, recommendations, offPath, cuBudget, notes };
+  const cus = defaultPathCus(points, crossovers, options);
+  return { crossovers, recommendations, offPath, cuBudget, ...(cus ? { cus } : {}), notes };
 }

@@ -1,7 +1,8 @@
 /**
  * A collective run's advice as plain text for `sdma-lens advise`, laid out as the sweep's
  * (`advice/adviceText.ts`): the crossover of each operation, the settings with their evidence,
- * the compute the overlap run measured beside each copy path, the notes. Every line is a shell
+ * the CUs the default path held (and where that figure came from), the compute the overlap run
+ * measured beside each copy path, the notes. Every line is a shell
  * comment (`shellComment`) and the exports are checked against the knob catalog
  * (`shellExport`), so the block can be sourced whatever the run's text says. Options the user
  * can give are named as the front that prints it names them (`advice/fronts.ts`).
@@ -20,6 +21,7 @@ export function collectiveAdviceFor(advice: CollectiveAdvice, front: Front): Col
     crossovers: advice.crossovers.map((c) => ({ ...c, text: say(c.text) })),
     recommendations: advice.recommendations.map((r) => ({ ...r, evidence: say(r.evidence) })),
     cuBudget: advice.cuBudget.map(say),
+    ...(advice.cus ? { cus: { ...advice.cus, text: say(advice.cus.text) } } : {}),
     notes: advice.notes.map(say),
   };
 }
@@ -45,6 +47,7 @@ export function collectiveAdviceText(neutral: CollectiveAdvice, o: { simulated: 
     const flag = r.confidence === 'uncertain' ? ' [uncertain]' : '';
     out.push(`  ${value}${flag}`, `      ${r.evidence}`);
   }
+  if (advice.cus) out.push('', `CU budget: ${advice.cus.text}`);
   if (advice.cuBudget.length > 0)
     out.push(
       '',

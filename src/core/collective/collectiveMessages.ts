@@ -4,7 +4,15 @@
  * it. Browser-safe (valibot and protocol schemas only), so the page bundles it.
  */
 import * as v from 'valibot';
-import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, CollectiveVariantSchema, OverlapSchema } from '../protocol';
+import {
+  COLLECTIVE_LAUNCHERS,
+  COLLECTIVE_MODES,
+  COLLECTIVE_OPS,
+  COLLECTIVE_VARIANTS,
+  CUS_USED_SOURCES,
+  CollectiveVariantSchema,
+  OverlapSchema,
+} from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
 
@@ -22,9 +30,11 @@ const CurvePointSchema = v.object({
   busbwLowGbps: v.optional(finite),
   busbwHighGbps: v.optional(finite),
   transport: v.nullable(str),
-  /** The point ran on another path than its variant is for (e.g. gin-sdma fell back to lsa). */
+  /** The point ran on another path than its variant is for (e.g. gin-sdma-lib fell back to lsa). */
   offPath: v.boolean(),
   wrong: maybe,
+  /** The CUs one rank's library kernels used for the call, and where that came from (absent: runs saved before it). */
+  cusUsed: v.optional(v.object({ count: maybe, source: v.picklist(CUS_USED_SOURCES), evidence: v.optional(str) })),
 });
 export type CurvePoint = v.InferOutput<typeof CurvePointSchema>;
 
@@ -55,6 +65,17 @@ const CollectiveCrossoverSchema = v.object({
   text: str,
 });
 export type CollectiveCrossover = v.InferOutput<typeof CollectiveCrossoverSchema>;
+
+/** The CUs the default path's kernels held per rank, as the advice counts them: measured (log, model) or assumed. */
+const CuFigureSchema = v.object({
+  count: finite,
+  source: v.picklist([...CUS_USED_SOURCES.filter((s) => s !== 'unknown'), 'assumed'] as const),
+  /** The point the figure was read from (absent when assumed). */
+  op: v.optional(op),
+  sizeBytes: v.optional(finite),
+  text: str,
+});
+export type CuFigure = v.InferOutput<typeof CuFigureSchema>;
 
 const compute = OverlapSchema.entries.compute;
 
@@ -96,6 +117,9 @@ export const CollectivePageViewSchema = v.object({
   status: str,
   simulated: v.boolean(),
   node: str,
+  /** How the ranks ran (from the variant records; single-process for runs saved before it). */
+  mode: v.picklist(COLLECTIVE_MODES),
+  launcher: v.optional(v.picklist(COLLECTIVE_LAUNCHERS)),
   progress: v.object({ done: finite, total: finite }),
   variants: many(CollectiveVariantSchema),
   curves: many(CurveSchema),
@@ -103,6 +127,8 @@ export const CollectivePageViewSchema = v.object({
   overlap: OverlapViewSchema,
   recommendations: many(PageRecommendationSchema),
   cuBudget: many(str),
+  /** The CUs of the default path the advice counted, and where the figure came from. */
+  cus: v.optional(CuFigureSchema),
   notes: many(str),
   /** `export NAME=value` lines of the recommendations that carry a value. */
   exports: str,

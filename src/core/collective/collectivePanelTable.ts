@@ -7,12 +7,18 @@ import type { TableCell, TableModel } from '../tables/tableText';
 import { notesOf } from '../tables/tableText';
 import { formatBytes } from '../units';
 import type { CollectivePageView } from './collectiveMessages';
+import { modeText } from './collectiveLabels';
 
-/** A collective run: one row per measured point (op, variant, form, size); an overlap run: one row per copy path beside each compute. */
+/**
+ * A collective run: one row per measured point (op, variant, form, size), each with the run's
+ * mode and the CUs the point used; an overlap run: one row per copy path beside each compute.
+ */
 export function collectiveTableModel(view: CollectivePageView): TableModel {
+  const collective = view.command === 'collective';
   const notes = notesOf(view.simulated, [
-    `${view.node ? `${view.node} · ` : ''}${view.status}`,
+    `${view.node ? `${view.node} · ` : ''}${view.status}${collective ? ` · mode ${modeText(view.mode, view.launcher)}` : ''}`,
     ...view.crossovers.map((c) => c.text),
+    ...(view.cus ? [view.cus.text] : []),
     ...view.notes.filter((n) => !n.startsWith('Simulated node:')),
   ]);
   if (view.command === 'overlap') {
@@ -45,6 +51,10 @@ export function collectiveTableModel(view: CollectivePageView): TableModel {
       'path',
       'off path',
       '#wrong',
+      'CUs used',
+      'CUs source',
+      'mode',
+      'launcher',
     ],
     rows: view.curves.flatMap((c) =>
       c.points.map((p): TableCell[] => [
@@ -59,6 +69,10 @@ export function collectiveTableModel(view: CollectivePageView): TableModel {
         p.transport,
         p.offPath ? 'yes' : 'no',
         p.wrong,
+        p.cusUsed?.count ?? null,
+        p.cusUsed?.source ?? null,
+        view.mode,
+        view.launcher ?? null,
       ]),
     ),
     notes,

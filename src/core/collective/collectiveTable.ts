@@ -10,6 +10,7 @@ import { terminalLine } from '../text';
 import { formatBytes, formatGbps } from '../units';
 import { collectivePageView } from './collectiveView';
 import { transportLegend } from './transports';
+import { MODE_MEANING, cusUsedText, modeText, variantRows } from './collectiveLabels';
 
 const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
 
@@ -19,20 +20,30 @@ export function collectiveTable(run: Run): string {
     `# SDMA Lens ${view.command === 'overlap' ? 'compute overlap' : 'collective sweep'} ${view.runId}`,
   ];
   out.push(`# node: ${view.node || 'unknown'} · status ${view.status}`);
+  if (view.command === 'collective')
+    out.push(`# mode: ${modeText(view.mode, view.launcher)}: ${MODE_MEANING[view.mode]}`);
   if (view.simulated)
     out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');
+  const variants = variantRows(view.variants);
+  if (variants.length > 0) {
+    out.push(`#${'variant'.padEnd(15)}${'ran'.padEnd(5)}${'library'.padEnd(18)}why not / conditions`);
+    for (const v of variants) {
+      const why = [v.reason, ...v.conditions].filter((x) => x !== '').join('; ');
+      out.push(`# ${v.variant.padEnd(14)}${v.supported.padEnd(5)}${v.library.padEnd(18)}${why || '-'}`);
+    }
+  }
   if (view.curves.length > 0) {
     out.push('# busbw = algbw x (ranks-1)/ranks (GB/s, as nccl-tests)');
     const legend = transportLegend(view.curves.flatMap((c) => c.points.map((p) => p.transport)));
     if (legend.length > 0) out.push(`# path: ${legend.map((t) => `${t.transport} = ${t.meaning}`).join('; ')}`);
     out.push(
-      `#${pad('op', 10)}${pad('variant', 10)}${pad('place', 8)}${pad('size', 11)}${pad('time µs', 11)}${pad('algbw', 9)}${pad('busbw', 9)}  path`,
+      `#${pad('op', 10)}${pad('variant', 13)}${pad('place', 8)}${pad('size', 11)}${pad('time µs', 11)}${pad('algbw', 9)}${pad('busbw', 9)}${pad('CUs', 15)}  path`,
     );
     for (const c of view.curves) {
       for (const p of c.points) {
         const path = `${p.transport ?? '-'}${p.offPath ? ' (not the variant\u2019s path)' : ''}${p.wrong ? `, ${p.wrong} wrong` : ''}`;
         out.push(
-          ` ${pad(c.op, 10)}${pad(c.variant, 10)}${pad(c.inPlace ? 'in' : 'out', 8)}${pad(formatBytes(p.sizeBytes), 11)}${pad(p.timeUs.toFixed(1), 11)}${pad(formatGbps(p.algbwGbps), 9)}${pad(formatGbps(p.busbwGbps), 9)}  ${path}`,
+          ` ${pad(c.op, 10)}${pad(c.variant, 13)}${pad(c.inPlace ? 'in' : 'out', 8)}${pad(formatBytes(p.sizeBytes), 11)}${pad(p.timeUs.toFixed(1), 11)}${pad(formatGbps(p.algbwGbps), 9)}${pad(formatGbps(p.busbwGbps), 9)}${pad(cusUsedText(p.cusUsed), 15)}  ${path}`,
         );
       }
     }
@@ -51,6 +62,7 @@ export function collectiveTable(run: Run): string {
   }
   for (const r of view.recommendations)
     out.push(`# ${r.knob}${r.value !== undefined ? `=${r.value}` : ''} (${r.confidence}): ${r.evidence}`);
+  if (view.cus) out.push(`# CUs: ${view.cus.text}`);
   for (const line of view.cuBudget) out.push(`# ${line}`);
   for (const note of view.notes) out.push(`# note: ${note}`);
   const lines = out.map(terminalLine);

@@ -1,7 +1,7 @@
 /** The collective panel's view model: a pure function of a run (`collective` or `overlap`). */
 import type { CollectivePageView } from './collectiveMessages';
 import type { CollectiveAdvice, Vendor } from './collective';
-import { collectiveAdvice, curvesOf, overlapView } from './collective';
+import { collectiveAdvice, collectiveLauncherOf, collectiveModeOf, curvesOf, overlapView } from './collective';
 import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
 import { knob } from '../advice/knobs';
@@ -19,7 +19,15 @@ export function collectiveAdviceOf(run: Run): CollectiveAdvice {
     run.collectiveVariants ?? [],
     run.collectives ?? [],
     run.overlaps ?? [],
+    cusPerGpu(run),
   );
+}
+
+/** The fewest CUs (SMs) of the node's GPUs: what one rank's GPU has for compute. */
+function cusPerGpu(run: Run): { cusPerGpu?: number } {
+  const gpus = run.topology?.gpus ?? [];
+  if (gpus.length === 0) return {};
+  return { cusPerGpu: gpus.reduce((least, g) => Math.min(least, g.cus), Infinity) };
 }
 
 export function collectivePageView(run: Run): CollectivePageView {
@@ -27,6 +35,7 @@ export function collectivePageView(run: Run): CollectivePageView {
   const overlaps = run.overlaps ?? [];
   const variants = run.collectiveVariants ?? [];
   const advice = collectiveAdviceOf(run);
+  const launcher = collectiveLauncherOf(variants);
   const simulated = isSimulated(run);
   const command = run.header.command === 'overlap' ? 'overlap' : 'collective';
   const notes = [...advice.notes];
@@ -48,6 +57,8 @@ export function collectivePageView(run: Run): CollectivePageView {
     status: runStatus(run),
     simulated,
     node: run.topology ? `${run.topology.node.model} x${run.topology.gpus.length}` : '',
+    mode: collectiveModeOf(variants),
+    ...(launcher !== undefined ? { launcher } : {}),
     progress: run.progress,
     variants,
     curves: curvesOf(points),
@@ -55,6 +66,7 @@ export function collectivePageView(run: Run): CollectivePageView {
     overlap: overlapView(overlaps),
     recommendations,
     cuBudget: advice.cuBudget,
+    ...(advice.cus ? { cus: advice.cus } : {}),
     notes,
     // Checked against each knob's catalog type and written from the typed value; a refused one is a `# note:` line.
     exports: recommendations

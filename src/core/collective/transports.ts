@@ -8,7 +8,7 @@
 const WORDS: Record<string, string> = {
   lsa: 'load/store: CU kernels write straight into the peer GPU\u2019s memory (RCCL\u2019s LSA copy kernel)',
   sdma: 'the SDMA copy engines move the bytes (RCCL\u2019s GIN-SDMA puts), no CUs',
-  ce: 'NVIDIA\u2019s copy engines move the bytes (NCCL\u2019s copy-engine collectives), no SMs',
+  ce: 'the copy engines move the bytes (NCCL\u2019s copy-engine collectives; RCCL\u2019s NCCL_CTA_POLICY=ZERO path on AMD), no SMs/CUs',
   kernel: 'the library\u2019s kernels moved the bytes on the SMs/CUs (a graph capture of one call saw kernel nodes)',
   'symmetric-kernel': 'NCCL\u2019s kernels on symmetric buffers, on the SMs',
 };

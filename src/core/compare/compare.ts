@@ -33,7 +33,7 @@ import { pairKind, pairName } from '../endpoints';
 import { evidenceWord, movedDifferently } from '../moverEvidence';
 import type { CollectivePoint, MatrixCell, MoverEvidence, PathName, Sample } from '../protocol';
 import type { ShmemSdma, SplitOver } from '../protocol';
-import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, SHMEM_SDMA, pathName } from '../protocol';
+import { COLLECTIVE_OPS, COLLECTIVE_VARIANTS, PATHS, SHMEM_SDMA, collectiveModeOf, pathName } from '../protocol';
 import type { SeriesDimensions } from '../seriesKey';
 import { DEFAULT_WAVE_SIZE, dimensionWords, pairSeriesKey, seriesDimensions } from '../seriesKey';
 import type { Run } from '../run';
@@ -595,6 +595,14 @@ function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
     notes.push(
       `${isSimulated(a) ? 'A' : 'B'} is simulated, the other measured: the ratios compare a model with a machine`,
     );
+  if (kind === 'collective') {
+    const ma = collectiveModeOf(a.collectiveVariants ?? []);
+    const mb = collectiveModeOf(b.collectiveVariants ?? []);
+    if (ma !== mb)
+      notes.push(
+        `${ma === 'unknown' ? 'A' : 'B'} does not say how its ranks ran (the other is ${ma === 'unknown' ? mb : ma}): if they ran differently, the ratios include that`,
+      );
+  }
   if (kind === 'matrix') {
     const concurrent = (r: Run) => (r.matrixCells ?? []).some((c) => c.concurrent === true);
     if (concurrent(a) !== concurrent(b))
@@ -638,6 +646,7 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
     );
   }
   const kind = ka!.kind;
+  if (kind === 'collective') checkSameMode(a, b);
   for (const [side, run, k] of [
     ['A', a, ka!],
     ['B', b, kb!],
@@ -690,10 +699,29 @@ export function compareRuns(a: Run, b: Run, options: CompareOptions = {}): Compa
   };
 }
 
-/** What makes a run a repeat of A's setup: its node (model, SSH host, host name, GPUs), backend, and simulated or not. */
+/**
+ * Two collective runs are compared only when their ranks ran alike: one process per GPU and one
+ * process driving every GPU launch and synchronise differently, so their times differ for that
+ * alone. A run saved before the mode was recorded was single-process; an import that could not
+ * tell is compared with a note, not refused.
+ */
+function checkSameMode(a: Run, b: Run): void {
+  const ma = collectiveModeOf(a.collectiveVariants ?? []);
+  const mb = collectiveModeOf(b.collectiveVariants ?? []);
+  if (ma === mb || ma === 'unknown' || mb === 'unknown') return;
+  const [other, otherMode, mode] = ma === 'single-process' ? ['B', mb, ma] : ['A', ma, mb];
+  throw new CompareError(
+    `run A (${a.header.id}) is ${ma} and run B (${b.header.id}) ${mb}: collectives whose ranks ran differently are not compared (one process per GPU and one process for every GPU time differently). Rerun ${other} as ${mode} (sdma-lens collective --mode ${mode}, or the sdmaLens.collective.mode setting), or compare it with another ${otherMode} run`,
+  );
+}
+
+/** What makes a run a repeat of A's setup: its node (model, SSH host, host name, GPUs), backend, and simulated or not (and a collective's mode). */
 function setupOf(run: Run): [what: string, value: string][] {
   const info = runInfo(run);
   return [
+    ...(run.collectives?.length
+      ? [['collective mode', collectiveModeOf(run.collectiveVariants ?? [])] as [string, string]]
+      : []),
     ['node', info.node],
     ['host name', run.topology?.node.hostname ?? ''],
     ['GPU count', run.topology ? String(run.topology.gpus.length) : ''],

@@ -1,7 +1,8 @@
 /**
  * "SDMA Lens: Run Collective Sweep" and "SDMA Lens: Run Compute Overlap": a preset (or the
  * arguments a script passes) -> helper -> the collective panel, live, with progress and
- * cancel. The run is saved as it streams, like a sweep.
+ * cancel. The run is saved as it streams, like a sweep. A collective sweep runs its ranks as
+ * `sdmaLens.collective.mode` says (`--mode`).
  */
 import * as vscode from 'vscode';
 import { rememberRun } from '../lastRun';
@@ -9,7 +10,7 @@ import type { Run } from '../../core/run';
 import { CollectivePanels } from '../collectivePanel';
 import type { RunDeps } from '../runWithProgress';
 import { runWithProgress } from '../runWithProgress';
-import { sweepSettings } from '../settings';
+import { collectiveSettings, sweepSettings } from '../settings';
 import { reportError, requireTrust } from './guards';
 
 export type CollectiveCommand = 'collective' | 'overlap';
@@ -44,7 +45,9 @@ function presets(command: CollectiveCommand): Preset[] {
   return [
     {
       label: vscode.l10n.t('64 KiB to 1 GiB, x4'),
-      description: vscode.l10n.t('AllGather and AlltoAll, default and engine variant'),
+      description: vscode.l10n.t(
+        'AllGather and AlltoAll: default, ce and gin-sdma-lib on AMD; default and ce on NVIDIA',
+      ),
       args: ['-b', '64K', '-e', '1G', '-f', '4'],
     },
     {
@@ -84,9 +87,11 @@ export async function runCollectiveCommand(
       extra = picked.args;
     }
     const backend = options?.backend ?? sweepSettings().backend;
+    // How the ranks run (sdmaLens.collective.mode), unless the arguments given name it already.
+    const mode = !overlap && !extra.includes('--mode') ? ['--mode', collectiveSettings().mode] : [];
     const what = overlap ? vscode.l10n.t('compute overlap run') : vscode.l10n.t('collective sweep');
     rememberRun(overlap ? 'sdmaLens.runOverlap' : 'sdmaLens.runCollective', { ...options, args: extra }, what);
-    const helperArgs = [command, '--backend', backend, ...extra];
+    const helperArgs = [command, '--backend', backend, ...mode, ...extra];
     const result = await runWithProgress(deps, {
       what,
       cancellation: options?.cancellation,
