@@ -424,8 +424,15 @@ export const DoneSchema = v.object({
 /** `collective`: one variant's set-up (what the library is, what it was told). */
 export const COLLECTIVE_OPS = ['allgather', 'alltoall'] as const;
 export type CollectiveOp = (typeof COLLECTIVE_OPS)[number];
-export const COLLECTIVE_VARIANTS = ['default', 'ce', 'gin-sdma'] as const;
+/**
+ * `gin-sdma-lib` (librccl's in-library AlltoAll GIN-SDMA path), `gin-sdma-dev` (rccl-tests'
+ * device-API GIN kernels) and `unknown` (an imported run whose output does not say which) are
+ * what imports name (docs/IMPORT.md).
+ */
+export const COLLECTIVE_VARIANTS = ['default', 'ce', 'gin-sdma', 'gin-sdma-lib', 'gin-sdma-dev', 'unknown'] as const;
 export type CollectiveVariantName = (typeof COLLECTIVE_VARIANTS)[number];
+export const VARIANT_MODES = ['rank-per-process', 'single-process', 'unknown'] as const;
+export type VariantMode = (typeof VARIANT_MODES)[number];
 
 export const CollectiveVariantSchema = v.object({
   type: v.literal('collective-variant'),
@@ -439,6 +446,12 @@ export const CollectiveVariantSchema = v.object({
   /** Buffers from ncclMemAlloc, registered as symmetric windows. */
   symmetric: v.boolean(),
   simulated: v.boolean(),
+  /** Imports: one process per rank, or one process driving several GPUs, as the output shows. */
+  mode: v.optional(v.picklist(VARIANT_MODES)),
+  /** Imports: each fact of the output that decided the variant. */
+  variantBasis: v.optional(v.pipe(v.array(text), v.maxLength(32))),
+  /** Imports: what the output did not say that could change the variant. */
+  variantUnknowns: v.optional(v.pipe(v.array(text), v.maxLength(32))),
 });
 
 /**

@@ -78,6 +78,9 @@ const ENGINE_TRANSPORTS: Record<CollectiveVariantName, readonly string[]> = {
   default: [],
   ce: ['ce'],
   'gin-sdma': ['sdma'],
+  'gin-sdma-lib': ['sdma'],
+  'gin-sdma-dev': ['sdma'],
+  unknown: [],
 };
 
 /** True when a point of an engine variant reports a transport that is not the engine's. */
