@@ -154,9 +154,10 @@ describe('importResults into a RunStore', () => {
   });
 
   it.each([
-    ['mi300x-alltoall.txt', 'alltoall', 10],
-    ['mi300x-allgather.json', 'allgather', 10],
-  ] as const)('rccl-tests %s: a collective run; the collective view draws its curves', async (name, op, points) => {
+    // The text shows no command line or environment (unknown); the JSON shows both (default).
+    ['mi300x-alltoall.txt', 'alltoall', 10, 'unknown'],
+    ['mi300x-allgather.json', 'allgather', 10, 'default'],
+  ] as const)('rccl-tests %s: a collective run; the collective view draws its curves', async (name, op, points, variant) => {
     const { run, imported: parsed } = await imported('rccl-tests', name);
     expect(run.header).toMatchObject({ command: 'collective', source: { tool: 'rccl-tests', file: name } });
     expect(run.collectives).toEqual(parsed.collectives);
@@ -170,9 +171,10 @@ describe('importResults into a RunStore', () => {
       node: 'AMD Instinct MI300X x8',
     });
     expect(view.curves.map((c) => [c.op, c.variant, c.inPlace, c.points.length])).toEqual([
-      [op, 'default', false, points / 2],
-      [op, 'default', true, points / 2],
+      [op, variant, false, points / 2],
+      [op, variant, true, points / 2],
     ]);
+    expect(run.collectiveVariants?.map((v) => [v.variant, v.mode])).toEqual([[variant, 'single-process']]);
     expect(view.curves[0]!.points.map((p) => p.busbwGbps)).toEqual(
       run.collectives!.filter((p) => !p.inPlace).map((p) => p.busbwGbps),
     );
