@@ -126,7 +126,15 @@ export function printedTopology(
     return undefined;
   }
   const byIndex = new Map<number, PrintedGpu>();
-  for (const g of gpus) if (!byIndex.has(g.index)) byIndex.set(g.index, g);
+  // A device index the output did not print as one (missing, negative, fractional) names no GPU.
+  const odd = gpus.filter((g) => !Number.isInteger(g.index) || g.index < 0 || g.index > 1023);
+  if (odd.length > 0)
+    o.notes.add(
+      UNMAPPED,
+      `${odd.length} of the GPUs ${o.tool} listed have no device index 0..1023: left out of the topology`,
+    );
+  for (const g of gpus) if (!odd.includes(g) && !byIndex.has(g.index)) byIndex.set(g.index, g);
+  if (byIndex.size === 0) return undefined;
   const list: Gpu[] = [...byIndex.values()]
     .sort((a, b) => a.index - b.index)
     .map((g) => ({
