@@ -357,7 +357,8 @@ describe('nccl-tests / rccl-tests', () => {
           p.op === 'alltoall' &&
           p.ranks === 8 &&
           p.iters === 20 &&
-          p.variant === 'default' &&
+          // The text shows neither the command line nor the environment: the variant is not known.
+          p.variant === 'unknown' &&
           p.transport === null &&
           !p.simulated,
       ),
@@ -400,7 +401,9 @@ describe('nccl-tests / rccl-tests', () => {
       ]),
     );
     expect(r.collectives.every((p) => p.wrong === 0 && p.ranks === 8)).toBe(true);
-    expect(r.notes).toEqual([]);
+    // The one note: the variant, from the JSON's args and env.
+    expect(r.notes.map((n) => n.code)).toEqual(['import-variant']);
+    expect(r.collectives.every((p) => p.variant === 'default')).toBe(true);
   });
 
   it('a test binary that names no collective, or one the protocol lacks, maps nothing and says so', () => {
@@ -428,5 +431,293 @@ describe('nccl-tests / rccl-tests', () => {
     const p = r.collectives.find((x) => x.sizeBytes === 1024 && !x.inPlace)!;
     expect(p).toMatchObject({ dtype: 'bf16', wrong: null });
     expect(r.notes.some((n) => n.message.includes('#wrong 3 counts bf16 elements'))).toBe(true);
+  });
+});
+
+describe('nccl-tests / rccl-tests: the collective variant and the mode', () => {
+  const parse = (dir: string, name: string) => {
+    const text = read(dir, name);
+    return name.endsWith('.json') ? parseNcclTestsJson(JSON.parse(text), name) : parseNcclTestsText(text, name);
+  };
+  const cases: {
+    file: [string, string];
+    variant: string;
+    mode: string;
+    env: Record<string, string>;
+    symmetric: boolean;
+    basis: RegExp[];
+    unknowns: RegExp[];
+  }[] = [
+    {
+      file: ['rccl-tests', 'mi355x-alltoall-gin-dev.json'],
+      variant: 'gin-sdma-dev',
+      mode: 'rank-per-process',
+      env: { NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7' },
+      symmetric: true,
+      basis: [
+        /^command line: -D 3 -R 2$/,
+        /^-D 3 runs rccl-tests' GIN device kernel/,
+        /^NCCL_GIN_TYPE=7 \(JSON env\): Anvil SDMA for RCCL 2\.31\.0$/,
+      ],
+      unknowns: [/NCCL_CONF_FILE or ~\/\.rccl\.conf, \/etc\/rccl\.conf/],
+    },
+    {
+      // The same run's text: Rank lines with 8 pids, but neither -D nor the environment.
+      file: ['rccl-tests', 'mi355x-alltoall-gin-dev.txt'],
+      variant: 'unknown',
+      mode: 'rank-per-process',
+      env: {},
+      symmetric: false,
+      basis: [/^nothing in the file names a variant$/],
+      unknowns: [/^the command line is not in a text output/, /no NCCL INFO lines/],
+    },
+    {
+      file: ['rccl-tests', 'mi355x-alltoall-gin-lib.txt'],
+      variant: 'gin-sdma-lib',
+      mode: 'single-process',
+      env: { NCCL_GIN_ENABLE: '1', NCCL_GIN_TYPE: '7', NCCL_GIN_A2A_SDMA_MIN_BYTES: '0' },
+      symmetric: false,
+      basis: [
+        /^NCCL_GIN_TYPE=7 \(NCCL INFO line\): Anvil SDMA for RCCL 2\.31\.0$/,
+        /^NCCL_GIN_ENABLE=1 \(NCCL INFO line\)$/,
+      ],
+      unknowns: [/^the command line is not in a text output/, /-R 2 registered the symmetric windows/],
+    },
+    {
+      file: ['nccl-tests', 'h200x8-allgather-ce.txt'],
+      variant: 'ce',
+      mode: 'single-process',
+      env: { NCCL_CTA_POLICY: '2' },
+      symmetric: false,
+      basis: [/^NCCL_CTA_POLICY=2 \(NCCL INFO line\): ZERO, copy-engine collectives, for NCCL 2\.28\.9$/],
+      unknowns: [/^the command line is not in a text output/],
+    },
+    {
+      file: ['nccl-tests', 'alltoall-g1.json'],
+      variant: 'default',
+      mode: 'unknown',
+      env: {},
+      symmetric: false,
+      basis: [/no -D, -x; the JSON env sets no NCCL_CTA_POLICY or NCCL_GIN_TYPE/],
+      unknowns: [/NCCL_CONF_FILE or ~\/\.nccl\.conf, \/etc\/nccl\.conf/],
+    },
+    {
+      file: ['nccl-tests', 'alltoall-g1.txt'],
+      variant: 'unknown',
+      mode: 'unknown',
+      env: {},
+      symmetric: false,
+      basis: [/^nothing in the file names a variant$/],
+      unknowns: [/^the command line is not in a text output/, /no NCCL INFO lines/],
+    },
+    {
+      file: ['rccl-tests', 'mi300x-allgather.json'],
+      variant: 'default',
+      mode: 'single-process',
+      env: {},
+      symmetric: false,
+      basis: [/no -D, -x/],
+      unknowns: [/rccl\.conf/],
+    },
+    {
+      file: ['rccl-tests', 'mi300x-alltoall.txt'],
+      variant: 'unknown',
+      mode: 'single-process',
+      env: {},
+      symmetric: false,
+      basis: [/^nothing in the file names a variant$/],
+      unknowns: [/^the command line is not in a text output/],
+    },
+    {
+      file: ['rccl-tests', 'mi300x-old-header.txt'],
+      variant: 'unknown',
+      mode: 'single-process',
+      env: {},
+      symmetric: false,
+      basis: [/^nothing in the file names a variant$/],
+      unknowns: [/no NCCL INFO lines/],
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.file.join('/')}: ${c.variant}, ${c.mode}; what decided it and what the file did not say`, () => {
+      const r = parse(...c.file);
+      expectValidRecords(r);
+      expect(r.variants).toHaveLength(1);
+      const v = r.variants[0]!;
+      expect(validateRecord(v)).toMatchObject({ kind: 'record' });
+      expect(v).toMatchObject({
+        type: 'collective-variant',
+        variant: c.variant,
+        supported: true,
+        mode: c.mode,
+        env: c.env,
+        symmetric: c.symmetric,
+        simulated: false,
+      });
+      expect(v.library.path).toBe('');
+      for (const b of c.basis)
+        expect(
+          v.variantBasis!.some((x) => b.test(x)),
+          `${b} in ${v.variantBasis}`,
+        ).toBe(true);
+      for (const u of c.unknowns)
+        expect(
+          v.variantUnknowns!.some((x) => u.test(x)),
+          `${u} in ${v.variantUnknowns}`,
+        ).toBe(true);
+      expect(r.collectives.every((p) => p.variant === c.variant)).toBe(true);
+      const notes = r.notes.filter((n) => n.code === 'import-variant');
+      expect(notes).toHaveLength(1);
+      expect(notes[0]!.message).toMatch(new RegExp(`^variant ${c.variant} \\(mode ${c.mode}\\): `));
+      expect(notes[0]!.message).not.toMatch(/\n/);
+      console.log(`${c.file.join('/')}: ${notes[0]!.message}`);
+    });
+  }
+
+  /** The gin-sdma-lib text with its INFO lines replaced. */
+  const withInfo = (lines: string[]) =>
+    read('rccl-tests', 'mi355x-alltoall-gin-lib.txt')
+      .split('\n')
+      .filter((l) => !l.includes(' NCCL INFO '))
+      .flatMap((l) => (l.startsWith('#  Rank  7') ? [l, ...lines] : [l]))
+      .join('\n');
+  const info = (msg: string) => `mi355x-a:73310:73310 [0] NCCL INFO ${msg}`;
+
+  it('the GIN number is read for the library version (sdmaValues of the catalog): 6 is Anvil SDMA in 2.30.7, rocSHMEM GDA in 2.31', () => {
+    const at = (version: string, value: string) =>
+      parseNcclTestsText(
+        withInfo([info(`NCCL_GIN_TYPE set by environment to ${value}.`)]).replace(
+          /rccl-library=23100/,
+          `rccl-library=${version}`,
+        ),
+        'x.txt',
+      ).variants[0]!;
+    expect(at('23007', '6').variant).toBe('gin-sdma-lib');
+    expect(at('23100', '6').variant).toBe('unknown'); // a text output never rules the others out
+    expect(at('23100', '6').variantBasis!.join(' ')).toMatch(/not Anvil SDMA for RCCL 2\.31\.0 \(rocSHMEM GDA\)/);
+    // 5 in [2.30.4, 2.30.7): Anvil SDMA, a number the catalog marks a guess.
+    expect(at('23005', '5').variant).toBe('gin-sdma-lib');
+    expect(at('23005', '5').variantBasis!.join(' ')).toMatch(/a guess/);
+  });
+
+  it('hostile INFO lines: a 1 MB value, thousands of lines, control characters, conflicting ranks', () => {
+    const huge = 'x'.repeat(1 << 20);
+    const big = parseNcclTestsText(withInfo([info(`NCCL_GIN_TYPE set by environment to 7${huge}.`)]), 'big.txt');
+    expect(big.variants[0]!.variant).toBe('unknown');
+    expect(big.variants[0]!.variantUnknowns!.join(' ')).toMatch(
+      /1 NCCL INFO line\(s\) longer than 4096 characters were not read/,
+    );
+    expect(JSON.stringify(big).length).toBeLessThan(200_000);
+
+    const many = Array.from({ length: 20_000 }, (_, i) => info(`NCCL_P2P_LEVEL set by environment to ${i}.`));
+    const t0 = performance.now();
+    const flood = parseNcclTestsText(withInfo([...many, info('NCCL_GIN_TYPE set by environment to 7.')]), 'many.txt');
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(flood.variants[0]!.variant).toBe('gin-sdma-lib');
+    expect(Object.keys(flood.variants[0]!.env)).toEqual(['NCCL_GIN_TYPE']);
+    expect(flood.notes.length).toBeLessThanOrEqual(201);
+
+    // NCCL prints the number it read: anything else is kept as data and decides nothing.
+    const ctl = parseNcclTestsText(
+      withInfo([info('NCCL_GIN_TYPE set by environment to 7\u001b[31m\u0007.')]),
+      'ctl.txt',
+    );
+    const v = ctl.variants[0]!;
+    expect(v.variant).toBe('unknown');
+    expect(v.env.NCCL_GIN_TYPE).toBe('7\u001b[31m\u0007');
+    expect(v.variantBasis!.join(' ')).toContain('NCCL_GIN_TYPE="7\\u001b[31m\\u0007"');
+    expect(ctl.notes.every((n) => [...n.message].every((ch) => ch.charCodeAt(0) >= 0x20))).toBe(true);
+    expect(validateRecord(v)).toMatchObject({ kind: 'record' });
+
+    const two = parseNcclTestsText(
+      withInfo([info('NCCL_GIN_TYPE set by environment to 7.'), info('NCCL_GIN_TYPE set by environment to 4.')]),
+      'two.txt',
+    );
+    expect(two.variants[0]!.variant).toBe('unknown');
+    expect(two.variants[0]!.variantBasis![0]).toMatch(/NCCL_GIN_TYPE is shown with two values, 7 and 4/);
+  });
+
+  /** The gin-dev JSON with its args, env, pids or version changed. */
+  interface DevJson {
+    args: string[] | string;
+    env: string[] | Record<string, string>;
+    rccl_version: unknown;
+    config: { ngpus: unknown; devices: { pid: unknown }[] };
+  }
+  const devJson = (edit: (o: DevJson & { args: string[]; env: string[] }) => void) => {
+    const o = JSON.parse(read('rccl-tests', 'mi355x-alltoall-gin-dev.json')) as DevJson & {
+      args: string[];
+      env: string[];
+    };
+    edit(o);
+    return parseNcclTestsJson(o, 'dev.json');
+  };
+
+  it('hostile JSON: a 1 MB env value is kept cut; odd args, pids and versions are checked, never trusted', () => {
+    const huge = devJson((o) => o.env.push(`NCCL_CTA_POLICY=${'2'.repeat(1 << 20)}`)).variants[0]!;
+    expect(huge.env.NCCL_CTA_POLICY!.length).toBeLessThanOrEqual(257);
+    expect(huge.variant).toBe('gin-sdma-dev'); // -D 3 decides before the CTA policy
+    expect(JSON.stringify(huge).length).toBeLessThan(10_000);
+
+    const notNumber = devJson((o) => (o.args[o.args.indexOf('-D') + 1] = '3e999')).variants[0]!;
+    expect(notNumber.variant).toBe('gin-sdma-dev'); // strtol reads "3" and stops, as the tool does
+    expect(devJson((o) => (o.args[o.args.indexOf('-D') + 1] = 'x')).variants[0]!.variant).toBe('unknown');
+    expect(devJson((o) => (o.args[o.args.indexOf('-D') + 1] = '99999999999999999999')).variants[0]!.variant).toBe(
+      'unknown',
+    );
+    expect(devJson((o) => (o.args[o.args.indexOf('-D') + 1] = '1')).variants[0]!.variantBasis!.join(' ')).toMatch(
+      /LSA \(load\/store\) device kernel/,
+    );
+    // GIN type not Anvil SDMA for the version: the GIN kernel ran, but not over SDMA.
+    expect(
+      devJson((o) => (o.env = o.env.map((e: string) => (e === 'NCCL_GIN_TYPE=7' ? 'NCCL_GIN_TYPE=6' : e)))).variants[0]!
+        .variant,
+    ).toBe('unknown');
+    // No GIN type shown: the variant stands, the backend is said to be unknown.
+    const noType = devJson((o) => (o.env = o.env.filter((e: string) => !e.startsWith('NCCL_GIN_TYPE')))).variants[0]!;
+    expect(noType.variant).toBe('gin-sdma-dev');
+    expect(noType.variantUnknowns!.join(' ')).toMatch(/NCCL_GIN_TYPE is not shown/);
+
+    for (const pid of [-1, 1.5, 1e300, '7', null, Number.NaN]) {
+      const r = devJson((o) => (o.config.devices[3]!.pid = pid)).variants[0]!;
+      expect(r.mode).toBe('rank-per-process'); // nthreads x ngpus = 1 with 8 devices still says one GPU per process
+    }
+    expect(
+      devJson((o) => {
+        o.config.ngpus = 'x';
+        o.config.devices[3]!.pid = 'x';
+      }).variants[0]!.mode,
+    ).toBe('unknown');
+    for (const version of [-1, 1e300, '23100', Number.NaN, 2.5]) {
+      const r = devJson((o) => (o.rccl_version = version));
+      expect(validateRecord(r.variants[0]!)).toMatchObject({ kind: 'record' });
+    }
+    // Not even lists: nothing is shown, nothing thrown.
+    const bare = devJson((o) => {
+      (o as DevJson).args = 'alltoall_perf -D 3';
+      (o as DevJson).env = { NCCL_GIN_TYPE: '7' };
+    }).variants[0]!;
+    expect(bare.variant).toBe('unknown');
+    expect(bare.variantUnknowns!.join(' ')).toMatch(/command line is not in a json output/);
+  });
+
+  it('NCCL_CTA_POLICY: the environment and -x, as numbers or names, by version', () => {
+    const ce = (env: string[], args: string[] = [], code = 22809) =>
+      parseNcclTestsJson(
+        {
+          ...JSON.parse(read('nccl-tests', 'alltoall-g1.json')),
+          env,
+          nccl_version: code,
+          args: ['./all_gather_perf', '-g', '8', ...args],
+        },
+        'x.json',
+      ).variants[0]!.variant;
+    expect(ce(['NCCL_CTA_POLICY=2'])).toBe('ce');
+    expect(ce([], ['-x', '2'])).toBe('ce');
+    expect(ce(['NCCL_CTA_POLICY=0'], ['-x', '2'])).toBe('default'); // the environment overrides -x
+    expect(ce(['NCCL_CTA_POLICY=ZERO'], [], 22809)).toBe('default'); // read as the number 0 before 2.29.2
+    expect(ce(['NCCL_CTA_POLICY=zero'], [], 22902)).toBe('ce');
+    expect(ce(['NCCL_CTA_POLICY=1'])).toBe('default');
+    expect(ce([])).toBe('default');
   });
 });

@@ -154,33 +154,38 @@ describe('importResults into a RunStore', () => {
   });
 
   it.each([
-    ['mi300x-alltoall.txt', 'alltoall', 10],
-    ['mi300x-allgather.json', 'allgather', 10],
-  ] as const)('rccl-tests %s: a collective run; the collective view draws its curves', async (name, op, points) => {
-    const { run, imported: parsed } = await imported('rccl-tests', name);
-    expect(run.header).toMatchObject({ command: 'collective', source: { tool: 'rccl-tests', file: name } });
-    expect(run.collectives).toEqual(parsed.collectives);
-    expect(run.collectives).toHaveLength(points);
-    expect(run.end?.message).toMatch(new RegExp(`^imported ${points} collective points from rccl-tests`));
-    const view = collectivePageView(run);
-    expect(view).toMatchObject({
-      command: 'collective',
-      status: 'ok',
-      simulated: false,
-      node: 'AMD Instinct MI300X x8',
-    });
-    expect(view.curves.map((c) => [c.op, c.variant, c.inPlace, c.points.length])).toEqual([
-      [op, 'default', false, points / 2],
-      [op, 'default', true, points / 2],
-    ]);
-    expect(view.curves[0]!.points.map((p) => p.busbwGbps)).toEqual(
-      run.collectives!.filter((p) => !p.inPlace).map((p) => p.busbwGbps),
-    );
-    // One variant only: no crossover can be read, and the view says so rather than invent one.
-    expect(view.crossovers[0]).toMatchObject({ kind: 'insufficient' });
-    if (parsed.unmappedWhy.length > 0)
-      expect(view.notes.some((n) => n.startsWith('import-unmapped: size 0'))).toBe(true);
-  });
+    // The text shows no command line or environment (unknown); the JSON shows both (default).
+    ['mi300x-alltoall.txt', 'alltoall', 10, 'unknown'],
+    ['mi300x-allgather.json', 'allgather', 10, 'default'],
+  ] as const)(
+    'rccl-tests %s: a collective run; the collective view draws its curves',
+    async (name, op, points, variant) => {
+      const { run, imported: parsed } = await imported('rccl-tests', name);
+      expect(run.header).toMatchObject({ command: 'collective', source: { tool: 'rccl-tests', file: name } });
+      expect(run.collectives).toEqual(parsed.collectives);
+      expect(run.collectives).toHaveLength(points);
+      expect(run.end?.message).toMatch(new RegExp(`^imported ${points} collective points from rccl-tests`));
+      const view = collectivePageView(run);
+      expect(view).toMatchObject({
+        command: 'collective',
+        status: 'ok',
+        simulated: false,
+        node: 'AMD Instinct MI300X x8',
+      });
+      expect(view.curves.map((c) => [c.op, c.variant, c.inPlace, c.points.length])).toEqual([
+        [op, variant, false, points / 2],
+        [op, variant, true, points / 2],
+      ]);
+      expect(run.collectiveVariants?.map((v) => [v.variant, v.mode])).toEqual([[variant, 'single-process']]);
+      expect(view.curves[0]!.points.map((p) => p.busbwGbps)).toEqual(
+        run.collectives!.filter((p) => !p.inPlace).map((p) => p.busbwGbps),
+      );
+      // One variant only: no crossover can be read, and the view says so rather than invent one.
+      expect(view.crossovers[0]).toMatchObject({ kind: 'insufficient' });
+      if (parsed.unmappedWhy.length > 0)
+        expect(view.notes.some((n) => n.startsWith('import-unmapped: size 0'))).toBe(true);
+    },
+  );
 
   it('a file where nothing maps (an nccl-tests collective the protocol has no op for) saves nothing and says why', async () => {
     const file = join(dir, 'sendrecv.txt');

@@ -2,14 +2,18 @@
  * The record validator against hostile lines: 100,000 mutations of real helper output (run
  * files of the simulator and of 1x H200 in test/fixtures) — bytes flipped, cut, spliced from
  * other lines, values swapped for odd ones. `parseLine` must never throw, and whatever it
- * accepts must pass the full schema, not only the fast path.
+ * accepts must pass the full schema, not only the fast path. The lines include the
+ * `collective-variant` records the nccl-tests / rccl-tests importer makes of its fixtures (with
+ * `mode`, `variantBasis`, `variantUnknowns`), and the importer itself is fed mutated outputs.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import type { RecordType } from '../../src/core/protocol';
-import { RECORD_SCHEMAS, RECORD_TYPES, parseLine } from '../../src/core/protocol';
+import { RECORD_SCHEMAS, RECORD_TYPES, parseLine, validateRecord } from '../../src/core/protocol';
+import type { ImportedRun } from '../../src/core/imports/importedRun';
+import { isNcclTestsJson, parseNcclTestsJson, parseNcclTestsText } from '../../src/core/imports/ncclTestsOutput';
 
 const FIXTURES = [
   'runs/sim-sweep-seed1.ndjson',
@@ -19,6 +23,26 @@ const FIXTURES = [
   'runmode/h200x1/runmode-cancel.ndjson',
 ];
 const MUTATED_LINES = 100_000;
+/** nccl-tests / rccl-tests outputs the importer is fed, mutated. */
+const IMPORT_FIXTURES = [
+  'nccl-tests/alltoall-g1.txt',
+  'nccl-tests/alltoall-g1.json',
+  'nccl-tests/h200x8-allgather-ce.txt',
+  'rccl-tests/mi300x-alltoall.txt',
+  'rccl-tests/mi300x-allgather.json',
+  'rccl-tests/mi355x-alltoall-gin-dev.json',
+  'rccl-tests/mi355x-alltoall-gin-dev.txt',
+  'rccl-tests/mi355x-alltoall-gin-lib.txt',
+];
+const importFixture = (f: string) => readFileSync(join(__dirname, '..', 'fixtures', 'imports', f), 'utf8');
+const parseImported = (f: string, text: string): ImportedRun =>
+  f.endsWith('.json') ? parseNcclTestsJson(JSON.parse(text), f) : parseNcclTestsText(text, f);
+/** The records an import of each fixture makes, as run-file lines. */
+const importedLines = () =>
+  IMPORT_FIXTURES.flatMap((f) => {
+    const r = parseImported(f, importFixture(f));
+    return [...r.variants, ...r.collectives.slice(0, 4), ...r.notes].map((x) => JSON.stringify(x));
+  });
 
 /** xorshift32: the same lines on every run, so a failure can be replayed. */
 function rng(seed: number) {
@@ -93,15 +117,15 @@ function mutate(line: string, others: string[], pick: (n: number) => number): st
 
 describe('parseLine against 100,000 mutated lines of real helper output', () => {
   it('never throws, and every line it accepts passes the full schema', () => {
-    const lines = FIXTURES.flatMap((f) =>
-      readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8').split('\n'),
-    ).filter(
-      (l) =>
-        l.startsWith('{"type":') &&
-        !l.startsWith('{"type":"run"') &&
-        !l.startsWith('{"type":"run-end"') &&
-        !l.startsWith('{"type":"host-problem"'),
-    );
+    const lines = FIXTURES.flatMap((f) => readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8').split('\n'))
+      .concat(importedLines())
+      .filter(
+        (l) =>
+          l.startsWith('{"type":') &&
+          !l.startsWith('{"type":"run"') &&
+          !l.startsWith('{"type":"run-end"') &&
+          !l.startsWith('{"type":"host-problem"'),
+      );
     expect(lines.length).toBeGreaterThan(100);
     const pick = rng(0x5d3a);
     const tally = { threw: 0, accepted: 0, malformed: 0, unknownType: 0, acceptedButInvalid: 0 };
@@ -129,5 +153,81 @@ describe('parseLine against 100,000 mutated lines of real helper output', () => 
     // The mutations must actually reach both sides of the validator.
     expect(tally.accepted).toBeGreaterThan(1000);
     expect(tally.malformed).toBeGreaterThan(10_000);
+  }, 120_000);
+});
+
+/** Line-level mutations of a tool's output, with NCCL INFO lines of odd values among them. */
+function mutateOutput(text: string, pick: (n: number) => number): string {
+  const lines = text.split('\n');
+  const names = ['NCCL_GIN_TYPE', 'NCCL_CTA_POLICY', 'NCCL_GIN_ENABLE', 'NCCL_GIN_A2A_ENABLE', 'NCCL_P2P_LEVEL'];
+  const values = ['7', '-1', '2', '0x7', '99999999999999999999', 'ZERO', '\u001b[2J', '', '7.5', 'x'.repeat(5000)];
+  for (let n = pick(6) + 1; n > 0; n--) {
+    const i = pick(lines.length);
+    switch (pick(5)) {
+      case 0:
+        lines.splice(
+          i,
+          0,
+          `h:1:1 [0] NCCL INFO ${names[pick(names.length)]} set by environment to ${values[pick(values.length)]}.`,
+        );
+        break;
+      case 1:
+        lines.splice(i, 1);
+        break;
+      case 2:
+        lines.splice(i, 0, lines[pick(lines.length)] ?? '');
+        break;
+      default: {
+        const line = lines[i] ?? '';
+        const at = pick(line.length + 1);
+        lines[i] = line.slice(0, at) + String.fromCharCode(pick(256)) + line.slice(at + pick(3));
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+describe('the nccl-tests / rccl-tests importer against mutated outputs', () => {
+  it('never throws; every record it makes passes the protocol, with one collective-variant record', () => {
+    const pick = rng(0x1c0de);
+    const tally = { parsed: 0, notJson: 0, threw: 0, invalid: 0, variants: {} as Record<string, number> };
+    for (let i = 0; i < 3000; i++) {
+      const f = IMPORT_FIXTURES[pick(IMPORT_FIXTURES.length)]!;
+      const text = mutateOutput(importFixture(f), pick);
+      let r: ImportedRun;
+      // As detectFormat does: JSON that parses, with results and config (detect.ts).
+      try {
+        if (f.endsWith('.json') && !isNcclTestsJson(JSON.parse(text))) throw new Error('not nccl-tests JSON');
+      } catch {
+        tally.notJson++;
+        continue;
+      }
+      try {
+        r = parseImported(f, text);
+      } catch (err) {
+        if (tally.threw === 0)
+          console.log(`threw on ${f}: ${(err as Error).stack?.split('\n').slice(0, 4).join(' | ')}`);
+        tally.threw++;
+        continue;
+      }
+      tally.parsed++;
+      for (const rec of [...(r.topology ? [r.topology] : []), ...r.variants, ...r.collectives, ...r.notes])
+        if (validateRecord(rec).kind !== 'record') {
+          if (tally.invalid === 0)
+            console.log(
+              `invalid from ${f}: ${JSON.stringify(validateRecord(rec))} ${JSON.stringify(rec).slice(0, 300)}`,
+            );
+          tally.invalid++;
+        }
+      expect(r.variants).toHaveLength(1);
+      const v = r.variants[0]!.variant;
+      tally.variants[v] = (tally.variants[v] ?? 0) + 1;
+    }
+    console.log(`importer fuzz: ${JSON.stringify(tally)}`);
+    expect(tally.threw).toBe(0);
+    expect(tally.invalid).toBe(0);
+    expect(tally.parsed).toBeGreaterThan(1000);
+    // The mutations reach several decisions, not one.
+    expect(Object.keys(tally.variants).length).toBeGreaterThanOrEqual(4);
   }, 120_000);
 });

@@ -151,6 +151,7 @@ export async function saveImportedRun(
   const header: RunHeader = { ...runHeader(id, imported.command, '', []), createdAt: now.toISOString(), source };
   const records: HelperRecord[] = [
     ...(imported.topology ? [imported.topology] : []),
+    ...(imported.command === 'collective' ? imported.variants : []),
     ...points,
     ...imported.notes,
     { type: 'done', status: 'ok', samples: points.length, elapsedMs: o.elapsedMs ?? 0 },

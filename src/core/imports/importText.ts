@@ -46,7 +46,7 @@ export function importedLines(run: Run): string[] {
   }
   for (const w of run.warnings)
     out.push(
-      `# ${w.code === 'import-assumed' ? 'assumed' : w.code === 'import-source-warning' ? 'the tool said' : 'not mapped'}: ${w.message}`,
+      `# ${w.code === 'import-assumed' ? 'assumed' : w.code === 'import-source-warning' ? 'the tool said' : w.code === 'import-variant' ? 'variant' : 'not mapped'}: ${w.message}`,
     );
   return out.map(terminalLine);
 }

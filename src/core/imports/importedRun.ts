@@ -4,7 +4,7 @@
  * that does not. Shared by the parsers so each says "not mapped" the same way and builds its
  * topology only from what the output printed.
  */
-import type { CollectivePoint, Gpu, Sample, Topology, Warning } from '../protocol';
+import type { CollectivePoint, CollectiveVariant, Gpu, Sample, Topology, Warning } from '../protocol';
 import type { RunHeader } from '../run';
 
 export type ImportSource = NonNullable<RunHeader['source']>;
@@ -16,6 +16,8 @@ export interface ImportedRun {
   topology?: Topology;
   samples: Sample[];
   collectives: CollectivePoint[];
+  /** nccl-tests and rccl-tests: the `collective-variant` record of the variant the output ran (ncclVariant.ts). */
+  variants: CollectiveVariant[];
   /** `import-unmapped` (a part with no SDMA Lens record), `import-assumed` (a value the output did not print), `import-source-warning` (the tool's own warning). */
   notes: Warning[];
   /** Why parts were not mapped, each with how many: what an import that maps nothing says. */
@@ -28,6 +30,8 @@ export const UNMAPPED = 'import-unmapped';
 export const ASSUMED = 'import-assumed';
 /** A warning or error line the tool itself printed. */
 export const SOURCE_WARNING = 'import-source-warning';
+/** Which collective variant and mode the output ran, and why (nccl-tests, rccl-tests). */
+export const VARIANT = 'import-variant';
 
 /** Notes beyond this many are counted in one last note, so a huge file cannot flood a run. */
 export const MAX_NOTES = 200;
@@ -122,7 +126,15 @@ export function printedTopology(
     return undefined;
   }
   const byIndex = new Map<number, PrintedGpu>();
-  for (const g of gpus) if (!byIndex.has(g.index)) byIndex.set(g.index, g);
+  // A device index the output did not print as one (missing, negative, fractional) names no GPU.
+  const odd = gpus.filter((g) => !Number.isInteger(g.index) || g.index < 0 || g.index > 1023);
+  if (odd.length > 0)
+    o.notes.add(
+      UNMAPPED,
+      `${odd.length} of the GPUs ${o.tool} listed have no device index 0..1023: left out of the topology`,
+    );
+  for (const g of gpus) if (!odd.includes(g) && !byIndex.has(g.index)) byIndex.set(g.index, g);
+  if (byIndex.size === 0) return undefined;
   const list: Gpu[] = [...byIndex.values()]
     .sort((a, b) => a.index - b.index)
     .map((g) => ({
@@ -147,5 +159,5 @@ export function emptyImport(
   source: ImportSource,
   command: ImportedRun['command'],
 ): Omit<ImportedRun, 'notes' | 'unmappedWhy'> {
-  return { source, command, samples: [], collectives: [] };
+  return { source, command, samples: [], collectives: [], variants: [] };
 }

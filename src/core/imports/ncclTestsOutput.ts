@@ -3,14 +3,18 @@
  * The test binary names the collective (alltoall_perf, all_gather_perf: the two the protocol
  * knows); each row is one size, out-of-place and in-place, with time, algbw and busbw taken
  * as printed. A collective the protocol does not know, a run on one rank, or a row that does
- * not read is a note. Field by field: docs/IMPORT.md.
+ * not read is a note. The variant and the mode the run used are decided from what the file
+ * shows (ncclVariant.ts). Field by field: docs/IMPORT.md.
  */
 import type { CollectiveOp, CollectivePoint } from '../protocol';
 import type { ImportedRun, PrintedGpu, Vendor } from './importedRun';
+import type { ImportedVariantName, VariantEvidence } from './ncclVariant';
+import { InfoEnv, decideVariant, envOfList, variantRecord } from './ncclVariant';
 import {
   Notes,
   SOURCE_WARNING,
   UNMAPPED,
+  VARIANT,
   emptyImport,
   printedCount,
   printedNumber,
@@ -36,6 +40,8 @@ interface Row {
 
 interface RankLine extends PrintedGpu {
   host: string;
+  /** The process that drove the rank, as printed; undefined where it did not read. */
+  pid?: number;
 }
 
 interface Printed {
@@ -50,6 +56,13 @@ interface Printed {
   iters?: number;
   aggIters?: number;
   graphLaunches?: number;
+  /** nThread x nGpus: the GPUs one process drives. */
+  gpusPerProcess?: number;
+  /** The command line words (JSON args). */
+  args?: string[];
+  /** The JSON's environment list, the variant's variables only. */
+  env?: Map<string, string>;
+  info: InfoEnv;
   ranks: RankLine[];
   rows: Row[];
   warnings: string[];
@@ -89,7 +102,14 @@ export function ncclJsonTool(value: unknown): NcclFamily {
 }
 
 export function parseNcclTestsText(text: string, file: string): ImportedRun {
-  const p: Printed = { tool: ncclTextTool(text), format: 'text', ranks: [], rows: [], warnings: [] };
+  const p: Printed = {
+    tool: ncclTextTool(text),
+    format: 'text',
+    info: new InfoEnv(),
+    ranks: [],
+    rows: [],
+    warnings: [],
+  };
   let groups: boolean[] | undefined;
   let columns: string[] | undefined;
   // Where each placement's fields are, worked out once per header rather than once per row.
@@ -113,16 +133,29 @@ export function parseNcclTestsText(text: string, file: string): ImportedRun {
       p.iters = Number(params[1]);
       p.aggIters = Number(params[2]);
       p.graphLaunches = Number(params[3]);
+      const per = /^# nThread (\d{1,9}) nGpus (\d{1,9}) /.exec(line);
+      const gpus = per ? printedCount(per[1]) : undefined;
+      const each = per ? printedCount(per[2]) : undefined;
+      if (gpus !== undefined && each !== undefined && gpus * each >= 1) p.gpusPerProcess = gpus * each;
       continue;
     }
     const rank =
-      /^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*?)\s*$/.exec(
+      /^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*?)\s*$/.exec(
         line,
       );
     if (rank) {
-      p.ranks.push({ index: Number(rank[3]), host: rank[2]!, pciBusId: rank[4]!, name: rank[5]! });
+      const pid = printedCount(rank[2]);
+      p.ranks.push({
+        index: Number(rank[4]),
+        host: rank[3]!,
+        pciBusId: rank[5]!,
+        name: rank[6]!,
+        ...(pid !== undefined ? { pid } : {}),
+      });
       continue;
     }
+    // NCCL_DEBUG=INFO lines interleaved with the output: what the library was told.
+    if (!line.startsWith('#') && p.info.read(line)) continue;
     if (line.startsWith('#')) {
       const tokens = line.slice(1).trim().split(/\s+/);
       if (/out-of-place|in-place/.test(line) && !tokens.includes('size')) {
@@ -198,20 +231,35 @@ export function parseNcclTestsJson(value: unknown, file: string): ImportedRun {
   const text = (x: unknown) =>
     typeof x === 'number' && Number.isFinite(x) ? String(x) : typeof x === 'string' ? x : undefined;
   const devices = Array.isArray(config.devices) ? (config.devices as Record<string, unknown>[]) : [];
+  const env = envOfList(o.env);
+  // nccl-tests writes the library's code as nccl_version, rccl-tests as rccl_version (util.cu jsonOutputInit).
+  const code = num(o.nccl_version) ?? num(o.rccl_version);
+  const threads = num(config.nthreads);
+  const gpus = num(config.ngpus);
   const p: Printed = {
     tool: ncclJsonTool(value),
     format: 'json',
+    info: new InfoEnv(),
+    ...(args.length > 0 ? { args } : {}),
+    ...(env ? { env } : {}),
+    ...(threads !== undefined && gpus !== undefined && Number.isSafeInteger(threads * gpus) && threads * gpus >= 1
+      ? { gpusPerProcess: threads * gpus }
+      : {}),
     ...(args.length > 0 ? { commandLine: args.map(shellWord).join(' '), program: args[0]!.split('/').pop()! } : {}),
-    ...(num(o.nccl_version) !== undefined ? { libraryCode: num(o.nccl_version)! } : {}),
+    ...(code !== undefined && Number.isSafeInteger(code) && code > 0 ? { libraryCode: code } : {}),
     ...(num(config.iterations) !== undefined ? { iters: num(config.iterations)! } : {}),
     ...(num(config.aggregated_iterations) !== undefined ? { aggIters: num(config.aggregated_iterations)! } : {}),
     ...(num(config.graph) !== undefined ? { graphLaunches: num(config.graph)! } : {}),
-    ranks: devices.map((d) => ({
-      index: num(d?.device) ?? -1,
-      host: text(d?.hostname) ?? '',
-      name: text(d?.device_info) ?? '',
-      ...(text(d?.device_hex) ? { pciBusId: text(d?.device_hex)! } : {}),
-    })),
+    ranks: devices.map((d) => {
+      const pid = num(d?.pid);
+      return {
+        index: num(d?.device) ?? -1,
+        host: text(d?.hostname) ?? '',
+        name: text(d?.device_info) ?? '',
+        ...(text(d?.device_hex) ? { pciBusId: text(d?.device_hex)! } : {}),
+        ...(pid !== undefined && Number.isSafeInteger(pid) && pid >= 0 ? { pid } : {}),
+      };
+    }),
     rows: [],
     warnings: (Array.isArray(o.errors) ? o.errors : [])
       .filter((e): e is string => typeof e === 'string' && e.trim() !== '')
@@ -278,6 +326,25 @@ function mapRows(p: Printed, file: string): ImportedRun {
   });
   const out = { ...emptyImport(source, 'collective'), ...(topology ? { topology } : {}) };
   const op = p.program ? OPS[p.program.replace(/_mpi$/, '')] : undefined;
+  const evidence: VariantEvidence = {
+    tool: p.tool,
+    format: p.format,
+    ...(op ? { op } : {}),
+    ...(libraries[0] ? { libraryVersion: libraries[0].version } : {}),
+    ...(p.args ? { args: p.args } : {}),
+    ...(p.env ? { env: p.env } : {}),
+    info: p.info,
+    pids: p.ranks.map((r) => r.pid),
+    ...(p.gpusPerProcess !== undefined ? { gpusPerProcess: p.gpusPerProcess } : {}),
+  };
+  const decision = decideVariant(evidence);
+  notes.add(VARIANT, decision.note);
+  out.variants.push(
+    variantRecord(decision, {
+      name: p.tool === 'rccl-tests' ? 'rccl' : 'nccl',
+      version: libraries[0]?.version ?? '',
+    }),
+  );
   const ranks = p.ranks.length;
   const iters = p.iters !== undefined ? p.iters * (p.aggIters || 1) * Math.max(1, p.graphLaunches ?? 0) : undefined;
   const why = !p.program
@@ -292,7 +359,7 @@ function mapRows(p: Printed, file: string): ImportedRun {
   for (const row of p.rows) {
     for (const place of row.places) {
       const label = `size ${row.size} ${row.type} ${place.inPlace ? 'in-place' : 'out-of-place'}: time ${place.time ?? '?'} us, algbw ${place.algbw ?? '?'} GB/s, busbw ${place.busbw ?? '?'} GB/s`;
-      const point = why ? why : pointOf(row, place, { op: op!, ranks, iters: iters! });
+      const point = why ? why : pointOf(row, place, { op: op!, ranks, iters: iters!, variant: decision.variant });
       if (typeof point === 'string') notes.unmapped(label, point);
       else {
         if (point.wrongDropped)
@@ -311,7 +378,7 @@ function mapRows(p: Printed, file: string): ImportedRun {
 function pointOf(
   row: Row,
   place: Placement,
-  o: { op: CollectiveOp; ranks: number; iters: number },
+  o: { op: CollectiveOp; ranks: number; iters: number; variant: ImportedVariantName },
 ): { point: CollectivePoint; wrongDropped: boolean } | string {
   const size = printedCount(row.size);
   const perRank = printedCount(row.count);
@@ -332,7 +399,7 @@ function pointOf(
     point: {
       type: 'collective',
       op: o.op,
-      variant: 'default',
+      variant: o.variant,
       ranks: o.ranks,
       sizeBytes: size,
       // nccl-tests prints elements per rank; the protocol's count is the elements of the whole buffer.
