@@ -80,7 +80,7 @@ describe('collective on the simulated node', () => {
   it('the gin-sdma environment is the one the knob catalog gives for the reported RCCL version', () => {
     const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma')!;
     expect(gin.symmetric).toBe(true);
-    expect(gin.env).toEqual(variantEnv('gin-sdma', gin.library.version));
+    expect(gin.env).toEqual(variantEnv('gin-sdma', gin.library.version, 'rccl'));
     expect(of(rs, 'collective-variant').find((v) => v.variant === 'default')!.env).toEqual({});
   });
 
@@ -400,7 +400,7 @@ describe(`the 2x H200 run (${MEASURED})`, () => {
   it('the ce variant ran on the copy engines and the env is the catalog one', () => {
     const rs = read('collective.ndjson');
     const ce: CollectiveVariant = of(rs, 'collective-variant').find((v) => v.variant === 'ce')!;
-    expect(ce.env).toEqual(variantEnv('ce', ce.library.version));
+    expect(ce.env).toEqual(variantEnv('ce', ce.library.version, ce.library.name === 'rccl' ? 'rccl' : 'nccl'));
     for (const p of of(rs, 'collective').filter((x) => x.variant === 'ce')) expect(p.transport).toBe('ce');
   });
 
