@@ -23,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::touch(parsed->message);
       fuzz::sink = fuzz::sink + parsed->sizeBytes + static_cast<std::size_t>(parsed->pid) +
                    static_cast<std::size_t>(parsed->device);
+      if (parsed->channels) fuzz::sink = fuzz::sink + static_cast<std::size_t>(*parsed->channels);
+    }
+    if (const auto channels = librarylog::collChannelsOfInitLine(line)) {
+      fuzz::sink = fuzz::sink + static_cast<std::size_t>(*channels);
     }
     fuzz::touch(librarylog::libraryOfVersionLine(line));
     counter.addLine(kFiles[n++ % 3], std::string(line));

@@ -132,6 +132,18 @@ corpus('fuzz_library_log', {
   'library-log-test-lines': testLines.join('\n') + '\n',
   'rccl-two-ranks': [...rank('rccl', 0, 4101), ...rank('rccl', 1, 4102)].join('\n') + '\n',
   'nccl-two-ranks': [...rank('nccl', 0, 4101), ...rank('nccl', 1, 4102)].join('\n') + '\n',
+  // Channel counts and copy-engine lines: the init line, NCCL's symmetric and copy-engine lines,
+  // RCCL's CE launch lines, and hostile counts.
+  'channels-and-ce': [
+    'node-01:4101:4101 [0] NCCL INFO 32 coll channels, 32 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer',
+    'node-01:4101:4101 [0] NCCL INFO AllGather [Symmetric]: 1048576 Bytes -> Kernel AllGather_ST nchannels 8 nthreads 512 nWorks 1',
+    'node-01:4101:4101 [0] NCCL INFO AlltoAll [Copy Engine]: 8388608 Bytes -> cudaMemcpy',
+    'node-01:4101:4101 [0] NCCL INFO CE: rank 0 -> Batch path without intraBatchSync (hipMemcpyBatchAsync), numOps=8',
+    'node-01:4101:4101 [0] NCCL INFO CE: rank 0 -> No-Batch Single-Stream path (cudaMemcpyAsync), numOps=8',
+    'node-01:4101:4101 [0] NCCL INFO AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={9..3}',
+    'node-01:4101:4101 [0] NCCL INFO AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..99999999999999999999}',
+    'node-01:4101:4101 [0] NCCL INFO AllToAll GIN: transport=lsa bytesPerPeer=1 chunks=8 ctas=-4 threads=256',
+  ].join('\n') + '\n',
 });
 
 // --- rocprofv3 CSV ----------------------------------------------------------------------------

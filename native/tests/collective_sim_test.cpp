@@ -129,7 +129,7 @@ TEST_CASE("ginSdmaAlltoAllOnly") {
   std::size_t ginPoints = 0;
   bool allAlltoAllSdma = true;
   for (const PointReport& p : c.points) {
-    if (p.variant != "gin-sdma") continue;
+    if (p.variant != "gin-sdma-lib") continue;
     ++ginPoints;
     allAlltoAllSdma =
         allAlltoAllSdma && p.op == Op::AlltoAll && p.transport == std::optional<std::string>("sdma") &&
@@ -149,7 +149,7 @@ TEST_CASE("ginSdmaAlltoAllOnly") {
   unsetenv("NCCL_GIN_A2A_SDMA_MIN_BYTES");
   bool stillSdma = true;
   for (const PointReport& p : forced.points) {
-    if (p.variant == "gin-sdma") stillSdma = stillSdma && p.transport == std::optional<std::string>("sdma");
+    if (p.variant == "gin-sdma-lib") stillSdma = stillSdma && p.transport == std::optional<std::string>("sdma");
   }
   CHECK_MESSAGE((stillSdma), ("the variant's NCCL_GIN_A2A_SDMA_MIN_BYTES=0 wins over the process environment"));
 }
@@ -161,22 +161,73 @@ TEST_CASE("olderRccl") {
   const Captured c = run(sweep(1, 1), model);
   bool unsupported = false;
   for (const VariantReport& v : c.variants) {
-    if (v.name == "gin-sdma") unsupported = !v.supported && !v.reason.empty() && !v.hint.empty() && v.env.empty();
+    if (v.name == "gin-sdma-lib") unsupported = !v.supported && !v.reason.empty() && !v.hint.empty() && v.env.empty();
   }
   CHECK_MESSAGE((unsupported),
                 ("RCCL 2.30.3: gin-sdma is reported unsupported, with a reason and a hint, and sets nothing"));
-  bool onlyDefault = !c.points.empty();
-  for (const PointReport& p : c.points) onlyDefault = onlyDefault && p.variant == "default";
-  CHECK_MESSAGE((onlyDefault && c.lastTotal == static_cast<std::int64_t>(c.points.size())),
-                ("RCCL 2.30.3: only the default's points, and the progress total counts only them"));
+  bool noGin = !c.points.empty();
+  for (const PointReport& p : c.points) noGin = noGin && p.variant != "gin-sdma-lib";
+  CHECK_MESSAGE((noGin && c.lastTotal == static_cast<std::int64_t>(c.points.size())),
+                ("RCCL 2.30.3: no gin-sdma-lib points, and the progress total counts only those that ran"));
 
   model.rcclPatch = 5;
   const Captured guess = run(sweep(1, 1), model);
   bool five = false;
   for (const VariantReport& v : guess.variants) {
-    if (v.name == "gin-sdma") five = v.supported && envValue(v.env, "NCCL_GIN_TYPE") == "5";
+    if (v.name == "gin-sdma-lib") five = v.supported && envValue(v.env, "NCCL_GIN_TYPE") == "5";
   }
   CHECK_MESSAGE((five), ("RCCL 2.30.5: gin-sdma runs with NCCL_GIN_TYPE=5"));
+}
+
+TEST_CASE("copyEngine") {
+  CollectiveOptions o = sweep(1, 1);
+  o.sizesBytes = {1 * MiB, 128 * MiB};
+  const Captured c = run(o);
+  bool ceReported = false;
+  for (const VariantReport& v : c.variants) {
+    if (v.name != "ce") continue;
+    ceReported = v.supported && v.symmetric && envValue(v.env, "NCCL_CTA_POLICY") == "2" &&
+                 envValue(v.env, "NCCL_CUMEM_ENABLE") == "1" && envValue(v.env, "NCCL_LOCAL_REGISTER") == "0" &&
+                 !v.conditions.empty();
+    for (const VariantCondition& cond : v.conditions) ceReported = ceReported && cond.ok;
+  }
+  CHECK_MESSAGE((ceReported), ("ce: supported on the simulated RCCL 2.31.0, every condition met"));
+  std::size_t ceAllGather = 0, ceAlltoAll = 0;
+  bool zeroCus = true;
+  double busbw128 = 0;
+  for (const PointReport& p : c.points) {
+    if (p.variant != "ce") continue;
+    (p.op == Op::AllGather ? ceAllGather : ceAlltoAll)++;
+    zeroCus = zeroCus && p.transport == std::optional<std::string>("ce") && p.cusUsed.count == 0 &&
+              p.cusUsed.source == "model";
+    if (p.op == Op::AllGather && !p.inPlace && p.sizeBytes == 128 * MiB)
+      busbw128 = busbwGbps(p.op, p.ranks, p.sizeBytes, p.timeUs);
+  }
+  CHECK_MESSAGE((ceAllGather == 4 && ceAlltoAll == 2), ("ce: AllGather in both forms, AlltoAll out of place"));
+  CHECK_MESSAGE((zeroCus), ("ce: every point on the copy engines, 0 CUs"));
+  CHECK_MESSAGE((busbw128 > 120 && busbw128 < 136),
+                ("ce: ~128 GB/s busbw at 128 MiB, got " + std::to_string(busbw128)));
+  bool defaultCus = true;
+  for (const PointReport& p : c.points) {
+    if (p.variant == "default") defaultCus = defaultCus && p.cusUsed.count == 16 && p.cusUsed.source == "model";
+    if (p.variant == "gin-sdma-lib") defaultCus = defaultCus && p.cusUsed.count == 1;
+  }
+  CHECK_MESSAGE((defaultCus), ("default: 16 CUs (ring, 16 channels); gin-sdma-lib SDMA: 1"));
+
+  o.mode = RankMode::SingleProcess;
+  const Captured single = run(o);
+  bool fallback = false;
+  for (const PointReport& p : single.points) {
+    if (p.variant == "ce" && p.op == Op::AlltoAll)
+      fallback = p.transport == std::optional<std::string>("kernel") && p.cusUsed.count == 16;
+  }
+  CHECK_MESSAGE((fallback), ("single process: ce's AlltoAll runs kernels (ncclCeAlltoAllEligible refuses a group)"));
+
+  CollectiveOptions old = sweep(1, 1);
+  old.variants = {"gin-sdma"};
+  const Captured renamed = run(old);
+  CHECK_MESSAGE((renamed.variants.size() == 1 && renamed.variants[0].name == "gin-sdma-lib"),
+                ("the old name gin-sdma runs gin-sdma-lib"));
 }
 
 }  // namespace

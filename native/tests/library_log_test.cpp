@@ -6,6 +6,14 @@
 //    (ROCm/rocm-systems, projects/rccl/src/algorithms/gin/sdma/gin_alltoall_sdma.cu);
 //  - NCCL's tuner line, INFO(NCCL_TUNING, "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"),
 //    logged by rank 0 (NVIDIA/nccl, src/enqueue.cc; older releases add " comm %p");
+//  - NCCL's copy-engine line, INFO(NCCL_TUNING, "%s [Copy Engine]: %ld Bytes -> cudaMemcpy%s") (2.29.2+), and
+//    its symmetric-kernel line, INFO(NCCL_TUNING, "%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d
+//    nWorks %d") (NVIDIA/nccl, src/scheduler/symmetric_sched.cc);
+//  - RCCL's copy-engine launch lines, INFO(NCCL_COLL, "CE: rank %d -> Batch path without intraBatchSync
+//    (hipMemcpyBatchAsync), numOps=%zu") and its No-Batch forms (ROCm/rocm-systems, projects/rccl/src/ce_coll.cc,
+//    ncclCeLaunchBatchOps);
+//  - the init line INFO(NCCL_INIT, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels,
+//    %d p2p channels per peer") (NVIDIA/nccl, src/init.cc);
 //  - the prefix "host:pid:tid [cudaDev] NCCL INFO ", after a "[date time]" stamp where
 //    NCCL_DEBUG_TIMESTAMP_FORMAT applies (NCCL user guide, Troubleshooting > Logging).
 #include <cstdio>
@@ -57,6 +65,60 @@ TEST_CASE("tunerLines") {
       "channel{Lo..Hi}={0..15}");
   CHECK_MESSAGE((stamped && stamped->pid == 189884 && stamped->device == 2 && stamped->transport == "nvls/simple"),
                 ("a timestamp before the prefix does not hide pid and device"));
+}
+
+TEST_CASE("channels") {
+  const auto ring = parseLogLine(
+      "h200-01:90112:90112 [0] NCCL INFO AllGather: 16777216 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..31}");
+  CHECK_MESSAGE((ring && ring->channels == 32), ("tuner: channel{Lo..Hi}={0..31} is 32 channels"));
+  const auto mid =
+      parseLogLine("n:1:1 [0] NCCL INFO AllReduce: 4 Bytes -> Algo TREE proto LL channel{Lo..Hi}={4..7} comm 0x1");
+  CHECK_MESSAGE((mid && mid->channels == 4), ("tuner: {4..7} is 4 channels"));
+  const auto lsa = parseLogLine(
+      "mi350-07:48214:48291 [4] NCCL INFO AllToAll GIN: transport=lsa bytesPerPeer=65536 chunks=8 ctas=64 threads=256");
+  CHECK_MESSAGE((lsa && lsa->channels == 64), ("GIN lsa: ctas=64"));
+  const auto sdma = parseLogLine("m:1:1 [0] NCCL INFO AllToAll GIN: transport=sdma bytesPerPeer=8388608 threads=64");
+  CHECK_MESSAGE((sdma && !sdma->channels), ("GIN sdma: the line names no CTA count"));
+  const auto sym = parseLogLine(
+      "h200-01:7:7 [0] NCCL INFO AllGather [Symmetric]: 1048576 Bytes -> Kernel AllGather_ST nchannels 8 nthreads 512 "
+      "nWorks 1");
+  CHECK_MESSAGE((sym && sym->transport == "symmetric-kernel" && sym->channels == 8 && sym->sizeBytes == 1048576 &&
+                 sym->op == "AllGather"),
+                ("NCCL symmetric line: 8 channels, 1 MiB"));
+  const auto ce = parseLogLine("h200-01:7:7 [0] NCCL INFO AlltoAll [Copy Engine]: 8388608 Bytes -> cudaMemcpy");
+  CHECK_MESSAGE((ce && ce->transport == "ce" && ce->sizeBytes == 8388608 && !ce->channels && ce->op == "AllToAll"),
+                ("NCCL copy-engine line: ce, 8 MiB, no channel count"));
+  const auto rcclCe = parseLogLine(
+      "mi350-07:5:5 [1] NCCL INFO CE: rank 1 -> Batch path without intraBatchSync (hipMemcpyBatchAsync), numOps=8");
+  CHECK_MESSAGE((rcclCe && rcclCe->transport == "ce" && rcclCe->device == 1 && !rcclCe->channels),
+                ("RCCL CE batch line: ce"));
+  const auto single =
+      parseLogLine("mi350-07:5:5 [1] NCCL INFO CE: rank 1 -> No-Batch Single-Stream path (cudaMemcpyAsync), numOps=8");
+  CHECK_MESSAGE((single && single->transport == "ce"), ("RCCL CE single-stream line: ce"));
+  // Hostile counts: reversed, huge, overflowing, cut short.
+  for (const char* bad : {"AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={9..3}",
+                          "AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..99999999999999999999}",
+                          "AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..5000}",
+                          "AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..",
+                          "AllGather: 4 Bytes -> Algo RING proto LL channel{Lo..Hi}={..7}",
+                          "AllToAll GIN: transport=lsa bytesPerPeer=1 ctas=-4", "AllToAll GIN: transport=lsa ctas=1025",
+                          "AllToAll GIN: transport=lsa ctas="}) {
+    const auto p = parseLogLine(bad);
+    CHECK_MESSAGE((p && !p->channels), (std::string("no channel count from: ") + bad));
+  }
+}
+
+TEST_CASE("initChannels") {
+  using sdma::librarylog::collChannelsOfInitLine;
+  CHECK(collChannelsOfInitLine("h200:7:7 [0] NCCL INFO 32 coll channels, 32 collnet channels, 0 nvls channels, 32 p2p "
+                               "channels, 32 p2p channels per peer") == 32);
+  CHECK(collChannelsOfInitLine("m:1:1 [3] NCCL INFO 16 coll channels, 16 collnet channels, 0 nvls channels, 64 p2p "
+                               "channels, 8 p2p channels per peer") == 16);
+  CHECK(!collChannelsOfInitLine("NCCL INFO coll channels, p2p channels"));
+  CHECK(!collChannelsOfInitLine("NCCL INFO x32 coll channels, 1 p2p channels"));
+  CHECK(!collChannelsOfInitLine("NCCL INFO 99999999 coll channels, 1 p2p channels"));
+  CHECK(!collChannelsOfInitLine("NCCL INFO 32 coll channels"));
+  CHECK(!collChannelsOfInitLine(""));
 }
 
 TEST_CASE("otherLines") {

@@ -119,7 +119,7 @@ describe('collective on the simulated node', () => {
   it('the gin-sdma-lib environment is the one the knob catalog gives for the reported RCCL version', () => {
     const gin = of(rs, 'collective-variant').find((v) => v.variant === 'gin-sdma-lib')!;
     expect(gin.symmetric).toBe(true);
-    expect(gin.env).toEqual(variantEnv('gin-sdma-lib', gin.library.version));
+    expect(gin.env).toEqual(variantEnv('gin-sdma-lib', gin.library.version, 'rccl'));
     expect(of(rs, 'collective-variant').find((v) => v.variant === 'default')!.env).toEqual({});
   });
 
@@ -498,7 +498,7 @@ describe(`the 2x H200 run (${MEASURED})`, () => {
   it('the ce variant ran on the copy engines and the env is the catalog one', () => {
     const rs = read('collective.ndjson');
     const ce: CollectiveVariant = of(rs, 'collective-variant').find((v) => v.variant === 'ce')!;
-    expect(ce.env).toEqual(variantEnv('ce', ce.library.version));
+    expect(ce.env).toEqual(variantEnv('ce', ce.library.version, ce.library.name === 'rccl' ? 'rccl' : 'nccl'));
     for (const p of of(rs, 'collective').filter((x) => x.variant === 'ce')) expect(p.transport).toBe('ce');
   });
 

@@ -76,7 +76,7 @@ describe('variant environment from the knob catalog', () => {
   it('gin-sdma-lib: RCCL prerequisites and the NCCL_GIN_TYPE of the version', () => {
     // RCCL_ENABLE_INTRANET is a topology switch, not a GIN prerequisite (Anvil SDMA runs on one node without it).
     // The NCCL_GIN_A2A_* values force librccl's AlltoAll GIN path to SDMA puts at every size.
-    expect(variantEnv('gin-sdma-lib', '2.31.0')).toEqual({
+    expect(variantEnv('gin-sdma-lib', '2.31.0', 'rccl')).toEqual({
       NCCL_GIN_ENABLE: '1',
       NCCL_GIN_TYPE: '7',
       NCCL_GIN_A2A_ENABLE: '1',
@@ -86,9 +86,9 @@ describe('variant environment from the knob catalog', () => {
       NCCL_DMABUF_ENABLE: '1',
       HSA_NO_SCRATCH_RECLAIM: '1',
     });
-    expect(variantEnv('gin-sdma-lib', '2.30.8')?.NCCL_GIN_TYPE).toBe('6');
-    expect(variantEnv('gin-sdma-lib', '2.30.5')?.NCCL_GIN_TYPE).toBe('5');
-    expect(variantEnv('gin-sdma-lib', '2.28.3')).toBeUndefined();
+    expect(variantEnv('gin-sdma-lib', '2.30.8', 'rccl')?.NCCL_GIN_TYPE).toBe('6');
+    expect(variantEnv('gin-sdma-lib', '2.30.5', 'rccl')?.NCCL_GIN_TYPE).toBe('5');
+    expect(variantEnv('gin-sdma-lib', '2.28.3', 'rccl')).toBeUndefined();
   });
   it('gin-sdma-lib: the Anvil SDMA GIN type by version, as the helper has it (native/tests/collective_sim_test.cpp)', () => {
     const table: [string, string | undefined][] = [
@@ -100,13 +100,14 @@ describe('variant environment from the knob catalog', () => {
       ['2.31.0', '7'],
       ['2.32.1', '7'],
     ];
-    for (const [version, type] of table) expect(variantEnv('gin-sdma-lib', version)?.NCCL_GIN_TYPE, version).toBe(type);
+    for (const [version, type] of table)
+      expect(variantEnv('gin-sdma-lib', version, 'rccl')?.NCCL_GIN_TYPE, version).toBe(type);
   });
   it('ce: NCCL_CTA_POLICY=2 (ZERO as a number: NCCL before 2.29.2 reads only numbers, and ZERO there silently means 0); none before 2.28', () => {
-    expect(variantEnv('ce', '2.28.9')).toEqual({ NCCL_CTA_POLICY: '2', NCCL_CUMEM_ENABLE: '1' });
-    expect(variantEnv('ce', '2.29.2')?.NCCL_CTA_POLICY).toBe('2');
-    expect(variantEnv('ce', '2.27.7')).toBeUndefined();
-    expect(variantEnv('default', '2.28.9')).toEqual({});
+    expect(variantEnv('ce', '2.28.9', 'nccl')).toEqual({ NCCL_CTA_POLICY: '2', NCCL_CUMEM_ENABLE: '1' });
+    expect(variantEnv('ce', '2.29.2', 'nccl')?.NCCL_CTA_POLICY).toBe('2');
+    expect(variantEnv('ce', '2.27.7', 'nccl')).toBeUndefined();
+    expect(variantEnv('default', '2.28.9', 'nccl')).toEqual({});
   });
 });
 

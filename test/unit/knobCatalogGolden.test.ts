@@ -83,6 +83,8 @@ const GOLDEN: Row[] = [
   ['MORI_SDMA_NUM_CHANNELS', 'mori', 'device-put', null, null, null, '2', 'source'],
   // NVIDIA NCCL: init.cc, enqueue.cc; SYM_CE counts ELEMENTS and compares with >.
   ['NCCL_CTA_POLICY', 'nccl', 'communicator', null, null, null, '0', 'documented'],
+  // RCCL's CE test helpers (isCeDispatchConfigured): the copy-engine path wants it at 0.
+  ['NCCL_LOCAL_REGISTER', 'rccl', 'communicator', null, null, null, '1', 'source'],
   ['NCCL_SYM_CE_THRESHOLD', 'nccl', 'allgather-ce', 'gt', 'elements', 'rank', '8388608', 'source'],
 ];
 

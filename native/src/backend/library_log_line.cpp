@@ -80,6 +80,47 @@ void prefixFields(std::string_view prefix, LogLine& out) {
   }
 }
 
+// A small count in `digits` (1..6 digits, at most kMaxChannels), else nullopt.
+std::optional<int> smallCount(std::string_view digits) {
+  if (digits.empty() || digits.size() > 6 || !allDigits(digits)) return std::nullopt;
+  const auto n = number(digits);
+  if (!n || *n > static_cast<std::uint64_t>(kMaxChannels)) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
+// The digits that start at `at` in `text`.
+std::string_view digitsAt(std::string_view text, std::size_t at) {
+  if (at > text.size()) return {};
+  std::size_t end = at;
+  while (end < text.size() && end - at < 16 && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  return text.substr(at, end - at);
+}
+
+// channel{Lo..Hi}={a..b}, "nchannels N" or "ctas=N", in that order of preference.
+std::optional<int> channelsOf(std::string_view line, std::string_view lower) {
+  constexpr std::string_view kRange = "channel{lo..hi}={";
+  if (const std::size_t at = lower.find(kRange); at != std::string_view::npos) {
+    const std::size_t loAt = at + kRange.size();
+    const std::string_view lo = digitsAt(line, loAt);
+    const std::size_t dots = loAt + lo.size();
+    if (dots + 2 > line.size() || line.substr(dots, 2) != "..") return std::nullopt;
+    const std::string_view hi = digitsAt(line, dots + 2);
+    const std::size_t close = dots + 2 + hi.size();
+    if (close >= line.size() || line[close] != '}') return std::nullopt;
+    const auto a = smallCount(lo);
+    const auto b = smallCount(hi);
+    if (!a || !b || *b < *a || *b - *a + 1 > kMaxChannels) return std::nullopt;
+    return *b - *a + 1;
+  }
+  for (std::string_view key : {std::string_view("nchannels "), std::string_view("ctas=")}) {
+    const std::size_t at = lower.find(key);
+    if (at == std::string_view::npos) continue;
+    if (at > 0 && std::isalnum(static_cast<unsigned char>(lower[at - 1]))) continue;
+    return smallCount(digitsAt(line, at + key.size()));
+  }
+  return std::nullopt;
+}
+
 void sizeFields(std::string_view line, std::string_view lower, LogLine& out) {
   if (const std::size_t at = lower.find("bytesperpeer="); at != std::string_view::npos) {
     std::size_t end = at + 13;
@@ -90,7 +131,7 @@ void sizeFields(std::string_view line, std::string_view lower, LogLine& out) {
     }
     return;
   }
-  if (const std::size_t at = line.find(" Bytes -> Algo "); at != std::string_view::npos) {
+  if (const std::size_t at = line.find(" Bytes -> "); at != std::string_view::npos) {
     std::size_t start = at;
     while (start > 0 && std::isdigit(static_cast<unsigned char>(line[start - 1]))) --start;
     if (const auto n = number(line.substr(start, at - start))) {
@@ -123,6 +164,12 @@ std::optional<LogLine> parseLogLine(std::string_view line) {
     algo = lowerCase(algo.substr(0, algo.find(' ')));
     proto = lowerCase(proto);
     out.transport = proto.empty() ? algo : algo + "/" + proto;
+  } else if (lower.find("[copy engine]") != std::string::npos || lower.find("[hierarchical ce]") != std::string::npos ||
+             (lower.find("ce: rank ") != std::string::npos && lower.find(" path") != std::string::npos)) {
+    // NCCL's per-call copy-engine line (2.29+) and RCCL's per-launch CE line (ce_coll.cc).
+    out.transport = "ce";
+  } else if (lower.find("[symmetric]") != std::string::npos) {
+    out.transport = "symmetric-kernel";
   } else if (lower.find("ce ") != std::string::npos &&
              (lower.find("memcpybatch") != std::string::npos || lower.find("ceallgather") != std::string::npos ||
               lower.find("cealltoall") != std::string::npos || lower.find("ce collective") != std::string::npos)) {
@@ -144,7 +191,18 @@ std::optional<LogLine> parseLogLine(std::string_view line) {
   out.message = std::string(message.substr(0, kMaxMessage));
   out.op = opOf(message);
   sizeFields(line, lower, out);
+  out.channels = channelsOf(line, lower);
   return out;
+}
+
+std::optional<int> collChannelsOfInitLine(std::string_view line) {
+  constexpr std::string_view kMark = " coll channels, ";
+  const std::size_t at = line.find(kMark);
+  if (at == std::string_view::npos || line.find(" p2p channels", at) == std::string_view::npos) return std::nullopt;
+  std::size_t start = at;
+  while (start > 0 && at - start < 8 && std::isdigit(static_cast<unsigned char>(line[start - 1]))) --start;
+  if (start > 0 && line[start - 1] != ' ') return std::nullopt;
+  return smallCount(line.substr(start, at - start));
 }
 
 std::string_view libraryOfVersionLine(std::string_view line) {

@@ -25,7 +25,10 @@ import { crossing, quantile, sortedTimes } from '../advice/crossover';
 
 // ---- variant environment from the catalog ----
 
-export type Vendor = 'amd' | 'nvidia';
+import { variantEnv } from './variantEnv';
+import type { Vendor } from './variantEnv';
+export { variantEnv } from './variantEnv';
+export type { Vendor } from './variantEnv';
 
 /** The variants `sdma-probe collective` runs on each vendor when none are named. */
 export const DEFAULT_VARIANTS: Readonly<Record<Vendor, readonly CollectiveVariantName[]>> = {
@@ -52,47 +55,6 @@ function primaryEngineVariant(vendor: Vendor, op: CollectiveOp): CollectiveVaria
 // The run's mode is read from its variant records by the core root (compare reads it too).
 export { collectiveLauncherOf, collectiveModeOf } from '../protocol';
 
-/**
- * What a variant sets before its communicator is created, for the library version on the
- * node. gin-sdma: RCCL's prerequisites plus the NCCL_GIN_TYPE that means Anvil SDMA at that
- * version, and librccl's AlltoAll GIN path forced to SDMA at every size (NCCL_GIN_A2A_ENABLE=1,
- * NCCL_GIN_A2A_MIN_BYTES=0, NCCL_GIN_A2A_SDMA_MIN_BYTES=0: gin_alltoall_sdma.cu), as the
- * helper sets them; ce: NCCL_CTA_POLICY=ZERO (as its number: NCCL before 2.29 reads only numbers) on
- * cuMem-backed, symmetric buffers. Undefined when the catalog has no SDMA value for the version.
- */
-export function variantEnv(
-  variant: CollectiveVariantName,
-  libraryVersion: string | undefined,
-): Record<string, string> | undefined {
-  if (variant === 'default') return {};
-  if (variant === 'gin-sdma-dev' || variant === 'unknown') return undefined;
-  if (variant === 'ce') {
-    const policy = knob('NCCL_CTA_POLICY');
-    // The number 2 means ZERO wherever ZERO exists (2.28 on); the name only from 2.29.2 (catalog).
-    const zero = (policy?.values ?? []).find((x) => x.sdma === true && x.value === '2');
-    if (!zero || (libraryVersion !== undefined && compareVersions(libraryVersion, zero.versions.from ?? '0') < 0))
-      return undefined;
-    return { NCCL_CTA_POLICY: zero.value, NCCL_CUMEM_ENABLE: '1' };
-  }
-  const ginType = knob('NCCL_GIN_TYPE');
-  const sdma = ginType ? sdmaValues(ginType, libraryVersion) : [];
-  if (sdma.length !== 1) return undefined;
-  const env: Record<string, string> = {};
-  for (const name of ['NCCL_GIN_ENABLE', 'NCCL_CUMEM_ENABLE', 'NCCL_DMABUF_ENABLE', 'HSA_NO_SCRATCH_RECLAIM']) {
-    const k = knob(name);
-    if (k?.recommended !== undefined) env[name] = k.recommended;
-  }
-  env.NCCL_GIN_TYPE = sdma[0]!.value;
-  const forced: Record<string, string> = {
-    NCCL_GIN_A2A_ENABLE: '1',
-    NCCL_GIN_A2A_MIN_BYTES: '0',
-    NCCL_GIN_A2A_SDMA_MIN_BYTES: '0',
-  };
-  for (const [name, value] of Object.entries(forced)) {
-    if (knob(name)) env[name] = value;
-  }
-  return env;
-}
 
 // ---- curves ----
 
@@ -667,7 +629,7 @@ export function collectiveAdvice(
         : 'Copy-engine collectives need symmetric buffers (ncclMemAlloc + ncclCommWindowRegister) and take no SMs.';
     const cite = k ? ` (${k.source})` : '';
     if (wins.length > 0) {
-      const env = variantEnv('ce', version);
+      const env = variantEnv('ce', version, vendor === 'amd' ? 'rccl' : 'nccl');
       const loses =
         losing.length > 0 ? ` It loses to the default at ${losing.join(', ')}.` : ' It lost at no size measured.';
       const unsure = open.length > 0 ? ` No verdict at ${open.join(', ')}.` : '';

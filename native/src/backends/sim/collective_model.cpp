@@ -6,7 +6,9 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 
+#include "backend/collective_variants.hpp"
 #include "util/cancel.hpp"
 #include "util/checked.hpp"
 
@@ -48,36 +50,75 @@ A2APath ginAlltoAllPath(const CollectiveModel& m, const EnvList& env, std::uint6
   return bytesPerPeer >= sdmaMin ? A2APath::Sdma : A2APath::Lsa;
 }
 
-double timeUs(const CollectiveModel& m, Op op, bool sdma, std::uint64_t sizeBytes, int ranks) {
+enum class Path { Default, Ce, GinSdma, GinLsa };
+
+double timeUs(const CollectiveModel& m, Op op, Path path, std::uint64_t sizeBytes, int ranks) {
   const double busBytes = static_cast<double>(sizeBytes) * busbwFactor(op, ranks);
-  if (!sdma) {
+  if (path == Path::Default || path == Path::GinLsa) {
     const double gbps = op == Op::AllGather ? m.defaultAllGatherBusGbps : m.defaultAlltoAllBusGbps;
     return m.defaultFixedUs + busBytes / (gbps * 1e3);
   }
+  if (path == Path::Ce) return m.ceFixedUs + busBytes / (m.ceBusGbps * 1e3);
   const std::uint64_t perPeer = sizeBytes / static_cast<std::uint64_t>(ranks);
   const double packets = std::ceil(static_cast<double>(perPeer) / static_cast<double>(m.packetBytes));
   return m.sdmaFixedUs + m.sdmaDispatchUs + m.sdmaPerPacketUs * packets + busBytes / (m.sdmaAlltoAllBusGbps * 1e3);
 }
 
-bool variantRunsOp(const std::string& variant, Op op) { return variant != "gin-sdma" || ginSdmaRunsOp(op); }
+// What the simulated node's librccl and HIP runtime are taken to be (docs/SIMULATOR.md,
+// "Collectives and overlap"): RCCL 2.31.0 with symmetric windows, ROCm 7.12 (hipMemcpyBatchAsync
+// present, hipDriverGetVersion 7.12.0), eight MI350X all linked by xGMI on one node.
+LibraryFacts simulatedFacts(const CollectiveModel& m, int ranks, RankMode mode) {
+  LibraryFacts f;
+  f.library = "rccl";
+  f.major = m.rcclMajor;
+  f.minor = m.rcclMinor;
+  f.patch = m.rcclPatch;
+  f.path = "librccl.so.1 (simulated)";
+  f.hasMemAlloc = f.hasWindowRegister = f.hasAlltoAll = f.hasCommInitRank = true;
+  f.hipRuntimeVersion = 71200000;
+  f.gpuDriverVersion = 71200000;
+  f.hipHasMemcpyBatchAsync = true;
+  f.driverVersion = "simulated";
+  f.allPeersDirect = true;
+  f.ranks = ranks;
+  f.grouped = mode == RankMode::SingleProcess;
+  return f;
+}
+
+CusUsed modelCus(int count, std::string evidence) {
+  CusUsed c;
+  c.count = count;
+  c.source = "model";
+  c.evidence = std::move(evidence);
+  return c;
+}
 
 }  // namespace
 
 Error runSimCollective(const CollectiveOptions& options, int gpuCount, const CollectiveSink& sink,
                        const CollectiveModel& model) {
-  std::vector<std::string> variants = options.variants;
-  if (variants.empty()) variants = {"default", "gin-sdma"};
-  for (const std::string& name : variants) {
-    if (name != "default" && name != "gin-sdma") {
-      return {"usage", "--variants: " + name + " is not a variant of this node (AMD: default, gin-sdma)",
-              "the copy-engine variant 'ce' is NVIDIA's; use gin-sdma on AMD"};
+  std::vector<std::string> variants;
+  for (const std::string& given : options.variants) {
+    const std::optional<std::string> name = canonicalVariant(given);
+    if (!name) {
+      return {"usage", "--variants: " + given + " is not a variant of this node (AMD: default, ce, gin-sdma-lib)",
+              "use default, ce or gin-sdma-lib (gin-sdma is gin-sdma-lib's old name)"};
     }
+    variants.push_back(*name);
   }
+  if (variants.empty()) variants = vendorVariants("rccl");
   const int ranks = options.gpus.empty() ? gpuCount : static_cast<int>(options.gpus.size());
   const std::uint64_t elementBytes = elementBytesOf(options.dtype);
-  const std::string version =
-      std::to_string(model.rcclMajor) + "." + std::to_string(model.rcclMinor) + "." + std::to_string(model.rcclPatch);
-  const std::optional<int> ginType = ginSdmaTypeForRccl(model.rcclMajor, model.rcclMinor, model.rcclPatch);
+  const LibraryFacts facts = simulatedFacts(model, ranks, options.mode);
+  const GetEnv userEnv = [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  };
+  std::vector<VariantReport> reports;
+  for (const std::string& name : variants) {
+    reports.push_back(describeVariant(facts, name, userEnv));
+    reports.back().mode = options.mode;
+  }
   const int repeats = std::max(options.repeats, 1);
   std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 17);
   std::lognormal_distribution<double> noise(0.0, model.jitterSigma);
@@ -88,39 +129,25 @@ Error runSimCollective(const CollectiveOptions& options, int gpuCount, const Col
   for (std::uint64_t requested : options.sizesBytes) {
     if (alignedSizeBytes(requested, ranks, elementBytes) > 0) ++sizes;
   }
-  const auto pointsOf = [&](const std::string& name) {
-    if (name == "gin-sdma" && !ginType) return std::int64_t{0};
+  const auto pointsOf = [&](const VariantReport& report) {
+    if (!report.supported) return std::int64_t{0};
     std::int64_t points = 0;
     for (Op op : options.ops) {
-      if (!variantRunsOp(name, op)) continue;
+      if (!variantRunsOp("rccl", report.name, op)) continue;
       points += sizes * ((options.outOfPlace ? 1 : 0) + (options.inPlace && op == Op::AllGather ? 1 : 0));
     }
     return points;
   };
   std::int64_t total = 0;
-  for (const std::string& name : variants) total += pointsOf(name);
+  for (const VariantReport& report : reports) total += pointsOf(report);
   std::int64_t done = 0;
-  for (const std::string& name : variants) {
-    VariantReport report;
-    report.name = name;
-    report.library = "rccl";
-    report.libraryVersion = version;
-    report.libraryPath = "librccl.so.1 (simulated)";
-    if (name == "gin-sdma") {
-      report.symmetric = true;
-      if (ginType) {
-        report.env = ginSdmaEnv(*ginType);
-      } else {
-        report.supported = false;
-        report.reason = ginSdmaUnsupportedReason(version);
-        report.hint = ginSdmaUnsupportedHint();
-      }
-    }
+  for (const VariantReport& report : reports) {
+    const std::string& name = report.name;
     sink.variant(report);
     if (!report.supported) continue;
     for (Op op : options.ops) {
-      if (!variantRunsOp(name, op)) {
-        sink.warning("variant-op-unsupported", ginSdmaAllGatherSkipped());
+      if (!variantRunsOp("rccl", name, op)) {
+        sink.warning("variant-op-unsupported", variantOpSkipped("rccl", name, op));
         continue;
       }
       for (std::uint64_t requested : options.sizesBytes) {
@@ -140,28 +167,52 @@ Error runSimCollective(const CollectiveOptions& options, int gpuCount, const Col
           point.dtype = options.dtype;
           point.inPlace = inPlace;
           point.iters = options.iters;
-          bool sdma = false;
+          const int defaultChannels =
+              op == Op::AllGather ? model.defaultAllGatherChannels : model.defaultAlltoAllChannels;
+          const std::string defaultCusWhy = std::to_string(defaultChannels) + " channels, one CTA each (assumption)";
+          Path path = Path::Default;
           if (name == "default") {
             point.transport = "lsa";
             point.evidence = "default kernels (simulated): load/store over xGMI";
+            point.cusUsed = modelCus(defaultChannels, "default " + std::string(opName(op)) + ": " + defaultCusWhy);
+          } else if (name == "ce") {
+            if (op == Op::AlltoAll && facts.grouped) {
+              point.transport = "kernel";
+              point.evidence =
+                  "no CE line: inside ncclGroupStart/End RCCL's copy-engine AlltoAll is not eligible "
+                  "(ncclCeAlltoAllEligible), its kernels ran (simulated)";
+              point.cusUsed = modelCus(defaultChannels, "kernel fallback: " + defaultCusWhy);
+            } else {
+              path = Path::Ce;
+              point.transport = "ce";
+              point.evidence = "CE: rank 0 -> Batch path without intraBatchSync (hipMemcpyBatchAsync), numOps=" +
+                               std::to_string(ranks) + " (simulated)";
+              point.cusUsed = modelCus(0, "copy engines only: zero CTAs (NCCL_CTA_POLICY=2)");
+            }
           } else {
-            const A2APath path = ginAlltoAllPath(model, report.env, bytesPerPeer);
-            sdma = path == A2APath::Sdma;
-            if (path == A2APath::NotEligible) {
+            const A2APath a2a = ginAlltoAllPath(model, report.env, bytesPerPeer);
+            if (a2a == A2APath::NotEligible) {
               point.transport = "kernel";
               point.evidence =
                   "no GIN line: ncclAlltoAll was not eligible for its GIN path (NCCL_GIN_A2A_ENABLE=0 or "
                   "bytesPerPeer=" +
                   std::to_string(bytesPerPeer) + " below NCCL_GIN_A2A_MIN_BYTES), its default kernels ran (simulated)";
+              point.cusUsed = modelCus(defaultChannels, "default kernels: " + defaultCusWhy);
             } else {
+              const bool sdma = a2a == A2APath::Sdma;
+              path = sdma ? Path::GinSdma : Path::GinLsa;
               point.transport = sdma ? "sdma" : "lsa";
+              const int ctas = sdma ? model.ginSdmaCtas : model.ginLsaCtas;
               point.evidence = "AllToAll GIN: transport=" + *point.transport +
-                               " bytesPerPeer=" + std::to_string(bytesPerPeer) + " (simulated)";
+                               " bytesPerPeer=" + std::to_string(bytesPerPeer) +
+                               (sdma ? "" : " ctas=" + std::to_string(ctas)) + " (simulated)";
+              point.cusUsed = modelCus(ctas, sdma ? "the SDMA put kernel: one block (assumption)"
+                                                  : "the LSA copy kernel's ctas= (assumption)");
             }
           }
           // Each repeat is a timed loop of its own, with noise of its own. In-place AllGather
           // skips the local slice copy: a hair quicker.
-          const double modelUs = timeUs(model, op, sdma, size, ranks) * (inPlace ? 0.995 : 1.0);
+          const double modelUs = timeUs(model, op, path, size, ranks) * (inPlace ? 0.995 : 1.0);
           for (int r = 0; r < repeats; ++r) point.samplesUs.push_back(modelUs * noise(rng));
           point.timeUs = medianOf(point.samplesUs);
           point.wrong = options.check ? 0 : -1;

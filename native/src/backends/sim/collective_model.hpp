@@ -21,7 +21,21 @@ struct CollectiveModel {
   double defaultAlltoAllBusGbps = 380;
   double defaultFixedUs = 12;  // assumption: one kernel launch plus a ring step
 
-  // --- gin-sdma: librccl's AlltoAll GIN path (RCCL GIN design note: AlltoAll ~423 GB/s busbw
+  // --- ce: RCCL's host copy-engine path (hipMemcpyBatchAsync, zero CTAs). A reported RCCL figure
+  // for host CE/SDMA AllGather on 8x MI355X is ~128 GB/s busbw at 128 MiB (docs/SIMULATOR.md);
+  // with the fixed cost below the asymptote sits a little above it so 128 MiB lands there.
+  double ceBusGbps = 131;
+  // Assumption: two cross-rank barriers (hipStreamBatchMemOp waits before and after the copies,
+  // ncclMemOpSync) plus submitting one batch of n copies.
+  double ceFixedUs = 20;
+
+  // --- CUs each call's kernels hold (one CTA per channel) ---
+  int defaultAllGatherChannels = 16;  // assumption: ring AllGather on 16 channels on 8x MI300-class nodes
+  int defaultAlltoAllChannels = 16;   // assumption
+  int ginLsaCtas = 16;                // assumption: the LSA line's ctas= at these sizes
+  int ginSdmaCtas = 1;                // assumption: one block (threads=64) writes the packets and waits
+
+  // --- gin-sdma-lib: librccl's AlltoAll GIN path (RCCL GIN design note: AlltoAll ~423 GB/s busbw
   // at 2 GiB on 8x MI355X). librccl has no in-library GIN-SDMA AllGather, so there is no
   // AllGather figure here (collective_types.hpp). ---
   double sdmaAlltoAllBusGbps = 425;
@@ -52,8 +66,8 @@ struct CollectiveModel {
   double hbmContention = 0.015;  // the copy's reads compete with the GEMM's for HBM
 };
 
-// `variants` empty: default and gin-sdma. gin-sdma runs AlltoAll only (a `variant-op-unsupported`
-// warning stands for its AllGather points); each point is timed options.repeats times, each
+// `variants` empty: default, ce and gin-sdma-lib ("gin-sdma" is its old name). gin-sdma-lib runs AlltoAll only (a
+// `variant-op-unsupported` warning stands for its AllGather points); each point is timed options.repeats times, each
 // repeat with noise of its own from options.seed.
 // An empty Error: it ran to the end or stopped for a cancel.
 Error runSimCollective(const collective::CollectiveOptions& options, int gpuCount,
