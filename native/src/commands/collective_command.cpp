@@ -24,6 +24,7 @@
 #include "backends/registry.hpp"
 #include "util/cancel.hpp"
 #include "backend/collective_types.hpp"
+#include "backend/collective_variants.hpp"
 #include "backend/gpu_engines.hpp"
 #include "backend/endpoints.hpp"
 #include "util/safe_file.hpp"
@@ -106,11 +107,12 @@ void applyCollectiveFlag(std::string_view flag, std::string_view value, Parsed& 
         o.variants.clear();
         return;
       }
-      if (item != "default" && item != "ce" && item != "gin-sdma" && item != "gin-sdma-lib") {
+      const std::optional<std::string> name = canonicalVariant(item);
+      if (!name) {
         throw UsageError("--variants: unknown variant '" + std::string(item) + "' (default, ce, gin-sdma-lib, all)");
       }
-      if (item == "gin-sdma") p.renamedVariant = true;
-      o.variants.emplace_back(item == "gin-sdma" ? "gin-sdma-lib" : std::string(item));
+      if (*name != item) p.renamedVariant = true;
+      o.variants.push_back(*name);
     }
   } else if (flag == "--gpus") {
     o.gpus.clear();
@@ -481,10 +483,7 @@ class CollectiveCommand : public cli::CommandRun {
 
   std::vector<std::string> variantList(const Topology& topology) const {
     std::vector<std::string> variants = p_.collective.variants;
-    if (variants.empty()) {
-      variants = {"default", "ce"};
-      if (topology.node.vendor == "amd") variants.push_back("gin-sdma-lib");
-    }
+    if (variants.empty()) variants = vendorVariants(topology.node.vendor == "amd" ? "rccl" : "nccl");
     return variants;
   }
 
