@@ -92,11 +92,20 @@ describe('collective on the simulated node', () => {
     }
   });
 
-  it('progress counts the points that run: the skipped gin-sdma-lib AllGather points are not in the total', () => {
+  it('progress counts the points that run, one variant at a time (rank processes per variant): the skipped gin-sdma-lib AllGather points are not in its total', () => {
     const progress = of(rs, 'progress');
-    const total = 8 * 3 + 8 + cePoints().length;
-    expect(progress.map((p) => p.total)).toEqual(progress.map(() => total));
-    expect(progress.at(-1)).toMatchObject({ done: total, total });
+    const points = of(rs, 'collective');
+    const variants = of(rs, 'collective-variant').map((v) => v.variant);
+    for (const [i, variant] of variants.entries()) {
+      const mine = progress.filter((p) => p.message.startsWith(`variant ${i + 1} of ${variants.length}: `));
+      const total = points.filter((p) => p.variant === variant).length;
+      expect(
+        mine.map((p) => p.total),
+        variant,
+      ).toEqual(mine.map(() => total));
+      expect(mine.at(-1), variant).toMatchObject({ done: total, total });
+    }
+    expect(points.filter((p) => p.variant === 'gin-sdma-lib')).toHaveLength(8);
   });
 
   it('each point was timed --repeats times (default 5): timeUs, algbw and busbw are those of the median', () => {
@@ -309,7 +318,9 @@ describe('collective on the simulated node', () => {
       ['--mode', ''],
       ['-b', '1M', '-e', '1K'],
       ['--ops', 'allreduce'],
-      ['--gpus', '0'],
+      ['--gpus', '0', '--mode', 'single-process'],
+      ['--rank-fault', 'explode:1@1'],
+      ['--rank-timeout', '0'],
     ]) {
       const r = helper(['collective', '--backend', 'sim', ...args]);
       expect(r.status, args.join(' ')).toBe(2);

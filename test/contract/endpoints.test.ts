@@ -297,12 +297,32 @@ describe('overlap and collective on one GPU', () => {
     expect(errorOf(records(r))?.message).toMatch(/--dst: GPU 5 is out of range \(this node has 1 GPU: 0\)/);
   });
 
-  it('collective: error too-few-gpus with a hint, exit 1 (not a usage error)', () => {
-    const r = helper(['collective', '--backend', 'sim', '--sim-gpus', '1']);
+  it('collective in one process: error too-few-gpus with a hint, exit 1 (not a usage error)', () => {
+    const r = helper(['collective', '--backend', 'sim', '--sim-gpus', '1', '--mode', 'single-process']);
     expect(r.status).toBe(1);
     const e = errorOf(records(r));
     expect(e).toMatchObject({ code: 'too-few-gpus' });
-    expect(e?.hint).toMatch(/two or more GPUs/);
+    expect(e?.hint).toMatch(/two or more GPUs .*one rank: --mode rank-per-process/);
+  });
+
+  it('collective with one rank process (the default mode): one rank, busbw 0', () => {
+    const r = helper([
+      'collective',
+      '--backend',
+      'sim',
+      '--sim-gpus',
+      '1',
+      '-b',
+      '1M',
+      '-e',
+      '2M',
+      '--variants',
+      'default',
+    ]);
+    expect(r.status).toBe(0);
+    const points = records(r).filter((x) => x.type === 'collective');
+    expect(points.length).toBeGreaterThan(0);
+    for (const p of points) expect(p).toMatchObject({ ranks: 1, busbwGbps: 0 });
   });
 });
 
