@@ -2,7 +2,8 @@
 # One-GPU H200 call for the rank-per-process collective (docs/COLLECTIVES.md, "Ranks and
 # processes"): a user's build of sdma-probe (CMake, sm_90) beside nccl-tests, built here from
 # its public source, both on the NCCL wheel torch uses, in one call:
-#   - `collective` with one rank process (the default mode), variants default and ce, data checked;
+#   - `collective` with one rank process (the default mode), variants default and ce, data checked,
+#     and the default variant again without the library's INFO log (--transport-log off);
 #   - the same in one process driving GPUs (--mode single-process): refused on one GPU;
 #   - nccl-tests all_gather_perf and alltoall_perf -g 1 at the same sizes, iterations and
 #     warm-up, the reference for the helper's times (summarize_ranks.py: ratio per size);
@@ -27,8 +28,8 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAS
 finish() {
   step "summary"
   timeout 60 python3 "$ROOT/bench/device/summarize_ranks.py" "$RAW" "$OUT" || fail "summary"
-  cp "$RAW"/machine.txt "$RAW"/failed-steps.txt "$OUT/" 2>/dev/null
-  for f in ranks1.ndjson single.ndjson kill.txt nccl-tests-allgather-ce-info.txt; do
+  # At most eight files come back from a device call: machine.txt and failed-steps.txt stay in raw.tar.gz.
+  for f in ranks1.ndjson ranks1-nolog.ndjson kill.txt nccl-tests-allgather-ce-info.txt; do
     [ -f "$RAW/$f" ] && cp "$RAW/$f" "$OUT/"
   done
   tar -C "$OUT" -czf "$OUT/raw.tar.gz" raw && rm -rf "$RAW"
@@ -39,7 +40,8 @@ finish() {
 
 machine_facts
 build_probe "$BUILD" || finish 1
-nccl_wheel | tee -a "$RAW/machine.txt"
+nccl_wheel > "$RAW/nccl-wheel.txt"  # not in a pipe: NCCL_ARG must be set in this shell
+cat "$RAW/nccl-wheel.txt" | tee -a "$RAW/machine.txt"
 NCCL_DIR=$(dirname "${NCCL_LIB:-/usr/lib/x86_64-linux-gnu/libnccl.so.2}")
 SIZES=(-b 1K -e 256M -f 4 -n 20 -w 5)
 
@@ -56,6 +58,10 @@ fi
 SDMA_PROBE_KEEP_NCCL_LOG=1 probe ranks1 240 collective --backend cuda --variants default,ce "${SIZES[@]}" --repeats 5 \
   "${NCCL_ARG[@]}" || fail ranks1
 grep -E '"type":"(collective-variant|error|warning)"' "$RAW/ranks1.ndjson" | cut -c1-600
+# NCCL_DEBUG=INFO costs host time per call (each call's COLL line goes to the log file): the
+# same default points without it, for the side-by-side with nccl-tests (which logs nothing).
+probe ranks1-nolog 120 collective --backend cuda --variants default --transport-log off "${SIZES[@]}" --repeats 5 \
+  "${NCCL_ARG[@]}" || fail ranks1-nolog
 probe single 60 collective --backend cuda --mode single-process --variants default "${SIZES[@]}" "${NCCL_ARG[@]}"
 echo "single-process exit $(cat "$RAW/single.rc") (1 expected: too-few-gpus)"
 

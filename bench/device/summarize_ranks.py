@@ -33,6 +33,10 @@ def nccl_tests(path):
 
 
 helper = [r for r in records(raw / "ranks1.ndjson") if r.get("type") == "collective"]
+for r in records(raw / "ranks1-nolog.ndjson"):
+    if r.get("type") == "collective":
+        r["variant"] = r["variant"] + " (log off)"
+        helper.append(r)
 variants = [r for r in records(raw / "ranks1.ndjson") if r.get("type") == "collective-variant"]
 reference = {"allgather": nccl_tests(raw / "nccl-tests-all_gather.txt"), "alltoall": nccl_tests(raw / "nccl-tests-alltoall.txt")}
 single = [r for r in records(raw / "single.ndjson") if r.get("type") == "error"]
