@@ -32,8 +32,8 @@ finish() {
   for f in ranks1.ndjson ranks1-nolog.ndjson kill.txt nccl-tests-allgather-ce-info.txt; do
     [ -f "$RAW/$f" ] && cp "$RAW/$f" "$OUT/"
   done
+  echo "total seconds: $((SECONDS - T0)); failed steps: $(tr "\n" " " < "$RAW/failed-steps.txt" 2>/dev/null)"
   tar -C "$OUT" -czf "$OUT/raw.tar.gz" raw && rm -rf "$RAW"
-  echo "total seconds: $((SECONDS - T0)); failed steps: $(tr "\n" " " < "$OUT/failed-steps.txt" 2>/dev/null)"
   ls -la "$OUT"
   exit "${1:-0}"
 }
