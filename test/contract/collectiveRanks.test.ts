@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { HelperRecord } from '../../src/core/protocol';
 import { parseLine } from '../../src/core/protocol';
-import { helper, records } from './run';
+import { helper, recordedRecords, records } from './run';
 
 function of<T extends HelperRecord['type']>(rs: HelperRecord[], type: T): Extract<HelperRecord, { type: T }>[] {
   return rs.filter((r): r is Extract<HelperRecord, { type: T }> => r.type === type);
@@ -282,5 +282,40 @@ describe('ranks started by srun meet through a private bootstrap file', () => {
   it('--rank-fault is refused on hardware backends', () => {
     const run = helper(['collective', '--backend', 'cuda', '--rank-fault', 'exit:1@1']);
     expect(run.status).toBe(2);
+  });
+});
+
+describe('the one-H200 rank-per-process run in bench/results', () => {
+  const dir = ['bench', 'results', 'h200x1-2026-12-04-ranks'];
+  const rs = recordedRecords(...dir, 'ranks1.ndjson');
+
+  it('validates against the protocol: one rank process started by the helper, the data checked', () => {
+    const variants = of(rs, 'collective-variant');
+    expect(variants.map((v) => v.variant)).toEqual(['default', 'ce']);
+    for (const v of variants)
+      expect(v).toMatchObject({ supported: true, mode: 'rank-per-process', launcher: 'helper' });
+    const points = of(rs, 'collective');
+    expect(points.length).toBe(2 * 10 + 10 + 2 * 10 + 10);
+    for (const p of points) {
+      expect(p).toMatchObject({ ranks: 1, wrong: 0, busbwGbps: 0, simulated: false });
+      if (p.inPlace) {
+        // One rank in place has nothing to move: the capture of a call holds no node at all.
+        expect(p.transport).toBeNull();
+        expect(p.transportEvidence).toMatch(/graph capture of one call: 0 kernel, 0 copy/);
+      } else {
+        // One rank is a local copy: NCCL's memcpy, no kernel in the capture.
+        expect(p.transport).toBe('ce');
+        expect(p.cusUsed).toMatchObject({ count: 0, source: 'zero-cta' });
+      }
+    }
+  });
+
+  it('agrees with nccl-tests in the same call from 64 MiB on (the figures of its README)', () => {
+    const summary = JSON.parse(readFileSync(join(inject('repoRoot'), ...dir, 'summary.json'), 'utf8')) as {
+      rows: { op: string; variant: string; sizeBytes: number; ratio: number | null }[];
+    };
+    const large = summary.rows.filter((r) => r.sizeBytes >= 64 << 20);
+    expect(large.length).toBe(12);
+    for (const r of large) expect(Math.abs(r.ratio! - 1), `${r.op} ${r.variant} ${r.sizeBytes}`).toBeLessThan(0.01);
   });
 });

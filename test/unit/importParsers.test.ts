@@ -493,6 +493,16 @@ describe('nccl-tests / rccl-tests: the collective variant and the mode', () => {
       unknowns: [/^the command line is not in a text output/],
     },
     {
+      // A real output (one H200, 2026-12-04): one rank, so the mode cannot be told.
+      file: ['nccl-tests', 'h200x1-allgather-ce-info.txt'],
+      variant: 'ce',
+      mode: 'unknown',
+      env: { NCCL_CTA_POLICY: '2' },
+      symmetric: false,
+      basis: [/^NCCL_CTA_POLICY=2 \(NCCL INFO line\): ZERO, copy-engine collectives, for NCCL 2\.28\.9$/],
+      unknowns: [/^the command line is not in a text output/],
+    },
+    {
       file: ['nccl-tests', 'alltoall-g1.json'],
       variant: 'default',
       mode: 'unknown',

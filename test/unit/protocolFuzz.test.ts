@@ -28,6 +28,7 @@ const IMPORT_FIXTURES = [
   'nccl-tests/alltoall-g1.txt',
   'nccl-tests/alltoall-g1.json',
   'nccl-tests/h200x8-allgather-ce.txt',
+  'nccl-tests/h200x1-allgather-ce-info.txt',
   'rccl-tests/mi300x-alltoall.txt',
   'rccl-tests/mi300x-allgather.json',
   'rccl-tests/mi355x-alltoall-gin-dev.json',
