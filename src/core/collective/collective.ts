@@ -55,7 +55,6 @@ function primaryEngineVariant(vendor: Vendor, op: CollectiveOp): CollectiveVaria
 // The run's mode is read from its variant records by the core root (compare reads it too).
 export { collectiveLauncherOf, collectiveModeOf } from '../protocol';
 
-
 // ---- curves ----
 
 /** Transports that mean "the engine carried it", by variant. */
