@@ -139,9 +139,9 @@ async function main() {
       `the panel explains each path its points report (${transports.join(' | ')})`,
     );
     check(
-      transports.some((k) => /^lsa: load\/store: CU kernels write straight into the peer GPU/.test(k)) &&
+      transports.some((k) => /^kernel: the library.s kernels moved the bytes on the SMs\/CUs/.test(k)) &&
         transports.some((k) => /^sdma: the SDMA copy engines move the bytes/.test(k)),
-      'lsa is load/store by CU kernels, sdma the SDMA copy engines',
+      "kernel is the library's kernels on the CUs, sdma the SDMA copy engines",
     );
     const pathTitles = await page
       .locator('details table tbody td.path[title]')

@@ -26,14 +26,19 @@ import type { Theme } from '../shared/theme';
 /**
  * A curve's colour, line and marker, as the sweep draws a path (pathColors.ts): the library's
  * default path as compute units (blue, circles), the copy-engine variants as the engine
- * (orange, squares); the in-place form as the broken line of the pair, as a device-started path.
+ * (orange, squares); the in-place form as the broken line of the pair, as a device-started path;
+ * `ce` long-dashed, apart from the GIN-SDMA variants beside it.
  */
 export function curveStyle(
   curve: Pick<Curve, 'variant' | 'inPlace'>,
   theme: Theme,
 ): { color: string; dash: number[]; pointStyle: PointStyle } {
   const mover = curve.variant === 'default' ? 'cu' : 'engine';
-  return { color: moverColor(mover, theme), ...strokeOf(mover, curve.inPlace ? 'device' : 'host') };
+  const stroke = strokeOf(mover, curve.inPlace ? 'device' : 'host');
+  // Two engine variants share AMD's AlltoAll chart: the copy-engine collectives keep the
+  // engine's colour and markers with a long-dashed line of their own.
+  const dash = curve.variant === 'ce' ? (curve.inPlace ? [12, 3, 2, 3] : [12, 4]) : stroke.dash;
+  return { color: moverColor(mover, theme), ...stroke, dash };
 }
 
 export function curveLabel(curve: Curve): string {

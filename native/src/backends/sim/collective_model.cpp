@@ -172,8 +172,20 @@ Error runSimCollective(const CollectiveOptions& options, int gpuCount, const Col
           const std::string defaultCusWhy = std::to_string(defaultChannels) + " channels, one CTA each (assumption)";
           Path path = Path::Default;
           if (name == "default") {
-            point.transport = "lsa";
-            point.evidence = "default kernels (simulated): load/store over xGMI";
+            // What the library itself would say: its tuner line for AllGather (ring, Simple
+            // protocol, over the channels), and no per-call line for the p2p AlltoAll, whose
+            // kernels a graph capture shows.
+            if (op == Op::AllGather) {
+              point.transport = "ring/simple";
+              point.evidence = "AllGather: " + std::to_string(size) +
+                               " Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0.." +
+                               std::to_string(defaultChannels - 1) + "} (simulated)";
+            } else {
+              point.transport = "kernel";
+              point.evidence =
+                  "no algorithm line for this call (p2p path) | graph capture of one call: " + std::to_string(ranks) +
+                  " kernel, 0 copy, 0 other nodes (all ranks) (simulated)";
+            }
             point.cusUsed = modelCus(defaultChannels, "default " + std::string(opName(op)) + ": " + defaultCusWhy);
           } else if (name == "ce") {
             if (op == Op::AlltoAll && facts.grouped) {
