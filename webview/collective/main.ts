@@ -140,7 +140,7 @@ function collectiveSection(view: CollectivePageView, pending: CollectiveChart[])
     el(
       'p',
       { class: 'muted' },
-      'The default path is drawn as compute units are (blue, round points), the engine variants as the engine is (orange, square points; ce with long dashes, the GIN-SDMA variants with dashes and dots). In-place curves are the finer-broken line of each: the default dashed, the engine variants dotted. A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.',
+      'The default path is drawn as compute units are (blue, round points), the engine variants as the engine is (orange, square points; ce with long dashes, the GIN-SDMA variants with dashes and dots). Solid: out-of-place; dashed: in-place (the engine variants dotted in-place). A red ring marks a point that ran another path than its variant is for (the library said so). Hover a point for its path.',
     ),
     transportKey(view),
     ...ops.map((op) => {
