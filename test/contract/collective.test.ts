@@ -97,7 +97,7 @@ describe('collective on the simulated node', () => {
     const points = of(rs, 'collective');
     const variants = of(rs, 'collective-variant').map((v) => v.variant);
     for (const [i, variant] of variants.entries()) {
-      const mine = progress.filter((p) => p.message.startsWith(`variant ${i + 1} of ${variants.length}: `));
+      const mine = progress.filter((p) => (p.message ?? '').startsWith(`variant ${i + 1} of ${variants.length}: `));
       const total = points.filter((p) => p.variant === variant).length;
       expect(
         mine.map((p) => p.total),

@@ -79,7 +79,7 @@ describe('rank-per-process, the default', () => {
   });
 });
 
-describe('one rank', () => {
+describe('one rank (test/contract/endpoints.test.ts: one process refuses one GPU)', () => {
   it('runs as one rank process (busbw 0, as nccl-tests prints it)', () => {
     const run = helper([
       'collective',
@@ -98,12 +98,6 @@ describe('one rank', () => {
     const points = of(records(run), 'collective');
     expect(points.length).toBeGreaterThan(0);
     for (const p of points) expect(p).toMatchObject({ ranks: 1, busbwGbps: 0 });
-  });
-
-  it('is refused in one process driving GPUs (it needs two)', () => {
-    const run = helper(['collective', '--backend', 'sim', '--sim-gpus', '1', '--mode', 'single-process']);
-    expect(run.status).toBe(1);
-    expect(of(records(run), 'error')[0]).toMatchObject({ code: 'too-few-gpus' });
   });
 });
 

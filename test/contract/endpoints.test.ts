@@ -304,26 +304,6 @@ describe('overlap and collective on one GPU', () => {
     expect(e).toMatchObject({ code: 'too-few-gpus' });
     expect(e?.hint).toMatch(/two or more GPUs .*one rank: --mode rank-per-process/);
   });
-
-  it('collective with one rank process (the default mode): one rank, busbw 0', () => {
-    const r = helper([
-      'collective',
-      '--backend',
-      'sim',
-      '--sim-gpus',
-      '1',
-      '-b',
-      '1M',
-      '-e',
-      '2M',
-      '--variants',
-      'default',
-    ]);
-    expect(r.status).toBe(0);
-    const points = records(r).filter((x) => x.type === 'collective');
-    expect(points.length).toBeGreaterThan(0);
-    for (const p of points) expect(p).toMatchObject({ ranks: 1, busbwGbps: 0 });
-  });
 });
 
 describe('a GPU backend on a machine without its GPU', () => {
