@@ -81,7 +81,7 @@ export const PAGES = [
   },
   {
     page: 'collective',
-    marker: 'ul.variants',
+    marker: 'table.variants',
     canvas: 'figure canvas',
     series: [
       { name: 'default variant line', variable: '--vscode-charts-blue', fallback: '#3794ff' },

@@ -119,10 +119,28 @@ async function pick(page, title, text) {
     .first()
     .waitFor({ state: 'visible', timeout: 15_000 });
   const input = page.locator('.quick-input-widget input');
-  await input.fill(text);
+  await input.fill(text, { timeout: 10_000 });
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
   await row.click();
+}
+
+/**
+ * Runs `command` and picks `text` from its quick pick. A webview that takes the focus as it
+ * finishes loading closes a quick pick opened just before (VS Code hides it on focus loss), so
+ * a pick that vanished is asked for again, at most three times.
+ */
+async function commandPick(page, command, title, text) {
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, command);
+    try {
+      await pick(page, title, text);
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /** Picks a colour theme as a user does: "Preferences: Color Theme", then its label. */
@@ -202,24 +220,20 @@ async function main() {
     await check(
       'every panel opens on a simulated run (sweep, timeline, matrix, collective, compare, fleet)',
       async () => {
-        await runCommand(page, 'SDMA Lens: Open Run');
-        await pick(page, 'SDMA Lens', runs.sweep);
+        await commandPick(page, 'SDMA Lens: Open Run', 'SDMA Lens', runs.sweep);
         await opened('sweep');
         // With the sweep panel active, Show Timeline opens that run's own timeline.
         await runCommand(page, 'SDMA Lens: Show Timeline');
         await opened('timeline');
-        await runCommand(page, 'SDMA Lens: Open Run');
-        await pick(page, 'SDMA Lens', runs.matrix);
+        await commandPick(page, 'SDMA Lens: Open Run', 'SDMA Lens', runs.matrix);
         await opened('matrix');
-        await runCommand(page, 'SDMA Lens: Open Run');
-        await pick(page, 'SDMA Lens', runs.collective);
+        await commandPick(page, 'SDMA Lens: Open Run', 'SDMA Lens', runs.collective);
         await opened('collective');
         await runCommand(page, 'SDMA Lens: Compare Runs');
         await pick(page, '(1/2)', runs.sweep);
         await pick(page, '(2/2)', runs.sweepB);
         await opened('compare');
-        await runCommand(page, 'SDMA Lens: Open Fleet');
-        await pick(page, 'fleet', runs.fleet);
+        await commandPick(page, 'SDMA Lens: Open Fleet', 'fleet', runs.fleet);
         await opened('fleet');
         assert(
           new Set(tabs.map((t) => t.label)).size === tabs.length,
