@@ -1,6 +1,7 @@
 // `npm run fuzz`: the libFuzzer harnesses of the helper's readers of outside data (native/fuzz:
 // NDJSON lines, the rocSHMEM PE records, the trace collector, NCCL/RCCL log lines, rocprofv3
-// CSV, rocpd databases, the line splitter). Builds them with clang 19 under ASan + UBSan (every finding fatal) into
+// CSV, rocpd databases, the line splitter, the KFD sysfs files, the rank bootstrap's id file and
+// launcher environment). Builds them with clang 19 under ASan + UBSan (every finding fatal) into
 // native/build-fuzz, replays every known hostile input (native/fuzz/regressions/<harness>/),
 // then fuzzes each harness for a while on a scratch copy of its corpus.
 //
@@ -56,6 +57,8 @@ const HARNESSES = {
   fuzz_pe_records: { sources: ['backends/gpu/rocshmem_launcher.cpp', 'util/ndjson_reader.cpp'], maxLen: 16384 },
   fuzz_trace_collector: { sources: ['profile/trace_collector.cpp', 'util/ndjson_reader.cpp'], maxLen: 16384 },
   fuzz_kfd_sysfs: { sources: ['backend/kfd_sdma.cpp'], maxLen: 4096 },
+  fuzz_bootstrap_id: { sources: ['commands/rank_bootstrap.cpp'], maxLen: 4096 },
+  fuzz_launcher_env: { sources: ['commands/rank_bootstrap.cpp'], maxLen: 4096 },
 };
 
 // ---------------------------------------------------------------------------------------------

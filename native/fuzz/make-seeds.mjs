@@ -210,4 +210,35 @@ corpus('fuzz_kfd_sysfs', {
   'properties-partition': 'location_id 805355776\ndomain 1\n',
 });
 
+// --- rank bootstrap ----------------------------------------------------------------------------
+// The id file rank 0 writes (rank_bootstrap.cpp's writeBootstrapId: 128 bytes as lower-case
+// hex and '\n'), the same digits in upper case without the '\n', and the files a rank must
+// refuse: one digit short, a CRLF ending, a second line, a non-hex byte, non-UTF-8.
+const idHex = bytes(128, 7).toString('hex');
+corpus('fuzz_bootstrap_id', {
+  'id-file': `${idHex}\n`,
+  'id-upper-case-no-newline': idHex.toUpperCase(),
+  'id-one-digit-short': `${idHex.slice(1)}\n`,
+  'id-crlf': `${idHex}\r\n`,
+  'id-second-line': `${idHex}\n${idHex}\n`,
+  'id-not-hex': `${idHex.slice(0, 100)}g${idHex.slice(101)}\n`,
+  'id-not-utf8': Buffer.concat([Buffer.from(idHex.slice(0, 254)), Buffer.from([0xc3, 0x28, 0x0a])]),
+});
+// The environment of a rank as each launcher starts it, as /proc/PID/environ holds it (NAME=VALUE
+// entries separated by '\0'; an entry without '=' is the variant): srun's task of test/contract's
+// bootstrap test, a batch script's shell (SLURM_PROCID, no step), Open MPI's mpirun, MPICH's
+// Hydra, and numbers a launcher never writes.
+const environ = (vars, variant = 'default') =>
+  [...Object.entries(vars).map(([k, v]) => `${k}=${v}`), 'PATH=/usr/bin:/bin', variant].join('\0');
+corpus('fuzz_launcher_env', {
+  'srun-task': environ({ SLURM_PROCID: 1, SLURM_NTASKS: 4, SLURM_LOCALID: 1, SLURM_JOB_ID: 123456, SLURM_STEP_ID: 0 }),
+  'sbatch-shell-then-mpirun': environ({ SLURM_PROCID: 0, SLURM_NTASKS: 8, SLURM_JOB_ID: 123457,
+    OMPI_COMM_WORLD_RANK: 3, OMPI_COMM_WORLD_SIZE: 8, OMPI_COMM_WORLD_LOCAL_RANK: 3, PMIX_NAMESPACE: 'prterun-node-01-41234@1' }, 'gin-sdma-lib'),
+  'mpich-hydra': environ({ PMI_RANK: 7, PMI_SIZE: 8, MPI_LOCALRANKID: 7, PMI_KVSNAME: 'kvs_41234_0' }, 'ce'),
+  'srun-rank-out-of-range': environ({ SLURM_PROCID: 4, SLURM_NTASKS: 4, SLURM_JOB_ID: 123456, SLURM_STEP_ID: 0 }),
+  'ompi-numbers-a-launcher-never-writes': environ({ OMPI_COMM_WORLD_RANK: ' 1', OMPI_COMM_WORLD_SIZE: '2147483648',
+    OMPI_COMM_WORLD_LOCAL_RANK: '-1', PMIX_NAMESPACE: 'ns/../../etc' }, '../variant'),
+  'pmi-signs-and-long-job': environ({ PMI_RANK: '+0', PMI_SIZE: '-0', MPI_LOCALRANKID: '0x1', PMI_KVSNAME: 'k'.repeat(100) }),
+});
+
 console.log(`seeds written under ${join(here, 'corpus')}: ${readdirSync(join(here, 'corpus')).join(', ')}`);

@@ -30,6 +30,7 @@ using EnvReader = std::function<std::optional<std::string>(const char* name)>;
 // The launcher this process runs under (Slurm's srun, Open MPI's or MPICH's mpirun), from
 // its environment; nullopt when none is found. `problem` says what is inconsistent (a rank
 // out of range, a count that is not a number) when the variables are there but unusable.
+// (Fuzzed, with bootstrapFile: native/fuzz/fuzz_launcher_env.cpp.)
 std::optional<ExternalRank> detectExternalRank(const EnvReader& env, std::string& problem);
 
 std::string toHex(const std::string& bytes);
@@ -44,7 +45,7 @@ std::string bootstrapFile(const std::string& dir, const std::string& jobKey, con
 bool writeBootstrapId(const std::string& path, const std::string& id, std::string& why);
 // The other ranks: waits up to `timeout` (checking cancel) for the file, then reads it.
 // false with `why` (timed out, not a regular file, owned by another user, readable by others,
-// not an id).
+// not an id). (Fuzzed, with idFromHex: native/fuzz/fuzz_bootstrap_id.cpp.)
 bool readBootstrapId(const std::string& path, std::chrono::milliseconds timeout, std::string& id, std::string& why);
 
 // A rank other than 0 says it has read the id (an empty private file beside it), so rank 0
