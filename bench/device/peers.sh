@@ -48,8 +48,8 @@ build_probe() {
   cat "$RAW/cupti-readelf.txt"
 }
 
-# build_peers: nvbandwidth (NVB) and TransferBench's CUDA build (TB) from PEERS, each empty when
-# it does not build (logged, and left out of the call).
+# build_peers: nvbandwidth (NVB) and TransferBench's CUDA build (TB; SKIP_TRANSFERBENCH=1 leaves
+# it out) from PEERS, each empty when it does not build (logged, and left out of the call).
 build_peers() {
   step "build the peers"
   SYSROOT=$PB/sysroot
@@ -69,6 +69,7 @@ build_peers() {
     tail -20 "$RAW/nvbandwidth-build.txt" "$RAW/nvbandwidth-cmake.txt" 2>/dev/null; fail "nvbandwidth build"
   fi
   TB=""
+  [ -n "${SKIP_TRANSFERBENCH:-}" ] && { export LD_LIBRARY_PATH="$SYSROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; return 0; }
   NUMA_FLAGS=()
   [ -f /usr/include/numa.h ] || NUMA_FLAGS=(-I"$SYSROOT/usr/include" -L"$SYSROOT/usr/lib/x86_64-linux-gnu")
   if timed tb-build 180 nvcc -O3 -I"$PEERS/TransferBench/src/include" "${NUMA_FLAGS[@]}" -x cu -arch=sm_90 \
