@@ -8,7 +8,9 @@
 #      dispatch to it, against ci/rocshmem_shim (the documented API, declarations only:
 #      Debian ships no rocSHMEM), for gfx90a (hipcc) and gfx942 (clang-19).
 # gfx950 (MI350X) needs LLVM 20 or newer, which bookworm does not ship: native/ci/rocm-sid.sh
-# builds it with Debian sid's ROCm in a chroot.
+# builds it with Debian sid's ROCm in a chroot. The same goes for overlap's AMD GEMM and board
+# telemetry (hipblaslt_gemm.cpp, amdsmi_board.cpp): bookworm packages neither hipBLASLt nor
+# amd-smi, so they are not compiled here.
 # A missing compiler is reported and skipped; any compile error fails the script.
 # Usage: native/ci/compile-check.sh   (from anywhere; writes under ${TMPDIR:-/tmp})
 set -uo pipefail

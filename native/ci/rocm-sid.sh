@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # The AMD build against a current ROCm, on a machine without GPUs (CI): Debian sid's ROCm
-# (hipcc 7.0.2, clang-21, libamdhip64 / libhsa-runtime64 6.4.3, librccl, rocm-device-libs-21)
-# in a sid chroot, never installed into the host.
+# (hipcc 7.0.2, clang-21, libamdhip64 / libhsa-runtime64 6.4.3, librccl, rocm-device-libs-21,
+# hipBLASLt 1.1, amd-smi 27.1) in a sid chroot, never installed into the host.
 #   1. the chroot: built once with debootstrap, cached in
 #      ${SDMA_LENS_ROCM_CHROOT:-/var/cache/sdma-lens/rocm-sid}/<hash of the package list>;
 #   2. the per-engine copy API (hsa_amd_memory_async_copy_on_engine, engine status) compiled
 #      against that ROCm's own hsa_ext_amd.h, not a shim;
 #   3. the helper with CMake's HIP language for gfx950 (MI350X) and gfx942 (MI300): the hip
-#      backend, collective, overlap, run mode and the helper's tests; linked against the real
-#      libamdhip64 and libhsa-runtime64; device code for both targets in the binary;
+#      backend, collective, overlap, run mode and the helper's tests; CMake finds hipBLASLt and
+#      amd-smi (overlap's GEMM and board telemetry: its STATUS lines say "found"); linked against
+#      the real libamdhip64, libhsa-runtime64, libhipblaslt and libamd_smi; device code for both
+#      targets in the binary;
+#   3b. overlap's AMD parts (HipblasltGemm, AmdSmiBoard) in a program of their own
+#      (ci/rocm-sid/amd_overlap_parts.cpp), linked against libhipblaslt and libamd_smi and run:
+#      with no GPU both refuse, neither crashes;
 #   4. the examples (fused-a2a-hip with trace.h, hip-sample) compiled and linked for both
 #      targets; rocshmem_pe.hip for gfx950 against ci/rocshmem_shim (Debian has no rocSHMEM);
-#   5. the no-GPU paths against the real runtime: info, sweep, run and collective with
+#   5. the no-GPU paths against the real runtime: info, sweep, run, collective and overlap with
 #      --backend hip end with an error record saying what is missing, exit codes as
 #      docs/PROTOCOL.md says; --backend auto falls back to the simulator with a warning;
 #   6. the real librccl: its version (from a program linked against it) is the one the helper
 #      reports, and the knob catalog's NCCL_GIN_TYPE rule for it (test/unit/rocmSid.test.ts).
 # Output: one line per check, "ok   LABEL (N s)", "FAIL LABEL" (then the log's tail) or
-# "skip LABEL: why"; the last line counts them. Exit 0 when all ran and passed, or when the
+# "skip LABEL: why"; the last line counts them: 21 checks (22 once sid's librccl loads and its
+# ncclGetVersion is checked). Overlap's AMD parts added two (3b, and overlap in 5) and made the
+# configure and linked checks of 3 ask for hipBLASLt and amd-smi. Exit 0 when all ran and passed, or when the
 # whole script is skipped (not root, no debootstrap, mirror unreachable).
 # Needs root (chroot, mount), as CI runs. SDMA_LENS_ROCM_SID_OUT=DIR keeps the records there.
 # Usage: sudo native/ci/rocm-sid.sh
@@ -92,7 +99,7 @@ fi
 t0=$SECONDS
 if sid_chroot_ensure "$WORK/chroot.log"; then
   pkg() { awk -v p="$1" '$1 == p {print $2}' "$SID_ROOT/.sdma-lens-packages"; }
-  ok "sid chroot, $SID_BUILT: hipcc $(pkg hipcc), clang-21 $(pkg clang-21), libamdhip64-dev $(pkg libamdhip64-dev), libhsa-runtime-dev $(pkg libhsa-runtime-dev), librccl1 $(cat "$SID_ROOT$SID_RCCL_DIR/librccl1.version" 2> /dev/null) (unpacked), rocm-device-libs-21 $(pkg rocm-device-libs-21), in $SID_ROOT" $((SECONDS - t0))
+  ok "sid chroot, $SID_BUILT: hipcc $(pkg hipcc), clang-21 $(pkg clang-21), libamdhip64-dev $(pkg libamdhip64-dev), libhsa-runtime-dev $(pkg libhsa-runtime-dev), libhipblaslt-dev $(pkg libhipblaslt-dev), libamd-smi-dev $(pkg libamd-smi-dev), librccl1 $(cat "$SID_ROOT$SID_RCCL_DIR/librccl1.version" 2> /dev/null) (unpacked), rocm-device-libs-21 $(pkg rocm-device-libs-21), in $SID_ROOT" $((SECONDS - t0))
   cp "$SID_ROOT/.sdma-lens-packages" "$RECORDS/packages.txt"
 else
   fail "sid chroot ($SID_BUILT, $((SECONDS - t0)) s; log follows)" "$WORK/chroot.log"
@@ -134,10 +141,15 @@ run "per-engine copy API (hsa_amd_memory_async_copy_on_engine, engine status) ag
 # ---- 3. the helper through CMake's HIP language ----
 ARCHS="gfx950;gfx942"
 configured=0
-if run "cmake configure: HIP language (clang-21), CMAKE_HIP_ARCHITECTURES=$ARCHS, SDMA_PROBE_WITH_HIP=ON" \
+# hipBLASLt and amd-smi are asked for (ON): a build without them fails here instead of passing
+# with overlap's GEMM and telemetry left out.
+if run "cmake configure: HIP language (clang-21), CMAKE_HIP_ARCHITECTURES=$ARCHS, SDMA_PROBE_WITH_HIP=ON, hipBLASLt and amd-smi found" \
   inside "HIPCXX=clang++-21 cmake -S native -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_ARCHITECTURES='$ARCHS' \
-    -DSDMA_PROBE_WITH_HIP=ON -DSDMA_PROBE_WITH_CUDA=OFF -DSDMA_PROBE_BUILD_TESTS=ON > configure.txt 2>&1; rc=\$?; cat configure.txt;
-    [ \$rc -eq 0 ] && grep -q 'sdma-probe backends: sim cuda=OFF hip=ON' configure.txt"; then
+    -DSDMA_PROBE_WITH_HIP=ON -DSDMA_PROBE_WITH_CUDA=OFF -DSDMA_PROBE_WITH_HIPBLASLT=ON -DSDMA_PROBE_WITH_AMDSMI=ON \
+    -DSDMA_PROBE_BUILD_TESTS=ON > configure.txt 2>&1; rc=\$?; cat configure.txt;
+    [ \$rc -eq 0 ] && grep -q 'sdma-probe backends: sim cuda=OFF hip=ON' configure.txt &&
+    grep -q 'sdma-probe overlap GEMM through hipBLASLt: found' configure.txt &&
+    grep -q 'sdma-probe overlap board telemetry through amd-smi: found' configure.txt"; then
   configured=1
 fi
 cp "$WORK/out.txt" "$RECORDS/cmake-configure.txt" 2> /dev/null
@@ -152,17 +164,30 @@ if [ $built -eq 1 ]; then
     grep -aoE 'amdgcn-amd-amdhsa-+gfx9[0-9a-z]+' build/sdma-probe | sort -u > targets.txt; cat targets.txt;
     grep -q 'gfx950' targets.txt && grep -q 'gfx942' targets.txt"
   cp "$SID_ROOT$CW/targets.txt" "$RECORDS/targets.txt" 2> /dev/null
-  run "sdma-probe linked against the real libamdhip64 and libhsa-runtime64 (readelf NEEDED, ldd)" inside "
+  run "sdma-probe linked against the real libamdhip64, libhsa-runtime64, libhipblaslt and libamd_smi (readelf NEEDED, ldd)" inside "
     readelf -d build/sdma-probe | grep NEEDED; ldd build/sdma-probe;
-    readelf -d build/sdma-probe | grep -q 'NEEDED.*libamdhip64.so' &&
-    readelf -d build/sdma-probe | grep -q 'NEEDED.*libhsa-runtime64.so' &&
-    ldd build/sdma-probe | grep -E 'libamdhip64|libhsa-runtime64' | grep -vq 'not found'"
+    for lib in libamdhip64.so libhsa-runtime64.so libhipblaslt.so libamd_smi.so; do
+      readelf -d build/sdma-probe | grep -q \"NEEDED.*\$lib\" || { echo \"no NEEDED \$lib\"; exit 1; }
+    done &&
+    ! ldd build/sdma-probe | grep -E 'libamdhip64|libhsa-runtime64|libhipblaslt|libamd_smi' | grep -q 'not found'"
 else
   for what in "ctest (helper unit tests, HIP build)" "device code for gfx950 and gfx942 in sdma-probe" \
-    "sdma-probe linked against the real libamdhip64 and libhsa-runtime64"; do
+    "sdma-probe linked against the real libamdhip64, libhsa-runtime64, libhipblaslt and libamd_smi"; do
     fail "$what: not run, the helper did not build"
   done
 fi
+
+# ---- 3b. overlap's AMD parts, linked against the real libraries and run without a GPU ----
+# g++ as the helper's CMake build compiles them (plain C++ over the HIP runtime API), with its
+# warnings; they must refuse (no board at the bogus bus id, no device for the GEMM), not crash.
+run "overlap's AMD parts (ci/rocm-sid/amd_overlap_parts.cpp: AmdSmiBoard, HipblasltGemm), g++, linked to libamd_smi and libhipblaslt, run with no GPU" inside "
+  g++ -std=c++17 -O2 -Wall -Wextra -Wpedantic -D__HIP_PLATFORM_AMD__ -Inative/src native/ci/rocm-sid/amd_overlap_parts.cpp \
+    native/src/backends/gpu/amdsmi_board.cpp native/src/backends/gpu/hipblaslt_gemm.cpp -o amd_overlap_parts \
+    -lamd_smi -lhipblaslt -lamdhip64 &&
+  readelf -d amd_overlap_parts | grep -q 'NEEDED.*libamd_smi' && readelf -d amd_overlap_parts | grep -q 'NEEDED.*libhipblaslt' &&
+  ./amd_overlap_parts | tee amd_overlap_parts.txt && grep -q 'AmdSmiBoard::open(0000:ff:1f.7): refused' amd_overlap_parts.txt &&
+  grep -q 'HipblasltGemm(256): refused' amd_overlap_parts.txt"
+cp "$SID_ROOT$CW/amd_overlap_parts.txt" "$RECORDS/amd_overlap_parts.txt" 2> /dev/null
 
 # ---- 4. examples and the rocSHMEM program (shim) ----
 for off in "" -DSDMA_LENS_TRACE_OFF; do
@@ -221,6 +246,7 @@ probe collective-hip 1 "$NOGPU and any(w.get('code') == 'collective-library-unav
 PROBE_ENV=LD_LIBRARY_PATH=$RCCL_LIB probe collective-hip-rccl 1 \
   "$NOGPU and any(w.get('code', '').startswith('collective-library') and 'rccl' in w.get('message', '') for w in warnings)" \
   collective --backend hip --nccl-lib "$RCCL_LIB/librccl.so.1"
+probe overlap-hip 1 "$NOGPU" overlap --backend hip
 probe sweep-auto 0 'any(w.get("code") and ("kfd" in w.get("message", "") or "GPU" in w.get("message", "")) for w in warnings) and any(r.get("type") == "hello" and r.get("simulated") for r in records) and not errors' sweep --backend auto
 
 # ---- 6. the real librccl's version: the helper's detection and the knob catalog ----

@@ -7,17 +7,24 @@
 
 SID_MIRROR=${SDMA_LENS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SID_CACHE=${SDMA_LENS_ROCM_CHROOT:-/var/cache/sdma-lens/rocm-sid}
-# The toolchain (what Debian sid carries for ROCm) plus what the build needs.
-# (The mirror's sid has no libhsakmt-dev.)
+# The toolchain (what Debian sid carries for ROCm) plus what the build needs, with overlap's
+# hipBLASLt GEMM and amd-smi board telemetry. (The mirror's sid has no libhsakmt-dev.)
+# hipblaslt.h includes <hipblas-common/hipblas-common.h> and its CMake package asks for
+# hipblas-common, yet libhipblaslt-dev does not depend on libhipblas-common-dev: named here.
 SID_PACKAGES="hipcc clang-21 rocm-device-libs-21 libamdhip64-dev libhsa-runtime-dev
-librocm-smi-dev libsqlite3-dev doctest-dev cmake make g++ binutils ca-certificates"
+librocm-smi-dev libhipblaslt-dev libhipblas-common-dev libamd-smi-dev libsqlite3-dev doctest-dev
+cmake make g++ binutils ca-certificates"
+# libhipblaslt1's GPU kernels (code objects and their tuning files: 690 MB of the 696 MB it
+# installs) are only read when a GEMM runs on a GPU, which never happens here: dpkg leaves
+# them out (dpkg.cfg(5), path-exclude). The download (159 MB) stays.
+SID_PATH_EXCLUDE="/usr/lib/x86_64-linux-gnu/hipblaslt/library/*"
 # sid's librccl1 (5.4.3) is built against HIP 5 (libamdhip64-5), which libhsa-runtime64-1
 # 6.4.3 declares it Breaks: apt cannot install it beside ROCm 6.4.3. Its packages are
 # unpacked (dpkg-deb -x, not installed) under $SID_RCCL_DIR instead.
 SID_RCCL_PACKAGES="librccl1 librccl-dev libamdhip64-5"
 SID_RCCL_DIR=/opt/sdma-lens-rccl
-SID_RECIPE=4   # bump when the steps below change
-SID_KEY=$(printf '%s\n' "$SID_RECIPE" "$SID_MIRROR" $SID_PACKAGES $SID_RCCL_PACKAGES | sha256sum | cut -c1-16)
+SID_RECIPE=5   # bump when the steps below change
+SID_KEY=$(printf '%s\n' "$SID_RECIPE" "$SID_MIRROR" $SID_PACKAGES $SID_RCCL_PACKAGES "$SID_PATH_EXCLUDE" | sha256sum | cut -c1-16)
 SID_ROOT="$SID_CACHE/$SID_KEY"
 SID_MOUNTED=()
 
@@ -78,6 +85,7 @@ sid_chroot_ensure() {  # sid_chroot_ensure LOG: sets SID_BUILT=cold|cached; non-
     # older than this machine's clock is still the archive it signed.
     echo 'Acquire::Check-Valid-Until "false";' > "$tmp/etc/apt/apt.conf.d/99sdma-lens"
     sid_in apt-get update || exit 1
+    echo "path-exclude=$SID_PATH_EXCLUDE" > "$tmp/etc/dpkg/dpkg.cfg.d/99sdma-lens"
     # shellcheck disable=SC2086
     sid_in apt-get install -y --no-install-recommends $SID_PACKAGES || exit 1
     # shellcheck disable=SC2086
