@@ -275,7 +275,7 @@ function overlapSection(view: CollectivePageView): HTMLElement | null {
       const alone = view.overlap.alone[compute];
       const rows = view.overlap.rows.filter((r) => r.compute === compute);
       const aloneText = alone
-        ? `alone ${alone.tflops.toFixed(1)} TFLOP/s${alone.gbps !== null ? `, ${formatGbps(alone.gbps)} GB/s` : ''}${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}`
+        ? `alone ${alone.gbps !== null ? `${formatGbps(alone.gbps)} GB/s (${alone.tflops.toFixed(2)} TFLOP/s)` : `${alone.tflops.toFixed(1)} TFLOP/s`}${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}`
         : '';
       const name = `${compute.toUpperCase()} (${rows[0]!.bound}-bound)`;
       return el(
