@@ -8,7 +8,6 @@
 import { OVERLAP_COMPUTES } from '../protocol';
 import { formatBytes } from '../units';
 import type { DecidedBy, OverlapClaim, OverlapRow, OverlapView } from './collectiveMessages';
-import { computeName } from './overlap';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -58,7 +57,7 @@ export function overlapBudget(view: OverlapView, simulated: boolean): string[] {
   for (const compute of OVERLAP_COMPUTES) {
     const rows = judged.filter((r) => r.compute === compute);
     if (rows.length === 0) continue;
-    const name = `${computeName(compute, rows[0]!.bound)}${simulated ? ', simulated' : ''}`;
+    const name = `${compute.toUpperCase()} (${rows[0]!.bound}-bound${simulated ? ', simulated' : ''})`;
     const parts = (Object.keys(CLASS_WORDS) as (keyof typeof CLASS_WORDS)[])
       .map((d) => [d, rows.filter((r) => r.decidedBy === d)] as const)
       .filter(([, rs]) => rs.length > 0)
