@@ -94,7 +94,7 @@ the weakest pair, and saves the run (docs/MATRIX.md).
 
 Options:
   --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
-  --size SIZE                   bytes per copy (default 256M)
+  --size LIST                   bytes per copy, one size or a list (64M,256M) (default 256M)
   --paths LIST|all              cu/host,cu/device,engine/host,engine/device (default: all)
   --cus N                       CUs of the cu/* paths (default 64, cut to the GPUs' CU count)
   --gpus LIST|all               endpoints to pair, e.g. 0,1,2,3 or host,0,1 (a host row and
@@ -146,19 +146,22 @@ ${where()}
 ${runExits()}`,
   },
   overlap: {
-    summary: 'compute (GEMM, FMA) beside each copy path: how much compute each path leaves',
+    summary: 'compute (GEMM, FMA, STREAM triad) beside each copy path: how much compute each path leaves',
     text: `Usage: sdma-lens overlap [options]
 
 Runs a compute kernel alone, beside each copy path, then alone again, and prints how much of
-its speed each path leaves (or JSON); saves the run (docs/COLLECTIVES.md). The flags are
+its speed each path leaves against the CU arithmetic ((total CUs - CUs the copy holds) / total
+CUs), how much bandwidth the copy kept, what decided, and the engine path's gain over the CU
+copy beside the arithmetic's (or JSON); saves the run (docs/COLLECTIVES.md). The flags are
 passed to the helper, which checks their values.
 
 Options:
   --backend auto|sim|hip|cuda   helper backend (default auto: real GPUs when present, else sim)
-  --compute LIST                gemm (vendor BLAS, bf16), fma (an FMA-bound kernel) (default both)
+  --compute LIST                gemm (vendor BLAS, bf16), fma (an FMA-bound kernel), triad
+                                (STREAM triad, memory-bound) (default all three)
   --paths LIST                  cu/host, engine/host, engine/device (default all three)
   --cus LIST                    CUs of the cu/host copy (default 8,16,32)
-  --size SIZE                   bytes per copy (default 256M)
+  --size LIST                   bytes per copy, one size or a list (64M,256M) (default 256M)
   --phase-ms N                  length of each phase in ms (default 1500)
   --gemm-n N                    GEMM M=N=K (default 8192)
   --src E --dst E               the copy's endpoints: a GPU index or host (default 0 and 1;

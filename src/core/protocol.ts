@@ -581,29 +581,96 @@ export const CollectiveSchema = v.pipe(
 );
 
 export const OVERLAP_PHASES = ['alone-before', 'beside', 'alone-after'] as const;
+/** The compute kernels `overlap` runs beside a copy: two compute-bound, one memory-bound (STREAM triad). */
+export const OVERLAP_COMPUTES = ['gemm', 'fma', 'triad'] as const;
+export type OverlapCompute = (typeof OVERLAP_COMPUTES)[number];
+/** What limits a compute kernel alone: its arithmetic (gemm, fma) or memory bandwidth (triad). */
+export const OVERLAP_BOUNDS = ['compute', 'memory'] as const;
+export type OverlapBound = (typeof OVERLAP_BOUNDS)[number];
+/** The bound each compute kernel has: the record's `bound` must say the same. */
+export const OVERLAP_BOUND_OF: Readonly<Record<OverlapCompute, OverlapBound>> = {
+  gemm: 'compute',
+  fma: 'compute',
+  triad: 'memory',
+};
+/** Where an overlap record's clocks and power came from: the vendor SMI, the simulator's model, nowhere. */
+export const OVERLAP_TELEMETRY = ['nvml', 'amd-smi', 'model', 'none'] as const;
+export type OverlapTelemetry = (typeof OVERLAP_TELEMETRY)[number];
+/** At most this many characters in an overlap record's `mechanism` (a sentence, not a log). */
+export const OVERLAP_MECHANISM_MAX = 512;
+/** The most CUs (SMs) a GPU is taken to have: a bound on a record's CU counts. */
+const CUS_MAX = 65_535;
+/** How far a record's `cuArithmetic` may sit from (totalCus - cusUsed) / totalCus: the helper prints 6 significant digits. */
+const CU_ARITHMETIC_SLACK = 1e-3;
 
-/** `overlap`: a compute kernel's throughput in one phase, alone or beside a copy. */
-export const OverlapSchema = v.object({
-  type: v.literal('overlap'),
-  compute: v.picklist(['gemm', 'fma']),
-  computeLabel: text,
-  phase: v.picklist(OVERLAP_PHASES),
-  path: v.picklist(['alone', ...PATHS]),
-  cus: v.optional(v.pipe(count, v.minValue(1))),
-  copySizeBytes: count,
-  durationMs: nonNegative,
-  computeTflops: nonNegative,
-  /** Against the mean of the alone runs before and after; null for those. */
-  keptFraction: v.nullable(nonNegative),
-  copyGbps: v.nullable(nonNegative),
-  copies: count,
-  smClockMHz: v.nullable(nonNegative),
-  memClockMHz: v.nullable(nonNegative),
-  powerW: v.nullable(nonNegative),
-  powerLimitW: v.nullable(nonNegative),
-  throttleReasons: v.array(text),
-  simulated: v.boolean(),
-});
+const cuCount = v.pipe(count, v.maxValue(CUS_MAX));
+const unitFraction = v.custom<number>(
+  (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1,
+  'must be a finite number from 0 to 1',
+);
+
+/**
+ * `overlap`: a compute kernel's throughput in one phase, alone or beside a copy. The fields
+ * after `throttleReasons` came with the CU arithmetic (compute kind `triad`, the copy measured
+ * alone, the CUs the copy holds, what moved its bytes, where the clocks came from): optional,
+ * so runs saved before them still load; null where the phase has none (alone phases).
+ */
+export const OverlapSchema = v.pipe(
+  v.object({
+    type: v.literal('overlap'),
+    compute: oneOf(OVERLAP_COMPUTES),
+    computeLabel: text,
+    phase: v.picklist(OVERLAP_PHASES),
+    path: v.picklist(['alone', ...PATHS]),
+    cus: v.optional(v.pipe(count, v.minValue(1))),
+    copySizeBytes: count,
+    durationMs: nonNegative,
+    computeTflops: nonNegative,
+    /** Against the mean of the alone runs before and after; null for those. */
+    keptFraction: v.nullable(nonNegative),
+    copyGbps: v.nullable(nonNegative),
+    copies: count,
+    smClockMHz: v.nullable(nonNegative),
+    memClockMHz: v.nullable(nonNegative),
+    powerW: v.nullable(nonNegative),
+    powerLimitW: v.nullable(nonNegative),
+    throttleReasons: v.array(text),
+    /** `compute` (gemm, fma) or `memory` (triad). */
+    bound: v.optional(oneOf(OVERLAP_BOUNDS)),
+    /** triad: the bytes it moved per second (12 per element); null for gemm and fma. */
+    computeGbps: v.optional(v.nullable(nonNegative)),
+    /** beside: the same copy (path, CUs, size, endpoints) with nothing else running. */
+    copyAloneGbps: v.optional(v.nullable(nonNegative)),
+    /** beside: copyGbps / copyAloneGbps. */
+    bandwidthKept: v.optional(v.nullable(nonNegative)),
+    /** The GPU's CUs (SMs). */
+    totalCus: v.optional(v.nullable(v.pipe(cuCount, v.minValue(1)))),
+    /** beside: the CUs the copy holds while copying (cu/host its cus, engine/host 0, engine/device 1). */
+    cusUsed: v.optional(v.nullable(cuCount)),
+    /** beside: (totalCus - cusUsed) / totalCus. */
+    cuArithmetic: v.optional(v.nullable(unitFraction)),
+    /** beside: what moved the bytes, in words (outside text). */
+    mechanism: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(OVERLAP_MECHANISM_MAX)))),
+    telemetry: v.optional(oneOf(OVERLAP_TELEMETRY)),
+    simulated: v.boolean(),
+  }),
+  v.check(
+    (p) => p.bound === undefined || p.bound === OVERLAP_BOUND_OF[p.compute],
+    'bound: gemm and fma are compute-bound, triad memory-bound',
+  ),
+  v.check(
+    (p) => p.cusUsed == null || p.totalCus == null || p.cusUsed <= p.totalCus,
+    'cusUsed: the copy cannot hold more CUs than the GPU has (totalCus)',
+  ),
+  v.check(
+    (p) =>
+      p.cuArithmetic == null ||
+      p.cusUsed == null ||
+      p.totalCus == null ||
+      Math.abs(p.cuArithmetic - (p.totalCus - p.cusUsed) / p.totalCus) <= CU_ARITHMETIC_SLACK,
+    'cuArithmetic: must be (totalCus - cusUsed) / totalCus',
+  ),
+);
 
 /** `run`: where a dispatch or copy record came from (docs/PROFILE.md). `sim`: made up by the simulator. */
 export const RUN_SOURCES = ['cupti', 'rocprofv3', 'device-trace', 'sim'] as const;

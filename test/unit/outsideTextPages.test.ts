@@ -27,6 +27,7 @@ import type { Run } from '../../src/core/run';
 import { sweepView } from '../../src/core/sweep/sweepView';
 import { benchRun, runFromText } from '../support/benchRuns';
 import { asNode, fleetIndexOf } from '../support/fleets';
+import { overlapRunText } from '../support/overlapRecords';
 
 const MARK = '«run»';
 // eslint-disable-next-line no-control-regex
@@ -542,6 +543,18 @@ describe('the panels put text from runs in as isolated text', () => {
     await page('collective/main');
     post(message);
     expect(expectIsolated(root(), outside, 'collective')).toBeGreaterThan(3);
+  });
+
+  it('overlap: the mechanism of each copy, the rows, the claim lines and the advice', async () => {
+    const { message, outside } = withOutsideText(
+      { type: 'collective-view' as const, view: collectivePageView(runFromText(overlapRunText())) },
+      parseCollectiveHostMessage,
+    );
+    expect(outside.some((s) => s.startsWith('load/store kernel on 32 CUs'))).toBe(true);
+    await page('collective/main');
+    post(message);
+    expect(expectIsolated(root(), outside, 'overlap')).toBeGreaterThan(20);
+    expect(root().querySelectorAll('table.overlap-table td.mechanism bdi').length).toBe(12);
   });
 
   it("sweep: the header, the helper's warnings and problems, the advice and its evidence", async () => {

@@ -4,7 +4,7 @@
  * fixtures and keeping the fields whose record still validates with a payload appended) is fed
  * payloads with line breaks, terminal escapes, bidi controls, NUL and shell syntax, and the
  * outputs of `sdma-lens advise`, `runs`, `compare`, `import` (a rocprofv3 profile read by a
- * stand-in helper), `fleet show`, the collective table and Suggest Settings' writers are checked:
+ * stand-in helper), `fleet show`, the collective and overlap tables and Suggest Settings' writers are checked:
  * - no raw control, bidi or line-separator character in any line;
  * - as many lines as the same input gives with each such character replaced by '_';
  * - `advise`'s whole output (and a shell file the writers made), sourced by /bin/sh in a
@@ -33,6 +33,7 @@ import { validateRecord } from '../../src/core/protocol';
 import { HostProblemSchema, RUN_FILE_NAME, RunEndSchema, RunHeaderSchema } from '../../src/core/run';
 import * as text from '../../src/core/text';
 import { benchRunText, runFromText } from '../support/benchRuns';
+import { overlapRunText } from '../support/overlapRecords';
 import { runCli } from '../support/cli';
 
 const PAYLOADS = [
@@ -691,6 +692,26 @@ describe('the collective table and its export lines', () => {
         for (const l of exports) expect(l).toMatch(/^export [A-Z_][A-Z0-9_]*=[A-Za-z0-9_.-]+$|^# note: /);
         const sourced = expectSafeToSource(exports.join('\n'), 'collective exports');
         expect(sourced.size).toBe(exports.filter((l) => l.startsWith('export ')).length);
+      }),
+      { numRuns: 16, seed: SEED },
+    );
+  }, 120_000);
+});
+
+describe('the overlap table', () => {
+  it("an overlap run's mechanism, compute labels, node and throttle reasons stay one line each (property, seeded)", async () => {
+    const lines = parseLines(overlapRunText());
+    const fields = freeTextFields(lines);
+    expect(fields.some((f) => f.path[0] === 'mechanism')).toBe(true);
+    const table = (edits: Edit[], clean: boolean) =>
+      collectiveTable(runFromText(ndjson(applyEdits(lines, fields, edits, clean))));
+    const cases = PAYLOADS.map((p) => everyField(fields, p));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom(...cases), editsArb(fields)), async (edits) => {
+        const out = table(edits, false);
+        expectNoRawControls(out, 'overlap table');
+        expect(lineCount(out)).toBe(lineCount(table(edits, true)));
+        expect(out.split('\n').filter((l) => l.startsWith('# claim: ')).length).toBe(7);
       }),
       { numRuns: 16, seed: SEED },
     );

@@ -4,7 +4,9 @@
  * other lines, values swapped for odd ones. `parseLine` must never throw, and whatever it
  * accepts must pass the full schema, not only the fast path. The lines include the
  * `collective-variant` records the nccl-tests / rccl-tests importer makes of its fixtures (with
- * `mode`, `variantBasis`, `variantUnknowns`), and the importer itself is fed mutated outputs.
+ * `mode`, `variantBasis`, `variantUnknowns`), `overlap` records in the helper's shape with the CU
+ * arithmetic (hand-made: triad, the copy alone, the CUs, the mechanism, the telemetry) and as
+ * the 2x H200 run saved them before it, and the importer itself is fed mutated outputs.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import type { RecordType } from '../../src/core/protocol';
 import { RECORD_SCHEMAS, RECORD_TYPES, parseLine, validateRecord } from '../../src/core/protocol';
 import type { ImportedRun } from '../../src/core/imports/importedRun';
 import { isNcclTestsJson, parseNcclTestsJson, parseNcclTestsText } from '../../src/core/imports/ncclTestsOutput';
+import { oldRecord, overlapRunRecords } from '../support/overlapRecords';
 
 const FIXTURES = [
   'runs/sim-sweep-seed1.ndjson',
@@ -44,6 +47,17 @@ const importedLines = () =>
     const r = parseImported(f, importFixture(f));
     return [...r.variants, ...r.collectives.slice(0, 4), ...r.notes].map((x) => JSON.stringify(x));
   });
+
+/** Overlap records: hand-made with every field of the CU arithmetic, simulated or not, and the 2x H200 run's (saved before it). */
+const overlapLines = () => [
+  ...[...overlapRunRecords(), ...overlapRunRecords(true)].flatMap((p) => [
+    JSON.stringify(p),
+    JSON.stringify(oldRecord(p)),
+  ]),
+  ...readFileSync(join(__dirname, '../../bench/results/h200x2-collectives-2026-11-30/overlap.ndjson'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"overlap"')),
+];
 
 /** xorshift32: the same lines on every run, so a failure can be replayed. */
 function rng(seed: number) {
@@ -120,6 +134,7 @@ describe('parseLine against 100,000 mutated lines of real helper output', () => 
   it('never throws, and every line it accepts passes the full schema', () => {
     const lines = FIXTURES.flatMap((f) => readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8').split('\n'))
       .concat(importedLines())
+      .concat(overlapLines())
       .filter(
         (l) =>
           l.startsWith('{"type":') &&

@@ -2,13 +2,15 @@
 // The collective panel in headless Chromium under its real CSP: a simulated collective run
 // from the real helper, drawn with chart.js (one canvas per operation, a line per variant and
 // form, off-path points ringed, tooltips), then an invalid message, a theme switch and
-// "Copy as exports".
+// "Copy as exports"; then an overlap run (hand-made records in the helper's shape, simulated
+// and measured): the table per compute kind against the CU arithmetic, the claim lines above
+// it, the SIMULATED badge on the section, a hostile mechanism shown as text.
 //
 //   node test/webview/collective.mjs            checks
 //   node test/webview/collective.mjs --out DIR  checks + screenshots in DIR
 //
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
-/* global window, document */
+/* global window, document, Node */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -249,7 +251,139 @@ async function main() {
       await page.screenshot({ path: join(outDir, 'collective-light.png'), fullPage: true });
       console.log(`  wrote ${join(outDir, 'collective-light.png')}`);
     }
+
+    await checkOverlap({ support, page, check, posted });
   });
+}
+
+const OVERLAP_COLUMNS = [
+  'copy path',
+  'size',
+  'CUs used / total',
+  'CU arithmetic',
+  'compute kept',
+  '',
+  'copy GB/s alone \u2192 beside',
+  'bandwidth kept',
+  'decided by',
+  'SM MHz / W',
+  'mechanism',
+];
+const DECIDED_PREFIX = { cus: 'CUs', power: 'power', memory: 'memory bandwidth', other: 'other', unknown: '\u2014' };
+
+/** The overlap section of a hand-made overlap run: its table, claim lines, badge and the mechanism as text. */
+async function checkOverlap({ support, page, check, posted }) {
+  const message = support.collectiveMessage(support.overlapRunText({ id: 'overlap-demo', simulated: true }));
+  const { overlap } = message.view;
+  await page.evaluate((m) => window.postMessage(m, '*'), message);
+  await page.waitForSelector('table.overlap-table');
+  await frames(page, 2);
+  const computes = [...new Set(overlap.rows.map((r) => r.compute))];
+  const captions = await page.locator('section.overlap h3').allTextContents();
+  check(
+    computes.length === 3 &&
+      captions.length === 3 &&
+      computes.every((c, i) =>
+        captions[i].startsWith(`${c.toUpperCase()} (${c === 'triad' ? 'memory' : 'compute'}-bound)`),
+      ),
+    `overlap: one table per compute kind, each named with its bound (${captions.join(' | ')})`,
+  );
+  const heads = await page.locator('table.overlap-table').first().locator('thead th').allTextContents();
+  check(
+    JSON.stringify(heads) === JSON.stringify(OVERLAP_COLUMNS),
+    `overlap: the table's columns (${heads.join(', ')})`,
+  );
+  const rows = await page.locator('table.overlap-table tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => {
+      const cell = (c) => tr.querySelector(`td.${c}`);
+      return {
+        cus: cell('cus').textContent,
+        arithmetic: cell('arithmetic').textContent,
+        kept: cell('kept').textContent,
+        copy: cell('copy').textContent,
+        bandwidth: cell('bandwidth').textContent,
+        decided: cell('decided').textContent,
+        why: cell('decided').getAttribute('title'),
+        mechanism: cell('mechanism').textContent,
+        isolated: cell('mechanism').firstElementChild?.localName === 'bdi',
+        marks: tr.querySelectorAll('.bar .mark').length,
+      };
+    }),
+  );
+  const pct = (x) => `${(x * 100).toFixed(1)}%`;
+  check(
+    rows.length === overlap.rows.length &&
+      overlap.rows.every((r, i) => {
+        const shown = rows[i];
+        return (
+          shown.cus === `${r.cusUsed} / ${r.totalCus}` &&
+          shown.arithmetic === pct(r.cuArithmetic) &&
+          shown.kept === pct(r.keptFraction) &&
+          shown.bandwidth === pct(r.bandwidthKept) &&
+          shown.copy.includes('\u2192') &&
+          shown.decided.startsWith(DECIDED_PREFIX[r.decidedBy]) &&
+          shown.why === r.why &&
+          shown.mechanism === r.mechanism &&
+          shown.isolated &&
+          shown.marks === 1
+        );
+      }),
+    `overlap: a row per copy with CUs used / total, the arithmetic (marked on its bar), kept, the copy alone -> beside, bandwidth kept, decided by (the figures on hover) and the mechanism in an isolate (${rows.length} rows)`,
+  );
+  const decided = new Set(overlap.rows.map((r) => r.decidedBy));
+  check(
+    ['cus', 'power', 'memory', 'other'].every((d) => decided.has(d)),
+    `overlap: the run reaches every class of decided by (${[...decided].join(', ')})`,
+  );
+  const claims = await page.locator('section.overlap ul.claims li').allTextContents();
+  check(
+    claims.length === overlap.claims.length &&
+      claims.every((c, i) => c === overlap.claims[i].text) &&
+      claims.some((c) => c.startsWith('GEMM (compute-bound), 256 MiB:') && c.endsWith('the arithmetic holds.')) &&
+      claims.some(
+        (c) => c.startsWith('TRIAD (memory-bound), 256 MiB:') && c.endsWith('memory bandwidth decides, not CUs.'),
+      ),
+    `overlap: the claim lines above the tables (${claims.length})`,
+  );
+  const claimsFirst = await page.evaluate(() => {
+    const list = document.querySelector('section.overlap ul.claims');
+    const table = document.querySelector('section.overlap table.overlap-table');
+    return Boolean(list && table && list.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING);
+  });
+  check(claimsFirst, 'overlap: the claim lines stand above the tables');
+  check(
+    (await page.locator('header .simulated-badge').isVisible()) &&
+      (await page.locator('section.overlap h2 .simulated-badge').isVisible()),
+    'overlap: a simulated run carries the SIMULATED badge in the header and on the overlap section',
+  );
+  await checkTableActions(
+    { page, check, posted },
+    { what: 'overlap', heading: `SDMA Lens overlap ${message.view.runId}`, rows: overlap.rows.length },
+  );
+  if (outDir) {
+    await page.screenshot({ path: join(outDir, 'overlap-light.png'), fullPage: true });
+    console.log(`  wrote ${join(outDir, 'overlap-light.png')}`);
+  }
+
+  // Measured, with markup in a mechanism: no badge, and the markup is text.
+  const measured = support.collectiveMessage(
+    support
+      .overlapRunText({ id: 'overlap-measured' })
+      .replace('started by the host', 'started by the host <img src=x onerror=\\"window.__pwned=1\\">'),
+  );
+  await page.evaluate((m) => window.postMessage(m, '*'), measured);
+  await page.waitForFunction(() => document.querySelector('header h1')?.textContent?.includes('SIMULATED') === false);
+  await frames(page, 2);
+  check((await page.locator('.simulated-badge').count()) === 0, 'overlap: a measured run carries no SIMULATED badge');
+  const hostile = await page
+    .locator('table.overlap-table td.mechanism')
+    .evaluateAll((tds) => tds.map((td) => td.textContent).filter((t) => t.includes('<img')));
+  check(
+    hostile.length > 0 &&
+      (await page.locator('section.overlap img').count()) === 0 &&
+      (await page.evaluate(() => window.__pwned)) === undefined,
+    `overlap: markup in a mechanism is shown as text (${hostile.length} cells)`,
+  );
 }
 
 runMain(main);

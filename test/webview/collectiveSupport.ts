@@ -1,7 +1,8 @@
 /**
  * The extension-side pieces the collective page check needs, bundled for Node by
- * collective.mjs: the panel's HTML (same CSP) and the `collective-view` message the host
- * posts for a saved run, checked against the page's schema as the page will check it.
+ * collective.mjs: the panel's HTML (same CSP), the `collective-view` message the host
+ * posts for a saved run, checked against the page's schema as the page will check it, and a
+ * hand-made overlap run in the helper's record shape (test/support/overlapRecords.ts).
  */
 import * as v from 'valibot';
 import type { CollectiveHostMessage } from '../../src/core/collective/collectiveMessages';
@@ -10,6 +11,7 @@ import { collectivePageView } from '../../src/core/collective/collectiveView';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
 
 export { makeNonce, panelHtml } from '../../src/core/pages/webviewHtml';
+export { overlapRunText } from '../support/overlapRecords';
 
 export function collectiveMessage(runFileText: string): CollectiveHostMessage {
   const lines = runFileText.split('\n').filter((line) => line.trim().length > 0);

@@ -174,66 +174,119 @@ function transportKey(view: CollectivePageView): HTMLElement | null {
   );
 }
 
-const CAUSE: Record<OverlapRow['cause'], string> = {
-  sms: 'CUs taken by the copy',
+/** What decided the compute a row kept, as the table says it (the figures behind it on hover). */
+const DECIDED: Record<OverlapRow['decidedBy'], string> = {
+  cus: 'CUs: the arithmetic holds',
   power: 'power: clock fell at the cap',
-  both: 'CUs and power',
-  none: 'no loss',
-  unknown: '',
+  memory: 'memory bandwidth, not CUs',
+  other: 'other: no reason in the data',
+  unknown: '\u2014',
 };
+
+const OVERLAP_COLUMNS = [
+  'copy path',
+  'size',
+  'CUs used / total',
+  'CU arithmetic',
+  'compute kept',
+  '',
+  'copy GB/s alone \u2192 beside',
+  'bandwidth kept',
+  'decided by',
+  'SM MHz / W',
+  'mechanism',
+];
+
+const pctText = (x: number | null) => (x === null ? '\u2014' : `${(x * 100).toFixed(1)}%`);
+
+/** The compute kept as a bar, with the CU arithmetic marked on it where the run has it. */
+function keptBar(r: OverlapRow): HTMLElement {
+  const fill = el('div', { class: `fill ${r.path.startsWith('cu/') ? 'cu' : 'engine'}` });
+  fill.style.width = `${Math.max(0, Math.min(1, r.keptFraction)) * 100}%`;
+  const bar = el('div', { class: 'bar' }, fill);
+  if (r.cuArithmetic !== null) {
+    const mark = el('div', { class: 'mark', title: `CU arithmetic ${pctText(r.cuArithmetic)}` });
+    mark.style.left = `${Math.max(0, Math.min(1, r.cuArithmetic)) * 100}%`;
+    bar.append(mark);
+  }
+  return bar;
+}
+
+function overlapRow(r: OverlapRow): HTMLElement {
+  const gbps = (x: number | null) => (x === null ? '\u2014' : formatGbps(x));
+  const clock = [
+    r.smClockMHz !== null ? `${r.smClockMHz.toFixed(0)} MHz` : '',
+    r.powerW !== null ? `${r.powerW.toFixed(0)}${r.powerLimitW !== null ? `/${r.powerLimitW.toFixed(0)}` : ''} W` : '',
+  ]
+    .filter((x) => x !== '')
+    .join(' \u00b7 ');
+  return el(
+    'tr',
+    { class: `decided-${r.decidedBy}` },
+    el('td', {}, r.label),
+    el('td', { class: 'num' }, formatBytes(r.copySizeBytes)),
+    el(
+      'td',
+      { class: 'num cus' },
+      r.cusUsed !== null && r.totalCus !== null ? `${r.cusUsed} / ${r.totalCus}` : '\u2014',
+    ),
+    el('td', { class: 'num arithmetic' }, pctText(r.cuArithmetic)),
+    el('td', { class: 'num kept' }, pctText(r.keptFraction)),
+    el('td', { class: 'bar-cell' }, keptBar(r)),
+    el(
+      'td',
+      { class: 'num copy' },
+      r.copyAloneGbps !== null ? `${gbps(r.copyAloneGbps)} \u2192 ${gbps(r.copyGbps)}` : gbps(r.copyGbps),
+    ),
+    el('td', { class: 'num bandwidth' }, pctText(r.bandwidthKept)),
+    el('td', { class: 'decided', title: r.why }, DECIDED[r.decidedBy]),
+    el(
+      'td',
+      { class: 'num clock', title: r.telemetry !== null ? `clocks and power from ${r.telemetry}` : undefined },
+      clock || '\u2014',
+    ),
+    // The helper's words for what moved the bytes: outside text, in an isolate of its own.
+    el('td', { class: 'mechanism' }, r.mechanism !== null ? bdi(r.mechanism) : '\u2014'),
+  );
+}
 
 function overlapSection(view: CollectivePageView): HTMLElement | null {
   if (view.overlap.rows.length === 0) return null;
   const computes = [...new Set(view.overlap.rows.map((r) => r.compute))];
+  const claims = view.overlap.claims;
   return el(
     'section',
-    {},
-    el('h2', {}, 'Compute kept beside each copy'),
+    { class: 'overlap' },
+    // The section says simulated itself: it is a screen of its own below the header.
+    el('h2', {}, 'Compute kept beside each copy', ...(view.simulated ? [' ', simulatedBadge()] : [])),
+    el(
+      'p',
+      { class: 'muted' },
+      'CU arithmetic: (total CUs \u2212 CUs the copy holds) / total CUs, the compute a copy leaves if CUs were all that mattered (the mark on each bar). Compute kept: its rate beside the copy over its rate alone. Bandwidth kept: the copy beside the compute over the same copy alone. Hover "decided by" for the figures.',
+    ),
+    claims.length > 0
+      ? el(
+          'ul',
+          { class: 'claims', 'aria-label': 'Engine against CU copy' },
+          ...claims.map((c) => el('li', { class: `claim claim-${c.verdict}` }, c.text)),
+        )
+      : null,
     ...computes.map((compute) => {
       const alone = view.overlap.alone[compute];
-      const aloneText = alone
-        ? `alone ${alone.tflops.toFixed(1)} TFLOP/s${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}`
-        : '';
       const rows = view.overlap.rows.filter((r) => r.compute === compute);
+      const aloneText = alone
+        ? `alone ${alone.gbps !== null ? `${formatGbps(alone.gbps)} GB/s (${alone.tflops.toFixed(2)} TFLOP/s)` : `${alone.tflops.toFixed(1)} TFLOP/s`}${alone.smClockMHz !== null ? `, ${alone.smClockMHz.toFixed(0)} MHz` : ''}${alone.powerW !== null ? `, ${alone.powerW.toFixed(0)} W` : ''}${alone.powerLimitW !== null ? ` of ${alone.powerLimitW.toFixed(0)} W` : ''}`
+        : '';
+      const name = `${compute.toUpperCase()} (${rows[0]!.bound}-bound)`;
       return el(
         'div',
-        { class: 'overlap' },
-        el('h3', {}, compute.toUpperCase(), el('span', { class: 'muted' }, ` ${aloneText}`)),
+        { class: 'overlap-compute' },
+        el('h3', {}, name, el('span', { class: 'muted' }, ` ${aloneText}`)),
         el(
           'table',
-          {},
-          el(
-            'thead',
-            {},
-            el(
-              'tr',
-              {},
-              ...['copy path', 'compute kept', '', 'copy GB/s', 'SM MHz', 'power W', 'why'].map((h) => el('th', {}, h)),
-            ),
-          ),
-          el(
-            'tbody',
-            {},
-            ...rows.map((r) => {
-              const bar = el(
-                'div',
-                { class: 'bar' },
-                el('div', { class: `fill ${r.path.startsWith('cu/') ? 'cu' : 'engine'}`, style: undefined }),
-              );
-              (bar.firstChild as HTMLElement).style.width = `${Math.max(0, Math.min(1, r.keptFraction)) * 100}%`;
-              return el(
-                'tr',
-                {},
-                el('td', {}, r.label),
-                el('td', { class: 'num' }, `${(r.keptFraction * 100).toFixed(1)}%`),
-                el('td', { class: 'bar-cell' }, bar),
-                el('td', { class: 'num' }, r.copyGbps !== null ? r.copyGbps.toFixed(0) : ''),
-                el('td', { class: 'num' }, r.smClockMHz !== null ? r.smClockMHz.toFixed(0) : ''),
-                el('td', { class: 'num' }, r.powerW !== null ? r.powerW.toFixed(0) : ''),
-                el('td', {}, CAUSE[r.cause]),
-              );
-            }),
-          ),
+          { class: 'overlap-table', 'aria-label': `${name} beside each copy` },
+          el('thead', {}, el('tr', {}, ...OVERLAP_COLUMNS.map((h) => el('th', {}, h)))),
+          el('tbody', {}, ...rows.map(overlapRow)),
         ),
       );
     }),

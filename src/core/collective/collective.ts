@@ -9,7 +9,7 @@ import { DEFAULT_LOAD_STORE_CUS } from '../advice/advice';
 import type { Knob } from '../advice/knobs';
 import { knob, sdmaValues } from '../advice/knobs';
 import { compareVersions, describeRange } from '../advice/version';
-import type { CollectiveCrossover, Curve, OverlapRow, OverlapView } from './collectiveMessages';
+import type { CollectiveCrossover, Curve } from './collectiveMessages';
 import type {
   CollectiveOp,
   CollectivePoint,
@@ -19,7 +19,17 @@ import type {
 } from '../protocol';
 import type { CuFigure } from './collectiveMessages';
 
-export type { CollectiveCrossover, CuFigure, Curve, CurvePoint, OverlapRow, OverlapView } from './collectiveMessages';
+export type {
+  CollectiveCrossover,
+  CuFigure,
+  Curve,
+  CurvePoint,
+  OverlapClaim,
+  OverlapRow,
+  OverlapView,
+} from './collectiveMessages';
+import { overlapView } from './overlap';
+import { overlapBudget } from './overlapAdvice';
 import { formatBytes } from '../units';
 import { crossing, quantile, sortedTimes } from '../advice/crossover';
 
@@ -281,56 +291,7 @@ export function findCollectiveCrossover(
 
 // ---- overlap ----
 
-/** A board within this share of its limit is at the cap. */
-const AT_CAP = 0.95;
-/** Clock changes smaller than this are noise. */
-const CLOCK_NOISE = 0.01;
-
-export function overlapView(points: readonly OverlapPoint[]): OverlapView {
-  const alone: OverlapView['alone'] = {};
-  for (const compute of ['gemm', 'fma'] as const) {
-    const runs = points.filter((p) => p.compute === compute && p.path === 'alone');
-    if (runs.length === 0) continue;
-    const mean = (xs: (number | null)[]) => {
-      const v = xs.filter((x): x is number => x !== null);
-      return v.length > 0 ? v.reduce((a, b) => a + b, 0) / v.length : null;
-    };
-    alone[compute] = {
-      tflops: mean(runs.map((r) => r.computeTflops)) ?? 0,
-      smClockMHz: mean(runs.map((r) => r.smClockMHz)),
-      powerW: mean(runs.map((r) => r.powerW)),
-      powerLimitW: mean(runs.map((r) => r.powerLimitW)),
-    };
-  }
-  const rows: OverlapRow[] = points
-    .filter((p) => p.path !== 'alone' && p.keptFraction !== null)
-    .map((p) => {
-      const base = alone[p.compute];
-      let cause: OverlapRow['cause'] = 'unknown';
-      if (p.keptFraction! >= 1 - CLOCK_NOISE) {
-        cause = 'none';
-      } else if (base?.smClockMHz != null && p.smClockMHz !== null) {
-        const clockFell = p.smClockMHz < base.smClockMHz * (1 - CLOCK_NOISE);
-        const atCap = p.powerW !== null && p.powerLimitW !== null && p.powerW >= AT_CAP * p.powerLimitW;
-        const lostSms = p.path.startsWith('cu/');
-        cause = clockFell && atCap ? (lostSms ? 'both' : 'power') : lostSms ? 'sms' : 'unknown';
-      } else if (p.path.startsWith('cu/')) {
-        cause = 'sms';
-      }
-      return {
-        compute: p.compute,
-        path: p.path,
-        label: p.cus !== undefined ? `${p.path} ${p.cus} CUs` : p.path,
-        cus: p.cus,
-        keptFraction: p.keptFraction!,
-        copyGbps: p.copyGbps,
-        smClockMHz: p.smClockMHz,
-        powerW: p.powerW,
-        cause,
-      };
-    });
-  return { rows, alone };
-}
+export { overlapView } from './overlap';
 
 // ---- advice ----
 
@@ -339,7 +300,11 @@ export interface CollectiveAdvice {
   recommendations: Recommendation[];
   /** Points of an engine variant that ran another path. */
   offPath: { op: CollectiveOp; variant: CollectiveVariantName; sizeBytes: number; transport: string }[];
-  /** Measured compute kept beside each copy path (overlap run), one line each. */
+  /**
+   * The overlap run's compute kept beside each copy path against the CU arithmetic: per compute
+   * kind where the arithmetic holds and what decides where it does not, and the engine path's
+   * measured gain beside the arithmetic's (`overlapAdvice.ts`).
+   */
   cuBudget: string[];
   /** The CUs the default path's kernels held per rank, where the figure came from, and what it leaves (absent: no default point). */
   cus?: CuFigure;
@@ -579,7 +544,9 @@ export function collectiveAdvice(
       );
     const ginType = knob('NCCL_GIN_TYPE');
     const values = ginType ? sdmaValues(ginType, version) : [];
-    if (inRun('gin-sdma-lib') || !inRun('ce')) {
+    // An overlap run alone has no library to advise on.
+    const collectiveRun = variants.length > 0 || points.length > 0;
+    if (collectiveRun && (inRun('gin-sdma-lib') || !inRun('ce'))) {
       if (version !== undefined && values.length === 1) {
         recommendations.push({
           knob: 'NCCL_GIN_TYPE',
@@ -652,13 +619,10 @@ export function collectiveAdvice(
     }
   }
 
-  const view = overlapView(overlaps);
-  const cuBudget = view.rows
-    .filter((r) => r.compute === 'gemm' || !view.rows.some((x) => x.compute === 'gemm'))
-    .map(
-      (r) =>
-        `${r.compute.toUpperCase()} keeps ${(r.keptFraction * 100).toFixed(1)}% beside ${r.label}${r.copyGbps !== null ? ` (copy ${r.copyGbps.toFixed(0)} GB/s)` : ''}${r.cause === 'power' ? ': lost to power (clock fell at the cap), not to CUs' : r.cause === 'sms' ? ': lost to the CUs the copy holds' : ''}.`,
-    );
+  const cuBudget = overlapBudget(
+    overlapView(overlaps),
+    overlaps.some((p) => p.simulated),
+  );
   const cus = defaultPathCus(points, crossovers, options);
   return { crossovers, recommendations, offPath, cuBudget, ...(cus ? { cus } : {}), notes };
 }

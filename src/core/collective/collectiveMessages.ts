@@ -11,7 +11,9 @@ import {
   COLLECTIVE_VARIANTS,
   CUS_USED_SOURCES,
   CollectiveVariantSchema,
-  OverlapSchema,
+  OVERLAP_BOUNDS,
+  OVERLAP_COMPUTES,
+  OVERLAP_TELEMETRY,
 } from '../protocol';
 import { ReadyMessageSchema, WebviewErrorMessageSchema, finite, parserOf, str } from '../pageMessages';
 import { CopyTableMessageSchema, ExportTableMessageSchema } from '../tables/tableMessages';
@@ -77,28 +79,95 @@ const CuFigureSchema = v.object({
 });
 export type CuFigure = v.InferOutput<typeof CuFigureSchema>;
 
-const compute = OverlapSchema.entries.compute;
+const compute = v.picklist(OVERLAP_COMPUTES);
+const bound = v.picklist(OVERLAP_BOUNDS);
+
+/**
+ * What decided how much compute a row kept (`overlap.ts` says how each is told):
+ * `cus`: the CU arithmetic holds; `power`: the clock fell at the power cap; `memory`: memory
+ * bandwidth, not CUs; `other`: off the arithmetic for no reason the data shows; `unknown`: a run
+ * saved before the arithmetic was recorded.
+ */
+export const DECIDED_BY = ['cus', 'power', 'memory', 'other', 'unknown'] as const;
+export type DecidedBy = (typeof DECIDED_BY)[number];
 
 const OverlapRowSchema = v.object({
   compute,
+  bound,
   path: str,
   label: str,
   cus: v.optional(finite),
+  copySizeBytes: finite,
   keptFraction: finite,
+  /** The copy's bandwidth beside the compute, and alone (same copy, nothing else running). */
   copyGbps: maybe,
+  copyAloneGbps: maybe,
+  /** copyGbps / copyAloneGbps. */
+  bandwidthKept: maybe,
+  /** The CUs the copy held, the GPU's, and (total - used) / total: the compute the CU arithmetic expects kept. */
+  cusUsed: maybe,
+  totalCus: maybe,
+  cuArithmetic: maybe,
+  /** What moved the copy's bytes, in the helper's words (outside text); null in runs saved before it. */
+  mechanism: v.nullable(str),
+  telemetry: v.nullable(v.picklist(OVERLAP_TELEMETRY)),
   smClockMHz: maybe,
   powerW: maybe,
+  powerLimitW: maybe,
   /** Why the compute slowed: lost SMs, or power (clock fell while the board sat at its cap). */
   cause: v.picklist(['sms', 'power', 'both', 'none', 'unknown']),
+  decidedBy: v.picklist(DECIDED_BY),
+  /** decidedBy with the figures that decided it, in a phrase. */
+  why: str,
 });
 export type OverlapRow = v.InferOutput<typeof OverlapRowSchema>;
 
-const OverlapAloneSchema = v.object({ tflops: finite, smClockMHz: maybe, powerW: maybe, powerLimitW: maybe });
+const OverlapAloneSchema = v.object({
+  tflops: finite,
+  /** triad: the bytes it moved per second; null for gemm and fma. */
+  gbps: maybe,
+  smClockMHz: maybe,
+  powerW: maybe,
+  powerLimitW: maybe,
+});
 export type OverlapAlone = v.InferOutput<typeof OverlapAloneSchema>;
 
+/** How a claim came out: the arithmetic holds, or what decided instead. */
+export const CLAIM_VERDICTS = ['holds', 'memory', 'power', 'other', 'unknown'] as const;
+
+/**
+ * The fused-kernel claim put to a test at one compute kind, copy size and cu/host CU count: the
+ * compute kept beside the best engine path over that beside the CU copy, against the same ratio
+ * of the CU arithmetic.
+ */
+const OverlapClaimSchema = v.object({
+  compute,
+  bound,
+  sizeBytes: finite,
+  enginePath: str,
+  engineKept: finite,
+  engineArithmetic: maybe,
+  cus: finite,
+  cuKept: finite,
+  cuArithmetic: maybe,
+  measuredRatio: finite,
+  arithmeticRatio: maybe,
+  verdict: v.picklist(CLAIM_VERDICTS),
+  text: str,
+});
+export type OverlapClaim = v.InferOutput<typeof OverlapClaimSchema>;
+
 const OverlapViewSchema = v.object({
+  /** Ordered by compute kind, copy size, path and CUs. */
   rows: many(OverlapRowSchema),
-  alone: v.object({ gemm: v.optional(OverlapAloneSchema), fma: v.optional(OverlapAloneSchema) }),
+  alone: v.object({
+    gemm: v.optional(OverlapAloneSchema),
+    fma: v.optional(OverlapAloneSchema),
+    triad: v.optional(OverlapAloneSchema),
+  }),
+  /** The copy sizes the rows ran, smallest first. */
+  sizes: many(finite),
+  claims: many(OverlapClaimSchema),
 });
 export type OverlapView = v.InferOutput<typeof OverlapViewSchema>;
 

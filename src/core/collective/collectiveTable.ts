@@ -11,8 +11,37 @@ import { formatBytes, formatGbps } from '../units';
 import { collectivePageView } from './collectiveView';
 import { transportLegend } from './transports';
 import { MODE_MEANING, cusUsedText, modeText, variantRows } from './collectiveLabels';
+import type { OverlapView } from './collectiveMessages';
 
 const pad = (s: string, width: number) => (s.length >= width ? s : ' '.repeat(width - s.length) + s);
+
+const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
+const gbps = (x: number | null) => (x === null ? '-' : formatGbps(x));
+
+/**
+ * The overlap rows, one per compute kind, copy size and path, against the CU arithmetic, then
+ * the claim lines (the engine path against the CU copy). The mechanism is the helper's text,
+ * last on its row; every line goes through `terminalLine` with the rest.
+ */
+function overlapLines(overlap: OverlapView, out: string[]): void {
+  out.push(
+    '#',
+    '# CU arithmetic = (total CUs - CUs the copy holds) / total CUs; kept = compute rate beside the copy / alone; bw kept = copy beside / copy alone',
+    `#${pad('compute', 8)}${pad('bound', 8)}  ${'copy beside it'.padEnd(18)}${pad('size', 10)}${pad('CUs', 10)}${pad('CU arith', 9)}${pad('kept', 8)}${pad('copy GB/s alone -> beside', 27)}${pad('bw kept', 9)}  ${'decided by'.padEnd(11)}${pad('MHz / W', 15)}  mechanism`,
+  );
+  for (const r of overlap.rows) {
+    const cus = r.cusUsed !== null && r.totalCus !== null ? `${r.cusUsed}/${r.totalCus}` : '-';
+    const copy = r.copyAloneGbps !== null ? `${gbps(r.copyAloneGbps)} -> ${gbps(r.copyGbps)}` : gbps(r.copyGbps);
+    const decided = r.decidedBy === 'unknown' ? `(${r.cause})` : r.decidedBy;
+    const clock = `${r.smClockMHz !== null ? r.smClockMHz.toFixed(0) : '-'} / ${r.powerW !== null ? r.powerW.toFixed(0) : '-'}`;
+    out.push(
+      ` ${pad(r.compute, 8)}${pad(r.bound, 8)}  ${r.label.padEnd(18)}${pad(formatBytes(r.copySizeBytes), 10)}${pad(cus, 10)}${pad(pct(r.cuArithmetic), 9)}${pad(pct(r.keptFraction), 8)}${pad(copy, 27)}${pad(pct(r.bandwidthKept), 9)}  ${decided.padEnd(11)}${pad(clock, 15)}  ${r.mechanism ?? '-'}`,
+    );
+  }
+  const telemetry = [...new Set(overlap.rows.map((r) => r.telemetry).filter((t) => t !== null))];
+  if (telemetry.length > 0) out.push(`# clocks and power from: ${telemetry.join(', ')}`);
+  for (const c of overlap.claims) out.push(`# claim: ${c.text}`);
+}
 
 export function collectiveTable(run: Run): string {
   const view = collectivePageView(run);
@@ -49,17 +78,7 @@ export function collectiveTable(run: Run): string {
     }
   }
   for (const x of view.crossovers) out.push(`# ${x.text}`);
-  if (view.overlap.rows.length > 0) {
-    out.push(
-      '#',
-      `#${pad('compute', 9)}  ${'copy beside it'.padEnd(28)}${pad('kept', 7)}${pad('copy GB/s', 11)}  cause`,
-    );
-    for (const r of view.overlap.rows) {
-      out.push(
-        ` ${pad(r.compute, 9)}  ${r.label.padEnd(28)}${pad(`${(r.keptFraction * 100).toFixed(0)}%`, 7)}${pad(r.copyGbps === null ? '-' : formatGbps(r.copyGbps), 11)}  ${r.cause}`,
-      );
-    }
-  }
+  if (view.overlap.rows.length > 0) overlapLines(view.overlap, out);
   for (const r of view.recommendations)
     out.push(`# ${r.knob}${r.value !== undefined ? `=${r.value}` : ''} (${r.confidence}): ${r.evidence}`);
   if (view.cus) out.push(`# CUs: ${view.cus.text}`);

@@ -31,9 +31,14 @@ function presets(command: CollectiveCommand): Preset[] {
   if (command === 'overlap') {
     return [
       {
-        label: vscode.l10n.t('GEMM and FMA beside every path'),
+        label: vscode.l10n.t('GEMM, FMA and STREAM triad beside every path'),
         description: vscode.l10n.t('cu/host on 8, 16, 32 CUs; engine/host; engine/device'),
         args: [],
+      },
+      {
+        label: vscode.l10n.t('Three copy sizes'),
+        description: vscode.l10n.t('64 MiB, 256 MiB and 1 GiB: where the CU arithmetic holds, size by size'),
+        args: ['--size', '64M,256M,1G'],
       },
       {
         label: vscode.l10n.t('GEMM only, longer phases'),
