@@ -187,8 +187,10 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   if (flag == "--compute") {
     o.computes.clear();
     for (std::string_view item : splitOn(value, ',')) {
-      if (item != "gemm" && item != "fma") throw UsageError("--compute: '" + std::string(item) + "' (gemm, fma)");
-      o.computes.emplace_back(item);
+      if (item != "gemm" && item != "fma" && item != "triad") {
+        throw UsageError("--compute: '" + std::string(item) + "' is not gemm, fma or triad");
+      }
+      if (std::find(o.computes.begin(), o.computes.end(), item) == o.computes.end()) o.computes.emplace_back(item);
     }
   } else if (flag == "--paths") {
     o.paths.clear();
@@ -204,7 +206,13 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
     o.cus = parseCuList(flag, value);
     p.cusGiven = true;
   } else if (flag == "--size") {
-    o.copySizeBytes = parseSizeBytes(flag, value);
+    o.copySizesBytes.clear();
+    for (std::uint64_t size : parseSizeList(flag, value)) {
+      if (size < 16) throw UsageError("--size: " + std::to_string(size) + " bytes is below one 16-byte copy vector");
+      if (std::find(o.copySizesBytes.begin(), o.copySizesBytes.end(), size) == o.copySizesBytes.end()) {
+        o.copySizesBytes.push_back(size);
+      }
+    }
   } else if (flag == "--phase-ms") {
     o.phaseMs = parseInt(flag, value, 50, 60000);
   } else if (flag == "--gemm-n") {
@@ -418,17 +426,22 @@ class CollectiveCommand : public cli::CommandRun {
         if (!p_.cusGiven) {
           o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
         }
-        // A path that cannot exist between the endpoints says so once (standing for its beside
-        // phase of every compute) and is left out of the phases.
+        // A path that cannot exist between the endpoints, or that this build cannot run beside
+        // the compute, says so once (standing for its beside phase of every compute and size)
+        // and is left out of the phases.
         std::vector<std::string> paths;
+        const auto refusedPoints = static_cast<std::int64_t>(o.computes.size() * o.copySizesBytes.size());
         for (const std::string& name : o.paths) {
           const std::optional<CopyPath> path = parseCopyPath(name);
-          const std::string reason =
+          std::string reason =
               path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+          if (path && reason.empty() && !simulated) reason = overlapPathUnsupported(*path, o.srcGpu, o.dstGpu);
+#endif
           if (reason.empty()) {
             paths.push_back(name);
           } else {
-            reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
+            reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, refusedPoints);
           }
         }
         o.paths = paths;
