@@ -144,9 +144,11 @@ TEST_CASE("triad: the copy's HBM traffic decides, not its CUs") {
       CAPTURE(path);
       CAPTURE(cus);
       // A GPU-local copy reads and writes HBM: the triad keeps less than the CUs it was left,
-      // and the copy loses bandwidth to it too.
-      CHECK(*r.keptFraction < *r.cuArithmetic - 0.02);
-      CHECK(*r.bandwidthKept < 0.99);
+      // and the copy loses bandwidth to it too (one SDMA engine's 120 GB/s of HBM traffic
+      // costs it a few percent; a load/store copy's far more).
+      const bool cu = std::string(path) == "cu/host";
+      CHECK(*r.keptFraction < *r.cuArithmetic - (cu ? 0.02 : 0));
+      CHECK(*r.bandwidthKept < (cu ? 0.95 : 1));
     }
   }
   // An HBM-heavy copy (32 CUs copying within the GPU, about 2.6 TB/s of HBM traffic).

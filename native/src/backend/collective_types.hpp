@@ -240,7 +240,12 @@ inline std::string overlapMechanism(bool nvidia, const std::string& path, int cu
   if (!isHost(src) && !isHost(dst) && src != dst) return api + "PeerAsync " + engine + ", started by the host";
   if (isHost(src)) return api + "Async host-to-device " + engine + ", started by the host";
   if (isHost(dst)) return api + "Async device-to-host " + engine + ", started by the host";
-  if (nvidia) return api + "Async device-to-device " + engine + ", started by the host";
+  // CUPTI puts NVIDIA's GPU-local copy on a compute channel and does not say whether SMs or a
+  // copy engine carry it (docs/MEASUREMENT.md, "What it said on H200"): no engine is claimed.
+  if (nvidia) {
+    return "cudaMemcpyAsync device-to-device within one GPU, started by the host (the driver's copy: SMs or a copy "
+           "engine, not observable)";
+  }
   return localNoCu ? "hipMemcpyAsync device-to-device NoCU (SDMA), started by the host"
                    : "hipMemcpyAsync device-to-device, started by the host (may be CLR's blit kernel on the CUs: "
                      "this HIP has no hipMemcpyDeviceToDeviceNoCU)";

@@ -888,7 +888,7 @@ std::string collectiveUsageText() {
                         [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
                         [--transport-log on|off] [--repeats N] [--seed N]
   sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
-                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
+                        [--size LIST] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
   (both also take --sim-gpus N: GPUs of the simulated node, 1..8, sim only)
 
 collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run time;
@@ -911,11 +911,13 @@ sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
   --transport-log M    on (default): read the library's INFO log for the path each call took
   --seed N             salt of the data check; the simulator's noise (same seed, same numbers)
 
-overlap: a compute kernel alone, beside each copy path, then alone again.
-  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel) (default both)
+overlap: each copy alone once, then a compute kernel alone, beside each copy, alone again;
+what the compute and the copy kept, the CUs the copy held and what moved its bytes.
+  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel), triad (STREAM
+                       triad, memory-bound) (default all three)
   --paths LIST         cu/host, engine/host, engine/device (default all three)
   --cus LIST           CUs/SMs of the cu/host copy (default 8,16,32)
-  --size SIZE          bytes per copy (default 256M)
+  --size LIST          bytes per copy, a comma list (default 256M)
   --phase-ms N         length of each phase (default 1500)
   --gemm-n N           GEMM M=N=K (default 8192)
   --src E, --dst E     the copy's endpoints: a GPU index or host (default 0 and 1;
