@@ -259,6 +259,19 @@ struct OverlapCopy {
   bool operator==(const OverlapCopy& o) const { return sizeBytes == o.sizeBytes && path == o.path && cus == o.cus; }
 };
 
+// "cu/host 8, 64M": a copy as progress messages name it.
+inline std::string overlapCopyName(const OverlapCopy& c) {
+  std::string size = std::to_string(c.sizeBytes);
+  for (const auto& [unit, suffix] : {std::pair{std::uint64_t{1} << 30, "G"}, std::pair{std::uint64_t{1} << 20, "M"},
+                                     std::pair{std::uint64_t{1} << 10, "K"}}) {
+    if (c.sizeBytes >= unit && c.sizeBytes % unit == 0) {
+      size = std::to_string(c.sizeBytes / unit) + suffix;
+      break;
+    }
+  }
+  return c.path + (c.cus > 0 ? " " + std::to_string(c.cus) : std::string()) + ", " + size;
+}
+
 // The copies of a run, in the order both engines run them: for each size, each path (cu/host
 // and cu/device: each --cus value). Each is measured alone once, then beside every compute.
 inline std::vector<OverlapCopy> overlapCopies(const OverlapOptions& o) {

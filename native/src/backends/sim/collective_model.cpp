@@ -263,7 +263,7 @@ Error runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapS
   for (const OverlapCopy& c : copies) {
     if (cancel::requested()) return {};
     aloneGbps.push_back(nominalGbps(c) * noise(rng));
-    sink.progress(++done, total, "copy-alone " + c.path + (c.cus > 0 ? " " + std::to_string(c.cus) : std::string()));
+    sink.progress(++done, total, "copy-alone " + overlapCopyName(c));
   }
 
   for (const std::string& compute : options.computes) {
@@ -343,8 +343,7 @@ Error runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapS
       r.clocks.powerLimitW = model.boardPowerLimitW;
       if (wantW > model.boardPowerLimitW * 0.98) r.clocks.throttleReasons = {"sw-power-cap"};
       pending.push_back(r);
-      sink.progress(++done, total,
-                    compute + " " + name + " " + r.path + (r.cus > 0 ? " " + std::to_string(r.cus) : std::string()));
+      sink.progress(++done, total, compute + " " + name + " " + (copy != nullptr ? overlapCopyName(*copy) : r.path));
     };
     if (cancel::requested()) return {};
     phase("alone-before", nullptr, 0);
