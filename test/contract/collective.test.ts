@@ -388,7 +388,10 @@ describe('the collective panel view of a simulated run', () => {
     });
     for (const r of records(helper(['collective', '--backend', 'sim', '-b', '64K', '-e', '1G', '-f', '4'])))
       applyRecord(run, r);
-    for (const r of of(records(helper(['overlap', '--backend', 'sim', '--phase-ms', '100'])), 'overlap'))
+    for (const r of of(
+      records(helper(['overlap', '--backend', 'sim', '--phase-ms', '100', '--compute', 'gemm,fma'])),
+      'overlap',
+    ))
       applyRecord(run, r);
     const view = collectivePageView(run);
     expect(view.simulated).toBe(true);

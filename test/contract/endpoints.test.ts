@@ -283,7 +283,8 @@ describe('overlap and collective on one GPU', () => {
     const rs = records(r);
     const unsupported = unsupportedOf(rs);
     expect(unsupported).toHaveLength(1);
-    expect(unsupported[0]).toMatchObject({ mover: 'engine', initiator: 'device', src: HOST, dst: 0, points: 2 });
+    // One point per compute (gemm, fma, triad) at the one size.
+    expect(unsupported[0]).toMatchObject({ mover: 'engine', initiator: 'device', src: HOST, dst: 0, points: 3 });
     const paths = new Set(rs.flatMap((x) => (x.type === 'overlap' ? [x.path] : [])));
     expect(paths).toEqual(new Set(['alone', 'cu/host', 'engine/host']));
     const engine = rs.find((x) => x.type === 'overlap' && x.path === 'engine/host');

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "backend/collective_math.hpp"
 #include "util/error.hpp"
 
@@ -168,10 +169,10 @@ inline EnvList ceEnv() { return {{"NCCL_CTA_POLICY", "2"}, {"NCCL_CUMEM_ENABLE",
 
 // ---- overlap ----
 struct OverlapOptions {
-  std::vector<std::string> computes = {"gemm", "fma"};
+  std::vector<std::string> computes = {"gemm", "fma", "triad"};
   std::vector<std::string> paths = {"cu/host", "engine/host", "engine/device"};
   std::vector<int> cus = {8, 16, 32};
-  std::uint64_t copySizeBytes = std::uint64_t{256} << 20;
+  std::vector<std::uint64_t> copySizesBytes = {std::uint64_t{256} << 20};
   int phaseMs = 1500;
   int gemmN = 8192;
   int srcGpu = 0;
@@ -188,19 +189,133 @@ struct ClockSample {
 };
 
 struct OverlapReport {
-  std::string compute;  // gemm, fma
+  std::string compute;  // gemm, fma, triad
+  std::string bound;    // compute (gemm, fma) or memory (triad)
   std::string phase;    // alone-before, beside, alone-after
   std::string path;     // alone or a copy path
   int cus = 0;          // cu/* paths: CUs (SMs) the copy ran on
   std::uint64_t copySizeBytes = 0;
   double durationMs = 0;
   double computeTflops = 0;
+  std::optional<double> computeGbps;   // triad: bytes it moved per second (12 per element)
   std::optional<double> keptFraction;  // beside runs: against the mean of the alone runs
   std::optional<double> copyGbps;
+  std::optional<double> copyAloneGbps;  // beside: the same copy with nothing else running
+  std::optional<double> bandwidthKept;  // beside: copyGbps / copyAloneGbps
   std::int64_t copies = 0;
+  int totalCus = 0;                      // the compute GPU's CUs (SMs)
+  std::optional<int> cusUsed;            // beside: CUs the copy holds while it copies
+  std::optional<double> cuArithmetic;    // beside: (totalCus - cusUsed) / totalCus
+  std::optional<std::string> mechanism;  // beside: what moved the bytes
   ClockSample clocks;
-  std::string computeLabel;  // e.g. "cublasGemmEx bf16 8192^3"
+  std::string telemetry = "none";  // where clocks came from: nvml, amd-smi, model, none
+  std::string computeLabel;        // e.g. "cublasGemmEx bf16 8192^3"
 };
+
+inline const char* overlapBound(const std::string& compute) { return compute == "triad" ? "memory" : "compute"; }
+
+// What a copy of `path` holds of the GPU's CUs while it copies: a load/store kernel its own
+// CUs, a host-started engine copy none, a device-initiated one the issuing kernel's one
+// workgroup.
+inline int overlapCusUsed(const std::string& path, int cus) {
+  if (path == "cu/host" || path == "cu/device") return cus;
+  return path == "engine/device" ? 1 : 0;
+}
+
+// What moved the bytes of an overlap copy, in words. `nvidia`: the CUDA build, else HIP.
+// `localNoCu`: the HIP headers have hipMemcpyDeviceToDeviceNoCU (a GPU-local engine copy
+// is then SDMA; without it CLR may run its blit kernel on the CUs).
+inline std::string overlapMechanism(bool nvidia, const std::string& path, int cus, int src, int dst, bool localNoCu) {
+  const char* units = nvidia ? "SMs" : "CUs";
+  if (path == "cu/host" || path == "cu/device") {
+    return "load/store kernel on " + std::to_string(cus) + " " + units + " (highest-priority stream)";
+  }
+  if (path == "engine/device") {
+    return nvidia ? "a kernel rings a doorbell; a host proxy thread issues cudaMemcpyPeerAsync (no public device "
+                    "API drives NVIDIA's copy engine)"
+                  : "rocSHMEM put from a kernel in PE processes (GPU-initiated SDMA)";
+  }
+  const std::string api = nvidia ? "cudaMemcpy" : "hipMemcpy";
+  const std::string engine = nvidia ? "on a copy engine" : "(SDMA)";
+  if (!isHost(src) && !isHost(dst) && src != dst) return api + "PeerAsync " + engine + ", started by the host";
+  if (isHost(src)) return api + "Async host-to-device " + engine + ", started by the host";
+  if (isHost(dst)) return api + "Async device-to-host " + engine + ", started by the host";
+  // CUPTI puts NVIDIA's GPU-local copy on a compute channel and does not say whether SMs or a
+  // copy engine carry it (docs/MEASUREMENT.md, "What it said on H200"): no engine is claimed.
+  if (nvidia) {
+    return "cudaMemcpyAsync device-to-device within one GPU, started by the host (the driver's copy: SMs or a copy "
+           "engine, not observable)";
+  }
+  return localNoCu ? "hipMemcpyAsync device-to-device NoCU (SDMA), started by the host"
+                   : "hipMemcpyAsync device-to-device, started by the host (may be CLR's blit kernel on the CUs: "
+                     "this HIP has no hipMemcpyDeviceToDeviceNoCU)";
+}
+
+// One copy an overlap run measures: a size, a path and, for cu/host, its CUs.
+struct OverlapCopy {
+  std::uint64_t sizeBytes = 0;
+  std::string path;
+  int cus = 0;
+  bool operator==(const OverlapCopy& o) const { return sizeBytes == o.sizeBytes && path == o.path && cus == o.cus; }
+};
+
+// "cu/host 8, 64M": a copy as progress messages name it.
+inline std::string overlapCopyName(const OverlapCopy& c) {
+  std::string size = std::to_string(c.sizeBytes);
+  for (const auto& [unit, suffix] : {std::pair{std::uint64_t{1} << 30, "G"}, std::pair{std::uint64_t{1} << 20, "M"},
+                                     std::pair{std::uint64_t{1} << 10, "K"}}) {
+    if (c.sizeBytes >= unit && c.sizeBytes % unit == 0) {
+      size = std::to_string(c.sizeBytes / unit) + suffix;
+      break;
+    }
+  }
+  return c.path + (c.cus > 0 ? " " + std::to_string(c.cus) : std::string()) + ", " + size;
+}
+
+// The copies of a run, in the order both engines run them: for each size, each path (cu/host
+// and cu/device: each --cus value). Each is measured alone once, then beside every compute.
+inline std::vector<OverlapCopy> overlapCopies(const OverlapOptions& o) {
+  std::vector<OverlapCopy> copies;
+  for (std::uint64_t size : o.copySizesBytes) {
+    for (const std::string& path : o.paths) {
+      if (path == "cu/host" || path == "cu/device") {
+        for (int cus : o.cus) copies.push_back({size, path, cus});
+      } else {
+        copies.push_back({size, path, 0});
+      }
+    }
+  }
+  return copies;
+}
+
+// Phases of a run, progress included: each copy alone, then per compute alone-before, beside
+// each copy, alone-after.
+inline std::int64_t overlapPhaseCount(const OverlapOptions& o) {
+  const auto copies = static_cast<std::int64_t>(overlapCopies(o).size());
+  return copies + static_cast<std::int64_t>(o.computes.size()) * (copies + 2);
+}
+
+// The figures of one compute's reports that need its other phases: kept against the mean of
+// the alone runs, the copy's bandwidth against the copy alone, the CU arithmetic.
+inline void finishOverlapReports(std::vector<OverlapReport>& reports) {
+  double aloneSum = 0;
+  int aloneCount = 0;
+  for (const OverlapReport& r : reports) {
+    if (r.path == "alone") {
+      aloneSum += r.computeTflops;
+      ++aloneCount;
+    }
+  }
+  const double aloneMean = aloneCount > 0 ? aloneSum / aloneCount : 0;
+  for (OverlapReport& r : reports) {
+    if (r.path == "alone") continue;
+    if (aloneMean > 0) r.keptFraction = r.computeTflops / aloneMean;
+    if (r.copyGbps && r.copyAloneGbps && *r.copyAloneGbps > 0) r.bandwidthKept = *r.copyGbps / *r.copyAloneGbps;
+    if (r.cusUsed && r.totalCus > 0) {
+      r.cuArithmetic = static_cast<double>(r.totalCus - *r.cusUsed) / r.totalCus;
+    }
+  }
+}
 
 struct OverlapSink {
   std::function<void(const OverlapReport&)> point;

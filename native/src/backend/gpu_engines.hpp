@@ -1,6 +1,9 @@
 #pragma once
 
+#include <string>
+
 #include "backend/collective_types.hpp"
+#include "backend/copy_path.hpp"
 
 // Defined in builds with a GPU backend (nccl_collective.cu, backends/gpu/overlap_gpu.cu).
 namespace sdma::collective {
@@ -8,6 +11,10 @@ namespace sdma::collective {
 // Each returns an empty Error when it ran to the end or stopped for a cancel.
 Error runGpuCollective(const CollectiveOptions& options, const CollectiveSink& sink);
 Error runGpuOverlap(const OverlapOptions& options, const OverlapSink& sink);
+// Why this build cannot run `path` beside the compute between these endpoints, beyond what
+// the backend's own pathUnsupported says (AMD engine/device without rocSHMEM: no stand-in runs
+// under its name), or empty when it can.
+std::string overlapPathUnsupported(CopyPath path, int src, int dst);
 // The collective library this build loads (NCCL or RCCL), found without a GPU: true with
 // "rccl 2.22.3 at /usr/lib/x86_64-linux-gnu/librccl.so.1", or false with why none loads.
 bool describeCollectiveLibrary(const std::string& explicitPath, std::string& description);

@@ -176,7 +176,7 @@ const std::vector<FlagSpec>& overlapFlags() {
       flag("--compute"),
       flag("--paths").checks(checkValue<readPathList>),
       flag("--cus").keeping("cusMax").checks(checkValue<readCuItems>),
-      flag("--size").keeping("sizeBytesMax").checks(checkValue<readSize>),
+      flag("--size").atMost(SDMA_LIMIT(listLengthMax)).keeping("sizeBytesMax").checks(checkValue<readSizeList>),
       flag("--phase-ms").range(50, Limit{60000}).checks(checkValue<readInt>),
       flag("--gemm-n").range(256, Limit{32768}).checks(checkValue<readInt>),
       flag("--src").keeping("gpuIndexMax").checks(checkValue<readEndpoint>),

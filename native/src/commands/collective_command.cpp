@@ -187,8 +187,10 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   if (flag == "--compute") {
     o.computes.clear();
     for (std::string_view item : splitOn(value, ',')) {
-      if (item != "gemm" && item != "fma") throw UsageError("--compute: '" + std::string(item) + "' (gemm, fma)");
-      o.computes.emplace_back(item);
+      if (item != "gemm" && item != "fma" && item != "triad") {
+        throw UsageError("--compute: '" + std::string(item) + "' is not gemm, fma or triad");
+      }
+      if (std::find(o.computes.begin(), o.computes.end(), item) == o.computes.end()) o.computes.emplace_back(item);
     }
   } else if (flag == "--paths") {
     o.paths.clear();
@@ -204,7 +206,13 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
     o.cus = parseCuList(flag, value);
     p.cusGiven = true;
   } else if (flag == "--size") {
-    o.copySizeBytes = parseSizeBytes(flag, value);
+    o.copySizesBytes.clear();
+    for (std::uint64_t size : parseSizeList(flag, value)) {
+      if (size < 16) throw UsageError("--size: " + std::to_string(size) + " bytes is below one 16-byte copy vector");
+      if (std::find(o.copySizesBytes.begin(), o.copySizesBytes.end(), size) == o.copySizesBytes.end()) {
+        o.copySizesBytes.push_back(size);
+      }
+    }
   } else if (flag == "--phase-ms") {
     o.phaseMs = parseInt(flag, value, 50, 60000);
   } else if (flag == "--gemm-n") {
@@ -418,17 +426,22 @@ class CollectiveCommand : public cli::CommandRun {
         if (!p_.cusGiven) {
           o.cus.erase(std::remove_if(o.cus.begin(), o.cus.end(), [&](int c) { return c >= cusPerGpu; }), o.cus.end());
         }
-        // A path that cannot exist between the endpoints says so once (standing for its beside
-        // phase of every compute) and is left out of the phases.
+        // A path that cannot exist between the endpoints, or that this build cannot run beside
+        // the compute, says so once (standing for its beside phase of every compute and size)
+        // and is left out of the phases.
         std::vector<std::string> paths;
+        const auto refusedPoints = static_cast<std::int64_t>(o.computes.size() * o.copySizesBytes.size());
         for (const std::string& name : o.paths) {
           const std::optional<CopyPath> path = parseCopyPath(name);
-          const std::string reason =
+          std::string reason =
               path ? session.choice.backend->pathUnsupported(*path, o.srcGpu, o.dstGpu) : std::string();
+#if defined(SDMA_PROBE_HAVE_CUDA) || defined(SDMA_PROBE_HAVE_HIP)
+          if (path && reason.empty() && !simulated) reason = overlapPathUnsupported(*path, o.srcGpu, o.dstGpu);
+#endif
           if (reason.empty()) {
             paths.push_back(name);
           } else {
-            reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, static_cast<std::int64_t>(o.computes.size()));
+            reporter.pathUnsupported(*path, o.srcGpu, o.dstGpu, reason, refusedPoints);
           }
         }
         o.paths = paths;
@@ -875,7 +888,7 @@ std::string collectiveUsageText() {
                         [--in-place both|on|off] [--dtype T] [--nccl-lib PATH]
                         [--transport-log on|off] [--repeats N] [--seed N]
   sdma-probe overlap    [--backend B] [--compute LIST] [--paths LIST] [--cus LIST]
-                        [--size SIZE] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
+                        [--size LIST] [--phase-ms N] [--gemm-n N] [--src E] [--dst E]
   (both also take --sim-gpus N: GPUs of the simulated node, 1..8, sim only)
 
 collective: AllGather/AlltoAll over the node's GPUs with NCCL/RCCL loaded at run time;
@@ -898,11 +911,13 @@ sizes, algbw and busbw as nccl-tests defines them (docs/COLLECTIVES.md).
   --transport-log M    on (default): read the library's INFO log for the path each call took
   --seed N             salt of the data check; the simulator's noise (same seed, same numbers)
 
-overlap: a compute kernel alone, beside each copy path, then alone again.
-  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel) (default both)
+overlap: each copy alone once, then a compute kernel alone, beside each copy, alone again;
+what the compute and the copy kept, the CUs the copy held and what moved its bytes.
+  --compute LIST       gemm (vendor BLAS, bf16), fma (FMA-bound kernel), triad (STREAM
+                       triad, memory-bound) (default all three)
   --paths LIST         cu/host, engine/host, engine/device (default all three)
   --cus LIST           CUs/SMs of the cu/host copy (default 8,16,32)
-  --size SIZE          bytes per copy (default 256M)
+  --size LIST          bytes per copy, a comma list (default 256M)
   --phase-ms N         length of each phase (default 1500)
   --gemm-n N           GEMM M=N=K (default 8192)
   --src E, --dst E     the copy's endpoints: a GPU index or host (default 0 and 1;

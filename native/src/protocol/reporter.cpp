@@ -493,15 +493,32 @@ void Reporter::rankStep(int rank, std::int64_t points) {
 
 void Reporter::overlap(const collective::OverlapReport& r, bool simulated) {
   JsonWriter& j = begin("overlap");
-  j.key("compute").value(r.compute).key("computeLabel").value(r.computeLabel);
+  j.key("compute").value(r.compute).key("bound").value(r.bound).key("computeLabel").value(r.computeLabel);
   j.key("phase").value(r.phase).key("path").value(r.path);
   if (r.cus > 0) j.key("cus").value(r.cus);
   j.key("copySizeBytes").value(r.copySizeBytes);
   j.key("durationMs").valueSignificant(r.durationMs, 6);
   j.key("computeTflops").valueSignificant(r.computeTflops, 6);
+  writeNullable(j, "computeGbps", r.computeGbps);
   writeNullable(j, "keptFraction", r.keptFraction);
   writeNullable(j, "copyGbps", r.copyGbps);
+  writeNullable(j, "copyAloneGbps", r.copyAloneGbps);
+  writeNullable(j, "bandwidthKept", r.bandwidthKept);
   j.key("copies").value(r.copies);
+  j.key("totalCus").value(r.totalCus);
+  j.key("cusUsed");
+  if (r.cusUsed) {
+    j.value(*r.cusUsed);
+  } else {
+    j.null();
+  }
+  writeNullable(j, "cuArithmetic", r.cuArithmetic);
+  j.key("mechanism");
+  if (r.mechanism) {
+    j.value(*r.mechanism);
+  } else {
+    j.null();
+  }
   writeNullable(j, "smClockMHz", r.clocks.smMHz);
   writeNullable(j, "memClockMHz", r.clocks.memMHz);
   writeNullable(j, "powerW", r.clocks.powerW);
@@ -509,6 +526,7 @@ void Reporter::overlap(const collective::OverlapReport& r, bool simulated) {
   j.key("throttleReasons").beginArray();
   for (const std::string& reason : r.clocks.throttleReasons) j.value(reason);
   j.endArray();
+  j.key("telemetry").value(r.telemetry);
   j.key("simulated").value(simulated);
   emit();
 }

@@ -205,6 +205,24 @@ inline hipError_t streamWrite(hipStream_t s, void* devPtr, std::uint32_t value) 
 }
 #endif
 
+// ---- a copy within one GPU on an engine ----
+// HIP's hipMemcpyDeviceToDeviceNoCU (HIP 6.1 on), which CLR turns into an SDMA copy
+// (ROCm/clr hipamd/src/hip_memory.cpp, ihipGetMemcpyType: same device and this kind ->
+// hipCopyBufferSDMA); plain hipMemcpyDeviceToDevice within a GPU is CLR's blit kernel on the
+// CUs at every size. Found by overload: a HIP without the enumerator (and CUDA, whose
+// device-to-device copy already runs on a copy engine) keeps hipMemcpyDeviceToDevice.
+template <class Kind>
+constexpr auto localEngineKind(int) -> decltype(Kind::hipMemcpyDeviceToDeviceNoCU) {
+  return Kind::hipMemcpyDeviceToDeviceNoCU;
+}
+template <class Kind>
+constexpr Kind localEngineKind(...) {
+  return hipMemcpyDeviceToDevice;
+}
+inline constexpr hipMemcpyKind kLocalEngineKind = localEngineKind<hipMemcpyKind>(0);
+// The HIP in use has the NoCU kind: a GPU-local engine copy is SDMA, not possibly a blit kernel.
+inline constexpr bool kLocalEngineIsNoCu = kLocalEngineKind != hipMemcpyDeviceToDevice;
+
 // ---- one batched call of several copies (engine/host --batch) ----
 // batchCopyUnavailable: why this build or runtime cannot make the call (empty: it can).
 // batchCopy: `count` copies (dsts[i] <- srcs[i], sizes[i] bytes) in one call on `stream`,

@@ -237,71 +237,105 @@ Error runSimCollective(const CollectiveOptions& options, int gpuCount, const Col
   return {};
 }
 
+double copyHbmFactor(Route route) { return route == Route::Local ? 2.0 : 1.0; }
+
 Error runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapSink& sink, const CollectiveModel& model,
                     Route route) {
   const Mi350xModel pairModel;
   std::mt19937_64 rng(options.seed * 0xD1B54A32D192ED03ull + 5);
   std::lognormal_distribution<double> noise(0.0, 0.01);
-  struct Phase {
-    std::string phase, path;
-    int cus;
-  };
-  std::vector<Phase> phases = {{"alone-before", "alone", 0}};
-  for (const std::string& path : options.paths) {
-    if (path == "cu/host" || path == "cu/device") {
-      for (int cus : options.cus) phases.push_back({"beside", path, cus});
-    } else {
-      phases.push_back({"beside", path, 0});
-    }
-  }
-  phases.push_back({"alone-after", "alone", 0});
-  const std::int64_t total = static_cast<std::int64_t>(phases.size() * options.computes.size());
+  const std::vector<OverlapCopy> copies = overlapCopies(options);
+  const std::int64_t total = overlapPhaseCount(options);
   std::int64_t done = 0;
+  const int triadBlocks = cusPerGpu * 8;
+
+  // A copy with nothing else running: the same copy models as the sweep's (peer copies at the
+  // overlap's own figures).
+  const auto nominalGbps = [&](const OverlapCopy& c) {
+    if (c.path == "cu/host" || c.path == "cu/device") {
+      return route == Route::Peer ? std::min(c.cus * model.cuCopyGbpsPerCu, model.engineCopyGbps * 1.02)
+                                  : cuCopyGbps(pairModel, c.cus, route);
+    }
+    return route == Route::Peer ? model.engineCopyGbps * (c.path == "engine/device" ? 0.99 : 1.0)
+                                : engineCopyGbps(pairModel, pairModel.enginesPerCopy, route);
+  };
+  std::vector<double> aloneGbps;
+  for (const OverlapCopy& c : copies) {
+    if (cancel::requested()) return {};
+    aloneGbps.push_back(nominalGbps(c) * noise(rng));
+    sink.progress(++done, total, "copy-alone " + overlapCopyName(c));
+  }
+
   for (const std::string& compute : options.computes) {
     const bool gemm = compute == "gemm";
+    const bool triad = compute == "triad";
     const double aloneTflops = gemm ? model.gemmAloneTflops : model.fmaAloneTflops;
-    double aloneSum = 0;
-    int aloneCount = 0;
+    const std::string label = gemm ? "GEMM bf16 " + std::to_string(options.gemmN) + "^3 (simulated)"
+                              : triad
+                                  ? "STREAM triad fp32, 3 x 1 GiB, " + std::to_string(triadBlocks) + "x256 (simulated)"
+                                  : "FMA-bound kernel, fp32 (simulated)";
+    const double basePowerW = gemm ? model.gemmPowerW : triad ? model.triadPowerW : model.fmaPowerW;
     std::vector<OverlapReport> pending;
-    for (const Phase& phase : phases) {
-      if (cancel::requested()) return {};
+    // One phase: the copy (none alone) beside this compute.
+    const auto phase = [&](const std::string& name, const OverlapCopy* copy, double copyAlone) {
       OverlapReport r;
       r.compute = compute;
-      r.phase = phase.phase;
-      r.path = phase.path;
-      r.cus = phase.cus;
-      r.copySizeBytes = phase.path == "alone" ? 0 : options.copySizeBytes;
+      r.bound = overlapBound(compute);
+      r.computeLabel = label;
+      r.phase = name;
+      r.path = copy != nullptr ? copy->path : "alone";
+      r.cus = copy != nullptr ? copy->cus : 0;
+      r.copySizeBytes = copy != nullptr ? copy->sizeBytes : 0;
       r.durationMs = options.phaseMs;
-      r.computeLabel =
-          gemm ? "GEMM bf16 " + std::to_string(options.gemmN) + "^3 (simulated)" : "FMA-bound kernel, fp32 (simulated)";
-      double copyGbps = 0;
-      double kept = 1.0;
+      r.totalCus = cusPerGpu;
+      r.telemetry = "model";
+      double kept = 1.0;       // of the compute's alone rate, before the power model
+      double copyShare = 1.0;  // of the copy's alone rate
       double extraPowerW = 0;
-      if (phase.path == "cu/host" || phase.path == "cu/device") {
-        copyGbps = route == Route::Peer ? std::min(phase.cus * model.cuCopyGbpsPerCu, model.engineCopyGbps * 1.02)
-                                        : cuCopyGbps(pairModel, phase.cus, route);
-        // The copy's CUs are gone from the math; the rest share HBM with its reads.
-        kept = static_cast<double>(cusPerGpu - phase.cus) / cusPerGpu - (gemm ? model.hbmContention : 0);
-        extraPowerW = model.copyPowerW * std::min(copyGbps, model.engineCopyGbps * 1.02) / model.engineCopyGbps;
-      } else if (phase.path != "alone") {
-        copyGbps = route == Route::Peer ? model.engineCopyGbps * (phase.path == "engine/device" ? 0.99 : 1.0)
-                                        : engineCopyGbps(pairModel, pairModel.enginesPerCopy, route);
-        kept = 1.0 - (gemm ? model.hbmContention : 0);
-        extraPowerW = model.copyPowerW;
+      double copyNominal = 0;
+      if (copy != nullptr) {
+        const int used = overlapCusUsed(copy->path, copy->cus);
+        r.cusUsed = used;
+        r.mechanism = overlapMechanism(false, copy->path, copy->cus, options.srcGpu, options.dstGpu, true);
+        copyNominal = nominalGbps(*copy);
+        const double arithmetic = static_cast<double>(cusPerGpu - used) / cusPerGpu;
+        if (triad) {
+          // HBM decides: the triad wants all it can get on the CUs it has left (it saturates HBM
+          // with a third of them), the copy wants its alone rate times the HBM bytes it moves
+          // per byte copied; over the capacity both get the same fraction of what they want.
+          const double saturating = model.triadSaturatingCuFraction * cusPerGpu;
+          const double triadWants = model.triadAloneGbps * std::min(1.0, (cusPerGpu - used) / saturating);
+          const double copyWants = copyNominal * copyHbmFactor(route);
+          const double scale = std::min(1.0, model.triadAloneGbps / (triadWants + copyWants));
+          kept = triadWants * scale / model.triadAloneGbps;
+          copyShare = scale;
+        } else {
+          // Compute-bound: the copy's CUs are gone from the math; the GEMM also meets the copy
+          // in HBM, a little, both ways.
+          kept = arithmetic - (gemm ? model.hbmContention : 0);
+          copyShare = 1.0 - (gemm ? model.hbmContention : 0);
+        }
+        extraPowerW = copy->path == "cu/host" || copy->path == "cu/device"
+                          ? model.copyPowerW * std::min(copyNominal, model.engineCopyGbps * 1.02) / model.engineCopyGbps
+                          : model.copyPowerW;
       }
-      const double basePowerW = gemm ? model.gemmPowerW : model.fmaPowerW;
       const double wantW = basePowerW + extraPowerW;
-      // Over the cap the firmware lowers the clock about in proportion to the excess.
+      // Over the cap the firmware lowers the clock about in proportion to the excess; a
+      // memory-bound kernel waits on HBM, not on the clock.
       double clockScale = 1.0;
       if (wantW > model.boardPowerLimitW) clockScale = model.boardPowerLimitW / wantW;
-      r.computeTflops = aloneTflops * kept * clockScale * noise(rng);
-      if (phase.path != "alone") {
-        r.copyGbps = copyGbps * noise(rng);
-        r.copies = static_cast<std::int64_t>(*r.copyGbps * 1e9 * options.phaseMs / 1e3 /
-                                             static_cast<double>(std::max<std::uint64_t>(options.copySizeBytes, 1)));
+      if (triad) {
+        const double gbps = model.triadAloneGbps * kept * noise(rng);
+        r.computeGbps = gbps;
+        r.computeTflops = gbps * 2.0 / 12.0 / 1e3;  // 2 flops per 12 bytes
       } else {
-        aloneSum += r.computeTflops;
-        ++aloneCount;
+        r.computeTflops = aloneTflops * kept * clockScale * noise(rng);
+      }
+      if (copy != nullptr) {
+        r.copyGbps = copyNominal * copyShare * noise(rng);
+        r.copyAloneGbps = copyAlone;
+        r.copies = static_cast<std::int64_t>(*r.copyGbps * 1e9 * options.phaseMs / 1e3 /
+                                             static_cast<double>(std::max<std::uint64_t>(copy->sizeBytes, 1)));
       }
       r.clocks.smMHz = std::round(model.smClockMHz * clockScale);
       r.clocks.memMHz = model.memClockMHz;
@@ -309,14 +343,19 @@ Error runSimOverlap(const OverlapOptions& options, int cusPerGpu, const OverlapS
       r.clocks.powerLimitW = model.boardPowerLimitW;
       if (wantW > model.boardPowerLimitW * 0.98) r.clocks.throttleReasons = {"sw-power-cap"};
       pending.push_back(r);
-      sink.progress(++done, total, compute + " " + phase.phase + " " + phase.path);
+      sink.progress(++done, total, compute + " " + name + " " + (copy != nullptr ? overlapCopyName(*copy) : r.path));
+    };
+    if (cancel::requested()) return {};
+    phase("alone-before", nullptr, 0);
+    for (std::size_t i = 0; i < copies.size(); ++i) {
+      if (cancel::requested()) return {};
+      phase("beside", &copies[i], aloneGbps[i]);
     }
+    if (cancel::requested()) return {};
+    phase("alone-after", nullptr, 0);
     // kept is relative to the mean of the alone runs before and after, so it waits for both.
-    const double aloneMean = aloneCount > 0 ? aloneSum / aloneCount : 0;
-    for (OverlapReport& r : pending) {
-      if (r.path != "alone" && aloneMean > 0) r.keptFraction = r.computeTflops / aloneMean;
-      sink.point(r);
-    }
+    finishOverlapReports(pending);
+    for (const OverlapReport& r : pending) sink.point(r);
   }
   return {};
 }

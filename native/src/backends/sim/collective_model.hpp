@@ -64,7 +64,20 @@ struct CollectiveModel {
   double cuCopyGbpsPerCu = 4.0;  // the pair model's per-CU rate before its H200 recalibration (assumption, kept)
   double engineCopyGbps = 56;    // one xGMI engine at link efficiency (Mi350xModel)
   double hbmContention = 0.015;  // the copy's reads compete with the GEMM's for HBM
+
+  // --- overlap: STREAM triad, memory-bound (assumptions but the HBM peak) ---
+  double hbmPeakGbps = 8000;  // HBM3E, AMD Instinct MI350X data sheet
+  // STREAM triad alone: about 70% of the peak, as STREAM reaches on HBM GPUs. The triad alone is
+  // HBM-bound, so this is also what HBM delivers to streaming traffic: the capacity the triad
+  // and a copy share on the compute GPU.
+  double triadAloneGbps = 5600;
+  double triadSaturatingCuFraction = 1.0 / 3;  // a third of the CUs keep HBM saturated
+  double triadPowerW = 700;                    // memory-bound: well under the cap
 };
+
+// HBM bytes a copy moves on the compute GPU per byte copied: a GPU-local copy reads and writes
+// there, a peer or host copy only one of the two.
+double copyHbmFactor(Route route);
 
 // `variants` empty: default, ce and gin-sdma-lib ("gin-sdma" is its old name). gin-sdma-lib runs AlltoAll only (a
 // `variant-op-unsupported` warning stands for its AllGather points); each point is timed options.repeats times, each
