@@ -159,6 +159,26 @@ describe('decided by', () => {
     expect(decide(besideRecord('fma', 'engine/host', { kept: 0.9, bandwidthKept: 0.5 })).decidedBy).toBe('memory');
   });
 
+  it("shared: compute-bound, kept more than the arithmetic while the copy lost bandwidth (the copy's CUs ran the compute too)", () => {
+    // The one-H200 figures: FMA beside a 33-SM copy of 132 SMs (arithmetic 75%) kept 87.5%, the copy 63%.
+    expect(decide(besideRecord('fma', 'cu/host', { kept: 0.875, cus: 64, bandwidthKept: 0.63 }))).toMatchObject({
+      decidedBy: 'shared',
+      why: "the compute shared the copy's CUs: kept 87.5% against 75.0% by the CU arithmetic; the copy kept 63.0% of its bandwidth alone",
+    });
+    // The copy kept its bandwidth: no sign of sharing.
+    expect(decide(besideRecord('fma', 'cu/host', { kept: 0.875, cus: 64, bandwidthKept: 0.95 })).decidedBy).toBe(
+      'other',
+    );
+    // Memory-bound kernels above the arithmetic stay memory: HBM, not the CUs, limits them.
+    expect(decide(besideRecord('triad', 'cu/host', { kept: 0.875, cus: 64, bandwidthKept: 0.63 })).decidedBy).toBe(
+      'memory',
+    );
+    // Below the arithmetic with a starved copy is memory, not sharing.
+    expect(decide(besideRecord('fma', 'cu/host', { kept: 0.6, cus: 64, bandwidthKept: 0.63 })).decidedBy).toBe(
+      'memory',
+    );
+  });
+
   it('other: off the arithmetic for no reason the data shows, both ways; unknown: a run saved before the arithmetic', () => {
     expect(decide(cu64({ kept: 0.6 })).why).toMatch(/^lost more than the CUs taken, for no reason the data shows/);
     expect(decide(cu64({ kept: 0.9 })).why).toMatch(/^kept more than the CUs left/);
@@ -206,6 +226,25 @@ describe('decided by', () => {
 });
 
 describe('the claim lines', () => {
+  it('a copy that lost its bandwidth is named: the compute kept was paid for', () => {
+    const view = overlapView([
+      aloneRecord('gemm', {}),
+      besideRecord('gemm', 'engine/host', { kept: 0.997, bandwidthKept: 0.055 }),
+      besideRecord('gemm', 'cu/host', { kept: 0.715, cus: 64, bandwidthKept: 0.849 }),
+      aloneRecord('gemm', { phase: 'alone-after' }),
+    ]);
+    expect(view.claims).toHaveLength(1);
+    expect(view.claims[0]!.text).toMatch(
+      /The copies kept 5\.5% \(engine\/host\) and 84\.9% \(cu\/host 64 CUs\) of their bandwidth alone\.$/,
+    );
+    const kept = overlapView([
+      aloneRecord('gemm', {}),
+      besideRecord('gemm', 'engine/host', { kept: 0.997 }),
+      besideRecord('gemm', 'cu/host', { kept: 0.75, cus: 64 }),
+    ]);
+    expect(kept.claims[0]!.text).not.toMatch(/of their bandwidth alone/);
+  });
+
   it('GEMM: the arithmetic holds at 255 against 192 CUs; triad: memory bandwidth decides', () => {
     const records = [
       aloneRecord('gemm', { tflops: 1300 }),
@@ -219,7 +258,7 @@ describe('the claim lines', () => {
     const claims = overlapView(records).claims;
     expect(claims.map((c) => c.text)).toEqual([
       'GEMM (compute-bound), 256 MiB: engine/device keeps 99.1%, cu/host 64 CUs 74.5%: 1.33x measured vs 1.33x by the CU arithmetic (255 against 192 of 256 CUs free) \u2014 the arithmetic holds.',
-      'TRIAD (memory-bound), 256 MiB: engine/host keeps 66.0%, cu/host 64 CUs 64.5%: 1.02x measured vs 1.33x by the CU arithmetic (256 against 192 of 256 CUs free) \u2014 memory bandwidth decides, not CUs.',
+      'TRIAD (memory-bound), 256 MiB: engine/host keeps 66.0%, cu/host 64 CUs 64.5%: 1.02x measured vs 1.33x by the CU arithmetic (256 against 192 of 256 CUs free) \u2014 memory bandwidth decides, not CUs. The copies kept 78.0% (engine/host) and 80.0% (cu/host 64 CUs) of their bandwidth alone.',
     ]);
     expect(claims[0]).toMatchObject({ verdict: 'holds', enginePath: 'engine/device', cus: 64 });
     expect(claims[0]!.arithmeticRatio).toBeCloseTo(255 / 192, 10);

@@ -179,6 +179,7 @@ const DECIDED: Record<OverlapRow['decidedBy'], string> = {
   cus: 'CUs: the arithmetic holds',
   power: 'power: clock fell at the cap',
   memory: 'memory bandwidth, not CUs',
+  shared: "shared: compute ran on the copy's CUs",
   other: 'other: no reason in the data',
   unknown: '\u2014',
 };

@@ -85,10 +85,11 @@ const bound = v.picklist(OVERLAP_BOUNDS);
 /**
  * What decided how much compute a row kept (`overlap.ts` says how each is told):
  * `cus`: the CU arithmetic holds; `power`: the clock fell at the power cap; `memory`: memory
- * bandwidth, not CUs; `other`: off the arithmetic for no reason the data shows; `unknown`: a run
- * saved before the arithmetic was recorded.
+ * bandwidth, not CUs; `shared`: the compute also ran on the copy's CUs and the copy paid for it;
+ * `other`: off the arithmetic for no reason the data shows; `unknown`: a run saved before the
+ * arithmetic was recorded.
  */
-export const DECIDED_BY = ['cus', 'power', 'memory', 'other', 'unknown'] as const;
+export const DECIDED_BY = ['cus', 'power', 'memory', 'shared', 'other', 'unknown'] as const;
 export type DecidedBy = (typeof DECIDED_BY)[number];
 
 const OverlapRowSchema = v.object({
@@ -133,7 +134,7 @@ const OverlapAloneSchema = v.object({
 export type OverlapAlone = v.InferOutput<typeof OverlapAloneSchema>;
 
 /** How a claim came out: the arithmetic holds, or what decided instead. */
-export const CLAIM_VERDICTS = ['holds', 'memory', 'power', 'other', 'unknown'] as const;
+export const CLAIM_VERDICTS = ['holds', 'memory', 'power', 'shared', 'other', 'unknown'] as const;
 
 /**
  * The fused-kernel claim put to a test at one compute kind, copy size and cu/host CU count: the

@@ -63,6 +63,10 @@ type Alone = OverlapView['alone'][OverlapCompute];
  * - `cus`: kept within CU_ARITHMETIC_TOLERANCE of the CU arithmetic;
  * - `power`: lost more than the arithmetic while the SM clock fell by CLOCK_NOISE or more against
  *   the compute alone, at AT_CAP of the power limit or above;
+ * - `shared`: compute-bound, kept more than the arithmetic while the copy lost bandwidth: the
+ *   copy's CUs ran the compute's blocks too (a copy kernel that leaves threads and registers free
+ *   does not hold its CUs alone; on one H200 an FMA kernel kept 87-89% beside a 33-SM copy whose
+ *   arithmetic is 75%, and the copy fell to 63% of its bandwidth);
  * - `memory`: memory-bound compute, or a copy that lost bandwidth too (below BANDWIDTH_KEPT_MIN of
  *   its rate alone), kept off the arithmetic: memory bandwidth decides, not CUs;
  * - `other`: off the arithmetic for no reason the data shows (e.g. wave quantization);
@@ -90,6 +94,11 @@ export function decidedBy(
     };
   const bandwidthKept = p.bandwidthKept ?? null;
   const copyLost = bandwidthKept !== null && bandwidthKept < BANDWIDTH_KEPT_MIN - EPS;
+  if (off > 0 && copyLost && boundOf(p) === 'compute')
+    return {
+      decidedBy: 'shared',
+      why: `the compute shared the copy's CUs: ${against}; the copy kept ${pct(bandwidthKept!)} of its bandwidth alone`,
+    };
   if (boundOf(p) === 'memory' || copyLost) {
     const copy = bandwidthKept !== null ? `; the copy kept ${pct(bandwidthKept)} of its bandwidth alone` : '';
     return {
@@ -168,6 +177,7 @@ const VERDICT_WORDS: Record<Exclude<OverlapClaim['verdict'], 'unknown'>, string>
   holds: 'the arithmetic holds.',
   memory: 'memory bandwidth decides, not CUs.',
   power: 'power decides, not CUs: the clock fell at the cap.',
+  shared: "the compute shared the copy's CUs, and the copy paid in bandwidth.",
   other: 'off the arithmetic for no reason the data shows (e.g. wave quantization).',
 };
 
@@ -176,8 +186,19 @@ function claimVerdict(engine: OverlapRow, cu: OverlapRow): OverlapClaim['verdict
   const both = [engine.decidedBy, cu.decidedBy];
   if (both.includes('unknown')) return 'unknown';
   if (both.every((d) => d === 'cus')) return 'holds';
-  for (const d of ['power', 'memory'] as const) if (both.includes(d)) return d;
+  for (const d of ['power', 'memory', 'shared'] as const) if (both.includes(d)) return d;
   return 'other';
+}
+
+/**
+ * The compute a copy leaves is only half of the trade: a copy that kept less than
+ * BANDWIDTH_KEPT_MIN of its bandwidth alone was paid for. On one H200 a GPU-local
+ * cudaMemcpyAsync kept 5.5% of its bandwidth beside the GEMM that kept 99.7%.
+ */
+function starvedNote(engine: OverlapRow, cu: OverlapRow): string {
+  const starved = [engine, cu].filter((r) => r.bandwidthKept !== null && r.bandwidthKept < BANDWIDTH_KEPT_MIN - EPS);
+  if (starved.length === 0) return '';
+  return ` The copies kept ${starved.map((r) => `${pct(r.bandwidthKept!)} (${r.label})`).join(' and ')} of their bandwidth alone.`;
 }
 
 /**
@@ -210,7 +231,7 @@ export function overlapClaims(rows: readonly OverlapRow[]): OverlapClaim[] {
       const text =
         arithmetic === null || verdict === 'unknown'
           ? `${figures}: ${measured.toFixed(2)}x measured; the run did not record the CU arithmetic.`
-          : `${figures}: ${measured.toFixed(2)}x measured vs ${arithmetic.toFixed(2)}x by the CU arithmetic${free} \u2014 ${VERDICT_WORDS[verdict]}`;
+          : `${figures}: ${measured.toFixed(2)}x measured vs ${arithmetic.toFixed(2)}x by the CU arithmetic${free} \u2014 ${VERDICT_WORDS[verdict]}${starvedNote(best, cu)}`;
       claims.push({
         compute: best.compute,
         bound: best.bound,

@@ -16,12 +16,13 @@ const CLASS_WORDS: Record<Exclude<DecidedBy, 'unknown'>, string> = {
   cus: 'the CU arithmetic holds beside',
   power: 'power decides (the clock fell at the cap) beside',
   memory: 'memory bandwidth decides, not CUs, beside',
+  shared: "the compute shared the copy's CUs (the copy paid in bandwidth) beside",
   other: 'off the arithmetic for no reason the data shows beside',
 };
 
 function rowFigure(r: OverlapRow): string {
   const extra =
-    r.decidedBy === 'memory' && r.bandwidthKept !== null
+    (r.decidedBy === 'memory' || r.decidedBy === 'shared') && r.bandwidthKept !== null
       ? `, the copy kept ${pct(r.bandwidthKept)} of its bandwidth`
       : '';
   return `${r.label} ${formatBytes(r.copySizeBytes)} (kept ${pct(r.keptFraction)} vs ${pct(r.cuArithmetic!)}${extra})`;
@@ -32,6 +33,7 @@ const CLAIM_WORDS: Record<Exclude<OverlapClaim['verdict'], 'unknown'>, string> =
   holds: "the engine path's gain over the CU copy is the CU arithmetic's",
   power: 'power decides, not the CU arithmetic',
   memory: 'memory bandwidth decides, not the CU arithmetic',
+  shared: "the compute shared the copy's CUs, not the CU arithmetic",
   other: 'off the CU arithmetic for no reason the data shows',
 };
 
