@@ -186,6 +186,7 @@ void applyOverlapFlag(std::string_view flag, std::string_view value, Parsed& p) 
   OverlapOptions& o = p.overlapOptions;
   if (flag == "--compute") {
     o.computes.clear();
+    o.computesGiven = true;
     for (std::string_view item : splitOn(value, ',')) {
       if (item != "gemm" && item != "fma" && item != "triad") {
         throw UsageError("--compute: '" + std::string(item) + "' is not gemm, fma or triad");
