@@ -228,17 +228,17 @@ describe('decided by', () => {
 describe('the claim lines', () => {
   it('a copy that lost its bandwidth is named: the compute kept was paid for', () => {
     const view = overlapView([
-      aloneRecord('gemm', {}),
+      aloneRecord('gemm', { tflops: 1000 }),
       besideRecord('gemm', 'engine/host', { kept: 0.997, bandwidthKept: 0.055 }),
       besideRecord('gemm', 'cu/host', { kept: 0.715, cus: 64, bandwidthKept: 0.849 }),
-      aloneRecord('gemm', { phase: 'alone-after' }),
+      aloneRecord('gemm', { tflops: 1000, phase: 'alone-after' }),
     ]);
     expect(view.claims).toHaveLength(1);
     expect(view.claims[0]!.text).toMatch(
       /The copies kept 5\.5% \(engine\/host\) and 84\.9% \(cu\/host 64 CUs\) of their bandwidth alone\.$/,
     );
     const kept = overlapView([
-      aloneRecord('gemm', {}),
+      aloneRecord('gemm', { tflops: 1000 }),
       besideRecord('gemm', 'engine/host', { kept: 0.997 }),
       besideRecord('gemm', 'cu/host', { kept: 0.75, cus: 64 }),
     ]);
