@@ -140,7 +140,7 @@ TEST_CASE("triad: the copy's HBM traffic decides, not its CUs") {
   for (const char* path : {"cu/host", "engine/host"}) {
     for (int cus : {8, 32}) {
       if (std::string(path) == "engine/host" && cus != 8) continue;
-      const OverlapReport& r = beside(local, "triad", path, std::string(path) == "cu/host" ? cus : 0);
+      const OverlapReport r = beside(local, "triad", path, std::string(path) == "cu/host" ? cus : 0);
       CAPTURE(path);
       CAPTURE(cus);
       // A GPU-local copy reads and writes HBM: the triad keeps less than the CUs it was left,
@@ -152,14 +152,14 @@ TEST_CASE("triad: the copy's HBM traffic decides, not its CUs") {
     }
   }
   // An HBM-heavy copy (32 CUs copying within the GPU, about 2.6 TB/s of HBM traffic).
-  const OverlapReport& heavy = beside(local, "triad", "cu/host", 32);
+  const OverlapReport heavy = beside(local, "triad", "cu/host", 32);
   CHECK(*heavy.keptFraction < *heavy.cuArithmetic - 0.15);
   CHECK(*heavy.bandwidthKept < 0.8);
 
   // Over xGMI the copy moves little HBM: the triad, which needs a third of the CUs, keeps far
   // more than the CU arithmetic.
   const Captured peer = run(options(0, 1), Route::Peer);
-  const OverlapReport& light = beside(peer, "triad", "cu/host", 32);
+  const OverlapReport light = beside(peer, "triad", "cu/host", 32);
   CHECK(*light.keptFraction > *light.cuArithmetic + 0.08);
   CHECK(*light.keptFraction > 0.97);
 }
@@ -170,13 +170,13 @@ TEST_CASE("gemm and fma: compute-bound, within a few percent of the CU arithmeti
     const Captured c = run(options(src, dst), route);
     for (const char* compute : {"gemm", "fma"}) {
       for (int cus : {8, 32}) {
-        const OverlapReport& r = beside(c, compute, "cu/host", cus);
+        const OverlapReport r = beside(c, compute, "cu/host", cus);
         CAPTURE(compute);
         CAPTURE(cus);
         CHECK(std::abs(*r.keptFraction - *r.cuArithmetic) < 0.06);
         CHECK(*r.bandwidthKept > 0.95);
       }
-      const OverlapReport& engine = beside(c, compute, "engine/host", 0);
+      const OverlapReport engine = beside(c, compute, "engine/host", 0);
       CHECK(*engine.cuArithmetic == 1.0);
       CHECK(*engine.keptFraction > 0.93);
     }
@@ -188,7 +188,7 @@ TEST_CASE("engine/device holds the issuing kernel's one CU") {
   o.paths = {"engine/device"};
   o.computes = {"gemm"};
   const Captured c = run(o, Route::Peer);
-  const OverlapReport& r = beside(c, "gemm", "engine/device", 0);
+  const OverlapReport r = beside(c, "gemm", "engine/device", 0);
   CHECK(*r.cusUsed == 1);
   CHECK(*r.cuArithmetic == doctest::Approx(255.0 / 256));
   CHECK(*r.mechanism == "rocSHMEM put from a kernel in PE processes (GPU-initiated SDMA)");
