@@ -131,10 +131,15 @@ async function pick(page, title, text) {
  * a pick that vanished is asked for again, at most three times.
  */
 async function commandPick(page, command, title, text) {
+  await commandPicks(page, command, [[title, text]]);
+}
+
+/** commandPick for a command that asks more than once (Compare Runs: A, then B): the whole sequence is asked for again. */
+async function commandPicks(page, command, picks) {
   for (let attempt = 1; ; attempt++) {
     await runCommand(page, command);
     try {
-      await pick(page, title, text);
+      for (const [title, text] of picks) await pick(page, title, text);
       return;
     } catch (e) {
       if (attempt >= 3) throw e;
@@ -229,9 +234,10 @@ async function main() {
         await opened('matrix');
         await commandPick(page, 'SDMA Lens: Open Run', 'SDMA Lens', runs.collective);
         await opened('collective');
-        await runCommand(page, 'SDMA Lens: Compare Runs');
-        await pick(page, '(1/2)', runs.sweep);
-        await pick(page, '(2/2)', runs.sweepB);
+        await commandPicks(page, 'SDMA Lens: Compare Runs', [
+          ['(1/2)', runs.sweep],
+          ['(2/2)', runs.sweepB],
+        ]);
         await opened('compare');
         await commandPick(page, 'SDMA Lens: Open Fleet', 'fleet', runs.fleet);
         await opened('fleet');
