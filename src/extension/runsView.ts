@@ -4,9 +4,10 @@
  * clicking one opens it in its panel. Refreshed when a run file appears, changes or goes, and
  * after every run this window makes.
  */
+import { resolve } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../core/runs/runStore';
-import { RunStore } from '../core/runs/runStore';
+import type { RunSummary } from '../core/runs/runList';
+import { RunList } from '../core/runs/runList';
 import { markdownText } from '../core/text';
 import { runsFolder } from './settings';
 
@@ -142,15 +143,20 @@ export class RunsViewProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     this.timer = setTimeout(() => this.changed.fire(undefined), 300);
   }
 
-  private store(): RunStore {
-    return new RunStore(runsFolder(this.storage));
+  /** The listing of the runs folder, kept while the view lives: a refresh reads only the run files that changed. */
+  private listing: RunList | undefined;
+
+  private runs(): RunList {
+    const root = resolve(runsFolder(this.storage));
+    if (this.listing?.root !== root) this.listing = new RunList(root, { cache: true });
+    return this.listing;
   }
 
   private watch(): void {
     this.watcher?.dispose();
     let root: string;
     try {
-      root = this.store().root;
+      root = this.runs().root;
     } catch {
       return; // a bad runsFolder setting is said when a command reads it
     }
@@ -175,7 +181,7 @@ export class RunsViewProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
     if (!node) {
       try {
-        return runsTree(await this.store().list());
+        return runsTree(await this.runs().list());
       } catch {
         // An unreadable or badly set runs folder shows the welcome content, whose actions say what to do.
         return [];

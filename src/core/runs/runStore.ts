@@ -4,18 +4,20 @@
  * such as a timeline. Appending as records arrive means a crash or kill of the helper loses
  * nothing already received; a corrupt line costs only that line.
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import * as v from 'valibot';
-import type { Run, RunEnd, RunHeader } from '../run';
-import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, isSimulated, newRun, runStatus } from '../run';
+import type { Run, RunHeader } from '../run';
+import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun } from '../run';
 import { MAX_LINE_CHARS } from './lineSplitter';
-import { SafeFileError, openSafeFile, openSafeFileSync } from './safeFile';
+import { openSafeFile } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
 import type { RunDeleteOutcome } from './runFolder';
 import { RunFolderError, checkRunFolder, deleteRunFolder } from './runFolder';
+import type { RunSummary } from './runList';
+import { listRuns } from './runList';
 
 export class RunFileError extends Error {}
 
@@ -125,23 +127,7 @@ export class RunWriter {
   }
 }
 
-export interface RunSummary {
-  id: string;
-  dir: string;
-  header?: RunHeader;
-  status: RunEnd['status'] | 'incomplete' | 'running' | 'corrupt';
-  /** Why a corrupt run could not be read. */
-  error?: string;
-  /**
-   * Lines the host could not use (malformed or unknown helper lines, a torn line): how many
-   * and the first. From the run's end when it says; otherwise those seen in the file's first
-   * 64 KiB, a lower bound.
-   */
-  problems?: { count: number; first: string };
-  /** The helper said its numbers come from the simulated node (its `hello`, at the top of the file). */
-  simulated?: boolean;
-  bytes: number;
-}
+export type { RunSummary } from './runList';
 
 export class RunStore {
   readonly root: string;
@@ -185,67 +171,10 @@ export class RunStore {
 
   /**
    * Lists runs, newest first: the folders (not links) holding a `run.ndjson`; any other folder
-   * is not a run and is not listed. A run whose file is unreadable is listed as corrupt, never thrown.
+   * is not a run and is not listed. A run whose file is unreadable is listed as corrupt, never thrown (runList.ts).
    */
-  async list(): Promise<RunSummary[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.root);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    const summaries = await Promise.all(names.filter((n) => RUN_ID.test(n)).map((id) => this.summarize(id)));
-    return summaries
-      .filter((s): s is RunSummary => s !== undefined)
-      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  }
-
-  private async summarize(id: string): Promise<RunSummary | undefined> {
-    const dir = this.dirOf(id);
-    const file = join(dir, RUN_FILE_NAME);
-    // A run is a folder, not a link to one, with a run.ndjson in it (of any type: a link or a FIFO there is a corrupt run, said below).
-    try {
-      if (!(await lstat(dir)).isDirectory()) return undefined;
-      await lstat(file);
-    } catch {
-      return undefined;
-    }
-    try {
-      const HEAD = 64 * 1024;
-      const { head, tail, bytes } = readEnds(file, HEAD, 8 * 1024);
-      const headLines = head.split('\n');
-      const header = parseHeader(headLines[0] ?? '', file);
-      const run = newRun(header);
-      // Whole lines of the head only: the last piece may be cut by the 64 KiB window.
-      if (bytes > HEAD) headLines.pop();
-      for (const l of headLines.slice(1))
-        if (l.includes('"host-problem"') || l.startsWith('{"type":"hello"')) applySavedValue(run, safeJson(l));
-      const last = tail.trimEnd().split('\n').at(-1);
-      let ended: { problems?: unknown; firstProblem?: unknown } | undefined;
-      if (last) {
-        try {
-          ended = JSON.parse(last) as typeof ended;
-          applySavedValue(run, ended);
-        } catch {
-          // A torn last line says the run did not end cleanly; status stays incomplete.
-          run.problems.push(`the last line of ${RUN_FILE_NAME} is cut off`);
-        }
-      }
-      const count = typeof ended?.problems === 'number' ? ended.problems : run.problems.length;
-      const first = typeof ended?.firstProblem === 'string' ? ended.firstProblem : run.problems[0];
-      return {
-        id,
-        dir,
-        header,
-        status: runStatus(run),
-        ...(count > 0 && first ? { problems: { count, first } } : {}),
-        ...(run.hello ? { simulated: isSimulated(run) } : {}),
-        bytes,
-      };
-    } catch (err) {
-      return { id, dir, status: 'corrupt', error: (err as Error).message, bytes: 0 };
-    }
+  list(): Promise<RunSummary[]> {
+    return listRuns(this.root);
   }
 
   /** Reads a whole run. Throws RunFileError when it cannot (a linked run folder, an unusable header); bad lines become problems. */
@@ -389,39 +318,4 @@ function parseHeader(line: string, file: string): RunHeader {
     throw new RunFileError(`${file} has an unreadable run header: ${header.issues[0].message}`);
   }
   return header.output;
-}
-
-function safeJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The first and last bytes of a run file (a link, a FIFO, a device are refused: safeFile.ts). */
-function readEnds(file: string, headBytes: number, tailBytes: number): { head: string; tail: string; bytes: number } {
-  let opened;
-  try {
-    opened = openSafeFileSync(file, 'run');
-  } catch (err) {
-    throw err instanceof SafeFileError ? new RunFileError(err.message) : err;
-  }
-  const { fd, size: bytes } = opened;
-  try {
-    const part = (length: number, position: number) => {
-      const buffer = Buffer.alloc(length);
-      let got = 0;
-      while (got < length) {
-        const n = readSync(fd, buffer, got, length - got, position + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buffer.subarray(0, got).toString('utf8');
-    };
-    const tailLen = Math.min(tailBytes, bytes);
-    return { head: part(Math.min(headBytes, bytes), 0), tail: part(tailLen, bytes - tailLen), bytes };
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -1,0 +1,288 @@
+/**
+ * The runs of a runs folder as a list of summaries, newest first (`sdma-lens runs`, the Runs
+ * view, the pickers). A summary needs only the ends of a run file: the header line, the
+ * helper's `hello` that follows it (simulated or not), and the last line (the `run-end`, with
+ * the run's status and its problem count). So each file is read at its head (a few KiB, more
+ * only when its first two lines are longer) and its tail (a few KiB), never scanned whole.
+ *
+ * A `RunList` keeps each run's summary with the identity of its file (size, modification time,
+ * inode and device, from one `lstat`): a later `list` re-reads only the files that changed, so
+ * an unchanged folder of thousands of runs is listed from its `readdir` and one `lstat` a run.
+ * What makes a folder a run (a folder, not a link, holding a `run.ndjson`) is checked on every
+ * listing, cached or not; a `run.ndjson` that is not a regular file is never cached and is
+ * listed as corrupt through safeFile.ts as before. Files are read at most `concurrency` at once.
+ */
+import { closeSync, readSync } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import * as v from 'valibot';
+import type { RunEnd, RunHeader } from '../run';
+import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, isSimulated, newRun, runStatus } from '../run';
+import { SafeFileError, openSafeFileSync } from './safeFile';
+
+export interface RunSummary {
+  id: string;
+  dir: string;
+  header?: RunHeader;
+  status: RunEnd['status'] | 'incomplete' | 'running' | 'corrupt';
+  /** Why a corrupt run could not be read. */
+  error?: string;
+  /**
+   * Lines the host could not use (malformed or unknown helper lines, a torn line): how many
+   * and the first. From the run's end when it says (a run that ended always does); otherwise
+   * those seen in the file's head and its last line, a lower bound.
+   */
+  problems?: { count: number; first: string };
+  /** The helper said its numbers come from the simulated node (its `hello`, at the top of the file). */
+  simulated?: boolean;
+  bytes: number;
+}
+
+const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The head read first: a header and a hello line fit in it many times over. */
+export const HEAD_BYTES = 4 * 1024;
+/** The head read when the first two lines are longer than HEAD_BYTES; longer still, the header is not one. */
+export const HEAD_MAX_BYTES = 64 * 1024;
+/** The tail read for the last line (a run-end line is well under 1 KiB). */
+export const TAIL_BYTES = 4 * 1024;
+/** Run files read at once. */
+export const LIST_CONCURRENCY = 32;
+
+/**
+ * `fn` over `items`, at most `limit` at once; the results in the items' order. Stops starting
+ * new calls once `signal` is aborted (those running finish) and then throws its reason.
+ */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      if (signal?.aborted) return;
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  const workers = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  signal?.throwIfAborted();
+  return out;
+}
+
+class ListError extends Error {}
+
+function parseHeader(line: string, file: string): RunHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new ListError(`${file} does not start with a run header (not an SDMA Lens run, or damaged)`);
+  }
+  const header = v.safeParse(RunHeaderSchema, value);
+  if (!header.success) throw new ListError(`${file} has an unreadable run header: ${header.issues[0].message}`);
+  return header.output;
+}
+
+function safeJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The head and the tail of a run file as bytes (a link, a FIFO, a device are refused:
+ * safeFile.ts): `head` from offset 0, `tail` ending at the file's end and starting at
+ * `tailAt`. A file no larger than head + tail is read once, whole (`tail` is `head` then).
+ */
+export function readEnds(file: string): { head: Buffer; tail: Buffer; tailAt: number; bytes: number } {
+  let opened;
+  try {
+    opened = openSafeFileSync(file, 'run');
+  } catch (err) {
+    throw err instanceof SafeFileError ? new ListError(err.message) : err;
+  }
+  const { fd, size: bytes } = opened;
+  try {
+    const part = (length: number, position: number) => {
+      const buffer = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, buffer, got, length - got, position + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buffer.subarray(0, got);
+    };
+    if (bytes <= HEAD_BYTES + TAIL_BYTES) {
+      const all = part(bytes, 0);
+      return { head: all, tail: all, tailAt: 0, bytes: all.length };
+    }
+    let head = part(HEAD_BYTES, 0);
+    // The header and the hello line whole: read further only when the second newline is not in the head.
+    const nl = head.indexOf(10);
+    if (nl === -1 || head.indexOf(10, nl + 1) === -1) head = part(Math.min(HEAD_MAX_BYTES, bytes), 0);
+    return { head, tail: part(TAIL_BYTES, bytes - TAIL_BYTES), tailAt: bytes - TAIL_BYTES, bytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where the file's last line starts (trailing newlines and spaces aside), or -1 when the tail holds no line start. */
+function lastLineStart(tail: Buffer, tailAt: number, whole: boolean): number {
+  let end = tail.length;
+  while (end > 0 && (tail[end - 1] === 10 || tail[end - 1] === 13 || tail[end - 1] === 32)) end--;
+  if (end === 0) return -1;
+  const nl = tail.lastIndexOf(10, end - 1);
+  if (nl === -1) return whole ? 0 : -1;
+  return tailAt + nl + 1;
+}
+
+/**
+ * The summary of one run file, from its ends: the header (the first line), the `hello` and any
+ * `host-problem` among the head's whole lines, and the last line (the `run-end`, whose
+ * `problems` and `firstProblem` count every problem of the run). Never throws: an unreadable
+ * run is listed as corrupt.
+ */
+export function summarizeRunFile(id: string, dir: string, file: string): RunSummary {
+  try {
+    const { head, tail, tailAt, bytes } = readEnds(file);
+    const whole = tailAt === 0;
+    const lastAt = lastLineStart(tail, tailAt, whole);
+    const firstNl = head.indexOf(10);
+    const header = parseHeader(head.subarray(0, firstNl === -1 ? head.length : firstNl).toString('utf8'), file);
+    const run = newRun(header);
+    // The head's whole lines after the header, short of the last line (read once, below).
+    let at = firstNl + 1;
+    while (firstNl !== -1 && at < head.length) {
+      const nl = head.indexOf(10, at);
+      if (nl === -1 || (lastAt !== -1 && at >= lastAt)) break;
+      const l = head.subarray(at, nl).toString('utf8');
+      if (l.includes('"host-problem"') || l.startsWith('{"type":"hello"')) applySavedValue(run, safeJson(l));
+      at = nl + 1;
+    }
+    let ended: { problems?: unknown; firstProblem?: unknown } | undefined;
+    // A last line longer than the tail: torn when the file does not end its line.
+    if (lastAt === -1 && !whole && tail.at(-1) !== 10)
+      run.problems.push(`the last line of ${RUN_FILE_NAME} is cut off`);
+    // The header's own line is not a last line to read (a run that has written nothing else yet).
+    if (lastAt > 0) {
+      const last = tail
+        .subarray(lastAt - tailAt)
+        .toString('utf8')
+        .trimEnd();
+      try {
+        ended = JSON.parse(last) as typeof ended;
+        applySavedValue(run, ended);
+      } catch {
+        // A torn last line says the run did not end cleanly; status stays incomplete.
+        run.problems.push(`the last line of ${RUN_FILE_NAME} is cut off`);
+      }
+    }
+    const count = typeof ended?.problems === 'number' ? ended.problems : run.problems.length;
+    const first = typeof ended?.firstProblem === 'string' ? ended.firstProblem : run.problems[0];
+    return {
+      id,
+      dir,
+      header,
+      status: runStatus(run),
+      ...(count > 0 && first ? { problems: { count, first } } : {}),
+      ...(run.hello ? { simulated: isSimulated(run) } : {}),
+      bytes,
+    };
+  } catch (err) {
+    return { id, dir, status: 'corrupt', error: (err as Error).message, bytes: 0 };
+  }
+}
+
+/** What a summary was made from: a file that differs in any of these is read again. */
+function identity(st: Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
+}
+
+export interface RunListOptions {
+  /** Keep summaries between calls (the Runs view); false: each `list` reads every run (the CLI). */
+  cache?: boolean;
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+/** The runs of one runs folder; with `cache`, a later `list` reads only what changed. */
+export class RunList {
+  readonly root: string;
+  private readonly cache: Map<string, { identity: string; summary: RunSummary }> | undefined;
+  private readonly concurrency: number;
+  /** Run files read (not taken from the cache) by the last `list`: for tests and the benchmark. */
+  lastRead = 0;
+
+  constructor(root: string, options: Omit<RunListOptions, 'signal'> = {}) {
+    this.root = resolve(root);
+    this.cache = options.cache ? new Map() : undefined;
+    this.concurrency = options.concurrency ?? LIST_CONCURRENCY;
+  }
+
+  /**
+   * Lists runs, newest first: the folders (not links) holding a `run.ndjson`; any other folder
+   * is not a run and is not listed. A run whose file is unreadable is listed as corrupt, never thrown.
+   */
+  async list(signal?: AbortSignal): Promise<RunSummary[]> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(this.root, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.cache?.clear();
+        return [];
+      }
+      throw err;
+    }
+    // A run is a folder, not a link to one (the entry's own type, as lstat says it).
+    const ids = entries.filter((e) => e.isDirectory() && RUN_ID.test(e.name)).map((e) => e.name);
+    let read = 0;
+    const summaries = await mapBounded(
+      ids,
+      this.concurrency,
+      async (id) => {
+        const dir = join(this.root, id);
+        const file = join(dir, RUN_FILE_NAME);
+        let st: Stats;
+        try {
+          st = await lstat(file);
+        } catch {
+          return undefined; // no run.ndjson: not a run
+        }
+        // Only a regular file is cached; a link, a FIFO or a device there is read (refused) every time.
+        const key = st.isFile() ? identity(st) : undefined;
+        const had = this.cache?.get(id);
+        if (key !== undefined && had?.identity === key) return had.summary;
+        read++;
+        const summary = summarizeRunFile(id, dir, file);
+        if (this.cache) {
+          if (key !== undefined) this.cache.set(id, { identity: key, summary });
+          else this.cache.delete(id);
+        }
+        return summary;
+      },
+      signal,
+    );
+    this.lastRead = read;
+    const listed = summaries.filter((s): s is RunSummary => s !== undefined);
+    if (this.cache) {
+      const present = new Set(listed.map((s) => s.id));
+      for (const id of this.cache.keys()) if (!present.has(id)) this.cache.delete(id);
+    }
+    return listed.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  }
+}
+
+/** The runs of `root`, read afresh (no cache kept). */
+export function listRuns(root: string, signal?: AbortSignal): Promise<RunSummary[]> {
+  return new RunList(root).list(signal);
+}
