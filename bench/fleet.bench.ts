@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { loadFleet } from '../src/core/fleetRun/fleetLoad';
 import type { FleetIndex } from '../src/core/fleet/fleetIndex';
 import { FleetStore } from '../src/core/fleetRun/fleetStore';
-import { fleetView } from '../src/core/fleet/fleetView';
+import { judgeFleet } from '../src/core/fleet/fleetView';
 import { RUN_FILE_NAME } from '../src/core/run';
 import { RunStore } from '../src/core/runs/runStore';
 
@@ -144,7 +144,7 @@ async function measure(n: number, seeds: string[][], root: string) {
     const t0 = performance.now();
     const loaded = await loadFleet(store, fleets, id);
     const t1 = performance.now();
-    const view = fleetView(loaded.index, loaded.runs);
+    const view = judgeFleet(loaded.index, loaded.nodes);
     const t2 = performance.now();
     times.load.push(t1 - t0);
     times.view.push(t2 - t1);

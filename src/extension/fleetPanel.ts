@@ -28,7 +28,7 @@ const FLEET_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * What the panel shows: a loaded fleet (core/fleetRun/fleetLoad.ts `loadFleet`) judged by
- * `fleetView`. `{ ...loaded, view: fleetView(loaded.index, loaded.runs, thresholds) }` is one.
+ * `judgeFleet`. `{ ...loaded, view: judgeFleet(loaded.index, loaded.nodes, thresholds) }` is one.
  */
 export interface FleetPanelInput {
   view: FleetView;

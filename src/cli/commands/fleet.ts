@@ -11,7 +11,8 @@ import type { HelperCommand } from '../../core/runtime/runFlow';
 import { FleetStore } from '../../core/fleetRun/fleetStore';
 import { fleetTable } from '../../core/fleet/fleetTable';
 import type { FleetView } from '../../core/fleet/fleetView';
-import { fleetView } from '../../core/fleet/fleetView';
+import { fleetView, judgeFleet } from '../../core/fleet/fleetView';
+import { fleetJsonPieces } from '../../core/fleet/fleetJson';
 import type { AllocationRequest } from '../../core/fleetRun/slurm';
 import { allocationArgs, checkJobId, checkSlurmName } from '../../core/fleetRun/slurm';
 import { SlurmError } from '../../core/fleetRun/slurmTools';
@@ -56,7 +57,7 @@ const FLEET_OPTIONS = {
 } as const;
 
 export async function fleet(argv: string[], signal: AbortSignal): Promise<number> {
-  if (argv[0] === 'show') return show(argv.slice(1));
+  if (argv[0] === 'show') return show(argv.slice(1), signal);
   if (argv[0] === 'collect') return collect(argv.slice(1), signal);
   if (argv[0] === 'cancel') return cancelQueued(argv.slice(1));
   const { values } = parseFlags({
@@ -304,7 +305,65 @@ function print(view: FleetView, json: boolean, file: string): void {
   else process.stdout.write(`${fleetTable(view)}\n${terminalLine(`# saved: ${file}`)}\n`);
 }
 
-async function show(argv: string[]): Promise<number> {
+/** Pieces gathered into writes of about this many characters. */
+const WRITE_CHARS = 64 * 1024;
+
+/**
+ * Writes `pieces` to stdout as the pipe takes them: after a write the pipe did not take whole,
+ * the next waits for 'drain', so a slow reader never makes the output pile up in memory. Stops
+ * (false) when stdout is gone (EPIPE: main.ts's watchOutput says so and sets the exit status)
+ * or `signal` is aborted.
+ */
+export async function writePieces(
+  pieces: Iterable<string>,
+  signal: AbortSignal,
+  out: NodeJS.WritableStream & { destroyed?: boolean } = process.stdout,
+): Promise<boolean> {
+  const gone = () => signal.aborted || out.destroyed === true;
+  const put = async (text: string): Promise<boolean> => {
+    if (gone()) return false;
+    if (!out.write(text))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          out.off('drain', done);
+          out.off('error', done);
+          out.off('close', done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        out.on('drain', done);
+        out.on('error', done);
+        out.on('close', done);
+        signal.addEventListener('abort', done);
+      });
+    return !gone();
+  };
+  let parts: string[] = [];
+  let size = 0;
+  for (const piece of pieces) {
+    parts.push(piece);
+    size += piece.length;
+    if (size < WRITE_CHARS) continue;
+    if (!(await put(parts.join('')))) return false;
+    parts = [];
+    size = 0;
+  }
+  return put(parts.join(''));
+}
+
+/** `print`, with the JSON written piece by piece as stdout takes it (`fleet show --json` of a large fleet). */
+async function printStreamed(view: FleetView, json: boolean, file: string, signal: AbortSignal): Promise<void> {
+  if (!json) return print(view, false, file);
+  await writePieces(
+    (function* () {
+      yield* fleetJsonPieces(view, file);
+      yield '\n';
+    })(),
+    signal,
+  );
+}
+
+async function show(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseFlags({
     args: argv,
     strict: true,
@@ -322,13 +381,14 @@ async function show(argv: string[]): Promise<number> {
   const fleets = new FleetStore(store.root);
   let loaded;
   try {
-    loaded = await loadFleet(store, fleets, positionals[0]);
+    loaded = await loadFleet(store, fleets, positionals[0], { signal });
   } catch (err) {
+    if (signal.aborted) return 130;
     process.stderr.write(`sdma-lens: ${terminalLine((err as Error).message)}\n`);
     return 1;
   }
   for (const p of loaded.problems) process.stderr.write(`sdma-lens: ${terminalLine(p)}\n`);
-  const view = fleetView(loaded.index, loaded.runs, thresholds);
-  print(view, values.json === true, fleets.fileOf(loaded.index.id));
+  const view = judgeFleet(loaded.index, loaded.nodes, thresholds);
+  await printStreamed(view, values.json === true, fleets.fileOf(loaded.index.id), signal);
   return exitCode(view, values['fail-on-outliers'] === true);
 }

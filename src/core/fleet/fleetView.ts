@@ -88,18 +88,54 @@ function valueText(unit: Figure['unit'], x: number): string {
   return unit === 'bytes' ? formatBytes(Math.round(x)) : `${x.toFixed(1)} GB/s`;
 }
 
+/**
+ * What judging a fleet needs of one node, taken from its runs: its figures, the settings its
+ * advice would write, how each of its runs ended and whether it was simulated. Small beside the
+ * runs themselves: a fleet of thousands of nodes keeps these, never every node's runs at once.
+ */
+export interface NodeFigures {
+  figures: Figure[];
+  /** The settings of the sweep's advice (absent: no advice, e.g. no sweep). */
+  settings?: string[];
+  /** `runStatus` of each run the node has, by command. */
+  statuses: { sweep?: string; matrix?: string };
+  simulated: boolean;
+}
+
+/** The figures of one node's runs (the advice, the costly part, computed once). */
+export function nodeFigures(r: NodeRuns | undefined): NodeFigures {
+  const advised = r?.sweep ? sweepAdvice(r.sweep) : [];
+  const present = [r?.sweep, r?.matrix].filter((x): x is Run => x !== undefined);
+  return {
+    figures: [...(r?.sweep ? sweepFigures(r.sweep, advised) : []), ...(r?.matrix ? matrixFigures(r.matrix) : [])],
+    ...(advised.length > 0 ? { settings: adviceSettings(advised) } : {}),
+    statuses: {
+      ...(r?.sweep ? { sweep: runStatus(r.sweep) } : {}),
+      ...(r?.matrix ? { matrix: runStatus(r.matrix) } : {}),
+    },
+    simulated: present.some(isSimulated),
+  };
+}
+
+/** The fleet view of the nodes' runs. */
 export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>, thresholds?: Thresholds): FleetView {
+  const nodes = new Map<string, NodeFigures>();
+  for (const n of index.nodes) nodes.set(n.node, nodeFigures(runs.get(n.node)));
+  return judgeFleet(index, nodes, thresholds);
+}
+
+/** The fleet view of the nodes' figures (fleetLoad.ts takes them node by node as it reads). */
+export function judgeFleet(
+  index: FleetIndex,
+  nodeFacts: ReadonlyMap<string, NodeFigures>,
+  thresholds?: Thresholds,
+): FleetView {
   const figuresByNode = new Map<string, Figure[]>();
   const settingsByNode = new Map<string, string[]>();
   for (const n of index.nodes) {
-    const r = runs.get(n.node);
-    // The advice is the costly part (a crossover search per pair): once per node.
-    const advised = r?.sweep ? sweepAdvice(r.sweep) : [];
-    if (advised.length > 0) settingsByNode.set(n.node, adviceSettings(advised));
-    figuresByNode.set(n.node, [
-      ...(r?.sweep ? sweepFigures(r.sweep, advised) : []),
-      ...(r?.matrix ? matrixFigures(r.matrix) : []),
-    ]);
+    const facts = nodeFacts.get(n.node);
+    if (facts?.settings) settingsByNode.set(n.node, facts.settings);
+    figuresByNode.set(n.node, facts?.figures ?? []);
   }
 
   // One row per figure key, the nodes that have it, judged together.
@@ -188,12 +224,8 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
   const outlierCount = new Map<string, number>();
   for (const o of outliers) outlierCount.set(o.node, (outlierCount.get(o.node) ?? 0) + 1);
   const nodes: FleetNodeRow[] = index.nodes.map((n) => {
-    const r = runs.get(n.node);
-    const present = [r?.sweep, r?.matrix].filter((x): x is Run => x !== undefined);
-    const statuses = index.commands.map((cmd) => {
-      const run = cmd === 'sweep' ? r?.sweep : r?.matrix;
-      return run ? runStatus(run) : 'missing';
-    });
+    const facts = nodeFacts.get(n.node);
+    const statuses = index.commands.map((cmd) => facts?.statuses[cmd] ?? 'missing');
     const failed = failures.get(n.node) ?? [];
     // A node with no figures at all cannot pass a threshold check.
     if (thresholds && (figuresByNode.get(n.node)?.length ?? 0) === 0)
@@ -203,7 +235,7 @@ export function fleetView(index: FleetIndex, runs: ReadonlyMap<string, NodeRuns>
       status: worst(statuses),
       runIds: n.runs.map((x) => x.runId),
       ...(n.error ? { error: n.error } : {}),
-      simulated: present.some(isSimulated),
+      simulated: facts?.simulated ?? false,
       outliers: outlierCount.get(n.node) ?? 0,
       failures: failed,
     };

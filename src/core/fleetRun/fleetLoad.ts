@@ -1,34 +1,77 @@
-/** A saved fleet read back: its index and each node's runs from the runs folder (a run that is gone or unreadable is said, not thrown). */
+/**
+ * A saved fleet read back: its index and, per node, the figures of its runs from the runs folder
+ * (a run that is gone or unreadable is said, not thrown). Nodes are read `concurrency` at once
+ * (a read waits on the disk more than on the processor); each node's runs are reduced to the
+ * figures judging needs (`nodeFigures`) as soon as they are read and then let go, so a fleet of
+ * thousands of nodes never holds every node's runs at once. Cancel stops starting new reads.
+ */
+import type { Run } from '../run';
 import type { RunStore } from '../runs/runStore';
+import { mapBounded } from '../runs/runList';
 import type { FleetIndex } from '../fleet/fleetIndex';
 import type { FleetStore } from './fleetStore';
-import type { NodeRuns } from '../fleet/fleetView';
+import type { NodeFigures, NodeRuns } from '../fleet/fleetView';
+import { nodeFigures } from '../fleet/fleetView';
 
 export interface LoadedFleet {
   index: FleetIndex;
-  runs: Map<string, NodeRuns>;
-  /** Runs the index names that could not be read, each in a sentence. */
+  /** Per node (every node of the index), what judging needs of its runs. */
+  nodes: Map<string, NodeFigures>;
+  /** Runs the index names that could not be read, each in a sentence, in the index's order. */
   problems: string[];
 }
 
-/** `id` undefined: the newest fleet. */
-export async function loadFleet(store: RunStore, fleets: FleetStore, id?: string): Promise<LoadedFleet> {
+/** Node files read at once. */
+export const FLEET_READ_CONCURRENCY = 32;
+
+export interface LoadFleetOptions {
+  signal?: AbortSignal;
+  concurrency?: number;
+  /** How a run is read (RunStore.open unless said; a test counts reads in flight through it). */
+  open?: (runId: string) => Promise<Run>;
+  /** Called as each node is read: nodes read so far, and how many there are. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** `id` undefined: the newest fleet. Throws the signal's reason when cancelled. */
+export async function loadFleet(
+  store: RunStore,
+  fleets: FleetStore,
+  id?: string,
+  options: LoadFleetOptions = {},
+): Promise<LoadedFleet> {
   const chosen = id ?? fleets.list()[0];
   if (chosen === undefined)
     throw new Error(`no fleet is saved in ${fleets.root} (run one with: sdma-lens fleet --nodes N)`);
   const index = fleets.read(chosen);
-  const runs = new Map<string, NodeRuns>();
-  const problems: string[] = [];
-  for (const n of index.nodes) {
-    const mine: NodeRuns = {};
-    for (const r of n.runs) {
-      try {
-        mine[r.command] = await store.open(r.runId);
-      } catch (err) {
-        problems.push(`${n.node}: run ${r.runId} could not be read: ${(err as Error).message}`);
+  const open = options.open ?? ((runId: string) => store.open(runId));
+  let done = 0;
+  const read = await mapBounded(
+    index.nodes,
+    options.concurrency ?? FLEET_READ_CONCURRENCY,
+    async (n) => {
+      const mine: NodeRuns = {};
+      const problems: string[] = [];
+      for (const r of n.runs) {
+        options.signal?.throwIfAborted();
+        try {
+          mine[r.command] = await open(r.runId);
+        } catch (err) {
+          problems.push(`${n.node}: run ${r.runId} could not be read: ${(err as Error).message}`);
+        }
       }
-    }
-    runs.set(n.node, mine);
-  }
-  return { index, runs, problems };
+      // The runs go out of reach here: only their figures are kept.
+      const figures = nodeFigures(mine);
+      options.onProgress?.(++done, index.nodes.length);
+      return { figures, problems };
+    },
+    options.signal,
+  );
+  const nodes = new Map<string, NodeFigures>();
+  const problems: string[] = [];
+  index.nodes.forEach((n, i) => {
+    nodes.set(n.node, read[i]!.figures);
+    problems.push(...read[i]!.problems);
+  });
+  return { index, nodes, problems };
 }

@@ -10,7 +10,7 @@ import type { FleetRequest, FleetResult } from '../../core/fleetRun/fleetRun';
 import { runFleet } from '../../core/fleetRun/fleetRun';
 import { FleetStore } from '../../core/fleetRun/fleetStore';
 import type { FleetView } from '../../core/fleet/fleetView';
-import { fleetView } from '../../core/fleet/fleetView';
+import { fleetView, judgeFleet } from '../../core/fleet/fleetView';
 import { checkJobId, checkSlurmName } from '../../core/fleetRun/slurm';
 import { SlurmError } from '../../core/fleetRun/slurmTools';
 import type { SweepOptions } from '../../core/sweep/sweepOptions';
@@ -247,12 +247,43 @@ export async function openFleetCommand(deps: RunDeps, id?: string): Promise<Flee
       if (!picked) return undefined;
       chosen = picked;
     }
-    const loaded = await loadFleet(store, fleets, chosen);
+    const fleetId = chosen;
+    // A fleet of thousands of nodes takes seconds to read: said as it goes, and cancellable.
+    const loaded = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('SDMA Lens: reading fleet {0}', fleetId),
+        cancellable: true,
+      },
+      async (progress, token) => {
+        const controller = new AbortController();
+        const cancelled = token.onCancellationRequested(() => controller.abort());
+        let shown = 0;
+        try {
+          return await loadFleet(store, fleets, fleetId, {
+            signal: controller.signal,
+            onProgress: (done, total) => {
+              const step = Math.floor((done / total) * 20);
+              if (step === shown) return;
+              progress.report({
+                increment: (step - shown) * 5,
+                message: vscode.l10n.t('{0} of {1} nodes', done, total),
+              });
+              shown = step;
+            },
+          });
+        } finally {
+          cancelled.dispose();
+        }
+      },
+    );
     for (const p of loaded.problems) deps.log.warn(p);
-    const view = fleetView(loaded.index, loaded.runs);
+    const view = judgeFleet(loaded.index, loaded.nodes);
     FleetPanel.show(deps.context.extensionUri, deps.log, { ...loaded, view });
     return view;
   } catch (err) {
+    // Cancelled from its notification: nothing to say.
+    if ((err as Error | undefined)?.name === 'AbortError') return undefined;
     reportError(deps.log, vscode.l10n.t('opening the fleet'), err);
     return undefined;
   }
@@ -268,7 +299,7 @@ export async function reviveFleetPanel(deps: RunDeps, panel: vscode.WebviewPanel
     const loaded = await loadFleet(store, new FleetStore(store.root), id);
     FleetPanel.revive(panel, deps.context.extensionUri, deps.log, {
       ...loaded,
-      view: fleetView(loaded.index, loaded.runs),
+      view: judgeFleet(loaded.index, loaded.nodes),
     });
   } catch (err) {
     deps.log.warn(`could not restore a fleet panel: ${(err as Error).message}`);
