@@ -1,17 +1,21 @@
 /**
- * The fleet view at 1,000 nodes, simulated: 8 real simulator sweeps (seeds 1..8, default sizes,
- * 4 paths, CUs 8 and 64, 10 iterations) become the runs of 1,000 "nodes", each with its own
- * 1% of node-to-node noise, 10 of them with copy engines at 70%, saved as run files with a
- * fleet index, as `sdma-lens fleet` leaves them. Then, as a user reads it back:
- *   - `loadFleet` (1,000 run files through the run reader) and `fleetView` (every figure over
- *     every node, median/MAD), against the reference of reading and JSON-parsing the same
- *     files' lines without the reducer, measured in the same run;
- *   - `sdma-lens fleet show --json` end to end (dist/cli.js);
- *   - the same at 100 nodes, for the growth per node (linear: about 1);
- *   - detection: the 10 weak nodes found, and nodes flagged that were not made weak.
+ * The fleet view at 10,000 nodes, simulated: 8 real simulator sweeps (seeds 1..8, default sizes,
+ * 4 paths, CUs 8 and 64, 10 iterations) become the runs of N "nodes", each with its own 1% of
+ * node-to-node noise, every 100th with copy engines at 70%, saved as run files with a fleet
+ * index, as `sdma-lens fleet` leaves them. Then, as a user reads it back, each in a process of
+ * its own so that its peak RSS is its own:
+ *   - `loadFleet` (N run files through the run reader, 32 at once, each reduced to its figures)
+ *     and `judgeFleet` (every figure over every node, median/MAD): time and peak RSS, against the
+ *     reference of reading and JSON-parsing the same files' lines without the reducer, measured
+ *     in the same run;
+ *   - `sdma-lens fleet show --json` end to end (dist/cli.js; `npm run build` first), its output
+ *     to a file: time and peak RSS against the same reference;
+ *   - at 1,000 and 10,000 nodes (SDMA_BENCH_FLEET_NODES=100,1000 for a quick run), for the
+ *     growth per node (linear: about 1);
+ *   - detection: the weak nodes found, and nodes flagged that were not made weak.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadFleet } from '../src/core/fleetRun/fleetLoad';
@@ -118,85 +122,146 @@ function writeFleet(root: string, n: number, seeds: string[][]): { runs: string;
   return { runs, id, weak };
 }
 
-/** The floor: every line of every run file read and JSON-parsed, nothing folded. */
+/** The floor: every line of every run file read and JSON-parsed, nothing folded, nothing kept. */
 function referenceRead(runs: string, n: number): number {
-  const t0 = performance.now();
   let lines = 0;
   for (let i = 0; i < n; i++) {
     const text = readFileSync(join(runs, `sweep-node${String(i).padStart(4, '0')}`, RUN_FILE_NAME), 'utf8');
     for (const line of text.split('\n')) if (line && JSON.parse(line) !== null) lines++;
   }
   if (lines === 0) throw new Error('no lines');
-  return performance.now() - t0;
+  return lines;
+}
+
+/** In a child process of its own (so its peak RSS is its own): one measurement, printed as a JSON line. */
+async function child(mode: string, runs: string, id: string, n: number): Promise<void> {
+  const t0 = performance.now();
+  if (mode === 'ref') {
+    referenceRead(runs, n);
+    console.log(JSON.stringify({ ms: performance.now() - t0 }));
+    return;
+  }
+  const loaded = await loadFleet(new RunStore(runs), new FleetStore(runs), id);
+  const t1 = performance.now();
+  const view = judgeFleet(loaded.index, loaded.nodes);
+  const t2 = performance.now();
+  console.log(
+    JSON.stringify({
+      load: t1 - t0,
+      view: t2 - t1,
+      outlierNodes: [...new Set(view.outliers.map((o) => o.node))],
+      figures: view.figures.length,
+    }),
+  );
+}
+
+interface Measured {
+  ms: number;
+  rssMb: number;
+  out: string;
+}
+
+/** `args` run by Node with the peak-RSS preload; stdout to `outFile` when given (a large JSON is not held here). */
+function run(dir: string, args: string[], outFile?: string): Measured {
+  const rssFile = join(dir, 'rss');
+  const preload = join(dir, 'max-rss.cjs');
+  writeFileSync(
+    preload,
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.SDMA_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n",
+  );
+  writeFileSync(rssFile, '');
+  const fd = outFile ? openSync(outFile, 'w') : undefined;
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['-r', preload, ...args], {
+    env: { ...process.env, SDMA_BENCH_RSS: rssFile },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', fd ?? 'pipe', 'pipe'],
+  });
+  const ms = performance.now() - t0;
+  if (fd !== undefined) closeSync(fd);
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return { ms, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024, out: r.stdout ?? '' };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function measure(n: number, seeds: string[][], root: string) {
   const { runs, id, weak } = writeFleet(join(root, String(n)), n, seeds);
-  const store = new RunStore(runs);
-  const fleets = new FleetStore(runs);
-  const times = { load: [] as number[], view: [] as number[], ref: [] as number[] };
-  let found = 0;
-  let flagged = 0;
-  let figures = 0;
-  for (let k = 0; k < 3; k++) {
-    const t0 = performance.now();
-    const loaded = await loadFleet(store, fleets, id);
-    const t1 = performance.now();
-    const view = judgeFleet(loaded.index, loaded.nodes);
-    const t2 = performance.now();
-    times.load.push(t1 - t0);
-    times.view.push(t2 - t1);
-    times.ref.push(referenceRead(runs, n));
-    const nodes = new Set(view.outliers.map((o) => o.node));
-    found = [...weak].filter((w) => nodes.has(w)).length;
-    flagged = [...nodes].filter((x) => !weak.has(x)).length;
-    figures = view.figures.length;
+  const self = process.argv[1]!;
+  const reps = n <= 1000 ? 3 : 1;
+  const load: { load: number; view: number; rssMb: number; outlierNodes: string[]; figures: number }[] = [];
+  const ref: Measured[] = [];
+  for (let k = 0; k < reps; k++) {
+    const m = run(root, [self, '--child', 'load', runs, id, String(n)]);
+    load.push({ ...(JSON.parse(m.out) as (typeof load)[number]), rssMb: m.rssMb });
+    const r = run(root, [self, '--child', 'ref', runs, id, String(n)]);
+    ref.push({ ...r, ms: (JSON.parse(r.out) as { ms: number }).ms });
   }
-  const t0 = performance.now();
-  const cli = spawnSync(process.execPath, ['dist/cli.js', 'fleet', 'show', id, '--runs-dir', runs, '--json'], {
-    encoding: 'utf8',
-    maxBuffer: 512 << 20,
-  });
-  const cliMs = performance.now() - t0;
-  if (cli.status !== 0) throw new Error(`fleet show exited ${cli.status}: ${cli.stderr}`);
+  const jsonFile = join(root, `fleet-${n}.json`);
+  const cli = run(root, ['dist/cli.js', 'fleet', 'show', id, '--runs-dir', runs, '--json'], jsonFile);
+  const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as { nodes: unknown[] };
+  if (json.nodes.length !== n) throw new Error(`fleet show --json listed ${json.nodes.length} nodes of ${n}`);
+  const nodes = new Set(load[0]!.outlierNodes);
   return {
     n,
-    load: median(times.load),
-    view: median(times.view),
-    ref: median(times.ref),
-    cliMs,
-    jsonBytes: cli.stdout.length,
-    found,
+    reps,
+    load: median(load.map((m) => m.load)),
+    view: median(load.map((m) => m.view)),
+    rssMb: Math.max(...load.map((m) => m.rssMb)),
+    ref: median(ref.map((m) => m.ms)),
+    refRssMb: Math.max(...ref.map((m) => m.rssMb)),
+    cliMs: cli.ms,
+    cliRssMb: cli.rssMb,
+    jsonBytes: statSync(jsonFile).size,
+    found: [...weak].filter((w) => nodes.has(w)).length,
     weak: weak.size,
-    flagged,
-    figures,
+    flagged: [...nodes].filter((x) => !weak.has(x)).length,
+    figures: load[0]!.figures,
   };
 }
 
 async function main() {
+  if (process.argv[2] === '--child') {
+    const [mode, runs, id, n] = process.argv.slice(3);
+    return child(mode!, runs!, id!, Number(n));
+  }
+  // SDMA_BENCH_FLEET_NODES=100,1000 for a quick run; by default 1,000 and 10,000 nodes.
+  const sizes = (process.env.SDMA_BENCH_FLEET_NODES ?? '1000,10000').split(',').map(Number);
   const seeds = [1, 2, 3, 4, 5, 6, 7, 8].map(simSweep);
   const root = mkdtempSync(join(tmpdir(), 'sdma-bench-fleet-'));
   try {
-    const small = await measure(100, seeds, root);
-    const big = await measure(1000, seeds, root);
+    const results = [];
+    for (const n of sizes) results.push(await measure(n, seeds, root));
     console.log(
-      `fleet view, simulated: ${seeds[0]!.filter((l) => l.includes('"sample"')).length} samples a node, 1% node-to-node noise, every ${WEAK_EVERY}th node's engines at 70%; median of 3`,
+      `fleet view, simulated: ${seeds[0]!.filter((l) => l.includes('"sample"')).length} samples a node, 1% node-to-node noise, every ${WEAK_EVERY}th node's engines at 70%; each in a process of its own`,
     );
-    for (const m of [small, big]) {
-      console.log(`  ${m.n} nodes, ${m.figures} figures:`);
-      console.log(`    loadFleet (read ${m.n} run files):   ${m.load.toFixed(0)} ms`);
-      console.log(`    fleetView (judge every figure):    ${m.view.toFixed(0)} ms`);
-      console.log(`    reference, read + JSON.parse only: ${m.ref.toFixed(0)} ms`);
-      console.log(`    ratio (load + view) / reference:   ${((m.load + m.view) / m.ref).toFixed(2)}`);
+    for (const m of results) {
+      console.log(`  ${m.n} nodes, ${m.figures} figures (median of ${m.reps}):`);
+      console.log(`    loadFleet (read ${m.n} run files, 32 at once): ${m.load.toFixed(0)} ms`);
+      console.log(`    judgeFleet (judge every figure):         ${m.view.toFixed(0)} ms`);
       console.log(
-        `    sdma-lens fleet show --json:       ${m.cliMs.toFixed(0)} ms, ${(m.jsonBytes / 1e6).toFixed(1)} MB of JSON`,
+        `    load + judge: ${(m.load + m.view).toFixed(0)} ms (${((m.load + m.view) / m.n).toFixed(3)} ms a node), peak RSS ${m.rssMb.toFixed(0)} MiB`,
+      );
+      console.log(
+        `    reference, read + JSON.parse only:       ${m.ref.toFixed(0)} ms, peak RSS ${m.refRssMb.toFixed(0)} MiB`,
+      );
+      console.log(
+        `    ratio (load + judge) / reference:        ${((m.load + m.view) / m.ref).toFixed(2)} time, ${(m.rssMb / m.refRssMb).toFixed(2)} peak RSS`,
+      );
+      console.log(
+        `    sdma-lens fleet show --json:             ${m.cliMs.toFixed(0)} ms, peak RSS ${m.cliRssMb.toFixed(0)} MiB, ${(m.jsonBytes / 1e6).toFixed(1)} MB of JSON`,
+      );
+      console.log(
+        `    ratio fleet show / reference:            ${(m.cliMs / m.ref).toFixed(2)} time, ${(m.cliRssMb / m.refRssMb).toFixed(2)} peak RSS`,
       );
       console.log(`    weak nodes found: ${m.found} of ${m.weak}; other nodes flagged: ${m.flagged}`);
     }
-    const growth = (big.load + big.view) / big.n / ((small.load + small.view) / small.n);
-    console.log(`  time per node, 1000 / 100 nodes:     ${growth.toFixed(2)} (linear: about 1)`);
+    if (results.length > 1) {
+      const [small, big] = [results[0]!, results.at(-1)!];
+      const growth = (big.load + big.view) / big.n / ((small.load + small.view) / small.n);
+      console.log(`  time per node, ${big.n} / ${small.n} nodes:     ${growth.toFixed(2)} (linear: about 1)`);
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -143,7 +143,7 @@ export async function fleet(argv: string[], signal: AbortSignal): Promise<number
       },
     );
     const view = fleetView(result.index, result.runs, thresholds);
-    print(view, values.json === true, result.file);
+    await printStreamed(view, values.json === true, result.file, signal);
     if (result.index.status === 'cancelled') return 130;
     return exitCode(view, values['fail-on-outliers'] === true);
   } catch (err) {
@@ -240,7 +240,7 @@ async function collect(argv: string[], signal: AbortSignal): Promise<number> {
       return signal.aborted ? 130 : 3;
     }
     const view = fleetView(result.index, result.runs, thresholds);
-    print(view, values.json === true, result.file);
+    await printStreamed(view, values.json === true, result.file, signal);
     return result.index.status === 'cancelled' ? 130 : exitCode(view, values['fail-on-outliers'] === true);
   } catch (err) {
     if (!(err instanceof SlurmError)) throw err;
