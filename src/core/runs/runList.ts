@@ -10,7 +10,9 @@
  * an unchanged folder of thousands of runs is listed from its `readdir` and one `lstat` a run.
  * What makes a folder a run (a folder, not a link, holding a `run.ndjson`) is checked on every
  * listing, cached or not; a `run.ndjson` that is not a regular file is never cached and is
- * listed as corrupt through safeFile.ts as before. Files are read at most `concurrency` at once.
+ * listed as corrupt through safeFile.ts as before. Runs are looked at `concurrency` at once (an
+ * `lstat` each, off the event loop); a new or changed file's ends are then read synchronously
+ * (a few KiB from the page cache: quicker than a hop through the thread pool).
  */
 import { closeSync, readSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
