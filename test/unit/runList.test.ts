@@ -148,6 +148,14 @@ describe('a summary from the ends of a run file', () => {
     expect(s).toMatchObject({ status: 'ok', simulated: true });
   });
 
+  it('reads a last line longer than the first tail (a run-end with a long message)', async () => {
+    const samples = Array.from({ length: 100 }, () => JSON.stringify(sample()));
+    save(dir, 'long-end', [JSON.stringify(hello), ...samples, end('error', { message: 'e'.repeat(3 * TAIL_BYTES) })]);
+    const s = summarizeRunFile('long-end', join(dir, 'long-end'), join(dir, 'long-end', RUN_FILE_NAME));
+    expect(s).toMatchObject({ status: 'error', simulated: true });
+    expect(s.problems).toBeUndefined();
+  });
+
   it('a run of its header alone is incomplete, with no problem', async () => {
     save(dir, 'h', []);
     const s = summarizeRunFile('h', join(dir, 'h'), join(dir, 'h', RUN_FILE_NAME));

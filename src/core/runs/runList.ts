@@ -49,6 +49,8 @@ export const HEAD_BYTES = 4 * 1024;
 export const HEAD_MAX_BYTES = 64 * 1024;
 /** The tail read for the last line (a run-end line is well under 1 KiB). */
 export const TAIL_BYTES = 4 * 1024;
+/** The tail read when the last line is longer than TAIL_BYTES; longer still, it is taken as cut off. */
+export const TAIL_MAX_BYTES = 64 * 1024;
 /** Run files read at once. */
 export const LIST_CONCURRENCY = 32;
 
@@ -131,7 +133,14 @@ export function readEnds(file: string): { head: Buffer; tail: Buffer; tailAt: nu
     // The header and the hello line whole: read further only when the second newline is not in the head.
     const nl = head.indexOf(10);
     if (nl === -1 || head.indexOf(10, nl + 1) === -1) head = part(Math.min(HEAD_MAX_BYTES, bytes), 0);
-    return { head, tail: part(TAIL_BYTES, bytes - TAIL_BYTES), tailAt: bytes - TAIL_BYTES, bytes };
+    let tailAt = bytes - TAIL_BYTES;
+    let tail = part(TAIL_BYTES, tailAt);
+    // The last line whole: read further back only when the tail holds no line's start (a long run-end message).
+    if (tail.lastIndexOf(10, tail.length - 2) === -1) {
+      tailAt = Math.max(0, bytes - TAIL_MAX_BYTES);
+      tail = part(bytes - tailAt, tailAt);
+    }
+    return { head, tail, tailAt, bytes };
   } finally {
     closeSync(fd);
   }
