@@ -4,35 +4,45 @@
  * files the extension opens. Each command is a file in commands/; every one that runs the
  * helper goes through the core run flow (console.ts).
  */
-import { RunFileError } from '../core/runs/runStore';
-import { HelperError } from '../core/runtime/helper';
 import { escapeControls } from '../core/text';
-import { collective } from './commands/collective';
-import { compare } from './commands/compare';
-import { fleet } from './commands/fleet';
-import { importFiles } from './commands/import';
-import { matrix } from './commands/matrix';
-import { advise, runs } from './commands/saved';
-import { sweep } from './commands/sweep';
-import { HelpRequested } from './flags';
-import { UsageError } from './options';
 import { didYouMean } from './suggest';
 import type { CommandName } from './usage';
 import { COMMAND_NAMES, commandHelp, isCommand, overview } from './usage';
 import { VERSION } from './version';
 
+/*
+ * Each command's module is loaded when that command runs, not at start: `--help`, `--version`
+ * and one command do not pay for the others (the bundle keeps them, but their code runs only
+ * on first use).
+ */
+
 /** The commands that start the helper: a signal cancels their run. */
 const RUNS: Partial<Record<CommandName, (argv: string[], signal: AbortSignal) => Promise<number>>> = {
-  sweep,
-  matrix,
-  collective: (argv, signal) => collective('collective', argv, signal),
-  overlap: (argv, signal) => collective('overlap', argv, signal),
-  import: importFiles,
-  fleet,
+  sweep: async (argv, signal) => (await import('./commands/sweep')).sweep(argv, signal),
+  matrix: async (argv, signal) => (await import('./commands/matrix')).matrix(argv, signal),
+  collective: async (argv, signal) => (await import('./commands/collective')).collective('collective', argv, signal),
+  overlap: async (argv, signal) => (await import('./commands/collective')).collective('overlap', argv, signal),
+  import: async (argv, signal) => (await import('./commands/import')).importFiles(argv, signal),
+  fleet: async (argv, signal) => (await import('./commands/fleet')).fleet(argv, signal),
 };
 
 /** The commands that only read saved runs: a signal ends them as it ends any program. */
-const READS: Partial<Record<CommandName, (argv: string[]) => Promise<number>>> = { advise, runs, compare };
+const READS: Partial<Record<CommandName, (argv: string[]) => Promise<number>>> = {
+  advise: async (argv) => (await import('./commands/saved')).advise(argv),
+  runs: async (argv) => (await import('./commands/saved')).runs(argv),
+  compare: async (argv) => (await import('./commands/compare')).compare(argv),
+};
+
+/** The errors a command may end with, each said its own way; loaded with the command. */
+const commandErrors = async () => {
+  const [{ HelpRequested }, { UsageError }, { RunFileError }, { HelperError }] = await Promise.all([
+    import('./flags'),
+    import('./options'),
+    import('../core/runs/runStore'),
+    import('../core/runtime/helper'),
+  ]);
+  return { HelpRequested, UsageError, RunFileError, HelperError };
+};
 
 /** The exit status of a writer stopped by SIGPIPE (128 + 13), as a shell reports `yes | head -1`'s. */
 export const EXIT_READER_GONE = 141;
@@ -165,6 +175,7 @@ export async function main(argv: string[]): Promise<number> {
   // Output nobody can read any more: a run in progress stops as on the first SIGINT.
   const cancel = () => controller.abort();
   if (runsHelper) onOutputLost.add(cancel);
+  let errors: Awaited<ReturnType<typeof commandErrors>> | undefined;
   try {
     if (command === undefined || command === '-h' || command === '--help') {
       process.stdout.write(`${overview()}\n`);
@@ -176,6 +187,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'help') return help(rest);
     if (!isCommand(command)) return notACommand(command);
+    errors = await commandErrors();
+    const { HelpRequested, UsageError } = errors;
     try {
       const run = RUNS[command];
       if (run) return await run(rest, controller.signal);
@@ -189,6 +202,7 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
   } catch (err) {
+    const { RunFileError, HelperError } = errors ?? (await commandErrors());
     if (err instanceof RunFileError) {
       process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
       return 1;
