@@ -39,6 +39,27 @@ const lazyExeca = {
   },
 };
 
+/**
+ * The CLI's commands (src/cli/commandTable.ts) are a bundle of their own, dist/cli-commands.js,
+ * that dist/cli.js requires when a command runs: `--help` and `--version` compile only the
+ * small entry bundle.
+ */
+const COMMANDS_BUNDLE = './cli-commands.js';
+const lazyCommands = {
+  name: 'lazy-commands',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/commandTable$/ }, () => ({ path: 'commandTable', namespace: 'lazy-commands' }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-commands' }, () => ({
+      contents: `module.exports = require(${JSON.stringify(COMMANDS_BUNDLE)});`,
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^\.\/cli-commands\.js$/, namespace: 'lazy-commands' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   // ESM entry points first: UMD builds (jsonc-parser's) hide their requires from the bundler.
@@ -68,6 +89,15 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [lazyCommands],
+  },
+  {
+    ...common,
+    entryPoints: { 'cli-commands': 'src/cli/commandTable.ts' },
+    outdir: dist,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
     plugins: [lazyExeca],
   },
   {

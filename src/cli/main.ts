@@ -10,39 +10,21 @@ import type { CommandName } from './usage';
 import { COMMAND_NAMES, commandHelp, isCommand, overview } from './usage';
 import { VERSION } from './version';
 
-/*
- * Each command's module is loaded when that command runs, not at start: `--help`, `--version`
- * and one command do not pay for the others (the bundle keeps them, but their code runs only
- * on first use).
+/**
+ * The commands and their errors, loaded when a command runs (commandTable.ts): `--help`,
+ * `--version` and a word that is not a command do not load them.
  */
+const commandTable = () => import('./commandTable');
 
-/** The commands that start the helper: a signal cancels their run. */
-const RUNS: Partial<Record<CommandName, (argv: string[], signal: AbortSignal) => Promise<number>>> = {
-  sweep: async (argv, signal) => (await import('./commands/sweep')).sweep(argv, signal),
-  matrix: async (argv, signal) => (await import('./commands/matrix')).matrix(argv, signal),
-  collective: async (argv, signal) => (await import('./commands/collective')).collective('collective', argv, signal),
-  overlap: async (argv, signal) => (await import('./commands/collective')).collective('overlap', argv, signal),
-  import: async (argv, signal) => (await import('./commands/import')).importFiles(argv, signal),
-  fleet: async (argv, signal) => (await import('./commands/fleet')).fleet(argv, signal),
-};
-
-/** The commands that only read saved runs: a signal ends them as it ends any program. */
-const READS: Partial<Record<CommandName, (argv: string[]) => Promise<number>>> = {
-  advise: async (argv) => (await import('./commands/saved')).advise(argv),
-  runs: async (argv) => (await import('./commands/saved')).runs(argv),
-  compare: async (argv) => (await import('./commands/compare')).compare(argv),
-};
-
-/** The errors a command may end with, each said its own way; loaded with the command. */
-const commandErrors = async () => {
-  const [{ HelpRequested }, { UsageError }, { RunFileError }, { HelperError }] = await Promise.all([
-    import('./flags'),
-    import('./options'),
-    import('../core/runs/runStore'),
-    import('../core/runtime/helper'),
-  ]);
-  return { HelpRequested, UsageError, RunFileError, HelperError };
-};
+/** The commands that start the helper (commandTable's RUNS): a signal cancels their run. */
+export const RUNS_HELPER: ReadonlySet<string> = new Set<CommandName>([
+  'sweep',
+  'matrix',
+  'collective',
+  'overlap',
+  'import',
+  'fleet',
+]);
 
 /** The exit status of a writer stopped by SIGPIPE (128 + 13), as a shell reports `yes | head -1`'s. */
 export const EXIT_READER_GONE = 141;
@@ -170,12 +152,12 @@ function help(rest: string[]): number {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const controller = new AbortController();
-  const runsHelper = Object.hasOwn(RUNS, command ?? '');
+  const runsHelper = RUNS_HELPER.has(command ?? '');
   const stop = runsHelper ? cancelOnSignals(controller) : () => {};
   // Output nobody can read any more: a run in progress stops as on the first SIGINT.
   const cancel = () => controller.abort();
   if (runsHelper) onOutputLost.add(cancel);
-  let errors: Awaited<ReturnType<typeof commandErrors>> | undefined;
+  let table: Awaited<ReturnType<typeof commandTable>> | undefined;
   try {
     if (command === undefined || command === '-h' || command === '--help') {
       process.stdout.write(`${overview()}\n`);
@@ -187,12 +169,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'help') return help(rest);
     if (!isCommand(command)) return notACommand(command);
-    errors = await commandErrors();
-    const { HelpRequested, UsageError } = errors;
+    table = await commandTable();
+    const { HelpRequested, UsageError } = table;
     try {
-      const run = RUNS[command];
+      const run = table.RUNS[command];
       if (run) return await run(rest, controller.signal);
-      return await READS[command]!(rest);
+      return await table.READS[command]!(rest);
     } catch (err) {
       if (err instanceof HelpRequested) {
         process.stdout.write(`${commandHelp(command)}\n`);
@@ -202,7 +184,7 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
   } catch (err) {
-    const { RunFileError, HelperError } = errors ?? (await commandErrors());
+    const { RunFileError, HelperError } = table ?? (await commandTable());
     if (err instanceof RunFileError) {
       process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
       return 1;
