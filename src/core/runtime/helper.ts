@@ -12,7 +12,6 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { access, chmod, constants, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { PROTOCOL_VERSION } from '../protocol';
 import { sourceFiles } from './sourceFiles';
 
@@ -342,6 +341,8 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
   if (await isExecutable(binary)) return binary;
 
   const { execa } = await loadExeca();
+  // Loaded here, as execa: only a build reads a program's output line by line.
+  const { createInterface } = await import('node:readline');
   const cmake = await execa('cmake', ['--version'], { reject: false, stdin: 'ignore' });
   if (cmake.failed) {
     throw new HelperError(
