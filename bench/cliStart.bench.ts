@@ -4,7 +4,8 @@
  * size, every path and CU count, the simulated helper, its table and advice, the run saved),
  * each the median of RUNS (>= 20) wall times, interleaved round by round so load beside the
  * benchmark touches every figure alike. The helper alone (`sdma-probe --version`) is shown
- * for scale. The sweep runs with a warm `--version` cache (the first run, also shown, fills
+ * for scale, and Node starting it and nothing else (the floor of any CLI that runs the helper).
+ * The sweep runs with a warm `--version` cache (the first run, also shown, fills
  * it in a temporary $XDG_CACHE_HOME). Target: the sweep within 1.4x `node -e 0`.
  *
  * Then the extension's load: how long `require('dist/extension.js')` takes with a stub
@@ -86,6 +87,12 @@ function main() {
     { name: 'node -e 0 (reference)', file: process.execPath, args: ['-e', '0'] },
     ...cliCases(join(root, 'dist'), ''),
     { name: 'sdma-probe --version', file: helper, args: ['--version'] },
+    {
+      // The least a Node program that runs the helper can take: start, load child_process, spawn, wait.
+      name: 'node spawning sdma-probe (floor)',
+      file: process.execPath,
+      args: ['-e', `require('node:child_process').spawn(${JSON.stringify(helper)}, ['--version'], { stdio: 'pipe' })`],
+    },
     ...(before ? cliCases(before, 'before: ') : []),
   ];
   const sweepCase = cases.find((c) => c.name.startsWith('sweep'))!;
