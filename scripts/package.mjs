@@ -360,6 +360,8 @@ function checkVsix(file, { images }) {
     'extension/package.json',
     'extension/dist/extension.js',
     'extension/dist/cli.js',
+    'extension/dist/execa.js',
+    'extension/dist/cli-commands.js',
     'extension/bin/sdma-probe',
     'extension/bin/sdma-lens',
     'extension/native/CMakeLists.txt',

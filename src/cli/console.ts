@@ -3,7 +3,6 @@
  * node, progress on a terminal, warnings unless --json, and an exit code from how it ended.
  * The CLI's own progress wrapper, as runWithProgress is the extension's.
  */
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Run } from '../core/run';
 import type { RunStore } from '../core/runs/runStore';
@@ -18,12 +17,9 @@ import { SshTarget } from '../core/ssh/sshTarget';
 import type { RunValues } from './options';
 import { helperOption, sshConnection, stallTimeout, storeOf } from './options';
 import { isCommand } from './usage';
+import { FileVersionCache, userCacheDir } from './versionCache';
 
 const packageRoot = resolve(__dirname, '..');
-
-function cacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sdma-lens');
-}
 
 const say = (message: string) => process.stderr.write(`sdma-lens: ${escapeControls(message)}...\n`);
 
@@ -42,8 +38,9 @@ export function cliHelpers(configured: string | undefined): HelperProvider {
       return locateHelper({
         configuredPath: configured ?? process.env.SDMA_LENS_HELPER,
         bundledPaths: bundledHelperPaths(packageRoot),
-        build: { sourceDir: join(packageRoot, 'native'), cacheDir: cacheDir(), onProgress: say },
+        build: { sourceDir: join(packageRoot, 'native'), cacheDir: userCacheDir(), onProgress: say },
         signal,
+        versionCache: new FileVersionCache(),
       });
     },
     forget: () => {},

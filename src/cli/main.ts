@@ -4,35 +4,27 @@
  * files the extension opens. Each command is a file in commands/; every one that runs the
  * helper goes through the core run flow (console.ts).
  */
-import { RunFileError } from '../core/runs/runStore';
-import { HelperError } from '../core/runtime/helper';
 import { escapeControls } from '../core/text';
-import { collective } from './commands/collective';
-import { compare } from './commands/compare';
-import { fleet } from './commands/fleet';
-import { importFiles } from './commands/import';
-import { matrix } from './commands/matrix';
-import { advise, runs } from './commands/saved';
-import { sweep } from './commands/sweep';
-import { HelpRequested } from './flags';
-import { UsageError } from './options';
 import { didYouMean } from './suggest';
 import type { CommandName } from './usage';
 import { COMMAND_NAMES, commandHelp, isCommand, overview } from './usage';
 import { VERSION } from './version';
 
-/** The commands that start the helper: a signal cancels their run. */
-const RUNS: Partial<Record<CommandName, (argv: string[], signal: AbortSignal) => Promise<number>>> = {
-  sweep,
-  matrix,
-  collective: (argv, signal) => collective('collective', argv, signal),
-  overlap: (argv, signal) => collective('overlap', argv, signal),
-  import: importFiles,
-  fleet,
-};
+/**
+ * The commands and their errors, loaded when a command runs (commandTable.ts): `--help`,
+ * `--version` and a word that is not a command do not load them.
+ */
+const commandTable = () => import('./commandTable');
 
-/** The commands that only read saved runs: a signal ends them as it ends any program. */
-const READS: Partial<Record<CommandName, (argv: string[]) => Promise<number>>> = { advise, runs, compare };
+/** The commands that start the helper (commandTable's RUNS): a signal cancels their run. */
+export const RUNS_HELPER: ReadonlySet<string> = new Set<CommandName>([
+  'sweep',
+  'matrix',
+  'collective',
+  'overlap',
+  'import',
+  'fleet',
+]);
 
 /** The exit status of a writer stopped by SIGPIPE (128 + 13), as a shell reports `yes | head -1`'s. */
 export const EXIT_READER_GONE = 141;
@@ -160,11 +152,12 @@ function help(rest: string[]): number {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const controller = new AbortController();
-  const runsHelper = Object.hasOwn(RUNS, command ?? '');
+  const runsHelper = RUNS_HELPER.has(command ?? '');
   const stop = runsHelper ? cancelOnSignals(controller) : () => {};
   // Output nobody can read any more: a run in progress stops as on the first SIGINT.
   const cancel = () => controller.abort();
   if (runsHelper) onOutputLost.add(cancel);
+  let table: Awaited<ReturnType<typeof commandTable>> | undefined;
   try {
     if (command === undefined || command === '-h' || command === '--help') {
       process.stdout.write(`${overview()}\n`);
@@ -176,10 +169,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'help') return help(rest);
     if (!isCommand(command)) return notACommand(command);
+    table = await commandTable();
+    const { HelpRequested, UsageError } = table;
     try {
-      const run = RUNS[command];
+      const run = table.RUNS[command];
       if (run) return await run(rest, controller.signal);
-      return await READS[command]!(rest);
+      return await table.READS[command]!(rest);
     } catch (err) {
       if (err instanceof HelpRequested) {
         process.stdout.write(`${commandHelp(command)}\n`);
@@ -189,6 +184,7 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
   } catch (err) {
+    const { RunFileError, HelperError } = table ?? (await commandTable());
     if (err instanceof RunFileError) {
       process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
       return 1;

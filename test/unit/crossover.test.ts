@@ -67,6 +67,36 @@ describe('findCrossover', () => {
     expect(c.explanation).toMatch(/engine\/host stays ahead of cu\/host on 8 CUs from 1 MiB/);
   });
 
+  it('on a fine grid, places the crossing where the medians cross, inside the ties, not at the last tie', () => {
+    // The same two paths with 10% jitter, on a grid 1.1x apart: around the crossing the spreads
+    // overlap for several sizes. The crossing is where the medians cross; the last tie only
+    // says from where the engine is surely ahead, and moves with the noise.
+    const fine: number[] = [];
+    for (let s = 128 * KiB; s <= 4 * MiB; s = Math.round(s * 1.1)) fine.push(s);
+    const exact = 8000 / (1 / 32 - 1 / 61);
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const c = findCrossover(
+        [
+          ...series('cu', 'host', fine, 5000, 32, 0.1, seed),
+          ...series('engine', 'host', fine, 13000, 61, 0.1, seed + 50),
+        ],
+        'host',
+        8,
+      );
+      expect(c.kind).toBe('crossover');
+      const lastTie = c.verdicts[c.verdicts.findIndex((v) => v.sizeBytes === c.fromBytes) - 1]!.sizeBytes;
+      // Well below the last tie: the ties span several sizes here.
+      expect(c.estimateBytes!).toBeLessThan(lastTie);
+      expect(Math.abs(c.estimateBytes! - exact) / exact).toBeLessThan(0.15);
+      // The range holds the estimate and reaches up to where the engine surely leads.
+      expect(c.rangeBytes![0]).toBeLessThanOrEqual(c.estimateBytes!);
+      expect(c.rangeBytes![1]).toBeGreaterThanOrEqual(c.estimateBytes!);
+      expect(c.rangeBytes![1]).toBeGreaterThan(lastTie * 0.99);
+      expect(c.estimateBracket![0]).toBeLessThan(c.estimateBytes!);
+      expect(c.estimateBracket![1]).toBeGreaterThanOrEqual(c.estimateBytes!);
+    }
+  });
+
   it('calls overlapping spreads a tie and says there is no clear winner', () => {
     // Same cost model, heavy noise: the spreads overlap everywhere.
     const samples = [

@@ -59,6 +59,21 @@ describe('refinement', () => {
     });
   });
 
+  it('narrows where the medians cross too, when the spreads overlap below the size the engine surely wins', () => {
+    // Wide spreads (10 repetitions, -15%..+12%) around a crossing at 3 MiB, sizes 1, 3.8 and
+    // 4.4 MiB: the engine surely leads from 4.4 MiB (3.8 MiB a tie), but the medians cross
+    // between 1 and 3.8 MiB.
+    const spreadOut = (sizes: number[]) =>
+      samples(sizes, 3 * MiB).map((x) => ({ ...x, timesNs: x.timesNs!.map((t, i) => t * (1 + (i - 5) * 0.03)) }));
+    const [a, b, c4] = [1 * MiB, Math.round(3.8 * MiB), Math.round(4.4 * MiB)];
+    const c = findCrossover(spreadOut([a, b, c4]), 'device', 64);
+    expect(c.kind).toBe('crossover');
+    expect(c.fromBytes).toBe(c4);
+    expect(c.estimateBracket).toEqual([a, b]);
+    // [3.8, 4.4] MiB is within ±10%; [1, 3.8] MiB is not: its middle is measured next.
+    expect(judge(c, { tolerance: 0.1 })).toMatchObject({ placed: false, sizes: [midSize(a, b)] });
+  });
+
   it('merges rounds into the sweep: a size measured again replaces the grid point', () => {
     const grid = { ...newRun(header('grid')), samples: samples([1 * MiB, 4 * MiB], 3 * MiB) };
     const round = { ...newRun(header('r1')), samples: samples([2 * MiB, 4 * MiB], 3 * MiB, 20) };

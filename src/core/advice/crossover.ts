@@ -41,6 +41,8 @@ export interface Crossover {
   fromBytes?: number;
   /** Interpolated crossing point and its half-width from the repetitions' spread. */
   estimateBytes?: number;
+  /** The two measured sizes the medians cross between (the estimate's own bracket; refinement narrows it). */
+  estimateBracket?: [number, number];
   plusMinusBytes?: number;
   /**
    * Where the crossing can lie, as honestly as the data allows: the quartiles' crossings,
@@ -424,30 +426,53 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
 
   const i0 = lastNotEngine;
   const i1 = lastNotEngine + 1;
-  const { e: e0, c: c0 } = spreads[i0]!;
-  const { e: e1, c: c1 } = spreads[i1]!;
   const s0 = both[i0]!;
   const s1 = both[i1]!;
   // Positive when the engine is faster; log ratio so fast and slow sizes weigh alike.
   const adv = (cuNs: number, engNs: number) => Math.log(cuNs / engNs);
-  const estimate = crossing(s0, adv(c0.median, e0.median), s1, adv(c1.median, e1.median));
-  const early = crossing(s0, adv(c0.q75, e0.q25), s1, adv(c1.q75, e1.q25));
-  const late = crossing(s0, adv(c0.q25, e0.q75), s1, adv(c1.q25, e1.q75));
+  const median = (x: { e: Spread; c: Spread }) => adv(x.c.median, x.e.median);
+  const optimistic = (x: { e: Spread; c: Spread }) => adv(x.c.q75, x.e.q25);
+  const pessimistic = (x: { e: Spread; c: Spread }) => adv(x.c.q25, x.e.q75);
+  /**
+   * Where one measure of the engine's advantage last turns positive at or below s1: the last
+   * size below s1 where it is not positive, and the size after it. The medians of the two
+   * paths usually cross below s0, among sizes where the spreads still overlap (ties): the
+   * crossing is looked for there, not pinned to s0 (which on a fine grid is merely the last
+   * tie, and moves with the noise). At or below the smallest size when it never is.
+   */
+  const crossingOf = (f: (x: { e: Spread; c: Spread }) => number): { at: number; bracket: [number, number] } => {
+    let k = i0;
+    while (k >= 0 && f(spreads[k]!) >= 0) k--;
+    if (k < 0) return { at: both[0]!, bracket: [both[0]!, both[0]!] };
+    return {
+      at: crossing(both[k]!, f(spreads[k]!), both[k + 1]!, f(spreads[k + 1]!)),
+      bracket: [both[k]!, both[k + 1]!],
+    };
+  };
+  const mid = crossingOf(median);
+  const estimate = mid.at;
+  const early = crossingOf(optimistic).at;
+  const late = crossingOf(pessimistic).at;
   const plusMinus = Math.max(Math.abs(late - estimate), Math.abs(estimate - early));
   const uncertainty = [...base.uncertainty];
   if (verdicts[i0]!.verdict === 'tie') uncertainty.push(`the spreads of both paths overlap at ${formatBytes(s0)}`);
-  const gap = s1 / s0 > GAP_RATIO;
+  // The sizes around where the engine surely leads, or around where the medians cross (below
+  // them when the spreads overlap there): the wider of the two is what the data leaves open.
+  const [g0, g1] = mid.bracket[1] / mid.bracket[0] > s1 / s0 ? mid.bracket : [s0, s1];
+  const gap = g1 / g0 > GAP_RATIO;
   if (gap)
     uncertainty.push(
-      `the sizes around it, ${formatBytes(s0)} and ${formatBytes(s1)}, are ${Math.round(s1 / s0)}x apart`,
+      `the sizes around it, ${formatBytes(g0)} and ${formatBytes(g1)}, are ${Math.round(g1 / g0)}x apart`,
     );
-  // With no spread to judge, all the data says is that the crossing lies between the two sizes.
+  // With no spread to judge, all the data says is that the crossing lies between the sizes
+  // around it; else from where the engine may be ahead (its faster quartile against the
+  // load/store path's slower one) to where it surely is.
   const rangeBytes: [number, number] = fewReps
-    ? [s0, s1]
-    : [Math.max(s0, Math.min(early, late, estimate)), Math.min(s1, Math.max(early, late, estimate))];
+    ? [Math.min(s0, mid.bracket[0]), s1]
+    : [Math.min(early, late, estimate), Math.min(s1, Math.max(early, late, estimate))];
   const measureNext =
     gap || fewReps
-      ? `To place it closer, measure between ${formatRange([s0, s1])}${fewReps ? ' with more repetitions' : ''}.`
+      ? `To place it closer, measure between ${formatRange(gap ? [g0, g1] : [s0, s1])}${fewReps ? ' with more repetitions' : ''}.`
       : undefined;
   return finish({
     ...base,
@@ -455,6 +480,7 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
     kind: 'crossover',
     fromBytes: s1,
     estimateBytes: estimate,
+    estimateBracket: mid.bracket,
     plusMinusBytes: plusMinus,
     rangeBytes,
     confidence: uncertainty.length === 0 ? 'clear' : 'uncertain',

@@ -12,8 +12,6 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { access, chmod, constants, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { execa } from 'execa';
 import { PROTOCOL_VERSION } from '../protocol';
 import { sourceFiles } from './sourceFiles';
 
@@ -69,12 +67,99 @@ export function parseVersionLine(line: string): Omit<HelperInfo, 'path' | 'sourc
   };
 }
 
-/** Runs `<path> --version` and checks the protocol. Throws HelperError saying what is wrong. */
+/**
+ * execa, loaded at its first use: it and its dependencies are a fifth of the CLI's start-up
+ * and most of the extension's, and a run whose helper's version is known never needs it.
+ */
+export const loadExeca = (): Promise<typeof import('execa')> => import('execa');
+
+/**
+ * What identifies one helper binary for its `--version`: the path it is started by, its size,
+ * its modification time (nanoseconds) and its inode. A rebuilt or replaced binary changes one of them.
+ */
+export interface HelperStamp {
+  path: string;
+  size: number;
+  mtimeNs: string;
+  /** The file's inode: a binary replaced by a rename is another file even at the same size and time. */
+  ino: string;
+}
+
+/**
+ * Where `--version` answers are remembered, by stamp: only answers this code accepted (its
+ * protocol), as the line the helper printed, so that a reused answer goes through the same
+ * checks as a fresh one.
+ */
+export interface VersionCache {
+  get(stamp: HelperStamp): string | undefined | Promise<string | undefined>;
+  set(stamp: HelperStamp, line: string): void | Promise<void>;
+}
+
+/** The stamp of the file at `path`, or undefined when it cannot be read (then nothing is cached). */
+export async function helperStamp(path: string): Promise<HelperStamp | undefined> {
+  try {
+    const s = await stat(path, { bigint: true });
+    if (!s.isFile()) return undefined;
+    return { path, size: Number(s.size), mtimeNs: s.mtimeNs.toString(), ino: s.ino.toString() };
+  } catch {
+    return undefined;
+  }
+}
+
+const stampKey = (s: HelperStamp) => `${s.path}\0${s.size}\0${s.mtimeNs}\0${s.ino}`;
+
+/** The cache of this process (the extension's): forgotten when it ends. */
+export class MemoryVersionCache implements VersionCache {
+  private readonly lines = new Map<string, string>();
+  get(stamp: HelperStamp): string | undefined {
+    return this.lines.get(stampKey(stamp));
+  }
+  set(stamp: HelperStamp, line: string): void {
+    // A handful of helpers at most; a bound all the same.
+    if (this.lines.size >= 64) this.lines.clear();
+    this.lines.set(stampKey(stamp), line);
+  }
+}
+
+/** The default cache: this process's memory. */
+export const processVersionCache = new MemoryVersionCache();
+
+/** The first line of a `--version` answer, checked: HelperError saying what is wrong otherwise. */
+function versionInfo(path: string, line: string): Omit<HelperInfo, 'path' | 'source'> {
+  const info = parseVersionLine(line);
+  if (!info) {
+    throw new HelperError(
+      `${path} is not sdma-probe (its --version said "${line.slice(0, 80)}")`,
+      'Point sdmaLens.helperPath at the sdma-probe binary.',
+    );
+  }
+  if (info.protocol !== PROTOCOL_VERSION) {
+    throw new HelperError(
+      `${path} speaks protocol ${info.protocol}; this version of SDMA Lens speaks ${PROTOCOL_VERSION}`,
+      'Rebuild the helper from the sources shipped with this extension (clear sdmaLens.helperPath).',
+    );
+  }
+  return info;
+}
+
+/**
+ * Runs `<path> --version` and checks the protocol. Throws HelperError saying what is wrong.
+ * An answer for the same binary (path, size, modification time) is taken from `cache`
+ * instead, and checked the same way; a binary that changed is asked again.
+ */
 export async function probeHelper(
   path: string,
   source: HelperInfo['source'],
   signal?: AbortSignal,
+  cache: VersionCache = processVersionCache,
 ): Promise<HelperInfo> {
+  const stamp = await helperStamp(path);
+  if (stamp) {
+    const known = await Promise.resolve(cache.get(stamp)).catch(() => undefined);
+    const info = known !== undefined && parseVersionLine(known);
+    if (info && info.protocol === PROTOCOL_VERSION) return { ...info, path, source };
+  }
+  const { execa } = await loadExeca();
   const result = await execa(path, ['--version'], {
     reject: false,
     timeout: 10_000,
@@ -87,19 +172,12 @@ export async function probeHelper(
       'Point sdmaLens.helperPath at a working sdma-probe, or clear it to use the bundled one.',
     );
   }
-  const info = parseVersionLine(String(result.stdout).split('\n')[0] ?? '');
-  if (!info) {
-    throw new HelperError(
-      `${path} is not sdma-probe (its --version said "${String(result.stdout).slice(0, 80)}")`,
-      'Point sdmaLens.helperPath at the sdma-probe binary.',
-    );
-  }
-  if (info.protocol !== PROTOCOL_VERSION) {
-    throw new HelperError(
-      `${path} speaks protocol ${info.protocol}; this version of SDMA Lens speaks ${PROTOCOL_VERSION}`,
-      'Rebuild the helper from the sources shipped with this extension (clear sdmaLens.helperPath).',
-    );
-  }
+  const line = String(result.stdout).split('\n')[0] ?? '';
+  const info = versionInfo(path, line);
+  // Stamped before the run: a binary replaced while it answered is not taken for the old one.
+  const after = stamp && (await helperStamp(path));
+  if (stamp && after && stampKey(stamp) === stampKey(after))
+    await Promise.resolve(cache.set(stamp, line.trim())).catch(() => {});
   return { ...info, path, source };
 }
 
@@ -262,6 +340,9 @@ export async function buildHelper(o: BuildOptions): Promise<string> {
   const { outDir, binary, log } = await buildLocation(o);
   if (await isExecutable(binary)) return binary;
 
+  const { execa } = await loadExeca();
+  // Loaded here, as execa: only a build reads a program's output line by line.
+  const { createInterface } = await import('node:readline');
   const cmake = await execa('cmake', ['--version'], { reject: false, stdin: 'ignore' });
   if (cmake.failed) {
     throw new HelperError(
@@ -350,6 +431,8 @@ export interface LocateOptions {
    */
   hip?: { backendSetting: string; rocm: string | undefined; amdGpu?: boolean };
   signal?: AbortSignal;
+  /** Where `--version` answers are remembered (default: this process's memory). */
+  versionCache?: VersionCache;
 }
 
 /** The CMake options of the first-use hip build: hip on, so a ROCm CMake cannot use is an error in the log. */
@@ -359,13 +442,13 @@ export const HIP_VARIANT = { name: 'hip', cmakeArgs: ['-DSDMA_PROBE_WITH_HIP=ON'
 export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
   if (o.configuredPath && o.configuredPath.trim().length > 0) {
     // A configured path that does not work is an error, not a reason to silently run something else.
-    return probeHelper(o.configuredPath, 'setting', o.signal);
+    return probeHelper(o.configuredPath, 'setting', o.signal, o.versionCache);
   }
   for (const candidate of o.bundledPaths) {
     if (await ensureExecutable(candidate)) {
       let bundled: HelperInfo;
       try {
-        bundled = await probeHelper(candidate, 'bundled', o.signal);
+        bundled = await probeHelper(candidate, 'bundled', o.signal, o.versionCache);
       } catch {
         // A stale bundled build (older protocol) falls through to a fresh build.
         continue;
@@ -380,7 +463,7 @@ export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
           amdGpu: o.hip.amdGpu,
         })
       ) {
-        return await withHipBuild(bundled, o.build, o.signal);
+        return await withHipBuild(bundled, o.build, o.signal, o.versionCache);
       }
       return bundled;
     }
@@ -392,7 +475,7 @@ export async function locateHelper(o: LocateOptions): Promise<HelperInfo> {
     );
   }
   const built = await buildHelper({ ...o.build, signal: o.signal });
-  return probeHelper(built, 'built', o.signal);
+  return probeHelper(built, 'built', o.signal, o.versionCache);
 }
 
 /**
@@ -405,6 +488,7 @@ async function withHipBuild(
   bundled: HelperInfo,
   build: BuildOptions,
   signal: AbortSignal | undefined,
+  versionCache: VersionCache | undefined,
 ): Promise<HelperInfo> {
   const options: BuildOptions = { ...build, variant: HIP_VARIANT, signal };
   const { outDir, log } = await buildLocation(options);
@@ -418,7 +502,7 @@ async function withHipBuild(
   }
   try {
     const built = await buildHelper(options);
-    const info = await probeHelper(built, 'built', signal);
+    const info = await probeHelper(built, 'built', signal, versionCache);
     if (!info.backends.includes('hip'))
       throw new HelperError(
         `the helper built with ROCm has no hip backend (backends: ${info.backends.join(', ')})`,

@@ -9,8 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { execa } from 'execa';
-import { HelperError } from '../runtime/helper';
+import { HelperError, loadExeca } from '../runtime/helper';
 import type { SshDestination } from './destination';
 import { formatDestination, sshDestinationArg } from './destination';
 import { remoteCommand } from './quote';
@@ -124,6 +123,7 @@ export class SshConnection {
         // Windows' OpenSSH has no connection sharing (no Unix sockets for ControlPath).
         if (this.settings.controlDir === false || process.platform === 'win32') return undefined;
         // `ssh -G` prints the configuration for this host without connecting.
+        const { execa } = await loadExeca();
         const r = await execa(
           this.sshPath,
           ['-G', ...sshOptions(this.destination, this.settings, undefined), '--', sshDestinationArg(this.destination)],
@@ -144,6 +144,7 @@ export class SshConnection {
 
   /** Runs a short remote command and collects its output; never throws for a remote failure. */
   async exec(argv: readonly string[], o: ExecOptions = {}): Promise<ExecResult> {
+    const { execa } = await loadExeca();
     const r = await execa(this.sshPath, await this.args(argv), {
       reject: false,
       ...(o.input !== undefined ? { input: o.input } : { stdin: 'ignore' }),
@@ -181,6 +182,7 @@ export class SshConnection {
    */
   async startWatched(argv: readonly string[], heartbeatMs: number): Promise<WatchedProcess> {
     const token = randomBytes(8).toString('hex');
+    const { execa } = await loadExeca();
     const child = execa(this.sshPath, await this.args(['sh', '-c', WATCHED_RUN, 'sdma-lens', token, ...argv]), {
       stdin: 'pipe',
       buffer: false,
@@ -228,6 +230,7 @@ export class SshConnection {
   async close(): Promise<void> {
     const dir = await this.control();
     if (!dir) return;
+    const { execa } = await loadExeca();
     await execa(
       this.sshPath,
       [...sshOptions(this.destination, this.settings, dir), '-O', 'exit', '--', sshDestinationArg(this.destination)],

@@ -4,7 +4,7 @@
  * there, so the run folder is complete locally and nothing piles up on the node.
  */
 import { rename, rm } from 'node:fs/promises';
-import { execa } from 'execa';
+import { loadExeca } from '../runtime/helper';
 import type { SshConnection } from './connection';
 import { MAKE_CACHE_DIR, READ_CACHE_FILE, REMOVE_CACHE_DIR } from './remoteScripts';
 
@@ -33,6 +33,7 @@ export async function fetchRemoteRunFile(
 ): Promise<boolean> {
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) throw new Error(`"${name}" is not a run file name`);
   const partial = `${localPath}.part`;
+  const { execa } = await loadExeca();
   const r = await execa(
     conn.sshPath,
     await conn.args(['sh', '-c', READ_CACHE_FILE, 'sdma-lens', `${outDir(runId)}/${name}`]),

@@ -141,41 +141,51 @@ export function crossoversOf(
   return out;
 }
 
-/** The two measured sizes around the crossing: the last one the engine did not win and the first from which it stays ahead. */
-function bracket(c: Crossover): [number, number] | undefined {
+/**
+ * The two measured sizes around the crossing: the last one the engine did not win and the
+ * first from which it stays ahead; and, where the medians cross further down (among sizes whose
+ * spreads overlap), the two sizes around that crossing. Both are narrowed: the first places
+ * where the engine surely leads, the second the estimate itself.
+ */
+function brackets(c: Crossover): [number, number][] | undefined {
   if (c.kind !== 'crossover' || c.fromBytes === undefined) return undefined;
   const i = c.verdicts.findIndex((v) => v.sizeBytes === c.fromBytes);
-  return i > 0 ? [c.verdicts[i - 1]!.sizeBytes, c.fromBytes] : undefined;
+  if (i <= 0) return undefined;
+  const lead: [number, number] = [c.verdicts[i - 1]!.sizeBytes, c.fromBytes];
+  const est = c.estimateBracket;
+  return est && est[0] < est[1] && (est[0] !== lead[0] || est[1] !== lead[1]) ? [lead, est] : [lead];
 }
 
 /**
  * Whether a crossover is placed within the tolerance, and if not why; with the probe that
  * would narrow it. Placed means the two measured sizes around the crossing are within the
- * tolerance of each other. At the crossing itself the two paths take nearly the same time, so
- * their spreads overlap there however often it is measured; more repetitions are asked only
- * where too few were taken to judge a spread at all.
+ * tolerance of each other, and so are the two the medians cross between. At the crossing
+ * itself the two paths take nearly the same time, so their spreads overlap there however
+ * often it is measured; more repetitions are asked only where too few were taken to judge a
+ * spread at all.
  */
 export function judge(
   c: Crossover,
   o: Pick<RefineOptions, 'tolerance'>,
 ): { placed: boolean; reason?: string; sizes?: number[]; moreIters?: boolean } {
-  const b = bracket(c);
-  if (!b)
+  const all = brackets(c);
+  if (!all)
     return {
       placed: false,
       reason: c.kind === 'crossover' ? 'no bracketing sizes' : `no crossover to refine (${c.kind})`,
     };
-  const [lo, hi] = b;
   const fewReps = c.repetitions < MIN_REPETITIONS;
-  if (hi / lo <= placedRatio(o.tolerance) && !fewReps) return { placed: true };
-  const mid = midSize(lo, hi);
-  if (hi / lo > placedRatio(o.tolerance) && mid !== undefined)
+  const wide = all.filter(([lo, hi]) => hi / lo > placedRatio(o.tolerance));
+  if (wide.length === 0 && !fewReps) return { placed: true };
+  const mids = wide.map(([lo, hi]) => midSize(lo, hi)).filter((m): m is number => m !== undefined);
+  if (mids.length > 0)
     return {
       placed: false,
-      reason: `between ${formatBytes(lo)} and ${formatBytes(hi)}`,
-      sizes: [mid],
+      reason: wide.map(([lo, hi]) => `between ${formatBytes(lo)} and ${formatBytes(hi)}`).join(', '),
+      sizes: [...new Set(mids)].sort((a, b) => a - b),
       moreIters: fewReps,
     };
+  const [lo, hi] = wide[0] ?? all[0]!;
   if (fewReps)
     return { placed: false, reason: `only ${c.repetitions} repetitions around it`, sizes: [lo, hi], moreIters: true };
   return { placed: false, reason: `no size on the probe grain lies between ${formatBytes(lo)} and ${formatBytes(hi)}` };
