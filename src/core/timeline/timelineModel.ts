@@ -222,8 +222,8 @@ export function buildIndexAndLod(
     maxEnd[k] = run;
     if (st < minStart) minStart = st;
     if (en > maxEndAll) maxEndAll = en;
-    if (lod) writeLod(lod, t, i, k, st, en, run, base);
   }
+  if (lod) scatterLod(lod, t, laneOf, laneStart);
   // Lanes whose events arrived out of time order: sorted, then their running maxima (and
   // compact columns) rewritten from the sorted order.
   for (let l = 0; l < laneCount; l++) {
@@ -271,6 +271,48 @@ export function buildIndexAndLod(
     heat,
   };
   return { index, lod };
+}
+
+/**
+ * The lane-ordered columns, reading the file's columns in file order: event `i` goes to the
+ * next slot of its lane. Arrays are locals so the loop is plain typed-array traffic.
+ */
+function scatterLod(lod: LodColumns, t: TimelineColumns, laneOf: Int32Array, laneStart: Int32Array) {
+  const n = t.count;
+  const fill = laneStart.slice(0, laneStart.length - 1);
+  const base = lod.baseNs;
+  const { startNs: ls, endNs: le, maxEnd: lm, extentNs: lx, bytes: lb, path: lp, kind: lk, flags: lf } = lod;
+  const start = t.startNs;
+  const end = t.endNs;
+  const queued = t.queuedNs;
+  const bytes = t.bytes;
+  const path = t.path;
+  const kinds = t.kind;
+  const flags = t.flags;
+  const running = new Float64Array(fill.length).fill(-Infinity);
+  for (let i = 0; i < n; i++) {
+    const l = laneOf[i]!;
+    const k = fill[l]!++;
+    const st = start[i]!;
+    const e0 = end[i]!;
+    const en = e0 > st ? e0 : st;
+    let run = running[l]!;
+    if (en > run) running[l] = run = en;
+    ls[k] = st - base;
+    le[k] = en - base;
+    lm[k] = run - base;
+    const kind = kinds[i]!;
+    let visible = st;
+    if (kind === KIND_PACKET) {
+      const q = queued[i]!;
+      if (q >= 0 && q < st) visible = q;
+    }
+    lx[k] = en - visible;
+    lb[k] = bytes[i]!;
+    lp[k] = path[i]! & 3;
+    lk[k] = kind;
+    if (flags !== undefined) lf[k] = flags[i]! & FLAG_INFERRED;
+  }
 }
 
 /** Event `e` of the file into slot `k` of the lane-ordered columns. */
