@@ -104,12 +104,17 @@ export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: nu
 }
 
 /**
- * What the panel may hold: the file's columns (49 bytes an event, 50 with flags), the index
- * (24), the lane-ordered columns (23 to 39) and the filter's mask (1), about 110 bytes an
- * event at most. 10^7 events (the largest timeline the panel opens) are about 1.1 GB.
+ * What a timeline costs in the panel's renderer while it loads and after: the file's columns
+ * (50 bytes an event with flags), the index (24), the worker's lane-ordered columns and order
+ * (27 to 43) and the filter's mask (1): at most 118 bytes an event, 110 in the common case of
+ * times and bytes that fit 32 bits. The extension host holds the file (50) and its columns (50)
+ * while reading. A budget of 2.2 GB for the renderer gives the cap: 20 million events. The
+ * helper writes up to 50 million (native/src/limits.json); larger ones are refused before they
+ * are read, with what to do instead.
  */
-export const TIMELINE_MAX_EVENTS = 10_000_000;
 export const TIMELINE_BYTES_PER_EVENT = 110;
+export const TIMELINE_MEMORY_BUDGET_BYTES = 2.2e9;
+export const TIMELINE_MAX_EVENTS = Math.floor(TIMELINE_MEMORY_BUDGET_BYTES / TIMELINE_BYTES_PER_EVENT);
 
 export interface TimelineFit {
   ok: boolean;
@@ -134,8 +139,8 @@ export function timelineFits(events: number, maxEvents = TIMELINE_MAX_EVENTS): T
     neededBytes,
     limitBytes,
     message:
-      `This timeline has ${events.toLocaleString('en-US')} events and would need about ${gb(neededBytes)} in the panel; ` +
+      `this timeline has ${events.toLocaleString('en-US')} events and would need about ${gb(neededBytes)} in the panel; ` +
       `the panel opens up to ${maxEvents.toLocaleString('en-US')} events (${gb(limitBytes)}). ` +
-      'Record fewer iterations or a shorter window, or export it to Perfetto (Export Trace) and open it there.',
+      'Record a shorter timeline (fewer timeline iterations, a smaller timeline size or fewer CUs) and open that.',
   };
 }
