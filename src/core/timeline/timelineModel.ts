@@ -200,6 +200,8 @@ export function buildIndexAndLod(
   const base = lod ? lod.baseNs : 0;
   const fill = laneStart.slice(0, laneCount);
   const order = new Int32Array(n);
+  // Where each event goes in lane order, for the compact columns' scatter (then dropped).
+  const slot = lod ? new Int32Array(n) : undefined;
   const maxEnd = new Float64Array(n);
   const lastStart = new Float64Array(laneCount).fill(-Infinity);
   const running = new Float64Array(laneCount).fill(-Infinity);
@@ -212,6 +214,7 @@ export function buildIndexAndLod(
     laneOf[i] = l;
     const k = fill[l]!++;
     order[k] = i;
+    if (slot) slot[i] = k;
     const st = start[i]!;
     const e0 = endCol[i]!;
     const en = e0 > st ? e0 : st;
@@ -223,7 +226,7 @@ export function buildIndexAndLod(
     if (st < minStart) minStart = st;
     if (en > maxEndAll) maxEndAll = en;
   }
-  if (lod) scatterLod(lod, t, laneOf, laneStart);
+  if (lod) scatterLod(lod, t, slot!, laneStart);
   // Lanes whose events arrived out of time order: sorted, then their running maxima (and
   // compact columns) rewritten from the sorted order.
   for (let l = 0; l < laneCount; l++) {
@@ -274,44 +277,56 @@ export function buildIndexAndLod(
 }
 
 /**
- * The lane-ordered columns, reading the file's columns in file order: event `i` goes to the
- * next slot of its lane. Arrays are locals so the loop is plain typed-array traffic.
+ * The lane-ordered columns, reading the file's columns in file order: one column at a time,
+ * event `i` to its slot `slot[i]`, so each loop has one sequential read stream and one write
+ * stream per lane (all columns at once would be one per lane and column, more than the
+ * processor tracks). The running maxima are then a sequential pass per lane.
  */
-function scatterLod(lod: LodColumns, t: TimelineColumns, laneOf: Int32Array, laneStart: Int32Array) {
+function scatterLod(lod: LodColumns, t: TimelineColumns, slot: Int32Array, laneStart: Int32Array): void {
   const n = t.count;
-  const fill = laneStart.slice(0, laneStart.length - 1);
   const base = lod.baseNs;
-  const { startNs: ls, endNs: le, maxEnd: lm, extentNs: lx, bytes: lb, path: lp, kind: lk, flags: lf } = lod;
   const start = t.startNs;
   const end = t.endNs;
-  const queued = t.queuedNs;
-  const bytes = t.bytes;
-  const path = t.path;
-  const kinds = t.kind;
-  const flags = t.flags;
-  const running = new Float64Array(fill.length).fill(-Infinity);
+  const ls = lod.startNs;
+  for (let i = 0; i < n; i++) ls[slot[i]!] = start[i]! - base;
+  const le = lod.endNs;
   for (let i = 0; i < n; i++) {
-    const l = laneOf[i]!;
-    const k = fill[l]!++;
     const st = start[i]!;
     const e0 = end[i]!;
-    const en = e0 > st ? e0 : st;
-    let run = running[l]!;
-    if (en > run) running[l] = run = en;
-    ls[k] = st - base;
-    le[k] = en - base;
-    lm[k] = run - base;
-    const kind = kinds[i]!;
+    le[slot[i]!] = (e0 > st ? e0 : st) - base;
+  }
+  const lx = lod.extentNs;
+  const kinds = t.kind;
+  const queued = t.queuedNs;
+  for (let i = 0; i < n; i++) {
+    const st = start[i]!;
+    const e0 = end[i]!;
     let visible = st;
-    if (kind === KIND_PACKET) {
+    if (kinds[i] === KIND_PACKET) {
       const q = queued[i]!;
       if (q >= 0 && q < st) visible = q;
     }
-    lx[k] = en - visible;
-    lb[k] = bytes[i]!;
-    lp[k] = path[i]! & 3;
-    lk[k] = kind;
-    if (flags !== undefined) lf[k] = flags[i]! & FLAG_INFERRED;
+    lx[slot[i]!] = (e0 > st ? e0 : st) - visible;
+  }
+  const lb = lod.bytes;
+  const bytes = t.bytes;
+  for (let i = 0; i < n; i++) lb[slot[i]!] = bytes[i]!;
+  const lp = lod.path;
+  const path = t.path;
+  for (let i = 0; i < n; i++) lp[slot[i]!] = path[i]! & 3;
+  const lk = lod.kind;
+  for (let i = 0; i < n; i++) lk[slot[i]!] = kinds[i]!;
+  const flags = t.flags;
+  const lf = lod.flags;
+  if (flags) for (let i = 0; i < n; i++) lf[slot[i]!] = flags[i]! & FLAG_INFERRED;
+  const lm = lod.maxEnd;
+  for (let l = 0; l + 1 < laneStart.length; l++) {
+    let run = -Infinity;
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+      const e = le[k]!;
+      if (e > run) run = e;
+      lm[k] = run;
+    }
   }
 }
 
