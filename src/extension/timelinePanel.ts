@@ -37,8 +37,11 @@ const PROGRESS_EVENTS = 1_000_000;
 export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   private static readonly open = new Map<string, TimelinePanel>();
 
+  /** Held only from the read until the page has it. */
   private columns: TimelineColumns | undefined;
   private failure: string | undefined;
+  private loading = false;
+  private loadedOnce = false;
   /** Read by the integration tests, which cannot see inside the webview. */
   delivered = false;
   /** The filter the page reports it applies, and the events it keeps (integration tests). */
@@ -98,6 +101,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
    */
   private async load(): Promise<void> {
     const started = performance.now();
+    this.loading = true;
     try {
       const count = this.source.count ? await this.source.count() : undefined;
       if (count !== undefined) this.refuseIfTooLarge(count);
@@ -126,6 +130,8 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       this.failure = `The timeline could not be read: ${(err as Error).message}`;
       this.log.error(`timeline ${this.source.meta.key}: ${this.failure}`);
       this.post();
+    } finally {
+      this.loading = false;
     }
   }
 
@@ -141,6 +147,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
     // A timeline whose count was not known ahead (built from a run's records) is checked here.
     this.refuseIfTooLarge(columns.count);
     this.columns = columns;
+    this.loadedOnce = true;
     this.log.info(
       `timeline ${this.source.meta.key}: ${columns.count} events read in ${performance.now() - started} ms`,
     );
@@ -160,12 +167,17 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
         columns: this.columns as Extract<TimelineHostMessage, { type: 'timeline' }>['columns'],
       };
     void this.panel.webview.postMessage(message).then((ok) => {
-      if (ok && message.type === 'timeline') this.delivered = true;
+      if (!ok || message.type !== 'timeline') return;
+      this.delivered = true;
+      // The page owns the timeline now: the host keeps no copy (export and a reloaded page read it again).
+      if (this.columns === message.columns) this.columns = undefined;
     });
   }
 
   protected onReady(): void {
-    this.post();
+    // A page that reloaded (hidden and shown again) after it was handed the timeline: read it again.
+    if (!this.columns && this.loadedOnce && !this.loading && !this.failure) void this.load();
+    else this.post();
   }
 
   protected handle(message: Exclude<TimelineWebviewMessage, { type: 'ready' | 'webview-error' }>): void {
@@ -195,7 +207,18 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   /** Writes the Chrome/Perfetto trace next to the timeline and offers to reveal it. */
   async exportTrace(): Promise<string | undefined> {
-    const columns = this.columns;
+    let columns = this.columns;
+    if (!columns && this.loadedOnce) {
+      // Read again: the host gave its copy to the page.
+      try {
+        columns = await this.source.load();
+      } catch (err) {
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('SDMA Lens: could not write the trace: {0}', (err as Error).message),
+        );
+        return undefined;
+      }
+    }
     if (!columns) {
       void vscode.window.showWarningMessage(
         vscode.l10n.t('SDMA Lens: the timeline is still loading; export it once it shows.'),
