@@ -12,6 +12,7 @@ import type { TimelineColumns } from '../core/timeline/timelineFile';
 import { TIMELINE_DIRECTIVES } from '../core/pages/timelineHtml';
 import type { TimelineMeta } from '../core/timeline/timelineModel';
 import { chromeTraceChunks } from '../core/timeline/timelineTrace';
+import { timelineFits } from '../core/timeline/timelineCompact';
 import { writeNewFile } from '../core/runs/newFile';
 import { panelOptions } from './webviewOptions';
 import { PanelPage } from './runViewPanel';
@@ -26,13 +27,21 @@ export interface TimelineSource {
   /** Where "Export trace" writes. */
   traceFile: string;
   load(): Promise<TimelineColumns>;
+  /** Events the timeline holds, known before it is read (a file's header): decides refusal and progress. */
+  count?(): Promise<number>;
 }
+
+/** From this many events a notification shows the load's progress, with Cancel. */
+const PROGRESS_EVENTS = 1_000_000;
 
 export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   private static readonly open = new Map<string, TimelinePanel>();
 
+  /** Held only from the read until the page has it. */
   private columns: TimelineColumns | undefined;
   private failure: string | undefined;
+  private loading = false;
+  private loadedOnce = false;
   /** Read by the integration tests, which cannot see inside the webview. */
   delivered = false;
   /** The filter the page reports it applies, and the events it keeps (integration tests). */
@@ -79,19 +88,70 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   ) {
     super(panel, extensionUri, log, TIMELINE_PAGE, source.meta.title);
     TimelinePanel.open.set(source.meta.key, this);
+    void this.load();
+  }
+
+  /** Resolves when the page has drawn the timeline (or the panel closed). */
+  private shown: (() => void) | undefined;
+
+  /**
+   * Reads the timeline and hands it to the page. A timeline too large for the panel is refused
+   * from its header before it is read; a large one shows a notification with Cancel until the
+   * page has indexed and drawn it (the page shows its own progress too).
+   */
+  private async load(): Promise<void> {
     const started = performance.now();
-    source.load().then(
-      (columns) => {
-        this.columns = columns;
-        log.info(`timeline ${source.meta.key}: ${columns.count} events read in ${performance.now() - started} ms`);
-        this.post();
-      },
-      (err: unknown) => {
-        this.failure = `The timeline could not be read: ${(err as Error).message}`;
-        log.error(`timeline ${source.meta.key}: ${this.failure}`);
-        this.post();
-      },
+    this.loading = true;
+    try {
+      const count = this.source.count ? await this.source.count() : undefined;
+      if (count !== undefined) this.refuseIfTooLarge(count);
+      if (count === undefined || count < PROGRESS_EVENTS) {
+        this.accept(await this.source.load(), started);
+        return;
+      }
+      await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('SDMA Lens: opening a timeline of {0} events', count.toLocaleString('en-US')),
+          cancellable: true,
+        },
+        async (progress, token) => {
+          token.onCancellationRequested(() => this.panel.dispose());
+          const drawn = new Promise<void>((done) => (this.shown = done));
+          progress.report({ message: vscode.l10n.t('reading the file') });
+          const columns = await this.source.load();
+          if (this.disposed) return;
+          progress.report({ message: vscode.l10n.t('indexing and drawing') });
+          this.accept(columns, started);
+          await drawn;
+        },
+      );
+    } catch (err) {
+      this.failure = `The timeline could not be read: ${(err as Error).message}`;
+      this.log.error(`timeline ${this.source.meta.key}: ${this.failure}`);
+      this.post();
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  private refuseIfTooLarge(count: number): void {
+    const fit = timelineFits(count);
+    if (fit.ok) return;
+    void vscode.window.showErrorMessage(vscode.l10n.t('SDMA Lens: the timeline was not opened: {0}', fit.message!));
+    throw new Error(fit.message);
+  }
+
+  private accept(columns: TimelineColumns, started: number): void {
+    if (this.disposed) return;
+    // A timeline whose count was not known ahead (built from a run's records) is checked here.
+    this.refuseIfTooLarge(columns.count);
+    this.columns = columns;
+    this.loadedOnce = true;
+    this.log.info(
+      `timeline ${this.source.meta.key}: ${columns.count} events read in ${performance.now() - started} ms`,
     );
+    this.post();
   }
 
   private post(): void {
@@ -107,12 +167,17 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
         columns: this.columns as Extract<TimelineHostMessage, { type: 'timeline' }>['columns'],
       };
     void this.panel.webview.postMessage(message).then((ok) => {
-      if (ok && message.type === 'timeline') this.delivered = true;
+      if (!ok || message.type !== 'timeline') return;
+      this.delivered = true;
+      // The page owns the timeline now: the host keeps no copy (export and a reloaded page read it again).
+      if (this.columns === message.columns) this.columns = undefined;
     });
   }
 
   protected onReady(): void {
-    this.post();
+    // A page that reloaded (hidden and shown again) after it was handed the timeline: read it again.
+    if (!this.columns && this.loadedOnce && !this.loading && !this.failure) void this.load();
+    else this.post();
   }
 
   protected handle(message: Exclude<TimelineWebviewMessage, { type: 'ready' | 'webview-error' }>): void {
@@ -123,6 +188,10 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       case 'filter-applied':
         this.appliedFilter = { filter: message.filter, kept: message.kept };
         break;
+      case 'timeline-shown':
+        this.shown?.();
+        this.shown = undefined;
+        break;
       default: {
         const never: never = message;
         this.log.warn(`unhandled timeline panel message ${JSON.stringify(never)}`);
@@ -132,11 +201,24 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   protected unlist(): void {
     TimelinePanel.open.delete(this.source.meta.key);
+    this.shown?.();
+    this.shown = undefined;
   }
 
   /** Writes the Chrome/Perfetto trace next to the timeline and offers to reveal it. */
   async exportTrace(): Promise<string | undefined> {
-    const columns = this.columns;
+    let columns = this.columns;
+    if (!columns && this.loadedOnce) {
+      // Read again: the host gave its copy to the page.
+      try {
+        columns = await this.source.load();
+      } catch (err) {
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('SDMA Lens: could not write the trace: {0}', (err as Error).message),
+        );
+        return undefined;
+      }
+    }
     if (!columns) {
       void vscode.window.showWarningMessage(
         vscode.l10n.t('SDMA Lens: the timeline is still loading; export it once it shows.'),

@@ -5,7 +5,7 @@
  * values swapped for odd ones — and arbitrary bytes behind a valid header. `readTimelineFile`
  * must refuse with a TimelineFormatError and nothing else, and whatever it accepts must be
  * what the panel's own validation (TimelineColumnsSchema) lets through and what the index
- * builds from. Deterministic (xorshift32), so a failure can be replayed.
+ * builds from, with its compact lane-ordered columns holding every value exactly. Deterministic (xorshift32), so a failure can be replayed.
  */
 import fc from 'fast-check';
 import * as v from 'valibot';
@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { TimelineColumnsSchema } from '../../src/core/timeline/timelineMessages';
-import { buildIndex, columnsFromEvents } from '../../src/core/timeline/timelineModel';
+import { buildIndex, buildIndexAndLod, columnsFromEvents } from '../../src/core/timeline/timelineModel';
 import { AMD_ENGINE_DEVICE, EVENTS, sdmatlBytes } from './timelineFixture';
 
 const MUTATIONS = 10_000;
@@ -89,6 +89,15 @@ function expectUsable(t: TimelineColumns) {
     expect(t.bytes[i]! >= 0 && Number.isFinite(t.bytes[i]!)).toBe(true);
   }
   buildIndex(t);
+  // The compact lane-ordered columns hold every accepted value exactly (32-bit offsets or float64).
+  const { index, lod } = buildIndexAndLod(t);
+  for (let k = 0; k < t.count; k++) {
+    const e = index.order[k]!;
+    // == rather than Object.is: -0 is stored as 0.
+    expect(lod!.startNs[k]! + lod!.baseNs === t.startNs[e]).toBe(true);
+    expect(lod!.endNs[k]! + lod!.baseNs === Math.max(t.endNs[e]!, t.startNs[e]!)).toBe(true);
+    expect(lod!.bytes[k] === t.bytes[e]).toBe(true);
+  }
 }
 
 function readOrRefuse(data: Uint8Array): TimelineColumns | undefined {

@@ -32,6 +32,11 @@ async function main() {
     let s = await stats();
     check(s.inWorker, 'level of detail runs in a worker started from a blob: URL under the panel CSP');
     check(s.events === count && count > 0, `${count} events arrived as typed arrays and were drawn`);
+    const shown = (await posted()).filter((m) => m.type === 'timeline-shown');
+    check(
+      shown.length === 1 && shown[0].events === count,
+      'the page tells the host once that the timeline is drawn (ends the host progress notification)',
+    );
     check(
       (await page.locator('.simulated-badge').isVisible()) === true,
       'the SIMULATED badge shows for simulated data',

@@ -5,8 +5,8 @@
  * when it cannot start a worker.
  */
 import type { LodColumns, LodIndex } from '../../src/core/timeline/timelineLod';
-import { aggregate, lodColumns, measureRange } from '../../src/core/timeline/timelineLod';
-import { buildIndex } from '../../src/core/timeline/timelineModel';
+import { aggregate, measureRange } from '../../src/core/timeline/timelineLod';
+import { buildIndexAndLod } from '../../src/core/timeline/timelineModel';
 import type { FromWorker, LodEngine, ToWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
 
@@ -21,17 +21,14 @@ export function createEngine(): LodEngine {
           case 'load': {
             const t0 = performance.now();
             const columns = message.columns;
-            const full = buildIndex(columns, message.meta);
-            lc = lodColumns(columns, full);
+            // One pass builds the index and the compact lane-ordered columns together.
+            const built = buildIndexAndLod(columns, message.meta);
+            const full = built.index;
+            lc = built.lod!;
             mask = undefined;
-            // Kept here: what aggregation reads. The rest of the index only the page uses.
-            index = {
-              lanes: full.lanes,
-              order: full.order.slice(),
-              laneStart: full.laneStart,
-              maxEnd: full.maxEnd.slice(),
-              heat: full.heat,
-            };
+            // Kept here: what aggregation reads (the running maxima are in lc). The rest of
+            // the index only the page uses, and goes to it without a copy.
+            index = { lanes: full.lanes, order: full.order.slice(), laneStart: full.laneStart, heat: full.heat };
             const buildMs = performance.now() - t0;
             const own = [full.laneOf, full.order, full.maxEnd, full.announcedBy, full.refIndex].map(
               (a) => a.buffer as ArrayBuffer,

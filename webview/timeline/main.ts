@@ -194,7 +194,11 @@ function render(): void {
     lanesDrawn: s.layout.rows.length,
   };
   if (stats.frameMs.length < 5000) stats.frameMs.push(ms);
-  if (s.result && !stats.firstFrameAt && s.resultFilter === s.filterVersion) stats.firstFrameAt = performance.now();
+  if (s.result && !stats.firstFrameAt && s.resultFilter === s.filterVersion) {
+    stats.firstFrameAt = performance.now();
+    // The host's progress notification ends with the first full frame.
+    host.post({ type: 'timeline-shown', events: s.index.count });
+  }
   requestLod();
 }
 

@@ -12,10 +12,10 @@ import { PATHS } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import type { TimelineColumns } from '../timeline/timelineFile';
-import { readTimelineFile } from '../timeline/timelineFile';
+import { readTimelineFile, readTimelineHeader } from '../timeline/timelineFile';
 import type { TimelineMeta } from '../timeline/timelineModel';
 import { columnsFromEvents } from '../timeline/timelineModel';
-import { entryExists, readSafeFile } from './safeFile';
+import { entryExists, openSafeFile, readSafeFile } from './safeFile';
 import { formatBytes, formatSizeArg } from '../units';
 
 /** The helper's default for `--timeline-cus` (docs/PROTOCOL.md). */
@@ -169,6 +169,25 @@ export function timelineArgs(run: Run, point: TimelinePoint, outFile: string): s
     '--timeline-out',
     outFile,
   ];
+}
+
+/**
+ * How many events a timeline holds, from the file's 32-byte header alone (or the inline
+ * record), so one too large for the panel is refused before it is read.
+ */
+export async function timelineEventCount(run: Run, location: TimelineLocation): Promise<number> {
+  if (location.kind === 'inline') {
+    const tl = run.timeline;
+    return tl && 'events' in tl ? tl.events.length : 0;
+  }
+  const { handle, size } = await openSafeFile(location.file, 'timeline');
+  try {
+    const head = new Uint8Array(32);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return readTimelineHeader(head.subarray(0, bytesRead), size).count;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads a timeline: the sdmatl file, or the inline events of the run's record. */

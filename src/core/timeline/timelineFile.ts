@@ -106,7 +106,17 @@ const FILE_KIND_MAX = 4;
 const OP_MAX = PACKET_OPS.length - 1;
 const PATH_MAX = PATHS.length - 1;
 
-export function readTimelineFile(data: Uint8Array): TimelineColumns {
+/** What an sdmatl header says, checked: the version and the event count. */
+export interface TimelineHeader {
+  version: 1 | 2;
+  count: number;
+}
+
+/**
+ * The header alone (its first 32 bytes), for deciding whether a timeline can be opened before
+ * reading it: `fileBytes`, when given, must hold the count's columns.
+ */
+export function readTimelineHeader(data: Uint8Array, fileBytes = data.byteLength): TimelineHeader {
   if (data.byteLength < HEADER_BYTES) throw new TimelineFormatError('timeline file is shorter than its header');
   const magic = String.fromCharCode(...data.subarray(0, 8));
   if (magic !== TIMELINE_MAGIC) throw new TimelineFormatError('not an sdmatl timeline file (bad magic)');
@@ -120,15 +130,19 @@ export function readTimelineFile(data: Uint8Array): TimelineColumns {
     throw new TimelineFormatError('timeline file header has non-zero reserved fields');
   const count64 = view.getBigUint64(16, true);
   if (count64 > BigInt(Number.MAX_SAFE_INTEGER)) throw new TimelineFormatError('timeline event count is implausible');
-  const widths = widthsOf(version);
-  const eventBytes = widths.reduce((sum, w) => sum + w, 0);
+  const eventBytes = widthsOf(version).reduce((sum, w) => sum + w, 0);
   // Every event needs its columns' bytes: a count the file cannot hold is refused before any size is computed from it.
-  if (count64 > BigInt(Math.floor((data.byteLength - HEADER_BYTES) / eventBytes))) {
+  if (count64 > BigInt(Math.floor((fileBytes - HEADER_BYTES) / eventBytes))) {
     throw new TimelineFormatError(
-      `timeline file is truncated: ${data.byteLength} bytes cannot hold the ${count64} events its header names`,
+      `timeline file is truncated: ${fileBytes} bytes cannot hold the ${count64} events its header names`,
     );
   }
-  const count = Number(count64);
+  return { version, count: Number(count64) };
+}
+
+export function readTimelineFile(data: Uint8Array): TimelineColumns {
+  const { version, count } = readTimelineHeader(data);
+  const widths = widthsOf(version);
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
   if (data.byteLength < needed)
     throw new TimelineFormatError(

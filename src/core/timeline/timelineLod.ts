@@ -11,8 +11,10 @@
  */
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED } from './timelineFile';
+import type { LodColumns } from './timelineCompact';
+import { allocLodColumns, firstReachingLod, scanRange } from './timelineCompact';
 import type { TimelineIndex } from './timelineModel';
-import { KIND_DOORBELL, KIND_PACKET, firstReaching, movesBytes } from './timelineModel';
+import { KIND_DOORBELL, KIND_PACKET, movesBytes } from './timelineModel';
 
 /** Occupancy is drawn in this many steps of opacity: runs of equal steps merge. */
 export const LOD_LEVELS = 8;
@@ -160,57 +162,45 @@ export function visibleStartNs(t: TimelineColumns, e: number): number {
   return s;
 }
 
+export type { LodColumns } from './timelineCompact';
+
+/** The part of the index the aggregation reads (the running maxima are in the lane-ordered columns). */
+export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'heat'>;
+
 /**
- * The columns the aggregation reads, copied into lane order. Events of one CU lane are spread
- * over the whole file (each iteration writes all CUs), so reading them through `order` would
- * miss the cache on every column; in lane order each lane is a straight run of memory.
+ * The lane-ordered columns gathered through an existing index, the obvious way (a random read
+ * per event and column). The worker gets the same columns from buildIndexAndLod's one pass;
+ * this is the reference that pass is checked against.
  */
-export interface LodColumns {
-  startNs: Float64Array;
-  /** max(endNs, startNs): instants end where they start. */
-  endNs: Float64Array;
-  /** Drawn length including a packet's queue wait; float32 is plenty to compare with a pixel. */
-  extentNs: Float32Array;
-  bytes: Float64Array;
-  path: Uint8Array;
-  kind: Uint8Array;
-  /** FLAG_INFERRED per event (0 for timelines without flags). */
-  flags: Uint8Array;
-}
-
-/** The part of the index the aggregation reads. */
-export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'maxEnd' | 'heat'>;
-
-/** 35 bytes per event; with these and the index the worker no longer needs the file's columns. */
-export function lodColumns(t: TimelineColumns, index: LodIndex): LodColumns {
+export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order' | 'laneStart'>): LodColumns {
   const n = index.order.length;
-  const c: LodColumns = {
-    startNs: new Float64Array(n),
-    endNs: new Float64Array(n),
-    extentNs: new Float32Array(n),
-    bytes: new Float64Array(n),
-    path: new Uint8Array(n),
-    kind: new Uint8Array(n),
-    flags: new Uint8Array(n),
-  };
+  const c = allocLodColumns(n, scanRange(t.startNs, t.endNs, t.bytes, t.count));
+  const base = c.baseNs;
   const flags = t.flags;
-  for (let k = 0; k < n; k++) {
-    const e = index.order[k]!;
-    const st = t.startNs[e]!;
-    const en = Math.max(t.endNs[e]!, st);
-    c.startNs[k] = st;
-    c.endNs[k] = en;
-    c.extentNs[k] = en - visibleStartNs(t, e);
-    c.bytes[k] = t.bytes[e]!;
-    c.path[k] = t.path[e]! & 3;
-    c.kind[k] = t.kind[e]!;
-    if (flags) c.flags[k] = flags[e]! & FLAG_INFERRED;
+  for (let l = 0; l + 1 < index.laneStart.length; l++) {
+    let run = -Infinity;
+    for (let k = index.laneStart[l]!; k < index.laneStart[l + 1]!; k++) {
+      const e = index.order[k]!;
+      const st = t.startNs[e]!;
+      const en = Math.max(t.endNs[e]!, st);
+      run = Math.max(run, en);
+      c.startNs[k] = st - base;
+      c.endNs[k] = en - base;
+      c.maxEnd[k] = run - base;
+      c.extentNs[k] = en - visibleStartNs(t, e);
+      c.bytes[k] = t.bytes[e]!;
+      c.path[k] = t.path[e]! & 3;
+      c.kind[k] = t.kind[e]!;
+      if (flags) c.flags[k] = flags[e]! & FLAG_INFERRED;
+    }
   }
   return c;
 }
 
 export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
-  const { startNs, endNs } = request;
+  // The columns hold offsets from lc.baseNs: the window is moved there rather than every event.
+  const startNs = request.startNs - lc.baseNs;
+  const endNs = request.endNs - lc.baseNs;
   const buckets = Math.max(1, Math.floor(request.buckets));
   const spanNs = Math.max(endNs - startNs, 1e-9);
   const nsPerBucket = spanNs / buckets;
@@ -252,7 +242,7 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
     for (const lane of sources) {
       const end = laneStart[lane + 1]!;
       // The hot loop: typed-array reads and arithmetic only, no calls, no allocation.
-      for (let k = firstReaching(index, lane, startNs); k < end; k++) {
+      for (let k = firstReachingLod(lc, laneStart, lane, startNs); k < end; k++) {
         const st = startCol[k]!;
         if (st > endNs) break;
         const en = endCol[k]!;
@@ -327,7 +317,14 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
     s.clear(lo, hi);
   }
 
-  return { startNs, endNs, buckets, raw: Int32Array.from(raw), runs: runs.done(), totals };
+  return {
+    startNs: request.startNs,
+    endNs: request.endNs,
+    buckets,
+    raw: Int32Array.from(raw),
+    runs: runs.done(),
+    totals,
+  };
 }
 
 export interface RangeMeasure {
@@ -350,20 +347,20 @@ export function measureRange(
   toNs: number,
   mask?: Uint8Array,
 ): RangeMeasure {
-  const lo = Math.min(fromNs, toNs);
-  const hi = Math.max(fromNs, toNs);
   const result: RangeMeasure = {
-    fromNs: lo,
-    toNs: hi,
+    fromNs: Math.min(fromNs, toNs),
+    toNs: Math.max(fromNs, toNs),
     bytes: 0,
     events: 0,
     packets: 0,
     doorbells: 0,
     bytesByPath: [0, 0, 0, 0],
   };
+  const lo = result.fromNs - lc.baseNs;
+  const hi = result.toNs - lc.baseNs;
   for (let lane = 0; lane < index.lanes.length; lane++) {
     const end = index.laneStart[lane + 1]!;
-    for (let k = firstReaching(index, lane, lo); k < end; k++) {
+    for (let k = firstReachingLod(lc, index.laneStart, lane, lo); k < end; k++) {
       const st = lc.startNs[k]!;
       if (st > hi) break;
       const en = lc.endNs[k]!;

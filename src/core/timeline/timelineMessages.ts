@@ -116,6 +116,8 @@ export const TimelineWebviewMessageSchema = v.variant('type', [
     filter: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)),
     kept: v.pipe(v.number(), v.integer(), v.minValue(0)),
   }),
+  /** The page built its index and drew the whole timeline: the host's progress ends here. */
+  v.object({ type: v.literal('timeline-shown'), events: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
 ]);
 export type TimelineWebviewMessage = v.InferOutput<typeof TimelineWebviewMessageSchema>;
 

@@ -8,6 +8,8 @@ import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED, emptyColumns } from './timelineFile';
+import type { LodColumns } from './timelineCompact';
+import { allocLodColumns, scanRange } from './timelineCompact';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -110,14 +112,30 @@ export function laneLabel(category: LaneCategory, number: number, vendor: Timeli
   }
 }
 
-/** Builds lanes and per-lane order. O(n) plus a sort only of lanes whose events are out of time order. */
+/**
+ * Builds lanes and per-lane order (a counting sort by lane): one pass reads the lane columns
+ * (kind, GPU, number) to count each lane's events, a second reads every column in file order
+ * and writes each event to its lane's next slot. Events of a lane usually arrive in time
+ * order; the second pass checks that as it goes and only a lane found out of order is sorted
+ * afterwards. With `withLod`, the same pass also writes the compact lane-ordered columns the
+ * level of detail reads (timelineCompact.ts), so no column is ever read in random order.
+ */
 export function buildIndex(
   t: TimelineColumns,
   meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
 ): TimelineIndex {
+  return buildIndexAndLod(t, meta, false).index;
+}
+
+export function buildIndexAndLod(
+  t: TimelineColumns,
+  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
+  withLod = true,
+): { index: TimelineIndex; lod: LodColumns | undefined } {
   const n = t.count;
   const laneOf = new Int32Array(n);
   const lanes: LaneInfo[] = [];
+  const counts: number[] = [];
   // Lane lookup without a string or a Map probe per event: one small table per GPU and
   // category, indexed by CU or engine number (a Map only for numbers past the table).
   const tables = new Map<number, Int32Array>();
@@ -126,31 +144,40 @@ export function buildIndex(
   const kinds = t.kind;
   const gpus = t.gpu;
   const numbers = t.lane;
+  let lastGroup = -1;
+  let lastTable: Int32Array | undefined;
   for (let i = 0; i < n; i++) {
     const categoryIndex = CATEGORY_OF_KIND[kinds[i]!] ?? ENGINE_CATEGORY;
     const numbered = categoryIndex === CU_CATEGORY || categoryIndex === ENGINE_CATEGORY;
     const number = numbered ? numbers[i]! : 0;
     const gpu = gpus[i]!;
     const group = gpu * 8 + categoryIndex;
-    let lane: number | undefined;
+    let lane = -1;
     let table: Int32Array | undefined;
     if (number < TABLE) {
-      table = tables.get(group);
-      if (!table) tables.set(group, (table = new Int32Array(TABLE).fill(-1)));
-      lane = table[number]! >= 0 ? table[number] : undefined;
+      if (group === lastGroup) table = lastTable;
+      else {
+        table = tables.get(group);
+        if (!table) tables.set(group, (table = new Int32Array(TABLE).fill(-1)));
+        lastGroup = group;
+        lastTable = table;
+      }
+      lane = table![number]!;
     } else {
-      lane = far.get(group * 2 ** 32 + number);
+      lane = far.get(group * 2 ** 32 + number) ?? -1;
     }
-    if (lane === undefined) {
+    if (lane < 0) {
       lane = lanes.length;
       if (table) table[number] = lane;
       else far.set(group * 2 ** 32 + number, lane);
       const category = LANE_CATEGORIES[categoryIndex]!;
       lanes.push({ id: lane, gpu, category, number, label: laneLabel(category, number, meta.vendor), eventCount: 0 });
+      counts.push(0);
     }
     laneOf[i] = lane;
-    lanes[lane]!.eventCount++;
+    counts[lane]!++;
   }
+  lanes.forEach((lane, i) => (lane.eventCount = counts[i]!));
   // Stable presentation order: GPU, category, number. Lane ids are renumbered to follow it.
   const sorted = [...lanes].sort(
     (a, b) =>
@@ -161,41 +188,60 @@ export function buildIndex(
     renumber[lane.id] = i;
     lane.id = i;
   });
-  for (let i = 0; i < n; i++) laneOf[i] = renumber[laneOf[i]!]!;
-
-  const laneStart = new Int32Array(sorted.length + 1);
+  const laneCount = sorted.length;
+  const laneStart = new Int32Array(laneCount + 1);
   for (const lane of sorted) laneStart[lane.id + 1] = lane.eventCount;
-  for (let l = 0; l < sorted.length; l++) laneStart[l + 1]! += laneStart[l]!;
-  const fill = laneStart.slice(0, sorted.length);
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[fill[laneOf[i]!]!++] = i;
+  for (let l = 0; l < laneCount; l++) laneStart[l + 1]! += laneStart[l]!;
 
   const start = t.startNs;
-  for (let l = 0; l < sorted.length; l++) {
-    const a = laneStart[l]!;
-    const b = laneStart[l + 1]!;
-    let inOrder = true;
-    for (let k = a + 1; k < b; k++) {
-      if (start[order[k]!]! < start[order[k - 1]!]!) {
-        inOrder = false;
-        break;
-      }
-    }
-    if (!inOrder) order.subarray(a, b).sort((x, y) => start[x]! - start[y]! || x - y);
-  }
-
+  const endCol = t.endNs;
+  const range = withLod ? scanRange(start, endCol, t.bytes, n) : undefined;
+  const lod = range ? allocLodColumns(n, range) : undefined;
+  const base = lod ? lod.baseNs : 0;
+  const fill = laneStart.slice(0, laneCount);
+  const order = new Int32Array(n);
+  // Where each event goes in lane order, for the compact columns' scatter (then dropped).
+  const slot = lod ? new Int32Array(n) : undefined;
   const maxEnd = new Float64Array(n);
+  const lastStart = new Float64Array(laneCount).fill(-Infinity);
+  const running = new Float64Array(laneCount).fill(-Infinity);
+  const unsorted = new Uint8Array(laneCount);
   let minStart = Infinity;
   let maxEndAll = -Infinity;
-  for (let l = 0; l < sorted.length; l++) {
-    let running = -Infinity;
-    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+  // The one pass over the event columns: sequential reads, one write stream per lane.
+  for (let i = 0; i < n; i++) {
+    const l = renumber[laneOf[i]!]!;
+    laneOf[i] = l;
+    const k = fill[l]!++;
+    order[k] = i;
+    if (slot) slot[i] = k;
+    const st = start[i]!;
+    const e0 = endCol[i]!;
+    const en = e0 > st ? e0 : st;
+    if (st < lastStart[l]!) unsorted[l] = 1;
+    lastStart[l] = st;
+    let run = running[l]!;
+    if (en > run) running[l] = run = en;
+    maxEnd[k] = run;
+    if (st < minStart) minStart = st;
+    if (en > maxEndAll) maxEndAll = en;
+  }
+  if (lod) scatterLod(lod, t, slot!, laneStart);
+  // Lanes whose events arrived out of time order: sorted, then their running maxima (and
+  // compact columns) rewritten from the sorted order.
+  for (let l = 0; l < laneCount; l++) {
+    if (!unsorted[l]) continue;
+    const a = laneStart[l]!;
+    const b = laneStart[l + 1]!;
+    order.subarray(a, b).sort((x, y) => start[x]! - start[y]! || x - y);
+    let run = -Infinity;
+    for (let k = a; k < b; k++) {
       const e = order[k]!;
-      const end = Math.max(t.endNs[e]!, start[e]!);
-      if (end > running) running = end;
-      maxEnd[k] = running;
-      if (start[e]! < minStart) minStart = start[e]!;
-      if (end > maxEndAll) maxEndAll = end;
+      const st = start[e]!;
+      const en = Math.max(endCol[e]!, st);
+      if (en > run) run = en;
+      maxEnd[k] = run;
+      if (lod) writeLod(lod, t, e, k, st, en, run, base);
     }
   }
 
@@ -214,7 +260,7 @@ export function buildIndex(
     heat.push({ id: sorted.length + heat.length, gpu, cuLanes, cuCount: Math.max(known, cuLanes.length) });
   }
 
-  return {
+  const index: TimelineIndex = {
     count: n,
     lanes: sorted,
     laneOf,
@@ -227,6 +273,88 @@ export function buildIndex(
     endNs: n > 0 ? maxEndAll : 1,
     heat,
   };
+  return { index, lod };
+}
+
+/**
+ * The lane-ordered columns, reading the file's columns in file order: one column at a time,
+ * event `i` to its slot `slot[i]`, so each loop has one sequential read stream and one write
+ * stream per lane (all columns at once would be one per lane and column, more than the
+ * processor tracks). The running maxima are then a sequential pass per lane.
+ */
+function scatterLod(lod: LodColumns, t: TimelineColumns, slot: Int32Array, laneStart: Int32Array): void {
+  const n = t.count;
+  const base = lod.baseNs;
+  const start = t.startNs;
+  const end = t.endNs;
+  const ls = lod.startNs;
+  for (let i = 0; i < n; i++) ls[slot[i]!] = start[i]! - base;
+  const le = lod.endNs;
+  for (let i = 0; i < n; i++) {
+    const st = start[i]!;
+    const e0 = end[i]!;
+    le[slot[i]!] = (e0 > st ? e0 : st) - base;
+  }
+  const lx = lod.extentNs;
+  const kinds = t.kind;
+  const queued = t.queuedNs;
+  for (let i = 0; i < n; i++) {
+    const st = start[i]!;
+    const e0 = end[i]!;
+    let visible = st;
+    if (kinds[i] === KIND_PACKET) {
+      const q = queued[i]!;
+      if (q >= 0 && q < st) visible = q;
+    }
+    lx[slot[i]!] = (e0 > st ? e0 : st) - visible;
+  }
+  const lb = lod.bytes;
+  const bytes = t.bytes;
+  for (let i = 0; i < n; i++) lb[slot[i]!] = bytes[i]!;
+  const lp = lod.path;
+  const path = t.path;
+  for (let i = 0; i < n; i++) lp[slot[i]!] = path[i]! & 3;
+  const lk = lod.kind;
+  for (let i = 0; i < n; i++) lk[slot[i]!] = kinds[i]!;
+  const flags = t.flags;
+  const lf = lod.flags;
+  if (flags) for (let i = 0; i < n; i++) lf[slot[i]!] = flags[i]! & FLAG_INFERRED;
+  const lm = lod.maxEnd;
+  for (let l = 0; l + 1 < laneStart.length; l++) {
+    let run = -Infinity;
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+      const e = le[k]!;
+      if (e > run) run = e;
+      lm[k] = run;
+    }
+  }
+}
+
+/** Event `e` of the file into slot `k` of the lane-ordered columns. */
+function writeLod(
+  lod: LodColumns,
+  t: TimelineColumns,
+  e: number,
+  k: number,
+  st: number,
+  en: number,
+  run: number,
+  base: number,
+): void {
+  lod.startNs[k] = st - base;
+  lod.endNs[k] = en - base;
+  lod.maxEnd[k] = run - base;
+  let visible = st;
+  const kind = t.kind[e]!;
+  if (kind === KIND_PACKET) {
+    const q = t.queuedNs[e]!;
+    if (q >= 0 && q < st) visible = q;
+  }
+  lod.extentNs[k] = en - visible;
+  lod.bytes[k] = t.bytes[e]!;
+  lod.path[k] = t.path[e]! & 3;
+  lod.kind[k] = kind;
+  if (t.flags) lod.flags[k] = t.flags[e]! & FLAG_INFERRED;
 }
 
 /** Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its engine before it was queued. */

@@ -27,6 +27,7 @@ import {
   runTimeline,
   runTimelineCovers,
   runTimelineCus,
+  timelineEventCount,
   timelineFileName,
   timelineMeta,
 } from '../../core/runs/timelineSource';
@@ -139,6 +140,7 @@ export function source(run: Run, runDir: string, location: TimelineLocation, foc
     ),
     traceFile: join(runDir, `${base}.trace.json`),
     load: () => loadTimeline(run, location),
+    count: () => timelineEventCount(run, location),
   };
 }
 

@@ -1,0 +1,192 @@
+/**
+ * The one-pass index (a counting sort by lane, sorting only lanes found out of time order) and
+ * the compact lane-ordered columns it writes in the same pass, against references built the
+ * obvious way: lanes from a key per event, a full sort by (lane, start, event), and the
+ * columns gathered through that order. Random timelines from fast-check, in and out of time
+ * order, with times and bytes that fit 32 bits and ones that do not.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { emptyColumns } from '../../src/core/timeline/timelineFile';
+import { scanRange, timesFit32 } from '../../src/core/timeline/timelineCompact';
+import { lodColumns } from '../../src/core/timeline/timelineLod';
+import { LANE_CATEGORIES, buildIndex, buildIndexAndLod } from '../../src/core/timeline/timelineModel';
+
+const CATEGORY_OF_KIND = [0, 5, 3, 3, 2, 1];
+
+interface Ev {
+  kind: number;
+  gpu: number;
+  lane: number;
+  start: number;
+  length: number;
+  queuedBefore: number;
+  bytes: number;
+  flag: number;
+}
+
+function columns(events: Ev[], timeScale: number, byteScale: number, withFlags: boolean): TimelineColumns {
+  const c = emptyColumns(events.length, true);
+  if (withFlags) c.flags = new Uint8Array(events.length);
+  events.forEach((e, i) => {
+    c.kind[i] = e.kind;
+    c.gpu[i] = e.gpu;
+    c.lane[i] = e.lane;
+    c.id[i] = i;
+    c.startNs[i] = 1_000_000 + e.start * timeScale;
+    // Some instants end before they start (end < start is drawn as an instant).
+    c.endNs[i] = c.startNs[i]! + (e.length - 3) * timeScale;
+    c.queuedNs[i] = e.queuedBefore > 0 ? c.startNs[i]! - e.queuedBefore : -1;
+    c.bytes[i] = e.bytes * byteScale;
+    if (c.flags) c.flags[i] = e.flag;
+  });
+  return c;
+}
+
+/** Lanes, order and running maxima the obvious way. */
+function reference(t: TimelineColumns) {
+  const key = (i: number) => {
+    const cat = CATEGORY_OF_KIND[t.kind[i]!]!;
+    const numbered = cat === 5 || cat === 3;
+    return [t.gpu[i]!, cat, numbered ? t.lane[i]! : 0] as const;
+  };
+  const keys = new Map<string, readonly [number, number, number]>();
+  for (let i = 0; i < t.count; i++) keys.set(key(i).join(','), key(i));
+  const lanes = [...keys.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  const laneId = new Map(lanes.map((k, id) => [k.join(','), id]));
+  const laneOf = Array.from({ length: t.count }, (_, i) => laneId.get(key(i).join(','))!);
+  const order = Array.from({ length: t.count }, (_, i) => i).sort(
+    (a, b) => laneOf[a]! - laneOf[b]! || t.startNs[a]! - t.startNs[b]! || a - b,
+  );
+  const maxEnd: number[] = [];
+  order.forEach((e, k) => {
+    const end = Math.max(t.endNs[e]!, t.startNs[e]!);
+    const previous = k > 0 && laneOf[order[k - 1]!] === laneOf[e] ? maxEnd[k - 1]! : -Infinity;
+    maxEnd.push(Math.max(previous, end));
+  });
+  return { lanes, laneOf, order, maxEnd };
+}
+
+const event = fc.record({
+  kind: fc.integer({ min: 0, max: 5 }),
+  gpu: fc.integer({ min: 0, max: 2 }),
+  lane: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom(4095, 4096, 70_000, 0xffff)),
+  start: fc.integer({ min: 0, max: 1000 }),
+  length: fc.integer({ min: 0, max: 50 }),
+  queuedBefore: fc.integer({ min: 0, max: 20 }),
+  bytes: fc.integer({ min: 0, max: 1 << 20 }),
+  flag: fc.constantFrom(0, 1),
+});
+
+/** Events in time order per lane most of the time (as files arrive), shuffled otherwise. */
+const timeline = fc.record({
+  events: fc.array(event, { maxLength: 300 }),
+  sortFirst: fc.boolean(),
+  // 1: whole ns; 1e7: a span past 2^32 ns; 0.5: fractional times.
+  timeScale: fc.constantFrom(1, 1e7, 0.5),
+  byteScale: fc.constantFrom(1, 2 ** 13, 0.25),
+  withFlags: fc.boolean(),
+});
+
+describe('one-pass timeline index', () => {
+  it('equals the obvious build: lanes, per-lane order, running maxima and the lane-ordered columns', () => {
+    fc.assert(
+      fc.property(timeline, ({ events, sortFirst, timeScale, byteScale, withFlags }) => {
+        const list = sortFirst ? [...events].sort((a, b) => a.start - b.start) : events;
+        const t = columns(list, timeScale, byteScale, withFlags);
+        const { index, lod } = buildIndexAndLod(t, { gpuCus: [], vendor: 'amd' });
+        const ref = reference(t);
+        expect(index.lanes.map((l) => [l.gpu, LANE_CATEGORIES.indexOf(l.category), l.number])).toEqual(ref.lanes);
+        expect([...index.laneOf]).toEqual(ref.laneOf);
+        expect([...index.order]).toEqual(ref.order);
+        expect([...index.maxEnd]).toEqual(ref.maxEnd);
+        expect(index.lanes.reduce((s, l) => s + l.eventCount, 0)).toBe(t.count);
+        // The columns written in the pass equal the ones gathered through the finished order.
+        expect(lod).toEqual(lodColumns(t, index));
+        // And the plain build is the same index.
+        expect(buildIndex(t, { gpuCus: [], vendor: 'amd' })).toEqual(index);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('round-trips every time and byte count through the compact columns, 32-bit only where they fit', () => {
+    fc.assert(
+      fc.property(timeline, ({ events, timeScale, byteScale, withFlags }) => {
+        const t = columns(events, timeScale, byteScale, withFlags);
+        const { index, lod } = buildIndexAndLod(t);
+        const range = scanRange(t.startNs, t.endNs, t.bytes, t.count);
+        const ends = [...t.startNs].map((s, i) => Math.max(s, t.endNs[i]!));
+        const whole = [...t.startNs, ...ends].every((x) => Number.isInteger(x));
+        const span = t.count > 0 ? Math.max(...ends) - Math.min(...t.startNs) : 0;
+        expect(timesFit32(range)).toBe(whole && span <= 0xffff_ffff);
+        if (timeScale === 1) expect(timesFit32(range)).toBe(true);
+        if (timeScale === 0.5 && events.some((e) => e.start % 2 === 1)) expect(timesFit32(range)).toBe(false);
+        expect(lod!.startNs instanceof Uint32Array).toBe(timesFit32(range));
+        expect(lod!.bytes instanceof Uint32Array).toBe(
+          [...t.bytes].every((b) => Number.isInteger(b) && b <= 0xffff_ffff),
+        );
+        for (let k = 0; k < t.count; k++) {
+          const e = index.order[k]!;
+          expect(lod!.startNs[k]! + lod!.baseNs).toBe(t.startNs[e]);
+          expect(lod!.endNs[k]! + lod!.baseNs).toBe(Math.max(t.endNs[e]!, t.startNs[e]!));
+          expect(lod!.bytes[k]).toBe(t.bytes[e]);
+          expect(lod!.flags[k]).toBe(t.flags?.[e] ?? 0);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps float64 times when the span passes 2^32 ns, and 32-bit ones just under it', () => {
+    const at = (starts: number[]) => {
+      const t = emptyColumns(starts.length, true);
+      starts.forEach((s, i) => {
+        t.kind[i] = 1;
+        t.startNs[i] = s;
+        t.endNs[i] = s + 1;
+      });
+      return buildIndexAndLod(t).lod!;
+    };
+    const under = at([5e9, 5e9 + 2 ** 32 - 2]);
+    expect(under.startNs).toBeInstanceOf(Uint32Array);
+    expect(under.baseNs).toBe(5e9);
+    expect(under.endNs[1]).toBe(2 ** 32 - 1);
+    const over = at([5e9, 5e9 + 2 ** 32]);
+    expect(over.startNs).toBeInstanceOf(Float64Array);
+    expect(over.baseNs).toBe(0);
+    expect([...over.startNs]).toEqual([5e9, 5e9 + 2 ** 32]);
+    // Times past 2^53 ns stay exact as float64.
+    const far = at([2 ** 60, 2 ** 60 + 2 ** 40]);
+    expect(far.startNs[1]).toBe(2 ** 60 + 2 ** 40);
+  });
+
+  it('sorts only what is out of order: a lane in time order is taken as it comes', () => {
+    // Complexity, not time: a comparison counter on the lane sort.
+    const n = 20_000;
+    const t = emptyColumns(n, true);
+    for (let i = 0; i < n; i++) {
+      t.kind[i] = 1;
+      t.lane[i] = i % 64;
+      t.startNs[i] = i * 10;
+      t.endNs[i] = i * 10 + 5;
+    }
+    const typed = Object.getPrototypeOf(Int32Array.prototype) as { sort: (...args: unknown[]) => unknown };
+    const original = typed.sort;
+    let sorts = 0;
+    typed.sort = function (this: unknown, ...args: unknown[]) {
+      sorts++;
+      return original.apply(this, args);
+    };
+    try {
+      buildIndexAndLod(t);
+      expect(sorts).toBe(0);
+      t.startNs[128] = 5; // lane 0 (events 0, 64, 128, ...) now out of order
+      buildIndexAndLod(t);
+      expect(sorts).toBe(1);
+    } finally {
+      typed.sort = original;
+    }
+  });
+});
