@@ -1,0 +1,370 @@
+/**
+ * A run's samples as columns rather than one object each: a sweep of 10^7 points held as
+ * objects costs about 1 KB of heap a sample; as columns it costs under 200 bytes.
+ *
+ * - numbers: one typed column each, Int32 while every value is a whole number that fits (the
+ *   endpoints, sizes, counts, the helper's whole-nanosecond minima), else Float64; an absent
+ *   value is a sentinel (the Int32 minimum, or NaN: neither can come from a validated record);
+ * - `timesNs`: one shared pool with a start and a count per sample, Uint32 while every time is
+ *   a whole number below 2^32 (as the helper prints them), else Float64;
+ * - strings (mover, label, series, ...): small codes into a dictionary per column;
+ * - booleans: a byte (false, true, absent);
+ * - the nested fields (`moverEvidence`, `engineIds`, any field of the schema not named here):
+ *   their JSON, interned, so a sweep whose evidence repeats stores it once.
+ *
+ * A column is allocated when its first value arrives, so a field no sample carries costs
+ * nothing. `at(i)` and iteration build a fresh `Sample` object on demand, in the schema's field
+ * order; what is read back equals what was pushed (test/unit/sampleTable.test.ts). Browser-safe.
+ */
+import type { Sample } from './protocol';
+import { SampleSchema } from './protocol';
+
+const NUMBER_FIELDS = [
+  'src',
+  'dst',
+  'sizeBytes',
+  'cus',
+  'engines',
+  'iters',
+  'meanNs',
+  'minNs',
+  'maxNs',
+  'stdevNs',
+  'gbps',
+  'gbpsMax',
+  'medianNs',
+  'gbpsMedian',
+  'opsPerIter',
+  'cusSeen',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'batch',
+] as const satisfies readonly (keyof Sample)[];
+const STRING_FIELDS = [
+  'mover',
+  'initiator',
+  'mode',
+  'label',
+  'series',
+  'runtimeRule',
+  'splitOver',
+  'shmemSdma',
+] as const satisfies readonly (keyof Sample)[];
+const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyof Sample)[];
+
+type NumberField = (typeof NUMBER_FIELDS)[number];
+type StringField = (typeof STRING_FIELDS)[number];
+type BooleanField = (typeof BOOLEAN_FIELDS)[number];
+type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
+
+/** Every field of the schema, in its order, with the column kind that holds it. */
+const FIELDS: readonly (readonly [string, Kind])[] = Object.keys(SampleSchema.entries)
+  .filter((k) => k !== 'type')
+  .map((k) => [
+    k,
+    (NUMBER_FIELDS as readonly string[]).includes(k)
+      ? 'number'
+      : (STRING_FIELDS as readonly string[]).includes(k)
+        ? 'string'
+        : (BOOLEAN_FIELDS as readonly string[]).includes(k)
+          ? 'boolean'
+          : k === 'timesNs'
+            ? 'times'
+            : 'rest',
+  ]);
+/** The fields kept as interned JSON (nested values, and any field added to the schema later). */
+const REST_FIELDS = FIELDS.filter(([, k]) => k === 'rest').map(([f]) => f);
+
+const INT_ABSENT = -0x80000000;
+const NO_CODE = -1;
+const NO_TIMES = 0xffffffff;
+const MIN_CAPACITY = 16;
+
+function isInt32(x: number): boolean {
+  return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
+}
+function isUint32(x: number): boolean {
+  return x >>> 0 === x && !Object.is(x, -0);
+}
+
+type NumberColumn = Int32Array | Float64Array;
+
+/** A grown copy of `a` with `capacity` slots, the new ones set to `fill`. */
+function grow<T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T, capacity: number, fill: number): T {
+  const b = new (a.constructor as new (n: number) => T)(capacity);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+
+/** A string column's dictionary: each distinct value once, its code the index. */
+class Dictionary {
+  readonly values: string[] = [];
+  private readonly codes = new Map<string, number>();
+  code(s: string): number {
+    let c = this.codes.get(s);
+    if (c === undefined) {
+      c = this.values.length;
+      this.values.push(s);
+      this.codes.set(s, c);
+    }
+    return c;
+  }
+}
+
+export class SampleTable implements Iterable<Sample> {
+  private n = 0;
+  private capacity = 0;
+  private readonly numbers = new Map<NumberField, NumberColumn>();
+  private readonly strings = new Map<StringField, { codes: Int32Array; dict: Dictionary }>();
+  private readonly booleans = new Map<BooleanField, Uint8Array>();
+  private rest: Int32Array | undefined;
+  private readonly restDict = new Dictionary();
+  /** Per sample: where its times start in the pool, and how many (NO_TIMES: absent). */
+  private timesStart: Float64Array | undefined;
+  private timesCount: Uint32Array | undefined;
+  private pool: Uint32Array | Float64Array = new Uint32Array(0);
+  private poolLength = 0;
+
+  static from(samples: Iterable<Sample>): SampleTable {
+    const t = new SampleTable();
+    for (const s of samples) t.push(s);
+    return t;
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Adds a validated sample (protocol.ts); fields outside the schema are not kept, as the schema's own output would not keep them. */
+  push(s: Sample, ...more: Sample[]): void {
+    this.add(s);
+    for (const m of more) this.add(m);
+  }
+
+  private add(s: Sample): void {
+    const i = this.n;
+    if (i === this.capacity) this.reserve(Math.max(MIN_CAPACITY, Math.ceil(this.capacity * 1.5)));
+    const record = s as unknown as Record<string, unknown>;
+    for (const f of NUMBER_FIELDS) {
+      const x = record[f];
+      if (typeof x === 'number') this.setNumber(f, i, x);
+    }
+    for (const f of STRING_FIELDS) {
+      const x = record[f];
+      if (typeof x === 'string') this.stringColumn(f).codes[i] = this.strings.get(f)!.dict.code(x);
+    }
+    for (const f of BOOLEAN_FIELDS) {
+      const x = record[f];
+      if (typeof x === 'boolean') this.booleanColumn(f)[i] = x ? 1 : 0;
+    }
+    if (s.timesNs !== undefined) this.setTimes(i, s.timesNs);
+    let rest: Record<string, unknown> | undefined;
+    for (const f of REST_FIELDS) {
+      const x = record[f];
+      if (x !== undefined) (rest ??= {})[f] = x;
+    }
+    if (rest) {
+      this.rest ??= new Int32Array(this.capacity).fill(NO_CODE);
+      this.rest[i] = this.restDict.code(JSON.stringify(rest));
+    }
+    this.n = i + 1;
+  }
+
+  /** The sample at `i` (negative: from the end), a fresh object; undefined outside the table. */
+  at(index: number): Sample | undefined {
+    const i = index < 0 ? this.n + index : index;
+    if (!Number.isInteger(i) || i < 0 || i >= this.n) return undefined;
+    return this.build(i);
+  }
+
+  *[Symbol.iterator](): Iterator<Sample> {
+    for (let i = 0; i < this.n; i++) yield this.build(i);
+  }
+
+  /** Every sample as objects: for callers that hold a few (a refinement, a comparison), not a whole big run. */
+  toArray(): Sample[] {
+    const out = new Array<Sample>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = this.build(i);
+    return out;
+  }
+
+  /** A table written as JSON is its samples, as the array it stands for. */
+  toJSON(): Sample[] {
+    return this.toArray();
+  }
+
+  map<T>(f: (s: Sample, i: number) => T): T[] {
+    const out = new Array<T>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = f(this.build(i), i);
+    return out;
+  }
+
+  filter(f: (s: Sample, i: number) => boolean): Sample[] {
+    const out: Sample[] = [];
+    for (let i = 0; i < this.n; i++) {
+      const s = this.build(i);
+      if (f(s, i)) out.push(s);
+    }
+    return out;
+  }
+
+  some(f: (s: Sample, i: number) => boolean): boolean {
+    for (let i = 0; i < this.n; i++) if (f(this.build(i), i)) return true;
+    return false;
+  }
+
+  every(f: (s: Sample, i: number) => boolean): boolean {
+    for (let i = 0; i < this.n; i++) if (!f(this.build(i), i)) return false;
+    return true;
+  }
+
+  find(f: (s: Sample, i: number) => boolean): Sample | undefined {
+    for (let i = 0; i < this.n; i++) {
+      const s = this.build(i);
+      if (f(s, i)) return s;
+    }
+    return undefined;
+  }
+
+  findIndex(f: (s: Sample, i: number) => boolean): number {
+    for (let i = 0; i < this.n; i++) if (f(this.build(i), i)) return i;
+    return -1;
+  }
+
+  /** A new table of `f` of each sample: the way to change samples, since `at` and iteration give copies. */
+  mapped(f: (s: Sample, i: number) => Sample): SampleTable {
+    const t = new SampleTable();
+    for (let i = 0; i < this.n; i++) t.push(f(this.build(i), i));
+    return t;
+  }
+
+  forEach(f: (s: Sample, i: number) => void): void {
+    for (let i = 0; i < this.n; i++) f(this.build(i), i);
+  }
+
+  /** Gives back the slack of growth: called once a run is read whole. */
+  trim(): void {
+    this.reserve(this.n, true);
+    if (this.pool.length !== this.poolLength) this.pool = this.pool.slice(0, this.poolLength);
+  }
+
+  /** The bytes the columns hold (typed arrays only; the dictionaries are extra and small when values repeat). */
+  columnBytes(): number {
+    let bytes = this.pool.byteLength;
+    for (const c of this.numbers.values()) bytes += c.byteLength;
+    for (const c of this.strings.values()) bytes += c.codes.byteLength;
+    for (const c of this.booleans.values()) bytes += c.byteLength;
+    bytes += (this.rest?.byteLength ?? 0) + (this.timesStart?.byteLength ?? 0) + (this.timesCount?.byteLength ?? 0);
+    return bytes;
+  }
+
+  private reserve(capacity: number, exact = false): void {
+    if (!exact && capacity <= this.capacity) return;
+    const resize = <T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T, fill: number): T =>
+      exact ? (a.slice(0, capacity) as T) : grow(a, capacity, fill);
+    for (const [f, c] of this.numbers) this.numbers.set(f, resize(c, c instanceof Int32Array ? INT_ABSENT : NaN));
+    for (const c of this.strings.values()) c.codes = resize(c.codes, NO_CODE);
+    for (const [f, c] of this.booleans) this.booleans.set(f, resize(c, 2));
+    if (this.rest) this.rest = resize(this.rest, NO_CODE);
+    if (this.timesStart) this.timesStart = resize(this.timesStart, 0);
+    if (this.timesCount) this.timesCount = resize(this.timesCount, NO_TIMES);
+    this.capacity = capacity;
+  }
+
+  private setNumber(f: NumberField, i: number, x: number): void {
+    let c = this.numbers.get(f);
+    if (!c) {
+      c = new Int32Array(this.capacity).fill(INT_ABSENT);
+      this.numbers.set(f, c);
+    }
+    if (c instanceof Int32Array && !isInt32(x)) {
+      const wide = new Float64Array(this.capacity);
+      for (let k = 0; k < c.length; k++) {
+        const y = c[k]!;
+        wide[k] = y === INT_ABSENT ? NaN : y;
+      }
+      c = wide;
+      this.numbers.set(f, c);
+    }
+    c[i] = x;
+  }
+
+  private stringColumn(f: StringField): { codes: Int32Array; dict: Dictionary } {
+    let c = this.strings.get(f);
+    if (!c) {
+      c = { codes: new Int32Array(this.capacity).fill(NO_CODE), dict: new Dictionary() };
+      this.strings.set(f, c);
+    }
+    return c;
+  }
+
+  private booleanColumn(f: BooleanField): Uint8Array {
+    let c = this.booleans.get(f);
+    if (!c) {
+      c = new Uint8Array(this.capacity).fill(2);
+      this.booleans.set(f, c);
+    }
+    return c;
+  }
+
+  private setTimes(i: number, times: readonly number[]): void {
+    this.timesStart ??= new Float64Array(this.capacity);
+    this.timesCount ??= new Uint32Array(this.capacity).fill(NO_TIMES);
+    const need = this.poolLength + times.length;
+    if (need > this.pool.length) {
+      const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(
+        Math.max(1024, need, Math.ceil(this.pool.length * 1.5)),
+      );
+      wider.set(this.pool.subarray(0, this.poolLength));
+      this.pool = wider;
+    }
+    if (this.pool instanceof Uint32Array && !times.every(isUint32)) this.pool = Float64Array.from(this.pool);
+    this.pool.set(times, this.poolLength);
+    this.timesStart[i] = this.poolLength;
+    this.timesCount[i] = times.length;
+    this.poolLength = need;
+  }
+
+  private build(i: number): Sample {
+    const out: Record<string, unknown> = { type: 'sample' };
+    const restCode = this.rest?.[i] ?? NO_CODE;
+    const rest =
+      restCode !== NO_CODE ? (JSON.parse(this.restDict.values[restCode]!) as Record<string, unknown>) : undefined;
+    for (const [f, kind] of FIELDS) {
+      switch (kind) {
+        case 'number': {
+          const c = this.numbers.get(f as NumberField);
+          if (!c) break;
+          const x = c[i]!;
+          if (c instanceof Int32Array ? x !== INT_ABSENT : !Number.isNaN(x)) out[f] = x;
+          break;
+        }
+        case 'string': {
+          const c = this.strings.get(f as StringField);
+          const code = c?.codes[i] ?? NO_CODE;
+          if (code !== NO_CODE) out[f] = c!.dict.values[code];
+          break;
+        }
+        case 'boolean': {
+          const c = this.booleans.get(f as BooleanField);
+          if (c && c[i] !== 2) out[f] = c[i] === 1;
+          break;
+        }
+        case 'times': {
+          const count = this.timesCount?.[i] ?? NO_TIMES;
+          if (count !== NO_TIMES) {
+            const start = this.timesStart![i]!;
+            out[f] = Array.from(this.pool.subarray(start, start + count));
+          }
+          break;
+        }
+        case 'rest':
+          if (rest && rest[f] !== undefined) out[f] = rest[f];
+          break;
+      }
+    }
+    return out as unknown as Sample;
+  }
+}
