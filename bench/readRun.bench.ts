@@ -21,6 +21,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { readRunFile } from '../src/core/runs/runStore';
+import type { Run } from '../src/core/run';
 import { runHeader } from '../src/core/run';
 
 setFlagsFromString('--expose-gc');
@@ -161,21 +162,21 @@ async function main(): Promise<void> {
           points
         ).toFixed(0)} bytes a line)`,
       );
-      let ref: Awaited<ReturnType<typeof measure<unknown[]>>> | undefined = await measure(() => reference(file, keep));
+      let ours: Awaited<ReturnType<typeof measure<Run>>> | undefined = await measure(() => readRunFile(file));
+      const run = ours.value;
+      if (run.samples.length !== points || run.problems.length > 0)
+        throw new Error(`read ${run.samples.length} samples, problems: ${run.problems.slice(0, 3).join('; ')}`);
+      const { seconds, bytes, rss } = ours;
+      const columns = run.samples.columnBytes();
+      ours = undefined;
+      const ref = await measure(() => reference(file, keep));
       const refSeconds = ref.seconds;
       const refBytes = ref.bytes;
       const refRss = ref.rss;
-      ref = undefined;
-      gc();
-      const ours = await measure(() => readRunFile(file));
-      if (ours.value.samples.length !== points || ours.value.problems.length > 0)
-        throw new Error(
-          `read ${ours.value.samples.length} samples, problems: ${ours.value.problems.slice(0, 3).join('; ')}`,
-        );
-      const ratio = refSeconds / ours.seconds;
-      const perSample = ours.bytes / points;
+      const ratio = refSeconds / seconds;
+      const perSample = bytes / points;
       console.log(
-        `  readRunFile:            ${ours.seconds.toFixed(2)} s, ${(points / ours.seconds / 1e6).toFixed(2)} M samples/s, ${perSample.toFixed(0)} bytes/sample retained (columns ${(ours.value.samples.columnBytes() / points).toFixed(0)}), RSS ${(ours.rss / 1e6).toFixed(0)} MB`,
+        `  readRunFile:            ${seconds.toFixed(2)} s, ${(points / seconds / 1e6).toFixed(2)} M samples/s, ${perSample.toFixed(0)} bytes/sample retained (columns ${(columns / points).toFixed(0)}), RSS ${(rss / 1e6).toFixed(0)} MB`,
       );
       console.log(
         `  reference JSON.parse:   ${refSeconds.toFixed(2)} s, ${(points / refSeconds / 1e6).toFixed(2)} M samples/s, ${
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
       failed ||= !ok;
       console.log(
         `  speed ratio ${ratio.toFixed(2)}x the reference (target >= ${TARGET_RATIO}), ${perSample.toFixed(0)} bytes/sample (target <= ${TARGET_BYTES})${
-          keep ? `, ${(refBytes / ours.bytes).toFixed(1)}x less memory than the reference` : ''
+          keep ? `, ${(refBytes / bytes).toFixed(1)}x less memory than the reference` : ''
         }: ${ok ? 'ok' : 'BELOW TARGET'}`,
       );
       if (!process.env.READRUN_KEEP) rmSync(file, { force: true });

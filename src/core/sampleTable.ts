@@ -53,33 +53,27 @@ const STRING_FIELDS = [
 ] as const satisfies readonly (keyof Sample)[];
 const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyof Sample)[];
 
-type NumberField = (typeof NUMBER_FIELDS)[number];
-type StringField = (typeof STRING_FIELDS)[number];
-type BooleanField = (typeof BOOLEAN_FIELDS)[number];
 type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
 
 /** Every field of the schema, in its order, with the column kind that holds it. */
-const FIELDS: readonly (readonly [string, Kind])[] = Object.keys(SampleSchema.entries)
+const FIELDS: readonly (readonly [string, Kind, number])[] = Object.keys(SampleSchema.entries)
   .filter((k) => k !== 'type')
-  .map((k) => [
-    k,
-    (NUMBER_FIELDS as readonly string[]).includes(k)
-      ? 'number'
-      : (STRING_FIELDS as readonly string[]).includes(k)
-        ? 'string'
-        : (BOOLEAN_FIELDS as readonly string[]).includes(k)
-          ? 'boolean'
-          : k === 'timesNs'
-            ? 'times'
-            : 'rest',
-  ]);
+  .map((k) => {
+    const n = (NUMBER_FIELDS as readonly string[]).indexOf(k);
+    const t = (STRING_FIELDS as readonly string[]).indexOf(k);
+    const b = (BOOLEAN_FIELDS as readonly string[]).indexOf(k);
+    if (n >= 0) return [k, 'number', n] as const;
+    if (t >= 0) return [k, 'string', t] as const;
+    if (b >= 0) return [k, 'boolean', b] as const;
+    return [k, k === 'timesNs' ? 'times' : 'rest', -1] as const;
+  });
 /** The fields kept as interned JSON (nested values, and any field added to the schema later). */
 const REST_FIELDS = FIELDS.filter(([, k]) => k === 'rest').map(([f]) => f);
 
 const INT_ABSENT = -0x80000000;
 const NO_CODE = -1;
 const NO_TIMES = 0xffffffff;
-const MIN_CAPACITY = 16;
+const MIN_CAPACITY = 64;
 
 function isInt32(x: number): boolean {
   return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
@@ -89,6 +83,28 @@ function isUint32(x: number): boolean {
 }
 
 type NumberColumn = Int32Array | Float64Array;
+
+/** Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and strings. */
+function samePlain(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let k = 0; k < ka.length; k++) {
+    const key = ka[k]!;
+    if (key !== kb[k]) return false;
+    const x = (a as Record<string, unknown>)[key];
+    if (x !== (b as Record<string, unknown>)[key] || (typeof x === 'object' && x !== null)) return false;
+  }
+  return true;
+}
+
+function sameRest(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  for (const f of REST_FIELDS) if (!samePlain(a[f], b[f])) return false;
+  return true;
+}
 
 /** A grown copy of `a` with `capacity` slots, the new ones set to `fill`. */
 function grow<T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T, capacity: number, fill: number): T {
@@ -116,11 +132,15 @@ class Dictionary {
 export class SampleTable implements Iterable<Sample> {
   private n = 0;
   private capacity = 0;
-  private readonly numbers = new Map<NumberField, NumberColumn>();
-  private readonly strings = new Map<StringField, { codes: Int32Array; dict: Dictionary }>();
-  private readonly booleans = new Map<BooleanField, Uint8Array>();
+  /** Indexed as NUMBER_FIELDS, STRING_FIELDS, BOOLEAN_FIELDS; undefined until a value comes. */
+  private readonly numbers: (NumberColumn | undefined)[] = NUMBER_FIELDS.map(() => undefined);
+  private readonly strings: ({ codes: Int32Array; dict: Dictionary } | undefined)[] = STRING_FIELDS.map(
+    () => undefined,
+  );
+  private readonly booleans: (Uint8Array | undefined)[] = BOOLEAN_FIELDS.map(() => undefined);
   private rest: Int32Array | undefined;
   private readonly restDict = new Dictionary();
+  private lastRest: { value: Record<string, unknown>; code: number } | undefined;
   /** Per sample: where its times start in the pool, and how many (NO_TIMES: absent). */
   private timesStart: Float64Array | undefined;
   private timesCount: Uint32Array | undefined;
@@ -145,20 +165,40 @@ export class SampleTable implements Iterable<Sample> {
 
   private add(s: Sample): void {
     const i = this.n;
-    if (i === this.capacity) this.reserve(Math.max(MIN_CAPACITY, Math.ceil(this.capacity * 1.5)));
+    if (i === this.capacity) this.reserve(Math.max(MIN_CAPACITY, this.capacity * 2));
     const record = s as unknown as Record<string, unknown>;
-    for (const f of NUMBER_FIELDS) {
-      const x = record[f];
-      if (typeof x === 'number') this.setNumber(f, i, x);
-    }
-    for (const f of STRING_FIELDS) {
-      const x = record[f];
-      if (typeof x === 'string') this.stringColumn(f).codes[i] = this.strings.get(f)!.dict.code(x);
-    }
-    for (const f of BOOLEAN_FIELDS) {
-      const x = record[f];
-      if (typeof x === 'boolean') this.booleanColumn(f)[i] = x ? 1 : 0;
-    }
+    // Each field read by name (not by a computed key): the records of one file share a shape,
+    // so these reads stay fast. The order is NUMBER_FIELDS', STRING_FIELDS', BOOLEAN_FIELDS'.
+    this.setNumber(0, i, s.src);
+    this.setNumber(1, i, s.dst);
+    this.setNumber(2, i, s.sizeBytes);
+    this.setNumber(3, i, s.cus);
+    this.setNumber(4, i, s.engines);
+    this.setNumber(5, i, s.iters);
+    this.setNumber(6, i, s.meanNs);
+    this.setNumber(7, i, s.minNs);
+    this.setNumber(8, i, s.maxNs);
+    this.setNumber(9, i, s.stdevNs);
+    this.setNumber(10, i, s.gbps);
+    this.setNumber(11, i, s.gbpsMax);
+    this.setNumber(12, i, s.medianNs);
+    this.setNumber(13, i, s.gbpsMedian);
+    this.setNumber(14, i, s.opsPerIter);
+    this.setNumber(15, i, s.cusSeen);
+    this.setNumber(16, i, s.wavesPerCu);
+    this.setNumber(17, i, s.waveSize);
+    this.setNumber(18, i, s.split);
+    this.setNumber(19, i, s.batch);
+    this.setString(0, i, s.mover);
+    this.setString(1, i, s.initiator);
+    this.setString(2, i, s.mode);
+    this.setString(3, i, s.label);
+    this.setString(4, i, s.series);
+    this.setString(5, i, s.runtimeRule);
+    this.setString(6, i, s.splitOver);
+    this.setString(7, i, s.shmemSdma);
+    this.setBoolean(0, i, s.validated);
+    this.setBoolean(1, i, s.traced);
     if (s.timesNs !== undefined) this.setTimes(i, s.timesNs);
     let rest: Record<string, unknown> | undefined;
     for (const f of REST_FIELDS) {
@@ -167,7 +207,11 @@ export class SampleTable implements Iterable<Sample> {
     }
     if (rest) {
       this.rest ??= new Int32Array(this.capacity).fill(NO_CODE);
-      this.rest[i] = this.restDict.code(JSON.stringify(rest));
+      // A sweep's evidence mostly repeats the last sample's: compared field by field, it is not written as JSON again.
+      if (this.lastRest === undefined || !sameRest(rest, this.lastRest.value)) {
+        this.lastRest = { value: rest, code: this.restDict.code(JSON.stringify(rest)) };
+      }
+      this.rest[i] = this.lastRest.code;
     }
     this.n = i + 1;
   }
@@ -253,9 +297,9 @@ export class SampleTable implements Iterable<Sample> {
   /** The bytes the columns hold (typed arrays only; the dictionaries are extra and small when values repeat). */
   columnBytes(): number {
     let bytes = this.pool.byteLength;
-    for (const c of this.numbers.values()) bytes += c.byteLength;
-    for (const c of this.strings.values()) bytes += c.codes.byteLength;
-    for (const c of this.booleans.values()) bytes += c.byteLength;
+    for (const c of this.numbers) bytes += c?.byteLength ?? 0;
+    for (const c of this.strings) bytes += c?.codes.byteLength ?? 0;
+    for (const c of this.booleans) bytes += c?.byteLength ?? 0;
     bytes += (this.rest?.byteLength ?? 0) + (this.timesStart?.byteLength ?? 0) + (this.timesCount?.byteLength ?? 0);
     return bytes;
   }
@@ -264,20 +308,25 @@ export class SampleTable implements Iterable<Sample> {
     if (!exact && capacity <= this.capacity) return;
     const resize = <T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T, fill: number): T =>
       exact ? (a.slice(0, capacity) as T) : grow(a, capacity, fill);
-    for (const [f, c] of this.numbers) this.numbers.set(f, resize(c, c instanceof Int32Array ? INT_ABSENT : NaN));
-    for (const c of this.strings.values()) c.codes = resize(c.codes, NO_CODE);
-    for (const [f, c] of this.booleans) this.booleans.set(f, resize(c, 2));
+    this.numbers.forEach((c, f) => {
+      if (c) this.numbers[f] = resize(c, c instanceof Int32Array ? INT_ABSENT : NaN);
+    });
+    for (const c of this.strings) if (c) c.codes = resize(c.codes, NO_CODE);
+    this.booleans.forEach((c, f) => {
+      if (c) this.booleans[f] = resize(c, 2);
+    });
     if (this.rest) this.rest = resize(this.rest, NO_CODE);
     if (this.timesStart) this.timesStart = resize(this.timesStart, 0);
     if (this.timesCount) this.timesCount = resize(this.timesCount, NO_TIMES);
     this.capacity = capacity;
   }
 
-  private setNumber(f: NumberField, i: number, x: number): void {
-    let c = this.numbers.get(f);
+  private setNumber(f: number, i: number, x: number | undefined): void {
+    if (typeof x !== 'number') return;
+    let c = this.numbers[f];
     if (!c) {
       c = new Int32Array(this.capacity).fill(INT_ABSENT);
-      this.numbers.set(f, c);
+      this.numbers[f] = c;
     }
     if (c instanceof Int32Array && !isInt32(x)) {
       const wide = new Float64Array(this.capacity);
@@ -286,27 +335,29 @@ export class SampleTable implements Iterable<Sample> {
         wide[k] = y === INT_ABSENT ? NaN : y;
       }
       c = wide;
-      this.numbers.set(f, c);
+      this.numbers[f] = c;
     }
     c[i] = x;
   }
 
-  private stringColumn(f: StringField): { codes: Int32Array; dict: Dictionary } {
-    let c = this.strings.get(f);
+  private setString(f: number, i: number, x: string | undefined): void {
+    if (typeof x !== 'string') return;
+    let c = this.strings[f];
     if (!c) {
       c = { codes: new Int32Array(this.capacity).fill(NO_CODE), dict: new Dictionary() };
-      this.strings.set(f, c);
+      this.strings[f] = c;
     }
-    return c;
+    c.codes[i] = c.dict.code(x);
   }
 
-  private booleanColumn(f: BooleanField): Uint8Array {
-    let c = this.booleans.get(f);
+  private setBoolean(f: number, i: number, x: boolean | undefined): void {
+    if (typeof x !== 'boolean') return;
+    let c = this.booleans[f];
     if (!c) {
       c = new Uint8Array(this.capacity).fill(2);
-      this.booleans.set(f, c);
+      this.booleans[f] = c;
     }
-    return c;
+    c[i] = x ? 1 : 0;
   }
 
   private setTimes(i: number, times: readonly number[]): void {
@@ -315,13 +366,18 @@ export class SampleTable implements Iterable<Sample> {
     const need = this.poolLength + times.length;
     if (need > this.pool.length) {
       const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(
-        Math.max(1024, need, Math.ceil(this.pool.length * 1.5)),
+        Math.max(1024, need, this.pool.length * 2),
       );
       wider.set(this.pool.subarray(0, this.poolLength));
       this.pool = wider;
     }
-    if (this.pool instanceof Uint32Array && !times.every(isUint32)) this.pool = Float64Array.from(this.pool);
-    this.pool.set(times, this.poolLength);
+    let pool = this.pool;
+    const at = this.poolLength;
+    for (let k = 0; k < times.length; k++) {
+      const t = times[k]!;
+      if (pool instanceof Uint32Array && !isUint32(t)) pool = this.pool = Float64Array.from(pool);
+      pool[at + k] = t;
+    }
     this.timesStart[i] = this.poolLength;
     this.timesCount[i] = times.length;
     this.poolLength = need;
@@ -332,23 +388,23 @@ export class SampleTable implements Iterable<Sample> {
     const restCode = this.rest?.[i] ?? NO_CODE;
     const rest =
       restCode !== NO_CODE ? (JSON.parse(this.restDict.values[restCode]!) as Record<string, unknown>) : undefined;
-    for (const [f, kind] of FIELDS) {
+    for (const [f, kind, k] of FIELDS) {
       switch (kind) {
         case 'number': {
-          const c = this.numbers.get(f as NumberField);
+          const c = this.numbers[k];
           if (!c) break;
           const x = c[i]!;
           if (c instanceof Int32Array ? x !== INT_ABSENT : !Number.isNaN(x)) out[f] = x;
           break;
         }
         case 'string': {
-          const c = this.strings.get(f as StringField);
+          const c = this.strings[k];
           const code = c?.codes[i] ?? NO_CODE;
           if (code !== NO_CODE) out[f] = c!.dict.values[code];
           break;
         }
         case 'boolean': {
-          const c = this.booleans.get(f as BooleanField);
+          const c = this.booleans[k];
           if (c && c[i] !== 2) out[f] = c[i] === 1;
           break;
         }
@@ -368,3 +424,7 @@ export class SampleTable implements Iterable<Sample> {
     return out as unknown as Sample;
   }
 }
+
+// The field lists and the reads by name in `add` must name the same fields in the same order.
+const ADD_ORDER = [NUMBER_FIELDS.length, STRING_FIELDS.length, BOOLEAN_FIELDS.length].join();
+if (ADD_ORDER !== '20,8,2') throw new Error(`sampleTable.ts: add() reads 20,8,2 fields, the lists have ${ADD_ORDER}`);
