@@ -130,19 +130,22 @@ async function reference(file: string, keep: boolean): Promise<unknown[]> {
   return held;
 }
 
-const held = () => {
+/** Heap and typed-array memory still held after full GCs (typed arrays' memory is given back by a sweeper running beside, hence the pause). */
+const held = async () => {
+  gc();
+  await new Promise((r) => setTimeout(r, 200));
   gc();
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 };
 
 async function measure<T>(f: () => Promise<T>): Promise<{ value: T; seconds: number; bytes: number; rss: number }> {
-  const before = held();
+  const before = await held();
   const t0 = process.hrtime.bigint();
   const value = await f();
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const rss = process.memoryUsage().rss;
-  return { value, seconds, bytes: held() - before, rss };
+  return { value, seconds, bytes: (await held()) - before, rss };
 }
 
 async function main(): Promise<void> {

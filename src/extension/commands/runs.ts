@@ -12,6 +12,7 @@ import { MatrixPanels } from '../matrixPanel';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';
 import type { RunDeps } from '../runWithProgress';
+import { withOpenProgress } from '../openProgress';
 
 interface RunItem extends vscode.QuickPickItem {
   summary: RunSummary;
@@ -61,7 +62,7 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     const runId = typeof id === 'string' ? id : (await pickRun(store, vscode.l10n.t('SDMA Lens: Open Run')))?.id;
     if (!runId) return undefined;
     // A sweep opens with its refinement rounds' points (runs/refinements.ts).
-    const run = await openAdvisedRun(store, runId);
+    const run = await withOpenProgress(store.fileOf(runId), runId, (o) => openAdvisedRun(store, runId, o));
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
     if (run.problems.length > 0 && typeof id !== 'string') {
       const first = escapeControls(run.problems[0]!);
