@@ -84,6 +84,14 @@ function isUint32(x: number): boolean {
 
 type NumberColumn = Int32Array | Float64Array;
 
+function deepFreeze<T>(x: T): T {
+  if (typeof x === 'object' && x !== null) {
+    for (const v of Object.values(x)) deepFreeze(v);
+    Object.freeze(x);
+  }
+  return x;
+}
+
 /** Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and strings. */
 function samePlain(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -141,6 +149,10 @@ export class SampleTable implements Iterable<Sample> {
   private rest: Int32Array | undefined;
   private readonly restDict = new Dictionary();
   private lastRest: { value: Record<string, unknown>; code: number } | undefined;
+  private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
+  /** A sample built: its values by FIELDS (reused), and one object per shape (fields present) to copy. */
+  private readonly scratch: unknown[] = FIELDS.map(() => undefined);
+  private readonly shapes = new Map<number, Record<string, unknown>>();
   /** Per sample: where its times start in the pool, and how many (NO_TIMES: absent). */
   private timesStart: Float64Array | undefined;
   private timesCount: Uint32Array | undefined;
@@ -383,42 +395,85 @@ export class SampleTable implements Iterable<Sample> {
     this.poolLength = need;
   }
 
+  /**
+   * The nested fields of a code, parsed once and frozen: every sample built with them shares
+   * them (a sweep's evidence is the same object in each), and nothing can change them.
+   */
+  private restOf(code: number): Record<string, unknown> {
+    if (this.lastBuiltRest?.code === code) return this.lastBuiltRest.value;
+    const value = deepFreeze(JSON.parse(this.restDict.values[code]!) as Record<string, unknown>);
+    this.lastBuiltRest = { code, value };
+    return value;
+  }
+
+  private times(start: number, count: number): number[] {
+    const out = new Array<number>(count);
+    for (let k = 0; k < count; k++) out[k] = this.pool[start + k]!;
+    return out;
+  }
+
+  private num(f: number, i: number): number | undefined {
+    const c = this.numbers[f];
+    if (!c) return undefined;
+    const x = c[i]!;
+    return (c instanceof Int32Array ? x === INT_ABSENT : Number.isNaN(x)) ? undefined : x;
+  }
+
+  private str(f: number, i: number): string | undefined {
+    const c = this.strings[f];
+    const code = c?.codes[i] ?? NO_CODE;
+    return code === NO_CODE ? undefined : c!.dict.values[code];
+  }
+
   private build(i: number): Sample {
-    const out: Record<string, unknown> = { type: 'sample' };
     const restCode = this.rest?.[i] ?? NO_CODE;
-    const rest =
-      restCode !== NO_CODE ? (JSON.parse(this.restDict.values[restCode]!) as Record<string, unknown>) : undefined;
-    for (const [f, kind, k] of FIELDS) {
+    const rest = restCode !== NO_CODE ? this.restOf(restCode) : undefined;
+    // The values present, and which they are as a mask (one bit a field, exact in a double).
+    const values = this.scratch;
+    let mask = 0;
+    let bit = 1;
+    for (let f = 0; f < FIELDS.length; f++, bit *= 2) {
+      const [name, kind, k] = FIELDS[f]!;
+      let x: unknown;
       switch (kind) {
-        case 'number': {
-          const c = this.numbers[k];
-          if (!c) break;
-          const x = c[i]!;
-          if (c instanceof Int32Array ? x !== INT_ABSENT : !Number.isNaN(x)) out[f] = x;
+        case 'number':
+          x = this.num(k, i);
           break;
-        }
-        case 'string': {
-          const c = this.strings[k];
-          const code = c?.codes[i] ?? NO_CODE;
-          if (code !== NO_CODE) out[f] = c!.dict.values[code];
+        case 'string':
+          x = this.str(k, i);
           break;
-        }
         case 'boolean': {
-          const c = this.booleans[k];
-          if (c && c[i] !== 2) out[f] = c[i] === 1;
+          const b = this.booleans[k]?.[i] ?? 2;
+          x = b === 2 ? undefined : b === 1;
           break;
         }
         case 'times': {
           const count = this.timesCount?.[i] ?? NO_TIMES;
-          if (count !== NO_TIMES) {
-            const start = this.timesStart![i]!;
-            out[f] = Array.from(this.pool.subarray(start, start + count));
-          }
+          x = count === NO_TIMES ? undefined : this.times(this.timesStart![i]!, count);
           break;
         }
         case 'rest':
-          if (rest && rest[f] !== undefined) out[f] = rest[f];
+          x = rest?.[name];
           break;
+      }
+      values[f] = x;
+      if (x !== undefined) mask += bit;
+    }
+    // One object of the mask's shape, made once; each sample of that shape is a copy of it
+    // with its values, built at its final size as JSON.parse builds objects (an object grown
+    // a field at a time takes twice the memory, which counts when a caller holds a million).
+    let shape = this.shapes.get(mask);
+    if (!shape) {
+      shape = { type: 'sample' };
+      for (let f = 0; f < FIELDS.length; f++) if (values[f] !== undefined) shape[FIELDS[f]![0]] = 0;
+      this.shapes.set(mask, shape);
+    }
+    const out: Record<string, unknown> = { ...shape };
+    for (let f = 0; f < FIELDS.length; f++) {
+      const x = values[f];
+      if (x !== undefined) {
+        out[FIELDS[f]![0]] = x;
+        values[f] = undefined;
       }
     }
     return out as unknown as Sample;

@@ -111,10 +111,11 @@ describe('SampleTable', () => {
     expect(d).not.toHaveProperty('timesNs');
   });
 
-  it('gives copies: changing one changes nothing stored; `mapped` makes a changed table', () => {
+  it('gives copies (nested fields frozen): changing one changes nothing stored; `mapped` makes a changed table', () => {
     const t = SampleTable.from([helperSample]);
     t.at(0)!.timesNs![0] = 1;
-    t.at(0)!.moverEvidence!.detail = 'x';
+    // The nested fields are shared between the samples built, and frozen.
+    expect(() => (t.at(0)!.moverEvidence!.detail = 'x')).toThrow(TypeError);
     expect(t.at(0)).toStrictEqual(helperSample);
     expect(t.mapped((s) => ({ ...s, dst: 0 })).at(0)!.dst).toBe(0);
   });
