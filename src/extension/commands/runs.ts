@@ -4,7 +4,7 @@ import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runs/runStore';
 import { openAdvisedRun } from '../../core/runs/refinements';
 import { keptSentence } from '../../core/runs/runFolder';
-import { RunStore } from '../../core/runs/runStore';
+import { RunReadCancelled, RunStore } from '../../core/runs/runStore';
 import { escapeControls } from '../../core/text';
 import { runsFolder } from '../settings';
 import { CollectivePanels } from '../collectivePanel';
@@ -101,7 +101,9 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     deps.onRun?.(run);
     return run;
   } catch (err) {
-    reportError(deps.log, vscode.l10n.t('The run could not be opened'), err);
+    // Cancel pressed while a big run opened: the user stopped it, nothing to report.
+    if (err instanceof RunReadCancelled) deps.log.info(err.message);
+    else reportError(deps.log, vscode.l10n.t('The run could not be opened'), err);
     return undefined;
   }
 }
