@@ -20,12 +20,12 @@ import type {
   PathUnsupported,
   Program,
   RuntimeKnob,
-  Sample,
   Timeline,
   Topology,
   Warning,
 } from './protocol';
 import { validateRecord } from './protocol';
+import { SampleTable } from './sampleTable';
 import type { DeviceSpanColumns } from './deviceSpans';
 import { addDeviceSpan, newDeviceSpans } from './deviceSpans';
 
@@ -109,7 +109,8 @@ export interface Run {
   header: RunHeader;
   hello?: Hello;
   topology?: Topology;
-  samples: Sample[];
+  /** The sweep's samples, as columns (sampleTable.ts): a big run's samples are not one object each. */
+  samples: SampleTable;
   /** Paths the helper said cannot exist between an endpoint pair (absent when none). */
   pathUnsupported?: PathUnsupported[];
   timeline?: Timeline;
@@ -141,7 +142,7 @@ export interface Run {
 export function newRun(header: RunHeader): Run {
   return {
     header,
-    samples: [],
+    samples: new SampleTable(),
     warnings: [],
     errors: [],
     problems: [],

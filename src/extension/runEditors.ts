@@ -9,7 +9,8 @@ import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Run } from '../core/run';
 import { openAdvisedRun } from '../core/runs/refinements';
-import { RunStore, readRunFile } from '../core/runs/runStore';
+import { RunReadCancelled, RunStore, readRunFile } from '../core/runs/runStore';
+import { withOpenProgress } from './openProgress';
 import { checkSafeFile } from '../core/runs/safeFile';
 import { escapeControls } from '../core/text';
 import { CollectivePanels } from './collectivePanel';
@@ -31,11 +32,14 @@ function messagePage(title: string, text: string): string {
 /** The run of a run file: with its refinement rounds when it sits in a runs folder. */
 async function readRun(file: string): Promise<Run> {
   const dir = dirname(file);
-  try {
-    return await openAdvisedRun(new RunStore(dirname(dir)), basename(dir));
-  } catch {
-    return readRunFile(file);
-  }
+  return withOpenProgress(file, basename(dir), async (o) => {
+    try {
+      return await openAdvisedRun(new RunStore(dirname(dir)), basename(dir), o);
+    } catch (err) {
+      if (err instanceof RunReadCancelled) throw err;
+      return readRunFile(file, o);
+    }
+  });
 }
 
 /** A read-only editor of a file: the document is its URI; each kind draws it in its own panel. */

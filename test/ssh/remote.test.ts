@@ -165,7 +165,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     expect(r.samples.length).toBeGreaterThan(50);
     const saved = await store.open('full');
     expect(saved.header.target).toEqual({ kind: 'ssh', host: 'sdma-node' });
-    expect(saved.samples).toEqual(r.samples);
+    expect(saved.samples.toArray()).toEqual(r.samples.toArray());
     expect(await remoteProcesses(sshd, helper.path)).toEqual([]);
   });
 

@@ -5,6 +5,7 @@
  */
 import type { FleetIndex } from '../../src/core/fleet/fleetIndex';
 import type { Run } from '../../src/core/run';
+import { SampleTable } from '../../src/core/sampleTable';
 
 export const FLEET_ID = 'fleet-test';
 
@@ -21,7 +22,11 @@ export function asNode(run: Run, node: string, noise: number, engine = 1): Run {
       ...(s.medianNs !== undefined ? { medianNs: s.medianNs / k } : {}),
     };
   });
-  return { ...run, header: { ...run.header, id: `sweep-${node}`, fleet: { id: FLEET_ID, node, job: '7' } }, samples };
+  return {
+    ...run,
+    header: { ...run.header, id: `sweep-${node}`, fleet: { id: FLEET_ID, node, job: '7' } },
+    samples: SampleTable.from(samples),
+  };
 }
 
 /** The index of a fleet whose nodes each ran one sweep (`statuses`: a node's run status other than ok). */

@@ -16,6 +16,7 @@ import type { Run } from '../../src/core/run';
 import { readRunFile } from '../../src/core/runs/runStore';
 import { benchRun } from '../support/benchRuns';
 import { runCli } from '../support/cli';
+import { SampleTable } from '../../src/core/sampleTable';
 
 const SETTING = /sdmaLens\.[A-Za-z]/;
 const FLAG = /sdma-lens \w+ --|(^|[\s(])--[a-z]/m;
@@ -34,7 +35,7 @@ async function runs(): Promise<Run[]> {
   const onePair = benchRun('sweep');
   const oneRep = {
     ...onePair,
-    samples: onePair.samples.map((s) => ({ ...s, iters: 1, timesNs: [s.medianNs ?? s.meanNs] })),
+    samples: SampleTable.from(onePair.samples.map((s) => ({ ...s, iters: 1, timesNs: [s.medianNs ?? s.meanNs] }))),
   };
   return [sim, onePair, oneRep];
 }

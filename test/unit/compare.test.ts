@@ -13,12 +13,14 @@ import { compareTable } from '../../src/core/compare/compareTable';
 import type { Run } from '../../src/core/run';
 import type { Sample } from '../../src/core/protocol';
 import { benchRun } from '../support/benchRuns';
+import { SampleTable } from '../../src/core/sampleTable';
 
 const first = benchRun('sweep', 'first');
 const rerun = benchRun('sweepRerun', 'rerun');
 
 const clone = (run: Run, id: string): Run => {
-  const copy = structuredClone(run);
+  const { samples, ...rest } = run;
+  const copy: Run = { ...structuredClone(rest), samples: SampleTable.from(samples) };
   copy.header.id = id;
   return copy;
 };
@@ -175,11 +177,15 @@ describe('a run against itself', () => {
 /** The run with one sample's every time multiplied by `factor` (its bandwidth divided by it), summaries to match. */
 function slowed(run: Run, id: string, pick: (s: Sample) => boolean, factor: number): Run {
   const copy = clone(run, id);
-  const s = copy.samples.find(pick)!;
-  s.timesNs = s.timesNs!.map((t) => t * factor);
-  for (const k of ['meanNs', 'minNs', 'maxNs', 'medianNs', 'stdevNs'] as const)
-    if (s[k] !== undefined) s[k] = s[k]! * factor;
-  for (const k of ['gbps', 'gbpsMax', 'gbpsMedian'] as const) if (s[k] !== undefined) s[k] = s[k]! / factor;
+  const at = copy.samples.findIndex(pick);
+  copy.samples = copy.samples.mapped((s, i) => {
+    if (i !== at) return s;
+    s.timesNs = s.timesNs!.map((t) => t * factor);
+    for (const k of ['meanNs', 'minNs', 'maxNs', 'medianNs', 'stdevNs'] as const)
+      if (s[k] !== undefined) s[k] = s[k]! * factor;
+    for (const k of ['gbps', 'gbpsMax', 'gbpsMedian'] as const) if (s[k] !== undefined) s[k] = s[k]! / factor;
+    return s;
+  });
   return copy;
 }
 
@@ -223,10 +229,12 @@ describe('a copy with one point 10 % slower', () => {
 function summaryOnly(run: Run, id: string, keep: Partial<Record<'minNs' | 'maxNs', true>> = {}): Run {
   const copy = clone(run, id);
   copy.header.source = { tool: 'nvbandwidth', format: 'text', file: 'nvbandwidth.txt' };
-  copy.samples = copy.samples.map((s) => {
-    const { timesNs: _t, minNs, maxNs, stdevNs: _d, medianNs: _m, gbpsMedian: _g, gbpsMax: _x, ...rest } = s;
-    return { ...rest, ...(keep.minNs ? { minNs } : {}), ...(keep.maxNs ? { maxNs } : {}) };
-  });
+  copy.samples = SampleTable.from(
+    copy.samples.map((s) => {
+      const { timesNs: _t, minNs, maxNs, stdevNs: _d, medianNs: _m, gbpsMedian: _g, gbpsMax: _x, ...rest } = s;
+      return { ...rest, ...(keep.minNs ? { minNs } : {}), ...(keep.maxNs ? { maxNs } : {}) };
+    }),
+  );
   return copy;
 }
 
@@ -280,7 +288,7 @@ describe('summary-only samples', () => {
 
   it('three repetitions are too few to judge a spread', () => {
     const few = clone(first, 'few');
-    for (const s of few.samples) s.timesNs = s.timesNs!.slice(0, 3);
+    few.samples = few.samples.mapped((s) => ({ ...s, timesNs: s.timesNs!.slice(0, 3) }));
     const p = compareRuns(first, few).points[0]!;
     expect(p.verdict).toBe('unknown noise');
     expect(p.why).toBe('B: 3 repetitions, too few to judge the spread (5 or more)');
@@ -344,7 +352,7 @@ describe('runs that cannot be compared', () => {
 
   it('a run with no points', () => {
     const empty = clone(first, 'empty');
-    empty.samples = [];
+    empty.samples = new SampleTable();
     expect(() => compareRuns(empty, first)).toThrow(
       'run A (empty, a sweep run) has nothing to compare: no sweep samples, matrix cells or collective points',
     );
@@ -357,7 +365,7 @@ describe('runs that cannot be compared', () => {
 
   it('sweeps of different pairs share no point: listed, with a note', () => {
     const other = clone(first, 'other');
-    for (const s of other.samples) s.dst = 0;
+    other.samples = other.samples.mapped((s) => ({ ...s, dst: 0 }));
     const c = compareRuns(first, other);
     expect(c.summary).toMatchObject({ common: 0, onlyInA: 84, onlyInB: 84, geomeanRatio: null });
     expect(c.notes).toContain('the runs have no point in common: 84 samples only in A, 84 samples only in B');

@@ -31,15 +31,17 @@ const count = (c: Comparison, v: string) => c.points.filter((p) => p.verdict ===
 
 /** The same run, another id, every time of every sample multiplied by `factor`. */
 function scaled(run: Run, id: string, factor: (s: Sample) => number): Run {
-  const copy = structuredClone(run);
+  const { samples, ...rest } = run;
+  const copy: Run = { ...structuredClone(rest), samples };
   copy.header.id = id;
-  for (const s of copy.samples) {
+  copy.samples = samples.mapped((s) => {
     const f = factor(s);
     s.timesNs = s.timesNs!.map((t) => t * f);
     for (const k of ['meanNs', 'minNs', 'maxNs', 'medianNs', 'stdevNs'] as const)
       if (s[k] !== undefined) s[k] = s[k]! * f;
     for (const k of ['gbps', 'gbpsMax', 'gbpsMedian'] as const) if (s[k] !== undefined) s[k] = s[k]! / f;
-  }
+    return s;
+  });
   return copy;
 }
 
@@ -192,7 +194,7 @@ describe('the estimate from baseline runs', () => {
     expect(() => compareRuns(first, rerun, { baselines: [repeat, repeat] })).toThrow(
       'baseline run repeat is named twice: each baseline run must be another repeat of A',
     );
-    const simulated = structuredClone(repeat);
+    const simulated: Run = { ...structuredClone({ ...repeat, samples: undefined }), samples: repeat.samples };
     simulated.hello!.simulated = true;
     simulated.hello!.backend = 'sim';
     expect(() => compareRuns(first, rerun, { baselines: [simulated] })).toThrow(
@@ -206,7 +208,7 @@ describe('the estimate from baseline runs', () => {
   it('a baseline that shares no point with A adds nothing, and says so', () => {
     const first = benchRun('sweep', 'first');
     const other = scaled(first, 'other', () => 1);
-    for (const s of other.samples) s.sizeBytes += 1;
+    other.samples = other.samples.mapped((s) => ({ ...s, sizeBytes: s.sizeBytes + 1 }));
     const c = compareRuns(first, benchRun('sweepRerun', 'rerun'), { baselines: [other] });
     expect(c.notes).toContain(
       'baseline run other has no point in common with A: it adds nothing to the run-to-run tolerance',

@@ -245,7 +245,7 @@ describe('findCrossover', () => {
 describe('crossovers of a real simulator run', () => {
   it('puts the host-initiated crossover at 8 CUs in the hundreds of KiB, and moves it up with more CUs', async () => {
     const run = await readRunFile(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'));
-    const all = findCrossovers(run.samples);
+    const all = findCrossovers(run.samples.toArray());
     expect(all.map((c) => `${c.initiator}@${c.cus}`)).toEqual(['host@8', 'host@64', 'device@8', 'device@64']);
     const host8 = all[0]!;
     expect(host8.kind).toBe('crossover');
@@ -263,7 +263,7 @@ describe('crossovers of the 2x H200 measurements (bench/results/h200x2-2026-11-3
       const r = line ? parseLine(line) : undefined;
       if (r?.kind === 'record') applyRecord(run, r.record);
     }
-    const all = findCrossovers(run.samples);
+    const all = findCrossovers(run.samples.toArray());
     const at = (initiator: string, cus: number) => all.find((c) => c.initiator === initiator && c.cus === cus)!;
     expect(at('host', 132).kind).toBe('engine-always');
     const device = at('device', 132);

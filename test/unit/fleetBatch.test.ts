@@ -117,7 +117,7 @@ describe('a node replayed through the run flow', () => {
     symlinkSync(join(dir, 'secret'), join(nodes, 'n4.ndjson'));
     const { run } = await replay('n4', { 'n4.exit': '0\n' });
     expect(run.problems).toEqual([]);
-    expect(run.samples).toEqual([]);
+    expect(run.samples.toArray()).toEqual([]);
     expect(run.end?.status).not.toBe('ok');
   });
 });

@@ -103,7 +103,7 @@ describe('importResults into a RunStore', () => {
         target: { kind: 'local' },
       });
       expect(run.header.id).toMatch(/-import-TransferBench-/);
-      expect(run.samples).toEqual(parsed.samples);
+      expect(run.samples.toArray()).toEqual(parsed.samples);
       expect(run.warnings).toEqual(parsed.notes);
       expect(run.problems).toEqual([]);
       expect(run.done).toMatchObject({ status: 'ok', samples: parsed.samples.length });

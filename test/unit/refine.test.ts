@@ -10,6 +10,7 @@ import {
   withRefinements,
 } from '../../src/core/sweep/refine';
 import { header, sample } from '../support/records';
+import { SampleTable } from '../../src/core/sampleTable';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -75,8 +76,8 @@ describe('refinement', () => {
   });
 
   it('merges rounds into the sweep: a size measured again replaces the grid point', () => {
-    const grid = { ...newRun(header('grid')), samples: samples([1 * MiB, 4 * MiB], 3 * MiB) };
-    const round = { ...newRun(header('r1')), samples: samples([2 * MiB, 4 * MiB], 3 * MiB, 20) };
+    const grid = { ...newRun(header('grid')), samples: SampleTable.from(samples([1 * MiB, 4 * MiB], 3 * MiB)) };
+    const round = { ...newRun(header('r1')), samples: SampleTable.from(samples([2 * MiB, 4 * MiB], 3 * MiB, 20)) };
     const merged = withRefinements(grid, [round]);
     expect(merged.samples.map((s) => s.sizeBytes)).toEqual([1, 1, 2, 2, 4, 4].map((m) => m * MiB));
     expect(merged.refinedSamples).toHaveLength(4);
@@ -89,7 +90,7 @@ describe('refinement', () => {
     expect(sizes.at(-1)).toBe(1024 * MiB);
     for (let i = 1; i < sizes.length; i++)
       expect(sizes[i]! / sizes[i - 1]!).toBeLessThanOrEqual(placedRatio(0.1) * 1.01);
-    const grid = { ...newRun(header('grid')), samples: samples([4 * KiB, 1024 * MiB], 3 * MiB) };
+    const grid = { ...newRun(header('grid')), samples: SampleTable.from(samples([4 * KiB, 1024 * MiB], 3 * MiB)) };
     const estimate = fullGridEstimateMs(grid, 400, 0.1)!;
     // 4 samples in 400 ms: 100 ms a point; 2 points a size over the uniform grid's sizes.
     expect(estimate.points).toBe(2 * sizes.length);

@@ -21,6 +21,7 @@ import { sweepTable } from '../../src/core/sweep/sweepTable';
 import { seriesForCus, sweepView } from '../../src/core/sweep/sweepView';
 import { parseHostMessage } from '../../src/core/sweep/sweepMessages';
 import type { SweepView } from '../../src/core/sweep/sweepView';
+import { SampleTable } from '../../src/core/sampleTable';
 
 /** The view as the page receives it, through its schema. */
 const parseSweepView = (view: SweepView) => {
@@ -43,7 +44,7 @@ function withVariant(run: Run, pick: (s: Sample) => boolean, over: Partial<Sampl
     ...(s.maxNs !== undefined ? { maxNs: s.maxNs * 1.5 } : {}),
     ...(s.medianNs !== undefined ? { medianNs: s.medianNs * 1.5 } : {}),
   }));
-  return { ...run, header: { ...run.header, id }, samples: [...run.samples, ...variants] };
+  return { ...run, header: { ...run.header, id }, samples: SampleTable.from([...run.samples, ...variants]) };
 }
 
 const oneWave = (run: Run) => withVariant(run, (s) => s.mover === 'cu', { wavesPerCu: 1, waveSize: 64 }, 'one-wave');
@@ -131,7 +132,11 @@ describe('a series per dimension value', () => {
   it('refines a point of one series without touching the same size of another', async () => {
     const grid = oneWave(await fixture());
     const target = grid.samples.find((s) => s.mover === 'cu' && s.wavesPerCu === 1 && s.cus === 8)!;
-    const round: Run = { ...grid, header: { ...grid.header, id: 'round' }, samples: [{ ...target, gbps: 1 }] };
+    const round: Run = {
+      ...grid,
+      header: { ...grid.header, id: 'round' },
+      samples: SampleTable.from([{ ...target, gbps: 1 }]),
+    };
     const merged = withRefinements(grid, [round]);
     expect(merged.samples).toHaveLength(grid.samples.length);
     const same = merged.samples.filter((s) => pointKey(s, true) === pointKey(target, true));
@@ -150,10 +155,10 @@ describe('a series per dimension value', () => {
 
   it('places crossovers between the default series, or at the chosen waves', async () => {
     const run = oneWave(await fixture());
-    const plain = crossoversOf(run.samples, { host: 8, device: 8 });
+    const plain = crossoversOf(run.samples.toArray(), { host: 8, device: 8 });
     expect(plain.length).toBeGreaterThan(0);
     expect(plain.every((x) => x.crossover.wavesPerCu === undefined)).toBe(true);
-    const chosen = crossoversOf(run.samples, { host: 8, device: 8 }, { wavesPerCu: 1 });
+    const chosen = crossoversOf(run.samples.toArray(), { host: 8, device: 8 }, { wavesPerCu: 1 });
     expect(chosen.map((x) => x.crossover.wavesPerCu)).toEqual(plain.map(() => 1));
   });
 
@@ -209,7 +214,7 @@ describe('a series per dimension value', () => {
     const missing = adviseFromRun(b, { loadStoreCus: 8, wavesPerCu: 2 });
     expect(missing.notes.some((n) => /No cu\/\w+ copy was measured at 2 waves per CU/.test(n))).toBe(true);
     // A run with the wave series only: compared on the nearest, said so.
-    const only = { ...b, samples: b.samples.filter((s) => s.mover !== 'cu' || s.wavesPerCu === 1) };
+    const only = { ...b, samples: SampleTable.from(b.samples.filter((s) => s.mover !== 'cu' || s.wavesPerCu === 1)) };
     const nearest = adviseFromRun(only, { loadStoreCus: 8 });
     expect(nearest.focus.every((c) => c.wavesPerCu === 1)).toBe(true);
     expect(nearest.notes.some((n) => n.includes('no cu/host series at the default 1024 threads per CU'))).toBe(true);

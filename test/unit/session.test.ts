@@ -56,7 +56,7 @@ describe('Session', () => {
     expect(run.samples.map((s) => s.sizeBytes)).toEqual([4096, 8192]);
     expect(run.end?.status).toBe('ok');
     const reopened = await store.open('test-run');
-    expect(reopened.samples).toEqual(run.samples);
+    expect(reopened.samples.toArray()).toEqual(run.samples.toArray());
     expect(reopened.end?.status).toBe('ok');
   });
 

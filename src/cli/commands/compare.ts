@@ -20,6 +20,7 @@ import type { Run } from '../../core/run';
 import { RUN_FILE_NAME } from '../../core/run';
 import type { RunStore } from '../../core/runs/runStore';
 import { readRunFile } from '../../core/runs/runStore';
+import { readProgress, stoppedBySignals } from '../readProgress';
 import { jsonText, terminalLine } from '../../core/text';
 import { parseFlags } from '../flags';
 import { UsageError, storeOf } from '../options';
@@ -119,9 +120,19 @@ export async function compare(argv: string[], signal?: AbortSignal): Promise<num
   const files = positionals.map((arg) => runFileOf(store, arg));
   const baselineFiles = (baselineArgs ?? []).map((arg) => runFileOf(store, arg));
   // A run past the compare limit is refused as soon as that many samples are read, not after reading it whole.
-  const read = (f: string) => readRunFile(f, { stopWhen: (r) => r.samples.length > MAX_COMPARED_POINTS });
-  const [a, b] = (await Promise.all(files.map(read))) as [Run, Run];
-  const baselines = await Promise.all(baselineFiles.map(read));
+  const [a, b, ...baselines] = (await stoppedBySignals(
+    (stop) =>
+      Promise.all(
+        [...files, ...baselineFiles].map((f) =>
+          readRunFile(f, {
+            stopWhen: (r) => r.samples.length > MAX_COMPARED_POINTS,
+            signal: stop,
+            onProgress: readProgress(f),
+          }),
+        ),
+      ),
+    signal,
+  )) as [Run, Run, ...Run[]];
   if (signal?.aborted) return 130;
   let comparison: Comparison;
   try {

@@ -15,6 +15,7 @@ import { pairName, parsePair } from '../../core/endpoints';
 import type { Run } from '../../core/run';
 import { isSimulated } from '../../core/run';
 import { openAdvisedRun } from '../../core/runs/refinements';
+import { readProgress, stoppedBySignals } from '../readProgress';
 import type { RunStore } from '../../core/runs/runStore';
 import { runsTable } from '../../core/runs/runsTable';
 import { jsonText, shellComment, terminalLine } from '../../core/text';
@@ -76,7 +77,9 @@ export async function advise(argv: string[]): Promise<number> {
     return 1;
   }
   // A refined sweep is advised with its refined points.
-  const run = await openAdvisedRun(store, id);
+  const run = await stoppedBySignals((signal) =>
+    openAdvisedRun(store, id, { signal, onProgress: readProgress(store.fileOf(id)) }),
+  );
   const what = advisable(run);
   if (what.kind === 'none') {
     process.stderr.write(

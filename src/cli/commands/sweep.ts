@@ -17,6 +17,7 @@ import { sweepSeriesDimensions, sweepView } from '../../core/sweep/sweepView';
 import { dimensionFields } from '../../core/seriesKey';
 import { escapeControls, jsonText, terminalLine } from '../../core/text';
 import { formatBytes } from '../../core/units';
+import { SampleTable } from '../../core/sampleTable';
 import { runOnConsole, savedLines } from '../console';
 import { parseFlags } from '../flags';
 import { sweepOptionsOf } from '../measure';
@@ -155,7 +156,7 @@ async function refineOnConsole(
       if (!roundOutcome.run)
         return {
           ...grid,
-          samples: [],
+          samples: new SampleTable(),
           end: {
             type: 'run-end',
             status: 'cancelled',

@@ -463,7 +463,13 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   const byPair = samplesByPair(run);
   const pairs = pairsOf(byPair);
   const pair = options.pair ?? pairs.find((p) => pairKind(p) === 'peer') ?? pairs[0];
-  return adviseOnPair(run, pairs, pair, pair ? (byPair.get(pairKey(pair))?.samples ?? []) : run.samples, options);
+  return adviseOnPair(
+    run,
+    pairs,
+    pair,
+    pair ? (byPair.get(pairKey(pair))?.samples ?? []) : run.samples.toArray(),
+    options,
+  );
 }
 
 /** The advice for `pair` (of the run's `pairs`) from its `samples`. */

@@ -320,7 +320,7 @@ interface PointKind<T> {
 const samplePath = (s: Sample): PathName => seriesDimensions(s).path;
 
 const SWEEP: PointKind<Sample> = {
-  records: (run) => run.samples,
+  records: (run) => run.samples.toArray(),
   path: samplePath,
   // A curve is a series' whole key (seriesKey.ts: path, CUs, waves, split, batch, rocSHMEM SDMA mode; the
   // runtime-default series never matched with the helper's path of the same name) with its pair and mode.

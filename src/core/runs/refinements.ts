@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Sample } from '../protocol';
 import type { Run } from '../run';
 import { REFINEMENTS_DIR, withRefinements } from '../sweep/refine';
+import type { ReadRunOptions } from './runStore';
 import { RunStore } from './runStore';
 
 /** Where the rounds of the sweep `id` are saved. */
@@ -22,8 +23,12 @@ export function refinementStore(store: RunStore, id: string): RunStore {
  * restored after a reload, a run file's editor, Refine Crossover, Suggest Settings,
  * `sdma-lens advise`), so none can advise on fewer points than another.
  */
-export async function openAdvisedRun(store: RunStore, id: string): Promise<Run & { refinedSamples: Sample[] }> {
-  const run = await store.open(id);
+export async function openAdvisedRun(
+  store: RunStore,
+  id: string,
+  options: Pick<ReadRunOptions, 'signal' | 'onProgress'> = {},
+): Promise<Run & { refinedSamples: Sample[] }> {
+  const run = await store.open(id, options);
   if (run.header.command !== 'sweep') return { ...run, refinedSamples: [] };
   const rounds = refinementStore(store, id);
   // Rounds are read from the sweep's own folder, never through a link put at its name.

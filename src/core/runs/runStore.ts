@@ -21,6 +21,13 @@ import { listRuns } from './runList';
 
 export class RunFileError extends Error {}
 
+/** Reading a run was cancelled (its `signal` aborted): nothing of it is kept. */
+export class RunReadCancelled extends RunFileError {
+  constructor(readonly file: string) {
+    super(`reading ${file} was cancelled`);
+  }
+}
+
 /** A write to a run file failed (a full disk, a quota, an I/O error); the file holds whole lines only. */
 export class RunWriteError extends RunFileError {
   constructor(
@@ -178,14 +185,14 @@ export class RunStore {
   }
 
   /** Reads a whole run. Throws RunFileError when it cannot (a linked run folder, an unusable header); bad lines become problems. */
-  async open(id: string): Promise<Run> {
+  async open(id: string, options: Pick<ReadRunOptions, 'signal' | 'onProgress'> = {}): Promise<Run> {
     const dir = this.dirOf(id);
     const st = await lstat(dir).catch(() => undefined);
     if (st?.isSymbolicLink())
       throw new RunFileError(
         `${dir} is a symbolic link; SDMA Lens reads runs only from folders in the runs folder, never through links`,
       );
-    return readRunFile(this.fileOf(id));
+    return readRunFile(this.fileOf(id), options);
   }
 
   /**
@@ -216,19 +223,27 @@ export class RunStore {
 /** A header line is small: a first line longer than this is not one, and the rest of the file is not read. */
 const HEADER_MAX_CHARS = 1024 * 1024;
 
-/**
- * Reads a run file as a stream of lines (no cap on the file; a line over 64 Mi characters is
- * skipped as a problem). Throws RunFileError when the file is refused (safeFile.ts) or its
- * first line is not a run header.
- */
 export interface ReadRunOptions {
   /**
    * Checked after each chunk read: true stops the read there and gives back the run as read so
    * far (a caller with a size limit, e.g. compare, need not read a run it will refuse whole).
    */
   stopWhen?(run: Run): boolean;
+  /** Polled after each chunk read: once aborted, the read stops and throws RunReadCancelled. */
+  signal?: AbortSignal;
+  /** Called after each chunk read (a megabyte) with the bytes read so far and the file's size when opened. */
+  onProgress?(bytesRead: number, totalBytes: number): void;
 }
 
+/**
+ * Reads a run file as a stream of lines, a megabyte at a time (no cap on the file; a line over
+ * 64 Mi characters is skipped as a problem): no string longer than a line is ever built, and
+ * the samples are kept as columns (sampleTable.ts), so a run of any size the disk holds opens
+ * in memory proportional to its samples, under 200 bytes each. Every line is validated as
+ * when it arrived (run.ts `applySavedValue`): a saved run is outside data. Throws
+ * RunFileError when the file is refused (safeFile.ts) or its first line is not a run header,
+ * RunReadCancelled when `signal` aborts.
+ */
 export async function readRunFile(file: string, options: ReadRunOptions = {}): Promise<Run> {
   let opened;
   try {
@@ -236,8 +251,9 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
   } catch (err) {
     throw new RunFileError((err as Error).message);
   }
-  const { handle } = opened;
+  const { handle, size } = opened;
   let run: Run | undefined;
+  let bytesSoFar = 0;
   let lineNo = 0;
   const onLine = (line: string) => {
     lineNo++;
@@ -269,6 +285,7 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
+      bytesSoFar += bytesRead;
       const text = decoder.write(chunk.subarray(0, bytesRead));
       let start = 0;
       for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
@@ -282,6 +299,8 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
         dropping = false;
         start = nl + 1;
       }
+      if (options.signal?.aborted) throw new RunReadCancelled(file);
+      options.onProgress?.(bytesSoFar, size);
       if (run && options.stopWhen?.(run)) return run;
       if (dropping || start === text.length) continue;
       const rest = text.slice(start);
@@ -303,6 +322,7 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
   } finally {
     await handle.close();
   }
+  run!.samples.trim();
   return run!;
 }
 

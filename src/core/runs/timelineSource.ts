@@ -58,7 +58,7 @@ function runFirstPair(run: Run): EndpointPair | undefined {
   } catch {
     // an edited header: fall back to what was measured
   }
-  const first = run.samples[0];
+  const first = run.samples.at(0);
   return first ? { src: first.src, dst: first.dst } : undefined;
 }
 

@@ -20,6 +20,7 @@ import { standsForItsPath } from '../moverEvidence';
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
+import { SampleTable } from '../sampleTable';
 import type { BackendChoice } from '../backendChoice';
 import { BACKEND_CHOICES } from '../backendChoice';
 import type { SweepOptions } from './sweepOptions';
@@ -281,7 +282,7 @@ export function withRefinements(run: Run, rounds: readonly Run[]): Run & { refin
   const samples = [...run.samples.filter((x) => !byPoint.has(pointKey(x, true))), ...refined].sort(
     (a, b) => a.sizeBytes - b.sizeBytes,
   );
-  return { ...run, samples, refinedSamples: refined };
+  return { ...run, samples: SampleTable.from(samples), refinedSamples: refined };
 }
 
 /**

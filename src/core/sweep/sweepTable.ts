@@ -72,7 +72,7 @@ export function sweepTable(run: Run): string {
   out.push(`# SDMA Lens transfer sweep ${view.runId}`);
   const endpoints = view.pairs.length > 0 ? view.pairs.map((p) => p.label).join(', ') : 'none measured yet';
   out.push(
-    `# node: ${node?.model ?? 'unknown'} · ${view.pairs.length > 1 ? 'endpoint pairs' : 'endpoints'}: ${endpoints} · backend ${view.backend} · ${run.samples[0]?.iters ?? 0} timed iterations per point`,
+    `# node: ${node?.model ?? 'unknown'} · ${view.pairs.length > 1 ? 'endpoint pairs' : 'endpoints'}: ${endpoints} · backend ${view.backend} · ${run.samples.at(0)?.iters ?? 0} timed iterations per point`,
   );
   if (isSimulated(run))
     out.push('# SIMULATED: these numbers come from the simulated MI350X model, not from a measurement.');

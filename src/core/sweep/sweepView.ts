@@ -12,6 +12,7 @@ import type { Run } from '../run';
 import { isSimulated, runStatus } from '../run';
 import type { SeriesDimensions } from '../seriesKey';
 import { compareDimensions, dimensionFields, pairSeriesKey, seriesDimensions } from '../seriesKey';
+import { pointKey } from './refine';
 
 export interface SweepPoint {
   sizeBytes: number;
@@ -150,8 +151,11 @@ function provenanceNotes(run: Run): string[] {
 /** `live` is true while the helper still runs: an unfinished run then reads "running", not "incomplete". */
 export function sweepView(run: Run, live = false): SweepView {
   // A sweep read with its refinement rounds (runs/refinements.ts) names the samples they added.
-  const refined = new Set<Sample>(
-    'refinedSamples' in run ? (run as Run & { refinedSamples: Sample[] }).refinedSamples : [],
+  // By point key: the run's samples are built afresh from columns on each read (sampleTable.ts), so never the same objects.
+  const refined = new Set<string>(
+    ('refinedSamples' in run ? (run as Run & { refinedSamples: Sample[] }).refinedSamples : []).map((s) =>
+      pointKey(s, true),
+    ),
   );
   const byKey = new Map<string, SweepSeries>();
   const cuCounts = new Set<number>();
@@ -169,7 +173,7 @@ export function sweepView(run: Run, live = false): SweepView {
         : { key, path, src: s.src, dst: s.dst, cus: s.cus, ...dimensionFields(s), points: [] };
       byKey.set(key, series);
     }
-    series.points.push(point(s, refined.has(s)));
+    series.points.push(point(s, refined.size > 0 && refined.has(pointKey(s, true))));
   }
   const order = (p: PathName) => PATHS.indexOf(p);
   // By pair, then path, the helper's own series of a path before the runtime-default one, CUs, waves, split, batch, mode.

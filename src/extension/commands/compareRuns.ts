@@ -26,6 +26,7 @@ import type { RunDeps } from '../runWithProgress';
 import { storeOf } from '../runWithProgress';
 import { panelOptions } from '../webviewOptions';
 import { reportError } from './guards';
+import { withOpenProgress } from '../openProgress';
 
 export const COMPARE_VIEW_TYPE = 'sdmaLens.compare';
 
@@ -247,7 +248,7 @@ function checkArgs(args: CompareRunsArgs | undefined): Checked {
 }
 
 async function openAll(deps: RunDeps, store: RunStore, ids: string[]): Promise<Run[]> {
-  const runs = await Promise.all(ids.map((id) => store.open(id)));
+  const runs = await Promise.all(ids.map((id) => withOpenProgress(store.fileOf(id), id, (o) => store.open(id, o))));
   for (const run of runs) for (const p of run.problems) deps.log.warn(`run ${run.header.id}: ${p}`);
   return runs;
 }

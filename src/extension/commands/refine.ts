@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { adviseFromRun } from '../../core/advice/advice';
 import type { Run } from '../../core/run';
+import { SampleTable } from '../../core/sampleTable';
 import { openAdvisedRun, refinementStore } from '../../core/runs/refinements';
 import type { RefineResult } from '../../core/sweep/refine';
 import { probeOptions, refineCrossovers, refineRoundCommand, refinementSummary } from '../../core/sweep/refine';
@@ -72,7 +73,7 @@ export async function refineCrossoverCommand(
     // The crossovers the advice compares: at the waves per CU of sdmaLens.advice.wavesPerCu (0: the default threads).
     const { wavesPerCu } = adviceSettings();
     const cus = Object.fromEntries(adviseFromRun(grid, { wavesPerCu }).focus.map((c) => [c.initiator, c.cus]));
-    const iters = grid.samples[0]?.iters ?? 20;
+    const iters = grid.samples.at(0)?.iters ?? 20;
     const result = await refineCrossovers(
       grid,
       { tolerance, budgetMs, cus, iters, maxIters: iters * 16, wavesPerCu },
@@ -86,7 +87,7 @@ export async function refineCrossoverCommand(
         if (roundResult.kind === 'ended') return roundResult.run;
         return {
           ...grid,
-          samples: [],
+          samples: new SampleTable(),
           end: {
             type: 'run-end',
             status: roundResult.kind === 'not-started' ? 'cancelled' : 'error',

@@ -4,7 +4,7 @@ import type { Run } from '../../core/run';
 import type { RunSummary } from '../../core/runs/runStore';
 import { openAdvisedRun } from '../../core/runs/refinements';
 import { keptSentence } from '../../core/runs/runFolder';
-import { RunStore } from '../../core/runs/runStore';
+import { RunReadCancelled, RunStore } from '../../core/runs/runStore';
 import { escapeControls } from '../../core/text';
 import { runsFolder } from '../settings';
 import { CollectivePanels } from '../collectivePanel';
@@ -12,6 +12,7 @@ import { MatrixPanels } from '../matrixPanel';
 import { SweepPanel } from '../sweepPanel';
 import { reportError } from './guards';
 import type { RunDeps } from '../runWithProgress';
+import { withOpenProgress } from '../openProgress';
 
 interface RunItem extends vscode.QuickPickItem {
   summary: RunSummary;
@@ -61,7 +62,7 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     const runId = typeof id === 'string' ? id : (await pickRun(store, vscode.l10n.t('SDMA Lens: Open Run')))?.id;
     if (!runId) return undefined;
     // A sweep opens with its refinement rounds' points (runs/refinements.ts).
-    const run = await openAdvisedRun(store, runId);
+    const run = await withOpenProgress(store.fileOf(runId), runId, (o) => openAdvisedRun(store, runId, o));
     for (const p of run.problems) deps.log.warn(`run ${runId}: ${p}`);
     if (run.problems.length > 0 && typeof id !== 'string') {
       const first = escapeControls(run.problems[0]!);
@@ -100,7 +101,9 @@ export async function openRunCommand(deps: RunDeps, id?: string): Promise<Run | 
     deps.onRun?.(run);
     return run;
   } catch (err) {
-    reportError(deps.log, vscode.l10n.t('The run could not be opened'), err);
+    // Cancel pressed while a big run opened: the user stopped it, nothing to report.
+    if (err instanceof RunReadCancelled) deps.log.info(err.message);
+    else reportError(deps.log, vscode.l10n.t('The run could not be opened'), err);
     return undefined;
   }
 }

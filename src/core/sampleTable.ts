@@ -1,0 +1,485 @@
+/**
+ * A run's samples as columns rather than one object each: a sweep of 10^7 points held as
+ * objects costs about 1 KB of heap a sample; as columns it costs under 200 bytes.
+ *
+ * - numbers: one typed column each, Int32 while every value is a whole number that fits (the
+ *   endpoints, sizes, counts, the helper's whole-nanosecond minima), else Float64; an absent
+ *   value is a sentinel (the Int32 minimum, or NaN: neither can come from a validated record);
+ * - `timesNs`: one shared pool with a start and a count per sample, Uint32 while every time is
+ *   a whole number below 2^32 (as the helper prints them), else Float64;
+ * - strings (mover, label, series, ...): small codes into a dictionary per column;
+ * - booleans: a byte (false, true, absent);
+ * - the nested fields (`moverEvidence`, `engineIds`, any field of the schema not named here):
+ *   their JSON, interned, so a sweep whose evidence repeats stores it once.
+ *
+ * A column is allocated when its first value arrives, so a field no sample carries costs
+ * nothing. `at(i)` and iteration build a fresh `Sample` object on demand, in the schema's field
+ * order; what is read back equals what was pushed (test/unit/sampleTable.test.ts). Browser-safe.
+ */
+import type { Sample } from './protocol';
+import { SampleSchema } from './protocol';
+
+const NUMBER_FIELDS = [
+  'src',
+  'dst',
+  'sizeBytes',
+  'cus',
+  'engines',
+  'iters',
+  'meanNs',
+  'minNs',
+  'maxNs',
+  'stdevNs',
+  'gbps',
+  'gbpsMax',
+  'medianNs',
+  'gbpsMedian',
+  'opsPerIter',
+  'cusSeen',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'batch',
+] as const satisfies readonly (keyof Sample)[];
+const STRING_FIELDS = [
+  'mover',
+  'initiator',
+  'mode',
+  'label',
+  'series',
+  'runtimeRule',
+  'splitOver',
+  'shmemSdma',
+] as const satisfies readonly (keyof Sample)[];
+const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyof Sample)[];
+
+type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
+
+/** Every field of the schema, in its order, with the column kind that holds it. */
+const FIELDS: readonly (readonly [string, Kind, number])[] = Object.keys(SampleSchema.entries)
+  .filter((k) => k !== 'type')
+  .map((k) => {
+    const n = (NUMBER_FIELDS as readonly string[]).indexOf(k);
+    const t = (STRING_FIELDS as readonly string[]).indexOf(k);
+    const b = (BOOLEAN_FIELDS as readonly string[]).indexOf(k);
+    if (n >= 0) return [k, 'number', n] as const;
+    if (t >= 0) return [k, 'string', t] as const;
+    if (b >= 0) return [k, 'boolean', b] as const;
+    return [k, k === 'timesNs' ? 'times' : 'rest', -1] as const;
+  });
+/** The fields kept as interned JSON (nested values, and any field added to the schema later). */
+const REST_FIELDS = FIELDS.filter(([, k]) => k === 'rest').map(([f]) => f);
+
+const INT_ABSENT = -0x80000000;
+const NO_CODE = -1;
+const NO_TIMES = 0xffffffff;
+const MIN_CAPACITY = 64;
+
+function isInt32(x: number): boolean {
+  return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
+}
+function isUint32(x: number): boolean {
+  return x >>> 0 === x && !Object.is(x, -0);
+}
+
+type NumberColumn = Int32Array | Float64Array;
+
+function deepFreeze<T>(x: T): T {
+  if (typeof x === 'object' && x !== null) {
+    for (const v of Object.values(x)) deepFreeze(v);
+    Object.freeze(x);
+  }
+  return x;
+}
+
+/** Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and strings. */
+function samePlain(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let k = 0; k < ka.length; k++) {
+    const key = ka[k]!;
+    if (key !== kb[k]) return false;
+    const x = (a as Record<string, unknown>)[key];
+    if (x !== (b as Record<string, unknown>)[key] || (typeof x === 'object' && x !== null)) return false;
+  }
+  return true;
+}
+
+function sameRest(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  for (const f of REST_FIELDS) if (!samePlain(a[f], b[f])) return false;
+  return true;
+}
+
+/** A grown copy of `a` with `capacity` slots, the new ones set to `fill`. */
+function grow<T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T, capacity: number, fill: number): T {
+  const b = new (a.constructor as new (n: number) => T)(capacity);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+
+/** A string column's dictionary: each distinct value once, its code the index. */
+class Dictionary {
+  readonly values: string[] = [];
+  private readonly codes = new Map<string, number>();
+  code(s: string): number {
+    let c = this.codes.get(s);
+    if (c === undefined) {
+      c = this.values.length;
+      this.values.push(s);
+      this.codes.set(s, c);
+    }
+    return c;
+  }
+}
+
+export class SampleTable implements Iterable<Sample> {
+  private n = 0;
+  private capacity = 0;
+  /** Indexed as NUMBER_FIELDS, STRING_FIELDS, BOOLEAN_FIELDS; undefined until a value comes. */
+  private readonly numbers: (NumberColumn | undefined)[] = NUMBER_FIELDS.map(() => undefined);
+  private readonly strings: ({ codes: Int32Array; dict: Dictionary } | undefined)[] = STRING_FIELDS.map(
+    () => undefined,
+  );
+  private readonly booleans: (Uint8Array | undefined)[] = BOOLEAN_FIELDS.map(() => undefined);
+  private rest: Int32Array | undefined;
+  private readonly restDict = new Dictionary();
+  private lastRest: { value: Record<string, unknown>; code: number } | undefined;
+  private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
+  /** A sample built: its values by FIELDS (reused), and one object per shape (fields present) to copy. */
+  private readonly scratch: unknown[] = FIELDS.map(() => undefined);
+  private readonly shapes = new Map<number, Record<string, unknown>>();
+  /** Per sample: where its times start in the pool, and how many (NO_TIMES: absent). */
+  private timesStart: Float64Array | undefined;
+  private timesCount: Uint32Array | undefined;
+  private pool: Uint32Array | Float64Array = new Uint32Array(0);
+  private poolLength = 0;
+
+  static from(samples: Iterable<Sample>): SampleTable {
+    const t = new SampleTable();
+    for (const s of samples) t.push(s);
+    return t;
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Adds a validated sample (protocol.ts); fields outside the schema are not kept, as the schema's own output would not keep them. */
+  push(s: Sample, ...more: Sample[]): void {
+    this.add(s);
+    for (const m of more) this.add(m);
+  }
+
+  private add(s: Sample): void {
+    const i = this.n;
+    if (i === this.capacity) this.reserve(Math.max(MIN_CAPACITY, this.capacity * 2));
+    const record = s as unknown as Record<string, unknown>;
+    // Each field read by name (not by a computed key): the records of one file share a shape,
+    // so these reads stay fast. The order is NUMBER_FIELDS', STRING_FIELDS', BOOLEAN_FIELDS'.
+    this.setNumber(0, i, s.src);
+    this.setNumber(1, i, s.dst);
+    this.setNumber(2, i, s.sizeBytes);
+    this.setNumber(3, i, s.cus);
+    this.setNumber(4, i, s.engines);
+    this.setNumber(5, i, s.iters);
+    this.setNumber(6, i, s.meanNs);
+    this.setNumber(7, i, s.minNs);
+    this.setNumber(8, i, s.maxNs);
+    this.setNumber(9, i, s.stdevNs);
+    this.setNumber(10, i, s.gbps);
+    this.setNumber(11, i, s.gbpsMax);
+    this.setNumber(12, i, s.medianNs);
+    this.setNumber(13, i, s.gbpsMedian);
+    this.setNumber(14, i, s.opsPerIter);
+    this.setNumber(15, i, s.cusSeen);
+    this.setNumber(16, i, s.wavesPerCu);
+    this.setNumber(17, i, s.waveSize);
+    this.setNumber(18, i, s.split);
+    this.setNumber(19, i, s.batch);
+    this.setString(0, i, s.mover);
+    this.setString(1, i, s.initiator);
+    this.setString(2, i, s.mode);
+    this.setString(3, i, s.label);
+    this.setString(4, i, s.series);
+    this.setString(5, i, s.runtimeRule);
+    this.setString(6, i, s.splitOver);
+    this.setString(7, i, s.shmemSdma);
+    this.setBoolean(0, i, s.validated);
+    this.setBoolean(1, i, s.traced);
+    if (s.timesNs !== undefined) this.setTimes(i, s.timesNs);
+    let rest: Record<string, unknown> | undefined;
+    for (const f of REST_FIELDS) {
+      const x = record[f];
+      if (x !== undefined) (rest ??= {})[f] = x;
+    }
+    if (rest) {
+      this.rest ??= new Int32Array(this.capacity).fill(NO_CODE);
+      // A sweep's evidence mostly repeats the last sample's: compared field by field, it is not written as JSON again.
+      if (this.lastRest === undefined || !sameRest(rest, this.lastRest.value)) {
+        this.lastRest = { value: rest, code: this.restDict.code(JSON.stringify(rest)) };
+      }
+      this.rest[i] = this.lastRest.code;
+    }
+    this.n = i + 1;
+  }
+
+  /** The sample at `i` (negative: from the end), a fresh object; undefined outside the table. */
+  at(index: number): Sample | undefined {
+    const i = index < 0 ? this.n + index : index;
+    if (!Number.isInteger(i) || i < 0 || i >= this.n) return undefined;
+    return this.build(i);
+  }
+
+  *[Symbol.iterator](): Iterator<Sample> {
+    for (let i = 0; i < this.n; i++) yield this.build(i);
+  }
+
+  /** Every sample as objects: for callers that hold a few (a refinement, a comparison), not a whole big run. */
+  toArray(): Sample[] {
+    const out = new Array<Sample>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = this.build(i);
+    return out;
+  }
+
+  /** A table written as JSON is its samples, as the array it stands for. */
+  toJSON(): Sample[] {
+    return this.toArray();
+  }
+
+  map<T>(f: (s: Sample, i: number) => T): T[] {
+    const out = new Array<T>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = f(this.build(i), i);
+    return out;
+  }
+
+  filter(f: (s: Sample, i: number) => boolean): Sample[] {
+    const out: Sample[] = [];
+    for (let i = 0; i < this.n; i++) {
+      const s = this.build(i);
+      if (f(s, i)) out.push(s);
+    }
+    return out;
+  }
+
+  some(f: (s: Sample, i: number) => boolean): boolean {
+    for (let i = 0; i < this.n; i++) if (f(this.build(i), i)) return true;
+    return false;
+  }
+
+  every(f: (s: Sample, i: number) => boolean): boolean {
+    for (let i = 0; i < this.n; i++) if (!f(this.build(i), i)) return false;
+    return true;
+  }
+
+  find(f: (s: Sample, i: number) => boolean): Sample | undefined {
+    for (let i = 0; i < this.n; i++) {
+      const s = this.build(i);
+      if (f(s, i)) return s;
+    }
+    return undefined;
+  }
+
+  findIndex(f: (s: Sample, i: number) => boolean): number {
+    for (let i = 0; i < this.n; i++) if (f(this.build(i), i)) return i;
+    return -1;
+  }
+
+  /** A new table of `f` of each sample: the way to change samples, since `at` and iteration give copies. */
+  mapped(f: (s: Sample, i: number) => Sample): SampleTable {
+    const t = new SampleTable();
+    for (let i = 0; i < this.n; i++) t.push(f(this.build(i), i));
+    return t;
+  }
+
+  forEach(f: (s: Sample, i: number) => void): void {
+    for (let i = 0; i < this.n; i++) f(this.build(i), i);
+  }
+
+  /** Gives back the slack of growth: called once a run is read whole. */
+  trim(): void {
+    this.reserve(this.n, true);
+    if (this.pool.length !== this.poolLength) this.pool = this.pool.slice(0, this.poolLength);
+  }
+
+  /** The bytes the columns hold (typed arrays only; the dictionaries are extra and small when values repeat). */
+  columnBytes(): number {
+    let bytes = this.pool.byteLength;
+    for (const c of this.numbers) bytes += c?.byteLength ?? 0;
+    for (const c of this.strings) bytes += c?.codes.byteLength ?? 0;
+    for (const c of this.booleans) bytes += c?.byteLength ?? 0;
+    bytes += (this.rest?.byteLength ?? 0) + (this.timesStart?.byteLength ?? 0) + (this.timesCount?.byteLength ?? 0);
+    return bytes;
+  }
+
+  private reserve(capacity: number, exact = false): void {
+    if (!exact && capacity <= this.capacity) return;
+    const resize = <T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T, fill: number): T =>
+      exact ? (a.slice(0, capacity) as T) : grow(a, capacity, fill);
+    this.numbers.forEach((c, f) => {
+      if (c) this.numbers[f] = resize(c, c instanceof Int32Array ? INT_ABSENT : NaN);
+    });
+    for (const c of this.strings) if (c) c.codes = resize(c.codes, NO_CODE);
+    this.booleans.forEach((c, f) => {
+      if (c) this.booleans[f] = resize(c, 2);
+    });
+    if (this.rest) this.rest = resize(this.rest, NO_CODE);
+    if (this.timesStart) this.timesStart = resize(this.timesStart, 0);
+    if (this.timesCount) this.timesCount = resize(this.timesCount, NO_TIMES);
+    this.capacity = capacity;
+  }
+
+  private setNumber(f: number, i: number, x: number | undefined): void {
+    if (typeof x !== 'number') return;
+    let c = this.numbers[f];
+    if (!c) {
+      c = new Int32Array(this.capacity).fill(INT_ABSENT);
+      this.numbers[f] = c;
+    }
+    if (c instanceof Int32Array && !isInt32(x)) {
+      const wide = new Float64Array(this.capacity);
+      for (let k = 0; k < c.length; k++) {
+        const y = c[k]!;
+        wide[k] = y === INT_ABSENT ? NaN : y;
+      }
+      c = wide;
+      this.numbers[f] = c;
+    }
+    c[i] = x;
+  }
+
+  private setString(f: number, i: number, x: string | undefined): void {
+    if (typeof x !== 'string') return;
+    let c = this.strings[f];
+    if (!c) {
+      c = { codes: new Int32Array(this.capacity).fill(NO_CODE), dict: new Dictionary() };
+      this.strings[f] = c;
+    }
+    c.codes[i] = c.dict.code(x);
+  }
+
+  private setBoolean(f: number, i: number, x: boolean | undefined): void {
+    if (typeof x !== 'boolean') return;
+    let c = this.booleans[f];
+    if (!c) {
+      c = new Uint8Array(this.capacity).fill(2);
+      this.booleans[f] = c;
+    }
+    c[i] = x ? 1 : 0;
+  }
+
+  private setTimes(i: number, times: readonly number[]): void {
+    this.timesStart ??= new Float64Array(this.capacity);
+    this.timesCount ??= new Uint32Array(this.capacity).fill(NO_TIMES);
+    const need = this.poolLength + times.length;
+    if (need > this.pool.length) {
+      const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(
+        Math.max(1024, need, this.pool.length * 2),
+      );
+      wider.set(this.pool.subarray(0, this.poolLength));
+      this.pool = wider;
+    }
+    let pool = this.pool;
+    const at = this.poolLength;
+    for (let k = 0; k < times.length; k++) {
+      const t = times[k]!;
+      if (pool instanceof Uint32Array && !isUint32(t)) pool = this.pool = Float64Array.from(pool);
+      pool[at + k] = t;
+    }
+    this.timesStart[i] = this.poolLength;
+    this.timesCount[i] = times.length;
+    this.poolLength = need;
+  }
+
+  /**
+   * The nested fields of a code, parsed once and frozen: every sample built with them shares
+   * them (a sweep's evidence is the same object in each), and nothing can change them.
+   */
+  private restOf(code: number): Record<string, unknown> {
+    if (this.lastBuiltRest?.code === code) return this.lastBuiltRest.value;
+    const value = deepFreeze(JSON.parse(this.restDict.values[code]!) as Record<string, unknown>);
+    this.lastBuiltRest = { code, value };
+    return value;
+  }
+
+  private times(start: number, count: number): number[] {
+    const out = new Array<number>(count);
+    for (let k = 0; k < count; k++) out[k] = this.pool[start + k]!;
+    return out;
+  }
+
+  private num(f: number, i: number): number | undefined {
+    const c = this.numbers[f];
+    if (!c) return undefined;
+    const x = c[i]!;
+    return (c instanceof Int32Array ? x === INT_ABSENT : Number.isNaN(x)) ? undefined : x;
+  }
+
+  private str(f: number, i: number): string | undefined {
+    const c = this.strings[f];
+    const code = c?.codes[i] ?? NO_CODE;
+    return code === NO_CODE ? undefined : c!.dict.values[code];
+  }
+
+  private build(i: number): Sample {
+    const restCode = this.rest?.[i] ?? NO_CODE;
+    const rest = restCode !== NO_CODE ? this.restOf(restCode) : undefined;
+    // The values present, and which they are as a mask (one bit a field, exact in a double).
+    const values = this.scratch;
+    let mask = 0;
+    let bit = 1;
+    for (let f = 0; f < FIELDS.length; f++, bit *= 2) {
+      const [name, kind, k] = FIELDS[f]!;
+      let x: unknown;
+      switch (kind) {
+        case 'number':
+          x = this.num(k, i);
+          break;
+        case 'string':
+          x = this.str(k, i);
+          break;
+        case 'boolean': {
+          const b = this.booleans[k]?.[i] ?? 2;
+          x = b === 2 ? undefined : b === 1;
+          break;
+        }
+        case 'times': {
+          const count = this.timesCount?.[i] ?? NO_TIMES;
+          x = count === NO_TIMES ? undefined : this.times(this.timesStart![i]!, count);
+          break;
+        }
+        case 'rest':
+          x = rest?.[name];
+          break;
+      }
+      values[f] = x;
+      if (x !== undefined) mask += bit;
+    }
+    // One object of the mask's shape, made once; each sample of that shape is a copy of it
+    // with its values, built at its final size as JSON.parse builds objects (an object grown
+    // a field at a time takes twice the memory, which counts when a caller holds a million).
+    let shape = this.shapes.get(mask);
+    if (!shape) {
+      shape = { type: 'sample' };
+      for (let f = 0; f < FIELDS.length; f++) if (values[f] !== undefined) shape[FIELDS[f]![0]] = 0;
+      this.shapes.set(mask, shape);
+    }
+    const out: Record<string, unknown> = { ...shape };
+    for (let f = 0; f < FIELDS.length; f++) {
+      const x = values[f];
+      if (x !== undefined) {
+        out[FIELDS[f]![0]] = x;
+        values[f] = undefined;
+      }
+    }
+    return out as unknown as Sample;
+  }
+}
+
+// The field lists and the reads by name in `add` must name the same fields in the same order.
+const ADD_ORDER = [NUMBER_FIELDS.length, STRING_FIELDS.length, BOOLEAN_FIELDS.length].join();
+if (ADD_ORDER !== '20,8,2') throw new Error(`sampleTable.ts: add() reads 20,8,2 fields, the lists have ${ADD_ORDER}`);

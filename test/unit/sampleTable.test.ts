@@ -1,0 +1,235 @@
+/**
+ * SampleTable (src/core/sampleTable.ts): a run's samples as columns. Every field comes back as
+ * pushed, absent ones absent; numbers that do not fit the narrow columns (fractional, -0, the
+ * host endpoint -1, times of 2^32 ns and more) widen them without changing a value; the
+ * table's memory stays under 200 bytes a helper-shaped sample. And readRunFile's progress and
+ * cancel, polled per chunk.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Sample } from '../../src/core/protocol';
+import { SampleSchema } from '../../src/core/protocol';
+import { runHeader } from '../../src/core/run';
+import { SampleTable } from '../../src/core/sampleTable';
+import { RunReadCancelled, readRunFile } from '../../src/core/runs/runStore';
+
+const helperSample: Sample = {
+  type: 'sample',
+  mover: 'cu',
+  initiator: 'host',
+  src: 0,
+  dst: 1,
+  sizeBytes: 4096,
+  cus: 1,
+  engines: 0,
+  iters: 20,
+  timesNs: [
+    5801, 5700, 5713, 5824, 5290, 5877, 5631, 5995, 5922, 5495, 5644, 6198, 5556, 5476, 5401, 6015, 5674, 5968, 5557,
+    5624,
+  ],
+  meanNs: 5718.1,
+  minNs: 5290,
+  maxNs: 6198,
+  stdevNs: 230.7,
+  gbps: 0.716328,
+  gbpsMax: 0.774291,
+  validated: true,
+  medianNs: 5687,
+  gbpsMedian: 0.720239,
+  mode: 'pipelined',
+  moverEvidence: {
+    source: 'simulated',
+    observed: 'cu',
+    verdict: 'matches',
+    detail: 'simulated: the model carried the bytes as labelled',
+  },
+};
+
+/** Every optional field of the schema set. */
+const everything: Sample = {
+  ...helperSample,
+  src: -1,
+  dst: 1023,
+  sizeBytes: 2 ** 40,
+  opsPerIter: 4,
+  label: 'proxy-initiated',
+  engineIds: [0, 3, 7],
+  traced: false,
+  cusSeen: 12,
+  series: 'runtime-default',
+  runtimeRule: 'HSA_ENABLE_SDMA=1 below 1 MiB',
+  wavesPerCu: 4,
+  waveSize: 64,
+  split: 2,
+  splitOver: 'engines',
+  batch: 8,
+  shmemSdma: 'library',
+};
+
+describe('SampleTable', () => {
+  it('gives back every field as pushed, absent ones absent, in the schema order', () => {
+    const only: Sample = {
+      type: 'sample',
+      mover: 'engine',
+      initiator: 'device',
+      src: 1,
+      dst: 0,
+      sizeBytes: 1,
+      cus: 0,
+      engines: 1,
+      iters: 1,
+      meanNs: 3,
+      gbps: 0.5,
+      validated: false,
+    };
+    const t = SampleTable.from([helperSample, everything, only]);
+    expect(t.length).toBe(3);
+    expect(t.toArray()).toStrictEqual([helperSample, everything, only]);
+    expect(Object.keys(t.at(2)!)).toEqual(Object.keys(only));
+    expect(JSON.stringify(t.at(0))).toBe(JSON.stringify(helperSample));
+    expect(t.at(-1)).toStrictEqual(only);
+    expect(t.at(3)).toBeUndefined();
+    expect(JSON.parse(JSON.stringify({ samples: t }))).toEqual({ samples: [helperSample, everything, only] });
+  });
+
+  it('widens a column to Float64 for a value the narrow one cannot hold, keeping the earlier values', () => {
+    const t = new SampleTable();
+    t.push(helperSample);
+    t.push({ ...helperSample, timesNs: [0.5, 2 ** 32, 7], cus: 2 ** 31, meanNs: -0 });
+    t.push({ ...helperSample, timesNs: [] });
+    t.push({ ...helperSample, timesNs: undefined });
+    const [a, b, c, d] = t.toArray();
+    expect(a).toStrictEqual(helperSample);
+    expect(b!.timesNs).toEqual([0.5, 2 ** 32, 7]);
+    expect(b!.cus).toBe(2 ** 31);
+    expect(Object.is(b!.meanNs, -0)).toBe(true);
+    expect(c!.timesNs).toEqual([]);
+    expect(d).not.toHaveProperty('timesNs');
+  });
+
+  it('gives copies (nested fields frozen): changing one changes nothing stored; `mapped` makes a changed table', () => {
+    const t = SampleTable.from([helperSample]);
+    t.at(0)!.timesNs![0] = 1;
+    // The nested fields are shared between the samples built, and frozen.
+    expect(() => (t.at(0)!.moverEvidence!.detail = 'x')).toThrow(TypeError);
+    expect(t.at(0)).toStrictEqual(helperSample);
+    expect(t.mapped((s) => ({ ...s, dst: 0 })).at(0)!.dst).toBe(0);
+  });
+
+  it('holds a helper-shaped sample in under 200 bytes of columns', () => {
+    const t = new SampleTable();
+    for (let i = 0; i < 10_000; i++) t.push({ ...helperSample, sizeBytes: 4096 * (1 + (i % 17)), meanNs: 5718.1 + i });
+    t.trim();
+    expect(t.columnBytes() / t.length).toBeLessThan(200);
+    expect(t.at(9_999)!.meanNs).toBe(5718.1 + 9_999);
+  });
+
+  it('is the plain array it stands for, for any valid samples (fast-check)', () => {
+    const count = fc.nat({ max: 2 ** 33 });
+    const real = fc.oneof(fc.double({ min: 0, max: 1e12, noNaN: true }), count);
+    const sample = fc.record(
+      {
+        type: fc.constant('sample' as const),
+        mover: fc.constantFrom('cu', 'engine'),
+        initiator: fc.constantFrom('host', 'device'),
+        src: fc.integer({ min: -1, max: 1023 }),
+        dst: fc.integer({ min: -1, max: 1023 }),
+        sizeBytes: fc.integer({ min: 1, max: 2 ** 40 }),
+        cus: count,
+        engines: count,
+        iters: fc.integer({ min: 1, max: 1000 }),
+        timesNs: fc.array(real, { maxLength: 8 }),
+        meanNs: real,
+        minNs: real,
+        maxNs: real,
+        stdevNs: real,
+        gbps: real,
+        gbpsMax: real,
+        validated: fc.boolean(),
+        medianNs: real,
+        gbpsMedian: real,
+        mode: fc.constantFrom('pipelined', 'latency'),
+        opsPerIter: fc.integer({ min: 1, max: 64 }),
+        label: fc.string({ maxLength: 20 }),
+        engineIds: fc.array(fc.nat(16), { maxLength: 4 }),
+        traced: fc.boolean(),
+        cusSeen: count,
+        runtimeRule: fc.string({ maxLength: 30 }),
+        waveSize: fc.constantFrom(32 as const, 64 as const),
+        shmemSdma: fc.constantFrom('forced', 'library', 'off'),
+      },
+      {
+        requiredKeys: [
+          'type',
+          'mover',
+          'initiator',
+          'src',
+          'dst',
+          'sizeBytes',
+          'cus',
+          'engines',
+          'iters',
+          'meanNs',
+          'gbps',
+          'validated',
+        ],
+      },
+    );
+    fc.assert(
+      fc.property(fc.array(sample, { maxLength: 40 }), (raw) => {
+        // Only what the schema accepts reaches a table, in the schema's output form.
+        const samples = raw.flatMap((s) => {
+          const r = v.safeParse(SampleSchema, s);
+          return r.success ? [r.output] : [];
+        });
+        const t = SampleTable.from(samples);
+        expect(t.toArray()).toStrictEqual(samples);
+        t.trim();
+        expect([...t]).toStrictEqual(samples);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('readRunFile, progress and cancel', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sdma-sampletable-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'run.ndjson');
+  const points = 6000; // about 3.5 MB: four chunks
+  writeFileSync(
+    file,
+    [
+      JSON.stringify(runHeader('big', 'sweep', 'sdma-probe', ['sweep'])),
+      ...Array.from({ length: points }, (_, i) => JSON.stringify({ ...helperSample, sizeBytes: 4096 + i })),
+      '',
+    ].join('\n'),
+  );
+
+  it('reports the bytes read after each chunk, up to the whole file', async () => {
+    const seen: [number, number][] = [];
+    const run = await readRunFile(file, { onProgress: (read, total) => seen.push([read, total]) });
+    expect(run.samples.length).toBe(points);
+    expect(run.samples.at(-1)!.sizeBytes).toBe(4096 + points - 1);
+    expect(seen.length).toBeGreaterThan(2);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]![0]).toBeGreaterThan(seen[i - 1]![0]);
+    expect(seen.at(-1)![0]).toBe(seen.at(-1)![1]);
+  });
+
+  it('stops at the next chunk once cancelled, with RunReadCancelled', async () => {
+    const ac = new AbortController();
+    let chunks = 0;
+    const read = readRunFile(file, {
+      signal: ac.signal,
+      onProgress: () => {
+        if (++chunks === 1) ac.abort();
+      },
+    });
+    await expect(read).rejects.toBeInstanceOf(RunReadCancelled);
+    expect(chunks).toBe(1);
+  });
+});

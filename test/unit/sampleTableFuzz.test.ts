@@ -1,0 +1,97 @@
+/**
+ * The saved-run reader's storage against hostile lines: the sample lines of a real run file
+ * (test/fixtures/runs/sim-sweep-seed1.ndjson), mutated (values swapped for odd ones: -0,
+ * fractions, huge numbers, long strings, missing and extra fields), fed through the record
+ * validator as readRunFile feeds them. Whatever it accepts goes into a SampleTable, and the
+ * table must give back exactly what the schema's own output is, sample by sample; a rejected
+ * line never reaches it. A whole mutated file read with readRunFile holds the same samples.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { Sample } from '../../src/core/protocol';
+import { SampleSchema, validateRecord } from '../../src/core/protocol';
+import { SampleTable } from '../../src/core/sampleTable';
+import { readRunFile } from '../../src/core/runs/runStore';
+
+const lines = readFileSync(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'), 'utf8').trim().split('\n');
+const header = lines[0]!;
+const sampleLines = lines.filter((l) => l.startsWith('{"type":"sample"'));
+const FIELDS = Object.keys(SampleSchema.entries);
+
+const odd = fc.oneof(
+  fc.constantFrom(-0, -1, 0.5, 2 ** 31, 2 ** 32, 2 ** 53, 1e300, -1e-300, null, true, '', 'x'.repeat(300), [], {}),
+  fc.double(),
+  fc.integer(),
+  fc.string({ maxLength: 40 }),
+  fc.array(fc.oneof(fc.nat(), fc.double({ min: 0, max: 1e12, noNaN: true })), { maxLength: 30 }),
+);
+const mutation = fc.record({
+  line: fc.nat(sampleLines.length - 1),
+  edits: fc.array(
+    fc.tuple(fc.constantFrom(...FIELDS, 'extra', 'moverEvidence.detail', 'moverEvidence.verdict'), fc.option(odd)),
+    {
+      maxLength: 4,
+    },
+  ),
+});
+
+function mutate(m: { line: number; edits: [string, unknown][] }): Record<string, unknown> {
+  const value = JSON.parse(sampleLines[m.line]!) as Record<string, unknown>;
+  for (const [field, x] of m.edits) {
+    const [top, inner] = field.split('.') as [string, string | undefined];
+    if (inner !== undefined) {
+      if (typeof value[top] === 'object' && value[top] !== null) (value[top] as Record<string, unknown>)[inner] = x;
+    } else if (x === null) delete value[top];
+    else value[top] = x;
+  }
+  return value;
+}
+
+describe('SampleTable against mutated sample lines', () => {
+  it('holds exactly what the schema accepts, as the schema outputs it', () => {
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 30 }), (ms) => {
+        const table = new SampleTable();
+        const expected: Sample[] = [];
+        for (const m of ms) {
+          // Through JSON, as a line of a file is.
+          const value: unknown = JSON.parse(JSON.stringify(mutate(m)));
+          const result = validateRecord(value);
+          if (result.kind !== 'record' || result.record.type !== 'sample') continue;
+          table.push(result.record);
+          expected.push(v.parse(SampleSchema, value));
+        }
+        expect(table.toArray()).toStrictEqual(expected);
+        table.trim();
+        expect(table.toArray()).toStrictEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a mutated run file read back holds the samples the schema accepts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdma-sampletable-fuzz-'));
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 20 }), async (ms) => {
+          const values = ms.map((m) => JSON.parse(JSON.stringify(mutate(m))) as unknown);
+          const file = join(dir, 'run.ndjson');
+          writeFileSync(file, [header, ...values.map((x) => JSON.stringify(x)), ''].join('\n'));
+          const run = await readRunFile(file);
+          const accepted = values
+            .filter((x) => validateRecord(x).kind === 'record')
+            .map((x) => v.parse(SampleSchema, x));
+          expect(run.samples.toArray()).toStrictEqual(accepted);
+          expect(run.samples.length + run.problems.length).toBe(values.length);
+        }),
+        { numRuns: 200 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
