@@ -13,8 +13,13 @@
  *   their JSON, interned, so a sweep whose evidence repeats stores it once.
  *
  * A column is allocated when its first value arrives, so a field no sample carries costs
- * nothing. `at(i)` and iteration build a fresh `Sample` object on demand, in the schema's field
- * order; what is read back equals what was pushed (test/unit/sampleTable.test.ts). Browser-safe.
+ * nothing. `at(i)` and iteration build a `Sample` object on demand, in the schema's field
+ * order, read-only (frozen, its `timesNs` too: change samples with `mapped`); what is read back
+ * equals what was pushed (test/unit/sampleTable.test.ts). A table of at most SHARE_BUILT_MAX
+ * samples (a fleet node's sweep, a refinement) keeps the objects it built while anyone holds
+ * them (a WeakRef): the advice and figures that walk its samples many times build them once.
+ * A bigger table builds each on demand, so walking a million samples never holds them all.
+ * Browser-safe.
  */
 import type { Sample } from './protocol';
 import { SampleSchema } from './protocol';
@@ -74,6 +79,8 @@ const INT_ABSENT = -0x80000000;
 const NO_CODE = -1;
 const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
+/** Tables up to this many samples keep what they built while it is held (see the file's comment). */
+export const SHARE_BUILT_MAX = 4096;
 
 function isInt32(x: number): boolean {
   return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
@@ -158,6 +165,8 @@ export class SampleTable implements Iterable<Sample> {
   private timesCount: Uint32Array | undefined;
   private pool: Uint32Array | Float64Array = new Uint32Array(0);
   private poolLength = 0;
+  /** The samples built, while something holds them (tables of at most SHARE_BUILT_MAX). */
+  private built: WeakRef<Sample[]> | undefined;
 
   static from(samples: Iterable<Sample>): SampleTable {
     const t = new SampleTable();
@@ -226,21 +235,39 @@ export class SampleTable implements Iterable<Sample> {
       this.rest[i] = this.lastRest.code;
     }
     this.n = i + 1;
+    this.built = undefined;
   }
 
-  /** The sample at `i` (negative: from the end), a fresh object; undefined outside the table. */
+  /** The sample at `i` (negative: from the end), read-only; undefined outside the table. */
   at(index: number): Sample | undefined {
     const i = index < 0 ? this.n + index : index;
     if (!Number.isInteger(i) || i < 0 || i >= this.n) return undefined;
-    return this.build(i);
+    const all = this.built?.deref();
+    return all && all.length === this.n ? all[i] : this.build(i);
+  }
+
+  /** Every sample built, shared while held (small tables); undefined for a big table (built one at a time). */
+  private shared(): Sample[] | undefined {
+    if (this.n > SHARE_BUILT_MAX) return undefined;
+    let all = this.built?.deref();
+    if (!all || all.length !== this.n) {
+      all = new Array<Sample>(this.n);
+      for (let i = 0; i < this.n; i++) all[i] = this.build(i);
+      this.built = new WeakRef(all);
+    }
+    return all;
   }
 
   *[Symbol.iterator](): Iterator<Sample> {
-    for (let i = 0; i < this.n; i++) yield this.build(i);
+    const all = this.shared();
+    if (all) yield* all;
+    else for (let i = 0; i < this.n; i++) yield this.build(i);
   }
 
   /** Every sample as objects: for callers that hold a few (a refinement, a comparison), not a whole big run. */
   toArray(): Sample[] {
+    const all = this.shared();
+    if (all) return all.slice();
     const out = new Array<Sample>(this.n);
     for (let i = 0; i < this.n; i++) out[i] = this.build(i);
     return out;
@@ -253,51 +280,57 @@ export class SampleTable implements Iterable<Sample> {
 
   map<T>(f: (s: Sample, i: number) => T): T[] {
     const out = new Array<T>(this.n);
-    for (let i = 0; i < this.n; i++) out[i] = f(this.build(i), i);
+    const all = this.shared();
+    for (let i = 0; i < this.n; i++) out[i] = f(all ? all[i]! : this.build(i), i);
     return out;
   }
 
   filter(f: (s: Sample, i: number) => boolean): Sample[] {
     const out: Sample[] = [];
+    const all = this.shared();
     for (let i = 0; i < this.n; i++) {
-      const s = this.build(i);
+      const s = all ? all[i]! : this.build(i);
       if (f(s, i)) out.push(s);
     }
     return out;
   }
 
   some(f: (s: Sample, i: number) => boolean): boolean {
-    for (let i = 0; i < this.n; i++) if (f(this.build(i), i)) return true;
-    return false;
+    return this.findIndex(f) !== -1;
   }
 
   every(f: (s: Sample, i: number) => boolean): boolean {
-    for (let i = 0; i < this.n; i++) if (!f(this.build(i), i)) return false;
-    return true;
+    return this.findIndex((s, i) => !f(s, i)) === -1;
   }
 
   find(f: (s: Sample, i: number) => boolean): Sample | undefined {
-    for (let i = 0; i < this.n; i++) {
-      const s = this.build(i);
-      if (f(s, i)) return s;
-    }
-    return undefined;
+    const i = this.findIndex(f);
+    return i === -1 ? undefined : this.at(i);
   }
 
   findIndex(f: (s: Sample, i: number) => boolean): number {
-    for (let i = 0; i < this.n; i++) if (f(this.build(i), i)) return i;
+    const all = this.shared();
+    for (let i = 0; i < this.n; i++) if (f(all ? all[i]! : this.build(i), i)) return i;
     return -1;
   }
 
-  /** A new table of `f` of each sample: the way to change samples, since `at` and iteration give copies. */
+  /**
+   * A new table of `f` of each sample: the way to change samples, since `at` and iteration give
+   * read-only ones. `f` gets a copy it may change (its `timesNs` too; nested fields stay shared).
+   */
   mapped(f: (s: Sample, i: number) => Sample): SampleTable {
     const t = new SampleTable();
-    for (let i = 0; i < this.n; i++) t.push(f(this.build(i), i));
+    const all = this.shared();
+    for (let i = 0; i < this.n; i++) {
+      const s = all ? all[i]! : this.build(i);
+      t.push(f({ ...s, ...(s.timesNs ? { timesNs: [...s.timesNs] } : {}) }, i));
+    }
     return t;
   }
 
   forEach(f: (s: Sample, i: number) => void): void {
-    for (let i = 0; i < this.n; i++) f(this.build(i), i);
+    const all = this.shared();
+    for (let i = 0; i < this.n; i++) f(all ? all[i]! : this.build(i), i);
   }
 
   /** Gives back the slack of growth: called once a run is read whole. */
@@ -409,7 +442,7 @@ export class SampleTable implements Iterable<Sample> {
   private times(start: number, count: number): number[] {
     const out = new Array<number>(count);
     for (let k = 0; k < count; k++) out[k] = this.pool[start + k]!;
-    return out;
+    return Object.freeze(out) as number[];
   }
 
   private num(f: number, i: number): number | undefined {
@@ -476,7 +509,7 @@ export class SampleTable implements Iterable<Sample> {
         values[f] = undefined;
       }
     }
-    return out as unknown as Sample;
+    return Object.freeze(out) as unknown as Sample;
   }
 }
 

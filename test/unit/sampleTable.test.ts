@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/protocol';
 import { SampleSchema } from '../../src/core/protocol';
 import { runHeader } from '../../src/core/run';
-import { SampleTable } from '../../src/core/sampleTable';
+import { SHARE_BUILT_MAX, SampleTable } from '../../src/core/sampleTable';
 import { RunReadCancelled, readRunFile } from '../../src/core/runs/runStore';
 
 const helperSample: Sample = {
@@ -111,13 +111,34 @@ describe('SampleTable', () => {
     expect(d).not.toHaveProperty('timesNs');
   });
 
-  it('gives copies (nested fields frozen): changing one changes nothing stored; `mapped` makes a changed table', () => {
+  it('gives read-only samples (frozen, their times and nested fields too); `mapped` makes a changed table', () => {
     const t = SampleTable.from([helperSample]);
-    t.at(0)!.timesNs![0] = 1;
-    // The nested fields are shared between the samples built, and frozen.
+    expect(() => (t.at(0)!.timesNs![0] = 1)).toThrow(TypeError);
+    expect(() => ((t.at(0) as { gbps: number }).gbps = 1)).toThrow(TypeError);
     expect(() => (t.at(0)!.moverEvidence!.detail = 'x')).toThrow(TypeError);
     expect(t.at(0)).toStrictEqual(helperSample);
     expect(t.mapped((s) => ({ ...s, dst: 0 })).at(0)!.dst).toBe(0);
+    // toArray's array is the caller's own: changing it changes nothing stored.
+    const a = t.toArray();
+    a.pop();
+    expect(t.toArray()).toHaveLength(1);
+  });
+
+  it('builds a small table once while its samples are held, and a pushed sample is seen', () => {
+    const t = SampleTable.from([helperSample, { ...helperSample, dst: 2 }]);
+    const first = t.toArray();
+    expect(t.at(1)).toBe(first[1]);
+    expect([...t][0]).toBe(first[0]);
+    t.push({ ...helperSample, dst: 3 });
+    expect(t.at(2)!.dst).toBe(3);
+    expect(t.toArray().map((s) => s.dst)).toEqual([1, 2, 3]);
+  });
+
+  it('builds each sample of a big table on demand (nothing shared past SHARE_BUILT_MAX)', () => {
+    const t = new SampleTable();
+    for (let i = 0; i <= SHARE_BUILT_MAX; i++) t.push({ ...helperSample, meanNs: i });
+    expect(t.at(5)).not.toBe(t.at(5));
+    expect(t.at(5)).toStrictEqual(t.at(5));
   });
 
   it('holds a helper-shaped sample in under 200 bytes of columns', () => {
