@@ -278,7 +278,9 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
   };
   try {
     const decoder = new StringDecoder('utf8');
-    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    // A megabyte at a time; a smaller file (a fleet node's sweep) takes a buffer its size, so
+    // reading thousands of them does not allocate a megabyte each.
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(64 * 1024, size + 1)));
     let parts: string[] = [];
     let pending = 0;
     let dropping = false;
