@@ -28,9 +28,12 @@ export interface LodEngine {
   handle(message: ToWorker, reply: (message: FromWorker, transfer?: Transferable[]) => void): void;
 }
 
+/**
+ * The distinct buffers under the columns, each once: the host reads a file's columns as views
+ * over its one buffer, and a transfer list may not name a buffer twice.
+ */
 export function columnBuffers(c: TimelineColumns): ArrayBuffer[] {
   const optional = [c.label, c.cus, c.flags].filter((a): a is Int32Array | Uint32Array | Uint8Array => a !== undefined);
-  return [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes, ...optional].map(
-    (a) => a.buffer as ArrayBuffer,
-  );
+  const all = [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes, ...optional];
+  return [...new Set(all.map((a) => a.buffer as ArrayBuffer))];
 }
