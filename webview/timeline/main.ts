@@ -10,23 +10,22 @@
  */
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
 import { parseTimelineHostMessage } from '../../src/core/timeline/timelineMessages';
-import { labelOf } from '../../src/core/timeline/timelineFile';
-import type { LodRequest, LodResult } from '../../src/core/timeline/timelineLod';
-import { KIND_KERNEL } from '../../src/core/timeline/timelineModel';
+import type { LodRequest } from '../../src/core/timeline/timelineLod';
 import { onNextFrame } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
-import { applyFilter } from './filter';
+import { applyFilter, onFilterApplied } from './filter';
 import { listenForInput, toggleAllCus } from './input';
-import { legendEntries } from './legend';
+import { INFERRED_ENTRY } from './legend';
+import { emptyKnown, remember } from './known';
 import type { Row } from './layout';
 import { startLodClient } from './lodClient';
 import { draw, makePalette, plotWidth } from './renderer';
-import { renderDetails } from './selection';
+import { onDetails, onHit, onPick, renderDetails } from './selection';
 import type { PanelState } from './state';
 import { els, restoreState, s, stats, wire } from './state';
 import { Toolbar } from './toolbar';
-import { clampScroll, fitAll, fitToKept, relayout, scene, sizeCanvas, zoomToSelection } from './viewport';
+import { clampScroll, fitAll, relayout, scene, sizeCanvas, zoomToSelection } from './viewport';
 import type { FromWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
 
@@ -63,7 +62,7 @@ function onWorker(message: FromWorker): void {
   switch (message.type) {
     case 'index': {
       s.index = message.index;
-      s.columns = message.columns;
+      s.known = emptyKnown();
       stats.indexMs = message.buildMs;
       // What the page showed before a reload, read before relayout() saves the fresh state.
       const restore = s.saved.key === s.meta?.key ? { ...s.saved } : undefined;
@@ -85,10 +84,10 @@ function onWorker(message: FromWorker): void {
               ? `path:${s.meta.focusPath}`
               : '';
       toolbar.setFilter(initial);
+      s.fitOnFilter = !!initial && restore?.filter === undefined && s.meta?.filter !== undefined;
       if (initial) applyFilter(initial);
-      if (initial && restore?.filter === undefined && s.meta?.filter !== undefined) fitToKept();
       els.loading.hidden = true;
-      toolbar.setLegend(legendEntries(s.columns));
+      toolbar.setLegend(message.inferred ? [INFERRED_ENTRY] : []);
       toolbar.setSummary(
         `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`,
       );
@@ -98,9 +97,12 @@ function onWorker(message: FromWorker): void {
     case 'lod':
       s.inFlight = false;
       if (message.id !== s.lodId) break;
+      // The events drawn one by one, then the selection's again in case the store started afresh.
+      s.known = remember(s.known, message.records);
+      if (s.details) s.known = remember(s.known, s.details.records);
       s.result = message.result;
       stats.lodMs.push(message.ms);
-      stats.rawKernels = rawKernelNames(message.result);
+      stats.rawKernels = message.rawKernels;
       schedule();
       break;
     case 'measure':
@@ -109,20 +111,22 @@ function onWorker(message: FromWorker): void {
         schedule();
       }
       break;
+    case 'filter':
+      onFilterApplied(message.id, message.kept, message.fromNs, message.toNs, message.selectedKept);
+      break;
+    case 'details':
+      onDetails(message.id, message.details);
+      break;
+    case 'hit':
+      onHit(message.id, message.purpose, message.hit);
+      break;
+    case 'pick':
+      onPick(message.id, message.event);
+      break;
     case 'error':
       host.reportError(`timeline worker: ${message.message}`);
       break;
   }
-}
-
-function rawKernelNames(r: LodResult): string[] {
-  if (!s.columns) return [];
-  const names = new Set<string>();
-  for (let i = 0; i < r.raw.length && names.size < 64; i++) {
-    const e = r.raw[i]!;
-    if (s.columns.kind[e] === KIND_KERNEL) names.add(labelOf(s.columns, e) ?? '');
-  }
-  return [...names];
 }
 
 // ---- level of detail ------------------------------------------------------------------------
@@ -174,7 +178,7 @@ function requestLod(): void {
 // ---- drawing --------------------------------------------------------------------------------
 
 function render(): void {
-  if (!s.index || !s.layout || !s.columns) return;
+  if (!s.index || !s.layout) return;
   const t0 = performance.now();
   const size = sizeCanvas();
   s.cssWidth = size.width;
@@ -234,13 +238,17 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       els.loading.textContent = `Indexing ${message.columns.count.toLocaleString('en-US')} events…`;
       els.loading.hidden = false;
       if (s.saved.key !== s.meta.key) s.saved = { key: s.meta.key };
-      // Lent to the worker (transferred, not copied) until it answers with the index.
+      // Given to the worker (transferred, not copied): it owns them from here; the page asks it by message.
       client.post(
-        { type: 'load', columns: message.columns, meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor } },
+        {
+          type: 'load',
+          columns: message.columns,
+          meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor, simulated: s.meta.simulated },
+        },
         columnBuffers(message.columns),
       );
-      s.columns = undefined;
-      s.pageMask = undefined;
+      s.known = emptyKnown();
+      s.details = undefined;
       renderDetails();
       break;
     }
