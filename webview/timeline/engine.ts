@@ -34,8 +34,10 @@ export function createEngine(): LodEngine {
           // One pass builds the index and the compact lane-ordered columns together.
           const built = buildIndexAndLod(message.columns, message.meta);
           columns = message.columns;
-          index = built.index;
           lc = built.lod!;
+          // The hit tests binary-search the compact columns' running maxima (the same values,
+          // as offsets from their base): the index's own copy, 8 bytes an event, is let go.
+          index = { ...built.index, maxEnd: lc.maxEnd, maxEndBase: lc.baseNs };
           mask = undefined;
           selected = -1;
           meta = { vendor: message.meta.vendor, simulated: message.meta.simulated };
