@@ -6,9 +6,18 @@
 import type { Row } from './layout';
 import { rowAt } from './layout';
 import { GUTTER_PX, RULER_PX, plotWidth, xToTime } from './renderer';
-import { hideTooltip, localPoint, pickEvent, select, selectFirstInView, showTooltip, stepSelection } from './selection';
+import {
+  hideTooltip,
+  localPoint,
+  pickEvent,
+  select,
+  selectFirstInView,
+  showTooltip,
+  stepSelection,
+  zoomToSelectionSoon,
+} from './selection';
 import { els, s, saveStateSoon, schedule, wire } from './state';
-import { clampScroll, fitAll, panBy, relayout, scene, setWindow, zoomAt, zoomToSelection } from './viewport';
+import { clampScroll, fitAll, panBy, relayout, scene, setWindow, zoomAt } from './viewport';
 
 export function requestMeasure(): void {
   if (!s.measure) return;
@@ -198,7 +207,7 @@ export function listenForInput(): void {
         break;
       case 'f':
       case 'F':
-        zoomToSelection();
+        zoomToSelectionSoon();
         break;
       case '0':
       case 'Home':

@@ -19,14 +19,15 @@ import { listenForInput, toggleAllCus } from './input';
 import { INFERRED_ENTRY } from './legend';
 import { emptyKnown, remember } from './known';
 import type { Row } from './layout';
+import type { LodClient } from './lodClient';
 import { startLodClient } from './lodClient';
 import { draw, makePalette, plotWidth } from './renderer';
-import { onDetails, onHit, onPick, renderDetails } from './selection';
+import { onDetails, onHit, onPick, renderDetails, zoomToSelectionSoon } from './selection';
 import type { PanelState } from './state';
 import { els, restoreState, s, stats, wire } from './state';
 import { Toolbar } from './toolbar';
-import { clampScroll, fitAll, relayout, scene, sizeCanvas, zoomToSelection } from './viewport';
-import type { FromWorker } from './workerProtocol';
+import { clampScroll, fitAll, relayout, scene, sizeCanvas } from './viewport';
+import type { FromWorker, ToWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
 
 const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({
@@ -39,7 +40,7 @@ restoreState(host.state());
 const toolbar = new Toolbar({
   onFilter: (text) => applyFilter(text),
   onFit: () => fitAll(),
-  onZoomSelection: () => zoomToSelection(),
+  onZoomSelection: () => zoomToSelectionSoon(),
   onMeasureMode: (on) => {
     s.measureMode = on;
     els.canvas.classList.toggle('measuring', on);
@@ -49,7 +50,15 @@ const toolbar = new Toolbar({
 });
 /** Every change asks for a frame; several inside one frame draw once. */
 const schedule = onNextFrame(() => render());
-const client = startLodClient(onWorker, (message) => host.reportError(message));
+const lod = startLodClient(onWorker, (message) => host.reportError(message));
+/** The engine's client, counting the queries that have an answer coming (stats.queries). */
+const client: LodClient = {
+  inWorker: lod.inWorker,
+  post(message, transfer) {
+    if (ANSWERED.has(message.type) && !(message.type === 'details' && message.event < 0)) stats.queries++;
+    lod.post(message, transfer);
+  },
+};
 Object.assign(wire, { host, client, toolbar, schedule });
 stats.inWorker = client.inWorker;
 
@@ -58,7 +67,12 @@ root.replaceChildren(toolbar.header, toolbar.element, els.frame, els.details);
 renderDetails();
 const ctx = els.canvas.getContext('2d', { alpha: false })!;
 
+/** Queries with one answer each, and the answers' types. */
+const ANSWERED = new Set<ToWorker['type']>(['filter', 'details', 'hit', 'step', 'first']);
+const ANSWERS = new Set<FromWorker['type']>(['filter', 'details', 'hit', 'pick']);
+
 function onWorker(message: FromWorker): void {
+  if (ANSWERS.has(message.type)) stats.queries = Math.max(0, stats.queries - 1);
   switch (message.type) {
     case 'index': {
       s.index = message.index;
@@ -226,6 +240,7 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       // "Data arriving in the webview" for the benchmark: before validation, which is part of the cost.
       stats.receivedAt = arrivedAt;
       stats.firstFrameAt = 0;
+      stats.queries = 0;
       stats.events = message.columns.count;
       s.meta = message.meta;
       s.index = undefined;

@@ -18,6 +18,24 @@ import type { HitPurpose } from './workerProtocol';
 
 /** What to do with the selection's details when they arrive. */
 let pendingSelect = { reveal: false, zoom: false };
+/** Queries in flight that may change the selection (details, steps, clicks). */
+let selecting = 0;
+/** Zoom to the selection once those have been answered (F pressed right after ]). */
+let zoomAfter = false;
+
+/** Zooms to the selection, or, while one is still being chosen, to the one chosen once it is. */
+export function zoomToSelectionSoon(): void {
+  if (selecting > 0) zoomAfter = true;
+  else zoomToSelection();
+}
+
+function settled(): void {
+  selecting = Math.max(0, selecting - 1);
+  if (selecting === 0 && zoomAfter) {
+    zoomAfter = false;
+    zoomToSelection();
+  }
+}
 
 /** Selects `e` (-1: nothing); its details, related events and records come from the engine. */
 export function select(e: number, reveal = false, zoom = false): void {
@@ -35,12 +53,13 @@ export function select(e: number, reveal = false, zoom = false): void {
     return;
   }
   pendingSelect = { reveal, zoom };
+  selecting++;
   wire.client.post({ type: 'details', id: s.detailsId, event: e });
 }
 
 /** The engine's answer to `select`: shown when it is the latest asked. */
 export function onDetails(id: number, details: EventDetails | undefined): void {
-  if (id !== s.detailsId || !details) return;
+  if (id !== s.detailsId || !details) return settled();
   s.known = remember(s.known, details.records);
   s.details = details;
   s.selected = details.event;
@@ -50,6 +69,7 @@ export function onDetails(id: number, details: EventDetails | undefined): void {
   if (pendingSelect.zoom) zoomToSelection();
   renderDetails();
   schedule();
+  settled();
 }
 
 function revealEvent(d: EventDetails): void {
@@ -74,19 +94,21 @@ export function stepSelection(direction: 1 | -1): void {
   const row = s.layout.rows[s.focusRow];
   const lane = row && row.kind === 'lane' && row.lane < s.index.lanes.length ? row.lane : -1;
   pickReveals = true;
+  selecting++;
   wire.client.post({ type: 'step', id: ++s.pickId, lane, direction });
 }
 
 /** Selects the first event of `lane` in view that the filter keeps. */
 export function selectFirstInView(lane: number): void {
   pickReveals = false;
+  selecting++;
   wire.client.post({ type: 'first', id: ++s.pickId, lane, fromNs: s.startNs, toNs: s.endNs });
 }
 
 /** The engine's answer to a step or a row's activation. */
 export function onPick(id: number, event: number): void {
-  if (id !== s.pickId || event < 0) return;
-  select(event, pickReveals);
+  if (id === s.pickId && event >= 0) select(event, pickReveals);
+  settled();
 }
 
 export function renderDetails(): void {
@@ -175,6 +197,7 @@ export function pickEvent(x: number, y: number, purpose: Exclude<HitPurpose, 'ho
     if (purpose === 'select') select(-1);
     return;
   }
+  selecting++;
   wire.client.post({ type: 'hit', id: ++s.pickId, purpose, lane: hit.lane, timeNs: hit.timeNs, slopNs: hit.slopNs });
 }
 
@@ -207,10 +230,11 @@ export function hideTooltip(): void {
 /** The engine's answer for the event under a point. */
 export function onHit(id: number, purpose: HitPurpose, answer: HitAnswer): void {
   if (purpose !== 'hover') {
-    if (id !== s.pickId) return;
-    if (purpose === 'select') select(answer.event);
-    else if (answer.event >= 0) select(answer.event, false, true);
-    return;
+    if (id === s.pickId) {
+      if (purpose === 'select') select(answer.event);
+      else if (answer.event >= 0) select(answer.event, false, true);
+    }
+    return settled();
   }
   if (id !== s.hoverId || !hovered || !s.index || !s.result) return;
   const { x, y, run, lane } = hovered;

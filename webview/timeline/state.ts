@@ -42,6 +42,8 @@ export interface Stats {
   draws: number;
   /** Events the filter keeps (all when there is none). */
   kept: number;
+  /** Queries to the engine not answered yet (details, hits, steps, filters): the browser tests wait for 0. */
+  queries: number;
   /** Names of the kernels drawn one by one in the latest level-of-detail answer. */
   rawKernels: string[];
   view: { startNs: number; endNs: number; scrollY: number; selected: number; lanesDrawn: number };
@@ -57,6 +59,7 @@ export const stats: Stats = {
   events: 0,
   draws: 0,
   kept: 0,
+  queries: 0,
   rawKernels: [],
   view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 },
 };
