@@ -167,7 +167,10 @@ async function measure(kind, origin, file, support) {
     const sampler = samplePeaks(b.profile);
     // File open: the host's read and check of the whole file, as the extension does it.
     const openedAt = performance.timeOrigin + performance.now();
-    let hostColumns = support.readTimelineFile(new Uint8Array(readFileSync(file)));
+    // As the extension reads it: one buffer, the columns views over it (a Uint8Array made from
+    // the Buffer itself would be a second copy of the file).
+    const read = readFileSync(file);
+    let hostColumns = support.readTimelineFile(new Uint8Array(read.buffer, read.byteOffset, read.byteLength));
     const hostReadMs = performance.timeOrigin + performance.now() - openedAt;
     const events = VIA_DEVTOOLS
       ? await deliver(page, file, DEMO_META)

@@ -26,9 +26,17 @@ export interface TimelineSource {
   meta: TimelineMeta;
   /** Where "Export trace" writes. */
   traceFile: string;
-  load(): Promise<TimelineColumns>;
+  /** Reads the timeline; `signal` is aborted when the load is cancelled (a source may stop reading then). */
+  load(signal?: AbortSignal): Promise<TimelineColumns>;
   /** Events the timeline holds, known before it is read (a file's header): decides refusal and progress. */
   count?(): Promise<number>;
+}
+
+/** The reason a cancelled read stops with: not a failure, nothing to report. */
+class TimelineLoadCancelled extends Error {
+  constructor() {
+    super('the timeline was not opened: cancelled');
+  }
 }
 
 /** From this many events a notification shows the load's progress, with Cancel. */
@@ -116,10 +124,21 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
           cancellable: true,
         },
         async (progress, token) => {
-          token.onCancellationRequested(() => this.panel.dispose());
+          // Cancel stops the read where it is (between chunks and columns) and closes the panel.
+          const reading = new AbortController();
+          token.onCancellationRequested(() => {
+            reading.abort(new TimelineLoadCancelled());
+            this.panel.dispose();
+          });
           const drawn = new Promise<void>((done) => (this.shown = done));
           progress.report({ message: vscode.l10n.t('reading the file') });
-          const columns = await this.source.load();
+          let columns: TimelineColumns;
+          try {
+            columns = await this.source.load(reading.signal);
+          } catch (err) {
+            if (err instanceof TimelineLoadCancelled) return;
+            throw err;
+          }
           if (this.disposed) return;
           progress.report({ message: vscode.l10n.t('indexing and drawing') });
           this.accept(columns, started);

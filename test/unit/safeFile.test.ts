@@ -68,6 +68,32 @@ describe('readSafeFile', () => {
     expect(() => readSafeFileSync(file, 'thresholds')).toThrow(SafeFileError);
   });
 
+  it("stops a read whose signal is aborted, with the signal's reason, and reads the whole file otherwise", async () => {
+    const file = join(dir, 'timeline.sdmatl');
+    writeFileSync(file, Buffer.alloc(4096, 7));
+    const cancelled = new Error('cancelled');
+    const before = new AbortController();
+    before.abort(cancelled);
+    await expect(readSafeFile(file, 'timeline', before.signal)).rejects.toBe(cancelled);
+    // Aborted while open: the next read does not start.
+    const during = new AbortController();
+    let polls = 0;
+    const signal = new Proxy(during.signal, {
+      get(target, key) {
+        if (key === 'throwIfAborted')
+          return () => {
+            if (++polls === 2) during.abort(cancelled);
+            target.throwIfAborted();
+          };
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await expect(readSafeFile(file, 'timeline', signal)).rejects.toBe(cancelled);
+    expect(polls).toBe(2);
+    expect((await readSafeFile(file, 'timeline', new AbortController().signal)).length).toBe(4096);
+  });
+
   it('names the file and the remedy for a link, a FIFO, a folder, a missing file', async () => {
     const link = join(dir, 'link');
     writeFileSync(join(dir, 'real'), 'x');

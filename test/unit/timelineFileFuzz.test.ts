@@ -158,3 +158,39 @@ describe('readTimelineFile on hostile files', () => {
     );
   });
 });
+
+describe('the reader at any placement of the bytes', () => {
+  const KEYS = [
+    'kind',
+    'op',
+    'path',
+    'gpu',
+    'lane',
+    'id',
+    'ref',
+    'startNs',
+    'endNs',
+    'queuedNs',
+    'bytes',
+    'flags',
+  ] as const;
+  const base = sdmatlBytes(columnsFromEvents([...EVENTS, ...AMD_ENGINE_DEVICE]));
+  const reference = readTimelineFile(base.slice());
+  it('reads the same values whether its columns are views (aligned) or copies (misaligned, or sharing a larger buffer)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 15 }), fc.integer({ min: 0, max: 200 }), (shift, slack) => {
+        const buffer = new ArrayBuffer(base.byteLength + shift + slack);
+        const data = new Uint8Array(buffer, shift, base.byteLength);
+        data.set(base);
+        const t = readTimelineFile(data);
+        for (const k of KEYS) {
+          expect(Array.from(t[k]!), k).toEqual(Array.from(reference[k]!));
+          // A view only over the file's own aligned buffer; a copy never aliases the bytes given.
+          const viewed = t[k]!.buffer === buffer;
+          if (viewed) expect(t[k]!.byteOffset % t[k]!.BYTES_PER_ELEMENT === 0 && slack + shift <= 64).toBe(true);
+        }
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+});

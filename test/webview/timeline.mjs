@@ -280,6 +280,8 @@ async function main() {
     );
     await page.locator('#filter').fill('');
     await page.locator('#filter').press('Enter');
+    // The engine answers the filter (and the page reports it) before the count of reports below starts.
+    await frames(page, 3);
 
     // Invalid host messages are reported, never drawn.
     const n0 = (await posted()).length;

@@ -315,8 +315,16 @@ export async function deliverFetched(page, url, meta) {
   );
 }
 
-export const frames = (page, n = 2) =>
-  page.evaluate(
+/**
+ * Waits for the engine to have answered the page's queries (a selection's details, a step, a
+ * filter: the page asks its worker for them), then for `n` animation frames.
+ */
+export const frames = async (page, n = 2) => {
+  await page.waitForFunction(() => (window.__timelineStats?.queries ?? 0) === 0, undefined, {
+    timeout: 30_000,
+    polling: 10,
+  });
+  return page.evaluate(
     (count) =>
       new Promise((ok) => {
         let left = count;
@@ -325,6 +333,7 @@ export const frames = (page, n = 2) =>
       }),
     n,
   );
+};
 
 /**
  * PSS of this browser's page renderers (the page and its worker live there; the headless

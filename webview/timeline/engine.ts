@@ -1,48 +1,81 @@
 /**
  * What the worker does with each message: build the index and its lane-ordered columns once,
- * hand the file's columns back to the page, keep the filter's mask, and answer level-of-detail
- * and measure requests. Free of worker globals, so the page can run the same code in-thread
- * when it cannot start a worker.
+ * keep them and the file's columns (it is their one owner: nothing goes back to the page), keep
+ * the filter's mask, and answer level-of-detail, measure and event queries. Free of worker
+ * globals, so the page can run the same code in-thread when it cannot start a worker (the one
+ * copy is then on the page).
  */
-import type { LodColumns, LodIndex } from '../../src/core/timeline/timelineLod';
+import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { anyInferred, labelOf } from '../../src/core/timeline/timelineFile';
+import { parseFilter } from '../../src/core/timeline/timelineFilter';
+import type { LodColumns } from '../../src/core/timeline/timelineLod';
 import { aggregate, measureRange } from '../../src/core/timeline/timelineLod';
-import { buildIndexAndLod } from '../../src/core/timeline/timelineModel';
+import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import { KIND_KERNEL, buildIndexAndLod } from '../../src/core/timeline/timelineModel';
+import { applyFilterQuery, eventDetails, eventRecords, firstInView, hitEvent, stepInLane } from './queries';
 import type { FromWorker, LodEngine, ToWorker } from './workerProtocol';
-import { columnBuffers } from './workerProtocol';
+
+/** Kernel names the page reports from a level-of-detail answer (the browser tests read them). */
+const RAW_KERNEL_NAMES = 64;
 
 export function createEngine(): LodEngine {
+  let columns: TimelineColumns | undefined;
   let lc: LodColumns | undefined;
-  let index: LodIndex | undefined;
+  let index: TimelineIndex | undefined;
   let mask: Uint8Array | undefined;
+  /** The page's selection as the messages so far leave it (see 'step' in workerProtocol.ts). */
+  let selected = -1;
+  let meta: Pick<TimelineMeta, 'vendor' | 'simulated'> = { vendor: 'amd', simulated: false };
   return {
     handle(message: ToWorker, reply: (message: FromWorker, transfer?: Transferable[]) => void): void {
       try {
+        if (message.type === 'load') {
+          const t0 = performance.now();
+          // One pass builds the index and the compact lane-ordered columns together.
+          const built = buildIndexAndLod(message.columns, message.meta);
+          columns = message.columns;
+          lc = built.lod!;
+          // The hit tests binary-search the compact columns' running maxima (the same values,
+          // as offsets from their base): the index's own copy, 8 bytes an event, is let go.
+          index = { ...built.index, maxEnd: lc.maxEnd, maxEndBase: lc.baseNs };
+          mask = undefined;
+          selected = -1;
+          meta = { vendor: message.meta.vendor, simulated: message.meta.simulated };
+          const { count, lanes, laneStart, startNs, endNs, heat } = index;
+          reply({
+            type: 'index',
+            index: { count, lanes, laneStart: laneStart.slice(), startNs, endNs, heat },
+            inferred: anyInferred(columns),
+            buildMs: performance.now() - t0,
+          });
+          return;
+        }
+        if (!columns || !index || !lc) return;
         switch (message.type) {
-          case 'load': {
-            const t0 = performance.now();
-            const columns = message.columns;
-            // One pass builds the index and the compact lane-ordered columns together.
-            const built = buildIndexAndLod(columns, message.meta);
-            const full = built.index;
-            lc = built.lod!;
-            mask = undefined;
-            // Kept here: what aggregation reads (the running maxima are in lc). The rest of
-            // the index only the page uses, and goes to it without a copy.
-            index = { lanes: full.lanes, order: full.order.slice(), laneStart: full.laneStart, heat: full.heat };
-            const buildMs = performance.now() - t0;
-            const own = [full.laneOf, full.order, full.maxEnd, full.announcedBy, full.refIndex].map(
-              (a) => a.buffer as ArrayBuffer,
-            );
-            reply({ type: 'index', index: full, columns, buildMs }, [...own, ...columnBuffers(columns)]);
+          case 'filter': {
+            const answer = applyFilterQuery(columns, parseFilter(message.text));
+            mask = answer.mask;
+            const selectedKept = selected < 0 || !mask || mask[selected] === 1;
+            if (!selectedKept) selected = -1;
+            reply({
+              type: 'filter',
+              id: message.id,
+              kept: answer.kept,
+              fromNs: answer.fromNs,
+              toNs: answer.toNs,
+              selectedKept,
+            });
             break;
           }
-          case 'filter':
-            mask = message.mask;
-            break;
           case 'lod': {
-            if (!lc || !index) return;
             const t0 = performance.now();
             const result = aggregate(lc, index, message.request, mask);
+            const records = eventRecords(columns, index, result.raw);
+            const names = new Set<string>();
+            for (let i = 0; i < result.raw.length && names.size < RAW_KERNEL_NAMES; i++) {
+              const e = result.raw[i]!;
+              if (columns.kind[e] === KIND_KERNEL) names.add(labelOf(columns, e) ?? '');
+            }
             const r = result.runs;
             // The result is only ever read by the page: hand its buffers over instead of copying.
             const transfer = [
@@ -57,17 +90,54 @@ export function createEngine(): LodEngine {
               r.bytes.buffer,
               r.busyNs.buffer,
             ] as ArrayBuffer[];
-            reply({ type: 'lod', id: message.id, result, ms: performance.now() - t0 }, transfer);
+            reply(
+              { type: 'lod', id: message.id, result, records, rawKernels: [...names], ms: performance.now() - t0 },
+              transfer,
+            );
             break;
           }
           case 'measure':
-            if (!lc || !index) return;
             reply({
               type: 'measure',
               id: message.id,
               result: measureRange(lc, index, message.fromNs, message.toNs, mask),
             });
             break;
+          case 'details': {
+            const e = message.event;
+            selected = e >= 0 && e < columns.count ? e : -1;
+            if (e < 0) break;
+            const details = selected >= 0 ? eventDetails(columns, index, e, meta.vendor, meta.simulated) : undefined;
+            reply({ type: 'details', id: message.id, details });
+            break;
+          }
+          case 'hit': {
+            const hit = hitEvent(
+              columns,
+              index,
+              message.lane,
+              message.timeNs,
+              message.slopNs,
+              mask,
+              meta.vendor,
+              meta.simulated,
+            );
+            if (message.purpose === 'select' || (message.purpose === 'zoom' && hit.event >= 0)) selected = hit.event;
+            reply({ type: 'hit', id: message.id, purpose: message.purpose, hit });
+            break;
+          }
+          case 'step': {
+            const event = stepInLane(index, message.lane, selected, message.direction, mask);
+            if (event >= 0) selected = event;
+            reply({ type: 'pick', id: message.id, event });
+            break;
+          }
+          case 'first': {
+            const event = firstInView(columns, index, message.lane, message.fromNs, message.toNs, mask);
+            if (event >= 0) selected = event;
+            reply({ type: 'pick', id: message.id, event });
+            break;
+          }
         }
       } catch (err) {
         reply({ type: 'error', message: err instanceof Error ? err.message : String(err) });

@@ -1,33 +1,44 @@
-/** The filter box: parses the query, computes the page's mask, hands the worker its own and tells the host what it kept. */
+/**
+ * The filter box: checks the query's syntax, has the engine build its mask (the engine holds
+ * the events) and, on its answer, tells the host what it kept.
+ */
 import { TIMELINE_FILTER_MAX } from '../../src/core/timeline/timelineMessages';
-import { FilterSyntaxError, filterMask, isEmptyFilter, parseFilter } from '../../src/core/timeline/timelineFilter';
+import { FilterSyntaxError, parseFilter } from '../../src/core/timeline/timelineFilter';
 import { requestMeasure } from './input';
 import { select } from './selection';
 import { s, saveState, schedule, stats, wire } from './state';
+import { fitToKept } from './viewport';
+
+/** The text of the latest filter asked for, reported to the host with its count. */
+let asked = '';
 
 export function applyFilter(text: string): void {
   try {
-    const filter = parseFilter(text);
-    wire.toolbar.setFilterError(undefined);
-    s.filterVersion++;
-    // One pass over the columns when the query changes; the worker applies it while aggregating.
-    const mask = s.columns && !isEmptyFilter(filter) ? filterMask(s.columns, filter) : undefined;
-    s.pageMask = mask?.slice();
-    let kept = s.columns?.count ?? 0;
-    if (mask) {
-      kept = 0;
-      for (let i = 0; i < mask.length; i++) kept += mask[i]!;
-    }
-    stats.kept = kept;
-    wire.client.post({ type: 'filter', mask }, mask ? [mask.buffer as ArrayBuffer] : []);
-    wire.host.post({ type: 'filter-applied', filter: text.slice(0, TIMELINE_FILTER_MAX), kept });
-    if (s.selected >= 0 && s.pageMask && !s.pageMask[s.selected]) select(-1);
-    s.saved = { ...s.saved, filter: text };
-    saveState();
-    if (s.measure) requestMeasure();
-    schedule();
+    parseFilter(text);
   } catch (err) {
-    if (err instanceof FilterSyntaxError) wire.toolbar.setFilterError(err.message);
-    else throw err;
+    if (err instanceof FilterSyntaxError) return wire.toolbar.setFilterError(err.message);
+    throw err;
   }
+  wire.toolbar.setFilterError(undefined);
+  s.filterVersion++;
+  asked = text;
+  // One pass over the columns in the engine when the query changes; it applies the mask while aggregating.
+  wire.client.post({ type: 'filter', id: ++s.filterId, text });
+  s.saved = { ...s.saved, filter: text };
+  saveState();
+  if (s.measure) requestMeasure();
+  schedule();
+}
+
+/** The engine's answer: the events kept and their extent. */
+export function onFilterApplied(id: number, kept: number, fromNs: number, toNs: number, selectedKept: boolean): void {
+  if (id !== s.filterId) return;
+  stats.kept = kept;
+  wire.host.post({ type: 'filter-applied', filter: asked.slice(0, TIMELINE_FILTER_MAX), kept });
+  if (s.selected >= 0 && !selectedKept) select(-1);
+  if (s.fitOnFilter) {
+    s.fitOnFilter = false;
+    fitToKept(fromNs, toNs);
+  }
+  schedule();
 }

@@ -3,13 +3,21 @@
  * select, double-click to zoom to an event, wheel and pinch to zoom or scroll; arrow keys, WASD,
  * [ and ], F, 0, M and Escape; the gutter folds GPUs and opens CU lanes.
  */
-import { eventsInRange } from '../../src/core/timeline/timelineModel';
 import type { Row } from './layout';
 import { rowAt } from './layout';
 import { GUTTER_PX, RULER_PX, plotWidth, xToTime } from './renderer';
-import { localPoint, pick, select, showTooltip, stepSelection } from './selection';
+import {
+  hideTooltip,
+  localPoint,
+  pickEvent,
+  select,
+  selectFirstInView,
+  showTooltip,
+  stepSelection,
+  zoomToSelectionSoon,
+} from './selection';
 import { els, s, saveStateSoon, schedule, wire } from './state';
-import { clampScroll, fitAll, panBy, relayout, scene, setWindow, zoomAt, zoomToSelection } from './viewport';
+import { clampScroll, fitAll, panBy, relayout, scene, setWindow, zoomAt } from './viewport';
 
 export function requestMeasure(): void {
   if (!s.measure) return;
@@ -24,11 +32,8 @@ export function activateRow(row: Row): void {
   } else if (row.kind === 'cu-toggle') {
     if (!s.expandedCus.delete(row.gpu)) s.expandedCus.add(row.gpu);
     relayout();
-  } else if (s.columns && s.index && row.lane < s.index.lanes.length) {
-    const inView = eventsInRange(s.columns, s.index, row.lane, s.startNs, s.endNs, 4096).find(
-      (e) => !s.pageMask || s.pageMask[e],
-    );
-    if (inView !== undefined) select(inView);
+  } else if (s.index && row.lane < s.index.lanes.length) {
+    selectFirstInView(row.lane);
   }
 }
 
@@ -91,7 +96,7 @@ export function listenForInput(): void {
         clampScroll();
         setWindow(s.drag.startNs - ns, s.drag.endNs - ns);
       }
-      els.tooltip.hidden = true;
+      hideTooltip();
       s.hoverX = x;
       schedule();
       return;
@@ -111,8 +116,7 @@ export function listenForInput(): void {
     if (measuring && wasClick) s.measure = undefined;
     if (!measuring && wasClick) {
       s.measure = undefined;
-      const hit = pick(x, y);
-      select(hit.event);
+      pickEvent(x, y, 'select');
     }
     saveStateSoon();
     schedule();
@@ -120,17 +124,13 @@ export function listenForInput(): void {
 
   canvas.addEventListener('pointerleave', () => {
     s.hoverX = undefined;
-    els.tooltip.hidden = true;
+    hideTooltip();
     schedule();
   });
 
   canvas.addEventListener('dblclick', (event) => {
     const { x, y } = localPoint(event);
-    const hit = pick(x, y);
-    if (hit.event >= 0) {
-      select(hit.event);
-      zoomToSelection();
-    }
+    pickEvent(x, y, 'zoom');
   });
 
   canvas.addEventListener(
@@ -150,7 +150,7 @@ export function listenForInput(): void {
         clampScroll();
         schedule();
       }
-      els.tooltip.hidden = true;
+      hideTooltip();
     },
     { passive: false },
   );
@@ -207,7 +207,7 @@ export function listenForInput(): void {
         break;
       case 'f':
       case 'F':
-        zoomToSelection();
+        zoomToSelectionSoon();
         break;
       case '0':
       case 'Home':

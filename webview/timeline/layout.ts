@@ -32,7 +32,7 @@ export interface Layout {
 }
 
 export function layoutRows(
-  index: TimelineIndex,
+  index: Pick<TimelineIndex, 'lanes' | 'heat'>,
   meta: TimelineMeta,
   collapsedGpus: ReadonlySet<number>,
   expandedCus: ReadonlySet<number>,

@@ -10,24 +10,24 @@
  */
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
 import { parseTimelineHostMessage } from '../../src/core/timeline/timelineMessages';
-import { labelOf } from '../../src/core/timeline/timelineFile';
-import type { LodRequest, LodResult } from '../../src/core/timeline/timelineLod';
-import { KIND_KERNEL } from '../../src/core/timeline/timelineModel';
+import type { LodRequest } from '../../src/core/timeline/timelineLod';
 import { onNextFrame } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
-import { applyFilter } from './filter';
+import { applyFilter, onFilterApplied } from './filter';
 import { listenForInput, toggleAllCus } from './input';
-import { legendEntries } from './legend';
+import { INFERRED_ENTRY } from './legend';
+import { emptyKnown, remember } from './known';
 import type { Row } from './layout';
+import type { LodClient } from './lodClient';
 import { startLodClient } from './lodClient';
 import { draw, makePalette, plotWidth } from './renderer';
-import { renderDetails } from './selection';
+import { onDetails, onHit, onPick, renderDetails, zoomToSelectionSoon } from './selection';
 import type { PanelState } from './state';
 import { els, restoreState, s, stats, wire } from './state';
 import { Toolbar } from './toolbar';
-import { clampScroll, fitAll, fitToKept, relayout, scene, sizeCanvas, zoomToSelection } from './viewport';
-import type { FromWorker } from './workerProtocol';
+import { clampScroll, fitAll, relayout, scene, sizeCanvas } from './viewport';
+import type { FromWorker, ToWorker } from './workerProtocol';
 import { columnBuffers } from './workerProtocol';
 
 const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({
@@ -40,7 +40,7 @@ restoreState(host.state());
 const toolbar = new Toolbar({
   onFilter: (text) => applyFilter(text),
   onFit: () => fitAll(),
-  onZoomSelection: () => zoomToSelection(),
+  onZoomSelection: () => zoomToSelectionSoon(),
   onMeasureMode: (on) => {
     s.measureMode = on;
     els.canvas.classList.toggle('measuring', on);
@@ -50,7 +50,15 @@ const toolbar = new Toolbar({
 });
 /** Every change asks for a frame; several inside one frame draw once. */
 const schedule = onNextFrame(() => render());
-const client = startLodClient(onWorker, (message) => host.reportError(message));
+const lod = startLodClient(onWorker, (message) => host.reportError(message));
+/** The engine's client, counting the queries that have an answer coming (stats.queries). */
+const client: LodClient = {
+  inWorker: lod.inWorker,
+  post(message, transfer) {
+    if (ANSWERED.has(message.type) && !(message.type === 'details' && message.event < 0)) stats.queries++;
+    lod.post(message, transfer);
+  },
+};
 Object.assign(wire, { host, client, toolbar, schedule });
 stats.inWorker = client.inWorker;
 
@@ -59,11 +67,16 @@ root.replaceChildren(toolbar.header, toolbar.element, els.frame, els.details);
 renderDetails();
 const ctx = els.canvas.getContext('2d', { alpha: false })!;
 
+/** Queries with one answer each, and the answers' types. */
+const ANSWERED = new Set<ToWorker['type']>(['filter', 'details', 'hit', 'step', 'first']);
+const ANSWERS = new Set<FromWorker['type']>(['filter', 'details', 'hit', 'pick']);
+
 function onWorker(message: FromWorker): void {
+  if (ANSWERS.has(message.type)) stats.queries = Math.max(0, stats.queries - 1);
   switch (message.type) {
     case 'index': {
       s.index = message.index;
-      s.columns = message.columns;
+      s.known = emptyKnown();
       stats.indexMs = message.buildMs;
       // What the page showed before a reload, read before relayout() saves the fresh state.
       const restore = s.saved.key === s.meta?.key ? { ...s.saved } : undefined;
@@ -85,10 +98,10 @@ function onWorker(message: FromWorker): void {
               ? `path:${s.meta.focusPath}`
               : '';
       toolbar.setFilter(initial);
+      s.fitOnFilter = !!initial && restore?.filter === undefined && s.meta?.filter !== undefined;
       if (initial) applyFilter(initial);
-      if (initial && restore?.filter === undefined && s.meta?.filter !== undefined) fitToKept();
       els.loading.hidden = true;
-      toolbar.setLegend(legendEntries(s.columns));
+      toolbar.setLegend(message.inferred ? [INFERRED_ENTRY] : []);
       toolbar.setSummary(
         `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`,
       );
@@ -98,9 +111,12 @@ function onWorker(message: FromWorker): void {
     case 'lod':
       s.inFlight = false;
       if (message.id !== s.lodId) break;
+      // The events drawn one by one, then the selection's again in case the store started afresh.
+      s.known = remember(s.known, message.records);
+      if (s.details) s.known = remember(s.known, s.details.records);
       s.result = message.result;
       stats.lodMs.push(message.ms);
-      stats.rawKernels = rawKernelNames(message.result);
+      stats.rawKernels = message.rawKernels;
       schedule();
       break;
     case 'measure':
@@ -109,20 +125,22 @@ function onWorker(message: FromWorker): void {
         schedule();
       }
       break;
+    case 'filter':
+      onFilterApplied(message.id, message.kept, message.fromNs, message.toNs, message.selectedKept);
+      break;
+    case 'details':
+      onDetails(message.id, message.details);
+      break;
+    case 'hit':
+      onHit(message.id, message.purpose, message.hit);
+      break;
+    case 'pick':
+      onPick(message.id, message.event);
+      break;
     case 'error':
       host.reportError(`timeline worker: ${message.message}`);
       break;
   }
-}
-
-function rawKernelNames(r: LodResult): string[] {
-  if (!s.columns) return [];
-  const names = new Set<string>();
-  for (let i = 0; i < r.raw.length && names.size < 64; i++) {
-    const e = r.raw[i]!;
-    if (s.columns.kind[e] === KIND_KERNEL) names.add(labelOf(s.columns, e) ?? '');
-  }
-  return [...names];
 }
 
 // ---- level of detail ------------------------------------------------------------------------
@@ -174,7 +192,7 @@ function requestLod(): void {
 // ---- drawing --------------------------------------------------------------------------------
 
 function render(): void {
-  if (!s.index || !s.layout || !s.columns) return;
+  if (!s.index || !s.layout) return;
   const t0 = performance.now();
   const size = sizeCanvas();
   s.cssWidth = size.width;
@@ -222,6 +240,7 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       // "Data arriving in the webview" for the benchmark: before validation, which is part of the cost.
       stats.receivedAt = arrivedAt;
       stats.firstFrameAt = 0;
+      stats.queries = 0;
       stats.events = message.columns.count;
       s.meta = message.meta;
       s.index = undefined;
@@ -234,13 +253,17 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       els.loading.textContent = `Indexing ${message.columns.count.toLocaleString('en-US')} events…`;
       els.loading.hidden = false;
       if (s.saved.key !== s.meta.key) s.saved = { key: s.meta.key };
-      // Lent to the worker (transferred, not copied) until it answers with the index.
+      // Given to the worker (transferred, not copied): it owns them from here; the page asks it by message.
       client.post(
-        { type: 'load', columns: message.columns, meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor } },
+        {
+          type: 'load',
+          columns: message.columns,
+          meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor, simulated: s.meta.simulated },
+        },
         columnBuffers(message.columns),
       );
-      s.columns = undefined;
-      s.pageMask = undefined;
+      s.known = emptyKnown();
+      s.details = undefined;
       renderDetails();
       break;
     }

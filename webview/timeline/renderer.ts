@@ -145,8 +145,10 @@ export interface Scene {
   endNs: number;
   scrollY: number;
   layout: Layout;
+  /** The events drawn one by one (the level-of-detail answer's and the selection's): read by event index. */
   columns: TimelineColumns;
-  index: TimelineIndex;
+  /** The lanes and occupancy strips, and the lane of each event drawn one by one. */
+  index: Pick<TimelineIndex, 'laneOf' | 'heat' | 'lanes'>;
   result: LodResult | undefined;
   selected: number;
   related: number[];

@@ -1,73 +1,119 @@
 /**
  * What the user picked and what it is tied to: selecting an event (its doorbell, packets,
  * kernel and CU spans), revealing it, stepping through a lane, the hit test under the pointer,
- * the details pane and the tooltip.
+ * the details pane and the tooltip. The engine holds the events: each of these asks it by
+ * message and acts on the answer when it is still the latest one asked (a hover answer that
+ * arrives after the pointer moved on is dropped).
  */
-import { visibleStartNs } from '../../src/core/timeline/timelineLod';
-import { eventAt, laneLabel, relatedEvents } from '../../src/core/timeline/timelineModel';
 import { el } from '../shared/dom';
-import { describeAggregate, describeEvent, describeRun } from './describe';
+import { describeAggregate } from './describe';
 import type { Row } from './layout';
 import { rowAt } from './layout';
+import { remember } from './known';
+import type { EventDetails, HitAnswer } from './queries';
 import { GUTTER_PX, RULER_PX, plotWidth, xToTime } from './renderer';
-import { els, s, schedule } from './state';
-import { clampScroll, scene, setWindow } from './viewport';
+import { els, s, schedule, wire } from './state';
+import { clampScroll, scene, setWindow, zoomToSelection } from './viewport';
+import type { HitPurpose } from './workerProtocol';
 
-export function select(e: number, reveal = false): void {
-  if (!s.columns || !s.index) return;
-  s.selected = e;
-  s.related = [];
-  s.doorbell = -1;
-  if (e >= 0) {
-    const r = relatedEvents(s.columns, s.index, e);
-    s.doorbell = r.doorbell;
-    s.related = [...new Set([r.doorbell, ...r.packets, r.kernel, ...r.cus].filter((x) => x >= 0))];
-    if (reveal) revealEvent(e);
-  }
-  renderDetails();
-  schedule();
+/** What to do with the selection's details when they arrive. */
+let pendingSelect = { reveal: false, zoom: false };
+/** Queries in flight that may change the selection (details, steps, clicks). */
+let selecting = 0;
+/** Zoom to the selection once those have been answered (F pressed right after ]). */
+let zoomAfter = false;
+
+/** Zooms to the selection, or, while one is still being chosen, to the one chosen once it is. */
+export function zoomToSelectionSoon(): void {
+  if (selecting > 0) zoomAfter = true;
+  else zoomToSelection();
 }
 
-export function revealEvent(e: number): void {
-  if (!s.columns || !s.index || !s.layout) return;
-  const a = visibleStartNs(s.columns, e);
-  const b = Math.max(s.columns.endNs[e]!, s.columns.startNs[e]!);
+function settled(): void {
+  selecting = Math.max(0, selecting - 1);
+  if (selecting === 0 && zoomAfter) {
+    zoomAfter = false;
+    zoomToSelection();
+  }
+}
+
+/** Selects `e` (-1: nothing); its details, related events and records come from the engine. */
+export function select(e: number, reveal = false, zoom = false): void {
+  if (!s.index) return;
+  s.detailsId++;
+  if (e < 0) {
+    // The engine's selection too (a step from here starts at a lane's end).
+    wire.client.post({ type: 'details', id: s.detailsId, event: -1 });
+    s.selected = -1;
+    s.related = [];
+    s.doorbell = -1;
+    s.details = undefined;
+    renderDetails();
+    schedule();
+    return;
+  }
+  pendingSelect = { reveal, zoom };
+  selecting++;
+  wire.client.post({ type: 'details', id: s.detailsId, event: e });
+}
+
+/** The engine's answer to `select`: shown when it is the latest asked. */
+export function onDetails(id: number, details: EventDetails | undefined): void {
+  if (id !== s.detailsId || !details) return settled();
+  s.known = remember(s.known, details.records);
+  s.details = details;
+  s.selected = details.event;
+  s.related = details.related;
+  s.doorbell = details.doorbell;
+  if (pendingSelect.reveal) revealEvent(details);
+  if (pendingSelect.zoom) zoomToSelection();
+  renderDetails();
+  schedule();
+  settled();
+}
+
+function revealEvent(d: EventDetails): void {
+  if (!s.layout) return;
+  const a = d.extent.fromNs;
+  const b = d.extent.toNs;
   const span = s.endNs - s.startNs;
   if (b - a > span * 0.9) setWindow(a - (b - a) * 0.1, b + (b - a) * 0.1);
   else if (a < s.startNs || b > s.endNs) setWindow((a + b) / 2 - span / 2, (a + b) / 2 + span / 2);
-  const row = s.layout.rowOfLane.get(s.index.laneOf[e]!);
+  const row = s.layout.rowOfLane.get(s.known.laneOf[d.event]!);
   if (row && (row.y < s.scrollY || row.y + row.h > s.scrollY + s.cssHeight - RULER_PX)) {
     s.scrollY = row.y - (s.cssHeight - RULER_PX) / 3;
     clampScroll();
   }
 }
 
+/** Whether the engine's next `pick` answer is revealed (a step) or only selected (a row activated). */
+let pickReveals = false;
+
 export function stepSelection(direction: 1 | -1): void {
-  if (!s.columns || !s.index || !s.layout) return;
+  if (!s.index || !s.layout) return;
   const row = s.layout.rows[s.focusRow];
-  const lane =
-    s.selected >= 0
-      ? s.index.laneOf[s.selected]!
-      : row && row.kind === 'lane' && row.lane < s.index.lanes.length
-        ? row.lane
-        : -1;
-  if (lane < 0) return;
-  const a = s.index.laneStart[lane]!;
-  const b = s.index.laneStart[lane + 1]!;
-  let k = -1;
-  if (s.selected >= 0) {
-    for (let i = a; i < b; i++) if (s.index.order[i] === s.selected) k = i;
-    k += direction;
-  } else {
-    k = direction === 1 ? a : b - 1;
-  }
-  // Events the filter hides are stepped over.
-  while (s.pageMask && k >= a && k < b && !s.pageMask[s.index.order[k]!]) k += direction;
-  if (k >= a && k < b) select(s.index.order[k]!, true);
+  const lane = row && row.kind === 'lane' && row.lane < s.index.lanes.length ? row.lane : -1;
+  pickReveals = true;
+  selecting++;
+  wire.client.post({ type: 'step', id: ++s.pickId, lane, direction });
+}
+
+/** Selects the first event of `lane` in view that the filter keeps. */
+export function selectFirstInView(lane: number): void {
+  pickReveals = false;
+  selecting++;
+  wire.client.post({ type: 'first', id: ++s.pickId, lane, fromNs: s.startNs, toNs: s.endNs });
+}
+
+/** The engine's answer to a step or a row's activation. */
+export function onPick(id: number, event: number): void {
+  if (id === s.pickId && event >= 0) select(event, pickReveals);
+  settled();
 }
 
 export function renderDetails(): void {
-  if (!s.columns || !s.index || s.selected < 0) {
+  const d = s.details;
+  if (!s.index || s.selected < 0 || !d) {
     els.details.replaceChildren(
       el(
         'p',
@@ -77,40 +123,35 @@ export function renderDetails(): void {
     );
     return;
   }
-  const t = s.columns;
-  const r = relatedEvents(t, s.index, s.selected);
-  const facts = describeEvent(t, s.index, s.selected, s.meta?.vendor ?? 'amd', s.meta?.simulated ?? false);
   const link = (e: number, text: string) => {
     const b = el('button', { class: 'link', type: 'button' }, text);
     b.addEventListener('click', () => select(e, true));
     return b;
   };
   const chain: HTMLElement[] = [];
-  if (r.doorbell >= 0) chain.push(link(r.doorbell, `Doorbell at ${describeRun(t, r.doorbell)}`));
-  const shown = r.packets.slice(0, 12);
-  if (shown.length > 0)
+  if (d.doorbellLink) chain.push(link(d.doorbellLink.event, d.doorbellLink.text));
+  if (d.packets.length > 0)
     chain.push(
-      el('span', { class: 'chain-label' }, `${r.packets.length} packet${r.packets.length === 1 ? '' : 's'}:`),
-      ...shown.map((p) => link(p, describeRun(t, p))),
+      el('span', { class: 'chain-label' }, `${d.packetsTotal} packet${d.packetsTotal === 1 ? '' : 's'}:`),
+      ...d.packets.map((p) => link(p.event, p.text)),
     );
-  if (r.packets.length > shown.length)
-    chain.push(el('span', { class: 'more' }, `+${r.packets.length - shown.length} more`));
-  const last = r.packets.at(-1);
-  if (last !== undefined) chain.push(link(last, `Completion at ${describeRun(t, last, 'end')}`));
-  if (r.kernel >= 0 && r.kernel !== s.selected) chain.push(link(r.kernel, `Kernel ${describeRun(t, r.kernel)}`));
-  if (t.kind[s.selected] === 0 && r.cus.length > 0) {
+  if (d.packetsTotal > d.packets.length)
+    chain.push(el('span', { class: 'more' }, `+${d.packetsTotal - d.packets.length} more`));
+  if (d.completion) chain.push(link(d.completion.event, d.completion.text));
+  if (d.kernel) chain.push(link(d.kernel.event, d.kernel.text));
+  if (d.cusTotal > 0) {
     chain.push(
-      el('span', { class: 'chain-label' }, `${r.cus.length} CU span${r.cus.length === 1 ? '' : 's'} in this kernel:`),
+      el('span', { class: 'chain-label' }, `${d.cusTotal} CU span${d.cusTotal === 1 ? '' : 's'} in this kernel:`),
     );
-    chain.push(...r.cus.slice(0, 16).map((c) => link(c, laneLabel('cu', t.lane[c]!, s.meta?.vendor))));
-    if (r.cus.length > 16) chain.push(el('span', { class: 'more' }, `+${r.cus.length - 16} more`));
+    chain.push(...d.cus.map((c) => link(c.event, c.text)));
+    if (d.cusTotal > 16) chain.push(el('span', { class: 'more' }, `+${d.cusTotal - 16} more`));
   }
   const parts: HTMLElement[] = [
-    el('h2', {}, facts.title),
+    el('h2', {}, d.title),
     el(
       'dl',
       { class: 'facts' },
-      ...facts.rows.map(([k, v]) => el('div', { class: 'fact' }, el('dt', {}, k), el('dd', {}, v))),
+      ...d.rows.map(([k, v]) => el('div', { class: 'fact' }, el('dt', {}, k), el('dd', {}, v))),
     ),
   ];
   if (chain.length > 0)
@@ -123,10 +164,12 @@ export function localPoint(event: MouseEvent): { x: number; y: number } {
   return { x: event.clientX - rect.left, y: event.clientY - rect.top };
 }
 
-export function pick(x: number, y: number): { row?: Row; event: number; run: number } {
-  if (!s.layout || !s.columns || !s.index || y < RULER_PX) return { event: -1, run: -1 };
+/** What is under a point of the canvas on the page's side: the row, the level-of-detail run, the time and slop to ask the engine with. */
+export function pick(x: number, y: number): { row?: Row; run: number; lane: number; timeNs: number; slopNs: number } {
+  const none = { run: -1, lane: -1, timeNs: 0, slopNs: 0 };
+  if (!s.layout || !s.index || y < RULER_PX) return none;
   const row = rowAt(s.layout, y - RULER_PX + s.scrollY);
-  if (!row || row.kind !== 'lane' || x < GUTTER_PX) return { row, event: -1, run: -1 };
+  if (!row || row.kind !== 'lane' || x < GUTTER_PX) return { ...none, row };
   const time = xToTime(scene(), x);
   const nsPerPx = (s.endNs - s.startNs) / plotWidth(s.cssWidth);
   let run = -1;
@@ -143,30 +186,72 @@ export function pick(x: number, y: number): { row?: Row; event: number; run: num
       }
     }
   }
-  const event =
-    row.lane < s.index.lanes.length ? eventAt(s.columns, s.index, row.lane, time, nsPerPx * 3, s.pageMask) : -1;
-  return { row, event, run };
+  const lane = row.lane < s.index.lanes.length ? row.lane : -1;
+  return { row, run, lane, timeNs: time, slopNs: nsPerPx * 3 };
 }
+
+/** Asks the engine for the event under (x, y): to select it, or to select and zoom to it. */
+export function pickEvent(x: number, y: number, purpose: Exclude<HitPurpose, 'hover'>): void {
+  const hit = pick(x, y);
+  if (hit.lane < 0) {
+    if (purpose === 'select') select(-1);
+    return;
+  }
+  selecting++;
+  wire.client.post({ type: 'hit', id: ++s.pickId, purpose, lane: hit.lane, timeNs: hit.timeNs, slopNs: hit.slopNs });
+}
+
+/** Where the pointer was when the latest tooltip was asked for, and the run under it. */
+let hovered: { x: number; y: number; run: number; lane: number } | undefined;
 
 export function showTooltip(x: number, y: number): void {
   const hit = pick(x, y);
+  const id = ++s.hoverId;
+  hovered = undefined;
+  if (!s.index || !s.result || !hit.row || hit.row.kind !== 'lane') {
+    els.tooltip.hidden = true;
+    return;
+  }
+  hovered = { x, y, run: hit.run, lane: hit.row.lane };
+  if (hit.lane < 0) {
+    onHit(id, 'hover', { event: -1, fromNs: 0, toNs: 0, lines: [] });
+    return;
+  }
+  wire.client.post({ type: 'hit', id, purpose: 'hover', lane: hit.lane, timeNs: hit.timeNs, slopNs: hit.slopNs });
+}
+
+/** Hides the tooltip, and drops any answer still coming for it. */
+export function hideTooltip(): void {
+  s.hoverId++;
+  hovered = undefined;
   els.tooltip.hidden = true;
-  if (!s.columns || !s.index || !s.result) return;
+}
+
+/** The engine's answer for the event under a point. */
+export function onHit(id: number, purpose: HitPurpose, answer: HitAnswer): void {
+  if (purpose !== 'hover') {
+    if (id === s.pickId) {
+      if (purpose === 'select') select(answer.event);
+      else if (answer.event >= 0) select(answer.event, false, true);
+    }
+    return settled();
+  }
+  if (id !== s.hoverId || !hovered || !s.index || !s.result) return;
+  const { x, y, run, lane } = hovered;
   let lines: string[] | undefined;
   const nsPerPx = (s.endNs - s.startNs) / plotWidth(s.cssWidth);
-  const eventWidePx =
-    hit.event >= 0
-      ? (Math.max(s.columns.endNs[hit.event]!, s.columns.startNs[hit.event]!) - visibleStartNs(s.columns, hit.event)) /
-        nsPerPx
-      : 0;
-  if (hit.run >= 0 && (hit.event < 0 || (eventWidePx < 2 && s.result.runs.count[hit.run]! > 1))) {
-    const laneId = hit.row?.kind === 'lane' ? hit.row.lane : -1;
-    const heat = s.index.heat.find((h) => h.id === laneId);
-    lines = describeAggregate(s.result, hit.run, heat?.cuCount);
-  } else if (hit.event >= 0) {
-    const facts = describeEvent(s.columns, s.index, hit.event, s.meta?.vendor ?? 'amd', s.meta?.simulated ?? false);
-    lines = [facts.title, ...facts.rows.slice(0, 8).map(([k, v]) => `${k}: ${v}`)];
+  const eventWidePx = answer.event >= 0 ? (answer.toNs - answer.fromNs) / nsPerPx : 0;
+  if (
+    run >= 0 &&
+    run < s.result.runs.count.length &&
+    (answer.event < 0 || (eventWidePx < 2 && s.result.runs.count[run]! > 1))
+  ) {
+    const heat = s.index.heat.find((h) => h.id === lane);
+    lines = describeAggregate(s.result, run, heat?.cuCount);
+  } else if (answer.event >= 0) {
+    lines = answer.lines;
   }
+  els.tooltip.hidden = true;
   if (!lines) return;
   els.tooltip.replaceChildren(...lines.map((text, i) => el(i === 0 ? 'strong' : 'div', {}, text)));
   els.tooltip.hidden = false;

@@ -1,21 +1,24 @@
 /**
- * The timeline page's state: what is loaded (meta, columns, index), the window and scroll,
+ * The timeline page's state: what is loaded (meta, the index's lanes, the few events it draws one by one), the window and scroll,
  * the selection and measure, the lanes folded or open, the level-of-detail answer in hand; the
  * page's elements; the host channel, worker client and toolbar main.ts wires in; and what the
  * page keeps in its webview state across a reload.
  */
 import type { TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
-import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import type { LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { el } from '../shared/dom';
 import type { HostChannel } from '../shared/hostChannel';
 import type { Theme } from '../shared/theme';
 import { readTheme } from '../shared/theme';
+import type { KnownEvents } from './known';
+import { emptyKnown } from './known';
 import type { Layout } from './layout';
 import type { LodClient } from './lodClient';
 import type { Palette } from './renderer';
+import type { EventDetails } from './queries';
 import type { Toolbar } from './toolbar';
+import type { PageIndex } from './workerProtocol';
 
 /** Kept by VS Code per webview: the serializer reopens the timeline `key` names. */
 export interface PanelState {
@@ -39,6 +42,8 @@ export interface Stats {
   draws: number;
   /** Events the filter keeps (all when there is none). */
   kept: number;
+  /** Queries to the engine not answered yet (details, hits, steps, filters): the browser tests wait for 0. */
+  queries: number;
   /** Names of the kernels drawn one by one in the latest level-of-detail answer. */
   rawKernels: string[];
   view: { startNs: number; endNs: number; scrollY: number; selected: number; lanesDrawn: number };
@@ -54,6 +59,7 @@ export const stats: Stats = {
   events: 0,
   draws: 0,
   kept: 0,
+  queries: 0,
   rawKernels: [],
   view: { startNs: 0, endNs: 0, scrollY: 0, selected: -1, lanesDrawn: 0 },
 };
@@ -73,16 +79,24 @@ export interface Drag {
 export const s = {
   saved: {} as PanelState,
   meta: undefined as TimelineMeta | undefined,
-  columns: undefined as TimelineColumns | undefined,
-  index: undefined as TimelineIndex | undefined,
+  /** The events the page draws one by one; the engine holds the timeline itself. */
+  known: emptyKnown() as KnownEvents,
+  index: undefined as PageIndex | undefined,
   layout: undefined as Layout | undefined,
   result: undefined as LodResult | undefined,
   resultLanes: new Set<number>(),
   resultFilter: 0,
   filterVersion: 0,
-  /** The page's copy of the filter's mask (the worker gets its own): hit tests skip hidden events. */
-  pageMask: undefined as Uint8Array | undefined,
   lodId: 0,
+  /** Ids of the latest queries of each kind: an older answer is dropped. */
+  filterId: 0,
+  detailsId: 0,
+  hoverId: 0,
+  pickId: 0,
+  /** Whether the next filter answer zooms to the events it keeps (a kernel opened from the code lens). */
+  fitOnFilter: false,
+  /** The selected event's details pane, as the engine answered it. */
+  details: undefined as EventDetails | undefined,
   inFlight: false,
   startNs: 0,
   endNs: 1,

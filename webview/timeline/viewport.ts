@@ -3,7 +3,6 @@
  * shown and the vertical scroll, zooming and panning, fitting to everything, to the filter's
  * events or to the selection, and the scene the renderer draws from them.
  */
-import { visibleStartNs } from '../../src/core/timeline/timelineLod';
 import { layoutRows } from './layout';
 import type { Scene } from './renderer';
 import { RULER_PX, plotWidth, xToTime } from './renderer';
@@ -66,16 +65,8 @@ export function fitAll(save = true): void {
 }
 
 /** The window around the events the filter keeps (a kernel's launches, opened from the lens). */
-export function fitToKept(): void {
-  if (!s.columns || !s.pageMask) return;
-  let a = Infinity;
-  let b = -Infinity;
-  for (let e = 0; e < s.columns.count; e++) {
-    if (!s.pageMask[e]) continue;
-    a = Math.min(a, visibleStartNs(s.columns, e));
-    b = Math.max(b, s.columns.endNs[e]!, s.columns.startNs[e]!);
-  }
-  if (!Number.isFinite(a)) return;
+export function fitToKept(a: number, b: number): void {
+  if (!Number.isFinite(a) || !Number.isFinite(b) || b < a) return;
   const pad = Math.max((b - a) * 0.05, 500);
   setWindow(a - pad, b + pad);
 }
@@ -93,14 +84,9 @@ export function panBy(px: number): void {
 export function zoomToSelection(): void {
   if (s.measure)
     return setWindow(Math.min(s.measure.fromNs, s.measure.toNs), Math.max(s.measure.fromNs, s.measure.toNs));
-  if (!s.columns || s.selected < 0) return;
-  const events = [s.selected, ...s.related];
-  let a = Infinity;
-  let b = -Infinity;
-  for (const e of events) {
-    a = Math.min(a, visibleStartNs(s.columns, e));
-    b = Math.max(b, s.columns.endNs[e]!, s.columns.startNs[e]!);
-  }
+  if (!s.details || s.selected < 0) return;
+  const a = s.details.relatedExtent.fromNs;
+  const b = s.details.relatedExtent.toNs;
   const pad = Math.max((b - a) * 0.15, 200);
   setWindow(a - pad, b + pad);
 }
@@ -113,8 +99,8 @@ export function scene(): Scene {
     endNs: s.endNs,
     scrollY: s.scrollY,
     layout: s.layout!,
-    columns: s.columns!,
-    index: s.index!,
+    columns: s.known.columns,
+    index: { laneOf: s.known.laneOf, heat: s.index!.heat, lanes: s.index!.lanes },
     result: s.result,
     selected: s.selected,
     related: s.related,

@@ -3,24 +3,50 @@
  * bundle's own code, so these are plain types; what the extension host sends is validated
  * before it ever reaches the worker.
  *
- * The columns travel to the worker and back by transfer (no copy): the worker builds the
- * index and its own lane-ordered columns from them, then returns them to the page, so each
- * byte of the timeline is held once.
+ * The columns travel to the worker by transfer (no copy) and stay there: the engine is their one
+ * owner. The page holds no copy; it asks by message for what it shows (an event's details, the
+ * event under the pointer, the filter's mask and counts, the next event in a lane) and each
+ * level-of-detail answer carries the records of the events it draws one by one. Every query
+ * has an id; the page drops an answer that is not its latest.
  */
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
 import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import type { EventDetails, EventRecords, HitAnswer } from './queries';
+
+/** What the page keeps of the index: the lanes, their layout and the time span, nothing per event. */
+export type PageIndex = Pick<TimelineIndex, 'count' | 'lanes' | 'laneStart' | 'startNs' | 'endNs' | 'heat'>;
+
+/** Why the page asked for the event under a point: a tooltip, a click, a double click. */
+export type HitPurpose = 'hover' | 'select' | 'zoom';
 
 export type ToWorker =
-  | { type: 'load'; columns: TimelineColumns; meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> }
-  | { type: 'filter'; mask: Uint8Array | undefined }
+  | { type: 'load'; columns: TimelineColumns; meta: Pick<TimelineMeta, 'gpuCus' | 'vendor' | 'simulated'> }
+  | { type: 'filter'; id: number; text: string }
   | { type: 'lod'; id: number; request: LodRequest }
-  | { type: 'measure'; id: number; fromNs: number; toNs: number };
+  | { type: 'measure'; id: number; fromNs: number; toNs: number }
+  /** The details of `event`, which becomes the engine's selection (-1: nothing selected, no answer). */
+  | { type: 'details'; id: number; event: number }
+  | { type: 'hit'; id: number; purpose: HitPurpose; lane: number; timeNs: number; slopNs: number }
+  /**
+   * The next (1) or previous (-1) event of the selection's lane, or of `lane` when nothing is
+   * selected. The selection is the engine's: the last event it was asked the details of, picked
+   * or stepped to, in message order, so a second step sent before the first one's answer
+   * arrived steps on from it.
+   */
+  | { type: 'step'; id: number; lane: number; direction: 1 | -1 }
+  /** The first event of `lane` in [fromNs, toNs]. */
+  | { type: 'first'; id: number; lane: number; fromNs: number; toNs: number };
 
 export type FromWorker =
-  | { type: 'index'; index: TimelineIndex; columns: TimelineColumns; buildMs: number }
-  | { type: 'lod'; id: number; result: LodResult; ms: number }
+  | { type: 'index'; index: PageIndex; inferred: boolean; buildMs: number }
+  | { type: 'lod'; id: number; result: LodResult; records: EventRecords; rawKernels: string[]; ms: number }
   | { type: 'measure'; id: number; result: RangeMeasure }
+  | { type: 'filter'; id: number; kept: number; fromNs: number; toNs: number; selectedKept: boolean }
+  | { type: 'details'; id: number; details: EventDetails | undefined }
+  | { type: 'hit'; id: number; purpose: HitPurpose; hit: HitAnswer }
+  /** An event to select and reveal (a step or the first in view); -1 for none. */
+  | { type: 'pick'; id: number; event: number }
   | { type: 'error'; message: string };
 
 /** The worker's state machine, also run on the page itself when a worker cannot start. */
@@ -28,9 +54,12 @@ export interface LodEngine {
   handle(message: ToWorker, reply: (message: FromWorker, transfer?: Transferable[]) => void): void;
 }
 
+/**
+ * The distinct buffers under the columns, each once: the host reads a file's columns as views
+ * over its one buffer, and a transfer list may not name a buffer twice.
+ */
 export function columnBuffers(c: TimelineColumns): ArrayBuffer[] {
   const optional = [c.label, c.cus, c.flags].filter((a): a is Int32Array | Uint32Array | Uint8Array => a !== undefined);
-  return [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes, ...optional].map(
-    (a) => a.buffer as ArrayBuffer,
-  );
+  const all = [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes, ...optional];
+  return [...new Set(all.map((a) => a.buffer as ArrayBuffer))];
 }

@@ -23,6 +23,8 @@ import { timelineFileBytes } from '../timeline/timelineFile';
 import { formatBytes } from '../units';
 
 const MiB = 1024 * 1024;
+/** The most one asynchronous read asks for: a cancelled read of a large file stops within one of these. */
+const READ_CHUNK = 64 * MiB;
 
 /** The helper's largest timeline: a 32-byte header and 50 bytes of columns per event (sdmatl version 2), each column padded to 8 bytes (docs/PROTOCOL.md). */
 export const TIMELINE_MAX_BYTES = timelineFileBytes(LIMITS.timelineEventsMax, 2);
@@ -188,14 +190,21 @@ export function openSafeFileSync(file: string, kind: FileKindName): { fd: number
   }
 }
 
-/** Reads a whole file of a capped kind: never more than its cap plus one byte, whatever the file does meanwhile. */
-export async function readSafeFile(file: string, kind: CappedKind): Promise<Buffer> {
+/**
+ * Reads a whole file of a capped kind: never more than its cap plus one byte, whatever the file
+ * does meanwhile. `signal` is polled between reads of at most READ_CHUNK bytes: an aborted read
+ * stops there and rejects with the signal's reason.
+ */
+export async function readSafeFile(file: string, kind: CappedKind, signal?: AbortSignal): Promise<Buffer> {
+  signal?.throwIfAborted();
   const { handle, size } = await openSafeFile(file, kind);
   try {
-    return await readBounded(file, kind, size, (buffer, offset, length, position) =>
-      handle.read(buffer, offset, length, position).then((r) => r.bytesRead),
-    );
+    return await readBounded(file, kind, size, (buffer, offset, length, position) => {
+      signal?.throwIfAborted();
+      return handle.read(buffer, offset, Math.min(length, READ_CHUNK), position).then((r) => r.bytesRead);
+    });
   } catch (err) {
+    if (signal?.aborted && err === signal.reason) throw err;
     throw failed(file, kind, err);
   } finally {
     await handle.close();

@@ -190,16 +190,24 @@ export async function timelineEventCount(run: Run, location: TimelineLocation): 
   }
 }
 
-/** Reads a timeline: the sdmatl file, or the inline events of the run's record. */
-export async function loadTimeline(run: Run, location: TimelineLocation): Promise<TimelineColumns> {
+/**
+ * Reads a timeline: the sdmatl file, or the inline events of the run's record. The file's
+ * columns are views over the bytes read (no second copy); `signal` cancels the read between
+ * chunks and columns.
+ */
+export async function loadTimeline(
+  run: Run,
+  location: TimelineLocation,
+  signal?: AbortSignal,
+): Promise<TimelineColumns> {
   if (location.kind === 'inline') {
     const tl = run.timeline;
     if (!tl || !('events' in tl)) throw new Error('the run has no inline timeline');
     return columnsFromEvents(tl.events);
   }
   // A file SDMA Lens may not have written (a run folder from elsewhere): no links, FIFOs or devices, at most the helper's largest timeline.
-  const bytes = await readSafeFile(location.file, 'timeline');
-  return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const bytes = await readSafeFile(location.file, 'timeline', signal);
+  return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), signal);
 }
 
 export function timelineMeta(

@@ -107,8 +107,8 @@ export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: nu
  * What a timeline costs in the panel's renderer while it loads and after: the file's columns
  * (50 bytes an event with flags), the index (24), the worker's lane-ordered columns and order
  * (27 to 43) and the filter's mask (1): at most 118 bytes an event, 110 in the common case of
- * times and bytes that fit 32 bits. The extension host holds the file (50) and its columns (50)
- * while reading. A budget of 2.2 GB for the renderer gives the cap: 20 million events. The
+ * times and bytes that fit 32 bits, all of it in the worker (the page holds nothing per event).
+ * The extension host holds the file once while reading (50): its columns are views over it. A budget of 2.2 GB for the renderer gives the cap: 20 million events. The
  * helper writes up to 50 million (native/src/limits.json); larger ones are refused before they
  * are read, with what to do instead.
  */

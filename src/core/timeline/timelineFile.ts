@@ -1,7 +1,8 @@
 /**
  * Reader of the helper's columnar timeline file (`sdmatl` versions 1 and 2, docs/PROTOCOL.md).
- * Columns become typed arrays over copies of the file's bytes, so a million events cost a
- * few allocations, not a million objects; the same arrays can be posted to a webview.
+ * Columns become typed arrays over the file's bytes (views where aligned, copies where not), so
+ * a million events cost a few allocations, not a million objects; the same arrays can be posted
+ * to a webview.
  *
  * The file is outside data: its size bounds every allocation (a count the file cannot hold
  * is refused before anything is computed from it), and every value is checked against what
@@ -140,7 +141,20 @@ export function readTimelineHeader(data: Uint8Array, fileBytes = data.byteLength
   return { version, count: Number(count64) };
 }
 
-export function readTimelineFile(data: Uint8Array): TimelineColumns {
+/** Events checked between polls of the read's signal. */
+const CHECK_CHUNK = 1 << 20;
+
+/**
+ * The columns of an sdmatl file. Each column is a typed array over `data` itself where its
+ * offset is aligned for its width (every column starts on an 8-byte boundary of the file, so
+ * all of them are when `data` starts on one, as a file read into its own buffer does): the
+ * file is held once, not once as bytes and again as columns. A column that is not aligned, or
+ * any column of bytes that share their buffer with other data (a small Node Buffer from the
+ * pool), is copied. `signal` is polled between columns and while checking the values, so a
+ * cancelled read stops there with the signal's reason.
+ */
+export function readTimelineFile(data: Uint8Array, signal?: AbortSignal): TimelineColumns {
+  signal?.throwIfAborted();
   const { version, count } = readTimelineHeader(data);
   const widths = widthsOf(version);
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
@@ -152,45 +166,53 @@ export function readTimelineFile(data: Uint8Array): TimelineColumns {
     throw new TimelineFormatError(
       `timeline file has ${data.byteLength - needed} bytes after its columns: ${needed} hold ${count} events of version ${version}`,
     );
+  // The file's own buffer (at most a few bytes of slack, as readSafeFile's one byte past the end).
+  const ownBuffer = data.buffer.byteLength - data.byteLength <= OWN_BUFFER_SLACK;
   let offset = HEADER_BYTES;
-  // Copy each column into its own aligned buffer: the file's bytes need not be aligned for
-  // typed arrays. A copy made here, not by `data.slice`: a Node Buffer's slice is a view.
-  const take = <T>(width: number, make: (buffer: ArrayBuffer) => T): T => {
-    const bytes = new Uint8Array(width * count);
-    bytes.set(data.subarray(offset, offset + width * count));
+  const take = <T>(width: number, make: (buffer: ArrayBufferLike, byteOffset: number, length: number) => T): T => {
+    signal?.throwIfAborted();
+    const at = data.byteOffset + offset;
     offset += pad8(width * count);
-    return make(bytes.buffer);
+    if (ownBuffer && at % width === 0) return make(data.buffer, at, count);
+    // Misaligned or shared: a copy into its own buffer (made here, not by `data.slice`: a Node Buffer's slice is a view).
+    const bytes = new Uint8Array(width * count);
+    bytes.set(data.subarray(at - data.byteOffset, at - data.byteOffset + width * count));
+    return make(bytes.buffer, 0, count);
   };
   const columns: TimelineColumns = {
     count,
-    kind: take(1, (b) => new Uint8Array(b)),
-    op: take(1, (b) => new Uint8Array(b)),
-    path: take(1, (b) => new Uint8Array(b)),
-    gpu: take(2, (b) => new Uint16Array(b)),
-    lane: take(4, (b) => new Uint32Array(b)),
-    id: take(4, (b) => new Int32Array(b)),
-    ref: take(4, (b) => new Int32Array(b)),
-    startNs: take(8, (b) => new Float64Array(b)),
-    endNs: take(8, (b) => new Float64Array(b)),
-    queuedNs: take(8, (b) => new Float64Array(b)),
-    bytes: take(8, (b) => new Float64Array(b)),
+    kind: take(1, (b, o, n) => new Uint8Array(b, o, n)),
+    op: take(1, (b, o, n) => new Uint8Array(b, o, n)),
+    path: take(1, (b, o, n) => new Uint8Array(b, o, n)),
+    gpu: take(2, (b, o, n) => new Uint16Array(b, o, n)),
+    lane: take(4, (b, o, n) => new Uint32Array(b, o, n)),
+    id: take(4, (b, o, n) => new Int32Array(b, o, n)),
+    ref: take(4, (b, o, n) => new Int32Array(b, o, n)),
+    startNs: take(8, (b, o, n) => new Float64Array(b, o, n)),
+    endNs: take(8, (b, o, n) => new Float64Array(b, o, n)),
+    queuedNs: take(8, (b, o, n) => new Float64Array(b, o, n)),
+    bytes: take(8, (b, o, n) => new Float64Array(b, o, n)),
   };
-  if (version >= 2) columns.flags = take(1, (b) => new Uint8Array(b));
-  checkValues(columns);
+  if (version >= 2) columns.flags = take(1, (b, o, n) => new Uint8Array(b, o, n));
+  checkValues(columns, signal);
   return columns;
 }
+
+/** Bytes a buffer may hold past the file's and still count as the file's own. */
+const OWN_BUFFER_SLACK = 64;
 
 /**
  * Every value against what the format allows (docs/PROTOCOL.md): small enumerations in
  * range, flag bits defined, times finite, bytes finite and not negative, ids not negative,
  * refs an id or -1. The first bad value is named with its event.
  */
-function checkValues(t: TimelineColumns): void {
+function checkValues(t: TimelineColumns, signal?: AbortSignal): void {
   const bad = (i: number, what: string) => {
     throw new TimelineFormatError(`timeline file event ${i}: ${what}`);
   };
   const { kind, op, path, id, ref, startNs, endNs, queuedNs, bytes, flags } = t;
   for (let i = 0; i < t.count; i++) {
+    if (signal && i % CHECK_CHUNK === 0) signal.throwIfAborted();
     if (kind[i]! > FILE_KIND_MAX) bad(i, `kind ${kind[i]} is not one of 0..${FILE_KIND_MAX}`);
     if (op[i]! > OP_MAX) bad(i, `op ${op[i]} is not one of 0..${OP_MAX}`);
     if (path[i]! > PATH_MAX) bad(i, `path ${path[i]} is not one of 0..${PATH_MAX}`);

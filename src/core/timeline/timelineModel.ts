@@ -67,7 +67,12 @@ export interface TimelineIndex {
   order: Int32Array;
   laneStart: Int32Array;
   /** Running maximum of end times along `order` within each lane: the first event that can reach a time is a binary search. */
-  maxEnd: Float64Array;
+  maxEnd: Float64Array | Uint32Array;
+  /**
+   * Added to each `maxEnd` value: 0 for the index's own running maxima; the compact columns'
+   * base when the engine shares theirs (u32 offsets) instead of keeping a second copy.
+   */
+  maxEndBase?: number;
   /** For each packet, the doorbell event that announced it; -1 otherwise. */
   announcedBy: Int32Array;
   /** For each event with a `ref`, the event index that `ref` names; -1 otherwise. */
@@ -421,10 +426,12 @@ function queueTime(t: TimelineColumns, i: number): number {
 
 /** First position in the lane's order whose event may end at or after `timeNs`. */
 export function firstReaching(
-  index: Pick<TimelineIndex, 'laneStart' | 'maxEnd'>,
+  index: Pick<TimelineIndex, 'laneStart' | 'maxEnd' | 'maxEndBase'>,
   lane: number,
   timeNs: number,
 ): number {
+  // Compared as offsets: exact for u32 offsets and float64 times alike.
+  timeNs -= index.maxEndBase ?? 0;
   let lo = index.laneStart[lane]!;
   let hi = index.laneStart[lane + 1]!;
   while (lo < hi) {

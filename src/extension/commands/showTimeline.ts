@@ -139,7 +139,7 @@ export function source(run: Run, runDir: string, location: TimelineLocation, foc
         : pairOfFile(location),
     ),
     traceFile: join(runDir, `${base}.trace.json`),
-    load: () => loadTimeline(run, location),
+    load: (signal) => loadTimeline(run, location, signal),
     count: () => timelineEventCount(run, location),
   };
 }
