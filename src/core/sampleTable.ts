@@ -16,9 +16,9 @@
  * nothing. `at(i)` and iteration build a `Sample` object on demand, in the schema's field
  * order, read-only (frozen, its `timesNs` too: change samples with `mapped`); what is read back
  * equals what was pushed (test/unit/sampleTable.test.ts). A table of at most SHARE_BUILT_MAX
- * samples (a fleet node's sweep, a refinement) keeps the objects it built while anyone holds
- * them (a WeakRef): the advice and figures that walk its samples many times build them once.
- * A bigger table builds each on demand, so walking a million samples never holds them all.
+ * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
+ * figures that walk its samples many times build them once, and a run at rest holds only its
+ * columns. A bigger table builds each on demand, so a walk never holds them all.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -79,8 +79,12 @@ const INT_ABSENT = -0x80000000;
 const NO_CODE = -1;
 const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
-/** Tables up to this many samples keep what they built while it is held (see the file's comment). */
-export const SHARE_BUILT_MAX = 4096;
+/**
+ * Tables up to this many samples keep what they built while it is held (see the file's comment):
+ * a sweep of a million points is then walked by the advice as fast as an array of objects, at
+ * the objects' memory only while the walk holds them; a bigger one is built a sample at a time.
+ */
+export const SHARE_BUILT_MAX = 1 << 20;
 
 function isInt32(x: number): boolean {
   return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
