@@ -80,11 +80,12 @@ const NO_CODE = -1;
 const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
 /**
- * Tables up to this many samples keep what they built while it is held (see the file's comment):
- * a sweep of a million points is then walked by the advice as fast as an array of objects, at
- * the objects' memory only while the walk holds them; a bigger one is built a sample at a time.
+ * Tables up to this many samples keep what they built while it is held (see the file's comment).
+ * Not more: a million samples built at once (about 630 MB of objects) beside their columns would
+ * not fit `advise` in 2 GiB of address space (bench/scale.bench.ts); bigger tables build a sample
+ * at a time.
  */
-export const SHARE_BUILT_MAX = 1 << 20;
+export const SHARE_BUILT_MAX = 4096;
 
 function isInt32(x: number): boolean {
   return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
