@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_FILE_NAME } from '../../src/core/run';
-import { HEAD_BYTES, RunList, TAIL_BYTES, mapBounded, summarizeRunFile } from '../../src/core/runs/runList';
+import { HEAD_BYTES, RunList, TAIL_BYTES, summarizeRunFile } from '../../src/core/runs/runList';
+import { mapBounded } from '../../src/core/fleetRun/fleetLoad';
 import { RunStore } from '../../src/core/runs/runStore';
 import { done, header, hello, sample } from '../support/records';
 

@@ -7,11 +7,35 @@
  */
 import type { Run } from '../run';
 import type { RunStore } from '../runs/runStore';
-import { mapBounded } from '../runs/runList';
 import type { FleetIndex } from '../fleet/fleetIndex';
 import type { FleetStore } from './fleetStore';
 import type { NodeFigures, NodeRuns } from '../fleet/fleetView';
 import { nodeFigures } from '../fleet/fleetView';
+
+/**
+ * `fn` over `items`, at most `limit` at once; the results in the items' order. Stops starting
+ * new calls once `signal` is aborted (those running finish) and then throws its reason.
+ */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      if (signal?.aborted) return;
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  const workers = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  signal?.throwIfAborted();
+  return out;
+}
 
 export interface LoadedFleet {
   index: FleetIndex;

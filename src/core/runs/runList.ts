@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import * as v from 'valibot';
 import type { RunEnd, RunHeader } from '../run';
 import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, isSimulated, newRun, runStatus } from '../run';
-import { SafeFileError, openSafeFileSync } from './safeFile';
+import { openSafeFileSync } from './safeFile';
 
 export interface RunSummary {
   id: string;
@@ -42,7 +42,8 @@ export interface RunSummary {
   bytes: number;
 }
 
-const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** A run's folder name: what `makeRunId` makes, and nothing that walks out of the runs folder. */
+export const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The head read first: a header and a hello line fit in it many times over. */
 export const HEAD_BYTES = 4 * 1024;
@@ -53,42 +54,16 @@ export const TAIL_BYTES = 4 * 1024;
 /** The tail read when the last line is longer than TAIL_BYTES; longer still, it is taken as cut off. */
 export const TAIL_MAX_BYTES = 64 * 1024;
 
-/**
- * `fn` over `items`, at most `limit` at once; the results in the items' order. Stops starting
- * new calls once `signal` is aborted (those running finish) and then throws its reason.
- */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-  signal?: AbortSignal,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      if (signal?.aborted) return;
-      const i = next++;
-      out[i] = await fn(items[i]!, i);
-    }
-  };
-  const workers = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-  signal?.throwIfAborted();
-  return out;
-}
-
-class ListError extends Error {}
-
-function parseHeader(line: string, file: string): RunHeader {
+/** The first line of a run file as its header; throws a message naming `file` when it is not one. */
+export function parseRunHeader(line: string, file: string): RunHeader {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    throw new ListError(`${file} does not start with a run header (not an SDMA Lens run, or damaged)`);
+    throw new Error(`${file} does not start with a run header (not an SDMA Lens run, or damaged)`);
   }
   const header = v.safeParse(RunHeaderSchema, value);
-  if (!header.success) throw new ListError(`${file} has an unreadable run header: ${header.issues[0].message}`);
+  if (!header.success) throw new Error(`${file} has an unreadable run header: ${header.issues[0].message}`);
   return header.output;
 }
 
@@ -106,13 +81,8 @@ function safeJson(line: string): unknown {
  * `tailAt`. A file no larger than head + tail is read once, whole (`tail` is `head` then).
  */
 export function readEnds(file: string): { head: Buffer; tail: Buffer; tailAt: number; bytes: number } {
-  let opened;
-  try {
-    opened = openSafeFileSync(file, 'run');
-  } catch (err) {
-    throw err instanceof SafeFileError ? new ListError(err.message) : err;
-  }
-  const { fd, size: bytes } = opened;
+  // A refused file (SafeFileError) is thrown as is: the summary lists the run as corrupt with its message.
+  const { fd, size: bytes } = openSafeFileSync(file, 'run');
   try {
     const part = (length: number, position: number) => {
       const buffer = Buffer.allocUnsafe(length);
@@ -167,7 +137,7 @@ export function summarizeRunFile(id: string, dir: string, file: string): RunSumm
     const whole = tailAt === 0;
     const lastAt = lastLineStart(tail, tailAt, whole);
     const firstNl = head.indexOf(10);
-    const header = parseHeader(head.subarray(0, firstNl === -1 ? head.length : firstNl).toString('utf8'), file);
+    const header = parseRunHeader(head.subarray(0, firstNl === -1 ? head.length : firstNl).toString('utf8'), file);
     const run = newRun(header);
     // The head's whole lines after the header, short of the last line (read once, below).
     let at = firstNl + 1;

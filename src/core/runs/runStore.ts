@@ -8,16 +8,15 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, w
 import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import * as v from 'valibot';
 import type { Run, RunHeader } from '../run';
-import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, newRun } from '../run';
+import { RUN_FILE_NAME, applySavedValue, newRun } from '../run';
 import { MAX_LINE_CHARS } from './lineSplitter';
 import { openSafeFile } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
 import type { RunDeleteOutcome } from './runFolder';
 import { RunFolderError, checkRunFolder, deleteRunFolder } from './runFolder';
 import type { RunSummary } from './runList';
-import { listRuns } from './runList';
+import { RUN_ID, listRuns, parseRunHeader } from './runList';
 
 export class RunFileError extends Error {}
 
@@ -40,8 +39,6 @@ export class RunWriteError extends RunFileError {
     );
   }
 }
-
-const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Makes a sortable, file-system-safe id: 2026-11-30T01-02-03-456Z-sweep-sim-k3f9. */
 export function makeRunId(command: string, backend: string, now = new Date()): string {
@@ -329,15 +326,9 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
 }
 
 function parseHeader(line: string, file: string): RunHeader {
-  let value: unknown;
   try {
-    value = JSON.parse(line);
-  } catch {
-    throw new RunFileError(`${file} does not start with a run header (not an SDMA Lens run, or damaged)`);
+    return parseRunHeader(line, file);
+  } catch (err) {
+    throw new RunFileError((err as Error).message);
   }
-  const header = v.safeParse(RunHeaderSchema, value);
-  if (!header.success) {
-    throw new RunFileError(`${file} has an unreadable run header: ${header.issues[0].message}`);
-  }
-  return header.output;
 }
