@@ -18,7 +18,8 @@
  * equals what was pushed (test/unit/sampleTable.test.ts). A table of at most SHARE_BUILT_MAX
  * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
  * figures that walk its samples many times build them once, and a run at rest holds only its
- * columns. A bigger table builds each on demand, so a walk never holds them all.
+ * columns. A bigger table builds each on demand, so a walk never holds them all; `select`
+ * (reorder, subset) and `numbersOf` (one field of each) work on the columns and build none.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -58,6 +59,9 @@ const STRING_FIELDS = [
 ] as const satisfies readonly (keyof Sample)[];
 const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyof Sample)[];
 
+/** The fields held as numbers. */
+export type NumberField = (typeof NUMBER_FIELDS)[number];
+
 type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
 
 /** Every field of the schema, in its order, with the column kind that holds it. */
@@ -95,6 +99,11 @@ function isUint32(x: number): boolean {
 }
 
 type NumberColumn = Int32Array | Float64Array;
+/** Reads one field of sample `i` from its column (`rest`: the sample's nested fields, parsed). */
+interface Reader {
+  readonly name: string;
+  readonly get: (i: number, rest: Record<string, unknown> | undefined) => unknown;
+}
 
 function deepFreeze<T>(x: T): T {
   if (typeof x === 'object' && x !== null) {
@@ -162,9 +171,13 @@ export class SampleTable implements Iterable<Sample> {
   private readonly restDict = new Dictionary();
   private lastRest: { value: Record<string, unknown>; code: number } | undefined;
   private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
-  /** A sample built: its values by FIELDS (reused), and one object per shape (fields present) to copy. */
-  private readonly scratch: unknown[] = FIELDS.map(() => undefined);
+  /** How samples are built from the columns as they are now (see `plan`); rebuilt when a column is added or replaced. */
+  private readers: Reader[] | undefined;
+  /** A sample built: its values by reader (reused), and one object per shape (fields present) to copy. */
+  private scratch: unknown[] = [];
   private readonly shapes = new Map<number, Record<string, unknown>>();
+  private lastMask = -1;
+  private lastShape: Record<string, unknown> | undefined;
   /** Per sample: where its times start in the pool, and how many (NO_TIMES: absent). */
   private timesStart: Float64Array | undefined;
   private timesCount: Uint32Array | undefined;
@@ -232,7 +245,10 @@ export class SampleTable implements Iterable<Sample> {
       if (x !== undefined) (rest ??= {})[f] = x;
     }
     if (rest) {
-      this.rest ??= new Int32Array(this.capacity).fill(NO_CODE);
+      if (!this.rest) {
+        this.rest = new Int32Array(this.capacity).fill(NO_CODE);
+        this.readers = undefined;
+      }
       // A sweep's evidence mostly repeats the last sample's: compared field by field, it is not written as JSON again.
       if (this.lastRest === undefined || !sameRest(rest, this.lastRest.value)) {
         this.lastRest = { value: rest, code: this.restDict.code(JSON.stringify(rest)) };
@@ -241,6 +257,63 @@ export class SampleTable implements Iterable<Sample> {
     }
     this.n = i + 1;
     this.built = undefined;
+  }
+
+  /**
+   * One reader per column present, in the schema's field order: a sample is built by calling
+   * only these, each knowing its column's type, rather than testing all of the schema's fields
+   * and types for every sample. Made again whenever a column is created, widened or regrown.
+   */
+  private plan(): Reader[] {
+    if (this.readers) return this.readers;
+    const readers: Reader[] = [];
+    for (const [name, kind, k] of FIELDS) {
+      switch (kind) {
+        case 'number': {
+          const c = this.numbers[k];
+          if (c instanceof Int32Array) readers.push({ name, get: (i) => (c[i] === INT_ABSENT ? undefined : c[i]) });
+          else if (c) readers.push({ name, get: (i) => (Number.isNaN(c[i]) ? undefined : c[i]) });
+          break;
+        }
+        case 'string': {
+          const c = this.strings[k];
+          if (c) {
+            const { codes, dict } = c;
+            readers.push({ name, get: (i) => (codes[i] === NO_CODE ? undefined : dict.values[codes[i]!]) });
+          }
+          break;
+        }
+        case 'boolean': {
+          const c = this.booleans[k];
+          if (c) readers.push({ name, get: (i) => (c[i] === 2 ? undefined : c[i] === 1) });
+          break;
+        }
+        case 'times': {
+          const starts = this.timesStart;
+          const counts = this.timesCount;
+          const pool = this.pool;
+          if (starts && counts)
+            readers.push({
+              name,
+              get: (i) => {
+                const count = counts[i]!;
+                if (count === NO_TIMES) return undefined;
+                const start = starts[i]!;
+                const out = new Array<number>(count);
+                for (let j = 0; j < count; j++) out[j] = pool[start + j]!;
+                return Object.freeze(out);
+              },
+            });
+          break;
+        }
+        case 'rest':
+          if (this.rest) readers.push({ name, get: (_i, rest) => rest?.[name] });
+          break;
+      }
+    }
+    this.readers = readers;
+    this.scratch = readers.map(() => undefined);
+    return readers;
   }
 
   /** The sample at `i` (negative: from the end), read-only; undefined outside the table. */
@@ -338,10 +411,82 @@ export class SampleTable implements Iterable<Sample> {
     for (let i = 0; i < this.n; i++) f(all ? all[i]! : this.build(i), i);
   }
 
+  /**
+   * The values of one number field, sample by sample, without building a sample (NaN where a
+   * sample lacks it): for a walk that needs a field or two of a big table.
+   */
+  numbersOf(field: NumberField): Float64Array {
+    const out = new Float64Array(this.n).fill(NaN);
+    const c = this.numbers[NUMBER_FIELDS.indexOf(field)];
+    if (c instanceof Int32Array) {
+      for (let i = 0; i < this.n; i++) if (c[i] !== INT_ABSENT) out[i] = c[i]!;
+    } else if (c) out.set(c.subarray(0, this.n));
+    return out;
+  }
+
+  /**
+   * A new table of the samples at `indices`, in that order (an index may repeat), copied column
+   * by column: reordering or subsetting a big table builds no sample.
+   */
+  select(indices: ArrayLike<number>): SampleTable {
+    const m = indices.length;
+    for (let j = 0; j < m; j++) {
+      const i = indices[j]!;
+      if (!Number.isInteger(i) || i < 0 || i >= this.n)
+        throw new RangeError(`select: index ${i} is outside 0..${this.n - 1}`);
+    }
+    const t = new SampleTable();
+    t.n = m;
+    t.capacity = m;
+    const gather = <T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(m);
+      for (let j = 0; j < m; j++) b[j] = a[indices[j]!]!;
+      return b;
+    };
+    this.numbers.forEach((c, f) => {
+      if (c) t.numbers[f] = gather(c);
+    });
+    this.strings.forEach((c, f) => {
+      if (!c) return;
+      const dict = new Dictionary();
+      for (const v of c.dict.values) dict.code(v);
+      t.strings[f] = { codes: gather(c.codes), dict };
+    });
+    this.booleans.forEach((c, f) => {
+      if (c) t.booleans[f] = gather(c);
+    });
+    if (this.rest) {
+      t.rest = gather(this.rest);
+      for (const v of this.restDict.values) t.restDict.code(v);
+    }
+    if (this.timesStart && this.timesCount) {
+      const counts = gather(this.timesCount);
+      const starts = new Float64Array(m);
+      let total = 0;
+      for (let j = 0; j < m; j++) if (counts[j] !== NO_TIMES) total += counts[j]!;
+      const pool = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(total);
+      let at = 0;
+      for (let j = 0; j < m; j++) {
+        const count = counts[j]!;
+        if (count === NO_TIMES) continue;
+        const from = this.timesStart[indices[j]!]!;
+        pool.set(this.pool.subarray(from, from + count), at);
+        starts[j] = at;
+        at += count;
+      }
+      t.timesStart = starts;
+      t.timesCount = counts;
+      t.pool = pool;
+      t.poolLength = total;
+    }
+    return t;
+  }
+
   /** Gives back the slack of growth: called once a run is read whole. */
   trim(): void {
     this.reserve(this.n, true);
     if (this.pool.length !== this.poolLength) this.pool = this.pool.slice(0, this.poolLength);
+    this.readers = undefined;
   }
 
   /** The bytes the columns hold (typed arrays only; the dictionaries are extra and small when values repeat). */
@@ -369,6 +514,7 @@ export class SampleTable implements Iterable<Sample> {
     if (this.timesStart) this.timesStart = resize(this.timesStart, 0);
     if (this.timesCount) this.timesCount = resize(this.timesCount, NO_TIMES);
     this.capacity = capacity;
+    this.readers = undefined;
   }
 
   private setNumber(f: number, i: number, x: number | undefined): void {
@@ -377,6 +523,7 @@ export class SampleTable implements Iterable<Sample> {
     if (!c) {
       c = new Int32Array(this.capacity).fill(INT_ABSENT);
       this.numbers[f] = c;
+      this.readers = undefined;
     }
     if (c instanceof Int32Array && !isInt32(x)) {
       const wide = new Float64Array(this.capacity);
@@ -386,6 +533,7 @@ export class SampleTable implements Iterable<Sample> {
       }
       c = wide;
       this.numbers[f] = c;
+      this.readers = undefined;
     }
     c[i] = x;
   }
@@ -396,6 +544,7 @@ export class SampleTable implements Iterable<Sample> {
     if (!c) {
       c = { codes: new Int32Array(this.capacity).fill(NO_CODE), dict: new Dictionary() };
       this.strings[f] = c;
+      this.readers = undefined;
     }
     c.codes[i] = c.dict.code(x);
   }
@@ -406,13 +555,17 @@ export class SampleTable implements Iterable<Sample> {
     if (!c) {
       c = new Uint8Array(this.capacity).fill(2);
       this.booleans[f] = c;
+      this.readers = undefined;
     }
     c[i] = x ? 1 : 0;
   }
 
   private setTimes(i: number, times: readonly number[]): void {
-    this.timesStart ??= new Float64Array(this.capacity);
-    this.timesCount ??= new Uint32Array(this.capacity).fill(NO_TIMES);
+    if (!this.timesStart || !this.timesCount) {
+      this.timesStart = new Float64Array(this.capacity);
+      this.timesCount = new Uint32Array(this.capacity).fill(NO_TIMES);
+      this.readers = undefined;
+    }
     const need = this.poolLength + times.length;
     if (need > this.pool.length) {
       const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(
@@ -420,12 +573,16 @@ export class SampleTable implements Iterable<Sample> {
       );
       wider.set(this.pool.subarray(0, this.poolLength));
       this.pool = wider;
+      this.readers = undefined;
     }
     let pool = this.pool;
     const at = this.poolLength;
     for (let k = 0; k < times.length; k++) {
       const t = times[k]!;
-      if (pool instanceof Uint32Array && !isUint32(t)) pool = this.pool = Float64Array.from(pool);
+      if (pool instanceof Uint32Array && !isUint32(t)) {
+        pool = this.pool = Float64Array.from(pool);
+        this.readers = undefined;
+      }
       pool[at + k] = t;
     }
     this.timesStart[i] = this.poolLength;
@@ -444,74 +601,42 @@ export class SampleTable implements Iterable<Sample> {
     return value;
   }
 
-  private times(start: number, count: number): number[] {
-    const out = new Array<number>(count);
-    for (let k = 0; k < count; k++) out[k] = this.pool[start + k]!;
-    return Object.freeze(out) as number[];
-  }
-
-  private num(f: number, i: number): number | undefined {
-    const c = this.numbers[f];
-    if (!c) return undefined;
-    const x = c[i]!;
-    return (c instanceof Int32Array ? x === INT_ABSENT : Number.isNaN(x)) ? undefined : x;
-  }
-
-  private str(f: number, i: number): string | undefined {
-    const c = this.strings[f];
-    const code = c?.codes[i] ?? NO_CODE;
-    return code === NO_CODE ? undefined : c!.dict.values[code];
-  }
-
   private build(i: number): Sample {
+    const readers = this.plan();
     const restCode = this.rest?.[i] ?? NO_CODE;
     const rest = restCode !== NO_CODE ? this.restOf(restCode) : undefined;
-    // The values present, and which they are as a mask (one bit a field, exact in a double).
+    // The values present, and which they are as a mask (one bit a reader, exact in a double).
     const values = this.scratch;
     let mask = 0;
     let bit = 1;
-    for (let f = 0; f < FIELDS.length; f++, bit *= 2) {
-      const [name, kind, k] = FIELDS[f]!;
-      let x: unknown;
-      switch (kind) {
-        case 'number':
-          x = this.num(k, i);
-          break;
-        case 'string':
-          x = this.str(k, i);
-          break;
-        case 'boolean': {
-          const b = this.booleans[k]?.[i] ?? 2;
-          x = b === 2 ? undefined : b === 1;
-          break;
-        }
-        case 'times': {
-          const count = this.timesCount?.[i] ?? NO_TIMES;
-          x = count === NO_TIMES ? undefined : this.times(this.timesStart![i]!, count);
-          break;
-        }
-        case 'rest':
-          x = rest?.[name];
-          break;
-      }
-      values[f] = x;
+    for (let r = 0; r < readers.length; r++, bit *= 2) {
+      const x = readers[r]!.get(i, rest);
+      values[r] = x;
       if (x !== undefined) mask += bit;
     }
     // One object of the mask's shape, made once; each sample of that shape is a copy of it
     // with its values, built at its final size as JSON.parse builds objects (an object grown
     // a field at a time takes twice the memory, which counts when a caller holds a million).
-    let shape = this.shapes.get(mask);
+    let shape = mask === this.lastMask ? this.lastShape : this.shapes.get(mask);
     if (!shape) {
-      shape = { type: 'sample' };
-      for (let f = 0; f < FIELDS.length; f++) if (values[f] !== undefined) shape[FIELDS[f]![0]] = 0;
+      // Made by JSON.parse, as a record read from a file is (an object given more than a dozen
+      // fields one at a time turns into a dictionary, slow to copy, as would be every copy), and
+      // frozen: in V8 a copy of a frozen object freezes in a fraction of the time, at half the
+      // memory, of a copy of one that is not.
+      let json = '{"type":"sample"';
+      for (let r = 0; r < readers.length; r++)
+        if (values[r] !== undefined) json += `,${JSON.stringify(readers[r]!.name)}:0`;
+      shape = Object.freeze(JSON.parse(`${json}}`) as Record<string, unknown>);
       this.shapes.set(mask, shape);
     }
+    this.lastMask = mask;
+    this.lastShape = shape;
     const out: Record<string, unknown> = { ...shape };
-    for (let f = 0; f < FIELDS.length; f++) {
-      const x = values[f];
+    for (let r = 0; r < readers.length; r++) {
+      const x = values[r];
       if (x !== undefined) {
-        out[FIELDS[f]![0]] = x;
-        values[f] = undefined;
+        out[readers[r]!.name] = x;
+        values[r] = undefined;
       }
     }
     return Object.freeze(out) as unknown as Sample;

@@ -94,4 +94,53 @@ describe('SampleTable against mutated sample lines', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('select gives the samples at its indices, column by column, and numbersOf the field of each', () => {
+    fc.assert(
+      fc.property(
+        fc.array(mutation, { minLength: 0, maxLength: 25 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.array(mutation, { maxLength: 3 }),
+        (ms, picks, more) => {
+          const table = new SampleTable();
+          for (const m of ms) {
+            const result = validateRecord(JSON.parse(JSON.stringify(mutate(m))));
+            if (result.kind === 'record' && result.record.type === 'sample') table.push(result.record);
+          }
+          const before = table.toArray();
+          const indices = table.length === 0 ? [] : picks.map((p) => p % table.length);
+          const chosen = table.select(indices);
+          expect(chosen.toArray()).toStrictEqual(indices.map((i) => before[i]));
+          for (const field of ['sizeBytes', 'meanNs', 'cusSeen'] as const)
+            expect([...chosen.numbersOf(field)]).toStrictEqual(indices.map((i) => before[i]![field] ?? NaN));
+          // The copy grows on its own; the table it came from is unchanged.
+          const added: Sample[] = [];
+          for (const m of more) {
+            const result = validateRecord(JSON.parse(JSON.stringify(mutate(m))));
+            if (result.kind === 'record' && result.record.type === 'sample') {
+              chosen.push(result.record);
+              added.push(v.parse(SampleSchema, JSON.parse(JSON.stringify(result.record))));
+            }
+          }
+          expect(chosen.toArray()).toStrictEqual([...indices.map((i) => before[i]), ...added]);
+          expect(table.toArray()).toStrictEqual(before);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('select refuses an index outside the table', () => {
+    const table = SampleTable.from(
+      sampleLines.slice(0, 3).map((l) => {
+        const r = validateRecord(JSON.parse(l));
+        if (r.kind !== 'record' || r.record.type !== 'sample') throw new Error('fixture line is not a sample');
+        return r.record;
+      }),
+    );
+    expect(() => table.select([0, 3])).toThrow(RangeError);
+    expect(() => table.select([-1])).toThrow(RangeError);
+    expect(() => table.select([0.5])).toThrow(RangeError);
+    expect(table.select([2, 2, 0]).toArray()).toStrictEqual([table.at(2), table.at(2), table.at(0)]);
+  });
 });

@@ -77,19 +77,27 @@ export interface AdviceOptions {
 
 const pairKey = (p: EndpointPair) => `${p.src}:${p.dst}`;
 
-/** A run's samples by endpoint pair, in one pass (each pair's samples in run order). */
-function samplesByPair(run: Run): Map<string, { pair: EndpointPair; samples: Sample[] }> {
-  const byPair = new Map<string, { pair: EndpointPair; samples: Sample[] }>();
-  for (const s of run.samples) {
+/**
+ * Which of a run's samples stand for their paths, by endpoint pair, in one pass: as indices (in
+ * run order), so a big run's samples are built when their pair is advised, one pair at a time,
+ * rather than all held at once.
+ */
+function samplesByPair(run: Run): Map<string, { pair: EndpointPair; indices: number[] }> {
+  const byPair = new Map<string, { pair: EndpointPair; indices: number[] }>();
+  run.samples.forEach((s, i) => {
     // The runtime-default series and a sample whose evidence contradicts its label are not their paths' figures.
-    if (!standsForItsPath(s)) continue;
+    if (!standsForItsPath(s)) return;
     const key = pairKey(s);
     const group = byPair.get(key);
-    if (group) group.samples.push(s);
-    else byPair.set(key, { pair: { src: s.src, dst: s.dst }, samples: [s] });
-  }
+    if (group) group.indices.push(i);
+    else byPair.set(key, { pair: { src: s.src, dst: s.dst }, indices: [i] });
+  });
   return byPair;
 }
+
+/** The samples of a pair's group (none for a pair the run did not measure). */
+const samplesOf = (run: Run, group: { indices: number[] } | undefined): Sample[] =>
+  group ? group.indices.map((i) => run.samples.at(i)!) : [];
 
 const pairsOf = (byPair: Map<string, { pair: EndpointPair }>) =>
   [...byPair.values()].map((g) => g.pair).sort(comparePairs);
@@ -105,7 +113,9 @@ export function adviseAllPairs(run: Run, options: AdviceOptions = {}): Advice[] 
   const pairs = pairsOf(byPair);
   return pairs.length === 0
     ? [adviseFromRun(run, options)]
-    : pairs.map((pair) => adviseOnPair(run, pairs, pair, byPair.get(pairKey(pair))!.samples, { ...options, pair }));
+    : pairs.map((pair) =>
+        adviseOnPair(run, pairs, pair, samplesOf(run, byPair.get(pairKey(pair))), { ...options, pair }),
+      );
 }
 
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
@@ -467,7 +477,7 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
     run,
     pairs,
     pair,
-    pair ? (byPair.get(pairKey(pair))?.samples ?? []) : run.samples.toArray(),
+    pair ? samplesOf(run, byPair.get(pairKey(pair))) : run.samples.toArray(),
     options,
   );
 }

@@ -579,9 +579,13 @@ function runNotes(a: Run, b: Run, kind: CompareKind): string[] {
   ] as const) {
     const status = runStatus(run);
     if (status !== 'ok') notes.push(`${side} (${run.header.id}) ended ${status}: it may lack points`);
-    const contradicting = [...run.samples, ...(run.matrixCells ?? [])].filter(
-      (x) => x.moverEvidence?.verdict === 'contradicts',
-    ).length;
+    // Counted as walked: a big run's samples are built one at a time, never all held.
+    let contradicting = 0;
+    const count = (x: { moverEvidence?: { verdict?: string } }) => {
+      if (x.moverEvidence?.verdict === 'contradicts') contradicting++;
+    };
+    run.samples.forEach(count);
+    run.matrixCells?.forEach(count);
     if (contradicting > 0)
       notes.push(
         `${side} (${run.header.id}) has ${contradicting} ${kind === 'matrix' ? 'cell' : 'sample'}${contradicting === 1 ? '' : 's'} whose mover evidence contradicts ${contradicting === 1 ? 'its label' : 'their labels'} (mover-mismatch): ${contradicting === 1 ? 'its' : 'their'} GB/s is not that path's`,

@@ -279,10 +279,19 @@ export function withRefinements(run: Run, rounds: readonly Run[]): Run & { refin
     }
   }
   const refined = [...byPoint.values()];
-  const samples = [...run.samples.filter((x) => !byPoint.has(pointKey(x, true))), ...refined].sort(
-    (a, b) => a.sizeBytes - b.sizeBytes,
-  );
-  return { ...run, samples: SampleTable.from(samples), refinedSamples: refined };
+  // The grid's points not measured again, then the rounds', in order of size (stably): done on
+  // the columns, so a sweep of a million points is reordered without building its samples.
+  const kept: number[] = [];
+  if (byPoint.size === 0) for (let i = 0; i < run.samples.length; i++) kept.push(i);
+  else run.samples.forEach((x, i) => byPoint.has(pointKey(x, true)) || kept.push(i));
+  const samples = run.samples.select(kept);
+  for (const r of refined) samples.push(r);
+  const sizes = samples.numbersOf('sizeBytes');
+  let sorted = true;
+  for (let i = 1; i < sizes.length && sorted; i++) sorted = sizes[i - 1]! <= sizes[i]!;
+  if (sorted) return { ...run, samples, refinedSamples: refined };
+  const order = Array.from(sizes.keys()).sort((a, b) => sizes[a]! - sizes[b]! || a - b);
+  return { ...run, samples: samples.select(order), refinedSamples: refined };
 }
 
 /**
