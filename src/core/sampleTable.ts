@@ -80,6 +80,8 @@ const FIELDS: readonly (readonly [string, Kind, number])[] = Object.keys(SampleS
 const REST_FIELDS = FIELDS.filter(([, k]) => k === 'rest').map(([f]) => f);
 
 const INT_ABSENT = -0x80000000;
+/** How many distinct nested values a table keeps parsed (beyond them, only the last one built). */
+const REST_KEPT = 64;
 const NO_CODE = -1;
 const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
@@ -102,7 +104,23 @@ type NumberColumn = Int32Array | Float64Array;
 /** Reads one field of sample `i` from its column (`rest`: the sample's nested fields, parsed). */
 interface Reader {
   readonly name: string;
-  readonly get: (i: number, rest: Record<string, unknown> | undefined) => unknown;
+  readonly kind: ReaderKind;
+  /** The column read: numbers, string codes, booleans, or times counts. */
+  readonly column: Int32Array | Float64Array | Uint8Array | Uint32Array | undefined;
+  /** A string column's values by code. */
+  readonly values?: readonly string[];
+}
+/**
+ * How a reader reads its field: plain data, not a closure per table, so that the one `build`
+ * stays optimised across every table (a closure made per table deoptimises it at each new one).
+ */
+const enum ReaderKind {
+  Int,
+  Float,
+  String,
+  Boolean,
+  Times,
+  Rest,
 }
 
 function deepFreeze<T>(x: T): T {
@@ -171,6 +189,8 @@ export class SampleTable implements Iterable<Sample> {
   private readonly restDict = new Dictionary();
   private lastRest: { value: Record<string, unknown>; code: number } | undefined;
   private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
+  /** The first REST_KEPT codes' nested fields, parsed: a sweep's paths alternate between a few. */
+  private readonly restParsed: (Record<string, unknown> | undefined)[] = [];
   /** How samples are built from the columns as they are now (see `plan`); rebuilt when a column is added or replaced. */
   private readers: Reader[] | undefined;
   /** A sample built: its values by reader (reused), and one object per shape (fields present) to copy. */
@@ -271,49 +291,57 @@ export class SampleTable implements Iterable<Sample> {
       switch (kind) {
         case 'number': {
           const c = this.numbers[k];
-          if (c instanceof Int32Array) readers.push({ name, get: (i) => (c[i] === INT_ABSENT ? undefined : c[i]) });
-          else if (c) readers.push({ name, get: (i) => (Number.isNaN(c[i]) ? undefined : c[i]) });
+          if (c) readers.push({ name, kind: c instanceof Int32Array ? ReaderKind.Int : ReaderKind.Float, column: c });
           break;
         }
         case 'string': {
           const c = this.strings[k];
-          if (c) {
-            const { codes, dict } = c;
-            readers.push({ name, get: (i) => (codes[i] === NO_CODE ? undefined : dict.values[codes[i]!]) });
-          }
+          if (c) readers.push({ name, kind: ReaderKind.String, column: c.codes, values: c.dict.values });
           break;
         }
         case 'boolean': {
           const c = this.booleans[k];
-          if (c) readers.push({ name, get: (i) => (c[i] === 2 ? undefined : c[i] === 1) });
+          if (c) readers.push({ name, kind: ReaderKind.Boolean, column: c });
           break;
         }
-        case 'times': {
-          const starts = this.timesStart;
-          const counts = this.timesCount;
-          const pool = this.pool;
-          if (starts && counts)
-            readers.push({
-              name,
-              get: (i) => {
-                const count = counts[i]!;
-                if (count === NO_TIMES) return undefined;
-                const start = starts[i]!;
-                const out = new Array<number>(count);
-                for (let j = 0; j < count; j++) out[j] = pool[start + j]!;
-                return Object.freeze(out);
-              },
-            });
+        case 'times':
+          if (this.timesStart && this.timesCount)
+            readers.push({ name, kind: ReaderKind.Times, column: this.timesCount });
           break;
-        }
         case 'rest':
-          if (this.rest) readers.push({ name, get: (_i, rest) => rest?.[name] });
+          if (this.rest) readers.push({ name, kind: ReaderKind.Rest, column: undefined });
           break;
       }
     }
     this.readers = readers;
     this.scratch = readers.map(() => undefined);
     return readers;
+  }
+
+  /** Field `reader` of sample `i` (`rest`: the sample's nested fields, parsed). */
+  private read(reader: Reader, i: number, rest: Record<string, unknown> | undefined): unknown {
+    const c = reader.column!;
+    switch (reader.kind) {
+      case ReaderKind.Int:
+        return c[i] === INT_ABSENT ? undefined : c[i];
+      case ReaderKind.Float:
+        return Number.isNaN(c[i]) ? undefined : c[i];
+      case ReaderKind.String:
+        return c[i] === NO_CODE ? undefined : reader.values![c[i]!];
+      case ReaderKind.Boolean:
+        return c[i] === 2 ? undefined : c[i] === 1;
+      case ReaderKind.Times: {
+        const count = c[i]!;
+        if (count === NO_TIMES) return undefined;
+        const start = this.timesStart![i]!;
+        const pool = this.pool;
+        const out = new Array<number>(count);
+        for (let j = 0; j < count; j++) out[j] = pool[start + j]!;
+        return Object.freeze(out);
+      }
+      case ReaderKind.Rest:
+        return rest?.[reader.name];
+    }
   }
 
   /** The sample at `i` (negative: from the end), read-only; undefined outside the table. */
@@ -595,9 +623,12 @@ export class SampleTable implements Iterable<Sample> {
    * them (a sweep's evidence is the same object in each), and nothing can change them.
    */
   private restOf(code: number): Record<string, unknown> {
+    const kept = code < REST_KEPT ? this.restParsed[code] : undefined;
+    if (kept) return kept;
     if (this.lastBuiltRest?.code === code) return this.lastBuiltRest.value;
     const value = deepFreeze(JSON.parse(this.restDict.values[code]!) as Record<string, unknown>);
-    this.lastBuiltRest = { code, value };
+    if (code < REST_KEPT) this.restParsed[code] = value;
+    else this.lastBuiltRest = { code, value };
     return value;
   }
 
@@ -610,7 +641,7 @@ export class SampleTable implements Iterable<Sample> {
     let mask = 0;
     let bit = 1;
     for (let r = 0; r < readers.length; r++, bit *= 2) {
-      const x = readers[r]!.get(i, rest);
+      const x = this.read(readers[r]!, i, rest);
       values[r] = x;
       if (x !== undefined) mask += bit;
     }
