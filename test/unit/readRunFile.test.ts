@@ -4,13 +4,14 @@
  * line, and a multi-byte character, across the megabyte a read takes; with blank lines, CRLF
  * ends, damaged and invalid lines between the samples; a last line with no newline.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Run } from '../../src/core/run';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
-import { readRunFile } from '../../src/core/runs/runStore';
+import { RunFileError, RunStore, readRunFile, readRunFileSync } from '../../src/core/runs/runStore';
 import * as v from 'valibot';
 import { header, hello, sample } from '../support/records';
 
@@ -64,6 +65,8 @@ describe('readRunFile', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     const got = await readRunFile(file);
     same(got, plainRead(file));
+    // The synchronous reader (a fleet's small runs) reads the same.
+    same(readRunFileSync(file), got);
     expect(got.samples.length).toBeGreaterThan(5000);
     expect(got.problems.length).toBeGreaterThan(100);
   });
@@ -89,5 +92,19 @@ describe('readRunFile', () => {
       expect(run.warnings[0]!.message.endsWith('𝄞 after')).toBe(true);
       same(run, plainRead(file));
     }
+  });
+
+  it('reads synchronously only what the asynchronous reader reads: a linked run folder and a FIFO are refused', () => {
+    const store = new RunStore(join(dir, 'runs'));
+    const w = store.create(header('real'));
+    w.appendValue(sample());
+    w.close();
+    symlinkSync(join(store.root, 'real'), join(store.root, 'linked'));
+    expect(store.openSync('real').samples.length).toBe(1);
+    expect(() => store.openSync('linked')).toThrow(RunFileError);
+    expect(() => store.openSync('missing')).toThrow(RunFileError);
+    mkdirSync(join(store.root, 'fifo'));
+    execFileSync('mkfifo', [join(store.root, 'fifo', 'run.ndjson')]);
+    expect(() => store.openSync('fifo')).toThrow(/FIFO/);
   });
 });
