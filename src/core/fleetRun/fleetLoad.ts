@@ -1,7 +1,9 @@
 /**
  * A saved fleet read back: its index and, per node, the figures of its runs from the runs folder
- * (a run that is gone or unreadable is said, not thrown). Nodes are read `concurrency` at once
- * (a read waits on the disk more than on the processor); each node's runs are reduced to the
+ * (a run that is gone or unreadable is said, not thrown). A node's run is small (tens of
+ * kilobytes): it is read with synchronous calls (`RunStore.openSync`), which cost a fraction of
+ * the asynchronous ones' round trips, the event loop given a turn every 20 ms; a caller's own
+ * `open` is called `concurrency` at once. Each node's runs are reduced to the
  * figures judging needs (`nodeFigures`) as soon as they are read and then let go, so a fleet of
  * thousands of nodes never holds every node's runs at once. Cancel stops starting new reads.
  */
