@@ -4,7 +4,7 @@
  * node-to-node noise, every 100th with copy engines at 70%, saved as run files with a fleet
  * index, as `sdma-lens fleet` leaves them. Then, as a user reads it back, each in a process of
  * its own so that its peak RSS is its own:
- *   - `loadFleet` (N run files through the run reader, 32 at once, each reduced to its figures)
+ *   - `loadFleet` (N run files through the run reader, synchronous calls, each reduced to its figures)
  *     and `judgeFleet` (every figure over every node, median/MAD): time and peak RSS, against the
  *     reference of reading and JSON-parsing the same files' lines without the reducer, measured
  *     in the same run;
@@ -238,7 +238,7 @@ async function main() {
     );
     for (const m of results) {
       console.log(`  ${m.n} nodes, ${m.figures} figures (median of ${m.reps}):`);
-      console.log(`    loadFleet (read ${m.n} run files, 32 at once): ${m.load.toFixed(0)} ms`);
+      console.log(`    loadFleet (read ${m.n} run files):               ${m.load.toFixed(0)} ms`);
       console.log(`    judgeFleet (judge every figure):         ${m.view.toFixed(0)} ms`);
       console.log(
         `    load + judge: ${(m.load + m.view).toFixed(0)} ms (${((m.load + m.view) / m.n).toFixed(3)} ms a node), peak RSS ${m.rssMb.toFixed(0)} MiB`,

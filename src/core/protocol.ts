@@ -870,6 +870,153 @@ const FAST: Partial<Record<RecordType, (value: unknown) => boolean>> = Object.fr
   RECORD_TYPES.map((t) => [t, fastPredicate(RECORD_SCHEMAS[t] as v.GenericSchema)]).filter(([, p]) => p !== undefined),
 );
 
+/** Whether `x` is a whole number in `min..max`. */
+function wholeIn(x: unknown, min: number, max: number): boolean {
+  return Number.isInteger(x) && (x as number) >= min && (x as number) <= max;
+}
+/** A finite number, 0 or more (`nonNegative`). */
+function isNonNegative(x: unknown): boolean {
+  return typeof x === 'number' && x >= 0 && x !== Infinity;
+}
+function isOptNonNegative(x: unknown): boolean {
+  return x === undefined || (typeof x === 'number' && x >= 0 && x !== Infinity);
+}
+function isOptCount(x: unknown, min = 0, max = Infinity): boolean {
+  return x === undefined || (Number.isInteger(x) && (x as number) >= min && (x as number) <= max);
+}
+function isOptText(x: unknown, max: number): boolean {
+  return x === undefined || (typeof x === 'string' && x.length <= max);
+}
+function isOptIn(x: unknown, options: readonly unknown[]): boolean {
+  return x === undefined || options.includes(x);
+}
+
+/** The fields `isPlainSample` and `isPlainEvidence` check, in their schemas' order: the same as the schemas' (checked below, and by a test). */
+export const PLAIN_SAMPLE_FIELDS = [
+  'type',
+  'mover',
+  'initiator',
+  'src',
+  'dst',
+  'sizeBytes',
+  'cus',
+  'engines',
+  'iters',
+  'timesNs',
+  'meanNs',
+  'minNs',
+  'maxNs',
+  'stdevNs',
+  'gbps',
+  'gbpsMax',
+  'validated',
+  'medianNs',
+  'gbpsMedian',
+  'mode',
+  'opsPerIter',
+  'label',
+  'engineIds',
+  'traced',
+  'cusSeen',
+  'series',
+  'runtimeRule',
+  'moverEvidence',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'splitOver',
+  'batch',
+  'shmemSdma',
+] as const;
+export const PLAIN_EVIDENCE_FIELDS = [
+  'source',
+  'observed',
+  'verdict',
+  'detail',
+  'copyKind',
+  'channelType',
+  'channelId',
+  'kernel',
+  'records',
+  'sdmaUs',
+  'engineUs',
+] as const;
+const sameKeys = (a: readonly string[], b: object) => a.join() === Object.keys(b).join();
+/** Off (every sample goes through the schema) should the schemas gain, lose or reorder a field the checks below do not know. */
+const PLAIN_CHECKS_CURRENT =
+  sameKeys(PLAIN_SAMPLE_FIELDS, SampleSchema.entries) && sameKeys(PLAIN_EVIDENCE_FIELDS, MoverEvidenceSchema.entries);
+
+function isPlainEvidence(e: unknown, mover: Mover): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const x = e as Record<string, unknown>;
+  const observed = x.observed;
+  if (observed !== 'engine' && observed !== 'cu' && observed !== 'unknown') return false;
+  return (
+    EVIDENCE_SOURCES.includes(x.source as EvidenceSource) &&
+    // The verdict against the record's own mover (`consistent`), which implies a known verdict.
+    x.verdict === verdictOf(mover, observed) &&
+    typeof x.detail === 'string' &&
+    x.detail.length <= EVIDENCE_DETAIL_MAX &&
+    isOptText(x.copyKind, EVIDENCE_WORD_MAX) &&
+    isOptText(x.channelType, EVIDENCE_WORD_MAX) &&
+    isOptCount(x.channelId, 0, 0xffff_ffff) &&
+    isOptText(x.kernel, EVIDENCE_DETAIL_MAX) &&
+    isOptCount(x.records) &&
+    isOptCount(x.sdmaUs) &&
+    isOptNonNegative(x.engineUs)
+  );
+}
+
+/**
+ * Whether `value` is a sample that `SampleSchema` accepts and whose evidence verdict is
+ * consistent (`consistent`): each field checked by hand, in plain code, for the millions of
+ * samples a big run file holds. It says yes only where the schema does; false sends the value
+ * through the schema (the verdict and its reason). test/unit/protocolSampleCheck.test.ts holds
+ * the two to the same answers on random and mutated samples.
+ */
+export function isPlainSample(value: unknown): value is Sample {
+  if (!PLAIN_CHECKS_CURRENT || typeof value !== 'object' || value === null) return false;
+  const s = value as Record<string, unknown>;
+  if (s.type !== 'sample') return false;
+  const mover = s.mover;
+  if (mover !== 'cu' && mover !== 'engine') return false;
+  const initiator = s.initiator;
+  if (initiator !== 'host' && initiator !== 'device') return false;
+  if (!isEndpoint(s.src) || !isEndpoint(s.dst)) return false;
+  if (!wholeIn(s.sizeBytes, 1, Infinity) || !wholeIn(s.cus, 0, Infinity) || !wholeIn(s.engines, 0, Infinity))
+    return false;
+  if (!wholeIn(s.iters, 1, Infinity)) return false;
+  const times = s.timesNs;
+  if (times !== undefined) {
+    if (!Array.isArray(times)) return false;
+    for (let i = 0; i < times.length; i++) {
+      const t: unknown = times[i];
+      if (typeof t !== 'number' || !(t >= 0) || t === Infinity) return false;
+    }
+  }
+  if (!isNonNegative(s.meanNs) || !isNonNegative(s.gbps) || typeof s.validated !== 'boolean') return false;
+  if (!isOptNonNegative(s.minNs) || !isOptNonNegative(s.maxNs) || !isOptNonNegative(s.stdevNs)) return false;
+  if (!isOptNonNegative(s.gbpsMax) || !isOptNonNegative(s.medianNs) || !isOptNonNegative(s.gbpsMedian)) return false;
+  if (!isOptIn(s.mode, TIMING_MODES) || !isOptCount(s.opsPerIter, 1) || !isOptText(s.label, 4096)) return false;
+  const engineIds = s.engineIds;
+  if (engineIds !== undefined) {
+    if (!Array.isArray(engineIds)) return false;
+    for (let i = 0; i < engineIds.length; i++) if (!wholeIn(engineIds[i], 0, Infinity)) return false;
+  }
+  if (s.traced !== undefined && typeof s.traced !== 'boolean') return false;
+  if (!isOptCount(s.cusSeen) || !isOptIn(s.series, SAMPLE_SERIES) || !isOptText(s.runtimeRule, EVIDENCE_DETAIL_MAX))
+    return false;
+  if (s.moverEvidence !== undefined && !isPlainEvidence(s.moverEvidence, mover)) return false;
+  return (
+    isOptCount(s.wavesPerCu, 1, LIMITS.wavesPerCuMax) &&
+    (s.waveSize === undefined || s.waveSize === 32 || s.waveSize === 64) &&
+    isOptCount(s.split, 2, LIMITS.splitMax) &&
+    isOptIn(s.splitOver, SPLIT_OVER) &&
+    isOptCount(s.batch, 1, LIMITS.batchMax) &&
+    isOptIn(s.shmemSdma, SHMEM_SDMA)
+  );
+}
+
 /** What one line of helper output turned out to be. Never throws. */
 export type LineResult =
   | { kind: 'record'; record: HelperRecord }
@@ -884,6 +1031,7 @@ export function validateRecord(value: unknown): LineResult {
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string') return { kind: 'malformed', reason: 'no string field "type"' };
   if (!Object.hasOwn(RECORD_SCHEMAS, type)) return { kind: 'unknown-type', type: type.slice(0, 64) };
+  if (type === 'sample' && isPlainSample(value)) return { kind: 'record', record: value };
   if (type === 'collective' || type === 'collective-variant') value = renamedVariant(value);
   // Most lines are valid: a plain check read off the schema accepts them without building a
   // copy; anything it does not vouch for goes through the schema for the verdict and reason.
