@@ -85,6 +85,8 @@ const REST_KEPT = 64;
 const NO_CODE = -1;
 const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
+/** The most samples `expect` makes room for at once (about 2^27: beyond it columns grow by doubling). */
+const MAX_EXPECTED = 1 << 27;
 /**
  * Tables up to this many samples keep what they built while it is held (see the file's comment).
  * Not more: a million samples built at once (about 630 MB of objects) beside their columns would
@@ -512,9 +514,20 @@ export class SampleTable implements Iterable<Sample> {
 
   /** Gives back the slack of growth: called once a run is read whole. */
   trim(): void {
-    this.reserve(this.n, true);
-    if (this.pool.length !== this.poolLength) this.pool = this.pool.slice(0, this.poolLength);
+    // A slack of a few percent (a reader's estimate that was close) is kept rather than copied.
+    if (this.capacity - this.n > this.n / 32) this.reserve(this.n, true);
+    if (this.pool.length - this.poolLength > this.poolLength / 32) this.pool = this.pool.slice(0, this.poolLength);
     this.readers = undefined;
+  }
+
+  /**
+   * Room for `count` samples in all, made now: a reader that can tell how many samples a file
+   * holds (its size over its first sample's line) grows each column once, not by doubling
+   * (each doubling copies it). More than MAX_EXPECTED is not made ahead.
+   */
+  expect(count: number): void {
+    if (!Number.isFinite(count) || count <= this.capacity) return;
+    this.reserve(Math.min(Math.ceil(count), MAX_EXPECTED));
   }
 
   /** The bytes the columns hold (typed arrays only; the dictionaries are extra and small when values repeat). */

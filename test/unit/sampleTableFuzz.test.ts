@@ -143,4 +143,20 @@ describe('SampleTable against mutated sample lines', () => {
     expect(() => table.select([0.5])).toThrow(RangeError);
     expect(table.select([2, 2, 0]).toArray()).toStrictEqual([table.at(2), table.at(2), table.at(0)]);
   });
+
+  it('expect makes room ahead without changing what the table holds, and ignores a count it cannot use', () => {
+    const samples = sampleLines.map((l) => {
+      const r = validateRecord(JSON.parse(l));
+      if (r.kind !== 'record' || r.record.type !== 'sample') throw new Error('fixture line is not a sample');
+      return r.record;
+    });
+    for (const count of [Number.NaN, -5, 0, 3, samples.length, samples.length * 1.01, samples.length * 3, Infinity]) {
+      const table = new SampleTable();
+      table.expect(count);
+      for (const s of samples) table.push(s);
+      table.trim();
+      expect(table.toArray()).toStrictEqual(SampleTable.from(samples).toArray());
+      expect(table.length).toBe(samples.length);
+    }
+  });
 });

@@ -276,7 +276,7 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
     throw new RunFileError((err as Error).message);
   }
   const { handle, size } = opened;
-  const lines = new RunFileLines(file);
+  const lines = new RunFileLines(file, size);
   let bytesSoFar = 0;
   try {
     // A megabyte at a time; a smaller file (a fleet node's sweep) takes a buffer its size, so
@@ -304,6 +304,8 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
 }
 
 const READ_CHUNK = 1024 * 1024;
+/** From this size a file's sample count is estimated ahead (a smaller one grows its columns as it goes). */
+const EXPECT_FROM_BYTES = 4 * 1024 * 1024;
 
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
@@ -321,8 +323,8 @@ export function readRunFileSync(file: string, options: Pick<ReadRunOptions, 'sig
   } catch (err) {
     throw new RunFileError((err as Error).message);
   }
-  const { fd } = opened;
-  const lines = new RunFileLines(file);
+  const { fd, size } = opened;
+  const lines = new RunFileLines(file, size);
   try {
     const chunk = (syncChunk ??= Buffer.allocUnsafe(READ_CHUNK));
     for (;;) {
@@ -357,8 +359,14 @@ class RunFileLines {
   private pendingChars = 0;
   /** Set while the rest of an over-long line (already reported) is being dropped. */
   private dropping = false;
+  /** Whether the table was told how many samples to expect (at the first sample of a big file). */
+  private expected = false;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    /** The file's size when opened (0 when unknown): the samples expected are estimated from it. */
+    private readonly size: number,
+  ) {}
 
   push(data: Buffer): void {
     let start = 0;
@@ -416,8 +424,14 @@ class RunFileLines {
       return;
     }
     // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add.
-    if (isPlainSample(value)) run.samples.push(value);
-    else applySavedValue(run, value);
+    if (isPlainSample(value)) {
+      // A big file is mostly lines like its first sample's: its columns are made that big once.
+      if (!this.expected) {
+        this.expected = true;
+        if (this.size > EXPECT_FROM_BYTES) run.samples.expect((this.size / (line.length + 1)) * 1.02);
+      }
+      run.samples.push(value);
+    } else applySavedValue(run, value);
   }
 
   private tooLong(): void {
