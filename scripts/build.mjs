@@ -128,6 +128,8 @@ const builds = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    // Every `import()` a require: the bundles run as vm scripts (src/cli/requireBundle.ts).
+    supported: { 'dynamic-import': false },
     plugins: [lazyExeca, lazyBuiltins],
   },
   {

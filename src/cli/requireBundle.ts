@@ -22,6 +22,7 @@ import {
 } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import * as vm from 'node:vm';
 import { Script } from 'node:vm';
 import { userCacheDir } from './userCacheDir';
 
@@ -30,6 +31,9 @@ export const MAX_CACHE_BYTES = 32 * 1024 * 1024;
 /** The largest first line (the key) of a cache file. */
 const MAX_KEY = 512;
 const FORMAT = 1;
+
+/** Node's own loader for an `import()` in a vm script (Node >= 20.18), where there is one. */
+const importAsRequired = (vm as Partial<typeof vm>).constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
 
 /** The cache write the command's end makes, when the cache was missing or refused. */
 let pending: (() => void) | undefined;
@@ -92,7 +96,12 @@ function compileWithCache(file: string, dir: string): Script {
   }
   const cacheFile = join(dir, `${basename(file)}.v8cache`);
   const cachedData = readCache(cacheFile, key);
-  const script = new Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const script = new Script(Module.wrap(source), {
+    filename: file,
+    ...(cachedData ? { cachedData } : {}),
+    // An `import()` in the bundle loads as it would in a required file (the build leaves none: scripts/build.mjs).
+    ...(importAsRequired ? { importModuleDynamically: importAsRequired } : {}),
+  });
   if (!cachedData || script.cachedDataRejected === true) pending = () => writeCache(dir, cacheFile, key, script);
   return script;
 }

@@ -114,6 +114,14 @@ describe('the code cache of the command bundles', () => {
     saveCodeCache();
   });
 
+  it('an import() in a bundle loads as in a required file', async () => {
+    const env = { XDG_CACHE_HOME: join(dir, 'cache') };
+    bundle('cli-i.js', 'exports.sep = () => import("node:path").then((m) => m.sep);');
+    const b = requireBundle('cli-i.js', { dir: join(dir, 'dist'), env }) as { sep: () => Promise<string> };
+    expect(await b.sep()).toBe('/');
+    saveCodeCache();
+  });
+
   it('a bundle that throws at load throws to the caller, once', () => {
     const env = { XDG_CACHE_HOME: join(dir, 'cache') };
     bundle('cli-t.js', 'globalThis.__sdmaLoads = (globalThis.__sdmaLoads ?? 0) + 1; throw new Error("broken bundle");');
