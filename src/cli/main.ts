@@ -7,7 +7,6 @@
 import { escapeControls } from '../core/text';
 import type { CommandBundle } from './commandTable';
 import { loadCommand } from './commandTable';
-import { saveCodeCache } from './requireBundle';
 import { didYouMean } from './suggest';
 import type { CommandName } from './usage';
 import { COMMAND_NAMES, commandHelp, isCommand, overview } from './usage';
@@ -174,7 +173,8 @@ export async function main(argv: string[]): Promise<number> {
       const run = table.RUNS[command];
       const code = run ? await run(rest, controller.signal) : await table.READS[command]!(rest);
       // The command ran: the code it compiled is worth keeping (not so for its --help or bad flags).
-      saveCodeCache();
+      // Imported here: `--help` and `--version` do not load it (scripts/build.mjs requires it with a bundle).
+      (await import('./requireBundle')).saveCodeCache();
       return code;
     } catch (err) {
       if (err instanceof HelpRequested) {
