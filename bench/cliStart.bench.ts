@@ -5,8 +5,9 @@
  * each the median of RUNS (>= 20) wall times, interleaved round by round so load beside the
  * benchmark touches every figure alike. The helper alone (`sdma-probe --version`) is shown
  * for scale, and Node starting it and nothing else (the floor of any CLI that runs the helper).
- * The sweep runs with a warm `--version` cache (the first run, also shown, fills
- * it in a temporary $XDG_CACHE_HOME). Target: the sweep within 1.4x `node -e 0`.
+ * The sweep runs with a warm `--version` cache and a warm code cache of its bundle (the first
+ * run, also shown, fills both in a temporary $XDG_CACHE_HOME); the same sweep without the code
+ * cache (NODE_DISABLE_COMPILE_CACHE=1) is shown beside. Target: the sweep within 1.4x `node -e 0`.
  *
  * Then the extension's load: how long `require('dist/extension.js')` takes with a stub
  * `vscode` module, the median of RUNS fresh processes.
@@ -31,11 +32,12 @@ interface Case {
   name: string;
   file: string;
   args: string[];
+  env?: NodeJS.ProcessEnv;
 }
 
 function seconds(c: Case): number {
   const t0 = performance.now();
-  const r = spawnSync(c.file, c.args, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(c.file, c.args, { cwd: scratch, env: c.env ?? env, stdio: ['ignore', 'ignore', 'pipe'] });
   const s = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${String(r.stderr).slice(0, 400)}`);
   return s;
@@ -55,6 +57,16 @@ function cliCases(dist: string, label: string): Case[] {
       file: process.execPath,
       args: [cli, ...sweep, '--runs-dir', join(scratch, `runs-${label.length}`)],
     },
+    ...(label
+      ? []
+      : [
+          {
+            name: 'sweep, no code cache',
+            file: process.execPath,
+            args: [cli, ...sweep, '--runs-dir', join(scratch, 'runs-no-cache')],
+            env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' },
+          },
+        ]),
   ];
 }
 

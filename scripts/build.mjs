@@ -4,7 +4,7 @@
 // `--outdir DIR` writes somewhere else than dist/ (the package stages its files apart, so the
 // working tree keeps its development build with maps).
 import * as esbuild from 'esbuild';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTimelineWebview } from '../webview/timeline/build.mjs';
 import { pageCss } from './pageCss.mjs';
@@ -40,23 +40,53 @@ const lazyExeca = {
 };
 
 /**
- * The CLI's commands (src/cli/commandTable.ts) are a bundle of their own, dist/cli-commands.js,
- * that dist/cli.js requires when a command runs: `--help` and `--version` compile only the
- * small entry bundle.
+ * The CLI's commands are bundles of their own, dist/cli-<bundle>.js (src/cli/bundles/<bundle>.ts,
+ * one command or two that share a file), that dist/cli.js requires when their command runs
+ * (src/cli/commandTable.ts): `--help` and `--version` compile only the small entry bundle, and a
+ * command only its own code. The entry's `import('./bundles/NAME')` becomes a call of
+ * requireBundle (src/cli/requireBundle.ts), which requires the file with V8's code cache.
  */
-const COMMANDS_BUNDLE = './cli-commands.js';
-const lazyCommands = {
-  name: 'lazy-commands',
+const CLI_BUNDLES = ['sweep', 'matrix', 'collective', 'import', 'fleet', 'saved', 'compare'];
+const cliBundles = {
+  name: 'cli-bundles',
   setup(build) {
-    build.onResolve({ filter: /^\.\/commandTable$/ }, () => ({ path: 'commandTable', namespace: 'lazy-commands' }));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-commands' }, () => ({
-      contents: `module.exports = require(${JSON.stringify(COMMANDS_BUNDLE)});`,
+    build.onResolve({ filter: /^\.\/bundles\/[a-z]+$/ }, (args) => {
+      const name = args.path.slice('./bundles/'.length);
+      if (!CLI_BUNDLES.includes(name)) throw new Error(`${name} is not in CLI_BUNDLES (scripts/build.mjs)`);
+      return { path: name, namespace: 'cli-bundle', pluginData: { resolveDir: args.resolveDir } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'cli-bundle' }, (args) => ({
+      contents: `module.exports = require('./requireBundle').requireBundle(${JSON.stringify(`cli-${args.path}.js`)});`,
+      resolveDir: args.pluginData.resolveDir,
       loader: 'js',
     }));
-    build.onResolve({ filter: /^\.\/cli-commands\.js$/, namespace: 'lazy-commands' }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
+  },
+};
+
+/**
+ * Builtins the commands use only at a call, never at load, that cost a few ms to load:
+ * `import { randomBytes } from 'node:crypto'` in a command bundle resolves to a module whose
+ * exports require the builtin at their first use. So a run that never calls one (the local
+ * sweep) never loads it.
+ */
+const LAZY_BUILTINS = ['node:crypto'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^node:/, namespace: 'lazy-builtin' }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^node:/ }, (args) =>
+      LAZY_BUILTINS.includes(args.path) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((n) => n !== 'default');
+      return {
+        contents: `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(args.path)}));
+for (const name of ${JSON.stringify(names)})
+  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -89,16 +119,18 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [lazyCommands],
+    plugins: [cliBundles],
   },
   {
     ...common,
-    entryPoints: { 'cli-commands': 'src/cli/commandTable.ts' },
+    entryPoints: Object.fromEntries(CLI_BUNDLES.map((name) => [`cli-${name}`, `src/cli/bundles/${name}.ts`])),
     outdir: dist,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    plugins: [lazyExeca],
+    // Every `import()` a require: the bundles run as vm scripts (src/cli/requireBundle.ts).
+    supported: { 'dynamic-import': false },
+    plugins: [lazyExeca, lazyBuiltins],
   },
   {
     ...common,
@@ -152,6 +184,10 @@ const builds = [
 ];
 
 mkdirSync(webviewDir, { recursive: true });
+// The one commands bundle of earlier builds, now one a command (CLI_BUNDLES).
+rmSync(join(dist, 'cli-commands.js'), { force: true });
+rmSync(join(dist, 'cli-commands.js.map'), { force: true });
+rmSync(join(dist, 'cli-commands.js.LEGAL.txt'), { force: true });
 for (const page of ['sweep', 'collective', 'matrix', 'compare', 'fleet'])
   pageCss(`webview/${page}/${page}.css`, join(webviewDir, `${page}.css`));
 

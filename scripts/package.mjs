@@ -361,7 +361,6 @@ function checkVsix(file, { images }) {
     'extension/dist/extension.js',
     'extension/dist/cli.js',
     'extension/dist/execa.js',
-    'extension/dist/cli-commands.js',
     'extension/bin/sdma-probe',
     'extension/bin/sdma-lens',
     'extension/native/CMakeLists.txt',
@@ -394,6 +393,10 @@ function checkVsix(file, { images }) {
     );
   const cli = readFileSync(join(root, 'native', 'build-package', 'vsix', 'dist', 'cli.js'), 'utf8');
   if (!cli.startsWith('#!/usr/bin/env node\n')) problems.push('dist/cli.js does not start with #!/usr/bin/env node');
+  // The command bundles dist/cli.js requires by name (scripts/build.mjs, CLI_BUNDLES): each must ship.
+  const bundles = new Set([...cli.matchAll(/["'`](cli-[a-z]+\.js)["'`]/g)].map((m) => m[1]));
+  if (bundles.size === 0) problems.push('dist/cli.js names no command bundle (dist/cli-<name>.js)');
+  for (const b of bundles) if (!byPath.has(`extension/dist/${b}`)) problems.push(`extension/dist/${b} is missing`);
   if (problems.length > 0) throw new PackageError(`the package is not right:\n  ${problems.join('\n  ')}`);
   return entries;
 }

@@ -1,31 +1,59 @@
 /**
- * The commands and the errors they end with, in one module that main.ts loads only when a
- * command runs: `--help`, `--version` and a mistyped command never load it. The package builds
- * it as a bundle of its own (dist/cli-commands.js, scripts/build.mjs).
+ * Which bundle serves each command. Each bundle (src/cli/bundles/) holds one command (or two
+ * that share a file) with what it needs and the errors main.ts tells apart
+ * (commandErrors.ts); the package builds each as a file of its own (dist/cli-<bundle>.js,
+ * scripts/build.mjs), required only when its command runs, so a command compiles only its own
+ * code: `--help`, `--version` and a mistyped command load none of them.
  */
-import { collective } from './commands/collective';
-import { compare } from './commands/compare';
-import { fleet } from './commands/fleet';
-import { importFiles } from './commands/import';
-import { matrix } from './commands/matrix';
-import { advise, runs } from './commands/saved';
-import { sweep } from './commands/sweep';
+import type { RunFileError } from '../core/runs/runStore';
+import type { HelperError } from '../core/runtime/helper';
+import type { HelpRequested } from './flags';
+import type { UsageError } from './options';
 import type { CommandName } from './usage';
 
-export { RunFileError } from '../core/runs/runStore';
-export { HelperError } from '../core/runtime/helper';
-export { HelpRequested } from './flags';
-export { UsageError } from './options';
+/** A command that starts the helper: a signal cancels its run. */
+export type RunCommands = Partial<Record<CommandName, (argv: string[], signal: AbortSignal) => Promise<number>>>;
+/** A command that only reads saved runs: a signal ends it as it ends any program. */
+export type ReadCommands = Partial<Record<CommandName, (argv: string[]) => Promise<number>>>;
 
-/** The commands that start the helper: a signal cancels their run. */
-export const RUNS: Partial<Record<CommandName, (argv: string[], signal: AbortSignal) => Promise<number>>> = {
-  sweep,
-  matrix,
-  collective: (argv, signal) => collective('collective', argv, signal),
-  overlap: (argv, signal) => collective('overlap', argv, signal),
-  import: importFiles,
-  fleet,
+/** What a bundle exports. */
+export interface CommandBundle {
+  RUNS: RunCommands;
+  READS: ReadCommands;
+  RunFileError: typeof RunFileError;
+  HelperError: typeof HelperError;
+  HelpRequested: typeof HelpRequested;
+  UsageError: typeof UsageError;
+}
+
+/**
+ * The bundles. Each import is a literal path: the build replaces it with a require of the
+ * bundle's file (scripts/build.mjs, cliBundles).
+ */
+export const BUNDLES = {
+  sweep: (): Promise<CommandBundle> => import('./bundles/sweep'),
+  matrix: (): Promise<CommandBundle> => import('./bundles/matrix'),
+  collective: (): Promise<CommandBundle> => import('./bundles/collective'),
+  import: (): Promise<CommandBundle> => import('./bundles/import'),
+  fleet: (): Promise<CommandBundle> => import('./bundles/fleet'),
+  saved: (): Promise<CommandBundle> => import('./bundles/saved'),
+  compare: (): Promise<CommandBundle> => import('./bundles/compare'),
 };
 
-/** The commands that only read saved runs: a signal ends them as it ends any program. */
-export const READS: Partial<Record<CommandName, (argv: string[]) => Promise<number>>> = { advise, runs, compare };
+/** The bundle of each command. */
+export const BUNDLE_OF: Record<CommandName, keyof typeof BUNDLES> = {
+  sweep: 'sweep',
+  matrix: 'matrix',
+  collective: 'collective',
+  overlap: 'collective',
+  import: 'import',
+  fleet: 'fleet',
+  advise: 'saved',
+  runs: 'saved',
+  compare: 'compare',
+};
+
+/** Loads the bundle that serves `command`. */
+export function loadCommand(command: CommandName): Promise<CommandBundle> {
+  return BUNDLES[BUNDLE_OF[command]]();
+}

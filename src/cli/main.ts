@@ -5,18 +5,14 @@
  * helper goes through the core run flow (console.ts).
  */
 import { escapeControls } from '../core/text';
+import type { CommandBundle } from './commandTable';
+import { loadCommand } from './commandTable';
 import { didYouMean } from './suggest';
 import type { CommandName } from './usage';
 import { COMMAND_NAMES, commandHelp, isCommand, overview } from './usage';
 import { VERSION } from './version';
 
-/**
- * The commands and their errors, loaded when a command runs (commandTable.ts): `--help`,
- * `--version` and a word that is not a command do not load them.
- */
-const commandTable = () => import('./commandTable');
-
-/** The commands that start the helper (commandTable's RUNS): a signal cancels their run. */
+/** The commands that start the helper (their bundles' RUNS): a signal cancels their run. */
 export const RUNS_HELPER: ReadonlySet<string> = new Set<CommandName>([
   'sweep',
   'matrix',
@@ -157,7 +153,9 @@ export async function main(argv: string[]): Promise<number> {
   // Output nobody can read any more: a run in progress stops as on the first SIGINT.
   const cancel = () => controller.abort();
   if (runsHelper) onOutputLost.add(cancel);
-  let table: Awaited<ReturnType<typeof commandTable>> | undefined;
+  // The command's bundle, loaded only when a command runs (commandTable.ts): `--help`,
+  // `--version` and a word that is not a command load none.
+  let table: CommandBundle | undefined;
   try {
     if (command === undefined || command === '-h' || command === '--help') {
       process.stdout.write(`${overview()}\n`);
@@ -169,12 +167,15 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'help') return help(rest);
     if (!isCommand(command)) return notACommand(command);
-    table = await commandTable();
+    table = await loadCommand(command);
     const { HelpRequested, UsageError } = table;
     try {
       const run = table.RUNS[command];
-      if (run) return await run(rest, controller.signal);
-      return await table.READS[command]!(rest);
+      const code = run ? await run(rest, controller.signal) : await table.READS[command]!(rest);
+      // The command ran: the code it compiled is worth keeping (not so for its --help or bad flags).
+      // Imported here: `--help` and `--version` do not load it (scripts/build.mjs requires it with a bundle).
+      (await import('./requireBundle')).saveCodeCache();
+      return code;
     } catch (err) {
       if (err instanceof HelpRequested) {
         process.stdout.write(`${commandHelp(command)}\n`);
@@ -184,12 +185,12 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     }
   } catch (err) {
-    const { RunFileError, HelperError } = table ?? (await commandTable());
-    if (err instanceof RunFileError) {
+    // Only a bundle throws these: before one is loaded there are none.
+    if (table && err instanceof table.RunFileError) {
       process.stderr.write(`sdma-lens: ${escapeControls(err.message)}\n`);
       return 1;
     }
-    if (err instanceof HelperError) {
+    if (table && err instanceof table.HelperError) {
       process.stderr.write(
         `sdma-lens: ${escapeControls(err.message)}\n  ${escapeControls(err.remedy, { newlines: true })}\n`,
       );

@@ -8,10 +8,12 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HelperStamp, VersionCache } from '../core/runtime/helper';
 import { parseVersionLine } from '../core/runtime/helper';
+import { userCacheDir } from './userCacheDir';
+
+export { userCacheDir };
 
 /** The largest cache file read: a few entries take a few hundred bytes. */
 export const MAX_BYTES = 16 * 1024;
@@ -21,13 +23,6 @@ const FORMAT = 1;
 
 interface Entry extends HelperStamp {
   line: string;
-}
-
-/** The user's cache folder of sdma-lens. */
-export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  // The XDG rule: a relative $XDG_CACHE_HOME is invalid and ignored.
-  return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache'), 'sdma-lens');
 }
 
 function isEntry(e: unknown): e is Entry {

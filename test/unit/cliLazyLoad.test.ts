@@ -1,45 +1,80 @@
 /**
  * What the CLI loads before it knows the command: main.ts's static imports must not reach the
- * commands, the run store, the schemas or execa (they come with commandTable.ts, a bundle of its
- * own), and the helper-starting commands main.ts knows by name are the table's.
+ * commands, the run store, the schemas or execa (they come with the command bundles,
+ * src/cli/bundles/, each a file of its own); the sweep's bundle holds no other command; every
+ * command is in its bundle, and the helper-starting commands main.ts knows by name are the
+ * bundles' RUNS.
  */
 import { join, resolve } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { RUNS, READS } from '../../src/cli/commandTable';
+import { BUNDLES, BUNDLE_OF, loadCommand } from '../../src/cli/commandTable';
 import { RUNS_HELPER } from '../../src/cli/main';
 import { COMMAND_NAMES } from '../../src/cli/usage';
 
 const repo = resolve(__dirname, '../..');
 
+async function inputsOf(entry: string, plugins: Plugin[]): Promise<string[]> {
+  const r = await build({
+    entryPoints: [join(repo, 'src', 'cli', ...entry.split('/'))],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    mainFields: ['module', 'main'],
+    write: false,
+    metafile: true,
+    outfile: 'out.js',
+    logLevel: 'silent',
+    plugins,
+  });
+  return Object.keys(r.metafile.inputs);
+}
+
 describe('CLI start-up', () => {
   it('the entry bundle holds no command, no store, no schema and no execa', async () => {
-    const r = await build({
-      entryPoints: [join(repo, 'src', 'cli', 'bin.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      write: false,
-      metafile: true,
-      outfile: 'cli.js',
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'commands-apart',
-          setup(b) {
-            b.onResolve({ filter: /^\.\/commandTable$/ }, () => ({ path: './cli-commands.js', external: true }));
-          },
+    const inputs = await inputsOf('bin.ts', [
+      {
+        name: 'bundles-apart',
+        setup(b) {
+          b.onResolve({ filter: /^\.\/bundles\// }, (args) => ({ path: args.path, external: true }));
         },
-      ],
-    });
-    const inputs = Object.keys(r.metafile.inputs);
+      },
+    ]);
     expect(inputs.filter((f) => /src\/cli\/commands\/|runStore|protocol\.ts|node_modules/.test(f))).toEqual([]);
-    expect(inputs.length).toBeLessThan(12);
+    expect(inputs.length).toBeLessThan(16);
   });
 
-  it('every command is in the table, and main.ts knows which of them start the helper', () => {
-    expect(new Set(Object.keys(RUNS))).toEqual(RUNS_HELPER);
-    expect([...Object.keys(RUNS), ...Object.keys(READS)].sort()).toEqual([...COMMAND_NAMES].sort());
+  it("the sweep's bundle holds no other command and no execa", async () => {
+    const inputs = await inputsOf('bundles/sweep.ts', [
+      {
+        name: 'execa-apart',
+        setup(b) {
+          b.onResolve({ filter: /^execa$/ }, () => ({ path: 'execa', external: true }));
+        },
+      },
+    ]);
+    const commands = inputs.filter((f) => /src\/cli\/commands\//.test(f)).map((f) => f.replace(/.*\//, ''));
+    expect(commands).toEqual(['sweep.ts']);
+    expect(
+      inputs.filter((f) => /node_modules\/execa|src\/core\/(fleet|fleetRun|compare|imports|collective)\//.test(f)),
+    ).toEqual([]);
+  });
+
+  it('every command is in its bundle, and main.ts knows which of them start the helper', async () => {
+    expect(Object.keys(BUNDLE_OF).sort()).toEqual([...COMMAND_NAMES].sort());
+    expect(new Set(Object.values(BUNDLE_OF))).toEqual(new Set(Object.keys(BUNDLES)));
+    const runs = new Set<string>();
+    for (const name of COMMAND_NAMES) {
+      const bundle = await loadCommand(name);
+      const run = bundle.RUNS[name];
+      const read = bundle.READS[name];
+      expect(run === undefined).not.toBe(read === undefined);
+      if (run) runs.add(name);
+      for (const error of ['RunFileError', 'HelperError', 'HelpRequested', 'UsageError'] as const)
+        expect(typeof bundle[error]).toBe('function');
+    }
+    expect(runs).toEqual(RUNS_HELPER);
   });
 });

@@ -5,9 +5,11 @@
  * the run's status and its problem count). So each file is read at its head (a few KiB, more
  * only when its first two lines are longer) and its tail (a few KiB), never scanned whole.
  *
- * A `RunList` keeps each run's summary with the identity of its file (size, modification time,
- * inode and device, from one `lstat`): a later `list` re-reads only the files that changed, so
- * an unchanged folder of thousands of runs is listed from its `readdir` and one `lstat` a run.
+ * A `RunList` keeps each run's summary with the identity of its file (size, modification and
+ * change times, inode and device, from one `lstat`, compared as numbers): a later `list`
+ * re-reads only the files that changed, so an unchanged folder of thousands of runs is listed
+ * from its `readdir` and one `lstat` a run, and, when `readdir` gives the same names in the same
+ * order, in the order of the last listing (no sort).
  * What makes a folder a run (a folder, not a link, holding a `run.ndjson`) is checked on every
  * listing, cached or not; a `run.ndjson` that is not a regular file is never cached and is
  * listed as corrupt through safeFile.ts as before. Each run costs a synchronous `lstat`, and a
@@ -18,7 +20,7 @@
 import { closeSync, lstatSync, readSync } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import * as v from 'valibot';
 import type { RunEnd, RunHeader } from '../run';
 import { RUN_FILE_NAME, RunHeaderSchema, applySavedValue, isSimulated, newRun, runStatus } from '../run';
@@ -192,8 +194,31 @@ function lstatQuiet(file: string): Stats | undefined {
 }
 
 /** What a summary was made from: a file that differs in any of these is read again. */
-function identity(st: Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
+interface Identity {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+const sameIdentity = (a: Identity, st: Stats) =>
+  a.size === st.size && a.mtimeMs === st.mtimeMs && a.ctimeMs === st.ctimeMs && a.ino === st.ino && a.dev === st.dev;
+
+interface Cached extends Identity {
+  summary: RunSummary;
+  /** The listing that last saw it: an entry not seen by the latest is a run gone. */
+  seen: number;
+}
+
+/** Newest first: the ids (a time stamp first) in descending order. */
+const newestFirst = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+
+/** Whether two lists hold the same strings in the same order. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export interface RunListOptions {
@@ -205,13 +230,37 @@ export interface RunListOptions {
 /** The runs of one runs folder; with `cache`, a later `list` reads only what changed. */
 export class RunList {
   readonly root: string;
-  private readonly cache: Map<string, { identity: string; summary: RunSummary }> | undefined;
+  /** `root` and a separator: a run's folder is this and its id (an id is one plain name, RUN_ID). */
+  private readonly prefix: string;
+  private readonly cache: Map<string, Cached> | undefined;
+  /** The listings made: the `seen` of the cache entries. */
+  private listings = 0;
+  /** The folder's run-like names as the last `readdir` gave them, and sorted newest first. */
+  private lastNames: string[] = [];
+  private lastOrder: string[] = [];
   /** Run files read (not taken from the cache) by the last `list`: for tests and the benchmark. */
   lastRead = 0;
 
+  /** Summaries kept (the runs of the last `list` whose file is a regular file): for tests. */
+  get cached(): number {
+    return this.cache?.size ?? 0;
+  }
+
   constructor(root: string, options: Omit<RunListOptions, 'signal'> = {}) {
     this.root = resolve(root);
+    this.prefix = this.root.endsWith(sep) ? this.root : this.root + sep;
     this.cache = options.cache ? new Map() : undefined;
+  }
+
+  /** The names sorted newest first; the last order again when `readdir` gave the same names in the same order. */
+  private order(names: string[]): string[] {
+    if (sameList(names, this.lastNames)) return this.lastOrder;
+    const order = [...names].sort(newestFirst);
+    if (this.cache) {
+      this.lastNames = names;
+      this.lastOrder = order;
+    }
+    return order;
   }
 
   /**
@@ -225,51 +274,60 @@ export class RunList {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
         this.cache?.clear();
+        this.lastNames = this.lastOrder = [];
         return [];
       }
       throw err;
     }
     // A run is a folder, not a link to one (the entry's own type, as lstat says it).
-    const ids = entries.filter((e) => e.isDirectory() && RUN_ID.test(e.name)).map((e) => e.name);
+    const names: string[] = [];
+    for (const e of entries) if (e.isDirectory() && RUN_ID.test(e.name)) names.push(e.name);
+    const listing = ++this.listings;
     let read = 0;
-    const summaries: (RunSummary | undefined)[] = [];
+    let cachedSeen = 0;
+    const summaries: RunSummary[] = [];
     let slice = performance.now();
-    for (const id of ids) {
+    let n = 0;
+    // In order, newest first: the summaries need no sort of their own.
+    for (const id of this.order(names)) {
       // A synchronous lstat is a few microseconds from the kernel's cache, where a promise's trip
       // through the thread pool costs ten times that: the loop gives the event loop a turn every
-      // 20 ms instead, and stops there when cancelled.
-      if (performance.now() - slice > 20) {
+      // 20 ms instead (the clock read every 64 runs), and stops there when cancelled.
+      if ((++n & 63) === 0 && performance.now() - slice > 20) {
         await new Promise((ok) => setImmediate(ok));
         signal?.throwIfAborted();
         slice = performance.now();
       }
-      const dir = join(this.root, id);
-      const file = join(dir, RUN_FILE_NAME);
+      const dir = this.prefix + id;
+      const file = dir + sep + RUN_FILE_NAME;
       const st = lstatQuiet(file);
       if (!st) continue; // no run.ndjson: not a run
       // Only a regular file is cached; a link, a FIFO or a device there is read (refused) every time.
-      const key = st.isFile() ? identity(st) : undefined;
+      const regular = st.isFile();
       const had = this.cache?.get(id);
-      if (key !== undefined && had?.identity === key) {
+      if (regular && had && sameIdentity(had, st)) {
+        had.seen = listing;
+        cachedSeen++;
         summaries.push(had.summary);
         continue;
       }
       read++;
       const summary = summarizeRunFile(id, dir, file);
       if (this.cache) {
-        if (key !== undefined) this.cache.set(id, { identity: key, summary });
-        else this.cache.delete(id);
+        if (regular) {
+          const { size, mtimeMs, ctimeMs, ino, dev } = st;
+          this.cache.set(id, { size, mtimeMs, ctimeMs, ino, dev, summary, seen: listing });
+          cachedSeen++;
+        } else this.cache.delete(id);
       }
       summaries.push(summary);
     }
     signal?.throwIfAborted();
     this.lastRead = read;
-    const listed = summaries.filter((s): s is RunSummary => s !== undefined);
-    if (this.cache) {
-      const present = new Set(listed.map((s) => s.id));
-      for (const id of this.cache.keys()) if (!present.has(id)) this.cache.delete(id);
-    }
-    return listed.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    // Runs gone (or no longer runs) leave the cache: only when some entry was not seen.
+    if (this.cache && this.cache.size > cachedSeen)
+      for (const [id, entry] of this.cache) if (entry.seen !== listing) this.cache.delete(id);
+    return summaries;
   }
 }
 
