@@ -45,7 +45,8 @@
 #   STAGES   comma list of collectives, device-api, paths, matrix, overlap, or all (default all)
 #   PEERS    the peers' sources (default bench/peers, git-ignored): nvbandwidth/, TransferBench/,
 #            nccl-tests/, VERSIONS, optionally debs/ (peers.sh); PB their build folder
-#   BUILD    the helper's build folder (default /tmp/sdma-probe-xN-build)
+#   BUILD    the helper's build folder (default /tmp/sdma-probe-xN-build); PROBE: a helper built
+#            before, used as it is (no build)
 #   FAULT    STEP:SPEC appends `--fault SPEC` to the helper step STEP (testing the failure path)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -128,7 +129,7 @@ hp() {
   fi
   probe "$name" "$limit" "${args[@]}"
   rc=$?
-  first=$(report "$RAW/$name.ndjson" error | head -1 | cut -c1-300)
+  first=$(report "$RAW/$name.ndjson" error | head -1 | sed -E 's/.*"code":"([^"]*)","message":"([^"]*)".*/\1: \2/' | cut -c1-300)
   echo "   records: $(grep -o '"type":"[a-z-]*"' "$RAW/$name.ndjson" | sort | uniq -c | tr -s ' \n' ' ')"
   ran "$name" "$rc" "$first"
   return "$rc"
@@ -148,7 +149,8 @@ finish() {
   STAGE=summary
   step "summary"
   local rc=0
-  if ! timeout 60 python3 "$ROOT/bench/device/summarize_xN.py" "$RAW" "$OUT"; then
+  # No __pycache__ beside the scripts (summarize_xN.py imports its siblings).
+  if ! PYTHONDONTWRITEBYTECODE=1 timeout 60 python3 "$ROOT/bench/device/summarize_xN.py" "$RAW" "$OUT"; then
     rc=1
     { [ -n "$SIM" ] && echo "SIMULATED: no GPU was measured."
       echo "# ${NGPUS:-?}x GPU: the summary could not be written"; echo; echo "See log.txt and raw.tar.gz."; } > "$OUT/summary.md"
@@ -187,12 +189,16 @@ else
   [ -n "$PYLIBS" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PYLIBS"
   nccl_wheel > "$RAW/nccl-wheel.txt"  # not in a pipe: NCCL_LIB and NCCL_ARG stay in this shell
   cat "$RAW/nccl-wheel.txt" | tee -a "$RAW/machine.txt"
-  build_probe "$BUILD" || finish  # peers.sh's build_probe logs the failure (fail build)
-  record build ran "$BUILD"
+  if [ -n "${PROBE:-}" ]; then  # a helper built before (an earlier call on the same machine)
+    P=$PROBE; "$P" --version | tee -a "$RAW/machine.txt"; skip build "PROBE=$PROBE given: that helper is used"
+  else
+    build_probe "$BUILD" || finish  # peers.sh's build_probe logs the failure (fail build)
+    record build ran "$BUILD"
+  fi
   SIZES=4K,64K,1M,16M,256M,1G ITERS=(--iters 10 --warmup 2) CALLS=(-n 20 -w 5 --repeats 5) DIMS_SIZES=64M,256M
   MATRIX_ITERS=() PHASE_MS=1000
 fi
-echo "GPUs: $NGPUS; stages: $STAGES; budget: $BUDGET_S s"
+echo "gpus used: $NGPUS; stages: $STAGES; budget: $BUDGET_S s" | tee -a "$RAW/machine.txt"
 step "environment every step gets (as a child process sees it)"
 multicast_env | tee "$RAW/env.txt"
 selected() { [[ ",$STAGES," == *",$1,"* ]]; }

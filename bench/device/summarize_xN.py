@@ -74,7 +74,8 @@ hello = next((r for name in ("info", "coll-rank", "paths-sweep", "matrix", "over
 machine = text("machine.txt")
 simulated = bool(hello.get("simulated")) or "mode: SIMULATED" in machine
 topology = next((r for r in of("info", "topology")), {})
-gpus = len(topology.get("gpus", [])) or None
+used = re.search(r"^gpus used: (\d+)", machine, re.M)
+gpus = int(used.group(1)) if used else len(topology.get("gpus", [])) or None
 env = dict(line.split("=", 1) for line in text("env.txt").splitlines() if "=" in line)
 steps = [{"stage": s[0], "step": s[1], "status": s[2], "detail": s[3] if len(s) > 3 else ""} for s in tsv("steps.tsv")]
 stage_rows = {s[0]: s for s in tsv("stages.tsv")}
