@@ -4,6 +4,11 @@
 # for anything the helper or torchrun starts.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+# torch's symmetric memory (torch.distributed, torchrun) keeps multicast off as well.
+export TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+
+# multicast_env: the three settings above as a child process sees them, one NAME=VALUE a line.
+multicast_env() { env | grep -E '^(NCCL_NVLS_ENABLE|NVSHMEM_DISABLE_NVLS|TORCH_SYMM_MEM_DISABLE_MULTICAST)=' | sort; }
 
 step() { echo "== $(date -u +%H:%M:%S) $*"; }
 
