@@ -20,7 +20,6 @@ import { standsForItsPath } from '../moverEvidence';
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
-import { SampleTable } from '../sampleTable';
 import type { BackendChoice } from '../backendChoice';
 import { BACKEND_CHOICES } from '../backendChoice';
 import type { SweepOptions } from './sweepOptions';
