@@ -11,6 +11,7 @@
  */
 import {
   closeSync,
+  constants as fsConstants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -125,7 +126,8 @@ function run(script: Script, file: string): unknown {
 export function readCache(file: string, key: string): Buffer | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    // Not blocking: a FIFO put at the cache's name is refused below, not waited on.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
     const s = fstatSync(fd);
     if (!s.isFile() || s.size > MAX_CACHE_BYTES || s.size <= key.length + 1) return undefined;
     const buf = Buffer.allocUnsafe(s.size);

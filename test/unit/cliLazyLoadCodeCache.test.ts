@@ -11,9 +11,11 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +99,19 @@ describe('the code cache of the command bundles', () => {
     expect(readCache(join(dir, 'missing'), key)).toBeUndefined();
     expect(readCache(dir, key)).toBeUndefined();
     expect(MAX_CACHE_BYTES).toBeLessThanOrEqual(64 * 1024 * 1024);
+  });
+
+  it('a FIFO or a link at the cache name is not waited on or followed', () => {
+    const key = cacheKey({ size: 1n, mtimeNs: 2n, ino: 3n, dev: 4n });
+    const real = join(dir, 'real.v8cache');
+    writeFileSync(real, Buffer.concat([Buffer.from(`${key}\n`), Buffer.from([1, 2, 3])]));
+    const link = join(dir, 'link.v8cache');
+    symlinkSync(real, link);
+    expect(readCache(link, key)).toBeUndefined();
+    const fifo = join(dir, 'fifo.v8cache');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // With no writer, a blocking open would never return and this test would time out.
+    expect(readCache(fifo, key)).toBeUndefined();
   });
 
   it('loads the bundle when the cache folder cannot be written or holds junk', () => {
