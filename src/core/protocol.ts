@@ -866,9 +866,20 @@ export const RECORD_SCHEMAS: {
 
 export const RECORD_TYPES = Object.keys(RECORD_SCHEMAS) as RecordType[];
 
-const FAST: Partial<Record<RecordType, (value: unknown) => boolean>> = Object.fromEntries(
-  RECORD_TYPES.map((t) => [t, fastPredicate(RECORD_SCHEMAS[t] as v.GenericSchema)]).filter(([, p]) => p !== undefined),
-);
+/**
+ * Each record type's fast predicate (fastCheck.ts), made at the first record of that type: a
+ * process that never validates a type (the CLI's `--help`, a sweep that sees no spans) never
+ * builds its predicate. null: the type has none.
+ */
+const FAST = new Map<RecordType, ((value: unknown) => boolean) | null>();
+function fastOf(type: RecordType): ((value: unknown) => boolean) | null {
+  let p = FAST.get(type);
+  if (p === undefined) {
+    p = fastPredicate(RECORD_SCHEMAS[type] as v.GenericSchema) ?? null;
+    FAST.set(type, p);
+  }
+  return p;
+}
 
 /** Whether `x` is a whole number in `min..max`. */
 function wholeIn(x: unknown, min: number, max: number): boolean {
@@ -1035,7 +1046,7 @@ export function validateRecord(value: unknown): LineResult {
   if (type === 'collective' || type === 'collective-variant') value = renamedVariant(value);
   // Most lines are valid: a plain check read off the schema accepts them without building a
   // copy; anything it does not vouch for goes through the schema for the verdict and reason.
-  if (FAST[type as RecordType]?.(value)) return consistent(value as HelperRecord);
+  if (fastOf(type as RecordType)?.(value)) return consistent(value as HelperRecord);
   const result = v.safeParse(RECORD_SCHEMAS[type as RecordType], value);
   if (result.success) return consistent(result.output);
   const issue = result.issues[0];

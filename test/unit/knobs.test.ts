@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KNOBS, knob, loadCatalog, meaningsOf, rangesOverlap, sdmaValues } from '../../src/core/advice/knobs';
+import { allKnobs, knob, loadCatalog, meaningsOf, rangesOverlap, sdmaValues } from '../../src/core/advice/knobs';
 import { compareVersions, inRange } from '../../src/core/advice/version';
 
 describe('knob catalog', () => {
@@ -23,8 +23,8 @@ describe('knob catalog', () => {
   });
 
   it('every entry has a source and a version range, and names are unique', () => {
-    expect(new Set(KNOBS.map((k) => k.name)).size).toBe(KNOBS.length);
-    for (const k of KNOBS) {
+    expect(new Set(allKnobs().map((k) => k.name)).size).toBe(allKnobs().length);
+    for (const k of allKnobs()) {
       expect(k.source.length, k.name).toBeGreaterThan(10);
       expect(k.versions, k.name).toHaveProperty('from');
       expect(k.versions, k.name).toHaveProperty('before');
@@ -37,7 +37,7 @@ describe('knob catalog', () => {
   });
 
   it('an enum value means one thing at any version (no overlapping ranges for the same value)', () => {
-    for (const k of KNOBS.filter((x) => x.values)) {
+    for (const k of allKnobs().filter((x) => x.values)) {
       const values = k.values!;
       for (let i = 0; i < values.length; i++) {
         for (let j = i + 1; j < values.length; j++) {
@@ -65,7 +65,7 @@ describe('knob catalog', () => {
   });
 
   it('rejects a catalog entry without a source', () => {
-    const bad = { format: 'sdma-lens-knobs', version: 2, notes: '', knobs: [{ ...KNOBS[0], source: '' }] };
+    const bad = { format: 'sdma-lens-knobs', version: 2, notes: '', knobs: [{ ...allKnobs()[0], source: '' }] };
     expect(() => loadCatalog(bad)).toThrow(/source/);
   });
 

@@ -23,7 +23,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adviseFromRun } from '../../src/core/advice/advice';
 import { applyTextEdits, setJsonEnv, setLineVariables } from '../../src/core/advice/envFiles';
-import { KNOBS, knob } from '../../src/core/advice/knobs';
+import { allKnobs, knob } from '../../src/core/advice/knobs';
 import { setLaunchEnv } from '../../src/core/advice/launchEnv';
 import { collectiveTable } from '../../src/core/collective/collectiveTable';
 import { FleetIndexSchema } from '../../src/core/fleet/fleetIndex';
@@ -349,7 +349,7 @@ describe('the sink functions', () => {
       expect(line).not.toMatch(UNSAFE);
     }
     // Every catalog knob's own default and recommended values pass, as they are.
-    for (const k of KNOBS)
+    for (const k of allKnobs())
       for (const x of [k.default, k.recommended].filter((y): y is string => y !== null && y !== undefined))
         expect(text.shellExport(k.name, x, knob)).toBe(`export ${k.name}=${x}`);
   });

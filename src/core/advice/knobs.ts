@@ -94,15 +94,19 @@ export function loadCatalog(data: unknown = raw): Knob[] {
   return r.output.knobs;
 }
 
-export const KNOBS: readonly Knob[] = loadCatalog();
+let catalog: readonly Knob[] | undefined;
+/** The knob catalog, read and checked at its first use (not when the module loads: a CLI command that advises nothing never reads it). */
+export function allKnobs(): readonly Knob[] {
+  return (catalog ??= loadCatalog());
+}
 
 export function knob(name: string): Knob | undefined {
-  return KNOBS.find((k) => k.name === name);
+  return allKnobs().find((k) => k.name === name);
 }
 
 /** The knobs of a library that apply at a version (all of them when the version is unknown). */
 export function knobsFor(library: Library, version: string | undefined): Knob[] {
-  return KNOBS.filter((k) => k.library === library && (version === undefined || inRange(version, k.versions)));
+  return allKnobs().filter((k) => k.library === library && (version === undefined || inRange(version, k.versions)));
 }
 
 /** What a value of an enum knob means at a version; several candidates when the version is unknown. */

@@ -29,16 +29,22 @@ export interface OutputReader {
   stall?: { ms: number; onStall(quietMs: number): void };
 }
 
+/**
+ * Milliseconds on the monotonic clock. process.hrtime, not performance.now: on Node 20 the
+ * first use of `performance` loads perf_hooks, a few milliseconds of every CLI command's start.
+ */
+const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
+
 /** Reads `child` to its end as `reader` says; gives back how the process ended. */
 export async function readHelperOutput(child: HelperProcess, reader: OutputReader): Promise<ProcessExit> {
-  let lastOutputAt = performance.now();
+  let lastOutputAt = monotonicMs();
   let stalled = false;
   const stallMs = reader.stall?.ms ?? 0;
   const watchdog =
     stallMs > 0
       ? setInterval(
           () => {
-            const quiet = performance.now() - lastOutputAt;
+            const quiet = monotonicMs() - lastOutputAt;
             if (stalled || quiet < stallMs) return;
             stalled = true;
             reader.stall!.onStall(quiet);
@@ -50,7 +56,7 @@ export async function readHelperOutput(child: HelperProcess, reader: OutputReade
     const stdout = new LineSplitter((line) => reader.onLine(parseLine(line), line), reader.onOverflow);
     const stderr = new LineSplitter((line) => reader.onStderr?.(line, false));
     child.stdout.on('data', (chunk: Buffer) => {
-      lastOutputAt = performance.now();
+      lastOutputAt = monotonicMs();
       stdout.push(chunk);
       reader.onChunk?.();
     });
