@@ -87,6 +87,8 @@ const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
 /** The most samples `expect` makes room for at once (about 2^27: beyond it columns grow by doubling). */
 const MAX_EXPECTED = 1 << 27;
+/** The most iteration times `expect` makes room for at once (1 GiB of Uint32). */
+const MAX_POOL_EXPECTED = 1 << 28;
 /**
  * Tables up to this many samples keep what they built while it is held (see the file's comment).
  * Not more: a million samples built at once (about 630 MB of objects) beside their columns would
@@ -97,9 +99,6 @@ export const SHARE_BUILT_MAX = 4096;
 
 function isInt32(x: number): boolean {
   return (x | 0) === x && x !== INT_ABSENT && !Object.is(x, -0);
-}
-function isUint32(x: number): boolean {
-  return x >>> 0 === x && !Object.is(x, -0);
 }
 
 type NumberColumn = Int32Array | Float64Array;
@@ -525,9 +524,19 @@ export class SampleTable implements Iterable<Sample> {
    * holds (its size over its first sample's line) grows each column once, not by doubling
    * (each doubling copies it). More than MAX_EXPECTED is not made ahead.
    */
-  expect(count: number): void {
+  expect(count: number, timesEach = 0): void {
     if (!Number.isFinite(count) || count <= this.capacity) return;
-    this.reserve(Math.min(Math.ceil(count), MAX_EXPECTED));
+    const n = Math.min(Math.ceil(count), MAX_EXPECTED);
+    this.reserve(n);
+    // The iteration times' pool too, when each sample is expected to carry `timesEach`.
+    const pooled =
+      Number.isFinite(timesEach) && timesEach > 0 ? Math.min(n * Math.ceil(timesEach), MAX_POOL_EXPECTED) : 0;
+    if (pooled > this.pool.length) {
+      const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(pooled);
+      wider.set(this.pool.subarray(0, this.poolLength));
+      this.pool = wider;
+      this.readers = undefined;
+    }
   }
 
   /** The bytes the columns hold (typed arrays only; the dictionaries are extra and small when values repeat). */
@@ -560,6 +569,21 @@ export class SampleTable implements Iterable<Sample> {
 
   private setNumber(f: number, i: number, x: number | undefined): void {
     if (typeof x !== 'number') return;
+    const c = this.numbers[f];
+    // The common case inline: a Float64 column takes anything; an Int32 one a whole number that
+    // fits, is not the absent sentinel and is not -0 (1 / -0 is -Infinity).
+    if (
+      c !== undefined &&
+      (c.BYTES_PER_ELEMENT === 8 || ((x | 0) === x && x !== INT_ABSENT && (x !== 0 || 1 / x > 0)))
+    ) {
+      c[i] = x;
+      return;
+    }
+    this.setNumberSlow(f, i, x);
+  }
+
+  /** A number whose column is missing, or an Int32 column that must widen to hold it. */
+  private setNumberSlow(f: number, i: number, x: number): void {
     let c = this.numbers[f];
     if (!c) {
       c = new Int32Array(this.capacity).fill(INT_ABSENT);
@@ -618,14 +642,21 @@ export class SampleTable implements Iterable<Sample> {
     }
     let pool = this.pool;
     const at = this.poolLength;
-    for (let k = 0; k < times.length; k++) {
-      const t = times[k]!;
-      if (pool instanceof Uint32Array && !isUint32(t)) {
+    const n = times.length;
+    let k = 0;
+    if (pool instanceof Uint32Array) {
+      // Uint32 while every time is a whole number below 2^32 and not -0; the first that is not widens the pool.
+      for (; k < n; k++) {
+        const t = times[k]!;
+        if (t >>> 0 !== t || (t === 0 && 1 / t < 0)) break;
+        pool[at + k] = t;
+      }
+      if (k < n) {
         pool = this.pool = Float64Array.from(pool);
         this.readers = undefined;
       }
-      pool[at + k] = t;
     }
+    for (; k < n; k++) pool[at + k] = times[k]!;
     this.timesStart[i] = this.poolLength;
     this.timesCount[i] = times.length;
     this.poolLength = need;

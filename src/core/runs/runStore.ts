@@ -428,7 +428,8 @@ class RunFileLines {
       // A big file is mostly lines like its first sample's: its columns are made that big once.
       if (!this.expected) {
         this.expected = true;
-        if (this.size > EXPECT_FROM_BYTES) run.samples.expect((this.size / (line.length + 1)) * 1.02);
+        if (this.size > EXPECT_FROM_BYTES)
+          run.samples.expect((this.size / (line.length + 1)) * 1.02, value.timesNs?.length ?? 0);
       }
       run.samples.push(value);
     } else applySavedValue(run, value);
