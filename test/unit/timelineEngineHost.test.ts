@@ -54,7 +54,8 @@ const HOSTILE: [string, unknown][] = [
 describe('the host-held engine query schema', () => {
   it('accepts every query the page sends', () => {
     for (const q of VALID) expect(v.safeParse(EngineQuerySchema, q).success, q.type).toBe(true);
-    for (const q of VALID) expect(parseTimelineWebviewMessage({ type: 'engine-query', query: q })?.type).toBe('engine-query');
+    for (const q of VALID)
+      expect(parseTimelineWebviewMessage({ type: 'engine-query', query: q })?.type).toBe('engine-query');
   });
 
   it.each(HOSTILE)('refuses %s', (_what, q) => {
@@ -63,7 +64,9 @@ describe('the host-held engine query schema', () => {
   });
 
   it('checks the answers on the page side (typed arrays where the engine sends them)', () => {
-    expect(parseTimelineHostMessage({ type: 'engine-answer', answer: { type: 'pick', id: 1, event: 3 } })).toBeDefined();
+    expect(
+      parseTimelineHostMessage({ type: 'engine-answer', answer: { type: 'pick', id: 1, event: 3 } }),
+    ).toBeDefined();
     expect(parseTimelineHostMessage({ type: 'engine-answer', answer: { type: 'pick', id: 1 } })).toBeUndefined();
     const index = { count: 0, lanes: [], laneStart: [0], startNs: 0, endNs: 0, heat: [] };
     expect(v.safeParse(EngineAnswerSchema, { type: 'index', index, inferred: false, buildMs: 1 }).success).toBe(false);
@@ -75,9 +78,9 @@ describe('the host-held engine query schema', () => {
         buildMs: 1,
       }).success,
     ).toBe(true);
-    expect(
-      parseTimelineHostMessage({ type: 'timeline-host-held', meta: { ...DEMO_META }, count: 5 })?.type,
-    ).toBe('timeline-host-held');
+    expect(parseTimelineHostMessage({ type: 'timeline-host-held', meta: { ...DEMO_META }, count: 5 })?.type).toBe(
+      'timeline-host-held',
+    );
   });
 });
 
@@ -200,9 +203,12 @@ describe('TimelineEngineHost (the relay)', () => {
         onAnswer: () => undefined,
         onFailure: resolve,
         start: () =>
-          new Worker("require('node:worker_threads').parentPort.once('message', () => { throw new Error('engine crashed'); });", {
-            eval: true,
-          }) as unknown as EngineThread,
+          new Worker(
+            "require('node:worker_threads').parentPort.once('message', () => { throw new Error('engine crashed'); });",
+            {
+              eval: true,
+            },
+          ) as unknown as EngineThread,
       });
     });
     expect(await failure).toMatch(/engine crashed/);
@@ -227,26 +233,27 @@ describe('TimelineEngineHost (the relay)', () => {
 function port() {
   const emitter = new EventEmitter();
   const out: ThreadMessage[] = [];
-  const p: EnginePort & { send(m: ToThread): void; out: ThreadMessage[]; next(type: string): Promise<ThreadMessage> } = {
-    on: (event, listener) => void emitter.on(event, listener),
-    postMessage: (m) => {
-      out.push(m);
-      emitter.emit('posted', m);
-    },
-    send: (m) => emitter.emit('message', m),
-    out,
-    next: (type) =>
-      new Promise((resolve) => {
-        const found = out.find((m) => m.type === type);
-        if (found) return resolve(found);
-        const on = (m: ThreadMessage) => {
-          if (m.type !== type) return;
-          emitter.off('posted', on);
-          resolve(m);
-        };
-        emitter.on('posted', on);
-      }),
-  };
+  const p: EnginePort & { send(m: ToThread): void; out: ThreadMessage[]; next(type: string): Promise<ThreadMessage> } =
+    {
+      on: (event, listener) => void emitter.on(event, listener),
+      postMessage: (m) => {
+        out.push(m);
+        emitter.emit('posted', m);
+      },
+      send: (m) => emitter.emit('message', m),
+      out,
+      next: (type) =>
+        new Promise((resolve) => {
+          const found = out.find((m) => m.type === type);
+          if (found) return resolve(found);
+          const on = (m: ThreadMessage) => {
+            if (m.type !== type) return;
+            emitter.off('posted', on);
+            resolve(m);
+          };
+          emitter.on('posted', on);
+        }),
+    };
   return p;
 }
 

@@ -29,7 +29,10 @@ async function main() {
       let s = await stats();
       check(s.hostHeld, 'the page knows the events are held by the host');
       check(s.events === figures.count && s.events > 0, `${s.events} events, counted from the file's header`);
-      check(Number.isFinite(figures.readMs), `the engine thread read the file itself (${figures.readMs.toFixed(0)} ms)`);
+      check(
+        Number.isFinite(figures.readMs),
+        `the engine thread read the file itself (${figures.readMs.toFixed(0)} ms)`,
+      );
       const sent = await posted();
       check(
         sent.some((m) => m.type === 'engine-query' && m.query.type === 'lod'),
@@ -98,7 +101,10 @@ async function main() {
 
       // A malformed query is refused by the relay with an error answer; the engine keeps serving.
       const errorsBefore = (await posted()).filter((m) => m.type === 'webview-error').length;
-      check(engine.query({ type: 'lod', id: 1, request: { startNs: 0, endNs: 1, buckets: 1e12, lanes: [] } }) === false, 'a hostile query is refused');
+      check(
+        engine.query({ type: 'lod', id: 1, request: { startNs: 0, endNs: 1, buckets: 1e12, lanes: [] } }) === false,
+        'a hostile query is refused',
+      );
       await flushed();
       await page.waitForFunction(
         (n) => window.__preview.posted.filter((m) => m.type === 'webview-error').length > n,
