@@ -18,7 +18,8 @@ export type ToThread =
   | Exclude<ToWorker, { type: 'load' }>;
 
 /** Thread -> host: the engine's answers, the read's figures, or why the file could not be opened. */
-export type ThreadMessage = FromWorker | { type: 'read'; count: number; readMs: number } | { type: 'failed'; message: string };
+export type ThreadMessage =
+  FromWorker | { type: 'read'; count: number; readMs: number } | { type: 'failed'; message: string };
 
 /** The part of a worker_threads Worker the relay uses (a test may hand it a stand-in). */
 export interface EngineThread {
@@ -76,7 +77,10 @@ export class TimelineEngineHost {
       const where = issue?.path?.map((p) => String(p.key)).join('.') ?? '';
       this.options.onAnswer({
         type: 'error',
-        message: `a timeline query was refused: ${where ? `${where}: ` : ''}${issue?.message ?? 'not a query'}`.slice(0, 400),
+        message: `a timeline query was refused: ${where ? `${where}: ` : ''}${issue?.message ?? 'not a query'}`.slice(
+          0,
+          400,
+        ),
       });
       return false;
     }
