@@ -263,6 +263,9 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
     case 'timeline-host-held':
       // The host reads and indexes it; its index arrives as the engine's first answer.
       startTimeline(message.meta, message.count, arrivedAt, true);
+      // A page that reloaded finds the host's engine as it left it: no selection, no filter (cheap).
+      client.post({ type: 'details', id: 0, event: -1 });
+      client.post({ type: 'filter', id: ++s.filterId, text: '' });
       break;
     case 'engine-answer':
       if (stats.hostHeld) onWorker(message.answer as FromWorker);
