@@ -103,7 +103,8 @@ const common = {
 const builds = [
   {
     ...common,
-    entryPoints: { extension: 'src/extension/extension.ts' },
+    // The engine thread of a host-held timeline is its own bundle (src/core/runs/timelineEngineThread.ts).
+    entryPoints: { extension: 'src/extension/extension.ts', timelineEngine: 'src/core/runs/timelineEngineThread.ts' },
     outdir: dist,
     platform: 'node',
     format: 'cjs',

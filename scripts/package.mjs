@@ -361,6 +361,7 @@ function checkVsix(file, { images }) {
     'extension/dist/extension.js',
     'extension/dist/cli.js',
     'extension/dist/execa.js',
+    'extension/dist/timelineEngine.js',
     'extension/bin/sdma-probe',
     'extension/bin/sdma-lens',
     'extension/native/CMakeLists.txt',

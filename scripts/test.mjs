@@ -118,6 +118,10 @@ browserCheck(
   ['--out', shots],
 );
 browserCheck(
+  'host-held timeline in headless Chromium (the engine thread and relay: draw, zoom, details, a refused query)',
+  'test/webview/timelineHostHeld.mjs',
+);
+browserCheck(
   "compare panel in headless Chromium (both runs' curves, ratio interval, curve picker, verdict table, CSP)",
   'test/webview/compare.mjs',
   ['--out', shots],

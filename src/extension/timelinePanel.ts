@@ -7,7 +7,9 @@
  */
 import * as vscode from 'vscode';
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../core/timeline/timelineMessages';
-import { parseTimelineWebviewMessage } from '../core/timeline/timelineMessages';
+import { HOST_HELD_EVENTS, parseTimelineWebviewMessage } from '../core/timeline/timelineMessages';
+import type { FromWorker } from '../core/timeline/timelineEngineProtocol';
+import { TimelineEngineHost } from '../core/runs/timelineEngineHost';
 import type { TimelineColumns } from '../core/timeline/timelineFile';
 import { TIMELINE_DIRECTIVES } from '../core/pages/timelineHtml';
 import type { TimelineMeta } from '../core/timeline/timelineModel';
@@ -30,6 +32,11 @@ export interface TimelineSource {
   load(signal?: AbortSignal): Promise<TimelineColumns>;
   /** Events the timeline holds, known before it is read (a file's header): decides refusal and progress. */
   count?(): Promise<number>;
+  /**
+   * The sdmatl file `load` reads, when it is one: a timeline of HOST_HELD_EVENTS or more is then
+   * held by the host (an engine thread reads it) and the page asks it by message.
+   */
+  file?: string;
 }
 
 /** The reason a cancelled read stops with: not a failure, nothing to report. */
@@ -47,6 +54,9 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   /** Held only from the read until the page has it. */
   private columns: TimelineColumns | undefined;
+  /** A host-held timeline: its engine thread, its event count and the index once built. */
+  private engine: TimelineEngineHost | undefined;
+  private hostHeld: { count: number; index?: FromWorker } | undefined;
   private failure: string | undefined;
   private loading = false;
   private loadedOnce = false;
@@ -90,7 +100,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   private constructor(
     panel: vscode.WebviewPanel,
-    extensionUri: vscode.Uri,
+    private readonly extensionUri: vscode.Uri,
     private readonly source: TimelineSource,
     log: vscode.LogOutputChannel,
   ) {
@@ -131,6 +141,13 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
             this.panel.dispose();
           });
           const drawn = new Promise<void>((done) => (this.shown = done));
+          if (this.source.file && count >= HOST_HELD_EVENTS) {
+            token.onCancellationRequested(() => this.stopEngine());
+            progress.report({ message: vscode.l10n.t('reading and indexing') });
+            this.holdOnHost(this.source.file, count, started);
+            await drawn;
+            return;
+          }
           progress.report({ message: vscode.l10n.t('reading the file') });
           let columns: TimelineColumns;
           try {
@@ -173,8 +190,63 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
     this.post();
   }
 
+  /**
+   * A big timeline: an engine thread reads and indexes the file and answers the page's queries;
+   * the page is told the events are host-held and gets nothing per event but its answers.
+   */
+  private holdOnHost(file: string, count: number, started: number): void {
+    if (this.disposed) return;
+    this.stopEngine();
+    const held: { count: number; index?: FromWorker } = { count };
+    this.hostHeld = held;
+    this.loadedOnce = true;
+    this.engine = new TimelineEngineHost({
+      bundle: vscode.Uri.joinPath(this.extensionUri, 'dist', 'timelineEngine.js').fsPath,
+      file,
+      meta: { gpuCus: this.source.meta.gpuCus, vendor: this.source.meta.vendor, simulated: this.source.meta.simulated },
+      onRead: (events, readMs) =>
+        this.log.info(`timeline ${this.source.meta.key}: ${events} events read by the engine thread in ${readMs} ms`),
+      onAnswer: (answer) => {
+        if (answer.type === 'index') {
+          held.index = answer;
+          this.log.info(
+            `timeline ${this.source.meta.key}: indexed in ${answer.buildMs} ms, ${performance.now() - started} ms after open`,
+          );
+        }
+        if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'engine-answer', answer });
+      },
+      onFailure: (message) => {
+        this.engine = undefined;
+        this.hostHeld = undefined;
+        this.failure = `The timeline could not be opened: ${message}`;
+        this.log.error(`timeline ${this.source.meta.key}: ${this.failure}`);
+        this.post();
+        this.shown?.();
+        this.shown = undefined;
+      },
+    });
+    this.post();
+  }
+
+  private stopEngine(): void {
+    this.engine?.dispose();
+    this.engine = undefined;
+  }
+
   private post(): void {
     if (this.disposed || !this.ready) return;
+    if (this.hostHeld && !this.failure) {
+      void this.panel.webview.postMessage({
+        type: 'timeline-host-held',
+        meta: this.source.meta,
+        count: this.hostHeld.count,
+      });
+      // A page that loaded (or reloaded) after the index was built gets it again.
+      if (this.hostHeld.index)
+        void this.panel.webview.postMessage({ type: 'engine-answer', answer: this.hostHeld.index });
+      this.delivered = true;
+      return;
+    }
     let message: TimelineHostMessage;
     if (this.failure) message = { type: 'timeline-status', state: 'error', message: this.failure };
     else if (!this.columns) message = { type: 'timeline-status', state: 'loading', message: 'Reading the timeline…' };
@@ -195,7 +267,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   protected onReady(): void {
     // A page that reloaded (hidden and shown again) after it was handed the timeline: read it again.
-    if (!this.columns && this.loadedOnce && !this.loading && !this.failure) void this.load();
+    if (!this.columns && !this.hostHeld && this.loadedOnce && !this.loading && !this.failure) void this.load();
     else this.post();
   }
 
@@ -206,6 +278,11 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
         break;
       case 'filter-applied':
         this.appliedFilter = { filter: message.filter, kept: message.kept };
+        break;
+      case 'engine-query':
+        // Validated with the page's message; the relay checks it again before the engine sees it.
+        if (this.engine) this.engine.query(message.query);
+        else this.log.warn(`timeline ${this.source.meta.key}: a query came but no engine holds the timeline`);
         break;
       case 'timeline-shown':
         this.shown?.();
@@ -220,6 +297,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   protected unlist(): void {
     TimelinePanel.open.delete(this.source.meta.key);
+    this.stopEngine();
     this.shown?.();
     this.shown = undefined;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex, columnsFromEvents } from '../../src/core/timeline/timelineModel';
-import { describeEvent } from '../../webview/timeline/describe';
+import { describeEvent } from '../../src/core/timeline/timelineDescribe';
 import { EVENTS } from './timelineFixture';
 
 describe('timeline details of a packet', () => {

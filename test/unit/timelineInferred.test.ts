@@ -20,7 +20,12 @@ import {
   laneLabel,
 } from '../../src/core/timeline/timelineModel';
 import { chromeTraceJson } from '../../src/core/timeline/timelineTrace';
-import { INFERRED_WORDS, describeAggregate, describeEvent, inferredWhy } from '../../webview/timeline/describe';
+import {
+  INFERRED_WORDS,
+  describeAggregate,
+  describeEvent,
+  inferredWhy,
+} from '../../src/core/timeline/timelineDescribe';
 import { INFERRED_ENTRY, legendEntries } from '../../webview/timeline/legend';
 import { AMD_ENGINE_DEVICE, EVENTS } from './timelineFixture';
 

@@ -20,9 +20,9 @@ import {
   eventsInRange,
   relatedEvents,
 } from '../../src/core/timeline/timelineModel';
-import { describeEvent } from '../../webview/timeline/describe';
-import { createEngine } from '../../webview/timeline/engine';
-import type { FromWorker, ToWorker } from '../../webview/timeline/workerProtocol';
+import { describeEvent } from '../../src/core/timeline/timelineDescribe';
+import { createEngine } from '../../src/core/timeline/timelineEngine';
+import type { FromWorker, ToWorker } from '../../src/core/timeline/timelineEngineProtocol';
 import { AMD_ENGINE_DEVICE, EVENTS, repeated } from './timelineFixture';
 
 const fresh = () => columnsFromEvents([...EVENTS, ...AMD_ENGINE_DEVICE]);

@@ -37,6 +37,9 @@
     return Object.freeze({
       postMessage: (message) => {
         posted.push(structuredClone(message));
+        // A host-held timeline's queries go to the harness, which plays the host (holdOnHost).
+        if (message?.type === 'engine-query' && typeof window.__hostRelay === 'function')
+          void window.__hostRelay(message);
         // Like the extension: answer 'ready' with the run, streamed.
         if (message?.type === 'ready') REPLAY.forEach((m, i) => setTimeout(() => window.postMessage(m, '*'), 200 * i));
       },

@@ -413,3 +413,51 @@ export function withTimelinePage(name, viewport, body) {
   };
   return withPage(name, viewport, setup, body);
 }
+
+/** The engine thread's bundle as the extension ships it (`npm run build` writes it). */
+export const ENGINE_BUNDLE = join(repo, 'dist/timelineEngine.js');
+
+/**
+ * Plays the extension host for a host-held timeline, as timelinePanel.ts does: reads the
+ * file's header for its count, starts the engine thread (`bundle`, the shipped
+ * dist/timelineEngine.js) through the same relay (TimelineEngineHost), tells the page the
+ * events are host-held, validates each message the page posts with the panel's parser and
+ * relays its queries, and posts the engine's answers back as host messages, in order. The
+ * engine thread lives in this process: its read, index and answers count in its memory.
+ */
+export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BUNDLE }) {
+  if (!existsSync(bundle)) throw new Error(`${bundle} is not built (npm run build)`);
+  const fd = openSync(file, 'r');
+  const head = Buffer.alloc(32);
+  try {
+    readSync(fd, head, 0, 32, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const { count } = support.readTimelineHeader(new Uint8Array(head), statSync(file).size);
+  const figures = { count, readMs: NaN, failure: undefined, problems: [] };
+  let queue = Promise.resolve();
+  const toPage = (message) => {
+    queue = queue
+      .then(() => page.evaluate((m) => window.dispatchEvent(new MessageEvent('message', { data: m })), message))
+      .catch((err) => figures.problems.push(String(err)));
+  };
+  const engine = new support.TimelineEngineHost({
+    bundle,
+    file,
+    meta: { gpuCus: meta.gpuCus, vendor: meta.vendor, simulated: meta.simulated },
+    onRead: (_events, ms) => (figures.readMs = ms),
+    onAnswer: (answer) => toPage({ type: 'engine-answer', answer }),
+    onFailure: (message) => {
+      figures.failure = message;
+      toPage({ type: 'timeline-status', state: 'error', message });
+    },
+  });
+  await page.exposeFunction('__hostRelay', (raw) => {
+    const message = support.parseTimelineWebviewMessage(raw);
+    if (message?.type === 'engine-query') engine.query(message.query);
+    else figures.problems.push(`the page posted an invalid message: ${JSON.stringify(raw).slice(0, 200)}`);
+  });
+  toPage({ type: 'timeline-host-held', meta, count });
+  return { engine, figures, flushed: () => queue };
+}

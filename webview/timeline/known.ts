@@ -5,7 +5,7 @@
  * whole timeline; bounded (cleared past KNOWN_MAX events, then refilled by the next answers).
  */
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import type { EventRecords } from './queries';
+import type { EventRecords } from '../../src/core/timeline/timelineQueries';
 
 /** Events kept before the store starts again from the next answer. */
 export const KNOWN_MAX = 1 << 18;

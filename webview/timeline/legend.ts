@@ -6,7 +6,7 @@
  */
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { anyInferred } from '../../src/core/timeline/timelineFile';
-import { INFERRED_WORDS } from './describe';
+import { INFERRED_WORDS } from '../../src/core/timeline/timelineDescribe';
 
 export interface LegendEntry {
   /** Stable name, also the swatch's class (`swatch legend-<id>`). */

@@ -4,14 +4,15 @@
  * is bundled into this page by the build as a string. When a worker cannot start, the same
  * engine runs on the page's thread: slower on huge timelines, but never a blank panel.
  */
-import { createEngine } from './engine';
-import type { FromWorker, ToWorker } from './workerProtocol';
+import type { EngineQuery } from '../../src/core/timeline/timelineMessages';
+import { createEngine } from '../../src/core/timeline/timelineEngine';
+import type { FromWorker, ToWorker } from '../../src/core/timeline/timelineEngineProtocol';
 
 declare const TIMELINE_WORKER_SOURCE: string | undefined;
 
 export interface LodClient {
   readonly inWorker: boolean;
-  post(message: ToWorker, transfer?: Transferable[]): void;
+  post(message: ToWorker, transfer?: ArrayBuffer[]): void;
 }
 
 export function startLodClient(
@@ -35,5 +36,20 @@ export function startLodClient(
     inWorker: false,
     // Asynchronous like a worker, so callers see one behaviour.
     post: (message) => setTimeout(() => engine.handle(message, onMessage), 0),
+  };
+}
+
+/**
+ * The client of a host-held timeline: the extension host holds the events and runs the engine
+ * (a Node worker thread), so each query goes to the host as a message ('engine-query'); the
+ * answers come back as host messages. There is nothing to load: the host loaded it.
+ */
+export function hostLodClient(send: (query: EngineQuery) => void): LodClient {
+  return {
+    inWorker: true,
+    post: (message) => {
+      // The same queries; only the lanes list is readonly on this side.
+      if (message.type !== 'load') send(message as EngineQuery);
+    },
   };
 }

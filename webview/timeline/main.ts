@@ -1,16 +1,19 @@
 /**
- * The timeline panel: receives a timeline as typed-array columns, hands it to the
- * level-of-detail worker, and draws the worker's answer for the visible window on a canvas.
+ * The timeline panel: receives a timeline as typed-array columns and hands it to the
+ * level-of-detail worker, or (a big one) word that the extension host holds it and answers the
+ * same queries, and draws the engine's answer for the visible window on a canvas.
  * Every pan or zoom redraws at once from the last answer (scaled to the new window) and asks
  * the worker for the next one; the page thread never walks the million events itself.
  *
- * This file wires the page: the host channel, the worker, the level-of-detail requests and the
+ * This file wires the page: the host channel, the engine (a worker, or the extension host for a
+ * host-held timeline), the level-of-detail requests and the
  * frame loop. What it wires: state.ts (what the page holds), viewport.ts (window and layout),
  * selection.ts (selection, details, tooltip), input.ts (pointer and keys), filter.ts (the query).
  */
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
 import { parseTimelineHostMessage } from '../../src/core/timeline/timelineMessages';
 import type { LodRequest } from '../../src/core/timeline/timelineLod';
+import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { onNextFrame } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
 import { observeTheme, readTheme } from '../shared/theme';
@@ -20,15 +23,15 @@ import { INFERRED_ENTRY } from './legend';
 import { emptyKnown, remember } from './known';
 import type { Row } from './layout';
 import type { LodClient } from './lodClient';
-import { startLodClient } from './lodClient';
+import { hostLodClient, startLodClient } from './lodClient';
 import { draw, makePalette, plotWidth } from './renderer';
 import { onDetails, onHit, onPick, renderDetails, zoomToSelectionSoon } from './selection';
 import type { PanelState } from './state';
 import { els, restoreState, s, stats, wire } from './state';
 import { Toolbar } from './toolbar';
 import { clampScroll, fitAll, relayout, scene, sizeCanvas } from './viewport';
-import type { FromWorker, ToWorker } from './workerProtocol';
-import { columnBuffers } from './workerProtocol';
+import type { FromWorker, ToWorker } from '../../src/core/timeline/timelineEngineProtocol';
+import { columnBuffers } from '../../src/core/timeline/timelineEngineProtocol';
 
 const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({
   name: 'timeline',
@@ -50,17 +53,22 @@ const toolbar = new Toolbar({
 });
 /** Every change asks for a frame; several inside one frame draw once. */
 const schedule = onNextFrame(() => render());
-const lod = startLodClient(onWorker, (message) => host.reportError(message));
+/** The page's own engine (a worker, else in-thread), started for the first timeline that is not host-held. */
+let local: LodClient | undefined;
+const localClient = () => (local ??= startLodClient(onWorker, (message) => host.reportError(message)));
+/** A host-held timeline's engine: the extension host, asked by message. */
+const remote = hostLodClient((query) => host.post({ type: 'engine-query', query }));
 /** The engine's client, counting the queries that have an answer coming (stats.queries). */
 const client: LodClient = {
-  inWorker: lod.inWorker,
+  get inWorker() {
+    return stats.hostHeld || localClient().inWorker;
+  },
   post(message, transfer) {
     if (ANSWERED.has(message.type) && !(message.type === 'details' && message.event < 0)) stats.queries++;
-    lod.post(message, transfer);
+    (stats.hostHeld ? remote : localClient()).post(message, transfer);
   },
 };
 Object.assign(wire, { host, client, toolbar, schedule });
-stats.inWorker = client.inWorker;
 
 const root = document.getElementById('root') ?? document.body;
 root.replaceChildren(toolbar.header, toolbar.element, els.frame, els.details);
@@ -78,6 +86,7 @@ function onWorker(message: FromWorker): void {
       s.index = message.index;
       s.known = emptyKnown();
       stats.indexMs = message.buildMs;
+      stats.indexAt = performance.now();
       // What the page showed before a reload, read before relayout() saves the fresh state.
       const restore = s.saved.key === s.meta?.key ? { ...s.saved } : undefined;
       if (restore?.startNs !== undefined && restore.endNs !== undefined && restore.endNs > restore.startNs) {
@@ -103,7 +112,7 @@ function onWorker(message: FromWorker): void {
       els.loading.hidden = true;
       toolbar.setLegend(message.inferred ? [INFERRED_ENTRY] : []);
       toolbar.setSummary(
-        `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${client.inWorker ? '' : ' · computed on the page'}`,
+        `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${stats.hostHeld ? ' · held by the extension host' : client.inWorker ? '' : ' · computed on the page'}`,
       );
       requestLod();
       break;
@@ -214,6 +223,7 @@ function render(): void {
   if (stats.frameMs.length < 5000) stats.frameMs.push(ms);
   if (s.result && !stats.firstFrameAt && s.resultFilter === s.filterVersion) {
     stats.firstFrameAt = performance.now();
+    stats.firstFrameDrawMs = ms;
     // The host's progress notification ends with the first full frame.
     host.post({ type: 'timeline-shown', events: s.index.count });
   }
@@ -238,35 +248,28 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
   switch (message.type) {
     case 'timeline': {
       // "Data arriving in the webview" for the benchmark: before validation, which is part of the cost.
-      stats.receivedAt = arrivedAt;
-      stats.firstFrameAt = 0;
-      stats.queries = 0;
-      stats.events = message.columns.count;
-      s.meta = message.meta;
-      s.index = undefined;
-      s.result = undefined;
-      s.selected = -1;
-      s.related = [];
-      s.measure = undefined;
-      toolbar.setMeta(s.meta);
-      toolbar.setLegend([]);
-      els.loading.textContent = `Indexing ${message.columns.count.toLocaleString('en-US')} events…`;
-      els.loading.hidden = false;
-      if (s.saved.key !== s.meta.key) s.saved = { key: s.meta.key };
+      startTimeline(message.meta, message.columns.count, arrivedAt, false);
       // Given to the worker (transferred, not copied): it owns them from here; the page asks it by message.
       client.post(
         {
           type: 'load',
           columns: message.columns,
-          meta: { gpuCus: s.meta.gpuCus, vendor: s.meta.vendor, simulated: s.meta.simulated },
+          meta: { gpuCus: message.meta.gpuCus, vendor: message.meta.vendor, simulated: message.meta.simulated },
         },
         columnBuffers(message.columns),
       );
-      s.known = emptyKnown();
-      s.details = undefined;
-      renderDetails();
       break;
     }
+    case 'timeline-host-held':
+      // The host reads and indexes it; its index arrives as the engine's first answer.
+      startTimeline(message.meta, message.count, arrivedAt, true);
+      // A page that reloaded finds the host's engine as it left it: no selection, no filter (cheap).
+      client.post({ type: 'details', id: 0, event: -1 });
+      client.post({ type: 'filter', id: ++s.filterId, text: '' });
+      break;
+    case 'engine-answer':
+      if (stats.hostHeld) onWorker(message.answer as FromWorker);
+      break;
     case 'timeline-status':
       els.loading.hidden = false;
       els.loading.textContent = message.message;
@@ -277,6 +280,30 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       host.reportError(`timeline panel: unhandled message ${JSON.stringify(unhandled)}`);
     }
   }
+}
+
+/** A timeline arrives (its columns, or word that the host holds them): the page starts afresh. */
+function startTimeline(meta: TimelineMeta, count: number, arrivedAt: number, hostHeld: boolean): void {
+  stats.receivedAt = arrivedAt;
+  stats.firstFrameAt = 0;
+  stats.queries = 0;
+  stats.events = count;
+  stats.hostHeld = hostHeld;
+  stats.inWorker = client.inWorker;
+  s.meta = meta;
+  s.index = undefined;
+  s.result = undefined;
+  s.selected = -1;
+  s.related = [];
+  s.measure = undefined;
+  toolbar.setMeta(s.meta);
+  toolbar.setLegend([]);
+  els.loading.textContent = `${hostHeld ? 'Reading and indexing' : 'Indexing'} ${count.toLocaleString('en-US')} events…`;
+  els.loading.hidden = false;
+  if (s.saved.key !== s.meta.key) s.saved = { key: s.meta.key };
+  s.known = emptyKnown();
+  s.details = undefined;
+  renderDetails();
 }
 
 host.ready();

@@ -6,15 +6,15 @@
  * arrives after the pointer moved on is dropped).
  */
 import { el } from '../shared/dom';
-import { describeAggregate } from './describe';
+import { describeAggregate } from '../../src/core/timeline/timelineDescribe';
 import type { Row } from './layout';
 import { rowAt } from './layout';
 import { remember } from './known';
-import type { EventDetails, HitAnswer } from './queries';
+import type { EventDetails, HitAnswer } from '../../src/core/timeline/timelineQueries';
 import { GUTTER_PX, RULER_PX, plotWidth, xToTime } from './renderer';
 import { els, s, schedule, wire } from './state';
 import { clampScroll, scene, setWindow, zoomToSelection } from './viewport';
-import type { HitPurpose } from './workerProtocol';
+import type { HitPurpose } from '../../src/core/timeline/timelineEngineProtocol';
 
 /** What to do with the selection's details when they arrive. */
 let pendingSelect = { reveal: false, zoom: false };

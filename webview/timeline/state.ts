@@ -16,9 +16,9 @@ import { emptyKnown } from './known';
 import type { Layout } from './layout';
 import type { LodClient } from './lodClient';
 import type { Palette } from './renderer';
-import type { EventDetails } from './queries';
+import type { EventDetails } from '../../src/core/timeline/timelineQueries';
 import type { Toolbar } from './toolbar';
-import type { PageIndex } from './workerProtocol';
+import type { PageIndex } from '../../src/core/timeline/timelineEngineProtocol';
 
 /** Kept by VS Code per webview: the serializer reopens the timeline `key` names. */
 export interface PanelState {
@@ -37,7 +37,12 @@ export interface Stats {
   frameMs: number[];
   lodMs: number[];
   indexMs: number;
+  /** When the index arrived, and how long the first full frame took to draw (the benchmark's breakdown). */
+  indexAt: number;
+  firstFrameDrawMs: number;
   inWorker: boolean;
+  /** The events are held by the extension host, which answers the engine's queries. */
+  hostHeld: boolean;
   events: number;
   draws: number;
   /** Events the filter keeps (all when there is none). */
@@ -55,7 +60,10 @@ export const stats: Stats = {
   frameMs: [],
   lodMs: [],
   indexMs: 0,
+  indexAt: 0,
+  firstFrameDrawMs: 0,
   inWorker: false,
+  hostHeld: false,
   events: 0,
   draws: 0,
   kept: 0,

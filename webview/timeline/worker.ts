@@ -2,8 +2,8 @@
  * The level-of-detail worker: aggregation of up to millions of events happens here, never on
  * the page's thread, so panning and zooming stay responsive while a new level is computed.
  */
-import { createEngine } from './engine';
-import type { FromWorker, ToWorker } from './workerProtocol';
+import { createEngine } from '../../src/core/timeline/timelineEngine';
+import type { FromWorker, ToWorker } from '../../src/core/timeline/timelineEngineProtocol';
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent<ToWorker>) => void) | null;

@@ -205,8 +205,16 @@ export async function loadTimeline(
     if (!tl || !('events' in tl)) throw new Error('the run has no inline timeline');
     return columnsFromEvents(tl.events);
   }
+  return loadTimelineFile(location.file, signal);
+}
+
+/**
+ * Reads an sdmatl file (the panel's read, and the read of a host-held timeline's engine thread):
+ * the columns are views over the bytes read; `signal` cancels between chunks and columns.
+ */
+export async function loadTimelineFile(file: string, signal?: AbortSignal): Promise<TimelineColumns> {
   // A file SDMA Lens may not have written (a run folder from elsewhere): no links, FIFOs or devices, at most the helper's largest timeline.
-  const bytes = await readSafeFile(location.file, 'timeline', signal);
+  const bytes = await readSafeFile(file, 'timeline', signal);
   return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), signal);
 }
 

@@ -94,9 +94,207 @@ export const TimelineMetaSchema = v.object({
   filter: v.optional(v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX))),
 });
 
+// ---- a host-held timeline's engine: the page's queries and the engine's answers ----------------
+
+/** Lane ids: the index's lanes, then the occupancy strips' virtual ones (far fewer than this). */
+const MAX_LANE_ID = 10_000_000;
+/** Pixel columns of one level-of-detail request: three windows of the widest screen, with room. */
+const MAX_BUCKETS = 100_000;
+const MAX_RAW = 1_000_000;
+const queryId = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+const finite = v.pipe(v.number(), v.finite());
+const laneId = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(MAX_LANE_ID));
+const eventNo = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(100_000_000));
+
+/**
+ * What the page asks the engine of a host-held timeline: the ToWorker queries of
+ * timelineEngineProtocol.ts but 'load' (the host loads the timeline itself), each number
+ * finite and bounded, so a hostile or broken page gets an error answer, never a stuck engine.
+ */
+export const EngineQuerySchema = v.variant('type', [
+  v.object({ type: v.literal('filter'), id: queryId, text: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)) }),
+  v.object({
+    type: v.literal('lod'),
+    id: queryId,
+    request: v.pipe(
+      v.object({
+        startNs: finite,
+        endNs: finite,
+        buckets: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_BUCKETS)),
+        lanes: v.pipe(v.array(v.pipe(laneId, v.minValue(0))), v.maxLength(100_000)),
+        rawMinPx: v.optional(v.pipe(finite, v.minValue(0))),
+        maxRaw: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_RAW))),
+      }),
+      v.check((r) => r.endNs >= r.startNs, 'the window must not end before it starts'),
+    ),
+  }),
+  v.object({ type: v.literal('measure'), id: queryId, fromNs: finite, toNs: finite }),
+  v.object({ type: v.literal('details'), id: queryId, event: eventNo }),
+  v.object({
+    type: v.literal('hit'),
+    id: queryId,
+    purpose: v.picklist(['hover', 'select', 'zoom']),
+    lane: laneId,
+    timeNs: finite,
+    slopNs: v.pipe(finite, v.minValue(0)),
+  }),
+  v.object({
+    type: v.literal('step'),
+    id: queryId,
+    lane: laneId,
+    direction: v.union([v.literal(1), v.literal(-1)]),
+  }),
+  v.object({ type: v.literal('first'), id: queryId, lane: laneId, fromNs: finite, toNs: finite }),
+]);
+export type EngineQuery = v.InferOutput<typeof EngineQuerySchema>;
+
+const numbers = v.pipe(v.array(v.number()), v.maxLength(MAX_RAW));
+const RecordsSchema = v.object({
+  ids: numbers,
+  laneOf: numbers,
+  kind: numbers,
+  op: numbers,
+  path: numbers,
+  gpu: numbers,
+  lane: numbers,
+  id: numbers,
+  startNs: numbers,
+  endNs: numbers,
+  queuedNs: numbers,
+  bytes: numbers,
+  flags: numbers,
+  label: v.pipe(v.array(v.optional(v.pipe(v.string(), v.maxLength(MAX_LABEL_CHARS)))), v.maxLength(MAX_RAW)),
+});
+const extent = v.object({ fromNs: v.number(), toNs: v.number() });
+const link = v.object({ event: v.number(), text: v.pipe(v.string(), v.maxLength(MAX_LABEL_CHARS)) });
+const text = v.pipe(v.string(), v.maxLength(MAX_LABEL_CHARS));
+
+/**
+ * The engine's answers to a host-held timeline's page, checked there like every host message:
+ * each typed array's type, the records' shape, the strings' lengths. The engine is the
+ * extension's own code; this keeps a broken answer from becoming a broken page.
+ */
+export const EngineAnswerSchema = v.variant('type', [
+  v.object({
+    type: v.literal('index'),
+    index: v.object({
+      count: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      lanes: v.array(
+        v.object({
+          id: v.number(),
+          gpu: v.number(),
+          category: v.picklist(['kernel', 'transfer', 'proxy', 'engine', 'cu']),
+          number: v.number(),
+          label: text,
+          eventCount: v.number(),
+        }),
+      ),
+      laneStart: v.instance(Int32Array),
+      startNs: v.number(),
+      endNs: v.number(),
+      heat: v.array(v.object({ id: v.number(), gpu: v.number(), cuLanes: v.array(v.number()), cuCount: v.number() })),
+    }),
+    inferred: v.boolean(),
+    buildMs: v.number(),
+  }),
+  v.object({
+    type: v.literal('lod'),
+    id: queryId,
+    result: v.object({
+      startNs: v.number(),
+      endNs: v.number(),
+      buckets: v.number(),
+      raw: v.instance(Int32Array),
+      runs: v.object({
+        lane: v.instance(Int32Array),
+        b0: v.instance(Int32Array),
+        b1: v.instance(Int32Array),
+        level: v.instance(Uint8Array),
+        path: v.instance(Uint8Array),
+        inferred: v.instance(Uint8Array),
+        count: v.instance(Float64Array),
+        bytes: v.instance(Float64Array),
+        busyNs: v.instance(Float64Array),
+      }),
+      totals: v.object({
+        lane: v.instance(Int32Array),
+        count: v.instance(Float64Array),
+        bytes: v.instance(Float64Array),
+        busyNs: v.instance(Float64Array),
+      }),
+    }),
+    records: RecordsSchema,
+    rawKernels: v.array(text),
+    ms: v.number(),
+  }),
+  v.object({
+    type: v.literal('measure'),
+    id: queryId,
+    result: v.object({
+      fromNs: v.number(),
+      toNs: v.number(),
+      bytes: v.number(),
+      events: v.number(),
+      packets: v.number(),
+      doorbells: v.number(),
+      bytesByPath: v.array(v.number()),
+    }),
+  }),
+  v.object({
+    type: v.literal('filter'),
+    id: queryId,
+    kept: v.number(),
+    fromNs: v.number(),
+    toNs: v.number(),
+    selectedKept: v.boolean(),
+  }),
+  v.object({
+    type: v.literal('details'),
+    id: queryId,
+    details: v.optional(
+      v.object({
+        event: v.number(),
+        title: text,
+        rows: v.array(v.tuple([text, text])),
+        doorbell: v.number(),
+        related: v.array(v.number()),
+        doorbellLink: v.optional(link),
+        packets: v.array(link),
+        packetsTotal: v.number(),
+        completion: v.optional(link),
+        kernel: v.optional(link),
+        cus: v.array(link),
+        cusTotal: v.number(),
+        extent,
+        relatedExtent: extent,
+        records: RecordsSchema,
+      }),
+    ),
+  }),
+  v.object({
+    type: v.literal('hit'),
+    id: queryId,
+    purpose: v.picklist(['hover', 'select', 'zoom']),
+    hit: v.object({ event: v.number(), fromNs: v.number(), toNs: v.number(), lines: v.array(text) }),
+  }),
+  v.object({ type: v.literal('pick'), id: queryId, event: v.number() }),
+  v.object({ type: v.literal('error'), message: v.pipe(v.string(), v.maxLength(4000)) }),
+]);
+
+/** From this many events the extension host holds the timeline and answers the page's queries (a Node worker thread). */
+export const HOST_HELD_EVENTS = 2_000_000;
+
 /** Host -> timeline webview. */
 export const TimelineHostMessageSchema = v.variant('type', [
   v.object({ type: v.literal('timeline'), meta: TimelineMetaSchema, columns: TimelineColumnsSchema }),
+  /** A timeline whose events the host holds: the page sends its queries to the host ('engine-query'). */
+  v.object({
+    type: v.literal('timeline-host-held'),
+    meta: TimelineMetaSchema,
+    count: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000_000)),
+  }),
+  /** The host-held engine's answer to a query (or its index once built, or an error). */
+  v.object({ type: v.literal('engine-answer'), answer: EngineAnswerSchema }),
   v.object({
     type: v.literal('timeline-status'),
     state: v.picklist(['loading', 'error']),
@@ -116,6 +314,8 @@ export const TimelineWebviewMessageSchema = v.variant('type', [
     filter: v.pipe(v.string(), v.maxLength(TIMELINE_FILTER_MAX)),
     kept: v.pipe(v.number(), v.integer(), v.minValue(0)),
   }),
+  /** A query to a host-held timeline's engine. */
+  v.object({ type: v.literal('engine-query'), query: EngineQuerySchema }),
   /** The page built its index and drew the whole timeline: the host's progress ends here. */
   v.object({ type: v.literal('timeline-shown'), events: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
 ]);

@@ -141,6 +141,7 @@ export function source(run: Run, runDir: string, location: TimelineLocation, foc
     traceFile: join(runDir, `${base}.trace.json`),
     load: (signal) => loadTimeline(run, location, signal),
     count: () => timelineEventCount(run, location),
+    ...(location.kind === 'file' ? { file: location.file } : {}),
   };
 }
 

@@ -4,14 +4,14 @@
  * the pointer, the next one in a lane, the filter's mask with what it keeps. Pure functions of
  * their arguments (no worker globals), unit-tested against the page's former computation.
  */
-import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import { isInferred, labelOf } from '../../src/core/timeline/timelineFile';
-import type { TimelineFilter } from '../../src/core/timeline/timelineFilter';
-import { filterMask, isEmptyFilter } from '../../src/core/timeline/timelineFilter';
-import { visibleStartNs } from '../../src/core/timeline/timelineLod';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
-import { eventAt, eventsInRange, laneLabel, relatedEvents } from '../../src/core/timeline/timelineModel';
-import { describeEvent, describeRun } from './describe';
+import type { TimelineColumns } from './timelineFile';
+import { isInferred, labelOf } from './timelineFile';
+import type { TimelineFilter } from './timelineFilter';
+import { filterMask, isEmptyFilter } from './timelineFilter';
+import { visibleStartNs } from './timelineLod';
+import type { TimelineIndex, TimelineMeta } from './timelineModel';
+import { eventAt, eventsInRange, laneLabel, relatedEvents } from './timelineModel';
+import { describeEvent, describeRun } from './timelineDescribe';
 
 /** What the page draws of some events, parallel arrays over `ids`. */
 export interface EventRecords {

@@ -1,7 +1,9 @@
 /**
- * Messages between the timeline page and its level-of-detail worker. Both ends are this
- * bundle's own code, so these are plain types; what the extension host sends is validated
- * before it ever reaches the worker.
+ * Messages between the timeline page and its engine: the page's level-of-detail worker (both
+ * ends are one bundle's own code, so these are plain types; what the extension host sends is
+ * validated before it ever reaches the worker), or, for a host-held timeline, the extension
+ * host's engine thread, where the queries cross the webview boundary and are validated both
+ * ways (EngineQuerySchema, EngineAnswerSchema in timelineMessages.ts).
  *
  * The columns travel to the worker by transfer (no copy) and stay there: the engine is their one
  * owner. The page holds no copy; it asks by message for what it shows (an event's details, the
@@ -9,10 +11,10 @@
  * level-of-detail answer carries the records of the events it draws one by one. Every query
  * has an id; the page drops an answer that is not its latest.
  */
-import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import type { LodRequest, LodResult, RangeMeasure } from '../../src/core/timeline/timelineLod';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
-import type { EventDetails, EventRecords, HitAnswer } from './queries';
+import type { TimelineColumns } from './timelineFile';
+import type { LodRequest, LodResult, RangeMeasure } from './timelineLod';
+import type { TimelineIndex, TimelineMeta } from './timelineModel';
+import type { EventDetails, EventRecords, HitAnswer } from './timelineQueries';
 
 /** What the page keeps of the index: the lanes, their layout and the time span, nothing per event. */
 export type PageIndex = Pick<TimelineIndex, 'count' | 'lanes' | 'laneStart' | 'startNs' | 'endNs' | 'heat'>;
@@ -51,7 +53,7 @@ export type FromWorker =
 
 /** The worker's state machine, also run on the page itself when a worker cannot start. */
 export interface LodEngine {
-  handle(message: ToWorker, reply: (message: FromWorker, transfer?: Transferable[]) => void): void;
+  handle(message: ToWorker, reply: (message: FromWorker, transfer?: ArrayBuffer[]) => void): void;
 }
 
 /**

@@ -2,10 +2,10 @@
  * Facts about one event, and about one level-of-detail run, in the words of the domain, for
  * the tooltip and the details pane.
  */
-import { PACKET_OPS, PATHS } from '../../src/core/protocol';
-import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import { isInferred, labelOf } from '../../src/core/timeline/timelineFile';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
+import { PACKET_OPS, PATHS } from '../protocol';
+import type { TimelineColumns } from './timelineFile';
+import { isInferred, labelOf } from './timelineFile';
+import type { TimelineIndex, TimelineMeta } from './timelineModel';
 import {
   ENGINE_UNKNOWN,
   KIND_CU,
@@ -15,10 +15,10 @@ import {
   KIND_PROXY,
   KIND_TRANSFER,
   laneLabel,
-} from '../../src/core/timeline/timelineModel';
-import type { LodResult } from '../../src/core/timeline/timelineLod';
-import { formatBytes, formatGbps } from '../../src/core/units';
-import { formatDuration } from '../../src/core/units';
+} from './timelineModel';
+import type { LodResult } from './timelineLod';
+import { formatBytes, formatGbps } from '../units';
+import { formatDuration } from '../units';
 
 const MOVER_WORDS: Record<string, string> = { cu: 'compute units', engine: 'copy engine' };
 const INITIATOR_WORDS: Record<string, string> = { host: 'started by the CPU', device: 'started by a running kernel' };

@@ -1,19 +1,20 @@
 /**
- * What the worker does with each message: build the index and its lane-ordered columns once,
- * keep them and the file's columns (it is their one owner: nothing goes back to the page), keep
- * the filter's mask, and answer level-of-detail, measure and event queries. Free of worker
- * globals, so the page can run the same code in-thread when it cannot start a worker (the one
- * copy is then on the page).
+ * The timeline's engine, what it does with each message: build the index and its lane-ordered
+ * columns once, keep them and the file's columns (it is their one owner: nothing goes back to
+ * the page), keep the filter's mask, and answer level-of-detail, measure and event queries.
+ * Free of worker globals and of Node: it runs in the page's worker, on the page itself when a
+ * worker cannot start, and, for a host-held timeline, in the extension host's engine thread
+ * (src/core/runs/timelineEngineThread.ts).
  */
-import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import { anyInferred, labelOf } from '../../src/core/timeline/timelineFile';
-import { parseFilter } from '../../src/core/timeline/timelineFilter';
-import type { LodColumns } from '../../src/core/timeline/timelineLod';
-import { aggregate, measureRange } from '../../src/core/timeline/timelineLod';
-import type { TimelineIndex, TimelineMeta } from '../../src/core/timeline/timelineModel';
-import { KIND_KERNEL, buildIndexAndLod } from '../../src/core/timeline/timelineModel';
-import { applyFilterQuery, eventDetails, eventRecords, firstInView, hitEvent, stepInLane } from './queries';
-import type { FromWorker, LodEngine, ToWorker } from './workerProtocol';
+import type { TimelineColumns } from './timelineFile';
+import { anyInferred, labelOf } from './timelineFile';
+import { parseFilter } from './timelineFilter';
+import type { LodColumns } from './timelineLod';
+import { aggregate, measureRange } from './timelineLod';
+import type { TimelineIndex, TimelineMeta } from './timelineModel';
+import { KIND_KERNEL, buildIndexAndLod } from './timelineModel';
+import { applyFilterQuery, eventDetails, eventRecords, firstInView, hitEvent, stepInLane } from './timelineQueries';
+import type { FromWorker, LodEngine, ToWorker } from './timelineEngineProtocol';
 
 /** Kernel names the page reports from a level-of-detail answer (the browser tests read them). */
 const RAW_KERNEL_NAMES = 64;
@@ -27,7 +28,7 @@ export function createEngine(): LodEngine {
   let selected = -1;
   let meta: Pick<TimelineMeta, 'vendor' | 'simulated'> = { vendor: 'amd', simulated: false };
   return {
-    handle(message: ToWorker, reply: (message: FromWorker, transfer?: Transferable[]) => void): void {
+    handle(message: ToWorker, reply: (message: FromWorker, transfer?: ArrayBuffer[]) => void): void {
       try {
         if (message.type === 'load') {
           const t0 = performance.now();

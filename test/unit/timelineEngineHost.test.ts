@@ -1,0 +1,306 @@
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import * as v from 'valibot';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EngineThread, ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
+import { TimelineEngineHost } from '../../src/core/runs/timelineEngineHost';
+import type { EnginePort } from '../../src/core/runs/timelineEngineThread';
+import { serveEngine } from '../../src/core/runs/timelineEngineThread';
+import type { FromWorker } from '../../src/core/timeline/timelineEngineProtocol';
+import {
+  EngineAnswerSchema,
+  EngineQuerySchema,
+  TIMELINE_FILTER_MAX,
+  parseTimelineHostMessage,
+  parseTimelineWebviewMessage,
+} from '../../src/core/timeline/timelineMessages';
+import { repeated, sdmatlBytes } from './timelineFixture';
+
+const META = { gpuCus: [64, 64], vendor: 'amd' as const, simulated: true };
+
+const VALID = [
+  { type: 'filter', id: 1, text: 'path:engine/host' },
+  { type: 'lod', id: 2, request: { startNs: 0, endNs: 1e6, buckets: 3000, lanes: [0, 1, 2], rawMinPx: 2 } },
+  { type: 'measure', id: 3, fromNs: 10, toNs: 20 },
+  { type: 'details', id: 4, event: -1 },
+  { type: 'hit', id: 5, purpose: 'hover', lane: 0, timeNs: 5, slopNs: 1 },
+  { type: 'step', id: 6, lane: 1, direction: -1 },
+  { type: 'first', id: 7, lane: 1, fromNs: 0, toNs: 9 },
+];
+
+const HOSTILE: [string, unknown][] = [
+  ['not an object', 'lod'],
+  ['an unknown type', { type: 'shell', id: 1 }],
+  ['load from the page', { type: 'load', columns: {}, meta: META }],
+  ['a NaN window', { type: 'lod', id: 1, request: { startNs: NaN, endNs: 1, buckets: 10, lanes: [] } }],
+  ['an infinite window', { type: 'lod', id: 1, request: { startNs: 0, endNs: Infinity, buckets: 10, lanes: [] } }],
+  ['a window that ends first', { type: 'lod', id: 1, request: { startNs: 5, endNs: 1, buckets: 10, lanes: [] } }],
+  ['a trillion buckets', { type: 'lod', id: 1, request: { startNs: 0, endNs: 1, buckets: 1e12, lanes: [] } }],
+  ['fractional buckets', { type: 'lod', id: 1, request: { startNs: 0, endNs: 1, buckets: 1.5, lanes: [] } }],
+  ['a negative lane', { type: 'lod', id: 1, request: { startNs: 0, endNs: 1, buckets: 10, lanes: [-1] } }],
+  ['lanes not numbers', { type: 'lod', id: 1, request: { startNs: 0, endNs: 1, buckets: 10, lanes: ['0'] } }],
+  ['a negative id', { type: 'details', id: -3, event: 0 }],
+  ['an event past any timeline', { type: 'details', id: 1, event: 1e12 }],
+  ['a filter too long', { type: 'filter', id: 1, text: 'x'.repeat(TIMELINE_FILTER_MAX + 1) }],
+  ['a step of two', { type: 'step', id: 1, lane: 0, direction: 2 }],
+  ['an unknown purpose', { type: 'hit', id: 1, purpose: 'delete', lane: 0, timeNs: 0, slopNs: 0 }],
+  ['a negative slop', { type: 'hit', id: 1, purpose: 'hover', lane: 0, timeNs: 0, slopNs: -1 }],
+  ['a string for a number', { type: 'measure', id: 1, fromNs: '0', toNs: 1 }],
+];
+
+describe('the host-held engine query schema', () => {
+  it('accepts every query the page sends', () => {
+    for (const q of VALID) expect(v.safeParse(EngineQuerySchema, q).success, q.type).toBe(true);
+    for (const q of VALID)
+      expect(parseTimelineWebviewMessage({ type: 'engine-query', query: q })?.type).toBe('engine-query');
+  });
+
+  it.each(HOSTILE)('refuses %s', (_what, q) => {
+    expect(v.safeParse(EngineQuerySchema, q).success).toBe(false);
+    expect(parseTimelineWebviewMessage({ type: 'engine-query', query: q })).toBeUndefined();
+  });
+
+  it('checks the answers on the page side (typed arrays where the engine sends them)', () => {
+    expect(
+      parseTimelineHostMessage({ type: 'engine-answer', answer: { type: 'pick', id: 1, event: 3 } }),
+    ).toBeDefined();
+    expect(parseTimelineHostMessage({ type: 'engine-answer', answer: { type: 'pick', id: 1 } })).toBeUndefined();
+    const index = { count: 0, lanes: [], laneStart: [0], startNs: 0, endNs: 0, heat: [] };
+    expect(v.safeParse(EngineAnswerSchema, { type: 'index', index, inferred: false, buildMs: 1 }).success).toBe(false);
+    expect(
+      v.safeParse(EngineAnswerSchema, {
+        type: 'index',
+        index: { ...index, laneStart: new Int32Array(1) },
+        inferred: false,
+        buildMs: 1,
+      }).success,
+    ).toBe(true);
+    expect(parseTimelineHostMessage({ type: 'timeline-host-held', meta: { ...DEMO_META }, count: 5 })?.type).toBe(
+      'timeline-host-held',
+    );
+  });
+});
+
+const DEMO_META = {
+  key: 'demo/t.sdmatl',
+  runId: 'demo',
+  title: 'Timeline',
+  simulated: true,
+  nodeLabel: 'node',
+  vendor: 'amd' as const,
+  sizeBytes: 1,
+  gpuCus: [64],
+};
+
+/** A thread stand-in: what the relay posts, and a way to answer or fail as the thread would. */
+class FakeThread extends EventEmitter implements EngineThread {
+  posted: ToThread[] = [];
+  terminated = 0;
+  postMessage(message: ToThread): void {
+    this.posted.push(message);
+  }
+  terminate(): Promise<number> {
+    this.terminated++;
+    return Promise.resolve(0);
+  }
+  send(message: ThreadMessage): void {
+    this.emit('message', message);
+  }
+}
+
+function relay(start?: (bundle: string) => EngineThread) {
+  const answers: FromWorker[] = [];
+  const failures: string[] = [];
+  let thread: FakeThread | undefined;
+  const host = new TimelineEngineHost({
+    bundle: '/nowhere/timelineEngine.js',
+    file: '/runs/r/timeline.sdmatl',
+    meta: META,
+    onAnswer: (a) => answers.push(a),
+    onFailure: (m) => failures.push(m),
+    start: start ?? (() => (thread = new FakeThread())),
+  });
+  return { host, answers, failures, thread: () => thread! };
+}
+
+const INDEX: FromWorker = {
+  type: 'index',
+  index: { count: 1, lanes: [], laneStart: new Int32Array(1), startNs: 0, endNs: 1, heat: [] },
+  inferred: false,
+  buildMs: 1,
+};
+
+describe('TimelineEngineHost (the relay)', () => {
+  it('tells the thread the file to open, then relays valid queries', () => {
+    const r = relay();
+    expect(r.thread().posted[0]).toEqual({ type: 'open', file: '/runs/r/timeline.sdmatl', meta: META });
+    r.thread().send(INDEX);
+    expect(r.host.ready).toBe(true);
+    for (const q of VALID) expect(r.host.query(q)).toBe(true);
+    expect(r.thread().posted.slice(1)).toEqual(VALID);
+    expect(r.answers).toEqual([INDEX]);
+  });
+
+  it.each(HOSTILE)('answers %s with an error and never hands it to the engine', (_what, q) => {
+    const r = relay();
+    r.thread().send(INDEX);
+    expect(r.host.query(q)).toBe(false);
+    expect(r.thread().posted).toHaveLength(1);
+    expect(r.answers.at(-1)).toMatchObject({ type: 'error' });
+    expect((r.answers.at(-1) as { message: string }).message).toMatch(/refused/);
+    expect(r.failures).toEqual([]);
+    expect(r.host.ready).toBe(true);
+  });
+
+  it('reports a file the thread could not open as a failure, once, and stops the thread', () => {
+    const r = relay();
+    r.thread().send({ type: 'failed', message: 'the timeline file is too large' });
+    r.thread().emit('exit', 1);
+    expect(r.failures).toEqual(['the timeline file is too large']);
+    expect(r.thread().terminated).toBe(1);
+    expect(r.host.query(VALID[0])).toBe(false);
+  });
+
+  it('an engine error before the index fails the load; after it, it is one answer', () => {
+    const before = relay();
+    before.thread().send({ type: 'error', message: 'bad columns' });
+    expect(before.failures).toEqual(['bad columns']);
+    const after = relay();
+    after.thread().send(INDEX);
+    after.thread().send({ type: 'error', message: 'one query failed' });
+    expect(after.failures).toEqual([]);
+    expect(after.answers.at(-1)).toEqual({ type: 'error', message: 'one query failed' });
+  });
+
+  it('a thread that exits or errors is a failure, not a hang', () => {
+    const exited = relay();
+    exited.thread().send(INDEX);
+    exited.thread().emit('exit', 0);
+    expect(exited.failures[0]).toMatch(/stopped \(exit code 0\)/);
+    const errored = relay();
+    errored.thread().emit('error', new Error('out of memory'));
+    expect(errored.failures[0]).toMatch(/out of memory/);
+  });
+
+  it('dispose (Cancel, the panel closed) terminates the thread and reports nothing', () => {
+    const r = relay();
+    r.host.dispose();
+    r.thread().emit('exit', 1);
+    expect(r.thread().terminated).toBe(1);
+    expect(r.failures).toEqual([]);
+    expect(r.host.query(VALID[0])).toBe(false);
+  });
+
+  it('a real worker thread that crashes gives an error', async () => {
+    const failure = new Promise<string>((resolve) => {
+      new TimelineEngineHost({
+        bundle: 'unused',
+        file: '/x.sdmatl',
+        meta: META,
+        onAnswer: () => undefined,
+        onFailure: resolve,
+        start: () =>
+          new Worker(
+            "require('node:worker_threads').parentPort.once('message', () => { throw new Error('engine crashed'); });",
+            {
+              eval: true,
+            },
+          ) as unknown as EngineThread,
+      });
+    });
+    expect(await failure).toMatch(/engine crashed/);
+  });
+
+  it('a real worker thread that exits gives an error', async () => {
+    const failure = new Promise<string>((resolve) => {
+      new TimelineEngineHost({
+        bundle: 'unused',
+        file: '/x.sdmatl',
+        meta: META,
+        onAnswer: () => undefined,
+        onFailure: resolve,
+        start: () => new Worker('process.exit(3)', { eval: true }) as unknown as EngineThread,
+      });
+    });
+    expect(await failure).toMatch(/exit code 3/);
+  });
+});
+
+/** The thread's side, on a stand-in port. */
+function port() {
+  const emitter = new EventEmitter();
+  const out: ThreadMessage[] = [];
+  const p: EnginePort & { send(m: ToThread): void; out: ThreadMessage[]; next(type: string): Promise<ThreadMessage> } =
+    {
+      on: (event, listener) => void emitter.on(event, listener),
+      postMessage: (m) => {
+        out.push(m);
+        emitter.emit('posted', m);
+      },
+      send: (m) => emitter.emit('message', m),
+      out,
+      next: (type) =>
+        new Promise((resolve) => {
+          const found = out.find((m) => m.type === type);
+          if (found) return resolve(found);
+          const on = (m: ThreadMessage) => {
+            if (m.type !== type) return;
+            emitter.off('posted', on);
+            resolve(m);
+          };
+          emitter.on('posted', on);
+        }),
+    };
+  return p;
+}
+
+describe('serveEngine (the engine thread)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-engine-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the file itself, builds the index and answers queries sent before it was ready', async () => {
+    const columns = repeated(20);
+    const file = join(dir, 'timeline.sdmatl');
+    writeFileSync(file, sdmatlBytes(columns));
+    const p = port();
+    serveEngine(p);
+    p.send({ type: 'open', file, meta: META });
+    p.send({ type: 'step', id: 9, lane: 0, direction: 1 });
+    const read = (await p.next('read')) as Extract<ThreadMessage, { type: 'read' }>;
+    expect(read.count).toBe(columns.count);
+    const index = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
+    expect(index.index.count).toBe(columns.count);
+    expect(v.safeParse(EngineAnswerSchema, index).success).toBe(true);
+    const pick = (await p.next('pick')) as Extract<FromWorker, { type: 'pick' }>;
+    expect(pick.id).toBe(9);
+    expect(pick.event).toBeGreaterThanOrEqual(0);
+    p.send({
+      type: 'lod',
+      id: 10,
+      request: { startNs: index.index.startNs, endNs: index.index.endNs, buckets: 500, lanes: [0, 1, 2] },
+    });
+    const lod = await p.next('lod');
+    expect(v.safeParse(EngineAnswerSchema, lod).success).toBe(true);
+  });
+
+  it('a file that is not a timeline is a failure', async () => {
+    const file = join(dir, 'broken.sdmatl');
+    writeFileSync(file, 'not a timeline at all, just text that is long enough to have a header');
+    const p = port();
+    serveEngine(p);
+    p.send({ type: 'open', file, meta: META });
+    const failed = (await p.next('failed')) as Extract<ThreadMessage, { type: 'failed' }>;
+    expect(failed.message.length).toBeGreaterThan(0);
+    expect(p.out.some((m) => m.type === 'index')).toBe(false);
+  });
+
+  it('a file that is missing is a failure', async () => {
+    const p = port();
+    serveEngine(p);
+    p.send({ type: 'open', file: join(dir, 'none.sdmatl'), meta: META });
+    expect(((await p.next('failed')) as { message: string }).message).toMatch(/none\.sdmatl|ENOENT|not/);
+  });
+});
