@@ -62,6 +62,13 @@ export interface ConsoleOptions {
   store?: RunStore;
   /** No progress or end sentence on stderr (the caller sums up, e.g. refinement rounds). */
   quiet?: boolean;
+  /**
+   * Work the output needs later that depends on nothing the run says (e.g. checking a static
+   * table), done once the helper has started: it runs while the helper measures, in place of
+   * after it. It must not print, and what it throws is dropped (the caller, doing
+   * the same work again later, meets the same error).
+   */
+  whileRunning?: () => void;
 }
 
 /** Exit codes: 0 ok, 1 failed or crashed (the partial run is kept), 2 refused arguments, 130 cancelled. */
@@ -75,6 +82,7 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleOptions): P
   const target: Target = conn ? new SshTarget(conn) : new LocalTarget();
   const json = o.values.json === true;
   const interactive = !json && !o.quiet && process.stderr.isTTY;
+  const whileRunning = o.whileRunning;
   try {
     const result = await runHelperCommand(request, {
       target,
@@ -84,6 +92,8 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleOptions): P
       stallTimeoutS,
       ...(o.nodeInfo ? { nodeInfo: o.nodeInfo } : {}),
       beforeStart: o.beforeStart,
+      // Called just before the helper is started (synchronously with it): the work comes after.
+      ...(whileRunning ? { onStart: () => setImmediate(dropErrors, whileRunning) } : {}),
       onRecord: (_live, record) => {
         if (interactive && record.type === 'progress') process.stderr.write(`\r${record.done}/${record.total} `);
         if (record.type === 'warning' && !json)
@@ -116,6 +126,14 @@ export async function runOnConsole(request: HelperCommand, o: ConsoleOptions): P
   } finally {
     // A batch job leaves no background ssh behind.
     await conn?.close();
+  }
+}
+
+function dropErrors(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // Said where the caller does the work itself.
   }
 }
 

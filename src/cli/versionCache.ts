@@ -6,7 +6,7 @@
  * at the next write). It is written whole to a temporary file and renamed over the old one,
  * so a reader never sees half of it. A failure to read or write it costs only the check.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelperStamp, VersionCache } from '../core/runtime/helper';
@@ -59,11 +59,12 @@ export function parseCache(text: string): Entry[] {
   return o.entries.slice(0, MAX_ENTRIES).filter(isEntry);
 }
 
-/** The file's text, or undefined when it is missing, not a plain file, or larger than MAX_BYTES. */
+/** The file's text, or undefined when it is missing, a link, not a plain file, or larger than MAX_BYTES. */
 function readBounded(file: string): string | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    // Not blocking: a FIFO put at the cache's name is refused below, not waited on.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
     const s = fstatSync(fd);
     if (!s.isFile() || s.size > MAX_BYTES) return undefined;
     const buf = Buffer.alloc(MAX_BYTES + 1);

@@ -558,7 +558,7 @@ export const CollectiveSchema = v.pipe(
     /** At most the helper's --repeats limit, so a run file cannot make samplesUs (as long as repeats) any longer. */
     repeats: v.optional(v.pipe(count, v.minValue(1), v.maxValue(LIMITS.collectiveRepeatsMax))),
     timeUs: nonNegative,
-    /** Each repeat's mean time per call, µs; as many as `repeats`. */
+    /** Each repeat's mean time per call, in microseconds; as many as `repeats`. */
     samplesUs: v.optional(nonNegativeList),
     algbwGbps: nonNegative,
     busbwGbps: nonNegative,

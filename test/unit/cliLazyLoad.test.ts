@@ -1,9 +1,9 @@
 /**
  * What the CLI loads before it knows the command: main.ts's static imports must not reach the
  * commands, the run store, the schemas or execa (they come with the command bundles,
- * src/cli/bundles/, each a file of its own); the sweep's bundle holds no other command; every
- * command is in its bundle, and the helper-starting commands main.ts knows by name are the
- * bundles' RUNS.
+ * src/cli/bundles/: the sweep's file and the other commands' one); the sweep's bundle holds no
+ * other command, and the other commands' bundle no sweep; every command is in its bundle, and
+ * the helper-starting commands main.ts knows by name are the bundles' RUNS.
  */
 import { join, resolve } from 'node:path';
 import type { Plugin } from 'esbuild';
@@ -60,6 +60,20 @@ describe('CLI start-up', () => {
     expect(
       inputs.filter((f) => /node_modules\/execa|src\/core\/(fleet|fleetRun|compare|imports|collective)\//.test(f)),
     ).toEqual([]);
+  });
+
+  it("the other commands' bundle holds no sweep", async () => {
+    const inputs = await inputsOf('bundles/commands.ts', [
+      {
+        name: 'execa-apart',
+        setup(b) {
+          b.onResolve({ filter: /^execa$/ }, () => ({ path: 'execa', external: true }));
+        },
+      },
+    ]);
+    const commands = inputs.filter((f) => /src\/cli\/commands\//.test(f)).map((f) => f.replace(/.*\//, ''));
+    expect(commands).not.toContain('sweep.ts');
+    expect(commands.length).toBeGreaterThanOrEqual(6);
   });
 
   it('every command is in its bundle, and main.ts knows which of them start the helper', async () => {

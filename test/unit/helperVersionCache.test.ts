@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,6 +102,24 @@ describe('the helper --version cache', () => {
     await probeHelper(helper, 'setting', undefined, blocked);
     await probeHelper(helper, 'setting', undefined, new FileVersionCache(cacheDir));
     expect(runs(helper)).toBe(expected + 2);
+  });
+
+  it('a FIFO or a link at the cache name is not waited on or followed', async () => {
+    const helper = countingHelper('sdma-probe');
+    const stamp = await helperStamp(helper);
+    if (!stamp) throw new Error('no stamp');
+    const good = new FileVersionCache(join(dir, 'good'));
+    await good.set(stamp, LINE);
+    expect(new FileVersionCache(join(dir, 'good')).get(stamp)).toBe(LINE);
+    const linked = join(dir, 'linked');
+    mkdirSync(linked);
+    symlinkSync(good.file, join(linked, 'helper-version.json'));
+    expect(new FileVersionCache(linked).get(stamp)).toBeUndefined();
+    const fifo = join(dir, 'fifo');
+    mkdirSync(fifo);
+    expect(spawnSync('mkfifo', [join(fifo, 'helper-version.json')]).status).toBe(0);
+    // With no writer, a blocking open would never return and this test would time out.
+    expect(new FileVersionCache(fifo).get(stamp)).toBeUndefined();
   });
 
   it('remembers in memory for the extension, by the same stamp', async () => {

@@ -1,4 +1,4 @@
-/** `sdma-lens collective` and `overlap`, a bundle of their own (dist/cli-collective.js, scripts/build.mjs). */
+/** `sdma-lens collective` and `overlap`, one module of the other commands' bundle (dist/cli-commands.js, commands.ts), evaluated when one of them runs. */
 import { collective } from '../commands/collective';
 import type { ReadCommands, RunCommands } from '../commandTable';
 

@@ -1,4 +1,4 @@
-/** `sdma-lens compare`, a bundle of its own (dist/cli-compare.js, scripts/build.mjs). */
+/** `sdma-lens compare`, one module of the other commands' bundle (dist/cli-commands.js, commands.ts), evaluated when it runs. */
 import { compare } from '../commands/compare';
 import type { ReadCommands, RunCommands } from '../commandTable';
 

@@ -1,4 +1,4 @@
-/** `sdma-lens fleet`, a bundle of its own (dist/cli-fleet.js, scripts/build.mjs). */
+/** `sdma-lens fleet`, one module of the other commands' bundle (dist/cli-commands.js, commands.ts), evaluated when it runs. */
 import { fleet } from '../commands/fleet';
 import type { ReadCommands, RunCommands } from '../commandTable';
 

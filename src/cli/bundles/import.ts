@@ -1,4 +1,4 @@
-/** `sdma-lens import`, a bundle of its own (dist/cli-import.js, scripts/build.mjs). */
+/** `sdma-lens import`, one module of the other commands' bundle (dist/cli-commands.js, commands.ts), evaluated when it runs. */
 import { importFiles } from '../commands/import';
 import type { ReadCommands, RunCommands } from '../commandTable';
 

@@ -1,4 +1,4 @@
-/** `sdma-lens matrix`, a bundle of its own (dist/cli-matrix.js, scripts/build.mjs). */
+/** `sdma-lens matrix`, one module of the other commands' bundle (dist/cli-commands.js, commands.ts), evaluated when it runs. */
 import { matrix } from '../commands/matrix';
 import type { ReadCommands, RunCommands } from '../commandTable';
 

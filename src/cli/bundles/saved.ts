@@ -1,4 +1,4 @@
-/** `sdma-lens advise` and `runs`, a bundle of their own (dist/cli-saved.js, scripts/build.mjs). */
+/** `sdma-lens advise` and `runs`, one module of the other commands' bundle (dist/cli-commands.js, commands.ts), evaluated when one of them runs. */
 import { advise, runs } from '../commands/saved';
 import type { ReadCommands, RunCommands } from '../commandTable';
 

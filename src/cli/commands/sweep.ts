@@ -1,6 +1,7 @@
 /** `sdma-lens sweep`: a transfer sweep on this machine or an SSH node, printed as a table (or JSON) with its advice. */
 import { adviseAllPairs, adviseFromRun } from '../../core/advice/advice';
 import { adviceText } from '../../core/advice/adviceText';
+import { allKnobs } from '../../core/advice/knobs';
 import type { EndpointPair } from '../../core/endpoints';
 import { pairName, parseEndpoint, parsePairList } from '../../core/endpoints';
 import { LIMITS } from '../../core/limits';
@@ -52,6 +53,8 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
   const ran = await runOnConsole(sweepCommand(options), {
     values,
     signal,
+    // The advice printed after the table (and the refinement's focus) reads the knob catalog: checked while the helper measures.
+    ...(values.json && !refine ? {} : { whileRunning: allKnobs }),
     // Named endpoints are checked against the node's GPUs (`info`, inside the run flow) before anything is run or saved.
     ...(options.pairs.length > 0
       ? {
