@@ -28,7 +28,7 @@ const MARK = 'sdma-lens-fleet-reader';
 export const SYNC_READ_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Nodes handed to one worker at a time: enough to keep it busy between messages, few enough to bound memory. */
-const IN_FLIGHT_PER_WORKER = 4;
+const IN_FLIGHT_PER_WORKER = 24;
 
 /** What reading one node gave: its figures, and its runs that could not be read, each in a sentence. */
 export interface NodeRead {
@@ -76,23 +76,34 @@ export function openRun(store: RunStore, runId: string, signal?: AbortSignal): P
 type ToWorker = { job: number; node: FleetIndex['nodes'][number] };
 type FromWorker = { ready: true } | { job: number; read: NodeRead } | { job: number; error: string };
 
-/** The worker's side: reads the nodes it is sent, one at a time, and answers each. */
+/** Answers a worker gathers into one message (a message has a cost of its own, whatever it holds). */
+const ANSWERS_PER_MESSAGE = 8;
+
+/** The worker's side: reads the nodes it is sent, one at a time, and answers them a few at a time. */
 function serve(root: string): void {
   const store = new RunStore(root);
   const port = parentPort!;
   let queue = Promise.resolve();
+  let waiting = 0;
+  let answers: FromWorker[] = [];
   port.on('message', (m: ToWorker) => {
+    waiting++;
     queue = queue.then(async () => {
-      let answer: FromWorker;
       try {
-        answer = { job: m.job, read: await readNode(store, m.node, (id) => openRun(store, id)) };
+        answers.push({ job: m.job, read: await readNode(store, m.node, (id) => openRun(store, id)) });
       } catch (err) {
-        answer = { job: m.job, error: (err as Error).message };
+        answers.push({ job: m.job, error: (err as Error).message });
       }
-      port.postMessage(answer);
+      waiting--;
+      // Sent when enough have gathered, or when nothing else is waiting (the main thread then sends more).
+      if (answers.length >= ANSWERS_PER_MESSAGE || waiting === 0) {
+        // As JSON text: one string is cloned in a fraction of the time of the objects it holds.
+        port.postMessage(JSON.stringify(answers));
+        answers = [];
+      }
     });
   });
-  port.postMessage({ ready: true } satisfies FromWorker);
+  port.postMessage(JSON.stringify([{ ready: true }] satisfies FromWorker[]));
 }
 
 if (!isMainThread && (workerData as { mark?: string } | null)?.mark === MARK)
@@ -176,22 +187,23 @@ export async function readNodesInWorkers(
       const settleIfDone = () => {
         if (done === nodes.length) finish(out as NodeRead[]);
       };
-      w.on('message', (m: FromWorker) => {
+      w.on('message', (text: string) => {
         if (settled) return;
-        if ('ready' in m) {
-          ready = true;
-          feed();
-          return;
+        for (const m of JSON.parse(text) as FromWorker[]) {
+          if ('ready' in m) {
+            ready = true;
+            continue;
+          }
+          const at = sent.indexOf(m.job);
+          if (at >= 0) sent.splice(at, 1);
+          const n = nodes[m.job]!;
+          out[m.job] =
+            'read' in m
+              ? { figures: interner.figures(m.read.figures), problems: m.read.problems }
+              : failed(n, `its figures could not be made: ${m.error}`);
+          done++;
+          options.onProgress?.(done, nodes.length);
         }
-        const at = sent.indexOf(m.job);
-        if (at >= 0) sent.splice(at, 1);
-        const n = nodes[m.job]!;
-        out[m.job] =
-          'read' in m
-            ? { figures: interner.figures(m.read.figures), problems: m.read.problems }
-            : failed(n, `its figures could not be made: ${m.error}`);
-        done++;
-        options.onProgress?.(done, nodes.length);
         feed();
         settleIfDone();
       });
