@@ -172,7 +172,8 @@ export async function readNodesInWorkers(
     signal?.addEventListener('abort', onAbort, { once: true });
 
     const spawn = () => {
-      const w = new Worker(options.script, { workerData: { mark: MARK, root }, stdout: false, stderr: false });
+      // Its stdout kept apart (never read: a reader prints nothing), so nothing it could print mixes into ours (fleet show --json).
+      const w = new Worker(options.script, { workerData: { mark: MARK, root }, stdout: true, stderr: false });
       live.add(w);
       /** The nodes sent to this worker, oldest (the one it is reading) first. */
       const sent: number[] = [];
