@@ -4,10 +4,11 @@
  * node-to-node noise, every 100th with copy engines at 70%, saved as run files with a fleet
  * index, as `sdma-lens fleet` leaves them. Then, as a user reads it back, each in a process of
  * its own so that its peak RSS is its own:
- *   - `loadFleet` (N run files through the run reader, synchronous calls, each reduced to its figures)
- *     and `judgeFleet` (every figure over every node, median/MAD): time and peak RSS, against the
+ *   - `loadFleet` (N run files through the run reader, each reduced to its figures, by a pool of
+ *     worker threads as `fleet show` reads them; this bundle serves as their script) and
+ *     `judgeFleet` (every figure over every node, median/MAD): time and peak RSS, against the
  *     reference of reading and JSON-parsing the same files' lines without the reducer, measured
- *     in the same run;
+ *     in the same run; and `loadFleet` in-process (no workers, synchronous reads) beside it;
  *   - `sdma-lens fleet show --json` end to end (dist/cli.js; `npm run build` first), its output
  *     to a file: time and peak RSS against the same reference;
  *   - at 1,000 and 10,000 nodes (SDMA_BENCH_FLEET_NODES=100,1000 for a quick run), for the
@@ -18,6 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { loadFleet } from '../src/core/fleetRun/fleetLoad';
 import type { FleetIndex } from '../src/core/fleet/fleetIndex';
 import { FleetStore } from '../src/core/fleetRun/fleetStore';
@@ -141,7 +143,12 @@ async function child(mode: string, runs: string, id: string, n: number): Promise
     console.log(JSON.stringify({ ms: performance.now() - t0 }));
     return;
   }
-  const loaded = await loadFleet(new RunStore(runs), new FleetStore(runs), id);
+  const loaded = await loadFleet(
+    new RunStore(runs),
+    new FleetStore(runs),
+    id,
+    mode === 'load' ? { workers: { script: process.argv[1]! } } : {},
+  );
   const t1 = performance.now();
   const view = judgeFleet(loaded.index, loaded.nodes);
   const t2 = performance.now();
@@ -191,10 +198,13 @@ async function measure(n: number, seeds: string[][], root: string) {
   const self = process.argv[1]!;
   const reps = n <= 1000 ? 3 : 1;
   const load: { load: number; view: number; rssMb: number; outlierNodes: string[]; figures: number }[] = [];
+  const inProcess: typeof load = [];
   const ref: Measured[] = [];
   for (let k = 0; k < reps; k++) {
     const m = run(root, [self, '--child', 'load', runs, id, String(n)]);
     load.push({ ...(JSON.parse(m.out) as (typeof load)[number]), rssMb: m.rssMb });
+    const p = run(root, [self, '--child', 'load-in-process', runs, id, String(n)]);
+    inProcess.push({ ...(JSON.parse(p.out) as (typeof load)[number]), rssMb: p.rssMb });
     const r = run(root, [self, '--child', 'ref', runs, id, String(n)]);
     ref.push({ ...r, ms: (JSON.parse(r.out) as { ms: number }).ms });
   }
@@ -209,6 +219,8 @@ async function measure(n: number, seeds: string[][], root: string) {
     load: median(load.map((m) => m.load)),
     view: median(load.map((m) => m.view)),
     rssMb: Math.max(...load.map((m) => m.rssMb)),
+    inProcess: median(inProcess.map((m) => m.load + m.view)),
+    inProcessRssMb: Math.max(...inProcess.map((m) => m.rssMb)),
     ref: median(ref.map((m) => m.ms)),
     refRssMb: Math.max(...ref.map((m) => m.rssMb)),
     cliMs: cli.ms,
@@ -238,10 +250,13 @@ async function main() {
     );
     for (const m of results) {
       console.log(`  ${m.n} nodes, ${m.figures} figures (median of ${m.reps}):`);
-      console.log(`    loadFleet (read ${m.n} run files):               ${m.load.toFixed(0)} ms`);
+      console.log(`    loadFleet (read ${m.n} run files, worker threads): ${m.load.toFixed(0)} ms`);
       console.log(`    judgeFleet (judge every figure):         ${m.view.toFixed(0)} ms`);
       console.log(
         `    load + judge: ${(m.load + m.view).toFixed(0)} ms (${((m.load + m.view) / m.n).toFixed(3)} ms a node), peak RSS ${m.rssMb.toFixed(0)} MiB`,
+      );
+      console.log(
+        `    load + judge in-process (no workers):    ${m.inProcess.toFixed(0)} ms, peak RSS ${m.inProcessRssMb.toFixed(0)} MiB`,
       );
       console.log(
         `    reference, read + JSON.parse only:       ${m.ref.toFixed(0)} ms, peak RSS ${m.refRssMb.toFixed(0)} MiB`,
@@ -267,4 +282,5 @@ async function main() {
   }
 }
 
-void main();
+// In a worker thread this bundle is a fleet reader (fleetReaders.ts), not the benchmark.
+if (isMainThread) void main();

@@ -363,6 +363,15 @@ async function printStreamed(view: FleetView, json: boolean, file: string, signa
   );
 }
 
+/**
+ * The script of the fleet's reader threads: this bundle itself (dist/cli-fleet.js), which
+ * serves as one when a worker loads it (core/fleetRun/fleetReaders.ts). Run from the sources
+ * (a test), none: the nodes are read in-process.
+ */
+function readerScript(): string | undefined {
+  return typeof __filename === 'string' && /\.c?js$/.test(__filename) ? __filename : undefined;
+}
+
 async function show(argv: string[], signal: AbortSignal): Promise<number> {
   const { values, positionals } = parseFlags({
     args: argv,
@@ -381,7 +390,8 @@ async function show(argv: string[], signal: AbortSignal): Promise<number> {
   const fleets = new FleetStore(store.root);
   let loaded;
   try {
-    loaded = await loadFleet(store, fleets, positionals[0], { signal });
+    const script = readerScript();
+    loaded = await loadFleet(store, fleets, positionals[0], { signal, ...(script ? { workers: { script } } : {}) });
   } catch (err) {
     if (signal.aborted) return 130;
     process.stderr.write(`sdma-lens: ${terminalLine((err as Error).message)}\n`);

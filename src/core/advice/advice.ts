@@ -118,6 +118,26 @@ export function adviseAllPairs(run: Run, options: AdviceOptions = {}): Advice[] 
       );
 }
 
+/** What a fleet's figures read of one pair's advice: the pair, its focus crossovers' places, the settings' values. */
+export interface FigureAdvice {
+  pairLabel: string;
+  focus: readonly Pick<Crossover, 'kind' | 'initiator' | 'estimateBytes' | 'fromBytes'>[];
+  recommendations: readonly Pick<Recommendation, 'knob' | 'value'>[];
+}
+
+/**
+ * `adviseAllPairs(run)`'s pairs, focus crossovers and recommendations' values, without what
+ * only the words need (every CU count's comparison, the crossovers' explanations, the CU
+ * budget): the same figures at a fraction of the cost, for a fleet of thousands of nodes.
+ */
+export function adviseForFigures(run: Run): FigureAdvice[] {
+  const byPair = samplesByPair(run);
+  const pairs = pairsOf(byPair);
+  return pairs.length === 0
+    ? [adviseFromRun(run)]
+    : pairs.map((pair) => adviseOnPair(run, pairs, pair, samplesOf(run, byPair.get(pairKey(pair))), { pair }, true));
+}
+
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
 export const DEFAULT_LOAD_STORE_CUS = 64;
 
@@ -199,6 +219,23 @@ function unitWords(k: Knob): string {
 /** Byte thresholds are given in whole KiB from 4 KiB up: finer than any crossover's spread. */
 const roundBytes = (b: number) => (b >= 4096 ? Math.round(b / 1024) * 1024 : Math.round(b));
 
+/** The value of a `gt`/`ge` threshold at crossover `c` (what `followCrossover` gives, without its words). */
+function followValue(k: Knob, c: Crossover): number {
+  const comparison = k.comparison === 'ge' ? 'ge' : 'gt';
+  const cross =
+    c.kind === 'crossover' && c.estimateBytes !== undefined
+      ? roundBytes(c.estimateBytes)
+      : Math.max(0, c.fromBytes! - 1);
+  // gt: sizes above the value go to the engine, so the value is the crossing rounded down; ge: at it, rounded up.
+  let value = comparison === 'ge' ? inKnobUnits(k, cross, 'up') : inKnobUnits(k, cross, 'down');
+  if (c.kind === 'engine-always' && !engineAt(k, value, c.fromBytes!))
+    value =
+      comparison === 'ge'
+        ? inKnobUnits(k, c.fromBytes!, 'down')
+        : Math.max(0, inKnobUnits(k, c.fromBytes! - 1, 'down'));
+  return value;
+}
+
 /**
  * A `gt`/`ge` threshold placed at the crossing itself (its estimate between the two measured
  * sizes around it, or below the smallest size when the engine led everywhere), never snapped to
@@ -213,17 +250,7 @@ export function followCrossover(
   measured: [number, number],
 ): { value: number; words: string; sizes: string } {
   const comparison = k.comparison === 'ge' ? 'ge' : 'gt';
-  const cross =
-    c.kind === 'crossover' && c.estimateBytes !== undefined
-      ? roundBytes(c.estimateBytes)
-      : Math.max(0, c.fromBytes! - 1);
-  // gt: sizes above the value go to the engine, so the value is the crossing rounded down; ge: at it, rounded up.
-  let value = comparison === 'ge' ? inKnobUnits(k, cross, 'up') : inKnobUnits(k, cross, 'down');
-  if (c.kind === 'engine-always' && !engineAt(k, value, c.fromBytes!))
-    value =
-      comparison === 'ge'
-        ? inKnobUnits(k, c.fromBytes!, 'down')
-        : Math.max(0, inKnobUnits(k, c.fromBytes! - 1, 'down'));
+  const value = followValue(k, c);
   const range = c.rangeBytes
     ? ` (between ${formatBytes(Math.round(c.rangeBytes[0]))} and ${formatBytes(Math.round(c.rangeBytes[1]))})`
     : '';
@@ -245,12 +272,14 @@ export function followCrossover(
   return { value, words, sizes };
 }
 
+/** `explain` false: the value alone, its evidence left empty (a fleet's figures read only the value). */
 function thresholdAdvice(
   k: Knob,
   c: Crossover,
   messageSizes: number[],
   measured: [number, number],
   note: string,
+  explain = true,
 ): Recommendation {
   const comparison = k.comparison ?? 'gt';
   const cite = ` (${k.reader}; ${k.source})`;
@@ -269,6 +298,20 @@ function thresholdAdvice(
       };
     const bytes = engineUpTo === undefined ? 0 : (firstCu ?? engineUpTo + 1);
     const value = comparison === 'lt' ? inKnobUnits(k, bytes, 'up') : inKnobUnits(k, engineUpTo ?? 0, 'down');
+    const confidence = c.verdicts.some((x) => x.verdict === 'tie')
+      ? 'uncertain'
+      : c.confidence === 'none'
+        ? 'uncertain'
+        : c.confidence;
+    if (!explain)
+      return {
+        knob: k.name,
+        library: k.library,
+        value: String(value),
+        evidence: '',
+        basis: 'measured-crossover',
+        confidence,
+      };
     const said =
       engineUpTo === undefined
         ? `${c.cu}${onCus(c.cus)} led from the smallest size measured (${formatBytes(measured[0])}): SDMA for none of them`
@@ -279,14 +322,19 @@ function thresholdAdvice(
       value: String(value),
       evidence: `${said}: copies ${comparison === 'lt' ? 'smaller than' : 'of at most'} ${value} ${unitWords(k)} go to SDMA${note}.${pathChanges(k, value, messageSizes)}${cite}`,
       basis: 'measured-crossover',
-      confidence: c.verdicts.some((x) => x.verdict === 'tie')
-        ? 'uncertain'
-        : c.confidence === 'none'
-          ? 'uncertain'
-          : c.confidence,
+      confidence,
     };
   }
   if (c.kind === 'crossover' || c.kind === 'engine-always') {
+    if (!explain)
+      return {
+        knob: k.name,
+        library: k.library,
+        value: String(followValue(k, c)),
+        evidence: '',
+        basis: 'measured-crossover',
+        confidence: c.confidence,
+      };
     const rec = followCrossover(k, c, messageSizes, measured);
     return {
       knob: k.name,
@@ -303,7 +351,9 @@ function thresholdAdvice(
       knob: k.name,
       library: k.library,
       value: String(value),
-      evidence: `${c.cu}${onCus(c.cus)} beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.${pathChanges(k, value, messageSizes)}${cite}`,
+      evidence: explain
+        ? `${c.cu}${onCus(c.cus)} beat ${c.engine} at every measured size up to ${formatBytes(measured[1])}: keep SDMA off in this range${note}.${pathChanges(k, value, messageSizes)}${cite}`
+        : '',
       basis: 'measured-crossover',
       confidence: c.confidence,
     };
@@ -384,6 +434,7 @@ function hostCopyAdvice(
   measured: [number, number],
   recommendations: Recommendation[],
   notes: string[],
+  explain: boolean,
 ): void {
   notes.push(
     `engine/device and cu/device between ${label}: a device-initiated engine path (GPU-initiated SDMA, a proxied copy-engine put) needs two distinct GPUs, so it does not exist for ${kind === 'local' ? 'a GPU-local copy' : 'host memory'}; the GIN and rocSHMEM thresholds do not apply.`,
@@ -416,6 +467,7 @@ function hostCopyAdvice(
         messageSizes,
         measured,
         ` (copies within one GPU through ROCr: hsa_amd_memory_async_copy; hipMemcpy within a GPU is CLR's blit kernel unless its kind is hipMemcpyDeviceToDeviceNoCU)`,
+        explain,
       ),
     );
 }
@@ -482,13 +534,18 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
   );
 }
 
-/** The advice for `pair` (of the run's `pairs`) from its `samples`. */
+/**
+ * The advice for `pair` (of the run's `pairs`) from its `samples`. `lean`: only what
+ * `FigureAdvice` holds is whole (no comparison at the other CU counts, no explanations of the
+ * crossovers, no CU budget).
+ */
 function adviseOnPair(
   run: Run,
   pairs: EndpointPair[],
   pair: EndpointPair | undefined,
   samples: readonly Sample[],
   options: AdviceOptions,
+  lean = false,
 ): Advice {
   const notes: string[] = [];
   const kind = pair ? pairKind(pair) : 'peer';
@@ -514,7 +571,7 @@ function adviseOnPair(
   const messageSizes = options.messageSizes && options.messageSizes.length > 0 ? options.messageSizes : sizes;
   const focus = (['host', 'device'] as const)
     .filter((i) => index[i].engineBySize.size > 0 && index[i].cuByCus.size > 0)
-    .map((i) => crossoverAt(index, i, cusFor(i)!));
+    .map((i) => crossoverAt(index, i, cusFor(i)!, !lean));
   for (const c of focus) {
     if (options.loadStoreCus !== undefined && c.cus !== wantedCus)
       notes.push(
@@ -549,7 +606,7 @@ function adviseOnPair(
   if (samples.length === 0) notes.push('The run has no samples yet.');
 
   if (kind !== 'peer') {
-    hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes);
+    hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes, !lean);
   } else if (vendor === 'amd' || vendor === 'unknown') {
     if (device) {
       // Per put: the GIN Anvil backend (librccl) and rocSHMEM compare each put with their threshold.
@@ -560,10 +617,18 @@ function adviseOnPair(
           messageSizes,
           measured,
           ', for each GIN put (Anvil SDMA backend)',
+          !lean,
         ),
       );
       recommendations.push(
-        thresholdAdvice(knob('ROCSHMEM_SDMA_THRESHOLD')!, device, messageSizes, measured, ', for each rocSHMEM put'),
+        thresholdAdvice(
+          knob('ROCSHMEM_SDMA_THRESHOLD')!,
+          device,
+          messageSizes,
+          measured,
+          ', for each rocSHMEM put',
+          !lean,
+        ),
       );
       const a2a = thresholdAdvice(
         knob('NCCL_GIN_A2A_SDMA_MIN_BYTES')!,
@@ -571,6 +636,7 @@ function adviseOnPair(
         messageSizes,
         measured,
         ", for ncclAlltoAll's in-library GIN path per peer; estimated from the point-to-point crossover (a collective sweep measures it). Verify on the node: RCCL logs 'AllToAll GIN: transport=sdma' at NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL",
+        !lean,
       );
       if (a2a.confidence === 'clear') a2a.confidence = 'uncertain';
       recommendations.push(a2a);
@@ -590,6 +656,7 @@ function adviseOnPair(
         messageSizes,
         measured,
         ' (hipMemcpy / hipMemcpyPeer between the two GPUs)',
+        !lean,
       );
       if (r.value !== undefined)
         r.evidence += ` Keep GPU_FORCE_BLIT_COPY_SIZE at 0 (its default): it would send copies up to its own size to blit kernels whatever ROC_P2P_SDMA_SIZE says.`;
@@ -632,6 +699,7 @@ function adviseOnPair(
         messageSizes,
         measured,
         ` (symmetric AllGather with the default CTA policy; elements of ${ELEMENT_BYTES} bytes assumed)`,
+        !lean,
       );
       if (applies !== 'yes') {
         r.evidence += ` It acts only on ${k.hardware!.name}; the GPU architecture was not reported.`;
@@ -660,9 +728,10 @@ function adviseOnPair(
     vendor,
     loadStoreCus,
     focus,
-    crossovers: crossoversAt(index),
+    crossovers: lean ? [] : crossoversAt(index),
     recommendations: assumed,
-    cuBudget: kind === 'peer' ? cuBudget(run, loadStoreCus, pair, options.loadStoreCus === undefined) : undefined,
+    cuBudget:
+      kind === 'peer' && !lean ? cuBudget(run, loadStoreCus, pair, options.loadStoreCus === undefined) : undefined,
     notes,
   };
 }

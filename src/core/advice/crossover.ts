@@ -81,8 +81,20 @@ export function sortedTimes(times: readonly number[]): Float64Array {
   return Float64Array.from(times).sort();
 }
 
+/** Room for a sample's times while its quartiles are read: one buffer, grown as needed, rather than a copy a sample. */
+let scratch = new Float64Array(256);
+
 function spread(s: Sample): Spread {
-  const times = s.timesNs && s.timesNs.length > 0 ? sortedTimes(s.timesNs) : [s.medianNs ?? s.meanNs];
+  const t = s.timesNs;
+  if (!t || t.length === 0) {
+    const only = [s.medianNs ?? s.meanNs];
+    return { q25: quantile(only, 0.25), median: quantile(only, 0.5), q75: quantile(only, 0.75) };
+  }
+  // The same order as sortedTimes (a typed array's own sort), in a view of the shared buffer.
+  if (t.length > scratch.length) scratch = new Float64Array(Math.max(t.length, scratch.length * 2));
+  const times = scratch.subarray(0, t.length);
+  times.set(t);
+  times.sort();
   return { q25: quantile(times, 0.25), median: quantile(times, 0.5), q75: quantile(times, 0.75) };
 }
 
@@ -320,8 +332,11 @@ export function findCrossover(samples: readonly Sample[], initiator: Initiator, 
   return crossoverAt(indexSamples(samples), initiator, cus);
 }
 
-/** findCrossover on an index of the samples. */
-export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: number): Crossover {
+/**
+ * findCrossover on an index of the samples. `explain` false: the explanation is left empty (a
+ * caller that reads only the crossover's figures, not its words, e.g. a fleet's figures).
+ */
+export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: number, explain = true): Crossover {
   const engine = pathName('engine', initiator);
   const cu = pathName('cu', initiator);
   const paths = index[initiator];
@@ -367,9 +382,10 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   }
   const repCount = Number.isFinite(repetitions) ? repetitions : 0;
   const fewReps = repCount < MIN_REPETITIONS;
-  const repsCause = summaryOnly
-    ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
-    : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with ${MIN_REPETITIONS * 2} repetitions or more: ${bothFronts('iterations', String(MIN_REPETITIONS * 2))})`;
+  const repsCause = () =>
+    summaryOnly
+      ? 'the data holds summaries, not per-iteration times, so the spread is unknown (measure with SDMA Lens to see it)'
+      : `only ${repCount} repetition${repCount === 1 ? '' : 's'} per point, too few to judge the spread (measure with ${MIN_REPETITIONS * 2} repetitions or more: ${bothFronts('iterations', String(MIN_REPETITIONS * 2))})`;
   const base = {
     initiator,
     engine,
@@ -379,9 +395,9 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
     verdicts,
     missingBytes,
     repetitions: repCount,
-    uncertainty: fewReps && both.length > 0 ? [repsCause] : [],
+    uncertainty: fewReps && both.length > 0 ? [repsCause()] : [],
   };
-  const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: describe(c) });
+  const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: explain ? describe(c) : '' });
   const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
 
   if (both.length < 2) {

@@ -4,14 +4,14 @@
  * pair the crossover size the advice places; per path and ordered GPU pair the matrix cell's
  * GB/s; and the settings the advice would write. Browser-safe.
  */
-import type { Advice } from '../advice/advice';
-import { adviseAllPairs } from '../advice/advice';
+import type { FigureAdvice } from '../advice/advice';
+import { adviseForFigures } from '../advice/advice';
 import { pairName } from '../endpoints';
 import { standsForItsPath } from '../moverEvidence';
 import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
-import { dimensionWords, isDefaultDims, seriesDimensions, seriesKey } from '../seriesKey';
+import { dimensionsKey, dimensionWords, isDefaultDimensions, seriesDimensions } from '../seriesKey';
 
 export type FigureKind = 'peak' | 'crossover' | 'cell';
 
@@ -30,35 +30,31 @@ export interface Figure {
   lowIsWeak: boolean;
 }
 
-/** The advice of every pair a sweep measured (none for a run without samples): computed once, read by both functions below. */
-export function sweepAdvice(run: Run): Advice[] {
-  return run.samples.length > 0 ? adviseAllPairs(run) : [];
+/**
+ * What the figures read of the advice of every pair a sweep measured (none for a run without
+ * samples): computed once, read by both functions below (`adviseAllPairs` gives the same).
+ */
+export function sweepAdvice(run: Run): FigureAdvice[] {
+  return run.samples.length > 0 ? adviseForFigures(run) : [];
 }
 
 /** Peak GB/s of every sweep series, and the crossover of every pair the advice places. */
-export function sweepFigures(run: Run, advised: readonly Advice[] = sweepAdvice(run)): Figure[] {
+export function sweepFigures(run: Run, advised: readonly FigureAdvice[] = sweepAdvice(run)): Figure[] {
   const peaks = new Map<string, Figure>();
   for (const s of run.samples) {
     if (!s.validated || !standsForItsPath(s)) continue;
-    const path = seriesDimensions(s).path;
+    const d = seriesDimensions(s);
+    const path = d.path;
     const pair = pairName(s);
     // The series' whole key: the default series keep the key (and label) they always had, so a
     // fleet index saved before the seed's dimensions compares with today's; others add their words.
-    const words = dimensionWords(s);
-    const key = `peak ${path} ${pair} ${s.cus}${isDefaultDims(s) ? '' : ` ${seriesKey(s)}`}`;
+    const key = `peak ${path} ${pair} ${s.cus}${isDefaultDimensions(d) ? '' : ` ${dimensionsKey(d)}`}`;
     const gbps = s.gbpsMedian ?? s.gbps;
     const had = peaks.get(key);
-    if (!had || gbps > had.value)
-      peaks.set(key, {
-        key,
-        kind: 'peak',
-        label: `${path} ${pair} (${[`${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'}`, ...words].join(', ')})`,
-        path,
-        pair,
-        value: gbps,
-        unit: 'GB/s',
-        lowIsWeak: true,
-      });
+    if (had && !(gbps > had.value)) continue;
+    // The label made only for the best of its key so far (a series' sizes share one key).
+    const label = `${path} ${pair} (${[`${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'}`, ...dimensionWords(d)].join(', ')})`;
+    peaks.set(key, { key, kind: 'peak', label, path, pair, value: gbps, unit: 'GB/s', lowIsWeak: true });
   }
   const crossovers: Figure[] = [];
   for (const advice of advised) {
@@ -101,7 +97,7 @@ export function matrixFigures(run: Run): Figure[] {
 }
 
 /** The settings the advice of a sweep would write, as `KNOB=value` sorted (those with a value only). */
-export function adviceSettings(advised: readonly Advice[]): string[] {
+export function adviceSettings(advised: readonly FigureAdvice[]): string[] {
   const set = new Set<string>();
   for (const advice of advised)
     for (const r of advice.recommendations) if (r.value !== undefined) set.add(`${r.knob}=${r.value}`);

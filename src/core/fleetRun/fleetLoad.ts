@@ -6,14 +6,16 @@
  * is read asynchronously, as any other); a caller's own `open` is called `concurrency` at once.
  * Each node's runs are reduced to the figures judging needs (`nodeFigures`) as soon as they are read and then let go, so a fleet of
  * thousands of nodes never holds every node's runs at once. Cancel stops starting new reads.
+ * Given a worker script (`workers`), the nodes are read and reduced by a pool of worker
+ * threads instead (fleetReaders.ts), the same figures in the same order.
  */
-import { statSync } from 'node:fs';
 import type { Run } from '../run';
 import type { RunStore } from '../runs/runStore';
 import type { FleetIndex } from '../fleet/fleetIndex';
 import type { FleetStore } from './fleetStore';
-import type { NodeFigures, NodeRuns } from '../fleet/fleetView';
-import { nodeFigures } from '../fleet/fleetView';
+import type { NodeFigures } from '../fleet/fleetView';
+import type { NodeRead } from './fleetReaders';
+import { openRun, readNode, readNodesInWorkers } from './fleetReaders';
 
 /**
  * `fn` over `items`, at most `limit` at once; the results in the items' order. Stops starting
@@ -50,17 +52,8 @@ export interface LoadedFleet {
 
 /** The longest the default reader holds the thread before the event loop gets a turn. */
 const YIELD_MS = 20;
-/** A node's run up to this size is read synchronously (a few milliseconds at most); a larger one asynchronously. */
-const SYNC_READ_MAX_BYTES = 4 * 1024 * 1024;
-
-/** The size of what is at `file`, as a hint only (the open checks what it is); 0 when it cannot be looked at. */
-function sizeOf(file: string): number {
-  try {
-    return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-  } catch {
-    return 0;
-  }
-}
+/** Fewer nodes than this are read in-process: starting workers would cost more than they save. */
+export const WORKERS_FROM_NODES = 64;
 
 /** Node files read at once. */
 export const FLEET_READ_CONCURRENCY = 32;
@@ -72,6 +65,12 @@ export interface LoadFleetOptions {
   open?: (runId: string) => Promise<Run>;
   /** Called as each node is read: nodes read so far, and how many there are. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Read the nodes in worker threads: `script` loads fleetReaders.ts (a bundle of this code),
+   * `count` workers at most (default and cap: the cores). Not with `open`, nor for fewer than
+   * WORKERS_FROM_NODES nodes; a pool that cannot start reads in-process.
+   */
+  workers?: { script: string | URL; count?: number };
 }
 
 /** `id` undefined: the newest fleet. Throws the signal's reason when cancelled. */
@@ -85,6 +84,26 @@ export async function loadFleet(
   if (chosen === undefined)
     throw new Error(`no fleet is saved in ${fleets.root} (run one with: sdma-lens fleet --nodes N)`);
   const index = fleets.read(chosen);
+  const pooled =
+    options.workers && !options.open && index.nodes.length >= WORKERS_FROM_NODES
+      ? await readNodesInWorkers(store.root, index.nodes, {
+          ...options.workers,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        })
+      : undefined;
+  const read = pooled ?? (await readInProcess(store, index, options));
+  const nodes = new Map<string, NodeFigures>();
+  const problems: string[] = [];
+  index.nodes.forEach((n, i) => {
+    nodes.set(n.node, read[i]!.figures);
+    problems.push(...read[i]!.problems);
+  });
+  return { index, nodes, problems };
+}
+
+/** Every node read on this thread, `concurrency` at once, in the index's order. */
+async function readInProcess(store: RunStore, index: FleetIndex, options: LoadFleetOptions): Promise<NodeRead[]> {
   // A node's run is small (a sweep of tens of kilobytes): read with synchronous calls, a
   // fraction of the cost of the asynchronous ones, the event loop given a turn every YIELD_MS.
   let turn = performance.now();
@@ -96,37 +115,17 @@ export async function loadFleet(
         turn = performance.now();
       }
       // A larger run (a dense sweep) is read as any other, without holding the thread.
-      return sizeOf(store.fileOf(runId)) <= SYNC_READ_MAX_BYTES
-        ? store.openSync(runId, { signal: options.signal })
-        : store.open(runId, { signal: options.signal });
+      return openRun(store, runId, options.signal);
     });
   let done = 0;
-  const read = await mapBounded(
+  return mapBounded(
     index.nodes,
     options.concurrency ?? FLEET_READ_CONCURRENCY,
     async (n) => {
-      const mine: NodeRuns = {};
-      const problems: string[] = [];
-      for (const r of n.runs) {
-        options.signal?.throwIfAborted();
-        try {
-          mine[r.command] = await open(r.runId);
-        } catch (err) {
-          problems.push(`${n.node}: run ${r.runId} could not be read: ${(err as Error).message}`);
-        }
-      }
-      // The runs go out of reach here: only their figures are kept.
-      const figures = nodeFigures(mine);
+      const read = await readNode(store, n, open, options.signal);
       options.onProgress?.(++done, index.nodes.length);
-      return { figures, problems };
+      return read;
     },
     options.signal,
   );
-  const nodes = new Map<string, NodeFigures>();
-  const problems: string[] = [];
-  index.nodes.forEach((n, i) => {
-    nodes.set(n.node, read[i]!.figures);
-    problems.push(...read[i]!.problems);
-  });
-  return { index, nodes, problems };
 }

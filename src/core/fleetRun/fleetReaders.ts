@@ -1,0 +1,248 @@
+/**
+ * A fleet's nodes read and reduced in parallel: a bounded pool of worker threads (at most
+ * `availableParallelism()`), each reading a node's runs from the runs folder (`readNode`, the
+ * same reader and safe open as on the main thread) and handing back only its figures
+ * (`NodeFigures`: a few numbers and strings a node). The main thread gives each worker a few
+ * nodes at a time, so nothing piles up; the results come back in the index's order whatever
+ * order the workers finish in. Cancel terminates the workers. A worker that stops (a crash, out
+ * of memory) costs only the node it was reading, said as a problem naming that node; its other
+ * nodes go to a fresh worker. A worker that cannot start at all (its script missing or not
+ * runnable) leaves the pool empty and the caller reads in-process.
+ *
+ * The worker side is this module loaded in a worker thread with `workerData` marked as below
+ * (the caller's `script` is a bundle that includes it, e.g. the CLI's fleet bundle).
+ */
+import { availableParallelism } from 'node:os';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { Run } from '../run';
+import { RunStore } from '../runs/runStore';
+import { statSync } from 'node:fs';
+import type { FleetIndex } from '../fleet/fleetIndex';
+import type { NodeFigures, NodeRuns } from '../fleet/fleetView';
+import { nodeFigures } from '../fleet/fleetView';
+
+/** The mark in `workerData` that makes this module serve as a fleet reader. */
+const MARK = 'sdma-lens-fleet-reader';
+
+/** A node's run up to this size is read synchronously (a few milliseconds at most); a larger one asynchronously. */
+export const SYNC_READ_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Nodes handed to one worker at a time: enough to keep it busy between messages, few enough to bound memory. */
+const IN_FLIGHT_PER_WORKER = 24;
+
+/** What reading one node gave: its figures, and its runs that could not be read, each in a sentence. */
+export interface NodeRead {
+  figures: NodeFigures;
+  problems: string[];
+}
+
+/** The size of what is at `file`, as a hint only (the open checks what it is); 0 when it cannot be looked at. */
+function sizeOf(file: string): number {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** One node's runs read (a small one synchronously, a large one asynchronously), as the main thread's reader does. */
+export async function readNode(
+  store: RunStore,
+  n: FleetIndex['nodes'][number],
+  open: (runId: string) => Promise<Run>,
+  signal?: AbortSignal,
+): Promise<NodeRead> {
+  const mine: NodeRuns = {};
+  const problems: string[] = [];
+  for (const r of n.runs) {
+    signal?.throwIfAborted();
+    try {
+      mine[r.command] = await open(r.runId);
+    } catch (err) {
+      problems.push(`${n.node}: run ${r.runId} could not be read: ${(err as Error).message}`);
+    }
+  }
+  // The runs go out of reach here: only their figures are kept.
+  return { figures: nodeFigures(mine), problems };
+}
+
+/** The default open of a run in `store`: synchronous up to SYNC_READ_MAX_BYTES. */
+export function openRun(store: RunStore, runId: string, signal?: AbortSignal): Promise<Run> {
+  return sizeOf(store.fileOf(runId)) <= SYNC_READ_MAX_BYTES
+    ? Promise.resolve().then(() => store.openSync(runId, { signal }))
+    : store.open(runId, { signal });
+}
+
+type ToWorker = { job: number; node: FleetIndex['nodes'][number] };
+type FromWorker = { ready: true } | { job: number; read: NodeRead } | { job: number; error: string };
+
+/** Answers a worker gathers into one message (a message has a cost of its own, whatever it holds). */
+const ANSWERS_PER_MESSAGE = 8;
+
+/** The worker's side: reads the nodes it is sent, one at a time, and answers them a few at a time. */
+function serve(root: string): void {
+  const store = new RunStore(root);
+  const port = parentPort!;
+  let queue = Promise.resolve();
+  let waiting = 0;
+  let answers: FromWorker[] = [];
+  port.on('message', (m: ToWorker) => {
+    waiting++;
+    queue = queue.then(async () => {
+      try {
+        answers.push({ job: m.job, read: await readNode(store, m.node, (id) => openRun(store, id)) });
+      } catch (err) {
+        answers.push({ job: m.job, error: (err as Error).message });
+      }
+      waiting--;
+      // Sent when enough have gathered, or when nothing else is waiting (the main thread then sends more).
+      if (answers.length >= ANSWERS_PER_MESSAGE || waiting === 0) {
+        // As JSON text: one string is cloned in a fraction of the time of the objects it holds.
+        port.postMessage(JSON.stringify(answers));
+        answers = [];
+      }
+    });
+  });
+  port.postMessage(JSON.stringify([{ ready: true }] satisfies FromWorker[]));
+}
+
+if (!isMainThread && (workerData as { mark?: string } | null)?.mark === MARK)
+  serve((workerData as { root: string }).root);
+
+/** Strings that repeat across nodes (figure keys, labels, pairs), kept once. */
+class Interner {
+  private readonly seen = new Map<string, string>();
+  of(s: string): string {
+    const had = this.seen.get(s);
+    if (had !== undefined) return had;
+    this.seen.set(s, s);
+    return s;
+  }
+  figures(f: NodeFigures): NodeFigures {
+    for (const x of f.figures) {
+      x.key = this.of(x.key);
+      x.label = this.of(x.label);
+      x.pair = this.of(x.pair);
+    }
+    if (f.settings) f.settings = f.settings.map((s) => this.of(s));
+    return f;
+  }
+}
+
+export interface ReaderPoolOptions {
+  /** A script that loads this module (a bundle of the fleet's code). */
+  script: string | URL;
+  /** Workers at most (default and cap: `availableParallelism()`). */
+  count?: number;
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Every node of `nodes` read by a pool of workers, in `nodes`' order; undefined when no worker
+ * could start (the caller then reads in-process). Throws the signal's reason when cancelled.
+ */
+export async function readNodesInWorkers(
+  root: string,
+  nodes: FleetIndex['nodes'],
+  options: ReaderPoolOptions,
+): Promise<NodeRead[] | undefined> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const cap = availableParallelism();
+  const count = Math.max(1, Math.min(Math.floor(options.count ?? cap) || 1, cap, nodes.length));
+  const out = new Array<NodeRead | undefined>(nodes.length);
+  const interner = new Interner();
+  const pending: number[] = nodes.map((_, i) => i).reverse();
+  let done = 0;
+  const live = new Set<Worker>();
+
+  return new Promise<NodeRead[] | undefined>((resolve, reject) => {
+    let settled = false;
+    const finish = (result: NodeRead[] | undefined, error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      // Settled once every worker has stopped: none is left running after the call.
+      const stopping = [...live].map((w) => w.terminate().catch(() => undefined));
+      live.clear();
+      void Promise.all(stopping).then(() => (error !== undefined ? reject(error) : resolve(result)));
+    };
+    const onAbort = () => finish(undefined, signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const spawn = () => {
+      // Its stdout kept apart (never read: a reader prints nothing), so nothing it could print mixes into ours (fleet show --json).
+      const w = new Worker(options.script, { workerData: { mark: MARK, root }, stdout: true, stderr: false });
+      live.add(w);
+      /** The nodes sent to this worker, oldest (the one it is reading) first. */
+      const sent: number[] = [];
+      let ready = false;
+      const feed = () => {
+        while (sent.length < IN_FLIGHT_PER_WORKER && pending.length > 0) {
+          const i = pending.pop()!;
+          sent.push(i);
+          w.postMessage({ job: i, node: nodes[i]! } satisfies ToWorker);
+        }
+      };
+      const settleIfDone = () => {
+        if (done === nodes.length) finish(out as NodeRead[]);
+      };
+      w.on('message', (text: string) => {
+        if (settled) return;
+        for (const m of JSON.parse(text) as FromWorker[]) {
+          if ('ready' in m) {
+            ready = true;
+            continue;
+          }
+          const at = sent.indexOf(m.job);
+          if (at >= 0) sent.splice(at, 1);
+          const n = nodes[m.job]!;
+          out[m.job] =
+            'read' in m
+              ? { figures: interner.figures(m.read.figures), problems: m.read.problems }
+              : failed(n, `its figures could not be made: ${m.error}`);
+          done++;
+          options.onProgress?.(done, nodes.length);
+        }
+        feed();
+        settleIfDone();
+      });
+      const stopped = (why: string) => {
+        if (settled || !live.has(w)) return;
+        live.delete(w);
+        void w.terminate();
+        if (!ready) {
+          // It never started: its nodes back to the queue, for the others; with none left, the caller reads in-process.
+          pending.push(...sent.reverse());
+          if (live.size === 0) finish(undefined);
+          return;
+        }
+        // The node it was reading is lost, said; the others it held go to a fresh worker.
+        const lost = sent.shift();
+        if (lost !== undefined) {
+          out[lost] = failed(nodes[lost]!, why);
+          done++;
+          options.onProgress?.(done, nodes.length);
+        }
+        pending.push(...sent.reverse());
+        if (pending.length > 0) spawn();
+        settleIfDone();
+      };
+      w.on('error', (err) => stopped(`the reader stopped: ${err.message}`));
+      w.on('exit', (code) => stopped(`the reader stopped (exit code ${code})`));
+    };
+    for (let k = 0; k < count; k++) spawn();
+  });
+}
+
+/** A node whose reader stopped: no figures, each of its runs named as not read. */
+function failed(n: FleetIndex['nodes'][number], why: string): NodeRead {
+  return {
+    figures: nodeFigures(undefined),
+    problems:
+      n.runs.length > 0
+        ? n.runs.map((r) => `${n.node}: run ${r.runId} could not be read: ${why}`)
+        : [`${n.node}: ${why}`],
+  };
+}
