@@ -106,8 +106,13 @@ const common = {
 const builds = [
   {
     ...common,
-    // The engine thread of a host-held timeline is its own bundle (src/core/runs/timelineEngineThread.ts).
-    entryPoints: { extension: 'src/extension/extension.ts', timelineEngine: 'src/core/runs/timelineEngineThread.ts' },
+    // The engine thread of a host-held timeline and the fleet's reader threads are bundles of
+    // their own (src/core/runs/timelineEngineThread.ts, src/core/fleetRun/fleetReaderThread.ts).
+    entryPoints: {
+      extension: 'src/extension/extension.ts',
+      timelineEngine: 'src/core/runs/timelineEngineThread.ts',
+      fleetReader: 'src/core/fleetRun/fleetReaderThread.ts',
+    },
     outdir: dist,
     platform: 'node',
     format: 'cjs',

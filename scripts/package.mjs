@@ -362,6 +362,7 @@ function checkVsix(file, { images }) {
     'extension/dist/cli.js',
     'extension/dist/execa.js',
     'extension/dist/timelineEngine.js',
+    'extension/dist/fleetReader.js',
     'extension/bin/sdma-probe',
     'extension/bin/sdma-lens',
     'extension/native/CMakeLists.txt',

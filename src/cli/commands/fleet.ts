@@ -3,6 +3,8 @@
  * allocation, each node's run saved as a run of its own, then the nodes compared with each
  * other (src/core/fleet/). `sdma-lens fleet show [ID]` prints a saved fleet again.
  */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { FleetRequest } from '../../core/fleetRun/fleetRun';
 import { DEFAULT_PARALLEL, runFleet } from '../../core/fleetRun/fleetRun';
 import { loadFleet } from '../../core/fleetRun/fleetLoad';
@@ -364,12 +366,14 @@ async function printStreamed(view: FleetView, json: boolean, file: string, signa
 }
 
 /**
- * The script of the fleet's reader threads: this bundle itself (dist/cli-fleet.js), which
- * serves as one when a worker loads it (core/fleetRun/fleetReaders.ts). Run from the sources
- * (a test), none: the nodes are read in-process.
+ * The script of the fleet's reader threads: dist/fleetReader.js beside this bundle
+ * (core/fleetRun/fleetReaderThread.ts). Run from the sources (a test), or where it is missing,
+ * none: the nodes are read in-process.
  */
 function readerScript(): string | undefined {
-  return typeof __filename === 'string' && /\.c?js$/.test(__filename) ? __filename : undefined;
+  if (typeof __filename !== 'string' || !/\.c?js$/.test(__filename)) return undefined;
+  const script = join(dirname(__filename), 'fleetReader.js');
+  return existsSync(script) ? script : undefined;
 }
 
 async function show(argv: string[], signal: AbortSignal): Promise<number> {

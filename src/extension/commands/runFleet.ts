@@ -262,6 +262,8 @@ export async function openFleetCommand(deps: RunDeps, id?: string): Promise<Flee
         try {
           return await loadFleet(store, fleets, fleetId, {
             signal: controller.signal,
+            // The nodes read in worker threads (core/fleetRun/fleetReaders.ts), not on the extension host's thread.
+            workers: { script: vscode.Uri.joinPath(deps.context.extensionUri, 'dist', 'fleetReader.js').fsPath },
             onProgress: (done, total) => {
               const step = Math.floor((done / total) * 20);
               if (step === shown) return;
