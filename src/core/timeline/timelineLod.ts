@@ -59,16 +59,18 @@ export interface LodResult {
 
 const PATH_COUNT = 4;
 
+/** The runs of one answer, in typed arrays grown by doubling (no per-run objects or boxed numbers). */
 class Growable {
-  lane: number[] = [];
-  b0: number[] = [];
-  b1: number[] = [];
-  level: number[] = [];
-  path: number[] = [];
-  inferred: number[] = [];
-  count: number[] = [];
-  bytes: number[] = [];
-  busyNs: number[] = [];
+  length = 0;
+  lane = new Int32Array(256);
+  b0 = new Int32Array(256);
+  b1 = new Int32Array(256);
+  level = new Uint8Array(256);
+  path = new Uint8Array(256);
+  inferred = new Uint8Array(256);
+  count = new Float64Array(256);
+  bytes = new Float64Array(256);
+  busyNs = new Float64Array(256);
 
   push(
     lane: number,
@@ -80,7 +82,7 @@ class Growable {
     bytes: number,
     busyNs: number,
   ): void {
-    const last = this.lane.length - 1;
+    const last = this.length - 1;
     if (
       last >= 0 &&
       this.lane[last] === lane &&
@@ -95,28 +97,48 @@ class Growable {
       this.busyNs[last]! += busyNs;
       return;
     }
-    this.lane.push(lane);
-    this.b0.push(b);
-    this.b1.push(b + 1);
-    this.level.push(level);
-    this.path.push(path);
-    this.inferred.push(inferred);
-    this.count.push(count);
-    this.bytes.push(bytes);
-    this.busyNs.push(busyNs);
+    if (this.length === this.lane.length) this.grow();
+    const at = this.length++;
+    this.lane[at] = lane;
+    this.b0[at] = b;
+    this.b1[at] = b + 1;
+    this.level[at] = level;
+    this.path[at] = path;
+    this.inferred[at] = inferred;
+    this.count[at] = count;
+    this.bytes[at] = bytes;
+    this.busyNs[at] = busyNs;
+  }
+
+  private grow(): void {
+    const twice = <A extends Int32Array | Uint8Array | Float64Array>(a: A, make: (n: number) => A): A => {
+      const out = make(a.length * 2);
+      out.set(a);
+      return out;
+    };
+    this.lane = twice(this.lane, (n) => new Int32Array(n));
+    this.b0 = twice(this.b0, (n) => new Int32Array(n));
+    this.b1 = twice(this.b1, (n) => new Int32Array(n));
+    this.level = twice(this.level, (n) => new Uint8Array(n));
+    this.path = twice(this.path, (n) => new Uint8Array(n));
+    this.inferred = twice(this.inferred, (n) => new Uint8Array(n));
+    this.count = twice(this.count, (n) => new Float64Array(n));
+    this.bytes = twice(this.bytes, (n) => new Float64Array(n));
+    this.busyNs = twice(this.busyNs, (n) => new Float64Array(n));
   }
 
   done(): LodRuns {
+    const n = this.length;
     return {
-      lane: Int32Array.from(this.lane),
-      b0: Int32Array.from(this.b0),
-      b1: Int32Array.from(this.b1),
-      level: Uint8Array.from(this.level),
-      path: Uint8Array.from(this.path),
-      inferred: Uint8Array.from(this.inferred),
-      count: Float64Array.from(this.count),
-      bytes: Float64Array.from(this.bytes),
-      busyNs: Float64Array.from(this.busyNs),
+      lane: this.lane.slice(0, n),
+      b0: this.b0.slice(0, n),
+      b1: this.b1.slice(0, n),
+      level: this.level.slice(0, n),
+      path: this.path.slice(0, n),
+      inferred: this.inferred.slice(0, n),
+      count: this.count.slice(0, n),
+      bytes: this.bytes.slice(0, n),
+      busyNs: this.busyNs.slice(0, n),
     };
   }
 }
