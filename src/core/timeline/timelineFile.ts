@@ -2,7 +2,7 @@
  * Reader of the helper's columnar timeline file (`sdmatl` versions 1 and 2, docs/PROTOCOL.md).
  * Columns become typed arrays over the file's bytes (views where aligned, copies where not), so
  * a million events cost a few allocations, not a million objects; the same arrays can be posted
- * to a webview.
+ * to a webview. `readTimelineFrom` reads a file straight into its columns, a chunk at a time.
  *
  * The file is outside data: its size bounds every allocation (a count the file cannot hold
  * is refused before anything is computed from it), and every value is checked against what
@@ -158,14 +158,7 @@ export function readTimelineFile(data: Uint8Array, signal?: AbortSignal): Timeli
   const { version, count } = readTimelineHeader(data);
   const widths = widthsOf(version);
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
-  if (data.byteLength < needed)
-    throw new TimelineFormatError(
-      `timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events (version ${version})`,
-    );
-  if (data.byteLength > needed)
-    throw new TimelineFormatError(
-      `timeline file has ${data.byteLength - needed} bytes after its columns: ${needed} hold ${count} events of version ${version}`,
-    );
+  checkSize(data.byteLength, needed, count, version);
   // The file's own buffer (at most a few bytes of slack, as readSafeFile's one byte past the end).
   const ownBuffer = data.buffer.byteLength - data.byteLength <= OWN_BUFFER_SLACK;
   let offset = HEADER_BYTES;
@@ -196,6 +189,108 @@ export function readTimelineFile(data: Uint8Array, signal?: AbortSignal): Timeli
   if (version >= 2) columns.flags = take(1, (b, o, n) => new Uint8Array(b, o, n));
   checkValues(columns, signal);
   return columns;
+}
+
+/**
+ * Reads `length` bytes of the file at `position` into `buffer` at `offset`; resolves to the
+ * bytes read, fewer at the end of the file (0 past it). A file handle's read, wrapped.
+ */
+export type ReadAt = (buffer: Uint8Array, offset: number, length: number, position: number) => Promise<number>;
+
+/**
+ * Bytes read at a time by readTimelineFrom: few enough to still be in the processor's cache
+ * when they are copied into their column.
+ */
+const STREAM_CHUNK = 1024 * 1024;
+
+/**
+ * An sdmatl file of `fileBytes` bytes (its size when opened, already within the reader's cap),
+ * read through `read` a chunk at a time into one array per column: the file is held once, as
+ * its columns, and each column's memory is written once, by the copy (a read straight into
+ * fresh memory has the system map every page and the first look at the values map it again
+ * for this process, which on some machines costs as much as the read). The header is checked
+ * first, so every allocation is bounded by the file's size. Values are checked as
+ * readTimelineFile checks them, with the same errors; a file that shrinks or grows while it is
+ * read is refused. `signal` is polled between chunks and while checking.
+ */
+export async function readTimelineFrom(
+  fileBytes: number,
+  read: ReadAt,
+  signal?: AbortSignal,
+): Promise<TimelineColumns> {
+  signal?.throwIfAborted();
+  const chunk = new Uint8Array(Math.min(STREAM_CHUNK, Math.max(HEADER_BYTES, pad8(fileBytes))));
+  const head = chunk.subarray(0, await readFully(read, chunk, HEADER_BYTES, 0));
+  const { version, count } = readTimelineHeader(head, fileBytes);
+  const widths = widthsOf(version);
+  const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
+  checkSize(fileBytes, needed, count, version);
+  const columns = emptyColumns(count);
+  if (version >= 2) columns.flags = new Uint8Array(count);
+  const order = [
+    columns.kind,
+    columns.op,
+    columns.path,
+    columns.gpu,
+    columns.lane,
+    columns.id,
+    columns.ref,
+    columns.startNs,
+    columns.endNs,
+    columns.queuedNs,
+    columns.bytes,
+    ...(columns.flags ? [columns.flags] : []),
+  ];
+  let position = HEADER_BYTES;
+  for (const column of order) {
+    const into = new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+    const padded = pad8(column.byteLength);
+    for (let done = 0; done < padded;) {
+      signal?.throwIfAborted();
+      const want = Math.min(chunk.length, padded - done);
+      const got = await readFully(read, chunk, want, position);
+      if (got < want)
+        throw new TimelineFormatError(
+          `timeline file is truncated: it ended at ${position + got} bytes while being read, ${needed} needed for ${count} events (version ${version})`,
+        );
+      const values = Math.min(got, column.byteLength - done);
+      if (values > 0) into.set(values === got ? chunk.subarray(0, got) : chunk.subarray(0, values), done);
+      done += got;
+      position += got;
+    }
+  }
+  signal?.throwIfAborted();
+  if ((await read(chunk, 0, 1, position)) > 0)
+    throw new TimelineFormatError(
+      `timeline file has bytes after its columns: it grew while being read; ${needed} hold ${count} events of version ${version}`,
+    );
+  checkValues(columns, signal);
+  return columns;
+}
+
+/** Reads until `length` bytes are in `buffer` or the file ends; resolves to the bytes read. */
+async function readFully(read: ReadAt, buffer: Uint8Array, length: number, position: number): Promise<number> {
+  let got = 0;
+  while (got < length) {
+    const n = await read(buffer, got, length - got, position + got);
+    if (!(Number.isSafeInteger(n) && n >= 0 && n <= length - got))
+      throw new TimelineFormatError(`timeline file read returned ${n} bytes where at most ${length - got} were asked`);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** A file of `fileBytes` must be exactly the `needed` bytes its header implies. */
+function checkSize(fileBytes: number, needed: number, count: number, version: number): void {
+  if (fileBytes < needed)
+    throw new TimelineFormatError(
+      `timeline file is truncated: ${fileBytes} bytes, ${needed} needed for ${count} events (version ${version})`,
+    );
+  if (fileBytes > needed)
+    throw new TimelineFormatError(
+      `timeline file has ${fileBytes - needed} bytes after its columns: ${needed} hold ${count} events of version ${version}`,
+    );
 }
 
 /** Bytes a buffer may hold past the file's and still count as the file's own. */
