@@ -14,7 +14,13 @@ import type { LodColumns, LodIndex, LodRequest, LodResult, LodRuns } from '../..
 import { LOD_LEVELS, aggregate, lodColumns } from '../../src/core/timeline/timelineLod';
 import { firstReachingLod } from '../../src/core/timeline/timelineCompact';
 import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
-import { KIND_DOORBELL, KIND_PACKET, buildIndex, buildIndexAndLod, firstReaching } from '../../src/core/timeline/timelineModel';
+import {
+  KIND_DOORBELL,
+  KIND_PACKET,
+  buildIndex,
+  buildIndexAndLod,
+  firstReaching,
+} from '../../src/core/timeline/timelineModel';
 import { sdmatlBytes } from './timelineFixture';
 
 interface Ev {
@@ -84,7 +90,8 @@ function columns(
     c.ref[i] = e.ref < 0 ? -1 : ids === 'index' ? e.ref : idOf(e.ref % Math.max(1, n + 2));
     c.startNs[i] = 1_000_000 + e.start * timeScale;
     c.endNs[i] = c.startNs[i]! + (e.length - 2) * timeScale;
-    c.queuedNs[i] = e.queuedBefore > 0 ? c.startNs[i]! - e.queuedBefore * timeScale : e.queuedBefore === 0 ? -1 : c.startNs[i]! + 1;
+    c.queuedNs[i] =
+      e.queuedBefore > 0 ? c.startNs[i]! - e.queuedBefore * timeScale : e.queuedBefore === 0 ? -1 : c.startNs[i]! + 1;
     c.bytes[i] = e.bytes * byteScale;
     if (c.flags) c.flags[i] = e.flag;
   });
@@ -343,7 +350,6 @@ function referenceAggregate(lc: LodColumns, index: LodIndex, request: LodRequest
     totals,
   };
 }
-
 
 function runsOf(r: LodRuns) {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)]));
