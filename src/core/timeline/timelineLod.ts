@@ -219,6 +219,106 @@ export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order
   return c;
 }
 
+/** The window one lane's events are binned into, and what binning them found (the lane's totals, the buckets touched). */
+interface BinWindow {
+  startNs: number;
+  endNs: number;
+  nsPerBucket: number;
+  perNs: number;
+  last: number;
+  maxRaw: number;
+  s: Scratch;
+  lo: number;
+  hi: number;
+  count: number;
+  bytes: number;
+  busyNs: number;
+}
+
+/**
+ * Events `from..end-1` of the lane-ordered columns into the window's buckets (or `raw`, when
+ * `rawAllowed` and at least `rawMinNs` wide), adding to its totals. The hot loop, its own small function so that it
+ * is optimised early: typed-array reads and arithmetic only, no calls, no allocation.
+ */
+function binLane(
+  lc: LodColumns,
+  order: Int32Array,
+  from: number,
+  end: number,
+  w: BinWindow,
+  rawAllowed: boolean,
+  rawMinNs: number,
+  raw: number[],
+  mask: Uint8Array | undefined,
+): void {
+  const startCol = lc.startNs;
+  const endCol = lc.endNs;
+  const extentCol = lc.extentNs;
+  const bytesCol = lc.bytes;
+  const pathCol = lc.path;
+  const flagCol = lc.flags;
+  const { startNs, endNs, nsPerBucket, perNs, last, maxRaw } = w;
+  const { busy, count, bytes, pathBusy, lastPath, inferred } = w.s;
+  let lo = w.lo;
+  let hi = w.hi;
+  let laneCount = w.count;
+  let laneBytes = w.bytes;
+  let laneBusy = w.busyNs;
+  for (let k = from; k < end; k++) {
+    const st = startCol[k]!;
+    if (st > endNs) break;
+    const en = endCol[k]!;
+    if (en < startNs) continue;
+    if (mask !== undefined && mask[order[k]!] === 0) continue;
+    const eventBytes = bytesCol[k]!;
+    const a = st > startNs ? st : startNs;
+    const z = en < endNs ? en : endNs;
+    laneCount += 1;
+    laneBytes += eventBytes;
+    laneBusy += z - a;
+    if (rawAllowed && extentCol[k]! >= rawMinNs && raw.length < maxRaw) {
+      raw.push(order[k]!);
+      continue;
+    }
+    let b = Math.floor((st - startNs) * perNs);
+    if (b < 0) b = 0;
+    else if (b > last) b = last;
+    const path = pathCol[k]!;
+    count[b]! += 1;
+    bytes[b]! += eventBytes;
+    lastPath[b] = path;
+    inferred[b]! |= flagCol[k]!;
+    if (b < lo) lo = b;
+    if (z > a) {
+      let b0 = Math.floor((a - startNs) * perNs);
+      let b1 = Math.floor((z - startNs) * perNs);
+      if (b0 > last) b0 = last;
+      if (b1 > last) b1 = last;
+      if (b0 < lo) lo = b0;
+      if (b1 > hi) hi = b1;
+      if (b0 === b1) {
+        busy[b0]! += z - a;
+        pathBusy[b0 * PATH_COUNT + path]! += z - a;
+      } else {
+        for (let bb = b0; bb <= b1; bb++) {
+          const from = startNs + bb * nsPerBucket;
+          const to = from + nsPerBucket;
+          const ov = (z < to ? z : to) - (a > from ? a : from);
+          if (ov <= 0) continue;
+          busy[bb]! += ov;
+          pathBusy[bb * PATH_COUNT + path]! += ov;
+        }
+      }
+    }
+    if (b > hi) hi = b;
+  }
+  w.lo = lo;
+  w.hi = hi;
+  w.count = laneCount;
+  w.bytes = laneBytes;
+  w.busyNs = laneBusy;
+}
+
 export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
   // The columns hold offsets from lc.baseNs: the window is moved there rather than every event.
   const startNs = request.startNs - lc.baseNs;
@@ -239,80 +339,45 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
     bytes: new Float64Array(request.lanes.length),
     busyNs: new Float64Array(request.lanes.length),
   };
-  const startCol = lc.startNs;
-  const endCol = lc.endNs;
-  const extentCol = lc.extentNs;
-  const bytesCol = lc.bytes;
-  const pathCol = lc.path;
-  const flagCol = lc.flags;
   const order = index.order;
   const laneStart = index.laneStart;
   const last = buckets - 1;
   const perNs = 1 / nsPerBucket;
   const { busy, count, bytes, pathBusy, lastPath, inferred } = s;
+  const window: BinWindow = {
+    startNs,
+    endNs,
+    nsPerBucket,
+    perNs,
+    last,
+    maxRaw,
+    s,
+    lo: 0,
+    hi: 0,
+    count: 0,
+    bytes: 0,
+    busyNs: 0,
+  };
 
   for (let slot = 0; slot < request.lanes.length; slot++) {
     const laneId = request.lanes[slot]!;
     const heat = laneId >= realLanes ? index.heat.find((h) => h.id === laneId) : undefined;
     if (laneId >= realLanes && !heat) continue;
     const sources = heat ? heat.cuLanes : [laneId];
-    let lo = buckets;
-    let hi = -1;
-    let laneCount = 0;
-    let laneBytes = 0;
-    let laneBusy = 0;
+    window.lo = buckets;
+    window.hi = -1;
+    window.count = 0;
+    window.bytes = 0;
+    window.busyNs = 0;
     for (const lane of sources) {
-      const end = laneStart[lane + 1]!;
-      // The hot loop: typed-array reads and arithmetic only, no calls, no allocation.
-      for (let k = firstReachingLod(lc, laneStart, lane, startNs); k < end; k++) {
-        const st = startCol[k]!;
-        if (st > endNs) break;
-        const en = endCol[k]!;
-        if (en < startNs) continue;
-        if (mask !== undefined && mask[order[k]!] === 0) continue;
-        const eventBytes = bytesCol[k]!;
-        const a = st > startNs ? st : startNs;
-        const z = en < endNs ? en : endNs;
-        laneCount += 1;
-        laneBytes += eventBytes;
-        laneBusy += z - a;
-        if (heat === undefined && extentCol[k]! >= rawMinNs && raw.length < maxRaw) {
-          raw.push(order[k]!);
-          continue;
-        }
-        let b = Math.floor((st - startNs) * perNs);
-        if (b < 0) b = 0;
-        else if (b > last) b = last;
-        const path = pathCol[k]!;
-        count[b]! += 1;
-        bytes[b]! += eventBytes;
-        lastPath[b] = path;
-        inferred[b]! |= flagCol[k]!;
-        if (b < lo) lo = b;
-        if (z > a) {
-          let b0 = Math.floor((a - startNs) * perNs);
-          let b1 = Math.floor((z - startNs) * perNs);
-          if (b0 > last) b0 = last;
-          if (b1 > last) b1 = last;
-          if (b0 < lo) lo = b0;
-          if (b1 > hi) hi = b1;
-          if (b0 === b1) {
-            busy[b0]! += z - a;
-            pathBusy[b0 * PATH_COUNT + path]! += z - a;
-          } else {
-            for (let bb = b0; bb <= b1; bb++) {
-              const from = startNs + bb * nsPerBucket;
-              const to = from + nsPerBucket;
-              const ov = (z < to ? z : to) - (a > from ? a : from);
-              if (ov <= 0) continue;
-              busy[bb]! += ov;
-              pathBusy[bb * PATH_COUNT + path]! += ov;
-            }
-          }
-        }
-        if (b > hi) hi = b;
-      }
+      const from = firstReachingLod(lc, laneStart, lane, startNs);
+      binLane(lc, order, from, laneStart[lane + 1]!, window, heat === undefined, rawMinNs, raw, mask);
     }
+    const lo = window.lo;
+    const hi = window.hi;
+    const laneCount = window.count;
+    const laneBytes = window.bytes;
+    const laneBusy = window.busyNs;
     totals.count[slot] = laneCount;
     totals.bytes[slot] = laneBytes;
     totals.busyNs[slot] = laneBusy;
