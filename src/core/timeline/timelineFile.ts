@@ -2,7 +2,7 @@
  * Reader of the helper's columnar timeline file (`sdmatl` versions 1 and 2, docs/PROTOCOL.md).
  * Columns become typed arrays over the file's bytes (views where aligned, copies where not), so
  * a million events cost a few allocations, not a million objects; the same arrays can be posted
- * to a webview.
+ * to a webview. `readTimelineFrom` reads a file straight into its columns, a chunk at a time.
  *
  * The file is outside data: its size bounds every allocation (a count the file cannot hold
  * is refused before anything is computed from it), and every value is checked against what
@@ -158,14 +158,7 @@ export function readTimelineFile(data: Uint8Array, signal?: AbortSignal): Timeli
   const { version, count } = readTimelineHeader(data);
   const widths = widthsOf(version);
   const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
-  if (data.byteLength < needed)
-    throw new TimelineFormatError(
-      `timeline file is truncated: ${data.byteLength} bytes, ${needed} needed for ${count} events (version ${version})`,
-    );
-  if (data.byteLength > needed)
-    throw new TimelineFormatError(
-      `timeline file has ${data.byteLength - needed} bytes after its columns: ${needed} hold ${count} events of version ${version}`,
-    );
+  checkSize(data.byteLength, needed, count, version);
   // The file's own buffer (at most a few bytes of slack, as readSafeFile's one byte past the end).
   const ownBuffer = data.buffer.byteLength - data.byteLength <= OWN_BUFFER_SLACK;
   let offset = HEADER_BYTES;
@@ -198,21 +191,183 @@ export function readTimelineFile(data: Uint8Array, signal?: AbortSignal): Timeli
   return columns;
 }
 
+/**
+ * Reads `length` bytes of the file at `position` into `buffer` at `offset`; resolves to the
+ * bytes read, fewer at the end of the file (0 past it). A file handle's read, wrapped.
+ */
+export type ReadAt = (buffer: Uint8Array, offset: number, length: number, position: number) => Promise<number>;
+
+/**
+ * Bytes read at a time by readTimelineFrom: few enough to still be in the processor's cache
+ * when they are copied into their column.
+ */
+const STREAM_CHUNK = 1024 * 1024;
+
+/**
+ * An sdmatl file of `fileBytes` bytes (its size when opened, already within the reader's cap),
+ * read through `read` a chunk at a time into one array per column: the file is held once, as
+ * its columns, and each column's memory is written once, by the copy (a read straight into
+ * fresh memory has the system map every page and the first look at the values map it again
+ * for this process, which on some machines costs as much as the read). The header is checked
+ * first, so every allocation is bounded by the file's size. Values are checked as
+ * readTimelineFile checks them, with the same errors; a file that shrinks or grows while it is
+ * read is refused. `signal` is polled between chunks and while checking.
+ */
+export async function readTimelineFrom(
+  fileBytes: number,
+  read: ReadAt,
+  signal?: AbortSignal,
+): Promise<TimelineColumns> {
+  signal?.throwIfAborted();
+  const chunk = new Uint8Array(Math.min(STREAM_CHUNK, Math.max(HEADER_BYTES, pad8(fileBytes))));
+  const head = chunk.subarray(0, await readFully(read, chunk, HEADER_BYTES, 0));
+  const { version, count } = readTimelineHeader(head, fileBytes);
+  const widths = widthsOf(version);
+  const needed = HEADER_BYTES + widths.reduce((sum, w) => sum + pad8(w * count), 0);
+  checkSize(fileBytes, needed, count, version);
+  const columns = emptyColumns(count);
+  if (version >= 2) columns.flags = new Uint8Array(count);
+  const order = [
+    columns.kind,
+    columns.op,
+    columns.path,
+    columns.gpu,
+    columns.lane,
+    columns.id,
+    columns.ref,
+    columns.startNs,
+    columns.endNs,
+    columns.queuedNs,
+    columns.bytes,
+    ...(columns.flags ? [columns.flags] : []),
+  ];
+  let position = HEADER_BYTES;
+  for (const column of order) {
+    const into = new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+    const padded = pad8(column.byteLength);
+    for (let done = 0; done < padded;) {
+      signal?.throwIfAborted();
+      const want = Math.min(chunk.length, padded - done);
+      const got = await readFully(read, chunk, want, position);
+      if (got < want)
+        throw new TimelineFormatError(
+          `timeline file is truncated: it ended at ${position + got} bytes while being read, ${needed} needed for ${count} events (version ${version})`,
+        );
+      const values = Math.min(got, column.byteLength - done);
+      if (values > 0) into.set(values === got ? chunk.subarray(0, got) : chunk.subarray(0, values), done);
+      done += got;
+      position += got;
+    }
+  }
+  signal?.throwIfAborted();
+  if ((await read(chunk, 0, 1, position)) > 0)
+    throw new TimelineFormatError(
+      `timeline file has bytes after its columns: it grew while being read; ${needed} hold ${count} events of version ${version}`,
+    );
+  checkValues(columns, signal);
+  return columns;
+}
+
+/** Reads until `length` bytes are in `buffer` or the file ends; resolves to the bytes read. */
+async function readFully(read: ReadAt, buffer: Uint8Array, length: number, position: number): Promise<number> {
+  let got = 0;
+  while (got < length) {
+    const n = await read(buffer, got, length - got, position + got);
+    if (!(Number.isSafeInteger(n) && n >= 0 && n <= length - got))
+      throw new TimelineFormatError(`timeline file read returned ${n} bytes where at most ${length - got} were asked`);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** A file of `fileBytes` must be exactly the `needed` bytes its header implies. */
+function checkSize(fileBytes: number, needed: number, count: number, version: number): void {
+  if (fileBytes < needed)
+    throw new TimelineFormatError(
+      `timeline file is truncated: ${fileBytes} bytes, ${needed} needed for ${count} events (version ${version})`,
+    );
+  if (fileBytes > needed)
+    throw new TimelineFormatError(
+      `timeline file has ${fileBytes - needed} bytes after its columns: ${needed} hold ${count} events of version ${version}`,
+    );
+}
+
 /** Bytes a buffer may hold past the file's and still count as the file's own. */
 const OWN_BUFFER_SLACK = 64;
 
 /**
  * Every value against what the format allows (docs/PROTOCOL.md): small enumerations in
  * range, flag bits defined, times finite, bytes finite and not negative, ids not negative,
- * refs an id or -1. The first bad value is named with its event.
+ * refs an id or -1. The first bad value is named with its event. Checked a chunk of events at
+ * a time, one column after another in plain loops over the typed arrays (no call per value);
+ * a chunk with a bad value is gone through again event by event to name the first one.
  */
 function checkValues(t: TimelineColumns, signal?: AbortSignal): void {
+  const n = t.count;
+  for (let from = 0; from < n; from += CHECK_CHUNK) {
+    signal?.throwIfAborted();
+    const to = Math.min(n, from + CHECK_CHUNK);
+    if (!chunkValid(t, from, to)) nameFirstBad(t, from, to);
+  }
+}
+
+/** Whether events `from..to-1` hold only values the format allows. */
+function chunkValid(t: TimelineColumns, from: number, to: number): boolean {
+  return (
+    bytesAtMost(t.kind, from, to, FILE_KIND_MAX) &&
+    bytesAtMost(t.op, from, to, OP_MAX) &&
+    bytesAtMost(t.path, from, to, PATH_MAX) &&
+    intsAtLeast(t.id, from, to, 0) &&
+    intsAtLeast(t.ref, from, to, -1) &&
+    allFinite(t.startNs, from, to) &&
+    allFinite(t.endNs, from, to) &&
+    allFinite(t.queuedNs, from, to) &&
+    allByteCounts(t.bytes, from, to) &&
+    (t.flags === undefined || bitsWithin(t.flags, from, to, FLAGS_KNOWN))
+  );
+}
+
+function bytesAtMost(column: Uint8Array, from: number, to: number, max: number): boolean {
+  for (let i = from; i < to; i++) if (column[i]! > max) return false;
+  return true;
+}
+
+function bitsWithin(column: Uint8Array, from: number, to: number, mask: number): boolean {
+  const outside = ~mask;
+  for (let i = from; i < to; i++) if ((column[i]! & outside) !== 0) return false;
+  return true;
+}
+
+function intsAtLeast(column: Int32Array, from: number, to: number, min: number): boolean {
+  for (let i = from; i < to; i++) if (column[i]! < min) return false;
+  return true;
+}
+
+function allFinite(column: Float64Array, from: number, to: number): boolean {
+  // x - x is 0 for every finite x and NaN for NaN and both infinities.
+  for (let i = from; i < to; i++) {
+    const x = column[i]!;
+    if (x - x !== 0) return false;
+  }
+  return true;
+}
+
+function allByteCounts(column: Float64Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const b = column[i]!;
+    if (!(b >= 0 && b < Infinity)) return false;
+  }
+  return true;
+}
+
+/** Throws for the first event of `from..to-1` with a value the format does not allow. */
+function nameFirstBad(t: TimelineColumns, from: number, to: number): void {
   const bad = (i: number, what: string) => {
     throw new TimelineFormatError(`timeline file event ${i}: ${what}`);
   };
   const { kind, op, path, id, ref, startNs, endNs, queuedNs, bytes, flags } = t;
-  for (let i = 0; i < t.count; i++) {
-    if (signal && i % CHECK_CHUNK === 0) signal.throwIfAborted();
+  for (let i = from; i < to; i++) {
     if (kind[i]! > FILE_KIND_MAX) bad(i, `kind ${kind[i]} is not one of 0..${FILE_KIND_MAX}`);
     if (op[i]! > OP_MAX) bad(i, `op ${op[i]} is not one of 0..${OP_MAX}`);
     if (path[i]! > PATH_MAX) bad(i, `path ${path[i]} is not one of 0..${PATH_MAX}`);

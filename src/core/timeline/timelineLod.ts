@@ -59,16 +59,18 @@ export interface LodResult {
 
 const PATH_COUNT = 4;
 
+/** The runs of one answer, in typed arrays grown by doubling (no per-run objects or boxed numbers). */
 class Growable {
-  lane: number[] = [];
-  b0: number[] = [];
-  b1: number[] = [];
-  level: number[] = [];
-  path: number[] = [];
-  inferred: number[] = [];
-  count: number[] = [];
-  bytes: number[] = [];
-  busyNs: number[] = [];
+  length = 0;
+  lane = new Int32Array(256);
+  b0 = new Int32Array(256);
+  b1 = new Int32Array(256);
+  level = new Uint8Array(256);
+  path = new Uint8Array(256);
+  inferred = new Uint8Array(256);
+  count = new Float64Array(256);
+  bytes = new Float64Array(256);
+  busyNs = new Float64Array(256);
 
   push(
     lane: number,
@@ -80,7 +82,7 @@ class Growable {
     bytes: number,
     busyNs: number,
   ): void {
-    const last = this.lane.length - 1;
+    const last = this.length - 1;
     if (
       last >= 0 &&
       this.lane[last] === lane &&
@@ -95,28 +97,48 @@ class Growable {
       this.busyNs[last]! += busyNs;
       return;
     }
-    this.lane.push(lane);
-    this.b0.push(b);
-    this.b1.push(b + 1);
-    this.level.push(level);
-    this.path.push(path);
-    this.inferred.push(inferred);
-    this.count.push(count);
-    this.bytes.push(bytes);
-    this.busyNs.push(busyNs);
+    if (this.length === this.lane.length) this.grow();
+    const at = this.length++;
+    this.lane[at] = lane;
+    this.b0[at] = b;
+    this.b1[at] = b + 1;
+    this.level[at] = level;
+    this.path[at] = path;
+    this.inferred[at] = inferred;
+    this.count[at] = count;
+    this.bytes[at] = bytes;
+    this.busyNs[at] = busyNs;
+  }
+
+  private grow(): void {
+    const twice = <A extends Int32Array | Uint8Array | Float64Array>(a: A, make: (n: number) => A): A => {
+      const out = make(a.length * 2);
+      out.set(a);
+      return out;
+    };
+    this.lane = twice(this.lane, (n) => new Int32Array(n));
+    this.b0 = twice(this.b0, (n) => new Int32Array(n));
+    this.b1 = twice(this.b1, (n) => new Int32Array(n));
+    this.level = twice(this.level, (n) => new Uint8Array(n));
+    this.path = twice(this.path, (n) => new Uint8Array(n));
+    this.inferred = twice(this.inferred, (n) => new Uint8Array(n));
+    this.count = twice(this.count, (n) => new Float64Array(n));
+    this.bytes = twice(this.bytes, (n) => new Float64Array(n));
+    this.busyNs = twice(this.busyNs, (n) => new Float64Array(n));
   }
 
   done(): LodRuns {
+    const n = this.length;
     return {
-      lane: Int32Array.from(this.lane),
-      b0: Int32Array.from(this.b0),
-      b1: Int32Array.from(this.b1),
-      level: Uint8Array.from(this.level),
-      path: Uint8Array.from(this.path),
-      inferred: Uint8Array.from(this.inferred),
-      count: Float64Array.from(this.count),
-      bytes: Float64Array.from(this.bytes),
-      busyNs: Float64Array.from(this.busyNs),
+      lane: this.lane.slice(0, n),
+      b0: this.b0.slice(0, n),
+      b1: this.b1.slice(0, n),
+      level: this.level.slice(0, n),
+      path: this.path.slice(0, n),
+      inferred: this.inferred.slice(0, n),
+      count: this.count.slice(0, n),
+      bytes: this.bytes.slice(0, n),
+      busyNs: this.busyNs.slice(0, n),
     };
   }
 }
@@ -197,6 +219,106 @@ export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order
   return c;
 }
 
+/** The window one lane's events are binned into, and what binning them found (the lane's totals, the buckets touched). */
+interface BinWindow {
+  startNs: number;
+  endNs: number;
+  nsPerBucket: number;
+  perNs: number;
+  last: number;
+  maxRaw: number;
+  s: Scratch;
+  lo: number;
+  hi: number;
+  count: number;
+  bytes: number;
+  busyNs: number;
+}
+
+/**
+ * Events `from..end-1` of the lane-ordered columns into the window's buckets (or `raw`, when
+ * `rawAllowed` and at least `rawMinNs` wide), adding to its totals. The hot loop, its own small function so that it
+ * is optimised early: typed-array reads and arithmetic only, no calls, no allocation.
+ */
+function binLane(
+  lc: LodColumns,
+  order: Int32Array,
+  from: number,
+  end: number,
+  w: BinWindow,
+  rawAllowed: boolean,
+  rawMinNs: number,
+  raw: number[],
+  mask: Uint8Array | undefined,
+): void {
+  const startCol = lc.startNs;
+  const endCol = lc.endNs;
+  const extentCol = lc.extentNs;
+  const bytesCol = lc.bytes;
+  const pathCol = lc.path;
+  const flagCol = lc.flags;
+  const { startNs, endNs, nsPerBucket, perNs, last, maxRaw } = w;
+  const { busy, count, bytes, pathBusy, lastPath, inferred } = w.s;
+  let lo = w.lo;
+  let hi = w.hi;
+  let laneCount = w.count;
+  let laneBytes = w.bytes;
+  let laneBusy = w.busyNs;
+  for (let k = from; k < end; k++) {
+    const st = startCol[k]!;
+    if (st > endNs) break;
+    const en = endCol[k]!;
+    if (en < startNs) continue;
+    if (mask !== undefined && mask[order[k]!] === 0) continue;
+    const eventBytes = bytesCol[k]!;
+    const a = st > startNs ? st : startNs;
+    const z = en < endNs ? en : endNs;
+    laneCount += 1;
+    laneBytes += eventBytes;
+    laneBusy += z - a;
+    if (rawAllowed && extentCol[k]! >= rawMinNs && raw.length < maxRaw) {
+      raw.push(order[k]!);
+      continue;
+    }
+    let b = Math.floor((st - startNs) * perNs);
+    if (b < 0) b = 0;
+    else if (b > last) b = last;
+    const path = pathCol[k]!;
+    count[b]! += 1;
+    bytes[b]! += eventBytes;
+    lastPath[b] = path;
+    inferred[b]! |= flagCol[k]!;
+    if (b < lo) lo = b;
+    if (z > a) {
+      let b0 = Math.floor((a - startNs) * perNs);
+      let b1 = Math.floor((z - startNs) * perNs);
+      if (b0 > last) b0 = last;
+      if (b1 > last) b1 = last;
+      if (b0 < lo) lo = b0;
+      if (b1 > hi) hi = b1;
+      if (b0 === b1) {
+        busy[b0]! += z - a;
+        pathBusy[b0 * PATH_COUNT + path]! += z - a;
+      } else {
+        for (let bb = b0; bb <= b1; bb++) {
+          const from = startNs + bb * nsPerBucket;
+          const to = from + nsPerBucket;
+          const ov = (z < to ? z : to) - (a > from ? a : from);
+          if (ov <= 0) continue;
+          busy[bb]! += ov;
+          pathBusy[bb * PATH_COUNT + path]! += ov;
+        }
+      }
+    }
+    if (b > hi) hi = b;
+  }
+  w.lo = lo;
+  w.hi = hi;
+  w.count = laneCount;
+  w.bytes = laneBytes;
+  w.busyNs = laneBusy;
+}
+
 export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
   // The columns hold offsets from lc.baseNs: the window is moved there rather than every event.
   const startNs = request.startNs - lc.baseNs;
@@ -217,80 +339,45 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
     bytes: new Float64Array(request.lanes.length),
     busyNs: new Float64Array(request.lanes.length),
   };
-  const startCol = lc.startNs;
-  const endCol = lc.endNs;
-  const extentCol = lc.extentNs;
-  const bytesCol = lc.bytes;
-  const pathCol = lc.path;
-  const flagCol = lc.flags;
   const order = index.order;
   const laneStart = index.laneStart;
   const last = buckets - 1;
   const perNs = 1 / nsPerBucket;
   const { busy, count, bytes, pathBusy, lastPath, inferred } = s;
+  const window: BinWindow = {
+    startNs,
+    endNs,
+    nsPerBucket,
+    perNs,
+    last,
+    maxRaw,
+    s,
+    lo: 0,
+    hi: 0,
+    count: 0,
+    bytes: 0,
+    busyNs: 0,
+  };
 
   for (let slot = 0; slot < request.lanes.length; slot++) {
     const laneId = request.lanes[slot]!;
     const heat = laneId >= realLanes ? index.heat.find((h) => h.id === laneId) : undefined;
     if (laneId >= realLanes && !heat) continue;
     const sources = heat ? heat.cuLanes : [laneId];
-    let lo = buckets;
-    let hi = -1;
-    let laneCount = 0;
-    let laneBytes = 0;
-    let laneBusy = 0;
+    window.lo = buckets;
+    window.hi = -1;
+    window.count = 0;
+    window.bytes = 0;
+    window.busyNs = 0;
     for (const lane of sources) {
-      const end = laneStart[lane + 1]!;
-      // The hot loop: typed-array reads and arithmetic only, no calls, no allocation.
-      for (let k = firstReachingLod(lc, laneStart, lane, startNs); k < end; k++) {
-        const st = startCol[k]!;
-        if (st > endNs) break;
-        const en = endCol[k]!;
-        if (en < startNs) continue;
-        if (mask !== undefined && mask[order[k]!] === 0) continue;
-        const eventBytes = bytesCol[k]!;
-        const a = st > startNs ? st : startNs;
-        const z = en < endNs ? en : endNs;
-        laneCount += 1;
-        laneBytes += eventBytes;
-        laneBusy += z - a;
-        if (heat === undefined && extentCol[k]! >= rawMinNs && raw.length < maxRaw) {
-          raw.push(order[k]!);
-          continue;
-        }
-        let b = Math.floor((st - startNs) * perNs);
-        if (b < 0) b = 0;
-        else if (b > last) b = last;
-        const path = pathCol[k]!;
-        count[b]! += 1;
-        bytes[b]! += eventBytes;
-        lastPath[b] = path;
-        inferred[b]! |= flagCol[k]!;
-        if (b < lo) lo = b;
-        if (z > a) {
-          let b0 = Math.floor((a - startNs) * perNs);
-          let b1 = Math.floor((z - startNs) * perNs);
-          if (b0 > last) b0 = last;
-          if (b1 > last) b1 = last;
-          if (b0 < lo) lo = b0;
-          if (b1 > hi) hi = b1;
-          if (b0 === b1) {
-            busy[b0]! += z - a;
-            pathBusy[b0 * PATH_COUNT + path]! += z - a;
-          } else {
-            for (let bb = b0; bb <= b1; bb++) {
-              const from = startNs + bb * nsPerBucket;
-              const to = from + nsPerBucket;
-              const ov = (z < to ? z : to) - (a > from ? a : from);
-              if (ov <= 0) continue;
-              busy[bb]! += ov;
-              pathBusy[bb * PATH_COUNT + path]! += ov;
-            }
-          }
-        }
-        if (b > hi) hi = b;
-      }
+      const from = firstReachingLod(lc, laneStart, lane, startNs);
+      binLane(lc, order, from, laneStart[lane + 1]!, window, heat === undefined, rawMinNs, raw, mask);
     }
+    const lo = window.lo;
+    const hi = window.hi;
+    const laneCount = window.count;
+    const laneBytes = window.bytes;
+    const laneBusy = window.busyNs;
     totals.count[slot] = laneCount;
     totals.bytes[slot] = laneBytes;
     totals.busyNs[slot] = laneBusy;

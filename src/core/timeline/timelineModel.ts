@@ -8,8 +8,8 @@ import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED, emptyColumns } from './timelineFile';
-import type { LodColumns } from './timelineCompact';
-import { allocLodColumns, scanRange } from './timelineCompact';
+import type { ColumnRange, LodColumns } from './timelineCompact';
+import { allocLodColumns } from './timelineCompact';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -119,11 +119,14 @@ export function laneLabel(category: LaneCategory, number: number, vendor: Timeli
 
 /**
  * Builds lanes and per-lane order (a counting sort by lane): one pass reads the lane columns
- * (kind, GPU, number) to count each lane's events, a second reads every column in file order
- * and writes each event to its lane's next slot. Events of a lane usually arrive in time
- * order; the second pass checks that as it goes and only a lane found out of order is sorted
- * afterwards. With `withLod`, the same pass also writes the compact lane-ordered columns the
- * level of detail reads (timelineCompact.ts), so no column is ever read in random order.
+ * (kind, GPU, number) to count each lane's events, and with them the times' range and whether
+ * the bytes fit 32 bits; a second reads every column in file order and writes each event to its
+ * lane's next slot. Events of a lane usually arrive in time order; the second pass checks that
+ * as it goes and only a lane found out of order is sorted afterwards. With `withLod`, the same
+ * pass also writes the compact lane-ordered columns the level of detail reads
+ * (timelineCompact.ts), so no column is ever read in random order; with `shareMaxEnd` as well,
+ * the index's running maxima are those columns' (`maxEndBase` their base) instead of a copy of
+ * its own, 8 bytes an event less.
  */
 export function buildIndex(
   t: TimelineColumns,
@@ -132,57 +135,107 @@ export function buildIndex(
   return buildIndexAndLod(t, meta, false).index;
 }
 
-export function buildIndexAndLod(
-  t: TimelineColumns,
-  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
-  withLod = true,
-): { index: TimelineIndex; lod: LodColumns | undefined } {
+/** Lanes of a timeline found by the first pass, in the order they were first seen. */
+interface FoundLanes {
+  lanes: LaneInfo[];
+  counts: Int32Array;
+  minStart: number;
+  maxEnd: number;
+  wholeTimes: boolean;
+  bytesFit32: boolean;
+}
+
+/** Index into LANE_CATEGORIES of each `kind` value; kinds past the known ones sit on engine lanes. */
+const CATEGORY_TABLE = (() => {
+  const table = new Uint8Array(256).fill(ENGINE_CATEGORY);
+  CATEGORY_OF_KIND.forEach((c, k) => (table[k] = c));
+  return table;
+})();
+/** Numbers below this find their lane in a per-(GPU, category) table; larger ones in a Map. */
+const LANE_TABLE = 4096;
+/** GPUs below this find their table by index; others through a Map. */
+const GPU_TABLE = 64;
+const U32_MAX = 0xffff_ffff;
+
+/** The first pass: each event's lane (in first-seen order) into `laneOf`, the lanes' counts, and the columns' range. */
+function findLanes(t: TimelineColumns, laneOf: Int32Array, vendor: TimelineMeta['vendor']): FoundLanes {
   const n = t.count;
-  const laneOf = new Int32Array(n);
   const lanes: LaneInfo[] = [];
-  const counts: number[] = [];
-  // Lane lookup without a string or a Map probe per event: one small table per GPU and
-  // category, indexed by CU or engine number (a Map only for numbers past the table).
-  const tables = new Map<number, Int32Array>();
+  let counts = new Int32Array(64);
+  // Per (GPU, category) group: where its table of lanes by number starts in `tables`.
+  const groupAt = new Int32Array(GPU_TABLE * 8).fill(-1);
+  const farGroupAt = new Map<number, number>();
+  let tables = new Int32Array(0);
   const far = new Map<number, number>();
-  const TABLE = 4096;
   const kinds = t.kind;
   const gpus = t.gpu;
   const numbers = t.lane;
-  let lastGroup = -1;
-  let lastTable: Int32Array | undefined;
+  const start = t.startNs;
+  const end = t.endNs;
+  const bytes = t.bytes;
+  let minStart = Infinity;
+  let maxEnd = -Infinity;
+  let whole = true;
+  let fit = true;
   for (let i = 0; i < n; i++) {
-    const categoryIndex = CATEGORY_OF_KIND[kinds[i]!] ?? ENGINE_CATEGORY;
+    const categoryIndex = CATEGORY_TABLE[kinds[i]!]!;
     const numbered = categoryIndex === CU_CATEGORY || categoryIndex === ENGINE_CATEGORY;
     const number = numbered ? numbers[i]! : 0;
     const gpu = gpus[i]!;
     const group = gpu * 8 + categoryIndex;
-    let lane = -1;
-    let table: Int32Array | undefined;
-    if (number < TABLE) {
-      if (group === lastGroup) table = lastTable;
-      else {
-        table = tables.get(group);
-        if (!table) tables.set(group, (table = new Int32Array(TABLE).fill(-1)));
-        lastGroup = group;
-        lastTable = table;
+    let at = group < GPU_TABLE * 8 ? groupAt[group]! : (farGroupAt.get(group) ?? -1);
+    let lane: number;
+    if (number < LANE_TABLE) {
+      if (at < 0) {
+        at = tables.length;
+        const grown = new Int32Array(at + LANE_TABLE).fill(-1);
+        grown.set(tables);
+        tables = grown;
+        if (group < GPU_TABLE * 8) groupAt[group] = at;
+        else farGroupAt.set(group, at);
       }
-      lane = table![number]!;
+      lane = tables[at + number]!;
     } else {
       lane = far.get(group * 2 ** 32 + number) ?? -1;
     }
     if (lane < 0) {
       lane = lanes.length;
-      if (table) table[number] = lane;
+      if (number < LANE_TABLE) tables[at + number] = lane;
       else far.set(group * 2 ** 32 + number, lane);
       const category = LANE_CATEGORIES[categoryIndex]!;
-      lanes.push({ id: lane, gpu, category, number, label: laneLabel(category, number, meta.vendor), eventCount: 0 });
-      counts.push(0);
+      lanes.push({ id: lane, gpu, category, number, label: laneLabel(category, number, vendor), eventCount: 0 });
+      if (lane >= counts.length) {
+        const grown = new Int32Array(counts.length * 2);
+        grown.set(counts);
+        counts = grown;
+      }
     }
     laneOf[i] = lane;
     counts[lane]!++;
+    // The range, as scanRange (timelineCompact.ts) finds it.
+    const s = start[i]!;
+    const e0 = end[i]!;
+    const e = e0 > s ? e0 : s;
+    if (s < minStart) minStart = s;
+    if (e > maxEnd) maxEnd = e;
+    if (whole && (s !== Math.floor(s) || e !== Math.floor(e))) whole = false;
+    const b = bytes[i]!;
+    if (fit && !(b >= 0 && b <= U32_MAX && b === Math.floor(b))) fit = false;
   }
-  lanes.forEach((lane, i) => (lane.eventCount = counts[i]!));
+  return { lanes, counts, minStart, maxEnd, wholeTimes: whole, bytesFit32: fit };
+}
+
+export function buildIndexAndLod(
+  t: TimelineColumns,
+  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
+  withLod = true,
+  shareMaxEnd = false,
+): { index: TimelineIndex; lod: LodColumns | undefined } {
+  const n = t.count;
+  const laneOf = new Int32Array(n);
+  const found = findLanes(t, laneOf, meta.vendor);
+  const lanes = found.lanes;
+  lanes.forEach((lane, i) => (lane.eventCount = found.counts[i]!));
   // Stable presentation order: GPU, category, number. Lane ids are renumbered to follow it.
   const sorted = [...lanes].sort(
     (a, b) =>
@@ -198,42 +251,29 @@ export function buildIndexAndLod(
   for (const lane of sorted) laneStart[lane.id + 1] = lane.eventCount;
   for (let l = 0; l < laneCount; l++) laneStart[l + 1]! += laneStart[l]!;
 
-  const start = t.startNs;
-  const endCol = t.endNs;
-  const range = withLod ? scanRange(start, endCol, t.bytes, n) : undefined;
-  const lod = range ? allocLodColumns(n, range) : undefined;
-  const base = lod ? lod.baseNs : 0;
-  const fill = laneStart.slice(0, laneCount);
+  const range: ColumnRange = {
+    minStartNs: n > 0 ? found.minStart : 0,
+    maxEndNs: n > 0 ? found.maxEnd : 0,
+    wholeTimes: found.wholeTimes,
+    bytesFit32: found.bytesFit32,
+  };
+  const lod = withLod ? allocLodColumns(n, range) : undefined;
   const order = new Int32Array(n);
-  // Where each event goes in lane order, for the compact columns' scatter (then dropped).
-  const slot = lod ? new Int32Array(n) : undefined;
-  const maxEnd = new Float64Array(n);
-  const lastStart = new Float64Array(laneCount).fill(-Infinity);
-  const running = new Float64Array(laneCount).fill(-Infinity);
-  const unsorted = new Uint8Array(laneCount);
-  let minStart = Infinity;
-  let maxEndAll = -Infinity;
-  // The one pass over the event columns: sequential reads, one write stream per lane.
-  for (let i = 0; i < n; i++) {
-    const l = renumber[laneOf[i]!]!;
-    laneOf[i] = l;
-    const k = fill[l]!++;
-    order[k] = i;
-    if (slot) slot[i] = k;
-    const st = start[i]!;
-    const e0 = endCol[i]!;
-    const en = e0 > st ? e0 : st;
-    if (st < lastStart[l]!) unsorted[l] = 1;
-    lastStart[l] = st;
-    let run = running[l]!;
-    if (en > run) running[l] = run = en;
-    maxEnd[k] = run;
-    if (st < minStart) minStart = st;
-    if (en > maxEndAll) maxEndAll = en;
-  }
-  if (lod) scatterLod(lod, t, slot!, laneStart);
+  const maxEnd = lod && shareMaxEnd ? undefined : new Float64Array(n);
+  // The second pass writes these in lane order, all over each array: their pages are mapped
+  // here first, in address order, which costs the system less than mapping them as scattered
+  // first writes do.
+  touchPages(order);
+  if (maxEnd) touchPages(maxEnd);
+  if (lod) for (const column of lodArrays(lod)) touchPages(column);
+  const unsorted = lod
+    ? placeWithLod(t, laneOf, renumber, laneStart, order, maxEnd, lod)
+    : place(t, laneOf, renumber, laneStart, order, maxEnd!);
   // Lanes whose events arrived out of time order: sorted, then their running maxima (and
   // compact columns) rewritten from the sorted order.
+  const start = t.startNs;
+  const endCol = t.endNs;
+  const base = lod ? lod.baseNs : 0;
   for (let l = 0; l < laneCount; l++) {
     if (!unsorted[l]) continue;
     const a = laneStart[l]!;
@@ -245,7 +285,7 @@ export function buildIndexAndLod(
       const st = start[e]!;
       const en = Math.max(endCol[e]!, st);
       if (en > run) run = en;
-      maxEnd[k] = run;
+      if (maxEnd) maxEnd[k] = run;
       if (lod) writeLod(lod, t, e, k, st, en, run, base);
     }
   }
@@ -271,68 +311,129 @@ export function buildIndexAndLod(
     laneOf,
     order,
     laneStart,
-    maxEnd,
+    maxEnd: maxEnd ?? lod!.maxEnd,
     announcedBy,
     refIndex,
-    startNs: n > 0 ? minStart : 0,
-    endNs: n > 0 ? maxEndAll : 1,
+    startNs: n > 0 ? found.minStart : 0,
+    endNs: n > 0 ? found.maxEnd : 1,
     heat,
   };
+  if (!maxEnd) index.maxEndBase = lod!.baseNs;
   return { index, lod };
 }
 
+/** Writes one element of every page of `a` (4 KiB pages, or a few writes a page where they are larger). */
+function touchPages(a: Int32Array | Uint32Array | Float64Array | Float32Array | Uint8Array): void {
+  const step = 4096 / a.BYTES_PER_ELEMENT;
+  for (let i = 0; i < a.length; i += step) a[i] = 0;
+}
+
+function lodArrays(lod: LodColumns) {
+  return [lod.startNs, lod.endNs, lod.maxEnd, lod.extentNs, lod.bytes, lod.path, lod.kind, lod.flags];
+}
+
 /**
- * The lane-ordered columns, reading the file's columns in file order: one column at a time,
- * event `i` to its slot `slot[i]`, so each loop has one sequential read stream and one write
- * stream per lane (all columns at once would be one per lane and column, more than the
- * processor tracks). The running maxima are then a sequential pass per lane.
+ * The second pass without compact columns: every event to its lane's next slot in `order`,
+ * the lanes' running maxima of end times, and which lanes arrived out of time order.
  */
-function scatterLod(lod: LodColumns, t: TimelineColumns, slot: Int32Array, laneStart: Int32Array): void {
+function place(
+  t: TimelineColumns,
+  laneOf: Int32Array,
+  renumber: Int32Array,
+  laneStart: Int32Array,
+  order: Int32Array,
+  maxEnd: Float64Array,
+): Uint8Array {
   const n = t.count;
-  const base = lod.baseNs;
+  const laneCount = laneStart.length - 1;
+  const fill = laneStart.slice(0, laneCount);
+  const lastStart = new Float64Array(laneCount).fill(-Infinity);
+  const running = new Float64Array(laneCount).fill(-Infinity);
+  const unsorted = new Uint8Array(laneCount);
   const start = t.startNs;
   const end = t.endNs;
-  const ls = lod.startNs;
-  for (let i = 0; i < n; i++) ls[slot[i]!] = start[i]! - base;
-  const le = lod.endNs;
   for (let i = 0; i < n; i++) {
+    const l = renumber[laneOf[i]!]!;
+    laneOf[i] = l;
+    const k = fill[l]!++;
+    order[k] = i;
     const st = start[i]!;
     const e0 = end[i]!;
-    le[slot[i]!] = (e0 > st ? e0 : st) - base;
+    const en = e0 > st ? e0 : st;
+    if (st < lastStart[l]!) unsorted[l] = 1;
+    lastStart[l] = st;
+    let run = running[l]!;
+    if (en > run) running[l] = run = en;
+    maxEnd[k] = run;
   }
-  const lx = lod.extentNs;
+  return unsorted;
+}
+
+/**
+ * The second pass with the compact lane-ordered columns (`place`, and every column of `lod`
+ * written at the event's slot): one sequential read stream per column, one write stream per
+ * lane and column.
+ */
+function placeWithLod(
+  t: TimelineColumns,
+  laneOf: Int32Array,
+  renumber: Int32Array,
+  laneStart: Int32Array,
+  order: Int32Array,
+  maxEnd: Float64Array | undefined,
+  lod: LodColumns,
+): Uint8Array {
+  const n = t.count;
+  const laneCount = laneStart.length - 1;
+  const fill = laneStart.slice(0, laneCount);
+  const lastStart = new Float64Array(laneCount).fill(-Infinity);
+  const running = new Float64Array(laneCount).fill(-Infinity);
+  const unsorted = new Uint8Array(laneCount);
+  const start = t.startNs;
+  const end = t.endNs;
   const kinds = t.kind;
   const queued = t.queuedNs;
+  const bytes = t.bytes;
+  const path = t.path;
+  const base = lod.baseNs;
+  const ls = lod.startNs;
+  const le = lod.endNs;
+  const lm = lod.maxEnd;
+  const lx = lod.extentNs;
+  const lb = lod.bytes;
+  const lp = lod.path;
+  const lk = lod.kind;
+  const flags = t.flags;
+  const lf = lod.flags;
   for (let i = 0; i < n; i++) {
+    const l = renumber[laneOf[i]!]!;
+    laneOf[i] = l;
+    const k = fill[l]!++;
+    order[k] = i;
     const st = start[i]!;
     const e0 = end[i]!;
+    const en = e0 > st ? e0 : st;
+    if (st < lastStart[l]!) unsorted[l] = 1;
+    lastStart[l] = st;
+    let run = running[l]!;
+    if (en > run) running[l] = run = en;
+    if (maxEnd) maxEnd[k] = run;
+    const kind = kinds[i]!;
     let visible = st;
-    if (kinds[i] === KIND_PACKET) {
+    if (kind === KIND_PACKET) {
       const q = queued[i]!;
       if (q >= 0 && q < st) visible = q;
     }
-    lx[slot[i]!] = (e0 > st ? e0 : st) - visible;
+    ls[k] = st - base;
+    le[k] = en - base;
+    lm[k] = run - base;
+    lx[k] = en - visible;
+    lb[k] = bytes[i]!;
+    lp[k] = path[i]! & 3;
+    lk[k] = kind;
+    if (flags !== undefined) lf[k] = flags[i]! & FLAG_INFERRED;
   }
-  const lb = lod.bytes;
-  const bytes = t.bytes;
-  for (let i = 0; i < n; i++) lb[slot[i]!] = bytes[i]!;
-  const lp = lod.path;
-  const path = t.path;
-  for (let i = 0; i < n; i++) lp[slot[i]!] = path[i]! & 3;
-  const lk = lod.kind;
-  for (let i = 0; i < n; i++) lk[slot[i]!] = kinds[i]!;
-  const flags = t.flags;
-  const lf = lod.flags;
-  if (flags) for (let i = 0; i < n; i++) lf[slot[i]!] = flags[i]! & FLAG_INFERRED;
-  const lm = lod.maxEnd;
-  for (let l = 0; l + 1 < laneStart.length; l++) {
-    let run = -Infinity;
-    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
-      const e = le[k]!;
-      if (e > run) run = e;
-      lm[k] = run;
-    }
-  }
+  return unsorted;
 }
 
 /** Event `e` of the file into slot `k` of the lane-ordered columns. */
@@ -365,63 +466,93 @@ function writeLod(
 /** Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its engine before it was queued. */
 function links(t: TimelineColumns, laneOf: Int32Array, order: Int32Array, laneStart: Int32Array) {
   const n = t.count;
-  const refIndex = new Int32Array(n).fill(-1);
+  const refIndex = refIndices(t);
   const announcedBy = new Int32Array(n).fill(-1);
-  let maxId = -1;
-  let minId = 0;
-  for (let i = 0; i < n; i++) {
-    if (t.id[i]! > maxId) maxId = t.id[i]!;
-    if (t.id[i]! < minId) minId = t.id[i]!;
-  }
-  // Ids are usually 0..n-1; a dense table then costs 4 bytes per event, a Map would cost far more.
-  const dense = minId >= 0 && maxId < 4 * n + 1024;
-  const table = dense ? new Int32Array(maxId + 1).fill(-1) : undefined;
-  const map = dense ? undefined : new Map<number, number>();
-  for (let i = 0; i < n; i++) {
-    if (table) table[t.id[i]!] = i;
-    else map!.set(t.id[i]!, i);
-  }
-  const lookup = (id: number) => (id < 0 ? -1 : table ? (id < table.length ? table[id]! : -1) : (map!.get(id) ?? -1));
-  for (let i = 0; i < n; i++) if (t.ref[i]! >= 0) refIndex[i] = lookup(t.ref[i]!);
-
+  const kinds = t.kind;
+  const starts = t.startNs;
+  const queued = t.queuedNs;
+  let packets = new Int32Array(0);
+  let doorbells = new Int32Array(0);
   for (let l = 0; l + 1 < laneStart.length; l++) {
     const a = laneStart[l]!;
     const b = laneStart[l + 1]!;
-    if (
-      a === b ||
-      t.kind[order[a]!] === KIND_CU ||
-      t.kind[order[a]!] === KIND_KERNEL ||
-      t.kind[order[a]!] === KIND_TRANSFER
-    )
-      continue;
+    if (a === b) continue;
+    const first = kinds[order[a]!];
+    if (first === KIND_CU || first === KIND_KERNEL || first === KIND_TRANSFER) continue;
     // Engine lane: packets carry their doorbell's time as queuedNs; doorbells sit at startNs.
-    let lastDoorbell = -1;
-    const packets: number[] = [];
+    if (packets.length < b - a) {
+      packets = new Int32Array(b - a);
+      doorbells = new Int32Array(b - a);
+    }
+    let packetCount = 0;
+    let doorbellCount = 0;
     for (let k = a; k < b; k++) {
       const e = order[k]!;
-      if (t.kind[e] === KIND_DOORBELL) continue;
-      if (t.kind[e] === KIND_PACKET) packets.push(e);
+      const kind = kinds[e];
+      if (kind === KIND_DOORBELL) doorbells[doorbellCount++] = e;
+      else if (kind === KIND_PACKET) packets[packetCount++] = e;
     }
-    const doorbells: number[] = [];
-    for (let k = a; k < b; k++) if (t.kind[order[k]!] === KIND_DOORBELL) doorbells.push(order[k]!);
-    packets.sort((x, y) => queueTime(t, x) - queueTime(t, y) || x - y);
+    const lanePackets = packets.subarray(0, packetCount);
+    // By queue time, then event: usually the order they already have, checked before sorting.
+    const byQueue = (x: number, y: number) =>
+      (queued[x]! >= 0 ? queued[x]! : starts[x]!) - (queued[y]! >= 0 ? queued[y]! : starts[y]!) || x - y;
+    let inOrder = true;
+    for (let j = 1; j < packetCount && inOrder; j++) inOrder = byQueue(lanePackets[j]!, lanePackets[j - 1]!) > 0;
+    if (!inOrder) lanePackets.sort(byQueue);
+    let lastDoorbell = -1;
     let d = 0;
-    for (const p of packets) {
-      while (d < doorbells.length && t.startNs[doorbells[d]!]! <= queueTime(t, p)) lastDoorbell = doorbells[d++]!;
+    for (let j = 0; j < packetCount; j++) {
+      const p = lanePackets[j]!;
+      const q = queued[p]! >= 0 ? queued[p]! : starts[p]!;
+      while (d < doorbellCount && starts[doorbells[d]!]! <= q) lastDoorbell = doorbells[d++]!;
       announcedBy[p] = lastDoorbell;
     }
     // A doorbell's own ref wins over timing: it names the first packet for certain.
-    for (const db of doorbells) {
-      const first = refIndex[db]!;
-      if (first >= 0 && laneOf[first] === l) announcedBy[first] = db;
+    for (let j = 0; j < doorbellCount; j++) {
+      const db = doorbells[j]!;
+      const firstPacket = refIndex[db]!;
+      if (firstPacket >= 0 && laneOf[firstPacket] === l) announcedBy[firstPacket] = db;
     }
   }
   return { announcedBy, refIndex };
 }
 
-function queueTime(t: TimelineColumns, i: number): number {
-  const q = t.queuedNs[i]!;
-  return q >= 0 ? q : t.startNs[i]!;
+/** For each event with a `ref`, the event whose id it names (the last one, when ids repeat); -1 otherwise. */
+function refIndices(t: TimelineColumns): Int32Array {
+  const n = t.count;
+  const ids = t.id;
+  const refs = t.ref;
+  const refIndex = new Int32Array(n);
+  // Ids are usually each event's own index (as the helper writes them): a ref is then the event.
+  let identity = true;
+  let maxId = -1;
+  let minId = 0;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i]!;
+    if (id !== i) identity = false;
+    if (id > maxId) maxId = id;
+    if (id < minId) minId = id;
+  }
+  if (identity) {
+    for (let i = 0; i < n; i++) {
+      const r = refs[i]!;
+      refIndex[i] = r >= 0 && r < n ? r : -1;
+    }
+    return refIndex;
+  }
+  // Otherwise a dense table when ids are small (4 bytes per event; a Map would cost far more).
+  const dense = minId >= 0 && maxId < 4 * n + 1024;
+  const table = dense ? new Int32Array(maxId + 1).fill(-1) : undefined;
+  const map = dense ? undefined : new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    if (table) table[ids[i]!] = i;
+    else map!.set(ids[i]!, i);
+  }
+  for (let i = 0; i < n; i++) {
+    const r = refs[i]!;
+    refIndex[i] = r < 0 ? -1 : table ? (r < table.length ? table[r]! : -1) : (map!.get(r) ?? -1);
+  }
+  return refIndex;
 }
 
 /** First position in the lane's order whose event may end at or after `timeNs`. */
