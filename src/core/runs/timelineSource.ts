@@ -12,10 +12,10 @@ import { PATHS } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
 import type { TimelineColumns } from '../timeline/timelineFile';
-import { readTimelineFile, readTimelineHeader } from '../timeline/timelineFile';
+import { TimelineFormatError, readTimelineFrom, readTimelineHeader } from '../timeline/timelineFile';
 import type { TimelineMeta } from '../timeline/timelineModel';
 import { columnsFromEvents } from '../timeline/timelineModel';
-import { entryExists, openSafeFile, readSafeFile } from './safeFile';
+import { entryExists, openSafeFile } from './safeFile';
 import { formatBytes, formatSizeArg } from '../units';
 
 /** The helper's default for `--timeline-cus` (docs/PROTOCOL.md). */
@@ -209,13 +209,22 @@ export async function loadTimeline(
 }
 
 /**
- * Reads an sdmatl file (the panel's read, and the read of a host-held timeline's engine thread):
- * the columns are views over the bytes read; `signal` cancels between chunks and columns.
+ * Reads an sdmatl file (the panel's read, and the read of a host-held timeline's engine thread)
+ * straight into its columns, a chunk at a time (`readTimelineFrom`: the file is held once, each
+ * column's memory written once); `signal` cancels between chunks.
  */
 export async function loadTimelineFile(file: string, signal?: AbortSignal): Promise<TimelineColumns> {
+  signal?.throwIfAborted();
   // A file SDMA Lens may not have written (a run folder from elsewhere): no links, FIFOs or devices, at most the helper's largest timeline.
-  const bytes = await readSafeFile(file, 'timeline', signal);
-  return readTimelineFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), signal);
+  const { handle, size } = await openSafeFile(file, 'timeline');
+  try {
+    return await readTimelineFrom(size, (b, o, l, p) => handle.read(b, o, l, p).then((r) => r.bytesRead), signal);
+  } catch (err) {
+    if ((signal?.aborted && err === signal.reason) || err instanceof TimelineFormatError) throw err;
+    throw new Error(`${file} could not be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  } finally {
+    await handle.close();
+  }
 }
 
 export function timelineMeta(

@@ -32,13 +32,13 @@ export function createEngine(): LodEngine {
       try {
         if (message.type === 'load') {
           const t0 = performance.now();
-          // One pass builds the index and the compact lane-ordered columns together.
-          const built = buildIndexAndLod(message.columns, message.meta);
+          // One pass builds the index and the compact lane-ordered columns together; the hit
+          // tests binary-search the compact columns' running maxima (the same values, as offsets
+          // from their base), so the index makes no copy of its own (8 bytes an event).
+          const built = buildIndexAndLod(message.columns, message.meta, true, true);
           columns = message.columns;
           lc = built.lod!;
-          // The hit tests binary-search the compact columns' running maxima (the same values,
-          // as offsets from their base): the index's own copy, 8 bytes an event, is let go.
-          index = { ...built.index, maxEnd: lc.maxEnd, maxEndBase: lc.baseNs };
+          index = built.index;
           mask = undefined;
           selected = -1;
           meta = { vendor: message.meta.vendor, simulated: message.meta.simulated };
