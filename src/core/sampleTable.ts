@@ -341,6 +341,11 @@ export class SampleTable implements Iterable<Sample> {
     }
     this.readers = readers;
     this.scratch = readers.map(() => undefined);
+    // A mask's bits name readers: with another set of readers, the shapes made for the old masks
+    // would give a sample fields it lacks (a column added after samples were built).
+    this.shapes.clear();
+    this.lastMask = -1;
+    this.lastShape = undefined;
     return readers;
   }
 

@@ -385,11 +385,11 @@ class RunFileLines {
   private dropping = false;
   /** Whether the table was told how many samples to expect (after the first chunk of a big file). */
   private expected = false;
-  /** The bytes pushed so far. */
-  private bytesSeen = 0;
-  /** The sample lines read before `expected`: how many, their bytes with their newlines, their times. */
+  /** Until `expected`: the characters of the lines read (newlines counted), and of those before the first sample. */
+  private lineChars = 0;
+  private beforeSamples = -1;
+  /** Until `expected`: the sample lines read, and their iteration times. */
   private sampleLines = 0;
-  private sampleBytes = 0;
   private sampleTimes = 0;
 
   constructor(
@@ -399,7 +399,6 @@ class RunFileLines {
   ) {}
 
   push(data: Buffer): void {
-    this.bytesSeen += data.length;
     let start = 0;
     // The header, and a line begun in the last chunk (or one being dropped), on their own.
     while (!this.run || this.dropping || this.parts.length > 0) {
@@ -453,10 +452,10 @@ class RunFileLines {
 
   /**
    * Once a chunk's worth of samples is read from a big file, its columns are made as big as the
-   * rest of the file implies (the bytes left over the average sample line so far), so they are
-   * made once and neither regrown nor trimmed: each of those copies every column into memory
-   * touched for the first time, which costs more than the copy itself once a column is past the
-   * allocator's reuse threshold (tens of megabytes, from about 10^7 samples).
+   * rest of the file implies (the bytes left at the rate of samples a byte since the first
+   * sample), so they are made once and neither regrown nor trimmed: each of those copies every
+   * column into memory touched for the first time, which costs more than the copy itself once a
+   * column is past the allocator's reuse threshold (tens of megabytes, from about 10^7 samples).
    */
   private expectFromSoFar(run: Run): void {
     if (this.size <= EXPECT_FROM_BYTES) {
@@ -465,9 +464,9 @@ class RunFileLines {
     }
     if (this.sampleLines < EXPECT_AFTER_SAMPLES) return;
     this.expected = true;
-    const perLine = this.sampleBytes / this.sampleLines;
-    const left = Math.max(0, this.size - this.bytesSeen);
-    run.samples.expect(run.samples.length + (left / perLine) * EXPECT_MARGIN, this.sampleTimes / this.sampleLines);
+    const perSample = (this.lineChars - this.beforeSamples) / this.sampleLines;
+    const left = Math.max(0, this.size - this.lineChars);
+    run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleLines);
   }
 
   /** The file ended: its last line, if it had no newline (a line cut off by a crash or kill). */
@@ -486,6 +485,7 @@ class RunFileLines {
 
   private line(line: string): void {
     this.lineNo++;
+    if (!this.expected) this.lineChars += line.length + 1;
     const run = this.run;
     if (!run) {
       this.run = newRun(parseHeader(line, this.file));
@@ -504,8 +504,8 @@ class RunFileLines {
     if (isPlainSample(value)) {
       // What the columns' size is estimated from (see expectFromSoFar).
       if (!this.expected) {
+        if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
         this.sampleLines++;
-        this.sampleBytes += line.length + 1;
         this.sampleTimes += value.timesNs?.length ?? 0;
       }
       run.samples.push(value);
