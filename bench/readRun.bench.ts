@@ -2,9 +2,10 @@
  * Reading a saved run back: `readRunFile` (every line validated, samples kept as columns) on a
  * sweep of 10^6 and of 10^7 samples shaped like the helper's (one real `sdma-probe sweep
  * --backend sim --iters 20` as the template, repeated with varied times and bandwidths).
- * Reference in the same run: the same file read with the same chunked line reader and each
- * line `JSON.parse`d into an object kept in an array, no validation: only the parsing and what
- * is kept differ. Targets: at least the reference's speed (ratio >= 1.0) and at most 200 bytes
+ * Reference in the same run: the same file, every line of it, read a megabyte at a time
+ * (decoded by a StringDecoder, split on '\n') and each line `JSON.parse`d into an object kept in
+ * an array, no validation. readRunFile reads the same megabytes but splits bytes, decodes an
+ * ASCII window of lines at a time and reads the next megabyte while one is parsed. Targets: at least the reference's speed (ratio >= 1.0) and at most 200 bytes
  * retained a sample (heap and typed-array memory still held once the run is read, after a GC).
  *
  * The 10^7 file (about 4.3 GB at 20 iterations) lives in the temporary folder and is deleted
