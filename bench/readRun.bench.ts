@@ -2,15 +2,18 @@
  * Reading a saved run back: `readRunFile` (every line validated, samples kept as columns) on a
  * sweep of 10^6 and of 10^7 samples shaped like the helper's (one real `sdma-probe sweep
  * --backend sim --iters 20` as the template, repeated with varied times and bandwidths).
- * Reference in the same run: the same file read with the same chunked line reader and each
- * line `JSON.parse`d into an object kept in an array, no validation: only the parsing and what
- * is kept differ. Targets: at least the reference's speed (ratio >= 1.0) and at most 200 bytes
+ * Reference in the same run: the same file, every line of it, read a megabyte at a time
+ * (decoded by a StringDecoder, split on '\n') and each line `JSON.parse`d into an object kept in
+ * an array, no validation. readRunFile reads the same megabytes but splits bytes, decodes an
+ * ASCII window of lines at a time and reads the next megabyte while one is parsed. Targets: at least the reference's speed (ratio >= 1.0) and at most 200 bytes
  * retained a sample (heap and typed-array memory still held once the run is read, after a GC).
  *
  * The 10^7 file (about 4.3 GB at 20 iterations) lives in the temporary folder and is deleted
  * after. Its reference parses and drops each object: held, 10^7 objects would need about 10 GB
  * of heap, past Node's default limit; so at 10^7 the reference gives the speed only.
- * READRUN_POINTS (comma-separated counts) and READRUN_ITERS choose other sizes.
+ * READRUN_POINTS (comma-separated counts, e.g. 10000000 for the big one alone) and READRUN_ITERS
+ * choose other sizes. Each side's CPU time (all threads, the reads' too) is printed beside its
+ * wall time: on a machine others share, the CPU-time ratio is the steadier of the two.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -139,13 +142,17 @@ const held = async () => {
   return m.heapUsed + m.arrayBuffers;
 };
 
-async function measure<T>(f: () => Promise<T>): Promise<{ value: T; seconds: number; bytes: number; rss: number }> {
+async function measure<T>(
+  f: () => Promise<T>,
+): Promise<{ value: T; seconds: number; cpu: number; bytes: number; rss: number }> {
   const before = await held();
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   const value = await f();
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const used = process.cpuUsage(c0);
   const rss = process.memoryUsage().rss;
-  return { value, seconds, bytes: (await held()) - before, rss };
+  return { value, seconds, cpu: (used.user + used.system) / 1e6, bytes: (await held()) - before, rss };
 }
 
 async function main(): Promise<void> {
@@ -168,7 +175,7 @@ async function main(): Promise<void> {
       const run = ours.value;
       if (run.samples.length !== points || run.problems.length > 0)
         throw new Error(`read ${run.samples.length} samples, problems: ${run.problems.slice(0, 3).join('; ')}`);
-      const { seconds, bytes, rss } = ours;
+      const { seconds, cpu, bytes, rss } = ours;
       const columns = run.samples.columnBytes();
       ours = undefined;
       const ref = await measure(() => reference(file, keep));
@@ -176,18 +183,19 @@ async function main(): Promise<void> {
       const refBytes = ref.bytes;
       const refRss = ref.rss;
       const ratio = refSeconds / seconds;
+      const cpuRatio = ref.cpu / cpu;
       const perSample = bytes / points;
       console.log(
-        `  readRunFile:            ${seconds.toFixed(2)} s, ${(points / seconds / 1e6).toFixed(2)} M samples/s, ${perSample.toFixed(0)} bytes/sample retained (columns ${(columns / points).toFixed(0)}), RSS ${(rss / 1e6).toFixed(0)} MB`,
+        `  readRunFile:            ${seconds.toFixed(2)} s, ${(points / seconds / 1e6).toFixed(2)} M samples/s, ${perSample.toFixed(0)} bytes/sample retained (columns ${(columns / points).toFixed(0)}), RSS ${(rss / 1e6).toFixed(0)} MB, CPU ${cpu.toFixed(2)} s`,
       );
       console.log(
         `  reference JSON.parse:   ${refSeconds.toFixed(2)} s, ${(points / refSeconds / 1e6).toFixed(2)} M samples/s, ${
           keep ? `${(refBytes / points).toFixed(0)} bytes/sample retained` : 'objects not held (speed only)'
-        }, RSS ${(refRss / 1e6).toFixed(0)} MB`,
+        }, RSS ${(refRss / 1e6).toFixed(0)} MB, CPU ${ref.cpu.toFixed(2)} s`,
       );
       const ok = ratio >= TARGET_RATIO && perSample <= TARGET_BYTES;
       console.log(
-        `  speed ratio ${ratio.toFixed(2)}x the reference (target >= ${TARGET_RATIO}), ${perSample.toFixed(0)} bytes/sample (target <= ${TARGET_BYTES})${
+        `  speed ratio ${ratio.toFixed(2)}x the reference (target >= ${TARGET_RATIO}; CPU time ${cpuRatio.toFixed(2)}x), ${perSample.toFixed(0)} bytes/sample (target <= ${TARGET_BYTES})${
           keep ? `, ${(refBytes / bytes).toFixed(1)}x less memory than the reference` : ''
         }: ${ok ? 'ok' : 'BELOW TARGET'}`,
       );

@@ -83,6 +83,8 @@ const INT_ABSENT = -0x80000000;
 /** How many distinct nested values a table keeps parsed (beyond them, only the last one built). */
 const REST_KEPT = 64;
 const NO_CODE = -1;
+/** How many recent distinct nested values `add` compares a sample's with before writing its JSON. */
+const RECENT_REST = 4;
 const NO_TIMES = 0xffffffff;
 const MIN_CAPACITY = 64;
 /** The most samples `expect` makes room for at once (about 2^27: beyond it columns grow by doubling). */
@@ -166,13 +168,19 @@ function grow<T extends Int32Array | Float64Array | Uint32Array | Uint8Array>(a:
 class Dictionary {
   readonly values: string[] = [];
   private readonly codes = new Map<string, number>();
+  /** The last value coded, and its code: a column's values mostly repeat the last sample's. */
+  private last: string | undefined;
+  private lastCode = NO_CODE;
   code(s: string): number {
+    if (s === this.last) return this.lastCode;
     let c = this.codes.get(s);
     if (c === undefined) {
       c = this.values.length;
       this.values.push(s);
       this.codes.set(s, c);
     }
+    this.last = s;
+    this.lastCode = c;
     return c;
   }
 }
@@ -188,7 +196,9 @@ export class SampleTable implements Iterable<Sample> {
   private readonly booleans: (Uint8Array | undefined)[] = BOOLEAN_FIELDS.map(() => undefined);
   private rest: Int32Array | undefined;
   private readonly restDict = new Dictionary();
-  private lastRest: { value: Record<string, unknown>; code: number } | undefined;
+  /** The last few distinct nested values added, and their codes (RECENT_REST of them, replaced in turn). */
+  private readonly recentRest: { value: Record<string, unknown>; code: number }[] = [];
+  private recentNext = 0;
   private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
   /** The first REST_KEPT codes' nested fields, parsed: a sweep's paths alternate between a few. */
   private readonly restParsed: (Record<string, unknown> | undefined)[] = [];
@@ -204,6 +214,8 @@ export class SampleTable implements Iterable<Sample> {
   private timesCount: Uint32Array | undefined;
   private pool: Uint32Array | Float64Array = new Uint32Array(0);
   private poolLength = 0;
+  /** Whether `expect` made room ahead: full columns then grow by an eighth, not by doubling. */
+  private expected = false;
   /** The samples built, while something holds them (tables of at most SHARE_BUILT_MAX). */
   private built: WeakRef<Sample[]> | undefined;
 
@@ -225,7 +237,7 @@ export class SampleTable implements Iterable<Sample> {
 
   private add(s: Sample): void {
     const i = this.n;
-    if (i === this.capacity) this.reserve(Math.max(MIN_CAPACITY, this.capacity * 2));
+    if (i === this.capacity) this.reserve(this.grown(this.capacity, MIN_CAPACITY));
     const record = s as unknown as Record<string, unknown>;
     // Each field read by name (not by a computed key): the records of one file share a shape,
     // so these reads stay fast. The order is NUMBER_FIELDS', STRING_FIELDS', BOOLEAN_FIELDS'.
@@ -260,21 +272,34 @@ export class SampleTable implements Iterable<Sample> {
     this.setBoolean(0, i, s.validated);
     this.setBoolean(1, i, s.traced);
     if (s.timesNs !== undefined) this.setTimes(i, s.timesNs);
-    let rest: Record<string, unknown> | undefined;
-    for (const f of REST_FIELDS) {
-      const x = record[f];
-      if (x !== undefined) (rest ??= {})[f] = x;
+    // A sweep's evidence mostly repeats one of the last few samples' (a sweep alternates between
+    // movers): compared field by field (the record's own, no copy made), it is not written as
+    // JSON again.
+    let restCode = NO_CODE;
+    const recent = this.recentRest;
+    for (let r = 0; r < recent.length; r++)
+      if (sameRest(record, recent[r]!.value)) {
+        restCode = recent[r]!.code;
+        break;
+      }
+    if (restCode === NO_CODE) {
+      let rest: Record<string, unknown> | undefined;
+      for (const f of REST_FIELDS) {
+        const x = record[f];
+        if (x !== undefined) (rest ??= {})[f] = x;
+      }
+      if (rest) {
+        restCode = this.restDict.code(JSON.stringify(rest));
+        recent[this.recentNext] = { value: rest, code: restCode };
+        this.recentNext = (this.recentNext + 1) % RECENT_REST;
+      }
     }
-    if (rest) {
+    if (restCode !== NO_CODE) {
       if (!this.rest) {
         this.rest = new Int32Array(this.capacity).fill(NO_CODE);
         this.readers = undefined;
       }
-      // A sweep's evidence mostly repeats the last sample's: compared field by field, it is not written as JSON again.
-      if (this.lastRest === undefined || !sameRest(rest, this.lastRest.value)) {
-        this.lastRest = { value: rest, code: this.restDict.code(JSON.stringify(rest)) };
-      }
-      this.rest[i] = this.lastRest.code;
+      this.rest[i] = restCode;
     }
     this.n = i + 1;
     this.built = undefined;
@@ -316,6 +341,11 @@ export class SampleTable implements Iterable<Sample> {
     }
     this.readers = readers;
     this.scratch = readers.map(() => undefined);
+    // A mask's bits name readers: with another set of readers, the shapes made for the old masks
+    // would give a sample fields it lacks (a column added after samples were built).
+    this.shapes.clear();
+    this.lastMask = -1;
+    this.lastShape = undefined;
     return readers;
   }
 
@@ -528,9 +558,10 @@ export class SampleTable implements Iterable<Sample> {
     if (!Number.isFinite(count) || count <= this.capacity) return;
     const n = Math.min(Math.ceil(count), MAX_EXPECTED);
     this.reserve(n);
+    this.expected = true;
     // The iteration times' pool too, when each sample is expected to carry `timesEach`.
     const pooled =
-      Number.isFinite(timesEach) && timesEach > 0 ? Math.min(n * Math.ceil(timesEach), MAX_POOL_EXPECTED) : 0;
+      Number.isFinite(timesEach) && timesEach > 0 ? Math.min(Math.ceil(n * timesEach), MAX_POOL_EXPECTED) : 0;
     if (pooled > this.pool.length) {
       const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(pooled);
       wider.set(this.pool.subarray(0, this.poolLength));
@@ -547,6 +578,15 @@ export class SampleTable implements Iterable<Sample> {
     for (const c of this.booleans) bytes += c?.byteLength ?? 0;
     bytes += (this.rest?.byteLength ?? 0) + (this.timesStart?.byteLength ?? 0) + (this.timesCount?.byteLength ?? 0);
     return bytes;
+  }
+
+  /**
+   * The size a full column (or pool) of `size` grows to: double, or, once `expect` has made room
+   * for what a reader estimated, an eighth more (an estimate a little short must not cost twice
+   * the memory).
+   */
+  private grown(size: number, least: number): number {
+    return Math.max(least, this.expected ? size + Math.ceil(size / 8) : size * 2);
   }
 
   private reserve(capacity: number, exact = false): void {
@@ -586,7 +626,8 @@ export class SampleTable implements Iterable<Sample> {
   private setNumberSlow(f: number, i: number, x: number): void {
     let c = this.numbers[f];
     if (!c) {
-      c = new Int32Array(this.capacity).fill(INT_ABSENT);
+      // Made Float64 at once for a first value that is not a whole Int32 (no Int32 column made to be copied).
+      c = isInt32(x) ? new Int32Array(this.capacity).fill(INT_ABSENT) : new Float64Array(this.capacity).fill(NaN);
       this.numbers[f] = c;
       this.readers = undefined;
     }
@@ -634,7 +675,7 @@ export class SampleTable implements Iterable<Sample> {
     const need = this.poolLength + times.length;
     if (need > this.pool.length) {
       const wider = new (this.pool.constructor as new (n: number) => Uint32Array | Float64Array)(
-        Math.max(1024, need, this.pool.length * 2),
+        Math.max(need, this.grown(this.pool.length, 1024)),
       );
       wider.set(this.pool.subarray(0, this.poolLength));
       this.pool = wider;

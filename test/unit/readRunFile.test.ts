@@ -8,10 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Run } from '../../src/core/run';
 import { applySavedValue, newRun, RunHeaderSchema } from '../../src/core/run';
 import { RunFileError, RunStore, readRunFile, readRunFileSync } from '../../src/core/runs/runStore';
+import { SampleTable } from '../../src/core/sampleTable';
 import * as v from 'valibot';
 import { header, hello, sample } from '../support/records';
 
@@ -91,6 +92,52 @@ describe('readRunFile', () => {
       const run = await readRunFile(file);
       expect(run.warnings[0]!.message.endsWith('𝄞 after')).toBe(true);
       same(run, plainRead(file));
+    }
+  });
+
+  it('reads a big ASCII file (whole lines decoded a window at a time) the same, and sizes its columns from the first chunk', async () => {
+    const lines = [JSON.stringify(header('r')), JSON.stringify(hello)];
+    // The first sample's line is the shortest: the count is not to be estimated from it alone.
+    lines.push(JSON.stringify(sample({ sizeBytes: 1 })));
+    let bytes = 0;
+    for (let i = 0; bytes < 5 * 1024 * 1024; i++) {
+      const k = i % 97;
+      let line: string;
+      if (k === 7) line = '{"type":"sample","sizeBytes":';
+      else if (k === 11) line = '';
+      else if (k === 13) line = `${JSON.stringify(sample({ sizeBytes: 4096 + i }))}\r`;
+      else if (k === 17) line = JSON.stringify(sample({ sizeBytes: 0 }));
+      else if (k === 19) line = JSON.stringify({ ...sample(), moverEvidence: { source: 'x' } });
+      // ASCII bytes that decode to other characters, and a line longer than a decoding window.
+      else if (k === 23) line = JSON.stringify(sample({ label: 'LABEL' })).replace('LABEL', '\\u00b5s \\u2192 GB/s');
+      else if (k === 29 && i % 3 === 0)
+        line = JSON.stringify({ type: 'warning', code: 'w', message: 'x'.repeat(40_000 + i) });
+      // Now and then a window with a character that is not ASCII.
+      else if (k === 31 && i % 5 === 0) line = JSON.stringify(sample({ label: `µs ${i}` }));
+      else
+        line = JSON.stringify(
+          sample({ sizeBytes: 4096 + i, meanNs: 20_000 + (i % 1000) / 10, label: `run ${i % 13}` }),
+        );
+      lines.push(line);
+      bytes += line.length + 1;
+    }
+    const file = join(dir, 'run.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const expect_ = vi.spyOn(SampleTable.prototype, 'expect');
+    try {
+      const got = await readRunFile(file);
+      same(got, plainRead(file));
+      same(readRunFileSync(file), got);
+      expect(got.samples.length).toBeGreaterThan(8000);
+      expect(got.problems.length).toBeGreaterThan(100);
+      // Told once, from the lines of the first chunk: within a few percent of the count (not the
+      // 10% and more over that the first, shortest, line alone implies).
+      expect(expect_).toHaveBeenCalled();
+      const told = expect_.mock.calls[0]![0];
+      expect(told / got.samples.length).toBeGreaterThan(1);
+      expect(told / got.samples.length).toBeLessThan(1.04);
+    } finally {
+      expect_.mockRestore();
     }
   });
 

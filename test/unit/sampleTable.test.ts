@@ -149,6 +149,55 @@ describe('SampleTable', () => {
     expect(t.at(9_999)!.meanNs).toBe(5718.1 + 9_999);
   });
 
+  it('grows a full column by an eighth once told what to expect (doubling otherwise), and gives the same samples', () => {
+    const make = (i: number): Sample => ({ ...helperSample, meanNs: 5718.1 + i, label: `p${i % 3}` });
+    const told = new SampleTable();
+    told.expect(1000, helperSample.timesNs!.length);
+    const plain = new SampleTable();
+    for (let i = 0; i < 1001; i++) {
+      told.push(make(i));
+      plain.push(make(i));
+    }
+    // Before trim: 1125 slots told (1000 + 1000 / 8), 2048 by doubling; the pool alike.
+    const tight = SampleTable.from(plain.toArray());
+    tight.trim();
+    expect(told.columnBytes() / tight.columnBytes()).toBeLessThan(1.15);
+    expect(plain.columnBytes() / tight.columnBytes()).toBeGreaterThan(1.2);
+    expect(told.toArray()).toStrictEqual(plain.toArray());
+    told.trim();
+    expect(told.toArray()).toStrictEqual(plain.toArray());
+  });
+
+  it('codes nested fields that alternate between a few values the same as the plain array', () => {
+    const evidence = (detail: string) => ({
+      source: 'simulated' as const,
+      observed: 'cu' as const,
+      verdict: 'matches' as const,
+      detail,
+    });
+    const pattern = [0, 1, 0, 1, 2, 0, 3, 4, 5, 0, 1, 5, 6, 0];
+    const samples: Sample[] = pattern.map((k, i) => ({
+      ...helperSample,
+      sizeBytes: 4096 * (i + 1),
+      ...(k === 6 ? {} : { moverEvidence: evidence(`d${k}`) }),
+      ...(k === 5 ? { engineIds: [1, 2] } : {}),
+    }));
+    const t = SampleTable.from(samples);
+    expect(t.toArray()).toStrictEqual(samples.map((s) => v.parse(SampleSchema, s)));
+  });
+
+  it('builds a sample right after a column is added to a table whose samples were already built', () => {
+    // `second` has a field no sample had (a new column, before `batch` in the schema's order)
+    // and lacks the last one `first` has: as many fields as `first`, a shape of its own.
+    const first: Sample = { ...helperSample, batch: 2 };
+    const second: Sample = { ...helperSample, cusSeen: 4 };
+    for (const t of [SampleTable.from([first]), SampleTable.from([first]).select([0])]) {
+      expect(t.toArray()).toStrictEqual([first]);
+      t.push(second);
+      expect(t.toArray()).toStrictEqual([first, second]);
+    }
+  });
+
   it('is the plain array it stands for, for any valid samples (fast-check)', () => {
     const count = fc.nat({ max: 2 ** 33 });
     const real = fc.oneof(fc.double({ min: 0, max: 1e12, noNaN: true }), count);

@@ -15,6 +15,7 @@ import {
   readSync,
   writeSync,
 } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Run, RunHeader } from '../run';
@@ -278,24 +279,38 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
   const { handle, size } = opened;
   const lines = new RunFileLines(file, size);
   let bytesSoFar = 0;
+  let next: Promise<{ bytesRead: number }> | undefined;
   try {
     // A megabyte at a time; a smaller file (a fleet node's sweep) takes a buffer its size, so
-    // reading thousands of them does not allocate a megabyte each.
-    const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(64 * 1024, size + 1)));
+    // reading thousands of them does not allocate a megabyte each. A file of more than one
+    // chunk takes two: the next chunk is read into one while the other's lines are parsed.
+    const chunkBytes = Math.min(READ_CHUNK, Math.max(64 * 1024, size + 1));
+    let chunk = Buffer.allocUnsafe(chunkBytes);
+    let spare = size >= chunkBytes ? Buffer.allocUnsafe(chunkBytes) : undefined;
+    next = handle.read(chunk, 0, chunk.length, null);
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const { bytesRead } = await next;
+      next = undefined;
       if (bytesRead === 0) break;
       bytesSoFar += bytesRead;
-      lines.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      const data = bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead);
+      if (spare) {
+        [chunk, spare] = [spare, chunk];
+        next = handle.read(chunk, 0, chunk.length, null);
+      }
+      lines.push(data);
       if (options.signal?.aborted) throw new RunReadCancelled(file);
       options.onProgress?.(bytesSoFar, size);
       if (lines.run && options.stopWhen?.(lines.run)) return lines.run;
+      next ??= handle.read(chunk, 0, chunk.length, null);
     }
     lines.end();
   } catch (err) {
     if (err instanceof RunFileError) throw err;
     throw new RunFileError(`cannot read ${file}: ${(err as Error).message}`);
   } finally {
+    // A read still under way (the read stopped or failed early) ends before the file is closed.
+    await next?.catch(() => undefined);
     await handle.close();
   }
   const run = lines.run!;
@@ -304,8 +319,17 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
 }
 
 const READ_CHUNK = 1024 * 1024;
+/** The most bytes of whole lines decoded as one string (a longer line is decoded alone). */
+const DECODE_WINDOW = 32 * 1024;
 /** From this size a file's sample count is estimated ahead (a smaller one grows its columns as it goes). */
 const EXPECT_FROM_BYTES = 4 * 1024 * 1024;
+/** The sample lines an estimate is made from, at the least (a chunk holds about two thousand of the helper's). */
+const EXPECT_AFTER_SAMPLES = 256;
+/**
+ * The estimate's headroom: the rest of a sweep's lines are as long as its first chunk's on
+ * average to well within this; a table left with less slack than `trim` gives back is not copied.
+ */
+const EXPECT_MARGIN = 1.01;
 
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
@@ -359,8 +383,14 @@ class RunFileLines {
   private pendingChars = 0;
   /** Set while the rest of an over-long line (already reported) is being dropped. */
   private dropping = false;
-  /** Whether the table was told how many samples to expect (at the first sample of a big file). */
+  /** Whether the table was told how many samples to expect (after the first chunk of a big file). */
   private expected = false;
+  /** Until `expected`: the characters of the lines read (newlines counted), and of those before the first sample. */
+  private lineChars = 0;
+  private beforeSamples = -1;
+  /** Until `expected`: the sample lines read, and their iteration times. */
+  private sampleLines = 0;
+  private sampleTimes = 0;
 
   constructor(
     private readonly file: string,
@@ -370,7 +400,10 @@ class RunFileLines {
 
   push(data: Buffer): void {
     let start = 0;
-    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
+    // The header, and a line begun in the last chunk (or one being dropped), on their own.
+    while (!this.run || this.dropping || this.parts.length > 0) {
+      const nl = data.indexOf(10, start);
+      if (nl === -1) break;
       if (this.dropping) {
         this.dropping = false;
         this.tooLong();
@@ -381,6 +414,30 @@ class RunFileLines {
       }
       start = nl + 1;
     }
+    // The chunk's whole lines, a window of them at a time: when all ASCII (as the helper writes
+    // them), decoded as one string and cut into lines (each a slice of it, no copy; JSON.parse
+    // copies what it keeps), else each line decoded on its own. A window stays under V8's
+    // large-object size: a string past it is mapped afresh each time, page by page.
+    const last = data.lastIndexOf(10);
+    while (start <= last) {
+      let end = start + DECODE_WINDOW >= last ? last : data.lastIndexOf(10, start + DECODE_WINDOW);
+      if (end < start) end = data.indexOf(10, start);
+      if (isAscii(data.subarray(start, end))) {
+        const text = data.toString('latin1', start, end);
+        let from = 0;
+        for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+          this.line(text.slice(from, nl));
+          from = nl + 1;
+        }
+        this.line(text.slice(from));
+      } else
+        for (let nl = data.indexOf(10, start); nl !== -1 && nl <= end; nl = data.indexOf(10, start)) {
+          this.line(data.toString('utf8', start, nl));
+          start = nl + 1;
+        }
+      start = end + 1;
+    }
+    if (!this.expected && this.run) this.expectFromSoFar(this.run);
     if (this.dropping || start === data.length) return;
     const rest = Buffer.from(data.subarray(start));
     this.parts.push(rest);
@@ -391,6 +448,25 @@ class RunFileLines {
       this.pendingChars = 0;
       this.dropping = true;
     }
+  }
+
+  /**
+   * Once a chunk's worth of samples is read from a big file, its columns are made as big as the
+   * rest of the file implies (the bytes left at the rate of samples a byte since the first
+   * sample), so they are made once and neither regrown nor trimmed: each of those copies every
+   * column into memory touched for the first time, which costs more than the copy itself once a
+   * column is past the allocator's reuse threshold (tens of megabytes, from about 10^7 samples).
+   */
+  private expectFromSoFar(run: Run): void {
+    if (this.size <= EXPECT_FROM_BYTES) {
+      this.expected = true;
+      return;
+    }
+    if (this.sampleLines < EXPECT_AFTER_SAMPLES) return;
+    this.expected = true;
+    const perSample = (this.lineChars - this.beforeSamples) / this.sampleLines;
+    const left = Math.max(0, this.size - this.lineChars);
+    run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleLines);
   }
 
   /** The file ended: its last line, if it had no newline (a line cut off by a crash or kill). */
@@ -409,6 +485,7 @@ class RunFileLines {
 
   private line(line: string): void {
     this.lineNo++;
+    if (!this.expected) this.lineChars += line.length + 1;
     const run = this.run;
     if (!run) {
       this.run = newRun(parseHeader(line, this.file));
@@ -425,11 +502,11 @@ class RunFileLines {
     }
     // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add.
     if (isPlainSample(value)) {
-      // A big file is mostly lines like its first sample's: its columns are made that big once.
+      // What the columns' size is estimated from (see expectFromSoFar).
       if (!this.expected) {
-        this.expected = true;
-        if (this.size > EXPECT_FROM_BYTES)
-          run.samples.expect((this.size / (line.length + 1)) * 1.02, value.timesNs?.length ?? 0);
+        if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
+        this.sampleLines++;
+        this.sampleTimes += value.timesNs?.length ?? 0;
       }
       run.samples.push(value);
     } else applySavedValue(run, value);
