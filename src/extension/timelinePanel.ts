@@ -56,7 +56,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   private columns: TimelineColumns | undefined;
   /** A host-held timeline: its engine thread, its event count and the index once built. */
   private engine: TimelineEngineHost | undefined;
-  private hostHeld: { count: number; index?: FromWorker } | undefined;
+  private hostHeld: { count: number; index?: FromWorker; answers: Record<string, number> } | undefined;
   private failure: string | undefined;
   private loading = false;
   private loadedOnce = false;
@@ -64,6 +64,24 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   delivered = false;
   /** The filter the page reports it applies, and the events it keeps (integration tests). */
   appliedFilter: { filter: string; kept: number } | undefined;
+
+  /**
+   * Read by the integration tests, which cannot see the engine thread: a host-held timeline's
+   * event count, whether the thread has built its index, whether the panel still holds the
+   * thread (false once it closed), and the engine's answers so far by type (`index`, `lod`, ...);
+   * undefined for a timeline the page holds, and after a failure (`loadFailure` says why).
+   */
+  get hostHeldState():
+    { count: number; indexed: boolean; running: boolean; answers: Readonly<Record<string, number>> } | undefined {
+    const held = this.hostHeld;
+    if (!held) return undefined;
+    return { count: held.count, indexed: !!held.index, running: !!this.engine, answers: { ...held.answers } };
+  }
+
+  /** Why the timeline could not be read or opened, as the page shows it (integration tests). */
+  get loadFailure(): string | undefined {
+    return this.failure;
+  }
 
   static show(extensionUri: vscode.Uri, source: TimelineSource, log: vscode.LogOutputChannel): TimelinePanel {
     const existing = TimelinePanel.open.get(source.meta.key);
@@ -197,7 +215,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   private holdOnHost(file: string, count: number, started: number): void {
     if (this.disposed) return;
     this.stopEngine();
-    const held: { count: number; index?: FromWorker } = { count };
+    const held: { count: number; index?: FromWorker; answers: Record<string, number> } = { count, answers: {} };
     this.hostHeld = held;
     this.loadedOnce = true;
     this.engine = new TimelineEngineHost({
@@ -207,6 +225,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       onRead: (events, readMs) =>
         this.log.info(`timeline ${this.source.meta.key}: ${events} events read by the engine thread in ${readMs} ms`),
       onAnswer: (answer) => {
+        held.answers[answer.type] = (held.answers[answer.type] ?? 0) + 1;
         if (answer.type === 'index') {
           held.index = answer;
           this.log.info(

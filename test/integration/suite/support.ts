@@ -38,6 +38,15 @@ export interface TimelinePanelView {
   meta: TimelineMeta;
   delivered: boolean;
   appliedFilter: { filter: string; kept: number } | undefined;
+  /**
+   * A host-held timeline (HOST_HELD_EVENTS or more, read and indexed by an engine thread of the
+   * extension host): its count, whether the index is built, whether the panel still holds the
+   * thread, and the engine's answers relayed so far by type; undefined otherwise.
+   */
+  hostHeldState:
+    { count: number; indexed: boolean; running: boolean; answers: Readonly<Record<string, number>> } | undefined;
+  /** Why the timeline could not be read or opened, as its page says. */
+  loadFailure: string | undefined;
 }
 
 export async function activeApi(): Promise<SdmaLensApi> {
