@@ -237,7 +237,7 @@ async function measure(kind, origin, file, support, hostHeld = false) {
       // level-of-detail query's trip and computation), the engine's first LOD, its drawing.
       indexFromOpenMs: s.timeOrigin + s.indexAt - openedAt,
       indexToFrameMs: s.firstFrameAt - s.indexAt,
-      firstLodMs: s.lodMs[0] ?? NaN,
+      firstLodMs: s.lodMs?.[0] ?? NaN,
       firstDrawMs: s.firstFrameDrawMs,
     };
   } finally {
