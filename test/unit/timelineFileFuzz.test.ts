@@ -14,7 +14,7 @@ import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { TimelineColumnsSchema } from '../../src/core/timeline/timelineMessages';
 import { buildIndex, buildIndexAndLod, columnsFromEvents } from '../../src/core/timeline/timelineModel';
-import { AMD_ENGINE_DEVICE, EVENTS, sdmatlBytes } from './timelineFixture';
+import { AMD_ENGINE_DEVICE, EVENTS, FILE_COLUMNS, sdmatlBytes } from './timelineFixture';
 
 const MUTATIONS = 10_000;
 
@@ -160,20 +160,7 @@ describe('readTimelineFile on hostile files', () => {
 });
 
 describe('the reader at any placement of the bytes', () => {
-  const KEYS = [
-    'kind',
-    'op',
-    'path',
-    'gpu',
-    'lane',
-    'id',
-    'ref',
-    'startNs',
-    'endNs',
-    'queuedNs',
-    'bytes',
-    'flags',
-  ] as const;
+  const KEYS = FILE_COLUMNS;
   const base = sdmatlBytes(columnsFromEvents([...EVENTS, ...AMD_ENGINE_DEVICE]));
   const reference = readTimelineFile(base.slice());
   it('reads the same values whether its columns are views (aligned) or copies (misaligned, or sharing a larger buffer)', () => {

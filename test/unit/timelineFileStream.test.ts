@@ -8,22 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { ReadAt, TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, readTimelineFile, readTimelineFrom } from '../../src/core/timeline/timelineFile';
 import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
-import { AMD_ENGINE_DEVICE, EVENTS, repeated, sdmatlBytes } from './timelineFixture';
+import { AMD_ENGINE_DEVICE, EVENTS, repeated, sdmatlBytes, FILE_COLUMNS } from './timelineFixture';
 
-const KEYS = [
-  'kind',
-  'op',
-  'path',
-  'gpu',
-  'lane',
-  'id',
-  'ref',
-  'startNs',
-  'endNs',
-  'queuedNs',
-  'bytes',
-  'flags',
-] as const;
+const KEYS = FILE_COLUMNS;
 
 function values(t: TimelineColumns) {
   return { count: t.count, ...Object.fromEntries(KEYS.map((k) => [k, t[k] ? Array.from(t[k]) : undefined])) };

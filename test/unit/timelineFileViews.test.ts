@@ -8,22 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
-import { AMD_ENGINE_DEVICE, EVENTS, sdmatlBytes } from './timelineFixture';
+import { AMD_ENGINE_DEVICE, EVENTS, sdmatlBytes, FILE_COLUMNS } from './timelineFixture';
 
-const KEYS = [
-  'kind',
-  'op',
-  'path',
-  'gpu',
-  'lane',
-  'id',
-  'ref',
-  'startNs',
-  'endNs',
-  'queuedNs',
-  'bytes',
-  'flags',
-] as const;
+const KEYS = FILE_COLUMNS;
 const fixture = () => sdmatlBytes(columnsFromEvents([...EVENTS, ...AMD_ENGINE_DEVICE]));
 
 function values(t: TimelineColumns) {

@@ -101,6 +101,22 @@ export const AMD_ENGINE_DEVICE: TimelineEvent[] = [
   queuedNs: e.queuedNs >= 0 ? e.queuedNs + ITERATION_NS : -1,
 }));
 
+/** Every column an sdmatl file holds (version 2), in file order: what the readers' tests compare. */
+export const FILE_COLUMNS = [
+  'kind',
+  'op',
+  'path',
+  'gpu',
+  'lane',
+  'id',
+  'ref',
+  'startNs',
+  'endNs',
+  'queuedNs',
+  'bytes',
+  'flags',
+] as const;
+
 /**
  * The columns as an sdmatl file of `version` (docs/PROTOCOL.md): the header, then each column
  * padded to 8 bytes; version 2 adds `flags` (0 where the columns have none).

@@ -11,7 +11,15 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkSeriesContrast } from './contrastCheck.mjs';
-import { DEMO_META, deliver, frames, makeTimeline, repo, withTimelinePage } from './timelineHarness.mjs';
+import {
+  DEMO_META,
+  deliver,
+  frames,
+  makeTimeline,
+  paintedColours,
+  repo,
+  withTimelinePage,
+} from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
 
 const args = process.argv.slice(2);
@@ -41,19 +49,7 @@ async function main() {
       (await page.locator('.simulated-badge').isVisible()) === true,
       'the SIMULATED badge shows for simulated data',
     );
-    const painted = await page.evaluate(() => {
-      const c = document.querySelector('canvas');
-      const ctx = c.getContext('2d');
-      const d = ctx.getImageData(
-        Math.round(c.width * 0.3),
-        Math.round(c.height * 0.1),
-        Math.round(c.width * 0.5),
-        Math.round(c.height * 0.5),
-      ).data;
-      const colours = new Set();
-      for (let i = 0; i < d.length; i += 64) colours.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
-      return colours.size;
-    });
+    const painted = await paintedColours(page);
     check(painted > 8, `the plot is drawn (${painted} distinct colours sampled)`);
 
     mkdirSync(outDir, { recursive: true });

@@ -4,6 +4,7 @@
 // CSP, stands in for the VS Code host (theme variables, acquireVsCodeApi), and delivers a
 // timeline the way the extension does: one message whose columns are typed arrays.
 /* global window, requestAnimationFrame, atob, fetch, MessageEvent */
+/* global document */
 import { execFileSync } from 'node:child_process';
 import {
   closeSync,
@@ -335,6 +336,23 @@ export const frames = async (page, n = 2) => {
   );
 };
 
+/** Distinct colours sampled in the middle of the timeline's canvas: more than a few once the plot is drawn. */
+export function paintedColours(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('canvas');
+    const d = c
+      .getContext('2d')
+      .getImageData(
+        Math.round(c.width * 0.3),
+        Math.round(c.height * 0.1),
+        Math.round(c.width * 0.5),
+        Math.round(c.height * 0.5),
+      ).data;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 64) colours.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return colours.size;
+  });
+}
 /**
  * PSS of this browser's page renderers (the page and its worker live there; the headless
  * browser's own UI renderer, `--top-chrome-webui`, is not the page and is left out). Chromium

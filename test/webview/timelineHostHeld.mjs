@@ -10,7 +10,7 @@
 //
 // Exits 1 on any console error, page error, failed request, CSP violation or failed check.
 /* global window, document */
-import { DEMO_META, frames, holdOnHost, makeTimeline, withTimelinePage } from './timelineHarness.mjs';
+import { DEMO_META, frames, holdOnHost, makeTimeline, paintedColours, withTimelinePage } from './timelineHarness.mjs';
 import { runMain } from './report.mjs';
 
 async function main() {
@@ -44,20 +44,7 @@ async function main() {
       );
       const summary = await page.evaluate(() => document.body.textContent);
       check(/held by the extension host/.test(summary ?? ''), 'the summary says the extension host holds the events');
-      const painted = await page.evaluate(() => {
-        const c = document.querySelector('canvas');
-        const d = c
-          .getContext('2d')
-          .getImageData(
-            Math.round(c.width * 0.3),
-            Math.round(c.height * 0.1),
-            Math.round(c.width * 0.5),
-            Math.round(c.height * 0.5),
-          ).data;
-        const colours = new Set();
-        for (let i = 0; i < d.length; i += 64) colours.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
-        return colours.size;
-      });
+      const painted = await paintedColours(page);
       check(painted > 8, `the plot is drawn from the host's answers (${painted} distinct colours sampled)`);
 
       // Zoom in with Ctrl+wheel: new level-of-detail answers come from the host.
