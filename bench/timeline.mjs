@@ -199,6 +199,14 @@ async function measure(kind, origin, file, support, hostHeld = false) {
         timeout: 600_000,
         polling: 50,
       });
+      // A host-held timeline draws its first frames from the engine's overview of the file; the
+      // load ends when the engine has built its index (zoom, hover and search from then on):
+      // memory is sampled until then.
+      if (hostHeld)
+        await page.waitForFunction(() => window.__timelineStats.readyAt > 0, undefined, {
+          timeout: 600_000,
+          polling: 50,
+        });
     } catch (err) {
       if (held?.figures.failure) throw new Error(`the engine thread failed: ${held.figures.failure}`);
       throw err;
@@ -236,6 +244,8 @@ async function measure(kind, origin, file, support, hostHeld = false) {
       // The first frame's parts: open -> index on the page, index -> first full frame (the
       // level-of-detail query's trip and computation), the engine's first LOD, its drawing.
       indexFromOpenMs: s.timeOrigin + s.indexAt - openedAt,
+      readyFromOpenMs: s.readyAt > 0 ? s.timeOrigin + s.readyAt - openedAt : NaN,
+      builtMs: s.builtMs,
       indexToFrameMs: s.firstFrameAt - s.indexAt,
       firstLodMs: s.lodMs?.[0] ?? NaN,
       firstDrawMs: s.firstFrameDrawMs,
@@ -269,13 +279,17 @@ async function main() {
       `timeline panel, ${t.events.toLocaleString('en-US')} events (level of detail ${t.hostHeld ? 'in the host, an engine thread' : t.inWorker ? 'in a worker' : 'on the page'}):`,
     );
     console.log(
-      `  file open -> first frame   ${t.fromOpenMs.toFixed(0)} ms   (target <= 1000 at 10^7; ${t.hostHeld ? 'engine thread read' : 'host read'} ${t.hostReadMs.toFixed(0)} ms)`,
+      `  file open -> first frame   ${t.fromOpenMs.toFixed(0)} ms   (target <= 1000 at 10^7${t.hostHeld ? '' : `; host read ${t.hostReadMs.toFixed(0)} ms`})`,
     );
     console.log(
-      `  first frame's parts        open -> index on the page ${t.indexFromOpenMs.toFixed(0)} ms (build ${t.indexMs.toFixed(0)} ms), index -> first frame ${t.indexToFrameMs.toFixed(0)} ms (first LOD ${t.firstLodMs.toFixed(0)} ms, draw ${t.firstDrawMs.toFixed(1)} ms)`,
+      `  first frame's parts        open -> index on the page ${t.indexFromOpenMs.toFixed(0)} ms (${t.hostHeld ? "the engine thread's survey of the file" : 'build'} ${t.indexMs.toFixed(0)} ms), index -> first frame ${t.indexToFrameMs.toFixed(0)} ms (first LOD ${t.hostHeld ? 'binned from the file ' : ''}${t.firstLodMs.toFixed(0)} ms, draw ${t.firstDrawMs.toFixed(1)} ms)`,
     );
+    if (t.hostHeld)
+      console.log(
+        `  file open -> index built   ${t.readyFromOpenMs.toFixed(0)} ms   (engine thread read ${t.hostReadMs.toFixed(0)} ms from open, build ${t.builtMs.toFixed(0)} ms; zoom, hover and search wait for it)`,
+      );
     console.log(
-      `  data -> first full frame   ${t.firstMs.toFixed(0)} ms   (index and lane-ordered columns built in ${t.indexMs.toFixed(0)} ms)`,
+      `  data -> first full frame   ${t.firstMs.toFixed(0)} ms   (${t.hostHeld ? 'from word that the host holds the events' : `index and lane-ordered columns built in ${t.indexMs.toFixed(0)} ms`})`,
     );
     console.log(
       `  peak while loading         renderer ${t.peak.rendererMb.toFixed(0)} MB, Node (host stand-in${t.hostHeld ? ', engine thread included' : ''}) ${t.peak.nodeMb.toFixed(0)} MB (target: each <= 1000)`,

@@ -67,15 +67,30 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   /**
    * Read by the integration tests, which cannot see the engine thread: a host-held timeline's
-   * event count, whether the thread has built its index, whether the panel still holds the
-   * thread (false once it closed), and the engine's answers so far by type (`index`, `lod`, ...);
+   * event count, whether the thread has surveyed the file (its overview index) and built its
+   * index, whether the panel still holds the thread (false once it closed), and the engine's
+   * answers so far by type (`overview` for the survey's index, `index`, `lod`, ...);
    * undefined for a timeline the page holds, and after a failure (`loadFailure` says why).
    */
   get hostHeldState():
-    { count: number; indexed: boolean; running: boolean; answers: Readonly<Record<string, number>> } | undefined {
+    | {
+        count: number;
+        surveyed: boolean;
+        indexed: boolean;
+        running: boolean;
+        answers: Readonly<Record<string, number>>;
+      }
+    | undefined {
     const held = this.hostHeld;
     if (!held) return undefined;
-    return { count: held.count, indexed: !!held.index, running: !!this.engine, answers: { ...held.answers } };
+    const index = held.index?.type === 'index' ? held.index : undefined;
+    return {
+      count: held.count,
+      surveyed: !!index,
+      indexed: !!index && index.stage !== 'overview',
+      running: !!this.engine,
+      answers: { ...held.answers },
+    };
   }
 
   /** Why the timeline could not be read or opened, as the page shows it (integration tests). */
@@ -225,11 +240,15 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       onRead: (events, readMs) =>
         this.log.info(`timeline ${this.source.meta.key}: ${events} events read by the engine thread in ${readMs} ms`),
       onAnswer: (answer) => {
-        held.answers[answer.type] = (held.answers[answer.type] ?? 0) + 1;
+        const kind = answer.type === 'index' && answer.stage === 'overview' ? 'overview' : answer.type;
+        held.answers[kind] = (held.answers[kind] ?? 0) + 1;
         if (answer.type === 'index') {
+          // The latest index is the one a reloaded page gets.
           held.index = answer;
           this.log.info(
-            `timeline ${this.source.meta.key}: indexed in ${answer.buildMs} ms, ${performance.now() - started} ms after open`,
+            answer.stage === 'overview'
+              ? `timeline ${this.source.meta.key}: surveyed in ${answer.buildMs} ms (overview), ${performance.now() - started} ms after open`
+              : `timeline ${this.source.meta.key}: indexed in ${answer.buildMs} ms, ${performance.now() - started} ms after open`,
           );
         }
         if (this.ready && !this.disposed) void this.panel.webview.postMessage({ type: 'engine-answer', answer });

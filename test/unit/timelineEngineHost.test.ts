@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { EngineThread, ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
 import { TimelineEngineHost } from '../../src/core/runs/timelineEngineHost';
 import type { EnginePort } from '../../src/core/runs/timelineEngineThread';
-import { serveEngine } from '../../src/core/runs/timelineEngineThread';
+import { sameIndex, serveEngine } from '../../src/core/runs/timelineEngineThread';
 import type { FromWorker } from '../../src/core/timeline/timelineEngineProtocol';
 import {
   EngineAnswerSchema,
@@ -173,6 +173,13 @@ describe('TimelineEngineHost (the relay)', () => {
     after.thread().send({ type: 'error', message: 'one query failed' });
     expect(after.failures).toEqual([]);
     expect(after.answers.at(-1)).toEqual({ type: 'error', message: 'one query failed' });
+    // The overview's index is relayed for the page to draw from, but the engine is not built yet.
+    const overview = relay();
+    overview.thread().send({ ...INDEX, stage: 'overview' } as FromWorker);
+    expect(overview.answers).toHaveLength(1);
+    expect(overview.host.ready).toBe(false);
+    overview.thread().send({ type: 'error', message: 'the file changed' });
+    expect(overview.failures).toEqual(['the file changed']);
   });
 
   it('a thread that exits or errors is a failure, not a hang', () => {
@@ -302,5 +309,105 @@ describe('serveEngine (the engine thread)', () => {
     serveEngine(p);
     p.send({ type: 'open', file: join(dir, 'none.sdmatl'), meta: META });
     expect(((await p.next('failed')) as { message: string }).message).toMatch(/none\.sdmatl|ENOENT|not/);
+  });
+});
+
+describe('serveEngine: the overview before the index', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-overview-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, times: number) => {
+    const file = join(dir, name);
+    writeFileSync(file, sdmatlBytes(repeated(times)));
+    return file;
+  };
+  const at = (p: ReturnType<typeof port>, pick: (m: ThreadMessage) => boolean) => p.out.findIndex(pick);
+
+  it("answers the page's first level of detail from the file before reading it whole, then says the index is ready", async () => {
+    const file = write('overview.sdmatl', 40);
+    const p = port();
+    serveEngine(p);
+    p.send({ type: 'open', file, meta: META });
+    const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
+    expect(first.stage).toBe('overview');
+    expect(v.safeParse(EngineAnswerSchema, first).success).toBe(true);
+    // What the page sends on 'timeline-host-held' and on the index: no selection, no filter, its first frame.
+    p.send({ type: 'details', id: 0, event: -1 });
+    p.send({ type: 'filter', id: 1, text: '' });
+    const lanes = [...first.index.lanes.keys(), ...first.index.heat.map((h) => h.id)];
+    p.send({
+      type: 'lod',
+      id: 2,
+      request: { startNs: first.index.startNs, endNs: first.index.endNs, buckets: 400, lanes },
+    });
+    p.send({ type: 'hit', id: 3, purpose: 'hover', lane: 0, timeNs: first.index.startNs + 5000, slopNs: 100 });
+    const hit = (await p.next('hit')) as Extract<FromWorker, { type: 'hit' }>;
+    expect(hit.id).toBe(3);
+    const lod = (await p.next('lod')) as Extract<FromWorker, { type: 'lod' }>;
+    expect(v.safeParse(EngineAnswerSchema, lod).success).toBe(true);
+    // The filter and the first frame came from the overview, before the whole file was read;
+    // the hover waited for the built index, which is the overview's.
+    const read = at(p, (m) => m.type === 'read');
+    expect(at(p, (m) => m.type === 'filter')).toBeLessThan(read);
+    expect(at(p, (m) => m.type === 'lod')).toBeLessThan(read);
+    const ready = at(p, (m) => m.type === 'index' && m.stage === 'ready');
+    expect(ready).toBeGreaterThan(read);
+    expect(at(p, (m) => m.type === 'hit')).toBeGreaterThan(ready);
+    expect(p.out.filter((m) => m.type === 'index')).toHaveLength(2);
+    expect(p.out.some((m) => m.type === 'error' || m.type === 'failed')).toBe(false);
+    // The same request answered by the built engine: the overview's answer was the engine's.
+    p.send({
+      type: 'lod',
+      id: 4,
+      request: { startNs: first.index.startNs, endNs: first.index.endNs, buckets: 400, lanes },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const built = p.out.find((m) => m.type === 'lod' && m.id === 4) as Extract<FromWorker, { type: 'lod' }>;
+    expect(built.result.totals).toEqual(lod.result.totals);
+    expect(built.result.runs.count).toEqual(lod.result.runs.count);
+    expect(built.result.raw).toEqual(lod.result.raw);
+  });
+
+  it('a query that needs the index ends the overview: the first frame then comes from the built engine', async () => {
+    const file = write('needs-index.sdmatl', 10);
+    const p = port();
+    serveEngine(p);
+    p.send({ type: 'open', file, meta: META });
+    const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
+    p.send({ type: 'filter', id: 1, text: 'path:engine/host' });
+    p.send({
+      type: 'lod',
+      id: 2,
+      request: { startNs: first.index.startNs, endNs: first.index.endNs, buckets: 50, lanes: [0] },
+    });
+    await p.next('lod');
+    expect(at(p, (m) => m.type === 'lod')).toBeGreaterThan(at(p, (m) => m.type === 'read'));
+    const filter = p.out.find((m) => m.type === 'filter') as Extract<FromWorker, { type: 'filter' }>;
+    expect(filter.kept).toBeLessThan(first.index.count);
+  });
+
+  it('builds the index anyway when the page asks nothing (a hidden panel)', async () => {
+    const file = write('quiet.sdmatl', 5);
+    const p = port();
+    serveEngine(p, { overviewWaitMs: 5 });
+    p.send({ type: 'open', file, meta: META });
+    await p.next('read');
+    const indexes = () => p.out.filter((m) => m.type === 'index') as Extract<FromWorker, { type: 'index' }>[];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(indexes().map((m) => m.stage)).toEqual(['overview', 'ready']);
+  });
+
+  it('sameIndex: the built index replaces the overview only when it lays out the same', () => {
+    const base = {
+      count: 3,
+      lanes: [{ id: 0, gpu: 0, category: 'kernel' as const, number: 0, label: 'Kernels', eventCount: 3 }],
+      laneStart: Int32Array.from([0, 3]),
+      startNs: 0,
+      endNs: 10,
+      heat: [],
+    };
+    expect(sameIndex(base, { ...base, laneStart: base.laneStart.slice() })).toBe(true);
+    expect(sameIndex(base, { ...base, endNs: 11 })).toBe(false);
+    expect(sameIndex(base, { ...base, laneStart: Int32Array.from([0, 2]) })).toBe(false);
+    expect(sameIndex(base, { ...base, lanes: [{ ...base.lanes[0]!, eventCount: 2 }] })).toBe(false);
   });
 });

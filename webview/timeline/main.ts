@@ -30,7 +30,7 @@ import type { PanelState } from './state';
 import { els, restoreState, s, stats, wire } from './state';
 import { Toolbar } from './toolbar';
 import { clampScroll, fitAll, relayout, scene, sizeCanvas } from './viewport';
-import type { FromWorker, ToWorker } from '../../src/core/timeline/timelineEngineProtocol';
+import type { FromWorker, PageIndex, ToWorker } from '../../src/core/timeline/timelineEngineProtocol';
 import { columnBuffers } from '../../src/core/timeline/timelineEngineProtocol';
 
 const host = connectPage<TimelineHostMessage, TimelineWebviewMessage, PanelState>({
@@ -83,6 +83,15 @@ function onWorker(message: FromWorker): void {
   if (ANSWERS.has(message.type)) stats.queries = Math.max(0, stats.queries - 1);
   switch (message.type) {
     case 'index': {
+      // The host's engine built the index its overview gave: the page keeps its view and state.
+      if (message.stage === 'ready' && s.index && stats.stage === 'overview') {
+        stats.stage = 'ready';
+        stats.readyAt = performance.now();
+        stats.builtMs = message.buildMs;
+        toolbar.setSummary(summaryText(s.index));
+        break;
+      }
+      stats.stage = message.stage === 'overview' ? 'overview' : 'ready';
       s.index = message.index;
       s.known = emptyKnown();
       stats.indexMs = message.buildMs;
@@ -111,9 +120,7 @@ function onWorker(message: FromWorker): void {
       if (initial) applyFilter(initial);
       els.loading.hidden = true;
       toolbar.setLegend(message.inferred ? [INFERRED_ENTRY] : []);
-      toolbar.setSummary(
-        `${s.index.count.toLocaleString('en-US')} events · ${s.index.lanes.length} lanes${stats.hostHeld ? ' · held by the extension host' : client.inWorker ? '' : ' · computed on the page'}`,
-      );
+      toolbar.setSummary(summaryText(s.index));
       requestLod();
       break;
     }
@@ -282,6 +289,13 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
   }
 }
 
+/** The toolbar's summary: the events, the lanes, who holds them and, during an overview, that the index is still being built. */
+function summaryText(index: PageIndex): string {
+  const where = stats.hostHeld ? ' · held by the extension host' : client.inWorker ? '' : ' · computed on the page';
+  const building = stats.stage === 'overview' ? ' · indexing for zoom and search…' : '';
+  return `${index.count.toLocaleString('en-US')} events · ${index.lanes.length} lanes${where}${building}`;
+}
+
 /** A timeline arrives (its columns, or word that the host holds them): the page starts afresh. */
 function startTimeline(meta: TimelineMeta, count: number, arrivedAt: number, hostHeld: boolean): void {
   stats.receivedAt = arrivedAt;
@@ -289,6 +303,9 @@ function startTimeline(meta: TimelineMeta, count: number, arrivedAt: number, hos
   stats.queries = 0;
   stats.events = count;
   stats.hostHeld = hostHeld;
+  stats.stage = 'ready';
+  stats.readyAt = 0;
+  stats.builtMs = 0;
   stats.inWorker = client.inWorker;
   s.meta = meta;
   s.index = undefined;

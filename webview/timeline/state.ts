@@ -43,6 +43,14 @@ export interface Stats {
   inWorker: boolean;
   /** The events are held by the extension host, which answers the engine's queries. */
   hostHeld: boolean;
+  /**
+   * A host-held timeline's stage: 'overview' while the host's engine builds its index (the
+   * first frames come from its survey of the file), 'ready' once built; 'ready' for any other.
+   */
+  stage: 'overview' | 'ready';
+  /** When the host's engine said its index was built (0 until then), after an overview, and what the build took. */
+  readyAt: number;
+  builtMs: number;
   events: number;
   draws: number;
   /** Events the filter keeps (all when there is none). */
@@ -64,6 +72,9 @@ export const stats: Stats = {
   firstFrameDrawMs: 0,
   inWorker: false,
   hostHeld: false,
+  stage: 'ready',
+  readyAt: 0,
+  builtMs: 0,
   events: 0,
   draws: 0,
   kept: 0,

@@ -105,12 +105,13 @@ export class TimelineEngineHost {
       this.fail(message.message);
       return;
     }
-    // An error before the index is a failed load; after it, one query's error for the page.
+    // An error before the built index is a failed load; after it, one query's error for the page.
     if (message.type === 'error' && !this.indexed) {
       this.fail(message.message);
       return;
     }
-    if (message.type === 'index') this.indexed = true;
+    // The overview's index is the page's to draw from; the engine is built only at its own.
+    if (message.type === 'index' && message.stage !== 'overview') this.indexed = true;
     this.options.onAnswer(message);
   }
 

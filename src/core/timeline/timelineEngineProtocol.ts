@@ -41,7 +41,18 @@ export type ToWorker =
   | { type: 'first'; id: number; lane: number; fromNs: number; toNs: number };
 
 export type FromWorker =
-  | { type: 'index'; index: PageIndex; inferred: boolean; buildMs: number }
+  | {
+      type: 'index';
+      index: PageIndex;
+      inferred: boolean;
+      buildMs: number;
+      /**
+       * A host-held timeline's stages (timelineEngineThread.ts): 'overview', the survey's index
+       * while the engine still builds its own (queries that need it wait); 'ready', the built
+       * index, the same as the overview's (the page keeps its view). Absent: an index to start from.
+       */
+      stage?: 'overview' | 'ready';
+    }
   | { type: 'lod'; id: number; result: LodResult; records: EventRecords; rawKernels: string[]; ms: number }
   | { type: 'measure'; id: number; result: RangeMeasure }
   | { type: 'filter'; id: number; kept: number; fromNs: number; toNs: number; selectedKept: boolean }

@@ -12,7 +12,9 @@ import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 
 export const TIMELINE_MAGIC = 'SDMATL\0\x01';
-const HEADER_BYTES = 32;
+/** Bytes of the header, before the first column. */
+export const TIMELINE_HEADER_BYTES = 32;
+const HEADER_BYTES = TIMELINE_HEADER_BYTES;
 
 /** The versions this reader knows: 1 (eleven columns), 2 (the same plus `flags`). */
 export const TIMELINE_VERSIONS = [1, 2] as const;
@@ -281,6 +283,61 @@ async function readFully(read: ReadAt, buffer: Uint8Array, length: number, posit
   return got;
 }
 
+/** Where each column of a checked file starts, in file order (TIMELINE_COLUMN_NAMES). */
+export interface TimelineLayout extends TimelineHeader {
+  offsets: number[];
+}
+
+/** The columns in file order: version 1's eleven, then version 2's `flags`. */
+export const TIMELINE_COLUMN_NAMES = [
+  'kind',
+  'op',
+  'path',
+  'gpu',
+  'lane',
+  'id',
+  'ref',
+  'startNs',
+  'endNs',
+  'queuedNs',
+  'bytes',
+  'flags',
+] as const;
+
+/**
+ * The header of a file of `fileBytes` checked as the readers check it (its size exactly what
+ * the count needs), and where each of its columns starts: for readers that visit the columns a
+ * range of events at a time instead of reading them whole (timelineOverview.ts).
+ */
+export function timelineLayout(head: Uint8Array, fileBytes: number): TimelineLayout {
+  const { version, count } = readTimelineHeader(head, fileBytes);
+  const widths = widthsOf(version);
+  const offsets: number[] = [];
+  let at = HEADER_BYTES;
+  for (const w of widths) {
+    offsets.push(at);
+    at += pad8(w * count);
+  }
+  checkSize(fileBytes, at, count, version);
+  return { version, count, offsets };
+}
+
+/** Byte width of each column in file order, for `version`. */
+export function timelineColumnWidths(version: 1 | 2): readonly number[] {
+  return widthsOf(version);
+}
+
+/** Some of a timeline's columns, for a range of its events (`count` of them). */
+export type TimelineRange = Partial<Omit<TimelineColumns, 'count'>> & { count: number };
+
+/**
+ * The columns present in `t`, which hold events `first..first+t.count-1` of a file, checked as
+ * the whole-file readers check them: the first bad value is named by its event in the file.
+ */
+export function checkTimelineValues(t: TimelineRange, first: number): void {
+  if (!chunkValid(t, 0, t.count)) nameFirstBad(t, 0, t.count, first);
+}
+
 /** A file of `fileBytes` must be exactly the `needed` bytes its header implies. */
 function checkSize(fileBytes: number, needed: number, count: number, version: number): void {
   if (fileBytes < needed)
@@ -312,18 +369,18 @@ function checkValues(t: TimelineColumns, signal?: AbortSignal): void {
   }
 }
 
-/** Whether events `from..to-1` hold only values the format allows. */
-function chunkValid(t: TimelineColumns, from: number, to: number): boolean {
+/** Whether events `from..to-1` of the columns present hold only values the format allows. */
+function chunkValid(t: TimelineRange, from: number, to: number): boolean {
   return (
-    bytesAtMost(t.kind, from, to, FILE_KIND_MAX) &&
-    bytesAtMost(t.op, from, to, OP_MAX) &&
-    bytesAtMost(t.path, from, to, PATH_MAX) &&
-    intsAtLeast(t.id, from, to, 0) &&
-    intsAtLeast(t.ref, from, to, -1) &&
-    allFinite(t.startNs, from, to) &&
-    allFinite(t.endNs, from, to) &&
-    allFinite(t.queuedNs, from, to) &&
-    allByteCounts(t.bytes, from, to) &&
+    (t.kind === undefined || bytesAtMost(t.kind, from, to, FILE_KIND_MAX)) &&
+    (t.op === undefined || bytesAtMost(t.op, from, to, OP_MAX)) &&
+    (t.path === undefined || bytesAtMost(t.path, from, to, PATH_MAX)) &&
+    (t.id === undefined || intsAtLeast(t.id, from, to, 0)) &&
+    (t.ref === undefined || intsAtLeast(t.ref, from, to, -1)) &&
+    (t.startNs === undefined || allFinite(t.startNs, from, to)) &&
+    (t.endNs === undefined || allFinite(t.endNs, from, to)) &&
+    (t.queuedNs === undefined || allFinite(t.queuedNs, from, to)) &&
+    (t.bytes === undefined || allByteCounts(t.bytes, from, to)) &&
     (t.flags === undefined || bitsWithin(t.flags, from, to, FLAGS_KNOWN))
   );
 }
@@ -361,21 +418,22 @@ function allByteCounts(column: Float64Array, from: number, to: number): boolean 
   return true;
 }
 
-/** Throws for the first event of `from..to-1` with a value the format does not allow. */
-function nameFirstBad(t: TimelineColumns, from: number, to: number): void {
+/** Throws for the first event of `from..to-1` with a value the format does not allow (named as event `first + i`). */
+function nameFirstBad(t: TimelineRange, from: number, to: number, first = 0): void {
   const bad = (i: number, what: string) => {
-    throw new TimelineFormatError(`timeline file event ${i}: ${what}`);
+    throw new TimelineFormatError(`timeline file event ${first + i}: ${what}`);
   };
   const { kind, op, path, id, ref, startNs, endNs, queuedNs, bytes, flags } = t;
+  const finite = (column: Float64Array | undefined, i: number) => column === undefined || Number.isFinite(column[i]!);
   for (let i = from; i < to; i++) {
-    if (kind[i]! > FILE_KIND_MAX) bad(i, `kind ${kind[i]} is not one of 0..${FILE_KIND_MAX}`);
-    if (op[i]! > OP_MAX) bad(i, `op ${op[i]} is not one of 0..${OP_MAX}`);
-    if (path[i]! > PATH_MAX) bad(i, `path ${path[i]} is not one of 0..${PATH_MAX}`);
-    if (id[i]! < 0) bad(i, `id ${id[i]} is negative`);
-    if (ref[i]! < -1) bad(i, `ref ${ref[i]} is neither an id nor -1`);
-    if (!Number.isFinite(startNs[i]!) || !Number.isFinite(endNs[i]!) || !Number.isFinite(queuedNs[i]!))
-      bad(i, 'a time is not a finite number');
-    if (!(bytes[i]! >= 0) || bytes[i] === Infinity) bad(i, `bytes ${bytes[i]} is not a finite number of 0 or more`);
+    if (kind && kind[i]! > FILE_KIND_MAX) bad(i, `kind ${kind[i]} is not one of 0..${FILE_KIND_MAX}`);
+    if (op && op[i]! > OP_MAX) bad(i, `op ${op[i]} is not one of 0..${OP_MAX}`);
+    if (path && path[i]! > PATH_MAX) bad(i, `path ${path[i]} is not one of 0..${PATH_MAX}`);
+    if (id && id[i]! < 0) bad(i, `id ${id[i]} is negative`);
+    if (ref && ref[i]! < -1) bad(i, `ref ${ref[i]} is neither an id nor -1`);
+    if (!finite(startNs, i) || !finite(endNs, i) || !finite(queuedNs, i)) bad(i, 'a time is not a finite number');
+    if (bytes && (!(bytes[i]! >= 0) || bytes[i] === Infinity))
+      bad(i, `bytes ${bytes[i]} is not a finite number of 0 or more`);
     if (flags && (flags[i]! & ~FLAGS_KNOWN) !== 0)
       bad(i, `flags ${flags[i]} sets bits version 2 does not define (only bit 0, inferred)`);
   }

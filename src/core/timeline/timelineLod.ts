@@ -60,7 +60,7 @@ export interface LodResult {
 const PATH_COUNT = 4;
 
 /** The runs of one answer, in typed arrays grown by doubling (no per-run objects or boxed numbers). */
-class Growable {
+export class Growable {
   length = 0;
   lane = new Int32Array(256);
   b0 = new Int32Array(256);

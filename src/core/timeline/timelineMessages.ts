@@ -196,6 +196,7 @@ export const EngineAnswerSchema = v.variant('type', [
     }),
     inferred: v.boolean(),
     buildMs: v.number(),
+    stage: v.optional(v.picklist(['overview', 'ready'])),
   }),
   v.object({
     type: v.literal('lod'),

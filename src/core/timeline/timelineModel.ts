@@ -93,8 +93,8 @@ export interface HeatLane {
 
 /** Index into LANE_CATEGORIES of each event kind's lane: doorbells share their engine's lane. */
 const CATEGORY_OF_KIND = [0, 5, 3, 3, 2, 1];
-const ENGINE_CATEGORY = 3;
-const CU_CATEGORY = 5;
+export const ENGINE_CATEGORY = 3;
+export const CU_CATEGORY = 5;
 
 export function laneLabel(category: LaneCategory, number: number, vendor: TimelineMeta['vendor'] = 'amd'): string {
   switch (category) {
@@ -146,7 +146,7 @@ interface FoundLanes {
 }
 
 /** Index into LANE_CATEGORIES of each `kind` value; kinds past the known ones sit on engine lanes. */
-const CATEGORY_TABLE = (() => {
+export const CATEGORY_TABLE = (() => {
   const table = new Uint8Array(256).fill(ENGINE_CATEGORY);
   CATEGORY_OF_KIND.forEach((c, k) => (table[k] = c));
   return table;
@@ -225,17 +225,23 @@ function findLanes(t: TimelineColumns, laneOf: Int32Array, vendor: TimelineMeta[
   return { lanes, counts, minStart, maxEnd, wholeTimes: whole, bytesFit32: fit };
 }
 
-export function buildIndexAndLod(
-  t: TimelineColumns,
-  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
-  withLod = true,
-  shareMaxEnd = false,
-): { index: TimelineIndex; lod: LodColumns | undefined } {
-  const n = t.count;
-  const laneOf = new Int32Array(n);
-  const found = findLanes(t, laneOf, meta.vendor);
-  const lanes = found.lanes;
-  lanes.forEach((lane, i) => (lane.eventCount = found.counts[i]!));
+/** The lanes in presentation order, their ids renumbered to it, where each starts, and the occupancy strips. */
+export interface LaneLayout {
+  /** The lanes by GPU, category and number; each `id` is its place here. */
+  sorted: LaneInfo[];
+  /** First-seen lane number -> its id in `sorted`. */
+  renumber: Int32Array;
+  laneStart: Int32Array;
+  heat: HeatLane[];
+}
+
+/**
+ * Lanes found in first-seen order (and their event counts) laid out as the viewer shows them:
+ * by GPU, category and number, with one occupancy strip per GPU that has CU lanes. The order
+ * depends only on which lanes exist, so any reader that finds the same lanes gets the same ids.
+ */
+export function layoutLanes(lanes: LaneInfo[], counts: Int32Array, meta: Pick<TimelineMeta, 'gpuCus'>): LaneLayout {
+  lanes.forEach((lane, i) => (lane.eventCount = counts[i]!));
   // Stable presentation order: GPU, category, number. Lane ids are renumbered to follow it.
   const sorted = [...lanes].sort(
     (a, b) =>
@@ -250,6 +256,32 @@ export function buildIndexAndLod(
   const laneStart = new Int32Array(laneCount + 1);
   for (const lane of sorted) laneStart[lane.id + 1] = lane.eventCount;
   for (let l = 0; l < laneCount; l++) laneStart[l + 1]! += laneStart[l]!;
+  const heat: HeatLane[] = [];
+  const cuLanesByGpu = new Map<number, number[]>();
+  for (const lane of sorted) {
+    if (lane.category !== 'cu') continue;
+    const list = cuLanesByGpu.get(lane.gpu) ?? [];
+    list.push(lane.id);
+    cuLanesByGpu.set(lane.gpu, list);
+  }
+  for (const [gpu, cuLanes] of cuLanesByGpu) {
+    const known = meta.gpuCus[gpu] ?? 0;
+    heat.push({ id: sorted.length + heat.length, gpu, cuLanes, cuCount: Math.max(known, cuLanes.length) });
+  }
+  return { sorted, renumber, laneStart, heat };
+}
+
+export function buildIndexAndLod(
+  t: TimelineColumns,
+  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'> = { gpuCus: [], vendor: 'amd' },
+  withLod = true,
+  shareMaxEnd = false,
+): { index: TimelineIndex; lod: LodColumns | undefined } {
+  const n = t.count;
+  const laneOf = new Int32Array(n);
+  const found = findLanes(t, laneOf, meta.vendor);
+  const { sorted, renumber, laneStart, heat } = layoutLanes(found.lanes, found.counts, meta);
+  const laneCount = sorted.length;
 
   const range: ColumnRange = {
     minStartNs: n > 0 ? found.minStart : 0,
@@ -291,19 +323,6 @@ export function buildIndexAndLod(
   }
 
   const { announcedBy, refIndex } = links(t, laneOf, order, laneStart);
-
-  const heat: HeatLane[] = [];
-  const cuLanesByGpu = new Map<number, number[]>();
-  for (const lane of sorted) {
-    if (lane.category !== 'cu') continue;
-    const list = cuLanesByGpu.get(lane.gpu) ?? [];
-    list.push(lane.id);
-    cuLanesByGpu.set(lane.gpu, list);
-  }
-  for (const [gpu, cuLanes] of cuLanesByGpu) {
-    const known = meta.gpuCus[gpu] ?? 0;
-    heat.push({ id: sorted.length + heat.length, gpu, cuLanes, cuCount: Math.max(known, cuLanes.length) });
-  }
 
   const index: TimelineIndex = {
     count: n,

@@ -1,0 +1,212 @@
+/**
+ * The overview of a host-held timeline (timelineOverview.ts) against the built index: its survey
+ * must lay out the same lanes as buildIndexAndLod, and its level of detail must be what
+ * aggregate answers for the same request on the built index.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptyColumns, type ReadAt, type TimelineColumns, TimelineFormatError } from '../../src/core/timeline/timelineFile';
+import { aggregate, type LodRequest } from '../../src/core/timeline/timelineLod';
+import { buildIndexAndLod } from '../../src/core/timeline/timelineModel';
+import { OVERVIEW_CHUNK_EVENTS, overviewLod, surveyTimeline } from '../../src/core/timeline/timelineOverview';
+import { eventRecords } from '../../src/core/timeline/timelineQueries';
+import { repeated, sdmatlBytes } from './timelineFixture';
+
+const META = { gpuCus: [80, 0, 64], vendor: 'amd' as const };
+
+/** A small seeded generator, so a failure names its seed and can be run again. */
+function rng(seed: number) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 32;
+  };
+}
+
+interface Shape {
+  events: number;
+  /** Added to every time: past 2^32 ns of span the compact columns keep float64 times. */
+  spanNs: number;
+  fractional?: boolean;
+  /** Probability that an event is long (drawn one by one at the whole window). */
+  wide?: number;
+}
+
+/** Random events over a few GPUs and every kind: lanes in and out of time order, ties, instants, queued packets, flags. */
+function randomTimeline(seed: number, shape: Shape): TimelineColumns {
+  const r = rng(seed);
+  const n = shape.events;
+  const t = emptyColumns(n, true);
+  t.flags = new Uint8Array(n);
+  let clock = 0;
+  for (let i = 0; i < n; i++) {
+    const kind = Math.floor(r() * 5);
+    t.kind[i] = kind;
+    t.gpu[i] = [0, 2, 7][Math.floor(r() * 3)]!;
+    t.lane[i] = kind === 1 ? Math.floor(r() * 12) : kind === 2 || kind === 3 ? [0, 1, 0xffff, 5000][Math.floor(r() * 4)]! : 0;
+    t.op[i] = Math.floor(r() * 3);
+    t.path[i] = Math.floor(r() * 4);
+    t.id[i] = i;
+    // Mostly forward in time, sometimes back (a lane out of order), sometimes the same start (ties).
+    const step = r() < 0.1 ? -Math.floor(r() * 5000) : r() < 0.1 ? 0 : Math.floor(r() * (shape.spanNs / n) * 2);
+    clock = Math.max(0, clock + step);
+    let start = clock;
+    if (shape.fractional) start += Math.floor(r() * 4) / 4;
+    const long = r() < (shape.wide ?? 0.01);
+    const length = kind === 3 ? 0 : long ? Math.floor(shape.spanNs * (0.02 + r() * 0.2)) : Math.floor(r() * 3000);
+    t.startNs[i] = start;
+    t.endNs[i] = r() < 0.02 ? start - 1 : start + length;
+    t.queuedNs[i] = kind === 2 && r() < 0.7 ? Math.max(0, start - Math.floor(r() * 20000)) : -1;
+    t.bytes[i] = kind === 3 ? 0 : Math.floor(r() * 2 ** 26);
+    t.ref[i] = kind === 3 && i + 1 < n ? i + 1 : -1;
+    t.flags[i] = r() < 0.05 ? 1 : 0;
+  }
+  return t;
+}
+
+function source(bytes: Uint8Array) {
+  const read: ReadAt = async (buffer, offset, length, position) => {
+    const part = bytes.subarray(position, Math.min(bytes.length, position + length));
+    buffer.set(part, offset);
+    return part.length;
+  };
+  return { fileBytes: bytes.length, read };
+}
+
+/** Every lane and every occupancy strip. */
+function allLanes(index: { lanes: unknown[]; heat: { id: number }[] }): number[] {
+  return [...index.lanes.keys(), ...index.heat.map((h) => h.id)];
+}
+
+async function both(t: TimelineColumns, request: (index: ReturnType<typeof buildIndexAndLod>['index']) => LodRequest) {
+  const built = buildIndexAndLod(t, META, true, true);
+  const src = source(sdmatlBytes(t));
+  const survey = await surveyTimeline(src, META);
+  const req = request(built.index);
+  const expected = aggregate(built.lod!, built.index, req);
+  const got = await overviewLod(src, survey, req);
+  return { built, survey, req, expected, got };
+}
+
+describe('surveyTimeline', () => {
+  it('lays out the lanes, counts, span and occupancy strips as the built index does', async () => {
+    for (const seed of [1, 2, 3]) {
+      const t = randomTimeline(seed, { events: 3000, spanNs: 5e6 });
+      const { built, survey } = await both(t, (index) => ({
+        startNs: index.startNs,
+        endNs: index.endNs,
+        buckets: 64,
+        lanes: [0],
+      }));
+      const { count, lanes, laneStart, startNs, endNs, heat } = built.index;
+      expect(survey.index).toEqual({ count, lanes, laneStart, startNs, endNs, heat });
+      expect(survey.inferred).toBe(true);
+    }
+  });
+
+  it('reads a timeline larger than one range of events, and names a bad value by its event in the file', async () => {
+    const t = repeated(Math.ceil((OVERVIEW_CHUNK_EVENTS * 1.5) / 18));
+    const src = source(sdmatlBytes(t));
+    const survey = await surveyTimeline(src, META);
+    expect(survey.index.count).toBe(t.count);
+    const bad = OVERVIEW_CHUNK_EVENTS + 17;
+    t.kind[bad] = 9;
+    const broken = source(sdmatlBytes(t));
+    await expect(surveyTimeline(broken, META)).rejects.toThrow(new TimelineFormatError(`timeline file event ${bad}: kind 9 is not one of 0..4`));
+  });
+
+  it('refuses a file whose size is not what its header says, and a read past the end', async () => {
+    const bytes = sdmatlBytes(repeated(3));
+    await expect(surveyTimeline(source(bytes.subarray(0, bytes.length - 8)), META)).rejects.toThrow(/truncated/);
+    const shrinking = { fileBytes: bytes.length, read: source(bytes.subarray(0, 200)).read };
+    await expect(surveyTimeline(shrinking, META)).rejects.toThrow(/truncated/);
+  });
+
+  it('stops at a cancelled signal', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await expect(surveyTimeline(source(sdmatlBytes(repeated(3))), META, controller.signal)).rejects.toThrow('cancelled');
+  });
+});
+
+describe('overviewLod', () => {
+  // A window of buckets x 2^k ns: every bucket boundary and overlap is exact, so the answers
+  // must be equal to the last bit whatever order the sums were added in.
+  const exactWindow = (buckets: number) => (index: { startNs: number; endNs: number; lanes: unknown[]; heat: { id: number }[] }) => {
+    const width = 2 ** Math.ceil(Math.log2((index.endNs - index.startNs) / buckets + 1));
+    return { startNs: index.startNs, endNs: index.startNs + width * buckets, buckets, lanes: allLanes(index) };
+  };
+
+  it('answers the whole window exactly as aggregate does on the built index', async () => {
+    for (const seed of [11, 12, 13, 14]) {
+      const t = randomTimeline(seed, { events: 4000, spanNs: 8e6 });
+      const { built, expected, got } = await both(t, exactWindow(512));
+      expect(got, `seed ${seed}`).toBeDefined();
+      expect(got!.result.raw.length, `seed ${seed}: some events are drawn one by one`).toBeGreaterThan(0);
+      expect(got!.result).toEqual(expected);
+      expect(got!.records).toEqual(eventRecords(t, built.index, expected.raw));
+    }
+  });
+
+  it('answers exactly with float64 times (a span past 2^32 ns) and with fractional times', async () => {
+    for (const shape of [
+      { events: 3000, spanNs: 2 ** 33 },
+      { events: 3000, spanNs: 4e6, fractional: true },
+    ]) {
+      const t = randomTimeline(21, shape);
+      const { expected, got } = await both(t, exactWindow(300));
+      expect(got!.result).toEqual(expected);
+    }
+  });
+
+  it('bins the wide events past maxRaw as aggregate does (the first ones in lane order are drawn)', async () => {
+    const t = randomTimeline(31, { events: 3000, spanNs: 8e6, wide: 0.1 });
+    const { expected, got } = await both(t, (index) => ({ ...exactWindow(256)(index), maxRaw: 40 }));
+    expect(expected.raw.length).toBe(40);
+    expect(got!.result).toEqual(expected);
+  });
+
+  it('answers a zoomed window and a subset of lanes', async () => {
+    const t = randomTimeline(41, { events: 4000, spanNs: 8e6 });
+    const { expected, got } = await both(t, (index) => ({
+      startNs: index.startNs + 2 ** 20,
+      endNs: index.startNs + 2 ** 20 + 2 ** 12 * 200,
+      buckets: 200,
+      lanes: [index.heat[0]!.id, 3, 0, 5, 99_999],
+    }));
+    expect(got!.result).toEqual(expected);
+  });
+
+  it('keeps every count and byte for any window (busy time up to summation order)', async () => {
+    const t = randomTimeline(51, { events: 4000, spanNs: 7.3e6 });
+    const { expected, got } = await both(t, (index) => ({
+      startNs: index.startNs + 1234.5,
+      endNs: index.endNs - 777,
+      buckets: 333,
+      lanes: allLanes(index),
+    }));
+    const a = got!.result;
+    expect(a.totals.count).toEqual(expected.totals.count);
+    expect(a.raw).toEqual(expected.raw);
+    const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
+    expect(sum(a.runs.count)).toBe(sum(expected.runs.count));
+    expect(sum(a.runs.bytes)).toBe(sum(expected.runs.bytes));
+    expect(Math.abs(sum(a.totals.busyNs) - sum(expected.totals.busyNs))).toBeLessThanOrEqual(1e-6 * sum(expected.totals.busyNs));
+  });
+
+  it('declines what it cannot answer exactly: a lane asked twice, too many wide events, a grid too large', async () => {
+    const t = randomTimeline(61, { events: 3000, spanNs: 8e6, wide: 0.6 });
+    const src = source(sdmatlBytes(t));
+    const survey = await surveyTimeline(src, META);
+    const window = { startNs: survey.index.startNs, endNs: survey.index.endNs };
+    expect(await overviewLod(src, survey, { ...window, buckets: 100, lanes: [1, 1] })).toBeUndefined();
+    // More than 1,024 wide events, and room to draw 10 of them one by one.
+    const real = [...survey.index.lanes.keys()];
+    expect(await overviewLod(src, survey, { ...window, buckets: 100, lanes: real, maxRaw: 10 })).toBeUndefined();
+    expect(await overviewLod(src, survey, { ...window, buckets: 20_000, lanes: Array.from({ length: 60 }, (_, i) => i) })).toBeUndefined();
+    expect(await overviewLod(src, survey, { ...window, buckets: 100, lanes: [0, 1, 2] })).toBeDefined();
+  });
+});
