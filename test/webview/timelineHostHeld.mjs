@@ -25,8 +25,18 @@ async function main() {
         { timeout: 30_000, polling: 50 },
       );
       await page.waitForFunction(() => window.__timelineStats.firstFrameAt > 0, undefined, { timeout: 30_000 });
+      check(
+        (await stats()).firstLodStage === 'overview',
+        "the first frame's level of detail came from the engine's overview of the file, before its index",
+      );
+      await page.waitForFunction(() => window.__timelineStats.readyAt > 0, undefined, { timeout: 30_000 });
       await frames(page, 3);
       let s = await stats();
+      check(s.stage === 'ready' && s.builtMs > 0, `then the engine built its index (${s.builtMs.toFixed(0)} ms)`);
+      check(
+        !(await page.locator('.summary').first().textContent()).includes('indexing'),
+        'the summary no longer says the index is being built',
+      );
       check(s.hostHeld, 'the page knows the events are held by the host');
       check(s.events === figures.count && s.events > 0, `${s.events} events, counted from the file's header`);
       check(

@@ -131,6 +131,7 @@ function onWorker(message: FromWorker): void {
       s.known = remember(s.known, message.records);
       if (s.details) s.known = remember(s.known, s.details.records);
       s.result = message.result;
+      if (stats.lodMs.length === 0) stats.firstLodStage = stats.stage;
       stats.lodMs.push(message.ms);
       stats.rawKernels = message.rawKernels;
       schedule();
@@ -306,6 +307,7 @@ function startTimeline(meta: TimelineMeta, count: number, arrivedAt: number, hos
   stats.stage = 'ready';
   stats.readyAt = 0;
   stats.builtMs = 0;
+  stats.firstLodStage = '';
   stats.inWorker = client.inWorker;
   s.meta = meta;
   s.index = undefined;

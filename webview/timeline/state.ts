@@ -51,6 +51,8 @@ export interface Stats {
   /** When the host's engine said its index was built (0 until then), after an overview, and what the build took. */
   readyAt: number;
   builtMs: number;
+  /** The stage the first level-of-detail answer arrived in ('overview': drawn from the host's survey of the file). */
+  firstLodStage: 'overview' | 'ready' | '';
   events: number;
   draws: number;
   /** Events the filter keeps (all when there is none). */
@@ -75,6 +77,7 @@ export const stats: Stats = {
   stage: 'ready',
   readyAt: 0,
   builtMs: 0,
+  firstLodStage: '',
   events: 0,
   draws: 0,
   kept: 0,

@@ -88,6 +88,9 @@ suite('a timeline the extension host holds', () => {
       );
       assert.equal(indexed.count, count);
       assert.equal(indexed.running, true);
+      // First the overview (the survey of the file, from which the first frame is drawn), then the built index.
+      assert.equal(indexed.surveyed, true);
+      assert.equal(indexed.answers.overview, 1);
       assert.equal(indexed.answers.index, 1);
       // The engine runs in its own thread of this process (seen where Node names threads).
       if (seesThreads) assert.equal(engineThreads(), threadsBefore + 1, 'the engine thread is not running');
