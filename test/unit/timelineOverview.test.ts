@@ -4,7 +4,12 @@
  * aggregate answers for the same request on the built index.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyColumns, type ReadAt, type TimelineColumns, TimelineFormatError } from '../../src/core/timeline/timelineFile';
+import {
+  emptyColumns,
+  type ReadAt,
+  type TimelineColumns,
+  TimelineFormatError,
+} from '../../src/core/timeline/timelineFile';
 import { aggregate, type LodRequest } from '../../src/core/timeline/timelineLod';
 import { buildIndexAndLod } from '../../src/core/timeline/timelineModel';
 import { OVERVIEW_CHUNK_EVENTS, overviewLod, surveyTimeline } from '../../src/core/timeline/timelineOverview';
@@ -46,7 +51,8 @@ function randomTimeline(seed: number, shape: Shape): TimelineColumns {
     const kind = Math.floor(r() * 5);
     t.kind[i] = kind;
     t.gpu[i] = [0, 2, 7][Math.floor(r() * 3)]!;
-    t.lane[i] = kind === 1 ? Math.floor(r() * 12) : kind === 2 || kind === 3 ? [0, 1, 0xffff, 5000][Math.floor(r() * 4)]! : 0;
+    t.lane[i] =
+      kind === 1 ? Math.floor(r() * 12) : kind === 2 || kind === 3 ? [0, 1, 0xffff, 5000][Math.floor(r() * 4)]! : 0;
     t.op[i] = Math.floor(r() * 3);
     t.path[i] = Math.floor(r() * 4);
     t.id[i] = i;
@@ -115,7 +121,9 @@ describe('surveyTimeline', () => {
     const bad = OVERVIEW_CHUNK_EVENTS + 17;
     t.kind[bad] = 9;
     const broken = source(sdmatlBytes(t));
-    await expect(surveyTimeline(broken, META)).rejects.toThrow(new TimelineFormatError(`timeline file event ${bad}: kind 9 is not one of 0..4`));
+    await expect(surveyTimeline(broken, META)).rejects.toThrow(
+      new TimelineFormatError(`timeline file event ${bad}: kind 9 is not one of 0..4`),
+    );
   });
 
   it('refuses a file whose size is not what its header says, and a read past the end', async () => {
@@ -128,17 +136,20 @@ describe('surveyTimeline', () => {
   it('stops at a cancelled signal', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
-    await expect(surveyTimeline(source(sdmatlBytes(repeated(3))), META, controller.signal)).rejects.toThrow('cancelled');
+    await expect(surveyTimeline(source(sdmatlBytes(repeated(3))), META, controller.signal)).rejects.toThrow(
+      'cancelled',
+    );
   });
 });
 
 describe('overviewLod', () => {
   // A window of buckets x 2^k ns: every bucket boundary and overlap is exact, so the answers
   // must be equal to the last bit whatever order the sums were added in.
-  const exactWindow = (buckets: number) => (index: { startNs: number; endNs: number; lanes: unknown[]; heat: { id: number }[] }) => {
-    const width = 2 ** Math.ceil(Math.log2((index.endNs - index.startNs) / buckets + 1));
-    return { startNs: index.startNs, endNs: index.startNs + width * buckets, buckets, lanes: allLanes(index) };
-  };
+  const exactWindow =
+    (buckets: number) => (index: { startNs: number; endNs: number; lanes: unknown[]; heat: { id: number }[] }) => {
+      const width = 2 ** Math.ceil(Math.log2((index.endNs - index.startNs) / buckets + 1));
+      return { startNs: index.startNs, endNs: index.startNs + width * buckets, buckets, lanes: allLanes(index) };
+    };
 
   it('answers the whole window exactly as aggregate does on the built index', async () => {
     for (const seed of [11, 12, 13, 14]) {
@@ -194,7 +205,9 @@ describe('overviewLod', () => {
     const sum = (x: Float64Array) => x.reduce((s, v) => s + v, 0);
     expect(sum(a.runs.count)).toBe(sum(expected.runs.count));
     expect(sum(a.runs.bytes)).toBe(sum(expected.runs.bytes));
-    expect(Math.abs(sum(a.totals.busyNs) - sum(expected.totals.busyNs))).toBeLessThanOrEqual(1e-6 * sum(expected.totals.busyNs));
+    expect(Math.abs(sum(a.totals.busyNs) - sum(expected.totals.busyNs))).toBeLessThanOrEqual(
+      1e-6 * sum(expected.totals.busyNs),
+    );
   });
 
   it('declines what it cannot answer exactly: a lane asked twice, too many wide events, a grid too large', async () => {
@@ -206,7 +219,9 @@ describe('overviewLod', () => {
     // More than 1,024 wide events, and room to draw 10 of them one by one.
     const real = [...survey.index.lanes.keys()];
     expect(await overviewLod(src, survey, { ...window, buckets: 100, lanes: real, maxRaw: 10 })).toBeUndefined();
-    expect(await overviewLod(src, survey, { ...window, buckets: 20_000, lanes: Array.from({ length: 60 }, (_, i) => i) })).toBeUndefined();
+    expect(
+      await overviewLod(src, survey, { ...window, buckets: 20_000, lanes: Array.from({ length: 60 }, (_, i) => i) }),
+    ).toBeUndefined();
     expect(await overviewLod(src, survey, { ...window, buckets: 100, lanes: [0, 1, 2] })).toBeDefined();
   });
 });

@@ -14,6 +14,11 @@
  * cannot answer exactly (a filter, a lane asked twice, more wide events than it keeps, a grid
  * too large), it declines and the request waits for the index.
  *
+ * Both passes can be shared by several threads (src/core/runs/timelineRangeThread.ts): each takes the next range
+ * of events not yet taken (`ChunkClaim`), keeps its own part (lanes and counts; a grid, totals and
+ * wide events), and the parts are merged. The merge is exact for counts, bytes, the lanes and
+ * the events drawn one by one; busy times are the same sums added in another order.
+ *
  * The file is outside data: each range is checked as the whole-file readers check it, and a bad
  * value is named by its event in the file.
  */
@@ -29,9 +34,9 @@ import {
   timelineLayout,
 } from './timelineFile';
 import { timesFit32 } from './timelineCompact';
-import type { LodRequest, LodResult } from './timelineLod';
+import type { LodRequest, LodResult, LodRuns } from './timelineLod';
 import { Growable, LOD_LEVELS } from './timelineLod';
-import type { LaneInfo, TimelineMeta } from './timelineModel';
+import type { HeatLane, LaneInfo, TimelineMeta } from './timelineModel';
 import {
   CATEGORY_TABLE,
   CU_CATEGORY,
@@ -47,7 +52,7 @@ import type { EventRecords } from './timelineQueries';
 /** Events read from every column at a time: a multiple of 8, so each column's range starts 8-aligned. */
 export const OVERVIEW_CHUNK_EVENTS = 1 << 16;
 /** The largest grid (requested lanes x buckets) the overview bins; a larger one waits for the index. */
-const MAX_CELLS = 1 << 20;
+export const OVERVIEW_MAX_CELLS = 1 << 20;
 /** Wide events kept while binning, per event the request may draw one by one; more and the overview declines. */
 const CANDIDATES_PER_RAW = 4;
 /** Kernel names reported with an answer, as the engine does. */
@@ -55,6 +60,9 @@ const RAW_KERNEL_NAMES = 64;
 const PATH_COUNT = 4;
 const LANE_TABLE = 4096;
 const GPU_TABLE = 64;
+
+/** A column of the file by name, as TIMELINE_COLUMN_NAMES lists them. */
+type ColumnName = (typeof TIMELINE_COLUMN_NAMES)[number];
 
 /** What the survey reads of each event. */
 const SURVEY_COLUMNS: readonly ColumnName[] = ['kind', 'gpu', 'lane', 'startNs', 'endNs', 'flags'];
@@ -67,9 +75,27 @@ export interface OverviewSource {
   read: ReadAt;
 }
 
+/** Hands out the file's ranges of events (OVERVIEW_CHUNK_EVENTS each) in order, each once; past the last, any number past it. */
+export interface ChunkClaim {
+  next(): number;
+}
+
+/** A claim of one thread's own. */
+export function localClaim(): ChunkClaim {
+  let at = 0;
+  return { next: () => at++ };
+}
+
+/** A claim shared by threads through the first Int32 of `shared` (zeroed by whoever made it). */
+export function sharedClaim(shared: SharedArrayBuffer): ChunkClaim {
+  const counter = new Int32Array(shared, 0, 1);
+  return { next: () => Atomics.add(counter, 0, 1) };
+}
+
 /**
- * Each event's lane in first-seen order, as the index's first pass numbers them (a table per
- * GPU and category for numbers below 4096, a map above).
+ * Each event's lane, numbered in the order lanes are first met, as the index's first pass
+ * numbers them (a table per GPU and category for numbers below 4096, a map above). Lanes added
+ * in the index's order first (`preload`) keep the index's ids.
  */
 class LaneFinder {
   readonly lanes: LaneInfo[] = [];
@@ -84,6 +110,20 @@ class LaneFinder {
   find(kind: number, gpu: number, rawNumber: number): number {
     const categoryIndex = CATEGORY_TABLE[kind]!;
     const number = categoryIndex === CU_CATEGORY || categoryIndex === ENGINE_CATEGORY ? rawNumber : 0;
+    return this.findKey(gpu, categoryIndex, number);
+  }
+
+  /** Lanes by (GPU, category index, number), three numbers each, in order. */
+  preload(keys: Int32Array): void {
+    for (let k = 0; k + 2 < keys.length; k += 3) this.findKey(keys[k]!, keys[k + 1]!, keys[k + 2]!);
+  }
+
+  /** The lanes as (GPU, category index, number) triples, in their order here. */
+  keys(): Int32Array {
+    return laneKeysOf(this.lanes);
+  }
+
+  findKey(gpu: number, categoryIndex: number, number: number): number {
     const group = gpu * 8 + categoryIndex;
     if (number < LANE_TABLE) {
       let at = group < GPU_TABLE * 8 ? this.groupAt[group]! : (this.farGroupAt.get(group) ?? -1);
@@ -122,8 +162,16 @@ class LaneFinder {
   }
 }
 
-/** A column of the file by name, as TIMELINE_COLUMN_NAMES lists them. */
-type ColumnName = (typeof TIMELINE_COLUMN_NAMES)[number];
+/** Lanes as (GPU, category index, number) triples, in order. */
+function laneKeysOf(lanes: readonly LaneInfo[]): Int32Array {
+  const out = new Int32Array(lanes.length * 3);
+  lanes.forEach((lane, i) => {
+    out[i * 3] = lane.gpu;
+    out[i * 3 + 1] = LANE_CATEGORIES.indexOf(lane.category);
+    out[i * 3 + 2] = lane.number;
+  });
+  return out;
+}
 
 const VIEWS: Record<ColumnName, new (buffer: ArrayBuffer, offset: number, length: number) => ArrayBufferView> = {
   kind: Uint8Array,
@@ -141,14 +189,12 @@ const VIEWS: Record<ColumnName, new (buffer: ArrayBuffer, offset: number, length
 };
 
 /** One range's buffers, one per column read. */
-interface RangeBuffers {
-  columns: { name: ColumnName; index: number; width: number; buffer: ArrayBuffer }[];
-}
+type RangeBuffers = { name: ColumnName; index: number; width: number; buffer: ArrayBuffer }[];
 
 /** Reads events `from..from+n-1` of every column in `b` (the columns' reads at once). */
 async function readRange(source: OverviewSource, layout: TimelineLayout, b: RangeBuffers, from: number, n: number) {
   await Promise.all(
-    b.columns.map(async ({ index, width, buffer }) => {
+    b.map(async ({ index, width, buffer }) => {
       const want = n * width;
       const into = new Uint8Array(buffer, 0, want);
       const position = layout.offsets[index]! + from * width;
@@ -156,7 +202,9 @@ async function readRange(source: OverviewSource, layout: TimelineLayout, b: Rang
       while (got < want) {
         const r = await source.read(into, got, want - got, position + got);
         if (!(Number.isSafeInteger(r) && r >= 0 && r <= want - got))
-          throw new TimelineFormatError(`timeline file read returned ${r} bytes where at most ${want - got} were asked`);
+          throw new TimelineFormatError(
+            `timeline file read returned ${r} bytes where at most ${want - got} were asked`,
+          );
         if (r === 0)
           throw new TimelineFormatError(
             `timeline file is truncated: it ended at ${position + got} bytes while being read, ${source.fileBytes} expected`,
@@ -167,85 +215,106 @@ async function readRange(source: OverviewSource, layout: TimelineLayout, b: Rang
   );
 }
 
+/** A range of events handed out by fileRanges: its first event and its columns. */
+interface FileRange {
+  first: number;
+  columns: TimelineRange;
+}
+
 /**
- * The columns `names` of a file, a range of events at a time, into two sets of buffers used in
- * turn: the next range is read while the caller works on this one. Each range is checked before
- * it is handed out, and must not be kept past the next one.
+ * The columns `names` of a file, a range of events at a time (the ranges `claim` hands this
+ * reader), into two sets of buffers used in turn: the next range is read while the caller works
+ * on this one. Each range is checked before it is handed out, and must not be kept past the next.
  */
 async function* fileRanges(
   source: OverviewSource,
   layout: TimelineLayout,
   names: readonly ColumnName[],
+  claim: ChunkClaim,
   signal: AbortSignal | undefined,
-): AsyncGenerator<TimelineRange> {
+): AsyncGenerator<FileRange> {
   const widths = timelineColumnWidths(layout.version);
-  const chunk = Math.min(OVERVIEW_CHUNK_EVENTS, Math.max(8, Math.ceil(layout.count / 8) * 8));
-  const present = names.filter((name) => TIMELINE_COLUMN_NAMES.indexOf(name) < widths.length);
-  const set = (): RangeBuffers => ({
-    columns: present.map((name) => {
-      const index = TIMELINE_COLUMN_NAMES.indexOf(name);
-      return { name, index, width: widths[index]!, buffer: new ArrayBuffer(chunk * widths[index]!) };
-    }),
-  });
-  const sets = [set(), set()];
   const count = layout.count;
-  let next: Promise<void> | undefined = count > 0 ? readRange(source, layout, sets[0]!, 0, Math.min(chunk, count)) : undefined;
-  for (let from = 0, turn = 0; from < count; from += chunk, turn ^= 1) {
-    signal?.throwIfAborted();
+  const chunk = OVERVIEW_CHUNK_EVENTS;
+  const chunks = Math.ceil(count / chunk);
+  const size = Math.min(chunk, Math.max(8, Math.ceil(count / 8) * 8));
+  const present = names.filter((name) => TIMELINE_COLUMN_NAMES.indexOf(name) < widths.length);
+  const set = (): RangeBuffers =>
+    present.map((name) => {
+      const index = TIMELINE_COLUMN_NAMES.indexOf(name);
+      return { name, index, width: widths[index]!, buffer: new ArrayBuffer(size * widths[index]!) };
+    });
+  const sets = [set(), set()];
+  const take = (turn: number) => {
+    const c = claim.next();
+    if (!(c >= 0 && c < chunks)) return undefined;
+    const from = c * chunk;
     const n = Math.min(chunk, count - from);
-    await next;
-    const after = from + chunk;
-    next = after < count ? readRange(source, layout, sets[turn ^ 1]!, after, Math.min(chunk, count - after)) : undefined;
-    // A read that fails while this range is worked on is seen at the next await; it must not go unhandled meanwhile.
-    next?.catch(() => undefined);
-    const range: TimelineRange = { count: n };
-    for (const { name, buffer } of sets[turn]!.columns)
-      (range as Record<string, unknown>)[name] = new VIEWS[name](buffer, 0, n);
-    checkTimelineValues(range, from);
-    yield range;
+    const read = readRange(source, layout, sets[turn]!, from, n);
+    // A read that fails while another range is worked on is seen at its own await; never unhandled meanwhile.
+    read.catch(() => undefined);
+    return { from, n, read };
+  };
+  let turn = 0;
+  let next = take(turn);
+  while (next) {
+    signal?.throwIfAborted();
+    const { from, n, read } = next;
+    await read;
+    next = take(turn ^ 1);
+    const columns: TimelineRange = { count: n };
+    for (const { name, buffer } of sets[turn]!)
+      (columns as Record<string, unknown>)[name] = new VIEWS[name](buffer, 0, n);
+    checkTimelineValues(columns, from);
+    yield { first: from, columns };
+    turn ^= 1;
   }
 }
 
-/** What the survey found: the index the page lays out from, and what the overview bins with. */
-export interface TimelineSurvey {
-  layout: TimelineLayout;
-  index: PageIndex;
-  inferred: boolean;
-  /** The compact columns' base (the first start when times fit 32-bit offsets, else 0): windows are binned relative to it. */
-  baseNs: number;
-  finder: LaneFinder;
-  /** First-seen lane -> lane id. */
-  renumber: Int32Array;
-  ms: number;
-}
-
-/**
- * The first pass: the header and size checked, then every event's lane, the lanes' counts, the
- * time span and whether any event was inferred. Holds nothing per event.
- */
-export async function surveyTimeline(
-  source: OverviewSource,
-  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'>,
-  signal?: AbortSignal,
-): Promise<TimelineSurvey> {
-  const t0 = performance.now();
-  signal?.throwIfAborted();
+/** The header of the file, checked against its size: where each column starts. */
+export async function readLayout(source: OverviewSource): Promise<TimelineLayout> {
   const head = new Uint8Array(TIMELINE_HEADER_BYTES);
   let got = 0;
   while (got < head.length) {
     const r = await source.read(head, got, head.length - got, got);
     if (!(Number.isSafeInteger(r) && r >= 0 && r <= head.length - got))
-      throw new TimelineFormatError(`timeline file read returned ${r} bytes where at most ${head.length - got} were asked`);
+      throw new TimelineFormatError(
+        `timeline file read returned ${r} bytes where at most ${head.length - got} were asked`,
+      );
     if (r === 0) break;
     got += r;
   }
-  const layout = timelineLayout(head.subarray(0, got), source.fileBytes);
-  const finder = new LaneFinder(meta.vendor);
+  return timelineLayout(head.subarray(0, got), source.fileBytes);
+}
+
+/** What one reader's share of the survey found. */
+export interface SurveyPart {
+  /** Its lanes as (GPU, category index, number) triples, in the order it met them. */
+  lanes: Int32Array;
+  /** Events per lane, in that order. */
+  counts: Int32Array;
+  minStart: number;
+  maxEnd: number;
+  wholeTimes: boolean;
+  inferred: boolean;
+  /** Events it surveyed: the parts' sum must be the file's count. */
+  events: number;
+}
+
+/** One reader's share of the survey: the ranges `claim` hands it. */
+export async function surveyPart(
+  source: OverviewSource,
+  layout: TimelineLayout,
+  claim: ChunkClaim,
+  signal?: AbortSignal,
+): Promise<SurveyPart> {
+  const finder = new LaneFinder('amd');
   let minStart = Infinity;
   let maxEnd = -Infinity;
   let whole = true;
   let inferred = false;
-  for await (const r of fileRanges(source, layout, SURVEY_COLUMNS, signal)) {
+  let events = 0;
+  for await (const { columns: r } of fileRanges(source, layout, SURVEY_COLUMNS, claim, signal)) {
     const kind = r.kind!;
     const gpu = r.gpu!;
     const lane = r.lane!;
@@ -277,19 +346,86 @@ export async function surveyTimeline(
       if (whole && (s !== Math.floor(s) || e !== Math.floor(e))) whole = false;
     }
     if (flags && !inferred) for (let i = 0; i < r.count; i++) if ((flags[i]! & FLAG_INFERRED) !== 0) inferred = true;
+    events += r.count;
+  }
+  return {
+    lanes: finder.keys(),
+    counts: finder.counts.slice(0, finder.lanes.length),
+    minStart,
+    maxEnd,
+    wholeTimes: whole,
+    inferred,
+    events,
+  };
+}
+
+/** What the survey found: the index the page lays out from, and what the overview bins with. */
+export interface TimelineSurvey {
+  layout: TimelineLayout;
+  index: PageIndex;
+  inferred: boolean;
+  /** The compact columns' base (the first start when times fit 32-bit offsets, else 0): windows are binned relative to it. */
+  baseNs: number;
+  /** The index's lanes as (GPU, category index, number) triples, in id order. */
+  laneKeys: Int32Array;
+  ms: number;
+}
+
+/**
+ * The parts of a survey as one: lanes met by any part, laid out as the index lays them out
+ * (layoutLanes), their counts summed, the span the widest. Throws when the parts do not cover
+ * the file (a reader stopped early).
+ */
+export function mergeSurvey(
+  layout: TimelineLayout,
+  parts: readonly SurveyPart[],
+  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'>,
+  ms: number,
+): TimelineSurvey {
+  const events = parts.reduce((sum, p) => sum + p.events, 0);
+  if (events !== layout.count) throw new Error(`the survey covered ${events} of the timeline's ${layout.count} events`);
+  const finder = new LaneFinder(meta.vendor);
+  let minStart = Infinity;
+  let maxEnd = -Infinity;
+  let whole = true;
+  let inferred = false;
+  for (const part of parts) {
+    for (let j = 0; j < part.counts.length; j++) {
+      const id = finder.findKey(part.lanes[j * 3]!, part.lanes[j * 3 + 1]!, part.lanes[j * 3 + 2]!);
+      finder.counts[id]! += part.counts[j]!;
+    }
+    if (part.minStart < minStart) minStart = part.minStart;
+    if (part.maxEnd > maxEnd) maxEnd = part.maxEnd;
+    whole &&= part.wholeTimes;
+    inferred ||= part.inferred;
   }
   const n = layout.count;
-  const { sorted, renumber, laneStart, heat } = layoutLanes(finder.lanes, finder.counts, meta);
+  const { sorted, laneStart, heat } = layoutLanes(finder.lanes, finder.counts, meta);
   const range = { minStartNs: n > 0 ? minStart : 0, maxEndNs: n > 0 ? maxEnd : 0, wholeTimes: whole, bytesFit32: true };
   return {
     layout,
     index: { count: n, lanes: sorted, laneStart, startNs: n > 0 ? minStart : 0, endNs: n > 0 ? maxEnd : 1, heat },
     inferred,
     baseNs: timesFit32(range) ? range.minStartNs : 0,
-    finder,
-    renumber,
-    ms: performance.now() - t0,
+    laneKeys: laneKeysOf(sorted),
+    ms,
   };
+}
+
+/**
+ * The first pass in this thread alone: the header and size checked, then every event's lane,
+ * the lanes' counts, the time span and whether any event was inferred. Holds nothing per event.
+ */
+export async function surveyTimeline(
+  source: OverviewSource,
+  meta: Pick<TimelineMeta, 'gpuCus' | 'vendor'>,
+  signal?: AbortSignal,
+): Promise<TimelineSurvey> {
+  const t0 = performance.now();
+  signal?.throwIfAborted();
+  const layout = await readLayout(source);
+  const part = await surveyPart(source, layout, localClaim(), signal);
+  return mergeSurvey(layout, [part], meta, performance.now() - t0);
 }
 
 /** What the overview answers: a level-of-detail answer as the engine sends it. */
@@ -299,6 +435,60 @@ export interface OverviewAnswer {
   rawKernels: string[];
   ms: number;
 }
+
+/** A request made ready to bin, as plain data every reader of the file can be handed. */
+export interface BinPlan {
+  request: LodRequest;
+  baseNs: number;
+  buckets: number;
+  laneKeys: Int32Array;
+  heat: HeatLane[];
+  realLanes: number;
+}
+
+/**
+ * A request checked for what the overview can answer exactly: undefined for a lane asked twice
+ * (or a CU lane under two strips), a lane id that is not a whole number, a window that is not
+ * finite, or a grid over OVERVIEW_MAX_CELLS.
+ */
+export function planOverview(survey: TimelineSurvey, request: LodRequest): BinPlan | undefined {
+  const buckets = Math.max(1, Math.floor(request.buckets));
+  if (!(Number.isFinite(request.startNs) && Number.isFinite(request.endNs))) return undefined;
+  if (request.lanes.length * buckets > OVERVIEW_MAX_CELLS) return undefined;
+  const realLanes = survey.index.lanes.length;
+  const heatOf = new Map(survey.index.heat.map((h) => [h.id, h]));
+  const asked = new Set<number>();
+  const underStrip = new Set<number>();
+  for (const laneId of request.lanes) {
+    if (!Number.isSafeInteger(laneId) || laneId < 0 || asked.has(laneId)) return undefined;
+    asked.add(laneId);
+    for (const cu of heatOf.get(laneId)?.cuLanes ?? []) {
+      if (underStrip.has(cu)) return undefined;
+      underStrip.add(cu);
+    }
+  }
+  return { request, baseNs: survey.baseNs, buckets, laneKeys: survey.laneKeys, heat: survey.index.heat, realLanes };
+}
+
+const CANDIDATE_KEYS = [
+  'event',
+  'slot',
+  'lane',
+  'kind',
+  'op',
+  'path',
+  'gpu',
+  'number',
+  'id',
+  'startNs',
+  'endNs',
+  'queuedNs',
+  'bytes',
+  'flag',
+] as const;
+
+/** A part's wide events as plain arrays (what crosses between threads). */
+export type CandidateArrays = Pick<Candidates, (typeof CANDIDATE_KEYS)[number] | 'length'>;
 
 /** Wide events met while binning: drawn one by one, or binned afterwards when more than `maxRaw` are. */
 class Candidates {
@@ -337,6 +527,22 @@ class Candidates {
     this.flag[at] = (r.flags?.[i] ?? 0) & FLAG_INFERRED;
   }
 
+  /** The arrays cut to the events kept, for another thread or for merging. */
+  trimmed(): CandidateArrays {
+    const n = this.length;
+    const out = { length: n } as CandidateArrays;
+    for (const key of CANDIDATE_KEYS) (out as Record<string, unknown>)[key] = this[key].slice(0, n);
+    return out;
+  }
+
+  /** Another part's wide events after these. */
+  append(other: CandidateArrays): void {
+    while (this.event.length < this.length + other.length) this.grow();
+    for (const key of CANDIDATE_KEYS)
+      (this[key] as Float64Array).set(other[key] as unknown as Float64Array, this.length);
+    this.length += other.length;
+  }
+
   private grow(): void {
     for (const key of Object.keys(this) as (keyof this)[]) {
       const a = this[key];
@@ -349,13 +555,8 @@ class Candidates {
   }
 }
 
-/** The grid being binned: per requested lane and bucket, what aggregate's scratch holds for one lane. */
-interface Grid {
-  buckets: number;
-  startNs: number;
-  endNs: number;
-  nsPerBucket: number;
-  perNs: number;
+/** A part's grid: per requested lane and bucket, what aggregate's scratch holds for one lane. */
+export interface GridArrays {
   busy: Float64Array;
   count: Float64Array;
   bytes: Float64Array;
@@ -368,6 +569,15 @@ interface Grid {
   inferred: Uint8Array;
   lo: Int32Array;
   hi: Int32Array;
+}
+
+/** The grid being binned, with the window it bins. */
+interface Grid extends GridArrays {
+  buckets: number;
+  startNs: number;
+  endNs: number;
+  nsPerBucket: number;
+  perNs: number;
 }
 
 /** One event into its slot's bucket, as binLane (timelineLod.ts) does it; st/en relative to the base. */
@@ -394,7 +604,10 @@ function bin(
   g.count[cell]! += 1;
   g.bytes[cell]! += eventBytes;
   const ll = g.lastLane[cell]!;
-  if (lane > ll || (lane === ll && (st > g.lastStart[cell]! || (st === g.lastStart[cell]! && event > g.lastEvent[cell]!)))) {
+  if (
+    lane > ll ||
+    (lane === ll && (st > g.lastStart[cell]! || (st === g.lastStart[cell]! && event > g.lastEvent[cell]!)))
+  ) {
     g.lastLane[cell] = lane;
     g.lastStart[cell] = st;
     g.lastEvent[cell] = event;
@@ -430,25 +643,30 @@ function bin(
   g.hi[slot] = hi;
 }
 
+/** What binRange reads besides the range and the grid. */
+interface BinContext {
+  finder: LaneFinder;
+  baseNs: number;
+  /** Per lane: its slot in the request (-1: not asked), and the slot of the strip it sits under. */
+  directSlot: Int32Array;
+  heatSlot: Int32Array;
+  rawMinNs: number;
+  maxRaw: number;
+  keepMost: number;
+  wide: Candidates;
+  totals: { count: Float64Array; bytes: Float64Array; busyNs: Float64Array };
+}
+
 /**
  * One range of events into the grid: each event of a requested lane (and of the CU lanes under
  * a requested occupancy strip) counted in its slot's totals and binned, or kept as a wide event.
- * False when there are more wide events than the overview keeps. The hot loop: the grid's arrays
+ * False when there are more wide events than the overview keeps, or a lane the survey did not
+ * see (the file changed). The hot loop: the grid's arrays
  * in locals, the bin of an event inside one bucket without a call.
  */
-function binRange(
-  r: TimelineRange,
-  first: number,
-  g: Grid,
-  survey: TimelineSurvey,
-  directSlot: Int32Array,
-  heatSlot: Int32Array,
-  rawMinNs: number,
-  maxRaw: number,
-  keepMost: number,
-  wide: Candidates,
-  totals: { count: Float64Array; bytes: Float64Array; busyNs: Float64Array },
-): boolean {
+function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext): boolean {
+  const { finder, baseNs: base, directSlot, heatSlot, rawMinNs, maxRaw, keepMost, wide, totals } = context;
+  const realLanes = directSlot.length;
   const kind = r.kind!;
   const gpu = r.gpu!;
   const numbers = r.lane!;
@@ -458,10 +676,22 @@ function binRange(
   const bytes = r.bytes!;
   const path = r.path!;
   const flags = r.flags;
-  const finder = survey.finder;
-  const renumber = survey.renumber;
-  const base = survey.baseNs;
-  const { startNs, endNs, perNs, buckets, count, lastLane, lastStart, lastEvent, lastPath, inferred, busy, pathBusy, lo, hi } = g;
+  const {
+    startNs,
+    endNs,
+    perNs,
+    buckets,
+    count,
+    lastLane,
+    lastStart,
+    lastEvent,
+    lastPath,
+    inferred,
+    busy,
+    pathBusy,
+    lo,
+    hi,
+  } = g;
   const last = buckets - 1;
   const totalCount = totals.count;
   const totalBytes = totals.bytes;
@@ -483,7 +713,9 @@ function binRange(
     const gp = gpu[i]!;
     const nb = numbers[i]!;
     if (k !== lastKind || gp !== lastGpu || nb !== lastNumber) {
-      lane = renumber[finder.find(k, gp, nb)]!;
+      lane = finder.find(k, gp, nb);
+      // A lane the survey did not see: the file changed since.
+      if (lane >= realLanes) return false;
       lastKind = k;
       lastGpu = gp;
       lastNumber = nb;
@@ -565,59 +797,35 @@ function binRange(
   return true;
 }
 
-/**
- * The page's level-of-detail request answered from the file: one more pass over it, binning
- * each event of a requested lane (and of the CU lanes under a requested occupancy strip).
- * Undefined when the overview cannot answer it exactly (the module's comment says when).
- */
-export async function overviewLod(
-  source: OverviewSource,
-  survey: TimelineSurvey,
-  request: LodRequest,
-  signal?: AbortSignal,
-): Promise<OverviewAnswer | undefined> {
-  const t0 = performance.now();
-  const index = survey.index;
-  const realLanes = index.lanes.length;
-  const slots = request.lanes.length;
-  const buckets = Math.max(1, Math.floor(request.buckets));
-  if (!(Number.isFinite(request.startNs) && Number.isFinite(request.endNs)) || slots * buckets > MAX_CELLS) return undefined;
-  const directSlot = new Int32Array(realLanes).fill(-1);
-  const heatSlot = new Int32Array(realLanes).fill(-1);
-  const capacity = new Float64Array(slots);
-  const heatOf = new Map(index.heat.map((h) => [h.id, h]));
-  for (let slot = 0; slot < slots; slot++) {
-    const laneId = request.lanes[slot]!;
-    if (!Number.isSafeInteger(laneId) || laneId < 0) return undefined;
-    if (laneId < realLanes) {
-      if (directSlot[laneId]! >= 0) return undefined;
-      directSlot[laneId] = slot;
-      capacity[slot] = 1;
-      continue;
-    }
-    const heat = heatOf.get(laneId);
-    if (!heat) continue;
-    for (const cu of heat.cuLanes) {
-      if (heatSlot[cu]! >= 0) return undefined;
-      heatSlot[cu] = slot;
-    }
-    capacity[slot] = Math.max(1, heat.cuCount);
-  }
-
-  const base = survey.baseNs;
-  const startNs = request.startNs - base;
-  const endNs = request.endNs - base;
+/** The window a plan bins: what every reader and the merge derive alike. */
+function windowOf(plan: BinPlan) {
+  const { request, baseNs, buckets } = plan;
+  const startNs = request.startNs - baseNs;
+  const endNs = request.endNs - baseNs;
   const spanNs = Math.max(endNs - startNs, 1e-9);
   const nsPerBucket = spanNs / buckets;
-  const rawMinNs = (request.rawMinPx ?? 2) * nsPerBucket;
   const maxRaw = request.maxRaw ?? 20_000;
-  const cells = slots * buckets;
-  const g: Grid = {
-    buckets,
+  return {
     startNs,
     endNs,
     nsPerBucket,
     perNs: 1 / nsPerBucket,
+    rawMinNs: (request.rawMinPx ?? 2) * nsPerBucket,
+    maxRaw,
+    keepMost: Math.max(maxRaw * CANDIDATES_PER_RAW, 1024),
+  };
+}
+
+function emptyGrid(plan: BinPlan): Grid {
+  const w = windowOf(plan);
+  const slots = plan.request.lanes.length;
+  const cells = slots * plan.buckets;
+  return {
+    buckets: plan.buckets,
+    startNs: w.startNs,
+    endNs: w.endNs,
+    nsPerBucket: w.nsPerBucket,
+    perNs: w.perNs,
     busy: new Float64Array(cells),
     count: new Float64Array(cells),
     bytes: new Float64Array(cells),
@@ -627,37 +835,182 @@ export async function overviewLod(
     lastStart: new Float64Array(cells),
     lastEvent: new Int32Array(cells),
     inferred: new Uint8Array(cells),
-    lo: new Int32Array(slots).fill(buckets),
+    lo: new Int32Array(slots).fill(plan.buckets),
     hi: new Int32Array(slots).fill(-1),
   };
+}
+
+/** One reader's share of the overview: its grid, the lanes' totals over its events, its wide events. */
+export interface BinPart {
+  grid: GridArrays;
+  totals: { count: Float64Array; bytes: Float64Array; busyNs: Float64Array };
+  wide: CandidateArrays;
+  events: number;
+}
+
+/** The buffers under a part, each once: what a thread hands over instead of copying. */
+export function binPartBuffers(part: BinPart): ArrayBuffer[] {
+  const arrays = [
+    ...Object.values(part.grid),
+    ...Object.values(part.totals),
+    ...CANDIDATE_KEYS.map((key) => part.wide[key]),
+  ] as ArrayBufferView[];
+  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
+}
+
+/**
+ * One reader's share of the overview: the ranges `claim` hands it, binned by `plan`. Undefined
+ * when it met more wide events than the overview keeps or a lane the survey did not see.
+ */
+export async function binPart(
+  source: OverviewSource,
+  layout: TimelineLayout,
+  plan: BinPlan,
+  claim: ChunkClaim,
+  signal?: AbortSignal,
+): Promise<BinPart | undefined> {
+  const slots = plan.request.lanes.length;
+  const directSlot = new Int32Array(plan.realLanes).fill(-1);
+  const heatSlot = new Int32Array(plan.realLanes).fill(-1);
+  const heatOf = new Map(plan.heat.map((h) => [h.id, h]));
+  plan.request.lanes.forEach((laneId, slot) => {
+    if (laneId < plan.realLanes) directSlot[laneId] = slot;
+    else for (const cu of heatOf.get(laneId)?.cuLanes ?? []) if (cu < plan.realLanes) heatSlot[cu] = slot;
+  });
+  const finder = new LaneFinder('amd');
+  finder.preload(plan.laneKeys);
+  const w = windowOf(plan);
+  const g = emptyGrid(plan);
+  const context: BinContext = {
+    finder,
+    baseNs: plan.baseNs,
+    directSlot,
+    heatSlot,
+    rawMinNs: w.rawMinNs,
+    maxRaw: w.maxRaw,
+    keepMost: w.keepMost,
+    wide: new Candidates(),
+    totals: { count: new Float64Array(slots), bytes: new Float64Array(slots), busyNs: new Float64Array(slots) },
+  };
+  let events = 0;
+  for await (const { first, columns } of fileRanges(source, layout, OVERVIEW_COLUMNS, claim, signal)) {
+    if (!binRange(columns, first, g, context)) return undefined;
+    events += columns.count;
+  }
+  const { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred, lo, hi } = g;
+  return {
+    grid: { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred, lo, hi },
+    totals: context.totals,
+    wide: context.wide.trimmed(),
+    events,
+  };
+}
+
+/** Adds a part's grid to the merged one; each bucket's colour from the event latest in aggregate's order. */
+function addGrid(g: Grid, p: GridArrays): void {
+  for (let c = 0; c < g.count.length; c++) {
+    if (p.count[c] === 0 && p.busy[c] === 0) continue;
+    g.busy[c]! += p.busy[c]!;
+    g.count[c]! += p.count[c]!;
+    g.bytes[c]! += p.bytes[c]!;
+    for (let q = 0; q < PATH_COUNT; q++) g.pathBusy[c * PATH_COUNT + q]! += p.pathBusy[c * PATH_COUNT + q]!;
+    g.inferred[c]! |= p.inferred[c]!;
+    const lane = p.lastLane[c]!;
+    const st = p.lastStart[c]!;
+    const ev = p.lastEvent[c]!;
+    const ll = g.lastLane[c]!;
+    if (lane > ll || (lane === ll && (st > g.lastStart[c]! || (st === g.lastStart[c]! && ev > g.lastEvent[c]!)))) {
+      g.lastLane[c] = lane;
+      g.lastStart[c] = st;
+      g.lastEvent[c] = ev;
+      g.lastPath[c] = p.lastPath[c]!;
+    }
+  }
+  for (let slot = 0; slot < g.lo.length; slot++) {
+    if (p.lo[slot]! < g.lo[slot]!) g.lo[slot] = p.lo[slot]!;
+    if (p.hi[slot]! > g.hi[slot]!) g.hi[slot] = p.hi[slot]!;
+  }
+}
+
+/**
+ * The parts of an overview as one answer: grids and totals added, then the first maxRaw wide
+ * events in lane order drawn one by one and any past them binned. Undefined when the parts do
+ * not cover the file's `count` events or hold more wide events than the overview keeps.
+ */
+export function mergeBins(
+  plan: BinPlan,
+  parts: readonly BinPart[],
+  count: number,
+  t0: number,
+): OverviewAnswer | undefined {
+  if (parts.reduce((sum, p) => sum + p.events, 0) !== count) return undefined;
+  const w = windowOf(plan);
+  const g = emptyGrid(plan);
+  const slots = plan.request.lanes.length;
   const totals = { count: new Float64Array(slots), bytes: new Float64Array(slots), busyNs: new Float64Array(slots) };
   const wide = new Candidates();
-  const keepMost = Math.max(maxRaw * CANDIDATES_PER_RAW, 1024);
-
-  let first = 0;
-  for await (const r of fileRanges(source, survey.layout, OVERVIEW_COLUMNS, signal)) {
-    if (!binRange(r, first, g, survey, directSlot, heatSlot, rawMinNs, maxRaw, keepMost, wide, totals)) return undefined;
-    first += r.count;
+  for (const part of parts) {
+    addGrid(g, part.grid);
+    for (let slot = 0; slot < slots; slot++) {
+      totals.count[slot]! += part.totals.count[slot]!;
+      totals.bytes[slot]! += part.totals.bytes[slot]!;
+      totals.busyNs[slot]! += part.totals.busyNs[slot]!;
+    }
+    wide.append(part.wide);
   }
+  if (wide.length > w.keepMost) return undefined;
 
   // The first maxRaw wide events in aggregate's order (lane slot, start, file order) are drawn
   // one by one; any past them are binned as the others were.
+  const base = plan.baseNs;
   const order = Array.from({ length: wide.length }, (_, j) => j).sort(
     (x, y) => wide.slot[x]! - wide.slot[y]! || wide.startNs[x]! - wide.startNs[y]! || wide.event[x]! - wide.event[y]!,
   );
-  const raw = order.slice(0, maxRaw);
-  for (const j of order.slice(maxRaw)) {
+  const raw = order.slice(0, w.maxRaw);
+  for (const j of order.slice(w.maxRaw)) {
     const s0 = wide.startNs[j]!;
     const e0 = wide.endNs[j]!;
     const enAbs = e0 > s0 ? e0 : s0;
-    bin(g, wide.slot[j]!, s0 - base, enAbs - base, wide.bytes[j]!, wide.path[j]! & 3, wide.flag[j]!, wide.lane[j]!, wide.event[j]!);
+    bin(
+      g,
+      wide.slot[j]!,
+      s0 - base,
+      enAbs - base,
+      wide.bytes[j]!,
+      wide.path[j]! & 3,
+      wide.flag[j]!,
+      wide.lane[j]!,
+      wide.event[j]!,
+    );
   }
 
+  const request = plan.request;
+  return {
+    result: {
+      startNs: request.startNs,
+      endNs: request.endNs,
+      buckets: plan.buckets,
+      raw: Int32Array.from(raw, (j) => wide.event[j]!),
+      runs: gridRuns(plan, g),
+      totals: { lane: Int32Array.from(request.lanes), ...totals },
+    },
+    records: wideRecords(wide, raw),
+    rawKernels: raw.some((j) => wide.kind[j] === KIND_KERNEL) ? [''] : [],
+    ms: performance.now() - t0,
+  };
+}
+
+/** The merged grid as aggregate's runs: per slot, each bucket's level and colour, equal neighbours merged. */
+function gridRuns(plan: BinPlan, g: Grid): LodRuns {
+  const heatOf = new Map(plan.heat.map((h) => [h.id, h]));
   const runs = new Growable();
-  for (let slot = 0; slot < slots; slot++) {
-    const laneId = request.lanes[slot]!;
-    if (capacity[slot] === 0) continue;
-    const capacityNs = nsPerBucket * capacity[slot]!;
+  const buckets = plan.buckets;
+  for (let slot = 0; slot < plan.request.lanes.length; slot++) {
+    const laneId = plan.request.lanes[slot]!;
+    const heat = laneId >= plan.realLanes ? heatOf.get(laneId) : undefined;
+    // A lane that is neither real nor a strip has nothing, as in aggregate.
+    if (laneId >= plan.realLanes && !heat) continue;
+    const capacityNs = g.nsPerBucket * (heat ? Math.max(1, heat.cuCount) : 1);
     const row = slot * buckets;
     for (let b = g.lo[slot]!; b <= g.hi[slot]!; b++) {
       const cell = row + b;
@@ -680,53 +1033,45 @@ export async function overviewLod(
       runs.push(laneId, b, level, p, g.inferred[cell]!, n, g.bytes[cell]!, used);
     }
   }
+  return runs.done();
+}
 
-  const records: EventRecords = {
-    ids: [],
-    laneOf: [],
-    kind: [],
-    op: [],
-    path: [],
-    gpu: [],
-    lane: [],
-    id: [],
-    startNs: [],
-    endNs: [],
-    queuedNs: [],
-    bytes: [],
-    flags: [],
-    label: [],
-  };
-  const names = new Set<string>();
-  for (const j of raw) {
-    records.ids.push(wide.event[j]!);
-    records.laneOf.push(wide.lane[j]!);
-    records.kind.push(wide.kind[j]!);
-    records.op.push(wide.op[j]!);
-    records.path.push(wide.path[j]!);
-    records.gpu.push(wide.gpu[j]!);
-    records.lane.push(wide.number[j]!);
-    records.id.push(wide.id[j]!);
-    records.startNs.push(wide.startNs[j]!);
-    records.endNs.push(wide.endNs[j]!);
-    records.queuedNs.push(wide.queuedNs[j]!);
-    records.bytes.push(wide.bytes[j]!);
-    records.flags.push(wide.flag[j]!);
-    // sdmatl files carry no names.
-    records.label.push(undefined);
-    if (wide.kind[j] === KIND_KERNEL && names.size < RAW_KERNEL_NAMES) names.add('');
-  }
+/** The records of the events drawn one by one, as eventRecords gives them (sdmatl files carry no names). */
+function wideRecords(wide: Candidates, raw: readonly number[]): EventRecords {
+  const pick = <T>(column: ArrayLike<T>) => raw.map((j) => column[j]!);
   return {
-    result: {
-      startNs: request.startNs,
-      endNs: request.endNs,
-      buckets,
-      raw: Int32Array.from(raw, (j) => wide.event[j]!),
-      runs: runs.done(),
-      totals: { lane: Int32Array.from(request.lanes), ...totals },
-    },
-    records,
-    rawKernels: [...names],
-    ms: performance.now() - t0,
+    ids: pick(wide.event),
+    laneOf: pick(wide.lane),
+    kind: pick(wide.kind),
+    op: pick(wide.op),
+    path: pick(wide.path),
+    gpu: pick(wide.gpu),
+    lane: pick(wide.number),
+    id: pick(wide.id),
+    startNs: pick(wide.startNs),
+    endNs: pick(wide.endNs),
+    queuedNs: pick(wide.queuedNs),
+    bytes: pick(wide.bytes),
+    flags: pick(wide.flag),
+    label: raw.map(() => undefined),
   };
+}
+
+/**
+ * The page's level-of-detail request answered from the file in this thread alone: one more pass
+ * over it, binning each event of a requested lane (and of the CU lanes under a requested
+ * occupancy strip). Undefined when the overview cannot answer it exactly (the module's comment
+ * says when).
+ */
+export async function overviewLod(
+  source: OverviewSource,
+  survey: TimelineSurvey,
+  request: LodRequest,
+  signal?: AbortSignal,
+): Promise<OverviewAnswer | undefined> {
+  const t0 = performance.now();
+  const plan = planOverview(survey, request);
+  if (!plan) return undefined;
+  const part = await binPart(source, survey.layout, plan, localClaim(), signal);
+  return part && mergeBins(plan, [part], survey.layout.count, t0);
 }

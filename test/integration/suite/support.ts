@@ -40,11 +40,19 @@ export interface TimelinePanelView {
   appliedFilter: { filter: string; kept: number } | undefined;
   /**
    * A host-held timeline (HOST_HELD_EVENTS or more, read and indexed by an engine thread of the
-   * extension host): its count, whether the index is built, whether the panel still holds the
-   * thread, and the engine's answers relayed so far by type; undefined otherwise.
+   * extension host): its count, whether the file was surveyed (the overview's index) and the
+   * index is built, whether the panel still holds the thread, and the engine's answers relayed so
+   * far by type (`overview`, `index`, `lod`, ...); undefined otherwise.
    */
   hostHeldState:
-    { count: number; indexed: boolean; running: boolean; answers: Readonly<Record<string, number>> } | undefined;
+    | {
+        count: number;
+        surveyed: boolean;
+        indexed: boolean;
+        running: boolean;
+        answers: Readonly<Record<string, number>>;
+      }
+    | undefined;
   /** Why the timeline could not be read or opened, as its page says. */
   loadFailure: string | undefined;
 }
