@@ -12,7 +12,18 @@ import {
 } from '../../src/core/timeline/timelineFile';
 import { aggregate, type LodRequest } from '../../src/core/timeline/timelineLod';
 import { buildIndexAndLod } from '../../src/core/timeline/timelineModel';
-import { OVERVIEW_CHUNK_EVENTS, overviewLod, surveyTimeline } from '../../src/core/timeline/timelineOverview';
+import {
+  OVERVIEW_CHUNK_EVENTS,
+  binPart,
+  mergeBins,
+  mergeSurvey,
+  overviewLod,
+  planOverview,
+  readLayout,
+  sharedClaim,
+  surveyPart,
+  surveyTimeline,
+} from '../../src/core/timeline/timelineOverview';
 import { eventRecords } from '../../src/core/timeline/timelineQueries';
 import { repeated, sdmatlBytes } from './timelineFixture';
 
@@ -223,5 +234,44 @@ describe('overviewLod', () => {
       await overviewLod(src, survey, { ...window, buckets: 20_000, lanes: Array.from({ length: 60 }, (_, i) => i) }),
     ).toBeUndefined();
     expect(await overviewLod(src, survey, { ...window, buckets: 100, lanes: [0, 1, 2] })).toBeDefined();
+  });
+});
+
+describe('the overview shared by several readers', () => {
+  it('parts that take ranges in turn merge into the one-reader survey and the aggregate answer', async () => {
+    const t = randomTimeline(71, { events: OVERVIEW_CHUNK_EVENTS * 3 + 1234, spanNs: 6e8 });
+    const built = buildIndexAndLod(t, META, true, true);
+    const src = source(sdmatlBytes(t));
+    const layout = await readLayout(src);
+    // Three readers share one claim; their awaits interleave, so each gets some of the ranges.
+    const claim = sharedClaim(new SharedArrayBuffer(4));
+    const parts = await Promise.all([0, 1, 2].map(() => surveyPart(src, layout, claim)));
+    expect(parts.filter((p) => p.events > 0).length).toBeGreaterThan(1);
+    const survey = mergeSurvey(layout, parts, META, 0);
+    const alone = await surveyTimeline(src, META);
+    expect(survey.index).toEqual(alone.index);
+    expect(survey.laneKeys).toEqual(alone.laneKeys);
+
+    const width = 2 ** Math.ceil(Math.log2((survey.index.endNs - survey.index.startNs) / 640 + 1));
+    const request = {
+      startNs: survey.index.startNs,
+      endNs: survey.index.startNs + width * 640,
+      buckets: 640,
+      lanes: allLanes(survey.index),
+    };
+    const plan = planOverview(survey, request)!;
+    const binClaim = sharedClaim(new SharedArrayBuffer(4));
+    const binned = await Promise.all([0, 1].map(() => binPart(src, layout, plan, binClaim)));
+    expect(binned.every((p) => p && p.events > 0)).toBe(true);
+    const merged = mergeBins(
+      plan,
+      binned.map((p) => p!),
+      t.count,
+      0,
+    )!;
+    expect(merged.result).toEqual(aggregate(built.lod!, built.index, request));
+    // A part missing (a reader that stopped) is not an answer.
+    expect(mergeBins(plan, [binned[0]!], t.count, 0)).toBeUndefined();
+    expect(() => mergeSurvey(layout, [parts[0]!], META, 0)).toThrow(/covered/);
   });
 });

@@ -15,17 +15,31 @@
  *
  * The host's own thread never reads, indexes or aggregates the events.
  */
-import { parentPort } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { timelineFits } from '../timeline/timelineCompact';
 import { createEngine } from '../timeline/timelineEngine';
 import type { FromWorker, PageIndex, ToWorker } from '../timeline/timelineEngineProtocol';
 import type { ReadAt } from '../timeline/timelineFile';
 import { TimelineFormatError, readTimelineFrom } from '../timeline/timelineFile';
 import { isEmptyFilter, parseFilter } from '../timeline/timelineFilter';
-import type { OverviewSource, TimelineSurvey } from '../timeline/timelineOverview';
-import { overviewLod, surveyTimeline } from '../timeline/timelineOverview';
+import type { OverviewAnswer, OverviewSource, TimelineSurvey } from '../timeline/timelineOverview';
+import {
+  binPart,
+  localClaim,
+  mergeBins,
+  mergeSurvey,
+  planOverview,
+  readLayout,
+  surveyPart,
+} from '../timeline/timelineOverview';
+import type { LodRequest } from '../timeline/timelineLod';
 import { openSafeFile } from './safeFile';
 import type { ThreadMessage, ToThread } from './timelineEngineHost';
+import type { RangeFile, RangeReader } from './timelineRanges';
+import { RangeReaders } from './timelineRanges';
+import type { RangesPort } from './timelineRangeThread';
+import { serveRanges } from './timelineRangeThread';
 
 /** The part of a MessagePort the engine talks through (parentPort, or a test's stand-in). */
 export interface EnginePort {
@@ -36,6 +50,10 @@ export interface EnginePort {
 export interface ServeOptions {
   /** How long the overview waits for the page's first level-of-detail request before the index is built anyway. */
   overviewWaitMs?: number;
+  /** Starts a reader that shares the overview's passes (timelineRangeThread.ts); none: the engine reads alone. */
+  startReader?: () => RangeReader;
+  /** How many readers to start beside the engine. */
+  readers?: number;
 }
 
 /** A page sends its first request within milliseconds of the index; a hidden one may send none. */
@@ -70,12 +88,25 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
   async function open(file: string, meta: Extract<ToThread, { type: 'open' }>['meta']): Promise<void> {
     const t0 = performance.now();
     const { handle, size } = await openSafeFile(file, 'timeline');
+    // Started first, so that they are up by the time the survey is shared with them.
+    const readers =
+      options.startReader && (options.readers ?? 0) > 0
+        ? new RangeReaders(options.startReader, options.readers ?? 0)
+        : undefined;
     try {
       const read: ReadAt = (b, o, l, p) => handle.read(b, o, l, p).then((r) => r.bytesRead);
       const source: OverviewSource = { fileBytes: size, read };
-      const survey = await surveyTimeline(source, meta);
-      const fit = timelineFits(survey.layout.count);
+      const layout = await readLayout(source);
+      const fit = timelineFits(layout.count);
       if (!fit.ok) throw new Error(fit.message);
+      const shared: RangeFile = { fd: handle.fd, fileBytes: size, layout };
+      const parts = await readers?.survey(shared, (claim) => surveyPart(source, layout, claim));
+      const survey = mergeSurvey(
+        layout,
+        parts ?? [await surveyPart(source, layout, localClaim())],
+        meta,
+        performance.now() - t0,
+      );
       reply({
         type: 'index',
         index: { ...survey.index, laneStart: survey.index.laneStart.slice() },
@@ -83,7 +114,8 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         buildMs: survey.ms,
         stage: 'overview',
       });
-      await answerFromFile(source, survey);
+      await answerFromFile(source, survey, (request) => binShared(source, survey, request, readers, shared));
+      readers?.dispose();
       const columns = await readTimelineFrom(size, read);
       port.postMessage({ type: 'read', count: columns.count, readMs: performance.now() - t0 });
       engine.handle({ type: 'load', columns, meta }, (message, transfer) =>
@@ -96,6 +128,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
       if (err instanceof TimelineFormatError) throw err;
       throw new Error(`${file} could not be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     } finally {
+      readers?.dispose();
       await handle.close();
     }
     indexed = true;
@@ -107,7 +140,32 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
    * filter) and the first level-of-detail request are answered from the file; the first query
    * that needs more, or a wait past `overviewWaitMs` for the page, ends it.
    */
-  async function answerFromFile(source: OverviewSource, survey: TimelineSurvey): Promise<void> {
+  /**
+   * The overview's binning of `request`, shared with the readers when there are any; done alone
+   * when a reader failed. Undefined when the overview cannot answer it exactly.
+   */
+  async function binShared(
+    source: OverviewSource,
+    survey: TimelineSurvey,
+    request: LodRequest,
+    readers: RangeReaders | undefined,
+    file: RangeFile,
+  ): Promise<OverviewAnswer | undefined> {
+    const t0 = performance.now();
+    const plan = planOverview(survey, request);
+    if (!plan) return undefined;
+    const layout = survey.layout;
+    const parts = await readers?.bin(file, plan, (claim) => binPart(source, layout, plan, claim));
+    if (parts) return parts.every((p) => p !== undefined) ? mergeBins(plan, parts, layout.count, t0) : undefined;
+    const alone = await binPart(source, layout, plan, localClaim());
+    return alone && mergeBins(plan, [alone], layout.count, t0);
+  }
+
+  async function answerFromFile(
+    source: OverviewSource,
+    survey: TimelineSurvey,
+    bin: (request: LodRequest) => Promise<OverviewAnswer | undefined>,
+  ): Promise<void> {
     const deadline = performance.now() + (options.overviewWaitMs ?? OVERVIEW_WAIT_MS);
     for (;;) {
       while (waiting.length > 0) {
@@ -124,7 +182,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
           continue;
         }
         if (query.type !== 'lod') return;
-        const answer = await overviewLod(source, survey, query.request);
+        const answer = await bin(query.request);
         if (!answer) return;
         waiting.shift();
         const r = answer.result.runs;
@@ -174,4 +232,18 @@ export function sameIndex(a: PageIndex, b: PageIndex): boolean {
   return JSON.stringify([a.lanes, a.heat]) === JSON.stringify([b.lanes, b.heat]);
 }
 
-if (parentPort) serveEngine(parentPort as unknown as EnginePort);
+/** Readers beside the engine: one per processor left over, at most 3 (the passes are mostly memory bandwidth past that). */
+const READERS = Math.max(0, Math.min(3, availableParallelism() - 1));
+
+if (parentPort) {
+  // What the starter asked: a reader ('ranges'), or the engine with at most a number of readers (benchmarks compare).
+  const asked = (workerData ?? {}) as { role?: string; readers?: number };
+  if (asked.role === 'ranges') serveRanges(parentPort as unknown as RangesPort);
+  else
+    serveEngine(parentPort as unknown as EnginePort, {
+      readers: Number.isSafeInteger(asked.readers) ? Math.max(0, Math.min(READERS, asked.readers!)) : READERS,
+      // This bundle again, as a reader (a CommonJS bundle: __filename is its own path).
+      startReader: () =>
+        new Worker(__filename, { workerData: { role: 'ranges' }, name: 'sdma-lens-ranges' }) as unknown as RangeReader,
+    });
+}

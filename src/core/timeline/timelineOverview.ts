@@ -55,8 +55,6 @@ export const OVERVIEW_CHUNK_EVENTS = 1 << 16;
 export const OVERVIEW_MAX_CELLS = 1 << 20;
 /** Wide events kept while binning, per event the request may draw one by one; more and the overview declines. */
 const CANDIDATES_PER_RAW = 4;
-/** Kernel names reported with an answer, as the engine does. */
-const RAW_KERNEL_NAMES = 64;
 const PATH_COUNT = 4;
 const LANE_TABLE = 4096;
 const GPU_TABLE = 64;
