@@ -97,7 +97,7 @@ const TOPOLOGY = {
 export const POINTS_PER_SIZE = PAIRS.length * SERIES.length;
 
 /** xorshift32: the same file for the same seed, fast enough for millions of lines. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let x = seed >>> 0 || 0x9e3779b9;
   return () => {
     x ^= x << 13;

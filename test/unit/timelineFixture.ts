@@ -5,6 +5,7 @@
  */
 import type { PathName, TimelineEvent } from '../../src/core/protocol';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
+import { TIMELINE_COLUMN_NAMES } from '../../src/core/timeline/timelineFile';
 import { columnsFromEvents } from '../../src/core/timeline/timelineModel';
 
 type Row = [
@@ -102,20 +103,7 @@ export const AMD_ENGINE_DEVICE: TimelineEvent[] = [
 }));
 
 /** Every column an sdmatl file holds (version 2), in file order: what the readers' tests compare. */
-export const FILE_COLUMNS = [
-  'kind',
-  'op',
-  'path',
-  'gpu',
-  'lane',
-  'id',
-  'ref',
-  'startNs',
-  'endNs',
-  'queuedNs',
-  'bytes',
-  'flags',
-] as const;
+export const FILE_COLUMNS = TIMELINE_COLUMN_NAMES;
 
 /**
  * The columns as an sdmatl file of `version` (docs/PROTOCOL.md): the header, then each column

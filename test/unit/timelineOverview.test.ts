@@ -25,22 +25,10 @@ import {
   surveyTimeline,
 } from '../../src/core/timeline/timelineOverview';
 import { eventRecords } from '../../src/core/timeline/timelineQueries';
+import { random } from '../support/bigRun';
 import { repeated, sdmatlBytes } from './timelineFixture';
 
 const META = { gpuCus: [80, 0, 64], vendor: 'amd' as const };
-
-/** A small seeded generator, so a failure names its seed and can be run again. */
-function rng(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
 interface Shape {
   events: number;
@@ -53,7 +41,7 @@ interface Shape {
 
 /** Random events over a few GPUs and every kind: lanes in and out of time order, ties, instants, queued packets, flags. */
 function randomTimeline(seed: number, shape: Shape): TimelineColumns {
-  const r = rng(seed);
+  const r = random(seed);
   const n = shape.events;
   const t = emptyColumns(n, true);
   t.flags = new Uint8Array(n);

@@ -61,7 +61,10 @@ writeFileSync(file, sdmatlBytes(repeated(Math.ceil((OVERVIEW_CHUNK_EVENTS * 4.5)
 async function opened() {
   const handle = await open(file, 'r');
   const size = (await handle.stat()).size;
-  const source = { fileBytes: size, read: (b: Uint8Array, o: number, l: number, p: number) => handle.read(b, o, l, p).then((r) => r.bytesRead) };
+  const source = {
+    fileBytes: size,
+    read: (b: Uint8Array, o: number, l: number, p: number) => handle.read(b, o, l, p).then((r) => r.bytesRead),
+  };
   const layout = await readLayout(source);
   return { handle, source, layout, shared: { fd: handle.fd, fileBytes: size, layout } };
 }
@@ -84,7 +87,12 @@ describe('RangeReaders', () => {
       const binned = await readers.bin(shared, plan, (claim) => binPart(source, layout, plan, claim));
       expect(binned).toHaveLength(3);
       expect(binned!.filter((p) => p && p.events > 0).length).toBeGreaterThan(1);
-      const merged = mergeBins(plan, binned!.map((p) => p!), layout.count, 0)!;
+      const merged = mergeBins(
+        plan,
+        binned!.map((p) => p!),
+        layout.count,
+        0,
+      )!;
       const alone = mergeBins(plan, [(await binPart(source, layout, plan, { next: counter() }))!], layout.count, 0)!;
       expect(merged.result.totals.count).toEqual(alone.result.totals.count);
       expect(merged.result.runs.count).toEqual(alone.result.runs.count);
@@ -95,23 +103,26 @@ describe('RangeReaders', () => {
     }
   });
 
-  it.each(['exit', 'error'] as const)('a reader that fails (%s) makes the pass undefined, and the readers unused after', async (how) => {
-    const { handle, source, layout, shared } = await opened();
-    try {
-      const made: LocalReader[] = [];
-      const readers = new RangeReaders(() => {
-        const r = new LocalReader(made.length === 0 ? how : 'serve');
-        made.push(r);
-        return r;
-      }, 2);
-      expect(await readers.survey(shared, (claim) => surveyPart(source, layout, claim))).toBeUndefined();
-      if (how === 'exit') expect(readers.size).toBe(0);
-      readers.dispose();
-      expect(made.every((r) => r.terminated === 1)).toBe(true);
-    } finally {
-      await handle.close();
-    }
-  });
+  it.each(['exit', 'error'] as const)(
+    'a reader that fails (%s) makes the pass undefined, and the readers unused after',
+    async (how) => {
+      const { handle, source, layout, shared } = await opened();
+      try {
+        const made: LocalReader[] = [];
+        const readers = new RangeReaders(() => {
+          const r = new LocalReader(made.length === 0 ? how : 'serve');
+          made.push(r);
+          return r;
+        }, 2);
+        expect(await readers.survey(shared, (claim) => surveyPart(source, layout, claim))).toBeUndefined();
+        if (how === 'exit') expect(readers.size).toBe(0);
+        readers.dispose();
+        expect(made.every((r) => r.terminated === 1)).toBe(true);
+      } finally {
+        await handle.close();
+      }
+    },
+  );
 
   it('a reader that cannot be started leaves the engine to read alone', () => {
     const readers = new RangeReaders(() => {

@@ -20,6 +20,7 @@ import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { timelineFits } from '../timeline/timelineCompact';
 import { createEngine } from '../timeline/timelineEngine';
 import type { FromWorker, PageIndex, ToWorker } from '../timeline/timelineEngineProtocol';
+import { lodBuffers } from '../timeline/timelineEngineProtocol';
 import type { ReadAt } from '../timeline/timelineFile';
 import { TimelineFormatError, readTimelineFrom } from '../timeline/timelineFile';
 import { isEmptyFilter, parseFilter } from '../timeline/timelineFilter';
@@ -185,19 +186,6 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         const answer = await bin(query.request);
         if (!answer) return;
         waiting.shift();
-        const r = answer.result.runs;
-        const transfer = [
-          answer.result.raw.buffer,
-          r.lane.buffer,
-          r.b0.buffer,
-          r.b1.buffer,
-          r.level.buffer,
-          r.path.buffer,
-          r.inferred.buffer,
-          r.count.buffer,
-          r.bytes.buffer,
-          r.busyNs.buffer,
-        ] as ArrayBuffer[];
         reply(
           {
             type: 'lod',
@@ -207,7 +195,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
             rawKernels: answer.rawKernels,
             ms: answer.ms,
           },
-          transfer,
+          lodBuffers(answer.result),
         );
         return;
       }

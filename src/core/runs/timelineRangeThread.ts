@@ -16,9 +16,7 @@ export type ToRanges =
 
 /** Reader -> engine: its part of the pass (null: the overview cannot answer), or why it failed. */
 export type FromRanges =
-  | { type: 'survey'; part: SurveyPart }
-  | { type: 'bin'; part: BinPart | null }
-  | { type: 'error'; message: string };
+  { type: 'survey'; part: SurveyPart } | { type: 'bin'; part: BinPart | null } | { type: 'error'; message: string };
 
 /** The part of a MessagePort the reader talks through. */
 export interface RangesPort {

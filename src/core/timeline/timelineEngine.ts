@@ -15,6 +15,7 @@ import type { TimelineIndex, TimelineMeta } from './timelineModel';
 import { KIND_KERNEL, buildIndexAndLod } from './timelineModel';
 import { applyFilterQuery, eventDetails, eventRecords, firstInView, hitEvent, stepInLane } from './timelineQueries';
 import type { FromWorker, LodEngine, ToWorker } from './timelineEngineProtocol';
+import { lodBuffers } from './timelineEngineProtocol';
 
 /** Kernel names the page reports from a level-of-detail answer (the browser tests read them). */
 const RAW_KERNEL_NAMES = 64;
@@ -77,23 +78,10 @@ export function createEngine(): LodEngine {
               const e = result.raw[i]!;
               if (columns.kind[e] === KIND_KERNEL) names.add(labelOf(columns, e) ?? '');
             }
-            const r = result.runs;
-            // The result is only ever read by the page: hand its buffers over instead of copying.
-            const transfer = [
-              result.raw.buffer,
-              r.lane.buffer,
-              r.b0.buffer,
-              r.b1.buffer,
-              r.level.buffer,
-              r.path.buffer,
-              r.inferred.buffer,
-              r.count.buffer,
-              r.bytes.buffer,
-              r.busyNs.buffer,
-            ] as ArrayBuffer[];
             reply(
               { type: 'lod', id: message.id, result, records, rawKernels: [...names], ms: performance.now() - t0 },
-              transfer,
+              // The result is only ever read by the page: its buffers are handed over, not copied.
+              lodBuffers(result),
             );
             break;
           }

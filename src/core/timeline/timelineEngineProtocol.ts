@@ -76,3 +76,20 @@ export function columnBuffers(c: TimelineColumns): ArrayBuffer[] {
   const all = [c.kind, c.op, c.path, c.gpu, c.lane, c.id, c.ref, c.startNs, c.endNs, c.queuedNs, c.bytes, ...optional];
   return [...new Set(all.map((a) => a.buffer as ArrayBuffer))];
 }
+
+/** The buffers of a level-of-detail answer, handed over to the page instead of copied (only it reads them). */
+export function lodBuffers(result: LodResult): ArrayBuffer[] {
+  const r = result.runs;
+  return [
+    result.raw.buffer,
+    r.lane.buffer,
+    r.b0.buffer,
+    r.b1.buffer,
+    r.level.buffer,
+    r.path.buffer,
+    r.inferred.buffer,
+    r.count.buffer,
+    r.bytes.buffer,
+    r.busyNs.buffer,
+  ] as ArrayBuffer[];
+}

@@ -732,63 +732,45 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
     else if (b > last) b = last;
     // Spread over several buckets (the general path, bin()) or inside one: b0 === b1 === b.
     const spread = z > a && Math.floor((z - startNs) * perNs) > b && b < last;
-    if (ds >= 0) {
-      totalCount[ds]! += 1;
-      totalBytes[ds]! += eventBytes;
-      totalBusy[ds]! += z - a;
-      let visible = s0;
-      if (k === KIND_PACKET) {
-        const q = queuedNs[i]!;
-        if (q >= 0 && q < s0) visible = q;
-      }
-      if (maxRaw > 0 && Math.fround(enAbs - visible) >= rawMinNs) {
-        if (wide.length >= keepMost) return false;
-        wide.push(r, i, event, ds, lane);
-      } else if (spread) {
-        bin(g, ds, st, en, eventBytes, p, flag, lane, event);
-      } else {
-        const cell = ds * buckets + b;
-        count[cell]! += 1;
-        binned[cell]! += eventBytes;
-        // In file order a later event of the lane at the same start is later in lane order too.
-        if (lane > lastLane[cell]! || (lane === lastLane[cell] && st >= lastStart[cell]!)) {
-          lastLane[cell] = lane;
-          lastStart[cell] = st;
-          lastEvent[cell] = event;
-          lastPath[cell] = p;
+    // The lane's own slot first (where a wide event is drawn one by one), then its strip's.
+    for (let pass = 0; pass < 2; pass++) {
+      const slot = pass === 0 ? ds : hs;
+      if (slot < 0) continue;
+      totalCount[slot]! += 1;
+      totalBytes[slot]! += eventBytes;
+      totalBusy[slot]! += z - a;
+      if (pass === 0 && maxRaw > 0) {
+        let visible = s0;
+        if (k === KIND_PACKET) {
+          const q = queuedNs[i]!;
+          if (q >= 0 && q < s0) visible = q;
         }
-        inferred[cell]! |= flag;
-        if (b < lo[ds]!) lo[ds] = b;
-        if (b > hi[ds]!) hi[ds] = b;
-        if (z > a) {
-          busy[cell]! += z - a;
-          pathBusy[cell * PATH_COUNT + p]! += z - a;
+        if (Math.fround(enAbs - visible) >= rawMinNs) {
+          if (wide.length >= keepMost) return false;
+          wide.push(r, i, event, slot, lane);
+          continue;
         }
       }
-    }
-    if (hs >= 0) {
-      totalCount[hs]! += 1;
-      totalBytes[hs]! += eventBytes;
-      totalBusy[hs]! += z - a;
       if (spread) {
-        bin(g, hs, st, en, eventBytes, p, flag, lane, event);
-      } else {
-        const cell = hs * buckets + b;
-        count[cell]! += 1;
-        binned[cell]! += eventBytes;
-        if (lane > lastLane[cell]! || (lane === lastLane[cell] && st >= lastStart[cell]!)) {
-          lastLane[cell] = lane;
-          lastStart[cell] = st;
-          lastEvent[cell] = event;
-          lastPath[cell] = p;
-        }
-        inferred[cell]! |= flag;
-        if (b < lo[hs]!) lo[hs] = b;
-        if (b > hi[hs]!) hi[hs] = b;
-        if (z > a) {
-          busy[cell]! += z - a;
-          pathBusy[cell * PATH_COUNT + p]! += z - a;
-        }
+        bin(g, slot, st, en, eventBytes, p, flag, lane, event);
+        continue;
+      }
+      const cell = slot * buckets + b;
+      count[cell]! += 1;
+      binned[cell]! += eventBytes;
+      // In file order a later event of the lane at the same start is later in lane order too.
+      if (lane > lastLane[cell]! || (lane === lastLane[cell] && st >= lastStart[cell]!)) {
+        lastLane[cell] = lane;
+        lastStart[cell] = st;
+        lastEvent[cell] = event;
+        lastPath[cell] = p;
+      }
+      inferred[cell]! |= flag;
+      if (b < lo[slot]!) lo[slot] = b;
+      if (b > hi[slot]!) hi[slot] = b;
+      if (z > a) {
+        busy[cell]! += z - a;
+        pathBusy[cell * PATH_COUNT + p]! += z - a;
       }
     }
   }
