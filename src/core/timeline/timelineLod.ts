@@ -12,7 +12,15 @@
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED } from './timelineFile';
 import type { LodColumns } from './timelineCompact';
-import { allocLodColumns, firstReachingLod, scanRange } from './timelineCompact';
+import {
+  BLOCK,
+  BLOCK_SHIFT,
+  allocLodColumns,
+  firstReachingLod,
+  fitsOffset,
+  floatTimes,
+  scanRange,
+} from './timelineCompact';
 import type { TimelineIndex } from './timelineModel';
 import { KIND_DOORBELL, KIND_PACKET, movesBytes } from './timelineModel';
 
@@ -195,17 +203,33 @@ export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'he
  * this is the reference that pass is checked against.
  */
 export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order' | 'laneStart'>): LodColumns {
-  const n = index.order.length;
-  const c = allocLodColumns(n, scanRange(t.startNs, t.endNs, t.bytes, t.count));
-  const base = c.baseNs;
+  const laneStart = index.laneStart;
+  let c = allocLodColumns(laneStart, scanRange(t.startNs, t.endNs, t.bytes, t.count));
   const flags = t.flags;
-  for (let l = 0; l + 1 < index.laneStart.length; l++) {
+  // Times as offsets from their block's first start, when every block's fit 32 bits.
+  let blocks = c.blocks;
+  let fits = true;
+  for (let l = 0; blocks && l + 1 < laneStart.length; l++) {
     let run = -Infinity;
-    for (let k = index.laneStart[l]!; k < index.laneStart[l + 1]!; k++) {
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+      const e = index.order[k]!;
+      run = Math.max(run, t.startNs[e]!, t.endNs[e]!);
+      const at = k - laneStart[l]!;
+      const block = blocks.laneBlock[l]! + (at >>> BLOCK_SHIFT);
+      if (at % BLOCK === 0) blocks.base[block] = t.startNs[e]!;
+      if (!fitsOffset(run - blocks.base[block]!)) fits = false;
+    }
+  }
+  if (!fits) blocks = undefined;
+  if (c.blocks && !blocks) c = floatTimes(c);
+  for (let l = 0; l + 1 < laneStart.length; l++) {
+    let run = -Infinity;
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
       const e = index.order[k]!;
       const st = t.startNs[e]!;
       const en = Math.max(t.endNs[e]!, st);
       run = Math.max(run, en);
+      const base = blocks ? blocks.base[blocks.laneBlock[l]! + ((k - laneStart[l]!) >>> BLOCK_SHIFT)]! : 0;
       c.startNs[k] = st - base;
       c.endNs[k] = en - base;
       c.maxEnd[k] = run - base;
@@ -235,14 +259,21 @@ interface BinWindow {
   busyNs: number;
 }
 
+/** Block bases of float64 columns: never read (their one block ends past every lane). */
+const NO_BASES = new Float64Array(1);
+
 /**
- * Events `from..end-1` of the lane-ordered columns into the window's buckets (or `raw`, when
- * `rawAllowed` and at least `rawMinNs` wide), adding to its totals. The hot loop, its own small function so that it
- * is optimised early: typed-array reads and arithmetic only, no calls, no allocation.
+ * Events `from..end-1` of lane `lane` (starting at `laneFirst`) of the lane-ordered columns into
+ * the window's buckets (or `raw`, when `rawAllowed` and at least `rawMinNs` wide), adding to
+ * its totals. Times are the block's base plus the offset (exact: whole numbers under 2^53), the
+ * base read again where a block ends. The hot loop, its own small function so that it is
+ * optimised early: typed-array reads and arithmetic only, no calls, no allocation.
  */
 function binLane(
   lc: LodColumns,
   order: Int32Array,
+  lane: number,
+  laneFirst: number,
   from: number,
   end: number,
   w: BinWindow,
@@ -251,6 +282,18 @@ function binLane(
   raw: number[],
   mask: Uint8Array | undefined,
 ): void {
+  const blocks = lc.blocks;
+  const bases = blocks === undefined ? NO_BASES : blocks.base;
+  let block = 0;
+  let base = 0;
+  // Where the next block of the lane starts; past `end` for float64 times.
+  let blockEnd = end;
+  if (blocks !== undefined && from < end) {
+    const at = (from - laneFirst) >>> BLOCK_SHIFT;
+    block = blocks.laneBlock[lane]! + at;
+    base = bases[block]!;
+    blockEnd = laneFirst + (at + 1) * BLOCK;
+  }
   const startCol = lc.startNs;
   const endCol = lc.endNs;
   const extentCol = lc.extentNs;
@@ -265,9 +308,13 @@ function binLane(
   let laneBytes = w.bytes;
   let laneBusy = w.busyNs;
   for (let k = from; k < end; k++) {
-    const st = startCol[k]!;
+    if (k === blockEnd) {
+      base = bases[++block]!;
+      blockEnd += BLOCK;
+    }
+    const st = base + startCol[k]!;
     if (st > endNs) break;
-    const en = endCol[k]!;
+    const en = base + endCol[k]!;
     if (en < startNs) continue;
     if (mask !== undefined && mask[order[k]!] === 0) continue;
     const eventBytes = bytesCol[k]!;
@@ -320,9 +367,8 @@ function binLane(
 }
 
 export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
-  // The columns hold offsets from lc.baseNs: the window is moved there rather than every event.
-  const startNs = request.startNs - lc.baseNs;
-  const endNs = request.endNs - lc.baseNs;
+  const startNs = request.startNs;
+  const endNs = request.endNs;
   const buckets = Math.max(1, Math.floor(request.buckets));
   const spanNs = Math.max(endNs - startNs, 1e-9);
   const nsPerBucket = spanNs / buckets;
@@ -371,7 +417,8 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
     window.busyNs = 0;
     for (const lane of sources) {
       const from = firstReachingLod(lc, laneStart, lane, startNs);
-      binLane(lc, order, from, laneStart[lane + 1]!, window, heat === undefined, rawMinNs, raw, mask);
+      const end = laneStart[lane + 1]!;
+      binLane(lc, order, lane, laneStart[lane]!, from, end, window, heat === undefined, rawMinNs, raw, mask);
     }
     const lo = window.lo;
     const hi = window.hi;
@@ -443,14 +490,17 @@ export function measureRange(
     doorbells: 0,
     bytesByPath: [0, 0, 0, 0],
   };
-  const lo = result.fromNs - lc.baseNs;
-  const hi = result.toNs - lc.baseNs;
+  const lo = result.fromNs;
+  const hi = result.toNs;
+  const blocks = lc.blocks;
   for (let lane = 0; lane < index.lanes.length; lane++) {
+    const first = index.laneStart[lane]!;
     const end = index.laneStart[lane + 1]!;
     for (let k = firstReachingLod(lc, index.laneStart, lane, lo); k < end; k++) {
-      const st = lc.startNs[k]!;
+      const base = blocks ? blocks.base[blocks.laneBlock[lane]! + ((k - first) >>> BLOCK_SHIFT)]! : 0;
+      const st = base + lc.startNs[k]!;
       if (st > hi) break;
-      const en = lc.endNs[k]!;
+      const en = base + lc.endNs[k]!;
       if (en < lo || (mask && mask[index.order[k]!] === 0)) continue;
       result.events++;
       const kind = lc.kind[k]!;
