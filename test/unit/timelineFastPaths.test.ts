@@ -255,8 +255,8 @@ function referenceAggregate(lc: LodColumns, index: LodIndex, request: LodRequest
   const endCol = lc.endNs;
   const extentCol = lc.extentNs;
   const bytesCol = lc.bytes;
-  const pathCol = lc.path;
-  const flagCol = lc.flags;
+  const pathCol = Uint8Array.from(lc.tags, (tag) => tag & 3);
+  const flagCol = Uint8Array.from(lc.tags, (tag) => (tag >> 2) & 1);
   const order = index.order;
   const laneStart = index.laneStart;
   const last = buckets - 1;
@@ -599,7 +599,7 @@ function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
 /** Two sets of lane-ordered columns hold the same values in the same widths. */
 function sameColumns(a: LodColumns, b: LodColumns): void {
   expect(a.blocks).toEqual(b.blocks);
-  for (const key of ['startNs', 'endNs', 'maxEnd', 'extentNs', 'bytes', 'path', 'kind', 'flags'] as const) {
+  for (const key of ['startNs', 'endNs', 'maxEnd', 'extentNs', 'bytes', 'tags'] as const) {
     expect(a[key].constructor).toBe(b[key].constructor);
     expect(firstDifference(a[key], b[key]), key).toBe(-1);
   }

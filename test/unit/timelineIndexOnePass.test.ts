@@ -153,7 +153,10 @@ describe('one-pass timeline index', () => {
           expect(lod!.startNs[k]! + base).toBe(t.startNs[e]);
           expect(lod!.endNs[k]! + base).toBe(Math.max(t.endNs[e]!, t.startNs[e]!));
           expect(lod!.bytes[k]).toBe(t.bytes[e]);
-          expect(lod!.flags[k]).toBe(t.flags?.[e] ?? 0);
+          // Path, inferred flag and kind in one byte.
+          expect(lod!.tags[k]! & 3).toBe(t.path[e]! & 3);
+          expect((lod!.tags[k]! >> 2) & 1).toBe(t.flags?.[e] ?? 0);
+          expect(lod!.tags[k]! >> 3).toBe(t.kind[e]);
         }
       }),
       { numRuns: 300 },

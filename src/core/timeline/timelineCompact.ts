@@ -5,8 +5,8 @@
  * of its first event, the earliest of the block: a lane is in time order) as long as every
  * block's offsets fit, whatever the timeline's span; otherwise as float64 (exact for any time
  * the file can hold). Bytes are 32-bit when every event moved a whole number of bytes under
- * 4 GiB. A 10^7-event timeline then costs 23 bytes an event here instead of 43, plus 8 bytes a
- * block (at most one a lane and one a BLOCK events).
+ * 4 GiB; path, kind and inferred flag share one byte. A 10^7-event timeline then costs 21
+ * bytes an event here (37 at most), plus 8 bytes a block (one a lane and one a BLOCK events).
  */
 
 /** A time column: 32-bit offsets from their block's base when they fit, float64 times otherwise. */
@@ -47,10 +47,20 @@ export interface LodColumns {
   /** Drawn length including a packet's queue wait; float32 is plenty to compare with a pixel. */
   extentNs: Float32Array;
   bytes: ByteColumn;
-  path: Uint8Array;
-  kind: Uint8Array;
-  /** FLAG_INFERRED per event (0 for timelines without flags). */
-  flags: Uint8Array;
+  /** Path, inferred flag and kind of each event in one byte (`tagOf`). */
+  tags: Uint8Array;
+}
+
+/** A tag's path: bits 0-1. */
+export const TAG_PATH = 3;
+/** A tag's bit set for an inferred event (FLAG_INFERRED, not reported by the hardware). */
+export const TAG_INFERRED_SHIFT = 2;
+/** A tag's kind: bits 3-7 (kinds past 31, which no file holds, read as 31). */
+export const TAG_KIND_SHIFT = 3;
+
+/** One byte for what the level of detail and the measure read of an event besides times and bytes. */
+export function tagOf(path: number, kind: number, inferred: boolean): number {
+  return (path & TAG_PATH) | (inferred ? 1 << TAG_INFERRED_SHIFT : 0) | ((kind < 31 ? kind : 31) << TAG_KIND_SHIFT);
 }
 
 /** What a scan of the times and bytes found: decides the column widths. */
@@ -116,9 +126,7 @@ export function allocLodColumns(laneStart: Int32Array, range: ColumnRange): LodC
     maxEnd: time(),
     extentNs: new Float32Array(n),
     bytes: range.bytesFit32 ? new Uint32Array(n) : new Float64Array(n),
-    path: new Uint8Array(n),
-    kind: new Uint8Array(n),
-    flags: new Uint8Array(n),
+    tags: new Uint8Array(n),
   };
 }
 
@@ -144,8 +152,7 @@ export function lodBytesPerEvent(lc: LodColumns): number {
   const n = lc.startNs.length;
   if (n === 0) return 0;
   let total = 0;
-  for (const a of [lc.startNs, lc.endNs, lc.maxEnd, lc.extentNs, lc.bytes, lc.path, lc.kind, lc.flags])
-    total += a.byteLength;
+  for (const a of [lc.startNs, lc.endNs, lc.maxEnd, lc.extentNs, lc.bytes, lc.tags]) total += a.byteLength;
   if (lc.blocks) total += lc.blocks.base.byteLength + lc.blocks.laneBlock.byteLength;
   return total / n;
 }
@@ -201,18 +208,19 @@ export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: nu
  * index: each event's lane (2 with up to 65,535 lanes, 4 past that), the per-lane order (4),
  * the doorbell links (4) and the `ref` links (none when ids are the events' own indices and
  * every ref names an event or is -1: they are the file's `ref` column; 4 otherwise), its
- * running maxima being the compact columns'; the compact lane-ordered columns (23 to 39, and 8
- * bytes a block); the filter's mask (1). That is 84 bytes an event in the common case (whole
+ * running maxima being the compact columns'; the compact lane-ordered columns (21 to 37, and 8
+ * bytes a block); the filter's mask (1). That is 82 bytes an event in the common case (whole
  * nanosecond times, each block's within 2^32 ns, bytes under 4 GiB, ids that are indices) and
- * at most 106: the cap takes the most, so that any file under it fits. While the index is
+ * at most 104: the cap takes the most, so that any sdmatl file under it fits (Profile's
+ * timelines hold names and CUs instead of flags, 7 bytes an event more). While the index is
  * built the first pass's 4-byte lanes are held beside the 2-byte ones, and times whose blocks
  * do not fit 32 bits are held at both widths for a moment. The page holds nothing per event;
  * the extension host holds the file once while reading (50): its columns are views over it. A
- * budget of 2.2 GB gives the cap: 20.7 million events. The helper writes up to 50 million
+ * budget of 2.2 GB gives the cap: 21.1 million events. The helper writes up to 50 million
  * (native/src/limits.json); larger ones are refused before they are read, with what to do
  * instead.
  */
-export const TIMELINE_BYTES_PER_EVENT = 106;
+export const TIMELINE_BYTES_PER_EVENT = 104;
 export const TIMELINE_MEMORY_BUDGET_BYTES = 2.2e9;
 export const TIMELINE_MAX_EVENTS = Math.floor(TIMELINE_MEMORY_BUDGET_BYTES / TIMELINE_BYTES_PER_EVENT);
 

@@ -20,6 +20,10 @@ import {
   fitsOffset,
   floatTimes,
   scanRange,
+  tagOf,
+  TAG_INFERRED_SHIFT,
+  TAG_KIND_SHIFT,
+  TAG_PATH,
 } from './timelineCompact';
 import type { TimelineIndex } from './timelineModel';
 import { KIND_DOORBELL, KIND_PACKET, movesBytes } from './timelineModel';
@@ -235,9 +239,7 @@ export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order
       c.maxEnd[k] = run - base;
       c.extentNs[k] = en - visibleStartNs(t, e);
       c.bytes[k] = t.bytes[e]!;
-      c.path[k] = t.path[e]! & 3;
-      c.kind[k] = t.kind[e]!;
-      if (flags) c.flags[k] = flags[e]! & FLAG_INFERRED;
+      c.tags[k] = tagOf(t.path[e]!, t.kind[e]!, flags !== undefined && (flags[e]! & FLAG_INFERRED) !== 0);
     }
   }
   return c;
@@ -298,8 +300,7 @@ function binLane(
   const endCol = lc.endNs;
   const extentCol = lc.extentNs;
   const bytesCol = lc.bytes;
-  const pathCol = lc.path;
-  const flagCol = lc.flags;
+  const tagCol = lc.tags;
   const { startNs, endNs, nsPerBucket, perNs, last, maxRaw } = w;
   const { busy, count, bytes, pathBusy, lastPath, inferred } = w.s;
   let lo = w.lo;
@@ -330,11 +331,12 @@ function binLane(
     let b = Math.floor((st - startNs) * perNs);
     if (b < 0) b = 0;
     else if (b > last) b = last;
-    const path = pathCol[k]!;
+    const tag = tagCol[k]!;
+    const path = tag & TAG_PATH;
     count[b]! += 1;
     bytes[b]! += eventBytes;
     lastPath[b] = path;
-    inferred[b]! |= flagCol[k]!;
+    inferred[b]! |= (tag >>> TAG_INFERRED_SHIFT) & 1;
     if (b < lo) lo = b;
     if (z > a) {
       let b0 = Math.floor((a - startNs) * perNs);
@@ -493,25 +495,47 @@ export function measureRange(
   const lo = result.fromNs;
   const hi = result.toNs;
   const blocks = lc.blocks;
+  const bases = blocks === undefined ? NO_BASES : blocks.base;
+  const startCol = lc.startNs;
+  const endCol = lc.endNs;
+  const tagCol = lc.tags;
+  const bytesCol = lc.bytes;
+  const order = index.order;
+  const byPath = result.bytesByPath;
   for (let lane = 0; lane < index.lanes.length; lane++) {
     const first = index.laneStart[lane]!;
     const end = index.laneStart[lane + 1]!;
-    for (let k = firstReachingLod(lc, index.laneStart, lane, lo); k < end; k++) {
-      const base = blocks ? blocks.base[blocks.laneBlock[lane]! + ((k - first) >>> BLOCK_SHIFT)]! : 0;
-      const st = base + lc.startNs[k]!;
+    const from = firstReachingLod(lc, index.laneStart, lane, lo);
+    // As in binLane: the block's base, read again where a block ends.
+    let block = 0;
+    let base = 0;
+    let blockEnd = end;
+    if (blocks !== undefined && from < end) {
+      const at = (from - first) >>> BLOCK_SHIFT;
+      block = blocks.laneBlock[lane]! + at;
+      base = bases[block]!;
+      blockEnd = first + (at + 1) * BLOCK;
+    }
+    for (let k = from; k < end; k++) {
+      if (k === blockEnd) {
+        base = bases[++block]!;
+        blockEnd += BLOCK;
+      }
+      const st = base + startCol[k]!;
       if (st > hi) break;
-      const en = base + lc.endNs[k]!;
-      if (en < lo || (mask && mask[index.order[k]!] === 0)) continue;
+      const en = base + endCol[k]!;
+      if (en < lo || (mask && mask[order[k]!] === 0)) continue;
       result.events++;
-      const kind = lc.kind[k]!;
+      const tag = tagCol[k]!;
+      const kind = tag >>> TAG_KIND_SHIFT;
       if (kind === KIND_PACKET) result.packets++;
       if (kind === KIND_DOORBELL) result.doorbells++;
       if (!movesBytes(kind)) continue;
       const duration = en - st;
       const share = duration > 0 ? (Math.min(en, hi) - Math.max(st, lo)) / duration : 1;
-      const bytes = lc.bytes[k]! * share;
+      const bytes = bytesCol[k]! * share;
       result.bytes += bytes;
-      result.bytesByPath[lc.path[k]!]! += bytes;
+      byPath[tag & TAG_PATH]! += bytes;
     }
   }
   return result;

@@ -9,7 +9,7 @@ import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED, emptyColumns } from './timelineFile';
 import type { ColumnRange, LodColumns, TimeBlocks } from './timelineCompact';
-import { BLOCK, BLOCK_SHIFT, allocLodColumns, firstReachingIn, fitsOffset, floatTimes } from './timelineCompact';
+import { BLOCK, BLOCK_SHIFT, allocLodColumns, firstReachingIn, fitsOffset, floatTimes, tagOf } from './timelineCompact';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -316,7 +316,7 @@ function touchPages(a: Int32Array | Uint32Array | Float64Array | Float32Array | 
 }
 
 function lodArrays(lod: LodColumns) {
-  return [lod.startNs, lod.endNs, lod.maxEnd, lod.extentNs, lod.bytes, lod.path, lod.kind, lod.flags];
+  return [lod.startNs, lod.endNs, lod.maxEnd, lod.extentNs, lod.bytes, lod.tags];
 }
 
 /** `placeWithLod`'s answer per lane: its events arrived out of time order. */
@@ -404,10 +404,8 @@ function placeWithLod(
   const lm = lod.maxEnd;
   const lx = lod.extentNs;
   const lb = lod.bytes;
-  const lp = lod.path;
-  const lk = lod.kind;
+  const lt = lod.tags;
   const flags = t.flags;
-  const lf = lod.flags;
   for (let i = 0; i < n; i++) {
     const l = renumber[laneOf[i]!]!;
     laneOfOut[i] = l;
@@ -443,9 +441,7 @@ function placeWithLod(
     lm[k] = run - base;
     lx[k] = en - visible;
     lb[k] = bytes[i]!;
-    lp[k] = path[i]! & 3;
-    lk[k] = kind;
-    if (flags !== undefined) lf[k] = flags[i]! & FLAG_INFERRED;
+    lt[k] = tagOf(path[i]!, kind, flags !== undefined && (flags[i]! & FLAG_INFERRED) !== 0);
   }
   return state;
 }
@@ -534,9 +530,7 @@ function writeLod(
   }
   lod.extentNs[k] = en - visible;
   lod.bytes[k] = t.bytes[e]!;
-  lod.path[k] = t.path[e]! & 3;
-  lod.kind[k] = kind;
-  if (t.flags) lod.flags[k] = t.flags[e]! & FLAG_INFERRED;
+  lod.tags[k] = tagOf(t.path[e]!, kind, t.flags !== undefined && (t.flags[e]! & FLAG_INFERRED) !== 0);
 }
 
 /** Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its engine before it was queued. */
