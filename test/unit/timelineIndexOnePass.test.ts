@@ -199,6 +199,28 @@ describe('one-pass timeline index', () => {
     expect(long.maxEnd[n - 1]).toBe(4 * 1e6 + 1);
   });
 
+  it('keeps the lane of each event in 16 bits up to 65,535 lanes, 32 past that', () => {
+    const lanesOf = (lanes: number) => {
+      const t = emptyColumns(lanes + 1, true);
+      for (let i = 0; i <= lanes; i++) {
+        t.kind[i] = 1;
+        t.lane[i] = i % lanes;
+        t.id[i] = i;
+        t.startNs[i] = lanes - i;
+        t.endNs[i] = lanes - i + 1;
+      }
+      const { index } = buildIndexAndLod(t, { gpuCus: [], vendor: 'amd' }, true, true);
+      expect(index.lanes).toHaveLength(lanes);
+      // CU lanes sort by number: event i is on lane i (the last one on lane 0 with event 0).
+      expect(index.laneOf[lanes - 1]).toBe(lanes - 1);
+      expect(index.laneOf[lanes]).toBe(0);
+      expect(index.order.subarray(0, 2)).toEqual(Int32Array.from([lanes, 0]));
+      return index.laneOf;
+    };
+    expect(lanesOf(0xffff)).toBeInstanceOf(Uint16Array);
+    expect(lanesOf(0x1_0000)).toBeInstanceOf(Int32Array);
+  });
+
   it('sorts only what is out of order: a lane in time order is taken as it comes', () => {
     // Complexity, not time: a comparison counter on the lane sort.
     const n = 20_000;
