@@ -213,8 +213,9 @@ export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: nu
  * nanosecond times, each block's within 2^32 ns, bytes under 4 GiB, ids that are indices) and
  * at most 104: the cap takes the most, so that any sdmatl file under it fits (Profile's
  * timelines hold names and CUs instead of flags, 7 bytes an event more). While the index is
- * built the first pass's 4-byte lanes are held beside the 2-byte ones, and times whose blocks
- * do not fit 32 bits are held at both widths for a moment. The page holds nothing per event;
+ * built, the first pass's 4-byte lanes are held beside the 2-byte ones until they become the
+ * doorbell links, and times whose blocks do not fit 32 bits are held at both widths for a
+ * moment. The page holds nothing per event;
  * the extension host holds the file once while reading (50): its columns are views over it. A
  * budget of 2.2 GB gives the cap: 21.1 million events. The helper writes up to 50 million
  * (native/src/limits.json); larger ones are refused before they are read, with what to do

@@ -277,7 +277,9 @@ export function buildIndexAndLod(
     : place(t, laneOf, laneOfOut, renumber, laneStart, order, maxEnd!);
   const lod = settleLanes(t, laneStart, order, state, maxEnd, allocated);
 
-  const { announcedBy, refIndex } = links(t, laneOfOut, order, laneStart);
+  // The first pass's 32-bit lanes, once renumbered into 16 bits, hold the doorbell links: no
+  // moment holds both as well as the lanes.
+  const { announcedBy, refIndex } = links(t, laneOfOut, order, laneStart, laneOfOut !== laneOf ? laneOf : undefined);
 
   const heat: HeatLane[] = [];
   const cuLanesByGpu = new Map<number, number[]>();
@@ -533,11 +535,20 @@ function writeLod(
   lod.tags[k] = tagOf(t.path[e]!, kind, t.flags !== undefined && (t.flags[e]! & FLAG_INFERRED) !== 0);
 }
 
-/** Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its engine before it was queued. */
-function links(t: TimelineColumns, laneOf: Int32Array | Uint16Array, order: Int32Array, laneStart: Int32Array) {
+/**
+ * Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its
+ * engine before it was queued. `spare`, an array of n no longer needed, holds the latter when given.
+ */
+function links(
+  t: TimelineColumns,
+  laneOf: Int32Array | Uint16Array,
+  order: Int32Array,
+  laneStart: Int32Array,
+  spare?: Int32Array,
+) {
   const n = t.count;
   const refIndex = refIndices(t);
-  const announcedBy = new Int32Array(n).fill(-1);
+  const announcedBy = (spare ?? new Int32Array(n)).fill(-1);
   const kinds = t.kind;
   const starts = t.startNs;
   const queued = t.queuedNs;
