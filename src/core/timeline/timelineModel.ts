@@ -312,7 +312,7 @@ export function buildIndexAndLod(
 }
 
 /** Writes one element of every page of `a` (4 KiB pages, or a few writes a page where they are larger). */
-function touchPages(a: Int32Array | Uint32Array | Float64Array | Float32Array | Uint16Array | Uint8Array): void {
+function touchPages(a: Int32Array | Uint32Array | Float64Array | Float32Array | Uint8Array): void {
   const step = 4096 / a.BYTES_PER_ELEMENT;
   for (let i = 0; i < a.length; i += step) a[i] = 0;
 }
