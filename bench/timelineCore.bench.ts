@@ -12,6 +12,8 @@
  *   - the level of detail of the whole window at 2000 px over every lane and occupancy strip
  *     (`aggregate`); reference: one loop binning every event's start into 2000 buckets (target:
  *     about 30 ns an event).
+ * With the build, the bytes an event the engine holds beside the file's columns (its index and
+ * compact columns, as `buildIndexAndLod(columns, meta, true, true)` leaves them).
  * Median of 3 of each, and the first call (the code not yet optimized, as when a panel opens
  * its first timeline). For scale, the time to write a fresh buffer of the file's size once (the
  * cost of memory the process has not touched yet, which every new column pays).
@@ -25,6 +27,7 @@ import { join } from 'node:path';
 import { openSafeFile, readSafeFile } from '../src/core/runs/safeFile';
 import type { TimelineColumns } from '../src/core/timeline/timelineFile';
 import { readTimelineFile, readTimelineFrom } from '../src/core/timeline/timelineFile';
+import { lodBytesPerEvent } from '../src/core/timeline/timelineCompact';
 import { aggregate } from '../src/core/timeline/timelineLod';
 import { buildIndexAndLod } from '../src/core/timeline/timelineModel';
 
@@ -222,6 +225,17 @@ async function main(): Promise<void> {
       );
 
       const { index, lod } = built!;
+      // The file's `ref` column and the compact columns' running maxima are shared, not held twice.
+      const indexBytes =
+        index.laneOf.byteLength +
+        index.order.byteLength +
+        index.announcedBy.byteLength +
+        (index.refIndex === t!.ref ? 0 : index.refIndex.byteLength) +
+        (index.maxEnd === lod!.maxEnd ? 0 : index.maxEnd.byteLength);
+      const compact = lodBytesPerEvent(lod!);
+      console.log(
+        `  engine holds           ${(indexBytes / n + compact).toFixed(1).padStart(6)} B/event beside the file's columns (index ${(indexBytes / n).toFixed(1)}, compact columns ${compact.toFixed(1)}, times ${lod!.blocks ? '32-bit offsets from block bases' : 'float64'})`,
+      );
       const lanes = [...index.lanes.map((l) => l.id), ...index.heat.map((h) => h.id)];
       const request = { startNs: index.startNs, endNs: index.endNs, buckets: BUCKETS, lanes, rawMinPx: 2 };
       const lodMs: number[] = [];

@@ -4,21 +4,29 @@
  * not fit 32 bits, huge byte counts, ids that are not the events' own indices. The value check
  * names the same first bad event as an event-by-event check; the index's links and the shared
  * running maxima equal the obvious ones; the level of detail equals the plain per-event
- * aggregation it replaced (the runs kept in growing arrays).
+ * aggregation it replaced (the runs kept in growing arrays). Times kept as 32-bit offsets from
+ * per-block bases answer exactly as float64 times do: the level of detail, the measure, the
+ * first event reaching a time and the hit tests, over lanes of several blocks and spans past
+ * 2^32 ns, blocks that do not fit (float64 then), fractions, lanes out of order and many lanes
+ * of one event.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, emptyColumns, readTimelineFile } from '../../src/core/timeline/timelineFile';
 import type { LodColumns, LodIndex, LodRequest, LodResult, LodRuns } from '../../src/core/timeline/timelineLod';
-import { LOD_LEVELS, aggregate, lodColumns } from '../../src/core/timeline/timelineLod';
-import { firstReachingLod } from '../../src/core/timeline/timelineCompact';
+import { LOD_LEVELS, aggregate, lodColumns, measureRange } from '../../src/core/timeline/timelineLod';
+import { BLOCK, blockBaseAt, firstReachingLod, floatTimes } from '../../src/core/timeline/timelineCompact';
 import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
 import {
+  KIND_CU,
   KIND_DOORBELL,
+  KIND_KERNEL,
   KIND_PACKET,
   buildIndex,
   buildIndexAndLod,
+  eventAt,
+  eventsInRange,
   firstReaching,
 } from '../../src/core/timeline/timelineModel';
 import { sdmatlBytes } from './timelineFixture';
@@ -221,10 +229,12 @@ class Scratch {
   }
 }
 
+/** The plain aggregation, over float64 times (`float64Columns`). */
 function referenceAggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
-  // The columns hold offsets from lc.baseNs: the window is moved there rather than every event.
-  const startNs = request.startNs - lc.baseNs;
-  const endNs = request.endNs - lc.baseNs;
+  expect(lc.blocks).toBeUndefined();
+  expect(lc.startNs).toBeInstanceOf(Float64Array);
+  const startNs = request.startNs;
+  const endNs = request.endNs;
   const buckets = Math.max(1, Math.floor(request.buckets));
   const spanNs = Math.max(endNs - startNs, 1e-9);
   const nsPerBucket = spanNs / buckets;
@@ -245,8 +255,8 @@ function referenceAggregate(lc: LodColumns, index: LodIndex, request: LodRequest
   const endCol = lc.endNs;
   const extentCol = lc.extentNs;
   const bytesCol = lc.bytes;
-  const pathCol = lc.path;
-  const flagCol = lc.flags;
+  const pathCol = Uint8Array.from(lc.tags, (tag) => tag & 3);
+  const flagCol = Uint8Array.from(lc.tags, (tag) => (tag >> 2) & 1);
   const order = index.order;
   const laneStart = index.laneStart;
   const last = buckets - 1;
@@ -351,6 +361,24 @@ function referenceAggregate(lc: LodColumns, index: LodIndex, request: LodRequest
   };
 }
 
+/** The lane-ordered columns with float64 times, whatever widths the timeline allows: what block offsets must read as. */
+function float64Columns(t: TimelineColumns, index: Pick<TimelineIndex, 'order' | 'laneStart'>): LodColumns {
+  const c = floatTimes(lodColumns(t, index));
+  for (let l = 0; l + 1 < index.laneStart.length; l++) {
+    let run = -Infinity;
+    for (let k = index.laneStart[l]!; k < index.laneStart[l + 1]!; k++) {
+      const e = index.order[k]!;
+      const st = t.startNs[e]!;
+      const en = Math.max(t.endNs[e]!, st);
+      run = Math.max(run, en);
+      c.startNs[k] = st;
+      c.endNs[k] = en;
+      c.maxEnd[k] = run;
+    }
+  }
+  return c;
+}
+
 function runsOf(r: LodRuns) {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Array.from(v as ArrayLike<number>)]));
 }
@@ -377,18 +405,30 @@ describe('the fast paths equal straightforward references', () => {
         const own = buildIndexAndLod(t);
         const ref = referenceLinks(t, own.index);
         expect([...own.index.refIndex]).toEqual(ref.refIndex);
+        // Ids that are the events' indices and refs that are indices or -1: the file's column itself.
+        const ownRefs = [...t.id].every((id, i) => id === i) && [...t.ref].every((r) => r >= -1 && r < t.count);
+        expect(own.index.refIndex === t.ref).toBe(ownRefs);
+        expect(own.index.laneOf).toBeInstanceOf(Uint16Array);
         expect([...own.index.announcedBy]).toEqual(ref.announcedBy);
         expect(buildIndex(t)).toEqual(own.index);
         // Shared: the same index but for its running maxima, which are the compact columns'.
         const shared = buildIndexAndLod(t, undefined, true, true);
         expect(shared.lod).toEqual(own.lod);
         expect(shared.index.maxEnd).toBe(shared.lod!.maxEnd);
-        expect(shared.index.maxEndBase).toBe(shared.lod!.baseNs);
-        const { maxEnd: _a, maxEndBase: _b, ...rest } = shared.index;
+        expect(shared.index.maxEndBlocks).toBe(shared.lod!.blocks);
+        expect(own.index.maxEndBlocks).toBeUndefined();
+        const { maxEnd: _a, maxEndBlocks: _b, ...rest } = shared.index;
         const { maxEnd: _c, ...ownRest } = own.index;
         expect(rest).toEqual(ownRest);
-        for (let k = 0; k < t.count; k++)
-          expect(shared.index.maxEnd[k]! + shared.index.maxEndBase!).toBe(own.index.maxEnd[k]);
+        for (let k = 0; k < t.count; k++) {
+          const base = blockBaseAt(
+            shared.index.maxEndBlocks,
+            own.index.laneStart,
+            own.index.laneOf[own.index.order[k]!]!,
+            k,
+          );
+          expect(shared.index.maxEnd[k]! + base).toBe(own.index.maxEnd[k]);
+        }
         // Hit tests find the same first event either way.
         for (const lane of own.index.lanes)
           for (const at of [0, 1_000_000, 1_000_000 + 30 * timeScale, 1e300])
@@ -422,15 +462,242 @@ describe('the fast paths equal straightforward references', () => {
           maxRaw: q.maxRaw,
         };
         const mask = q.masked ? Uint8Array.from({ length: t.count }, (_, i) => (i % 3 === 0 ? 0 : 1)) : undefined;
-        sameResult(aggregate(lod!, index, r, mask), referenceAggregate(lod!, index, r, mask));
+        const f64 = float64Columns(t, index);
+        sameResult(aggregate(lod!, index, r, mask), referenceAggregate(f64, index, r, mask));
         // The whole window, as the first frame asks for it.
         const whole = { ...r, startNs: index.startNs, endNs: index.endNs };
-        sameResult(aggregate(lod!, index, whole), referenceAggregate(lod!, index, whole));
+        sameResult(aggregate(lod!, index, whole), referenceAggregate(f64, index, whole));
         // And columns gathered the obvious way give the same answer.
-        sameResult(aggregate(lodColumns(t, index), index, whole), referenceAggregate(lod!, index, whole));
+        sameResult(aggregate(lodColumns(t, index), index, whole), referenceAggregate(f64, index, whole));
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+// ---- 32-bit offsets from per-block bases against float64 times ----------------------------------
+
+/** A small deterministic generator (xorshift32): timelines of tens of thousands of events from one seed. */
+function random(seed: number): () => number {
+  let x = seed | 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+const blockLane = fc.record({
+  // Several blocks of BLOCK positions, or a part of one.
+  count: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: BLOCK - 2, max: 2 * BLOCK + 700 })),
+  // Mean gap between starts: 1.2 ms makes a block span past 2^32 ns (4.9 s); 0.9 ms a block of
+  // 3.7 s and a lane of 5,000 events past 2^32 ns.
+  gapNs: fc.constantFrom(0, 3, 1000, 600_000, 900_000, 900_000, 1_200_000),
+  lengthNs: fc.constantFrom(0, 50, 400_000),
+  /** One event of the lane lasts 2^33 ns: its block and the running maxima after it span past 2^32. */
+  long: fc.constantFrom(false, false, false, false, true),
+  /** 0: in time order; 1: a few events swapped; 2: shuffled. */
+  disorder: fc.constantFrom(0, 0, 1, 2),
+});
+
+const blockTimeline = fc.record({
+  lanes: fc.array(blockLane, { minLength: 1, maxLength: 4 }),
+  /** Lanes of one event each, anywhere in 20 s. */
+  singles: fc.constantFrom(0, 0, 3, 2000),
+  origin: fc.constantFrom(0, 1_000_000, 7e12, 2 ** 52),
+  fractional: fc.constantFrom(false, false, false, true),
+  /** File order: lanes one after another, or merged by start as the helper writes them. */
+  merged: fc.boolean(),
+  seed: fc.integer(),
+});
+
+type BlockTimeline = typeof blockTimeline extends fc.Arbitrary<infer T> ? T : never;
+
+function blockColumns(p: BlockTimeline): TimelineColumns {
+  const next = random(p.seed);
+  const int = (n: number) => Math.floor(next() * n);
+  const events: { lane: number; start: number; end: number }[][] = [];
+  p.lanes.forEach((lane, l) => {
+    const list: { lane: number; start: number; end: number }[] = [];
+    let at = p.origin + int(1e9);
+    for (let i = 0; i < lane.count; i++) {
+      at += int(2 * lane.gapNs + 1);
+      // Some instants end before they start.
+      list.push({ lane: l, start: at, end: at + int(lane.lengthNs + 3) - 2 });
+    }
+    if (lane.long) list[int(list.length)]!.end += 2 ** 33;
+    if (lane.disorder === 1)
+      for (let s = 0; s < 5; s++) {
+        const a = int(list.length);
+        const b = int(list.length);
+        [list[a], list[b]] = [list[b]!, list[a]!];
+      }
+    if (lane.disorder === 2)
+      for (let i = list.length - 1; i > 0; i--) {
+        const j = int(i + 1);
+        [list[i], list[j]] = [list[j]!, list[i]!];
+      }
+    events.push(list);
+  });
+  for (let i = 0; i < p.singles; i++) {
+    const start = p.origin + int(2e10);
+    events.push([{ lane: 100 + i, start, end: start + int(100) }]);
+  }
+  let all = events.flat();
+  if (p.merged)
+    all = all
+      .map((e, i) => ({ e, i }))
+      .sort((x, y) => x.e.start - y.e.start || x.i - y.i)
+      .map((x) => x.e);
+  const n = all.length;
+  const c = emptyColumns(n, true);
+  all.forEach((e, i) => {
+    c.kind[i] = KIND_CU;
+    c.lane[i] = e.lane;
+    c.id[i] = i;
+    c.startNs[i] = e.start + (p.fractional && i === n >> 1 ? 0.5 : 0);
+    c.endNs[i] = e.end;
+    c.bytes[i] = i % 1000;
+    c.path[i] = i % 4;
+  });
+  return c;
+}
+
+/** Whether every time is whole and each block's running maxima are within 2^32 - 1 ns of its first start. */
+function everyBlockFits(f64: LodColumns, laneStart: Int32Array): boolean {
+  for (let l = 0; l + 1 < laneStart.length; l++)
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+      const first = laneStart[l]! + Math.floor((k - laneStart[l]!) / BLOCK) * BLOCK;
+      if (!Number.isInteger(f64.startNs[k]!) || !Number.isInteger(f64.endNs[k]!)) return false;
+      if (f64.maxEnd[k]! - f64.startNs[first]! > 0xffff_ffff) return false;
+    }
+  return true;
+}
+
+/** The first position where block-offset column `column` does not read as float64 column `times`; -1 when none. */
+function firstMisread(
+  column: ArrayLike<number>,
+  times: ArrayLike<number>,
+  lc: LodColumns,
+  index: TimelineIndex,
+): number {
+  for (let k = 0; k < index.count; k++) {
+    const lane = index.laneOf[index.order[k]!]!;
+    if (blockBaseAt(lc.blocks, index.laneStart, lane, k) + column[k]! !== times[k]) return k;
+  }
+  return -1;
+}
+
+/** The first position where two columns differ; -1 when none. */
+function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let k = 0; k < a.length; k++) if (!Object.is(a[k], b[k])) return k;
+  return -1;
+}
+
+/** Two sets of lane-ordered columns hold the same values in the same widths. */
+function sameColumns(a: LodColumns, b: LodColumns): void {
+  expect(a.blocks).toEqual(b.blocks);
+  for (const key of ['startNs', 'endNs', 'maxEnd', 'extentNs', 'bytes', 'tags'] as const) {
+    expect(a[key].constructor).toBe(b[key].constructor);
+    expect(firstDifference(a[key], b[key]), key).toBe(-1);
+  }
+}
+
+describe('32-bit time offsets from per-block bases answer as float64 times do', () => {
+  it('the same times, level of detail, measure, first reaching event and hit tests', () => {
+    fc.assert(
+      fc.property(blockTimeline, fc.integer(), (p, querySeed) => {
+        const t = blockColumns(p);
+        const meta = { gpuCus: [64], vendor: 'amd' as const };
+        const own = buildIndexAndLod(t, meta);
+        const shared = buildIndexAndLod(t, meta, true, true);
+        const index = own.index;
+        const lod = shared.lod!;
+        const f64 = float64Columns(t, index);
+        sameColumns(own.lod!, lod);
+        sameColumns(lodColumns(t, index), lod);
+        // 32-bit offsets exactly when every block fits; float64 times otherwise.
+        const fits = everyBlockFits(f64, index.laneStart);
+        expect(lod.blocks !== undefined).toBe(fits);
+        expect(lod.startNs).toBeInstanceOf(fits ? Uint32Array : Float64Array);
+        if (p.fractional && p.origin < 2 ** 50) expect(lod.blocks).toBeUndefined();
+        if (p.lanes.some((l) => l.long)) expect(fits).toBe(false);
+        if (fits && p.lanes.some((l) => l.gapNs === 900_000 && l.count >= BLOCK + 1000))
+          // A span past 2^32 ns held in 32 bits.
+          expect(index.endNs - index.startNs).toBeGreaterThan(2 ** 32);
+        expect(firstMisread(lod.startNs, f64.startNs, lod, index)).toBe(-1);
+        expect(firstMisread(lod.endNs, f64.endNs, lod, index)).toBe(-1);
+        expect(firstMisread(lod.maxEnd, f64.maxEnd, lod, index)).toBe(-1);
+
+        const next = random(querySeed);
+        const span = Math.max(1, index.endNs - index.startNs);
+        const anyTime = () => {
+          const k = Math.floor(next() * t.count);
+          const pick = next();
+          // Exact event times (and one off), block boundaries' times, or anywhere.
+          if (pick < 0.3) return t.startNs[k]! + Math.floor(next() * 3) - 1;
+          if (pick < 0.5) return Math.max(t.startNs[k]!, t.endNs[k]!) + Math.floor(next() * 3) - 1;
+          if (pick < 0.6) return f64.maxEnd[Math.floor(Math.floor(next() * t.count) / BLOCK) * BLOCK]!;
+          return index.startNs - 0.1 * span + next() * 1.2 * span;
+        };
+        const mask = Uint8Array.from({ length: t.count }, (_, i) => (i % 5 === 0 ? 0 : 1));
+        const lanes = [...index.lanes.map((l) => l.id), ...index.heat.map((h) => h.id)];
+        for (let q = 0; q < 4; q++) {
+          let a = anyTime();
+          let b = anyTime();
+          if (b < a) [a, b] = [b, a];
+          if (q === 0) [a, b] = [index.startNs, index.endNs];
+          const r: LodRequest = { startNs: a, endNs: b, buckets: 1 + Math.floor(next() * 500), lanes, rawMinPx: 2 };
+          const m = q % 2 === 1 ? mask : undefined;
+          sameResult(aggregate(lod, index, r, m), referenceAggregate(f64, index, r, m));
+          expect(measureRange(lod, index, a, b, m)).toEqual(measureRange(f64, index, a, b, m));
+        }
+        for (let q = 0; q < 60; q++) {
+          const lane = Math.floor(next() * index.lanes.length);
+          const at = q === 0 ? -Infinity : q === 1 ? Infinity : anyTime();
+          const expected = firstReaching(own.index, lane, at);
+          // The obvious answer: the first position whose running maximum reaches the time.
+          let linear = index.laneStart[lane]!;
+          while (linear < index.laneStart[lane + 1]! && f64.maxEnd[linear]! < at) linear++;
+          expect(expected).toBe(linear);
+          expect(firstReaching(shared.index, lane, at)).toBe(expected);
+          expect(firstReachingLod(lod, index.laneStart, lane, at)).toBe(expected);
+          const slop = [0, 1, 1000, span / 100][q % 4]!;
+          expect(eventAt(t, shared.index, lane, at, slop, q % 3 === 0 ? mask : undefined)).toBe(
+            eventAt(t, own.index, lane, at, slop, q % 3 === 0 ? mask : undefined),
+          );
+          expect(eventsInRange(t, shared.index, lane, at, at + slop, 50)).toEqual(
+            eventsInRange(t, own.index, lane, at, at + slop, 50),
+          );
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+
+  it('falls back to float64 for a block past 2^32 ns even in one lane out of order, and keeps 32 bits otherwise', () => {
+    // One lane of two blocks whose events arrive backwards: in time order each block fits.
+    const n = 2 * BLOCK;
+    const t = emptyColumns(n, true);
+    for (let i = 0; i < n; i++) {
+      t.kind[i] = KIND_KERNEL;
+      t.id[i] = i;
+      t.startNs[i] = 1e12 + (n - 1 - i) * 1_000_000;
+      t.endNs[i] = t.startNs[i]! + 10;
+    }
+    const backwards = buildIndexAndLod(t, undefined, true, true);
+    expect(backwards.lod!.startNs).toBeInstanceOf(Uint32Array);
+    expect([...backwards.lod!.blocks!.base]).toEqual([1e12, 1e12 + BLOCK * 1_000_000]);
+    expect(backwards.index.order[0]).toBe(n - 1);
+    // The same with the last event 2^32 ns later: its block no longer fits.
+    t.startNs[0] = 1e12 + (BLOCK - 1) * 1_000_000 + 2 ** 32 + BLOCK * 1_000_000;
+    t.endNs[0] = t.startNs[0]! + 10;
+    const over = buildIndexAndLod(t, undefined, true, true);
+    expect(over.lod!.startNs).toBeInstanceOf(Float64Array);
+    expect(over.index.maxEndBlocks).toBeUndefined();
+    expect(over.lod!.startNs[n - 1]).toBe(t.startNs[0]);
   });
 });
 

@@ -14,6 +14,7 @@ import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { TimelineColumnsSchema } from '../../src/core/timeline/timelineMessages';
 import { buildIndex, buildIndexAndLod, columnsFromEvents } from '../../src/core/timeline/timelineModel';
+import { blockBaseAt } from '../../src/core/timeline/timelineCompact';
 import { AMD_ENGINE_DEVICE, EVENTS, FILE_COLUMNS, sdmatlBytes } from './timelineFixture';
 
 const MUTATIONS = 10_000;
@@ -93,9 +94,10 @@ function expectUsable(t: TimelineColumns) {
   const { index, lod } = buildIndexAndLod(t);
   for (let k = 0; k < t.count; k++) {
     const e = index.order[k]!;
+    const base = blockBaseAt(lod!.blocks, index.laneStart, index.laneOf[e]!, k);
     // == rather than Object.is: -0 is stored as 0.
-    expect(lod!.startNs[k]! + lod!.baseNs === t.startNs[e]).toBe(true);
-    expect(lod!.endNs[k]! + lod!.baseNs === Math.max(t.endNs[e]!, t.startNs[e]!)).toBe(true);
+    expect(lod!.startNs[k]! + base === t.startNs[e]).toBe(true);
+    expect(lod!.endNs[k]! + base === Math.max(t.endNs[e]!, t.startNs[e]!)).toBe(true);
     expect(lod!.bytes[k] === t.bytes[e]).toBe(true);
   }
 }

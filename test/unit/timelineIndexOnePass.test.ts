@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { emptyColumns } from '../../src/core/timeline/timelineFile';
-import { scanRange, timesFit32 } from '../../src/core/timeline/timelineCompact';
+import { BLOCK, blockBaseAt, scanRange, timesFit32 } from '../../src/core/timeline/timelineCompact';
 import { lodColumns } from '../../src/core/timeline/timelineLod';
 import { LANE_CATEGORIES, buildIndex, buildIndexAndLod } from '../../src/core/timeline/timelineModel';
 
@@ -68,6 +68,22 @@ function reference(t: TimelineColumns) {
   return { lanes, laneOf, order, maxEnd };
 }
 
+/** Whether every time is whole and every block (BLOCK positions of a lane, in time order) fits 32-bit offsets from its first start. */
+function blocksFit(t: TimelineColumns): boolean {
+  const ref = reference(t);
+  for (let k = 0, at = 0; k < ref.order.length; k++) {
+    const e = ref.order[k]!;
+    const st = t.startNs[e]!;
+    // An end before the start is the start (an instant).
+    if (!Number.isInteger(st) || !Number.isInteger(Math.max(st, t.endNs[e]!))) return false;
+    // Position of k inside its lane.
+    at = k > 0 && ref.laneOf[ref.order[k - 1]!] === ref.laneOf[e] ? at + 1 : 0;
+    const blockFirst = ref.order[k - (at % BLOCK)]!;
+    if (ref.maxEnd[k]! - t.startNs[blockFirst]! > 0xffff_ffff) return false;
+  }
+  return true;
+}
+
 const event = fc.record({
   kind: fc.integer({ min: 0, max: 5 }),
   gpu: fc.integer({ min: 0, max: 2 }),
@@ -123,27 +139,36 @@ describe('one-pass timeline index', () => {
         expect(timesFit32(range)).toBe(whole && span <= 0xffff_ffff);
         if (timeScale === 1) expect(timesFit32(range)).toBe(true);
         if (timeScale === 0.5 && events.some((e) => e.start % 2 === 1)) expect(timesFit32(range)).toBe(false);
-        expect(lod!.startNs instanceof Uint32Array).toBe(timesFit32(range));
+        // 32-bit offsets whenever every block fits: always when the whole span does, never for fractions.
+        expect(lod!.startNs instanceof Uint32Array).toBe(blocksFit(t));
+        expect(lod!.blocks !== undefined).toBe(blocksFit(t));
+        if (timesFit32(range)) expect(lod!.blocks).toBeDefined();
+        if (!whole) expect(lod!.blocks).toBeUndefined();
         expect(lod!.bytes instanceof Uint32Array).toBe(
           [...t.bytes].every((b) => Number.isInteger(b) && b <= 0xffff_ffff),
         );
         for (let k = 0; k < t.count; k++) {
           const e = index.order[k]!;
-          expect(lod!.startNs[k]! + lod!.baseNs).toBe(t.startNs[e]);
-          expect(lod!.endNs[k]! + lod!.baseNs).toBe(Math.max(t.endNs[e]!, t.startNs[e]!));
+          const base = blockBaseAt(lod!.blocks, index.laneStart, index.laneOf[e]!, k);
+          expect(lod!.startNs[k]! + base).toBe(t.startNs[e]);
+          expect(lod!.endNs[k]! + base).toBe(Math.max(t.endNs[e]!, t.startNs[e]!));
           expect(lod!.bytes[k]).toBe(t.bytes[e]);
-          expect(lod!.flags[k]).toBe(t.flags?.[e] ?? 0);
+          // Path, inferred flag and kind in one byte.
+          expect(lod!.tags[k]! & 3).toBe(t.path[e]! & 3);
+          expect((lod!.tags[k]! >> 2) & 1).toBe(t.flags?.[e] ?? 0);
+          expect(lod!.tags[k]! >> 3).toBe(t.kind[e]);
         }
       }),
       { numRuns: 300 },
     );
   });
 
-  it('keeps float64 times when the span passes 2^32 ns, and 32-bit ones just under it', () => {
-    const at = (starts: number[]) => {
+  it('keeps float64 times when a block spans past 2^32 ns, and 32-bit ones just under it', () => {
+    const at = (starts: number[], lanes = starts.map(() => 0)) => {
       const t = emptyColumns(starts.length, true);
       starts.forEach((s, i) => {
         t.kind[i] = 1;
+        t.lane[i] = lanes[i]!;
         t.startNs[i] = s;
         t.endNs[i] = s + 1;
       });
@@ -151,15 +176,49 @@ describe('one-pass timeline index', () => {
     };
     const under = at([5e9, 5e9 + 2 ** 32 - 2]);
     expect(under.startNs).toBeInstanceOf(Uint32Array);
-    expect(under.baseNs).toBe(5e9);
+    expect([...under.blocks!.base]).toEqual([5e9]);
     expect(under.endNs[1]).toBe(2 ** 32 - 1);
     const over = at([5e9, 5e9 + 2 ** 32]);
     expect(over.startNs).toBeInstanceOf(Float64Array);
-    expect(over.baseNs).toBe(0);
+    expect(over.blocks).toBeUndefined();
     expect([...over.startNs]).toEqual([5e9, 5e9 + 2 ** 32]);
+    // The same times on two lanes: a block each, whatever the span between them.
+    const apart = at([5e9, 5e9 + 2 ** 40], [0, 1]);
+    expect(apart.startNs).toBeInstanceOf(Uint32Array);
+    expect([...apart.blocks!.base]).toEqual([5e9, 5e9 + 2 ** 40]);
+    expect([...apart.maxEnd]).toEqual([1, 1]);
     // Times past 2^53 ns stay exact as float64.
     const far = at([2 ** 60, 2 ** 60 + 2 ** 40]);
     expect(far.startNs[1]).toBe(2 ** 60 + 2 ** 40);
+    // A lane of 3 blocks over 12 s: each block's offsets fit, so the lane keeps 32-bit ones.
+    const n = 2 * BLOCK + 5;
+    const long = at(Array.from({ length: n }, (_, i) => 7e12 + i * 1e6));
+    expect(long.startNs).toBeInstanceOf(Uint32Array);
+    expect([...long.blocks!.base]).toEqual([7e12, 7e12 + BLOCK * 1e6, 7e12 + 2 * BLOCK * 1e6]);
+    expect(long.startNs[BLOCK + 1]).toBe(1e6);
+    expect(long.maxEnd[n - 1]).toBe(4 * 1e6 + 1);
+  });
+
+  it('keeps the lane of each event in 16 bits up to 65,535 lanes, 32 past that', () => {
+    const lanesOf = (lanes: number) => {
+      const t = emptyColumns(lanes + 1, true);
+      for (let i = 0; i <= lanes; i++) {
+        t.kind[i] = 1;
+        t.lane[i] = i % lanes;
+        t.id[i] = i;
+        t.startNs[i] = lanes - i;
+        t.endNs[i] = lanes - i + 1;
+      }
+      const { index } = buildIndexAndLod(t, { gpuCus: [], vendor: 'amd' }, true, true);
+      expect(index.lanes).toHaveLength(lanes);
+      // CU lanes sort by number: event i is on lane i (the last one on lane 0 with event 0).
+      expect(index.laneOf[lanes - 1]).toBe(lanes - 1);
+      expect(index.laneOf[lanes]).toBe(0);
+      expect(index.order.subarray(0, 2)).toEqual(Int32Array.from([lanes, 0]));
+      return index.laneOf;
+    };
+    expect(lanesOf(0xffff)).toBeInstanceOf(Uint16Array);
+    expect(lanesOf(0x1_0000)).toBeInstanceOf(Int32Array);
   });
 
   it('sorts only what is out of order: a lane in time order is taken as it comes', () => {

@@ -1,25 +1,44 @@
 /**
  * The compact, lane-ordered columns the level of detail reads, and the memory cap of a
- * timeline. Times are stored as offsets from the timeline's first start in 32 bits when every
- * time is a whole nanosecond and the span is under 2^32 ns (4.29 s); otherwise as float64
- * (exact for any time the file can hold). Bytes are 32-bit when every event moved a whole
- * number of bytes under 4 GiB. A 10^7-event timeline then costs 23 bytes an event here
- * instead of 43.
+ * timeline. Each lane's positions are cut into blocks of BLOCK positions; when every time is a
+ * whole nanosecond, a block's times are stored as 32-bit offsets from its own base (the start
+ * of its first event, the earliest of the block: a lane is in time order) as long as every
+ * block's offsets fit, whatever the timeline's span; otherwise as float64 (exact for any time
+ * the file can hold). Bytes are 32-bit when every event moved a whole number of bytes under
+ * 4 GiB; path, kind and inferred flag share one byte. A 10^7-event timeline then costs 21
+ * bytes an event here (37 at most), plus 8 bytes a block (one a lane and one a BLOCK events).
  */
 
-/** A time column: 32-bit offsets from `baseNs` when they fit, float64 times (`baseNs` 0) otherwise. */
+/** A time column: 32-bit offsets from their block's base when they fit, float64 times otherwise. */
 export type TimeColumn = Uint32Array | Float64Array;
 /** A byte column: 32-bit when every value fits, float64 otherwise. */
 export type ByteColumn = Uint32Array | Float64Array;
 
 const U32_MAX = 0xffff_ffff;
+/** log2 of BLOCK. */
+export const BLOCK_SHIFT = 12;
+/** Positions of a lane per block of 32-bit time offsets. */
+export const BLOCK = 1 << BLOCK_SHIFT;
+
+/**
+ * The bases of 32-bit time offsets: position `k` of lane `l` (`laneStart[l] <= k <
+ * laneStart[l+1]`) is in block `laneBlock[l] + ((k - laneStart[l]) >>> BLOCK_SHIFT)`, and its
+ * time is `base[block] + column[k]`. A block never spans two lanes: a lane's last times and
+ * the next lane's first ones can be the timeline's whole span apart.
+ */
+export interface TimeBlocks {
+  /** First block of each lane; `laneBlock[lanes]` is the number of blocks. */
+  laneBlock: Int32Array;
+  base: Float64Array;
+}
 
 /**
  * What the aggregation reads, in lane order (`index.order`): each lane is a straight run of
- * memory. Times are offsets from `baseNs`.
+ * memory. Times are offsets from their block's base (`blocks`), or float64 times when
+ * `blocks` is undefined.
  */
 export interface LodColumns {
-  baseNs: number;
+  blocks: TimeBlocks | undefined;
   startNs: TimeColumn;
   /** max(endNs, startNs): instants end where they start. */
   endNs: TimeColumn;
@@ -28,10 +47,20 @@ export interface LodColumns {
   /** Drawn length including a packet's queue wait; float32 is plenty to compare with a pixel. */
   extentNs: Float32Array;
   bytes: ByteColumn;
-  path: Uint8Array;
-  kind: Uint8Array;
-  /** FLAG_INFERRED per event (0 for timelines without flags). */
-  flags: Uint8Array;
+  /** Path, inferred flag and kind of each event in one byte (`tagOf`). */
+  tags: Uint8Array;
+}
+
+/** A tag's path: bits 0-1. */
+export const TAG_PATH = 3;
+/** A tag's bit set for an inferred event (FLAG_INFERRED, not reported by the hardware). */
+export const TAG_INFERRED_SHIFT = 2;
+/** A tag's kind: bits 3-7 (kinds past 31, which no file holds, read as 31). */
+export const TAG_KIND_SHIFT = 3;
+
+/** One byte for what the level of detail and the measure read of an event besides times and bytes. */
+export function tagOf(path: number, kind: number, inferred: boolean): number {
+  return (path & TAG_PATH) | (inferred ? 1 << TAG_INFERRED_SHIFT : 0) | ((kind < 31 ? kind : 31) << TAG_KIND_SHIFT);
 }
 
 /** What a scan of the times and bytes found: decides the column widths. */
@@ -44,7 +73,7 @@ export interface ColumnRange {
   bytesFit32: boolean;
 }
 
-/** Whether times of this range fit 32-bit offsets from its first start. */
+/** Whether times of this range fit 32-bit offsets from its first start (and so from any block's base). */
 export function timesFit32(range: ColumnRange): boolean {
   return range.wholeTimes && range.maxEndNs - range.minStartNs <= U32_MAX;
 }
@@ -67,52 +96,132 @@ export function scanRange(startNs: Float64Array, endNs: Float64Array, bytes: Flo
   return { minStartNs: n > 0 ? minStart : 0, maxEndNs: n > 0 ? maxEnd : 0, wholeTimes: whole, bytesFit32: fit };
 }
 
-/** Empty lane-ordered columns for n events, with the widths `range` allows. */
-export function allocLodColumns(n: number, range: ColumnRange): LodColumns {
-  const narrow = timesFit32(range);
+/** Each lane's first block, for lanes `laneStart[l]..laneStart[l+1]`: ceil(events / BLOCK) blocks a lane. */
+export function laneBlocks(laneStart: Int32Array): Int32Array {
+  const lanes = laneStart.length - 1;
+  const laneBlock = new Int32Array(lanes + 1);
+  for (let l = 0; l < lanes; l++)
+    laneBlock[l + 1] = laneBlock[l]! + ((laneStart[l + 1]! - laneStart[l]! + BLOCK - 1) >>> BLOCK_SHIFT);
+  return laneBlock;
+}
+
+/**
+ * Empty lane-ordered columns for the lanes of `laneStart`, with the widths `range` allows:
+ * 32-bit time offsets when every time is whole (whoever fills them checks that every block's
+ * offsets fit, and writes float64 times instead when one does not: `floatTimes`).
+ */
+export function allocLodColumns(laneStart: Int32Array, range: ColumnRange): LodColumns {
+  const n = laneStart[laneStart.length - 1] ?? 0;
+  const narrow = range.wholeTimes;
   const time = (): TimeColumn => (narrow ? new Uint32Array(n) : new Float64Array(n));
-  // Float64 columns keep absolute times: exact, and no offset can overflow.
+  let blocks: TimeBlocks | undefined;
+  if (narrow) {
+    const laneBlock = laneBlocks(laneStart);
+    blocks = { laneBlock, base: new Float64Array(laneBlock[laneBlock.length - 1]!) };
+  }
   return {
-    baseNs: narrow ? range.minStartNs : 0,
+    blocks,
     startNs: time(),
     endNs: time(),
     maxEnd: time(),
     extentNs: new Float32Array(n),
     bytes: range.bytesFit32 ? new Uint32Array(n) : new Float64Array(n),
-    path: new Uint8Array(n),
-    kind: new Uint8Array(n),
-    flags: new Uint8Array(n),
+    tags: new Uint8Array(n),
   };
 }
 
-/** Bytes per event of the lane-ordered columns, for these widths. */
-export function lodBytesPerEvent(range: ColumnRange): number {
-  return (timesFit32(range) ? 12 : 24) + 4 + (range.bytesFit32 ? 4 : 8) + 3;
+/** The same columns with float64 times (no blocks), for times whose blocks do not all fit 32-bit offsets. */
+export function floatTimes(lc: LodColumns): LodColumns {
+  const n = lc.startNs.length;
+  return {
+    ...lc,
+    blocks: undefined,
+    startNs: new Float64Array(n),
+    endNs: new Float64Array(n),
+    maxEnd: new Float64Array(n),
+  };
 }
 
-/** First position of `lane` (`laneStart[lane]..laneStart[lane+1]`) whose event may end at or after `timeNs` (an offset from `baseNs`). */
-export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: number, timeNs: number): number {
+/** Whether `offset` (a time less its block's base) can be stored in a 32-bit column: a whole number in 0..2^32-1. */
+export function fitsOffset(offset: number): boolean {
+  return offset >= 0 && offset <= U32_MAX;
+}
+
+/** Bytes per event the lane-ordered columns hold, their blocks' bases included. */
+export function lodBytesPerEvent(lc: LodColumns): number {
+  const n = lc.startNs.length;
+  if (n === 0) return 0;
+  let total = 0;
+  for (const a of [lc.startNs, lc.endNs, lc.maxEnd, lc.extentNs, lc.bytes, lc.tags]) total += a.byteLength;
+  if (lc.blocks) total += lc.blocks.base.byteLength + lc.blocks.laneBlock.byteLength;
+  return total / n;
+}
+
+/** The base of the block holding position `k` of `lane` (0 for float64 columns). */
+export function blockBaseAt(blocks: TimeBlocks | undefined, laneStart: Int32Array, lane: number, k: number): number {
+  if (blocks === undefined) return 0;
+  return blocks.base[blocks.laneBlock[lane]! + ((k - laneStart[lane]!) >>> BLOCK_SHIFT)]!;
+}
+
+/**
+ * First position of `lane` (`laneStart[lane]..laneStart[lane+1]`) whose running maximum of
+ * end times (`maxEnd`, offsets from `blocks`' bases or float64 times) is at or after `timeNs`.
+ * The maxima only grow along a lane as times; each probe compares its time (base + offset,
+ * exact: whole numbers under 2^53), never offsets of two blocks.
+ */
+export function firstReachingIn(
+  maxEnd: TimeColumn,
+  blocks: TimeBlocks | undefined,
+  laneStart: Int32Array,
+  lane: number,
+  timeNs: number,
+): number {
   let lo = laneStart[lane]!;
   let hi = laneStart[lane + 1]!;
-  const maxEnd = lc.maxEnd;
+  if (blocks === undefined) {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (maxEnd[mid]! < timeNs) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  const first = lo;
+  const base = blocks.base;
+  const block0 = blocks.laneBlock[lane]!;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (maxEnd[mid]! < timeNs) lo = mid + 1;
+    if (base[block0 + ((mid - first) >>> BLOCK_SHIFT)]! + maxEnd[mid]! < timeNs) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
+/** First position of `lane` whose event may end at or after `timeNs` (a time, in ns). */
+export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: number, timeNs: number): number {
+  return firstReachingIn(lc.maxEnd, lc.blocks, laneStart, lane, timeNs);
+}
+
 /**
- * What a timeline costs in the panel's renderer while it loads and after: the file's columns
- * (50 bytes an event with flags), the index (24), the worker's lane-ordered columns and order
- * (27 to 43) and the filter's mask (1): at most 118 bytes an event, 110 in the common case of
- * times and bytes that fit 32 bits, all of it in the worker (the page holds nothing per event).
- * The extension host holds the file once while reading (50): its columns are views over it. A budget of 2.2 GB for the renderer gives the cap: 20 million events. The
- * helper writes up to 50 million (native/src/limits.json); larger ones are refused before they
- * are read, with what to do instead.
+ * What a timeline costs where its engine runs (the panel's worker, or the extension host's
+ * engine thread) once it is loaded: the file's columns (50 bytes an event with flags); the
+ * index: each event's lane (2 with up to 65,535 lanes, 4 past that), the per-lane order (4),
+ * the doorbell links (4) and the `ref` links (none when ids are the events' own indices and
+ * every ref names an event or is -1: they are the file's `ref` column; 4 otherwise), its
+ * running maxima being the compact columns'; the compact lane-ordered columns (21 to 37, and 8
+ * bytes a block); the filter's mask (1). That is 82 bytes an event in the common case (whole
+ * nanosecond times, each block's within 2^32 ns, bytes under 4 GiB, ids that are indices) and
+ * at most 104: the cap takes the most, so that any sdmatl file under it fits (Profile's
+ * timelines hold names and CUs instead of flags, 7 bytes an event more). While the index is
+ * built, the first pass's 4-byte lanes are held beside the 2-byte ones until they become the
+ * doorbell links, and times whose blocks do not fit 32 bits are held at both widths for a
+ * moment. The page holds nothing per event;
+ * the extension host holds the file once while reading (50): its columns are views over it. A
+ * budget of 2.2 GB gives the cap: 21.1 million events. The helper writes up to 50 million
+ * (native/src/limits.json); larger ones are refused before they are read, with what to do
+ * instead.
  */
-export const TIMELINE_BYTES_PER_EVENT = 110;
+export const TIMELINE_BYTES_PER_EVENT = 104;
 export const TIMELINE_MEMORY_BUDGET_BYTES = 2.2e9;
 export const TIMELINE_MAX_EVENTS = Math.floor(TIMELINE_MEMORY_BUDGET_BYTES / TIMELINE_BYTES_PER_EVENT);
 

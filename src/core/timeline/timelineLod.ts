@@ -12,7 +12,19 @@
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED } from './timelineFile';
 import type { LodColumns } from './timelineCompact';
-import { allocLodColumns, firstReachingLod, scanRange } from './timelineCompact';
+import {
+  BLOCK,
+  BLOCK_SHIFT,
+  allocLodColumns,
+  firstReachingLod,
+  fitsOffset,
+  floatTimes,
+  scanRange,
+  tagOf,
+  TAG_INFERRED_SHIFT,
+  TAG_KIND_SHIFT,
+  TAG_PATH,
+} from './timelineCompact';
 import type { TimelineIndex } from './timelineModel';
 import { KIND_DOORBELL, KIND_PACKET, movesBytes } from './timelineModel';
 
@@ -195,25 +207,39 @@ export type LodIndex = Pick<TimelineIndex, 'lanes' | 'order' | 'laneStart' | 'he
  * this is the reference that pass is checked against.
  */
 export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order' | 'laneStart'>): LodColumns {
-  const n = index.order.length;
-  const c = allocLodColumns(n, scanRange(t.startNs, t.endNs, t.bytes, t.count));
-  const base = c.baseNs;
+  const laneStart = index.laneStart;
+  let c = allocLodColumns(laneStart, scanRange(t.startNs, t.endNs, t.bytes, t.count));
   const flags = t.flags;
-  for (let l = 0; l + 1 < index.laneStart.length; l++) {
+  // Times as offsets from their block's first start, when every block's fit 32 bits.
+  let blocks = c.blocks;
+  let fits = true;
+  for (let l = 0; blocks && l + 1 < laneStart.length; l++) {
     let run = -Infinity;
-    for (let k = index.laneStart[l]!; k < index.laneStart[l + 1]!; k++) {
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+      const e = index.order[k]!;
+      run = Math.max(run, t.startNs[e]!, t.endNs[e]!);
+      const at = k - laneStart[l]!;
+      const block = blocks.laneBlock[l]! + (at >>> BLOCK_SHIFT);
+      if (at % BLOCK === 0) blocks.base[block] = t.startNs[e]!;
+      if (!fitsOffset(run - blocks.base[block]!)) fits = false;
+    }
+  }
+  if (!fits) blocks = undefined;
+  if (c.blocks && !blocks) c = floatTimes(c);
+  for (let l = 0; l + 1 < laneStart.length; l++) {
+    let run = -Infinity;
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
       const e = index.order[k]!;
       const st = t.startNs[e]!;
       const en = Math.max(t.endNs[e]!, st);
       run = Math.max(run, en);
+      const base = blocks ? blocks.base[blocks.laneBlock[l]! + ((k - laneStart[l]!) >>> BLOCK_SHIFT)]! : 0;
       c.startNs[k] = st - base;
       c.endNs[k] = en - base;
       c.maxEnd[k] = run - base;
       c.extentNs[k] = en - visibleStartNs(t, e);
       c.bytes[k] = t.bytes[e]!;
-      c.path[k] = t.path[e]! & 3;
-      c.kind[k] = t.kind[e]!;
-      if (flags) c.flags[k] = flags[e]! & FLAG_INFERRED;
+      c.tags[k] = tagOf(t.path[e]!, t.kind[e]!, flags !== undefined && (flags[e]! & FLAG_INFERRED) !== 0);
     }
   }
   return c;
@@ -235,14 +261,21 @@ interface BinWindow {
   busyNs: number;
 }
 
+/** Block bases of float64 columns: never read (their one block ends past every lane). */
+const NO_BASES = new Float64Array(1);
+
 /**
- * Events `from..end-1` of the lane-ordered columns into the window's buckets (or `raw`, when
- * `rawAllowed` and at least `rawMinNs` wide), adding to its totals. The hot loop, its own small function so that it
- * is optimised early: typed-array reads and arithmetic only, no calls, no allocation.
+ * Events `from..end-1` of lane `lane` (starting at `laneFirst`) of the lane-ordered columns into
+ * the window's buckets (or `raw`, when `rawAllowed` and at least `rawMinNs` wide), adding to
+ * its totals. Times are the block's base plus the offset (exact: whole numbers under 2^53), the
+ * base read again where a block ends. The hot loop, its own small function so that it is
+ * optimised early: typed-array reads and arithmetic only, no calls, no allocation.
  */
 function binLane(
   lc: LodColumns,
   order: Int32Array,
+  lane: number,
+  laneFirst: number,
   from: number,
   end: number,
   w: BinWindow,
@@ -251,12 +284,23 @@ function binLane(
   raw: number[],
   mask: Uint8Array | undefined,
 ): void {
+  const blocks = lc.blocks;
+  const bases = blocks === undefined ? NO_BASES : blocks.base;
+  let block = 0;
+  let base = 0;
+  // Where the next block of the lane starts; past `end` for float64 times.
+  let blockEnd = end;
+  if (blocks !== undefined && from < end) {
+    const at = (from - laneFirst) >>> BLOCK_SHIFT;
+    block = blocks.laneBlock[lane]! + at;
+    base = bases[block]!;
+    blockEnd = laneFirst + (at + 1) * BLOCK;
+  }
   const startCol = lc.startNs;
   const endCol = lc.endNs;
   const extentCol = lc.extentNs;
   const bytesCol = lc.bytes;
-  const pathCol = lc.path;
-  const flagCol = lc.flags;
+  const tagCol = lc.tags;
   const { startNs, endNs, nsPerBucket, perNs, last, maxRaw } = w;
   const { busy, count, bytes, pathBusy, lastPath, inferred } = w.s;
   let lo = w.lo;
@@ -265,9 +309,13 @@ function binLane(
   let laneBytes = w.bytes;
   let laneBusy = w.busyNs;
   for (let k = from; k < end; k++) {
-    const st = startCol[k]!;
+    if (k === blockEnd) {
+      base = bases[++block]!;
+      blockEnd += BLOCK;
+    }
+    const st = base + startCol[k]!;
     if (st > endNs) break;
-    const en = endCol[k]!;
+    const en = base + endCol[k]!;
     if (en < startNs) continue;
     if (mask !== undefined && mask[order[k]!] === 0) continue;
     const eventBytes = bytesCol[k]!;
@@ -283,11 +331,12 @@ function binLane(
     let b = Math.floor((st - startNs) * perNs);
     if (b < 0) b = 0;
     else if (b > last) b = last;
-    const path = pathCol[k]!;
+    const tag = tagCol[k]!;
+    const path = tag & TAG_PATH;
     count[b]! += 1;
     bytes[b]! += eventBytes;
     lastPath[b] = path;
-    inferred[b]! |= flagCol[k]!;
+    inferred[b]! |= (tag >>> TAG_INFERRED_SHIFT) & 1;
     if (b < lo) lo = b;
     if (z > a) {
       let b0 = Math.floor((a - startNs) * perNs);
@@ -320,9 +369,8 @@ function binLane(
 }
 
 export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {
-  // The columns hold offsets from lc.baseNs: the window is moved there rather than every event.
-  const startNs = request.startNs - lc.baseNs;
-  const endNs = request.endNs - lc.baseNs;
+  const startNs = request.startNs;
+  const endNs = request.endNs;
   const buckets = Math.max(1, Math.floor(request.buckets));
   const spanNs = Math.max(endNs - startNs, 1e-9);
   const nsPerBucket = spanNs / buckets;
@@ -371,7 +419,8 @@ export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, 
     window.busyNs = 0;
     for (const lane of sources) {
       const from = firstReachingLod(lc, laneStart, lane, startNs);
-      binLane(lc, order, from, laneStart[lane + 1]!, window, heat === undefined, rawMinNs, raw, mask);
+      const end = laneStart[lane + 1]!;
+      binLane(lc, order, lane, laneStart[lane]!, from, end, window, heat === undefined, rawMinNs, raw, mask);
     }
     const lo = window.lo;
     const hi = window.hi;
@@ -443,25 +492,50 @@ export function measureRange(
     doorbells: 0,
     bytesByPath: [0, 0, 0, 0],
   };
-  const lo = result.fromNs - lc.baseNs;
-  const hi = result.toNs - lc.baseNs;
+  const lo = result.fromNs;
+  const hi = result.toNs;
+  const blocks = lc.blocks;
+  const bases = blocks === undefined ? NO_BASES : blocks.base;
+  const startCol = lc.startNs;
+  const endCol = lc.endNs;
+  const tagCol = lc.tags;
+  const bytesCol = lc.bytes;
+  const order = index.order;
+  const byPath = result.bytesByPath;
   for (let lane = 0; lane < index.lanes.length; lane++) {
+    const first = index.laneStart[lane]!;
     const end = index.laneStart[lane + 1]!;
-    for (let k = firstReachingLod(lc, index.laneStart, lane, lo); k < end; k++) {
-      const st = lc.startNs[k]!;
+    const from = firstReachingLod(lc, index.laneStart, lane, lo);
+    // As in binLane: the block's base, read again where a block ends.
+    let block = 0;
+    let base = 0;
+    let blockEnd = end;
+    if (blocks !== undefined && from < end) {
+      const at = (from - first) >>> BLOCK_SHIFT;
+      block = blocks.laneBlock[lane]! + at;
+      base = bases[block]!;
+      blockEnd = first + (at + 1) * BLOCK;
+    }
+    for (let k = from; k < end; k++) {
+      if (k === blockEnd) {
+        base = bases[++block]!;
+        blockEnd += BLOCK;
+      }
+      const st = base + startCol[k]!;
       if (st > hi) break;
-      const en = lc.endNs[k]!;
-      if (en < lo || (mask && mask[index.order[k]!] === 0)) continue;
+      const en = base + endCol[k]!;
+      if (en < lo || (mask && mask[order[k]!] === 0)) continue;
       result.events++;
-      const kind = lc.kind[k]!;
+      const tag = tagCol[k]!;
+      const kind = tag >>> TAG_KIND_SHIFT;
       if (kind === KIND_PACKET) result.packets++;
       if (kind === KIND_DOORBELL) result.doorbells++;
       if (!movesBytes(kind)) continue;
       const duration = en - st;
       const share = duration > 0 ? (Math.min(en, hi) - Math.max(st, lo)) / duration : 1;
-      const bytes = lc.bytes[k]! * share;
+      const bytes = bytesCol[k]! * share;
       result.bytes += bytes;
-      result.bytesByPath[lc.path[k]!]! += bytes;
+      byPath[tag & TAG_PATH]! += bytes;
     }
   }
   return result;

@@ -8,8 +8,8 @@ import type { PathName, TimelineEvent } from '../protocol';
 import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED, emptyColumns } from './timelineFile';
-import type { ColumnRange, LodColumns } from './timelineCompact';
-import { allocLodColumns } from './timelineCompact';
+import type { ColumnRange, LodColumns, TimeBlocks } from './timelineCompact';
+import { BLOCK, BLOCK_SHIFT, allocLodColumns, firstReachingIn, fitsOffset, floatTimes, tagOf } from './timelineCompact';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -61,21 +61,25 @@ export interface TimelineMeta {
 export interface TimelineIndex {
   count: number;
   lanes: LaneInfo[];
-  /** Lane id of every event. */
-  laneOf: Int32Array;
+  /** Lane id of every event: 16-bit with up to 65,535 lanes. */
+  laneOf: Int32Array | Uint16Array;
   /** Event indices grouped by lane (`laneStart[l]..laneStart[l+1]`), by start time inside a lane. */
   order: Int32Array;
   laneStart: Int32Array;
   /** Running maximum of end times along `order` within each lane: the first event that can reach a time is a binary search. */
   maxEnd: Float64Array | Uint32Array;
   /**
-   * Added to each `maxEnd` value: 0 for the index's own running maxima; the compact columns'
-   * base when the engine shares theirs (u32 offsets) instead of keeping a second copy.
+   * The bases `maxEnd`'s values are offsets from: absent for the index's own running maxima
+   * (float64 times); the compact columns' blocks when the engine shares their 32-bit offsets
+   * instead of keeping a second copy.
    */
-  maxEndBase?: number;
+  maxEndBlocks?: TimeBlocks;
   /** For each packet, the doorbell event that announced it; -1 otherwise. */
   announcedBy: Int32Array;
-  /** For each event with a `ref`, the event index that `ref` names; -1 otherwise. */
+  /**
+   * For each event with a `ref`, the event index that `ref` names; -1 otherwise. The file's own
+   * `ref` column when ids are the events' indices and every ref names an event or is -1.
+   */
   refIndex: Int32Array;
   startNs: number;
   endNs: number;
@@ -125,8 +129,8 @@ export function laneLabel(category: LaneCategory, number: number, vendor: Timeli
  * as it goes and only a lane found out of order is sorted afterwards. With `withLod`, the same
  * pass also writes the compact lane-ordered columns the level of detail reads
  * (timelineCompact.ts), so no column is ever read in random order; with `shareMaxEnd` as well,
- * the index's running maxima are those columns' (`maxEndBase` their base) instead of a copy of
- * its own, 8 bytes an event less.
+ * the index's running maxima are those columns' (`maxEndBlocks` their bases) instead of a copy
+ * of its own, 8 bytes an event less.
  */
 export function buildIndex(
   t: TimelineColumns,
@@ -289,45 +293,30 @@ export function buildIndexAndLod(
     wholeTimes: found.wholeTimes,
     bytesFit32: found.bytesFit32,
   };
-  const lod = withLod ? allocLodColumns(n, range) : undefined;
+  const allocated = withLod ? allocLodColumns(laneStart, range) : undefined;
   const order = new Int32Array(n);
-  const maxEnd = lod && shareMaxEnd ? undefined : new Float64Array(n);
+  const maxEnd = allocated && shareMaxEnd ? undefined : new Float64Array(n);
+  // Each event's lane as the second pass renumbers it: 2 bytes an event where they fit.
+  const laneOfOut = laneCount <= 0xffff ? new Uint16Array(n) : laneOf;
   // The second pass writes these in lane order, all over each array: their pages are mapped
   // here first, in address order, which costs the system less than mapping them as scattered
   // first writes do.
   touchPages(order);
   if (maxEnd) touchPages(maxEnd);
-  if (lod) for (const column of lodArrays(lod)) touchPages(column);
-  const unsorted = lod
-    ? placeWithLod(t, laneOf, renumber, laneStart, order, maxEnd, lod)
-    : place(t, laneOf, renumber, laneStart, order, maxEnd!);
-  // Lanes whose events arrived out of time order: sorted, then their running maxima (and
-  // compact columns) rewritten from the sorted order.
-  const start = t.startNs;
-  const endCol = t.endNs;
-  const base = lod ? lod.baseNs : 0;
-  for (let l = 0; l < laneCount; l++) {
-    if (!unsorted[l]) continue;
-    const a = laneStart[l]!;
-    const b = laneStart[l + 1]!;
-    order.subarray(a, b).sort((x, y) => start[x]! - start[y]! || x - y);
-    let run = -Infinity;
-    for (let k = a; k < b; k++) {
-      const e = order[k]!;
-      const st = start[e]!;
-      const en = Math.max(endCol[e]!, st);
-      if (en > run) run = en;
-      if (maxEnd) maxEnd[k] = run;
-      if (lod) writeLod(lod, t, e, k, st, en, run, base);
-    }
-  }
+  if (allocated) for (const column of lodArrays(allocated)) touchPages(column);
+  const state = allocated
+    ? placeWithLod(t, laneOf, laneOfOut, renumber, laneStart, order, maxEnd, allocated)
+    : place(t, laneOf, laneOfOut, renumber, laneStart, order, maxEnd!);
+  const lod = settleLanes(t, laneStart, order, state, maxEnd, allocated);
 
-  const { announcedBy, refIndex } = links(t, laneOf, order, laneStart);
+  // The first pass's 32-bit lanes, once renumbered into 16 bits, hold the doorbell links: no
+  // moment holds both as well as the lanes.
+  const { announcedBy, refIndex } = links(t, laneOfOut, order, laneStart, laneOfOut !== laneOf ? laneOf : undefined);
 
   const index: TimelineIndex = {
     count: n,
     lanes: sorted,
-    laneOf,
+    laneOf: laneOfOut,
     order,
     laneStart,
     maxEnd: maxEnd ?? lod!.maxEnd,
@@ -337,7 +326,7 @@ export function buildIndexAndLod(
     endNs: n > 0 ? found.maxEnd : 1,
     heat,
   };
-  if (!maxEnd) index.maxEndBase = lod!.baseNs;
+  if (!maxEnd && lod!.blocks) index.maxEndBlocks = lod!.blocks;
   return { index, lod };
 }
 
@@ -348,16 +337,24 @@ function touchPages(a: Int32Array | Uint32Array | Float64Array | Float32Array | 
 }
 
 function lodArrays(lod: LodColumns) {
-  return [lod.startNs, lod.endNs, lod.maxEnd, lod.extentNs, lod.bytes, lod.path, lod.kind, lod.flags];
+  return [lod.startNs, lod.endNs, lod.maxEnd, lod.extentNs, lod.bytes, lod.tags];
 }
 
+/** `placeWithLod`'s answer per lane: its events arrived out of time order. */
+const OUT_OF_ORDER = 1;
+/** `placeWithLod`'s answer per lane: a block's times do not fit 32-bit offsets from its base (as they arrived). */
+const TOO_WIDE = 2;
+const U32_LIMIT = 0xffff_ffff;
+
 /**
- * The second pass without compact columns: every event to its lane's next slot in `order`,
- * the lanes' running maxima of end times, and which lanes arrived out of time order.
+ * The second pass without compact columns: every event to its lane's next slot in `order` (and
+ * its renumbered lane into `laneOfOut`), the lanes' running maxima of end times, and which
+ * lanes arrived out of time order.
  */
 function place(
   t: TimelineColumns,
   laneOf: Int32Array,
+  laneOfOut: Int32Array | Uint16Array,
   renumber: Int32Array,
   laneStart: Int32Array,
   order: Int32Array,
@@ -373,13 +370,13 @@ function place(
   const end = t.endNs;
   for (let i = 0; i < n; i++) {
     const l = renumber[laneOf[i]!]!;
-    laneOf[i] = l;
+    laneOfOut[i] = l;
     const k = fill[l]!++;
     order[k] = i;
     const st = start[i]!;
     const e0 = end[i]!;
     const en = e0 > st ? e0 : st;
-    if (st < lastStart[l]!) unsorted[l] = 1;
+    if (st < lastStart[l]!) unsorted[l] = OUT_OF_ORDER;
     lastStart[l] = st;
     let run = running[l]!;
     if (en > run) running[l] = run = en;
@@ -391,11 +388,14 @@ function place(
 /**
  * The second pass with the compact lane-ordered columns (`place`, and every column of `lod`
  * written at the event's slot): one sequential read stream per column, one write stream per
- * lane and column.
+ * lane and column. A lane's slots fill in order, so the first event written to a block is at
+ * its first slot: its start is the block's base (the earliest of the block when the lane is in
+ * time order; the lane is rewritten after sorting otherwise).
  */
 function placeWithLod(
   t: TimelineColumns,
   laneOf: Int32Array,
+  laneOfOut: Int32Array | Uint16Array,
   renumber: Int32Array,
   laneStart: Int32Array,
   order: Int32Array,
@@ -407,32 +407,35 @@ function placeWithLod(
   const fill = laneStart.slice(0, laneCount);
   const lastStart = new Float64Array(laneCount).fill(-Infinity);
   const running = new Float64Array(laneCount).fill(-Infinity);
-  const unsorted = new Uint8Array(laneCount);
+  const state = new Uint8Array(laneCount);
   const start = t.startNs;
   const end = t.endNs;
   const kinds = t.kind;
   const queued = t.queuedNs;
   const bytes = t.bytes;
   const path = t.path;
-  const base = lod.baseNs;
+  const blocks = lod.blocks;
+  const narrow = blocks !== undefined;
+  const laneBlock = narrow ? blocks.laneBlock : laneStart;
+  const bases = narrow ? blocks.base : running;
+  // The base of each lane's current block.
+  const laneBase = new Float64Array(laneCount);
   const ls = lod.startNs;
   const le = lod.endNs;
   const lm = lod.maxEnd;
   const lx = lod.extentNs;
   const lb = lod.bytes;
-  const lp = lod.path;
-  const lk = lod.kind;
+  const lt = lod.tags;
   const flags = t.flags;
-  const lf = lod.flags;
   for (let i = 0; i < n; i++) {
     const l = renumber[laneOf[i]!]!;
-    laneOf[i] = l;
+    laneOfOut[i] = l;
     const k = fill[l]!++;
     order[k] = i;
     const st = start[i]!;
     const e0 = end[i]!;
     const en = e0 > st ? e0 : st;
-    if (st < lastStart[l]!) unsorted[l] = 1;
+    if (st < lastStart[l]!) state[l]! |= OUT_OF_ORDER;
     lastStart[l] = st;
     let run = running[l]!;
     if (en > run) running[l] = run = en;
@@ -443,19 +446,90 @@ function placeWithLod(
       const q = queued[i]!;
       if (q >= 0 && q < st) visible = q;
     }
+    let base = 0;
+    if (narrow) {
+      const at = k - laneStart[l]!;
+      if ((at & (BLOCK - 1)) === 0) {
+        laneBase[l] = st;
+        bases[laneBlock[l]! + (at >>> BLOCK_SHIFT)] = st;
+      }
+      base = laneBase[l]!;
+      // Starts and ends are at or after the block's first start unless the lane is out of order.
+      if (run - base > U32_LIMIT) state[l]! |= TOO_WIDE;
+    }
     ls[k] = st - base;
     le[k] = en - base;
     lm[k] = run - base;
     lx[k] = en - visible;
     lb[k] = bytes[i]!;
-    lp[k] = path[i]! & 3;
-    lk[k] = kind;
-    if (flags !== undefined) lf[k] = flags[i]! & FLAG_INFERRED;
+    lt[k] = tagOf(path[i]!, kind, flags !== undefined && (flags[i]! & FLAG_INFERRED) !== 0);
   }
-  return unsorted;
+  return state;
 }
 
-/** Event `e` of the file into slot `k` of the lane-ordered columns. */
+/**
+ * After the second pass: lanes whose events arrived out of time order are sorted, then their
+ * running maxima and compact columns (their blocks' bases too) rewritten from the sorted order.
+ * When a block's times do not fit 32-bit offsets from its base, the compact columns' times are
+ * written again as float64 (returned in place of `lod`).
+ */
+function settleLanes(
+  t: TimelineColumns,
+  laneStart: Int32Array,
+  order: Int32Array,
+  state: Uint8Array,
+  maxEnd: Float64Array | undefined,
+  lod: LodColumns | undefined,
+): LodColumns | undefined {
+  const laneCount = laneStart.length - 1;
+  const start = t.startNs;
+  const endCol = t.endNs;
+  const blocks = lod?.blocks;
+  let fits = true;
+  for (let l = 0; l < laneCount; l++) {
+    const s = state[l]!;
+    if (s === TOO_WIDE) fits = false;
+    if ((s & OUT_OF_ORDER) === 0) continue;
+    const a = laneStart[l]!;
+    const b = laneStart[l + 1]!;
+    order.subarray(a, b).sort((x, y) => start[x]! - start[y]! || x - y);
+    let run = -Infinity;
+    let base = 0;
+    for (let k = a; k < b; k++) {
+      const e = order[k]!;
+      const st = start[e]!;
+      const en = Math.max(endCol[e]!, st);
+      if (en > run) run = en;
+      if (maxEnd) maxEnd[k] = run;
+      if (!lod) continue;
+      if (blocks) {
+        if (((k - a) & (BLOCK - 1)) === 0) {
+          base = st;
+          blocks.base[blocks.laneBlock[l]! + ((k - a) >>> BLOCK_SHIFT)] = st;
+        }
+        if (!fitsOffset(run - base)) fits = false;
+      }
+      writeLod(lod, t, e, k, st, en, run, base);
+    }
+  }
+  if (!lod || fits) return lod;
+  const wide = floatTimes(lod);
+  for (let l = 0; l < laneCount; l++) {
+    let run = -Infinity;
+    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
+      const e = order[k]!;
+      const st = start[e]!;
+      const en = Math.max(endCol[e]!, st);
+      if (en > run) run = en;
+      wide.startNs[k] = st;
+      wide.endNs[k] = en;
+      wide.maxEnd[k] = run;
+    }
+  }
+  return wide;
+}
+
+/** Event `e` of the file into slot `k` of the lane-ordered columns, times as offsets from `base` (its block's; 0 for float64 times). */
 function writeLod(
   lod: LodColumns,
   t: TimelineColumns,
@@ -477,16 +551,23 @@ function writeLod(
   }
   lod.extentNs[k] = en - visible;
   lod.bytes[k] = t.bytes[e]!;
-  lod.path[k] = t.path[e]! & 3;
-  lod.kind[k] = kind;
-  if (t.flags) lod.flags[k] = t.flags[e]! & FLAG_INFERRED;
+  lod.tags[k] = tagOf(t.path[e]!, kind, t.flags !== undefined && (t.flags[e]! & FLAG_INFERRED) !== 0);
 }
 
-/** Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its engine before it was queued. */
-function links(t: TimelineColumns, laneOf: Int32Array, order: Int32Array, laneStart: Int32Array) {
+/**
+ * Doorbell -> first packet through `ref`, and each packet -> the latest doorbell rung on its
+ * engine before it was queued. `spare`, an array of n no longer needed, holds the latter when given.
+ */
+function links(
+  t: TimelineColumns,
+  laneOf: Int32Array | Uint16Array,
+  order: Int32Array,
+  laneStart: Int32Array,
+  spare?: Int32Array,
+) {
   const n = t.count;
   const refIndex = refIndices(t);
-  const announcedBy = new Int32Array(n).fill(-1);
+  const announcedBy = (spare ?? new Int32Array(n)).fill(-1);
   const kinds = t.kind;
   const starts = t.startNs;
   const queued = t.queuedNs;
@@ -536,12 +617,15 @@ function links(t: TimelineColumns, laneOf: Int32Array, order: Int32Array, laneSt
   return { announcedBy, refIndex };
 }
 
-/** For each event with a `ref`, the event whose id it names (the last one, when ids repeat); -1 otherwise. */
+/**
+ * For each event with a `ref`, the event whose id it names (the last one, when ids repeat); -1
+ * otherwise. When ids are the events' own indices and every ref is an index or -1, that is the
+ * `ref` column itself (no copy: 4 bytes an event less).
+ */
 function refIndices(t: TimelineColumns): Int32Array {
   const n = t.count;
   const ids = t.id;
   const refs = t.ref;
-  const refIndex = new Int32Array(n);
   // Ids are usually each event's own index (as the helper writes them): a ref is then the event.
   let identity = true;
   let maxId = -1;
@@ -553,12 +637,20 @@ function refIndices(t: TimelineColumns): Int32Array {
     if (id < minId) minId = id;
   }
   if (identity) {
+    let inRange = true;
+    for (let i = 0; i < n && inRange; i++) {
+      const r = refs[i]!;
+      inRange = r >= -1 && r < n;
+    }
+    if (inRange) return refs;
+    const refIndex = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const r = refs[i]!;
       refIndex[i] = r >= 0 && r < n ? r : -1;
     }
     return refIndex;
   }
+  const refIndex = new Int32Array(n);
   // Otherwise a dense table when ids are small (4 bytes per event; a Map would cost far more).
   const dense = minId >= 0 && maxId < 4 * n + 1024;
   const table = dense ? new Int32Array(maxId + 1).fill(-1) : undefined;
@@ -576,20 +668,11 @@ function refIndices(t: TimelineColumns): Int32Array {
 
 /** First position in the lane's order whose event may end at or after `timeNs`. */
 export function firstReaching(
-  index: Pick<TimelineIndex, 'laneStart' | 'maxEnd' | 'maxEndBase'>,
+  index: Pick<TimelineIndex, 'laneStart' | 'maxEnd' | 'maxEndBlocks'>,
   lane: number,
   timeNs: number,
 ): number {
-  // Compared as offsets: exact for u32 offsets and float64 times alike.
-  timeNs -= index.maxEndBase ?? 0;
-  let lo = index.laneStart[lane]!;
-  let hi = index.laneStart[lane + 1]!;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (index.maxEnd[mid]! < timeNs) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return firstReachingIn(index.maxEnd, index.maxEndBlocks, index.laneStart, lane, timeNs);
 }
 
 /** The event of `lane` under `timeNs`, within `slopNs` either side, the nearest one when several; -1 when none. Events the filter's `mask` hides are skipped. */
