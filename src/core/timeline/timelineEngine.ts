@@ -35,7 +35,7 @@ export function createEngine(): LodEngine {
           const t0 = performance.now();
           // One pass builds the index and the compact lane-ordered columns together; the hit
           // tests binary-search the compact columns' running maxima (the same values, as offsets
-          // from their base), so the index makes no copy of its own (8 bytes an event).
+          // from their blocks' bases), so the index makes no copy of its own (8 bytes an event).
           const built = buildIndexAndLod(message.columns, message.meta, true, true);
           columns = message.columns;
           lc = built.lod!;

@@ -33,7 +33,6 @@ import {
   timelineColumnWidths,
   timelineLayout,
 } from './timelineFile';
-import { timesFit32 } from './timelineCompact';
 import type { LodRequest, LodResult, LodRuns } from './timelineLod';
 import { Growable, LOD_LEVELS } from './timelineLod';
 import type { HeatLane, LaneInfo, TimelineMeta } from './timelineModel';
@@ -293,7 +292,6 @@ export interface SurveyPart {
   counts: Int32Array;
   minStart: number;
   maxEnd: number;
-  wholeTimes: boolean;
   inferred: boolean;
   /** Events it surveyed: the parts' sum must be the file's count. */
   events: number;
@@ -309,7 +307,6 @@ export async function surveyPart(
   const finder = new LaneFinder('amd');
   let minStart = Infinity;
   let maxEnd = -Infinity;
-  let whole = true;
   let inferred = false;
   let events = 0;
   for await (const { columns: r } of fileRanges(source, layout, SURVEY_COLUMNS, claim, signal)) {
@@ -341,7 +338,6 @@ export async function surveyPart(
       const e = e0 > s ? e0 : s;
       if (s < minStart) minStart = s;
       if (e > maxEnd) maxEnd = e;
-      if (whole && (s !== Math.floor(s) || e !== Math.floor(e))) whole = false;
     }
     if (flags && !inferred) for (let i = 0; i < r.count; i++) if ((flags[i]! & FLAG_INFERRED) !== 0) inferred = true;
     events += r.count;
@@ -351,7 +347,6 @@ export async function surveyPart(
     counts: finder.counts.slice(0, finder.lanes.length),
     minStart,
     maxEnd,
-    wholeTimes: whole,
     inferred,
     events,
   };
@@ -362,8 +357,6 @@ export interface TimelineSurvey {
   layout: TimelineLayout;
   index: PageIndex;
   inferred: boolean;
-  /** The compact columns' base (the first start when times fit 32-bit offsets, else 0): windows are binned relative to it. */
-  baseNs: number;
   /** The index's lanes as (GPU, category index, number) triples, in id order. */
   laneKeys: Int32Array;
   ms: number;
@@ -385,7 +378,6 @@ export function mergeSurvey(
   const finder = new LaneFinder(meta.vendor);
   let minStart = Infinity;
   let maxEnd = -Infinity;
-  let whole = true;
   let inferred = false;
   for (const part of parts) {
     for (let j = 0; j < part.counts.length; j++) {
@@ -394,17 +386,14 @@ export function mergeSurvey(
     }
     if (part.minStart < minStart) minStart = part.minStart;
     if (part.maxEnd > maxEnd) maxEnd = part.maxEnd;
-    whole &&= part.wholeTimes;
     inferred ||= part.inferred;
   }
   const n = layout.count;
   const { sorted, laneStart, heat } = layoutLanes(finder.lanes, finder.counts, meta);
-  const range = { minStartNs: n > 0 ? minStart : 0, maxEndNs: n > 0 ? maxEnd : 0, wholeTimes: whole, bytesFit32: true };
   return {
     layout,
     index: { count: n, lanes: sorted, laneStart, startNs: n > 0 ? minStart : 0, endNs: n > 0 ? maxEnd : 1, heat },
     inferred,
-    baseNs: timesFit32(range) ? range.minStartNs : 0,
     laneKeys: laneKeysOf(sorted),
     ms,
   };
@@ -437,7 +426,6 @@ export interface OverviewAnswer {
 /** A request made ready to bin, as plain data every reader of the file can be handed. */
 export interface BinPlan {
   request: LodRequest;
-  baseNs: number;
   buckets: number;
   laneKeys: Int32Array;
   heat: HeatLane[];
@@ -465,7 +453,7 @@ export function planOverview(survey: TimelineSurvey, request: LodRequest): BinPl
       underStrip.add(cu);
     }
   }
-  return { request, baseNs: survey.baseNs, buckets, laneKeys: survey.laneKeys, heat: survey.index.heat, realLanes };
+  return { request, buckets, laneKeys: survey.laneKeys, heat: survey.index.heat, realLanes };
 }
 
 const CANDIDATE_KEYS = [
@@ -578,7 +566,7 @@ interface Grid extends GridArrays {
   perNs: number;
 }
 
-/** One event into its slot's bucket, as binLane (timelineLod.ts) does it; st/en relative to the base. */
+/** One event into its slot's bucket, as binLane (timelineLod.ts) does it, in absolute times as it does. */
 function bin(
   g: Grid,
   slot: number,
@@ -644,7 +632,6 @@ function bin(
 /** What binRange reads besides the range and the grid. */
 interface BinContext {
   finder: LaneFinder;
-  baseNs: number;
   /** Per lane: its slot in the request (-1: not asked), and the slot of the strip it sits under. */
   directSlot: Int32Array;
   heatSlot: Int32Array;
@@ -663,7 +650,7 @@ interface BinContext {
  * in locals, the bin of an event inside one bucket without a call.
  */
 function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext): boolean {
-  const { finder, baseNs: base, directSlot, heatSlot, rawMinNs, maxRaw, keepMost, wide, totals } = context;
+  const { finder, directSlot, heatSlot, rawMinNs, maxRaw, keepMost, wide, totals } = context;
   const realLanes = directSlot.length;
   const kind = r.kind!;
   const gpu = r.gpu!;
@@ -704,8 +691,8 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
     const s0 = starts[i]!;
     const e0 = ends[i]!;
     const enAbs = e0 > s0 ? e0 : s0;
-    const st = s0 - base;
-    const en = enAbs - base;
+    const st = s0;
+    const en = enAbs;
     if (st > endNs || en < startNs) continue;
     const k = kind[i]!;
     const gp = gpu[i]!;
@@ -779,9 +766,9 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
 
 /** The window a plan bins: what every reader and the merge derive alike. */
 function windowOf(plan: BinPlan) {
-  const { request, baseNs, buckets } = plan;
-  const startNs = request.startNs - baseNs;
-  const endNs = request.endNs - baseNs;
+  const { request, buckets } = plan;
+  const startNs = request.startNs;
+  const endNs = request.endNs;
   const spanNs = Math.max(endNs - startNs, 1e-9);
   const nsPerBucket = spanNs / buckets;
   const maxRaw = request.maxRaw ?? 20_000;
@@ -863,7 +850,6 @@ export async function binPart(
   const g = emptyGrid(plan);
   const context: BinContext = {
     finder,
-    baseNs: plan.baseNs,
     directSlot,
     heatSlot,
     rawMinNs: w.rawMinNs,
@@ -942,7 +928,6 @@ export function mergeBins(
 
   // The first maxRaw wide events in aggregate's order (lane slot, start, file order) are drawn
   // one by one; any past them are binned as the others were.
-  const base = plan.baseNs;
   const order = Array.from({ length: wide.length }, (_, j) => j).sort(
     (x, y) => wide.slot[x]! - wide.slot[y]! || wide.startNs[x]! - wide.startNs[y]! || wide.event[x]! - wide.event[y]!,
   );
@@ -954,8 +939,8 @@ export function mergeBins(
     bin(
       g,
       wide.slot[j]!,
-      s0 - base,
-      enAbs - base,
+      s0,
+      enAbs,
       wide.bytes[j]!,
       wide.path[j]! & 3,
       wide.flag[j]!,
