@@ -936,17 +936,7 @@ export function mergeBins(
     const s0 = wide.startNs[j]!;
     const e0 = wide.endNs[j]!;
     const enAbs = e0 > s0 ? e0 : s0;
-    bin(
-      g,
-      wide.slot[j]!,
-      s0,
-      enAbs,
-      wide.bytes[j]!,
-      wide.path[j]! & 3,
-      wide.flag[j]!,
-      wide.lane[j]!,
-      wide.event[j]!,
-    );
+    bin(g, wide.slot[j]!, s0, enAbs, wide.bytes[j]!, wide.path[j]! & 3, wide.flag[j]!, wide.lane[j]!, wide.event[j]!);
   }
 
   const request = plan.request;
