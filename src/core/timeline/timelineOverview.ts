@@ -63,8 +63,12 @@ type ColumnName = (typeof TIMELINE_COLUMN_NAMES)[number];
 
 /** What the survey reads of each event. */
 const SURVEY_COLUMNS: readonly ColumnName[] = ['kind', 'gpu', 'lane', 'startNs', 'endNs', 'flags'];
-/** What the overview reads: all but `ref` (the events drawn one by one carry every other column). */
-const OVERVIEW_COLUMNS: readonly ColumnName[] = TIMELINE_COLUMN_NAMES.filter((name) => name !== 'ref');
+/**
+ * What the overview reads: every column (the events drawn one by one carry all but `ref`, and
+ * `ref` is read to be checked), so that the two passes refuse exactly the files the whole-file
+ * reader refuses, before the page has drawn anything from one.
+ */
+const OVERVIEW_COLUMNS: readonly ColumnName[] = TIMELINE_COLUMN_NAMES;
 
 /** The file, as the overview reads it: its size when opened and a positional read. */
 export interface OverviewSource {
@@ -111,12 +115,12 @@ class LaneFinder {
   }
 
   /** Lanes by (GPU, category index, number), three numbers each, in order. */
-  preload(keys: Int32Array): void {
+  preload(keys: Float64Array): void {
     for (let k = 0; k + 2 < keys.length; k += 3) this.findKey(keys[k]!, keys[k + 1]!, keys[k + 2]!);
   }
 
   /** The lanes as (GPU, category index, number) triples, in their order here. */
-  keys(): Int32Array {
+  keys(): Float64Array {
     return laneKeysOf(this.lanes);
   }
 
@@ -159,9 +163,9 @@ class LaneFinder {
   }
 }
 
-/** Lanes as (GPU, category index, number) triples, in order. */
-function laneKeysOf(lanes: readonly LaneInfo[]): Int32Array {
-  const out = new Int32Array(lanes.length * 3);
+/** Lanes as (GPU, category index, number) triples, in order (float64: a number may be any 32-bit value). */
+function laneKeysOf(lanes: readonly LaneInfo[]): Float64Array {
+  const out = new Float64Array(lanes.length * 3);
   lanes.forEach((lane, i) => {
     out[i * 3] = lane.gpu;
     out[i * 3 + 1] = LANE_CATEGORIES.indexOf(lane.category);
@@ -287,7 +291,7 @@ export async function readLayout(source: OverviewSource): Promise<TimelineLayout
 /** What one reader's share of the survey found. */
 export interface SurveyPart {
   /** Its lanes as (GPU, category index, number) triples, in the order it met them. */
-  lanes: Int32Array;
+  lanes: Float64Array;
   /** Events per lane, in that order. */
   counts: Int32Array;
   minStart: number;
@@ -358,7 +362,7 @@ export interface TimelineSurvey {
   index: PageIndex;
   inferred: boolean;
   /** The index's lanes as (GPU, category index, number) triples, in id order. */
-  laneKeys: Int32Array;
+  laneKeys: Float64Array;
   ms: number;
 }
 
@@ -427,7 +431,7 @@ export interface OverviewAnswer {
 export interface BinPlan {
   request: LodRequest;
   buckets: number;
-  laneKeys: Int32Array;
+  laneKeys: Float64Array;
   heat: HeatLane[];
   realLanes: number;
 }
