@@ -19,7 +19,8 @@
  * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
  * figures that walk its samples many times build them once, and a run at rest holds only its
  * columns. A bigger table builds each on demand, so a walk never holds them all; `select`
- * (reorder, subset) and `numbersOf` (one field of each) work on the columns and build none.
+ * (reorder, subset), `numbersOf`, `codesOf`, `booleansOf` and `nestedOf` (one field of each)
+ * work on the columns and build none.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -61,6 +62,17 @@ const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyo
 
 /** The fields held as numbers. */
 export type NumberField = (typeof NUMBER_FIELDS)[number];
+/** The fields held as strings (a code per sample into the column's values). */
+export type StringField = (typeof STRING_FIELDS)[number];
+/** The fields held as booleans. */
+export type BooleanField = (typeof BOOLEAN_FIELDS)[number];
+/** The nested fields (held as interned JSON): `moverEvidence`, `engineIds`, and any the schema adds. */
+export type NestedField = Exclude<keyof Sample, NumberField | StringField | BooleanField | 'type' | 'timesNs'>;
+
+/** `codesOf`'s code of a sample that lacks the field. */
+export const ABSENT_CODE = -1;
+/** `booleansOf`'s value for a sample that lacks the field (false is 0, true 1). */
+export const ABSENT_BOOLEAN = 2;
 
 type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
 
@@ -480,6 +492,50 @@ export class SampleTable implements Iterable<Sample> {
     if (c instanceof Int32Array) {
       for (let i = 0; i < this.n; i++) if (c[i] !== INT_ABSENT) out[i] = c[i]!;
     } else if (c) out.set(c.subarray(0, this.n));
+    return out;
+  }
+
+  /**
+   * The values of one string field, sample by sample, without building a sample: a code per
+   * sample (ABSENT_CODE where a sample lacks it) into `values` (each distinct value once). Copies:
+   * changing them changes nothing in the table.
+   */
+  codesOf(field: StringField): { codes: Int32Array; values: string[] } {
+    const c = this.strings[STRING_FIELDS.indexOf(field)];
+    if (!c) return { codes: new Int32Array(this.n).fill(ABSENT_CODE), values: [] };
+    return { codes: c.codes.slice(0, this.n), values: c.dict.values.slice() };
+  }
+
+  /** The values of one boolean field, sample by sample (0 false, 1 true, ABSENT_BOOLEAN), without building a sample. */
+  booleansOf(field: BooleanField): Uint8Array {
+    const c = this.booleans[BOOLEAN_FIELDS.indexOf(field)];
+    return c ? c.slice(0, this.n) : new Uint8Array(this.n).fill(ABSENT_BOOLEAN);
+  }
+
+  /**
+   * The values of one nested field, sample by sample (undefined where a sample lacks it), without
+   * building a sample: each distinct value parsed once and read-only (frozen), equal to
+   * `at(i)[field]`; samples that share a value share one object here.
+   */
+  nestedOf<K extends NestedField>(field: K): (Sample[K] | undefined)[] {
+    const out = new Array<Sample[K] | undefined>(this.n).fill(undefined);
+    const rest = this.rest;
+    if (!rest) return out;
+    let lastCode = NO_CODE;
+    let last: Sample[K] | undefined;
+    // Codes past those restOf keeps parsed, parsed once each here.
+    const more = new Map<number, Sample[K] | undefined>();
+    for (let i = 0; i < this.n; i++) {
+      const code = rest[i]!;
+      if (code === NO_CODE) continue;
+      if (code !== lastCode) {
+        lastCode = code;
+        if (code < REST_KEPT) last = this.restOf(code)[field] as Sample[K] | undefined;
+        else if (more.has(code)) last = more.get(code);
+        else more.set(code, (last = this.restOf(code)[field] as Sample[K] | undefined));
+      }
+      out[i] = last;
+    }
     return out;
   }
 

@@ -2,7 +2,8 @@
  * SampleTable (src/core/sampleTable.ts): a run's samples as columns. Every field comes back as
  * pushed, absent ones absent; numbers that do not fit the narrow columns (fractional, -0, the
  * host endpoint -1, times of 2^32 ns and more) widen them without changing a value; the
- * table's memory stays under 200 bytes a helper-shaped sample. And readRunFile's progress and
+ * table's memory stays under 200 bytes a helper-shaped sample; one field of every sample reads
+ * from the columns (codesOf, booleansOf, nestedOf) as the samples hold it. And readRunFile's progress and
  * cancel, polled per chunk.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/protocol';
 import { SampleSchema } from '../../src/core/protocol';
 import { runHeader } from '../../src/core/run';
-import { SHARE_BUILT_MAX, SampleTable } from '../../src/core/sampleTable';
+import { ABSENT_BOOLEAN, ABSENT_CODE, SHARE_BUILT_MAX, SampleTable } from '../../src/core/sampleTable';
 import { RunReadCancelled, readRunFile } from '../../src/core/runs/runStore';
 
 const helperSample: Sample = {
@@ -69,6 +70,36 @@ const everything: Sample = {
   batch: 8,
   shmemSdma: 'library',
 };
+
+/** `codesOf`, `booleansOf` and `nestedOf` give each sample's field as `samples` hold it. */
+function expectColumnsOf(t: SampleTable, samples: readonly Sample[]): void {
+  for (const field of [
+    'mover',
+    'initiator',
+    'mode',
+    'label',
+    'series',
+    'runtimeRule',
+    'splitOver',
+    'shmemSdma',
+  ] as const) {
+    const { codes, values } = t.codesOf(field);
+    expect(codes).toHaveLength(samples.length);
+    expect(
+      [...codes].map((c) => (c === ABSENT_CODE ? undefined : values[c])),
+      field,
+    ).toStrictEqual(samples.map((s) => s[field]));
+  }
+  for (const field of ['validated', 'traced'] as const)
+    expect([...t.booleansOf(field)], field).toStrictEqual(
+      samples.map((s) => (s[field] === undefined ? ABSENT_BOOLEAN : s[field] ? 1 : 0)),
+    );
+  for (const field of ['moverEvidence', 'engineIds'] as const) {
+    const nested = t.nestedOf(field);
+    expect(nested, field).toStrictEqual(samples.map((s) => s[field]));
+    for (const x of nested) if (x !== undefined) expect(Object.isFrozen(x)).toBe(true);
+  }
+}
 
 describe('SampleTable', () => {
   it('gives back every field as pushed, absent ones absent, in the schema order', () => {
@@ -198,6 +229,44 @@ describe('SampleTable', () => {
     }
   });
 
+  it('gives a string, boolean or nested field of every sample without building one, as copies', () => {
+    // More distinct nested values than the table keeps parsed, alternating, and fields absent from some samples.
+    const samples: Sample[] = Array.from({ length: 300 }, (_, i) => {
+      const { label: _label, traced: _traced, engineIds: _ids, ...rest } = everything;
+      const s: Sample = {
+        ...rest,
+        moverEvidence: { ...helperSample.moverEvidence!, detail: `run ${i % 150}` },
+        validated: i % 3 === 0,
+      };
+      if (i % 4 === 0) return { ...s, label: `l${i % 5}`, traced: i % 8 === 0, engineIds: [i % 70] };
+      if (i % 7 === 0) {
+        const { moverEvidence: _e, series: _s, ...bare } = s;
+        return bare;
+      }
+      return s;
+    });
+    const t = SampleTable.from(samples);
+    expectColumnsOf(t, samples);
+    // The same values whether the samples were built first or not.
+    expect(t.toArray()).toStrictEqual(samples);
+    expectColumnsOf(t, samples);
+    // What was handed out is a copy: changing it changes nothing in the table.
+    t.codesOf('label').codes.fill(0);
+    t.codesOf('label').values.push('changed');
+    t.booleansOf('validated').fill(1);
+    expectColumnsOf(t, samples);
+    expect(t.at(1)!.label).toBeUndefined();
+    // An empty table, and a table without the column.
+    expect(new SampleTable().codesOf('mover')).toStrictEqual({ codes: new Int32Array(0), values: [] });
+    const plain = SampleTable.from([helperSample, helperSample]);
+    expect([...plain.codesOf('series').codes]).toStrictEqual([ABSENT_CODE, ABSENT_CODE]);
+    expect([...plain.booleansOf('traced')]).toStrictEqual([ABSENT_BOOLEAN, ABSENT_BOOLEAN]);
+    expect(plain.nestedOf('engineIds')).toStrictEqual([undefined, undefined]);
+    // Samples that share a nested value share one object.
+    const [a, b] = plain.nestedOf('moverEvidence');
+    expect(a).toBe(b);
+  });
+
   it('is the plain array it stands for, for any valid samples (fast-check)', () => {
     const count = fc.nat({ max: 2 ** 33 });
     const real = fc.oneof(fc.double({ min: 0, max: 1e12, noNaN: true }), count);
@@ -260,6 +329,7 @@ describe('SampleTable', () => {
         expect(t.toArray()).toStrictEqual(samples);
         t.trim();
         expect([...t]).toStrictEqual(samples);
+        expectColumnsOf(t, samples);
       }),
       { numRuns: 300 },
     );
