@@ -19,8 +19,8 @@
  * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
  * figures that walk its samples many times build them once, and a run at rest holds only its
  * columns. A bigger table builds each on demand, so a walk never holds them all; `select`
- * (reorder, subset), `numbersOf`, `codesOf`, `booleansOf` and `nestedOf` (one field of each)
- * work on the columns and build none.
+ * (reorder, subset), `numbersOf` (one field of each) and `groupsOf` (samples alike in some
+ * fields) work on the columns and build none.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -62,17 +62,12 @@ const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyo
 
 /** The fields held as numbers. */
 export type NumberField = (typeof NUMBER_FIELDS)[number];
-/** The fields held as strings (a code per sample into the column's values). */
+/** The fields held as strings, as booleans, and nested (as interned JSON): `moverEvidence`, `engineIds`, any the schema adds. */
 export type StringField = (typeof STRING_FIELDS)[number];
-/** The fields held as booleans. */
 export type BooleanField = (typeof BOOLEAN_FIELDS)[number];
-/** The nested fields (held as interned JSON): `moverEvidence`, `engineIds`, and any the schema adds. */
 export type NestedField = Exclude<keyof Sample, NumberField | StringField | BooleanField | 'type' | 'timesNs'>;
-
-/** `codesOf`'s code of a sample that lacks the field. */
-export const ABSENT_CODE = -1;
-/** `booleansOf`'s value for a sample that lacks the field (false is 0, true 1). */
-export const ABSENT_BOOLEAN = 2;
+/** The fields `groupsOf` groups samples by: all but `type` and `timesNs`. */
+export type GroupField = NumberField | StringField | BooleanField | NestedField;
 
 type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
 
@@ -496,47 +491,66 @@ export class SampleTable implements Iterable<Sample> {
   }
 
   /**
-   * The values of one string field, sample by sample, without building a sample: a code per
-   * sample (ABSENT_CODE where a sample lacks it) into `values` (each distinct value once). Copies:
-   * changing them changes nothing in the table.
+   * The samples grouped by their values of `fields`, without building a sample: `group[i]` is
+   * sample i's group, numbered in the order groups first appear, and `first[g]` the first sample
+   * of group g. Two samples share a group exactly when each of the fields is absent from both or
+   * equal in both (numbers as `===` has them; a nested field as its JSON, and all nested fields
+   * together: samples that differ in any one are apart). For a walk that needs something of each
+   * distinct combination (a key, a label) made once, not once a sample.
    */
-  codesOf(field: StringField): { codes: Int32Array; values: string[] } {
-    const c = this.strings[STRING_FIELDS.indexOf(field)];
-    if (!c) return { codes: new Int32Array(this.n).fill(ABSENT_CODE), values: [] };
-    return { codes: c.codes.slice(0, this.n), values: c.dict.values.slice() };
-  }
-
-  /** The values of one boolean field, sample by sample (0 false, 1 true, ABSENT_BOOLEAN), without building a sample. */
-  booleansOf(field: BooleanField): Uint8Array {
-    const c = this.booleans[BOOLEAN_FIELDS.indexOf(field)];
-    return c ? c.slice(0, this.n) : new Uint8Array(this.n).fill(ABSENT_BOOLEAN);
-  }
-
-  /**
-   * The values of one nested field, sample by sample (undefined where a sample lacks it), without
-   * building a sample: each distinct value parsed once and read-only (frozen), equal to
-   * `at(i)[field]`; samples that share a value share one object here.
-   */
-  nestedOf<K extends NestedField>(field: K): (Sample[K] | undefined)[] {
-    const out = new Array<Sample[K] | undefined>(this.n).fill(undefined);
-    const rest = this.rest;
-    if (!rest) return out;
-    let lastCode = NO_CODE;
-    let last: Sample[K] | undefined;
-    // Codes past those restOf keeps parsed, parsed once each here.
-    const more = new Map<number, Sample[K] | undefined>();
-    for (let i = 0; i < this.n; i++) {
-      const code = rest[i]!;
-      if (code === NO_CODE) continue;
-      if (code !== lastCode) {
-        lastCode = code;
-        if (code < REST_KEPT) last = this.restOf(code)[field] as Sample[K] | undefined;
-        else if (more.has(code)) last = more.get(code);
-        else more.set(code, (last = this.restOf(code)[field] as Sample[K] | undefined));
-      }
-      out[i] = last;
+  groupsOf(fields: readonly GroupField[]): { group: Int32Array; first: number[] } {
+    const columns: (Int32Array | Float64Array | Uint8Array)[] = [];
+    for (const f of fields) {
+      const [, kind, k] = FIELDS.find(([name]) => name === f) ?? [];
+      const c =
+        kind === 'number'
+          ? this.numbers[k!]
+          : kind === 'string'
+            ? this.strings[k!]?.codes
+            : kind === 'boolean'
+              ? this.booleans[k!]
+              : kind === 'rest'
+                ? this.rest
+                : undefined;
+      if (kind === undefined || kind === 'times') throw new RangeError(`groupsOf: ${f} is not a field it can group by`);
+      // A column no sample has: every sample absent from it, equal.
+      if (c && !columns.includes(c)) columns.push(c);
     }
-    return out;
+    const group = new Int32Array(this.n);
+    const first: number[] = [];
+    const same = (i: number, j: number): boolean => {
+      for (let k = 0; k < columns.length; k++) {
+        const a = columns[k]![i]!;
+        const b = columns[k]![j]!;
+        // NaN is a Float64 column's absent value: absent equals absent.
+        if (a !== b && !(a !== a && b !== b)) return false;
+      }
+      return true;
+    };
+    // A walk through a sweep meets its groups in turn at each size: the group after the last one
+    // met is tried first, then the last one, then every group by its values as text.
+    const byValues = new Map<string, number>();
+    let last = -1;
+    for (let i = 0; i < this.n; i++) {
+      let g = -1;
+      if (first.length > 0) {
+        const next = (last + 1) % first.length;
+        if (same(i, first[next]!)) g = next;
+        else if (same(i, first[last]!)) g = last;
+      }
+      if (g < 0) {
+        let text = '';
+        for (const c of columns) text += `${c[i]},`;
+        g = byValues.get(text) ?? -1;
+        if (g < 0) {
+          g = first.length;
+          first.push(i);
+          byValues.set(text, g);
+        }
+      }
+      group[i] = last = g;
+    }
+    return { group, first };
   }
 
   /**

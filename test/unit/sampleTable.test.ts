@@ -2,8 +2,8 @@
  * SampleTable (src/core/sampleTable.ts): a run's samples as columns. Every field comes back as
  * pushed, absent ones absent; numbers that do not fit the narrow columns (fractional, -0, the
  * host endpoint -1, times of 2^32 ns and more) widen them without changing a value; the
- * table's memory stays under 200 bytes a helper-shaped sample; one field of every sample reads
- * from the columns (codesOf, booleansOf, nestedOf) as the samples hold it. And readRunFile's progress and
+ * table's memory stays under 200 bytes a helper-shaped sample; samples grouped from the columns
+ * (groupsOf) are those alike in the fields asked. And readRunFile's progress and
  * cancel, polled per chunk.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/protocol';
 import { SampleSchema } from '../../src/core/protocol';
 import { runHeader } from '../../src/core/run';
-import { ABSENT_BOOLEAN, ABSENT_CODE, SHARE_BUILT_MAX, SampleTable } from '../../src/core/sampleTable';
+import type { GroupField } from '../../src/core/sampleTable';
+import { SHARE_BUILT_MAX, SampleTable } from '../../src/core/sampleTable';
 import { RunReadCancelled, readRunFile } from '../../src/core/runs/runStore';
 
 const helperSample: Sample = {
@@ -71,34 +72,34 @@ const everything: Sample = {
   shmemSdma: 'library',
 };
 
-/** `codesOf`, `booleansOf` and `nestedOf` give each sample's field as `samples` hold it. */
-function expectColumnsOf(t: SampleTable, samples: readonly Sample[]): void {
-  for (const field of [
-    'mover',
-    'initiator',
-    'mode',
-    'label',
-    'series',
-    'runtimeRule',
-    'splitOver',
-    'shmemSdma',
-  ] as const) {
-    const { codes, values } = t.codesOf(field);
-    expect(codes).toHaveLength(samples.length);
-    expect(
-      [...codes].map((c) => (c === ABSENT_CODE ? undefined : values[c])),
-      field,
-    ).toStrictEqual(samples.map((s) => s[field]));
-  }
-  for (const field of ['validated', 'traced'] as const)
-    expect([...t.booleansOf(field)], field).toStrictEqual(
-      samples.map((s) => (s[field] === undefined ? ABSENT_BOOLEAN : s[field] ? 1 : 0)),
-    );
-  for (const field of ['moverEvidence', 'engineIds'] as const) {
-    const nested = t.nestedOf(field);
-    expect(nested, field).toStrictEqual(samples.map((s) => s[field]));
-    for (const x of nested) if (x !== undefined) expect(Object.isFrozen(x)).toBe(true);
-  }
+/** Fields `groupsOf` is asked for in the tests: strings, numbers, a boolean, a nested field. */
+const GROUP_FIELDS = ['mover', 'src', 'cus', 'wavesPerCu', 'label', 'validated', 'traced', 'moverEvidence'] as const;
+
+/**
+ * `groupsOf(fields)` against its definition on the samples themselves: two samples share a group
+ * exactly when the fields' values are alike (the nested ones all together), groups numbered in
+ * the order they first appear, `first` each group's first sample.
+ */
+function expectGroupsOf(t: SampleTable, samples: readonly Sample[], fields: readonly GroupField[]): void {
+  const nested = fields.some((f) => f === 'moverEvidence' || f === 'engineIds');
+  const alike = (s: Sample) =>
+    JSON.stringify([
+      ...fields.filter((f) => f !== 'moverEvidence' && f !== 'engineIds').map((f) => s[f] ?? null),
+      nested ? [s.moverEvidence ?? null, s.engineIds ?? null] : null,
+    ]);
+  const { group, first } = t.groupsOf(fields);
+  expect(group).toHaveLength(samples.length);
+  const seen = new Map<string, number>();
+  const firsts: number[] = [];
+  samples.forEach((s, i) => {
+    const key = alike(s);
+    if (!seen.has(key)) {
+      seen.set(key, firsts.length);
+      firsts.push(i);
+    }
+    expect(group[i], `sample ${i}`).toBe(seen.get(key));
+  });
+  expect(first).toStrictEqual(firsts);
 }
 
 describe('SampleTable', () => {
@@ -229,42 +230,38 @@ describe('SampleTable', () => {
     }
   });
 
-  it('gives a string, boolean or nested field of every sample without building one, as copies', () => {
-    // More distinct nested values than the table keeps parsed, alternating, and fields absent from some samples.
+  it('groups samples alike in some fields, from the columns, in the order the groups appear', () => {
+    // More groups than a sweep cycles through, met in turn, out of turn and again; fields absent from some samples.
     const samples: Sample[] = Array.from({ length: 300 }, (_, i) => {
       const { label: _label, traced: _traced, engineIds: _ids, ...rest } = everything;
+      const k = i % 6 === 5 ? (i * 7) % 11 : i % 6;
       const s: Sample = {
         ...rest,
-        moverEvidence: { ...helperSample.moverEvidence!, detail: `run ${i % 150}` },
-        validated: i % 3 === 0,
+        mover: k % 2 === 0 ? 'cu' : 'engine',
+        cus: k < 3 ? 8 : 64,
+        moverEvidence: { ...helperSample.moverEvidence!, detail: `run ${k % 4}` },
+        validated: k % 3 === 0,
+        sizeBytes: 4096 * (i + 1),
       };
-      if (i % 4 === 0) return { ...s, label: `l${i % 5}`, traced: i % 8 === 0, engineIds: [i % 70] };
-      if (i % 7 === 0) {
-        const { moverEvidence: _e, series: _s, ...bare } = s;
+      if (k === 4) return { ...s, label: `l${k}`, traced: true, engineIds: [k] };
+      // A fraction and -0 make Float64 columns (NaN where absent; -0 alike to 0).
+      if (k === 7) return { ...s, wavesPerCu: 0.5, src: -0 };
+      if (k === 9) {
+        const { moverEvidence: _e, wavesPerCu: _w, ...bare } = s;
         return bare;
       }
       return s;
     });
     const t = SampleTable.from(samples);
-    expectColumnsOf(t, samples);
-    // The same values whether the samples were built first or not.
-    expect(t.toArray()).toStrictEqual(samples);
-    expectColumnsOf(t, samples);
-    // What was handed out is a copy: changing it changes nothing in the table.
-    t.codesOf('label').codes.fill(0);
-    t.codesOf('label').values.push('changed');
-    t.booleansOf('validated').fill(1);
-    expectColumnsOf(t, samples);
-    expect(t.at(1)!.label).toBeUndefined();
-    // An empty table, and a table without the column.
-    expect(new SampleTable().codesOf('mover')).toStrictEqual({ codes: new Int32Array(0), values: [] });
-    const plain = SampleTable.from([helperSample, helperSample]);
-    expect([...plain.codesOf('series').codes]).toStrictEqual([ABSENT_CODE, ABSENT_CODE]);
-    expect([...plain.booleansOf('traced')]).toStrictEqual([ABSENT_BOOLEAN, ABSENT_BOOLEAN]);
-    expect(plain.nestedOf('engineIds')).toStrictEqual([undefined, undefined]);
-    // Samples that share a nested value share one object.
-    const [a, b] = plain.nestedOf('moverEvidence');
-    expect(a).toBe(b);
+    expectGroupsOf(t, samples, GROUP_FIELDS);
+    expectGroupsOf(t, samples, ['cus']);
+    expectGroupsOf(t, samples, ['engineIds', 'cus']);
+    expectGroupsOf(t, samples, ['series', 'wavesPerCu', 'label']);
+    // No field: one group. No sample: none.
+    expect(t.groupsOf([]).first).toStrictEqual([0]);
+    expect(new SampleTable().groupsOf(GROUP_FIELDS)).toStrictEqual({ group: new Int32Array(0), first: [] });
+    // The iteration times are not a field it groups by.
+    expect(() => t.groupsOf(['timesNs' as GroupField])).toThrow(RangeError);
   });
 
   it('is the plain array it stands for, for any valid samples (fast-check)', () => {
@@ -329,7 +326,8 @@ describe('SampleTable', () => {
         expect(t.toArray()).toStrictEqual(samples);
         t.trim();
         expect([...t]).toStrictEqual(samples);
-        expectColumnsOf(t, samples);
+        expectGroupsOf(t, samples, GROUP_FIELDS);
+        expectGroupsOf(t, samples, ['engineIds', 'shmemSdma', 'iters']);
       }),
       { numRuns: 300 },
     );

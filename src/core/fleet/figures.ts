@@ -7,12 +7,11 @@
 import type { FigureAdvice } from '../advice/advice';
 import { adviseForFigures } from '../advice/advice';
 import { pairName } from '../endpoints';
-import type { PathName, Sample, ShmemSdma, SplitOver } from '../protocol';
+import { standsForItsPath } from '../moverEvidence';
+import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
-import type { SampleTable } from '../sampleTable';
-import { ABSENT_CODE } from '../sampleTable';
-import type { SeriesDims } from '../seriesKey';
+import type { GroupField } from '../sampleTable';
 import { dimensionsKey, dimensionWords, isDefaultDimensions, seriesDimensions } from '../seriesKey';
 
 export type FigureKind = 'peak' | 'crossover' | 'cell';
@@ -41,119 +40,63 @@ export function sweepAdvice(run: Run): FigureAdvice[] {
 }
 
 /**
- * A run of samples' series, as its columns: which samples share one series' dimensions and
- * endpoints (the same values of every field the key and label read), found by comparing
- * columns, not by building a sample or a key per sample. A sweep cycles through its series at
- * each size, so the series after the last one found is tried first.
+ * The fields a peak's key and label are made of, and that say whether a sample counts: samples
+ * alike in all of them are one key and label, one verdict (`groupsOf`).
  */
-class SeriesOfColumns {
-  private readonly numbers: Float64Array[];
-  private readonly codes: Int32Array[];
-  private readonly values: string[][];
-  /** Per series found: a sample of it (the first), and its key and label parts. */
-  private readonly found: { first: number; key: string; path: PathName; pair: string; label: string }[] = [];
-  /** The series by their fields as text, for a sample that is not of the expected one. */
-  private readonly bySignature = new Map<string, number>();
-  private last = -1;
-
-  constructor(samples: SampleTable) {
-    this.numbers = (['src', 'dst', 'cus', 'wavesPerCu', 'waveSize', 'split', 'batch'] as const).map((f) =>
-      samples.numbersOf(f),
-    );
-    const strings = (['mover', 'initiator', 'splitOver', 'shmemSdma', 'series'] as const).map((f) =>
-      samples.codesOf(f),
-    );
-    this.codes = strings.map((c) => c.codes);
-    this.values = strings.map((c) => c.values);
-  }
-
-  /** Whether samples `i` and `j` have the same value (both absent, or equal) in every field read. */
-  private same(i: number, j: number): boolean {
-    for (const c of this.numbers) {
-      const a = c[i]!;
-      const b = c[j]!;
-      if (a !== b && !(Number.isNaN(a) && Number.isNaN(b))) return false;
-    }
-    for (const c of this.codes) if (c[i] !== c[j]) return false;
-    return true;
-  }
-
-  /** Sample `i`'s series: its key, path, pair and label. */
-  of(i: number): { key: string; path: PathName; pair: string; label: string } {
-    const n = this.found.length;
-    if (n > 0) {
-      const next = (this.last + 1) % n;
-      if (this.same(i, this.found[next]!.first)) return this.found[(this.last = next)]!;
-      if (this.last >= 0 && this.same(i, this.found[this.last]!.first)) return this.found[this.last]!;
-    }
-    const signature = [...this.numbers.map((c) => c[i]), ...this.codes.map((c) => c[i])].join(',');
-    const had = this.bySignature.get(signature);
-    if (had !== undefined) return this.found[(this.last = had)]!;
-    this.bySignature.set(signature, n);
-    this.found.push({ first: i, ...this.describe(i) });
-    return this.found[(this.last = n)]!;
-  }
-
-  /** Key, path, pair and label of sample `i`'s series, from its fields. */
-  private describe(i: number): { key: string; path: PathName; pair: string; label: string } {
-    const num = (k: number) => {
-      const x = this.numbers[k]![i]!;
-      return Number.isNaN(x) ? undefined : x;
-    };
-    const str = <T extends string>(k: number) => {
-      const code = this.codes[k]![i]!;
-      return (code === ABSENT_CODE ? undefined : this.values[k]![code]) as T | undefined;
-    };
-    const cus = num(2)!;
-    const fields: SeriesDims = {
-      mover: str<Sample['mover']>(0)!,
-      initiator: str<Sample['initiator']>(1)!,
-      cus,
-      wavesPerCu: num(3),
-      waveSize: num(4) as Sample['waveSize'],
-      split: num(5),
-      splitOver: str<SplitOver>(2),
-      batch: num(6),
-      shmemSdma: str<ShmemSdma>(3),
-      series: str<NonNullable<Sample['series']>>(4),
-    };
-    const d = seriesDimensions(fields);
-    const pair = pairName({ src: num(0)!, dst: num(1)! });
-    // The default series keep the key (and label) they always had, so a fleet index saved before
-    // the seed's dimensions compares with today's; others add their words.
-    const key = `peak ${d.path} ${pair} ${cus}${isDefaultDimensions(d) ? '' : ` ${dimensionsKey(d)}`}`;
-    const label = `${d.path} ${pair} (${[`${cus} ${cus === 1 ? 'CU' : 'CUs'}`, ...dimensionWords(d)].join(', ')})`;
-    return { key, path: d.path, pair, label };
-  }
-}
+const PEAK_FIELDS = [
+  'src',
+  'dst',
+  'cus',
+  'mover',
+  'initiator',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'splitOver',
+  'batch',
+  'shmemSdma',
+  'series',
+  'validated',
+  'moverEvidence',
+] as const satisfies readonly GroupField[];
 
 /**
- * Peak GB/s of every sweep series, and the crossover of every pair the advice places. The peaks
- * are read from the samples' columns (no sample built), their series found by `SeriesOfColumns`.
+ * Peak GB/s of every sweep series, and the crossover of every pair the advice places. The
+ * samples are grouped by the fields of their key and label (PEAK_FIELDS, from the columns): each
+ * group's key and label are made once, from its first sample; a sample adds only its GB/s.
  */
 export function sweepFigures(run: Run, advised: readonly FigureAdvice[] = sweepAdvice(run)): Figure[] {
   const samples = run.samples;
   const peaks = new Map<string, Figure>();
   if (samples.length > 0) {
-    const validated = samples.booleansOf('validated');
-    const series = samples.codesOf('series').codes;
-    const evidence = samples.nestedOf('moverEvidence');
+    const { group, first } = samples.groupsOf(PEAK_FIELDS);
     const median = samples.numbersOf('gbpsMedian');
     const gbps = samples.numbersOf('gbps');
-    const seriesOf = new SeriesOfColumns(samples);
+    /** Per group: undefined when its samples do not count, else their key, label, path and pair. */
+    const peakOf = first.map((i) => {
+      const s = samples.at(i)!;
+      if (!s.validated || !standsForItsPath(s)) return undefined;
+      const d = seriesDimensions(s);
+      const pair = pairName(s);
+      // The series' whole key: the default series keep the key (and label) they always had, so a
+      // fleet index saved before the seed's dimensions compares with today's; others add their words.
+      const key = `peak ${d.path} ${pair} ${s.cus}${isDefaultDimensions(d) ? '' : ` ${dimensionsKey(d)}`}`;
+      const label = `${d.path} ${pair} (${[`${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'}`, ...dimensionWords(d)].join(', ')})`;
+      return { key, label, path: d.path, pair };
+    });
     for (let i = 0; i < samples.length; i++) {
-      // Validated samples that stand for their path (standsForItsPath: no series, evidence not contradicting).
-      if (validated[i] !== 1 || series[i] !== ABSENT_CODE || evidence[i]?.verdict === 'contradicts') continue;
+      const p = peakOf[group[i]!];
+      if (!p) continue;
+      // gbpsMedian where the sample has it (a column's absent value is NaN), else gbps.
       const value = Number.isNaN(median[i]!) ? gbps[i]! : median[i]!;
-      const s = seriesOf.of(i);
-      const had = peaks.get(s.key);
+      const had = peaks.get(p.key);
       if (had && !(value > had.value)) continue;
-      peaks.set(s.key, {
-        key: s.key,
+      peaks.set(p.key, {
+        key: p.key,
         kind: 'peak',
-        label: s.label,
-        path: s.path,
-        pair: s.pair,
+        label: p.label,
+        path: p.path,
+        pair: p.pair,
         value,
         unit: 'GB/s',
         lowIsWeak: true,
