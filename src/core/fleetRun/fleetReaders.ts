@@ -7,8 +7,8 @@
  * in one message (every message wakes both threads); the results come back in the index's
  * order whatever order the workers finish in. Cancel terminates the workers. A worker that stops
  * (a crash, out of memory) costs only the node it was reading (which it writes in a slot shared
- * with the main thread before reading it), said as a problem naming that node; its other nodes
- * go to a fresh worker. A worker that cannot start at all (its script missing or not runnable)
+ * with the main thread before reading it), said as a problem naming that node (stopped between
+ * nodes, the batch it had read and not yet sent); its other nodes go to a fresh worker. A worker that cannot start at all (its script missing or not runnable)
  * leaves the pool empty and the caller reads in-process.
  *
  * The worker side is this module loaded in a worker thread with `workerData` marked as below
@@ -26,7 +26,10 @@ import { nodeFigures } from '../fleet/fleetView';
 /** The mark in `workerData` that makes this module serve as a fleet reader. */
 const MARK = 'sdma-lens-fleet-reader';
 
-/** A node's run up to this size is read synchronously (a few milliseconds at most); a larger one asynchronously. */
+/**
+ * On the main thread, a node's run up to this size is read synchronously (a few milliseconds at
+ * most); a larger one asynchronously. A reader thread reads every run synchronously.
+ */
 export const SYNC_READ_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
