@@ -105,6 +105,9 @@ function serve(root: string, reading: Int32Array): void {
     queue = queue.then(async () => {
       const reads: Answer[] = [];
       for (let k = 0; k < m.jobs.length; k++) {
+        // A turn of the event loop between nodes: V8's own tasks (the collector's) run there; a
+        // batch read in one go holds them back, which cost a third more peak memory and CPU.
+        if (k > 0) await new Promise((resolve) => setImmediate(resolve));
         Atomics.store(reading, 0, m.jobs[k]!);
         try {
           reads.push(await readNode(store, m.nodes[k]!, open));
