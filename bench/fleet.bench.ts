@@ -13,6 +13,8 @@
  *     to a file: time and peak RSS against the same reference;
  *   - at 1,000 and 10,000 nodes (SDMA_BENCH_FLEET_NODES=100,1000 for a quick run), for the
  *     growth per node (linear: about 1);
+ *   - the CPU time of each process (every thread's), beside the reference's: the machine's
+ *     cores are shared, and CPU time is less swayed than the time by what else runs;
  *   - detection: the weak nodes found, and nodes flagged that were not made weak.
  */
 import { spawnSync } from 'node:child_process';
@@ -165,16 +167,18 @@ async function child(mode: string, runs: string, id: string, n: number): Promise
 interface Measured {
   ms: number;
   rssMb: number;
+  /** CPU time of the process, every thread's, user and system (less swayed than the time by others sharing the cores). */
+  cpuMs: number;
   out: string;
 }
 
-/** `args` run by Node with the peak-RSS preload; stdout to `outFile` when given (a large JSON is not held here). */
+/** `args` run by Node with the peak-RSS and CPU-time preload; stdout to `outFile` when given (a large JSON is not held here). */
 function run(dir: string, args: string[], outFile?: string): Measured {
   const rssFile = join(dir, 'rss');
   const preload = join(dir, 'max-rss.cjs');
   writeFileSync(
     preload,
-    "process.on('exit', () => require('node:fs').writeFileSync(process.env.SDMA_BENCH_RSS, String(process.resourceUsage().maxRSS)));\n",
+    "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.SDMA_BENCH_RSS, `${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}`); });\n",
   );
   writeFileSync(rssFile, '');
   const fd = outFile ? openSync(outFile, 'w') : undefined;
@@ -188,7 +192,8 @@ function run(dir: string, args: string[], outFile?: string): Measured {
   const ms = performance.now() - t0;
   if (fd !== undefined) closeSync(fd);
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024, out: r.stdout ?? '' };
+  const [rssKb, cpuUs] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
+  return { ms, rssMb: rssKb! / 1024, cpuMs: cpuUs! / 1000, out: r.stdout ?? '' };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -197,14 +202,15 @@ async function measure(n: number, seeds: string[][], root: string) {
   const { runs, id, weak } = writeFleet(join(root, String(n)), n, seeds);
   const self = process.argv[1]!;
   const reps = n <= 1000 ? 3 : 1;
-  const load: { load: number; view: number; rssMb: number; outlierNodes: string[]; figures: number }[] = [];
+  const load: { load: number; view: number; rssMb: number; cpuMs: number; outlierNodes: string[]; figures: number }[] =
+    [];
   const inProcess: typeof load = [];
   const ref: Measured[] = [];
   for (let k = 0; k < reps; k++) {
     const m = run(root, [self, '--child', 'load', runs, id, String(n)]);
-    load.push({ ...(JSON.parse(m.out) as (typeof load)[number]), rssMb: m.rssMb });
+    load.push({ ...(JSON.parse(m.out) as (typeof load)[number]), rssMb: m.rssMb, cpuMs: m.cpuMs });
     const p = run(root, [self, '--child', 'load-in-process', runs, id, String(n)]);
-    inProcess.push({ ...(JSON.parse(p.out) as (typeof load)[number]), rssMb: p.rssMb });
+    inProcess.push({ ...(JSON.parse(p.out) as (typeof load)[number]), rssMb: p.rssMb, cpuMs: p.cpuMs });
     const r = run(root, [self, '--child', 'ref', runs, id, String(n)]);
     ref.push({ ...r, ms: (JSON.parse(r.out) as { ms: number }).ms });
   }
@@ -219,6 +225,10 @@ async function measure(n: number, seeds: string[][], root: string) {
     load: median(load.map((m) => m.load)),
     view: median(load.map((m) => m.view)),
     rssMb: Math.max(...load.map((m) => m.rssMb)),
+    cpuMs: median(load.map((m) => m.cpuMs)),
+    inProcessCpuMs: median(inProcess.map((m) => m.cpuMs)),
+    refCpuMs: median(ref.map((m) => m.cpuMs)),
+    cliCpuMs: cli.cpuMs,
     inProcess: median(inProcess.map((m) => m.load + m.view)),
     inProcessRssMb: Math.max(...inProcess.map((m) => m.rssMb)),
     ref: median(ref.map((m) => m.ms)),
@@ -269,6 +279,12 @@ async function main() {
       );
       console.log(
         `    ratio fleet show / reference:            ${(m.cliMs / m.ref).toFixed(2)} time, ${(m.cliRssMb / m.refRssMb).toFixed(2)} peak RSS`,
+      );
+      console.log(
+        `    CPU time of the whole process (every thread): workers ${m.cpuMs.toFixed(0)} ms, in-process ${m.inProcessCpuMs.toFixed(0)} ms, fleet show ${m.cliCpuMs.toFixed(0)} ms; reference ${m.refCpuMs.toFixed(0)} ms`,
+      );
+      console.log(
+        `    ratio CPU time / reference's:            workers ${(m.cpuMs / m.refCpuMs).toFixed(2)}, in-process ${(m.inProcessCpuMs / m.refCpuMs).toFixed(2)}, fleet show ${(m.cliCpuMs / m.refCpuMs).toFixed(2)}`,
       );
       console.log(`    weak nodes found: ${m.found} of ${m.weak}; other nodes flagged: ${m.flagged}`);
     }

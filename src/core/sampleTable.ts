@@ -19,7 +19,8 @@
  * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
  * figures that walk its samples many times build them once, and a run at rest holds only its
  * columns. A bigger table builds each on demand, so a walk never holds them all; `select`
- * (reorder, subset) and `numbersOf` (one field of each) work on the columns and build none.
+ * (reorder, subset), `numbersOf` (one field of each) and `groupsOf` (samples alike in some
+ * fields) work on the columns and build none.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -61,6 +62,12 @@ const BOOLEAN_FIELDS = ['validated', 'traced'] as const satisfies readonly (keyo
 
 /** The fields held as numbers. */
 export type NumberField = (typeof NUMBER_FIELDS)[number];
+/** The fields held as strings, as booleans, and nested (as interned JSON): `moverEvidence`, `engineIds`, any the schema adds. */
+export type StringField = (typeof STRING_FIELDS)[number];
+export type BooleanField = (typeof BOOLEAN_FIELDS)[number];
+export type NestedField = Exclude<keyof Sample, NumberField | StringField | BooleanField | 'type' | 'timesNs'>;
+/** The fields `groupsOf` groups samples by: all but `type` and `timesNs`. */
+export type GroupField = NumberField | StringField | BooleanField | NestedField;
 
 type Kind = 'number' | 'string' | 'boolean' | 'times' | 'rest';
 
@@ -481,6 +488,69 @@ export class SampleTable implements Iterable<Sample> {
       for (let i = 0; i < this.n; i++) if (c[i] !== INT_ABSENT) out[i] = c[i]!;
     } else if (c) out.set(c.subarray(0, this.n));
     return out;
+  }
+
+  /**
+   * The samples grouped by their values of `fields`, without building a sample: `group[i]` is
+   * sample i's group, numbered in the order groups first appear, and `first[g]` the first sample
+   * of group g. Two samples share a group exactly when each of the fields is absent from both or
+   * equal in both (numbers as `===` has them; a nested field as its JSON, and all nested fields
+   * together: samples that differ in any one are apart). For a walk that needs something of each
+   * distinct combination (a key, a label) made once, not once a sample.
+   */
+  groupsOf(fields: readonly GroupField[]): { group: Int32Array; first: number[] } {
+    const columns: (Int32Array | Float64Array | Uint8Array)[] = [];
+    for (const f of fields) {
+      const [, kind, k] = FIELDS.find(([name]) => name === f) ?? [];
+      const c =
+        kind === 'number'
+          ? this.numbers[k!]
+          : kind === 'string'
+            ? this.strings[k!]?.codes
+            : kind === 'boolean'
+              ? this.booleans[k!]
+              : kind === 'rest'
+                ? this.rest
+                : undefined;
+      if (kind === undefined || kind === 'times') throw new RangeError(`groupsOf: ${f} is not a field it can group by`);
+      // A column no sample has: every sample absent from it, equal.
+      if (c && !columns.includes(c)) columns.push(c);
+    }
+    const group = new Int32Array(this.n);
+    const first: number[] = [];
+    const same = (i: number, j: number): boolean => {
+      for (let k = 0; k < columns.length; k++) {
+        const a = columns[k]![i]!;
+        const b = columns[k]![j]!;
+        // NaN is a Float64 column's absent value: absent equals absent.
+        if (a !== b && !(a !== a && b !== b)) return false;
+      }
+      return true;
+    };
+    // A walk through a sweep meets its groups in turn at each size: the group after the last one
+    // met is tried first, then the last one, then every group by its values as text.
+    const byValues = new Map<string, number>();
+    let last = -1;
+    for (let i = 0; i < this.n; i++) {
+      let g = -1;
+      if (first.length > 0) {
+        const next = (last + 1) % first.length;
+        if (same(i, first[next]!)) g = next;
+        else if (same(i, first[last]!)) g = last;
+      }
+      if (g < 0) {
+        let text = '';
+        for (const c of columns) text += `${c[i]},`;
+        g = byValues.get(text) ?? -1;
+        if (g < 0) {
+          g = first.length;
+          first.push(i);
+          byValues.set(text, g);
+        }
+      }
+      group[i] = last = g;
+    }
+    return { group, first };
   }
 
   /**

@@ -17,6 +17,7 @@ import type { Figure } from '../../src/core/fleet/figures';
 import { adviceSettings, sweepAdvice, sweepFigures } from '../../src/core/fleet/figures';
 import { standsForItsPath } from '../../src/core/moverEvidence';
 import type { Sample } from '../../src/core/protocol';
+import { SAMPLE_SERIES } from '../../src/core/protocol';
 import type { Run } from '../../src/core/run';
 import { SampleTable } from '../../src/core/sampleTable';
 import { dimensionWords, isDefaultDims, seriesDimensions, seriesKey } from '../../src/core/seriesKey';
@@ -119,6 +120,41 @@ describe('a fleet node figures from the lean advice', () => {
         expect(pick(lean)).toEqual(pick(whole));
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('peak as they did when made sample by sample, for sweeps in any order, with series, contradicted samples and waves', () => {
+    // Peaks only (no advice): read from the columns, their series found by comparing columns.
+    const odd = fc.tuple(randomSweep, fc.integer({ min: 1, max: 2 ** 30 })).map(([run, seed]) => {
+      let x = seed;
+      const rnd = () => {
+        x = (x * 1103515245 + 12345) % 2 ** 31;
+        return x / 2 ** 31;
+      };
+      const samples = run.samples.toArray().map((s): Sample => {
+        const r = rnd();
+        if (r < 0.05) return { ...s, series: SAMPLE_SERIES[0] };
+        if (r < 0.1 && s.moverEvidence) return { ...s, moverEvidence: { ...s.moverEvidence, verdict: 'contradicts' } };
+        // Waves of 32 or of 64: 16 of each are two series; 32 of 32 and 16 of 64 one key with two labels.
+        if (r < 0.2 && s.mover === 'cu') {
+          const w = rnd();
+          return w < 0.33
+            ? { ...s, wavesPerCu: 16, waveSize: 32 }
+            : w < 0.66
+              ? { ...s, wavesPerCu: 16, waveSize: 64 }
+              : { ...s, wavesPerCu: 32, waveSize: 32 };
+        }
+        if (r < 0.25) return { ...s, cus: s.cus + 1 };
+        return s;
+      });
+      if (rnd() < 0.5) samples.sort(() => rnd() - 0.5);
+      return { ...run, samples: SampleTable.from(samples) };
+    });
+    fc.assert(
+      fc.property(odd, (run) => {
+        expect(sweepFigures(run, [])).toEqual(referenceFigures(run, []));
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -2,7 +2,8 @@
  * SampleTable (src/core/sampleTable.ts): a run's samples as columns. Every field comes back as
  * pushed, absent ones absent; numbers that do not fit the narrow columns (fractional, -0, the
  * host endpoint -1, times of 2^32 ns and more) widen them without changing a value; the
- * table's memory stays under 200 bytes a helper-shaped sample. And readRunFile's progress and
+ * table's memory stays under 200 bytes a helper-shaped sample; samples grouped from the columns
+ * (groupsOf) are those alike in the fields asked. And readRunFile's progress and
  * cancel, polled per chunk.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/protocol';
 import { SampleSchema } from '../../src/core/protocol';
 import { runHeader } from '../../src/core/run';
+import type { GroupField } from '../../src/core/sampleTable';
 import { SHARE_BUILT_MAX, SampleTable } from '../../src/core/sampleTable';
 import { RunReadCancelled, readRunFile } from '../../src/core/runs/runStore';
 
@@ -69,6 +71,36 @@ const everything: Sample = {
   batch: 8,
   shmemSdma: 'library',
 };
+
+/** Fields `groupsOf` is asked for in the tests: strings, numbers, a boolean, a nested field. */
+const GROUP_FIELDS = ['mover', 'src', 'cus', 'wavesPerCu', 'label', 'validated', 'traced', 'moverEvidence'] as const;
+
+/**
+ * `groupsOf(fields)` against its definition on the samples themselves: two samples share a group
+ * exactly when the fields' values are alike (the nested ones all together), groups numbered in
+ * the order they first appear, `first` each group's first sample.
+ */
+function expectGroupsOf(t: SampleTable, samples: readonly Sample[], fields: readonly GroupField[]): void {
+  const nested = fields.some((f) => f === 'moverEvidence' || f === 'engineIds');
+  const alike = (s: Sample) =>
+    JSON.stringify([
+      ...fields.filter((f) => f !== 'moverEvidence' && f !== 'engineIds').map((f) => s[f] ?? null),
+      nested ? [s.moverEvidence ?? null, s.engineIds ?? null] : null,
+    ]);
+  const { group, first } = t.groupsOf(fields);
+  expect(group).toHaveLength(samples.length);
+  const seen = new Map<string, number>();
+  const firsts: number[] = [];
+  samples.forEach((s, i) => {
+    const key = alike(s);
+    if (!seen.has(key)) {
+      seen.set(key, firsts.length);
+      firsts.push(i);
+    }
+    expect(group[i], `sample ${i}`).toBe(seen.get(key));
+  });
+  expect(first).toStrictEqual(firsts);
+}
 
 describe('SampleTable', () => {
   it('gives back every field as pushed, absent ones absent, in the schema order', () => {
@@ -198,6 +230,40 @@ describe('SampleTable', () => {
     }
   });
 
+  it('groups samples alike in some fields, from the columns, in the order the groups appear', () => {
+    // More groups than a sweep cycles through, met in turn, out of turn and again; fields absent from some samples.
+    const samples: Sample[] = Array.from({ length: 300 }, (_, i) => {
+      const { label: _label, traced: _traced, engineIds: _ids, ...rest } = everything;
+      const k = i % 6 === 5 ? (i * 7) % 11 : i % 6;
+      const s: Sample = {
+        ...rest,
+        mover: k % 2 === 0 ? 'cu' : 'engine',
+        cus: k < 3 ? 8 : 64,
+        moverEvidence: { ...helperSample.moverEvidence!, detail: `run ${k % 4}` },
+        validated: k % 3 === 0,
+        sizeBytes: 4096 * (i + 1),
+      };
+      if (k === 4) return { ...s, label: `l${k}`, traced: true, engineIds: [k] };
+      // A fraction and -0 make Float64 columns (NaN where absent; -0 alike to 0).
+      if (k === 7) return { ...s, wavesPerCu: 0.5, src: -0 };
+      if (k === 9) {
+        const { moverEvidence: _e, wavesPerCu: _w, ...bare } = s;
+        return bare;
+      }
+      return s;
+    });
+    const t = SampleTable.from(samples);
+    expectGroupsOf(t, samples, GROUP_FIELDS);
+    expectGroupsOf(t, samples, ['cus']);
+    expectGroupsOf(t, samples, ['engineIds', 'cus']);
+    expectGroupsOf(t, samples, ['series', 'wavesPerCu', 'label']);
+    // No field: one group. No sample: none.
+    expect(t.groupsOf([]).first).toStrictEqual([0]);
+    expect(new SampleTable().groupsOf(GROUP_FIELDS)).toStrictEqual({ group: new Int32Array(0), first: [] });
+    // The iteration times are not a field it groups by.
+    expect(() => t.groupsOf(['timesNs' as GroupField])).toThrow(RangeError);
+  });
+
   it('is the plain array it stands for, for any valid samples (fast-check)', () => {
     const count = fc.nat({ max: 2 ** 33 });
     const real = fc.oneof(fc.double({ min: 0, max: 1e12, noNaN: true }), count);
@@ -260,6 +326,8 @@ describe('SampleTable', () => {
         expect(t.toArray()).toStrictEqual(samples);
         t.trim();
         expect([...t]).toStrictEqual(samples);
+        expectGroupsOf(t, samples, GROUP_FIELDS);
+        expectGroupsOf(t, samples, ['engineIds', 'shmemSdma', 'iters']);
       }),
       { numRuns: 300 },
     );

@@ -11,6 +11,7 @@ import { standsForItsPath } from '../moverEvidence';
 import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
+import type { GroupField } from '../sampleTable';
 import { dimensionsKey, dimensionWords, isDefaultDimensions, seriesDimensions } from '../seriesKey';
 
 export type FigureKind = 'peak' | 'crossover' | 'cell';
@@ -38,23 +39,69 @@ export function sweepAdvice(run: Run): FigureAdvice[] {
   return run.samples.length > 0 ? adviseForFigures(run) : [];
 }
 
-/** Peak GB/s of every sweep series, and the crossover of every pair the advice places. */
+/**
+ * The fields a peak's key and label are made of, and that say whether a sample counts: samples
+ * alike in all of them are one key and label, one verdict (`groupsOf`).
+ */
+const PEAK_FIELDS = [
+  'src',
+  'dst',
+  'cus',
+  'mover',
+  'initiator',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'splitOver',
+  'batch',
+  'shmemSdma',
+  'series',
+  'validated',
+  'moverEvidence',
+] as const satisfies readonly GroupField[];
+
+/**
+ * Peak GB/s of every sweep series, and the crossover of every pair the advice places. The
+ * samples are grouped by the fields of their key and label (PEAK_FIELDS, from the columns): each
+ * group's key and label are made once, from its first sample; a sample adds only its GB/s.
+ */
 export function sweepFigures(run: Run, advised: readonly FigureAdvice[] = sweepAdvice(run)): Figure[] {
+  const samples = run.samples;
   const peaks = new Map<string, Figure>();
-  for (const s of run.samples) {
-    if (!s.validated || !standsForItsPath(s)) continue;
-    const d = seriesDimensions(s);
-    const path = d.path;
-    const pair = pairName(s);
-    // The series' whole key: the default series keep the key (and label) they always had, so a
-    // fleet index saved before the seed's dimensions compares with today's; others add their words.
-    const key = `peak ${path} ${pair} ${s.cus}${isDefaultDimensions(d) ? '' : ` ${dimensionsKey(d)}`}`;
-    const gbps = s.gbpsMedian ?? s.gbps;
-    const had = peaks.get(key);
-    if (had && !(gbps > had.value)) continue;
-    // The label made only for the best of its key so far (a series' sizes share one key).
-    const label = `${path} ${pair} (${[`${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'}`, ...dimensionWords(d)].join(', ')})`;
-    peaks.set(key, { key, kind: 'peak', label, path, pair, value: gbps, unit: 'GB/s', lowIsWeak: true });
+  if (samples.length > 0) {
+    const { group, first } = samples.groupsOf(PEAK_FIELDS);
+    const median = samples.numbersOf('gbpsMedian');
+    const gbps = samples.numbersOf('gbps');
+    /** Per group: undefined when its samples do not count, else their key, label, path and pair. */
+    const peakOf = first.map((i) => {
+      const s = samples.at(i)!;
+      if (!s.validated || !standsForItsPath(s)) return undefined;
+      const d = seriesDimensions(s);
+      const pair = pairName(s);
+      // The series' whole key: the default series keep the key (and label) they always had, so a
+      // fleet index saved before the seed's dimensions compares with today's; others add their words.
+      const key = `peak ${d.path} ${pair} ${s.cus}${isDefaultDimensions(d) ? '' : ` ${dimensionsKey(d)}`}`;
+      const label = `${d.path} ${pair} (${[`${s.cus} ${s.cus === 1 ? 'CU' : 'CUs'}`, ...dimensionWords(d)].join(', ')})`;
+      return { key, label, path: d.path, pair };
+    });
+    for (let i = 0; i < samples.length; i++) {
+      const p = peakOf[group[i]!];
+      if (!p) continue;
+      // gbpsMedian where the sample has it (a column's absent value is NaN), else gbps.
+      const value = Number.isNaN(median[i]!) ? gbps[i]! : median[i]!;
+      const had = peaks.get(p.key);
+      if (had && !(value > had.value)) continue;
+      peaks.set(p.key, {
+        key: p.key,
+        kind: 'peak',
+        label: p.label,
+        path: p.path,
+        pair: p.pair,
+        value,
+        unit: 'GB/s',
+        lowIsWeak: true,
+      });
+    }
   }
   const crossovers: Figure[] = [];
   for (const advice of advised) {

@@ -2,12 +2,14 @@
  * A fleet's nodes read and reduced in parallel: a bounded pool of worker threads (at most
  * `availableParallelism()`), each reading a node's runs from the runs folder (`readNode`, the
  * same reader and safe open as on the main thread) and handing back only its figures
- * (`NodeFigures`: a few numbers and strings a node). The main thread gives each worker a few
- * nodes at a time, so nothing piles up; the results come back in the index's order whatever
- * order the workers finish in. Cancel terminates the workers. A worker that stops (a crash, out
- * of memory) costs only the node it was reading, said as a problem naming that node; its other
- * nodes go to a fresh worker. A worker that cannot start at all (its script missing or not
- * runnable) leaves the pool empty and the caller reads in-process.
+ * (`NodeFigures`: a few numbers and strings a node). The main thread gives each worker a batch
+ * of nodes in one message, two batches at most, so nothing piles up, and each batch is answered
+ * in one message (every message wakes both threads); the results come back in the index's
+ * order whatever order the workers finish in. Cancel terminates the workers. A worker that stops
+ * (a crash, out of memory) costs only the node it was reading (which it writes in a slot shared
+ * with the main thread before reading it), said as a problem naming that node (stopped between
+ * nodes, the batch it had read and not yet sent); its other nodes go to a fresh worker. A worker that cannot start at all (its script missing or not runnable)
+ * leaves the pool empty and the caller reads in-process.
  *
  * The worker side is this module loaded in a worker thread with `workerData` marked as below
  * (the caller's `script` is a bundle that includes it, e.g. the CLI's fleet bundle).
@@ -24,11 +26,19 @@ import { nodeFigures } from '../fleet/fleetView';
 /** The mark in `workerData` that makes this module serve as a fleet reader. */
 const MARK = 'sdma-lens-fleet-reader';
 
-/** A node's run up to this size is read synchronously (a few milliseconds at most); a larger one asynchronously. */
+/**
+ * On the main thread, a node's run up to this size is read synchronously (a few milliseconds at
+ * most); a larger one asynchronously. A reader thread reads every run synchronously.
+ */
 export const SYNC_READ_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Nodes handed to one worker at a time: enough to keep it busy between messages, few enough to bound memory. */
-const IN_FLIGHT_PER_WORKER = 24;
+/**
+ * Nodes in one message to a worker, at most: enough that the messages (each a wake-up of both
+ * threads) cost little beside the reading, few enough to bound memory and to share the last
+ * nodes between the workers. A worker holds two batches: the one it reads, and the next.
+ */
+const BATCH_NODES = 32;
+const BATCHES_PER_WORKER = 2;
 
 /** What reading one node gave: its figures, and its runs that could not be read, each in a sentence. */
 export interface NodeRead {
@@ -73,41 +83,50 @@ export function openRun(store: RunStore, runId: string, signal?: AbortSignal): P
     : store.open(runId, { signal });
 }
 
-type ToWorker = { job: number; node: FleetIndex['nodes'][number] };
-type FromWorker = { ready: true } | { job: number; read: NodeRead } | { job: number; error: string };
+type ToWorker = { jobs: number[]; nodes: FleetIndex['nodes'] };
+/** A node read, or why its figures could not be made. */
+type Answer = NodeRead | { error: string };
+type FromWorker = { ready: true } | { jobs: number[]; reads: Answer[] };
 
-/** Answers a worker gathers into one message (a message has a cost of its own, whatever it holds). */
-const ANSWERS_PER_MESSAGE = 8;
-
-/** The worker's side: reads the nodes it is sent, one at a time, and answers them a few at a time. */
-function serve(root: string): void {
+/**
+ * The worker's side: reads each batch of nodes it is sent, one node after the other, and answers
+ * the batch in one message (a message costs the two threads a wake-up each, whatever it holds).
+ * Before each node it writes the node's job number in `reading`, shared with the main thread: a
+ * worker that stops mid-batch is known to have stopped on that node.
+ */
+function serve(root: string, reading: Int32Array): void {
   const store = new RunStore(root);
   const port = parentPort!;
+  // In a thread of its own a run is read with synchronous calls whatever its size: only this
+  // thread waits, and the reader's memory is bounded either way (it reads a chunk at a time).
+  const open = (id: string) => Promise.resolve().then(() => store.openSync(id));
   let queue = Promise.resolve();
-  let waiting = 0;
-  let answers: FromWorker[] = [];
   port.on('message', (m: ToWorker) => {
-    waiting++;
     queue = queue.then(async () => {
-      try {
-        answers.push({ job: m.job, read: await readNode(store, m.node, (id) => openRun(store, id)) });
-      } catch (err) {
-        answers.push({ job: m.job, error: (err as Error).message });
+      const reads: Answer[] = [];
+      for (let k = 0; k < m.jobs.length; k++) {
+        // A turn of the event loop between nodes: V8's own tasks (the collector's) run there; a
+        // batch read in one go holds them back, which cost a third more peak memory and CPU.
+        if (k > 0) await new Promise((resolve) => setImmediate(resolve));
+        Atomics.store(reading, 0, m.jobs[k]!);
+        try {
+          reads.push(await readNode(store, m.nodes[k]!, open));
+        } catch (err) {
+          reads.push({ error: (err as Error).message });
+        }
       }
-      waiting--;
-      // Sent when enough have gathered, or when nothing else is waiting (the main thread then sends more).
-      if (answers.length >= ANSWERS_PER_MESSAGE || waiting === 0) {
-        // As JSON text: one string is cloned in a fraction of the time of the objects it holds.
-        port.postMessage(JSON.stringify(answers));
-        answers = [];
-      }
+      Atomics.store(reading, 0, -1);
+      // As JSON text: one string is cloned in a fraction of the time of the objects it holds.
+      port.postMessage(JSON.stringify({ jobs: m.jobs, reads } satisfies FromWorker));
     });
   });
-  port.postMessage(JSON.stringify([{ ready: true }] satisfies FromWorker[]));
+  port.postMessage(JSON.stringify({ ready: true } satisfies FromWorker));
 }
 
-if (!isMainThread && (workerData as { mark?: string } | null)?.mark === MARK)
-  serve((workerData as { root: string }).root);
+if (!isMainThread && (workerData as { mark?: string } | null)?.mark === MARK) {
+  const data = workerData as { root: string; reading: SharedArrayBuffer };
+  serve(data.root, new Int32Array(data.reading));
+}
 
 /** Strings that repeat across nodes (figure keys, labels, pairs), kept once. */
 class Interner {
@@ -171,39 +190,54 @@ export async function readNodesInWorkers(
     const onAbort = () => finish(undefined, signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
 
+    /** Nodes a batch takes now: the last nodes in smaller batches, shared between the workers. */
+    const batchSize = () =>
+      Math.max(1, Math.min(BATCH_NODES, Math.ceil(pending.length / (count * BATCHES_PER_WORKER))));
     const spawn = () => {
+      // The job number of the node the worker is reading (-1: none), written by the worker.
+      const reading = new Int32Array(new SharedArrayBuffer(4)).fill(-1);
       // Its stdout kept apart (never read: a reader prints nothing), so nothing it could print mixes into ours (fleet show --json).
-      const w = new Worker(options.script, { workerData: { mark: MARK, root }, stdout: true, stderr: false });
+      const w = new Worker(options.script, {
+        workerData: { mark: MARK, root, reading: reading.buffer },
+        stdout: true,
+        stderr: false,
+      });
       live.add(w);
-      /** The nodes sent to this worker, oldest (the one it is reading) first. */
-      const sent: number[] = [];
+      /** The batches sent to this worker and not answered, oldest (the one it is reading) first. */
+      const sent: number[][] = [];
       let ready = false;
       const feed = () => {
-        while (sent.length < IN_FLIGHT_PER_WORKER && pending.length > 0) {
-          const i = pending.pop()!;
-          sent.push(i);
-          w.postMessage({ job: i, node: nodes[i]! } satisfies ToWorker);
+        while (sent.length < BATCHES_PER_WORKER && pending.length > 0) {
+          const jobs: number[] = [];
+          for (let k = batchSize(); k > 0 && pending.length > 0; k--) jobs.push(pending.pop()!);
+          sent.push(jobs);
+          w.postMessage({ jobs, nodes: jobs.map((i) => nodes[i]!) } satisfies ToWorker);
         }
       };
       const settleIfDone = () => {
         if (done === nodes.length) finish(out as NodeRead[]);
       };
+      const answered = (job: number, read: NodeRead) => {
+        out[job] = read;
+        done++;
+        options.onProgress?.(done, nodes.length);
+      };
       w.on('message', (text: string) => {
         if (settled) return;
-        for (const m of JSON.parse(text) as FromWorker[]) {
-          if ('ready' in m) {
-            ready = true;
-            continue;
-          }
-          const at = sent.indexOf(m.job);
-          if (at >= 0) sent.splice(at, 1);
-          const n = nodes[m.job]!;
-          out[m.job] =
-            'read' in m
-              ? { figures: interner.figures(m.read.figures), problems: m.read.problems }
-              : failed(n, `its figures could not be made: ${m.error}`);
-          done++;
-          options.onProgress?.(done, nodes.length);
+        const m = JSON.parse(text) as FromWorker;
+        if ('ready' in m) ready = true;
+        else {
+          // Batches are read in the order sent: the answer is of the oldest.
+          sent.shift();
+          m.jobs.forEach((job, k) => {
+            const a = m.reads[k]!;
+            answered(
+              job,
+              'error' in a
+                ? failed(nodes[job]!, `its figures could not be made: ${a.error}`)
+                : { figures: interner.figures(a.figures), problems: a.problems },
+            );
+          });
         }
         feed();
         settleIfDone();
@@ -212,20 +246,20 @@ export async function readNodesInWorkers(
         if (settled || !live.has(w)) return;
         live.delete(w);
         void w.terminate();
+        const held = sent.flat();
         if (!ready) {
           // It never started: its nodes back to the queue, for the others; with none left, the caller reads in-process.
-          pending.push(...sent.reverse());
+          pending.push(...held.reverse());
           if (live.size === 0) finish(undefined);
           return;
         }
-        // The node it was reading is lost, said; the others it held go to a fresh worker.
-        const lost = sent.shift();
-        if (lost !== undefined) {
-          out[lost] = failed(nodes[lost]!, why);
-          done++;
-          options.onProgress?.(done, nodes.length);
-        }
-        pending.push(...sent.reverse());
+        // The node it was reading is lost, said; the others it held, read or not, go to a fresh
+        // worker. Stopped between nodes (answering a batch read whole), that batch is lost: each
+        // stop costs at least one node, so a fleet never keeps a fresh worker stopping forever.
+        const at = Atomics.load(reading, 0);
+        const lost = at >= 0 && held.includes(at) ? [at] : (sent[0] ?? []);
+        for (const i of lost) answered(i, failed(nodes[i]!, why));
+        pending.push(...held.filter((i) => !lost.includes(i)).reverse());
         if (pending.length > 0) spawn();
         settleIfDone();
       };
