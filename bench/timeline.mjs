@@ -25,6 +25,8 @@
 //
 //   node bench/timeline.mjs [--events N] [--frames N] [--skip-reference] [--reference-events N] [--via-devtools]
 //                           [--host-held | --page-held]   (force either path whatever the size)
+//                           [--readers N]   (reader threads beside a host-held timeline's engine;
+//                                            default: the engine's own choice by processor count)
 //
 // chart.js cannot hold 10^7 events in a page (one object per event): the reference is capped
 // at --reference-events (default 10^6) and printed at that size, with the ratios as measured.
@@ -62,6 +64,7 @@ const VIA_DEVTOOLS = args.includes('--via-devtools');
 const REF_EVENTS = Math.min(EVENTS, opt('--reference-events', 1_000_000));
 const FORCE_HOST = args.includes('--host-held');
 const FORCE_PAGE = args.includes('--page-held');
+const READERS = args.includes('--readers') ? opt('--readers', 0) : undefined;
 const REF_ITERS = Math.max(1, Math.round(REF_EVENTS / 136));
 
 const p95 = (xs) => {
@@ -182,7 +185,7 @@ async function measure(kind, origin, file, support, hostHeld = false) {
     let held;
     if (hostHeld) {
       // The engine thread reads the file; this process relays the page's queries.
-      held = await holdOnHost(page, support, { file, meta: DEMO_META });
+      held = await holdOnHost(page, support, { file, meta: DEMO_META, readers: READERS });
       events = held.figures.count;
     } else {
       // As the extension reads it: one buffer, the columns views over it (a Uint8Array made from
@@ -276,7 +279,7 @@ async function main() {
     const drawP95 = p95(t.drive.drawMs);
     const workP95 = p95(t.drive.drawMs.map((d, i) => d + (t.drive.inputMs[i] ?? 0)));
     console.log(
-      `timeline panel, ${t.events.toLocaleString('en-US')} events (level of detail ${t.hostHeld ? 'in the host, an engine thread' : t.inWorker ? 'in a worker' : 'on the page'}):`,
+      `timeline panel, ${t.events.toLocaleString('en-US')} events (level of detail ${t.hostHeld ? `in the host, an engine thread${READERS === undefined ? '' : ` and ${READERS} reader threads`}` : t.inWorker ? 'in a worker' : 'on the page'}):`,
     );
     console.log(
       `  file open -> first frame   ${t.fromOpenMs.toFixed(0)} ms   (target <= 1000 at 10^7${t.hostHeld ? '' : `; host read ${t.hostReadMs.toFixed(0)} ms`})`,

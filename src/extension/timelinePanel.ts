@@ -237,8 +237,10 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       bundle: vscode.Uri.joinPath(this.extensionUri, 'dist', 'timelineEngine.js').fsPath,
       file,
       meta: { gpuCus: this.source.meta.gpuCus, vendor: this.source.meta.vendor, simulated: this.source.meta.simulated },
-      onRead: (events, readMs) =>
-        this.log.info(`timeline ${this.source.meta.key}: ${events} events read by the engine thread in ${readMs} ms`),
+      onRead: (events, readMs, readers) =>
+        this.log.info(
+          `timeline ${this.source.meta.key}: ${events} events read by the engine thread in ${readMs} ms (its overview shared with ${readers} reader threads)`,
+        ),
       onAnswer: (answer) => {
         const kind = answer.type === 'index' && answer.stage === 'overview' ? 'overview' : answer.type;
         held.answers[kind] = (held.answers[kind] ?? 0) + 1;

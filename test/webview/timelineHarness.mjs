@@ -443,7 +443,7 @@ export const ENGINE_BUNDLE = join(repo, 'dist/timelineEngine.js');
  * relays its queries, and posts the engine's answers back as host messages, in order. The
  * engine thread lives in this process: its read, index and answers count in its memory.
  */
-export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BUNDLE }) {
+export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BUNDLE, readers }) {
   if (!existsSync(bundle)) throw new Error(`${bundle} is not built (npm run build)`);
   const fd = openSync(file, 'r');
   const head = Buffer.alloc(32);
@@ -453,7 +453,7 @@ export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BU
     closeSync(fd);
   }
   const { count } = support.readTimelineHeader(new Uint8Array(head), statSync(file).size);
-  const figures = { count, readMs: NaN, failure: undefined, problems: [] };
+  const figures = { count, readMs: NaN, readers: 0, failure: undefined, problems: [] };
   let queue = Promise.resolve();
   const toPage = (message) => {
     queue = queue
@@ -464,7 +464,11 @@ export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BU
     bundle,
     file,
     meta: { gpuCus: meta.gpuCus, vendor: meta.vendor, simulated: meta.simulated },
-    onRead: (_events, ms) => (figures.readMs = ms),
+    readers,
+    onRead: (_events, ms, readers) => {
+      figures.readMs = ms;
+      figures.readers = readers;
+    },
     onAnswer: (answer) => toPage({ type: 'engine-answer', answer }),
     onFailure: (message) => {
       figures.failure = message;

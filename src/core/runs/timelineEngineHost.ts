@@ -19,7 +19,10 @@ export type ToThread =
 
 /** Thread -> host: the engine's answers, the read's figures, or why the file could not be opened. */
 export type ThreadMessage =
-  FromWorker | { type: 'read'; count: number; readMs: number } | { type: 'failed'; message: string };
+  | FromWorker
+  /** The file read whole: its events, the time since open, and how many reader threads shared the overview. */
+  | { type: 'read'; count: number; readMs: number; readers: number }
+  | { type: 'failed'; message: string };
 
 /** The part of a worker_threads Worker the relay uses (a test may hand it a stand-in). */
 export interface EngineThread {
@@ -38,11 +41,13 @@ export interface EngineHostOptions {
   /** Each of the engine's answers (the index first), in order. */
   onAnswer(answer: FromWorker): void;
   /** The thread read the file: its events and the time the read took. */
-  onRead?(count: number, readMs: number): void;
+  onRead?(count: number, readMs: number, readers: number): void;
   /** The file could not be opened, or the thread errored or exited: said once, after which nothing more comes. */
   onFailure(message: string): void;
   /** Starts the thread (tests); a worker_threads Worker on `bundle` otherwise. */
   start?(bundle: string): EngineThread;
+  /** Reader threads beside the engine (0 to 3); unset: the engine's own choice by processor count. */
+  readers?: number;
 }
 
 export class TimelineEngineHost {
@@ -53,7 +58,10 @@ export class TimelineEngineHost {
   constructor(private readonly options: EngineHostOptions) {
     this.thread = options.start
       ? options.start(options.bundle)
-      : (new Worker(options.bundle, { name: 'sdma-lens-timeline' }) as unknown as EngineThread);
+      : (new Worker(options.bundle, {
+          name: 'sdma-lens-timeline',
+          workerData: options.readers === undefined ? undefined : { readers: options.readers },
+        }) as unknown as EngineThread);
     this.thread.on('message', (message) => this.onThread(message));
     this.thread.on('error', (err) => this.fail(`the timeline engine failed: ${err.message}`));
     this.thread.on('exit', (code) => this.fail(`the timeline engine stopped (exit code ${code})`));
@@ -98,7 +106,7 @@ export class TimelineEngineHost {
   private onThread(message: ThreadMessage): void {
     if (this.done) return;
     if (message.type === 'read') {
-      this.options.onRead?.(message.count, message.readMs);
+      this.options.onRead?.(message.count, message.readMs, message.readers);
       return;
     }
     if (message.type === 'failed') {

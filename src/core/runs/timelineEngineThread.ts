@@ -116,9 +116,11 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         stage: 'overview',
       });
       await answerFromFile(source, survey, (request) => binShared(source, survey, request, readers, shared));
+      // How many readers shared the passes to the end (none once one failed).
+      const sharedBy = readers?.size ?? 0;
       readers?.dispose();
       const columns = await readTimelineFrom(size, read);
-      port.postMessage({ type: 'read', count: columns.count, readMs: performance.now() - t0 });
+      port.postMessage({ type: 'read', count: columns.count, readMs: performance.now() - t0, readers: sharedBy });
       engine.handle({ type: 'load', columns, meta }, (message, transfer) =>
         reply(
           message.type === 'index' && sameIndex(message.index, survey.index) ? { ...message, stage: 'ready' } : message,
@@ -220,16 +222,19 @@ export function sameIndex(a: PageIndex, b: PageIndex): boolean {
   return JSON.stringify([a.lanes, a.heat]) === JSON.stringify([b.lanes, b.heat]);
 }
 
-/** Readers beside the engine: one per processor left over, at most 3 (the passes are mostly memory bandwidth past that). */
-const READERS = Math.max(0, Math.min(3, availableParallelism() - 1));
+/**
+ * Readers beside the engine unless the starter says: one per processor past two, at most 3. On
+ * two processors none: there the passes measured no faster shared (bench/timeline.mjs --readers).
+ */
+const READERS = availableParallelism() >= 4 ? Math.min(3, availableParallelism() - 2) : 0;
 
 if (parentPort) {
-  // What the starter asked: a reader ('ranges'), or the engine with at most a number of readers (benchmarks compare).
+  // What the starter asked: a reader ('ranges'), or the engine with a number of readers (0 to 3).
   const asked = (workerData ?? {}) as { role?: string; readers?: number };
   if (asked.role === 'ranges') serveRanges(parentPort as unknown as RangesPort);
   else
     serveEngine(parentPort as unknown as EnginePort, {
-      readers: Number.isSafeInteger(asked.readers) ? Math.max(0, Math.min(READERS, asked.readers!)) : READERS,
+      readers: Number.isSafeInteger(asked.readers) ? Math.max(0, Math.min(3, asked.readers!)) : READERS,
       // This bundle again, as a reader (a CommonJS bundle: __filename is its own path).
       startReader: () =>
         new Worker(__filename, { workerData: { role: 'ranges' }, name: 'sdma-lens-ranges' }) as unknown as RangeReader,
