@@ -50,8 +50,12 @@ import type { EventRecords } from './timelineQueries';
 
 /** Events read from every column at a time: a multiple of 8, so each column's range starts 8-aligned. */
 export const OVERVIEW_CHUNK_EVENTS = 1 << 16;
-/** The largest grid (requested lanes x buckets) the overview bins; a larger one waits for the index. */
-export const OVERVIEW_MAX_CELLS = 1 << 20;
+/**
+ * The largest grid (requested lanes x buckets) the overview bins; a larger one waits for the
+ * index. A cell costs 74 bytes, so a grid at most 39 MB, one per reader and one merged (the page's
+ * first frame is usually its visible lanes at three times its width: some 200,000 cells).
+ */
+export const OVERVIEW_MAX_CELLS = 1 << 19;
 /** Wide events kept while binning, per event the request may draw one by one; more and the overview declines. */
 const CANDIDATES_PER_RAW = 4;
 const PATH_COUNT = 4;
