@@ -48,14 +48,17 @@ const ms = (s: number) => `${(s * 1000).toFixed(1)} ms`.padStart(9);
 
 function cliCases(dist: string, label: string): Case[] {
   const cli = join(dist, 'cli.js');
+  // Each build its own caches: the two builds' bundles share names, and each would refuse the other's code cache.
+  const ownEnv = label ? { ...env, XDG_CACHE_HOME: join(scratch, 'cache-before') } : env;
   const sweep = ['sweep', '--backend', 'sim', '--sizes', '4K', '--iters', '1', '--helper', helper];
   return [
-    { name: `${label}--version`, file: process.execPath, args: [cli, '--version'] },
-    { name: `${label}--help`, file: process.execPath, args: [cli, '--help'] },
+    { name: `${label}--version`, file: process.execPath, args: [cli, '--version'], env: ownEnv },
+    { name: `${label}--help`, file: process.execPath, args: [cli, '--help'], env: ownEnv },
     {
       name: `${label}sweep (sim, 4K, 1 iter)`,
       file: process.execPath,
       args: [cli, ...sweep, '--runs-dir', join(scratch, `runs-${label.length}`)],
+      env: ownEnv,
     },
     ...(label
       ? []

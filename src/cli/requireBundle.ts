@@ -122,14 +122,19 @@ function run(script: Script, file: string): unknown {
   return mod.exports;
 }
 
-/** The cached data in `file` when its key is `key`; undefined when missing, foreign, too large or unreadable. */
+/** A file of this user (or one where there are no user ids): another user's file is not code to run. */
+export function ownFile(s: { uid: number }): boolean {
+  return typeof process.getuid !== 'function' || s.uid === process.getuid();
+}
+
+/** The cached data in `file` when its key is `key`; undefined when missing, another user's, foreign, too large or unreadable. */
 export function readCache(file: string, key: string): Buffer | undefined {
   let fd: number | undefined;
   try {
     // Not blocking: a FIFO put at the cache's name is refused below, not waited on.
     fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
     const s = fstatSync(fd);
-    if (!s.isFile() || s.size > MAX_CACHE_BYTES || s.size <= key.length + 1) return undefined;
+    if (!s.isFile() || !ownFile(s) || s.size > MAX_CACHE_BYTES || s.size <= key.length + 1) return undefined;
     const buf = Buffer.allocUnsafe(s.size);
     let n = 0;
     for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);

@@ -59,14 +59,16 @@ export function parseCache(text: string): Entry[] {
   return o.entries.slice(0, MAX_ENTRIES).filter(isEntry);
 }
 
-/** The file's text, or undefined when it is missing, a link, not a plain file, or larger than MAX_BYTES. */
+/** The file's text, or undefined when it is missing, a link, not a plain file, another user's, or larger than MAX_BYTES. */
 function readBounded(file: string): string | undefined {
   let fd: number | undefined;
   try {
     // Not blocking: a FIFO put at the cache's name is refused below, not waited on.
     fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
     const s = fstatSync(fd);
-    if (!s.isFile() || s.size > MAX_BYTES) return undefined;
+    // Another user's file could name any binary as a checked helper.
+    if (!s.isFile() || s.size > MAX_BYTES || (typeof process.getuid === 'function' && s.uid !== process.getuid()))
+      return undefined;
     const buf = Buffer.alloc(MAX_BYTES + 1);
     let n = 0;
     for (let got = -1; got !== 0 && n <= MAX_BYTES; n += got) got = readSync(fd, buf, n, buf.length - n, null);

@@ -5,6 +5,7 @@
  * the compile.
  */
 import {
+  chownSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -112,6 +113,15 @@ describe('the code cache of the command bundles', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     // With no writer, a blocking open would never return and this test would time out.
     expect(readCache(fifo, key)).toBeUndefined();
+  });
+
+  it.runIf(process.getuid?.() === 0)("another user's cache file is not read", () => {
+    const key = cacheKey({ size: 1n, mtimeNs: 2n, ino: 3n, dev: 4n });
+    const file = join(dir, 'theirs.v8cache');
+    writeFileSync(file, Buffer.concat([Buffer.from(`${key}\n`), Buffer.from([1, 2, 3])]));
+    expect(readCache(file, key)?.length).toBe(3);
+    chownSync(file, 12345, 12345);
+    expect(readCache(file, key)).toBeUndefined();
   });
 
   it('loads the bundle when the cache folder cannot be written or holds junk', () => {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  chownSync,
   chmodSync,
   existsSync,
   mkdirSync,
@@ -120,6 +121,17 @@ describe('the helper --version cache', () => {
     expect(spawnSync('mkfifo', [join(fifo, 'helper-version.json')]).status).toBe(0);
     // With no writer, a blocking open would never return and this test would time out.
     expect(new FileVersionCache(fifo).get(stamp)).toBeUndefined();
+  });
+
+  it.runIf(process.getuid?.() === 0)("another user's cache file names no helper", async () => {
+    const helper = countingHelper('sdma-probe');
+    const stamp = await helperStamp(helper);
+    if (!stamp) throw new Error('no stamp');
+    const theirs = new FileVersionCache(join(dir, 'theirs'));
+    await theirs.set(stamp, LINE);
+    expect(new FileVersionCache(join(dir, 'theirs')).get(stamp)).toBe(LINE);
+    chownSync(theirs.file, 12345, 12345);
+    expect(new FileVersionCache(join(dir, 'theirs')).get(stamp)).toBeUndefined();
   });
 
   it('remembers in memory for the extension, by the same stamp', async () => {
