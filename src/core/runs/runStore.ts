@@ -321,7 +321,10 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
 const READ_CHUNK = 1024 * 1024;
 /** The most bytes of whole lines decoded as one string (a longer line is decoded alone). */
 const DECODE_WINDOW = 32 * 1024;
-/** From this size a file's sample count is estimated ahead (a smaller one grows its columns as it goes). */
+/**
+ * From this size a file's sample count is estimated ahead; a smaller one read whole in one chunk has
+ * its sample lines counted, and one in more chunks grows its columns as it goes.
+ */
 const EXPECT_FROM_BYTES = 4 * 1024 * 1024;
 /** The sample lines an estimate is made from, at the least (a chunk holds about two thousand of the helper's). */
 const EXPECT_AFTER_SAMPLES = 256;
@@ -330,6 +333,15 @@ const EXPECT_AFTER_SAMPLES = 256;
  * average to well within this; a table left with less slack than `trim` gives back is not copied.
  */
 const EXPECT_MARGIN = 1.01;
+/** How a sample line starts as the helper writes it: the lines of a whole small file that do are counted ahead. */
+const SAMPLE_LINE_START = Buffer.from('\n{"type":"sample",');
+
+/** The lines of `data` that start as a helper's sample line does (the first line, a header, is not one). */
+function countSampleLines(data: Buffer): number {
+  let n = 0;
+  for (let at = data.indexOf(SAMPLE_LINE_START); at !== -1; at = data.indexOf(SAMPLE_LINE_START, at + 1)) n++;
+  return n;
+}
 
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
@@ -391,6 +403,8 @@ class RunFileLines {
   /** Until `expected`: the sample lines read, and their iteration times. */
   private sampleLines = 0;
   private sampleTimes = 0;
+  /** A whole file read in one chunk: its sample lines, counted ahead (0 when not); the table is told at the first sample. */
+  private countedSamples = 0;
 
   constructor(
     private readonly file: string,
@@ -400,6 +414,12 @@ class RunFileLines {
 
   push(data: Buffer): void {
     let start = 0;
+    // A small file that came whole in one chunk (a fleet node's sweep): its sample lines are
+    // counted now, so its columns are made once at the first sample, neither regrown nor trimmed.
+    if (!this.expected && !this.run && this.size > 0 && this.size <= EXPECT_FROM_BYTES && data.length >= this.size) {
+      this.expected = true;
+      this.countedSamples = countSampleLines(data);
+    }
     // The header, and a line begun in the last chunk (or one being dropped), on their own.
     while (!this.run || this.dropping || this.parts.length > 0) {
       const nl = data.indexOf(10, start);
@@ -507,6 +527,10 @@ class RunFileLines {
         if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
         this.sampleLines++;
         this.sampleTimes += value.timesNs?.length ?? 0;
+      } else if (this.countedSamples > 0) {
+        // Room for the samples counted ahead, with as many iteration times each as this first one.
+        run.samples.expect(this.countedSamples, value.timesNs?.length ?? 0);
+        this.countedSamples = 0;
       }
       run.samples.push(value);
     } else applySavedValue(run, value);
