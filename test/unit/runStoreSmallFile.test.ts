@@ -56,7 +56,10 @@ describe('a small run file read whole in one chunk', () => {
     for (const l of lines) w.appendLine(l);
     w.close();
     const want = reference(id, lines);
-    const reserve = vi.spyOn(SampleTable.prototype as unknown as { reserve(c: number, exact?: boolean): void }, 'reserve');
+    const reserve = vi.spyOn(
+      SampleTable.prototype as unknown as { reserve(c: number, exact?: boolean): void },
+      'reserve',
+    );
     for (const run of [store.openSync(id), await store.open(id)]) {
       expect(run.samples.toArray()).toEqual(want.samples.toArray());
       expect(run.samples.length).toBe(n);

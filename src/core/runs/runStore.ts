@@ -20,7 +20,7 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Run, RunHeader } from '../run';
 import { RUN_FILE_NAME, applySavedValue, newRun } from '../run';
-import { isPlainSample } from '../protocol';
+import { ProgressSchema, isPlainSample } from '../protocol';
 import { MAX_LINE_CHARS } from './lineSplitter';
 import { openSafeFile, openSafeFileSync } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
@@ -265,7 +265,8 @@ export interface ReadRunOptions {
  * the samples are kept as columns (sampleTable.ts), so a run of any size the disk holds opens
  * in memory proportional to its samples, under 200 bytes each. Every line is validated as
  * when it arrived (run.ts `applySavedValue`; a sample the plain check `isPlainSample` vouches
- * for goes straight to the table, as `applySavedValue` would put it): a saved run is outside
+ * for goes straight to the table, and a progress line `isPlainProgress` vouches for sets the
+ * progress, as `applySavedValue` would): a saved run is outside
  * data. Throws RunFileError when the file is refused (safeFile.ts) or its first line is not a
  * run header, RunReadCancelled when `signal` aborts.
  */
@@ -520,7 +521,8 @@ class RunFileLines {
       run.problems.push(`line ${this.lineNo} of ${RUN_FILE_NAME} is not valid JSON (cut off or damaged); skipped`);
       return;
     }
-    // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add.
+    // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add
+    // (and a progress line, one a sample, what it would set).
     if (isPlainSample(value)) {
       // What the columns' size is estimated from (see expectFromSoFar).
       if (!this.expected) {
@@ -533,7 +535,8 @@ class RunFileLines {
         this.countedSamples = 0;
       }
       run.samples.push(value);
-    } else applySavedValue(run, value);
+    } else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
+    else applySavedValue(run, value);
   }
 
   private tooLong(): void {
@@ -543,6 +546,30 @@ class RunFileLines {
       `line ${this.lineNo} of ${RUN_FILE_NAME} is longer than ${MAX_LINE_CHARS} characters; skipped`,
     );
   }
+}
+
+/** The longest `message` a progress record may carry (protocol.ts, ProgressSchema's `text`). */
+const PROGRESS_MESSAGE_MAX = 4096;
+/** Off (every progress line goes through the schema) should the schema gain, lose or reorder a field. */
+const PLAIN_PROGRESS_CURRENT = Object.keys(ProgressSchema.entries).join() === 'type,done,total,message';
+
+/**
+ * A progress record (a sweep writes one a sample) that `applySavedValue` would take, checked
+ * plainly: it then sets `run.progress` to the same `{ done, total }`. Anything else (false) goes
+ * through the schema, which gives the reason it is refused.
+ */
+export function isPlainProgress(value: unknown): value is { type: 'progress'; done: number; total: number } {
+  if (!PLAIN_PROGRESS_CURRENT || typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  if (p.type !== 'progress') return false;
+  const { done, total, message } = p;
+  return (
+    Number.isInteger(done) &&
+    (done as number) >= 0 &&
+    Number.isInteger(total) &&
+    (total as number) >= 0 &&
+    (message === undefined || (typeof message === 'string' && message.length <= PROGRESS_MESSAGE_MAX))
+  );
 }
 
 /** The UTF-16 length of UTF-8 bytes once decoded: a unit per character, two for a 4-byte one (a character cut at the end counts as one). */
