@@ -20,7 +20,7 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Run, RunHeader } from '../run';
 import { RUN_FILE_NAME, applySavedValue, newRun } from '../run';
-import { isPlainSample } from '../protocol';
+import { ProgressSchema, isPlainSample } from '../protocol';
 import { MAX_LINE_CHARS } from './lineSplitter';
 import { openSafeFile, openSafeFileSync } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
@@ -265,7 +265,8 @@ export interface ReadRunOptions {
  * the samples are kept as columns (sampleTable.ts), so a run of any size the disk holds opens
  * in memory proportional to its samples, under 200 bytes each. Every line is validated as
  * when it arrived (run.ts `applySavedValue`; a sample the plain check `isPlainSample` vouches
- * for goes straight to the table, as `applySavedValue` would put it): a saved run is outside
+ * for goes straight to the table, and a progress line `isPlainProgress` vouches for sets the
+ * progress, as `applySavedValue` would): a saved run is outside
  * data. Throws RunFileError when the file is refused (safeFile.ts) or its first line is not a
  * run header, RunReadCancelled when `signal` aborts.
  */
@@ -321,7 +322,10 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
 const READ_CHUNK = 1024 * 1024;
 /** The most bytes of whole lines decoded as one string (a longer line is decoded alone). */
 const DECODE_WINDOW = 32 * 1024;
-/** From this size a file's sample count is estimated ahead (a smaller one grows its columns as it goes). */
+/**
+ * From this size a file's sample count is estimated ahead; a smaller one read whole in one chunk has
+ * its sample lines counted, and one in more chunks grows its columns as it goes.
+ */
 const EXPECT_FROM_BYTES = 4 * 1024 * 1024;
 /** The sample lines an estimate is made from, at the least (a chunk holds about two thousand of the helper's). */
 const EXPECT_AFTER_SAMPLES = 256;
@@ -330,6 +334,15 @@ const EXPECT_AFTER_SAMPLES = 256;
  * average to well within this; a table left with less slack than `trim` gives back is not copied.
  */
 const EXPECT_MARGIN = 1.01;
+/** How a sample line starts as the helper writes it: the lines of a whole small file that do are counted ahead. */
+const SAMPLE_LINE_START = Buffer.from('\n{"type":"sample",');
+
+/** The lines of `data` that start as a helper's sample line does (the first line, a header, is not one). */
+function countSampleLines(data: Buffer): number {
+  let n = 0;
+  for (let at = data.indexOf(SAMPLE_LINE_START); at !== -1; at = data.indexOf(SAMPLE_LINE_START, at + 1)) n++;
+  return n;
+}
 
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
@@ -391,6 +404,8 @@ class RunFileLines {
   /** Until `expected`: the sample lines read, and their iteration times. */
   private sampleLines = 0;
   private sampleTimes = 0;
+  /** A whole file read in one chunk: its sample lines, counted ahead (0 when not); the table is told at the first sample. */
+  private countedSamples = 0;
 
   constructor(
     private readonly file: string,
@@ -400,6 +415,12 @@ class RunFileLines {
 
   push(data: Buffer): void {
     let start = 0;
+    // A small file that came whole in one chunk (a fleet node's sweep): its sample lines are
+    // counted now, so its columns are made once at the first sample, neither regrown nor trimmed.
+    if (!this.expected && !this.run && this.size > 0 && this.size <= EXPECT_FROM_BYTES && data.length >= this.size) {
+      this.expected = true;
+      this.countedSamples = countSampleLines(data);
+    }
     // The header, and a line begun in the last chunk (or one being dropped), on their own.
     while (!this.run || this.dropping || this.parts.length > 0) {
       const nl = data.indexOf(10, start);
@@ -500,16 +521,22 @@ class RunFileLines {
       run.problems.push(`line ${this.lineNo} of ${RUN_FILE_NAME} is not valid JSON (cut off or damaged); skipped`);
       return;
     }
-    // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add.
+    // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add
+    // (and a progress line, one a sample, what it would set).
     if (isPlainSample(value)) {
       // What the columns' size is estimated from (see expectFromSoFar).
       if (!this.expected) {
         if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
         this.sampleLines++;
         this.sampleTimes += value.timesNs?.length ?? 0;
+      } else if (this.countedSamples > 0) {
+        // Room for the samples counted ahead, with as many iteration times each as this first one.
+        run.samples.expect(this.countedSamples, value.timesNs?.length ?? 0);
+        this.countedSamples = 0;
       }
       run.samples.push(value);
-    } else applySavedValue(run, value);
+    } else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
+    else applySavedValue(run, value);
   }
 
   private tooLong(): void {
@@ -519,6 +546,30 @@ class RunFileLines {
       `line ${this.lineNo} of ${RUN_FILE_NAME} is longer than ${MAX_LINE_CHARS} characters; skipped`,
     );
   }
+}
+
+/** The longest `message` a progress record may carry (protocol.ts, ProgressSchema's `text`). */
+const PROGRESS_MESSAGE_MAX = 4096;
+/** Off (every progress line goes through the schema) should the schema gain, lose or reorder a field. */
+const PLAIN_PROGRESS_CURRENT = Object.keys(ProgressSchema.entries).join() === 'type,done,total,message';
+
+/**
+ * A progress record (a sweep writes one a sample) that `applySavedValue` would take, checked
+ * plainly: it then sets `run.progress` to the same `{ done, total }`. Anything else (false) goes
+ * through the schema, which gives the reason it is refused.
+ */
+export function isPlainProgress(value: unknown): value is { type: 'progress'; done: number; total: number } {
+  if (!PLAIN_PROGRESS_CURRENT || typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  if (p.type !== 'progress') return false;
+  const { done, total, message } = p;
+  return (
+    Number.isInteger(done) &&
+    (done as number) >= 0 &&
+    Number.isInteger(total) &&
+    (total as number) >= 0 &&
+    (message === undefined || (typeof message === 'string' && message.length <= PROGRESS_MESSAGE_MAX))
+  );
 }
 
 /** The UTF-16 length of UTF-8 bytes once decoded: a unit per character, two for a 4-byte one (a character cut at the end counts as one). */
