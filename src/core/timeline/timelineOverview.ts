@@ -8,16 +8,17 @@
  *
  * The overview answers what `aggregate` (timelineLod.ts) would answer for the same request on
  * the built index: the same lanes and ids (layoutLanes), the same events drawn one by one (the
- * first `maxRaw` wide ones in lane order), the same counts and bytes per bucket, and the same
- * busy times up to the order floating-point sums are added in (an event whose start falls on a
- * bucket boundary may round to the other side when the window's arithmetic is inexact). Where it
- * cannot answer exactly (a filter, a lane asked twice, more wide events than it keeps, a grid
- * too large), it declines and the request waits for the index.
+ * first `maxRaw` wide ones in lane order), each event in the same bucket (the same arithmetic on
+ * the same absolute times), the same counts, and the same bytes and busy times up to the order
+ * their floating-point sums are added in. Where it cannot answer exactly (a filter, a lane asked
+ * twice, more wide events than it keeps, a grid too large), it declines and the request waits
+ * for the index.
  *
- * Both passes can be shared by several threads (src/core/runs/timelineRangeThread.ts): each takes the next range
- * of events not yet taken (`ChunkClaim`), keeps its own part (lanes and counts; a grid, totals and
- * wide events), and the parts are merged. The merge is exact for counts, bytes, the lanes and
- * the events drawn one by one; busy times are the same sums added in another order.
+ * Both passes can be shared by several threads (src/core/runs/timelineRangeThread.ts): each
+ * takes the next range of events not yet taken (`ChunkClaim`), keeps its own part (lanes and
+ * counts; a grid, totals and wide events), and the parts are merged. The merge is exact for the
+ * lanes, counts and the events drawn one by one; bytes and busy times are the same sums added
+ * in another order.
  *
  * The file is outside data: each range is checked as the whole-file readers check it, and a bad
  * value is named by its event in the file.
