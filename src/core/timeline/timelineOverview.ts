@@ -113,25 +113,7 @@ class LaneFinder {
 
   constructor(private readonly vendor: TimelineMeta['vendor']) {}
 
-  /**
-   * The lane of (kind, GPU, number) for kinds below 8, GPUs below 16 and numbers below 4096, plus
-   * one (0: not looked up yet): one read per event where the tables take several.
-   */
-  private readonly quick = new Uint16Array(1 << 19);
-
   find(kind: number, gpu: number, rawNumber: number): number {
-    if (kind < 8 && gpu < 16 && rawNumber < 4096) {
-      const key = (kind << 16) | (gpu << 12) | rawNumber;
-      const hit = this.quick[key]!;
-      if (hit !== 0) return hit - 1;
-      const lane = this.findRaw(kind, gpu, rawNumber);
-      if (lane < 0xffff) this.quick[key] = lane + 1;
-      return lane;
-    }
-    return this.findRaw(kind, gpu, rawNumber);
-  }
-
-  private findRaw(kind: number, gpu: number, rawNumber: number): number {
     const categoryIndex = CATEGORY_TABLE[kind]!;
     const number = categoryIndex === CU_CATEGORY || categoryIndex === ENGINE_CATEGORY ? rawNumber : 0;
     return this.findKey(gpu, categoryIndex, number);
