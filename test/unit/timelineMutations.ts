@@ -3,15 +3,12 @@
  * header fields replaced, odd doubles in the columns, files spliced. Deterministic (xorshift32),
  * so a failure can be replayed from its seed.
  */
+import { random } from '../support/bigRun';
 
-export function rng(seed: number) {
-  let x = seed >>> 0 || 1;
-  return (n: number) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
+/** Whole numbers below n, from the shared xorshift32 generator. */
+export function rng(seed: number): (n: number) => number {
+  const next = random(seed);
+  return (n: number) => Math.floor(next() * n);
 }
 
 const ODD_U32 = [0, 1, 2, 3, 5, 0xff, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff];

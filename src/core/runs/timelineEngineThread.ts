@@ -30,6 +30,7 @@ import {
   localClaim,
   mergeBins,
   mergeSurvey,
+  overviewLod,
   planOverview,
   readLayout,
   surveyPart,
@@ -160,8 +161,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
     const layout = survey.layout;
     const parts = await readers?.bin(file, plan, (claim) => binPart(source, layout, plan, claim));
     if (parts) return parts.every((p) => p !== undefined) ? mergeBins(plan, parts, layout.count, t0) : undefined;
-    const alone = await binPart(source, layout, plan, localClaim());
-    return alone && mergeBins(plan, [alone], layout.count, t0);
+    return overviewLod(source, survey, request);
   }
 
   async function answerFromFile(

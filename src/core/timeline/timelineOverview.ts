@@ -56,7 +56,7 @@ export const OVERVIEW_CHUNK_EVENTS = 1 << 16;
  * index. A cell costs 74 bytes, so a grid at most 39 MB, one per reader and one merged (the page's
  * first frame is usually its visible lanes at three times its width: some 200,000 cells).
  */
-export const OVERVIEW_MAX_CELLS = 1 << 19;
+const OVERVIEW_MAX_CELLS = 1 << 19;
 /** Wide events kept while binning, per event the request may draw one by one; more and the overview declines. */
 const CANDIDATES_PER_RAW = 4;
 const PATH_COUNT = 4;
@@ -539,13 +539,11 @@ class Candidates {
   }
 
   private grow(): void {
-    for (const key of Object.keys(this) as (keyof this)[]) {
-      const a = this[key];
-      if (!ArrayBuffer.isView(a)) continue;
-      const typed = a as unknown as Float64Array;
-      const out = new (typed.constructor as Float64ArrayConstructor)(typed.length * 2);
-      out.set(typed);
-      (this as Record<keyof this, unknown>)[key] = out;
+    for (const key of CANDIDATE_KEYS) {
+      const a = this[key] as Float64Array;
+      const out = new (a.constructor as Float64ArrayConstructor)(a.length * 2);
+      out.set(a);
+      (this as Record<string, unknown>)[key] = out;
     }
   }
 }
