@@ -349,14 +349,7 @@ function binLane(
         busy[b0]! += z - a;
         pathBusy[b0 * PATH_COUNT + path]! += z - a;
       } else {
-        for (let bb = b0; bb <= b1; bb++) {
-          const from = startNs + bb * nsPerBucket;
-          const to = from + nsPerBucket;
-          const ov = (z < to ? z : to) - (a > from ? a : from);
-          if (ov <= 0) continue;
-          busy[bb]! += ov;
-          pathBusy[bb * PATH_COUNT + path]! += ov;
-        }
+        spreadBusy(busy, pathBusy, 0, a, z, b0, b1, startNs, nsPerBucket, path);
       }
     }
     if (b > hi) hi = b;
@@ -366,6 +359,33 @@ function binLane(
   w.count = laneCount;
   w.bytes = laneBytes;
   w.busyNs = laneBusy;
+}
+
+/**
+ * Busy time [a, z] of one event across buckets b0..b1 of a row starting at `row` (each bucket
+ * `nsPerBucket` wide from `startNs`): its share of each bucket, to the bucket and to its path.
+ * The level of detail and the overview (timelineOverview.ts) spread alike through this.
+ */
+export function spreadBusy(
+  busy: Float64Array,
+  pathBusy: Float64Array,
+  row: number,
+  a: number,
+  z: number,
+  b0: number,
+  b1: number,
+  startNs: number,
+  nsPerBucket: number,
+  path: number,
+): void {
+  for (let bb = b0; bb <= b1; bb++) {
+    const from = startNs + bb * nsPerBucket;
+    const to = from + nsPerBucket;
+    const ov = (z < to ? z : to) - (a > from ? a : from);
+    if (ov <= 0) continue;
+    busy[row + bb]! += ov;
+    pathBusy[(row + bb) * PATH_COUNT + path]! += ov;
+  }
 }
 
 export function aggregate(lc: LodColumns, index: LodIndex, request: LodRequest, mask?: Uint8Array): LodResult {

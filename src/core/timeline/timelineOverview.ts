@@ -35,7 +35,7 @@ import {
   timelineLayout,
 } from './timelineFile';
 import type { LodRequest, LodResult, LodRuns } from './timelineLod';
-import { Growable, LOD_LEVELS } from './timelineLod';
+import { Growable, LOD_LEVELS, spreadBusy } from './timelineLod';
 import type { HeatLane, LaneInfo, TimelineMeta } from './timelineModel';
 import {
   CATEGORY_TABLE,
@@ -621,14 +621,7 @@ function bin(
       g.busy[row + b0]! += z - a;
       g.pathBusy[(row + b0) * PATH_COUNT + path]! += z - a;
     } else {
-      for (let bb = b0; bb <= b1; bb++) {
-        const from = startNs + bb * nsPerBucket;
-        const to = from + nsPerBucket;
-        const ov = (z < to ? z : to) - (a > from ? a : from);
-        if (ov <= 0) continue;
-        g.busy[row + bb]! += ov;
-        g.pathBusy[(row + bb) * PATH_COUNT + path]! += ov;
-      }
+      spreadBusy(g.busy, g.pathBusy, row, a, z, b0, b1, startNs, nsPerBucket, path);
     }
   }
   if (b > hi) hi = b;
