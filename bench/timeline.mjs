@@ -251,12 +251,20 @@ async function measure(kind, origin, file, support, hostHeld = false) {
       builtMs: s.builtMs,
       indexToFrameMs: s.firstFrameAt - s.indexAt,
       firstLodMs: s.lodMs?.[0] ?? NaN,
+      firstLodSource: s.firstLodSource,
       firstDrawMs: s.firstFrameDrawMs,
     };
   } finally {
     await b.close();
   }
 }
+
+/** Where a host-held timeline's first level of detail came from (the page's stats.firstLodSource). */
+const LOD_SOURCE = {
+  ahead: 'binned while surveying, answered in',
+  file: 'binned from the file',
+  index: 'from the built index',
+};
 
 async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'sdma-lens-bench-timeline-'));
@@ -285,7 +293,7 @@ async function main() {
       `  file open -> first frame   ${t.fromOpenMs.toFixed(0)} ms   (target <= 1000 at 10^7${t.hostHeld ? '' : `; host read ${t.hostReadMs.toFixed(0)} ms`})`,
     );
     console.log(
-      `  first frame's parts        open -> index on the page ${t.indexFromOpenMs.toFixed(0)} ms (${t.hostHeld ? "the engine thread's survey of the file" : 'build'} ${t.indexMs.toFixed(0)} ms), index -> first frame ${t.indexToFrameMs.toFixed(0)} ms (first LOD ${t.hostHeld ? 'binned from the file ' : ''}${t.firstLodMs.toFixed(0)} ms, draw ${t.firstDrawMs.toFixed(1)} ms)`,
+      `  first frame's parts        open -> index on the page ${t.indexFromOpenMs.toFixed(0)} ms (${t.hostHeld ? "the engine thread's survey of the file" : 'build'} ${t.indexMs.toFixed(0)} ms), index -> first frame ${t.indexToFrameMs.toFixed(0)} ms (first LOD ${t.hostHeld ? `${LOD_SOURCE[t.firstLodSource] ?? t.firstLodSource} ` : ''}${t.firstLodMs.toFixed(0)} ms, draw ${t.firstDrawMs.toFixed(1)} ms)`,
     );
     if (t.hostHeld)
       console.log(

@@ -17,6 +17,7 @@ import {
   parseTimelineHostMessage,
   parseTimelineWebviewMessage,
 } from '../../src/core/timeline/timelineMessages';
+import { fitAllWindow, lodWindow } from '../../src/core/timeline/timelineView';
 import { repeated, sdmatlBytes } from './timelineFixture';
 
 const META = { gpuCus: [64, 64], vendor: 'amd' as const, simulated: true };
@@ -365,6 +366,60 @@ describe('serveEngine: the overview before the index', () => {
     expect(built.result.totals).toEqual(lod.result.totals);
     expect(built.result.runs.count).toEqual(lod.result.runs.count);
     expect(built.result.raw).toEqual(lod.result.raw);
+  });
+
+  it("bins the page's first view while it surveys the file: that request is answered from it, as the built engine answers it", async () => {
+    const file = write('ahead.sdmatl', 60);
+    const p = port();
+    serveEngine(p);
+    // As the page does on 'timeline-host-held': its view first (it fits the whole timeline), then no selection, no filter.
+    p.send({ type: 'open', file, meta: META });
+    p.send({ type: 'view', whole: true, buckets: 900, rawMinPx: 2 });
+    p.send({ type: 'details', id: 0, event: -1 });
+    p.send({ type: 'filter', id: 1, text: '' });
+    const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
+    expect(first.stage).toBe('overview');
+    const whole = fitAllWindow(first.index.startNs, first.index.endNs);
+    const lanes = [...first.index.lanes.keys(), ...first.index.heat.map((h) => h.id)].reverse();
+    const request = { ...lodWindow(whole.from, whole.to), buckets: 900, lanes, rawMinPx: 2 };
+    p.send({ type: 'lod', id: 2, request });
+    const lod = (await p.next('lod')) as Extract<FromWorker, { type: 'lod' }>;
+    expect(lod.source).toBe('ahead');
+    expect(v.safeParse(EngineAnswerSchema, lod).success).toBe(true);
+    await p.next('read');
+    p.send({ type: 'lod', id: 3, request });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const built = p.out.find((m) => m.type === 'lod' && m.id === 3) as Extract<FromWorker, { type: 'lod' }>;
+    expect(built.source).toBeUndefined();
+    expect(lod.result.totals).toEqual(built.result.totals);
+    expect(lod.result.runs.count).toEqual(built.result.runs.count);
+    expect(lod.result.runs.level).toEqual(built.result.runs.level);
+    expect(lod.result.raw).toEqual(built.result.raw);
+
+    // Another request (the page was resized before it asked) is binned from the file in a pass of its own.
+    const q = port();
+    serveEngine(q);
+    q.send({ type: 'open', file, meta: META });
+    q.send({ type: 'view', whole: true, buckets: 900, rawMinPx: 2 });
+    await q.next('index');
+    q.send({ type: 'lod', id: 2, request: { ...request, buckets: 901 } });
+    expect(((await q.next('lod')) as Extract<FromWorker, { type: 'lod' }>).source).toBe('file');
+  });
+
+  it('a page whose first view is not the whole timeline (a restored window or filter) is not waited for', async () => {
+    const file = write('not-whole.sdmatl', 20);
+    const p = port();
+    // A wait for the view that would outlast the test: the view says at once that there is nothing to bin ahead.
+    serveEngine(p, { viewWaitMs: 60_000 });
+    p.send({ type: 'open', file, meta: META });
+    p.send({ type: 'view', whole: false, buckets: 900, rawMinPx: 2 });
+    const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
+    p.send({
+      type: 'lod',
+      id: 2,
+      request: { startNs: first.index.startNs, endNs: first.index.endNs, buckets: 300, lanes: [0, 1] },
+    });
+    expect(((await p.next('lod')) as Extract<FromWorker, { type: 'lod' }>).source).toBe('file');
   });
 
   it('a query that needs the index ends the overview: the first frame then comes from the built engine', async () => {

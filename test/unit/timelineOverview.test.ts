@@ -14,6 +14,7 @@ import { aggregate, type LodRequest } from '../../src/core/timeline/timelineLod'
 import { buildIndexAndLod } from '../../src/core/timeline/timelineModel';
 import {
   OVERVIEW_CHUNK_EVENTS,
+  answerAhead,
   binPart,
   mergeBins,
   mergeSurvey,
@@ -21,9 +22,12 @@ import {
   planOverview,
   readLayout,
   sharedClaim,
+  surveyAndBin,
   surveyPart,
   surveyTimeline,
+  timelineSpan,
 } from '../../src/core/timeline/timelineOverview';
+import { fitAllWindow, lodWindow } from '../../src/core/timeline/timelineView';
 import { eventRecords } from '../../src/core/timeline/timelineQueries';
 import { random } from '../support/bigRun';
 import { repeated, sdmatlBytes } from './timelineFixture';
@@ -261,5 +265,125 @@ describe('the overview shared by several readers', () => {
     // A part missing (a reader that stopped) is not an answer.
     expect(mergeBins(plan, [binned[0]!], t.count, 0)).toBeUndefined();
     expect(() => mergeSurvey(layout, [parts[0]!], META, 0)).toThrow(/covered/);
+  });
+});
+
+describe('surveyAndBin: the survey that bins the first view as it goes', () => {
+  /** The span read first, then the one pass: the survey as mergeSurvey lays it out, and what was binned. */
+  async function ahead(
+    t: TimelineColumns,
+    view: (span: { minStart: number; maxEnd: number }) => Omit<LodRequest, 'lanes'>,
+  ) {
+    const src = source(sdmatlBytes(t));
+    const layout = await readLayout(src);
+    const span = await timelineSpan(src, layout);
+    const spec = view(span);
+    const { survey, binned } = await surveyAndBin(src, layout, spec);
+    return { src, spec, survey: mergeSurvey(layout, [survey], META, 0), binned };
+  }
+  // Buckets of 2^k ns from the first start: every sum exact whatever its order.
+  const exact = (buckets: number) => (span: { minStart: number; maxEnd: number }) => {
+    const width = 2 ** Math.ceil(Math.log2((span.maxEnd - span.minStart) / buckets + 1));
+    return { startNs: span.minStart, endNs: span.minStart + width * buckets, buckets };
+  };
+
+  it('surveys as surveyTimeline does and answers any lanes of the request it binned as aggregate does', async () => {
+    for (const seed of [81, 82, 83]) {
+      const t = randomTimeline(seed, { events: 5000, spanNs: 9e6 });
+      const built = buildIndexAndLod(t, META, true, true);
+      const { spec, survey, binned } = await ahead(t, exact(256));
+      expect(survey.index).toEqual((await surveyTimeline(source(sdmatlBytes(t)), META)).index);
+      expect(survey.inferred).toBe(true);
+      expect(binned).toBeDefined();
+      const all = allLanes(built.index);
+      const strip = built.index.heat[0]!.id;
+      for (const lanes of [all, [strip, 3, 0, 5, 99_999], [...all].reverse(), [strip]]) {
+        const request = { ...spec, lanes };
+        const got = answerAhead(survey, binned!, request);
+        const expected = aggregate(built.lod!, built.index, request);
+        expect(got, `seed ${seed}, lanes ${lanes.join(',')}`).toBeDefined();
+        expect(got!.result).toEqual(expected);
+        expect(got!.records).toEqual(eventRecords(t, built.index, expected.raw));
+      }
+    }
+  });
+
+  it('answers the whole-timeline view the page asks first (its window from timelineView.ts), the wide events past maxRaw binned', async () => {
+    const t = randomTimeline(84, { events: 4000, spanNs: 7.7e6, wide: 0.05 });
+    const built = buildIndexAndLod(t, META, true, true);
+    const { spec, survey, binned } = await ahead(t, (span) => {
+      const whole = fitAllWindow(span.minStart, span.maxEnd);
+      return { ...lodWindow(whole.from, whole.to), buckets: 1234, rawMinPx: 2, maxRaw: 30 };
+    });
+    const request = { ...spec, lanes: allLanes(built.index) };
+    const got = answerAhead(survey, binned!, request)!;
+    const expected = aggregate(built.lod!, built.index, request);
+    expect(expected.raw.length).toBe(30);
+    // Counts, the events drawn one by one and every lane's own row are exact; a strip's busy time
+    // is the same sum added lane by lane.
+    expect(got.result.raw).toEqual(expected.raw);
+    expect(got.result.totals.count).toEqual(expected.totals.count);
+    expect(got.result.runs.count).toEqual(expected.runs.count);
+    expect(got.result.runs.b0).toEqual(expected.runs.b0);
+    expect(got.result.runs.level).toEqual(expected.runs.level);
+    for (let j = 0; j < expected.runs.busyNs.length; j++)
+      expect(Math.abs(got.result.runs.busyNs[j]! - expected.runs.busyNs[j]!)).toBeLessThanOrEqual(
+        1e-9 * expected.runs.busyNs[j]!,
+      );
+  });
+
+  it('answers only the request it binned: another window, bucket count, width or maxRaw is not its', async () => {
+    const t = randomTimeline(85, { events: 2000, spanNs: 5e6 });
+    const { spec, survey, binned } = await ahead(t, exact(128));
+    const lanes = [0, 1];
+    expect(answerAhead(survey, binned!, { ...spec, lanes })).toBeDefined();
+    for (const other of [
+      { startNs: spec.startNs + 1 },
+      { endNs: spec.endNs * 2 },
+      { buckets: 129 },
+      { rawMinPx: 3 },
+      { maxRaw: 5 },
+    ])
+      expect(answerAhead(survey, binned!, { ...spec, ...other, lanes }), JSON.stringify(other)).toBeUndefined();
+    // A lane asked twice, as overviewLod declines it.
+    expect(answerAhead(survey, binned!, { ...spec, lanes: [1, 1] })).toBeUndefined();
+  });
+
+  it('gives the binning up but still surveys: too many wide events, too many lanes for its grid, an event outside the window', async () => {
+    const wide = randomTimeline(86, { events: 3000, spanNs: 8e6, wide: 0.6 });
+    const lone = (await surveyTimeline(source(sdmatlBytes(wide)), META)).index;
+    const tooWide = await ahead(wide, (span) => ({ ...exact(100)(span), maxRaw: 10 }));
+    expect(tooWide.binned).toBeUndefined();
+    expect(tooWide.survey.index).toEqual(lone);
+    // 2^19 cells: 60 lanes of 20,000 buckets do not fit.
+    const tooMany = await ahead(wide, (span) => ({ ...exact(20_000)(span) }));
+    expect(tooMany.binned).toBeUndefined();
+    expect(tooMany.survey.index).toEqual(lone);
+    const outside = await ahead(wide, (span) => ({
+      startNs: span.minStart,
+      endNs: (span.minStart + span.maxEnd) / 2,
+      buckets: 100,
+    }));
+    expect(outside.binned).toBeUndefined();
+    expect(outside.survey.index).toEqual(lone);
+  });
+
+  it('bins a file larger than one range, whose lanes first appear past the first range', async () => {
+    const t = randomTimeline(87, { events: OVERVIEW_CHUNK_EVENTS * 2 + 500, spanNs: 3e8 });
+    // The GPU 7 lanes start only in the last range: rows are added for them there.
+    for (let i = 0; i < OVERVIEW_CHUNK_EVENTS * 2; i++) if (t.gpu[i] === 7) t.gpu[i] = 2;
+    const built = buildIndexAndLod(t, META, true, true);
+    const { spec, survey, binned } = await ahead(t, exact(512));
+    expect(survey.index).toEqual((await surveyTimeline(source(sdmatlBytes(t)), META)).index);
+    const request = { ...spec, lanes: allLanes(built.index) };
+    expect(answerAhead(survey, binned!, request)!.result).toEqual(aggregate(built.lod!, built.index, request));
+  });
+
+  it('an empty timeline: nothing to bin, and the answer is empty', async () => {
+    const t = emptyColumns(0, true);
+    const { spec, survey, binned } = await ahead(t, () => ({ startNs: -1, endNs: 2, buckets: 10 }));
+    expect(survey.index.count).toBe(0);
+    const got = answerAhead(survey, binned!, { ...spec, lanes: [] });
+    expect(got?.result.runs.count.length ?? 0).toBe(0);
   });
 });

@@ -1,16 +1,25 @@
 /**
  * The overview's readers (timelineOverview.ts: the survey and the binning a range of events at a
- * time) against the hostile files the whole-file reader is fuzzed with: each must refuse exactly
- * the files readTimelineFile refuses, with a TimelineFormatError and nothing else, and on a file
- * both accept it must lay out the index the built one does and keep every count the built
- * level of detail keeps.
+ * time, and the survey that bins the first view as it goes) against the hostile files the
+ * whole-file reader is fuzzed with: each must refuse exactly the files readTimelineFile refuses,
+ * with a TimelineFormatError and nothing else, and on a file all accept it must lay out the
+ * index the built one does and keep every count the built level of detail keeps.
  */
 import { describe, expect, it } from 'vitest';
 import type { ReadAt, TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, readTimelineFile } from '../../src/core/timeline/timelineFile';
 import { aggregate } from '../../src/core/timeline/timelineLod';
 import { buildIndexAndLod, columnsFromEvents } from '../../src/core/timeline/timelineModel';
-import { overviewLod, surveyTimeline } from '../../src/core/timeline/timelineOverview';
+import {
+  answerAhead,
+  mergeSurvey,
+  overviewLod,
+  readLayout,
+  surveyAndBin,
+  surveyTimeline,
+  timelineSpan,
+} from '../../src/core/timeline/timelineOverview';
+import { fitAllWindow, lodWindow } from '../../src/core/timeline/timelineView';
 import { AMD_ENGINE_DEVICE, EVENTS, sdmatlBytes } from './timelineFixture';
 import { mutate, rng } from './timelineMutations';
 
@@ -46,6 +55,7 @@ describe('the overview on hostile files', () => {
   it(`${MUTATIONS} mutations: refused as the whole-file reader refuses them, or the built index's layout and counts`, async () => {
     const pick = rng(0x0e71);
     let accepted = 0;
+    let aheadAnswered = 0;
     for (let k = 0; k < MUTATIONS; k++) {
       const data = mutate(seeds[pick(seeds.length)]!, seeds, pick);
       let columns: TimelineColumns | undefined;
@@ -65,7 +75,18 @@ describe('the overview on hostile files', () => {
       };
       const answer = survey && request && (await refusedOr(() => overviewLod(src, survey, request)));
       expect(answer === undefined, `mutation ${k}: the overview and the reader disagree`).toBe(columns === undefined);
-      if (!survey || !request || !answer || !columns) continue;
+      // The survey that bins the first view as it goes (its span read first) refuses alike.
+      const fused = await refusedOr(async () => {
+        const layout = await readLayout(src);
+        const span = await timelineSpan(src, layout);
+        const whole = fitAllWindow(span.minStart, span.maxEnd);
+        const ahead = { ...lodWindow(whole.from, whole.to), buckets: 97, rawMinPx: 2 };
+        return { layout, ahead, ...(await surveyAndBin(src, layout, ahead)) };
+      });
+      expect(fused === undefined, `mutation ${k}: the survey ahead and the reader disagree`).toBe(
+        columns === undefined,
+      );
+      if (!survey || !request || !answer || !columns || !fused) continue;
       accepted++;
       const built = buildIndexAndLod(columns, META, true, true);
       const { count, lanes, laneStart, startNs, endNs, heat } = built.index;
@@ -74,7 +95,19 @@ describe('the overview on hostile files', () => {
       expect(answer!.result.totals.count).toEqual(expected.totals.count);
       expect(answer!.result.raw).toEqual(expected.raw);
       for (const x of answer!.result.runs.busyNs) expect(Number.isFinite(x)).toBe(true);
+      const ahead = mergeSurvey(fused.layout, [fused.survey], META, 0);
+      expect(ahead.index).toEqual(survey.index);
+      if (!fused.binned || count === 0) continue;
+      const first = { ...fused.ahead, lanes: request.lanes };
+      const binned = answerAhead(ahead, fused.binned, first);
+      if (!binned) continue;
+      aheadAnswered++;
+      const whole = aggregate(built.lod!, built.index, first);
+      expect(binned.result.totals.count).toEqual(whole.totals.count);
+      expect(binned.result.raw).toEqual(whole.raw);
+      expect(binned.result.runs.count).toEqual(whole.runs.count);
     }
+    expect(aheadAnswered).toBeGreaterThan(0);
     expect(accepted).toBeGreaterThan(0);
     expect(accepted).toBeLessThan(MUTATIONS);
   });

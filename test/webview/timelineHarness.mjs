@@ -443,6 +443,9 @@ export const ENGINE_BUNDLE = join(repo, 'dist/timelineEngine.js');
  * relays its queries, and posts the engine's answers back as host messages, in order. The
  * engine thread lives in this process: its read, index and answers count in its memory.
  */
+/** The relay each page's queries go to (the latest timeline held on it). */
+const relays = new WeakMap();
+
 export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BUNDLE, readers }) {
   if (!existsSync(bundle)) throw new Error(`${bundle} is not built (npm run build)`);
   const fd = openSync(file, 'r');
@@ -475,11 +478,14 @@ export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BU
       toPage({ type: 'timeline-status', state: 'error', message });
     },
   });
-  await page.exposeFunction('__hostRelay', (raw) => {
+  // One relay function a page: a second timeline held on the same page takes it over.
+  const relay = (raw) => {
     const message = support.parseTimelineWebviewMessage(raw);
     if (message?.type === 'engine-query') engine.query(message.query);
     else figures.problems.push(`the page posted an invalid message: ${JSON.stringify(raw).slice(0, 200)}`);
-  });
+  };
+  if (!relays.has(page)) await page.exposeFunction('__hostRelay', (raw) => relays.get(page)?.(raw));
+  relays.set(page, relay);
   toPage({ type: 'timeline-host-held', meta, count });
   return { engine, figures, flushed: () => queue };
 }

@@ -120,6 +120,29 @@ async function main() {
     } finally {
       engine.dispose();
     }
+
+    // Another timeline, the engine alone (no reader threads): it bins the page's first view while it surveys the file.
+    const alone = await holdOnHost(page, support, {
+      file,
+      meta: { ...DEMO_META, key: 'demo/alone.sdmatl' },
+      readers: 0,
+    });
+    try {
+      await page.waitForFunction(
+        () => window.__timelineStats.firstFrameAt > 0 && window.__timelineStats.readyAt > 0,
+        undefined,
+        { timeout: 30_000 },
+      );
+      const s = await stats();
+      check(
+        s.firstLodSource === 'ahead',
+        `alone, the engine binned the page's first view while it surveyed the file (${s.firstLodSource})`,
+      );
+      check(alone.figures.readers === 0, 'no reader thread shared its passes');
+      check(alone.figures.problems.length === 0, `the relay had no problem (${alone.figures.problems.join('; ')})`);
+    } finally {
+      alone.engine.dispose();
+    }
   });
 }
 

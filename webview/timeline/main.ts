@@ -13,6 +13,7 @@
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
 import { parseTimelineHostMessage } from '../../src/core/timeline/timelineMessages';
 import type { LodRequest } from '../../src/core/timeline/timelineLod';
+import { RAW_MIN_PX, lodBuckets, lodWindow } from '../../src/core/timeline/timelineView';
 import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { onNextFrame } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
@@ -97,24 +98,20 @@ function onWorker(message: FromWorker): void {
       stats.indexMs = message.buildMs;
       stats.indexAt = performance.now();
       // What the page showed before a reload, read before relayout() saves the fresh state.
-      const restore = s.saved.key === s.meta?.key ? { ...s.saved } : undefined;
+      const restore = savedView();
       if (restore?.startNs !== undefined && restore.endNs !== undefined && restore.endNs > restore.startNs) {
         s.startNs = restore.startNs;
         s.endNs = restore.endNs;
       } else {
         fitAll(false);
       }
+      // The canvas's size now, so that the first request is made for it (not for the default).
+      const size = sizeCanvas();
+      s.cssWidth = size.width;
+      s.cssHeight = size.height;
       relayout();
-      // A restored panel keeps its filter; a kernel from the code lens opens filtered to its
-      // launches (and zoomed to them); a sweep point opens filtered to the path clicked.
-      const initial =
-        restore?.filter !== undefined
-          ? restore.filter
-          : s.meta?.filter !== undefined
-            ? s.meta.filter
-            : s.meta?.focusPath
-              ? `path:${s.meta.focusPath}`
-              : '';
+      // A kernel from the code lens opens zoomed to its launches, too.
+      const initial = initialFilter(restore);
       toolbar.setFilter(initial);
       s.fitOnFilter = !!initial && restore?.filter === undefined && s.meta?.filter !== undefined;
       if (initial) applyFilter(initial);
@@ -131,7 +128,10 @@ function onWorker(message: FromWorker): void {
       s.known = remember(s.known, message.records);
       if (s.details) s.known = remember(s.known, s.details.records);
       s.result = message.result;
-      if (stats.lodMs.length === 0) stats.firstLodStage = stats.stage;
+      if (stats.lodMs.length === 0) {
+        stats.firstLodStage = stats.stage;
+        stats.firstLodSource = message.source ?? 'index';
+      }
       stats.lodMs.push(message.ms);
       stats.rawKernels = message.rawKernels;
       schedule();
@@ -190,14 +190,12 @@ function needsLod(): boolean {
 
 function requestLod(): void {
   if (!s.index || s.inFlight || !needsLod()) return;
-  const span = s.endNs - s.startNs;
   const lanes = visibleLanes();
   const request: LodRequest = {
-    startNs: s.startNs - span,
-    endNs: s.endNs + span,
-    buckets: Math.round(plotWidth(s.cssWidth) * 3),
+    ...lodWindow(s.startNs, s.endNs),
+    buckets: lodBuckets(plotWidth(s.cssWidth)),
     lanes,
-    rawMinPx: 2,
+    rawMinPx: RAW_MIN_PX,
   };
   s.inFlight = true;
   s.lodId++;
@@ -274,6 +272,13 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       // A page that reloaded finds the host's engine as it left it: no selection, no filter (cheap).
       client.post({ type: 'details', id: 0, event: -1 });
       client.post({ type: 'filter', id: ++s.filterId, text: '' });
+      // The first view's size: the engine may bin its level of detail while it surveys the file.
+      client.post({
+        type: 'view',
+        whole: opensWhole(),
+        buckets: lodBuckets(plotWidth(sizeCanvas().width)),
+        rawMinPx: RAW_MIN_PX,
+      });
       break;
     case 'engine-answer':
       if (stats.hostHeld) onWorker(message.answer as FromWorker);
@@ -288,6 +293,28 @@ function handle(message: TimelineHostMessage, arrivedAt: number): void {
       host.reportError(`timeline panel: unhandled message ${JSON.stringify(unhandled)}`);
     }
   }
+}
+
+/** What the page showed of this timeline before a reload (its window, its filter), if anything. */
+function savedView(): PanelState | undefined {
+  return s.saved.key === s.meta?.key ? { ...s.saved } : undefined;
+}
+
+/**
+ * The filter a timeline opens with: a restored panel's own; a kernel from the code lens opens
+ * filtered to its launches, a sweep point to the path clicked; none otherwise.
+ */
+function initialFilter(restore: PanelState | undefined): string {
+  if (restore?.filter !== undefined) return restore.filter;
+  if (s.meta?.filter !== undefined) return s.meta.filter;
+  return s.meta?.focusPath ? `path:${s.meta.focusPath}` : '';
+}
+
+/** Whether the first view fits the whole timeline, unfiltered: what a host-held engine may bin ahead. */
+function opensWhole(): boolean {
+  const restore = savedView();
+  if (restore?.startNs !== undefined && restore.endNs !== undefined && restore.endNs > restore.startNs) return false;
+  return initialFilter(restore) === '';
 }
 
 /** The toolbar's summary: the events, the lanes, who holds them and, during an overview, that the index is still being built. */
@@ -308,6 +335,8 @@ function startTimeline(meta: TimelineMeta, count: number, arrivedAt: number, hos
   stats.readyAt = 0;
   stats.builtMs = 0;
   stats.firstLodStage = '';
+  stats.firstLodSource = '';
+  stats.lodMs = [];
   stats.inWorker = client.inWorker;
   s.meta = meta;
   s.index = undefined;

@@ -53,6 +53,8 @@ export interface Stats {
   builtMs: number;
   /** The stage the first level-of-detail answer arrived in ('overview': drawn from the host's survey of the file). */
   firstLodStage: 'overview' | 'ready' | '';
+  /** Where a host-held timeline's first level of detail came from: binned ahead, in a pass of its own, or the index. */
+  firstLodSource: 'ahead' | 'file' | 'index' | '';
   events: number;
   draws: number;
   /** Events the filter keeps (all when there is none). */
@@ -78,6 +80,7 @@ export const stats: Stats = {
   readyAt: 0,
   builtMs: 0,
   firstLodStage: '',
+  firstLodSource: '',
   events: 0,
   draws: 0,
   kept: 0,

@@ -7,6 +7,7 @@ import { layoutRows } from './layout';
 import type { Scene } from './renderer';
 import { RULER_PX, plotWidth, xToTime } from './renderer';
 import { els, s, saveState, saveStateSoon, schedule } from './state';
+import { fitAllWindow } from '../../src/core/timeline/timelineView';
 
 export function sizeCanvas(): { width: number; height: number } {
   const rect = els.frame.getBoundingClientRect();
@@ -38,8 +39,7 @@ export function clampScroll(): void {
 
 export function extent(): { from: number; to: number } {
   if (!s.index) return { from: 0, to: 1 };
-  const span = Math.max(s.index.endNs - s.index.startNs, 1000);
-  return { from: s.index.startNs - span * 0.02, to: s.index.startNs + span * 1.02 };
+  return fitAllWindow(s.index.startNs, s.index.endNs);
 }
 
 export function setWindow(from: number, to: number): void {

@@ -21,11 +21,12 @@ import { timelineFits } from '../timeline/timelineCompact';
 import { createEngine } from '../timeline/timelineEngine';
 import type { FromWorker, PageIndex, ToWorker } from '../timeline/timelineEngineProtocol';
 import { lodBuffers } from '../timeline/timelineEngineProtocol';
-import type { ReadAt } from '../timeline/timelineFile';
+import type { ReadAt, TimelineLayout } from '../timeline/timelineFile';
 import { TimelineFormatError, readTimelineFrom } from '../timeline/timelineFile';
 import { isEmptyFilter, parseFilter } from '../timeline/timelineFilter';
 import type { OverviewAnswer, OverviewSource, TimelineSurvey } from '../timeline/timelineOverview';
 import {
+  answerAhead,
   binPart,
   localClaim,
   mergeBins,
@@ -33,8 +34,11 @@ import {
   overviewLod,
   planOverview,
   readLayout,
+  surveyAndBin,
   surveyPart,
+  timelineSpan,
 } from '../timeline/timelineOverview';
+import { fitAllWindow, lodWindow } from '../timeline/timelineView';
 import type { LodRequest } from '../timeline/timelineLod';
 import { openSafeFile } from './safeFile';
 import type { ThreadMessage, ToThread } from './timelineEngineHost';
@@ -56,10 +60,14 @@ export interface ServeOptions {
   startReader?: () => RangeReader;
   /** How many readers to start beside the engine. */
   readers?: number;
+  /** How long the survey waits for the page's first view after reading the span. */
+  viewWaitMs?: number;
 }
 
 /** A page sends its first request within milliseconds of the index; a hidden one may send none. */
 const OVERVIEW_WAIT_MS = 1500;
+/** How long the survey waits for the page's first view (a page still loading); past it, the survey alone. */
+const VIEW_WAIT_MS = 500;
 
 /** Serves one timeline on `port`: 'open' first, then the page's queries in order. */
 export function serveEngine(port: EnginePort, options: ServeOptions = {}): void {
@@ -69,6 +77,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
   let wake: (() => void) | undefined;
   let indexed = false;
   let opened = false;
+  let view: Extract<ToThread, { type: 'view' }> | undefined;
   port.on('message', (message) => {
     if (message.type === 'open') {
       if (opened) return;
@@ -76,6 +85,12 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
       open(message.file, message.meta).catch((err: unknown) =>
         port.postMessage({ type: 'failed', message: err instanceof Error ? err.message : String(err) }),
       );
+      return;
+    }
+    if (message.type === 'view') {
+      // The page's first view, for the survey to bin ahead; of no use once the survey has begun.
+      view = message;
+      wake?.();
       return;
     }
     if (indexed) {
@@ -102,13 +117,18 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
       const fit = timelineFits(layout.count);
       if (!fit.ok) throw new Error(fit.message);
       const shared: RangeFile = { fd: handle.fd, fileBytes: size, layout };
-      const parts = await readers?.survey(shared, (claim) => surveyPart(source, layout, claim));
+      // Alone, with the page's first view known: one pass both surveys and bins it.
+      const fused = readers ? undefined : await surveyAhead(source, layout);
+      const parts = fused
+        ? [fused.survey]
+        : await readers?.survey(shared, (claim) => surveyPart(source, layout, claim));
       const survey = mergeSurvey(
         layout,
         parts ?? [await surveyPart(source, layout, localClaim())],
         meta,
         performance.now() - t0,
       );
+      const binned = fused?.binned;
       reply({
         type: 'index',
         index: { ...survey.index, laneStart: survey.index.laneStart.slice() },
@@ -116,7 +136,12 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         buildMs: survey.ms,
         stage: 'overview',
       });
-      await answerFromFile(source, survey, (request) => binShared(source, survey, request, readers, shared));
+      await answerFromFile(source, survey, async (request) => {
+        const ahead = binned && answerAhead(survey, binned, request);
+        if (ahead) return { ...ahead, source: 'ahead' };
+        const answer = await binShared(source, survey, request, readers, shared);
+        return answer && { ...answer, source: 'file' };
+      });
       // How many readers shared the passes to the end (none once one failed).
       const sharedBy = readers?.size ?? 0;
       readers?.dispose();
@@ -140,10 +165,39 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
   }
 
   /**
-   * The overview stage: the queries that need no index (the page clearing its selection and
-   * filter) and the first level-of-detail request are answered from the file; the first query
-   * that needs more, or a wait past `overviewWaitMs` for the page, ends it.
+   * The survey when the page's first view is known to fit the whole timeline (the page sends its
+   * view as soon as it is told the host holds the events; it is waited for up to `viewWaitMs`
+   * after the span is read): the span of the events read first (two columns), then one pass that
+   * surveys the file and bins the request the page will make. Undefined without such a view:
+   * the survey alone.
    */
+  async function surveyAhead(source: OverviewSource, layout: TimelineLayout) {
+    const span = await timelineSpan(source, layout);
+    await until(() => view !== undefined, options.viewWaitMs ?? VIEW_WAIT_MS);
+    if (!view?.whole) return undefined;
+    // The index's span as mergeSurvey gives it, and the window the page fits to it.
+    const whole = layout.count > 0 ? fitAllWindow(span.minStart, span.maxEnd) : fitAllWindow(0, 1);
+    const ahead = { ...lodWindow(whole.from, whole.to), buckets: view.buckets, rawMinPx: view.rawMinPx };
+    return surveyAndBin(source, layout, ahead);
+  }
+
+  /** Resolves when `done()` holds, or after `ms`: checked again at each message. */
+  async function until(done: () => boolean, ms: number): Promise<void> {
+    const deadline = performance.now() + ms;
+    while (!done()) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  }
+
   /**
    * The overview's binning of `request`, shared with the readers when there are any; done alone
    * when a reader failed. Undefined when the overview cannot answer it exactly.
@@ -164,10 +218,15 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
     return overviewLod(source, survey, request);
   }
 
+  /**
+   * The overview stage: the queries that need no index (the page clearing its selection and
+   * filter) and the first level-of-detail request are answered from the file; the first query
+   * that needs more, or a wait past `overviewWaitMs` for the page, ends it.
+   */
   async function answerFromFile(
     source: OverviewSource,
     survey: TimelineSurvey,
-    bin: (request: LodRequest) => Promise<OverviewAnswer | undefined>,
+    bin: (request: LodRequest) => Promise<(OverviewAnswer & { source: 'ahead' | 'file' }) | undefined>,
   ): Promise<void> {
     const deadline = performance.now() + (options.overviewWaitMs ?? OVERVIEW_WAIT_MS);
     for (;;) {
@@ -196,6 +255,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
             records: answer.records,
             rawKernels: answer.rawKernels,
             ms: answer.ms,
+            source: answer.source,
           },
           lodBuffers(answer.result),
         );
@@ -203,14 +263,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
       }
       const left = deadline - performance.now();
       if (left <= 0) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      await until(() => waiting.length > 0, left);
     }
   }
 }

@@ -127,6 +127,9 @@ export function createEngine(): LodEngine {
             reply({ type: 'pick', id: message.id, event });
             break;
           }
+          case 'view':
+            // The index is built: there is nothing to bin ahead.
+            break;
         }
       } catch (err) {
         reply({ type: 'error', message: err instanceof Error ? err.message : String(err) });

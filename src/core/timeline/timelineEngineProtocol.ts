@@ -38,7 +38,13 @@ export type ToWorker =
    */
   | { type: 'step'; id: number; lane: number; direction: 1 | -1 }
   /** The first event of `lane` in [fromNs, toNs]. */
-  | { type: 'first'; id: number; lane: number; fromNs: number; toNs: number };
+  | { type: 'first'; id: number; lane: number; fromNs: number; toNs: number }
+  /**
+   * The page's first view, before it has an index: whether it will fit the whole timeline
+   * unfiltered (`whole`), asking for `buckets` (timelineView.ts). A host-held timeline's engine
+   * may bin that request while it surveys the file; every other engine has no use for it. No answer.
+   */
+  | { type: 'view'; whole: boolean; buckets: number; rawMinPx: number };
 
 export type FromWorker =
   | {
@@ -53,7 +59,19 @@ export type FromWorker =
        */
       stage?: 'overview' | 'ready';
     }
-  | { type: 'lod'; id: number; result: LodResult; records: EventRecords; rawKernels: string[]; ms: number }
+  | {
+      type: 'lod';
+      id: number;
+      result: LodResult;
+      records: EventRecords;
+      rawKernels: string[];
+      ms: number;
+      /**
+       * A host-held timeline's answer before its index (timelineEngineThread.ts): binned while
+       * the file was surveyed ('ahead'), or in a pass of its own ('file'). Absent: the index's.
+       */
+      source?: 'ahead' | 'file';
+    }
   | { type: 'measure'; id: number; result: RangeMeasure }
   | { type: 'filter'; id: number; kept: number; fromNs: number; toNs: number; selectedKept: boolean }
   | { type: 'details'; id: number; details: EventDetails | undefined }

@@ -145,6 +145,12 @@ export const EngineQuerySchema = v.variant('type', [
     direction: v.union([v.literal(1), v.literal(-1)]),
   }),
   v.object({ type: v.literal('first'), id: queryId, lane: laneId, fromNs: finite, toNs: finite }),
+  v.object({
+    type: v.literal('view'),
+    whole: v.boolean(),
+    buckets: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_BUCKETS)),
+    rawMinPx: v.pipe(finite, v.minValue(0)),
+  }),
 ]);
 export type EngineQuery = v.InferOutput<typeof EngineQuerySchema>;
 
@@ -227,6 +233,7 @@ export const EngineAnswerSchema = v.variant('type', [
     records: RecordsSchema,
     rawKernels: v.array(text),
     ms: v.number(),
+    source: v.optional(v.picklist(['ahead', 'file'])),
   }),
   v.object({
     type: v.literal('measure'),

@@ -74,6 +74,8 @@ const SURVEY_COLUMNS: readonly ColumnName[] = ['kind', 'gpu', 'lane', 'startNs',
  * reader refuses, before the page has drawn anything from one.
  */
 const OVERVIEW_COLUMNS: readonly ColumnName[] = TIMELINE_COLUMN_NAMES;
+/** What the span of the events is read from. */
+const SPAN_COLUMNS: readonly ColumnName[] = ['startNs', 'endNs'];
 
 /** The file, as the overview reads it: its size when opened and a positional read. */
 export interface OverviewSource {
@@ -530,6 +532,15 @@ class Candidates {
     return out;
   }
 
+  /** Another part's wide event `j`, for `slot` and `lane`. */
+  pushFrom(other: CandidateArrays, j: number, slot: number, lane: number): void {
+    if (this.length === this.event.length) this.grow();
+    const at = this.length++;
+    for (const key of CANDIDATE_KEYS) (this[key] as Float64Array)[at] = (other[key] as unknown as Float64Array)[j]!;
+    this.slot[at] = slot;
+    this.lane[at] = lane;
+  }
+
   /** Another part's wide events after these. */
   append(other: CandidateArrays): void {
     while (this.event.length < this.length + other.length) this.grow();
@@ -642,14 +653,20 @@ interface BinContext {
   totals: { count: Float64Array; bytes: Float64Array; busyNs: Float64Array };
 }
 
+/** binRange's answers besides the place of an event whose lane is past the grid's: the range is binned, or it cannot be. */
+const BINNED = -1;
+const DECLINED = -2;
+
 /**
- * One range of events into the grid: each event of a requested lane (and of the CU lanes under
- * a requested occupancy strip) counted in its slot's totals and binned, or kept as a wide event.
- * False when there are more wide events than the overview keeps, or a lane the survey did not
- * see (the file changed). The hot loop: the grid's arrays
- * in locals, the bin of an event inside one bucket without a call.
+ * One range of events, from its event `from` on, into the grid: each event of a requested lane
+ * (and of the CU lanes under a requested occupancy strip) counted in its slot's totals and
+ * binned, or kept as a wide event. BINNED when done; DECLINED when there are more wide events
+ * than the overview keeps; else the place in the range of an event whose lane is past
+ * `directSlot` (one the survey did not see: the file changed; or, binning every lane as they are
+ * met, one to make room for before going on from there). The hot loop: the grid's arrays in
+ * locals, the bin of an event inside one bucket without a call.
  */
-function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext): boolean {
+function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext, from = 0): number {
   const { finder, directSlot, heatSlot, rawMinNs, maxRaw, keepMost, wide, totals } = context;
   const realLanes = directSlot.length;
   const kind = r.kind!;
@@ -687,7 +704,7 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
   let lastGpu = -1;
   let lastNumber = -1;
   let lane = -1;
-  for (let i = 0; i < r.count; i++) {
+  for (let i = from; i < r.count; i++) {
     const s0 = starts[i]!;
     const e0 = ends[i]!;
     const enAbs = e0 > s0 ? e0 : s0;
@@ -699,8 +716,7 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
     const nb = numbers[i]!;
     if (k !== lastKind || gp !== lastGpu || nb !== lastNumber) {
       lane = finder.find(k, gp, nb);
-      // A lane the survey did not see: the file changed since.
-      if (lane >= realLanes) return false;
+      if (lane >= realLanes) return i;
       lastKind = k;
       lastGpu = gp;
       lastNumber = nb;
@@ -733,7 +749,7 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
           if (q >= 0 && q < s0) visible = q;
         }
         if (Math.fround(enAbs - visible) >= rawMinNs) {
-          if (wide.length >= keepMost) return false;
+          if (wide.length >= keepMost) return DECLINED;
           wide.push(r, i, event, slot, lane);
           continue;
         }
@@ -761,7 +777,7 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext)
       }
     }
   }
-  return true;
+  return BINNED;
 }
 
 /** The window a plan bins: what every reader and the merge derive alike. */
@@ -783,9 +799,8 @@ function windowOf(plan: BinPlan) {
   };
 }
 
-function emptyGrid(plan: BinPlan): Grid {
+function emptyGrid(plan: BinPlan, slots = plan.request.lanes.length): Grid {
   const w = windowOf(plan);
-  const slots = plan.request.lanes.length;
   const cells = slots * plan.buckets;
   return {
     buckets: plan.buckets,
@@ -860,7 +875,8 @@ export async function binPart(
   };
   let events = 0;
   for await (const { first, columns } of fileRanges(source, layout, OVERVIEW_COLUMNS, claim, signal)) {
-    if (!binRange(columns, first, g, context)) return undefined;
+    // A lane the survey did not see (the file changed since), or too many wide events.
+    if (binRange(columns, first, g, context) !== BINNED) return undefined;
     events += columns.count;
   }
   const { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred, lo, hi } = g;
@@ -910,7 +926,6 @@ export function mergeBins(
   t0: number,
 ): OverviewAnswer | undefined {
   if (parts.reduce((sum, p) => sum + p.events, 0) !== count) return undefined;
-  const w = windowOf(plan);
   const g = emptyGrid(plan);
   const slots = plan.request.lanes.length;
   const totals = { count: new Float64Array(slots), bytes: new Float64Array(slots), busyNs: new Float64Array(slots) };
@@ -924,6 +939,22 @@ export function mergeBins(
     }
     wide.append(part.wide);
   }
+  return finishBins(plan, g, totals, wide, t0);
+}
+
+/**
+ * A request's grid, totals and wide events, all its events in: the first maxRaw wide events in
+ * lane order drawn one by one and any past them binned. Undefined with more wide events than
+ * the overview keeps.
+ */
+function finishBins(
+  plan: BinPlan,
+  g: Grid,
+  totals: BinPart['totals'],
+  wide: Candidates,
+  t0: number,
+): OverviewAnswer | undefined {
+  const w = windowOf(plan);
   if (wide.length > w.keepMost) return undefined;
 
   // The first maxRaw wide events in aggregate's order (lane slot, start, file order) are drawn
@@ -1029,4 +1060,288 @@ export async function overviewLod(
   if (!plan) return undefined;
   const part = await binPart(source, survey.layout, plan, localClaim(), signal);
   return part && mergeBins(plan, [part], survey.layout.count, t0);
+}
+
+/** The time span of a file's events: the earliest start and the latest end (an end before its start counts as the start). */
+export async function timelineSpan(
+  source: OverviewSource,
+  layout: TimelineLayout,
+  signal?: AbortSignal,
+): Promise<{ minStart: number; maxEnd: number }> {
+  let minStart = Infinity;
+  let maxEnd = -Infinity;
+  for await (const { columns: r } of fileRanges(source, layout, SPAN_COLUMNS, localClaim(), signal)) {
+    const startNs = r.startNs!;
+    const endNs = r.endNs!;
+    for (let i = 0; i < r.count; i++) {
+      const st = startNs[i]!;
+      const e0 = endNs[i]!;
+      const en = e0 > st ? e0 : st;
+      if (st < minStart) minStart = st;
+      if (en > maxEnd) maxEnd = en;
+    }
+  }
+  return { minStart, maxEnd };
+}
+
+/** A request binned for every lane, as the lanes were met: what answerAhead answers the page's first request from. */
+export interface BinnedAhead {
+  /** The request binned, but for its lanes. */
+  request: Omit<LodRequest, 'lanes'>;
+  /** The lanes as (GPU, category index, number) triples, in the order they were met: row i of the part is lane i's. */
+  keys: Float64Array;
+  part: BinPart;
+}
+
+/**
+ * One pass over the file in this thread alone that is both the survey and the binning of the
+ * page's first request (`ahead`: its window and buckets, known before the lanes are): every
+ * event binned in the row of its lane, rows added as lanes are met. The survey's counts are the
+ * rows' totals, so the pass reads every column once and finds each event's lane once.
+ *
+ * When it cannot bin every lane (more rows than OVERVIEW_MAX_CELLS allows, more wide events
+ * than the overview keeps, an event outside the window: the file changed since its span was
+ * read), it gives the binning up and surveys the file afresh (surveyPart); `binned` is then
+ * absent and the page's request is binned when it comes (overviewLod).
+ */
+export async function surveyAndBin(
+  source: OverviewSource,
+  layout: TimelineLayout,
+  ahead: Omit<LodRequest, 'lanes'>,
+  signal?: AbortSignal,
+): Promise<{ survey: SurveyPart; binned?: BinnedAhead }> {
+  const request = { ...ahead, lanes: [] };
+  const plan: BinPlan = {
+    request,
+    buckets: Math.max(1, Math.floor(ahead.buckets)),
+    laneKeys: new Float64Array(0),
+    heat: [],
+    realLanes: 0,
+  };
+  const w = windowOf(plan);
+  const mostRows = Math.floor(OVERVIEW_MAX_CELLS / plan.buckets);
+  const finder = new LaneFinder('amd');
+  let rows = 0;
+  let g = emptyGrid(plan, rows);
+  const context: BinContext = {
+    finder,
+    directSlot: new Int32Array(0),
+    heatSlot: new Int32Array(0),
+    rawMinNs: w.rawMinNs,
+    maxRaw: w.maxRaw,
+    keepMost: w.keepMost,
+    wide: new Candidates(),
+    totals: { count: new Float64Array(0), bytes: new Float64Array(0), busyNs: new Float64Array(0) },
+  };
+  let minStart = Infinity;
+  let maxEnd = -Infinity;
+  let inferred = false;
+  let events = 0;
+  let binnedAll = true;
+  for await (const { first, columns: r } of fileRanges(source, layout, OVERVIEW_COLUMNS, localClaim(), signal)) {
+    const startNs = r.startNs!;
+    const endNs = r.endNs!;
+    for (let i = 0; i < r.count; i++) {
+      const st = startNs[i]!;
+      const e0 = endNs[i]!;
+      const en = e0 > st ? e0 : st;
+      if (st < minStart) minStart = st;
+      if (en > maxEnd) maxEnd = en;
+    }
+    const flags = r.flags;
+    if (flags && !inferred) for (let i = 0; i < r.count; i++) if ((flags[i]! & FLAG_INFERRED) !== 0) inferred = true;
+    events += r.count;
+    // The first range's lanes found first, so that the grid is made once for most files.
+    if (first === 0) findLanes(r, finder);
+    for (
+      let at = rows === 0 ? 0 : binRange(r, first, g, context);
+      at !== BINNED;
+      at = binRange(r, first, g, context, at)
+    ) {
+      const needed = finder.lanes.length;
+      if (at === DECLINED || needed > mostRows) {
+        binnedAll = false;
+        break;
+      }
+      // Room for the lanes met so far and a quarter more: each row is its lane's.
+      rows = Math.min(mostRows, Math.max(needed + (needed >> 2), rows * 2, 8));
+      g = grownGrid(g, emptyGrid(plan, rows));
+      context.directSlot = Int32Array.from({ length: rows }, (_, row) => row);
+      context.heatSlot = new Int32Array(rows).fill(-1);
+      context.totals = {
+        count: grown(context.totals.count, rows),
+        bytes: grown(context.totals.bytes, rows),
+        busyNs: grown(context.totals.busyNs, rows),
+      };
+    }
+    if (!binnedAll) break;
+  }
+  const lanes = finder.lanes.length;
+  const counted = context.totals.count.subarray(0, lanes).reduce((sum, n) => sum + n, 0);
+  // Every event in a row, or the survey's counts would be short (an event outside the window).
+  if (!binnedAll || counted !== events || events !== layout.count)
+    return { survey: await surveyPart(source, layout, localClaim(), signal) };
+  const { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred: inf, lo, hi } = g;
+  return {
+    survey: {
+      lanes: finder.keys(),
+      counts: Int32Array.from(context.totals.count.subarray(0, lanes)),
+      minStart,
+      maxEnd,
+      inferred,
+      events,
+    },
+    binned: {
+      request: ahead,
+      keys: finder.keys(),
+      part: {
+        grid: { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred: inf, lo, hi },
+        totals: context.totals,
+        wide: context.wide.trimmed(),
+        events,
+      },
+    },
+  };
+}
+
+/** Each event's lane in `r` found (added to `finder` when new), in the order they are met. */
+function findLanes(r: TimelineRange, finder: LaneFinder): void {
+  const kind = r.kind!;
+  const gpu = r.gpu!;
+  const numbers = r.lane!;
+  let lastKind = -1;
+  let lastGpu = -1;
+  let lastNumber = -1;
+  for (let i = 0; i < r.count; i++) {
+    const k = kind[i]!;
+    const gp = gpu[i]!;
+    const nb = numbers[i]!;
+    if (k === lastKind && gp === lastGpu && nb === lastNumber) continue;
+    finder.find(k, gp, nb);
+    lastKind = k;
+    lastGpu = gp;
+    lastNumber = nb;
+  }
+}
+
+/** `into` with the cells and rows of `from` copied in (`into` has at least as many rows). */
+function grownGrid(from: Grid, into: Grid): Grid {
+  for (const key of [
+    'busy',
+    'count',
+    'bytes',
+    'pathBusy',
+    'lastPath',
+    'lastLane',
+    'lastStart',
+    'lastEvent',
+    'inferred',
+    'lo',
+    'hi',
+  ] as const)
+    (into[key] as Float64Array).set(from[key] as unknown as Float64Array);
+  return into;
+}
+
+function grown(a: Float64Array, length: number): Float64Array {
+  const out = new Float64Array(length);
+  out.set(a);
+  return out;
+}
+
+/**
+ * The page's request answered from the lanes binned ahead (surveyAndBin), when it is the request
+ * binned: each asked lane's row as it is (the same sums in the same order as binPart's), an
+ * occupancy strip's CU rows added (their wide events binned into it, as binRange bins them
+ * there), then finished as binPart's one part would be. Undefined when the request is another
+ * (a window, buckets or event widths of its own) or the overview cannot answer it exactly.
+ */
+export function answerAhead(
+  survey: TimelineSurvey,
+  binned: BinnedAhead,
+  request: LodRequest,
+): OverviewAnswer | undefined {
+  const t0 = performance.now();
+  const a = binned.request;
+  if (
+    request.startNs !== a.startNs ||
+    request.endNs !== a.endNs ||
+    Math.max(1, Math.floor(request.buckets)) !== Math.max(1, Math.floor(a.buckets)) ||
+    (request.rawMinPx ?? 2) !== (a.rawMinPx ?? 2) ||
+    (request.maxRaw ?? 20_000) !== (a.maxRaw ?? 20_000)
+  )
+    return undefined;
+  const plan = planOverview(survey, request);
+  if (!plan) return undefined;
+  const from = binned.part;
+  const met = binned.keys.length / 3;
+  // Each lane of the index: its row (the order the pass met the lanes in).
+  const finder = new LaneFinder('amd');
+  finder.preload(binned.keys);
+  const rowOf = new Int32Array(plan.realLanes);
+  for (let id = 0; id < plan.realLanes; id++) {
+    const row = finder.findKey(plan.laneKeys[id * 3]!, plan.laneKeys[id * 3 + 1]!, plan.laneKeys[id * 3 + 2]!);
+    if (row >= met) return undefined;
+    rowOf[id] = row;
+  }
+  const laneOfRow = new Int32Array(met).fill(-1);
+  rowOf.forEach((row, id) => (laneOfRow[row] = id));
+  const slots = request.lanes.length;
+  const g = emptyGrid(plan);
+  const totals = { count: new Float64Array(slots), bytes: new Float64Array(slots), busyNs: new Float64Array(slots) };
+  const directOf = new Int32Array(met).fill(-1);
+  const stripOf = new Int32Array(met).fill(-1);
+  const heatOf = new Map(plan.heat.map((h) => [h.id, h]));
+  const take = (slot: number, laneId: number) => {
+    const row = rowOf[laneId]!;
+    addRow(g, slot, from.grid, row, laneId);
+    totals.count[slot]! += from.totals.count[row]!;
+    totals.bytes[slot]! += from.totals.bytes[row]!;
+    totals.busyNs[slot]! += from.totals.busyNs[row]!;
+    return row;
+  };
+  request.lanes.forEach((laneId, slot) => {
+    if (laneId < plan.realLanes) directOf[take(slot, laneId)] = slot;
+    else for (const cu of heatOf.get(laneId)?.cuLanes ?? []) if (cu < plan.realLanes) stripOf[take(slot, cu)] = slot;
+  });
+  const wide = new Candidates();
+  const w = from.wide;
+  for (let j = 0; j < w.length; j++) {
+    const row = w.lane[j]!;
+    const laneId = laneOfRow[row]!;
+    if (directOf[row]! >= 0) wide.pushFrom(w, j, directOf[row]!, laneId);
+    if (stripOf[row]! >= 0) {
+      const s0 = w.startNs[j]!;
+      const e0 = w.endNs[j]!;
+      bin(g, stripOf[row]!, s0, e0 > s0 ? e0 : s0, w.bytes[j]!, w.path[j]! & 3, w.flag[j]!, laneId, w.event[j]!);
+    }
+  }
+  return from.events === survey.layout.count ? finishBins(plan, g, totals, wide, t0) : undefined;
+}
+
+/** Row `row` of a part's grid (one lane's, `laneId` in the index) added to slot `slot` of `g`, as addGrid adds a part. */
+function addRow(g: Grid, slot: number, p: GridArrays, row: number, laneId: number): void {
+  const buckets = g.buckets;
+  for (let b = 0; b < buckets; b++) {
+    const c = row * buckets + b;
+    if (p.count[c] === 0 && p.busy[c] === 0) continue;
+    const t = slot * buckets + b;
+    g.busy[t]! += p.busy[c]!;
+    g.count[t]! += p.count[c]!;
+    g.bytes[t]! += p.bytes[c]!;
+    for (let q = 0; q < PATH_COUNT; q++) g.pathBusy[t * PATH_COUNT + q]! += p.pathBusy[c * PATH_COUNT + q]!;
+    g.inferred[t]! |= p.inferred[c]!;
+    if (p.lastLane[c]! < 0) continue;
+    const st = p.lastStart[c]!;
+    const ev = p.lastEvent[c]!;
+    const ll = g.lastLane[t]!;
+    if (laneId > ll || (laneId === ll && (st > g.lastStart[t]! || (st === g.lastStart[t]! && ev > g.lastEvent[t]!)))) {
+      g.lastLane[t] = laneId;
+      g.lastStart[t] = st;
+      g.lastEvent[t] = ev;
+      g.lastPath[t] = p.lastPath[c]!;
+    }
+  }
+  if (p.lo[row]! < g.lo[slot]!) g.lo[slot] = p.lo[row]!;
+  if (p.hi[row]! > g.hi[slot]!) g.hi[slot] = p.hi[row]!;
 }
