@@ -131,6 +131,7 @@ function onWorker(message: FromWorker): void {
       if (stats.lodMs.length === 0) {
         stats.firstLodStage = stats.stage;
         stats.firstLodSource = message.source ?? 'index';
+        stats.firstLodAt = performance.now();
       }
       stats.lodMs.push(message.ms);
       stats.rawKernels = message.rawKernels;
@@ -336,6 +337,7 @@ function startTimeline(meta: TimelineMeta, count: number, arrivedAt: number, hos
   stats.builtMs = 0;
   stats.firstLodStage = '';
   stats.firstLodSource = '';
+  stats.firstLodAt = 0;
   stats.lodMs = [];
   stats.inWorker = client.inWorker;
   s.meta = meta;

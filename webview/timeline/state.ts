@@ -55,6 +55,8 @@ export interface Stats {
   firstLodStage: 'overview' | 'ready' | '';
   /** Where a host-held timeline's first level of detail came from: binned ahead, in a pass of its own, or the index. */
   firstLodSource: 'ahead' | 'file' | 'index' | '';
+  /** When the first level-of-detail answer arrived (0 until then). */
+  firstLodAt: number;
   events: number;
   draws: number;
   /** Events the filter keeps (all when there is none). */
@@ -81,6 +83,7 @@ export const stats: Stats = {
   builtMs: 0,
   firstLodStage: '',
   firstLodSource: '',
+  firstLodAt: 0,
   events: 0,
   draws: 0,
   kept: 0,
