@@ -879,6 +879,11 @@ export async function binPart(
     if (binRange(columns, first, g, context) !== BINNED) return undefined;
     events += columns.count;
   }
+  return partOf(g, context, events);
+}
+
+/** What a pass binned, as a part: the grid's arrays, the totals and the wide events. */
+function partOf(g: Grid, context: BinContext, events: number): BinPart {
   const { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred, lo, hi } = g;
   return {
     grid: { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred, lo, hi },
@@ -888,30 +893,9 @@ export async function binPart(
   };
 }
 
-/** Adds a part's grid to the merged one; each bucket's colour from the event latest in aggregate's order. */
+/** Adds a part's grid to the merged one, slot by slot; each bucket's colour from the event latest in aggregate's order. */
 function addGrid(g: Grid, p: GridArrays): void {
-  for (let c = 0; c < g.count.length; c++) {
-    if (p.count[c] === 0 && p.busy[c] === 0) continue;
-    g.busy[c]! += p.busy[c]!;
-    g.count[c]! += p.count[c]!;
-    g.bytes[c]! += p.bytes[c]!;
-    for (let q = 0; q < PATH_COUNT; q++) g.pathBusy[c * PATH_COUNT + q]! += p.pathBusy[c * PATH_COUNT + q]!;
-    g.inferred[c]! |= p.inferred[c]!;
-    const lane = p.lastLane[c]!;
-    const st = p.lastStart[c]!;
-    const ev = p.lastEvent[c]!;
-    const ll = g.lastLane[c]!;
-    if (lane > ll || (lane === ll && (st > g.lastStart[c]! || (st === g.lastStart[c]! && ev > g.lastEvent[c]!)))) {
-      g.lastLane[c] = lane;
-      g.lastStart[c] = st;
-      g.lastEvent[c] = ev;
-      g.lastPath[c] = p.lastPath[c]!;
-    }
-  }
-  for (let slot = 0; slot < g.lo.length; slot++) {
-    if (p.lo[slot]! < g.lo[slot]!) g.lo[slot] = p.lo[slot]!;
-    if (p.hi[slot]! > g.hi[slot]!) g.hi[slot] = p.hi[slot]!;
-  }
+  for (let slot = 0; slot < g.lo.length; slot++) addRow(g, slot, p, slot);
 }
 
 /**
@@ -1068,20 +1052,25 @@ export async function timelineSpan(
   layout: TimelineLayout,
   signal?: AbortSignal,
 ): Promise<{ minStart: number; maxEnd: number }> {
-  let minStart = Infinity;
-  let maxEnd = -Infinity;
-  for await (const { columns: r } of fileRanges(source, layout, SPAN_COLUMNS, localClaim(), signal)) {
-    const startNs = r.startNs!;
-    const endNs = r.endNs!;
-    for (let i = 0; i < r.count; i++) {
-      const st = startNs[i]!;
-      const e0 = endNs[i]!;
-      const en = e0 > st ? e0 : st;
-      if (st < minStart) minStart = st;
-      if (en > maxEnd) maxEnd = en;
-    }
+  const span = { minStart: Infinity, maxEnd: -Infinity };
+  for await (const { columns: r } of fileRanges(source, layout, SPAN_COLUMNS, localClaim(), signal)) spanOf(r, span);
+  return span;
+}
+
+/** `span` widened to the events of `r`. */
+function spanOf(r: TimelineRange, span: { minStart: number; maxEnd: number }): void {
+  const startNs = r.startNs!;
+  const endNs = r.endNs!;
+  let { minStart, maxEnd } = span;
+  for (let i = 0; i < r.count; i++) {
+    const st = startNs[i]!;
+    const e0 = endNs[i]!;
+    const en = e0 > st ? e0 : st;
+    if (st < minStart) minStart = st;
+    if (en > maxEnd) maxEnd = en;
   }
-  return { minStart, maxEnd };
+  span.minStart = minStart;
+  span.maxEnd = maxEnd;
 }
 
 /** A request binned for every lane, as the lanes were met: what answerAhead answers the page's first request from. */
@@ -1133,21 +1122,12 @@ export async function surveyAndBin(
     wide: new Candidates(),
     totals: { count: new Float64Array(0), bytes: new Float64Array(0), busyNs: new Float64Array(0) },
   };
-  let minStart = Infinity;
-  let maxEnd = -Infinity;
+  const span = { minStart: Infinity, maxEnd: -Infinity };
   let inferred = false;
   let events = 0;
   let binnedAll = true;
   for await (const { first, columns: r } of fileRanges(source, layout, OVERVIEW_COLUMNS, localClaim(), signal)) {
-    const startNs = r.startNs!;
-    const endNs = r.endNs!;
-    for (let i = 0; i < r.count; i++) {
-      const st = startNs[i]!;
-      const e0 = endNs[i]!;
-      const en = e0 > st ? e0 : st;
-      if (st < minStart) minStart = st;
-      if (en > maxEnd) maxEnd = en;
-    }
+    spanOf(r, span);
     const flags = r.flags;
     if (flags && !inferred) for (let i = 0; i < r.count; i++) if ((flags[i]! & FLAG_INFERRED) !== 0) inferred = true;
     events += r.count;
@@ -1181,26 +1161,15 @@ export async function surveyAndBin(
   // Every event in a row, or the survey's counts would be short (an event outside the window).
   if (!binnedAll || counted !== events || events !== layout.count)
     return { survey: await surveyPart(source, layout, localClaim(), signal) };
-  const { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred: inf, lo, hi } = g;
   return {
     survey: {
       lanes: finder.keys(),
       counts: Int32Array.from(context.totals.count.subarray(0, lanes)),
-      minStart,
-      maxEnd,
+      ...span,
       inferred,
       events,
     },
-    binned: {
-      request: ahead,
-      keys: finder.keys(),
-      part: {
-        grid: { busy, count, bytes, pathBusy, lastPath, lastLane, lastStart, lastEvent, inferred: inf, lo, hi },
-        totals: context.totals,
-        wide: context.wide.trimmed(),
-        events,
-      },
-    },
+    binned: { request: ahead, keys: finder.keys(), part: partOf(g, context, events) },
   };
 }
 
@@ -1319,8 +1288,12 @@ export function answerAhead(
   return from.events === survey.layout.count ? finishBins(plan, g, totals, wide, t0) : undefined;
 }
 
-/** Row `row` of a part's grid (one lane's, `laneId` in the index) added to slot `slot` of `g`, as addGrid adds a part. */
-function addRow(g: Grid, slot: number, p: GridArrays, row: number, laneId: number): void {
+/**
+ * Row `row` of a part's grid added to slot `slot` of `g`; each bucket's colour from the event
+ * latest in aggregate's order (lane, start, file order). `laneId`: the one lane the row holds,
+ * by its id in the index (the row's own record of its lanes otherwise).
+ */
+function addRow(g: Grid, slot: number, p: GridArrays, row: number, laneId?: number): void {
   const buckets = g.buckets;
   for (let b = 0; b < buckets; b++) {
     const c = row * buckets + b;
@@ -1332,11 +1305,12 @@ function addRow(g: Grid, slot: number, p: GridArrays, row: number, laneId: numbe
     for (let q = 0; q < PATH_COUNT; q++) g.pathBusy[t * PATH_COUNT + q]! += p.pathBusy[c * PATH_COUNT + q]!;
     g.inferred[t]! |= p.inferred[c]!;
     if (p.lastLane[c]! < 0) continue;
+    const lane = laneId ?? p.lastLane[c]!;
     const st = p.lastStart[c]!;
     const ev = p.lastEvent[c]!;
     const ll = g.lastLane[t]!;
-    if (laneId > ll || (laneId === ll && (st > g.lastStart[t]! || (st === g.lastStart[t]! && ev > g.lastEvent[t]!)))) {
-      g.lastLane[t] = laneId;
+    if (lane > ll || (lane === ll && (st > g.lastStart[t]! || (st === g.lastStart[t]! && ev > g.lastEvent[t]!)))) {
+      g.lastLane[t] = lane;
       g.lastStart[t] = st;
       g.lastEvent[t] = ev;
       g.lastPath[t] = p.lastPath[c]!;
