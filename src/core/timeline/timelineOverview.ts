@@ -111,14 +111,24 @@ class LaneFinder {
   private readonly groupAt = new Int32Array(GPU_TABLE * 8).fill(-1);
   private readonly farGroupAt = new Map<number, number>();
   private tables = new Int32Array(0);
+  /** Lane + 1 by kind, GPU below 64 and number below 256 (0: not met yet). */
+  private readonly quick = new Int32Array(8 << 14);
   private readonly far = new Map<number, number>();
 
   constructor(private readonly vendor: TimelineMeta['vendor']) {}
 
   find(kind: number, gpu: number, rawNumber: number): number {
+    // Most events: a lane of a small key, found again in one look.
+    const quick = kind < 8 && gpu < 64 && rawNumber < 256 ? (((kind << 6) | gpu) << 8) | rawNumber : -1;
+    if (quick >= 0) {
+      const known = this.quick[quick]!;
+      if (known > 0) return known - 1;
+    }
     const categoryIndex = CATEGORY_TABLE[kind]!;
     const number = categoryIndex === CU_CATEGORY || categoryIndex === ENGINE_CATEGORY ? rawNumber : 0;
-    return this.findKey(gpu, categoryIndex, number);
+    const lane = this.findKey(gpu, categoryIndex, number);
+    if (quick >= 0) this.quick[quick] = lane + 1;
+    return lane;
   }
 
   /** Lanes by (GPU, category index, number), three numbers each, in order. */
