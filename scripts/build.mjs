@@ -5,6 +5,7 @@
 // working tree keeps its development build with maps).
 import * as esbuild from 'esbuild';
 import { mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildTimelineWebview } from '../webview/timeline/build.mjs';
@@ -70,22 +71,31 @@ const cliBundles = {
 /**
  * Builtins the commands use only at a call, never at load, that cost a few ms to load:
  * `import { randomBytes } from 'node:crypto'` in a command bundle resolves to a module whose
- * functions require the builtin at their first call. So a run that never calls one (the local
- * sweep) never loads it. The module is ESM with a plain function per export, so the bundle
- * calls them directly (no CommonJS interop object copying every name at load); only functions
- * named in lower case are there (no classes nor values), and importing anything else fails the
- * build.
+ * functions require the builtin at their first call. So a run that never calls one never loads
+ * it: the local sweep calls no function of node:crypto nor of node:fs/promises (whose load also
+ * brings its streams, watchers and readline). The module is ESM with a plain function per
+ * export, so the bundle calls them directly (no CommonJS interop object copying every name at
+ * load); only functions named in lower case are there, plus the values named here (each given
+ * by an expression that does not load the builtin), and importing anything else fails the build.
  */
-const LAZY_BUILTINS = ['node:crypto'];
+const LAZY_BUILTINS = {
+  'node:crypto': {},
+  // The same object as node:fs's (checked at each build).
+  'node:fs/promises': { constants: "require('node:fs').constants" },
+};
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
     build.onResolve({ filter: /^node:/, namespace: 'lazy-builtin' }, (args) => ({ path: args.path, external: true }));
     build.onResolve({ filter: /^node:/ }, (args) =>
-      LAZY_BUILTINS.includes(args.path) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+      Object.hasOwn(LAZY_BUILTINS, args.path) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
       const builtin = await import(args.path);
+      const values = LAZY_BUILTINS[args.path];
+      for (const [name, expr] of Object.entries(values))
+        if (new Function('require', `return ${expr};`)(createRequire(import.meta.url)) !== builtin[name])
+          throw new Error(`${args.path}: ${expr} is not its ${name} (scripts/build.mjs, LAZY_BUILTINS)`);
       const names = Object.keys(builtin).filter(
         (n) => /^[a-z][A-Za-z0-9]*$/.test(n) && typeof builtin[n] === 'function',
       );
@@ -94,6 +104,9 @@ const lazyBuiltins = {
 let loaded;
 const load = () => (loaded ??= createRequire(__filename)(${JSON.stringify(args.path)}));
 ${names.map((n) => `export function ${n}(...args) { return load().${n}(...args); }`).join('\n')}
+${Object.entries(values)
+  .map(([n, expr]) => `export const ${n} = ${expr};`)
+  .join('\n')}
 `,
         loader: 'js',
         resolveDir: '.',
