@@ -8,6 +8,8 @@
  * The sweep runs with a warm `--version` cache and a warm code cache of its bundle (the first
  * run, also shown, fills both in a temporary $XDG_CACHE_HOME); the same sweep without the code
  * cache (NODE_DISABLE_COMPILE_CACHE=1) is shown beside. Target: the sweep within 1.4x `node -e 0`.
+ * The sweep's garbage collections follow (V8's --trace-gc, in caches of their own: the flag
+ * changes which code cache V8 accepts): a count that the load beside the benchmark does not move.
  *
  * Then the extension's load: how long `require('dist/extension.js')` takes with a stub
  * `vscode` module, the median of RUNS fresh processes.
@@ -73,6 +75,25 @@ function cliCases(dist: string, label: string): Case[] {
   ];
 }
 
+/** The garbage collections of the sweep of `dist`, warm caches of their own: "N scavenges, M mark-compacts". */
+function sweepGcs(dist: string, label: string): string {
+  const gcEnv = { ...env, XDG_CACHE_HOME: join(scratch, `cache-gc-${label.length}`) };
+  const args = ['--trace-gc', join(dist, 'cli.js'), 'sweep', '--backend', 'sim', '--sizes', '4K', '--iters', '1'];
+  const run = () => {
+    const r = spawnSync(process.execPath, [...args, '--helper', helper, '--runs-dir', join(scratch, 'runs-gc')], {
+      cwd: scratch,
+      env: gcEnv,
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`the sweep with --trace-gc exited ${r.status}: ${r.stderr.slice(0, 400)}`);
+    return r.stdout;
+  };
+  run(); // fills the caches
+  const out = run();
+  const count = (kind: string) => out.split('\n').filter((l) => l.includes(`: ${kind} `)).length;
+  return `${count('Scavenge')} scavenges, ${count('Mark-Compact')} mark-compacts`;
+}
+
 /** A child that stubs `vscode` and prints how long requiring the extension's bundle took (ms). */
 function extensionLoad(dist: string): Case {
   const script = `
@@ -125,6 +146,9 @@ function main() {
   console.log(`  sweep, first run (cold --version cache): ${ms(cold).trim()}`);
   console.log(
     `  sweep / node -e 0: ${(sweep / ref).toFixed(2)} (target <= ${TARGET}: ${sweep / ref <= TARGET ? 'met' : 'NOT MET'})`,
+  );
+  console.log(
+    `  sweep's garbage collections: ${sweepGcs(join(root, 'dist'), '')}${before ? ` (before: ${sweepGcs(before, 'before: ')})` : ''}`,
   );
 
   const loads = [extensionLoad(join(root, 'dist')), ...(before ? [extensionLoad(before)] : [])];

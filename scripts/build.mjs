@@ -5,6 +5,8 @@
 // working tree keeps its development build with maps).
 import * as esbuild from 'esbuild';
 import { mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildTimelineWebview } from '../webview/timeline/build.mjs';
 import { pageCss } from './pageCss.mjs';
@@ -69,24 +71,68 @@ const cliBundles = {
 /**
  * Builtins the commands use only at a call, never at load, that cost a few ms to load:
  * `import { randomBytes } from 'node:crypto'` in a command bundle resolves to a module whose
- * exports require the builtin at their first use. So a run that never calls one (the local
- * sweep) never loads it.
+ * functions require the builtin at their first call. So a run that never calls one never loads
+ * it: the local sweep calls no function of node:crypto nor of node:fs/promises (whose load also
+ * brings its streams, watchers and readline). The module is ESM with a plain function per
+ * export, so the bundle calls them directly (no CommonJS interop object copying every name at
+ * load); only functions named in lower case are there, plus the values named here (each given
+ * by an expression that does not load the builtin), and importing anything else fails the build.
  */
-const LAZY_BUILTINS = ['node:crypto'];
+const LAZY_BUILTINS = {
+  'node:crypto': {},
+  // The same object as node:fs's (checked at each build).
+  'node:fs/promises': { constants: "require('node:fs').constants" },
+};
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
     build.onResolve({ filter: /^node:/, namespace: 'lazy-builtin' }, (args) => ({ path: args.path, external: true }));
     build.onResolve({ filter: /^node:/ }, (args) =>
-      LAZY_BUILTINS.includes(args.path) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+      Object.hasOwn(LAZY_BUILTINS, args.path) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, async (args) => {
-      const names = Object.keys(await import(args.path)).filter((n) => n !== 'default');
+      const builtin = await import(args.path);
+      const values = LAZY_BUILTINS[args.path];
+      for (const [name, expr] of Object.entries(values))
+        if (new Function('require', `return ${expr};`)(createRequire(import.meta.url)) !== builtin[name])
+          throw new Error(`${args.path}: ${expr} is not its ${name} (scripts/build.mjs, LAZY_BUILTINS)`);
+      const names = Object.keys(builtin).filter(
+        (n) => /^[a-z][A-Za-z0-9]*$/.test(n) && typeof builtin[n] === 'function',
+      );
       return {
-        contents: `let loaded;
-const load = () => (loaded ??= require(${JSON.stringify(args.path)}));
-for (const name of ${JSON.stringify(names)})
-  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });`,
+        contents: `import { createRequire } from 'node:module';
+let loaded;
+const load = () => (loaded ??= createRequire(__filename)(${JSON.stringify(args.path)}));
+${names.map((n) => `export function ${n}(...args) { return load().${n}(...args); }`).join('\n')}
+${Object.entries(values)
+  .map(([n, expr]) => `export const ${n} = ${expr};`)
+  .join('\n')}
+`,
+        loader: 'js',
+        resolveDir: '.',
+      };
+    });
+  },
+};
+
+/**
+ * The knob catalog (src/core/advice/knobCatalog.json, 40 KB) as `JSON.parse` of its text, run
+ * at the first read of one of its fields, rather than an object literal run at load: V8 parses
+ * JSON faster than it runs a literal that size, the literal's code would fill the code cache,
+ * and a start that advises nothing never parses it (the sweep reads it while the helper
+ * measures: src/cli/commands/sweep.ts). Its schema check runs in the tests (knobs.ts).
+ */
+const jsonAsParse = {
+  name: 'json-as-parse',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]knobCatalog\.json$/ }, async (args) => {
+      const data = JSON.parse(await readFile(args.path, 'utf8'));
+      return {
+        contents: `let parsed;
+const data = () => (parsed ??= JSON.parse(${JSON.stringify(JSON.stringify(data))}));
+for (const key of ${JSON.stringify(Object.keys(data))})
+  Object.defineProperty(module.exports, key, { enumerable: true, get: () => data()[key] });
+`,
         loader: 'js',
       };
     });
@@ -118,7 +164,7 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    plugins: [lazyExeca],
+    plugins: [lazyExeca, jsonAsParse],
   },
   {
     ...common,
@@ -139,7 +185,7 @@ const builds = [
     target: 'node20',
     // Every `import()` a require: the bundles run as vm scripts (src/cli/requireBundle.ts).
     supported: { 'dynamic-import': false },
-    plugins: [lazyExeca, lazyBuiltins],
+    plugins: [lazyExeca, lazyBuiltins, jsonAsParse],
   },
   {
     ...common,

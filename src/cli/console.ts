@@ -16,7 +16,7 @@ import { deployHelper } from '../core/ssh/deploy';
 import { SshTarget } from '../core/ssh/sshTarget';
 import type { RunValues } from './options';
 import { helperOption, sshConnection, stallTimeout, storeOf } from './options';
-import { isCommand } from './usage';
+import { isCommand } from './commandNames';
 import { FileVersionCache, userCacheDir } from './versionCache';
 
 const packageRoot = resolve(__dirname, '..');
@@ -63,7 +63,7 @@ export interface ConsoleOptions {
   /** No progress or end sentence on stderr (the caller sums up, e.g. refinement rounds). */
   quiet?: boolean;
   /**
-   * Work the output needs later that depends on nothing the run says (e.g. checking a static
+   * Work the output needs later that depends on nothing the run says (e.g. parsing a static
    * table), done once the helper has started: it runs while the helper measures, in place of
    * after it. It must not print, and what it throws is dropped (the caller, doing
    * the same work again later, meets the same error).

@@ -4,6 +4,11 @@
  * exit codes. main.ts dispatches the same names.
  */
 import { LIMITS } from '../core/limits';
+import type { CommandName } from './commandNames';
+import { COMMAND_NAMES } from './commandNames';
+
+export type { CommandName } from './commandNames';
+export { COMMAND_NAMES, isCommand } from './commandNames';
 
 export interface CommandHelp {
   /** Its line in the overview. */
@@ -313,16 +318,7 @@ Exit codes:
   3    fleet collect: the job is still queued or running (without --wait)
   130  cancelled by Ctrl+C or SIGTERM (the allocation is given back)`,
   },
-} as const satisfies Record<string, CommandHelp>;
-
-export type CommandName = keyof typeof HELP;
-
-/** The commands, in the overview's order. */
-export const COMMAND_NAMES = Object.keys(HELP) as CommandName[];
-
-export function isCommand(name: string): name is CommandName {
-  return Object.hasOwn(HELP, name);
-}
+} as const satisfies Record<CommandName, CommandHelp>;
 
 /** `sdma-lens <command> --help`. */
 export function commandHelp(command: CommandName): string {

@@ -14,6 +14,17 @@ import { LIMITS } from './limits';
 
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * A schema built at its first use. The record types a command may never meet (timelines,
+ * matrix, collective, overlap and `run` records) are built so, and RECORD_SCHEMAS reads them
+ * through getters: a start that validates a sweep builds none of them. Their exported names are
+ * kept, each made by a call marked pure, so a bundle that never reads one drops it.
+ */
+function lazy<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 export const MOVERS = ['cu', 'engine'] as const;
 export const INITIATORS = ['host', 'device'] as const;
 export type Mover = (typeof MOVERS)[number];
@@ -290,49 +301,56 @@ export const SampleSchema = v.object({
 export const TIMELINE_EVENT_KINDS = ['kernel', 'cu', 'packet', 'doorbell', 'proxy', 'transfer'] as const;
 export const PACKET_OPS = ['none', 'copy', 'copy+signal', 'atomic', 'fence', 'timestamp'] as const;
 
-export const TimelineEventSchema = v.object({
-  kind: v.picklist(TIMELINE_EVENT_KINDS),
-  gpu: gpuIndex,
-  lane: count,
-  id: v.pipe(v.number(), v.integer()),
-  ref: v.pipe(v.number(), v.integer()),
-  op: v.picklist(PACKET_OPS),
-  startNs: finite,
-  endNs: finite,
-  queuedNs: finite,
-  bytes: nonNegative,
-  path: v.picklist(PATHS),
-  /** The hardware did not report this event: its times were derived (written only when true). */
-  inferred: v.optional(v.boolean()),
-});
+const timelineEventSchema = lazy(() =>
+  v.object({
+    kind: v.picklist(TIMELINE_EVENT_KINDS),
+    gpu: gpuIndex,
+    lane: count,
+    id: v.pipe(v.number(), v.integer()),
+    ref: v.pipe(v.number(), v.integer()),
+    op: v.picklist(PACKET_OPS),
+    startNs: finite,
+    endNs: finite,
+    queuedNs: finite,
+    bytes: nonNegative,
+    path: v.picklist(PATHS),
+    /** The hardware did not report this event: its times were derived (written only when true). */
+    inferred: v.optional(v.boolean()),
+  }),
+);
+export const TimelineEventSchema = /* @__PURE__ */ timelineEventSchema();
 
 /** Real GPUs: which device clock the times come from and how well host times align to it. */
-export const TimelineClockSchema = v.object({ source: text, alignUncertaintyNs: nonNegative });
+const timelineClockSchema = lazy(() => v.object({ source: text, alignUncertaintyNs: nonNegative }));
+export const TimelineClockSchema = /* @__PURE__ */ timelineClockSchema();
 
-export const TimelineSchema = v.union([
-  v.object({
-    type: v.literal('timeline'),
-    path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
-    format: v.literal('sdmatl'),
-    /** 2 from this helper (a `flags` column); 1 in older runs. */
-    version: v.picklist([1, 2]),
-    eventCount: count,
-    fileBytes: count,
-    sizeBytes: count,
-    clock: v.optional(TimelineClockSchema),
-    /** The endpoints the timeline's copies ran between (absent in older runs: GPU 0 -> GPU 1). */
-    src: v.optional(endpoint),
-    dst: v.optional(endpoint),
-  }),
-  v.object({
-    type: v.literal('timeline'),
-    events: v.array(TimelineEventSchema),
-    sizeBytes: count,
-    clock: v.optional(TimelineClockSchema),
-    src: v.optional(endpoint),
-    dst: v.optional(endpoint),
-  }),
-]);
+const timelineSchema = lazy(() =>
+  v.union([
+    v.object({
+      type: v.literal('timeline'),
+      path: v.pipe(v.string(), v.minLength(1), v.maxLength(4096)),
+      format: v.literal('sdmatl'),
+      /** 2 from this helper (a `flags` column); 1 in older runs. */
+      version: v.picklist([1, 2]),
+      eventCount: count,
+      fileBytes: count,
+      sizeBytes: count,
+      clock: v.optional(timelineClockSchema()),
+      /** The endpoints the timeline's copies ran between (absent in older runs: GPU 0 -> GPU 1). */
+      src: v.optional(endpoint),
+      dst: v.optional(endpoint),
+    }),
+    v.object({
+      type: v.literal('timeline'),
+      events: v.array(timelineEventSchema()),
+      sizeBytes: count,
+      clock: v.optional(timelineClockSchema()),
+      src: v.optional(endpoint),
+      dst: v.optional(endpoint),
+    }),
+  ]),
+);
+export const TimelineSchema = /* @__PURE__ */ timelineSchema();
 
 export const WarningSchema = v.object({ type: v.literal('warning'), code: text, message: text });
 
@@ -370,49 +388,55 @@ export const ErrorSchema = v.object({
 });
 
 /** `matrix`: one ordered GPU pair measured alone at one size (docs/MATRIX.md). */
-export const MatrixCellSchema = v.object({
-  type: v.literal('matrix-cell'),
-  ...COPY_POINT,
-  medianNs: nonNegative,
-  meanNs: nonNegative,
-  minNs: nonNegative,
-  maxNs: nonNegative,
-  /** size / median time: the cell's figure. */
-  gbps: nonNegative,
-  /** size / mean time. */
-  gbpsMean: nonNegative,
-  validated: v.boolean(),
-  mode: v.optional(v.picklist(TIMING_MODES)),
-  opsPerIter: v.optional(v.pipe(count, v.minValue(1))),
-  label: v.optional(text),
-  /** `--concurrent`: the pair ran while every other pair of its path did; its own GB/s under that load. */
-  concurrent: v.optional(v.boolean()),
-  moverEvidence: v.optional(MoverEvidenceSchema),
-});
+const matrixCellSchema = lazy(() =>
+  v.object({
+    type: v.literal('matrix-cell'),
+    ...COPY_POINT,
+    medianNs: nonNegative,
+    meanNs: nonNegative,
+    minNs: nonNegative,
+    maxNs: nonNegative,
+    /** size / median time: the cell's figure. */
+    gbps: nonNegative,
+    /** size / mean time. */
+    gbpsMean: nonNegative,
+    validated: v.boolean(),
+    mode: v.optional(v.picklist(TIMING_MODES)),
+    opsPerIter: v.optional(v.pipe(count, v.minValue(1))),
+    label: v.optional(text),
+    /** `--concurrent`: the pair ran while every other pair of its path did; its own GB/s under that load. */
+    concurrent: v.optional(v.boolean()),
+    moverEvidence: v.optional(MoverEvidenceSchema),
+  }),
+);
+export const MatrixCellSchema = /* @__PURE__ */ matrixCellSchema();
 
 /** `matrix --concurrent`: one path's pairs all at once, summed (docs/MATRIX.md). */
-export const MatrixTotalSchema = v.object({
-  type: v.literal('matrix-total'),
-  mover: v.picklist(MOVERS),
-  initiator: v.picklist(INITIATORS),
-  sizeBytes: v.pipe(count, v.minValue(1)),
-  /** CUs each cu/* pair asked for (0 for engine paths). */
-  cus: count,
-  /** Ordered pairs that ran at the same time. */
-  pairs: v.pipe(count, v.minValue(1)),
-  iters: v.pipe(count, v.minValue(1)),
-  /** Bytes all pairs moved in the timed iterations. */
-  bytes: v.pipe(count, v.minValue(1)),
-  /** Sum over the timed iterations of first start to last end. */
-  seconds: v.pipe(nonNegative, v.minValue(Number.MIN_VALUE)),
-  /** bytes / seconds / 1e9: the node's aggregate under this load. */
-  gbps: nonNegative,
-  /** Per GPU: the sums of its row (sent) and column (received) of cells. */
-  gpus: v.pipe(
-    v.array(v.object({ gpu: endpoint, sendGbps: nonNegative, receiveGbps: nonNegative })),
-    v.maxLength(1024),
-  ),
-});
+const matrixTotalSchema = lazy(() =>
+  v.object({
+    type: v.literal('matrix-total'),
+    mover: v.picklist(MOVERS),
+    initiator: v.picklist(INITIATORS),
+    sizeBytes: v.pipe(count, v.minValue(1)),
+    /** CUs each cu/* pair asked for (0 for engine paths). */
+    cus: count,
+    /** Ordered pairs that ran at the same time. */
+    pairs: v.pipe(count, v.minValue(1)),
+    iters: v.pipe(count, v.minValue(1)),
+    /** Bytes all pairs moved in the timed iterations. */
+    bytes: v.pipe(count, v.minValue(1)),
+    /** Sum over the timed iterations of first start to last end. */
+    seconds: v.pipe(nonNegative, v.minValue(Number.MIN_VALUE)),
+    /** bytes / seconds / 1e9: the node's aggregate under this load. */
+    gbps: nonNegative,
+    /** Per GPU: the sums of its row (sent) and column (received) of cells. */
+    gpus: v.pipe(
+      v.array(v.object({ gpu: endpoint, sendGbps: nonNegative, receiveGbps: nonNegative })),
+      v.maxLength(1024),
+    ),
+  }),
+);
+export const MatrixTotalSchema = /* @__PURE__ */ matrixTotalSchema();
 
 export const DoneSchema = v.object({
   type: v.literal('done'),
@@ -463,59 +487,68 @@ const oneOf = <const T extends readonly string[]>(options: T) =>
   v.picklist(options, `must be one of ${options.map((o) => `"${o}"`).join(', ')}`);
 
 /** One condition a variant needed, as checked before it ran: what it needs, what the node has ("" unknown). */
-export const VariantConditionSchema = v.object({
-  name: v.pipe(v.string(), v.maxLength(256)),
-  want: v.pipe(v.string(), v.maxLength(256)),
-  found: v.pipe(v.string(), v.maxLength(1024)),
-  ok: v.boolean(),
-});
+const variantConditionSchema = lazy(() =>
+  v.object({
+    name: v.pipe(v.string(), v.maxLength(256)),
+    want: v.pipe(v.string(), v.maxLength(256)),
+    found: v.pipe(v.string(), v.maxLength(1024)),
+    ok: v.boolean(),
+  }),
+);
+export const VariantConditionSchema = /* @__PURE__ */ variantConditionSchema();
 export type VariantCondition = v.InferOutput<typeof VariantConditionSchema>;
 
 /** `collective`: one variant's set-up (what the library is, what it was told, how the ranks ran). */
-export const CollectiveVariantSchema = v.pipe(
-  v.object({
-    type: v.literal('collective-variant'),
-    variant: oneOf(COLLECTIVE_VARIANTS),
-    supported: v.boolean(),
-    reason: v.optional(text),
-    hint: v.optional(text),
-    library: v.object({ name: text, version: text, path: text }),
-    /** Environment the variant set before its communicator was created. */
-    env: v.record(v.string(), text),
-    /** Buffers from ncclMemAlloc, registered as symmetric windows. */
-    symmetric: v.boolean(),
-    /** Absent in runs saved before it: those were single-process (`collectiveModeOf`). */
-    mode: v.optional(oneOf(COLLECTIVE_MODES)),
-    /** Who started the rank processes (rank-per-process only). */
-    launcher: v.optional(oneOf(COLLECTIVE_LAUNCHERS)),
-    /** What was checked before the variant ran; an unsupported variant's reason names the failing ones. */
-    conditions: v.optional(v.pipe(v.array(VariantConditionSchema), v.maxLength(VARIANT_CONDITIONS_MAX))),
-    /** Imports: what the variant name was read from (file name, command line, log lines). */
-    variantBasis: v.optional(v.pipe(v.array(text), v.maxLength(VARIANT_BASIS_MAX))),
-    /** Imports: what could not be told about the variant. */
-    variantUnknowns: v.optional(v.pipe(v.array(text), v.maxLength(VARIANT_BASIS_MAX))),
-    simulated: v.boolean(),
-  }),
-  v.check(
-    (r) => r.launcher === undefined || r.mode === 'rank-per-process',
-    'launcher: only a rank-per-process variant has a launcher',
+const collectiveVariantSchema = lazy(() =>
+  v.pipe(
+    v.object({
+      type: v.literal('collective-variant'),
+      variant: oneOf(COLLECTIVE_VARIANTS),
+      supported: v.boolean(),
+      reason: v.optional(text),
+      hint: v.optional(text),
+      library: v.object({ name: text, version: text, path: text }),
+      /** Environment the variant set before its communicator was created. */
+      env: v.record(v.string(), text),
+      /** Buffers from ncclMemAlloc, registered as symmetric windows. */
+      symmetric: v.boolean(),
+      /** Absent in runs saved before it: those were single-process (`collectiveModeOf`). */
+      mode: v.optional(oneOf(COLLECTIVE_MODES)),
+      /** Who started the rank processes (rank-per-process only). */
+      launcher: v.optional(oneOf(COLLECTIVE_LAUNCHERS)),
+      /** What was checked before the variant ran; an unsupported variant's reason names the failing ones. */
+      conditions: v.optional(v.pipe(v.array(variantConditionSchema()), v.maxLength(VARIANT_CONDITIONS_MAX))),
+      /** Imports: what the variant name was read from (file name, command line, log lines). */
+      variantBasis: v.optional(v.pipe(v.array(text), v.maxLength(VARIANT_BASIS_MAX))),
+      /** Imports: what could not be told about the variant. */
+      variantUnknowns: v.optional(v.pipe(v.array(text), v.maxLength(VARIANT_BASIS_MAX))),
+      simulated: v.boolean(),
+    }),
+    v.check(
+      (r) => r.launcher === undefined || r.mode === 'rank-per-process',
+      'launcher: only a rank-per-process variant has a launcher',
+    ),
   ),
 );
+export const CollectiveVariantSchema = /* @__PURE__ */ collectiveVariantSchema();
 
 /** The CUs (SMs) one rank's library kernels used for the call: one CTA per channel, each on a CU of its own. */
-export const CusUsedSchema = v.pipe(
-  v.object({
-    /** null: nothing said. */
-    count: v.nullable(v.pipe(count, v.maxValue(65_535))),
-    source: oneOf(CUS_USED_SOURCES),
-    /** The log line it came from, or what the model assumes. */
-    evidence: v.optional(text),
-  }),
-  v.check(
-    (c) => (c.source === 'unknown' ? c.count === null : c.source === 'zero-cta' ? c.count === 0 : true),
-    'cusUsed: count must be null when the source is "unknown" and 0 when it is "zero-cta"',
+const cusUsedSchema = lazy(() =>
+  v.pipe(
+    v.object({
+      /** null: nothing said. */
+      count: v.nullable(v.pipe(count, v.maxValue(65_535))),
+      source: oneOf(CUS_USED_SOURCES),
+      /** The log line it came from, or what the model assumes. */
+      evidence: v.optional(text),
+    }),
+    v.check(
+      (c) => (c.source === 'unknown' ? c.count === null : c.source === 'zero-cta' ? c.count === 0 : true),
+      'cusUsed: count must be null when the source is "unknown" and 0 when it is "zero-cta"',
+    ),
   ),
 );
+export const CusUsedSchema = /* @__PURE__ */ cusUsedSchema();
 export type CusUsed = v.InferOutput<typeof CusUsedSchema>;
 
 /**
@@ -541,44 +574,47 @@ export function collectiveLauncherOf(records: readonly CollectiveVariant[]): Col
  * timed that many times, `samplesUs` holds each repeat's mean time per call, and `timeUs`,
  * `algbwGbps`, `busbwGbps` are those of their median.
  */
-export const CollectiveSchema = v.pipe(
-  v.object({
-    type: v.literal('collective'),
-    op: oneOf(COLLECTIVE_OPS),
-    variant: oneOf(COLLECTIVE_VARIANTS),
-    /** 1: a one-GPU run (the helper's rank-per-process run on one GPU, or an imported nccl-tests run); busbw 0 by its formula. */
-    ranks: v.pipe(count, v.minValue(1)),
-    /** Bytes each rank receives. */
-    sizeBytes: v.pipe(count, v.minValue(1)),
-    count,
-    dtype: text,
-    inPlace: v.boolean(),
-    iters: v.pipe(count, v.minValue(1)),
-    /** Timed loops of `iters` calls (collective --repeats). */
-    /** At most the helper's --repeats limit, so a run file cannot make samplesUs (as long as repeats) any longer. */
-    repeats: v.optional(v.pipe(count, v.minValue(1), v.maxValue(LIMITS.collectiveRepeatsMax))),
-    timeUs: nonNegative,
-    /** Each repeat's mean time per call, in microseconds; as many as `repeats`. */
-    samplesUs: v.optional(nonNegativeList),
-    algbwGbps: nonNegative,
-    busbwGbps: nonNegative,
-    /** Mismatched 32-bit words over all ranks; null when not checked. */
-    wrong: v.nullable(count),
-    /** What the library said it ran (e.g. sdma, lsa, ring/simple); null when it said nothing. */
-    transport: v.nullable(text),
-    transportEvidence: v.optional(text),
-    /** The CUs one rank's library kernels used for the call; absent in runs saved before it. */
-    cusUsed: v.optional(CusUsedSchema),
-    simulated: v.boolean(),
-  }),
-  v.check(
-    (p) =>
-      p.repeats === undefined
-        ? p.samplesUs === undefined
-        : p.samplesUs !== undefined && p.samplesUs.length === p.repeats,
-    'samplesUs must come with repeats and hold that many samples',
+const collectiveSchema = lazy(() =>
+  v.pipe(
+    v.object({
+      type: v.literal('collective'),
+      op: oneOf(COLLECTIVE_OPS),
+      variant: oneOf(COLLECTIVE_VARIANTS),
+      /** 1: a one-GPU run (the helper's rank-per-process run on one GPU, or an imported nccl-tests run); busbw 0 by its formula. */
+      ranks: v.pipe(count, v.minValue(1)),
+      /** Bytes each rank receives. */
+      sizeBytes: v.pipe(count, v.minValue(1)),
+      count,
+      dtype: text,
+      inPlace: v.boolean(),
+      iters: v.pipe(count, v.minValue(1)),
+      /** Timed loops of `iters` calls (collective --repeats). */
+      /** At most the helper's --repeats limit, so a run file cannot make samplesUs (as long as repeats) any longer. */
+      repeats: v.optional(v.pipe(count, v.minValue(1), v.maxValue(LIMITS.collectiveRepeatsMax))),
+      timeUs: nonNegative,
+      /** Each repeat's mean time per call, in microseconds; as many as `repeats`. */
+      samplesUs: v.optional(nonNegativeList),
+      algbwGbps: nonNegative,
+      busbwGbps: nonNegative,
+      /** Mismatched 32-bit words over all ranks; null when not checked. */
+      wrong: v.nullable(count),
+      /** What the library said it ran (e.g. sdma, lsa, ring/simple); null when it said nothing. */
+      transport: v.nullable(text),
+      transportEvidence: v.optional(text),
+      /** The CUs one rank's library kernels used for the call; absent in runs saved before it. */
+      cusUsed: v.optional(cusUsedSchema()),
+      simulated: v.boolean(),
+    }),
+    v.check(
+      (p) =>
+        p.repeats === undefined
+          ? p.samplesUs === undefined
+          : p.samplesUs !== undefined && p.samplesUs.length === p.repeats,
+      'samplesUs must come with repeats and hold that many samples',
+    ),
   ),
 );
+export const CollectiveSchema = /* @__PURE__ */ collectiveSchema();
 
 export const OVERLAP_PHASES = ['alone-before', 'beside', 'alone-after'] as const;
 /** The compute kernels `overlap` runs beside a copy: two compute-bound, one memory-bound (STREAM triad). */
@@ -603,10 +639,12 @@ const CUS_MAX = 65_535;
 /** How far a record's `cuArithmetic` may sit from (totalCus - cusUsed) / totalCus: the helper prints 6 significant digits. */
 const CU_ARITHMETIC_SLACK = 1e-3;
 
-const cuCount = v.pipe(count, v.maxValue(CUS_MAX));
-const unitFraction = v.custom<number>(
-  (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1,
-  'must be a finite number from 0 to 1',
+const cuCount = lazy(() => v.pipe(count, v.maxValue(CUS_MAX)));
+const unitFraction = lazy(() =>
+  v.custom<number>(
+    (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1,
+    'must be a finite number from 0 to 1',
+  ),
 );
 
 /**
@@ -615,129 +653,145 @@ const unitFraction = v.custom<number>(
  * alone, the CUs the copy holds, what moved its bytes, where the clocks came from): optional,
  * so runs saved before them still load; null where the phase has none (alone phases).
  */
-export const OverlapSchema = v.pipe(
-  v.object({
-    type: v.literal('overlap'),
-    compute: oneOf(OVERLAP_COMPUTES),
-    computeLabel: text,
-    phase: v.picklist(OVERLAP_PHASES),
-    path: v.picklist(['alone', ...PATHS]),
-    cus: v.optional(v.pipe(count, v.minValue(1))),
-    copySizeBytes: count,
-    durationMs: nonNegative,
-    computeTflops: nonNegative,
-    /** Against the mean of the alone runs before and after; null for those. */
-    keptFraction: v.nullable(nonNegative),
-    copyGbps: v.nullable(nonNegative),
-    copies: count,
-    smClockMHz: v.nullable(nonNegative),
-    memClockMHz: v.nullable(nonNegative),
-    powerW: v.nullable(nonNegative),
-    powerLimitW: v.nullable(nonNegative),
-    throttleReasons: v.array(text),
-    /** `compute` (gemm, fma) or `memory` (triad). */
-    bound: v.optional(oneOf(OVERLAP_BOUNDS)),
-    /** triad: the bytes it moved per second (12 per element); null for gemm and fma. */
-    computeGbps: v.optional(v.nullable(nonNegative)),
-    /** beside: the same copy (path, CUs, size, endpoints) with nothing else running. */
-    copyAloneGbps: v.optional(v.nullable(nonNegative)),
-    /** beside: copyGbps / copyAloneGbps. */
-    bandwidthKept: v.optional(v.nullable(nonNegative)),
-    /** The GPU's CUs (SMs). */
-    totalCus: v.optional(v.nullable(v.pipe(cuCount, v.minValue(1)))),
-    /** beside: the CUs the copy holds while copying (cu/host its cus, engine/host 0, engine/device 1). */
-    cusUsed: v.optional(v.nullable(cuCount)),
-    /** beside: (totalCus - cusUsed) / totalCus. */
-    cuArithmetic: v.optional(v.nullable(unitFraction)),
-    /** beside: what moved the bytes, in words (outside text). */
-    mechanism: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(OVERLAP_MECHANISM_MAX)))),
-    telemetry: v.optional(oneOf(OVERLAP_TELEMETRY)),
-    simulated: v.boolean(),
-  }),
-  v.check(
-    (p) => p.bound === undefined || p.bound === OVERLAP_BOUND_OF[p.compute],
-    'bound: gemm and fma are compute-bound, triad memory-bound',
-  ),
-  v.check(
-    (p) => p.cusUsed == null || p.totalCus == null || p.cusUsed <= p.totalCus,
-    'cusUsed: the copy cannot hold more CUs than the GPU has (totalCus)',
-  ),
-  v.check(
-    (p) =>
-      p.cuArithmetic == null ||
-      p.cusUsed == null ||
-      p.totalCus == null ||
-      Math.abs(p.cuArithmetic - (p.totalCus - p.cusUsed) / p.totalCus) <= CU_ARITHMETIC_SLACK,
-    'cuArithmetic: must be (totalCus - cusUsed) / totalCus',
+const overlapSchema = lazy(() =>
+  v.pipe(
+    v.object({
+      type: v.literal('overlap'),
+      compute: oneOf(OVERLAP_COMPUTES),
+      computeLabel: text,
+      phase: v.picklist(OVERLAP_PHASES),
+      path: v.picklist(['alone', ...PATHS]),
+      cus: v.optional(v.pipe(count, v.minValue(1))),
+      copySizeBytes: count,
+      durationMs: nonNegative,
+      computeTflops: nonNegative,
+      /** Against the mean of the alone runs before and after; null for those. */
+      keptFraction: v.nullable(nonNegative),
+      copyGbps: v.nullable(nonNegative),
+      copies: count,
+      smClockMHz: v.nullable(nonNegative),
+      memClockMHz: v.nullable(nonNegative),
+      powerW: v.nullable(nonNegative),
+      powerLimitW: v.nullable(nonNegative),
+      throttleReasons: v.array(text),
+      /** `compute` (gemm, fma) or `memory` (triad). */
+      bound: v.optional(oneOf(OVERLAP_BOUNDS)),
+      /** triad: the bytes it moved per second (12 per element); null for gemm and fma. */
+      computeGbps: v.optional(v.nullable(nonNegative)),
+      /** beside: the same copy (path, CUs, size, endpoints) with nothing else running. */
+      copyAloneGbps: v.optional(v.nullable(nonNegative)),
+      /** beside: copyGbps / copyAloneGbps. */
+      bandwidthKept: v.optional(v.nullable(nonNegative)),
+      /** The GPU's CUs (SMs). */
+      totalCus: v.optional(v.nullable(v.pipe(cuCount(), v.minValue(1)))),
+      /** beside: the CUs the copy holds while copying (cu/host its cus, engine/host 0, engine/device 1). */
+      cusUsed: v.optional(v.nullable(cuCount())),
+      /** beside: (totalCus - cusUsed) / totalCus. */
+      cuArithmetic: v.optional(v.nullable(unitFraction())),
+      /** beside: what moved the bytes, in words (outside text). */
+      mechanism: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(OVERLAP_MECHANISM_MAX)))),
+      telemetry: v.optional(oneOf(OVERLAP_TELEMETRY)),
+      simulated: v.boolean(),
+    }),
+    v.check(
+      (p) => p.bound === undefined || p.bound === OVERLAP_BOUND_OF[p.compute],
+      'bound: gemm and fma are compute-bound, triad memory-bound',
+    ),
+    v.check(
+      (p) => p.cusUsed == null || p.totalCus == null || p.cusUsed <= p.totalCus,
+      'cusUsed: the copy cannot hold more CUs than the GPU has (totalCus)',
+    ),
+    v.check(
+      (p) =>
+        p.cuArithmetic == null ||
+        p.cusUsed == null ||
+        p.totalCus == null ||
+        Math.abs(p.cuArithmetic - (p.totalCus - p.cusUsed) / p.totalCus) <= CU_ARITHMETIC_SLACK,
+      'cuArithmetic: must be (totalCus - cusUsed) / totalCus',
+    ),
   ),
 );
+export const OverlapSchema = /* @__PURE__ */ overlapSchema();
 
 /** `run`: where a dispatch or copy record came from (docs/PROFILE.md). `sim`: made up by the simulator. */
 export const RUN_SOURCES = ['cupti', 'rocprofv3', 'device-trace', 'sim'] as const;
 export type RunSource = (typeof RUN_SOURCES)[number];
 /** GPU index, or -1 for host memory. */
-const gpuOrHost = v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023));
-const dim3 = v.pipe(v.array(count), v.length(3));
+const gpuOrHost = lazy(() => v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1023)));
+const dim3 = lazy(() => v.pipe(v.array(count), v.length(3)));
 
 /** `run`: the user's program started or ended. The helper exits 0 whatever the program's exit code. */
-export const ProgramSchema = v.object({
-  type: v.literal('program'),
-  event: v.picklist(['start', 'exit']),
-  argv: v.array(text),
-  pid: count,
-  /** exit: the exit code, or null when a signal ended it. */
-  exitCode: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
-  /** exit: e.g. "SIGTERM", or null when it exited. */
-  signal: v.optional(v.nullable(text)),
-  /** exit, AMD: the KFD's per-process SDMA activity counters (sysfs sdma_<gpu id>), summed over the program's processes. */
-  kfdSdma: v.optional(
-    v.array(v.object({ gpu: v.pipe(v.number(), v.integer(), v.minValue(-1)), kfdGpuId: count, activity: count })),
-  ),
-});
+const programSchema = lazy(() =>
+  v.object({
+    type: v.literal('program'),
+    event: v.picklist(['start', 'exit']),
+    argv: v.array(text),
+    pid: count,
+    /** exit: the exit code, or null when a signal ended it. */
+    exitCode: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+    /** exit: e.g. "SIGTERM", or null when it exited. */
+    signal: v.optional(v.nullable(text)),
+    /** exit, AMD: the KFD's per-process SDMA activity counters (sysfs sdma_<gpu id>), summed over the program's processes. */
+    kfdSdma: v.optional(
+      v.array(v.object({ gpu: v.pipe(v.number(), v.integer(), v.minValue(-1)), kfdGpuId: count, activity: count })),
+    ),
+  }),
+);
+export const ProgramSchema = /* @__PURE__ */ programSchema();
 
 /** `run`: one kernel launch. Times are ns since the program started, on the host's monotonic clock. */
-export const DispatchSchema = v.object({
-  type: v.literal('dispatch'),
-  /** As the profiler prints it: demangled when possible. */
-  name: text,
-  mangled: v.optional(text),
-  gpu: gpuIndex,
-  startNs: finite,
-  endNs: finite,
-  /** Blocks (CUDA) or work-items (rocprofv3's Grid_Size) per dimension; 0 when unknown. */
-  grid: dim3,
-  block: dim3,
-  source: v.picklist(RUN_SOURCES),
-  correlationId: v.optional(count),
-  /** Distinct CUs/SMs the device trace saw inside this dispatch. */
-  cusSeen: v.optional(count),
-});
+const dispatchSchema = lazy(() =>
+  v.object({
+    type: v.literal('dispatch'),
+    /** As the profiler prints it: demangled when possible. */
+    name: text,
+    mangled: v.optional(text),
+    gpu: gpuIndex,
+    startNs: finite,
+    endNs: finite,
+    /** Blocks (CUDA) or work-items (rocprofv3's Grid_Size) per dimension; 0 when unknown. */
+    grid: dim3(),
+    block: dim3(),
+    source: v.picklist(RUN_SOURCES),
+    correlationId: v.optional(count),
+    /** Distinct CUs/SMs the device trace saw inside this dispatch. */
+    cusSeen: v.optional(count),
+  }),
+);
+export const DispatchSchema = /* @__PURE__ */ dispatchSchema();
 
 /** `run`: bytes moved between memories (srcGpu/dstGpu -1: host memory). */
-export const CopySchema = v.object({
-  type: v.literal('copy'),
-  mover: v.picklist(MOVERS),
-  initiator: v.picklist(INITIATORS),
-  srcGpu: gpuOrHost,
-  dstGpu: gpuOrHost,
-  bytes: nonNegative,
-  startNs: finite,
-  endNs: finite,
-  source: v.picklist(RUN_SOURCES),
-  engineId: v.optional(count),
-  /** The copy kind (HtoD, PtoP, ...) or the device-trace label. */
-  label: v.optional(text),
-});
+const copySchema = lazy(() =>
+  v.object({
+    type: v.literal('copy'),
+    mover: v.picklist(MOVERS),
+    initiator: v.picklist(INITIATORS),
+    srcGpu: gpuOrHost(),
+    dstGpu: gpuOrHost(),
+    bytes: nonNegative,
+    startNs: finite,
+    endNs: finite,
+    source: v.picklist(RUN_SOURCES),
+    engineId: v.optional(count),
+    /** The copy kind (HtoD, PtoP, ...) or the device-trace label. */
+    label: v.optional(text),
+  }),
+);
+export const CopySchema = /* @__PURE__ */ copySchema();
 
 /** A GPU index, or -1 for none (a device span's peer when it is a scope); one check, so the ingest fast path can take it. */
-const peerGpu = v.custom<number>(
-  (x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023,
-  'must be a GPU index in 0..1023, or -1 for none',
+const peerGpu = lazy(() =>
+  v.custom<number>(
+    (x) => Number.isInteger(x) && (x as number) >= -1 && (x as number) <= 1023,
+    'must be a GPU index in 0..1023, or -1 for none',
+  ),
 );
 /** A CU within its XCC, or an XCC: the hardware ids the device trace read. */
-const hardwareId = v.custom<number>(
-  (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023,
-  'must be a whole number in 0..1023',
+const hardwareId = lazy(() =>
+  v.custom<number>(
+    (x) => Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 1023,
+    'must be a whole number in 0..1023',
+  ),
 );
 
 /**
@@ -746,21 +800,24 @@ const hardwareId = v.custom<number>(
  * when `pull`). The same time line as `dispatch`. Up to `--span-records` of them, after the
  * dispatches and copies (docs/PROFILE.md).
  */
-export const DeviceSpanSchema = v.object({
-  type: v.literal('device-span'),
-  gpu: gpuIndex,
-  /** `%smid` on NVIDIA; the CU id within its XCC on AMD. */
-  cu: hardwareId,
-  /** AMD: the die (XCC) of the CU; 0 on NVIDIA. */
-  xcc: hardwareId,
-  label: text,
-  startNs: finite,
-  endNs: finite,
-  bytes: nonNegative,
-  peer: peerGpu,
-  mover: v.picklist(MOVERS),
-  pull: v.boolean(),
-});
+const deviceSpanSchema = lazy(() =>
+  v.object({
+    type: v.literal('device-span'),
+    gpu: gpuIndex,
+    /** `%smid` on NVIDIA; the CU id within its XCC on AMD. */
+    cu: hardwareId(),
+    /** AMD: the die (XCC) of the CU; 0 on NVIDIA. */
+    xcc: hardwareId(),
+    label: text,
+    startNs: finite,
+    endNs: finite,
+    bytes: nonNegative,
+    peer: peerGpu(),
+    mover: v.picklist(MOVERS),
+    pull: v.boolean(),
+  }),
+);
+export const DeviceSpanSchema = /* @__PURE__ */ deviceSpanSchema();
 
 /** What the size of a `library-calls` record counts: the call's bytes (NCCL's tuner line) or bytes per peer (RCCL's GIN line). */
 export const LIBRARY_SIZE_KINDS = ['bytes', 'bytesPerPeer'] as const;
@@ -769,25 +826,28 @@ export const LIBRARY_SIZE_KINDS = ['bytes', 'bytesPerPeer'] as const;
  * `run --library-log`: calls of one collective that took one path, with sizes in one
  * power-of-two range, as the library's own log lines name them (docs/PROFILE.md).
  */
-export const LibraryCallsSchema = v.object({
-  type: v.literal('library-calls'),
-  /** Absent when no version line or GIN line said which library wrote the log. */
-  library: v.optional(v.picklist(['nccl', 'rccl'])),
-  /** As the library names the collective: "AllToAll", "AllGather", ... */
-  op: text,
-  /** Lower case as logged: sdma, lsa (RCCL GIN), ring/simple, tree/ll (NCCL's tuner), ce, symmetric-kernel. */
-  transport: text,
-  /** Absent when the lines carry no size. */
-  sizeKind: v.optional(v.picklist(LIBRARY_SIZE_KINDS)),
-  minBytes: v.optional(count),
-  maxBytes: v.optional(count),
-  /** The most such lines one rank logged (each rank logs the calls it takes part in; NCCL's tuner line only rank 0). */
-  calls: v.pipe(count, v.minValue(1)),
-  /** Ranks (log file, process, device) that logged such a line. */
-  ranks: v.pipe(count, v.minValue(1)),
-  /** The first such line, after "NCCL INFO ". */
-  evidence: text,
-});
+const libraryCallsSchema = lazy(() =>
+  v.object({
+    type: v.literal('library-calls'),
+    /** Absent when no version line or GIN line said which library wrote the log. */
+    library: v.optional(v.picklist(['nccl', 'rccl'])),
+    /** As the library names the collective: "AllToAll", "AllGather", ... */
+    op: text,
+    /** Lower case as logged: sdma, lsa (RCCL GIN), ring/simple, tree/ll (NCCL's tuner), ce, symmetric-kernel. */
+    transport: text,
+    /** Absent when the lines carry no size. */
+    sizeKind: v.optional(v.picklist(LIBRARY_SIZE_KINDS)),
+    minBytes: v.optional(count),
+    maxBytes: v.optional(count),
+    /** The most such lines one rank logged (each rank logs the calls it takes part in; NCCL's tuner line only rank 0). */
+    calls: v.pipe(count, v.minValue(1)),
+    /** Ranks (log file, process, device) that logged such a line. */
+    ranks: v.pipe(count, v.minValue(1)),
+    /** The first such line, after "NCCL INFO ". */
+    evidence: text,
+  }),
+);
+export const LibraryCallsSchema = /* @__PURE__ */ libraryCallsSchema();
 
 export type Hello = v.InferOutput<typeof HelloSchema>;
 export type RuntimeKnob = v.InferOutput<typeof RuntimeKnobSchema>;
@@ -847,21 +907,43 @@ export const RECORD_SCHEMAS: {
   progress: ProgressSchema,
   heartbeat: HeartbeatSchema,
   sample: SampleSchema,
-  timeline: TimelineSchema,
+  get timeline() {
+    return timelineSchema();
+  },
   warning: WarningSchema,
   error: ErrorSchema,
   'path-unsupported': PathUnsupportedSchema,
   done: DoneSchema,
-  'matrix-cell': MatrixCellSchema,
-  'matrix-total': MatrixTotalSchema,
-  'collective-variant': CollectiveVariantSchema,
-  collective: CollectiveSchema,
-  overlap: OverlapSchema,
-  program: ProgramSchema,
-  dispatch: DispatchSchema,
-  copy: CopySchema,
-  'device-span': DeviceSpanSchema,
-  'library-calls': LibraryCallsSchema,
+  get 'matrix-cell'() {
+    return matrixCellSchema();
+  },
+  get 'matrix-total'() {
+    return matrixTotalSchema();
+  },
+  get 'collective-variant'() {
+    return collectiveVariantSchema();
+  },
+  get collective() {
+    return collectiveSchema();
+  },
+  get overlap() {
+    return overlapSchema();
+  },
+  get program() {
+    return programSchema();
+  },
+  get dispatch() {
+    return dispatchSchema();
+  },
+  get copy() {
+    return copySchema();
+  },
+  get 'device-span'() {
+    return deviceSpanSchema();
+  },
+  get 'library-calls'() {
+    return libraryCallsSchema();
+  },
 };
 
 export const RECORD_TYPES = Object.keys(RECORD_SCHEMAS) as RecordType[];

@@ -60,6 +60,31 @@ describe('CLI start-up', () => {
     expect(
       inputs.filter((f) => /node_modules\/execa|src\/core\/(fleet|fleetRun|compare|imports|collective)\//.test(f)),
     ).toEqual([]);
+    // The help texts are the entry bundle's: a command tells names apart by commandNames.ts alone.
+    expect(inputs.filter((f) => /src\/cli\/usage\.ts/.test(f))).toEqual([]);
+  });
+
+  it("the sweep's bundle builds the schemas of records a sweep never meets only at their first read", async () => {
+    const r = await build({
+      entryPoints: [join(repo, 'src', 'cli', 'bundles', 'sweep.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      mainFields: ['module', 'main'],
+      write: false,
+      outfile: 'out.js',
+      logLevel: 'silent',
+      external: ['execa'],
+    });
+    const text = r.outputFiles[0]!.text;
+    // Made at load, each would be a `var NameSchema = ...` line: only their lazy builders are there.
+    expect(text).toMatch(/\bvar overlapSchema = /);
+    expect(
+      text.match(
+        /\bvar (Timeline|TimelineEvent|TimelineClock|MatrixCell|MatrixTotal|CollectiveVariant|VariantCondition|Collective|CusUsed|Overlap|Program|Dispatch|Copy|DeviceSpan|LibraryCalls)Schema = /g,
+      ) ?? [],
+    ).toEqual([]);
   });
 
   it("the other commands' bundle holds no sweep", async () => {

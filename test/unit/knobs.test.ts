@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allKnobs, knob, loadCatalog, meaningsOf, rangesOverlap, sdmaValues } from '../../src/core/advice/knobs';
+import raw from '../../src/core/advice/knobCatalog.json';
 import { compareVersions, inRange } from '../../src/core/advice/version';
 
 describe('knob catalog', () => {
@@ -62,6 +63,17 @@ describe('knob catalog', () => {
     expect(sdmaValues(gin, '2.31.0').map((x) => x.value)).toEqual(['7']);
     expect(meaningsOf(gin, '5', '2.31.2').map((x) => x.meaning)).toEqual(['EFA GDA (taken by upstream NCCL 2.31)']);
     expect(sdmaValues(gin, undefined).length).toBe(3);
+  });
+
+  it('the shipped catalog is the checked one: it passes the schema with nothing dropped or changed', () => {
+    // allKnobs() serves the shipped data unchecked at run time: this is where it is checked.
+    expect(loadCatalog(raw)).toStrictEqual(raw.knobs);
+    expect(allKnobs()).toBe(raw.knobs);
+  });
+
+  it('an unknown field in an entry is a difference the check above sees', () => {
+    const extra = { ...raw, knobs: [{ ...raw.knobs[0], unknownField: 1 }, ...raw.knobs.slice(1)] };
+    expect(loadCatalog(extra)).not.toStrictEqual(extra.knobs);
   });
 
   it('rejects a catalog entry without a source', () => {

@@ -1,8 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { parseLine } from '../../src/core/protocol';
+import {
+  CollectiveSchema,
+  CollectiveVariantSchema,
+  CopySchema,
+  DeviceSpanSchema,
+  DispatchSchema,
+  LibraryCallsSchema,
+  MatrixCellSchema,
+  MatrixTotalSchema,
+  OverlapSchema,
+  ProgramSchema,
+  RECORD_SCHEMAS,
+  RECORD_TYPES,
+  TimelineSchema,
+  parseLine,
+} from '../../src/core/protocol';
 import { done, hello, sample } from '../support/records';
 
 describe('protocol', () => {
+  it('a schema built at its first use is the exported one: one definition of each record', () => {
+    expect(RECORD_SCHEMAS.timeline).toBe(TimelineSchema);
+    expect(RECORD_SCHEMAS['matrix-cell']).toBe(MatrixCellSchema);
+    expect(RECORD_SCHEMAS['matrix-total']).toBe(MatrixTotalSchema);
+    expect(RECORD_SCHEMAS['collective-variant']).toBe(CollectiveVariantSchema);
+    expect(RECORD_SCHEMAS.collective).toBe(CollectiveSchema);
+    expect(RECORD_SCHEMAS.overlap).toBe(OverlapSchema);
+    expect(RECORD_SCHEMAS.program).toBe(ProgramSchema);
+    expect(RECORD_SCHEMAS.dispatch).toBe(DispatchSchema);
+    expect(RECORD_SCHEMAS.copy).toBe(CopySchema);
+    expect(RECORD_SCHEMAS['device-span']).toBe(DeviceSpanSchema);
+    expect(RECORD_SCHEMAS['library-calls']).toBe(LibraryCallsSchema);
+    // Read twice, the same schema: built once.
+    for (const type of RECORD_TYPES) expect(RECORD_SCHEMAS[type]).toBe(RECORD_SCHEMAS[type]);
+    expect(RECORD_TYPES).toHaveLength(20);
+  });
+
   it('accepts each record type of docs/PROTOCOL.md', () => {
     for (const r of [
       hello,

@@ -53,7 +53,7 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
   const ran = await runOnConsole(sweepCommand(options), {
     values,
     signal,
-    // The advice printed after the table (and the refinement's focus) reads the knob catalog: checked while the helper measures.
+    // The advice printed after the table (and the refinement's focus) reads the knob catalog: parsed while the helper measures (scripts/build.mjs).
     ...(values.json && !refine ? {} : { whileRunning: allKnobs }),
     // Named endpoints are checked against the node's GPUs (`info`, inside the run flow) before anything is run or saved.
     ...(options.pairs.length > 0
