@@ -56,7 +56,8 @@ function compile(schema: SchemaLike): Predicate | undefined {
         typeof x === 'object' &&
         x !== null &&
         !Array.isArray(x) &&
-        checks.every(([key, p]) => p((x as Record<string, unknown>)[key]));
+        // Not destructured: an array pattern allocates an iterator for every field checked.
+        checks.every((c) => c[1]((x as Record<string, unknown>)[c[0]]));
     }
     default:
       return undefined;

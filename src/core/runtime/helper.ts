@@ -8,7 +8,7 @@
  * the hip backend, and if that build fails the shipped one is used and the failure reported.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { access, chmod, constants, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -98,7 +98,8 @@ export interface VersionCache {
 /** The stamp of the file at `path`, or undefined when it cannot be read (then nothing is cached). */
 export async function helperStamp(path: string): Promise<HelperStamp | undefined> {
   try {
-    const s = await stat(path, { bigint: true });
+    // One stat, synchronous: a warm CLI sweep's only file-system call would otherwise start the thread pool.
+    const s = statSync(path, { bigint: true });
     if (!s.isFile()) return undefined;
     return { path, size: Number(s.size), mtimeNs: s.mtimeNs.toString(), ino: s.ino.toString() };
   } catch {
