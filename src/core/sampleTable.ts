@@ -19,8 +19,9 @@
  * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
  * figures that walk its samples many times build them once, and a run at rest holds only its
  * columns. A bigger table builds each on demand, so a walk never holds them all; `select`
- * (reorder, subset), `numbersOf` (one field of each) and `groupsOf` (samples alike in some
- * fields) work on the columns and build none.
+ * (reorder, subset), `numbersOf` and `numberAt` (one field), `timesCountAt` and `copyTimes`
+ * (a sample's iteration times) and `groupsOf` (samples alike in some fields) work on the
+ * columns and build none.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -83,6 +84,8 @@ const FIELDS: readonly (readonly [string, Kind, number])[] = Object.keys(SampleS
     if (b >= 0) return [k, 'boolean', b] as const;
     return [k, k === 'timesNs' ? 'times' : 'rest', -1] as const;
   });
+/** Each field's column kind and index in its kind's list, by name. */
+const FIELD_KIND = new Map(FIELDS.map(([name, kind, k]) => [name, [kind, k] as const]));
 /** The fields kept as interned JSON (nested values, and any field added to the schema later). */
 const REST_FIELDS = FIELDS.filter(([, k]) => k === 'rest').map(([f]) => f);
 
@@ -479,15 +482,84 @@ export class SampleTable implements Iterable<Sample> {
 
   /**
    * The values of one number field, sample by sample, without building a sample (NaN where a
-   * sample lacks it): for a walk that needs a field or two of a big table.
+   * sample lacks it): for a walk that needs a field or two of a big table. Given `rows`, those
+   * samples' values only, in that order.
    */
-  numbersOf(field: NumberField): Float64Array {
-    const out = new Float64Array(this.n).fill(NaN);
+  numbersOf(field: NumberField, rows?: ArrayLike<number>): Float64Array {
     const c = this.numbers[NUMBER_FIELDS.indexOf(field)];
+    if (rows) {
+      const out = new Float64Array(rows.length);
+      for (let k = 0; k < rows.length; k++) out[k] = this.numberIn(c, this.row(rows[k]!));
+      return out;
+    }
+    const out = new Float64Array(this.n).fill(NaN);
     if (c instanceof Int32Array) {
       for (let i = 0; i < this.n; i++) if (c[i] !== INT_ABSENT) out[i] = c[i]!;
     } else if (c) out.set(c.subarray(0, this.n));
     return out;
+  }
+
+  /** One number field of sample `i`, without building it (NaN where it lacks the field). */
+  numberAt(field: NumberField, i: number): number {
+    return this.numberIn(this.numbers[NUMBER_FIELDS.indexOf(field)], this.row(i));
+  }
+
+  /** Row `i` of a number column as a number, NaN when absent (the column's sentinel, or no column). */
+  private numberIn(c: NumberColumn | undefined, i: number): number {
+    if (!c) return NaN;
+    const x = c[i]!;
+    return c instanceof Int32Array && x === INT_ABSENT ? NaN : x;
+  }
+
+  /**
+   * The fields `fields` of sample `i` (those it has), read from their columns, without building
+   * the whole sample: an object with only these fields, the values `at(i)` has for them (a
+   * nested one the same frozen object). Not `timesNs`.
+   */
+  pick<K extends GroupField>(i: number, fields: readonly K[]): Pick<Sample, K> {
+    const row = this.row(i);
+    const out: Record<string, unknown> = {};
+    for (const f of fields) {
+      const [kind, k] = FIELD_KIND.get(f) ?? [];
+      let x: unknown;
+      if (kind === 'number') {
+        const v = this.numberIn(this.numbers[k!], row);
+        x = Number.isNaN(v) ? undefined : v;
+      } else if (kind === 'string') {
+        const c = this.strings[k!];
+        const code = c ? c.codes[row]! : NO_CODE;
+        x = code === NO_CODE ? undefined : c!.dict.values[code];
+      } else if (kind === 'boolean') {
+        const b = this.booleans[k!]?.[row] ?? 2;
+        x = b === 2 ? undefined : b === 1;
+      } else if (kind === 'rest') {
+        const code = this.rest?.[row] ?? NO_CODE;
+        x = code === NO_CODE ? undefined : this.restOf(code)[f];
+      } else throw new RangeError(`pick: ${f} is not a field it can read`);
+      if (x !== undefined) out[f] = x;
+    }
+    return out as Pick<Sample, K>;
+  }
+
+  /** How many iteration times sample `i` holds; -1 when it has no `timesNs`. */
+  timesCountAt(i: number): number {
+    const count = this.timesCount?.[this.row(i)] ?? NO_TIMES;
+    return count === NO_TIMES ? -1 : count;
+  }
+
+  /** Sample `i`'s iteration times copied into `into` from its start (as many as `timesCountAt` says; `into` must hold them). */
+  copyTimes(i: number, into: Float64Array): void {
+    const count = this.timesCountAt(i);
+    if (count <= 0) return;
+    if (into.length < count) throw new RangeError(`copyTimes: ${count} times do not fit ${into.length}`);
+    const start = this.timesStart![i]!;
+    into.set(this.pool.subarray(start, start + count));
+  }
+
+  /** `i` when it is a sample of the table, else a RangeError. */
+  private row(i: number): number {
+    if (!Number.isInteger(i) || i < 0 || i >= this.n) throw new RangeError(`index ${i} is outside 0..${this.n - 1}`);
+    return i;
   }
 
   /**
@@ -496,9 +568,11 @@ export class SampleTable implements Iterable<Sample> {
    * of group g. Two samples share a group exactly when each of the fields is absent from both or
    * equal in both (numbers as `===` has them; a nested field as its JSON, and all nested fields
    * together: samples that differ in any one are apart). For a walk that needs something of each
-   * distinct combination (a key, a label) made once, not once a sample.
+   * distinct combination (a key, a label) made once, not once a sample. Given `rows` (indices of
+   * samples), only those are grouped, in that order: `group[k]` is the group of sample `rows[k]`,
+   * and `first[g]` is still an index in the table.
    */
-  groupsOf(fields: readonly GroupField[]): { group: Int32Array; first: number[] } {
+  groupsOf(fields: readonly GroupField[], rows?: ArrayLike<number>): { group: Int32Array; first: number[] } {
     const columns: (Int32Array | Float64Array | Uint8Array)[] = [];
     for (const f of fields) {
       const [, kind, k] = FIELDS.find(([name]) => name === f) ?? [];
@@ -516,7 +590,9 @@ export class SampleTable implements Iterable<Sample> {
       // A column no sample has: every sample absent from it, equal.
       if (c && !columns.includes(c)) columns.push(c);
     }
-    const group = new Int32Array(this.n);
+    const m = rows ? rows.length : this.n;
+    if (rows) for (let k = 0; k < m; k++) this.row(rows[k]!);
+    const group = new Int32Array(m);
     const first: number[] = [];
     const same = (i: number, j: number): boolean => {
       for (let k = 0; k < columns.length; k++) {
@@ -531,7 +607,8 @@ export class SampleTable implements Iterable<Sample> {
     // met is tried first, then the last one, then every group by its values as text.
     const byValues = new Map<string, number>();
     let last = -1;
-    for (let i = 0; i < this.n; i++) {
+    for (let k = 0; k < m; k++) {
+      const i = rows ? rows[k]! : k;
       let g = -1;
       if (first.length > 0) {
         const next = (last + 1) % first.length;
@@ -548,7 +625,7 @@ export class SampleTable implements Iterable<Sample> {
           byValues.set(text, g);
         }
       }
-      group[i] = last = g;
+      group[k] = last = g;
     }
     return { group, first };
   }
