@@ -553,7 +553,8 @@ export class SampleTable implements Iterable<Sample> {
     if (count <= 0) return;
     if (into.length < count) throw new RangeError(`copyTimes: ${count} times do not fit ${into.length}`);
     const start = this.timesStart![i]!;
-    into.set(this.pool.subarray(start, start + count));
+    const pool = this.pool;
+    for (let j = 0; j < count; j++) into[j] = pool[start + j]!;
   }
 
   /** `i` when it is a sample of the table, else a RangeError. */

@@ -65,7 +65,13 @@ describe('the crossover index read from the columns', () => {
         for (const rows of pairs.values()) expectSame(t, rows, choice);
       }
       // A subset in reverse order: the last sample of a size wins in both.
-      expectSame(t, all(t.length).reverse().filter((i) => i % 3 !== 1), {});
+      expectSame(
+        t,
+        all(t.length)
+          .reverse()
+          .filter((i) => i % 3 !== 1),
+        {},
+      );
     }
   });
 

@@ -9,7 +9,8 @@
  */
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
-import type { GroupField, SampleTable } from '../sampleTable';
+import type { GroupField } from '../sampleTable';
+import { SampleTable } from '../sampleTable';
 import type { SeriesDimensions, SeriesDims } from '../seriesKey';
 import { DEFAULT_THREADS_PER_CU, DEFAULT_WAVE_SIZE, dimensionWords, seriesDimensions, waveWord } from '../seriesKey';
 import { formatBytes } from '../units';
@@ -85,10 +86,16 @@ export function sortedTimes(times: readonly number[]): Float64Array {
 /** Room for a sample's times while its quartiles are read: one buffer, grown as needed, rather than a copy a sample. */
 let scratch = new Float64Array(256);
 
+/** Views of the shared buffer by length, made once each (a view is an object: not one a sample). */
+let views: Float64Array[] = [];
+
 /** The shared buffer, room for `count` times made. */
 function scratchFor(count: number): Float64Array {
-  if (count > scratch.length) scratch = new Float64Array(Math.max(count, scratch.length * 2));
-  return scratch.subarray(0, count);
+  if (count > scratch.length) {
+    scratch = new Float64Array(Math.max(count, scratch.length * 2));
+    views = [];
+  }
+  return (views[count] ??= scratch.subarray(0, count));
 }
 
 /** The quartiles of `times` sorted in place (the same order as sortedTimes: a typed array's own sort). */
@@ -248,10 +255,10 @@ interface Indexed {
   sizeBytes: number;
   /** Its per-iteration times (0: none, a summary). */
   times: number;
-  spread?: Spread;
-  sample?: Sample;
-  table?: SampleTable;
-  row?: number;
+  spread: Spread | undefined;
+  /** The sample, or the table whose row `row` it is (one shape for both: the comparisons read either alike). */
+  sample: Sample | SampleTable;
+  row: number;
 }
 
 /** One initiator's samples by path and size (the last sample of a size wins). */
@@ -329,7 +336,7 @@ export function indexSamples(samples: readonly Sample[], choice: DimensionChoice
   });
   return indexKeyed(keyed, choice, (k) => {
     const sample = samples[k]!;
-    return { sizeBytes: sample.sizeBytes, times: sample.timesNs?.length ?? 0, sample };
+    return { sizeBytes: sample.sizeBytes, times: sample.timesNs?.length ?? 0, spread: undefined, sample, row: k };
   });
 }
 
@@ -366,7 +373,13 @@ export function indexRows(table: SampleTable, rows: readonly number[], choice: D
     choice,
     (k) => {
       const row = rows[k]!;
-      return { sizeBytes: sizes[k]!, times: Math.max(0, table.timesCountAt(row)), table, row };
+      return {
+        sizeBytes: sizes[k]!,
+        times: Math.max(0, table.timesCountAt(row)),
+        spread: undefined,
+        sample: table,
+        row,
+      };
     },
   );
 }
@@ -399,7 +412,8 @@ function indexKeyed(
   return index;
 }
 
-const spreadOf = (x: Indexed): Spread => (x.spread ??= x.sample ? spread(x.sample) : spreadOfRow(x.table!, x.row!));
+const spreadOf = (x: Indexed): Spread =>
+  (x.spread ??= x.sample instanceof SampleTable ? spreadOfRow(x.sample, x.row) : spread(x.sample));
 
 /** A path's samples in ascending size (a helper prints them so: then no sort is needed). */
 function inSizeOrder(paths: InitiatorSamples, bySize: Map<number, Indexed>): Indexed[] {
