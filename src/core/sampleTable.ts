@@ -576,7 +576,7 @@ export class SampleTable implements Iterable<Sample> {
   groupsOf(fields: readonly GroupField[], rows?: ArrayLike<number>): { group: Int32Array; first: number[] } {
     const columns: (Int32Array | Float64Array | Uint8Array)[] = [];
     for (const f of fields) {
-      const [, kind, k] = FIELDS.find(([name]) => name === f) ?? [];
+      const [kind, k] = FIELD_KIND.get(f) ?? [];
       const c =
         kind === 'number'
           ? this.numbers[k!]

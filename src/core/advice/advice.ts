@@ -147,6 +147,14 @@ export function adviseForFigures(run: Run): FigureAdvice[] {
     : pairs.map((pair) => adviseOnPair(run, pairs, pair, rowsOf(byPair.get(pairKey(pair))), { pair }, true));
 }
 
+/** The distinct values of `xs` (sizes: no NaN), ascending. */
+function distinctAscending(xs: Float64Array): number[] {
+  xs.sort();
+  const out: number[] = [];
+  for (let i = 0; i < xs.length; i++) if (i === 0 || xs[i] !== xs[i - 1]) out.push(xs[i]!);
+  return out;
+}
+
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
 export const DEFAULT_LOAD_STORE_CUS = 64;
 
@@ -576,7 +584,7 @@ function adviseOnPair(
   const wantedWaves = options.wavesPerCu !== undefined && options.wavesPerCu > 0 ? options.wavesPerCu : undefined;
   const index = indexRows(run.samples, rows, wantedWaves !== undefined ? { wavesPerCu: wantedWaves } : {});
   const cusFor = (initiator: 'host' | 'device') => nearest([...index[initiator].cuByCus.keys()], wantedCus);
-  const sizes = [...new Set(run.samples.numbersOf('sizeBytes', rows))].sort((a, b) => a - b);
+  const sizes = distinctAscending(run.samples.numbersOf('sizeBytes', rows));
   const measured: [number, number] = [sizes[0] ?? 0, sizes.at(-1) ?? 0];
   const messageSizes = options.messageSizes && options.messageSizes.length > 0 ? options.messageSizes : sizes;
   const focus = (['host', 'device'] as const)

@@ -500,7 +500,9 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
     repetitions: repCount,
     uncertainty: fewReps && both.length > 0 ? [repsCause()] : [],
   };
-  const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: explain ? describe(c) : '' });
+  // The explanation added last, as a copy with it would have it: `c` is this call's own object.
+  const finish = (c: Omit<Crossover, 'explanation'>): Crossover =>
+    Object.assign(c, { explanation: explain ? describe(c) : '' });
   const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
 
   if (both.length < 2) {
