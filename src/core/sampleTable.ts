@@ -144,25 +144,47 @@ function deepFreeze<T>(x: T): T {
   return x;
 }
 
-/** Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and strings. */
-function samePlain(a: unknown, b: unknown): boolean {
+/**
+ * Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and
+ * strings. `kb`: the keys of `b` (Object.keys, kept with it), so that a comparison allocates
+ * nothing; `a`'s are walked with for-in, which gives its own keys in the same order (and then any
+ * enumerable inherited one, which makes it differ: a false "not equal" only writes the JSON again).
+ */
+function samePlain(a: unknown, b: unknown, kb: readonly string[] | undefined): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || kb === undefined) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let k = 0; k < ka.length; k++) {
-    const key = ka[k]!;
-    if (key !== kb[k]) return false;
+  if (Array.isArray(a)) {
+    // An array's JSON is its elements.
+    const y = b as unknown[];
+    if (a.length !== y.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      if (x !== y[i] || (typeof x === 'object' && x !== null)) return false;
+    }
+    return true;
+  }
+  let k = 0;
+  for (const key in a) {
+    if (key !== kb[k++]) return false;
     const x = (a as Record<string, unknown>)[key];
     if (x !== (b as Record<string, unknown>)[key] || (typeof x === 'object' && x !== null)) return false;
   }
-  return true;
+  return k === kb.length;
 }
 
-function sameRest(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  for (const f of REST_FIELDS) if (!samePlain(a[f], b[f])) return false;
+/** A nested value kept to compare with (`sameRest`): its fields, each one's keys, its code. */
+interface RecentRest {
+  value: Record<string, unknown>;
+  keys: (string[] | undefined)[];
+  code: number;
+}
+
+function sameRest(a: Record<string, unknown>, b: RecentRest): boolean {
+  for (let f = 0; f < REST_FIELDS.length; f++) {
+    const name = REST_FIELDS[f]!;
+    if (!samePlain(a[name], b.value[name], b.keys[f])) return false;
+  }
   return true;
 }
 
@@ -207,7 +229,7 @@ export class SampleTable implements Iterable<Sample> {
   private rest: Int32Array | undefined;
   private readonly restDict = new Dictionary();
   /** The last few distinct nested values added, and their codes (RECENT_REST of them, replaced in turn). */
-  private readonly recentRest: { value: Record<string, unknown>; code: number }[] = [];
+  private readonly recentRest: RecentRest[] = [];
   private recentNext = 0;
   private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
   /** The first REST_KEPT codes' nested fields, parsed: a sweep's paths alternate between a few. */
@@ -288,7 +310,7 @@ export class SampleTable implements Iterable<Sample> {
     let restCode = NO_CODE;
     const recent = this.recentRest;
     for (let r = 0; r < recent.length; r++)
-      if (sameRest(record, recent[r]!.value)) {
+      if (sameRest(record, recent[r]!)) {
         restCode = recent[r]!.code;
         break;
       }
@@ -300,7 +322,12 @@ export class SampleTable implements Iterable<Sample> {
       }
       if (rest) {
         restCode = this.restDict.code(JSON.stringify(rest));
-        recent[this.recentNext] = { value: rest, code: restCode };
+        const value = rest;
+        const keys = REST_FIELDS.map((f) => {
+          const x = value[f];
+          return typeof x === 'object' && x !== null ? Object.keys(x) : undefined;
+        });
+        recent[this.recentNext] = { value, keys, code: restCode };
         this.recentNext = (this.recentNext + 1) % RECENT_REST;
       }
     }
