@@ -19,8 +19,9 @@
  * samples keeps the objects it built while anyone holds them (a WeakRef): the advice and
  * figures that walk its samples many times build them once, and a run at rest holds only its
  * columns. A bigger table builds each on demand, so a walk never holds them all; `select`
- * (reorder, subset), `numbersOf` (one field of each) and `groupsOf` (samples alike in some
- * fields) work on the columns and build none.
+ * (reorder, subset), `numbersOf` and `numberAt` (one field), `timesCountAt` and `copyTimes`
+ * (a sample's iteration times) and `groupsOf` (samples alike in some fields) work on the
+ * columns and build none.
  * Browser-safe.
  */
 import type { Sample } from './protocol';
@@ -83,6 +84,8 @@ const FIELDS: readonly (readonly [string, Kind, number])[] = Object.keys(SampleS
     if (b >= 0) return [k, 'boolean', b] as const;
     return [k, k === 'timesNs' ? 'times' : 'rest', -1] as const;
   });
+/** Each field's column kind and index in its kind's list, by name. */
+const FIELD_KIND = new Map(FIELDS.map(([name, kind, k]) => [name, [kind, k] as const]));
 /** The fields kept as interned JSON (nested values, and any field added to the schema later). */
 const REST_FIELDS = FIELDS.filter(([, k]) => k === 'rest').map(([f]) => f);
 
@@ -141,25 +144,47 @@ function deepFreeze<T>(x: T): T {
   return x;
 }
 
-/** Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and strings. */
-function samePlain(a: unknown, b: unknown): boolean {
+/**
+ * Equal as JSON, for the shapes the nested fields have: flat objects and arrays of numbers and
+ * strings. `kb`: the keys of `b` (Object.keys, kept with it), so that a comparison allocates
+ * nothing; `a`'s are walked with for-in, which gives its own keys in the same order (and then any
+ * enumerable inherited one, which makes it differ: a false "not equal" only writes the JSON again).
+ */
+function samePlain(a: unknown, b: unknown, kb: readonly string[] | undefined): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || kb === undefined) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let k = 0; k < ka.length; k++) {
-    const key = ka[k]!;
-    if (key !== kb[k]) return false;
+  if (Array.isArray(a)) {
+    // An array's JSON is its elements.
+    const y = b as unknown[];
+    if (a.length !== y.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      if (x !== y[i] || (typeof x === 'object' && x !== null)) return false;
+    }
+    return true;
+  }
+  let k = 0;
+  for (const key in a) {
+    if (key !== kb[k++]) return false;
     const x = (a as Record<string, unknown>)[key];
     if (x !== (b as Record<string, unknown>)[key] || (typeof x === 'object' && x !== null)) return false;
   }
-  return true;
+  return k === kb.length;
 }
 
-function sameRest(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  for (const f of REST_FIELDS) if (!samePlain(a[f], b[f])) return false;
+/** A nested value kept to compare with (`sameRest`): its fields, each one's keys, its code. */
+interface RecentRest {
+  value: Record<string, unknown>;
+  keys: (string[] | undefined)[];
+  code: number;
+}
+
+function sameRest(a: Record<string, unknown>, b: RecentRest): boolean {
+  for (let f = 0; f < REST_FIELDS.length; f++) {
+    const name = REST_FIELDS[f]!;
+    if (!samePlain(a[name], b.value[name], b.keys[f])) return false;
+  }
   return true;
 }
 
@@ -204,7 +229,7 @@ export class SampleTable implements Iterable<Sample> {
   private rest: Int32Array | undefined;
   private readonly restDict = new Dictionary();
   /** The last few distinct nested values added, and their codes (RECENT_REST of them, replaced in turn). */
-  private readonly recentRest: { value: Record<string, unknown>; code: number }[] = [];
+  private readonly recentRest: RecentRest[] = [];
   private recentNext = 0;
   private lastBuiltRest: { value: Record<string, unknown>; code: number } | undefined;
   /** The first REST_KEPT codes' nested fields, parsed: a sweep's paths alternate between a few. */
@@ -285,7 +310,7 @@ export class SampleTable implements Iterable<Sample> {
     let restCode = NO_CODE;
     const recent = this.recentRest;
     for (let r = 0; r < recent.length; r++)
-      if (sameRest(record, recent[r]!.value)) {
+      if (sameRest(record, recent[r]!)) {
         restCode = recent[r]!.code;
         break;
       }
@@ -297,7 +322,12 @@ export class SampleTable implements Iterable<Sample> {
       }
       if (rest) {
         restCode = this.restDict.code(JSON.stringify(rest));
-        recent[this.recentNext] = { value: rest, code: restCode };
+        const value = rest;
+        const keys = REST_FIELDS.map((f) => {
+          const x = value[f];
+          return typeof x === 'object' && x !== null ? Object.keys(x) : undefined;
+        });
+        recent[this.recentNext] = { value, keys, code: restCode };
         this.recentNext = (this.recentNext + 1) % RECENT_REST;
       }
     }
@@ -479,15 +509,85 @@ export class SampleTable implements Iterable<Sample> {
 
   /**
    * The values of one number field, sample by sample, without building a sample (NaN where a
-   * sample lacks it): for a walk that needs a field or two of a big table.
+   * sample lacks it): for a walk that needs a field or two of a big table. Given `rows`, those
+   * samples' values only, in that order.
    */
-  numbersOf(field: NumberField): Float64Array {
-    const out = new Float64Array(this.n).fill(NaN);
+  numbersOf(field: NumberField, rows?: ArrayLike<number>): Float64Array {
     const c = this.numbers[NUMBER_FIELDS.indexOf(field)];
+    if (rows) {
+      const out = new Float64Array(rows.length);
+      for (let k = 0; k < rows.length; k++) out[k] = this.numberIn(c, this.row(rows[k]!));
+      return out;
+    }
+    const out = new Float64Array(this.n).fill(NaN);
     if (c instanceof Int32Array) {
       for (let i = 0; i < this.n; i++) if (c[i] !== INT_ABSENT) out[i] = c[i]!;
     } else if (c) out.set(c.subarray(0, this.n));
     return out;
+  }
+
+  /** One number field of sample `i`, without building it (NaN where it lacks the field). */
+  numberAt(field: NumberField, i: number): number {
+    return this.numberIn(this.numbers[NUMBER_FIELDS.indexOf(field)], this.row(i));
+  }
+
+  /** Row `i` of a number column as a number, NaN when absent (the column's sentinel, or no column). */
+  private numberIn(c: NumberColumn | undefined, i: number): number {
+    if (!c) return NaN;
+    const x = c[i]!;
+    return c instanceof Int32Array && x === INT_ABSENT ? NaN : x;
+  }
+
+  /**
+   * The fields `fields` of sample `i` (those it has), read from their columns, without building
+   * the whole sample: an object with only these fields, the values `at(i)` has for them (a
+   * nested one the same frozen object). Not `timesNs`.
+   */
+  pick<K extends GroupField>(i: number, fields: readonly K[]): Pick<Sample, K> {
+    const row = this.row(i);
+    const out: Record<string, unknown> = {};
+    for (const f of fields) {
+      const [kind, k] = FIELD_KIND.get(f) ?? [];
+      let x: unknown;
+      if (kind === 'number') {
+        const v = this.numberIn(this.numbers[k!], row);
+        x = Number.isNaN(v) ? undefined : v;
+      } else if (kind === 'string') {
+        const c = this.strings[k!];
+        const code = c ? c.codes[row]! : NO_CODE;
+        x = code === NO_CODE ? undefined : c!.dict.values[code];
+      } else if (kind === 'boolean') {
+        const b = this.booleans[k!]?.[row] ?? 2;
+        x = b === 2 ? undefined : b === 1;
+      } else if (kind === 'rest') {
+        const code = this.rest?.[row] ?? NO_CODE;
+        x = code === NO_CODE ? undefined : this.restOf(code)[f];
+      } else throw new RangeError(`pick: ${f} is not a field it can read`);
+      if (x !== undefined) out[f] = x;
+    }
+    return out as Pick<Sample, K>;
+  }
+
+  /** How many iteration times sample `i` holds; -1 when it has no `timesNs`. */
+  timesCountAt(i: number): number {
+    const count = this.timesCount?.[this.row(i)] ?? NO_TIMES;
+    return count === NO_TIMES ? -1 : count;
+  }
+
+  /** Sample `i`'s iteration times copied into `into` from its start (as many as `timesCountAt` says; `into` must hold them). */
+  copyTimes(i: number, into: Float64Array): void {
+    const count = this.timesCountAt(i);
+    if (count <= 0) return;
+    if (into.length < count) throw new RangeError(`copyTimes: ${count} times do not fit ${into.length}`);
+    const start = this.timesStart![i]!;
+    const pool = this.pool;
+    for (let j = 0; j < count; j++) into[j] = pool[start + j]!;
+  }
+
+  /** `i` when it is a sample of the table, else a RangeError. */
+  private row(i: number): number {
+    if (!Number.isInteger(i) || i < 0 || i >= this.n) throw new RangeError(`index ${i} is outside 0..${this.n - 1}`);
+    return i;
   }
 
   /**
@@ -496,12 +596,14 @@ export class SampleTable implements Iterable<Sample> {
    * of group g. Two samples share a group exactly when each of the fields is absent from both or
    * equal in both (numbers as `===` has them; a nested field as its JSON, and all nested fields
    * together: samples that differ in any one are apart). For a walk that needs something of each
-   * distinct combination (a key, a label) made once, not once a sample.
+   * distinct combination (a key, a label) made once, not once a sample. Given `rows` (indices of
+   * samples), only those are grouped, in that order: `group[k]` is the group of sample `rows[k]`,
+   * and `first[g]` is still an index in the table.
    */
-  groupsOf(fields: readonly GroupField[]): { group: Int32Array; first: number[] } {
+  groupsOf(fields: readonly GroupField[], rows?: ArrayLike<number>): { group: Int32Array; first: number[] } {
     const columns: (Int32Array | Float64Array | Uint8Array)[] = [];
     for (const f of fields) {
-      const [, kind, k] = FIELDS.find(([name]) => name === f) ?? [];
+      const [kind, k] = FIELD_KIND.get(f) ?? [];
       const c =
         kind === 'number'
           ? this.numbers[k!]
@@ -516,7 +618,9 @@ export class SampleTable implements Iterable<Sample> {
       // A column no sample has: every sample absent from it, equal.
       if (c && !columns.includes(c)) columns.push(c);
     }
-    const group = new Int32Array(this.n);
+    const m = rows ? rows.length : this.n;
+    if (rows) for (let k = 0; k < m; k++) this.row(rows[k]!);
+    const group = new Int32Array(m);
     const first: number[] = [];
     const same = (i: number, j: number): boolean => {
       for (let k = 0; k < columns.length; k++) {
@@ -531,7 +635,8 @@ export class SampleTable implements Iterable<Sample> {
     // met is tried first, then the last one, then every group by its values as text.
     const byValues = new Map<string, number>();
     let last = -1;
-    for (let i = 0; i < this.n; i++) {
+    for (let k = 0; k < m; k++) {
+      const i = rows ? rows[k]! : k;
       let g = -1;
       if (first.length > 0) {
         const next = (last + 1) % first.length;
@@ -548,7 +653,7 @@ export class SampleTable implements Iterable<Sample> {
           byValues.set(text, g);
         }
       }
-      group[i] = last = g;
+      group[k] = last = g;
     }
     return { group, first };
   }

@@ -82,7 +82,7 @@ describe('loadFleet with worker threads', () => {
     expect(inProcess.problems).toHaveLength(1);
     expect(inProcess.problems[0]).toMatch(/^n05: run sweep-n05 could not be read/);
     expect(pooled.nodes.get(CRASHES)?.figures).toEqual([]);
-    for (const n of names) if (n !== CRASHES) expect(pooled.nodes.get(n), n).toEqual(inProcess.nodes.get(n));
+    for (const n of names) if (n !== CRASHES) expect(pooled.nodes.get(n), n).toStrictEqual(inProcess.nodes.get(n));
     const view = judgeFleet(pooled.index, pooled.nodes);
     expect(view.nodes.find((n) => n.node === CRASHES)?.status).toBe('missing');
   }, 60_000);
@@ -92,7 +92,7 @@ describe('loadFleet with worker threads', () => {
     const pooled = await loadFleet(store, fleets, undefined, {
       workers: { script: join(dir, 'not-there.cjs'), count: 2 },
     });
-    expect(pooled).toEqual(inProcess);
+    expect(pooled).toStrictEqual(inProcess);
   }, 60_000);
 
   it('stops the workers and throws once cancelled', async () => {

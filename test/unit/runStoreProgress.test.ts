@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateRecord } from '../../src/core/protocol';
 import { applySavedValue, newRun } from '../../src/core/run';
-import { RunStore, isPlainProgress } from '../../src/core/runs/runStore';
+import { RunStore, isPlainProgress, readPlainProgress } from '../../src/core/runs/runStore';
 import { header, hello } from '../support/records';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdma-progress-'));
@@ -60,6 +60,79 @@ describe('progress lines checked plainly', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("of the helper's form are read without JSON.parse exactly when parsing and checking them gives progress, the same", () => {
+    // The helper's form, and near misses: counts with leading zeros, signs, fractions, exponents,
+    // many digits; messages with quotes, escapes, control and wider characters, too long; spaces
+    // and what follows the record.
+    const digits = fc.oneof(
+      { arbitrary: fc.nat().map(String), weight: 8 },
+      {
+        arbitrary: fc.constantFrom(
+          '0',
+          '00',
+          '07',
+          '-1',
+          '1.5',
+          '1e3',
+          '999999999999999',
+          '9999999999999999',
+          '1'.repeat(400),
+          '',
+        ),
+        weight: 1,
+      },
+    );
+    const message = fc.oneof(
+      { arbitrary: fc.string({ unit: fc.constantFrom(...'abc XYZ/->0,9') }), weight: 6 },
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('a"b', 'a\\b', 'a\\"', '\\u0041', 'tab\there', '😀', 'm'.repeat(4096), 'm'.repeat(4097)),
+    );
+    const line = fc
+      .record({
+        done: digits,
+        total: digits,
+        message: fc.option(message),
+        space: fc.constantFrom('', '', '', ' '),
+        tail: fc.constantFrom('', '', '', ' ', '\r', '}', ',"x":1'),
+      })
+      .map(
+        ({ done, total, message, space, tail }) =>
+          `{"type":"progress","done":${space}${done},"total":${total}${message !== null ? `,"message":"${message}"` : ''}}${tail}`,
+      );
+    const out = [-1, -1];
+    let plain = 0;
+    fc.assert(
+      fc.property(fc.oneof(line, progressLine), (text) => {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = undefined;
+        }
+        const want = value !== undefined && isPlainProgress(value) ? value : undefined;
+        // Read plainly only what parsing reads as progress (the rest is parsed, as before), with its counts.
+        if (readPlainProgress(text, out)) {
+          plain++;
+          expect(want, text).toBeDefined();
+          expect(Object.keys(want!)).toEqual(['type', 'done', 'total', ...('message' in want! ? ['message'] : [])]);
+          expect([Object.is(out[0], want!.done), Object.is(out[1], want!.total)]).toEqual([true, true]);
+        } else if (want && /^\{"type":"progress","done":\d{1,15},"total":\d{1,15}(,"message":"[ -~]*")?\}$/.test(text))
+          // The helper's own form is read plainly, unless its message's JSON holds a quote or backslash, or it is too long.
+          expect(
+            /[\\"]/.test(text.slice(text.indexOf('"message":"') + 11, -2)) ||
+              ((want as { message?: string }).message?.length ?? 0) > 4096,
+          ).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(plain).toBeGreaterThan(100);
+    expect(
+      readPlainProgress('{"type":"progress","done":1,"total":78,"message":"cu/host 4K 8 CUs, GPU 0 -> GPU 1"}', out),
+    ).toBe(true);
+    expect(out).toEqual([1, 78]);
   });
 
   it('read from a file, fold as run.ts folds each line', () => {

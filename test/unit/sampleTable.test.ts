@@ -80,14 +80,22 @@ const GROUP_FIELDS = ['mover', 'src', 'cus', 'wavesPerCu', 'label', 'validated',
  * exactly when the fields' values are alike (the nested ones all together), groups numbered in
  * the order they first appear, `first` each group's first sample.
  */
-function expectGroupsOf(t: SampleTable, samples: readonly Sample[], fields: readonly GroupField[]): void {
+function expectGroupsOf(
+  t: SampleTable,
+  all: readonly Sample[],
+  fields: readonly GroupField[],
+  rows?: readonly number[],
+): void {
+  // Given rows, the samples at them, in that order; `first` still indices in the table.
+  const samples = rows ? rows.map((i) => all[i]!) : all;
+  const at = (k: number) => (rows ? rows[k]! : k);
   const nested = fields.some((f) => f === 'moverEvidence' || f === 'engineIds');
   const alike = (s: Sample) =>
     JSON.stringify([
       ...fields.filter((f) => f !== 'moverEvidence' && f !== 'engineIds').map((f) => s[f] ?? null),
       nested ? [s.moverEvidence ?? null, s.engineIds ?? null] : null,
     ]);
-  const { group, first } = t.groupsOf(fields);
+  const { group, first } = t.groupsOf(fields, rows);
   expect(group).toHaveLength(samples.length);
   const seen = new Map<string, number>();
   const firsts: number[] = [];
@@ -95,11 +103,41 @@ function expectGroupsOf(t: SampleTable, samples: readonly Sample[], fields: read
     const key = alike(s);
     if (!seen.has(key)) {
       seen.set(key, firsts.length);
-      firsts.push(i);
+      firsts.push(at(i));
     }
     expect(group[i], `sample ${i}`).toBe(seen.get(key));
   });
   expect(first).toStrictEqual(firsts);
+}
+
+/** Every field `pick` may be asked for. */
+const PICK_FIELDS = Object.keys(SampleSchema.entries).filter((f): f is GroupField => f !== 'type' && f !== 'timesNs');
+
+/**
+ * What is read of some samples (`rows`) from the columns without building them, against the
+ * samples themselves: groups, one number field, some fields (`pick`), the iteration times.
+ */
+function expectRowReads(t: SampleTable, samples: readonly Sample[], rows: readonly number[]): void {
+  expectGroupsOf(t, samples, GROUP_FIELDS, rows);
+  expectGroupsOf(t, samples, ['series', 'src', 'dst', 'moverEvidence'], rows);
+  for (const f of ['sizeBytes', 'medianNs', 'src', 'wavesPerCu'] as const)
+    expect([...t.numbersOf(f, rows)]).toStrictEqual(rows.map((i) => samples[i]![f] ?? NaN));
+  const scratch = new Float64Array(64);
+  for (const i of rows) {
+    const s = samples[i]!;
+    expect(t.numberAt('meanNs', i)).toBe(s.meanNs);
+    expect(t.numberAt('gbpsMedian', i)).toBe(s.gbpsMedian ?? NaN);
+    const fields = PICK_FIELDS.filter((_, k) => (i + k) % 3 !== 0);
+    const want = Object.fromEntries(fields.filter((f) => s[f] !== undefined).map((f) => [f, s[f]]));
+    expect(t.pick(i, fields)).toStrictEqual(want);
+    expect(t.timesCountAt(i)).toBe(s.timesNs ? s.timesNs.length : -1);
+    scratch.fill(-1);
+    t.copyTimes(i, scratch);
+    expect([...scratch.subarray(0, s.timesNs?.length ?? 0)]).toStrictEqual(s.timesNs ?? []);
+  }
+  expect(() => t.numbersOf('sizeBytes', [t.length])).toThrow(RangeError);
+  expect(() => t.pick(-1, ['src'])).toThrow(RangeError);
+  expect(() => t.groupsOf(['src'], [0.5])).toThrow(RangeError);
 }
 
 describe('SampleTable', () => {
@@ -257,6 +295,7 @@ describe('SampleTable', () => {
     expectGroupsOf(t, samples, ['cus']);
     expectGroupsOf(t, samples, ['engineIds', 'cus']);
     expectGroupsOf(t, samples, ['series', 'wavesPerCu', 'label']);
+    expectRowReads(t, samples, [299, 5, 5, 0, 11, 7, 9, 4, ...Array.from({ length: 40 }, (_, i) => (i * 37) % 300)]);
     // No field: one group. No sample: none.
     expect(t.groupsOf([]).first).toStrictEqual([0]);
     expect(new SampleTable().groupsOf(GROUP_FIELDS)).toStrictEqual({ group: new Int32Array(0), first: [] });
@@ -316,7 +355,7 @@ describe('SampleTable', () => {
       },
     );
     fc.assert(
-      fc.property(fc.array(sample, { maxLength: 40 }), (raw) => {
+      fc.property(fc.array(sample, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 60 }), (raw, picks) => {
         // Only what the schema accepts reaches a table, in the schema's output form.
         const samples = raw.flatMap((s) => {
           const r = v.safeParse(SampleSchema, s);
@@ -328,6 +367,9 @@ describe('SampleTable', () => {
         expect([...t]).toStrictEqual(samples);
         expectGroupsOf(t, samples, GROUP_FIELDS);
         expectGroupsOf(t, samples, ['engineIds', 'shmemSdma', 'iters']);
+        // Some of the samples, in any order, repeated: read from the columns as the samples have them.
+        const rows = samples.length > 0 ? picks.map((x) => x % samples.length) : [];
+        expectRowReads(t, samples, rows);
       }),
       { numRuns: 300 },
     );

@@ -7,13 +7,13 @@
 import type { EndpointPair, PairKind } from '../endpoints';
 import { comparePairs, pairKind, pairName, samePair } from '../endpoints';
 import { standsForItsPath } from '../moverEvidence';
-import type { Sample } from '../protocol';
 import type { Run } from '../run';
 import { isSimulated } from '../run';
+import type { GroupField } from '../sampleTable';
 import { formatBytes } from '../units';
 import { shellExport } from '../text';
 import type { Crossover } from './crossover';
-import { crossoverAt, crossoversAt, indexSamples, onCus } from './crossover';
+import { crossoverAt, crossoversAt, indexRows, onCus } from './crossover';
 import { bothFronts } from './fronts';
 import { waveWord } from '../seriesKey';
 import type { Knob, Library } from './knobs';
@@ -84,20 +84,31 @@ const pairKey = (p: EndpointPair) => `${p.src}:${p.dst}`;
  */
 function samplesByPair(run: Run): Map<string, { pair: EndpointPair; indices: number[] }> {
   const byPair = new Map<string, { pair: EndpointPair; indices: number[] }>();
-  run.samples.forEach((s, i) => {
+  const samples = run.samples;
+  if (samples.length === 0) return byPair;
+  // Whether a sample stands for its path, and its pair, are read from the first sample of each
+  // group alike in the fields they are made of (`pick`): no sample is built.
+  const { group, first } = samples.groupsOf(PAIR_FIELDS);
+  const ofGroup = first.map((i) => {
+    const s = samples.pick(i, PAIR_FIELDS);
     // The runtime-default series and a sample whose evidence contradicts its label are not their paths' figures.
-    if (!standsForItsPath(s)) return;
-    const key = pairKey(s);
-    const group = byPair.get(key);
-    if (group) group.indices.push(i);
-    else byPair.set(key, { pair: { src: s.src, dst: s.dst }, indices: [i] });
+    return standsForItsPath(s) ? { key: pairKey(s), pair: { src: s.src, dst: s.dst } } : undefined;
   });
+  for (let i = 0; i < samples.length; i++) {
+    const mine = ofGroup[group[i]!];
+    if (!mine) continue;
+    const had = byPair.get(mine.key);
+    if (had) had.indices.push(i);
+    else byPair.set(mine.key, { pair: mine.pair, indices: [i] });
+  }
   return byPair;
 }
 
-/** The samples of a pair's group (none for a pair the run did not measure). */
-const samplesOf = (run: Run, group: { indices: number[] } | undefined): Sample[] =>
-  group ? group.indices.map((i) => run.samples.at(i)!) : [];
+/** The fields of a sample `samplesByPair` reads: its pair, its series and its evidence (`standsForItsPath`). */
+const PAIR_FIELDS = ['src', 'dst', 'series', 'moverEvidence'] as const satisfies readonly GroupField[];
+
+/** The rows of a pair's group (none for a pair the run did not measure). */
+const rowsOf = (group: { indices: number[] } | undefined): number[] => group?.indices ?? [];
 
 const pairsOf = (byPair: Map<string, { pair: EndpointPair }>) =>
   [...byPair.values()].map((g) => g.pair).sort(comparePairs);
@@ -113,9 +124,7 @@ export function adviseAllPairs(run: Run, options: AdviceOptions = {}): Advice[] 
   const pairs = pairsOf(byPair);
   return pairs.length === 0
     ? [adviseFromRun(run, options)]
-    : pairs.map((pair) =>
-        adviseOnPair(run, pairs, pair, samplesOf(run, byPair.get(pairKey(pair))), { ...options, pair }),
-      );
+    : pairs.map((pair) => adviseOnPair(run, pairs, pair, rowsOf(byPair.get(pairKey(pair))), { ...options, pair }));
 }
 
 /** What a fleet's figures read of one pair's advice: the pair, its focus crossovers' places, the settings' values. */
@@ -135,7 +144,15 @@ export function adviseForFigures(run: Run): FigureAdvice[] {
   const pairs = pairsOf(byPair);
   return pairs.length === 0
     ? [adviseFromRun(run)]
-    : pairs.map((pair) => adviseOnPair(run, pairs, pair, samplesOf(run, byPair.get(pairKey(pair))), { pair }, true));
+    : pairs.map((pair) => adviseOnPair(run, pairs, pair, rowsOf(byPair.get(pairKey(pair))), { pair }, true));
+}
+
+/** The distinct values of `xs` (sizes: no NaN), ascending. */
+function distinctAscending(xs: Float64Array): number[] {
+  xs.sort();
+  const out: number[] = [];
+  for (let i = 0; i < xs.length; i++) if (i === 0 || xs[i] !== xs[i - 1]) out.push(xs[i]!);
+  return out;
 }
 
 /** RCCL's channel count on MI300-class GPUs: AMD's "1 CU instead of 64" comparison. */
@@ -529,13 +546,14 @@ export function adviseFromRun(run: Run, options: AdviceOptions = {}): Advice {
     run,
     pairs,
     pair,
-    pair ? samplesOf(run, byPair.get(pairKey(pair))) : run.samples.toArray(),
+    pair ? rowsOf(byPair.get(pairKey(pair))) : Array.from({ length: run.samples.length }, (_, i) => i),
     options,
   );
 }
 
 /**
- * The advice for `pair` (of the run's `pairs`) from its `samples`. `lean`: only what
+ * The advice for `pair` (of the run's `pairs`) from its samples (`rows` of the run's table,
+ * read from the columns: `indexRows`). `lean`: only what
  * `FigureAdvice` holds is whole (no comparison at the other CU counts, no explanations of the
  * crossovers, no CU budget).
  */
@@ -543,7 +561,7 @@ function adviseOnPair(
   run: Run,
   pairs: EndpointPair[],
   pair: EndpointPair | undefined,
-  samples: readonly Sample[],
+  rows: readonly number[],
   options: AdviceOptions,
   lean = false,
 ): Advice {
@@ -564,9 +582,9 @@ function adviseOnPair(
   const wantedCus = options.loadStoreCus ?? DEFAULT_LOAD_STORE_CUS;
   // One index of the samples for every comparison below (each sample's spread computed once).
   const wantedWaves = options.wavesPerCu !== undefined && options.wavesPerCu > 0 ? options.wavesPerCu : undefined;
-  const index = indexSamples(samples, wantedWaves !== undefined ? { wavesPerCu: wantedWaves } : {});
+  const index = indexRows(run.samples, rows, wantedWaves !== undefined ? { wavesPerCu: wantedWaves } : {});
   const cusFor = (initiator: 'host' | 'device') => nearest([...index[initiator].cuByCus.keys()], wantedCus);
-  const sizes = [...new Set(samples.map((s) => s.sizeBytes))].sort((a, b) => a - b);
+  const sizes = distinctAscending(run.samples.numbersOf('sizeBytes', rows));
   const measured: [number, number] = [sizes[0] ?? 0, sizes.at(-1) ?? 0];
   const messageSizes = options.messageSizes && options.messageSizes.length > 0 ? options.messageSizes : sizes;
   const focus = (['host', 'device'] as const)
@@ -603,7 +621,7 @@ function adviseOnPair(
     notes.push(
       'These numbers come from the simulated MI350X node: the advice shows how SDMA Lens reasons, not settings for a real machine.',
     );
-  if (samples.length === 0) notes.push('The run has no samples yet.');
+  if (rows.length === 0) notes.push('The run has no samples yet.');
 
   if (kind !== 'peer') {
     hostCopyAdvice(kind, vendor, pairLabel, host, messageSizes, measured, recommendations, notes, !lean);

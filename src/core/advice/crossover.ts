@@ -9,7 +9,9 @@
  */
 import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
-import type { SeriesDimensions } from '../seriesKey';
+import type { GroupField } from '../sampleTable';
+import { SampleTable } from '../sampleTable';
+import type { SeriesDimensions, SeriesDims } from '../seriesKey';
 import { DEFAULT_THREADS_PER_CU, DEFAULT_WAVE_SIZE, dimensionWords, seriesDimensions, waveWord } from '../seriesKey';
 import { formatBytes } from '../units';
 import { bothFronts } from './fronts';
@@ -84,18 +86,48 @@ export function sortedTimes(times: readonly number[]): Float64Array {
 /** Room for a sample's times while its quartiles are read: one buffer, grown as needed, rather than a copy a sample. */
 let scratch = new Float64Array(256);
 
-function spread(s: Sample): Spread {
-  const t = s.timesNs;
-  if (!t || t.length === 0) {
-    const only = [s.medianNs ?? s.meanNs];
-    return { q25: quantile(only, 0.25), median: quantile(only, 0.5), q75: quantile(only, 0.75) };
+/** Views of the shared buffer by length, made once each (a view is an object: not one a sample). */
+let views: Float64Array[] = [];
+
+/** The shared buffer, room for `count` times made. */
+function scratchFor(count: number): Float64Array {
+  if (count > scratch.length) {
+    scratch = new Float64Array(Math.max(count, scratch.length * 2));
+    views = [];
   }
-  // The same order as sortedTimes (a typed array's own sort), in a view of the shared buffer.
-  if (t.length > scratch.length) scratch = new Float64Array(Math.max(t.length, scratch.length * 2));
-  const times = scratch.subarray(0, t.length);
-  times.set(t);
+  return (views[count] ??= scratch.subarray(0, count));
+}
+
+/** The quartiles of `times` sorted in place (the same order as sortedTimes: a typed array's own sort). */
+function spreadOfTimes(times: Float64Array): Spread {
   times.sort();
   return { q25: quantile(times, 0.25), median: quantile(times, 0.5), q75: quantile(times, 0.75) };
+}
+
+/** A summary's spread: its median (else its mean) alone. */
+function spreadOfOne(x: number): Spread {
+  const only = [x];
+  return { q25: quantile(only, 0.25), median: quantile(only, 0.5), q75: quantile(only, 0.75) };
+}
+
+function spread(s: Sample): Spread {
+  const t = s.timesNs;
+  if (!t || t.length === 0) return spreadOfOne(s.medianNs ?? s.meanNs);
+  const times = scratchFor(t.length);
+  times.set(t);
+  return spreadOfTimes(times);
+}
+
+/** `spread` of sample `i` of a table, read from its columns (the same numbers, the same answer). */
+function spreadOfRow(table: SampleTable, i: number): Spread {
+  const count = table.timesCountAt(i);
+  if (count <= 0) {
+    const median = table.numberAt('medianNs', i);
+    return spreadOfOne(Number.isNaN(median) ? table.numberAt('meanNs', i) : median);
+  }
+  const times = scratchFor(count);
+  table.copyTimes(i, times);
+  return spreadOfTimes(times);
 }
 
 export function verdictOf(engine: Spread, cu: Spread): Verdict {
@@ -215,10 +247,18 @@ function describe(c: Omit<Crossover, 'explanation'>): string {
   }
 }
 
-/** A sample in an index, with its spread once a comparison has needed it. */
+/**
+ * A sample in an index, with its spread once a comparison has needed it: the sample itself
+ * (`indexSamples`), or its row in a table (`indexRows`), whose spread is read from the columns.
+ */
 interface Indexed {
-  sample: Sample;
-  spread?: Spread;
+  sizeBytes: number;
+  /** Its per-iteration times (0: none, a summary). */
+  times: number;
+  spread: Spread | undefined;
+  /** The sample, or the table whose row `row` it is (one shape for both: the comparisons read either alike). */
+  sample: Sample | SampleTable;
+  row: number;
 }
 
 /** One initiator's samples by path and size (the last sample of a size wins). */
@@ -265,7 +305,12 @@ function distance(d: SeriesDimensions, choice: DimensionChoice): number {
 }
 
 /** The series of each path that `distance` puts nearest, by its key without the CU count. */
-function chosenSeries(keyed: readonly { d: SeriesDimensions; key: string }[], choice: DimensionChoice): Set<string> {
+interface Keyed {
+  d: SeriesDimensions;
+  key: string;
+}
+
+function chosenSeries(keyed: readonly Keyed[], choice: DimensionChoice): Set<string> {
   const best = new Map<string, { key: string; distance: number }>();
   for (const { d, key } of keyed) {
     const mine = best.get(d.path);
@@ -285,32 +330,90 @@ const dimsKeyWithoutCus = (d: SeriesDimensions) =>
  * default series, what a run saved before these dimensions holds alone.
  */
 export function indexSamples(samples: readonly Sample[], choice: DimensionChoice = {}): SampleIndex {
+  const keyed = samples.map((s) => {
+    const d = seriesDimensions(s);
+    return { d, key: dimsKeyWithoutCus(d), initiator: s.initiator, mover: s.mover, cus: s.cus };
+  });
+  return indexKeyed(keyed, choice, (k) => {
+    const sample = samples[k]!;
+    return { sizeBytes: sample.sizeBytes, times: sample.timesNs?.length ?? 0, spread: undefined, sample, row: k };
+  });
+}
+
+/** The fields a sample's series (its dimensions), initiator, mover and CU count are made of. */
+const SERIES_FIELDS = [
+  'mover',
+  'initiator',
+  'cus',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'splitOver',
+  'batch',
+  'shmemSdma',
+  'series',
+] as const satisfies readonly (GroupField & keyof SeriesDims)[];
+
+/**
+ * `indexSamples` of the samples at `rows` of `table` (in that order), the same index, read from
+ * the columns: the samples alike in their series' fields (SERIES_FIELDS) are one group whose
+ * dimensions are made once, from its first sample's fields (`pick`); no sample is built, and a
+ * spread is read from the times' column when a comparison needs it.
+ */
+export function indexRows(table: SampleTable, rows: readonly number[], choice: DimensionChoice = {}): SampleIndex {
+  const { group, first } = table.groupsOf(SERIES_FIELDS, rows);
+  const ofGroup = first.map((i) => {
+    const s = table.pick(i, SERIES_FIELDS);
+    const d = seriesDimensions(s);
+    return { d, key: dimsKeyWithoutCus(d), initiator: s.initiator, mover: s.mover, cus: s.cus };
+  });
+  const sizes = table.numbersOf('sizeBytes', rows);
+  return indexKeyed(
+    Array.from(group, (g) => ofGroup[g]!),
+    choice,
+    (k) => {
+      const row = rows[k]!;
+      return {
+        sizeBytes: sizes[k]!,
+        times: Math.max(0, table.timesCountAt(row)),
+        spread: undefined,
+        sample: table,
+        row,
+      };
+    },
+  );
+}
+
+/** The index of samples known by their series (`keyed`, one a sample, in order); `entry(k)` makes sample k's entry. */
+function indexKeyed(
+  keyed: readonly (Keyed & Pick<Sample, 'initiator' | 'mover' | 'cus'>)[],
+  choice: DimensionChoice,
+  entry: (k: number) => Indexed,
+): SampleIndex {
   const index: SampleIndex = {
     host: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() },
     device: { engineBySize: new Map(), cuByCus: new Map(), ascending: new Map() },
   };
-  const keyed = samples.map((s) => {
-    const d = seriesDimensions(s);
-    return { d, key: dimsKeyWithoutCus(d) };
-  });
   const chosen = chosenSeries(keyed, choice);
-  for (const [i, sample] of samples.entries()) {
-    const { d, key } = keyed[i]!;
+  for (let k = 0; k < keyed.length; k++) {
+    const { d, key, initiator, mover, cus } = keyed[k]!;
     if (!chosen.has(key)) continue;
-    const paths = index[sample.initiator];
-    if (sample.mover === 'engine') paths.engineDims ??= d;
+    const paths = index[initiator];
+    if (mover === 'engine') paths.engineDims ??= d;
     else paths.cuDims ??= d;
-    if (sample.mover === 'engine') paths.engineBySize.set(sample.sizeBytes, { sample });
+    const x = entry(k);
+    if (mover === 'engine') paths.engineBySize.set(x.sizeBytes, x);
     else {
-      let bySize = paths.cuByCus.get(sample.cus);
-      if (!bySize) paths.cuByCus.set(sample.cus, (bySize = new Map()));
-      bySize.set(sample.sizeBytes, { sample });
+      let bySize = paths.cuByCus.get(cus);
+      if (!bySize) paths.cuByCus.set(cus, (bySize = new Map()));
+      bySize.set(x.sizeBytes, x);
     }
   }
   return index;
 }
 
-const spreadOf = (x: Indexed): Spread => (x.spread ??= spread(x.sample));
+const spreadOf = (x: Indexed): Spread =>
+  (x.spread ??= x.sample instanceof SampleTable ? spreadOfRow(x.sample, x.row) : spread(x.sample));
 
 /** A path's samples in ascending size (a helper prints them so: then no sort is needed). */
 function inSizeOrder(paths: InitiatorSamples, bySize: Map<number, Indexed>): Indexed[] {
@@ -318,8 +421,8 @@ function inSizeOrder(paths: InitiatorSamples, bySize: Map<number, Indexed>): Ind
   if (!list) {
     list = [...bySize.values()];
     let sorted = true;
-    for (let i = 1; i < list.length && sorted; i++) sorted = list[i - 1]!.sample.sizeBytes < list[i]!.sample.sizeBytes;
-    if (!sorted) list.sort((a, b) => a.sample.sizeBytes - b.sample.sizeBytes);
+    for (let i = 1; i < list.length && sorted; i++) sorted = list[i - 1]!.sizeBytes < list[i]!.sizeBytes;
+    if (!sorted) list.sort((a, b) => a.sizeBytes - b.sizeBytes);
     paths.ascending.set(bySize, list);
   }
   return list;
@@ -354,15 +457,15 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
   const spreads: { e: Spread; c: Spread }[] = [];
   const verdicts: SizeVerdict[] = [];
   // A summary-only sample (imported without per-iteration times) counts as one repetition: its spread is unknown.
-  const reps = (x: Sample) => Math.max(1, x.timesNs?.length ?? 0);
+  const reps = (x: Indexed) => Math.max(1, x.times);
   let repetitions = Number.POSITIVE_INFINITY;
   let summaryOnly = false;
   // Both paths' sizes in one ascending pass: a merge of the two sorted lists.
   const es = inSizeOrder(paths, engineBySize);
   const cs = inSizeOrder(paths, cuBySize);
   for (let i = 0, j = 0; i < es.length || j < cs.length;) {
-    const eSize = i < es.length ? es[i]!.sample.sizeBytes : Number.POSITIVE_INFINITY;
-    const cSize = j < cs.length ? cs[j]!.sample.sizeBytes : Number.POSITIVE_INFINITY;
+    const eSize = i < es.length ? es[i]!.sizeBytes : Number.POSITIVE_INFINITY;
+    const cSize = j < cs.length ? cs[j]!.sizeBytes : Number.POSITIVE_INFINITY;
     if (eSize !== cSize) {
       missingBytes.push(Math.min(eSize, cSize));
       if (eSize < cSize) i++;
@@ -377,8 +480,8 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
     const c = spreadOf(cx);
     spreads.push({ e, c });
     verdicts.push({ sizeBytes: size, verdict: verdictOf(e, c), engineMedianNs: e.median, cuMedianNs: c.median });
-    repetitions = Math.min(repetitions, reps(ex.sample), reps(cx.sample));
-    if (!ex.sample.timesNs?.length || !cx.sample.timesNs?.length) summaryOnly = true;
+    repetitions = Math.min(repetitions, reps(ex), reps(cx));
+    if (ex.times === 0 || cx.times === 0) summaryOnly = true;
   }
   const repCount = Number.isFinite(repetitions) ? repetitions : 0;
   const fewReps = repCount < MIN_REPETITIONS;
@@ -397,7 +500,9 @@ export function crossoverAt(index: SampleIndex, initiator: Initiator, cus: numbe
     repetitions: repCount,
     uncertainty: fewReps && both.length > 0 ? [repsCause()] : [],
   };
-  const finish = (c: Omit<Crossover, 'explanation'>): Crossover => ({ ...c, explanation: explain ? describe(c) : '' });
+  // The explanation added last, as a copy with it would have it: `c` is this call's own object.
+  const finish = (c: Omit<Crossover, 'explanation'>): Crossover =>
+    Object.assign(c, { explanation: explain ? describe(c) : '' });
   const sizesOf = (m: Map<number, Indexed>) => [...m.keys()].sort(ascending);
 
   if (both.length < 2) {

@@ -74,7 +74,7 @@ export function sweepFigures(run: Run, advised: readonly FigureAdvice[] = sweepA
     const gbps = samples.numbersOf('gbps');
     /** Per group: undefined when its samples do not count, else their key, label, path and pair. */
     const peakOf = first.map((i) => {
-      const s = samples.at(i)!;
+      const s = samples.pick(i, PEAK_FIELDS);
       if (!s.validated || !standsForItsPath(s)) return undefined;
       const d = seriesDimensions(s);
       const pair = pairName(s);

@@ -4,7 +4,8 @@
  * same reader and safe open as on the main thread) and handing back only its figures
  * (`NodeFigures`: a few numbers and strings a node). The main thread gives each worker a batch
  * of nodes in one message, two batches at most, so nothing piles up, and each batch is answered
- * in one message (every message wakes both threads); the results come back in the index's
+ * in one message (every message wakes both threads), as JSON text whose strings (figure keys,
+ * labels, settings) are each sent once a batch; the results come back in the index's
  * order whatever order the workers finish in. Cancel terminates the workers. A worker that stops
  * (a crash, out of memory) costs only the node it was reading (which it writes in a slot shared
  * with the main thread before reading it), said as a problem naming that node (stopped between
@@ -20,7 +21,9 @@ import type { Run } from '../run';
 import { RunStore } from '../runs/runStore';
 import { statSync } from 'node:fs';
 import type { FleetIndex } from '../fleet/fleetIndex';
+import type { Figure } from '../fleet/figures';
 import type { NodeFigures, NodeRuns } from '../fleet/fleetView';
+import type { PathName } from '../protocol';
 import { nodeFigures } from '../fleet/fleetView';
 
 /** The mark in `workerData` that makes this module serve as a fleet reader. */
@@ -84,9 +87,91 @@ export function openRun(store: RunStore, runId: string, signal?: AbortSignal): P
 }
 
 type ToWorker = { jobs: number[]; nodes: FleetIndex['nodes'] };
-/** A node read, or why its figures could not be made. */
-type Answer = NodeRead | { error: string };
-type FromWorker = { ready: true } | { jobs: number[]; reads: Answer[] };
+/**
+ * A figure as sent back: its strings as indices in the batch's string table (a path -1 when it
+ * has none), its value, whether low is weak (1) or not (0). Every node of a batch has mostly the
+ * same keys and labels: each is sent once a batch, not once a node.
+ */
+type SentFigure = [
+  key: number,
+  kind: number,
+  label: number,
+  path: number,
+  pair: number,
+  value: number,
+  unit: number,
+  lowIsWeak: number,
+];
+/** A node read as sent back, its figures and settings in the batch's string table; or why its figures could not be made. */
+type Answer =
+  | {
+      figures: SentFigure[];
+      settings?: number[];
+      statuses: NodeFigures['statuses'];
+      simulated: boolean;
+      problems: string[];
+    }
+  | { error: string };
+type FromWorker = { ready: true } | { jobs: number[]; strings: string[]; reads: Answer[] };
+
+/** The strings of a batch's answer, each once, by index. */
+class StringTable {
+  readonly strings: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(s: string): number {
+    let i = this.index.get(s);
+    if (i === undefined) {
+      i = this.strings.length;
+      this.strings.push(s);
+      this.index.set(s, i);
+    }
+    return i;
+  }
+}
+
+/** A node's read as sent back (`fromAnswer` makes it again on the main thread). */
+function toAnswer(read: NodeRead, table: StringTable): Answer {
+  const f = read.figures;
+  return {
+    figures: f.figures.map((x) => [
+      table.of(x.key),
+      table.of(x.kind),
+      table.of(x.label),
+      x.path === undefined ? -1 : table.of(x.path),
+      table.of(x.pair),
+      x.value,
+      table.of(x.unit),
+      x.lowIsWeak ? 1 : 0,
+    ]),
+    ...(f.settings ? { settings: f.settings.map((x) => table.of(x)) } : {}),
+    statuses: f.statuses,
+    simulated: f.simulated,
+    problems: read.problems,
+  };
+}
+
+/** The read `toAnswer` sent, with the figures' fields in the order `sweepFigures` and `matrixFigures` give them. */
+function fromAnswer(a: Exclude<Answer, { error: string }>, strings: readonly string[]): NodeRead {
+  const figures: Figure[] = a.figures.map(([key, kind, label, path, pair, value, unit, lowIsWeak]) => ({
+    key: strings[key]!,
+    kind: strings[kind] as Figure['kind'],
+    label: strings[label]!,
+    ...(path >= 0 ? { path: strings[path] as PathName } : {}),
+    pair: strings[pair]!,
+    value,
+    unit: strings[unit] as Figure['unit'],
+    lowIsWeak: lowIsWeak === 1,
+  }));
+  return {
+    figures: {
+      figures,
+      ...(a.settings ? { settings: a.settings.map((i) => strings[i]!) } : {}),
+      statuses: a.statuses,
+      simulated: a.simulated,
+    },
+    problems: a.problems,
+  };
+}
 
 /**
  * The worker's side: reads each batch of nodes it is sent, one node after the other, and answers
@@ -104,20 +189,21 @@ function serve(root: string, reading: Int32Array): void {
   port.on('message', (m: ToWorker) => {
     queue = queue.then(async () => {
       const reads: Answer[] = [];
+      const table = new StringTable();
       for (let k = 0; k < m.jobs.length; k++) {
         // A turn of the event loop between nodes: V8's own tasks (the collector's) run there; a
         // batch read in one go holds them back, which cost a third more peak memory and CPU.
         if (k > 0) await new Promise((resolve) => setImmediate(resolve));
         Atomics.store(reading, 0, m.jobs[k]!);
         try {
-          reads.push(await readNode(store, m.nodes[k]!, open));
+          reads.push(toAnswer(await readNode(store, m.nodes[k]!, open), table));
         } catch (err) {
           reads.push({ error: (err as Error).message });
         }
       }
       Atomics.store(reading, 0, -1);
       // As JSON text: one string is cloned in a fraction of the time of the objects it holds.
-      port.postMessage(JSON.stringify({ jobs: m.jobs, reads } satisfies FromWorker));
+      port.postMessage(JSON.stringify({ jobs: m.jobs, strings: table.strings, reads } satisfies FromWorker));
     });
   });
   port.postMessage(JSON.stringify({ ready: true } satisfies FromWorker));
@@ -136,15 +222,6 @@ class Interner {
     if (had !== undefined) return had;
     this.seen.set(s, s);
     return s;
-  }
-  figures(f: NodeFigures): NodeFigures {
-    for (const x of f.figures) {
-      x.key = this.of(x.key);
-      x.label = this.of(x.label);
-      x.pair = this.of(x.pair);
-    }
-    if (f.settings) f.settings = f.settings.map((s) => this.of(s));
-    return f;
   }
 }
 
@@ -229,13 +306,13 @@ export async function readNodesInWorkers(
         else {
           // Batches are read in the order sent: the answer is of the oldest.
           sent.shift();
+          // The batch's strings kept once across batches (figure keys, labels, pairs, settings).
+          const strings = m.strings.map((x) => interner.of(x));
           m.jobs.forEach((job, k) => {
             const a = m.reads[k]!;
             answered(
               job,
-              'error' in a
-                ? failed(nodes[job]!, `its figures could not be made: ${a.error}`)
-                : { figures: interner.figures(a.figures), problems: a.problems },
+              'error' in a ? failed(nodes[job]!, `its figures could not be made: ${a.error}`) : fromAnswer(a, strings),
             );
           });
         }

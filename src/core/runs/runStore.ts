@@ -406,6 +406,8 @@ class RunFileLines {
   private sampleTimes = 0;
   /** A whole file read in one chunk: its sample lines, counted ahead (0 when not); the table is told at the first sample. */
   private countedSamples = 0;
+  /** A plain progress line's done and total, as `readPlainProgress` reads them. */
+  private readonly progress = [0, 0];
 
   constructor(
     private readonly file: string,
@@ -514,6 +516,12 @@ class RunFileLines {
     }
     // A record starts with "{"; anything else is looked at closer (a blank line is skipped).
     if (line.charCodeAt(0) !== 123 && line.trim().length === 0) return;
+    // A progress line as the helper writes it (half a sweep's lines) is read without JSON.parse:
+    // what it sets is what parsing it would set; any other form is parsed below.
+    if (line.startsWith(PROGRESS_START) && readPlainProgress(line, this.progress)) {
+      run.progress = { done: this.progress[0]!, total: this.progress[1]! };
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -570,6 +578,55 @@ export function isPlainProgress(value: unknown): value is { type: 'progress'; do
     (total as number) >= 0 &&
     (message === undefined || (typeof message === 'string' && message.length <= PROGRESS_MESSAGE_MAX))
   );
+}
+
+/** How a progress line starts as the helper writes it; then come its count, `,"total":`, and an optional message. */
+const PROGRESS_START = '{"type":"progress","done":';
+const PROGRESS_TOTAL = ',"total":';
+const PROGRESS_MESSAGE = ',"message":"';
+/** Digits of a count read plainly: at most 15, so that it is an exact integer (a longer one is parsed). */
+const PLAIN_COUNT_DIGITS = 15;
+
+/**
+ * A progress line of exactly the helper's form, `{"type":"progress","done":D,"total":T}` with
+ * an optional `"message":"..."` last, read without JSON.parse: true, with `done` and `total` in
+ * `out`, only for a line that JSON.parse would read as such a record and `isPlainProgress`
+ * accept: counts as plain digits (no sign, no leading zero, no fraction or exponent, at most
+ * PLAIN_COUNT_DIGITS), no space anywhere, a message of printable ASCII without a quote or a
+ * backslash (its JSON is its text) and at most PROGRESS_MESSAGE_MAX long, nothing after the
+ * closing brace. Anything else (false) is parsed and checked as any other line.
+ */
+export function readPlainProgress(line: string, out: number[]): boolean {
+  let at = PROGRESS_START.length;
+  const count = (): number => {
+    const from = at;
+    let n = 0;
+    for (let c = line.charCodeAt(at); c >= 48 && c <= 57; c = line.charCodeAt(at)) {
+      n = n * 10 + (c - 48);
+      at++;
+    }
+    const digits = at - from;
+    // None, too many, or a leading zero: not read plainly.
+    if (digits === 0 || digits > PLAIN_COUNT_DIGITS || (digits > 1 && line.charCodeAt(from) === 48)) return -1;
+    return n;
+  };
+  if (!PLAIN_PROGRESS_CURRENT || !line.startsWith(PROGRESS_START)) return false;
+  const done = count();
+  if (done < 0 || !line.startsWith(PROGRESS_TOTAL, at)) return false;
+  at += PROGRESS_TOTAL.length;
+  const total = count();
+  if (total < 0) return false;
+  if (line.startsWith(PROGRESS_MESSAGE, at)) {
+    at += PROGRESS_MESSAGE.length;
+    const from = at;
+    for (let c = line.charCodeAt(at); c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92; c = line.charCodeAt(at)) at++;
+    if (line.charCodeAt(at) !== 34 || at - from > PROGRESS_MESSAGE_MAX) return false;
+    at++;
+  }
+  if (at !== line.length - 1 || line.charCodeAt(at) !== 125) return false;
+  out[0] = done;
+  out[1] = total;
+  return true;
 }
 
 /** The UTF-16 length of UTF-8 bytes once decoded: a unit per character, two for a 4-byte one (a character cut at the end counts as one). */
