@@ -14,10 +14,19 @@ export const DEFAULT_THREADS_PER_CU = 1024;
 export const DEFAULT_WAVE_SIZE = 64;
 
 /** The fields of a sample that make up its series beyond the pair and size. */
-export type SeriesDims = Pick<
-  Sample,
-  'mover' | 'initiator' | 'cus' | 'wavesPerCu' | 'waveSize' | 'split' | 'splitOver' | 'batch' | 'shmemSdma' | 'series'
->;
+export const SERIES_FIELDS = [
+  'mover',
+  'initiator',
+  'cus',
+  'wavesPerCu',
+  'waveSize',
+  'split',
+  'splitOver',
+  'batch',
+  'shmemSdma',
+  'series',
+] as const;
+export type SeriesDims = Pick<Sample, (typeof SERIES_FIELDS)[number]>;
 
 /** The dimensions of a series, normalised: every default written out. */
 export interface SeriesDimensions {

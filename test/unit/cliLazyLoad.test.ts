@@ -6,7 +6,7 @@
  * the helper-starting commands main.ts knows by name are the bundles' RUNS.
  */
 import { join, resolve } from 'node:path';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { BUNDLES, BUNDLE_OF, loadCommand } from '../../src/cli/commandTable';
@@ -15,8 +15,9 @@ import { COMMAND_NAMES } from '../../src/cli/usage';
 
 const repo = resolve(__dirname, '../..');
 
-async function inputsOf(entry: string, plugins: Plugin[]): Promise<string[]> {
-  const r = await build({
+/** A CLI entry bundled as scripts/build.mjs bundles it, in memory. */
+const bundled = (entry: string, more: BuildOptions) =>
+  build({
     entryPoints: [join(repo, 'src', 'cli', ...entry.split('/'))],
     bundle: true,
     platform: 'node',
@@ -24,12 +25,14 @@ async function inputsOf(entry: string, plugins: Plugin[]): Promise<string[]> {
     target: 'node20',
     mainFields: ['module', 'main'],
     write: false,
-    metafile: true,
     outfile: 'out.js',
     logLevel: 'silent',
-    plugins,
+    ...more,
   });
-  return Object.keys(r.metafile.inputs);
+
+async function inputsOf(entry: string, plugins: Plugin[]): Promise<string[]> {
+  const r = await bundled(entry, { metafile: true, plugins });
+  return Object.keys(r.metafile!.inputs);
 }
 
 describe('CLI start-up', () => {
@@ -65,19 +68,8 @@ describe('CLI start-up', () => {
   });
 
   it("the sweep's bundle builds the schemas of records a sweep never meets only at their first read", async () => {
-    const r = await build({
-      entryPoints: [join(repo, 'src', 'cli', 'bundles', 'sweep.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      mainFields: ['module', 'main'],
-      write: false,
-      outfile: 'out.js',
-      logLevel: 'silent',
-      external: ['execa'],
-    });
-    const text = r.outputFiles[0]!.text;
+    const r = await bundled('bundles/sweep.ts', { external: ['execa'] });
+    const text = r.outputFiles![0]!.text;
     // Made at load, each would be a `var NameSchema = ...` line: only their lazy builders are there.
     expect(text).toMatch(/\bvar overlapSchema = /);
     expect(

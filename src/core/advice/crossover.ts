@@ -11,8 +11,15 @@ import type { Initiator, PathName, Sample } from '../protocol';
 import { pathName } from '../protocol';
 import type { GroupField } from '../sampleTable';
 import { SampleTable } from '../sampleTable';
-import type { SeriesDimensions, SeriesDims } from '../seriesKey';
-import { DEFAULT_THREADS_PER_CU, DEFAULT_WAVE_SIZE, dimensionWords, seriesDimensions, waveWord } from '../seriesKey';
+import type { SeriesDimensions } from '../seriesKey';
+import {
+  SERIES_FIELDS,
+  DEFAULT_THREADS_PER_CU,
+  DEFAULT_WAVE_SIZE,
+  dimensionWords,
+  seriesDimensions,
+  waveWord,
+} from '../seriesKey';
 import { formatBytes } from '../units';
 import { bothFronts } from './fronts';
 
@@ -340,19 +347,8 @@ export function indexSamples(samples: readonly Sample[], choice: DimensionChoice
   });
 }
 
-/** The fields a sample's series (its dimensions), initiator, mover and CU count are made of. */
-const SERIES_FIELDS = [
-  'mover',
-  'initiator',
-  'cus',
-  'wavesPerCu',
-  'waveSize',
-  'split',
-  'splitOver',
-  'batch',
-  'shmemSdma',
-  'series',
-] as const satisfies readonly (GroupField & keyof SeriesDims)[];
+/** The fields a sample's series (its dimensions), initiator, mover and CU count are made of, as the table groups them. */
+const SERIES_GROUP = SERIES_FIELDS satisfies readonly GroupField[];
 
 /**
  * `indexSamples` of the samples at `rows` of `table` (in that order), the same index, read from
@@ -361,9 +357,9 @@ const SERIES_FIELDS = [
  * spread is read from the times' column when a comparison needs it.
  */
 export function indexRows(table: SampleTable, rows: readonly number[], choice: DimensionChoice = {}): SampleIndex {
-  const { group, first } = table.groupsOf(SERIES_FIELDS, rows);
+  const { group, first } = table.groupsOf(SERIES_GROUP, rows);
   const ofGroup = first.map((i) => {
-    const s = table.pick(i, SERIES_FIELDS);
+    const s = table.pick(i, SERIES_GROUP);
     const d = seriesDimensions(s);
     return { d, key: dimsKeyWithoutCus(d), initiator: s.initiator, mover: s.mover, cus: s.cus };
   });

@@ -12,7 +12,7 @@ import type { PathName } from '../protocol';
 import { pathName } from '../protocol';
 import type { Run } from '../run';
 import type { GroupField } from '../sampleTable';
-import { dimensionsKey, dimensionWords, isDefaultDimensions, seriesDimensions } from '../seriesKey';
+import { SERIES_FIELDS, dimensionsKey, dimensionWords, isDefaultDimensions, seriesDimensions } from '../seriesKey';
 
 export type FigureKind = 'peak' | 'crossover' | 'cell';
 
@@ -46,16 +46,7 @@ export function sweepAdvice(run: Run): FigureAdvice[] {
 const PEAK_FIELDS = [
   'src',
   'dst',
-  'cus',
-  'mover',
-  'initiator',
-  'wavesPerCu',
-  'waveSize',
-  'split',
-  'splitOver',
-  'batch',
-  'shmemSdma',
-  'series',
+  ...SERIES_FIELDS,
   'validated',
   'moverEvidence',
 ] as const satisfies readonly GroupField[];

@@ -172,6 +172,8 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
    * the survey alone.
    */
   async function surveyAhead(source: OverviewSource, layout: TimelineLayout) {
+    // A page that said it will not fit the whole timeline has nothing to bin ahead: no span to read.
+    if (view && !view.whole) return undefined;
     const span = await timelineSpan(source, layout);
     await until(() => view !== undefined, options.viewWaitMs ?? VIEW_WAIT_MS);
     if (!view?.whole) return undefined;

@@ -1171,15 +1171,16 @@ export async function surveyAndBin(
   // Every event in a row, or the survey's counts would be short (an event outside the window).
   if (!binnedAll || counted !== events || events !== layout.count)
     return { survey: await surveyPart(source, layout, localClaim(), signal) };
+  const keys = finder.keys();
   return {
     survey: {
-      lanes: finder.keys(),
+      lanes: keys,
       counts: Int32Array.from(context.totals.count.subarray(0, lanes)),
       ...span,
       inferred,
       events,
     },
-    binned: { request: ahead, keys: finder.keys(), part: partOf(g, context, events) },
+    binned: { request: ahead, keys, part: partOf(g, context, events) },
   };
 }
 
