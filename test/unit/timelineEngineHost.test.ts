@@ -241,29 +241,52 @@ describe('TimelineEngineHost (the relay)', () => {
 function port() {
   const emitter = new EventEmitter();
   const out: ThreadMessage[] = [];
-  const p: EnginePort & { send(m: ToThread): void; out: ThreadMessage[]; next(type: string): Promise<ThreadMessage> } =
-    {
-      on: (event, listener) => void emitter.on(event, listener),
-      postMessage: (m) => {
-        out.push(m);
-        emitter.emit('posted', m);
-      },
-      send: (m) => emitter.emit('message', m),
-      out,
-      next: (type) =>
-        new Promise((resolve) => {
-          const found = out.find((m) => m.type === type);
-          if (found) return resolve(found);
-          const on = (m: ThreadMessage) => {
-            if (m.type !== type) return;
-            emitter.off('posted', on);
-            resolve(m);
-          };
-          emitter.on('posted', on);
-        }),
-    };
+  const p: EnginePort & {
+    send(m: ToThread): void;
+    out: ThreadMessage[];
+    next(type: string): Promise<ThreadMessage>;
+    answer(id: number): Promise<ThreadMessage>;
+  } = {
+    on: (event, listener) => void emitter.on(event, listener),
+    postMessage: (m) => {
+      out.push(m);
+      emitter.emit('posted', m);
+    },
+    send: (m) => emitter.emit('message', m),
+    out,
+    next: (type) =>
+      new Promise((resolve) => {
+        const found = out.find((m) => m.type === type);
+        if (found) return resolve(found);
+        const on = (m: ThreadMessage) => {
+          if (m.type !== type) return;
+          emitter.off('posted', on);
+          resolve(m);
+        };
+        emitter.on('posted', on);
+      }),
+    // The answer to query `id`, whenever it comes (a query sent while the engine finishes loading waits for it).
+    answer: (id) =>
+      new Promise((resolve) => {
+        const mine = (m: ThreadMessage) => 'id' in m && m.id === id;
+        const found = out.find(mine);
+        if (found) return resolve(found);
+        const on = (m: ThreadMessage) => {
+          if (!mine(m)) return;
+          emitter.off('posted', on);
+          resolve(m);
+        };
+        emitter.on('posted', on);
+      }),
+  };
   return p;
 }
+
+/**
+ * An engine that waits for the page's first request as long as a test may take: these tests
+ * send it at once, and a machine under load must not make the overview give up on it first.
+ */
+const PATIENT = { overviewWaitMs: 60_000 };
 
 describe('serveEngine (the engine thread)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-engine-'));
@@ -326,7 +349,7 @@ describe('serveEngine: the overview before the index', () => {
   it("answers the page's first level of detail from the file before reading it whole, then says the index is ready", async () => {
     const file = write('overview.sdmatl', 40);
     const p = port();
-    serveEngine(p);
+    serveEngine(p, PATIENT);
     p.send({ type: 'open', file, meta: META });
     const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
     expect(first.stage).toBe('overview');
@@ -361,8 +384,7 @@ describe('serveEngine: the overview before the index', () => {
       id: 4,
       request: { startNs: first.index.startNs, endNs: first.index.endNs, buckets: 400, lanes },
     });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    const built = p.out.find((m) => m.type === 'lod' && m.id === 4) as Extract<FromWorker, { type: 'lod' }>;
+    const built = (await p.answer(4)) as Extract<FromWorker, { type: 'lod' }>;
     expect(built.result.totals).toEqual(lod.result.totals);
     expect(built.result.runs.count).toEqual(lod.result.runs.count);
     expect(built.result.raw).toEqual(lod.result.raw);
@@ -371,7 +393,7 @@ describe('serveEngine: the overview before the index', () => {
   it("bins the page's first view while it surveys the file: that request is answered from it, as the built engine answers it", async () => {
     const file = write('ahead.sdmatl', 60);
     const p = port();
-    serveEngine(p);
+    serveEngine(p, PATIENT);
     // As the page does on 'timeline-host-held': its view first (it fits the whole timeline), then no selection, no filter.
     p.send({ type: 'open', file, meta: META });
     p.send({ type: 'view', whole: true, buckets: 900, rawMinPx: 2 });
@@ -388,8 +410,7 @@ describe('serveEngine: the overview before the index', () => {
     expect(v.safeParse(EngineAnswerSchema, lod).success).toBe(true);
     await p.next('read');
     p.send({ type: 'lod', id: 3, request });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    const built = p.out.find((m) => m.type === 'lod' && m.id === 3) as Extract<FromWorker, { type: 'lod' }>;
+    const built = (await p.answer(3)) as Extract<FromWorker, { type: 'lod' }>;
     expect(built.source).toBeUndefined();
     expect(lod.result.totals).toEqual(built.result.totals);
     expect(lod.result.runs.count).toEqual(built.result.runs.count);
@@ -398,7 +419,7 @@ describe('serveEngine: the overview before the index', () => {
 
     // Another request (the page was resized before it asked) is binned from the file in a pass of its own.
     const q = port();
-    serveEngine(q);
+    serveEngine(q, PATIENT);
     q.send({ type: 'open', file, meta: META });
     q.send({ type: 'view', whole: true, buckets: 900, rawMinPx: 2 });
     await q.next('index');
@@ -410,7 +431,7 @@ describe('serveEngine: the overview before the index', () => {
     const file = write('not-whole.sdmatl', 20);
     const p = port();
     // A wait for the view that would outlast the test: the view says at once that there is nothing to bin ahead.
-    serveEngine(p, { viewWaitMs: 60_000 });
+    serveEngine(p, { ...PATIENT, viewWaitMs: 60_000 });
     p.send({ type: 'open', file, meta: META });
     p.send({ type: 'view', whole: false, buckets: 900, rawMinPx: 2 });
     const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;

@@ -97,6 +97,7 @@ describe('the overview on hostile files', () => {
       for (const x of answer!.result.runs.busyNs) expect(Number.isFinite(x)).toBe(true);
       const ahead = mergeSurvey(fused.layout, [fused.survey], META, 0);
       expect(ahead.index).toEqual(survey.index);
+      expect(ahead.inferred).toBe(survey.inferred);
       if (!fused.binned || count === 0) continue;
       const first = { ...fused.ahead, lanes: request.lanes };
       const binned = answerAhead(ahead, fused.binned, first);
