@@ -185,7 +185,7 @@ async function measure(kind, origin, file, support, hostHeld = false) {
     let held;
     if (hostHeld) {
       // The engine thread reads the file; this process relays the page's queries.
-      held = await holdOnHost(page, support, { file, meta: DEMO_META, readers: READERS });
+      held = await holdOnHost(page, support, { file, meta: DEMO_META, readers: READERS, fetchable: true });
       events = held.figures.count;
     } else {
       // As the extension reads it: one buffer, the columns views over it (a Uint8Array made from

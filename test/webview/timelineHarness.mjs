@@ -143,6 +143,14 @@ export async function startServer(support, assetDir, pages, replay = []) {
       return send(200, 'text/html', html);
     }
     if (url.pathname === '/fake-vscode.js') return send(200, 'text/javascript', fakeVscode);
+    if (url.pathname.startsWith('/relay/')) {
+      // A host message's typed arrays, once (holdOnHost's relay when the page may fetch).
+      const body = relayed.get(url.pathname);
+      relayed.delete(url.pathname);
+      if (!body) return send(404, 'text/plain', 'not found');
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
+      return res.end(body);
+    }
     if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
     const file = join(assetDir, url.pathname.replace(/^\/+/, ''));
     if (!file.startsWith(assetDir) || !existsSync(file) || !statSync(file).isFile())
@@ -438,7 +446,7 @@ export const ENGINE_BUNDLE = join(repo, 'dist/timelineEngine.js');
 /** The relay each page's queries go to (the latest timeline held on it). */
 const relays = new WeakMap();
 
-/** The typed arrays a message to the page may carry (what `packTyped` tags and the page makes again). */
+/** The typed arrays a message to the page may carry (what `packTyped` takes out and the page makes again). */
 const TYPED_ARRAYS = [
   'Int8Array',
   'Uint8Array',
@@ -451,30 +459,46 @@ const TYPED_ARRAYS = [
   'Float64Array',
 ];
 
+/** Host messages' typed arrays waiting for the page to fetch them, by path; each served once. */
+const relayed = new Map();
+let relayedCount = 0;
+
 /**
- * A host message with each typed array as its bytes in base64 (Node's own encoder), tagged with
- * its type, for `dispatchPacked` to make again on the page. The DevTools protocol carries only
- * text, and Playwright's own encoding of a typed array goes a byte at a time on Node 20 (about
- * 150 ms for the 2 MB of a 10^7-event first answer), where VS Code's webview messages carry
- * typed arrays as binary: the stand-in should not cost what the host it stands in for does not.
+ * A host message with its typed arrays taken out into one buffer, for `dispatchPacked` to make
+ * again on the page: each array is `{ __typed, at, bytes }`, its place in `bytes`. The DevTools
+ * protocol carries only text, and Playwright's own encoding of a typed array goes a byte at a
+ * time on Node 20 (about 150 ms for the 2 MB of a 10^7-event first answer), where VS Code's
+ * webview messages carry typed arrays as binary: the stand-in should not cost what the host it
+ * stands in for does not.
  */
-export function packTyped(value) {
-  if (ArrayBuffer.isView(value) && TYPED_ARRAYS.includes(value.constructor.name))
-    return {
-      __typed: value.constructor.name,
-      base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'),
-    };
-  if (Array.isArray(value)) return value.map(packTyped);
-  if (value !== null && typeof value === 'object') {
-    const out = {};
-    for (const [key, v] of Object.entries(value)) out[key] = packTyped(v);
-    return out;
-  }
-  return value;
+export function packTyped(message) {
+  const parts = [];
+  let at = 0;
+  const take = (value) => {
+    if (ArrayBuffer.isView(value) && TYPED_ARRAYS.includes(value.constructor.name)) {
+      parts.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      const out = { __typed: value.constructor.name, at, bytes: value.byteLength };
+      at += value.byteLength;
+      return out;
+    }
+    if (Array.isArray(value)) return value.map(take);
+    if (value !== null && typeof value === 'object') {
+      const out = {};
+      for (const [key, v] of Object.entries(value)) out[key] = take(v);
+      return out;
+    }
+    return value;
+  };
+  const skeleton = take(message);
+  return { skeleton, bytes: parts.length > 0 ? Buffer.concat(parts, at) : undefined };
 }
 
-/** On the page: `packTyped`'s message made again (each typed array in a buffer of its own) and dispatched as the host's message event. */
-function dispatchPacked(packed) {
+/**
+ * On the page: `packTyped`'s message made again (each typed array in a buffer of its own) and
+ * dispatched as the host's message event. The arrays' bytes come fetched from `path` (binary,
+ * as VS Code carries them; a page whose CSP is bypassed: the benchmark's) or as base64.
+ */
+async function dispatchPacked({ skeleton, path, base64 }) {
   const kinds = {
     Int8Array,
     Uint8Array,
@@ -486,20 +510,33 @@ function dispatchPacked(packed) {
     Float32Array,
     Float64Array,
   };
+  let bytes;
+  if (path) bytes = new Uint8Array(await (await fetch(path)).arrayBuffer());
+  else if (base64 !== undefined) {
+    const text = atob(base64);
+    bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  }
   const revive = (v) => {
     if (Array.isArray(v)) return v.map(revive);
     if (v === null || typeof v !== 'object') return v;
-    if (typeof v.__typed === 'string' && Object.hasOwn(kinds, v.__typed)) {
-      const text = atob(v.base64);
-      const bytes = new Uint8Array(text.length);
-      for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-      return new kinds[v.__typed](bytes.buffer);
-    }
+    if (typeof v.__typed === 'string' && Object.hasOwn(kinds, v.__typed))
+      return new kinds[v.__typed](bytes.slice(v.at, v.at + v.bytes).buffer);
     const out = {};
     for (const key of Object.keys(v)) out[key] = revive(v[key]);
     return out;
   };
-  window.dispatchEvent(new MessageEvent('message', { data: revive(packed) }));
+  window.dispatchEvent(new MessageEvent('message', { data: revive(skeleton) }));
+}
+
+/** Posts a host message to the page, its typed arrays as binary by fetch (`fetchable`) or as base64. */
+function postToPage(page, message, fetchable) {
+  const { skeleton, bytes } = packTyped(message);
+  if (!bytes) return page.evaluate(dispatchPacked, { skeleton });
+  if (!fetchable) return page.evaluate(dispatchPacked, { skeleton, base64: bytes.toString('base64') });
+  const path = `/relay/${++relayedCount}`;
+  relayed.set(path, bytes);
+  return page.evaluate(dispatchPacked, { skeleton, path }).finally(() => relayed.delete(path));
 }
 
 /**
@@ -509,8 +546,10 @@ function dispatchPacked(packed) {
  * events are host-held, validates each message the page posts with the panel's parser and
  * relays its queries, and posts the engine's answers back as host messages, in order. The
  * engine thread lives in this process: its read, index and answers count in its memory.
+ * `fetchable`: the page may fetch from the harness's server (its CSP bypassed, as the
+ * benchmark's is), so typed arrays reach it as binary; else as base64.
  */
-export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BUNDLE, readers }) {
+export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BUNDLE, readers, fetchable = false }) {
   if (!existsSync(bundle)) throw new Error(`${bundle} is not built (npm run build)`);
   const fd = openSync(file, 'r');
   const head = Buffer.alloc(32);
@@ -523,9 +562,7 @@ export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BU
   const figures = { count, readMs: NaN, readers: 0, failure: undefined, problems: [] };
   let queue = Promise.resolve();
   const toPage = (message) => {
-    queue = queue
-      .then(() => page.evaluate(dispatchPacked, packTyped(message)))
-      .catch((err) => figures.problems.push(String(err)));
+    queue = queue.then(() => postToPage(page, message, fetchable)).catch((err) => figures.problems.push(String(err)));
   };
   const engine = new support.TimelineEngineHost({
     bundle,
