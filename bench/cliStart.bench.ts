@@ -25,7 +25,8 @@ import { join, resolve } from 'node:path';
 const RUNS = Math.max(5, Number(process.env.SDMA_LENS_BENCH_RUNS) || 20);
 const TARGET = 1.4;
 const root = process.cwd();
-const helper = process.argv[2] ?? join(root, 'native', 'build', 'sdma-probe');
+// Absolute: the commands run in a scratch folder.
+const helper = resolve(process.argv[2] ?? join(root, 'native', 'build', 'sdma-probe'));
 const before = process.env.SDMA_LENS_BENCH_BEFORE ? resolve(process.env.SDMA_LENS_BENCH_BEFORE) : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'sdma-lens-clistart-'));
 const env = { ...process.env, XDG_CACHE_HOME: join(scratch, 'cache') };

@@ -149,6 +149,15 @@ const common = {
   legalComments: 'linked',
 };
 
+/**
+ * The CLI's bundles are read, compiled (or their code cache loaded) and run at every start,
+ * and what they hold in memory costs page faults: in every build their text loses its blanks
+ * and comments and its syntax is made shorter. Names stay (a stack trace still names the
+ * function; the source map, in a development build, gives the line); `--production` shortens
+ * them too.
+ */
+const cliMinify = { minifyWhitespace: true, minifySyntax: true };
+
 const builds = [
   {
     ...common,
@@ -168,6 +177,7 @@ const builds = [
   },
   {
     ...common,
+    ...cliMinify,
     entryPoints: { cli: 'src/cli/bin.ts' },
     outdir: dist,
     platform: 'node',
@@ -178,6 +188,7 @@ const builds = [
   },
   {
     ...common,
+    ...cliMinify,
     entryPoints: Object.fromEntries(CLI_BUNDLES.map((name) => [`cli-${name}`, `src/cli/bundles/${name}.ts`])),
     outdir: dist,
     platform: 'node',

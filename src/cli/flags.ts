@@ -25,22 +25,30 @@ type OptionToken = Extract<Token, { kind: 'option' }>;
 /** Flags for tests of failure, not for users: not in the help, so never suggested. */
 const UNLISTED = new Set(['fault', 'sim-delay-ms']);
 
-/** `parseArgs(config)` (strict), with help requests and refusals said as described above. */
+/**
+ * `parseArgs(config)` (strict), with help requests and refusals said as described above. The
+ * words are read once when they are right; the loose reading that finds a help request or
+ * the word at fault runs only when the strict one refuses them.
+ */
 export function parseFlags<T extends ParseArgsConfig & { strict: true }>(config: T): ReturnType<typeof parseArgs<T>> {
   const options: Options = config.options ?? {};
   const args = [...(config.args ?? [])];
-  // Read loosely first: every word, known or not, in the order parseArgs checks them.
-  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
-  if (tokens.some((t) => t.kind === 'option' && asksForHelp(t, options))) throw new HelpRequested();
+  let refused: Error;
   try {
+    // Words the strict reading takes hold no help request: `--help` or `-h` is refused unless
+    // the command has an option of that name, and then it is that option, not a request.
     return parseArgs(config);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) throw err;
-    throw new UsageError(
-      firstProblem(tokens, args, options, config.allowPositionals === true) ?? firstSentence((err as Error).message),
-    );
+    refused = err as Error;
   }
+  // Read loosely: every word, known or not, in the order parseArgs checks them.
+  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  if (tokens.some((t) => t.kind === 'option' && asksForHelp(t, options))) throw new HelpRequested();
+  throw new UsageError(
+    firstProblem(tokens, args, options, config.allowPositionals === true) ?? firstSentence(refused.message),
+  );
 }
 
 function asksForHelp(t: OptionToken, options: Options): boolean {

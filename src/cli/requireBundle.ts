@@ -15,23 +15,27 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import * as vm from 'node:vm';
 import { Script } from 'node:vm';
 import { userCacheDir } from './userCacheDir';
 
+/** The largest bundle read (a command's bundle takes a few hundred KB). */
+const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 /** The largest cache file read (a command's cache takes a few hundred KB). */
 export const MAX_CACHE_BYTES = 32 * 1024 * 1024;
 /** The largest first line (the key) of a cache file. */
 const MAX_KEY = 512;
 const FORMAT = 1;
+/** How Node wraps a CommonJS module's text (the script's value is the module's function). */
+const WRAPPER = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'] as const;
 
 /** Node's own loader for an `import()` in a vm script (Node >= 20.18), where there is one. */
 const importAsRequired = (vm as Partial<typeof vm>).constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
@@ -86,18 +90,37 @@ export function cacheKey(s: { size: bigint; mtimeNs: bigint; ino: bigint; dev: b
 }
 
 function compileWithCache(file: string, dir: string): Script {
-  let source: string;
+  const [head, tail] = WRAPPER;
+  const cacheFile = join(dir, `${basename(file)}.v8cache`);
   let key: string;
+  let source: string;
+  let cachedData: Buffer | undefined;
   const fd = openSync(file, 'r');
+  const cache = openCache(cacheFile);
   try {
-    key = cacheKey(fstatSync(fd, { bigint: true }));
-    source = readFileSync(fd, 'utf8');
+    const stat = fstatSync(fd, { bigint: true });
+    key = cacheKey(stat);
+    const size = Number(stat.size);
+    if (size > MAX_BUNDLE_BYTES) throw new Error(`${file} is larger than ${MAX_BUNDLE_BYTES} bytes`);
+    // One buffer for the bundle's text, wrapped as Node wraps a CommonJS module, then for the
+    // cached data: V8 gets one flat string made by one copy (a wrapper joined to the text
+    // would be copied again, whole, when V8 hashes it), and the cache is read into memory
+    // already touched rather than into new pages.
+    const length = head.length + size + tail.length;
+    const buffer = Buffer.allocUnsafe(Math.max(length, cache?.size ?? 0));
+    buffer.write(head, 0, 'latin1');
+    if (readFully(fd, buffer.subarray(head.length, head.length + size)) !== size)
+      throw new Error(`${file} could not be read whole`);
+    buffer.write(tail, head.length + size, 'latin1');
+    // A bundle is ASCII (esbuild escapes the rest): copied as Latin-1, not decoded as UTF-8.
+    const text = buffer.subarray(0, length);
+    source = isAscii(text) ? text.toString('latin1') : text.toString('utf8');
+    if (cache) cachedData = readOpenCache(cache, key, buffer);
   } finally {
     closeSync(fd);
+    if (cache) closeSync(cache.fd);
   }
-  const cacheFile = join(dir, `${basename(file)}.v8cache`);
-  const cachedData = readCache(cacheFile, key);
-  const script = new Script(Module.wrap(source), {
+  const script = new Script(source, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
     // An `import()` in the bundle loads as it would in a required file (the build leaves none: scripts/build.mjs).
@@ -105,6 +128,13 @@ function compileWithCache(file: string, dir: string): Script {
   });
   if (!cachedData || script.cachedDataRejected === true) pending = () => writeCache(dir, cacheFile, key, script);
   return script;
+}
+
+/** Reads into `buf` until it is full or the file ends; the bytes read. */
+function readFully(fd: number, buf: Buffer): number {
+  let n = 0;
+  for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+  return n;
 }
 
 /** Runs the compiled bundle as Node runs a CommonJS module; its own errors are the caller's. */
@@ -129,23 +159,46 @@ export function ownFile(s: { uid: number }): boolean {
 
 /** The cached data in `file` when its key is `key`; undefined when missing, another user's, foreign, too large or unreadable. */
 export function readCache(file: string, key: string): Buffer | undefined {
+  const cache = openCache(file);
+  if (!cache) return undefined;
+  try {
+    return readOpenCache(cache, key, Buffer.allocUnsafe(cache.size));
+  } finally {
+    closeSync(cache.fd);
+  }
+}
+
+/** A cache file open for reading, when it is a file of this user within MAX_CACHE_BYTES; undefined otherwise. */
+function openCache(file: string): { fd: number; size: number } | undefined {
   let fd: number | undefined;
   try {
     // Not blocking: a FIFO put at the cache's name is refused below, not waited on.
     fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
     const s = fstatSync(fd);
-    if (!s.isFile() || !ownFile(s) || s.size > MAX_CACHE_BYTES || s.size <= key.length + 1) return undefined;
-    const buf = Buffer.allocUnsafe(s.size);
-    let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    if (n !== buf.length) return undefined;
+    if (s.isFile() && ownFile(s) && s.size <= MAX_CACHE_BYTES) {
+      const open = { fd, size: s.size };
+      fd = undefined;
+      return open;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The data of an open cache file, read into `into` (at least its size), when its first line is `key`. */
+function readOpenCache(cache: { fd: number; size: number }, key: string, into: Buffer): Buffer | undefined {
+  try {
+    if (cache.size <= key.length + 1) return undefined;
+    const buf = into.subarray(0, cache.size);
+    if (readFully(cache.fd, buf) !== buf.length) return undefined;
     const eol = buf.indexOf(10);
     if (eol < 0 || eol > MAX_KEY || buf.toString('utf8', 0, eol) !== key) return undefined;
     return buf.subarray(eol + 1);
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -76,6 +76,28 @@ describe('the code cache of the command bundles', () => {
     expect(readCache(cacheFile, key)?.length).toBeGreaterThan(0);
   });
 
+  it.runIf(ownCache)(
+    'is used whether it is larger or smaller than the bundle, and text beyond ASCII stays UTF-8',
+    () => {
+      const env = { XDG_CACHE_HOME: join(dir, 'cache') };
+      // A long comment: the bundle's text is larger than its cache (read into the same buffer).
+      bundle('cli-big.js', `/*${'x'.repeat(200_000)}*/ exports.arrow = "→ (U+2192)"; exports.n = () => 7;`);
+      const loads = () => requireBundle('cli-big.js', { dir: join(dir, 'dist'), env }) as Record<string, unknown>;
+      const first = loads();
+      expect(first.arrow).toBe('→ (U+2192)');
+      saveCodeCache();
+      const cacheFile = join(compileCacheDir(env), 'cli-big.js.v8cache');
+      const written = statSync(cacheFile).mtimeMs;
+      expect(statSync(cacheFile).size).toBeLessThan(200_000);
+      const second = loads();
+      expect(second.arrow).toBe('→ (U+2192)');
+      expect((second.n as () => number)()).toBe(7);
+      // Accepted: nothing to write again.
+      saveCodeCache();
+      expect(statSync(cacheFile).mtimeMs).toBe(written);
+    },
+  );
+
   it.runIf(ownCache)('is not used for a bundle that changed: a new file makes a new key', () => {
     const env = { XDG_CACHE_HOME: join(dir, 'cache') };
     const file = bundle('cli-y.js', 'exports.v = 1;');

@@ -92,11 +92,12 @@ export async function sweep(argv: string[], signal: AbortSignal): Promise<number
     );
   } else {
     // The table's own line breaks stay; controls and bidi marks in the run's text do not reach the terminal.
-    process.stdout.write(`${escapeControls(sweepTable(shown), { newlines: true })}\n`);
-    if (refined) process.stdout.write(`${refinementText(ran.run, refined.result, refined.gridMs, refine!)}\n`);
-    if (shown.samples.length > 0)
-      for (const advice of adviseAllPairs(shown)) process.stdout.write(`#\n${adviceText(advice)}\n`);
-    process.stdout.write(savedLines(runFile));
+    const out = [`${escapeControls(sweepTable(shown), { newlines: true })}\n`];
+    if (refined) out.push(`${refinementText(ran.run, refined.result, refined.gridMs, refine!)}\n`);
+    if (shown.samples.length > 0) for (const advice of adviseAllPairs(shown)) out.push(`#\n${adviceText(advice)}\n`);
+    out.push(savedLines(runFile));
+    // One write: the printout reaches stdout whole, in one system call where it fits.
+    process.stdout.write(out.join(''));
   }
   return code;
 }
