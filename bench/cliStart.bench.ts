@@ -11,6 +11,8 @@
  * The sweep's garbage collections follow (V8's --trace-gc, in caches of their own: the flag
  * changes which code cache V8 accepts): a count that the load beside the benchmark does not move.
  *
+ * Every case runs without NODE_EXTRA_CA_CERTS (see `env` below).
+ *
  * Then the extension's load: how long `require('dist/extension.js')` takes with a stub
  * `vscode` module, the median of RUNS fresh processes.
  *
@@ -29,7 +31,15 @@ const root = process.cwd();
 const helper = resolve(process.argv[2] ?? join(root, 'native', 'build', 'sdma-probe'));
 const before = process.env.SDMA_LENS_BENCH_BEFORE ? resolve(process.env.SDMA_LENS_BENCH_BEFORE) : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'sdma-lens-clistart-'));
-const env = { ...process.env, XDG_CACHE_HOME: join(scratch, 'cache') };
+/**
+ * Every case without NODE_EXTRA_CA_CERTS: Node loads that certificate bundle at every start
+ * (about 40 ms with Debian's full bundle), which would add the same time to the reference and
+ * to the CLI and so flatter every ratio. Printed below when it was set.
+ */
+const caCerts = process.env.NODE_EXTRA_CA_CERTS;
+const inherited = { ...process.env };
+delete inherited.NODE_EXTRA_CA_CERTS;
+const env = { ...inherited, XDG_CACHE_HOME: join(scratch, 'cache') };
 
 interface Case {
   name: string;
@@ -139,6 +149,7 @@ function main() {
   for (let i = 0; i < RUNS; i++) for (const c of cases) times.get(c.name)!.push(seconds(c));
   const ref = median(times.get(cases[0]!.name)!);
   console.log(`CLI start-up, median of ${RUNS} runs each, interleaved (wall time of the whole process)`);
+  if (caCerts) console.log(`  (every case without NODE_EXTRA_CA_CERTS=${caCerts}, which this shell sets)`);
   for (const c of cases) {
     const m = median(times.get(c.name)!);
     console.log(`  ${c.name.padEnd(34)} ${ms(m)}   ratio to node -e 0: ${(m / ref).toFixed(2)}`);
