@@ -20,8 +20,10 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Run, RunHeader } from '../run';
 import { RUN_FILE_NAME, applySavedValue, newRun } from '../run';
+import type { Sample } from '../protocol';
 import { ProgressSchema, isPlainSample } from '../protocol';
 import { MAX_LINE_CHARS } from './lineSplitter';
+import { SAMPLE_LINE_START, SampleLineReader } from './sampleLine';
 import { openSafeFile, openSafeFileSync } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
 import type { RunDeleteOutcome } from './runFolder';
@@ -335,12 +337,12 @@ const EXPECT_AFTER_SAMPLES = 256;
  */
 const EXPECT_MARGIN = 1.01;
 /** How a sample line starts as the helper writes it: the lines of a whole small file that do are counted ahead. */
-const SAMPLE_LINE_START = Buffer.from('\n{"type":"sample",');
+const SAMPLE_LINE_BYTES = Buffer.from('\n{"type":"sample",');
 
 /** The lines of `data` that start as a helper's sample line does (the first line, a header, is not one). */
 function countSampleLines(data: Buffer): number {
   let n = 0;
-  for (let at = data.indexOf(SAMPLE_LINE_START); at !== -1; at = data.indexOf(SAMPLE_LINE_START, at + 1)) n++;
+  for (let at = data.indexOf(SAMPLE_LINE_BYTES); at !== -1; at = data.indexOf(SAMPLE_LINE_BYTES, at + 1)) n++;
   return n;
 }
 
@@ -402,12 +404,14 @@ class RunFileLines {
   private lineChars = 0;
   private beforeSamples = -1;
   /** Until `expected`: the sample lines read, and their iteration times. */
-  private sampleLines = 0;
+  private sampleCount = 0;
   private sampleTimes = 0;
   /** A whole file read in one chunk: its sample lines, counted ahead (0 when not); the table is told at the first sample. */
   private countedSamples = 0;
   /** A plain progress line's done and total, as `readPlainProgress` reads them. */
   private readonly progress = [0, 0];
+  /** Reads the sample lines of the helper's form without JSON.parse (sampleLine.ts). */
+  private readonly sampleLines = new SampleLineReader();
 
   constructor(
     private readonly file: string,
@@ -485,11 +489,11 @@ class RunFileLines {
       this.expected = true;
       return;
     }
-    if (this.sampleLines < EXPECT_AFTER_SAMPLES) return;
+    if (this.sampleCount < EXPECT_AFTER_SAMPLES) return;
     this.expected = true;
-    const perSample = (this.lineChars - this.beforeSamples) / this.sampleLines;
+    const perSample = (this.lineChars - this.beforeSamples) / this.sampleCount;
     const left = Math.max(0, this.size - this.lineChars);
-    run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleLines);
+    run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleCount);
   }
 
   /** The file ended: its last line, if it had no newline (a line cut off by a crash or kill). */
@@ -522,6 +526,15 @@ class RunFileLines {
       run.progress = { done: this.progress[0]!, total: this.progress[1]! };
       return;
     }
+    // The other half, a sample line as the helper writes it, likewise (sampleLine.ts): the sample
+    // it gives is what JSON.parse would make of the line, and the plain check has vouched for it.
+    if (line.startsWith(SAMPLE_LINE_START)) {
+      const sample = this.sampleLines.read(line);
+      if (sample) {
+        this.addSample(run, sample, line);
+        return;
+      }
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -531,20 +544,24 @@ class RunFileLines {
     }
     // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add
     // (and a progress line, one a sample, what it would set).
-    if (isPlainSample(value)) {
-      // What the columns' size is estimated from (see expectFromSoFar).
-      if (!this.expected) {
-        if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
-        this.sampleLines++;
-        this.sampleTimes += value.timesNs?.length ?? 0;
-      } else if (this.countedSamples > 0) {
-        // Room for the samples counted ahead, with as many iteration times each as this first one.
-        run.samples.expect(this.countedSamples, value.timesNs?.length ?? 0);
-        this.countedSamples = 0;
-      }
-      run.samples.push(value);
-    } else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
+    if (isPlainSample(value)) this.addSample(run, value, line);
+    else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
     else applySavedValue(run, value);
+  }
+
+  /** A sample the plain check vouched for, added to the table (copied: `sample` may be the line reader's). */
+  private addSample(run: Run, sample: Sample, line: string): void {
+    // What the columns' size is estimated from (see expectFromSoFar).
+    if (!this.expected) {
+      if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
+      this.sampleCount++;
+      this.sampleTimes += sample.timesNs?.length ?? 0;
+    } else if (this.countedSamples > 0) {
+      // Room for the samples counted ahead, with as many iteration times each as this first one.
+      run.samples.expect(this.countedSamples, sample.timesNs?.length ?? 0);
+      this.countedSamples = 0;
+    }
+    run.samples.push(sample);
   }
 
   private tooLong(): void {
