@@ -28,7 +28,11 @@ function rng(seed: number) {
     x ^= x << 5;
     return (x >>> 0) % n;
   };
-  return { int: next, pick: <T>(xs: readonly T[]): T => xs[next(xs.length)]!, chance: (p: number) => next(1e6) < p * 1e6 };
+  return {
+    int: next,
+    pick: <T>(xs: readonly T[]): T => xs[next(xs.length)]!,
+    chance: (p: number) => next(1e6) < p * 1e6,
+  };
 }
 
 const FIXTURES = join(__dirname, '..', 'fixtures');
@@ -129,7 +133,9 @@ function numberText(r: R): string {
     case 2:
       return JSON.stringify((r.int(1e9) * 1e9 + r.int(1e9)) / 10 ** r.int(24));
     case 3:
-      return JSON.stringify(r.pick([1e21, 1e-7, 1.5e300, 5e-324, 1.7976931348623157e308, 123456789012345, 1234567890123456]));
+      return JSON.stringify(
+        r.pick([1e21, 1e-7, 1.5e300, 5e-324, 1.7976931348623157e308, 123456789012345, 1234567890123456]),
+      );
     default: {
       const digits = (n: number) => Array.from({ length: n }, () => String(r.int(10))).join('');
       let s = r.chance(0.2) ? '-' : '';
@@ -148,9 +154,24 @@ function stringText(r: R, words: readonly string[]): string {
 }
 
 const EVIDENCE = [
-  { source: 'simulated', observed: 'cu', verdict: 'matches', detail: 'simulated: the model carried the bytes as labelled' },
+  {
+    source: 'simulated',
+    observed: 'cu',
+    verdict: 'matches',
+    detail: 'simulated: the model carried the bytes as labelled',
+  },
   { source: 'simulated', observed: 'engine', verdict: 'matches', detail: 'simulated' },
-  { source: 'kfd-sdma', observed: 'engine', verdict: 'matches', detail: 'd', copyKind: 'k', channelId: 3, records: 2, sdmaUs: 5, engineUs: 1.25 },
+  {
+    source: 'kfd-sdma',
+    observed: 'engine',
+    verdict: 'matches',
+    detail: 'd',
+    copyKind: 'k',
+    channelId: 3,
+    records: 2,
+    sdmaUs: 5,
+    engineUs: 1.25,
+  },
   { source: 'kfd-sdma', observed: 'cu', verdict: 'contradicts', detail: 'x}y' },
   { source: 'cupti', observed: 'unknown', verdict: 'unverified', detail: 'q"uote' },
 ];
@@ -163,9 +184,19 @@ function nonNegativeText(r: R): string {
     case 1:
       return JSON.stringify(r.int(1e7) / 10 ** r.int(8));
     case 2:
-      return JSON.stringify(r.int(1e9) * (1 + r.int(1e6)) / 7 ** r.int(20));
+      return JSON.stringify((r.int(1e9) * (1 + r.int(1e6))) / 7 ** r.int(20));
     case 3:
-      return r.pick(['0.0', '1.50', '1E3', '1.5e+3', '15e-1', '0e0', '12345678901234.5', '9007199254740993', '0.1000000000000000055511151231257827']);
+      return r.pick([
+        '0.0',
+        '1.50',
+        '1E3',
+        '1.5e+3',
+        '15e-1',
+        '0e0',
+        '12345678901234.5',
+        '9007199254740993',
+        '0.1000000000000000055511151231257827',
+      ]);
     default:
       return JSON.stringify(r.pick([0, 1, 32, 64, 1e21, 1e-7, 5e-324, 123456789012345, 1234567890123456]));
   }
@@ -218,7 +249,19 @@ function randomLine(r: R): string {
     batch: count(1, 1024),
     shmemSdma: word(['library'], ['x']),
   };
-  const required = new Set(['mover', 'initiator', 'src', 'dst', 'sizeBytes', 'cus', 'engines', 'iters', 'meanNs', 'gbps', 'validated']);
+  const required = new Set([
+    'mover',
+    'initiator',
+    'src',
+    'dst',
+    'sizeBytes',
+    'cus',
+    'engines',
+    'iters',
+    'meanNs',
+    'gbps',
+    'validated',
+  ]);
   let line = SAMPLE_LINE_START;
   for (const f of PLAIN_SAMPLE_FIELDS.slice(1))
     if (required.has(f) ? r.chance(0.995) : r.chance(0.4)) line += `,"${f}":${value[f]!()}`;
@@ -254,7 +297,9 @@ function mutate(r: R, line: string): string {
         if (starts.length < 2) break;
         const i = r.int(starts.length - 1);
         const [a, b, c] = [starts[i]!, starts[i + 1]!, starts[i + 2] ?? s.length - 1];
-        s = r.chance(0.5) ? s.slice(0, a) + s.slice(b, c) + s.slice(a, b) + s.slice(c) : s.slice(0, c) + s.slice(a, b) + s.slice(c);
+        s = r.chance(0.5)
+          ? s.slice(0, a) + s.slice(b, c) + s.slice(a, b) + s.slice(c)
+          : s.slice(0, c) + s.slice(a, b) + s.slice(c);
         break;
       }
       default: {
@@ -339,7 +384,10 @@ describe('sample lines read without JSON.parse', () => {
     it('read by readRunFile and readRunFileSync holds what the JSON.parse path holds', async () => {
       const r = rng(5);
       const bases = [...REAL, ...Array.from({ length: 200 }, () => randomLine(r))];
-      const lines = [...REAL, ...Array.from({ length: 3000 }, () => (r.chance(0.5) ? r.pick(bases) : mutate(r, r.pick(bases))))]
+      const lines = [
+        ...REAL,
+        ...Array.from({ length: 3000 }, () => (r.chance(0.5) ? r.pick(bases) : mutate(r, r.pick(bases)))),
+      ]
         // A line of the file as the file's reader gets it back: no newline, UTF-8 (a lone surrogate is U+FFFD).
         .map((l) => Buffer.from(l.replace(/\n/g, '')).toString('utf8'));
       const header = JSON.stringify({

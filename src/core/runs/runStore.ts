@@ -346,6 +346,13 @@ function countSampleLines(data: Buffer): number {
   return n;
 }
 
+/**
+ * The sample line reader of every run file read in this thread: a line is read whole before the
+ * next is given to it, so one serves every file, and what it keeps (a sweep's evidence, its
+ * movers' and modes' strings, parsed and compared once) serves the files after too.
+ */
+const sampleLineReader = new SampleLineReader();
+
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
 
@@ -411,7 +418,7 @@ class RunFileLines {
   /** A plain progress line's done and total, as `readPlainProgress` reads them. */
   private readonly progress = [0, 0];
   /** Reads the sample lines of the helper's form without JSON.parse (sampleLine.ts). */
-  private readonly sampleLines = new SampleLineReader();
+  private readonly sampleLines = sampleLineReader;
 
   constructor(
     private readonly file: string,
@@ -453,10 +460,10 @@ class RunFileLines {
         const text = data.toString('latin1', start, end);
         let from = 0;
         for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-          this.line(text.slice(from, nl));
+          this.windowLine(data, text, start, from, nl);
           from = nl + 1;
         }
-        this.line(text.slice(from));
+        this.windowLine(data, text, start, from, text.length);
       } else
         for (let nl = data.indexOf(10, start); nl !== -1 && nl <= end; nl = data.indexOf(10, start)) {
           this.line(data.toString('utf8', start, nl));
@@ -496,6 +503,25 @@ class RunFileLines {
     run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleCount);
   }
 
+  /**
+   * The line `text[from, to)` of an ASCII window of `data` that starts at byte `start`: a sample
+   * line of the helper's form is read from its bytes (sampleLine.ts), any other as text.
+   */
+  private windowLine(data: Buffer, text: string, start: number, from: number, to: number): void {
+    const run = this.run;
+    // `{"type":"sample"`: its 's' tells it from the other records' lines at once.
+    if (run && data[start + from + 9] === 115) {
+      const sample = this.sampleLines.readBytes(data, start + from, start + to, text, from);
+      if (sample) {
+        this.lineNo++;
+        if (!this.expected) this.lineChars += to - from + 1;
+        this.addSample(run, sample, to - from);
+        return;
+      }
+    }
+    this.line(text.slice(from, to), run !== undefined && data[start + from + 9] === 115);
+  }
+
   /** The file ended: its last line, if it had no newline (a line cut off by a crash or kill). */
   end(): void {
     if (this.dropping) this.tooLong();
@@ -510,7 +536,8 @@ class RunFileLines {
     return line;
   }
 
-  private line(line: string): void {
+  /** `sampleTried`: the line was given to the sample line reader already (`windowLine`), which declined it. */
+  private line(line: string, sampleTried = false): void {
     this.lineNo++;
     if (!this.expected) this.lineChars += line.length + 1;
     const run = this.run;
@@ -528,10 +555,10 @@ class RunFileLines {
     }
     // The other half, a sample line as the helper writes it, likewise (sampleLine.ts): the sample
     // it gives is what JSON.parse would make of the line, and the plain check has vouched for it.
-    if (line.startsWith(SAMPLE_LINE_START)) {
+    if (!sampleTried && line.startsWith(SAMPLE_LINE_START)) {
       const sample = this.sampleLines.read(line);
       if (sample) {
-        this.addSample(run, sample, line);
+        this.addSample(run, sample, line.length);
         return;
       }
     }
@@ -544,16 +571,16 @@ class RunFileLines {
     }
     // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add
     // (and a progress line, one a sample, what it would set).
-    if (isPlainSample(value)) this.addSample(run, value, line);
+    if (isPlainSample(value)) this.addSample(run, value, line.length);
     else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
     else applySavedValue(run, value);
   }
 
-  /** A sample the plain check vouched for, added to the table (copied: `sample` may be the line reader's). */
-  private addSample(run: Run, sample: Sample, line: string): void {
+  /** A sample the plain check vouched for, added to the table (copied: `sample` may be the line reader's); `lineLength`: its line's. */
+  private addSample(run: Run, sample: Sample, lineLength: number): void {
     // What the columns' size is estimated from (see expectFromSoFar).
     if (!this.expected) {
-      if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
+      if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - lineLength - 1;
       this.sampleCount++;
       this.sampleTimes += sample.timesNs?.length ?? 0;
     } else if (this.countedSamples > 0) {

@@ -153,7 +153,7 @@ function wideQuotient(hi: number, lo: number, loDigits: number, fraction: number
   const half = halfGaps(r, residual >= 0) * d;
   return Math.abs(residual) < half * (1 - 2 ** -20) ? r : NaN;
 }
-/** How many distinct nested values a field keeps by their text. */
+/** How many distinct strings and nested values a field keeps by their text. */
 const RECENT_JSON = 8;
 
 const QUOTE = 34;
@@ -165,19 +165,35 @@ const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 
 /**
- * Whether `line` holds `text` at `at`: `line.startsWith(text, at)`, as a loop the compiler inlines
- * (the builtin is a call each time, and a line makes some forty of these).
+ * A constant text to compare bytes with: its bytes, and as big-endian 32-bit words (four bytes
+ * compared at a time).
  */
-function holds(line: string, at: number, text: string): boolean {
-  const n = text.length;
-  if (at + n > line.length) return false;
-  for (let k = 0; k < n; k++) if (line.charCodeAt(at + k) !== text.charCodeAt(k)) return false;
-  return true;
+interface Bytes {
+  readonly text: string;
+  readonly bytes: Uint8Array;
+  readonly words: Int32Array;
 }
 
-/** A nested value kept by its text (the last few of a field, replaced in turn). */
+/** `text` (ASCII) as Bytes. */
+function bytesOf(text: string): Bytes {
+  const n = text.length;
+  const bytes = new Uint8Array(n);
+  for (let k = 0; k < n; k++) bytes[k] = text.charCodeAt(k);
+  const words = new Int32Array(n >> 2);
+  for (let k = 0; k < words.length; k++)
+    words[k] = (bytes[4 * k]! << 24) | (bytes[4 * k + 1]! << 16) | (bytes[4 * k + 2]! << 8) | bytes[4 * k + 3]!;
+  return { text, bytes, words };
+}
+
+/** Each field's key as it stands after the value before it, as bytes. */
+const KEY_BYTES = FIELD_KEYS.map(bytesOf);
+const TRUE = bytesOf('true');
+const FALSE = bytesOf('false');
+const START = bytesOf(SAMPLE_LINE_START);
+
+/** Strings or nested values kept by their text (the last few of a field, replaced in turn). */
 interface KeptJson {
-  texts: string[];
+  texts: Bytes[];
   values: unknown[];
   next: number;
 }
@@ -262,54 +278,94 @@ export const SAMPLE_LINE_CURRENT = Object.keys(new SampleRecord()).join() === PL
 
 /** Reads sample lines of the helper's form (see the file's comment); one per reader of a run file. */
 export class SampleLineReader {
-  private line = '';
+  /** The line being read: its bytes, a view of them, where it ends, and the text they are (`text` index = byte index + `shift`). */
+  private bytes: Uint8Array = new Uint8Array(0);
+  private view = new DataView(this.bytes.buffer);
+  private end = 0;
+  private text = '';
+  private shift = 0;
   private at = 0;
   /** The values found, in the schema's order (undefined: absent). */
   private readonly values: unknown[] = new Array<unknown>(FIELD_COUNT).fill(undefined);
   private readonly record = new SampleRecord();
   private readonly times: number[] = [];
-  /** Per field: the last string read, given again (the same string) when the next line has it too. */
-  private readonly lastStrings: string[] = PLAIN_SAMPLE_FIELDS.map(() => '');
+  /** Per field: the strings (with their quotes) and nested values kept by their text. */
   private readonly kept: KeptJson[] = PLAIN_SAMPLE_FIELDS.map(() => ({ texts: [], values: [], next: 0 }));
+  /** `read`'s bytes of a line given as a string. */
+  private scratch = Buffer.alloc(0);
 
   /**
    * The sample `line` holds, when it is of the helper's form and `isPlainSample` accepts what
    * JSON.parse would make of it; else undefined (the line is to be parsed). The record given back
-   * is this reader's and changes at the next call.
+   * is this reader's and changes at the next call. A line of other than ASCII is declined.
    */
   read(line: string): Sample | undefined {
-    if (!SAMPLE_LINE_CURRENT || !line.startsWith(SAMPLE_LINE_START)) return undefined;
+    if (!line.startsWith(SAMPLE_LINE_START)) return undefined;
+    const n = line.length;
+    if (Buffer.byteLength(line, 'utf8') !== n) return undefined;
+    if (this.scratch.length < n + 1) this.scratch = Buffer.alloc(Math.max(n + 1, 2 * this.scratch.length));
+    this.scratch.write(line, 0, 'latin1');
+    this.scratch[n] = 10;
+    return this.readBytes(this.scratch, 0, n, line, 0);
+  }
+
+  /**
+   * `read` of the line in `bytes` from `from` to `to` (ASCII: as many bytes as characters),
+   * which is `text` from `textFrom`; `bytes[to]` must be a newline or past the end.
+   */
+  readBytes(bytes: Uint8Array, from: number, to: number, text: string, textFrom: number): Sample | undefined {
+    if (!SAMPLE_LINE_CURRENT || (to < bytes.length && bytes[to] !== 10)) return undefined;
+    if (bytes !== this.bytes) {
+      this.bytes = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    this.end = to;
+    if (!this.holds(from, START)) return undefined;
     const values = this.values;
     values.fill(undefined);
-    this.line = line;
-    this.at = SAMPLE_LINE_START.length;
-    const last = line.length - 1;
+    this.text = text;
+    this.shift = textFrom - from;
+    this.at = from + START.bytes.length;
+    const last = to - 1;
     let field = 0;
     let ok = false;
     try {
       while (this.at < last) {
-        if (line.charCodeAt(this.at) !== COMMA) return undefined;
+        if (bytes[this.at] !== COMMA) return undefined;
         // The next key: a field after the last one read (the helper leaves optional ones out).
         // Told apart by the key's first letter, then compared whole.
-        const first = line.charCodeAt(this.at + 2);
+        const first = bytes[this.at + 2];
         let f = field + 1;
-        while (f < FIELD_COUNT && (FIELD_FIRST[f] !== first || !holds(line, this.at, FIELD_KEYS[f]!))) f++;
+        while (f < FIELD_COUNT && (FIELD_FIRST[f] !== first || !this.holds(this.at, KEY_BYTES[f]!))) f++;
         if (f === FIELD_COUNT) return undefined;
-        this.at += FIELD_KEYS[f]!.length;
+        this.at += KEY_BYTES[f]!.bytes.length;
         const value = this.value(FIELD_KINDS[f]!, f);
         if (value === undefined) return undefined;
         values[f] = value;
         field = f;
       }
-      if (this.at !== last || line.charCodeAt(last) !== CLOSE_BRACE) return undefined;
+      if (this.at !== last || bytes[last] !== CLOSE_BRACE) return undefined;
       ok = true;
     } finally {
-      this.line = '';
+      this.text = '';
       if (!ok) this.times.length = 0;
     }
     const record = this.record;
     record.fill(values);
     return isPlainSample(record) ? record : undefined;
+  }
+
+  /** Whether the line holds `t` at `at` (within the line), four bytes at a time. */
+  private holds(at: number, t: Bytes): boolean {
+    const bytes = t.bytes;
+    const n = bytes.length;
+    if (at + n > this.end) return false;
+    const words = t.words;
+    const view = this.view;
+    for (let k = 0; k < words.length; k++) if (view.getInt32(at + 4 * k) !== words[k]) return false;
+    const line = this.bytes;
+    for (let k = words.length * 4; k < n; k++) if (line[at + k] !== bytes[k]) return false;
+    return true;
   }
 
   /** The value of field `f` at `at`, of kind `kind`; undefined when it is not of the form read plainly. */
@@ -322,12 +378,11 @@ export class SampleLineReader {
       case Kind.String:
         return this.string(f);
       case Kind.Boolean: {
-        const line = this.line;
-        if (holds(line, this.at, 'true')) {
+        if (this.holds(this.at, TRUE)) {
           this.at += 4;
           return true;
         }
-        if (holds(line, this.at, 'false')) {
+        if (this.holds(this.at, FALSE)) {
           this.at += 5;
           return false;
         }
@@ -347,21 +402,22 @@ export class SampleLineReader {
    * A number at `at` in JSON's grammar, `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, as
    * JSON.parse gives it; NaN (which JSON cannot write) when the text there is not one. Without an
    * exponent: up to EXACT_DIGITS digits from the digits (exact), up to WIDE_DIGITS by
-   * `wideQuotient` (exact, or NaN when it cannot tell); any other number by `Number`.
+   * `wideQuotient` (exact, or NaN when it cannot tell); any other number by `Number`. The line's
+   * end (a newline, or past the bytes) is no digit, so no loop runs past it.
    */
   private number(): number {
-    const line = this.line;
+    const line = this.bytes;
     let at = this.at;
     const from = at;
-    let c = line.charCodeAt(at);
+    let c = line[at]!;
     const negative = c === 45;
-    if (negative) c = line.charCodeAt(++at);
+    if (negative) c = line[++at]!;
     // The digits as `hi` (the first EXACT_DIGITS) and `lo` (the rest).
     let hi = 0;
     let lo = 0;
     let digits = 0;
     if (c === 48) {
-      c = line.charCodeAt(++at);
+      c = line[++at]!;
       digits = 1;
       if (c >= 48 && c <= 57) return NaN;
     } else if (c >= 49 && c <= 57) {
@@ -369,18 +425,18 @@ export class SampleLineReader {
         if (digits < EXACT_DIGITS) hi = hi * 10 + (c - 48);
         else lo = lo * 10 + (c - 48);
         digits++;
-        c = line.charCodeAt(++at);
+        c = line[++at]!;
       } while (c >= 48 && c <= 57);
     } else return NaN;
     let fraction = 0;
     if (c === 46) {
-      c = line.charCodeAt(++at);
+      c = line[++at]!;
       const start = at;
       while (c >= 48 && c <= 57) {
         if (digits < EXACT_DIGITS) hi = hi * 10 + (c - 48);
         else lo = lo * 10 + (c - 48);
         digits++;
-        c = line.charCodeAt(++at);
+        c = line[++at]!;
       }
       fraction = at - start;
       if (fraction === 0) return NaN;
@@ -388,12 +444,13 @@ export class SampleLineReader {
     let exponent = false;
     if (c === 101 || c === 69) {
       exponent = true;
-      c = line.charCodeAt(++at);
-      if (c === 43 || c === 45) c = line.charCodeAt(++at);
+      c = line[++at]!;
+      if (c === 43 || c === 45) c = line[++at]!;
       const start = at;
-      while (c >= 48 && c <= 57) c = line.charCodeAt(++at);
+      while (c >= 48 && c <= 57) c = line[++at]!;
       if (at === start) return NaN;
     }
+    if (at > this.end) return NaN;
     this.at = at;
     if (!exponent && fraction <= MAX_FRACTION) {
       let x = NaN;
@@ -401,42 +458,56 @@ export class SampleLineReader {
       else if (digits <= WIDE_DIGITS) x = wideQuotient(hi, lo, digits - EXACT_DIGITS, fraction);
       if (x === x) return negative ? -x : x;
     }
-    return Number(line.slice(from, at));
+    return Number(this.text.slice(from + this.shift, at + this.shift));
   }
 
-  /** A string at `at` without escapes or control characters (its text is its slice); undefined otherwise. */
+  /**
+   * A string at `at` without escapes or control characters (its text is its slice); undefined
+   * otherwise. A string kept (with its quotes) is given again: a sweep's movers, modes and
+   * labels repeat.
+   */
   private string(f: number): string | undefined {
-    const line = this.line;
-    if (line.charCodeAt(this.at) !== QUOTE) return undefined;
-    const from = this.at + 1;
-    // Mostly the same string as the last line's (a sweep's mode, its movers): that one again.
-    const last = this.lastStrings[f]!;
-    if (line.charCodeAt(from + last.length) === QUOTE && holds(line, from, last)) {
-      this.at = from + last.length + 1;
-      return last;
+    const line = this.bytes;
+    const from = this.at;
+    if (line[from] !== QUOTE) return undefined;
+    const kept = this.kept[f]!;
+    for (let k = 0; k < kept.texts.length; k++) {
+      const text = kept.texts[k]!;
+      if (this.holds(from, text)) {
+        this.at = from + text.bytes.length;
+        return kept.values[k] as string;
+      }
     }
-    let at = from;
-    for (let c = line.charCodeAt(at); c >= 0x20 && c !== QUOTE && c !== BACKSLASH; c = line.charCodeAt(at)) at++;
-    if (line.charCodeAt(at) !== QUOTE) return undefined;
-    const s = line.slice(from, at);
+    let at = from + 1;
+    const end = this.end;
+    for (let c = line[at]!; at < end && c >= 0x20 && c !== QUOTE && c !== BACKSLASH; c = line[at]!) at++;
+    if (at >= end || line[at] !== QUOTE) return undefined;
+    const s = this.text.slice(from + 1 + this.shift, at + this.shift);
     this.at = at + 1;
-    this.lastStrings[f] = s;
+    // Kept with its quotes: a line holding that text there holds that string there.
+    this.keep(kept, this.text.slice(from + this.shift, at + 1 + this.shift), s);
     return s;
+  }
+
+  private keep(kept: KeptJson, text: string, value: unknown): void {
+    kept.texts[kept.next] = bytesOf(text);
+    kept.values[kept.next] = value;
+    kept.next = (kept.next + 1) % RECENT_JSON;
   }
 
   /** `[n,n,...]` at `at`, into the reader's array; undefined when not of that form. */
   private numbers(): number[] | undefined {
-    const line = this.line;
-    if (line.charCodeAt(this.at) !== OPEN_BRACKET) return undefined;
+    const line = this.bytes;
+    if (line[this.at] !== OPEN_BRACKET) return undefined;
     this.at++;
     const times = this.times;
     let n = 0;
-    if (line.charCodeAt(this.at) !== CLOSE_BRACKET)
+    if (line[this.at] !== CLOSE_BRACKET)
       for (;;) {
         const x = this.number();
-        if (x !== x) return undefined;
+        if (x !== x || this.at >= this.end) return undefined;
         times[n++] = x;
-        const c = line.charCodeAt(this.at++);
+        const c = line[this.at++];
         if (c === CLOSE_BRACKET) break;
         if (c !== COMMA) return undefined;
       }
@@ -451,25 +522,26 @@ export class SampleLineReader {
    * when not flat or not valid JSON.
    */
   private flatJson(kind: Kind, f: number): unknown {
-    const line = this.line;
+    const line = this.bytes;
     const from = this.at;
     const kept = this.kept[f]!;
     for (let k = 0; k < kept.texts.length; k++) {
       const text = kept.texts[k]!;
-      // A long text compared by the builtin (one call), not a character at a time.
-      if (line.startsWith(text, from)) {
-        this.at = from + text.length;
+      if (this.holds(from, text)) {
+        this.at = from + text.bytes.length;
         return kept.values[k];
       }
     }
     const open = kind === Kind.Array ? OPEN_BRACKET : OPEN_BRACE;
     const close = kind === Kind.Array ? CLOSE_BRACKET : CLOSE_BRACE;
-    if (line.charCodeAt(from) !== open) return undefined;
+    if (line[from] !== open) return undefined;
     let at = from + 1;
     let inString = false;
+    const end = this.end;
     for (;;) {
-      const c = line.charCodeAt(at);
-      if (c !== c || c === BACKSLASH) return undefined;
+      if (at >= end) return undefined;
+      const c = line[at]!;
+      if (c === BACKSLASH) return undefined;
       if (c === QUOTE) {
         if (kind === Kind.Array) return undefined;
         inString = !inString;
@@ -480,17 +552,15 @@ export class SampleLineReader {
       at++;
     }
     at++;
-    const text = line.slice(from, at);
+    const text = this.text.slice(from + this.shift, at + this.shift);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
       return undefined;
     }
-    // A kept text is a whole flat value: a line starting with it there holds that value there.
-    kept.texts[kept.next] = text;
-    kept.values[kept.next] = value;
-    kept.next = (kept.next + 1) % RECENT_JSON;
+    // A kept text is a whole flat value: a line holding it there holds that value there.
+    this.keep(kept, text, value);
     this.at = at;
     return value;
   }
