@@ -268,8 +268,9 @@ export interface ReadRunOptions {
  * in memory proportional to its samples, under 200 bytes each. Every line is validated as
  * when it arrived (run.ts `applySavedValue`; a sample the plain check `isPlainSample` vouches
  * for goes straight to the table, and a progress line `isPlainProgress` vouches for sets the
- * progress, as `applySavedValue` would): a saved run is outside
- * data. Throws RunFileError when the file is refused (safeFile.ts) or its first line is not a
+ * progress, as `applySavedValue` would; the sample and progress lines of the helper's own form
+ * are read without JSON.parse, sampleLine.ts and `readPlainProgress`, to the same effect): a
+ * saved run is outside data. Throws RunFileError when the file is refused (safeFile.ts) or its first line is not a
  * run header, RunReadCancelled when `signal` aborts.
  */
 export async function readRunFile(file: string, options: ReadRunOptions = {}): Promise<Run> {

@@ -1,28 +1,34 @@
 /**
  * A sample line of a run file read without JSON.parse: the bulk of a sweep's lines, written by
  * the helper in one form, `{"type":"sample","mover":"cu",...}`, its fields in the schema's order
- * (protocol.ts PLAIN_SAMPLE_FIELDS), no space anywhere. `SampleLineReader.read` fills one reused
- * record of a fixed shape with the fields it finds and gives it back when it is exactly what
- * `JSON.parse(line)` would give and `isPlainSample` accepts (checked by `isPlainSample` itself on
- * that record), so the caller adds it to the run's table as it would the parsed one. Anything it
- * is not sure of gives undefined, and the line is parsed and checked as any other:
+ * (protocol.ts PLAIN_SAMPLE_FIELDS), no space anywhere. `SampleLineReader.readBytes` reads the
+ * line's bytes (an ASCII window of the file as run files are read, runStore.ts; `read` takes a
+ * string) and fills one reused record of a fixed shape with the fields it finds; it gives that
+ * record back only when it is exactly what `JSON.parse(line)` would give and `isPlainSample`
+ * accepts (checked by `isPlainSample` itself on that record), so the caller adds it to the run's
+ * table as it would the parsed one. Anything it is not sure of gives undefined, and the line is
+ * parsed and checked as any other:
  *
  * - a key not a field of the schema, repeated, or out of the schema's order; any space;
- *   anything after the closing brace;
+ *   anything after the closing brace; a line of other than ASCII;
  * - a string holding an escape or a control character (its text is then not the slice of the
  *   line between its quotes);
- * - a number outside JSON's grammar (a sign `+`, a leading zero, a bare `.`): one of at most 15
- *   digits without exponent is worked out from its digits (exact: a whole number below 2^53
- *   over an exact power of ten, one division, rounds as JSON.parse does); any other one
- *   JSON's grammar allows is converted by `Number`, which rounds as JSON.parse does;
+ * - a number outside JSON's grammar (a sign `+`, a leading zero, a bare `.`). Within it, one
+ *   without exponent is worked out from its digits: up to 15 exactly (a whole number below 2^53
+ *   over an exact power of ten, one division, rounds as JSON.parse does), up to 22 (the 17 of a
+ *   double printed whole) by `wideQuotient`, which gives the nearest double or says it cannot
+ *   tell; any other number, and one it cannot tell, is converted by `Number`, which rounds as
+ *   JSON.parse does;
  * - `timesNs` not an array of numbers; `engineIds` or `moverEvidence` not flat (nested
  *   brackets, a string with an escape): these two are JSON.parse'd alone, their slice of the
- *   line, and the last few kept by their text, so a sweep's evidence, repeated on every line,
- *   is parsed once and the same object is given each time (never changed: read-only).
+ *   line.
  *
- * The record and its `timesNs` array are the reader's, filled again by the next `read`: a caller
- * copies what it keeps (SampleTable.push copies every field). Bounded: nothing is kept but the
- * record, the times of one line, and RECENT_JSON nested values a field.
+ * Keys, and the last few strings and nested values of each field, are compared with the line
+ * four bytes at a time: a sweep's evidence, repeated on every line, is parsed once and the same
+ * object is given each time (never changed: read-only), its movers and modes are the same
+ * strings. The record and its `timesNs` array are the reader's, filled again by the next read: a
+ * caller copies what it keeps (SampleTable.push copies every field). Bounded: nothing is kept
+ * but the record, the times and bytes of one line, and RECENT_JSON texts a field.
  */
 import type { Sample } from '../protocol';
 import { PLAIN_SAMPLE_FIELDS, isPlainSample } from '../protocol';
