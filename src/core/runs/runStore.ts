@@ -510,6 +510,17 @@ class RunFileLines {
    */
   private windowLine(data: Buffer, text: string, start: number, from: number, to: number): void {
     const run = this.run;
+    // A progress line of the helper's form, from its bytes too (as `line` would read it).
+    if (
+      run &&
+      data[start + from + 9] === 112 &&
+      readPlainProgressBytes(data, start + from, start + to, this.progress)
+    ) {
+      this.lineNo++;
+      if (!this.expected) this.lineChars += to - from + 1;
+      run.progress = { done: this.progress[0]!, total: this.progress[1]! };
+      return;
+    }
     // `{"type":"sample"`: its 's' tells it from the other records' lines at once.
     if (run && data[start + from + 9] === 115) {
       const sample = this.sampleLines.readBytes(data, start + from, start + to, text, from);
@@ -642,33 +653,57 @@ const PLAIN_COUNT_DIGITS = 15;
  * closing brace. Anything else (false) is parsed and checked as any other line.
  */
 export function readPlainProgress(line: string, out: number[]): boolean {
-  let at = PROGRESS_START.length;
+  // Such a line is ASCII: read from its bytes, as a window of a run file is (readPlainProgressBytes).
+  if (!line.startsWith(PROGRESS_START)) return false;
+  const n = line.length;
+  if (Buffer.byteLength(line, 'utf8') !== n) return false;
+  if (progressScratch.length < n) progressScratch = Buffer.alloc(Math.max(n, 2 * progressScratch.length));
+  progressScratch.write(line, 0, 'latin1');
+  return readPlainProgressBytes(progressScratch, 0, n, out);
+}
+
+let progressScratch = Buffer.alloc(256);
+const PROGRESS_START_BYTES = Buffer.from(PROGRESS_START, 'latin1');
+const PROGRESS_TOTAL_BYTES = Buffer.from(PROGRESS_TOTAL, 'latin1');
+const PROGRESS_MESSAGE_BYTES = Buffer.from(PROGRESS_MESSAGE, 'latin1');
+
+/** Whether `bytes` hold `text` at `at`, before `to`. */
+function holdsBytes(bytes: Uint8Array, at: number, to: number, text: Uint8Array): boolean {
+  const n = text.length;
+  if (at + n > to) return false;
+  for (let k = 0; k < n; k++) if (bytes[at + k] !== text[k]) return false;
+  return true;
+}
+
+/** `readPlainProgress` of the line in `bytes` from `from` to `to` (its newline not included). */
+export function readPlainProgressBytes(bytes: Uint8Array, from: number, to: number, out: number[]): boolean {
+  let at = from + PROGRESS_START_BYTES.length;
   const count = (): number => {
-    const from = at;
+    const start = at;
     let n = 0;
-    for (let c = line.charCodeAt(at); c >= 48 && c <= 57; c = line.charCodeAt(at)) {
+    for (let c = bytes[at]!; at < to && c >= 48 && c <= 57; c = bytes[at]!) {
       n = n * 10 + (c - 48);
       at++;
     }
-    const digits = at - from;
+    const digits = at - start;
     // None, too many, or a leading zero: not read plainly.
-    if (digits === 0 || digits > PLAIN_COUNT_DIGITS || (digits > 1 && line.charCodeAt(from) === 48)) return -1;
+    if (digits === 0 || digits > PLAIN_COUNT_DIGITS || (digits > 1 && bytes[start] === 48)) return -1;
     return n;
   };
-  if (!PLAIN_PROGRESS_CURRENT || !line.startsWith(PROGRESS_START)) return false;
+  if (!PLAIN_PROGRESS_CURRENT || !holdsBytes(bytes, from, to, PROGRESS_START_BYTES)) return false;
   const done = count();
-  if (done < 0 || !line.startsWith(PROGRESS_TOTAL, at)) return false;
-  at += PROGRESS_TOTAL.length;
+  if (done < 0 || !holdsBytes(bytes, at, to, PROGRESS_TOTAL_BYTES)) return false;
+  at += PROGRESS_TOTAL_BYTES.length;
   const total = count();
   if (total < 0) return false;
-  if (line.startsWith(PROGRESS_MESSAGE, at)) {
-    at += PROGRESS_MESSAGE.length;
-    const from = at;
-    for (let c = line.charCodeAt(at); c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92; c = line.charCodeAt(at)) at++;
-    if (line.charCodeAt(at) !== 34 || at - from > PROGRESS_MESSAGE_MAX) return false;
+  if (holdsBytes(bytes, at, to, PROGRESS_MESSAGE_BYTES)) {
+    at += PROGRESS_MESSAGE_BYTES.length;
+    const start = at;
+    for (let c = bytes[at]!; at < to && c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92; c = bytes[at]!) at++;
+    if (at >= to || bytes[at] !== 34 || at - start > PROGRESS_MESSAGE_MAX) return false;
     at++;
   }
-  if (at !== line.length - 1 || line.charCodeAt(at) !== 125) return false;
+  if (at !== to - 1 || bytes[at] !== 125) return false;
   out[0] = done;
   out[1] = total;
   return true;
