@@ -316,6 +316,8 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
     // A read still under way (the read stopped or failed early) ends before the file is closed.
     await next?.catch(() => undefined);
     await handle.close();
+    // The chunks of this file are not held past its read.
+    sampleLineReader.release();
   }
   const run = lines.run!;
   run.samples.trim();

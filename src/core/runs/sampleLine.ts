@@ -361,6 +361,12 @@ export class SampleLineReader {
     return isPlainSample(record) ? record : undefined;
   }
 
+  /** Lets go of the bytes last read (a reader kept for later files must not hold a chunk of the last one). */
+  release(): void {
+    this.bytes = new Uint8Array(0);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
   /** Whether the line holds `t` at `at` (within the line), four bytes at a time. */
   private holds(at: number, t: Bytes): boolean {
     const bytes = t.bytes;
