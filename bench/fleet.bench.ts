@@ -16,6 +16,7 @@
  *   - the CPU time of each process (every thread's), beside the reference's: the machine's
  *     cores are shared, and CPU time is less swayed than the time by what else runs;
  *   - detection: the weak nodes found, and nodes flagged that were not made weak.
+ * SDMA_BENCH_FLEET_DIR=<folder> writes the fleets there and keeps them (`<folder>/<N>/runs`, fleet `fleet-<N>`).
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -251,7 +252,9 @@ async function main() {
   // SDMA_BENCH_FLEET_NODES=100,1000 for a quick run; by default 1,000 and 10,000 nodes.
   const sizes = (process.env.SDMA_BENCH_FLEET_NODES ?? '1000,10000').split(',').map(Number);
   const seeds = [1, 2, 3, 4, 5, 6, 7, 8].map(simSweep);
-  const root = mkdtempSync(join(tmpdir(), 'sdma-bench-fleet-'));
+  // SDMA_BENCH_FLEET_DIR: the fleets are written there and kept (to read them again, e.g. `fleet show`).
+  const kept = process.env.SDMA_BENCH_FLEET_DIR;
+  const root = kept ? (mkdirSync(kept, { recursive: true }), kept) : mkdtempSync(join(tmpdir(), 'sdma-bench-fleet-'));
   try {
     const results = [];
     for (const n of sizes) results.push(await measure(n, seeds, root));
@@ -294,7 +297,7 @@ async function main() {
       console.log(`  time per node, ${big.n} / ${small.n} nodes:     ${growth.toFixed(2)} (linear: about 1)`);
     }
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    if (!kept) rmSync(root, { recursive: true, force: true });
   }
 }
 

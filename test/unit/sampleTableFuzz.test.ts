@@ -4,7 +4,9 @@
  * fractions, huge numbers, long strings, missing and extra fields), fed through the record
  * validator as readRunFile feeds them. Whatever it accepts goes into a SampleTable, and the
  * table must give back exactly what the schema's own output is, sample by sample; a rejected
- * line never reaches it. A whole mutated file read with readRunFile holds the same samples.
+ * line never reaches it. A whole mutated file read with readRunFile (and readRunFileSync) holds
+ * the same samples: its lines are of the helper's form, so most are read by the sample line
+ * reader (sampleLine.ts; test/unit/sampleLine.test.ts fuzzes it byte by byte).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/protocol';
 import { SampleSchema, validateRecord } from '../../src/core/protocol';
 import { SampleTable } from '../../src/core/sampleTable';
-import { readRunFile } from '../../src/core/runs/runStore';
+import { readRunFile, readRunFileSync } from '../../src/core/runs/runStore';
 
 const lines = readFileSync(join(__dirname, '../fixtures/runs/sim-sweep-seed1.ndjson'), 'utf8').trim().split('\n');
 const header = lines[0]!;
@@ -87,6 +89,8 @@ describe('SampleTable against mutated sample lines', () => {
             .map((x) => v.parse(SampleSchema, x));
           expect(run.samples.toArray()).toStrictEqual(accepted);
           expect(run.samples.length + run.problems.length).toBe(values.length);
+          // The synchronous reader (a fleet's), through the same line reader, holds the same.
+          expect(readRunFileSync(file).samples.toArray()).toStrictEqual(accepted);
         }),
         { numRuns: 200 },
       );

@@ -20,8 +20,10 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Run, RunHeader } from '../run';
 import { RUN_FILE_NAME, applySavedValue, newRun } from '../run';
+import type { Sample } from '../protocol';
 import { ProgressSchema, isPlainSample } from '../protocol';
 import { MAX_LINE_CHARS } from './lineSplitter';
+import { SAMPLE_LINE_START, SampleLineReader } from './sampleLine';
 import { openSafeFile, openSafeFileSync } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
 import type { RunDeleteOutcome } from './runFolder';
@@ -266,8 +268,9 @@ export interface ReadRunOptions {
  * in memory proportional to its samples, under 200 bytes each. Every line is validated as
  * when it arrived (run.ts `applySavedValue`; a sample the plain check `isPlainSample` vouches
  * for goes straight to the table, and a progress line `isPlainProgress` vouches for sets the
- * progress, as `applySavedValue` would): a saved run is outside
- * data. Throws RunFileError when the file is refused (safeFile.ts) or its first line is not a
+ * progress, as `applySavedValue` would; the sample and progress lines of the helper's own form
+ * are read without JSON.parse, sampleLine.ts and `readPlainProgress`, to the same effect): a
+ * saved run is outside data. Throws RunFileError when the file is refused (safeFile.ts) or its first line is not a
  * run header, RunReadCancelled when `signal` aborts.
  */
 export async function readRunFile(file: string, options: ReadRunOptions = {}): Promise<Run> {
@@ -313,6 +316,8 @@ export async function readRunFile(file: string, options: ReadRunOptions = {}): P
     // A read still under way (the read stopped or failed early) ends before the file is closed.
     await next?.catch(() => undefined);
     await handle.close();
+    // The chunks of this file are not held past its read.
+    sampleLineReader.release();
   }
   const run = lines.run!;
   run.samples.trim();
@@ -335,14 +340,21 @@ const EXPECT_AFTER_SAMPLES = 256;
  */
 const EXPECT_MARGIN = 1.01;
 /** How a sample line starts as the helper writes it: the lines of a whole small file that do are counted ahead. */
-const SAMPLE_LINE_START = Buffer.from('\n{"type":"sample",');
+const SAMPLE_LINE_BYTES = Buffer.from('\n{"type":"sample",');
 
 /** The lines of `data` that start as a helper's sample line does (the first line, a header, is not one). */
 function countSampleLines(data: Buffer): number {
   let n = 0;
-  for (let at = data.indexOf(SAMPLE_LINE_START); at !== -1; at = data.indexOf(SAMPLE_LINE_START, at + 1)) n++;
+  for (let at = data.indexOf(SAMPLE_LINE_BYTES); at !== -1; at = data.indexOf(SAMPLE_LINE_BYTES, at + 1)) n++;
   return n;
 }
+
+/**
+ * The sample line reader of every run file read in this thread: a line is read whole before the
+ * next is given to it, so one serves every file, and what it keeps (a sweep's evidence, its
+ * movers' and modes' strings, parsed and compared once) serves the files after too.
+ */
+const sampleLineReader = new SampleLineReader();
 
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
@@ -402,12 +414,14 @@ class RunFileLines {
   private lineChars = 0;
   private beforeSamples = -1;
   /** Until `expected`: the sample lines read, and their iteration times. */
-  private sampleLines = 0;
+  private sampleCount = 0;
   private sampleTimes = 0;
   /** A whole file read in one chunk: its sample lines, counted ahead (0 when not); the table is told at the first sample. */
   private countedSamples = 0;
   /** A plain progress line's done and total, as `readPlainProgress` reads them. */
   private readonly progress = [0, 0];
+  /** Reads the sample lines of the helper's form without JSON.parse (sampleLine.ts). */
+  private readonly sampleLines = sampleLineReader;
 
   constructor(
     private readonly file: string,
@@ -449,10 +463,10 @@ class RunFileLines {
         const text = data.toString('latin1', start, end);
         let from = 0;
         for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-          this.line(text.slice(from, nl));
+          this.windowLine(data, text, start, from, nl);
           from = nl + 1;
         }
-        this.line(text.slice(from));
+        this.windowLine(data, text, start, from, text.length);
       } else
         for (let nl = data.indexOf(10, start); nl !== -1 && nl <= end; nl = data.indexOf(10, start)) {
           this.line(data.toString('utf8', start, nl));
@@ -485,11 +499,41 @@ class RunFileLines {
       this.expected = true;
       return;
     }
-    if (this.sampleLines < EXPECT_AFTER_SAMPLES) return;
+    if (this.sampleCount < EXPECT_AFTER_SAMPLES) return;
     this.expected = true;
-    const perSample = (this.lineChars - this.beforeSamples) / this.sampleLines;
+    const perSample = (this.lineChars - this.beforeSamples) / this.sampleCount;
     const left = Math.max(0, this.size - this.lineChars);
-    run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleLines);
+    run.samples.expect(run.samples.length + (left / perSample) * EXPECT_MARGIN, this.sampleTimes / this.sampleCount);
+  }
+
+  /**
+   * The line `text[from, to)` of an ASCII window of `data` that starts at byte `start`: a sample
+   * line of the helper's form is read from its bytes (sampleLine.ts), any other as text.
+   */
+  private windowLine(data: Buffer, text: string, start: number, from: number, to: number): void {
+    const run = this.run;
+    // A progress line of the helper's form, from its bytes too (as `line` would read it).
+    if (
+      run &&
+      data[start + from + 9] === 112 &&
+      readPlainProgressBytes(data, start + from, start + to, this.progress)
+    ) {
+      this.lineNo++;
+      if (!this.expected) this.lineChars += to - from + 1;
+      run.progress = { done: this.progress[0]!, total: this.progress[1]! };
+      return;
+    }
+    // `{"type":"sample"`: its 's' tells it from the other records' lines at once.
+    if (run && data[start + from + 9] === 115) {
+      const sample = this.sampleLines.readBytes(data, start + from, start + to, text, from);
+      if (sample) {
+        this.lineNo++;
+        if (!this.expected) this.lineChars += to - from + 1;
+        this.addSample(run, sample, to - from);
+        return;
+      }
+    }
+    this.line(text.slice(from, to), run !== undefined && data[start + from + 9] === 115);
   }
 
   /** The file ended: its last line, if it had no newline (a line cut off by a crash or kill). */
@@ -506,7 +550,8 @@ class RunFileLines {
     return line;
   }
 
-  private line(line: string): void {
+  /** `sampleTried`: the line was given to the sample line reader already (`windowLine`), which declined it. */
+  private line(line: string, sampleTried = false): void {
     this.lineNo++;
     if (!this.expected) this.lineChars += line.length + 1;
     const run = this.run;
@@ -522,6 +567,15 @@ class RunFileLines {
       run.progress = { done: this.progress[0]!, total: this.progress[1]! };
       return;
     }
+    // The other half, a sample line as the helper writes it, likewise (sampleLine.ts): the sample
+    // it gives is what JSON.parse would make of the line, and the plain check has vouched for it.
+    if (!sampleTried && line.startsWith(SAMPLE_LINE_START)) {
+      const sample = this.sampleLines.read(line);
+      if (sample) {
+        this.addSample(run, sample, line.length);
+        return;
+      }
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -531,20 +585,24 @@ class RunFileLines {
     }
     // The bulk of a sweep: a sample the plain check vouches for is what applySavedValue would add
     // (and a progress line, one a sample, what it would set).
-    if (isPlainSample(value)) {
-      // What the columns' size is estimated from (see expectFromSoFar).
-      if (!this.expected) {
-        if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - line.length - 1;
-        this.sampleLines++;
-        this.sampleTimes += value.timesNs?.length ?? 0;
-      } else if (this.countedSamples > 0) {
-        // Room for the samples counted ahead, with as many iteration times each as this first one.
-        run.samples.expect(this.countedSamples, value.timesNs?.length ?? 0);
-        this.countedSamples = 0;
-      }
-      run.samples.push(value);
-    } else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
+    if (isPlainSample(value)) this.addSample(run, value, line.length);
+    else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
     else applySavedValue(run, value);
+  }
+
+  /** A sample the plain check vouched for, added to the table (copied: `sample` may be the line reader's); `lineLength`: its line's. */
+  private addSample(run: Run, sample: Sample, lineLength: number): void {
+    // What the columns' size is estimated from (see expectFromSoFar).
+    if (!this.expected) {
+      if (this.beforeSamples < 0) this.beforeSamples = this.lineChars - lineLength - 1;
+      this.sampleCount++;
+      this.sampleTimes += sample.timesNs?.length ?? 0;
+    } else if (this.countedSamples > 0) {
+      // Room for the samples counted ahead, with as many iteration times each as this first one.
+      run.samples.expect(this.countedSamples, sample.timesNs?.length ?? 0);
+      this.countedSamples = 0;
+    }
+    run.samples.push(sample);
   }
 
   private tooLong(): void {
@@ -597,33 +655,57 @@ const PLAIN_COUNT_DIGITS = 15;
  * closing brace. Anything else (false) is parsed and checked as any other line.
  */
 export function readPlainProgress(line: string, out: number[]): boolean {
-  let at = PROGRESS_START.length;
+  // Such a line is ASCII: read from its bytes, as a window of a run file is (readPlainProgressBytes).
+  if (!line.startsWith(PROGRESS_START)) return false;
+  const n = line.length;
+  if (Buffer.byteLength(line, 'utf8') !== n) return false;
+  if (progressScratch.length < n) progressScratch = Buffer.alloc(Math.max(n, 2 * progressScratch.length));
+  progressScratch.write(line, 0, 'latin1');
+  return readPlainProgressBytes(progressScratch, 0, n, out);
+}
+
+let progressScratch = Buffer.alloc(256);
+const PROGRESS_START_BYTES = Buffer.from(PROGRESS_START, 'latin1');
+const PROGRESS_TOTAL_BYTES = Buffer.from(PROGRESS_TOTAL, 'latin1');
+const PROGRESS_MESSAGE_BYTES = Buffer.from(PROGRESS_MESSAGE, 'latin1');
+
+/** Whether `bytes` hold `text` at `at`, before `to`. */
+function holdsBytes(bytes: Uint8Array, at: number, to: number, text: Uint8Array): boolean {
+  const n = text.length;
+  if (at + n > to) return false;
+  for (let k = 0; k < n; k++) if (bytes[at + k] !== text[k]) return false;
+  return true;
+}
+
+/** `readPlainProgress` of the line in `bytes` from `from` to `to` (its newline not included). */
+export function readPlainProgressBytes(bytes: Uint8Array, from: number, to: number, out: number[]): boolean {
+  let at = from + PROGRESS_START_BYTES.length;
   const count = (): number => {
-    const from = at;
+    const start = at;
     let n = 0;
-    for (let c = line.charCodeAt(at); c >= 48 && c <= 57; c = line.charCodeAt(at)) {
+    for (let c = bytes[at]!; at < to && c >= 48 && c <= 57; c = bytes[at]!) {
       n = n * 10 + (c - 48);
       at++;
     }
-    const digits = at - from;
+    const digits = at - start;
     // None, too many, or a leading zero: not read plainly.
-    if (digits === 0 || digits > PLAIN_COUNT_DIGITS || (digits > 1 && line.charCodeAt(from) === 48)) return -1;
+    if (digits === 0 || digits > PLAIN_COUNT_DIGITS || (digits > 1 && bytes[start] === 48)) return -1;
     return n;
   };
-  if (!PLAIN_PROGRESS_CURRENT || !line.startsWith(PROGRESS_START)) return false;
+  if (!PLAIN_PROGRESS_CURRENT || !holdsBytes(bytes, from, to, PROGRESS_START_BYTES)) return false;
   const done = count();
-  if (done < 0 || !line.startsWith(PROGRESS_TOTAL, at)) return false;
-  at += PROGRESS_TOTAL.length;
+  if (done < 0 || !holdsBytes(bytes, at, to, PROGRESS_TOTAL_BYTES)) return false;
+  at += PROGRESS_TOTAL_BYTES.length;
   const total = count();
   if (total < 0) return false;
-  if (line.startsWith(PROGRESS_MESSAGE, at)) {
-    at += PROGRESS_MESSAGE.length;
-    const from = at;
-    for (let c = line.charCodeAt(at); c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92; c = line.charCodeAt(at)) at++;
-    if (line.charCodeAt(at) !== 34 || at - from > PROGRESS_MESSAGE_MAX) return false;
+  if (holdsBytes(bytes, at, to, PROGRESS_MESSAGE_BYTES)) {
+    at += PROGRESS_MESSAGE_BYTES.length;
+    const start = at;
+    for (let c = bytes[at]!; at < to && c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92; c = bytes[at]!) at++;
+    if (at >= to || bytes[at] !== 34 || at - start > PROGRESS_MESSAGE_MAX) return false;
     at++;
   }
-  if (at !== line.length - 1 || line.charCodeAt(at) !== 125) return false;
+  if (at !== to - 1 || bytes[at] !== 125) return false;
   out[0] = done;
   out[1] = total;
   return true;
