@@ -262,6 +262,7 @@ async function measure(kind, origin, file, support, hostHeld = false) {
 
 /** Where a host-held timeline's first level of detail came from (the page's stats.firstLodSource). */
 const LOD_SOURCE = {
+  pushed: 'binned while surveying and pushed with the index, answered in',
   ahead: 'binned while surveying, answered in',
   file: 'binned from the file',
   index: 'from the built index',

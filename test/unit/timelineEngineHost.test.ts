@@ -17,7 +17,7 @@ import {
   parseTimelineHostMessage,
   parseTimelineWebviewMessage,
 } from '../../src/core/timeline/timelineMessages';
-import { fitAllWindow, lodWindow } from '../../src/core/timeline/timelineView';
+import { PUSHED_ID, fitAllWindow, lodWindow, openingLanes } from '../../src/core/timeline/timelineView';
 import { repeated, sdmatlBytes } from './timelineFixture';
 
 const META = { gpuCus: [64, 64], vendor: 'amd' as const, simulated: true };
@@ -404,8 +404,15 @@ describe('serveEngine: the overview before the index', () => {
     const whole = fitAllWindow(first.index.startNs, first.index.endNs);
     const lanes = [...first.index.lanes.keys(), ...first.index.heat.map((h) => h.id)].reverse();
     const request = { ...lodWindow(whole.from, whole.to), buckets: 900, lanes, rawMinPx: 2 };
+    // Pushed with the index, unasked: the lanes a timeline opens with, binned ahead.
+    const pushed = (await p.answer(PUSHED_ID)) as Extract<FromWorker, { type: 'lod' }>;
+    expect(pushed.source).toBe('ahead');
+    expect(v.safeParse(EngineAnswerSchema, pushed).success).toBe(true);
+    const opening = { ...request, lanes: openingLanes(first.index) };
+    expect([...pushed.result.totals.lane]).toEqual(opening.lanes);
+    expect(at(p, (m) => m.type === 'lod' && m.id === PUSHED_ID)).toBe(at(p, (m) => m.type === 'index') + 1);
     p.send({ type: 'lod', id: 2, request });
-    const lod = (await p.next('lod')) as Extract<FromWorker, { type: 'lod' }>;
+    const lod = (await p.answer(2)) as Extract<FromWorker, { type: 'lod' }>;
     expect(lod.source).toBe('ahead');
     expect(v.safeParse(EngineAnswerSchema, lod).success).toBe(true);
     await p.next('read');
@@ -416,6 +423,13 @@ describe('serveEngine: the overview before the index', () => {
     expect(lod.result.runs.count).toEqual(built.result.runs.count);
     expect(lod.result.runs.level).toEqual(built.result.runs.level);
     expect(lod.result.raw).toEqual(built.result.raw);
+    // The pushed view is the built engine's answer to the same request too.
+    p.send({ type: 'lod', id: 4, request: opening });
+    const builtOpening = (await p.answer(4)) as Extract<FromWorker, { type: 'lod' }>;
+    expect(pushed.result.totals).toEqual(builtOpening.result.totals);
+    expect(pushed.result.runs.count).toEqual(builtOpening.result.runs.count);
+    expect(pushed.result.runs.level).toEqual(builtOpening.result.runs.level);
+    expect(pushed.result.raw).toEqual(builtOpening.result.raw);
 
     // Another request (the page was resized before it asked) is binned from the file in a pass of its own.
     const q = port();
@@ -424,7 +438,7 @@ describe('serveEngine: the overview before the index', () => {
     q.send({ type: 'view', whole: true, buckets: 900, rawMinPx: 2 });
     await q.next('index');
     q.send({ type: 'lod', id: 2, request: { ...request, buckets: 901 } });
-    expect(((await q.next('lod')) as Extract<FromWorker, { type: 'lod' }>).source).toBe('file');
+    expect(((await q.answer(2)) as Extract<FromWorker, { type: 'lod' }>).source).toBe('file');
   });
 
   it('a page whose first view is not the whole timeline (a restored window or filter) is not waited for', async () => {

@@ -498,7 +498,7 @@ export function packTyped(message) {
  * dispatched as the host's message event. The arrays' bytes come fetched from `path` (binary,
  * as VS Code carries them; a page whose CSP is bypassed: the benchmark's) or as base64.
  */
-async function dispatchPacked({ skeleton, path, base64 }) {
+async function dispatchPacked({ skeleton, path, base64, seq }) {
   const kinds = {
     Int8Array,
     Uint8Array,
@@ -526,17 +526,35 @@ async function dispatchPacked({ skeleton, path, base64 }) {
     for (const key of Object.keys(v)) out[key] = revive(v[key]);
     return out;
   };
-  window.dispatchEvent(new MessageEvent('message', { data: revive(skeleton) }));
+  // Dispatched in the order they were posted (`seq`, per page), whichever arrived first: a
+  // message fetched may come after the one posted after it. A page loaded afresh starts counting
+  // from the first message it gets.
+  const inbox = (window.__hostInbox ??= { next: seq, waiting: new Map() });
+  inbox.waiting.set(seq, revive(skeleton));
+  while (inbox.waiting.has(inbox.next)) {
+    const data = inbox.waiting.get(inbox.next);
+    inbox.waiting.delete(inbox.next);
+    inbox.next++;
+    window.dispatchEvent(new MessageEvent('message', { data }));
+  }
 }
 
-/** Posts a host message to the page, its typed arrays as binary by fetch (`fetchable`) or as base64. */
+/** The number of the last message posted to each page (dispatchPacked puts them back in this order). */
+const posted = new WeakMap();
+
+/**
+ * Posts a host message to the page, its typed arrays as binary by fetch (`fetchable`) or as
+ * base64; resolves once the page has it.
+ */
 function postToPage(page, message, fetchable) {
+  const seq = (posted.get(page) ?? 0) + 1;
+  posted.set(page, seq);
   const { skeleton, bytes } = packTyped(message);
-  if (!bytes) return page.evaluate(dispatchPacked, { skeleton });
-  if (!fetchable) return page.evaluate(dispatchPacked, { skeleton, base64: bytes.toString('base64') });
+  if (!bytes) return page.evaluate(dispatchPacked, { skeleton, seq });
+  if (!fetchable) return page.evaluate(dispatchPacked, { skeleton, base64: bytes.toString('base64'), seq });
   const path = `/relay/${++relayedCount}`;
   relayed.set(path, bytes);
-  return page.evaluate(dispatchPacked, { skeleton, path }).finally(() => relayed.delete(path));
+  return page.evaluate(dispatchPacked, { skeleton, path, seq }).finally(() => relayed.delete(path));
 }
 
 /**
@@ -544,7 +562,8 @@ function postToPage(page, message, fetchable) {
  * file's header for its count, starts the engine thread (`bundle`, the shipped
  * dist/timelineEngine.js) through the same relay (TimelineEngineHost), tells the page the
  * events are host-held, validates each message the page posts with the panel's parser and
- * relays its queries, and posts the engine's answers back as host messages, in order. The
+ * relays its queries, and posts the engine's answers back as host messages, in order (each
+ * sent without waiting for the page to have handled the one before, as VS Code posts). The
  * engine thread lives in this process: its read, index and answers count in its memory.
  * `fetchable`: the page may fetch from the harness's server (its CSP bypassed, as the
  * benchmark's is), so typed arrays reach it as binary; else as base64.
@@ -560,9 +579,12 @@ export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BU
   }
   const { count } = support.readTimelineHeader(new Uint8Array(head), statSync(file).size);
   const figures = { count, readMs: NaN, readers: 0, failure: undefined, problems: [] };
-  let queue = Promise.resolve();
+  let delivered = Promise.resolve();
+  // As VS Code posts to a webview: in order, without waiting for the page to have handled the
+  // message before (the page puts them back in order, dispatchPacked).
   const toPage = (message) => {
-    queue = queue.then(() => postToPage(page, message, fetchable)).catch((err) => figures.problems.push(String(err)));
+    const sent = postToPage(page, message, fetchable).catch((err) => figures.problems.push(String(err)));
+    delivered = delivered.then(() => sent);
   };
   const engine = new support.TimelineEngineHost({
     bundle,
@@ -588,5 +610,5 @@ export async function holdOnHost(page, support, { file, meta, bundle = ENGINE_BU
   if (!relays.has(page)) await page.exposeFunction('__hostRelay', (raw) => relays.get(page)?.(raw));
   relays.set(page, relay);
   toPage({ type: 'timeline-host-held', meta, count });
-  return { engine, figures, flushed: () => queue };
+  return { engine, figures, flushed: () => delivered };
 }

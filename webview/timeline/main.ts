@@ -12,8 +12,8 @@
  */
 import type { TimelineHostMessage, TimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
 import { parseTimelineHostMessage } from '../../src/core/timeline/timelineMessages';
-import type { LodRequest } from '../../src/core/timeline/timelineLod';
-import { RAW_MIN_PX, lodBuckets, lodWindow } from '../../src/core/timeline/timelineView';
+import type { LodRequest, LodResult } from '../../src/core/timeline/timelineLod';
+import { PUSHED_ID, RAW_MIN_PX, lodBuckets, lodWindow } from '../../src/core/timeline/timelineView';
 import type { TimelineMeta } from '../../src/core/timeline/timelineModel';
 import { onNextFrame } from '../shared/dom';
 import { connectPage } from '../shared/hostChannel';
@@ -122,20 +122,15 @@ function onWorker(message: FromWorker): void {
       break;
     }
     case 'lod':
+      if (message.id === PUSHED_ID && stats.hostHeld) {
+        // The engine's first view, pushed with the index: drawn at once when it is what this
+        // page asks for now; the page's own request, already sent, replaces it when it comes.
+        if (!s.result && pushedFits(message.result)) takeLod(message, 'pushed');
+        break;
+      }
       s.inFlight = false;
       if (message.id !== s.lodId) break;
-      // The events drawn one by one, then the selection's again in case the store started afresh.
-      s.known = remember(s.known, message.records);
-      if (s.details) s.known = remember(s.known, s.details.records);
-      s.result = message.result;
-      if (stats.lodMs.length === 0) {
-        stats.firstLodStage = stats.stage;
-        stats.firstLodSource = message.source ?? 'index';
-        stats.firstLodAt = performance.now();
-      }
-      stats.lodMs.push(message.ms);
-      stats.rawKernels = message.rawKernels;
-      schedule();
+      takeLod(message, message.source ?? 'index');
       break;
     case 'measure':
       if (s.measure && message.id === s.measureId) {
@@ -162,6 +157,38 @@ function onWorker(message: FromWorker): void {
 }
 
 // ---- level of detail ------------------------------------------------------------------------
+
+/** A level-of-detail answer drawn from: `source` says where the first one came from. */
+function takeLod(message: Extract<FromWorker, { type: 'lod' }>, source: typeof stats.firstLodSource): void {
+  // The events drawn one by one, then the selection's again in case the store started afresh.
+  s.known = remember(s.known, message.records);
+  if (s.details) s.known = remember(s.known, s.details.records);
+  s.result = message.result;
+  if (stats.lodMs.length === 0) {
+    stats.firstLodStage = stats.stage;
+    stats.firstLodSource = source;
+    stats.firstLodAt = performance.now();
+  }
+  stats.lodMs.push(message.ms);
+  stats.rawKernels = message.rawKernels;
+  schedule();
+}
+
+/**
+ * Whether a pushed first view is what the page would ask for now: no filter, the same window
+ * and buckets, and every lane the request would name among its lanes.
+ */
+function pushedFits(result: LodResult): boolean {
+  if (!s.index || !s.layout || s.saved.filter) return false;
+  const want = lodWindow(s.startNs, s.endNs);
+  if (result.startNs !== want.startNs || result.endNs !== want.endNs) return false;
+  if (result.buckets !== lodBuckets(plotWidth(s.cssWidth))) return false;
+  const has = new Set(result.totals.lane);
+  if (!visibleLanes().every((lane) => has.has(lane))) return false;
+  s.resultLanes = has;
+  s.resultFilter = s.filterVersion;
+  return true;
+}
 
 function visibleLanes(): number[] {
   if (!s.layout) return [];

@@ -53,8 +53,8 @@ export interface Stats {
   builtMs: number;
   /** The stage the first level-of-detail answer arrived in ('overview': drawn from the host's survey of the file). */
   firstLodStage: 'overview' | 'ready' | '';
-  /** Where a host-held timeline's first level of detail came from: binned ahead, in a pass of its own, or the index. */
-  firstLodSource: 'ahead' | 'file' | 'index' | '';
+  /** Where a host-held timeline's first level of detail came from: binned ahead and pushed with the index, binned ahead and asked for, in a pass of its own, or the index. */
+  firstLodSource: 'pushed' | 'ahead' | 'file' | 'index' | '';
   /** When the first level-of-detail answer arrived (0 until then). */
   firstLodAt: number;
   events: number;

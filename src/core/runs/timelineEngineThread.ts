@@ -38,7 +38,7 @@ import {
   surveyPart,
   timelineSpan,
 } from '../timeline/timelineOverview';
-import { fitAllWindow, lodWindow } from '../timeline/timelineView';
+import { PUSHED_ID, fitAllWindow, lodWindow, openingLanes } from '../timeline/timelineView';
 import type { LodRequest } from '../timeline/timelineLod';
 import { openSafeFile } from './safeFile';
 import type { ThreadMessage, ToThread } from './timelineEngineHost';
@@ -136,6 +136,23 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         buildMs: survey.ms,
         stage: 'overview',
       });
+      // The first view binned ahead is pushed with the index (the lanes a timeline opens with):
+      // the page draws from it as soon as it has laid the lanes out, when it holds what the page
+      // shows; the page's own request, which it sends anyway, is answered as before.
+      const pushed = binned && answerAhead(survey, binned, { ...binned.request, lanes: openingLanes(survey.index) });
+      if (pushed)
+        reply(
+          {
+            type: 'lod',
+            id: PUSHED_ID,
+            result: pushed.result,
+            records: pushed.records,
+            rawKernels: pushed.rawKernels,
+            ms: pushed.ms,
+            source: 'ahead',
+          },
+          lodBuffers(pushed.result),
+        );
       await answerFromFile(source, survey, async (request) => {
         const ahead = binned && answerAhead(survey, binned, request);
         if (ahead) return { ...ahead, source: 'ahead' };

@@ -24,3 +24,22 @@ export function lodBuckets(plotPx: number): number {
 
 /** The smallest width (pixels) an event is drawn one by one at. */
 export const RAW_MIN_PX = 2;
+
+/** The id of the first view a host-held timeline's engine pushes with its index, unasked (the page's own requests count from 1). */
+export const PUSHED_ID = 0;
+
+/**
+ * The lanes a timeline shows when it opens, before the user unfolds anything: every lane but the
+ * CU lanes (folded under their GPU's occupancy strip) and the strips (lane ids past the lanes').
+ * What the engine pushes the first view for (the page draws from it only when it holds every
+ * lane the page shows, so a page that opens otherwise asks as before).
+ */
+export function openingLanes(index: {
+  lanes: readonly { id: number; category: string }[];
+  heat: readonly { id: number }[];
+}): number[] {
+  return [
+    ...index.lanes.filter((lane) => lane.category !== 'cu').map((lane) => lane.id),
+    ...index.heat.map((h) => h.id),
+  ];
+}
