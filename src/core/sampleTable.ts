@@ -136,7 +136,8 @@ const enum ReaderKind {
   Rest,
 }
 
-function deepFreeze<T>(x: T): T {
+/** `x` and everything in it frozen (a value shared by several readers, which none may change). */
+export function deepFreeze<T>(x: T): T {
   if (typeof x === 'object' && x !== null) {
     for (const v of Object.values(x)) deepFreeze(v);
     Object.freeze(x);

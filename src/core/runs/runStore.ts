@@ -20,10 +20,11 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Run, RunHeader } from '../run';
 import { RUN_FILE_NAME, applySavedValue, newRun } from '../run';
-import type { Sample } from '../protocol';
+import type { Sample, Topology } from '../protocol';
 import { ProgressSchema, isPlainSample } from '../protocol';
 import { MAX_LINE_CHARS } from './lineSplitter';
 import { SAMPLE_LINE_START, SampleLineReader } from './sampleLine';
+import { deepFreeze } from '../sampleTable';
 import { openSafeFile, openSafeFileSync } from './safeFile';
 import { writeRunsGitignore } from './gitignore';
 import type { RunDeleteOutcome } from './runFolder';
@@ -356,6 +357,14 @@ function countSampleLines(data: Buffer): number {
  */
 const sampleLineReader = new SampleLineReader();
 
+/**
+ * The last topology line read in this thread and the record it gave, frozen: a fleet's nodes
+ * write the same topology line (about 10 KB) word for word, and a line equal to it is that
+ * record again, without JSON.parse and the schema (shared by the runs, so frozen: none can
+ * change another's).
+ */
+const lastTopology: { line: string; record: Topology | undefined } = { line: '', record: undefined };
+
 /** The buffer `readRunFileSync` reads into (one at a time, so one serves every call). */
 let syncChunk: Buffer | undefined;
 
@@ -576,6 +585,10 @@ class RunFileLines {
         return;
       }
     }
+    if (lastTopology.record && line.length === lastTopology.line.length && line === lastTopology.line) {
+      run.topology = lastTopology.record;
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -587,7 +600,15 @@ class RunFileLines {
     // (and a progress line, one a sample, what it would set).
     if (isPlainSample(value)) this.addSample(run, value, line.length);
     else if (isPlainProgress(value)) run.progress = { done: value.done, total: value.total };
-    else applySavedValue(run, value);
+    else {
+      const before = run.topology;
+      applySavedValue(run, value);
+      // A topology this line gave, kept for the next file's equal line.
+      if (run.topology !== before && run.topology && (value as { type?: unknown }).type === 'topology') {
+        lastTopology.line = line;
+        lastTopology.record = deepFreeze(run.topology);
+      }
+    }
   }
 
   /** A sample the plain check vouched for, added to the table (copied: `sample` may be the line reader's); `lineLength`: its line's. */
