@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Run } from '../../src/core/run';
 import { applySavedValue, newRun } from '../../src/core/run';
 import { RunStore } from '../../src/core/runs/runStore';
 import { done, header, hello } from '../support/records';
@@ -40,7 +41,8 @@ describe("a fleet's topology lines, word for word the same from node to node", (
     write('b', TOPOLOGY);
     write('c', other);
     write('d', TOPOLOGY);
-    for (const read of [(id: string) => store.openSync(id), (id: string) => store.open(id)]) {
+    const reads: ((id: string) => Run | Promise<Run>)[] = [(id) => store.openSync(id), (id) => store.open(id)];
+    for (const read of reads) {
       const [a, b, c, d] = await Promise.all(['a', 'b', 'c', 'd'].map(read));
       expect(a!.topology).toEqual(parsed(TOPOLOGY));
       expect(b!.topology).toEqual(parsed(TOPOLOGY));
