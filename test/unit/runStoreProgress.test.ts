@@ -133,6 +133,12 @@ describe('progress lines checked plainly', () => {
       readPlainProgress('{"type":"progress","done":1,"total":78,"message":"cu/host 4K 8 CUs, GPU 0 -> GPU 1"}', out),
     ).toBe(true);
     expect(out).toEqual([1, 78]);
+    // The longest line of the helper's form (counts of 15 digits, a message of 4096) is still read plainly.
+    const n = 10 ** 14 + 7;
+    expect(readPlainProgress(`{"type":"progress","done":${n},"total":${n},"message":"${'m'.repeat(4096)}"}`, out)).toBe(
+      true,
+    );
+    expect(out).toEqual([n, n]);
   });
 
   it('read from a file, fold as run.ts folds each line', () => {

@@ -14,10 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sample } from '../../src/core/protocol';
-import { PLAIN_SAMPLE_FIELDS, isPlainSample } from '../../src/core/protocol';
+import { PLAIN_SAMPLE_FIELDS, SampleSchema, isPlainSample } from '../../src/core/protocol';
 import { SampleTable } from '../../src/core/sampleTable';
 import { SAMPLE_LINE_CURRENT, SAMPLE_LINE_START, SampleLineReader } from '../../src/core/runs/sampleLine';
 import { readRunFile, readRunFileSync } from '../../src/core/runs/runStore';
+import { header as runHeader } from '../support/records';
 
 /** xorshift32: the same cases on every run, so a failure can be replayed. */
 function rng(seed: number) {
@@ -249,19 +250,12 @@ function randomLine(r: R): string {
     batch: count(1, 1024),
     shmemSdma: word(['library'], ['x']),
   };
-  const required = new Set([
-    'mover',
-    'initiator',
-    'src',
-    'dst',
-    'sizeBytes',
-    'cus',
-    'engines',
-    'iters',
-    'meanNs',
-    'gbps',
-    'validated',
-  ]);
+  // The fields the schema requires: nearly always written, the others often left out.
+  const required = new Set(
+    Object.entries(SampleSchema.entries)
+      .filter(([, schema]) => schema.type !== 'optional')
+      .map(([field]) => field),
+  );
   let line = SAMPLE_LINE_START;
   for (const f of PLAIN_SAMPLE_FIELDS.slice(1))
     if (required.has(f) ? r.chance(0.995) : r.chance(0.4)) line += `,"${f}":${value[f]!()}`;
@@ -390,16 +384,7 @@ describe('sample lines read without JSON.parse', () => {
       ]
         // A line of the file as the file's reader gets it back: no newline, UTF-8 (a lone surrogate is U+FFFD).
         .map((l) => Buffer.from(l.replace(/\n/g, '')).toString('utf8'));
-      const header = JSON.stringify({
-        type: 'run',
-        format: 'sdma-lens-run',
-        version: 1,
-        id: 'x',
-        command: 'sweep',
-        createdAt: '2026-12-02T00:00:00Z',
-        target: { kind: 'local' },
-        helper: { path: 'sdma-probe', args: [] },
-      });
+      const header = JSON.stringify(runHeader('x', []));
       const file = join(dir, 'run.ndjson');
       writeFileSync(file, `${[header, ...lines].join('\n')}\n`);
       const { viaParse } = tables(lines);

@@ -471,7 +471,7 @@ let relayedCount = 0;
  * webview messages carry typed arrays as binary: the stand-in should not cost what the host it
  * stands in for does not.
  */
-export function packTyped(message) {
+function packTyped(message) {
   const parts = [];
   let at = 0;
   const take = (value) => {

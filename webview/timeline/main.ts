@@ -125,7 +125,11 @@ function onWorker(message: FromWorker): void {
       if (message.id === PUSHED_ID && stats.hostHeld) {
         // The engine's first view, pushed with the index: drawn at once when it is what this
         // page asks for now; the page's own request, already sent, replaces it when it comes.
-        if (!s.result && pushedFits(message.result)) takeLod(message, 'pushed');
+        if (!s.result && pushedFits(message.result)) {
+          s.resultLanes = new Set(message.result.totals.lane);
+          s.resultFilter = s.filterVersion;
+          takeLod(message, 'pushed');
+        }
         break;
       }
       s.inFlight = false;
@@ -184,10 +188,7 @@ function pushedFits(result: LodResult): boolean {
   if (result.startNs !== want.startNs || result.endNs !== want.endNs) return false;
   if (result.buckets !== lodBuckets(plotWidth(s.cssWidth))) return false;
   const has = new Set(result.totals.lane);
-  if (!visibleLanes().every((lane) => has.has(lane))) return false;
-  s.resultLanes = has;
-  s.resultFilter = s.filterVersion;
-  return true;
+  return visibleLanes().every((lane) => has.has(lane));
 }
 
 function visibleLanes(): number[] {

@@ -585,7 +585,7 @@ class RunFileLines {
         return;
       }
     }
-    if (lastTopology.record && line.length === lastTopology.line.length && line === lastTopology.line) {
+    if (lastTopology.record && line === lastTopology.line) {
       run.topology = lastTopology.record;
       return;
     }
@@ -679,12 +679,22 @@ export function readPlainProgress(line: string, out: number[]): boolean {
   // Such a line is ASCII: read from its bytes, as a window of a run file is (readPlainProgressBytes).
   if (!line.startsWith(PROGRESS_START)) return false;
   const n = line.length;
-  if (Buffer.byteLength(line, 'utf8') !== n) return false;
+  // Longer than the longest such line (two counts, the longest message): parsed, and the scratch
+  // buffer stays small.
+  if (n > PLAIN_PROGRESS_MAX_CHARS || Buffer.byteLength(line, 'utf8') !== n) return false;
   if (progressScratch.length < n) progressScratch = Buffer.alloc(Math.max(n, 2 * progressScratch.length));
   progressScratch.write(line, 0, 'latin1');
   return readPlainProgressBytes(progressScratch, 0, n, out);
 }
 
+/** The longest progress line of the helper's form: its start, two counts, the `total` key and the longest message with its key, quote and brace. */
+const PLAIN_PROGRESS_MAX_CHARS =
+  PROGRESS_START.length +
+  2 * PLAIN_COUNT_DIGITS +
+  PROGRESS_TOTAL.length +
+  PROGRESS_MESSAGE.length +
+  PROGRESS_MESSAGE_MAX +
+  2;
 let progressScratch = Buffer.alloc(256);
 const PROGRESS_START_BYTES = Buffer.from(PROGRESS_START, 'latin1');
 const PROGRESS_TOTAL_BYTES = Buffer.from(PROGRESS_TOTAL, 'latin1');

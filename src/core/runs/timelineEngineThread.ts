@@ -140,19 +140,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
       // the page draws from it as soon as it has laid the lanes out, when it holds what the page
       // shows; the page's own request, which it sends anyway, is answered as before.
       const pushed = binned && answerAhead(survey, binned, { ...binned.request, lanes: openingLanes(survey.index) });
-      if (pushed)
-        reply(
-          {
-            type: 'lod',
-            id: PUSHED_ID,
-            result: pushed.result,
-            records: pushed.records,
-            rawKernels: pushed.rawKernels,
-            ms: pushed.ms,
-            source: 'ahead',
-          },
-          lodBuffers(pushed.result),
-        );
+      if (pushed) replyLod(PUSHED_ID, { ...pushed, source: 'ahead' });
       await answerFromFile(source, survey, async (request) => {
         const ahead = binned && answerAhead(survey, binned, request);
         if (ahead) return { ...ahead, source: 'ahead' };
@@ -198,6 +186,12 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
     const whole = layout.count > 0 ? fitAllWindow(span.minStart, span.maxEnd) : fitAllWindow(0, 1);
     const ahead = { ...lodWindow(whole.from, whole.to), buckets: view.buckets, rawMinPx: view.rawMinPx };
     return surveyAndBin(source, layout, ahead);
+  }
+
+  /** An overview's level-of-detail answer to query `id`, its buffers handed over. */
+  function replyLod(id: number, answer: OverviewAnswer & { source: 'ahead' | 'file' }): void {
+    const { result, records, rawKernels, ms, source } = answer;
+    reply({ type: 'lod', id, result, records, rawKernels, ms, source }, lodBuffers(result));
   }
 
   /** Resolves when `done()` holds, or after `ms`: checked again at each message. */
@@ -266,18 +260,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         const answer = await bin(query.request);
         if (!answer) return;
         waiting.shift();
-        reply(
-          {
-            type: 'lod',
-            id: query.id,
-            result: answer.result,
-            records: answer.records,
-            rawKernels: answer.rawKernels,
-            ms: answer.ms,
-            source: answer.source,
-          },
-          lodBuffers(answer.result),
-        );
+        replyLod(query.id, answer);
         return;
       }
       const left = deadline - performance.now();
