@@ -1,9 +1,13 @@
-// `npm run bench`: bundles each bench/*.bench.ts with esbuild and runs it with Node.
+// `npm run bench`: bundles each bench/*.bench.ts with esbuild and runs it with Node, then the
+// timeline in headless Chromium (bench/timeline.mjs: 10^6 events, then 10^7 beside chart.js at
+// 10^6), the figures the README's Performance table quotes. Without /usr/bin/chromium the
+// browser benchmarks are said to be skipped. `npm run bench -- NAME` runs those whose file name
+// holds NAME (`-- timeline.mjs` the browser ones alone).
 // Each benchmark prints its figure, the reference measured in the same run, and the ratio; a
 // target missed is printed, not fatal. A benchmark that finds a wrong result (refine's crossovers
 // outside the dense grid's) or fails exits non-zero: the others still run, and this exits 1 after
 // naming them.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepare, root, run } from './prepare.mjs';
 
@@ -30,6 +34,22 @@ for (const file of readdirSync(join(root, 'bench'))
   });
   console.log(`\n== ${file}`);
   if (run(process.execPath, [bundle, join(root, 'native', 'build', 'sdma-probe')]) !== 0) failed.push(file);
+}
+/** The browser benchmarks: bench/timeline.mjs at the sizes the README quotes. */
+const BROWSER = [
+  { name: 'timeline.mjs, 10^6 events', args: ['--events', '1000000', '--frames', '60'] },
+  {
+    name: 'timeline.mjs, 10^7 events',
+    args: ['--events', '10000000', '--frames', '60', '--reference-events', '1000000'],
+  },
+];
+if (!only || 'timeline.mjs'.includes(only)) {
+  for (const b of BROWSER) {
+    console.log(`\n== ${b.name}`);
+    if (!existsSync('/usr/bin/chromium'))
+      console.log('skipped: /usr/bin/chromium is missing (sudo apt-get install -y chromium)');
+    else if (run(process.execPath, [join(root, 'bench', 'timeline.mjs'), ...b.args]) !== 0) failed.push(b.name);
+  }
 }
 if (failed.length > 0) {
   console.error(`\nfailed: ${failed.join(', ')}`);
