@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { EngineThread, ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
 import { TimelineEngineHost } from '../../src/core/runs/timelineEngineHost';
 import type { EnginePort } from '../../src/core/runs/timelineEngineThread';
-import { sameIndex, serveEngine } from '../../src/core/runs/timelineEngineThread';
+import { readersFor, sameIndex, serveEngine } from '../../src/core/runs/timelineEngineThread';
 import type { FromWorker } from '../../src/core/timeline/timelineEngineProtocol';
 import {
   EngineAnswerSchema,
@@ -484,6 +484,10 @@ describe('serveEngine: the overview before the index', () => {
     const indexes = () => p.out.filter((m) => m.type === 'index') as Extract<FromWorker, { type: 'index' }>[];
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(indexes().map((m) => m.stage)).toEqual(['overview', 'ready']);
+  });
+
+  it('readersFor: one reader per processor past two, at least one from 2 processors, at most 3', () => {
+    expect([1, 2, 3, 4, 5, 8, 16, 128].map(readersFor)).toEqual([0, 1, 1, 2, 3, 3, 3, 3]);
   });
 
   it('sameIndex: the built index replaces the overview only when it lays out the same', () => {

@@ -278,14 +278,17 @@ export function sameIndex(a: PageIndex, b: PageIndex): boolean {
 }
 
 /**
- * Readers beside the engine unless the starter says: one per processor past two, at least one
- * and at most 3; none on one processor, where the engine's one pass that also bins the first view
- * (surveyAndBin) is left. Measured by bench/timelineEngine.bench.ts (the first view of 10^7
- * events, bench/results/host-2026-12-05/README.md): on 2 processors one reader was as fast as
- * the engine alone on one machine and 26% faster on another; on 4, two readers were the fastest;
- * on 8 and 16, three.
+ * The readers beside the engine on `processors` when the starter does not say: one per processor
+ * past two, at least one and at most 3; none on one processor, which leaves the engine's one pass
+ * that also bins the first view (surveyAndBin). Measured by bench/timelineEngine.bench.ts (the
+ * first view of 10^7 events, bench/results/host-2026-12-05/README.md): on 2 processors one
+ * reader was as fast as the engine alone on one machine and took a quarter less time on another;
+ * on 4, two readers were the fastest; on 8 and 16, three.
  */
-const READERS = availableParallelism() >= 2 ? Math.max(1, Math.min(3, availableParallelism() - 2)) : 0;
+export function readersFor(processors: number): number {
+  return processors >= 2 ? Math.max(1, Math.min(3, processors - 2)) : 0;
+}
+const READERS = readersFor(availableParallelism());
 
 if (parentPort) {
   // What the starter asked: a reader ('ranges'), or the engine with a number of readers (0 to 3).
