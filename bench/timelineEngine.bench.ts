@@ -57,6 +57,7 @@ async function one(file: string, readers: number | undefined): Promise<Figures> 
   let request: LodRequest | undefined;
   let first: { ms: number; source: string } | undefined;
   let laneStart: Int32Array = new Int32Array(1);
+  let readersUsed = 0;
   return new Promise<Figures>((done, fail) => {
     const host = new TimelineEngineHost({
       bundle,
@@ -102,7 +103,6 @@ async function one(file: string, readers: number | undefined): Promise<Figures> 
         }
       },
     });
-    let readersUsed = 0;
     host.query({ type: 'view', whole: true, buckets: BUCKETS, rawMinPx: 2 });
   });
 }
