@@ -42,7 +42,17 @@ function coreLayerRule(layer) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'native/**', 'node_modules/**', '.vscode-test/**', '.sdma-lens/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'native/**',
+      'node_modules/**',
+      '.vscode-test/**',
+      '.sdma-lens/**',
+      'coverage/**',
+      'bench/peers/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -20,7 +20,6 @@
  * TIMELINE_CORE_EVENTS (comma-separated counts) chooses other sizes. A
  * level of detail whose totals do not account for every event exits non-zero.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,46 +29,14 @@ import { readTimelineFile, readTimelineFrom } from '../src/core/timeline/timelin
 import { lodBytesPerEvent } from '../src/core/timeline/timelineCompact';
 import { aggregate } from '../src/core/timeline/timelineLod';
 import { buildIndexAndLod } from '../src/core/timeline/timelineModel';
+import { makeSimTimeline } from './simTimeline';
 
 const helper = process.argv[2] ?? 'native/build/sdma-probe';
 const SIZES = (process.env.TIMELINE_CORE_EVENTS ?? '1000000,10000000').split(',').map(Number);
-/** Events of one iteration of the four paths at 1 MiB with 64 CUs (docs/SIMULATOR.md). */
-const EVENTS_PER_ITERATION = 136;
 const BUCKETS = 2000;
 const TARGET_READ_RATIO = 1.5;
 const TARGET_BUILD_NS = 60;
 const TARGET_LOD_NS = 30;
-
-function makeTimeline(dir: string, events: number): string {
-  const iters = Math.max(1, Math.round(events / EVENTS_PER_ITERATION));
-  const file = join(dir, `timeline-${iters}.sdmatl`);
-  execFileSync(
-    helper,
-    [
-      'sweep',
-      '--backend',
-      'sim',
-      '--sizes',
-      '1M',
-      '--paths',
-      'all',
-      '--cus',
-      '64',
-      '--iters',
-      '1',
-      '--timeline-size',
-      '1M',
-      '--timeline-cus',
-      '64',
-      '--timeline-iters',
-      String(iters),
-      '--timeline-out',
-      file,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  return file;
-}
 
 function timed<T>(f: () => T): { ms: number; value: T } {
   const t0 = performance.now();
@@ -140,7 +107,7 @@ async function main(): Promise<void> {
   let wrong = false;
   try {
     for (const wanted of SIZES) {
-      const file = makeTimeline(dir, wanted);
+      const file = makeSimTimeline(helper, dir, wanted);
       readFileSync(file); // into the page cache: both reads below start from there
       const readMs: number[] = [];
       const readRefMs: number[] = [];

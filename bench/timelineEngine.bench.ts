@@ -20,7 +20,7 @@
  * TIMELINE_ENGINE_READERS (comma-separated, default: 0 to 3 as the processors allow, and `auto`).
  * A view that does not count every event of its lanes, or a case that fails, exits non-zero.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,13 +28,12 @@ import type { FromWorker } from '../src/core/timeline/timelineEngineProtocol';
 import type { LodRequest, LodResult } from '../src/core/timeline/timelineLod';
 import { fitAllWindow, lodWindow, openingLanes } from '../src/core/timeline/timelineView';
 import { TimelineEngineHost } from '../src/core/runs/timelineEngineHost';
+import { makeSimTimeline } from './simTimeline';
 
 const EVENTS = Number(process.env.TIMELINE_ENGINE_EVENTS ?? 10_000_000);
 const RUNS = Math.max(1, Number(process.env.TIMELINE_ENGINE_RUNS) || 5);
 /** A page 1,300 pixels wide asks for three windows of three buckets a pixel (timelineView.ts lodBuckets). */
 const BUCKETS = 3900;
-/** Events of one iteration of the four paths at 1 MiB with 64 CUs (docs/SIMULATOR.md). */
-const EVENTS_PER_ITERATION = 136;
 const META = { gpuCus: [256, 256, 256, 256, 256, 256, 256, 256], vendor: 'amd' as const, simulated: true };
 const root = process.cwd();
 const bundle = join(root, 'dist', 'timelineEngine.js');
@@ -143,17 +142,6 @@ function readOnce(file: string): number {
   return performance.now() - t0;
 }
 
-function makeTimeline(dir: string, helper: string): string {
-  const iters = Math.max(1, Math.round(EVENTS / EVENTS_PER_ITERATION));
-  const file = join(dir, `timeline-${iters}.sdmatl`);
-  const size = ['--sizes', '1M', '--paths', 'all', '--cus', '64', '--iters', '1'];
-  const timeline = ['--timeline-size', '1M', '--timeline-cus', '64', '--timeline-iters', String(iters)];
-  execFileSync(helper, ['sweep', '--backend', 'sim', ...size, ...timeline, '--timeline-out', file], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return file;
-}
-
 /** A case in a fresh process: this bundle with `--one`. */
 function child(file: string, readers: string): Figures | { readMs: number } {
   const r = spawnSync(process.execPath, [__filename, '--one', file, readers], { encoding: 'utf8' });
@@ -175,7 +163,7 @@ function main(): void {
   try {
     const file = process.env.TIMELINE_ENGINE_FILE
       ? resolve(process.env.TIMELINE_ENGINE_FILE)
-      : makeTimeline(scratch, resolve(process.argv[2] ?? join(root, 'native', 'build', 'sdma-probe')));
+      : makeSimTimeline(resolve(process.argv[2] ?? join(root, 'native', 'build', 'sdma-probe')), scratch, EVENTS);
     readOnce(file); // the file in the system's cache, as for every case
     const got = new Map<string, Figures[]>(cases.map((c) => [c, []]));
     const reference: number[] = [];
