@@ -3,7 +3,7 @@
 # no GPU is used): what a 2-core development machine cannot show.
 #   - bench/timelineEngine.bench.ts: a host-held 10^7-event timeline's engine from opening the
 #     file to the first view, with 0 to 3 reader threads and the engine's own choice
-#     (timelineEngineThread.ts READERS picks by processor count: this checks that choice);
+#     (timelineEngineThread.ts readersFor picks by processor count: this checks that choice);
 #     then the same on 2, 4 and 8 of the processors (the process's CPU affinity, which Node's
 #     availableParallelism reads);
 #   - bench/cliStart.bench.ts: the CLI's start-up and its small sweep beside `node -e 0`;
@@ -13,6 +13,12 @@
 # for linux-x64 (`xz -c "$(command -v node)"` on a machine with that Node), with the benchmarks
 # bundled as `npm run bench` bundles them (PEERS/bundles/*.cjs) and the built dist/. The helper
 # is built there with the simulator alone (CMake, no CUDA).
+#
+# Made here first (repository root, after `npm run build`):
+#   xz -c "$(command -v node)" > bench/peers/node.xz
+#   for b in timelineEngine cliStart fleet readRun; do npx esbuild bench/$b.bench.ts --bundle \
+#     --platform=node --format=cjs --target=node20 --outfile=bench/peers/bundles/$b.bench.cjs; done
+# and carried with dist/ to the device machine.
 #
 # Usage (repository root): OUT=DIR [PARTS="timeline cli fleet readrun"] [CPU_COUNTS="16 8 4 2"] \
 #   bash bench/device/run-h200x1-host.sh   (one device call runs at most 10 minutes: split PARTS)
