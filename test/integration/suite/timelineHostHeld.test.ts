@@ -1,6 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { suite, test } from 'mocha';
@@ -47,6 +58,45 @@ async function workerThreadsNamed(): Promise<boolean> {
   }
 }
 
+/**
+ * The timeline's size: a little over HOST_HELD_EVENTS, or SDMA_LENS_HOST_HELD_EVENTS when that
+ * asks for more (bench/timelineHost.mjs asks for 10^7).
+ */
+/** SDMA_LENS_HOST_HELD_FILE: a timeline file copied beside the run instead (bench/timelineHost.mjs names the simulator's). */
+const GIVEN_FILE = process.env.SDMA_LENS_HOST_HELD_FILE;
+
+/** The event count an sdmatl file's header gives (docs/PROTOCOL.md: a little-endian u64 at byte 16). */
+function eventsIn(file: string): number {
+  const head = Buffer.alloc(32);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return Number(head.readBigUInt64LE(16));
+}
+
+function repeatsWanted(): number {
+  const asked = Number(process.env.SDMA_LENS_HOST_HELD_EVENTS);
+  if (Number.isSafeInteger(asked) && asked > HOST_HELD_EVENTS) return Math.ceil(asked / EVENTS_PER_REPEAT);
+  return Math.ceil(HOST_HELD_EVENTS / EVENTS_PER_REPEAT) + 1;
+}
+
+const MB = 1024 * 1024;
+
+/** This process's resident memory sampled every 20 ms until `stop`, which gives the most seen (MiB). */
+function sampleResident(): { stop(): number } {
+  let most = process.memoryUsage.rss();
+  const timer = setInterval(() => (most = Math.max(most, process.memoryUsage.rss())), 20);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(most, process.memoryUsage.rss()) / MB;
+    },
+  };
+}
+
 /** The panel's state, or the reason its timeline could not be opened as the failure. */
 function heldState(panel: TimelinePanelView) {
   if (panel.loadFailure) throw new Error(panel.loadFailure);
@@ -66,9 +116,15 @@ suite('a timeline the extension host holds', () => {
     const seesThreads = await workerThreadsNamed();
     const threadsBefore = engineThreads();
     try {
-      const count = writeRepeatedTimeline(file, Math.ceil(HOST_HELD_EVENTS / EVENTS_PER_REPEAT) + 1);
+      if (GIVEN_FILE) copyFileSync(GIVEN_FILE, file, constants.COPYFILE_EXCL);
+      const count = GIVEN_FILE ? eventsIn(file) : writeRepeatedTimeline(file, repeatsWanted());
       assert.ok(count > HOST_HELD_EVENTS, `${count} events`);
 
+      // This extension host's memory before the timeline opens and while it loads (written out
+      // for bench/timelineHost.mjs when SDMA_LENS_HOST_HELD_FIGURES names a file).
+      const residentBefore = process.memoryUsage.rss() / MB;
+      const peakBefore = process.resourceUsage().maxRSS / 1024;
+      const resident = sampleResident();
       await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file));
       const key = timelineKey(run.header.id, { kind: 'file', file });
       const panel = await waitFor('the timeline panel of that file', () => api.timelinePanel(key));
@@ -106,12 +162,31 @@ suite('a timeline the extension host holds', () => {
       );
       assert.equal(answered.answers.error, undefined, 'the engine answered a query with an error');
       assert.equal(answered.running, true);
+      const residentLoading = resident.stop();
+      const residentIndexed = process.memoryUsage.rss() / MB;
+      const peakAfter = process.resourceUsage().maxRSS / 1024;
 
       // Closing the editor ends the thread.
       await vscode.window.tabGroups.close(tab);
       await waitFor('the panel to close', () => !api.timelinePanel(key));
       assert.equal(panel.hostHeldState?.running, false, 'the closed panel still holds its engine');
       if (seesThreads) await waitFor('the engine thread to exit', () => engineThreads() === threadsBefore);
+      const figures = process.env.SDMA_LENS_HOST_HELD_FIGURES;
+      if (figures)
+        writeFileSync(
+          figures,
+          JSON.stringify({
+            events: count,
+            fileBytes: statSync(file).size,
+            node: process.version,
+            residentBeforeMb: residentBefore,
+            residentLoadingMb: residentLoading,
+            residentIndexedMb: residentIndexed,
+            residentClosedMb: process.memoryUsage.rss() / MB,
+            peakBeforeMb: peakBefore,
+            peakAfterMb: peakAfter,
+          }),
+        );
     } finally {
       rmSync(file, { force: true });
     }
