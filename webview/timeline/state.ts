@@ -181,7 +181,9 @@ export const wire = {} as Wiring;
 export const schedule = (): void => wire.schedule();
 
 export function saveState(): void {
-  if (!s.meta) return;
+  // No index: a timeline is loading, and the window is still the one before it (a save made
+  // soon after a zoom of the previous timeline would give its window to this one).
+  if (!s.meta || !s.index) return;
   s.saved = {
     ...s.saved,
     key: s.meta.key,
