@@ -1,5 +1,5 @@
 /**
- * A host-held timeline's engine (dist/timelineEngine.js, the worker thread the extension host
+ * A host-held timeline's engine (dist/timelineEngine.js, the process the extension host
  * starts for a big timeline) from opening the file to the page's first view, by how many reader
  * threads share its passes over the file: none (one pass on the engine's thread that surveys the
  * file and bins the first view, pushed with the index) or 1 to 3 (the survey, then the page's
@@ -11,7 +11,7 @@
  * the overview's index comes, the page's request for the lanes it opens with (`openingLanes`).
  * Printed, medians of RUNS (interleaved round by round): the index, the first view (the pushed one
  * when it is the page's request, else the answer to that request), the built index, and the peak
- * resident memory of the process. Reference, in the same run: a fresh process that reads the
+ * resident memory of the engine's process. Reference, in the same run: a fresh process that reads the
  * file's bytes once, in 1 MiB reads (the least any reader of the file pays); the ratio is the
  * first view to it. The 10^7-event file of bench/timeline.mjs is made with the simulator
  * (`sdma-probe sweep --backend sim --sizes 1M --cus 64`), or TIMELINE_ENGINE_FILE names one.
@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import type { FromWorker } from '../src/core/timeline/timelineEngineProtocol';
 import type { LodRequest, LodResult } from '../src/core/timeline/timelineLod';
 import { fitAllWindow, lodWindow, openingLanes } from '../src/core/timeline/timelineView';
-import { TimelineEngineHost } from '../src/core/runs/timelineEngineHost';
+import { TimelineEngineHost, processMemory } from '../src/core/runs/timelineEngineHost';
 import { makeSimTimeline } from './simTimeline';
 
 const EVENTS = Number(process.env.TIMELINE_ENGINE_EVENTS ?? 10_000_000);
@@ -46,6 +46,7 @@ interface Figures {
   /** 'pushed' (binned in the survey's pass), or the answer's source ('ahead', 'file' or 'index'). */
   firstSource: string;
   readyMs: number;
+  /** The engine process's peak resident memory. */
   maxRssMb: number;
 }
 
@@ -88,6 +89,8 @@ async function one(file: string, readers: number | undefined): Promise<Figures> 
           return;
         }
         if (answer.type === 'index' && answer.stage === 'ready') {
+          // The engine's own process: its high-water mark, read before it is stopped.
+          const engineMb = host.pid === undefined ? NaN : (processMemory(host.pid)?.peakMb ?? NaN);
           host.dispose();
           if (!first) return fail(new Error('the index was built before any view came'));
           done({
@@ -97,7 +100,7 @@ async function one(file: string, readers: number | undefined): Promise<Figures> 
             firstViewMs: first.ms,
             firstSource: first.source,
             readyMs: ms,
-            maxRssMb: process.resourceUsage().maxRSS / 1024,
+            maxRssMb: engineMb,
           });
         }
       },

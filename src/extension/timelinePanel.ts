@@ -34,7 +34,7 @@ export interface TimelineSource {
   count?(): Promise<number>;
   /**
    * The sdmatl file `load` reads, when it is one: a timeline of HOST_HELD_EVENTS or more is then
-   * held by the host (an engine thread reads it) and the page asks it by message.
+   * held by the host (an engine process it starts reads it) and the page asks it by message.
    */
   file?: string;
 }
@@ -54,9 +54,9 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
 
   /** Held only from the read until the page has it. */
   private columns: TimelineColumns | undefined;
-  /** A host-held timeline: its engine thread, its event count and the index once built. */
+  /** A host-held timeline: its engine (a process of its own), its event count and the index once built. */
   private engine: TimelineEngineHost | undefined;
-  private hostHeld: { count: number; index?: FromWorker; answers: Record<string, number> } | undefined;
+  private hostHeld: { count: number; pid?: number; index?: FromWorker; answers: Record<string, number> } | undefined;
   private failure: string | undefined;
   private loading = false;
   private loadedOnce = false;
@@ -66,15 +66,16 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   appliedFilter: { filter: string; kept: number } | undefined;
 
   /**
-   * Read by the integration tests, which cannot see the engine thread: a host-held timeline's
-   * event count, whether the thread has surveyed the file (its overview index) and built its
-   * index, whether the panel still holds the thread (false once it closed), and the engine's
+   * Read by the integration tests, which cannot see the engine: a host-held timeline's event
+   * count, its engine's process id, whether the engine has surveyed the file (its overview
+   * index) and built its index, whether the panel still holds it (false once it closed), and the engine's
    * answers so far by type (`overview` for the survey's index, `index`, `lod`, ...);
    * undefined for a timeline the page holds, and after a failure (`loadFailure` says why).
    */
   get hostHeldState():
     | {
         count: number;
+        pid: number | undefined;
         surveyed: boolean;
         indexed: boolean;
         running: boolean;
@@ -86,6 +87,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
     const index = held.index?.type === 'index' ? held.index : undefined;
     return {
       count: held.count,
+      pid: held.pid,
       surveyed: !!index,
       indexed: !!index && index.stage !== 'overview',
       running: !!this.engine,
@@ -224,13 +226,16 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
   }
 
   /**
-   * A big timeline: an engine thread reads and indexes the file and answers the page's queries;
+   * A big timeline: an engine process reads and indexes the file and answers the page's queries;
    * the page is told the events are host-held and gets nothing per event but its answers.
    */
   private holdOnHost(file: string, count: number, started: number): void {
     if (this.disposed) return;
     this.stopEngine();
-    const held: { count: number; index?: FromWorker; answers: Record<string, number> } = { count, answers: {} };
+    const held: { count: number; pid?: number; index?: FromWorker; answers: Record<string, number> } = {
+      count,
+      answers: {},
+    };
     this.hostHeld = held;
     this.loadedOnce = true;
     this.engine = new TimelineEngineHost({
@@ -239,7 +244,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
       meta: { gpuCus: this.source.meta.gpuCus, vendor: this.source.meta.vendor, simulated: this.source.meta.simulated },
       onRead: (events, readMs, readers) =>
         this.log.info(
-          `timeline ${this.source.meta.key}: ${events} events read by the engine thread in ${readMs} ms (its overview shared with ${readers} reader threads)`,
+          `timeline ${this.source.meta.key}: ${events} events read by the engine process in ${readMs} ms (its overview shared with ${readers} reader threads)`,
         ),
       onAnswer: (answer) => {
         const kind = answer.type === 'index' && answer.stage === 'overview' ? 'overview' : answer.type;
@@ -265,6 +270,7 @@ export class TimelinePanel extends PanelPage<TimelineWebviewMessage> {
         this.shown = undefined;
       },
     });
+    held.pid = this.engine.pid;
     this.post();
   }
 

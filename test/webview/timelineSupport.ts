@@ -2,7 +2,7 @@
 export { timelineHtml, timelineNonce, timelineCsp } from '../../src/core/pages/timelineHtml';
 export { readTimelineFile, readTimelineHeader } from '../../src/core/timeline/timelineFile';
 export { HOST_HELD_EVENTS, parseTimelineWebviewMessage } from '../../src/core/timeline/timelineMessages';
-export { TimelineEngineHost } from '../../src/core/runs/timelineEngineHost';
+export { TimelineEngineHost, processMemory } from '../../src/core/runs/timelineEngineHost';
 export { buildIndex } from '../../src/core/timeline/timelineModel';
 export { parseLine } from '../../src/core/protocol';
 export { applyRecord, newRun } from '../../src/core/run';

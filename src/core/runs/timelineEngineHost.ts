@@ -1,36 +1,50 @@
 /**
- * The extension host's side of a host-held timeline: starts the engine's worker thread
- * (timelineEngineThread.ts, bundled as dist/timelineEngine.js), tells it which file to open,
- * relays the page's queries to it once each has passed the query schema (a malformed or
- * hostile query is answered with an error, never sent on), and hands its answers back. A
- * thread that fails to open the file, errors or exits is reported once, as a failure; dispose()
- * (Cancel, or the panel closed) terminates it.
+ * The extension host's side of a host-held timeline: starts the engine in a process of its own
+ * (timelineEngineThread.ts, bundled as dist/timelineEngine.js, run by the extension host's own
+ * Node), tells it which file to open, relays the page's queries to it once each has passed the
+ * query schema (a malformed or hostile query is answered with an error, never sent on), and
+ * hands its answers back. An engine that fails to open the file, errors or exits is reported
+ * once, as a failure (with the end of what it wrote to stderr); dispose() (Cancel, or the panel
+ * closed) kills it.
+ *
+ * A process, not a thread of the extension host: the engine holds 80 to 110 bytes an event
+ * (about 1 GB at 10^7 events: bench/timelineHost.mjs), which would add to every other
+ * extension's memory in the one extension host, and an engine that runs out of memory or
+ * crashes ends itself, never the extension host.
  */
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import * as v from 'valibot';
+import { escapeControls } from '../text';
 import type { FromWorker, ToWorker } from '../timeline/timelineEngineProtocol';
+import { ENGINE_PROCESS_ENV } from '../timeline/timelineEngineProtocol';
 import { EngineQuerySchema } from '../timeline/timelineMessages';
 import type { TimelineMeta } from '../timeline/timelineModel';
 
-/** Host -> thread: the file to open, then the engine's queries. */
+/** Host -> engine: the file to open, then the engine's queries. */
 export type ToThread =
   | { type: 'open'; file: string; meta: Pick<TimelineMeta, 'gpuCus' | 'vendor' | 'simulated'> }
   | Exclude<ToWorker, { type: 'load' }>;
 
-/** Thread -> host: the engine's answers, the read's figures, or why the file could not be opened. */
+/** Engine -> host: the engine's answers, the read's figures, or why the file could not be opened. */
 export type ThreadMessage =
   | FromWorker
   /** The file read whole: its events, the time since open, and how many reader threads shared the overview. */
   | { type: 'read'; count: number; readMs: number; readers: number }
   | { type: 'failed'; message: string };
 
-/** The part of a worker_threads Worker the relay uses (a test may hand it a stand-in). */
+/** The part of the engine's process the relay uses (a test may hand it a stand-in: a worker thread, or one in this thread). */
 export interface EngineThread {
   on(event: 'message', listener: (message: ThreadMessage) => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
   on(event: 'exit', listener: (code: number) => void): unknown;
   postMessage(message: ToThread): void;
   terminate(): Promise<number>;
+  /** The engine's process id, when it is a process. */
+  readonly pid?: number;
+  /** The end of what the engine wrote to stderr (a crash's message), when it is a process. */
+  stderrTail?(): string;
 }
 
 export interface EngineHostOptions {
@@ -40,14 +54,80 @@ export interface EngineHostOptions {
   meta: Pick<TimelineMeta, 'gpuCus' | 'vendor' | 'simulated'>;
   /** Each of the engine's answers (the index first), in order. */
   onAnswer(answer: FromWorker): void;
-  /** The thread read the file: its events and the time the read took. */
+  /** The engine read the file: its events and the time the read took. */
   onRead?(count: number, readMs: number, readers: number): void;
-  /** The file could not be opened, or the thread errored or exited: said once, after which nothing more comes. */
+  /** The file could not be opened, or the engine errored or exited: said once, after which nothing more comes. */
   onFailure(message: string): void;
-  /** Starts the thread (tests); a worker_threads Worker on `bundle` otherwise. */
+  /** Starts the engine (tests); its own process on `bundle` otherwise (startEngineProcess). */
   start?(bundle: string): EngineThread;
   /** Reader threads beside the engine (0 to 3); unset: the engine's own choice by processor count. */
   readers?: number;
+}
+
+/** The most of the engine's stderr kept, for the failure's message. */
+const STDERR_KEPT = 2000;
+
+/**
+ * dist/timelineEngine.js in a process of its own, run by this process's Node (the extension
+ * host's: Electron's, as Node, in the desktop VS Code), with none of this process's Node options
+ * (an inspector's port, NODE_* variables), messages in Node's structured clone (typed arrays as
+ * they are).
+ * Its stdout is dropped; the end of its stderr is kept for the failure's message.
+ */
+export function startEngineProcess(bundle: string, readers?: number): EngineThread {
+  // None of this process's Node settings (NODE_OPTIONS, NODE_EXTRA_CA_CERTS: a certificate
+  // bundle read at every start, for an engine that connects to nothing, ...).
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.toUpperCase().startsWith('NODE_')),
+  );
+  env.ELECTRON_RUN_AS_NODE = '1';
+  env[ENGINE_PROCESS_ENV] = readers === undefined ? 'auto' : String(readers);
+  const child = fork(bundle, [], {
+    execArgv: [],
+    env,
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_KEPT)));
+  const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 128)));
+  const link: EngineThread = {
+    pid: child.pid,
+    on(event: 'message' | 'error' | 'exit', listener: (arg: never) => void) {
+      if (event === 'exit')
+        child.on('exit', (code, signal) =>
+          (listener as (code: number) => void)(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)),
+        );
+      else child.on(event, listener as (arg: unknown) => void);
+      return link;
+    },
+    postMessage(message) {
+      if (child.connected) child.send(message);
+    },
+    terminate() {
+      child.kill('SIGKILL');
+      return exited;
+    },
+    stderrTail: () => stderr,
+  };
+  return link;
+}
+
+/**
+ * A process's resident memory now and at most (MiB), from /proc (Linux); undefined elsewhere or
+ * once it has ended.
+ */
+export function processMemory(pid: number): { residentMb: number; peakMb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    const residentMb = kb('VmRSS') / 1024;
+    const peakMb = kb('VmHWM') / 1024;
+    return Number.isFinite(residentMb) && Number.isFinite(peakMb) ? { residentMb, peakMb } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class TimelineEngineHost {
@@ -56,16 +136,16 @@ export class TimelineEngineHost {
   private indexed = false;
 
   constructor(private readonly options: EngineHostOptions) {
-    this.thread = options.start
-      ? options.start(options.bundle)
-      : (new Worker(options.bundle, {
-          name: 'sdma-lens-timeline',
-          workerData: options.readers === undefined ? undefined : { readers: options.readers },
-        }) as unknown as EngineThread);
+    this.thread = options.start ? options.start(options.bundle) : startEngineProcess(options.bundle, options.readers);
     this.thread.on('message', (message) => this.onThread(message));
     this.thread.on('error', (err) => this.fail(`the timeline engine failed: ${err.message}`));
-    this.thread.on('exit', (code) => this.fail(`the timeline engine stopped (exit code ${code})`));
+    this.thread.on('exit', (code) => this.fail(`the timeline engine stopped (exit code ${code})${this.said()}`));
     this.thread.postMessage({ type: 'open', file: options.file, meta: options.meta });
+  }
+
+  /** The engine's process id (undefined for a test's stand-in, or when it could not start). */
+  get pid(): number | undefined {
+    return this.thread.pid;
   }
 
   /** Whether the engine has built its index (its answers are the page's from here). */
@@ -96,7 +176,7 @@ export class TimelineEngineHost {
     return true;
   }
 
-  /** Stops the thread (Cancel, the panel closed); no failure is reported for it. */
+  /** Stops the engine (Cancel, the panel closed); no failure is reported for it. */
   dispose(): void {
     if (this.done) return;
     this.done = true;
@@ -121,6 +201,12 @@ export class TimelineEngineHost {
     // The overview's index is the page's to draw from; the engine is built only at its own.
     if (message.type === 'index' && message.stage !== 'overview') this.indexed = true;
     this.options.onAnswer(message);
+  }
+
+  /** The end of the engine's stderr, as one line of text to follow a failure's message; empty when it wrote none. */
+  private said(): string {
+    const tail = this.thread.stderrTail?.().trim();
+    return tail ? `: ${escapeControls(tail.split('\n').slice(-3).join(' / ')).slice(-400)}` : '';
   }
 
   private fail(message: string): void {

@@ -1,7 +1,8 @@
 /**
- * The engine of a host-held timeline, in a Node worker thread of the extension host (its own
- * bundle, dist/timelineEngine.js): it opens the sdmatl file itself with the panel's safe open
- * (the same checks, the same refusal of a file too large) and serves the page in two stages.
+ * The engine of a host-held timeline, in a process of its own that the extension host starts
+ * (timelineEngineHost.ts; its own bundle, dist/timelineEngine.js, with its reader threads): it
+ * opens the sdmatl file itself with the panel's safe open (the same checks, the same refusal of
+ * a file too large) and serves the page in two stages.
  *
  * - Overview: a survey of the file (timelineOverview.ts: the lanes, their counts and the time
  *   span, read a range of events at a time with nothing held per event) gives the page its index
@@ -13,14 +14,14 @@
  *   as `stage: 'ready'` when it is the overview's (the page keeps its view), or as a fresh index
  *   when the file changed in between.
  *
- * The host's own thread never reads, indexes or aggregates the events.
+ * The extension host never reads, indexes or aggregates the events, nor holds them.
  */
 import { availableParallelism } from 'node:os';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { timelineFits } from '../timeline/timelineCompact';
 import { createEngine } from '../timeline/timelineEngine';
 import type { FromWorker, PageIndex, ToWorker } from '../timeline/timelineEngineProtocol';
-import { lodBuffers } from '../timeline/timelineEngineProtocol';
+import { ENGINE_PROCESS_ENV, lodBuffers } from '../timeline/timelineEngineProtocol';
 import type { ReadAt, TimelineLayout } from '../timeline/timelineFile';
 import { TimelineFormatError, readTimelineFrom } from '../timeline/timelineFile';
 import { isEmptyFilter, parseFilter } from '../timeline/timelineFilter';
@@ -291,14 +292,25 @@ export function readersFor(processors: number): number {
 const READERS = readersFor(availableParallelism());
 
 if (parentPort) {
-  // What the starter asked: a reader ('ranges'), or the engine with a number of readers (0 to 3).
-  const asked = (workerData ?? {}) as { role?: string; readers?: number };
-  if (asked.role === 'ranges') serveRanges(parentPort as unknown as RangesPort);
-  else
-    serveEngine(parentPort as unknown as EnginePort, {
-      readers: Number.isSafeInteger(asked.readers) ? Math.max(0, Math.min(3, asked.readers!)) : READERS,
+  // A reader beside the engine (this bundle again, started by the engine below).
+  if ((workerData as { role?: string } | undefined)?.role === 'ranges')
+    serveRanges(parentPort as unknown as RangesPort);
+} else if (process.env[ENGINE_PROCESS_ENV] !== undefined && process.send) {
+  // The engine's own process (timelineEngineHost.ts, startEngineProcess): the host's messages
+  // come over its IPC channel, and a host that has gone (the channel closed) ends it.
+  const asked = Number(process.env[ENGINE_PROCESS_ENV]);
+  const send = process.send.bind(process);
+  process.on('disconnect', () => process.exit(0));
+  serveEngine(
+    {
+      on: (_event, listener) => void process.on('message', (message) => listener(message as ToThread)),
+      postMessage: (message) => void send(message),
+    },
+    {
+      readers: Number.isSafeInteger(asked) ? Math.max(0, Math.min(3, asked)) : READERS,
       // This bundle again, as a reader (a CommonJS bundle: __filename is its own path).
       startReader: () =>
         new Worker(__filename, { workerData: { role: 'ranges' }, name: 'sdma-lens-ranges' }) as unknown as RangeReader,
-    });
+    },
+  );
 }

@@ -16,6 +16,13 @@ import type { LodRequest, LodResult, RangeMeasure } from './timelineLod';
 import type { TimelineIndex, TimelineMeta } from './timelineModel';
 import type { EventDetails, EventRecords, HitAnswer } from './timelineQueries';
 
+/**
+ * Set in the environment of a host-held timeline's engine process (runs/timelineEngineHost.ts
+ * starts dist/timelineEngine.js with it): the reader threads it was asked for (0 to 3), or
+ * `auto` for its own choice by processor count.
+ */
+export const ENGINE_PROCESS_ENV = 'SDMA_LENS_TIMELINE_ENGINE';
+
 /** What the page keeps of the index: the lanes, their layout and the time span, nothing per event. */
 export type PageIndex = Pick<TimelineIndex, 'count' | 'lanes' | 'laneStart' | 'startNs' | 'endNs' | 'heat'>;
 

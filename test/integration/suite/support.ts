@@ -39,14 +39,15 @@ export interface TimelinePanelView {
   delivered: boolean;
   appliedFilter: { filter: string; kept: number } | undefined;
   /**
-   * A host-held timeline (HOST_HELD_EVENTS or more, read and indexed by an engine thread of the
-   * extension host): its count, whether the file was surveyed (the overview's index) and the
-   * index is built, whether the panel still holds the thread, and the engine's answers relayed so
-   * far by type (`overview`, `index`, `lod`, ...); undefined otherwise.
+   * A host-held timeline (HOST_HELD_EVENTS or more, read and indexed by an engine process the
+   * extension host starts): its count, the engine's process id, whether the file was surveyed
+   * (the overview's index) and the index is built, whether the panel still holds the engine, and
+   * the engine's answers relayed so far by type (`overview`, `index`, `lod`, ...); undefined otherwise.
    */
   hostHeldState:
     | {
         count: number;
+        pid: number | undefined;
         surveyed: boolean;
         indexed: boolean;
         running: boolean;

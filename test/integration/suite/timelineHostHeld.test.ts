@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { once } from 'node:events';
 import {
   closeSync,
   constants,
@@ -7,54 +6,37 @@ import {
   openSync,
   readFileSync,
   readSync,
-  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { suite, test } from 'mocha';
 import * as vscode from 'vscode';
 import type { Run } from '../../../src/core/run';
+import { processMemory } from '../../../src/core/runs/timelineEngineHost';
 import { HOST_HELD_EVENTS } from '../../../src/core/timeline/timelineMessages';
 import { timelineKey } from '../../../src/extension/commands/showTimeline';
 import { EVENTS_PER_REPEAT, writeRepeatedTimeline } from './bigTimeline';
 import { SMALL_SWEEP, type TimelinePanelView, activeApi, runsFolder, waitFor } from './support';
 
-/** The engine thread's name (`new Worker(..., { name })`) as Linux keeps it: 15 characters. */
-const ENGINE_THREAD = 'sdma-lens-timel';
-
 /**
- * Threads of this process (the extension host, where the tests run) called `name`. Recent Node
- * names a worker's thread after its `name` option; an older one leaves them all unnamed.
+ * Whether process `pid` runs the engine's bundle as a child of this process (the extension host,
+ * where the tests run): alive, not a zombie, its parent this process, dist/timelineEngine.js on
+ * its command line. From /proc: false where there is none.
  */
-function threadsNamed(name: string): number {
-  let tasks: string[];
+function engineRunning(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
   try {
-    tasks = readdirSync('/proc/self/task');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return (
+      !/^State:\s+Z/m.test(status) &&
+      new RegExp(`^PPid:\\s+${process.pid}$`, 'm').test(status) &&
+      cmdline.split('\0').some((arg) => arg.endsWith(path.join('dist', 'timelineEngine.js')))
+    );
   } catch {
-    return 0;
-  }
-  return tasks.filter((t) => {
-    try {
-      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === name;
-    } catch {
-      return false;
-    }
-  }).length;
-}
-
-const engineThreads = () => threadsNamed(ENGINE_THREAD);
-
-/** Whether this extension host's Node names worker threads, so that the engine's can be seen. */
-async function workerThreadsNamed(): Promise<boolean> {
-  const probe = new Worker('setInterval(() => {}, 1000)', { eval: true, name: 'sdma-lens-probe' });
-  try {
-    await once(probe, 'online');
-    return threadsNamed('sdma-lens-probe') === 1;
-  } finally {
-    await probe.terminate();
+    return false;
   }
 }
 
@@ -104,7 +86,7 @@ function heldState(panel: TimelinePanelView) {
 }
 
 suite('a timeline the extension host holds', () => {
-  test('a .sdmatl of HOST_HELD_EVENTS events or more is read, indexed and queried by an engine thread that ends with its editor', async function () {
+  test('a .sdmatl of HOST_HELD_EVENTS events or more is read, indexed and queried by an engine process that ends with its editor', async function () {
     this.timeout(180_000);
     const api = await activeApi();
     const run = await vscode.commands.executeCommand<Run | undefined>('sdmaLens.runSweep', { options: SMALL_SWEEP });
@@ -113,8 +95,6 @@ suite('a timeline the extension host holds', () => {
 
     // A little over the threshold, beside the run it is drawn with (about 100 MB).
     const file = path.join(runsFolder(), run.header.id, 'host-held.sdmatl');
-    const seesThreads = await workerThreadsNamed();
-    const threadsBefore = engineThreads();
     try {
       if (GIVEN_FILE) copyFileSync(GIVEN_FILE, file, constants.COPYFILE_EXCL);
       const count = GIVEN_FILE ? eventsIn(file) : writeRepeatedTimeline(file, repeatsWanted());
@@ -135,7 +115,7 @@ suite('a timeline the extension host holds', () => {
       assert.equal(tab.input.viewType, 'sdmaLens.timelineFile');
 
       const indexed = await waitFor(
-        'the engine thread to read the file and build the index',
+        'the engine to read the file and build the index',
         () => {
           const s = heldState(panel);
           return s?.indexed && s;
@@ -148,10 +128,11 @@ suite('a timeline the extension host holds', () => {
       assert.equal(indexed.surveyed, true);
       assert.equal(indexed.answers.overview, 1);
       assert.equal(indexed.answers.index, 1);
-      // The engine runs in its own thread of this process (seen where Node names threads).
-      if (seesThreads) assert.equal(engineThreads(), threadsBefore + 1, 'the engine thread is not running');
+      // The engine runs in a process of its own, a child of this extension host.
+      const pid = indexed.pid;
+      assert.ok(engineRunning(pid), `the engine's process (${pid}) is not running dist/timelineEngine.js`);
 
-      // The page asked for its first level of detail (engine-query), and the thread's answer came back.
+      // The page asked for its first level of detail (engine-query), and the engine's answer came back.
       const answered = await waitFor(
         "the engine's answer to the page's first level-of-detail query",
         () => {
@@ -166,11 +147,12 @@ suite('a timeline the extension host holds', () => {
       const residentIndexed = process.memoryUsage.rss() / MB;
       const peakAfter = process.resourceUsage().maxRSS / 1024;
 
-      // Closing the editor ends the thread.
+      const engineMemory = processMemory(pid!);
+      // Closing the editor ends the engine.
       await vscode.window.tabGroups.close(tab);
       await waitFor('the panel to close', () => !api.timelinePanel(key));
       assert.equal(panel.hostHeldState?.running, false, 'the closed panel still holds its engine');
-      if (seesThreads) await waitFor('the engine thread to exit', () => engineThreads() === threadsBefore);
+      await waitFor('the engine process to end', () => !engineRunning(pid));
       const figures = process.env.SDMA_LENS_HOST_HELD_FIGURES;
       if (figures)
         writeFileSync(
@@ -185,6 +167,8 @@ suite('a timeline the extension host holds', () => {
             residentClosedMb: process.memoryUsage.rss() / MB,
             peakBeforeMb: peakBefore,
             peakAfterMb: peakAfter,
+            engineResidentMb: engineMemory?.residentMb,
+            enginePeakMb: engineMemory?.peakMb,
           }),
         );
     } finally {
