@@ -1,6 +1,7 @@
 // `npm run bench`: bundles each bench/*.bench.ts with esbuild and runs it with Node, then the
 // timeline in headless Chromium (bench/timeline.mjs: 10^6 events, then 10^7 beside chart.js at
-// 10^6), the figures the README's Performance table quotes. Without /usr/bin/chromium the
+// 10^6) and in a real VS Code extension host (bench/timelineHost.mjs), the figures the README's
+// Performance table quotes. Without /usr/bin/chromium the
 // browser benchmarks are said to be skipped. `npm run bench -- NAME` runs those whose file name
 // holds NAME (`-- timeline.mjs` the browser ones alone).
 // Each benchmark prints its figure, the reference measured in the same run, and the ratio; a
@@ -50,6 +51,14 @@ if (!only || 'timeline.mjs'.includes(only)) {
       console.log('skipped: /usr/bin/chromium is missing (sudo apt-get install -y chromium)');
     else if (run(process.execPath, [join(root, 'bench', 'timeline.mjs'), ...b.args]) !== 0) failed.push(b.name);
   }
+}
+// A host-held timeline in a real VS Code extension host (the VS Code server of the integration
+// tests in headless Chromium where no desktop VS Code can be had): the host's and the engine's memory.
+if (!only || 'timelineHost.mjs'.includes(only)) {
+  console.log('\n== timelineHost.mjs, 10^7 events in a VS Code extension host');
+  if (!existsSync('/usr/bin/chromium'))
+    console.log('skipped: /usr/bin/chromium is missing (sudo apt-get install -y chromium)');
+  else if (run(process.execPath, [join(root, 'bench', 'timelineHost.mjs')]) !== 0) failed.push('timelineHost.mjs');
 }
 if (failed.length > 0) {
   console.error(`\nfailed: ${failed.join(', ')}`);

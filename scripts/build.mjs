@@ -161,11 +161,11 @@ const cliMinify = { minifyWhitespace: true, minifySyntax: true };
 const builds = [
   {
     ...common,
-    // The engine thread of a host-held timeline and the fleet's reader threads are bundles of
-    // their own (src/core/runs/timelineEngineThread.ts, src/core/fleetRun/fleetReaderThread.ts).
+    // The engine process of a host-held timeline and the fleet's reader threads are bundles of
+    // their own (src/core/runs/timelineEngineProcess.ts, src/core/fleetRun/fleetReaderThread.ts).
     entryPoints: {
       extension: 'src/extension/extension.ts',
-      timelineEngine: 'src/core/runs/timelineEngineThread.ts',
+      timelineEngine: 'src/core/runs/timelineEngineProcess.ts',
       fleetReader: 'src/core/fleetRun/fleetReaderThread.ts',
     },
     outdir: dist,

@@ -118,7 +118,7 @@ browserCheck(
   ['--out', shots],
 );
 browserCheck(
-  'host-held timeline in headless Chromium (the engine thread and relay: draw, zoom, details, a refused query)',
+  'host-held timeline in headless Chromium (the engine process and relay: draw, zoom, details, a refused query)',
   'test/webview/timelineHostHeld.mjs',
 );
 browserCheck(

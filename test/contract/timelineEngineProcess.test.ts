@@ -1,6 +1,6 @@
 /**
  * A host-held timeline's engine as the extension host starts it: its own process
- * (startEngineProcess), the real engine bundle built from src/core/runs/timelineEngineThread.ts
+ * (startEngineProcess), the real engine bundle built from src/core/runs/timelineEngineProcess.ts
  * as scripts/build.mjs builds it. It opens the file, answers over its IPC channel and ends when
  * killed or when its host goes; a failure says the engine's exit and the end of its stderr; it
  * gets none of the host's Node options.
@@ -26,7 +26,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sdma-lens-engine-process-'));
   bundle = join(dir, 'timelineEngine.js');
   await esbuild.build({
-    entryPoints: ['src/core/runs/timelineEngineThread.ts'],
+    entryPoints: ['src/core/runs/timelineEngineProcess.ts'],
     outfile: bundle,
     bundle: true,
     platform: 'node',
@@ -119,7 +119,13 @@ describe('the engine in a process of its own', () => {
     const missing = join(dir, 'missing.sdmatl');
     let pid = 0;
     const failure = await new Promise<string>((resolve) => {
-      const host = new TimelineEngineHost({ bundle, file: missing, meta: META, onAnswer: () => {}, onFailure: resolve });
+      const host = new TimelineEngineHost({
+        bundle,
+        file: missing,
+        meta: META,
+        onAnswer: () => {},
+        onFailure: resolve,
+      });
       pid = host.pid!;
     });
     expect(failure).toContain('missing.sdmatl');

@@ -7,8 +7,8 @@ import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EngineThread, ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
 import { TimelineEngineHost } from '../../src/core/runs/timelineEngineHost';
-import type { EnginePort } from '../../src/core/runs/timelineEngineThread';
-import { readersFor, sameIndex, serveEngine } from '../../src/core/runs/timelineEngineThread';
+import type { EnginePort } from '../../src/core/runs/timelineEngineProcess';
+import { readersFor, sameIndex, serveEngine } from '../../src/core/runs/timelineEngineProcess';
 import type { FromWorker } from '../../src/core/timeline/timelineEngineProtocol';
 import {
   EngineAnswerSchema,
@@ -288,7 +288,7 @@ function port() {
  */
 const PATIENT = { overviewWaitMs: 60_000 };
 
-describe('serveEngine (the engine thread)', () => {
+describe('serveEngine (the engine)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sdma-lens-engine-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

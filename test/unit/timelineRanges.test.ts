@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
-import { serveEngine } from '../../src/core/runs/timelineEngineThread';
+import { serveEngine } from '../../src/core/runs/timelineEngineProcess';
 import type { RangeReader } from '../../src/core/runs/timelineRanges';
 import { RangeReaders } from '../../src/core/runs/timelineRanges';
 import type { FromRanges, ToRanges } from '../../src/core/runs/timelineRangeThread';

@@ -440,7 +440,7 @@ export function withTimelinePage(name, viewport, body) {
   return withPage(name, viewport, setup, body);
 }
 
-/** The engine thread's bundle as the extension ships it (`npm run build` writes it). */
+/** The engine's bundle as the extension ships it (`npm run build` writes it). */
 export const ENGINE_BUNDLE = join(repo, 'dist/timelineEngine.js');
 
 /** The relay each page's queries go to (the latest timeline held on it). */
@@ -559,12 +559,12 @@ function postToPage(page, message, fetchable) {
 
 /**
  * Plays the extension host for a host-held timeline, as timelinePanel.ts does: reads the
- * file's header for its count, starts the engine thread (`bundle`, the shipped
+ * file's header for its count, starts the engine process (`bundle`, the shipped
  * dist/timelineEngine.js) through the same relay (TimelineEngineHost), tells the page the
  * events are host-held, validates each message the page posts with the panel's parser and
  * relays its queries, and posts the engine's answers back as host messages, in order (each
  * sent without waiting for the page to have handled the one before, as VS Code posts). The
- * engine thread lives in this process: its read, index and answers count in its memory.
+ * engine is a process of its own (its memory is its own: processMemory).
  * `fetchable`: the page may fetch from the harness's server (its CSP bypassed, as the
  * benchmark's is), so typed arrays reach it as binary; else as base64.
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Browser check of a host-held timeline (the path of a timeline of HOST_HELD_EVENTS or more,
 // forced here on a small one): this Node process plays the extension host with the shipped
-// engine thread (dist/timelineEngine.js, `npm run build` first) and the panel's relay; the page
+// engine process (dist/timelineEngine.js, `npm run build` first) and the panel's relay; the page
 // under its real CSP gets no columns, only word that the host holds them, and asks every query
 // of the host. Checks that it draws, zooms (new level-of-detail answers) and answers a
 // details query, and that a malformed query is refused with an error, not a crash.
@@ -41,10 +41,7 @@ async function main() {
       check(s.hostHeld, 'the page knows the events are held by the host');
       check(s.events === figures.count && s.events > 0, `${s.events} events, counted from the file's header`);
       check(figures.readers === 2, `two reader threads shared the overview's passes (${figures.readers})`);
-      check(
-        Number.isFinite(figures.readMs),
-        `the engine thread read the file itself (${figures.readMs.toFixed(0)} ms)`,
-      );
+      check(Number.isFinite(figures.readMs), `the engine read the file itself (${figures.readMs.toFixed(0)} ms)`);
       const sent = await posted();
       check(
         sent.some((m) => m.type === 'engine-query' && m.query.type === 'lod'),

@@ -41,7 +41,7 @@ export function startLodClient(
 
 /**
  * The client of a host-held timeline: the extension host holds the events and runs the engine
- * (a Node worker thread), so each query goes to the host as a message ('engine-query'); the
+ * (an engine process it starts), so each query goes to the host as a message ('engine-query'); the
  * answers come back as host messages. There is nothing to load: the host loaded it.
  */
 export function hostLodClient(send: (query: EngineQuery) => void): LodClient {

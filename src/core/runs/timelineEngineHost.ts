@@ -1,6 +1,6 @@
 /**
  * The extension host's side of a host-held timeline: starts the engine in a process of its own
- * (timelineEngineThread.ts, bundled as dist/timelineEngine.js, run by the extension host's own
+ * (timelineEngineProcess.ts, bundled as dist/timelineEngine.js, run by the extension host's own
  * Node), tells it which file to open, relays the page's queries to it once each has passed the
  * query schema (a malformed or hostile query is answered with an error, never sent on), and
  * hands its answers back. An engine that fails to open the file, errors or exits is reported

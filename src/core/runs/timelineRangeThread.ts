@@ -1,5 +1,5 @@
 /**
- * A reader beside a host-held timeline's engine thread: the same bundle (dist/timelineEngine.js)
+ * A reader thread beside a host-held timeline's engine, in its process: the same bundle (dist/timelineEngine.js)
  * started with `workerData.role` 'ranges'. It surveys or bins (timelineOverview.ts) the ranges of
  * the file it takes from the claim it shares with the engine and the other readers, through the
  * engine's open descriptor (it opens nothing itself), and posts its part back.

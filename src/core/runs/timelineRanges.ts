@@ -1,5 +1,5 @@
 /**
- * The engine thread's readers of a timeline's ranges (timelineRangeThread.ts): started when the
+ * The engine's reader threads of a timeline's ranges (timelineRangeThread.ts): started when the
  * file is opened, so that they are up by the time a pass starts; each pass is shared by them and
  * the engine itself through one claim, and resolves to every reader's part. A reader that fails,
  * exits or answers with an error makes the pass resolve to undefined: the engine then does the

@@ -209,7 +209,7 @@ export async function loadTimeline(
 }
 
 /**
- * Reads an sdmatl file (the panel's read, and the read of a host-held timeline's engine thread)
+ * Reads an sdmatl file (the panel's read, and the read of a host-held timeline's engine process)
  * straight into its columns, a chunk at a time (`readTimelineFrom`: the file is held once, each
  * column's memory written once); `signal` cancels between chunks.
  */

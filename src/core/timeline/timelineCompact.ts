@@ -203,8 +203,8 @@ export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: nu
 }
 
 /**
- * What a timeline costs where its engine runs (the panel's worker, or the extension host's
- * engine thread) once it is loaded: the file's columns (50 bytes an event with flags); the
+ * What a timeline costs where its engine runs (the panel's worker, or the engine process the
+ * extension host starts) once it is loaded: the file's columns (50 bytes an event with flags); the
  * index: each event's lane (2 with up to 65,535 lanes, 4 past that), the per-lane order (4),
  * the doorbell links (4) and the `ref` links (none when ids are the events' own indices and
  * every ref names an event or is -1: they are the file's `ref` column; 4 otherwise), its

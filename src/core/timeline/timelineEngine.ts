@@ -3,8 +3,8 @@
  * columns once, keep them and the file's columns (it is their one owner: nothing goes back to
  * the page), keep the filter's mask, and answer level-of-detail, measure and event queries.
  * Free of worker globals and of Node: it runs in the page's worker, on the page itself when a
- * worker cannot start, and, for a host-held timeline, in the extension host's engine thread
- * (src/core/runs/timelineEngineThread.ts).
+ * worker cannot start, and, for a host-held timeline, in the engine process the extension host starts
+ * (src/core/runs/timelineEngineProcess.ts).
  */
 import type { TimelineColumns } from './timelineFile';
 import { anyInferred, labelOf } from './timelineFile';

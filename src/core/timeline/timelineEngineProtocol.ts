@@ -2,7 +2,7 @@
  * Messages between the timeline page and its engine: the page's level-of-detail worker (both
  * ends are one bundle's own code, so these are plain types; what the extension host sends is
  * validated before it ever reaches the worker), or, for a host-held timeline, the extension
- * host's engine thread, where the queries cross the webview boundary and are validated both
+ * host's engine process, where the queries cross the webview boundary and are validated both
  * ways (EngineQuerySchema, EngineAnswerSchema in timelineMessages.ts).
  *
  * The columns travel to the worker by transfer (no copy) and stay there: the engine is their one
@@ -60,7 +60,7 @@ export type FromWorker =
       inferred: boolean;
       buildMs: number;
       /**
-       * A host-held timeline's stages (timelineEngineThread.ts): 'overview', the survey's index
+       * A host-held timeline's stages (timelineEngineProcess.ts): 'overview', the survey's index
        * while the engine still builds its own (queries that need it wait); 'ready', the built
        * index, the same as the overview's (the page keeps its view). Absent: an index to start from.
        */
@@ -74,7 +74,7 @@ export type FromWorker =
       rawKernels: string[];
       ms: number;
       /**
-       * A host-held timeline's answer before its index (timelineEngineThread.ts): binned while
+       * A host-held timeline's answer before its index (timelineEngineProcess.ts): binned while
        * the file was surveyed ('ahead'), or in a pass of its own ('file'). Absent: the index's.
        */
       source?: 'ahead' | 'file';

@@ -289,7 +289,7 @@ export const EngineAnswerSchema = v.variant('type', [
   v.object({ type: v.literal('error'), message: v.pipe(v.string(), v.maxLength(4000)) }),
 ]);
 
-/** From this many events the extension host holds the timeline and answers the page's queries (a Node worker thread). */
+/** From this many events the extension host holds the timeline and answers the page's queries (an engine process it starts). */
 export const HOST_HELD_EVENTS = 2_000_000;
 
 /** Host -> timeline webview. */
