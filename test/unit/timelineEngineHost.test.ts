@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { EngineThread, ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
+import type { EngineLink, EngineMessage, ToEngine } from '../../src/core/runs/timelineEngineHost';
 import { TimelineEngineHost } from '../../src/core/runs/timelineEngineHost';
 import type { EnginePort } from '../../src/core/runs/timelineEngineProcess';
 import { readersFor, sameIndex, serveEngine } from '../../src/core/runs/timelineEngineProcess';
@@ -97,22 +97,22 @@ const DEMO_META = {
 };
 
 /** A thread stand-in: what the relay posts, and a way to answer or fail as the thread would. */
-class FakeThread extends EventEmitter implements EngineThread {
-  posted: ToThread[] = [];
+class FakeThread extends EventEmitter implements EngineLink {
+  posted: ToEngine[] = [];
   terminated = 0;
-  postMessage(message: ToThread): void {
+  postMessage(message: ToEngine): void {
     this.posted.push(message);
   }
   terminate(): Promise<number> {
     this.terminated++;
     return Promise.resolve(0);
   }
-  send(message: ThreadMessage): void {
+  send(message: EngineMessage): void {
     this.emit('message', message);
   }
 }
 
-function relay(start?: (bundle: string) => EngineThread) {
+function relay(start?: (bundle: string) => EngineLink) {
   const answers: FromWorker[] = [];
   const failures: string[] = [];
   let thread: FakeThread | undefined;
@@ -216,7 +216,7 @@ describe('TimelineEngineHost (the relay)', () => {
             {
               eval: true,
             },
-          ) as unknown as EngineThread,
+          ) as unknown as EngineLink,
       });
     });
     expect(await failure).toMatch(/engine crashed/);
@@ -230,7 +230,7 @@ describe('TimelineEngineHost (the relay)', () => {
         meta: META,
         onAnswer: () => undefined,
         onFailure: resolve,
-        start: () => new Worker('process.exit(3)', { eval: true }) as unknown as EngineThread,
+        start: () => new Worker('process.exit(3)', { eval: true }) as unknown as EngineLink,
       });
     });
     expect(await failure).toMatch(/exit code 3/);
@@ -240,12 +240,12 @@ describe('TimelineEngineHost (the relay)', () => {
 /** The thread's side, on a stand-in port. */
 function port() {
   const emitter = new EventEmitter();
-  const out: ThreadMessage[] = [];
+  const out: EngineMessage[] = [];
   const p: EnginePort & {
-    send(m: ToThread): void;
-    out: ThreadMessage[];
-    next(type: string): Promise<ThreadMessage>;
-    answer(id: number): Promise<ThreadMessage>;
+    send(m: ToEngine): void;
+    out: EngineMessage[];
+    next(type: string): Promise<EngineMessage>;
+    answer(id: number): Promise<EngineMessage>;
   } = {
     on: (event, listener) => void emitter.on(event, listener),
     postMessage: (m) => {
@@ -258,7 +258,7 @@ function port() {
       new Promise((resolve) => {
         const found = out.find((m) => m.type === type);
         if (found) return resolve(found);
-        const on = (m: ThreadMessage) => {
+        const on = (m: EngineMessage) => {
           if (m.type !== type) return;
           emitter.off('posted', on);
           resolve(m);
@@ -268,10 +268,10 @@ function port() {
     // The answer to query `id`, whenever it comes (a query sent while the engine finishes loading waits for it).
     answer: (id) =>
       new Promise((resolve) => {
-        const mine = (m: ThreadMessage) => 'id' in m && m.id === id;
+        const mine = (m: EngineMessage) => 'id' in m && m.id === id;
         const found = out.find(mine);
         if (found) return resolve(found);
-        const on = (m: ThreadMessage) => {
+        const on = (m: EngineMessage) => {
           if (!mine(m)) return;
           emitter.off('posted', on);
           resolve(m);
@@ -300,7 +300,7 @@ describe('serveEngine (the engine)', () => {
     serveEngine(p);
     p.send({ type: 'open', file, meta: META });
     p.send({ type: 'step', id: 9, lane: 0, direction: 1 });
-    const read = (await p.next('read')) as Extract<ThreadMessage, { type: 'read' }>;
+    const read = (await p.next('read')) as Extract<EngineMessage, { type: 'read' }>;
     expect(read.count).toBe(columns.count);
     const index = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
     expect(index.index.count).toBe(columns.count);
@@ -323,7 +323,7 @@ describe('serveEngine (the engine)', () => {
     const p = port();
     serveEngine(p);
     p.send({ type: 'open', file, meta: META });
-    const failed = (await p.next('failed')) as Extract<ThreadMessage, { type: 'failed' }>;
+    const failed = (await p.next('failed')) as Extract<EngineMessage, { type: 'failed' }>;
     expect(failed.message.length).toBeGreaterThan(0);
     expect(p.out.some((m) => m.type === 'index')).toBe(false);
   });
@@ -344,7 +344,7 @@ describe('serveEngine: the overview before the index', () => {
     writeFileSync(file, sdmatlBytes(repeated(times)));
     return file;
   };
-  const at = (p: ReturnType<typeof port>, pick: (m: ThreadMessage) => boolean) => p.out.findIndex(pick);
+  const at = (p: ReturnType<typeof port>, pick: (m: EngineMessage) => boolean) => p.out.findIndex(pick);
 
   it("answers the page's first level of detail from the file before reading it whole, then says the index is ready", async () => {
     const file = write('overview.sdmatl', 40);

@@ -9,7 +9,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ThreadMessage, ToThread } from '../../src/core/runs/timelineEngineHost';
+import type { EngineMessage, ToEngine } from '../../src/core/runs/timelineEngineHost';
 import { serveEngine } from '../../src/core/runs/timelineEngineProcess';
 import type { RangeReader } from '../../src/core/runs/timelineRanges';
 import { RangeReaders } from '../../src/core/runs/timelineRanges';
@@ -140,7 +140,7 @@ function counter() {
 describe('serveEngine with readers', () => {
   it("answers the page's first frame from parts binned by its readers, as it would alone", async () => {
     const run = async (readers: number) => {
-      const posted: ThreadMessage[] = [];
+      const posted: EngineMessage[] = [];
       const emitter = new EventEmitter();
       serveEngine(
         {
@@ -152,20 +152,20 @@ describe('serveEngine with readers', () => {
         },
         { readers, startReader: () => new LocalReader() },
       );
-      const next = (pick: (m: ThreadMessage) => boolean) =>
-        new Promise<ThreadMessage>((resolve) => {
+      const next = (pick: (m: EngineMessage) => boolean) =>
+        new Promise<EngineMessage>((resolve) => {
           const found = posted.find(pick);
           if (found) return resolve(found);
-          emitter.on('posted', (m: ThreadMessage) => pick(m) && resolve(m));
+          emitter.on('posted', (m: EngineMessage) => pick(m) && resolve(m));
         });
-      emitter.emit('message', { type: 'open', file, meta: META } satisfies ToThread);
+      emitter.emit('message', { type: 'open', file, meta: META } satisfies ToEngine);
       const index = (await next((m) => m.type === 'index')) as Extract<FromWorker, { type: 'index' }>;
       const lanes = [...index.index.lanes.keys(), ...index.index.heat.map((h) => h.id)];
       emitter.emit('message', {
         type: 'lod',
         id: 1,
         request: { startNs: index.index.startNs, endNs: index.index.endNs, buckets: 300, lanes },
-      } satisfies ToThread);
+      } satisfies ToEngine);
       const lod = (await next((m) => m.type === 'lod')) as Extract<FromWorker, { type: 'lod' }>;
       await next((m) => m.type === 'index' && m.stage === 'ready');
       const read = posted.findIndex((m) => m.type === 'read');

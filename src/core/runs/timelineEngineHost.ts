@@ -23,23 +23,23 @@ import { EngineQuerySchema } from '../timeline/timelineMessages';
 import type { TimelineMeta } from '../timeline/timelineModel';
 
 /** Host -> engine: the file to open, then the engine's queries. */
-export type ToThread =
+export type ToEngine =
   | { type: 'open'; file: string; meta: Pick<TimelineMeta, 'gpuCus' | 'vendor' | 'simulated'> }
   | Exclude<ToWorker, { type: 'load' }>;
 
 /** Engine -> host: the engine's answers, the read's figures, or why the file could not be opened. */
-export type ThreadMessage =
+export type EngineMessage =
   | FromWorker
   /** The file read whole: its events, the time since open, and how many reader threads shared the overview. */
   | { type: 'read'; count: number; readMs: number; readers: number }
   | { type: 'failed'; message: string };
 
 /** The part of the engine's process the relay uses (a test may hand it a stand-in: a worker thread, or one in this thread). */
-export interface EngineThread {
-  on(event: 'message', listener: (message: ThreadMessage) => void): unknown;
+export interface EngineLink {
+  on(event: 'message', listener: (message: EngineMessage) => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
   on(event: 'exit', listener: (code: number) => void): unknown;
-  postMessage(message: ToThread): void;
+  postMessage(message: ToEngine): void;
   terminate(): Promise<number>;
   /** The engine's process id, when it is a process. */
   readonly pid?: number;
@@ -59,7 +59,7 @@ export interface EngineHostOptions {
   /** The file could not be opened, or the engine errored or exited: said once, after which nothing more comes. */
   onFailure(message: string): void;
   /** Starts the engine (tests); its own process on `bundle` otherwise (startEngineProcess). */
-  start?(bundle: string): EngineThread;
+  start?(bundle: string): EngineLink;
   /** Reader threads beside the engine (0 to 3); unset: the engine's own choice by processor count. */
   readers?: number;
 }
@@ -74,7 +74,7 @@ const STDERR_KEPT = 2000;
  * they are).
  * Its stdout is dropped; the end of its stderr is kept for the failure's message.
  */
-export function startEngineProcess(bundle: string, readers?: number): EngineThread {
+export function startEngineProcess(bundle: string, readers?: number): EngineLink {
   // None of this process's Node settings (NODE_OPTIONS, NODE_EXTRA_CA_CERTS: a certificate
   // bundle read at every start, for an engine that connects to nothing, ...).
   const env: NodeJS.ProcessEnv = Object.fromEntries(
@@ -92,7 +92,7 @@ export function startEngineProcess(bundle: string, readers?: number): EngineThre
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_KEPT)));
   const exited = new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 128)));
-  const link: EngineThread = {
+  const link: EngineLink = {
     pid: child.pid,
     on(event: 'message' | 'error' | 'exit', listener: (arg: never) => void) {
       if (event === 'exit')
@@ -131,21 +131,21 @@ export function processMemory(pid: number): { residentMb: number; peakMb: number
 }
 
 export class TimelineEngineHost {
-  private readonly thread: EngineThread;
+  private readonly engine: EngineLink;
   private done = false;
   private indexed = false;
 
   constructor(private readonly options: EngineHostOptions) {
-    this.thread = options.start ? options.start(options.bundle) : startEngineProcess(options.bundle, options.readers);
-    this.thread.on('message', (message) => this.onThread(message));
-    this.thread.on('error', (err) => this.fail(`the timeline engine failed: ${err.message}`));
-    this.thread.on('exit', (code) => this.fail(`the timeline engine stopped (exit code ${code})${this.said()}`));
-    this.thread.postMessage({ type: 'open', file: options.file, meta: options.meta });
+    this.engine = options.start ? options.start(options.bundle) : startEngineProcess(options.bundle, options.readers);
+    this.engine.on('message', (message) => this.onEngine(message));
+    this.engine.on('error', (err) => this.fail(`the timeline engine failed: ${err.message}`));
+    this.engine.on('exit', (code) => this.fail(`the timeline engine stopped (exit code ${code})${this.said()}`));
+    this.engine.postMessage({ type: 'open', file: options.file, meta: options.meta });
   }
 
   /** The engine's process id (undefined for a test's stand-in, or when it could not start). */
   get pid(): number | undefined {
-    return this.thread.pid;
+    return this.engine.pid;
   }
 
   /** Whether the engine has built its index (its answers are the page's from here). */
@@ -172,7 +172,7 @@ export class TimelineEngineHost {
       });
       return false;
     }
-    this.thread.postMessage(parsed.output);
+    this.engine.postMessage(parsed.output);
     return true;
   }
 
@@ -180,10 +180,10 @@ export class TimelineEngineHost {
   dispose(): void {
     if (this.done) return;
     this.done = true;
-    void this.thread.terminate();
+    void this.engine.terminate();
   }
 
-  private onThread(message: ThreadMessage): void {
+  private onEngine(message: EngineMessage): void {
     if (this.done) return;
     if (message.type === 'read') {
       this.options.onRead?.(message.count, message.readMs, message.readers);
@@ -205,14 +205,14 @@ export class TimelineEngineHost {
 
   /** The end of the engine's stderr, as one line of text to follow a failure's message; empty when it wrote none. */
   private said(): string {
-    const tail = this.thread.stderrTail?.().trim();
+    const tail = this.engine.stderrTail?.().trim();
     return tail ? `: ${escapeControls(tail.split('\n').slice(-3).join(' / ')).slice(-400)}` : '';
   }
 
   private fail(message: string): void {
     if (this.done) return;
     this.done = true;
-    void this.thread.terminate();
+    void this.engine.terminate();
     this.options.onFailure(message);
   }
 }

@@ -42,7 +42,7 @@ import {
 import { PUSHED_ID, fitAllWindow, lodWindow, openingLanes } from '../timeline/timelineView';
 import type { LodRequest } from '../timeline/timelineLod';
 import { openSafeFile } from './safeFile';
-import type { ThreadMessage, ToThread } from './timelineEngineHost';
+import type { EngineMessage, ToEngine } from './timelineEngineHost';
 import type { RangeFile, RangeReader } from './timelineRanges';
 import { RangeReaders } from './timelineRanges';
 import type { RangesPort } from './timelineRangeThread';
@@ -50,8 +50,8 @@ import { serveRanges } from './timelineRangeThread';
 
 /** The part of a MessagePort the engine talks through (parentPort, or a test's stand-in). */
 export interface EnginePort {
-  on(event: 'message', listener: (message: ToThread) => void): void;
-  postMessage(message: ThreadMessage, transfer?: ArrayBuffer[]): void;
+  on(event: 'message', listener: (message: ToEngine) => void): void;
+  postMessage(message: EngineMessage, transfer?: ArrayBuffer[]): void;
 }
 
 export interface ServeOptions {
@@ -78,7 +78,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
   let wake: (() => void) | undefined;
   let indexed = false;
   let opened = false;
-  let view: Extract<ToThread, { type: 'view' }> | undefined;
+  let view: Extract<ToEngine, { type: 'view' }> | undefined;
   port.on('message', (message) => {
     if (message.type === 'open') {
       if (opened) return;
@@ -103,7 +103,7 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
     wake?.();
   });
 
-  async function open(file: string, meta: Extract<ToThread, { type: 'open' }>['meta']): Promise<void> {
+  async function open(file: string, meta: Extract<ToEngine, { type: 'open' }>['meta']): Promise<void> {
     const t0 = performance.now();
     const { handle, size } = await openSafeFile(file, 'timeline');
     // Started first, so that they are up by the time the survey is shared with them.
@@ -303,7 +303,7 @@ if (parentPort) {
   process.on('disconnect', () => process.exit(0));
   serveEngine(
     {
-      on: (_event, listener) => void process.on('message', (message) => listener(message as ToThread)),
+      on: (_event, listener) => void process.on('message', (message) => listener(message as ToEngine)),
       postMessage: (message) => void send(message),
     },
     {
