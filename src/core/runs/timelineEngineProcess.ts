@@ -48,7 +48,7 @@ import { RangeReaders } from './timelineRanges';
 import type { RangesPort } from './timelineRangeThread';
 import { serveRanges } from './timelineRangeThread';
 
-/** The part of a MessagePort the engine talks through (parentPort, or a test's stand-in). */
+/** What the engine talks through: its process's IPC channel (transfer lists are for ports that take them), or a test's stand-in. */
 export interface EnginePort {
   on(event: 'message', listener: (message: ToEngine) => void): void;
   postMessage(message: EngineMessage, transfer?: ArrayBuffer[]): void;
@@ -292,7 +292,8 @@ export function readersFor(processors: number): number {
 const READERS = readersFor(availableParallelism());
 
 if (parentPort) {
-  // A reader beside the engine (this bundle again, started by the engine below).
+  // A reader beside the engine (this bundle again, started by the engine below); a thread is
+  // nothing else: the engine itself runs only as its own process.
   if ((workerData as { role?: string } | undefined)?.role === 'ranges')
     serveRanges(parentPort as unknown as RangesPort);
 } else if (process.env[ENGINE_PROCESS_ENV] !== undefined && process.send) {
