@@ -16,7 +16,7 @@ import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { TimelineFormatError, emptyColumns, readTimelineFile } from '../../src/core/timeline/timelineFile';
 import type { LodColumns, LodIndex, LodRequest, LodResult, LodRuns } from '../../src/core/timeline/timelineLod';
 import { LOD_LEVELS, aggregate, lodColumns, measureRange } from '../../src/core/timeline/timelineLod';
-import { BLOCK, blockBaseAt, firstReachingLod, floatTimes } from '../../src/core/timeline/timelineCompact';
+import { BLOCK, BLOCK_SHIFT, blockBaseAt, firstReachingLod, floatTimes } from '../../src/core/timeline/timelineCompact';
 import type { TimelineIndex } from '../../src/core/timeline/timelineModel';
 import {
   KIND_CU,
@@ -564,15 +564,29 @@ function blockColumns(p: BlockTimeline): TimelineColumns {
   return c;
 }
 
-/** Whether every time is whole and each block's running maxima are within 2^32 - 1 ns of its first start. */
-function everyBlockFits(f64: LodColumns, laneStart: Int32Array): boolean {
-  for (let l = 0; l + 1 < laneStart.length; l++)
+/**
+ * Each lane's block length (log2) the obvious way: the longest, BLOCK at most, at which each
+ * block's running maxima are within 2^32 - 1 ns of its first start; undefined when a time is
+ * fractional or some lane's do not fit even one event a block.
+ */
+function expectedShifts(f64: LodColumns, laneStart: Int32Array): number[] | undefined {
+  for (let k = 0; k < f64.startNs.length; k++)
+    if (!Number.isInteger(f64.startNs[k]!) || !Number.isInteger(f64.endNs[k]!)) return undefined;
+  const fitsAt = (l: number, shift: number) => {
     for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
-      const first = laneStart[l]! + Math.floor((k - laneStart[l]!) / BLOCK) * BLOCK;
-      if (!Number.isInteger(f64.startNs[k]!) || !Number.isInteger(f64.endNs[k]!)) return false;
+      const first = laneStart[l]! + Math.floor((k - laneStart[l]!) / 2 ** shift) * 2 ** shift;
       if (f64.maxEnd[k]! - f64.startNs[first]! > 0xffff_ffff) return false;
     }
-  return true;
+    return true;
+  };
+  const shifts: number[] = [];
+  for (let l = 0; l + 1 < laneStart.length; l++) {
+    let shift = BLOCK_SHIFT;
+    while (shift >= 0 && !fitsAt(l, shift)) shift--;
+    if (shift < 0) return undefined;
+    shifts.push(shift);
+  }
+  return shifts;
 }
 
 /** The first position where block-offset column `column` does not read as float64 column `times`; -1 when none. */
@@ -618,10 +632,16 @@ describe('32-bit time offsets from per-block bases answer as float64 times do', 
         const f64 = float64Columns(t, index);
         sameColumns(own.lod!, lod);
         sameColumns(lodColumns(t, index), lod);
-        // 32-bit offsets exactly when every block fits; float64 times otherwise.
-        const fits = everyBlockFits(f64, index.laneStart);
+        // 32-bit offsets exactly when every lane can be cut into blocks that fit, each lane
+        // into the longest such blocks; float64 times otherwise.
+        const shifts = expectedShifts(f64, index.laneStart);
+        const fits = shifts !== undefined;
         expect(lod.blocks !== undefined).toBe(fits);
         expect(lod.startNs).toBeInstanceOf(fits ? Uint32Array : Float64Array);
+        if (shifts) expect([...lod.blocks!.laneShift]).toEqual(shifts);
+        // A lane whose mean gap makes BLOCK events span past 2^32 ns is cut shorter; the others are not.
+        if (fits && p.lanes.some((l) => l.gapNs === 1_200_000 && l.count >= BLOCK + 1000))
+          expect(Math.min(...lod.blocks!.laneShift)).toBeLessThan(BLOCK_SHIFT);
         if (p.fractional && p.origin < 2 ** 50) expect(lod.blocks).toBeUndefined();
         if (p.lanes.some((l) => l.long)) expect(fits).toBe(false);
         if (fits && p.lanes.some((l) => l.gapNs === 900_000 && l.count >= BLOCK + 1000))
@@ -677,7 +697,7 @@ describe('32-bit time offsets from per-block bases answer as float64 times do', 
     );
   }, 120_000);
 
-  it('falls back to float64 for a block past 2^32 ns even in one lane out of order, and keeps 32 bits otherwise', () => {
+  it('cuts a lane whose block spans past 2^32 ns into shorter blocks, even out of order, and falls back to float64 only for an event that long', () => {
     // One lane of two blocks whose events arrive backwards: in time order each block fits.
     const n = 2 * BLOCK;
     const t = emptyColumns(n, true);
@@ -690,14 +710,28 @@ describe('32-bit time offsets from per-block bases answer as float64 times do', 
     const backwards = buildIndexAndLod(t, undefined, true, true);
     expect(backwards.lod!.startNs).toBeInstanceOf(Uint32Array);
     expect([...backwards.lod!.blocks!.base]).toEqual([1e12, 1e12 + BLOCK * 1_000_000]);
+    expect([...backwards.lod!.blocks!.laneShift]).toEqual([BLOCK_SHIFT]);
     expect(backwards.index.order[0]).toBe(n - 1);
-    // The same with the last event 2^32 ns later: its block no longer fits.
-    t.startNs[0] = 1e12 + (BLOCK - 1) * 1_000_000 + 2 ** 32 + BLOCK * 1_000_000;
-    t.endNs[0] = t.startNs[0]! + 10;
+    // The same with the last event 2^32 ns later: only a block of its own fits it.
+    const last = 1e12 + (n - 1) * 1_000_000 + 2 ** 32;
+    t.startNs[0] = last;
+    t.endNs[0] = last + 10;
+    const cut = buildIndexAndLod(t, undefined, true, true);
+    const lod = cut.lod!;
+    expect(lod.startNs).toBeInstanceOf(Uint32Array);
+    expect([...lod.blocks!.laneShift]).toEqual([0]);
+    expect(lod.blocks!.base.length).toBe(n);
+    expect(cut.index.maxEndBlocks).toBe(lod.blocks);
+    expect(lod.blocks!.base[n - 1]! + lod.startNs[n - 1]!).toBe(last);
+    expect(lod.blocks!.base[n - 1]! + lod.maxEnd[n - 1]!).toBe(last + 10);
+    expect(firstReachingLod(lod, cut.index.laneStart, 0, last)).toBe(n - 1);
+    sameColumns(lod, lodColumns(t, cut.index));
+    // An event lasting past 2^32 ns fits no block: every time is float64.
+    t.endNs[0] = last + 2 ** 32;
     const over = buildIndexAndLod(t, undefined, true, true);
     expect(over.lod!.startNs).toBeInstanceOf(Float64Array);
     expect(over.index.maxEndBlocks).toBeUndefined();
-    expect(over.lod!.startNs[n - 1]).toBe(t.startNs[0]);
+    expect(over.lod!.startNs[n - 1]).toBe(last);
   });
 });
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { emptyColumns } from '../../src/core/timeline/timelineFile';
-import { BLOCK, blockBaseAt, scanRange, timesFit32 } from '../../src/core/timeline/timelineCompact';
+import { BLOCK, BLOCK_SHIFT, blockBaseAt, scanRange, timesFit32 } from '../../src/core/timeline/timelineCompact';
 import { lodColumns } from '../../src/core/timeline/timelineLod';
 import { LANE_CATEGORIES, buildIndex, buildIndexAndLod } from '../../src/core/timeline/timelineModel';
 
@@ -68,20 +68,36 @@ function reference(t: TimelineColumns) {
   return { lanes, laneOf, order, maxEnd };
 }
 
-/** Whether every time is whole and every block (BLOCK positions of a lane, in time order) fits 32-bit offsets from its first start. */
-function blocksFit(t: TimelineColumns): boolean {
+/**
+ * Each lane's block length (log2) the obvious way, lanes in the reference's order: the longest,
+ * BLOCK at most, at which each block's running maxima are within 2^32 - 1 ns of its first
+ * start; undefined when a time is fractional or a lane's do not fit even one event a block.
+ */
+function laneShifts(t: TimelineColumns): number[] | undefined {
   const ref = reference(t);
-  for (let k = 0, at = 0; k < ref.order.length; k++) {
+  const laneOf = (k: number) => ref.laneOf[ref.order[k]!];
+  const lanes: [number, number][] = [];
+  for (let k = 0; k < ref.order.length; k++) {
     const e = ref.order[k]!;
-    const st = t.startNs[e]!;
-    // An end before the start is the start (an instant).
-    if (!Number.isInteger(st) || !Number.isInteger(Math.max(st, t.endNs[e]!))) return false;
-    // Position of k inside its lane.
-    at = k > 0 && ref.laneOf[ref.order[k - 1]!] === ref.laneOf[e] ? at + 1 : 0;
-    const blockFirst = ref.order[k - (at % BLOCK)]!;
-    if (ref.maxEnd[k]! - t.startNs[blockFirst]! > 0xffff_ffff) return false;
+    if (!Number.isInteger(t.startNs[e]!) || !Number.isInteger(Math.max(t.startNs[e]!, t.endNs[e]!))) return undefined;
+    if (k === 0 || laneOf(k) !== laneOf(k - 1)) lanes.push([k, k]);
+    lanes[lanes.length - 1]![1] = k + 1;
   }
-  return true;
+  const fitsAt = ([a, b]: [number, number], shift: number) => {
+    for (let k = a; k < b; k++) {
+      const first = a + Math.floor((k - a) / 2 ** shift) * 2 ** shift;
+      if (ref.maxEnd[k]! - t.startNs[ref.order[first]!]! > 0xffff_ffff) return false;
+    }
+    return true;
+  };
+  const shifts: number[] = [];
+  for (const lane of lanes) {
+    let shift = BLOCK_SHIFT;
+    while (shift >= 0 && !fitsAt(lane, shift)) shift--;
+    if (shift < 0) return undefined;
+    shifts.push(shift);
+  }
+  return shifts;
 }
 
 const event = fc.record({
@@ -139,9 +155,12 @@ describe('one-pass timeline index', () => {
         expect(timesFit32(range)).toBe(whole && span <= 0xffff_ffff);
         if (timeScale === 1) expect(timesFit32(range)).toBe(true);
         if (timeScale === 0.5 && events.some((e) => e.start % 2 === 1)) expect(timesFit32(range)).toBe(false);
-        // 32-bit offsets whenever every block fits: always when the whole span does, never for fractions.
-        expect(lod!.startNs instanceof Uint32Array).toBe(blocksFit(t));
-        expect(lod!.blocks !== undefined).toBe(blocksFit(t));
+        // 32-bit offsets whenever every lane can be cut into blocks that fit (always when the
+        // whole span does, never for fractions), each lane into the longest such blocks.
+        const shifts = laneShifts(t);
+        expect(lod!.startNs instanceof Uint32Array).toBe(shifts !== undefined);
+        expect(lod!.blocks !== undefined).toBe(shifts !== undefined);
+        if (shifts) expect([...lod!.blocks!.laneShift]).toEqual(shifts);
         if (timesFit32(range)) expect(lod!.blocks).toBeDefined();
         if (!whole) expect(lod!.blocks).toBeUndefined();
         expect(lod!.bytes instanceof Uint32Array).toBe(
@@ -163,7 +182,7 @@ describe('one-pass timeline index', () => {
     );
   });
 
-  it('keeps float64 times when a block spans past 2^32 ns, and 32-bit ones just under it', () => {
+  it('cuts a lane into shorter blocks when a block spans past 2^32 ns, and keeps float64 times only for an event that long', () => {
     const at = (starts: number[], lanes = starts.map(() => 0)) => {
       const t = emptyColumns(starts.length, true);
       starts.forEach((s, i) => {
@@ -178,25 +197,44 @@ describe('one-pass timeline index', () => {
     expect(under.startNs).toBeInstanceOf(Uint32Array);
     expect([...under.blocks!.base]).toEqual([5e9]);
     expect(under.endNs[1]).toBe(2 ** 32 - 1);
+    expect([...under.blocks!.laneShift]).toEqual([BLOCK_SHIFT]);
+    // Two events 2^32 ns apart: a block each.
     const over = at([5e9, 5e9 + 2 ** 32]);
-    expect(over.startNs).toBeInstanceOf(Float64Array);
-    expect(over.blocks).toBeUndefined();
-    expect([...over.startNs]).toEqual([5e9, 5e9 + 2 ** 32]);
+    expect(over.startNs).toBeInstanceOf(Uint32Array);
+    expect([...over.blocks!.laneShift]).toEqual([0]);
+    expect([...over.blocks!.base]).toEqual([5e9, 5e9 + 2 ** 32]);
+    expect([...over.startNs]).toEqual([0, 0]);
+    // One event lasting 2^32 ns: no block fits it.
+    const t = emptyColumns(1, true);
+    t.kind[0] = 1;
+    t.startNs[0] = 5e9;
+    t.endNs[0] = 5e9 + 2 ** 32;
+    const long = buildIndexAndLod(t).lod!;
+    expect(long.startNs).toBeInstanceOf(Float64Array);
+    expect(long.blocks).toBeUndefined();
+    expect([...long.endNs]).toEqual([5e9 + 2 ** 32]);
     // The same times on two lanes: a block each, whatever the span between them.
     const apart = at([5e9, 5e9 + 2 ** 40], [0, 1]);
     expect(apart.startNs).toBeInstanceOf(Uint32Array);
     expect([...apart.blocks!.base]).toEqual([5e9, 5e9 + 2 ** 40]);
     expect([...apart.maxEnd]).toEqual([1, 1]);
-    // Times past 2^53 ns stay exact as float64.
+    // Times past 2^53 ns stay exact: in their blocks' float64 bases.
     const far = at([2 ** 60, 2 ** 60 + 2 ** 40]);
-    expect(far.startNs[1]).toBe(2 ** 60 + 2 ** 40);
+    expect(far.blocks!.base[1]! + far.startNs[1]!).toBe(2 ** 60 + 2 ** 40);
     // A lane of 3 blocks over 12 s: each block's offsets fit, so the lane keeps 32-bit ones.
     const n = 2 * BLOCK + 5;
-    const long = at(Array.from({ length: n }, (_, i) => 7e12 + i * 1e6));
-    expect(long.startNs).toBeInstanceOf(Uint32Array);
-    expect([...long.blocks!.base]).toEqual([7e12, 7e12 + BLOCK * 1e6, 7e12 + 2 * BLOCK * 1e6]);
-    expect(long.startNs[BLOCK + 1]).toBe(1e6);
-    expect(long.maxEnd[n - 1]).toBe(4 * 1e6 + 1);
+    const lane = at(Array.from({ length: n }, (_, i) => 7e12 + i * 1e6));
+    expect(lane.startNs).toBeInstanceOf(Uint32Array);
+    expect([...lane.blocks!.base]).toEqual([7e12, 7e12 + BLOCK * 1e6, 7e12 + 2 * BLOCK * 1e6]);
+    expect(lane.startNs[BLOCK + 1]).toBe(1e6);
+    expect(lane.maxEnd[n - 1]).toBe(4 * 1e6 + 1);
+    // A sparse lane (an event every 21.5 ms, as a kernel launched twice an iteration) beside a
+    // dense one: the sparse lane's blocks are cut to 128 events (2.75 s), the dense lane keeps BLOCK.
+    const sparse = Array.from({ length: 3 * BLOCK }, (_, i) => 1e9 + i * 21_500_000);
+    const dense = Array.from({ length: 3 * BLOCK }, (_, i) => 1e9 + i * 1000);
+    const mixed = at([...sparse, ...dense], [...sparse.map(() => 0), ...dense.map(() => 1)]);
+    expect(mixed.startNs).toBeInstanceOf(Uint32Array);
+    expect([...mixed.blocks!.laneShift].sort((a, b) => a - b)).toEqual([7, BLOCK_SHIFT]);
   });
 
   it('keeps the lane of each event in 16 bits up to 65,535 lanes, 32 past that', () => {

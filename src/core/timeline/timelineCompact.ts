@@ -2,9 +2,12 @@
  * The compact, lane-ordered columns the level of detail reads, and the memory cap of a
  * timeline. Each lane's positions are cut into blocks of BLOCK positions; when every time is a
  * whole nanosecond, a block's times are stored as 32-bit offsets from its own base (the start
- * of its first event, the earliest of the block: a lane is in time order) as long as every
- * block's offsets fit, whatever the timeline's span; otherwise as float64 (exact for any time
- * the file can hold). Bytes are 32-bit when every event moved a whole number of bytes under
+ * of its first event, the earliest of the block: a lane is in time order), whatever the
+ * timeline's span. A sparse lane whose BLOCK events span more than 2^32 ns (4.3 s: a kernel
+ * launched every few milliseconds over minutes) is cut into shorter blocks, the longest whose
+ * offsets fit (`laneShiftFor`), so that one lane does not widen every other. Only when a single
+ * event's offsets cannot fit (an event, or the running end before it, more than 4.3 s past its
+ * start) are the times stored as float64 (exact for any time the file can hold). Bytes are 32-bit when every event moved a whole number of bytes under
  * 4 GiB; path, kind and inferred flag share one byte. A 10^7-event timeline then costs 21
  * bytes an event here (37 at most), plus 8 bytes a block (one a lane and one a BLOCK events).
  */
@@ -22,13 +25,15 @@ export const BLOCK = 1 << BLOCK_SHIFT;
 
 /**
  * The bases of 32-bit time offsets: position `k` of lane `l` (`laneStart[l] <= k <
- * laneStart[l+1]`) is in block `laneBlock[l] + ((k - laneStart[l]) >>> BLOCK_SHIFT)`, and its
+ * laneStart[l+1]`) is in block `laneBlock[l] + ((k - laneStart[l]) >>> laneShift[l])`, and its
  * time is `base[block] + column[k]`. A block never spans two lanes: a lane's last times and
  * the next lane's first ones can be the timeline's whole span apart.
  */
 export interface TimeBlocks {
   /** First block of each lane; `laneBlock[lanes]` is the number of blocks. */
   laneBlock: Int32Array;
+  /** log2 of each lane's block length: BLOCK_SHIFT, or less for a sparse lane (`laneShiftFor`). */
+  laneShift: Uint8Array;
   base: Float64Array;
 }
 
@@ -96,19 +101,63 @@ export function scanRange(startNs: Float64Array, endNs: Float64Array, bytes: Flo
   return { minStartNs: n > 0 ? minStart : 0, maxEndNs: n > 0 ? maxEnd : 0, wholeTimes: whole, bytesFit32: fit };
 }
 
-/** Each lane's first block, for lanes `laneStart[l]..laneStart[l+1]`: ceil(events / BLOCK) blocks a lane. */
-export function laneBlocks(laneStart: Int32Array): Int32Array {
+/**
+ * Each lane's first block, for lanes `laneStart[l]..laneStart[l+1]`: ceil(events / 2^shift)
+ * blocks a lane, `shift` its `laneShift` (BLOCK_SHIFT for every lane when not given).
+ */
+export function laneBlocks(laneStart: Int32Array, laneShift?: Uint8Array): Int32Array {
   const lanes = laneStart.length - 1;
   const laneBlock = new Int32Array(lanes + 1);
-  for (let l = 0; l < lanes; l++)
-    laneBlock[l + 1] = laneBlock[l]! + ((laneStart[l + 1]! - laneStart[l]! + BLOCK - 1) >>> BLOCK_SHIFT);
+  for (let l = 0; l < lanes; l++) {
+    const shift = laneShift ? laneShift[l]! : BLOCK_SHIFT;
+    laneBlock[l + 1] = laneBlock[l]! + Math.ceil((laneStart[l + 1]! - laneStart[l]!) / 2 ** shift);
+  }
   return laneBlock;
 }
 
 /**
+ * The longest blocks (log2 of their length, at most `maxShift`) into which one lane can be cut
+ * so that every block's times fit 32-bit offsets from its first start; -1 when not even one
+ * event a block does. `starts` are the lane's starts in its (time) order and `runMax` the
+ * running maximum of its ends: a block's largest offset is its last running maximum less its
+ * first start, and a block that fits cut in two halves that fit, so the first length that fits,
+ * from the longest down, is the longest.
+ */
+export function laneShiftFor(starts: Float64Array, runMax: Float64Array, maxShift = BLOCK_SHIFT): number {
+  const n = starts.length;
+  for (let shift = maxShift; shift >= 0; shift--) {
+    const size = 2 ** shift;
+    let fits = true;
+    for (let a = 0; a < n && fits; a += size) fits = fitsOffset(runMax[Math.min(a + size, n) - 1]! - starts[a]!);
+    if (fits) return shift;
+  }
+  return -1;
+}
+
+/**
+ * `blocks` with the lanes of `shifts` (lane -> its new `laneShift`) cut again: every other
+ * lane's bases are kept, the re-cut lanes' are left 0 for the caller to write with their offsets.
+ */
+export function recutBlocks(
+  blocks: TimeBlocks,
+  laneStart: Int32Array,
+  shifts: ReadonlyMap<number, number>,
+): TimeBlocks {
+  const laneShift = blocks.laneShift.slice();
+  for (const [lane, shift] of shifts) laneShift[lane] = shift;
+  const laneBlock = laneBlocks(laneStart, laneShift);
+  const base = new Float64Array(laneBlock[laneBlock.length - 1]!);
+  for (let l = 0; l + 1 < laneBlock.length; l++)
+    if (!shifts.has(l)) base.set(blocks.base.subarray(blocks.laneBlock[l]!, blocks.laneBlock[l + 1]!), laneBlock[l]!);
+  return { laneBlock, laneShift, base };
+}
+
+/**
  * Empty lane-ordered columns for the lanes of `laneStart`, with the widths `range` allows:
- * 32-bit time offsets when every time is whole (whoever fills them checks that every block's
- * offsets fit, and writes float64 times instead when one does not: `floatTimes`).
+ * 32-bit time offsets when every time is whole, in blocks of BLOCK positions (whoever fills
+ * them checks that every block's offsets fit, cuts a lane whose blocks do not into shorter ones:
+ * `laneShiftFor`, `recutBlocks`, and writes float64 times instead when even blocks of one event
+ * do not: `floatTimes`).
  */
 export function allocLodColumns(laneStart: Int32Array, range: ColumnRange): LodColumns {
   const n = laneStart[laneStart.length - 1] ?? 0;
@@ -117,7 +166,8 @@ export function allocLodColumns(laneStart: Int32Array, range: ColumnRange): LodC
   let blocks: TimeBlocks | undefined;
   if (narrow) {
     const laneBlock = laneBlocks(laneStart);
-    blocks = { laneBlock, base: new Float64Array(laneBlock[laneBlock.length - 1]!) };
+    const laneShift = new Uint8Array(laneStart.length - 1).fill(BLOCK_SHIFT);
+    blocks = { laneBlock, laneShift, base: new Float64Array(laneBlock[laneBlock.length - 1]!) };
   }
   return {
     blocks,
@@ -153,14 +203,14 @@ export function lodBytesPerEvent(lc: LodColumns): number {
   if (n === 0) return 0;
   let total = 0;
   for (const a of [lc.startNs, lc.endNs, lc.maxEnd, lc.extentNs, lc.bytes, lc.tags]) total += a.byteLength;
-  if (lc.blocks) total += lc.blocks.base.byteLength + lc.blocks.laneBlock.byteLength;
+  if (lc.blocks) total += lc.blocks.base.byteLength + lc.blocks.laneBlock.byteLength + lc.blocks.laneShift.byteLength;
   return total / n;
 }
 
 /** The base of the block holding position `k` of `lane` (0 for float64 columns). */
 export function blockBaseAt(blocks: TimeBlocks | undefined, laneStart: Int32Array, lane: number, k: number): number {
   if (blocks === undefined) return 0;
-  return blocks.base[blocks.laneBlock[lane]! + ((k - laneStart[lane]!) >>> BLOCK_SHIFT)]!;
+  return blocks.base[blocks.laneBlock[lane]! + ((k - laneStart[lane]!) >>> blocks.laneShift[lane]!)]!;
 }
 
 /**
@@ -189,9 +239,10 @@ export function firstReachingIn(
   const first = lo;
   const base = blocks.base;
   const block0 = blocks.laneBlock[lane]!;
+  const shift = blocks.laneShift[lane]!;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (base[block0 + ((mid - first) >>> BLOCK_SHIFT)]! + maxEnd[mid]! < timeNs) lo = mid + 1;
+    if (base[block0 + ((mid - first) >>> shift)]! + maxEnd[mid]! < timeNs) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -210,7 +261,7 @@ export function firstReachingLod(lc: LodColumns, laneStart: Int32Array, lane: nu
  * every ref names an event or is -1: they are the file's `ref` column; 4 otherwise), its
  * running maxima being the compact columns'; the compact lane-ordered columns (21 to 37, and 8
  * bytes a block); the filter's mask (1). That is 82 bytes an event in the common case (whole
- * nanosecond times, each block's within 2^32 ns, bytes under 4 GiB, ids that are indices) and
+ * nanosecond times, no event reaching 2^32 ns past its block's start, bytes under 4 GiB, ids that are indices) and
  * at most 104: the cap takes the most, so that any sdmatl file under it fits (Profile's
  * timelines hold names and CUs instead of flags, 7 bytes an event more). While the index is
  * built, the first pass's 4-byte lanes are held beside the 2-byte ones until they become the

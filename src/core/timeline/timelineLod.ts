@@ -13,12 +13,12 @@ import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED } from './timelineFile';
 import type { LodColumns } from './timelineCompact';
 import {
-  BLOCK,
-  BLOCK_SHIFT,
   allocLodColumns,
+  blockBaseAt,
   firstReachingLod,
-  fitsOffset,
   floatTimes,
+  laneBlocks,
+  laneShiftFor,
   scanRange,
   tagOf,
   TAG_INFERRED_SHIFT,
@@ -210,22 +210,38 @@ export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order
   const laneStart = index.laneStart;
   let c = allocLodColumns(laneStart, scanRange(t.startNs, t.endNs, t.bytes, t.count));
   const flags = t.flags;
-  // Times as offsets from their block's first start, when every block's fit 32 bits.
+  // Times as offsets from their block's first start, each lane cut into the longest blocks
+  // whose offsets fit 32 bits, when every lane's do.
   let blocks = c.blocks;
-  let fits = true;
-  for (let l = 0; blocks && l + 1 < laneStart.length; l++) {
-    let run = -Infinity;
-    for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
-      const e = index.order[k]!;
-      run = Math.max(run, t.startNs[e]!, t.endNs[e]!);
-      const at = k - laneStart[l]!;
-      const block = blocks.laneBlock[l]! + (at >>> BLOCK_SHIFT);
-      if (at % BLOCK === 0) blocks.base[block] = t.startNs[e]!;
-      if (!fitsOffset(run - blocks.base[block]!)) fits = false;
+  if (blocks) {
+    const laneShift = new Uint8Array(laneStart.length - 1);
+    for (let l = 0; l + 1 < laneStart.length; l++) {
+      const n = laneStart[l + 1]! - laneStart[l]!;
+      const starts = new Float64Array(n);
+      const runMax = new Float64Array(n);
+      let run = -Infinity;
+      for (let j = 0; j < n; j++) {
+        const e = index.order[laneStart[l]! + j]!;
+        run = Math.max(run, t.startNs[e]!, t.endNs[e]!);
+        starts[j] = t.startNs[e]!;
+        runMax[j] = run;
+      }
+      const shift = laneShiftFor(starts, runMax);
+      if (shift < 0) {
+        blocks = undefined;
+        break;
+      }
+      laneShift[l] = shift;
     }
+    if (blocks) {
+      const laneBlock = laneBlocks(laneStart, laneShift);
+      blocks = { laneBlock, laneShift, base: new Float64Array(laneBlock[laneBlock.length - 1]!) };
+      for (let l = 0; l + 1 < laneStart.length; l++)
+        for (let k = laneStart[l]!; k < laneStart[l + 1]!; k += 2 ** laneShift[l]!)
+          blocks.base[laneBlock[l]! + (k - laneStart[l]!) / 2 ** laneShift[l]!] = t.startNs[index.order[k]!]!;
+      c = { ...c, blocks };
+    } else c = floatTimes(c);
   }
-  if (!fits) blocks = undefined;
-  if (c.blocks && !blocks) c = floatTimes(c);
   for (let l = 0; l + 1 < laneStart.length; l++) {
     let run = -Infinity;
     for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
@@ -233,7 +249,7 @@ export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order
       const st = t.startNs[e]!;
       const en = Math.max(t.endNs[e]!, st);
       run = Math.max(run, en);
-      const base = blocks ? blocks.base[blocks.laneBlock[l]! + ((k - laneStart[l]!) >>> BLOCK_SHIFT)]! : 0;
+      const base = blockBaseAt(blocks, laneStart, l, k);
       c.startNs[k] = st - base;
       c.endNs[k] = en - base;
       c.maxEnd[k] = run - base;
@@ -290,11 +306,14 @@ function binLane(
   let base = 0;
   // Where the next block of the lane starts; past `end` for float64 times.
   let blockEnd = end;
+  let blockSize = 0;
   if (blocks !== undefined && from < end) {
-    const at = (from - laneFirst) >>> BLOCK_SHIFT;
+    const shift = blocks.laneShift[lane]!;
+    blockSize = 2 ** shift;
+    const at = (from - laneFirst) >>> shift;
     block = blocks.laneBlock[lane]! + at;
     base = bases[block]!;
-    blockEnd = laneFirst + (at + 1) * BLOCK;
+    blockEnd = laneFirst + (at + 1) * blockSize;
   }
   const startCol = lc.startNs;
   const endCol = lc.endNs;
@@ -311,7 +330,7 @@ function binLane(
   for (let k = from; k < end; k++) {
     if (k === blockEnd) {
       base = bases[++block]!;
-      blockEnd += BLOCK;
+      blockEnd += blockSize;
     }
     const st = base + startCol[k]!;
     if (st > endNs) break;
@@ -530,16 +549,19 @@ export function measureRange(
     let block = 0;
     let base = 0;
     let blockEnd = end;
+    let blockSize = 0;
     if (blocks !== undefined && from < end) {
-      const at = (from - first) >>> BLOCK_SHIFT;
+      const shift = blocks.laneShift[lane]!;
+      blockSize = 2 ** shift;
+      const at = (from - first) >>> shift;
       block = blocks.laneBlock[lane]! + at;
       base = bases[block]!;
-      blockEnd = first + (at + 1) * BLOCK;
+      blockEnd = first + (at + 1) * blockSize;
     }
     for (let k = from; k < end; k++) {
       if (k === blockEnd) {
         base = bases[++block]!;
-        blockEnd += BLOCK;
+        blockEnd += blockSize;
       }
       const st = base + startCol[k]!;
       if (st > hi) break;

@@ -9,7 +9,17 @@ import { PACKET_OPS, PATHS, TIMELINE_EVENT_KINDS } from '../protocol';
 import type { TimelineColumns } from './timelineFile';
 import { FLAG_INFERRED, emptyColumns } from './timelineFile';
 import type { ColumnRange, LodColumns, TimeBlocks } from './timelineCompact';
-import { BLOCK, BLOCK_SHIFT, allocLodColumns, firstReachingIn, fitsOffset, floatTimes, tagOf } from './timelineCompact';
+import {
+  BLOCK,
+  BLOCK_SHIFT,
+  allocLodColumns,
+  firstReachingIn,
+  fitsOffset,
+  floatTimes,
+  laneShiftFor,
+  recutBlocks,
+  tagOf,
+} from './timelineCompact';
 
 export const KIND_KERNEL = 0;
 export const KIND_CU = 1;
@@ -416,6 +426,8 @@ function placeWithLod(
   const path = t.path;
   const blocks = lod.blocks;
   const narrow = blocks !== undefined;
+  // Every lane's blocks are BLOCK positions long here (`allocLodColumns`); settleLanes cuts a
+  // lane whose offsets do not fit into shorter ones.
   const laneBlock = narrow ? blocks.laneBlock : laneStart;
   const bases = narrow ? blocks.base : running;
   // The base of each lane's current block.
@@ -470,8 +482,9 @@ function placeWithLod(
 /**
  * After the second pass: lanes whose events arrived out of time order are sorted, then their
  * running maxima and compact columns (their blocks' bases too) rewritten from the sorted order.
- * When a block's times do not fit 32-bit offsets from its base, the compact columns' times are
- * written again as float64 (returned in place of `lod`).
+ * A lane whose blocks' times do not fit 32-bit offsets from their bases is cut into shorter
+ * blocks and its compact columns written again (`wideLanes`); only when one of its events
+ * cannot fit at all are every lane's times written again as float64 (returned in place of `lod`).
  */
 function settleLanes(
   t: TimelineColumns,
@@ -485,16 +498,17 @@ function settleLanes(
   const start = t.startNs;
   const endCol = t.endNs;
   const blocks = lod?.blocks;
-  let fits = true;
+  const wide: number[] = [];
   for (let l = 0; l < laneCount; l++) {
     const s = state[l]!;
-    if (s === TOO_WIDE) fits = false;
+    if (s === TOO_WIDE) wide.push(l);
     if ((s & OUT_OF_ORDER) === 0) continue;
     const a = laneStart[l]!;
     const b = laneStart[l + 1]!;
     order.subarray(a, b).sort((x, y) => start[x]! - start[y]! || x - y);
     let run = -Infinity;
     let base = 0;
+    let fits = true;
     for (let k = a; k < b; k++) {
       const e = order[k]!;
       const st = start[e]!;
@@ -511,9 +525,30 @@ function settleLanes(
       }
       writeLod(lod, t, e, k, st, en, run, base);
     }
+    if (!fits) wide.push(l);
   }
-  if (!lod || fits) return lod;
-  const wide = floatTimes(lod);
+  if (!lod || !blocks || wide.length === 0) return lod;
+  const recut = wideLanes(t, laneStart, order, blocks, wide);
+  if (recut) {
+    const cut = { ...lod, blocks: recut };
+    for (const l of wide) {
+      const a = laneStart[l]!;
+      const shift = recut.laneShift[l]!;
+      const size = 2 ** shift;
+      let run = -Infinity;
+      let base = 0;
+      for (let k = a; k < laneStart[l + 1]!; k++) {
+        const e = order[k]!;
+        const st = start[e]!;
+        const en = Math.max(endCol[e]!, st);
+        if (en > run) run = en;
+        if ((k - a) % size === 0) recut.base[recut.laneBlock[l]! + Math.floor((k - a) / size)] = base = st;
+        writeLod(cut, t, e, k, st, en, run, base);
+      }
+    }
+    return cut;
+  }
+  const float = floatTimes(lod);
   for (let l = 0; l < laneCount; l++) {
     let run = -Infinity;
     for (let k = laneStart[l]!; k < laneStart[l + 1]!; k++) {
@@ -521,12 +556,46 @@ function settleLanes(
       const st = start[e]!;
       const en = Math.max(endCol[e]!, st);
       if (en > run) run = en;
-      wide.startNs[k] = st;
-      wide.endNs[k] = en;
-      wide.maxEnd[k] = run;
+      float.startNs[k] = st;
+      float.endNs[k] = en;
+      float.maxEnd[k] = run;
     }
   }
-  return wide;
+  return float;
+}
+
+/**
+ * The blocks with each lane of `wide` (in time order, its times too far apart for blocks of
+ * BLOCK) cut into the longest blocks whose offsets fit; undefined when some lane's do not fit
+ * even one event a block. Reads each such lane's times once (a sparse lane: few events).
+ */
+function wideLanes(
+  t: TimelineColumns,
+  laneStart: Int32Array,
+  order: Int32Array,
+  blocks: TimeBlocks,
+  wide: readonly number[],
+): TimeBlocks | undefined {
+  const shifts = new Map<number, number>();
+  for (const l of wide) {
+    const a = laneStart[l]!;
+    const n = laneStart[l + 1]! - a;
+    const starts = new Float64Array(n);
+    const runMax = new Float64Array(n);
+    let run = -Infinity;
+    for (let j = 0; j < n; j++) {
+      const e = order[a + j]!;
+      const st = t.startNs[e]!;
+      const en = Math.max(t.endNs[e]!, st);
+      if (en > run) run = en;
+      starts[j] = st;
+      runMax[j] = run;
+    }
+    const shift = laneShiftFor(starts, runMax);
+    if (shift < 0) return undefined;
+    shifts.set(l, shift);
+  }
+  return recutBlocks(blocks, laneStart, shifts);
 }
 
 /** Event `e` of the file into slot `k` of the lane-ordered columns, times as offsets from `base` (its block's; 0 for float64 times). */
