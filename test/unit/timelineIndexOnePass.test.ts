@@ -9,7 +9,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
 import { emptyColumns } from '../../src/core/timeline/timelineFile';
-import { BLOCK, BLOCK_SHIFT, blockBaseAt, scanRange, timesFit32 } from '../../src/core/timeline/timelineCompact';
+import {
+  BLOCK,
+  BLOCK_SHIFT,
+  blockBaseAt,
+  laneShiftFor,
+  scanRange,
+  timesFit32,
+} from '../../src/core/timeline/timelineCompact';
 import { lodColumns } from '../../src/core/timeline/timelineLod';
 import { LANE_CATEGORIES, buildIndex, buildIndexAndLod } from '../../src/core/timeline/timelineModel';
 
@@ -179,6 +186,50 @@ describe('one-pass timeline index', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("finds a lane's longest fitting blocks in one pass, as trying every length does", () => {
+    const lane = fc.record({
+      gaps: fc.array(
+        fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(2 ** 30, 2 ** 31, 2 ** 32 - 1, 2 ** 32)),
+        {
+          minLength: 1,
+          maxLength: 200,
+        },
+      ),
+      lengths: fc.array(fc.constantFrom(0, 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32), { minLength: 1, maxLength: 200 }),
+      maxShift: fc.integer({ min: 0, max: 8 }),
+      offset: fc.integer({ min: 0, max: 5 }),
+    });
+    fc.assert(
+      fc.property(lane, ({ gaps, lengths, maxShift, offset }) => {
+        const n = gaps.length;
+        // The lane sits at `offset` in an order over a larger file, its events in reverse file order.
+        const size = n + offset;
+        const startNs = new Float64Array(size);
+        const endNs = new Float64Array(size);
+        const order = new Int32Array(size);
+        let at = 1e12;
+        for (let j = 0; j < n; j++) {
+          at += gaps[j]!;
+          const e = size - 1 - j;
+          order[offset + j] = e;
+          startNs[e] = at;
+          endNs[e] = at + lengths[j % lengths.length]!;
+        }
+        const run: number[] = [];
+        for (let j = 0; j < n; j++) {
+          const e = order[offset + j]!;
+          run.push(Math.max(j > 0 ? run[j - 1]! : -Infinity, startNs[e]!, endNs[e]!));
+        }
+        const fitsAt = (shift: number) =>
+          run.every((r, j) => r - startNs[order[offset + j - (j % 2 ** shift)]!]! <= 0xffff_ffff);
+        let expected = maxShift;
+        while (expected >= 0 && !fitsAt(expected)) expected--;
+        expect(laneShiftFor(order, offset, n, startNs, endNs, maxShift)).toBe(expected);
+      }),
+      { numRuns: 500 },
     );
   });
 

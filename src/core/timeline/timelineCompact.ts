@@ -118,20 +118,42 @@ export function laneBlocks(laneStart: Int32Array, laneShift?: Uint8Array): Int32
 /**
  * The longest blocks (log2 of their length, at most `maxShift`) into which one lane can be cut
  * so that every block's times fit 32-bit offsets from its first start; -1 when not even one
- * event a block does. `starts` are the lane's starts in its (time) order and `runMax` the
- * running maximum of its ends: a block's largest offset is its last running maximum less its
- * first start, and a block that fits cut in two halves that fit, so the first length that fits,
- * from the longest down, is the longest.
+ * event a block does. The lane is events `order[from..from+n-1]` of the file's columns, in time
+ * order. A block's largest offset is its last running maximum of ends less its first start; a
+ * block that does not fit is inside a longer one that does not either, so one pass checks every
+ * length at once: at each position, the blocks that end there, from the shortest (about two a
+ * position), the longest length still possible lowered at the first that does not fit. No memory
+ * per event.
  */
-export function laneShiftFor(starts: Float64Array, runMax: Float64Array, maxShift = BLOCK_SHIFT): number {
-  const n = starts.length;
-  for (let shift = maxShift; shift >= 0; shift--) {
-    const size = 2 ** shift;
-    let fits = true;
-    for (let a = 0; a < n && fits; a += size) fits = fitsOffset(runMax[Math.min(a + size, n) - 1]! - starts[a]!);
-    if (fits) return shift;
+export function laneShiftFor(
+  order: Int32Array,
+  from: number,
+  n: number,
+  startNs: Float64Array,
+  endNs: Float64Array,
+  maxShift = BLOCK_SHIFT,
+): number {
+  let longest = maxShift;
+  let run = -Infinity;
+  for (let j = 0; j < n; j++) {
+    const e = order[from + j]!;
+    const st = startNs[e]!;
+    const en = endNs[e]! > st ? endNs[e]! : st;
+    if (en > run) run = en;
+    const laneEnd = j === n - 1;
+    for (let shift = 0; shift <= longest; shift++) {
+      const size = 2 ** shift;
+      // A block of `size` positions ends at j when j + 1 is a multiple of it, or at the lane's end.
+      if (!laneEnd && (j + 1) % size !== 0) break;
+      const first = j - (j % size);
+      if (!fitsOffset(run - startNs[order[from + first]!]!)) {
+        longest = shift - 1;
+        if (longest < 0) return -1;
+        break;
+      }
+    }
   }
-  return -1;
+  return longest;
 }
 
 /**

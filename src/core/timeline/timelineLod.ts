@@ -216,17 +216,7 @@ export function lodColumns(t: TimelineColumns, index: Pick<TimelineIndex, 'order
   if (blocks) {
     const laneShift = new Uint8Array(laneStart.length - 1);
     for (let l = 0; l + 1 < laneStart.length; l++) {
-      const n = laneStart[l + 1]! - laneStart[l]!;
-      const starts = new Float64Array(n);
-      const runMax = new Float64Array(n);
-      let run = -Infinity;
-      for (let j = 0; j < n; j++) {
-        const e = index.order[laneStart[l]! + j]!;
-        run = Math.max(run, t.startNs[e]!, t.endNs[e]!);
-        starts[j] = t.startNs[e]!;
-        runMax[j] = run;
-      }
-      const shift = laneShiftFor(starts, runMax);
+      const shift = laneShiftFor(index.order, laneStart[l]!, laneStart[l + 1]! - laneStart[l]!, t.startNs, t.endNs);
       if (shift < 0) {
         blocks = undefined;
         break;

@@ -567,7 +567,7 @@ function settleLanes(
 /**
  * The blocks with each lane of `wide` (in time order, its times too far apart for blocks of
  * BLOCK) cut into the longest blocks whose offsets fit; undefined when some lane's do not fit
- * even one event a block. Reads each such lane's times once (a sparse lane: few events).
+ * even one event a block. Reads each such lane's times once more, in its order.
  */
 function wideLanes(
   t: TimelineColumns,
@@ -579,19 +579,7 @@ function wideLanes(
   const shifts = new Map<number, number>();
   for (const l of wide) {
     const a = laneStart[l]!;
-    const n = laneStart[l + 1]! - a;
-    const starts = new Float64Array(n);
-    const runMax = new Float64Array(n);
-    let run = -Infinity;
-    for (let j = 0; j < n; j++) {
-      const e = order[a + j]!;
-      const st = t.startNs[e]!;
-      const en = Math.max(t.endNs[e]!, st);
-      if (en > run) run = en;
-      starts[j] = st;
-      runMax[j] = run;
-    }
-    const shift = laneShiftFor(starts, runMax);
+    const shift = laneShiftFor(order, a, laneStart[l + 1]! - a, t.startNs, t.endNs);
     if (shift < 0) return undefined;
     shifts.set(l, shift);
   }
