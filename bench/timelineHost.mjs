@@ -6,9 +6,9 @@
 //   - the simulator's (`sdma-probe sweep --backend sim --sizes 1M --cus 64`, as bench/timeline.mjs
 //     makes it): whole-nanosecond times, which the engine keeps as 32-bit offsets;
 //   - the test's own (a real one-iteration timeline repeated, written into the run's folder):
-//     one of its lanes has 2 events an iteration, 4,096 of them spanning about 88 s, so the
-//     engine cuts that lane into shorter blocks of 32-bit offsets (docs/ARCHITECTURE.md,
-//     "Memory"), where it used to keep every time as float64.
+//     its lanes have a few events in each 43.1 ms iteration, so 4,096 of a lane's events span
+//     tens of seconds and the engine cuts its lanes into shorter blocks of 32-bit offsets
+//     (docs/ARCHITECTURE.md, "Memory"), where it used to keep every time as float64.
 // Printed for each: the extension host's resident memory before the timeline opens, the most it
 // held while its engine read, surveyed and indexed the file and answered the page's first view
 // (sampled every 20 ms), the process's own peak (maxRSS), and what was left after the editor
