@@ -142,11 +142,10 @@ export function laneShiftFor(
     if (en > run) run = en;
     const laneEnd = j === n - 1;
     for (let shift = 0; shift <= longest; shift++) {
-      const size = 2 ** shift;
-      // A block of `size` positions ends at j when j + 1 is a multiple of it, or at the lane's end.
-      if (!laneEnd && (j + 1) % size !== 0) break;
-      const first = j - (j % size);
-      if (!fitsOffset(run - startNs[order[from + first]!]!)) {
+      const mask = (1 << shift) - 1;
+      // A block of 2^shift positions ends at j when j + 1 is a multiple of it, or at the lane's end.
+      if (!laneEnd && ((j + 1) & mask) !== 0) break;
+      if (!fitsOffset(run - startNs[order[from + (j & ~mask)]!]!)) {
         longest = shift - 1;
         if (longest < 0) return -1;
         break;

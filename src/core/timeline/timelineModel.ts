@@ -530,23 +530,29 @@ function settleLanes(
   if (!lod || !blocks || wide.length === 0) return lod;
   const recut = wideLanes(t, laneStart, order, blocks, wide);
   if (recut) {
-    const cut = { ...lod, blocks: recut };
+    // Only the times change: they are offsets from other bases now.
+    const { startNs: ls, endNs: le, maxEnd: lm } = lod;
+    const bases = recut.base;
     for (const l of wide) {
       const a = laneStart[l]!;
       const shift = recut.laneShift[l]!;
-      const size = 2 ** shift;
+      const mask = (1 << shift) - 1;
+      const block0 = recut.laneBlock[l]!;
       let run = -Infinity;
       let base = 0;
       for (let k = a; k < laneStart[l + 1]!; k++) {
         const e = order[k]!;
         const st = start[e]!;
-        const en = Math.max(endCol[e]!, st);
+        const e0 = endCol[e]!;
+        const en = e0 > st ? e0 : st;
         if (en > run) run = en;
-        if ((k - a) % size === 0) recut.base[recut.laneBlock[l]! + Math.floor((k - a) / size)] = base = st;
-        writeLod(cut, t, e, k, st, en, run, base);
+        if (((k - a) & mask) === 0) bases[block0 + ((k - a) >>> shift)] = base = st;
+        ls[k] = st - base;
+        le[k] = en - base;
+        lm[k] = run - base;
       }
     }
-    return cut;
+    return { ...lod, blocks: recut };
   }
   const float = floatTimes(lod);
   for (let l = 0; l < laneCount; l++) {
