@@ -331,6 +331,28 @@ describe('sample lines read without JSON.parse', () => {
     expectSameTables(viaParse, viaReader);
   });
 
+  it('reads 16 to 22 significant digits as JSON.parse does, on both sides of 2^53 and wherever the point is', () => {
+    const r = rng(13);
+    const REAL_LINE = REAL[0]!;
+    const digits = (n: number) => Array.from({ length: n }, () => String(r.int(10))).join('');
+    const texts: string[] = [];
+    for (let k = 0; k < 30_000; k++) {
+      // Integers of 16 to 22 digits around 2^53 (9007199254740992) and anywhere, then a point anywhere in them.
+      const around = String(9007199254740992 + r.int(2001) - 1000);
+      const whole = r.chance(0.5) ? around + digits(r.int(7)) : String(1 + r.int(9)) + digits(15 + r.int(7));
+      const cut = 1 + r.int(whole.length - 1);
+      texts.push(r.chance(0.2) ? whole : `${whole.slice(0, cut)}.${whole.slice(cut)}`);
+      // And what JSON.stringify writes of the doubles the helper prints (times of 16-17 digits).
+      texts.push(JSON.stringify((r.int(2 ** 30) + r.int(1e6) / 7) / 10 ** r.int(6)));
+    }
+    const lines: string[] = [];
+    for (let k = 0; k < texts.length; k += 10)
+      lines.push(REAL_LINE.replace(/"timesNs":\[[^\]]*\]/, `"timesNs":[${texts.slice(k, k + 10).join(',')}]`));
+    const { viaParse, viaReader, read } = tables(lines);
+    expect(read).toBe(lines.length);
+    expectSameTables(viaParse, viaReader);
+  });
+
   it('declines, or reads exactly as JSON.parse does, every mutation of real and random lines', () => {
     const r = rng(11);
     const bases = [...REAL, ...Array.from({ length: 400 }, () => randomLine(r))];
