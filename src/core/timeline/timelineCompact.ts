@@ -7,9 +7,11 @@
  * launched every few milliseconds over minutes) is cut into shorter blocks, the longest whose
  * offsets fit (`laneShiftFor`), so that one lane does not widen every other. Only when a single
  * event's offsets cannot fit (an event, or the running end before it, more than 4.3 s past its
- * start) are the times stored as float64 (exact for any time the file can hold). Bytes are 32-bit when every event moved a whole number of bytes under
- * 4 GiB; path, kind and inferred flag share one byte. A 10^7-event timeline then costs 21
- * bytes an event here (37 at most), plus 8 bytes a block (one a lane and one a BLOCK events).
+ * start) are the times stored as float64 (exact for any time the file can hold). Bytes are
+ * 32-bit when every event moved a whole number of bytes under 4 GiB; path, kind and inferred
+ * flag share one byte. A 10^7-event timeline then costs 21 bytes an event here (37 at most),
+ * plus 8 bytes a block (one a lane and one each BLOCK events, or fewer of a sparse lane's: never
+ * more than the 12 bytes an event float64 times would add).
  */
 
 /** A time column: 32-bit offsets from their block's base when they fit, float64 times otherwise. */

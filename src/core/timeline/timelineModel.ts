@@ -483,8 +483,9 @@ function placeWithLod(
  * After the second pass: lanes whose events arrived out of time order are sorted, then their
  * running maxima and compact columns (their blocks' bases too) rewritten from the sorted order.
  * A lane whose blocks' times do not fit 32-bit offsets from their bases is cut into shorter
- * blocks and its compact columns written again (`wideLanes`); only when one of its events
- * cannot fit at all are every lane's times written again as float64 (returned in place of `lod`).
+ * blocks and its times written again (`wideLanes`; returned with the new blocks); only when one
+ * of its events cannot fit at all are every lane's times written again as float64 (returned in
+ * place of `lod`).
  */
 function settleLanes(
   t: TimelineColumns,
