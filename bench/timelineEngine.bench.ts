@@ -1,9 +1,8 @@
 /**
  * A host-held timeline's engine (dist/timelineEngine.js, the process the extension host
  * starts for a big timeline) from opening the file to the page's first view, by how many reader
- * threads share its passes over the file: none (one pass on the engine's own thread that surveys the
- * file and bins the first view, pushed with the index) or 1 to 3 (the survey, then the page's
- * request, each shared by the readers: two passes). The engine picks by processor count
+ * threads share its pass over the file (one pass that surveys the file and bins the first view,
+ * pushed with the index): none (the engine's own thread alone) or 1 to 3. The engine picks by processor count
  * (timelineEngineProcess.ts, READERS); this benchmark is how that choice is checked on a machine.
  *
  * Each case runs in a fresh Node process, as a panel opening its first timeline: the host is

@@ -19,6 +19,7 @@ import {
 } from '../../src/core/timeline/timelineMessages';
 import { PUSHED_ID, fitAllWindow, lodWindow, openingLanes } from '../../src/core/timeline/timelineView';
 import { repeated, sdmatlBytes } from './timelineFixture';
+import { OVERVIEW_CHUNK_EVENTS } from '../../src/core/timeline/timelineOverview';
 
 const META = { gpuCus: [64, 64], vendor: 'amd' as const, simulated: true };
 
@@ -439,6 +440,34 @@ describe('serveEngine: the overview before the index', () => {
     await q.next('index');
     q.send({ type: 'lod', id: 2, request: { ...request, buckets: 901 } });
     expect(((await q.answer(2)) as Extract<FromWorker, { type: 'lod' }>).source).toBe('file');
+  });
+
+  it('a file whose latest end is not in its last range: the guessed span misses, nothing is pushed, the request is binned from the file', async () => {
+    // More than two ranges, one event in the middle ending after every other: the span guessed
+    // from the file's ends is narrower than the survey's.
+    const columns = repeated(Math.ceil((OVERVIEW_CHUNK_EVENTS * 2.5) / 18));
+    const mid = Math.floor(columns.count / 2);
+    columns.endNs[mid] = columns.endNs[columns.count - 1]! * 3;
+    const file = join(dir, 'late-end.sdmatl');
+    writeFileSync(file, sdmatlBytes(columns));
+    const p = port();
+    serveEngine(p, PATIENT);
+    p.send({ type: 'open', file, meta: META });
+    p.send({ type: 'view', whole: true, buckets: 700, rawMinPx: 2 });
+    const first = (await p.next('index')) as Extract<FromWorker, { type: 'index' }>;
+    expect(first.index.endNs).toBe(columns.endNs[mid]);
+    const whole = fitAllWindow(first.index.startNs, first.index.endNs);
+    const request = { ...lodWindow(whole.from, whole.to), buckets: 700, rawMinPx: 2, lanes: openingLanes(first.index) };
+    p.send({ type: 'lod', id: 2, request });
+    const lod = (await p.answer(2)) as Extract<FromWorker, { type: 'lod' }>;
+    expect(lod.source).toBe('file');
+    expect(p.out.some((m) => m.type === 'lod' && m.id === PUSHED_ID)).toBe(false);
+    await p.next('read');
+    p.send({ type: 'lod', id: 3, request });
+    const built = (await p.answer(3)) as Extract<FromWorker, { type: 'lod' }>;
+    expect(lod.result.totals).toEqual(built.result.totals);
+    expect(lod.result.runs.count).toEqual(built.result.runs.count);
+    expect(lod.result.raw).toEqual(built.result.raw);
   });
 
   it('a page whose first view is not the whole timeline (a restored window or filter) is not waited for', async () => {

@@ -16,6 +16,7 @@ import {
   OVERVIEW_CHUNK_EVENTS,
   answerAhead,
   binPart,
+  guessTimelineSpan,
   mergeBins,
   mergeSurvey,
   overviewLod,
@@ -23,6 +24,7 @@ import {
   readLayout,
   sharedClaim,
   surveyAndBin,
+  surveyAndBinPart,
   surveyPart,
   surveyTimeline,
   timelineSpan,
@@ -299,7 +301,7 @@ describe('surveyAndBin: the survey that bins the first view as it goes', () => {
       const strip = built.index.heat[0]!.id;
       for (const lanes of [all, [strip, 3, 0, 5, 99_999], [...all].reverse(), [strip]]) {
         const request = { ...spec, lanes };
-        const got = answerAhead(survey, binned!, request);
+        const got = answerAhead(survey, [binned!], request);
         const expected = aggregate(built.lod!, built.index, request);
         expect(got, `seed ${seed}, lanes ${lanes.join(',')}`).toBeDefined();
         expect(got!.result).toEqual(expected);
@@ -316,7 +318,7 @@ describe('surveyAndBin: the survey that bins the first view as it goes', () => {
       return { ...lodWindow(whole.from, whole.to), buckets: 1234, rawMinPx: 2, maxRaw: 30 };
     });
     const request = { ...spec, lanes: allLanes(built.index) };
-    const got = answerAhead(survey, binned!, request)!;
+    const got = answerAhead(survey, [binned!], request)!;
     const expected = aggregate(built.lod!, built.index, request);
     expect(expected.raw.length).toBe(30);
     // Counts, the events drawn one by one and every lane's own row are exact; a strip's busy time
@@ -336,7 +338,7 @@ describe('surveyAndBin: the survey that bins the first view as it goes', () => {
     const t = randomTimeline(85, { events: 2000, spanNs: 5e6 });
     const { spec, survey, binned } = await ahead(t, exact(128));
     const lanes = [0, 1];
-    expect(answerAhead(survey, binned!, { ...spec, lanes })).toBeDefined();
+    expect(answerAhead(survey, [binned!], { ...spec, lanes })).toBeDefined();
     for (const other of [
       { startNs: spec.startNs + 1 },
       { endNs: spec.endNs * 2 },
@@ -344,9 +346,9 @@ describe('surveyAndBin: the survey that bins the first view as it goes', () => {
       { rawMinPx: 3 },
       { maxRaw: 5 },
     ])
-      expect(answerAhead(survey, binned!, { ...spec, ...other, lanes }), JSON.stringify(other)).toBeUndefined();
+      expect(answerAhead(survey, [binned!], { ...spec, ...other, lanes }), JSON.stringify(other)).toBeUndefined();
     // A lane asked twice, as overviewLod declines it.
-    expect(answerAhead(survey, binned!, { ...spec, lanes: [1, 1] })).toBeUndefined();
+    expect(answerAhead(survey, [binned!], { ...spec, lanes: [1, 1] })).toBeUndefined();
   });
 
   it('gives the binning up but still surveys: too many wide events, too many lanes for its grid, an event outside the window', async () => {
@@ -376,14 +378,103 @@ describe('surveyAndBin: the survey that bins the first view as it goes', () => {
     const { spec, survey, binned } = await ahead(t, exact(512));
     expect(survey.index).toEqual((await surveyTimeline(source(sdmatlBytes(t)), META)).index);
     const request = { ...spec, lanes: allLanes(built.index) };
-    expect(answerAhead(survey, binned!, request)!.result).toEqual(aggregate(built.lod!, built.index, request));
+    expect(answerAhead(survey, [binned!], request)!.result).toEqual(aggregate(built.lod!, built.index, request));
+  });
+
+  it('is shared by readers taking ranges in turn: their shares answer as aggregate does; one that cannot bin stops them all', async () => {
+    const t = randomTimeline(88, { events: OVERVIEW_CHUNK_EVENTS * 3 + 777, spanNs: 4e8 });
+    const built = buildIndexAndLod(t, META, true, true);
+    const src = source(sdmatlBytes(t));
+    const layout = await readLayout(src);
+    const spec = exact(512)(await timelineSpan(src, layout));
+    const claim = sharedClaim(new SharedArrayBuffer(4));
+    const shares = await Promise.all([0, 1, 2].map(() => surveyAndBinPart(src, layout, spec, claim)));
+    expect(shares.every((share) => share !== undefined)).toBe(true);
+    expect(shares.filter((share) => share!.survey.events > 0).length).toBeGreaterThan(1);
+    const survey = mergeSurvey(
+      layout,
+      shares.map((share) => share!.survey),
+      META,
+      0,
+    );
+    expect(survey.index).toEqual((await surveyTimeline(src, META)).index);
+    const binned = shares.map((share) => share!.binned);
+    for (const lanes of [
+      allLanes(built.index),
+      [built.index.heat[0]!.id, 4, 1],
+      [...allLanes(built.index)].reverse(),
+    ]) {
+      const request = { ...spec, lanes };
+      const got = answerAhead(survey, binned, request)!;
+      const expected = aggregate(built.lod!, built.index, request);
+      expect(got.result, lanes.join(',')).toEqual(expected);
+      expect(got.records).toEqual(eventRecords(t, built.index, expected.raw));
+    }
+    // Shares that do not cover the file (a reader's part missing) are not an answer.
+    expect(answerAhead(survey, binned.slice(1), { ...spec, lanes: [0] })).toBeUndefined();
+
+    // One share meets more wide events than it keeps (all in the file's first range): it gives up,
+    // and the others stop at their next range instead of reading the file to its end.
+    const ranges = 10;
+    const wide = randomTimeline(89, { events: OVERVIEW_CHUNK_EVENTS * ranges, spanNs: 4e8, wide: 0 });
+    for (let i = 0; i < OVERVIEW_CHUNK_EVENTS; i += 4) wide.endNs[i] = wide.startNs[i]! + 4e7;
+    const wideSrc = source(sdmatlBytes(wide));
+    const wideLayout = await readLayout(wideSrc);
+    const wideSpec = { ...exact(64)(await timelineSpan(wideSrc, wideLayout)), maxRaw: 1000 };
+    let handedOut = 0;
+    const stopping = sharedClaim(new SharedArrayBuffer(4));
+    const counted = {
+      next: () => {
+        const c = stopping.next();
+        if (c < ranges) handedOut++;
+        return c;
+      },
+      stop: () => stopping.stop(),
+    };
+    const given = await Promise.all([0, 1].map(() => surveyAndBinPart(wideSrc, wideLayout, wideSpec, counted)));
+    expect(given.some((share) => share === undefined)).toBe(true);
+    expect(handedOut).toBeLessThan(ranges / 2);
+    // Alone, the same pass surveys the file afresh instead.
+    const alone = await surveyAndBin(wideSrc, wideLayout, wideSpec);
+    expect(alone.binned).toBeUndefined();
+    expect(alone.survey.events).toBe(wide.count);
+  });
+
+  it('guessTimelineSpan: the span of the first and last ranges, exact for a file in time order', async () => {
+    const t = randomTimeline(90, { events: OVERVIEW_CHUNK_EVENTS * 3 + 5, spanNs: 5e8 });
+    // In time order: each event starts after the one before and ends before the next one starts.
+    for (let i = 0; i < t.count; i++) {
+      t.startNs[i] = i * 10;
+      t.endNs[i] = i * 10 + 5;
+    }
+    const reads: number[] = [];
+    const src = source(sdmatlBytes(t));
+    const counted = {
+      ...src,
+      read: (b: Uint8Array, o: number, l: number, p: number) => (reads.push(l), src.read(b, o, l, p)),
+    };
+    const layout = await readLayout(counted);
+    reads.length = 0;
+    expect(await guessTimelineSpan(counted, layout)).toEqual(await timelineSpan(src, layout));
+    // Two ranges of the two time columns, whatever the file's size.
+    expect(reads.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(2 * OVERVIEW_CHUNK_EVENTS * 16);
+    // An event in the middle that ends last: the guess is narrower than the span.
+    t.endNs[OVERVIEW_CHUNK_EVENTS + 7] = t.count * 20;
+    const late = source(sdmatlBytes(t));
+    const guess = await guessTimelineSpan(late, layout);
+    expect(guess.maxEnd).toBeLessThan((await timelineSpan(late, layout)).maxEnd);
+    // One range only: the guess is the span.
+    const small = randomTimeline(91, { events: 500, spanNs: 1e6 });
+    const smallSrc = source(sdmatlBytes(small));
+    const smallLayout = await readLayout(smallSrc);
+    expect(await guessTimelineSpan(smallSrc, smallLayout)).toEqual(await timelineSpan(smallSrc, smallLayout));
   });
 
   it('an empty timeline: nothing to bin, and the answer is empty', async () => {
     const t = emptyColumns(0, true);
     const { spec, survey, binned } = await ahead(t, () => ({ startNs: -1, endNs: 2, buckets: 10 }));
     expect(survey.index.count).toBe(0);
-    const got = answerAhead(survey, binned!, { ...spec, lanes: [] });
+    const got = answerAhead(survey, [binned!], { ...spec, lanes: [] });
     expect(got?.result.runs.count.length ?? 0).toBe(0);
   });
 });

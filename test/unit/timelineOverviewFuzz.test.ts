@@ -100,7 +100,7 @@ describe('the overview on hostile files', () => {
       expect(ahead.inferred).toBe(survey.inferred);
       if (!fused.binned || count === 0) continue;
       const first = { ...fused.ahead, lanes: request.lanes };
-      const binned = answerAhead(ahead, fused.binned, first);
+      const binned = answerAhead(ahead, [fused.binned], first);
       if (!binned) continue;
       aheadAnswered++;
       const whole = aggregate(built.lod!, built.index, first);

@@ -18,14 +18,19 @@ import { serveRanges } from '../../src/core/runs/timelineRangeThread';
 import type { FromWorker } from '../../src/core/timeline/timelineEngineProtocol';
 import {
   OVERVIEW_CHUNK_EVENTS,
+  answerAhead,
   binPart,
   mergeBins,
   mergeSurvey,
   planOverview,
   readLayout,
+  surveyAndBin,
+  surveyAndBinPart,
   surveyPart,
   surveyTimeline,
+  timelineSpan,
 } from '../../src/core/timeline/timelineOverview';
+import { fitAllWindow, lodWindow } from '../../src/core/timeline/timelineView';
 import { repeated, sdmatlBytes } from './timelineFixture';
 
 const META = { gpuCus: [64, 64], vendor: 'amd' as const, simulated: true };
@@ -93,9 +98,52 @@ describe('RangeReaders', () => {
         layout.count,
         0,
       )!;
-      const alone = mergeBins(plan, [(await binPart(source, layout, plan, { next: counter() }))!], layout.count, 0)!;
+      const alone = mergeBins(
+        plan,
+        [(await binPart(source, layout, plan, { next: counter(), stop: () => undefined }))!],
+        layout.count,
+        0,
+      )!;
       expect(merged.result.totals.count).toEqual(alone.result.totals.count);
       expect(merged.result.runs.count).toEqual(alone.result.runs.count);
+      expect(merged.result.raw).toEqual(alone.result.raw);
+      readers.dispose();
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('shares the pass that surveys and bins the first view: its shares answer as the lone pass does', async () => {
+    const { handle, source, layout, shared } = await opened();
+    try {
+      const readers = new RangeReaders(() => new LocalReader(), 2);
+      const span = await timelineSpan(source, layout);
+      const ahead = { startNs: span.minStart, endNs: span.maxEnd, buckets: 333 };
+      const shares = await readers.surveyAndBin(shared, ahead, (claim) =>
+        surveyAndBinPart(source, layout, ahead, claim),
+      );
+      expect(shares).toHaveLength(3);
+      expect(shares!.every((share) => share !== undefined)).toBe(true);
+      expect(shares!.filter((share) => share!.survey.events > 0).length).toBeGreaterThan(1);
+      const survey = mergeSurvey(
+        layout,
+        shares!.map((share) => share!.survey),
+        META,
+        0,
+      );
+      const lone = await surveyAndBin(source, layout, ahead);
+      const aloneSurvey = mergeSurvey(layout, [lone.survey], META, 0);
+      expect(survey.index).toEqual(aloneSurvey.index);
+      const request = { ...ahead, lanes: [...survey.index.lanes.keys(), ...survey.index.heat.map((h) => h.id)] };
+      const merged = answerAhead(
+        survey,
+        shares!.map((share) => share!.binned),
+        request,
+      )!;
+      const alone = answerAhead(aloneSurvey, [lone.binned!], request)!;
+      expect(merged.result.totals.count).toEqual(alone.result.totals.count);
+      expect(merged.result.runs.count).toEqual(alone.result.runs.count);
+      expect(merged.result.runs.level).toEqual(alone.result.runs.level);
       expect(merged.result.raw).toEqual(alone.result.raw);
       readers.dispose();
     } finally {
@@ -139,7 +187,7 @@ function counter() {
 
 describe('serveEngine with readers', () => {
   it("answers the page's first frame from parts binned by its readers, as it would alone", async () => {
-    const run = async (readers: number) => {
+    const run = async (readers: number, view = false) => {
       const posted: EngineMessage[] = [];
       const emitter = new EventEmitter();
       serveEngine(
@@ -159,24 +207,33 @@ describe('serveEngine with readers', () => {
           emitter.on('posted', (m: EngineMessage) => pick(m) && resolve(m));
         });
       emitter.emit('message', { type: 'open', file, meta: META } satisfies ToEngine);
+      // As the page does: the view it will ask for first, which the readers then bin as they survey.
+      if (view) emitter.emit('message', { type: 'view', whole: true, buckets: 300, rawMinPx: 2 } satisfies ToEngine);
       const index = (await next((m) => m.type === 'index')) as Extract<FromWorker, { type: 'index' }>;
       const lanes = [...index.index.lanes.keys(), ...index.index.heat.map((h) => h.id)];
+      const whole = fitAllWindow(index.index.startNs, index.index.endNs);
+      const window = view
+        ? { ...lodWindow(whole.from, whole.to), rawMinPx: 2 }
+        : { startNs: index.index.startNs, endNs: index.index.endNs };
       emitter.emit('message', {
         type: 'lod',
         id: 1,
-        request: { startNs: index.index.startNs, endNs: index.index.endNs, buckets: 300, lanes },
+        request: { ...window, buckets: 300, lanes },
       } satisfies ToEngine);
-      const lod = (await next((m) => m.type === 'lod')) as Extract<FromWorker, { type: 'lod' }>;
+      const lod = (await next((m) => m.type === 'lod' && m.id === 1)) as Extract<FromWorker, { type: 'lod' }>;
+      expect(lod.source).toBe(view ? 'ahead' : 'file');
       await next((m) => m.type === 'index' && m.stage === 'ready');
       const read = posted.findIndex((m) => m.type === 'read');
       expect(posted.findIndex((m) => m.type === 'lod')).toBeLessThan(read);
       return lod.result;
     };
-    const shared = await run(2);
-    const alone = await run(0);
-    expect(shared.totals).toEqual(alone.totals);
-    expect(shared.runs.count).toEqual(alone.runs.count);
-    expect(shared.runs.level).toEqual(alone.runs.level);
-    expect(shared.raw).toEqual(alone.raw);
+    for (const view of [false, true]) {
+      const shared = await run(2, view);
+      const alone = await run(0, view);
+      expect(shared.totals).toEqual(alone.totals);
+      expect(shared.runs.count).toEqual(alone.runs.count);
+      expect(shared.runs.level).toEqual(alone.runs.level);
+      expect(shared.raw).toEqual(alone.raw);
+    }
   });
 });

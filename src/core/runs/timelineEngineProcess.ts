@@ -7,8 +7,10 @@
  * - Overview: a survey of the file (timelineOverview.ts: the lanes, their counts and the time
  *   span, read a range of events at a time with nothing held per event) gives the page its index
  *   (`stage: 'overview'`), and the page's first level-of-detail request is binned straight from
- *   the file, so the first full frame does not wait for the index. What the overview cannot
- *   answer exactly waits for the index.
+ *   the file, so the first full frame does not wait for the index. When the page has said its
+ *   first view fits the whole timeline, the one pass both surveys the file and bins that view
+ *   (shared by the reader threads), and the view is pushed with the index. What the overview
+ *   cannot answer exactly waits for the index.
  * - Index: the file is read into its columns, the engine's 'load' builds the index, and every
  *   query from then on (those that waited first, in order) is the engine's. Its index is sent
  *   as `stage: 'ready'` when it is the overview's (the page keeps its view), or as a fresh index
@@ -25,10 +27,17 @@ import { ENGINE_PROCESS_ENV, lodBuffers } from '../timeline/timelineEngineProtoc
 import type { ReadAt, TimelineLayout } from '../timeline/timelineFile';
 import { TimelineFormatError, readTimelineFrom } from '../timeline/timelineFile';
 import { isEmptyFilter, parseFilter } from '../timeline/timelineFilter';
-import type { OverviewAnswer, OverviewSource, TimelineSurvey } from '../timeline/timelineOverview';
+import type {
+  BinnedAhead,
+  OverviewAnswer,
+  OverviewSource,
+  SurveyPart,
+  TimelineSurvey,
+} from '../timeline/timelineOverview';
 import {
   answerAhead,
   binPart,
+  guessTimelineSpan,
   localClaim,
   mergeBins,
   mergeSurvey,
@@ -36,8 +45,8 @@ import {
   planOverview,
   readLayout,
   surveyAndBin,
+  surveyAndBinPart,
   surveyPart,
-  timelineSpan,
 } from '../timeline/timelineOverview';
 import { PUSHED_ID, fitAllWindow, lodWindow, openingLanes } from '../timeline/timelineView';
 import type { LodRequest } from '../timeline/timelineLod';
@@ -118,11 +127,9 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
       const fit = timelineFits(layout.count);
       if (!fit.ok) throw new Error(fit.message);
       const shared: RangeFile = { fd: handle.fd, fileBytes: size, layout };
-      // Alone, with the page's first view known: one pass both surveys and bins it.
-      const fused = readers ? undefined : await surveyAhead(source, layout);
-      const parts = fused
-        ? [fused.survey]
-        : await readers?.survey(shared, (claim) => surveyPart(source, layout, claim));
+      // With the page's first view known, one pass both surveys and bins it (shared by the readers).
+      const fused = await surveyAhead(source, layout, readers, shared);
+      const parts = fused?.parts ?? (await readers?.survey(shared, (claim) => surveyPart(source, layout, claim)));
       const survey = mergeSurvey(
         layout,
         parts ?? [await surveyPart(source, layout, localClaim())],
@@ -137,10 +144,15 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
         buildMs: survey.ms,
         stage: 'overview',
       });
-      // The first view binned ahead is pushed with the index (the lanes a timeline opens with):
-      // the page draws from it as soon as it has laid the lanes out, when it holds what the page
-      // shows; the page's own request, which it sends anyway, is answered as before.
-      const pushed = binned && answerAhead(survey, binned, { ...binned.request, lanes: openingLanes(survey.index) });
+      // The first view binned ahead is pushed with the index: the page's first request as the page
+      // will make it (the window it fits to the survey's span, so answered only when the guessed
+      // span was the survey's; the lanes a timeline opens with). The page draws from it as soon as
+      // it has laid the lanes out, when it holds what the page shows; the page's own request, which
+      // it sends anyway, is answered as before.
+      const aheadOf = binned?.[0]?.request;
+      const whole = fitAllWindow(survey.index.startNs, survey.index.endNs);
+      const opening = aheadOf && { ...aheadOf, ...lodWindow(whole.from, whole.to), lanes: openingLanes(survey.index) };
+      const pushed = binned && opening && answerAhead(survey, binned, opening);
       if (pushed) replyLod(PUSHED_ID, { ...pushed, source: 'ahead' });
       await answerFromFile(source, survey, async (request) => {
         const ahead = binned && answerAhead(survey, binned, request);
@@ -173,20 +185,37 @@ export function serveEngine(port: EnginePort, options: ServeOptions = {}): void 
   /**
    * The survey when the page's first view is known to fit the whole timeline (the page sends its
    * view as soon as it is told the host holds the events; it is waited for up to `viewWaitMs`
-   * after the span is read): the span of the events read first (two columns), then one pass that
-   * surveys the file and bins the request the page will make. Undefined without such a view:
-   * the survey alone.
+   * after the span is guessed): one pass that surveys the file and bins the request the page
+   * will make, shared by the readers when there are any. The page fits its window to the
+   * survey's span, known only after the pass; the pass bins the window fitted to the span of the
+   * file's first and last ranges (guessTimelineSpan), which is the survey's for a file written in
+   * time order, and its binning is used only where it is. Undefined without such a view, or when
+   * a reader could not bin or failed: the survey alone, and the page's request binned when it comes.
    */
-  async function surveyAhead(source: OverviewSource, layout: TimelineLayout) {
+  async function surveyAhead(
+    source: OverviewSource,
+    layout: TimelineLayout,
+    readers: RangeReaders | undefined,
+    file: RangeFile,
+  ): Promise<{ parts: SurveyPart[]; binned?: BinnedAhead[] } | undefined> {
     // A page that said it will not fit the whole timeline has nothing to bin ahead: no span to read.
     if (view && !view.whole) return undefined;
-    const span = await timelineSpan(source, layout);
+    // The span guessed from the file's ends (two ranges): the survey's exact span is known only
+    // after its pass, and what was binned for a window the page will not ask is not used.
+    const span = await guessTimelineSpan(source, layout);
     await until(() => view !== undefined, options.viewWaitMs ?? VIEW_WAIT_MS);
     if (!view?.whole) return undefined;
-    // The index's span as mergeSurvey gives it, and the window the page fits to it.
+    // The window the page fits to that span (as it fits the index's).
     const whole = layout.count > 0 ? fitAllWindow(span.minStart, span.maxEnd) : fitAllWindow(0, 1);
     const ahead = { ...lodWindow(whole.from, whole.to), buckets: view.buckets, rawMinPx: view.rawMinPx };
-    return surveyAndBin(source, layout, ahead);
+    if (readers && readers.size > 0) {
+      const fused = await readers.surveyAndBin(file, ahead, (claim) => surveyAndBinPart(source, layout, ahead, claim));
+      // A reader that could not bin (or failed): the survey afresh, shared or alone.
+      if (!fused?.every((share) => share !== undefined)) return undefined;
+      return { parts: fused.map((share) => share.survey), binned: fused.map((share) => share.binned) };
+    }
+    const alone = await surveyAndBin(source, layout, ahead);
+    return { parts: [alone.survey], binned: alone.binned && [alone.binned] };
   }
 
   /** An overview's level-of-detail answer to query `id`, its buffers handed over. */
@@ -280,8 +309,8 @@ export function sameIndex(a: PageIndex, b: PageIndex): boolean {
 
 /**
  * The readers beside the engine on `processors` when the starter does not say: one per processor
- * past two, at least one and at most 3; none on one processor, which leaves the engine's one pass
- * that also bins the first view (surveyAndBin). Measured by bench/timelineEngine.bench.ts (the
+ * past two, at least one and at most 3; none on one processor, where the engine makes its passes
+ * alone. Measured by bench/timelineEngine.bench.ts (the
  * first view of 10^7 events, bench/results/host-2026-12-05/README.md): on 2 processors one
  * reader was as fast as the engine alone on one machine and took a quarter less time on another;
  * on 4, two readers were the fastest; on 8 and 16, three.

@@ -6,7 +6,8 @@
  * pass alone (a part that is missing is never merged as if it were whole).
  */
 import type { TimelineLayout } from '../timeline/timelineFile';
-import type { BinPart, BinPlan, ChunkClaim, SurveyPart } from '../timeline/timelineOverview';
+import type { LodRequest } from '../timeline/timelineLod';
+import type { BinPart, BinPlan, ChunkClaim, SurveyBinPart, SurveyPart } from '../timeline/timelineOverview';
 import { sharedClaim } from '../timeline/timelineOverview';
 import type { FromRanges, ToRanges } from './timelineRangeThread';
 
@@ -83,6 +84,21 @@ export class RangeReaders {
     const parts = await this.pass((claim) => ({ type: 'bin', ...file, plan, claim }), own);
     if (!parts || parts.theirs.some((a) => a?.type !== 'bin')) return undefined;
     return [...parts.theirs.map((a) => (a?.type === 'bin' ? (a.part ?? undefined) : undefined)), parts.own];
+  }
+
+  /**
+   * The pass that both surveys and bins the page's first view, shared: every part (the engine's
+   * own last; an undefined part means that reader could not bin ahead), or undefined when a
+   * reader failed.
+   */
+  async surveyAndBin(
+    file: RangeFile,
+    ahead: Omit<LodRequest, 'lanes'>,
+    own: (claim: ChunkClaim) => Promise<SurveyBinPart | undefined>,
+  ): Promise<(SurveyBinPart | undefined)[] | undefined> {
+    const parts = await this.pass((claim) => ({ type: 'surveyAndBin', ...file, ahead, claim }), own);
+    if (!parts || parts.theirs.some((a) => a?.type !== 'surveyAndBin')) return undefined;
+    return [...parts.theirs.map((a) => (a?.type === 'surveyAndBin' ? (a.part ?? undefined) : undefined)), parts.own];
   }
 
   /** Stops every reader. */

@@ -86,18 +86,28 @@ export interface OverviewSource {
 /** Hands out the file's ranges of events (OVERVIEW_CHUNK_EVENTS each) in order, each once; past the last, any number past it. */
 export interface ChunkClaim {
   next(): number;
+  /** Hands out nothing more, to any thread that shares it: a pass given up by one reader ends for all. */
+  stop(): void;
 }
+
+/** Where a stopped claim stands: past any file's ranges (2^30 ranges of 2^16 events), and far from overflowing. */
+const STOPPED = 2 ** 30;
 
 /** A claim of one thread's own. */
 export function localClaim(): ChunkClaim {
   let at = 0;
-  return { next: () => at++ };
+  return {
+    next: () => at++,
+    stop: () => {
+      at = STOPPED;
+    },
+  };
 }
 
 /** A claim shared by threads through the first Int32 of `shared` (zeroed by whoever made it). */
 export function sharedClaim(shared: SharedArrayBuffer): ChunkClaim {
   const counter = new Int32Array(shared, 0, 1);
-  return { next: () => Atomics.add(counter, 0, 1) };
+  return { next: () => Atomics.add(counter, 0, 1), stop: () => void Atomics.store(counter, 0, STOPPED) };
 }
 
 /**
@@ -771,19 +781,20 @@ function binRange(r: TimelineRange, first: number, g: Grid, context: BinContext,
       const cell = slot * buckets + b;
       count[cell]! += 1;
       binned[cell]! += eventBytes;
-      // In file order a later event of the lane at the same start is later in lane order too.
-      if (lane > lastLane[cell]! || (lane === lastLane[cell] && st >= lastStart[cell]!)) {
-        lastLane[cell] = lane;
-        lastStart[cell] = st;
-        lastEvent[cell] = event;
-        lastPath[cell] = p;
-      }
       inferred[cell]! |= flag;
       if (b < lo[slot]!) lo[slot] = b;
       if (b > hi[slot]!) hi[slot] = b;
       if (z > a) {
         busy[cell]! += z - a;
         pathBusy[cell * PATH_COUNT + p]! += z - a;
+      } else if (lane > lastLane[cell]! || (lane === lastLane[cell] && st >= lastStart[cell]!)) {
+        // The latest event matters only to a cell with no busy time (gridRuns colours a busy one
+        // by its busiest path, as aggregate does), so only an instant is weighed. In file order a
+        // later event of the lane at the same start is later in lane order too.
+        lastLane[cell] = lane;
+        lastStart[cell] = st;
+        lastEvent[cell] = event;
+        lastPath[cell] = p;
       }
     }
   }
@@ -1062,16 +1073,50 @@ export async function timelineSpan(
   layout: TimelineLayout,
   signal?: AbortSignal,
 ): Promise<{ minStart: number; maxEnd: number }> {
-  const span = { minStart: Infinity, maxEnd: -Infinity };
+  const span = newSpan();
   for await (const { columns: r } of fileRanges(source, layout, SPAN_COLUMNS, localClaim(), signal)) spanOf(r, span);
-  return span;
+  return { minStart: span[0]!, maxEnd: span[1]! };
 }
 
-/** `span` widened to the events of `r`. */
-function spanOf(r: TimelineRange, span: { minStart: number; maxEnd: number }): void {
+/**
+ * A guess at the time span of a file's events from its first and last ranges alone: a file
+ * written in time order (the helper's, iteration after iteration) has its earliest start in the
+ * first and its latest end in the last. Two ranges of two columns, whatever the file's size; what
+ * is binned from the guess is used only where the survey's exact span turns out the same.
+ */
+export async function guessTimelineSpan(
+  source: OverviewSource,
+  layout: TimelineLayout,
+  signal?: AbortSignal,
+): Promise<{ minStart: number; maxEnd: number }> {
+  const last = Math.ceil(layout.count / OVERVIEW_CHUNK_EVENTS) - 1;
+  const ranges = last > 0 ? [0, last] : [0];
+  let at = 0;
+  const claim: ChunkClaim = {
+    next: () => (at < ranges.length ? ranges[at++]! : STOPPED),
+    stop: () => {
+      at = ranges.length;
+    },
+  };
+  const span = newSpan();
+  for await (const { columns: r } of fileRanges(source, layout, SPAN_COLUMNS, claim, signal)) spanOf(r, span);
+  return { minStart: span[0]!, maxEnd: span[1]! };
+}
+
+/** A span before any event: the earliest start (0) and latest end (1) as a pair of numbers. */
+function newSpan(): Float64Array {
+  return Float64Array.of(Infinity, -Infinity);
+}
+
+/**
+ * `span` (newSpan's pair) widened to the events of `r`. A typed pair, not an object: the loop
+ * is compiled while it runs, and its stores at the end then have the same shape every call.
+ */
+function spanOf(r: TimelineRange, span: Float64Array): void {
   const startNs = r.startNs!;
   const endNs = r.endNs!;
-  let { minStart, maxEnd } = span;
+  let minStart = span[0]!;
+  let maxEnd = span[1]!;
   for (let i = 0; i < r.count; i++) {
     const st = startNs[i]!;
     const e0 = endNs[i]!;
@@ -1079,29 +1124,33 @@ function spanOf(r: TimelineRange, span: { minStart: number; maxEnd: number }): v
     if (st < minStart) minStart = st;
     if (en > maxEnd) maxEnd = en;
   }
-  span.minStart = minStart;
-  span.maxEnd = maxEnd;
+  span[0] = minStart;
+  span[1] = maxEnd;
 }
 
-/** A request binned for every lane, as the lanes were met: what answerAhead answers the page's first request from. */
+/**
+ * One reader's share of a request binned for every lane as its lanes were met: what answerAhead
+ * answers the page's first request from, every reader's share together.
+ */
 export interface BinnedAhead {
   /** The request binned, but for its lanes. */
   request: Omit<LodRequest, 'lanes'>;
-  /** The lanes as (GPU, category index, number) triples, in the order they were met: row i of the part is lane i's. */
+  /** Its lanes as (GPU, category index, number) triples, in the order it met them: row i of the part is lane i's. */
   keys: Float64Array;
   part: BinPart;
 }
 
+/** One reader's share of the pass that is both the survey and the binning of the first view. */
+export interface SurveyBinPart {
+  survey: SurveyPart;
+  binned: BinnedAhead;
+}
+
 /**
  * One pass over the file in this thread alone that is both the survey and the binning of the
- * page's first request (`ahead`: its window and buckets, known before the lanes are): every
- * event binned in the row of its lane, rows added as lanes are met. The survey's counts are the
- * rows' totals, so the pass reads every column once and finds each event's lane once.
- *
- * When it cannot bin every lane (more rows than OVERVIEW_MAX_CELLS allows, more wide events
- * than the overview keeps, an event outside the window: the file changed since its span was
- * read), it gives the binning up and surveys the file afresh (surveyPart); `binned` is then
- * absent and the page's request is binned when it comes (overviewLod).
+ * page's first request (`ahead`: its window and buckets, known before the lanes are); when it
+ * cannot bin (surveyAndBinPart), the file surveyed afresh and `binned` absent: the page's request
+ * is then binned when it comes (overviewLod).
  */
 export async function surveyAndBin(
   source: OverviewSource,
@@ -1109,6 +1158,30 @@ export async function surveyAndBin(
   ahead: Omit<LodRequest, 'lanes'>,
   signal?: AbortSignal,
 ): Promise<{ survey: SurveyPart; binned?: BinnedAhead }> {
+  const part = await surveyAndBinPart(source, layout, ahead, localClaim(), signal);
+  if (part && part.survey.events === layout.count) return part;
+  return { survey: await surveyPart(source, layout, localClaim(), signal) };
+}
+
+/**
+ * One reader's share of the pass that both surveys the file and bins the page's first request
+ * (`ahead`): the ranges `claim` hands it, every event binned in the row of its lane, rows added
+ * as lanes are met. The survey's counts are the rows' totals, so the pass reads every column
+ * once and finds each event's lane once; several readers sharing the claim each bin their own
+ * rows, and answerAhead merges them.
+ *
+ * Undefined when it cannot bin every lane (more rows than OVERVIEW_MAX_CELLS allows, more wide
+ * events than the overview keeps, an event outside the window: the file changed since its span
+ * was read); it then stops the claim, so that every reader sharing it stops too, and the caller
+ * surveys the file afresh.
+ */
+export async function surveyAndBinPart(
+  source: OverviewSource,
+  layout: TimelineLayout,
+  ahead: Omit<LodRequest, 'lanes'>,
+  claim: ChunkClaim,
+  signal?: AbortSignal,
+): Promise<SurveyBinPart | undefined> {
   const request = { ...ahead, lanes: [] };
   const plan: BinPlan = {
     request,
@@ -1132,17 +1205,16 @@ export async function surveyAndBin(
     wide: new Candidates(),
     totals: { count: new Float64Array(0), bytes: new Float64Array(0), busyNs: new Float64Array(0) },
   };
-  const span = { minStart: Infinity, maxEnd: -Infinity };
+  const span = newSpan();
   let inferred = false;
   let events = 0;
-  let binnedAll = true;
-  for await (const { first, columns: r } of fileRanges(source, layout, OVERVIEW_COLUMNS, localClaim(), signal)) {
+  for await (const { first, columns: r } of fileRanges(source, layout, OVERVIEW_COLUMNS, claim, signal)) {
     spanOf(r, span);
     const flags = r.flags;
     if (flags && !inferred) for (let i = 0; i < r.count; i++) if ((flags[i]! & FLAG_INFERRED) !== 0) inferred = true;
     events += r.count;
     // The first range's lanes found first, so that the grid is made once for most files.
-    if (first === 0) findLanes(r, finder);
+    if (rows === 0) findLanes(r, finder);
     for (
       let at = rows === 0 ? 0 : binRange(r, first, g, context);
       at !== BINNED;
@@ -1150,8 +1222,8 @@ export async function surveyAndBin(
     ) {
       const needed = finder.lanes.length;
       if (at === DECLINED || needed > mostRows) {
-        binnedAll = false;
-        break;
+        claim.stop();
+        return undefined;
       }
       // Room for the lanes met so far and a quarter more: each row is its lane's.
       rows = Math.min(mostRows, Math.max(needed + (needed >> 2), rows * 2, 8));
@@ -1164,19 +1236,21 @@ export async function surveyAndBin(
         busyNs: grown(context.totals.busyNs, rows),
       };
     }
-    if (!binnedAll) break;
   }
   const lanes = finder.lanes.length;
   const counted = context.totals.count.subarray(0, lanes).reduce((sum, n) => sum + n, 0);
   // Every event in a row, or the survey's counts would be short (an event outside the window).
-  if (!binnedAll || counted !== events || events !== layout.count)
-    return { survey: await surveyPart(source, layout, localClaim(), signal) };
+  if (counted !== events) {
+    claim.stop();
+    return undefined;
+  }
   const keys = finder.keys();
   return {
     survey: {
       lanes: keys,
       counts: Int32Array.from(context.totals.count.subarray(0, lanes)),
-      ...span,
+      minStart: span[0]!,
+      maxEnd: span[1]!,
       inferred,
       events,
     },
@@ -1230,73 +1304,96 @@ function grown(a: Float64Array, length: number): Float64Array {
 }
 
 /**
- * The page's request answered from the lanes binned ahead (surveyAndBin), when it is the request
- * binned: each asked lane's row as it is (the same sums in the same order as binPart's), an
- * occupancy strip's CU rows added (their wide events binned into it, as binRange bins them
- * there), then finished as binPart's one part would be. Undefined when the request is another
- * (a window, buckets or event widths of its own) or the overview cannot answer it exactly.
+ * The page's request answered from the lanes binned ahead (surveyAndBinPart, every reader's
+ * share), when it is the request binned: each asked lane's rows as they are (the same sums in
+ * the same order as binPart's, a lane's rows from several shares added as mergeBins adds parts),
+ * an occupancy strip's CU rows added (their wide events binned into it, as binRange bins them
+ * there), then finished as binPart's parts would be. Undefined when the request is another (a
+ * window, buckets or event widths of its own), the shares do not cover the file, or the overview
+ * cannot answer it exactly.
  */
 export function answerAhead(
   survey: TimelineSurvey,
-  binned: BinnedAhead,
+  binned: readonly BinnedAhead[],
   request: LodRequest,
 ): OverviewAnswer | undefined {
   const t0 = performance.now();
-  const a = binned.request;
-  if (
-    request.startNs !== a.startNs ||
-    request.endNs !== a.endNs ||
-    Math.max(1, Math.floor(request.buckets)) !== Math.max(1, Math.floor(a.buckets)) ||
-    (request.rawMinPx ?? 2) !== (a.rawMinPx ?? 2) ||
-    (request.maxRaw ?? 20_000) !== (a.maxRaw ?? 20_000)
-  )
-    return undefined;
+  if (binned.length === 0 || binned.some((b) => !sameAhead(b.request, request))) return undefined;
+  if (binned.reduce((sum, b) => sum + b.part.events, 0) !== survey.layout.count) return undefined;
   const plan = planOverview(survey, request);
   if (!plan) return undefined;
-  const from = binned.part;
-  const met = binned.keys.length / 3;
-  // Each lane of the index: its row (the order the pass met the lanes in).
-  const finder = new LaneFinder('amd');
-  finder.preload(binned.keys);
-  const rowOf = new Int32Array(plan.realLanes);
-  for (let id = 0; id < plan.realLanes; id++) {
-    const row = finder.findKey(plan.laneKeys[id * 3]!, plan.laneKeys[id * 3 + 1]!, plan.laneKeys[id * 3 + 2]!);
-    if (row >= met) return undefined;
-    rowOf[id] = row;
-  }
-  const laneOfRow = new Int32Array(met).fill(-1);
-  rowOf.forEach((row, id) => (laneOfRow[row] = id));
   const slots = request.lanes.length;
   const g = emptyGrid(plan);
   const totals = { count: new Float64Array(slots), bytes: new Float64Array(slots), busyNs: new Float64Array(slots) };
-  const directOf = new Int32Array(met).fill(-1);
-  const stripOf = new Int32Array(met).fill(-1);
-  const heatOf = new Map(plan.heat.map((h) => [h.id, h]));
-  const take = (slot: number, laneId: number) => {
-    const row = rowOf[laneId]!;
-    addRow(g, slot, from.grid, row, laneId);
-    totals.count[slot]! += from.totals.count[row]!;
-    totals.bytes[slot]! += from.totals.bytes[row]!;
-    totals.busyNs[slot]! += from.totals.busyNs[row]!;
-    return row;
-  };
-  request.lanes.forEach((laneId, slot) => {
-    if (laneId < plan.realLanes) directOf[take(slot, laneId)] = slot;
-    else for (const cu of heatOf.get(laneId)?.cuLanes ?? []) if (cu < plan.realLanes) stripOf[take(slot, cu)] = slot;
-  });
   const wide = new Candidates();
-  const w = from.wide;
-  for (let j = 0; j < w.length; j++) {
-    const row = w.lane[j]!;
-    const laneId = laneOfRow[row]!;
-    if (directOf[row]! >= 0) wide.pushFrom(w, j, directOf[row]!, laneId);
-    if (stripOf[row]! >= 0) {
-      const s0 = w.startNs[j]!;
-      const e0 = w.endNs[j]!;
-      bin(g, stripOf[row]!, s0, e0 > s0 ? e0 : s0, w.bytes[j]!, w.path[j]! & 3, w.flag[j]!, laneId, w.event[j]!);
+  const heatOf = new Map(plan.heat.map((h) => [h.id, h]));
+  // Every lane of the index met by some share, as it is when the survey is these shares' own.
+  const metBy = new Uint8Array(plan.realLanes);
+  for (const share of binned) {
+    const from = share.part;
+    const met = share.keys.length / 3;
+    // Each lane of the index: its row in this share (the order it met the lanes in), -1 where it met none of its events.
+    const finder = new LaneFinder('amd');
+    finder.preload(share.keys);
+    const rowOf = new Int32Array(plan.realLanes);
+    const laneOfRow = new Int32Array(met).fill(-1);
+    for (let id = 0; id < plan.realLanes; id++) {
+      const row = finder.findKey(plan.laneKeys[id * 3]!, plan.laneKeys[id * 3 + 1]!, plan.laneKeys[id * 3 + 2]!);
+      rowOf[id] = row < met ? row : -1;
+      if (row < met) {
+        laneOfRow[row] = id;
+        metBy[id] = 1;
+      }
+    }
+    // A lane this share met that the index does not have: not the survey these shares made.
+    if (laneOfRow.some((id) => id < 0)) return undefined;
+    const directOf = new Int32Array(met).fill(-1);
+    const stripOf = new Int32Array(met).fill(-1);
+    const take = (slot: number, laneId: number) => {
+      const row = rowOf[laneId]!;
+      if (row < 0) return -1;
+      addRow(g, slot, from.grid, row, laneId);
+      totals.count[slot]! += from.totals.count[row]!;
+      totals.bytes[slot]! += from.totals.bytes[row]!;
+      totals.busyNs[slot]! += from.totals.busyNs[row]!;
+      return row;
+    };
+    request.lanes.forEach((laneId, slot) => {
+      if (laneId < plan.realLanes) {
+        const row = take(slot, laneId);
+        if (row >= 0) directOf[row] = slot;
+      } else
+        for (const cu of heatOf.get(laneId)?.cuLanes ?? []) {
+          if (cu >= plan.realLanes) continue;
+          const row = take(slot, cu);
+          if (row >= 0) stripOf[row] = slot;
+        }
+    });
+    const w = from.wide;
+    for (let j = 0; j < w.length; j++) {
+      const row = w.lane[j]!;
+      const laneId = laneOfRow[row]!;
+      if (directOf[row]! >= 0) wide.pushFrom(w, j, directOf[row]!, laneId);
+      if (stripOf[row]! >= 0) {
+        const s0 = w.startNs[j]!;
+        const e0 = w.endNs[j]!;
+        bin(g, stripOf[row]!, s0, e0 > s0 ? e0 : s0, w.bytes[j]!, w.path[j]! & 3, w.flag[j]!, laneId, w.event[j]!);
+      }
     }
   }
-  return from.events === survey.layout.count ? finishBins(plan, g, totals, wide, t0) : undefined;
+  if (metBy.includes(0)) return undefined;
+  return finishBins(plan, g, totals, wide, t0);
+}
+
+/** Whether `request` is the one binned ahead as `a`, but for its lanes. */
+function sameAhead(a: Omit<LodRequest, 'lanes'>, request: LodRequest): boolean {
+  return (
+    request.startNs === a.startNs &&
+    request.endNs === a.endNs &&
+    Math.max(1, Math.floor(request.buckets)) === Math.max(1, Math.floor(a.buckets)) &&
+    (request.rawMinPx ?? 2) === (a.rawMinPx ?? 2) &&
+    (request.maxRaw ?? 20_000) === (a.maxRaw ?? 20_000)
+  );
 }
 
 /**
