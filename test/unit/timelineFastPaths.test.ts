@@ -13,7 +13,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TimelineColumns } from '../../src/core/timeline/timelineFile';
-import { TimelineFormatError, emptyColumns, readTimelineFile } from '../../src/core/timeline/timelineFile';
+import {
+  TimelineFormatError,
+  checkTimelineValues,
+  emptyColumns,
+  readTimelineFile,
+} from '../../src/core/timeline/timelineFile';
 import type { LodColumns, LodIndex, LodRequest, LodResult, LodRuns } from '../../src/core/timeline/timelineLod';
 import { LOD_LEVELS, aggregate, lodColumns, measureRange } from '../../src/core/timeline/timelineLod';
 import { BLOCK, BLOCK_SHIFT, blockBaseAt, firstReachingLod, floatTimes } from '../../src/core/timeline/timelineCompact';
@@ -813,6 +818,86 @@ describe('the value check, a column at a time', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('reads four bytes, or a float64 by its high word, at a time: the verdict is value by value at any byte offset and length', () => {
+    // Edge values of each column: allowed ones that share bits with refused ones, and refused ones.
+    const edges: [keyof TimelineColumns, number][] = [
+      ['kind', 4],
+      ['kind', 5],
+      ['kind', 127],
+      ['kind', 128],
+      ['kind', 255],
+      ['path', 3],
+      ['path', 4],
+      ['path', 0x83],
+      ['flags', 1],
+      ['flags', 0x80],
+      ['flags', 3],
+      ['id', 0],
+      ['id', -1],
+      ['id', -(2 ** 31)],
+      ['id', 2 ** 31 - 1],
+      ['ref', -1],
+      ['ref', -2],
+      ['ref', -(2 ** 31)],
+      ['ref', 2 ** 31 - 1],
+      ['startNs', -0],
+      ['startNs', Number.MAX_VALUE],
+      ['startNs', -Number.MAX_VALUE],
+      ['startNs', Number.MIN_VALUE],
+      ['endNs', -Infinity],
+      ['queuedNs', NaN],
+      ['bytes', -0],
+      ['bytes', Number.MAX_VALUE],
+      ['bytes', Number.MIN_VALUE],
+      ['bytes', -Number.MIN_VALUE],
+      ['bytes', -Number.MAX_VALUE],
+      ['bytes', Infinity],
+      ['bytes', NaN],
+    ];
+    const placed = <T extends ArrayBufferView>(
+      make: new (b: ArrayBuffer, o: number, n: number) => T,
+      width: number,
+      values: T,
+      offset: number,
+    ): T => {
+      const out = new make(new ArrayBuffer(offset + values.byteLength + 8), offset, values.byteLength / width);
+      (out as unknown as Uint8Array).set(values as unknown as Uint8Array);
+      return out;
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 70 }),
+        fc.integer({ min: 0, max: 7 }),
+        fc.array(fc.record({ at: fc.nat(), edge: fc.constantFrom(...edges) }), { maxLength: 3 }),
+        (n, shift, faults) => {
+          const t = goodColumns(n);
+          // No -0 bytes but the faults' own: a chunk with one is looked at value by value, which would hide the word checks.
+          for (let i = 0; i < n; i++) t.bytes[i] = i;
+          for (const { at, edge } of faults) if (n > 0) (t[edge[0]] as Float64Array)[at % n] = edge[1];
+          const expected = referenceCheck(t);
+          // Each byte column at its own odd or even offset, the wider ones at their alignment.
+          const range = {
+            count: n,
+            kind: placed(Uint8Array, 1, t.kind, shift),
+            op: placed(Uint8Array, 1, t.op, (shift + 1) % 8),
+            path: placed(Uint8Array, 1, t.path, (shift + 2) % 8),
+            id: placed(Int32Array, 4, t.id, 4 * (shift % 2)),
+            ref: placed(Int32Array, 4, t.ref, 4 * ((shift + 1) % 2)),
+            startNs: placed(Float64Array, 8, t.startNs, 8 * (shift % 3)),
+            endNs: placed(Float64Array, 8, t.endNs, 0),
+            queuedNs: placed(Float64Array, 8, t.queuedNs, 8),
+            bytes: placed(Float64Array, 8, t.bytes, 16),
+            flags: placed(Uint8Array, 1, t.flags!, (shift + 3) % 8),
+          };
+          const check = () => checkTimelineValues(range, 0);
+          if (expected === undefined) expect(check).not.toThrow();
+          else expect(check).toThrow(expected);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 

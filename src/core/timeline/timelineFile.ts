@@ -385,37 +385,96 @@ function chunkValid(t: TimelineRange, from: number, to: number): boolean {
   );
 }
 
+/*
+ * The checks below read several values a word and keep one running OR instead of a branch a
+ * value: a bad value sets a bit that no allowed value can set, so the OR of a chunk says whether
+ * any value in it is bad. They may also refuse a chunk that is good (an allowed value they do not
+ * tell apart: -0 bytes); nameFirstBad then looks value by value and names only what the format
+ * refuses, so a chunk is refused exactly when it holds a value the format does not allow.
+ * `(a + b) | 0` adds as 32-bit words do, the carry out of the top bit dropped.
+ */
+
+/** Whether every byte of `from..to-1` is at most `max` (at most 127): four bytes a word. */
 function bytesAtMost(column: Uint8Array, from: number, to: number, max: number): boolean {
-  for (let i = from; i < to; i++) if (column[i]! > max) return false;
+  // A byte over `max` gets its top bit from adding 127 - max, and one of 128 or more has it already.
+  const add = (0x7f - max) * 0x01010101;
+  const { head, words, tail } = wordsOf(column, from, to);
+  for (let i = from; i < head; i++) if (column[i]! > max) return false;
+  let seen = 0;
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    seen |= (w + add) | 0 | w;
+  }
+  if ((seen & 0x80808080) !== 0) return false;
+  for (let i = tail; i < to; i++) if (column[i]! > max) return false;
   return true;
 }
 
+/** Whether no byte of `from..to-1` has a bit outside `mask`: four bytes a word. */
 function bitsWithin(column: Uint8Array, from: number, to: number, mask: number): boolean {
-  const outside = ~mask;
-  for (let i = from; i < to; i++) if ((column[i]! & outside) !== 0) return false;
-  return true;
+  const outside = ~mask & 0xff;
+  const { head, words, tail } = wordsOf(column, from, to);
+  let seen = 0;
+  for (let i = from; i < head; i++) seen |= column[i]!;
+  for (let k = 0; k < words.length; k++) seen |= words[k]!;
+  for (let i = tail; i < to; i++) seen |= column[i]!;
+  return (seen & (outside * 0x01010101)) === 0;
+}
+
+const NO_WORDS = new Int32Array(0);
+
+/** The bytes `from..to-1` as whole 32-bit words where they are aligned: the bytes before `head` and from `tail` on are not in `words`. */
+function wordsOf(column: Uint8Array, from: number, to: number): { head: number; words: Int32Array; tail: number } {
+  const head = from + ((4 - ((column.byteOffset + from) & 3)) & 3);
+  if (head >= to) return { head: to, words: NO_WORDS, tail: to };
+  const count = (to - head) >> 2;
+  return { head, words: new Int32Array(column.buffer, column.byteOffset + head, count), tail: head + count * 4 };
 }
 
 function intsAtLeast(column: Int32Array, from: number, to: number, min: number): boolean {
+  let seen = 0;
+  if (min === 0) {
+    // The sign bit of any negative value.
+    for (let i = from; i < to; i++) seen |= column[i]!;
+    return seen >= 0;
+  }
+  if (min === -1) {
+    // x >> 31 is all ones for a negative x, and ~x is 0 only for -1: non-zero only below -1.
+    for (let i = from; i < to; i++) {
+      const x = column[i]!;
+      seen |= (x >> 31) & ~x;
+    }
+    return seen === 0;
+  }
   for (let i = from; i < to; i++) if (column[i]! < min) return false;
   return true;
 }
 
+/** The high 32-bit word of each float64 of `from..to-1` (sign and exponent), the column little-endian. */
+function highWords(column: Float64Array, from: number, to: number): Int32Array {
+  return new Int32Array(column.buffer, column.byteOffset + from * 8, (to - from) * 2);
+}
+
+/** An exponent of all ones (infinity or NaN) carries into the sign bit when 2^20 is added to its bits. */
+const EXPONENT = 0x7ff00000;
+const EXPONENT_CARRY = 0x00100000;
+
 function allFinite(column: Float64Array, from: number, to: number): boolean {
-  // x - x is 0 for every finite x and NaN for NaN and both infinities.
-  for (let i = from; i < to; i++) {
-    const x = column[i]!;
-    if (x - x !== 0) return false;
-  }
-  return true;
+  const words = highWords(column, from, to);
+  let seen = 0;
+  for (let k = 1; k < words.length; k += 2) seen |= ((words[k]! & EXPONENT) + EXPONENT_CARRY) | 0;
+  return seen >= 0;
 }
 
 function allByteCounts(column: Float64Array, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const b = column[i]!;
-    if (!(b >= 0 && b < Infinity)) return false;
+  // Not negative (the sign bit; -0 too, which nameFirstBad then lets through) and finite.
+  const words = highWords(column, from, to);
+  let seen = 0;
+  for (let k = 1; k < words.length; k += 2) {
+    const hi = words[k]!;
+    seen |= hi | (((hi & EXPONENT) + EXPONENT_CARRY) | 0);
   }
-  return true;
+  return seen >= 0;
 }
 
 /** Throws for the first event of `from..to-1` with a value the format does not allow (named as event `first + i`). */
