@@ -21,7 +21,9 @@
 # and carried with dist/ to the device machine.
 #
 # Usage (repository root): OUT=DIR [PARTS="timeline cli fleet readrun"] [CPU_COUNTS="16 8 4 2"] \
-#   bash bench/device/run-h200x1-host.sh   (one device call runs at most 10 minutes: split PARTS)
+#   [BASE_ROOT=DIR] bash bench/device/run-h200x1-host.sh   (one device call runs at most 10 minutes:
+#   split PARTS). BASE_ROOT: a folder whose dist/timelineEngine.js is another build's engine (an
+#   earlier commit's, bundled there with esbuild), measured before this one at each processor count.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 results_in local-h200x1-host
@@ -68,9 +70,14 @@ if want timeline; then
   "$PROBE" sweep --backend sim --sizes 1M --paths all --cus 64 --iters 1 --timeline-size 1M --timeline-cus 64 \
     --timeline-iters 73529 --timeline-out "$TL" > /dev/null || fail "timeline file"
   for n in ${CPU_COUNTS:-16 8 4 2}; do
-    step "timeline engine, 10^7 events, $n processors"
-    TIMELINE_ENGINE_FILE=$TL timeout 300 "${ON[@]}" "$n" "$NODE" "$PEERS/bundles/timelineEngine.bench.cjs" "$PROBE" \
-      || fail "timelineEngine $n"
+    # With BASE_ROOT (a folder holding another build's dist/), that build first, then this one, in turn.
+    for tree in ${BASE_ROOT:+base} this; do
+      dir=$ROOT
+      [ "$tree" = base ] && dir=$BASE_ROOT
+      step "timeline engine, 10^7 events, $n processors${BASE_ROOT:+, $tree}"
+      (cd "$dir" && TIMELINE_ENGINE_FILE=$TL timeout 300 "${ON[@]}" "$n" "$NODE" "$PEERS/bundles/timelineEngine.bench.cjs" \
+        "$PROBE") || fail "timelineEngine $n $tree"
+    done
   done
   rm -f "$TL"
 fi
