@@ -16,6 +16,7 @@ import { RangeReaders } from '../../src/core/runs/timelineRanges';
 import type { FromRanges, ToRanges } from '../../src/core/runs/timelineRangeThread';
 import { serveRanges } from '../../src/core/runs/timelineRangeThread';
 import type { FromWorker } from '../../src/core/timeline/timelineEngineProtocol';
+import type { LodResult } from '../../src/core/timeline/timelineLod';
 import {
   OVERVIEW_CHUNK_EVENTS,
   answerAhead,
@@ -104,9 +105,7 @@ describe('RangeReaders', () => {
         layout.count,
         0,
       )!;
-      expect(merged.result.totals.count).toEqual(alone.result.totals.count);
-      expect(merged.result.runs.count).toEqual(alone.result.runs.count);
-      expect(merged.result.raw).toEqual(alone.result.raw);
+      sameAnswer(merged, alone);
       readers.dispose();
     } finally {
       await handle.close();
@@ -141,10 +140,7 @@ describe('RangeReaders', () => {
         request,
       )!;
       const alone = answerAhead(aloneSurvey, [lone.binned!], request)!;
-      expect(merged.result.totals.count).toEqual(alone.result.totals.count);
-      expect(merged.result.runs.count).toEqual(alone.result.runs.count);
-      expect(merged.result.runs.level).toEqual(alone.result.runs.level);
-      expect(merged.result.raw).toEqual(alone.result.raw);
+      sameAnswer(merged, alone);
       readers.dispose();
     } finally {
       await handle.close();
@@ -179,6 +175,14 @@ describe('RangeReaders', () => {
     expect(readers.size).toBe(0);
   });
 });
+
+/** Parts merged answer as one reader's pass does: the same counts, levels and events drawn one by one. */
+function sameAnswer(merged: { result: LodResult }, alone: { result: LodResult }): void {
+  expect(merged.result.totals.count).toEqual(alone.result.totals.count);
+  expect(merged.result.runs.count).toEqual(alone.result.runs.count);
+  expect(merged.result.runs.level).toEqual(alone.result.runs.level);
+  expect(merged.result.raw).toEqual(alone.result.raw);
+}
 
 function counter() {
   let at = 0;
