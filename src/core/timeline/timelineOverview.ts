@@ -1080,8 +1080,8 @@ export async function timelineSpan(
 
 /**
  * A guess at the time span of a file's events from its first and last ranges alone: a file
- * written in time order (the helper's, iteration after iteration) has its earliest start in the
- * first and its latest end in the last. Two ranges of two columns, whatever the file's size; what
+ * written in time order (the simulator's, iteration after iteration) has its earliest start in
+ * the first and its latest end in the last. Two ranges of two columns, whatever the file's size; what
  * is binned from the guess is used only where the survey's exact span turns out the same.
  */
 export async function guessTimelineSpan(
