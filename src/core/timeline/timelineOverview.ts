@@ -1067,7 +1067,12 @@ export async function overviewLod(
   return part && mergeBins(plan, [part], survey.layout.count, t0);
 }
 
-/** The time span of a file's events: the earliest start and the latest end (an end before its start counts as the start). */
+/**
+ * The time span of a file's events: the earliest start and the latest end (an end before its
+ * start counts as the start), over every range. The engine no longer reads it before its pass
+ * (it guesses, guessTimelineSpan, and the survey finds the exact span as it goes); it stays the
+ * exact reference the guess and the overview are checked against.
+ */
 export async function timelineSpan(
   source: OverviewSource,
   layout: TimelineLayout,
