@@ -17,6 +17,9 @@ set -uo pipefail
 NATIVE=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sdma-compile-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# The compilers' own temporary files (hipcc and clang leave a folder per offload compile) go
+# under WORK too, and leave with it.
+export TMPDIR=$WORK
 failures=0
 checked=0
 

@@ -76,6 +76,13 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
   const progress: string[] = [];
 
   let sources: string;
+  /** Run folders of single tests, removed with the rest. */
+  const flowDirs: string[] = [];
+  const flowStore = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-'));
+    flowDirs.push(dir);
+    return new RunStore(dir);
+  };
 
   beforeAll(async () => {
     sshd = await startSshd();
@@ -91,6 +98,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     if (runs) rmSync(runs, { recursive: true, force: true });
     if (sources) rmSync(sources, { recursive: true, force: true });
     if (cliDir) rmSync(cliDir, { recursive: true, force: true });
+    for (const dir of flowDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   function start(id: string, args: string[], signal?: AbortSignal, onRecord?: (run: Run) => void) {
@@ -390,7 +398,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
     const missing = ['hip', 'cuda'].find((b) => !helper.backends.includes(b));
     if (!missing) throw new Error('the node helper has every backend: nothing to refuse');
     const target = new SshTarget(connectionTo(sshd));
-    const store = new RunStore(mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-')));
+    const store = flowStore();
     const helpers = { helperFor: async () => helper, forget: () => {} };
     const request = {
       command: 'sweep' as const,
@@ -411,7 +419,7 @@ describe.skipIf(!canRunSshd)('SSH target against a real sshd', () => {
 
   it('a run that crashes on the node still brings back what it wrote and clears the node', async () => {
     const target = new SshTarget(connectionTo(sshd));
-    const store = new RunStore(mkdtempSync(join(tmpdir(), 'sdma-ssh-flow-')));
+    const store = flowStore();
     let forgotten = 0;
     const helpers = { helperFor: async () => helper, forget: () => forgotten++ };
     const args = (out: (name: string) => string) => [

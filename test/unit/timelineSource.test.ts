@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -116,8 +116,12 @@ describe('timeline sources', () => {
 
   it('finds the timeline file in the run folder when the runs folder has moved', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sdma-tl-'));
-    writeFileSync(join(dir, 'timeline.sdmatl'), '');
-    expect(runTimeline(sweepRun(ARGS), dir)).toEqual({ kind: 'file', file: join(dir, 'timeline.sdmatl') });
+    try {
+      writeFileSync(join(dir, 'timeline.sdmatl'), '');
+      expect(runTimeline(sweepRun(ARGS), dir)).toEqual({ kind: 'file', file: join(dir, 'timeline.sdmatl') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('labels simulated data and names what the user clicked', () => {
