@@ -392,6 +392,58 @@ export function rendererMemoryBytes(profile) {
   return total;
 }
 
+/** The processes of the browser started with `profile` (its command lines name the profile directory). */
+function browserPids(profile) {
+  const pids = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(`--user-data-dir=${profile}`))
+        pids.push(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** CPU time (clock ticks, user + system, every thread) of each process of `pids` so far. */
+function cpuTicks(pids) {
+  const ticks = new Map();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ticks;
+}
+
+/**
+ * Waits until the browser started with `profile` is quiet: its processes together used at most
+ * `busyTicks` clock ticks (10 ms each) over `windowMs`, up to `maxMs`. Headless Chromium starts
+ * its own UI renderer (`--top-chrome-webui`) with the browser, and it is still working when the
+ * first page has loaded: a measurement that starts then shares the processors with it. Returns
+ * how long it waited (Linux; elsewhere at once, 0).
+ */
+export async function browserSettled(profile, { windowMs = 200, busyTicks = 2, maxMs = 5000 } = {}) {
+  const t0 = performance.now();
+  if (process.platform !== 'linux') return 0;
+  let before = cpuTicks(browserPids(profile));
+  while (performance.now() - t0 < maxMs) {
+    await new Promise((done) => setTimeout(done, windowMs));
+    const now = cpuTicks(browserPids(profile));
+    // A process started meanwhile counts all its time; one that ended, none.
+    let used = 0;
+    for (const [pid, t] of now) used += t - (before.get(pid) ?? 0);
+    if (used <= busyTicks) break;
+    before = now;
+  }
+  return performance.now() - t0;
+}
+
 /**
  * One browser check of a panel page, from start to report: a scratch folder, the page built
  * by `setup(tmp, assets)` (it returns the `support` module, whose nonce and HTML shell the
