@@ -315,8 +315,9 @@ export function sameIndex(a: PageIndex, b: PageIndex): boolean {
  * reader was as fast as the engine alone on one machine and took a quarter less time on another;
  * on 4, two readers were the fastest; on 8 and 16, three. Those runs shared two passes (the
  * survey, then the page's request); with the one pass shared, on 2 processors one reader gave
- * the first view in 605-634 ms and the engine alone in 708-709 ms
- * (bench/results/host-2026-12-06/README.md); more processors were not measured again.
+ * the first view in 605-634 ms and the engine alone in 708-709 ms; on 16 processors three
+ * readers gave it in 393-438 ms and none in 719 ms, on 4 two in 514 ms and three in 531 ms
+ * (bench/results/host-2026-12-06/README.md).
  */
 export function readersFor(processors: number): number {
   return processors >= 2 ? Math.max(1, Math.min(3, processors - 2)) : 0;
