@@ -3,7 +3,9 @@
 // chart.js drawing the same events the obvious way (bench/timelineChartjs.ts) as the
 // reference, each in a fresh browser. Prints, for both and as ratios:
 //   - file open -> first full frame: from opening the sdmatl file on disk to the first frame
-//     drawn with the level of detail of the whole window (target: <= 1 s at 10^7 events).
+//     drawn with the level of detail of the whole window (target: <= 1 s at 10^7 events). The
+//     file is opened once the page is ready and the browser is quiet (`browserSettled`: headless
+//     Chromium's own UI renderer is still starting then); the wait is printed.
 //     Below HOST_HELD_EVENTS (2,000,000) as the panel does it: the host's read (readTimelineFile
 //     in this Node process, the extension-host stand-in), the transfer to the page (fetched
 //     column by column from this process, as one message would carry them), the index and
