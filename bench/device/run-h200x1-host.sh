@@ -7,7 +7,8 @@
 #     then the same on 2, 4 and 8 of the processors (the process's CPU affinity, which Node's
 #     availableParallelism reads);
 #   - bench/cliStart.bench.ts: the CLI's start-up and its small sweep beside `node -e 0`;
-#   - bench/fleet.bench.ts at 1,000 and 10,000 nodes (fleets read by a pool of threads);
+#   - bench/fleet.bench.ts at 1,000 and 10,000 nodes (fleets read by a pool of threads), on all
+#     the processors or (FLEET_CPU_COUNTS) on as many as each count says;
 #   - bench/readRun.bench.ts at 10^6 and 10^7 samples.
 # Nothing of Node is installed there, so it travels: PEERS/node.xz, the official Node 20 binary
 # for linux-x64 (`xz -c "$(command -v node)"` on a machine with that Node), with the benchmarks
@@ -88,8 +89,14 @@ if want cli; then
 fi
 
 if want fleet; then
-  step "fleet, 1,000 and 10,000 nodes"
-  SDMA_BENCH_FLEET_NODES=1000,10000 timeout 400 "$NODE" "$PEERS/bundles/fleet.bench.cjs" "$PROBE" || fail fleet
+  # FLEET_CPU_COUNTS="2 4": the same on the first 2, then 4 processors (default: all of them).
+  for n in ${FLEET_CPU_COUNTS:-all}; do
+    step "fleet, 1,000 and 10,000 nodes, $n processors"
+    on=()
+    [ "$n" = all ] || on=("${ON[@]}" "$n")
+    SDMA_BENCH_FLEET_NODES=1000,10000 timeout 400 "${on[@]}" "$NODE" "$PEERS/bundles/fleet.bench.cjs" "$PROBE" ||
+      fail "fleet $n"
+  done
 fi
 if want readrun; then
   step "reading a run back, 10^6 and 10^7 samples"
