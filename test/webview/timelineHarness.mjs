@@ -363,25 +363,12 @@ export function paintedColours(page) {
 }
 /**
  * PSS of this browser's page renderers (the page and its worker live there; the headless
- * browser's own UI renderer, `--top-chrome-webui`, is not the page and is left out). Chromium
- * rewrites its children's command lines into one space-separated string, so they are matched
- * as text: a renderer of this browser names its profile directory.
+ * browser's own UI renderer, `--top-chrome-webui`, is not the page and is left out).
  */
 export function rendererMemoryBytes(profile) {
   let total = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let cmdline;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    } catch {
-      continue;
-    }
-    if (
-      !cmdline.includes('--type=renderer') ||
-      cmdline.includes('--top-chrome-webui') ||
-      !cmdline.includes(`--user-data-dir=${profile} `)
-    )
-      continue;
+  for (const { pid, cmdline } of browserProcesses(profile)) {
+    if (!cmdline.includes('--type=renderer') || cmdline.includes('--top-chrome-webui')) continue;
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       total += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) * 1024;
@@ -392,24 +379,29 @@ export function rendererMemoryBytes(profile) {
   return total;
 }
 
-/** The processes of the browser started with `profile` (its command lines name the profile directory). */
-function browserPids(profile) {
-  const pids = [];
+/**
+ * The processes of the browser started with `profile`, with their command lines. Chromium
+ * rewrites its children's command lines into one space-separated string, so they are matched as
+ * text (NULs made spaces, so every argument ends with one): a process of this browser names its
+ * profile directory.
+ */
+function browserProcesses(profile) {
+  const out = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(`--user-data-dir=${profile}`))
-        pids.push(pid);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(`--user-data-dir=${profile} `)) out.push({ pid, cmdline });
     } catch {
       // Gone meanwhile.
     }
   }
-  return pids;
+  return out;
 }
 
-/** CPU time (clock ticks, user + system, every thread) of each process of `pids` so far. */
-function cpuTicks(pids) {
+/** CPU time (clock ticks, user + system, every thread) of each of `processes` so far. */
+function cpuTicks(processes) {
   const ticks = new Map();
-  for (const pid of pids) {
+  for (const { pid } of processes) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -431,10 +423,10 @@ function cpuTicks(pids) {
 export async function browserSettled(profile, { windowMs = 200, busyTicks = 2, maxMs = 5000 } = {}) {
   const t0 = performance.now();
   if (process.platform !== 'linux') return 0;
-  let before = cpuTicks(browserPids(profile));
+  let before = cpuTicks(browserProcesses(profile));
   while (performance.now() - t0 < maxMs) {
     await new Promise((done) => setTimeout(done, windowMs));
-    const now = cpuTicks(browserPids(profile));
+    const now = cpuTicks(browserProcesses(profile));
     // A process started meanwhile counts all its time; one that ended, none.
     let used = 0;
     for (const [pid, t] of now) used += t - (before.get(pid) ?? 0);

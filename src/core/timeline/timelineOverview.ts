@@ -1069,9 +1069,9 @@ export async function overviewLod(
 
 /**
  * The time span of a file's events: the earliest start and the latest end (an end before its
- * start counts as the start), over every range. The engine no longer reads it before its pass
- * (it guesses, guessTimelineSpan, and the survey finds the exact span as it goes); it stays the
- * exact reference the guess and the overview are checked against.
+ * start counts as the start), over every range. The engine does not read it before its pass (it
+ * guesses, guessTimelineSpan, and the survey finds the exact span as it goes): this is the exact
+ * reference the guess and the overview are checked against.
  */
 export async function timelineSpan(
   source: OverviewSource,
