@@ -11,7 +11,10 @@
  * The sweep's garbage collections follow (V8's --trace-gc, in caches of their own: the flag
  * changes which code cache V8 accepts): a count that the load beside the benchmark does not move.
  *
- * Every case runs without NODE_EXTRA_CA_CERTS (see `env` below).
+ * Every case runs without NODE_EXTRA_CA_CERTS (see `env` below). Where the shell sets it, `node -e 0`
+ * and the sweep are also measured with it, as the environment gives it (the frame in which Node
+ * reads that bundle at every start, as on a machine that sets it for all its processes), in the
+ * same rounds, and their ratio printed beside: the same code, with the same constant added to both.
  *
  * Then the extension's load: how long `require('dist/extension.js')` takes with a stub
  * `vscode` module, the median of RUNS fresh processes.
@@ -142,6 +145,18 @@ function main() {
     },
     ...(before ? cliCases(before, 'before: ') : []),
   ];
+  // The frame with the certificate bundle loaded at start, where the shell sets one.
+  const withCerts: Case[] = caCerts
+    ? [
+        { name: 'node -e 0, with the certificates', file: process.execPath, args: ['-e', '0'], env: process.env },
+        {
+          ...cases.find((c) => c.name.startsWith('sweep'))!,
+          name: 'sweep, with the certificates',
+          env: { ...process.env, XDG_CACHE_HOME: env.XDG_CACHE_HOME },
+        },
+      ]
+    : [];
+  cases.push(...withCerts);
   const sweepCase = cases.find((c) => c.name.startsWith('sweep'))!;
   const cold = seconds(sweepCase);
   const times = new Map(cases.map((c) => [c.name, [] as number[]]));
@@ -152,13 +167,21 @@ function main() {
   if (caCerts) console.log(`  (every case without NODE_EXTRA_CA_CERTS=${caCerts}, which this shell sets)`);
   for (const c of cases) {
     const m = median(times.get(c.name)!);
-    console.log(`  ${c.name.padEnd(34)} ${ms(m)}   ratio to node -e 0: ${(m / ref).toFixed(2)}`);
+    // The cases with the certificates beside the `node -e 0` with them.
+    const r = withCerts.includes(c) ? median(times.get(withCerts[0]!.name)!) : ref;
+    console.log(`  ${c.name.padEnd(34)} ${ms(m)}   ratio to node -e 0: ${(m / r).toFixed(2)}`);
   }
   const sweep = median(times.get(sweepCase.name)!);
   console.log(`  sweep, first run (cold --version cache): ${ms(cold).trim()}`);
   console.log(
     `  sweep / node -e 0: ${(sweep / ref).toFixed(2)} (target <= ${TARGET}: ${sweep / ref <= TARGET ? 'met' : 'NOT MET'})`,
   );
+  if (caCerts) {
+    const [n0, sw] = withCerts.map((c) => median(times.get(c.name)!));
+    console.log(
+      `  with NODE_EXTRA_CA_CERTS as the shell sets it: sweep ${ms(sw!).trim()} / node -e 0 ${ms(n0!).trim()} = ${(sw! / n0!).toFixed(2)}`,
+    );
+  } else console.log('  NODE_EXTRA_CA_CERTS is not set here: no figures with the certificates loaded');
   console.log(
     `  sweep's garbage collections: ${sweepGcs(join(root, 'dist'), '')}${before ? ` (before: ${sweepGcs(before, 'before: ')})` : ''}`,
   );
