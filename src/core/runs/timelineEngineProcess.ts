@@ -316,8 +316,9 @@ export function sameIndex(a: PageIndex, b: PageIndex): boolean {
  * on 4, two readers were the fastest; on 8 and 16, three. Those runs shared two passes (the
  * survey, then the page's request); with the one pass shared, on 2 processors one reader gave
  * the first view in 605-634 ms and the engine alone in 708-709 ms; on 16 processors three
- * readers gave it in 393-438 ms and none in 719 ms, on 4 two in 514 ms and three in 531 ms
- * (bench/results/host-2026-12-06/README.md).
+ * readers gave it in 393-438 ms and none in 719 ms, on 4 two in 514 ms and three in 531 ms; on
+ * a faster host of the same kind, three in 280-288 ms and none in 559 ms on 16, two in
+ * 357-370 ms and three in 397 ms on 4 (bench/results/host-2026-12-06/README.md).
  */
 export function readersFor(processors: number): number {
   return processors >= 2 ? Math.max(1, Math.min(3, processors - 2)) : 0;
